@@ -1,0 +1,14 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+namespace gatehouse::cli {
+
+// gatehouse-cli's exit codes; scripts rely on them (README, "Exit codes").
+enum ExitCode {
+    ExitOk = 0,
+    ExitFailure = 1,     // could not connect, server error, TLS or auth failure
+    ExitUsage = 2,       // bad flags, URL or arguments
+    ExitNothingDone = 3, // an action was refused or found nothing to do
+};
+
+} // namespace gatehouse::cli

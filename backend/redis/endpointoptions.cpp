@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: MIT
+#include "endpointoptions.h"
+
+#include <QCommandLineParser>
+#include <QFileInfo>
+
+namespace gatehouse {
+
+EndpointOptions::EndpointOptions()
+    : m_url(QStringLiteral("url"),
+            QStringLiteral("Server URL: redis://[user:pass@]host:port/db, rediss://... (TLS) "
+                           "or unix:///path/to/socket[?db=N]."),
+            QStringLiteral("URL"))
+    , m_host(QStringLiteral("host"), QStringLiteral("Server host (default 127.0.0.1)."),
+             QStringLiteral("HOST"))
+    , m_port(QStringLiteral("port"), QStringLiteral("Server port (default 6379)."),
+             QStringLiteral("PORT"))
+    , m_socket(QStringLiteral("socket"), QStringLiteral("Unix socket path."),
+               QStringLiteral("PATH"))
+    , m_db(QStringLiteral("db"), QStringLiteral("Database number."), QStringLiteral("N"))
+    , m_user(QStringLiteral("user"), QStringLiteral("ACL user name."), QStringLiteral("USER"))
+    , m_pass(QStringLiteral("pass"),
+             QStringLiteral("Password (or set REDISCLI_AUTH, which keeps it out of the "
+                            "process list)."),
+             QStringLiteral("PASSWORD"))
+    , m_tls(QStringLiteral("tls"), QStringLiteral("Use TLS (same as a rediss:// URL)."))
+    , m_cacert(QStringLiteral("cacert"),
+               QStringLiteral("CA certificate file (PEM) to verify the server with."),
+               QStringLiteral("FILE"))
+    , m_cert(QStringLiteral("cert"), QStringLiteral("Client certificate file (PEM)."),
+             QStringLiteral("FILE"))
+    , m_key(QStringLiteral("key"), QStringLiteral("Client private key file (PEM)."),
+            QStringLiteral("FILE"))
+    , m_sni(QStringLiteral("sni"),
+            QStringLiteral("Server name for SNI and certificate verification."),
+            QStringLiteral("NAME"))
+    , m_insecure(QStringLiteral("insecure"),
+                 QStringLiteral("Do not verify the server's certificate (testing only)."))
+    , m_timeout(QStringLiteral("connect-timeout"),
+                QStringLiteral("Connect timeout in ms (default 5000)."), QStringLiteral("MS"))
+{}
+
+void EndpointOptions::addTo(QCommandLineParser &parser) const
+{
+    parser.addOptions({m_url, m_host, m_port, m_socket, m_db, m_user, m_pass, m_tls, m_cacert,
+                       m_cert, m_key, m_sni, m_insecure, m_timeout});
+}
+
+std::optional<RedisEndpoint> EndpointOptions::endpoint(const QCommandLineParser &parser,
+                                                       QString *error) const
+{
+    const auto fail = [error](const QString &message) {
+        if (error)
+            *error = message;
+        return std::nullopt;
+    };
+
+    RedisEndpoint ep;
+    if (parser.isSet(m_url)) {
+        if (parser.isSet(m_host) || parser.isSet(m_port) || parser.isSet(m_socket))
+            return fail(QStringLiteral("--url cannot be combined with --host, --port or "
+                                       "--socket; put the address in the URL."));
+        auto parsed = RedisEndpoint::fromUrl(parser.value(m_url), error);
+        if (!parsed)
+            return std::nullopt;
+        ep = *parsed;
+    }
+    if (parser.isSet(m_socket)) {
+        ep.transport = RedisEndpoint::Transport::Unix;
+        ep.socketPath = parser.value(m_socket);
+    }
+    if (parser.isSet(m_host))
+        ep.host = parser.value(m_host);
+    if (parser.isSet(m_port)) {
+        bool ok = false;
+        const uint port = parser.value(m_port).toUInt(&ok);
+        if (!ok || port == 0 || port > 65535)
+            return fail(QStringLiteral("--port \"%1\" is not a port number (1-65535).")
+                            .arg(parser.value(m_port)));
+        ep.port = quint16(port);
+    }
+    if (parser.isSet(m_db)) {
+        bool ok = false;
+        const int db = parser.value(m_db).toInt(&ok);
+        if (!ok || db < 0)
+            return fail(QStringLiteral("--db \"%1\" is not a database number (0 or more).")
+                            .arg(parser.value(m_db)));
+        ep.db = db;
+    }
+    if (parser.isSet(m_user))
+        ep.user = parser.value(m_user);
+    if (parser.isSet(m_pass))
+        ep.password = parser.value(m_pass);
+    else if (ep.password.isEmpty() && qEnvironmentVariableIsSet("REDISCLI_AUTH"))
+        ep.password = qEnvironmentVariable("REDISCLI_AUTH");
+
+    const bool tlsFlags = parser.isSet(m_cacert) || parser.isSet(m_cert) || parser.isSet(m_key)
+                          || parser.isSet(m_sni) || parser.isSet(m_insecure);
+    if (parser.isSet(m_tls)) {
+        if (ep.transport == RedisEndpoint::Transport::Unix)
+            return fail(QStringLiteral("--tls cannot be used with a unix socket."));
+        ep.transport = RedisEndpoint::Transport::Tls;
+    }
+    if (tlsFlags && ep.transport != RedisEndpoint::Transport::Tls)
+        return fail(QStringLiteral("--cacert, --cert, --key, --sni and --insecure need TLS: "
+                                   "use a rediss:// URL or add --tls."));
+    if (parser.isSet(m_cert) != parser.isSet(m_key))
+        return fail(QStringLiteral("--cert and --key go together: give both or neither."));
+    for (const QCommandLineOption *file : {&m_cacert, &m_cert, &m_key}) {
+        if (!parser.isSet(*file))
+            continue;
+        const QString path = parser.value(*file);
+        if (!QFileInfo(path).isReadable())
+            return fail(
+                QStringLiteral("--%1: cannot read \"%2\".").arg(file->names().first(), path));
+    }
+    ep.caFile = parser.value(m_cacert);
+    ep.certFile = parser.value(m_cert);
+    ep.keyFile = parser.value(m_key);
+    ep.sniName = parser.value(m_sni);
+    ep.verifyPeer = !parser.isSet(m_insecure);
+    if (parser.isSet(m_timeout)) {
+        bool ok = false;
+        const int ms = parser.value(m_timeout).toInt(&ok);
+        if (!ok || ms <= 0)
+            return fail(QStringLiteral("--connect-timeout \"%1\" is not a positive number of ms.")
+                            .arg(parser.value(m_timeout)));
+        ep.connectTimeoutMs = ms;
+    }
+    return ep;
+}
+
+} // namespace gatehouse

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "redisendpoint.h"
+
+#include <QCommandLineOption>
+#include <QList>
+
+#include <optional>
+
+class QCommandLineParser;
+
+namespace gatehouse {
+
+// The connection flags shared by gatehouse and gatehouse-cli, named as
+// redis-cli names them where it has them.
+class EndpointOptions
+{
+public:
+    EndpointOptions();
+
+    void addTo(QCommandLineParser &parser) const;
+
+    // Builds the endpoint from --url and the flags that refine it; the
+    // password falls back to REDISCLI_AUTH as in redis-cli. On bad input,
+    // returns nothing and sets *error to a sentence naming the flag.
+    std::optional<RedisEndpoint> endpoint(const QCommandLineParser &parser, QString *error) const;
+
+private:
+    QCommandLineOption m_url;
+    QCommandLineOption m_host;
+    QCommandLineOption m_port;
+    QCommandLineOption m_socket;
+    QCommandLineOption m_db;
+    QCommandLineOption m_user;
+    QCommandLineOption m_pass;
+    QCommandLineOption m_tls;
+    QCommandLineOption m_cacert;
+    QCommandLineOption m_cert;
+    QCommandLineOption m_key;
+    QCommandLineOption m_sni;
+    QCommandLineOption m_insecure;
+    QCommandLineOption m_timeout;
+};
+
+} // namespace gatehouse

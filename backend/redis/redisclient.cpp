@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: MIT
+#include "redisclient.h"
+
+#include <QMutex>
+#include <QPointer>
+#include <QThread>
+
+#include <atomic>
+
+namespace gatehouse {
+
+namespace Internal {
+
+struct RequestState
+{
+    QPointer<const QObject> context; // read only on the client's thread
+    RedisClient::Handler handler;
+    RedisClient::BatchHandler batchHandler;
+    std::atomic<bool> cancelled{false};
+    std::atomic<bool> finished{false};
+};
+
+struct Completion
+{
+    std::shared_ptr<RequestState> state;
+    QList<RedisValue> values;
+};
+
+// Shared by a client (its thread) and its connection (the worker thread).
+struct ClientRelay
+{
+    QMutex mutex;
+    RedisClient *receiver = nullptr; // guarded by mutex; null once the client is gone
+    QList<std::function<void(RedisConnection *)>> inbox; // guarded by mutex
+    QList<Completion> outbox;                            // guarded by mutex
+    bool outboxPosted = false;                           // guarded by mutex
+
+    // Worker thread: hand a finished request back to the client's thread.
+    void complete(std::shared_ptr<RequestState> state, QList<RedisValue> values)
+    {
+        QMutexLocker lock(&mutex);
+        if (!receiver)
+            return;
+        outbox.append({std::move(state), std::move(values)});
+        if (!outboxPosted) {
+            outboxPosted = true;
+            // Posted while holding the mutex: the client's destructor takes it
+            // before it goes, so the receiver is alive here, and Qt drops the
+            // event if the receiver is deleted before it runs.
+            RedisClient *r = receiver;
+            QMetaObject::invokeMethod(
+                r, [r] { r->deliver(); }, Qt::QueuedConnection);
+        }
+    }
+};
+
+} // namespace Internal
+
+using Internal::RequestState;
+
+void RequestHandle::cancel()
+{
+    if (auto s = m_state.lock())
+        s->cancelled = true;
+}
+
+bool RequestHandle::isActive() const
+{
+    const auto s = m_state.lock();
+    return s && !s->cancelled && !s->finished;
+}
+
+RedisClient::RedisClient(const RedisEndpoint &endpoint, QThread *worker, QObject *parent)
+    : QObject(parent)
+    , m_endpoint(endpoint)
+    , m_relay(std::make_shared<Internal::ClientRelay>())
+{
+    m_relay->receiver = this;
+    if (!worker) {
+        m_ownThread = std::make_unique<QThread>();
+        m_ownThread->setObjectName(QStringLiteral("gatehouse-redis"));
+        m_ownThread->start();
+        worker = m_ownThread.get();
+    }
+    m_connection = new RedisConnection(endpoint);
+    m_connection->moveToThread(worker);
+    connect(m_connection, &RedisConnection::stateChanged, this,
+            [this](RedisConnection::State state, const QString &message) {
+                m_state = state;
+                m_error = message;
+                Q_EMIT stateChanged(state, message);
+            });
+    connect(m_connection, &RedisConnection::ready, this, &RedisClient::ready);
+}
+
+RedisClient::~RedisClient()
+{
+    {
+        QMutexLocker lock(&m_relay->mutex);
+        m_relay->receiver = nullptr;
+    }
+    RedisConnection *connection = m_connection;
+    QThread *worker = connection->thread();
+    if (worker == QThread::currentThread() || !worker->isRunning()) {
+        delete connection;
+    } else {
+        // Deleted on its own thread; pending handlers are failed there and
+        // dropped by the relay, which no longer has a receiver.
+        QMetaObject::invokeMethod(
+            connection, [connection] { delete connection; }, Qt::BlockingQueuedConnection);
+    }
+    if (m_ownThread) {
+        m_ownThread->quit();
+        m_ownThread->wait();
+    }
+}
+
+void RedisClient::post(std::function<void(RedisConnection *)> job)
+{
+    bool first = false;
+    {
+        QMutexLocker lock(&m_relay->mutex);
+        first = m_relay->inbox.isEmpty();
+        m_relay->inbox.append(std::move(job));
+    }
+    if (!first)
+        return; // the drain already posted will take this job too
+    RedisConnection *connection = m_connection;
+    std::weak_ptr<Internal::ClientRelay> weakRelay = m_relay;
+    QMetaObject::invokeMethod(
+        connection,
+        [connection, weakRelay] {
+            const auto relay = weakRelay.lock();
+            if (!relay)
+                return;
+            QList<std::function<void(RedisConnection *)>> jobs;
+            {
+                QMutexLocker lock(&relay->mutex);
+                jobs.swap(relay->inbox);
+            }
+            for (auto &job : jobs)
+                job(connection);
+            connection->flush();
+        },
+        Qt::QueuedConnection);
+}
+
+void RedisClient::setAutoReconnect(bool on)
+{
+    post([on](RedisConnection *c) { c->setAutoReconnect(on); });
+}
+
+void RedisClient::open()
+{
+    post([](RedisConnection *c) { c->open(); });
+}
+
+void RedisClient::close()
+{
+    post([](RedisConnection *c) { c->close(); });
+}
+
+RequestHandle RedisClient::command(Command args, const QObject *context, Handler handler)
+{
+    Q_ASSERT(context && context->thread() == thread());
+    auto state = std::make_shared<RequestState>();
+    state->context = context;
+    state->handler = std::move(handler);
+    std::weak_ptr<Internal::ClientRelay> weakRelay = m_relay;
+    post([args = std::move(args), state, weakRelay](RedisConnection *c) {
+        if (state->cancelled)
+            return;
+        c->send(args, [state, weakRelay](const RedisValue &reply) {
+            if (const auto relay = weakRelay.lock())
+                relay->complete(state, {reply});
+        });
+    });
+    return RequestHandle(state);
+}
+
+RequestHandle RedisClient::pipeline(QList<Command> commands, const QObject *context,
+                                    BatchHandler handler)
+{
+    Q_ASSERT(context && context->thread() == thread());
+    auto state = std::make_shared<RequestState>();
+    state->context = context;
+    state->batchHandler = std::move(handler);
+    std::weak_ptr<Internal::ClientRelay> weakRelay = m_relay;
+    post([commands = std::move(commands), state, weakRelay](RedisConnection *c) {
+        if (state->cancelled)
+            return;
+        c->sendBatch(commands, [state, weakRelay](QList<RedisValue> replies) {
+            if (const auto relay = weakRelay.lock())
+                relay->complete(state, std::move(replies));
+        });
+    });
+    return RequestHandle(state);
+}
+
+RequestHandle RedisClient::script(const RedisScript &script, QList<QByteArray> keys,
+                                  QList<QByteArray> args, const QObject *context, Handler handler)
+{
+    Q_ASSERT(context && context->thread() == thread());
+    Q_ASSERT(script.isValid());
+    auto state = std::make_shared<RequestState>();
+    state->context = context;
+    state->handler = std::move(handler);
+    std::weak_ptr<Internal::ClientRelay> weakRelay = m_relay;
+    post([script, keys = std::move(keys), args = std::move(args), state,
+          weakRelay](RedisConnection *c) {
+        if (state->cancelled)
+            return;
+        c->sendScript(script, keys, args, [state, weakRelay](const RedisValue &reply) {
+            if (const auto relay = weakRelay.lock())
+                relay->complete(state, {reply});
+        });
+    });
+    return RequestHandle(state);
+}
+
+void RedisClient::deliver()
+{
+    QList<Internal::Completion> done;
+    {
+        QMutexLocker lock(&m_relay->mutex);
+        done.swap(m_relay->outbox);
+        m_relay->outboxPosted = false;
+    }
+    for (const Internal::Completion &c : done) {
+        RequestState &s = *c.state;
+        s.finished = true;
+        if (s.cancelled || !s.context)
+            continue;
+        if (s.batchHandler)
+            s.batchHandler(c.values);
+        else if (s.handler)
+            s.handler(c.values.isEmpty() ? RedisValue() : c.values.first());
+    }
+}
+
+} // namespace gatehouse

@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "redisconnection.h"
+#include "redisendpoint.h"
+#include "redisscript.h"
+#include "redisvalue.h"
+
+#include <QObject>
+
+#include <functional>
+#include <memory>
+
+class QThread;
+
+namespace gatehouse {
+
+namespace Internal {
+struct RequestState;
+struct ClientRelay;
+} // namespace Internal
+
+// Refers to one request made through RedisClient. Cancelling drops the
+// handler; a command already written to the socket still runs on the server.
+class RequestHandle
+{
+public:
+    RequestHandle() = default;
+    void cancel();
+    bool isActive() const; // neither answered nor cancelled
+
+private:
+    friend class RedisClient;
+    explicit RequestHandle(std::weak_ptr<Internal::RequestState> state)
+        : m_state(std::move(state))
+    {}
+    std::weak_ptr<Internal::RequestState> m_state;
+};
+
+// The thread-safe front of a Redis connection. Callers name commands and keys,
+// never sockets: the connection lives on a worker thread, and replies come
+// back on the thread this client lives in, to a handler tied to a context
+// object. If the context is destroyed first, the handler is dropped.
+//
+// Requests made in one burst cross to the worker as one event, and replies
+// read in one burst come back as one event, so 100,000 pipelined commands
+// cost a handful of thread hops, not 100,000.
+//
+// Today the client talks to one node. A Cluster topology (a pipelined
+// connection per node, routing by hash slot, MOVED/ASK) or Sentinel discovery
+// replaces the single connection behind this API; callers do not change.
+class RedisClient : public QObject
+{
+    Q_OBJECT
+public:
+    using Command = QList<QByteArray>;
+    using Handler = std::function<void(const RedisValue &)>;
+    using BatchHandler = std::function<void(const QList<RedisValue> &)>;
+
+    // With no worker, the client starts and owns a thread of its own. A given
+    // worker must be running and outlive the client.
+    explicit RedisClient(const RedisEndpoint &endpoint, QThread *worker = nullptr,
+                         QObject *parent = nullptr);
+    ~RedisClient() override;
+
+    // Default on: reconnect with backoff after a loss. Set before open().
+    void setAutoReconnect(bool on);
+    void open();
+    void close();
+
+    // As last reported by the worker (queued, so it may trail by an event).
+    RedisConnection::State state() const { return m_state; }
+    QString errorString() const { return m_error; }
+    const RedisEndpoint &endpoint() const { return m_endpoint; }
+
+    RequestHandle command(Command args, const QObject *context, Handler handler);
+    // One handler call with every reply, in order; commands are written
+    // together and answered in one round trip.
+    RequestHandle pipeline(QList<Command> commands, const QObject *context, BatchHandler handler);
+    // EVALSHA with a transparent NOSCRIPT fallback (see RedisConnection).
+    RequestHandle script(const RedisScript &script, QList<QByteArray> keys, QList<QByteArray> args,
+                         const QObject *context, Handler handler);
+
+Q_SIGNALS:
+    void stateChanged(gatehouse::RedisConnection::State state, const QString &message);
+    void ready();
+
+private:
+    friend struct Internal::ClientRelay;
+    void deliver(); // on this client's thread
+    void post(std::function<void(RedisConnection *)> job);
+
+    RedisEndpoint m_endpoint;
+    std::unique_ptr<QThread> m_ownThread;
+    RedisConnection *m_connection = nullptr; // lives on the worker; deleted there
+    std::shared_ptr<Internal::ClientRelay> m_relay;
+    RedisConnection::State m_state = RedisConnection::State::Disconnected;
+    QString m_error;
+};
+
+} // namespace gatehouse

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: MIT
+#include "redisendpoint.h"
+
+#include <QUrl>
+#include <QUrlQuery>
+
+namespace gatehouse {
+
+namespace {
+
+const QString s_expected
+    = QStringLiteral("expected redis://[user:password@]host[:port][/db], rediss://... for TLS, "
+                     "or unix:///path/to/socket[?db=N]");
+
+bool parseDb(const QString &text, int *db)
+{
+    bool ok = false;
+    const int n = text.toInt(&ok);
+    if (!ok || n < 0)
+        return false;
+    *db = n;
+    return true;
+}
+
+std::optional<RedisEndpoint> fail(QString *error, const QString &url, const QString &what)
+{
+    if (error)
+        *error = QStringLiteral("Invalid Redis URL \"%1\": %2; %3.").arg(url, what, s_expected);
+    return std::nullopt;
+}
+
+} // namespace
+
+std::optional<RedisEndpoint> RedisEndpoint::fromUrl(const QString &text, QString *error)
+{
+    const QString trimmed = text.trimmed();
+    if (trimmed.isEmpty())
+        return fail(error, text, QStringLiteral("it is empty"));
+    if (!trimmed.contains(QLatin1String(":/")))
+        return fail(error, text, QStringLiteral("it has no scheme"));
+
+    const QUrl url(trimmed, QUrl::StrictMode);
+    const QString scheme = url.scheme().toLower();
+    if (!url.isValid()) {
+        // QUrl's own message names the offending part ("Invalid port ...").
+        return fail(error, text, url.errorString().section(QLatin1Char(';'), 0, 0).toLower());
+    }
+
+    RedisEndpoint ep;
+    if (scheme == QLatin1String("unix")) {
+        ep.transport = Transport::Unix;
+        if (!url.host().isEmpty())
+            return fail(error, text,
+                        QStringLiteral("a unix URL has no host (use three slashes: unix:///path)"));
+        ep.socketPath = url.path(QUrl::FullyDecoded);
+        if (ep.socketPath.isEmpty() || ep.socketPath == QLatin1String("/"))
+            return fail(error, text, QStringLiteral("the socket path is missing"));
+        const QUrlQuery query(url);
+        for (const auto &[key, value] : query.queryItems(QUrl::FullyDecoded)) {
+            if (key == QLatin1String("db")) {
+                if (!parseDb(value, &ep.db))
+                    return fail(error, text,
+                                QStringLiteral("database \"%1\" is not a number >= 0").arg(value));
+            } else {
+                return fail(error, text, QStringLiteral("unknown parameter \"%1\"").arg(key));
+            }
+        }
+    } else if (scheme == QLatin1String("redis") || scheme == QLatin1String("rediss")) {
+        ep.transport = scheme == QLatin1String("rediss") ? Transport::Tls : Transport::Tcp;
+        ep.host = url.host(QUrl::FullyDecoded);
+        if (ep.host.isEmpty())
+            return fail(error, text, QStringLiteral("the host is missing"));
+        if (url.port() == 0)
+            return fail(error, text, QStringLiteral("port 0 is not a port a server listens on"));
+        ep.port = quint16(url.port(6379));
+        QString path = url.path(QUrl::FullyDecoded);
+        if (path.startsWith(QLatin1Char('/')))
+            path.remove(0, 1);
+        if (!path.isEmpty() && !parseDb(path, &ep.db))
+            return fail(error, text,
+                        QStringLiteral("database \"%1\" is not a number >= 0").arg(path));
+        if (url.hasQuery())
+            return fail(error, text, QStringLiteral("query parameters are not supported here"));
+        ep.user = url.userName(QUrl::FullyDecoded);
+        // redis://:password@host is the default user with a password; a user
+        // without a password is allowed (ACL "nopass" users).
+        ep.password = url.password(QUrl::FullyDecoded);
+    } else if (scheme.isEmpty()) {
+        return fail(error, text, QStringLiteral("it has no scheme"));
+    } else {
+        return fail(error, text, QStringLiteral("unknown scheme \"%1\"").arg(url.scheme()));
+    }
+    if (url.hasFragment())
+        return fail(error, text, QStringLiteral("a fragment (#...) is not allowed"));
+    return ep;
+}
+
+QString RedisEndpoint::address() const
+{
+    if (transport == Transport::Unix)
+        return socketPath;
+    const QString h
+        = host.contains(QLatin1Char(':')) ? QLatin1Char('[') + host + QLatin1Char(']') : host;
+    return h + QLatin1Char(':') + QString::number(port);
+}
+
+QString RedisEndpoint::displayUrl() const
+{
+    if (transport == Transport::Unix) {
+        QString url = QStringLiteral("unix://") + socketPath;
+        if (db != 0)
+            url += QStringLiteral("?db=%1").arg(db);
+        return url;
+    }
+    QString url
+        = transport == Transport::Tls ? QStringLiteral("rediss://") : QStringLiteral("redis://");
+    if (!user.isEmpty())
+        url += QString::fromUtf8(QUrl::toPercentEncoding(user)) + QLatin1Char('@');
+    url += address();
+    if (db != 0)
+        url += QLatin1Char('/') + QString::number(db);
+    return url;
+}
+
+} // namespace gatehouse

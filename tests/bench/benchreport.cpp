@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: MIT
+#include "benchreport.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTextStream>
+
+namespace gatehouse::bench {
+
+void report(const QList<Figure> &figures, const QString &setup)
+{
+    QTextStream out(stdout);
+    out << "\n" << setup << "\n\n";
+    out << QStringLiteral("%1 %2 %3 %4 %5 %6\n")
+               .arg(QStringLiteral("figure"), -34)
+               .arg(QStringLiteral("gatehouse"), 14)
+               .arg(QStringLiteral("peer"), 14)
+               .arg(QStringLiteral("ratio"), 7)
+               .arg(QStringLiteral("target"), 7)
+               .arg(QStringLiteral("met"));
+    QJsonArray json;
+    for (const Figure &f : figures) {
+        out << QStringLiteral("%1 %2 %3 %4 %5 %6\n")
+                   .arg(f.name, -34)
+                   .arg(QString::number(f.value, 'f', 0), 14)
+                   .arg(QString::number(f.peerValue, 'f', 0), 14)
+                   .arg(QString::number(f.ratio(), 'f', 2) + QLatin1Char('x'), 7)
+                   .arg(QStringLiteral(">=") + QString::number(f.target, 'f', 1), 7)
+                   .arg(f.met() ? QStringLiteral("yes") : QStringLiteral("NO"));
+        if (!f.note.isEmpty())
+            out << "    " << f.note << "\n";
+        json.append(QJsonObject{{QStringLiteral("name"), f.name},
+                                {QStringLiteral("value"), f.value},
+                                {QStringLiteral("unit"), f.unit},
+                                {QStringLiteral("peer"), f.peer},
+                                {QStringLiteral("peerValue"), f.peerValue},
+                                {QStringLiteral("ratio"), f.ratio()},
+                                {QStringLiteral("target"), f.target},
+                                {QStringLiteral("met"), f.met()}});
+    }
+    out << "\nunits: " << (figures.isEmpty() ? QString() : figures.first().unit) << "\n";
+    out.flush();
+    QFile file(QStringLiteral("bench-results.json"));
+    if (file.open(QIODevice::WriteOnly | QIODevice::Truncate))
+        file.write(QJsonDocument(json).toJson());
+}
+
+} // namespace gatehouse::bench

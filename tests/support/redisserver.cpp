@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: MIT
+#include "redisserver.h"
+
+#include <redis/redisclient.h>
+
+#include <QDir>
+#include <QFile>
+#include <QTcpServer>
+#include <QTest>
+
+#include <csignal>
+#include <sys/types.h>
+#include <unistd.h>
+
+namespace gatehouse::test {
+
+namespace {
+
+bool runOpenssl(const QStringList &args, const QString &dir, QString *error)
+{
+    QProcess p;
+    p.setWorkingDirectory(dir);
+    p.setProcessChannelMode(QProcess::MergedChannels);
+    p.start(QStringLiteral(GATEHOUSE_OPENSSL), args);
+    if (!p.waitForFinished(30000) || p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0) {
+        *error = QStringLiteral("openssl %1 failed: %2")
+                     .arg(args.join(QLatin1Char(' ')), QString::fromLocal8Bit(p.readAll()));
+        return false;
+    }
+    return true;
+}
+
+quint16 freePort()
+{
+    QTcpServer probe;
+    if (!probe.listen(QHostAddress::LocalHost, 0))
+        return 0;
+    return probe.serverPort();
+}
+
+} // namespace
+
+RedisServer::RedisServer(Options options)
+    : m_options(std::move(options))
+{}
+
+RedisServer::~RedisServer()
+{
+    stop();
+}
+
+QString RedisServer::serverPath()
+{
+    return QStringLiteral(GATEHOUSE_REDIS_SERVER);
+}
+
+QString RedisServer::socketPath() const
+{
+    return m_dir.filePath(QStringLiteral("redis.sock"));
+}
+
+QString RedisServer::caFile() const
+{
+    return m_options.tls ? m_dir.filePath(QStringLiteral("ca.crt")) : QString();
+}
+
+QString RedisServer::otherCaFile() const
+{
+    return m_options.tls ? m_dir.filePath(QStringLiteral("other-ca.crt")) : QString();
+}
+
+QString RedisServer::clientCertFile() const
+{
+    return m_options.tls ? m_dir.filePath(QStringLiteral("client.crt")) : QString();
+}
+
+QString RedisServer::clientKeyFile() const
+{
+    return m_options.tls ? m_dir.filePath(QStringLiteral("client.key")) : QString();
+}
+
+RedisEndpoint RedisServer::endpoint() const
+{
+    RedisEndpoint ep;
+    ep.host = QStringLiteral("127.0.0.1");
+    ep.port = m_port;
+    if (m_options.tls) {
+        ep.transport = RedisEndpoint::Transport::Tls;
+        ep.caFile = caFile();
+    }
+    return ep;
+}
+
+RedisEndpoint RedisServer::unixEndpoint() const
+{
+    RedisEndpoint ep;
+    ep.transport = RedisEndpoint::Transport::Unix;
+    ep.socketPath = socketPath();
+    return ep;
+}
+
+QString RedisServer::url() const
+{
+    return QStringLiteral("%1://127.0.0.1:%2")
+        .arg(m_options.tls ? QStringLiteral("rediss") : QStringLiteral("redis"))
+        .arg(m_port);
+}
+
+bool RedisServer::makeCertificates()
+{
+    if (QFile::exists(caFile()))
+        return true;
+    const QString dir = m_dir.path();
+    const QStringList ec{QStringLiteral("-newkey"), QStringLiteral("ec"),
+                         QStringLiteral("-pkeyopt"), QStringLiteral("ec_paramgen_curve:prime256v1"),
+                         QStringLiteral("-nodes")};
+    const auto makeCa = [&](const QString &name, const QString &cn) {
+        return runOpenssl(QStringList{QStringLiteral("req"), QStringLiteral("-x509")} + ec
+                              + QStringList{QStringLiteral("-keyout"),
+                                            name + QStringLiteral(".key"), QStringLiteral("-out"),
+                                            name + QStringLiteral(".crt"), QStringLiteral("-days"),
+                                            QStringLiteral("2"), QStringLiteral("-subj"),
+                                            QStringLiteral("/CN=") + cn},
+                          dir, &m_error);
+    };
+    const auto makeLeaf = [&](const QString &name, const QString &cn, const QString &ext) {
+        QFile extFile(m_dir.filePath(name + QStringLiteral(".ext")));
+        if (!extFile.open(QIODevice::WriteOnly))
+            return false;
+        extFile.write(ext.toUtf8());
+        extFile.close();
+        return runOpenssl(QStringList{QStringLiteral("req"), QStringLiteral("-new")} + ec
+                              + QStringList{QStringLiteral("-keyout"),
+                                            name + QStringLiteral(".key"), QStringLiteral("-out"),
+                                            name + QStringLiteral(".csr"), QStringLiteral("-subj"),
+                                            QStringLiteral("/CN=") + cn},
+                          dir, &m_error)
+               && runOpenssl({QStringLiteral("x509"), QStringLiteral("-req"), QStringLiteral("-in"),
+                              name + QStringLiteral(".csr"), QStringLiteral("-CA"),
+                              QStringLiteral("ca.crt"), QStringLiteral("-CAkey"),
+                              QStringLiteral("ca.key"), QStringLiteral("-CAcreateserial"),
+                              QStringLiteral("-out"), name + QStringLiteral(".crt"),
+                              QStringLiteral("-days"), QStringLiteral("2"),
+                              QStringLiteral("-extfile"), name + QStringLiteral(".ext")},
+                             dir, &m_error);
+    };
+    return makeCa(QStringLiteral("ca"), QStringLiteral("Gatehouse Test CA"))
+           && makeCa(QStringLiteral("other-ca"), QStringLiteral("Unrelated CA"))
+           && makeLeaf(QStringLiteral("server"), QStringLiteral("localhost"),
+                       QStringLiteral("subjectAltName=DNS:localhost,IP:127.0.0.1\n"
+                                      "extendedKeyUsage=serverAuth\n"))
+           && makeLeaf(QStringLiteral("client"), QStringLiteral("gatehouse-test-client"),
+                       QStringLiteral("extendedKeyUsage=clientAuth\n"));
+}
+
+bool RedisServer::writeConfig()
+{
+    QStringList lines{
+        QStringLiteral("bind 127.0.0.1"), QStringLiteral("dir \"%1\"").arg(m_dir.path()),
+        QStringLiteral("save \"\""),      QStringLiteral("appendonly no"),
+        QStringLiteral("logfile \"\""),   QStringLiteral("daemonize no"),
+    };
+    if (m_options.tls) {
+        lines << QStringLiteral("port 0") << QStringLiteral("tls-port %1").arg(m_port)
+              << QStringLiteral("tls-cert-file \"%1\"")
+                     .arg(m_dir.filePath(QStringLiteral("server.crt")))
+              << QStringLiteral("tls-key-file \"%1\"")
+                     .arg(m_dir.filePath(QStringLiteral("server.key")))
+              << QStringLiteral("tls-ca-cert-file \"%1\"").arg(caFile())
+              << QStringLiteral("tls-auth-clients %1")
+                     .arg(m_options.tlsAuthClients ? QStringLiteral("yes") : QStringLiteral("no"));
+    } else {
+        lines << QStringLiteral("port %1").arg(m_port);
+    }
+    if (m_options.unixSocket)
+        lines << QStringLiteral("unixsocket \"%1\"").arg(socketPath())
+              << QStringLiteral("unixsocketperm 700");
+    lines << m_options.config;
+    QFile conf(m_dir.filePath(QStringLiteral("redis.conf")));
+    if (!conf.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
+        m_error = QStringLiteral("cannot write %1").arg(conf.fileName());
+        return false;
+    }
+    conf.write(lines.join(QLatin1Char('\n')).toUtf8() + '\n');
+    return true;
+}
+
+bool RedisServer::launch()
+{
+    if (!writeConfig())
+        return false;
+    m_process = std::make_unique<QProcess>();
+    m_process->setProcessChannelMode(QProcess::MergedChannels);
+    m_process->setWorkingDirectory(m_dir.path());
+    m_process->start(serverPath(), {m_dir.filePath(QStringLiteral("redis.conf"))});
+    if (!m_process->waitForStarted(10000)) {
+        m_error = QStringLiteral("cannot start %1: %2").arg(serverPath(), m_process->errorString());
+        m_process.reset();
+        return false;
+    }
+    // Test setup, not production code: blocking here is fine.
+    QByteArray log;
+    QElapsedTimer clock;
+    clock.start();
+    while (clock.elapsed() < 15000) {
+        if (log.contains("Ready to accept connections"))
+            return true;
+        if (m_process->state() == QProcess::NotRunning)
+            break;
+        m_process->waitForReadyRead(100);
+        log += m_process->readAll();
+    }
+    log += m_process->readAll();
+    m_error = QStringLiteral("redis-server did not become ready on port %1:\n%2")
+                  .arg(m_port)
+                  .arg(QString::fromLocal8Bit(log));
+    kill();
+    return false;
+}
+
+bool RedisServer::start()
+{
+    if (!m_dir.isValid()) {
+        m_error = QStringLiteral("cannot create a temporary directory");
+        return false;
+    }
+    if (isRunning())
+        return true;
+    if (m_options.tls && !makeCertificates())
+        return false;
+    if (m_port != 0)
+        return launch(); // a restart keeps its port
+    // The free port can be taken between probe and bind; try a few.
+    for (int attempt = 0; attempt < 5; ++attempt) {
+        m_port = freePort();
+        if (m_port != 0 && launch())
+            return true;
+    }
+    return false;
+}
+
+bool RedisServer::isRunning() const
+{
+    return m_process && m_process->state() != QProcess::NotRunning;
+}
+
+void RedisServer::stop()
+{
+    if (!m_process)
+        return;
+    if (m_process->state() != QProcess::NotRunning) {
+        m_process->terminate();
+        if (!m_process->waitForFinished(10000)) {
+            m_process->kill();
+            m_process->waitForFinished(5000);
+        }
+    }
+    m_process.reset();
+}
+
+void RedisServer::kill()
+{
+    if (!m_process)
+        return;
+    if (m_process->state() != QProcess::NotRunning) {
+        m_process->kill();
+        m_process->waitForFinished(5000);
+    }
+    m_process.reset();
+}
+
+int RedisServer::runningChildren()
+{
+    const QString self = QString::number(::getpid());
+    int count = 0;
+    const QStringList pids
+        = QDir(QStringLiteral("/proc")).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
+    for (const QString &pid : pids) {
+        if (!pid.front().isDigit())
+            continue;
+        QFile stat(QStringLiteral("/proc/%1/stat").arg(pid));
+        if (!stat.open(QIODevice::ReadOnly))
+            continue;
+        const QByteArray line = stat.readAll();
+        // pid (comm) state ppid ...; comm may contain spaces, so split after ')'.
+        const qsizetype close = line.lastIndexOf(')');
+        const QList<QByteArray> fields = line.mid(close + 2).split(' ');
+        if (fields.size() > 1 && fields.at(1) == self.toLatin1())
+            ++count;
+    }
+    return count;
+}
+
+RedisValue call(RedisClient &client, const QList<QByteArray> &command, int timeoutMs)
+{
+    QObject context;
+    RedisValue reply = RedisValue::failed(QStringLiteral("no reply within %1 ms").arg(timeoutMs));
+    bool done = false;
+    client.command(command, &context, [&](const RedisValue &v) {
+        reply = v;
+        done = true;
+    });
+    (void)QTest::qWaitFor([&] { return done; }, timeoutMs);
+    return reply;
+}
+
+bool waitReady(RedisClient &client, int timeoutMs)
+{
+    (void)QTest::qWaitFor(
+        [&] {
+            const auto s = client.state();
+            return s == RedisConnection::State::Ready || s == RedisConnection::State::Failed;
+        },
+        timeoutMs);
+    return client.state() == RedisConnection::State::Ready;
+}
+
+} // namespace gatehouse::test

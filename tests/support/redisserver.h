@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <redis/redisendpoint.h>
+#include <redis/redisvalue.h>
+
+#include <QProcess>
+#include <QStringList>
+#include <QTemporaryDir>
+
+#include <memory>
+
+namespace gatehouse {
+class RedisClient;
+}
+
+namespace gatehouse::test {
+
+// A real redis-server for one test: started on a free loopback port in its own
+// temporary directory, stopped (and its directory removed) on destruction.
+// It can be stopped, killed and restarted on the same port.
+class RedisServer
+{
+public:
+    struct Options
+    {
+        bool tls = false;            // TLS only: the port speaks TLS, no plain port
+        bool tlsAuthClients = false; // require a client certificate
+        bool unixSocket = false;     // also listen on <dir>/redis.sock
+        QStringList config;          // extra redis.conf lines (ACL users, ...)
+    };
+
+    explicit RedisServer(Options options);
+    RedisServer()
+        : RedisServer(Options())
+    {}
+    ~RedisServer();
+    RedisServer(const RedisServer &) = delete;
+    RedisServer &operator=(const RedisServer &) = delete;
+
+    // First start picks a free port; later starts reuse it. Returns once the
+    // server logged that it accepts connections.
+    bool start();
+    void stop(); // SIGTERM, wait
+    void kill(); // SIGKILL, wait: a crash
+    bool isRunning() const;
+    QString errorString() const { return m_error; }
+
+    quint16 port() const { return m_port; }
+    QString socketPath() const;
+    QString dir() const { return m_dir.path(); }
+
+    // Files made by the fixture for TLS (empty unless Options::tls).
+    QString caFile() const;      // CA that signed the server and client certs
+    QString otherCaFile() const; // an unrelated CA
+    QString clientCertFile() const;
+    QString clientKeyFile() const;
+
+    // TCP (or TLS with caFile) endpoint to this server, default user.
+    RedisEndpoint endpoint() const;
+    RedisEndpoint unixEndpoint() const;
+    QString url() const;
+
+    static QString serverPath();
+    // Live child processes of this test process (Qt Creator's rule: zero
+    // must be left when a test ends).
+    static int runningChildren();
+
+private:
+    bool makeCertificates();
+    bool writeConfig();
+    bool launch();
+
+    Options m_options;
+    QTemporaryDir m_dir;
+    std::unique_ptr<QProcess> m_process;
+    quint16 m_port = 0;
+    QString m_error;
+};
+
+// Runs one command through a client and waits (spinning the test's event
+// loop) for its reply; a Failed value on timeout.
+RedisValue call(RedisClient &client, const QList<QByteArray> &command, int timeoutMs = 10000);
+
+// Waits for the client to reach Ready (or a final state); true if Ready.
+bool waitReady(RedisClient &client, int timeoutMs = 10000);
+
+} // namespace gatehouse::test

@@ -160,11 +160,19 @@ void RedisClient::close()
     post([](RedisConnection *c) { c->close(); });
 }
 
-RequestHandle RedisClient::command(Command args, const QObject *context, Handler handler)
+std::shared_ptr<RequestState> RedisClient::newRequest(const QObject *context) const
 {
+    // Handlers run on this client's thread, where the context must live for
+    // the QPointer check to be race-free.
     Q_ASSERT(context && context->thread() == thread());
     auto state = std::make_shared<RequestState>();
     state->context = context;
+    return state;
+}
+
+RequestHandle RedisClient::command(Command args, const QObject *context, Handler handler)
+{
+    auto state = newRequest(context);
     state->handler = std::move(handler);
     std::weak_ptr<Internal::ClientRelay> weakRelay = m_relay;
     post([args = std::move(args), state, weakRelay](RedisConnection *c) {
@@ -181,9 +189,7 @@ RequestHandle RedisClient::command(Command args, const QObject *context, Handler
 RequestHandle RedisClient::pipeline(QList<Command> commands, const QObject *context,
                                     BatchHandler handler)
 {
-    Q_ASSERT(context && context->thread() == thread());
-    auto state = std::make_shared<RequestState>();
-    state->context = context;
+    auto state = newRequest(context);
     state->batchHandler = std::move(handler);
     std::weak_ptr<Internal::ClientRelay> weakRelay = m_relay;
     post([commands = std::move(commands), state, weakRelay](RedisConnection *c) {
@@ -200,10 +206,8 @@ RequestHandle RedisClient::pipeline(QList<Command> commands, const QObject *cont
 RequestHandle RedisClient::script(const RedisScript &script, QList<QByteArray> keys,
                                   QList<QByteArray> args, const QObject *context, Handler handler)
 {
-    Q_ASSERT(context && context->thread() == thread());
     Q_ASSERT(script.isValid());
-    auto state = std::make_shared<RequestState>();
-    state->context = context;
+    auto state = newRequest(context);
     state->handler = std::move(handler);
     std::weak_ptr<Internal::ClientRelay> weakRelay = m_relay;
     post([script, keys = std::move(keys), args = std::move(args), state,

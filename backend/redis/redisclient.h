@@ -88,6 +88,7 @@ Q_SIGNALS:
 private:
     friend struct Internal::ClientRelay;
     void deliver(); // on this client's thread
+    std::shared_ptr<Internal::RequestState> newRequest(const QObject *context) const;
     void post(std::function<void(RedisConnection *)> job);
 
     RedisEndpoint m_endpoint;

@@ -108,36 +108,30 @@ void RedisSubscriber::close()
         m_core, [core = m_core] { core->connection()->close(); }, Qt::QueuedConnection);
 }
 
-void RedisSubscriber::subscribe(const QList<QByteArray> &channels)
+void RedisSubscriber::change(const QByteArray &verb, const QList<QByteArray> &names)
 {
     QMetaObject::invokeMethod(
-        m_core,
-        [core = m_core, channels] { core->change(QByteArrayLiteral("SUBSCRIBE"), channels); },
-        Qt::QueuedConnection);
+        m_core, [core = m_core, verb, names] { core->change(verb, names); }, Qt::QueuedConnection);
+}
+
+void RedisSubscriber::subscribe(const QList<QByteArray> &channels)
+{
+    change(QByteArrayLiteral("SUBSCRIBE"), channels);
 }
 
 void RedisSubscriber::unsubscribe(const QList<QByteArray> &channels)
 {
-    QMetaObject::invokeMethod(
-        m_core,
-        [core = m_core, channels] { core->change(QByteArrayLiteral("UNSUBSCRIBE"), channels); },
-        Qt::QueuedConnection);
+    change(QByteArrayLiteral("UNSUBSCRIBE"), channels);
 }
 
 void RedisSubscriber::psubscribe(const QList<QByteArray> &patterns)
 {
-    QMetaObject::invokeMethod(
-        m_core,
-        [core = m_core, patterns] { core->change(QByteArrayLiteral("PSUBSCRIBE"), patterns); },
-        Qt::QueuedConnection);
+    change(QByteArrayLiteral("PSUBSCRIBE"), patterns);
 }
 
 void RedisSubscriber::punsubscribe(const QList<QByteArray> &patterns)
 {
-    QMetaObject::invokeMethod(
-        m_core,
-        [core = m_core, patterns] { core->change(QByteArrayLiteral("PUNSUBSCRIBE"), patterns); },
-        Qt::QueuedConnection);
+    change(QByteArrayLiteral("PUNSUBSCRIBE"), patterns);
 }
 
 } // namespace gatehouse

@@ -49,6 +49,8 @@ Q_SIGNALS:
                         const QByteArray &payload);
 
 private:
+    void change(const QByteArray &verb, const QList<QByteArray> &names);
+
     std::unique_ptr<QThread> m_ownThread;
     Internal::SubscriberCore *m_core = nullptr; // lives on the worker; deleted there
     RedisConnection::State m_state = RedisConnection::State::Disconnected;

@@ -15,6 +15,10 @@
 -- Fixes against the seed: members are unique (time plus the in-window count,
 -- which only grows within one ms), so a same-millisecond burst is counted in
 -- full; the retry set is trimmed and capped; both keys expire when idle.
+--
+-- A rejection only reads the window (ZCOUNT); expired members are trimmed
+-- when a request is admitted, the only time the window grows, so it never
+-- holds more than twice the limit. Past retry slots are trimmed on both paths.
 local limit = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
 if not limit or limit <= 0 or not window or window <= 0 then
@@ -27,27 +31,29 @@ if not now then
 end
 local cap = tonumber(ARGV[4]) or 1000
 
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
-local count = redis.call('ZCARD', KEYS[1])
-
+local count = redis.call('ZCOUNT', KEYS[1], '(' .. (now - window), '+inf')
 if count < limit then
+    redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+    redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
     redis.call('ZADD', KEYS[1], now, now .. '-' .. count)
-    redis.call('PEXPIRE', KEYS[1], window)
+    redis.call('PEXPIRE', KEYS[1], ARGV[2])
     return {1, limit - count - 1, 0, now}
 end
 
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
 local interval = window / limit
 local slot = now + interval
 local last = redis.call('ZRANGE', KEYS[2], -1, -1, 'WITHSCORES')
 if #last > 0 then
-    slot = math.max(slot, tonumber(last[2]) + interval)
+    local lastSlot = tonumber(last[2])
+    -- Slots are spaced by interval and trimmed once past, so the future ones
+    -- number about (last - now) / interval: the cap needs no ZCARD.
+    if lastSlot - now >= cap * interval then
+        return {0, 0, math.ceil(lastSlot - now), now} -- capped: the horizon stays
+    end
+    slot = math.max(slot, lastSlot + interval)
 end
-local slots = redis.call('ZCARD', KEYS[2])
-if slots < cap then
-    redis.call('ZADD', KEYS[2], slot, string.format('%.3f', slot) .. '-' .. slots)
-elseif #last > 0 then
-    slot = tonumber(last[2]) -- capped: the horizon stays where it is
-end
+-- Slots only grow, so the slot time is a unique member.
+redis.call('ZADD', KEYS[2], slot, slot)
 redis.call('PEXPIRE', KEYS[2], math.ceil(slot - now) + window)
 return {0, 0, math.ceil(slot - now), now}

@@ -13,8 +13,9 @@ void report(const QList<Figure> &figures, const QString &setup)
 {
     QTextStream out(stdout);
     out << "\n" << setup << "\n\n";
-    out << QStringLiteral("%1 %2 %3 %4 %5 %6\n")
+    out << QStringLiteral("%1 %2 %3 %4 %5 %6 %7\n")
                .arg(QStringLiteral("figure"), -34)
+               .arg(QStringLiteral("unit"), -12)
                .arg(QStringLiteral("gatehouse"), 14)
                .arg(QStringLiteral("peer"), 14)
                .arg(QStringLiteral("ratio"), 7)
@@ -22,12 +23,17 @@ void report(const QList<Figure> &figures, const QString &setup)
                .arg(QStringLiteral("met"));
     QJsonArray json;
     for (const Figure &f : figures) {
-        out << QStringLiteral("%1 %2 %3 %4 %5 %6\n")
+        const QString target
+            = f.atMost ? QString(QStringLiteral("<=") + QString::number(f.target, 'g', 3))
+                       : QString(QStringLiteral(">=") + QString::number(f.target, 'f', 1)
+                                 + QLatin1Char('x'));
+        out << QStringLiteral("%1 %2 %3 %4 %5 %6 %7\n")
                    .arg(f.name, -34)
+                   .arg(f.unit, -12)
                    .arg(QString::number(f.value, 'f', 0), 14)
                    .arg(QString::number(f.peerValue, 'f', 0), 14)
                    .arg(QString::number(f.ratio(), 'f', 2) + QLatin1Char('x'), 7)
-                   .arg(QStringLiteral(">=") + QString::number(f.target, 'f', 1), 7)
+                   .arg(target, 7)
                    .arg(f.met() ? QStringLiteral("yes") : QStringLiteral("NO"));
         if (!f.note.isEmpty())
             out << "    " << f.note << "\n";
@@ -40,7 +46,6 @@ void report(const QList<Figure> &figures, const QString &setup)
                                 {QStringLiteral("target"), f.target},
                                 {QStringLiteral("met"), f.met()}});
     }
-    out << "\nunits: " << (figures.isEmpty() ? QString() : figures.first().unit) << "\n";
     out.flush();
     QFile file(QStringLiteral("bench-results.json"));
     if (file.open(QIODevice::WriteOnly | QIODevice::Truncate))

@@ -13,11 +13,12 @@ struct Figure
     QString unit;
     QString peer;
     double peerValue = 0;
-    double target = 0; // minimum ratio value/peerValue
+    double target = 0; // minimum ratio value/peerValue, or with atMost the maximum value
+    bool atMost = false;
     QString note;
 
     double ratio() const { return peerValue > 0 ? value / peerValue : 0; }
-    bool met() const { return ratio() >= target; }
+    bool met() const { return atMost ? value <= target : ratio() >= target; }
 };
 
 // Prints the table and writes bench-results.json in the working directory.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // gatehouse-bench: Gatehouse's figures side by side with their peers.
 #include "benchreport.h"
+#include "limiterbench.h"
 #include "redisserver.h"
 #include "wirebench.h"
 
@@ -8,6 +9,8 @@
 #include <QCoreApplication>
 #include <QTextStream>
 #include <QThread>
+
+#include <sched.h>
 
 using namespace gatehouse;
 
@@ -27,7 +30,10 @@ int main(int argc, char *argv[])
     const QCommandLineOption rounds(QStringLiteral("rounds"),
                                     QStringLiteral("Alternating rounds per figure (default 3)."),
                                     QStringLiteral("N"), QStringLiteral("3"));
-    parser.addOptions({smoke, requests, rounds});
+    const QCommandLineOption only(QStringLiteral("only"),
+                                  QStringLiteral("Run one group: wire or limiter."),
+                                  QStringLiteral("group"));
+    parser.addOptions({smoke, requests, rounds, only});
     parser.process(app);
 
     const bool isSmoke = parser.isSet(smoke);
@@ -39,18 +45,46 @@ int main(int argc, char *argv[])
         QTextStream(stderr) << "gatehouse-bench: " << server.errorString() << Qt::endl;
         return 1;
     }
-    QList<bench::Figure> figures = bench::runWireBench(server.endpoint(), n, r);
+    // Server on the last core, this client (all its threads) on the others,
+    // for both sides of every figure: a client's CPU does not steal from the
+    // server it measures. Peers (redis-benchmark) inherit the client's set.
+    QString placement = QStringLiteral("client and server unpinned");
+    const int cores = QThread::idealThreadCount();
+    if (cores >= 2) {
+        cpu_set_t serverSet;
+        cpu_set_t clientSet;
+        CPU_ZERO(&serverSet);
+        CPU_ZERO(&clientSet);
+        CPU_SET(cores - 1, &serverSet);
+        for (int c = 0; c < cores - 1; ++c)
+            CPU_SET(c, &clientSet);
+        if (sched_setaffinity(pid_t(server.pid()), sizeof serverSet, &serverSet) == 0
+            && sched_setaffinity(0, sizeof clientSet, &clientSet) == 0)
+            placement = QStringLiteral("redis-server pinned to core %1, clients to cores 0-%2")
+                            .arg(cores - 1)
+                            .arg(cores - 2);
+    }
+    const QString group = parser.value(only);
+    if (!group.isEmpty() && group != QLatin1String("wire") && group != QLatin1String("limiter")) {
+        QTextStream(stderr) << "gatehouse-bench: unknown group \"" << group
+                            << "\"; use wire or limiter." << Qt::endl;
+        return 2;
+    }
+    QList<bench::Figure> figures;
+    if (group.isEmpty() || group == QLatin1String("wire"))
+        figures += bench::runWireBench(server.endpoint(), n, r);
+    if (group.isEmpty() || group == QLatin1String("limiter"))
+        figures += bench::runLimiterBench(server.endpoint(), isSmoke ? 2000 : 200000, r);
     bench::report(figures,
                   QStringLiteral("%1 run: redis-server 127.0.0.1:%2, %3 requests per run, %4 "
-                                 "alternating round(s), best of each side; client and server "
-                                 "unpinned on %5 cores.")
+                                 "alternating round(s), best of each side; %5.")
                       .arg(isSmoke ? QStringLiteral("Smoke") : QStringLiteral("Full"))
                       .arg(server.port())
                       .arg(n)
                       .arg(r)
-                      .arg(QThread::idealThreadCount()));
+                      .arg(placement));
     for (const auto &f : figures) {
-        if (f.peerValue <= 0 || f.value <= 0) {
+        if (!f.atMost && (f.peerValue <= 0 || f.value <= 0)) {
             QTextStream(stderr) << "gatehouse-bench: no figure for " << f.name << Qt::endl;
             return 1;
         }

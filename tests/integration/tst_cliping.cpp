@@ -12,33 +12,11 @@ class tst_CliPing : public QObject
     Q_OBJECT
 
 private:
-    struct Run
-    {
-        int exitCode = -1;
-        QString out;
-        QString err;
-    };
+    using Run = gatehouse::test::CliRun;
 
     static Run cli(const QStringList &args, const QProcessEnvironment &env = {})
     {
-        QProcess p;
-        QProcessEnvironment e = QProcessEnvironment::systemEnvironment();
-        e.remove(QStringLiteral("REDISCLI_AUTH"));
-        for (const QString &key : env.keys())
-            e.insert(key, env.value(key));
-        p.setProcessEnvironment(e);
-        p.start(QStringLiteral(GATEHOUSE_CLI), args);
-        Run r;
-        if (!p.waitForFinished(30000)) {
-            p.kill();
-            p.waitForFinished();
-            r.err = QStringLiteral("gatehouse-cli did not finish within 30 s");
-            return r;
-        }
-        r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
-        r.out = QString::fromUtf8(p.readAllStandardOutput());
-        r.err = QString::fromUtf8(p.readAllStandardError());
-        return r;
+        return gatehouse::test::runCli(QStringLiteral(GATEHOUSE_CLI), args, env, 30000);
     }
 
     static void verifyPong(const Run &r)

@@ -315,4 +315,41 @@ bool waitReady(RedisClient &client, int timeoutMs)
     return client.state() == RedisConnection::State::Ready;
 }
 
+std::unique_ptr<RedisClient> connectedClient(const RedisServer &server)
+{
+    auto client = std::make_unique<RedisClient>(server.endpoint());
+    client->open();
+    if (!waitReady(*client))
+        return nullptr;
+    return client;
+}
+
+qint64 RedisServer::pid() const
+{
+    return m_process ? m_process->processId() : 0;
+}
+
+CliRun runCli(const QString &program, const QStringList &args, const QProcessEnvironment &env,
+              int timeoutMs)
+{
+    QProcess p;
+    QProcessEnvironment e = QProcessEnvironment::systemEnvironment();
+    e.remove(QStringLiteral("REDISCLI_AUTH"));
+    for (const QString &key : env.keys())
+        e.insert(key, env.value(key));
+    p.setProcessEnvironment(e);
+    p.start(program, args);
+    CliRun r;
+    if (!p.waitForFinished(timeoutMs)) {
+        p.kill();
+        p.waitForFinished();
+        r.err = QStringLiteral("%1 did not finish within %2 ms").arg(program).arg(timeoutMs);
+        return r;
+    }
+    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
+    r.out = QString::fromUtf8(p.readAllStandardOutput());
+    r.err = QString::fromUtf8(p.readAllStandardError());
+    return r;
+}
+
 } // namespace gatehouse::test

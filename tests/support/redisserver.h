@@ -47,6 +47,7 @@ public:
     QString errorString() const { return m_error; }
 
     quint16 port() const { return m_port; }
+    qint64 pid() const; // 0 when not running
     QString socketPath() const;
     QString dir() const { return m_dir.path(); }
 
@@ -82,7 +83,22 @@ private:
 // loop) for its reply; a Failed value on timeout.
 RedisValue call(RedisClient &client, const QList<QByteArray> &command, int timeoutMs = 10000);
 
+// One run of gatehouse-cli (GATEHOUSE_CLI): exit code (-2 crashed, -1 timed
+// out), stdout and stderr. REDISCLI_AUTH is removed from the environment
+// unless env sets it.
+struct CliRun
+{
+    int exitCode = -1;
+    QString out;
+    QString err;
+};
+CliRun runCli(const QString &program, const QStringList &args, const QProcessEnvironment &env = {},
+              int timeoutMs = 60000);
+
 // Waits for the client to reach Ready (or a final state); true if Ready.
 bool waitReady(RedisClient &client, int timeoutMs = 10000);
+
+// A client to the server, opened and Ready; nullptr if it did not get there.
+std::unique_ptr<RedisClient> connectedClient(const RedisServer &server);
 
 } // namespace gatehouse::test

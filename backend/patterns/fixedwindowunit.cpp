@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: MIT
+#include "fixedwindowunit.h"
+
+namespace gatehouse {
+
+QList<PatternUnit::Command> FixedWindowUnit::probe(const PatternObject &o,
+                                                   const ProbeContext &) const
+{
+    // GETRANGE, not GET: a key misclassified as a counter may be large.
+    return {{"GETRANGE", o.key, "0", "31"}, {"PTTL", o.key}};
+}
+
+Reading FixedWindowUnit::read(const PatternObject &o, const QList<RedisValue> &r,
+                              const ProbeContext &c) const
+{
+    if (auto f = failure(o, r, {o.key, o.key}, c.nowMs))
+        return *f;
+    Reading reading;
+    reading.atMs = c.nowMs;
+    reading.limit = o.params.limit;
+    reading.windowMs = o.params.windowMs;
+    reading.pttlMs = r.at(1).toInteger();
+    if (reading.pttlMs == -2) {
+        reading.status = Reading::Status::Missing;
+        reading.message = QStringLiteral("Idle: the counter does not exist (window over).");
+        return reading;
+    }
+    bool ok = false;
+    reading.inWindow = r.at(0).bytes().toLongLong(&ok);
+    if (!ok) {
+        reading.status = Reading::Status::WrongType;
+        reading.message = QStringLiteral("Counter \"%1\" does not hold an integer (\"%2\").")
+                              .arg(printableBytes(o.key), printableBytes(r.at(0).bytes(), 32));
+        return reading;
+    }
+    reading.stored = reading.inWindow;
+    reading.resetMs = reading.pttlMs;
+    if (reading.pttlMs == -1)
+        reading.message = QStringLiteral("The counter has no TTL: its window never resets.");
+    if (reading.limit && reading.inWindow >= *reading.limit && reading.pttlMs > 0)
+        reading.retryHorizonMs = reading.pttlMs;
+    return reading;
+}
+
+ScriptCall FixedWindowUnit::reset(const PatternObject &o)
+{
+    ScriptCall call;
+    call.action = QStringLiteral("limiter.reset");
+    call.script = QStringLiteral("limiter_reset");
+    call.keys = {o.key};
+    call.summary = QStringLiteral("Delete counter \"%1\": its window starts again at zero.")
+                       .arg(printableBytes(o.key));
+    return call;
+}
+
+} // namespace gatehouse

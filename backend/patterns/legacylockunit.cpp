@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: MIT
+#include "legacylockunit.h"
+
+#include "lockunit.h"
+
+namespace gatehouse {
+
+qint64 LegacyLockUnit::expiryFromValue(const QByteArray &value)
+{
+    bool ok = false;
+    const double v = value.trimmed().toDouble(&ok);
+    if (!ok || v <= 0)
+        return -1;
+    // Seconds since 1970 are about 1.7e9 today, ms about 1.7e12.
+    if (v >= 1e11)
+        return qint64(v);
+    return qint64(v * 1000.0);
+}
+
+QList<PatternUnit::Command> LegacyLockUnit::probe(const PatternObject &o,
+                                                  const ProbeContext &) const
+{
+    return {{"GETRANGE", o.key, "0", "63"}, {"PTTL", o.key}};
+}
+
+Reading LegacyLockUnit::read(const PatternObject &o, const QList<RedisValue> &r,
+                             const ProbeContext &c) const
+{
+    Reading reading = LockUnit::readValueAndTtl(o, r, c.nowMs);
+    if (!reading.isOk())
+        return reading;
+    reading.expiresAtMs = expiryFromValue(reading.token);
+    if (reading.expiresAtMs < 0) {
+        reading.status = Reading::Status::WrongType;
+        reading.message = QStringLiteral("Lock \"%1\" does not hold an expiry time (\"%2\").")
+                              .arg(printableBytes(o.key), printableBytes(reading.token, 64));
+    } else if (reading.expiresAtMs < c.nowMs) {
+        reading.message = QStringLiteral("Expired %1 ms ago and still set: its holder probably "
+                                         "crashed; the next client must break it with GETSET.")
+                              .arg(c.nowMs - reading.expiresAtMs);
+    }
+    return reading;
+}
+
+} // namespace gatehouse

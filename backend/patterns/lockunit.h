@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "patternunit.h"
+
+namespace gatehouse {
+
+// A lock taken with SET key token NX PX ttl. Reads the token (bounded) and
+// PTTL. Release, force-release and extend compare the token first, so an
+// operator never deletes a lock that expired and was taken by someone else.
+class LockUnit final : public PatternUnit
+{
+public:
+    static constexpr int MaxTokenBytes = 512;
+
+    PatternKind kind() const override { return PatternKind::Lock; }
+    QList<Command> probe(const PatternObject &object, const ProbeContext &context) const override;
+    Reading read(const PatternObject &object, const QList<RedisValue> &replies,
+                 const ProbeContext &context) const override;
+
+    // The read shared with LegacyLockUnit: replies {GETRANGE, PTTL} give the
+    // value and PTTL, or a reading that is already final (failed, free).
+    static Reading readValueAndTtl(const PatternObject &object, const QList<RedisValue> &replies,
+                                   qint64 nowMs);
+
+    // Deletes the lock only if it still holds shownToken.
+    static ScriptCall forceRelease(const PatternObject &object, const QByteArray &shownToken);
+    static ScriptCall extend(const PatternObject &object, const QByteArray &shownToken,
+                             qint64 ttlMs);
+};
+
+} // namespace gatehouse

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "patternkind.h"
+
+#include <QByteArray>
+#include <QList>
+#include <QString>
+
+#include <optional>
+
+namespace gatehouse {
+
+// What the profile (or autodetection) says about one instance. Times in ms.
+struct PatternParams
+{
+    std::optional<qint64> limit;       // unknown when Redis does not store it
+    qint64 windowMs = 0;               // 0: unknown (limiters then count every member)
+    qint64 scoreUnitMs = 1;            // window ZSET scores: 1 = ms (seed 000), 1000 = s (seed 003)
+    qint64 stuckAfterMs = 60000;       // queues: in flight longer than this is stuck
+    int pageSize = 100;                // bounded reads: items, window entries, retry slots
+    QByteArray countField = "used_by"; // counted tokens (seed 002): the use counter
+};
+
+// One instance of a pattern in the watched database: which keys make it up.
+//
+// key and related by kind:
+//   SlidingWindow     key = window ZSET;        related = {retry ZSET or empty}
+//   ResourceConsumer  key = resource or consumer window ZSET; parent = resource key for
+//                     a consumer, empty for the resource
+//   FixedWindow       key = counter STRING
+//   RedissonLimiter   key = config HASH;         related = {value STRING, permits ZSET}
+//   Lock, LegacyLock  key = lock STRING
+//   TokenFamily       key = the family prefix (e.g. "code:"); members = token keys
+//   ReliableQueue     key = queue LIST;          related = {processing LIST,
+//                                                           claims ZSET or empty,
+//                                                           dead-letter LIST or empty}
+struct PatternObject
+{
+    PatternKind kind = PatternKind::SlidingWindow;
+    QByteArray key;
+    QList<QByteArray> related;
+    QByteArray parent;
+    QList<QByteArray> members;
+    bool countedTokens = false; // TokenFamily: members are HASHes with a use counter
+    PatternParams params;
+    QString source; // the profile rule that matched, or "autodetected"
+
+    QByteArray relatedKey(int i) const { return i < related.size() ? related.at(i) : QByteArray(); }
+    // Every key this object reads (for keyspace events and for the snapshot).
+    QList<QByteArray> keys() const;
+};
+
+} // namespace gatehouse

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <QByteArray>
+#include <QList>
+#include <QString>
+
+#include <optional>
+
+namespace gatehouse {
+
+// Where the age of an item in flight came from. Processing lists carry no
+// time, so Gatehouse says which source it used.
+enum class AgeSource {
+    ClaimsSet, // the queue's claim script recorded the claim time
+    FirstSeen, // the first time Gatehouse saw the item in the processing list
+};
+QString ageSourceId(AgeSource source); // "claims" | "first-seen"
+
+struct InFlightItem
+{
+    QByteArray job;
+    qint64 ageMs = 0;
+    AgeSource source = AgeSource::ClaimsSet;
+};
+
+// One reading of one pattern instance at one server time. A value type: the
+// fields that apply depend on the pattern; the rest keep their defaults.
+// Every time is in ms; ages and horizons are relative to atMs.
+struct Reading
+{
+    enum class Status {
+        Ok,
+        Missing,   // none of the keys exist (expired, deleted, never written)
+        WrongType, // a key holds another type than the pattern needs
+        Error,     // a probe failed (connection, NOPERM, ...): message says why
+    };
+
+    Status status = Status::Ok;
+    QString message; // for Missing/WrongType/Error, and notes (truncated, unknown limit)
+    qint64 atMs = 0; // server time of the reading
+
+    // Limiters (sliding, resource/consumer, fixed, Redisson).
+    qint64 inWindow = 0;         // requests (or permits) counted in the current window
+    std::optional<qint64> limit; // unknown when Redis does not store it
+    qint64 windowMs = 0;         // 0: unknown
+    qint64 stored = 0;           // members stored (includes ones not yet trimmed)
+    qint64 oldestAgeMs = -1;     // age of the oldest entry in the window; -1: empty
+    qint64 retryHorizonMs = 0;   // last retry slot - now (fixed: PTTL when over the limit;
+                                 // Redisson: time to the next permit)
+    qint64 retrySlots = 0;       // future retry slots
+    qint64 resetMs = -1;         // fixed window: ms until the counter expires
+    QList<qint64> windowTimes;   // detail: entry times in the window, oldest first (bounded)
+    QList<qint64> retryTimes;    // detail: future retry slot times (bounded)
+
+    // Locks.
+    QByteArray token;            // holder token (lock) or raw value (legacy lock)
+    bool tokenTruncated = false; // value longer than the bounded read
+    qint64 pttlMs = -2;          // -1: no TTL, -2: gone
+    qint64 expiresAtMs = -1;     // legacy lock: the expiry written in the value
+
+    // Token families.
+    qint64 count = 0;      // live tokens
+    qint64 withoutTtl = 0; // tokens that never expire (a leak)
+    qint64 minTtlMs = -1;
+    qint64 maxTtlMs = -1;
+    qint64 used = 0; // counted tokens with a use counter above zero
+
+    // Reliable queues.
+    qint64 length = 0;
+    qint64 inFlight = 0;
+    qint64 deadLength = 0;
+    qint64 stuck = 0;               // in flight for longer than the stuck threshold
+    bool stuckIsLowerBound = false; // ages known only for the page read
+    qint64 oldestInFlightAgeMs = -1;
+    QList<InFlightItem> items; // oldest first, at most the page size
+    bool truncated = false;    // more in flight than the page holds
+
+    bool isOk() const { return status == Status::Ok; }
+    // in window / limit; nullopt when the limit is unknown.
+    std::optional<double> occupancy() const;
+};
+
+QString readingStatusId(Reading::Status status); // "ok" | "missing" | "wrong-type" | "error"
+
+} // namespace gatehouse

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: MIT
+#include "redissonlimiterunit.h"
+
+#include <QtEndian>
+
+#include <algorithm>
+
+namespace gatehouse {
+
+namespace {
+// The interval the probe uses before the hash has been read: the profile's.
+qint64 intervalOf(const PatternObject &o)
+{
+    return o.params.windowMs > 0 ? o.params.windowMs : 0;
+}
+} // namespace
+
+qint64 RedissonLimiterUnit::permitsInGrant(const QByteArray &member)
+{
+    // Lua's struct.pack('fI') on x86-64: a 4-byte float then a 4-byte
+    // unsigned, little endian, no padding.
+    if (member.size() != 8)
+        return 1;
+    return qFromLittleEndian<quint32>(member.constData() + 4);
+}
+
+QList<PatternUnit::Command> RedissonLimiterUnit::probe(const PatternObject &o,
+                                                       const ProbeContext &c) const
+{
+    const qint64 interval = intervalOf(o);
+    const QByteArray lo = interval > 0 ? '(' + number(c.nowMs - interval) : QByteArray("-inf");
+    const QByteArray permits = o.relatedKey(1);
+    return {
+        {"HMGET", o.key, "rate", "interval", "type"},
+        {"GETRANGE", o.relatedKey(0), "0", "31"},
+        {"ZCOUNT", permits, lo, "+inf"},
+        {"ZRANGEBYSCORE", permits, lo, "+inf", "WITHSCORES", "LIMIT", "0",
+         number(std::max(1, o.params.pageSize))},
+    };
+}
+
+Reading RedissonLimiterUnit::read(const PatternObject &o, const QList<RedisValue> &r,
+                                  const ProbeContext &c) const
+{
+    if (auto f = failure(o, r, {o.key, o.relatedKey(0), o.relatedKey(1), o.relatedKey(1)}, c.nowMs))
+        return *f;
+    Reading reading;
+    reading.atMs = c.nowMs;
+    const RedisValue &config = r.at(0);
+    bool rateOk = false;
+    bool intervalOk = false;
+    const qint64 rate = config.size() == 3 ? config.at(0).toInteger(&rateOk) : 0;
+    const qint64 interval = config.size() == 3 ? config.at(1).toInteger(&intervalOk) : 0;
+    if (!rateOk || !intervalOk) {
+        reading.status = Reading::Status::Missing;
+        reading.message = QStringLiteral("Redisson limiter \"%1\" is not initialised (no rate "
+                                         "or interval in its hash).")
+                              .arg(printableBytes(o.key));
+        return reading;
+    }
+    reading.limit = rate;
+    reading.windowMs = interval;
+    const qint64 grants = r.at(2).toInteger();
+    const auto &page = r.at(3).elements();
+    qint64 permits = 0;
+    qint64 oldest = -1;
+    for (qsizetype i = 0; i + 1 < page.size(); i += 2) {
+        permits += permitsInGrant(page.at(i).bytes());
+        const qint64 t = page.at(i + 1).bytes().toLongLong();
+        if (oldest < 0 || t < oldest)
+            oldest = t;
+    }
+    const qint64 pageGrants = page.size() / 2;
+    if (grants > pageGrants) // beyond the page, count one permit per grant
+        permits += grants - pageGrants;
+    reading.inWindow = permits;
+    reading.stored = grants;
+    if (oldest >= 0) {
+        reading.oldestAgeMs = std::max<qint64>(0, c.nowMs - oldest);
+        if (permits >= rate)
+            reading.retryHorizonMs = std::max<qint64>(0, oldest + interval - c.nowMs);
+    }
+    if (config.at(2).bytes() == "1")
+        reading.message = QStringLiteral("PER_CLIENT limiter: figures are for the shared "
+                                         "value/permits keys only.");
+    if (o.params.windowMs > 0 && o.params.windowMs != interval)
+        reading.message = QStringLiteral("The interval changed to %1 ms; the next reading uses it.")
+                              .arg(interval);
+    return reading;
+}
+
+} // namespace gatehouse

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: MIT
+#include "slidingwindowunit.h"
+
+#include <algorithm>
+
+namespace gatehouse {
+
+namespace {
+QByteArray lowerBound(const PatternObject &o, qint64 nowMs)
+{
+    if (o.params.windowMs <= 0)
+        return "-inf";
+    // The scripts trim scores <= now - window: the window is (now - window, +inf).
+    const qint64 unit = std::max<qint64>(1, o.params.scoreUnitMs);
+    if (unit == 1)
+        return '(' + QByteArray::number(nowMs - o.params.windowMs);
+    return '(' + QByteArray::number(double(nowMs - o.params.windowMs) / double(unit), 'f', 3);
+}
+} // namespace
+
+QList<PatternUnit::Command> SlidingWindowUnit::probe(const PatternObject &o,
+                                                     const ProbeContext &c) const
+{
+    const QByteArray lo = lowerBound(o, c.nowMs);
+    const QByteArray retry = o.relatedKey(0);
+    const QByteArray page = number(std::max(1, o.params.pageSize));
+    QList<Command> cmds{
+        {"ZCOUNT", o.key, lo, "+inf"},
+        {"ZCARD", o.key},
+        {"ZRANGEBYSCORE", o.key, lo, "+inf", "WITHSCORES", "LIMIT", "0", "1"},
+    };
+    if (!retry.isEmpty()) {
+        cmds.append({"ZRANGE", retry, "-1", "-1", "WITHSCORES"});
+        cmds.append({"ZCOUNT", retry, '(' + number(c.nowMs), "+inf"});
+    }
+    if (c.detail) {
+        cmds.append({"ZREVRANGEBYSCORE", o.key, "+inf", lo, "WITHSCORES", "LIMIT", "0", page});
+        if (!retry.isEmpty())
+            cmds.append({"ZRANGEBYSCORE", retry, '(' + number(c.nowMs), "+inf", "WITHSCORES",
+                         "LIMIT", "0", page});
+    }
+    return cmds;
+}
+
+Reading SlidingWindowUnit::read(const PatternObject &o, const QList<RedisValue> &r,
+                                const ProbeContext &c) const
+{
+    const QByteArray retry = o.relatedKey(0);
+    QList<QByteArray> replyKeys{o.key, o.key, o.key};
+    if (!retry.isEmpty())
+        replyKeys << retry << retry;
+    if (c.detail) {
+        replyKeys << o.key;
+        if (!retry.isEmpty())
+            replyKeys << retry;
+    }
+    if (auto f = failure(o, r, replyKeys, c.nowMs))
+        return *f;
+
+    const qint64 unit = std::max<qint64>(1, o.params.scoreUnitMs);
+    Reading reading;
+    reading.atMs = c.nowMs;
+    reading.limit = o.params.limit;
+    reading.windowMs = o.params.windowMs;
+    reading.inWindow = r.at(0).toInteger();
+    reading.stored = r.at(1).toInteger();
+    const QList<qint64> oldest = scoresMs(r.at(2), unit);
+    if (!oldest.isEmpty())
+        reading.oldestAgeMs = std::max<qint64>(0, c.nowMs - oldest.first());
+    int next = 3;
+    bool retryExists = false;
+    if (!retry.isEmpty()) {
+        const QList<qint64> last = scoresMs(r.at(next++), 1);
+        retryExists = !last.isEmpty();
+        if (retryExists)
+            reading.retryHorizonMs = std::max<qint64>(0, last.first() - c.nowMs);
+        reading.retrySlots = r.at(next++).toInteger();
+    }
+    if (c.detail) {
+        reading.windowTimes = scoresMs(r.at(next++), unit);
+        std::reverse(reading.windowTimes.begin(), reading.windowTimes.end());
+        if (!retry.isEmpty())
+            reading.retryTimes = scoresMs(r.at(next++), 1);
+    }
+    if (reading.stored == 0 && !retryExists) {
+        reading.status = Reading::Status::Missing;
+        reading.message = QStringLiteral("Idle: the window key does not exist (no requests, or "
+                                         "it expired).");
+    } else if (!reading.limit) {
+        reading.message = QStringLiteral("The limit is not stored in Redis; set it in the "
+                                         "profile to see occupancy.");
+    }
+    return reading;
+}
+
+ScriptCall SlidingWindowUnit::reset(const PatternObject &o)
+{
+    ScriptCall call;
+    call.action = QStringLiteral("limiter.reset");
+    call.script = QStringLiteral("limiter_reset");
+    call.keys = {o.key};
+    if (!o.relatedKey(0).isEmpty())
+        call.keys.append(o.relatedKey(0));
+    call.summary = QStringLiteral("Delete the window%1 of limiter \"%2\": every client starts "
+                                  "with a full allowance.")
+                       .arg(call.keys.size() > 1 ? QStringLiteral(" and retry slots") : QString(),
+                            printableBytes(o.key));
+    return call;
+}
+
+ScriptCall SlidingWindowUnit::clearRetrySlots(const PatternObject &o)
+{
+    if (o.relatedKey(0).isEmpty())
+        return {};
+    ScriptCall call;
+    call.action = QStringLiteral("limiter.clear-retry");
+    call.script = QStringLiteral("limiter_reset");
+    call.keys = {o.relatedKey(0)};
+    call.summary = QStringLiteral("Delete the retry slots of limiter \"%1\"; the window keeps "
+                                  "its entries.")
+                       .arg(printableBytes(o.key));
+    return call;
+}
+
+} // namespace gatehouse

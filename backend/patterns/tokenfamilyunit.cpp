@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: MIT
+#include "tokenfamilyunit.h"
+
+#include <QRandomGenerator>
+
+#include <algorithm>
+
+namespace gatehouse {
+
+namespace {
+qsizetype probedMembers(const PatternObject &o)
+{
+    return std::min<qsizetype>(o.members.size(), TokenFamilyUnit::MaxMembersPerProbe);
+}
+} // namespace
+
+QList<PatternUnit::Command> TokenFamilyUnit::probe(const PatternObject &o,
+                                                   const ProbeContext &) const
+{
+    QList<Command> cmds;
+    const qsizetype n = probedMembers(o);
+    cmds.reserve(o.countedTokens ? 2 * n : n);
+    for (qsizetype i = 0; i < n; ++i) {
+        cmds.append({"PTTL", o.members.at(i)});
+        if (o.countedTokens)
+            cmds.append({"HGET", o.members.at(i), o.params.countField});
+    }
+    return cmds;
+}
+
+Reading TokenFamilyUnit::read(const PatternObject &o, const QList<RedisValue> &r,
+                              const ProbeContext &c) const
+{
+    Reading reading;
+    reading.atMs = c.nowMs;
+    const qsizetype n = probedMembers(o);
+    const int stride = o.countedTokens ? 2 : 1;
+    qint64 wrongType = 0;
+    for (qsizetype i = 0; i < n && (i + 1) * stride <= r.size(); ++i) {
+        const RedisValue &pttl = r.at(i * stride);
+        if (pttl.isError()) {
+            reading.status = Reading::Status::Error;
+            reading.message = QStringLiteral("Reading token \"%1\" failed: %2")
+                                  .arg(printableBytes(o.members.at(i)), pttl.errorMessage());
+            return reading;
+        }
+        const qint64 ttl = pttl.toInteger();
+        if (ttl == -2)
+            continue; // consumed, revoked or expired since discovery
+        if (o.countedTokens) {
+            const RedisValue &used = r.at(i * stride + 1);
+            if (used.errorCode() == "WRONGTYPE") {
+                ++wrongType;
+                continue;
+            }
+            if (used.toInteger() > 0)
+                ++reading.used;
+        }
+        ++reading.count;
+        if (ttl == -1) {
+            ++reading.withoutTtl;
+            continue;
+        }
+        reading.minTtlMs = reading.minTtlMs < 0 ? ttl : std::min(reading.minTtlMs, ttl);
+        reading.maxTtlMs = std::max(reading.maxTtlMs, ttl);
+    }
+    if (n < o.members.size() && n > 0) // extrapolate from the sample
+        reading.count = reading.count * o.members.size() / n;
+    if (wrongType > 0)
+        reading.message = QStringLiteral("%1 keys of the family are not hashes with a \"%2\" "
+                                         "counter; they are not counted.")
+                              .arg(wrongType)
+                              .arg(QString::fromUtf8(o.params.countField));
+    else if (reading.withoutTtl > 0)
+        reading.message
+            = QStringLiteral("%1 tokens have no TTL and never expire.").arg(reading.withoutTtl);
+    if (reading.count == 0 && wrongType == 0) {
+        reading.status = Reading::Status::Missing;
+        reading.message
+            = QStringLiteral("No live tokens in family \"%1\".").arg(printableBytes(o.key));
+    }
+    return reading;
+}
+
+QByteArray TokenFamilyUnit::newToken()
+{
+    // QRandomGenerator::system() reads the operating system's CSPRNG.
+    QByteArray raw(24, Qt::Uninitialized);
+    QRandomGenerator::system()->fillRange(reinterpret_cast<quint32 *>(raw.data()),
+                                          raw.size() / int(sizeof(quint32)));
+    return raw.toBase64(QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals);
+}
+
+ScriptCall TokenFamilyUnit::issue(const PatternObject &family, const QByteArray &token,
+                                  const QByteArray &value, qint64 ttlSeconds)
+{
+    ScriptCall call;
+    call.action = QStringLiteral("token.issue");
+    call.script = QStringLiteral("token_issue");
+    call.keys = {family.key + token};
+    call.args = {value, QByteArray::number(ttlSeconds)};
+    call.summary = QStringLiteral("Create token \"%1\" expiring in %2 s (never overwrites an "
+                                  "existing key).")
+                       .arg(printableBytes(call.keys.first()))
+                       .arg(ttlSeconds);
+    return call;
+}
+
+ScriptCall TokenFamilyUnit::revoke(const QByteArray &tokenKey)
+{
+    ScriptCall call;
+    call.action = QStringLiteral("token.revoke");
+    call.script = QStringLiteral("token_revoke");
+    call.keys = {tokenKey};
+    call.summary = QStringLiteral("Delete token \"%1\"; it can no longer be used.")
+                       .arg(printableBytes(tokenKey));
+    return call;
+}
+
+} // namespace gatehouse

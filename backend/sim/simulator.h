@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <patterns/patternkind.h>
+#include <redis/redisclient.h>
+
+#include <QMap>
+#include <QObject>
+#include <QRandomGenerator>
+#include <QTimer>
+
+#include <map>
+#include <memory>
+
+namespace gatehouse {
+
+// What the simulator left in Redis when it stopped: per pattern id, the
+// objects (their primary key; for token families the prefix) that exist.
+struct SimulatorCensus
+{
+    QMap<QString, QList<QByteArray>> objects;
+    QMap<QString, qint64> tokenCounts; // family prefix -> live tokens
+    qint64 commands = 0;               // requests sent during the run
+    QByteArray toJson() const;
+};
+
+// Deterministic traffic that exercises every pattern with Gatehouse's own
+// scripts: limiter clients below and above their limits, resource/consumer
+// pairs, fixed-window counters, a Redisson-layout limiter, lock holders of
+// which some crash (their locks expire), legacy SETNX locks, token issuers
+// and consumers, queue producers and workers of which some crash (their jobs
+// stay in the processing list). The same seed makes the same decisions.
+//
+// Runs on the caller's thread through a RedisClient (which does the I/O on
+// its worker); a tick every 100 ms sends one burst, and a tick is skipped
+// while the previous burst is still unanswered, so a slow server is never
+// flooded.
+class Simulator : public QObject
+{
+    Q_OBJECT
+public:
+    struct Options
+    {
+        quint32 seed = 1;
+        int scale = 1;      // multiplies the number of instances
+        qint64 seconds = 0; // 0: until stop()
+        int tickMs = 100;
+        QByteArray prefix = "sim:";
+    };
+
+    Simulator(RedisClient *client, Options options, QObject *parent = nullptr);
+    ~Simulator() override;
+
+    void start(); // the client may still be connecting: traffic starts when ready
+    // Stops the traffic, releases the locks of holders that did not crash,
+    // counts what is left, then emits finished().
+    void stop();
+    bool isRunning() const { return m_timer.isActive(); }
+
+    // Names of every instance, for profiles and benchmarks.
+    QList<QByteArray> slidingWindowKeys() const;
+
+Q_SIGNALS:
+    void finished(const gatehouse::SimulatorCensus &census);
+    void failed(const QString &message);
+
+private:
+    struct Event;
+    void tick();
+    void send(const QString &script, QList<QByteArray> keys, QList<QByteArray> args,
+              std::function<void(const RedisValue &)> onReply = {});
+    void sendCommands(QList<QList<QByteArray>> commands);
+    void schedule(qint64 afterTicks, std::function<void()> action);
+    QByteArray randomId(QRandomGenerator &rng);
+    static double uniform(QRandomGenerator &rng) { return rng.generateDouble(); }
+    int ticksFor(qint64 ms) const { return int(std::max<qint64>(1, ms / m_options.tickMs)); }
+    void census();
+    void countTokens(int family, const QByteArray &cursor, std::shared_ptr<SimulatorCensus> result);
+
+    void tickLimiters();
+    void tickLocks();
+    void tickTokens();
+    void tickQueues();
+
+    RedisClient *m_client;
+    Options m_options;
+    // One stream per area, so an area's decisions depend only on the seed
+    // and the tick, not on how fast another area's replies came back.
+    QRandomGenerator m_limiterRng;
+    QRandomGenerator m_lockRng;
+    QRandomGenerator m_tokenRng;
+    QRandomGenerator m_queueRng;
+    QTimer m_timer;
+    qint64 m_tick = 0;
+    qint64 m_outstanding = 0;
+    qint64 m_commands = 0;
+    bool m_stopping = false;
+    std::multimap<qint64, std::function<void()>> m_events; // by tick
+    QList<double> m_accumulators; // fractional requests carried per instance
+
+    struct LockState
+    {
+        QByteArray token;
+        bool held = false;
+        bool crashed = false;
+    };
+    QList<LockState> m_locks;
+    QList<bool> m_firstClaimCrashes; // per queue: its first claimed job is left stuck
+};
+
+} // namespace gatehouse
+
+Q_DECLARE_METATYPE(gatehouse::SimulatorCensus)

@@ -1,0 +1,514 @@
+// SPDX-License-Identifier: MIT
+// Each pattern unit's reading, checked against keys built with known scores
+// relative to the server's TIME, in a real redis-server.
+#include <patterns/fixedwindowunit.h>
+#include <patterns/legacylockunit.h>
+#include <patterns/lockunit.h>
+#include <patterns/patternunit.h>
+#include <patterns/redissonlimiterunit.h>
+#include <patterns/reliablequeueunit.h>
+#include <patterns/slidingwindowunit.h>
+#include <patterns/tokenfamilyunit.h>
+#include <redis/redisclient.h>
+#include <redis/serverinfo.h>
+
+#include "redisserver.h"
+
+#include <QTest>
+
+using namespace gatehouse;
+using gatehouse::test::call;
+using gatehouse::test::RedisServer;
+using gatehouse::test::waitReady;
+
+namespace {
+
+QByteArray n(qint64 v)
+{
+    return QByteArray::number(v);
+}
+
+RedisValue runScript(RedisClient &client, const ScriptCall &sc)
+{
+    QObject context;
+    RedisValue reply = RedisValue::failed(QStringLiteral("no reply"));
+    bool done = false;
+    client.script(RedisScript::fromResource(sc.script), sc.keys, sc.args, &context,
+                  [&](const RedisValue &v) {
+                      reply = v;
+                      done = true;
+                  });
+    (void)QTest::qWaitFor([&] { return done; }, 20000);
+    return reply;
+}
+
+} // namespace
+
+class tst_PatternUnits : public QObject
+{
+    Q_OBJECT
+
+private:
+    RedisServer m_server;
+    std::unique_ptr<RedisClient> m_client;
+    QList<QByteArray> m_unbounded; // probe commands that could read a large key whole
+
+    qint64 serverNow() { return serverTimeMs(call(*m_client, {"TIME"})); }
+
+    Reading probe(const PatternObject &o, ProbeContext ctx)
+    {
+        const PatternUnit &unit = PatternUnit::of(o.kind);
+        const auto cmds = unit.probe(o, ctx);
+        for (const auto &cmd : cmds) { // bounded reads only
+            static const QList<QByteArray> unbounded{"KEYS", "HGETALL", "GET", "SMEMBERS"};
+            if (unbounded.contains(cmd.first())
+                || (cmd.first() == "LRANGE" && cmd.value(2) == "0" && cmd.value(3) == "-1"))
+                m_unbounded.append(cmd.join(' '));
+        }
+        QObject context;
+        QList<RedisValue> replies;
+        bool done = false;
+        m_client->pipeline(cmds, &context, [&](const QList<RedisValue> &r) {
+            replies = r;
+            done = true;
+        });
+        (void)QTest::qWaitFor([&] { return done; }, 20000);
+        return unit.read(o, replies, ctx);
+    }
+
+    Reading probe(const PatternObject &o, qint64 now, bool detail = false)
+    {
+        ProbeContext ctx;
+        ctx.nowMs = now;
+        ctx.detail = detail;
+        return probe(o, ctx);
+    }
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY2(m_server.start(), qPrintable(m_server.errorString()));
+        m_client = gatehouse::test::connectedClient(m_server);
+        QVERIFY(m_client);
+    }
+
+    void init() { QCOMPARE(call(*m_client, {"FLUSHALL"}), RedisValue::status("OK")); }
+    void cleanup() { QCOMPARE(m_unbounded, QList<QByteArray>()); }
+
+    void cleanupTestCase()
+    {
+        m_client.reset();
+        m_server.stop();
+        QCOMPARE(RedisServer::runningChildren(), 0);
+    }
+
+    void slidingWindow()
+    {
+        const qint64 now = serverNow();
+        call(*m_client, {"ZADD", "rl:api", n(now - 15000), "a", n(now - 9000), "b", n(now - 5000),
+                         "c", n(now - 100), "d"});
+        call(*m_client, {"ZADD", "rl:api:retry", n(now - 500), "old", n(now + 2000), "s1",
+                         n(now + 4000), "s2"});
+        PatternObject o;
+        o.kind = PatternKind::SlidingWindow;
+        o.key = "rl:api";
+        o.related = {"rl:api:retry"};
+        o.params.limit = 5;
+        o.params.windowMs = 10000;
+
+        const Reading r = probe(o, now, true);
+        QVERIFY2(r.isOk(), qPrintable(r.message));
+        QCOMPARE(r.inWindow, 3);
+        QCOMPARE(r.stored, 4);
+        QCOMPARE(r.oldestAgeMs, 9000);
+        QCOMPARE(r.retryHorizonMs, 4000);
+        QCOMPARE(r.retrySlots, 2);
+        QCOMPARE(r.occupancy().value(), 0.6);
+        QCOMPARE(r.windowTimes, (QList<qint64>{now - 9000, now - 5000, now - 100}));
+        QCOMPARE(r.retryTimes, (QList<qint64>{now + 2000, now + 4000}));
+
+        // Without a limit: counted, occupancy unknown, and said so.
+        o.params.limit.reset();
+        const Reading unknown = probe(o, now);
+        QCOMPARE(unknown.inWindow, 3);
+        QVERIFY(!unknown.occupancy());
+        QVERIFY(unknown.message.contains(QLatin1String("limit")));
+        QVERIFY(unknown.windowTimes.isEmpty()); // no detail asked
+
+        // Reset deletes both keys.
+        QCOMPARE(runScript(*m_client, SlidingWindowUnit::reset(o)).toInteger(), 2);
+        QCOMPARE(probe(o, now).status, Reading::Status::Missing);
+    }
+
+    // The unit reads what Gatehouse's own limiter script writes.
+    void slidingWindowAfterScript()
+    {
+        const RedisScript script = RedisScript::fromResource(QStringLiteral("sliding_window"));
+        const qint64 now = serverNow();
+        for (int i = 0; i < 8; ++i) {
+            bool done = false;
+            QObject ctx;
+            m_client->script(script, {"rl:s", "rl:s:retry"}, {"5", "1000", n(now), "100"}, &ctx,
+                             [&](const RedisValue &) { done = true; });
+            QVERIFY(QTest::qWaitFor([&] { return done; }, 5000));
+        }
+        PatternObject o;
+        o.kind = PatternKind::SlidingWindow;
+        o.key = "rl:s";
+        o.related = {"rl:s:retry"};
+        o.params.limit = 5;
+        o.params.windowMs = 1000;
+        const Reading r = probe(o, now);
+        QCOMPARE(r.inWindow, 5);
+        QCOMPARE(r.occupancy().value(), 1.0);
+        QCOMPARE(r.retrySlots, 3);
+        QCOMPARE(r.retryHorizonMs, 600); // three slots of window/limit = 200 ms
+    }
+
+    // Seed 003's layout: scores in seconds, members in microseconds.
+    void resourceConsumerSeconds()
+    {
+        const qint64 now = serverNow();
+        const qint64 s = now / 1000;
+        call(*m_client,
+             {"ZADD", "z:rl:resource:12{12}", n(s - 20), "1", n(s - 5), "2", n(s - 1), "3"});
+        call(*m_client, {"ZADD", "z:rl:resource:12{12}:consumer:1", n(s - 1), "3"});
+        PatternObject res;
+        res.kind = PatternKind::ResourceConsumer;
+        res.key = "z:rl:resource:12{12}";
+        res.params.limit = 10;
+        res.params.windowMs = 10000;
+        res.params.scoreUnitMs = 1000;
+        const Reading r = probe(res, s * 1000);
+        QCOMPARE(r.inWindow, 2);
+        QCOMPARE(r.stored, 3);
+        QCOMPARE(r.oldestAgeMs, 5000);
+
+        PatternObject consumer = res;
+        consumer.key = "z:rl:resource:12{12}:consumer:1";
+        consumer.parent = res.key;
+        consumer.params.limit = 5;
+        const Reading c = probe(consumer, s * 1000);
+        QCOMPARE(c.inWindow, 1);
+        QCOMPARE(c.occupancy().value(), 0.2);
+    }
+
+    void fixedWindow()
+    {
+        call(*m_client, {"SET", "throttle:u1", "7", "PX", "5000"});
+        PatternObject o;
+        o.kind = PatternKind::FixedWindow;
+        o.key = "throttle:u1";
+        o.params.limit = 5;
+        const Reading r = probe(o, serverNow());
+        QVERIFY(r.isOk());
+        QCOMPARE(r.inWindow, 7);
+        QVERIFY(r.resetMs > 4000 && r.resetMs <= 5000);
+        QCOMPARE(r.retryHorizonMs, r.resetMs); // over the limit: wait for the reset
+
+        call(*m_client, {"SET", "throttle:u1", "not a number"});
+        QCOMPARE(probe(o, serverNow()).status, Reading::Status::WrongType);
+        call(*m_client, {"DEL", "throttle:u1"});
+        QCOMPARE(probe(o, serverNow()).status, Reading::Status::Missing);
+    }
+
+    // Written the way Redisson writes it: struct.pack('fI', random, permits).
+    void redissonLimiter()
+    {
+        const qint64 now = serverNow();
+        call(*m_client, {"HSET", "my-rate-limiter", "rate", "3", "interval", "60000", "type", "0"});
+        call(*m_client, {"SET", "{my-rate-limiter}:value", "1"});
+        const QByteArray grant = "redis.call('zadd', KEYS[1], ARGV[1], "
+                                 "struct.pack('fI', ARGV[2], ARGV[3]))";
+        const QByteArray permits = "{my-rate-limiter}:permits";
+        call(*m_client, {"EVAL", grant, "1", permits, n(now - 70000), "0.25", "1"});
+        call(*m_client, {"EVAL", grant, "1", permits, n(now - 30000), "0.5", "1"});
+        call(*m_client, {"EVAL", grant, "1", permits, n(now - 10000), "0.75", "1"});
+        PatternObject o;
+        o.kind = PatternKind::RedissonLimiter;
+        o.key = "my-rate-limiter";
+        o.related = {"{my-rate-limiter}:value", permits};
+        o.params.windowMs = 60000;
+        Reading r = probe(o, now);
+        QVERIFY2(r.isOk(), qPrintable(r.message));
+        QCOMPARE(r.limit.value(), 3);
+        QCOMPARE(r.windowMs, 60000);
+        QCOMPARE(r.inWindow, 2);
+        QCOMPARE(r.retryHorizonMs, 0);
+
+        // A grant of 2 permits exhausts it: the next permit frees when the
+        // oldest grant in the window (30 s ago) leaves it.
+        call(*m_client, {"EVAL", grant, "1", permits, n(now - 5000), "0.1", "2"});
+        r = probe(o, now);
+        QCOMPARE(r.inWindow, 4);
+        QCOMPARE(r.retryHorizonMs, 30000);
+
+        call(*m_client, {"DEL", "my-rate-limiter"});
+        QCOMPARE(probe(o, now).status, Reading::Status::Missing);
+    }
+
+    void lock()
+    {
+        call(*m_client, {"SET", "lock:orders", "3f9a1c2e-77b1-4c1d", "PX", "30000"});
+        PatternObject o;
+        o.kind = PatternKind::Lock;
+        o.key = "lock:orders";
+        const Reading r = probe(o, serverNow());
+        QVERIFY(r.isOk());
+        QCOMPARE(r.token, QByteArray("3f9a1c2e-77b1-4c1d"));
+        QVERIFY(r.pttlMs > 29000 && r.pttlMs <= 30000);
+
+        // Force-release compares the token it was shown.
+        QCOMPARE(runScript(*m_client, LockUnit::forceRelease(o, "someone-else")).bytes(),
+                 QByteArray("3f9a1c2e-77b1-4c1d"));
+        QCOMPARE(runScript(*m_client, LockUnit::extend(o, r.token, 90000)).toInteger(), 1);
+        QVERIFY(probe(o, serverNow()).pttlMs > 89000);
+        QCOMPARE(runScript(*m_client, LockUnit::forceRelease(o, r.token)).toInteger(), 1);
+        QCOMPARE(probe(o, serverNow()).status, Reading::Status::Missing);
+        QVERIFY(runScript(*m_client, LockUnit::forceRelease(o, r.token)).isNil());
+
+        call(*m_client, {"LPUSH", "lock:orders", "x"});
+        const Reading wrong = probe(o, serverNow());
+        QCOMPARE(wrong.status, Reading::Status::WrongType);
+        QVERIFY(wrong.message.contains(QLatin1String("lock:orders")));
+    }
+
+    void legacyLock()
+    {
+        const qint64 now = serverNow();
+        call(*m_client, {"SET", "lock.foo", n(now / 1000 + 10)});
+        call(*m_client, {"SET", "lock.bar", n(now - 5000)}); // ms, expired 5 s ago
+        PatternObject o;
+        o.kind = PatternKind::LegacyLock;
+        o.key = "lock.foo";
+        Reading r = probe(o, now);
+        QVERIFY(r.isOk());
+        QCOMPARE(r.expiresAtMs, (now / 1000 + 10) * 1000);
+        QCOMPARE(r.pttlMs, -1);
+        o.key = "lock.bar";
+        r = probe(o, now);
+        QCOMPARE(r.expiresAtMs, now - 5000);
+        QVERIFY(r.message.contains(QLatin1String("crashed")));
+    }
+
+    void tokenFamily()
+    {
+        call(*m_client, {"SET", "code:a1b2c3d4e5", "{}", "EX", "60"});
+        call(*m_client, {"SET", "code:f6g7h8i9j0", "{}", "EX", "30"});
+        call(*m_client, {"SET", "code:k1l2m3n4o5", "{}"}); // a leak: no TTL
+        PatternObject o;
+        o.kind = PatternKind::TokenFamily;
+        o.key = "code:";
+        o.members = {"code:a1b2c3d4e5", "code:f6g7h8i9j0", "code:k1l2m3n4o5", "code:consumed0001"};
+        const Reading r = probe(o, serverNow());
+        QVERIFY(r.isOk());
+        QCOMPARE(r.count, 3);
+        QCOMPARE(r.withoutTtl, 1);
+        QVERIFY(r.minTtlMs > 29000 && r.minTtlMs <= 30000);
+        QVERIFY(r.maxTtlMs > 59000 && r.maxTtlMs <= 60000);
+        QVERIFY(r.message.contains(QLatin1String("no TTL")));
+
+        // Issue and revoke through the unit's calls.
+        const QByteArray token = TokenFamilyUnit::newToken();
+        QCOMPARE(token.size(), 32);
+        QVERIFY(token != TokenFamilyUnit::newToken());
+        const ScriptCall issue = TokenFamilyUnit::issue(o, token, "{\"user\":1}", 120);
+        QCOMPARE(issue.keys.first(), "code:" + token);
+        QCOMPARE(runScript(*m_client, issue).toInteger(), 1);
+        QCOMPARE(runScript(*m_client, issue).toInteger(), 0); // collision reported, not overwritten
+        QCOMPARE(call(*m_client, {"GET", "code:" + token}).bytes(), QByteArray("{\"user\":1}"));
+        QCOMPARE(runScript(*m_client, TokenFamilyUnit::revoke("code:" + token)).bytes(),
+                 QByteArray("string"));
+        QVERIFY(runScript(*m_client, TokenFamilyUnit::revoke("code:" + token)).isNil());
+    }
+
+    // Seed 002's hashes with a use counter.
+    void countedTokens()
+    {
+        call(*m_client, {"HSET", "user_token:aaaa1111", "used_by", "0", "user", "1"});
+        call(*m_client, {"EXPIRE", "user_token:aaaa1111", "60"});
+        call(*m_client, {"HSET", "user_token:bbbb2222", "used_by", "1", "user", "2"});
+        call(*m_client, {"EXPIRE", "user_token:bbbb2222", "60"});
+        call(*m_client, {"SET", "user_token:cccc3333", "x", "EX", "60"}); // not a hash
+        PatternObject o;
+        o.kind = PatternKind::TokenFamily;
+        o.key = "user_token:";
+        o.countedTokens = true;
+        o.members = {"user_token:aaaa1111", "user_token:bbbb2222", "user_token:cccc3333"};
+        const Reading r = probe(o, serverNow());
+        QCOMPARE(r.count, 2);
+        QCOMPARE(r.used, 1);
+        QVERIFY(r.message.contains(QLatin1String("not hashes")));
+    }
+
+    void queueWithClaims()
+    {
+        const RedisScript claim = RedisScript::fromResource(QStringLiteral("queue_claim"));
+        const qint64 now = serverNow();
+        for (const char *job : {"j1", "j2", "j3", "j4", "j5"})
+            call(*m_client, {"LPUSH", "jobs:mail", job});
+        for (qint64 at : {now - 120000, now - 90000, now - 1000}) {
+            bool done = false;
+            QObject ctx;
+            m_client->script(claim, {"jobs:mail", "jobs:mail:processing", "jobs:mail:claims"},
+                             {n(at)}, &ctx, [&](const RedisValue &) { done = true; });
+            QVERIFY(QTest::qWaitFor([&] { return done; }, 5000));
+        }
+        PatternObject o;
+        o.kind = PatternKind::ReliableQueue;
+        o.key = "jobs:mail";
+        o.related = {"jobs:mail:processing", "jobs:mail:claims", "jobs:mail:dead"};
+        o.params.stuckAfterMs = 60000;
+        Reading r = probe(o, now);
+        QVERIFY2(r.isOk(), qPrintable(r.message));
+        QCOMPARE(r.length, 2);
+        QCOMPARE(r.inFlight, 3);
+        QCOMPARE(r.stuck, 2);
+        QCOMPARE(r.items.size(), 3);
+        QCOMPARE(r.items.at(0).job, QByteArray("j1"));
+        QCOMPARE(r.items.at(0).ageMs, 120000);
+        QCOMPARE(r.items.at(0).source, AgeSource::ClaimsSet);
+        QCOMPARE(r.oldestInFlightAgeMs, 120000);
+
+        // Requeue, dead-letter and requeue-stuck through the unit's calls.
+        QCOMPARE(runScript(*m_client, ReliableQueueUnit::requeue(o, "j1")).toInteger(), 1);
+        QCOMPARE(runScript(*m_client, ReliableQueueUnit::requeue(o, "j1")).toInteger(), 0);
+        QCOMPARE(runScript(*m_client, ReliableQueueUnit::deadLetter(o, "j3")).toInteger(), 1);
+        const RedisValue stuck
+            = runScript(*m_client, ReliableQueueUnit::requeueStuck(o, 60000, 10));
+        QCOMPARE(stuck.size(), 1);
+        QCOMPARE(stuck.at(0).bytes(), QByteArray("j2"));
+        r = probe(o, serverNow());
+        QCOMPARE(r.length, 4);
+        QCOMPARE(r.inFlight, 0);
+        QCOMPARE(r.deadLength, 1);
+        QCOMPARE(r.stuck, 0);
+        // The requeued job is the next one taken (the right end).
+        QCOMPARE(call(*m_client, {"LINDEX", "jobs:mail", "-1"}).bytes(), QByteArray("j2"));
+    }
+
+    // Written with RPOPLPUSH and no claims set: ages from first sight.
+    void queueFirstSeen()
+    {
+        for (const char *job : {"a", "b", "c"})
+            call(*m_client, {"LPUSH", "q", job});
+        call(*m_client, {"RPOPLPUSH", "q", "q:processing"}); // a
+        call(*m_client, {"RPOPLPUSH", "q", "q:processing"}); // b
+        const qint64 now = serverNow();
+        const QHash<QByteArray, qint64> seen{{"a", now - 300000}, {"b", now - 2000}};
+        PatternObject o;
+        o.kind = PatternKind::ReliableQueue;
+        o.key = "q";
+        o.related = {"q:processing"};
+        o.params.stuckAfterMs = 60000;
+        ProbeContext ctx;
+        ctx.nowMs = now;
+        ctx.firstSeenMs = [&](const QByteArray &job) {
+            return seen.value(job, -1);
+        };
+        const Reading r = probe(o, ctx);
+        QCOMPARE(r.length, 1);
+        QCOMPARE(r.inFlight, 2);
+        QCOMPARE(r.stuck, 1);
+        QCOMPARE(r.items.size(), 2);
+        QCOMPARE(r.items.at(0).job, QByteArray("a"));
+        QCOMPARE(r.items.at(0).ageMs, 300000);
+        QCOMPARE(r.items.at(0).source, AgeSource::FirstSeen);
+        QVERIFY(!ReliableQueueUnit::requeueStuck(o, 60000, 10).isValid());
+    }
+
+    // A 1,000,000-item processing list is read in one bounded page, flagged.
+    void hugeProcessingList()
+    {
+        QList<QList<QByteArray>> batch;
+        for (int b = 0; b < 1000; ++b) {
+            QList<QByteArray> cmd{"RPUSH", "big:processing"};
+            for (int i = 0; i < 1000; ++i)
+                cmd.append(n(b * 1000 + i));
+            batch.append(cmd);
+        }
+        QObject ctx;
+        bool done = false;
+        m_client->pipeline(batch, &ctx, [&](const QList<RedisValue> &) { done = true; });
+        QVERIFY(QTest::qWaitFor([&] { return done; }, 60000));
+        PatternObject o;
+        o.kind = PatternKind::ReliableQueue;
+        o.key = "big";
+        o.related = {"big:processing"};
+        const Reading r = probe(o, serverNow());
+        QVERIFY(r.isOk());
+        QCOMPARE(r.inFlight, 1000000);
+        QCOMPARE(r.items.size(), o.params.pageSize);
+        QCOMPARE(r.items.first().job, QByteArray("999999")); // the oldest: right end
+        QVERIFY(r.truncated);
+        QVERIFY(r.stuckIsLowerBound);
+        QVERIFY(r.message.contains(QLatin1String("1000000")));
+    }
+
+    // Missing keys, empty lists and wrong types: one clear result each.
+    void emptyAndWrongType_data()
+    {
+        QTest::addColumn<int>("kind");
+        QTest::addColumn<QByteArray>("setup");
+        QTest::addColumn<int>("status");
+        const int ok = int(Reading::Status::Ok);
+        const int missing = int(Reading::Status::Missing);
+        const int wrong = int(Reading::Status::WrongType);
+        QTest::newRow("window missing")
+            << int(PatternKind::SlidingWindow) << QByteArray() << missing;
+        QTest::newRow("window is a list")
+            << int(PatternKind::SlidingWindow) << QByteArray("list") << wrong;
+        QTest::newRow("counter missing")
+            << int(PatternKind::FixedWindow) << QByteArray() << missing;
+        QTest::newRow("counter is a zset")
+            << int(PatternKind::FixedWindow) << QByteArray("zset") << wrong;
+        QTest::newRow("redisson missing")
+            << int(PatternKind::RedissonLimiter) << QByteArray() << missing;
+        QTest::newRow("redisson is a list")
+            << int(PatternKind::RedissonLimiter) << QByteArray("list") << wrong;
+        QTest::newRow("lock missing") << int(PatternKind::Lock) << QByteArray() << missing;
+        QTest::newRow("lock is a hash") << int(PatternKind::Lock) << QByteArray("hash") << wrong;
+        QTest::newRow("legacy lock is a zset")
+            << int(PatternKind::LegacyLock) << QByteArray("zset") << wrong;
+        QTest::newRow("tokens all gone")
+            << int(PatternKind::TokenFamily) << QByteArray() << missing;
+        QTest::newRow("queue empty") << int(PatternKind::ReliableQueue) << QByteArray() << ok;
+        QTest::newRow("queue is a string")
+            << int(PatternKind::ReliableQueue) << QByteArray("string") << wrong;
+    }
+
+    void emptyAndWrongType()
+    {
+        QFETCH(int, kind);
+        QFETCH(QByteArray, setup);
+        QFETCH(int, status);
+        if (setup == "list")
+            call(*m_client, {"LPUSH", "k", "x"});
+        else if (setup == "zset")
+            call(*m_client, {"ZADD", "k", "1", "x"});
+        else if (setup == "hash")
+            call(*m_client, {"HSET", "k", "f", "x"});
+        else if (setup == "string")
+            call(*m_client, {"SET", "k", "x"});
+        PatternObject o;
+        o.kind = PatternKind(kind);
+        o.key = "k";
+        o.params.windowMs = 1000;
+        if (o.kind == PatternKind::RedissonLimiter)
+            o.related = {"{k}:value", "{k}:permits"};
+        if (o.kind == PatternKind::ReliableQueue)
+            o.related = {"k:processing", "k:claims"};
+        if (o.kind == PatternKind::TokenFamily) {
+            o.key = "t:";
+            o.members = {"t:gone0001", "t:gone0002"};
+        }
+        const Reading r = probe(o, serverNow());
+        QCOMPARE(int(r.status), status);
+        QVERIFY(status == int(Reading::Status::Ok) || !r.message.isEmpty());
+        if (status == int(Reading::Status::WrongType))
+            QVERIFY2(r.message.contains(QLatin1String("\"k")), qPrintable(r.message));
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_PatternUnits)
+#include "tst_patternunits.moc"

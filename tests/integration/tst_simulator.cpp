@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: MIT
+// `gatehouse-cli simulate` against a fresh redis-server leaves every pattern,
+// and what it reports is what Redis holds.
+#include <redis/redisclient.h>
+
+#include "redisserver.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTest>
+
+using namespace gatehouse;
+using gatehouse::test::call;
+using gatehouse::test::RedisServer;
+using gatehouse::test::runCli;
+using gatehouse::test::waitReady;
+
+class tst_Simulator : public QObject
+{
+    Q_OBJECT
+
+private:
+    RedisServer m_server;
+    std::unique_ptr<RedisClient> m_client;
+    QJsonObject m_report;
+
+    QList<QByteArray> keysOf(const char *pattern) const
+    {
+        QList<QByteArray> keys;
+        const auto array = m_report.value(QLatin1String("patterns"))
+                               .toObject()
+                               .value(QLatin1String(pattern))
+                               .toObject()
+                               .value(QLatin1String("keys"))
+                               .toArray();
+        for (const auto &v : array)
+            keys.append(v.toString().toUtf8());
+        return keys;
+    }
+
+    QByteArray type(const QByteArray &key) { return call(*m_client, {"TYPE", key}).bytes(); }
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY2(m_server.start(), qPrintable(m_server.errorString()));
+        m_client = gatehouse::test::connectedClient(m_server);
+        QVERIFY(m_client);
+
+        const auto run
+            = runCli(QStringLiteral(GATEHOUSE_CLI),
+                     {QStringLiteral("--url"), m_server.url(), QStringLiteral("simulate"),
+                      QStringLiteral("--seconds"), QStringLiteral("3"), QStringLiteral("--scale"),
+                      QStringLiteral("2"), QStringLiteral("--seed"), QStringLiteral("7"),
+                      QStringLiteral("--json")});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        QJsonParseError error;
+        m_report = QJsonDocument::fromJson(run.out.toUtf8(), &error).object();
+        QVERIFY2(error.error == QJsonParseError::NoError, qPrintable(run.out));
+        QVERIFY(m_report.value(QLatin1String("commands")).toInteger() > 50);
+    }
+
+    void cleanupTestCase()
+    {
+        m_client.reset();
+        m_server.stop();
+        QCOMPARE(RedisServer::runningChildren(), 0);
+    }
+
+    void everyPatternLeft_data()
+    {
+        QTest::addColumn<QString>("pattern");
+        QTest::addColumn<int>("count");
+        QTest::addColumn<QByteArray>("type");
+        // scale 2: 8 sliding windows, 2 resources x 3 consumers, 4 counters,
+        // 2 Redisson limiters, 2 legacy locks, 2 + 1 queues, 2 token families.
+        QTest::newRow("sliding-window") << "sliding-window" << 8 << QByteArray("zset");
+        QTest::newRow("resource-consumer") << "resource-consumer" << 8 << QByteArray("zset");
+        QTest::newRow("fixed-window") << "fixed-window" << 4 << QByteArray("string");
+        QTest::newRow("redisson-limiter") << "redisson-limiter" << 2 << QByteArray("hash");
+        QTest::newRow("legacy-lock") << "legacy-lock" << 2 << QByteArray("string");
+        QTest::newRow("reliable-queue") << "reliable-queue" << 3 << QByteArray();
+        QTest::newRow("token-family") << "token-family" << 2 << QByteArray();
+    }
+
+    void everyPatternLeft()
+    {
+        QFETCH(QString, pattern);
+        QFETCH(int, count);
+        QFETCH(QByteArray, type);
+        const QList<QByteArray> keys = keysOf(pattern.toLatin1().constData());
+        QCOMPARE(keys.size(), count);
+        if (!type.isEmpty()) {
+            for (const QByteArray &key : keys)
+                QCOMPARE(this->type(key), type);
+        }
+    }
+
+    // Crashed lock holders leave locks that expire on their own.
+    void crashedLocksLeft()
+    {
+        const QList<QByteArray> locks = keysOf("lock");
+        QVERIFY(!locks.isEmpty());
+        for (const QByteArray &key : locks) {
+            const qint64 pttl = call(*m_client, {"PTTL", key}).toInteger();
+            QVERIFY2(pttl > 0 && pttl <= 20000, key.constData());
+        }
+        // The crashed holder of the first SETNX lock left an expiry in the past.
+        const qint64 expiry = call(*m_client, {"GET", "sim:lock.legacy:0"}).toInteger();
+        const qint64 nowS = call(*m_client, {"TIME"}).at(0).toInteger();
+        QVERIFY(expiry < nowS);
+    }
+
+    // Limiter clients above their limit were rejected and given retry slots.
+    void limitersMoved()
+    {
+        int withRetry = 0;
+        for (const QByteArray &key : keysOf("sliding-window")) {
+            if (call(*m_client, {"EXISTS", key + ":retry"}).toInteger() == 1)
+                ++withRetry;
+            QVERIFY(call(*m_client, {"PTTL", key}).toInteger() > 0); // idle windows expire
+        }
+        QVERIFY(withRetry > 0);
+        QVERIFY(call(*m_client, {"ZCARD", "{sim:redisson:0}:permits"}).toInteger() > 0);
+    }
+
+    // Workers that crashed left jobs in processing, with claim times.
+    void stuckJobsLeft()
+    {
+        QVERIFY(call(*m_client, {"LLEN", "sim:jobs:mail:processing"}).toInteger() > 0);
+        QVERIFY(call(*m_client, {"ZCARD", "sim:jobs:mail:claims"}).toInteger() > 0);
+        QVERIFY(call(*m_client, {"LLEN", "sim:legacyq:0:processing"}).toInteger() > 0);
+        QCOMPARE(call(*m_client, {"EXISTS", "sim:legacyq:0:claims"}).toInteger(), 0);
+    }
+
+    void tokensLeft()
+    {
+        const auto live = m_report.value(QLatin1String("liveTokens")).toObject();
+        QVERIFY(live.value(QLatin1String("sim:code:")).toInteger() > 0);
+        QVERIFY(live.value(QLatin1String("sim:user_token:")).toInteger() > 0);
+        QCOMPARE(
+            this->type(call(*m_client, {"SCAN", "0", "MATCH", "sim:user_token:*", "COUNT", "1000"})
+                           .at(1)
+                           .at(0)
+                           .bytes()),
+            QByteArray("hash"));
+    }
+
+    void badArguments()
+    {
+        auto run = runCli(QStringLiteral(GATEHOUSE_CLI),
+                          {QStringLiteral("--url"), m_server.url(), QStringLiteral("simulate"),
+                           QStringLiteral("--seconds"), QStringLiteral("soon")});
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(run.err.contains(QLatin1String("--seconds")), qPrintable(run.err));
+        run = runCli(QStringLiteral(GATEHOUSE_CLI),
+                     {QStringLiteral("--url"), QStringLiteral("redis://127.0.0.1:1"),
+                      QStringLiteral("simulate"), QStringLiteral("--seconds"),
+                      QStringLiteral("1")});
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(run.err.contains(QLatin1String("127.0.0.1:1")), qPrintable(run.err));
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_Simulator)
+#include "tst_simulator.moc"

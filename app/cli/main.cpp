@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // gatehouse-cli: the headless front of Gatehouse's backend.
 
+#include "actioncommand.h"
 #include "exitcodes.h"
+#include "monitorcommands.h"
 #include "pingcommand.h"
 #include "simulatecommand.h"
 
@@ -19,11 +21,32 @@ namespace {
 
 const char s_commands[]
     = "Commands:\n"
-      "  ping       Connect, run PING, print the server's version and time.\n"
-      "  simulate   Run the traffic simulator against the server for --seconds, then\n"
-      "             print what it left (keys per pattern; --json for JSON).\n";
+      "  ping                             Connect, run PING, print version and server time.\n"
+      "  snapshot [--json]                One reading of every limiter, lock, token family\n"
+      "                                   and queue found (--profile, or autodetected).\n"
+      "  watch [--interval MS] [--count N] A line per tick (JSON lines with --json).\n"
+      "  profile suggest                  Autodetect and print the profile as JSON.\n"
+      "  lock release KEY --token T       Delete the lock only if it still holds T.\n"
+      "  lock extend KEY --token T --ttl MS\n"
+      "  queue requeue QUEUE (--job VALUE | --stuck [--older-than MS])\n"
+      "  queue dead-letter QUEUE --job VALUE\n"
+      "  token issue FAMILY --ttl S [--value JSON]   Prints the new token.\n"
+      "  token revoke KEY\n"
+      "  limiter reset KEY                Delete the window and its retry slots.\n"
+      "  events enable                    Turn on keyspace notifications (CONFIG SET).\n"
+      "  simulate [--seconds N] [--seed S] [--scale K]   Traffic over every pattern.\n"
+      "\nActions take --read-only (refuse), --dry-run (print what would run) and\n"
+      "--audit-log FILE. Exit codes: 0 done, 1 failed, 2 usage, 3 refused or nothing\n"
+      "to do (token changed, job gone).\n";
 
-// A non-negative integer option, or an error sentence.
+int usageError(const QString &message)
+{
+    QTextStream(stderr) << "gatehouse-cli: " << message << " Run 'gatehouse-cli --help' for usage."
+                        << Qt::endl;
+    return cli::ExitUsage;
+}
+
+// A whole-number option within [min, max], or an error sentence.
 std::optional<qint64> intOption(const QCommandLineParser &parser, const QCommandLineOption &option,
                                 qint64 min, qint64 max, qint64 fallback, QString *error)
 {
@@ -42,11 +65,13 @@ std::optional<qint64> intOption(const QCommandLineParser &parser, const QCommand
     return v;
 }
 
-int usageError(const QString &message)
+template<typename Command>
+int runSession(QCoreApplication &app, Command &command)
 {
-    QTextStream(stderr) << "gatehouse-cli: " << message << " Run 'gatehouse-cli --help' for usage."
-                        << Qt::endl;
-    return cli::ExitUsage;
+    QObject::connect(&command, &Command::finished, &app,
+                     [](int code) { QCoreApplication::exit(code); });
+    command.start();
+    return app.exec();
 }
 
 } // namespace
@@ -54,7 +79,7 @@ int usageError(const QString &message)
 int main(int argc, char *argv[])
 {
     QCoreApplication app(argc, argv);
-    QCoreApplication::setApplicationName(QStringLiteral("gatehouse-cli"));
+    QCoreApplication::setApplicationName(QStringLiteral("gatehouse"));
     QCoreApplication::setOrganizationName(QStringLiteral("Gatehouse"));
     QCoreApplication::setApplicationVersion(QStringLiteral(GATEHOUSE_VERSION));
 
@@ -67,18 +92,30 @@ int main(int argc, char *argv[])
     const QCommandLineOption version = parser.addVersionOption();
     const EndpointOptions endpointOptions;
     endpointOptions.addTo(parser);
-    const QCommandLineOption json(QStringLiteral("json"), QStringLiteral("Print JSON."));
-    const QCommandLineOption seconds(QStringLiteral("seconds"),
-                                     QStringLiteral("simulate: run for N seconds (default 10)."),
-                                     QStringLiteral("N"));
-    const QCommandLineOption seed(QStringLiteral("seed"),
-                                  QStringLiteral("simulate: random seed (default 1)."),
-                                  QStringLiteral("S"));
-    const QCommandLineOption scale(
-        QStringLiteral("scale"),
-        QStringLiteral("simulate: multiply the number of instances by K (default 1)."),
-        QStringLiteral("K"));
-    parser.addOptions({json, seconds, seed, scale});
+    auto option = [&](const char *name, const char *description, const char *value = nullptr) {
+        QCommandLineOption o{QString::fromLatin1(name), QString::fromLatin1(description)};
+        if (value)
+            o.setValueName(QLatin1String(value));
+        parser.addOption(o);
+        return o;
+    };
+    const auto profile
+        = option("profile", "A profile file, or a built-in name (demo, seeds).", "FILE|NAME");
+    const auto readOnly = option("read-only", "Refuse every action.");
+    const auto dryRun = option("dry-run", "Print what an action would run; change nothing.");
+    const auto json = option("json", "Print JSON.");
+    const auto interval = option("interval", "watch: ms between readings (default 1000).", "MS");
+    const auto count = option("count", "watch: stop after N readings.", "N");
+    const auto token = option("token", "lock: the holder token shown.", "T");
+    const auto ttl = option("ttl", "lock extend: ms; token issue: s.", "N");
+    const auto job = option("job", "queue: the job (the list element).", "VALUE");
+    const auto stuck = option("stuck", "queue requeue: every stuck job.");
+    const auto olderThan = option("older-than", "queue requeue --stuck: threshold in ms.", "MS");
+    const auto value = option("value", "token issue: the JSON payload.", "JSON");
+    const auto auditLog = option("audit-log", "Append audit entries to FILE.", "FILE");
+    const auto seconds = option("seconds", "simulate: run for N seconds (default 10).", "N");
+    const auto seed = option("seed", "simulate: random seed (default 1).", "S");
+    const auto scale = option("scale", "simulate: multiply the instances by K (default 1).", "K");
     parser.addPositionalArgument(QStringLiteral("command"),
                                  QStringLiteral("What to do (see Commands)."));
 
@@ -103,15 +140,21 @@ int main(int argc, char *argv[])
     if (!endpoint)
         return usageError(error);
 
+    std::optional<Profile> loadedProfile;
+    if (parser.isSet(profile)) {
+        loadedProfile = Profile::load(parser.value(profile), &error);
+        if (!loadedProfile) {
+            QTextStream(stderr) << "gatehouse-cli: " << error << Qt::endl;
+            return cli::ExitUsage;
+        }
+    }
+
     const QString command = args.first();
     if (command == QLatin1String("ping")) {
         if (args.size() > 1)
             return usageError(QStringLiteral("ping takes no arguments."));
         cli::PingCommand ping(*endpoint);
-        QObject::connect(&ping, &cli::PingCommand::finished, &app,
-                         [](int code) { QCoreApplication::exit(code); });
-        ping.start();
-        return app.exec();
+        return runSession(app, ping);
     }
     if (command == QLatin1String("simulate")) {
         if (args.size() > 1)
@@ -126,10 +169,53 @@ int main(int argc, char *argv[])
         options.seed = quint32(*seedValue);
         options.scale = int(*scaleValue);
         cli::SimulateCommand simulate(*endpoint, options, parser.isSet(json));
-        QObject::connect(&simulate, &cli::SimulateCommand::finished, &app,
-                         [](int code) { QCoreApplication::exit(code); });
-        simulate.start();
-        return app.exec();
+        return runSession(app, simulate);
+    }
+    if (command == QLatin1String("snapshot") || command == QLatin1String("watch")) {
+        const bool watch = command == QLatin1String("watch");
+        if (args.size() > 1)
+            return usageError(QStringLiteral("%1 takes no arguments.").arg(command));
+        const auto ms = intOption(parser, interval, 50, 3600 * 1000, 1000, &error);
+        const auto n = intOption(parser, count, 0, 1000000000, 0, &error);
+        if (!ms || !n)
+            return usageError(error);
+        Monitor::Options options;
+        options.profile = loadedProfile;
+        options.intervalMs = int(*ms);
+        cli::SnapshotCommand snapshot(*endpoint, options, parser.isSet(json), watch, int(*n));
+        return runSession(app, snapshot);
+    }
+    if (command == QLatin1String("profile")) {
+        if (args.value(1) != QLatin1String("suggest") || args.size() != 2)
+            return usageError(QStringLiteral("Use \"profile suggest\"."));
+        cli::SuggestCommand suggest(*endpoint);
+        return runSession(app, suggest);
+    }
+    static const QStringList s_actions{QStringLiteral("lock"), QStringLiteral("queue"),
+                                       QStringLiteral("token"), QStringLiteral("limiter"),
+                                       QStringLiteral("events")};
+    if (s_actions.contains(command)) {
+        cli::ActionCommand::Request request;
+        request.words = args;
+        request.token = parser.value(token).toUtf8();
+        request.job = parser.value(job).toUtf8();
+        request.stuck = parser.isSet(stuck);
+        request.value = parser.value(value).toUtf8();
+        request.valueSet = parser.isSet(value);
+        request.readOnly = parser.isSet(readOnly);
+        request.dryRun = parser.isSet(dryRun);
+        request.profile = loadedProfile;
+        request.auditLog = parser.value(auditLog);
+        const auto ttlValue = intOption(parser, ttl, 1, qint64(1) << 40, -1, &error);
+        const auto older = intOption(parser, olderThan, 0, qint64(1) << 40, -1, &error);
+        if (!ttlValue || !older)
+            return usageError(error);
+        request.ttl = *ttlValue;
+        request.olderThanMs = *older;
+        if (const QString problem = cli::ActionCommand::validate(request); !problem.isEmpty())
+            return usageError(problem);
+        cli::ActionCommand action(*endpoint, request);
+        return runSession(app, action);
     }
     return usageError(QStringLiteral("Unknown command \"%1\".").arg(command));
 }

@@ -21,6 +21,8 @@ struct KeyShape
     bool hasInterval = false;
     bool hasType = false;
     bool hasCountField = false; // hashes: the token use counter field present
+    qint64 rate = -1;           // hashes: Redisson's rate and interval (ms), when present
+    qint64 interval = -1;
 };
 
 // The role one key plays, judged on its own; grouping keys into pattern

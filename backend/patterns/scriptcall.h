@@ -13,12 +13,13 @@ namespace gatehouse {
 struct ScriptCall
 {
     QString action; // "lock.force-release", "queue.requeue", ...
-    QString script; // file name in lua/ without ".lua"
+    QString script; // file name in lua/ without ".lua"; empty for a plain command
     QList<QByteArray> keys;
     QList<QByteArray> args;
-    QString summary; // one sentence for the confirmation dialog
+    QList<QByteArray> command; // actions Lua cannot do (CONFIG SET): the command itself
+    QString summary;           // one sentence for the confirmation dialog
 
-    bool isValid() const { return !script.isEmpty(); }
+    bool isValid() const { return !script.isEmpty() || !command.isEmpty(); }
 };
 
 } // namespace gatehouse

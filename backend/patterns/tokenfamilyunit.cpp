@@ -82,6 +82,20 @@ Reading TokenFamilyUnit::read(const PatternObject &o, const QList<RedisValue> &r
     return reading;
 }
 
+QList<QByteArray> TokenFamilyUnit::liveMembers(const PatternObject &o, const QList<RedisValue> &r)
+{
+    const qsizetype n = probedMembers(o);
+    const int stride = o.countedTokens ? 2 : 1;
+    QList<QByteArray> live;
+    for (qsizetype i = 0; i < o.members.size(); ++i) {
+        // Members beyond the probed sample are kept: nothing is known of them.
+        if (i >= n || i * stride >= r.size() || r.at(i * stride).isError()
+            || r.at(i * stride).toInteger() != -2)
+            live.append(o.members.at(i));
+    }
+    return live;
+}
+
 QByteArray TokenFamilyUnit::newToken()
 {
     // QRandomGenerator::system() reads the operating system's CSPRNG.

@@ -19,6 +19,10 @@ public:
     Reading read(const PatternObject &object, const QList<RedisValue> &replies,
                  const ProbeContext &context) const override;
 
+    // The members whose probe replies say they still exist (for pruning).
+    static QList<QByteArray> liveMembers(const PatternObject &object,
+                                         const QList<RedisValue> &replies);
+
     // A fresh token: 24 bytes from the system CSPRNG, base64url (32 characters).
     static QByteArray newToken();
     // SET <prefix><token> value NX EX ttl; reports a collision instead of overwriting.

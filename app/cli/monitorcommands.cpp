@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: MIT
+#include "monitorcommands.h"
+
+#include "exitcodes.h"
+
+#include <QDateTime>
+#include <QJsonDocument>
+#include <QTextStream>
+
+namespace gatehouse::cli {
+
+namespace {
+
+QString ms(qint64 v)
+{
+    if (v < 0)
+        return QStringLiteral("-");
+    if (v < 10000)
+        return QStringLiteral("%1 ms").arg(v);
+    return QStringLiteral("%1 s").arg(double(v) / 1000.0, 0, 'f', 1);
+}
+
+QString cell(const QString &s, int width)
+{
+    return s.size() >= width ? s.left(width - 1) + QLatin1Char(' ') : s.leftJustified(width);
+}
+
+} // namespace
+
+SnapshotCommand::SnapshotCommand(const RedisEndpoint &endpoint, Monitor::Options options, bool json,
+                                 bool watch, int count, QObject *parent)
+    : Session(endpoint, parent)
+    , m_options(std::move(options))
+    , m_json(json)
+    , m_watch(watch)
+    , m_count(count)
+{
+    if (!m_watch) {
+        m_options.useEvents = false; // one reading: no subscription
+        m_options.singleReading = true;
+        m_options.rescanMs = 0;
+        m_options.intervalMs = 3600 * 1000; // ticks are driven below
+    }
+}
+
+void SnapshotCommand::onReady()
+{
+    m_monitor = std::make_unique<Monitor>(&client(), m_options);
+    connect(m_monitor.get(), &Monitor::failed, this, [this](const QString &m) { fail(m); });
+    connect(m_monitor.get(), &Monitor::discoveryFinished, this, [this](bool) {
+        m_discovered = true;
+        m_monitor->refreshNow(); // every object read after the scan, in one tick
+    });
+    connect(m_monitor.get(), &Monitor::tickFinished, this, [this](const Snapshot &s) {
+        if (!m_discovered || isDone())
+            return;
+        QTextStream out(stdout);
+        if (!m_watch) {
+            if (m_json)
+                out << QJsonDocument(s.toJson()).toJson(QJsonDocument::Indented);
+            else
+                printText(s);
+            out.flush();
+            done(ExitOk);
+            return;
+        }
+        if (m_json)
+            out << QJsonDocument(s.toJson()).toJson(QJsonDocument::Compact) << '\n';
+        else
+            printWatchLine(s);
+        out.flush();
+        if (m_count > 0 && ++m_printed >= m_count)
+            done(ExitOk);
+    });
+    m_monitor->start();
+}
+
+void SnapshotCommand::printWatchLine(const Snapshot &s)
+{
+    int limiters = 0, full = 0, locks = 0, tokens = 0, queues = 0;
+    qint64 length = 0, inFlight = 0, stuck = 0;
+    for (const ObjectState &o : s.objects) {
+        const QString section = patternSection(o.object.kind);
+        if (section == QLatin1String("limiter")) {
+            ++limiters;
+            full += o.reading.occupancy().value_or(0) >= 1.0 ? 1 : 0;
+        } else if (section == QLatin1String("lock")) {
+            locks += o.gone ? 0 : 1;
+        } else if (section == QLatin1String("token")) {
+            tokens += int(o.reading.count);
+        } else {
+            ++queues;
+            length += o.reading.length;
+            inFlight += o.reading.inFlight;
+            stuck += o.reading.stuck;
+        }
+    }
+    QTextStream(stdout)
+        << QDateTime::fromMSecsSinceEpoch(s.server.timeMs).toUTC().toString(Qt::ISODateWithMs)
+        << " limiters=" << limiters << " full=" << full << " locks=" << locks
+        << " tokens=" << tokens << " queues=" << queues << " queued=" << length
+        << " inFlight=" << inFlight << " stuck=" << stuck
+        << " events=" << (s.server.eventsLive ? "live" : "polling") << '\n';
+}
+
+void SnapshotCommand::printText(const Snapshot &s)
+{
+    QTextStream out(stdout);
+    out << "Server " << s.server.address << ": "
+        << (s.server.version.isEmpty() ? QStringLiteral("Redis (version unknown)")
+                                       : QStringLiteral("Redis ") + s.server.version)
+        << (s.server.role.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(s.server.role))
+        << ", time "
+        << QDateTime::fromMSecsSinceEpoch(s.server.timeMs).toUTC().toString(Qt::ISODateWithMs)
+        << ", clock offset " << s.server.clockOffsetMs << " ms, events "
+        << (s.server.eventsLive ? "live" : "polling") << '\n';
+    out << "Profile " << s.profile << ": " << s.objects.size() << " objects\n";
+    QList<const ObjectState *> limiters, locks, tokens, queues;
+    QList<const ObjectState *> sorted;
+    for (const ObjectState &o : s.objects)
+        sorted.append(&o);
+    std::sort(sorted.begin(), sorted.end(), [](const ObjectState *a, const ObjectState *b) {
+        return a->object.key < b->object.key;
+    });
+    for (const ObjectState *p : std::as_const(sorted)) {
+        const ObjectState &o = *p;
+        const QString section = patternSection(o.object.kind);
+        (section == QLatin1String("limiter") ? limiters
+         : section == QLatin1String("lock")  ? locks
+         : section == QLatin1String("token") ? tokens
+                                             : queues)
+            .append(p);
+    }
+    auto status = [](const ObjectState *o) {
+        return o->reading.isOk() ? QString()
+                                 : QStringLiteral("  [%1] %2")
+                                       .arg(readingStatusId(o->reading.status), o->reading.message);
+    };
+    out << "\nLimiters (" << limiters.size() << ")\n  " << cell(QStringLiteral("KEY"), 40)
+        << cell(QStringLiteral("PATTERN"), 19) << cell(QStringLiteral("IN WINDOW/LIMIT"), 17)
+        << cell(QStringLiteral("OCCUPANCY"), 11) << "RETRY HORIZON\n";
+    for (const ObjectState *o : limiters) {
+        const Reading &r = o->reading;
+        const auto occ = r.occupancy();
+        out << "  " << cell(printableBytes(o->object.key), 40)
+            << cell(patternId(o->object.kind), 19)
+            << cell(QStringLiteral("%1/%2")
+                        .arg(r.inWindow)
+                        .arg(r.limit ? QString::number(*r.limit) : QStringLiteral("?")),
+                    17)
+            << cell(occ ? QStringLiteral("%1%").arg(qRound(*occ * 100)) : QStringLiteral("?"), 11)
+            << ms(r.retryHorizonMs) << status(o) << '\n';
+    }
+    out << "\nLocks (" << locks.size() << ")\n  " << cell(QStringLiteral("KEY"), 40)
+        << cell(QStringLiteral("TOKEN"), 34) << cell(QStringLiteral("TTL"), 12) << "HELD FOR\n";
+    for (const ObjectState *o : locks) {
+        const Reading &r = o->reading;
+        const qint64 ttl = o->object.kind == PatternKind::LegacyLock && r.expiresAtMs > 0
+                               ? r.expiresAtMs - s.server.timeMs
+                               : r.pttlMs;
+        const QString ttlText = ttl == -1 ? QStringLiteral("none")
+                                : ttl < 0 ? QStringLiteral("expired %1 ago").arg(ms(-ttl))
+                                          : ms(ttl);
+        out << "  " << cell(printableBytes(o->object.key), 40)
+            << cell(printableBytes(r.token, 32), 34) << cell(ttlText, 12)
+            << (o->heldSinceMs >= 0 ? ms(s.server.timeMs - o->heldSinceMs) : QStringLiteral("-"))
+            << status(o) << '\n';
+    }
+    out << "\nToken families (" << tokens.size() << ")\n  " << cell(QStringLiteral("PREFIX"), 40)
+        << cell(QStringLiteral("LIVE"), 8) << cell(QStringLiteral("TTL RANGE"), 22) << "NO TTL\n";
+    for (const ObjectState *o : tokens) {
+        const Reading &r = o->reading;
+        out << "  " << cell(printableBytes(o->object.key), 40) << cell(QString::number(r.count), 8)
+            << cell(QStringLiteral("%1 - %2").arg(ms(r.minTtlMs), ms(r.maxTtlMs)), 22)
+            << r.withoutTtl << status(o) << '\n';
+    }
+    out << "\nQueues (" << queues.size() << ")\n  " << cell(QStringLiteral("QUEUE"), 40)
+        << cell(QStringLiteral("LENGTH"), 8) << cell(QStringLiteral("IN FLIGHT"), 11)
+        << cell(QStringLiteral("DEAD"), 6) << cell(QStringLiteral("STUCK"), 7)
+        << "OLDEST IN FLIGHT\n";
+    for (const ObjectState *o : queues) {
+        const Reading &r = o->reading;
+        out << "  " << cell(printableBytes(o->object.key), 40) << cell(QString::number(r.length), 8)
+            << cell(QString::number(r.inFlight), 11) << cell(QString::number(r.deadLength), 6)
+            << cell(QString::number(r.stuck)
+                        + (r.stuckIsLowerBound ? QStringLiteral("+") : QString()),
+                    7)
+            << ms(r.oldestInFlightAgeMs)
+            << (r.items.isEmpty()
+                    ? QString()
+                    : QStringLiteral(" (%1)").arg(ageSourceId(r.items.first().source)))
+            << status(o) << '\n';
+    }
+    if (!s.server.notes.isEmpty()) {
+        out << "\nNotes\n";
+        for (const QString &n : s.server.notes)
+            out << "  " << n << '\n';
+    }
+}
+
+void SuggestCommand::onReady()
+{
+    m_discovery = std::make_unique<Discovery>(&client(), std::nullopt);
+    connect(m_discovery.get(), &Discovery::failed, this, [this](const QString &m) { fail(m); });
+    connect(m_discovery.get(), &Discovery::finished, this, [this](bool) {
+        if (isDone())
+            return;
+        const Profile profile = m_discovery->suggestedProfile();
+        QTextStream out(stdout);
+        out << profile.toJson();
+        out.flush();
+        if (profile.isEmpty())
+            QTextStream(stderr) << "gatehouse-cli: no known pattern found in "
+                                << m_discovery->scannedKeys() << " keys." << Qt::endl;
+        done(profile.isEmpty() ? ExitNothingDone : ExitOk);
+    });
+    m_discovery->start();
+}
+
+} // namespace gatehouse::cli

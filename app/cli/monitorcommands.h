@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "session.h"
+
+#include <monitor/discovery.h>
+#include <monitor/monitor.h>
+
+#include <memory>
+
+namespace gatehouse::cli {
+
+// `snapshot [--json]`: discover, read everything once, print.
+// `watch [--interval MS] [--count N]`: a line per tick (JSON lines with --json).
+class SnapshotCommand : public Session
+{
+    Q_OBJECT
+public:
+    SnapshotCommand(const RedisEndpoint &endpoint, Monitor::Options options, bool json, bool watch,
+                    int count, QObject *parent = nullptr);
+
+protected:
+    void onReady() override;
+
+private:
+    void printText(const Snapshot &snapshot);
+    void printWatchLine(const Snapshot &snapshot);
+
+    Monitor::Options m_options;
+    std::unique_ptr<Monitor> m_monitor;
+    bool m_json = false;
+    bool m_watch = false;
+    int m_count = 0; // watch: ticks to print, 0 = until interrupted
+    int m_printed = 0;
+    bool m_discovered = false;
+};
+
+// `profile suggest`: autodetect, print the profile that finds the same as JSON.
+class SuggestCommand : public Session
+{
+    Q_OBJECT
+public:
+    using Session::Session;
+
+protected:
+    void onReady() override;
+
+private:
+    std::unique_ptr<Discovery> m_discovery;
+};
+
+} // namespace gatehouse::cli

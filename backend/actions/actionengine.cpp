@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: MIT
+#include "actionengine.h"
+
+#include <monitor/snapshot.h>
+#include <redis/redisscript.h>
+
+#include <QDateTime>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QPointer>
+#include <QStandardPaths>
+
+namespace gatehouse {
+
+namespace {
+
+QString osUser()
+{
+    QString user = qEnvironmentVariable("USER");
+    if (user.isEmpty())
+        user = qEnvironmentVariable("USERNAME");
+    return user.isEmpty() ? QStringLiteral("unknown") : user;
+}
+
+QString list(const QList<QByteArray> &items)
+{
+    QStringList out;
+    for (const QByteArray &i : items)
+        out << QLatin1Char('"') + printableBytes(i, 120) + QLatin1Char('"');
+    return out.join(QLatin1String(", "));
+}
+
+// A freshly issued token is a secret: the audit log keeps a recognisable stub.
+QByteArray redactedTokenKey(const QByteArray &key)
+{
+    const qsizetype colon = key.lastIndexOf(':');
+    const QByteArray prefix = key.left(colon + 1);
+    return prefix + key.mid(colon + 1, 4) + "...";
+}
+
+} // namespace
+
+QString resultId(ActionOutcome::Result result)
+{
+    switch (result) {
+    case ActionOutcome::Result::Done:
+        return QStringLiteral("done");
+    case ActionOutcome::Result::NothingDone:
+        return QStringLiteral("nothing-done");
+    case ActionOutcome::Result::Refused:
+        return QStringLiteral("refused");
+    case ActionOutcome::Result::Failed:
+        return QStringLiteral("failed");
+    case ActionOutcome::Result::DryRun:
+        return QStringLiteral("dry-run");
+    }
+    return {};
+}
+
+ActionEngine::ActionEngine(RedisClient *client, QObject *parent)
+    : QObject(parent)
+    , m_client(client)
+{
+    m_auditPath = qEnvironmentVariable("GATEHOUSE_AUDIT_LOG");
+    if (m_auditPath.isEmpty())
+        m_auditPath = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)
+                      + QStringLiteral("/audit.jsonl");
+}
+
+void ActionEngine::setAuditStream(const QByteArray &key, int maxLength)
+{
+    m_stream = key;
+    m_streamMaxLength = std::max(1, maxLength);
+}
+
+QString ActionEngine::describe(const ScriptCall &call)
+{
+    if (!call.command.isEmpty())
+        return QStringLiteral("%1\n  command: %2").arg(call.summary, list(call.command));
+    return QStringLiteral("%1\n  script: lua/%2.lua (EVALSHA %3)\n  KEYS: [%4]\n  ARGV: [%5]")
+        .arg(call.summary, call.script,
+             QString::fromLatin1(RedisScript::fromResource(call.script).sha1()), list(call.keys),
+             list(call.args));
+}
+
+ActionOutcome ActionEngine::interpret(const ScriptCall &call, const RedisValue &reply)
+{
+    using R = ActionOutcome::Result;
+    ActionOutcome out;
+    out.reply = reply;
+    const QString key = call.keys.isEmpty() ? QString() : printableBytes(call.keys.first());
+    if (reply.isError()) {
+        out.result = R::Failed;
+        if (reply.errorCode() == "NOPERM")
+            out.message = QStringLiteral("%1 was refused by the server (NOPERM): this Redis user "
+                                         "may not run it; connect as a user with write access.")
+                              .arg(call.action);
+        else
+            out.message = QStringLiteral("%1 failed: %2").arg(call.action, reply.errorMessage());
+        return out;
+    }
+    const QString a = call.action;
+    if (a == QLatin1String("lock.force-release") || a == QLatin1String("lock.release")
+        || a == QLatin1String("lock.extend")) {
+        const bool extend = a == QLatin1String("lock.extend");
+        if (reply.isInteger() && reply.toInteger() == 1) {
+            out.result = R::Done;
+            out.message = extend ? QStringLiteral("Extended lock \"%1\" to %2 ms.")
+                                       .arg(key, QString::fromUtf8(call.args.value(1)))
+                                 : QStringLiteral("Released lock \"%1\".").arg(key);
+        } else if (reply.isNil()) {
+            out.result = R::NothingDone;
+            out.message = QStringLiteral("Lock \"%1\" is gone (expired or released); nothing "
+                                         "changed.")
+                              .arg(key);
+        } else {
+            out.result = R::NothingDone;
+            out.message = QStringLiteral("Lock \"%1\" is now held by token \"%2\", not the one "
+                                         "shown; nothing changed.")
+                              .arg(key, printableBytes(reply.bytes(), 80));
+        }
+    } else if (a == QLatin1String("queue.requeue") || a == QLatin1String("queue.dead-letter")) {
+        const bool done = reply.toInteger() == 1;
+        out.result = done ? R::Done : R::NothingDone;
+        out.message = done ? QStringLiteral("Moved job \"%1\" %2.")
+                                 .arg(printableBytes(call.args.value(0), 80),
+                                      a == QLatin1String("queue.requeue")
+                                          ? QStringLiteral("back to the queue")
+                                          : QStringLiteral("to the dead-letter list"))
+                           : QStringLiteral("Job \"%1\" is no longer in flight (finished or "
+                                            "moved); nothing changed.")
+                                 .arg(printableBytes(call.args.value(0), 80));
+    } else if (a == QLatin1String("queue.requeue-stuck")) {
+        const qsizetype n = reply.size();
+        out.result = n > 0 ? R::Done : R::NothingDone;
+        out.message = n > 0 ? QStringLiteral("Requeued %1 stuck jobs.").arg(n)
+                            : QStringLiteral("No job was stuck; nothing changed.");
+    } else if (a == QLatin1String("token.issue")) {
+        const bool done = reply.toInteger() == 1;
+        out.result = done ? R::Done : R::NothingDone;
+        out.message = done ? QStringLiteral("Issued token \"%1\".").arg(key)
+                           : QStringLiteral("Key \"%1\" exists already (a collision); nothing "
+                                            "was overwritten.")
+                                 .arg(key);
+    } else if (a == QLatin1String("token.revoke")) {
+        out.result = reply.isNil() ? R::NothingDone : R::Done;
+        out.message = reply.isNil() ? QStringLiteral("Token \"%1\" does not exist (used, expired "
+                                                     "or revoked); nothing changed.")
+                                          .arg(key)
+                                    : QStringLiteral("Revoked token \"%1\".").arg(key);
+    } else if (a.startsWith(QLatin1String("limiter."))) {
+        const qint64 n = reply.toInteger();
+        out.result = n > 0 ? R::Done : R::NothingDone;
+        out.message = n > 0
+                          ? QStringLiteral("Deleted %1 key(s) of limiter \"%2\".").arg(n).arg(key)
+                          : QStringLiteral("Limiter \"%1\" had no keys; nothing changed.").arg(key);
+    } else if (a == QLatin1String("events.enable")) {
+        out.result = R::Done;
+        out.message = QStringLiteral("Keyspace notifications are on (%1).")
+                          .arg(QString::fromLatin1(call.command.value(3)));
+    } else {
+        out.result = R::Done;
+        out.message = QStringLiteral("%1: %2").arg(call.action, reply.toDebugString());
+    }
+    return out;
+}
+
+ScriptCall ActionEngine::enableKeyspaceEvents(const QByteArray &currentFlags)
+{
+    QByteArray flags = currentFlags;
+    for (char c : {'K', 'A'}) {
+        if (!flags.contains(c))
+            flags.append(c);
+    }
+    ScriptCall call;
+    call.action = QStringLiteral("events.enable");
+    call.command = {"CONFIG", "SET", "notify-keyspace-events", flags};
+    call.summary = QStringLiteral("Turn on keyspace notifications (notify-keyspace-events \"%1\"): "
+                                  "the server then publishes an event per change, which every "
+                                  "subscriber receives.")
+                       .arg(QString::fromLatin1(flags));
+    return call;
+}
+
+void ActionEngine::run(const ScriptCall &call, bool dryRun, const QObject *context, Handler handler)
+{
+    ActionOutcome out;
+    if (!call.isValid()) {
+        out.result = ActionOutcome::Result::Failed;
+        out.message = QStringLiteral("%1 is not possible for this object.").arg(call.action);
+        finish(call, out, context, handler);
+        return;
+    }
+    if (m_readOnly) {
+        out.result = ActionOutcome::Result::Refused;
+        out.message = QStringLiteral("Read-only mode: %1 was not run. Reconnect without "
+                                     "read-only to act.")
+                          .arg(call.action);
+        finish(call, out, context, handler);
+        return;
+    }
+    if (dryRun) {
+        out.result = ActionOutcome::Result::DryRun;
+        out.message = QStringLiteral("Dry run: nothing was sent.");
+        finish(call, out, context, handler);
+        return;
+    }
+    QPointer<const QObject> guard(context);
+    auto done = [this, call, guard, handler](const RedisValue &reply) {
+        finish(call, interpret(call, reply), guard, handler);
+    };
+    if (!call.command.isEmpty())
+        m_client->command(call.command, this, done);
+    else
+        m_client->script(RedisScript::fromResource(call.script), call.keys, call.args, this, done);
+}
+
+QJsonObject ActionEngine::auditEntry(const ScriptCall &call, const ActionOutcome &outcome) const
+{
+    QJsonArray keys, args;
+    const bool secret = call.action == QLatin1String("token.issue");
+    for (const QByteArray &k : call.keys)
+        keys.append(keyToJson(secret ? redactedTokenKey(k) : k));
+    for (const QByteArray &a : call.args)
+        args.append(keyToJson(a.size() > 512 ? a.left(512) + "..." : a));
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    return QJsonObject{
+        {QStringLiteral("time"),
+         QDateTime::fromMSecsSinceEpoch(now).toUTC().toString(Qt::ISODateWithMs)},
+        {QStringLiteral("timeMs"), double(now)},
+        {QStringLiteral("connection"), m_client->endpoint().displayUrl()},
+        {QStringLiteral("user"), osUser()},
+        {QStringLiteral("action"), call.action},
+        {QStringLiteral("script"), call.script},
+        {QStringLiteral("keys"), keys},
+        {QStringLiteral("args"), args},
+        {QStringLiteral("outcome"), resultId(outcome.result)},
+        {QStringLiteral("message"),
+         secret && !call.keys.isEmpty()
+             ? QString(outcome.message)
+                   .replace(printableBytes(call.keys.first()),
+                            printableBytes(redactedTokenKey(call.keys.first())))
+             : outcome.message},
+    };
+}
+
+void ActionEngine::finish(const ScriptCall &call, const ActionOutcome &outcome,
+                          const QObject *context, const Handler &handler)
+{
+    const QJsonObject entry = auditEntry(call, outcome);
+    ActionOutcome out = outcome;
+    QDir().mkpath(QFileInfo(m_auditPath).absolutePath());
+    QFile log(m_auditPath);
+    if (log.open(QIODevice::WriteOnly | QIODevice::Append)) {
+        log.write(QJsonDocument(entry).toJson(QJsonDocument::Compact) + '\n');
+    } else {
+        out.message += QStringLiteral(" (Could not write the audit log %1: %2.)")
+                           .arg(QDir::toNativeSeparators(m_auditPath), log.errorString());
+    }
+    if (!m_stream.isEmpty() && outcome.result != ActionOutcome::Result::DryRun) {
+        QList<QByteArray> xadd{
+            "XADD", m_stream, "MAXLEN", "~", QByteArray::number(m_streamMaxLength), "*"};
+        for (auto it = entry.constBegin(); it != entry.constEnd(); ++it) {
+            xadd << it.key().toUtf8();
+            const QJsonValue v = it.value();
+            xadd << (v.isString()  ? v.toString().toUtf8()
+                     : v.isArray() ? QJsonDocument(v.toArray()).toJson(QJsonDocument::Compact)
+                                   : QByteArray::number(qint64(v.toDouble())));
+        }
+        m_client->command(xadd, this, [](const RedisValue &) {});
+    }
+    Q_EMIT audited(entry);
+    if (handler && (context || !context)) // context may be null for fire-and-forget
+        handler(out);
+}
+
+QList<QJsonObject> ActionEngine::readAudit(const QString &path, int maxEntries)
+{
+    QList<QJsonObject> entries;
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return entries;
+    // Bounded: only the tail of a long log is read.
+    const qint64 tail = qint64(maxEntries) * 2048;
+    if (file.size() > tail)
+        file.seek(file.size() - tail);
+    const QList<QByteArray> lines = file.readAll().split('\n');
+    for (const QByteArray &line : lines) {
+        const QJsonDocument doc = QJsonDocument::fromJson(line);
+        if (doc.isObject())
+            entries.append(doc.object());
+    }
+    if (entries.size() > maxEntries)
+        entries = entries.mid(entries.size() - maxEntries);
+    return entries;
+}
+
+} // namespace gatehouse

@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <patterns/scriptcall.h>
+#include <redis/redisclient.h>
+
+#include <QJsonObject>
+#include <QObject>
+
+#include <functional>
+
+namespace gatehouse {
+
+struct ActionOutcome
+{
+    enum class Result {
+        Done,        // the script did what was asked
+        NothingDone, // it ran and found nothing to do (token changed, job gone)
+        Refused,     // read-only mode: not run
+        Failed,      // not run or errored: connection, NOPERM, bad input
+        DryRun,      // described, not run
+    };
+    Result result = Result::Failed;
+    QString message; // one sentence for the operator
+    RedisValue reply;
+};
+
+QString resultId(ActionOutcome::Result result); // "done", "nothing-done", ...
+
+// Every operator action goes through here: refused in read-only mode,
+// described exactly before it runs (script, KEYS, ARGV), run atomically as
+// one of Gatehouse's scripts, its reply turned into a sentence, and every
+// attempt appended to the audit log (JSON lines; optionally XADD to a stream
+// in the watched Redis, capped with MAXLEN).
+class ActionEngine : public QObject
+{
+    Q_OBJECT
+public:
+    explicit ActionEngine(RedisClient *client, QObject *parent = nullptr);
+
+    void setReadOnly(bool readOnly) { m_readOnly = readOnly; }
+    bool isReadOnly() const { return m_readOnly; }
+    // Default: <AppDataLocation>/audit.jsonl, or $GATEHOUSE_AUDIT_LOG.
+    void setAuditLogPath(const QString &path) { m_auditPath = path; }
+    QString auditLogPath() const { return m_auditPath; }
+    void setAuditStream(const QByteArray &key, int maxLength);
+
+    // What will run, for the confirmation: script, KEYS, ARGV, and the summary.
+    static QString describe(const ScriptCall &call);
+    static ActionOutcome interpret(const ScriptCall &call, const RedisValue &reply);
+    // CONFIG SET notify-keyspace-events: the current flags plus K and A.
+    static ScriptCall enableKeyspaceEvents(const QByteArray &currentFlags);
+
+    using Handler = std::function<void(const ActionOutcome &)>;
+    void run(const ScriptCall &call, bool dryRun, const QObject *context, Handler handler);
+
+    // The last maxEntries audit entries, newest last.
+    static QList<QJsonObject> readAudit(const QString &path, int maxEntries = 1000);
+
+Q_SIGNALS:
+    void audited(const QJsonObject &entry);
+
+private:
+    void finish(const ScriptCall &call, const ActionOutcome &outcome, const QObject *context,
+                const Handler &handler);
+    QJsonObject auditEntry(const ScriptCall &call, const ActionOutcome &outcome) const;
+
+    RedisClient *m_client;
+    bool m_readOnly = false;
+    QString m_auditPath;
+    QByteArray m_stream;
+    int m_streamMaxLength = 10000;
+};
+
+} // namespace gatehouse

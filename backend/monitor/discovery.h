@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "autodetector.h"
+#include "profile.h"
+
+#include <redis/redisclient.h>
+
+#include <QElapsedTimer>
+#include <QHash>
+#include <QObject>
+
+namespace gatehouse {
+
+// Finds the pattern instances in one database: SCAN with MATCH and COUNT
+// (never KEYS), one cursor step in flight at a time so the server is never
+// flooded. With a profile, keys are matched by name only (the readings report
+// wrong types later); without one, TYPE, PTTL and a bounded shape read are
+// pipelined per SCAN page and AutoDetector groups the keys at the end.
+//
+// Results stream out: objectsFound for every page with new instances (profile
+// mode), progress against DBSIZE; cancel() stops after the step in flight.
+class Discovery : public QObject
+{
+    Q_OBJECT
+public:
+    Discovery(RedisClient *client, std::optional<Profile> profile, QObject *parent = nullptr);
+
+    void setScanCount(int count) { m_count = count; }
+    void start();
+    void cancel();
+    bool isRunning() const { return m_running; }
+
+    // After finished(): every instance found; token families carry all members.
+    QList<PatternObject> objects() const;
+    // After finished() in autodetect mode: the profile that would find the same.
+    Profile suggestedProfile() const { return m_detector.suggestedProfile(); }
+    qint64 scannedKeys() const { return m_scanned; }
+
+Q_SIGNALS:
+    void objectsFound(const QList<gatehouse::PatternObject> &objects);
+    void progress(qint64 scanned, qint64 total);
+    void finished(bool cancelled);
+    void failed(const QString &message);
+
+private:
+    void step();
+    void onPage(const QList<QByteArray> &keys);
+    void detect(const QList<QByteArray> &keys);
+    void finish(bool cancelled);
+
+    RedisClient *m_client;
+    std::optional<Profile> m_profile;
+    AutoDetector m_detector;
+    QByteArray m_cursor = "0";
+    QByteArray m_match = "*";
+    int m_count = 1000;
+    qint64 m_total = 0;
+    qint64 m_scanned = 0;
+    qint64 m_serverNowMs = 0;
+    bool m_running = false;
+    bool m_cancelled = false;
+    bool m_firstStep = true;
+    QList<PatternObject> m_objects;                   // profile mode, in discovery order
+    QHash<QPair<int, QByteArray>, qsizetype> m_index; // (kind, key) -> m_objects index
+    QObject m_context; // replies after cancel() are dropped with it reset
+};
+
+} // namespace gatehouse

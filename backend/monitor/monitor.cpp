@@ -1,0 +1,521 @@
+// SPDX-License-Identifier: MIT
+#include "monitor.h"
+
+#include <patterns/patternunit.h>
+#include <patterns/tokenfamilyunit.h>
+#include <redis/redissubscriber.h>
+#include <redis/serverinfo.h>
+
+#include <QDateTime>
+
+#include <cmath>
+#include <numeric>
+
+namespace gatehouse {
+
+namespace {
+
+QByteArray keyspacePrefix(int db)
+{
+    return "__keyspace@" + QByteArray::number(db) + "__:";
+}
+
+// notify-keyspace-events publishes keyspace messages for the commands the
+// patterns use (K plus A, or the classes of every type involved).
+bool eventsCover(const QByteArray &flags)
+{
+    if (!flags.contains('K'))
+        return false;
+    if (flags.contains('A'))
+        return true;
+    for (char c : {'g', '$', 'l', 'z', 'h', 'x'}) {
+        if (!flags.contains(c))
+            return false;
+    }
+    return true;
+}
+
+} // namespace
+
+Monitor::Monitor(RedisClient *client, Options options, QObject *parent)
+    : QObject(parent)
+    , m_client(client)
+    , m_options(std::move(options))
+{
+    m_server.address = m_client->endpoint().displayUrl();
+    m_server.intervalMs = m_options.intervalMs;
+    m_tickTimer.setInterval(m_options.intervalMs);
+    connect(&m_tickTimer, &QTimer::timeout, this, [this] {
+        QList<int> all(m_tracked.size());
+        std::iota(all.begin(), all.end(), 0);
+        probe(all, true);
+    });
+    m_rescanTimer.setInterval(std::max(1000, m_options.rescanMs));
+    connect(&m_rescanTimer, &QTimer::timeout, this, [this] {
+        if (!m_discovery || !m_discovery->isRunning())
+            startDiscovery();
+    });
+    m_eventTimer.setSingleShot(true);
+    m_eventTimer.setInterval(m_options.eventDelayMs);
+    connect(&m_eventTimer, &QTimer::timeout, this, [this] {
+        QList<int> dirty;
+        for (int i = 0; i < m_tracked.size(); ++i) {
+            if (m_tracked.at(i).dirty)
+                dirty.append(i);
+        }
+        if (!dirty.isEmpty())
+            probe(dirty, false);
+    });
+    connect(m_client, &RedisClient::ready, this, [this] {
+        if (m_started)
+            readServerFacts(); // after a reconnect: version or role may have changed
+    });
+}
+
+Monitor::~Monitor() = default;
+
+qint64 Monitor::serverNow() const
+{
+    return QDateTime::currentMSecsSinceEpoch() + m_offsetMs;
+}
+
+void Monitor::start()
+{
+    m_started = true;
+    if (m_client->state() == RedisConnection::State::Ready)
+        readServerFacts();
+}
+
+void Monitor::stop()
+{
+    m_started = false;
+    m_tickTimer.stop();
+    m_rescanTimer.stop();
+    m_eventTimer.stop();
+    if (m_discovery)
+        m_discovery->cancel();
+    m_subscriber.reset();
+}
+
+void Monitor::refreshNow()
+{
+    QList<int> all(m_tracked.size());
+    std::iota(all.begin(), all.end(), 0);
+    probe(all, true);
+}
+
+void Monitor::cancelDiscovery()
+{
+    if (m_discovery)
+        m_discovery->cancel();
+}
+
+void Monitor::setDetailKey(const QByteArray &key)
+{
+    m_detailKey = key;
+    const auto it = m_byKey.constFind(key);
+    if (it != m_byKey.cend()) {
+        m_tracked[*it].dirty = true;
+        m_eventTimer.start();
+    }
+}
+
+void Monitor::readServerFacts()
+{
+    const qint64 sentAt = QDateTime::currentMSecsSinceEpoch();
+    m_client->pipeline(
+        {{"INFO", "server"},
+         {"INFO", "replication"},
+         {"CONFIG", "GET", "notify-keyspace-events"},
+         {"TIME"}},
+        &m_context, [this, sentAt](const QList<RedisValue> &r) {
+            const qint64 receivedAt = QDateTime::currentMSecsSinceEpoch();
+            m_server.notes.clear();
+            if (r.at(0).isError()) {
+                m_server.notes << QStringLiteral("Server version unknown: INFO is not permitted "
+                                                 "(%1).")
+                                      .arg(r.at(0).errorMessage());
+            } else {
+                m_server.version
+                    = QString::fromUtf8(parseInfo(r.at(0).bytes()).value("redis_version"));
+            }
+            if (!r.at(1).isError())
+                m_server.role = QString::fromUtf8(parseInfo(r.at(1).bytes()).value("role"));
+            const qint64 serverMs = serverTimeMs(r.at(3));
+            if (serverMs > 0) {
+                m_offsetMs = serverMs - (sentAt + receivedAt) / 2;
+                m_server.timeMs = serverMs;
+            } else {
+                m_server.notes << QStringLiteral("TIME is not permitted; window maths use the "
+                                                 "local clock (%1).")
+                                      .arg(r.at(3).errorMessage());
+            }
+            const RedisValue &config = r.at(2);
+            if (config.isError()) {
+                m_server.notes << (m_options.useEvents
+                                       ? QStringLiteral("CONFIG is not permitted (%1): keyspace "
+                                                        "events unknown; polling every %2 ms.")
+                                             .arg(config.errorMessage())
+                                             .arg(m_options.intervalMs)
+                                       : QStringLiteral("CONFIG is not permitted (%1): keyspace "
+                                                        "events unknown.")
+                                             .arg(config.errorMessage()));
+            } else if (m_options.singleReading) {
+                m_server.notes << QStringLiteral("A single reading: keyspace events not used.");
+            } else if (!m_options.useEvents) {
+                m_server.notes << QStringLiteral("Keyspace events not used; polling every %1 ms.")
+                                      .arg(m_options.intervalMs);
+            } else {
+                const QByteArray flags = config.size() == 2 ? config.at(1).bytes() : QByteArray();
+                if (eventsCover(flags)) {
+                    subscribeEvents(flags);
+                } else {
+                    m_server.notes
+                        << QStringLiteral("Keyspace events are off (notify-keyspace-events is "
+                                          "\"%1\"); polling every %2 ms. Enabling them is an "
+                                          "operator action.")
+                               .arg(QString::fromUtf8(flags))
+                               .arg(m_options.intervalMs);
+                }
+            }
+            if (m_tracked.isEmpty() && (!m_discovery || !m_discovery->isRunning()))
+                startDiscovery();
+            if (!m_tickTimer.isActive()) {
+                m_tickTimer.start();
+                if (m_options.rescanMs > 0)
+                    m_rescanTimer.start();
+            }
+        });
+}
+
+void Monitor::subscribeEvents(const QByteArray &)
+{
+    if (m_subscriber)
+        return;
+    m_subscriber = std::make_unique<RedisSubscriber>(m_client->endpoint());
+    const QByteArray prefix = keyspacePrefix(m_client->endpoint().db);
+    QList<QByteArray> patterns;
+    if (m_options.profile) {
+        for (const ProfileRule &rule : m_options.profile->rules) {
+            patterns.append(prefix + rule.scanGlob());
+            if (rule.kind == PatternKind::RedissonLimiter)
+                patterns.append(prefix + '{' + rule.match + "}:*");
+        }
+    } else {
+        patterns.append(prefix + '*');
+    }
+    connect(m_subscriber.get(), &RedisSubscriber::subscribed, this, [this] {
+        if (!m_server.eventsLive) {
+            m_server.eventsLive = true;
+            publish();
+        }
+    });
+    connect(m_subscriber.get(), &RedisSubscriber::stateChanged, this,
+            [this](RedisConnection::State state, const QString &message) {
+                if (state == RedisConnection::State::Ready)
+                    return;
+                if (m_server.eventsLive) {
+                    m_server.eventsLive = false;
+                    m_server.notes << QStringLiteral("Keyspace events lost (%1); polling until "
+                                                     "they are back.")
+                                          .arg(message);
+                }
+            });
+    connect(m_subscriber.get(), &RedisSubscriber::patternMessage, this, &Monitor::onEvent);
+    m_subscriber->psubscribe(patterns);
+    m_subscriber->open();
+}
+
+void Monitor::onEvent(const QByteArray &, const QByteArray &channel, const QByteArray &)
+{
+    const qsizetype colon = channel.indexOf("__:");
+    if (colon < 0)
+        return;
+    const QByteArray key = channel.mid(colon + 3);
+    auto it = m_byKey.constFind(key);
+    if (it != m_byKey.cend()) {
+        m_tracked[*it].dirty = true;
+    } else if (m_options.profile) {
+        if (std::optional<PatternObject> o = m_options.profile->objectFor(key))
+            addObjects({*o}, true);
+    }
+    if (!m_eventTimer.isActive())
+        m_eventTimer.start();
+}
+
+void Monitor::startDiscovery()
+{
+    m_discovery = std::make_unique<Discovery>(m_client, m_options.profile);
+    connect(m_discovery.get(), &Discovery::objectsFound, this,
+            [this](const QList<PatternObject> &objects) {
+                addObjects(objects, true);
+                Q_EMIT objectsFound(objects);
+                if (!m_eventTimer.isActive())
+                    m_eventTimer.start();
+            });
+    connect(m_discovery.get(), &Discovery::progress, this, [this](qint64 scanned, qint64 total) {
+        m_snapshot.scanned = scanned;
+        m_snapshot.total = total;
+        Q_EMIT discoveryProgress(scanned, total);
+    });
+    connect(m_discovery.get(), &Discovery::finished, this, [this](bool cancelled) {
+        if (m_options.profile) { // token families: every member found by the scan
+            for (const PatternObject &o : m_discovery->objects()) {
+                if (o.kind == PatternKind::TokenFamily)
+                    addObjects({o}, false);
+            }
+        }
+        Q_EMIT discoveryFinished(cancelled);
+        publish();
+    });
+    connect(m_discovery.get(), &Discovery::failed, this, &Monitor::failed);
+    m_discovery->start();
+}
+
+void Monitor::addObjects(const QList<PatternObject> &objects, bool dirty)
+{
+    const qint64 now = serverNow();
+    for (const PatternObject &o : objects) {
+        const auto id = qMakePair(int(o.kind), o.key);
+        const auto at = m_byObject.constFind(id);
+        if (at != m_byObject.cend()) {
+            Tracked &t = m_tracked[*at];
+            if (o.kind == PatternKind::TokenFamily) {
+                for (const QByteArray &m : o.members) {
+                    if (!m_byKey.contains(m)) {
+                        t.object.members.append(m);
+                        m_byKey.insert(m, *at);
+                    }
+                }
+            }
+            t.dirty |= dirty;
+            continue;
+        }
+        Tracked t;
+        t.object = o;
+        t.firstSeenMs = now;
+        t.dirty = dirty;
+        t.history = HistoryRing(int(figureNames(o.kind).size()), m_options.historyCapacity);
+        {
+            QMutexLocker lock(&m_historyMutex);
+            m_tracked.append(std::move(t));
+        }
+        m_byObject.insert(id, int(m_tracked.size() - 1));
+        indexKeys(int(m_tracked.size() - 1));
+    }
+}
+
+void Monitor::indexKeys(int index)
+{
+    for (const QByteArray &k : m_tracked.at(index).object.keys())
+        m_byKey.insert(k, index);
+}
+
+void Monitor::probe(const QList<int> &indices, bool fullTick)
+{
+    if (fullTick) {
+        if (m_tickInFlight)
+            return; // the server is slower than the interval: skip, never pile up
+        m_tickInFlight = true;
+        m_tickClock.start();
+        m_lastRoundTrips = 0;
+        m_lastCommands = 0;
+    }
+    const qint64 sentAt = QDateTime::currentMSecsSinceEpoch();
+    const qint64 now = sentAt + m_offsetMs;
+    auto outstanding = std::make_shared<int>(0);
+    const int chunk = std::max(1, m_options.batchObjects);
+    for (qsizetype start = 0; start < indices.size() || (fullTick && start == 0); start += chunk) {
+        const QList<int> batch = indices.mid(start, chunk);
+        QList<RedisClient::Command> commands;
+        QList<int> counts;
+        QList<ProbeContext> contexts;
+        const bool withTime = fullTick && start == 0;
+        if (withTime)
+            commands.append({"TIME"});
+        for (int i : batch) {
+            Tracked &t = m_tracked[i];
+            t.dirty = false;
+            ProbeContext ctx;
+            ctx.nowMs = now;
+            ctx.detail = !m_detailKey.isEmpty() && t.object.key == m_detailKey;
+            if (t.object.kind == PatternKind::ReliableQueue) {
+                ctx.firstSeenMs = [this, i](const QByteArray &job) {
+                    return m_tracked.at(i).jobFirstSeen.value(job, -1);
+                };
+            }
+            const auto cmds = PatternUnit::of(t.object.kind).probe(t.object, ctx);
+            commands.append(cmds);
+            counts.append(int(cmds.size()));
+            contexts.append(ctx);
+        }
+        if (fullTick) {
+            ++m_lastRoundTrips;
+            m_lastCommands += commands.size();
+        }
+        ++*outstanding;
+        m_client->pipeline(
+            commands, &m_context,
+            [this, batch, counts, contexts, withTime, sentAt, fullTick,
+             outstanding](const QList<RedisValue> &replies) {
+                qsizetype at = 0;
+                if (withTime) {
+                    const qint64 serverMs = serverTimeMs(replies.value(0));
+                    if (serverMs > 0) {
+                        const qint64 receivedAt = QDateTime::currentMSecsSinceEpoch();
+                        m_offsetMs = serverMs - (sentAt + receivedAt) / 2;
+                        m_server.timeMs = serverMs;
+                    }
+                    at = 1;
+                }
+                for (qsizetype b = 0; b < batch.size(); ++b) {
+                    absorb(batch.at(b), replies.mid(at, counts.at(b)), contexts.at(b));
+                    at += counts.at(b);
+                }
+                if (--*outstanding > 0)
+                    return;
+                if (fullTick) {
+                    m_tickInFlight = false;
+                    m_lastTickMs = m_tickClock.elapsed();
+                    QMutexLocker lock(&m_historyMutex);
+                    for (Tracked &t : m_tracked) {
+                        float v[4] = {0, 0, 0, 0};
+                        const Reading &r = t.reading;
+                        switch (t.history.figures()) {
+                        case 3:
+                            v[0] = float(r.inWindow);
+                            v[1] = r.occupancy() ? float(*r.occupancy()) : std::nanf("");
+                            v[2] = float(r.retryHorizonMs);
+                            break;
+                        case 4:
+                            v[0] = float(r.length);
+                            v[1] = float(r.inFlight);
+                            v[2] = float(r.oldestInFlightAgeMs);
+                            v[3] = float(r.stuck);
+                            break;
+                        default:
+                            v[0] = patternSection(t.object.kind) == QLatin1String("lock")
+                                       ? float(r.pttlMs)
+                                       : float(r.count);
+                        }
+                        t.history.append(v);
+                    }
+                    m_tickTimes.append(m_server.timeMs);
+                    if (m_tickTimes.size() > m_options.historyCapacity)
+                        m_tickTimes.removeFirst();
+                }
+                publish();
+                if (fullTick)
+                    Q_EMIT tickFinished(m_snapshot);
+            });
+        if (batch.isEmpty())
+            break;
+    }
+}
+
+void Monitor::absorb(int index, const QList<RedisValue> &replies, const ProbeContext &ctx)
+{
+    Tracked &t = m_tracked[index];
+    Reading reading = PatternUnit::of(t.object.kind).read(t.object, replies, ctx);
+    switch (t.object.kind) {
+    case PatternKind::TokenFamily:
+        t.object.members = TokenFamilyUnit::liveMembers(t.object, replies);
+        break;
+    case PatternKind::ReliableQueue: {
+        QHash<QByteArray, qint64> seen;
+        for (const InFlightItem &item : std::as_const(reading.items)) {
+            if (item.source == AgeSource::FirstSeen)
+                seen.insert(item.job, t.jobFirstSeen.value(item.job, ctx.nowMs));
+        }
+        t.jobFirstSeen = std::move(seen); // bounded by the page size
+        break;
+    }
+    case PatternKind::Lock:
+    case PatternKind::LegacyLock:
+        if (!reading.isOk()) {
+            t.heldToken.clear();
+            t.heldSinceMs = -1;
+        } else if (reading.token != t.heldToken) {
+            // Held-for is known only when Gatehouse saw the lock taken: a lock
+            // already held at the first reading has an unknown start.
+            const bool firstReading = t.reading.atMs == 0;
+            t.heldToken = reading.token;
+            t.heldSinceMs = firstReading ? -1 : ctx.nowMs;
+        }
+        break;
+    default:
+        break;
+    }
+    t.reading = std::move(reading);
+}
+
+void Monitor::publish()
+{
+    Snapshot s;
+    s.sequence = ++m_sequence;
+    s.server = m_server;
+    s.profile = m_options.profile ? m_options.profile->name : QStringLiteral("autodetected");
+    s.discovering = m_discovery && m_discovery->isRunning();
+    s.scanned = m_snapshot.scanned;
+    s.total = m_snapshot.total;
+    s.objects.reserve(m_tracked.size());
+    for (const Tracked &t : std::as_const(m_tracked)) {
+        ObjectState o;
+        o.object = t.object;
+        o.reading = t.reading;
+        o.firstSeenMs = t.firstSeenMs;
+        o.heldSinceMs = t.heldSinceMs;
+        o.gone = t.reading.status == Reading::Status::Missing
+                 && t.object.kind != PatternKind::ReliableQueue;
+        s.objects.append(std::move(o));
+    }
+    m_snapshot = s;
+    Q_EMIT snapshotReady(m_snapshot);
+}
+
+QStringList Monitor::figureNames(PatternKind kind)
+{
+    const QString section = patternSection(kind);
+    if (section == QLatin1String("limiter"))
+        return {QStringLiteral("inWindow"), QStringLiteral("occupancy"),
+                QStringLiteral("retryHorizonMs")};
+    if (section == QLatin1String("queue"))
+        return {QStringLiteral("length"), QStringLiteral("inFlight"),
+                QStringLiteral("oldestInFlightAgeMs"), QStringLiteral("stuck")};
+    if (section == QLatin1String("lock"))
+        return {QStringLiteral("pttlMs")};
+    return {QStringLiteral("count")};
+}
+
+QList<QPointF> Monitor::history(const QByteArray &key, const QString &figure) const
+{
+    QMutexLocker lock(&m_historyMutex);
+    QList<QPointF> points;
+    for (const Tracked &t : m_tracked) {
+        if (t.object.key != key)
+            continue;
+        const int f = int(figureNames(t.object.kind).indexOf(figure));
+        if (f < 0)
+            return points;
+        const int n = t.history.size();
+        const qsizetype offset = m_tickTimes.size() - n; // objects found later have fewer samples
+        for (int i = 0; i < n; ++i) {
+            const qsizetype ti = offset + i;
+            if (ti >= 0 && ti < m_tickTimes.size())
+                points.append(QPointF(double(m_tickTimes.at(ti)), double(t.history.at(f, i))));
+        }
+        return points;
+    }
+    return points;
+}
+
+qsizetype Monitor::historyBytes() const
+{
+    QMutexLocker lock(&m_historyMutex);
+    qsizetype bytes = m_tickTimes.capacity() * qsizetype(sizeof(qint64));
+    for (const Tracked &t : m_tracked)
+        bytes += t.history.bytes();
+    return bytes;
+}
+
+} // namespace gatehouse

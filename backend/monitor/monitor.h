@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "discovery.h"
+#include "history.h"
+#include "profile.h"
+#include "snapshot.h"
+
+#include <patterns/patternunit.h>
+
+#include <redis/redisclient.h>
+
+#include <QElapsedTimer>
+#include <QHash>
+#include <QMutex>
+#include <QObject>
+#include <QPointF>
+#include <QTimer>
+
+#include <memory>
+
+namespace gatehouse {
+
+class RedisSubscriber;
+
+// The engine of the console: finds the pattern instances (Discovery), keeps
+// them live by pipelined probes every tick and by keyspace events, and hands
+// out one immutable Snapshot per tick (and after each burst of events).
+// Window maths use the server's TIME; the offset to the local clock is
+// measured every tick. Lives on one thread (the GUI moves it to its own);
+// the RedisClient does the I/O on its worker.
+class Monitor : public QObject
+{
+    Q_OBJECT
+public:
+    struct Options
+    {
+        std::optional<Profile> profile; // none: autodetect
+        int intervalMs = 1000;
+        bool useEvents = true;      // subscribe when the server publishes events
+        bool singleReading = false; // one snapshot, no ticks (gatehouse-cli snapshot)
+        int rescanMs = 60000;       // periodic re-scan for new instances; 0: never
+        int batchObjects = 1000;    // objects per pipelined round trip
+        int historyCapacity = 900;  // samples kept per object (15 min at 1 Hz)
+        int eventDelayMs = 10;      // coalescing of keyspace events before a re-probe
+    };
+
+    Monitor(RedisClient *client, Options options, QObject *parent = nullptr);
+    ~Monitor() override;
+
+    void start(); // when the client is ready: server facts, discovery, then ticks
+    void stop();
+    void refreshNow();
+    void cancelDiscovery();
+    // The selected object is read in detail (window strip, retry slots).
+    void setDetailKey(const QByteArray &key);
+
+    Snapshot snapshot() const { return m_snapshot; }
+    const Options &options() const { return m_options; }
+    Discovery *discovery() const { return m_discovery.get(); }
+
+    // Figures kept per tick for one object (thread-safe): name and points
+    // (x = server time in ms, y = value). Names by section: limiter
+    // "inWindow", "occupancy", "retryHorizonMs"; lock "pttlMs"; token "count";
+    // queue "length", "inFlight", "oldestInFlightAgeMs", "stuck".
+    static QStringList figureNames(PatternKind kind);
+    QList<QPointF> history(const QByteArray &key, const QString &figure) const;
+    qsizetype historyBytes() const;
+
+    // Round trips and commands of the last full tick (for benchmarks).
+    int lastTickRoundTrips() const { return m_lastRoundTrips; }
+    qint64 lastTickCommands() const { return m_lastCommands; }
+    qint64 lastTickWallMs() const { return m_lastTickMs; }
+
+Q_SIGNALS:
+    void snapshotReady(const gatehouse::Snapshot &snapshot);
+    // After every full tick (every object read), with the snapshot it made.
+    void tickFinished(const gatehouse::Snapshot &snapshot);
+    void objectsFound(const QList<gatehouse::PatternObject> &objects);
+    void discoveryProgress(qint64 scanned, qint64 total);
+    void discoveryFinished(bool cancelled);
+    void failed(const QString &message);
+
+private:
+    struct Tracked
+    {
+        PatternObject object;
+        Reading reading;
+        qint64 firstSeenMs = 0;
+        qint64 heldSinceMs = -1;
+        QByteArray heldToken;
+        QHash<QByteArray, qint64> jobFirstSeen; // queues without claims; bounded by the page
+        HistoryRing history;
+        bool dirty = false;
+    };
+
+    void readServerFacts();
+    void subscribeEvents(const QByteArray &flags);
+    void startDiscovery();
+    void addObjects(const QList<PatternObject> &objects, bool dirty);
+    void indexKeys(int index);
+    void probe(const QList<int> &indices, bool fullTick);
+    void absorb(int index, const QList<RedisValue> &replies, const ProbeContext &context);
+    void publish();
+    void onEvent(const QByteArray &pattern, const QByteArray &channel, const QByteArray &event);
+    qint64 serverNow() const;
+
+    RedisClient *m_client;
+    Options m_options;
+    std::unique_ptr<Discovery> m_discovery;
+    std::unique_ptr<RedisSubscriber> m_subscriber;
+    QTimer m_tickTimer;
+    QTimer m_rescanTimer;
+    QTimer m_eventTimer;
+    QObject m_context;
+
+    QList<Tracked> m_tracked;                      // guarded by m_historyMutex for history
+    QHash<QPair<int, QByteArray>, int> m_byObject; // (kind, key) -> index
+    QHash<QByteArray, int> m_byKey;                // every key of every object -> index
+    QByteArray m_detailKey;
+    ServerStatus m_server;
+    Snapshot m_snapshot;
+    quint64 m_sequence = 0;
+    qint64 m_offsetMs = 0; // server clock - local clock
+    bool m_tickInFlight = false;
+    bool m_started = false;
+    int m_lastRoundTrips = 0;
+    qint64 m_lastCommands = 0;
+    qint64 m_lastTickMs = 0;
+    QElapsedTimer m_tickClock;
+    QList<qint64> m_tickTimes; // server time of each full tick kept in history
+    mutable QMutex m_historyMutex;
+};
+
+} // namespace gatehouse

@@ -1,0 +1,429 @@
+// SPDX-License-Identifier: MIT
+// gatehouse-cli snapshot, profile suggest and every action, as scripts use
+// them: exit codes, JSON, effects in a real redis-server, the audit log.
+#include <redis/redisclient.h>
+
+#include "redisserver.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace gatehouse;
+using gatehouse::test::call;
+using gatehouse::test::CliRun;
+using gatehouse::test::RedisServer;
+
+class tst_Cli : public QObject
+{
+    Q_OBJECT
+
+private:
+    RedisServer m_server{[] {
+        RedisServer::Options o;
+        o.config << QStringLiteral("user default on nopass ~* &* +@all")
+                 << QStringLiteral("user reader on >readerpw ~* &* +@read +@connection +time "
+                                   "-info -config");
+        return o;
+    }()};
+    std::unique_ptr<RedisClient> m_client;
+    QTemporaryDir m_dir;
+
+    QString auditPath() const { return m_dir.filePath(QStringLiteral("audit.jsonl")); }
+
+    CliRun cli(QStringList args, const QString &url = {})
+    {
+        args.prepend(url.isEmpty() ? m_server.url() : url);
+        args.prepend(QStringLiteral("--url"));
+        QProcessEnvironment env;
+        env.insert(QStringLiteral("GATEHOUSE_AUDIT_LOG"), auditPath());
+        return gatehouse::test::runCli(QStringLiteral(GATEHOUSE_CLI), args, env, 60000);
+    }
+
+    QJsonObject snapshotJson(const QStringList &extra = {})
+    {
+        const CliRun run
+            = cli(QStringList{QStringLiteral("snapshot"), QStringLiteral("--json")} + extra);
+        if (run.exitCode != 0)
+            qWarning("snapshot failed: %s", qPrintable(run.err));
+        return QJsonDocument::fromJson(run.out.toUtf8()).object();
+    }
+
+    QJsonObject lastAudit()
+    {
+        QFile f(auditPath());
+        if (!f.open(QIODevice::ReadOnly))
+            return {};
+        const QList<QByteArray> lines = f.readAll().trimmed().split('\n');
+        return QJsonDocument::fromJson(lines.last()).object();
+    }
+
+    static QJsonObject entry(const QJsonObject &snapshot, const char *section,
+                             const QJsonValue &key)
+    {
+        for (const QJsonValue &v : snapshot.value(QLatin1String(section)).toArray()) {
+            if (v.toObject().value(QLatin1String("key")) == key)
+                return v.toObject();
+        }
+        return {};
+    }
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        QVERIFY2(m_server.start(), qPrintable(m_server.errorString()));
+        m_client = gatehouse::test::connectedClient(m_server);
+        QVERIFY(m_client);
+    }
+
+    void init() { QCOMPARE(call(*m_client, {"FLUSHALL"}), RedisValue::status("OK")); }
+
+    void cleanupTestCase()
+    {
+        m_client.reset();
+        m_server.stop();
+        QCOMPARE(RedisServer::runningChildren(), 0);
+    }
+
+    // After simulate, snapshot --json shows every structure with its figures.
+    void snapshotAfterSimulate()
+    {
+        QCOMPARE(cli({QStringLiteral("simulate"), QStringLiteral("--seconds"), QStringLiteral("3"),
+                      QStringLiteral("--scale"), QStringLiteral("2")})
+                     .exitCode,
+                 0);
+        for (const QStringList &extra :
+             {QStringList{}, QStringList{QStringLiteral("--profile"), QStringLiteral("demo")}}) {
+            const QJsonObject s = snapshotJson(extra);
+            const QJsonObject server = s.value(QLatin1String("server")).toObject();
+            QCOMPARE(server.value(QLatin1String("version")).toString().left(2),
+                     QStringLiteral("7."));
+            QVERIFY(server.value(QLatin1String("timeMs")).toDouble() > 1.7e12);
+            QVERIFY(server.contains(QLatin1String("clockOffsetMs")));
+            QCOMPARE(s.value(QLatin1String("limiters")).toArray().size(), 8 + 8 + 4 + 2);
+            QCOMPARE(s.value(QLatin1String("tokens")).toArray().size(), 2);
+            QCOMPARE(s.value(QLatin1String("queues")).toArray().size(), 3);
+            QVERIFY(s.value(QLatin1String("locks")).toArray().size() >= 3); // crashed + 2 legacy
+
+            const QJsonObject window = entry(s, "limiters", QStringLiteral("sim:rl:api:3"));
+            QCOMPARE(window.value(QLatin1String("pattern")).toString(),
+                     QStringLiteral("sliding-window"));
+            const double inWindow = window.value(QLatin1String("inWindow")).toDouble();
+            QVERIFY(inWindow > 0);
+            if (!extra.isEmpty()) { // the profile knows the limit; autodetection does not
+                QCOMPARE(window.value(QLatin1String("limit")).toDouble(), 20.0);
+                QCOMPARE(window.value(QLatin1String("occupancy")).toDouble(), inWindow / 20.0);
+            } else {
+                QVERIFY(window.value(QLatin1String("limit")).isNull());
+            }
+            QVERIFY(window.contains(QLatin1String("retryHorizonMs")));
+
+            const QJsonObject lock = entry(s, "locks", QStringLiteral("sim:lock:0"));
+            QVERIFY(!lock.value(QLatin1String("token")).toString().isEmpty());
+            QVERIFY(lock.value(QLatin1String("pttlMs")).toDouble() > 0);
+
+            const QJsonObject family = entry(s, "tokens", QStringLiteral("sim:code:"));
+            QVERIFY(family.value(QLatin1String("count")).toDouble() > 0);
+
+            const QJsonObject queue = entry(s, "queues", QStringLiteral("sim:jobs:mail"));
+            QVERIFY(queue.value(QLatin1String("inFlight")).toDouble() > 0);
+            QVERIFY(queue.contains(QLatin1String("length")));
+            QVERIFY(queue.value(QLatin1String("stuck")).isArray());
+        }
+    }
+
+    void stuckItemsCarryAgeAndSource()
+    {
+        const qint64 now = call(*m_client, {"TIME"}).at(0).toInteger() * 1000;
+        call(*m_client, {"LPUSH", "sim:jobs:mail:processing", "job-a"});
+        call(*m_client, {"ZADD", "sim:jobs:mail:claims", QByteArray::number(now - 90000), "job-a"});
+        const QJsonObject q
+            = entry(snapshotJson({QStringLiteral("--profile"), QStringLiteral("demo")}), "queues",
+                    QStringLiteral("sim:jobs:mail"));
+        const QJsonArray stuck = q.value(QLatin1String("stuck")).toArray();
+        QCOMPARE(stuck.size(), 1);
+        QCOMPARE(stuck.at(0).toObject().value(QLatin1String("job")).toString(),
+                 QStringLiteral("job-a"));
+        QVERIFY(stuck.at(0).toObject().value(QLatin1String("ageMs")).toDouble() >= 90000);
+        QCOMPARE(stuck.at(0).toObject().value(QLatin1String("ageSource")).toString(),
+                 QStringLiteral("claims"));
+    }
+
+    // Binary key names come out losslessly as {"base64": ...}.
+    void binaryKeyNames()
+    {
+        const QByteArray key("lock:\xff\x00\x01z", 9);
+        call(*m_client, {"SET", key, "a1b2c3d4e5f6", "PX", "60000"});
+        const QJsonObject s = snapshotJson();
+        const QJsonObject lock
+            = entry(s, "locks",
+                    QJsonObject{{QStringLiteral("base64"), QString::fromLatin1(key.toBase64())}});
+        QVERIFY2(!lock.isEmpty(), QJsonDocument(s).toJson().constData());
+        QCOMPARE(lock.value(QLatin1String("token")).toString(), QStringLiteral("a1b2c3d4e5f6"));
+    }
+
+    void wrongTypeMatchingProfile()
+    {
+        call(*m_client, {"RPUSH", "sim:lock:5", "not", "a", "lock"});
+        const QJsonObject lock
+            = entry(snapshotJson({QStringLiteral("--profile"), QStringLiteral("demo")}), "locks",
+                    QStringLiteral("sim:lock:5"));
+        QCOMPARE(lock.value(QLatin1String("status")).toString(), QStringLiteral("wrong-type"));
+        QVERIFY(
+            lock.value(QLatin1String("message")).toString().contains(QLatin1String("sim:lock:5")));
+    }
+
+    void hugeProcessingList()
+    {
+        QList<QList<QByteArray>> batch;
+        for (int b = 0; b < 1000; ++b) {
+            QList<QByteArray> cmd{"RPUSH", "sim:jobs:big:processing"};
+            for (int i = 0; i < 1000; ++i)
+                cmd.append(QByteArray::number(b * 1000 + i));
+            batch.append(cmd);
+        }
+        QObject ctx;
+        bool done = false;
+        m_client->pipeline(batch, &ctx, [&](const QList<RedisValue> &) { done = true; });
+        QVERIFY(QTest::qWaitFor([&] { return done; }, 60000));
+        const QJsonObject q
+            = entry(snapshotJson({QStringLiteral("--profile"), QStringLiteral("demo")}), "queues",
+                    QStringLiteral("sim:jobs:big"));
+        QCOMPARE(q.value(QLatin1String("inFlight")).toDouble(), 1000000.0);
+        QVERIFY(q.value(QLatin1String("truncated")).toBool());
+        QVERIFY(q.value(QLatin1String("message")).toString().contains(QLatin1String("1000000")));
+    }
+
+    void emptyDatabase()
+    {
+        const QJsonObject s = snapshotJson();
+        for (const char *section : {"limiters", "locks", "tokens", "queues"}) {
+            QVERIFY(s.value(QLatin1String(section)).isArray());
+            QVERIFY(s.value(QLatin1String(section)).toArray().isEmpty());
+        }
+        QCOMPARE(cli({QStringLiteral("profile"), QStringLiteral("suggest")}).exitCode, 3);
+    }
+
+    void malformedProfile()
+    {
+        const QString path = m_dir.filePath(QStringLiteral("bad.json"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("{\"rules\": [{\"pattern\": \"lock\", \"match\": \"l*\", \"limit\": -3}]}");
+        f.close();
+        const CliRun run = cli({QStringLiteral("--profile"), path, QStringLiteral("snapshot")});
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(run.err.contains(path) && run.err.contains(QLatin1String("rules[0].limit")),
+                 qPrintable(run.err));
+        const CliRun missing = cli(
+            {QStringLiteral("--profile"), QStringLiteral("nope"), QStringLiteral("snapshot")});
+        QCOMPARE(missing.exitCode, 2);
+        QVERIFY2(missing.err.contains(QLatin1String("demo")), qPrintable(missing.err));
+    }
+
+    // No CONFIG, no INFO, no writes: a full snapshot with notes; actions NOPERM.
+    void readOnlyAclUser()
+    {
+        call(*m_client, {"SET", "lock:orders", "a1b2c3d4e5f6", "PX", "60000"});
+        QString url = m_server.url();
+        url.replace(QLatin1String("redis://"), QLatin1String("redis://reader:readerpw@"));
+        const CliRun run = cli({QStringLiteral("snapshot"), QStringLiteral("--json")}, url);
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        const QJsonObject s = QJsonDocument::fromJson(run.out.toUtf8()).object();
+        const QString notes = QJsonDocument(s.value(QLatin1String("server"))
+                                                .toObject()
+                                                .value(QLatin1String("notes"))
+                                                .toArray())
+                                  .toJson();
+        QVERIFY2(notes.contains(QLatin1String("INFO is not permitted")), qPrintable(notes));
+        QVERIFY2(notes.contains(QLatin1String("CONFIG is not permitted")), qPrintable(notes));
+        QCOMPARE(entry(s, "locks", QStringLiteral("lock:orders"))
+                     .value(QLatin1String("token"))
+                     .toString(),
+                 QStringLiteral("a1b2c3d4e5f6"));
+
+        const CliRun release
+            = cli({QStringLiteral("lock"), QStringLiteral("release"), QStringLiteral("lock:orders"),
+                   QStringLiteral("--token"), QStringLiteral("a1b2c3d4e5f6")},
+                  url);
+        QCOMPARE(release.exitCode, 1);
+        QVERIFY2(release.err.contains(QLatin1String("NOPERM")), qPrintable(release.err));
+        QCOMPARE(call(*m_client, {"EXISTS", "lock:orders"}).toInteger(), 1);
+    }
+
+    // Every action: its effect, its audit entry, refused when read-only,
+    // nothing changed on --dry-run.
+    void actions_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("action");
+        QTest::newRow("lock release")
+            << QStringList{"lock", "release", "lock:a", "--token", "t0k3n1"}
+            << "lock.force-release";
+        QTest::newRow("lock extend")
+            << QStringList{"lock", "extend", "lock:a", "--token", "t0k3n1", "--ttl", "90000"}
+            << "lock.extend";
+        QTest::newRow("queue requeue job")
+            << QStringList{"queue", "requeue", "q", "--job", "j1"} << "queue.requeue";
+        QTest::newRow("queue requeue stuck")
+            << QStringList{"queue", "requeue", "q", "--stuck", "--older-than", "1000"}
+            << "queue.requeue-stuck";
+        QTest::newRow("queue dead-letter")
+            << QStringList{"queue", "dead-letter", "q", "--job", "j1"} << "queue.dead-letter";
+        QTest::newRow("token revoke")
+            << QStringList{"token", "revoke", "code:x1y2z3w4"} << "token.revoke";
+        QTest::newRow("limiter reset")
+            << QStringList{"limiter", "reset", "rl:a"} << "limiter.reset";
+        QTest::newRow("token issue")
+            << QStringList{"token", "issue", "code:", "--ttl", "60", "--value", "{\"u\":1}"}
+            << "token.issue";
+        QTest::newRow("events enable") << QStringList{"events", "enable"} << "events.enable";
+    }
+
+    void actions()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, action);
+        const qint64 now = call(*m_client, {"TIME"}).at(0).toInteger() * 1000;
+        auto setUp = [&] {
+            call(*m_client, {"FLUSHALL"});
+            call(*m_client, {"CONFIG", "SET", "notify-keyspace-events", ""});
+            call(*m_client, {"SET", "lock:a", "t0k3n1", "PX", "30000"});
+            call(*m_client, {"LPUSH", "q:processing", "j1"});
+            call(*m_client, {"ZADD", "q:claims", QByteArray::number(now - 5000), "j1"});
+            call(*m_client, {"SET", "code:x1y2z3w4", "{}", "EX", "60"});
+            call(*m_client, {"ZADD", "rl:a", QByteArray::number(now), "m"});
+            call(*m_client, {"ZADD", "rl:a:retry", QByteArray::number(now + 1000), "s"});
+        };
+        auto state = [&] {
+            QList<QList<QByteArray>> cmds;
+            for (const char *k : {"lock:a", "q", "q:processing", "q:dead", "q:claims",
+                                  "code:x1y2z3w4", "rl:a", "rl:a:retry"}) {
+                const QByteArray key(k);
+                cmds.append(QList<QByteArray>{"TYPE", key});
+                cmds.append(QList<QByteArray>{"PTTL", key});
+                cmds.append(QList<QByteArray>{"DUMP", key});
+            }
+            cmds.append({"DBSIZE"});
+            cmds.append({"CONFIG", "GET", "notify-keyspace-events"});
+            QObject ctx;
+            QString out;
+            bool done = false;
+            m_client->pipeline(cmds, &ctx, [&](const QList<RedisValue> &replies) {
+                for (qsizetype i = 0; i < replies.size(); ++i) {
+                    // PTTL counts down: keep only whether it is long or short.
+                    const RedisValue &r = replies.at(i);
+                    if (i < 24 && i % 3 == 1)
+                        out += r.toInteger() > 60000 ? QStringLiteral("long;")
+                                                     : QStringLiteral("short;");
+                    else
+                        out += r.toDebugString() + QLatin1Char(';');
+                }
+                done = true;
+            });
+            (void)QTest::qWaitFor([&] { return done; }, 10000);
+            return out;
+        };
+
+        // Read-only: refused, exit 3, audited, nothing changed.
+        setUp();
+        const QString before = state();
+        CliRun run = cli(args + QStringList{QStringLiteral("--read-only")});
+        QCOMPARE(run.exitCode, 3);
+        QVERIFY2(run.err.contains(QLatin1String("Read-only")), qPrintable(run.err));
+        QCOMPARE(state(), before);
+        QCOMPARE(lastAudit().value(QLatin1String("outcome")).toString(), QStringLiteral("refused"));
+        QCOMPARE(lastAudit().value(QLatin1String("action")).toString(), action);
+
+        // Dry run: prints what would run, exit 0, nothing changed.
+        run = cli(args + QStringList{QStringLiteral("--dry-run")});
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY2(run.out.contains(QLatin1String("script: lua/"))
+                     || run.out.contains(QLatin1String("command:")),
+                 qPrintable(run.out));
+        QCOMPARE(state(), before);
+
+        // For real: done, exit 0, audited, and the effect is there.
+        run = cli(args);
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        QVERIFY(state() != before);
+        const QJsonObject audit = lastAudit();
+        QCOMPARE(audit.value(QLatin1String("outcome")).toString(), QStringLiteral("done"));
+        QCOMPARE(audit.value(QLatin1String("action")).toString(), action);
+        QVERIFY(!audit.value(QLatin1String("user")).toString().isEmpty());
+        QVERIFY(audit.value(QLatin1String("connection"))
+                    .toString()
+                    .contains(QString::number(m_server.port())));
+
+        if (action == QLatin1String("lock.force-release"))
+            QCOMPARE(call(*m_client, {"EXISTS", "lock:a"}).toInteger(), 0);
+        if (action == QLatin1String("lock.extend"))
+            QVERIFY(call(*m_client, {"PTTL", "lock:a"}).toInteger() > 60000);
+        if (action == QLatin1String("queue.requeue")
+            || action == QLatin1String("queue.requeue-stuck"))
+            QCOMPARE(call(*m_client, {"LINDEX", "q", "-1"}).bytes(), QByteArray("j1"));
+        if (action == QLatin1String("queue.dead-letter"))
+            QCOMPARE(call(*m_client, {"LINDEX", "q:dead", "0"}).bytes(), QByteArray("j1"));
+        if (action == QLatin1String("token.issue")) {
+            const QByteArray token = run.out.trimmed().toUtf8();
+            QCOMPARE(token.size(), 32);
+            QCOMPARE(call(*m_client, {"GET", "code:" + token}).bytes(), QByteArray("{\"u\":1}"));
+            QVERIFY(call(*m_client, {"TTL", "code:" + token}).toInteger() > 50);
+            // The token is shown once; the audit log keeps only a stub.
+            QVERIFY(!QJsonDocument(audit).toJson().contains(token));
+        }
+
+        // Again: nothing left to do (token changed, job gone...) is exit 3.
+        if (action != QLatin1String("token.issue") && action != QLatin1String("events.enable")
+            && action != QLatin1String("lock.extend")) {
+            run = cli(args);
+            QCOMPARE(run.exitCode, 3);
+            QVERIFY(!run.err.isEmpty());
+            QCOMPARE(lastAudit().value(QLatin1String("outcome")).toString(),
+                     QStringLiteral("nothing-done"));
+        }
+        call(*m_client, {"CONFIG", "SET", "notify-keyspace-events", ""});
+    }
+
+    void actionUsageErrors_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("mentions");
+        QTest::newRow("release without token")
+            << QStringList{"lock", "release", "lock:a"} << "--token";
+        QTest::newRow("requeue without job") << QStringList{"queue", "requeue", "q"} << "--job";
+        QTest::newRow("issue without ttl") << QStringList{"token", "issue", "code:"} << "--ttl";
+        QTest::newRow("issue bad json")
+            << QStringList{"token", "issue", "code:", "--ttl", "5", "--value", "{oops"}
+            << "not valid JSON";
+        QTest::newRow("unknown verb") << QStringList{"lock", "steal", "lock:a"} << "Unknown action";
+    }
+
+    void actionUsageErrors()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, mentions);
+        const CliRun run = cli(args);
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(run.err.contains(mentions), qPrintable(run.err));
+    }
+
+    void watchPrintsALinePerTick()
+    {
+        call(*m_client, {"SET", "lock:a", "t0k3n1abcd", "PX", "30000"});
+        const CliRun run
+            = cli({QStringLiteral("watch"), QStringLiteral("--interval"), QStringLiteral("200"),
+                   QStringLiteral("--count"), QStringLiteral("3")});
+        QCOMPARE(run.exitCode, 0);
+        const QStringList lines = run.out.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), 3);
+        QVERIFY2(lines.first().contains(QLatin1String("locks=1")), qPrintable(lines.first()));
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_Cli)
+#include "tst_cli.moc"

@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: MIT
+// The monitor against a real redis-server: discovery finds what the simulator
+// made (with and without a profile), readings at a controlled moment, and
+// keyspace events vs polling.
+#include <monitor/discovery.h>
+#include <monitor/monitor.h>
+#include <monitor/profile.h>
+#include <redis/redisclient.h>
+#include <redis/serverinfo.h>
+#include <sim/simulator.h>
+
+#include "redisserver.h"
+
+#include <QElapsedTimer>
+#include <QSignalSpy>
+#include <QTest>
+
+using namespace gatehouse;
+using gatehouse::test::call;
+using gatehouse::test::RedisServer;
+
+namespace {
+
+using Catalogue = QMap<QString, QList<QByteArray>>;
+
+Catalogue byPattern(const QList<PatternObject> &objects)
+{
+    Catalogue out;
+    for (const PatternObject &o : objects)
+        out[patternId(o.kind)].append(o.key);
+    for (auto &keys : out)
+        std::sort(keys.begin(), keys.end());
+    return out;
+}
+
+QList<PatternObject> discover(RedisClient &client, std::optional<Profile> profile)
+{
+    Discovery discovery(&client, std::move(profile));
+    discovery.setScanCount(7); // many SCAN steps, even on a small keyspace
+    QSignalSpy finished(&discovery, &Discovery::finished);
+    QSignalSpy found(&discovery, &Discovery::objectsFound);
+    discovery.start();
+    if (!finished.wait(30000))
+        return {};
+    return discovery.objects();
+}
+
+const ObjectState *find(const Snapshot &s, const QByteArray &key)
+{
+    for (const ObjectState &o : s.objects) {
+        if (o.object.key == key)
+            return &o;
+    }
+    return nullptr;
+}
+
+} // namespace
+
+class tst_Monitor : public QObject
+{
+    Q_OBJECT
+
+private:
+    RedisServer m_server{[] {
+        RedisServer::Options o;
+        o.config << QStringLiteral("notify-keyspace-events KEA");
+        return o;
+    }()};
+    std::unique_ptr<RedisClient> m_client;
+
+    Profile demoProfile()
+    {
+        QString error;
+        const auto p = Profile::load(QStringLiteral("demo"), &error);
+        if (!p)
+            qWarning("%s", qPrintable(error));
+        return p.value_or(Profile());
+    }
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY2(m_server.start(), qPrintable(m_server.errorString()));
+        m_client = gatehouse::test::connectedClient(m_server);
+        QVERIFY(m_client);
+    }
+
+    void init() { QCOMPARE(call(*m_client, {"FLUSHALL"}), RedisValue::status("OK")); }
+
+    void cleanupTestCase()
+    {
+        m_client.reset();
+        m_server.stop();
+        QCOMPARE(RedisServer::runningChildren(), 0);
+    }
+
+    // After the simulator, discovery finds exactly what it says it left, each
+    // classified right, with the demo profile and by autodetection.
+    void discoveryMatchesSimulator()
+    {
+        Simulator::Options options;
+        options.seconds = 3;
+        options.scale = 2;
+        options.seed = 11;
+        Simulator sim(m_client.get(), options);
+        QSignalSpy done(&sim, &Simulator::finished);
+        sim.start();
+        QVERIFY(done.wait(20000));
+        const SimulatorCensus census = done.first().first().value<SimulatorCensus>();
+        Catalogue expected = census.objects;
+        for (auto &keys : expected)
+            std::sort(keys.begin(), keys.end());
+        QCOMPARE(expected.size(), 8); // every pattern is there
+
+        const Catalogue withProfile = byPattern(discover(*m_client, demoProfile()));
+        QCOMPARE(withProfile, expected);
+        const Catalogue detected = byPattern(discover(*m_client, std::nullopt));
+        QCOMPARE(detected, expected);
+    }
+
+    void suggestedProfileFindsTheSame()
+    {
+        Simulator::Options options;
+        options.seconds = 2;
+        Simulator sim(m_client.get(), options);
+        QSignalSpy done(&sim, &Simulator::finished);
+        sim.start();
+        QVERIFY(done.wait(20000));
+        Discovery detect(m_client.get(), std::nullopt);
+        QSignalSpy finished(&detect, &Discovery::finished);
+        detect.start();
+        QVERIFY(finished.wait(20000));
+        const Profile suggested = detect.suggestedProfile();
+        QVERIFY(!suggested.isEmpty());
+        // The JSON an operator saves loads back and finds the same instances.
+        QString error;
+        const auto reloaded
+            = Profile::fromJson(suggested.toJson(), QStringLiteral("s.json"), &error);
+        QVERIFY2(reloaded, qPrintable(error));
+        QCOMPARE(byPattern(discover(*m_client, *reloaded)), byPattern(detect.objects()));
+    }
+
+    // Readings through the monitor at a controlled moment (server TIME).
+    void readingsAtControlledMoment()
+    {
+        const qint64 now = serverTimeMs(call(*m_client, {"TIME"}));
+        const QByteArray n1 = QByteArray::number(now - 2000);
+        const QByteArray n2 = QByteArray::number(now - 500);
+        call(*m_client, {"ZADD", "sim:rl:api:1", n1, "a", n2, "b"});
+        call(*m_client, {"PEXPIRE", "sim:rl:api:1", "10000"});
+        call(*m_client, {"ZADD", "sim:rl:api:1:retry", QByteArray::number(now + 3000), "s"});
+        call(*m_client, {"SET", "sim:lock:9", "tok3n4b1c9", "PX", "8000"});
+        call(*m_client, {"LPUSH", "sim:jobs:mail", "j1", "j2"});
+        call(*m_client, {"LPUSH", "sim:jobs:mail:processing", "j0"});
+        call(*m_client, {"ZADD", "sim:jobs:mail:claims", QByteArray::number(now - 45000), "j0"});
+
+        Monitor::Options options;
+        options.profile = demoProfile();
+        options.useEvents = false;
+        Monitor monitor(m_client.get(), options);
+        QSignalSpy discovered(&monitor, &Monitor::discoveryFinished);
+        QSignalSpy ticks(&monitor, &Monitor::tickFinished);
+        monitor.start();
+        QVERIFY(discovered.wait(10000));
+        monitor.refreshNow();
+        QVERIFY(ticks.wait(10000));
+        const Snapshot s = ticks.last().first().value<Snapshot>();
+        const qint64 elapsed = s.server.timeMs - now; // the reading came this much later
+        QVERIFY(elapsed >= 0 && elapsed < 2000);
+        QCOMPARE(s.objects.size(), 3);
+
+        const ObjectState *limiter = find(s, "sim:rl:api:1");
+        QVERIFY(limiter);
+        QCOMPARE(limiter->reading.inWindow, 2);
+        QCOMPARE(limiter->reading.limit.value(), 20);
+        QVERIFY(qAbs(limiter->reading.oldestAgeMs - (2000 + elapsed)) <= 50);
+        QVERIFY(qAbs(limiter->reading.retryHorizonMs - (3000 - elapsed)) <= 50);
+
+        const ObjectState *lock = find(s, "sim:lock:9");
+        QVERIFY(lock);
+        QCOMPARE(lock->reading.token, QByteArray("tok3n4b1c9"));
+        QVERIFY(lock->reading.pttlMs <= 8000 && lock->reading.pttlMs > 8000 - elapsed - 100);
+        QCOMPARE(lock->heldSinceMs, -1); // held before Gatehouse looked: start unknown
+
+        const ObjectState *queue = find(s, "sim:jobs:mail");
+        QVERIFY(queue);
+        QCOMPARE(queue->reading.length, 2);
+        QCOMPARE(queue->reading.inFlight, 1);
+        QCOMPARE(queue->reading.stuck, 1); // demo profile: stuck after 30 s
+        QVERIFY(qAbs(queue->reading.items.first().ageMs - (45000 + elapsed)) <= 50);
+
+        // History: one sample per tick for each figure.
+        monitor.refreshNow();
+        QVERIFY(ticks.wait(10000));
+        QCOMPARE(monitor.history("sim:rl:api:1", QStringLiteral("inWindow")).size(), 2);
+        QCOMPARE(monitor.history("sim:jobs:mail", QStringLiteral("length")).last().y(), 2.0);
+    }
+
+    // With keyspace events on, another client's write is re-read within
+    // 50 ms, long before the next tick.
+    void eventsRereadQuickly()
+    {
+        call(*m_client, {"SET", "sim:lock:1", "first0token1", "PX", "60000"});
+        Monitor::Options options;
+        options.profile = demoProfile();
+        options.intervalMs = 60000; // the tick cannot be what notices the change
+        Monitor monitor(m_client.get(), options);
+        QSignalSpy snapshots(&monitor, &Monitor::snapshotReady);
+        monitor.start();
+        QVERIFY(QTest::qWaitFor(
+            [&] {
+                const Snapshot s = monitor.snapshot();
+                const ObjectState *o = find(s, "sim:lock:1");
+                return s.server.eventsLive && o && o->reading.token == "first0token1";
+            },
+            10000));
+
+        auto other = gatehouse::test::connectedClient(m_server);
+        QVERIFY(other);
+        QElapsedTimer clock;
+        clock.start();
+        call(*other, {"SET", "sim:lock:1", "second1token2", "PX", "60000"});
+        QVERIFY(QTest::qWaitFor(
+            [&] {
+                const ObjectState *o = find(monitor.snapshot(), "sim:lock:1");
+                return o && o->reading.token == "second1token2";
+            },
+            5000));
+        const qint64 ms = clock.elapsed();
+        QVERIFY2(ms < 50, qPrintable(QStringLiteral("re-read after %1 ms").arg(ms)));
+        const ObjectState *o = find(monitor.snapshot(), "sim:lock:1");
+        QVERIFY(o->heldSinceMs > 0); // seen taken: held-for is known
+
+        // A new instance written after discovery is found through its event.
+        call(*other, {"SET", "sim:lock:77", "new0lock77", "PX", "60000"});
+        QVERIFY(QTest::qWaitFor([&] { return find(monitor.snapshot(), "sim:lock:77"); }, 2000));
+    }
+
+    // With events off, the change shows within one tick, and the snapshot
+    // says it is polling.
+    void pollingWithoutEvents()
+    {
+        call(*m_client, {"CONFIG", "SET", "notify-keyspace-events", ""});
+        call(*m_client, {"SET", "sim:lock:1", "first0token1", "PX", "60000"});
+        Monitor::Options options;
+        options.profile = demoProfile();
+        options.intervalMs = 300;
+        Monitor monitor(m_client.get(), options);
+        QSignalSpy ticks(&monitor, &Monitor::tickFinished);
+        monitor.start();
+        QVERIFY(QTest::qWaitFor([&] { return find(monitor.snapshot(), "sim:lock:1"); }, 10000));
+        const Snapshot before = monitor.snapshot();
+        QVERIFY(!before.server.eventsLive);
+        QVERIFY(before.server.notes.join(QLatin1Char(' ')).contains(QLatin1String("polling")));
+
+        call(*m_client, {"SET", "sim:lock:1", "second1token2", "PX", "60000"});
+        ticks.clear();
+        QVERIFY(ticks.wait(2000)); // the next tick...
+        if (find(ticks.last().first().value<Snapshot>(), "sim:lock:1")->reading.token
+            != "second1token2")
+            QVERIFY(ticks.wait(2000)); // ...or the one after, if one was in flight
+        QCOMPARE(find(ticks.last().first().value<Snapshot>(), "sim:lock:1")->reading.token,
+                 QByteArray("second1token2"));
+        call(*m_client, {"CONFIG", "SET", "notify-keyspace-events", "KEA"});
+    }
+
+    void emptyDatabase()
+    {
+        Monitor::Options options;
+        Monitor monitor(m_client.get(), options);
+        QSignalSpy discovered(&monitor, &Monitor::discoveryFinished);
+        QSignalSpy ticks(&monitor, &Monitor::tickFinished);
+        monitor.start();
+        QVERIFY(discovered.wait(10000));
+        QVERIFY(ticks.wait(5000));
+        QVERIFY(ticks.last().first().value<Snapshot>().objects.isEmpty());
+    }
+
+    void malformedProfiles_data()
+    {
+        QTest::addColumn<QByteArray>("json");
+        QTest::addColumn<QString>("mentions");
+        QTest::newRow("not json") << QByteArray("{rules: [") << "not valid JSON";
+        QTest::newRow("no rules") << QByteArray("{\"name\": \"x\"}") << "\"rules\" array";
+        QTest::newRow("bad pattern") << QByteArray("{\"rules\": [{\"pattern\": \"semaphore\", "
+                                                   "\"match\": \"a*\"}]}")
+                                     << "rules[0].pattern must be one of";
+        QTest::newRow("no match") << QByteArray("{\"rules\": [{\"pattern\": \"lock\"}]}")
+                                  << "rules[0].match is missing";
+        QTest::newRow("bad limit") << QByteArray("{\"rules\": [{\"pattern\": \"lock\", \"match\": "
+                                                 "\"l*\"}, {\"pattern\": \"fixed-window\", "
+                                                 "\"match\": \"t*\", \"limit\": \"ten\"}]}")
+                                   << "rules[1].limit must be a whole number";
+        QTest::newRow("bad template")
+            << QByteArray("{\"rules\": [{\"pattern\": \"reliable-queue\", "
+                          "\"match\": \"q*\", \"processingKey\": "
+                          "\"busy\"}]}")
+            << "must contain {key}";
+    }
+
+    void malformedProfiles()
+    {
+        QFETCH(QByteArray, json);
+        QFETCH(QString, mentions);
+        QString error;
+        QVERIFY(!Profile::fromJson(json, QStringLiteral("/etc/gh/bad.json"), &error));
+        QVERIFY2(error.contains(mentions), qPrintable(error));
+        QVERIFY2(error.startsWith(QLatin1String("/etc/gh/bad.json")), qPrintable(error));
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_Monitor)
+#include "tst_monitor.moc"

@@ -1,35 +1,674 @@
 // SPDX-License-Identifier: MIT
 #include "mainwindow.h"
 
+#include "chartpanel.h"
+#include "objecttablemodel.h"
+#include "tokendialog.h"
+
+#include <actions/actionengine.h>
+#include <monitor/monitor.h>
+#include <patterns/fixedwindowunit.h>
+#include <patterns/lockunit.h>
+#include <patterns/reliablequeueunit.h>
+#include <patterns/slidingwindowunit.h>
+#include <patterns/tokenfamilyunit.h>
 #include <redis/redisclient.h>
 
+#include <QAction>
 #include <QApplication>
+#include <QDateTime>
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QJsonArray>
 #include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
 #include <QMenuBar>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSettings>
+#include <QSortFilterProxyModel>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QStackedWidget>
 #include <QStatusBar>
+#include <QTableView>
+#include <QTableWidget>
+#include <QToolButton>
+#include <QVBoxLayout>
 
 namespace gatehouse {
 
-MainWindow::MainWindow(RedisClient *client, QWidget *parent)
+namespace {
+const char *const s_sections[] = {"limiter", "lock", "token", "queue"};
+}
+
+MainWindow::MainWindow(RedisClient *client, Monitor *monitor, ActionEngine *actions,
+                       Options options, QWidget *parent)
     : QMainWindow(parent)
     , m_client(client)
+    , m_monitor(monitor)
+    , m_actions(actions)
+    , m_options(options)
+    , m_pages(new QListWidget(this))
+    , m_stack(new QStackedWidget(this))
     , m_stateLabel(new QLabel(this))
-    , m_central(new QLabel(this))
+    , m_serverLabel(new QLabel(this))
+    , m_eventsLabel(new QLabel(this))
+    , m_ageLabel(new QLabel(this))
+    , m_offsetLabel(new QLabel(this))
+    , m_discoveryBar(new QProgressBar(this))
+    , m_cancelDiscovery(new QToolButton(this))
 {
-    setWindowTitle(QStringLiteral("Gatehouse — %1").arg(client->endpoint().displayUrl()));
+    setWindowTitle(QStringLiteral("Gatehouse%1 — %2")
+                       .arg(m_options.demo ? QStringLiteral(" — DEMO") : QString(),
+                            client->endpoint().displayUrl()));
     setWindowIcon(QIcon(QStringLiteral(":/resources/gatehouse.svg")));
-    m_central->setAlignment(Qt::AlignCenter);
-    m_central->setWordWrap(true);
-    setCentralWidget(m_central);
-    statusBar()->addPermanentWidget(m_stateLabel);
+    for (const char *s : s_sections)
+        m_models.insert(QLatin1String(s), new ObjectTableModel(QLatin1String(s), this));
+
+    m_stack->addWidget(buildOverview());
+    m_stack->addWidget(buildLimiters());
+    m_stack->addWidget(buildLocks());
+    m_stack->addWidget(buildTokens());
+    m_stack->addWidget(buildQueues());
+    m_stack->addWidget(buildAudit());
+    m_pages->addItems(
+        {tr("Overview"), tr("Limiters"), tr("Locks"), tr("Tokens"), tr("Queues"), tr("Audit log")});
+    m_pages->setMaximumWidth(160);
+    connect(m_pages, &QListWidget::currentRowChanged, m_stack, &QStackedWidget::setCurrentIndex);
+    m_pages->setCurrentRow(0);
+    auto *splitter = new QSplitter(this);
+    splitter->addWidget(m_pages);
+    splitter->addWidget(m_stack);
+    splitter->setStretchFactor(1, 1);
+    setCentralWidget(splitter);
+
+    // Status bar: state, server, events, age of the reading, clock offset, badges.
+    statusBar()->addPermanentWidget(m_discoveryBar);
+    m_discoveryBar->setMaximumWidth(180);
+    m_discoveryBar->setFormat(tr("scanning %v / %m"));
+    m_discoveryBar->hide();
+    m_cancelDiscovery->setText(tr("Cancel"));
+    m_cancelDiscovery->setToolTip(tr("Stop the key scan; what was found stays"));
+    m_cancelDiscovery->hide();
+    connect(m_cancelDiscovery, &QToolButton::clicked, m_monitor, &Monitor::cancelDiscovery);
+    statusBar()->addPermanentWidget(m_cancelDiscovery);
+    for (QLabel *l : {m_stateLabel, m_serverLabel, m_eventsLabel, m_ageLabel, m_offsetLabel})
+        statusBar()->addPermanentWidget(l);
+    if (m_options.readOnly) {
+        auto *badge = new QLabel(tr("<b>READ-ONLY</b>"), this);
+        badge->setToolTip(tr("Started with --read-only: every action is disabled."));
+        statusBar()->addPermanentWidget(badge);
+    }
+    if (m_options.demo) {
+        auto *badge = new QLabel(tr("<b>DEMO</b>"), this);
+        badge->setToolTip(tr("A private redis-server with simulated traffic; it is removed "
+                             "when you quit."));
+        statusBar()->addPermanentWidget(badge);
+    }
 
     QMenu *file = menuBar()->addMenu(tr("&File"));
+    QAction *refresh = file->addAction(tr("&Refresh now"), m_monitor, &Monitor::refreshNow);
+    refresh->setShortcut(QKeySequence::Refresh);
+    QAction *find = file->addAction(tr("&Find…"), this, [this] {
+        showPage(1);
+        m_limiterFilter->setFocus();
+    });
+    find->setShortcut(QKeySequence::Find);
+    file->addSeparator();
     QAction *quit = file->addAction(tr("&Quit"), qApp, &QApplication::quit);
     quit->setShortcut(QKeySequence::Quit);
 
-    connect(client, &RedisClient::stateChanged, this, &MainWindow::showState);
+    connect(m_monitor, &Monitor::snapshotReady, this, &MainWindow::onSnapshot);
+    connect(m_monitor, &Monitor::discoveryProgress, this, [this](qint64 scanned, qint64 total) {
+        m_discoveryBar->setRange(0, int(std::min<qint64>(total, INT_MAX)));
+        m_discoveryBar->setValue(int(std::min<qint64>(scanned, INT_MAX)));
+        m_discoveryBar->setVisible(scanned < total);
+        m_cancelDiscovery->setVisible(scanned < total);
+    });
+    connect(m_monitor, &Monitor::discoveryFinished, this, [this] {
+        m_discoveryBar->hide();
+        m_cancelDiscovery->hide();
+    });
+    connect(m_client, &RedisClient::stateChanged, this, &MainWindow::showState);
+    connect(m_actions, &ActionEngine::audited, this, &MainWindow::reloadAudit);
     showState(client->state(), client->errorString());
-    resize(900, 600);
+
+    m_timer.setInterval(500);
+    connect(&m_timer, &QTimer::timeout, this, &MainWindow::onTimer);
+    m_timer.start();
+
+    QSettings settings;
+    if (!restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray()))
+        resize(1200, 800);
+}
+
+MainWindow::~MainWindow()
+{
+    QSettings().setValue(QStringLiteral("window/geometry"), saveGeometry());
+}
+
+QStringList MainWindow::pageNames() const
+{
+    QStringList names;
+    for (int i = 0; i < m_pages->count(); ++i)
+        names << m_pages->item(i)->text();
+    return names;
+}
+
+void MainWindow::showPage(int index)
+{
+    m_pages->setCurrentRow(index);
+}
+
+QWidget *MainWindow::page(int index) const
+{
+    return m_stack->widget(index);
+}
+
+ObjectTableModel *MainWindow::model(const QString &section) const
+{
+    return m_models.value(section);
+}
+
+ChartPanel *MainWindow::chart(const QString &section) const
+{
+    return m_charts.value(section);
+}
+
+QTableView *MainWindow::table(const QString &section) const
+{
+    return m_tables.value(section);
+}
+
+void MainWindow::selectRow(const QString &section, int row)
+{
+    QTableView *view = m_tables.value(section);
+    if (view && row < view->model()->rowCount())
+        view->selectRow(row);
+}
+
+QPushButton *MainWindow::actionButton(const QString &text, QWidget *parent)
+{
+    auto *button = new QPushButton(text, parent);
+    if (m_options.readOnly) {
+        button->setEnabled(false);
+        button->setToolTip(tr("Read-only mode: actions are disabled (started with --read-only)."));
+    }
+    m_actionButtons.append(button);
+    return button;
+}
+
+QTableView *MainWindow::makeTable(const QString &section, QWidget *parent)
+{
+    auto *view = new QTableView(parent);
+    auto *proxy = new QSortFilterProxyModel(view);
+    proxy->setSourceModel(m_models.value(section));
+    proxy->setSortRole(ObjectTableModel::SortRole);
+    proxy->setFilterKeyColumn(0);
+    proxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
+    view->setModel(proxy);
+    view->setSortingEnabled(true);
+    view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    view->setSelectionMode(QAbstractItemView::SingleSelection);
+    view->horizontalHeader()->setStretchLastSection(true);
+    view->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Interactive);
+    view->setColumnWidth(0, 280);
+    view->verticalHeader()->hide();
+    m_tables.insert(section, view);
+    return view;
+}
+
+const ObjectState *MainWindow::selected(const QString &section) const
+{
+    QTableView *view = m_tables.value(section);
+    if (!view || !view->selectionModel())
+        return nullptr;
+    const QModelIndexList rows = view->selectionModel()->selectedRows();
+    if (rows.isEmpty())
+        return nullptr;
+    auto *proxy = static_cast<QSortFilterProxyModel *>(view->model());
+    return m_models.value(section)->stateAt(proxy->mapToSource(rows.first()).row());
+}
+
+QWidget *MainWindow::buildOverview()
+{
+    auto *w = new QWidget(this);
+    auto *layout = new QVBoxLayout(w);
+    m_overviewCounts = new QLabel(w);
+    m_overviewCounts->setTextFormat(Qt::RichText);
+    layout->addWidget(m_overviewCounts);
+    layout->addWidget(new QLabel(tr("Needs attention (click to open):"), w));
+    m_hot = new QListWidget(w);
+    connect(m_hot, &QListWidget::itemActivated, this, [this](QListWidgetItem *item) {
+        const QString section = item->data(Qt::UserRole).toString();
+        const QByteArray key = item->data(Qt::UserRole + 1).toByteArray();
+        const int pageIndex = int(QStringList{QStringLiteral("limiter"), QStringLiteral("lock"),
+                                              QStringLiteral("token"), QStringLiteral("queue")}
+                                      .indexOf(section))
+                              + 1;
+        showPage(pageIndex);
+        QTableView *view = m_tables.value(section);
+        auto *proxy = static_cast<QSortFilterProxyModel *>(view->model());
+        const int row = m_models.value(section)->rowOf(key);
+        if (row >= 0)
+            view->selectRow(proxy->mapFromSource(m_models.value(section)->index(row, 0)).row());
+    });
+    connect(m_hot, &QListWidget::itemClicked, m_hot, &QListWidget::itemActivated);
+    layout->addWidget(m_hot, 1);
+    return w;
+}
+
+QWidget *MainWindow::buildLimiters()
+{
+    auto *w = new QWidget(this);
+    auto *layout = new QVBoxLayout(w);
+    auto *bar = new QHBoxLayout;
+    m_limiterFilter = new QLineEdit(w);
+    m_limiterFilter->setPlaceholderText(tr("Filter by key"));
+    m_limiterFilter->setClearButtonEnabled(true);
+    bar->addWidget(m_limiterFilter, 1);
+    QPushButton *reset = actionButton(tr("Reset limiter…"), w);
+    reset->setObjectName(QStringLiteral("resetLimiter"));
+    bar->addWidget(reset);
+    layout->addLayout(bar);
+    auto *splitter = new QSplitter(Qt::Vertical, w);
+    QTableView *view = makeTable(QStringLiteral("limiter"), splitter);
+    connect(m_limiterFilter, &QLineEdit::textChanged, view->model(), [view](const QString &text) {
+        static_cast<QSortFilterProxyModel *>(view->model())->setFilterFixedString(text);
+    });
+    auto *charts = new ChartPanel(m_monitor, QStringLiteral("limiter"), splitter);
+    m_charts.insert(QStringLiteral("limiter"), charts);
+    splitter->addWidget(view);
+    splitter->addWidget(charts);
+    layout->addWidget(splitter, 1);
+    connect(view->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
+        const ObjectState *s = selected(QStringLiteral("limiter"));
+        m_charts.value(QStringLiteral("limiter"))->setObject(s);
+        m_monitor->setDetailKey(s ? s->object.key : QByteArray());
+    });
+    connect(reset, &QPushButton::clicked, this, [this] {
+        const ObjectState *s = selected(QStringLiteral("limiter"));
+        if (!s)
+            return;
+        if (s->object.kind == PatternKind::RedissonLimiter) {
+            m_lastOutcome = tr("Redisson limiters are read-only in Gatehouse.");
+            statusBar()->showMessage(m_lastOutcome, 8000);
+            return;
+        }
+        act(s->object.kind == PatternKind::FixedWindow ? FixedWindowUnit::reset(s->object)
+                                                       : SlidingWindowUnit::reset(s->object));
+    });
+    return w;
+}
+
+QWidget *MainWindow::buildLocks()
+{
+    auto *w = new QWidget(this);
+    auto *layout = new QVBoxLayout(w);
+    auto *bar = new QHBoxLayout;
+    QPushButton *release = actionButton(tr("Force release…"), w);
+    release->setObjectName(QStringLiteral("forceRelease"));
+    QPushButton *extend = actionButton(tr("Extend…"), w);
+    extend->setObjectName(QStringLiteral("extendLock"));
+    m_extendTtl = new QSpinBox(w);
+    m_extendTtl->setRange(100, 24 * 3600 * 1000);
+    m_extendTtl->setValue(30000);
+    m_extendTtl->setSuffix(tr(" ms"));
+    bar->addStretch(1);
+    bar->addWidget(release);
+    bar->addWidget(extend);
+    bar->addWidget(m_extendTtl);
+    layout->addLayout(bar);
+    layout->addWidget(makeTable(QStringLiteral("lock"), w), 1);
+    connect(release, &QPushButton::clicked, this, [this] {
+        const ObjectState *s = selected(QStringLiteral("lock"));
+        if (s && s->object.kind == PatternKind::Lock && s->reading.isOk())
+            act(LockUnit::forceRelease(s->object, s->reading.token));
+    });
+    connect(extend, &QPushButton::clicked, this, [this] {
+        const ObjectState *s = selected(QStringLiteral("lock"));
+        if (s && s->object.kind == PatternKind::Lock && s->reading.isOk())
+            act(LockUnit::extend(s->object, s->reading.token, m_extendTtl->value()));
+    });
+    return w;
+}
+
+QWidget *MainWindow::buildTokens()
+{
+    auto *w = new QWidget(this);
+    auto *layout = new QVBoxLayout(w);
+    auto *bar = new QHBoxLayout;
+    QPushButton *issue = actionButton(tr("Issue token…"), w);
+    issue->setObjectName(QStringLiteral("issueToken"));
+    m_revokeKey = new QLineEdit(w);
+    m_revokeKey->setPlaceholderText(tr("Token key to revoke, e.g. code:abc123"));
+    QPushButton *revoke = actionButton(tr("Revoke…"), w);
+    revoke->setObjectName(QStringLiteral("revokeToken"));
+    bar->addWidget(issue);
+    bar->addStretch(1);
+    bar->addWidget(m_revokeKey, 2);
+    bar->addWidget(revoke);
+    layout->addLayout(bar);
+    layout->addWidget(makeTable(QStringLiteral("token"), w), 1);
+    connect(issue, &QPushButton::clicked, this, &MainWindow::issueToken);
+    connect(revoke, &QPushButton::clicked, this, [this] {
+        const QByteArray key = m_revokeKey->text().trimmed().toUtf8();
+        if (!key.isEmpty())
+            act(TokenFamilyUnit::revoke(key));
+    });
+    return w;
+}
+
+QWidget *MainWindow::buildQueues()
+{
+    auto *w = new QWidget(this);
+    auto *layout = new QVBoxLayout(w);
+    auto *bar = new QHBoxLayout;
+    QPushButton *requeue = actionButton(tr("Requeue job…"), w);
+    requeue->setObjectName(QStringLiteral("requeueJob"));
+    QPushButton *requeueAll = actionButton(tr("Requeue all stuck…"), w);
+    requeueAll->setObjectName(QStringLiteral("requeueStuck"));
+    QPushButton *dead = actionButton(tr("Dead-letter job…"), w);
+    dead->setObjectName(QStringLiteral("deadLetter"));
+    bar->addStretch(1);
+    bar->addWidget(requeue);
+    bar->addWidget(requeueAll);
+    bar->addWidget(dead);
+    layout->addLayout(bar);
+    auto *splitter = new QSplitter(Qt::Vertical, w);
+    QTableView *view = makeTable(QStringLiteral("queue"), splitter);
+    splitter->addWidget(view);
+    m_stuck = new QTableWidget(0, 3, splitter);
+    m_stuck->setHorizontalHeaderLabels(
+        {tr("In-flight job (oldest first)"), tr("Age"), tr("Age from")});
+    m_stuck->horizontalHeader()->setStretchLastSection(true);
+    m_stuck->setColumnWidth(0, 420);
+    m_stuck->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_stuck->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_stuck->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_stuck->verticalHeader()->hide();
+    splitter->addWidget(m_stuck);
+    auto *charts = new ChartPanel(m_monitor, QStringLiteral("queue"), splitter);
+    m_charts.insert(QStringLiteral("queue"), charts);
+    splitter->addWidget(charts);
+    layout->addWidget(splitter, 1);
+    connect(view->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
+        m_charts.value(QStringLiteral("queue"))->setObject(selected(QStringLiteral("queue")));
+        updateStuckItems();
+    });
+    auto selectedJob = [this]() -> QByteArray {
+        const auto rows = m_stuck->selectionModel()->selectedRows();
+        return rows.isEmpty()
+                   ? QByteArray()
+                   : m_stuck->item(rows.first().row(), 0)->data(Qt::UserRole).toByteArray();
+    };
+    connect(requeue, &QPushButton::clicked, this, [this, selectedJob] {
+        const ObjectState *s = selected(QStringLiteral("queue"));
+        const QByteArray job = selectedJob();
+        if (s && !job.isEmpty())
+            act(ReliableQueueUnit::requeue(s->object, job));
+    });
+    connect(dead, &QPushButton::clicked, this, [this, selectedJob] {
+        const ObjectState *s = selected(QStringLiteral("queue"));
+        const QByteArray job = selectedJob();
+        if (s && !job.isEmpty())
+            act(ReliableQueueUnit::deadLetter(s->object, job));
+    });
+    connect(requeueAll, &QPushButton::clicked, this, [this] {
+        const ObjectState *s = selected(QStringLiteral("queue"));
+        if (!s)
+            return;
+        const ScriptCall call
+            = ReliableQueueUnit::requeueStuck(s->object, s->object.params.stuckAfterMs, 100);
+        if (call.isValid()) {
+            act(call);
+            return;
+        }
+        // No claims set: requeue the stuck items Gatehouse has been watching, one
+        // atomic script each (ages from first sight).
+        for (const InFlightItem &item : s->reading.items) {
+            if (item.ageMs >= s->object.params.stuckAfterMs) {
+                act(ReliableQueueUnit::requeue(s->object, item.job));
+                return; // one confirmation per job: the operator sees each one
+            }
+        }
+        m_lastOutcome = tr("No job in \"%1\" is stuck.").arg(printableBytes(s->object.key));
+        statusBar()->showMessage(m_lastOutcome, 8000);
+    });
+    return w;
+}
+
+QWidget *MainWindow::buildAudit()
+{
+    auto *w = new QWidget(this);
+    auto *layout = new QVBoxLayout(w);
+    layout->addWidget(new QLabel(tr("Every action attempted from this machine, newest first "
+                                    "(%1).")
+                                     .arg(m_actions->auditLogPath()),
+                                 w));
+    m_audit = new QTableWidget(0, 6, w);
+    m_audit->setHorizontalHeaderLabels(
+        {tr("Time"), tr("User"), tr("Action"), tr("Keys"), tr("Outcome"), tr("Message")});
+    m_audit->horizontalHeader()->setStretchLastSection(true);
+    m_audit->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_audit->verticalHeader()->hide();
+    layout->addWidget(m_audit, 1);
+    reloadAudit();
+    return w;
+}
+
+void MainWindow::reloadAudit()
+{
+    const QList<QJsonObject> entries = ActionEngine::readAudit(m_actions->auditLogPath(), 500);
+    m_audit->setRowCount(int(entries.size()));
+    for (int i = 0; i < entries.size(); ++i) {
+        const QJsonObject &e = entries.at(entries.size() - 1 - i);
+        QStringList keys;
+        for (const QJsonValue &k : e.value(QLatin1String("keys")).toArray())
+            keys << (k.isString() ? k.toString() : QStringLiteral("(binary)"));
+        const QStringList cells{e.value(QLatin1String("time")).toString(),
+                                e.value(QLatin1String("user")).toString(),
+                                e.value(QLatin1String("action")).toString(),
+                                keys.join(QLatin1String(", ")),
+                                e.value(QLatin1String("outcome")).toString(),
+                                e.value(QLatin1String("message")).toString()};
+        for (int c = 0; c < cells.size(); ++c)
+            m_audit->setItem(i, c, new QTableWidgetItem(cells.at(c)));
+    }
+}
+
+void MainWindow::act(const ScriptCall &call)
+{
+    if (m_options.readOnly) { // buttons are disabled; the engine refuses too
+        m_actions->run(call, false, this, [this](const ActionOutcome &o) {
+            m_lastOutcome = o.message;
+            statusBar()->showMessage(o.message, 8000);
+            Q_EMIT actionFinished(o.message);
+        });
+        return;
+    }
+    QMessageBox box(QMessageBox::Question, tr("Confirm: %1").arg(call.action), call.summary,
+                    QMessageBox::Ok | QMessageBox::Cancel, this);
+    box.setObjectName(QStringLiteral("confirmAction"));
+    box.setInformativeText(tr("This will run exactly:"));
+    box.setDetailedText(ActionEngine::describe(call));
+    box.button(QMessageBox::Ok)->setText(tr("Run"));
+    box.setDefaultButton(QMessageBox::Cancel);
+    if (box.exec() != QMessageBox::Ok) {
+        m_lastOutcome = tr("Cancelled: nothing was sent.");
+        statusBar()->showMessage(m_lastOutcome, 5000);
+        Q_EMIT actionFinished(m_lastOutcome);
+        return;
+    }
+    m_actions->run(call, false, this, [this](const ActionOutcome &o) {
+        m_lastOutcome = o.message;
+        statusBar()->showMessage(o.message, 10000);
+        m_monitor->refreshNow();
+        Q_EMIT actionFinished(o.message);
+    });
+}
+
+void MainWindow::issueToken()
+{
+    QStringList families;
+    for (const ObjectState &o : std::as_const(m_snapshot.objects)) {
+        if (o.object.kind == PatternKind::TokenFamily && !o.object.countedTokens)
+            families << QString::fromUtf8(o.object.key);
+    }
+    TokenDialog dialog(families, this);
+    dialog.setObjectName(QStringLiteral("tokenDialog"));
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    PatternObject family;
+    family.kind = PatternKind::TokenFamily;
+    family.key = dialog.family();
+    const QByteArray token = TokenFamilyUnit::newToken();
+    const ScriptCall call
+        = TokenFamilyUnit::issue(family, token, dialog.payload(), dialog.ttlSeconds());
+    QMessageBox box(QMessageBox::Question, tr("Confirm: %1").arg(call.action), call.summary,
+                    QMessageBox::Ok | QMessageBox::Cancel, this);
+    box.setObjectName(QStringLiteral("confirmAction"));
+    box.setDetailedText(ActionEngine::describe(call));
+    if (box.exec() != QMessageBox::Ok)
+        return;
+    m_actions->run(call, false, this, [this, call, token](const ActionOutcome &o) {
+        m_lastOutcome = o.message;
+        statusBar()->showMessage(
+            o.result == ActionOutcome::Result::Done ? tr("Token issued.") : o.message, 10000);
+        Q_EMIT actionFinished(o.message);
+        if (o.result == ActionOutcome::Result::Done) {
+            TokenShownDialog shown(call.keys.first(), token, this);
+            shown.setObjectName(QStringLiteral("tokenShown"));
+            shown.exec();
+        }
+    });
+}
+
+void MainWindow::onSnapshot(const Snapshot &snapshot)
+{
+    m_snapshot = snapshot;
+    for (ObjectTableModel *model : std::as_const(m_models))
+        model->applySnapshot(snapshot);
+    m_dirty = true;
+}
+
+void MainWindow::onTimer()
+{
+    if (m_snapshot.server.timeMs > 0) {
+        const qint64 age = QDateTime::currentMSecsSinceEpoch() + m_snapshot.server.clockOffsetMs
+                           - m_snapshot.server.timeMs;
+        m_ageLabel->setText(tr("reading %1 old").arg(formatMs(std::max<qint64>(0, age))));
+        m_offsetLabel->setText(tr("clock offset %1 ms").arg(m_snapshot.server.clockOffsetMs));
+        m_offsetLabel->setToolTip(tr("Server clock minus this machine's clock; window maths use "
+                                     "the server's clock."));
+        m_serverLabel->setText(
+            m_snapshot.server.version.isEmpty()
+                ? tr("Redis (version unknown)")
+                : tr("Redis %1 %2").arg(m_snapshot.server.version, m_snapshot.server.role));
+        m_eventsLabel->setText(m_snapshot.server.eventsLive ? tr("events live") : tr("polling"));
+        m_eventsLabel->setToolTip(m_snapshot.server.notes.join(QLatin1Char('\n')));
+    }
+    if (!m_dirty)
+        return;
+    m_dirty = false;
+    for (ChartPanel *chart : std::as_const(m_charts))
+        chart->refresh(m_snapshot);
+    updateOverview();
+    updateStuckItems();
+}
+
+void MainWindow::updateOverview()
+{
+    QMap<QString, int> counts;
+    QList<QPair<double, QListWidgetItem *>> items;
+    for (const ObjectState &o : std::as_const(m_snapshot.objects)) {
+        const QString section = patternSection(o.object.kind);
+        ++counts[section];
+        const Reading &r = o.reading;
+        double score = 0;
+        QString text;
+        if (section == QLatin1String("limiter") && r.occupancy() && *r.occupancy() >= 0.8) {
+            score = *r.occupancy();
+            text = tr("Limiter %1 at %2 % (retry horizon %3)")
+                       .arg(printableBytes(o.object.key))
+                       .arg(qRound(score * 100))
+                       .arg(formatMs(r.retryHorizonMs));
+        } else if (section == QLatin1String("queue") && r.stuck > 0) {
+            score = 2.0 + double(r.stuck);
+            text = tr("Queue %1: %2 stuck, oldest in flight %3")
+                       .arg(printableBytes(o.object.key))
+                       .arg(r.stuck)
+                       .arg(formatMs(r.oldestInFlightAgeMs));
+        } else if (section == QLatin1String("lock") && o.heldSinceMs >= 0
+                   && m_snapshot.server.timeMs - o.heldSinceMs > 5000) {
+            score = 1.0;
+            text = tr("Lock %1 held for %2")
+                       .arg(printableBytes(o.object.key))
+                       .arg(formatMs(m_snapshot.server.timeMs - o.heldSinceMs));
+        }
+        if (text.isEmpty())
+            continue;
+        auto *item = new QListWidgetItem(text);
+        item->setData(Qt::UserRole, section);
+        item->setData(Qt::UserRole + 1, o.object.key);
+        items.append({score, item});
+    }
+    std::sort(items.begin(), items.end(),
+              [](const auto &a, const auto &b) { return a.first > b.first; });
+    m_hot->clear();
+    for (int i = 0; i < items.size(); ++i) {
+        if (i < 50)
+            m_hot->addItem(items.at(i).second);
+        else
+            delete items.at(i).second;
+    }
+    m_overviewCounts->setText(
+        tr("<h3>%1</h3><p>%2 limiters · %3 locks · %4 token families · %5 queues%6</p>")
+            .arg(m_snapshot.profile == QLatin1String("autodetected")
+                     ? tr("Autodetected")
+                     : tr("Profile %1").arg(m_snapshot.profile))
+            .arg(counts.value(QStringLiteral("limiter")))
+            .arg(counts.value(QStringLiteral("lock")))
+            .arg(counts.value(QStringLiteral("token")))
+            .arg(counts.value(QStringLiteral("queue")))
+            .arg(m_snapshot.server.notes.isEmpty()
+                     ? QString()
+                     : QStringLiteral("</p><p><i>%1</i>")
+                           .arg(m_snapshot.server.notes.join(QStringLiteral("<br>"))
+                                    .toHtmlEscaped())));
+}
+
+void MainWindow::updateStuckItems()
+{
+    const ObjectState *s = selected(QStringLiteral("queue"));
+    const QByteArray current = [&] {
+        const auto rows = m_stuck->selectionModel()->selectedRows();
+        return rows.isEmpty()
+                   ? QByteArray()
+                   : m_stuck->item(rows.first().row(), 0)->data(Qt::UserRole).toByteArray();
+    }();
+    const QList<InFlightItem> items = s ? s->reading.items : QList<InFlightItem>();
+    m_stuck->setRowCount(int(items.size()));
+    for (int i = 0; i < items.size(); ++i) {
+        const InFlightItem &item = items.at(i);
+        auto *job = new QTableWidgetItem(printableBytes(item.job, 200));
+        job->setData(Qt::UserRole, item.job);
+        const bool stuck = item.ageMs >= s->object.params.stuckAfterMs;
+        if (stuck)
+            job->setForeground(Qt::red);
+        m_stuck->setItem(i, 0, job);
+        m_stuck->setItem(i, 1, new QTableWidgetItem(formatMs(item.ageMs)));
+        m_stuck->setItem(i, 2,
+                         new QTableWidgetItem(item.source == AgeSource::ClaimsSet
+                                                  ? tr("claim time")
+                                                  : tr("first seen by Gatehouse")));
+        if (item.job == current)
+            m_stuck->selectRow(i);
+    }
 }
 
 void MainWindow::showState(RedisConnection::State state, const QString &message)
@@ -53,8 +692,9 @@ void MainWindow::showState(RedisConnection::State state, const QString &message)
         break;
     }
     m_stateLabel->setText(text);
-    m_central->setText(message.isEmpty() ? tr("%1\n%2").arg(m_client->endpoint().displayUrl(), text)
-                                         : message);
+    m_stateLabel->setToolTip(message);
+    if (!message.isEmpty() && state != RedisConnection::State::Ready)
+        statusBar()->showMessage(message, 15000);
 }
 
 } // namespace gatehouse

@@ -1,31 +1,116 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <monitor/snapshot.h>
+#include <patterns/scriptcall.h>
 #include <redis/redisconnection.h>
 
 #include <QMainWindow>
+#include <QTimer>
 
 class QLabel;
+class QLineEdit;
+class QListWidget;
+class QProgressBar;
+class QPushButton;
+class QSpinBox;
+class QStackedWidget;
+class QTableView;
+class QTableWidget;
+class QToolButton;
 
 namespace gatehouse {
 
+class ActionEngine;
+class ChartPanel;
+class Monitor;
+class ObjectTableModel;
 class RedisClient;
+struct ActionOutcome;
 
-// The console's main window. For now it shows the connection and its state;
-// the pages arrive with the console issue. The client is injected, never
-// looked up, and the window never touches a socket.
+// The console's main window: Overview, Limiters, Locks, Tokens, Queues and
+// Audit log pages, drawn from the monitor's snapshots; operator actions go
+// through a confirmation showing exactly what will run, then the actions
+// engine. The backend objects are injected; the window never opens a socket.
 class MainWindow : public QMainWindow
 {
     Q_OBJECT
 public:
-    explicit MainWindow(RedisClient *client, QWidget *parent = nullptr);
+    struct Options
+    {
+        bool readOnly = false;
+        bool demo = false;
+    };
+
+    MainWindow(RedisClient *client, Monitor *monitor, ActionEngine *actions, Options options,
+               QWidget *parent = nullptr);
+    ~MainWindow() override;
+
+    // For tests and the screenshot run.
+    QStringList pageNames() const;
+    void showPage(int index);
+    QWidget *page(int index) const;
+    ObjectTableModel *model(const QString &section) const;
+    ChartPanel *chart(const QString &section) const;
+    QTableView *table(const QString &section) const;
+    QString lastOutcome() const { return m_lastOutcome; }
+    void selectRow(const QString &section, int row);
+
+Q_SIGNALS:
+    void actionFinished(const QString &message);
 
 private:
+    QWidget *buildOverview();
+    QWidget *buildLimiters();
+    QWidget *buildLocks();
+    QWidget *buildTokens();
+    QWidget *buildQueues();
+    QWidget *buildAudit();
+    QTableView *makeTable(const QString &section, QWidget *parent);
+    QPushButton *actionButton(const QString &text, QWidget *parent);
+    const ObjectState *selected(const QString &section) const;
+
+    void onSnapshot(const Snapshot &snapshot);
+    void onTimer();
     void showState(RedisConnection::State state, const QString &message);
+    void updateOverview();
+    void updateStuckItems();
+    void reloadAudit();
+    // Confirmation (exact script, KEYS, ARGV), then run; the outcome goes to
+    // the status bar and the page.
+    void act(const ScriptCall &call);
+    void issueToken();
 
     RedisClient *m_client;
+    Monitor *m_monitor;
+    ActionEngine *m_actions;
+    Options m_options;
+    Snapshot m_snapshot;
+    QString m_lastOutcome;
+
+    QListWidget *m_pages;
+    QStackedWidget *m_stack;
+    QHash<QString, ObjectTableModel *> m_models;
+    QHash<QString, QTableView *> m_tables;
+    QHash<QString, ChartPanel *> m_charts;
+    QList<QPushButton *> m_actionButtons;
+    QLabel *m_overviewCounts = nullptr;
+    QListWidget *m_hot = nullptr;
+    QTableWidget *m_stuck = nullptr;
+    QTableWidget *m_audit = nullptr;
+    QSpinBox *m_extendTtl = nullptr;
+    QLineEdit *m_revokeKey = nullptr;
+    QLineEdit *m_limiterFilter = nullptr;
+
     QLabel *m_stateLabel;
-    QLabel *m_central;
+    QLabel *m_serverLabel;
+    QLabel *m_eventsLabel;
+    QLabel *m_ageLabel;
+    QLabel *m_offsetLabel;
+    QProgressBar *m_discoveryBar;
+    QToolButton *m_cancelDiscovery;
+    QTimer m_timer; // replots and the age of the last reading, never per sample
+    bool m_dirty = false;
 };
 
 } // namespace gatehouse

@@ -1,16 +1,82 @@
 // SPDX-License-Identifier: MIT
-// gatehouse: the desktop console.
+// gatehouse: the desktop console. Parses the command line and wires the
+// backend (client, monitor, actions, simulator for --demo) to the window.
 
+#include <actions/actionengine.h>
+#include <chartpanel.h>
 #include <mainwindow.h>
+#include <monitor/monitor.h>
+#include <objecttablemodel.h>
 #include <redis/endpointoptions.h>
 #include <redis/redisclient.h>
+#include <sim/demoserver.h>
+#include <sim/simulator.h>
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QDir>
 #include <QMessageBox>
+#include <QTableView>
 #include <QTextStream>
+#include <QTimer>
+
+#include <memory>
 
 using namespace gatehouse;
+
+namespace {
+
+struct Console
+{
+    std::unique_ptr<RedisClient> client;
+    std::unique_ptr<Monitor> monitor;
+    std::unique_ptr<ActionEngine> actions;
+    std::unique_ptr<Simulator> simulator;
+    std::unique_ptr<MainWindow> window;
+};
+
+void fatal(const QString &message)
+{
+    QTextStream(stderr) << "gatehouse: " << message << Qt::endl;
+    if (QGuiApplication::platformName() != QLatin1String("offscreen"))
+        QMessageBox::critical(nullptr, QStringLiteral("Gatehouse"), message);
+}
+
+// --screenshots DIR: every page captured to DIR/<n>-<page>.png after the
+// console has run for a while, with a line per page on stdout saying how many
+// rows its table has and how many points its charts draw; then quit.
+void captureAll(MainWindow *window, const QString &dir, int page)
+{
+    static const QStringList s_sections{QString(),
+                                        QStringLiteral("limiter"),
+                                        QStringLiteral("lock"),
+                                        QStringLiteral("token"),
+                                        QStringLiteral("queue"),
+                                        QString()};
+    if (page >= window->pageNames().size()) {
+        QApplication::quit();
+        return;
+    }
+    window->showPage(page);
+    const QString section = s_sections.value(page);
+    if (!section.isEmpty() && window->table(section))
+        window->table(section)->selectRow(0);
+    // Two chart refreshes (500 ms each) after the selection: the window strip
+    // needs one detailed reading first.
+    QTimer::singleShot(1600, window, [window, dir, page, section] {
+        const QString name
+            = window->pageNames().at(page).toLower().replace(QLatin1Char(' '), QLatin1Char('-'));
+        const QString file = QDir(dir).filePath(QStringLiteral("%1-%2.png").arg(page).arg(name));
+        window->grab().save(file);
+        const int rows = section.isEmpty() ? -1 : window->model(section)->rowCount();
+        const int points = window->chart(section) ? window->chart(section)->pointCount() : -1;
+        QTextStream(stdout) << "page=" << name << " file=" << file << " rows=" << rows
+                            << " points=" << points << Qt::endl;
+        captureAll(window, dir, page + 1);
+    });
+}
+
+} // namespace
 
 int main(int argc, char *argv[])
 {
@@ -28,18 +94,101 @@ int main(int argc, char *argv[])
     parser.addVersionOption();
     const EndpointOptions endpointOptions;
     endpointOptions.addTo(parser);
+    const QCommandLineOption profileOption(QStringLiteral("profile"),
+                                           QStringLiteral("A profile file or a built-in name."),
+                                           QStringLiteral("FILE|NAME"));
+    const QCommandLineOption readOnly(QStringLiteral("read-only"),
+                                      QStringLiteral("Disable every action."));
+    const QCommandLineOption demo(QStringLiteral("demo"),
+                                  QStringLiteral("Start a private redis-server with simulated "
+                                                 "traffic and watch it."));
+    const QCommandLineOption scale(QStringLiteral("scale"),
+                                   QStringLiteral("--demo: simulator scale (default 1)."),
+                                   QStringLiteral("K"), QStringLiteral("1"));
+    const QCommandLineOption interval(QStringLiteral("interval"),
+                                      QStringLiteral("Refresh interval in ms (default 1000)."),
+                                      QStringLiteral("MS"), QStringLiteral("1000"));
+    const QCommandLineOption screenshots(QStringLiteral("screenshots"),
+                                         QStringLiteral("Capture every page to DIR, then quit."),
+                                         QStringLiteral("DIR"));
+    const QCommandLineOption quitAfter(QStringLiteral("quit-after"),
+                                       QStringLiteral("Seconds to run before the screenshots."),
+                                       QStringLiteral("S"), QStringLiteral("8"));
+    parser.addOptions({profileOption, readOnly, demo, scale, interval, screenshots, quitAfter});
     parser.process(app);
 
     QString error;
-    const auto endpoint = endpointOptions.endpoint(parser, &error);
-    if (!endpoint) {
-        QTextStream(stderr) << "gatehouse: " << error << Qt::endl;
-        return 2;
+    std::optional<Profile> profile;
+    if (parser.isSet(profileOption) || parser.isSet(demo)) {
+        profile = Profile::load(parser.isSet(profileOption) ? parser.value(profileOption)
+                                                            : QStringLiteral("demo"),
+                                &error);
+        if (!profile) {
+            fatal(error);
+            return 2;
+        }
+    }
+    std::optional<RedisEndpoint> endpoint;
+    if (!parser.isSet(demo)) {
+        endpoint = endpointOptions.endpoint(parser, &error);
+        if (!endpoint) {
+            fatal(error);
+            return 2;
+        }
     }
 
-    RedisClient client(*endpoint);
-    MainWindow window(&client);
-    window.show();
-    client.open();
-    return app.exec();
+    Console console;
+    DemoServer demoServer;
+    auto startConsole = [&](const RedisEndpoint &ep) {
+        console.client = std::make_unique<RedisClient>(ep);
+        Monitor::Options options;
+        options.profile = profile;
+        options.intervalMs = std::max(100, parser.value(interval).toInt());
+        console.monitor = std::make_unique<Monitor>(console.client.get(), options);
+        console.actions = std::make_unique<ActionEngine>(console.client.get());
+        console.actions->setReadOnly(parser.isSet(readOnly));
+        MainWindow::Options windowOptions;
+        windowOptions.readOnly = parser.isSet(readOnly);
+        windowOptions.demo = parser.isSet(demo);
+        console.window = std::make_unique<MainWindow>(console.client.get(), console.monitor.get(),
+                                                      console.actions.get(), windowOptions);
+        if (parser.isSet(demo)) {
+            Simulator::Options sim;
+            sim.scale = std::max(1, parser.value(scale).toInt());
+            sim.seconds = 0; // until quit
+            console.simulator = std::make_unique<Simulator>(console.client.get(), sim);
+            console.simulator->start();
+        }
+        console.window->show();
+        console.client->open();
+        console.monitor->start();
+        if (parser.isSet(screenshots)) {
+            const QString dir = parser.value(screenshots);
+            QDir().mkpath(dir);
+            MainWindow *window = console.window.get();
+            QTimer::singleShot(parser.value(quitAfter).toInt() * 1000, window,
+                               [window, dir] { captureAll(window, dir, 0); });
+        }
+    };
+
+    if (parser.isSet(demo)) {
+        QObject::connect(&demoServer, &DemoServer::ready, &app,
+                         [&] { startConsole(demoServer.endpoint()); });
+        QObject::connect(&demoServer, &DemoServer::failed, &app, [](const QString &message) {
+            fatal(message);
+            QCoreApplication::exit(1);
+        });
+        demoServer.start();
+    } else {
+        startConsole(*endpoint);
+    }
+    const int code = app.exec();
+    // Stop traffic and readings before the server goes away.
+    console.simulator.reset();
+    console.window.reset();
+    console.monitor.reset();
+    console.actions.reset();
+    console.client.reset();
+    demoServer.stop();
+    return code;
 }

@@ -253,13 +253,14 @@ void ActionEngine::finish(const ScriptCall &call, const ActionOutcome &outcome,
     const QJsonObject entry = auditEntry(call, outcome);
     ActionOutcome out = outcome;
     QDir().mkpath(QFileInfo(m_auditPath).absolutePath());
-    QFile log(m_auditPath);
-    if (log.open(QIODevice::WriteOnly | QIODevice::Append)) {
-        log.write(QJsonDocument(entry).toJson(QJsonDocument::Compact) + '\n');
-    } else {
-        out.message += QStringLiteral(" (Could not write the audit log %1: %2.)")
-                           .arg(QDir::toNativeSeparators(m_auditPath), log.errorString());
-    }
+    {
+        QFile log(m_auditPath);
+        if (!log.open(QIODevice::WriteOnly | QIODevice::Append)
+            || log.write(QJsonDocument(entry).toJson(QJsonDocument::Compact) + '\n') < 0
+            || !log.flush())
+            out.message += QStringLiteral(" (Could not write the audit log %1: %2.)")
+                               .arg(QDir::toNativeSeparators(m_auditPath), log.errorString());
+    } // closed before anyone is told, so readers see the entry
     if (!m_stream.isEmpty() && outcome.result != ActionOutcome::Result::DryRun) {
         QList<QByteArray> xadd{
             "XADD", m_stream, "MAXLEN", "~", QByteArray::number(m_streamMaxLength), "*"};
@@ -273,7 +274,7 @@ void ActionEngine::finish(const ScriptCall &call, const ActionOutcome &outcome,
         m_client->command(xadd, this, [](const RedisValue &) {});
     }
     Q_EMIT audited(entry);
-    if (handler && (context || !context)) // context may be null for fire-and-forget
+    if (handler && context) // a destroyed context drops the outcome
         handler(out);
 }
 

@@ -1,42 +1,309 @@
 // SPDX-License-Identifier: MIT
+// The console window against a real redis-server, offscreen: it follows the
+// connection, shows what the monitor finds, runs every kind of action through
+// its confirmation (accept and cancel), and disables actions when read-only.
+#include <actions/actionengine.h>
 #include <mainwindow.h>
+#include <monitor/monitor.h>
+#include <objecttablemodel.h>
 #include <redis/redisclient.h>
+#include <tokendialog.h>
 
 #include "redisserver.h"
 
+#include <QApplication>
+#include <QComboBox>
+#include <QDialogButtonBox>
 #include <QLabel>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QPushButton>
 #include <QStatusBar>
+#include <QTableView>
+#include <QTableWidget>
+#include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 
 using namespace gatehouse;
+using gatehouse::test::call;
 using gatehouse::test::RedisServer;
+
+namespace {
+
+// Answers the next modal dialog (a confirmation) once it is up.
+void answerNextDialog(bool accept)
+{
+    auto *timer = new QTimer;
+    timer->setInterval(10);
+    QObject::connect(timer, &QTimer::timeout, timer, [timer, accept] {
+        auto *box = qobject_cast<QMessageBox *>(QApplication::activeModalWidget());
+        if (!box)
+            return;
+        timer->stop();
+        timer->deleteLater();
+        box->button(accept ? QMessageBox::Ok : QMessageBox::Cancel)->click();
+    });
+    timer->start();
+}
+
+struct Console
+{
+    explicit Console(const RedisServer &server, bool readOnly, const QString &auditPath)
+        : client(server.endpoint())
+    {
+        Monitor::Options options;
+        QString error;
+        options.profile = Profile::load(QStringLiteral("demo"), &error);
+        options.intervalMs = 200;
+        monitor = std::make_unique<Monitor>(&client, options);
+        actions = std::make_unique<ActionEngine>(&client);
+        actions->setReadOnly(readOnly);
+        actions->setAuditLogPath(auditPath);
+        MainWindow::Options windowOptions;
+        windowOptions.readOnly = readOnly;
+        window = std::make_unique<MainWindow>(&client, monitor.get(), actions.get(), windowOptions);
+        window->show();
+        client.open();
+        monitor->start();
+    }
+    RedisClient client;
+    std::unique_ptr<Monitor> monitor;
+    std::unique_ptr<ActionEngine> actions;
+    std::unique_ptr<MainWindow> window;
+};
+
+} // namespace
 
 class tst_MainWindow : public QObject
 {
     Q_OBJECT
 
+private:
+    RedisServer m_server;
+    std::unique_ptr<RedisClient> m_client;
+    QTemporaryDir m_dir;
+
+    QString audit() const { return m_dir.filePath(QStringLiteral("audit.jsonl")); }
+
+    // Selects the row of key in a section's table; false if it never shows up.
+    bool select(Console &c, const char *section, const QByteArray &key)
+    {
+        const QString s = QLatin1String(section);
+        // The row must have been read: an action acts on what the operator saw.
+        if (!QTest::qWaitFor(
+                [&] {
+                    const int row = c.window->model(s)->rowOf(key);
+                    return row >= 0 && c.window->model(s)->stateAt(row)->reading.atMs > 0;
+                },
+                5000))
+            return false;
+        QTableView *view = c.window->table(s);
+        for (int row = 0; row < view->model()->rowCount(); ++row) {
+            if (view->model()->index(row, 0).data(ObjectTableModel::KeyRole).toByteArray() == key) {
+                view->selectRow(row);
+                return true;
+            }
+        }
+        return false;
+    }
+
+    QPushButton *button(Console &c, const char *name)
+    {
+        return c.window->findChild<QPushButton *>(QLatin1String(name));
+    }
+
+    // Clicks an action button, answers its confirmation, waits for the outcome.
+    QString runAction(Console &c, const char *buttonName, bool accept)
+    {
+        QString outcome;
+        QMetaObject::Connection conn = connect(c.window.get(), &MainWindow::actionFinished, this,
+                                               [&](const QString &m) { outcome = m; });
+        answerNextDialog(accept);
+        button(c, buttonName)->click();
+        (void)QTest::qWaitFor([&] { return !outcome.isEmpty(); }, 5000);
+        disconnect(conn);
+        return outcome;
+    }
+
 private slots:
-    void cleanupTestCase() { QCOMPARE(RedisServer::runningChildren(), 0); }
+    void initTestCase()
+    {
+        QVERIFY2(m_server.start(), qPrintable(m_server.errorString()));
+        m_client = gatehouse::test::connectedClient(m_server);
+        QVERIFY(m_client);
+    }
+
+    void init() { call(*m_client, {"FLUSHALL"}); }
+
+    void cleanupTestCase()
+    {
+        m_client.reset();
+        m_server.stop();
+        QCOMPARE(RedisServer::runningChildren(), 0);
+    }
 
     // The window follows the connection without ever waiting on it.
     void showsConnectionState()
     {
         RedisServer server;
         QVERIFY2(server.start(), qPrintable(server.errorString()));
-        RedisClient client(server.endpoint());
-        MainWindow window(&client);
-        window.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&window));
-        QVERIFY(window.windowTitle().contains(server.endpoint().address()));
-        client.open();
-        auto *label = window.statusBar()->findChild<QLabel *>();
-        QVERIFY(label);
-        QTRY_COMPARE(label->text(), QStringLiteral("Connected"));
-
+        Console c(server, false, audit());
+        QVERIFY(QTest::qWaitForWindowExposed(c.window.get()));
+        QVERIFY(c.window->windowTitle().contains(server.endpoint().address()));
+        auto labels = c.window->statusBar()->findChildren<QLabel *>();
+        auto stateText = [&] {
+            return labels.isEmpty() ? QString() : labels.first()->text();
+        };
+        QTRY_COMPARE(stateText(), QStringLiteral("Connected"));
         server.kill();
-        QTRY_COMPARE(label->text(), QStringLiteral("Reconnecting…"));
+        QTRY_COMPARE(stateText(), QStringLiteral("Reconnecting…"));
         QVERIFY(server.start());
-        QTRY_COMPARE_WITH_TIMEOUT(label->text(), QStringLiteral("Connected"), 3000);
+        QTRY_COMPARE_WITH_TIMEOUT(stateText(), QStringLiteral("Connected"), 3000);
+    }
+
+    void readOnlyDisablesEveryAction()
+    {
+        call(*m_client, {"SET", "sim:lock:1", "a1b2c3d4e5f6", "PX", "60000"});
+        Console c(m_server, true, audit());
+        const QList<QPushButton *> buttons = c.window->findChildren<QPushButton *>();
+        int actions = 0;
+        for (QPushButton *b : buttons) {
+            if (b->objectName().isEmpty())
+                continue; // export and the like
+            ++actions;
+            QVERIFY2(!b->isEnabled(), qPrintable(b->objectName()));
+            QVERIFY(b->toolTip().contains(QLatin1String("Read-only")));
+        }
+        QCOMPARE(actions, 8);
+        QVERIFY(c.window->statusBar()->findChildren<QLabel *>().last()->text().contains(
+            QLatin1String("READ-ONLY")));
+    }
+
+    void forceReleaseCancelThenAccept()
+    {
+        call(*m_client, {"SET", "sim:lock:1", "a1b2c3d4e5f6", "PX", "60000"});
+        Console c(m_server, false, audit());
+        QVERIFY(select(c, "lock", "sim:lock:1"));
+        QCOMPARE(runAction(c, "forceRelease", false),
+                 QStringLiteral("Cancelled: nothing was sent."));
+        QCOMPARE(call(*m_client, {"EXISTS", "sim:lock:1"}).toInteger(), 1);
+        QVERIFY(runAction(c, "forceRelease", true).startsWith(QLatin1String("Released")));
+        QCOMPARE(call(*m_client, {"EXISTS", "sim:lock:1"}).toInteger(), 0);
+        // The audit page shows it.
+        auto *auditTable = c.window->page(5)->findChild<QTableWidget *>();
+        QCOMPARE(ActionEngine::readAudit(audit()).size(), 1);
+        QTRY_VERIFY2(auditTable->rowCount() > 0, qPrintable(audit()));
+        QCOMPARE(auditTable->item(0, 2)->text(), QStringLiteral("lock.force-release"));
+    }
+
+    void forceReleaseNeverDeletesAForeignLock()
+    {
+        call(*m_client, {"SET", "sim:lock:1", "a1b2c3d4e5f6", "PX", "60000"});
+        Console c(m_server, false, audit());
+        QVERIFY(select(c, "lock", "sim:lock:1"));
+        // Taken by someone else after the operator saw it: shown token is stale.
+        call(*m_client, {"SET", "sim:lock:1", "zz9988776655", "PX", "60000"});
+        QVERIFY(runAction(c, "forceRelease", true).contains(QLatin1String("zz9988776655")));
+        QCOMPARE(call(*m_client, {"GET", "sim:lock:1"}).bytes(), QByteArray("zz9988776655"));
+    }
+
+    void extendLock()
+    {
+        call(*m_client, {"SET", "sim:lock:2", "a1b2c3d4e5f6", "PX", "5000"});
+        Console c(m_server, false, audit());
+        QVERIFY(select(c, "lock", "sim:lock:2"));
+        const QString outcome = runAction(c, "extendLock", true);
+        QVERIFY2(outcome.startsWith(QLatin1String("Extended")), qPrintable(outcome));
+        QVERIFY(call(*m_client, {"PTTL", "sim:lock:2"}).toInteger() > 20000);
+    }
+
+    void resetLimiter()
+    {
+        call(*m_client, {"ZADD", "sim:rl:api:1", "1", "a"});
+        call(*m_client, {"ZADD", "sim:rl:api:1:retry", "2", "b"});
+        Console c(m_server, false, audit());
+        QVERIFY(select(c, "limiter", "sim:rl:api:1"));
+        QVERIFY(runAction(c, "resetLimiter", true).startsWith(QLatin1String("Deleted 2")));
+        QCOMPARE(call(*m_client, {"EXISTS", "sim:rl:api:1", "sim:rl:api:1:retry"}).toInteger(), 0);
+    }
+
+    void queueActions()
+    {
+        const qint64 now = call(*m_client, {"TIME"}).at(0).toInteger() * 1000;
+        call(*m_client, {"LPUSH", "sim:jobs:mail:processing", "j1", "j2", "j3"});
+        call(*m_client,
+             {"ZADD", "sim:jobs:mail:claims", QByteArray::number(now - 90000), "j1",
+              QByteArray::number(now - 80000), "j2", QByteArray::number(now - 100), "j3"});
+        Console c(m_server, false, audit());
+        QVERIFY(select(c, "queue", "sim:jobs:mail"));
+        auto *stuck = c.window->page(4)->findChild<QTableWidget *>();
+        QTRY_COMPARE(stuck->rowCount(), 3);
+        stuck->selectRow(0); // j1, the oldest
+        QVERIFY(runAction(c, "deadLetter", true).startsWith(QLatin1String("Moved")));
+        QCOMPARE(call(*m_client, {"LRANGE", "sim:jobs:mail:dead", "0", "-1"}).size(), 1);
+        QVERIFY(runAction(c, "requeueStuck", true).startsWith(QLatin1String("Requeued 1")));
+        QCOMPARE(call(*m_client, {"LRANGE", "sim:jobs:mail", "0", "-1"}).at(0).bytes(),
+                 QByteArray("j2"));
+        QTRY_COMPARE(stuck->rowCount(), 1);
+        stuck->selectRow(0); // j3
+        QVERIFY(runAction(c, "requeueJob", true).startsWith(QLatin1String("Moved")));
+        QCOMPARE(call(*m_client, {"LLEN", "sim:jobs:mail:processing"}).toInteger(), 0);
+    }
+
+    void tokenDialogRejectsInvalidJson()
+    {
+        TokenDialog dialog({QStringLiteral("sim:code:")});
+        auto *ok = dialog.findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok);
+        dialog.setPayload(QStringLiteral("{\"user\": 42"));
+        QVERIFY(!dialog.isPayloadValid());
+        QVERIFY(!ok->isEnabled());
+        dialog.setPayload(QStringLiteral("{\"user\": 42}"));
+        QVERIFY(dialog.isPayloadValid());
+        QVERIFY(ok->isEnabled());
+    }
+
+    void issueAndRevokeToken()
+    {
+        Console c(m_server, false, audit());
+        // Dialog 1: the token form; 2: the confirmation; 3: the token shown once.
+        QByteArray shownToken;
+        auto *timer = new QTimer(this);
+        timer->setInterval(10);
+        int step = 0;
+        connect(timer, &QTimer::timeout, this, [&] {
+            QWidget *modal = QApplication::activeModalWidget();
+            if (!modal)
+                return;
+            if (step == 0 && modal->objectName() == QLatin1String("tokenDialog")) {
+                auto *dialog = static_cast<TokenDialog *>(modal);
+                dialog->findChild<QComboBox *>()->setEditText(QStringLiteral("sim:code:"));
+                dialog->setPayload(QStringLiteral("{\"user\": 7}"));
+                dialog->accept();
+                step = 1;
+            } else if (step == 1 && modal->objectName() == QLatin1String("confirmAction")) {
+                static_cast<QMessageBox *>(modal)->button(QMessageBox::Ok)->click();
+                step = 2;
+            } else if (step == 2 && modal->objectName() == QLatin1String("tokenShown")) {
+                shownToken
+                    = modal->findChild<QLineEdit *>(QStringLiteral("token"))->text().toUtf8();
+                static_cast<QDialog *>(modal)->accept();
+                step = 3;
+                timer->stop();
+            }
+        });
+        timer->start();
+        button(c, "issueToken")->click();
+        QTRY_COMPARE(step, 3);
+        QCOMPARE(shownToken.size(), 32);
+        QCOMPARE(call(*m_client, {"GET", "sim:code:" + shownToken}).bytes(),
+                 QByteArray("{\"user\": 7}"));
+
+        c.window->page(3)->findChild<QLineEdit *>()->setText(
+            QString::fromUtf8("sim:code:" + shownToken));
+        QVERIFY(runAction(c, "revokeToken", true).startsWith(QLatin1String("Revoked")));
+        QCOMPARE(call(*m_client, {"EXISTS", "sim:code:" + shownToken}).toInteger(), 0);
     }
 };
 

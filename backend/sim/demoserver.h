@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <redis/redisendpoint.h>
+
+#include <QObject>
+#include <QProcess>
+#include <QTemporaryDir>
+
+#include <memory>
+
+namespace gatehouse {
+
+// The private redis-server of `gatehouse --demo`: from PATH, on a free
+// loopback port, in a temporary directory, no persistence, keyspace events
+// on. Stopped (and the directory removed) when this object is destroyed.
+class DemoServer : public QObject
+{
+    Q_OBJECT
+public:
+    explicit DemoServer(QObject *parent = nullptr);
+    ~DemoServer() override;
+
+    // Emits ready() or failed() later; failed() right away if redis-server is
+    // not on PATH.
+    void start();
+    void stop();
+    RedisEndpoint endpoint() const;
+    qint64 pid() const { return m_process ? m_process->processId() : 0; }
+
+Q_SIGNALS:
+    void ready();
+    void failed(const QString &message);
+
+private:
+    QTemporaryDir m_dir;
+    std::unique_ptr<QProcess> m_process;
+    quint16 m_port = 0;
+    QByteArray m_log;
+    bool m_ready = false;
+};
+
+} // namespace gatehouse

@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: MIT
+// `gatehouse --demo` in a real X server (Xvfb): it runs for a few seconds,
+// every page is captured to PNG in the build directory, and the charts carry
+// data and the tables have rows. Nothing is left running afterwards.
+#include "redisserver.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QImage>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QTest>
+
+class tst_Screenshots : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void demoPages()
+    {
+        const QString dir = QDir::current().filePath(QStringLiteral("screenshots"));
+        QDir(dir).removeRecursively();
+        QProcess p;
+        p.setProcessChannelMode(QProcess::SeparateChannels);
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.remove(QStringLiteral("QT_QPA_PLATFORM")); // a real X server, not offscreen
+        p.setProcessEnvironment(env);
+        p.start(QStringLiteral(GATEHOUSE_XVFB_RUN),
+                {QStringLiteral("-a"), QStringLiteral("-s"),
+                 QStringLiteral("-screen 0 1280x900x24"), QStringLiteral(GATEHOUSE_GUI),
+                 QStringLiteral("--demo"), QStringLiteral("--screenshots"), dir,
+                 QStringLiteral("--quit-after"), QStringLiteral("8")});
+        QVERIFY2(p.waitForFinished(120000), "gatehouse --demo did not finish in 120 s");
+        const QString out = QString::fromUtf8(p.readAllStandardOutput());
+        QVERIFY2(p.exitCode() == 0, qPrintable(QString::fromUtf8(p.readAllStandardError())));
+
+        // page=limiters file=... rows=11 points=28
+        QRegularExpression line(
+            QStringLiteral("page=(\\S+) file=(\\S+) rows=(-?\\d+) points=(-?\\d+)"));
+        QMap<QString, QPair<int, int>> pages;
+        auto it = line.globalMatch(out);
+        while (it.hasNext()) {
+            const auto m = it.next();
+            const QImage image(m.captured(2));
+            QVERIFY2(!image.isNull() && image.width() > 600, qPrintable(m.captured(2)));
+            pages.insert(m.captured(1), {m.captured(3).toInt(), m.captured(4).toInt()});
+        }
+        QCOMPARE(pages.keys(),
+                 (QStringList{"audit-log", "limiters", "locks", "overview", "queues", "tokens"}));
+        for (const char *table : {"limiters", "locks", "tokens", "queues"})
+            QVERIFY2(pages.value(QLatin1String(table)).first > 0, table);
+        QVERIFY(pages.value(QStringLiteral("limiters")).second > 0);
+        QVERIFY(pages.value(QStringLiteral("queues")).second > 0);
+        // The demo's redis-server went with it.
+        QCOMPARE(QProcess::execute(QStringLiteral("pgrep"), {QStringLiteral("-f"), dir}), 1);
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_Screenshots)
+#include "tst_screenshots.moc"

@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: MIT
+#include "chartpanel.h"
+
+#include <monitor/monitor.h>
+
+#include <QComboBox>
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPushButton>
+#include <QVBoxLayout>
+
+#include <qcustomplot.h>
+
+namespace gatehouse {
+
+namespace {
+
+QColor seriesColor(int i)
+{
+    static const QColor colors[] = {QColor(0x1f, 0x77, 0xb4), QColor(0xd6, 0x27, 0x28),
+                                    QColor(0x2c, 0xa0, 0x2c), QColor(0xff, 0x7f, 0x0e)};
+    return colors[i % 4];
+}
+
+void styleForPalette(QCustomPlot *plot)
+{
+    const QPalette pal = plot->palette();
+    plot->setBackground(pal.brush(QPalette::Base));
+    for (QCPAxis *axis : {plot->xAxis, plot->yAxis}) {
+        axis->setBasePen(QPen(pal.color(QPalette::Text)));
+        axis->setTickPen(QPen(pal.color(QPalette::Text)));
+        axis->setSubTickPen(QPen(pal.color(QPalette::Text)));
+        axis->setTickLabelColor(pal.color(QPalette::Text));
+        axis->setLabelColor(pal.color(QPalette::Text));
+        axis->grid()->setPen(QPen(pal.color(QPalette::Mid), 0, Qt::DotLine));
+    }
+    plot->legend->setBrush(pal.brush(QPalette::Base));
+    plot->legend->setTextColor(pal.color(QPalette::Text));
+}
+
+} // namespace
+
+ChartPanel::ChartPanel(Monitor *monitor, const QString &section, QWidget *parent)
+    : QWidget(parent)
+    , m_monitor(monitor)
+    , m_section(section)
+    , m_range(new QComboBox(this))
+    , m_title(new QLabel(this))
+    , m_hover(new QLabel(this))
+{
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    auto *bar = new QHBoxLayout;
+    m_title->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    bar->addWidget(m_title, 1);
+    bar->addWidget(m_hover);
+    m_range->addItem(tr("Last minute"), 60);
+    m_range->addItem(tr("Last 5 minutes"), 300);
+    m_range->addItem(tr("Last 15 minutes"), 900);
+    m_range->setToolTip(tr("Time range of the charts"));
+    bar->addWidget(m_range);
+    auto *exportButton = new QPushButton(tr("Export…"), this);
+    exportButton->setToolTip(tr("Save the charts as PNG or PDF"));
+    connect(exportButton, &QPushButton::clicked, this, [this] {
+        const QString file = QFileDialog::getSaveFileName(this, tr("Export charts"), QString(),
+                                                          tr("PNG image (*.png);;PDF (*.pdf)"));
+        if (!file.isEmpty())
+            exportTo(file);
+    });
+    bar->addWidget(exportButton);
+    layout->addLayout(bar);
+
+    if (section == QLatin1String("limiter")) {
+        addPlot(tr("In window"), tr("requests"));
+        addPlot(tr("Retry horizon"), tr("s"));
+        addPlot(tr("Window strip: requests in the window, retry slots after now"), QString());
+    } else {
+        addPlot(tr("Length and in flight"), tr("jobs"));
+        addPlot(tr("Oldest in flight"), tr("s"));
+    }
+    setObject(nullptr);
+}
+
+QCustomPlot *ChartPanel::addPlot(const QString &title, const QString &yLabel)
+{
+    auto *plot = new QCustomPlot(this);
+    plot->setMinimumHeight(120);
+    plot->plotLayout()->insertRow(0);
+    plot->plotLayout()->addElement(0, 0, new QCPTextElement(plot, title));
+    plot->yAxis->setLabel(yLabel);
+    plot->xAxis->setLabel(tr("seconds (0 = now)"));
+    plot->setInteractions(QCP::iRangeZoom | QCP::iRangeDrag);
+    plot->axisRect()->setRangeZoom(Qt::Horizontal);
+    plot->axisRect()->setRangeDrag(Qt::Horizontal);
+    styleForPalette(plot);
+    connect(plot, &QCustomPlot::mouseMove, this,
+            [this, plot](QMouseEvent *event) { showHover(plot, event); });
+    layout()->addWidget(plot);
+    m_plots.append(plot);
+    return plot;
+}
+
+void ChartPanel::showHover(QCustomPlot *plot, QMouseEvent *event)
+{
+    const double x = plot->xAxis->pixelToCoord(event->position().x());
+    QStringList parts;
+    for (int g = 0; g < plot->graphCount(); ++g) {
+        QCPGraph *graph = plot->graph(g);
+        auto it = graph->data()->findBegin(x);
+        if (it != graph->data()->constEnd())
+            parts << QStringLiteral("%1: %2").arg(graph->name()).arg(it->value, 0, 'g', 4);
+    }
+    m_hover->setText(
+        QStringLiteral("t = %1 s  %2").arg(x, 0, 'f', 1).arg(parts.join(QLatin1String("  "))));
+}
+
+void ChartPanel::setObject(const ObjectState *state)
+{
+    m_key = state ? state->object.key : QByteArray();
+    m_title->setText(
+        state ? QStringLiteral("<b>%1</b> (%2)")
+                    .arg(printableBytes(m_key).toHtmlEscaped(), patternId(state->object.kind))
+              : tr("Select a row to see its charts."));
+    for (QCustomPlot *plot : std::as_const(m_plots)) {
+        plot->clearGraphs();
+        plot->clearItems();
+        plot->replot(QCustomPlot::rpQueuedReplot);
+    }
+}
+
+void ChartPanel::refresh(const Snapshot &snapshot)
+{
+    if (m_key.isEmpty() || !isVisible())
+        return;
+    const ObjectState *state = nullptr;
+    for (const ObjectState &o : snapshot.objects) {
+        if (o.object.key == m_key) {
+            state = &o;
+            break;
+        }
+    }
+    if (!state)
+        return;
+    const double now = double(snapshot.server.timeMs);
+    const double range = m_range->currentData().toDouble();
+    auto series = [&](QCustomPlot *plot, int index, const QString &figure, const QString &name,
+                      double scale) {
+        while (plot->graphCount() <= index) {
+            QCPGraph *g = plot->addGraph();
+            g->setPen(QPen(seriesColor(plot->graphCount() - 1), 1.5));
+        }
+        QCPGraph *g = plot->graph(index);
+        g->setName(name);
+        QVector<double> keys, values;
+        for (const QPointF &p : m_monitor->history(m_key, figure)) {
+            if (std::isnan(p.y()))
+                continue;
+            keys.append((p.x() - now) / 1000.0);
+            values.append(p.y() * scale);
+        }
+        g->setData(keys, values, true);
+    };
+    const Reading &r = state->reading;
+    if (m_section == QLatin1String("limiter")) {
+        series(m_plots[0], 0, QStringLiteral("inWindow"), tr("in window"), 1.0);
+        m_plots[0]->clearItems();
+        if (r.limit) {
+            auto *line = new QCPItemStraightLine(m_plots[0]);
+            line->point1->setCoords(-range, double(*r.limit));
+            line->point2->setCoords(0, double(*r.limit));
+            line->setPen(QPen(Qt::red, 1, Qt::DashLine));
+        }
+        m_plots[0]->yAxis->setRange(
+            0, std::max<double>(1.0, double(r.limit.value_or(r.inWindow)) * 1.2));
+        series(m_plots[1], 0, QStringLiteral("retryHorizonMs"), tr("horizon (s)"), 0.001);
+        m_plots[1]->yAxis->rescale();
+        // Window strip: one point per request in the window, one per retry slot.
+        QCustomPlot *strip = m_plots[2];
+        while (strip->graphCount() < 2) {
+            QCPGraph *g = strip->addGraph();
+            g->setLineStyle(QCPGraph::lsNone);
+            g->setScatterStyle(
+                QCPScatterStyle(QCPScatterStyle::ssDisc, seriesColor(strip->graphCount() - 1), 6));
+        }
+        strip->graph(0)->setName(tr("requests"));
+        strip->graph(1)->setName(tr("retry slots"));
+        QVector<double> wx, wy, rx, ry;
+        for (qint64 t : r.windowTimes) {
+            wx.append(double(t - snapshot.server.timeMs) / 1000.0);
+            wy.append(1.0);
+        }
+        for (qint64 t : r.retryTimes) {
+            rx.append(double(t - snapshot.server.timeMs) / 1000.0);
+            ry.append(1.0);
+        }
+        strip->graph(0)->setData(wx, wy, true);
+        strip->graph(1)->setData(rx, ry, true);
+        strip->clearItems();
+        auto *nowLine = new QCPItemStraightLine(strip);
+        nowLine->point1->setCoords(0, 0);
+        nowLine->point2->setCoords(0, 1);
+        nowLine->setPen(QPen(palette().color(QPalette::Text), 1, Qt::DashLine));
+        const double window = r.windowMs > 0 ? double(r.windowMs) / 1000.0 : 10.0;
+        const double future
+            = rx.isEmpty() ? window * 0.25 : std::max(window * 0.25, rx.last() + 0.5);
+        strip->xAxis->setRange(-window, future);
+        strip->yAxis->setRange(0, 2);
+        strip->yAxis->setTicks(false);
+    } else {
+        series(m_plots[0], 0, QStringLiteral("length"), tr("length"), 1.0);
+        series(m_plots[0], 1, QStringLiteral("inFlight"), tr("in flight"), 1.0);
+        m_plots[0]->yAxis->rescale();
+        m_plots[0]->yAxis->setRangeLower(0);
+        series(m_plots[1], 0, QStringLiteral("oldestInFlightAgeMs"), tr("oldest (s)"), 0.001);
+        m_plots[1]->yAxis->rescale();
+        m_plots[1]->yAxis->setRangeLower(0);
+    }
+    for (int i = 0; i < m_plots.size(); ++i) {
+        QCustomPlot *plot = m_plots.at(i);
+        plot->legend->setVisible(plot->graphCount() > 1);
+        if (!(m_section == QLatin1String("limiter") && i == 2))
+            plot->xAxis->setRange(-range, 0);
+        plot->replot(QCustomPlot::rpQueuedReplot);
+    }
+}
+
+int ChartPanel::pointCount() const
+{
+    int n = 0;
+    for (QCustomPlot *plot : m_plots) {
+        for (int g = 0; g < plot->graphCount(); ++g)
+            n += plot->graph(g)->dataCount();
+    }
+    return n;
+}
+
+bool ChartPanel::exportTo(const QString &fileName)
+{
+    // One image per plot, stacked: render the panel's plots into one file each
+    // (name-N.ext) so every chart is kept at its on-screen size.
+    bool ok = true;
+    for (int i = 0; i < m_plots.size(); ++i) {
+        QString name = fileName;
+        if (i > 0)
+            name.insert(name.lastIndexOf(QLatin1Char('.')), QStringLiteral("-%1").arg(i + 1));
+        ok &= name.endsWith(QLatin1String(".pdf"), Qt::CaseInsensitive) ? m_plots[i]->savePdf(name)
+                                                                        : m_plots[i]->savePng(name);
+    }
+    return ok;
+}
+
+} // namespace gatehouse

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <monitor/snapshot.h>
+
+#include <QAbstractTableModel>
+#include <QHash>
+
+namespace gatehouse {
+
+// The rows of one section of the snapshot (limiters, locks, token families or
+// queues). applySnapshot() updates incrementally: new instances are inserted
+// at the end, changed ones emit dataChanged for their row; the model is reset
+// only by clear() (a new connection).
+class ObjectTableModel : public QAbstractTableModel
+{
+    Q_OBJECT
+public:
+    enum Role {
+        KeyRole = Qt::UserRole + 1, // QByteArray: the instance's key
+        KindRole,                   // int: PatternKind
+        SortRole,                   // a number or string to sort by
+        GoneRole,                   // bool
+    };
+    Q_ENUM(Role)
+
+    explicit ObjectTableModel(const QString &section, QObject *parent = nullptr);
+
+    void applySnapshot(const Snapshot &snapshot);
+    void clear();
+    const ObjectState *stateAt(int row) const;
+    int rowOf(const QByteArray &key) const { return m_rows.value(key, -1); }
+    qint64 serverTimeMs() const { return m_serverTimeMs; }
+
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
+
+private:
+    QVariant display(const ObjectState &s, int column) const;
+    QVariant sortValue(const ObjectState &s, int column) const;
+
+    QString m_section;
+    QStringList m_headers;
+    QList<ObjectState> m_states;
+    QHash<QByteArray, int> m_rows;
+    qint64 m_serverTimeMs = 0;
+};
+
+QString formatMs(qint64 ms);
+
+} // namespace gatehouse

@@ -9,6 +9,21 @@
 
 namespace gatehouse::bench {
 
+Figure budgetFigure(const QString &name, const QString &unit, double value, double budget,
+                    const QString &note)
+{
+    Figure f;
+    f.name = name;
+    f.unit = unit;
+    f.value = value;
+    f.peer = QStringLiteral("budget");
+    f.peerValue = budget;
+    f.target = budget;
+    f.atMost = true;
+    f.note = note;
+    return f;
+}
+
 void report(const QList<Figure> &figures, const QString &setup)
 {
     QTextStream out(stdout);

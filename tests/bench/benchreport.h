@@ -21,6 +21,10 @@ struct Figure
     bool met() const { return atMost ? value <= target : ratio() >= target; }
 };
 
+// A figure against a fixed budget instead of a peer: met when value <= budget.
+Figure budgetFigure(const QString &name, const QString &unit, double value, double budget,
+                    const QString &note = {});
+
 // Prints the table and writes bench-results.json in the working directory.
 void report(const QList<Figure> &figures, const QString &setup);
 

@@ -2,6 +2,7 @@
 // gatehouse-bench: Gatehouse's figures side by side with their peers.
 #include "benchreport.h"
 #include "limiterbench.h"
+#include "monitorbench.h"
 #include "redisserver.h"
 #include "wirebench.h"
 
@@ -31,7 +32,8 @@ int main(int argc, char *argv[])
                                     QStringLiteral("Alternating rounds per figure (default 3)."),
                                     QStringLiteral("N"), QStringLiteral("3"));
     const QCommandLineOption only(QStringLiteral("only"),
-                                  QStringLiteral("Run one group: wire or limiter."),
+                                  QStringLiteral("Run one group: wire, discovery, refresh or "
+                                                 "limiter."),
                                   QStringLiteral("group"));
     parser.addOptions({smoke, requests, rounds, only});
     parser.process(app);
@@ -65,14 +67,29 @@ int main(int argc, char *argv[])
                             .arg(cores - 2);
     }
     const QString group = parser.value(only);
-    if (!group.isEmpty() && group != QLatin1String("wire") && group != QLatin1String("limiter")) {
-        QTextStream(stderr) << "gatehouse-bench: unknown group \"" << group
-                            << "\"; use wire or limiter." << Qt::endl;
+    static const QStringList s_groups{QStringLiteral("wire"), QStringLiteral("discovery"),
+                                      QStringLiteral("refresh"), QStringLiteral("limiter")};
+    if (!group.isEmpty() && !s_groups.contains(group)) {
+        QTextStream(stderr) << "gatehouse-bench: unknown group \"" << group << "\"; use one of "
+                            << s_groups.join(QLatin1String(", ")) << "." << Qt::endl;
         return 2;
+    }
+    bench::MonitorBenchSizes sizes;
+    if (isSmoke) {
+        sizes.keys = 20000;
+        sizes.limiters = 200;
+        sizes.locks = 200;
+        sizes.queues = 20;
+        sizes.eventWrites = 20;
+        sizes.observerRequests = 2000;
     }
     QList<bench::Figure> figures;
     if (group.isEmpty() || group == QLatin1String("wire"))
         figures += bench::runWireBench(server.endpoint(), n, r);
+    if (group.isEmpty() || group == QLatin1String("discovery"))
+        figures += bench::runDiscoveryBench(server.endpoint(), sizes, r);
+    if (group.isEmpty() || group == QLatin1String("refresh"))
+        figures += bench::runRefreshBench(server.endpoint(), sizes, r);
     if (group.isEmpty() || group == QLatin1String("limiter"))
         figures += bench::runLimiterBench(server.endpoint(), isSmoke ? 2000 : 200000, r);
     bench::report(figures,

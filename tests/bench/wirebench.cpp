@@ -52,6 +52,8 @@ double gatehouseRate(RedisClient &client, const QList<QByteArray> &command, int 
     return batches * s_batch / seconds;
 }
 
+} // namespace
+
 double peerRate(const RedisEndpoint &ep, const QList<QByteArray> &command, int requests)
 {
     QProcess p;
@@ -77,8 +79,6 @@ double peerRate(const RedisEndpoint &ep, const QList<QByteArray> &command, int r
     rps.replace('"', "");
     return rps.toDouble();
 }
-
-} // namespace
 
 QList<Figure> runWireBench(const RedisEndpoint &endpoint, int requests, int rounds)
 {

@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "benchreport.h"
+
+#include <redis/redisendpoint.h>
+
+namespace gatehouse::bench {
+
+struct MonitorBenchSizes
+{
+    int keys = 1000000;   // figure 2: keys in the database, about 1 % profiled
+    int limiters = 10000; // figures 3, 5, 6, 7
+    int locks = 10000;
+    int queues = 1000;
+    int eventWrites = 1000;        // figure 6
+    int observerRequests = 200000; // figure 5, per redis-benchmark run
+};
+
+// Figure 2: discovery vs a minimal hiredis SCAN loop (COUNT 1000) and
+// redis-cli --scan --pattern; first batch latency.
+QList<Figure> runDiscoveryBench(const RedisEndpoint &endpoint, const MonitorBenchSizes &sizes,
+                                int rounds);
+// Figures 3, 5, 6 and 7: refresh of limiters + locks + queues, the observer
+// effect on another client's latency, event-to-snapshot latency, and memory.
+QList<Figure> runRefreshBench(const RedisEndpoint &endpoint, const MonitorBenchSizes &sizes,
+                              int rounds);
+
+} // namespace gatehouse::bench

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // gatehouse-cli snapshot, profile suggest and every action, as scripts use
 // them: exit codes, JSON, effects in a real redis-server, the audit log.
+#include <actions/actionengine.h>
+#include <patterns/lockunit.h>
 #include <redis/redisclient.h>
 
 #include "redisserver.h"
@@ -387,6 +389,35 @@ private slots:
                      QStringLiteral("nothing-done"));
         }
         call(*m_client, {"CONFIG", "SET", "notify-keyspace-events", ""});
+    }
+
+    // The audit trail can also go to a capped stream in the watched Redis.
+    void auditStream()
+    {
+        call(*m_client, {"SET", "lock:a", "t0k3n1abcd", "PX", "30000"});
+        RedisClient client(m_server.endpoint());
+        client.open();
+        QVERIFY(gatehouse::test::waitReady(client));
+        ActionEngine engine(&client);
+        engine.setAuditLogPath(auditPath());
+        engine.setAuditStream("gatehouse:audit", 100);
+        PatternObject lock;
+        lock.kind = PatternKind::Lock;
+        lock.key = "lock:a";
+        bool done = false;
+        engine.run(LockUnit::forceRelease(lock, "t0k3n1abcd"), false, this,
+                   [&](const ActionOutcome &o) {
+                       QCOMPARE(int(o.result), int(ActionOutcome::Result::Done));
+                       done = true;
+                   });
+        QVERIFY(QTest::qWaitFor([&] { return done; }, 5000));
+        QTRY_COMPARE(call(*m_client, {"XLEN", "gatehouse:audit"}).toInteger(), 1);
+        const RedisValue entry = call(*m_client, {"XRANGE", "gatehouse:audit", "-", "+"}).at(0).at(1);
+        QStringList fields;
+        for (qsizetype i = 0; i + 1 < entry.size(); i += 2)
+            fields << QString::fromUtf8(entry.at(i).bytes() + '=' + entry.at(i + 1).bytes());
+        QVERIFY2(fields.contains(QStringLiteral("action=lock.force-release")), qPrintable(fields.join(' ')));
+        QVERIFY2(fields.contains(QStringLiteral("outcome=done")), qPrintable(fields.join(' ')));
     }
 
     void actionUsageErrors_data()

@@ -264,6 +264,60 @@ private slots:
         call(*m_client, {"CONFIG", "SET", "notify-keyspace-events", "KEA"});
     }
 
+    // Discovery can be cancelled mid-scan; what was found stays.
+    void discoveryCancels()
+    {
+        QList<QList<QByteArray>> cmds;
+        for (int i = 0; i < 20000; ++i)
+            cmds.append({"SET", "sim:lock:" + QByteArray::number(i), "a1b2c3d4e5f6", "PX", "600000"});
+        QObject ctx;
+        bool done = false;
+        m_client->pipeline(cmds, &ctx, [&](const QList<RedisValue> &) { done = true; });
+        QVERIFY(QTest::qWaitFor([&] { return done; }, 30000));
+        Discovery discovery(m_client.get(), demoProfile());
+        discovery.setScanCount(100);
+        QSignalSpy progress(&discovery, &Discovery::progress);
+        QSignalSpy finished(&discovery, &Discovery::finished);
+        discovery.start();
+        QVERIFY(QTest::qWaitFor([&] { return progress.size() >= 3; }, 10000));
+        discovery.cancel();
+        QVERIFY(finished.wait(5000));
+        QCOMPARE(finished.first().first().toBool(), true); // cancelled
+        QVERIFY(discovery.scannedKeys() < 20000);
+        QVERIFY(!discovery.objects().isEmpty());
+        QCOMPARE(progress.last().at(1).toLongLong(), 20000); // progress against DBSIZE
+    }
+
+    // With events off, instances written later are found by the periodic re-scan.
+    void rescanFindsNewInstances()
+    {
+        call(*m_client, {"CONFIG", "SET", "notify-keyspace-events", ""});
+        call(*m_client, {"SET", "sim:lock:1", "first0token1", "PX", "60000"});
+        Monitor::Options options;
+        options.profile = demoProfile();
+        options.intervalMs = 200;
+        options.rescanMs = 1000;
+        Monitor monitor(m_client.get(), options);
+        monitor.start();
+        QVERIFY(QTest::qWaitFor([&] { return find(monitor.snapshot(), "sim:lock:1"); }, 5000));
+        call(*m_client, {"SET", "sim:lock:2", "second1token2", "PX", "60000"});
+        QVERIFY(QTest::qWaitFor(
+            [&] {
+                const ObjectState *o = find(monitor.snapshot(), "sim:lock:2");
+                return o && o->reading.token == "second1token2";
+            },
+            5000));
+        // And one that disappears is marked gone, not dropped.
+        call(*m_client, {"DEL", "sim:lock:1"});
+        QVERIFY(QTest::qWaitFor(
+            [&] {
+                const ObjectState *o = find(monitor.snapshot(), "sim:lock:1");
+                return o && o->gone;
+            },
+            2000));
+        call(*m_client, {"CONFIG", "SET", "notify-keyspace-events", "KEA"});
+    }
+
     void emptyDatabase()
     {
         Monitor::Options options;

@@ -39,17 +39,20 @@ ObjectTableModel::ObjectTableModel(const QString &section, QObject *parent)
 void ObjectTableModel::applySnapshot(const Snapshot &snapshot)
 {
     m_serverTimeMs = snapshot.server.timeMs;
-    QList<ObjectState> added;
+    QList<ObjectList::Ptr> added;
     int firstChanged = -1;
     int lastChanged = -1;
-    for (const ObjectState &s : snapshot.objects) {
-        if (patternSection(s.object.kind) != m_section)
+    for (qsizetype i = 0; i < snapshot.objects.size(); ++i) {
+        const ObjectList::Ptr &s = snapshot.objects.ptr(i);
+        if (patternSection(s->object.kind) != m_section)
             continue;
-        const auto it = m_rows.constFind(s.object.key);
+        const auto it = m_rows.constFind(s->object.key);
         if (it == m_rows.cend()) {
             added.append(s);
             continue;
         }
+        if (m_states.at(*it) == s)
+            continue; // the same state as last time: nothing to repaint
         m_states[*it] = s;
         firstChanged = firstChanged < 0 ? *it : std::min(firstChanged, *it);
         lastChanged = std::max(lastChanged, *it);
@@ -61,8 +64,8 @@ void ObjectTableModel::applySnapshot(const Snapshot &snapshot)
     if (!added.isEmpty()) {
         const int first = int(m_states.size());
         beginInsertRows({}, first, first + int(added.size()) - 1);
-        for (const ObjectState &s : std::as_const(added)) {
-            m_rows.insert(s.object.key, int(m_states.size()));
+        for (const ObjectList::Ptr &s : std::as_const(added)) {
+            m_rows.insert(s->object.key, int(m_states.size()));
             m_states.append(s);
         }
         endInsertRows();
@@ -79,7 +82,7 @@ void ObjectTableModel::clear()
 
 const ObjectState *ObjectTableModel::stateAt(int row) const
 {
-    return row >= 0 && row < m_states.size() ? &m_states.at(row) : nullptr;
+    return row >= 0 && row < m_states.size() ? m_states.at(row).get() : nullptr;
 }
 
 int ObjectTableModel::rowCount(const QModelIndex &parent) const
@@ -103,7 +106,7 @@ QVariant ObjectTableModel::data(const QModelIndex &index, int role) const
 {
     if (!index.isValid() || index.row() >= m_states.size())
         return {};
-    const ObjectState &s = m_states.at(index.row());
+    const ObjectState &s = *m_states.at(index.row());
     switch (role) {
     case Qt::DisplayRole:
         return display(s, index.column());

@@ -44,7 +44,7 @@ private:
 
     QString m_section;
     QStringList m_headers;
-    QList<ObjectState> m_states;
+    QList<ObjectList::Ptr> m_states; // shared with the snapshots
     QHash<QByteArray, int> m_rows;
     qint64 m_serverTimeMs = 0;
 };

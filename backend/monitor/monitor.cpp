@@ -95,6 +95,7 @@ void Monitor::stop()
     if (m_discovery)
         m_discovery->cancel();
     m_subscriber.reset();
+    m_eventClient.reset();
 }
 
 void Monitor::refreshNow()
@@ -193,6 +194,8 @@ void Monitor::subscribeEvents(const QByteArray &)
     if (m_subscriber)
         return;
     m_subscriber = std::make_unique<RedisSubscriber>(m_client->endpoint());
+    m_eventClient = std::make_unique<RedisClient>(m_client->endpoint());
+    m_eventClient->open();
     const QByteArray prefix = keyspacePrefix(m_client->endpoint().db);
     QList<QByteArray> patterns;
     if (m_options.profile) {
@@ -289,6 +292,8 @@ void Monitor::addObjects(const QList<PatternObject> &objects, bool dirty)
                 }
             }
             t.dirty |= dirty;
+            if (o.kind == PatternKind::TokenFamily)
+                restate(*at);
             continue;
         }
         Tracked t;
@@ -302,6 +307,7 @@ void Monitor::addObjects(const QList<PatternObject> &objects, bool dirty)
         }
         m_byObject.insert(id, int(m_tracked.size() - 1));
         indexKeys(int(m_tracked.size() - 1));
+        restate(int(m_tracked.size() - 1));
     }
 }
 
@@ -321,96 +327,115 @@ void Monitor::probe(const QList<int> &indices, bool fullTick)
         m_lastRoundTrips = 0;
         m_lastCommands = 0;
     }
+    auto run = std::make_shared<ProbeRun>();
+    run->indices = indices;
+    run->fullTick = fullTick;
+    // A few batches in flight keep the pipe full without queueing a whole
+    // tick on the server (other clients interleave) or in memory.
+    const int window = fullTick ? 2 : 1;
+    for (int i = 0; i < window && (run->next < run->indices.size() || (fullTick && i == 0)); ++i)
+        sendBatch(run);
+}
+
+void Monitor::sendBatch(const std::shared_ptr<ProbeRun> &run)
+{
+    const qsizetype chunk = std::max(1, m_options.batchObjects);
+    const QList<int> batch = run->indices.mid(run->next, chunk);
+    const bool withTime = run->fullTick && run->next == 0;
+    run->next += chunk;
     const qint64 sentAt = QDateTime::currentMSecsSinceEpoch();
     const qint64 now = sentAt + m_offsetMs;
-    auto outstanding = std::make_shared<int>(0);
-    const int chunk = std::max(1, m_options.batchObjects);
-    for (qsizetype start = 0; start < indices.size() || (fullTick && start == 0); start += chunk) {
-        const QList<int> batch = indices.mid(start, chunk);
-        QList<RedisClient::Command> commands;
-        QList<int> counts;
-        QList<ProbeContext> contexts;
-        const bool withTime = fullTick && start == 0;
-        if (withTime)
-            commands.append({"TIME"});
-        for (int i : batch) {
-            Tracked &t = m_tracked[i];
-            t.dirty = false;
-            ProbeContext ctx;
-            ctx.nowMs = now;
-            ctx.detail = !m_detailKey.isEmpty() && t.object.key == m_detailKey;
-            if (t.object.kind == PatternKind::ReliableQueue) {
-                ctx.firstSeenMs = [this, i](const QByteArray &job) {
-                    return m_tracked.at(i).jobFirstSeen.value(job, -1);
-                };
-            }
-            const auto cmds = PatternUnit::of(t.object.kind).probe(t.object, ctx);
-            commands.append(cmds);
-            counts.append(int(cmds.size()));
-            contexts.append(ctx);
+    QList<RedisClient::Command> commands;
+    QList<int> counts;
+    QList<ProbeContext> contexts;
+    if (withTime)
+        commands.append({"TIME"});
+    for (int i : batch) {
+        Tracked &t = m_tracked[i];
+        t.dirty = false;
+        ProbeContext ctx;
+        ctx.nowMs = now;
+        ctx.detail = !m_detailKey.isEmpty() && t.object.key == m_detailKey;
+        if (t.object.kind == PatternKind::ReliableQueue) {
+            ctx.firstSeenMs = [this, i](const QByteArray &job) {
+                return m_tracked.at(i).jobFirstSeen.value(job, -1);
+            };
         }
-        if (fullTick) {
-            ++m_lastRoundTrips;
-            m_lastCommands += commands.size();
-        }
-        ++*outstanding;
-        m_client->pipeline(
-            commands, &m_context,
-            [this, batch, counts, contexts, withTime, sentAt, fullTick,
-             outstanding](const QList<RedisValue> &replies) {
-                qsizetype at = 0;
-                if (withTime) {
-                    const qint64 serverMs = serverTimeMs(replies.value(0));
-                    if (serverMs > 0) {
-                        const qint64 receivedAt = QDateTime::currentMSecsSinceEpoch();
-                        m_offsetMs = serverMs - (sentAt + receivedAt) / 2;
-                        m_server.timeMs = serverMs;
-                    }
-                    at = 1;
-                }
-                for (qsizetype b = 0; b < batch.size(); ++b) {
-                    absorb(batch.at(b), replies.mid(at, counts.at(b)), contexts.at(b));
-                    at += counts.at(b);
-                }
-                if (--*outstanding > 0)
-                    return;
-                if (fullTick) {
-                    m_tickInFlight = false;
-                    m_lastTickMs = m_tickClock.elapsed();
-                    QMutexLocker lock(&m_historyMutex);
-                    for (Tracked &t : m_tracked) {
-                        float v[4] = {0, 0, 0, 0};
-                        const Reading &r = t.reading;
-                        switch (t.history.figures()) {
-                        case 3:
-                            v[0] = float(r.inWindow);
-                            v[1] = r.occupancy() ? float(*r.occupancy()) : std::nanf("");
-                            v[2] = float(r.retryHorizonMs);
-                            break;
-                        case 4:
-                            v[0] = float(r.length);
-                            v[1] = float(r.inFlight);
-                            v[2] = float(r.oldestInFlightAgeMs);
-                            v[3] = float(r.stuck);
-                            break;
-                        default:
-                            v[0] = patternSection(t.object.kind) == QLatin1String("lock")
-                                       ? float(r.pttlMs)
-                                       : float(r.count);
-                        }
-                        t.history.append(v);
-                    }
-                    m_tickTimes.append(m_server.timeMs);
-                    if (m_tickTimes.size() > m_options.historyCapacity)
-                        m_tickTimes.removeFirst();
-                }
-                publish();
-                if (fullTick)
-                    Q_EMIT tickFinished(m_snapshot);
-            });
-        if (batch.isEmpty())
-            break;
+        const auto cmds = PatternUnit::of(t.object.kind).probe(t.object, ctx);
+        commands.append(cmds);
+        counts.append(int(cmds.size()));
+        contexts.append(ctx);
     }
+    if (run->fullTick) {
+        ++m_lastRoundTrips;
+        m_lastCommands += commands.size();
+    }
+    ++run->outstanding;
+    RedisClient *client = m_client;
+    if (!run->fullTick && m_eventClient && m_eventClient->state() == RedisConnection::State::Ready)
+        client = m_eventClient.get();
+    client->pipeline(
+        commands, &m_context,
+        [this, run, batch, counts, contexts, withTime, sentAt](const QList<RedisValue> &replies) {
+            qsizetype at = 0;
+            if (withTime) {
+                const qint64 serverMs = serverTimeMs(replies.value(0));
+                if (serverMs > 0) {
+                    const qint64 receivedAt = QDateTime::currentMSecsSinceEpoch();
+                    m_offsetMs = serverMs - (sentAt + receivedAt) / 2;
+                    m_server.timeMs = serverMs;
+                }
+                at = 1;
+            }
+            for (qsizetype b = 0; b < batch.size(); ++b) {
+                absorb(batch.at(b), replies.mid(at, counts.at(b)), contexts.at(b));
+                at += counts.at(b);
+            }
+            --run->outstanding;
+            if (run->next < run->indices.size()) {
+                sendBatch(run);
+                return;
+            }
+            if (run->outstanding == 0)
+                finishRun(*run);
+        });
+}
+
+void Monitor::finishRun(const ProbeRun &run)
+{
+    if (run.fullTick) {
+        m_tickInFlight = false;
+        m_lastTickMs = m_tickClock.elapsed();
+        QMutexLocker lock(&m_historyMutex);
+        for (qsizetype i = 0; i < m_tracked.size(); ++i) {
+            Tracked &t = m_tracked[i];
+            float v[4] = {0, 0, 0, 0};
+            const Reading &r = m_states.at(i)->reading;
+            switch (t.history.figures()) {
+            case 3:
+                v[0] = float(r.inWindow);
+                v[1] = r.occupancy() ? float(*r.occupancy()) : std::nanf("");
+                v[2] = float(r.retryHorizonMs);
+                break;
+            case 4:
+                v[0] = float(r.length);
+                v[1] = float(r.inFlight);
+                v[2] = float(r.oldestInFlightAgeMs);
+                v[3] = float(r.stuck);
+                break;
+            default:
+                v[0] = patternSection(t.object.kind) == QLatin1String("lock") ? float(r.pttlMs)
+                                                                              : float(r.count);
+            }
+            t.history.append(v);
+        }
+        m_tickTimes.append(m_server.timeMs);
+        if (m_tickTimes.size() > m_options.historyCapacity)
+            m_tickTimes.removeFirst();
+    }
+    publish();
+    if (run.fullTick)
+        Q_EMIT tickFinished(m_snapshot);
 }
 
 void Monitor::absorb(int index, const QList<RedisValue> &replies, const ProbeContext &ctx)
@@ -438,7 +463,7 @@ void Monitor::absorb(int index, const QList<RedisValue> &replies, const ProbeCon
         } else if (reading.token != t.heldToken) {
             // Held-for is known only when Gatehouse saw the lock taken: a lock
             // already held at the first reading has an unknown start.
-            const bool firstReading = t.reading.atMs == 0;
+            const bool firstReading = !t.everRead;
             t.heldToken = reading.token;
             t.heldSinceMs = firstReading ? -1 : ctx.nowMs;
         }
@@ -446,7 +471,27 @@ void Monitor::absorb(int index, const QList<RedisValue> &replies, const ProbeCon
     default:
         break;
     }
-    t.reading = std::move(reading);
+    t.everRead = true;
+    restate(index, std::move(reading));
+}
+
+void Monitor::restate(int index, std::optional<Reading> reading)
+{
+    const Tracked &t = m_tracked.at(index);
+    auto o = std::make_shared<ObjectState>();
+    o->object = t.object;
+    if (reading)
+        o->reading = std::move(*reading);
+    else if (index < m_states.size())
+        o->reading = m_states.at(index)->reading;
+    o->firstSeenMs = t.firstSeenMs;
+    o->heldSinceMs = t.heldSinceMs;
+    o->gone = o->reading.status == Reading::Status::Missing
+              && t.object.kind != PatternKind::ReliableQueue && t.everRead;
+    if (index < m_states.size())
+        m_states[index] = std::move(o);
+    else
+        m_states.append(std::move(o));
 }
 
 void Monitor::publish()
@@ -458,17 +503,9 @@ void Monitor::publish()
     s.discovering = m_discovery && m_discovery->isRunning();
     s.scanned = m_snapshot.scanned;
     s.total = m_snapshot.total;
-    s.objects.reserve(m_tracked.size());
-    for (const Tracked &t : std::as_const(m_tracked)) {
-        ObjectState o;
-        o.object = t.object;
-        o.reading = t.reading;
-        o.firstSeenMs = t.firstSeenMs;
-        o.heldSinceMs = t.heldSinceMs;
-        o.gone = t.reading.status == Reading::Status::Missing
-                 && t.object.kind != PatternKind::ReliableQueue;
-        s.objects.append(std::move(o));
-    }
+    s.objects.reserve(m_states.size());
+    for (const ObjectList::Ptr &state : std::as_const(m_states))
+        s.objects.append(state); // shared: unchanged objects cost a pointer copy
     m_snapshot = s;
     Q_EMIT snapshotReady(m_snapshot);
 }
@@ -507,6 +544,12 @@ QList<QPointF> Monitor::history(const QByteArray &key, const QString &figure) co
         return points;
     }
     return points;
+}
+
+qsizetype Monitor::tickTimeBytes() const
+{
+    QMutexLocker lock(&m_historyMutex);
+    return m_tickTimes.capacity() * qsizetype(sizeof(qint64));
 }
 
 qsizetype Monitor::historyBytes() const

@@ -40,9 +40,9 @@ public:
         bool useEvents = true;      // subscribe when the server publishes events
         bool singleReading = false; // one snapshot, no ticks (gatehouse-cli snapshot)
         int rescanMs = 60000;       // periodic re-scan for new instances; 0: never
-        int batchObjects = 1000;    // objects per pipelined round trip
+        int batchObjects = 500;     // objects per pipelined round trip (<= 3 per 1000 budget)
         int historyCapacity = 900;  // samples kept per object (15 min at 1 Hz)
-        int eventDelayMs = 10;      // coalescing of keyspace events before a re-probe
+        int eventDelayMs = 2;       // coalescing of keyspace events before a re-probe
     };
 
     Monitor(RedisClient *client, Options options, QObject *parent = nullptr);
@@ -65,7 +65,8 @@ public:
     // queue "length", "inFlight", "oldestInFlightAgeMs", "stuck".
     static QStringList figureNames(PatternKind kind);
     QList<QPointF> history(const QByteArray &key, const QString &figure) const;
-    qsizetype historyBytes() const;
+    qsizetype historyBytes() const; // every object's rings plus the shared tick times
+    qsizetype tickTimeBytes() const;
 
     // Round trips and commands of the last full tick (for benchmarks).
     int lastTickRoundTrips() const { return m_lastRoundTrips; }
@@ -84,8 +85,8 @@ Q_SIGNALS:
 private:
     struct Tracked
     {
-        PatternObject object;
-        Reading reading;
+        PatternObject object; // the reading lives in m_states only
+        bool everRead = false;
         qint64 firstSeenMs = 0;
         qint64 heldSinceMs = -1;
         QByteArray heldToken;
@@ -99,9 +100,20 @@ private:
     void startDiscovery();
     void addObjects(const QList<PatternObject> &objects, bool dirty);
     void indexKeys(int index);
+    struct ProbeRun
+    {
+        QList<int> indices;
+        qsizetype next = 0; // first index not sent yet
+        int outstanding = 0;
+        bool fullTick = false;
+    };
     void probe(const QList<int> &indices, bool fullTick);
+    void sendBatch(const std::shared_ptr<ProbeRun> &run);
+    void finishRun(const ProbeRun &run);
     void absorb(int index, const QList<RedisValue> &replies, const ProbeContext &context);
     void publish();
+    // The published state of tracked object i, rebuilt after it changed.
+    void restate(int index, std::optional<Reading> reading = std::nullopt);
     void onEvent(const QByteArray &pattern, const QByteArray &channel, const QByteArray &event);
     qint64 serverNow() const;
 
@@ -109,12 +121,16 @@ private:
     Options m_options;
     std::unique_ptr<Discovery> m_discovery;
     std::unique_ptr<RedisSubscriber> m_subscriber;
+    // Re-reads after keyspace events go on their own connection, so they
+    // never wait behind a full tick's pipeline.
+    std::unique_ptr<RedisClient> m_eventClient;
     QTimer m_tickTimer;
     QTimer m_rescanTimer;
     QTimer m_eventTimer;
     QObject m_context;
 
     QList<Tracked> m_tracked;                      // guarded by m_historyMutex for history
+    QList<ObjectList::Ptr> m_states;               // the published state of each tracked object
     QHash<QPair<int, QByteArray>, int> m_byObject; // (kind, key) -> index
     QHash<QByteArray, int> m_byKey;                // every key of every object -> index
     QByteArray m_detailKey;

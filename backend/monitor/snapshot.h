@@ -9,6 +9,8 @@
 #include <QMetaType>
 #include <QStringList>
 
+#include <memory>
+
 namespace gatehouse {
 
 struct ServerStatus
@@ -32,6 +34,63 @@ struct ObjectState
     bool gone = false;       // its keys disappeared (expired, deleted)
 };
 
+// The instances of a snapshot. Each ObjectState is shared, never changed
+// once published: a new snapshot shares every unchanged state with the last
+// one, so publishing costs a pointer copy per object, not a deep copy.
+// Iterates and indexes as const ObjectState &.
+class ObjectList
+{
+public:
+    using Ptr = std::shared_ptr<const ObjectState>;
+
+    class const_iterator
+    {
+    public:
+        using iterator_category = std::random_access_iterator_tag;
+        using value_type = ObjectState;
+        using difference_type = qsizetype;
+        using pointer = const ObjectState *;
+        using reference = const ObjectState &;
+        explicit const_iterator(QList<Ptr>::const_iterator it)
+            : m_it(it)
+        {}
+        reference operator*() const { return **m_it; }
+        pointer operator->() const { return m_it->get(); }
+        const_iterator &operator++()
+        {
+            ++m_it;
+            return *this;
+        }
+        bool operator!=(const const_iterator &o) const { return m_it != o.m_it; }
+        bool operator==(const const_iterator &o) const { return m_it == o.m_it; }
+
+    private:
+        QList<Ptr>::const_iterator m_it;
+    };
+
+    ObjectList() = default;
+    ObjectList(std::initializer_list<ObjectState> states)
+    {
+        for (const ObjectState &s : states)
+            append(s);
+    }
+
+    qsizetype size() const { return m_items.size(); }
+    bool isEmpty() const { return m_items.isEmpty(); }
+    const ObjectState &at(qsizetype i) const { return *m_items.at(i); }
+    const ObjectState &first() const { return *m_items.first(); }
+    const ObjectState &last() const { return *m_items.last(); }
+    const Ptr &ptr(qsizetype i) const { return m_items.at(i); }
+    const_iterator begin() const { return const_iterator(m_items.cbegin()); }
+    const_iterator end() const { return const_iterator(m_items.cend()); }
+    void reserve(qsizetype n) { m_items.reserve(n); }
+    void append(const ObjectState &state) { m_items.append(std::make_shared<ObjectState>(state)); }
+    void append(Ptr state) { m_items.append(std::move(state)); }
+
+private:
+    QList<Ptr> m_items;
+};
+
 // One consistent reading of everything found: a value, shared implicitly;
 // the monitor makes a new one per tick and never changes one it gave out.
 struct Snapshot
@@ -42,7 +101,7 @@ struct Snapshot
     bool discovering = false;
     qint64 scanned = 0; // keys scanned so far / DBSIZE
     qint64 total = 0;
-    QList<ObjectState> objects;
+    ObjectList objects;
 
     // The snapshot --json contract (README, "snapshot --json").
     QJsonObject toJson() const;

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: MIT
 // gatehouse-bench: Gatehouse's figures side by side with their peers.
 #include "benchreport.h"
+#include "guibench.h"
 #include "limiterbench.h"
 #include "monitorbench.h"
 #include "redisserver.h"
 #include "wirebench.h"
 
+#include <QApplication>
 #include <QCommandLineParser>
-#include <QCoreApplication>
 #include <QTextStream>
 #include <QThread>
 
@@ -17,7 +18,9 @@ using namespace gatehouse;
 
 int main(int argc, char *argv[])
 {
-    QCoreApplication app(argc, argv);
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("DISPLAY"))
+        qputenv("QT_QPA_PLATFORM", "offscreen"); // figure 4 runs the console without a display
+    QApplication app(argc, argv);
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral(
         "Runs Gatehouse's benchmarks against its own redis-server, each beside its peer."));
@@ -32,8 +35,8 @@ int main(int argc, char *argv[])
                                     QStringLiteral("Alternating rounds per figure (default 3)."),
                                     QStringLiteral("N"), QStringLiteral("3"));
     const QCommandLineOption only(QStringLiteral("only"),
-                                  QStringLiteral("Run one group: wire, discovery, refresh or "
-                                                 "limiter."),
+                                  QStringLiteral("Run one group: wire, discovery, refresh, gui "
+                                                 "or limiter."),
                                   QStringLiteral("group"));
     parser.addOptions({smoke, requests, rounds, only});
     parser.process(app);
@@ -68,7 +71,8 @@ int main(int argc, char *argv[])
     }
     const QString group = parser.value(only);
     static const QStringList s_groups{QStringLiteral("wire"), QStringLiteral("discovery"),
-                                      QStringLiteral("refresh"), QStringLiteral("limiter")};
+                                      QStringLiteral("refresh"), QStringLiteral("gui"),
+                                      QStringLiteral("limiter")};
     if (!group.isEmpty() && !s_groups.contains(group)) {
         QTextStream(stderr) << "gatehouse-bench: unknown group \"" << group << "\"; use one of "
                             << s_groups.join(QLatin1String(", ")) << "." << Qt::endl;
@@ -90,6 +94,8 @@ int main(int argc, char *argv[])
         figures += bench::runDiscoveryBench(server.endpoint(), sizes, r);
     if (group.isEmpty() || group == QLatin1String("refresh"))
         figures += bench::runRefreshBench(server.endpoint(), sizes, r);
+    if (group.isEmpty() || group == QLatin1String("gui"))
+        figures += bench::runGuiBench(server.endpoint(), sizes, isSmoke ? 2 : 60);
     if (group.isEmpty() || group == QLatin1String("limiter"))
         figures += bench::runLimiterBench(server.endpoint(), isSmoke ? 2000 : 200000, r);
     bench::report(figures,

@@ -3,6 +3,8 @@
 
 #include "benchreport.h"
 
+#include <monitor/profile.h>
+#include <redis/redisclient.h>
 #include <redis/redisendpoint.h>
 
 namespace gatehouse::bench {
@@ -16,6 +18,11 @@ struct MonitorBenchSizes
     int eventWrites = 1000;        // figure 6
     int observerRequests = 200000; // figure 5, per redis-benchmark run
 };
+
+// Writes the limiters, locks and queues of figures 3-7 (with the profile
+// benchProfile() describes); returns the server time used.
+qint64 populateTracked(RedisClient &client, const MonitorBenchSizes &sizes);
+Profile benchProfile();
 
 // Figure 2: discovery vs a minimal hiredis SCAN loop (COUNT 1000) and
 // redis-cli --scan --pattern; first batch latency.

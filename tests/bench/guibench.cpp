@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: MIT
+#include "guibench.h"
+
+#include "redisserver.h"
+
+#include <actions/actionengine.h>
+#include <mainwindow.h>
+#include <monitor/monitor.h>
+#include <objecttablemodel.h>
+
+#include <QElapsedTimer>
+#include <QEventLoop>
+#include <QTableView>
+#include <QTimer>
+
+#include <algorithm>
+#include <cmath>
+
+namespace gatehouse::bench {
+
+QList<Figure> runGuiBench(const RedisEndpoint &endpoint, const MonitorBenchSizes &sizes,
+                          int seconds)
+{
+    RedisClient client(endpoint);
+    client.open();
+    if (!test::waitReady(client))
+        return {};
+    test::call(client, {"FLUSHALL"});
+    populateTracked(client, sizes);
+
+    Monitor::Options options;
+    options.profile = benchProfile();
+    options.intervalMs = 1000;
+    Monitor monitor(&client, options);
+    ActionEngine actions(&client);
+    MainWindow window(&client, &monitor, &actions, {});
+    window.show();
+    monitor.start();
+    QEventLoop wait;
+    QObject::connect(&monitor, &Monitor::discoveryFinished, &wait, &QEventLoop::quit);
+    wait.exec();
+    window.showPage(1); // the limiters, with charts for the first one
+    window.selectRow(QStringLiteral("limiter"), 0);
+
+    // The probe: a 5 ms timer; a stall is how much later than due it fires.
+    QList<double> stalls;
+    QElapsedTimer clock;
+    QTimer probe;
+    probe.setTimerType(Qt::PreciseTimer);
+    probe.setInterval(5);
+    qint64 last = 0;
+    QObject::connect(&probe, &QTimer::timeout, &probe, [&] {
+        const qint64 t = clock.nsecsElapsed();
+        if (last > 0)
+            stalls.append(std::max(0.0, (t - last) / 1e6 - 5.0));
+        last = t;
+    });
+    QEventLoop run;
+    QTimer::singleShot(seconds * 1000, &run, &QEventLoop::quit);
+    clock.start();
+    probe.start();
+    run.exec();
+    probe.stop();
+    std::sort(stalls.begin(), stalls.end());
+    const double p99 = stalls.isEmpty() ? 0 : stalls.at(qsizetype(stalls.size() * 0.99));
+    const double max = stalls.isEmpty() ? 0 : stalls.last();
+    const int rows = window.model(QStringLiteral("limiter"))->rowCount()
+                     + window.model(QStringLiteral("lock"))->rowCount()
+                     + window.model(QStringLiteral("queue"))->rowCount();
+    const QString note = QStringLiteral("%1 s, %2 probe ticks, %3 rows in the tables, refreshing "
+                                        "at 1 Hz, monitor on the GUI thread, offscreen.")
+                             .arg(seconds)
+                             .arg(stalls.size())
+                             .arg(rows);
+    return {
+        budgetFigure(QStringLiteral("4. GUI event-loop stall p99"), QStringLiteral("ms"), p99, 16,
+                     note),
+        budgetFigure(QStringLiteral("4. GUI event-loop stall max"), QStringLiteral("ms"), max, 50)};
+}
+
+} // namespace gatehouse::bench

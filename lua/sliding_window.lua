@@ -24,23 +24,28 @@ local window = tonumber(ARGV[2])
 if not limit or limit <= 0 or not window or window <= 0 then
     return redis.error_reply('ERR sliding_window: limit and window must be positive numbers')
 end
+-- Timestamps go to Redis as strings made once: every Lua number passed to
+-- redis.call is formatted with "%.14g", which is slow for 13-digit values.
 local now = tonumber(ARGV[3])
+local nowS = ARGV[3]
 if not now then
     local t = redis.call('TIME')
     now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+    nowS = t[1] .. string.format('%03d', math.floor(tonumber(t[2]) / 1000))
 end
 local cap = tonumber(ARGV[4]) or 1000
+local loS = tostring(now - window)
 
-local count = redis.call('ZCOUNT', KEYS[1], '(' .. (now - window), '+inf')
+local count = redis.call('ZCOUNT', KEYS[1], '(' .. loS, '+inf')
 if count < limit then
-    redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
-    redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
-    redis.call('ZADD', KEYS[1], now, now .. '-' .. count)
+    redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', loS)
+    redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', nowS)
+    redis.call('ZADD', KEYS[1], nowS, nowS .. '-' .. count)
     redis.call('PEXPIRE', KEYS[1], ARGV[2])
     return {1, limit - count - 1, 0, now}
 end
 
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', nowS)
 local interval = window / limit
 local slot = now + interval
 local last = redis.call('ZRANGE', KEYS[2], -1, -1, 'WITHSCORES')
@@ -54,6 +59,7 @@ if #last > 0 then
     slot = math.max(slot, lastSlot + interval)
 end
 -- Slots only grow, so the slot time is a unique member.
-redis.call('ZADD', KEYS[2], slot, slot)
+local slotS = tostring(slot)
+redis.call('ZADD', KEYS[2], slotS, slotS)
 redis.call('PEXPIRE', KEYS[2], math.ceil(slot - now) + window)
 return {0, 0, math.ceil(slot - now), now}

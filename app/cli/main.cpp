@@ -34,7 +34,8 @@ const char s_commands[]
       "  token revoke KEY\n"
       "  limiter reset KEY                Delete the window and its retry slots.\n"
       "  events enable                    Turn on keyspace notifications (CONFIG SET).\n"
-      "  simulate [--seconds N] [--seed S] [--scale K]   Traffic over every pattern.\n"
+      "  simulate [--seconds N] [--seed S] [--scale K] [--rate R]\n"
+      "                                   Traffic over every pattern.\n"
       "\nActions take --read-only (refuse), --dry-run (print what would run) and\n"
       "--audit-log FILE. Exit codes: 0 done, 1 failed, 2 usage, 3 refused or nothing\n"
       "to do (token changed, job gone).\n";
@@ -116,6 +117,8 @@ int main(int argc, char *argv[])
     const auto seconds = option("seconds", "simulate: run for N seconds (default 10).", "N");
     const auto seed = option("seed", "simulate: random seed (default 1).", "S");
     const auto scale = option("scale", "simulate: multiply the instances by K (default 1).", "K");
+    const auto rate
+        = option("rate", "simulate: multiply every client's rate by R (default 1).", "R");
     parser.addPositionalArgument(QStringLiteral("command"),
                                  QStringLiteral("What to do (see Commands)."));
 
@@ -168,6 +171,14 @@ int main(int argc, char *argv[])
         options.seconds = *secs;
         options.seed = quint32(*seedValue);
         options.scale = int(*scaleValue);
+        if (parser.isSet(rate)) {
+            bool ok = false;
+            options.rate = parser.value(rate).toDouble(&ok);
+            if (!ok || options.rate < 0.01 || options.rate > 100)
+                return usageError(QStringLiteral("--rate must be a number from 0.01 to 100, not "
+                                                 "\"%1\".")
+                                      .arg(parser.value(rate)));
+        }
         cli::SimulateCommand simulate(*endpoint, options, parser.isSet(json));
         return runSession(app, simulate);
     }

@@ -190,7 +190,7 @@ void Simulator::tickLimiters()
         if (m_accumulators.size() <= slot)
             m_accumulators.resize(slot + 1, 0.0);
         double &acc = m_accumulators[slot++];
-        acc += rate * dt * (0.5 + uniform(m_limiterRng));
+        acc += rate * m_options.rate * dt * (0.5 + uniform(m_limiterRng));
         // Every instance sees one request on the first tick, so each exists.
         const int n = m_tick == 1 ? std::max(1, int(acc)) : int(acc);
         acc = std::max(0.0, acc - n);
@@ -232,7 +232,7 @@ void Simulator::tickLocks()
     const QByteArray &p = m_options.prefix;
     for (int i = 0; i < m_locks.size(); ++i) {
         // Decisions are drawn every tick for every lock, held or not.
-        const bool attempt = uniform(m_lockRng) < 0.1 || m_tick == 1;
+        const bool attempt = uniform(m_lockRng) < 0.1 * m_options.rate || m_tick == 1;
         const QByteArray token = randomId(m_lockRng);
         // Lock 0's first holder always crashes, so a run always leaves one.
         const bool crash = uniform(m_lockRng) < 0.15 || (i == 0 && m_tick == 1);
@@ -281,7 +281,7 @@ void Simulator::tickTokens()
     const QByteArray &p = m_options.prefix;
     const int k = m_options.scale;
     for (int i = 0; i < k; ++i) {
-        if (uniform(m_tokenRng) < 0.1 || m_tick == 1) { // about 1 per second per scale
+        if (uniform(m_tokenRng) < 0.1 * m_options.rate || m_tick == 1) { // ~1/s per scale
             const QByteArray key = p + "code:" + randomId(m_tokenRng);
             const QByteArray value
                 = "{\"user\":" + num(m_tokenRng.bounded(10000)) + ",\"scope\":\"login\"}";
@@ -291,7 +291,7 @@ void Simulator::tickTokens()
                          [this, key] { send(QStringLiteral("token_consume"), {key}, {}); });
             }
         }
-        if (uniform(m_tokenRng) < 0.05 || m_tick == 1) {
+        if (uniform(m_tokenRng) < 0.05 * m_options.rate || m_tick == 1) {
             const QByteArray key = p + "user_token:" + randomId(m_tokenRng);
             sendCommands({{"MULTI"},
                           {"HSET", key, "used_by", "0", "user", num(m_tokenRng.bounded(10000))},
@@ -320,7 +320,8 @@ void Simulator::tickQueues()
         const QByteArray claims = name + ":claims";
         // Producers: 2 jobs/s on average, in waves, so the length moves.
         const double rate = 2.0 + 1.5 * std::sin(t / 20.0 + i);
-        const int produced = m_tick == 1 ? 5 : (uniform(m_queueRng) < rate * 0.1 ? 1 : 0);
+        const int produced
+            = m_tick == 1 ? 5 : (uniform(m_queueRng) < rate * m_options.rate * 0.1 ? 1 : 0);
         for (int j = 0; j < produced; ++j) {
             const QByteArray job
                 = "{\"id\":\"" + randomId(m_queueRng) + "\",\"q\":\"" + name + "\"}";
@@ -328,7 +329,7 @@ void Simulator::tickQueues()
         }
         // Two workers; each claims about once a second while idle.
         for (int w = 0; w < 2; ++w) {
-            const bool claim = uniform(m_queueRng) < 0.1 || m_tick == 2;
+            const bool claim = uniform(m_queueRng) < 0.1 * m_options.rate || m_tick == 2;
             const bool crash = uniform(m_queueRng) < 0.1;
             const qint64 work = 2 + m_queueRng.bounded(28);
             if (!claim)
@@ -349,9 +350,9 @@ void Simulator::tickQueues()
     for (int i = 0; i < (k + 1) / 2; ++i) {
         const QByteArray name = p + "legacyq:" + num(i);
         const QByteArray processing = name + ":processing";
-        if (uniform(m_queueRng) < 0.15 || m_tick == 1)
+        if (uniform(m_queueRng) < 0.15 * m_options.rate || m_tick == 1)
             sendCommands({{"LPUSH", name, "job-" + randomId(m_queueRng)}});
-        const bool claim = uniform(m_queueRng) < 0.12 || m_tick == 2;
+        const bool claim = uniform(m_queueRng) < 0.12 * m_options.rate || m_tick == 2;
         const bool crash = uniform(m_queueRng) < 0.1 || m_tick == 2;
         const qint64 work = 2 + m_queueRng.bounded(20);
         if (claim) {

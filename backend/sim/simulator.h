@@ -43,6 +43,7 @@ public:
     {
         quint32 seed = 1;
         int scale = 1;      // multiplies the number of instances
+        double rate = 1.0;  // multiplies every client's request rate
         qint64 seconds = 0; // 0: until stop()
         int tickMs = 100;
         QByteArray prefix = "sim:";

@@ -257,6 +257,7 @@ QList<Figure> runRefreshBench(const RedisEndpoint &endpoint, const MonitorBenchS
     test::call(client, {"CONFIG", "SET", "notify-keyspace-events", "KEA"});
     const qint64 now = populateTracked(client, sizes);
 
+    malloc_trim(0); // earlier groups' freed memory must not hide this one's
     const qint64 rssBefore = residentKb();
     Monitor::Options options;
     options.profile = benchProfile();

@@ -147,8 +147,34 @@ private slots:
             QByteArray("hash"));
     }
 
+    // --rate multiplies the traffic.
+    void rateMultipliesTraffic()
+    {
+        auto commands = [&](const char *rate) {
+            const auto run
+                = runCli(QStringLiteral(GATEHOUSE_CLI),
+                         {QStringLiteral("--url"), m_server.url(), QStringLiteral("simulate"),
+                          QStringLiteral("--seconds"), QStringLiteral("2"),
+                          QStringLiteral("--rate"), QLatin1String(rate), QStringLiteral("--json")});
+            return QJsonDocument::fromJson(run.out.toUtf8())
+                .object()
+                .value(QLatin1String("commands"))
+                .toInteger();
+        };
+        const qint64 slow = commands("0.5");
+        const qint64 fast = commands("4");
+        QVERIFY2(slow > 0 && fast > 3 * slow,
+                 qPrintable(QStringLiteral("%1 vs %2").arg(slow).arg(fast)));
+    }
+
     void badArguments()
     {
+        const auto rate
+            = runCli(QStringLiteral(GATEHOUSE_CLI),
+                     {QStringLiteral("--url"), m_server.url(), QStringLiteral("simulate"),
+                      QStringLiteral("--rate"), QStringLiteral("0")});
+        QCOMPARE(rate.exitCode, 2);
+        QVERIFY2(rate.err.contains(QLatin1String("--rate")), qPrintable(rate.err));
         auto run = runCli(QStringLiteral(GATEHOUSE_CLI),
                           {QStringLiteral("--url"), m_server.url(), QStringLiteral("simulate"),
                            QStringLiteral("--seconds"), QStringLiteral("soon")});

@@ -111,6 +111,8 @@ MainWindow::MainWindow(RedisClient *client, Monitor *monitor, ActionEngine *acti
     }
 
     QMenu *file = menuBar()->addMenu(tr("&File"));
+    QAction *connectAction = file->addAction(tr("&Connect…"), this, &MainWindow::connectRequested);
+    connectAction->setShortcut(QKeySequence::Open);
     QAction *refresh = file->addAction(tr("&Refresh now"), m_monitor, &Monitor::refreshNow);
     refresh->setShortcut(QKeySequence::Refresh);
     QAction *find = file->addAction(tr("&Find…"), this, [this] {

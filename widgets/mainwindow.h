@@ -58,6 +58,8 @@ public:
 
 Q_SIGNALS:
     void actionFinished(const QString &message);
+    // File > Connect…: the application opens the connection dialog.
+    void connectRequested();
 
 private:
     QWidget *buildOverview();

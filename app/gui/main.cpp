@@ -4,6 +4,7 @@
 
 #include <actions/actionengine.h>
 #include <chartpanel.h>
+#include <connectiondialog.h>
 #include <mainwindow.h>
 #include <monitor/monitor.h>
 #include <objecttablemodel.h>
@@ -129,7 +130,10 @@ int main(int argc, char *argv[])
         }
     }
     std::optional<RedisEndpoint> endpoint;
-    if (!parser.isSet(demo)) {
+    bool addressGiven = false;
+    for (const char *name : {"url", "host", "port", "socket"})
+        addressGiven |= parser.isSet(QLatin1String(name));
+    if (!parser.isSet(demo) && addressGiven) {
         endpoint = endpointOptions.endpoint(parser, &error);
         if (!endpoint) {
             fatal(error);
@@ -139,26 +143,35 @@ int main(int argc, char *argv[])
 
     Console console;
     DemoServer demoServer;
-    auto startConsole = [&](const RedisEndpoint &ep) {
+    bool readOnlyMode = parser.isSet(readOnly);
+    int intervalMs = std::max(100, parser.value(interval).toInt());
+    std::function<void()> askForConnection;
+    auto startConsole = [&](const RedisEndpoint &ep, bool demoConsole) {
+        console.simulator.reset();
+        console.window.reset();
+        console.monitor.reset();
+        console.actions.reset();
         console.client = std::make_unique<RedisClient>(ep);
         Monitor::Options options;
         options.profile = profile;
-        options.intervalMs = std::max(100, parser.value(interval).toInt());
+        options.intervalMs = intervalMs;
         console.monitor = std::make_unique<Monitor>(console.client.get(), options);
         console.actions = std::make_unique<ActionEngine>(console.client.get());
-        console.actions->setReadOnly(parser.isSet(readOnly));
+        console.actions->setReadOnly(readOnlyMode);
         MainWindow::Options windowOptions;
-        windowOptions.readOnly = parser.isSet(readOnly);
-        windowOptions.demo = parser.isSet(demo);
+        windowOptions.readOnly = readOnlyMode;
+        windowOptions.demo = demoConsole;
         console.window = std::make_unique<MainWindow>(console.client.get(), console.monitor.get(),
                                                       console.actions.get(), windowOptions);
-        if (parser.isSet(demo)) {
+        if (demoConsole) {
             Simulator::Options sim;
             sim.scale = std::max(1, parser.value(scale).toInt());
             sim.seconds = 0; // until quit
             console.simulator = std::make_unique<Simulator>(console.client.get(), sim);
             console.simulator->start();
         }
+        QObject::connect(console.window.get(), &MainWindow::connectRequested, &app,
+                         [&] { QTimer::singleShot(0, &app, [&] { askForConnection(); }); });
         console.window->show();
         console.client->open();
         console.monitor->start();
@@ -171,16 +184,45 @@ int main(int argc, char *argv[])
         }
     };
 
+    // No address on the command line: the connection dialog (saved and
+    // recent connections, passwords from the keychain).
+    askForConnection = [&] {
+        ConnectionDialog dialog; // no parent: the window it came from may be replaced
+        if (dialog.exec() != QDialog::Accepted) {
+            if (!console.window)
+                QCoreApplication::exit(0);
+            return;
+        }
+        const ConnectionSettings chosen = dialog.settings();
+        QString problem;
+        if (!chosen.profile.isEmpty()) {
+            profile = Profile::load(chosen.profile, &problem);
+            if (!profile) {
+                fatal(problem);
+                return;
+            }
+        } else {
+            profile.reset();
+        }
+        readOnlyMode = chosen.readOnly || parser.isSet(readOnly);
+        intervalMs = chosen.intervalMs;
+        const auto ep = dialog.endpoint(&problem);
+        if (ep)
+            startConsole(*ep, false);
+    };
     if (parser.isSet(demo)) {
         QObject::connect(&demoServer, &DemoServer::ready, &app,
-                         [&] { startConsole(demoServer.endpoint()); });
+                         [&] { startConsole(demoServer.endpoint(), true); });
         QObject::connect(&demoServer, &DemoServer::failed, &app, [](const QString &message) {
             fatal(message);
             QCoreApplication::exit(1);
         });
         demoServer.start();
     } else {
-        startConsole(*endpoint);
+        if (endpoint)
+            startConsole(*endpoint, false);
+        else
+            QTimer::singleShot(0, &app, [&] { askForConnection(); });
     }
     const int code = app.exec();
     // Stop traffic and readings before the server goes away.

@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: MIT
+// The connection dialog: validated as typed, saved without the password,
+// recent URLs remembered.
+#include <connectiondialog.h>
+
+#include <QCheckBox>
+#include <QDialogButtonBox>
+#include <QFile>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QPushButton>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace gatehouse;
+
+class tst_ConnectionDialog : public QObject
+{
+    Q_OBJECT
+
+private:
+    QLineEdit *field(ConnectionDialog &d, int index)
+    {
+        return d.findChildren<QLineEdit *>().at(index);
+    }
+
+private slots:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true); // settings in a test location
+        QCoreApplication::setOrganizationName(QStringLiteral("GatehouseTest"));
+        QSettings().clear();
+    }
+
+    void cleanupTestCase() { QSettings().clear(); }
+
+    void validation_data()
+    {
+        QTest::addColumn<QString>("url");
+        QTest::addColumn<QString>("ca");
+        QTest::addColumn<QString>("cert");
+        QTest::addColumn<bool>("ok");
+        QTest::addColumn<QString>("mentions");
+        QTest::newRow("plain") << "redis://127.0.0.1:6380/2"
+                               << ""
+                               << "" << true << "";
+        QTest::newRow("unix") << "unix:///run/redis.sock"
+                              << ""
+                              << "" << true << "";
+        QTest::newRow("bad scheme") << "http://x"
+                                    << ""
+                                    << "" << false << "http";
+        QTest::newRow("bad port") << "redis://h:99999"
+                                  << ""
+                                  << "" << false << "port";
+        QTest::newRow("missing CA") << "rediss://h:6380"
+                                    << "/nonexistent/ca.pem"
+                                    << "" << false << "CA certificate";
+        QTest::newRow("cert without key") << "redis://h:6380"
+                                          << ""
+                                          << "CERT" << false << "key";
+    }
+
+    void validation()
+    {
+        QFETCH(QString, url);
+        QFETCH(QString, ca);
+        QFETCH(QString, cert);
+        QFETCH(bool, ok);
+        QFETCH(QString, mentions);
+        QTemporaryDir dir;
+        ConnectionDialog dialog;
+        ConnectionSettings c;
+        c.url = url;
+        c.caFile = ca;
+        if (cert == QLatin1String("CERT")) {
+            c.certFile = dir.filePath(QStringLiteral("cert.pem"));
+            QFile f(c.certFile);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+        }
+        dialog.setSettings(c);
+        QCOMPARE(dialog.canConnect(), ok);
+        if (!ok)
+            QVERIFY2(dialog.validationMessage().contains(mentions, Qt::CaseInsensitive),
+                     qPrintable(dialog.validationMessage()));
+    }
+
+    void endpointFromFields()
+    {
+        ConnectionDialog dialog;
+        ConnectionSettings c;
+        c.url = QStringLiteral("redis://db.example:6390/3");
+        c.user = QStringLiteral("ops");
+        c.insecure = true;
+        dialog.setSettings(c);
+        dialog.findChildren<QLineEdit *>().at(3)->setText(QStringLiteral("s3cret")); // password
+        const auto ep = dialog.endpoint();
+        QVERIFY(ep);
+        QCOMPARE(ep->host, QStringLiteral("db.example"));
+        QCOMPARE(ep->port, quint16(6390));
+        QCOMPARE(ep->db, 3);
+        QCOMPARE(ep->user, QStringLiteral("ops"));
+        QCOMPARE(ep->password, QStringLiteral("s3cret"));
+        QCOMPARE(ep->transport, RedisEndpoint::Transport::Tls);
+        QVERIFY(!ep->verifyPeer);
+    }
+
+    // Saved connections keep everything but the password.
+    void savedWithoutPassword()
+    {
+        ConnectionDialog dialog;
+        ConnectionSettings c;
+        c.name = QStringLiteral("prod eu");
+        c.url = QStringLiteral("redis://10.0.0.5:6379");
+        c.profile = QStringLiteral("demo");
+        c.readOnly = true;
+        dialog.setSettings(c);
+        dialog.findChildren<QLineEdit *>().at(3)->setText(QStringLiteral("hunter2"));
+        QAbstractButton *save = nullptr;
+        for (QAbstractButton *b : dialog.findChild<QDialogButtonBox *>()->buttons()) {
+            if (b->text() == QLatin1String("&Save"))
+                save = b;
+        }
+        QVERIFY(save && save->isEnabled());
+        save->click();
+
+        const QList<ConnectionSettings> saved = ConnectionStore::saved();
+        QCOMPARE(saved.size(), 1);
+        QCOMPARE(saved.first().name, QStringLiteral("prod eu"));
+        QCOMPARE(saved.first().url, QStringLiteral("redis://10.0.0.5:6379"));
+        QCOMPARE(saved.first().profile, QStringLiteral("demo"));
+        QVERIFY(saved.first().readOnly);
+        QSettings settings;
+        QFile file(settings.fileName());
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QVERIFY(!file.readAll().contains("hunter2"));
+
+        // A new dialog lists it; deleting removes it.
+        ConnectionDialog again;
+        auto *list = again.findChild<QListWidget *>();
+        QCOMPARE(list->item(0)->text(), QStringLiteral("prod eu"));
+        ConnectionStore::remove(QStringLiteral("prod eu"));
+        QVERIFY(ConnectionStore::saved().isEmpty());
+    }
+
+    void recentUrls()
+    {
+        ConnectionStore::addRecent(QStringLiteral("redis://a:1"));
+        ConnectionStore::addRecent(QStringLiteral("redis://b:2"));
+        ConnectionStore::addRecent(QStringLiteral("redis://a:1"));
+        QCOMPARE(ConnectionStore::recentUrls(),
+                 (QStringList{QStringLiteral("redis://a:1"), QStringLiteral("redis://b:2")}));
+    }
+};
+
+QTEST_MAIN(tst_ConnectionDialog)
+#include "tst_connectiondialog.moc"

@@ -1,0 +1,409 @@
+// SPDX-License-Identifier: MIT
+#include "connectiondialog.h"
+
+#include <monitor/profile.h>
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QPointer>
+#include <QPushButton>
+#include <QSettings>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include <qt6keychain/keychain.h>
+
+namespace gatehouse {
+
+namespace {
+const QString s_service = QStringLiteral("gatehouse");
+const QString s_group = QStringLiteral("connections");
+} // namespace
+
+std::optional<RedisEndpoint> ConnectionSettings::endpoint(const QString &password,
+                                                          QString *error) const
+{
+    auto ep = RedisEndpoint::fromUrl(url.trimmed(), error);
+    if (!ep)
+        return std::nullopt;
+    if (!user.isEmpty())
+        ep->user = user;
+    if (!password.isEmpty())
+        ep->password = password;
+    for (const auto &[file, what] : {std::pair{caFile, QStringLiteral("CA certificate")},
+                                     std::pair{certFile, QStringLiteral("client certificate")},
+                                     std::pair{keyFile, QStringLiteral("client key")}}) {
+        if (!file.isEmpty() && !QFileInfo(file).isReadable()) {
+            *error = QObject::tr("The %1 file %2 cannot be read.").arg(what, file);
+            return std::nullopt;
+        }
+    }
+    if (!caFile.isEmpty() || !certFile.isEmpty() || insecure) {
+        if (ep->transport == RedisEndpoint::Transport::Unix) {
+            *error = QObject::tr("TLS settings do not apply to a unix socket.");
+            return std::nullopt;
+        }
+        ep->transport = RedisEndpoint::Transport::Tls;
+    }
+    if ((certFile.isEmpty()) != (keyFile.isEmpty())) {
+        *error = QObject::tr("A client certificate needs its key, and a key its certificate.");
+        return std::nullopt;
+    }
+    ep->caFile = caFile;
+    ep->certFile = certFile;
+    ep->keyFile = keyFile;
+    if (!sniName.isEmpty())
+        ep->sniName = sniName;
+    ep->verifyPeer = !insecure;
+    return ep;
+}
+
+QList<ConnectionSettings> ConnectionStore::saved()
+{
+    QSettings settings;
+    QList<ConnectionSettings> out;
+    settings.beginGroup(s_group);
+    for (const QString &name : settings.childGroups()) {
+        settings.beginGroup(name);
+        ConnectionSettings c;
+        c.name = settings.value(QStringLiteral("name"), name).toString();
+        c.url = settings.value(QStringLiteral("url")).toString();
+        c.user = settings.value(QStringLiteral("user")).toString();
+        c.caFile = settings.value(QStringLiteral("caFile")).toString();
+        c.certFile = settings.value(QStringLiteral("certFile")).toString();
+        c.keyFile = settings.value(QStringLiteral("keyFile")).toString();
+        c.sniName = settings.value(QStringLiteral("sni")).toString();
+        c.insecure = settings.value(QStringLiteral("insecure")).toBool();
+        c.profile = settings.value(QStringLiteral("profile")).toString();
+        c.readOnly = settings.value(QStringLiteral("readOnly")).toBool();
+        c.intervalMs = settings.value(QStringLiteral("intervalMs"), 1000).toInt();
+        out.append(c);
+        settings.endGroup();
+    }
+    return out;
+}
+
+void ConnectionStore::save(const ConnectionSettings &c)
+{
+    QSettings settings;
+    settings.beginGroup(s_group);
+    settings.beginGroup(QString::fromLatin1(c.name.toUtf8().toHex()));
+    settings.setValue(QStringLiteral("name"), c.name);
+    settings.setValue(QStringLiteral("url"), c.url);
+    settings.setValue(QStringLiteral("user"), c.user);
+    settings.setValue(QStringLiteral("caFile"), c.caFile);
+    settings.setValue(QStringLiteral("certFile"), c.certFile);
+    settings.setValue(QStringLiteral("keyFile"), c.keyFile);
+    settings.setValue(QStringLiteral("sni"), c.sniName);
+    settings.setValue(QStringLiteral("insecure"), c.insecure);
+    settings.setValue(QStringLiteral("profile"), c.profile);
+    settings.setValue(QStringLiteral("readOnly"), c.readOnly);
+    settings.setValue(QStringLiteral("intervalMs"), c.intervalMs);
+}
+
+void ConnectionStore::remove(const QString &name)
+{
+    QSettings settings;
+    settings.beginGroup(s_group);
+    settings.remove(QString::fromLatin1(name.toUtf8().toHex()));
+    auto *job = new QKeychain::DeletePasswordJob(s_service);
+    job->setKey(name);
+    job->start(); // deletes itself when done
+}
+
+QStringList ConnectionStore::recentUrls()
+{
+    return QSettings().value(QStringLiteral("recent/urls")).toStringList();
+}
+
+void ConnectionStore::addRecent(const QString &url)
+{
+    QStringList urls = recentUrls();
+    urls.removeAll(url);
+    urls.prepend(url);
+    QSettings().setValue(QStringLiteral("recent/urls"), urls.mid(0, 8));
+}
+
+void ConnectionStore::storePassword(const QString &name, const QString &password, QObject *context,
+                                    std::function<void(const QString &)> handler)
+{
+    auto *job = new QKeychain::WritePasswordJob(s_service);
+    job->setKey(name);
+    job->setTextData(password);
+    QObject::connect(job, &QKeychain::Job::finished, context, [job, handler] {
+        handler(job->error() == QKeychain::NoError
+                    ? QString()
+                    : QObject::tr("The password was not saved: the keychain said \"%1\".")
+                          .arg(job->errorString()));
+    });
+    job->start();
+}
+
+void ConnectionStore::loadPassword(const QString &name, QObject *context,
+                                   std::function<void(const QString &, const QString &)> handler)
+{
+    auto *job = new QKeychain::ReadPasswordJob(s_service);
+    job->setKey(name);
+    QObject::connect(job, &QKeychain::Job::finished, context, [job, handler] {
+        if (job->error() == QKeychain::NoError)
+            handler(job->textData(), QString());
+        else if (job->error() == QKeychain::EntryNotFound)
+            handler(QString(), QString());
+        else
+            handler(QString(), QObject::tr("The keychain could not give the password (%1); type "
+                                           "it.")
+                                   .arg(job->errorString()));
+    });
+    job->start();
+}
+
+ConnectionDialog::ConnectionDialog(QWidget *parent)
+    : QDialog(parent)
+    , m_list(new QListWidget(this))
+    , m_name(new QLineEdit(this))
+    , m_url(new QLineEdit(this))
+    , m_user(new QLineEdit(this))
+    , m_password(new QLineEdit(this))
+    , m_savePassword(new QCheckBox(tr("Remember in the keychain"), this))
+    , m_ca(fileField(tr("CA certificate (PEM)")))
+    , m_cert(fileField(tr("client certificate (PEM)")))
+    , m_key(fileField(tr("client key (PEM)")))
+    , m_sni(new QLineEdit(this))
+    , m_insecure(new QCheckBox(tr("Do not verify the server (insecure)"), this))
+    , m_profile(new QComboBox(this))
+    , m_readOnly(new QCheckBox(tr("Read-only: no actions"), this))
+    , m_interval(new QSpinBox(this))
+    , m_message(new QLabel(this))
+{
+    setWindowTitle(tr("Connect to Redis"));
+    m_url->setPlaceholderText(tr("redis://host:6379/0, rediss://…, unix:///path/to/redis.sock"));
+    m_password->setEchoMode(QLineEdit::Password);
+    m_user->setPlaceholderText(tr("ACL user (empty: default)"));
+    m_sni->setPlaceholderText(tr("name to verify (default: the host)"));
+    m_profile->setEditable(true);
+    m_profile->addItem(tr("(autodetect)"), QString());
+    for (const QString &name : Profile::builtInNames())
+        m_profile->addItem(name, name);
+    m_interval->setRange(100, 60000);
+    m_interval->setSingleStep(100);
+    m_interval->setSuffix(tr(" ms"));
+    m_message->setWordWrap(true);
+    m_message->setStyleSheet(QStringLiteral("color: red"));
+
+    auto *form = new QFormLayout;
+    form->addRow(tr("&Name:"), m_name);
+    form->addRow(tr("&URL:"), m_url);
+    form->addRow(tr("U&ser:"), m_user);
+    auto *pw = new QHBoxLayout;
+    pw->addWidget(m_password, 1);
+    pw->addWidget(m_savePassword);
+    form->addRow(tr("&Password:"), pw);
+    auto *tls = new QGroupBox(tr("TLS"), this);
+    auto *tlsForm = new QFormLayout(tls);
+    auto fileRow = [this, tlsForm](const QString &label, QLineEdit *field) {
+        auto *row = new QHBoxLayout;
+        row->addWidget(field, 1);
+        auto *browse = new QToolButton(this);
+        browse->setText(QStringLiteral("…"));
+        connect(browse, &QToolButton::clicked, this, [this, field] {
+            const QString file = QFileDialog::getOpenFileName(this, tr("Choose a file"));
+            if (!file.isEmpty())
+                field->setText(file);
+        });
+        row->addWidget(browse);
+        tlsForm->addRow(label, row);
+    };
+    fileRow(tr("CA:"), m_ca);
+    fileRow(tr("Certificate:"), m_cert);
+    fileRow(tr("Key:"), m_key);
+    tlsForm->addRow(tr("SNI:"), m_sni);
+    tlsForm->addRow(QString(), m_insecure);
+    form->addRow(tls);
+    form->addRow(tr("Gatehouse &profile:"), m_profile);
+    form->addRow(tr("Re&fresh every:"), m_interval);
+    form->addRow(QString(), m_readOnly);
+
+    auto *buttons = new QDialogButtonBox(this);
+    m_connect = buttons->addButton(tr("&Connect"), QDialogButtonBox::AcceptRole);
+    m_save = buttons->addButton(tr("&Save"), QDialogButtonBox::ActionRole);
+    m_delete = buttons->addButton(tr("&Delete"), QDialogButtonBox::DestructiveRole);
+    buttons->addButton(QDialogButtonBox::Cancel);
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    connect(m_connect, &QPushButton::clicked, this, [this] {
+        ConnectionStore::addRecent(m_url->text().trimmed());
+        if (!m_name->text().trimmed().isEmpty())
+            saveCurrent();
+        accept();
+    });
+    connect(m_save, &QPushButton::clicked, this, &ConnectionDialog::saveCurrent);
+    connect(m_delete, &QPushButton::clicked, this, [this] {
+        ConnectionStore::remove(m_name->text().trimmed());
+        reloadList();
+    });
+
+    auto *right = new QWidget(this);
+    auto *rightLayout = new QVBoxLayout(right);
+    rightLayout->addLayout(form);
+    rightLayout->addWidget(m_message);
+    rightLayout->addStretch(1);
+    rightLayout->addWidget(buttons);
+    auto *splitter = new QSplitter(this);
+    splitter->addWidget(m_list);
+    splitter->addWidget(right);
+    splitter->setStretchFactor(1, 1);
+    auto *layout = new QVBoxLayout(this);
+    layout->addWidget(splitter);
+
+    connect(m_list, &QListWidget::currentItemChanged, this, [this](QListWidgetItem *item) {
+        if (!item)
+            return;
+        const QString name = item->data(Qt::UserRole).toString();
+        if (name.isEmpty()) { // a recent URL
+            ConnectionSettings c;
+            c.url = item->data(Qt::UserRole + 1).toString();
+            setSettings(c);
+            return;
+        }
+        for (const ConnectionSettings &c : ConnectionStore::saved()) {
+            if (c.name == name)
+                setSettings(c);
+        }
+        QPointer<QLineEdit> password = m_password;
+        ConnectionStore::loadPassword(name, this,
+                                      [this, password](const QString &pw, const QString &error) {
+                                          if (password && !pw.isEmpty())
+                                              password->setText(pw);
+                                          if (!error.isEmpty())
+                                              m_message->setText(error);
+                                      });
+    });
+    for (QLineEdit *e : {m_name, m_url, m_user, m_ca, m_cert, m_key, m_sni})
+        connect(e, &QLineEdit::textChanged, this, &ConnectionDialog::validate);
+    connect(m_insecure, &QCheckBox::toggled, this, &ConnectionDialog::validate);
+    reloadList();
+    setSettings(ConnectionSettings());
+    resize(820, 520);
+}
+
+QLineEdit *ConnectionDialog::fileField(const QString &placeholder)
+{
+    auto *field = new QLineEdit(this);
+    field->setPlaceholderText(placeholder);
+    return field;
+}
+
+void ConnectionDialog::reloadList()
+{
+    m_list->clear();
+    for (const ConnectionSettings &c : ConnectionStore::saved()) {
+        auto *item = new QListWidgetItem(c.name, m_list);
+        item->setData(Qt::UserRole, c.name);
+        item->setToolTip(c.url);
+    }
+    for (const QString &url : ConnectionStore::recentUrls()) {
+        auto *item = new QListWidgetItem(tr("Recent: %1").arg(url), m_list);
+        item->setData(Qt::UserRole + 1, url);
+    }
+}
+
+void ConnectionDialog::setSettings(const ConnectionSettings &c)
+{
+    m_name->setText(c.name);
+    m_url->setText(c.url);
+    m_user->setText(c.user);
+    m_password->clear();
+    m_ca->setText(c.caFile);
+    m_cert->setText(c.certFile);
+    m_key->setText(c.keyFile);
+    m_sni->setText(c.sniName);
+    m_insecure->setChecked(c.insecure);
+    const int at = m_profile->findData(c.profile);
+    if (at >= 0)
+        m_profile->setCurrentIndex(at);
+    else
+        m_profile->setEditText(c.profile);
+    m_readOnly->setChecked(c.readOnly);
+    m_interval->setValue(c.intervalMs);
+    validate();
+}
+
+ConnectionSettings ConnectionDialog::settings() const
+{
+    ConnectionSettings c;
+    c.name = m_name->text().trimmed();
+    c.url = m_url->text().trimmed();
+    c.user = m_user->text().trimmed();
+    c.caFile = m_ca->text().trimmed();
+    c.certFile = m_cert->text().trimmed();
+    c.keyFile = m_key->text().trimmed();
+    c.sniName = m_sni->text().trimmed();
+    c.insecure = m_insecure->isChecked();
+    const int known = m_profile->findText(m_profile->currentText());
+    c.profile = known >= 0 ? m_profile->itemData(known).toString() : m_profile->currentText();
+    c.readOnly = m_readOnly->isChecked();
+    c.intervalMs = m_interval->value();
+    return c;
+}
+
+QString ConnectionDialog::password() const
+{
+    return m_password->text();
+}
+
+std::optional<RedisEndpoint> ConnectionDialog::endpoint(QString *error) const
+{
+    QString e;
+    auto ep = settings().endpoint(password(), &e);
+    if (error)
+        *error = e;
+    return ep;
+}
+
+QString ConnectionDialog::validationMessage() const
+{
+    return m_message->text();
+}
+
+bool ConnectionDialog::canConnect() const
+{
+    return m_connect->isEnabled();
+}
+
+void ConnectionDialog::validate()
+{
+    QString error;
+    const bool ok = endpoint(&error).has_value();
+    m_message->setText(ok ? QString() : error);
+    m_connect->setEnabled(ok);
+    m_save->setEnabled(ok && !m_name->text().trimmed().isEmpty());
+    m_delete->setEnabled(!m_name->text().trimmed().isEmpty());
+}
+
+void ConnectionDialog::saveCurrent()
+{
+    const ConnectionSettings c = settings();
+    if (c.name.isEmpty())
+        return;
+    ConnectionStore::save(c); // never the password: that goes to the keychain
+    if (m_savePassword->isChecked() && !password().isEmpty()) {
+        QPointer<QLabel> message = m_message;
+        ConnectionStore::storePassword(c.name, password(), this, [message](const QString &error) {
+            if (message && !error.isEmpty())
+                message->setText(error);
+        });
+    }
+    reloadList();
+}
+
+} // namespace gatehouse

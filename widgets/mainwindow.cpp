@@ -26,8 +26,11 @@
 #include <QListWidget>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPainter>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QRegularExpression>
+#include <QSaveFile>
 #include <QSettings>
 #include <QSortFilterProxyModel>
 #include <QSpinBox>
@@ -120,6 +123,24 @@ MainWindow::MainWindow(RedisClient *client, Monitor *monitor, ActionEngine *acti
         m_limiterFilter->setFocus();
     });
     find->setShortcut(QKeySequence::Find);
+    QAction *csv = file->addAction(tr("Export table as &CSV…"), this, [this] {
+        static const QStringList s_pageSections{QString(),
+                                                QStringLiteral("limiter"),
+                                                QStringLiteral("lock"),
+                                                QStringLiteral("token"),
+                                                QStringLiteral("queue"),
+                                                QString()};
+        const QString section = s_pageSections.value(m_stack->currentIndex());
+        if (section.isEmpty()) {
+            statusBar()->showMessage(tr("Open a page with a table to export it."), 5000);
+            return;
+        }
+        const QString file
+            = QFileDialog::getSaveFileName(this, tr("Export table"), QString(), tr("CSV (*.csv)"));
+        if (!file.isEmpty() && !exportCsv(section, file))
+            statusBar()->showMessage(tr("Could not write %1.").arg(file), 8000);
+    });
+    csv->setShortcut(QKeySequence::Save);
     file->addSeparator();
     QAction *quit = file->addAction(tr("&Quit"), qApp, &QApplication::quit);
     quit->setShortcut(QKeySequence::Quit);
@@ -245,6 +266,7 @@ QWidget *MainWindow::buildOverview()
     layout->addWidget(m_overviewCounts);
     layout->addWidget(new QLabel(tr("Needs attention (click to open):"), w));
     m_hot = new QListWidget(w);
+    m_hot->setIconSize(QSize(80, 20));
     connect(m_hot, &QListWidget::itemActivated, this, [this](QListWidgetItem *item) {
         const QString section = item->data(Qt::UserRole).toString();
         const QByteArray key = item->data(Qt::UserRole + 1).toByteArray();
@@ -284,13 +306,20 @@ QWidget *MainWindow::buildLimiters()
     });
     auto *charts = new ChartPanel(m_monitor, QStringLiteral("limiter"), splitter);
     m_charts.insert(QStringLiteral("limiter"), charts);
+    // A seed 003 resource expands into its consumers.
+    m_consumers = new QListWidget(splitter);
+    m_consumers->setObjectName(QStringLiteral("consumers"));
+    m_consumers->setMaximumHeight(110);
+    m_consumers->hide();
     splitter->addWidget(view);
+    splitter->addWidget(m_consumers);
     splitter->addWidget(charts);
     layout->addWidget(splitter, 1);
     connect(view->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
         const ObjectState *s = selected(QStringLiteral("limiter"));
         m_charts.value(QStringLiteral("limiter"))->setObject(s);
         m_monitor->setDetailKey(s ? s->object.key : QByteArray());
+        updateConsumers();
     });
     connect(reset, &QPushButton::clicked, this, [this] {
         const ObjectState *s = selected(QStringLiteral("limiter"));
@@ -483,6 +512,88 @@ void MainWindow::reloadAudit()
     }
 }
 
+bool MainWindow::exportCsv(const QString &section, const QString &fileName) const
+{
+    QTableView *view = m_tables.value(section);
+    if (!view)
+        return false;
+    auto quote = [](QString cell) {
+        if (cell.contains(QLatin1Char(',')) || cell.contains(QLatin1Char('"'))
+            || cell.contains(QLatin1Char('\n')))
+            cell = QLatin1Char('"') + cell.replace(QLatin1Char('"'), QLatin1String("\"\""))
+                   + QLatin1Char('"');
+        return cell;
+    };
+    const QAbstractItemModel *model = view->model();
+    QSaveFile file(fileName);
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Text))
+        return false;
+    QStringList header;
+    for (int c = 0; c < model->columnCount(); ++c)
+        header << quote(model->headerData(c, Qt::Horizontal).toString());
+    file.write(header.join(QLatin1Char(',')).toUtf8() + '\n');
+    for (int r = 0; r < model->rowCount(); ++r) {
+        QStringList cells;
+        for (int c = 0; c < model->columnCount(); ++c)
+            cells << quote(model->index(r, c).data().toString());
+        file.write(cells.join(QLatin1Char(',')).toUtf8() + '\n');
+    }
+    return file.commit();
+}
+
+QPixmap MainWindow::sparkline(const QByteArray &key, const QString &figure) const
+{
+    const QList<QPointF> points = m_monitor->history(key, figure);
+    QPixmap pixmap(QSize(80, 20) * devicePixelRatioF());
+    pixmap.setDevicePixelRatio(devicePixelRatioF());
+    pixmap.fill(Qt::transparent);
+    if (points.size() < 2)
+        return pixmap;
+    double lo = points.first().y(), hi = lo;
+    for (const QPointF &p : points) {
+        if (std::isnan(p.y()))
+            continue;
+        lo = std::min(lo, p.y());
+        hi = std::max(hi, p.y());
+    }
+    const double x0 = points.first().x(), x1 = points.last().x();
+    QPolygonF line;
+    for (const QPointF &p : points) {
+        if (std::isnan(p.y()))
+            continue;
+        line << QPointF((p.x() - x0) / std::max(1.0, x1 - x0) * 78 + 1,
+                        19 - (hi > lo ? (p.y() - lo) / (hi - lo) * 18 : 9));
+    }
+    QPainter painter(&pixmap);
+    painter.setRenderHint(QPainter::Antialiasing);
+    painter.setPen(QPen(palette().color(QPalette::Highlight), 1.2));
+    painter.drawPolyline(line);
+    return pixmap;
+}
+
+void MainWindow::updateConsumers()
+{
+    m_consumers->clear();
+    const ObjectState *s = selected(QStringLiteral("limiter"));
+    if (!s || s->object.kind != PatternKind::ResourceConsumer || !s->object.parent.isEmpty()) {
+        m_consumers->hide();
+        return;
+    }
+    for (const ObjectState &o : std::as_const(m_snapshot.objects)) {
+        if (o.object.parent != s->object.key)
+            continue;
+        const Reading &r = o.reading;
+        m_consumers->addItem(tr("consumer %1: %2 / %3 in window (%4)")
+                                 .arg(printableBytes(o.object.key.mid(s->object.key.size())))
+                                 .arg(r.inWindow)
+                                 .arg(r.limit ? QString::number(*r.limit) : QStringLiteral("?"))
+                                 .arg(r.occupancy()
+                                          ? QStringLiteral("%1 %").arg(qRound(*r.occupancy() * 100))
+                                          : QStringLiteral("?")));
+    }
+    m_consumers->setVisible(m_consumers->count() > 0);
+}
+
 void MainWindow::act(const ScriptCall &call)
 {
     if (m_options.readOnly) { // buttons are disabled; the engine refuses too
@@ -560,6 +671,10 @@ void MainWindow::onSnapshot(const Snapshot &snapshot)
 
 void MainWindow::onTimer()
 {
+    if (m_reconnectInMs >= 0) {
+        const qint64 left = std::max<qint64>(0, m_reconnectInMs - m_reconnectClock.elapsed());
+        m_stateLabel->setText(tr("Reconnecting… next attempt in %1").arg(formatMs(left)));
+    }
     if (m_snapshot.server.timeMs > 0) {
         const qint64 age = QDateTime::currentMSecsSinceEpoch() + m_snapshot.server.clockOffsetMs
                            - m_snapshot.server.timeMs;
@@ -581,6 +696,7 @@ void MainWindow::onTimer()
         chart->refresh(m_snapshot);
     updateOverview();
     updateStuckItems();
+    updateConsumers();
 }
 
 void MainWindow::updateOverview()
@@ -615,6 +731,10 @@ void MainWindow::updateOverview()
         if (text.isEmpty())
             continue;
         auto *item = new QListWidgetItem(text);
+        const QString figure = section == QLatin1String("limiter") ? QStringLiteral("inWindow")
+                               : section == QLatin1String("queue") ? QStringLiteral("inFlight")
+                                                                   : QStringLiteral("pttlMs");
+        item->setIcon(QIcon(sparkline(o.object.key, figure)));
         item->setData(Qt::UserRole, section);
         item->setData(Qt::UserRole + 1, o.object.key);
         items.append({score, item});
@@ -695,6 +815,15 @@ void MainWindow::showState(RedisConnection::State state, const QString &message)
     }
     m_stateLabel->setText(text);
     m_stateLabel->setToolTip(message);
+    m_reconnectInMs = -1;
+    if (state == RedisConnection::State::Reconnecting) {
+        static const QRegularExpression s_delay(QStringLiteral("Next attempt in (\\d+) ms"));
+        const auto m = s_delay.match(message);
+        if (m.hasMatch()) {
+            m_reconnectInMs = m.captured(1).toLongLong();
+            m_reconnectClock.start();
+        }
+    }
     if (!message.isEmpty() && state != RedisConnection::State::Ready)
         statusBar()->showMessage(message, 15000);
 }

@@ -5,7 +5,9 @@
 #include <patterns/scriptcall.h>
 #include <redis/redisconnection.h>
 
+#include <QElapsedTimer>
 #include <QMainWindow>
+#include <QPixmap>
 #include <QTimer>
 
 class QLabel;
@@ -82,6 +84,12 @@ private:
     // the status bar and the page.
     void act(const ScriptCall &call);
     void issueToken();
+    void updateConsumers();
+    QPixmap sparkline(const QByteArray &key, const QString &figure) const;
+
+public:
+    // Writes a section's table (the rows as shown, filter and sort applied) as CSV.
+    bool exportCsv(const QString &section, const QString &fileName) const;
 
     RedisClient *m_client;
     Monitor *m_monitor;
@@ -112,6 +120,9 @@ private:
     QProgressBar *m_discoveryBar;
     QToolButton *m_cancelDiscovery;
     QTimer m_timer; // replots and the age of the last reading, never per sample
+    QElapsedTimer m_reconnectClock;
+    qint64 m_reconnectInMs = -1; // the announced delay of the next attempt
+    QListWidget *m_consumers = nullptr;
     bool m_dirty = false;
 };
 

@@ -534,7 +534,8 @@ void RedisConnection::handleLoss(const QString &message, bool final)
         ++m_attempt;
         // Jitter (75-100 %) keeps a fleet of consoles from reconnecting in step.
         delay = base * QRandomGenerator::global()->bounded(75, 101) / 100;
-        setState(State::Reconnecting, message);
+        setState(State::Reconnecting,
+                 QStringLiteral("%1 Next attempt in %2 ms.").arg(message).arg(delay));
     } else {
         setState(State::Failed, message);
     }

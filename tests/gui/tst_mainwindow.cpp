@@ -14,8 +14,10 @@
 #include <QApplication>
 #include <QComboBox>
 #include <QDialogButtonBox>
+#include <QFile>
 #include <QLabel>
 #include <QLineEdit>
+#include <QListWidget>
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
@@ -158,7 +160,11 @@ private slots:
         };
         QTRY_COMPARE(stateText(), QStringLiteral("Connected"));
         server.kill();
-        QTRY_COMPARE(stateText(), QStringLiteral("Reconnecting…"));
+        // Reconnecting, with a countdown to the next attempt.
+        QTRY_VERIFY2(stateText().startsWith(QStringLiteral("Reconnecting…")),
+                     qPrintable(stateText()));
+        QTRY_VERIFY2(stateText().contains(QLatin1String("next attempt in")),
+                     qPrintable(stateText()));
         QVERIFY(server.start());
         QTRY_COMPARE_WITH_TIMEOUT(stateText(), QStringLiteral("Connected"), 3000);
     }
@@ -250,6 +256,55 @@ private slots:
         stuck->selectRow(0); // j3
         QVERIFY(runAction(c, "requeueJob", true).startsWith(QLatin1String("Moved")));
         QCOMPARE(call(*m_client, {"LLEN", "sim:jobs:mail:processing"}).toInteger(), 0);
+    }
+
+    void csvExport()
+    {
+        call(*m_client, {"SET", "sim:lock:1", "a1b2c3d4e5f6", "PX", "60000"});
+        call(*m_client, {"SET", "sim:lock:2", "tok,with comma", "PX", "60000"});
+        Console c(m_server, false, audit());
+        QVERIFY(select(c, "lock", "sim:lock:2"));
+        QVERIFY(select(c, "lock", "sim:lock:1"));
+        const QString file = m_dir.filePath(QStringLiteral("locks.csv"));
+        QVERIFY(c.window->exportCsv(QStringLiteral("lock"), file));
+        QFile f(file);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QStringList lines
+            = QString::fromUtf8(f.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), 3);
+        QVERIFY(lines.at(0).startsWith(QLatin1String("Key,Holder token,TTL")));
+        QVERIFY2(lines.join(QLatin1Char('|')).contains(QLatin1String("\"tok,with comma\"")),
+                 qPrintable(lines.join(QLatin1Char('|'))));
+    }
+
+    // Seed 003: a resource expands into its consumers.
+    void resourceShowsConsumers()
+    {
+        const qint64 now = call(*m_client, {"TIME"}).at(0).toInteger() * 1000;
+        const QByteArray t = QByteArray::number(now - 100);
+        call(*m_client, {"ZADD", "sim:z:rl:resource:1{1}", t, "a", t, "b"});
+        call(*m_client, {"ZADD", "sim:z:rl:resource:1{1}:consumer:0", t, "a"});
+        call(*m_client, {"ZADD", "sim:z:rl:resource:1{1}:consumer:1", t, "b"});
+        Console c(m_server, false, audit());
+        QVERIFY(select(c, "limiter", "sim:z:rl:resource:1{1}"));
+        auto *consumers = c.window->findChild<QListWidget *>(QStringLiteral("consumers"));
+        QTRY_COMPARE(consumers->count(), 2);
+        QVERIFY(consumers->item(0)->text().contains(QLatin1String("1 / 12")));
+    }
+
+    // The Overview lists what needs attention, each with a sparkline.
+    void overviewSparklines()
+    {
+        const qint64 now = call(*m_client, {"TIME"}).at(0).toInteger() * 1000;
+        QList<QByteArray> zadd{"ZADD", "sim:rl:api:1"};
+        for (int i = 0; i < 20; ++i)
+            zadd << QByteArray::number(now - i) << QByteArray::number(i);
+        call(*m_client, zadd);
+        Console c(m_server, false, audit());
+        auto *hot = c.window->page(0)->findChild<QListWidget *>();
+        QTRY_VERIFY_WITH_TIMEOUT(hot->count() > 0 && !hot->item(0)->icon().isNull(), 5000);
+        QVERIFY(hot->item(0)->text().contains(QLatin1String("sim:rl:api:1")));
+        QVERIFY(hot->item(0)->text().contains(QLatin1String("100 %")));
     }
 
     void tokenDialogRejectsInvalidJson()

@@ -116,6 +116,16 @@ MainWindow::MainWindow(RedisClient *client, Monitor *monitor, ActionEngine *acti
     QMenu *file = menuBar()->addMenu(tr("&File"));
     QAction *connectAction = file->addAction(tr("&Connect…"), this, &MainWindow::connectRequested);
     connectAction->setShortcut(QKeySequence::Open);
+    QAction *disconnectAction = file->addAction(tr("&Disconnect"), this, [this] {
+        m_monitor->stop();
+        m_client->close();
+    });
+    disconnectAction->setObjectName(QStringLiteral("disconnect"));
+    connect(m_client, &RedisClient::stateChanged, disconnectAction,
+            [disconnectAction](RedisConnection::State state) {
+                disconnectAction->setEnabled(state != RedisConnection::State::Disconnected
+                                             && state != RedisConnection::State::Failed);
+            });
     QAction *refresh = file->addAction(tr("&Refresh now"), m_monitor, &Monitor::refreshNow);
     refresh->setShortcut(QKeySequence::Refresh);
     QAction *find = file->addAction(tr("&Find…"), this, [this] {

@@ -111,6 +111,9 @@ QVariant ObjectTableModel::data(const QModelIndex &index, int role) const
     case Qt::DisplayRole:
         return display(s, index.column());
     case Qt::ToolTipRole:
+        if (m_section == QLatin1String("queue") && index.column() == 6)
+            return tr("Jobs finished per second (LREM on the processing list), counted from "
+                      "keyspace events; unknown while polling.");
         return s.reading.message.isEmpty() ? display(s, index.column()) : s.reading.message;
     case Qt::ForegroundRole:
         if (s.gone)
@@ -224,6 +227,9 @@ QVariant ObjectTableModel::display(const ObjectState &s, int column) const
         case 5:
             return QString::number(r.deadLength);
         case 6:
+            return s.throughputPerS < 0 ? QStringLiteral("–")
+                                        : tr("%1 /s").arg(s.throughputPerS, 0, 'f', 1);
+        case 7:
             return status;
         }
     }

@@ -229,7 +229,7 @@ void Monitor::subscribeEvents(const QByteArray &)
     m_subscriber->open();
 }
 
-void Monitor::onEvent(const QByteArray &, const QByteArray &channel, const QByteArray &)
+void Monitor::onEvent(const QByteArray &, const QByteArray &channel, const QByteArray &event)
 {
     const qsizetype colon = channel.indexOf("__:");
     if (colon < 0)
@@ -237,7 +237,13 @@ void Monitor::onEvent(const QByteArray &, const QByteArray &channel, const QByte
     const QByteArray key = channel.mid(colon + 3);
     auto it = m_byKey.constFind(key);
     if (it != m_byKey.cend()) {
-        m_tracked[*it].dirty = true;
+        Tracked &t = m_tracked[*it];
+        t.dirty = true;
+        // A job leaves the processing list when a worker is done (LREM), or
+        // when it is requeued or dead-lettered: the queue's throughput.
+        if (t.object.kind == PatternKind::ReliableQueue && key == t.object.relatedKey(0)
+            && event == "lrem")
+            ++t.completions;
     } else if (m_options.profile) {
         if (std::optional<PatternObject> o = m_options.profile->objectFor(key))
             addObjects({*o}, true);
@@ -428,7 +434,15 @@ void Monitor::finishRun(const ProbeRun &run)
                                                                               : float(r.count);
             }
             t.history.append(v);
+            if (t.object.kind == PatternKind::ReliableQueue && m_server.eventsLive
+                && m_lastTickAtMs > 0 && m_server.timeMs > m_lastTickAtMs) {
+                t.throughputPerS = double(t.completions - t.completionsAtTick) * 1000.0
+                                   / double(m_server.timeMs - m_lastTickAtMs);
+                t.completionsAtTick = t.completions;
+                restate(int(i));
+            }
         }
+        m_lastTickAtMs = m_server.timeMs;
         m_tickTimes.append(m_server.timeMs);
         if (m_tickTimes.size() > m_options.historyCapacity)
             m_tickTimes.removeFirst();
@@ -486,6 +500,7 @@ void Monitor::restate(int index, std::optional<Reading> reading)
         o->reading = m_states.at(index)->reading;
     o->firstSeenMs = t.firstSeenMs;
     o->heldSinceMs = t.heldSinceMs;
+    o->throughputPerS = t.throughputPerS;
     o->gone = o->reading.status == Reading::Status::Missing
               && t.object.kind != PatternKind::ReliableQueue && t.everRead;
     if (index < m_states.size())

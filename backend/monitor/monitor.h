@@ -93,6 +93,9 @@ private:
         QHash<QByteArray, qint64> jobFirstSeen; // queues without claims; bounded by the page
         HistoryRing history;
         bool dirty = false;
+        qint64 completions = 0; // queues: LREMs on the processing list seen as events
+        qint64 completionsAtTick = 0;
+        double throughputPerS = -1; // -1: unknown (needs keyspace events)
     };
 
     void readServerFacts();
@@ -145,6 +148,7 @@ private:
     qint64 m_lastTickMs = 0;
     QElapsedTimer m_tickClock;
     QList<qint64> m_tickTimes; // server time of each full tick kept in history
+    qint64 m_lastTickAtMs = 0;
     mutable QMutex m_historyMutex;
 };
 

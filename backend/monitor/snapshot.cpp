@@ -97,6 +97,8 @@ QJsonObject Snapshot::toJson() const
             j.insert(QStringLiteral("stuckIsLowerBound"), r.stuckIsLowerBound);
             j.insert(QStringLiteral("oldestInFlightAgeMs"), double(r.oldestInFlightAgeMs));
             j.insert(QStringLiteral("truncated"), r.truncated);
+            j.insert(QStringLiteral("throughputPerS"),
+                     s.throughputPerS < 0 ? QJsonValue() : QJsonValue(s.throughputPerS));
             QJsonArray stuck;
             for (const InFlightItem &item : r.items) {
                 if (item.ageMs < s.object.params.stuckAfterMs)

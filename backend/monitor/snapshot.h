@@ -29,9 +29,10 @@ struct ObjectState
 {
     PatternObject object;
     Reading reading;
-    qint64 firstSeenMs = 0;  // server time Gatehouse first saw the instance
-    qint64 heldSinceMs = -1; // locks: first seen with the current token
-    bool gone = false;       // its keys disappeared (expired, deleted)
+    qint64 firstSeenMs = 0;     // server time Gatehouse first saw the instance
+    qint64 heldSinceMs = -1;    // locks: first seen with the current token
+    bool gone = false;          // its keys disappeared (expired, deleted)
+    double throughputPerS = -1; // queues: jobs finished per second; -1 unknown (no events)
 };
 
 // The instances of a snapshot. Each ObjectState is shared, never changed

@@ -236,6 +236,47 @@ private slots:
         QVERIFY(QTest::qWaitFor([&] { return find(monitor.snapshot(), "sim:lock:77"); }, 2000));
     }
 
+    // With events live, a queue's throughput is counted from the workers' LREMs.
+    void queueThroughputFromEvents()
+    {
+        for (int i = 0; i < 20; ++i)
+            call(*m_client, {"LPUSH", "sim:jobs:mail:processing", QByteArray::number(i)});
+        Monitor::Options options;
+        options.profile = demoProfile();
+        options.intervalMs = 500;
+        Monitor monitor(m_client.get(), options);
+        QSignalSpy ticks(&monitor, &Monitor::tickFinished);
+        monitor.start();
+        QVERIFY(QTest::qWaitFor(
+            [&] {
+                return monitor.snapshot().server.eventsLive
+                       && find(monitor.snapshot(), "sim:jobs:mail");
+            },
+            10000));
+        // Known (zero) once two ticks with events live have passed.
+        QVERIFY(QTest::qWaitFor(
+            [&] { return find(monitor.snapshot(), "sim:jobs:mail")->throughputPerS == 0.0; },
+            3000));
+        for (int i = 0; i < 10; ++i)
+            call(*m_client, {"LREM", "sim:jobs:mail:processing", "1", QByteArray::number(i)});
+        QVERIFY(QTest::qWaitFor(
+            [&] {
+                const ObjectState *q = find(monitor.snapshot(), "sim:jobs:mail");
+                return q && q->throughputPerS > 0;
+            },
+            3000));
+        // Polling cannot see completions: unknown, not zero.
+        Monitor::Options polling = options;
+        polling.useEvents = false;
+        Monitor blind(m_client.get(), polling);
+        QSignalSpy blindTicks(&blind, &Monitor::tickFinished);
+        blind.start();
+        QVERIFY(blindTicks.wait(5000));
+        QVERIFY(blindTicks.wait(5000));
+        QCOMPARE(find(blindTicks.last().first().value<Snapshot>(), "sim:jobs:mail")->throughputPerS,
+                 -1.0);
+    }
+
     // With events off, the change shows within one tick, and the snapshot
     // says it is polling.
     void pollingWithoutEvents()
@@ -269,7 +310,8 @@ private slots:
     {
         QList<QList<QByteArray>> cmds;
         for (int i = 0; i < 20000; ++i)
-            cmds.append({"SET", "sim:lock:" + QByteArray::number(i), "a1b2c3d4e5f6", "PX", "600000"});
+            cmds.append(
+                {"SET", "sim:lock:" + QByteArray::number(i), "a1b2c3d4e5f6", "PX", "600000"});
         QObject ctx;
         bool done = false;
         m_client->pipeline(cmds, &ctx, [&](const QList<RedisValue> &) { done = true; });

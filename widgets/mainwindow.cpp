@@ -82,6 +82,7 @@ MainWindow::MainWindow(RedisClient *client, Monitor *monitor, ActionEngine *acti
         {tr("Overview"), tr("Limiters"), tr("Locks"), tr("Tokens"), tr("Queues"), tr("Audit log")});
     m_pages->setMaximumWidth(160);
     connect(m_pages, &QListWidget::currentRowChanged, m_stack, &QStackedWidget::setCurrentIndex);
+    connect(m_pages, &QListWidget::currentRowChanged, this, [this] { m_dirty = true; });
     m_pages->setCurrentRow(0);
     auto *splitter = new QSplitter(this);
     splitter->addWidget(m_pages);
@@ -117,7 +118,7 @@ MainWindow::MainWindow(RedisClient *client, Monitor *monitor, ActionEngine *acti
     QAction *connectAction = file->addAction(tr("&Connect…"), this, &MainWindow::connectRequested);
     connectAction->setShortcut(QKeySequence::Open);
     QAction *disconnectAction = file->addAction(tr("&Disconnect"), this, [this] {
-        m_monitor->stop();
+        QMetaObject::invokeMethod(m_monitor, &Monitor::stop);
         m_client->close();
     });
     disconnectAction->setObjectName(QStringLiteral("disconnect"));
@@ -126,7 +127,9 @@ MainWindow::MainWindow(RedisClient *client, Monitor *monitor, ActionEngine *acti
                 disconnectAction->setEnabled(state != RedisConnection::State::Disconnected
                                              && state != RedisConnection::State::Failed);
             });
-    QAction *refresh = file->addAction(tr("&Refresh now"), m_monitor, &Monitor::refreshNow);
+    QAction *refresh = file->addAction(tr("&Refresh now"), this, [this] {
+        QMetaObject::invokeMethod(m_monitor, &Monitor::refreshNow);
+    });
     refresh->setShortcut(QKeySequence::Refresh);
     QAction *find = file->addAction(tr("&Find…"), this, [this] {
         showPage(1);
@@ -328,7 +331,9 @@ QWidget *MainWindow::buildLimiters()
     connect(view->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
         const ObjectState *s = selected(QStringLiteral("limiter"));
         m_charts.value(QStringLiteral("limiter"))->setObject(s);
-        m_monitor->setDetailKey(s ? s->object.key : QByteArray());
+        const QByteArray key = s ? s->object.key : QByteArray();
+        QMetaObject::invokeMethod(m_monitor,
+                                  [monitor = m_monitor, key] { monitor->setDetailKey(key); });
         updateConsumers();
     });
     connect(reset, &QPushButton::clicked, this, [this] {
@@ -630,7 +635,7 @@ void MainWindow::act(const ScriptCall &call)
     m_actions->run(call, false, this, [this](const ActionOutcome &o) {
         m_lastOutcome = o.message;
         statusBar()->showMessage(o.message, 10000);
-        m_monitor->refreshNow();
+        QMetaObject::invokeMethod(m_monitor, &Monitor::refreshNow);
         Q_EMIT actionFinished(o.message);
     });
 }
@@ -702,11 +707,16 @@ void MainWindow::onTimer()
     if (!m_dirty)
         return;
     m_dirty = false;
+    // Only what is on screen is redrawn.
     for (ChartPanel *chart : std::as_const(m_charts))
-        chart->refresh(m_snapshot);
-    updateOverview();
-    updateStuckItems();
-    updateConsumers();
+        chart->refresh(m_snapshot); // does nothing while hidden
+    const int page = m_stack->currentIndex();
+    if (page == 0)
+        updateOverview();
+    if (page == 4)
+        updateStuckItems();
+    if (page == 1)
+        updateConsumers();
 }
 
 void MainWindow::updateOverview()

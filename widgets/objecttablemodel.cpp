@@ -24,6 +24,10 @@ ObjectTableModel::ObjectTableModel(const QString &section, QObject *parent)
     : QAbstractTableModel(parent)
     , m_section(section)
 {
+    for (PatternKind kind : allPatterns()) {
+        if (patternSection(kind) == section)
+            m_kinds.append(kind);
+    }
     if (section == QLatin1String("limiter"))
         m_headers = {tr("Key"),       tr("Pattern"),       tr("In window / limit"),
                      tr("Occupancy"), tr("Retry horizon"), tr("Status")};
@@ -44,7 +48,7 @@ void ObjectTableModel::applySnapshot(const Snapshot &snapshot)
     int lastChanged = -1;
     for (qsizetype i = 0; i < snapshot.objects.size(); ++i) {
         const ObjectList::Ptr &s = snapshot.objects.ptr(i);
-        if (patternSection(s->object.kind) != m_section)
+        if (!m_kinds.contains(s->object.kind))
             continue;
         const auto it = m_rows.constFind(s->object.key);
         if (it == m_rows.cend()) {

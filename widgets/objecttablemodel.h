@@ -43,6 +43,7 @@ private:
     QVariant sortValue(const ObjectState &s, int column) const;
 
     QString m_section;
+    QList<PatternKind> m_kinds; // the patterns of this section
     QStringList m_headers;
     QList<ObjectList::Ptr> m_states; // shared with the snapshots
     QHash<QByteArray, int> m_rows;

@@ -19,6 +19,7 @@
 #include <QMessageBox>
 #include <QTableView>
 #include <QTextStream>
+#include <QThread>
 #include <QTimer>
 
 #include <memory>
@@ -27,12 +28,44 @@ using namespace gatehouse;
 
 namespace {
 
+// One connection's console. The monitor (with its client, and the demo's
+// simulator) runs on a thread of its own, so a tick of tens of thousands of
+// objects never stalls the window; actions use a second client on the GUI
+// thread, where their outcomes are shown.
 struct Console
 {
-    std::unique_ptr<RedisClient> client;
-    std::unique_ptr<Monitor> monitor;
+    explicit Console(QThread *thread)
+        : monitorThread(thread)
+    {
+        anchor.moveToThread(thread);
+    }
+    ~Console() { teardown(); }
+
+    void teardown()
+    {
+        window.reset();
+        actions.reset();
+        actionsClient.reset();
+        if (!monitor && !client)
+            return;
+        // Deleted on their own thread, before the server they watch goes away.
+        QMetaObject::invokeMethod(
+            &anchor,
+            [this] {
+                simulator.reset();
+                monitor.reset();
+                client.reset();
+            },
+            Qt::BlockingQueuedConnection);
+    }
+
+    QThread *monitorThread;
+    QObject anchor;                       // lives on the monitor thread: the context for teardown
+    std::unique_ptr<RedisClient> client;  // monitor thread
+    std::unique_ptr<Monitor> monitor;     // monitor thread
+    std::unique_ptr<Simulator> simulator; // monitor thread
+    std::unique_ptr<RedisClient> actionsClient; // GUI thread
     std::unique_ptr<ActionEngine> actions;
-    std::unique_ptr<Simulator> simulator;
     std::unique_ptr<MainWindow> window;
 };
 
@@ -141,40 +174,47 @@ int main(int argc, char *argv[])
         }
     }
 
-    Console console;
+    QThread monitorThread;
+    monitorThread.setObjectName(QStringLiteral("gatehouse-monitor"));
+    monitorThread.start();
     DemoServer demoServer;
+    Console console(&monitorThread);
     bool readOnlyMode = parser.isSet(readOnly);
     int intervalMs = std::max(100, parser.value(interval).toInt());
     std::function<void()> askForConnection;
     auto startConsole = [&](const RedisEndpoint &ep, bool demoConsole) {
-        console.simulator.reset();
-        console.window.reset();
-        console.monitor.reset();
-        console.actions.reset();
+        console.teardown();
         console.client = std::make_unique<RedisClient>(ep);
         Monitor::Options options;
         options.profile = profile;
         options.intervalMs = intervalMs;
         console.monitor = std::make_unique<Monitor>(console.client.get(), options);
-        console.actions = std::make_unique<ActionEngine>(console.client.get());
-        console.actions->setReadOnly(readOnlyMode);
-        MainWindow::Options windowOptions;
-        windowOptions.readOnly = readOnlyMode;
-        windowOptions.demo = demoConsole;
-        console.window = std::make_unique<MainWindow>(console.client.get(), console.monitor.get(),
-                                                      console.actions.get(), windowOptions);
         if (demoConsole) {
             Simulator::Options sim;
             sim.scale = std::max(1, parser.value(scale).toInt());
             sim.seconds = 0; // until quit
             console.simulator = std::make_unique<Simulator>(console.client.get(), sim);
-            console.simulator->start();
+            console.simulator->moveToThread(&monitorThread);
         }
+        console.client->moveToThread(&monitorThread);
+        console.monitor->moveToThread(&monitorThread);
+        console.actionsClient = std::make_unique<RedisClient>(ep);
+        console.actions = std::make_unique<ActionEngine>(console.actionsClient.get());
+        console.actions->setReadOnly(readOnlyMode);
+        MainWindow::Options windowOptions;
+        windowOptions.readOnly = readOnlyMode;
+        windowOptions.demo = demoConsole;
+        console.window
+            = std::make_unique<MainWindow>(console.actionsClient.get(), console.monitor.get(),
+                                           console.actions.get(), windowOptions);
         QObject::connect(console.window.get(), &MainWindow::connectRequested, &app,
                          [&] { QTimer::singleShot(0, &app, [&] { askForConnection(); }); });
         console.window->show();
-        console.client->open();
-        console.monitor->start();
+        console.actionsClient->open();
+        QMetaObject::invokeMethod(console.client.get(), &RedisClient::open);
+        QMetaObject::invokeMethod(console.monitor.get(), &Monitor::start);
+        if (console.simulator)
+            QMetaObject::invokeMethod(console.simulator.get(), &Simulator::start);
         if (parser.isSet(screenshots)) {
             const QString dir = parser.value(screenshots);
             QDir().mkpath(dir);
@@ -226,11 +266,9 @@ int main(int argc, char *argv[])
     }
     const int code = app.exec();
     // Stop traffic and readings before the server goes away.
-    console.simulator.reset();
-    console.window.reset();
-    console.monitor.reset();
-    console.actions.reset();
-    console.client.reset();
+    console.teardown();
+    monitorThread.quit();
+    monitorThread.wait();
     demoServer.stop();
     return code;
 }

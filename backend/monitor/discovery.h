@@ -63,7 +63,7 @@ private:
     bool m_firstStep = true;
     QList<PatternObject> m_objects;                   // profile mode, in discovery order
     QHash<QPair<int, QByteArray>, qsizetype> m_index; // (kind, key) -> m_objects index
-    QObject m_context; // replies after cancel() are dropped with it reset
+    QObject m_context{this};                          // a child: moves with the discovery
 };
 
 } // namespace gatehouse

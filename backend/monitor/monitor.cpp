@@ -310,6 +310,7 @@ void Monitor::addObjects(const QList<PatternObject> &objects, bool dirty)
         {
             QMutexLocker lock(&m_historyMutex);
             m_tracked.append(std::move(t));
+            m_byPrimaryKey.insert(o.key, int(m_tracked.size() - 1));
         }
         m_byObject.insert(id, int(m_tracked.size() - 1));
         indexKeys(int(m_tracked.size() - 1));
@@ -543,9 +544,9 @@ QList<QPointF> Monitor::history(const QByteArray &key, const QString &figure) co
 {
     QMutexLocker lock(&m_historyMutex);
     QList<QPointF> points;
-    for (const Tracked &t : m_tracked) {
-        if (t.object.key != key)
-            continue;
+    const int index = m_byPrimaryKey.value(key, -1);
+    if (index >= 0) {
+        const Tracked &t = m_tracked.at(index);
         const int f = int(figureNames(t.object.kind).indexOf(figure));
         if (f < 0)
             return points;

@@ -127,15 +127,17 @@ private:
     // Re-reads after keyspace events go on their own connection, so they
     // never wait behind a full tick's pipeline.
     std::unique_ptr<RedisClient> m_eventClient;
-    QTimer m_tickTimer;
-    QTimer m_rescanTimer;
-    QTimer m_eventTimer;
-    QObject m_context;
+    // Children, so moveToThread() takes them along.
+    QTimer m_tickTimer{this};
+    QTimer m_rescanTimer{this};
+    QTimer m_eventTimer{this};
+    QObject m_context{this};
 
     QList<Tracked> m_tracked;                      // guarded by m_historyMutex for history
     QList<ObjectList::Ptr> m_states;               // the published state of each tracked object
     QHash<QPair<int, QByteArray>, int> m_byObject; // (kind, key) -> index
     QHash<QByteArray, int> m_byKey;                // every key of every object -> index
+    QHash<QByteArray, int> m_byPrimaryKey;         // object key -> index; guarded by m_historyMutex
     QByteArray m_detailKey;
     ServerStatus m_server;
     Snapshot m_snapshot;

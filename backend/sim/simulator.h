@@ -91,7 +91,7 @@ private:
     QRandomGenerator m_lockRng;
     QRandomGenerator m_tokenRng;
     QRandomGenerator m_queueRng;
-    QTimer m_timer;
+    QTimer m_timer{this}; // a child: moves with the simulator
     qint64 m_tick = 0;
     qint64 m_outstanding = 0;
     qint64 m_commands = 0;

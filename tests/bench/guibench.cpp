@@ -11,6 +11,7 @@
 #include <QElapsedTimer>
 #include <QEventLoop>
 #include <QTableView>
+#include <QThread>
 #include <QTimer>
 
 #include <algorithm>
@@ -28,16 +29,24 @@ QList<Figure> runGuiBench(const RedisEndpoint &endpoint, const MonitorBenchSizes
     test::call(client, {"FLUSHALL"});
     populateTracked(client, sizes);
 
+    // As the application does it: the monitor and its client on a thread of
+    // their own, actions on a client of the GUI thread.
+    QThread thread;
+    thread.start();
+    auto monitorClient = std::make_unique<RedisClient>(endpoint);
     Monitor::Options options;
     options.profile = benchProfile();
     options.intervalMs = 1000;
-    Monitor monitor(&client, options);
+    auto monitor = std::make_unique<Monitor>(monitorClient.get(), options);
+    monitorClient->moveToThread(&thread);
+    monitor->moveToThread(&thread);
     ActionEngine actions(&client);
-    MainWindow window(&client, &monitor, &actions, {});
+    MainWindow window(&client, monitor.get(), &actions, {});
     window.show();
-    monitor.start();
     QEventLoop wait;
-    QObject::connect(&monitor, &Monitor::discoveryFinished, &wait, &QEventLoop::quit);
+    QObject::connect(monitor.get(), &Monitor::discoveryFinished, &wait, &QEventLoop::quit);
+    QMetaObject::invokeMethod(monitorClient.get(), &RedisClient::open);
+    QMetaObject::invokeMethod(monitor.get(), &Monitor::start);
     wait.exec();
     window.showPage(1); // the limiters, with charts for the first one
     window.selectRow(QStringLiteral("limiter"), 0);
@@ -67,8 +76,19 @@ QList<Figure> runGuiBench(const RedisEndpoint &endpoint, const MonitorBenchSizes
     const int rows = window.model(QStringLiteral("limiter"))->rowCount()
                      + window.model(QStringLiteral("lock"))->rowCount()
                      + window.model(QStringLiteral("queue"))->rowCount();
+    QObject anchor;
+    anchor.moveToThread(&thread);
+    QMetaObject::invokeMethod(
+        &anchor,
+        [&] {
+            monitor.reset();
+            monitorClient.reset();
+        },
+        Qt::BlockingQueuedConnection);
+    thread.quit();
+    thread.wait();
     const QString note = QStringLiteral("%1 s, %2 probe ticks, %3 rows in the tables, refreshing "
-                                        "at 1 Hz, monitor on the GUI thread, offscreen.")
+                                        "at 1 Hz, monitor on its own thread, offscreen.")
                              .arg(seconds)
                              .arg(stalls.size())
                              .arg(rows);

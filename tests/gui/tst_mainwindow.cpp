@@ -101,6 +101,8 @@ private:
                 },
                 5000))
             return false;
+        // Where an operator would be: on the section's page.
+        c.window->showPage(int(QStringList{"limiter", "lock", "token", "queue"}.indexOf(s)) + 1);
         QTableView *view = c.window->table(s);
         for (int row = 0; row < view->model()->rowCount(); ++row) {
             if (view->model()->index(row, 0).data(ObjectTableModel::KeyRole).toByteArray() == key) {

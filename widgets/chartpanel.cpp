@@ -4,6 +4,7 @@
 #include <monitor/monitor.h>
 
 #include <QComboBox>
+#include <QEvent>
 #include <QFileDialog>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -223,6 +224,18 @@ void ChartPanel::refresh(const Snapshot &snapshot)
             plot->xAxis->setRange(-range, 0);
         plot->replot(QCustomPlot::rpQueuedReplot);
     }
+}
+
+void ChartPanel::changeEvent(QEvent *event)
+{
+    if (event->type() == QEvent::PaletteChange) {
+        for (QCustomPlot *plot : std::as_const(m_plots)) {
+            plot->setPalette(palette());
+            styleForPalette(plot);
+            plot->replot(QCustomPlot::rpQueuedReplot);
+        }
+    }
+    QWidget::changeEvent(event);
 }
 
 int ChartPanel::pointCount() const

@@ -31,6 +31,9 @@ public:
     int pointCount() const;
     bool exportTo(const QString &fileName); // .png or .pdf
 
+protected:
+    void changeEvent(QEvent *event) override; // follows the desktop's light/dark palette
+
 private:
     QCustomPlot *addPlot(const QString &title, const QString &yLabel);
     void showHover(QCustomPlot *plot, QMouseEvent *event);

@@ -686,6 +686,9 @@ void MainWindow::onSnapshot(const Snapshot &snapshot)
 
 void MainWindow::onTimer()
 {
+    if (m_snapshot.server.timeMs > 0 && m_stack->currentIndex() == 2)
+        m_models.value(QStringLiteral("lock"))
+            ->advanceTo(QDateTime::currentMSecsSinceEpoch() + m_snapshot.server.clockOffsetMs);
     if (m_reconnectInMs >= 0) {
         const qint64 left = std::max<qint64>(0, m_reconnectInMs - m_reconnectClock.elapsed());
         m_stateLabel->setText(tr("Reconnecting… next attempt in %1").arg(formatMs(left)));
@@ -741,12 +744,16 @@ void MainWindow::updateOverview()
                        .arg(printableBytes(o.object.key))
                        .arg(r.stuck)
                        .arg(formatMs(r.oldestInFlightAgeMs));
-        } else if (section == QLatin1String("lock") && o.heldSinceMs >= 0
-                   && m_snapshot.server.timeMs - o.heldSinceMs > 5000) {
-            score = 1.0;
-            text = tr("Lock %1 held for %2")
-                       .arg(printableBytes(o.object.key))
-                       .arg(formatMs(m_snapshot.server.timeMs - o.heldSinceMs));
+        } else if (section == QLatin1String("lock") && !o.gone && o.reading.isOk()) {
+            // Held since Gatehouse saw it taken, or at least since it first saw it.
+            const bool known = o.heldSinceMs >= 0;
+            const qint64 held = m_snapshot.server.timeMs - (known ? o.heldSinceMs : o.firstSeenMs);
+            if (held > 1000) {
+                score = 1.0 + double(held) / 1e9; // longest held first among locks
+                text = tr("Lock %1 held for %2%3")
+                           .arg(printableBytes(o.object.key),
+                                known ? QString() : QStringLiteral("at least "), formatMs(held));
+            }
         }
         if (text.isEmpty())
             continue;

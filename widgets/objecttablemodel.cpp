@@ -43,6 +43,7 @@ ObjectTableModel::ObjectTableModel(const QString &section, QObject *parent)
 void ObjectTableModel::applySnapshot(const Snapshot &snapshot)
 {
     m_serverTimeMs = snapshot.server.timeMs;
+    m_nowMs = std::max(m_nowMs, m_serverTimeMs);
     QList<ObjectList::Ptr> added;
     int firstChanged = -1;
     int lastChanged = -1;
@@ -74,6 +75,13 @@ void ObjectTableModel::applySnapshot(const Snapshot &snapshot)
         }
         endInsertRows();
     }
+}
+
+void ObjectTableModel::advanceTo(qint64 serverNowMs)
+{
+    m_nowMs = serverNowMs;
+    if (m_section == QLatin1String("lock") && !m_states.isEmpty())
+        Q_EMIT dataChanged(index(0, 2), index(int(m_states.size()) - 1, 3), {Qt::DisplayRole});
 }
 
 void ObjectTableModel::clear()
@@ -194,15 +202,20 @@ QVariant ObjectTableModel::display(const ObjectState &s, int column) const
         switch (column) {
         case 1:
             return printableBytes(r.token, 64);
-        case 2:
+        case 2: {
+            const qint64 now = std::max(m_nowMs, m_serverTimeMs);
             if (s.object.kind == PatternKind::LegacyLock && r.expiresAtMs > 0) {
-                const qint64 left = r.expiresAtMs - m_serverTimeMs;
+                const qint64 left = r.expiresAtMs - now;
                 return left < 0 ? tr("expired %1 ago").arg(formatMs(-left)) : formatMs(left);
             }
-            return r.pttlMs == -1 ? tr("none") : formatMs(r.pttlMs);
+            if (r.pttlMs < 0)
+                return r.pttlMs == -1 ? tr("none") : QStringLiteral("–");
+            // Counting down live from the last reading.
+            return formatMs(std::max<qint64>(0, r.pttlMs - (now - r.atMs)));
+        }
         case 3:
             return s.heldSinceMs < 0 ? QStringLiteral("–")
-                                     : formatMs(m_serverTimeMs - s.heldSinceMs);
+                                     : formatMs(std::max(m_nowMs, m_serverTimeMs) - s.heldSinceMs);
         case 4:
             return status;
         }

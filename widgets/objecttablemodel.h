@@ -31,6 +31,9 @@ public:
     const ObjectState *stateAt(int row) const;
     int rowOf(const QByteArray &key) const { return m_rows.value(key, -1); }
     qint64 serverTimeMs() const { return m_serverTimeMs; }
+    // Lock TTLs count down between readings: the server's time now (local
+    // clock + offset); repaints the TTL and held-for columns.
+    void advanceTo(qint64 serverNowMs);
 
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
@@ -47,7 +50,8 @@ private:
     QStringList m_headers;
     QList<ObjectList::Ptr> m_states; // shared with the snapshots
     QHash<QByteArray, int> m_rows;
-    qint64 m_serverTimeMs = 0;
+    qint64 m_serverTimeMs = 0; // the snapshot's reading time
+    qint64 m_nowMs = 0;        // the server's time now, for live countdowns
 };
 
 QString formatMs(qint64 ms);

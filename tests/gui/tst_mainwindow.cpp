@@ -3,11 +3,14 @@
 // connection, shows what the monitor finds, runs every kind of action through
 // its confirmation (accept and cancel), and disables actions when read-only.
 #include <actions/actionengine.h>
+#include <chartpanel.h>
 #include <mainwindow.h>
 #include <monitor/monitor.h>
 #include <objecttablemodel.h>
 #include <redis/redisclient.h>
 #include <tokendialog.h>
+
+#include <qcustomplot.h>
 
 #include "redisserver.h"
 
@@ -307,6 +310,32 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(hot->count() > 0 && !hot->item(0)->icon().isNull(), 5000);
         QVERIFY(hot->item(0)->text().contains(QLatin1String("sim:rl:api:1")));
         QVERIFY(hot->item(0)->text().contains(QLatin1String("100 %")));
+    }
+
+    // Locks held longest are listed; held-for is a lower bound when the lock
+    // was already held at the first reading.
+    void overviewLongestHeldLocks()
+    {
+        call(*m_client, {"SET", "sim:lock:3", "a1b2c3d4e5f6", "PX", "60000"});
+        Console c(m_server, false, audit());
+        auto *hot = c.window->page(0)->findChild<QListWidget *>();
+        QTRY_VERIFY_WITH_TIMEOUT(hot->count() > 0, 5000);
+        QVERIFY2(hot->item(0)->text().contains(QLatin1String("sim:lock:3 held for at least")),
+                 qPrintable(hot->item(0)->text()));
+    }
+
+    // The charts follow the desktop's palette when it changes (light/dark).
+    void chartsFollowPalette()
+    {
+        Console c(m_server, false, audit());
+        QPalette dark = c.window->palette();
+        dark.setColor(QPalette::Base, Qt::black);
+        dark.setColor(QPalette::Text, Qt::white);
+        c.window->setPalette(dark);
+        const auto plots
+            = c.window->chart(QStringLiteral("limiter"))->findChildren<QCustomPlot *>();
+        QVERIFY(!plots.isEmpty());
+        QTRY_COMPARE(plots.first()->xAxis->basePen().color(), QColor(Qt::white));
     }
 
     void tokenDialogRejectsInvalidJson()

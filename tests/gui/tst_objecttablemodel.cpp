@@ -49,7 +49,7 @@ private slots:
         QSignalSpy reset(&model, &QAbstractItemModel::modelReset);
 
         Snapshot s;
-        s.server.timeMs = 5000;
+        s.server.timeMs = 1000; // the readings were taken now (atMs 1000)
         s.objects = {lock("lock:a", "t1", 900), window("rl:x", 3), lock("lock:b", "t2", 800)};
         model.applySnapshot(s);
         QCOMPARE(model.rowCount(), 2); // only this section's instances
@@ -78,6 +78,25 @@ private slots:
         model.clear();
         QCOMPARE(reset.size(), 1);
         QCOMPARE(model.rowCount(), 0);
+    }
+
+    // Lock TTLs count down between readings.
+    void ttlCountsDown()
+    {
+        ObjectTableModel model(QStringLiteral("lock"));
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        Snapshot s;
+        s.server.timeMs = 1000;
+        s.objects = {lock("lock:a", "t1", 9000)}; // read at 1000 with 9 s left
+        model.applySnapshot(s);
+        QCOMPARE(model.index(0, 2).data().toString(), QStringLiteral("9.0 s"));
+        model.advanceTo(4000);
+        QCOMPARE(changed.size(), 1);
+        QCOMPARE(model.index(0, 2).data().toString(), QStringLiteral("6.0 s"));
+        model.advanceTo(20000);
+        QCOMPARE(model.index(0, 2).data().toString(), QStringLiteral("0 ms"));
     }
 
     void limiterColumns()

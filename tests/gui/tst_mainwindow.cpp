@@ -220,6 +220,57 @@ private slots:
         QCOMPARE(call(*m_client, {"GET", "sim:lock:1"}).bytes(), QByteArray("zz9988776655"));
     }
 
+    // Cancelling any action's confirmation sends nothing.
+    void everyActionCancels_data()
+    {
+        QTest::addColumn<QString>("section");
+        QTest::addColumn<QByteArray>("key");
+        QTest::addColumn<QString>("button");
+        QTest::newRow("reset limiter") << "limiter" << QByteArray("sim:rl:api:1") << "resetLimiter";
+        QTest::newRow("force release") << "lock" << QByteArray("sim:lock:1") << "forceRelease";
+        QTest::newRow("extend") << "lock" << QByteArray("sim:lock:1") << "extendLock";
+        QTest::newRow("requeue job") << "queue" << QByteArray("sim:jobs:mail") << "requeueJob";
+        QTest::newRow("requeue stuck") << "queue" << QByteArray("sim:jobs:mail") << "requeueStuck";
+        QTest::newRow("dead-letter") << "queue" << QByteArray("sim:jobs:mail") << "deadLetter";
+        QTest::newRow("revoke") << "token" << QByteArray("sim:code:") << "revokeToken";
+    }
+
+    void everyActionCancels()
+    {
+        QFETCH(QString, section);
+        QFETCH(QByteArray, key);
+        QFETCH(QString, button);
+        const qint64 now = call(*m_client, {"TIME"}).at(0).toInteger() * 1000;
+        call(*m_client, {"ZADD", "sim:rl:api:1", QByteArray::number(now), "a"});
+        call(*m_client, {"SET", "sim:lock:1", "a1b2c3d4e5f6", "PX", "60000"});
+        call(*m_client, {"LPUSH", "sim:jobs:mail:processing", "j1"});
+        call(*m_client, {"ZADD", "sim:jobs:mail:claims", QByteArray::number(now - 90000), "j1"});
+        call(*m_client, {"SET", "sim:code:x1y2z3w4v5", "{}", "EX", "60"});
+        auto state = [&] {
+            QStringList out;
+            for (const char *k :
+                 {"sim:rl:api:1", "sim:lock:1", "sim:jobs:mail", "sim:jobs:mail:processing",
+                  "sim:jobs:mail:dead", "sim:code:x1y2z3w4v5"})
+                out << call(*m_client, {"DUMP", k}).toDebugString();
+            out << QString::number(call(*m_client, {"PTTL", "sim:lock:1"}).toInteger() > 50000);
+            return out;
+        };
+        const QStringList before = state();
+        Console c(m_server, false, audit());
+        QVERIFY(select(c, section.toLatin1().constData(), key));
+        if (section == QLatin1String("queue")) {
+            auto *stuck = c.window->page(4)->findChild<QTableWidget *>();
+            QTRY_COMPARE(stuck->rowCount(), 1);
+            stuck->selectRow(0);
+        }
+        if (section == QLatin1String("token"))
+            c.window->page(3)->findChild<QLineEdit *>()->setText(
+                QStringLiteral("sim:code:x1y2z3w4v5"));
+        QCOMPARE(runAction(c, button.toLatin1().constData(), false),
+                 QStringLiteral("Cancelled: nothing was sent."));
+        QCOMPARE(state(), before);
+    }
+
     void extendLock()
     {
         call(*m_client, {"SET", "sim:lock:2", "a1b2c3d4e5f6", "PX", "5000"});
@@ -348,6 +399,25 @@ private slots:
         dialog.setPayload(QStringLiteral("{\"user\": 42}"));
         QVERIFY(dialog.isPayloadValid());
         QVERIFY(ok->isEnabled());
+    }
+
+    void issueTokenCancelled()
+    {
+        Console c(m_server, false, audit());
+        bool rejected = false;
+        auto *timer = new QTimer(this);
+        timer->setInterval(10);
+        connect(timer, &QTimer::timeout, this, [&] {
+            if (auto *dialog = qobject_cast<TokenDialog *>(QApplication::activeModalWidget())) {
+                dialog->reject();
+                rejected = true;
+                timer->stop();
+            }
+        });
+        timer->start();
+        button(c, "issueToken")->click();
+        QTRY_VERIFY(rejected);
+        QCOMPARE(call(*m_client, {"DBSIZE"}).toInteger(), 0);
     }
 
     void issueAndRevokeToken()

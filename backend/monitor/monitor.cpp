@@ -7,6 +7,7 @@
 #include <redis/serverinfo.h>
 
 #include <QDateTime>
+#include <QSet>
 
 #include <cmath>
 #include <numeric>
@@ -238,7 +239,7 @@ void Monitor::onEvent(const QByteArray &, const QByteArray &channel, const QByte
     auto it = m_byKey.constFind(key);
     if (it != m_byKey.cend()) {
         Tracked &t = m_tracked[*it];
-        t.dirty = true;
+        t.dirty = t.object.kind != PatternKind::TokenFamily; // families: by the tick
         // A job leaves the processing list when a worker is done (LREM), or
         // when it is requeued or dead-lettered: the queue's throughput.
         if (t.object.kind == PatternKind::ReliableQueue && key == t.object.relatedKey(0)
@@ -297,9 +298,9 @@ void Monitor::addObjects(const QList<PatternObject> &objects, bool dirty)
                     }
                 }
             }
-            t.dirty |= dirty;
-            if (o.kind == PatternKind::TokenFamily)
-                restate(*at);
+            // A family is re-read by the tick, not per member: a busy family
+            // sees tens of new tokens a second, each a PTTL per member.
+            t.dirty |= dirty && o.kind != PatternKind::TokenFamily;
             continue;
         }
         Tracked t;
@@ -458,9 +459,20 @@ void Monitor::absorb(int index, const QList<RedisValue> &replies, const ProbeCon
     Tracked &t = m_tracked[index];
     Reading reading = PatternUnit::of(t.object.kind).read(t.object, replies, ctx);
     switch (t.object.kind) {
-    case PatternKind::TokenFamily:
-        t.object.members = TokenFamilyUnit::liveMembers(t.object, replies);
+    case PatternKind::TokenFamily: {
+        QList<QByteArray> live = TokenFamilyUnit::liveMembers(t.object, replies);
+        if (live.size() != t.object.members.size()) {
+            // Forget the keys of used, revoked and expired tokens: a family
+            // sees a stream of new keys, and the index must not grow with it.
+            const QSet<QByteArray> keep(live.cbegin(), live.cend());
+            for (const QByteArray &m : std::as_const(t.object.members)) {
+                if (!keep.contains(m))
+                    m_byKey.remove(m);
+            }
+        }
+        t.object.members = std::move(live);
         break;
+    }
     case PatternKind::ReliableQueue: {
         QHash<QByteArray, qint64> seen;
         for (const InFlightItem &item : std::as_const(reading.items)) {

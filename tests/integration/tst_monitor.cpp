@@ -277,6 +277,38 @@ private slots:
                  -1.0);
     }
 
+    // A token family follows a stream of new and expiring tokens without
+    // keeping the keys of tokens that are gone.
+    void tokenFamilyForgetsGoneTokens()
+    {
+        Monitor::Options options;
+        options.profile = demoProfile();
+        options.intervalMs = 200;
+        Monitor monitor(m_client.get(), options);
+        monitor.start();
+        QVERIFY(QTest::qWaitFor([&] { return monitor.snapshot().server.eventsLive; }, 10000));
+        QList<QList<QByteArray>> cmds;
+        for (int i = 0; i < 200; ++i)
+            cmds.append({"SET", "sim:code:t" + QByteArray::number(i) + "x9", "{}", "PX", "700"});
+        QObject ctx;
+        bool done = false;
+        m_client->pipeline(cmds, &ctx, [&](const QList<RedisValue> &) { done = true; });
+        QVERIFY(QTest::qWaitFor([&] { return done; }, 5000));
+        QVERIFY(QTest::qWaitFor(
+            [&] {
+                const ObjectState *f = find(monitor.snapshot(), "sim:code:");
+                return f && f->reading.count == 200;
+            },
+            5000));
+        // They expire: the family empties and its member list with it.
+        QVERIFY(QTest::qWaitFor(
+            [&] {
+                const ObjectState *f = find(monitor.snapshot(), "sim:code:");
+                return f && f->object.members.isEmpty() && f->reading.count == 0;
+            },
+            5000));
+    }
+
     // With events off, the change shows within one tick, and the snapshot
     // says it is polling.
     void pollingWithoutEvents()

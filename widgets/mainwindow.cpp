@@ -725,7 +725,13 @@ void MainWindow::onTimer()
 void MainWindow::updateOverview()
 {
     QMap<QString, int> counts;
-    QList<QPair<double, QListWidgetItem *>> items;
+    struct Candidate
+    {
+        QString text;
+        QString section;
+        QByteArray key;
+    };
+    QList<QPair<double, Candidate>> items;
     for (const ObjectState &o : std::as_const(m_snapshot.objects)) {
         const QString section = patternSection(o.object.kind);
         ++counts[section];
@@ -757,23 +763,22 @@ void MainWindow::updateOverview()
         }
         if (text.isEmpty())
             continue;
-        auto *item = new QListWidgetItem(text);
-        const QString figure = section == QLatin1String("limiter") ? QStringLiteral("inWindow")
-                               : section == QLatin1String("queue") ? QStringLiteral("inFlight")
-                                                                   : QStringLiteral("pttlMs");
-        item->setIcon(QIcon(sparkline(o.object.key, figure)));
-        item->setData(Qt::UserRole, section);
-        item->setData(Qt::UserRole + 1, o.object.key);
-        items.append({score, item});
+        items.append({score, Candidate{text, section, o.object.key}});
     }
-    std::sort(items.begin(), items.end(),
-              [](const auto &a, const auto &b) { return a.first > b.first; });
+    // Only the items shown get a sparkline: a busy server has hundreds of
+    // candidates, and each picture costs a history read and a pixmap.
+    std::partial_sort(items.begin(), items.begin() + std::min<qsizetype>(50, items.size()),
+                      items.end(), [](const auto &a, const auto &b) { return a.first > b.first; });
     m_hot->clear();
-    for (int i = 0; i < items.size(); ++i) {
-        if (i < 50)
-            m_hot->addItem(items.at(i).second);
-        else
-            delete items.at(i).second;
+    for (qsizetype i = 0; i < std::min<qsizetype>(50, items.size()); ++i) {
+        const Candidate &c = items.at(i).second;
+        auto *item = new QListWidgetItem(c.text, m_hot);
+        const QString figure = c.section == QLatin1String("limiter") ? QStringLiteral("inWindow")
+                               : c.section == QLatin1String("queue") ? QStringLiteral("inFlight")
+                                                                     : QStringLiteral("pttlMs");
+        item->setIcon(QIcon(sparkline(c.key, figure)));
+        item->setData(Qt::UserRole, c.section);
+        item->setData(Qt::UserRole + 1, c.key);
     }
     m_overviewCounts->setText(
         tr("<h3>%1</h3><p>%2 limiters · %3 locks · %4 token families · %5 queues%6</p>")

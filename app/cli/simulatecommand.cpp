@@ -9,47 +9,31 @@ namespace gatehouse::cli {
 
 SimulateCommand::SimulateCommand(const RedisEndpoint &endpoint, Simulator::Options options,
                                  bool json, QObject *parent)
-    : QObject(parent)
-    , m_client(endpoint)
-    , m_simulator(&m_client, std::move(options))
+    : Session(endpoint, parent)
+    , m_simulator(&client(), std::move(options))
     , m_json(json)
 {
-    m_client.setAutoReconnect(false);
-    connect(&m_client, &RedisClient::stateChanged, this,
-            [this](RedisConnection::State state, const QString &message) {
-                if (state == RedisConnection::State::Failed)
-                    fail(message);
-            });
-    connect(&m_client, &RedisClient::ready, this, [this] { m_simulator.start(); });
     connect(&m_simulator, &Simulator::finished, this, &SimulateCommand::report);
-    connect(&m_simulator, &Simulator::failed, this, &SimulateCommand::fail);
+    connect(&m_simulator, &Simulator::failed, this, [this](const QString &message) {
+        fail(QStringLiteral("simulate against %1 failed: %2")
+                 .arg(client().endpoint().displayUrl(), message));
+    });
 }
 
-void SimulateCommand::start()
+void SimulateCommand::onReady()
 {
-    m_client.open();
-}
-
-void SimulateCommand::fail(const QString &message)
-{
-    if (m_done)
-        return;
-    m_done = true;
-    QTextStream(stderr) << "gatehouse-cli: simulate against " << m_client.endpoint().displayUrl()
-                        << " failed: " << message << Qt::endl;
-    Q_EMIT finished(ExitFailure);
+    m_simulator.start();
 }
 
 void SimulateCommand::report(const SimulatorCensus &census)
 {
-    if (m_done)
+    if (isDone())
         return;
-    m_done = true;
     QTextStream out(stdout);
     if (m_json) {
         out << census.toJson();
     } else {
-        out << "Simulated traffic against " << m_client.endpoint().displayUrl() << " ("
+        out << "Simulated traffic against " << client().endpoint().displayUrl() << " ("
             << census.commands << " requests). Left in Redis:\n";
         for (auto it = census.objects.cbegin(); it != census.objects.cend(); ++it) {
             out << "  " << qSetFieldWidth(18) << Qt::left << it.key() << qSetFieldWidth(0)
@@ -70,7 +54,7 @@ void SimulateCommand::report(const SimulatorCensus &census)
         }
     }
     out.flush();
-    Q_EMIT finished(ExitOk);
+    done(ExitOk);
 }
 
 } // namespace gatehouse::cli

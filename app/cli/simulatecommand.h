@@ -1,34 +1,29 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include <redis/redisclient.h>
-#include <sim/simulator.h>
+#include "session.h"
 
-#include <QObject>
+#include <sim/simulator.h>
 
 namespace gatehouse::cli {
 
 // `gatehouse-cli simulate`: run the traffic simulator against --url for
 // --seconds, then print what it left (keys per pattern; JSON with --json).
-class SimulateCommand : public QObject
+class SimulateCommand : public Session
 {
     Q_OBJECT
 public:
     SimulateCommand(const RedisEndpoint &endpoint, Simulator::Options options, bool json,
                     QObject *parent = nullptr);
-    void start();
 
-Q_SIGNALS:
-    void finished(int exitCode);
+protected:
+    void onReady() override;
 
 private:
     void report(const SimulatorCensus &census);
-    void fail(const QString &message);
 
-    RedisClient m_client;
     Simulator m_simulator;
     bool m_json = false;
-    bool m_done = false;
 };
 
 } // namespace gatehouse::cli

@@ -22,10 +22,10 @@ namespace gatehouse::bench {
 QList<Figure> runGuiBench(const RedisEndpoint &endpoint, const MonitorBenchSizes &sizes,
                           int seconds)
 {
-    RedisClient client(endpoint);
-    client.open();
-    if (!test::waitReady(client))
+    const auto connection = test::connectedClient(endpoint);
+    if (!connection)
         return {};
+    RedisClient &client = *connection;
     test::call(client, {"FLUSHALL"});
     populateTracked(client, sizes);
 

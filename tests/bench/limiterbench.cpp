@@ -106,10 +106,10 @@ double serverUsecPerCall(RedisClient &client)
 
 QList<Figure> runLimiterBench(const RedisEndpoint &endpoint, int decisions, int rounds)
 {
-    RedisClient client(endpoint);
-    client.open();
-    if (!test::waitReady(client))
+    const auto connection = test::connectedClient(endpoint);
+    if (!connection)
         return {};
+    RedisClient &client = *connection;
     const RedisScript seed = seedScript();
     const RedisScript ours = RedisScript::fromResource(QStringLiteral("sliding_window"));
     if (!seed.isValid())

@@ -190,10 +190,10 @@ qint64 populateTracked(RedisClient &client, const MonitorBenchSizes &sizes)
 QList<Figure> runDiscoveryBench(const RedisEndpoint &endpoint, const MonitorBenchSizes &sizes,
                                 int rounds)
 {
-    RedisClient client(endpoint);
-    client.open();
-    if (!test::waitReady(client))
+    const auto connection = test::connectedClient(endpoint);
+    if (!connection)
         return {};
+    RedisClient &client = *connection;
     test::call(client, {"FLUSHALL"});
     const int profiled = std::max(1, sizes.keys / 100);
     fill(client, "bench:lock:", profiled);
@@ -249,10 +249,10 @@ QList<Figure> runDiscoveryBench(const RedisEndpoint &endpoint, const MonitorBenc
 QList<Figure> runRefreshBench(const RedisEndpoint &endpoint, const MonitorBenchSizes &sizes,
                               int rounds)
 {
-    RedisClient client(endpoint);
-    client.open();
-    if (!test::waitReady(client))
+    const auto connection = test::connectedClient(endpoint);
+    if (!connection)
         return {};
+    RedisClient &client = *connection;
     test::call(client, {"FLUSHALL"});
     test::call(client, {"CONFIG", "SET", "notify-keyspace-events", "KEA"});
     const qint64 now = populateTracked(client, sizes);

@@ -82,10 +82,10 @@ double peerRate(const RedisEndpoint &ep, const QList<QByteArray> &command, int r
 
 QList<Figure> runWireBench(const RedisEndpoint &endpoint, int requests, int rounds)
 {
-    RedisClient client(endpoint);
-    client.open();
-    if (!test::waitReady(client))
-        qFatal("cannot connect to the benchmark server: %s", qPrintable(client.errorString()));
+    const auto connection = test::connectedClient(endpoint);
+    if (!connection)
+        qFatal("cannot connect to the benchmark server %s", qPrintable(endpoint.address()));
+    RedisClient &client = *connection;
     test::call(client, {"SET", "bench:str", QByteArray(32, 'v')});
     test::call(client, {"ZADD", "bench:zset", "1", "a", "2", "b", "3", "c"});
     test::call(client, {"SET", "bench:ttl", "t", "PX", "100000000"});

@@ -412,11 +412,13 @@ private slots:
                    });
         QVERIFY(QTest::qWaitFor([&] { return done; }, 5000));
         QTRY_COMPARE(call(*m_client, {"XLEN", "gatehouse:audit"}).toInteger(), 1);
-        const RedisValue entry = call(*m_client, {"XRANGE", "gatehouse:audit", "-", "+"}).at(0).at(1);
+        const RedisValue entry
+            = call(*m_client, {"XRANGE", "gatehouse:audit", "-", "+"}).at(0).at(1);
         QStringList fields;
         for (qsizetype i = 0; i + 1 < entry.size(); i += 2)
             fields << QString::fromUtf8(entry.at(i).bytes() + '=' + entry.at(i + 1).bytes());
-        QVERIFY2(fields.contains(QStringLiteral("action=lock.force-release")), qPrintable(fields.join(' ')));
+        QVERIFY2(fields.contains(QStringLiteral("action=lock.force-release")),
+                 qPrintable(fields.join(' ')));
         QVERIFY2(fields.contains(QStringLiteral("outcome=done")), qPrintable(fields.join(' ')));
     }
 

@@ -317,7 +317,12 @@ bool waitReady(RedisClient &client, int timeoutMs)
 
 std::unique_ptr<RedisClient> connectedClient(const RedisServer &server)
 {
-    auto client = std::make_unique<RedisClient>(server.endpoint());
+    return connectedClient(server.endpoint());
+}
+
+std::unique_ptr<RedisClient> connectedClient(const RedisEndpoint &endpoint)
+{
+    auto client = std::make_unique<RedisClient>(endpoint);
     client->open();
     if (!waitReady(*client))
         return nullptr;

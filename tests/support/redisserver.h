@@ -100,5 +100,6 @@ bool waitReady(RedisClient &client, int timeoutMs = 10000);
 
 // A client to the server, opened and Ready; nullptr if it did not get there.
 std::unique_ptr<RedisClient> connectedClient(const RedisServer &server);
+std::unique_ptr<RedisClient> connectedClient(const RedisEndpoint &endpoint);
 
 } // namespace gatehouse::test

@@ -476,8 +476,9 @@ QWidget *MainWindow::buildQueues()
         }
         // No claims set: requeue the stuck items Gatehouse has been watching, one
         // atomic script each (ages from first sight).
+        const qint64 now = m_snapshot.server.timeMs;
         for (const InFlightItem &item : s->reading.items) {
-            if (item.ageMs >= s->object.params.stuckAfterMs) {
+            if (s->reading.ageAt(item.ageMs, now) >= s->object.params.stuckAfterMs) {
                 act(ReliableQueueUnit::requeue(s->object, item.job));
                 return; // one confirmation per job: the operator sees each one
             }
@@ -743,13 +744,13 @@ void MainWindow::updateOverview()
             text = tr("Limiter %1 at %2 % (retry horizon %3)")
                        .arg(printableBytes(o.object.key))
                        .arg(qRound(score * 100))
-                       .arg(formatMs(r.retryHorizonMs));
+                       .arg(formatMs(r.countdownAt(r.retryHorizonMs, m_snapshot.server.timeMs)));
         } else if (section == QLatin1String("queue") && r.stuck > 0) {
             score = 2.0 + double(r.stuck);
             text = tr("Queue %1: %2 stuck, oldest in flight %3")
                        .arg(printableBytes(o.object.key))
                        .arg(r.stuck)
-                       .arg(formatMs(r.oldestInFlightAgeMs));
+                       .arg(formatMs(r.ageAt(r.oldestInFlightAgeMs, m_snapshot.server.timeMs)));
         } else if (section == QLatin1String("lock") && !o.gone && o.reading.isOk()) {
             // Held since Gatehouse saw it taken, or at least since it first saw it.
             const bool known = o.heldSinceMs >= 0;
@@ -805,7 +806,9 @@ void MainWindow::updateStuckItems()
                    ? QByteArray()
                    : m_stuck->item(rows.first().row(), 0)->data(Qt::UserRole).toByteArray();
     }();
-    const QList<InFlightItem> items = s ? s->reading.items : QList<InFlightItem>();
+    // As of the snapshot: ages projected when the queue was not re-read.
+    const QList<InFlightItem> items
+        = s ? s->reading.at(m_snapshot.server.timeMs).items : QList<InFlightItem>();
     m_stuck->setRowCount(int(items.size()));
     for (int i = 0; i < items.size(); ++i) {
         const InFlightItem &item = items.at(i);

@@ -150,6 +150,7 @@ QVariant ObjectTableModel::data(const QModelIndex &index, int role) const
 QVariant ObjectTableModel::sortValue(const ObjectState &s, int column) const
 {
     const Reading &r = s.reading;
+    const qint64 now = std::max(m_nowMs, m_serverTimeMs); // readings are projected to now
     if (column == 0)
         return QString::fromUtf8(s.object.key);
     if (m_section == QLatin1String("limiter")) {
@@ -158,10 +159,10 @@ QVariant ObjectTableModel::sortValue(const ObjectState &s, int column) const
         if (column == 3)
             return r.occupancy().value_or(-1);
         if (column == 4)
-            return double(r.retryHorizonMs);
+            return double(r.countdownAt(r.retryHorizonMs, now));
     } else if (m_section == QLatin1String("lock")) {
         if (column == 2)
-            return double(r.pttlMs);
+            return double(r.countdownAt(r.pttlMs, now));
         if (column == 3)
             return double(s.heldSinceMs < 0 ? -1 : m_serverTimeMs - s.heldSinceMs);
     } else if (m_section == QLatin1String("token")) {
@@ -169,7 +170,7 @@ QVariant ObjectTableModel::sortValue(const ObjectState &s, int column) const
             return double(r.count);
     } else {
         const qint64 values[]
-            = {0, r.length, r.inFlight, r.oldestInFlightAgeMs, r.stuck, r.deadLength};
+            = {0, r.length, r.inFlight, r.ageAt(r.oldestInFlightAgeMs, now), r.stuck, r.deadLength};
         if (column >= 1 && column <= 5)
             return double(values[column]);
     }
@@ -179,6 +180,9 @@ QVariant ObjectTableModel::sortValue(const ObjectState &s, int column) const
 QVariant ObjectTableModel::display(const ObjectState &s, int column) const
 {
     const Reading &r = s.reading;
+    // A reading not re-read by the last tick is projected to now (TTLs down,
+    // ages up); the monitor re-reads before that stops being exact.
+    const qint64 now = std::max(m_nowMs, m_serverTimeMs);
     const QString status = s.gone ? tr("gone") : readingStatusId(r.status);
     if (column == 0)
         return printableBytes(s.object.key);
@@ -194,7 +198,7 @@ QVariant ObjectTableModel::display(const ObjectState &s, int column) const
             return r.occupancy() ? QStringLiteral("%1 %").arg(qRound(*r.occupancy() * 100))
                                  : QStringLiteral("?");
         case 4:
-            return formatMs(r.retryHorizonMs);
+            return formatMs(r.countdownAt(r.retryHorizonMs, now));
         case 5:
             return status;
         }
@@ -203,7 +207,6 @@ QVariant ObjectTableModel::display(const ObjectState &s, int column) const
         case 1:
             return printableBytes(r.token, 64);
         case 2: {
-            const qint64 now = std::max(m_nowMs, m_serverTimeMs);
             if (s.object.kind == PatternKind::LegacyLock && r.expiresAtMs > 0) {
                 const qint64 left = r.expiresAtMs - now;
                 return left < 0 ? tr("expired %1 ago").arg(formatMs(-left)) : formatMs(left);
@@ -211,11 +214,10 @@ QVariant ObjectTableModel::display(const ObjectState &s, int column) const
             if (r.pttlMs < 0)
                 return r.pttlMs == -1 ? tr("none") : QStringLiteral("–");
             // Counting down live from the last reading.
-            return formatMs(std::max<qint64>(0, r.pttlMs - (now - r.atMs)));
+            return formatMs(r.countdownAt(r.pttlMs, now));
         }
         case 3:
-            return s.heldSinceMs < 0 ? QStringLiteral("–")
-                                     : formatMs(std::max(m_nowMs, m_serverTimeMs) - s.heldSinceMs);
+            return s.heldSinceMs < 0 ? QStringLiteral("–") : formatMs(now - s.heldSinceMs);
         case 4:
             return status;
         }
@@ -224,7 +226,8 @@ QVariant ObjectTableModel::display(const ObjectState &s, int column) const
         case 1:
             return QString::number(r.count);
         case 2:
-            return QStringLiteral("%1 – %2").arg(formatMs(r.minTtlMs), formatMs(r.maxTtlMs));
+            return QStringLiteral("%1 – %2").arg(formatMs(r.countdownAt(r.minTtlMs, now)),
+                                                 formatMs(r.countdownAt(r.maxTtlMs, now)));
         case 3:
             return QString::number(r.withoutTtl);
         case 4:
@@ -237,7 +240,7 @@ QVariant ObjectTableModel::display(const ObjectState &s, int column) const
         case 2:
             return QString::number(r.inFlight);
         case 3:
-            return formatMs(r.oldestInFlightAgeMs);
+            return formatMs(r.ageAt(r.oldestInFlightAgeMs, now));
         case 4:
             return QString(QString::number(r.stuck)
                            + (r.stuckIsLowerBound ? QStringLiteral("+") : QString()));

@@ -140,7 +140,7 @@ void SnapshotCommand::printText(const Snapshot &s)
         << cell(QStringLiteral("PATTERN"), 19) << cell(QStringLiteral("IN WINDOW/LIMIT"), 17)
         << cell(QStringLiteral("OCCUPANCY"), 11) << "RETRY HORIZON\n";
     for (const ObjectState *o : limiters) {
-        const Reading &r = o->reading;
+        const Reading r = o->reading.at(s.server.timeMs); // as of the snapshot
         const auto occ = r.occupancy();
         out << "  " << cell(printableBytes(o->object.key), 40)
             << cell(patternId(o->object.kind), 19)
@@ -154,7 +154,7 @@ void SnapshotCommand::printText(const Snapshot &s)
     out << "\nLocks (" << locks.size() << ")\n  " << cell(QStringLiteral("KEY"), 40)
         << cell(QStringLiteral("TOKEN"), 34) << cell(QStringLiteral("TTL"), 12) << "HELD FOR\n";
     for (const ObjectState *o : locks) {
-        const Reading &r = o->reading;
+        const Reading r = o->reading.at(s.server.timeMs); // as of the snapshot
         const qint64 ttl = o->object.kind == PatternKind::LegacyLock && r.expiresAtMs > 0
                                ? r.expiresAtMs - s.server.timeMs
                                : r.pttlMs;
@@ -169,7 +169,7 @@ void SnapshotCommand::printText(const Snapshot &s)
     out << "\nToken families (" << tokens.size() << ")\n  " << cell(QStringLiteral("PREFIX"), 40)
         << cell(QStringLiteral("LIVE"), 8) << cell(QStringLiteral("TTL RANGE"), 22) << "NO TTL\n";
     for (const ObjectState *o : tokens) {
-        const Reading &r = o->reading;
+        const Reading r = o->reading.at(s.server.timeMs); // as of the snapshot
         out << "  " << cell(printableBytes(o->object.key), 40) << cell(QString::number(r.count), 8)
             << cell(QStringLiteral("%1 - %2").arg(ms(r.minTtlMs), ms(r.maxTtlMs)), 22)
             << r.withoutTtl << status(o) << '\n';
@@ -179,7 +179,7 @@ void SnapshotCommand::printText(const Snapshot &s)
         << cell(QStringLiteral("DEAD"), 6) << cell(QStringLiteral("STUCK"), 7)
         << "OLDEST IN FLIGHT\n";
     for (const ObjectState *o : queues) {
-        const Reading &r = o->reading;
+        const Reading r = o->reading.at(s.server.timeMs); // as of the snapshot
         out << "  " << cell(printableBytes(o->object.key), 40) << cell(QString::number(r.length), 8)
             << cell(QString::number(r.inFlight), 11) << cell(QString::number(r.deadLength), 6)
             << cell(QString::number(r.stuck)

@@ -46,11 +46,7 @@ Monitor::Monitor(RedisClient *client, Options options, QObject *parent)
     m_server.address = m_client->endpoint().displayUrl();
     m_server.intervalMs = m_options.intervalMs;
     m_tickTimer.setInterval(m_options.intervalMs);
-    connect(&m_tickTimer, &QTimer::timeout, this, [this] {
-        QList<int> all(m_tracked.size());
-        std::iota(all.begin(), all.end(), 0);
-        probe(all, true);
-    });
+    connect(&m_tickTimer, &QTimer::timeout, this, &Monitor::tick);
     m_rescanTimer.setInterval(std::max(1000, m_options.rescanMs));
     connect(&m_rescanTimer, &QTimer::timeout, this, [this] {
         if (!m_discovery || !m_discovery->isRunning())
@@ -97,6 +93,8 @@ void Monitor::stop()
         m_discovery->cancel();
     m_subscriber.reset();
     m_eventClient.reset();
+    m_server.eventsLive = false;
+    m_fullPassDue = true;
 }
 
 void Monitor::refreshNow()
@@ -208,8 +206,11 @@ void Monitor::subscribeEvents(const QByteArray &)
     } else {
         patterns.append(prefix + '*');
     }
+    m_eventsCovered = true;
+    m_eventsChecked.start();
     connect(m_subscriber.get(), &RedisSubscriber::subscribed, this, [this] {
-        if (!m_server.eventsLive) {
+        m_fullPassDue = true; // whatever changed before the subscription went unseen
+        if (!m_server.eventsLive && m_eventsCovered) {
             m_server.eventsLive = true;
             publish();
         }
@@ -218,6 +219,7 @@ void Monitor::subscribeEvents(const QByteArray &)
             [this](RedisConnection::State state, const QString &message) {
                 if (state == RedisConnection::State::Ready)
                     return;
+                m_fullPassDue = true;
                 if (m_server.eventsLive) {
                     m_server.eventsLive = false;
                     m_server.notes << QStringLiteral("Keyspace events lost (%1); polling until "
@@ -325,6 +327,75 @@ void Monitor::indexKeys(int index)
         m_byKey.insert(k, index);
 }
 
+void Monitor::tick()
+{
+    if (m_tickInFlight)
+        return; // the server is slower than the interval: skip, never pile up
+    if (m_subscriber && m_eventsChecked.isValid()
+        && m_eventsChecked.elapsed() >= m_options.eventsCheckMs)
+        checkEventsConfig();
+    const bool quiet = m_options.adaptive && m_server.eventsLive && !m_fullPassDue && m_subscriber
+                       && m_subscriber->state() == RedisConnection::State::Ready;
+    QList<int> read;
+    if (!quiet) {
+        m_fullPassDue = !m_server.eventsLive;
+        read.resize(m_tracked.size());
+        std::iota(read.begin(), read.end(), 0);
+        probe(read, true);
+        return;
+    }
+    // The rolling sweep: every object is read at least every sweepMs, so a
+    // lost event (or a write Redis did not announce) heals by itself.
+    const qsizetype n = m_tracked.size();
+    const qsizetype slice
+        = n == 0 ? 0
+                 : std::min<qsizetype>(n, (n * m_options.intervalMs + m_options.sweepMs - 1)
+                                              / std::max(1, m_options.sweepMs));
+    const qsizetype sweepFrom = m_sweepNext;
+    m_sweepNext = n == 0 ? 0 : (m_sweepNext + slice) % n;
+    const qint64 now = serverNow();
+    for (qsizetype i = 0; i < n; ++i) {
+        const Tracked &t = m_tracked.at(i);
+        const qsizetype fromSweep = (i - sweepFrom + n) % n;
+        // The rest is exact as its reading projected to now (Reading::at).
+        if (fromSweep < slice || t.dirty || !t.everRead || now >= t.validUntilMs
+            || (!m_detailKey.isEmpty() && t.object.key == m_detailKey))
+            read.append(int(i));
+    }
+    probe(read, true);
+}
+
+void Monitor::checkEventsConfig()
+{
+    m_eventsChecked.start();
+    m_client->command(
+        {"CONFIG", "GET", "notify-keyspace-events"}, &m_context, [this](const RedisValue &config) {
+            if (config.isError() || config.size() != 2 || !m_subscriber)
+                return;
+            const QByteArray flags = config.at(1).bytes();
+            const bool covered = eventsCover(flags);
+            if (covered == m_eventsCovered)
+                return;
+            m_eventsCovered = covered;
+            m_fullPassDue = true;
+            const bool live = covered && m_subscriber->state() == RedisConnection::State::Ready;
+            m_server.notes.removeIf([](const QString &note) {
+                return note.startsWith(QLatin1String("Keyspace events were "
+                                                     "turned off"));
+            });
+            if (!covered)
+                m_server.notes << QStringLiteral("Keyspace events were turned off "
+                                                 "(notify-keyspace-events is \"%1\"); "
+                                                 "polling every %2 ms.")
+                                      .arg(QString::fromUtf8(flags))
+                                      .arg(m_options.intervalMs);
+            if (live != m_server.eventsLive) {
+                m_server.eventsLive = live;
+                publish();
+            }
+        });
+}
+
 void Monitor::probe(const QList<int> &indices, bool fullTick)
 {
     if (fullTick) {
@@ -334,6 +405,7 @@ void Monitor::probe(const QList<int> &indices, bool fullTick)
         m_tickClock.start();
         m_lastRoundTrips = 0;
         m_lastCommands = 0;
+        m_lastObjectsRead = int(indices.size());
     }
     auto run = std::make_shared<ProbeRun>();
     run->indices = indices;
@@ -418,22 +490,25 @@ void Monitor::finishRun(const ProbeRun &run)
         for (qsizetype i = 0; i < m_tracked.size(); ++i) {
             Tracked &t = m_tracked[i];
             float v[4] = {0, 0, 0, 0};
+            // Readings not re-read this tick are projected to its time.
             const Reading &r = m_states.at(i)->reading;
+            const qint64 at = m_server.timeMs;
             switch (t.history.figures()) {
             case 3:
                 v[0] = float(r.inWindow);
                 v[1] = r.occupancy() ? float(*r.occupancy()) : std::nanf("");
-                v[2] = float(r.retryHorizonMs);
+                v[2] = float(r.countdownAt(r.retryHorizonMs, at));
                 break;
             case 4:
                 v[0] = float(r.length);
                 v[1] = float(r.inFlight);
-                v[2] = float(r.oldestInFlightAgeMs);
+                v[2] = float(r.ageAt(r.oldestInFlightAgeMs, at));
                 v[3] = float(r.stuck);
                 break;
             default:
-                v[0] = patternSection(t.object.kind) == QLatin1String("lock") ? float(r.pttlMs)
-                                                                              : float(r.count);
+                v[0] = patternSection(t.object.kind) == QLatin1String("lock")
+                           ? float(r.countdownAt(r.pttlMs, at))
+                           : float(r.count);
             }
             t.history.append(v);
             if (t.object.kind == PatternKind::ReliableQueue && m_server.eventsLive
@@ -499,6 +574,7 @@ void Monitor::absorb(int index, const QList<RedisValue> &replies, const ProbeCon
         break;
     }
     t.everRead = true;
+    t.validUntilMs = PatternUnit::of(t.object.kind).validUntilMs(t.object, reading);
     restate(index, std::move(reading));
 }
 

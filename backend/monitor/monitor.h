@@ -43,6 +43,17 @@ public:
         int batchObjects = 500;     // objects per pipelined round trip (<= 3 per 1000 budget)
         int historyCapacity = 900;  // samples kept per object (15 min at 1 Hz)
         int eventDelayMs = 2;       // coalescing of keyspace events before a re-probe
+        // With keyspace events live, a tick reads only what may have changed:
+        // objects written since (dirty), those time alone changes in a way
+        // only Redis knows (past PatternUnit::validUntilMs), the detailed
+        // one, and a rolling sweep that reads every object at least every
+        // sweepMs. The others keep their reading, exact when projected with
+        // Reading::at(). Off, or events not live: every object every tick.
+        bool adaptive = true;
+        int sweepMs = 120000;
+        // notify-keyspace-events is read again this often while events are
+        // live: if someone turns them off, the monitor polls again.
+        int eventsCheckMs = 10000;
     };
 
     Monitor(RedisClient *client, Options options, QObject *parent = nullptr);
@@ -72,6 +83,7 @@ public:
     int lastTickRoundTrips() const { return m_lastRoundTrips; }
     qint64 lastTickCommands() const { return m_lastCommands; }
     qint64 lastTickWallMs() const { return m_lastTickMs; }
+    int lastTickObjectsRead() const { return m_lastObjectsRead; }
 
 Q_SIGNALS:
     void snapshotReady(const gatehouse::Snapshot &snapshot);
@@ -93,7 +105,8 @@ private:
         QHash<QByteArray, qint64> jobFirstSeen; // queues without claims; bounded by the page
         HistoryRing history;
         bool dirty = false;
-        qint64 completions = 0; // queues: LREMs on the processing list seen as events
+        qint64 validUntilMs = 0; // PatternUnit::validUntilMs of the last reading
+        qint64 completions = 0;  // queues: LREMs on the processing list seen as events
         qint64 completionsAtTick = 0;
         double throughputPerS = -1; // -1: unknown (needs keyspace events)
     };
@@ -103,6 +116,8 @@ private:
     void startDiscovery();
     void addObjects(const QList<PatternObject> &objects, bool dirty);
     void indexKeys(int index);
+    void tick();
+    void checkEventsConfig();
     struct ProbeRun
     {
         QList<int> indices;
@@ -146,6 +161,11 @@ private:
     bool m_tickInFlight = false;
     bool m_started = false;
     int m_lastRoundTrips = 0;
+    int m_lastObjectsRead = 0;
+    bool m_fullPassDue = true; // until every object was read with events live
+    qsizetype m_sweepNext = 0;
+    bool m_eventsCovered = false; // notify-keyspace-events covers the patterns
+    QElapsedTimer m_eventsChecked;
     qint64 m_lastCommands = 0;
     qint64 m_lastTickMs = 0;
     QElapsedTimer m_tickClock;

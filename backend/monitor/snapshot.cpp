@@ -51,7 +51,9 @@ QJsonObject Snapshot::toJson() const
 {
     QJsonArray limiters, locks, tokens, queues;
     for (const ObjectState &s : objects) {
-        const Reading &r = s.reading;
+        // Every figure as of the snapshot's time: readings not re-read by
+        // the last tick are projected (TTLs down, ages up).
+        const Reading r = s.reading.at(server.timeMs);
         QJsonObject j = common(s);
         const QString section = patternSection(s.object.kind);
         if (section == QLatin1String("limiter")) {

@@ -94,6 +94,9 @@ private:
 
 // One consistent reading of everything found: a value, shared implicitly;
 // the monitor makes a new one per tick and never changes one it gave out.
+// With keyspace events live a tick re-reads only what may have changed, so
+// each reading is as of its own atMs: reading.at(server.timeMs) gives its
+// figures at the snapshot's time, exact (PatternUnit::validUntilMs).
 struct Snapshot
 {
     quint64 sequence = 0;

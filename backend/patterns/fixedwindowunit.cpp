@@ -42,6 +42,15 @@ Reading FixedWindowUnit::read(const PatternObject &o, const QList<RedisValue> &r
     return reading;
 }
 
+qint64 FixedWindowUnit::validUntilMs(const PatternObject &, const Reading &r) const
+{
+    if (r.status == Reading::Status::Missing || (r.isOk() && r.pttlMs == -1))
+        return Reading::Forever; // the next window's first request arrives as an event
+    if (!r.isOk())
+        return r.atMs;
+    return r.atMs + r.pttlMs; // the window is over: Redis expires the counter
+}
+
 ScriptCall FixedWindowUnit::reset(const PatternObject &o)
 {
     ScriptCall call;

@@ -43,6 +43,16 @@ Reading LockUnit::read(const PatternObject &o, const QList<RedisValue> &r,
     return reading;
 }
 
+qint64 LockUnit::validUntilMs(const PatternObject &, const Reading &r) const
+{
+    // Free (taking it is an event), or held without a TTL.
+    if (r.status == Reading::Status::Missing || (r.isOk() && r.pttlMs == -1))
+        return Reading::Forever;
+    if (!r.isOk())
+        return r.atMs;
+    return r.atMs + r.pttlMs; // due to expire: confirm, the expired event may lag
+}
+
 ScriptCall LockUnit::forceRelease(const PatternObject &o, const QByteArray &shownToken)
 {
     ScriptCall call;

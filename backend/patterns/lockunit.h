@@ -15,6 +15,7 @@ public:
 
     PatternKind kind() const override { return PatternKind::Lock; }
     QList<Command> probe(const PatternObject &object, const ProbeContext &context) const override;
+    qint64 validUntilMs(const PatternObject &object, const Reading &reading) const override;
     Reading read(const PatternObject &object, const QList<RedisValue> &replies,
                  const ProbeContext &context) const override;
 

@@ -13,6 +13,11 @@
 
 namespace gatehouse {
 
+qint64 PatternUnit::validUntilMs(const PatternObject &, const Reading &from) const
+{
+    return from.atMs;
+}
+
 const PatternUnit &PatternUnit::of(PatternKind kind)
 {
     static const SlidingWindowUnit s_sliding(PatternKind::SlidingWindow);

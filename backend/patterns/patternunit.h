@@ -40,6 +40,14 @@ public:
     virtual Reading read(const PatternObject &object, const QList<RedisValue> &replies,
                          const ProbeContext &context) const = 0;
 
+    // Until when (server time) reading.at(t) is exact, if no write touches
+    // the object's keys (keyspace events tell): TTLs count down and ages grow,
+    // but an entry leaving a window, a job turning stuck or a key expiring
+    // changes what only Redis knows. Reading::Forever when nothing but a write
+    // can change it; reading.atMs to be read every tick (the default, for
+    // patterns not modelled).
+    virtual qint64 validUntilMs(const PatternObject &object, const Reading &reading) const;
+
     static const PatternUnit &of(PatternKind kind);
 
 protected:

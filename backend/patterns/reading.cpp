@@ -15,6 +15,24 @@ std::optional<double> Reading::occupancy() const
     return double(inWindow) / double(*limit);
 }
 
+Reading Reading::at(qint64 nowMs) const
+{
+    Reading r = *this;
+    if (nowMs <= atMs)
+        return r;
+    r.atMs = nowMs;
+    r.oldestAgeMs = ageAt(oldestAgeMs, nowMs);
+    r.retryHorizonMs = countdownAt(retryHorizonMs, nowMs);
+    r.resetMs = countdownAt(resetMs, nowMs);
+    r.pttlMs = countdownAt(pttlMs, nowMs);
+    r.minTtlMs = countdownAt(minTtlMs, nowMs);
+    r.maxTtlMs = countdownAt(maxTtlMs, nowMs);
+    r.oldestInFlightAgeMs = ageAt(oldestInFlightAgeMs, nowMs);
+    for (InFlightItem &item : r.items)
+        item.ageMs = ageAt(item.ageMs, nowMs);
+    return r;
+}
+
 QString readingStatusId(Reading::Status status)
 {
     switch (status) {

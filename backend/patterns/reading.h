@@ -5,6 +5,8 @@
 #include <QList>
 #include <QString>
 
+#include <algorithm>
+#include <limits>
 #include <optional>
 
 namespace gatehouse {
@@ -79,6 +81,22 @@ struct Reading
     bool isOk() const { return status == Status::Ok; }
     // in window / limit; nullopt when the limit is unknown.
     std::optional<double> occupancy() const;
+
+    // The reading projected to server time nowMs, assuming no write since
+    // atMs: TTLs, resets and horizons count down (to 0), ages grow. Exact up
+    // to the pattern unit's validUntilMs(); the monitor re-reads after that.
+    Reading at(qint64 nowMs) const;
+    // One field projected: a countdown (values <= 0 such as "no TTL" kept)
+    // and an age (-1, "none", kept).
+    qint64 countdownAt(qint64 value, qint64 nowMs) const
+    {
+        return value > 0 ? std::max<qint64>(0, value - std::max<qint64>(0, nowMs - atMs)) : value;
+    }
+    qint64 ageAt(qint64 value, qint64 nowMs) const
+    {
+        return value >= 0 ? value + std::max<qint64>(0, nowMs - atMs) : value;
+    }
+    static constexpr qint64 Forever = std::numeric_limits<qint64>::max();
 };
 
 QString readingStatusId(Reading::Status status); // "ok" | "missing" | "wrong-type" | "error"

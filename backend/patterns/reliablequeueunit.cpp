@@ -97,6 +97,30 @@ Reading ReliableQueueUnit::read(const PatternObject &o, const QList<RedisValue> 
     return reading;
 }
 
+qint64 ReliableQueueUnit::validUntilMs(const PatternObject &o, const Reading &r) const
+{
+    if (!r.isOk())
+        return r.status == Reading::Status::Missing ? Reading::Forever : r.atMs;
+    if (r.items.isEmpty() && r.inFlight == 0)
+        return Reading::Forever; // ages and the stuck count need jobs in flight
+    if (r.items.isEmpty() || r.stuckIsLowerBound)
+        return r.atMs;
+    // A job turns stuck when its age reaches the threshold. Jobs beyond the
+    // page read are younger than the youngest read: once that one is stuck,
+    // they may turn stuck at any time.
+    const qint64 stuckAfter = o.params.stuckAfterMs;
+    qint64 until = Reading::Forever;
+    qint64 youngest = r.items.first().ageMs;
+    for (const InFlightItem &item : r.items) {
+        youngest = std::min(youngest, item.ageMs);
+        if (item.ageMs < stuckAfter)
+            until = std::min(until, r.atMs + stuckAfter - item.ageMs);
+    }
+    if (r.truncated)
+        until = std::min(until, r.atMs + std::max<qint64>(0, stuckAfter - youngest));
+    return until;
+}
+
 ScriptCall ReliableQueueUnit::requeue(const PatternObject &o, const QByteArray &job)
 {
     ScriptCall call;

@@ -18,6 +18,7 @@ class ReliableQueueUnit final : public PatternUnit
 public:
     PatternKind kind() const override { return PatternKind::ReliableQueue; }
     QList<Command> probe(const PatternObject &object, const ProbeContext &context) const override;
+    qint64 validUntilMs(const PatternObject &object, const Reading &reading) const override;
     Reading read(const PatternObject &object, const QList<RedisValue> &replies,
                  const ProbeContext &context) const override;
 

@@ -93,6 +93,27 @@ Reading SlidingWindowUnit::read(const PatternObject &o, const QList<RedisValue> 
     return reading;
 }
 
+qint64 SlidingWindowUnit::validUntilMs(const PatternObject &, const Reading &r) const
+{
+    if (r.status == Reading::Status::Missing)
+        return Reading::Forever; // idle: the first request arrives as an event
+    if (!r.isOk() || !r.windowTimes.isEmpty() || !r.retryTimes.isEmpty())
+        return r.atMs; // errors and the detail strip are always read
+    qint64 until = Reading::Forever;
+    // The window is (now - window, +inf): the oldest entry leaves it when its
+    // age reaches the window; the count then drops, and only Redis knows by
+    // how much. (1 ms early for scores kept in seconds.)
+    if (r.oldestAgeMs >= 0 && r.windowMs > 0)
+        until = r.atMs - r.oldestAgeMs + r.windowMs - 1;
+    // Only the last retry slot's time is read: with more than one future
+    // slot the count falls at times Gatehouse does not know.
+    if (r.retrySlots > 1)
+        return r.atMs;
+    if (r.retrySlots == 1)
+        until = std::min(until, r.atMs + r.retryHorizonMs);
+    return until;
+}
+
 ScriptCall SlidingWindowUnit::reset(const PatternObject &o)
 {
     ScriptCall call;

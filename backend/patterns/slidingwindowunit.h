@@ -18,6 +18,7 @@ public:
     {}
     PatternKind kind() const override { return m_kind; }
     QList<Command> probe(const PatternObject &object, const ProbeContext &context) const override;
+    qint64 validUntilMs(const PatternObject &object, const Reading &reading) const override;
     Reading read(const PatternObject &object, const QList<RedisValue> &replies,
                  const ProbeContext &context) const override;
 

@@ -7,6 +7,8 @@
 #include <QJsonObject>
 #include <QTextStream>
 
+#include <cmath>
+
 namespace gatehouse::bench {
 
 Figure budgetFigure(const QString &name, const QString &unit, double value, double budget,
@@ -23,6 +25,14 @@ Figure budgetFigure(const QString &name, const QString &unit, double value, doub
     f.note = note;
     return f;
 }
+
+namespace {
+// Whole numbers for large values, three digits for small ones (latencies).
+QString shown(double v)
+{
+    return std::abs(v) >= 100 || v == 0 ? QString::number(v, 'f', 0) : QString::number(v, 'g', 3);
+}
+} // namespace
 
 void report(const QList<Figure> &figures, const QString &setup)
 {
@@ -45,8 +55,8 @@ void report(const QList<Figure> &figures, const QString &setup)
         out << QStringLiteral("%1 %2 %3 %4 %5 %6 %7\n")
                    .arg(f.name, -34)
                    .arg(f.unit, -12)
-                   .arg(QString::number(f.value, 'f', 0), 14)
-                   .arg(QString::number(f.peerValue, 'f', 0), 14)
+                   .arg(shown(f.value), 14)
+                   .arg(shown(f.peerValue), 14)
                    .arg(QString::number(f.ratio(), 'f', 2) + QLatin1Char('x'), 7)
                    .arg(target, 7)
                    .arg(f.met() ? QStringLiteral("yes") : QStringLiteral("NO"));

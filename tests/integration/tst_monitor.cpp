@@ -12,6 +12,7 @@
 #include "redisserver.h"
 
 #include <QElapsedTimer>
+#include <QJsonArray>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -307,6 +308,124 @@ private slots:
                 return f && f->object.members.isEmpty() && f->reading.count == 0;
             },
             5000));
+    }
+
+    // With events live, a tick reads only what may have changed; the rest is
+    // advanced with time and stays exact: a lock's TTL counts down, entries
+    // leave a window, a claim turns stuck, and a write Redis did not announce
+    // is caught by the rolling sweep.
+    void adaptiveTicksStayExact()
+    {
+        const qint64 now = serverTimeMs(call(*m_client, {"TIME"}));
+        QList<QList<QByteArray>> cmds;
+        for (int i = 0; i < 40; ++i)
+            cmds.append({"SET", "sim:lock:" + QByteArray::number(i),
+                         "tok0en" + QByteArray::number(i), "PX", "60000"});
+        // Two entries leave the 10 s window about 1.5 s from now, one stays.
+        cmds.append({"ZADD", "sim:rl:api:a", QByteArray::number(now - 8500), "r1",
+                     QByteArray::number(now - 8400), "r2", QByteArray::number(now), "r3"});
+        // One claim turns stuck (30 s) about 1.5 s from now; one is fresh.
+        cmds.append({"LPUSH", "sim:jobs:mail:processing", "old", "new"});
+        cmds.append({"ZADD", "sim:jobs:mail:claims", QByteArray::number(now - 28500), "old",
+                     QByteArray::number(now), "new"});
+        for (const auto &c : cmds)
+            call(*m_client, c);
+
+        Monitor::Options options;
+        options.profile = demoProfile();
+        options.intervalMs = 200;
+        options.sweepMs = 3000; // 15 ticks: 3 of 42 objects per tick
+        options.eventsCheckMs = 1000;
+        options.rescanMs = 0;
+        Monitor monitor(m_client.get(), options);
+        QSignalSpy ticks(&monitor, &Monitor::tickFinished);
+        monitor.start();
+        QVERIFY(QTest::qWaitFor(
+            [&] { return monitor.snapshot().server.eventsLive && ticks.size() >= 3; }, 10000));
+        const Snapshot first = monitor.snapshot();
+        QCOMPARE(first.objects.size(), 42);
+        QCOMPARE(find(first, "sim:rl:api:a")->reading.inWindow, 3);
+        QCOMPARE(find(first, "sim:jobs:mail")->reading.stuck, 0);
+
+        // Quiet ticks read the sweep's slice and little else.
+        ticks.clear();
+        QVERIFY(QTest::qWaitFor([&] { return ticks.size() >= 3; }, 5000));
+        QVERIFY2(monitor.lastTickObjectsRead() <= 6,
+                 qPrintable(QStringLiteral("%1 objects read").arg(monitor.lastTickObjectsRead())));
+
+        // The lock TTLs shown agree with Redis though most were not read.
+        {
+            const Snapshot s = ticks.last().first().value<Snapshot>();
+            const qint64 pttl = call(*m_client, {"PTTL", "sim:lock:7"}).toInteger();
+            const qint64 serverNowMs = serverTimeMs(call(*m_client, {"TIME"}));
+            const ObjectState *lock = find(s, "sim:lock:7");
+            QVERIFY(lock);
+            const qint64 shown = lock->reading.at(serverNowMs).pttlMs;
+            QVERIFY2(std::abs(shown - pttl) < 50,
+                     qPrintable(QStringLiteral("shown %1 ms, Redis %2 ms").arg(shown).arg(pttl)));
+            // The snapshot's JSON states it as of the snapshot's time.
+            const QJsonArray locks = s.toJson().value(QStringLiteral("locks")).toArray();
+            bool inJson = false;
+            for (const QJsonValue &l : locks) {
+                if (l[QStringLiteral("key")].toString() == QLatin1String("sim:lock:7")) {
+                    inJson = true;
+                    const qint64 json = l[QStringLiteral("pttlMs")].toInteger();
+                    QVERIFY2(std::abs(json - (pttl + serverNowMs - s.server.timeMs)) < 50,
+                             qPrintable(QStringLiteral("JSON %1 ms").arg(json)));
+                }
+            }
+            QVERIFY(inJson);
+        }
+
+        // Time alone: the window empties to one entry, the claim turns stuck,
+        // within a tick of the moment (no write, so no event).
+        QVERIFY(QTest::qWaitFor(
+            [&] {
+                const Snapshot s = monitor.snapshot();
+                return find(s, "sim:rl:api:a")->reading.inWindow == 1
+                       && find(s, "sim:jobs:mail")->reading.stuck == 1;
+            },
+            4000));
+        const qint64 at = serverTimeMs(call(*m_client, {"TIME"}));
+        QVERIFY2(
+            at - now < 1500 + 600,
+            qPrintable(QStringLiteral("seen %1 ms after the entries left").arg(at - now - 1500)));
+
+        // A write Redis does not announce: the sweep reads it within sweepMs.
+        // (Events off for the write, back on before the monitor re-checks.)
+        call(*m_client, {"CONFIG", "SET", "notify-keyspace-events", ""});
+        call(*m_client, {"SET", "sim:lock:3", "silent0write", "PX", "60000"});
+        call(*m_client, {"CONFIG", "SET", "notify-keyspace-events", "KEA"});
+        QElapsedTimer clock;
+        clock.start();
+        QVERIFY(QTest::qWaitFor(
+            [&] { return find(monitor.snapshot(), "sim:lock:3")->reading.token == "silent0write"; },
+            6000));
+        QVERIFY2(clock.elapsed() < 3000 + 400,
+                 qPrintable(QStringLiteral("seen after %1 ms").arg(clock.elapsed())));
+        QVERIFY(monitor.snapshot().server.eventsLive);
+
+        // Events turned off for good: the monitor notices and polls every tick.
+        call(*m_client, {"CONFIG", "SET", "notify-keyspace-events", ""});
+        QVERIFY(QTest::qWaitFor([&] { return !monitor.snapshot().server.eventsLive; }, 12000));
+        QVERIFY(monitor.snapshot()
+                    .server.notes.join(QLatin1Char(' '))
+                    .contains(QLatin1String("turned off")));
+        ticks.clear();
+        QVERIFY(QTest::qWaitFor([&] { return ticks.size() >= 2; }, 5000));
+        QCOMPARE(monitor.lastTickObjectsRead(), 42);
+        call(*m_client, {"CONFIG", "SET", "notify-keyspace-events", "KEA"});
+        QVERIFY(QTest::qWaitFor([&] { return monitor.snapshot().server.eventsLive; }, 12000));
+
+        // Without adaptive ticks every object is read every tick.
+        Monitor::Options full = options;
+        full.adaptive = false;
+        Monitor polling(m_client.get(), full);
+        QSignalSpy fullTicks(&polling, &Monitor::tickFinished);
+        polling.start();
+        QVERIFY(QTest::qWaitFor(
+            [&] { return polling.snapshot().server.eventsLive && fullTicks.size() >= 3; }, 10000));
+        QCOMPARE(polling.lastTickObjectsRead(), 42);
     }
 
     // With events off, the change shows within one tick, and the snapshot

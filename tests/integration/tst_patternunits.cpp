@@ -140,6 +140,89 @@ private slots:
         QCOMPARE(probe(o, now).status, Reading::Status::Missing);
     }
 
+    // Between readings the monitor projects a reading with time (TTLs down,
+    // ages up) until the unit's validUntilMs: up to then the projection must
+    // equal what a read would say; past it, a read is what tells.
+    void projectionMatchesLaterReading()
+    {
+        const qint64 now = serverNow();
+        call(*m_client,
+             {"ZADD", "rl:p", n(now - 9000), "b", n(now - 5000), "c", n(now - 100), "d"});
+        call(*m_client, {"ZADD", "rl:p:retry", n(now + 2000), "s1"});
+        PatternObject w;
+        w.kind = PatternKind::SlidingWindow;
+        w.key = "rl:p";
+        w.related = {"rl:p:retry"};
+        w.params.limit = 5;
+        w.params.windowMs = 10000;
+        const PatternUnit &sliding = PatternUnit::of(w.kind);
+        const Reading r0 = probe(w, now);
+        QCOMPARE(sliding.validUntilMs(w, r0), now + 1000 - 1); // "b" leaves the window
+        for (qint64 later : {now + 300, now + 998}) {
+            const Reading projected = r0.at(later), read = probe(w, later);
+            QCOMPARE(projected.inWindow, read.inWindow);
+            QCOMPARE(projected.oldestAgeMs, read.oldestAgeMs);
+            QCOMPARE(projected.retryHorizonMs, read.retryHorizonMs);
+            QCOMPARE(projected.retrySlots, read.retrySlots);
+        }
+        QCOMPARE(probe(w, now + 1000).inWindow, 2); // past it, the count fell
+        call(*m_client, {"ZADD", "rl:p:retry", n(now + 3000), "s2"});
+        const Reading twoSlots = probe(w, now);
+        QCOMPARE(sliding.validUntilMs(w, twoSlots), now); // slot times unknown: read each tick
+        call(*m_client, {"DEL", "rl:p", "rl:p:retry"});
+        QCOMPARE(sliding.validUntilMs(w, probe(w, now)), Reading::Forever); // idle
+
+        // A queue: ages grow; a claim turns stuck at its crossing.
+        call(*m_client, {"LPUSH", "q:p:processing", "old", "new"});
+        call(*m_client, {"ZADD", "q:p:claims", n(now - 50000), "old", n(now - 1000), "new"});
+        PatternObject q;
+        q.kind = PatternKind::ReliableQueue;
+        q.key = "q:p";
+        q.related = {"q:p:processing", "q:p:claims", "q:p:dead"};
+        q.params.stuckAfterMs = 60000;
+        const PatternUnit &queue = PatternUnit::of(q.kind);
+        const Reading q0 = probe(q, now);
+        QCOMPARE(queue.validUntilMs(q, q0), now + 10000);
+        const Reading projected = q0.at(now + 9000), read = probe(q, now + 9000);
+        QCOMPARE(projected.stuck, read.stuck);
+        QCOMPARE(projected.oldestInFlightAgeMs, read.oldestInFlightAgeMs);
+        QCOMPARE(projected.items.size(), read.items.size());
+        for (int i = 0; i < read.items.size(); ++i)
+            QCOMPARE(projected.items.at(i).ageMs, read.items.at(i).ageMs);
+        QCOMPARE(q0.stuck, 0);
+        QCOMPARE(probe(q, now + 10000).stuck, 1); // past it, "old" is stuck
+        call(*m_client, {"DEL", "q:p:processing", "q:p:claims"});
+        QCOMPARE(queue.validUntilMs(q, probe(q, now)), Reading::Forever); // nothing in flight
+
+        // A lock and a fixed-window counter count down with the server's clock.
+        call(*m_client, {"SET", "lock:p", "t0k3n", "PX", "5000"});
+        call(*m_client, {"SET", "throttle:p", "7", "PX", "5000"});
+        PatternObject lock;
+        lock.kind = PatternKind::Lock;
+        lock.key = "lock:p";
+        PatternObject fixed;
+        fixed.kind = PatternKind::FixedWindow;
+        fixed.key = "throttle:p";
+        fixed.params.limit = 5;
+        const Reading l0 = probe(lock, serverNow()), f0 = probe(fixed, serverNow());
+        QCOMPARE(PatternUnit::of(lock.kind).validUntilMs(lock, l0), l0.atMs + l0.pttlMs);
+        QCOMPARE(PatternUnit::of(fixed.kind).validUntilMs(fixed, f0), f0.atMs + f0.pttlMs);
+        QTest::qWait(300);
+        // atMs is the time the probe was sent; this helper's waits poll in
+        // 10 ms steps, hence the tolerance.
+        const qint64 later = serverNow();
+        const Reading l1 = probe(lock, later), f1 = probe(fixed, later);
+        QVERIFY2(std::abs(l0.at(later).pttlMs - l1.pttlMs) <= 25,
+                 qPrintable(QStringLiteral("%1 vs %2").arg(l0.at(later).pttlMs).arg(l1.pttlMs)));
+        QVERIFY2(std::abs(f0.at(later).resetMs - f1.resetMs) <= 25,
+                 qPrintable(QStringLiteral("%1 vs %2").arg(f0.at(later).resetMs).arg(f1.resetMs)));
+        QVERIFY(std::abs(f0.at(later).retryHorizonMs - f1.retryHorizonMs) <= 25);
+        QCOMPARE(l0.at(l0.atMs + 60000).pttlMs, 0); // never below zero
+        call(*m_client, {"PERSIST", "lock:p"});
+        QCOMPARE(PatternUnit::of(lock.kind).validUntilMs(lock, probe(lock, serverNow())),
+                 Reading::Forever); // no TTL: only a write changes it
+    }
+
     // The unit reads what Gatehouse's own limiter script writes.
     void slidingWindowAfterScript()
     {

@@ -163,6 +163,13 @@ void Discovery::finish(bool cancelled)
     Q_EMIT finished(cancelled);
 }
 
+void Discovery::releaseObjects()
+{
+    m_objects = {};
+    m_index = {};
+    m_detector = AutoDetector();
+}
+
 QList<PatternObject> Discovery::objects() const
 {
     return m_objects;

@@ -33,6 +33,9 @@ public:
 
     // After finished(): every instance found; token families carry all members.
     QList<PatternObject> objects() const;
+    // Frees what the scan kept (the objects and, autodetecting, the shapes
+    // of the keys): the monitor keeps its own copy; objects() is then empty.
+    void releaseObjects();
     // After finished() in autodetect mode: the profile that would find the same.
     Profile suggestedProfile() const { return m_detector.suggestedProfile(); }
     qint64 scannedKeys() const { return m_scanned; }

@@ -241,10 +241,10 @@ void Monitor::onEvent(const QByteArray &, const QByteArray &channel, const QByte
     auto it = m_byKey.constFind(key);
     if (it != m_byKey.cend()) {
         Tracked &t = m_tracked[*it];
-        t.dirty = t.object.kind != PatternKind::TokenFamily; // families: by the tick
+        t.dirty = t.kind != PatternKind::TokenFamily; // families: by the tick
         // A job leaves the processing list when a worker is done (LREM), or
         // when it is requeued or dead-lettered: the queue's throughput.
-        if (t.object.kind == PatternKind::ReliableQueue && key == t.object.relatedKey(0)
+        if (t.kind == PatternKind::ReliableQueue && key == objectAt(*it).relatedKey(0)
             && event == "lrem")
             ++t.completions;
     } else if (m_options.profile) {
@@ -277,6 +277,7 @@ void Monitor::startDiscovery()
                     addObjects({o}, false);
             }
         }
+        m_discovery->releaseObjects(); // the monitor holds every object itself
         Q_EMIT discoveryFinished(cancelled);
         publish();
     });
@@ -288,17 +289,19 @@ void Monitor::addObjects(const QList<PatternObject> &objects, bool dirty)
 {
     const qint64 now = serverNow();
     for (const PatternObject &o : objects) {
-        const auto id = qMakePair(int(o.kind), o.key);
-        const auto at = m_byObject.constFind(id);
-        if (at != m_byObject.cend()) {
+        const auto at = m_byPrimaryKey.constFind(o.key);
+        if (at != m_byPrimaryKey.cend() && m_tracked.at(*at).kind == o.kind) {
             Tracked &t = m_tracked[*at];
             if (o.kind == PatternKind::TokenFamily) {
+                PatternObject family = objectAt(*at);
                 for (const QByteArray &m : o.members) {
                     if (!m_byKey.contains(m)) {
-                        t.object.members.append(m);
+                        family.members.append(m);
                         m_byKey.insert(m, *at);
                     }
                 }
+                if (family.members.size() != objectAt(*at).members.size())
+                    restate(*at, std::nullopt, std::move(family));
             }
             // A family is re-read by the tick, not per member: a busy family
             // sees tens of new tokens a second, each a PTTL per member.
@@ -306,7 +309,7 @@ void Monitor::addObjects(const QList<PatternObject> &objects, bool dirty)
             continue;
         }
         Tracked t;
-        t.object = o;
+        t.kind = o.kind;
         t.firstSeenMs = now;
         t.dirty = dirty;
         t.history = HistoryRing(int(figureNames(o.kind).size()), m_options.historyCapacity);
@@ -315,15 +318,14 @@ void Monitor::addObjects(const QList<PatternObject> &objects, bool dirty)
             m_tracked.append(std::move(t));
             m_byPrimaryKey.insert(o.key, int(m_tracked.size() - 1));
         }
-        m_byObject.insert(id, int(m_tracked.size() - 1));
+        restate(int(m_tracked.size() - 1), std::nullopt, o);
         indexKeys(int(m_tracked.size() - 1));
-        restate(int(m_tracked.size() - 1));
     }
 }
 
 void Monitor::indexKeys(int index)
 {
-    for (const QByteArray &k : m_tracked.at(index).object.keys())
+    for (const QByteArray &k : objectAt(index).keys())
         m_byKey.insert(k, index);
 }
 
@@ -359,7 +361,7 @@ void Monitor::tick()
         const qsizetype fromSweep = (i - sweepFrom + n) % n;
         // The rest is exact as its reading projected to now (Reading::at).
         if (fromSweep < slice || t.dirty || !t.everRead || now >= t.validUntilMs
-            || (!m_detailKey.isEmpty() && t.object.key == m_detailKey))
+            || (!m_detailKey.isEmpty() && objectAt(int(i)).key == m_detailKey))
             read.append(int(i));
     }
     probe(read, true);
@@ -428,20 +430,26 @@ void Monitor::sendBatch(const std::shared_ptr<ProbeRun> &run)
     QList<RedisClient::Command> commands;
     QList<int> counts;
     QList<ProbeContext> contexts;
+    // The states probed: their objects are what the replies answer, even if
+    // a family gains members before the replies arrive.
+    QList<ObjectList::Ptr> probed;
+    probed.reserve(batch.size());
     if (withTime)
         commands.append({"TIME"});
     for (int i : batch) {
         Tracked &t = m_tracked[i];
         t.dirty = false;
+        const PatternObject &object = objectAt(i);
         ProbeContext ctx;
         ctx.nowMs = now;
-        ctx.detail = !m_detailKey.isEmpty() && t.object.key == m_detailKey;
-        if (t.object.kind == PatternKind::ReliableQueue) {
+        ctx.detail = !m_detailKey.isEmpty() && object.key == m_detailKey;
+        if (t.kind == PatternKind::ReliableQueue) {
             ctx.firstSeenMs = [this, i](const QByteArray &job) {
                 return m_tracked.at(i).jobFirstSeen.value(job, -1);
             };
         }
-        const auto cmds = PatternUnit::of(t.object.kind).probe(t.object, ctx);
+        const auto cmds = PatternUnit::of(t.kind).probe(object, ctx);
+        probed.append(m_states.at(i));
         commands.append(cmds);
         counts.append(int(cmds.size()));
         contexts.append(ctx);
@@ -454,31 +462,32 @@ void Monitor::sendBatch(const std::shared_ptr<ProbeRun> &run)
     RedisClient *client = m_client;
     if (!run->fullTick && m_eventClient && m_eventClient->state() == RedisConnection::State::Ready)
         client = m_eventClient.get();
-    client->pipeline(
-        commands, &m_context,
-        [this, run, batch, counts, contexts, withTime, sentAt](const QList<RedisValue> &replies) {
-            qsizetype at = 0;
-            if (withTime) {
-                const qint64 serverMs = serverTimeMs(replies.value(0));
-                if (serverMs > 0) {
-                    const qint64 receivedAt = QDateTime::currentMSecsSinceEpoch();
-                    m_offsetMs = serverMs - (sentAt + receivedAt) / 2;
-                    m_server.timeMs = serverMs;
-                }
-                at = 1;
-            }
-            for (qsizetype b = 0; b < batch.size(); ++b) {
-                absorb(batch.at(b), replies.mid(at, counts.at(b)), contexts.at(b));
-                at += counts.at(b);
-            }
-            --run->outstanding;
-            if (run->next < run->indices.size()) {
-                sendBatch(run);
-                return;
-            }
-            if (run->outstanding == 0)
-                finishRun(*run);
-        });
+    client->pipeline(commands, &m_context,
+                     [this, run, batch, probed, counts, contexts, withTime,
+                      sentAt](const QList<RedisValue> &replies) {
+                         qsizetype at = 0;
+                         if (withTime) {
+                             const qint64 serverMs = serverTimeMs(replies.value(0));
+                             if (serverMs > 0) {
+                                 const qint64 receivedAt = QDateTime::currentMSecsSinceEpoch();
+                                 m_offsetMs = serverMs - (sentAt + receivedAt) / 2;
+                                 m_server.timeMs = serverMs;
+                             }
+                             at = 1;
+                         }
+                         for (qsizetype b = 0; b < batch.size(); ++b) {
+                             absorb(batch.at(b), probed.at(b)->object,
+                                    replies.mid(at, counts.at(b)), contexts.at(b));
+                             at += counts.at(b);
+                         }
+                         --run->outstanding;
+                         if (run->next < run->indices.size()) {
+                             sendBatch(run);
+                             return;
+                         }
+                         if (run->outstanding == 0)
+                             finishRun(*run);
+                     });
 }
 
 void Monitor::finishRun(const ProbeRun &run)
@@ -506,13 +515,13 @@ void Monitor::finishRun(const ProbeRun &run)
                 v[3] = float(r.stuck);
                 break;
             default:
-                v[0] = patternSection(t.object.kind) == QLatin1String("lock")
+                v[0] = patternSection(t.kind) == QLatin1String("lock")
                            ? float(r.countdownAt(r.pttlMs, at))
                            : float(r.count);
             }
             t.history.append(v);
-            if (t.object.kind == PatternKind::ReliableQueue && m_server.eventsLive
-                && m_lastTickAtMs > 0 && m_server.timeMs > m_lastTickAtMs) {
+            if (t.kind == PatternKind::ReliableQueue && m_server.eventsLive && m_lastTickAtMs > 0
+                && m_server.timeMs > m_lastTickAtMs) {
                 t.throughputPerS = double(t.completions - t.completionsAtTick) * 1000.0
                                    / double(m_server.timeMs - m_lastTickAtMs);
                 t.completionsAtTick = t.completions;
@@ -529,23 +538,33 @@ void Monitor::finishRun(const ProbeRun &run)
         Q_EMIT tickFinished(m_snapshot);
 }
 
-void Monitor::absorb(int index, const QList<RedisValue> &replies, const ProbeContext &ctx)
+void Monitor::absorb(int index, const PatternObject &object, const QList<RedisValue> &replies,
+                     const ProbeContext &ctx)
 {
     Tracked &t = m_tracked[index];
-    Reading reading = PatternUnit::of(t.object.kind).read(t.object, replies, ctx);
-    switch (t.object.kind) {
+    Reading reading = PatternUnit::of(t.kind).read(object, replies, ctx);
+    std::optional<PatternObject> changed;
+    switch (t.kind) {
     case PatternKind::TokenFamily: {
-        QList<QByteArray> live = TokenFamilyUnit::liveMembers(t.object, replies);
-        if (live.size() != t.object.members.size()) {
+        QList<QByteArray> live = TokenFamilyUnit::liveMembers(object, replies);
+        const PatternObject &current = objectAt(index);
+        // Members added since the probe stay until a tick reads them.
+        const QSet<QByteArray> probedMembers(object.members.cbegin(), object.members.cend());
+        for (const QByteArray &m : current.members) {
+            if (!probedMembers.contains(m))
+                live.append(m);
+        }
+        if (live.size() != current.members.size()) {
             // Forget the keys of used, revoked and expired tokens: a family
             // sees a stream of new keys, and the index must not grow with it.
             const QSet<QByteArray> keep(live.cbegin(), live.cend());
-            for (const QByteArray &m : std::as_const(t.object.members)) {
+            for (const QByteArray &m : current.members) {
                 if (!keep.contains(m))
                     m_byKey.remove(m);
             }
+            changed = current;
+            changed->members = std::move(live);
         }
-        t.object.members = std::move(live);
         break;
     }
     case PatternKind::ReliableQueue: {
@@ -574,15 +593,16 @@ void Monitor::absorb(int index, const QList<RedisValue> &replies, const ProbeCon
         break;
     }
     t.everRead = true;
-    t.validUntilMs = PatternUnit::of(t.object.kind).validUntilMs(t.object, reading);
-    restate(index, std::move(reading));
+    t.validUntilMs = PatternUnit::of(t.kind).validUntilMs(object, reading);
+    restate(index, std::move(reading), std::move(changed));
 }
 
-void Monitor::restate(int index, std::optional<Reading> reading)
+void Monitor::restate(int index, std::optional<Reading> reading,
+                      std::optional<PatternObject> object)
 {
     const Tracked &t = m_tracked.at(index);
     auto o = std::make_shared<ObjectState>();
-    o->object = t.object;
+    o->object = object ? std::move(*object) : m_states.at(index)->object;
     if (reading)
         o->reading = std::move(*reading);
     else if (index < m_states.size())
@@ -590,8 +610,8 @@ void Monitor::restate(int index, std::optional<Reading> reading)
     o->firstSeenMs = t.firstSeenMs;
     o->heldSinceMs = t.heldSinceMs;
     o->throughputPerS = t.throughputPerS;
-    o->gone = o->reading.status == Reading::Status::Missing
-              && t.object.kind != PatternKind::ReliableQueue && t.everRead;
+    o->gone = o->reading.status == Reading::Status::Missing && t.kind != PatternKind::ReliableQueue
+              && t.everRead;
     if (index < m_states.size())
         m_states[index] = std::move(o);
     else
@@ -635,7 +655,7 @@ QList<QPointF> Monitor::history(const QByteArray &key, const QString &figure) co
     const int index = m_byPrimaryKey.value(key, -1);
     if (index >= 0) {
         const Tracked &t = m_tracked.at(index);
-        const int f = int(figureNames(t.object.kind).indexOf(figure));
+        const int f = int(figureNames(t.kind).indexOf(figure));
         if (f < 0)
             return points;
         const int n = t.history.size();

@@ -97,7 +97,7 @@ Q_SIGNALS:
 private:
     struct Tracked
     {
-        PatternObject object; // the reading lives in m_states only
+        PatternKind kind; // the object and its reading live in m_states only
         bool everRead = false;
         qint64 firstSeenMs = 0;
         qint64 heldSinceMs = -1;
@@ -128,10 +128,13 @@ private:
     void probe(const QList<int> &indices, bool fullTick);
     void sendBatch(const std::shared_ptr<ProbeRun> &run);
     void finishRun(const ProbeRun &run);
-    void absorb(int index, const QList<RedisValue> &replies, const ProbeContext &context);
+    void absorb(int index, const PatternObject &probed, const QList<RedisValue> &replies,
+                const ProbeContext &context);
     void publish();
     // The published state of tracked object i, rebuilt after it changed.
-    void restate(int index, std::optional<Reading> reading = std::nullopt);
+    void restate(int index, std::optional<Reading> reading = std::nullopt,
+                 std::optional<PatternObject> object = std::nullopt);
+    const PatternObject &objectAt(int index) const { return m_states.at(index)->object; }
     void onEvent(const QByteArray &pattern, const QByteArray &channel, const QByteArray &event);
     qint64 serverNow() const;
 
@@ -148,11 +151,10 @@ private:
     QTimer m_eventTimer{this};
     QObject m_context{this};
 
-    QList<Tracked> m_tracked;                      // guarded by m_historyMutex for history
-    QList<ObjectList::Ptr> m_states;               // the published state of each tracked object
-    QHash<QPair<int, QByteArray>, int> m_byObject; // (kind, key) -> index
-    QHash<QByteArray, int> m_byKey;                // every key of every object -> index
-    QHash<QByteArray, int> m_byPrimaryKey;         // object key -> index; guarded by m_historyMutex
+    QList<Tracked> m_tracked;              // guarded by m_historyMutex for history
+    QList<ObjectList::Ptr> m_states;       // the published state of each tracked object
+    QHash<QByteArray, int> m_byKey;        // every key of every object -> index
+    QHash<QByteArray, int> m_byPrimaryKey; // object key -> index; guarded by m_historyMutex
     QByteArray m_detailKey;
     ServerStatus m_server;
     Snapshot m_snapshot;

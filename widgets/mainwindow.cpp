@@ -82,7 +82,11 @@ MainWindow::MainWindow(RedisClient *client, Monitor *monitor, ActionEngine *acti
         {tr("Overview"), tr("Limiters"), tr("Locks"), tr("Tokens"), tr("Queues"), tr("Audit log")});
     m_pages->setMaximumWidth(160);
     connect(m_pages, &QListWidget::currentRowChanged, m_stack, &QStackedWidget::setCurrentIndex);
-    connect(m_pages, &QListWidget::currentRowChanged, this, [this] { m_dirty = true; });
+    connect(m_pages, &QListWidget::currentRowChanged, this, [this](int row) {
+        if (row >= 1 && row <= 4)
+            syncModel(QLatin1String(s_sections[row - 1]));
+        m_dirty = true;
+    });
     m_pages->setCurrentRow(0);
     auto *splitter = new QSplitter(this);
     splitter->addWidget(m_pages);
@@ -207,7 +211,14 @@ QWidget *MainWindow::page(int index) const
 
 ObjectTableModel *MainWindow::model(const QString &section) const
 {
+    syncModel(section);
     return m_models.value(section);
+}
+
+void MainWindow::syncModel(const QString &section) const
+{
+    if (m_staleModels.remove(section))
+        m_models.value(section)->applySnapshot(m_snapshot);
 }
 
 ChartPanel *MainWindow::chart(const QString &section) const
@@ -530,6 +541,7 @@ void MainWindow::reloadAudit()
 
 bool MainWindow::exportCsv(const QString &section, const QString &fileName) const
 {
+    syncModel(section);
     QTableView *view = m_tables.value(section);
     if (!view)
         return false;
@@ -680,8 +692,13 @@ void MainWindow::issueToken()
 void MainWindow::onSnapshot(const Snapshot &snapshot)
 {
     m_snapshot = snapshot;
-    for (ObjectTableModel *model : std::as_const(m_models))
-        model->applySnapshot(snapshot);
+    const int page = m_stack->currentIndex();
+    for (auto it = m_models.cbegin(); it != m_models.cend(); ++it) {
+        if (page >= 1 && page <= 4 && it.key() == QLatin1String(s_sections[page - 1]))
+            it.value()->applySnapshot(snapshot);
+        else
+            m_staleModels.insert(it.key());
+    }
     m_dirty = true;
 }
 

@@ -6,8 +6,10 @@
 #include <redis/redisconnection.h>
 
 #include <QElapsedTimer>
+#include <QHash>
 #include <QMainWindow>
 #include <QPixmap>
+#include <QSet>
 #include <QTimer>
 
 class QLabel;
@@ -101,6 +103,10 @@ public:
     QListWidget *m_pages;
     QStackedWidget *m_stack;
     QHash<QString, ObjectTableModel *> m_models;
+    // Models of pages not on screen take the latest snapshot when shown (or
+    // asked for): a hidden table of 10,000 rows costs nothing per tick.
+    mutable QSet<QString> m_staleModels;
+    void syncModel(const QString &section) const;
     QHash<QString, QTableView *> m_tables;
     QHash<QString, ChartPanel *> m_charts;
     QList<QPushButton *> m_actionButtons;

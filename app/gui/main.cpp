@@ -146,7 +146,7 @@ int main(int argc, char *argv[])
                                          QStringLiteral("Capture every page to DIR, then quit."),
                                          QStringLiteral("DIR"));
     const QCommandLineOption quitAfter(QStringLiteral("quit-after"),
-                                       QStringLiteral("Seconds to run before the screenshots."),
+                                       QStringLiteral("Seconds to run (then the screenshots, if asked), then quit."),
                                        QStringLiteral("S"), QStringLiteral("8"));
     parser.addOptions({profileOption, readOnly, demo, scale, interval, screenshots, quitAfter});
     parser.process(app);
@@ -221,6 +221,9 @@ int main(int argc, char *argv[])
             MainWindow *window = console.window.get();
             QTimer::singleShot(parser.value(quitAfter).toInt() * 1000, window,
                                [window, dir] { captureAll(window, dir, 0); });
+        } else if (parser.isSet(quitAfter)) {
+            QTimer::singleShot(parser.value(quitAfter).toInt() * 1000, &app,
+                               &QCoreApplication::quit);
         }
     };
 

@@ -103,10 +103,12 @@ int main(int argc, char *argv[])
             CPU_SET(c, &all);
         sched_setaffinity(0, sizeof all, &all);
         sched_setaffinity(pid_t(server.pid()), sizeof all, &all);
-        auto gui = bench::runGuiBench(server.endpoint(), sizes, isSmoke ? 2 : 60);
-        if (!gui.isEmpty())
-            gui.first().note += QStringLiteral(" Client and server unpinned for this figure.");
-        figures += gui;
+        for (bool events : {true, false}) {
+            auto gui = bench::runGuiBench(server.endpoint(), sizes, isSmoke ? 2 : 60, events);
+            if (!gui.isEmpty())
+                gui.first().note += QStringLiteral(" Client and server unpinned for this figure.");
+            figures += gui;
+        }
     }
     if (group.isEmpty() || group == QLatin1String("limiter"))
         figures += bench::runLimiterBench(server.endpoint(), isSmoke ? 2000 : 200000, r);

@@ -281,6 +281,41 @@ private slots:
         QVERIFY(call(*m_client, {"PTTL", "sim:lock:2"}).toInteger() > 20000);
     }
 
+    // A page not on screen is brought up to date when it is opened: its table
+    // shows the latest snapshot at once, without waiting for another tick.
+    void hiddenPageCurrentWhenOpened()
+    {
+        call(*m_client, {"SET", "sim:lock:5", "first0token5", "PX", "60000"});
+        Console c(m_server, false, audit());
+        QVERIFY(select(c, "lock", "sim:lock:5"));
+        c.window->showPage(1); // limiters on screen
+        call(*m_client, {"SET", "sim:lock:5", "second1token5", "PX", "60000"});
+        QVERIFY(QTest::qWaitFor(
+            [&] {
+                for (const ObjectState &o : c.monitor->snapshot().objects) {
+                    if (o.object.key == "sim:lock:5")
+                        return o.reading.token == "second1token5";
+                }
+                return false;
+            },
+            5000));
+        QCoreApplication::processEvents(); // the window receives that snapshot
+        c.monitor->stop();                 // no further snapshot may help
+        QCoreApplication::processEvents();
+        c.window->showPage(2);
+        QTableView *view = c.window->table(QStringLiteral("lock"));
+        bool shown = false;
+        for (int row = 0; row < view->model()->rowCount(); ++row) {
+            if (view->model()->index(row, 0).data(ObjectTableModel::KeyRole).toByteArray()
+                == "sim:lock:5") {
+                QCOMPARE(view->model()->index(row, 1).data().toString(),
+                         QStringLiteral("second1token5"));
+                shown = true;
+            }
+        }
+        QVERIFY(shown);
+    }
+
     void resetLimiter()
     {
         call(*m_client, {"ZADD", "sim:rl:api:1", "1", "a"});

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: MIT
 #include "session.h"
 
+#include <QThread>
+
 #include <QTextStream>
 
 namespace gatehouse::cli {
 
 Session::Session(const RedisEndpoint &endpoint, QObject *parent)
     : QObject(parent)
-    , m_client(endpoint)
+    , m_client(endpoint, QThread::currentThread()) // one thread: no hop per round trip
 {
     m_client.setAutoReconnect(false);
     connect(&m_client, &RedisClient::stateChanged, this,

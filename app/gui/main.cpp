@@ -145,9 +145,10 @@ int main(int argc, char *argv[])
     const QCommandLineOption screenshots(QStringLiteral("screenshots"),
                                          QStringLiteral("Capture every page to DIR, then quit."),
                                          QStringLiteral("DIR"));
-    const QCommandLineOption quitAfter(QStringLiteral("quit-after"),
-                                       QStringLiteral("Seconds to run (then the screenshots, if asked), then quit."),
-                                       QStringLiteral("S"), QStringLiteral("8"));
+    const QCommandLineOption quitAfter(
+        QStringLiteral("quit-after"),
+        QStringLiteral("Seconds to run (then the screenshots, if asked), then quit."),
+        QStringLiteral("S"), QStringLiteral("8"));
     parser.addOptions({profileOption, readOnly, demo, scale, interval, screenshots, quitAfter});
     parser.process(app);
 
@@ -184,7 +185,9 @@ int main(int argc, char *argv[])
     std::function<void()> askForConnection;
     auto startConsole = [&](const RedisEndpoint &ep, bool demoConsole) {
         console.teardown();
-        console.client = std::make_unique<RedisClient>(ep);
+        // The monitor's connection lives on the monitor thread with it: no
+        // hop per round trip.
+        console.client = std::make_unique<RedisClient>(ep, &monitorThread);
         Monitor::Options options;
         options.profile = profile;
         options.intervalMs = intervalMs;

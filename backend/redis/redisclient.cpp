@@ -34,6 +34,7 @@ struct ClientRelay
     QList<std::function<void(RedisConnection *)>> inbox; // guarded by mutex
     QList<Completion> outbox;                            // guarded by mutex
     bool outboxPosted = false;                           // guarded by mutex
+    bool flushPosted = false; // same-thread mode only: touched on that one thread
 
     // Worker thread: hand a finished request back to the client's thread.
     void complete(std::shared_ptr<RequestState> state, QList<RedisValue> values)
@@ -84,13 +85,17 @@ RedisClient::RedisClient(const RedisEndpoint &endpoint, QThread *worker, QObject
     }
     m_connection = new RedisConnection(endpoint);
     m_connection->moveToThread(worker);
-    connect(m_connection, &RedisConnection::stateChanged, this,
-            [this](RedisConnection::State state, const QString &message) {
-                m_state = state;
-                m_error = message;
-                Q_EMIT stateChanged(state, message);
-            });
-    connect(m_connection, &RedisConnection::ready, this, &RedisClient::ready);
+    // Queued even on one thread: a slot that sends a command never runs
+    // inside the connection's own code.
+    connect(
+        m_connection, &RedisConnection::stateChanged, this,
+        [this](RedisConnection::State state, const QString &message) {
+            m_state = state;
+            m_error = message;
+            Q_EMIT stateChanged(state, message);
+        },
+        Qt::QueuedConnection);
+    connect(m_connection, &RedisConnection::ready, this, &RedisClient::ready, Qt::QueuedConnection);
 }
 
 RedisClient::~RedisClient()
@@ -117,6 +122,33 @@ RedisClient::~RedisClient()
 
 void RedisClient::post(std::function<void(RedisConnection *)> job)
 {
+    RedisConnection *connection = m_connection;
+    if (connection->thread() == QThread::currentThread()) {
+        // Same-thread mode: no hop. The command is buffered now and written
+        // with the others of this event-loop pass.
+        {
+            QMutexLocker lock(&m_relay->mutex);
+            if (!m_relay->inbox.isEmpty()) { // behind jobs from other threads
+                m_relay->inbox.append(std::move(job));
+                return;
+            }
+        }
+        job(connection);
+        if (!m_relay->flushPosted) {
+            m_relay->flushPosted = true;
+            std::weak_ptr<Internal::ClientRelay> weakRelay = m_relay;
+            QMetaObject::invokeMethod(
+                connection,
+                [connection, weakRelay] {
+                    if (const auto relay = weakRelay.lock()) {
+                        relay->flushPosted = false;
+                        connection->flush();
+                    }
+                },
+                Qt::QueuedConnection);
+        }
+        return;
+    }
     bool first = false;
     {
         QMutexLocker lock(&m_relay->mutex);
@@ -125,7 +157,6 @@ void RedisClient::post(std::function<void(RedisConnection *)> job)
     }
     if (!first)
         return; // the drain already posted will take this job too
-    RedisConnection *connection = m_connection;
     std::weak_ptr<Internal::ClientRelay> weakRelay = m_relay;
     QMetaObject::invokeMethod(
         connection,

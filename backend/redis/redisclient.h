@@ -58,7 +58,10 @@ public:
     using BatchHandler = std::function<void(const QList<RedisValue> &)>;
 
     // With no worker, the client starts and owns a thread of its own. A given
-    // worker must be running and outlive the client.
+    // worker must be running and outlive the client. When the worker is the
+    // thread the client is used from (the CLI's, the monitor's), requests
+    // and replies need no thread hop: commands are written at the end of
+    // the event-loop pass, replies delivered on the next one.
     explicit RedisClient(const RedisEndpoint &endpoint, QThread *worker = nullptr,
                          QObject *parent = nullptr);
     ~RedisClient() override;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "wirebench.h"
 
+#include <QThread>
+
 #include "redisserver.h"
 
 #include <redis/redisclient.h>
@@ -95,15 +97,22 @@ QList<Figure> runWireBench(const RedisEndpoint &endpoint, int requests, int roun
                                             {"ZCARD", "bench:zset"},
                                             {"PTTL", "bench:ttl"},
                                             {"LLEN", "bench:list"}};
+    // The CLI's and the monitor's mode: the connection on the caller's
+    // thread, no hop per round trip.
+    const auto sameThread = test::connectedClient(endpoint, QThread::currentThread());
+    if (!sameThread)
+        qFatal("cannot connect to the benchmark server %s", qPrintable(endpoint.address()));
     QList<Figure> figures;
     for (const auto &command : commands) {
         double lockstep = 0;
+        double hopping = 0;
         double deep = 0;
         double peer = 0;
         // Alternate the sides; keep each side's best round.
         for (int round = 0; round < rounds; ++round) {
-            lockstep = qMax(lockstep, gatehouseRate(client, command, requests, 1));
+            lockstep = qMax(lockstep, gatehouseRate(*sameThread, command, requests, 1));
             peer = qMax(peer, peerRate(endpoint, command, requests));
+            hopping = qMax(hopping, gatehouseRate(client, command, requests, 1));
             deep = qMax(deep, gatehouseRate(client, command, requests, 16));
         }
         const QString name = QString::fromUtf8(command.first());
@@ -114,7 +123,16 @@ QList<Figure> runWireBench(const RedisEndpoint &endpoint, int requests, int roun
         f.peer = QStringLiteral("redis-benchmark -P 64 -c 1");
         f.peerValue = peer;
         f.target = 0.7;
+        f.note = QStringLiteral("Same-thread client (as gatehouse-cli and the monitor use it).");
         figures << f;
+        f.name = QStringLiteral("wire %1, 64 per round trip, worker").arg(name);
+        f.value = hopping;
+        f.target = 0;
+        f.note = QStringLiteral("Reported: a client with a worker thread (the GUI's action "
+                                "client), two thread hops per round trip.");
+        figures << f;
+        f.note.clear();
+        f.target = 0.7;
         // How the monitor actually pipelines: many batches outstanding.
         f.name = QStringLiteral("wire %1, 16x64 in flight").arg(name);
         f.value = deep;

@@ -9,6 +9,7 @@
 #include <QTcpServer>
 #include <QTcpSocket>
 #include <QTest>
+#include <QThread>
 #include <QTimer>
 
 using namespace gatehouse;
@@ -244,6 +245,78 @@ private slots:
 
         RequestHandle done = m_client->command({"PING"}, &alive, [](const RedisValue &) {});
         QTRY_VERIFY(!done.isActive());
+    }
+
+    // The CLI's and the monitor's mode: the connection on the caller's own
+    // thread. Order, chained requests, dropped handlers, a server loss and the
+    // client going away with requests in flight all behave as with a worker.
+    void sameThreadMode()
+    {
+        RedisServer server;
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        auto client = std::make_unique<RedisClient>(server.endpoint(), QThread::currentThread());
+        client->open();
+        QVERIFY(waitReady(*client));
+
+        QObject context;
+        QList<int> order;
+        int wrongThread = 0;
+        for (int i = 0; i < 10000; ++i) {
+            if (i == 5000) {
+                client->pipeline({{"ECHO", "p1"}, {"ECHO", "p2"}}, &context,
+                                 [&](const QList<RedisValue> &r) {
+                                     if (r.size() == 2 && r.at(1).bytes() == "p2")
+                                         order << -1;
+                                 });
+            }
+            client->command({"ECHO", QByteArray::number(i)}, &context, [&, i](const RedisValue &v) {
+                if (QThread::currentThread() != thread())
+                    ++wrongThread;
+                order << (v.bytes().toInt() == i ? i : -2);
+            });
+        }
+        QTRY_COMPARE_WITH_TIMEOUT(order.size(), 10001, 20000);
+        QCOMPARE(order.at(5000), -1);
+        order.removeAt(5000);
+        for (int i = 0; i < 10000; ++i)
+            QCOMPARE(order.at(i), i);
+        QCOMPARE(wrongThread, 0);
+
+        // Lock-step: each reply sends the next request.
+        int chained = 0;
+        std::function<void(const RedisValue &)> next = [&](const RedisValue &v) {
+            if (v.toInteger() == ++chained && chained < 200)
+                client->command({"INCR", "chain"}, &context, next);
+        };
+        client->command({"INCR", "chain"}, &context, next);
+        QTRY_COMPARE_WITH_TIMEOUT(chained, 200, 10000);
+
+        auto *gone = new QObject;
+        bool called = false;
+        client->command({"PING"}, gone, [&](const RedisValue &) { called = true; });
+        delete gone;
+        QCOMPARE(call(*client, {"PING"}), RedisValue::status("PONG"));
+        QVERIFY(!called);
+
+        // A loss fails what was in flight, then the client reconnects.
+        QList<RedisValue> failed;
+        client->command({"BLPOP", "never", "0"}, &context,
+                        [&](const RedisValue &v) { failed << v; });
+        QTest::qWait(100);
+        server.kill();
+        QTRY_COMPARE_WITH_TIMEOUT(failed.size(), 1, 10000);
+        QVERIFY(failed.first().errorMessage().contains(QLatin1String("may or may not have run")));
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        QTRY_COMPARE_WITH_TIMEOUT(client->state(), State::Ready, 5000);
+        QCOMPARE(call(*client, {"PING"}), RedisValue::status("PONG"));
+
+        // Gone with requests in flight: no handler runs, nothing crashes.
+        bool late = false;
+        for (int i = 0; i < 100; ++i)
+            client->command({"PING"}, &context, [&](const RedisValue &) { late = true; });
+        client.reset();
+        QTest::qWait(100);
+        QVERIFY(!late);
     }
 
     void selectsDatabase()

@@ -320,9 +320,9 @@ std::unique_ptr<RedisClient> connectedClient(const RedisServer &server)
     return connectedClient(server.endpoint());
 }
 
-std::unique_ptr<RedisClient> connectedClient(const RedisEndpoint &endpoint)
+std::unique_ptr<RedisClient> connectedClient(const RedisEndpoint &endpoint, QThread *worker)
 {
-    auto client = std::make_unique<RedisClient>(endpoint);
+    auto client = std::make_unique<RedisClient>(endpoint, worker);
     client->open();
     if (!waitReady(*client))
         return nullptr;

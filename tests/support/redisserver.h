@@ -100,6 +100,9 @@ bool waitReady(RedisClient &client, int timeoutMs = 10000);
 
 // A client to the server, opened and Ready; nullptr if it did not get there.
 std::unique_ptr<RedisClient> connectedClient(const RedisServer &server);
-std::unique_ptr<RedisClient> connectedClient(const RedisEndpoint &endpoint);
+// worker: as RedisClient's (none: a thread of its own; the current thread:
+// the same-thread mode of the CLI and the monitor).
+std::unique_ptr<RedisClient> connectedClient(const RedisEndpoint &endpoint,
+                                             QThread *worker = nullptr);
 
 } // namespace gatehouse::test

@@ -8,11 +8,8 @@ void HistoryRing::append(const float *values)
     if (m_figures <= 0 || m_capacity <= 0)
         return;
     if (m_count < m_capacity) {
-        if (m_data.capacity() < qsizetype(m_count + 1) * m_figures) // grow in steps, not per sample
-            m_data.reserve(std::min<qsizetype>(qsizetype(m_capacity) * m_figures,
-                                               std::max<qsizetype>(16, m_data.size() * 2)));
         for (int f = 0; f < m_figures; ++f)
-            m_data.append(values[f]);
+            m_data[qsizetype(m_count) * m_figures + f] = values[f];
         ++m_count;
         return;
     }

@@ -3,18 +3,23 @@
 
 #include <QList>
 
+#include <algorithm>
+
 namespace gatehouse {
 
 // The last `capacity` samples of a few figures of one object, one float each
 // (4 bytes per sample per figure; sample times are kept once, by the
-// monitor, for all objects). Grows as samples come, up to the capacity.
+// monitor, for all objects), allocated at full capacity.
 class HistoryRing
 {
 public:
     HistoryRing() = default;
+    // The ring takes its full size at once (zeroed, so resident): memory is
+    // flat from the first sample on, not growing for the ring's first fill.
     HistoryRing(int figures, int capacity)
         : m_figures(figures)
         , m_capacity(capacity)
+        , m_data(qsizetype(std::max(0, figures)) * std::max(0, capacity), 0.0f)
     {}
 
     void append(const float *values);

@@ -391,8 +391,8 @@ QList<Figure> runRefreshBench(const RedisEndpoint &endpoint, const MonitorBenchS
                                       / double(std::max<qint64>(1, totalSamples)),
                                   4);
     history.note = QStringLiteral("%1 samples of %2 figures, rings full: %3 bytes, plus %4 bytes "
-                                  "of tick times shared by all objects. While a ring fills it "
-                                  "grows by doubling (at most 2x spare).")
+                                  "of tick times shared by all objects. Rings are allocated at "
+                                  "full size up front, so memory does not grow as they fill.")
                        .arg(totalSamples)
                        .arg(figures)
                        .arg(monitor->historyBytes() - monitor->tickTimeBytes())

@@ -122,10 +122,17 @@ private slots:
         // Capped at 3 slots: the horizon stops growing, the set stops growing.
         QCOMPARE(at(t0, "3").at(2).toInteger(), 600);
         QCOMPARE(call(*m_client, {"ZCARD", "r"}).toInteger(), 3);
-        // Past slots are trimmed; once the window has moved, requests pass.
+        // Once the window has moved, requests pass; no slot is in the future.
         const RedisValue later = at(t0 + 1000, "3");
         QCOMPARE(later.at(0).toInteger(), 1);
-        QCOMPARE(call(*m_client, {"ZCARD", "r"}).toInteger(), 0);
+        QCOMPARE(call(*m_client, {"ZCOUNT", "r", "(" + QByteArray::number(t0 + 1000), "+inf"})
+                     .toInteger(),
+                 0);
+        // The next rejection trims the past slots: its own is the only one.
+        for (int i = 0; i < 4; ++i)
+            QCOMPARE(at(t0 + 1000, "3").at(0).toInteger(), 1);
+        QCOMPARE(at(t0 + 1000, "3").at(2).toInteger(), 200);
+        QCOMPARE(call(*m_client, {"ZCARD", "r"}).toInteger(), 1);
         // Idle keys expire.
         QVERIFY(call(*m_client, {"PTTL", "w"}).toInteger() > 0);
     }

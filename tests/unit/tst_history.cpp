@@ -27,6 +27,19 @@ private slots:
         QCOMPARE(ring.bytes(), qsizetype(2 * 3 * sizeof(float)));
     }
 
+    // Full size from the start: memory does not grow while the ring fills,
+    // and a partly filled ring shows only what was appended.
+    void fullSizeUpFront()
+    {
+        HistoryRing ring(3, 100);
+        QCOMPARE(ring.bytes(), qsizetype(3 * 100 * sizeof(float)));
+        const float v[3] = {1, 2, 3};
+        ring.append(v);
+        QCOMPARE(ring.size(), 1);
+        QCOMPARE(ring.at(2, 0), 3.0f);
+        QCOMPARE(ring.bytes(), qsizetype(3 * 100 * sizeof(float)));
+    }
+
     void noCapacityNoMemory()
     {
         HistoryRing ring(3, 0);

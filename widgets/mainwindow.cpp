@@ -37,6 +37,7 @@
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QStatusBar>
+#include <QStyledItemDelegate>
 #include <QTableView>
 #include <QTableWidget>
 #include <QToolButton>
@@ -46,7 +47,50 @@ namespace gatehouse {
 
 namespace {
 const char *const s_sections[] = {"limiter", "lock", "token", "queue"};
-}
+
+constexpr QSize s_sparkSize(80, 20);
+
+// Draws an Overview item's sparkline (the polyline in SparklineRole) before
+// its text, fresh at every paint: no pixmap and no icon, so nothing is left
+// in QPixmapCache as the list is rebuilt every tick.
+class SparklineDelegate final : public QStyledItemDelegate
+{
+public:
+    using QStyledItemDelegate::QStyledItemDelegate;
+
+    void paint(QPainter *painter, const QStyleOptionViewItem &option,
+               const QModelIndex &index) const override
+    {
+        QStyleOptionViewItem opt = option;
+        initStyleOption(&opt, index);
+        const QRect spark(opt.rect.left() + 2, opt.rect.center().y() - s_sparkSize.height() / 2,
+                          s_sparkSize.width(), s_sparkSize.height());
+        const bool selected = opt.state & QStyle::State_Selected;
+        if (selected)
+            painter->fillRect(opt.rect, opt.palette.brush(QPalette::Highlight));
+        opt.rect.setLeft(spark.right() + 6);
+        QStyle *style = opt.widget ? opt.widget->style() : QApplication::style();
+        style->drawControl(QStyle::CE_ItemViewItem, &opt, painter, opt.widget);
+        const QPolygonF line = index.data(MainWindow::SparklineRole).value<QPolygonF>();
+        if (line.size() < 2)
+            return;
+        painter->save();
+        painter->setRenderHint(QPainter::Antialiasing);
+        painter->setPen(QPen(
+            opt.palette.color(selected ? QPalette::HighlightedText : QPalette::Highlight), 1.2));
+        painter->drawPolyline(line.translated(spark.topLeft()));
+        painter->restore();
+    }
+
+    QSize sizeHint(const QStyleOptionViewItem &option, const QModelIndex &index) const override
+    {
+        QSize size = QStyledItemDelegate::sizeHint(option, index);
+        size.rwidth() += s_sparkSize.width() + 8;
+        size.setHeight(std::max(size.height(), s_sparkSize.height() + 2));
+        return size;
+    }
+};
+} // namespace
 
 MainWindow::MainWindow(RedisClient *client, Monitor *monitor, ActionEngine *actions,
                        Options options, QWidget *parent)
@@ -290,7 +334,7 @@ QWidget *MainWindow::buildOverview()
     layout->addWidget(m_overviewCounts);
     layout->addWidget(new QLabel(tr("Needs attention (click to open):"), w));
     m_hot = new QListWidget(w);
-    m_hot->setIconSize(QSize(80, 20));
+    m_hot->setItemDelegate(new SparklineDelegate(m_hot));
     connect(m_hot, &QListWidget::itemActivated, this, [this](QListWidgetItem *item) {
         const QString section = item->data(Qt::UserRole).toString();
         const QByteArray key = item->data(Qt::UserRole + 1).toByteArray();
@@ -569,14 +613,12 @@ bool MainWindow::exportCsv(const QString &section, const QString &fileName) cons
     return file.commit();
 }
 
-QPixmap MainWindow::sparkline(const QByteArray &key, const QString &figure) const
+QPolygonF MainWindow::sparkline(const QByteArray &key, const QString &figure) const
 {
     const QList<QPointF> points = m_monitor->history(key, figure);
-    QPixmap pixmap(QSize(80, 20) * devicePixelRatioF());
-    pixmap.setDevicePixelRatio(devicePixelRatioF());
-    pixmap.fill(Qt::transparent);
+    QPolygonF line;
     if (points.size() < 2)
-        return pixmap;
+        return line;
     double lo = points.first().y(), hi = lo;
     for (const QPointF &p : points) {
         if (std::isnan(p.y()))
@@ -585,18 +627,14 @@ QPixmap MainWindow::sparkline(const QByteArray &key, const QString &figure) cons
         hi = std::max(hi, p.y());
     }
     const double x0 = points.first().x(), x1 = points.last().x();
-    QPolygonF line;
+    const double w = s_sparkSize.width() - 2, h = s_sparkSize.height() - 2;
     for (const QPointF &p : points) {
         if (std::isnan(p.y()))
             continue;
-        line << QPointF((p.x() - x0) / std::max(1.0, x1 - x0) * 78 + 1,
-                        19 - (hi > lo ? (p.y() - lo) / (hi - lo) * 18 : 9));
+        line << QPointF((p.x() - x0) / std::max(1.0, x1 - x0) * w + 1,
+                        h + 1 - (hi > lo ? (p.y() - lo) / (hi - lo) * h : h / 2));
     }
-    QPainter painter(&pixmap);
-    painter.setRenderHint(QPainter::Antialiasing);
-    painter.setPen(QPen(palette().color(QPalette::Highlight), 1.2));
-    painter.drawPolyline(line);
-    return pixmap;
+    return line;
 }
 
 void MainWindow::updateConsumers()
@@ -794,7 +832,7 @@ void MainWindow::updateOverview()
         const QString figure = c.section == QLatin1String("limiter") ? QStringLiteral("inWindow")
                                : c.section == QLatin1String("queue") ? QStringLiteral("inFlight")
                                                                      : QStringLiteral("pttlMs");
-        item->setIcon(QIcon(sparkline(c.key, figure)));
+        item->setData(SparklineRole, QVariant::fromValue(sparkline(c.key, figure)));
         item->setData(Qt::UserRole, c.section);
         item->setData(Qt::UserRole + 1, c.key);
     }

@@ -9,6 +9,7 @@
 #include <QHash>
 #include <QMainWindow>
 #include <QPixmap>
+#include <QPolygonF>
 #include <QSet>
 #include <QTimer>
 
@@ -40,6 +41,9 @@ class MainWindow : public QMainWindow
 {
     Q_OBJECT
 public:
+    // Overview items: their sparkline, a QPolygonF drawn by the list's delegate.
+    static constexpr int SparklineRole = Qt::UserRole + 2;
+
     struct Options
     {
         bool readOnly = false;
@@ -87,7 +91,8 @@ private:
     void act(const ScriptCall &call);
     void issueToken();
     void updateConsumers();
-    QPixmap sparkline(const QByteArray &key, const QString &figure) const;
+    // A figure's history as a polyline in an 80x20 box (for SparklineRole).
+    QPolygonF sparkline(const QByteArray &key, const QString &figure) const;
 
 public:
     // Writes a section's table (the rows as shown, filter and sort applied) as CSV.

@@ -393,7 +393,10 @@ private slots:
         call(*m_client, zadd);
         Console c(m_server, false, audit());
         auto *hot = c.window->page(0)->findChild<QListWidget *>();
-        QTRY_VERIFY_WITH_TIMEOUT(hot->count() > 0 && !hot->item(0)->icon().isNull(), 5000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            hot->count() > 0
+                && hot->item(0)->data(MainWindow::SparklineRole).value<QPolygonF>().size() >= 2,
+            5000);
         QVERIFY(hot->item(0)->text().contains(QLatin1String("sim:rl:api:1")));
         QVERIFY(hot->item(0)->text().contains(QLatin1String("100 %")));
     }

@@ -42,6 +42,7 @@ ObjectTableModel::ObjectTableModel(const QString &section, QObject *parent)
 
 void ObjectTableModel::applySnapshot(const Snapshot &snapshot)
 {
+    const bool timeMoved = m_serverTimeMs > 0 && snapshot.server.timeMs > m_serverTimeMs;
     m_serverTimeMs = snapshot.server.timeMs;
     m_nowMs = std::max(m_nowMs, m_serverTimeMs);
     QList<ObjectList::Ptr> added;
@@ -75,13 +76,32 @@ void ObjectTableModel::applySnapshot(const Snapshot &snapshot)
         }
         endInsertRows();
     }
+    // Rows whose state was not re-read still move with time (readings are
+    // projected to the snapshot's time): repaint their time columns. Display
+    // only: every projected value moves by the same amount, so the sort
+    // order holds.
+    if (timeMoved)
+        timeColumnsChanged();
+}
+
+void ObjectTableModel::timeColumnsChanged()
+{
+    if (m_states.isEmpty())
+        return;
+    int first = 3, last = 3; // queues: oldest in flight
+    if (m_section == QLatin1String("limiter"))
+        first = last = 4; // retry horizon
+    else if (m_section == QLatin1String("lock"))
+        first = 2, last = 3; // TTL, held for
+    else if (m_section == QLatin1String("token"))
+        first = last = 2; // TTL range
+    Q_EMIT dataChanged(index(0, first), index(int(m_states.size()) - 1, last), {Qt::DisplayRole});
 }
 
 void ObjectTableModel::advanceTo(qint64 serverNowMs)
 {
     m_nowMs = serverNowMs;
-    if (m_section == QLatin1String("lock") && !m_states.isEmpty())
-        Q_EMIT dataChanged(index(0, 2), index(int(m_states.size()) - 1, 3), {Qt::DisplayRole});
+    timeColumnsChanged();
 }
 
 void ObjectTableModel::clear()

@@ -42,6 +42,8 @@ public:
                         int role = Qt::DisplayRole) const override;
 
 private:
+    void timeColumnsChanged();
+
     QVariant display(const ObjectState &s, int column) const;
     QVariant sortValue(const ObjectState &s, int column) const;
 

@@ -99,6 +99,34 @@ private slots:
         QCOMPARE(model.index(0, 2).data().toString(), QStringLiteral("0 ms"));
     }
 
+    // A state not re-read by the last tick (the adaptive refresh shares it
+    // between snapshots) still shows its ages as of the new snapshot, and the
+    // view is told to repaint that column.
+    void agesMoveWithoutANewState()
+    {
+        ObjectTableModel model(QStringLiteral("queue"));
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        ObjectState q;
+        q.object.kind = PatternKind::ReliableQueue;
+        q.object.key = "jobs:mail";
+        q.reading.atMs = 1000;
+        q.reading.inFlight = 1;
+        q.reading.oldestInFlightAgeMs = 500;
+        Snapshot s;
+        s.server.timeMs = 1000;
+        s.objects = {q};
+        model.applySnapshot(s);
+        QCOMPARE(model.index(0, 3).data().toString(), QStringLiteral("500 ms"));
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        Snapshot later = s; // the very same state object
+        later.server.timeMs = 3000;
+        model.applySnapshot(later);
+        QCOMPARE(model.index(0, 3).data().toString(), QStringLiteral("2.5 s"));
+        QCOMPARE(changed.size(), 1);
+        QCOMPARE(changed.first().at(0).toModelIndex().column(), 3);
+    }
+
     void limiterColumns()
     {
         ObjectTableModel model(QStringLiteral("limiter"));

@@ -615,7 +615,9 @@ bool MainWindow::exportCsv(const QString &section, const QString &fileName) cons
 
 QPolygonF MainWindow::sparkline(const QByteArray &key, const QString &figure) const
 {
-    const QList<QPointF> points = m_monitor->history(key, figure);
+    // One point per pixel at most: the temporaries stay the same size as the
+    // 15-minute history fills.
+    const QList<QPointF> points = m_monitor->history(key, figure, s_sparkSize.width());
     QPolygonF line;
     if (points.size() < 2)
         return line;

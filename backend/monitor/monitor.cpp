@@ -648,24 +648,29 @@ QStringList Monitor::figureNames(PatternKind kind)
     return {QStringLiteral("count")};
 }
 
-QList<QPointF> Monitor::history(const QByteArray &key, const QString &figure) const
+QList<QPointF> Monitor::history(const QByteArray &key, const QString &figure, int maxPoints) const
 {
     QMutexLocker lock(&m_historyMutex);
     QList<QPointF> points;
     const int index = m_byPrimaryKey.value(key, -1);
-    if (index >= 0) {
-        const Tracked &t = m_tracked.at(index);
-        const int f = int(figureNames(t.kind).indexOf(figure));
-        if (f < 0)
-            return points;
-        const int n = t.history.size();
-        const qsizetype offset = m_tickTimes.size() - n; // objects found later have fewer samples
-        for (int i = 0; i < n; ++i) {
-            const qsizetype ti = offset + i;
-            if (ti >= 0 && ti < m_tickTimes.size())
-                points.append(QPointF(double(m_tickTimes.at(ti)), double(t.history.at(f, i))));
-        }
+    if (index < 0)
         return points;
+    const Tracked &t = m_tracked.at(index);
+    const int f = int(figureNames(t.kind).indexOf(figure));
+    if (f < 0)
+        return points;
+    const int n = t.history.size();
+    const qsizetype offset = m_tickTimes.size() - n; // objects found later have fewer samples
+    // Evenly spaced samples ending at the newest: step >= 1.
+    const double step = maxPoints > 1 && n > maxPoints ? double(n - 1) / (maxPoints - 1) : 1.0;
+    points.reserve(qsizetype(std::min(n, maxPoints > 0 ? maxPoints : n)));
+    for (double x = 0; qRound(x) < n; x += step) {
+        const int i = std::min(n - 1, qRound(x));
+        const qsizetype ti = offset + i;
+        if (ti >= 0 && ti < m_tickTimes.size())
+            points.append(QPointF(double(m_tickTimes.at(ti)), double(t.history.at(f, i))));
+        if (i == n - 1)
+            break;
     }
     return points;
 }

@@ -75,7 +75,9 @@ public:
     // "inWindow", "occupancy", "retryHorizonMs"; lock "pttlMs"; token "count";
     // queue "length", "inFlight", "oldestInFlightAgeMs", "stuck".
     static QStringList figureNames(PatternKind kind);
-    QList<QPointF> history(const QByteArray &key, const QString &figure) const;
+    // maxPoints > 0: at most that many, evenly spaced, the newest always in
+    // (a sparkline needs its width in points, not 15 minutes of samples).
+    QList<QPointF> history(const QByteArray &key, const QString &figure, int maxPoints = 0) const;
     qsizetype historyBytes() const; // every object's rings plus the shared tick times
     qsizetype tickTimeBytes() const;
 

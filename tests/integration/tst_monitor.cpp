@@ -195,6 +195,16 @@ private slots:
         QVERIFY(ticks.wait(10000));
         QCOMPARE(monitor.history("sim:rl:api:1", QStringLiteral("inWindow")).size(), 2);
         QCOMPARE(monitor.history("sim:jobs:mail", QStringLiteral("length")).last().y(), 2.0);
+        // At most maxPoints, evenly spaced, the oldest and the newest kept.
+        for (int i = 0; i < 3; ++i) {
+            monitor.refreshNow();
+            QVERIFY(ticks.wait(10000));
+        }
+        const QList<QPointF> all = monitor.history("sim:rl:api:1", QStringLiteral("inWindow"));
+        QCOMPARE(all.size(), 5);
+        const QList<QPointF> three = monitor.history("sim:rl:api:1", QStringLiteral("inWindow"), 3);
+        QCOMPARE(three, (QList<QPointF>{all.at(0), all.at(2), all.at(4)}));
+        QCOMPARE(monitor.history("sim:rl:api:1", QStringLiteral("inWindow"), 80), all);
     }
 
     // With keyspace events on, another client's write is re-read within

@@ -22,11 +22,45 @@
 #include <QThread>
 #include <QTimer>
 
+#include <QSocketNotifier>
+
+#include <csignal>
 #include <memory>
+
+#include <sys/socket.h>
+#include <unistd.h>
 
 using namespace gatehouse;
 
 namespace {
+
+int s_signalPipe[2] = {-1, -1};
+
+void onQuitSignal(int)
+{
+    const char c = 1;
+    [[maybe_unused]] const ssize_t n = ::write(s_signalPipe[0], &c, 1); // async-signal-safe
+}
+
+// SIGINT and SIGTERM quit like File > Quit: the monitor stops, and --demo's
+// private redis-server is stopped and its directory removed.
+void quitOnSignals(QCoreApplication *app)
+{
+    if (::socketpair(AF_UNIX, SOCK_STREAM, 0, s_signalPipe) != 0)
+        return;
+    auto *notifier = new QSocketNotifier(s_signalPipe[1], QSocketNotifier::Read, app);
+    QObject::connect(notifier, &QSocketNotifier::activated, app, [] {
+        char c = 0;
+        [[maybe_unused]] const ssize_t n = ::read(s_signalPipe[1], &c, 1);
+        QCoreApplication::quit();
+    });
+    struct sigaction action = {};
+    action.sa_handler = onQuitSignal;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    sigaction(SIGINT, &action, nullptr);
+    sigaction(SIGTERM, &action, nullptr);
+}
 
 // One connection's console. The monitor (with its client, and the demo's
 // simulator) runs on a thread of its own, so a tick of tens of thousands of
@@ -115,6 +149,7 @@ void captureAll(MainWindow *window, const QString &dir, int page)
 int main(int argc, char *argv[])
 {
     QApplication app(argc, argv);
+    quitOnSignals(&app);
     QApplication::setApplicationName(QStringLiteral("gatehouse"));
     QApplication::setApplicationDisplayName(QStringLiteral("Gatehouse"));
     QApplication::setOrganizationName(QStringLiteral("Gatehouse"));

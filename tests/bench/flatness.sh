@@ -18,6 +18,7 @@ Xvfb ":$display" -screen 0 1600x1000x24 -nolisten tcp >/dev/null 2>&1 &
 xvfb=$!
 audit=$(mktemp)
 cleanup() {
+    # SIGTERM quits gatehouse like File > Quit: its demo server goes with it.
     kill "${gh:-}" 2>/dev/null || true
     wait "${gh:-}" 2>/dev/null || true
     kill "$xvfb" 2>/dev/null || true

@@ -5,6 +5,7 @@
 #include "redisserver.h"
 
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QImage>
 #include <QProcess>
@@ -53,6 +54,37 @@ private slots:
         QVERIFY(pages.value(QStringLiteral("queues")).second > 0);
         // The demo's redis-server went with it.
         QCOMPARE(QProcess::execute(QStringLiteral("pgrep"), {QStringLiteral("-f"), dir}), 1);
+    }
+
+    // SIGTERM (and SIGINT) quit like File > Quit: the demo's private
+    // redis-server is stopped with the console, not left behind.
+    void demoStopsItsServerOnSigterm()
+    {
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+        p.setProcessEnvironment(env);
+        p.start(QStringLiteral(GATEHOUSE_GUI), {QStringLiteral("--demo")});
+        QVERIFY(p.waitForStarted());
+        QString server;
+        QTRY_VERIFY_WITH_TIMEOUT(
+            [&] {
+                QProcess pgrep;
+                pgrep.start(QStringLiteral("pgrep"),
+                            {QStringLiteral("-P"), QString::number(p.processId()),
+                             QStringLiteral("redis-server")});
+                pgrep.waitForFinished();
+                server = QString::fromUtf8(pgrep.readAllStandardOutput()).trimmed();
+                return !server.isEmpty();
+            }(),
+            20000);
+        QTest::qWait(1000); // running: monitor, simulator
+        p.terminate();      // SIGTERM
+        QVERIFY2(p.waitForFinished(20000), "gatehouse did not quit on SIGTERM");
+        QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(p.exitCode(), 0);
+        QVERIFY2(!QFile::exists(QStringLiteral("/proc/") + server),
+                 qPrintable(QStringLiteral("redis-server %1 left running").arg(server)));
     }
 };
 

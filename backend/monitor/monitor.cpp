@@ -356,12 +356,12 @@ void Monitor::tick()
     const qsizetype sweepFrom = m_sweepNext;
     m_sweepNext = n == 0 ? 0 : (m_sweepNext + slice) % n;
     const qint64 now = serverNow();
+    const int detail = m_detailKey.isEmpty() ? -1 : m_byPrimaryKey.value(m_detailKey, -1);
     for (qsizetype i = 0; i < n; ++i) {
         const Tracked &t = m_tracked.at(i);
         const qsizetype fromSweep = (i - sweepFrom + n) % n;
         // The rest is exact as its reading projected to now (Reading::at).
-        if (fromSweep < slice || t.dirty || !t.everRead || now >= t.validUntilMs
-            || (!m_detailKey.isEmpty() && objectAt(int(i)).key == m_detailKey))
+        if (fromSweep < slice || t.dirty || !t.everRead || now >= t.validUntilMs || i == detail)
             read.append(int(i));
     }
     probe(read, true);

@@ -28,6 +28,18 @@ QByteArray n(qint64 v)
     return QByteArray::number(v);
 }
 
+// A seed 000 window with its retry set (key + ":retry"), limit 5.
+PatternObject windowObject(const QByteArray &key, qint64 windowMs)
+{
+    PatternObject o;
+    o.kind = PatternKind::SlidingWindow;
+    o.key = key;
+    o.related = {key + ":retry"};
+    o.params.limit = 5;
+    o.params.windowMs = windowMs;
+    return o;
+}
+
 RedisValue runScript(RedisClient &client, const ScriptCall &sc)
 {
     QObject context;
@@ -109,12 +121,7 @@ private slots:
                          "c", n(now - 100), "d"});
         call(*m_client, {"ZADD", "rl:api:retry", n(now - 500), "old", n(now + 2000), "s1",
                          n(now + 4000), "s2"});
-        PatternObject o;
-        o.kind = PatternKind::SlidingWindow;
-        o.key = "rl:api";
-        o.related = {"rl:api:retry"};
-        o.params.limit = 5;
-        o.params.windowMs = 10000;
+        PatternObject o = windowObject("rl:api", 10000);
 
         const Reading r = probe(o, now, true);
         QVERIFY2(r.isOk(), qPrintable(r.message));
@@ -149,12 +156,7 @@ private slots:
         call(*m_client,
              {"ZADD", "rl:p", n(now - 9000), "b", n(now - 5000), "c", n(now - 100), "d"});
         call(*m_client, {"ZADD", "rl:p:retry", n(now + 2000), "s1"});
-        PatternObject w;
-        w.kind = PatternKind::SlidingWindow;
-        w.key = "rl:p";
-        w.related = {"rl:p:retry"};
-        w.params.limit = 5;
-        w.params.windowMs = 10000;
+        PatternObject w = windowObject("rl:p", 10000);
         const PatternUnit &sliding = PatternUnit::of(w.kind);
         const Reading r0 = probe(w, now);
         QCOMPARE(sliding.validUntilMs(w, r0), now + 1000 - 1); // "b" leaves the window
@@ -235,12 +237,7 @@ private slots:
                              [&](const RedisValue &) { done = true; });
             QVERIFY(QTest::qWaitFor([&] { return done; }, 5000));
         }
-        PatternObject o;
-        o.kind = PatternKind::SlidingWindow;
-        o.key = "rl:s";
-        o.related = {"rl:s:retry"};
-        o.params.limit = 5;
-        o.params.windowMs = 1000;
+        PatternObject o = windowObject("rl:s", 1000);
         const Reading r = probe(o, now);
         QCOMPARE(r.inWindow, 5);
         QCOMPARE(r.occupancy().value(), 1.0);

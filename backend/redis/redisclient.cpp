@@ -34,7 +34,10 @@ struct ClientRelay
     QList<std::function<void(RedisConnection *)>> inbox; // guarded by mutex
     QList<Completion> outbox;                            // guarded by mutex
     bool outboxPosted = false;                           // guarded by mutex
-    bool flushPosted = false; // same-thread mode only: touched on that one thread
+    // Same-thread mode only, touched on that one thread:
+    bool flushPosted = false; // a flush is queued for the end of this pass
+    int delivering = 0;       // handlers are running (nested event loops count up)
+    bool flushDue = false;    // commands sent by handlers, written when they return
 
     // Worker thread: hand a finished request back to the client's thread.
     void complete(std::shared_ptr<RequestState> state, QList<RedisValue> values)
@@ -134,6 +137,12 @@ void RedisClient::post(std::function<void(RedisConnection *)> job)
             }
         }
         job(connection);
+        if (m_relay->delivering > 0) {
+            // Sent from a reply handler: written when the handlers return,
+            // without another trip through the event loop.
+            m_relay->flushDue = true;
+            return;
+        }
         if (!m_relay->flushPosted) {
             m_relay->flushPosted = true;
             std::weak_ptr<Internal::ClientRelay> weakRelay = m_relay;
@@ -255,22 +264,36 @@ RequestHandle RedisClient::script(const RedisScript &script, QList<QByteArray> k
 
 void RedisClient::deliver()
 {
+    // A handler may delete this client: the relay and connection pointer are
+    // held locally, and the relay's receiver says whether the client lives.
+    const std::shared_ptr<Internal::ClientRelay> relay = m_relay;
+    RedisConnection *connection = m_connection;
+    const bool sameThread = connection->thread() == QThread::currentThread();
     QList<Internal::Completion> done;
     {
-        QMutexLocker lock(&m_relay->mutex);
-        done.swap(m_relay->outbox);
-        m_relay->outboxPosted = false;
+        QMutexLocker lock(&relay->mutex);
+        done.swap(relay->outbox);
+        relay->outboxPosted = false;
     }
+    if (sameThread)
+        ++relay->delivering;
+    // The receiver is only cleared on this thread (by the destructor), so it
+    // reads without the lock here.
     for (const Internal::Completion &c : done) {
         RequestState &s = *c.state;
         s.finished = true;
-        if (s.cancelled || !s.context)
-            continue;
+        if (s.cancelled || !s.context || !relay->receiver)
+            continue; // dropped, or a handler deleted the client
         if (s.batchHandler)
             s.batchHandler(c.values);
         else if (s.handler)
             s.handler(c.values.isEmpty() ? RedisValue() : c.values.first());
     }
+    if (!sameThread || --relay->delivering > 0 || !relay->flushDue)
+        return;
+    relay->flushDue = false;
+    if (relay->receiver)
+        connection->flush();
 }
 
 } // namespace gatehouse

@@ -142,11 +142,12 @@ void appendCommand(QByteArray &out, const QList<QByteArray> &args)
         argv[i] = args.at(i).constData();
         argvlen[i] = size_t(args.at(i).size());
     }
-    char *cmd = nullptr;
-    const int len = redisFormatCommandArgv(&cmd, int(args.size()), argv.data(), argvlen.data());
+    // The sds variant: hiredis's own formatter, not snprintf per argument.
+    sds cmd = nullptr;
+    const int len = redisFormatSdsCommandArgv(&cmd, int(args.size()), argv.data(), argvlen.data());
     Q_CHECK_PTR(cmd);
     out.append(cmd, len);
-    redisFreeCommand(cmd);
+    redisFreeSdsCommand(cmd);
 }
 
 QByteArray encodeCommand(const QList<QByteArray> &args)

@@ -32,7 +32,7 @@ void pipelineAll(RedisClient &client, const QList<QList<QByteArray>> &commands)
     QObject ctx;
     bool done = false;
     client.pipeline(commands, &ctx, [&](const QList<RedisValue> &) { done = true; });
-    (void)QTest::qWaitFor([&] { return done; }, 600000);
+    (void)test::waitUntil([&] { return done; }, 600000);
 }
 
 // Writes count keys "prefix<i>" with MSET, 1000 per command.
@@ -417,7 +417,7 @@ QList<Figure> runRefreshBench(const RedisEndpoint &endpoint, const MonitorBenchS
                 m->start();
                 // Steady: events as expected and, adaptive, the quiet ticks of
                 // a quiet keyspace (the sweep's share and what time changes).
-                QTest::qWaitFor(
+                (void)QTest::qWaitFor(
                     [&] {
                         return steady.size() >= 2 && m->snapshot().server.eventsLive == adaptive
                                && (!adaptive || m->lastTickObjectsRead() <= tracked / 20);

@@ -191,7 +191,7 @@ private slots:
         QObject ctx;
         bool done = false;
         m_client->pipeline(batch, &ctx, [&](const QList<RedisValue> &) { done = true; });
-        QVERIFY(QTest::qWaitFor([&] { return done; }, 60000));
+        QVERIFY(test::waitUntil([&] { return done; }, 60000));
         const QJsonObject q
             = entry(snapshotJson({QStringLiteral("--profile"), QStringLiteral("demo")}), "queues",
                     QStringLiteral("sim:jobs:big"));
@@ -327,7 +327,7 @@ private slots:
                 }
                 done = true;
             });
-            (void)QTest::qWaitFor([&] { return done; }, 10000);
+            (void)test::waitUntil([&] { return done; }, 10000);
             return out;
         };
 
@@ -410,7 +410,7 @@ private slots:
                        QCOMPARE(int(o.result), int(ActionOutcome::Result::Done));
                        done = true;
                    });
-        QVERIFY(QTest::qWaitFor([&] { return done; }, 5000));
+        QVERIFY(test::waitUntil([&] { return done; }, 5000));
         QTRY_COMPARE(call(*m_client, {"XLEN", "gatehouse:audit"}).toInteger(), 1);
         const RedisValue entry
             = call(*m_client, {"XRANGE", "gatehouse:audit", "-", "+"}).at(0).at(1);

@@ -5,6 +5,7 @@
 
 #include "redisserver.h"
 
+#include <QElapsedTimer>
 #include <QFile>
 #include <QTest>
 
@@ -28,12 +29,12 @@ RedisValue run(RedisClient &client, const RedisScript &script, const QList<QByte
 {
     QObject context;
     RedisValue reply = RedisValue::failed(QStringLiteral("no reply"));
-    bool done = false;
+    test::ReplyWait replied;
     client.script(script, keys, args, &context, [&](const RedisValue &v) {
         reply = v;
-        done = true;
+        replied.finish();
     });
-    (void)QTest::qWaitFor([&] { return done; }, 20000);
+    (void)replied.wait(20000);
     return reply;
 }
 
@@ -135,6 +136,113 @@ private slots:
         QCOMPARE(call(*m_client, {"ZCARD", "r"}).toInteger(), 1);
         // Idle keys expire.
         QVERIFY(call(*m_client, {"PTTL", "w"}).toInteger() > 0);
+    }
+
+    // Sustained rejections: the retry set is trimmed once per window-length
+    // period of slot times, not on every rejection, yet stays bounded (cap +
+    // limit + 1) and never holds more than cap + 1 future slots.
+    void retrySetStaysBoundedUnderSustainedRejections()
+    {
+        const int limit = 5;
+        const int cap = 10;
+        qint64 t = 1'700'000'000'123;
+        int rejections = 0;
+        qint64 mostPast = 0;
+        for (int i = 0; i < 1500; ++i, t += 37) { // 27 requests/s against 5/s
+            const RedisValue r = run(*m_client, lua("sliding_window"), {"w", "r"},
+                                     {"5", "1000", QByteArray::number(t), "10"});
+            QVERIFY2(r.isArray(), qPrintable(r.toDebugString()));
+            if (r.at(0).toInteger() == 1)
+                continue;
+            ++rejections;
+            const qint64 horizon = r.at(2).toInteger();
+            const qint64 stored = call(*m_client, {"ZCARD", "r"}).toInteger();
+            const qint64 future
+                = call(*m_client, {"ZCOUNT", "r", "(" + QByteArray::number(t), "+inf"}).toInteger();
+            QVERIFY2(future <= cap + 1 && stored <= cap + limit + 1,
+                     qPrintable(QStringLiteral("at %1: %2 slots, %3 in the future")
+                                    .arg(i)
+                                    .arg(stored)
+                                    .arg(future)));
+            // The horizon is the last slot: one interval per future slot.
+            QCOMPARE(horizon, call(*m_client, {"ZRANGE", "r", "-1", "-1", "WITHSCORES"})
+                                      .at(1)
+                                      .bytes()
+                                      .toLongLong()
+                                  - t);
+            mostPast = std::max(mostPast, stored - future);
+        }
+        QVERIFY(rejections > 1000);
+        // Past slots are left between trims (that is the saving), and trimmed.
+        QVERIFY(mostPast > 0);
+        QVERIFY(mostPast <= cap + limit + 1);
+    }
+
+    // On the server's clock, with the expiry set once per period: after every
+    // rejection the retry set outlives its last slot by at least a window.
+    void retrySetOutlivesItsHorizon()
+    {
+        const qint64 window = 100;
+        int rejections = 0;
+        QElapsedTimer clock;
+        clock.start();
+        while (clock.elapsed() < 1500) { // 250 requests/s against 50/s
+            const RedisValue r = run(*m_client, lua("sliding_window"), {"w", "r"},
+                                     {"5", QByteArray::number(window), "", "10"});
+            QVERIFY2(r.isArray(), qPrintable(r.toDebugString()));
+            if (r.at(0).toInteger() == 0) {
+                ++rejections;
+                const qint64 horizon = r.at(2).toInteger();
+                const qint64 ttl = call(*m_client, {"PTTL", "r"}).toInteger();
+                // 5 ms for the time between the script and the PTTL.
+                QVERIFY2(ttl >= horizon + window - 5,
+                         qPrintable(QStringLiteral("the retry set expires in %1 ms, before its "
+                                                   "last slot plus a window (%2 ms)")
+                                        .arg(ttl)
+                                        .arg(horizon + window)));
+                // + 1: the server's clock may tick between the script's TIME
+                // and its PEXPIRE.
+                QVERIFY2(ttl <= horizon + 2 * window + 1,
+                         qPrintable(QStringLiteral("the retry set expires in %1 ms, more than two "
+                                                   "windows after its last slot (%2 ms)")
+                                        .arg(ttl)
+                                        .arg(horizon)));
+            }
+            QTest::qSleep(4);
+        }
+        QVERIFY(rejections > 100);
+    }
+
+    // On the server's clock: once rejections stop, both keys expire within
+    // the last horizon plus two windows.
+    void idleLimiterKeysExpire()
+    {
+        const auto request = [&] {
+            return run(*m_client, lua("sliding_window"), {"w", "r"}, {"1", "100", "", ""});
+        };
+        QCOMPARE(request().at(0).toInteger(), 1);
+        qint64 horizon = 0;
+        for (int i = 0; i < 6; ++i)
+            horizon = request().at(2).toInteger();
+        QVERIFY(horizon >= 500);
+        QVERIFY(call(*m_client, {"PTTL", "r"}).toInteger() >= horizon + 100 - 50);
+        QVERIFY(call(*m_client, {"PTTL", "r"}).toInteger() <= horizon + 200);
+        QTRY_COMPARE_WITH_TIMEOUT(call(*m_client, {"EXISTS", "w", "r"}).toInteger(), 0,
+                                  int(horizon) + 200 + 2000);
+    }
+
+    // A retry set whose members are not slot times (written by another tool)
+    // is still read by its scores.
+    void foreignRetryMembersAreReadByScore()
+    {
+        const qint64 t = 1'700'000'000'000;
+        call(*m_client, {"ZADD", "r", QByteArray::number(t + 700), "someone-else"});
+        const auto at = [&](qint64 now) {
+            return run(*m_client, lua("sliding_window"), {"w", "r"},
+                       {"1", "1000", QByteArray::number(now), ""});
+        };
+        QCOMPARE(at(t).at(0).toInteger(), 1);
+        QCOMPARE(at(t).at(2).toInteger(), 700 + 1000); // one interval after the last slot
     }
 
     // Many connections, server time: admitted requests never exceed the limit

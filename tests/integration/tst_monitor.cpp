@@ -304,7 +304,7 @@ private slots:
         QObject ctx;
         bool done = false;
         m_client->pipeline(cmds, &ctx, [&](const QList<RedisValue> &) { done = true; });
-        QVERIFY(QTest::qWaitFor([&] { return done; }, 5000));
+        QVERIFY(test::waitUntil([&] { return done; }, 5000));
         QVERIFY(QTest::qWaitFor(
             [&] {
                 const ObjectState *f = find(monitor.snapshot(), "sim:code:");
@@ -476,7 +476,7 @@ private slots:
         QObject ctx;
         bool done = false;
         m_client->pipeline(cmds, &ctx, [&](const QList<RedisValue> &) { done = true; });
-        QVERIFY(QTest::qWaitFor([&] { return done; }, 30000));
+        QVERIFY(test::waitUntil([&] { return done; }, 30000));
         Discovery discovery(m_client.get(), demoProfile());
         discovery.setScanCount(100);
         QSignalSpy progress(&discovery, &Discovery::progress);

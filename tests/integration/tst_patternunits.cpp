@@ -44,13 +44,13 @@ RedisValue runScript(RedisClient &client, const ScriptCall &sc)
 {
     QObject context;
     RedisValue reply = RedisValue::failed(QStringLiteral("no reply"));
-    bool done = false;
+    test::ReplyWait replied;
     client.script(RedisScript::fromResource(sc.script), sc.keys, sc.args, &context,
                   [&](const RedisValue &v) {
                       reply = v;
-                      done = true;
+                      replied.finish();
                   });
-    (void)QTest::qWaitFor([&] { return done; }, 20000);
+    (void)replied.wait(20000);
     return reply;
 }
 
@@ -84,7 +84,7 @@ private:
             replies = r;
             done = true;
         });
-        (void)QTest::qWaitFor([&] { return done; }, 20000);
+        (void)test::waitUntil([&] { return done; }, 20000);
         return unit.read(o, replies, ctx);
     }
 
@@ -235,7 +235,7 @@ private slots:
             QObject ctx;
             m_client->script(script, {"rl:s", "rl:s:retry"}, {"5", "1000", n(now), "100"}, &ctx,
                              [&](const RedisValue &) { done = true; });
-            QVERIFY(QTest::qWaitFor([&] { return done; }, 5000));
+            QVERIFY(test::waitUntil([&] { return done; }, 5000));
         }
         PatternObject o = windowObject("rl:s", 1000);
         const Reading r = probe(o, now);
@@ -432,7 +432,7 @@ private slots:
             QObject ctx;
             m_client->script(claim, {"jobs:mail", "jobs:mail:processing", "jobs:mail:claims"},
                              {n(at)}, &ctx, [&](const RedisValue &) { done = true; });
-            QVERIFY(QTest::qWaitFor([&] { return done; }, 5000));
+            QVERIFY(test::waitUntil([&] { return done; }, 5000));
         }
         PatternObject o;
         o.kind = PatternKind::ReliableQueue;
@@ -510,7 +510,7 @@ private slots:
         QObject ctx;
         bool done = false;
         m_client->pipeline(batch, &ctx, [&](const QList<RedisValue> &) { done = true; });
-        QVERIFY(QTest::qWaitFor([&] { return done; }, 60000));
+        QVERIFY(test::waitUntil([&] { return done; }, 60000));
         PatternObject o;
         o.kind = PatternKind::ReliableQueue;
         o.key = "big";

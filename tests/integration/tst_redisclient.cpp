@@ -319,6 +319,36 @@ private slots:
         QVERIFY(!late);
     }
 
+    // Same-thread mode writes what reply handlers send when they return. A
+    // handler that waits for a reply in a nested event loop must still get it,
+    // and a handler may delete the client.
+    void sameThreadHandlersMayWaitOrDeleteTheClient()
+    {
+        auto client = std::make_unique<RedisClient>(m_server.endpoint(), QThread::currentThread());
+        client->open();
+        QVERIFY(waitReady(*client));
+        QObject context;
+        RedisValue nested;
+        RedisValue after;
+        client->command({"PING"}, &context, [&](const RedisValue &) {
+            client->command({"SET", "nested:a", "1"}, &context, [](const RedisValue &) {});
+            nested = call(*client, {"GET", "nested:a"}, 5000); // a nested event loop
+            client->command({"ECHO", "after"}, &context, [&](const RedisValue &v) { after = v; });
+        });
+        QTRY_COMPARE_WITH_TIMEOUT(after.bytes(), QByteArray("after"), 10000);
+        QCOMPARE(nested.bytes(), QByteArray("1"));
+
+        bool secondRan = false;
+        client->command({"PING"}, &context, [&](const RedisValue &) {
+            client->command({"PING"}, &context, [&](const RedisValue &) { secondRan = true; });
+            client.reset(); // its own handler deletes the client
+        });
+        client->command({"PING"}, &context, [&](const RedisValue &) { secondRan = true; });
+        QTRY_VERIFY_WITH_TIMEOUT(!client, 5000);
+        QTest::qWait(50);
+        QVERIFY(!secondRan);
+    }
+
     void selectsDatabase()
     {
         RedisEndpoint ep = m_server.endpoint();

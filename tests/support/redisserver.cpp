@@ -4,9 +4,11 @@
 #include <redis/redisclient.h>
 
 #include <QDir>
+#include <QEventLoop>
 #include <QFile>
 #include <QTcpServer>
 #include <QTest>
+#include <QTimer>
 
 #include <csignal>
 #include <sys/types.h>
@@ -291,16 +293,49 @@ int RedisServer::runningChildren()
     return count;
 }
 
+bool waitUntil(const std::function<bool()> &done, int timeoutMs)
+{
+    if (done())
+        return true;
+    QEventLoop loop;
+    QTimer check;
+    check.setTimerType(Qt::PreciseTimer);
+    check.setInterval(1);
+    QObject::connect(&check, &QTimer::timeout, &loop, [&] {
+        if (done())
+            loop.quit();
+    });
+    QTimer deadline;
+    deadline.setSingleShot(true);
+    QObject::connect(&deadline, &QTimer::timeout, &loop, &QEventLoop::quit);
+    check.start();
+    deadline.start(timeoutMs);
+    loop.exec();
+    return done();
+}
+
+bool ReplyWait::wait(int timeoutMs)
+{
+    if (!m_done) {
+        QTimer deadline;
+        deadline.setSingleShot(true);
+        QObject::connect(&deadline, &QTimer::timeout, &m_loop, &QEventLoop::quit);
+        deadline.start(timeoutMs);
+        m_loop.exec();
+    }
+    return m_done;
+}
+
 RedisValue call(RedisClient &client, const QList<QByteArray> &command, int timeoutMs)
 {
     QObject context;
     RedisValue reply = RedisValue::failed(QStringLiteral("no reply within %1 ms").arg(timeoutMs));
-    bool done = false;
+    ReplyWait replied;
     client.command(command, &context, [&](const RedisValue &v) {
         reply = v;
-        done = true;
+        replied.finish();
     });
-    (void)QTest::qWaitFor([&] { return done; }, timeoutMs);
+    (void)replied.wait(timeoutMs);
     return reply;
 }
 

@@ -4,10 +4,12 @@
 #include <redis/redisendpoint.h>
 #include <redis/redisvalue.h>
 
+#include <QEventLoop>
 #include <QProcess>
 #include <QStringList>
 #include <QTemporaryDir>
 
+#include <functional>
 #include <memory>
 
 namespace gatehouse {
@@ -77,6 +79,29 @@ private:
     std::unique_ptr<QProcess> m_process;
     quint16 m_port = 0;
     QString m_error;
+};
+
+// Spins the event loop until done() holds or timeoutMs pass; true if it
+// holds. Unlike QTest::qWaitFor, which sleeps 10 ms between checks, it
+// returns within about a millisecond: a local server answers in far less.
+bool waitUntil(const std::function<bool()> &done, int timeoutMs);
+
+// Waits for one reply handler: the handler calls finish(), which ends the
+// wait at once (no polling).
+class ReplyWait
+{
+public:
+    void finish()
+    {
+        m_done = true;
+        m_loop.quit();
+    }
+    // True if finish() was called, before or within timeoutMs.
+    bool wait(int timeoutMs);
+
+private:
+    QEventLoop m_loop;
+    bool m_done = false;
 };
 
 // Runs one command through a client and waits (spinning the test's event

@@ -38,11 +38,11 @@ struct PatternParams
 struct PatternObject
 {
     PatternKind kind = PatternKind::SlidingWindow;
+    bool countedTokens = false; // TokenFamily: members are HASHes with a use counter
     QByteArray key;
     QList<QByteArray> related;
     QByteArray parent;
     QList<QByteArray> members;
-    bool countedTokens = false; // TokenFamily: members are HASHes with a use counter
     PatternParams params;
     QString source; // the profile rule that matched, or "autodetected"
 

@@ -39,6 +39,10 @@ struct Reading
     };
 
     Status status = Status::Ok;
+    // The flags sit with the status, not beside their fields: no padding.
+    bool tokenTruncated = false;    // lock: value longer than the bounded read
+    bool stuckIsLowerBound = false; // queue: ages known only for the page read
+    bool truncated = false;         // queue: more in flight than the page holds
     QString message; // for Missing/WrongType/Error, and notes (truncated, unknown limit)
     qint64 atMs = 0; // server time of the reading
 
@@ -56,10 +60,9 @@ struct Reading
     QList<qint64> retryTimes;    // detail: future retry slot times (bounded)
 
     // Locks.
-    QByteArray token;            // holder token (lock) or raw value (legacy lock)
-    bool tokenTruncated = false; // value longer than the bounded read
-    qint64 pttlMs = -2;          // -1: no TTL, -2: gone
-    qint64 expiresAtMs = -1;     // legacy lock: the expiry written in the value
+    QByteArray token;        // holder token (lock) or raw value (legacy lock)
+    qint64 pttlMs = -2;      // -1: no TTL, -2: gone
+    qint64 expiresAtMs = -1; // legacy lock: the expiry written in the value
 
     // Token families.
     qint64 count = 0;      // live tokens
@@ -72,11 +75,9 @@ struct Reading
     qint64 length = 0;
     qint64 inFlight = 0;
     qint64 deadLength = 0;
-    qint64 stuck = 0;               // in flight for longer than the stuck threshold
-    bool stuckIsLowerBound = false; // ages known only for the page read
+    qint64 stuck = 0; // in flight for longer than the stuck threshold
     qint64 oldestInFlightAgeMs = -1;
     QList<InFlightItem> items; // oldest first, at most the page size
-    bool truncated = false;    // more in flight than the page holds
 
     bool isOk() const { return status == Status::Ok; }
     // in window / limit; nullopt when the limit is unknown.

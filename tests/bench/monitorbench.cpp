@@ -353,8 +353,9 @@ QList<Figure> runRefreshBench(const RedisEndpoint &endpoint, const MonitorBenchS
         = budgetFigure(QStringLiteral("7. memory per tracked object"), QStringLiteral("bytes"),
                        (rssAfter - rssBefore) * 1024.0 / std::max(1, tracked), 2048);
     memory.note = QStringLiteral("Resident memory %1 kB before the monitor, %2 kB with %3 objects "
-                                 "read (history off); %4 B per object once glibc returned its "
-                                 "free lists (malloc_trim).")
+                                 "read (history off; with events live the monitor itself returns "
+                                 "what a full pass freed); %4 B per object after the bench's own "
+                                 "malloc_trim.")
                       .arg(rssBefore)
                       .arg(rssAfter)
                       .arg(tracked)

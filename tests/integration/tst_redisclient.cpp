@@ -18,6 +18,18 @@ using gatehouse::test::RedisServer;
 using gatehouse::test::waitReady;
 using State = RedisConnection::State;
 
+namespace {
+// A handler whose context is deleted before the reply never runs.
+bool handlerOfDeletedContextRuns(RedisClient &client)
+{
+    auto *context = new QObject;
+    bool called = false;
+    client.command({"PING"}, context, [&](const RedisValue &) { called = true; });
+    delete context;
+    return call(client, {"PING"}) != RedisValue::status("PONG") || called;
+}
+} // namespace
+
 class tst_RedisClient : public QObject
 {
     Q_OBJECT
@@ -226,12 +238,7 @@ private slots:
 
     void destroyedContextDropsHandler()
     {
-        auto *context = new QObject;
-        bool called = false;
-        m_client->command({"PING"}, context, [&](const RedisValue &) { called = true; });
-        delete context;
-        QCOMPARE(call(*m_client, {"PING"}), RedisValue::status("PONG"));
-        QVERIFY(!called);
+        QVERIFY(!handlerOfDeletedContextRuns(*m_client));
 
         QObject alive;
         bool cancelledCalled = false;
@@ -291,12 +298,7 @@ private slots:
         client->command({"INCR", "chain"}, &context, next);
         QTRY_COMPARE_WITH_TIMEOUT(chained, 200, 10000);
 
-        auto *gone = new QObject;
-        bool called = false;
-        client->command({"PING"}, gone, [&](const RedisValue &) { called = true; });
-        delete gone;
-        QCOMPARE(call(*client, {"PING"}), RedisValue::status("PONG"));
-        QVERIFY(!called);
+        QVERIFY(!handlerOfDeletedContextRuns(*client));
 
         // A loss fails what was in flight, then the client reconnects.
         QList<RedisValue> failed;

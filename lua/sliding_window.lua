@@ -2,8 +2,9 @@
 -- with seed 000's retry horizon, done right.
 --
 -- KEYS[1]  window ZSET: one member per admitted request, score = time in ms
--- KEYS[2]  retry ZSET: future retry slots, score = slot time in ms; its last
---          score is the horizon a rejected client is told to wait for
+-- KEYS[2]  retry ZSET: retry slots, member and score = slot time in ms; its
+--          last score is the horizon a rejected client is told to wait for
+--          (past slots linger until the next trim, see below)
 -- ARGV[1]  limit: requests admitted per window (> 0)
 -- ARGV[2]  window length in ms (> 0)
 -- ARGV[3]  now in ms, or "" to use the server's TIME (tests pass a time)

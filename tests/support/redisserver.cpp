@@ -11,6 +11,7 @@
 #include <QTimer>
 
 #include <csignal>
+#include <sys/prctl.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -194,6 +195,10 @@ bool RedisServer::launch()
     m_process = std::make_unique<QProcess>();
     m_process->setProcessChannelMode(QProcess::MergedChannels);
     m_process->setWorkingDirectory(m_dir.path());
+    // A test or benchmark killed outright (a timeout's SIGKILL) takes its
+    // server with it. Servers are started from the thread that lives as long
+    // as the test, which is what the death signal follows.
+    m_process->setChildProcessModifier([] { ::prctl(PR_SET_PDEATHSIG, SIGTERM); });
     m_process->start(serverPath(), {m_dir.filePath(QStringLiteral("redis.conf"))});
     if (!m_process->waitForStarted(10000)) {
         m_error = QStringLiteral("cannot start %1: %2").arg(serverPath(), m_process->errorString());

@@ -1,15 +1,29 @@
 -- queue_dead_letter.lua: move a job from the processing list to a dead-letter
 -- list, only if it is still being processed (never duplicated, never lost).
+-- Every key it writes is checked before the first write: on a wrong type
+-- nothing is written and the reply says which key has which type.
 --
 -- KEYS[1]  processing LIST
 -- KEYS[2]  dead-letter LIST (newest at the left)
 -- KEYS[3]  claims ZSET (may not exist)
 -- ARGV[1]  the job
--- Reply    1 if moved; 0 if it was no longer in processing
--- Cost     O(N) in the processing list's length (LREM)
-if redis.call('LREM', KEYS[1], 1, ARGV[1]) == 0 then
+-- Reply    1 if moved; 0 if it was no longer in processing;
+--          error "GHTYPE <i> <type> <expected>" (nothing written)
+-- Cost     O(N) in the processing list's length (LPOS, LREM)
+local function wrongType(i, want)
+    local t = redis.call('TYPE', KEYS[i])['ok']
+    if t ~= 'none' and t ~= want then
+        return redis.error_reply('GHTYPE ' .. i .. ' ' .. t .. ' ' .. want)
+    end
+end
+local bad = wrongType(1, 'list') or wrongType(2, 'list') or wrongType(3, 'zset')
+if bad then
+    return bad
+end
+if not redis.call('LPOS', KEYS[1], ARGV[1]) then
     return 0
 end
+redis.call('LREM', KEYS[1], 1, ARGV[1])
 redis.call('LPUSH', KEYS[2], ARGV[1])
 redis.call('ZREM', KEYS[3], ARGV[1])
 return 1

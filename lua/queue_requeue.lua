@@ -1,17 +1,32 @@
 -- queue_requeue.lua: put a stuck job back where consumers take from next,
--- only if it is still in the processing list. One script, conditioned on
--- LREM's result: the job is never duplicated and never lost, whatever a
--- worker's ack does at the same moment.
+-- only if it is still in the processing list. Every key it writes is checked
+-- before the first write (Redis does not roll a script back): on a wrong type
+-- nothing is written and the reply says which key has which type. Then one
+-- LREM conditioned on LPOS: never duplicated, never lost, whatever a worker's
+-- ack does at the same moment.
 --
 -- KEYS[1]  queue LIST (consumers take from the right end)
 -- KEYS[2]  processing LIST
 -- KEYS[3]  claims ZSET (may not exist)
 -- ARGV[1]  the job
--- Reply    1 if requeued; 0 if it was no longer in processing
--- Cost     O(N) in the processing list's length (LREM)
-if redis.call('LREM', KEYS[2], 1, ARGV[1]) == 0 then
+-- Reply    1 if requeued; 0 if it was no longer in processing;
+--          error "GHTYPE <i> <type> <expected>" if KEYS[i] has another type
+--          (nothing written)
+-- Cost     O(N) in the processing list's length (LPOS, LREM)
+local function wrongType(i, want)
+    local t = redis.call('TYPE', KEYS[i])['ok']
+    if t ~= 'none' and t ~= want then
+        return redis.error_reply('GHTYPE ' .. i .. ' ' .. t .. ' ' .. want)
+    end
+end
+local bad = wrongType(1, 'list') or wrongType(2, 'list') or wrongType(3, 'zset')
+if bad then
+    return bad
+end
+if not redis.call('LPOS', KEYS[2], ARGV[1]) then
     return 0
 end
+redis.call('LREM', KEYS[2], 1, ARGV[1])
 redis.call('RPUSH', KEYS[1], ARGV[1])
 redis.call('ZREM', KEYS[3], ARGV[1])
 return 1

@@ -7,10 +7,9 @@
 
 #include <actions/actionengine.h>
 #include <monitor/monitor.h>
-#include <patterns/fixedwindowunit.h>
+#include <patterns/limiterreset.h>
 #include <patterns/lockunit.h>
 #include <patterns/reliablequeueunit.h>
-#include <patterns/slidingwindowunit.h>
 #include <patterns/tokenfamilyunit.h>
 #include <redis/redisclient.h>
 
@@ -395,13 +394,7 @@ QWidget *MainWindow::buildLimiters()
         const ObjectState *s = selected(QStringLiteral("limiter"));
         if (!s)
             return;
-        if (s->object.kind == PatternKind::RedissonLimiter) {
-            m_lastOutcome = tr("Redisson limiters are read-only in Gatehouse.");
-            statusBar()->showMessage(m_lastOutcome, 8000);
-            return;
-        }
-        act(s->object.kind == PatternKind::FixedWindow ? FixedWindowUnit::reset(s->object)
-                                                       : SlidingWindowUnit::reset(s->object));
+        act(limiterReset(s->object));
     });
     return w;
 }
@@ -458,8 +451,14 @@ QWidget *MainWindow::buildTokens()
     connect(issue, &QPushButton::clicked, this, &MainWindow::issueToken);
     connect(revoke, &QPushButton::clicked, this, [this] {
         const QByteArray key = m_revokeKey->text().trimmed().toUtf8();
-        if (!key.isEmpty())
-            act(TokenFamilyUnit::revoke(key));
+        if (key.isEmpty())
+            return;
+        QList<QByteArray> families;
+        for (const ObjectState &o : std::as_const(m_snapshot.objects)) {
+            if (o.object.kind == PatternKind::TokenFamily)
+                families << o.object.key;
+        }
+        act(TokenFamilyUnit::revoke(key, families));
     });
     return w;
 }
@@ -685,10 +684,26 @@ void MainWindow::act(const ScriptCall &call)
         Q_EMIT actionFinished(m_lastOutcome);
         return;
     }
-    m_actions->run(call, false, this, [this](const ActionOutcome &o) {
+    m_actions->run(call, false, this, [this, call](const ActionOutcome &o) {
         m_lastOutcome = o.message;
         statusBar()->showMessage(o.message, 10000);
         QMetaObject::invokeMethod(m_monitor, &Monitor::refreshNow);
+        if (o.result == ActionOutcome::Result::Refused && o.forceable && !call.force) {
+            // The target is not what the console says it is: only a second,
+            // explicit confirmation (audited as forced) acts on it anyway.
+            QMessageBox force(QMessageBox::Warning, tr("Refused: %1").arg(call.action), o.message,
+                              QMessageBox::Cancel, this);
+            force.setObjectName(QStringLiteral("forceAction"));
+            force.setInformativeText(tr("Force it? The checks are skipped and the attempt is "
+                                        "written to the audit log as forced."));
+            QPushButton *run = force.addButton(tr("Force"), QMessageBox::DestructiveRole);
+            force.setDefaultButton(QMessageBox::Cancel);
+            force.exec();
+            if (force.clickedButton() == run) {
+                act(call.forced());
+                return;
+            }
+        }
         Q_EMIT actionFinished(o.message);
     });
 }

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 #include "tokendialog.h"
 
+#include <patterns/tokenfamilyunit.h>
+
 #include <QClipboard>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFormLayout>
 #include <QGuiApplication>
-#include <QJsonDocument>
-#include <QJsonParseError>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
@@ -60,16 +60,12 @@ void TokenDialog::validate()
 {
     QString problem;
     const QByteArray text = m_payload->toPlainText().trimmed().toUtf8();
-    if (m_family->currentText().isEmpty()) {
+    if (m_family->currentText().isEmpty())
         problem = tr("Choose or type a family prefix.");
-    } else if (!text.isEmpty()) {
-        QJsonParseError error;
-        QJsonDocument::fromJson(text, &error);
-        if (error.error != QJsonParseError::NoError)
-            problem = tr("The payload is not valid JSON (at character %1: %2).")
-                          .arg(error.offset)
-                          .arg(error.errorString());
-    }
+    else
+        problem = TokenFamilyUnit::familyProblem(m_family->currentText().toUtf8());
+    if (problem.isEmpty() && !text.isEmpty())
+        problem = TokenFamilyUnit::payloadProblem(text);
     m_valid = problem.isEmpty();
     m_error->setText(problem);
     m_error->setVisible(!m_valid);

@@ -3,13 +3,11 @@
 
 #include "exitcodes.h"
 
+#include <patterns/limiterreset.h>
 #include <patterns/lockunit.h>
 #include <patterns/reliablequeueunit.h>
-#include <patterns/slidingwindowunit.h>
 #include <patterns/tokenfamilyunit.h>
 
-#include <QJsonDocument>
-#include <QJsonParseError>
 #include <QTextStream>
 
 namespace gatehouse::cli {
@@ -46,6 +44,10 @@ QString ActionCommand::validate(const Request &r)
             return e;
         if (r.token.isEmpty() || r.ttl <= 0)
             return QStringLiteral("lock extend needs --token T and --ttl MS (> 0).");
+        if (r.ttl > LockUnit::MaxExtendMs)
+            return QStringLiteral("lock extend --ttl is at most %1 ms (7 days); got %2.")
+                .arg(LockUnit::MaxExtendMs)
+                .arg(r.ttl);
         return {};
     }
     if (what == QLatin1String("queue requeue")) {
@@ -63,16 +65,13 @@ QString ActionCommand::validate(const Request &r)
     if (what == QLatin1String("token issue")) {
         if (QString e = needs(1, "one FAMILY prefix"); !e.isEmpty())
             return e;
-        if (r.ttl <= 0)
-            return QStringLiteral("token issue needs --ttl S (seconds, > 0): a token that never "
-                                  "expires is a leak.");
+        if (QString e = TokenFamilyUnit::familyProblem(w(r, 2).toUtf8()); !e.isEmpty())
+            return e;
+        if (QString e = TokenFamilyUnit::ttlProblem(r.ttl); !e.isEmpty())
+            return QStringLiteral("token issue --ttl: ") + e;
         if (r.valueSet) {
-            QJsonParseError error;
-            QJsonDocument::fromJson(r.value, &error);
-            if (error.error != QJsonParseError::NoError)
-                return QStringLiteral("--value is not valid JSON (at byte %1: %2).")
-                    .arg(error.offset)
-                    .arg(error.errorString());
+            if (QString e = TokenFamilyUnit::payloadProblem(r.value); !e.isEmpty())
+                return QStringLiteral("--value: ") + e;
         }
         return {};
     }
@@ -90,12 +89,18 @@ ActionCommand::ActionCommand(const RedisEndpoint &endpoint, Request request, QOb
     , m_request(std::move(request))
 {}
 
-PatternObject ActionCommand::objectFor(PatternKind kind, const QByteArray &key) const
+PatternObject ActionCommand::objectFor(PatternKind kind, const QByteArray &key,
+                                       QString *mismatch) const
 {
     if (m_request.profile) {
-        if (std::optional<PatternObject> o = m_request.profile->objectFor(key);
-            o && o->kind == kind)
-            return *o;
+        if (std::optional<PatternObject> o = m_request.profile->objectFor(key)) {
+            if (patternSection(o->kind) == patternSection(kind))
+                return *o;
+            if (mismatch)
+                *mismatch = QStringLiteral("profile \"%1\" says \"%2\" is a %3, not a %4.")
+                                .arg(m_request.profile->name, printableBytes(key, 80),
+                                     patternId(o->kind), patternSection(kind));
+        }
     }
     // Without a profile rule: the conventional key names (README, "Profiles").
     PatternObject o;
@@ -117,8 +122,12 @@ void ActionCommand::onReady()
 
     const QString what = w(m_request, 0) + QLatin1Char(' ') + w(m_request, 1);
     const QByteArray arg = w(m_request, 2).toUtf8();
+    QString mismatch;
     if (what == QLatin1String("lock release")) {
-        runCall(LockUnit::forceRelease(objectFor(PatternKind::Lock, arg), m_request.token));
+        ScriptCall call
+            = LockUnit::forceRelease(objectFor(PatternKind::Lock, arg, &mismatch), m_request.token);
+        call.refusal = mismatch;
+        runCall(call);
     } else if (what == QLatin1String("lock extend")) {
         runCall(
             LockUnit::extend(objectFor(PatternKind::Lock, arg), m_request.token, m_request.ttl));
@@ -141,8 +150,10 @@ void ActionCommand::onReady()
         }
         requeueStuckLoop(call, 0);
     } else if (what == QLatin1String("queue dead-letter")) {
-        runCall(ReliableQueueUnit::deadLetter(objectFor(PatternKind::ReliableQueue, arg),
-                                              m_request.job));
+        ScriptCall call = ReliableQueueUnit::deadLetter(
+            objectFor(PatternKind::ReliableQueue, arg, &mismatch), m_request.job);
+        call.refusal = mismatch;
+        runCall(call);
     } else if (what == QLatin1String("token issue")) {
         PatternObject family;
         family.kind = PatternKind::TokenFamily;
@@ -150,9 +161,16 @@ void ActionCommand::onReady()
         m_issuedToken = TokenFamilyUnit::newToken();
         runCall(TokenFamilyUnit::issue(family, m_issuedToken, m_request.value, m_request.ttl));
     } else if (what == QLatin1String("token revoke")) {
-        runCall(TokenFamilyUnit::revoke(arg));
+        QList<QByteArray> families;
+        if (m_request.profile) {
+            for (const ProfileRule &rule : m_request.profile->rules) {
+                if (rule.kind == PatternKind::TokenFamily)
+                    families << rule.prefix;
+            }
+        }
+        runCall(TokenFamilyUnit::revoke(arg, families));
     } else if (what == QLatin1String("limiter reset")) {
-        runCall(SlidingWindowUnit::reset(objectFor(PatternKind::SlidingWindow, arg)));
+        resetLimiter(arg);
     } else if (what == QLatin1String("events enable")) {
         client().command({"CONFIG", "GET", "notify-keyspace-events"}, this,
                          [this](const RedisValue &v) {
@@ -167,8 +185,40 @@ void ActionCommand::onReady()
     }
 }
 
-void ActionCommand::runCall(const ScriptCall &call)
+void ActionCommand::resetLimiter(const QByteArray &key)
 {
+    QString mismatch;
+    if (m_request.profile && m_request.profile->objectFor(key)) {
+        ScriptCall call = limiterReset(objectFor(PatternKind::SlidingWindow, key, &mismatch));
+        if (!mismatch.isEmpty())
+            call.refusal = mismatch;
+        runCall(call);
+        return;
+    }
+    // No rule for it: the conventional layouts, told apart by the key's type
+    // (a counter is a STRING, a window a ZSET); the script checks it again.
+    client().command({"TYPE", key}, this, [this, key](const RedisValue &type) {
+        if (type.isError()) {
+            fail(QStringLiteral("Cannot read the type of \"%1\": %2")
+                     .arg(printableBytes(key, 80), type.errorMessage()));
+            return;
+        }
+        runCall(limiterReset(objectFor(type.bytes() == "string" ? PatternKind::FixedWindow
+                                                                 : PatternKind::SlidingWindow,
+                                       key)));
+    });
+}
+
+void ActionCommand::runCall(const ScriptCall &plain)
+{
+    const ScriptCall call = m_request.force ? plain.forced() : plain;
+    if (m_request.force && !plain.isForceable()) {
+        fail(QStringLiteral("%1 cannot be forced: its checks keep jobs, tokens and locks from "
+                            "being lost.")
+                 .arg(w(m_request, 0) + QLatin1Char(' ') + w(m_request, 1)),
+             ExitUsage);
+        return;
+    }
     if (m_request.dryRun)
         QTextStream(stdout) << ActionEngine::describe(call) << Qt::endl;
     m_engine->run(call, m_request.dryRun, this, [this](const ActionOutcome &o) { report(o); });
@@ -184,13 +234,18 @@ void ActionCommand::requeueStuckLoop(const ScriptCall &call, qint64 total)
     }
     m_engine->run(call, false, this, [this, call, total](const ActionOutcome &o) {
         // A full batch may have left more; a short one means all were found.
-        if (o.result == ActionOutcome::Result::Done && o.reply.size() >= s_stuckBatch) {
-            requeueStuckLoop(call, total + o.reply.size());
+        // Reply: {claims examined, jobs requeued, jobs}. A full batch of claims
+        // may have left more; a short one means all were found.
+        const qint64 requeued = o.reply.size() == 3 ? o.reply.at(1).toInteger() : 0;
+        const bool more = o.reply.size() == 3 && o.reply.at(0).toInteger() >= s_stuckBatch;
+        if (more && (o.result == ActionOutcome::Result::Done
+                     || o.result == ActionOutcome::Result::NothingDone)) {
+            requeueStuckLoop(call, total + requeued);
             return;
         }
         if (o.result == ActionOutcome::Result::Done) {
             ActionOutcome sum = o;
-            sum.message = QStringLiteral("Requeued %1 stuck jobs.").arg(total + o.reply.size());
+            sum.message = QStringLiteral("Requeued %1 stuck jobs.").arg(total + requeued);
             report(sum);
             return;
         }
@@ -220,7 +275,7 @@ void ActionCommand::report(const ActionOutcome &o)
         break;
     case R::DryRun:
         QTextStream(stdout) << o.message << Qt::endl;
-        done(ExitOk);
+        done(o.wouldBe == R::Done ? ExitOk : ExitNothingDone);
         break;
     case R::NothingDone:
     case R::Refused:

@@ -30,6 +30,7 @@ public:
         bool valueSet = false;
         bool readOnly = false;
         bool dryRun = false;
+        bool force = false; // --force: past the checks that the target is what it is said to be
         std::optional<Profile> profile;
         QString auditLog; // --audit-log
     };
@@ -43,7 +44,11 @@ protected:
     void onReady() override;
 
 private:
-    PatternObject objectFor(PatternKind kind, const QByteArray &key) const;
+    // The object the profile says key is, or the conventional layout; when
+    // the profile says key is of another section, mismatch gets a sentence.
+    PatternObject objectFor(PatternKind kind, const QByteArray &key,
+                            QString *mismatch = nullptr) const;
+    void resetLimiter(const QByteArray &key);
     void runCall(const ScriptCall &call);
     void requeueStuckLoop(const ScriptCall &call, qint64 total);
     void report(const ActionOutcome &outcome);

@@ -103,7 +103,10 @@ int main(int argc, char *argv[])
     const auto profile
         = option("profile", "A profile file, or a built-in name (demo, seeds).", "FILE|NAME");
     const auto readOnly = option("read-only", "Refuse every action.");
-    const auto dryRun = option("dry-run", "Print what an action would run; change nothing.");
+    const auto dryRun = option("dry-run", "Print what an action would run and what its checks "
+                                          "find now; change nothing.");
+    const auto force = option("force", "limiter reset, token revoke, lock release: act even on a "
+                                       "key that is not what it is said to be (audited).");
     const auto json = option("json", "Print JSON.");
     const auto interval = option("interval", "watch: ms between readings (default 1000).", "MS");
     const auto count = option("count", "watch: stop after N readings.", "N");
@@ -215,6 +218,7 @@ int main(int argc, char *argv[])
         request.valueSet = parser.isSet(value);
         request.readOnly = parser.isSet(readOnly);
         request.dryRun = parser.isSet(dryRun);
+        request.force = parser.isSet(force);
         request.profile = loadedProfile;
         request.auditLog = parser.value(auditLog);
         const auto ttlValue = intOption(parser, ttl, 1, qint64(1) << 40, -1, &error);

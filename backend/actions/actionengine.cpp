@@ -43,6 +43,44 @@ QByteArray redactedTokenKey(const QByteArray &key)
 
 } // namespace
 
+namespace {
+
+QString typeName(const QByteArray &type)
+{
+    if (type == "zset")
+        return QStringLiteral("sorted set");
+    QString name = QString::fromLatin1(type);
+    return name.replace(QLatin1Char('|'), QLatin1String(" or "));
+}
+
+QString checkRefusal(const ScriptCall &call, const RedisValue &reply)
+{
+    // "GHTYPE <i> <type> <expected>" / "GHSHAPE <i> <what>": the script's
+    // checks found KEYS[i] is not what the action writes; nothing was written.
+    const QByteArray code = reply.isError() ? reply.errorCode() : QByteArray();
+    if (code != "GHTYPE" && code != "GHSHAPE")
+        return {};
+    const QList<QByteArray> words = reply.bytes().split(' ');
+    const int i = words.value(1).toInt() - 1;
+    const QString key = printableBytes(call.keys.value(i), 120);
+    const QString role = call.keyRoles.value(i, QStringLiteral("key"));
+    const QString verb = call.action.section(QLatin1Char('.'), 1);
+    const QString force = call.forceArg >= 0 && !call.force
+                              ? QStringLiteral(" Only a forced %1 (--force, confirmed and audited) "
+                                               "acts on it anyway.")
+                                    .arg(verb)
+                              : QString();
+    if (code == "GHTYPE")
+        return QStringLiteral("Refused: \"%1\" (the %2) is a %3, not a %4; nothing was "
+                              "written.%5")
+            .arg(key, role, typeName(words.value(2)), typeName(words.value(3)), force);
+    return QStringLiteral("Refused: \"%1\" (the %2) does not look like one: %3; nothing was "
+                          "written.%4")
+        .arg(key, role, QString::fromUtf8(reply.bytes().split(' ').mid(2).join(' ')), force);
+}
+
+} // namespace
+
 QString resultId(ActionOutcome::Result result)
 {
     switch (result) {
@@ -92,6 +130,12 @@ ActionOutcome ActionEngine::interpret(const ScriptCall &call, const RedisValue &
     ActionOutcome out;
     out.reply = reply;
     const QString key = call.keys.isEmpty() ? QString() : printableBytes(call.keys.first());
+    if (const QString refused = checkRefusal(call, reply); !refused.isEmpty()) {
+        out.result = R::Refused;
+        out.forceable = call.forceArg >= 0 && !call.force;
+        out.message = refused;
+        return out;
+    }
     if (reply.isError()) {
         out.result = R::Failed;
         if (reply.errorCode() == "NOPERM")
@@ -117,10 +161,15 @@ ActionOutcome ActionEngine::interpret(const ScriptCall &call, const RedisValue &
                                          "changed.")
                               .arg(key);
         } else {
+            // {the holder's value cut to ReplyCutBytes, its full length}
+            const qint64 length = reply.size() == 2 ? reply.at(1).toInteger() : -1;
+            const QByteArray value = reply.size() == 2 ? reply.at(0).bytes() : reply.bytes();
             out.result = R::NothingDone;
-            out.message = QStringLiteral("Lock \"%1\" is now held by token \"%2\", not the one "
+            out.message = QStringLiteral("Lock \"%1\" is now held by token \"%2\"%3, not the one "
                                          "shown; nothing changed.")
-                              .arg(key, printableBytes(reply.bytes(), 80));
+                              .arg(key, printableBytes(value, 80),
+                                   length > 80 ? QStringLiteral(" (%1 bytes)").arg(length)
+                                               : QString());
         }
     } else if (a == QLatin1String("queue.requeue") || a == QLatin1String("queue.dead-letter")) {
         const bool done = reply.toInteger() == 1;
@@ -134,10 +183,17 @@ ActionOutcome ActionEngine::interpret(const ScriptCall &call, const RedisValue &
                                             "moved); nothing changed.")
                                  .arg(printableBytes(call.args.value(0), 80));
     } else if (a == QLatin1String("queue.requeue-stuck")) {
-        const qsizetype n = reply.size();
-        out.result = n > 0 ? R::Done : R::NothingDone;
-        out.message = n > 0 ? QStringLiteral("Requeued %1 stuck jobs.").arg(n)
-                            : QStringLiteral("No job was stuck; nothing changed.");
+        // {claims examined, jobs requeued, the jobs cut to ReplyCutBytes}
+        const qint64 n = reply.size() == 3 ? reply.at(1).toInteger() : 0;
+        const qint64 dropped = reply.size() == 3 ? reply.at(0).toInteger() - n : 0;
+        const QString drops = dropped > 0 ? QStringLiteral(" Dropped %1 claim(s) of jobs no "
+                                                           "longer in flight.")
+                                                .arg(dropped)
+                                          : QString();
+        out.result = n > 0 || dropped > 0 ? R::Done : R::NothingDone;
+        out.message = n > 0 ? QStringLiteral("Requeued %1 stuck jobs.%2").arg(n).arg(drops)
+                      : dropped > 0 ? QStringLiteral("No job was stuck.") + drops
+                                    : QStringLiteral("No job was stuck; nothing changed.");
     } else if (a == QLatin1String("token.issue")) {
         const bool done = reply.toInteger() == 1;
         out.result = done ? R::Done : R::NothingDone;
@@ -165,6 +221,37 @@ ActionOutcome ActionEngine::interpret(const ScriptCall &call, const RedisValue &
         out.result = R::Done;
         out.message = QStringLiteral("%1: %2").arg(call.action, reply.toDebugString());
     }
+    return out;
+}
+
+ActionOutcome ActionEngine::interpretDryRun(const ScriptCall &call, const RedisValue &reply)
+{
+    using R = ActionOutcome::Result;
+    ActionOutcome out;
+    out.result = R::DryRun;
+    out.reply = reply;
+    if (reply.isError() && reply.bytes().contains("not allowed from read-only scripts")) {
+        out.wouldBe = R::Done;
+        out.message = QStringLiteral("Dry run: nothing was written; the checks pass, so it "
+                                     "would run as described.");
+        return out;
+    }
+    const ActionOutcome real = interpret(call, reply);
+    if (real.result == R::Failed) {
+        out.wouldBe = R::Done;
+        out.message = QStringLiteral("Dry run: nothing was written; the server could not run the "
+                                     "checks read-only (%1), so only the description above is "
+                                     "known.")
+                          .arg(printableBytes(reply.bytes(), 160));
+        return out;
+    }
+    out.wouldBe = real.result;
+    out.forceable = real.forceable;
+    out.message = (real.result == R::Done ? QStringLiteral("Dry run: nothing was written; it "
+                                                           "would do: ")
+                                          : QStringLiteral("Dry run: nothing was written; it "
+                                                           "would not act: "))
+                  + real.message;
     return out;
 }
 
@@ -202,13 +289,41 @@ void ActionEngine::run(const ScriptCall &call, bool dryRun, const QObject *conte
         finish(call, out, context, handler);
         return;
     }
-    if (dryRun) {
-        out.result = ActionOutcome::Result::DryRun;
-        out.message = QStringLiteral("Dry run: nothing was sent.");
+    if (!call.refusal.isEmpty() && !call.force) {
+        out.result = ActionOutcome::Result::Refused;
+        out.forceable = call.isForceable();
+        out.message = QStringLiteral("Refused: %1 Nothing was sent.%2")
+                          .arg(call.refusal,
+                               out.forceable ? QStringLiteral(" Only a forced %1 (--force, "
+                                                              "confirmed and audited) acts on it.")
+                                                   .arg(call.action.section(QLatin1Char('.'), 1))
+                                             : QString());
+        if (dryRun) {
+            out.wouldBe = out.result;
+            out.result = ActionOutcome::Result::DryRun;
+            out.message = QStringLiteral("Dry run: it would be refused. ") + out.message;
+        }
         finish(call, out, context, handler);
         return;
     }
     QPointer<const QObject> guard(context);
+    if (dryRun) {
+        if (call.script.isEmpty()) {
+            out.result = ActionOutcome::Result::DryRun;
+            out.message = QStringLiteral("Dry run: nothing was sent.");
+            finish(call, out, context, handler);
+            return;
+        }
+        // The script's own checks, run where the server lets nothing be
+        // written: the first write command fails the script instead.
+        QList<QByteArray> evalRo{"EVAL_RO", RedisScript::fromResource(call.script).source(),
+                                 QByteArray::number(call.keys.size())};
+        evalRo << call.keys << call.args;
+        m_client->command(evalRo, this, [this, call, guard, handler](const RedisValue &reply) {
+            finish(call, interpretDryRun(call, reply), guard, handler);
+        });
+        return;
+    }
     auto done = [this, call, guard, handler](const RedisValue &reply) {
         finish(call, interpret(call, reply), guard, handler);
     };
@@ -237,6 +352,7 @@ QJsonObject ActionEngine::auditEntry(const ScriptCall &call, const ActionOutcome
         {QStringLiteral("script"), call.script},
         {QStringLiteral("keys"), keys},
         {QStringLiteral("args"), args},
+        {QStringLiteral("force"), call.force},
         {QStringLiteral("outcome"), resultId(outcome.result)},
         {QStringLiteral("message"),
          secret && !call.keys.isEmpty()

@@ -23,6 +23,12 @@ struct ActionOutcome
     Result result = Result::Failed;
     QString message; // one sentence for the operator
     RedisValue reply;
+    // Refused because the target is not what the console says it is; the same
+    // call forced (ScriptCall::forced) would act on it.
+    bool forceable = false;
+    // A dry run: what running it now would do, from the script's own checks
+    // run read-only (EVAL_RO): Done when they pass, Refused or NothingDone.
+    Result wouldBe = Result::Done;
 };
 
 QString resultId(ActionOutcome::Result result); // "done", "nothing-done", ...
@@ -46,8 +52,12 @@ public:
     void setAuditStream(const QByteArray &key, int maxLength);
 
     // What will run, for the confirmation: script, KEYS, ARGV, and the summary.
+    // A dry run runs the script's checks read-only (EVAL_RO, which the server
+    // refuses to let write) and says what they found.
     static QString describe(const ScriptCall &call);
     static ActionOutcome interpret(const ScriptCall &call, const RedisValue &reply);
+    // The reply of the script run read-only (EVAL_RO) for a dry run.
+    static ActionOutcome interpretDryRun(const ScriptCall &call, const RedisValue &reply);
     // CONFIG SET notify-keyspace-events: the current flags plus K and A.
     static ScriptCall enableKeyspaceEvents(const QByteArray &currentFlags);
 

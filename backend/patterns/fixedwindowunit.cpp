@@ -57,6 +57,10 @@ ScriptCall FixedWindowUnit::reset(const PatternObject &o)
     call.action = QStringLiteral("limiter.reset");
     call.script = QStringLiteral("limiter_reset");
     call.keys = {o.key};
+    call.keyRoles = {QStringLiteral("counter")};
+    call.args = {QByteArray(), "1", "counter"}; // limiter_reset.lua: force, unit, shape
+    call.forceable = true;
+    call.forceArg = 0;
     call.summary = QStringLiteral("Delete counter \"%1\": its window starts again at zero.")
                        .arg(printableBytes(o.key));
     return call;

@@ -10,8 +10,12 @@ QList<PatternUnit::Command> LockUnit::probe(const PatternObject &o, const ProbeC
 
 Reading LockUnit::readValueAndTtl(const PatternObject &o, const QList<RedisValue> &r, qint64 nowMs)
 {
-    if (auto f = failure(o, r, {o.key, o.key}, nowMs))
+    if (auto f = failure(o, r, {o.key, o.key}, nowMs)) {
+        // PTTL answers for any type: a key of another type is there, not gone.
+        if (r.size() > 1 && r.at(1).isInteger())
+            f->pttlMs = r.at(1).toInteger();
         return *f;
+    }
     Reading reading;
     reading.atMs = nowMs;
     reading.pttlMs = r.at(1).toInteger();
@@ -59,7 +63,10 @@ ScriptCall LockUnit::forceRelease(const PatternObject &o, const QByteArray &show
     call.action = QStringLiteral("lock.force-release");
     call.script = QStringLiteral("lock_release");
     call.keys = {o.key};
-    call.args = {shownToken};
+    call.args = {shownToken, QByteArray::number(ScriptCall::ReplyCutBytes), QByteArray()};
+    call.keyRoles = {QStringLiteral("lock")};
+    call.forceable = true;
+    call.forceArg = 2;
     call.summary = QStringLiteral("Delete lock \"%1\" only if it still holds token \"%2\".")
                        .arg(printableBytes(o.key), printableBytes(shownToken, 80));
     return call;
@@ -71,7 +78,9 @@ ScriptCall LockUnit::extend(const PatternObject &o, const QByteArray &shownToken
     call.action = QStringLiteral("lock.extend");
     call.script = QStringLiteral("lock_extend");
     call.keys = {o.key};
-    call.args = {shownToken, QByteArray::number(ttlMs)};
+    call.args = {shownToken, QByteArray::number(ttlMs),
+                 QByteArray::number(ScriptCall::ReplyCutBytes)};
+    call.keyRoles = {QStringLiteral("lock")};
     call.summary = QStringLiteral("Set lock \"%1\" to expire in %2 ms, only if it still holds "
                                   "token \"%3\".")
                        .arg(printableBytes(o.key))

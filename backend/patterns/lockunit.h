@@ -12,6 +12,8 @@ class LockUnit final : public PatternUnit
 {
 public:
     static constexpr int MaxTokenBytes = 512;
+    // lock extend: the longest time to live an operator may give (7 days).
+    static constexpr qint64 MaxExtendMs = qint64(7) * 24 * 3600 * 1000;
 
     PatternKind kind() const override { return PatternKind::Lock; }
     QList<Command> probe(const PatternObject &object, const ProbeContext &context) const override;

@@ -127,6 +127,8 @@ ScriptCall ReliableQueueUnit::requeue(const PatternObject &o, const QByteArray &
     call.action = QStringLiteral("queue.requeue");
     call.script = QStringLiteral("queue_requeue");
     call.keys = {o.key, processingKey(o), claimsKey(o)};
+    call.keyRoles = {QStringLiteral("queue"), QStringLiteral("processing list"),
+                     QStringLiteral("claims set")};
     call.args = {job};
     call.summary = QStringLiteral("Move job \"%1\" from \"%2\" back to \"%3\" (next to be taken), "
                                   "only if it is still in flight.")
@@ -141,6 +143,9 @@ ScriptCall ReliableQueueUnit::deadLetter(const PatternObject &o, const QByteArra
     call.action = QStringLiteral("queue.dead-letter");
     call.script = QStringLiteral("queue_dead_letter");
     call.keys = {processingKey(o), deadKey(o), claimsKey(o)};
+    call.keyRoles = {QStringLiteral("processing list"), QStringLiteral("dead-letter list"),
+                     QStringLiteral("claims set")};
+    call.forceable = true; // past a refusal only: the script's type checks always hold
     call.args = {job};
     call.summary = QStringLiteral("Move job \"%1\" from \"%2\" to dead-letter list \"%3\", only "
                                   "if it is still in flight.")
@@ -157,7 +162,10 @@ ScriptCall ReliableQueueUnit::requeueStuck(const PatternObject &o, qint64 olderT
     call.action = QStringLiteral("queue.requeue-stuck");
     call.script = QStringLiteral("queue_requeue_stuck");
     call.keys = {o.key, processingKey(o), o.relatedKey(1)};
-    call.args = {QByteArray::number(olderThanMs), QByteArray::number(most), QByteArray()};
+    call.keyRoles = {QStringLiteral("queue"), QStringLiteral("processing list"),
+                     QStringLiteral("claims set")};
+    call.args = {QByteArray::number(olderThanMs), QByteArray::number(most), QByteArray(),
+                 QByteArray::number(ScriptCall::ReplyCutBytes)};
     call.summary = QStringLiteral("Requeue up to %1 jobs of \"%2\" claimed more than %3 ms ago.")
                        .arg(most)
                        .arg(printableBytes(o.key))

@@ -4,22 +4,59 @@
 #include <QByteArray>
 #include <QList>
 #include <QString>
+#include <QStringList>
 
 namespace gatehouse {
 
 // An operator action as it will run: which of Gatehouse's scripts (lua/<script>.lua),
 // with which KEYS and ARGV. The confirmation shows exactly this; the audit log
 // records it. Built by the pattern units; run by the actions engine.
+//
+// Every action script checks the keys it writes before its first write and
+// replies with an error "GHTYPE <i> <type> <expected>" (KEYS[i] has another
+// type) or "GHSHAPE <i> <what>" (the right type, not the pattern's shape)
+// when it writes nothing; keyRoles names KEYS[i] for the sentence.
 struct ScriptCall
 {
+    // A value a script echoes back (another holder's token, a requeued job) is
+    // cut to this many bytes; the reply carries the full length.
+    static constexpr int ReplyCutBytes = 256;
+
     QString action; // "lock.force-release", "queue.requeue", ...
     QString script; // file name in lua/ without ".lua"; empty for a plain command
     QList<QByteArray> keys;
     QList<QByteArray> args;
     QList<QByteArray> command; // actions Lua cannot do (CONFIG SET): the command itself
     QString summary;           // one sentence for the confirmation dialog
+    QStringList keyRoles;      // what KEYS[i] is: "queue", "processing list", ...
+
+    // Set by whoever built the call when the target is not what the console
+    // says it is (a key outside every token family, a profile that names
+    // another pattern): the engine refuses with this sentence, unless forced.
+    QString refusal;
+    // Whether a forced call skips refusal (dead-letter: only that), and the
+    // ARGV index that carries "force" to the script's own checks, or -1 when
+    // they cannot be skipped (they keep data from being lost).
+    bool forceable = false;
+    int forceArg = -1;
+    bool force = false;
 
     bool isValid() const { return !script.isEmpty() || !command.isEmpty(); }
+    bool isForceable() const { return forceable; }
+    // The same call with its checks skipped: what an operator confirmed.
+    ScriptCall forced() const
+    {
+        ScriptCall call = *this;
+        if (!isForceable())
+            return call;
+        call.force = true;
+        call.refusal.clear();
+        if (forceArg >= 0)
+            call.args[forceArg] = "force";
+        call.summary += QStringLiteral(" Forced: the checks that it is a %1 are skipped.")
+                            .arg(action.section(QLatin1Char('.'), 0, 0));
+        return call;
+    }
 };
 
 } // namespace gatehouse

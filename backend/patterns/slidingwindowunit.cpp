@@ -120,8 +120,17 @@ ScriptCall SlidingWindowUnit::reset(const PatternObject &o)
     call.action = QStringLiteral("limiter.reset");
     call.script = QStringLiteral("limiter_reset");
     call.keys = {o.key};
-    if (!o.relatedKey(0).isEmpty())
+    call.keyRoles = {QStringLiteral("window")};
+    // limiter_reset.lua: ARGV = force, score unit, then what each key must be.
+    call.args = {QByteArray(), QByteArray::number(std::max<qint64>(1, o.params.scoreUnitMs)),
+                 "times"};
+    call.forceable = true;
+    call.forceArg = 0;
+    if (!o.relatedKey(0).isEmpty()) {
         call.keys.append(o.relatedKey(0));
+        call.keyRoles.append(QStringLiteral("retry set"));
+        call.args.append("mstimes"); // retry slots are ms whatever the window's unit
+    }
     call.summary = QStringLiteral("Delete the window%1 of limiter \"%2\": every client starts "
                                   "with a full allowance.")
                        .arg(call.keys.size() > 1 ? QStringLiteral(" and retry slots") : QString(),
@@ -137,6 +146,10 @@ ScriptCall SlidingWindowUnit::clearRetrySlots(const PatternObject &o)
     call.action = QStringLiteral("limiter.clear-retry");
     call.script = QStringLiteral("limiter_reset");
     call.keys = {o.relatedKey(0)};
+    call.keyRoles = {QStringLiteral("retry set")};
+    call.args = {QByteArray(), "1", "mstimes"};
+    call.forceable = true;
+    call.forceArg = 0;
     call.summary = QStringLiteral("Delete the retry slots of limiter \"%1\"; the window keeps "
                                   "its entries.")
                        .arg(printableBytes(o.key));

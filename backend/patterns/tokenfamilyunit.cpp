@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "tokenfamilyunit.h"
 
+#include "keyclassifier.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonParseError>
 #include <QRandomGenerator>
 
 #include <algorithm>
@@ -96,6 +101,61 @@ QList<QByteArray> TokenFamilyUnit::liveMembers(const PatternObject &o, const QLi
     return live;
 }
 
+QString TokenFamilyUnit::familyProblem(const QByteArray &prefix)
+{
+    const QString shown = printableBytes(prefix, 80);
+    if (prefix.isEmpty() || prefix.size() > MaxFamilyBytes)
+        return QStringLiteral("A token family is 1 to %1 bytes (got %2).")
+            .arg(MaxFamilyBytes)
+            .arg(prefix.size());
+    for (char ch : prefix) {
+        const auto c = static_cast<unsigned char>(ch);
+        if (c <= ' ' || c == 0x7f || ch == '*' || ch == '?' || ch == '[' || ch == ']'
+            || ch == '\\')
+            return QStringLiteral("Token family \"%1\" contains a space, a control character or "
+                                  "a glob character (* ? [ ] \\); use letters, digits and "
+                                  "separators such as \"code:\".")
+                .arg(shown);
+    }
+    if (!QByteArray(FamilySeparators).contains(prefix.back()))
+        return QStringLiteral("Token family \"%1\" must end with a separator (one of %2), so "
+                              "its tokens cannot be mistaken for other keys: try \"%1:\".")
+            .arg(shown, QString::fromLatin1(FamilySeparators));
+    return {};
+}
+
+QString TokenFamilyUnit::payloadProblem(const QByteArray &json)
+{
+    if (json.size() > MaxPayloadBytes)
+        return QStringLiteral("The payload is %1 bytes; at most %2 are accepted.")
+            .arg(json.size())
+            .arg(MaxPayloadBytes);
+    // QJsonDocument parses only objects and arrays: a scalar is checked as the
+    // one element of an array.
+    QJsonParseError error;
+    const QJsonDocument doc = QJsonDocument::fromJson('[' + json + ']', &error);
+    if (error.error != QJsonParseError::NoError)
+        return QStringLiteral("The payload is not valid JSON (at byte %1: %2).")
+            .arg(std::max(0, error.offset - 1))
+            .arg(error.errorString());
+    if (doc.array().size() != 1)
+        return QStringLiteral("The payload must be one JSON value (got %1).")
+            .arg(doc.array().size());
+    return {};
+}
+
+QString TokenFamilyUnit::ttlProblem(qint64 ttlSeconds)
+{
+    if (ttlSeconds <= 0)
+        return QStringLiteral("A token needs a time to live in seconds (> 0): a token that never "
+                              "expires is a leak.");
+    if (ttlSeconds > MaxTtlSeconds)
+        return QStringLiteral("A token lives at most %1 s (366 days); got %2 s.")
+            .arg(MaxTtlSeconds)
+            .arg(ttlSeconds);
+    return {};
+}
+
 QByteArray TokenFamilyUnit::newToken()
 {
     // QRandomGenerator::system() reads the operating system's CSPRNG.
@@ -120,12 +180,34 @@ ScriptCall TokenFamilyUnit::issue(const PatternObject &family, const QByteArray 
     return call;
 }
 
-ScriptCall TokenFamilyUnit::revoke(const QByteArray &tokenKey)
+ScriptCall TokenFamilyUnit::revoke(const QByteArray &tokenKey,
+                                   const QList<QByteArray> &families)
 {
     ScriptCall call;
     call.action = QStringLiteral("token.revoke");
     call.script = QStringLiteral("token_revoke");
     call.keys = {tokenKey};
+    call.keyRoles = {QStringLiteral("token")};
+    call.args = {QByteArray()};
+    call.forceable = true;
+    call.forceArg = 0;
+    bool member = false;
+    for (const QByteArray &f : families)
+        member |= tokenKey.size() > f.size() && tokenKey.startsWith(f);
+    if (families.isEmpty())
+        member = !tokenPrefix(tokenKey).isEmpty();
+    if (!member) {
+        QStringList known;
+        for (const QByteArray &f : families.mid(0, 5))
+            known << QLatin1Char('"') + printableBytes(f, 40) + QLatin1Char('"');
+        call.refusal
+            = families.isEmpty()
+                  ? QStringLiteral("\"%1\" is not a token: no token family is known and its "
+                                   "last segment does not look generated.")
+                        .arg(printableBytes(tokenKey, 80))
+                  : QStringLiteral("\"%1\" is in no known token family (%2).")
+                        .arg(printableBytes(tokenKey, 80), known.join(QLatin1String(", ")));
+    }
     call.summary = QStringLiteral("Delete token \"%1\"; it can no longer be used.")
                        .arg(printableBytes(tokenKey));
     return call;

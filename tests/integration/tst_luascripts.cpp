@@ -335,11 +335,13 @@ private slots:
                  RedisValue::integer(1));
         QCOMPARE(run(*m_client, lua("lock_acquire"), {"lk"}, {"B", "10000"}),
                  RedisValue::bulk("A"));
-        QCOMPARE(run(*m_client, lua("lock_extend"), {"lk"}, {"B", "50000"}), RedisValue::bulk("A"));
+        // Another holder's value comes back cut, with its full length.
+        const RedisValue heldByA = RedisValue::array({RedisValue::bulk("A"), RedisValue::integer(1)});
+        QCOMPARE(run(*m_client, lua("lock_extend"), {"lk"}, {"B", "50000"}), heldByA);
         QCOMPARE(run(*m_client, lua("lock_extend"), {"lk"}, {"A", "50000"}),
                  RedisValue::integer(1));
         QVERIFY(call(*m_client, {"PTTL", "lk"}).toInteger() > 10000);
-        QCOMPARE(run(*m_client, lua("lock_release"), {"lk"}, {"B"}), RedisValue::bulk("A"));
+        QCOMPARE(run(*m_client, lua("lock_release"), {"lk"}, {"B"}), heldByA);
         QCOMPARE(run(*m_client, lua("lock_release"), {"lk"}, {"A"}), RedisValue::integer(1));
         QVERIFY(run(*m_client, lua("lock_release"), {"lk"}, {"A"}).isNil());
         QVERIFY(run(*m_client, lua("lock_extend"), {"lk"}, {"A", "1000"}).isNil());
@@ -472,11 +474,14 @@ private slots:
 
         // Stuck longer than 3 s at t = 6000: only j1; bounded by the count.
         const RedisScript stuck = lua("queue_requeue_stuck");
+        // {claims examined, jobs requeued, the jobs}
         QCOMPARE(run(*m_client, stuck, {"q", "q:processing", "q:claims"}, {"3000", "10", "6000"}),
-                 RedisValue::array({RedisValue::bulk("j1")}));
+                 RedisValue::array({RedisValue::integer(1), RedisValue::integer(1),
+                                    RedisValue::array({RedisValue::bulk("j1")})}));
         QCOMPARE(call(*m_client, {"LINDEX", "q", "-1"}), RedisValue::bulk("j1")); // taken next
         QCOMPARE(
-            run(*m_client, stuck, {"q", "q:processing", "q:claims"}, {"0", "1", "9000"}).size(), 1);
+            run(*m_client, stuck, {"q", "q:processing", "q:claims"}, {"0", "1", "9000"}).at(1),
+            RedisValue::integer(1));
         QCOMPARE(call(*m_client, {"LLEN", "q:processing"}).toInteger(), 0);
         QVERIFY(run(*m_client, claim, {"empty", "empty:processing", "empty:claims"}, {""}).isNil());
     }
@@ -563,7 +568,8 @@ private slots:
     {
         run(*m_client, lua("sliding_window"), {"w", "r"}, {"1", "1000", "", ""});
         run(*m_client, lua("sliding_window"), {"w", "r"}, {"1", "1000", "", ""});
-        QCOMPARE(run(*m_client, lua("limiter_reset"), {"w", "r"}, {}), RedisValue::integer(2));
+        QCOMPARE(run(*m_client, lua("limiter_reset"), {"w", "r"}, {"", "1", "times", "mstimes"}),
+                 RedisValue::integer(2));
         QCOMPARE(call(*m_client, {"EXISTS", "w", "r"}).toInteger(), 0);
     }
 

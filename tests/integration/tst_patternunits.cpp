@@ -339,7 +339,7 @@ private slots:
         QVERIFY(r.pttlMs > 29000 && r.pttlMs <= 30000);
 
         // Force-release compares the token it was shown.
-        QCOMPARE(runScript(*m_client, LockUnit::forceRelease(o, "someone-else")).bytes(),
+        QCOMPARE(runScript(*m_client, LockUnit::forceRelease(o, "someone-else")).at(0).bytes(),
                  QByteArray("3f9a1c2e-77b1-4c1d"));
         QCOMPARE(runScript(*m_client, LockUnit::extend(o, r.token, 90000)).toInteger(), 1);
         QVERIFY(probe(o, serverNow()).pttlMs > 89000);
@@ -397,9 +397,9 @@ private slots:
         QCOMPARE(runScript(*m_client, issue).toInteger(), 1);
         QCOMPARE(runScript(*m_client, issue).toInteger(), 0); // collision reported, not overwritten
         QCOMPARE(call(*m_client, {"GET", "code:" + token}).bytes(), QByteArray("{\"user\":1}"));
-        QCOMPARE(runScript(*m_client, TokenFamilyUnit::revoke("code:" + token)).bytes(),
+        QCOMPARE(runScript(*m_client, TokenFamilyUnit::revoke("code:" + token, {"code:"})).bytes(),
                  QByteArray("string"));
-        QVERIFY(runScript(*m_client, TokenFamilyUnit::revoke("code:" + token)).isNil());
+        QVERIFY(runScript(*m_client, TokenFamilyUnit::revoke("code:" + token, {"code:"})).isNil());
     }
 
     // Seed 002's hashes with a use counter.
@@ -456,8 +456,9 @@ private slots:
         QCOMPARE(runScript(*m_client, ReliableQueueUnit::deadLetter(o, "j3")).toInteger(), 1);
         const RedisValue stuck
             = runScript(*m_client, ReliableQueueUnit::requeueStuck(o, 60000, 10));
-        QCOMPARE(stuck.size(), 1);
-        QCOMPARE(stuck.at(0).bytes(), QByteArray("j2"));
+        QCOMPARE(stuck.at(1).toInteger(), 1); // {examined, requeued, jobs}
+        QCOMPARE(stuck.at(2).size(), 1);
+        QCOMPARE(stuck.at(2).at(0).bytes(), QByteArray("j2"));
         r = probe(o, serverNow());
         QCOMPARE(r.length, 4);
         QCOMPARE(r.inFlight, 0);

@@ -1,0 +1,411 @@
+// SPDX-License-Identifier: MIT
+// The adversarial action matrix: every operator action, for every key it
+// touches, with that key missing, of each other type, or of the right type
+// with unexpected content, run through the real ActionEngine against a real
+// redis-server. The invariant a user relies on: every job, token and lock is
+// where it was or exactly where the reply says it went; nothing disappears,
+// nothing doubles; a refusal writes nothing and names the key and its type.
+#include <actions/actionengine.h>
+#include <patterns/limiterreset.h>
+#include <patterns/lockunit.h>
+#include <patterns/reliablequeueunit.h>
+#include <patterns/tokenfamilyunit.h>
+#include <redis/redisclient.h>
+
+#include "redisserver.h"
+
+#include <QDateTime>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <functional>
+
+using namespace gatehouse;
+using gatehouse::test::call;
+using gatehouse::test::RedisServer;
+
+namespace {
+
+using Command = QList<QByteArray>;
+using R = ActionOutcome::Result;
+
+// One action of the matrix: the keys it touches with the commands that lay
+// them out as the pattern keeps them, the call, and which types each key may
+// have for the action to write (others must be refused).
+struct ActionCase
+{
+    QString name;
+    QList<QByteArray> keys;
+    QList<QList<Command>> layout;    // per key: the right type, expected content
+    QList<QList<Command>> unexpected; // per key: the right type, content it did not expect
+    QList<QByteArray> accepted;      // per key: the type it must have (or be missing)
+    std::function<ScriptCall()> makeCall;
+    bool movesItems = false; // a queue action: list elements are conserved
+};
+
+qint64 nowMs()
+{
+    return QDateTime::currentMSecsSinceEpoch();
+}
+
+QByteArray num(qint64 v)
+{
+    return QByteArray::number(v);
+}
+
+PatternObject queueObject()
+{
+    PatternObject o;
+    o.kind = PatternKind::ReliableQueue;
+    o.key = "q";
+    o.related = {"q:processing", "q:claims", "q:dead"};
+    return o;
+}
+
+QList<ActionCase> cases()
+{
+    const QByteArray past = num(nowMs() - 600000);
+    const QList<Command> queue{{"RPUSH", "q", "waiting-1", "waiting-2"}};
+    const QList<Command> processing{{"RPUSH", "q:processing", "jobA", "jobB"}};
+    const QList<Command> processingWithout{{"RPUSH", "q:processing", "jobB", "jobC"}};
+    const QList<Command> claims{{"ZADD", "q:claims", past, "jobA", past, "jobB"}};
+    const QList<Command> claimsOther{{"ZADD", "q:claims", "1", "someone-else"}};
+    const QList<Command> dead{{"RPUSH", "q:dead", "dead-1"}};
+    const QList<Command> lists{{"RPUSH", "UNUSED", "x"}};
+
+    QList<ActionCase> all;
+    all.append({QStringLiteral("queue.requeue"),
+                {"q", "q:processing", "q:claims"},
+                {queue, processing, claims},
+                {{{"RPUSH", "q", "jobA"}}, processingWithout, claimsOther},
+                {"list", "list", "zset"},
+                [] { return ReliableQueueUnit::requeue(queueObject(), "jobA"); },
+                true});
+    all.append({QStringLiteral("queue.dead-letter"),
+                {"q:processing", "q:dead", "q:claims"},
+                {processing, dead, claims},
+                {processingWithout, {{"RPUSH", "q:dead", "jobA"}}, claimsOther},
+                {"list", "list", "zset"},
+                [] { return ReliableQueueUnit::deadLetter(queueObject(), "jobA"); },
+                true});
+    all.append({QStringLiteral("queue.requeue-stuck"),
+                {"q", "q:processing", "q:claims"},
+                {queue, processing, claims},
+                {{{"RPUSH", "q", "jobA"}}, processingWithout, claimsOther},
+                {"list", "list", "zset"},
+                [] { return ReliableQueueUnit::requeueStuck(queueObject(), 1000, 100); },
+                true});
+
+    PatternObject lock;
+    lock.kind = PatternKind::Lock;
+    lock.key = "lock:x";
+    all.append({QStringLiteral("lock.force-release"),
+                {"lock:x"},
+                {{{"SET", "lock:x", "tok-5f2a9c", "PX", "60000"}}},
+                {{{"SET", "lock:x", "tok-someone-else", "PX", "60000"}}},
+                {"string"},
+                [lock] { return LockUnit::forceRelease(lock, "tok-5f2a9c"); }});
+    all.append({QStringLiteral("lock.extend"),
+                {"lock:x"},
+                {{{"SET", "lock:x", "tok-5f2a9c", "PX", "60000"}}},
+                {{{"SET", "lock:x", "tok-someone-else", "PX", "60000"}}},
+                {"string"},
+                [lock] { return LockUnit::extend(lock, "tok-5f2a9c", 90000); }});
+    all.append({QStringLiteral("token.revoke"),
+                {"code:7f3a9b2c"},
+                {{{"SET", "code:7f3a9b2c", "{\"user\":1}", "EX", "600"}}},
+                {{{"HSET", "code:7f3a9b2c", "used_by", "0"}}},
+                {"string"}, // or hash (seed 002): both are tokens; see below
+                [] { return TokenFamilyUnit::revoke("code:7f3a9b2c", {"code:"}); }});
+
+    PatternObject window;
+    window.kind = PatternKind::SlidingWindow;
+    window.key = "rl:api";
+    window.related = {"rl:api:retry"};
+    const QByteArray t = num(nowMs());
+    all.append({QStringLiteral("limiter.reset sliding"),
+                {"rl:api", "rl:api:retry"},
+                {{{"ZADD", "rl:api", t, t + "-1", t, t + "-2"}},
+                 {{"ZADD", "rl:api:retry", num(nowMs() + 5000), num(nowMs() + 5000)}}},
+                {{{"ZADD", "rl:api", "1", "alice", "2", "bob"}}, // a leaderboard
+                 {{"ZADD", "rl:api:retry", "3", "x"}}},
+                {"zset", "zset"},
+                [window] { return limiterReset(window); }});
+    PatternObject counter;
+    counter.kind = PatternKind::FixedWindow;
+    counter.key = "rl:fixed";
+    all.append({QStringLiteral("limiter.reset fixed"),
+                {"rl:fixed"},
+                {{{"SET", "rl:fixed", "7", "PX", "60000"}}},
+                {{{"SET", "rl:fixed", "<html>cached page</html>", "PX", "60000"}}},
+                {"string"},
+                [counter] { return limiterReset(counter); }});
+    return all;
+}
+
+// One key laid out as another type than its pattern's (or missing).
+QList<Command> variantLayout(const QString &variant, const QByteArray &key)
+{
+    if (variant == QLatin1String("string"))
+        return {{"SET", key, "notalist"}};
+    if (variant == QLatin1String("list"))
+        return {{"RPUSH", key, "jobA", "other"}};
+    if (variant == QLatin1String("hash"))
+        return {{"HSET", key, "jobA", "1"}};
+    if (variant == QLatin1String("set"))
+        return {{"SADD", key, "jobA"}};
+    if (variant == QLatin1String("zset"))
+        return {{"ZADD", key, "1", "jobA"}};
+    if (variant == QLatin1String("stream"))
+        return {{"XADD", key, "*", "job", "jobA"}};
+    return {}; // missing
+}
+
+} // namespace
+
+class tst_ActionMatrix : public QObject
+{
+    Q_OBJECT
+
+private:
+    RedisServer m_server;
+    std::unique_ptr<RedisClient> m_client;
+    std::unique_ptr<ActionEngine> m_engine;
+    QTemporaryDir m_dir;
+
+    void lay(const QList<Command> &commands)
+    {
+        for (const Command &c : commands)
+            QVERIFY2(!call(*m_client, c).isError(), c.join(' ').constData());
+    }
+
+    // Everything a key holds, as DUMP serialises it, with whether it expires.
+    QList<RedisValue> state(const QList<QByteArray> &keys)
+    {
+        QList<RedisValue> out;
+        for (const QByteArray &k : keys) {
+            out << call(*m_client, {"DUMP", k});
+            out << RedisValue::integer(call(*m_client, {"PTTL", k}).toInteger() >= 0 ? 1 : 0);
+        }
+        return out;
+    }
+
+    // Every element of every list among keys, sorted: queue actions only move.
+    QList<QByteArray> listItems(const QList<QByteArray> &keys)
+    {
+        QList<QByteArray> items;
+        for (const QByteArray &k : keys) {
+            if (call(*m_client, {"TYPE", k}).bytes() != "list")
+                continue;
+            const RedisValue range = call(*m_client, {"LRANGE", k, "0", "-1"});
+            for (const RedisValue &v : range.elements())
+                items << v.bytes();
+        }
+        std::sort(items.begin(), items.end());
+        return items;
+    }
+
+    int count(const QByteArray &key, const QByteArray &item)
+    {
+        if (call(*m_client, {"TYPE", key}).bytes() != "list")
+            return 0;
+        int n = 0;
+        const RedisValue range = call(*m_client, {"LRANGE", key, "0", "-1"});
+        for (const RedisValue &v : range.elements())
+            n += v.bytes() == item ? 1 : 0;
+        return n;
+    }
+
+    ActionOutcome run(const ScriptCall &sc, bool dryRun = false)
+    {
+        ActionOutcome out;
+        test::ReplyWait wait;
+        m_engine->run(sc, dryRun, this, [&](const ActionOutcome &o) {
+            out = o;
+            wait.finish();
+        });
+        if (!wait.wait(10000))
+            qWarning("no outcome for %s", qPrintable(sc.action));
+        return out;
+    }
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        QVERIFY2(m_server.start(), qPrintable(m_server.errorString()));
+        m_client = test::connectedClient(m_server);
+        QVERIFY(m_client);
+        m_engine = std::make_unique<ActionEngine>(m_client.get());
+        m_engine->setAuditLogPath(m_dir.filePath(QStringLiteral("audit.jsonl")));
+    }
+
+    void init() { QCOMPARE(call(*m_client, {"FLUSHALL"}), RedisValue::status("OK")); }
+
+    void cleanupTestCase()
+    {
+        m_engine.reset();
+        m_client.reset();
+        m_server.stop();
+        QCOMPARE(RedisServer::runningChildren(), 0);
+    }
+
+    void matrix_data()
+    {
+        QTest::addColumn<int>("action");
+        QTest::addColumn<int>("keyIndex");
+        QTest::addColumn<QString>("variant");
+        const QList<ActionCase> all = cases();
+        const QStringList variants{QStringLiteral("right"),  QStringLiteral("missing"),
+                                   QStringLiteral("string"), QStringLiteral("list"),
+                                   QStringLiteral("hash"),   QStringLiteral("set"),
+                                   QStringLiteral("zset"),   QStringLiteral("stream"),
+                                   QStringLiteral("unexpected")};
+        for (int a = 0; a < all.size(); ++a) {
+            for (int k = 0; k < all.at(a).keys.size(); ++k) {
+                for (const QString &v : variants) {
+                    QTest::addRow("%s %s %s", qPrintable(all.at(a).name),
+                                  all.at(a).keys.at(k).constData(), qPrintable(v))
+                        << a << k << v;
+                }
+            }
+        }
+    }
+
+    void matrix()
+    {
+        QFETCH(int, action);
+        QFETCH(int, keyIndex);
+        QFETCH(QString, variant);
+        const ActionCase c = cases().at(action);
+        const QByteArray target = c.keys.at(keyIndex);
+        for (int k = 0; k < c.keys.size(); ++k) {
+            if (k != keyIndex || variant == QLatin1String("right"))
+                lay(c.layout.at(k));
+            else if (variant == QLatin1String("unexpected"))
+                lay(c.unexpected.at(k));
+            else
+                lay(variantLayout(variant, target));
+        }
+        const QByteArray type = call(*m_client, {"TYPE", target}).bytes();
+        const bool tokenHash = c.name == QLatin1String("token.revoke") && type == "hash";
+        const bool wrongType = type != "none" && type != c.accepted.at(keyIndex) && !tokenHash;
+
+        const QList<RedisValue> before = state(c.keys);
+        const QList<QByteArray> itemsBefore = listItems(c.keys);
+        const ScriptCall sc = c.makeCall();
+
+        // A dry run writes nothing, and predicts the outcome's kind.
+        const ActionOutcome dry = run(sc, true);
+        QCOMPARE(dry.result, R::DryRun);
+        QCOMPARE(state(c.keys), before);
+
+        const ActionOutcome out = run(sc);
+        QVERIFY2(out.result != R::Failed, qPrintable(out.message)); // never a raw server error
+        QVERIFY2(out.message.size() < 600, qPrintable(out.message));
+        QCOMPARE(dry.wouldBe, out.result);
+
+        if (wrongType) {
+            QVERIFY2(out.result == R::Refused, qPrintable(out.message));
+            QVERIFY2(out.message.contains(QString::fromUtf8(target)), qPrintable(out.message));
+            const QString typeWord = type == "zset" ? QStringLiteral("sorted set")
+                                                    : QString::fromLatin1(type);
+            QVERIFY2(out.message.contains(QLatin1String(" a ") + typeWord),
+                     qPrintable(out.message));
+        }
+        if (out.result != R::Done) {
+            QCOMPARE(state(c.keys), before); // refused or nothing to do: nothing written
+            return;
+        }
+        QVERIFY2(!wrongType, qPrintable(out.message));
+        if (c.movesItems) {
+            // Done: every job is where it was or where the reply says it went.
+            QCOMPARE(listItems(c.keys), itemsBefore);
+            const QByteArray from = "q:processing";
+            const QByteArray to = c.name == QLatin1String("queue.dead-letter") ? "q:dead" : "q";
+            const QList<QByteArray> moved
+                = c.name == QLatin1String("queue.requeue-stuck")
+                      ? [&] {
+                            QList<QByteArray> jobs;
+                            for (const RedisValue &j : out.reply.at(2).elements())
+                                jobs << j.bytes();
+                            return jobs;
+                        }()
+                      : QList<QByteArray>{"jobA"};
+            QCOMPARE(count(from, "jobA") + count(to, "jobA"),
+                     int(itemsBefore.count("jobA"))); // moved, not copied or lost
+            for (const QByteArray &job : moved) {
+                QVERIFY(count(to, job) >= 1);
+                QVERIFY(call(*m_client, {"ZSCORE", "q:claims", job}).isNil());
+            }
+            if (moved.isEmpty()) // requeue-stuck dropped claims of jobs no longer in flight
+                QVERIFY(out.message.contains(QLatin1String("claim")));
+            return;
+        }
+        if (c.name == QLatin1String("lock.extend")) {
+            QVERIFY(call(*m_client, {"PTTL", target}).toInteger() > 60000);
+            return;
+        }
+        // Deleting actions delete exactly their keys, of the right type.
+        for (const QByteArray &k : c.keys)
+            QCOMPARE(call(*m_client, {"EXISTS", k}).toInteger(), 0);
+    }
+
+    // --force is the operator's way past the shape checks of deleting
+    // actions: it deletes, and the audit log says it was forced.
+    void forcedDeletesWhatItWasShown_data()
+    {
+        QTest::addColumn<int>("action");
+        const QList<ActionCase> all = cases();
+        for (int a = 0; a < all.size(); ++a) {
+            if (all.at(a).makeCall().forceArg >= 0)
+                QTest::newRow(qPrintable(all.at(a).name)) << a;
+        }
+    }
+
+    void forcedDeletesWhatItWasShown()
+    {
+        QFETCH(int, action);
+        const ActionCase c = cases().at(action);
+        lay(variantLayout(QStringLiteral("list"), c.keys.first()));
+        const ActionOutcome refused = run(c.makeCall());
+        QCOMPARE(refused.result, R::Refused);
+        QVERIFY(refused.forceable);
+        QVERIFY(refused.message.contains(QLatin1String("forced")));
+        const ActionOutcome forced = run(c.makeCall().forced());
+        QVERIFY2(forced.result == R::Done, qPrintable(forced.message));
+        QCOMPARE(call(*m_client, {"EXISTS", c.keys.first()}).toInteger(), 0);
+    }
+
+    // A value a script reports back is cut: a 100 MB "lock" answers in bytes.
+    void repliesAreBounded()
+    {
+        QByteArray big(100 * 1024 * 1024, 'x');
+        QCOMPARE(call(*m_client, {"SET", "lock:big", big}), RedisValue::status("OK"));
+        big.clear();
+        PatternObject lock;
+        lock.kind = PatternKind::Lock;
+        lock.key = "lock:big";
+        for (const ScriptCall &sc :
+             {LockUnit::forceRelease(lock, "wrong"), LockUnit::extend(lock, "wrong", 1000)}) {
+            const ActionOutcome out = run(sc);
+            QCOMPARE(out.result, R::NothingDone);
+            QCOMPARE(out.reply.at(0).bytes().size(), qsizetype(ScriptCall::ReplyCutBytes));
+            QCOMPARE(out.reply.at(1).toInteger(), 100 * 1024 * 1024);
+            QVERIFY(out.message.contains(QLatin1String("104857600 bytes")));
+        }
+        QCOMPARE(call(*m_client, {"STRLEN", "lock:big"}).toInteger(), 100 * 1024 * 1024);
+
+        // Requeued jobs come back cut too.
+        const QByteArray job(4096, 'j');
+        lay({{"RPUSH", "q:processing", job}, {"ZADD", "q:claims", "1", job}});
+        const ActionOutcome out = run(ReliableQueueUnit::requeueStuck(queueObject(), 0, 10));
+        QCOMPARE(out.result, R::Done);
+        QCOMPARE(out.reply.at(2).at(0).bytes().size(), qsizetype(ScriptCall::ReplyCutBytes));
+        QCOMPARE(call(*m_client, {"LINDEX", "q", "0"}).bytes(), job); // the whole job moved
+        QCOMPARE(call(*m_client, {"EXISTS", "q:claims"}).toInteger(), 0);
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_ActionMatrix)
+#include "tst_actionmatrix.moc"

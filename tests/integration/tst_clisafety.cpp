@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: MIT
+// The reproductions of "actions that never lose data", as a new user met
+// them with gatehouse-cli against a real redis-server: each one now keeps
+// every job, token and lock, exits with the documented code and says which
+// key is what.
+#include <redis/redisclient.h>
+
+#include "redisserver.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace gatehouse;
+using gatehouse::test::call;
+using gatehouse::test::CliRun;
+using gatehouse::test::RedisServer;
+
+class tst_CliSafety : public QObject
+{
+    Q_OBJECT
+
+private:
+    RedisServer m_server;
+    std::unique_ptr<RedisClient> m_client;
+    QTemporaryDir m_dir;
+
+    QString auditPath() const { return m_dir.filePath(QStringLiteral("audit.jsonl")); }
+
+    CliRun cli(QStringList args)
+    {
+        args.prepend(m_server.url());
+        args.prepend(QStringLiteral("--url"));
+        QProcessEnvironment env;
+        env.insert(QStringLiteral("GATEHOUSE_AUDIT_LOG"), auditPath());
+        return gatehouse::test::runCli(QStringLiteral(GATEHOUSE_CLI), args, env, 60000);
+    }
+
+    QString profile(const QByteArray &rules)
+    {
+        const QString path = m_dir.filePath(QStringLiteral("profile.json"));
+        QFile f(path);
+        if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate))
+            return {};
+        f.write("{\"name\": \"ops\", \"rules\": [" + rules + "]}");
+        return path;
+    }
+
+    QList<QByteArray> list(const QByteArray &key)
+    {
+        QList<QByteArray> out;
+        const RedisValue range = call(*m_client, {"LRANGE", key, "0", "-1"});
+        for (const RedisValue &v : range.elements())
+            out << v.bytes();
+        return out;
+    }
+
+    QJsonObject lastAudit()
+    {
+        QFile f(auditPath());
+        if (!f.open(QIODevice::ReadOnly))
+            return {};
+        return QJsonDocument::fromJson(f.readAll().trimmed().split('\n').last()).object();
+    }
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        QVERIFY2(m_server.start(), qPrintable(m_server.errorString()));
+        m_client = gatehouse::test::connectedClient(m_server);
+        QVERIFY(m_client);
+    }
+
+    void init() { QCOMPARE(call(*m_client, {"FLUSHALL"}), RedisValue::status("OK")); }
+
+    void cleanupTestCase()
+    {
+        m_client.reset();
+        m_server.stop();
+        QCOMPARE(RedisServer::runningChildren(), 0);
+    }
+
+    // Was: exit 1 with WRONGTYPE and jobA gone from every key.
+    void deadLetterOntoAStringLosesNothing()
+    {
+        call(*m_client, {"RPUSH", "qa:processing", "jobA"});
+        call(*m_client, {"SET", "qa:dead", "notalist"});
+        const CliRun run = cli({"queue", "dead-letter", "qa", "--job", "jobA"});
+        QCOMPARE(run.exitCode, 3);
+        QVERIFY2(run.err.contains(QLatin1String("\"qa:dead\" (the dead-letter list) is a string, "
+                                                "not a list")),
+                 qPrintable(run.err));
+        QCOMPARE(list("qa:processing"), QList<QByteArray>{"jobA"});
+        QCOMPARE(call(*m_client, {"GET", "qa:dead"}).bytes(), QByteArray("notalist"));
+        QCOMPARE(lastAudit().value(QLatin1String("outcome")).toString(),
+                 QStringLiteral("refused"));
+    }
+
+    void requeueOntoWrongTypesLosesNothing_data()
+    {
+        QTest::addColumn<QByteArray>("wrongKey");
+        QTest::addColumn<QList<QByteArray>>("setup");
+        QTest::addColumn<QString>("says");
+        QTest::newRow("queue is a string") << QByteArray("qa") << QList<QByteArray>{"SET", "qa", "x"}
+                                           << "\"qa\" (the queue) is a string, not a list";
+        QTest::newRow("claims is a list")
+            << QByteArray("qa:claims") << QList<QByteArray>{"RPUSH", "qa:claims", "x"}
+            << "\"qa:claims\" (the claims set) is a list, not a sorted set";
+    }
+
+    // Was: the job lost (queue a string), or moved while the CLI said it failed
+    // (claims of the wrong type).
+    void requeueOntoWrongTypesLosesNothing()
+    {
+        QFETCH(QByteArray, wrongKey);
+        QFETCH(QList<QByteArray>, setup);
+        QFETCH(QString, says);
+        call(*m_client, {"RPUSH", "qa:processing", "jobA"});
+        call(*m_client, setup);
+        const CliRun run = cli({"queue", "requeue", "qa", "--job", "jobA"});
+        QCOMPARE(run.exitCode, 3);
+        QVERIFY2(run.err.contains(says), qPrintable(run.err));
+        QCOMPARE(list("qa:processing"), QList<QByteArray>{"jobA"});
+        QCOMPARE(call(*m_client, {"TYPE", wrongKey}).bytes(), setup.first() == "SET"
+                                                                  ? QByteArray("string")
+                                                                  : QByteArray("list"));
+    }
+
+    // Was: the job lost and its claim left behind when the queue is a hash.
+    void requeueStuckOntoAHashLosesNothing()
+    {
+        const QString p = profile(R"({"pattern": "reliable-queue", "match": "qa",
+                                      "claimsKey": "{key}:claims", "stuckAfter": 1000})");
+        call(*m_client, {"RPUSH", "qa:processing", "jobA"});
+        call(*m_client, {"ZADD", "qa:claims", "1", "jobA"});
+        call(*m_client, {"HSET", "qa", "f", "v"});
+        const CliRun run = cli({"--profile", p, "queue", "requeue", "qa", "--stuck"});
+        QCOMPARE(run.exitCode, 3);
+        QVERIFY2(run.err.contains(QLatin1String("is a hash, not a list")), qPrintable(run.err));
+        QCOMPARE(list("qa:processing"), QList<QByteArray>{"jobA"});
+        QCOMPARE(call(*m_client, {"ZSCORE", "qa:claims", "jobA"}).bytes(), QByteArray("1"));
+    }
+
+    // Was: reset deleted a list, exit 0, also under --dry-run.
+    void limiterResetRefusesWhatIsNotALimiter()
+    {
+        call(*m_client, {"RPUSH", "queue:keep", "j1", "j2"});
+        CliRun run = cli({"limiter", "reset", "queue:keep"});
+        QCOMPARE(run.exitCode, 3);
+        QVERIFY2(run.err.contains(QLatin1String("is a list, not a sorted set")),
+                 qPrintable(run.err));
+        QVERIFY2(run.err.contains(QLatin1String("--force")), qPrintable(run.err));
+
+        const QString p = profile(R"({"pattern": "reliable-queue", "match": "queue:*"})");
+        run = cli({"--profile", p, "limiter", "reset", "queue:keep"});
+        QCOMPARE(run.exitCode, 3);
+        QVERIFY2(run.err.contains(QLatin1String("profile \"ops\" says \"queue:keep\" is a "
+                                                "reliable-queue, not a limiter")),
+                 qPrintable(run.err));
+
+        run = cli({"--dry-run", "limiter", "reset", "queue:keep"});
+        QCOMPARE(run.exitCode, 3);
+        QVERIFY2(run.out.contains(QLatin1String("would not act")), qPrintable(run.out));
+        QCOMPARE(list("queue:keep"), (QList<QByteArray>{"j1", "j2"}));
+
+        // The operator insists: deleted, and the audit log says it was forced.
+        run = cli({"--force", "limiter", "reset", "queue:keep"});
+        QCOMPARE(run.exitCode, 0);
+        QCOMPARE(call(*m_client, {"EXISTS", "queue:keep"}).toInteger(), 0);
+        QCOMPARE(lastAudit().value(QLatin1String("force")).toBool(), true);
+    }
+
+    // A real limiter still resets, by its kind, with and without a profile.
+    void limiterResetResetsLimiters()
+    {
+        call(*m_client, {"SET", "rl:fixed:1", "9", "PX", "60000"});
+        CliRun run = cli({"--dry-run", "limiter", "reset", "rl:fixed:1"});
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY2(run.out.contains(QLatin1String("checks pass")), qPrintable(run.out));
+        QCOMPARE(call(*m_client, {"EXISTS", "rl:fixed:1"}).toInteger(), 1);
+        run = cli({"limiter", "reset", "rl:fixed:1"});
+        QCOMPARE(run.exitCode, 0);
+        QCOMPARE(call(*m_client, {"EXISTS", "rl:fixed:1"}).toInteger(), 0);
+
+        const QByteArray now = call(*m_client, {"TIME"}).at(0).bytes() + "000";
+        call(*m_client, {"ZADD", "rl:api", now, now + "-1"});
+        call(*m_client, {"ZADD", "rl:api:retry", now, now});
+        run = cli({"limiter", "reset", "rl:api"});
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY2(run.out.contains(QLatin1String("Deleted 2 key(s)")), qPrintable(run.out));
+    }
+
+    // Was: revoke deleted a list.
+    void tokenRevokeRefusesWhatIsNotAToken()
+    {
+        call(*m_client, {"RPUSH", "important:list", "a"});
+        CliRun run = cli({"token", "revoke", "important:list"});
+        QCOMPARE(run.exitCode, 3);
+        QCOMPARE(call(*m_client, {"LLEN", "important:list"}).toInteger(), 1);
+
+        call(*m_client, {"SET", "important:setting", "on"});
+        run = cli({"token", "revoke", "important:setting"});
+        QCOMPARE(run.exitCode, 3); // a string, but in no token family
+        QVERIFY2(run.err.contains(QLatin1String("not a token")), qPrintable(run.err));
+        QCOMPARE(call(*m_client, {"EXISTS", "important:setting"}).toInteger(), 1);
+
+        call(*m_client, {"SET", "code:3fa9c1d2e8", "{}", "EX", "60"});
+        run = cli({"token", "revoke", "code:3fa9c1d2e8"});
+        QCOMPARE(run.exitCode, 0);
+        QCOMPARE(call(*m_client, {"EXISTS", "code:3fa9c1d2e8"}).toInteger(), 0);
+
+        const QString p = profile(R"({"pattern": "token-family", "prefix": "otp."})");
+        call(*m_client, {"SET", "otp.1", "x", "EX", "60"});
+        run = cli({"--profile", p, "token", "revoke", "otp.1"});
+        QCOMPARE(run.exitCode, 0);
+    }
+
+    // Was: 234 MB resident, the whole value echoed.
+    void lockReleaseOnAHugeValueAnswersBounded()
+    {
+        call(*m_client, {"SET", "lock:big", QByteArray(20 * 1024 * 1024, 'v')});
+        const CliRun run = cli({"lock", "release", "lock:big", "--token", "wrong"});
+        QCOMPARE(run.exitCode, 3);
+        QVERIFY2(run.err.size() < 1024, qPrintable(run.err.left(300)));
+        QVERIFY(run.err.contains(QLatin1String("20971520 bytes")));
+        QCOMPARE(call(*m_client, {"STRLEN", "lock:big"}).toInteger(), 20 * 1024 * 1024);
+    }
+
+    void tokenIssueInputs_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<int>("exitCode");
+        QTest::addColumn<QString>("says");
+        auto issue = [](QStringList extra) {
+            return QStringList{"token", "issue"} + extra;
+        };
+        QTest::newRow("JSON string") << issue({"code:", "--ttl", "60", "--value", "\"str\""}) << 0
+                                     << "";
+        QTest::newRow("JSON number") << issue({"code:", "--ttl", "60", "--value", "42"}) << 0 << "";
+        QTest::newRow("not JSON") << issue({"code:", "--ttl", "60", "--value", "{x"}) << 2
+                                  << "not valid JSON";
+        QTest::newRow("two values") << issue({"code:", "--ttl", "60", "--value", "1, 2"}) << 2
+                                    << "one JSON value";
+        QTest::newRow("no separator") << issue({"lock:a", "--ttl", "60"}) << 2
+                                      << "must end with a separator";
+        QTest::newRow("spaces") << issue({"family with spaces:", "--ttl", "60"}) << 2
+                                << "contains a space";
+        QTest::newRow("glob") << issue({"code*:", "--ttl", "60"}) << 2 << "glob character";
+        QTest::newRow("34,800 years") << issue({"code:", "--ttl", "1099511627776"}) << 2
+                                      << "at most 31622400 s";
+        QTest::newRow("lock extend 8 days")
+            << QStringList{"lock", "extend", "lock:x", "--token", "t", "--ttl", "691200000"} << 2
+            << "at most 604800000 ms";
+    }
+
+    // Was: '"str"' refused as invalid JSON; families without a separator and a
+    // TTL of 34,800 years accepted.
+    void tokenIssueInputs()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(int, exitCode);
+        QFETCH(QString, says);
+        const CliRun run = cli(args);
+        QCOMPARE(run.exitCode, exitCode);
+        QVERIFY2(run.err.contains(says), qPrintable(run.err));
+        if (exitCode == 0) {
+            const QByteArray token = run.out.trimmed().toUtf8();
+            QCOMPARE(call(*m_client, {"GET", "code:" + token}).bytes(),
+                     args.last().toUtf8()); // stored exactly as given
+        } else {
+            QCOMPARE(call(*m_client, {"DBSIZE"}).toInteger(), 0);
+        }
+    }
+
+    // Was: pttlMs -2 for a lock key of another type, though the key exists.
+    void wrongTypeLockShowsItsTtl()
+    {
+        const QString p = profile(R"({"pattern": "lock", "match": "lock:*"})");
+        call(*m_client, {"RPUSH", "lock:w", "x"});
+        call(*m_client, {"PEXPIRE", "lock:w", "50000"});
+        const CliRun run = cli({"--profile", p, "snapshot", "--json"});
+        QCOMPARE(run.exitCode, 0);
+        const QJsonArray locks = QJsonDocument::fromJson(run.out.toUtf8())
+                                     .object()
+                                     .value(QLatin1String("locks"))
+                                     .toArray();
+        QCOMPARE(locks.size(), 1);
+        const QJsonObject lock = locks.first().toObject();
+        QCOMPARE(lock.value(QLatin1String("status")).toString(), QStringLiteral("wrong-type"));
+        const double pttl = lock.value(QLatin1String("pttlMs")).toDouble();
+        QVERIFY2(pttl > 40000 && pttl <= 50000, qPrintable(QString::number(pttl)));
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_CliSafety)
+#include "tst_clisafety.moc"

@@ -318,12 +318,62 @@ private slots:
 
     void resetLimiter()
     {
-        call(*m_client, {"ZADD", "sim:rl:api:1", "1", "a"});
-        call(*m_client, {"ZADD", "sim:rl:api:1:retry", "2", "b"});
+        const QByteArray now = call(*m_client, {"TIME"}).at(0).bytes() + "000";
+        call(*m_client, {"ZADD", "sim:rl:api:1", now, "a"});
+        call(*m_client, {"ZADD", "sim:rl:api:1:retry", now, "b"});
         Console c(m_server, false, audit());
         QVERIFY(select(c, "limiter", "sim:rl:api:1"));
         QVERIFY(runAction(c, "resetLimiter", true).startsWith(QLatin1String("Deleted 2")));
         QCOMPARE(call(*m_client, {"EXISTS", "sim:rl:api:1", "sim:rl:api:1:retry"}).toInteger(), 0);
+    }
+
+    // A "limiter" whose scores are not times (a leaderboard under the
+    // limiter's name) is refused; only the second, explicit Force deletes it.
+    void resetRefusedUnlessForced()
+    {
+        call(*m_client, {"ZADD", "sim:rl:api:1", "1", "alice", "2", "bob"});
+        Console c(m_server, false, audit());
+        QVERIFY(select(c, "limiter", "sim:rl:api:1"));
+        for (const bool force : {false, true}) {
+            QString outcome;
+            const QMetaObject::Connection conn
+                = connect(c.window.get(), &MainWindow::actionFinished, this,
+                          [&](const QString &m) { outcome = m; });
+            int step = 0;
+            auto *timer = new QTimer(this);
+            timer->setInterval(10);
+            connect(timer, &QTimer::timeout, this, [&, timer, force] {
+                auto *box = qobject_cast<QMessageBox *>(QApplication::activeModalWidget());
+                if (!box)
+                    return;
+                if (step == 0 && box->objectName() == QLatin1String("confirmAction")) {
+                    box->button(QMessageBox::Ok)->click();
+                    step = 1;
+                } else if (step == 1 && box->objectName() == QLatin1String("forceAction")) {
+                    QVERIFY(box->text().contains(QLatin1String("not a time")));
+                    QAbstractButton *run = nullptr;
+                    for (QAbstractButton *b : box->buttons())
+                        run = b->text() == QLatin1String("Force") ? b : run;
+                    (force ? run : box->button(QMessageBox::Cancel))->click();
+                    step = 2;
+                } else if (step == 2 && box->objectName() == QLatin1String("confirmAction")) {
+                    QVERIFY(box->text().contains(QLatin1String("Forced")));
+                    box->button(QMessageBox::Ok)->click();
+                    step = 3;
+                }
+            });
+            timer->start();
+            button(c, "resetLimiter")->click();
+            QTRY_VERIFY(!outcome.isEmpty());
+            delete timer;
+            disconnect(conn);
+            QCOMPARE(step, force ? 3 : 2);
+            QCOMPARE(call(*m_client, {"EXISTS", "sim:rl:api:1"}).toInteger(), force ? 0 : 1);
+            if (force)
+                QVERIFY2(outcome.startsWith(QLatin1String("Deleted 1")), qPrintable(outcome));
+            else
+                QVERIFY2(outcome.startsWith(QLatin1String("Refused")), qPrintable(outcome));
+        }
     }
 
     void queueActions()

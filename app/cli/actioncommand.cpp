@@ -204,7 +204,7 @@ void ActionCommand::resetLimiter(const QByteArray &key)
             return;
         }
         runCall(limiterReset(objectFor(type.bytes() == "string" ? PatternKind::FixedWindow
-                                                                 : PatternKind::SlidingWindow,
+                                                                : PatternKind::SlidingWindow,
                                        key)));
     });
 }
@@ -238,8 +238,9 @@ void ActionCommand::requeueStuckLoop(const ScriptCall &call, qint64 total)
         // may have left more; a short one means all were found.
         const qint64 requeued = o.reply.size() == 3 ? o.reply.at(1).toInteger() : 0;
         const bool more = o.reply.size() == 3 && o.reply.at(0).toInteger() >= s_stuckBatch;
-        if (more && (o.result == ActionOutcome::Result::Done
-                     || o.result == ActionOutcome::Result::NothingDone)) {
+        if (more
+            && (o.result == ActionOutcome::Result::Done
+                || o.result == ActionOutcome::Result::NothingDone)) {
             requeueStuckLoop(call, total + requeued);
             return;
         }

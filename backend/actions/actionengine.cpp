@@ -165,11 +165,11 @@ ActionOutcome ActionEngine::interpret(const ScriptCall &call, const RedisValue &
             const qint64 length = reply.size() == 2 ? reply.at(1).toInteger() : -1;
             const QByteArray value = reply.size() == 2 ? reply.at(0).bytes() : reply.bytes();
             out.result = R::NothingDone;
-            out.message = QStringLiteral("Lock \"%1\" is now held by token \"%2\"%3, not the one "
-                                         "shown; nothing changed.")
-                              .arg(key, printableBytes(value, 80),
-                                   length > 80 ? QStringLiteral(" (%1 bytes)").arg(length)
-                                               : QString());
+            out.message
+                = QStringLiteral("Lock \"%1\" is now held by token \"%2\"%3, not the one "
+                                 "shown; nothing changed.")
+                      .arg(key, printableBytes(value, 80),
+                           length > 80 ? QStringLiteral(" (%1 bytes)").arg(length) : QString());
         }
     } else if (a == QLatin1String("queue.requeue") || a == QLatin1String("queue.dead-letter")) {
         const bool done = reply.toInteger() == 1;
@@ -191,7 +191,7 @@ ActionOutcome ActionEngine::interpret(const ScriptCall &call, const RedisValue &
                                                 .arg(dropped)
                                           : QString();
         out.result = n > 0 || dropped > 0 ? R::Done : R::NothingDone;
-        out.message = n > 0 ? QStringLiteral("Requeued %1 stuck jobs.%2").arg(n).arg(drops)
+        out.message = n > 0         ? QStringLiteral("Requeued %1 stuck jobs.%2").arg(n).arg(drops)
                       : dropped > 0 ? QStringLiteral("No job was stuck.") + drops
                                     : QStringLiteral("No job was stuck; nothing changed.");
     } else if (a == QLatin1String("token.issue")) {

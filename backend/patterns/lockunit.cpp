@@ -78,8 +78,8 @@ ScriptCall LockUnit::extend(const PatternObject &o, const QByteArray &shownToken
     call.action = QStringLiteral("lock.extend");
     call.script = QStringLiteral("lock_extend");
     call.keys = {o.key};
-    call.args = {shownToken, QByteArray::number(ttlMs),
-                 QByteArray::number(ScriptCall::ReplyCutBytes)};
+    call.args
+        = {shownToken, QByteArray::number(ttlMs), QByteArray::number(ScriptCall::ReplyCutBytes)};
     call.keyRoles = {QStringLiteral("lock")};
     call.summary = QStringLiteral("Set lock \"%1\" to expire in %2 ms, only if it still holds "
                                   "token \"%3\".")

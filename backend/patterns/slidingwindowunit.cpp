@@ -122,8 +122,8 @@ ScriptCall SlidingWindowUnit::reset(const PatternObject &o)
     call.keys = {o.key};
     call.keyRoles = {QStringLiteral("window")};
     // limiter_reset.lua: ARGV = force, score unit, then what each key must be.
-    call.args = {QByteArray(), QByteArray::number(std::max<qint64>(1, o.params.scoreUnitMs)),
-                 "times"};
+    call.args
+        = {QByteArray(), QByteArray::number(std::max<qint64>(1, o.params.scoreUnitMs)), "times"};
     call.forceable = true;
     call.forceArg = 0;
     if (!o.relatedKey(0).isEmpty()) {

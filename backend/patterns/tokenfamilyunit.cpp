@@ -110,8 +110,7 @@ QString TokenFamilyUnit::familyProblem(const QByteArray &prefix)
             .arg(prefix.size());
     for (char ch : prefix) {
         const auto c = static_cast<unsigned char>(ch);
-        if (c <= ' ' || c == 0x7f || ch == '*' || ch == '?' || ch == '[' || ch == ']'
-            || ch == '\\')
+        if (c <= ' ' || c == 0x7f || ch == '*' || ch == '?' || ch == '[' || ch == ']' || ch == '\\')
             return QStringLiteral("Token family \"%1\" contains a space, a control character or "
                                   "a glob character (* ? [ ] \\); use letters, digits and "
                                   "separators such as \"code:\".")
@@ -180,8 +179,7 @@ ScriptCall TokenFamilyUnit::issue(const PatternObject &family, const QByteArray 
     return call;
 }
 
-ScriptCall TokenFamilyUnit::revoke(const QByteArray &tokenKey,
-                                   const QList<QByteArray> &families)
+ScriptCall TokenFamilyUnit::revoke(const QByteArray &tokenKey, const QList<QByteArray> &families)
 {
     ScriptCall call;
     call.action = QStringLiteral("token.revoke");

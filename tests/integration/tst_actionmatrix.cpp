@@ -36,9 +36,9 @@ struct ActionCase
 {
     QString name;
     QList<QByteArray> keys;
-    QList<QList<Command>> layout;    // per key: the right type, expected content
+    QList<QList<Command>> layout;     // per key: the right type, expected content
     QList<QList<Command>> unexpected; // per key: the right type, content it did not expect
-    QList<QByteArray> accepted;      // per key: the type it must have (or be missing)
+    QList<QByteArray> accepted;       // per key: the type it must have (or be missing)
     std::function<ScriptCall()> makeCall;
     bool movesItems = false; // a queue action: list elements are conserved
 };
@@ -104,19 +104,25 @@ QList<ActionCase> cases()
                 {{{"SET", "lock:x", "tok-5f2a9c", "PX", "60000"}}},
                 {{{"SET", "lock:x", "tok-someone-else", "PX", "60000"}}},
                 {"string"},
-                [lock] { return LockUnit::forceRelease(lock, "tok-5f2a9c"); }});
+                [lock] {
+                    return LockUnit::forceRelease(lock, "tok-5f2a9c");
+                }});
     all.append({QStringLiteral("lock.extend"),
                 {"lock:x"},
                 {{{"SET", "lock:x", "tok-5f2a9c", "PX", "60000"}}},
                 {{{"SET", "lock:x", "tok-someone-else", "PX", "60000"}}},
                 {"string"},
-                [lock] { return LockUnit::extend(lock, "tok-5f2a9c", 90000); }});
+                [lock] {
+                    return LockUnit::extend(lock, "tok-5f2a9c", 90000);
+                }});
     all.append({QStringLiteral("token.revoke"),
                 {"code:7f3a9b2c"},
                 {{{"SET", "code:7f3a9b2c", "{\"user\":1}", "EX", "600"}}},
                 {{{"HSET", "code:7f3a9b2c", "used_by", "0"}}},
                 {"string"}, // or hash (seed 002): both are tokens; see below
-                [] { return TokenFamilyUnit::revoke("code:7f3a9b2c", {"code:"}); }});
+                [] {
+                    return TokenFamilyUnit::revoke("code:7f3a9b2c", {"code:"});
+                }});
 
     PatternObject window;
     window.kind = PatternKind::SlidingWindow;
@@ -130,7 +136,9 @@ QList<ActionCase> cases()
                 {{{"ZADD", "rl:api", "1", "alice", "2", "bob"}}, // a leaderboard
                  {{"ZADD", "rl:api:retry", "3", "x"}}},
                 {"zset", "zset"},
-                [window] { return limiterReset(window); }});
+                [window] {
+                    return limiterReset(window);
+                }});
     PatternObject counter;
     counter.kind = PatternKind::FixedWindow;
     counter.key = "rl:fixed";
@@ -139,7 +147,9 @@ QList<ActionCase> cases()
                 {{{"SET", "rl:fixed", "7", "PX", "60000"}}},
                 {{{"SET", "rl:fixed", "<html>cached page</html>", "PX", "60000"}}},
                 {"string"},
-                [counter] { return limiterReset(counter); }});
+                [counter] {
+                    return limiterReset(counter);
+                }});
     return all;
 }
 
@@ -256,11 +266,10 @@ private slots:
         QTest::addColumn<int>("keyIndex");
         QTest::addColumn<QString>("variant");
         const QList<ActionCase> all = cases();
-        const QStringList variants{QStringLiteral("right"),  QStringLiteral("missing"),
-                                   QStringLiteral("string"), QStringLiteral("list"),
-                                   QStringLiteral("hash"),   QStringLiteral("set"),
-                                   QStringLiteral("zset"),   QStringLiteral("stream"),
-                                   QStringLiteral("unexpected")};
+        const QStringList variants{
+            QStringLiteral("right"), QStringLiteral("missing"), QStringLiteral("string"),
+            QStringLiteral("list"),  QStringLiteral("hash"),    QStringLiteral("set"),
+            QStringLiteral("zset"),  QStringLiteral("stream"),  QStringLiteral("unexpected")};
         for (int a = 0; a < all.size(); ++a) {
             for (int k = 0; k < all.at(a).keys.size(); ++k) {
                 for (const QString &v : variants) {
@@ -308,8 +317,8 @@ private slots:
         if (wrongType) {
             QVERIFY2(out.result == R::Refused, qPrintable(out.message));
             QVERIFY2(out.message.contains(QString::fromUtf8(target)), qPrintable(out.message));
-            const QString typeWord = type == "zset" ? QStringLiteral("sorted set")
-                                                    : QString::fromLatin1(type);
+            const QString typeWord
+                = type == "zset" ? QStringLiteral("sorted set") : QString::fromLatin1(type);
             QVERIFY2(out.message.contains(QLatin1String(" a ") + typeWord),
                      qPrintable(out.message));
         }

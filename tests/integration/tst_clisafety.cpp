@@ -96,8 +96,7 @@ private slots:
                  qPrintable(run.err));
         QCOMPARE(list("qa:processing"), QList<QByteArray>{"jobA"});
         QCOMPARE(call(*m_client, {"GET", "qa:dead"}).bytes(), QByteArray("notalist"));
-        QCOMPARE(lastAudit().value(QLatin1String("outcome")).toString(),
-                 QStringLiteral("refused"));
+        QCOMPARE(lastAudit().value(QLatin1String("outcome")).toString(), QStringLiteral("refused"));
     }
 
     void requeueOntoWrongTypesLosesNothing_data()
@@ -105,8 +104,9 @@ private slots:
         QTest::addColumn<QByteArray>("wrongKey");
         QTest::addColumn<QList<QByteArray>>("setup");
         QTest::addColumn<QString>("says");
-        QTest::newRow("queue is a string") << QByteArray("qa") << QList<QByteArray>{"SET", "qa", "x"}
-                                           << "\"qa\" (the queue) is a string, not a list";
+        QTest::newRow("queue is a string")
+            << QByteArray("qa") << QList<QByteArray>{"SET", "qa", "x"}
+            << "\"qa\" (the queue) is a string, not a list";
         QTest::newRow("claims is a list")
             << QByteArray("qa:claims") << QList<QByteArray>{"RPUSH", "qa:claims", "x"}
             << "\"qa:claims\" (the claims set) is a list, not a sorted set";
@@ -125,9 +125,8 @@ private slots:
         QCOMPARE(run.exitCode, 3);
         QVERIFY2(run.err.contains(says), qPrintable(run.err));
         QCOMPARE(list("qa:processing"), QList<QByteArray>{"jobA"});
-        QCOMPARE(call(*m_client, {"TYPE", wrongKey}).bytes(), setup.first() == "SET"
-                                                                  ? QByteArray("string")
-                                                                  : QByteArray("list"));
+        QCOMPARE(call(*m_client, {"TYPE", wrongKey}).bytes(),
+                 setup.first() == "SET" ? QByteArray("string") : QByteArray("list"));
     }
 
     // Was: the job lost and its claim left behind when the queue is a hash.
@@ -238,20 +237,20 @@ private slots:
         auto issue = [](QStringList extra) {
             return QStringList{"token", "issue"} + extra;
         };
-        QTest::newRow("JSON string") << issue({"code:", "--ttl", "60", "--value", "\"str\""}) << 0
-                                     << "";
+        QTest::newRow("JSON string")
+            << issue({"code:", "--ttl", "60", "--value", "\"str\""}) << 0 << "";
         QTest::newRow("JSON number") << issue({"code:", "--ttl", "60", "--value", "42"}) << 0 << "";
         QTest::newRow("not JSON") << issue({"code:", "--ttl", "60", "--value", "{x"}) << 2
                                   << "not valid JSON";
-        QTest::newRow("two values") << issue({"code:", "--ttl", "60", "--value", "1, 2"}) << 2
-                                    << "one JSON value";
-        QTest::newRow("no separator") << issue({"lock:a", "--ttl", "60"}) << 2
-                                      << "must end with a separator";
+        QTest::newRow("two values")
+            << issue({"code:", "--ttl", "60", "--value", "1, 2"}) << 2 << "one JSON value";
+        QTest::newRow("no separator")
+            << issue({"lock:a", "--ttl", "60"}) << 2 << "must end with a separator";
         QTest::newRow("spaces") << issue({"family with spaces:", "--ttl", "60"}) << 2
                                 << "contains a space";
         QTest::newRow("glob") << issue({"code*:", "--ttl", "60"}) << 2 << "glob character";
-        QTest::newRow("34,800 years") << issue({"code:", "--ttl", "1099511627776"}) << 2
-                                      << "at most 31622400 s";
+        QTest::newRow("34,800 years")
+            << issue({"code:", "--ttl", "1099511627776"}) << 2 << "at most 31622400 s";
         QTest::newRow("lock extend 8 days")
             << QStringList{"lock", "extend", "lock:x", "--token", "t", "--ttl", "691200000"} << 2
             << "at most 604800000 ms";

@@ -336,7 +336,8 @@ private slots:
         QCOMPARE(run(*m_client, lua("lock_acquire"), {"lk"}, {"B", "10000"}),
                  RedisValue::bulk("A"));
         // Another holder's value comes back cut, with its full length.
-        const RedisValue heldByA = RedisValue::array({RedisValue::bulk("A"), RedisValue::integer(1)});
+        const RedisValue heldByA
+            = RedisValue::array({RedisValue::bulk("A"), RedisValue::integer(1)});
         QCOMPARE(run(*m_client, lua("lock_extend"), {"lk"}, {"B", "50000"}), heldByA);
         QCOMPARE(run(*m_client, lua("lock_extend"), {"lk"}, {"A", "50000"}),
                  RedisValue::integer(1));
@@ -479,9 +480,8 @@ private slots:
                  RedisValue::array({RedisValue::integer(1), RedisValue::integer(1),
                                     RedisValue::array({RedisValue::bulk("j1")})}));
         QCOMPARE(call(*m_client, {"LINDEX", "q", "-1"}), RedisValue::bulk("j1")); // taken next
-        QCOMPARE(
-            run(*m_client, stuck, {"q", "q:processing", "q:claims"}, {"0", "1", "9000"}).at(1),
-            RedisValue::integer(1));
+        QCOMPARE(run(*m_client, stuck, {"q", "q:processing", "q:claims"}, {"0", "1", "9000"}).at(1),
+                 RedisValue::integer(1));
         QCOMPARE(call(*m_client, {"LLEN", "q:processing"}).toInteger(), 0);
         QVERIFY(run(*m_client, claim, {"empty", "empty:processing", "empty:claims"}, {""}).isNil());
     }

@@ -27,17 +27,33 @@ void checkEquivalent(const Profile &a, const Profile &b, const QByteArray &json)
         else
             GATEHOUSE_FUZZ_CHECK(x.match == y.match, what);
         GATEHOUSE_FUZZ_CHECK(x.exclude == y.exclude, what);
-        GATEHOUSE_FUZZ_CHECK(x.params.limit == y.params.limit, what);
-        GATEHOUSE_FUZZ_CHECK(x.params.windowMs == y.params.windowMs, what);
-        GATEHOUSE_FUZZ_CHECK(x.params.scoreUnitMs == y.params.scoreUnitMs, what);
-        GATEHOUSE_FUZZ_CHECK(x.params.stuckAfterMs == y.params.stuckAfterMs, what);
-        GATEHOUSE_FUZZ_CHECK(x.consumerLimit == y.consumerLimit, what);
+        // The fields toJson() writes: the ones that apply to the rule's kind.
+        const bool limiter = patternSection(x.kind) == QLatin1String("limiter")
+                             && x.kind != PatternKind::RedissonLimiter;
+        const bool window = x.kind == PatternKind::SlidingWindow
+                            || x.kind == PatternKind::ResourceConsumer;
+        if (limiter) {
+            GATEHOUSE_FUZZ_CHECK(x.params.limit == y.params.limit, what);
+            GATEHOUSE_FUZZ_CHECK(x.params.windowMs == y.params.windowMs, what);
+        }
+        if (window)
+            GATEHOUSE_FUZZ_CHECK(x.params.scoreUnitMs == y.params.scoreUnitMs, what);
+        if (x.kind == PatternKind::ReliableQueue)
+            GATEHOUSE_FUZZ_CHECK(x.params.stuckAfterMs == y.params.stuckAfterMs, what);
+        if (x.kind == PatternKind::ResourceConsumer) {
+            GATEHOUSE_FUZZ_CHECK(x.consumerLimit == y.consumerLimit, what);
+            GATEHOUSE_FUZZ_CHECK(x.consumerMarker == y.consumerMarker, what);
+        }
+        GATEHOUSE_FUZZ_CHECK(x.params.pageSize == y.params.pageSize, what);
         GATEHOUSE_FUZZ_CHECK(x.retryKey == y.retryKey, what);
-        GATEHOUSE_FUZZ_CHECK(x.processingKey == y.processingKey, what);
-        GATEHOUSE_FUZZ_CHECK(x.claimsKey == y.claimsKey, what);
-        GATEHOUSE_FUZZ_CHECK(x.deadKey == y.deadKey, what);
-        GATEHOUSE_FUZZ_CHECK(x.counted == y.counted, what);
-        if (x.counted)
+        if (x.kind == PatternKind::ReliableQueue) {
+            GATEHOUSE_FUZZ_CHECK(x.processingKey == y.processingKey, what);
+            GATEHOUSE_FUZZ_CHECK(x.claimsKey == y.claimsKey, what);
+            GATEHOUSE_FUZZ_CHECK(x.deadKey == y.deadKey, what);
+        }
+        if (x.kind == PatternKind::TokenFamily)
+            GATEHOUSE_FUZZ_CHECK(x.counted == y.counted, what);
+        if (x.kind == PatternKind::TokenFamily && x.counted)
             GATEHOUSE_FUZZ_CHECK(x.params.countField == y.params.countField, what);
     }
 }

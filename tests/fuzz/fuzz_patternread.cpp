@@ -110,9 +110,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         replies.append(decodeValue(in, 0));
 
     const Reading reading = unit.read(o, replies, context);
-    const QString what = patternId(o.kind) + QStringLiteral(": %1 replies for %2 commands")
-                                                 .arg(replies.size())
-                                                 .arg(asked);
+    const QString what
+        = patternId(o.kind)
+          + QStringLiteral(": %1 replies for %2 commands").arg(replies.size()).arg(asked);
     if (replies.size() < asked)
         GATEHOUSE_FUZZ_CHECK(reading.status == Reading::Status::Error
                                  || reading.status == Reading::Status::WrongType,

@@ -30,8 +30,8 @@ void checkEquivalent(const Profile &a, const Profile &b, const QByteArray &json)
         // The fields toJson() writes: the ones that apply to the rule's kind.
         const bool limiter = patternSection(x.kind) == QLatin1String("limiter")
                              && x.kind != PatternKind::RedissonLimiter;
-        const bool window = x.kind == PatternKind::SlidingWindow
-                            || x.kind == PatternKind::ResourceConsumer;
+        const bool window
+            = x.kind == PatternKind::SlidingWindow || x.kind == PatternKind::ResourceConsumer;
         if (limiter) {
             GATEHOUSE_FUZZ_CHECK(x.params.limit == y.params.limit, what);
             GATEHOUSE_FUZZ_CHECK(x.params.windowMs == y.params.windowMs, what);
@@ -82,8 +82,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     }
     const QByteArray out = p->toJson();
-    const std::optional<Profile> again = Profile::fromJson(out, QStringLiteral("again.json"),
-                                                           &error);
+    const std::optional<Profile> again
+        = Profile::fromJson(out, QStringLiteral("again.json"), &error);
     GATEHOUSE_FUZZ_CHECK(again.has_value(), error + QString::fromUtf8(out.left(300)));
     checkEquivalent(*p, *again, json);
     GATEHOUSE_FUZZ_CHECK(again->toJson() == out, QString::fromUtf8(out.left(300)));

@@ -115,10 +115,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     s_reader.reset();
     const Parsed whole = parse(s_reader, {stream});
     GATEHOUSE_FUZZ_CHECK(split.protocolError == whole.protocolError, QString());
-    GATEHOUSE_FUZZ_CHECK(split.replies == whole.replies,
-                         QStringLiteral("%1 vs %2 replies")
-                             .arg(split.replies.size())
-                             .arg(whole.replies.size()));
+    GATEHOUSE_FUZZ_CHECK(
+        split.replies == whole.replies,
+        QStringLiteral("%1 vs %2 replies").arg(split.replies.size()).arg(whole.replies.size()));
 
     // Re-encoded, the replies parse back to themselves.
     QByteArray encoded;

@@ -9,13 +9,13 @@
 
 // A property that must hold for every input: when it does not, libFuzzer
 // saves the input as a crash (abort), with the property and where it failed.
-#define GATEHOUSE_FUZZ_CHECK(condition, what)                                                  \
-    do {                                                                                       \
-        if (!(condition)) {                                                                    \
-            std::fprintf(stderr, "%s:%d: property failed: %s (%s)\n", __FILE__, __LINE__,      \
-                         #condition, QString(what).toLocal8Bit().constData());                 \
-            std::abort();                                                                      \
-        }                                                                                      \
+#define GATEHOUSE_FUZZ_CHECK(condition, what)                                                      \
+    do {                                                                                           \
+        if (!(condition)) {                                                                        \
+            std::fprintf(stderr, "%s:%d: property failed: %s (%s)\n", __FILE__, __LINE__,          \
+                         #condition, QString(what).toLocal8Bit().constData());                     \
+            std::abort();                                                                          \
+        }                                                                                          \
     } while (false)
 
 namespace gatehouse::Internal {

@@ -108,7 +108,9 @@ private slots:
             ProbeContext context;
             context.nowMs = s_now;
             context.detail = detail;
-            context.firstSeenMs = [](const QByteArray &) { return s_now - 1000; };
+            context.firstSeenMs = [](const QByteArray &) {
+                return s_now - 1000;
+            };
             const qsizetype asked = unit.probe(o, context).size();
             for (int rotate = 0; rotate < 8; ++rotate) {
                 const Reading reading = unit.read(o, oddReplies(asked, rotate), context);
@@ -117,6 +119,29 @@ private slots:
                 (void)reading.at(s_now + 5000);
             }
         }
+    }
+
+    // Found by fuzz_patternread: a PTTL of 2^63-1 overflowed atMs + PTTL in
+    // validUntilMs(); a legacy lock holding "1e300" overflowed its conversion.
+    void hugeReplyNumbersSaturate()
+    {
+        ProbeContext context;
+        context.nowMs = s_now;
+        const qint64 max = std::numeric_limits<qint64>::max();
+        for (PatternKind kind : {PatternKind::FixedWindow, PatternKind::Lock}) {
+            const PatternObject o = objectOf(kind);
+            const PatternUnit &unit = PatternUnit::of(kind);
+            const Reading reading
+                = unit.read(o, {RedisValue::bulk("1"), RedisValue::integer(max)}, context);
+            QVERIFY(reading.isOk());
+            QCOMPARE(unit.validUntilMs(o, reading), max);
+            QCOMPARE(reading.at(s_now + 1000).pttlMs, max - 1000);
+        }
+        const PatternObject legacy = objectOf(PatternKind::LegacyLock);
+        const Reading reading
+            = PatternUnit::of(PatternKind::LegacyLock)
+                  .read(legacy, {RedisValue::bulk("1e300"), RedisValue::integer(-1)}, context);
+        QCOMPARE(reading.status, Reading::Status::WrongType);
     }
 
     // Found by fuzz_profile: numbers past 2^53 overflowed the conversion, and

@@ -28,7 +28,6 @@ void checkWellFormed(const RedisValue &v, int depth)
     } else {
         GATEHOUSE_FUZZ_CHECK(v.elements().isEmpty(), v.toDebugString());
     }
-    (void)v.toDebugString();
 }
 
 void encode(const RedisValue &v, QByteArray &out)
@@ -85,6 +84,7 @@ Parsed parse(RespReader &reader, const QList<QByteArray> &chunks)
                 return out;
             }
             checkWellFormed(reply, 0);
+            (void)reply.toDebugString(); // renders every level once
             out.replies.append(reply);
         }
     }

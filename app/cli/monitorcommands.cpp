@@ -5,6 +5,7 @@
 
 #include <QDateTime>
 #include <QJsonDocument>
+#include <QJsonObject>
 #include <QTextStream>
 
 namespace gatehouse::cli {
@@ -35,6 +36,7 @@ SnapshotCommand::SnapshotCommand(const RedisEndpoint &endpoint, Monitor::Options
     , m_watch(watch)
     , m_count(count)
 {
+    setReconnecting(m_watch);
     if (!m_watch) {
         m_options.useEvents = false; // one reading: no subscription
         m_options.singleReading = true;
@@ -51,35 +53,83 @@ void SnapshotCommand::onReady()
         m_discovered = true;
         m_monitor->refreshNow(); // every object read after the scan, in one tick
     });
-    connect(m_monitor.get(), &Monitor::tickFinished, this, [this](const Snapshot &s) {
-        if (!m_discovered || isDone())
-            return;
-        QTextStream out(stdout);
-        if (!m_watch) {
-            if (m_json)
-                out << QJsonDocument(s.toJson()).toJson(QJsonDocument::Indented);
-            else
-                printText(s);
-            out.flush();
-            done(ExitOk);
-            return;
-        }
-        if (m_json)
-            out << QJsonDocument(s.toJson()).toJson(QJsonDocument::Compact) << '\n';
-        else
-            printWatchLine(s);
-        out.flush();
-        if (m_count > 0 && ++m_printed >= m_count)
-            done(ExitOk);
+    connect(m_monitor.get(), &Monitor::tickFinished, this, &SnapshotCommand::printTick);
+    connect(m_monitor.get(), &Monitor::tickOverdue, this, [this](const Snapshot &s) {
+        if (m_watch)
+            printTick(s); // a line per tick even when the server does not answer
     });
     m_monitor->start();
 }
 
+void SnapshotCommand::printTick(const Snapshot &s)
+{
+    if (!m_discovered || isDone())
+        return;
+    QTextStream out(stdout);
+    if (!m_watch) {
+        if (client().state() != RedisConnection::State::Ready)
+            return; // lost during the reading: the session fails with why
+        if (m_json)
+            out << QJsonDocument(s.toJson()).toJson(QJsonDocument::Indented);
+        else
+            printText(s);
+        out.flush();
+        done(ExitOk);
+        return;
+    }
+    if (m_lost)
+        ++m_missed;
+    if (m_json)
+        out << QJsonDocument(s.toJson()).toJson(QJsonDocument::Compact) << '\n';
+    else
+        printWatchLine(s);
+    out.flush();
+    if (m_count > 0 && ++m_printed >= m_count)
+        done(ExitOk);
+}
+
+void SnapshotCommand::onConnectionLost(const QString &why)
+{
+    m_lost = true;
+    m_missed = 0;
+    const QDateTime now = QDateTime::currentDateTimeUtc();
+    QTextStream out(stdout);
+    if (m_json) {
+        const QJsonObject event{{QStringLiteral("event"), QStringLiteral("connectionLost")},
+                                {QStringLiteral("atMs"), double(now.toMSecsSinceEpoch())},
+                                {QStringLiteral("message"), why}};
+        out << QJsonDocument(event).toJson(QJsonDocument::Compact) << '\n';
+    } else {
+        out << now.toString(Qt::ISODateWithMs) << " connection lost: " << why << " Reconnecting.\n";
+    }
+    out.flush();
+}
+
+void SnapshotCommand::onReconnected(qint64 gapMs)
+{
+    m_lost = false;
+    const QDateTime now = QDateTime::currentDateTimeUtc();
+    QTextStream out(stdout);
+    if (m_json) {
+        const QJsonObject event{{QStringLiteral("event"), QStringLiteral("reconnected")},
+                                {QStringLiteral("atMs"), double(now.toMSecsSinceEpoch())},
+                                {QStringLiteral("gapMs"), double(gapMs)},
+                                {QStringLiteral("ticksMissed"), m_missed}};
+        out << QJsonDocument(event).toJson(QJsonDocument::Compact) << '\n';
+    } else {
+        out << now.toString(Qt::ISODateWithMs) << " reconnected after "
+            << QString::number(double(gapMs) / 1000.0, 'f', 1) << " s; " << m_missed
+            << " ticks missed\n";
+    }
+    out.flush();
+}
+
 void SnapshotCommand::printWatchLine(const Snapshot &s)
 {
-    int limiters = 0, full = 0, locks = 0, tokens = 0, queues = 0;
+    int limiters = 0, full = 0, locks = 0, tokens = 0, queues = 0, stale = 0;
     qint64 length = 0, inFlight = 0, stuck = 0;
     for (const ObjectState &o : s.objects) {
+        stale += o.stale ? 1 : 0;
         const QString section = patternSection(o.object.kind);
         if (section == QLatin1String("limiter")) {
             ++limiters;
@@ -100,7 +150,12 @@ void SnapshotCommand::printWatchLine(const Snapshot &s)
         << " limiters=" << limiters << " full=" << full << " locks=" << locks
         << " tokens=" << tokens << " queues=" << queues << " queued=" << length
         << " inFlight=" << inFlight << " stuck=" << stuck
-        << " events=" << (s.server.eventsLive ? "live" : "polling") << '\n';
+        << " events=" << (s.server.eventsLive ? "live" : "polling");
+    if (stale > 0) {
+        QTextStream(stdout) << " STALE objects=" << stale
+                            << " lastReadingAge=" << ms(s.server.lastReadingAgeMs);
+    }
+    QTextStream(stdout) << '\n';
 }
 
 void SnapshotCommand::printText(const Snapshot &s)

@@ -12,6 +12,9 @@
 #include <QJsonDocument>
 #include <QPointer>
 #include <QStandardPaths>
+#include <QTimer>
+
+#include <utility>
 
 namespace gatehouse {
 
@@ -94,6 +97,8 @@ QString resultId(ActionOutcome::Result result)
         return QStringLiteral("failed");
     case ActionOutcome::Result::DryRun:
         return QStringLiteral("dry-run");
+    case ActionOutcome::Result::Unknown:
+        return QStringLiteral("unknown");
     }
     return {};
 }
@@ -130,6 +135,24 @@ ActionOutcome ActionEngine::interpret(const ScriptCall &call, const RedisValue &
     ActionOutcome out;
     out.reply = reply;
     const QString key = call.keys.isEmpty() ? QString() : printableBytes(call.keys.first());
+    if (reply.isFailed()) {
+        // No reply at all. RedisConnection says which side of the write the
+        // loss was on: requests written before it "may or may not have run";
+        // held or refused ones were never sent.
+        static const QLatin1String unknown("The command may or may not have run");
+        QString why = reply.errorMessage();
+        if (why.contains(unknown)) {
+            why.truncate(why.indexOf(unknown));
+            out.result = R::Unknown;
+            out.message = QStringLiteral("%1 may or may not have run: the connection was lost "
+                                         "before the reply (%2); check before trying again.")
+                              .arg(call.action, why.trimmed());
+        } else {
+            out.result = R::Failed;
+            out.message = QStringLiteral("%1 was not sent: %2").arg(call.action, why);
+        }
+        return out;
+    }
     if (const QString refused = checkRefusal(call, reply); !refused.isEmpty()) {
         out.result = R::Refused;
         out.forceable = call.forceArg >= 0 && !call.force;
@@ -324,13 +347,32 @@ void ActionEngine::run(const ScriptCall &call, bool dryRun, const QObject *conte
         });
         return;
     }
-    auto done = [this, call, guard, handler](const RedisValue &reply) {
+    // Exactly one outcome: the reply, or the timeout, whichever comes first.
+    auto answered = std::make_shared<bool>(false);
+    auto done = [this, call, guard, handler, answered](const RedisValue &reply) {
+        if (std::exchange(*answered, true))
+            return;
         finish(call, interpret(call, reply), guard, handler);
     };
-    if (!call.command.isEmpty())
-        m_client->command(call.command, this, done);
-    else
-        m_client->script(RedisScript::fromResource(call.script), call.keys, call.args, this, done);
+    RequestHandle request = !call.command.isEmpty()
+                                ? m_client->command(call.command, this, done)
+                                : m_client->script(RedisScript::fromResource(call.script),
+                                                   call.keys, call.args, this, done);
+    if (m_replyTimeoutMs <= 0)
+        return;
+    QTimer::singleShot(
+        m_replyTimeoutMs, this, [this, call, guard, handler, answered, request]() mutable {
+            if (std::exchange(*answered, true))
+                return;
+            request.cancel();
+            ActionOutcome unknown;
+            unknown.result = ActionOutcome::Result::Unknown;
+            unknown.message = QStringLiteral("%1 may or may not have run: %2 did not reply "
+                                             "within %3 ms; check before trying again.")
+                                  .arg(call.action, m_client->endpoint().address())
+                                  .arg(m_replyTimeoutMs);
+            finish(call, unknown, guard, handler);
+        });
 }
 
 QJsonObject ActionEngine::auditEntry(const ScriptCall &call, const ActionOutcome &outcome) const

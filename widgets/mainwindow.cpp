@@ -17,6 +17,7 @@
 #include <QApplication>
 #include <QDateTime>
 #include <QFileDialog>
+#include <QFrame>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QJsonArray>
@@ -45,6 +46,17 @@
 namespace gatehouse {
 
 namespace {
+
+// Server notes as HTML: each escaped, then joined by line breaks (escaping
+// the joined text would print the breaks as "<br>").
+QString escapedNotes(const QStringList &notes)
+{
+    QStringList escaped;
+    escaped.reserve(notes.size());
+    for (const QString &n : notes)
+        escaped.append(n.toHtmlEscaped());
+    return escaped.join(QStringLiteral("<br>"));
+}
 const char *const s_sections[] = {"limiter", "lock", "token", "queue"};
 
 constexpr QSize s_sparkSize(80, 20);
@@ -135,7 +147,25 @@ MainWindow::MainWindow(RedisClient *client, Monitor *monitor, ActionEngine *acti
     splitter->addWidget(m_pages);
     splitter->addWidget(m_stack);
     splitter->setStretchFactor(1, 1);
-    setCentralWidget(splitter);
+    auto *central = new QWidget(this);
+    auto *centralLayout = new QVBoxLayout(central);
+    centralLayout->setContentsMargins(0, 0, 0, 0);
+    m_banner = new QFrame(central);
+    m_banner->setObjectName(QStringLiteral("faultBanner"));
+    m_banner->setStyleSheet(QStringLiteral("#faultBanner { background: #fdecea; "
+                                           "border: 1px solid #d93025; border-radius: 4px; }"));
+    auto *bannerLayout = new QHBoxLayout(m_banner);
+    m_bannerText = new QLabel(m_banner);
+    m_bannerText->setWordWrap(true);
+    m_bannerText->setTextFormat(Qt::RichText);
+    bannerLayout->addWidget(m_bannerText, 1);
+    auto *bannerConnect = new QPushButton(tr("Connect…"), m_banner);
+    connect(bannerConnect, &QPushButton::clicked, this, &MainWindow::connectRequested);
+    bannerLayout->addWidget(bannerConnect);
+    m_banner->hide();
+    centralLayout->addWidget(m_banner);
+    centralLayout->addWidget(splitter, 1);
+    setCentralWidget(central);
 
     // Status bar: state, server, events, age of the reading, clock offset, badges.
     statusBar()->addPermanentWidget(m_discoveryBar);
@@ -865,8 +895,7 @@ void MainWindow::updateOverview()
             .arg(m_snapshot.server.notes.isEmpty()
                      ? QString()
                      : QStringLiteral("</p><p><i>%1</i>")
-                           .arg(m_snapshot.server.notes.join(QStringLiteral("<br>"))
-                                    .toHtmlEscaped())));
+                           .arg(escapedNotes(m_snapshot.server.notes))));
 }
 
 void MainWindow::updateStuckItems()
@@ -900,6 +929,24 @@ void MainWindow::updateStuckItems()
     }
 }
 
+QString MainWindow::bannerText() const
+{
+    return m_banner->isHidden() ? QString() : m_bannerText->text();
+}
+
+void MainWindow::showBanner(const QString &title, const QString &message, const QString &advice)
+{
+    if (title.isEmpty()) {
+        m_banner->hide();
+        m_bannerText->clear();
+        return;
+    }
+    m_bannerText->setText(
+        QStringLiteral("<b>%1</b><br>%2<br><i>%3</i>")
+            .arg(title.toHtmlEscaped(), message.toHtmlEscaped(), advice.toHtmlEscaped()));
+    m_banner->show();
+}
+
 void MainWindow::showState(RedisConnection::State state, const QString &message)
 {
     QString text;
@@ -920,6 +967,34 @@ void MainWindow::showState(RedisConnection::State state, const QString &message)
         text = tr("Failed");
         break;
     }
+    // What a final failure is, from RedisConnection's sentence (it has no
+    // error code of its own): authentication and TLS need the operator.
+    const bool auth = message.contains(QLatin1String("Authentication"))
+                      || message.contains(QLatin1String("requires a password"))
+                      || message.contains(QLatin1String("WRONGPASS"))
+                      || message.contains(QLatin1String("NOAUTH"));
+    const bool tls = !auth
+                     && (message.contains(QLatin1String("TLS"))
+                         || message.contains(QLatin1String("certificate"))
+                         || message.contains(QLatin1String("CA file")));
+    if (state == RedisConnection::State::Failed && auth) {
+        text = tr("Authentication failed");
+        showBanner(tr("Not connected: the server refused the credentials."), message,
+                   tr("Check the user name and password in File › Connect… (or --user/--pass, "
+                      "REDISCLI_AUTH); for an ACL user, check that it is enabled and may "
+                      "AUTH. Nothing below is a reading until the connection is "
+                      "authenticated."));
+    } else if (state == RedisConnection::State::Failed && tls) {
+        text = tr("TLS failed");
+        showBanner(tr("Not connected: the TLS connection could not be set up."), message,
+                   tr("Check that the port speaks TLS, the CA that signed the server's "
+                      "certificate (--cacert), the name the certificate is for (--sni), and "
+                      "the client certificate and key if the server asks for one (--cert, "
+                      "--key), in File › Connect…."));
+    } else if (state == RedisConnection::State::Ready
+               || state == RedisConnection::State::Connecting) {
+        showBanner({}, {}, {});
+    }
     m_stateLabel->setText(text);
     m_stateLabel->setToolTip(message);
     m_reconnectInMs = -1;
@@ -931,7 +1006,10 @@ void MainWindow::showState(RedisConnection::State state, const QString &message)
             m_reconnectClock.start();
         }
     }
-    if (!message.isEmpty() && state != RedisConnection::State::Ready)
+    // Only the current state: a reconnect clears the last attempt's sentence.
+    if (message.isEmpty() || state == RedisConnection::State::Ready)
+        statusBar()->clearMessage();
+    else
         statusBar()->showMessage(message, 15000);
 }
 

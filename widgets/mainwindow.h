@@ -55,6 +55,7 @@ public:
     ~MainWindow() override;
 
     // For tests and the screenshot run.
+    QString bannerText() const; // empty while no banner is shown
     QStringList pageNames() const;
     void showPage(int index);
     QWidget *page(int index) const;
@@ -83,6 +84,9 @@ private:
     void onSnapshot(const Snapshot &snapshot);
     void onTimer();
     void showState(RedisConnection::State state, const QString &message);
+    // Authentication and TLS failures do not heal by waiting: a banner over
+    // the pages says what failed and what to try. Empty: hidden.
+    void showBanner(const QString &title, const QString &message, const QString &advice);
     void updateOverview();
     void updateStuckItems();
     void reloadAudit();
@@ -124,6 +128,8 @@ public:
     QLineEdit *m_limiterFilter = nullptr;
 
     QLabel *m_stateLabel;
+    QWidget *m_banner = nullptr;
+    QLabel *m_bannerText = nullptr;
     QLabel *m_serverLabel;
     QLabel *m_eventsLabel;
     QLabel *m_ageLabel;

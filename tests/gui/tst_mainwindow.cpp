@@ -31,6 +31,9 @@
 #include <QTest>
 #include <QTimer>
 
+#include <csignal>
+#include <sys/types.h>
+
 using namespace gatehouse;
 using gatehouse::test::call;
 using gatehouse::test::RedisServer;
@@ -56,7 +59,10 @@ void answerNextDialog(bool accept)
 struct Console
 {
     explicit Console(const RedisServer &server, bool readOnly, const QString &auditPath)
-        : client(server.endpoint())
+        : Console(server.endpoint(), readOnly, auditPath)
+    {}
+    Console(const RedisEndpoint &endpoint, bool readOnly, const QString &auditPath)
+        : client(endpoint)
     {
         Monitor::Options options;
         QString error;
@@ -172,6 +178,114 @@ private slots:
                      qPrintable(stateText()));
         QVERIFY(server.start());
         QTRY_COMPARE_WITH_TIMEOUT(stateText(), QStringLiteral("Connected"), 3000);
+    }
+
+    // After a reconnect the status bar shows the current state only: the last
+    // attempt's "Cannot connect … Next attempt in" sentence is gone.
+    void statusBarShowsOnlyCurrentState()
+    {
+        RedisServer server;
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        Console c(server, false, audit());
+        QVERIFY(QTest::qWaitForWindowExposed(c.window.get()));
+        auto labels = c.window->statusBar()->findChildren<QLabel *>();
+        auto stateText = [&] {
+            return labels.isEmpty() ? QString() : labels.first()->text();
+        };
+        QTRY_COMPARE(stateText(), QStringLiteral("Connected"));
+        server.kill();
+        QTRY_VERIFY(
+            c.window->statusBar()->currentMessage().contains(QLatin1String("Next attempt in")));
+        QVERIFY(server.start());
+        QTRY_COMPARE_WITH_TIMEOUT(stateText(), QStringLiteral("Connected"), 3000);
+        QCOMPARE(c.window->statusBar()->currentMessage(), QString());
+        QCOMPARE(c.window->bannerText(), QString());
+    }
+
+    // The notes line is HTML with line breaks, never a literal "<br>".
+    void notesWithoutLiteralBreaks()
+    {
+        // A user without INFO and CONFIG: two notes, so a line break between them.
+        RedisServer server([] {
+            RedisServer::Options o;
+            o.config << QStringLiteral("user watcher on >pw ~* &* +@all -info -config");
+            return o;
+        }());
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        RedisEndpoint endpoint = server.endpoint();
+        endpoint.user = QStringLiteral("watcher");
+        endpoint.password = QStringLiteral("pw");
+        Console c(endpoint, false, audit());
+        QVERIFY(QTest::qWaitForWindowExposed(c.window.get()));
+        QLabel *counts = nullptr;
+        QTRY_VERIFY([&] {
+            for (QLabel *l : c.window->findChildren<QLabel *>()) {
+                if (l->text().contains(QLatin1String("CONFIG is not permitted")))
+                    counts = l;
+            }
+            return counts != nullptr;
+        }());
+        QVERIFY2(counts->text().contains(QLatin1String("INFO is not permitted")),
+                 qPrintable(counts->text()));
+        QVERIFY2(counts->text().contains(QLatin1String("<br>")), qPrintable(counts->text()));
+        QVERIFY2(!counts->text().contains(QLatin1String("&lt;br&gt;")), qPrintable(counts->text()));
+    }
+
+    // A stopped server: rows greyed, "stale since" in the tooltip; back when it runs.
+    void staleRowsGreyed()
+    {
+        RedisServer server;
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        auto admin = gatehouse::test::connectedClient(server);
+        QVERIFY(admin);
+        call(*admin, {"RPUSH", "sim:jobs:stale", "a"});
+        call(*admin, {"RPUSH", "sim:jobs:stale:processing", "b"});
+        Console c(server, false, audit());
+        QVERIFY(select(c, "queue", "sim:jobs:stale"));
+        ObjectTableModel *model = c.window->model(QStringLiteral("queue"));
+        const auto cell = [&] {
+            return model->index(model->rowOf("sim:jobs:stale"), 0);
+        };
+        QVERIFY(!cell().data(ObjectTableModel::StaleRole).toBool());
+        const pid_t pid = pid_t(server.pid());
+        ::kill(pid, SIGSTOP);
+        const bool stale = QTest::qWaitFor(
+            [&] { return cell().data(ObjectTableModel::StaleRole).toBool(); }, 3000);
+        const QString tip = cell().data(Qt::ToolTipRole).toString();
+        const QVariant fg = cell().data(Qt::ForegroundRole);
+        ::kill(pid, SIGCONT);
+        QVERIFY(stale);
+        QVERIFY2(tip.startsWith(QLatin1String("stale since ")), qPrintable(tip));
+        QVERIFY(fg.isValid());
+        QTRY_VERIFY_WITH_TIMEOUT(!cell().data(ObjectTableModel::StaleRole).toBool(), 3000);
+        admin.reset();
+    }
+
+    // Authentication failures: a banner with what to try, not "Failed" over zeros.
+    void authFailureShowsBanner_data()
+    {
+        QTest::addColumn<QString>("password");
+        QTest::newRow("no password (NOAUTH)") << QString();
+        QTest::newRow("wrong password (WRONGPASS)") << QStringLiteral("wrong");
+    }
+    void authFailureShowsBanner()
+    {
+        QFETCH(QString, password);
+        RedisServer server([] {
+            RedisServer::Options o;
+            o.config << QStringLiteral("requirepass s3cret");
+            return o;
+        }());
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        RedisEndpoint endpoint = server.endpoint();
+        endpoint.password = password;
+        Console c(endpoint, false, audit());
+        QVERIFY(QTest::qWaitForWindowExposed(c.window.get()));
+        QTRY_VERIFY(!c.window->bannerText().isEmpty());
+        QVERIFY2(c.window->bannerText().contains(QLatin1String("password")),
+                 qPrintable(c.window->bannerText()));
+        auto labels = c.window->statusBar()->findChildren<QLabel *>();
+        QCOMPARE(labels.first()->text(), QStringLiteral("Authentication failed"));
     }
 
     void readOnlyDisablesEveryAction()

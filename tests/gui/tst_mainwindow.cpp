@@ -288,6 +288,26 @@ private slots:
         QCOMPARE(labels.first()->text(), QStringLiteral("Authentication failed"));
     }
 
+    // A TLS failure (certificate signed by another CA): a banner with what to try.
+    void tlsFailureShowsBanner()
+    {
+        RedisServer server([] {
+            RedisServer::Options o;
+            o.tls = true;
+            return o;
+        }());
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        RedisEndpoint endpoint = server.endpoint();
+        endpoint.caFile = server.otherCaFile();
+        Console c(endpoint, false, audit());
+        QVERIFY(QTest::qWaitForWindowExposed(c.window.get()));
+        QTRY_VERIFY(!c.window->bannerText().isEmpty());
+        QVERIFY2(c.window->bannerText().contains(QLatin1String("--cacert")),
+                 qPrintable(c.window->bannerText()));
+        auto labels = c.window->statusBar()->findChildren<QLabel *>();
+        QCOMPARE(labels.first()->text(), QStringLiteral("TLS failed"));
+    }
+
     void readOnlyDisablesEveryAction()
     {
         call(*m_client, {"SET", "sim:lock:1", "a1b2c3d4e5f6", "PX", "60000"});

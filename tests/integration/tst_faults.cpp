@@ -16,6 +16,7 @@
 #include "tcpproxy.h"
 
 #include <QElapsedTimer>
+#include <QJsonDocument>
 #include <QProcess>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -375,31 +376,60 @@ private slots:
         checkJobOnce();
     }
 
+    void cliWatchThroughRestart_data()
+    {
+        QTest::addColumn<bool>("json");
+        QTest::newRow("text") << false;
+        QTest::newRow("json") << true;
+    }
     void cliWatchThroughRestart()
     {
+        QFETCH(bool, json);
         QProcess cli;
         QByteArray out;
         connect(&cli, &QProcess::readyReadStandardOutput, this,
                 [&] { out += cli.readAllStandardOutput(); });
-        cli.start(QStringLiteral(GATEHOUSE_CLI),
-                  {QStringLiteral("--url"), m_server.url(), QStringLiteral("--profile"),
-                   QStringLiteral("demo"), QStringLiteral("watch"), QStringLiteral("--interval"),
-                   QString::number(s_intervalMs), QStringLiteral("--count"), QStringLiteral("20")});
+        QStringList args{QStringLiteral("--url"),       m_server.url(),
+                         QStringLiteral("--profile"),   QStringLiteral("demo"),
+                         QStringLiteral("watch"),       QStringLiteral("--interval"),
+                         QString::number(s_intervalMs), QStringLiteral("--count"),
+                         QStringLiteral("20")};
+        if (json)
+            args << QStringLiteral("--json");
+        cli.start(QStringLiteral(GATEHOUSE_CLI), args);
         QVERIFY(cli.waitForStarted());
         QVERIFY(waitUntil([&] { return out.count('\n') >= 2; }, 10000));
+        const QByteArray lost = json ? "\"event\":\"connectionLost\"" : "connection lost";
+        const QByteArray stale = json ? "\"stale\":true" : "STALE";
+        const QByteArray back = json ? "\"event\":\"reconnected\"" : "reconnected after";
         m_server.kill();
-        QVERIFY(waitUntil([&] { return out.contains("connection lost"); }, 3000));
+        QVERIFY(waitUntil([&] { return out.contains(lost); }, 3000));
         // While it is down, a line per tick, marked stale.
-        QVERIFY2(waitUntil([&] { return out.contains("STALE"); }, 3000), out.constData());
+        QVERIFY2(waitUntil([&] { return out.contains(stale); }, 3000), out.constData());
         QVERIFY(m_server.start());
+        QElapsedTimer restarted;
+        restarted.start();
+        QVERIFY(waitUntil([&] { return out.contains(back); }, 2000));
+        qInfo("watch: the gap line %lld ms after the server was back", restarted.elapsed());
         QVERIFY(waitUntil([&] { return cli.state() == QProcess::NotRunning; }, 20000));
         out += cli.readAllStandardOutput();
         const QString text = QString::fromUtf8(out);
         QVERIFY2(cli.exitStatus() == QProcess::NormalExit && cli.exitCode() == 0,
                  qPrintable(text + QString::fromUtf8(cli.readAllStandardError())));
-        QVERIFY2(text.contains(QLatin1String("reconnected after")), qPrintable(text));
-        QVERIFY2(text.contains(QLatin1String("STALE")), qPrintable(text));
-        qInfo("%s", qPrintable(text.section(QLatin1Char('\n'), -6)));
+        if (json) {
+            for (const QByteArray &line : out.trimmed().split('\n')) {
+                QJsonParseError error;
+                QJsonDocument::fromJson(line, &error);
+                QVERIFY2(error.error == QJsonParseError::NoError, line.constData());
+            }
+            QVERIFY(out.contains("\"lastReadingAgeMs\""));
+            QVERIFY(out.contains("\"ticksMissed\""));
+        }
+        for (const QString &line : text.split(QLatin1Char('\n'))) {
+            if (line.contains(QLatin1String("event")) || line.contains(QLatin1String("connection"))
+                || line.contains(QLatin1String("reconnected")))
+                qInfo("%s", qPrintable(line));
+        }
     }
 };
 

@@ -536,7 +536,8 @@ void Monitor::finishRun(const ProbeRun &run)
                 t.readAtServerMs = m_server.timeMs;
             }
         }
-        // An object found after this tick started waits for the next one.
+        // Objects never read keep the time they were found: they turn stale
+        // if no reading comes within two ticks.
     }
     if (run.fullTick)
         updateStaleness();

@@ -281,6 +281,11 @@ void Monitor::startDiscovery()
                     addObjects({o}, false);
             }
         }
+        if (!cancelled) {
+            m_permissionNotes = m_discovery->permissionNotes();
+            m_missingPermissions = m_discovery->missingPermissions();
+            m_complete = m_discovery->complete();
+        }
         m_discovery->releaseObjects(); // the monitor holds every object itself
         Q_EMIT discoveryFinished(cancelled);
         publish();
@@ -640,6 +645,9 @@ void Monitor::publish()
     Snapshot s;
     s.sequence = ++m_sequence;
     s.server = m_server;
+    s.server.notes << m_permissionNotes;
+    s.server.permissions = m_missingPermissions;
+    s.server.complete = m_complete;
     s.profile = m_options.profile ? m_options.profile->name : QStringLiteral("autodetected");
     s.discovering = m_discovery && m_discovery->isRunning();
     s.scanned = m_snapshot.scanned;

@@ -23,6 +23,11 @@ struct ServerStatus
     bool eventsLive = false;  // keyspace events subscribed; otherwise polling
     qint64 intervalMs = 1000;
     QStringList notes; // what is unavailable, and why
+    // False when keys exist that this Redis user may not list or read (the
+    // objects are then only what could be read); permissions names what is
+    // missing: "scan", "type", "keys", "evalsha", "eval" (Discovery).
+    bool complete = true;
+    QStringList permissions;
 };
 
 struct ObjectState

@@ -63,8 +63,8 @@ void Discovery::start()
     m_keysRefused = 0;
     m_permissionNotes.clear();
     m_missing.clear();
-    const QByteArray probeSha = QCryptographicHash::hash(s_probeScript, QCryptographicHash::Sha1)
-                                    .toHex();
+    const QByteArray probeSha
+        = QCryptographicHash::hash(s_probeScript, QCryptographicHash::Sha1).toHex();
     // EVALSHA of a script that touches nothing: NOSCRIPT or 0 means allowed.
     m_client->pipeline(
         {{"DBSIZE"}, {"TIME"}, {"EVALSHA", probeSha, "0"}}, &m_context,
@@ -81,27 +81,29 @@ void Discovery::start()
                 step();
                 return;
             }
-            m_client->command({"EVAL", s_probeScript, "0"}, &m_context, [this](const RedisValue &v) {
-                const QString user = userName();
-                if (isNoPerm(v)) {
-                    refused(QStringLiteral("evalsha"), QString(), false);
-                    refused(QStringLiteral("eval"),
-                            QStringLiteral("This Redis user may run neither EVALSHA nor EVAL "
-                                           "(NOPERM): every action (release, extend, requeue, "
-                                           "revoke, reset, issue) will be refused; grant them "
-                                           "with ACL SETUSER %1 +evalsha +eval.")
-                                .arg(user),
-                            false); // the readings need no script: the snapshot is whole
-                } else {
-                    refused(QStringLiteral("evalsha"),
+            m_client->command(
+                {"EVAL", s_probeScript, "0"}, &m_context, [this](const RedisValue &v) {
+                    const QString user = userName();
+                    if (isNoPerm(v)) {
+                        refused(QStringLiteral("evalsha"), QString(), false);
+                        refused(QStringLiteral("eval"),
+                                QStringLiteral("This Redis user may run neither EVALSHA nor EVAL "
+                                               "(NOPERM): every action (release, extend, requeue, "
+                                               "revoke, reset, issue) will be refused; grant them "
+                                               "with ACL SETUSER %1 +evalsha +eval.")
+                                    .arg(user),
+                                false); // the readings need no script: the snapshot is whole
+                    } else {
+                        refused(
+                            QStringLiteral("evalsha"),
                             QStringLiteral("This Redis user may not run EVALSHA (NOPERM): "
                                            "actions send their scripts whole with EVAL instead; "
                                            "grant it with ACL SETUSER %1 +evalsha.")
                                 .arg(user),
                             false);
-                }
-                step();
-            });
+                    }
+                    step();
+                });
         });
 }
 

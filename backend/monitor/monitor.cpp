@@ -653,8 +653,24 @@ void Monitor::publish()
     s.scanned = m_snapshot.scanned;
     s.total = m_snapshot.total;
     s.objects.reserve(m_states.size());
-    for (const ObjectList::Ptr &state : std::as_const(m_states))
+    qsizetype refused = 0; // a profile finds keys by name; key patterns show at the read
+    for (const ObjectList::Ptr &state : std::as_const(m_states)) {
         s.objects.append(state); // shared: unchanged objects cost a pointer copy
+        refused += state->reading.status == Reading::Status::Error
+                   && state->reading.message.contains(QLatin1String("NOPERM"));
+    }
+    if (refused > 0 && !s.server.permissions.contains(QLatin1String("keys"))) {
+        const QString user = m_client->endpoint().user;
+        s.server.notes << QStringLiteral("This Redis user may not read %1 of the %2 objects found "
+                                         "(NOPERM: its key patterns leave them out); grant them "
+                                         "with ACL SETUSER %3 ~<pattern> (%R~<pattern> to read "
+                                         "only).")
+                              .arg(refused)
+                              .arg(s.objects.size())
+                              .arg(user.isEmpty() ? QStringLiteral("default") : user);
+        s.server.permissions << QStringLiteral("keys");
+        s.server.complete = false;
+    }
     m_snapshot = s;
     Q_EMIT snapshotReady(m_snapshot);
 }

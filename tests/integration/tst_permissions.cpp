@@ -29,15 +29,14 @@ private:
     QString urlAs(const QString &user) const
     {
         QString url = m_server->url();
-        return url.replace(QLatin1String("redis://"),
-                           QStringLiteral("redis://%1:pw@").arg(user));
+        return url.replace(QLatin1String("redis://"), QStringLiteral("redis://%1:pw@").arg(user));
     }
 
     CliRun cli(const QString &user, const QStringList &args)
     {
         return gatehouse::test::runCli(QStringLiteral(GATEHOUSE_CLI),
-                                       QStringList{QStringLiteral("--url"), urlAs(user)} + args,
-                                       {}, 60000);
+                                       QStringList{QStringLiteral("--url"), urlAs(user)} + args, {},
+                                       60000);
     }
 
     qint64 commandCalls(const QByteArray &command, const char *field = "calls")
@@ -117,8 +116,7 @@ private slots:
                "with EVAL instead; grant it with ACL SETUSER noevalsha +evalsha."
             << "evalsha" << true;
         QTest::newRow("neither EVALSHA nor EVAL")
-            << "noscripts" << 0
-            << "This Redis user may run neither EVALSHA nor EVAL (NOPERM)"
+            << "noscripts" << 0 << "This Redis user may run neither EVALSHA nor EVAL (NOPERM)"
             << "eval" << true;
     }
 
@@ -165,15 +163,38 @@ private slots:
             QVERIFY2(text.out.contains(note), qPrintable(text.out));
     }
 
+    // With a profile keys are found by name: the refused reads are the sign.
+    void snapshotWithProfile()
+    {
+        const CliRun run
+            = cli(QStringLiteral("nokeys"), {QStringLiteral("snapshot"), QStringLiteral("--json"),
+                                             QStringLiteral("--profile"), QStringLiteral("seeds")});
+        QVERIFY2(run.exitCode == 1,
+                 qPrintable(QStringLiteral("exit %1: %2").arg(run.exitCode).arg(run.err)));
+        const QJsonObject server = QJsonDocument::fromJson(run.out.toUtf8())
+                                       .object()
+                                       .value(QLatin1String("server"))
+                                       .toObject();
+        QCOMPARE(server.value(QLatin1String("complete")).toBool(true), false);
+        QVERIFY(
+            server.value(QLatin1String("permissions")).toArray().contains(QLatin1String("keys")));
+        const QString notes = QString::fromUtf8(
+            QJsonDocument(server.value(QLatin1String("notes")).toArray()).toJson());
+        QVERIFY2(notes.contains(QLatin1String("This Redis user may not read 1 of the 1 objects "
+                                              "found (NOPERM")),
+                 qPrintable(notes));
+        QVERIFY2(run.err.contains(QLatin1String("ACL SETUSER nokeys")), qPrintable(run.err));
+    }
+
     // EVALSHA refused, EVAL allowed: the action runs through EVAL.
     void actionFallsBackToEval()
     {
         const qint64 evalsBefore = commandCalls("eval");
         const qint64 refusedBefore = commandCalls("evalsha", "rejected_calls");
-        const CliRun run = cli(QStringLiteral("noevalsha"),
-                               {QStringLiteral("lock"), QStringLiteral("release"),
-                                QStringLiteral("lock:orders"), QStringLiteral("--token"),
-                                QStringLiteral("a1b2c3d4e5f6")});
+        const CliRun run
+            = cli(QStringLiteral("noevalsha"),
+                  {QStringLiteral("lock"), QStringLiteral("release"), QStringLiteral("lock:orders"),
+                   QStringLiteral("--token"), QStringLiteral("a1b2c3d4e5f6")});
         QVERIFY2(run.exitCode == 0, qPrintable(run.out + run.err));
         QCOMPARE(call(*m_client, {"EXISTS", "lock:orders"}).toInteger(), 0);
         QVERIFY(commandCalls("eval") > evalsBefore);
@@ -183,10 +204,10 @@ private slots:
     // Neither EVALSHA nor EVAL: the refusal names EVAL, not "write access".
     void actionWithoutScripts()
     {
-        const CliRun run = cli(QStringLiteral("noscripts"),
-                               {QStringLiteral("lock"), QStringLiteral("release"),
-                                QStringLiteral("lock:orders"), QStringLiteral("--token"),
-                                QStringLiteral("a1b2c3d4e5f6")});
+        const CliRun run
+            = cli(QStringLiteral("noscripts"),
+                  {QStringLiteral("lock"), QStringLiteral("release"), QStringLiteral("lock:orders"),
+                   QStringLiteral("--token"), QStringLiteral("a1b2c3d4e5f6")});
         QCOMPARE(run.exitCode, 1);
         QVERIFY2(run.err.contains(QLatin1String("EVAL")), qPrintable(run.err));
         QVERIFY2(!run.err.contains(QLatin1String("write access")), qPrintable(run.err));

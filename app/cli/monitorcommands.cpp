@@ -216,6 +216,12 @@ void SuggestCommand::onReady()
         QTextStream out(stdout);
         out << profile.toJson();
         out.flush();
+        for (const QString &note : m_discovery->permissionNotes())
+            QTextStream(stderr) << "gatehouse-cli: " << note << Qt::endl;
+        if (!m_discovery->complete()) { // keys it may not list or read: not a suggestion
+            done(ExitFailure);
+            return;
+        }
         if (profile.isEmpty())
             QTextStream(stderr) << "gatehouse-cli: no known pattern found in "
                                 << m_discovery->scannedKeys() << " keys." << Qt::endl;

@@ -163,6 +163,16 @@ private slots:
             QVERIFY2(text.out.contains(note), qPrintable(text.out));
     }
 
+    // profile suggest cannot suggest from keys it may not read: exit 1, the note.
+    void suggestWithoutType()
+    {
+        const CliRun run
+            = cli(QStringLiteral("notype"), {QStringLiteral("profile"), QStringLiteral("suggest")});
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(run.err.contains(QLatin1String("This Redis user may not run TYPE (NOPERM)")),
+                 qPrintable(run.err));
+    }
+
     // With a profile keys are found by name: the refused reads are the sign.
     void snapshotWithProfile()
     {

@@ -63,6 +63,7 @@ private slots:
                        << QStringLiteral("user notype on nopass ~* &* +@all -type")
                        << QStringLiteral("user noscan on nopass ~* &* +@all -scan")
                        << QStringLiteral("user nokeys on nopass resetkeys &* +@all")
+                       << QStringLiteral("user somekeys on nopass ~plain:* &* +@all")
                        << QStringLiteral("user noevalsha on nopass ~* &* +@all -evalsha")
                        << QStringLiteral("user noscripts on nopass ~* &* +@all -evalsha -eval");
         m_server = std::make_unique<RedisServer>(options);
@@ -109,6 +110,11 @@ private slots:
             << "nokeys" << 1
             << "This Redis user may read none of the 21 keys (NOPERM: its key patterns allow "
                "none of them); grant them with ACL SETUSER nokeys ~<pattern>"
+            << "keys" << false;
+        QTest::newRow("key patterns leave some out")
+            << "somekeys" << 1
+            << "This Redis user may not read 1 of the 21 keys (NOPERM: its key patterns leave "
+               "them out), so they are not shown; grant them with ACL SETUSER somekeys ~<pattern>"
             << "keys" << false;
         QTest::newRow("no EVALSHA, EVAL allowed")
             << "noevalsha" << 0

@@ -139,7 +139,7 @@ private slots:
         QTest::newRow("cert without key")
             << QStringList{"--tls", "--cert", "/etc/hostname"} << "go together";
         QTest::newRow("unreadable ca")
-            << QStringList{"--tls", "--cacert", "/nonexistent/ca.crt"} << "cannot read";
+            << QStringList{"--tls", "--cacert", "/nonexistent/ca.crt"} << "does not exist";
         QTest::newRow("bad url") << QStringList{"--url", "redis://h:99999"} << "Invalid Redis URL";
     }
 

@@ -65,9 +65,12 @@ QString aclRefusal(const QString &action, const RedisValue &reply)
                                     " (Gatehouse runs actions as scripts: EVALSHA, "
                                     "or EVAL where EVALSHA is refused)")
                                                            : QString();
+        // EVAL refused: EVALSHA was refused too, or did not have the script.
+        const QString grant = command == "EVAL" ? QStringLiteral("+evalsha +eval")
+                                                : QLatin1Char('+') + name.toLower();
         return QStringLiteral("%1 was refused by the server (NOPERM): this Redis user may not run "
-                              "%2%3; grant it (ACL SETUSER <user> +%4).")
-            .arg(action, name, scripts, name.toLower());
+                              "%2%3; grant it (ACL SETUSER <user> %4).")
+            .arg(action, name, scripts, grant);
     }
     if (reply.isKeyRefusal())
         return QStringLiteral("%1 was refused by the server (NOPERM): this Redis user may not "

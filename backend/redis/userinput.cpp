@@ -30,7 +30,7 @@ QString kindOf(mode_t mode)
     if (S_ISDIR(mode))
         return QStringLiteral("a directory");
     if (S_ISFIFO(mode))
-        return QStringLiteral("a FIFO (named pipe)");
+        return QStringLiteral("a FIFO");
     if (S_ISCHR(mode))
         return QStringLiteral("a character device");
     if (S_ISBLK(mode))

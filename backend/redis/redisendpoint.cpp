@@ -3,6 +3,7 @@
 
 #include "userinput.h"
 
+#include <QRegularExpression>
 #include <QUrl>
 #include <QUrlQuery>
 
@@ -24,11 +25,21 @@ bool parseDb(const QString &text, int *db)
     return true;
 }
 
+// The URL as echoed in an error: a password in it shown as "***", cut.
+QString shownUrl(const QString &url)
+{
+    static const QRegularExpression s_password(
+        QStringLiteral("^([A-Za-z][A-Za-z0-9+.-]*://[^/@:]*:)[^/]*@"));
+    QString shown = url;
+    shown.replace(s_password, QStringLiteral("\\1***@"));
+    return echoed(shown);
+}
+
 std::optional<RedisEndpoint> fail(QString *error, const QString &url, const QString &what)
 {
     if (error)
         *error = QStringLiteral("Invalid Redis URL \"%1\": %2; %3.")
-                     .arg(echoed(url), what, s_expected);
+                     .arg(shownUrl(url), what, s_expected);
     return std::nullopt;
 }
 

@@ -114,6 +114,15 @@ private slots:
                                             << "unknown parameter";
     }
 
+    // A password in a URL that is refused is not echoed.
+    void malformedUrlHidesPassword()
+    {
+        QString error;
+        QVERIFY(!RedisEndpoint::fromUrl(QStringLiteral("redis://bob:s3cret@host:99999"), &error));
+        QVERIFY2(!error.contains(QLatin1String("s3cret")), qPrintable(error));
+        QVERIFY2(error.contains(QLatin1String("redis://bob:***@host:99999")), qPrintable(error));
+    }
+
     void malformedUrls()
     {
         QFETCH(QString, url);

@@ -74,7 +74,14 @@ void SnapshotCommand::printTick(const Snapshot &s)
         else
             printText(s);
         out.flush();
-        done(ExitOk);
+        // Keys this user may not list or read: what could be read is printed,
+        // but it is not everything there is (README, "Permissions").
+        if (!s.server.complete)
+            QTextStream(stderr) << "gatehouse-cli: incomplete: "
+                                << s.server.notes.filter(QLatin1String("NOPERM"))
+                                       .join(QLatin1Char(' '))
+                                << Qt::endl;
+        done(s.server.complete ? ExitOk : ExitFailure);
         return;
     }
     if (m_lost)
@@ -264,6 +271,12 @@ void SuggestCommand::onReady()
         QTextStream out(stdout);
         out << profile.toJson();
         out.flush();
+        for (const QString &note : m_discovery->permissionNotes())
+            QTextStream(stderr) << "gatehouse-cli: " << note << Qt::endl;
+        if (!m_discovery->complete()) { // keys it may not list or read: not a suggestion
+            done(ExitFailure);
+            return;
+        }
         if (profile.isEmpty())
             QTextStream(stderr) << "gatehouse-cli: no known pattern found in "
                                 << m_discovery->scannedKeys() << " keys." << Qt::endl;

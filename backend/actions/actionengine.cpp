@@ -56,6 +56,41 @@ QString typeName(const QByteArray &type)
     return name.replace(QLatin1Char('|'), QLatin1String(" or "));
 }
 
+// An ACL refusal, naming what was refused: the script command (EVAL when
+// EVALSHA was refused too, see RedisConnection::sendScript), the keys, or a
+// command inside the script. Empty when the reply is no ACL refusal.
+QString aclRefusal(const QString &action, const RedisValue &reply)
+{
+    const QByteArray command = reply.refusedCommand();
+    if (!command.isEmpty()) {
+        const QString name = QString::fromLatin1(command);
+        const QString scripts = command.startsWith("EVAL") ? QStringLiteral(
+                                    " (Gatehouse runs actions as scripts: EVALSHA, "
+                                    "or EVAL where EVALSHA is refused)")
+                                                           : QString();
+        // EVAL refused: EVALSHA was refused too, or did not have the script.
+        const QString grant = command == "EVAL" ? QStringLiteral("+evalsha +eval")
+                                                : QLatin1Char('+') + name.toLower();
+        return QStringLiteral("%1 was refused by the server (NOPERM): this Redis user may not run "
+                              "%2%3; grant it (ACL SETUSER <user> %4).")
+            .arg(action, name, scripts, grant);
+    }
+    if (reply.isKeyRefusal())
+        return QStringLiteral("%1 was refused by the server (NOPERM): this Redis user may not "
+                              "access the keys it names; grant key patterns (ACL SETUSER <user> "
+                              "~<pattern>).")
+            .arg(action);
+    // Redis 7.0 answers a refused redis.call() inside a script with ERR.
+    if (reply.errorMessage().contains(QLatin1String("can't run this command or subcommand")))
+        return QStringLiteral("%1 was refused by the server: this Redis user may run the script "
+                              "but not a command inside it (%2); grant the commands of the "
+                              "script (see --dry-run).")
+            .arg(action, reply.errorMessage().section(QLatin1String(" script: "), 0, 0));
+    if (reply.errorCode() == "NOPERM")
+        return QStringLiteral("%1 was refused by the server: %2").arg(action, reply.errorMessage());
+    return {};
+}
+
 QString checkRefusal(const ScriptCall &call, const RedisValue &reply)
 {
     // "GHTYPE <i> <type> <expected>" / "GHSHAPE <i> <what>": the script's
@@ -161,10 +196,8 @@ ActionOutcome ActionEngine::interpret(const ScriptCall &call, const RedisValue &
     }
     if (reply.isError()) {
         out.result = R::Failed;
-        if (reply.errorCode() == "NOPERM")
-            out.message = QStringLiteral("%1 was refused by the server (NOPERM): this Redis user "
-                                         "may not run it; connect as a user with write access.")
-                              .arg(call.action);
+        if (const QString acl = aclRefusal(call.action, reply); !acl.isEmpty())
+            out.message = acl;
         else
             out.message = QStringLiteral("%1 failed: %2").arg(call.action, reply.errorMessage());
         return out;

@@ -283,6 +283,11 @@ void Monitor::startDiscovery()
                     addObjects({o}, false);
             }
         }
+        if (!cancelled) {
+            m_permissionNotes = m_discovery->permissionNotes();
+            m_missingPermissions = m_discovery->missingPermissions();
+            m_complete = m_discovery->complete();
+        }
         m_discovery->releaseObjects(); // the monitor holds every object itself
         Q_EMIT discoveryFinished(cancelled);
         publish();
@@ -690,13 +695,32 @@ void Monitor::publish()
     s.sequence = ++m_sequence;
     s.server = m_server;
     s.server.lastReadingAgeMs = m_lastReplyAtMs < 0 ? -1 : m_clock.elapsed() - m_lastReplyAtMs;
+    s.server.notes << m_permissionNotes;
+    s.server.permissions = m_missingPermissions;
+    s.server.complete = m_complete;
     s.profile = m_options.profile ? m_options.profile->name : QStringLiteral("autodetected");
     s.discovering = m_discovery && m_discovery->isRunning();
     s.scanned = m_snapshot.scanned;
     s.total = m_snapshot.total;
     s.objects.reserve(m_states.size());
-    for (const ObjectList::Ptr &state : std::as_const(m_states))
+    qsizetype refused = 0; // a profile finds keys by name; key patterns show at the read
+    for (const ObjectList::Ptr &state : std::as_const(m_states)) {
         s.objects.append(state); // shared: unchanged objects cost a pointer copy
+        refused += state->reading.status == Reading::Status::Error
+                   && state->reading.message.contains(QLatin1String("NOPERM"));
+    }
+    if (refused > 0 && !s.server.permissions.contains(QLatin1String("keys"))) {
+        const QString user = m_client->endpoint().user;
+        s.server.notes << QStringLiteral("This Redis user may not read %1 of the %2 objects found "
+                                         "(NOPERM: its key patterns leave them out); grant them "
+                                         "with ACL SETUSER %3 ~<pattern> (%R~<pattern> to read "
+                                         "only).")
+                              .arg(refused)
+                              .arg(s.objects.size())
+                              .arg(user.isEmpty() ? QStringLiteral("default") : user);
+        s.server.permissions << QStringLiteral("keys");
+        s.server.complete = false;
+    }
     m_snapshot = s;
     Q_EMIT snapshotReady(m_snapshot);
 }

@@ -172,6 +172,10 @@ private:
     QHash<QByteArray, int> m_byPrimaryKey; // object key -> index; guarded by m_historyMutex
     QByteArray m_detailKey;
     ServerStatus m_server;
+    // What the last discovery could not do for lack of permissions (Discovery).
+    QStringList m_permissionNotes;
+    QStringList m_missingPermissions;
+    bool m_complete = true;
     Snapshot m_snapshot;
     quint64 m_sequence = 0;
     qint64 m_offsetMs = 0; // server clock - local clock

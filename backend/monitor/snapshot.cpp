@@ -134,7 +134,10 @@ QJsonObject Snapshot::toJson() const
                      {QStringLiteral("lastReadingAgeMs"),
                       server.lastReadingAgeMs < 0 ? QJsonValue()
                                                   : QJsonValue(double(server.lastReadingAgeMs))},
-                     {QStringLiteral("notes"), notes}}},
+                     {QStringLiteral("notes"), notes},
+                     {QStringLiteral("complete"), server.complete},
+                     {QStringLiteral("permissions"),
+                      QJsonArray::fromStringList(server.permissions)}}},
         {QStringLiteral("profile"), profile},
         {QStringLiteral("sequence"), double(sequence)},
         {QStringLiteral("limiters"), limiters},

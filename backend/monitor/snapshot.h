@@ -26,6 +26,11 @@ struct ServerStatus
     // Grows while the server is stopped, asleep or unreachable.
     qint64 lastReadingAgeMs = -1;
     QStringList notes; // what is unavailable, and why
+    // False when keys exist that this Redis user may not list or read (the
+    // objects are then only what could be read); permissions names what is
+    // missing: "scan", "type", "keys", "evalsha", "eval" (Discovery).
+    bool complete = true;
+    QStringList permissions;
 };
 
 struct ObjectState

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "session.h"
 
+#include <redis/userinput.h>
+
 #include <QThread>
 
 #include <QTextStream>
@@ -17,7 +19,7 @@ Session::Session(const RedisEndpoint &endpoint, QObject *parent)
                 if (state == RedisConnection::State::Failed
                     || (m_started && state == RedisConnection::State::Disconnected))
                     fail(message.isEmpty() ? QStringLiteral("The connection to %1 was closed.")
-                                                 .arg(m_client.endpoint().address())
+                                                 .arg(echoed(m_client.endpoint().address()))
                                            : message);
             });
     connect(&m_client, &RedisClient::ready, this, [this] {

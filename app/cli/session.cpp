@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "session.h"
 
+#include <redis/userinput.h>
+
 #include <QThread>
 
 #include <QTextStream>
@@ -31,7 +33,7 @@ Session::Session(const RedisEndpoint &endpoint, QObject *parent)
                     return;
                 const QString why = message.isEmpty()
                                         ? QStringLiteral("The connection to %1 was closed.")
-                                              .arg(m_client.endpoint().address())
+                                              .arg(echoed(m_client.endpoint().address()))
                                         : message;
                 // Queued: the requests the loss failed are answered first, so
                 // an action in flight says "may or may not have run" itself.

@@ -60,10 +60,13 @@ struct Reader
         const QJsonValue v = o.value(QLatin1String(field));
         if (v.isUndefined() || v.isNull())
             return true;
+        // 2^53: every whole number up to it is exact in JSON's doubles (and
+        // converts to qint64 without overflow, also times 1000 for seconds).
+        constexpr double maxExact = 9007199254740992.0;
         const double d = v.toDouble(-1);
-        if (!v.isDouble() || d < 0 || d != double(qint64(d)))
+        if (!v.isDouble() || d < 0 || d > maxExact || d != double(qint64(d)))
             return fail(QLatin1String(field),
-                        QStringLiteral("must be a whole number >= 0 (got %1)")
+                        QStringLiteral("must be a whole number from 0 to 2^53 (got %1)")
                             .arg(QString::fromUtf8(
                                      QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact))
                                      .mid(1)
@@ -256,8 +259,12 @@ QByteArray Profile::toJson() const
         if (limiter && r.kind != PatternKind::RedissonLimiter) {
             o.insert(QStringLiteral("limit"),
                      r.params.limit ? QJsonValue(double(*r.params.limit)) : QJsonValue());
-            o.insert(QStringLiteral("window"), double(r.params.windowMs));
-            o.insert(QStringLiteral("windowUnit"), QStringLiteral("ms"));
+            // Whole seconds as seconds: what was read in "s" stays within 2^53.
+            const bool seconds = r.params.windowMs % 1000 == 0;
+            o.insert(QStringLiteral("window"),
+                     double(seconds ? r.params.windowMs / 1000 : r.params.windowMs));
+            o.insert(QStringLiteral("windowUnit"),
+                     seconds ? QStringLiteral("s") : QStringLiteral("ms"));
         }
         if (r.kind == PatternKind::SlidingWindow || r.kind == PatternKind::ResourceConsumer)
             o.insert(QStringLiteral("scoreUnit"),
@@ -277,6 +284,8 @@ QByteArray Profile::toJson() const
                 o.insert(QStringLiteral("deadKey"), QString::fromUtf8(r.deadKey));
             o.insert(QStringLiteral("stuckAfter"), double(r.params.stuckAfterMs));
         }
+        if (r.params.pageSize != PatternParams().pageSize)
+            o.insert(QStringLiteral("pageSize"), r.params.pageSize);
         if (r.kind == PatternKind::TokenFamily && r.counted) {
             o.insert(QStringLiteral("counted"), true);
             o.insert(QStringLiteral("countField"), QString::fromUtf8(r.params.countField));

@@ -48,7 +48,7 @@ qint64 FixedWindowUnit::validUntilMs(const PatternObject &, const Reading &r) co
         return Reading::Forever; // the next window's first request arrives as an event
     if (!r.isOk())
         return r.atMs;
-    return r.atMs + r.pttlMs; // the window is over: Redis expires the counter
+    return saturatingAdd(r.atMs, r.pttlMs); // the window is over: Redis expires the counter
 }
 
 ScriptCall FixedWindowUnit::reset(const PatternObject &o)

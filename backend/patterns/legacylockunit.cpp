@@ -9,7 +9,7 @@ qint64 LegacyLockUnit::expiryFromValue(const QByteArray &value)
 {
     bool ok = false;
     const double v = value.trimmed().toDouble(&ok);
-    if (!ok || v <= 0)
+    if (!ok || !(v > 0) || v >= 9.0e18) // not a time (or past what qint64 holds)
         return -1;
     // Seconds since 1970 are about 1.7e9 today, ms about 1.7e12.
     if (v >= 1e11)
@@ -37,7 +37,7 @@ Reading LegacyLockUnit::read(const PatternObject &o, const QList<RedisValue> &r,
     } else if (reading.expiresAtMs < c.nowMs) {
         reading.message = QStringLiteral("Expired %1 ms ago and still set: its holder probably "
                                          "crashed; the next client must break it with GETSET.")
-                              .arg(c.nowMs - reading.expiresAtMs);
+                              .arg(saturatingSub(c.nowMs, reading.expiresAtMs));
     }
     return reading;
 }

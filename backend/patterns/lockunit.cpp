@@ -54,7 +54,7 @@ qint64 LockUnit::validUntilMs(const PatternObject &, const Reading &r) const
         return Reading::Forever;
     if (!r.isOk())
         return r.atMs;
-    return r.atMs + r.pttlMs; // due to expire: confirm, the expired event may lag
+    return saturatingAdd(r.atMs, r.pttlMs); // due to expire: confirm, the expired event may lag
 }
 
 ScriptCall LockUnit::forceRelease(const PatternObject &o, const QByteArray &shownToken)

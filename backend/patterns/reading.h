@@ -4,12 +4,30 @@
 #include <QByteArray>
 #include <QList>
 #include <QString>
+#include <QtNumeric>
 
 #include <algorithm>
 #include <limits>
 #include <optional>
 
 namespace gatehouse {
+
+// a + b and a - b clamped to qint64's range: figures built from replies (a
+// PTTL, a score, a timestamp in a value) are not trusted to be sane.
+inline qint64 saturatingAdd(qint64 a, qint64 b)
+{
+    qint64 r = 0;
+    if (qAddOverflow(a, b, &r))
+        return b > 0 ? std::numeric_limits<qint64>::max() : std::numeric_limits<qint64>::min();
+    return r;
+}
+inline qint64 saturatingSub(qint64 a, qint64 b)
+{
+    qint64 r = 0;
+    if (qSubOverflow(a, b, &r))
+        return b < 0 ? std::numeric_limits<qint64>::max() : std::numeric_limits<qint64>::min();
+    return r;
+}
 
 // Where the age of an item in flight came from. Processing lists carry no
 // time, so Gatehouse says which source it used.
@@ -91,11 +109,14 @@ struct Reading
     // and an age (-1, "none", kept).
     qint64 countdownAt(qint64 value, qint64 nowMs) const
     {
-        return value > 0 ? std::max<qint64>(0, value - std::max<qint64>(0, nowMs - atMs)) : value;
+        return value > 0
+                   ? std::max<qint64>(0, value - std::max<qint64>(0, saturatingSub(nowMs, atMs)))
+                   : value;
     }
     qint64 ageAt(qint64 value, qint64 nowMs) const
     {
-        return value >= 0 ? value + std::max<qint64>(0, nowMs - atMs) : value;
+        return value >= 0 ? saturatingAdd(value, std::max<qint64>(0, saturatingSub(nowMs, atMs)))
+                          : value;
     }
     static constexpr qint64 Forever = std::numeric_limits<qint64>::max();
 };

@@ -72,13 +72,14 @@ Reading RedissonLimiterUnit::read(const PatternObject &o, const QList<RedisValue
     }
     const qint64 pageGrants = page.size() / 2;
     if (grants > pageGrants) // beyond the page, count one permit per grant
-        permits += grants - pageGrants;
+        permits = saturatingAdd(permits, grants - pageGrants);
     reading.inWindow = permits;
     reading.stored = grants;
     if (oldest >= 0) {
-        reading.oldestAgeMs = std::max<qint64>(0, c.nowMs - oldest);
+        reading.oldestAgeMs = std::max<qint64>(0, saturatingSub(c.nowMs, oldest));
         if (permits >= rate)
-            reading.retryHorizonMs = std::max<qint64>(0, oldest + interval - c.nowMs);
+            reading.retryHorizonMs
+                = std::max<qint64>(0, saturatingSub(saturatingAdd(oldest, interval), c.nowMs));
     }
     if (config.at(2).bytes() == "1")
         reading.message = QStringLiteral("PER_CLIENT limiter: figures are for the shared "

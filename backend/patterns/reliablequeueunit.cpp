@@ -70,15 +70,15 @@ Reading ReliableQueueUnit::read(const PatternObject &o, const QList<RedisValue> 
         const auto &e = claims->elements();
         for (qsizetype i = 0; i + 1 < e.size(); i += 2) {
             const qint64 at = e.at(i + 1).bytes().toLongLong();
-            reading.items.append(
-                {e.at(i).bytes(), std::max<qint64>(0, c.nowMs - at), AgeSource::ClaimsSet});
+            reading.items.append({e.at(i).bytes(), std::max<qint64>(0, saturatingSub(c.nowMs, at)),
+                                  AgeSource::ClaimsSet});
         }
         reading.stuck = claimedStuck;
     } else {
         for (qsizetype i = page.size() - 1; i >= 0; --i) {
             const QByteArray &job = page.at(i).bytes();
             const qint64 seen = c.firstSeenMs ? c.firstSeenMs(job) : -1;
-            const qint64 age = seen < 0 ? 0 : std::max<qint64>(0, c.nowMs - seen);
+            const qint64 age = seen < 0 ? 0 : std::max<qint64>(0, saturatingSub(c.nowMs, seen));
             reading.items.append({job, age, AgeSource::FirstSeen});
             if (age >= o.params.stuckAfterMs)
                 ++reading.stuck;
@@ -114,10 +114,10 @@ qint64 ReliableQueueUnit::validUntilMs(const PatternObject &o, const Reading &r)
     for (const InFlightItem &item : r.items) {
         youngest = std::min(youngest, item.ageMs);
         if (item.ageMs < stuckAfter)
-            until = std::min(until, r.atMs + stuckAfter - item.ageMs);
+            until = std::min(until, saturatingAdd(r.atMs, stuckAfter - item.ageMs));
     }
     if (r.truncated)
-        until = std::min(until, r.atMs + std::max<qint64>(0, stuckAfter - youngest));
+        until = std::min(until, saturatingAdd(r.atMs, std::max<qint64>(0, stuckAfter - youngest)));
     return until;
 }
 

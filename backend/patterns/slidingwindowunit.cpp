@@ -66,14 +66,14 @@ Reading SlidingWindowUnit::read(const PatternObject &o, const QList<RedisValue> 
     reading.stored = r.at(1).toInteger();
     const QList<qint64> oldest = scoresMs(r.at(2), unit);
     if (!oldest.isEmpty())
-        reading.oldestAgeMs = std::max<qint64>(0, c.nowMs - oldest.first());
+        reading.oldestAgeMs = std::max<qint64>(0, saturatingSub(c.nowMs, oldest.first()));
     int next = 3;
     bool retryExists = false;
     if (!retry.isEmpty()) {
         const QList<qint64> last = scoresMs(r.at(next++), 1);
         retryExists = !last.isEmpty();
         if (retryExists)
-            reading.retryHorizonMs = std::max<qint64>(0, last.first() - c.nowMs);
+            reading.retryHorizonMs = std::max<qint64>(0, saturatingSub(last.first(), c.nowMs));
         reading.retrySlots = r.at(next++).toInteger();
     }
     if (c.detail) {
@@ -104,13 +104,13 @@ qint64 SlidingWindowUnit::validUntilMs(const PatternObject &, const Reading &r) 
     // age reaches the window; the count then drops, and only Redis knows by
     // how much. (1 ms early for scores kept in seconds.)
     if (r.oldestAgeMs >= 0 && r.windowMs > 0)
-        until = r.atMs - r.oldestAgeMs + r.windowMs - 1;
+        until = saturatingAdd(saturatingSub(r.atMs, r.oldestAgeMs), r.windowMs - 1);
     // Only the last retry slot's time is read: with more than one future
     // slot the count falls at times Gatehouse does not know.
     if (r.retrySlots > 1)
         return r.atMs;
     if (r.retrySlots == 1)
-        until = std::min(until, r.atMs + r.retryHorizonMs);
+        until = std::min(until, saturatingAdd(r.atMs, r.retryHorizonMs));
     return until;
 }
 

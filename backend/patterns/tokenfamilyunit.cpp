@@ -40,6 +40,15 @@ Reading TokenFamilyUnit::read(const PatternObject &o, const QList<RedisValue> &r
     reading.atMs = c.nowMs;
     const qsizetype n = probedMembers(o);
     const int stride = o.countedTokens ? 2 : 1;
+    if (r.size() < n * stride) { // a pipeline that lost replies: nothing can be trusted
+        reading.status = Reading::Status::Error;
+        reading.message = QStringLiteral("Reading token family \"%1\" got %2 replies for %3 "
+                                         "commands.")
+                              .arg(printableBytes(o.key))
+                              .arg(r.size())
+                              .arg(n * stride);
+        return reading;
+    }
     qint64 wrongType = 0;
     for (qsizetype i = 0; i < n && (i + 1) * stride <= r.size(); ++i) {
         const RedisValue &pttl = r.at(i * stride);

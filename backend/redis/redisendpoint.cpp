@@ -76,6 +76,9 @@ std::optional<RedisEndpoint> RedisEndpoint::fromUrl(const QString &text, QString
         ep.socketPath = url.path(QUrl::FullyDecoded);
         if (ep.socketPath.isEmpty() || ep.socketPath == QLatin1String("/"))
             return fail(error, text, QStringLiteral("the socket path is missing"));
+        if (!ep.socketPath.startsWith(QLatin1Char('/')))
+            return fail(error, text,
+                        QStringLiteral("the socket path must be absolute (unix:///path)"));
         const QUrlQuery query(url);
         for (const auto &[key, value] : query.queryItems(QUrl::FullyDecoded)) {
             if (key == QLatin1String("db")) {
@@ -130,7 +133,8 @@ QString RedisEndpoint::address() const
 QString RedisEndpoint::displayUrl() const
 {
     if (transport == Transport::Unix) {
-        QString url = QStringLiteral("unix://") + socketPath;
+        QString url = QStringLiteral("unix://")
+            + QString::fromUtf8(QUrl::toPercentEncoding(socketPath, QByteArrayLiteral("/")));
         if (db != 0)
             url += QStringLiteral("?db=%1").arg(db);
         return url;
@@ -139,7 +143,11 @@ QString RedisEndpoint::displayUrl() const
         = transport == Transport::Tls ? QStringLiteral("rediss://") : QStringLiteral("redis://");
     if (!user.isEmpty())
         url += QString::fromUtf8(QUrl::toPercentEncoding(user)) + QLatin1Char('@');
-    url += address();
+    // An IPv6 zone ("fe80::1%eth0") is written "%25eth0" in a URL.
+    url += host.contains(QLatin1Char(':'))
+        ? QLatin1Char('[') + QString(host).replace(QLatin1Char('%'), QLatin1String("%25"))
+            + QLatin1String("]:") + QString::number(port)
+        : address();
     if (db != 0)
         url += QLatin1Char('/') + QString::number(db);
     return url;

@@ -15,14 +15,22 @@ namespace {
 // in slices of this size.
 constexpr qsizetype s_feedSlice = 16 * 1024;
 
-// Where a newly parsed value lives: a fresh heap root, or its slot in the
-// parent array (pre-sized by createArray, never resized, so the pointer is
-// stable). hiredis only ever frees the root.
+// An array header is trusted for at most this many slots up front: "*2147483647"
+// is 13 bytes on the wire, and must not allocate 2^31 values before any arrive.
+constexpr int s_maxReservedElements = 1024;
+
+// Where a newly parsed value lives: a fresh heap root, or the next slot of the
+// parent array, appended as its elements arrive (in order). Growing the parent
+// moves only its finished children: hiredis keeps pointers to the values
+// being filled (the ancestors of this one), never to finished siblings.
+// hiredis only ever frees the root.
 RedisValue *slotFor(const redisReadTask *task)
 {
     if (task->parent) {
-        auto *parent = static_cast<RedisValue *>(task->parent->obj);
-        return &parent->elements()[task->idx];
+        auto &elements = static_cast<RedisValue *>(task->parent->obj)->elements();
+        Q_ASSERT(task->idx == elements.size());
+        elements.append(RedisValue());
+        return &elements.last();
     }
     return new RedisValue;
 }
@@ -48,7 +56,9 @@ void *createString(const redisReadTask *task, char *str, size_t len)
 void *createArray(const redisReadTask *task, int elements)
 {
     RedisValue *v = slotFor(task);
-    *v = RedisValue::array(QList<RedisValue>(qMax(elements, 0)));
+    QList<RedisValue> children;
+    children.reserve(qBound(0, elements, s_maxReservedElements));
+    *v = RedisValue::array(std::move(children));
     return v;
 }
 

@@ -112,6 +112,36 @@ private slots:
                                      << "database \"x\"";
         QTest::newRow("unix unknown param") << "unix:///tmp/s?foo=1"
                                             << "unknown parameter";
+        // Found by fuzz_endpoint: "unix:" + a relative path was taken as a socket
+        // (the ":/" inside gets it past the scheme check).
+        QTest::newRow("unix relative path") << "unix:run/redis:/x.sock"
+                                            << "absolute";
+    }
+
+    // Found by fuzz_endpoint: the URL form of an endpoint parses again, also
+    // for an IPv6 zone and a socket path with characters a URL escapes.
+    void displayUrlParsesAgain_data()
+    {
+        QTest::addColumn<QString>("url");
+        QTest::newRow("ipv6 zone") << "redis://[fe80::1%25eth0]:7000/3";
+        QTest::newRow("socket path with spaces") << "unix:///tmp/my%20redis%3F.sock?db=2";
+        QTest::newRow("user") << "rediss://al%40ice:pw@host:6380";
+    }
+
+    void displayUrlParsesAgain()
+    {
+        QFETCH(QString, url);
+        QString error;
+        const auto ep = RedisEndpoint::fromUrl(url, &error);
+        QVERIFY2(ep, qPrintable(error));
+        const auto again = RedisEndpoint::fromUrl(ep->displayUrl(), &error);
+        QVERIFY2(again, qPrintable(error));
+        QCOMPARE(again->host, ep->host);
+        QCOMPARE(again->socketPath, ep->socketPath);
+        QCOMPARE(again->port, ep->port);
+        QCOMPARE(again->db, ep->db);
+        QCOMPARE(again->user, ep->user);
+        QCOMPARE(again->displayUrl(), ep->displayUrl());
     }
 
     // A password in a URL that is refused is not echoed.

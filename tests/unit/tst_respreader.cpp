@@ -118,6 +118,22 @@ private slots:
         QCOMPARE(count, n);
     }
 
+    // Found by fuzz_respreader: a 13-byte header announcing 2^31 elements made
+    // the reader allocate them all up front (a bad_alloc through hiredis).
+    void hugeArrayHeaderAllocatesNothingUpFront()
+    {
+        RespReader reader;
+        reader.feed(QByteArray("*2147483647\r\n:1\r\n*2\r\n$1\r\na\r\n$-1\r\n"));
+        RedisValue v;
+        QCOMPARE(reader.next(&v), RespReader::Result::NeedMore);
+        reader.reset();
+        reader.feed(QByteArray("*3\r\n:1\r\n*2\r\n$1\r\na\r\n$-1\r\n*0\r\n"));
+        QCOMPARE(reader.next(&v), RespReader::Result::Reply);
+        QCOMPARE(v, RedisValue::array({RedisValue::integer(1),
+                                       RedisValue::array({RedisValue::bulk("a"), RedisValue::nil()}),
+                                       RedisValue::array({})}));
+    }
+
     void protocolErrorThenReset()
     {
         RespReader reader;

@@ -883,6 +883,10 @@ void MainWindow::updateOverview()
         item->setData(Qt::UserRole, c.section);
         item->setData(Qt::UserRole + 1, c.key);
     }
+    if (!m_everReady) { // no zeros that look like readings
+        m_overviewCounts->setText(tr("<h3>Not connected</h3><p>No reading yet.</p>"));
+        return;
+    }
     m_overviewCounts->setText(
         tr("<h3>%1</h3><p>%2 limiters · %3 locks · %4 token families · %5 queues%6</p>")
             .arg(m_snapshot.profile == QLatin1String("autodetected")
@@ -994,6 +998,10 @@ void MainWindow::showState(RedisConnection::State state, const QString &message)
     } else if (state == RedisConnection::State::Ready
                || state == RedisConnection::State::Connecting) {
         showBanner({}, {}, {});
+    }
+    if (state == RedisConnection::State::Ready && !m_everReady) {
+        m_everReady = true;
+        m_dirty = true; // the overview shows figures from now on
     }
     m_stateLabel->setText(text);
     m_stateLabel->setToolTip(message);

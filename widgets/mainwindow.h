@@ -141,6 +141,7 @@ public:
     qint64 m_reconnectInMs = -1; // the announced delay of the next attempt
     QListWidget *m_consumers = nullptr;
     bool m_dirty = false;
+    bool m_everReady = false; // a handshake succeeded: the figures are readings
 };
 
 } // namespace gatehouse

@@ -286,6 +286,16 @@ private slots:
                  qPrintable(c.window->bannerText()));
         auto labels = c.window->statusBar()->findChildren<QLabel *>();
         QCOMPARE(labels.first()->text(), QStringLiteral("Authentication failed"));
+        // The overview says there is no reading, not "0 limiters · 0 locks ...".
+        const auto overviewSays = [&](const QString &what) {
+            for (QLabel *l : c.window->findChildren<QLabel *>()) {
+                if (l->text().contains(what))
+                    return true;
+            }
+            return false;
+        };
+        QTRY_VERIFY(overviewSays(QStringLiteral("No reading yet")));
+        QVERIFY(!overviewSays(QStringLiteral("0 limiters")));
     }
 
     // A TLS failure (certificate signed by another CA): a banner with what to try.

@@ -150,8 +150,12 @@ void SnapshotCommand::printWatchLine(const Snapshot &s)
             stuck += o.reading.stuck;
         }
     }
+    // The reading's server time; while stale, the time of this line (server
+    // clock estimated from the local one), so the lines do not repeat a time.
+    const qint64 at = stale > 0 ? QDateTime::currentMSecsSinceEpoch() + s.server.clockOffsetMs
+                                : s.server.timeMs;
     QTextStream(stdout)
-        << QDateTime::fromMSecsSinceEpoch(s.server.timeMs).toUTC().toString(Qt::ISODateWithMs)
+        << QDateTime::fromMSecsSinceEpoch(at).toUTC().toString(Qt::ISODateWithMs)
         << " limiters=" << limiters << " full=" << full << " locks=" << locks
         << " tokens=" << tokens << " queues=" << queues << " queued=" << length
         << " inFlight=" << inFlight << " stuck=" << stuck

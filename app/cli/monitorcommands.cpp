@@ -135,8 +135,13 @@ void SnapshotCommand::printWatchLine(const Snapshot &s)
 {
     int limiters = 0, full = 0, locks = 0, tokens = 0, queues = 0, stale = 0;
     qint64 length = 0, inFlight = 0, stuck = 0;
+    qint64 staleSince = -1; // server ms of the oldest stale reading
     for (const ObjectState &o : s.objects) {
-        stale += o.stale ? 1 : 0;
+        if (o.stale) {
+            ++stale;
+            if (staleSince < 0 || (o.staleSinceMs >= 0 && o.staleSinceMs < staleSince))
+                staleSince = o.staleSinceMs;
+        }
         const QString section = patternSection(o.object.kind);
         if (section == QLatin1String("limiter")) {
             ++limiters;
@@ -152,14 +157,20 @@ void SnapshotCommand::printWatchLine(const Snapshot &s)
             stuck += o.reading.stuck;
         }
     }
+    // The reading's server time; while stale, the time of this line (server
+    // clock estimated from the local one), so the lines do not repeat a time.
+    const qint64 at = stale > 0 ? QDateTime::currentMSecsSinceEpoch() + s.server.clockOffsetMs
+                                : s.server.timeMs;
     QTextStream(stdout)
-        << QDateTime::fromMSecsSinceEpoch(s.server.timeMs).toUTC().toString(Qt::ISODateWithMs)
+        << QDateTime::fromMSecsSinceEpoch(at).toUTC().toString(Qt::ISODateWithMs)
         << " limiters=" << limiters << " full=" << full << " locks=" << locks
         << " tokens=" << tokens << " queues=" << queues << " queued=" << length
         << " inFlight=" << inFlight << " stuck=" << stuck
         << " events=" << (s.server.eventsLive ? "live" : "polling");
     if (stale > 0) {
-        QTextStream(stdout) << " STALE objects=" << stale
+        QTextStream(stdout) << " STALE objects=" << stale << " since="
+                            << QDateTime::fromMSecsSinceEpoch(staleSince).toUTC().toString(
+                                   QStringLiteral("HH:mm:ss.zzz'Z'"))
                             << " lastReadingAge=" << ms(s.server.lastReadingAgeMs);
     }
     QTextStream(stdout) << '\n';

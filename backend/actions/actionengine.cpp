@@ -178,10 +178,14 @@ ActionOutcome ActionEngine::interpret(const ScriptCall &call, const RedisValue &
         QString why = reply.errorMessage();
         if (why.contains(unknown)) {
             why.truncate(why.indexOf(unknown));
+            why = why.trimmed();
+            if (why.endsWith(QLatin1Char('.')))
+                why.chop(1);
             out.result = R::Unknown;
             out.message = QStringLiteral("%1 may or may not have run: the connection was lost "
-                                         "before the reply (%2); check before trying again.")
-                              .arg(call.action, why.trimmed());
+                                         "after it was sent and before its reply (%2); check "
+                                         "\"%3\" before trying again.")
+                              .arg(call.action, why, key);
         } else {
             out.result = R::Failed;
             out.message = QStringLiteral("%1 was not sent: %2").arg(call.action, why);
@@ -400,10 +404,12 @@ void ActionEngine::run(const ScriptCall &call, bool dryRun, const QObject *conte
             request.cancel();
             ActionOutcome unknown;
             unknown.result = ActionOutcome::Result::Unknown;
-            unknown.message = QStringLiteral("%1 may or may not have run: %2 did not reply "
-                                             "within %3 ms; check before trying again.")
-                                  .arg(call.action, m_client->endpoint().address())
-                                  .arg(m_replyTimeoutMs);
+            unknown.message
+                = QStringLiteral("%1 may or may not have run: %2 did not reply within %3 ms; "
+                                 "check \"%4\" before trying again.")
+                      .arg(call.action, m_client->endpoint().address())
+                      .arg(m_replyTimeoutMs)
+                      .arg(call.keys.isEmpty() ? QString() : printableBytes(call.keys.first()));
             finish(call, unknown, guard, handler);
         });
 }

@@ -13,6 +13,7 @@
 #include <qcustomplot.h>
 
 #include "redisserver.h"
+#include "tcpproxy.h"
 
 #include <QApplication>
 #include <QComboBox>
@@ -28,6 +29,7 @@
 #include <QTableView>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <QSignalSpy>
 #include <QTest>
 #include <QTimer>
 
@@ -286,6 +288,16 @@ private slots:
                  qPrintable(c.window->bannerText()));
         auto labels = c.window->statusBar()->findChildren<QLabel *>();
         QCOMPARE(labels.first()->text(), QStringLiteral("Authentication failed"));
+        // The overview says there is no reading, not "0 limiters · 0 locks ...".
+        const auto overviewSays = [&](const QString &what) {
+            for (QLabel *l : c.window->findChildren<QLabel *>()) {
+                if (l->text().contains(what))
+                    return true;
+            }
+            return false;
+        };
+        QTRY_VERIFY(overviewSays(QStringLiteral("No reading yet")));
+        QVERIFY(!overviewSays(QStringLiteral("0 limiters")));
     }
 
     // A TLS failure (certificate signed by another CA): a banner with what to try.
@@ -306,6 +318,51 @@ private slots:
                  qPrintable(c.window->bannerText()));
         auto labels = c.window->statusBar()->findChildren<QLabel *>();
         QCOMPARE(labels.first()->text(), QStringLiteral("TLS failed"));
+    }
+
+    // An action whose reply is lost with the connection: a banner saying it
+    // may or may not have run, which the reconnect right after does not clear.
+    void actionReplyLostShowsBanner()
+    {
+        const QByteArray job = "gh-lost-job"; // only the action's request names it
+        const qint64 now = call(*m_client, {"TIME"}).at(0).toInteger() * 1000;
+        call(*m_client, {"LPUSH", "sim:jobs:mail:processing", job});
+        call(*m_client, {"ZADD", "sim:jobs:mail:claims", QByteArray::number(now - 90000), job});
+        gatehouse::test::TcpProxy proxy(m_server.port());
+        QVERIFY(proxy.start());
+        RedisEndpoint endpoint = m_server.endpoint();
+        endpoint.port = proxy.port();
+        Console c(endpoint, false, audit());
+        QVERIFY(select(c, "queue", "sim:jobs:mail"));
+        auto *stuck = c.window->page(4)->findChild<QTableWidget *>();
+        QTRY_COMPARE(stuck->rowCount(), 1);
+        stuck->selectRow(0);
+        QSignalSpy ready(&c.client, &RedisClient::ready);
+        proxy.cutOnReplyTo(job);
+        const QString outcome = runAction(c, "requeueJob", true);
+        QVERIFY2(outcome.contains(QLatin1String("may or may not have run")), qPrintable(outcome));
+        QVERIFY2(c.window->bannerText().contains(QLatin1String("may or may not have run")),
+                 qPrintable(c.window->bannerText()));
+        QVERIFY(ready.wait(2000)); // reconnected
+        QTRY_COMPARE(c.window->statusBar()->findChildren<QLabel *>().first()->text(),
+                     QStringLiteral("Connected"));
+        QVERIFY2(c.window->bannerText().contains(QLatin1String("may or may not have run")),
+                 qPrintable(c.window->bannerText()));
+        QVERIFY2(c.window->statusBar()->currentMessage().contains(
+                     QLatin1String("may or may not have run")),
+                 qPrintable(c.window->statusBar()->currentMessage()));
+        // Exactly once: back in the queue (the script ran) or still in flight.
+        qint64 n = 0;
+        for (const QByteArray &key : {QByteArray("sim:jobs:mail"),
+                                     QByteArray("sim:jobs:mail:processing")}) {
+            for (const RedisValue &v : call(*m_client, {"LRANGE", key, "0", "-1"}).elements())
+                n += v.bytes() == job ? 1 : 0;
+        }
+        QCOMPARE(n, qint64(1));
+        auto *dismiss = c.window->findChild<QPushButton *>(QStringLiteral("dismissBanner"));
+        QVERIFY(dismiss && dismiss->isVisible());
+        dismiss->click();
+        QCOMPARE(c.window->bannerText(), QString());
     }
 
     void readOnlyDisablesEveryAction()

@@ -16,7 +16,9 @@
 #include "tcpproxy.h"
 
 #include <QElapsedTimer>
+#include <QFile>
 #include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -211,6 +213,9 @@ private slots:
         const ActionOutcome out = rig.requeue();
         QCOMPARE(out.result, ActionOutcome::Result::Failed);
         QVERIFY2(out.message.contains(QLatin1String("not sent")), qPrintable(out.message));
+        // Down for 3 s: the retries back off to their 1 s cap before it is back.
+        waitUntil([] { return false; }, int(std::max<qint64>(0, 3000 - down.elapsed())));
+        QVERIFY(rig.client.state() != RedisConnection::State::Ready);
         QVERIFY(m_server.start());
         QElapsedTimer back;
         back.start();
@@ -393,7 +398,7 @@ private slots:
                          QStringLiteral("--profile"),   QStringLiteral("demo"),
                          QStringLiteral("watch"),       QStringLiteral("--interval"),
                          QString::number(s_intervalMs), QStringLiteral("--count"),
-                         QStringLiteral("20")};
+                         QStringLiteral("30")};
         if (json)
             args << QStringLiteral("--json");
         cli.start(QStringLiteral(GATEHOUSE_CLI), args);
@@ -406,6 +411,11 @@ private slots:
         QVERIFY(waitUntil([&] { return out.contains(lost); }, 3000));
         // While it is down, a line per tick, marked stale.
         QVERIFY2(waitUntil([&] { return out.contains(stale); }, 3000), out.constData());
+        // Down for 2 s (its retries back off to 1 s), a line per tick meanwhile.
+        const qsizetype linesBefore = out.count('\n');
+        waitUntil([] { return false; }, 2000);
+        QVERIFY2(out.count('\n') - linesBefore >= 2000 / s_intervalMs - 2, out.constData());
+        QVERIFY(!out.contains(back));
         QVERIFY(m_server.start());
         QElapsedTimer restarted;
         restarted.start();
@@ -430,6 +440,80 @@ private slots:
                 || line.contains(QLatin1String("reconnected")))
                 qInfo("%s", qPrintable(line));
         }
+    }
+
+    // A watch whose server never comes back still ends with --count (exit 0).
+    void cliWatchServerNeverBack()
+    {
+        QProcess cli;
+        QByteArray out;
+        connect(&cli, &QProcess::readyReadStandardOutput, this,
+                [&] { out += cli.readAllStandardOutput(); });
+        cli.start(QStringLiteral(GATEHOUSE_CLI),
+                  {QStringLiteral("--url"), m_server.url(), QStringLiteral("--profile"),
+                   QStringLiteral("demo"), QStringLiteral("watch"), QStringLiteral("--interval"),
+                   QString::number(s_intervalMs), QStringLiteral("--count"),
+                   QStringLiteral("10")});
+        QVERIFY(cli.waitForStarted());
+        QVERIFY(waitUntil([&] { return out.count('\n') >= 2; }, 10000));
+        m_server.kill();
+        QElapsedTimer down;
+        down.start();
+        QVERIFY2(waitUntil([&] { return cli.state() == QProcess::NotRunning; }, 10 * s_intervalMs
+                                                                                     + 3000),
+                 out.constData());
+        qInfo("watch --count 10 with the server gone: ended %lld ms after the kill",
+              down.elapsed());
+        out += cli.readAllStandardOutput();
+        QCOMPARE(cli.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(cli.exitCode(), 0);
+        QVERIFY2(out.contains("connection lost"), out.constData());
+        QVERIFY2(out.contains("STALE"), out.constData());
+        QVERIFY(!out.contains("reconnected after"));
+    }
+
+    // gatehouse-cli queue requeue whose reply is lost after the script ran:
+    // "may or may not have run", exit 1, audited as unknown; the job was
+    // requeued once (the script ran), never lost or duplicated.
+    void cliActionReplyLost()
+    {
+        QProcessEnvironment env;
+        env.insert(QStringLiteral("GATEHOUSE_AUDIT_LOG"), audit());
+        QFile::remove(audit());
+        // Another job first, straight to the server: the script is then in
+        // the server's cache, so the cut request is the one that runs it.
+        QCOMPARE(call(*m_admin, {"RPUSH", s_processing, "warm"}).toInteger(), 2);
+        const QStringList direct{QStringLiteral("--url"), m_server.url(),
+                                 QStringLiteral("queue"), QStringLiteral("requeue"),
+                                 QString::fromLatin1(s_queue), QStringLiteral("--job"),
+                                 QStringLiteral("warm")};
+        const test::CliRun warm = test::runCli(QStringLiteral(GATEHOUSE_CLI), direct, env);
+        QVERIFY2(warm.exitCode == 0, qPrintable(warm.err));
+
+        test::TcpProxy proxy(m_server.port());
+        QVERIFY(proxy.start());
+        proxy.cutOnReplyTo(s_job);
+        const QStringList args{QStringLiteral("--url"),
+                               QStringLiteral("redis://127.0.0.1:%1").arg(proxy.port()),
+                               QStringLiteral("queue"),
+                               QStringLiteral("requeue"),
+                               QString::fromLatin1(s_queue),
+                               QStringLiteral("--job"),
+                               QString::fromLatin1(s_job)};
+        const test::CliRun run = test::runCli(QStringLiteral(GATEHOUSE_CLI), args, env, 20000);
+        qInfo("%s", qPrintable(run.err.trimmed()));
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(run.err.contains(QLatin1String("may or may not have run")), qPrintable(run.err));
+        QCOMPARE(run.err.count(QLatin1Char('\n')), 1); // one sentence, not two
+        // The script ran: the job is back in the queue, once, not in flight.
+        checkJobOnce();
+        QVERIFY(!call(*m_admin, {"LPOS", s_queue, s_job}).isNil());
+        QFile log(audit());
+        QVERIFY(log.open(QIODevice::ReadOnly));
+        const QList<QByteArray> lines = log.readAll().trimmed().split('\n');
+        QCOMPARE(lines.size(), 2);
+        const QJsonObject entry = QJsonDocument::fromJson(lines.last()).object();
+        QCOMPARE(entry.value(QStringLiteral("outcome")).toString(), QStringLiteral("unknown"));
     }
 };
 

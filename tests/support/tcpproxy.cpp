@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: MIT
 #include "tcpproxy.h"
 
+#include <QElapsedTimer>
 #include <QHostAddress>
-#include <QMutex>
 #include <QPointer>
 #include <QTcpServer>
 #include <QTcpSocket>
 #include <QThread>
 #include <QTimer>
 
+#include <algorithm>
 #include <list>
 
 namespace gatehouse::test {
@@ -21,7 +22,9 @@ class ProxyWorker : public QObject
 public:
     explicit ProxyWorker(quint16 target)
         : m_target(target)
-    {}
+    {
+        m_clock.start();
+    }
 
     quint16 listen()
     {
@@ -34,14 +37,15 @@ public:
 
     void setDelay(int ms) { m_delayMs = ms; }
     void setRefusing(bool on) { m_refusing = on; }
+    void setCutMarker(const QByteArray &marker) { m_cutMarker = marker; }
     void setStalled(bool on)
     {
         m_stalled = on;
         if (on)
             return;
         for (Pipe &p : m_pipes) {
-            forward(p.client, p.toClient);
-            forward(p.upstream, p.toUpstream);
+            send(p, false, {});
+            send(p, true, {});
         }
     }
     void cutAll()
@@ -67,7 +71,12 @@ private:
         QTcpSocket *upstream = nullptr;
         QByteArray toUpstream; // held while stalled or connecting
         QByteArray toClient;
+        // m_clock ms at which the last delayed chunk each way goes out: a
+        // later chunk never goes before it, whatever the delay is by then.
+        qint64 upstreamDueMs = 0;
+        qint64 clientDueMs = 0;
         bool upstreamConnected = false;
+        bool cutOnReply = false; // the marked request went up: cut at its reply
     };
 
     void accept()
@@ -96,8 +105,17 @@ private:
                     send(*q, true, client->readAll());
             });
             connect(up, &QTcpSocket::readyRead, this, [this, up] {
-                if (Pipe *q = find(up))
+                Pipe *q = find(up);
+                if (!q)
+                    return;
+                if (!q->cutOnReply) {
                     send(*q, false, up->readAll());
+                    return;
+                }
+                // The server answered the marked request: the answer is
+                // lost with every connection, as in a network cut.
+                up->readAll();
+                QMetaObject::invokeMethod(this, &ProxyWorker::cutAll, Qt::QueuedConnection);
             });
             connect(client, &QTcpSocket::disconnected, this, [this, client] { drop(client); });
             connect(up, &QTcpSocket::disconnected, this, [this, up] { drop(up); });
@@ -115,33 +133,33 @@ private:
         return nullptr;
     }
 
-    // Bytes from one side for the other: held, delayed or written now.
+    // Bytes from one side for the other: held, delayed or written now, and
+    // always in the order they came.
     void send(Pipe &p, bool toUpstream, const QByteArray &bytes)
     {
         QByteArray &held = toUpstream ? p.toUpstream : p.toClient;
         held += bytes;
         if (m_stalled || (toUpstream && !p.upstreamConnected) || held.isEmpty())
             return;
+        if (toUpstream && !m_cutMarker.isEmpty() && held.contains(m_cutMarker)) {
+            p.cutOnReply = true;
+            m_cutMarker.clear();
+        }
         QByteArray out;
         out.swap(held);
         QPointer<QTcpSocket> target = toUpstream ? p.upstream : p.client;
-        if (m_delayMs <= 0) {
+        qint64 &due = toUpstream ? p.upstreamDueMs : p.clientDueMs;
+        const qint64 now = m_clock.elapsed();
+        due = std::max(due, now + m_delayMs);
+        if (due <= now) {
             target->write(out);
             return;
         }
-        // Equal delays fire in order, so the stream stays in order.
-        QTimer::singleShot(m_delayMs, this, [target, out] {
+        // Non-decreasing due times: the timers fire in order.
+        QTimer::singleShot(due - now, Qt::PreciseTimer, this, [target, out] {
             if (target)
                 target->write(out);
         });
-    }
-
-    void forward(QTcpSocket *target, QByteArray &held)
-    {
-        if (held.isEmpty() || target->state() != QAbstractSocket::ConnectedState)
-            return;
-        target->write(held);
-        held.clear();
     }
 
     void drop(QTcpSocket *s)
@@ -169,6 +187,8 @@ private:
 
     quint16 m_target;
     QTcpServer *m_server = nullptr;
+    QElapsedTimer m_clock;
+    QByteArray m_cutMarker;  // armed by cutOnReplyTo(); cleared once seen
     std::list<Pipe> m_pipes; // std::list: a Pipe's address is stable
     int m_delayMs = 0;
     bool m_stalled = false;
@@ -239,6 +259,15 @@ void TcpProxy::setRefusing(bool on)
     Internal::ProxyWorker *w = m_worker;
     onWorker(w, [w, on] {
         w->setRefusing(on);
+        return true;
+    });
+}
+
+void TcpProxy::cutOnReplyTo(const QByteArray &marker)
+{
+    Internal::ProxyWorker *w = m_worker;
+    onWorker(w, [w, marker] {
+        w->setCutMarker(marker);
         return true;
     });
 }

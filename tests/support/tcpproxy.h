@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include <QtGlobal>
+#include <QByteArray>
 
 #include <memory>
 
@@ -36,6 +36,10 @@ public:
     void setStalled(bool on);
     // Aborts every connection (both sides see a reset); new ones are accepted.
     void cutAll();
+    // The next bytes sent to the server that contain marker are forwarded;
+    // when the server answers on that connection, the answer is dropped and
+    // every connection cut: the request ran, its client never learns it.
+    void cutOnReplyTo(const QByteArray &marker);
     // Refuse (close at once) new connections, as a server that is down.
     void setRefusing(bool on);
     int connectionCount() const;

@@ -161,7 +161,6 @@ MainWindow::MainWindow(RedisClient *client, Monitor *monitor, ActionEngine *acti
     connect(m_bannerConnect, &QPushButton::clicked, this, &MainWindow::connectRequested);
     bannerLayout->addWidget(m_bannerConnect);
     m_bannerDismiss = new QPushButton(tr("Dismiss"), m_banner);
-    m_bannerDismiss->setObjectName(QStringLiteral("dismissBanner"));
     connect(m_bannerDismiss, &QPushButton::clicked, this,
             [this] { showBanner(BannerKind::None, {}, {}, {}); });
     bannerLayout->addWidget(m_bannerDismiss);

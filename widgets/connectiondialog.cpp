@@ -2,12 +2,12 @@
 #include "connectiondialog.h"
 
 #include <monitor/profile.h>
+#include <redis/userinput.h>
 
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFileDialog>
-#include <QFileInfo>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -21,6 +21,8 @@
 #include <QSplitter>
 #include <QToolButton>
 #include <QVBoxLayout>
+
+#include <tuple>
 
 #include <qt6keychain/keychain.h>
 
@@ -41,13 +43,19 @@ std::optional<RedisEndpoint> ConnectionSettings::endpoint(const QString &passwor
         ep->user = user;
     if (!password.isEmpty())
         ep->password = password;
-    for (const auto &[file, what] : {std::pair{caFile, QStringLiteral("CA certificate")},
-                                     std::pair{certFile, QStringLiteral("client certificate")},
-                                     std::pair{keyFile, QStringLiteral("client key")}}) {
-        if (!file.isEmpty() && !QFileInfo(file).isReadable()) {
-            *error = QObject::tr("The %1 file %2 cannot be read.").arg(what, file);
+    if ((certFile.isEmpty()) != (keyFile.isEmpty())) {
+        *error = QObject::tr("A client certificate needs its key, and a key its certificate.");
+        return std::nullopt;
+    }
+    // The same checks as gatehouse-cli's --cacert, --cert and --key: regular
+    // files, bounded reads, PEM content.
+    for (const auto &[file, what, content] :
+         {std::tuple{caFile, QObject::tr("The CA certificate file"), PemContent::Certificates},
+          std::tuple{certFile, QObject::tr("The client certificate file"),
+                     PemContent::Certificates},
+          std::tuple{keyFile, QObject::tr("The client key file"), PemContent::PrivateKey}}) {
+        if (!file.isEmpty() && !readPemFile(file, content, what, error))
             return std::nullopt;
-        }
     }
     if (!caFile.isEmpty() || !certFile.isEmpty() || insecure) {
         if (ep->transport == RedisEndpoint::Transport::Unix) {
@@ -55,10 +63,6 @@ std::optional<RedisEndpoint> ConnectionSettings::endpoint(const QString &passwor
             return std::nullopt;
         }
         ep->transport = RedisEndpoint::Transport::Tls;
-    }
-    if ((certFile.isEmpty()) != (keyFile.isEmpty())) {
-        *error = QObject::tr("A client certificate needs its key, and a key its certificate.");
-        return std::nullopt;
     }
     ep->caFile = caFile;
     ep->certFile = certFile;

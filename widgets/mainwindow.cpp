@@ -17,6 +17,7 @@
 #include <QApplication>
 #include <QDateTime>
 #include <QFileDialog>
+#include <QFrame>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QJsonArray>
@@ -45,6 +46,17 @@
 namespace gatehouse {
 
 namespace {
+
+// Server notes as HTML: each escaped, then joined by line breaks (escaping
+// the joined text would print the breaks as "<br>").
+QString escapedNotes(const QStringList &notes)
+{
+    QStringList escaped;
+    escaped.reserve(notes.size());
+    for (const QString &n : notes)
+        escaped.append(n.toHtmlEscaped());
+    return escaped.join(QStringLiteral("<br>"));
+}
 const char *const s_sections[] = {"limiter", "lock", "token", "queue"};
 
 constexpr QSize s_sparkSize(80, 20);
@@ -135,7 +147,27 @@ MainWindow::MainWindow(RedisClient *client, Monitor *monitor, ActionEngine *acti
     splitter->addWidget(m_pages);
     splitter->addWidget(m_stack);
     splitter->setStretchFactor(1, 1);
-    setCentralWidget(splitter);
+    auto *central = new QWidget(this);
+    auto *centralLayout = new QVBoxLayout(central);
+    centralLayout->setContentsMargins(0, 0, 0, 0);
+    m_banner = new QFrame(central);
+    m_banner->setObjectName(QStringLiteral("faultBanner"));
+    auto *bannerLayout = new QHBoxLayout(m_banner);
+    m_bannerText = new QLabel(m_banner);
+    m_bannerText->setWordWrap(true);
+    m_bannerText->setTextFormat(Qt::RichText);
+    bannerLayout->addWidget(m_bannerText, 1);
+    m_bannerConnect = new QPushButton(tr("Connect…"), m_banner);
+    connect(m_bannerConnect, &QPushButton::clicked, this, &MainWindow::connectRequested);
+    bannerLayout->addWidget(m_bannerConnect);
+    m_bannerDismiss = new QPushButton(tr("Dismiss"), m_banner);
+    connect(m_bannerDismiss, &QPushButton::clicked, this,
+            [this] { showBanner(BannerKind::None, {}, {}, {}); });
+    bannerLayout->addWidget(m_bannerDismiss);
+    m_banner->hide();
+    centralLayout->addWidget(m_banner);
+    centralLayout->addWidget(splitter, 1);
+    setCentralWidget(central);
 
     // Status bar: state, server, events, age of the reading, clock offset, badges.
     statusBar()->addPermanentWidget(m_discoveryBar);
@@ -685,7 +717,7 @@ void MainWindow::act(const ScriptCall &call)
         return;
     }
     m_actions->run(call, false, this, [this, call](const ActionOutcome &o) {
-        m_lastOutcome = o.message;
+        showOutcome(o, call.action);
         statusBar()->showMessage(o.message, 10000);
         QMetaObject::invokeMethod(m_monitor, &Monitor::refreshNow);
         if (o.result == ActionOutcome::Result::Refused && o.forceable && !call.force) {
@@ -732,7 +764,7 @@ void MainWindow::issueToken()
     if (box.exec() != QMessageBox::Ok)
         return;
     m_actions->run(call, false, this, [this, call, token](const ActionOutcome &o) {
-        m_lastOutcome = o.message;
+        showOutcome(o, call.action);
         statusBar()->showMessage(
             o.result == ActionOutcome::Result::Done ? tr("Token issued.") : o.message, 10000);
         Q_EMIT actionFinished(o.message);
@@ -853,6 +885,10 @@ void MainWindow::updateOverview()
         item->setData(Qt::UserRole, c.section);
         item->setData(Qt::UserRole + 1, c.key);
     }
+    if (!m_everReady) { // no zeros that look like readings
+        m_overviewCounts->setText(tr("<h3>Not connected</h3><p>No reading yet.</p>"));
+        return;
+    }
     m_overviewCounts->setText(
         tr("<h3>%1</h3><p>%2 limiters · %3 locks · %4 token families · %5 queues%6</p>")
             .arg(m_snapshot.profile == QLatin1String("autodetected")
@@ -865,8 +901,7 @@ void MainWindow::updateOverview()
             .arg(m_snapshot.server.notes.isEmpty()
                      ? QString()
                      : QStringLiteral("</p><p><i>%1</i>")
-                           .arg(m_snapshot.server.notes.join(QStringLiteral("<br>"))
-                                    .toHtmlEscaped())));
+                           .arg(escapedNotes(m_snapshot.server.notes))));
 }
 
 void MainWindow::updateStuckItems()
@@ -900,6 +935,50 @@ void MainWindow::updateStuckItems()
     }
 }
 
+QString MainWindow::bannerText() const
+{
+    return m_banner->isHidden() ? QString() : m_bannerText->text();
+}
+
+void MainWindow::showBanner(BannerKind kind, const QString &title, const QString &message,
+                            const QString &advice)
+{
+    m_bannerKind = kind;
+    if (kind == BannerKind::None) {
+        m_banner->hide();
+        m_bannerText->clear();
+        return;
+    }
+    // Connection: red, until the connection is back or another is made.
+    // Action: amber, until dismissed or the next action's outcome.
+    m_banner->setStyleSheet(kind == BannerKind::Connection
+                                ? QStringLiteral("#faultBanner { background: #fdecea; "
+                                                 "border: 1px solid #d93025; border-radius: 4px; }")
+                                : QStringLiteral("#faultBanner { background: #fef7e0; "
+                                                 "border: 1px solid #f9ab00; border-radius: 4px; }"));
+    m_bannerConnect->setVisible(kind == BannerKind::Connection);
+    m_bannerDismiss->setVisible(kind == BannerKind::Action);
+    m_bannerText->setText(
+        QStringLiteral("<b>%1</b><br>%2<br><i>%3</i>")
+            .arg(title.toHtmlEscaped(), message.toHtmlEscaped(), advice.toHtmlEscaped()));
+    m_banner->show();
+}
+
+void MainWindow::showOutcome(const ActionOutcome &outcome, const QString &action)
+{
+    m_lastOutcome = outcome.message;
+    if (outcome.result == ActionOutcome::Result::Unknown) {
+        // Not a passing status message: a reconnect must not wipe it.
+        showBanner(BannerKind::Action, tr("%1 may or may not have run.").arg(action),
+                   outcome.message,
+                   tr("Look at what it acts on (it refreshes by itself once the connection is "
+                      "back) before running it again; the attempt is in the audit log."));
+        return;
+    }
+    if (m_bannerKind == BannerKind::Action)
+        showBanner(BannerKind::None, {}, {}, {});
+}
+
 void MainWindow::showState(RedisConnection::State state, const QString &message)
 {
     QString text;
@@ -920,6 +999,41 @@ void MainWindow::showState(RedisConnection::State state, const QString &message)
         text = tr("Failed");
         break;
     }
+    // What a final failure is, from RedisConnection's sentence (it has no
+    // error code of its own): authentication and TLS need the operator.
+    const bool auth = message.contains(QLatin1String("Authentication"))
+                      || message.contains(QLatin1String("requires a password"))
+                      || message.contains(QLatin1String("WRONGPASS"))
+                      || message.contains(QLatin1String("NOAUTH"));
+    const bool tls = !auth
+                     && (message.contains(QLatin1String("TLS"))
+                         || message.contains(QLatin1String("certificate"))
+                         || message.contains(QLatin1String("CA file")));
+    if (state == RedisConnection::State::Failed && auth) {
+        text = tr("Authentication failed");
+        showBanner(BannerKind::Connection,
+                   tr("Not connected: the server refused the credentials."), message,
+                   tr("Check the user name and password in File › Connect… (or --user/--pass, "
+                      "REDISCLI_AUTH); for an ACL user, check that it is enabled and may "
+                      "AUTH. Nothing below is a reading until the connection is "
+                      "authenticated."));
+    } else if (state == RedisConnection::State::Failed && tls) {
+        text = tr("TLS failed");
+        showBanner(BannerKind::Connection,
+                   tr("Not connected: the TLS connection could not be set up."), message,
+                   tr("Check that the port speaks TLS, the CA that signed the server's "
+                      "certificate (--cacert), the name the certificate is for (--sni), and "
+                      "the client certificate and key if the server asks for one (--cert, "
+                      "--key), in File › Connect…."));
+    } else if ((state == RedisConnection::State::Ready
+                || state == RedisConnection::State::Connecting)
+               && m_bannerKind == BannerKind::Connection) {
+        showBanner(BannerKind::None, {}, {}, {});
+    }
+    if (state == RedisConnection::State::Ready && !m_everReady) {
+        m_everReady = true;
+        m_dirty = true; // the overview shows figures from now on
+    }
     m_stateLabel->setText(text);
     m_stateLabel->setToolTip(message);
     m_reconnectInMs = -1;
@@ -931,8 +1045,16 @@ void MainWindow::showState(RedisConnection::State state, const QString &message)
             m_reconnectClock.start();
         }
     }
-    if (!message.isEmpty() && state != RedisConnection::State::Ready)
+    // Only the current state: a reconnect clears the last attempt's sentence
+    // (and only that: an action's outcome shown since stays).
+    if (message.isEmpty() || state == RedisConnection::State::Ready) {
+        if (!m_stateMessage.isEmpty() && statusBar()->currentMessage() == m_stateMessage)
+            statusBar()->clearMessage();
+        m_stateMessage.clear();
+    } else {
         statusBar()->showMessage(message, 15000);
+        m_stateMessage = message;
+    }
 }
 
 } // namespace gatehouse

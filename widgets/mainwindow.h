@@ -55,6 +55,7 @@ public:
     ~MainWindow() override;
 
     // For tests and the screenshot run.
+    QString bannerText() const; // empty while no banner is shown
     QStringList pageNames() const;
     void showPage(int index);
     QWidget *page(int index) const;
@@ -83,6 +84,13 @@ private:
     void onSnapshot(const Snapshot &snapshot);
     void onTimer();
     void showState(RedisConnection::State state, const QString &message);
+    // Authentication and TLS failures do not heal by waiting, and an action
+    // whose outcome is unknown must not pass by in the status bar: a banner
+    // over the pages says what happened and what to try.
+    enum class BannerKind { None, Connection, Action };
+    void showBanner(BannerKind kind, const QString &title, const QString &message,
+                    const QString &advice);
+    void showOutcome(const ActionOutcome &outcome, const QString &action);
     void updateOverview();
     void updateStuckItems();
     void reloadAudit();
@@ -124,6 +132,12 @@ public:
     QLineEdit *m_limiterFilter = nullptr;
 
     QLabel *m_stateLabel;
+    QWidget *m_banner = nullptr;
+    QLabel *m_bannerText = nullptr;
+    QPushButton *m_bannerConnect = nullptr;
+    QPushButton *m_bannerDismiss = nullptr;
+    BannerKind m_bannerKind = BannerKind::None;
+    QString m_stateMessage; // the connection sentence in the status bar, if any
     QLabel *m_serverLabel;
     QLabel *m_eventsLabel;
     QLabel *m_ageLabel;
@@ -135,6 +149,7 @@ public:
     qint64 m_reconnectInMs = -1; // the announced delay of the next attempt
     QListWidget *m_consumers = nullptr;
     bool m_dirty = false;
+    bool m_everReady = false; // a handshake succeeded: the figures are readings
 };
 
 } // namespace gatehouse

@@ -4,6 +4,7 @@
 #include <redis/redisvalue.h>
 
 #include <QBrush>
+#include <QDateTime>
 #include <QGuiApplication>
 #include <QPalette>
 
@@ -66,7 +67,7 @@ void ObjectTableModel::applySnapshot(const Snapshot &snapshot)
     if (firstChanged >= 0)
         Q_EMIT dataChanged(
             index(firstChanged, 0), index(lastChanged, columnCount() - 1),
-            {Qt::DisplayRole, Qt::ToolTipRole, Qt::ForegroundRole, SortRole, GoneRole});
+            {Qt::DisplayRole, Qt::ToolTipRole, Qt::ForegroundRole, SortRole, GoneRole, StaleRole});
     if (!added.isEmpty()) {
         const int first = int(m_states.size());
         beginInsertRows({}, first, first + int(added.size()) - 1);
@@ -143,12 +144,17 @@ QVariant ObjectTableModel::data(const QModelIndex &index, int role) const
     case Qt::DisplayRole:
         return display(s, index.column());
     case Qt::ToolTipRole:
+        if (s.stale)
+            return tr("stale since %1: the server has not answered since; this is the last "
+                      "reading that arrived.")
+                .arg(QDateTime::fromMSecsSinceEpoch(s.staleSinceMs)
+                         .toString(QStringLiteral("HH:mm:ss")));
         if (m_section == QLatin1String("queue") && index.column() == 6)
             return tr("Jobs finished per second (LREM on the processing list), counted from "
                       "keyspace events; unknown while polling.");
         return s.reading.message.isEmpty() ? display(s, index.column()) : s.reading.message;
     case Qt::ForegroundRole:
-        if (s.gone)
+        if (s.gone || s.stale)
             return QGuiApplication::palette().brush(QPalette::Disabled, QPalette::Text);
         if (s.reading.status == Reading::Status::WrongType
             || s.reading.status == Reading::Status::Error)
@@ -162,6 +168,8 @@ QVariant ObjectTableModel::data(const QModelIndex &index, int role) const
         return sortValue(s, index.column());
     case GoneRole:
         return s.gone;
+    case StaleRole:
+        return s.stale;
     default:
         return {};
     }

@@ -21,6 +21,7 @@ public:
         KindRole,                   // int: PatternKind
         SortRole,                   // a number or string to sort by
         GoneRole,                   // bool
+        StaleRole,                  // bool: the reading could not be refreshed for two ticks
     };
     Q_ENUM(Role)
 

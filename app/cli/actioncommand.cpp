@@ -283,6 +283,7 @@ void ActionCommand::report(const ActionOutcome &o)
         fail(o.message, ExitNothingDone);
         break;
     case R::Failed:
+    case R::Unknown:
         fail(o.message, ExitFailure);
         break;
     }

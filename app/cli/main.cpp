@@ -8,6 +8,7 @@
 #include "simulatecommand.h"
 
 #include <redis/endpointoptions.h>
+#include <redis/userinput.h>
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -60,7 +61,7 @@ std::optional<qint64> intOption(const QCommandLineParser &parser, const QCommand
                      .arg(option.names().first())
                      .arg(min)
                      .arg(max)
-                     .arg(parser.value(option));
+                     .arg(echoed(parser.value(option)));
         return std::nullopt;
     }
     return v;
@@ -126,7 +127,7 @@ int main(int argc, char *argv[])
                                  QStringLiteral("What to do (see Commands)."));
 
     if (!parser.parse(QCoreApplication::arguments()))
-        return usageError(parser.errorText() + QLatin1Char('.'));
+        return usageError(echoed(parser.errorText()) + QLatin1Char('.'));
     if (parser.isSet(help)) {
         QTextStream(stdout) << parser.helpText();
         return cli::ExitOk;
@@ -180,7 +181,7 @@ int main(int argc, char *argv[])
             if (!ok || options.rate < 0.01 || options.rate > 100)
                 return usageError(QStringLiteral("--rate must be a number from 0.01 to 100, not "
                                                  "\"%1\".")
-                                      .arg(parser.value(rate)));
+                                      .arg(echoed(parser.value(rate))));
         }
         cli::SimulateCommand simulate(*endpoint, options, parser.isSet(json));
         return runSession(app, simulate);
@@ -232,5 +233,5 @@ int main(int argc, char *argv[])
         cli::ActionCommand action(*endpoint, request);
         return runSession(app, action);
     }
-    return usageError(QStringLiteral("Unknown command \"%1\".").arg(command));
+    return usageError(QStringLiteral("Unknown command \"%1\".").arg(echoed(command)));
 }

@@ -5,6 +5,7 @@
 
 #include <QDateTime>
 #include <QJsonDocument>
+#include <QJsonObject>
 #include <QTextStream>
 
 namespace gatehouse::cli {
@@ -35,6 +36,7 @@ SnapshotCommand::SnapshotCommand(const RedisEndpoint &endpoint, Monitor::Options
     , m_watch(watch)
     , m_count(count)
 {
+    setReconnecting(m_watch);
     if (!m_watch) {
         m_options.useEvents = false; // one reading: no subscription
         m_options.singleReading = true;
@@ -51,35 +53,95 @@ void SnapshotCommand::onReady()
         m_discovered = true;
         m_monitor->refreshNow(); // every object read after the scan, in one tick
     });
-    connect(m_monitor.get(), &Monitor::tickFinished, this, [this](const Snapshot &s) {
-        if (!m_discovered || isDone())
-            return;
-        QTextStream out(stdout);
-        if (!m_watch) {
-            if (m_json)
-                out << QJsonDocument(s.toJson()).toJson(QJsonDocument::Indented);
-            else
-                printText(s);
-            out.flush();
-            done(ExitOk);
-            return;
-        }
-        if (m_json)
-            out << QJsonDocument(s.toJson()).toJson(QJsonDocument::Compact) << '\n';
-        else
-            printWatchLine(s);
-        out.flush();
-        if (m_count > 0 && ++m_printed >= m_count)
-            done(ExitOk);
+    connect(m_monitor.get(), &Monitor::tickFinished, this, &SnapshotCommand::printTick);
+    connect(m_monitor.get(), &Monitor::tickOverdue, this, [this](const Snapshot &s) {
+        if (m_watch)
+            printTick(s); // a line per tick even when the server does not answer
     });
     m_monitor->start();
 }
 
+void SnapshotCommand::printTick(const Snapshot &s)
+{
+    if (!m_discovered || isDone())
+        return;
+    QTextStream out(stdout);
+    if (!m_watch) {
+        if (client().state() != RedisConnection::State::Ready)
+            return; // lost during the reading: the session fails with why
+        if (m_json)
+            out << QJsonDocument(s.toJson()).toJson(QJsonDocument::Indented);
+        else
+            printText(s);
+        out.flush();
+        // Keys this user may not list or read: what could be read is printed,
+        // but it is not everything there is (README, "Permissions").
+        if (!s.server.complete)
+            QTextStream(stderr) << "gatehouse-cli: incomplete: "
+                                << s.server.notes.filter(QLatin1String("NOPERM"))
+                                       .join(QLatin1Char(' '))
+                                << Qt::endl;
+        done(s.server.complete ? ExitOk : ExitFailure);
+        return;
+    }
+    if (m_lost)
+        ++m_missed;
+    if (m_json)
+        out << QJsonDocument(s.toJson()).toJson(QJsonDocument::Compact) << '\n';
+    else
+        printWatchLine(s);
+    out.flush();
+    if (m_count > 0 && ++m_printed >= m_count)
+        done(ExitOk);
+}
+
+void SnapshotCommand::onConnectionLost(const QString &why)
+{
+    m_lost = true;
+    m_missed = 0;
+    const QDateTime now = QDateTime::currentDateTimeUtc();
+    QTextStream out(stdout);
+    if (m_json) {
+        const QJsonObject event{{QStringLiteral("event"), QStringLiteral("connectionLost")},
+                                {QStringLiteral("atMs"), double(now.toMSecsSinceEpoch())},
+                                {QStringLiteral("message"), why}};
+        out << QJsonDocument(event).toJson(QJsonDocument::Compact) << '\n';
+    } else {
+        out << now.toString(Qt::ISODateWithMs) << " connection lost: " << why << " Reconnecting.\n";
+    }
+    out.flush();
+}
+
+void SnapshotCommand::onReconnected(qint64 gapMs)
+{
+    m_lost = false;
+    const QDateTime now = QDateTime::currentDateTimeUtc();
+    QTextStream out(stdout);
+    if (m_json) {
+        const QJsonObject event{{QStringLiteral("event"), QStringLiteral("reconnected")},
+                                {QStringLiteral("atMs"), double(now.toMSecsSinceEpoch())},
+                                {QStringLiteral("gapMs"), double(gapMs)},
+                                {QStringLiteral("ticksMissed"), m_missed}};
+        out << QJsonDocument(event).toJson(QJsonDocument::Compact) << '\n';
+    } else {
+        out << now.toString(Qt::ISODateWithMs) << " reconnected after "
+            << QString::number(double(gapMs) / 1000.0, 'f', 1) << " s; " << m_missed
+            << " ticks missed\n";
+    }
+    out.flush();
+}
+
 void SnapshotCommand::printWatchLine(const Snapshot &s)
 {
-    int limiters = 0, full = 0, locks = 0, tokens = 0, queues = 0;
+    int limiters = 0, full = 0, locks = 0, tokens = 0, queues = 0, stale = 0;
     qint64 length = 0, inFlight = 0, stuck = 0;
+    qint64 staleSince = -1; // server ms of the oldest stale reading
     for (const ObjectState &o : s.objects) {
+        if (o.stale) {
+            ++stale;
+            if (staleSince < 0 || (o.staleSinceMs >= 0 && o.staleSinceMs < staleSince))
+                staleSince = o.staleSinceMs;
+        }
         const QString section = patternSection(o.object.kind);
         if (section == QLatin1String("limiter")) {
             ++limiters;
@@ -95,12 +157,23 @@ void SnapshotCommand::printWatchLine(const Snapshot &s)
             stuck += o.reading.stuck;
         }
     }
+    // The reading's server time; while stale, the time of this line (server
+    // clock estimated from the local one), so the lines do not repeat a time.
+    const qint64 at = stale > 0 ? QDateTime::currentMSecsSinceEpoch() + s.server.clockOffsetMs
+                                : s.server.timeMs;
     QTextStream(stdout)
-        << QDateTime::fromMSecsSinceEpoch(s.server.timeMs).toUTC().toString(Qt::ISODateWithMs)
+        << QDateTime::fromMSecsSinceEpoch(at).toUTC().toString(Qt::ISODateWithMs)
         << " limiters=" << limiters << " full=" << full << " locks=" << locks
         << " tokens=" << tokens << " queues=" << queues << " queued=" << length
         << " inFlight=" << inFlight << " stuck=" << stuck
-        << " events=" << (s.server.eventsLive ? "live" : "polling") << '\n';
+        << " events=" << (s.server.eventsLive ? "live" : "polling");
+    if (stale > 0) {
+        QTextStream(stdout) << " STALE objects=" << stale << " since="
+                            << QDateTime::fromMSecsSinceEpoch(staleSince).toUTC().toString(
+                                   QStringLiteral("HH:mm:ss.zzz'Z'"))
+                            << " lastReadingAge=" << ms(s.server.lastReadingAgeMs);
+    }
+    QTextStream(stdout) << '\n';
 }
 
 void SnapshotCommand::printText(const Snapshot &s)
@@ -209,6 +282,12 @@ void SuggestCommand::onReady()
         QTextStream out(stdout);
         out << profile.toJson();
         out.flush();
+        for (const QString &note : m_discovery->permissionNotes())
+            QTextStream(stderr) << "gatehouse-cli: " << note << Qt::endl;
+        if (!m_discovery->complete()) { // keys it may not list or read: not a suggestion
+            done(ExitFailure);
+            return;
+        }
         if (profile.isEmpty())
             QTextStream(stderr) << "gatehouse-cli: no known pattern found in "
                                 << m_discovery->scannedKeys() << " keys." << Qt::endl;

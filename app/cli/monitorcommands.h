@@ -11,7 +11,9 @@
 namespace gatehouse::cli {
 
 // `snapshot [--json]`: discover, read everything once, print.
-// `watch [--interval MS] [--count N]`: a line per tick (JSON lines with --json).
+// `watch [--interval MS] [--count N]`: a line per tick (JSON lines with --json),
+// stale readings marked; a lost connection is retried, with a line when it
+// goes and one for the gap when it is back.
 class SnapshotCommand : public Session
 {
     Q_OBJECT
@@ -21,8 +23,11 @@ public:
 
 protected:
     void onReady() override;
+    void onConnectionLost(const QString &why) override;
+    void onReconnected(qint64 gapMs) override;
 
 private:
+    void printTick(const Snapshot &snapshot);
     void printText(const Snapshot &snapshot);
     void printWatchLine(const Snapshot &snapshot);
 
@@ -32,6 +37,8 @@ private:
     bool m_watch = false;
     int m_count = 0; // watch: ticks to print, 0 = until interrupted
     int m_printed = 0;
+    int m_missed = 0; // ticks printed while the connection was lost
+    bool m_lost = false;
     bool m_discovered = false;
 };
 

@@ -4,6 +4,7 @@
 #include "exitcodes.h"
 
 #include <redis/serverinfo.h>
+#include <redis/userinput.h>
 
 #include <QDateTime>
 #include <QTextStream>
@@ -52,10 +53,10 @@ void PingCommand::onReady()
                     = pong.errorCode() == "NOPERM"
                           ? QStringLiteral(
                                 "user %1 may not run PING (NOPERM); grant +ping in its ACL.")
-                                .arg(m_client.endpoint().user)
+                                .arg(echoed(m_client.endpoint().user))
                           : pong.errorMessage();
                 fail(QStringLiteral("PING to %1 failed: %2")
-                         .arg(m_client.endpoint().address(), why));
+                         .arg(echoed(m_client.endpoint().address()), why));
                 return;
             }
             if (m_done)

@@ -3,24 +3,34 @@
 
 #include <redis/redisclient.h>
 
+#include <QElapsedTimer>
 #include <QObject>
 
 namespace gatehouse::cli {
 
 // One gatehouse-cli run against one server: connects once (no retry loop: a
 // script wants a clear failure), runs onReady(), and reports an exit code.
+// A long-running command (watch) turns reconnecting on: after the first
+// handshake a lost connection is retried like the GUI does, and reported
+// through onConnectionLost() and onReconnected() instead of ending the run.
 class Session : public QObject
 {
     Q_OBJECT
 public:
     explicit Session(const RedisEndpoint &endpoint, QObject *parent = nullptr);
     void start();
+    // Before start(). The first connection still fails fast.
+    void setReconnecting(bool on) { m_reconnecting = on; }
 
 Q_SIGNALS:
     void finished(int exitCode);
 
 protected:
     virtual void onReady() = 0;
+    // Reconnecting only: once per outage, with why.
+    virtual void onConnectionLost(const QString &) {}
+    // Reconnecting only: the outage ended after gapMs (local clock).
+    virtual void onReconnected(qint64) {}
     // One sentence on stderr, then the exit code (ExitFailure unless given).
     void fail(const QString &message, int exitCode = 1);
     void done(int exitCode);
@@ -31,6 +41,8 @@ private:
     RedisClient m_client;
     bool m_done = false;
     bool m_started = false;
+    bool m_reconnecting = false;
+    QElapsedTimer m_lostFor; // valid while the connection is lost
 };
 
 } // namespace gatehouse::cli

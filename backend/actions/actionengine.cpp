@@ -12,6 +12,9 @@
 #include <QJsonDocument>
 #include <QPointer>
 #include <QStandardPaths>
+#include <QTimer>
+
+#include <utility>
 
 namespace gatehouse {
 
@@ -51,6 +54,41 @@ QString typeName(const QByteArray &type)
         return QStringLiteral("sorted set");
     QString name = QString::fromLatin1(type);
     return name.replace(QLatin1Char('|'), QLatin1String(" or "));
+}
+
+// An ACL refusal, naming what was refused: the script command (EVAL when
+// EVALSHA was refused too, see RedisConnection::sendScript), the keys, or a
+// command inside the script. Empty when the reply is no ACL refusal.
+QString aclRefusal(const QString &action, const RedisValue &reply)
+{
+    const QByteArray command = reply.refusedCommand();
+    if (!command.isEmpty()) {
+        const QString name = QString::fromLatin1(command);
+        const QString scripts = command.startsWith("EVAL") ? QStringLiteral(
+                                    " (Gatehouse runs actions as scripts: EVALSHA, "
+                                    "or EVAL where EVALSHA is refused)")
+                                                           : QString();
+        // EVAL refused: EVALSHA was refused too, or did not have the script.
+        const QString grant = command == "EVAL" ? QStringLiteral("+evalsha +eval")
+                                                : QLatin1Char('+') + name.toLower();
+        return QStringLiteral("%1 was refused by the server (NOPERM): this Redis user may not run "
+                              "%2%3; grant it (ACL SETUSER <user> %4).")
+            .arg(action, name, scripts, grant);
+    }
+    if (reply.isKeyRefusal())
+        return QStringLiteral("%1 was refused by the server (NOPERM): this Redis user may not "
+                              "access the keys it names; grant key patterns (ACL SETUSER <user> "
+                              "~<pattern>).")
+            .arg(action);
+    // Redis 7.0 answers a refused redis.call() inside a script with ERR.
+    if (reply.errorMessage().contains(QLatin1String("can't run this command or subcommand")))
+        return QStringLiteral("%1 was refused by the server: this Redis user may run the script "
+                              "but not a command inside it (%2); grant the commands of the "
+                              "script (see --dry-run).")
+            .arg(action, reply.errorMessage().section(QLatin1String(" script: "), 0, 0));
+    if (reply.errorCode() == "NOPERM")
+        return QStringLiteral("%1 was refused by the server: %2").arg(action, reply.errorMessage());
+    return {};
 }
 
 QString checkRefusal(const ScriptCall &call, const RedisValue &reply)
@@ -94,6 +132,8 @@ QString resultId(ActionOutcome::Result result)
         return QStringLiteral("failed");
     case ActionOutcome::Result::DryRun:
         return QStringLiteral("dry-run");
+    case ActionOutcome::Result::Unknown:
+        return QStringLiteral("unknown");
     }
     return {};
 }
@@ -130,6 +170,28 @@ ActionOutcome ActionEngine::interpret(const ScriptCall &call, const RedisValue &
     ActionOutcome out;
     out.reply = reply;
     const QString key = call.keys.isEmpty() ? QString() : printableBytes(call.keys.first());
+    if (reply.isFailed()) {
+        // No reply at all. RedisConnection says which side of the write the
+        // loss was on: requests written before it "may or may not have run";
+        // held or refused ones were never sent.
+        static const QLatin1String unknown("The command may or may not have run");
+        QString why = reply.errorMessage();
+        if (why.contains(unknown)) {
+            why.truncate(why.indexOf(unknown));
+            why = why.trimmed();
+            if (why.endsWith(QLatin1Char('.')))
+                why.chop(1);
+            out.result = R::Unknown;
+            out.message = QStringLiteral("%1 may or may not have run: the connection was lost "
+                                         "after it was sent and before its reply (%2); check "
+                                         "\"%3\" before trying again.")
+                              .arg(call.action, why, key);
+        } else {
+            out.result = R::Failed;
+            out.message = QStringLiteral("%1 was not sent: %2").arg(call.action, why);
+        }
+        return out;
+    }
     if (const QString refused = checkRefusal(call, reply); !refused.isEmpty()) {
         out.result = R::Refused;
         out.forceable = call.forceArg >= 0 && !call.force;
@@ -138,10 +200,8 @@ ActionOutcome ActionEngine::interpret(const ScriptCall &call, const RedisValue &
     }
     if (reply.isError()) {
         out.result = R::Failed;
-        if (reply.errorCode() == "NOPERM")
-            out.message = QStringLiteral("%1 was refused by the server (NOPERM): this Redis user "
-                                         "may not run it; connect as a user with write access.")
-                              .arg(call.action);
+        if (const QString acl = aclRefusal(call.action, reply); !acl.isEmpty())
+            out.message = acl;
         else
             out.message = QStringLiteral("%1 failed: %2").arg(call.action, reply.errorMessage());
         return out;
@@ -324,13 +384,34 @@ void ActionEngine::run(const ScriptCall &call, bool dryRun, const QObject *conte
         });
         return;
     }
-    auto done = [this, call, guard, handler](const RedisValue &reply) {
+    // Exactly one outcome: the reply, or the timeout, whichever comes first.
+    auto answered = std::make_shared<bool>(false);
+    auto done = [this, call, guard, handler, answered](const RedisValue &reply) {
+        if (std::exchange(*answered, true))
+            return;
         finish(call, interpret(call, reply), guard, handler);
     };
-    if (!call.command.isEmpty())
-        m_client->command(call.command, this, done);
-    else
-        m_client->script(RedisScript::fromResource(call.script), call.keys, call.args, this, done);
+    RequestHandle request = !call.command.isEmpty()
+                                ? m_client->command(call.command, this, done)
+                                : m_client->script(RedisScript::fromResource(call.script),
+                                                   call.keys, call.args, this, done);
+    if (m_replyTimeoutMs <= 0)
+        return;
+    QTimer::singleShot(
+        m_replyTimeoutMs, this, [this, call, guard, handler, answered, request]() mutable {
+            if (std::exchange(*answered, true))
+                return;
+            request.cancel();
+            ActionOutcome unknown;
+            unknown.result = ActionOutcome::Result::Unknown;
+            unknown.message
+                = QStringLiteral("%1 may or may not have run: %2 did not reply within %3 ms; "
+                                 "check \"%4\" before trying again.")
+                      .arg(call.action, m_client->endpoint().address())
+                      .arg(m_replyTimeoutMs)
+                      .arg(call.keys.isEmpty() ? QString() : printableBytes(call.keys.first()));
+            finish(call, unknown, guard, handler);
+        });
 }
 
 QJsonObject ActionEngine::auditEntry(const ScriptCall &call, const ActionOutcome &outcome) const

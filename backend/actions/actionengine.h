@@ -19,6 +19,9 @@ struct ActionOutcome
         Refused,     // read-only mode: not run
         Failed,      // not run or errored: connection, NOPERM, bad input
         DryRun,      // described, not run
+        // Sent, and the connection was lost or no reply came in time: it
+        // may or may not have run (Redis scripts run whole or not at all).
+        Unknown,
     };
     Result result = Result::Failed;
     QString message; // one sentence for the operator
@@ -50,6 +53,9 @@ public:
     void setAuditLogPath(const QString &path) { m_auditPath = path; }
     QString auditLogPath() const { return m_auditPath; }
     void setAuditStream(const QByteArray &key, int maxLength);
+    // How long a sent action waits for its reply before it is reported as
+    // Unknown ("may or may not have run"); the server may still run it.
+    void setReplyTimeoutMs(int ms) { m_replyTimeoutMs = ms; }
 
     // What will run, for the confirmation: script, KEYS, ARGV, and the summary.
     // A dry run runs the script's checks read-only (EVAL_RO, which the server
@@ -80,6 +86,7 @@ private:
     QString m_auditPath;
     QByteArray m_stream;
     int m_streamMaxLength = 10000;
+    int m_replyTimeoutMs = 10000;
 };
 
 } // namespace gatehouse

@@ -3,7 +3,41 @@
 
 #include <redis/serverinfo.h>
 
+#include <QCryptographicHash>
+#include <QLocale>
+
+#include <algorithm>
+
 namespace gatehouse {
+
+namespace {
+
+// A harmless script for probing EVALSHA and EVAL permissions: it touches no key.
+const QByteArray s_probeScript = QByteArrayLiteral("return 0");
+
+bool isNoPerm(const RedisValue &v)
+{
+    return v.isError() && v.errorCode() == "NOPERM";
+}
+
+// NOPERM on the keys ("no permissions to access one of the keys") rather
+// than on the command ("no permissions to run the 'type' command").
+bool isKeyNoPerm(const RedisValue &v)
+{
+    return isNoPerm(v) && v.errorMessage().contains(QLatin1String("access"));
+}
+
+QString count(qint64 n)
+{
+    return QLocale(QLocale::English).toString(n);
+}
+
+QString keysText(qint64 n)
+{
+    return n == 1 ? QStringLiteral("the 1 key") : QStringLiteral("the %1 keys").arg(count(n));
+}
+
+} // namespace
 
 Discovery::Discovery(RedisClient *client, std::optional<Profile> profile, QObject *parent)
     : QObject(parent)
@@ -24,17 +58,102 @@ void Discovery::start()
     m_objects.clear();
     m_index.clear();
     m_detector = AutoDetector();
-    m_client->pipeline({{"DBSIZE"}, {"TIME"}}, &m_context, [this](const QList<RedisValue> &r) {
-        if (r.at(0).isError()) {
-            finish(false);
-            Q_EMIT failed(QStringLiteral("DBSIZE failed: %1").arg(r.at(0).errorMessage()));
-            return;
-        }
-        m_total = r.at(0).toInteger();
-        m_serverNowMs = serverTimeMs(r.at(1));
-        Q_EMIT progress(0, m_total);
-        step();
-    });
+    m_complete = true;
+    m_typeRefused = false;
+    m_keysRefused = 0;
+    m_permissionNotes.clear();
+    m_missing.clear();
+    const QByteArray probeSha
+        = QCryptographicHash::hash(s_probeScript, QCryptographicHash::Sha1).toHex();
+    // EVALSHA of a script that touches nothing: NOSCRIPT or 0 means allowed.
+    m_client->pipeline(
+        {{"DBSIZE"}, {"TIME"}, {"EVALSHA", probeSha, "0"}}, &m_context,
+        [this](const QList<RedisValue> &r) {
+            if (r.at(0).isError() && !isNoPerm(r.at(0))) {
+                finish(false);
+                Q_EMIT failed(QStringLiteral("DBSIZE failed: %1").arg(r.at(0).errorMessage()));
+                return;
+            }
+            m_total = r.at(0).isError() ? 0 : r.at(0).toInteger(); // only shown as progress
+            m_serverNowMs = serverTimeMs(r.at(1));
+            Q_EMIT progress(0, m_total);
+            if (!isNoPerm(r.at(2))) {
+                step();
+                return;
+            }
+            m_client->command(
+                {"EVAL", s_probeScript, "0"}, &m_context, [this](const RedisValue &v) {
+                    const QString user = userName();
+                    if (isNoPerm(v)) {
+                        refused(QStringLiteral("evalsha"), QString(), false);
+                        refused(QStringLiteral("eval"),
+                                QStringLiteral("This Redis user may run neither EVALSHA nor EVAL "
+                                               "(NOPERM): every action (release, extend, requeue, "
+                                               "revoke, reset, issue) will be refused; grant them "
+                                               "with ACL SETUSER %1 +evalsha +eval.")
+                                    .arg(user),
+                                false); // the readings need no script: the snapshot is whole
+                    } else {
+                        refused(
+                            QStringLiteral("evalsha"),
+                            QStringLiteral("This Redis user may not run EVALSHA (NOPERM): "
+                                           "actions send their scripts whole with EVAL instead; "
+                                           "grant it with ACL SETUSER %1 +evalsha.")
+                                .arg(user),
+                            false);
+                    }
+                    step();
+                });
+        });
+}
+
+QString Discovery::userName() const
+{
+    const QString user = m_client->endpoint().user;
+    // Not cut: the server accepted it at AUTH, so it is one of its ACL users.
+    return user.isEmpty() ? QStringLiteral("default") : user;
+}
+
+void Discovery::refused(const QString &id, const QString &note, bool incomplete)
+{
+    if (!m_missing.contains(id))
+        m_missing << id;
+    if (!note.isEmpty())
+        m_permissionNotes << note;
+    if (incomplete)
+        m_complete = false;
+}
+
+void Discovery::noteUnreadableKeys()
+{
+    if (m_typeRefused) {
+        refused(QStringLiteral("type"),
+                QStringLiteral("This Redis user may not run TYPE (NOPERM): Gatehouse cannot "
+                               "tell what %1; grant it with ACL SETUSER %2 +type.")
+                    .arg(keysText(std::max(m_scanned, m_total))
+                             + (std::max(m_scanned, m_total) == 1 ? QStringLiteral(" is")
+                                                                  : QStringLiteral(" are")),
+                         userName()),
+                true);
+    }
+    if (m_keysRefused == 0)
+        return;
+    const QString grant = QStringLiteral("grant them with ACL SETUSER %1 ~<pattern> "
+                                         "(%R~<pattern> to read only)")
+                              .arg(userName());
+    if (m_keysRefused >= m_scanned) {
+        refused(QStringLiteral("keys"),
+                QStringLiteral("This Redis user may read none of %1 (NOPERM: its key patterns "
+                               "allow none of them); %2.")
+                    .arg(keysText(m_scanned), grant),
+                true);
+    } else {
+        refused(QStringLiteral("keys"),
+                QStringLiteral("This Redis user may not read %1 of %2 (NOPERM: its key patterns "
+                               "leave them out), so they are not shown; %3.")
+                    .arg(count(m_keysRefused), keysText(m_scanned), grant),
+                true);
+    }
 }
 
 void Discovery::cancel()
@@ -59,6 +178,15 @@ void Discovery::step()
         cmd << "MATCH" << m_match;
     cmd << "COUNT" << QByteArray::number(m_count);
     m_client->command(cmd, &m_context, [this](const RedisValue &v) {
+        if (isNoPerm(v)) {
+            refused(QStringLiteral("scan"),
+                    QStringLiteral("This Redis user may not run SCAN (NOPERM): Gatehouse cannot "
+                                   "list %1 (DBSIZE); grant it with ACL SETUSER %2 +scan.")
+                        .arg(keysText(m_total), userName()),
+                    true);
+            finish(false);
+            return;
+        }
         if (v.isError() || v.size() != 2) {
             finish(false);
             Q_EMIT failed(QStringLiteral("SCAN failed: %1").arg(v.errorMessage()));
@@ -119,6 +247,14 @@ void Discovery::detect(const QList<QByteArray> &keys)
         QList<RedisClient::Command> shapeCmds;
         QList<int> counts;
         for (qsizetype i = 0; i < keys.size() && 2 * i + 1 < r.size(); ++i) {
+            if (isKeyNoPerm(r.at(2 * i))) {
+                ++m_keysRefused;
+                continue;
+            }
+            if (isNoPerm(r.at(2 * i))) {
+                m_typeRefused = true;
+                continue;
+            }
             KeyShape s;
             s.key = keys.at(i);
             s.type = r.at(2 * i).bytes();
@@ -139,6 +275,12 @@ void Discovery::detect(const QList<QByteArray> &keys)
                            [this, shapes, counts](const QList<RedisValue> &replies) mutable {
                                qsizetype at = 0;
                                for (qsizetype i = 0; i < shapes.size(); ++i) {
+                                   const QList<RedisValue> mine = replies.mid(at, counts.at(i));
+                                   if (std::any_of(mine.cbegin(), mine.cend(), isKeyNoPerm)) {
+                                       ++m_keysRefused; // read-only patterns may allow TYPE only
+                                       at += counts.at(i);
+                                       continue;
+                                   }
                                    AutoDetector::readShape(shapes[i],
                                                            replies.mid(at, counts.at(i)));
                                    at += counts.at(i);
@@ -155,6 +297,8 @@ void Discovery::finish(bool cancelled)
     if (!m_running)
         return;
     m_running = false;
+    if (!cancelled)
+        noteUnreadableKeys();
     if (!m_profile && !cancelled) {
         m_objects = m_detector.objects();
         if (!m_objects.isEmpty())

@@ -9,6 +9,7 @@
 #include <QElapsedTimer>
 #include <QHash>
 #include <QObject>
+#include <QStringList>
 
 namespace gatehouse {
 
@@ -40,6 +41,16 @@ public:
     Profile suggestedProfile() const { return m_detector.suggestedProfile(); }
     qint64 scannedKeys() const { return m_scanned; }
 
+    // After finished(): what this Redis user may not do that discovery needed
+    // (NOPERM on SCAN, TYPE, the keys themselves, EVALSHA, EVAL), each as a
+    // sentence saying what is missing and what to grant, and as an id
+    // ("scan", "type", "keys", "evalsha", "eval"). complete() is false when
+    // keys exist that Gatehouse could not list or read: the objects are then
+    // what could be read, not everything there is.
+    QStringList permissionNotes() const { return m_permissionNotes; }
+    QStringList missingPermissions() const { return m_missing; }
+    bool complete() const { return m_complete; }
+
 Q_SIGNALS:
     void objectsFound(const QList<gatehouse::PatternObject> &objects);
     void progress(qint64 scanned, qint64 total);
@@ -51,6 +62,9 @@ private:
     void onPage(const QList<QByteArray> &keys);
     void detect(const QList<QByteArray> &keys);
     void finish(bool cancelled);
+    void refused(const QString &id, const QString &note, bool incomplete);
+    void noteUnreadableKeys();
+    QString userName() const;
 
     RedisClient *m_client;
     std::optional<Profile> m_profile;
@@ -64,6 +78,11 @@ private:
     bool m_running = false;
     bool m_cancelled = false;
     bool m_firstStep = true;
+    bool m_complete = true;
+    bool m_typeRefused = false;
+    qint64 m_keysRefused = 0; // keys whose TYPE or shape read hit NOPERM on the key
+    QStringList m_permissionNotes;
+    QStringList m_missing;
     QList<PatternObject> m_objects;                   // profile mode, in discovery order
     QHash<QPair<int, QByteArray>, qsizetype> m_index; // (kind, key) -> m_objects index
     QObject m_context{this};                          // a child: moves with the discovery

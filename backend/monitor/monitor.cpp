@@ -9,6 +9,7 @@
 #include <QDateTime>
 #include <QSet>
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 
@@ -49,6 +50,7 @@ Monitor::Monitor(RedisClient *client, Options options, QObject *parent)
 {
     m_server.address = m_client->endpoint().displayUrl();
     m_server.intervalMs = m_options.intervalMs;
+    m_clock.start();
     m_tickTimer.setInterval(m_options.intervalMs);
     connect(&m_tickTimer, &QTimer::timeout, this, &Monitor::tick);
     m_rescanTimer.setInterval(std::max(1000, m_options.rescanMs));
@@ -281,11 +283,22 @@ void Monitor::startDiscovery()
                     addObjects({o}, false);
             }
         }
+        if (!cancelled) {
+            m_permissionNotes = m_discovery->permissionNotes();
+            m_missingPermissions = m_discovery->missingPermissions();
+            m_complete = m_discovery->complete();
+        }
         m_discovery->releaseObjects(); // the monitor holds every object itself
         Q_EMIT discoveryFinished(cancelled);
         publish();
     });
-    connect(m_discovery.get(), &Discovery::failed, this, &Monitor::failed);
+    connect(m_discovery.get(), &Discovery::failed, this, [this](const QString &message) {
+        // A scan cut by a lost connection is not the operator's problem:
+        // the next ready() (or the rescan timer) scans again.
+        if (m_client->state() != RedisConnection::State::Ready)
+            return;
+        Q_EMIT failed(message);
+    });
     m_discovery->start();
 }
 
@@ -316,6 +329,9 @@ void Monitor::addObjects(const QList<PatternObject> &objects, bool dirty)
         t.kind = o.kind;
         t.firstSeenMs = now;
         t.dirty = dirty;
+        // Not read yet: stale too if no reading comes within two ticks.
+        t.freshAtMs = m_clock.elapsed();
+        t.readAtServerMs = now;
         t.history = HistoryRing(int(figureNames(o.kind).size()), m_options.historyCapacity);
         {
             QMutexLocker lock(&m_historyMutex);
@@ -335,8 +351,14 @@ void Monitor::indexKeys(int index)
 
 void Monitor::tick()
 {
-    if (m_tickInFlight)
-        return; // the server is slower than the interval: skip, never pile up
+    if (m_tickInFlight) {
+        // The server is slower than the interval, stopped or asleep: skip,
+        // never pile up, but say how old the readings are.
+        updateStaleness();
+        publish();
+        Q_EMIT tickOverdue(m_snapshot);
+        return;
+    }
     if (m_subscriber && m_eventsChecked.isValid()
         && m_eventsChecked.elapsed() >= m_options.eventsCheckMs)
         checkEventsConfig();
@@ -470,7 +492,10 @@ void Monitor::sendBatch(const std::shared_ptr<ProbeRun> &run)
                      [this, run, batch, probed, counts, contexts, withTime,
                       sentAt](const QList<RedisValue> &replies) {
                          qsizetype at = 0;
+                         const qint64 arrived = m_clock.elapsed();
                          if (withTime) {
+                             if (replies.value(0).isFailed())
+                                 run->failed = true;
                              const qint64 serverMs = serverTimeMs(replies.value(0));
                              if (serverMs > 0) {
                                  const qint64 receivedAt = QDateTime::currentMSecsSinceEpoch();
@@ -480,9 +505,19 @@ void Monitor::sendBatch(const std::shared_ptr<ProbeRun> &run)
                              at = 1;
                          }
                          for (qsizetype b = 0; b < batch.size(); ++b) {
-                             absorb(batch.at(b), probed.at(b)->object,
-                                    replies.mid(at, counts.at(b)), contexts.at(b));
+                             const QList<RedisValue> part = replies.mid(at, counts.at(b));
                              at += counts.at(b);
+                             // No reply (connection lost): the last reading stays.
+                             if (std::any_of(part.cbegin(), part.cend(),
+                                             [](const RedisValue &v) { return v.isFailed(); })) {
+                                 run->failed = true;
+                                 continue;
+                             }
+                             Tracked &t = m_tracked[batch.at(b)];
+                             t.freshAtMs = arrived;
+                             t.readAtServerMs = contexts.at(b).nowMs;
+                             m_lastReplyAtMs = arrived;
+                             absorb(batch.at(b), probed.at(b)->object, part, contexts.at(b));
                          }
                          --run->outstanding;
                          if (run->next < run->indices.size()) {
@@ -496,9 +531,26 @@ void Monitor::sendBatch(const std::shared_ptr<ProbeRun> &run)
 
 void Monitor::finishRun(const ProbeRun &run)
 {
+    if (run.fullTick && !run.failed) {
+        // Objects not re-read this tick are exact as projected (events live).
+        const qint64 now = m_clock.elapsed();
+        m_lastReplyAtMs = now;
+        for (Tracked &t : m_tracked) {
+            if (t.everRead) {
+                t.freshAtMs = now;
+                t.readAtServerMs = m_server.timeMs;
+            }
+        }
+        // Objects never read keep the time they were found: they turn stale
+        // if no reading comes within two ticks.
+    }
+    if (run.fullTick)
+        updateStaleness();
     if (run.fullTick) {
         m_tickInFlight = false;
         m_lastTickMs = m_tickClock.elapsed();
+    }
+    if (run.fullTick && !run.failed) { // history holds readings, not gaps
         QMutexLocker lock(&m_historyMutex);
         for (qsizetype i = 0; i < m_tracked.size(); ++i) {
             Tracked &t = m_tracked[i];
@@ -627,6 +679,8 @@ void Monitor::restate(int index, std::optional<Reading> reading,
     o->firstSeenMs = t.firstSeenMs;
     o->heldSinceMs = t.heldSinceMs;
     o->throughputPerS = t.throughputPerS;
+    o->stale = t.stale;
+    o->staleSinceMs = t.stale ? t.readAtServerMs : -1;
     o->gone = o->reading.status == Reading::Status::Missing && t.kind != PatternKind::ReliableQueue
               && t.everRead;
     if (index < m_states.size())
@@ -640,15 +694,55 @@ void Monitor::publish()
     Snapshot s;
     s.sequence = ++m_sequence;
     s.server = m_server;
+    s.server.lastReadingAgeMs = m_lastReplyAtMs < 0 ? -1 : m_clock.elapsed() - m_lastReplyAtMs;
+    s.server.notes << m_permissionNotes;
+    s.server.permissions = m_missingPermissions;
+    s.server.complete = m_complete;
     s.profile = m_options.profile ? m_options.profile->name : QStringLiteral("autodetected");
     s.discovering = m_discovery && m_discovery->isRunning();
     s.scanned = m_snapshot.scanned;
     s.total = m_snapshot.total;
     s.objects.reserve(m_states.size());
-    for (const ObjectList::Ptr &state : std::as_const(m_states))
+    qsizetype refused = 0; // a profile finds keys by name; key patterns show at the read
+    for (const ObjectList::Ptr &state : std::as_const(m_states)) {
         s.objects.append(state); // shared: unchanged objects cost a pointer copy
+        refused += state->reading.status == Reading::Status::Error
+                   && state->reading.message.contains(QLatin1String("NOPERM"));
+    }
+    if (refused > 0 && !s.server.permissions.contains(QLatin1String("keys"))) {
+        const QString user = m_client->endpoint().user;
+        s.server.notes << QStringLiteral("This Redis user may not read %1 of the %2 objects found "
+                                         "(NOPERM: its key patterns leave them out); grant them "
+                                         "with ACL SETUSER %3 ~<pattern> (%R~<pattern> to read "
+                                         "only).")
+                              .arg(refused)
+                              .arg(s.objects.size())
+                              .arg(user.isEmpty() ? QStringLiteral("default") : user);
+        s.server.permissions << QStringLiteral("keys");
+        s.server.complete = false;
+    }
     m_snapshot = s;
     Q_EMIT snapshotReady(m_snapshot);
+}
+
+bool Monitor::updateStaleness()
+{
+    // Two ticks without a reply: the tick that should have refreshed it and
+    // the one after. 1.5 intervals, since a reading arrives some time after
+    // its tick started.
+    const qint64 limit = m_options.intervalMs * 3 / 2;
+    const qint64 now = m_clock.elapsed();
+    bool changed = false;
+    for (qsizetype i = 0; i < m_tracked.size(); ++i) {
+        Tracked &t = m_tracked[i];
+        const bool stale = now - t.freshAtMs > limit;
+        if (stale == t.stale)
+            continue;
+        t.stale = stale;
+        restate(int(i));
+        changed = true;
+    }
+    return changed;
 }
 
 QStringList Monitor::figureNames(PatternKind kind)

@@ -90,7 +90,13 @@ public:
 Q_SIGNALS:
     void snapshotReady(const gatehouse::Snapshot &snapshot);
     // After every full tick (every object read), with the snapshot it made.
+    // A tick whose replies did not arrive (connection lost) finishes too:
+    // its objects keep their last reading and turn stale after two ticks.
     void tickFinished(const gatehouse::Snapshot &snapshot);
+    // A tick came while the last one's replies are still outstanding (server
+    // stopped or asleep: socket open, no reply); the snapshot marks what is
+    // stale. Nothing is sent: requests never pile up behind a silent server.
+    void tickOverdue(const gatehouse::Snapshot &snapshot);
     void objectsFound(const QList<gatehouse::PatternObject> &objects);
     void discoveryProgress(qint64 scanned, qint64 total);
     void discoveryFinished(bool cancelled);
@@ -111,6 +117,9 @@ private:
         qint64 completions = 0;  // queues: LREMs on the processing list seen as events
         qint64 completionsAtTick = 0;
         double throughputPerS = -1; // -1: unknown (needs keyspace events)
+        qint64 freshAtMs = -1;      // m_clock ms when its reading was last known current
+        qint64 readAtServerMs = -1; // server time of its last reading that arrived
+        bool stale = false;
     };
 
     void readServerFacts();
@@ -126,6 +135,7 @@ private:
         qsizetype next = 0; // first index not sent yet
         int outstanding = 0;
         bool fullTick = false;
+        bool failed = false; // some replies did not arrive (connection lost)
     };
     void probe(const QList<int> &indices, bool fullTick);
     void sendBatch(const std::shared_ptr<ProbeRun> &run);
@@ -133,6 +143,9 @@ private:
     void absorb(int index, const PatternObject &probed, const QList<RedisValue> &replies,
                 const ProbeContext &context);
     void publish();
+    // Marks objects not refreshed for two ticks stale (and back); true when
+    // any changed.
+    bool updateStaleness();
     // The published state of tracked object i, rebuilt after it changed.
     void restate(int index, std::optional<Reading> reading = std::nullopt,
                  std::optional<PatternObject> object = std::nullopt);
@@ -159,6 +172,10 @@ private:
     QHash<QByteArray, int> m_byPrimaryKey; // object key -> index; guarded by m_historyMutex
     QByteArray m_detailKey;
     ServerStatus m_server;
+    // What the last discovery could not do for lack of permissions (Discovery).
+    QStringList m_permissionNotes;
+    QStringList m_missingPermissions;
+    bool m_complete = true;
     Snapshot m_snapshot;
     quint64 m_sequence = 0;
     qint64 m_offsetMs = 0; // server clock - local clock
@@ -173,7 +190,9 @@ private:
     qint64 m_lastCommands = 0;
     qint64 m_lastTickMs = 0;
     QElapsedTimer m_tickClock;
-    QList<qint64> m_tickTimes; // server time of each full tick kept in history
+    QElapsedTimer m_clock;       // local monotonic time for staleness
+    qint64 m_lastReplyAtMs = -1; // m_clock ms of the last probe reply that arrived
+    QList<qint64> m_tickTimes;   // server time of each full tick kept in history
     qint64 m_lastTickAtMs = 0;
     mutable QMutex m_historyMutex;
 };

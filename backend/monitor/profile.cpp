@@ -4,6 +4,7 @@
 #include "globmatch.h"
 
 #include <patterns/redissonlimiterunit.h>
+#include <redis/userinput.h>
 
 #include <QDir>
 #include <QFile>
@@ -37,7 +38,7 @@ struct Reader
     bool fail(const QString &field, const QString &expected)
     {
         *error = QStringLiteral("%1: rules[%2].%3 %4.")
-                     .arg(QDir::toNativeSeparators(file))
+                     .arg(echoed(QDir::toNativeSeparators(file)))
                      .arg(index)
                      .arg(field, expected);
         return false;
@@ -125,7 +126,7 @@ std::optional<Profile> Profile::fromJson(const QByteArray &json, const QString &
     const QJsonDocument doc = QJsonDocument::fromJson(json, &parseError);
     if (parseError.error != QJsonParseError::NoError) {
         *error = QStringLiteral("%1: not valid JSON at byte %2: %3.")
-                     .arg(QDir::toNativeSeparators(fileName))
+                     .arg(echoed(QDir::toNativeSeparators(fileName)))
                      .arg(parseError.offset)
                      .arg(parseError.errorString());
         return std::nullopt;
@@ -133,7 +134,7 @@ std::optional<Profile> Profile::fromJson(const QByteArray &json, const QString &
     const QJsonObject root = doc.object();
     if (!doc.isObject() || !root.value(QLatin1String("rules")).isArray()) {
         *error = QStringLiteral("%1: expected an object with a \"rules\" array.")
-                     .arg(QDir::toNativeSeparators(fileName));
+                     .arg(echoed(QDir::toNativeSeparators(fileName)));
         return std::nullopt;
     }
     Profile profile;
@@ -155,7 +156,7 @@ std::optional<Profile> Profile::fromJson(const QByteArray &json, const QString &
             for (PatternKind k : allPatterns())
                 ids << patternId(k);
             r.fail(QStringLiteral("pattern"), QStringLiteral("must be one of %1 (got \"%2\")")
-                                                  .arg(ids.join(QLatin1String(", ")), id));
+                                                  .arg(ids.join(QLatin1String(", ")), echoed(id)));
             return std::nullopt;
         }
         rule.kind = *kind;
@@ -228,15 +229,15 @@ std::optional<Profile> Profile::load(const QString &fileOrName, QString *error)
     QString path = fileOrName;
     if (!QFileInfo::exists(path) && builtInNames().contains(fileOrName))
         path = QStringLiteral(":/profiles/%1.json").arg(fileOrName);
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly)) {
-        *error = QStringLiteral("Cannot read profile \"%1\": %2. Give a JSON file or one of the "
-                                "built-in profiles: %3.")
-                     .arg(QDir::toNativeSeparators(fileOrName), file.errorString(),
-                          builtInNames().join(QLatin1String(", ")));
+    QString problem;
+    const std::optional<QByteArray> json
+        = readSmallFile(path, MaxFileBytes, QStringLiteral("Profile"), &problem);
+    if (!json) {
+        *error = QStringLiteral("%1 Give a JSON file or one of the built-in profiles: %2.")
+                     .arg(problem, builtInNames().join(QLatin1String(", ")));
         return std::nullopt;
     }
-    return fromJson(file.readAll(), path, error);
+    return fromJson(*json, path, error);
 }
 
 QByteArray Profile::toJson() const

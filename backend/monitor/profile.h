@@ -46,7 +46,11 @@ public:
     // error gets one sentence naming the file, the field and what is expected.
     static std::optional<Profile> fromJson(const QByteArray &json, const QString &fileName,
                                            QString *error);
+    // A profile file is at most this size (README, "Profiles").
+    static constexpr qint64 MaxFileBytes = 1024 * 1024;
+
     // A file path, or the name of a built-in profile (resources/profiles/<name>.json).
+    // Regular files of at most MaxFileBytes only; error says why not.
     static std::optional<Profile> load(const QString &fileOrName, QString *error);
     static QStringList builtInNames();
     QByteArray toJson() const;

@@ -39,7 +39,10 @@ QJsonObject common(const ObjectState &s)
                   {QStringLiteral("pattern"), patternId(s.object.kind)},
                   {QStringLiteral("status"), readingStatusId(s.reading.status)},
                   {QStringLiteral("gone"), s.gone},
-                  {QStringLiteral("source"), s.object.source}};
+                  {QStringLiteral("source"), s.object.source},
+                  {QStringLiteral("stale"), s.stale}};
+    if (s.stale)
+        j.insert(QStringLiteral("staleSinceMs"), double(s.staleSinceMs));
     if (!s.reading.message.isEmpty())
         j.insert(QStringLiteral("message"), s.reading.message);
     return j;
@@ -128,7 +131,13 @@ QJsonObject Snapshot::toJson() const
                      {QStringLiteral("events"),
                       server.eventsLive ? QStringLiteral("live") : QStringLiteral("polling")},
                      {QStringLiteral("intervalMs"), double(server.intervalMs)},
-                     {QStringLiteral("notes"), notes}}},
+                     {QStringLiteral("lastReadingAgeMs"),
+                      server.lastReadingAgeMs < 0 ? QJsonValue()
+                                                  : QJsonValue(double(server.lastReadingAgeMs))},
+                     {QStringLiteral("notes"), notes},
+                     {QStringLiteral("complete"), server.complete},
+                     {QStringLiteral("permissions"),
+                      QJsonArray::fromStringList(server.permissions)}}},
         {QStringLiteral("profile"), profile},
         {QStringLiteral("sequence"), double(sequence)},
         {QStringLiteral("limiters"), limiters},

@@ -22,7 +22,15 @@ struct ServerStatus
     qint64 clockOffsetMs = 0; // server clock - local clock
     bool eventsLive = false;  // keyspace events subscribed; otherwise polling
     qint64 intervalMs = 1000;
+    // Local ms since the last reply to a probe arrived; -1 before the first.
+    // Grows while the server is stopped, asleep or unreachable.
+    qint64 lastReadingAgeMs = -1;
     QStringList notes; // what is unavailable, and why
+    // False when keys exist that this Redis user may not list or read (the
+    // objects are then only what could be read); permissions names what is
+    // missing: "scan", "type", "keys", "evalsha", "eval" (Discovery).
+    bool complete = true;
+    QStringList permissions;
 };
 
 struct ObjectState
@@ -33,6 +41,10 @@ struct ObjectState
     qint64 heldSinceMs = -1;    // locks: first seen with the current token
     bool gone = false;          // its keys disappeared (expired, deleted)
     double throughputPerS = -1; // queues: jobs finished per second; -1 unknown (no events)
+    // The reading could not be refreshed for two ticks (server stopped,
+    // asleep, unreachable); it is the last one that arrived.
+    bool stale = false;
+    qint64 staleSinceMs = -1; // server time of that last reading; -1 when not stale
 };
 
 // The instances of a snapshot. Each ObjectState is shared, never changed

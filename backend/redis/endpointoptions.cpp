@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "endpointoptions.h"
 
+#include "userinput.h"
+
 #include <QCommandLineParser>
-#include <QFileInfo>
 
 namespace gatehouse {
 
@@ -76,7 +77,7 @@ std::optional<RedisEndpoint> EndpointOptions::endpoint(const QCommandLineParser 
         const uint port = parser.value(m_port).toUInt(&ok);
         if (!ok || port == 0 || port > 65535)
             return fail(QStringLiteral("--port \"%1\" is not a port number (1-65535).")
-                            .arg(parser.value(m_port)));
+                            .arg(echoed(parser.value(m_port))));
         ep.port = quint16(port);
     }
     if (parser.isSet(m_db)) {
@@ -84,7 +85,7 @@ std::optional<RedisEndpoint> EndpointOptions::endpoint(const QCommandLineParser 
         const int db = parser.value(m_db).toInt(&ok);
         if (!ok || db < 0)
             return fail(QStringLiteral("--db \"%1\" is not a database number (0 or more).")
-                            .arg(parser.value(m_db)));
+                            .arg(echoed(parser.value(m_db))));
         ep.db = db;
     }
     if (parser.isSet(m_user))
@@ -106,13 +107,16 @@ std::optional<RedisEndpoint> EndpointOptions::endpoint(const QCommandLineParser 
                                    "use a rediss:// URL or add --tls."));
     if (parser.isSet(m_cert) != parser.isSet(m_key))
         return fail(QStringLiteral("--cert and --key go together: give both or neither."));
+    // Checked here, before connecting: a missing, unreadable, empty or non-PEM
+    // file is a usage error naming the file.
     for (const QCommandLineOption *file : {&m_cacert, &m_cert, &m_key}) {
         if (!parser.isSet(*file))
             continue;
-        const QString path = parser.value(*file);
-        if (!QFileInfo(path).isReadable())
-            return fail(
-                QStringLiteral("--%1: cannot read \"%2\".").arg(file->names().first(), path));
+        QString problem;
+        if (!readPemFile(parser.value(*file),
+                         file == &m_key ? PemContent::PrivateKey : PemContent::Certificates,
+                         QStringLiteral("--") + file->names().first(), &problem))
+            return fail(problem);
     }
     ep.caFile = parser.value(m_cacert);
     ep.certFile = parser.value(m_cert);
@@ -124,7 +128,7 @@ std::optional<RedisEndpoint> EndpointOptions::endpoint(const QCommandLineParser 
         const int ms = parser.value(m_timeout).toInt(&ok);
         if (!ok || ms <= 0)
             return fail(QStringLiteral("--connect-timeout \"%1\" is not a positive number of ms.")
-                            .arg(parser.value(m_timeout)));
+                            .arg(echoed(parser.value(m_timeout))));
         ep.connectTimeoutMs = ms;
     }
     return ep;

@@ -2,8 +2,8 @@
 #include "redisconnection.h"
 
 #include "redisscript.h"
+#include "userinput.h"
 
-#include <QFile>
 #include <QLocalSocket>
 #include <QRandomGenerator>
 #include <QSslConfiguration>
@@ -19,9 +19,15 @@ namespace {
 constexpr int s_backoffFirstMs = 100;
 constexpr int s_backoffCapMs = 1000;
 
+// User-supplied values (host, user, file names) are cut when echoed.
 QString quoted(const QString &s)
 {
-    return QLatin1Char('\'') + s + QLatin1Char('\'');
+    return QLatin1Char('\'') + echoed(s) + QLatin1Char('\'');
+}
+
+QString shown(const RedisEndpoint &endpoint)
+{
+    return echoed(endpoint.address());
 }
 
 bool isTrustProblem(QSslError::SslError e)
@@ -69,7 +75,7 @@ void RedisConnection::close()
         m_retryTimer->stop();
     const bool wasAuto = m_autoReconnect;
     m_autoReconnect = false;
-    handleLoss(QStringLiteral("The connection to %1 was closed.").arg(m_endpoint.address()), true);
+    handleLoss(QStringLiteral("The connection to %1 was closed.").arg(shown(m_endpoint)), true);
     m_autoReconnect = wasAuto;
     setState(State::Disconnected, m_error);
 }
@@ -90,9 +96,21 @@ void RedisConnection::startAttempt()
         m_connectTimer = new QTimer(this);
         m_connectTimer->setSingleShot(true);
         connect(m_connectTimer, &QTimer::timeout, this, [this] {
+            // Connected but not encrypted: a plain Redis port reads the
+            // ClientHello as an unfinished inline command and never answers.
+            const auto *ssl = qobject_cast<QSslSocket *>(m_tcp);
+            if (ssl && ssl->state() == QAbstractSocket::ConnectedState && !ssl->isEncrypted()) {
+                handleLoss(QStringLiteral("Cannot connect to %1: the server at %1 did not answer "
+                                          "the TLS handshake within %2 ms; is it a plain "
+                                          "(non-TLS) port? Try redis:// instead of rediss://.")
+                               .arg(shown(m_endpoint))
+                               .arg(m_endpoint.connectTimeoutMs),
+                           false);
+                return;
+            }
             handleLoss(QStringLiteral("Cannot connect to %1: no answer within %2 ms "
                                       "(is the address right and the port reachable?).")
-                           .arg(m_endpoint.address())
+                           .arg(shown(m_endpoint))
                            .arg(m_endpoint.connectTimeoutMs),
                        false);
         });
@@ -117,34 +135,32 @@ void RedisConnection::startAttempt()
         m_tcp = ssl;
         m_io = ssl;
         QSslConfiguration conf = QSslConfiguration::defaultConfiguration();
+        // Bounded reads of regular files only: a FIFO or /dev/zero named as a
+        // certificate must not hang or fill the memory of the console.
+        QString problem;
         if (!m_endpoint.caFile.isEmpty()) {
-            const auto cas = QSslCertificate::fromPath(m_endpoint.caFile, QSsl::Pem);
-            if (cas.isEmpty()) {
-                handleLoss(QStringLiteral("Cannot use the CA file %1: it does not exist or holds "
-                                          "no PEM certificate.")
-                               .arg(quoted(m_endpoint.caFile)),
-                           true);
+            const auto pem = readPemFile(m_endpoint.caFile, PemContent::Certificates,
+                                         QStringLiteral("The CA file"), &problem);
+            if (!pem) {
+                handleLoss(problem, true);
                 return;
             }
-            conf.setCaCertificates(cas);
+            conf.setCaCertificates(QSslCertificate::fromData(*pem, QSsl::Pem));
         }
         if (!m_endpoint.certFile.isEmpty() || !m_endpoint.keyFile.isEmpty()) {
-            const auto certs = QSslCertificate::fromPath(m_endpoint.certFile, QSsl::Pem);
-            QFile keyFile(m_endpoint.keyFile);
-            QByteArray keyPem;
-            if (keyFile.open(QIODevice::ReadOnly))
-                keyPem = keyFile.readAll();
-            QSslKey key(keyPem, QSsl::Rsa);
-            if (key.isNull())
-                key = QSslKey(keyPem, QSsl::Ec);
-            if (certs.isEmpty() || key.isNull()) {
-                handleLoss(QStringLiteral("Cannot use the client certificate %1 with key %2: "
-                                          "both must be readable PEM files (--cert and --key).")
-                               .arg(quoted(m_endpoint.certFile), quoted(m_endpoint.keyFile)),
-                           true);
+            const auto certPem = readPemFile(m_endpoint.certFile, PemContent::Certificates,
+                                             QStringLiteral("The client certificate"), &problem);
+            const auto keyPem = certPem ? readPemFile(m_endpoint.keyFile, PemContent::PrivateKey,
+                                                      QStringLiteral("The client key"), &problem)
+                                        : std::nullopt;
+            if (!certPem || !keyPem) {
+                handleLoss(problem, true);
                 return;
             }
-            conf.setLocalCertificate(certs.first());
+            QSslKey key(*keyPem, QSsl::Rsa);
+            if (key.isNull())
+                key = QSslKey(*keyPem, QSsl::Ec);
+            conf.setLocalCertificate(QSslCertificate::fromData(*certPem, QSsl::Pem).first());
             conf.setPrivateKey(key);
         }
         conf.setPeerVerifyMode(m_endpoint.verifyPeer ? QSslSocket::VerifyPeer
@@ -187,7 +203,7 @@ void RedisConnection::onTransportConnected()
             if (code == "NOAUTH") {
                 handshakeFailed(QStringLiteral("%1 requires a password: give one with --pass, "
                                                "the URL or REDISCLI_AUTH.")
-                                    .arg(m_endpoint.address()));
+                                    .arg(shown(m_endpoint)));
             } else if (fatal) {
                 handshakeFailed(what + QStringLiteral(": ") + reply.errorMessage());
             }
@@ -210,10 +226,10 @@ void RedisConnection::onTransportConnected()
                     || reply.errorMessage().contains(QLatin1String("invalid password"))) {
                     handshakeFailed(QStringLiteral("Authentication as %1 on %2 failed: wrong user "
                                                    "name or password (%3).")
-                                        .arg(who, m_endpoint.address(), reply.errorMessage()));
+                                        .arg(who, shown(m_endpoint), reply.errorMessage()));
                 } else {
                     handshakeFailed(QStringLiteral("Authentication as %1 on %2 failed: %3")
-                                        .arg(who, m_endpoint.address(), reply.errorMessage()));
+                                        .arg(who, shown(m_endpoint), reply.errorMessage()));
                 }
             }});
     }
@@ -221,7 +237,7 @@ void RedisConnection::onTransportConnected()
         writeCommand({QByteArrayLiteral("SELECT"), QByteArray::number(m_endpoint.db)},
                      {step(QStringLiteral("Cannot select database %1 on %2")
                                .arg(m_endpoint.db)
-                               .arg(m_endpoint.address()),
+                               .arg(shown(m_endpoint)),
                            true)});
     }
     // Named so operators see us in CLIENT LIST. A user without the CLIENT
@@ -276,6 +292,12 @@ void RedisConnection::sendScript(const RedisScript &script, const QList<QByteArr
     QList<QByteArray> tail;
     tail.reserve(1 + keys.size() + args.size());
     tail << QByteArray::number(keys.size()) << keys << args;
+    if (m_evalOnly) {
+        QList<QByteArray> cmd{QByteArrayLiteral("EVAL"), script.source()};
+        cmd << tail;
+        submit(cmd, {std::move(callback)});
+        return;
+    }
     QList<QByteArray> cmd{QByteArrayLiteral("EVALSHA"), script.sha1()};
     cmd << tail;
     submit(cmd, {std::move(callback), script.source(), std::move(tail)});
@@ -291,8 +313,8 @@ void RedisConnection::submit(const QList<QByteArray> &args, Pending pending)
     } else {
         const QString why
             = m_error.isEmpty()
-                  ? QStringLiteral("Not connected to %1.").arg(m_endpoint.address())
-                  : QStringLiteral("Not connected to %1: %2").arg(m_endpoint.address(), m_error);
+                  ? QStringLiteral("Not connected to %1.").arg(shown(m_endpoint))
+                  : QStringLiteral("Not connected to %1: %2").arg(shown(m_endpoint), m_error);
         complete(pending, RedisValue::failed(why));
     }
 }
@@ -371,9 +393,13 @@ void RedisConnection::onReadyRead()
             if (r == RespReader::Result::NeedMore)
                 break;
             if (r == RespReader::Result::ProtocolError) {
-                handleLoss(QStringLiteral("%1 sent something that is not RESP (%2); is it a "
-                                          "Redis server, and is TLS on where it should be?")
-                               .arg(m_endpoint.address(), m_reader.errorString()),
+                handleLoss(m_endpoint.transport == RedisEndpoint::Transport::Tcp
+                               ? QStringLiteral("%1 sent something that is not RESP (%2); is it "
+                                                "a TLS port? Try rediss:// instead of redis://.")
+                                     .arg(shown(m_endpoint), m_reader.errorString())
+                               : QStringLiteral("%1 sent something that is not RESP (%2); is "
+                                                "it a Redis server?")
+                                     .arg(shown(m_endpoint), m_reader.errorString()),
                            false);
                 return;
             }
@@ -392,13 +418,19 @@ void RedisConnection::dispatch(const RedisValue &reply)
             return;
         }
         handleLoss(QStringLiteral("%1 sent a reply nobody asked for; the connection was reset.")
-                       .arg(m_endpoint.address()),
+                       .arg(shown(m_endpoint)),
                    false);
         return;
     }
     Pending p = std::move(m_pending.front());
     m_pending.pop_front();
-    if (!p.scriptSource.isEmpty() && reply.errorCode() == "NOSCRIPT") {
+    // EVALSHA refused by ACL (a user with +eval -evalsha): the same call as
+    // EVAL, and every later script of this connection goes straight to EVAL.
+    const bool evalshaRefused
+        = !p.scriptSource.isEmpty() && reply.refusedCommand() == QByteArrayLiteral("EVALSHA");
+    if (evalshaRefused)
+        m_evalOnly = true;
+    if (!p.scriptSource.isEmpty() && (reply.errorCode() == "NOSCRIPT" || evalshaRefused)) {
         QList<QByteArray> eval{QByteArrayLiteral("EVAL"), p.scriptSource};
         eval << p.evalTail;
         p.scriptSource.clear();
@@ -433,7 +465,7 @@ void RedisConnection::onSslErrors(const QList<QSslError> &errors)
 
 QString RedisConnection::describeSocketError() const
 {
-    const QString where = m_endpoint.address();
+    const QString where = shown(m_endpoint);
     if (m_local) {
         switch (m_local->error()) {
         case QLocalSocket::ServerNotFoundError:
@@ -466,19 +498,34 @@ QString RedisConnection::describeSocketError() const
                               "running and listening on that port?).")
             .arg(where);
     case QAbstractSocket::HostNotFoundError:
-        return QStringLiteral("Cannot connect to %1: host %2 not found.")
-            .arg(where, quoted(m_endpoint.host));
+        return QStringLiteral("Cannot connect to %1: host not found (is the name right?).")
+            .arg(where);
     case QAbstractSocket::RemoteHostClosedError:
-        return m_state == State::Ready
-                   ? QStringLiteral("%1 closed the connection.").arg(where)
-                   : QStringLiteral("%1 closed the connection during the handshake (TLS expected "
-                                    "but not on, or the server wants a client certificate?).")
-                         .arg(where);
+        if (m_state == State::Ready)
+            return QStringLiteral("%1 closed the connection.").arg(where);
+        if (m_endpoint.transport == RedisEndpoint::Transport::Tcp)
+            return QStringLiteral("%1 closed the connection during the handshake; is it a TLS "
+                                  "port? Try rediss:// instead of redis://.")
+                .arg(where);
+        return QStringLiteral("%1 closed the connection during the TLS handshake (is it a plain "
+                              "(non-TLS) port? Try redis:// instead of rediss://; or does the "
+                              "server want a client certificate, --cert and --key?).")
+            .arg(where);
     case QAbstractSocket::SslHandshakeFailedError:
         if (!m_sslProblem.isEmpty())
             return QStringLiteral("TLS verification of %1 failed: %2.").arg(where, m_sslProblem);
-        return QStringLiteral("TLS handshake with %1 failed: %2 (is TLS on at that port? does "
-                              "the server require a client certificate, --cert/--key?).")
+        // "wrong version number", "packet length too long": a plaintext reply
+        // (such as "-ERR ...") where a TLS record was expected.
+        if (m_tcp->errorString().contains(QLatin1String("wrong version number"))
+            || m_tcp->errorString().contains(QLatin1String("packet length too long"))
+            || m_tcp->errorString().contains(QLatin1String("record layer failure")))
+            return QStringLiteral("TLS handshake with %1 failed: the server at %1 did not answer "
+                                  "the TLS handshake (%2); is it a plain (non-TLS) port? Try "
+                                  "redis:// instead of rediss://.")
+                .arg(where, m_tcp->errorString());
+        return QStringLiteral("TLS handshake with %1 failed: %2 (is it a plain (non-TLS) port? "
+                              "Try redis:// instead of rediss://; or does the server require a "
+                              "client certificate, --cert and --key?).")
             .arg(where, m_tcp->errorString());
     default:
         return QStringLiteral("Connection to %1 failed: %2.").arg(where, m_tcp->errorString());

@@ -65,7 +65,9 @@ public:
     void send(const QList<QByteArray> &args, Callback callback);
     // EVALSHA with the locally computed SHA; on NOSCRIPT (script cache flushed,
     // failover, new node) the same call is sent again as EVAL, which runs the
-    // script and loads it into the cache, so the caller sees one reply.
+    // script and loads it into the cache, so the caller sees one reply. On an
+    // ACL refusal of EVALSHA (NOPERM) likewise, and from then on this
+    // connection sends every script as EVAL.
     void sendScript(const RedisScript &script, const QList<QByteArray> &keys,
                     const QList<QByteArray> &args, Callback callback);
     // Many commands, one write, one callback with every reply in order.
@@ -127,6 +129,7 @@ private:
     RedisEndpoint m_endpoint;
     Mode m_mode = Mode::Commands;
     bool m_autoReconnect = true;
+    bool m_evalOnly = false; // EVALSHA was refused by ACL: scripts go as EVAL
     State m_state = State::Disconnected;
     QString m_error;
 

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "redisendpoint.h"
 
+#include "userinput.h"
+
+#include <QRegularExpression>
 #include <QUrl>
 #include <QUrlQuery>
 
@@ -22,10 +25,21 @@ bool parseDb(const QString &text, int *db)
     return true;
 }
 
+// The URL as echoed in an error: a password in it shown as "***", cut.
+QString shownUrl(const QString &url)
+{
+    static const QRegularExpression s_password(
+        QStringLiteral("^([A-Za-z][A-Za-z0-9+.-]*://[^/@:]*:)[^/]*@"));
+    QString shown = url;
+    shown.replace(s_password, QStringLiteral("\\1***@"));
+    return echoed(shown);
+}
+
 std::optional<RedisEndpoint> fail(QString *error, const QString &url, const QString &what)
 {
     if (error)
-        *error = QStringLiteral("Invalid Redis URL \"%1\": %2; %3.").arg(url, what, s_expected);
+        *error = QStringLiteral("Invalid Redis URL \"%1\": %2; %3.")
+                     .arg(shownUrl(url), what, s_expected);
     return std::nullopt;
 }
 
@@ -33,6 +47,13 @@ std::optional<RedisEndpoint> fail(QString *error, const QString &url, const QStr
 
 std::optional<RedisEndpoint> RedisEndpoint::fromUrl(const QString &text, QString *error)
 {
+    // A part of the URL, named in the sentence that already echoes the URL:
+    // a long part is not echoed a second time, only its length.
+    const auto echoed = [&text](const QString &part) {
+        if (text.size() > EchoCutChars && part.size() > 20)
+            return QStringLiteral("\u2026 (%1 bytes)").arg(part.toUtf8().size());
+        return gatehouse::echoed(part);
+    };
     const QString trimmed = text.trimmed();
     if (trimmed.isEmpty())
         return fail(error, text, QStringLiteral("it is empty"));
@@ -62,10 +83,12 @@ std::optional<RedisEndpoint> RedisEndpoint::fromUrl(const QString &text, QString
         for (const auto &[key, value] : query.queryItems(QUrl::FullyDecoded)) {
             if (key == QLatin1String("db")) {
                 if (!parseDb(value, &ep.db))
-                    return fail(error, text,
-                                QStringLiteral("database \"%1\" is not a number >= 0").arg(value));
+                    return fail(
+                        error, text,
+                        QStringLiteral("database \"%1\" is not a number >= 0").arg(echoed(value)));
             } else {
-                return fail(error, text, QStringLiteral("unknown parameter \"%1\"").arg(key));
+                return fail(error, text,
+                            QStringLiteral("unknown parameter \"%1\"").arg(echoed(key)));
             }
         }
     } else if (scheme == QLatin1String("redis") || scheme == QLatin1String("rediss")) {
@@ -81,7 +104,7 @@ std::optional<RedisEndpoint> RedisEndpoint::fromUrl(const QString &text, QString
             path.remove(0, 1);
         if (!path.isEmpty() && !parseDb(path, &ep.db))
             return fail(error, text,
-                        QStringLiteral("database \"%1\" is not a number >= 0").arg(path));
+                        QStringLiteral("database \"%1\" is not a number >= 0").arg(echoed(path)));
         if (url.hasQuery())
             return fail(error, text, QStringLiteral("query parameters are not supported here"));
         ep.user = url.userName(QUrl::FullyDecoded);
@@ -91,7 +114,7 @@ std::optional<RedisEndpoint> RedisEndpoint::fromUrl(const QString &text, QString
     } else if (scheme.isEmpty()) {
         return fail(error, text, QStringLiteral("it has no scheme"));
     } else {
-        return fail(error, text, QStringLiteral("unknown scheme \"%1\"").arg(url.scheme()));
+        return fail(error, text, QStringLiteral("unknown scheme \"%1\"").arg(echoed(url.scheme())));
     }
     if (url.hasFragment())
         return fail(error, text, QStringLiteral("a fragment (#...) is not allowed"));

@@ -80,6 +80,27 @@ QByteArray RedisValue::errorCode() const
     return space < 0 ? m_bytes : m_bytes.left(space);
 }
 
+QByteArray RedisValue::refusedCommand() const
+{
+    // Redis 7.0: "NOPERM this user has no permissions to run the 'evalsha' command";
+    // 7.2: "NOPERM User u has no permissions to run the 'evalsha' command".
+    if (errorCode() != "NOPERM")
+        return {};
+    static const QByteArray s_marker = "permissions to run the '";
+    const qsizetype at = m_bytes.indexOf(s_marker);
+    if (at < 0)
+        return {};
+    const qsizetype from = at + s_marker.size();
+    const qsizetype to = m_bytes.indexOf('\'', from);
+    return to > from ? m_bytes.mid(from, to - from).toUpper() : QByteArray();
+}
+
+bool RedisValue::isKeyRefusal() const
+{
+    return errorCode() == "NOPERM" && m_bytes.contains("permissions to access")
+           && m_bytes.contains("key");
+}
+
 QString printableBytes(const QByteArray &bytes, qsizetype maxLength)
 {
     QString out;

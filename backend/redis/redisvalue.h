@@ -54,6 +54,11 @@ public:
     QString errorMessage() const;
     // The error's first word (NOSCRIPT, WRONGPASS, NOPERM...); empty if not an error.
     QByteArray errorCode() const;
+    // An ACL refusal: the refused command in upper case ("EVALSHA") for a
+    // NOPERM "no permissions to run the 'evalsha' command"; empty otherwise.
+    QByteArray refusedCommand() const;
+    // An ACL refusal of a key (NOPERM "... no permissions to access ... keys").
+    bool isKeyRefusal() const;
 
     // For logs and tests: a redis-cli-like rendering, binary bytes escaped.
     QString toDebugString() const;

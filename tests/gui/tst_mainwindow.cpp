@@ -13,6 +13,7 @@
 #include <qcustomplot.h>
 
 #include "redisserver.h"
+#include "tcpproxy.h"
 
 #include <QApplication>
 #include <QComboBox>
@@ -28,8 +29,12 @@
 #include <QTableView>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <QSignalSpy>
 #include <QTest>
 #include <QTimer>
+
+#include <csignal>
+#include <sys/types.h>
 
 using namespace gatehouse;
 using gatehouse::test::call;
@@ -56,7 +61,10 @@ void answerNextDialog(bool accept)
 struct Console
 {
     explicit Console(const RedisServer &server, bool readOnly, const QString &auditPath)
-        : client(server.endpoint())
+        : Console(server.endpoint(), readOnly, auditPath)
+    {}
+    Console(const RedisEndpoint &endpoint, bool readOnly, const QString &auditPath)
+        : client(endpoint)
     {
         Monitor::Options options;
         QString error;
@@ -172,6 +180,195 @@ private slots:
                      qPrintable(stateText()));
         QVERIFY(server.start());
         QTRY_COMPARE_WITH_TIMEOUT(stateText(), QStringLiteral("Connected"), 3000);
+    }
+
+    // After a reconnect the status bar shows the current state only: the last
+    // attempt's "Cannot connect … Next attempt in" sentence is gone.
+    void statusBarShowsOnlyCurrentState()
+    {
+        RedisServer server;
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        Console c(server, false, audit());
+        QVERIFY(QTest::qWaitForWindowExposed(c.window.get()));
+        auto labels = c.window->statusBar()->findChildren<QLabel *>();
+        auto stateText = [&] {
+            return labels.isEmpty() ? QString() : labels.first()->text();
+        };
+        QTRY_COMPARE(stateText(), QStringLiteral("Connected"));
+        server.kill();
+        QTRY_VERIFY(
+            c.window->statusBar()->currentMessage().contains(QLatin1String("Next attempt in")));
+        QVERIFY(server.start());
+        QTRY_COMPARE_WITH_TIMEOUT(stateText(), QStringLiteral("Connected"), 3000);
+        QCOMPARE(c.window->statusBar()->currentMessage(), QString());
+        QCOMPARE(c.window->bannerText(), QString());
+    }
+
+    // The notes line is HTML with line breaks, never a literal "<br>".
+    void notesWithoutLiteralBreaks()
+    {
+        // A user without INFO and CONFIG: two notes, so a line break between them.
+        RedisServer server([] {
+            RedisServer::Options o;
+            o.config << QStringLiteral("user watcher on >pw ~* &* +@all -info -config");
+            return o;
+        }());
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        RedisEndpoint endpoint = server.endpoint();
+        endpoint.user = QStringLiteral("watcher");
+        endpoint.password = QStringLiteral("pw");
+        Console c(endpoint, false, audit());
+        QVERIFY(QTest::qWaitForWindowExposed(c.window.get()));
+        QLabel *counts = nullptr;
+        QTRY_VERIFY([&] {
+            for (QLabel *l : c.window->findChildren<QLabel *>()) {
+                if (l->text().contains(QLatin1String("CONFIG is not permitted")))
+                    counts = l;
+            }
+            return counts != nullptr;
+        }());
+        QVERIFY2(counts->text().contains(QLatin1String("INFO is not permitted")),
+                 qPrintable(counts->text()));
+        QVERIFY2(counts->text().contains(QLatin1String("<br>")), qPrintable(counts->text()));
+        QVERIFY2(!counts->text().contains(QLatin1String("&lt;br&gt;")), qPrintable(counts->text()));
+    }
+
+    // A stopped server: rows greyed, "stale since" in the tooltip; back when it runs.
+    void staleRowsGreyed()
+    {
+        RedisServer server;
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        auto admin = gatehouse::test::connectedClient(server);
+        QVERIFY(admin);
+        call(*admin, {"RPUSH", "sim:jobs:stale", "a"});
+        call(*admin, {"RPUSH", "sim:jobs:stale:processing", "b"});
+        Console c(server, false, audit());
+        QVERIFY(select(c, "queue", "sim:jobs:stale"));
+        ObjectTableModel *model = c.window->model(QStringLiteral("queue"));
+        const auto cell = [&] {
+            return model->index(model->rowOf("sim:jobs:stale"), 0);
+        };
+        QVERIFY(!cell().data(ObjectTableModel::StaleRole).toBool());
+        const pid_t pid = pid_t(server.pid());
+        ::kill(pid, SIGSTOP);
+        const bool stale = QTest::qWaitFor(
+            [&] { return cell().data(ObjectTableModel::StaleRole).toBool(); }, 3000);
+        const QString tip = cell().data(Qt::ToolTipRole).toString();
+        const QVariant fg = cell().data(Qt::ForegroundRole);
+        ::kill(pid, SIGCONT);
+        QVERIFY(stale);
+        QVERIFY2(tip.startsWith(QLatin1String("stale since ")), qPrintable(tip));
+        QVERIFY(fg.isValid());
+        QTRY_VERIFY_WITH_TIMEOUT(!cell().data(ObjectTableModel::StaleRole).toBool(), 3000);
+        admin.reset();
+    }
+
+    // Authentication failures: a banner with what to try, not "Failed" over zeros.
+    void authFailureShowsBanner_data()
+    {
+        QTest::addColumn<QString>("password");
+        QTest::newRow("no password (NOAUTH)") << QString();
+        QTest::newRow("wrong password (WRONGPASS)") << QStringLiteral("wrong");
+    }
+    void authFailureShowsBanner()
+    {
+        QFETCH(QString, password);
+        RedisServer server([] {
+            RedisServer::Options o;
+            o.config << QStringLiteral("requirepass s3cret");
+            return o;
+        }());
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        RedisEndpoint endpoint = server.endpoint();
+        endpoint.password = password;
+        Console c(endpoint, false, audit());
+        QVERIFY(QTest::qWaitForWindowExposed(c.window.get()));
+        QTRY_VERIFY(!c.window->bannerText().isEmpty());
+        QVERIFY2(c.window->bannerText().contains(QLatin1String("password")),
+                 qPrintable(c.window->bannerText()));
+        auto labels = c.window->statusBar()->findChildren<QLabel *>();
+        QCOMPARE(labels.first()->text(), QStringLiteral("Authentication failed"));
+        // The overview says there is no reading, not "0 limiters · 0 locks ...".
+        const auto overviewSays = [&](const QString &what) {
+            for (QLabel *l : c.window->findChildren<QLabel *>()) {
+                if (l->text().contains(what))
+                    return true;
+            }
+            return false;
+        };
+        QTRY_VERIFY(overviewSays(QStringLiteral("No reading yet")));
+        QVERIFY(!overviewSays(QStringLiteral("0 limiters")));
+    }
+
+    // A TLS failure (certificate signed by another CA): a banner with what to try.
+    void tlsFailureShowsBanner()
+    {
+        RedisServer server([] {
+            RedisServer::Options o;
+            o.tls = true;
+            return o;
+        }());
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        RedisEndpoint endpoint = server.endpoint();
+        endpoint.caFile = server.otherCaFile();
+        Console c(endpoint, false, audit());
+        QVERIFY(QTest::qWaitForWindowExposed(c.window.get()));
+        QTRY_VERIFY(!c.window->bannerText().isEmpty());
+        QVERIFY2(c.window->bannerText().contains(QLatin1String("--cacert")),
+                 qPrintable(c.window->bannerText()));
+        auto labels = c.window->statusBar()->findChildren<QLabel *>();
+        QCOMPARE(labels.first()->text(), QStringLiteral("TLS failed"));
+    }
+
+    // An action whose reply is lost with the connection: a banner saying it
+    // may or may not have run, which the reconnect right after does not clear.
+    void actionReplyLostShowsBanner()
+    {
+        const QByteArray job = "gh-lost-job"; // only the action's request names it
+        const qint64 now = call(*m_client, {"TIME"}).at(0).toInteger() * 1000;
+        call(*m_client, {"LPUSH", "sim:jobs:mail:processing", job});
+        call(*m_client, {"ZADD", "sim:jobs:mail:claims", QByteArray::number(now - 90000), job});
+        gatehouse::test::TcpProxy proxy(m_server.port());
+        QVERIFY(proxy.start());
+        RedisEndpoint endpoint = m_server.endpoint();
+        endpoint.port = proxy.port();
+        // An audit log of its own: later tests count the entries of audit().
+        Console c(endpoint, false, m_dir.filePath(QStringLiteral("lost.jsonl")));
+        QVERIFY(select(c, "queue", "sim:jobs:mail"));
+        auto *stuck = c.window->page(4)->findChild<QTableWidget *>();
+        QTRY_COMPARE(stuck->rowCount(), 1);
+        stuck->selectRow(0);
+        QSignalSpy ready(&c.client, &RedisClient::ready);
+        proxy.cutOnReplyTo(job);
+        const QString outcome = runAction(c, "requeueJob", true);
+        QVERIFY2(outcome.contains(QLatin1String("may or may not have run")), qPrintable(outcome));
+        QVERIFY2(c.window->bannerText().contains(QLatin1String("may or may not have run")),
+                 qPrintable(c.window->bannerText()));
+        QVERIFY(ready.wait(2000)); // reconnected
+        QTRY_COMPARE(c.window->statusBar()->findChildren<QLabel *>().first()->text(),
+                     QStringLiteral("Connected"));
+        QVERIFY2(c.window->bannerText().contains(QLatin1String("may or may not have run")),
+                 qPrintable(c.window->bannerText()));
+        QVERIFY2(c.window->statusBar()->currentMessage().contains(
+                     QLatin1String("may or may not have run")),
+                 qPrintable(c.window->statusBar()->currentMessage()));
+        // Exactly once: back in the queue (the script ran) or still in flight.
+        qint64 n = 0;
+        for (const QByteArray &key : {QByteArray("sim:jobs:mail"),
+                                     QByteArray("sim:jobs:mail:processing")}) {
+            const RedisValue items = call(*m_client, {"LRANGE", key, "0", "-1"});
+            for (const RedisValue &v : items.elements())
+                n += v.bytes() == job ? 1 : 0;
+        }
+        QCOMPARE(n, qint64(1));
+        QPushButton *dismiss = nullptr; // unnamed: named buttons are the actions
+        for (QPushButton *b : c.window->findChildren<QPushButton *>()) {
+            if (b->text() == QLatin1String("Dismiss"))
+                dismiss = b;
+        }
+        QVERIFY(dismiss && dismiss->isVisible());
+        dismiss->click();
+        QCOMPARE(c.window->bannerText(), QString());
     }
 
     void readOnlyDisablesEveryAction()

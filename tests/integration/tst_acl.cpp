@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: MIT
+#include <actions/actionengine.h>
+#include <patterns/lockunit.h>
 #include <redis/redisclient.h>
+#include <redis/redisscript.h>
 
 #include "redisserver.h"
 
@@ -33,7 +36,11 @@ private slots:
         options.config << QStringLiteral("user default on >defaultpw ~* &* +@all")
                        << QStringLiteral("user alice on >alicepw ~* &* +@all")
                        // Read-only operator: no CONFIG, no INFO, no CLIENT, no writes.
-                       << QStringLiteral("user reader on >readerpw ~* +@read +ping +time -info");
+                       << QStringLiteral("user reader on >readerpw ~* +@read +ping +time -info")
+                       << QStringLiteral("user noevalsha on >pw ~* +@all -evalsha")
+                       << QStringLiteral("user noscripts on >pw ~* +@all -evalsha -eval")
+                       << QStringLiteral("user nodel on >pw ~* +@all -del")
+                       << QStringLiteral("user nokeys on >pw resetkeys +@all");
         m_server = std::make_unique<RedisServer>(options);
         QVERIFY2(m_server->start(), qPrintable(m_server->errorString()));
     }
@@ -95,6 +102,90 @@ private slots:
         QCOMPARE(denied.errorCode(), QByteArray("NOPERM"));
         QCOMPARE(call(client, {"INFO", "server"}).errorCode(), QByteArray("NOPERM"));
         QCOMPARE(call(client, {"CONFIG", "GET", "maxmemory"}).errorCode(), QByteArray("NOPERM"));
+    }
+
+    // EVALSHA refused by ACL, EVAL allowed: the script runs through EVAL, and
+    // the connection sends later scripts straight as EVAL (one refusal only).
+    void evalshaRefusedFallsBackToEval()
+    {
+        RedisClient admin(as(QString(), QStringLiteral("defaultpw")));
+        admin.open();
+        QVERIFY(waitReady(admin));
+        const auto refusals = [&admin] {
+            const QByteArray info = call(admin, {"INFO", "commandstats"}).bytes();
+            const qsizetype at = info.indexOf("cmdstat_evalsha:");
+            const qsizetype field = info.indexOf("rejected_calls=", at);
+            return at < 0
+                       ? 0
+                       : info.mid(field + 15, info.indexOf(',', field) - field - 15).toLongLong();
+        };
+        const qint64 before = refusals();
+        RedisClient client(as(QStringLiteral("noevalsha"), QStringLiteral("pw")));
+        client.open();
+        QVERIFY2(waitReady(client), qPrintable(client.errorString()));
+        const RedisScript echo(QStringLiteral("echo"), "return ARGV[1]");
+        const RedisScript sum(QStringLiteral("sum"), "return tonumber(ARGV[1]) + 1");
+        for (int i = 0; i < 3; ++i) {
+            gatehouse::test::ReplyWait wait;
+            RedisValue first, second;
+            client.script(echo, {}, {"hello"}, &client, [&](const RedisValue &v) { first = v; });
+            client.script(sum, {}, {"41"}, &client, [&](const RedisValue &v) {
+                second = v;
+                wait.finish();
+            });
+            QVERIFY(wait.wait(10000));
+            QCOMPARE(first, RedisValue::bulk("hello"));
+            QCOMPARE(second, RedisValue::integer(42));
+        }
+        // The first two went out pipelined as EVALSHA before the first refusal came back.
+        QVERIFY2(refusals() - before <= 2, qPrintable(QString::number(refusals() - before)));
+        QVERIFY(refusals() - before >= 1);
+    }
+
+    // What a NOPERM names: EVAL (neither script command allowed), a command
+    // inside the script, or the keys; never "write access".
+    void refusalsNameWhatWasRefused_data()
+    {
+        QTest::addColumn<QString>("user");
+        QTest::addColumn<QString>("mentions");
+        QTest::newRow("no scripts") << "noscripts"
+                                    << "may not run EVAL";
+        QTest::newRow("no DEL inside") << "nodel"
+                                       << "not a command inside it";
+        QTest::newRow("no keys") << "nokeys"
+                                 << "may not access the keys";
+    }
+
+    void refusalsNameWhatWasRefused()
+    {
+        QFETCH(QString, user);
+        QFETCH(QString, mentions);
+        RedisClient admin(as(QString(), QStringLiteral("defaultpw")));
+        admin.open();
+        QVERIFY(waitReady(admin));
+        QCOMPARE(call(admin, {"SET", "lock:acl", "t1", "PX", "60000"}), RedisValue::status("OK"));
+        RedisClient client(as(user, QStringLiteral("pw")));
+        client.open();
+        QVERIFY2(waitReady(client), qPrintable(client.errorString()));
+        PatternObject lock;
+        lock.kind = PatternKind::Lock;
+        lock.key = "lock:acl";
+        const ScriptCall release = LockUnit::forceRelease(lock, "t1");
+        gatehouse::test::ReplyWait wait;
+        RedisValue reply;
+        client.script(RedisScript::fromResource(release.script), release.keys, release.args,
+                      &client, [&](const RedisValue &v) {
+                          reply = v;
+                          wait.finish();
+                      });
+        QVERIFY(wait.wait(10000));
+        QVERIFY2(reply.isError(), qPrintable(reply.toDebugString()));
+        const ActionOutcome outcome = ActionEngine::interpret(release, reply);
+        QCOMPARE(outcome.result, ActionOutcome::Result::Failed);
+        QVERIFY2(outcome.message.contains(mentions), qPrintable(outcome.message));
+        QVERIFY2(!outcome.message.contains(QLatin1String("write access")),
+                 qPrintable(outcome.message));
+        QCOMPARE(call(admin, {"GET", "lock:acl"}), RedisValue::bulk("t1"));
     }
 };
 

@@ -144,6 +144,15 @@ private slots:
         QCOMPARE(again->displayUrl(), ep->displayUrl());
     }
 
+    // A password in a URL that is refused is not echoed.
+    void malformedUrlHidesPassword()
+    {
+        QString error;
+        QVERIFY(!RedisEndpoint::fromUrl(QStringLiteral("redis://bob:s3cret@host:99999"), &error));
+        QVERIFY2(!error.contains(QLatin1String("s3cret")), qPrintable(error));
+        QVERIFY2(error.contains(QLatin1String("redis://bob:***@host:99999")), qPrintable(error));
+    }
+
     void malformedUrls()
     {
         QFETCH(QString, url);
@@ -169,7 +178,7 @@ private slots:
         QTest::newRow("cert without key")
             << QStringList{"--tls", "--cert", "/etc/hostname"} << "go together";
         QTest::newRow("unreadable ca")
-            << QStringList{"--tls", "--cacert", "/nonexistent/ca.crt"} << "cannot read";
+            << QStringList{"--tls", "--cacert", "/nonexistent/ca.crt"} << "does not exist";
         QTest::newRow("bad url") << QStringList{"--url", "redis://h:99999"} << "Invalid Redis URL";
     }
 

@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: MIT
+// What a Redis user without TYPE, SCAN, key patterns or EVALSHA gets from
+// gatehouse-cli: a note saying what is missing and what to grant, the
+// machine-readable server.complete / server.permissions, and exit 1 rather
+// than an empty success; EVALSHA refused falls back to EVAL.
+
+#include <redis/redisclient.h>
+
+#include "redisserver.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTest>
+
+using namespace gatehouse;
+using gatehouse::test::call;
+using gatehouse::test::CliRun;
+using gatehouse::test::RedisServer;
+
+class tst_Permissions : public QObject
+{
+    Q_OBJECT
+
+private:
+    std::unique_ptr<RedisServer> m_server;
+    std::unique_ptr<RedisClient> m_client;
+
+    QString urlAs(const QString &user) const
+    {
+        QString url = m_server->url();
+        return url.replace(QLatin1String("redis://"), QStringLiteral("redis://%1:pw@").arg(user));
+    }
+
+    CliRun cli(const QString &user, const QStringList &args)
+    {
+        return gatehouse::test::runCli(QStringLiteral(GATEHOUSE_CLI),
+                                       QStringList{QStringLiteral("--url"), urlAs(user)} + args, {},
+                                       60000);
+    }
+
+    qint64 commandCalls(const QByteArray &command, const char *field = "calls")
+    {
+        const QByteArray info = call(*m_client, {"INFO", "commandstats"}).bytes();
+        const QByteArray line = QByteArray("cmdstat_") + command + ':';
+        const qsizetype at = info.indexOf(line);
+        if (at < 0)
+            return 0;
+        const QByteArray stats = info.mid(at + line.size()).split('\r').first();
+        const QByteArray prefix = QByteArray(field) + '=';
+        for (const QByteArray &part : stats.split(',')) {
+            if (part.startsWith(prefix))
+                return part.mid(prefix.size()).toLongLong();
+        }
+        return 0;
+    }
+
+private slots:
+    void initTestCase()
+    {
+        RedisServer::Options options;
+        options.config << QStringLiteral("user default on nopass ~* &* +@all")
+                       << QStringLiteral("user notype on nopass ~* &* +@all -type")
+                       << QStringLiteral("user noscan on nopass ~* &* +@all -scan")
+                       << QStringLiteral("user nokeys on nopass resetkeys &* +@all")
+                       << QStringLiteral("user somekeys on nopass ~plain:* &* +@all")
+                       << QStringLiteral("user noevalsha on nopass ~* &* +@all -evalsha")
+                       << QStringLiteral("user noscripts on nopass ~* &* +@all -evalsha -eval");
+        m_server = std::make_unique<RedisServer>(options);
+        QVERIFY2(m_server->start(), qPrintable(m_server->errorString()));
+        m_client = gatehouse::test::connectedClient(*m_server);
+        QVERIFY(m_client);
+    }
+
+    void init()
+    {
+        call(*m_client, {"FLUSHALL"});
+        call(*m_client, {"SET", "lock:orders", "a1b2c3d4e5f6", "PX", "60000"});
+        for (int i = 0; i < 20; ++i)
+            call(*m_client, {"SET", "plain:" + QByteArray::number(i), "x"});
+    }
+
+    void cleanupTestCase()
+    {
+        m_client.reset();
+        m_server.reset();
+        QCOMPARE(RedisServer::runningChildren(), 0);
+    }
+
+    void snapshot_data()
+    {
+        QTest::addColumn<QString>("user");
+        QTest::addColumn<int>("exitCode");
+        QTest::addColumn<QString>("note");
+        QTest::addColumn<QString>("permission");
+        QTest::addColumn<bool>("lockFound");
+
+        QTest::newRow("all permissions") << "default" << 0 << QString() << QString() << true;
+        QTest::newRow("no TYPE") << "notype" << 1
+                                 << "This Redis user may not run TYPE (NOPERM): Gatehouse cannot "
+                                    "tell what the 21 keys are; grant it with ACL SETUSER notype "
+                                    "+type."
+                                 << "type" << false;
+        QTest::newRow("no SCAN") << "noscan" << 1
+                                 << "This Redis user may not run SCAN (NOPERM): Gatehouse cannot "
+                                    "list the 21 keys (DBSIZE); grant it with ACL SETUSER noscan "
+                                    "+scan."
+                                 << "scan" << false;
+        QTest::newRow("no key patterns")
+            << "nokeys" << 1
+            << "This Redis user may read none of the 21 keys (NOPERM: its key patterns allow "
+               "none of them); grant them with ACL SETUSER nokeys ~<pattern>"
+            << "keys" << false;
+        QTest::newRow("key patterns leave some out")
+            << "somekeys" << 1
+            << "This Redis user may not read 1 of the 21 keys (NOPERM: its key patterns leave "
+               "them out), so they are not shown; grant them with ACL SETUSER somekeys ~<pattern>"
+            << "keys" << false;
+        QTest::newRow("no EVALSHA, EVAL allowed")
+            << "noevalsha" << 0
+            << "This Redis user may not run EVALSHA (NOPERM): actions send their scripts whole "
+               "with EVAL instead; grant it with ACL SETUSER noevalsha +evalsha."
+            << "evalsha" << true;
+        QTest::newRow("neither EVALSHA nor EVAL")
+            << "noscripts" << 0 << "This Redis user may run neither EVALSHA nor EVAL (NOPERM)"
+            << "eval" << true;
+    }
+
+    // The snapshot says what it could not read and why, and a snapshot
+    // that is missing keys is not a success; what could be read is printed.
+    void snapshot()
+    {
+        QFETCH(QString, user);
+        QFETCH(int, exitCode);
+        QFETCH(QString, note);
+        QFETCH(QString, permission);
+        QFETCH(bool, lockFound);
+
+        const CliRun run = cli(user, {QStringLiteral("snapshot"), QStringLiteral("--json")});
+        QVERIFY2(run.exitCode == exitCode,
+                 qPrintable(QStringLiteral("exit %1: %2").arg(run.exitCode).arg(run.err)));
+        const QJsonObject s = QJsonDocument::fromJson(run.out.toUtf8()).object();
+        QVERIFY2(!s.isEmpty(), qPrintable(run.out + run.err)); // printed even when incomplete
+        const QJsonObject server = s.value(QLatin1String("server")).toObject();
+        const QJsonArray permissions = server.value(QLatin1String("permissions")).toArray();
+        const QString notes
+            = QString::fromUtf8(QJsonDocument(server.value(QLatin1String("notes")).toArray())
+                                    .toJson(QJsonDocument::Compact));
+        QCOMPARE(server.value(QLatin1String("complete")).toBool(), exitCode == 0);
+        if (permission.isEmpty()) {
+            QVERIFY2(permissions.isEmpty(), qPrintable(notes));
+            QVERIFY2(!notes.contains(QLatin1String("NOPERM")), qPrintable(notes));
+        } else {
+            QVERIFY2(permissions.contains(permission), qPrintable(notes));
+            QVERIFY2(notes.contains(note), qPrintable(notes));
+        }
+        bool found = false;
+        for (const QJsonValue &lock : s.value(QLatin1String("locks")).toArray())
+            found |= lock.toObject().value(QLatin1String("key")).toString()
+                     == QLatin1String("lock:orders");
+        QCOMPARE(found, lockFound);
+        if (exitCode != 0)
+            QVERIFY2(run.err.contains(QLatin1String("NOPERM")), qPrintable(run.err));
+
+        // The text form prints the same note.
+        const CliRun text = cli(user, {QStringLiteral("snapshot")});
+        QCOMPARE(text.exitCode, exitCode);
+        if (!note.isEmpty())
+            QVERIFY2(text.out.contains(note), qPrintable(text.out));
+    }
+
+    // profile suggest cannot suggest from keys it may not read: exit 1, the note.
+    void suggestWithoutType()
+    {
+        const CliRun run
+            = cli(QStringLiteral("notype"), {QStringLiteral("profile"), QStringLiteral("suggest")});
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(run.err.contains(QLatin1String("This Redis user may not run TYPE (NOPERM)")),
+                 qPrintable(run.err));
+    }
+
+    // With a profile keys are found by name: the refused reads are the sign.
+    void snapshotWithProfile()
+    {
+        const CliRun run
+            = cli(QStringLiteral("nokeys"), {QStringLiteral("snapshot"), QStringLiteral("--json"),
+                                             QStringLiteral("--profile"), QStringLiteral("seeds")});
+        QVERIFY2(run.exitCode == 1,
+                 qPrintable(QStringLiteral("exit %1: %2").arg(run.exitCode).arg(run.err)));
+        const QJsonObject server = QJsonDocument::fromJson(run.out.toUtf8())
+                                       .object()
+                                       .value(QLatin1String("server"))
+                                       .toObject();
+        QCOMPARE(server.value(QLatin1String("complete")).toBool(true), false);
+        QVERIFY(
+            server.value(QLatin1String("permissions")).toArray().contains(QLatin1String("keys")));
+        const QString notes = QString::fromUtf8(
+            QJsonDocument(server.value(QLatin1String("notes")).toArray()).toJson());
+        QVERIFY2(notes.contains(QLatin1String("This Redis user may not read 1 of the 1 objects "
+                                              "found (NOPERM")),
+                 qPrintable(notes));
+        QVERIFY2(run.err.contains(QLatin1String("ACL SETUSER nokeys")), qPrintable(run.err));
+    }
+
+    // EVALSHA refused, EVAL allowed: the action runs through EVAL.
+    void actionFallsBackToEval()
+    {
+        const qint64 evalsBefore = commandCalls("eval");
+        const qint64 refusedBefore = commandCalls("evalsha", "rejected_calls");
+        const CliRun run
+            = cli(QStringLiteral("noevalsha"),
+                  {QStringLiteral("lock"), QStringLiteral("release"), QStringLiteral("lock:orders"),
+                   QStringLiteral("--token"), QStringLiteral("a1b2c3d4e5f6")});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.out + run.err));
+        QCOMPARE(call(*m_client, {"EXISTS", "lock:orders"}).toInteger(), 0);
+        QVERIFY(commandCalls("eval") > evalsBefore);
+        QVERIFY(commandCalls("evalsha", "rejected_calls") > refusedBefore);
+    }
+
+    // Neither EVALSHA nor EVAL: the refusal names EVAL, not "write access".
+    void actionWithoutScripts()
+    {
+        const CliRun run
+            = cli(QStringLiteral("noscripts"),
+                  {QStringLiteral("lock"), QStringLiteral("release"), QStringLiteral("lock:orders"),
+                   QStringLiteral("--token"), QStringLiteral("a1b2c3d4e5f6")});
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(run.err.contains(QLatin1String("EVAL")), qPrintable(run.err));
+        QVERIFY2(!run.err.contains(QLatin1String("write access")), qPrintable(run.err));
+        QCOMPARE(call(*m_client, {"EXISTS", "lock:orders"}).toInteger(), 1);
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_Permissions)
+#include "tst_permissions.moc"

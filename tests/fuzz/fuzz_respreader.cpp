@@ -9,6 +9,8 @@
 
 #include <redis/respreader.h>
 
+#include <QByteArrayView>
+
 using namespace gatehouse;
 using gatehouse::Internal::FuzzInput;
 
@@ -64,12 +66,15 @@ struct Parsed
     bool protocolError = false;
 };
 
-// Feeds the chunks one by one, taking every complete reply after each.
-Parsed parse(RespReader &reader, const QList<QByteArray> &chunks)
+// Feeds stream in chunks of the given sizes (the last one takes the rest),
+// taking every complete reply after each.
+Parsed parse(RespReader &reader, QByteArrayView stream, const QList<qsizetype> &sizes = {})
 {
     Parsed out;
-    for (const QByteArray &chunk : chunks) {
-        reader.feed(chunk);
+    for (qsizetype i = 0, pos = 0; pos < stream.size(); ++i) {
+        const qsizetype n = i < sizes.size() ? sizes.at(i) : stream.size() - pos;
+        reader.feed(stream.data() + pos, n);
+        pos += n;
         for (;;) {
             RedisValue reply;
             const RespReader::Result result = reader.next(&reply);
@@ -100,20 +105,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     quint32 seed = in.byte() * 2654435761u + 1;
     const QByteArray stream = in.rest();
 
-    QList<QByteArray> chunks;
+    QList<qsizetype> sizes;
     for (qsizetype pos = 0; pos < stream.size();) {
         seed = seed * 1103515245u + 12345u;
         const qsizetype n = qMin<qsizetype>(1 + (seed >> 16) % 24, stream.size() - pos);
-        chunks.append(stream.mid(pos, n));
+        sizes.append(n);
         pos += n;
     }
 
     static RespReader s_reader; // reused across inputs, as a connection reuses it
     s_reader.reset();
-    const Parsed split = parse(s_reader, chunks);
+    const Parsed split = parse(s_reader, stream, sizes);
 
     s_reader.reset();
-    const Parsed whole = parse(s_reader, {stream});
+    const Parsed whole = parse(s_reader, stream);
     GATEHOUSE_FUZZ_CHECK(split.protocolError == whole.protocolError, QString());
     GATEHOUSE_FUZZ_CHECK(
         split.replies == whole.replies,
@@ -124,7 +129,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (const RedisValue &v : whole.replies)
         encode(v, encoded);
     s_reader.reset();
-    const Parsed again = parse(s_reader, {encoded});
+    const Parsed again = parse(s_reader, encoded);
     GATEHOUSE_FUZZ_CHECK(!again.protocolError, s_reader.errorString());
     GATEHOUSE_FUZZ_CHECK(again.replies == whole.replies, QString());
     return 0;

@@ -51,8 +51,16 @@ void SnapshotCommand::onReady()
     connect(m_monitor.get(), &Monitor::failed, this, [this](const QString &m) { fail(m); });
     connect(m_monitor.get(), &Monitor::discoveryFinished, this, [this](bool) {
         m_discovered = true;
+        m_progress.start();
         m_monitor->refreshNow(); // every object read after the scan, in one tick
     });
+    if (!m_watch) {
+        m_progress.start();
+        connect(m_monitor.get(), &Monitor::discoveryProgress, this, [this] { m_progress.start(); });
+        m_silenceCheck.setInterval(1000);
+        connect(&m_silenceCheck, &QTimer::timeout, this, &SnapshotCommand::checkSilence);
+        m_silenceCheck.start();
+    }
     connect(m_monitor.get(), &Monitor::tickFinished, this, &SnapshotCommand::printTick);
     connect(m_monitor.get(), &Monitor::tickOverdue, this, [this](const Snapshot &s) {
         if (m_watch)
@@ -86,6 +94,25 @@ void SnapshotCommand::printTick(const Snapshot &s)
     out.flush();
     if (m_count > 0 && ++m_printed >= m_count)
         done(ExitOk);
+}
+
+void SnapshotCommand::checkSilence()
+{
+    // As long as an action waits for its reply (ActionEngine): a reading of
+    // tens of thousands of objects takes about a second; SCAN reports progress.
+    constexpr qint64 limitMs = 10000;
+    qint64 silentMs = m_progress.elapsed();
+    if (const qint64 reply = m_monitor->replyAgeMs(); m_discovered && reply >= 0)
+        silentMs = std::min(silentMs, reply);
+    if (silentMs < limitMs)
+        return;
+    m_silenceCheck.stop();
+    fail(QStringLiteral("%1 stopped answering: no reply for %2 s %3 (the server is stopped, "
+                        "asleep in DEBUG SLEEP or busy with a long script, or the network "
+                        "stalls); no snapshot was printed.")
+             .arg(client().endpoint().address())
+             .arg(limitMs / 1000)
+             .arg(m_discovered ? QStringLiteral("while reading") : QStringLiteral("while scanning")));
 }
 
 void SnapshotCommand::onConnectionLost(const QString &why)

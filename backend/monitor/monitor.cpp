@@ -689,7 +689,7 @@ void Monitor::publish()
     Snapshot s;
     s.sequence = ++m_sequence;
     s.server = m_server;
-    s.server.lastReadingAgeMs = m_lastReplyAtMs < 0 ? -1 : m_clock.elapsed() - m_lastReplyAtMs;
+    s.server.lastReadingAgeMs = replyAgeMs();
     s.profile = m_options.profile ? m_options.profile->name : QStringLiteral("autodetected");
     s.discovering = m_discovery && m_discovery->isRunning();
     s.scanned = m_snapshot.scanned;

@@ -474,6 +474,38 @@ private slots:
         QVERIFY(!out.contains("reconnected after"));
     }
 
+    // gatehouse-cli snapshot against a server that stops answering with the
+    // connection open: exit 1 with a sentence after 10 s, never a hang.
+    void cliSnapshotServerSilent_data()
+    {
+        QTest::addColumn<QByteArray>("marker");
+        QTest::addColumn<QString>("stage");
+        QTest::newRow("scan") << QByteArray("SCAN") << QStringLiteral("while scanning");
+        QTest::newRow("reading") << QByteArray("LLEN") << QStringLiteral("while reading");
+    }
+    void cliSnapshotServerSilent()
+    {
+        QFETCH(QByteArray, marker);
+        QFETCH(QString, stage);
+        test::TcpProxy proxy(m_server.port());
+        QVERIFY(proxy.start());
+        proxy.stallOn(marker);
+        QElapsedTimer took;
+        took.start();
+        const test::CliRun run = test::runCli(
+            QStringLiteral(GATEHOUSE_CLI),
+            {QStringLiteral("--url"), QStringLiteral("redis://127.0.0.1:%1").arg(proxy.port()),
+             QStringLiteral("--profile"), QStringLiteral("demo"), QStringLiteral("snapshot")},
+            {}, 30000);
+        qInfo("snapshot, stalled at %s: exit %d after %lld ms: %s", marker.constData(),
+              run.exitCode, took.elapsed(), qPrintable(run.err.trimmed()));
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(run.err.contains(QLatin1String("stopped answering")), qPrintable(run.err));
+        QVERIFY2(run.err.contains(stage), qPrintable(run.err));
+        QVERIFY(run.out.isEmpty());
+        QVERIFY(took.elapsed() < 15000);
+    }
+
     // gatehouse-cli queue requeue whose reply is lost after the script ran:
     // "may or may not have run", exit 1, audited as unknown; the job was
     // requeued once (the script ran), never lost or duplicated.

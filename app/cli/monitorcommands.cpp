@@ -56,7 +56,10 @@ void SnapshotCommand::onReady()
     });
     if (!m_watch) {
         m_progress.start();
-        connect(m_monitor.get(), &Monitor::discoveryProgress, this, [this] { m_progress.start(); });
+        const auto progressed = [this] {
+            m_progress.start();
+        };
+        connect(m_monitor.get(), &Monitor::discoveryProgress, this, progressed);
         m_silenceCheck.setInterval(1000);
         connect(&m_silenceCheck, &QTimer::timeout, this, &SnapshotCommand::checkSilence);
         m_silenceCheck.start();
@@ -112,7 +115,8 @@ void SnapshotCommand::checkSilence()
                         "stalls); no snapshot was printed.")
              .arg(client().endpoint().address())
              .arg(limitMs / 1000)
-             .arg(m_discovered ? QStringLiteral("while reading") : QStringLiteral("while scanning")));
+             .arg(m_discovered ? QStringLiteral("while reading")
+                               : QStringLiteral("while scanning")));
 }
 
 void SnapshotCommand::onConnectionLost(const QString &why)
@@ -127,7 +131,8 @@ void SnapshotCommand::onConnectionLost(const QString &why)
                                 {QStringLiteral("message"), why}};
         out << QJsonDocument(event).toJson(QJsonDocument::Compact) << '\n';
     } else {
-        out << now.toString(Qt::ISODateWithMs) << " connection lost: " << why << " Reconnecting.\n";
+        out << now.toString(Qt::ISODateWithMs) << " connection lost: " << why;
+        out << " Reconnecting.\n";
     }
     out.flush();
 }
@@ -181,16 +186,16 @@ void SnapshotCommand::printWatchLine(const Snapshot &s)
     // clock estimated from the local one), so the lines do not repeat a time.
     const qint64 at = stale > 0 ? QDateTime::currentMSecsSinceEpoch() + s.server.clockOffsetMs
                                 : s.server.timeMs;
-    QTextStream(stdout)
-        << QDateTime::fromMSecsSinceEpoch(at).toUTC().toString(Qt::ISODateWithMs)
-        << " limiters=" << limiters << " full=" << full << " locks=" << locks
-        << " tokens=" << tokens << " queues=" << queues << " queued=" << length
-        << " inFlight=" << inFlight << " stuck=" << stuck
-        << " events=" << (s.server.eventsLive ? "live" : "polling");
+    QTextStream(stdout) << QDateTime::fromMSecsSinceEpoch(at).toUTC().toString(Qt::ISODateWithMs)
+                        << " limiters=" << limiters << " full=" << full << " locks=" << locks
+                        << " tokens=" << tokens << " queues=" << queues << " queued=" << length
+                        << " inFlight=" << inFlight << " stuck=" << stuck
+                        << " events=" << (s.server.eventsLive ? "live" : "polling");
     if (stale > 0) {
         QTextStream(stdout) << " STALE objects=" << stale << " since="
-                            << QDateTime::fromMSecsSinceEpoch(staleSince).toUTC().toString(
-                                   QStringLiteral("HH:mm:ss.zzz'Z'"))
+                            << QDateTime::fromMSecsSinceEpoch(staleSince)
+                                   .toUTC()
+                                   .toString(QStringLiteral("HH:mm:ss.zzz'Z'"))
                             << " lastReadingAge=" << ms(s.server.lastReadingAgeMs);
     }
     QTextStream(stdout) << '\n';

@@ -38,8 +38,8 @@ private:
     void checkSilence();
 
     Monitor::Options m_options;
-    QTimer m_silenceCheck;     // snapshot only, every second
-    QElapsedTimer m_progress;  // since the last scan progress
+    QTimer m_silenceCheck;    // snapshot only, every second
+    QElapsedTimer m_progress; // since the last scan progress
     std::unique_ptr<Monitor> m_monitor;
     bool m_json = false;
     bool m_watch = false;

@@ -281,11 +281,12 @@ private slots:
         family.key = "sim:code:";
         ActionOutcome issued;
         bool got = false;
-        rig.engine.run(TokenFamilyUnit::issue(family, TokenFamilyUnit::newToken(), "{}", 60), false,
-                       this, [&](const ActionOutcome &o) {
-                           issued = o;
-                           got = true;
-                       });
+        const ScriptCall issue
+            = TokenFamilyUnit::issue(family, TokenFamilyUnit::newToken(), "{}", 60);
+        rig.engine.run(issue, false, this, [&](const ActionOutcome &o) {
+            issued = o;
+            got = true;
+        });
         QVERIFY(waitUntil([&] { return got; }, 5000));
         QCOMPARE(issued.result, ActionOutcome::Result::Failed);
         QVERIFY2(issued.message.contains(QLatin1String("OOM")), qPrintable(issued.message));
@@ -451,18 +452,19 @@ private slots:
         QByteArray out;
         connect(&cli, &QProcess::readyReadStandardOutput, this,
                 [&] { out += cli.readAllStandardOutput(); });
-        cli.start(QStringLiteral(GATEHOUSE_CLI),
-                  {QStringLiteral("--url"), m_server.url(), QStringLiteral("--profile"),
-                   QStringLiteral("demo"), QStringLiteral("watch"), QStringLiteral("--interval"),
-                   QString::number(s_intervalMs), QStringLiteral("--count"),
-                   QStringLiteral("10")});
+        const QStringList args{QStringLiteral("--url"),       m_server.url(),
+                               QStringLiteral("--profile"),   QStringLiteral("demo"),
+                               QStringLiteral("watch"),       QStringLiteral("--interval"),
+                               QString::number(s_intervalMs), QStringLiteral("--count"),
+                               QStringLiteral("10")};
+        cli.start(QStringLiteral(GATEHOUSE_CLI), args);
         QVERIFY(cli.waitForStarted());
         QVERIFY(waitUntil([&] { return out.count('\n') >= 2; }, 10000));
         m_server.kill();
         QElapsedTimer down;
         down.start();
-        QVERIFY2(waitUntil([&] { return cli.state() == QProcess::NotRunning; }, 10 * s_intervalMs
-                                                                                     + 3000),
+        QVERIFY2(waitUntil([&] { return cli.state() == QProcess::NotRunning; },
+                           10 * s_intervalMs + 3000),
                  out.constData());
         qInfo("watch --count 10 with the server gone: ended %lld ms after the kill",
               down.elapsed());
@@ -517,8 +519,8 @@ private slots:
         // Another job first, straight to the server: the script is then in
         // the server's cache, so the cut request is the one that runs it.
         QCOMPARE(call(*m_admin, {"RPUSH", s_processing, "warm"}).toInteger(), 2);
-        const QStringList direct{QStringLiteral("--url"), m_server.url(),
-                                 QStringLiteral("queue"), QStringLiteral("requeue"),
+        const QStringList direct{QStringLiteral("--url"),      m_server.url(),
+                                 QStringLiteral("queue"),      QStringLiteral("requeue"),
                                  QString::fromLatin1(s_queue), QStringLiteral("--job"),
                                  QStringLiteral("warm")};
         const test::CliRun warm = test::runCli(QStringLiteral(GATEHOUSE_CLI), direct, env);
@@ -527,13 +529,11 @@ private slots:
         test::TcpProxy proxy(m_server.port());
         QVERIFY(proxy.start());
         proxy.cutOnReplyTo(s_job);
-        const QStringList args{QStringLiteral("--url"),
-                               QStringLiteral("redis://127.0.0.1:%1").arg(proxy.port()),
-                               QStringLiteral("queue"),
-                               QStringLiteral("requeue"),
-                               QString::fromLatin1(s_queue),
-                               QStringLiteral("--job"),
-                               QString::fromLatin1(s_job)};
+        const QStringList args{
+            QStringLiteral("--url"),      QStringLiteral("redis://127.0.0.1:%1").arg(proxy.port()),
+            QStringLiteral("queue"),      QStringLiteral("requeue"),
+            QString::fromLatin1(s_queue), QStringLiteral("--job"),
+            QString::fromLatin1(s_job)};
         const test::CliRun run = test::runCli(QStringLiteral(GATEHOUSE_CLI), args, env, 20000);
         qInfo("%s", qPrintable(run.err.trimmed()));
         QCOMPARE(run.exitCode, 1);

@@ -88,10 +88,10 @@ void SnapshotCommand::printTick(const Snapshot &s)
         // Keys this user may not list or read: what could be read is printed,
         // but it is not everything there is (README, "Permissions").
         if (!s.server.complete)
-            QTextStream(stderr) << "gatehouse-cli: incomplete: "
-                                << s.server.notes.filter(QLatin1String("NOPERM"))
-                                       .join(QLatin1Char(' '))
-                                << Qt::endl;
+            QTextStream(stderr)
+                << "gatehouse-cli: incomplete: "
+                << s.server.notes.filter(QLatin1String("NOPERM")).join(QLatin1Char(' '))
+                << Qt::endl;
         done(s.server.complete ? ExitOk : ExitFailure);
         return;
     }

@@ -195,7 +195,7 @@ private:
     QElapsedTimer m_clock;
     QByteArray m_cutMarker;   // armed by cutOnReplyTo(); cleared once seen
     QByteArray m_stallMarker; // armed by stallOn(); cleared once seen
-    std::list<Pipe> m_pipes; // std::list: a Pipe's address is stable
+    std::list<Pipe> m_pipes;  // std::list: a Pipe's address is stable
     int m_delayMs = 0;
     bool m_stalled = false;
     bool m_refusing = false;

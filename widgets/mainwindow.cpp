@@ -951,11 +951,12 @@ void MainWindow::showBanner(BannerKind kind, const QString &title, const QString
     }
     // Connection: red, until the connection is back or another is made.
     // Action: amber, until dismissed or the next action's outcome.
-    m_banner->setStyleSheet(kind == BannerKind::Connection
-                                ? QStringLiteral("#faultBanner { background: #fdecea; "
-                                                 "border: 1px solid #d93025; border-radius: 4px; }")
-                                : QStringLiteral("#faultBanner { background: #fef7e0; "
-                                                 "border: 1px solid #f9ab00; border-radius: 4px; }"));
+    m_banner->setStyleSheet(
+        kind == BannerKind::Connection
+            ? QStringLiteral("#faultBanner { background: #fdecea; "
+                             "border: 1px solid #d93025; border-radius: 4px; }")
+            : QStringLiteral("#faultBanner { background: #fef7e0; "
+                             "border: 1px solid #f9ab00; border-radius: 4px; }"));
     m_bannerConnect->setVisible(kind == BannerKind::Connection);
     m_bannerDismiss->setVisible(kind == BannerKind::Action);
     m_bannerText->setText(
@@ -1011,8 +1012,8 @@ void MainWindow::showState(RedisConnection::State state, const QString &message)
                          || message.contains(QLatin1String("CA file")));
     if (state == RedisConnection::State::Failed && auth) {
         text = tr("Authentication failed");
-        showBanner(BannerKind::Connection,
-                   tr("Not connected: the server refused the credentials."), message,
+        const QString title = tr("Not connected: the server refused the credentials.");
+        showBanner(BannerKind::Connection, title, message,
                    tr("Check the user name and password in File › Connect… (or --user/--pass, "
                       "REDISCLI_AUTH); for an ACL user, check that it is enabled and may "
                       "AUTH. Nothing below is a reading until the connection is "

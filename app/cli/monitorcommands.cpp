@@ -51,8 +51,19 @@ void SnapshotCommand::onReady()
     connect(m_monitor.get(), &Monitor::failed, this, [this](const QString &m) { fail(m); });
     connect(m_monitor.get(), &Monitor::discoveryFinished, this, [this](bool) {
         m_discovered = true;
+        m_progress.start();
         m_monitor->refreshNow(); // every object read after the scan, in one tick
     });
+    if (!m_watch) {
+        m_progress.start();
+        const auto progressed = [this] {
+            m_progress.start();
+        };
+        connect(m_monitor.get(), &Monitor::discoveryProgress, this, progressed);
+        m_silenceCheck.setInterval(1000);
+        connect(&m_silenceCheck, &QTimer::timeout, this, &SnapshotCommand::checkSilence);
+        m_silenceCheck.start();
+    }
     connect(m_monitor.get(), &Monitor::tickFinished, this, &SnapshotCommand::printTick);
     connect(m_monitor.get(), &Monitor::tickOverdue, this, [this](const Snapshot &s) {
         if (m_watch)
@@ -77,10 +88,10 @@ void SnapshotCommand::printTick(const Snapshot &s)
         // Keys this user may not list or read: what could be read is printed,
         // but it is not everything there is (README, "Permissions").
         if (!s.server.complete)
-            QTextStream(stderr) << "gatehouse-cli: incomplete: "
-                                << s.server.notes.filter(QLatin1String("NOPERM"))
-                                       .join(QLatin1Char(' '))
-                                << Qt::endl;
+            QTextStream(stderr)
+                << "gatehouse-cli: incomplete: "
+                << s.server.notes.filter(QLatin1String("NOPERM")).join(QLatin1Char(' '))
+                << Qt::endl;
         done(s.server.complete ? ExitOk : ExitFailure);
         return;
     }
@@ -95,6 +106,26 @@ void SnapshotCommand::printTick(const Snapshot &s)
         done(ExitOk);
 }
 
+void SnapshotCommand::checkSilence()
+{
+    // As long as an action waits for its reply (ActionEngine): a reading of
+    // tens of thousands of objects takes about a second; SCAN reports progress.
+    constexpr qint64 limitMs = 10000;
+    qint64 silentMs = m_progress.elapsed();
+    if (const qint64 reply = m_monitor->replyAgeMs(); m_discovered && reply >= 0)
+        silentMs = std::min(silentMs, reply);
+    if (silentMs < limitMs)
+        return;
+    m_silenceCheck.stop();
+    fail(QStringLiteral("%1 stopped answering: no reply for %2 s %3 (the server is stopped, "
+                        "asleep in DEBUG SLEEP or busy with a long script, or the network "
+                        "stalls); no snapshot was printed.")
+             .arg(client().endpoint().address())
+             .arg(limitMs / 1000)
+             .arg(m_discovered ? QStringLiteral("while reading")
+                               : QStringLiteral("while scanning")));
+}
+
 void SnapshotCommand::onConnectionLost(const QString &why)
 {
     m_lost = true;
@@ -107,7 +138,8 @@ void SnapshotCommand::onConnectionLost(const QString &why)
                                 {QStringLiteral("message"), why}};
         out << QJsonDocument(event).toJson(QJsonDocument::Compact) << '\n';
     } else {
-        out << now.toString(Qt::ISODateWithMs) << " connection lost: " << why << " Reconnecting.\n";
+        out << now.toString(Qt::ISODateWithMs) << " connection lost: " << why;
+        out << " Reconnecting.\n";
     }
     out.flush();
 }
@@ -161,16 +193,16 @@ void SnapshotCommand::printWatchLine(const Snapshot &s)
     // clock estimated from the local one), so the lines do not repeat a time.
     const qint64 at = stale > 0 ? QDateTime::currentMSecsSinceEpoch() + s.server.clockOffsetMs
                                 : s.server.timeMs;
-    QTextStream(stdout)
-        << QDateTime::fromMSecsSinceEpoch(at).toUTC().toString(Qt::ISODateWithMs)
-        << " limiters=" << limiters << " full=" << full << " locks=" << locks
-        << " tokens=" << tokens << " queues=" << queues << " queued=" << length
-        << " inFlight=" << inFlight << " stuck=" << stuck
-        << " events=" << (s.server.eventsLive ? "live" : "polling");
+    QTextStream(stdout) << QDateTime::fromMSecsSinceEpoch(at).toUTC().toString(Qt::ISODateWithMs)
+                        << " limiters=" << limiters << " full=" << full << " locks=" << locks
+                        << " tokens=" << tokens << " queues=" << queues << " queued=" << length
+                        << " inFlight=" << inFlight << " stuck=" << stuck
+                        << " events=" << (s.server.eventsLive ? "live" : "polling");
     if (stale > 0) {
         QTextStream(stdout) << " STALE objects=" << stale << " since="
-                            << QDateTime::fromMSecsSinceEpoch(staleSince).toUTC().toString(
-                                   QStringLiteral("HH:mm:ss.zzz'Z'"))
+                            << QDateTime::fromMSecsSinceEpoch(staleSince)
+                                   .toUTC()
+                                   .toString(QStringLiteral("HH:mm:ss.zzz'Z'"))
                             << " lastReadingAge=" << ms(s.server.lastReadingAgeMs);
     }
     QTextStream(stdout) << '\n';

@@ -6,6 +6,9 @@
 #include <monitor/discovery.h>
 #include <monitor/monitor.h>
 
+#include <QElapsedTimer>
+#include <QTimer>
+
 #include <memory>
 
 namespace gatehouse::cli {
@@ -30,8 +33,13 @@ private:
     void printTick(const Snapshot &snapshot);
     void printText(const Snapshot &snapshot);
     void printWatchLine(const Snapshot &snapshot);
+    // snapshot: a server that stops answering (stopped, DEBUG SLEEP, a stalled
+    // network: the socket stays open) ends the run with a sentence, not a hang.
+    void checkSilence();
 
     Monitor::Options m_options;
+    QTimer m_silenceCheck;    // snapshot only, every second
+    QElapsedTimer m_progress; // since the last scan progress
     std::unique_ptr<Monitor> m_monitor;
     bool m_json = false;
     bool m_watch = false;

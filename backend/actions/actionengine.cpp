@@ -11,6 +11,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QPointer>
+#include <QRegularExpression>
 #include <QStandardPaths>
 #include <QTimer>
 
@@ -187,8 +188,15 @@ ActionOutcome ActionEngine::interpret(const ScriptCall &call, const RedisValue &
                                          "\"%3\" before trying again.")
                               .arg(call.action, why, key);
         } else {
+            // "Not connected to X: <why>. Next attempt in 87 ms." is the
+            // connection's sentence; the operator needs why, and that nothing ran.
+            static const QRegularExpression noise(QStringLiteral(
+                "^(Not sent: |Not connected to [^ ]+: )|\\s*Next attempt in \\d+ ms\\.$"));
+            why.remove(noise);
             out.result = R::Failed;
-            out.message = QStringLiteral("%1 was not sent: %2").arg(call.action, why);
+            out.message = QStringLiteral("%1 was not sent, so nothing ran: %2 Try again once the "
+                                         "connection is back.")
+                              .arg(call.action, why);
         }
         return out;
     }

@@ -694,7 +694,7 @@ void Monitor::publish()
     Snapshot s;
     s.sequence = ++m_sequence;
     s.server = m_server;
-    s.server.lastReadingAgeMs = m_lastReplyAtMs < 0 ? -1 : m_clock.elapsed() - m_lastReplyAtMs;
+    s.server.lastReadingAgeMs = replyAgeMs();
     s.server.notes << m_permissionNotes;
     s.server.permissions = m_missingPermissions;
     s.server.complete = m_complete;

@@ -67,6 +67,11 @@ public:
     void setDetailKey(const QByteArray &key);
 
     Snapshot snapshot() const { return m_snapshot; }
+    // Local ms since the last reply to a reading arrived; -1 before the first.
+    qint64 replyAgeMs() const
+    {
+        return m_lastReplyAtMs < 0 ? -1 : m_clock.elapsed() - m_lastReplyAtMs;
+    }
     const Options &options() const { return m_options; }
     Discovery *discovery() const { return m_discovery.get(); }
 

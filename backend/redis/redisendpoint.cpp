@@ -133,8 +133,9 @@ QString RedisEndpoint::address() const
 QString RedisEndpoint::displayUrl() const
 {
     if (transport == Transport::Unix) {
-        QString url = QStringLiteral("unix://")
-            + QString::fromUtf8(QUrl::toPercentEncoding(socketPath, QByteArrayLiteral("/")));
+        QString url
+            = QStringLiteral("unix://")
+              + QString::fromUtf8(QUrl::toPercentEncoding(socketPath, QByteArrayLiteral("/")));
         if (db != 0)
             url += QStringLiteral("?db=%1").arg(db);
         return url;
@@ -145,9 +146,9 @@ QString RedisEndpoint::displayUrl() const
         url += QString::fromUtf8(QUrl::toPercentEncoding(user)) + QLatin1Char('@');
     // An IPv6 zone ("fe80::1%eth0") is written "%25eth0" in a URL.
     url += host.contains(QLatin1Char(':'))
-        ? QLatin1Char('[') + QString(host).replace(QLatin1Char('%'), QLatin1String("%25"))
-            + QLatin1String("]:") + QString::number(port)
-        : address();
+               ? QLatin1Char('[') + QString(host).replace(QLatin1Char('%'), QLatin1String("%25"))
+                     + QLatin1String("]:") + QString::number(port)
+               : address();
     if (db != 0)
         url += QLatin1Char('/') + QString::number(db);
     return url;

@@ -25,11 +25,11 @@
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QSignalSpy>
 #include <QStatusBar>
 #include <QTableView>
 #include <QTableWidget>
 #include <QTemporaryDir>
-#include <QSignalSpy>
 #include <QTest>
 #include <QTimer>
 
@@ -230,7 +230,8 @@ private slots:
         QVERIFY2(counts->text().contains(QLatin1String("INFO is not permitted")),
                  qPrintable(counts->text()));
         QVERIFY2(counts->text().contains(QLatin1String("<br>")), qPrintable(counts->text()));
-        QVERIFY2(!counts->text().contains(QLatin1String("&lt;br&gt;")), qPrintable(counts->text()));
+        const QString text = counts->text();
+        QVERIFY2(!text.contains(QLatin1String("&lt;br&gt;")), qPrintable(text));
     }
 
     // A stopped server: rows greyed, "stale since" in the tooltip; back when it runs.
@@ -354,8 +355,8 @@ private slots:
                  qPrintable(c.window->statusBar()->currentMessage()));
         // Exactly once: back in the queue (the script ran) or still in flight.
         qint64 n = 0;
-        for (const QByteArray &key : {QByteArray("sim:jobs:mail"),
-                                     QByteArray("sim:jobs:mail:processing")}) {
+        for (const QByteArray &key :
+             {QByteArray("sim:jobs:mail"), QByteArray("sim:jobs:mail:processing")}) {
             const RedisValue items = call(*m_client, {"LRANGE", key, "0", "-1"});
             for (const RedisValue &v : items.elements())
                 n += v.bytes() == job ? 1 : 0;

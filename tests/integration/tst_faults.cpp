@@ -94,6 +94,7 @@ struct Rig
                        got = true;
                    });
         waitUntil([&] { return got; }, 10000);
+        qInfo("requeue: %s", qPrintable(out.message));
         return out;
     }
 
@@ -212,7 +213,8 @@ private slots:
         qInfo("kill -9: stale after %lld ms", down.elapsed());
         const ActionOutcome out = rig.requeue();
         QCOMPARE(out.result, ActionOutcome::Result::Failed);
-        QVERIFY2(out.message.contains(QLatin1String("not sent")), qPrintable(out.message));
+        QVERIFY2(out.message.contains(QLatin1String("not sent, so nothing ran")),
+                 qPrintable(out.message));
         // Down for 3 s: the retries back off to their 1 s cap before it is back.
         waitUntil([] { return false; }, int(std::max<qint64>(0, 3000 - down.elapsed())));
         QVERIFY(rig.client.state() != RedisConnection::State::Ready);
@@ -279,11 +281,12 @@ private slots:
         family.key = "sim:code:";
         ActionOutcome issued;
         bool got = false;
-        rig.engine.run(TokenFamilyUnit::issue(family, TokenFamilyUnit::newToken(), "{}", 60), false,
-                       this, [&](const ActionOutcome &o) {
-                           issued = o;
-                           got = true;
-                       });
+        const ScriptCall issue
+            = TokenFamilyUnit::issue(family, TokenFamilyUnit::newToken(), "{}", 60);
+        rig.engine.run(issue, false, this, [&](const ActionOutcome &o) {
+            issued = o;
+            got = true;
+        });
         QVERIFY(waitUntil([&] { return got; }, 5000));
         QCOMPARE(issued.result, ActionOutcome::Result::Failed);
         QVERIFY2(issued.message.contains(QLatin1String("OOM")), qPrintable(issued.message));
@@ -449,18 +452,19 @@ private slots:
         QByteArray out;
         connect(&cli, &QProcess::readyReadStandardOutput, this,
                 [&] { out += cli.readAllStandardOutput(); });
-        cli.start(QStringLiteral(GATEHOUSE_CLI),
-                  {QStringLiteral("--url"), m_server.url(), QStringLiteral("--profile"),
-                   QStringLiteral("demo"), QStringLiteral("watch"), QStringLiteral("--interval"),
-                   QString::number(s_intervalMs), QStringLiteral("--count"),
-                   QStringLiteral("10")});
+        const QStringList args{QStringLiteral("--url"),       m_server.url(),
+                               QStringLiteral("--profile"),   QStringLiteral("demo"),
+                               QStringLiteral("watch"),       QStringLiteral("--interval"),
+                               QString::number(s_intervalMs), QStringLiteral("--count"),
+                               QStringLiteral("10")};
+        cli.start(QStringLiteral(GATEHOUSE_CLI), args);
         QVERIFY(cli.waitForStarted());
         QVERIFY(waitUntil([&] { return out.count('\n') >= 2; }, 10000));
         m_server.kill();
         QElapsedTimer down;
         down.start();
-        QVERIFY2(waitUntil([&] { return cli.state() == QProcess::NotRunning; }, 10 * s_intervalMs
-                                                                                     + 3000),
+        QVERIFY2(waitUntil([&] { return cli.state() == QProcess::NotRunning; },
+                           10 * s_intervalMs + 3000),
                  out.constData());
         qInfo("watch --count 10 with the server gone: ended %lld ms after the kill",
               down.elapsed());
@@ -470,6 +474,38 @@ private slots:
         QVERIFY2(out.contains("connection lost"), out.constData());
         QVERIFY2(out.contains("STALE"), out.constData());
         QVERIFY(!out.contains("reconnected after"));
+    }
+
+    // gatehouse-cli snapshot against a server that stops answering with the
+    // connection open: exit 1 with a sentence after 10 s, never a hang.
+    void cliSnapshotServerSilent_data()
+    {
+        QTest::addColumn<QByteArray>("marker");
+        QTest::addColumn<QString>("stage");
+        QTest::newRow("scan") << QByteArray("SCAN") << QStringLiteral("while scanning");
+        QTest::newRow("reading") << QByteArray("LLEN") << QStringLiteral("while reading");
+    }
+    void cliSnapshotServerSilent()
+    {
+        QFETCH(QByteArray, marker);
+        QFETCH(QString, stage);
+        test::TcpProxy proxy(m_server.port());
+        QVERIFY(proxy.start());
+        proxy.stallOn(marker);
+        QElapsedTimer took;
+        took.start();
+        const test::CliRun run = test::runCli(
+            QStringLiteral(GATEHOUSE_CLI),
+            {QStringLiteral("--url"), QStringLiteral("redis://127.0.0.1:%1").arg(proxy.port()),
+             QStringLiteral("--profile"), QStringLiteral("demo"), QStringLiteral("snapshot")},
+            {}, 30000);
+        qInfo("snapshot, stalled at %s: exit %d after %lld ms: %s", marker.constData(),
+              run.exitCode, took.elapsed(), qPrintable(run.err.trimmed()));
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(run.err.contains(QLatin1String("stopped answering")), qPrintable(run.err));
+        QVERIFY2(run.err.contains(stage), qPrintable(run.err));
+        QVERIFY(run.out.isEmpty());
+        QVERIFY(took.elapsed() < 15000);
     }
 
     // gatehouse-cli queue requeue whose reply is lost after the script ran:
@@ -483,8 +519,8 @@ private slots:
         // Another job first, straight to the server: the script is then in
         // the server's cache, so the cut request is the one that runs it.
         QCOMPARE(call(*m_admin, {"RPUSH", s_processing, "warm"}).toInteger(), 2);
-        const QStringList direct{QStringLiteral("--url"), m_server.url(),
-                                 QStringLiteral("queue"), QStringLiteral("requeue"),
+        const QStringList direct{QStringLiteral("--url"),      m_server.url(),
+                                 QStringLiteral("queue"),      QStringLiteral("requeue"),
                                  QString::fromLatin1(s_queue), QStringLiteral("--job"),
                                  QStringLiteral("warm")};
         const test::CliRun warm = test::runCli(QStringLiteral(GATEHOUSE_CLI), direct, env);
@@ -493,13 +529,11 @@ private slots:
         test::TcpProxy proxy(m_server.port());
         QVERIFY(proxy.start());
         proxy.cutOnReplyTo(s_job);
-        const QStringList args{QStringLiteral("--url"),
-                               QStringLiteral("redis://127.0.0.1:%1").arg(proxy.port()),
-                               QStringLiteral("queue"),
-                               QStringLiteral("requeue"),
-                               QString::fromLatin1(s_queue),
-                               QStringLiteral("--job"),
-                               QString::fromLatin1(s_job)};
+        const QStringList args{
+            QStringLiteral("--url"),      QStringLiteral("redis://127.0.0.1:%1").arg(proxy.port()),
+            QStringLiteral("queue"),      QStringLiteral("requeue"),
+            QString::fromLatin1(s_queue), QStringLiteral("--job"),
+            QString::fromLatin1(s_job)};
         const test::CliRun run = test::runCli(QStringLiteral(GATEHOUSE_CLI), args, env, 20000);
         qInfo("%s", qPrintable(run.err.trimmed()));
         QCOMPARE(run.exitCode, 1);

@@ -38,6 +38,7 @@ public:
     void setDelay(int ms) { m_delayMs = ms; }
     void setRefusing(bool on) { m_refusing = on; }
     void setCutMarker(const QByteArray &marker) { m_cutMarker = marker; }
+    void setStallMarker(const QByteArray &marker) { m_stallMarker = marker; }
     void setStalled(bool on)
     {
         m_stalled = on;
@@ -139,6 +140,10 @@ private:
     {
         QByteArray &held = toUpstream ? p.toUpstream : p.toClient;
         held += bytes;
+        if (toUpstream && !m_stallMarker.isEmpty() && held.contains(m_stallMarker)) {
+            m_stalled = true; // this request stays here, and all after it
+            m_stallMarker.clear();
+        }
         if (m_stalled || (toUpstream && !p.upstreamConnected) || held.isEmpty())
             return;
         if (toUpstream && !m_cutMarker.isEmpty() && held.contains(m_cutMarker)) {
@@ -188,8 +193,9 @@ private:
     quint16 m_target;
     QTcpServer *m_server = nullptr;
     QElapsedTimer m_clock;
-    QByteArray m_cutMarker;  // armed by cutOnReplyTo(); cleared once seen
-    std::list<Pipe> m_pipes; // std::list: a Pipe's address is stable
+    QByteArray m_cutMarker;   // armed by cutOnReplyTo(); cleared once seen
+    QByteArray m_stallMarker; // armed by stallOn(); cleared once seen
+    std::list<Pipe> m_pipes;  // std::list: a Pipe's address is stable
     int m_delayMs = 0;
     bool m_stalled = false;
     bool m_refusing = false;
@@ -268,6 +274,15 @@ void TcpProxy::cutOnReplyTo(const QByteArray &marker)
     Internal::ProxyWorker *w = m_worker;
     onWorker(w, [w, marker] {
         w->setCutMarker(marker);
+        return true;
+    });
+}
+
+void TcpProxy::stallOn(const QByteArray &marker)
+{
+    Internal::ProxyWorker *w = m_worker;
+    onWorker(w, [w, marker] {
+        w->setStallMarker(marker);
         return true;
     });
 }

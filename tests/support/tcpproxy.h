@@ -40,6 +40,9 @@ public:
     // when the server answers on that connection, the answer is dropped and
     // every connection cut: the request ran, its client never learns it.
     void cutOnReplyTo(const QByteArray &marker);
+    // Stalls (as setStalled(true)) when bytes sent to the server contain
+    // marker, before forwarding them: the server never sees that request.
+    void stallOn(const QByteArray &marker);
     // Refuse (close at once) new connections, as a server that is down.
     void setRefusing(bool on);
     int connectionCount() const;

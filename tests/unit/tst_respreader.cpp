@@ -129,9 +129,10 @@ private slots:
         reader.reset();
         reader.feed(QByteArray("*3\r\n:1\r\n*2\r\n$1\r\na\r\n$-1\r\n*0\r\n"));
         QCOMPARE(reader.next(&v), RespReader::Result::Reply);
-        QCOMPARE(v, RedisValue::array({RedisValue::integer(1),
-                                       RedisValue::array({RedisValue::bulk("a"), RedisValue::nil()}),
-                                       RedisValue::array({})}));
+        QCOMPARE(v,
+                 RedisValue::array({RedisValue::integer(1),
+                                    RedisValue::array({RedisValue::bulk("a"), RedisValue::nil()}),
+                                    RedisValue::array({})}));
     }
 
     void protocolErrorThenReset()

@@ -7,10 +7,12 @@
 
 #include <actions/actionengine.h>
 #include <monitor/monitor.h>
-#include <patterns/limiterreset.h>
-#include <patterns/lockunit.h>
-#include <patterns/reliablequeueunit.h>
-#include <patterns/tokenfamilyunit.h>
+#include <patterns/limiters.h>
+#include <patterns/lock/lockunit.h>
+#include <patterns/patternregistry.h>
+#include <patterns/reliable-queue/reliablequeueunit.h>
+#include <patterns/resource-consumer/resourceconsumerunit.h>
+#include <patterns/token-family/tokenfamilyunit.h>
 #include <redis/redisclient.h>
 
 #include <QAction>
@@ -452,12 +454,12 @@ QWidget *MainWindow::buildLocks()
     layout->addWidget(makeTable(QStringLiteral("lock"), w), 1);
     connect(release, &QPushButton::clicked, this, [this] {
         const ObjectState *s = selected(QStringLiteral("lock"));
-        if (s && s->object.kind == PatternKind::Lock && s->reading.isOk())
+        if (s && s->object.kind == LockUnit::Kind && s->reading.isOk())
             act(LockUnit::forceRelease(s->object, s->reading.token));
     });
     connect(extend, &QPushButton::clicked, this, [this] {
         const ObjectState *s = selected(QStringLiteral("lock"));
-        if (s && s->object.kind == PatternKind::Lock && s->reading.isOk())
+        if (s && s->object.kind == LockUnit::Kind && s->reading.isOk())
             act(LockUnit::extend(s->object, s->reading.token, m_extendTtl->value()));
     });
     return w;
@@ -487,7 +489,7 @@ QWidget *MainWindow::buildTokens()
             return;
         QList<QByteArray> families;
         for (const ObjectState &o : std::as_const(m_snapshot.objects)) {
-            if (o.object.kind == PatternKind::TokenFamily)
+            if (o.object.kind == TokenFamilyUnit::Kind)
                 families << o.object.key;
         }
         act(TokenFamilyUnit::revoke(key, families));
@@ -674,7 +676,7 @@ void MainWindow::updateConsumers()
 {
     m_consumers->clear();
     const ObjectState *s = selected(QStringLiteral("limiter"));
-    if (!s || s->object.kind != PatternKind::ResourceConsumer || !s->object.parent.isEmpty()) {
+    if (!s || s->object.kind != ResourceConsumerUnit::Kind || !s->object.parent.isEmpty()) {
         m_consumers->hide();
         return;
     }
@@ -744,7 +746,7 @@ void MainWindow::issueToken()
 {
     QStringList families;
     for (const ObjectState &o : std::as_const(m_snapshot.objects)) {
-        if (o.object.kind == PatternKind::TokenFamily && !o.object.countedTokens)
+        if (o.object.kind == TokenFamilyUnit::Kind && !o.object.countedTokens)
             families << QString::fromUtf8(o.object.key);
     }
     TokenDialog dialog(families, this);
@@ -752,7 +754,7 @@ void MainWindow::issueToken()
     if (dialog.exec() != QDialog::Accepted)
         return;
     PatternObject family;
-    family.kind = PatternKind::TokenFamily;
+    family.kind = TokenFamilyUnit::Kind;
     family.key = dialog.family();
     const QByteArray token = TokenFamilyUnit::newToken();
     const ScriptCall call

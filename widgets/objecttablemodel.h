@@ -2,23 +2,24 @@
 #pragma once
 
 #include <monitor/snapshot.h>
+#include <patterns/patternregistry.h>
 
 #include <QAbstractTableModel>
 #include <QHash>
 
 namespace gatehouse {
 
-// The rows of one section of the snapshot (limiters, locks, token families or
-// queues). applySnapshot() updates incrementally: new instances are inserted
-// at the end, changed ones emit dataChanged for their row; the model is reset
-// only by clear() (a new connection).
+// The rows of one section of the snapshot (limiters, locks, token families,
+// queues, ...), its columns the section's patterns' (SectionColumns). applySnapshot() updates
+// incrementally: new instances are inserted at the end, changed ones emit dataChanged for their
+// row; the model is reset only by clear() (a new connection).
 class ObjectTableModel : public QAbstractTableModel
 {
     Q_OBJECT
 public:
     enum Role {
         KeyRole = Qt::UserRole + 1, // QByteArray: the instance's key
-        KindRole,                   // int: PatternKind
+        KindRole,                   // QString: the pattern's id
         SortRole,                   // a number or string to sort by
         GoneRole,                   // bool
         StaleRole,                  // bool: the reading could not be refreshed for two ticks
@@ -45,18 +46,14 @@ public:
 private:
     void timeColumnsChanged();
 
-    QVariant display(const ObjectState &s, int column) const;
-    QVariant sortValue(const ObjectState &s, int column) const;
+    qint64 now() const { return std::max(m_nowMs, m_serverTimeMs); }
 
     QString m_section;
-    QList<PatternKind> m_kinds; // the patterns of this section
-    QStringList m_headers;
+    SectionColumns m_columns;
     QList<ObjectList::Ptr> m_states; // shared with the snapshots
     QHash<QByteArray, int> m_rows;
     qint64 m_serverTimeMs = 0; // the snapshot's reading time
     qint64 m_nowMs = 0;        // the server's time now, for live countdowns
 };
-
-QString formatMs(qint64 ms);
 
 } // namespace gatehouse

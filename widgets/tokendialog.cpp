@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "tokendialog.h"
 
-#include <patterns/tokenfamilyunit.h>
+#include <patterns/token-family/tokenfamilyunit.h>
 
 #include <QClipboard>
 #include <QComboBox>

@@ -3,85 +3,61 @@
 
 #include "exitcodes.h"
 
-#include <patterns/limiterreset.h>
-#include <patterns/lockunit.h>
-#include <patterns/reliablequeueunit.h>
-#include <patterns/tokenfamilyunit.h>
+#include <patterns/patternregistry.h>
 
 #include <QTextStream>
 
 namespace gatehouse::cli {
 
 namespace {
-constexpr int s_stuckBatch = 100; // jobs per queue_requeue_stuck call
-
-QString w(const ActionCommand::Request &r, int i)
+QString what(const ActionCommand::Request &r)
 {
-    return r.words.value(i);
+    return r.words.value(0) + QLatin1Char(' ') + r.words.value(1);
 }
 } // namespace
 
+QList<std::pair<const PatternUnit *, PatternAction>>
+ActionCommand::candidates(const Request &request)
+{
+    QList<std::pair<const PatternUnit *, PatternAction>> found;
+    for (const PatternUnit *unit : PatternRegistry::instance().unitsIn(request.words.value(0))) {
+        for (const PatternAction &a : unit->actions()) {
+            if (a.verb == request.words.value(1))
+                found.append({unit, a});
+        }
+    }
+    return found;
+}
+
 QString ActionCommand::validate(const Request &r)
 {
-    const QString noun = w(r, 0);
-    const QString verb = w(r, 1);
-    const QString what = noun + QLatin1Char(' ') + verb;
-    const int args = int(r.words.size()) - 2;
-    auto needs = [&](int n, const char *argName) -> QString {
-        if (args != n)
-            return QStringLiteral("%1 takes %2.").arg(what, QLatin1String(argName));
-        return {};
-    };
-    if (what == QLatin1String("lock release")) {
-        if (QString e = needs(1, "one KEY"); !e.isEmpty())
-            return e;
-        return r.token.isEmpty() ? QStringLiteral("lock release needs --token T: the token you "
-                                                  "saw holding the lock.")
-                                 : QString();
+    if (what(r) == QLatin1String("events enable"))
+        return r.words.size() == 2 ? QString()
+                                   : QStringLiteral("events enable takes no arguments.");
+    const auto found = candidates(r);
+    if (found.isEmpty())
+        return QStringLiteral("Unknown action \"%1\".").arg(r.words.join(QLatin1Char(' ')));
+    const PatternAction &action = found.first().second;
+    if (r.words.size() != 3)
+        return QStringLiteral("%1 takes one %2.")
+            .arg(what(r), action.usage.section(QLatin1Char(' '), 2, 2));
+    for (auto it = r.inputs.cbegin(); it != r.inputs.cend(); ++it) {
+        const bool known = std::any_of(action.inputs.cbegin(), action.inputs.cend(),
+                                       [&](const ActionInput &in) { return in.id == it.key(); });
+        if (!known)
+            return QStringLiteral("%1 takes no --%2 (usage: %3).")
+                .arg(what(r), it.key(), action.usage);
     }
-    if (what == QLatin1String("lock extend")) {
-        if (QString e = needs(1, "one KEY"); !e.isEmpty())
-            return e;
-        if (r.token.isEmpty() || r.ttl <= 0)
-            return QStringLiteral("lock extend needs --token T and --ttl MS (> 0).");
-        if (r.ttl > LockUnit::MaxExtendMs)
-            return QStringLiteral("lock extend --ttl is at most %1 ms (7 days); got %2.")
-                .arg(LockUnit::MaxExtendMs)
-                .arg(r.ttl);
-        return {};
+    // The inputs (the target's layout is checked by the call, once it is known).
+    ActionRequest request;
+    request.target = r.words.value(2).toUtf8();
+    request.object.key = request.target;
+    request.inputs = r.inputs;
+    if (action.check) {
+        if (const QString problem = action.check(request); !problem.isEmpty())
+            return problem;
     }
-    if (what == QLatin1String("queue requeue")) {
-        if (QString e = needs(1, "one QUEUE"); !e.isEmpty())
-            return e;
-        if (r.job.isEmpty() == !r.stuck)
-            return QStringLiteral("queue requeue needs either --job VALUE or --stuck.");
-        return {};
-    }
-    if (what == QLatin1String("queue dead-letter")) {
-        if (QString e = needs(1, "one QUEUE"); !e.isEmpty())
-            return e;
-        return r.job.isEmpty() ? QStringLiteral("queue dead-letter needs --job VALUE.") : QString();
-    }
-    if (what == QLatin1String("token issue")) {
-        if (QString e = needs(1, "one FAMILY prefix"); !e.isEmpty())
-            return e;
-        if (QString e = TokenFamilyUnit::familyProblem(w(r, 2).toUtf8()); !e.isEmpty())
-            return e;
-        if (QString e = TokenFamilyUnit::ttlProblem(r.ttl); !e.isEmpty())
-            return QStringLiteral("token issue --ttl: ") + e;
-        if (r.valueSet) {
-            if (QString e = TokenFamilyUnit::payloadProblem(r.value); !e.isEmpty())
-                return QStringLiteral("--value: ") + e;
-        }
-        return {};
-    }
-    if (what == QLatin1String("token revoke"))
-        return needs(1, "one KEY");
-    if (what == QLatin1String("limiter reset"))
-        return needs(1, "one KEY");
-    if (what == QLatin1String("events enable"))
-        return needs(0, "no arguments");
-    return QStringLiteral("Unknown action \"%1\".").arg(r.words.join(QLatin1Char(' ')));
+    return {};
 }
 
 ActionCommand::ActionCommand(const RedisEndpoint &endpoint, Request request, QObject *parent)
@@ -89,28 +65,32 @@ ActionCommand::ActionCommand(const RedisEndpoint &endpoint, Request request, QOb
     , m_request(std::move(request))
 {}
 
-PatternObject ActionCommand::objectFor(PatternKind kind, const QByteArray &key,
-                                       QString *mismatch) const
+ActionRequest ActionCommand::requestFor(const PatternUnit &unit, const QByteArray &key,
+                                        QString *mismatch) const
 {
+    ActionRequest request;
+    request.target = key;
+    request.inputs = m_request.inputs;
     if (m_request.profile) {
+        for (const ProfileRule &rule : m_request.profile->rules) {
+            if (PatternUnit::of(rule.kind).keyField() == QLatin1String("prefix"))
+                request.families << rule.prefix;
+        }
         if (std::optional<PatternObject> o = m_request.profile->objectFor(key)) {
-            if (patternSection(o->kind) == patternSection(kind))
-                return *o;
+            const PatternUnit &said = PatternUnit::of(o->kind);
+            if (said.section().id == unit.section().id) {
+                request.object = *o;
+                return request;
+            }
             if (mismatch)
                 *mismatch = QStringLiteral("profile \"%1\" says \"%2\" is a %3, not a %4.")
                                 .arg(m_request.profile->name, printableBytes(key, 80),
-                                     patternId(o->kind), patternSection(kind));
+                                     patternId(o->kind), unit.section().singular);
         }
     }
     // Without a profile rule: the conventional key names (README, "Profiles").
-    PatternObject o;
-    o.kind = kind;
-    o.key = key;
-    if (kind == PatternKind::SlidingWindow)
-        o.related = {key + ":retry"};
-    if (kind == PatternKind::ReliableQueue)
-        o.related = {key + ":processing", key + ":claims", key + ":dead"};
-    return o;
+    request.object = unit.conventionalObject(key);
+    return request;
 }
 
 void ActionCommand::onReady()
@@ -120,58 +100,7 @@ void ActionCommand::onReady()
     if (!m_request.auditLog.isEmpty())
         m_engine->setAuditLogPath(m_request.auditLog);
 
-    const QString what = w(m_request, 0) + QLatin1Char(' ') + w(m_request, 1);
-    const QByteArray arg = w(m_request, 2).toUtf8();
-    QString mismatch;
-    if (what == QLatin1String("lock release")) {
-        ScriptCall call
-            = LockUnit::forceRelease(objectFor(PatternKind::Lock, arg, &mismatch), m_request.token);
-        call.refusal = mismatch;
-        runCall(call);
-    } else if (what == QLatin1String("lock extend")) {
-        runCall(
-            LockUnit::extend(objectFor(PatternKind::Lock, arg), m_request.token, m_request.ttl));
-    } else if (what == QLatin1String("queue requeue")) {
-        const PatternObject queue = objectFor(PatternKind::ReliableQueue, arg);
-        if (!m_request.stuck) {
-            runCall(ReliableQueueUnit::requeue(queue, m_request.job));
-            return;
-        }
-        const qint64 olderThan
-            = m_request.olderThanMs >= 0 ? m_request.olderThanMs : queue.params.stuckAfterMs;
-        const ScriptCall call = ReliableQueueUnit::requeueStuck(queue, olderThan, s_stuckBatch);
-        if (!call.isValid()) {
-            fail(QStringLiteral("Queue \"%1\" has no claims set in the profile, so a single "
-                                "command cannot tell how long its jobs have been in flight; "
-                                "requeue them with --job, or from the console, which ages them "
-                                "from first sight.")
-                     .arg(QString::fromUtf8(arg)));
-            return;
-        }
-        requeueStuckLoop(call, 0);
-    } else if (what == QLatin1String("queue dead-letter")) {
-        ScriptCall call = ReliableQueueUnit::deadLetter(
-            objectFor(PatternKind::ReliableQueue, arg, &mismatch), m_request.job);
-        call.refusal = mismatch;
-        runCall(call);
-    } else if (what == QLatin1String("token issue")) {
-        PatternObject family;
-        family.kind = PatternKind::TokenFamily;
-        family.key = arg;
-        m_issuedToken = TokenFamilyUnit::newToken();
-        runCall(TokenFamilyUnit::issue(family, m_issuedToken, m_request.value, m_request.ttl));
-    } else if (what == QLatin1String("token revoke")) {
-        QList<QByteArray> families;
-        if (m_request.profile) {
-            for (const ProfileRule &rule : m_request.profile->rules) {
-                if (rule.kind == PatternKind::TokenFamily)
-                    families << rule.prefix;
-            }
-        }
-        runCall(TokenFamilyUnit::revoke(arg, families));
-    } else if (what == QLatin1String("limiter reset")) {
-        resetLimiter(arg);
-    } else if (what == QLatin1String("events enable")) {
+    if (what(m_request) == QLatin1String("events enable")) {
         client().command({"CONFIG", "GET", "notify-keyspace-events"}, this,
                          [this](const RedisValue &v) {
                              if (v.isError()) {
@@ -182,31 +111,73 @@ void ActionCommand::onReady()
                              runCall(ActionEngine::enableKeyspaceEvents(
                                  v.size() == 2 ? v.at(1).bytes() : QByteArray()));
                          });
-    }
-}
-
-void ActionCommand::resetLimiter(const QByteArray &key)
-{
-    QString mismatch;
-    if (m_request.profile && m_request.profile->objectFor(key)) {
-        ScriptCall call = limiterReset(objectFor(PatternKind::SlidingWindow, key, &mismatch));
-        if (!mismatch.isEmpty())
-            call.refusal = mismatch;
-        runCall(call);
         return;
     }
-    // No rule for it: the conventional layouts, told apart by the key's type
-    // (a counter is a STRING, a window a ZSET); the script checks it again.
-    client().command({"TYPE", key}, this, [this, key](const RedisValue &type) {
+    const auto found = candidates(m_request);
+    const QByteArray key = m_request.words.value(2).toUtf8();
+    // The profile's rule says which pattern the key is.
+    if (m_request.profile) {
+        if (std::optional<PatternObject> o = m_request.profile->objectFor(key)) {
+            for (const auto &[unit, action] : found) {
+                if (unit->kind() == o->kind) {
+                    act(*unit, action);
+                    return;
+                }
+            }
+        }
+    }
+    // One pattern offers it, or the action does not act on an existing key.
+    QList<QByteArray> types;
+    for (const auto &[unit, action] : found) {
+        if (!types.contains(unit->keyType()))
+            types << unit->keyType();
+    }
+    if (types.size() <= 1 || found.first().second.targetIsPrefix) {
+        act(*found.first().first, found.first().second);
+        return;
+    }
+    // No rule for it, and patterns of different types offer it (a counter is
+    // a STRING, a window a ZSET): told apart by the key's type; the script
+    // checks it again.
+    client().command({"TYPE", key}, this, [this, key, found](const RedisValue &type) {
         if (type.isError()) {
             fail(QStringLiteral("Cannot read the type of \"%1\": %2")
                      .arg(printableBytes(key, 80), type.errorMessage()));
             return;
         }
-        runCall(limiterReset(objectFor(type.bytes() == "string" ? PatternKind::FixedWindow
-                                                                : PatternKind::SlidingWindow,
-                                       key)));
+        for (const auto &[unit, action] : found) {
+            if (unit->keyType() == type.bytes()) {
+                act(*unit, action);
+                return;
+            }
+        }
+        act(*found.first().first, found.first().second); // refused by the script's type check
     });
+}
+
+void ActionCommand::act(const PatternUnit &unit, const PatternAction &action)
+{
+    const QByteArray key = m_request.words.value(2).toUtf8();
+    QString mismatch;
+    const ActionRequest request = requestFor(unit, key, &mismatch);
+    if (action.check) {
+        if (const QString problem = action.check(request); !problem.isEmpty()) {
+            fail(problem);
+            return;
+        }
+    }
+    ScriptCall call = action.build(request);
+    if (!call.isValid()) { // the target's layout does not allow it (no claims set)
+        fail(call.refusal);
+        return;
+    }
+    if (!mismatch.isEmpty() && call.refusal.isEmpty())
+        call.refusal = mismatch;
+    if (call.batch > 0 && !m_request.dryRun && !m_request.readOnly && !m_request.force) {
+        batchLoop(call, 0);
+        return;
+    }
+    runCall(call);
 }
 
 void ActionCommand::runCall(const ScriptCall &plain)
@@ -215,45 +186,35 @@ void ActionCommand::runCall(const ScriptCall &plain)
     if (m_request.force && !plain.isForceable()) {
         fail(QStringLiteral("%1 cannot be forced: its checks keep jobs, tokens and locks from "
                             "being lost.")
-                 .arg(w(m_request, 0) + QLatin1Char(' ') + w(m_request, 1)),
+                 .arg(what(m_request)),
              ExitUsage);
         return;
     }
+    if (!call.issued.isEmpty())
+        m_issuedToken = call.issued;
     if (m_request.dryRun)
         QTextStream(stdout) << ActionEngine::describe(call) << Qt::endl;
     m_engine->run(call, m_request.dryRun, this, [this](const ActionOutcome &o) { report(o); });
 }
 
-void ActionCommand::requeueStuckLoop(const ScriptCall &call, qint64 total)
+void ActionCommand::batchLoop(const ScriptCall &call, qint64 total)
 {
-    // Bounded batches, repeated until a batch finds nothing: the server is
-    // never blocked by one long script.
-    if (m_request.dryRun || m_request.readOnly) {
-        runCall(call);
-        return;
-    }
+    // Bounded batches, repeated until a batch finds less than a full one: the
+    // server is never blocked by one long script. Reply: {examined, done, ...}.
     m_engine->run(call, false, this, [this, call, total](const ActionOutcome &o) {
-        // A full batch may have left more; a short one means all were found.
-        // Reply: {claims examined, jobs requeued, jobs}. A full batch of claims
-        // may have left more; a short one means all were found.
-        const qint64 requeued = o.reply.size() == 3 ? o.reply.at(1).toInteger() : 0;
-        const bool more = o.reply.size() == 3 && o.reply.at(0).toInteger() >= s_stuckBatch;
+        const qint64 done = o.reply.size() >= 2 ? o.reply.at(1).toInteger() : 0;
+        const bool more = o.reply.size() >= 2 && o.reply.at(0).toInteger() >= call.batch;
         if (more
             && (o.result == ActionOutcome::Result::Done
                 || o.result == ActionOutcome::Result::NothingDone)) {
-            requeueStuckLoop(call, total + requeued);
+            batchLoop(call, total + done);
             return;
         }
-        if (o.result == ActionOutcome::Result::Done) {
-            ActionOutcome sum = o;
-            sum.message = QStringLiteral("Requeued %1 stuck jobs.").arg(total + requeued);
-            report(sum);
-            return;
-        }
-        if (o.result == ActionOutcome::Result::NothingDone && total > 0) {
+        if (o.result == ActionOutcome::Result::Done
+            || (o.result == ActionOutcome::Result::NothingDone && total > 0)) {
             ActionOutcome sum = o;
             sum.result = ActionOutcome::Result::Done;
-            sum.message = QStringLiteral("Requeued %1 stuck jobs.").arg(total);
+            sum.message = call.batchSummary.arg(total + done);
             report(sum);
             return;
         }

@@ -5,14 +5,16 @@
 
 #include <actions/actionengine.h>
 #include <monitor/profile.h>
+#include <patterns/patternunit.h>
 
 #include <memory>
 
 namespace gatehouse::cli {
 
-// `lock`, `queue`, `token`, `limiter` and `events` actions: build the
-// ScriptCall from the arguments (and the profile's key templates), run it
-// through the ActionEngine (read-only, dry run, audit), print the outcome.
+// "<section> <verb> KEY --input ..." (every pattern's actions, from the
+// PatternRegistry) and `events enable`: build the ScriptCall with the
+// pattern's action from the arguments (and the profile's key templates), run
+// it through the ActionEngine (read-only, dry run, audit), print the outcome.
 // Exit 0 done, 3 refused or nothing to do, 1 failed.
 class ActionCommand : public Session
 {
@@ -20,14 +22,8 @@ class ActionCommand : public Session
 public:
     struct Request
     {
-        QStringList words;       // e.g. {"lock", "release", "KEY"}
-        QByteArray token;        // --token
-        qint64 ttl = -1;         // --ttl (ms for locks, s for tokens)
-        QByteArray job;          // --job
-        bool stuck = false;      // --stuck
-        qint64 olderThanMs = -1; // --older-than
-        QByteArray value;        // --value
-        bool valueSet = false;
+        QStringList words;                 // e.g. {"lock", "release", "KEY"}
+        QHash<QString, QByteArray> inputs; // the action's inputs by id (--token T, --stuck)
         bool readOnly = false;
         bool dryRun = false;
         bool force = false; // --force: past the checks that the target is what it is said to be
@@ -44,13 +40,17 @@ protected:
     void onReady() override;
 
 private:
-    // The object the profile says key is, or the conventional layout; when
-    // the profile says key is of another section, mismatch gets a sentence.
-    PatternObject objectFor(PatternKind kind, const QByteArray &key,
-                            QString *mismatch = nullptr) const;
-    void resetLimiter(const QByteArray &key);
+    // The pattern action the words name: the units of the section offering
+    // the verb (PatternRegistry).
+    static QList<std::pair<const PatternUnit *, PatternAction>> candidates(const Request &request);
+    // The request for the target as the profile says it is, or as the
+    // action's pattern lays out its keys by convention; when the profile says
+    // the key is of another section, mismatch gets a sentence.
+    ActionRequest requestFor(const PatternUnit &unit, const QByteArray &key,
+                             QString *mismatch) const;
+    void act(const PatternUnit &unit, const PatternAction &action);
     void runCall(const ScriptCall &call);
-    void requeueStuckLoop(const ScriptCall &call, qint64 total);
+    void batchLoop(const ScriptCall &call, qint64 total);
     void report(const ActionOutcome &outcome);
 
     Request m_request;

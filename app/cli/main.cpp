@@ -7,11 +7,13 @@
 #include "pingcommand.h"
 #include "simulatecommand.h"
 
+#include <patterns/patternregistry.h>
 #include <redis/endpointoptions.h>
 #include <redis/userinput.h>
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
+#include <QMap>
 #include <QTextStream>
 
 #include <optional>
@@ -23,23 +25,32 @@ namespace {
 const char s_commands[]
     = "Commands:\n"
       "  ping                             Connect, run PING, print version and server time.\n"
-      "  snapshot [--json]                One reading of every limiter, lock, token family\n"
-      "                                   and queue found (--profile, or autodetected).\n"
+      "  snapshot [--json]                One reading of every limiter, lock, token family,\n"
+      "                                   queue ... found (--profile, or autodetected).\n"
       "  watch [--interval MS] [--count N] A line per tick (JSON lines with --json).\n"
-      "  profile suggest                  Autodetect and print the profile as JSON.\n"
-      "  lock release KEY --token T       Delete the lock only if it still holds T.\n"
-      "  lock extend KEY --token T --ttl MS\n"
-      "  queue requeue QUEUE (--job VALUE | --stuck [--older-than MS])\n"
-      "  queue dead-letter QUEUE --job VALUE\n"
-      "  token issue FAMILY --ttl S [--value JSON]   Prints the new token.\n"
-      "  token revoke KEY\n"
-      "  limiter reset KEY                Delete the window and its retry slots.\n"
-      "  events enable                    Turn on keyspace notifications (CONFIG SET).\n"
+      "  profile suggest                  Autodetect and print the profile as JSON.\n";
+
+const char s_commandsAfter[]
+    = "  events enable                    Turn on keyspace notifications (CONFIG SET).\n"
       "  simulate [--seconds N] [--seed S] [--scale K] [--rate R]\n"
       "                                   Traffic over every pattern.\n"
       "\nActions take --read-only (refuse), --dry-run (print what would run) and\n"
       "--audit-log FILE. Exit codes: 0 done, 1 failed, 2 usage, 3 refused or nothing\n"
       "to do (token changed, job gone).\n";
+
+// Every pattern's actions (PatternRegistry), one usage line each.
+QString actionUsage()
+{
+    QStringList lines;
+    for (const PatternUnit *unit : PatternRegistry::instance().units()) {
+        for (const PatternAction &a : unit->actions()) {
+            const QString line = QStringLiteral("  ") + a.usage;
+            if (!lines.contains(line))
+                lines << line;
+        }
+    }
+    return lines.join(QLatin1Char('\n')) + QLatin1Char('\n');
+}
 
 int usageError(const QString &message)
 {
@@ -89,7 +100,7 @@ int main(int argc, char *argv[])
     parser.setApplicationDescription(
         QStringLiteral("Gatehouse command line: inspect and operate Redis-based limiters, "
                        "locks, tokens and queues.\n\n")
-        + QLatin1String(s_commands));
+        + QLatin1String(s_commands) + actionUsage() + QLatin1String(s_commandsAfter));
     const QCommandLineOption help = parser.addHelpOption();
     const QCommandLineOption version = parser.addVersionOption();
     const EndpointOptions endpointOptions;
@@ -111,12 +122,29 @@ int main(int argc, char *argv[])
     const auto json = option("json", "Print JSON.");
     const auto interval = option("interval", "watch: ms between readings (default 1000).", "MS");
     const auto count = option("count", "watch: stop after N readings.", "N");
-    const auto token = option("token", "lock: the holder token shown.", "T");
-    const auto ttl = option("ttl", "lock extend: ms; token issue: s.", "N");
-    const auto job = option("job", "queue: the job (the list element).", "VALUE");
-    const auto stuck = option("stuck", "queue requeue: every stuck job.");
-    const auto olderThan = option("older-than", "queue requeue --stuck: threshold in ms.", "MS");
-    const auto value = option("value", "token issue: the JSON payload.", "JSON");
+    // The actions' inputs (PatternRegistry): --token, --ttl, --job, ...
+    QMap<QString, QStringList> inputUse;
+    QHash<QString, ActionInput> inputs;
+    for (const PatternUnit *unit : PatternRegistry::instance().units()) {
+        for (const PatternAction &a : unit->actions()) {
+            for (const ActionInput &in : a.inputs) {
+                inputs.insert(in.id, in);
+                const QString use = unit->section().id + QLatin1Char(' ') + a.verb;
+                if (!inputUse[in.id].contains(use))
+                    inputUse[in.id] << use;
+            }
+        }
+    }
+    QHash<QString, QCommandLineOption> inputOptions;
+    for (auto it = inputUse.cbegin(); it != inputUse.cend(); ++it) {
+        const ActionInput &in = inputs.value(it.key());
+        QCommandLineOption o{it.key(), QStringLiteral("%1: %2.").arg(
+                                           it.value().join(QLatin1String(", ")), in.label)};
+        if (in.source != ActionInput::Source::Flag)
+            o.setValueName(in.integer ? QStringLiteral("N") : QStringLiteral("VALUE"));
+        parser.addOption(o);
+        inputOptions.insert(it.key(), o);
+    }
     const auto auditLog = option("audit-log", "Append audit entries to FILE.", "FILE");
     const auto seconds = option("seconds", "simulate: run for N seconds (default 10).", "N");
     const auto seed = option("seed", "simulate: random seed (default 1).", "S");
@@ -206,28 +234,25 @@ int main(int argc, char *argv[])
         cli::SuggestCommand suggest(*endpoint);
         return runSession(app, suggest);
     }
-    static const QStringList s_actions{QStringLiteral("lock"), QStringLiteral("queue"),
-                                       QStringLiteral("token"), QStringLiteral("limiter"),
-                                       QStringLiteral("events")};
-    if (s_actions.contains(command)) {
+    if (PatternRegistry::instance().section(command) || command == QLatin1String("events")) {
         cli::ActionCommand::Request request;
         request.words = args;
-        request.token = parser.value(token).toUtf8();
-        request.job = parser.value(job).toUtf8();
-        request.stuck = parser.isSet(stuck);
-        request.value = parser.value(value).toUtf8();
-        request.valueSet = parser.isSet(value);
+        for (auto it = inputOptions.cbegin(); it != inputOptions.cend(); ++it) {
+            if (!parser.isSet(it.value()))
+                continue;
+            const ActionInput &in = inputs.value(it.key());
+            if (in.integer) {
+                const auto v = intOption(parser, it.value(), 0, qint64(1) << 40, 0, &error);
+                if (!v)
+                    return usageError(error);
+            }
+            request.inputs.insert(it.key(), parser.value(it.value()).toUtf8());
+        }
         request.readOnly = parser.isSet(readOnly);
         request.dryRun = parser.isSet(dryRun);
         request.force = parser.isSet(force);
         request.profile = loadedProfile;
         request.auditLog = parser.value(auditLog);
-        const auto ttlValue = intOption(parser, ttl, 1, qint64(1) << 40, -1, &error);
-        const auto older = intOption(parser, olderThan, 0, qint64(1) << 40, -1, &error);
-        if (!ttlValue || !older)
-            return usageError(error);
-        request.ttl = *ttlValue;
-        request.olderThanMs = *older;
         if (const QString problem = cli::ActionCommand::validate(request); !problem.isEmpty())
             return usageError(problem);
         cli::ActionCommand action(*endpoint, request);

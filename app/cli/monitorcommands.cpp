@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "monitorcommands.h"
 
+#include <patterns/patternregistry.h>
+
 #include "exitcodes.h"
 
 #include <QDateTime>
@@ -165,39 +167,35 @@ void SnapshotCommand::onReconnected(qint64 gapMs)
 
 void SnapshotCommand::printWatchLine(const Snapshot &s)
 {
-    int limiters = 0, full = 0, locks = 0, tokens = 0, queues = 0, stale = 0;
-    qint64 length = 0, inFlight = 0, stuck = 0;
+    int full = 0, stale = 0;
+    qint64 tokens = 0, length = 0, inFlight = 0, stuck = 0;
     qint64 staleSince = -1; // server ms of the oldest stale reading
+    QHash<QString, int> perSection;
     for (const ObjectState &o : s.objects) {
         if (o.stale) {
             ++stale;
             if (staleSince < 0 || (o.staleSinceMs >= 0 && o.staleSinceMs < staleSince))
                 staleSince = o.staleSinceMs;
         }
-        const QString section = patternSection(o.object.kind);
-        if (section == QLatin1String("limiter")) {
-            ++limiters;
-            full += o.reading.occupancy().value_or(0) >= 1.0 ? 1 : 0;
-        } else if (section == QLatin1String("lock")) {
-            locks += o.gone ? 0 : 1;
-        } else if (section == QLatin1String("token")) {
-            tokens += int(o.reading.count);
-        } else {
-            ++queues;
-            length += o.reading.length;
-            inFlight += o.reading.inFlight;
-            stuck += o.reading.stuck;
-        }
+        if (!o.gone)
+            ++perSection[PatternUnit::of(o.object.kind).section().jsonKey];
+        full += o.reading.occupancy().value_or(0) >= 1.0 ? 1 : 0;
+        tokens += o.reading.count;
+        length += o.reading.length;
+        inFlight += o.reading.inFlight;
+        stuck += o.reading.stuck;
     }
     // The reading's server time; while stale, the time of this line (server
     // clock estimated from the local one), so the lines do not repeat a time.
     const qint64 at = stale > 0 ? QDateTime::currentMSecsSinceEpoch() + s.server.clockOffsetMs
                                 : s.server.timeMs;
-    QTextStream(stdout) << QDateTime::fromMSecsSinceEpoch(at).toUTC().toString(Qt::ISODateWithMs)
-                        << " limiters=" << limiters << " full=" << full << " locks=" << locks
-                        << " tokens=" << tokens << " queues=" << queues << " queued=" << length
-                        << " inFlight=" << inFlight << " stuck=" << stuck
-                        << " events=" << (s.server.eventsLive ? "live" : "polling");
+    QTextStream line(stdout);
+    line << QDateTime::fromMSecsSinceEpoch(at).toUTC().toString(Qt::ISODateWithMs);
+    for (const Section &section : PatternRegistry::instance().sections())
+        line << ' ' << section.jsonKey << '=' << perSection.value(section.jsonKey);
+    line << " full=" << full << " liveTokens=" << tokens << " queued=" << length
+         << " inFlight=" << inFlight << " stuck=" << stuck
+         << " events=" << (s.server.eventsLive ? "live" : "polling");
     if (stale > 0) {
         QTextStream(stdout) << " STALE objects=" << stale << " since="
                             << QDateTime::fromMSecsSinceEpoch(staleSince)
@@ -220,81 +218,48 @@ void SnapshotCommand::printText(const Snapshot &s)
         << ", clock offset " << s.server.clockOffsetMs << " ms, events "
         << (s.server.eventsLive ? "live" : "polling") << '\n';
     out << "Profile " << s.profile << ": " << s.objects.size() << " objects\n";
-    QList<const ObjectState *> limiters, locks, tokens, queues;
     QList<const ObjectState *> sorted;
     for (const ObjectState &o : s.objects)
         sorted.append(&o);
     std::sort(sorted.begin(), sorted.end(), [](const ObjectState *a, const ObjectState *b) {
         return a->object.key < b->object.key;
     });
-    for (const ObjectState *p : std::as_const(sorted)) {
-        const ObjectState &o = *p;
-        const QString section = patternSection(o.object.kind);
-        (section == QLatin1String("limiter") ? limiters
-         : section == QLatin1String("lock")  ? locks
-         : section == QLatin1String("token") ? tokens
-                                             : queues)
-            .append(p);
-    }
-    auto status = [](const ObjectState *o) {
-        return o->reading.isOk() ? QString()
-                                 : QStringLiteral("  [%1] %2")
-                                       .arg(readingStatusId(o->reading.status), o->reading.message);
-    };
-    out << "\nLimiters (" << limiters.size() << ")\n  " << cell(QStringLiteral("KEY"), 40)
-        << cell(QStringLiteral("PATTERN"), 19) << cell(QStringLiteral("IN WINDOW/LIMIT"), 17)
-        << cell(QStringLiteral("OCCUPANCY"), 11) << "RETRY HORIZON\n";
-    for (const ObjectState *o : limiters) {
-        const Reading r = o->reading.at(s.server.timeMs); // as of the snapshot
-        const auto occ = r.occupancy();
-        out << "  " << cell(printableBytes(o->object.key), 40)
-            << cell(patternId(o->object.kind), 19)
-            << cell(QStringLiteral("%1/%2")
-                        .arg(r.inWindow)
-                        .arg(r.limit ? QString::number(*r.limit) : QStringLiteral("?")),
-                    17)
-            << cell(occ ? QStringLiteral("%1%").arg(qRound(*occ * 100)) : QStringLiteral("?"), 11)
-            << ms(r.retryHorizonMs) << status(o) << '\n';
-    }
-    out << "\nLocks (" << locks.size() << ")\n  " << cell(QStringLiteral("KEY"), 40)
-        << cell(QStringLiteral("TOKEN"), 34) << cell(QStringLiteral("TTL"), 12) << "HELD FOR\n";
-    for (const ObjectState *o : locks) {
-        const Reading r = o->reading.at(s.server.timeMs); // as of the snapshot
-        const qint64 ttl = o->object.kind == PatternKind::LegacyLock && r.expiresAtMs > 0
-                               ? r.expiresAtMs - s.server.timeMs
-                               : r.pttlMs;
-        const QString ttlText = ttl == -1 ? QStringLiteral("none")
-                                : ttl < 0 ? QStringLiteral("expired %1 ago").arg(ms(-ttl))
-                                          : ms(ttl);
-        out << "  " << cell(printableBytes(o->object.key), 40)
-            << cell(printableBytes(r.token, 32), 34) << cell(ttlText, 12)
-            << (o->heldSinceMs >= 0 ? ms(s.server.timeMs - o->heldSinceMs) : QStringLiteral("-"))
-            << status(o) << '\n';
-    }
-    out << "\nToken families (" << tokens.size() << ")\n  " << cell(QStringLiteral("PREFIX"), 40)
-        << cell(QStringLiteral("LIVE"), 8) << cell(QStringLiteral("TTL RANGE"), 22) << "NO TTL\n";
-    for (const ObjectState *o : tokens) {
-        const Reading r = o->reading.at(s.server.timeMs); // as of the snapshot
-        out << "  " << cell(printableBytes(o->object.key), 40) << cell(QString::number(r.count), 8)
-            << cell(QStringLiteral("%1 - %2").arg(ms(r.minTtlMs), ms(r.maxTtlMs)), 22)
-            << r.withoutTtl << status(o) << '\n';
-    }
-    out << "\nQueues (" << queues.size() << ")\n  " << cell(QStringLiteral("QUEUE"), 40)
-        << cell(QStringLiteral("LENGTH"), 8) << cell(QStringLiteral("IN FLIGHT"), 11)
-        << cell(QStringLiteral("DEAD"), 6) << cell(QStringLiteral("STUCK"), 7)
-        << "OLDEST IN FLIGHT\n";
-    for (const ObjectState *o : queues) {
-        const Reading r = o->reading.at(s.server.timeMs); // as of the snapshot
-        out << "  " << cell(printableBytes(o->object.key), 40) << cell(QString::number(r.length), 8)
-            << cell(QString::number(r.inFlight), 11) << cell(QString::number(r.deadLength), 6)
-            << cell(QString::number(r.stuck)
-                        + (r.stuckIsLowerBound ? QStringLiteral("+") : QString()),
-                    7)
-            << ms(r.oldestInFlightAgeMs)
-            << (r.items.isEmpty()
-                    ? QString()
-                    : QStringLiteral(" (%1)").arg(ageSourceId(r.items.first().source)))
-            << status(o) << '\n';
+    // A table per section, its columns the patterns' (SectionColumns); every
+    // figure as of the snapshot's time.
+    for (const Section &section : PatternRegistry::instance().sections()) {
+        const SectionColumns columns(section.id);
+        QList<const ObjectState *> rows;
+        for (const ObjectState *o : std::as_const(sorted)) {
+            if (columns.contains(o->object.kind))
+                rows.append(o);
+        }
+        QList<QStringList> cells;
+        QList<int> widths;
+        for (const QString &h : columns.headers())
+            widths << int(h.size());
+        for (const ObjectState *o : std::as_const(rows)) {
+            QStringList row;
+            for (int c = 0; c < columns.count(); ++c) {
+                QString text = columns.text(c, *o, s.server.timeMs);
+                if (text.size() > 40)
+                    text = text.left(39) + QStringLiteral("…");
+                widths[c] = std::max(widths.at(c), int(text.size()));
+                row << text;
+            }
+            cells << row;
+        }
+        out << '\n' << section.title << " (" << rows.size() << ")\n ";
+        for (int c = 0; c < columns.count(); ++c)
+            out << ' ' << cell(columns.headers().at(c).toUpper(), widths.at(c) + 1);
+        out << '\n';
+        for (qsizetype r = 0; r < rows.size(); ++r) {
+            out << ' ';
+            for (int c = 0; c < columns.count(); ++c)
+                out << ' ' << cell(cells.at(r).at(c), widths.at(c) + 1);
+            if (!rows.at(r)->reading.isOk())
+                out << "  " << rows.at(r)->reading.message;
+            out << '\n';
+        }
     }
     if (!s.server.notes.isEmpty()) {
         out << "\nNotes\n";

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "actionengine.h"
 
-#include <monitor/snapshot.h>
+#include <patterns/patternregistry.h>
 #include <redis/redisscript.h>
 
 #include <QDateTime>
@@ -159,8 +159,9 @@ QString ActionEngine::describe(const ScriptCall &call)
 {
     if (!call.command.isEmpty())
         return QStringLiteral("%1\n  command: %2").arg(call.summary, list(call.command));
-    return QStringLiteral("%1\n  script: lua/%2.lua (EVALSHA %3)\n  KEYS: [%4]\n  ARGV: [%5]")
-        .arg(call.summary, call.script,
+    return QStringLiteral("%1\n  script: %2 (EVALSHA %3)\n  KEYS: [%4]\n  ARGV: [%5]")
+        .arg(call.summary,
+             RedisScript::resourcePath(call.script).mid(2), // ":/lua/..." -> "lua/..."
              QString::fromLatin1(RedisScript::fromResource(call.script).sha1()), list(call.keys),
              list(call.args));
 }
@@ -214,74 +215,11 @@ ActionOutcome ActionEngine::interpret(const ScriptCall &call, const RedisValue &
             out.message = QStringLiteral("%1 failed: %2").arg(call.action, reply.errorMessage());
         return out;
     }
-    const QString a = call.action;
-    if (a == QLatin1String("lock.force-release") || a == QLatin1String("lock.release")
-        || a == QLatin1String("lock.extend")) {
-        const bool extend = a == QLatin1String("lock.extend");
-        if (reply.isInteger() && reply.toInteger() == 1) {
-            out.result = R::Done;
-            out.message = extend ? QStringLiteral("Extended lock \"%1\" to %2 ms.")
-                                       .arg(key, QString::fromUtf8(call.args.value(1)))
-                                 : QStringLiteral("Released lock \"%1\".").arg(key);
-        } else if (reply.isNil()) {
-            out.result = R::NothingDone;
-            out.message = QStringLiteral("Lock \"%1\" is gone (expired or released); nothing "
-                                         "changed.")
-                              .arg(key);
-        } else {
-            // {the holder's value cut to ReplyCutBytes, its full length}
-            const qint64 length = reply.size() == 2 ? reply.at(1).toInteger() : -1;
-            const QByteArray value = reply.size() == 2 ? reply.at(0).bytes() : reply.bytes();
-            out.result = R::NothingDone;
-            out.message
-                = QStringLiteral("Lock \"%1\" is now held by token \"%2\"%3, not the one "
-                                 "shown; nothing changed.")
-                      .arg(key, printableBytes(value, 80),
-                           length > 80 ? QStringLiteral(" (%1 bytes)").arg(length) : QString());
-        }
-    } else if (a == QLatin1String("queue.requeue") || a == QLatin1String("queue.dead-letter")) {
-        const bool done = reply.toInteger() == 1;
-        out.result = done ? R::Done : R::NothingDone;
-        out.message = done ? QStringLiteral("Moved job \"%1\" %2.")
-                                 .arg(printableBytes(call.args.value(0), 80),
-                                      a == QLatin1String("queue.requeue")
-                                          ? QStringLiteral("back to the queue")
-                                          : QStringLiteral("to the dead-letter list"))
-                           : QStringLiteral("Job \"%1\" is no longer in flight (finished or "
-                                            "moved); nothing changed.")
-                                 .arg(printableBytes(call.args.value(0), 80));
-    } else if (a == QLatin1String("queue.requeue-stuck")) {
-        // {claims examined, jobs requeued, the jobs cut to ReplyCutBytes}
-        const qint64 n = reply.size() == 3 ? reply.at(1).toInteger() : 0;
-        const qint64 dropped = reply.size() == 3 ? reply.at(0).toInteger() - n : 0;
-        const QString drops = dropped > 0 ? QStringLiteral(" Dropped %1 claim(s) of jobs no "
-                                                           "longer in flight.")
-                                                .arg(dropped)
-                                          : QString();
-        out.result = n > 0 || dropped > 0 ? R::Done : R::NothingDone;
-        out.message = n > 0         ? QStringLiteral("Requeued %1 stuck jobs.%2").arg(n).arg(drops)
-                      : dropped > 0 ? QStringLiteral("No job was stuck.") + drops
-                                    : QStringLiteral("No job was stuck; nothing changed.");
-    } else if (a == QLatin1String("token.issue")) {
-        const bool done = reply.toInteger() == 1;
-        out.result = done ? R::Done : R::NothingDone;
-        out.message = done ? QStringLiteral("Issued token \"%1\".").arg(key)
-                           : QStringLiteral("Key \"%1\" exists already (a collision); nothing "
-                                            "was overwritten.")
-                                 .arg(key);
-    } else if (a == QLatin1String("token.revoke")) {
-        out.result = reply.isNil() ? R::NothingDone : R::Done;
-        out.message = reply.isNil() ? QStringLiteral("Token \"%1\" does not exist (used, expired "
-                                                     "or revoked); nothing changed.")
-                                          .arg(key)
-                                    : QStringLiteral("Revoked token \"%1\".").arg(key);
-    } else if (a.startsWith(QLatin1String("limiter."))) {
-        const qint64 n = reply.toInteger();
-        out.result = n > 0 ? R::Done : R::NothingDone;
-        out.message = n > 0
-                          ? QStringLiteral("Deleted %1 key(s) of limiter \"%2\".").arg(n).arg(key)
-                          : QStringLiteral("Limiter \"%1\" had no keys; nothing changed.").arg(key);
-    } else if (a == QLatin1String("events.enable")) {
+    if (call.meaning) {
+        const ReplyMeaning meaning = call.meaning(reply);
+        out.result = meaning.done ? R::Done : R::NothingDone;
+        out.message = meaning.message;
+    } else if (call.action == QLatin1String("events.enable")) {
         out.result = R::Done;
         out.message = QStringLiteral("Keyspace notifications are on (%1).")
                           .arg(QString::fromLatin1(call.command.value(3)));

@@ -1,7 +1,14 @@
 // SPDX-License-Identifier: MIT
 #include "autodetector.h"
 
-#include <patterns/redissonlimiterunit.h>
+#include <patterns/patternregistry.h>
+
+#include <patterns/fixed-window/fixedwindowunit.h>
+#include <patterns/legacy-lock/legacylockunit.h>
+#include <patterns/redisson-limiter/redissonlimiterunit.h>
+#include <patterns/reliable-queue/reliablequeueunit.h>
+#include <patterns/resource-consumer/resourceconsumerunit.h>
+#include <patterns/token-family/tokenfamilyunit.h>
 
 #include <QMap>
 #include <QSet>
@@ -116,12 +123,12 @@ QList<PatternObject> AutoDetector::objects() const
             o.params.windowMs = guessWindowMs(s.pttlMs);
             const qsizetype marker = key.indexOf(s_consumerMarker);
             if (marker > 0) {
-                o.kind = PatternKind::ResourceConsumer;
+                o.kind = ResourceConsumerUnit::Kind;
                 o.parent = key.left(marker);
             } else if (resources.contains(key)) {
-                o.kind = PatternKind::ResourceConsumer;
+                o.kind = ResourceConsumerUnit::Kind;
             } else {
-                o.kind = PatternKind::SlidingWindow;
+                o.kind = SlidingWindowUnit::Kind;
                 const QByteArray retry = key + ":retry";
                 o.related = {m_keys.contains(retry) ? retry : QByteArray()};
             }
@@ -132,7 +139,7 @@ QList<PatternObject> AutoDetector::objects() const
             // A retry set whose window expired still tells of a limiter.
             const QByteArray window = key.chopped(6);
             if (!m_keys.contains(window)) {
-                o.kind = PatternKind::SlidingWindow;
+                o.kind = SlidingWindowUnit::Kind;
                 o.key = window;
                 o.related = {key};
                 out.append(o);
@@ -140,23 +147,23 @@ QList<PatternObject> AutoDetector::objects() const
             break;
         }
         case KeyRole::RedissonConfig:
-            o.kind = PatternKind::RedissonLimiter;
+            o.kind = RedissonLimiterUnit::Kind;
             o.related = {RedissonLimiterUnit::valueKey(key), RedissonLimiterUnit::permitsKey(key)};
             o.params.windowMs = std::max<qint64>(0, s.interval);
             o.params.limit = s.rate >= 0 ? std::optional<qint64>(s.rate) : std::nullopt;
             out.append(o);
             break;
         case KeyRole::Counter:
-            o.kind = PatternKind::FixedWindow;
+            o.kind = FixedWindowUnit::Kind;
             o.params.windowMs = guessWindowMs(s.pttlMs);
             out.append(o);
             break;
         case KeyRole::Lock:
-            o.kind = PatternKind::Lock;
+            o.kind = LockUnit::Kind;
             out.append(o);
             break;
         case KeyRole::LegacyLock:
-            o.kind = PatternKind::LegacyLock;
+            o.kind = LegacyLockUnit::Kind;
             out.append(o);
             break;
         case KeyRole::Token:
@@ -165,7 +172,7 @@ QList<PatternObject> AutoDetector::objects() const
             if (prefix.isEmpty())
                 break;
             PatternObject &family = families[prefix];
-            family.kind = PatternKind::TokenFamily;
+            family.kind = TokenFamilyUnit::Kind;
             family.key = prefix;
             family.source = o.source;
             family.countedTokens |= it->role == KeyRole::CountedToken;
@@ -176,7 +183,7 @@ QList<PatternObject> AutoDetector::objects() const
             const QByteArray base = queueBase(key);
             if (base.isEmpty())
                 break;
-            o.kind = PatternKind::ReliableQueue;
+            o.kind = ReliableQueueUnit::Kind;
             o.key = base;
             const QByteArray claims = base + ":claims";
             const QByteArray dead = base + ":dead";
@@ -194,7 +201,7 @@ QList<PatternObject> AutoDetector::objects() const
         out.append(family);
     }
     std::sort(out.begin(), out.end(), [](const PatternObject &a, const PatternObject &b) {
-        return a.kind != b.kind ? a.kind < b.kind : a.key < b.key;
+        return a.kind != b.kind ? patternOrder(a.kind) < patternOrder(b.kind) : a.key < b.key;
     });
     return out;
 }
@@ -209,23 +216,23 @@ Profile AutoDetector::suggestedProfile() const
         rule.kind = o.kind;
         rule.params.windowMs = o.params.windowMs;
         rule.params.scoreUnitMs = o.params.scoreUnitMs;
-        if (o.kind == PatternKind::TokenFamily) {
+        if (o.kind == TokenFamilyUnit::Kind) {
             rule.prefix = o.key;
             rule.counted = o.countedTokens;
         } else {
             rule.match = generaliseKey(o.parent.isEmpty() ? o.key : o.parent);
         }
-        if (o.kind == PatternKind::SlidingWindow && !o.relatedKey(0).isEmpty())
+        if (o.kind == SlidingWindowUnit::Kind && !o.relatedKey(0).isEmpty())
             rule.retryKey = "{key}:retry";
-        if (o.kind == PatternKind::ReliableQueue) {
+        if (o.kind == ReliableQueueUnit::Kind) {
             rule.processingKey = "{key}" + o.relatedKey(0).mid(o.key.size());
             if (!o.relatedKey(1).isEmpty())
                 rule.claimsKey = "{key}:claims";
             if (!o.relatedKey(2).isEmpty())
                 rule.deadKey = "{key}:dead";
         }
-        const auto id = qMakePair(int(o.kind),
-                                  rule.kind == PatternKind::TokenFamily ? rule.prefix : rule.match);
+        const auto id = qMakePair(patternOrder(o.kind),
+                                  rule.kind == TokenFamilyUnit::Kind ? rule.prefix : rule.match);
         auto it = rules.find(id);
         if (it == rules.end()) {
             rules.insert(id, rule);

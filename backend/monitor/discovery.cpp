@@ -213,7 +213,7 @@ void Discovery::onPage(const QList<QByteArray> &keys)
         std::optional<PatternObject> o = m_profile->objectFor(key);
         if (!o)
             continue;
-        const auto id = qMakePair(int(o->kind), o->key);
+        const auto id = qMakePair(o->kind, o->key);
         const auto at = m_index.constFind(id);
         if (at != m_index.cend()) {
             m_objects[*at].members.append(o->members); // token families grow

@@ -83,9 +83,9 @@ private:
     qint64 m_keysRefused = 0; // keys whose TYPE or shape read hit NOPERM on the key
     QStringList m_permissionNotes;
     QStringList m_missing;
-    QList<PatternObject> m_objects;                   // profile mode, in discovery order
-    QHash<QPair<int, QByteArray>, qsizetype> m_index; // (kind, key) -> m_objects index
-    QObject m_context{this};                          // a child: moves with the discovery
+    QList<PatternObject> m_objects;                           // profile mode, in discovery order
+    QHash<QPair<PatternKind, QByteArray>, qsizetype> m_index; // (kind, key) -> m_objects index
+    QObject m_context{this};                                  // a child: moves with the discovery
 };
 
 } // namespace gatehouse

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "monitor.h"
 
-#include <patterns/patternunit.h>
-#include <patterns/tokenfamilyunit.h>
+#include <patterns/patternregistry.h>
 #include <redis/redissubscriber.h>
 #include <redis/serverinfo.h>
 
@@ -204,11 +203,8 @@ void Monitor::subscribeEvents(const QByteArray &)
     const QByteArray prefix = keyspacePrefix(m_client->endpoint().db);
     QList<QByteArray> patterns;
     if (m_options.profile) {
-        for (const ProfileRule &rule : m_options.profile->rules) {
-            patterns.append(prefix + rule.scanGlob());
-            if (rule.kind == PatternKind::RedissonLimiter)
-                patterns.append(prefix + '{' + rule.match + "}:*");
-        }
+        for (const QByteArray &glob : m_options.profile->eventGlobs())
+            patterns.append(prefix + glob);
     } else {
         patterns.append(prefix + '*');
     }
@@ -247,12 +243,11 @@ void Monitor::onEvent(const QByteArray &, const QByteArray &channel, const QByte
     auto it = m_byKey.constFind(key);
     if (it != m_byKey.cend()) {
         Tracked &t = m_tracked[*it];
-        t.dirty = t.kind != PatternKind::TokenFamily; // families: by the tick
+        t.dirty = t.unit->rereadOnEvent(); // a busy token family: by the tick
         // A job leaves the processing list when a worker is done (LREM), or
         // when it is requeued or dead-lettered: the queue's throughput.
-        if (t.kind == PatternKind::ReliableQueue && key == objectAt(*it).relatedKey(0)
-            && event == "lrem")
-            ++t.completions;
+        if (t.unit->isCompletion(objectAt(*it), key, event))
+            ++t.track.completions;
     } else if (m_options.profile) {
         if (std::optional<PatternObject> o = m_options.profile->objectFor(key))
             addObjects({*o}, true);
@@ -279,7 +274,7 @@ void Monitor::startDiscovery()
     connect(m_discovery.get(), &Discovery::finished, this, [this](bool cancelled) {
         if (m_options.profile) { // token families: every member found by the scan
             for (const PatternObject &o : m_discovery->objects()) {
-                if (o.kind == PatternKind::TokenFamily)
+                if (!o.members.isEmpty())
                     addObjects({o}, false);
             }
         }
@@ -309,30 +304,27 @@ void Monitor::addObjects(const QList<PatternObject> &objects, bool dirty)
         const auto at = m_byPrimaryKey.constFind(o.key);
         if (at != m_byPrimaryKey.cend() && m_tracked.at(*at).kind == o.kind) {
             Tracked &t = m_tracked[*at];
-            if (o.kind == PatternKind::TokenFamily) {
-                PatternObject family = objectAt(*at);
-                for (const QByteArray &m : o.members) {
-                    if (!m_byKey.contains(m)) {
-                        family.members.append(m);
-                        m_byKey.insert(m, *at);
-                    }
-                }
-                if (family.members.size() != objectAt(*at).members.size())
-                    restate(*at, std::nullopt, std::move(family));
+            PatternObject merged = objectAt(*at);
+            if (t.unit->merge(merged, o)) {
+                restate(*at, std::nullopt, std::move(merged));
+                indexKeys(*at);
             }
             // A family is re-read by the tick, not per member: a busy family
             // sees tens of new tokens a second, each a PTTL per member.
-            t.dirty |= dirty && o.kind != PatternKind::TokenFamily;
+            t.dirty |= dirty && t.unit->rereadOnEvent();
             continue;
         }
         Tracked t;
         t.kind = o.kind;
+        t.unit = &PatternUnit::of(o.kind);
         t.firstSeenMs = now;
         t.dirty = dirty;
         // Not read yet: stale too if no reading comes within two ticks.
         t.freshAtMs = m_clock.elapsed();
         t.readAtServerMs = now;
-        t.history = HistoryRing(int(figureNames(o.kind).size()), m_options.historyCapacity);
+        if (!m_figures.contains(o.kind))
+            m_figures.insert(o.kind, t.unit->figures().mid(0, MaxFigures));
+        t.history = HistoryRing(int(m_figures.value(o.kind).size()), m_options.historyCapacity);
         {
             QMutexLocker lock(&m_historyMutex);
             m_tracked.append(std::move(t));
@@ -387,7 +379,8 @@ void Monitor::tick()
         const Tracked &t = m_tracked.at(i);
         const qsizetype fromSweep = (i - sweepFrom + n) % n;
         // The rest is exact as its reading projected to now (Reading::at).
-        if (fromSweep < slice || t.dirty || !t.everRead || now >= t.validUntilMs || i == detail)
+        if (fromSweep < slice || t.dirty || !t.track.everRead || now >= t.validUntilMs
+            || i == detail)
             read.append(int(i));
     }
     probe(read, true);
@@ -469,12 +462,10 @@ void Monitor::sendBatch(const std::shared_ptr<ProbeRun> &run)
         ProbeContext ctx;
         ctx.nowMs = now;
         ctx.detail = !m_detailKey.isEmpty() && object.key == m_detailKey;
-        if (t.kind == PatternKind::ReliableQueue) {
-            ctx.firstSeenMs = [this, i](const QByteArray &job) {
-                return m_tracked.at(i).jobFirstSeen.value(job, -1);
-            };
-        }
-        const auto cmds = PatternUnit::of(t.kind).probe(object, ctx);
+        ctx.firstSeenMs = [this, i](const QByteArray &item) {
+            return m_tracked.at(i).track.itemFirstSeen.value(item, -1);
+        };
+        const auto cmds = t.unit->probe(object, ctx);
         probed.append(m_states.at(i));
         commands.append(cmds);
         counts.append(int(cmds.size()));
@@ -536,7 +527,7 @@ void Monitor::finishRun(const ProbeRun &run)
         const qint64 now = m_clock.elapsed();
         m_lastReplyAtMs = now;
         for (Tracked &t : m_tracked) {
-            if (t.everRead) {
+            if (t.track.everRead) {
                 t.freshAtMs = now;
                 t.readAtServerMs = m_server.timeMs;
             }
@@ -554,33 +545,19 @@ void Monitor::finishRun(const ProbeRun &run)
         QMutexLocker lock(&m_historyMutex);
         for (qsizetype i = 0; i < m_tracked.size(); ++i) {
             Tracked &t = m_tracked[i];
-            float v[4] = {0, 0, 0, 0};
             // Readings not re-read this tick are projected to its time.
             const Reading &r = m_states.at(i)->reading;
             const qint64 at = m_server.timeMs;
-            switch (t.history.figures()) {
-            case 3:
-                v[0] = float(r.inWindow);
-                v[1] = r.occupancy() ? float(*r.occupancy()) : std::nanf("");
-                v[2] = float(r.countdownAt(r.retryHorizonMs, at));
-                break;
-            case 4:
-                v[0] = float(r.length);
-                v[1] = float(r.inFlight);
-                v[2] = float(r.ageAt(r.oldestInFlightAgeMs, at));
-                v[3] = float(r.stuck);
-                break;
-            default:
-                v[0] = t.kind == PatternKind::Lock || t.kind == PatternKind::LegacyLock
-                           ? float(r.countdownAt(r.pttlMs, at))
-                           : float(r.count);
-            }
+            const QList<Figure> &figures = m_figures.value(t.kind);
+            float v[MaxFigures] = {};
+            for (qsizetype f = 0; f < figures.size() && f < MaxFigures; ++f)
+                v[f] = float(figures.at(f).value(r, at));
             t.history.append(v);
-            if (t.kind == PatternKind::ReliableQueue && m_server.eventsLive && m_lastTickAtMs > 0
+            if (t.unit->hasThroughput() && m_server.eventsLive && m_lastTickAtMs > 0
                 && m_server.timeMs > m_lastTickAtMs) {
-                const double throughput = double(t.completions - t.completionsAtTick) * 1000.0
+                const double throughput = double(t.track.completions - t.completionsAtTick) * 1000.0
                                           / double(m_server.timeMs - m_lastTickAtMs);
-                t.completionsAtTick = t.completions;
+                t.completionsAtTick = t.track.completions;
                 if (throughput != t.throughputPerS) { // a new state only for a new figure
                     t.throughputPerS = throughput;
                     restate(int(i));
@@ -611,58 +588,23 @@ void Monitor::absorb(int index, const PatternObject &object, const QList<RedisVa
                      const ProbeContext &ctx)
 {
     Tracked &t = m_tracked[index];
-    Reading reading = PatternUnit::of(t.kind).read(object, replies, ctx);
-    std::optional<PatternObject> changed;
-    switch (t.kind) {
-    case PatternKind::TokenFamily: {
-        QList<QByteArray> live = TokenFamilyUnit::liveMembers(object, replies);
-        const PatternObject &current = objectAt(index);
-        // Members added since the probe stay until a tick reads them.
-        const QSet<QByteArray> probedMembers(object.members.cbegin(), object.members.cend());
-        for (const QByteArray &m : current.members) {
-            if (!probedMembers.contains(m))
-                live.append(m);
+    Reading reading = t.unit->read(object, replies, ctx);
+    const PatternObject &current = objectAt(index);
+    std::optional<PatternObject> changed = t.unit->afterRead(object, current, replies);
+    if (changed) {
+        // Forget the keys it no longer has (a family's used, revoked and
+        // expired tokens): a family sees a stream of new keys, and the index
+        // must not grow with it.
+        const QList<QByteArray> kept = changed->keys();
+        const QSet<QByteArray> keep(kept.cbegin(), kept.cend());
+        for (const QByteArray &k : current.keys()) {
+            if (!keep.contains(k))
+                m_byKey.remove(k);
         }
-        if (live.size() != current.members.size()) {
-            // Forget the keys of used, revoked and expired tokens: a family
-            // sees a stream of new keys, and the index must not grow with it.
-            const QSet<QByteArray> keep(live.cbegin(), live.cend());
-            for (const QByteArray &m : current.members) {
-                if (!keep.contains(m))
-                    m_byKey.remove(m);
-            }
-            changed = current;
-            changed->members = std::move(live);
-        }
-        break;
     }
-    case PatternKind::ReliableQueue: {
-        QHash<QByteArray, qint64> seen;
-        for (const InFlightItem &item : std::as_const(reading.items)) {
-            if (item.source == AgeSource::FirstSeen)
-                seen.insert(item.job, t.jobFirstSeen.value(item.job, ctx.nowMs));
-        }
-        t.jobFirstSeen = std::move(seen); // bounded by the page size
-        break;
-    }
-    case PatternKind::Lock:
-    case PatternKind::LegacyLock:
-        if (!reading.isOk()) {
-            t.heldToken.clear();
-            t.heldSinceMs = -1;
-        } else if (reading.token != t.heldToken) {
-            // Held-for is known only when Gatehouse saw the lock taken: a lock
-            // already held at the first reading has an unknown start.
-            const bool firstReading = !t.everRead;
-            t.heldToken = reading.token;
-            t.heldSinceMs = firstReading ? -1 : ctx.nowMs;
-        }
-        break;
-    default:
-        break;
-    }
-    t.everRead = true;
-    t.validUntilMs = PatternUnit::of(t.kind).validUntilMs(object, reading);
+    t.unit->track(t.track, reading, ctx.nowMs);
+    t.track.everRead = true;
+    t.validUntilMs = t.unit->validUntilMs(object, reading);
     restate(index, std::move(reading), std::move(changed));
 }
 
@@ -677,12 +619,12 @@ void Monitor::restate(int index, std::optional<Reading> reading,
     else if (index < m_states.size())
         o->reading = m_states.at(index)->reading;
     o->firstSeenMs = t.firstSeenMs;
-    o->heldSinceMs = t.heldSinceMs;
+    o->heldSinceMs = t.track.heldSinceMs;
     o->throughputPerS = t.throughputPerS;
     o->stale = t.stale;
     o->staleSinceMs = t.stale ? t.readAtServerMs : -1;
-    o->gone = o->reading.status == Reading::Status::Missing && t.kind != PatternKind::ReliableQueue
-              && t.everRead;
+    o->gone = o->reading.status == Reading::Status::Missing && t.unit->goneWhenMissing()
+              && t.track.everRead;
     if (index < m_states.size())
         m_states[index] = std::move(o);
     else
@@ -747,16 +689,10 @@ bool Monitor::updateStaleness()
 
 QStringList Monitor::figureNames(PatternKind kind)
 {
-    const QString section = patternSection(kind);
-    if (section == QLatin1String("limiter"))
-        return {QStringLiteral("inWindow"), QStringLiteral("occupancy"),
-                QStringLiteral("retryHorizonMs")};
-    if (section == QLatin1String("queue"))
-        return {QStringLiteral("length"), QStringLiteral("inFlight"),
-                QStringLiteral("oldestInFlightAgeMs"), QStringLiteral("stuck")};
-    if (section == QLatin1String("lock"))
-        return {QStringLiteral("pttlMs")};
-    return {QStringLiteral("count")};
+    QStringList names;
+    for (const Figure &f : PatternUnit::of(kind).figures())
+        names << f.id;
+    return names;
 }
 
 QList<QPointF> Monitor::history(const QByteArray &key, const QString &figure, int maxPoints) const

@@ -76,9 +76,9 @@ public:
     Discovery *discovery() const { return m_discovery.get(); }
 
     // Figures kept per tick for one object (thread-safe): name and points
-    // (x = server time in ms, y = value). Names by section: limiter
-    // "inWindow", "occupancy", "retryHorizonMs"; lock "pttlMs"; token "count";
-    // queue "length", "inFlight", "oldestInFlightAgeMs", "stuck".
+    // (x = server time in ms, y = value). Names: the pattern's figures
+    // (PatternUnit::figures(): limiters "inWindow", "occupancy",
+    // "retryHorizonMs"; locks "pttlMs"; ...).
     static QStringList figureNames(PatternKind kind);
     // maxPoints > 0: at most that many, evenly spaced, the newest always in
     // (a sparkline needs its width in points, not 15 minutes of samples).
@@ -111,21 +111,20 @@ private:
     struct Tracked
     {
         PatternKind kind; // the object and its reading live in m_states only
-        bool everRead = false;
+        const PatternUnit *unit = nullptr;
+        TrackState track; // what the unit keeps across readings
         qint64 firstSeenMs = 0;
-        qint64 heldSinceMs = -1;
-        QByteArray heldToken;
-        QHash<QByteArray, qint64> jobFirstSeen; // queues without claims; bounded by the page
         HistoryRing history;
         bool dirty = false;
         qint64 validUntilMs = 0; // PatternUnit::validUntilMs of the last reading
-        qint64 completions = 0;  // queues: LREMs on the processing list seen as events
         qint64 completionsAtTick = 0;
         double throughputPerS = -1; // -1: unknown (needs keyspace events)
         qint64 freshAtMs = -1;      // m_clock ms when its reading was last known current
         qint64 readAtServerMs = -1; // server time of its last reading that arrived
         bool stale = false;
     };
+    // Figures kept per sample at most (PatternUnit::figures()).
+    static constexpr int MaxFigures = 8;
 
     void readServerFacts();
     void subscribeEvents(const QByteArray &flags);
@@ -171,10 +170,11 @@ private:
     QTimer m_eventTimer{this};
     QObject m_context{this};
 
-    QList<Tracked> m_tracked;              // guarded by m_historyMutex for history
-    QList<ObjectList::Ptr> m_states;       // the published state of each tracked object
-    QHash<QByteArray, int> m_byKey;        // every key of every object -> index
-    QHash<QByteArray, int> m_byPrimaryKey; // object key -> index; guarded by m_historyMutex
+    QHash<PatternKind, QList<Figure>> m_figures; // per kind, built once
+    QList<Tracked> m_tracked;                    // guarded by m_historyMutex for history
+    QList<ObjectList::Ptr> m_states;             // the published state of each tracked object
+    QHash<QByteArray, int> m_byKey;              // every key of every object -> index
+    QHash<QByteArray, int> m_byPrimaryKey;       // object key -> index; guarded by m_historyMutex
     QByteArray m_detailKey;
     ServerStatus m_server;
     // What the last discovery could not do for lack of permissions (Discovery).

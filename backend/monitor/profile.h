@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include <patterns/patternobject.h>
+#include <patterns/profilerule.h>
 
 #include <QByteArray>
 #include <QList>
@@ -10,28 +10,6 @@
 #include <optional>
 
 namespace gatehouse {
-
-// One line of a profile: which keys are instances of which pattern, with
-// the parameters Redis does not store. Key templates use "{key}" for the
-// instance's own key ("{key}:retry").
-struct ProfileRule
-{
-    PatternKind kind = PatternKind::SlidingWindow;
-    QByteArray match;          // Redis glob on the instance's key
-    QList<QByteArray> exclude; // globs of keys that are never instances
-    QByteArray prefix;         // token-family: the family prefix
-    PatternParams params;
-    std::optional<qint64> consumerLimit; // resource-consumer: the consumers' limit
-    QByteArray consumerMarker = ":consumer:";
-    QByteArray retryKey; // sliding-window, e.g. "{key}:retry"
-    QByteArray processingKey = "{key}:processing";
-    QByteArray claimsKey; // reliable-queue, optional
-    QByteArray deadKey;   // reliable-queue, optional
-    bool counted = false; // token-family: HASH tokens with a use counter
-
-    // The glob a SCAN would use to find this rule's keys.
-    QByteArray scanGlob() const;
-};
 
 // A named list of rules, loaded from JSON (format in README.md, "Profiles").
 class Profile
@@ -62,11 +40,8 @@ public:
     // A glob matching every key of every rule (the common literal prefix +
     // "*"), so one SCAN finds everything; "*" when the rules share nothing.
     QByteArray scanGlob() const;
+    // What keyspace notifications must cover: every rule's globs.
+    QList<QByteArray> eventGlobs() const;
 };
-
-// "{key}:retry" applied to "rl:api" gives "rl:api:retry"; the inverse gives
-// the base key of a related key, or an empty array if it does not fit.
-QByteArray applyTemplate(const QByteArray &keyTemplate, const QByteArray &key);
-QByteArray baseOfTemplate(const QByteArray &keyTemplate, const QByteArray &relatedKey);
 
 } // namespace gatehouse

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include <patterns/patternobject.h>
-#include <patterns/reading.h>
+#include <patterns/objectstate.h>
 
 #include <QJsonObject>
 #include <QList>
@@ -31,20 +30,6 @@ struct ServerStatus
     // missing: "scan", "type", "keys", "evalsha", "eval" (Discovery).
     bool complete = true;
     QStringList permissions;
-};
-
-struct ObjectState
-{
-    PatternObject object;
-    Reading reading;
-    qint64 firstSeenMs = 0;     // server time Gatehouse first saw the instance
-    qint64 heldSinceMs = -1;    // locks: first seen with the current token
-    bool gone = false;          // its keys disappeared (expired, deleted)
-    double throughputPerS = -1; // queues: jobs finished per second; -1 unknown (no events)
-    // The reading could not be refreshed for two ticks (server stopped,
-    // asleep, unreachable); it is the last one that arrived.
-    bool stale = false;
-    qint64 staleSinceMs = -1; // server time of that last reading; -1 when not stale
 };
 
 // The instances of a snapshot. Each ObjectState is shared, never changed
@@ -122,9 +107,6 @@ struct Snapshot
     // The snapshot --json contract (README, "snapshot --json").
     QJsonObject toJson() const;
 };
-
-// A key for JSON: a string when it is printable UTF-8, else {"base64": ...}.
-QJsonValue keyToJson(const QByteArray &key);
 
 } // namespace gatehouse
 

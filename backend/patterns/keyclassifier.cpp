@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "keyclassifier.h"
 
-#include "legacylockunit.h"
+#include "legacy-lock/legacylockunit.h"
 
 #include <cmath>
 

@@ -1,30 +1,50 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include <QList>
+#include <QHashFunctions>
+#include <QLatin1StringView>
 #include <QString>
 
-#include <optional>
+#include <cstring>
 
 namespace gatehouse {
 
-// The coordination patterns Gatehouse knows (see DESIGN.md, "The patterns").
-enum class PatternKind {
-    SlidingWindow,    // seed 000: ZSET of request times + ZSET of retry slots
-    ResourceConsumer, // seed 003: a resource window and its consumers' windows
-    FixedWindow,      // seed 002: STRING counter with PEXPIRE
-    RedissonLimiter,  // seed 001: HASH config, {name}:value, {name}:permits (read-only)
-    Lock,             // seeds 000/004: STRING token with PX TTL
-    LegacyLock,       // seed 004: SETNX lock whose value is an expiry time (read-only)
-    TokenFamily,      // seeds 000/002: <prefix><random> STRING (or HASH with a use counter)
-    ReliableQueue,    // seed 004: LIST queue + LIST processing (+ claims ZSET, dead LIST)
+// A coordination pattern's stable id ("sliding-window", "lock", ...), as used in
+// profiles, JSON and the CLI. Each pattern declares its own in its folder
+// (backend/patterns/<pattern>/) and registers a PatternUnit for it with the
+// PatternRegistry; nothing outside the pattern lists the kinds. A kind made
+// from a string that no unit registered is simply unknown to the registry.
+class PatternKind
+{
+public:
+    constexpr PatternKind() = default;
+    // id must outlive the kind: a string literal, or a registered unit's id.
+    constexpr explicit PatternKind(const char *id)
+        : m_id(id)
+    {}
+
+    QString id() const { return QLatin1StringView(m_id); }
+    const char *name() const { return m_id; }
+    bool isValid() const { return m_id[0] != '\0'; }
+
+    friend bool operator==(PatternKind a, PatternKind b)
+    {
+        return a.m_id == b.m_id || std::strcmp(a.m_id, b.m_id) == 0;
+    }
+    friend bool operator!=(PatternKind a, PatternKind b) { return !(a == b); }
+    friend size_t qHash(PatternKind kind, size_t seed = 0)
+    {
+        return qHash(QLatin1StringView(kind.m_id), seed);
+    }
+
+private:
+    const char *m_id = "";
 };
 
-// Stable ids used in profiles, JSON and the CLI ("sliding-window", ...).
-QString patternId(PatternKind kind);
-std::optional<PatternKind> patternFromId(const QString &id);
-QList<PatternKind> allPatterns();
-// "limiter", "lock", "token" or "queue": the snapshot section a pattern goes in.
-QString patternSection(PatternKind kind);
+// The id of a kind ("lock"); the registry knows the rest (PatternRegistry).
+inline QString patternId(PatternKind kind)
+{
+    return kind.id();
+}
 
 } // namespace gatehouse

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
 #include "patternobject.h"
 
+#include "patternunit.h"
+
 namespace gatehouse {
 
 QList<QByteArray> PatternObject::keys() const
 {
     QList<QByteArray> all;
-    if (kind != PatternKind::TokenFamily)
+    if (!PatternUnit::of(kind).keyType().isEmpty()) // a token family's key is a prefix
         all.append(key);
     for (const QByteArray &k : related) {
         if (!k.isEmpty())

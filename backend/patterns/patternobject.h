@@ -23,21 +23,12 @@ struct PatternParams
 };
 
 // One instance of a pattern in the watched database: which keys make it up.
-//
-// key and related by kind:
-//   SlidingWindow     key = window ZSET;        related = {retry ZSET or empty}
-//   ResourceConsumer  key = resource or consumer window ZSET; parent = resource key for
-//                     a consumer, empty for the resource
-//   FixedWindow       key = counter STRING
-//   RedissonLimiter   key = config HASH;         related = {value STRING, permits ZSET}
-//   Lock, LegacyLock  key = lock STRING
-//   TokenFamily       key = the family prefix (e.g. "code:"); members = token keys
-//   ReliableQueue     key = queue LIST;          related = {processing LIST,
-//                                                           claims ZSET or empty,
-//                                                           dead-letter LIST or empty}
+// key is the instance's own key (a token family's: its prefix); related are
+// the other keys it reads, in the order its pattern's unit documents
+// (backend/patterns/<pattern>/); members are a family's keys.
 struct PatternObject
 {
-    PatternKind kind = PatternKind::SlidingWindow;
+    PatternKind kind;
     bool countedTokens = false; // TokenFamily: members are HASHes with a use counter
     QByteArray key;
     QList<QByteArray> related;

@@ -1,13 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "patternunit.h"
 
-#include "fixedwindowunit.h"
-#include "legacylockunit.h"
-#include "lockunit.h"
-#include "redissonlimiterunit.h"
-#include "reliablequeueunit.h"
-#include "slidingwindowunit.h"
-#include "tokenfamilyunit.h"
+#include "globmatch.h"
+#include "patternregistry.h"
 
 #include <cmath>
 
@@ -18,35 +13,98 @@ qint64 PatternUnit::validUntilMs(const PatternObject &, const Reading &from) con
     return from.atMs;
 }
 
+bool PatternUnit::parseRule(RuleReader &, const QJsonObject &, ProfileRule &) const
+{
+    return true;
+}
+
+void PatternUnit::writeRule(const ProfileRule &, QJsonObject &) const {}
+
+PatternObject PatternUnit::baseObject(const ProfileRule &rule, const QByteArray &key)
+{
+    PatternObject o;
+    o.kind = rule.kind;
+    o.key = key;
+    o.params = rule.params;
+    return o;
+}
+
+std::optional<PatternObject> PatternUnit::objectFor(const ProfileRule &rule,
+                                                    const QByteArray &key) const
+{
+    if (!globMatch(rule.match, key) || rule.excludes(key))
+        return std::nullopt;
+    return baseObject(rule, key);
+}
+
+PatternObject PatternUnit::conventionalObject(const QByteArray &key) const
+{
+    PatternObject o;
+    o.kind = kind();
+    o.key = key;
+    return o;
+}
+
+void PatternUnit::track(TrackState &, const Reading &, qint64) const {}
+
+bool PatternUnit::merge(PatternObject &, const PatternObject &) const
+{
+    return false;
+}
+
+std::optional<PatternObject> PatternUnit::afterRead(const PatternObject &, const PatternObject &,
+                                                    const QList<RedisValue> &) const
+{
+    return std::nullopt;
+}
+
+bool PatternUnit::isCompletion(const PatternObject &, const QByteArray &, const QByteArray &) const
+{
+    return false;
+}
+
+QList<QStringList> PatternUnit::items(const ObjectState &, qint64) const
+{
+    return {};
+}
+
+QByteArray PatternUnit::itemValue(const ObjectState &, int) const
+{
+    return {};
+}
+
+namespace {
+
+// For kinds no unit registered (a profile written by a newer Gatehouse is
+// refused at load; this only keeps lookups total): reads nothing.
+class UnknownUnit final : public PatternUnit
+{
+public:
+    PatternKind kind() const override { return {}; }
+    Section section() const override { return {}; }
+    QByteArray keyType() const override { return {}; }
+    QList<Command> probe(const PatternObject &, const ProbeContext &) const override { return {}; }
+    Reading read(const PatternObject &, const QList<RedisValue> &,
+                 const ProbeContext &context) const override
+    {
+        Reading r;
+        r.atMs = context.nowMs;
+        r.status = Reading::Status::Error;
+        r.message = QStringLiteral("No pattern of this kind is known.");
+        return r;
+    }
+    QList<Figure> figures() const override { return {}; }
+    QList<Column> columns() const override { return {}; }
+    void writeJson(const ObjectState &, const Reading &, qint64, QJsonObject &) const override {}
+};
+
+} // namespace
+
 const PatternUnit &PatternUnit::of(PatternKind kind)
 {
-    static const SlidingWindowUnit s_sliding(PatternKind::SlidingWindow);
-    static const SlidingWindowUnit s_resource(PatternKind::ResourceConsumer);
-    static const FixedWindowUnit s_fixed;
-    static const RedissonLimiterUnit s_redisson;
-    static const LockUnit s_lock;
-    static const LegacyLockUnit s_legacy;
-    static const TokenFamilyUnit s_tokens;
-    static const ReliableQueueUnit s_queue;
-    switch (kind) {
-    case PatternKind::SlidingWindow:
-        return s_sliding;
-    case PatternKind::ResourceConsumer:
-        return s_resource;
-    case PatternKind::FixedWindow:
-        return s_fixed;
-    case PatternKind::RedissonLimiter:
-        return s_redisson;
-    case PatternKind::Lock:
-        return s_lock;
-    case PatternKind::LegacyLock:
-        return s_legacy;
-    case PatternKind::TokenFamily:
-        return s_tokens;
-    case PatternKind::ReliableQueue:
-        return s_queue;
-    }
-    Q_UNREACHABLE();
+    static const UnknownUnit s_unknown;
+    const PatternUnit *unit = PatternRegistry::instance().find(kind);
+    return unit ? *unit : s_unknown;
 }
 
 std::optional<Reading> PatternUnit::failure(const PatternObject &object,

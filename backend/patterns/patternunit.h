@@ -1,11 +1,18 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "objectstate.h"
+#include "patternaction.h"
 #include "patternobject.h"
+#include "presentation.h"
+#include "profilerule.h"
 #include "reading.h"
 #include "scriptcall.h"
 
 #include <redis/redisvalue.h>
+
+#include <QHash>
+#include <QJsonObject>
 
 #include <functional>
 
@@ -22,9 +29,26 @@ struct ProbeContext
     std::function<qint64(const QByteArray &job)> firstSeenMs; // -1 when never seen
 };
 
-// One pattern's knowledge: which bounded commands read one instance cheaply
-// (they are pipelined with every other object's), and how their replies
-// become a Reading. Stateless; one instance per kind.
+// What the monitor keeps for one object across its readings; the pattern's
+// unit updates it (PatternUnit::track) and the published ObjectState shows it.
+struct TrackState
+{
+    bool everRead = false;
+    qint64 heldSinceMs = -1; // locks: since when the current holder holds it; -1 unknown
+    QByteArray heldToken;
+    QHash<QByteArray, qint64> itemFirstSeen; // items without a recorded time; bounded by a page
+    qint64 completions = 0; // items finished (keyspace events, PatternUnit::isCompletion)
+};
+
+// Everything Gatehouse knows about one coordination pattern, in one place
+// (backend/patterns/<pattern>/, its scripts in lua/<pattern>/): its id and
+// section; its profile rule (parsed, validated, written back) and the objects
+// a rule makes of keys; its bounded probes, how the replies become a Reading
+// and how long that reading stays exact; what the monitor tracks across
+// readings; its history figures, table columns and JSON fields; and its
+// actions. Units register with the PatternRegistry; the monitor, snapshot,
+// actions engine, profiles, models, pages and CLI are generic over it.
+// Stateless; one instance per kind.
 class PatternUnit
 {
 public:
@@ -32,14 +56,39 @@ public:
 
     virtual ~PatternUnit() = default;
     virtual PatternKind kind() const = 0;
+    virtual Section section() const = 0;
+    // "sliding-window limiter": in sentences and tooltips.
+    virtual QString title() const { return kind().id(); }
+    // The Redis type of the object's own key ("zset", "string"); empty when
+    // the key is not a Redis key (a token family's prefix). The CLI tells
+    // apart the patterns of a section offering the same action by it.
+    virtual QByteArray keyType() const = 0;
 
+    // --- Profile rules ---------------------------------------------------
+    // The rule's pattern-specific fields, read into rule (the registry and
+    // Profile read "pattern", "match", "exclude" and "pageSize").
+    virtual bool parseRule(RuleReader &reader, const QJsonObject &json, ProfileRule &rule) const;
+    virtual void writeRule(const ProfileRule &rule, QJsonObject &json) const;
+    // The field naming the rule's keys: "match" (a glob), or "prefix".
+    virtual QString keyField() const { return QStringLiteral("match"); }
+    // What SCAN and keyspace notifications must cover for the rule's keys.
+    virtual QList<QByteArray> scanGlobs(const ProfileRule &rule) const { return {rule.match}; }
+    // The instance key is part of (with its related keys filled in), when the
+    // rule claims it; nullopt when not (or when it is another instance's
+    // related key, such as a window's retry set).
+    virtual std::optional<PatternObject> objectFor(const ProfileRule &rule,
+                                                   const QByteArray &key) const;
+    // The instance key is under the pattern's conventional key names (README,
+    // "Profiles"), for actions on a key no profile rule describes.
+    virtual PatternObject conventionalObject(const QByteArray &key) const;
+
+    // --- Reading ---------------------------------------------------------
     // Only bounded commands: counts, single members, pages of pageSize.
     virtual QList<Command> probe(const PatternObject &object,
                                  const ProbeContext &context) const = 0;
     // replies answer probe(object, context), in order.
     virtual Reading read(const PatternObject &object, const QList<RedisValue> &replies,
                          const ProbeContext &context) const = 0;
-
     // Until when (server time) reading.at(t) is exact, if no write touches
     // the object's keys (keyspace events tell): TTLs count down and ages grow,
     // but an entry leaving a window, a job turning stuck or a key expiring
@@ -48,6 +97,51 @@ public:
     // patterns not modelled).
     virtual qint64 validUntilMs(const PatternObject &object, const Reading &reading) const;
 
+    // --- Tracking across readings ------------------------------------------
+    // Called with every reading of the object, before it is published.
+    virtual void track(TrackState &state, const Reading &reading, qint64 nowMs) const;
+    // An object found again (a rescan, a keyspace event) merged into the one
+    // tracked: true when current changed (a token family's new members).
+    virtual bool merge(PatternObject &current, const PatternObject &found) const;
+    // After a read: the object as the replies show it (a family without its
+    // used, revoked and expired members), or nullopt when unchanged. current
+    // may have gained members since probed was sent.
+    virtual std::optional<PatternObject> afterRead(const PatternObject &probed,
+                                                   const PatternObject &current,
+                                                   const QList<RedisValue> &replies) const;
+    // A keyspace event on one of the object's keys: re-read the object soon
+    // (true), or leave it to the next tick (a busy token family).
+    virtual bool rereadOnEvent() const { return true; }
+    // The event finished one item (a job LREM'd from a processing list): the
+    // object's throughput counts it.
+    virtual bool isCompletion(const PatternObject &object, const QByteArray &key,
+                              const QByteArray &event) const;
+    virtual bool hasThroughput() const { return false; }
+    // Whether a Missing reading means the instance is gone (an empty queue
+    // is still a queue).
+    virtual bool goneWhenMissing() const { return true; }
+
+    // --- Presentation ----------------------------------------------------
+    // The figures kept per tick in its history (charts, sparklines).
+    virtual QList<Figure> figures() const = 0;
+    // Its table columns (the key's first, the status last).
+    virtual QList<Column> columns() const = 0;
+    // Its fields in the snapshot JSON (README, "snapshot --json"), besides
+    // the common ones; r is the reading projected to nowMs.
+    virtual void writeJson(const ObjectState &state, const Reading &r, qint64 nowMs,
+                           QJsonObject &json) const = 0;
+    // The items of a detailed reading the console lists under the table (a
+    // queue's jobs in flight, a semaphore's holders): text per item.
+    virtual QStringList itemHeaders() const { return {}; }
+    virtual QList<QStringList> items(const ObjectState &state, qint64 nowMs) const;
+    // The raw value of item i (the job, the holder id) for actions on it.
+    virtual QByteArray itemValue(const ObjectState &state, int i) const;
+
+    // --- Actions ---------------------------------------------------------
+    virtual QList<PatternAction> actions() const { return {}; }
+
+    // The unit registered for kind (PatternRegistry); a unit that reads
+    // nothing when no pattern has that kind.
     static const PatternUnit &of(PatternKind kind);
 
 protected:
@@ -61,6 +155,8 @@ protected:
     static QByteArray after(qint64 tMs, qint64 unitMs);
     // Scores of a WITHSCORES reply, converted to ms.
     static QList<qint64> scoresMs(const RedisValue &withScores, qint64 unitMs);
+    // The common object for a rule and a key (kind, key, params, source).
+    static PatternObject baseObject(const ProfileRule &rule, const QByteArray &key);
 };
 
 } // namespace gatehouse

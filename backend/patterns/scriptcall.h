@@ -6,6 +6,10 @@
 #include <QString>
 #include <QStringList>
 
+#include <redis/redisvalue.h>
+
+#include <functional>
+
 namespace gatehouse {
 
 // An operator action as it will run: which of Gatehouse's scripts (lua/<script>.lua),
@@ -16,6 +20,14 @@ namespace gatehouse {
 // replies with an error "GHTYPE <i> <type> <expected>" (KEYS[i] has another
 // type) or "GHSHAPE <i> <what>" (the right type, not the pattern's shape)
 // when it writes nothing; keyRoles names KEYS[i] for the sentence.
+// What a script's reply (not an error) means: it acted, or found nothing to
+// do; one sentence for the operator either way.
+struct ReplyMeaning
+{
+    bool done = false;
+    QString message;
+};
+
 struct ScriptCall
 {
     // A value a script echoes back (another holder's token, a requeued job) is
@@ -29,6 +41,16 @@ struct ScriptCall
     QList<QByteArray> command; // actions Lua cannot do (CONFIG SET): the command itself
     QString summary;           // one sentence for the confirmation dialog
     QStringList keyRoles;      // what KEYS[i] is: "queue", "processing list", ...
+    // A secret the call creates (an issued token): shown once to the operator,
+    // never written to the audit log.
+    QByteArray issued;
+    // Run again while a run examined this many (the reply's first element):
+    // bounded batches, so no single script blocks the server (requeue stuck).
+    int batch = 0;
+    QString batchSummary; // "%1" = what all the runs did: "Requeued %1 stuck jobs."
+    // The reply's meaning, by the pattern that built the call (errors, refusals
+    // and lost replies are the actions engine's).
+    std::function<ReplyMeaning(const RedisValue &reply)> meaning;
 
     // Set by whoever built the call when the target is not what the console
     // says it is (a key outside every token family, a profile that names
@@ -41,6 +63,8 @@ struct ScriptCall
     int forceArg = -1;
     bool force = false;
 
+    // An invalid call (no script, no command) carries in refusal why the
+    // target does not allow the action (a queue without a claims set).
     bool isValid() const { return !script.isEmpty() || !command.isEmpty(); }
     bool isForceable() const { return forceable; }
     // The same call with its checks skipped: what an operator confirmed.

@@ -15,7 +15,10 @@ public:
     RedisScript() = default;
     RedisScript(QString name, QByteArray source);
 
-    // Loads ":/lua/<name>.lua". A missing resource is a build error, so this
+    // ":/lua/<pattern>/<name>.lua" (lua/ has one folder per pattern); empty
+    // when no script has that name.
+    static QString resourcePath(const QString &name);
+    // Loads ":/lua/<pattern>/<name>.lua". A missing resource is a build error, so this
     // asserts in debug builds and returns an invalid script otherwise.
     static RedisScript fromResource(const QString &name);
 

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "redisvalue.h"
 
+#include <QJsonObject>
+#include <QStringDecoder>
+
 namespace gatehouse {
 
 RedisValue RedisValue::integer(qint64 v)
@@ -165,6 +168,26 @@ bool operator==(const RedisValue &a, const RedisValue &b)
 {
     return a.m_type == b.m_type && a.m_integer == b.m_integer && a.m_bytes == b.m_bytes
            && a.m_elements == b.m_elements;
+}
+
+QJsonValue keyToJson(const QByteArray &key)
+{
+    QStringDecoder decode(QStringDecoder::Utf8, QStringDecoder::Flag::Stateless);
+    const QString text = decode(key);
+    bool printable = !decode.hasError();
+    for (QChar c : text)
+        printable &= !c.isNonCharacter() && c.unicode() >= 0x20 && c.unicode() != 0x7f;
+    if (printable)
+        return text;
+    return QJsonObject{{QStringLiteral("base64"), QString::fromLatin1(key.toBase64())}};
+}
+
+QJsonArray keysToJson(const QList<QByteArray> &keys)
+{
+    QJsonArray out;
+    for (const QByteArray &k : keys)
+        out.append(keyToJson(k));
+    return out;
 }
 
 } // namespace gatehouse

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <QByteArray>
+#include <QJsonArray>
+#include <QJsonValue>
 #include <QList>
 #include <QMetaType>
 #include <QString>
@@ -75,6 +77,10 @@ private:
 
 // Escapes bytes the way redis-cli prints them ("\x00", "\r\n"), for messages.
 QString printableBytes(const QByteArray &bytes, qsizetype maxLength = 200);
+
+// A key for JSON: a string when it is printable UTF-8, else {"base64": ...}.
+QJsonValue keyToJson(const QByteArray &key);
+QJsonArray keysToJson(const QList<QByteArray> &keys);
 
 } // namespace gatehouse
 

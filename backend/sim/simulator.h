@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include <patterns/patternkind.h>
 #include <redis/redisclient.h>
 
 #include <QMap>

@@ -22,38 +22,38 @@ void checkEquivalent(const Profile &a, const Profile &b, const QByteArray &json)
         const ProfileRule &x = a.rules.at(i);
         const ProfileRule &y = b.rules.at(i);
         GATEHOUSE_FUZZ_CHECK(x.kind == y.kind, what);
-        if (x.kind == PatternKind::TokenFamily)
+        if (x.kind == PatternKind("token-family"))
             GATEHOUSE_FUZZ_CHECK(x.prefix == y.prefix, what);
         else
             GATEHOUSE_FUZZ_CHECK(x.match == y.match, what);
         GATEHOUSE_FUZZ_CHECK(x.exclude == y.exclude, what);
         // The fields toJson() writes: the ones that apply to the rule's kind.
         const bool limiter = patternSection(x.kind) == QLatin1String("limiter")
-                             && x.kind != PatternKind::RedissonLimiter;
+                             && x.kind != PatternKind("redisson-limiter");
         const bool window
-            = x.kind == PatternKind::SlidingWindow || x.kind == PatternKind::ResourceConsumer;
+            = x.kind == PatternKind("sliding-window") || x.kind == PatternKind("resource-consumer");
         if (limiter) {
             GATEHOUSE_FUZZ_CHECK(x.params.limit == y.params.limit, what);
             GATEHOUSE_FUZZ_CHECK(x.params.windowMs == y.params.windowMs, what);
         }
         if (window)
             GATEHOUSE_FUZZ_CHECK(x.params.scoreUnitMs == y.params.scoreUnitMs, what);
-        if (x.kind == PatternKind::ReliableQueue)
+        if (x.kind == PatternKind("reliable-queue"))
             GATEHOUSE_FUZZ_CHECK(x.params.stuckAfterMs == y.params.stuckAfterMs, what);
-        if (x.kind == PatternKind::ResourceConsumer) {
+        if (x.kind == PatternKind("resource-consumer")) {
             GATEHOUSE_FUZZ_CHECK(x.consumerLimit == y.consumerLimit, what);
             GATEHOUSE_FUZZ_CHECK(x.consumerMarker == y.consumerMarker, what);
         }
         GATEHOUSE_FUZZ_CHECK(x.params.pageSize == y.params.pageSize, what);
         GATEHOUSE_FUZZ_CHECK(x.retryKey == y.retryKey, what);
-        if (x.kind == PatternKind::ReliableQueue) {
+        if (x.kind == PatternKind("reliable-queue")) {
             GATEHOUSE_FUZZ_CHECK(x.processingKey == y.processingKey, what);
             GATEHOUSE_FUZZ_CHECK(x.claimsKey == y.claimsKey, what);
             GATEHOUSE_FUZZ_CHECK(x.deadKey == y.deadKey, what);
         }
-        if (x.kind == PatternKind::TokenFamily)
+        if (x.kind == PatternKind("token-family"))
             GATEHOUSE_FUZZ_CHECK(x.counted == y.counted, what);
-        if (x.kind == PatternKind::TokenFamily && x.counted)
+        if (x.kind == PatternKind("token-family") && x.counted)
             GATEHOUSE_FUZZ_CHECK(x.params.countField == y.params.countField, what);
     }
 }

@@ -14,7 +14,7 @@ namespace {
 ObjectState lock(const QByteArray &key, const QByteArray &token, qint64 pttl)
 {
     ObjectState s;
-    s.object.kind = PatternKind::Lock;
+    s.object.kind = PatternKind("lock");
     s.object.key = key;
     s.reading.token = token;
     s.reading.pttlMs = pttl;
@@ -25,7 +25,7 @@ ObjectState lock(const QByteArray &key, const QByteArray &token, qint64 pttl)
 ObjectState window(const QByteArray &key, qint64 inWindow)
 {
     ObjectState s;
-    s.object.kind = PatternKind::SlidingWindow;
+    s.object.kind = PatternKind("sliding-window");
     s.object.key = key;
     s.reading.inWindow = inWindow;
     s.reading.limit = 10;
@@ -108,7 +108,7 @@ private slots:
         QAbstractItemModelTester tester(&model,
                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
         ObjectState q;
-        q.object.kind = PatternKind::ReliableQueue;
+        q.object.kind = PatternKind("reliable-queue");
         q.object.key = "jobs:mail";
         q.reading.atMs = 1000;
         q.reading.inFlight = 1;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <actions/actionengine.h>
-#include <patterns/lockunit.h>
+#include <patterns/lock/lockunit.h>
 #include <redis/redisclient.h>
 #include <redis/redisscript.h>
 
@@ -168,7 +168,7 @@ private slots:
         client.open();
         QVERIFY2(waitReady(client), qPrintable(client.errorString()));
         PatternObject lock;
-        lock.kind = PatternKind::Lock;
+        lock.kind = PatternKind("lock");
         lock.key = "lock:acl";
         const ScriptCall release = LockUnit::forceRelease(lock, "t1");
         gatehouse::test::ReplyWait wait;

@@ -6,10 +6,10 @@
 // where it was or exactly where the reply says it went; nothing disappears,
 // nothing doubles; a refusal writes nothing and names the key and its type.
 #include <actions/actionengine.h>
-#include <patterns/limiterreset.h>
-#include <patterns/lockunit.h>
-#include <patterns/reliablequeueunit.h>
-#include <patterns/tokenfamilyunit.h>
+#include <patterns/limiters.h>
+#include <patterns/lock/lockunit.h>
+#include <patterns/reliable-queue/reliablequeueunit.h>
+#include <patterns/token-family/tokenfamilyunit.h>
 #include <redis/redisclient.h>
 
 #include "redisserver.h"
@@ -56,7 +56,7 @@ QByteArray num(qint64 v)
 PatternObject queueObject()
 {
     PatternObject o;
-    o.kind = PatternKind::ReliableQueue;
+    o.kind = PatternKind("reliable-queue");
     o.key = "q";
     o.related = {"q:processing", "q:claims", "q:dead"};
     return o;
@@ -97,7 +97,7 @@ QList<ActionCase> cases()
                 true});
 
     PatternObject lock;
-    lock.kind = PatternKind::Lock;
+    lock.kind = PatternKind("lock");
     lock.key = "lock:x";
     all.append({QStringLiteral("lock.force-release"),
                 {"lock:x"},
@@ -125,7 +125,7 @@ QList<ActionCase> cases()
                 }});
 
     PatternObject window;
-    window.kind = PatternKind::SlidingWindow;
+    window.kind = PatternKind("sliding-window");
     window.key = "rl:api";
     window.related = {"rl:api:retry"};
     const QByteArray t = num(nowMs());
@@ -140,7 +140,7 @@ QList<ActionCase> cases()
                     return limiterReset(window);
                 }});
     PatternObject counter;
-    counter.kind = PatternKind::FixedWindow;
+    counter.kind = PatternKind("fixed-window");
     counter.key = "rl:fixed";
     all.append({QStringLiteral("limiter.reset fixed"),
                 {"rl:fixed"},
@@ -393,7 +393,7 @@ private slots:
         QCOMPARE(call(*m_client, {"SET", "lock:big", big}), RedisValue::status("OK"));
         big.clear();
         PatternObject lock;
-        lock.kind = PatternKind::Lock;
+        lock.kind = PatternKind("lock");
         lock.key = "lock:big";
         for (const ScriptCall &sc :
              {LockUnit::forceRelease(lock, "wrong"), LockUnit::extend(lock, "wrong", 1000)}) {

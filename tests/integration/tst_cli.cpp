@@ -2,7 +2,7 @@
 // gatehouse-cli snapshot, profile suggest and every action, as scripts use
 // them: exit codes, JSON, effects in a real redis-server, the audit log.
 #include <actions/actionengine.h>
-#include <patterns/lockunit.h>
+#include <patterns/lock/lockunit.h>
 #include <redis/redisclient.h>
 
 #include "redisserver.h"
@@ -402,7 +402,7 @@ private slots:
         engine.setAuditLogPath(auditPath());
         engine.setAuditStream("gatehouse:audit", 100);
         PatternObject lock;
-        lock.kind = PatternKind::Lock;
+        lock.kind = PatternKind("lock");
         lock.key = "lock:a";
         bool done = false;
         engine.run(LockUnit::forceRelease(lock, "t0k3n1abcd"), false, this,

@@ -8,8 +8,8 @@
 #include <actions/actionengine.h>
 #include <monitor/monitor.h>
 #include <monitor/profile.h>
-#include <patterns/reliablequeueunit.h>
-#include <patterns/tokenfamilyunit.h>
+#include <patterns/reliable-queue/reliablequeueunit.h>
+#include <patterns/token-family/tokenfamilyunit.h>
 #include <redis/redisclient.h>
 
 #include "redisserver.h"
@@ -277,7 +277,7 @@ private slots:
         QCOMPARE(call(*m_admin, {"CONFIG", "SET", "maxmemory", "1"}), RedisValue::status("OK"));
         // A write that would grow memory is refused, cleanly, nothing written.
         PatternObject family;
-        family.kind = PatternKind::TokenFamily;
+        family.kind = PatternKind("token-family");
         family.key = "sim:code:";
         ActionOutcome issued;
         bool got = false;

@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: MIT
 // Each pattern unit's reading, checked against keys built with known scores
 // relative to the server's TIME, in a real redis-server.
-#include <patterns/fixedwindowunit.h>
-#include <patterns/legacylockunit.h>
-#include <patterns/lockunit.h>
+#include <patterns/fixed-window/fixedwindowunit.h>
+#include <patterns/legacy-lock/legacylockunit.h>
+#include <patterns/lock/lockunit.h>
+#include <patterns/patternregistry.h>
 #include <patterns/patternunit.h>
-#include <patterns/redissonlimiterunit.h>
-#include <patterns/reliablequeueunit.h>
-#include <patterns/slidingwindowunit.h>
-#include <patterns/tokenfamilyunit.h>
+#include <patterns/redisson-limiter/redissonlimiterunit.h>
+#include <patterns/reliable-queue/reliablequeueunit.h>
+#include <patterns/sliding-window/slidingwindowunit.h>
+#include <patterns/token-family/tokenfamilyunit.h>
 #include <redis/redisclient.h>
 #include <redis/serverinfo.h>
 
@@ -32,7 +33,7 @@ QByteArray n(qint64 v)
 PatternObject windowObject(const QByteArray &key, qint64 windowMs)
 {
     PatternObject o;
-    o.kind = PatternKind::SlidingWindow;
+    o.kind = PatternKind("sliding-window");
     o.key = key;
     o.related = {key + ":retry"};
     o.params.limit = 5;
@@ -143,7 +144,7 @@ private slots:
         QVERIFY(unknown.windowTimes.isEmpty()); // no detail asked
 
         // Reset deletes both keys.
-        QCOMPARE(runScript(*m_client, SlidingWindowUnit::reset(o)).toInteger(), 2);
+        QCOMPARE(runScript(*m_client, SlidingWindowUnit::resetWindow(o)).toInteger(), 2);
         QCOMPARE(probe(o, now).status, Reading::Status::Missing);
     }
 
@@ -178,7 +179,7 @@ private slots:
         call(*m_client, {"LPUSH", "q:p:processing", "old", "new"});
         call(*m_client, {"ZADD", "q:p:claims", n(now - 50000), "old", n(now - 1000), "new"});
         PatternObject q;
-        q.kind = PatternKind::ReliableQueue;
+        q.kind = PatternKind("reliable-queue");
         q.key = "q:p";
         q.related = {"q:p:processing", "q:p:claims", "q:p:dead"};
         q.params.stuckAfterMs = 60000;
@@ -200,10 +201,10 @@ private slots:
         call(*m_client, {"SET", "lock:p", "t0k3n", "PX", "5000"});
         call(*m_client, {"SET", "throttle:p", "7", "PX", "5000"});
         PatternObject lock;
-        lock.kind = PatternKind::Lock;
+        lock.kind = PatternKind("lock");
         lock.key = "lock:p";
         PatternObject fixed;
-        fixed.kind = PatternKind::FixedWindow;
+        fixed.kind = PatternKind("fixed-window");
         fixed.key = "throttle:p";
         fixed.params.limit = 5;
         const Reading l0 = probe(lock, serverNow()), f0 = probe(fixed, serverNow());
@@ -254,7 +255,7 @@ private slots:
              {"ZADD", "z:rl:resource:12{12}", n(s - 20), "1", n(s - 5), "2", n(s - 1), "3"});
         call(*m_client, {"ZADD", "z:rl:resource:12{12}:consumer:1", n(s - 1), "3"});
         PatternObject res;
-        res.kind = PatternKind::ResourceConsumer;
+        res.kind = PatternKind("resource-consumer");
         res.key = "z:rl:resource:12{12}";
         res.params.limit = 10;
         res.params.windowMs = 10000;
@@ -277,7 +278,7 @@ private slots:
     {
         call(*m_client, {"SET", "throttle:u1", "7", "PX", "5000"});
         PatternObject o;
-        o.kind = PatternKind::FixedWindow;
+        o.kind = PatternKind("fixed-window");
         o.key = "throttle:u1";
         o.params.limit = 5;
         const Reading r = probe(o, serverNow());
@@ -305,7 +306,7 @@ private slots:
         call(*m_client, {"EVAL", grant, "1", permits, n(now - 30000), "0.5", "1"});
         call(*m_client, {"EVAL", grant, "1", permits, n(now - 10000), "0.75", "1"});
         PatternObject o;
-        o.kind = PatternKind::RedissonLimiter;
+        o.kind = PatternKind("redisson-limiter");
         o.key = "my-rate-limiter";
         o.related = {"{my-rate-limiter}:value", permits};
         o.params.windowMs = 60000;
@@ -331,7 +332,7 @@ private slots:
     {
         call(*m_client, {"SET", "lock:orders", "3f9a1c2e-77b1-4c1d", "PX", "30000"});
         PatternObject o;
-        o.kind = PatternKind::Lock;
+        o.kind = PatternKind("lock");
         o.key = "lock:orders";
         const Reading r = probe(o, serverNow());
         QVERIFY(r.isOk());
@@ -359,7 +360,7 @@ private slots:
         call(*m_client, {"SET", "lock.foo", n(now / 1000 + 10)});
         call(*m_client, {"SET", "lock.bar", n(now - 5000)}); // ms, expired 5 s ago
         PatternObject o;
-        o.kind = PatternKind::LegacyLock;
+        o.kind = PatternKind("legacy-lock");
         o.key = "lock.foo";
         Reading r = probe(o, now);
         QVERIFY(r.isOk());
@@ -377,7 +378,7 @@ private slots:
         call(*m_client, {"SET", "code:f6g7h8i9j0", "{}", "EX", "30"});
         call(*m_client, {"SET", "code:k1l2m3n4o5", "{}"}); // a leak: no TTL
         PatternObject o;
-        o.kind = PatternKind::TokenFamily;
+        o.kind = PatternKind("token-family");
         o.key = "code:";
         o.members = {"code:a1b2c3d4e5", "code:f6g7h8i9j0", "code:k1l2m3n4o5", "code:consumed0001"};
         const Reading r = probe(o, serverNow());
@@ -411,7 +412,7 @@ private slots:
         call(*m_client, {"EXPIRE", "user_token:bbbb2222", "60"});
         call(*m_client, {"SET", "user_token:cccc3333", "x", "EX", "60"}); // not a hash
         PatternObject o;
-        o.kind = PatternKind::TokenFamily;
+        o.kind = PatternKind("token-family");
         o.key = "user_token:";
         o.countedTokens = true;
         o.members = {"user_token:aaaa1111", "user_token:bbbb2222", "user_token:cccc3333"};
@@ -435,7 +436,7 @@ private slots:
             QVERIFY(test::waitUntil([&] { return done; }, 5000));
         }
         PatternObject o;
-        o.kind = PatternKind::ReliableQueue;
+        o.kind = PatternKind("reliable-queue");
         o.key = "jobs:mail";
         o.related = {"jobs:mail:processing", "jobs:mail:claims", "jobs:mail:dead"};
         o.params.stuckAfterMs = 60000;
@@ -478,7 +479,7 @@ private slots:
         const qint64 now = serverNow();
         const QHash<QByteArray, qint64> seen{{"a", now - 300000}, {"b", now - 2000}};
         PatternObject o;
-        o.kind = PatternKind::ReliableQueue;
+        o.kind = PatternKind("reliable-queue");
         o.key = "q";
         o.related = {"q:processing"};
         o.params.stuckAfterMs = 60000;
@@ -513,7 +514,7 @@ private slots:
         m_client->pipeline(batch, &ctx, [&](const QList<RedisValue> &) { done = true; });
         QVERIFY(test::waitUntil([&] { return done; }, 60000));
         PatternObject o;
-        o.kind = PatternKind::ReliableQueue;
+        o.kind = PatternKind("reliable-queue");
         o.key = "big";
         o.related = {"big:processing"};
         const Reading r = probe(o, serverNow());
@@ -529,38 +530,35 @@ private slots:
     // Missing keys, empty lists and wrong types: one clear result each.
     void emptyAndWrongType_data()
     {
-        QTest::addColumn<int>("kind");
+        QTest::addColumn<QByteArray>("kind");
         QTest::addColumn<QByteArray>("setup");
         QTest::addColumn<int>("status");
         const int ok = int(Reading::Status::Ok);
         const int missing = int(Reading::Status::Missing);
         const int wrong = int(Reading::Status::WrongType);
-        QTest::newRow("window missing")
-            << int(PatternKind::SlidingWindow) << QByteArray() << missing;
+        QTest::newRow("window missing") << QByteArray("sliding-window") << QByteArray() << missing;
         QTest::newRow("window is a list")
-            << int(PatternKind::SlidingWindow) << QByteArray("list") << wrong;
-        QTest::newRow("counter missing")
-            << int(PatternKind::FixedWindow) << QByteArray() << missing;
+            << QByteArray("sliding-window") << QByteArray("list") << wrong;
+        QTest::newRow("counter missing") << QByteArray("fixed-window") << QByteArray() << missing;
         QTest::newRow("counter is a zset")
-            << int(PatternKind::FixedWindow) << QByteArray("zset") << wrong;
+            << QByteArray("fixed-window") << QByteArray("zset") << wrong;
         QTest::newRow("redisson missing")
-            << int(PatternKind::RedissonLimiter) << QByteArray() << missing;
+            << QByteArray("redisson-limiter") << QByteArray() << missing;
         QTest::newRow("redisson is a list")
-            << int(PatternKind::RedissonLimiter) << QByteArray("list") << wrong;
-        QTest::newRow("lock missing") << int(PatternKind::Lock) << QByteArray() << missing;
-        QTest::newRow("lock is a hash") << int(PatternKind::Lock) << QByteArray("hash") << wrong;
+            << QByteArray("redisson-limiter") << QByteArray("list") << wrong;
+        QTest::newRow("lock missing") << QByteArray("lock") << QByteArray() << missing;
+        QTest::newRow("lock is a hash") << QByteArray("lock") << QByteArray("hash") << wrong;
         QTest::newRow("legacy lock is a zset")
-            << int(PatternKind::LegacyLock) << QByteArray("zset") << wrong;
-        QTest::newRow("tokens all gone")
-            << int(PatternKind::TokenFamily) << QByteArray() << missing;
-        QTest::newRow("queue empty") << int(PatternKind::ReliableQueue) << QByteArray() << ok;
+            << QByteArray("legacy-lock") << QByteArray("zset") << wrong;
+        QTest::newRow("tokens all gone") << QByteArray("token-family") << QByteArray() << missing;
+        QTest::newRow("queue empty") << QByteArray("reliable-queue") << QByteArray() << ok;
         QTest::newRow("queue is a string")
-            << int(PatternKind::ReliableQueue) << QByteArray("string") << wrong;
+            << QByteArray("reliable-queue") << QByteArray("string") << wrong;
     }
 
     void emptyAndWrongType()
     {
-        QFETCH(int, kind);
+        QFETCH(QByteArray, kind);
         QFETCH(QByteArray, setup);
         QFETCH(int, status);
         if (setup == "list")
@@ -572,14 +570,14 @@ private slots:
         else if (setup == "string")
             call(*m_client, {"SET", "k", "x"});
         PatternObject o;
-        o.kind = PatternKind(kind);
+        o.kind = *patternFromId(QString::fromLatin1(kind));
         o.key = "k";
         o.params.windowMs = 1000;
-        if (o.kind == PatternKind::RedissonLimiter)
+        if (o.kind == PatternKind("redisson-limiter"))
             o.related = {"{k}:value", "{k}:permits"};
-        if (o.kind == PatternKind::ReliableQueue)
+        if (o.kind == PatternKind("reliable-queue"))
             o.related = {"k:processing", "k:claims"};
-        if (o.kind == PatternKind::TokenFamily) {
+        if (o.kind == PatternKind("token-family")) {
             o.key = "t:";
             o.members = {"t:gone0001", "t:gone0002"};
         }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Redis's glob, as SCAN MATCH and PSUBSCRIBE read it, binary safe.
-#include <monitor/globmatch.h>
+#include <patterns/globmatch.h>
 
 #include <QTest>
 

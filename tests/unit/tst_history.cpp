@@ -2,6 +2,7 @@
 // History rings: bounded, oldest first, 4 bytes per sample per figure.
 #include <monitor/history.h>
 #include <monitor/snapshot.h>
+#include <redis/redisvalue.h>
 
 #include <QJsonObject>
 #include <QTest>

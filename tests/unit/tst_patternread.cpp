@@ -3,7 +3,7 @@
 // server: regressions of what fuzz_patternread explores (tests/fuzz).
 
 #include <monitor/profile.h>
-#include <patterns/patternunit.h>
+#include <patterns/patternregistry.h>
 
 #include <QtTest>
 
@@ -13,28 +13,14 @@ namespace {
 
 constexpr qint64 s_now = qint64(1'780'000'000'000);
 
+// An instance of every registered pattern, under its conventional key names.
 PatternObject objectOf(PatternKind kind)
 {
-    PatternObject o;
-    o.kind = kind;
-    o.key = "k:1";
-    switch (kind) {
-    case PatternKind::SlidingWindow:
-        o.related = {"k:1:retry"};
-        break;
-    case PatternKind::RedissonLimiter:
-        o.related = {"{k:1}:value", "{k:1}:permits"};
-        break;
-    case PatternKind::TokenFamily:
+    PatternObject o = PatternUnit::of(kind).conventionalObject("k:1");
+    if (PatternUnit::of(kind).keyField() == QLatin1String("prefix")) { // a token family
         o.key = "code:";
         o.members = {"code:a", "code:b", "code:c"};
         o.countedTokens = true;
-        break;
-    case PatternKind::ReliableQueue:
-        o.related = {"k:1:processing", "k:1:claims", "k:1:dead"};
-        break;
-    default:
-        break;
     }
     return o;
 }
@@ -67,17 +53,18 @@ class tst_PatternRead : public QObject
 private slots:
     void fewerRepliesThanCommands_data()
     {
-        QTest::addColumn<int>("kind");
+        QTest::addColumn<QString>("kind");
         for (PatternKind kind : allPatterns())
-            QTest::newRow(qPrintable(patternId(kind))) << int(kind);
+            QTest::newRow(qPrintable(patternId(kind))) << kind.id();
+        QVERIFY(allPatterns().size() >= 8);
     }
 
     // Found by fuzz_patternread: a token family read a short reply list as
     // fewer live tokens (even "Missing"). Every unit says Error, with why.
     void fewerRepliesThanCommands()
     {
-        QFETCH(int, kind);
-        const PatternObject o = objectOf(PatternKind(kind));
+        QFETCH(QString, kind);
+        const PatternObject o = objectOf(*patternFromId(kind));
         const PatternUnit &unit = PatternUnit::of(o.kind);
         ProbeContext context;
         context.nowMs = s_now;
@@ -101,8 +88,8 @@ private slots:
     // a Reading at the probe's time, never a crash.
     void wrongShapesGiveAReading()
     {
-        QFETCH(int, kind);
-        const PatternObject o = objectOf(PatternKind(kind));
+        QFETCH(QString, kind);
+        const PatternObject o = objectOf(*patternFromId(kind));
         const PatternUnit &unit = PatternUnit::of(o.kind);
         for (bool detail : {false, true}) {
             ProbeContext context;
@@ -128,7 +115,7 @@ private slots:
         ProbeContext context;
         context.nowMs = s_now;
         const qint64 max = std::numeric_limits<qint64>::max();
-        for (PatternKind kind : {PatternKind::FixedWindow, PatternKind::Lock}) {
+        for (PatternKind kind : {PatternKind("fixed-window"), PatternKind("lock")}) {
             const PatternObject o = objectOf(kind);
             const PatternUnit &unit = PatternUnit::of(kind);
             const Reading reading
@@ -137,9 +124,9 @@ private slots:
             QCOMPARE(unit.validUntilMs(o, reading), max);
             QCOMPARE(reading.at(s_now + 1000).pttlMs, max - 1000);
         }
-        const PatternObject legacy = objectOf(PatternKind::LegacyLock);
+        const PatternObject legacy = objectOf(PatternKind("legacy-lock"));
         const Reading reading
-            = PatternUnit::of(PatternKind::LegacyLock)
+            = PatternUnit::of(PatternKind("legacy-lock"))
                   .read(legacy, {RedisValue::bulk("1e300"), RedisValue::integer(-1)}, context);
         QCOMPARE(reading.status, Reading::Status::WrongType);
     }

@@ -1,23 +1,47 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "patternunit.h"
+#include <patterns/patternunit.h>
 
 namespace gatehouse {
 
 // One-time tokens, read as a family: every "<prefix><random>" key the
 // discovery found. One PTTL per member (plus the use counter, for seed 002's
 // hashes) gives the live count, the TTL range and the leaks (no TTL).
+// Object: key = the family prefix (e.g. "code:"); members = token keys.
 class TokenFamilyUnit final : public PatternUnit
 {
 public:
     // A family larger than this is read in a sample of its members per probe.
     static constexpr int MaxMembersPerProbe = 5000;
 
-    PatternKind kind() const override { return PatternKind::TokenFamily; }
+    static constexpr PatternKind Kind{"token-family"};
+
+    PatternKind kind() const override { return Kind; }
+    Section section() const override;
+    QString title() const override { return QStringLiteral("token family"); }
+    QByteArray keyType() const override { return {}; }
+    QString keyField() const override { return QStringLiteral("prefix"); }
+    bool parseRule(RuleReader &reader, const QJsonObject &json, ProfileRule &rule) const override;
+    void writeRule(const ProfileRule &rule, QJsonObject &json) const override;
+    QList<QByteArray> scanGlobs(const ProfileRule &rule) const override;
+    std::optional<PatternObject> objectFor(const ProfileRule &rule,
+                                           const QByteArray &key) const override;
+    PatternObject conventionalObject(const QByteArray &key) const override;
     QList<Command> probe(const PatternObject &object, const ProbeContext &context) const override;
     Reading read(const PatternObject &object, const QList<RedisValue> &replies,
                  const ProbeContext &context) const override;
+    bool merge(PatternObject &current, const PatternObject &found) const override;
+    std::optional<PatternObject> afterRead(const PatternObject &probed,
+                                           const PatternObject &current,
+                                           const QList<RedisValue> &replies) const override;
+    // A busy family sees tens of new tokens a second: read by the tick.
+    bool rereadOnEvent() const override { return false; }
+    QList<Figure> figures() const override;
+    QList<Column> columns() const override;
+    void writeJson(const ObjectState &state, const Reading &r, qint64 nowMs,
+                   QJsonObject &json) const override;
+    QList<PatternAction> actions() const override;
 
     // The members whose probe replies say they still exist (for pruning).
     static QList<QByteArray> liveMembers(const PatternObject &object,

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "redissonlimiterunit.h"
 
+#include <patterns/globmatch.h>
+#include <patterns/sliding-window/slidingwindowunit.h>
+
 #include <QtEndian>
 
 #include <algorithm>
@@ -88,6 +91,38 @@ Reading RedissonLimiterUnit::read(const PatternObject &o, const QList<RedisValue
         reading.message = QStringLiteral("The interval changed to %1 ms; the next reading uses it.")
                               .arg(interval);
     return reading;
+}
+
+QList<QByteArray> RedissonLimiterUnit::scanGlobs(const ProfileRule &rule) const
+{
+    // The value and permits keys start with '{' + name.
+    return {rule.match, '{' + rule.match + "}:*"};
+}
+
+std::optional<PatternObject> RedissonLimiterUnit::objectFor(const ProfileRule &rule,
+                                                            const QByteArray &key) const
+{
+    std::optional<PatternObject> o = PatternUnit::objectFor(rule, key);
+    if (o)
+        o->related = {valueKey(key), permitsKey(key)};
+    return o;
+}
+
+PatternObject RedissonLimiterUnit::conventionalObject(const QByteArray &key) const
+{
+    PatternObject o = PatternUnit::conventionalObject(key);
+    o.related = {valueKey(key), permitsKey(key)};
+    return o;
+}
+
+ScriptCall RedissonLimiterUnit::reset(const PatternObject &o) const
+{
+    ScriptCall call = SlidingWindowUnit::resetWindow(o);
+    call.forceable = false;
+    call.forceArg = -1;
+    call.refusal = QStringLiteral("Redisson limiters are read-only in Gatehouse: reset it "
+                                  "with Redisson's RRateLimiter.delete().");
+    return call;
 }
 
 } // namespace gatehouse

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "patternunit.h"
+#include <patterns/limiters.h>
 
 namespace gatehouse {
 
@@ -10,13 +10,25 @@ namespace gatehouse {
 // "{name}:permits", a ZSET of grants scored by time whose members are
 // struct.pack('fI', random, permits). Permits used = the sum over grants in
 // the last interval; the next permit frees when the oldest grant leaves it.
-class RedissonLimiterUnit final : public PatternUnit
+//
+// Object: key = config HASH; related = {value STRING, permits ZSET}.
+class RedissonLimiterUnit final : public LimiterUnit
 {
 public:
-    PatternKind kind() const override { return PatternKind::RedissonLimiter; }
+    static constexpr PatternKind Kind{"redisson-limiter"};
+
+    PatternKind kind() const override { return Kind; }
+    QString title() const override { return QStringLiteral("Redisson rate limiter"); }
+    QByteArray keyType() const override { return "hash"; }
+    QList<QByteArray> scanGlobs(const ProfileRule &rule) const override;
+    std::optional<PatternObject> objectFor(const ProfileRule &rule,
+                                           const QByteArray &key) const override;
+    PatternObject conventionalObject(const QByteArray &key) const override;
     QList<Command> probe(const PatternObject &object, const ProbeContext &context) const override;
     Reading read(const PatternObject &object, const QList<RedisValue> &replies,
                  const ProbeContext &context) const override;
+    // Refused (read-only in Gatehouse), and not forceable.
+    ScriptCall reset(const PatternObject &object) const override;
 
     // The permits in one grant member; 1 when the layout is not Redisson's 'fI'.
     static qint64 permitsInGrant(const QByteArray &member);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "legacylockunit.h"
 
-#include "lockunit.h"
+#include <patterns/lock/lockunit.h>
 
 namespace gatehouse {
 
@@ -40,6 +40,22 @@ Reading LegacyLockUnit::read(const PatternObject &o, const QList<RedisValue> &r,
                               .arg(saturatingSub(c.nowMs, reading.expiresAtMs));
     }
     return reading;
+}
+
+void LegacyLockUnit::writeJson(const ObjectState &s, const Reading &r, qint64 nowMs,
+                               QJsonObject &j) const
+{
+    LockUnit::writeJson(s, r, nowMs, j);
+    j.insert(QStringLiteral("expiresAtMs"), double(r.expiresAtMs));
+}
+
+QString LegacyLockUnit::ttlText(const ObjectState &s, qint64 now) const
+{
+    const Reading &r = s.reading;
+    if (r.expiresAtMs <= 0)
+        return LockUnit::ttlText(s, now);
+    const qint64 left = saturatingSub(r.expiresAtMs, now);
+    return left < 0 ? QStringLiteral("expired %1 ago").arg(formatMs(-left)) : formatMs(left);
 }
 
 } // namespace gatehouse

@@ -1,25 +1,37 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "patternunit.h"
+#include <patterns/patternunit.h>
 
 namespace gatehouse {
 
 // A lock taken with SET key token NX PX ttl. Reads the token (bounded) and
 // PTTL. Release, force-release and extend compare the token first, so an
 // operator never deletes a lock that expired and was taken by someone else.
-class LockUnit final : public PatternUnit
+// Object: key = lock STRING.
+class LockUnit : public PatternUnit
 {
 public:
+    static constexpr PatternKind Kind{"lock"};
     static constexpr int MaxTokenBytes = 512;
     // lock extend: the longest time to live an operator may give (7 days).
     static constexpr qint64 MaxExtendMs = qint64(7) * 24 * 3600 * 1000;
 
-    PatternKind kind() const override { return PatternKind::Lock; }
+    PatternKind kind() const override { return Kind; }
+    Section section() const override;
+    QByteArray keyType() const override { return "string"; }
     QList<Command> probe(const PatternObject &object, const ProbeContext &context) const override;
     qint64 validUntilMs(const PatternObject &object, const Reading &reading) const override;
     Reading read(const PatternObject &object, const QList<RedisValue> &replies,
                  const ProbeContext &context) const override;
+    // Held-for: since the first reading with the current token (unknown for a
+    // lock already held when Gatehouse first read it).
+    void track(TrackState &state, const Reading &reading, qint64 nowMs) const override;
+    QList<Figure> figures() const override;
+    QList<Column> columns() const override;
+    void writeJson(const ObjectState &state, const Reading &r, qint64 nowMs,
+                   QJsonObject &json) const override;
+    QList<PatternAction> actions() const override;
 
     // The read shared with LegacyLockUnit: replies {GETRANGE, PTTL} give the
     // value and PTTL, or a reading that is already final (failed, free).
@@ -30,6 +42,10 @@ public:
     static ScriptCall forceRelease(const PatternObject &object, const QByteArray &shownToken);
     static ScriptCall extend(const PatternObject &object, const QByteArray &shownToken,
                              qint64 ttlMs);
+
+protected:
+    // The TTL column's text (the legacy lock's comes from its value).
+    virtual QString ttlText(const ObjectState &state, qint64 nowMs) const;
 };
 
 } // namespace gatehouse

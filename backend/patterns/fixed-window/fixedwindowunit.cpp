@@ -51,7 +51,7 @@ qint64 FixedWindowUnit::validUntilMs(const PatternObject &, const Reading &r) co
     return saturatingAdd(r.atMs, r.pttlMs); // the window is over: Redis expires the counter
 }
 
-ScriptCall FixedWindowUnit::reset(const PatternObject &o)
+ScriptCall FixedWindowUnit::resetCounter(const PatternObject &o)
 {
     ScriptCall call;
     call.action = QStringLiteral("limiter.reset");
@@ -63,7 +63,28 @@ ScriptCall FixedWindowUnit::reset(const PatternObject &o)
     call.forceArg = 0;
     call.summary = QStringLiteral("Delete counter \"%1\": its window starts again at zero.")
                        .arg(printableBytes(o.key));
+    const QByteArray key = call.keys.value(0);
+    call.meaning = [key](const RedisValue &reply) {
+        return limiterKeysDeleted(key, reply);
+    };
     return call;
+}
+
+bool FixedWindowUnit::parseRule(RuleReader &r, const QJsonObject &o, ProfileRule &rule) const
+{
+    return r.limitAndWindow(o, &rule.params);
+}
+
+void FixedWindowUnit::writeRule(const ProfileRule &r, QJsonObject &o) const
+{
+    writeLimitAndWindow(r.params, o);
+}
+
+void FixedWindowUnit::writeJson(const ObjectState &s, const Reading &r, qint64 nowMs,
+                                QJsonObject &j) const
+{
+    LimiterUnit::writeJson(s, r, nowMs, j);
+    j.insert(QStringLiteral("resetMs"), double(r.resetMs));
 }
 
 } // namespace gatehouse

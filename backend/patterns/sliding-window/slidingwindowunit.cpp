@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "slidingwindowunit.h"
 
+#include <patterns/globmatch.h>
+
 #include <algorithm>
 
 namespace gatehouse {
@@ -114,7 +116,7 @@ qint64 SlidingWindowUnit::validUntilMs(const PatternObject &, const Reading &r) 
     return until;
 }
 
-ScriptCall SlidingWindowUnit::reset(const PatternObject &o)
+ScriptCall SlidingWindowUnit::resetWindow(const PatternObject &o)
 {
     ScriptCall call;
     call.action = QStringLiteral("limiter.reset");
@@ -135,6 +137,10 @@ ScriptCall SlidingWindowUnit::reset(const PatternObject &o)
                                   "with a full allowance.")
                        .arg(call.keys.size() > 1 ? QStringLiteral(" and retry slots") : QString(),
                             printableBytes(o.key));
+    const QByteArray key = call.keys.value(0);
+    call.meaning = [key](const RedisValue &reply) {
+        return limiterKeysDeleted(key, reply);
+    };
     return call;
 }
 
@@ -153,7 +159,69 @@ ScriptCall SlidingWindowUnit::clearRetrySlots(const PatternObject &o)
     call.summary = QStringLiteral("Delete the retry slots of limiter \"%1\"; the window keeps "
                                   "its entries.")
                        .arg(printableBytes(o.key));
+    const QByteArray key = call.keys.value(0);
+    call.meaning = [key](const RedisValue &reply) {
+        return limiterKeysDeleted(key, reply);
+    };
     return call;
+}
+
+bool SlidingWindowUnit::parseRule(RuleReader &r, const QJsonObject &o, ProfileRule &rule) const
+{
+    return r.limitAndWindow(o, &rule.params) && r.unit(o, "scoreUnit", &rule.params.scoreUnitMs)
+           && r.keyTemplate(o, "retryKey", &rule.retryKey);
+}
+
+void SlidingWindowUnit::writeRule(const ProfileRule &r, QJsonObject &o) const
+{
+    writeLimitAndWindow(r.params, o);
+    o.insert(QStringLiteral("scoreUnit"),
+             r.params.scoreUnitMs == 1000 ? QStringLiteral("s") : QStringLiteral("ms"));
+    if (!r.retryKey.isEmpty())
+        o.insert(QStringLiteral("retryKey"), QString::fromUtf8(r.retryKey));
+}
+
+std::optional<PatternObject> SlidingWindowUnit::objectFor(const ProfileRule &rule,
+                                                          const QByteArray &key) const
+{
+    if (!globMatch(rule.match, key) || rule.excludes(key))
+        return std::nullopt;
+    // A window's retry set is not an instance of its own.
+    if (!rule.retryKey.isEmpty()) {
+        const QByteArray base = baseOfTemplate(rule.retryKey, key);
+        if (!base.isEmpty() && globMatch(rule.match, base))
+            return std::nullopt;
+    }
+    PatternObject o = baseObject(rule, key);
+    o.related = {rule.retryKey.isEmpty() ? QByteArray() : applyTemplate(rule.retryKey, key)};
+    return o;
+}
+
+PatternObject SlidingWindowUnit::conventionalObject(const QByteArray &key) const
+{
+    PatternObject o = PatternUnit::conventionalObject(key);
+    o.related = {key + ":retry"};
+    return o;
+}
+
+QList<PatternAction> SlidingWindowUnit::actions() const
+{
+    QList<PatternAction> all = LimiterUnit::actions();
+    PatternAction clear;
+    clear.id = QStringLiteral("limiter.clear-retry");
+    clear.verb = QStringLiteral("clear-retry");
+    clear.label = QStringLiteral("Clear retry slots…");
+    clear.objectName = QStringLiteral("clearRetryButton");
+    clear.usage = QStringLiteral("limiter clear-retry KEY");
+    clear.build = [](const ActionRequest &r) {
+        ScriptCall call = clearRetrySlots(r.object);
+        if (!call.isValid())
+            call.refusal = QStringLiteral("Limiter \"%1\" has no retry set in the profile.")
+                               .arg(printableBytes(r.object.key, 80));
+        return call;
+    };
+    all.append(clear);
+    return all;
 }
 
 } // namespace gatehouse

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "tokenfamilyunit.h"
 
-#include "keyclassifier.h"
+#include <patterns/keyclassifier.h>
+#include <patterns/sections.h>
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -181,6 +182,15 @@ ScriptCall TokenFamilyUnit::issue(const PatternObject &family, const QByteArray 
     call.script = QStringLiteral("token_issue");
     call.keys = {family.key + token};
     call.args = {value, QByteArray::number(ttlSeconds)};
+    call.issued = token;
+    const QString key = printableBytes(call.keys.first());
+    call.meaning = [key](const RedisValue &reply) {
+        return reply.toInteger() == 1
+                   ? ReplyMeaning{true, QStringLiteral("Issued token \"%1\".").arg(key)}
+                   : ReplyMeaning{false, QStringLiteral("Key \"%1\" exists already (a "
+                                                        "collision); nothing was overwritten.")
+                                             .arg(key)};
+    };
     call.summary = QStringLiteral("Create token \"%1\" expiring in %2 s (never overwrites an "
                                   "existing key).")
                        .arg(printableBytes(call.keys.first()))
@@ -217,7 +227,188 @@ ScriptCall TokenFamilyUnit::revoke(const QByteArray &tokenKey, const QList<QByte
     }
     call.summary = QStringLiteral("Delete token \"%1\"; it can no longer be used.")
                        .arg(printableBytes(tokenKey));
+    const QString key = printableBytes(tokenKey);
+    call.meaning = [key](const RedisValue &reply) {
+        return reply.isNil()
+                   ? ReplyMeaning{false, QStringLiteral("Token \"%1\" does not exist (used, "
+                                                        "expired or revoked); nothing changed.")
+                                             .arg(key)}
+                   : ReplyMeaning{true, QStringLiteral("Revoked token \"%1\".").arg(key)};
+    };
     return call;
+}
+
+Section TokenFamilyUnit::section() const
+{
+    return sections::token();
+}
+
+bool TokenFamilyUnit::parseRule(RuleReader &r, const QJsonObject &o, ProfileRule &rule) const
+{
+    return r.boolean(o, "counted", &rule.counted)
+           && r.string(o, "countField", &rule.params.countField);
+}
+
+void TokenFamilyUnit::writeRule(const ProfileRule &r, QJsonObject &o) const
+{
+    if (r.counted) {
+        o.insert(QStringLiteral("counted"), true);
+        o.insert(QStringLiteral("countField"), QString::fromUtf8(r.params.countField));
+    }
+}
+
+QList<QByteArray> TokenFamilyUnit::scanGlobs(const ProfileRule &rule) const
+{
+    return {rule.prefix + '*'};
+}
+
+std::optional<PatternObject> TokenFamilyUnit::objectFor(const ProfileRule &rule,
+                                                        const QByteArray &key) const
+{
+    if (!key.startsWith(rule.prefix) || key.size() <= rule.prefix.size())
+        return std::nullopt;
+    PatternObject o = baseObject(rule, rule.prefix);
+    o.members = {key};
+    o.countedTokens = rule.counted;
+    return o;
+}
+
+PatternObject TokenFamilyUnit::conventionalObject(const QByteArray &key) const
+{
+    // A token key names its family by its prefix; a prefix is the family.
+    PatternObject o = PatternUnit::conventionalObject(key);
+    const QByteArray prefix = tokenPrefix(key);
+    if (!prefix.isEmpty()) {
+        o.key = prefix;
+        o.members = {key};
+    }
+    return o;
+}
+
+bool TokenFamilyUnit::merge(PatternObject &current, const PatternObject &found) const
+{
+    const QSet<QByteArray> known(current.members.cbegin(), current.members.cend());
+    bool changed = false;
+    for (const QByteArray &m : found.members) {
+        if (!known.contains(m)) {
+            current.members.append(m);
+            changed = true;
+        }
+    }
+    return changed;
+}
+
+std::optional<PatternObject> TokenFamilyUnit::afterRead(const PatternObject &probed,
+                                                        const PatternObject &current,
+                                                        const QList<RedisValue> &replies) const
+{
+    QList<QByteArray> live = liveMembers(probed, replies);
+    // Members added since the probe stay until a tick reads them.
+    const QSet<QByteArray> probedMembers(probed.members.cbegin(), probed.members.cend());
+    for (const QByteArray &m : current.members) {
+        if (!probedMembers.contains(m))
+            live.append(m);
+    }
+    if (live.size() == current.members.size())
+        return std::nullopt;
+    PatternObject changed = current;
+    changed.members = std::move(live);
+    return changed;
+}
+
+QList<Figure> TokenFamilyUnit::figures() const
+{
+    return {{QStringLiteral("count"), QStringLiteral("Live tokens"), false,
+             [](const Reading &r, qint64) {
+                 return double(r.count);
+             }}};
+}
+
+QList<Column> TokenFamilyUnit::columns() const
+{
+    Column live;
+    live.header = QStringLiteral("Live");
+    live.text = [](const ObjectState &s, qint64) -> QString {
+        return QString::number(s.reading.count);
+    };
+    live.sort = [](const ObjectState &s, qint64) {
+        return QVariant(double(s.reading.count));
+    };
+    Column range;
+    range.header = QStringLiteral("TTL range");
+    range.movesWithTime = true;
+    range.text = [](const ObjectState &s, qint64 now) -> QString {
+        const Reading &r = s.reading;
+        return QStringLiteral("%1 – %2").arg(formatMs(r.countdownAt(r.minTtlMs, now)),
+                                             formatMs(r.countdownAt(r.maxTtlMs, now)));
+    };
+    Column noTtl;
+    noTtl.header = QStringLiteral("No TTL");
+    noTtl.text = [](const ObjectState &s, qint64) -> QString {
+        return QString::number(s.reading.withoutTtl);
+    };
+    noTtl.sort = [](const ObjectState &s, qint64) {
+        return QVariant(double(s.reading.withoutTtl));
+    };
+    return {Column::key(QStringLiteral("Family")), live, range, noTtl, Column::status()};
+}
+
+void TokenFamilyUnit::writeJson(const ObjectState &s, const Reading &r, qint64,
+                                QJsonObject &j) const
+{
+    j.insert(QStringLiteral("count"), double(r.count));
+    j.insert(QStringLiteral("withoutTtl"), double(r.withoutTtl));
+    j.insert(QStringLiteral("minTtlMs"), double(r.minTtlMs));
+    j.insert(QStringLiteral("maxTtlMs"), double(r.maxTtlMs));
+    j.insert(QStringLiteral("counted"), s.object.countedTokens);
+    if (s.object.countedTokens)
+        j.insert(QStringLiteral("used"), double(r.used));
+}
+
+QList<PatternAction> TokenFamilyUnit::actions() const
+{
+    PatternAction issueAction;
+    issueAction.id = QStringLiteral("token.issue");
+    issueAction.verb = QStringLiteral("issue");
+    issueAction.label = QStringLiteral("Issue token…");
+    issueAction.objectName = QStringLiteral("issueTokenButton");
+    issueAction.usage = QStringLiteral("token issue FAMILY --ttl S [--value JSON]");
+    issueAction.targetIsPrefix = true;
+    ActionInput ttl{QStringLiteral("ttl"), QStringLiteral("Time to live (s)")};
+    ttl.integer = true;
+    ActionInput value{QStringLiteral("value"), QStringLiteral("Payload (JSON)")};
+    value.required = false;
+    issueAction.inputs = {ttl, value};
+    issueAction.check = [](const ActionRequest &r) -> QString {
+        if (QString e = familyProblem(r.target); !e.isEmpty())
+            return e;
+        if (QString e = ttlProblem(r.integer(QStringLiteral("ttl"))); !e.isEmpty())
+            return QStringLiteral("token issue --ttl: ") + e;
+        if (r.has(QStringLiteral("value"))) {
+            if (QString e = payloadProblem(r.input(QStringLiteral("value"))); !e.isEmpty())
+                return QStringLiteral("--value: ") + e;
+        }
+        return QString();
+    };
+    issueAction.build = [](const ActionRequest &r) {
+        PatternObject family;
+        family.kind = Kind;
+        family.key = r.target;
+        return issue(family, newToken(), r.input(QStringLiteral("value")),
+                     r.integer(QStringLiteral("ttl")));
+    };
+
+    PatternAction revokeAction;
+    revokeAction.id = QStringLiteral("token.revoke");
+    revokeAction.verb = QStringLiteral("revoke");
+    revokeAction.label = QStringLiteral("Revoke token…");
+    revokeAction.objectName = QStringLiteral("revokeTokenButton");
+    revokeAction.usage = QStringLiteral("token revoke KEY");
+    revokeAction.targetIsPrefix = true; // the target is a token key, not the family
+    revokeAction.build = [](const ActionRequest &r) {
+        return revoke(r.target, r.families);
+    };
+    return {issueAction, revokeAction};
 }
 
 } // namespace gatehouse

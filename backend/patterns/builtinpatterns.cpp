@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: MIT
+// The patterns Gatehouse knows: one registration line per pattern. A new
+// pattern is a folder (backend/patterns/<pattern>/, lua/<pattern>/) plus a
+// line here; nothing else in Gatehouse names it.
+#include "patternregistry.h"
+
+#include "fixed-window/fixedwindowunit.h"
+#include "legacy-lock/legacylockunit.h"
+#include "lock/lockunit.h"
+#include "redisson-limiter/redissonlimiterunit.h"
+#include "reliable-queue/reliablequeueunit.h"
+#include "resource-consumer/resourceconsumerunit.h"
+#include "sliding-window/slidingwindowunit.h"
+#include "token-family/tokenfamilyunit.h"
+
+namespace gatehouse {
+
+void registerBuiltInPatterns(PatternRegistry &registry)
+{
+    registry.add(std::make_unique<SlidingWindowUnit>());
+    registry.add(std::make_unique<ResourceConsumerUnit>());
+    registry.add(std::make_unique<FixedWindowUnit>());
+    registry.add(std::make_unique<RedissonLimiterUnit>());
+    registry.add(std::make_unique<LockUnit>());
+    registry.add(std::make_unique<LegacyLockUnit>());
+    registry.add(std::make_unique<TokenFamilyUnit>());
+    registry.add(std::make_unique<ReliableQueueUnit>());
+}
+
+} // namespace gatehouse

@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: MIT
+#include "lockunit.h"
+
+#include <patterns/sections.h>
+
+namespace gatehouse {
+
+namespace {
+// lock_release / lock_extend when the lock is not held by the token shown:
+// nil (gone), or {the holder's value cut to ReplyCutBytes, its full length}.
+ReplyMeaning notHeld(const QString &key, const RedisValue &reply)
+{
+    if (reply.isNil())
+        return {false, QStringLiteral("Lock \"%1\" is gone (expired or released); nothing "
+                                      "changed.")
+                           .arg(key)};
+    const qint64 length = reply.size() == 2 ? reply.at(1).toInteger() : -1;
+    const QByteArray value = reply.size() == 2 ? reply.at(0).bytes() : reply.bytes();
+    return {false, QStringLiteral("Lock \"%1\" is now held by token \"%2\"%3, not the one "
+                                  "shown; nothing changed.")
+                       .arg(key, printableBytes(value, 80),
+                            length > 80 ? QStringLiteral(" (%1 bytes)").arg(length) : QString())};
+}
+} // namespace
+
+QList<PatternUnit::Command> LockUnit::probe(const PatternObject &o, const ProbeContext &) const
+{
+    return {{"GETRANGE", o.key, "0", number(MaxTokenBytes)}, {"PTTL", o.key}};
+}
+
+Reading LockUnit::readValueAndTtl(const PatternObject &o, const QList<RedisValue> &r, qint64 nowMs)
+{
+    if (auto f = failure(o, r, {o.key, o.key}, nowMs)) {
+        // PTTL answers for any type: a key of another type is there, not gone.
+        if (r.size() > 1 && r.at(1).isInteger())
+            f->pttlMs = r.at(1).toInteger();
+        return *f;
+    }
+    Reading reading;
+    reading.atMs = nowMs;
+    reading.pttlMs = r.at(1).toInteger();
+    if (reading.pttlMs == -2) {
+        reading.status = Reading::Status::Missing;
+        reading.message = QStringLiteral("Free: nobody holds the lock.");
+        return reading;
+    }
+    reading.token = r.at(0).bytes();
+    return reading;
+}
+
+Reading LockUnit::read(const PatternObject &o, const QList<RedisValue> &r,
+                       const ProbeContext &c) const
+{
+    Reading reading = readValueAndTtl(o, r, c.nowMs);
+    if (!reading.isOk())
+        return reading;
+    if (reading.token.size() > MaxTokenBytes) {
+        reading.token.truncate(MaxTokenBytes);
+        reading.tokenTruncated = true;
+        reading.message = QStringLiteral("The value is longer than %1 bytes; it is not a lock "
+                                         "token Gatehouse can compare.")
+                              .arg(MaxTokenBytes);
+    } else if (reading.pttlMs == -1) {
+        reading.message = QStringLiteral("The lock has no TTL: if its holder crashed it is "
+                                         "held forever.");
+    }
+    return reading;
+}
+
+qint64 LockUnit::validUntilMs(const PatternObject &, const Reading &r) const
+{
+    // Free (taking it is an event), or held without a TTL.
+    if (r.status == Reading::Status::Missing || (r.isOk() && r.pttlMs == -1))
+        return Reading::Forever;
+    if (!r.isOk())
+        return r.atMs;
+    return saturatingAdd(r.atMs, r.pttlMs); // due to expire: confirm, the expired event may lag
+}
+
+ScriptCall LockUnit::forceRelease(const PatternObject &o, const QByteArray &shownToken)
+{
+    ScriptCall call;
+    call.action = QStringLiteral("lock.force-release");
+    call.script = QStringLiteral("lock_release");
+    call.keys = {o.key};
+    call.args = {shownToken, QByteArray::number(ScriptCall::ReplyCutBytes), QByteArray()};
+    call.keyRoles = {QStringLiteral("lock")};
+    call.forceable = true;
+    call.forceArg = 2;
+    call.summary = QStringLiteral("Delete lock \"%1\" only if it still holds token \"%2\".")
+                       .arg(printableBytes(o.key), printableBytes(shownToken, 80));
+    const QString key = printableBytes(o.key);
+    call.meaning = [key](const RedisValue &reply) {
+        return reply.isInteger() && reply.toInteger() == 1
+                   ? ReplyMeaning{true, QStringLiteral("Released lock \"%1\".").arg(key)}
+                   : notHeld(key, reply);
+    };
+    return call;
+}
+
+ScriptCall LockUnit::extend(const PatternObject &o, const QByteArray &shownToken, qint64 ttlMs)
+{
+    ScriptCall call;
+    call.action = QStringLiteral("lock.extend");
+    call.script = QStringLiteral("lock_extend");
+    call.keys = {o.key};
+    call.args
+        = {shownToken, QByteArray::number(ttlMs), QByteArray::number(ScriptCall::ReplyCutBytes)};
+    call.keyRoles = {QStringLiteral("lock")};
+    call.summary = QStringLiteral("Set lock \"%1\" to expire in %2 ms, only if it still holds "
+                                  "token \"%3\".")
+                       .arg(printableBytes(o.key))
+                       .arg(ttlMs)
+                       .arg(printableBytes(shownToken, 80));
+    const QString key = printableBytes(o.key);
+    call.meaning = [key, ttlMs](const RedisValue &reply) {
+        return reply.isInteger() && reply.toInteger() == 1
+                   ? ReplyMeaning{true, QStringLiteral("Extended lock \"%1\" to %2 ms.")
+                                            .arg(key)
+                                            .arg(ttlMs)}
+                   : notHeld(key, reply);
+    };
+    return call;
+}
+
+Section LockUnit::section() const
+{
+    return sections::lock();
+}
+
+void LockUnit::track(TrackState &t, const Reading &reading, qint64 nowMs) const
+{
+    if (!reading.isOk()) {
+        t.heldToken.clear();
+        t.heldSinceMs = -1;
+    } else if (reading.token != t.heldToken) {
+        // Held-for is known only when Gatehouse saw the lock taken: a lock
+        // already held at the first reading has an unknown start.
+        t.heldToken = reading.token;
+        t.heldSinceMs = t.everRead ? nowMs : -1;
+    }
+}
+
+QList<Figure> LockUnit::figures() const
+{
+    return {
+        {QStringLiteral("pttlMs"), QStringLiteral("TTL"), true, [](const Reading &r, qint64 at) {
+             return double(r.countdownAt(r.pttlMs, at));
+         }}};
+}
+
+QString LockUnit::ttlText(const ObjectState &s, qint64 now) const
+{
+    const Reading &r = s.reading;
+    if (r.pttlMs < 0)
+        return r.pttlMs == -1 ? QStringLiteral("none") : QStringLiteral("–");
+    return formatMs(r.countdownAt(r.pttlMs, now)); // counting down from the last reading
+}
+
+QList<Column> LockUnit::columns() const
+{
+    Column token;
+    token.header = QStringLiteral("Holder token");
+    token.text = [](const ObjectState &s, qint64) -> QString {
+        return printableBytes(s.reading.token, 64);
+    };
+    Column ttl;
+    ttl.header = QStringLiteral("TTL");
+    ttl.movesWithTime = true;
+    ttl.text = [this](const ObjectState &s, qint64 now) -> QString {
+        return ttlText(s, now);
+    };
+    ttl.sort = [](const ObjectState &s, qint64 now) {
+        return QVariant(double(s.reading.countdownAt(s.reading.pttlMs, now)));
+    };
+    Column held;
+    held.header = QStringLiteral("Held for");
+    held.movesWithTime = true;
+    held.text = [](const ObjectState &s, qint64 now) -> QString {
+        return s.heldSinceMs < 0 ? QStringLiteral("–") : formatMs(now - s.heldSinceMs);
+    };
+    held.sort = [](const ObjectState &s, qint64 now) {
+        return QVariant(double(s.heldSinceMs < 0 ? -1 : now - s.heldSinceMs));
+    };
+    return {Column::key(QStringLiteral("Key")), token, ttl, held, Column::status()};
+}
+
+void LockUnit::writeJson(const ObjectState &s, const Reading &r, qint64 nowMs, QJsonObject &j) const
+{
+    j.insert(QStringLiteral("token"), keyToJson(r.token));
+    j.insert(QStringLiteral("pttlMs"), double(r.pttlMs));
+    j.insert(QStringLiteral("heldForMs"),
+             s.heldSinceMs >= 0 ? QJsonValue(double(nowMs - s.heldSinceMs)) : QJsonValue());
+}
+
+QList<PatternAction> LockUnit::actions() const
+{
+    const ActionInput token{QStringLiteral("token"), QStringLiteral("Holder token"),
+                            ActionInput::Source::Shown};
+    PatternAction release;
+    release.id = QStringLiteral("lock.force-release");
+    release.verb = QStringLiteral("release");
+    release.label = QStringLiteral("Force release…");
+    release.objectName = QStringLiteral("forceReleaseButton");
+    release.usage = QStringLiteral("lock release KEY --token T");
+    release.inputs = {token};
+    release.check = [](const ActionRequest &r) -> QString {
+        return r.input(QStringLiteral("token")).isEmpty()
+                   ? QStringLiteral("lock release needs --token T: the token you saw holding "
+                                    "the lock.")
+                   : QString();
+    };
+    release.build = [](const ActionRequest &r) {
+        return forceRelease(r.object, r.input(QStringLiteral("token")));
+    };
+
+    PatternAction extendAction;
+    extendAction.id = QStringLiteral("lock.extend");
+    extendAction.verb = QStringLiteral("extend");
+    extendAction.label = QStringLiteral("Extend…");
+    extendAction.objectName = QStringLiteral("extendButton");
+    extendAction.usage = QStringLiteral("lock extend KEY --token T --ttl MS");
+    ActionInput ttl{QStringLiteral("ttl"), QStringLiteral("Time to live (ms)")};
+    ttl.integer = true;
+    extendAction.inputs = {token, ttl};
+    extendAction.check = [](const ActionRequest &r) -> QString {
+        const qint64 ms = r.integer(QStringLiteral("ttl"));
+        if (r.input(QStringLiteral("token")).isEmpty() || ms <= 0)
+            return QStringLiteral("lock extend needs --token T and --ttl MS (> 0).");
+        if (ms > MaxExtendMs)
+            return QStringLiteral("lock extend --ttl is at most %1 ms (7 days); got %2.")
+                .arg(MaxExtendMs)
+                .arg(ms);
+        return QString();
+    };
+    extendAction.build = [](const ActionRequest &r) {
+        return extend(r.object, r.input(QStringLiteral("token")), r.integer(QStringLiteral("ttl")));
+    };
+    return {release, extendAction};
+}
+
+} // namespace gatehouse

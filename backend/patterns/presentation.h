@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "objectstate.h"
+
+#include <QString>
+#include <QVariant>
+
+#include <functional>
+
+namespace gatehouse {
+
+// A group of patterns shown together: one page of the console, one array of
+// the snapshot JSON, one table of the CLI ("limiter": sliding windows, fixed
+// windows, Redisson...). Declared by the patterns (PatternUnit::section());
+// the registry keeps them in the order they were first registered.
+struct Section
+{
+    QString id;       // "limiter": profiles, CLI nouns ("limiter reset"), sections of pages
+    QString jsonKey;  // "limiters": the snapshot JSON's array
+    QString title;    // "Limiters": page and CLI table titles
+    QString singular; // "limiter": in sentences ("… is a lock, not a limiter")
+};
+
+// One column of a section's table, used alike by the console's table model,
+// its CSV export and the CLI's text tables. The patterns of a section share
+// columns by header: a pattern without a column leaves its cell empty.
+struct Column
+{
+    QString header;
+    // The cell's text for an object at server time nowMs: readings are projected
+    // (Reading::countdownAt / ageAt) from their atMs to nowMs.
+    std::function<QString(const ObjectState &s, qint64 nowMs)> text;
+    // What the column sorts by (a number or a string); the text when unset.
+    std::function<QVariant(const ObjectState &s, qint64 nowMs)> sort;
+    // Countdowns and ages: repainted as the server's clock moves between
+    // readings (every projected value moves alike, so the sort order holds).
+    bool movesWithTime = false;
+    QString toolTip; // what the figure is, when the header does not say
+
+    QVariant sortValue(const ObjectState &s, qint64 nowMs) const
+    {
+        return sort ? sort(s, nowMs) : QVariant(text(s, nowMs));
+    }
+    // The columns every section starts or ends with.
+    static Column key(const QString &header);
+    static Column pattern();
+    static Column status();
+};
+
+// A figure kept per tick in an object's history and charted (one float per
+// sample), taken from the reading as of the tick's server time.
+struct Figure
+{
+    QString id;              // "inWindow": JSON and chart series names
+    QString title;           // "In window"
+    bool isDuration = false; // ms: charted in seconds
+    std::function<double(const Reading &r, qint64 atMs)> value;
+};
+
+// "1.2 s", "350 ms", "3.0 min"; "–" for a negative (unknown) duration.
+QString formatMs(qint64 ms);
+
+} // namespace gatehouse

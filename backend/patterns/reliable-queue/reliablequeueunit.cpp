@@ -1,0 +1,464 @@
+// SPDX-License-Identifier: MIT
+#include "reliablequeueunit.h"
+
+#include <patterns/globmatch.h>
+#include <patterns/sections.h>
+
+#include <algorithm>
+
+namespace gatehouse {
+
+namespace {
+// queue_requeue / queue_dead_letter: 1 when the job moved, 0 when it was no
+// longer in flight.
+std::function<ReplyMeaning(const RedisValue &)> jobMoved(const QByteArray &job, const QString &to)
+{
+    const QString name = printableBytes(job, 80);
+    return [name, to](const RedisValue &reply) {
+        return reply.toInteger() == 1
+                   ? ReplyMeaning{true, QStringLiteral("Moved job \"%1\" %2.").arg(name, to)}
+                   : ReplyMeaning{false, QStringLiteral("Job \"%1\" is no longer in flight "
+                                                        "(finished or moved); nothing changed.")
+                                             .arg(name)};
+    };
+}
+} // namespace
+
+QByteArray ReliableQueueUnit::claimsKey(const PatternObject &o)
+{
+    // The scripts take the claims key even when the queue has none (ZREM on
+    // a missing key is a no-op); a name next to the queue keeps it in the
+    // same hash slot when the queue's keys are hash-tagged.
+    const QByteArray k = o.relatedKey(1);
+    return k.isEmpty() ? o.key + ":claims" : k;
+}
+
+QByteArray ReliableQueueUnit::deadKey(const PatternObject &o)
+{
+    const QByteArray k = o.relatedKey(2);
+    return k.isEmpty() ? o.key + ":dead" : k;
+}
+
+QList<PatternUnit::Command> ReliableQueueUnit::probe(const PatternObject &o,
+                                                     const ProbeContext &c) const
+{
+    const QByteArray page = number(std::max(1, o.params.pageSize));
+    QList<Command> cmds{
+        {"LLEN", o.key},
+        {"LLEN", processingKey(o)},
+        {"LRANGE", processingKey(o), '-' + page, "-1"},
+    };
+    if (!o.relatedKey(1).isEmpty()) {
+        cmds.append({"ZCOUNT", o.relatedKey(1), "-inf", number(c.nowMs - o.params.stuckAfterMs)});
+        cmds.append({"ZRANGE", o.relatedKey(1), "0", number(std::max(1, o.params.pageSize) - 1),
+                     "WITHSCORES"});
+    }
+    if (!o.relatedKey(2).isEmpty())
+        cmds.append({"LLEN", o.relatedKey(2)});
+    return cmds;
+}
+
+Reading ReliableQueueUnit::read(const PatternObject &o, const QList<RedisValue> &r,
+                                const ProbeContext &c) const
+{
+    const bool hasClaims = !o.relatedKey(1).isEmpty();
+    QList<QByteArray> replyKeys{o.key, processingKey(o), processingKey(o)};
+    if (hasClaims)
+        replyKeys << o.relatedKey(1) << o.relatedKey(1);
+    if (!o.relatedKey(2).isEmpty())
+        replyKeys << o.relatedKey(2);
+    if (auto f = failure(o, r, replyKeys, c.nowMs))
+        return *f;
+
+    Reading reading;
+    reading.atMs = c.nowMs;
+    reading.length = r.at(0).toInteger();
+    reading.inFlight = r.at(1).toInteger();
+    const auto &page = r.at(2).elements(); // oldest at the end
+    int next = 3;
+    qint64 claimedStuck = 0;
+    const RedisValue *claims = nullptr;
+    if (hasClaims) {
+        claimedStuck = r.at(next++).toInteger();
+        claims = &r.at(next++);
+    }
+    if (!o.relatedKey(2).isEmpty())
+        reading.deadLength = r.at(next++).toInteger();
+
+    if (claims && !claims->elements().isEmpty()) {
+        const auto &e = claims->elements();
+        for (qsizetype i = 0; i + 1 < e.size(); i += 2) {
+            const qint64 at = e.at(i + 1).bytes().toLongLong();
+            reading.items.append({e.at(i).bytes(), std::max<qint64>(0, saturatingSub(c.nowMs, at)),
+                                  AgeSource::ClaimsSet});
+        }
+        reading.stuck = claimedStuck;
+    } else {
+        for (qsizetype i = page.size() - 1; i >= 0; --i) {
+            const QByteArray &job = page.at(i).bytes();
+            const qint64 seen = c.firstSeenMs ? c.firstSeenMs(job) : -1;
+            const qint64 age = seen < 0 ? 0 : std::max<qint64>(0, saturatingSub(c.nowMs, seen));
+            reading.items.append({job, age, AgeSource::FirstSeen});
+            if (age >= o.params.stuckAfterMs)
+                ++reading.stuck;
+        }
+        reading.stuckIsLowerBound = reading.inFlight > page.size();
+    }
+    for (const InFlightItem &item : std::as_const(reading.items))
+        reading.oldestInFlightAgeMs = std::max(reading.oldestInFlightAgeMs, item.ageMs);
+    reading.truncated = reading.inFlight > reading.items.size();
+    if (reading.truncated && reading.inFlight > o.params.pageSize)
+        reading.message = QStringLiteral("%1 jobs in flight; the oldest %2 were read.")
+                              .arg(reading.inFlight)
+                              .arg(reading.items.size());
+    else if (reading.length == 0 && reading.inFlight == 0)
+        reading.message = QStringLiteral("Empty: nothing queued, nothing in flight.");
+    return reading;
+}
+
+qint64 ReliableQueueUnit::validUntilMs(const PatternObject &o, const Reading &r) const
+{
+    if (!r.isOk())
+        return r.status == Reading::Status::Missing ? Reading::Forever : r.atMs;
+    if (r.items.isEmpty() && r.inFlight == 0)
+        return Reading::Forever; // ages and the stuck count need jobs in flight
+    if (r.items.isEmpty() || r.stuckIsLowerBound)
+        return r.atMs;
+    // A job turns stuck when its age reaches the threshold. Jobs beyond the
+    // page read are younger than the youngest read: once that one is stuck,
+    // they may turn stuck at any time.
+    const qint64 stuckAfter = o.params.stuckAfterMs;
+    qint64 until = Reading::Forever;
+    qint64 youngest = r.items.first().ageMs;
+    for (const InFlightItem &item : r.items) {
+        youngest = std::min(youngest, item.ageMs);
+        if (item.ageMs < stuckAfter)
+            until = std::min(until, saturatingAdd(r.atMs, stuckAfter - item.ageMs));
+    }
+    if (r.truncated)
+        until = std::min(until, saturatingAdd(r.atMs, std::max<qint64>(0, stuckAfter - youngest)));
+    return until;
+}
+
+ScriptCall ReliableQueueUnit::requeue(const PatternObject &o, const QByteArray &job)
+{
+    ScriptCall call;
+    call.action = QStringLiteral("queue.requeue");
+    call.script = QStringLiteral("queue_requeue");
+    call.keys = {o.key, processingKey(o), claimsKey(o)};
+    call.keyRoles = {QStringLiteral("queue"), QStringLiteral("processing list"),
+                     QStringLiteral("claims set")};
+    call.args = {job};
+    call.summary = QStringLiteral("Move job \"%1\" from \"%2\" back to \"%3\" (next to be taken), "
+                                  "only if it is still in flight.")
+                       .arg(printableBytes(job, 80), printableBytes(processingKey(o)),
+                            printableBytes(o.key));
+    call.meaning = jobMoved(job, QStringLiteral("back to the queue"));
+    return call;
+}
+
+ScriptCall ReliableQueueUnit::deadLetter(const PatternObject &o, const QByteArray &job)
+{
+    ScriptCall call;
+    call.action = QStringLiteral("queue.dead-letter");
+    call.script = QStringLiteral("queue_dead_letter");
+    call.keys = {processingKey(o), deadKey(o), claimsKey(o)};
+    call.keyRoles = {QStringLiteral("processing list"), QStringLiteral("dead-letter list"),
+                     QStringLiteral("claims set")};
+    call.forceable = true; // past a refusal only: the script's type checks always hold
+    call.args = {job};
+    call.summary = QStringLiteral("Move job \"%1\" from \"%2\" to dead-letter list \"%3\", only "
+                                  "if it is still in flight.")
+                       .arg(printableBytes(job, 80), printableBytes(processingKey(o)),
+                            printableBytes(deadKey(o)));
+    call.meaning = jobMoved(job, QStringLiteral("to the dead-letter list"));
+    return call;
+}
+
+ScriptCall ReliableQueueUnit::requeueStuck(const PatternObject &o, qint64 olderThanMs, int most)
+{
+    if (o.relatedKey(1).isEmpty())
+        return {};
+    ScriptCall call;
+    call.action = QStringLiteral("queue.requeue-stuck");
+    call.script = QStringLiteral("queue_requeue_stuck");
+    call.keys = {o.key, processingKey(o), o.relatedKey(1)};
+    call.keyRoles = {QStringLiteral("queue"), QStringLiteral("processing list"),
+                     QStringLiteral("claims set")};
+    call.args = {QByteArray::number(olderThanMs), QByteArray::number(most), QByteArray(),
+                 QByteArray::number(ScriptCall::ReplyCutBytes)};
+    call.summary = QStringLiteral("Requeue up to %1 jobs of \"%2\" claimed more than %3 ms ago.")
+                       .arg(most)
+                       .arg(printableBytes(o.key))
+                       .arg(olderThanMs);
+    call.batch = most;
+    call.batchSummary = QStringLiteral("Requeued %1 stuck jobs.");
+    // {claims examined, jobs requeued, the jobs cut to ReplyCutBytes}
+    call.meaning = [](const RedisValue &reply) {
+        const qint64 n = reply.size() == 3 ? reply.at(1).toInteger() : 0;
+        const qint64 dropped = reply.size() == 3 ? reply.at(0).toInteger() - n : 0;
+        const QString drops = dropped > 0 ? QStringLiteral(" Dropped %1 claim(s) of jobs no "
+                                                           "longer in flight.")
+                                                .arg(dropped)
+                                          : QString();
+        return ReplyMeaning{n > 0 || dropped > 0,
+                            n > 0 ? QStringLiteral("Requeued %1 stuck jobs.%2").arg(n).arg(drops)
+                            : dropped > 0 ? QStringLiteral("No job was stuck.") + drops
+                                          : QStringLiteral("No job was stuck; nothing changed.")};
+    };
+    return call;
+}
+
+Section ReliableQueueUnit::section() const
+{
+    return sections::queue();
+}
+
+bool ReliableQueueUnit::parseRule(RuleReader &r, const QJsonObject &o, ProfileRule &rule) const
+{
+    std::optional<qint64> stuck;
+    if (!r.integer(o, "stuckAfter", &stuck)
+        || !r.keyTemplate(o, "processingKey", &rule.processingKey)
+        || !r.keyTemplate(o, "claimsKey", &rule.claimsKey)
+        || !r.keyTemplate(o, "deadKey", &rule.deadKey))
+        return false;
+    if (stuck)
+        rule.params.stuckAfterMs = *stuck;
+    return true;
+}
+
+void ReliableQueueUnit::writeRule(const ProfileRule &r, QJsonObject &o) const
+{
+    o.insert(QStringLiteral("processingKey"), QString::fromUtf8(r.processingKey));
+    if (!r.claimsKey.isEmpty())
+        o.insert(QStringLiteral("claimsKey"), QString::fromUtf8(r.claimsKey));
+    if (!r.deadKey.isEmpty())
+        o.insert(QStringLiteral("deadKey"), QString::fromUtf8(r.deadKey));
+    o.insert(QStringLiteral("stuckAfter"), double(r.params.stuckAfterMs));
+}
+
+std::optional<PatternObject> ReliableQueueUnit::objectFor(const ProfileRule &rule,
+                                                          const QByteArray &key) const
+{
+    if (!globMatch(rule.match, key) || rule.excludes(key))
+        return std::nullopt;
+    PatternObject o = baseObject(rule, key);
+    // A processing list, claims set or dead-letter list names its queue.
+    for (const QByteArray &t : {rule.processingKey, rule.claimsKey, rule.deadKey}) {
+        if (t.isEmpty())
+            continue;
+        const QByteArray base = baseOfTemplate(t, key);
+        if (!base.isEmpty() && globMatch(rule.match, base)) {
+            o.key = base;
+            break;
+        }
+    }
+    o.related = {applyTemplate(rule.processingKey, o.key),
+                 rule.claimsKey.isEmpty() ? QByteArray() : applyTemplate(rule.claimsKey, o.key),
+                 rule.deadKey.isEmpty() ? QByteArray() : applyTemplate(rule.deadKey, o.key)};
+    return o;
+}
+
+PatternObject ReliableQueueUnit::conventionalObject(const QByteArray &key) const
+{
+    PatternObject o = PatternUnit::conventionalObject(key);
+    o.related = {key + ":processing", key + ":claims", key + ":dead"};
+    return o;
+}
+
+void ReliableQueueUnit::track(TrackState &t, const Reading &reading, qint64 nowMs) const
+{
+    QHash<QByteArray, qint64> seen;
+    for (const InFlightItem &item : reading.items) {
+        if (item.source == AgeSource::FirstSeen)
+            seen.insert(item.job, t.itemFirstSeen.value(item.job, nowMs));
+    }
+    t.itemFirstSeen = std::move(seen); // bounded by the page size
+}
+
+bool ReliableQueueUnit::isCompletion(const PatternObject &o, const QByteArray &key,
+                                     const QByteArray &event) const
+{
+    return key == processingKey(o) && event == "lrem";
+}
+
+QList<Figure> ReliableQueueUnit::figures() const
+{
+    return {
+        {QStringLiteral("length"), QStringLiteral("Length"), false,
+         [](const Reading &r, qint64) {
+             return double(r.length);
+         }},
+        {QStringLiteral("inFlight"), QStringLiteral("In flight"), false,
+         [](const Reading &r, qint64) {
+             return double(r.inFlight);
+         }},
+        {QStringLiteral("oldestInFlightAgeMs"), QStringLiteral("Oldest in flight"), true,
+         [](const Reading &r, qint64 at) {
+             return double(r.ageAt(r.oldestInFlightAgeMs, at));
+         }},
+        {QStringLiteral("stuck"), QStringLiteral("Stuck"), false,
+         [](const Reading &r, qint64) {
+             return double(r.stuck);
+         }},
+    };
+}
+
+namespace {
+Column countColumn(const QString &header, qint64 Reading::*field)
+{
+    Column c;
+    c.header = header;
+    c.text = [field](const ObjectState &s, qint64) -> QString {
+        return QString::number(s.reading.*field);
+    };
+    c.sort = [field](const ObjectState &s, qint64) {
+        return QVariant(double(s.reading.*field));
+    };
+    return c;
+}
+} // namespace
+
+QList<Column> ReliableQueueUnit::columns() const
+{
+    Column oldest;
+    oldest.header = QStringLiteral("Oldest in flight");
+    oldest.movesWithTime = true;
+    oldest.text = [](const ObjectState &s, qint64 now) -> QString {
+        return formatMs(s.reading.ageAt(s.reading.oldestInFlightAgeMs, now));
+    };
+    oldest.sort = [](const ObjectState &s, qint64 now) {
+        return QVariant(double(s.reading.ageAt(s.reading.oldestInFlightAgeMs, now)));
+    };
+    Column stuck = countColumn(QStringLiteral("Stuck"), &Reading::stuck);
+    stuck.text = [](const ObjectState &s, qint64) -> QString {
+        return QString::number(s.reading.stuck)
+               + (s.reading.stuckIsLowerBound ? QStringLiteral("+") : QString());
+    };
+    Column throughput;
+    throughput.header = QStringLiteral("Throughput");
+    throughput.toolTip = QStringLiteral("Jobs finished per second (LREM on the processing list), "
+                                        "counted from keyspace events; unknown while polling.");
+    throughput.text = [](const ObjectState &s, qint64) -> QString {
+        return s.throughputPerS < 0 ? QStringLiteral("–")
+                                    : QStringLiteral("%1 /s").arg(s.throughputPerS, 0, 'f', 1);
+    };
+    throughput.sort = [](const ObjectState &s, qint64) {
+        return QVariant(s.throughputPerS);
+    };
+    return {Column::key(QStringLiteral("Queue")),
+            countColumn(QStringLiteral("Length"), &Reading::length),
+            countColumn(QStringLiteral("In flight"), &Reading::inFlight),
+            oldest,
+            stuck,
+            countColumn(QStringLiteral("Dead"), &Reading::deadLength),
+            throughput,
+            Column::status()};
+}
+
+void ReliableQueueUnit::writeJson(const ObjectState &s, const Reading &r, qint64,
+                                  QJsonObject &j) const
+{
+    j.insert(QStringLiteral("keys"), keysToJson(s.object.keys()));
+    j.insert(QStringLiteral("length"), double(r.length));
+    j.insert(QStringLiteral("inFlight"), double(r.inFlight));
+    j.insert(QStringLiteral("deadLength"), double(r.deadLength));
+    j.insert(QStringLiteral("stuckCount"), double(r.stuck));
+    j.insert(QStringLiteral("stuckIsLowerBound"), r.stuckIsLowerBound);
+    j.insert(QStringLiteral("oldestInFlightAgeMs"), double(r.oldestInFlightAgeMs));
+    j.insert(QStringLiteral("truncated"), r.truncated);
+    j.insert(QStringLiteral("throughputPerS"),
+             s.throughputPerS < 0 ? QJsonValue() : QJsonValue(s.throughputPerS));
+    QJsonArray stuck;
+    for (const InFlightItem &item : r.items) {
+        if (item.ageMs < s.object.params.stuckAfterMs)
+            continue;
+        stuck.append(QJsonObject{{QStringLiteral("job"), keyToJson(item.job)},
+                                 {QStringLiteral("ageMs"), double(item.ageMs)},
+                                 {QStringLiteral("ageSource"), ageSourceId(item.source)}});
+    }
+    j.insert(QStringLiteral("stuck"), stuck);
+}
+
+QStringList ReliableQueueUnit::itemHeaders() const
+{
+    return {QStringLiteral("Job in flight"), QStringLiteral("Age"), QStringLiteral("Age from")};
+}
+
+QList<QStringList> ReliableQueueUnit::items(const ObjectState &s, qint64 nowMs) const
+{
+    QList<QStringList> rows;
+    for (const InFlightItem &item : s.reading.items) {
+        rows.append({printableBytes(item.job, 120), formatMs(s.reading.ageAt(item.ageMs, nowMs)),
+                     ageSourceId(item.source)});
+    }
+    return rows;
+}
+
+QByteArray ReliableQueueUnit::itemValue(const ObjectState &s, int i) const
+{
+    return i >= 0 && i < s.reading.items.size() ? s.reading.items.at(i).job : QByteArray();
+}
+
+QList<PatternAction> ReliableQueueUnit::actions() const
+{
+    const ActionInput job{QStringLiteral("job"), QStringLiteral("Job"), ActionInput::Source::Item};
+    PatternAction requeueAction;
+    requeueAction.id = QStringLiteral("queue.requeue");
+    requeueAction.verb = QStringLiteral("requeue");
+    requeueAction.label = QStringLiteral("Requeue…");
+    requeueAction.objectName = QStringLiteral("requeueButton");
+    requeueAction.usage = QStringLiteral("queue requeue QUEUE (--job VALUE | --stuck "
+                                         "[--older-than MS])");
+    ActionInput stuck{QStringLiteral("stuck"), QStringLiteral("Every stuck job"),
+                      ActionInput::Source::Flag};
+    stuck.required = false;
+    ActionInput olderThan{QStringLiteral("older-than"),
+                          QStringLiteral("In flight longer than (ms)")};
+    olderThan.required = false;
+    olderThan.integer = true;
+    ActionInput optionalJob = job;
+    optionalJob.required = false;
+    requeueAction.inputs = {optionalJob, stuck, olderThan};
+    requeueAction.check = [](const ActionRequest &r) -> QString {
+        if (r.input(QStringLiteral("job")).isEmpty() == !r.has(QStringLiteral("stuck")))
+            return QStringLiteral("queue requeue needs either --job VALUE or --stuck.");
+        return QString();
+    };
+    requeueAction.build = [](const ActionRequest &r) {
+        if (!r.has(QStringLiteral("stuck")))
+            return requeue(r.object, r.input(QStringLiteral("job")));
+        const qint64 olderThan = r.integer(QStringLiteral("older-than"));
+        if (r.object.relatedKey(1).isEmpty()) {
+            ScriptCall none;
+            none.refusal
+                = QStringLiteral("Queue \"%1\" has no claims set in the profile, so a single "
+                                 "command cannot tell how long its jobs have been in flight; "
+                                 "requeue them with --job, or from the console, which ages "
+                                 "them from first sight.")
+                      .arg(printableBytes(r.object.key, 80));
+            return none;
+        }
+        return requeueStuck(r.object, olderThan >= 0 ? olderThan : r.object.params.stuckAfterMs,
+                            StuckBatch);
+    };
+
+    PatternAction dead;
+    dead.id = QStringLiteral("queue.dead-letter");
+    dead.verb = QStringLiteral("dead-letter");
+    dead.label = QStringLiteral("Dead-letter…");
+    dead.objectName = QStringLiteral("deadLetterButton");
+    dead.usage = QStringLiteral("queue dead-letter QUEUE --job VALUE");
+    dead.inputs = {job};
+    dead.check = [](const ActionRequest &r) -> QString {
+        return r.input(QStringLiteral("job")).isEmpty()
+                   ? QStringLiteral("queue dead-letter needs --job VALUE.")
+                   : QString();
+    };
+    dead.build = [](const ActionRequest &r) {
+        return deadLetter(r.object, r.input(QStringLiteral("job")));
+    };
+    return {requeueAction, dead};
+}
+
+} // namespace gatehouse

@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <patterns/sliding-window/slidingwindowunit.h>
+
+namespace gatehouse {
+
+// Seed 003's resource/consumer windows: a sliding window per resource and one
+// per consumer of it ("<resource><marker><consumer>"), scores in s. Read as a
+// sliding window; a consumer's object names its resource as parent and has
+// the consumers' limit.
+class ResourceConsumerUnit final : public SlidingWindowUnit
+{
+public:
+    static constexpr PatternKind Kind{"resource-consumer"};
+
+    ResourceConsumerUnit()
+        : SlidingWindowUnit(Kind)
+    {}
+    QString title() const override { return QStringLiteral("resource/consumer limiter"); }
+    bool parseRule(RuleReader &reader, const QJsonObject &json, ProfileRule &rule) const override;
+    void writeRule(const ProfileRule &rule, QJsonObject &json) const override;
+    std::optional<PatternObject> objectFor(const ProfileRule &rule,
+                                           const QByteArray &key) const override;
+    PatternObject conventionalObject(const QByteArray &key) const override;
+};
+
+} // namespace gatehouse

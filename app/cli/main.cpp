@@ -242,7 +242,7 @@ int main(int argc, char *argv[])
                 continue;
             const ActionInput &in = inputs.value(it.key());
             if (in.integer) {
-                const auto v = intOption(parser, it.value(), 0, qint64(1) << 40, 0, &error);
+                const auto v = intOption(parser, it.value(), 0, qint64(1) << 53, 0, &error);
                 if (!v)
                     return usageError(error);
             }

@@ -11,6 +11,7 @@
 #include "reliable-queue/reliablequeueunit.h"
 #include "resource-consumer/resourceconsumerunit.h"
 #include "sliding-window/slidingwindowunit.h"
+#include "sorted-set-semaphore/semaphoreunit.h"
 #include "token-family/tokenfamilyunit.h"
 
 namespace gatehouse {
@@ -25,6 +26,7 @@ void registerBuiltInPatterns(PatternRegistry &registry)
     registry.add(std::make_unique<LegacyLockUnit>());
     registry.add(std::make_unique<TokenFamilyUnit>());
     registry.add(std::make_unique<ReliableQueueUnit>());
+    registry.add(std::make_unique<SemaphoreUnit>());
 }
 
 } // namespace gatehouse

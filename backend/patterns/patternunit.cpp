@@ -68,7 +68,7 @@ QList<QStringList> PatternUnit::items(const ObjectState &, qint64) const
     return {};
 }
 
-QByteArray PatternUnit::itemValue(const ObjectState &, int) const
+QHash<QString, QByteArray> PatternUnit::itemInputs(const ObjectState &, int) const
 {
     return {};
 }

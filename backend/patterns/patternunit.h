@@ -134,8 +134,9 @@ public:
     // queue's jobs in flight, a semaphore's holders): text per item.
     virtual QStringList itemHeaders() const { return {}; }
     virtual QList<QStringList> items(const ObjectState &state, qint64 nowMs) const;
-    // The raw value of item i (the job, the holder id) for actions on it.
-    virtual QByteArray itemValue(const ObjectState &state, int i) const;
+    // The inputs an action on item i takes from it (ActionInput::Source::Item):
+    // {"job": ...}, {"holder": ..., "score": ...}.
+    virtual QHash<QString, QByteArray> itemInputs(const ObjectState &state, int i) const;
 
     // --- Actions ---------------------------------------------------------
     virtual QList<PatternAction> actions() const { return {}; }

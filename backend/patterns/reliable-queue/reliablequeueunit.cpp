@@ -395,9 +395,11 @@ QList<QStringList> ReliableQueueUnit::items(const ObjectState &s, qint64 nowMs) 
     return rows;
 }
 
-QByteArray ReliableQueueUnit::itemValue(const ObjectState &s, int i) const
+QHash<QString, QByteArray> ReliableQueueUnit::itemInputs(const ObjectState &s, int i) const
 {
-    return i >= 0 && i < s.reading.items.size() ? s.reading.items.at(i).job : QByteArray();
+    if (i < 0 || i >= s.reading.items.size())
+        return {};
+    return {{QStringLiteral("job"), s.reading.items.at(i).job}};
 }
 
 QList<PatternAction> ReliableQueueUnit::actions() const

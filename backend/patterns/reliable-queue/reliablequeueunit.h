@@ -49,7 +49,7 @@ public:
                    QJsonObject &json) const override;
     QStringList itemHeaders() const override;
     QList<QStringList> items(const ObjectState &state, qint64 nowMs) const override;
-    QByteArray itemValue(const ObjectState &state, int i) const override;
+    QHash<QString, QByteArray> itemInputs(const ObjectState &state, int i) const override;
     QList<PatternAction> actions() const override;
 
     static QByteArray processingKey(const PatternObject &o) { return o.relatedKey(0); }

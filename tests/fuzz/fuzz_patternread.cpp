@@ -9,7 +9,9 @@
 
 #include "fuzzcheck.h"
 
-#include <patterns/patternunit.h>
+#include <patterns/patternregistry.h>
+
+#include <QJsonObject>
 
 using namespace gatehouse;
 using gatehouse::Internal::FuzzInput;
@@ -125,6 +127,31 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     (void)until;
     (void)readingStatusId(reading.status);
     (void)reading.occupancy();
-    (void)reading.at(context.nowMs + qint64(in.u32()));
+    const qint64 later = context.nowMs + qint64(in.u32());
+    (void)reading.at(later);
+
+    // What the console and the CLI make of the reading: tracking, columns
+    // (table, CSV, CLI), JSON, items and the inputs actions take from them.
+    TrackState track;
+    track.everRead = flags & 1;
+    unit.track(track, reading, context.nowMs);
+    (void)unit.afterRead(o, o, replies);
+    ObjectState state;
+    state.object = o;
+    state.reading = reading;
+    state.heldSinceMs = track.heldSinceMs;
+    for (const Column &c : unit.columns()) {
+        GATEHOUSE_FUZZ_CHECK(!c.header.isEmpty() && c.text, what);
+        (void)c.text(state, later);
+        (void)c.sortValue(state, later);
+    }
+    QJsonObject json;
+    unit.writeJson(state, reading.at(later), later, json);
+    for (const QStringList &row : unit.items(state, later))
+        GATEHOUSE_FUZZ_CHECK(row.size() == unit.itemHeaders().size(), what);
+    for (int i = 0; i < 3; ++i)
+        (void)unit.itemInputs(state, i);
+    for (const Figure &f : unit.figures())
+        (void)f.value(reading, later);
     return 0;
 }

@@ -251,10 +251,10 @@ bool TokenFamilyUnit::parseRule(RuleReader &r, const QJsonObject &o, ProfileRule
 
 void TokenFamilyUnit::writeRule(const ProfileRule &r, QJsonObject &o) const
 {
-    if (r.counted) {
+    if (r.counted)
         o.insert(QStringLiteral("counted"), true);
+    if (r.counted || r.params.countField != PatternParams().countField)
         o.insert(QStringLiteral("countField"), QString::fromUtf8(r.params.countField));
-    }
 }
 
 QList<QByteArray> TokenFamilyUnit::scanGlobs(const ProfileRule &rule) const

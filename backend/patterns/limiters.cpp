@@ -30,39 +30,11 @@ QList<Figure> LimiterUnit::figures() const
 
 QList<Column> LimiterUnit::columns() const
 {
-    Column inWindow;
-    inWindow.header = QStringLiteral("In window / limit");
-    inWindow.text = [](const ObjectState &s, qint64) -> QString {
-        return QStringLiteral("%1 / %2")
-            .arg(s.reading.inWindow)
-            .arg(s.reading.limit ? QString::number(*s.reading.limit) : QStringLiteral("?"));
-    };
-    inWindow.sort = [](const ObjectState &s, qint64) {
-        return QVariant(double(s.reading.inWindow));
-    };
-    Column occupancy;
-    occupancy.header = QStringLiteral("Occupancy");
-    occupancy.text = [](const ObjectState &s, qint64) -> QString {
-        const auto o = s.reading.occupancy();
-        return o ? QStringLiteral("%1 %").arg(qRound(*o * 100)) : QStringLiteral("?");
-    };
-    occupancy.sort = [](const ObjectState &s, qint64) {
-        return QVariant(s.reading.occupancy().value_or(-1));
-    };
-    Column horizon;
-    horizon.header = QStringLiteral("Retry horizon");
-    horizon.movesWithTime = true;
-    horizon.text = [](const ObjectState &s, qint64 now) -> QString {
-        return formatMs(s.reading.countdownAt(s.reading.retryHorizonMs, now));
-    };
-    horizon.sort = [](const ObjectState &s, qint64 now) {
-        return QVariant(double(s.reading.countdownAt(s.reading.retryHorizonMs, now)));
-    };
     return {Column::key(QStringLiteral("Key")),
             Column::pattern(),
-            inWindow,
-            occupancy,
-            horizon,
+            Column::usedOfLimit(QStringLiteral("In window / limit")),
+            Column::occupancy(),
+            Column::countdown(QStringLiteral("Retry horizon"), &Reading::retryHorizonMs),
             Column::status()};
 }
 

@@ -49,4 +49,70 @@ Column Column::status()
     return c;
 }
 
+Column Column::count(const QString &header, qint64 Reading::*field)
+{
+    Column c;
+    c.header = header;
+    c.text = [field](const ObjectState &s, qint64) -> QString {
+        return QString::number(s.reading.*field);
+    };
+    c.sort = [field](const ObjectState &s, qint64) {
+        return QVariant(double(s.reading.*field));
+    };
+    return c;
+}
+
+Column Column::usedOfLimit(const QString &header)
+{
+    Column c = count(header, &Reading::inWindow);
+    c.text = [](const ObjectState &s, qint64) -> QString {
+        return QStringLiteral("%1 / %2")
+            .arg(s.reading.inWindow)
+            .arg(s.reading.limit ? QString::number(*s.reading.limit) : QStringLiteral("?"));
+    };
+    return c;
+}
+
+Column Column::occupancy()
+{
+    Column c;
+    c.header = QStringLiteral("Occupancy");
+    c.text = [](const ObjectState &s, qint64) -> QString {
+        const auto o = s.reading.occupancy();
+        return o ? QStringLiteral("%1 %").arg(qRound(*o * 100)) : QStringLiteral("?");
+    };
+    c.sort = [](const ObjectState &s, qint64) {
+        return QVariant(s.reading.occupancy().value_or(-1));
+    };
+    return c;
+}
+
+Column Column::countdown(const QString &header, qint64 Reading::*field)
+{
+    Column c;
+    c.header = header;
+    c.movesWithTime = true;
+    c.text = [field](const ObjectState &s, qint64 now) -> QString {
+        return formatMs(s.reading.countdownAt(s.reading.*field, now));
+    };
+    c.sort = [field](const ObjectState &s, qint64 now) {
+        return QVariant(double(s.reading.countdownAt(s.reading.*field, now)));
+    };
+    return c;
+}
+
+Column Column::age(const QString &header, qint64 Reading::*field)
+{
+    Column c;
+    c.header = header;
+    c.movesWithTime = true;
+    c.text = [field](const ObjectState &s, qint64 now) -> QString {
+        return formatMs(s.reading.ageAt(s.reading.*field, now));
+    };
+    c.sort = [field](const ObjectState &s, qint64 now) {
+        return QVariant(double(s.reading.ageAt(s.reading.*field, now)));
+    };
+    return c;
+}
+
 } // namespace gatehouse

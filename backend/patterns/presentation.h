@@ -46,6 +46,14 @@ struct Column
     static Column key(const QString &header);
     static Column pattern();
     static Column status();
+    // Common figures of a reading: a count ("12"), the count in the window
+    // over the limit ("12 / 20"), occupancy ("60 %"), a countdown and an age
+    // projected to now ("1.2 s").
+    static Column count(const QString &header, qint64 Reading::*field);
+    static Column usedOfLimit(const QString &header);
+    static Column occupancy();
+    static Column countdown(const QString &header, qint64 Reading::*field);
+    static Column age(const QString &header, qint64 Reading::*field);
 };
 
 // A figure kept per tick in an object's history and charted (one float per

@@ -304,33 +304,9 @@ QList<Figure> ReliableQueueUnit::figures() const
     };
 }
 
-namespace {
-Column countColumn(const QString &header, qint64 Reading::*field)
-{
-    Column c;
-    c.header = header;
-    c.text = [field](const ObjectState &s, qint64) -> QString {
-        return QString::number(s.reading.*field);
-    };
-    c.sort = [field](const ObjectState &s, qint64) {
-        return QVariant(double(s.reading.*field));
-    };
-    return c;
-}
-} // namespace
-
 QList<Column> ReliableQueueUnit::columns() const
 {
-    Column oldest;
-    oldest.header = QStringLiteral("Oldest in flight");
-    oldest.movesWithTime = true;
-    oldest.text = [](const ObjectState &s, qint64 now) -> QString {
-        return formatMs(s.reading.ageAt(s.reading.oldestInFlightAgeMs, now));
-    };
-    oldest.sort = [](const ObjectState &s, qint64 now) {
-        return QVariant(double(s.reading.ageAt(s.reading.oldestInFlightAgeMs, now)));
-    };
-    Column stuck = countColumn(QStringLiteral("Stuck"), &Reading::stuck);
+    Column stuck = Column::count(QStringLiteral("Stuck"), &Reading::stuck);
     stuck.text = [](const ObjectState &s, qint64) -> QString {
         return QString::number(s.reading.stuck)
                + (s.reading.stuckIsLowerBound ? QStringLiteral("+") : QString());
@@ -347,11 +323,11 @@ QList<Column> ReliableQueueUnit::columns() const
         return QVariant(s.throughputPerS);
     };
     return {Column::key(QStringLiteral("Queue")),
-            countColumn(QStringLiteral("Length"), &Reading::length),
-            countColumn(QStringLiteral("In flight"), &Reading::inFlight),
-            oldest,
+            Column::count(QStringLiteral("Length"), &Reading::length),
+            Column::count(QStringLiteral("In flight"), &Reading::inFlight),
+            Column::age(QStringLiteral("Oldest in flight"), &Reading::oldestInFlightAgeMs),
             stuck,
-            countColumn(QStringLiteral("Dead"), &Reading::deadLength),
+            Column::count(QStringLiteral("Dead"), &Reading::deadLength),
             throughput,
             Column::status()};
 }

@@ -32,8 +32,8 @@ bool isExpired(const Reading &r, const InFlightItem &holder)
 
 Section SemaphoreUnit::section() const
 {
-    return {QStringLiteral("semaphore"), QStringLiteral("semaphores"),
-            QStringLiteral("Semaphores"), QStringLiteral("semaphore")};
+    return {QStringLiteral("semaphore"), QStringLiteral("semaphores"), QStringLiteral("Semaphores"),
+            QStringLiteral("semaphore")};
 }
 
 bool SemaphoreUnit::parseRule(RuleReader &r, const QJsonObject &o, ProfileRule &rule) const
@@ -106,44 +106,26 @@ QList<Figure> SemaphoreUnit::figures() const
 {
     return {
         {QStringLiteral("holders"), QStringLiteral("Holders"), false,
-         [](const Reading &r, qint64) { return double(r.inWindow); }},
+         [](const Reading &r, qint64) {
+             return double(r.inWindow);
+         }},
         {QStringLiteral("occupancy"), QStringLiteral("Occupancy"), false,
-         [](const Reading &r, qint64) { return r.occupancy().value_or(qQNaN()); }},
+         [](const Reading &r, qint64) {
+             return r.occupancy().value_or(qQNaN());
+         }},
         {QStringLiteral("oldestHolderAgeMs"), QStringLiteral("Oldest holder"), true,
-         [](const Reading &r, qint64 at) { return double(r.ageAt(r.oldestAgeMs, at)); }},
+         [](const Reading &r, qint64 at) {
+             return double(r.ageAt(r.oldestAgeMs, at));
+         }},
         {QStringLiteral("expired"), QStringLiteral("Expired, still present"), false,
-         [](const Reading &r, qint64) { return double(std::max<qint64>(0, r.stored - r.inWindow)); }},
+         [](const Reading &r, qint64) {
+             return double(std::max<qint64>(0, r.stored - r.inWindow));
+         }},
     };
 }
 
 QList<Column> SemaphoreUnit::columns() const
 {
-    Column holders;
-    holders.header = QStringLiteral("Holders / limit");
-    holders.text = [](const ObjectState &s, qint64) -> QString {
-        return QStringLiteral("%1 / %2")
-            .arg(s.reading.inWindow)
-            .arg(s.reading.limit ? QString::number(*s.reading.limit) : QStringLiteral("?"));
-    };
-    holders.sort = [](const ObjectState &s, qint64) { return QVariant(double(s.reading.inWindow)); };
-    Column occupancy;
-    occupancy.header = QStringLiteral("Occupancy");
-    occupancy.text = [](const ObjectState &s, qint64) -> QString {
-        const auto o = s.reading.occupancy();
-        return o ? QStringLiteral("%1 %").arg(qRound(*o * 100)) : QStringLiteral("?");
-    };
-    occupancy.sort = [](const ObjectState &s, qint64) {
-        return QVariant(s.reading.occupancy().value_or(-1));
-    };
-    Column oldest;
-    oldest.header = QStringLiteral("Oldest holder");
-    oldest.movesWithTime = true;
-    oldest.text = [](const ObjectState &s, qint64 now) -> QString {
-        return formatMs(s.reading.ageAt(s.reading.oldestAgeMs, now));
-    };
-    oldest.sort = [](const ObjectState &s, qint64 now) {
-        return QVariant(double(s.reading.ageAt(s.reading.oldestAgeMs, now)));
-    };
     Column expired;
     expired.header = QStringLiteral("Expired");
     expired.toolTip = QStringLiteral("Holders past the timeout still in the set: the next "
@@ -155,7 +137,11 @@ QList<Column> SemaphoreUnit::columns() const
     expired.sort = [](const ObjectState &s, qint64) {
         return QVariant(double(s.reading.stored - s.reading.inWindow));
     };
-    return {Column::key(QStringLiteral("Key")), holders, occupancy, oldest, expired,
+    return {Column::key(QStringLiteral("Key")),
+            Column::usedOfLimit(QStringLiteral("Holders / limit")),
+            Column::occupancy(),
+            Column::age(QStringLiteral("Oldest holder"), &Reading::oldestAgeMs),
+            expired,
             Column::status()};
 }
 
@@ -231,11 +217,13 @@ ScriptCall SemaphoreUnit::release(const PatternObject &o, const QByteArray &hold
                                                      "\"%2\".")
                                           .arg(name, key)};
         if (what == "changed")
-            return ReplyMeaning{false, QStringLiteral("Holder \"%1\" of semaphore \"%2\" holds "
-                                                      "a newer slot (acquired at %3 ms), not the "
-                                                      "one shown; nothing changed.")
-                                           .arg(name, key,
-                                                printableBytes(reply.size() >= 3 ? reply.at(2).bytes() : QByteArray(), 40))};
+            return ReplyMeaning{
+                false, QStringLiteral("Holder \"%1\" of semaphore \"%2\" holds "
+                                      "a newer slot (acquired at %3 ms), not the "
+                                      "one shown; nothing changed.")
+                           .arg(name, key,
+                                printableBytes(
+                                    reply.size() >= 3 ? reply.at(2).bytes() : QByteArray(), 40))};
         return ReplyMeaning{false, QStringLiteral("Holder \"%1\" no longer holds semaphore "
                                                   "\"%2\" (released or trimmed); nothing "
                                                   "changed.")

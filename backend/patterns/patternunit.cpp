@@ -68,6 +68,11 @@ QList<QStringList> PatternUnit::items(const ObjectState &, qint64) const
     return {};
 }
 
+QHash<QString, QByteArray> PatternUnit::shownInputs(const ObjectState &) const
+{
+    return {};
+}
+
 QHash<QString, QByteArray> PatternUnit::itemInputs(const ObjectState &, int) const
 {
     return {};

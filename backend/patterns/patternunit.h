@@ -134,6 +134,9 @@ public:
     // queue's jobs in flight, a semaphore's holders): text per item.
     virtual QStringList itemHeaders() const { return {}; }
     virtual QList<QStringList> items(const ObjectState &state, qint64 nowMs) const;
+    // The inputs an action takes from what the console shows of the object
+    // (ActionInput::Source::Shown): a lock's {"token": ...}.
+    virtual QHash<QString, QByteArray> shownInputs(const ObjectState &state) const;
     // The inputs an action on item i takes from it (ActionInput::Source::Item):
     // {"job": ...}, {"holder": ..., "score": ...}.
     virtual QHash<QString, QByteArray> itemInputs(const ObjectState &state, int i) const;

@@ -193,6 +193,13 @@ void LockUnit::writeJson(const ObjectState &s, const Reading &r, qint64 nowMs, Q
              s.heldSinceMs >= 0 ? QJsonValue(double(nowMs - s.heldSinceMs)) : QJsonValue());
 }
 
+QHash<QString, QByteArray> LockUnit::shownInputs(const ObjectState &s) const
+{
+    if (!s.reading.isOk())
+        return {};
+    return {{QStringLiteral("token"), s.reading.token}};
+}
+
 QList<PatternAction> LockUnit::actions() const
 {
     const ActionInput token{QStringLiteral("token"), QStringLiteral("Holder token"),

@@ -32,6 +32,7 @@ public:
     void writeJson(const ObjectState &state, const Reading &r, qint64 nowMs,
                    QJsonObject &json) const override;
     QList<PatternAction> actions() const override;
+    QHash<QString, QByteArray> shownInputs(const ObjectState &state) const override;
 
     // The read shared with LegacyLockUnit: replies {GETRANGE, PTTL} give the
     // value and PTTL, or a reading that is already final (failed, free).

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: MIT
+#include "actioninputdialog.h"
+
+#include <QDialogButtonBox>
+#include <QFormLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QRegularExpressionValidator>
+#include <QVBoxLayout>
+
+namespace gatehouse {
+
+ActionInputDialog::ActionInputDialog(const PatternUnit &unit, const PatternAction &action,
+                                     const ObjectState *state, int item,
+                                     const QList<QByteArray> &families, QWidget *parent)
+    : QDialog(parent)
+    , m_action(action)
+{
+    setWindowTitle(action.label.endsWith(QStringLiteral("…")) ? action.label.chopped(1)
+                                                              : action.label);
+    setObjectName(QStringLiteral("actionInputDialog"));
+    m_base.families = families;
+    if (state) {
+        m_base.object = state->object;
+        m_base.shown = *state;
+        m_base.target = state->object.key;
+    }
+    const QHash<QString, QByteArray> shown
+        = state ? unit.shownInputs(*state) : QHash<QString, QByteArray>();
+    const QHash<QString, QByteArray> fromItem
+        = state && item >= 0 ? unit.itemInputs(*state, item) : QHash<QString, QByteArray>();
+    auto *form = new QFormLayout;
+    if (action.targetIsPrefix) {
+        m_target = new QLineEdit(QString::fromUtf8(m_base.target), this);
+        m_target->setObjectName(QStringLiteral("input_target"));
+        form->addRow(tr("Key"), m_target);
+        connect(m_target, &QLineEdit::textChanged, this, &ActionInputDialog::validate);
+    }
+    for (const ActionInput &in : action.inputs) {
+        switch (in.source) {
+        case ActionInput::Source::Shown:
+            if (shown.contains(in.id))
+                m_base.inputs.insert(in.id, shown.value(in.id));
+            continue;
+        case ActionInput::Source::Item:
+            if (fromItem.contains(in.id))
+                m_base.inputs.insert(in.id, fromItem.value(in.id));
+            continue;
+        case ActionInput::Source::Flag:
+            continue; // the CLI's alternatives (--stuck): the console has its own actions
+        case ActionInput::Source::Operator:
+            break;
+        }
+        auto *edit = new QLineEdit(this);
+        edit->setObjectName(QStringLiteral("input_") + in.id);
+        if (in.integer)
+            edit->setValidator(new QRegularExpressionValidator(
+                QRegularExpression(QStringLiteral("[0-9]{0,16}")), edit));
+        edit->setPlaceholderText(in.required ? tr("required") : tr("optional"));
+        form->addRow(in.label, edit);
+        m_fields.insert(in.id, edit);
+        connect(edit, &QLineEdit::textChanged, this, &ActionInputDialog::validate);
+    }
+    m_error = new QLabel(this);
+    m_error->setObjectName(QStringLiteral("inputProblem"));
+    m_error->setWordWrap(true);
+    m_buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
+    connect(m_buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
+    connect(m_buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    auto *layout = new QVBoxLayout(this);
+    layout->addLayout(form);
+    layout->addWidget(m_error);
+    layout->addWidget(m_buttons);
+    validate();
+}
+
+ActionRequest ActionInputDialog::request() const
+{
+    ActionRequest r = m_base;
+    if (m_target) {
+        r.target = m_target->text().toUtf8();
+        if (!m_base.shown)
+            r.object.key = r.target;
+    }
+    for (auto it = m_fields.cbegin(); it != m_fields.cend(); ++it) {
+        if (!it.value()->text().isEmpty())
+            r.inputs.insert(it.key(), it.value()->text().toUtf8());
+    }
+    return r;
+}
+
+QString ActionInputDialog::problem() const
+{
+    const ActionRequest r = request();
+    for (const ActionInput &in : m_action.inputs) {
+        if (in.required && in.source != ActionInput::Source::Flag && !r.has(in.id))
+            return in.source == ActionInput::Source::Item
+                       ? tr("Choose one in the list first (%1).").arg(in.label)
+                       : tr("%1 is needed.").arg(in.label);
+    }
+    return m_action.check ? m_action.check(r) : QString();
+}
+
+void ActionInputDialog::validate()
+{
+    const QString why = problem();
+    m_error->setText(why);
+    m_error->setVisible(!why.isEmpty());
+    m_buttons->button(QDialogButtonBox::Ok)->setEnabled(why.isEmpty());
+}
+
+std::optional<ActionRequest> ActionInputDialog::ask(const PatternUnit &unit,
+                                                    const PatternAction &action,
+                                                    const ObjectState *state, int item,
+                                                    const QList<QByteArray> &families,
+                                                    QWidget *parent, QString *problem)
+{
+    ActionInputDialog dialog(unit, action, state, item, families, parent);
+    if (!dialog.needsOperator() && !action.targetIsPrefix) {
+        const QString why = dialog.problem();
+        if (!why.isEmpty()) {
+            if (problem)
+                *problem = why;
+            return std::nullopt;
+        }
+        return dialog.request();
+    }
+    if (dialog.exec() != QDialog::Accepted)
+        return std::nullopt;
+    return dialog.request();
+}
+
+} // namespace gatehouse

@@ -150,6 +150,7 @@ void Monitor::readServerFacts()
             const qint64 serverMs = serverTimeMs(r.at(3));
             if (serverMs > 0) {
                 m_offsetMs = serverMs - (sentAt + receivedAt) / 2;
+                m_server.clockOffsetMs = m_offsetMs;
                 m_server.timeMs = serverMs;
             } else {
                 m_server.notes << QStringLiteral("TIME is not permitted; window maths use the "
@@ -500,6 +501,7 @@ void Monitor::sendBatch(const std::shared_ptr<ProbeRun> &run)
                              if (serverMs > 0) {
                                  const qint64 receivedAt = QDateTime::currentMSecsSinceEpoch();
                                  m_offsetMs = serverMs - (sentAt + receivedAt) / 2;
+                                 m_server.clockOffsetMs = m_offsetMs;
                                  m_server.timeMs = serverMs;
                              }
                              at = 1;

@@ -68,6 +68,8 @@ Monitor::Monitor(RedisClient *client, Options options, QObject *parent)
         if (!dirty.isEmpty())
             probe(dirty, false);
     });
+    m_publishTimer.setSingleShot(true);
+    connect(&m_publishTimer, &QTimer::timeout, this, &Monitor::emitSnapshot);
     connect(m_client, &RedisClient::ready, this, [this] {
         if (m_started)
             readServerFacts(); // after a reconnect: version or role may have changed
@@ -149,6 +151,7 @@ void Monitor::readServerFacts()
             const qint64 serverMs = serverTimeMs(r.at(3));
             if (serverMs > 0) {
                 m_offsetMs = serverMs - (sentAt + receivedAt) / 2;
+                m_server.clockOffsetMs = m_offsetMs;
                 m_server.timeMs = serverMs;
             } else {
                 m_server.notes << QStringLiteral("TIME is not permitted; window maths use the "
@@ -347,7 +350,8 @@ void Monitor::tick()
         // The server is slower than the interval, stopped or asleep: skip,
         // never pile up, but say how old the readings are.
         updateStaleness();
-        publish();
+        refreshSnapshot();
+        requestEmit();
         Q_EMIT tickOverdue(m_snapshot);
         return;
     }
@@ -491,6 +495,7 @@ void Monitor::sendBatch(const std::shared_ptr<ProbeRun> &run)
                              if (serverMs > 0) {
                                  const qint64 receivedAt = QDateTime::currentMSecsSinceEpoch();
                                  m_offsetMs = serverMs - (sentAt + receivedAt) / 2;
+                                 m_server.clockOffsetMs = m_offsetMs;
                                  m_server.timeMs = serverMs;
                              }
                              at = 1;
@@ -569,7 +574,12 @@ void Monitor::finishRun(const ProbeRun &run)
         if (m_tickTimes.size() > m_options.historyCapacity)
             m_tickTimes.removeFirst();
     }
-    publish();
+    if (run.fullTick) {
+        refreshSnapshot(); // the tick's own, for tickFinished at once
+        requestEmit();
+    } else {
+        publish();
+    }
 #ifdef __GLIBC__
     // A pass over every object replaced every state, and the old ones are
     // now free: with events live the ticks that follow read a few objects,
@@ -633,6 +643,35 @@ void Monitor::restate(int index, std::optional<Reading> reading,
 
 void Monitor::publish()
 {
+    m_snapshotFresh = false;
+    requestEmit();
+}
+
+void Monitor::requestEmit()
+{
+    m_emitPending = true;
+    if (m_publishTimer.isActive())
+        return; // the timer's emission will carry this change
+    const qint64 since = m_lastEmit.isValid() ? m_lastEmit.elapsed() : PublishIntervalMs;
+    if (since >= PublishIntervalMs)
+        emitSnapshot();
+    else
+        m_publishTimer.start(int(PublishIntervalMs - since));
+}
+
+void Monitor::emitSnapshot()
+{
+    if (!m_emitPending)
+        return;
+    m_emitPending = false;
+    if (!m_snapshotFresh)
+        refreshSnapshot();
+    m_lastEmit.start();
+    Q_EMIT snapshotReady(m_snapshot);
+}
+
+void Monitor::refreshSnapshot()
+{
     Snapshot s;
     s.sequence = ++m_sequence;
     s.server = m_server;
@@ -664,7 +703,7 @@ void Monitor::publish()
         s.server.complete = false;
     }
     m_snapshot = s;
-    Q_EMIT snapshotReady(m_snapshot);
+    m_snapshotFresh = true;
 }
 
 bool Monitor::updateStaleness()

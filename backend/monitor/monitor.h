@@ -25,7 +25,8 @@ class RedisSubscriber;
 
 // The engine of the console: finds the pattern instances (Discovery), keeps
 // them live by pipelined probes every tick and by keyspace events, and hands
-// out one immutable Snapshot per tick (and after each burst of events).
+// out immutable Snapshots: snapshotReady at most ten times a second with the
+// latest state, tickFinished with each tick's own.
 // Window maths use the server's TIME; the offset to the local clock is
 // measured every tick. Lives on one thread (the GUI moves it to its own);
 // the RedisClient does the I/O on its worker.
@@ -66,7 +67,13 @@ public:
     // The selected object is read in detail (window strip, retry slots).
     void setDetailKey(const QByteArray &key);
 
-    Snapshot snapshot() const { return m_snapshot; }
+    // The latest state, on the monitor's thread only (others: snapshotReady).
+    Snapshot snapshot()
+    {
+        if (!m_snapshotFresh)
+            refreshSnapshot();
+        return m_snapshot;
+    }
     // Local ms since the last reply to a reading arrived; -1 before the first.
     qint64 replyAgeMs() const
     {
@@ -146,7 +153,15 @@ private:
     void finishRun(const ProbeRun &run);
     void absorb(int index, const PatternObject &probed, const QList<RedisValue> &replies,
                 const ProbeContext &context);
+    // Asks for a snapshot: the state changed. Emissions of snapshotReady
+    // are coalesced to at most one per PublishIntervalMs, each with the
+    // latest state: the first after a quiet period at once, the others
+    // within PublishIntervalMs (m_publishTimer).
     void publish();
+    void requestEmit();
+    void emitSnapshot();
+    // Makes m_snapshot from the current state (a new sequence number).
+    void refreshSnapshot();
     // Marks objects not refreshed for two ticks stale (and back); true when
     // any changed.
     bool updateStaleness();
@@ -168,6 +183,9 @@ private:
     QTimer m_tickTimer{this};
     QTimer m_rescanTimer{this};
     QTimer m_eventTimer{this};
+    // DESIGN.md: snapshots reach the GUI at most ten times a second.
+    static constexpr int PublishIntervalMs = 100;
+    QTimer m_publishTimer{this}; // single shot: the next coalesced snapshotReady
     QObject m_context{this};
 
     QHash<PatternKind, QList<Figure>> m_figures; // per kind, built once
@@ -182,6 +200,9 @@ private:
     QStringList m_missingPermissions;
     bool m_complete = true;
     Snapshot m_snapshot;
+    bool m_snapshotFresh = false; // m_snapshot reflects every change so far
+    bool m_emitPending = false;   // a snapshotReady is due (m_publishTimer)
+    QElapsedTimer m_lastEmit;     // since the last snapshotReady
     quint64 m_sequence = 0;
     qint64 m_offsetMs = 0; // server clock - local clock
     bool m_tickInFlight = false;

@@ -488,15 +488,22 @@ private slots:
         QVERIFY(select(c, "lock", "sim:lock:5"));
         c.window->showPage(1); // limiters on screen
         call(*m_client, {"SET", "sim:lock:5", "second1token5", "PX", "60000"});
+        // Wait for the published snapshot (coalesced, <= 10 Hz), not the
+        // monitor's state: the window sees only what is published.
+        Snapshot published;
+        QMetaObject::Connection seen
+            = connect(c.monitor.get(), &Monitor::snapshotReady, c.window.get(),
+                      [&](const Snapshot &s) { published = s; });
         QVERIFY(QTest::qWaitFor(
             [&] {
-                for (const ObjectState &o : c.monitor->snapshot().objects) {
+                for (const ObjectState &o : published.objects) {
                     if (o.object.key == "sim:lock:5")
                         return o.reading.token == "second1token5";
                 }
                 return false;
             },
             5000));
+        disconnect(seen);
         QCoreApplication::processEvents(); // the window receives that snapshot
         c.monitor->stop();                 // no further snapshot may help
         QCoreApplication::processEvents();

@@ -14,6 +14,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <cmath>
+
 using namespace gatehouse;
 using gatehouse::test::call;
 using gatehouse::test::CliRun;
@@ -443,6 +445,40 @@ private slots:
         const CliRun run = cli(args);
         QCOMPARE(run.exitCode, 2);
         QVERIFY2(run.err.contains(mentions), qPrintable(run.err));
+    }
+
+    // The server's clock an hour ahead of the client's (libfaketime on the
+    // CLI: a redis-server cannot run under it). The offset is measured and
+    // printed, and window maths use the server's clock: entries written with
+    // the server's TIME are in the window, their age is not an hour off.
+    void clockOffsetOfASkewedClient()
+    {
+        const QProcessEnvironment skew
+            = gatehouse::test::skewedClockEnvironment(QStringLiteral("-1h"));
+        if (skew.isEmpty())
+            QSKIP("libfaketime is not installed (Debian package faketime)");
+        const RedisValue time = call(*m_client, {"TIME"});
+        const qint64 now = time.at(0).toInteger() * 1000 + time.at(1).toInteger() / 1000;
+        for (int i = 1; i <= 5; ++i)
+            call(*m_client,
+                 {"ZADD", "rl:a", QByteArray::number(now - i * 1000), "m" + QByteArray::number(i)});
+        QProcessEnvironment env = skew;
+        env.insert(QStringLiteral("GATEHOUSE_AUDIT_LOG"), auditPath());
+        const CliRun run
+            = gatehouse::test::runCli(QStringLiteral(GATEHOUSE_CLI),
+                                      {QStringLiteral("--url"), m_server.url(),
+                                       QStringLiteral("snapshot"), QStringLiteral("--json")},
+                                      env, 60000);
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        const QJsonObject s = QJsonDocument::fromJson(run.out.toUtf8()).object();
+        const QJsonObject server = s.value(QLatin1String("server")).toObject();
+        const qint64 offset = server.value(QLatin1String("clockOffsetMs")).toInteger();
+        QVERIFY2(std::abs(offset - 3600000) <= 2000, qPrintable(QString::number(offset)));
+        QVERIFY(std::abs(server.value(QLatin1String("timeMs")).toInteger() - now) < 10000);
+        const QJsonObject window = entry(s, "limiters", QStringLiteral("rl:a"));
+        QCOMPARE(window.value(QLatin1String("inWindow")).toInt(), 5);
+        QVERIFY(window.value(QLatin1String("oldestAgeMs")).toInteger() >= 5000);
+        QVERIFY(window.value(QLatin1String("oldestAgeMs")).toInteger() < 15000);
     }
 
     void watchPrintsALinePerTick()

@@ -15,6 +15,7 @@
 #include <QJsonArray>
 #include <QSignalSpy>
 #include <QTest>
+#include <QTimer>
 
 using namespace gatehouse;
 using gatehouse::test::call;
@@ -245,6 +246,72 @@ private slots:
         // A new instance written after discovery is found through its event.
         call(*other, {"SET", "sim:lock:77", "new0lock77", "PX", "60000"});
         QVERIFY(QTest::qWaitFor([&] { return find(monitor.snapshot(), "sim:lock:77"); }, 2000));
+    }
+
+    // A key written ~500 times a second: every write is an event and a
+    // re-read, yet the GUI gets at most ten snapshots a second (DESIGN.md),
+    // and the last one carries the final value.
+    void snapshotsCoalescedToTenPerSecond()
+    {
+        call(*m_client, {"SET", "sim:lock:1", "token0", "PX", "60000"});
+        Monitor::Options options;
+        options.profile = demoProfile();
+        options.intervalMs = 60000; // only events make snapshots here
+        Monitor monitor(m_client.get(), options);
+        monitor.start();
+        QVERIFY(QTest::qWaitFor(
+            [&] {
+                const Snapshot s = monitor.snapshot();
+                const ObjectState *o = find(s, "sim:lock:1");
+                return s.server.eventsLive && o && o->reading.token == "token0";
+            },
+            10000));
+        QTest::qWait(300); // the discovery's snapshots are out
+        QSignalSpy snapshots(&monitor, &Monitor::snapshotReady);
+        auto other = gatehouse::test::connectedClient(m_server);
+        QVERIFY(other);
+        QElapsedTimer clock;
+        clock.start();
+        int written = 0;
+        QTimer writer;
+        writer.setInterval(2);
+        connect(&writer, &QTimer::timeout, &monitor, [&] {
+            if (clock.elapsed() >= 2000) {
+                writer.stop();
+                return;
+            }
+            while (written < clock.elapsed() / 2) { // 500 a second
+                other->command(
+                    {"SET", "sim:lock:1", "token" + QByteArray::number(++written), "PX", "60000"},
+                    &monitor, [](const RedisValue &) {});
+            }
+        });
+        writer.start();
+        QVERIFY(QTest::qWaitFor([&] { return !writer.isActive(); }, 10000));
+        const QByteArray last = "token" + QByteArray::number(written);
+        QVERIFY(QTest::qWaitFor(
+            [&] {
+                if (snapshots.isEmpty())
+                    return false;
+                const ObjectState *o = find(snapshots.last().at(0).value<Snapshot>(), "sim:lock:1");
+                return o && o->reading.token == last;
+            },
+            2000));
+        const qint64 ms = clock.elapsed();
+        QVERIFY2(written >= 900, qPrintable(QString::number(written)));
+        // One at once, then one per 100 ms at most, over ms.
+        QVERIFY2(snapshots.size() <= 1 + ms / 100,
+                 qPrintable(QStringLiteral("%1 snapshots in %2 ms for %3 writes")
+                                .arg(snapshots.size())
+                                .arg(ms)
+                                .arg(written)));
+        QVERIFY(snapshots.size() >= 10); // and they keep coming while it changes
+        quint64 sequence = 0;
+        for (const QList<QVariant> &args : std::as_const(snapshots)) {
+            const quint64 next = args.at(0).value<Snapshot>().sequence;
+            QVERIFY(next > sequence);
+            sequence = next;
+        }
     }
 
     // With events live, a queue's throughput is counted from the workers' LREMs.

@@ -6,6 +6,7 @@
 #include <QDir>
 #include <QEventLoop>
 #include <QFile>
+#include <QFileInfo>
 #include <QTcpServer>
 #include <QTest>
 #include <QTimer>
@@ -395,6 +396,21 @@ CliRun runCli(const QString &program, const QStringList &args, const QProcessEnv
     r.out = QString::fromUtf8(p.readAllStandardOutput());
     r.err = QString::fromUtf8(p.readAllStandardError());
     return r;
+}
+
+QProcessEnvironment skewedClockEnvironment(const QString &shift)
+{
+    QProcessEnvironment env;
+    for (const char *dir : {"/usr/lib/x86_64-linux-gnu/faketime",
+                            "/usr/lib/aarch64-linux-gnu/faketime", "/usr/lib/faketime"}) {
+        const QString lib = QString::fromLatin1(dir) + QStringLiteral("/libfaketime.so.1");
+        if (QFileInfo::exists(lib)) {
+            env.insert(QStringLiteral("LD_PRELOAD"), lib);
+            env.insert(QStringLiteral("FAKETIME"), shift);
+            break;
+        }
+    }
+    return env;
 }
 
 } // namespace gatehouse::test

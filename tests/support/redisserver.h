@@ -120,6 +120,14 @@ struct CliRun
 CliRun runCli(const QString &program, const QStringList &args, const QProcessEnvironment &env = {},
               int timeoutMs = 60000);
 
+// An environment that runs a process with its clock shifted by shift (a
+// libfaketime offset such as "-1h"), or an empty one when libfaketime is not
+// installed (Debian package faketime). A redis-server cannot run under it:
+// its jemalloc recurses into libfaketime's clock_gettime at start
+// (wolfcw/libfaketime#130), so tests skew the client's clock instead; the
+// server is then that much ahead of the client.
+QProcessEnvironment skewedClockEnvironment(const QString &shift);
+
 // Waits for the client to reach Ready (or a final state); true if Ready.
 bool waitReady(RedisClient &client, int timeoutMs = 10000);
 

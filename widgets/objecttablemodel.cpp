@@ -37,8 +37,8 @@ ObjectTableModel::ObjectTableModel(const QString &section, QObject *parent)
     else if (section == QLatin1String("token"))
         m_headers = {tr("Family"), tr("Live"), tr("TTL range"), tr("No TTL"), tr("Status")};
     else
-        m_headers = {tr("Queue"), tr("Length"), tr("In flight"), tr("Oldest in flight"),
-                     tr("Stuck"), tr("Dead"),   tr("Status")};
+        m_headers = {tr("Queue"), tr("Length"), tr("In flight"),  tr("Oldest in flight"),
+                     tr("Stuck"), tr("Dead"),   tr("Throughput"), tr("Status")};
 }
 
 void ObjectTableModel::applySnapshot(const Snapshot &snapshot)
@@ -201,6 +201,8 @@ QVariant ObjectTableModel::sortValue(const ObjectState &s, int column) const
             = {0, r.length, r.inFlight, r.ageAt(r.oldestInFlightAgeMs, now), r.stuck, r.deadLength};
         if (column >= 1 && column <= 5)
             return double(values[column]);
+        if (column == 6)
+            return s.throughputPerS;
     }
     return display(s, column);
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "actionengine.h"
 
-#include <monitor/snapshot.h>
+#include <redis/keyjson.h>
 #include <redis/redisscript.h>
 
 #include <QDateTime>

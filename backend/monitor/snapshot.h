@@ -3,6 +3,7 @@
 
 #include <patterns/patternobject.h>
 #include <patterns/reading.h>
+#include <redis/keyjson.h> // keyToJson: snapshot users get it from here too
 
 #include <QJsonObject>
 #include <QList>
@@ -122,9 +123,6 @@ struct Snapshot
     // The snapshot --json contract (README, "snapshot --json").
     QJsonObject toJson() const;
 };
-
-// A key for JSON: a string when it is printable UTF-8, else {"base64": ...}.
-QJsonValue keyToJson(const QByteArray &key);
 
 } // namespace gatehouse
 

@@ -9,6 +9,8 @@
 
 using namespace gatehouse;
 
+Q_DECLARE_METATYPE(gatehouse::ObjectState)
+
 namespace {
 
 ObjectState lock(const QByteArray &key, const QByteArray &token, qint64 pttl)
@@ -125,6 +127,100 @@ private slots:
         QCOMPARE(model.index(0, 3).data().toString(), QStringLiteral("2.5 s"));
         QCOMPARE(changed.size(), 1);
         QCOMPARE(changed.first().at(0).toModelIndex().column(), 3);
+    }
+
+    // Every section: each header has its own figure under it, nothing lies
+    // past the last header, and the header count is the column count. (The
+    // queue table once had 7 headers and 8 figures: throughput showed under
+    // "Status" and the status never showed.)
+    void everyHeaderShowsItsFigure_data()
+    {
+        QTest::addColumn<QString>("section");
+        QTest::addColumn<ObjectState>("state");
+        QTest::addColumn<QStringList>("expected"); // header=figure, in header order
+
+        ObjectState limiter = window("rl:x", 8);
+        limiter.reading.atMs = 1000;
+        limiter.reading.retryHorizonMs = 1500;
+        limiter.reading.status = Reading::Status::Ok;
+        QTest::newRow("limiter") << QStringLiteral("limiter") << limiter
+                                 << QStringList{QStringLiteral("Key=rl:x"),
+                                                QStringLiteral("Pattern=")
+                                                    + patternId(PatternKind::SlidingWindow),
+                                                QStringLiteral("In window / limit=8 / 10"),
+                                                QStringLiteral("Occupancy=80 %"),
+                                                QStringLiteral("Retry horizon=1.5 s"),
+                                                QStringLiteral("Status=")
+                                                    + readingStatusId(Reading::Status::Ok)};
+
+        ObjectState lk = lock("lock:a", "tok-1", 9000);
+        lk.heldSinceMs = 400;
+        lk.reading.status = Reading::Status::Ok;
+        QTest::newRow("lock")
+            << QStringLiteral("lock") << lk
+            << QStringList{QStringLiteral("Key=lock:a"), QStringLiteral("Holder token=tok-1"),
+                           QStringLiteral("TTL=9.0 s"), QStringLiteral("Held for=600 ms"),
+                           QStringLiteral("Status=") + readingStatusId(Reading::Status::Ok)};
+
+        ObjectState tk;
+        tk.object.kind = PatternKind::TokenFamily;
+        tk.object.key = "tok:*";
+        tk.reading.atMs = 1000;
+        tk.reading.count = 7;
+        tk.reading.minTtlMs = 2000;
+        tk.reading.maxTtlMs = 5000;
+        tk.reading.withoutTtl = 3;
+        tk.reading.status = Reading::Status::Ok;
+        QTest::newRow("token")
+            << QStringLiteral("token") << tk
+            << QStringList{QStringLiteral("Family=tok:*"), QStringLiteral("Live=7"),
+                           QStringLiteral("TTL range=2.0 s – 5.0 s"), QStringLiteral("No TTL=3"),
+                           QStringLiteral("Status=") + readingStatusId(Reading::Status::Ok)};
+
+        ObjectState q;
+        q.object.kind = PatternKind::ReliableQueue;
+        q.object.key = "jobs:mail";
+        q.reading.atMs = 1000;
+        q.reading.length = 11;
+        q.reading.inFlight = 4;
+        q.reading.oldestInFlightAgeMs = 700;
+        q.reading.stuck = 2;
+        q.reading.deadLength = 5;
+        q.reading.status = Reading::Status::WrongType;
+        q.throughputPerS = 12.5;
+        QTest::newRow("queue") << QStringLiteral("queue") << q
+                               << QStringList{QStringLiteral("Queue=jobs:mail"),
+                                              QStringLiteral("Length=11"),
+                                              QStringLiteral("In flight=4"),
+                                              QStringLiteral("Oldest in flight=700 ms"),
+                                              QStringLiteral("Stuck=2"),
+                                              QStringLiteral("Dead=5"),
+                                              QStringLiteral("Throughput=12.5 /s"),
+                                              QStringLiteral("Status=")
+                                                  + readingStatusId(Reading::Status::WrongType)};
+    }
+
+    void everyHeaderShowsItsFigure()
+    {
+        QFETCH(QString, section);
+        QFETCH(ObjectState, state);
+        QFETCH(QStringList, expected);
+        ObjectTableModel model(section);
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        Snapshot s;
+        s.server.timeMs = 1000;
+        s.objects = {state};
+        model.applySnapshot(s);
+        QCOMPARE(model.rowCount(), 1);
+
+        QStringList shown;
+        for (int c = 0; c < model.columnCount(); ++c)
+            shown << model.headerData(c, Qt::Horizontal).toString() + QLatin1Char('=')
+                         + model.index(0, c).data().toString();
+        QCOMPARE(shown, expected);
+        // No header past the last column.
+        QVERIFY(model.headerData(model.columnCount(), Qt::Horizontal).toString().isEmpty());
     }
 
     void limiterColumns()

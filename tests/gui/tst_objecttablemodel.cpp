@@ -146,7 +146,7 @@ private slots:
         QTest::newRow("limiter") << QStringLiteral("limiter") << limiter
                                  << QStringList{QStringLiteral("Key=rl:x"),
                                                 QStringLiteral("Pattern=")
-                                                    + patternId(PatternKind::SlidingWindow),
+                                                    + patternId(PatternKind("sliding-window")),
                                                 QStringLiteral("In window / limit=8 / 10"),
                                                 QStringLiteral("Occupancy=80 %"),
                                                 QStringLiteral("Retry horizon=1.5 s"),
@@ -163,7 +163,7 @@ private slots:
                            QStringLiteral("Status=") + readingStatusId(Reading::Status::Ok)};
 
         ObjectState tk;
-        tk.object.kind = PatternKind::TokenFamily;
+        tk.object.kind = PatternKind("token-family");
         tk.object.key = "tok:*";
         tk.reading.atMs = 1000;
         tk.reading.count = 7;
@@ -178,7 +178,7 @@ private slots:
                            QStringLiteral("Status=") + readingStatusId(Reading::Status::Ok)};
 
         ObjectState q;
-        q.object.kind = PatternKind::ReliableQueue;
+        q.object.kind = PatternKind("reliable-queue");
         q.object.key = "jobs:mail";
         q.reading.atMs = 1000;
         q.reading.length = 11;
@@ -198,6 +198,23 @@ private slots:
                                               QStringLiteral("Throughput=12.5 /s"),
                                               QStringLiteral("Status=")
                                                   + readingStatusId(Reading::Status::WrongType)};
+
+        ObjectState sem;
+        sem.object.kind = PatternKind("sorted-set-semaphore");
+        sem.object.key = "sem:pool";
+        sem.reading.atMs = 1000;
+        sem.reading.inWindow = 3;
+        sem.reading.limit = 4;
+        sem.reading.stored = 5;
+        sem.reading.oldestAgeMs = 2500;
+        QTest::newRow("semaphore") << QStringLiteral("semaphore") << sem
+                                   << QStringList{QStringLiteral("Key=sem:pool"),
+                                                  QStringLiteral("Holders / limit=3 / 4"),
+                                                  QStringLiteral("Occupancy=75 %"),
+                                                  QStringLiteral("Oldest holder=2.5 s"),
+                                                  QStringLiteral("Expired=2"),
+                                                  QStringLiteral("Status=")
+                                                      + readingStatusId(Reading::Status::Ok)};
     }
 
     void everyHeaderShowsItsFigure()

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "chartpanel.h"
 
+#include <patterns/patternunit.h>
+
 #include <monitor/monitor.h>
 
 #include <QComboBox>
@@ -76,9 +78,14 @@ ChartPanel::ChartPanel(Monitor *monitor, const QString &section, QWidget *parent
         addPlot(tr("In window"), tr("requests"));
         addPlot(tr("Retry horizon"), tr("s"));
         addPlot(tr("Window strip: requests in the window, retry slots after now"), QString());
-    } else {
+    } else if (section == QLatin1String("queue")) {
         addPlot(tr("Length and in flight"), tr("jobs"));
         addPlot(tr("Oldest in flight"), tr("s"));
+    } else {
+        // Any other section: its patterns' figures (PatternUnit::figures()),
+        // counts on one plot, durations on another.
+        addPlot(tr("Over time"), QString());
+        addPlot(tr("Ages and countdowns"), tr("s"));
     }
     setObject(nullptr);
 }
@@ -208,6 +215,18 @@ void ChartPanel::refresh(const Snapshot &snapshot)
         strip->xAxis->setRange(-window, future);
         strip->yAxis->setRange(0, 2);
         strip->yAxis->setTicks(false);
+    } else if (m_section != QLatin1String("queue")) {
+        int counts = 0, durations = 0;
+        for (const Figure &f : PatternUnit::of(state->object.kind).figures()) {
+            if (f.isDuration)
+                series(m_plots[1], durations++, f.id, f.title + tr(" (s)"), 0.001);
+            else
+                series(m_plots[0], counts++, f.id, f.title, 1.0);
+        }
+        for (QCustomPlot *plot : std::as_const(m_plots)) {
+            plot->yAxis->rescale();
+            plot->yAxis->setRangeLower(0);
+        }
     } else {
         series(m_plots[0], 0, QStringLiteral("length"), tr("length"), 1.0);
         series(m_plots[0], 1, QStringLiteral("inFlight"), tr("in flight"), 1.0);

@@ -5,8 +5,10 @@
 #include "objecttablemodel.h"
 #include "tokendialog.h"
 
+#include "actioninputdialog.h"
 #include <actions/actionengine.h>
 #include <monitor/monitor.h>
+
 #include <patterns/limiters.h>
 #include <patterns/lock/lockunit.h>
 #include <patterns/patternregistry.h>
@@ -59,7 +61,6 @@ QString escapedNotes(const QStringList &notes)
         escaped.append(n.toHtmlEscaped());
     return escaped.join(QStringLiteral("<br>"));
 }
-const char *const s_sections[] = {"limiter", "lock", "token", "queue"};
 
 constexpr QSize s_sparkSize(80, 20);
 
@@ -126,22 +127,32 @@ MainWindow::MainWindow(RedisClient *client, Monitor *monitor, ActionEngine *acti
                        .arg(m_options.demo ? QStringLiteral(" — DEMO") : QString(),
                             client->endpoint().displayUrl()));
     setWindowIcon(QIcon(QStringLiteral(":/resources/gatehouse.svg")));
-    for (const char *s : s_sections)
-        m_models.insert(QLatin1String(s), new ObjectTableModel(QLatin1String(s), this));
+    // A page per section of the pattern registry: the four with pages of
+    // their own, then a generic page for every other section (its patterns'
+    // columns, items, figures and actions).
+    for (const Section &section : PatternRegistry::instance().sections())
+        m_models.insert(section.id, new ObjectTableModel(section.id, this));
 
-    m_stack->addWidget(buildOverview());
-    m_stack->addWidget(buildLimiters());
-    m_stack->addWidget(buildLocks());
-    m_stack->addWidget(buildTokens());
-    m_stack->addWidget(buildQueues());
-    m_stack->addWidget(buildAudit());
-    m_pages->addItems(
-        {tr("Overview"), tr("Limiters"), tr("Locks"), tr("Tokens"), tr("Queues"), tr("Audit log")});
+    auto addPage = [this](QWidget *page, const QString &title, const QString &section) {
+        m_stack->addWidget(page);
+        m_pages->addItem(title);
+        m_pageSections.append(section);
+    };
+    addPage(buildOverview(), tr("Overview"), QString());
+    addPage(buildLimiters(), tr("Limiters"), QStringLiteral("limiter"));
+    addPage(buildLocks(), tr("Locks"), QStringLiteral("lock"));
+    addPage(buildTokens(), tr("Tokens"), QStringLiteral("token"));
+    addPage(buildQueues(), tr("Queues"), QStringLiteral("queue"));
+    for (const Section &section : PatternRegistry::instance().sections()) {
+        if (!m_pageSections.contains(section.id))
+            addPage(buildSectionPage(section), section.title, section.id);
+    }
+    addPage(buildAudit(), tr("Audit log"), QString());
     m_pages->setMaximumWidth(160);
     connect(m_pages, &QListWidget::currentRowChanged, m_stack, &QStackedWidget::setCurrentIndex);
     connect(m_pages, &QListWidget::currentRowChanged, this, [this](int row) {
-        if (row >= 1 && row <= 4)
-            syncModel(QLatin1String(s_sections[row - 1]));
+        if (!m_pageSections.value(row).isEmpty())
+            syncModel(m_pageSections.value(row));
         m_dirty = true;
     });
     m_pages->setCurrentRow(0);
@@ -577,6 +588,129 @@ QWidget *MainWindow::buildQueues()
     return w;
 }
 
+QWidget *MainWindow::buildSectionPage(const Section &section)
+{
+    auto *w = new QWidget(this);
+    w->setObjectName(section.id + QStringLiteral("Page"));
+    auto *layout = new QVBoxLayout(w);
+    auto *bar = new QHBoxLayout;
+    bar->addStretch(1);
+    // Every action the section's patterns offer, once each; a click acts on
+    // the selected object if its pattern offers it.
+    QStringList ids;
+    QStringList itemHeaders;
+    for (const PatternUnit *unit : PatternRegistry::instance().unitsIn(section.id)) {
+        if (itemHeaders.isEmpty())
+            itemHeaders = unit->itemHeaders();
+        for (const PatternAction &action : unit->actions()) {
+            if (ids.contains(action.id))
+                continue;
+            ids << action.id;
+            QPushButton *button = actionButton(action.label, w);
+            button->setObjectName(action.objectName);
+            bar->addWidget(button);
+            connect(
+                button, &QPushButton::clicked, this,
+                [this, sectionId = section.id, id = action.id] { actOnSelected(sectionId, id); });
+        }
+    }
+    layout->addLayout(bar);
+    auto *splitter = new QSplitter(Qt::Vertical, w);
+    QTableView *view = makeTable(section.id, splitter);
+    splitter->addWidget(view);
+    if (!itemHeaders.isEmpty()) {
+        auto *items = new QTableWidget(0, int(itemHeaders.size()), splitter);
+        items->setObjectName(section.id + QStringLiteral("Items"));
+        items->setHorizontalHeaderLabels(itemHeaders);
+        items->horizontalHeader()->setStretchLastSection(true);
+        items->setColumnWidth(0, 360);
+        items->setSelectionBehavior(QAbstractItemView::SelectRows);
+        items->setSelectionMode(QAbstractItemView::SingleSelection);
+        items->setEditTriggers(QAbstractItemView::NoEditTriggers);
+        items->verticalHeader()->hide();
+        splitter->addWidget(items);
+        m_items.insert(section.id, items);
+    }
+    auto *charts = new ChartPanel(m_monitor, section.id, splitter);
+    m_charts.insert(section.id, charts);
+    splitter->addWidget(charts);
+    layout->addWidget(splitter, 1);
+    connect(view->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+            [this, id = section.id] {
+                const ObjectState *s = selected(id);
+                QMetaObject::invokeMethod(
+                    m_monitor, [monitor = m_monitor, key = s ? s->object.key : QByteArray()] {
+                        monitor->setDetailKey(key);
+                    });
+                m_charts.value(id)->setObject(s);
+                updateSectionItems(id);
+            });
+    return w;
+}
+
+void MainWindow::updateSectionItems(const QString &section)
+{
+    QTableWidget *table = m_items.value(section);
+    if (!table)
+        return;
+    const ObjectState *s = selected(section);
+    const int current = table->selectionModel()->selectedRows().isEmpty()
+                            ? -1
+                            : table->selectionModel()->selectedRows().first().row();
+    const QList<QStringList> rows
+        = s ? PatternUnit::of(s->object.kind).items(*s, m_snapshot.server.timeMs)
+            : QList<QStringList>();
+    table->setRowCount(int(rows.size()));
+    for (int r = 0; r < rows.size(); ++r) {
+        for (int c = 0; c < rows.at(r).size() && c < table->columnCount(); ++c)
+            table->setItem(r, c, new QTableWidgetItem(rows.at(r).at(c)));
+    }
+    if (current >= 0 && current < rows.size())
+        table->selectRow(current);
+}
+
+void MainWindow::actOnSelected(const QString &section, const QString &actionId)
+{
+    const ObjectState *s = selected(section);
+    if (!s) {
+        m_lastOutcome = tr("Select one in the table first.");
+        statusBar()->showMessage(m_lastOutcome, 5000);
+        return;
+    }
+    const PatternUnit &unit = PatternUnit::of(s->object.kind);
+    const QList<PatternAction> actions = unit.actions();
+    const auto it = std::find_if(actions.cbegin(), actions.cend(),
+                                 [&](const PatternAction &a) { return a.id == actionId; });
+    if (it == actions.cend()) {
+        m_lastOutcome = tr("A %1 does not offer this action.").arg(unit.title());
+        statusBar()->showMessage(m_lastOutcome, 8000);
+        return;
+    }
+    int item = -1;
+    if (QTableWidget *items = m_items.value(section)) {
+        const auto rows = items->selectionModel()->selectedRows();
+        item = rows.isEmpty() ? -1 : rows.first().row();
+    }
+    const ObjectState shown = *s; // the state as the operator saw it
+    QString problem;
+    const std::optional<ActionRequest> request
+        = ActionInputDialog::ask(unit, *it, &shown, item, {}, this, &problem);
+    if (!request) {
+        m_lastOutcome = problem.isEmpty() ? tr("Cancelled: nothing was sent.") : problem;
+        statusBar()->showMessage(m_lastOutcome, 8000);
+        Q_EMIT actionFinished(m_lastOutcome);
+        return;
+    }
+    const ScriptCall call = it->build(*request);
+    if (!call.isValid()) {
+        m_lastOutcome = call.refusal;
+        statusBar()->showMessage(m_lastOutcome, 8000);
+        Q_EMIT actionFinished(m_lastOutcome);
+        return;
+    }
+    act(call);
+}
+
 QWidget *MainWindow::buildAudit()
 {
     auto *w = new QWidget(this);
@@ -781,9 +915,9 @@ void MainWindow::issueToken()
 void MainWindow::onSnapshot(const Snapshot &snapshot)
 {
     m_snapshot = snapshot;
-    const int page = m_stack->currentIndex();
+    const QString onScreen = m_pageSections.value(m_stack->currentIndex());
     for (auto it = m_models.cbegin(); it != m_models.cend(); ++it) {
-        if (page >= 1 && page <= 4 && it.key() == QLatin1String(s_sections[page - 1]))
+        if (it.key() == onScreen)
             it.value()->applySnapshot(snapshot);
         else
             m_staleModels.insert(it.key());
@@ -793,9 +927,11 @@ void MainWindow::onSnapshot(const Snapshot &snapshot)
 
 void MainWindow::onTimer()
 {
-    if (m_snapshot.server.timeMs > 0 && m_stack->currentIndex() == 2)
-        m_models.value(QStringLiteral("lock"))
-            ->advanceTo(QDateTime::currentMSecsSinceEpoch() + m_snapshot.server.clockOffsetMs);
+    // Countdowns and ages of the table on screen move with the server's clock.
+    if (const QString section = m_pageSections.value(m_stack->currentIndex());
+        m_snapshot.server.timeMs > 0 && !section.isEmpty())
+        m_models.value(section)->advanceTo(QDateTime::currentMSecsSinceEpoch()
+                                           + m_snapshot.server.clockOffsetMs);
     if (m_reconnectInMs >= 0) {
         const qint64 left = std::max<qint64>(0, m_reconnectInMs - m_reconnectClock.elapsed());
         m_stateLabel->setText(tr("Reconnecting… next attempt in %1").arg(formatMs(left)));
@@ -827,6 +963,8 @@ void MainWindow::onTimer()
         updateStuckItems();
     if (page == 1)
         updateConsumers();
+    if (m_items.contains(m_pageSections.value(page)))
+        updateSectionItems(m_pageSections.value(page));
 }
 
 void MainWindow::updateOverview()

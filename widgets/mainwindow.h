@@ -2,6 +2,7 @@
 #pragma once
 
 #include <monitor/snapshot.h>
+#include <patterns/patternregistry.h>
 #include <patterns/scriptcall.h>
 #include <redis/redisconnection.h>
 
@@ -58,6 +59,7 @@ public:
     QString bannerText() const; // empty while no banner is shown
     QStringList pageNames() const;
     void showPage(int index);
+    int pageOf(const QString &section) const { return int(m_pageSections.indexOf(section)); }
     QWidget *page(int index) const;
     ObjectTableModel *model(const QString &section) const;
     ChartPanel *chart(const QString &section) const;
@@ -77,6 +79,13 @@ private:
     QWidget *buildTokens();
     QWidget *buildQueues();
     QWidget *buildAudit();
+    // The page of any section without one of its own: the registry's columns,
+    // items, figures and actions.
+    QWidget *buildSectionPage(const Section &section);
+    void updateSectionItems(const QString &section);
+    // The action actionId of the selected object's pattern: inputs (shown,
+    // the item chosen, typed), then the confirmation.
+    void actOnSelected(const QString &section, const QString &actionId);
     QTableView *makeTable(const QString &section, QWidget *parent);
     QPushButton *actionButton(const QString &text, QWidget *parent);
     const ObjectState *selected(const QString &section) const;
@@ -116,6 +125,8 @@ public:
     QListWidget *m_pages;
     QStackedWidget *m_stack;
     QHash<QString, ObjectTableModel *> m_models;
+    QStringList m_pageSections; // the section of each page; empty for Overview and Audit
+    QHash<QString, QTableWidget *> m_items; // generic pages: the selected object's items
     // Models of pages not on screen take the latest snapshot when shown (or
     // asked for): a hidden table of 10,000 rows costs nothing per tick.
     mutable QSet<QString> m_staleModels;

@@ -27,6 +27,8 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QStatusBar>
+#include <redis/redisscript.h>
+
 #include <QTableView>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -113,7 +115,7 @@ private:
                 5000))
             return false;
         // Where an operator would be: on the section's page.
-        c.window->showPage(int(QStringList{"limiter", "lock", "token", "queue"}.indexOf(s)) + 1);
+        c.window->showPage(c.window->pageOf(s));
         QTableView *view = c.window->table(s);
         for (int row = 0; row < view->model()->rowCount(); ++row) {
             if (view->model()->index(row, 0).data(ObjectTableModel::KeyRole).toByteArray() == key) {
@@ -232,6 +234,46 @@ private slots:
         QVERIFY2(counts->text().contains(QLatin1String("<br>")), qPrintable(counts->text()));
         const QString text = counts->text();
         QVERIFY2(!text.contains(QLatin1String("&lt;br&gt;")), qPrintable(text));
+    }
+
+    // A pattern with no page of its own (the sorted-set semaphore): the
+    // registry's page shows its holders and releases the one chosen, only
+    // with the acquire time shown.
+    void semaphoreReleaseFromItsPage()
+    {
+        const RedisScript acquire = RedisScript::fromResource(QStringLiteral("semaphore_acquire"));
+        for (const QByteArray holder : {"worker-a", "worker-b"})
+            call(*m_client, {"EVAL", acquire.source(), "1", "sim:sem:pool", holder, "5", "60000"});
+        // An audit log of its own: later tests count the entries of audit().
+        Console c(m_server, false, m_dir.filePath(QStringLiteral("semaphore.jsonl")));
+        QVERIFY(c.window->pageNames().contains(QStringLiteral("Semaphores")));
+        QVERIFY(select(c, "semaphore", "sim:sem:pool"));
+        ObjectTableModel *model = c.window->model(QStringLiteral("semaphore"));
+        QCOMPARE(model->index(model->rowOf("sim:sem:pool"), 1).data().toString(),
+                 QStringLiteral("2 / 5"));
+        auto *items = c.window->findChild<QTableWidget *>(QStringLiteral("semaphoreItems"));
+        QVERIFY(items);
+        QTRY_COMPARE(items->rowCount(), 2);
+        int row = -1;
+        for (int r = 0; r < items->rowCount(); ++r) {
+            if (items->item(r, 0)->text() == QLatin1String("worker-b"))
+                row = r;
+        }
+        QVERIFY(row >= 0);
+        items->selectRow(row);
+        const QString outcome = runAction(c, "releaseHolderButton", true);
+        QVERIFY2(outcome.contains(QLatin1String("Released holder \"worker-b\"")),
+                 qPrintable(outcome));
+        QVERIFY(call(*m_client, {"ZSCORE", "sim:sem:pool", "worker-b"}).isNil());
+        QVERIFY(!call(*m_client, {"ZSCORE", "sim:sem:pool", "worker-a"}).isNil());
+        // Nothing chosen: nothing sent, a sentence says why.
+        items->clearSelection();
+        QSignalSpy finished(c.window.get(), &MainWindow::actionFinished);
+        button(c, "releaseHolderButton")->click(); // no dialog comes up
+        QTRY_COMPARE(finished.size(), 1);
+        const QString none = finished.first().first().toString();
+        QVERIFY2(none.contains(QLatin1String("Choose one")), qPrintable(none));
+        QVERIFY(!call(*m_client, {"ZSCORE", "sim:sem:pool", "worker-a"}).isNil());
     }
 
     // A stopped server: rows greyed, "stale since" in the tooltip; back when it runs.
@@ -386,7 +428,8 @@ private slots:
             QVERIFY2(!b->isEnabled(), qPrintable(b->objectName()));
             QVERIFY(b->toolTip().contains(QLatin1String("Read-only")));
         }
-        QCOMPARE(actions, 8);
+        // The four pages of their own have eight; the semaphores' page its release.
+        QCOMPARE(actions, 9);
         QVERIFY(c.window->statusBar()->findChildren<QLabel *>().last()->text().contains(
             QLatin1String("READ-ONLY")));
     }
@@ -402,7 +445,9 @@ private slots:
         QVERIFY(runAction(c, "forceRelease", true).startsWith(QLatin1String("Released")));
         QCOMPARE(call(*m_client, {"EXISTS", "sim:lock:1"}).toInteger(), 0);
         // The audit page shows it.
-        auto *auditTable = c.window->page(5)->findChild<QTableWidget *>();
+        auto *auditTable
+            = c.window->page(int(c.window->pageNames().indexOf(QStringLiteral("Audit log"))))
+                  ->findChild<QTableWidget *>();
         QCOMPARE(ActionEngine::readAudit(audit()).size(), 1);
         QTRY_VERIFY2(auditTable->rowCount() > 0, qPrintable(audit()));
         QCOMPARE(auditTable->item(0, 2)->text(), QStringLiteral("lock.force-release"));

@@ -61,13 +61,21 @@ void tst_Registry::columnsKeyFirstStatusLast()
             QVERIFY2(!c.header.isEmpty(), qPrintable(unit->kind().id()));
             QVERIFY2(bool(c.text), qPrintable(unit->kind().id() + QLatin1Char('/') + c.header));
         }
-        QCOMPARE(columns.first().header, QStringLiteral("Key"));
+        // The first column shows the object's key (its header is the pattern's:
+        // "Key", "Queue", "Family"); the table is unusable without it.
+        ObjectState state;
+        state.object.kind = unit->kind();
+        state.object.key = "probe:key:42";
+        QVERIFY2(columns.first().text(state, 1000).contains(QStringLiteral("probe:key:42")),
+                 qPrintable(unit->kind().id() + QStringLiteral(": ") + columns.first().header));
         QCOMPARE(columns.last().header, QStringLiteral("Status"));
     }
     for (const Section &s : PatternRegistry::instance().sections()) {
         const SectionColumns sc(s.id);
         QVERIFY(sc.count() >= 2);
-        QCOMPARE(sc.headers().first(), QStringLiteral("Key"));
+        QCOMPARE(sc.headers().first(),
+                 PatternRegistry::instance().unitsIn(s.id).first()->columns().first().header);
+        QCOMPARE(sc.headers().last(), QStringLiteral("Status"));
     }
 }
 

@@ -18,6 +18,7 @@ private slots:
     void queueRelatedKeysMapToQueue();
     void excludeGlobs();
     void roundTripDemo();
+    void scanGlob();
 };
 
 void tst_Profile::builtInProfilesLoad()
@@ -149,6 +150,19 @@ void tst_Profile::roundTripDemo()
         QCOMPARE(b.deadKey, a.deadKey);
         QCOMPARE(b.counted, a.counted);
     }
+}
+
+void tst_Profile::scanGlob()
+{
+    QString error;
+    const auto p = Profile::fromJson(R"({"rules":[{"pattern":"lock","match":"sim:lock:*"},)"
+                                     R"({"pattern":"token-family","prefix":"sim:code:"}]})",
+                                     QStringLiteral("x.json"), &error);
+    QVERIFY2(p, qPrintable(error));
+    // One SCAN must find both: their common literal prefix.
+    QCOMPARE(p->scanGlob(), QByteArray("sim:*"));
+    QVERIFY(p->objectFor("sim:lock:a"));
+    QVERIFY(!p->objectFor("other:lock:a"));
 }
 
 QTEST_GUILESS_MAIN(tst_Profile)

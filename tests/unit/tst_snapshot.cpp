@@ -14,6 +14,7 @@ class tst_Snapshot : public QObject
 private slots:
     void everySectionIsAnArray();
     void objectInItsSection();
+    void nonUtf8KeyIsBase64();
 };
 
 void tst_Snapshot::everySectionIsAnArray()
@@ -45,6 +46,26 @@ void tst_Snapshot::objectInItsSection()
                 QVERIFY2(json.value(s.jsonKey).toArray().isEmpty(), qPrintable(s.jsonKey));
         }
     }
+}
+
+void tst_Snapshot::nonUtf8KeyIsBase64()
+{
+    Snapshot snap;
+    ObjectState state;
+    state.object.kind = PatternRegistry::instance().units().first()->kind();
+    state.object.key = QByteArray("lock:\xff\xfe", 7);
+    snap.objects.append(state);
+    const QJsonArray mine
+        = snap.toJson()
+              .value(PatternRegistry::instance().units().first()->section().jsonKey)
+              .toArray();
+    QCOMPARE(mine.size(), 1);
+    // A key that is not UTF-8 must survive JSON byte for byte.
+    const QJsonValue key = mine.first().toObject().value(QStringLiteral("key"));
+    QVERIFY(key.isObject());
+    QCOMPARE(QByteArray::fromBase64(
+                 key.toObject().value(QStringLiteral("base64")).toString().toLatin1()),
+             state.object.key);
 }
 
 QTEST_GUILESS_MAIN(tst_Snapshot)

@@ -58,8 +58,9 @@ bool RuleReader::keyTemplate(const QJsonObject &o, const char *field, QByteArray
     if (!string(o, field, &t))
         return false;
     if (!t.isEmpty() && !t.contains(s_keyToken))
-        return fail(QStringLiteral("key templates"),
-                    QStringLiteral("must contain {key} (got \"%1\")").arg(QString::fromUtf8(t)));
+        return fail(QLatin1StringView(field),
+                    QStringLiteral("must be a key template containing {key} (got \"%1\")")
+                        .arg(QString::fromUtf8(t)));
     if (!t.isEmpty())
         *out = t;
     return true;

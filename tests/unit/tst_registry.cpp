@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: MIT
+#include <patterns/patternregistry.h>
+
+#include <QSet>
+#include <QtTest>
+
+using namespace gatehouse;
+
+class tst_Registry : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void idsUniqueAndNonEmpty();
+    void sectionsDeclared();
+    void columnsKeyFirstStatusLast();
+    void figuresUnique();
+    void actionsComplete();
+};
+
+void tst_Registry::idsUniqueAndNonEmpty()
+{
+    const auto &registry = PatternRegistry::instance();
+    QVERIFY(!registry.units().isEmpty());
+    QSet<QString> seen;
+    for (const PatternUnit *unit : registry.units()) {
+        const QString id = unit->kind().id();
+        QVERIFY2(!id.isEmpty(), "a registered pattern has an empty id");
+        QVERIFY2(!seen.contains(id), qPrintable(id));
+        seen.insert(id);
+        QCOMPARE(registry.find(id), unit);
+        QCOMPARE(registry.find(unit->kind()), unit);
+    }
+    QCOMPARE(registry.find(QStringLiteral("no-such-pattern")), nullptr);
+    QVERIFY(!patternFromId(QStringLiteral("no-such-pattern")).has_value());
+}
+
+void tst_Registry::sectionsDeclared()
+{
+    const auto &registry = PatternRegistry::instance();
+    QSet<QString> sectionIds;
+    for (const Section &s : registry.sections()) {
+        QVERIFY(!s.id.isEmpty());
+        QVERIFY(!s.jsonKey.isEmpty());
+        QVERIFY(!s.title.isEmpty());
+        QVERIFY2(!sectionIds.contains(s.id), qPrintable(s.id));
+        sectionIds.insert(s.id);
+    }
+    for (const PatternUnit *unit : registry.units()) {
+        QVERIFY2(sectionIds.contains(unit->section().id), qPrintable(unit->kind().id()));
+        QVERIFY(registry.unitsIn(unit->section().id).contains(unit));
+    }
+}
+
+void tst_Registry::columnsKeyFirstStatusLast()
+{
+    for (const PatternUnit *unit : PatternRegistry::instance().units()) {
+        const QList<Column> columns = unit->columns();
+        QVERIFY2(columns.size() >= 2, qPrintable(unit->kind().id()));
+        for (const Column &c : columns) {
+            QVERIFY2(!c.header.isEmpty(), qPrintable(unit->kind().id()));
+            QVERIFY2(bool(c.text), qPrintable(unit->kind().id() + QLatin1Char('/') + c.header));
+        }
+        // The first column shows the object's key (its header is the pattern's:
+        // "Key", "Queue", "Family"); the table is unusable without it.
+        ObjectState state;
+        state.object.kind = unit->kind();
+        state.object.key = "probe:key:42";
+        QVERIFY2(columns.first().text(state, 1000).contains(QStringLiteral("probe:key:42")),
+                 qPrintable(unit->kind().id() + QStringLiteral(": ") + columns.first().header));
+        QCOMPARE(columns.last().header, QStringLiteral("Status"));
+    }
+    for (const Section &s : PatternRegistry::instance().sections()) {
+        const SectionColumns sc(s.id);
+        QVERIFY(sc.count() >= 2);
+        QCOMPARE(sc.headers().first(),
+                 PatternRegistry::instance().unitsIn(s.id).first()->columns().first().header);
+        QCOMPARE(sc.headers().last(), QStringLiteral("Status"));
+    }
+}
+
+void tst_Registry::figuresUnique()
+{
+    for (const PatternUnit *unit : PatternRegistry::instance().units()) {
+        QSet<QString> ids;
+        for (const Figure &f : unit->figures()) {
+            QVERIFY2(!f.id.isEmpty(), qPrintable(unit->kind().id()));
+            QVERIFY2(!ids.contains(f.id), qPrintable(unit->kind().id() + QLatin1Char('/') + f.id));
+            ids.insert(f.id);
+            QVERIFY(bool(f.value));
+        }
+    }
+}
+
+void tst_Registry::actionsComplete()
+{
+    for (const PatternUnit *unit : PatternRegistry::instance().units()) {
+        for (const PatternAction &a : unit->actions()) {
+            const QString where = unit->kind().id() + QLatin1Char('/') + a.id;
+            QVERIFY2(!a.id.isEmpty(), qPrintable(where));
+            QVERIFY2(!a.label.isEmpty(), qPrintable(where));
+            QVERIFY2(!a.verb.isEmpty(), qPrintable(where));
+            QVERIFY2(!a.objectName.isEmpty(), qPrintable(where));
+            QVERIFY2(!a.usage.isEmpty(), qPrintable(where));
+            QVERIFY2(bool(a.build), qPrintable(where));
+        }
+    }
+}
+
+QTEST_GUILESS_MAIN(tst_Registry)
+#include "tst_registry.moc"

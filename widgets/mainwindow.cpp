@@ -818,13 +818,13 @@ void MainWindow::updateConsumers()
         if (o.object.parent != s->object.key)
             continue;
         const Reading &r = o.reading;
-        m_consumers->addItem(tr("consumer %1: %2 / %3 in window (%4)")
-                                 .arg(printableBytes(o.object.key.mid(s->object.key.size())))
-                                 .arg(r.inWindow)
-                                 .arg(r.limit ? QString::number(*r.limit) : QStringLiteral("?"))
-                                 .arg(r.occupancy()
-                                          ? QStringLiteral("%1 %").arg(qRound(*r.occupancy() * 100))
-                                          : QStringLiteral("?")));
+        m_consumers->addItem(
+            tr("consumer %1: %2 / %3 in window (%4)")
+                .arg(printableBytes(o.object.key.mid(s->object.key.size())))
+                .arg(r.inWindow)
+                .arg(r.limit ? QString::number(*r.limit) : QStringLiteral("?"))
+                .arg(r.occupancy() ? QStringLiteral("%1 %").arg(formatPercent(*r.occupancy()))
+                                   : QStringLiteral("?")));
     }
     m_consumers->setVisible(m_consumers->count() > 0);
 }
@@ -987,7 +987,7 @@ void MainWindow::updateOverview()
             score = *r.occupancy();
             text = tr("Limiter %1 at %2 % (retry horizon %3)")
                        .arg(printableBytes(o.object.key))
-                       .arg(qRound(score * 100))
+                       .arg(formatPercent(score))
                        .arg(formatMs(r.countdownAt(r.retryHorizonMs, m_snapshot.server.timeMs)));
         } else if (section == QLatin1String("queue") && r.stuck > 0) {
             score = 2.0 + double(r.stuck);

@@ -3,6 +3,9 @@
 
 #include <redis/redisvalue.h>
 
+#include <algorithm>
+#include <cmath>
+
 namespace gatehouse {
 
 QString formatMs(qint64 ms)
@@ -14,6 +17,13 @@ QString formatMs(qint64 ms)
     if (ms < 120000)
         return QStringLiteral("%1 s").arg(double(ms) / 1000.0, 0, 'f', 1);
     return QStringLiteral("%1 min").arg(double(ms) / 60000.0, 0, 'f', 1);
+}
+
+QString formatPercent(double ratio)
+{
+    if (!std::isfinite(ratio))
+        return QStringLiteral("?");
+    return QString::number(qRound64(std::clamp(ratio * 100, -1e15, 1e15)));
 }
 
 Column Column::key(const QString &header)
@@ -79,7 +89,9 @@ Column Column::occupancy()
     c.header = QStringLiteral("Occupancy");
     c.text = [](const ObjectState &s, qint64) -> QString {
         const auto o = s.reading.occupancy();
-        return o ? QStringLiteral("%1 %").arg(qRound(*o * 100)) : QStringLiteral("?");
+        // Occupancy over 100 % is real (a limit lowered in the profile); a
+        // wild reply can make it any size, so the percentage is a qint64.
+        return o ? QStringLiteral("%1 %").arg(formatPercent(*o)) : QStringLiteral("?");
     };
     c.sort = [](const ObjectState &s, qint64) {
         return QVariant(s.reading.occupancy().value_or(-1));

@@ -68,5 +68,7 @@ struct Figure
 
 // "1.2 s", "350 ms", "3.0 min"; "–" for a negative (unknown) duration.
 QString formatMs(qint64 ms);
+// A ratio as a whole percentage ("80"), any size; "?" when not a number.
+QString formatPercent(double ratio);
 
 } // namespace gatehouse

@@ -151,6 +151,27 @@ private slots:
         QCOMPARE(again->rules.at(0).params.windowMs, p->rules.at(0).params.windowMs);
         QCOMPARE(again->toJson(), p->toJson());
     }
+
+    // Found by fuzz_patternread (UBSan: a double outside int's range): a
+    // limiter or semaphore counting billions against a limit of 1 shows its
+    // occupancy, not undefined behaviour.
+    void hugeOccupancyIsShown()
+    {
+        ObjectState s;
+        s.object.kind = *patternFromId(QStringLiteral("sorted-set-semaphore"));
+        s.reading.inWindow = qint64(5'707'130'000);
+        s.reading.limit = 1;
+        QCOMPARE(Column::occupancy().text(s, 0), QStringLiteral("570713000000 %"));
+        s.reading.limit = 0;
+        QVERIFY(!Column::occupancy().text(s, 0).isEmpty());
+        for (const PatternUnit *unit : PatternRegistry::instance().units()) {
+            s.object.kind = unit->kind();
+            for (const Column &c : unit->columns())
+                QVERIFY(!c.header.isEmpty() && c.text);
+        }
+        QCOMPARE(formatPercent(qInf()), QStringLiteral("?"));
+        QCOMPARE(formatPercent(0.8), QStringLiteral("80"));
+    }
 };
 
 QTEST_GUILESS_MAIN(tst_PatternRead)

@@ -598,9 +598,15 @@ QWidget *MainWindow::buildAudit()
 
 void MainWindow::reloadAudit()
 {
-    // Read on a worker: the GUI thread never touches the file.
+    // Read on a worker: the GUI thread never touches the file. Each read has
+    // its own context object and a newer read deletes the older one's, so a
+    // slow older read never overwrites a newer one.
+    delete m_audit->findChild<QObject *>(QStringLiteral("auditRead"), Qt::FindDirectChildrenOnly);
+    auto *read = new QObject(m_audit);
+    read->setObjectName(QStringLiteral("auditRead"));
     AuditLog::readTailAsync(
-        m_actions->auditLogPath(), 500, this, [this](const QList<QJsonObject> &entries) {
+        m_actions->auditLogPath(), 500, read, [this, read](const QList<QJsonObject> &entries) {
+            read->deleteLater();
             m_audit->setRowCount(int(entries.size()));
             for (int i = 0; i < entries.size(); ++i) {
                 const QJsonObject &e = entries.at(entries.size() - 1 - i);

@@ -732,22 +732,31 @@ QWidget *MainWindow::buildAudit()
 
 void MainWindow::reloadAudit()
 {
-    const QList<QJsonObject> entries = ActionEngine::readAudit(m_actions->auditLogPath(), 500);
-    m_audit->setRowCount(int(entries.size()));
-    for (int i = 0; i < entries.size(); ++i) {
-        const QJsonObject &e = entries.at(entries.size() - 1 - i);
-        QStringList keys;
-        for (const QJsonValue &k : e.value(QLatin1String("keys")).toArray())
-            keys << (k.isString() ? k.toString() : QStringLiteral("(binary)"));
-        const QStringList cells{e.value(QLatin1String("time")).toString(),
-                                e.value(QLatin1String("user")).toString(),
-                                e.value(QLatin1String("action")).toString(),
-                                keys.join(QLatin1String(", ")),
-                                e.value(QLatin1String("outcome")).toString(),
-                                e.value(QLatin1String("message")).toString()};
-        for (int c = 0; c < cells.size(); ++c)
-            m_audit->setItem(i, c, new QTableWidgetItem(cells.at(c)));
-    }
+    // Read on a worker: the GUI thread never touches the file. Each read has
+    // its own context object and a newer read deletes the older one's, so a
+    // slow older read never overwrites a newer one.
+    delete m_audit->findChild<QObject *>(QStringLiteral("auditRead"), Qt::FindDirectChildrenOnly);
+    auto *read = new QObject(m_audit);
+    read->setObjectName(QStringLiteral("auditRead"));
+    AuditLog::readTailAsync(
+        m_actions->auditLogPath(), 500, read, [this, read](const QList<QJsonObject> &entries) {
+            read->deleteLater();
+            m_audit->setRowCount(int(entries.size()));
+            for (int i = 0; i < entries.size(); ++i) {
+                const QJsonObject &e = entries.at(entries.size() - 1 - i);
+                QStringList keys;
+                for (const QJsonValue &k : e.value(QLatin1String("keys")).toArray())
+                    keys << (k.isString() ? k.toString() : QStringLiteral("(binary)"));
+                const QStringList cells{e.value(QLatin1String("time")).toString(),
+                                        e.value(QLatin1String("user")).toString(),
+                                        e.value(QLatin1String("action")).toString(),
+                                        keys.join(QLatin1String(", ")),
+                                        e.value(QLatin1String("outcome")).toString(),
+                                        e.value(QLatin1String("message")).toString()};
+                for (int c = 0; c < cells.size(); ++c)
+                    m_audit->setItem(i, c, new QTableWidgetItem(cells.at(c)));
+            }
+        });
 }
 
 bool MainWindow::exportCsv(const QString &section, const QString &fileName) const

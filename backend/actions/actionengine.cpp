@@ -5,14 +5,9 @@
 #include <redis/redisscript.h>
 
 #include <QDateTime>
-#include <QDir>
-#include <QFile>
-#include <QFileInfo>
 #include <QJsonArray>
-#include <QJsonDocument>
 #include <QPointer>
 #include <QRegularExpression>
-#include <QStandardPaths>
 #include <QTimer>
 
 #include <utility>
@@ -142,18 +137,8 @@ QString resultId(ActionOutcome::Result result)
 ActionEngine::ActionEngine(RedisClient *client, QObject *parent)
     : QObject(parent)
     , m_client(client)
-{
-    m_auditPath = qEnvironmentVariable("GATEHOUSE_AUDIT_LOG");
-    if (m_auditPath.isEmpty())
-        m_auditPath = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)
-                      + QStringLiteral("/audit.jsonl");
-}
-
-void ActionEngine::setAuditStream(const QByteArray &key, int maxLength)
-{
-    m_stream = key;
-    m_streamMaxLength = std::max(1, maxLength);
-}
+    , m_audit(new AuditLog(client, this))
+{}
 
 QString ActionEngine::describe(const ScriptCall &call)
 {
@@ -395,51 +380,12 @@ void ActionEngine::finish(const ScriptCall &call, const ActionOutcome &outcome,
 {
     const QJsonObject entry = auditEntry(call, outcome);
     ActionOutcome out = outcome;
-    QDir().mkpath(QFileInfo(m_auditPath).absolutePath());
-    {
-        QFile log(m_auditPath);
-        if (!log.open(QIODevice::WriteOnly | QIODevice::Append)
-            || log.write(QJsonDocument(entry).toJson(QJsonDocument::Compact) + '\n') < 0
-            || !log.flush())
-            out.message += QStringLiteral(" (Could not write the audit log %1: %2.)")
-                               .arg(QDir::toNativeSeparators(m_auditPath), log.errorString());
-    } // closed before anyone is told, so readers see the entry
-    if (!m_stream.isEmpty() && outcome.result != ActionOutcome::Result::DryRun) {
-        QList<QByteArray> xadd{
-            "XADD", m_stream, "MAXLEN", "~", QByteArray::number(m_streamMaxLength), "*"};
-        for (auto it = entry.constBegin(); it != entry.constEnd(); ++it) {
-            xadd << it.key().toUtf8();
-            const QJsonValue v = it.value();
-            xadd << (v.isString()  ? v.toString().toUtf8()
-                     : v.isArray() ? QJsonDocument(v.toArray()).toJson(QJsonDocument::Compact)
-                                   : QByteArray::number(qint64(v.toDouble())));
-        }
-        m_client->command(xadd, this, [](const RedisValue &) {});
-    }
+    const QString error = m_audit->append(entry, outcome.result == ActionOutcome::Result::DryRun);
+    if (!error.isEmpty())
+        out.message += QStringLiteral(" (%1)").arg(error);
     Q_EMIT audited(entry);
     if (handler && context) // a destroyed context drops the outcome
         handler(out);
-}
-
-QList<QJsonObject> ActionEngine::readAudit(const QString &path, int maxEntries)
-{
-    QList<QJsonObject> entries;
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        return entries;
-    // Bounded: only the tail of a long log is read.
-    const qint64 tail = qint64(maxEntries) * 2048;
-    if (file.size() > tail)
-        file.seek(file.size() - tail);
-    const QList<QByteArray> lines = file.readAll().split('\n');
-    for (const QByteArray &line : lines) {
-        const QJsonDocument doc = QJsonDocument::fromJson(line);
-        if (doc.isObject())
-            entries.append(doc.object());
-    }
-    if (entries.size() > maxEntries)
-        entries = entries.mid(entries.size() - maxEntries);
-    return entries;
 }
 
 } // namespace gatehouse

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <actions/auditlog.h>
 #include <patterns/scriptcall.h>
 #include <redis/redisclient.h>
 
@@ -39,8 +40,7 @@ QString resultId(ActionOutcome::Result result); // "done", "nothing-done", ...
 // Every operator action goes through here: refused in read-only mode,
 // described exactly before it runs (script, KEYS, ARGV), run atomically as
 // one of Gatehouse's scripts, its reply turned into a sentence, and every
-// attempt appended to the audit log (JSON lines; optionally XADD to a stream
-// in the watched Redis, capped with MAXLEN).
+// attempt handed to its AuditLog (which owns the file and the stream).
 class ActionEngine : public QObject
 {
     Q_OBJECT
@@ -50,9 +50,13 @@ public:
     void setReadOnly(bool readOnly) { m_readOnly = readOnly; }
     bool isReadOnly() const { return m_readOnly; }
     // Default: <AppDataLocation>/audit.jsonl, or $GATEHOUSE_AUDIT_LOG.
-    void setAuditLogPath(const QString &path) { m_auditPath = path; }
-    QString auditLogPath() const { return m_auditPath; }
-    void setAuditStream(const QByteArray &key, int maxLength);
+    void setAuditLogPath(const QString &path) { m_audit->setPath(path); }
+    QString auditLogPath() const { return m_audit->path(); }
+    void setAuditStream(const QByteArray &key, int maxLength)
+    {
+        m_audit->setStream(key, maxLength);
+    }
+    AuditLog *auditLog() const { return m_audit; }
     // How long a sent action waits for its reply before it is reported as
     // Unknown ("may or may not have run"); the server may still run it.
     void setReplyTimeoutMs(int ms) { m_replyTimeoutMs = ms; }
@@ -70,8 +74,11 @@ public:
     using Handler = std::function<void(const ActionOutcome &)>;
     void run(const ScriptCall &call, bool dryRun, const QObject *context, Handler handler);
 
-    // The last maxEntries audit entries, newest last.
-    static QList<QJsonObject> readAudit(const QString &path, int maxEntries = 1000);
+    // The last maxEntries audit entries, newest last (AuditLog::readTail: bounded).
+    static QList<QJsonObject> readAudit(const QString &path, int maxEntries = 1000)
+    {
+        return AuditLog::readTail(path, maxEntries);
+    }
 
 Q_SIGNALS:
     void audited(const QJsonObject &entry);
@@ -83,9 +90,7 @@ private:
 
     RedisClient *m_client;
     bool m_readOnly = false;
-    QString m_auditPath;
-    QByteArray m_stream;
-    int m_streamMaxLength = 10000;
+    AuditLog *m_audit; // owned (child)
     int m_replyTimeoutMs = 10000;
 };
 

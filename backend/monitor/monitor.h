@@ -57,6 +57,9 @@ public:
         int eventsCheckMs = 10000;
     };
 
+    // Snapshots are published at most once per this many ms (<= 10 Hz).
+    static constexpr int PublishIntervalMs = 100;
+
     Monitor(RedisClient *client, Options options, QObject *parent = nullptr);
     ~Monitor() override;
 
@@ -184,7 +187,6 @@ private:
     QTimer m_rescanTimer{this};
     QTimer m_eventTimer{this};
     // DESIGN.md: snapshots reach the GUI at most ten times a second.
-    static constexpr int PublishIntervalMs = 100;
     QTimer m_publishTimer{this}; // single shot: the next coalesced snapshotReady
     QObject m_context{this};
 

@@ -74,7 +74,8 @@ Reading SemaphoreUnit::read(const PatternObject &o, const QList<RedisValue> &r,
     reading.inWindow = std::max<qint64>(0, r.at(0).toInteger());
     reading.stored = std::max<qint64>(0, r.at(1).toInteger());
     const QList<qint64> oldest = scoresMs(r.at(2), 1);
-    reading.oldestAgeMs = oldest.isEmpty() ? -1 : std::max<qint64>(0, c.nowMs - oldest.first());
+    reading.oldestAgeMs
+        = oldest.isEmpty() ? -1 : std::max<qint64>(0, saturatingSub(c.nowMs, oldest.first()));
     const auto &page = r.at(3).elements();
     for (qsizetype i = 0; i + 1 < page.size(); i += 2) {
         InFlightItem holder;

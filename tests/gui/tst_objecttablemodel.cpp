@@ -207,14 +207,14 @@ private slots:
         sem.reading.limit = 4;
         sem.reading.stored = 5;
         sem.reading.oldestAgeMs = 2500;
-        QTest::newRow("semaphore") << QStringLiteral("semaphore") << sem
-                                   << QStringList{QStringLiteral("Key=sem:pool"),
-                                                  QStringLiteral("Holders / limit=3 / 4"),
-                                                  QStringLiteral("Occupancy=75 %"),
-                                                  QStringLiteral("Oldest holder=2.5 s"),
-                                                  QStringLiteral("Expired=2"),
-                                                  QStringLiteral("Status=")
-                                                      + readingStatusId(Reading::Status::Ok)};
+        QTest::newRow("semaphore")
+            << QStringLiteral("semaphore") << sem
+            << QStringList{QStringLiteral("Key=sem:pool"),
+                           QStringLiteral("Holders / limit=3 / 4"),
+                           QStringLiteral("Occupancy=75 %"),
+                           QStringLiteral("Oldest holder=2.5 s"),
+                           QStringLiteral("Expired=2"),
+                           QStringLiteral("Status=") + readingStatusId(Reading::Status::Ok)};
     }
 
     void everyHeaderShowsItsFigure()

@@ -187,7 +187,7 @@ private slots:
         QElapsedTimer clock;
         clock.start();
         while (clock.elapsed() < 1500) { // 250 requests/s against 50/s
-            QElapsedTimer roundTrips; // script to PTTL: at least 5 ms, more under ASan
+            QElapsedTimer roundTrips;    // script to PTTL: at least 5 ms, more under ASan
             roundTrips.start();
             const RedisValue r = run(*m_client, lua("sliding_window"), {"w", "r"},
                                      {"5", QByteArray::number(window), "", "10"});

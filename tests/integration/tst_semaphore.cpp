@@ -87,9 +87,8 @@ private:
 
     QJsonObject semaphoreJson()
     {
-        const CliRun run
-            = cli({QStringLiteral("--profile"), profile(), QStringLiteral("snapshot"),
-                   QStringLiteral("--json")});
+        const CliRun run = cli({QStringLiteral("--profile"), profile(), QStringLiteral("snapshot"),
+                                QStringLiteral("--json")});
         if (run.exitCode != 0)
             qWarning() << run.err;
         const QJsonArray all
@@ -116,8 +115,8 @@ private slots:
 
     void registered()
     {
-        const PatternUnit *unit = PatternRegistry::instance().find(
-            QStringLiteral("sorted-set-semaphore"));
+        const PatternUnit *unit
+            = PatternRegistry::instance().find(QStringLiteral("sorted-set-semaphore"));
         QVERIFY(unit);
         QCOMPARE(unit->section().jsonKey, QStringLiteral("semaphores"));
         QVERIFY(PatternRegistry::instance().section(QStringLiteral("semaphore")));
@@ -179,11 +178,10 @@ private slots:
         }
         QVERIFY(!score.isEmpty());
         auto before = members("sem:pool");
-        const CliRun run = cli({QStringLiteral("semaphore"), QStringLiteral("release"),
-                                QStringLiteral("sem:pool"), QStringLiteral("--holder"),
-                                QStringLiteral("worker-b"), QStringLiteral("--score"),
-                                QString::fromLatin1(score), QStringLiteral("--profile"),
-                                profile()});
+        const CliRun run = cli(
+            {QStringLiteral("semaphore"), QStringLiteral("release"), QStringLiteral("sem:pool"),
+             QStringLiteral("--holder"), QStringLiteral("worker-b"), QStringLiteral("--score"),
+             QString::fromLatin1(score), QStringLiteral("--profile"), profile()});
         QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
         QVERIFY2(run.out.contains(QLatin1String("Released holder \"worker-b\"")),
                  qPrintable(run.out));
@@ -206,8 +204,8 @@ private slots:
         const auto before = members("sem:pool");
         for (const bool dryRun : {true, false}) {
             QStringList args{QStringLiteral("semaphore"), QStringLiteral("release"),
-                             QStringLiteral("sem:pool"), QStringLiteral("--holder"),
-                             QStringLiteral("worker-a"), QStringLiteral("--score"),
+                             QStringLiteral("sem:pool"),  QStringLiteral("--holder"),
+                             QStringLiteral("worker-a"),  QStringLiteral("--score"),
                              QString::fromLatin1(shown)};
             if (dryRun)
                 args << QStringLiteral("--dry-run");
@@ -217,10 +215,10 @@ private slots:
                      qPrintable(run.out + run.err));
             QCOMPARE(members("sem:pool"), before);
         }
-        const CliRun gone = cli({QStringLiteral("semaphore"), QStringLiteral("release"),
-                                 QStringLiteral("sem:pool"), QStringLiteral("--holder"),
-                                 QStringLiteral("nobody"), QStringLiteral("--score"),
-                                 QStringLiteral("1")});
+        const CliRun gone
+            = cli({QStringLiteral("semaphore"), QStringLiteral("release"),
+                   QStringLiteral("sem:pool"), QStringLiteral("--holder"), QStringLiteral("nobody"),
+                   QStringLiteral("--score"), QStringLiteral("1")});
         QCOMPARE(gone.exitCode, 3);
         QVERIFY2(gone.err.contains(QLatin1String("no longer holds")), qPrintable(gone.err));
         QCOMPARE(members("sem:pool"), before);
@@ -229,10 +227,10 @@ private slots:
     void wrongTypeIsRefused()
     {
         call(*m_client, {"SET", "sem:pool", "not a semaphore"});
-        const CliRun run = cli({QStringLiteral("semaphore"), QStringLiteral("release"),
-                                QStringLiteral("sem:pool"), QStringLiteral("--holder"),
-                                QStringLiteral("x"), QStringLiteral("--score"),
-                                QStringLiteral("1")});
+        const CliRun run
+            = cli({QStringLiteral("semaphore"), QStringLiteral("release"),
+                   QStringLiteral("sem:pool"), QStringLiteral("--holder"), QStringLiteral("x"),
+                   QStringLiteral("--score"), QStringLiteral("1")});
         QCOMPARE(run.exitCode, 3);
         QVERIFY2(run.err.contains(QLatin1String("string")), qPrintable(run.err));
         QCOMPARE(call(*m_client, {"GET", "sem:pool"}).bytes(), QByteArray("not a semaphore"));
@@ -240,15 +238,15 @@ private slots:
 
     void usageProblemsSendNothing()
     {
-        const CliRun noScore = cli({QStringLiteral("semaphore"), QStringLiteral("release"),
-                                    QStringLiteral("sem:pool"), QStringLiteral("--holder"),
-                                    QStringLiteral("x")});
+        const CliRun noScore
+            = cli({QStringLiteral("semaphore"), QStringLiteral("release"),
+                   QStringLiteral("sem:pool"), QStringLiteral("--holder"), QStringLiteral("x")});
         QCOMPARE(noScore.exitCode, 2);
         QVERIFY2(noScore.err.contains(QLatin1String("--score")), qPrintable(noScore.err));
-        const CliRun badScore = cli({QStringLiteral("semaphore"), QStringLiteral("release"),
-                                     QStringLiteral("sem:pool"), QStringLiteral("--holder"),
-                                     QStringLiteral("x"), QStringLiteral("--score"),
-                                     QStringLiteral("soon")});
+        const CliRun badScore
+            = cli({QStringLiteral("semaphore"), QStringLiteral("release"),
+                   QStringLiteral("sem:pool"), QStringLiteral("--holder"), QStringLiteral("x"),
+                   QStringLiteral("--score"), QStringLiteral("soon")});
         QCOMPARE(badScore.exitCode, 2);
         const CliRun help = cli({QStringLiteral("--help")});
         QVERIFY2(help.out.contains(QLatin1String("semaphore release KEY --holder ID --score MS")),

@@ -50,6 +50,8 @@ ActionInputDialog::ActionInputDialog(const PatternUnit &unit, const PatternActio
         case ActionInput::Source::Flag:
             continue; // the CLI's alternatives (--stuck): the console has its own actions
         case ActionInput::Source::Operator:
+            if (!in.console)
+                continue;
             break;
         }
         auto *edit = new QLineEdit(this);

@@ -3,8 +3,6 @@
 
 #include <patterns/patternunit.h>
 
-#include <monitor/monitor.h>
-
 #include <QComboBox>
 #include <QEvent>
 #include <QFileDialog>
@@ -44,9 +42,8 @@ void styleForPalette(QCustomPlot *plot)
 
 } // namespace
 
-ChartPanel::ChartPanel(Monitor *monitor, const QString &section, QWidget *parent)
+ChartPanel::ChartPanel(const QString &section, QWidget *parent)
     : QWidget(parent)
-    , m_monitor(monitor)
     , m_section(section)
     , m_range(new QComboBox(this))
     , m_title(new QLabel(this))
@@ -151,6 +148,9 @@ void ChartPanel::refresh(const Snapshot &snapshot)
     if (!state)
         return;
     const double now = double(snapshot.server.timeMs);
+    // The monitor publishes the history of the watched objects (the selected
+    // ones) with each snapshot; the first after a selection brings it.
+    const ObjectHistoryPtr history = snapshot.history.value(m_key);
     const double range = m_range->currentData().toDouble();
     auto series = [&](QCustomPlot *plot, int index, const QString &figure, const QString &name,
                       double scale) {
@@ -161,7 +161,8 @@ void ChartPanel::refresh(const Snapshot &snapshot)
         QCPGraph *g = plot->graph(index);
         g->setName(name);
         QVector<double> keys, values;
-        for (const QPointF &p : m_monitor->history(m_key, figure)) {
+        const QList<QPointF> points = history ? history->points(figure) : QList<QPointF>();
+        for (const QPointF &p : points) {
             if (std::isnan(p.y()))
                 continue;
             keys.append((p.x() - now) / 1000.0);

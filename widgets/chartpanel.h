@@ -11,9 +11,7 @@ class QLabel;
 
 namespace gatehouse {
 
-class Monitor;
-
-// The charts of the selected limiter or queue, from the monitor's history:
+// The charts of the selected object, from the history its snapshot carries:
 // limiters get occupancy over time with the limit drawn, the retry horizon,
 // and the live window strip (entries in the current window on a time axis
 // ending at now, plus the future retry slots); queues get length and in
@@ -23,7 +21,7 @@ class ChartPanel : public QWidget
 {
     Q_OBJECT
 public:
-    ChartPanel(Monitor *monitor, const QString &section, QWidget *parent = nullptr);
+    ChartPanel(const QString &section, QWidget *parent = nullptr);
 
     void setObject(const ObjectState *state); // nullptr: nothing selected
     void refresh(const Snapshot &snapshot);
@@ -38,7 +36,6 @@ private:
     QCustomPlot *addPlot(const QString &title, const QString &yLabel);
     void showHover(QCustomPlot *plot, QMouseEvent *event);
 
-    Monitor *m_monitor;
     QString m_section;
     QByteArray m_key;
     QComboBox *m_range;

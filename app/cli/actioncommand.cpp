@@ -22,7 +22,7 @@ ActionCommand::candidates(const Request &request)
     QList<std::pair<const PatternUnit *, PatternAction>> found;
     for (const PatternUnit *unit : PatternRegistry::instance().unitsIn(request.words.value(0))) {
         for (const PatternAction &a : unit->actions()) {
-            if (a.verb == request.words.value(1))
+            if (!a.consoleOnly && a.verb == request.words.value(1))
                 found.append({unit, a});
         }
     }

@@ -44,6 +44,8 @@ QString actionUsage()
     QStringList lines;
     for (const PatternUnit *unit : PatternRegistry::instance().units()) {
         for (const PatternAction &a : unit->actions()) {
+            if (a.consoleOnly)
+                continue;
             const QString line = QStringLiteral("  ") + a.usage;
             if (!lines.contains(line))
                 lines << line;
@@ -127,6 +129,8 @@ int main(int argc, char *argv[])
     QHash<QString, ActionInput> inputs;
     for (const PatternUnit *unit : PatternRegistry::instance().units()) {
         for (const PatternAction &a : unit->actions()) {
+            if (a.consoleOnly)
+                continue;
             for (const ActionInput &in : a.inputs) {
                 inputs.insert(in.id, in);
                 const QString use = unit->section().id + QLatin1Char(' ') + a.verb;

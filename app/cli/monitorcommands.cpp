@@ -209,11 +209,13 @@ void SnapshotCommand::printWatchLine(const Snapshot &s)
 void SnapshotCommand::printText(const Snapshot &s)
 {
     QTextStream out(stdout);
-    out << "Server " << s.server.address << ": "
-        << (s.server.version.isEmpty() ? QStringLiteral("Redis (version unknown)")
-                                       : QStringLiteral("Redis ") + s.server.version)
-        << (s.server.role.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(s.server.role))
-        << ", time "
+    for (const NodeStatus &node : s.server.nodes) {
+        out << "Server " << node.address << ": "
+            << (node.version.isEmpty() ? QStringLiteral("Redis (version unknown)")
+                                       : QStringLiteral("Redis ") + node.version)
+            << (node.role.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(node.role)) << '\n';
+    }
+    out << "Time "
         << QDateTime::fromMSecsSinceEpoch(s.server.timeMs).toUTC().toString(Qt::ISODateWithMs)
         << ", clock offset " << s.server.clockOffsetMs << " ms, events "
         << (s.server.eventsLive ? "live" : "polling") << '\n';

@@ -39,11 +39,12 @@ QString keysText(qint64 n)
 
 } // namespace
 
-Discovery::Discovery(RedisClient *client, std::optional<Profile> profile, QObject *parent)
+Discovery::Discovery(QList<RedisClient *> nodes, std::optional<Profile> profile, QObject *parent)
     : QObject(parent)
-    , m_client(client)
+    , m_nodes(std::move(nodes))
     , m_profile(std::move(profile))
 {
+    Q_ASSERT(!m_nodes.isEmpty());
     if (m_profile)
         m_match = m_profile->scanGlob();
 }
@@ -54,6 +55,7 @@ void Discovery::start()
     m_cancelled = false;
     m_firstStep = true;
     m_cursor = "0";
+    m_node = 0;
     m_scanned = 0;
     m_objects.clear();
     m_index.clear();
@@ -65,8 +67,16 @@ void Discovery::start()
     m_missing.clear();
     const QByteArray probeSha
         = QCryptographicHash::hash(s_probeScript, QCryptographicHash::Sha1).toHex();
+    // The other nodes' keys count towards the progress's total.
+    m_total = 0;
+    for (qsizetype i = 1; i < m_nodes.size(); ++i) {
+        m_nodes.at(i)->command({"DBSIZE"}, &m_context, [this](const RedisValue &v) {
+            if (!v.isError())
+                m_total += v.toInteger();
+        });
+    }
     // EVALSHA of a script that touches nothing: NOSCRIPT or 0 means allowed.
-    m_client->pipeline(
+    m_nodes.first()->pipeline(
         {{"DBSIZE"}, {"TIME"}, {"EVALSHA", probeSha, "0"}}, &m_context,
         [this](const QList<RedisValue> &r) {
             if (r.at(0).isError() && !isNoPerm(r.at(0))) {
@@ -74,14 +84,14 @@ void Discovery::start()
                 Q_EMIT failed(QStringLiteral("DBSIZE failed: %1").arg(r.at(0).errorMessage()));
                 return;
             }
-            m_total = r.at(0).isError() ? 0 : r.at(0).toInteger(); // only shown as progress
+            m_total += r.at(0).isError() ? 0 : r.at(0).toInteger(); // only shown as progress
             m_serverNowMs = serverTimeMs(r.at(1));
             Q_EMIT progress(0, m_total);
             if (!isNoPerm(r.at(2))) {
                 step();
                 return;
             }
-            m_client->command(
+            m_nodes.first()->command(
                 {"EVAL", s_probeScript, "0"}, &m_context, [this](const RedisValue &v) {
                     const QString user = userName();
                     if (isNoPerm(v)) {
@@ -109,7 +119,7 @@ void Discovery::start()
 
 QString Discovery::userName() const
 {
-    const QString user = m_client->endpoint().user;
+    const QString user = m_nodes.first()->endpoint().user;
     // Not cut: the server accepted it at AUTH, so it is one of its ACL users.
     return user.isEmpty() ? QStringLiteral("default") : user;
 }
@@ -169,15 +179,18 @@ void Discovery::step()
         return;
     }
     if (!m_firstStep && m_cursor == "0") {
-        finish(false);
-        return;
+        if (m_node + 1 >= m_nodes.size()) {
+            finish(false);
+            return;
+        }
+        ++m_node; // the next node's keys, from its own cursor's start
     }
     m_firstStep = false;
     QList<QByteArray> cmd{"SCAN", m_cursor};
     if (m_match != "*")
         cmd << "MATCH" << m_match;
     cmd << "COUNT" << QByteArray::number(m_count);
-    m_client->command(cmd, &m_context, [this](const RedisValue &v) {
+    client()->command(cmd, &m_context, [this](const RedisValue &v) {
         if (isNoPerm(v)) {
             refused(QStringLiteral("scan"),
                     QStringLiteral("This Redis user may not run SCAN (NOPERM): Gatehouse cannot "
@@ -242,7 +255,7 @@ void Discovery::detect(const QList<QByteArray> &keys)
         typeCmds.append({"TYPE", key});
         typeCmds.append({"PTTL", key});
     }
-    m_client->pipeline(typeCmds, &m_context, [this, keys](const QList<RedisValue> &r) {
+    client()->pipeline(typeCmds, &m_context, [this, keys](const QList<RedisValue> &r) {
         QList<KeyShape> shapes;
         QList<RedisClient::Command> shapeCmds;
         QList<int> counts;
@@ -271,7 +284,7 @@ void Discovery::detect(const QList<QByteArray> &keys)
             step();
             return;
         }
-        m_client->pipeline(shapeCmds, &m_context,
+        client()->pipeline(shapeCmds, &m_context,
                            [this, shapes, counts](const QList<RedisValue> &replies) mutable {
                                qsizetype at = 0;
                                for (qsizetype i = 0; i < shapes.size(); ++i) {

@@ -13,10 +13,11 @@
 
 namespace gatehouse {
 
-// Finds the pattern instances in one database: SCAN with MATCH and COUNT
-// (never KEYS), one cursor step in flight at a time so the server is never
-// flooded. With a profile, keys are matched by name only (the readings report
-// wrong types later); without one, TYPE, PTTL and a bounded shape read are
+// Finds the pattern instances in one database of a set of nodes (a standalone
+// server is one node; a Cluster's masters each hold their share of the keys):
+// SCAN with MATCH and COUNT (never KEYS), node after node, one cursor step in
+// flight at a time so no server is ever flooded. With a profile, keys are matched by name only (the
+// readings report wrong types later); without one, TYPE, PTTL and a bounded shape read are
 // pipelined per SCAN page and AutoDetector groups the keys at the end.
 //
 // Results stream out: objectsFound for every page with new instances (profile
@@ -25,7 +26,13 @@ class Discovery : public QObject
 {
     Q_OBJECT
 public:
-    Discovery(RedisClient *client, std::optional<Profile> profile, QObject *parent = nullptr);
+    // nodes: never empty; the first answers the permission probes (EVALSHA,
+    // EVAL), every one is scanned and counted (DBSIZE).
+    Discovery(QList<RedisClient *> nodes, std::optional<Profile> profile,
+              QObject *parent = nullptr);
+    Discovery(RedisClient *client, std::optional<Profile> profile, QObject *parent = nullptr)
+        : Discovery(QList<RedisClient *>{client}, std::move(profile), parent)
+    {}
 
     void setScanCount(int count) { m_count = count; }
     void start();
@@ -65,8 +72,10 @@ private:
     void refused(const QString &id, const QString &note, bool incomplete);
     void noteUnreadableKeys();
     QString userName() const;
+    RedisClient *client() const { return m_nodes.at(m_node); } // the node being scanned
 
-    RedisClient *m_client;
+    QList<RedisClient *> m_nodes;
+    qsizetype m_node = 0;
     std::optional<Profile> m_profile;
     AutoDetector m_detector;
     QByteArray m_cursor = "0";

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "monitor.h"
 
+#include "attention.h"
+
 #include <patterns/patternregistry.h>
 #include <redis/redissubscriber.h>
 #include <redis/serverinfo.h>
@@ -47,7 +49,10 @@ Monitor::Monitor(RedisClient *client, Options options, QObject *parent)
     , m_client(client)
     , m_options(std::move(options))
 {
-    m_server.address = m_client->endpoint().displayUrl();
+    NodeStatus node;
+    node.address = m_client->endpoint().displayUrl();
+    node.connection = {m_client->state(), m_client->errorString(), m_client->nextAttemptAtMs()};
+    m_server.nodes = {node};
     m_server.intervalMs = m_options.intervalMs;
     m_clock.start();
     m_tickTimer.setInterval(m_options.intervalMs);
@@ -70,6 +75,13 @@ Monitor::Monitor(RedisClient *client, Options options, QObject *parent)
     });
     m_publishTimer.setSingleShot(true);
     connect(&m_publishTimer, &QTimer::timeout, this, &Monitor::emitSnapshot);
+    // The connection's state travels in the snapshot: the console shows it
+    // from there, as a structure (never parsed out of a sentence).
+    connect(m_client, &RedisClient::stateChanged, this,
+            [this](RedisConnection::State state, const QString &message, qint64 nextAttemptAtMs) {
+                m_server.nodes[0].connection = {state, message, nextAttemptAtMs};
+                publish();
+            });
     connect(m_client, &RedisClient::ready, this, [this] {
         if (m_started)
             readServerFacts(); // after a reconnect: version or role may have changed
@@ -117,6 +129,14 @@ void Monitor::cancelDiscovery()
         m_discovery->cancel();
 }
 
+void Monitor::setWatched(const QList<QByteArray> &keys)
+{
+    if (keys == m_watched)
+        return;
+    m_watched = keys;
+    publish(); // their history in the next snapshot
+}
+
 void Monitor::setDetailKey(const QByteArray &key)
 {
     m_detailKey = key;
@@ -143,15 +163,17 @@ void Monitor::readServerFacts()
                                                  "(%1).")
                                       .arg(r.at(0).errorMessage());
             } else {
-                m_server.version
+                m_server.nodes[0].version
                     = QString::fromUtf8(parseInfo(r.at(0).bytes()).value("redis_version"));
             }
             if (!r.at(1).isError())
-                m_server.role = QString::fromUtf8(parseInfo(r.at(1).bytes()).value("role"));
+                m_server.nodes[0].role
+                    = QString::fromUtf8(parseInfo(r.at(1).bytes()).value("role"));
             const qint64 serverMs = serverTimeMs(r.at(3));
             if (serverMs > 0) {
                 m_offsetMs = serverMs - (sentAt + receivedAt) / 2;
                 m_server.clockOffsetMs = m_offsetMs;
+                m_server.nodes[0].clockOffsetMs = m_offsetMs;
                 m_server.timeMs = serverMs;
             } else {
                 m_server.notes << QStringLiteral("TIME is not permitted; window maths use the "
@@ -329,7 +351,6 @@ void Monitor::addObjects(const QList<PatternObject> &objects, bool dirty)
             m_figures.insert(o.kind, t.unit->figures().mid(0, MaxFigures));
         t.history = HistoryRing(int(m_figures.value(o.kind).size()), m_options.historyCapacity);
         {
-            QMutexLocker lock(&m_historyMutex);
             m_tracked.append(std::move(t));
             m_byPrimaryKey.insert(o.key, int(m_tracked.size() - 1));
         }
@@ -496,6 +517,8 @@ void Monitor::sendBatch(const std::shared_ptr<ProbeRun> &run)
                                  const qint64 receivedAt = QDateTime::currentMSecsSinceEpoch();
                                  m_offsetMs = serverMs - (sentAt + receivedAt) / 2;
                                  m_server.clockOffsetMs = m_offsetMs;
+                                 m_server.nodes[0].clockOffsetMs = m_offsetMs;
+                                 m_server.nodes[0].clockOffsetMs = m_offsetMs;
                                  m_server.timeMs = serverMs;
                              }
                              at = 1;
@@ -547,7 +570,6 @@ void Monitor::finishRun(const ProbeRun &run)
         m_lastTickMs = m_tickClock.elapsed();
     }
     if (run.fullTick && !run.failed) { // history holds readings, not gaps
-        QMutexLocker lock(&m_historyMutex);
         for (qsizetype i = 0; i < m_tracked.size(); ++i) {
             Tracked &t = m_tracked[i];
             // Readings not re-read this tick are projected to its time.
@@ -570,6 +592,8 @@ void Monitor::finishRun(const ProbeRun &run)
             }
         }
         m_lastTickAtMs = m_server.timeMs;
+        m_historyCache.clear(); // a new sample: published histories are rebuilt
+        m_attentionAtMs = -1;
         m_tickTimes.append(m_server.timeMs);
         if (m_tickTimes.size() > m_options.historyCapacity)
             m_tickTimes.removeFirst();
@@ -676,6 +700,7 @@ void Monitor::refreshSnapshot()
     s.sequence = ++m_sequence;
     s.server = m_server;
     s.server.lastReadingAgeMs = replyAgeMs();
+    s.server.nodes[0].lastReadingAgeMs = s.server.lastReadingAgeMs;
     s.server.notes << m_permissionNotes;
     s.server.permissions = m_missingPermissions;
     s.server.complete = m_complete;
@@ -702,8 +727,49 @@ void Monitor::refreshSnapshot()
         s.server.permissions << QStringLiteral("keys");
         s.server.complete = false;
     }
+    // One-way data: the history the console charts and the objects it lists
+    // first travel in the snapshot, never read across threads.
+    for (const QByteArray &key : std::as_const(m_watched)) {
+        if (ObjectHistoryPtr h = historyOf(key))
+            s.history.insert(key, std::move(h));
+    }
+    s.attention = attention(s);
     m_snapshot = s;
     m_snapshotFresh = true;
+}
+
+ObjectHistoryPtr Monitor::historyOf(const QByteArray &key)
+{
+    if (const auto it = m_historyCache.constFind(key); it != m_historyCache.cend())
+        return *it;
+    const int index = m_byPrimaryKey.value(key, -1);
+    if (index < 0)
+        return nullptr;
+    auto h = std::make_shared<ObjectHistory>();
+    for (const Figure &f : m_figures.value(m_tracked.at(index).kind)) {
+        h->figures.append(f.id);
+        h->series.append(history(key, f.id));
+    }
+    // Bounded: the watched objects (a page's selection each) and their last
+    // sample's worth; the cache is dropped with every new sample.
+    if (m_historyCache.size() >= 64)
+        m_historyCache.clear();
+    m_historyCache.insert(key, h);
+    return h;
+}
+
+std::shared_ptr<const QList<AttentionItem>> Monitor::attention(const Snapshot &s)
+{
+    // Ranked at most twice a second (a pass over every object) and after
+    // every full tick; the Overview redraws at that pace.
+    if (m_attention && m_attentionAtMs >= 0 && m_clock.elapsed() - m_attentionAtMs < 500)
+        return m_attention;
+    m_attentionAtMs = m_clock.elapsed();
+    QList<AttentionItem> items = rankAttention(s.objects, s.server.timeMs);
+    for (AttentionItem &item : items)
+        item.sparkline = history(item.key, item.figure, AttentionSparkPoints);
+    m_attention = std::make_shared<const QList<AttentionItem>>(std::move(items));
+    return m_attention;
 }
 
 bool Monitor::updateStaleness()
@@ -736,7 +802,6 @@ QStringList Monitor::figureNames(PatternKind kind)
 
 QList<QPointF> Monitor::history(const QByteArray &key, const QString &figure, int maxPoints) const
 {
-    QMutexLocker lock(&m_historyMutex);
     QList<QPointF> points;
     const int index = m_byPrimaryKey.value(key, -1);
     if (index < 0)
@@ -763,13 +828,11 @@ QList<QPointF> Monitor::history(const QByteArray &key, const QString &figure, in
 
 qsizetype Monitor::tickTimeBytes() const
 {
-    QMutexLocker lock(&m_historyMutex);
     return m_tickTimes.capacity() * qsizetype(sizeof(qint64));
 }
 
 qsizetype Monitor::historyBytes() const
 {
-    QMutexLocker lock(&m_historyMutex);
     qsizetype bytes = m_tickTimes.capacity() * qsizetype(sizeof(qint64));
     for (const Tracked &t : m_tracked)
         bytes += t.history.bytes();

@@ -12,7 +12,6 @@
 
 #include <QElapsedTimer>
 #include <QHash>
-#include <QMutex>
 #include <QObject>
 #include <QPointF>
 #include <QTimer>
@@ -69,6 +68,9 @@ public:
     void cancelDiscovery();
     // The selected object is read in detail (window strip, retry slots).
     void setDetailKey(const QByteArray &key);
+    // The objects whose history the snapshots carry (Snapshot::history): the
+    // ones selected on the console's pages.
+    void setWatched(const QList<QByteArray> &keys);
 
     // The latest state, on the monitor's thread only (others: snapshotReady).
     Snapshot snapshot()
@@ -85,7 +87,8 @@ public:
     const Options &options() const { return m_options; }
     Discovery *discovery() const { return m_discovery.get(); }
 
-    // Figures kept per tick for one object (thread-safe): name and points
+    // Figures kept per tick for one object (the monitor's thread only;
+    // others read Snapshot::history): name and points
     // (x = server time in ms, y = value). Names: the pattern's figures
     // (PatternUnit::figures(): limiters "inWindow", "occupancy",
     // "retryHorizonMs"; locks "pttlMs"; ...).
@@ -165,6 +168,11 @@ private:
     void emitSnapshot();
     // Makes m_snapshot from the current state (a new sequence number).
     void refreshSnapshot();
+    // The published history of the object keyed key (cached until the next
+    // sample); nullptr when it is not tracked.
+    ObjectHistoryPtr historyOf(const QByteArray &key);
+    // The attention list for s (rankAttention), re-ranked at most twice a second.
+    std::shared_ptr<const QList<AttentionItem>> attention(const Snapshot &s);
     // Marks objects not refreshed for two ticks stale (and back); true when
     // any changed.
     bool updateStaleness();
@@ -191,11 +199,15 @@ private:
     QObject m_context{this};
 
     QHash<PatternKind, QList<Figure>> m_figures; // per kind, built once
-    QList<Tracked> m_tracked;                    // guarded by m_historyMutex for history
-    QList<ObjectList::Ptr> m_states;             // the published state of each tracked object
-    QHash<QByteArray, int> m_byKey;              // every key of every object -> index
-    QHash<QByteArray, int> m_byPrimaryKey;       // object key -> index; guarded by m_historyMutex
+    QList<Tracked> m_tracked;
+    QList<ObjectList::Ptr> m_states;       // the published state of each tracked object
+    QHash<QByteArray, int> m_byKey;        // every key of every object -> index
+    QHash<QByteArray, int> m_byPrimaryKey; // object key -> index
     QByteArray m_detailKey;
+    QList<QByteArray> m_watched;
+    QHash<QByteArray, ObjectHistoryPtr> m_historyCache;
+    std::shared_ptr<const QList<AttentionItem>> m_attention;
+    qint64 m_attentionAtMs = -1; // m_clock ms of the last ranking; -1: due
     ServerStatus m_server;
     // What the last discovery could not do for lack of permissions (Discovery).
     QStringList m_permissionNotes;
@@ -222,7 +234,6 @@ private:
     qint64 m_lastReplyAtMs = -1; // m_clock ms of the last probe reply that arrived
     QList<qint64> m_tickTimes;   // server time of each full tick kept in history
     qint64 m_lastTickAtMs = 0;
-    mutable QMutex m_historyMutex;
 };
 
 } // namespace gatehouse

@@ -7,6 +7,56 @@
 
 namespace gatehouse {
 
+const NodeStatus &ServerStatus::primary() const
+{
+    static const NodeStatus s_none;
+    return nodes.isEmpty() ? s_none : nodes.first();
+}
+
+QList<QPointF> ObjectHistory::points(const QString &figure, int maxPoints) const
+{
+    const qsizetype f = figures.indexOf(figure);
+    if (f < 0 || f >= series.size())
+        return {};
+    const QList<QPointF> &all = series.at(f);
+    const qsizetype n = all.size();
+    if (maxPoints <= 1 || n <= maxPoints)
+        return all;
+    // Evenly spaced samples ending at the newest: step > 1.
+    QList<QPointF> points;
+    points.reserve(maxPoints);
+    const double step = double(n - 1) / (maxPoints - 1);
+    for (int i = 0; i < maxPoints; ++i)
+        points.append(all.at(std::min<qsizetype>(n - 1, qRound64(i * step))));
+    return points;
+}
+
+namespace {
+
+QString connectionStateId(RedisConnection::State state)
+{
+    switch (state) {
+    case RedisConnection::State::Disconnected:
+        return QStringLiteral("disconnected");
+    case RedisConnection::State::Connecting:
+        return QStringLiteral("connecting");
+    case RedisConnection::State::Ready:
+        return QStringLiteral("ready");
+    case RedisConnection::State::Reconnecting:
+        return QStringLiteral("reconnecting");
+    case RedisConnection::State::Failed:
+        return QStringLiteral("failed");
+    }
+    return QString();
+}
+
+QJsonValue optionalString(const QString &s)
+{
+    return s.isEmpty() ? QJsonValue() : QJsonValue(s);
+}
+
+} // namespace
+
 QJsonObject Snapshot::toJson() const
 {
     const PatternRegistry &registry = PatternRegistry::instance();
@@ -32,14 +82,27 @@ QJsonObject Snapshot::toJson() const
     QJsonArray notes;
     for (const QString &n : server.notes)
         notes.append(n);
+    QJsonArray nodes;
+    for (const NodeStatus &n : server.nodes) {
+        nodes.append(QJsonObject{
+            {QStringLiteral("address"), n.address},
+            {QStringLiteral("version"), optionalString(n.version)},
+            {QStringLiteral("role"), optionalString(n.role)},
+            {QStringLiteral("clockOffsetMs"), double(n.clockOffsetMs)},
+            {QStringLiteral("lastReadingAgeMs"),
+             n.lastReadingAgeMs < 0 ? QJsonValue() : QJsonValue(double(n.lastReadingAgeMs))},
+            {QStringLiteral("connection"), connectionStateId(n.connection.state)},
+            {QStringLiteral("connectionMessage"), optionalString(n.connection.message)}});
+    }
+    const NodeStatus &primary = server.primary();
     QJsonObject root{
         {QStringLiteral("server"),
          QJsonObject{
-             {QStringLiteral("address"), server.address},
-             {QStringLiteral("version"),
-              server.version.isEmpty() ? QJsonValue() : QJsonValue(server.version)},
-             {QStringLiteral("role"),
-              server.role.isEmpty() ? QJsonValue() : QJsonValue(server.role)},
+             {QStringLiteral("address"), primary.address},
+             {QStringLiteral("version"), optionalString(primary.version)},
+             {QStringLiteral("role"), optionalString(primary.role)},
+             {QStringLiteral("connection"), connectionStateId(primary.connection.state)},
+             {QStringLiteral("nodes"), nodes},
              {QStringLiteral("timeMs"), double(server.timeMs)},
              {QStringLiteral("clockOffsetMs"), double(server.clockOffsetMs)},
              {QStringLiteral("events"),

@@ -2,27 +2,61 @@
 #pragma once
 
 #include <patterns/objectstate.h>
+#include <redis/redisconnection.h>
 
+#include <QHash>
 #include <QJsonObject>
 #include <QList>
 #include <QMetaType>
+#include <QPointF>
 #include <QStringList>
 
 #include <memory>
 
 namespace gatehouse {
 
-struct ServerStatus
+// A connection as the console shows it, structured (no one parses the
+// sentence): its state, the sentence for the operator, and while
+// reconnecting when the next attempt starts (local epoch ms; -1 otherwise).
+struct ConnectionStatus
+{
+    RedisConnection::State state = RedisConnection::State::Disconnected;
+    QString message;
+    qint64 nextAttemptAtMs = -1;
+
+    bool operator==(const ConnectionStatus &o) const
+    {
+        return state == o.state && message == o.message && nextAttemptAtMs == o.nextAttemptAtMs;
+    }
+    bool operator!=(const ConnectionStatus &o) const { return !(*this == o); }
+};
+
+// One Redis node the monitor reads (a standalone server is one; a Cluster's
+// masters or a Sentinel's primary are filled in by the topology).
+struct NodeStatus
 {
     QString address;
     QString version;          // empty when INFO is not permitted
     QString role;             // "master", "slave"; empty when unknown
-    qint64 timeMs = 0;        // the server's clock at the last reading
+    qint64 clockOffsetMs = 0; // this node's clock - local clock
+    // Local ms since the last reply from this node arrived; -1 before the first.
+    qint64 lastReadingAgeMs = -1;
+    ConnectionStatus connection;
+};
+
+// The deployment as read: its nodes, and what holds for all of them.
+struct ServerStatus
+{
+    QList<NodeStatus> nodes; // never empty once the monitor exists
+    // The node actions and discovery start from (the standalone server).
+    const NodeStatus &primary() const;
+    qint64 timeMs = 0;        // the server's clock at the last reading (the snapshot's now)
     qint64 clockOffsetMs = 0; // server clock - local clock
     bool eventsLive = false;  // keyspace events subscribed; otherwise polling
     qint64 intervalMs = 1000;
-    // Local ms since the last reply to a probe arrived; -1 before the first.
-    // Grows while the server is stopped, asleep or unreachable.
+    // Local ms since the last reply to a probe arrived (the oldest over the
+    // nodes); -1 before the first. Grows while a server is stopped, asleep
+    // or unreachable.
     qint64 lastReadingAgeMs = -1;
     QStringList notes; // what is unavailable, and why
     // False when keys exist that this Redis user may not list or read (the
@@ -30,6 +64,29 @@ struct ServerStatus
     // missing: "scan", "type", "keys", "evalsha", "eval" (Discovery).
     bool complete = true;
     QStringList permissions;
+};
+
+// The history of one object's figures as published: a copy, never changed
+// once made, shared by every snapshot until the next tick's sample.
+struct ObjectHistory
+{
+    QStringList figures;          // PatternUnit::figures() ids, in order
+    QList<QList<QPointF>> series; // per figure: x = server time in ms, y = value
+    // One figure's points; maxPoints > 1: at most that many, evenly spaced,
+    // the newest always in (a sparkline needs its width in points).
+    QList<QPointF> points(const QString &figure, int maxPoints = 0) const;
+};
+using ObjectHistoryPtr = std::shared_ptr<const ObjectHistory>;
+
+// An object the Overview lists first (backend/monitor/attention.h ranks them).
+struct AttentionItem
+{
+    double score = 0;
+    QString text;    // "Limiter rl:api at 93 % (retry horizon 1.2 s)"
+    QString section; // the page it opens
+    QByteArray key;
+    QString figure;           // the figure its sparkline draws
+    QList<QPointF> sparkline; // at most AttentionSparkPoints points of it
 };
 
 // The instances of a snapshot. Each ObjectState is shared, never changed
@@ -103,6 +160,12 @@ struct Snapshot
     qint64 scanned = 0; // keys scanned so far / DBSIZE
     qint64 total = 0;
     ObjectList objects;
+    // The history of the objects the console watches (Monitor::setWatched:
+    // the ones selected on its pages), by key.
+    QHash<QByteArray, ObjectHistoryPtr> history;
+    // The objects that most need an operator, highest score first (at most
+    // Attention::MaxItems), each with a sparkline.
+    std::shared_ptr<const QList<AttentionItem>> attention;
 
     // The snapshot --json contract (README, "snapshot --json").
     QJsonObject toJson() const;

@@ -17,6 +17,8 @@ public:
     void writeJson(const ObjectState &state, const Reading &r, qint64 nowMs,
                    QJsonObject &json) const override;
     QList<PatternAction> actions() const override;
+    // Near its limit: occupancy >= 80 %.
+    std::optional<Attention> attention(const ObjectState &state, qint64 nowMs) const override;
 
     // The reset as this pattern does it (limiter reset, in the CLI and the
     // console). A call with a refusal that cannot be forced when the pattern

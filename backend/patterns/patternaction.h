@@ -28,6 +28,9 @@ struct ActionInput
     Source source = Source::Operator;
     bool required = true;
     bool integer = false; // a whole number (validated before anything is sent)
+    // The console asks for it; false for a refinement of a CLI flag the
+    // console offers as its own action (--older-than with --stuck).
+    bool console = true;
 };
 
 // One action's request: the target as the console (or the profile, or the
@@ -58,6 +61,9 @@ struct PatternAction
     QList<ActionInput> inputs;
     // The target need not exist or be found (token issue: a family prefix).
     bool targetIsPrefix = false;
+    // Offered by the console only (its own button, no CLI verb): an action
+    // that needs what the console shows (ActionRequest::shown).
+    bool consoleOnly = false;
     // Repeated while each run does a full batch (the reply's first element
     // counts what it examined, the second what it did): requeue --stuck.
     int batch = 0;

@@ -165,4 +165,9 @@ QList<qint64> PatternUnit::scoresMs(const RedisValue &withScores, qint64 unitMs)
     return out;
 }
 
+std::optional<Attention> PatternUnit::attention(const ObjectState &, qint64) const
+{
+    return std::nullopt;
+}
+
 } // namespace gatehouse

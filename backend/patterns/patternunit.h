@@ -40,6 +40,17 @@ struct TrackState
     qint64 completions = 0; // items finished (keyspace events, PatternUnit::isCompletion)
 };
 
+// Why an object needs an operator now (the Overview's list, highest score
+// first). Scores compare across patterns: >= 2 for work at risk (2 + jobs
+// stuck), 1-2 for something held too long (1 + held ms / 1e9, longest
+// first), 0.8-1.x for a limit nearly or fully used (its occupancy).
+struct Attention
+{
+    double score = 0;
+    QString text;   // one sentence: "Lock job:7 held for 3.2 s"
+    QString figure; // the history figure its sparkline draws
+};
+
 // Everything Gatehouse knows about one coordination pattern, in one place
 // (backend/patterns/<pattern>/, its scripts in lua/<pattern>/): its id and
 // section; its profile rule (parsed, validated, written back) and the objects
@@ -140,6 +151,11 @@ public:
     // The inputs an action on item i takes from it (ActionInput::Source::Item):
     // {"job": ...}, {"holder": ..., "score": ...}.
     virtual QHash<QString, QByteArray> itemInputs(const ObjectState &state, int i) const;
+
+    // Whether the object needs an operator at nowMs (the snapshot's server
+    // time; state.reading as read, to be projected with Reading::at); nullopt
+    // when not.
+    virtual std::optional<Attention> attention(const ObjectState &state, qint64 nowMs) const;
 
     // --- Actions ---------------------------------------------------------
     virtual QList<PatternAction> actions() const { return {}; }

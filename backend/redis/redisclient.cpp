@@ -92,10 +92,11 @@ RedisClient::RedisClient(const RedisEndpoint &endpoint, QThread *worker, QObject
     // inside the connection's own code.
     connect(
         m_connection, &RedisConnection::stateChanged, this,
-        [this](RedisConnection::State state, const QString &message) {
+        [this](RedisConnection::State state, const QString &message, qint64 nextAttemptAtMs) {
             m_state = state;
             m_error = message;
-            Q_EMIT stateChanged(state, message);
+            m_nextAttemptAtMs = nextAttemptAtMs;
+            Q_EMIT stateChanged(state, message, nextAttemptAtMs);
         },
         Qt::QueuedConnection);
     connect(m_connection, &RedisConnection::ready, this, &RedisClient::ready, Qt::QueuedConnection);

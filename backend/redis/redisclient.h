@@ -74,6 +74,7 @@ public:
     // As last reported by the worker (queued, so it may trail by an event).
     RedisConnection::State state() const { return m_state; }
     QString errorString() const { return m_error; }
+    qint64 nextAttemptAtMs() const { return m_nextAttemptAtMs; }
     const RedisEndpoint &endpoint() const { return m_endpoint; }
 
     RequestHandle command(Command args, const QObject *context, Handler handler);
@@ -85,7 +86,10 @@ public:
                          const QObject *context, Handler handler);
 
 Q_SIGNALS:
-    void stateChanged(gatehouse::RedisConnection::State state, const QString &message);
+    // As RedisConnection::stateChanged: nextAttemptAtMs (local epoch ms) while
+    // Reconnecting, -1 otherwise.
+    void stateChanged(gatehouse::RedisConnection::State state, const QString &message,
+                      qint64 nextAttemptAtMs);
     void ready();
 
 private:
@@ -100,6 +104,7 @@ private:
     std::shared_ptr<Internal::ClientRelay> m_relay;
     RedisConnection::State m_state = RedisConnection::State::Disconnected;
     QString m_error;
+    qint64 m_nextAttemptAtMs = -1;
 };
 
 } // namespace gatehouse

@@ -4,6 +4,7 @@
 #include "redisscript.h"
 #include "userinput.h"
 
+#include <QDateTime>
 #include <QLocalSocket>
 #include <QRandomGenerator>
 #include <QSslConfiguration>
@@ -80,13 +81,13 @@ void RedisConnection::close()
     setState(State::Disconnected, m_error);
 }
 
-void RedisConnection::setState(State state, const QString &message)
+void RedisConnection::setState(State state, const QString &message, qint64 nextAttemptAtMs)
 {
     if (state == m_state && message == m_error)
         return;
     m_state = state;
     m_error = message;
-    Q_EMIT stateChanged(state, message);
+    Q_EMIT stateChanged(state, message, nextAttemptAtMs);
 }
 
 void RedisConnection::startAttempt()
@@ -582,7 +583,8 @@ void RedisConnection::handleLoss(const QString &message, bool final)
         // Jitter (75-100 %) keeps a fleet of consoles from reconnecting in step.
         delay = base * QRandomGenerator::global()->bounded(75, 101) / 100;
         setState(State::Reconnecting,
-                 QStringLiteral("%1 Next attempt in %2 ms.").arg(message).arg(delay));
+                 QStringLiteral("%1 Next attempt in %2 ms.").arg(message).arg(delay),
+                 QDateTime::currentMSecsSinceEpoch() + delay);
     } else {
         setState(State::Failed, message);
     }

@@ -84,7 +84,11 @@ public:
     qsizetype pendingCount() const { return qsizetype(m_pending.size()); }
 
 Q_SIGNALS:
-    void stateChanged(gatehouse::RedisConnection::State state, const QString &message);
+    // message: the sentence for the operator ("Connection refused… Next
+    // attempt in 800 ms."); nextAttemptAtMs: Reconnecting, when the next
+    // attempt starts (local epoch ms), -1 otherwise.
+    void stateChanged(gatehouse::RedisConnection::State state, const QString &message,
+                      qint64 nextAttemptAtMs);
     void ready(); // after every successful handshake
     void pushReceived(const gatehouse::RedisValue &message);
 
@@ -123,7 +127,7 @@ private:
     // Tears the socket down, fails every request, then reconnects or fails.
     void handleLoss(const QString &message, bool final);
     void failAll(std::deque<Pending> &queue, const QString &message);
-    void setState(State state, const QString &message);
+    void setState(State state, const QString &message, qint64 nextAttemptAtMs = -1);
     QString describeSocketError() const;
 
     RedisEndpoint m_endpoint;

@@ -2,13 +2,15 @@
 // The console window against a real redis-server, offscreen: it follows the
 // connection, shows what the monitor finds, runs every kind of action through
 // its confirmation (accept and cancel), and disables actions when read-only.
+#include <actioninputdialog.h>
 #include <actions/actionengine.h>
 #include <chartpanel.h>
 #include <mainwindow.h>
 #include <monitor/monitor.h>
 #include <objecttablemodel.h>
+#include <overviewpage.h>
+#include <patterns/patternregistry.h>
 #include <redis/redisclient.h>
-#include <tokendialog.h>
 
 #include <qcustomplot.h>
 
@@ -44,13 +46,26 @@ using gatehouse::test::RedisServer;
 
 namespace {
 
-// Answers the next modal dialog (a confirmation) once it is up.
-void answerNextDialog(bool accept)
+// Answers the next modal dialogs once they are up: an action's inputs
+// (ActionInputDialog, its fields by input id, "target" for the key), then
+// the confirmation (Run or Cancel). The timer goes with the confirmation;
+// owner: whoever waits for the outcome (so it never outlives a test).
+void answerNextDialog(bool accept, const QHash<QString, QString> &inputs = {},
+                      QObject *owner = nullptr)
 {
-    auto *timer = new QTimer;
+    auto *timer = new QTimer(owner);
     timer->setInterval(10);
-    QObject::connect(timer, &QTimer::timeout, timer, [timer, accept] {
-        auto *box = qobject_cast<QMessageBox *>(QApplication::activeModalWidget());
+    QObject::connect(timer, &QTimer::timeout, timer, [timer, accept, inputs] {
+        QWidget *modal = QApplication::activeModalWidget();
+        if (auto *form = qobject_cast<ActionInputDialog *>(modal)) {
+            for (auto it = inputs.cbegin(); it != inputs.cend(); ++it) {
+                if (auto *edit = form->findChild<QLineEdit *>(QStringLiteral("input_") + it.key()))
+                    edit->setText(it.value());
+            }
+            form->accept();
+            return;
+        }
+        auto *box = qobject_cast<QMessageBox *>(modal);
         if (!box)
             return;
         timer->stop();
@@ -131,13 +146,16 @@ private:
         return c.window->findChild<QPushButton *>(QLatin1String(name));
     }
 
-    // Clicks an action button, answers its confirmation, waits for the outcome.
-    QString runAction(Console &c, const char *buttonName, bool accept)
+    // Clicks an action button, fills in its inputs, answers its
+    // confirmation, waits for the outcome.
+    QString runAction(Console &c, const char *buttonName, bool accept,
+                      const QHash<QString, QString> &inputs = {})
     {
         QString outcome;
         QMetaObject::Connection conn = connect(c.window.get(), &MainWindow::actionFinished, this,
                                                [&](const QString &m) { outcome = m; });
-        answerNextDialog(accept);
+        QObject owner; // no answering timer outlives this action
+        answerNextDialog(accept, inputs, &owner);
         button(c, buttonName)->click();
         (void)QTest::qWaitFor([&] { return !outcome.isEmpty(); }, 5000);
         disconnect(conn);
@@ -384,7 +402,7 @@ private slots:
         stuck->selectRow(0);
         QSignalSpy ready(&c.client, &RedisClient::ready);
         proxy.cutOnReplyTo(job);
-        const QString outcome = runAction(c, "requeueJob", true);
+        const QString outcome = runAction(c, "requeueButton", true);
         QVERIFY2(outcome.contains(QLatin1String("may or may not have run")), qPrintable(outcome));
         QVERIFY2(c.window->bannerText().contains(QLatin1String("may or may not have run")),
                  qPrintable(c.window->bannerText()));
@@ -428,8 +446,21 @@ private slots:
             QVERIFY2(!b->isEnabled(), qPrintable(b->objectName()));
             QVERIFY(b->toolTip().contains(QLatin1String("Read-only")));
         }
-        // The four pages of their own have eight; the semaphores' page its release.
-        QCOMPARE(actions, 9);
+        // Every action the registry's patterns offer the console, once per section.
+        int offered = 0;
+        for (const Section &section : PatternRegistry::instance().sections()) {
+            QStringList ids;
+            for (const PatternUnit *unit : PatternRegistry::instance().unitsIn(section.id)) {
+                for (const PatternAction &a : unit->actions()) {
+                    if (!ids.contains(a.id))
+                        ids << a.id;
+                }
+            }
+            offered += int(ids.size());
+        }
+        QCOMPARE(actions, offered);
+        QCOMPARE(actions, 10); // reset, clear retry, release, extend, issue, revoke,
+                               // requeue, dead-letter, requeue stuck, release holder
         QVERIFY(c.window->statusBar()->findChildren<QLabel *>().last()->text().contains(
             QLatin1String("READ-ONLY")));
     }
@@ -439,10 +470,10 @@ private slots:
         call(*m_client, {"SET", "sim:lock:1", "a1b2c3d4e5f6", "PX", "60000"});
         Console c(m_server, false, audit());
         QVERIFY(select(c, "lock", "sim:lock:1"));
-        QCOMPARE(runAction(c, "forceRelease", false),
+        QCOMPARE(runAction(c, "forceReleaseButton", false),
                  QStringLiteral("Cancelled: nothing was sent."));
         QCOMPARE(call(*m_client, {"EXISTS", "sim:lock:1"}).toInteger(), 1);
-        QVERIFY(runAction(c, "forceRelease", true).startsWith(QLatin1String("Released")));
+        QVERIFY(runAction(c, "forceReleaseButton", true).startsWith(QLatin1String("Released")));
         QCOMPARE(call(*m_client, {"EXISTS", "sim:lock:1"}).toInteger(), 0);
         // The audit page shows it.
         auto *auditTable
@@ -460,7 +491,7 @@ private slots:
         QVERIFY(select(c, "lock", "sim:lock:1"));
         // Taken by someone else after the operator saw it: shown token is stale.
         call(*m_client, {"SET", "sim:lock:1", "zz9988776655", "PX", "60000"});
-        QVERIFY(runAction(c, "forceRelease", true).contains(QLatin1String("zz9988776655")));
+        QVERIFY(runAction(c, "forceReleaseButton", true).contains(QLatin1String("zz9988776655")));
         QCOMPARE(call(*m_client, {"GET", "sim:lock:1"}).bytes(), QByteArray("zz9988776655"));
     }
 
@@ -470,13 +501,19 @@ private slots:
         QTest::addColumn<QString>("section");
         QTest::addColumn<QByteArray>("key");
         QTest::addColumn<QString>("button");
-        QTest::newRow("reset limiter") << "limiter" << QByteArray("sim:rl:api:1") << "resetLimiter";
-        QTest::newRow("force release") << "lock" << QByteArray("sim:lock:1") << "forceRelease";
-        QTest::newRow("extend") << "lock" << QByteArray("sim:lock:1") << "extendLock";
-        QTest::newRow("requeue job") << "queue" << QByteArray("sim:jobs:mail") << "requeueJob";
-        QTest::newRow("requeue stuck") << "queue" << QByteArray("sim:jobs:mail") << "requeueStuck";
-        QTest::newRow("dead-letter") << "queue" << QByteArray("sim:jobs:mail") << "deadLetter";
-        QTest::newRow("revoke") << "token" << QByteArray("sim:code:") << "revokeToken";
+        QTest::newRow("reset limiter")
+            << "limiter" << QByteArray("sim:rl:api:1") << "resetLimiterButton";
+        QTest::newRow("clear retry slots")
+            << "limiter" << QByteArray("sim:rl:api:1") << "clearRetryButton";
+        QTest::newRow("force release")
+            << "lock" << QByteArray("sim:lock:1") << "forceReleaseButton";
+        QTest::newRow("extend") << "lock" << QByteArray("sim:lock:1") << "extendButton";
+        QTest::newRow("requeue job") << "queue" << QByteArray("sim:jobs:mail") << "requeueButton";
+        QTest::newRow("requeue stuck")
+            << "queue" << QByteArray("sim:jobs:mail") << "requeueStuckButton";
+        QTest::newRow("dead-letter")
+            << "queue" << QByteArray("sim:jobs:mail") << "deadLetterButton";
+        QTest::newRow("revoke") << "token" << QByteArray("sim:code:") << "revokeTokenButton";
     }
 
     void everyActionCancels()
@@ -486,6 +523,7 @@ private slots:
         QFETCH(QString, button);
         const qint64 now = call(*m_client, {"TIME"}).at(0).toInteger() * 1000;
         call(*m_client, {"ZADD", "sim:rl:api:1", QByteArray::number(now), "a"});
+        call(*m_client, {"ZADD", "sim:rl:api:1:retry", QByteArray::number(now + 5000), "r"});
         call(*m_client, {"SET", "sim:lock:1", "a1b2c3d4e5f6", "PX", "60000"});
         call(*m_client, {"LPUSH", "sim:jobs:mail:processing", "j1"});
         call(*m_client, {"ZADD", "sim:jobs:mail:claims", QByteArray::number(now - 90000), "j1"});
@@ -493,8 +531,8 @@ private slots:
         auto state = [&] {
             QStringList out;
             for (const char *k :
-                 {"sim:rl:api:1", "sim:lock:1", "sim:jobs:mail", "sim:jobs:mail:processing",
-                  "sim:jobs:mail:dead", "sim:code:x1y2z3w4v5"})
+                 {"sim:rl:api:1", "sim:rl:api:1:retry", "sim:lock:1", "sim:jobs:mail",
+                  "sim:jobs:mail:processing", "sim:jobs:mail:dead", "sim:code:x1y2z3w4v5"})
                 out << call(*m_client, {"DUMP", k}).toDebugString();
             out << QString::number(call(*m_client, {"PTTL", "sim:lock:1"}).toInteger() > 50000);
             return out;
@@ -507,10 +545,12 @@ private slots:
             QTRY_COMPARE(stuck->rowCount(), 1);
             stuck->selectRow(0);
         }
-        if (section == QLatin1String("token"))
-            c.window->page(3)->findChild<QLineEdit *>()->setText(
-                QStringLiteral("sim:code:x1y2z3w4v5"));
-        QCOMPARE(runAction(c, button.toLatin1().constData(), false),
+        // Inputs typed where the action asks for them (then Cancel at the
+        // confirmation): the token's key, the new TTL.
+        const QHash<QString, QString> inputs{
+            {QStringLiteral("target"), QStringLiteral("sim:code:x1y2z3w4v5")},
+            {QStringLiteral("ttl"), QStringLiteral("30000")}};
+        QCOMPARE(runAction(c, button.toLatin1().constData(), false, inputs),
                  QStringLiteral("Cancelled: nothing was sent."));
         QCOMPARE(state(), before);
     }
@@ -520,7 +560,8 @@ private slots:
         call(*m_client, {"SET", "sim:lock:2", "a1b2c3d4e5f6", "PX", "5000"});
         Console c(m_server, false, audit());
         QVERIFY(select(c, "lock", "sim:lock:2"));
-        const QString outcome = runAction(c, "extendLock", true);
+        const QString outcome = runAction(c, "extendButton", true,
+                                          {{QStringLiteral("ttl"), QStringLiteral("30000")}});
         QVERIFY2(outcome.startsWith(QLatin1String("Extended")), qPrintable(outcome));
         QVERIFY(call(*m_client, {"PTTL", "sim:lock:2"}).toInteger() > 20000);
     }
@@ -574,7 +615,7 @@ private slots:
         call(*m_client, {"ZADD", "sim:rl:api:1:retry", now, "b"});
         Console c(m_server, false, audit());
         QVERIFY(select(c, "limiter", "sim:rl:api:1"));
-        QVERIFY(runAction(c, "resetLimiter", true).startsWith(QLatin1String("Deleted 2")));
+        QVERIFY(runAction(c, "resetLimiterButton", true).startsWith(QLatin1String("Deleted 2")));
         QCOMPARE(call(*m_client, {"EXISTS", "sim:rl:api:1", "sim:rl:api:1:retry"}).toInteger(), 0);
     }
 
@@ -614,7 +655,7 @@ private slots:
                 }
             });
             timer->start();
-            button(c, "resetLimiter")->click();
+            button(c, "resetLimiterButton")->click();
             QTRY_VERIFY(!outcome.isEmpty());
             delete timer;
             disconnect(conn);
@@ -639,14 +680,14 @@ private slots:
         auto *stuck = c.window->page(4)->findChild<QTableWidget *>();
         QTRY_COMPARE(stuck->rowCount(), 3);
         stuck->selectRow(0); // j1, the oldest
-        QVERIFY(runAction(c, "deadLetter", true).startsWith(QLatin1String("Moved")));
+        QVERIFY(runAction(c, "deadLetterButton", true).startsWith(QLatin1String("Moved")));
         QCOMPARE(call(*m_client, {"LRANGE", "sim:jobs:mail:dead", "0", "-1"}).size(), 1);
-        QVERIFY(runAction(c, "requeueStuck", true).startsWith(QLatin1String("Requeued 1")));
+        QVERIFY(runAction(c, "requeueStuckButton", true).startsWith(QLatin1String("Requeued 1")));
         QCOMPARE(call(*m_client, {"LRANGE", "sim:jobs:mail", "0", "-1"}).at(0).bytes(),
                  QByteArray("j2"));
         QTRY_COMPARE(stuck->rowCount(), 1);
         stuck->selectRow(0); // j3
-        QVERIFY(runAction(c, "requeueJob", true).startsWith(QLatin1String("Moved")));
+        QVERIFY(runAction(c, "requeueButton", true).startsWith(QLatin1String("Moved")));
         QCOMPARE(call(*m_client, {"LLEN", "sim:jobs:mail:processing"}).toInteger(), 0);
     }
 
@@ -679,9 +720,12 @@ private slots:
         call(*m_client, {"ZADD", "sim:z:rl:resource:1{1}:consumer:1", t, "b"});
         Console c(m_server, false, audit());
         QVERIFY(select(c, "limiter", "sim:z:rl:resource:1{1}"));
-        auto *consumers = c.window->findChild<QListWidget *>(QStringLiteral("consumers"));
+        auto *consumers = c.window->findChild<QListWidget *>(QStringLiteral("limiterParts"));
         QTRY_COMPARE(consumers->count(), 2);
-        QVERIFY(consumers->item(0)->text().contains(QLatin1String("1 / 12")));
+        QVERIFY2(consumers->item(0)->text().contains(QLatin1String("1 / 12")),
+                 qPrintable(consumers->item(0)->text()));
+        QVERIFY2(consumers->item(0)->text().startsWith(QLatin1String(":consumer:0")),
+                 qPrintable(consumers->item(0)->text()));
     }
 
     // The Overview lists what needs attention, each with a sparkline.
@@ -696,7 +740,7 @@ private slots:
         auto *hot = c.window->page(0)->findChild<QListWidget *>();
         QTRY_VERIFY_WITH_TIMEOUT(
             hot->count() > 0
-                && hot->item(0)->data(MainWindow::SparklineRole).value<QPolygonF>().size() >= 2,
+                && hot->item(0)->data(OverviewPage::SparklineRole).value<QPolygonF>().size() >= 2,
             5000);
         QVERIFY(hot->item(0)->text().contains(QLatin1String("sim:rl:api:1")));
         QVERIFY(hot->item(0)->text().contains(QLatin1String("100 %")));
@@ -728,41 +772,59 @@ private slots:
         QTRY_COMPARE(plots.first()->xAxis->basePen().color(), QColor(Qt::white));
     }
 
-    void tokenDialogRejectsInvalidJson()
+    // The token's payload is checked as it is typed: OK stays disabled
+    // until it parses.
+    void issueInputsRejectInvalidJson()
     {
-        TokenDialog dialog({QStringLiteral("sim:code:")});
+        const PatternUnit *unit = PatternRegistry::instance().find(QStringLiteral("token-family"));
+        QVERIFY(unit);
+        PatternAction issue;
+        for (const PatternAction &a : unit->actions())
+            issue = a.id == QLatin1String("token.issue") ? a : issue;
+        QCOMPARE(issue.id, QStringLiteral("token.issue"));
+        ActionInputDialog dialog(*unit, issue, nullptr, -1, {});
         auto *ok = dialog.findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok);
-        dialog.setPayload(QStringLiteral("{\"user\": 42"));
-        QVERIFY(!dialog.isPayloadValid());
+        auto field = [&](const char *id) {
+            return dialog.findChild<QLineEdit *>(QLatin1String("input_") + QLatin1String(id));
+        };
+        field("target")->setText(QStringLiteral("sim:code:"));
+        field("ttl")->setText(QStringLiteral("60"));
+        field("value")->setText(QStringLiteral("{\"user\": 42"));
         QVERIFY(!ok->isEnabled());
-        dialog.setPayload(QStringLiteral("{\"user\": 42}"));
-        QVERIFY(dialog.isPayloadValid());
+        QVERIFY2(dialog.problem().contains(QLatin1String("--value")), qPrintable(dialog.problem()));
+        field("value")->setText(QStringLiteral("{\"user\": 42}"));
+        QVERIFY2(dialog.problem().isEmpty(), qPrintable(dialog.problem()));
         QVERIFY(ok->isEnabled());
     }
 
     void issueTokenCancelled()
     {
         Console c(m_server, false, audit());
+        c.window->showPage(c.window->pageOf(QStringLiteral("token")));
         bool rejected = false;
         auto *timer = new QTimer(this);
         timer->setInterval(10);
         connect(timer, &QTimer::timeout, this, [&] {
-            if (auto *dialog = qobject_cast<TokenDialog *>(QApplication::activeModalWidget())) {
+            if (auto *dialog
+                = qobject_cast<ActionInputDialog *>(QApplication::activeModalWidget())) {
                 dialog->reject();
                 rejected = true;
                 timer->stop();
             }
         });
         timer->start();
-        button(c, "issueToken")->click();
+        button(c, "issueTokenButton")->click();
         QTRY_VERIFY(rejected);
+        delete timer;
+        QCOMPARE(c.window->lastOutcome(), QStringLiteral("Cancelled: nothing was sent."));
         QCOMPARE(call(*m_client, {"DBSIZE"}).toInteger(), 0);
     }
 
     void issueAndRevokeToken()
     {
         Console c(m_server, false, audit());
-        // Dialog 1: the token form; 2: the confirmation; 3: the token shown once.
+        c.window->showPage(c.window->pageOf(QStringLiteral("token")));
+        // Dialog 1: the inputs; 2: the confirmation; 3: the token shown once.
         QByteArray shownToken;
         auto *timer = new QTimer(this);
         timer->setInterval(10);
@@ -771,33 +833,38 @@ private slots:
             QWidget *modal = QApplication::activeModalWidget();
             if (!modal)
                 return;
-            if (step == 0 && modal->objectName() == QLatin1String("tokenDialog")) {
-                auto *dialog = static_cast<TokenDialog *>(modal);
-                dialog->findChild<QComboBox *>()->setEditText(QStringLiteral("sim:code:"));
-                dialog->setPayload(QStringLiteral("{\"user\": 7}"));
-                dialog->accept();
+            if (step == 0 && modal->objectName() == QLatin1String("actionInputDialog")) {
+                modal->findChild<QLineEdit *>(QStringLiteral("input_target"))
+                    ->setText(QStringLiteral("sim:code:"));
+                modal->findChild<QLineEdit *>(QStringLiteral("input_ttl"))
+                    ->setText(QStringLiteral("60"));
+                modal->findChild<QLineEdit *>(QStringLiteral("input_value"))
+                    ->setText(QStringLiteral("{\"user\": 7}"));
+                static_cast<QDialog *>(modal)->accept();
                 step = 1;
             } else if (step == 1 && modal->objectName() == QLatin1String("confirmAction")) {
                 static_cast<QMessageBox *>(modal)->button(QMessageBox::Ok)->click();
                 step = 2;
-            } else if (step == 2 && modal->objectName() == QLatin1String("tokenShown")) {
+            } else if (step == 2 && modal->objectName() == QLatin1String("issuedShown")) {
                 shownToken
-                    = modal->findChild<QLineEdit *>(QStringLiteral("token"))->text().toUtf8();
+                    = modal->findChild<QLineEdit *>(QStringLiteral("secret"))->text().toUtf8();
                 static_cast<QDialog *>(modal)->accept();
                 step = 3;
                 timer->stop();
             }
         });
         timer->start();
-        button(c, "issueToken")->click();
+        button(c, "issueTokenButton")->click();
         QTRY_COMPARE(step, 3);
+        delete timer;
         QCOMPARE(shownToken.size(), 32);
         QCOMPARE(call(*m_client, {"GET", "sim:code:" + shownToken}).bytes(),
                  QByteArray("{\"user\": 7}"));
 
-        c.window->page(3)->findChild<QLineEdit *>()->setText(
-            QString::fromUtf8("sim:code:" + shownToken));
-        QVERIFY(runAction(c, "revokeToken", true).startsWith(QLatin1String("Revoked")));
+        const QString outcome
+            = runAction(c, "revokeTokenButton", true,
+                        {{QStringLiteral("target"), QString::fromUtf8("sim:code:" + shownToken)}});
+        QVERIFY2(outcome.startsWith(QLatin1String("Revoked")), qPrintable(outcome));
         QCOMPARE(call(*m_client, {"EXISTS", "sim:code:" + shownToken}).toInteger(), 0);
     }
 };

@@ -246,4 +246,19 @@ QList<PatternAction> LockUnit::actions() const
     return {release, extendAction};
 }
 
+std::optional<Attention> LockUnit::attention(const ObjectState &state, qint64 nowMs) const
+{
+    if (state.gone || !state.reading.isOk())
+        return std::nullopt;
+    const bool known = state.heldSinceMs >= 0;
+    const qint64 held = nowMs - (known ? state.heldSinceMs : state.firstSeenMs);
+    if (held <= 1000)
+        return std::nullopt;
+    return Attention{1.0 + double(held) / 1e9, // the longest held first among locks
+                     QStringLiteral("Lock %1 held for %2%3")
+                         .arg(printableBytes(state.object.key),
+                              known ? QString() : QStringLiteral("at least "), formatMs(held)),
+                     QStringLiteral("pttlMs")};
+}
+
 } // namespace gatehouse

@@ -32,6 +32,9 @@ public:
     void writeJson(const ObjectState &state, const Reading &r, qint64 nowMs,
                    QJsonObject &json) const override;
     QList<PatternAction> actions() const override;
+    // Held for over a second (since the holder took it, or at least since
+    // Gatehouse first saw it).
+    std::optional<Attention> attention(const ObjectState &state, qint64 nowMs) const override;
     QHash<QString, QByteArray> shownInputs(const ObjectState &state) const override;
 
     // The read shared with LegacyLockUnit: replies {GETRANGE, PTTL} give the

@@ -395,6 +395,7 @@ QList<PatternAction> ReliableQueueUnit::actions() const
                           QStringLiteral("In flight longer than (ms)")};
     olderThan.required = false;
     olderThan.integer = true;
+    olderThan.console = false;
     ActionInput optionalJob = job;
     optionalJob.required = false;
     requeueAction.inputs = {optionalJob, stuck, olderThan};
@@ -436,7 +437,45 @@ QList<PatternAction> ReliableQueueUnit::actions() const
     dead.build = [](const ActionRequest &r) {
         return deadLetter(r.object, r.input(QStringLiteral("job")));
     };
-    return {requeueAction, dead};
+    // The console's "Requeue all stuck": with a claims set one bounded batch
+    // script per run; without one, the stuck jobs the console has been
+    // watching (aged from first sight), the oldest first, one atomic
+    // requeue each, each confirmed on its own.
+    PatternAction stuckAction;
+    stuckAction.id = QStringLiteral("queue.requeue-stuck");
+    stuckAction.label = QStringLiteral("Requeue all stuck…");
+    stuckAction.objectName = QStringLiteral("requeueStuckButton");
+    stuckAction.consoleOnly = true;
+    stuckAction.build = [](const ActionRequest &r) {
+        if (!r.object.relatedKey(1).isEmpty())
+            return requeueStuck(r.object, r.object.params.stuckAfterMs, StuckBatch);
+        if (r.shown) {
+            const Reading &reading = r.shown->reading;
+            const qint64 now = reading.atMs;
+            for (const InFlightItem &item : reading.items) {
+                if (reading.ageAt(item.ageMs, now) >= r.object.params.stuckAfterMs)
+                    return requeue(r.object, item.job);
+            }
+        }
+        ScriptCall none;
+        none.refusal
+            = QStringLiteral("No job in \"%1\" is stuck.").arg(printableBytes(r.object.key, 80));
+        return none;
+    };
+    return {requeueAction, dead, stuckAction};
+}
+
+std::optional<Attention> ReliableQueueUnit::attention(const ObjectState &state, qint64 nowMs) const
+{
+    const Reading &r = state.reading;
+    if (state.gone || r.stuck <= 0)
+        return std::nullopt;
+    return Attention{2.0 + double(r.stuck),
+                     QStringLiteral("Queue %1: %2 stuck, oldest in flight %3")
+                         .arg(printableBytes(state.object.key))
+                         .arg(r.stuck)
+                         .arg(formatMs(r.ageAt(r.oldestInFlightAgeMs, nowMs))),
+                     QStringLiteral("inFlight")};
 }
 
 } // namespace gatehouse

@@ -51,6 +51,8 @@ public:
     QList<QStringList> items(const ObjectState &state, qint64 nowMs) const override;
     QHash<QString, QByteArray> itemInputs(const ObjectState &state, int i) const override;
     QList<PatternAction> actions() const override;
+    // Jobs stuck in flight.
+    std::optional<Attention> attention(const ObjectState &state, qint64 nowMs) const override;
 
     static QByteArray processingKey(const PatternObject &o) { return o.relatedKey(0); }
     static QByteArray claimsKey(const PatternObject &o);

@@ -261,4 +261,19 @@ QList<PatternAction> SemaphoreUnit::actions() const
     return {releaseAction};
 }
 
+std::optional<Attention> SemaphoreUnit::attention(const ObjectState &state, qint64 nowMs) const
+{
+    const Reading &r = state.reading;
+    const std::optional<double> occupancy = r.occupancy();
+    if (state.gone || !occupancy || *occupancy < 0.8 || !r.limit)
+        return std::nullopt;
+    return Attention{*occupancy,
+                     QStringLiteral("Semaphore %1: %2 of %3 held (oldest holder %4)")
+                         .arg(printableBytes(state.object.key))
+                         .arg(r.inWindow)
+                         .arg(*r.limit)
+                         .arg(formatMs(r.ageAt(r.oldestAgeMs, nowMs))),
+                     QStringLiteral("holders")};
+}
+
 } // namespace gatehouse

@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: MIT
+#include "confirmactiondialog.h"
+
+#include <actions/actionengine.h>
+
+#include <QClipboard>
+#include <QDialogButtonBox>
+#include <QGuiApplication>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QVBoxLayout>
+
+namespace gatehouse {
+
+ConfirmActionDialog::ConfirmActionDialog(const ScriptCall &call, QWidget *parent)
+    : QMessageBox(QMessageBox::Question, tr("Confirm: %1").arg(call.action), call.summary,
+                  QMessageBox::Ok | QMessageBox::Cancel, parent)
+{
+    setObjectName(QStringLiteral("confirmAction"));
+    setInformativeText(tr("This will run exactly:"));
+    setDetailedText(ActionEngine::describe(call));
+    button(QMessageBox::Ok)->setText(tr("Run"));
+    setDefaultButton(QMessageBox::Cancel);
+}
+
+bool ConfirmActionDialog::confirm(const ScriptCall &call, QWidget *parent)
+{
+    ConfirmActionDialog box(call, parent);
+    return box.exec() == QMessageBox::Ok;
+}
+
+bool ConfirmActionDialog::confirmForce(const ScriptCall &call, const QString &refusal,
+                                       QWidget *parent)
+{
+    QMessageBox force(QMessageBox::Warning, tr("Refused: %1").arg(call.action), refusal,
+                      QMessageBox::Cancel, parent);
+    force.setObjectName(QStringLiteral("forceAction"));
+    force.setInformativeText(tr("Force it? The checks are skipped and the attempt is written to "
+                                "the audit log as forced."));
+    force.setDetailedText(ActionEngine::describe(call.forced()));
+    QPushButton *run = force.addButton(tr("Force"), QMessageBox::DestructiveRole);
+    force.setDefaultButton(QMessageBox::Cancel);
+    force.exec();
+    return force.clickedButton() == run;
+}
+
+IssuedDialog::IssuedDialog(const QByteArray &key, const QByteArray &secret, QWidget *parent)
+    : QDialog(parent)
+{
+    setObjectName(QStringLiteral("issuedShown"));
+    setWindowTitle(tr("Issued"));
+    auto *layout = new QVBoxLayout(this);
+    auto *note = new QLabel(tr("Issued as <b>%1</b>. It is shown only now: copy it.")
+                                .arg(QString::fromUtf8(key).toHtmlEscaped()),
+                            this);
+    note->setWordWrap(true);
+    auto *field = new QLineEdit(QString::fromUtf8(secret), this);
+    field->setReadOnly(true);
+    field->setObjectName(QStringLiteral("secret"));
+    auto *copy = new QPushButton(tr("&Copy"), this);
+    connect(copy, &QPushButton::clicked, this,
+            [secret] { QGuiApplication::clipboard()->setText(QString::fromUtf8(secret)); });
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::accept);
+    layout->addWidget(note);
+    auto *row = new QHBoxLayout;
+    row->addWidget(field, 1);
+    row->addWidget(copy);
+    layout->addLayout(row);
+    layout->addWidget(buttons);
+}
+
+} // namespace gatehouse

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <patterns/scriptcall.h>
+
+#include <QMessageBox>
+
+namespace gatehouse {
+
+// The one confirmation every operator action goes through: the action's
+// sentence, and under "Show Details…" exactly what will run (script, KEYS,
+// ARGV: ActionEngine::describe). Cancel is the default button.
+class ConfirmActionDialog : public QMessageBox
+{
+    Q_OBJECT
+public:
+    explicit ConfirmActionDialog(const ScriptCall &call, QWidget *parent = nullptr);
+
+    // True when the operator chose Run.
+    static bool confirm(const ScriptCall &call, QWidget *parent);
+    // The engine refused call because its target is not what the console
+    // says it is (refusal): only a second, explicit choice forces it (the
+    // checks skipped, audited as forced). True when the operator chose Force.
+    static bool confirmForce(const ScriptCall &call, const QString &refusal, QWidget *parent);
+};
+
+// Shows once a secret an action created (an issued token), with a copy
+// button; it is in no log.
+class IssuedDialog : public QDialog
+{
+    Q_OBJECT
+public:
+    IssuedDialog(const QByteArray &key, const QByteArray &secret, QWidget *parent = nullptr);
+};
+
+} // namespace gatehouse

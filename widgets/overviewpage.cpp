@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: MIT
+#include "overviewpage.h"
+
+#include <patterns/patternregistry.h>
+
+#include <QApplication>
+#include <QLabel>
+#include <QListWidget>
+#include <QPainter>
+#include <QStyledItemDelegate>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+namespace gatehouse {
+
+namespace {
+
+constexpr QSize s_sparkSize(80, 20);
+
+// Server notes as HTML: each escaped, then joined by line breaks (escaping
+// the joined text would print the breaks as "<br>").
+QString escapedNotes(const QStringList &notes)
+{
+    QStringList escaped;
+    escaped.reserve(notes.size());
+    for (const QString &n : notes)
+        escaped.append(n.toHtmlEscaped());
+    return escaped.join(QStringLiteral("<br>"));
+}
+
+// Draws an item's sparkline (the polyline in SparklineRole) before its text,
+// fresh at every paint: no pixmap and no icon, so nothing is left in
+// QPixmapCache as the list is rebuilt.
+class SparklineDelegate final : public QStyledItemDelegate
+{
+public:
+    using QStyledItemDelegate::QStyledItemDelegate;
+
+    void paint(QPainter *painter, const QStyleOptionViewItem &option,
+               const QModelIndex &index) const override
+    {
+        QStyleOptionViewItem opt = option;
+        initStyleOption(&opt, index);
+        const QRect spark(opt.rect.left() + 2, opt.rect.center().y() - s_sparkSize.height() / 2,
+                          s_sparkSize.width(), s_sparkSize.height());
+        const bool selected = opt.state & QStyle::State_Selected;
+        if (selected)
+            painter->fillRect(opt.rect, opt.palette.brush(QPalette::Highlight));
+        opt.rect.setLeft(spark.right() + 6);
+        QStyle *style = opt.widget ? opt.widget->style() : QApplication::style();
+        style->drawControl(QStyle::CE_ItemViewItem, &opt, painter, opt.widget);
+        const QPolygonF line = index.data(OverviewPage::SparklineRole).value<QPolygonF>();
+        if (line.size() < 2)
+            return;
+        painter->save();
+        painter->setRenderHint(QPainter::Antialiasing);
+        painter->setPen(QPen(
+            opt.palette.color(selected ? QPalette::HighlightedText : QPalette::Highlight), 1.2));
+        painter->drawPolyline(line.translated(spark.topLeft()));
+        painter->restore();
+    }
+
+    QSize sizeHint(const QStyleOptionViewItem &option, const QModelIndex &index) const override
+    {
+        QSize size = QStyledItemDelegate::sizeHint(option, index);
+        size.rwidth() += s_sparkSize.width() + 8;
+        size.setHeight(std::max(size.height(), s_sparkSize.height() + 2));
+        return size;
+    }
+};
+
+} // namespace
+
+QPolygonF sparklinePolygon(const QList<QPointF> &points)
+{
+    QPolygonF line;
+    if (points.size() < 2)
+        return line;
+    double lo = qInf(), hi = -qInf();
+    for (const QPointF &p : points) {
+        if (std::isnan(p.y()))
+            continue;
+        lo = std::min(lo, p.y());
+        hi = std::max(hi, p.y());
+    }
+    if (lo > hi)
+        return line; // every point unknown
+    const double x0 = points.first().x(), x1 = points.last().x();
+    const double w = s_sparkSize.width() - 2, h = s_sparkSize.height() - 2;
+    for (const QPointF &p : points) {
+        if (std::isnan(p.y()))
+            continue;
+        line << QPointF((p.x() - x0) / std::max(1.0, x1 - x0) * w + 1,
+                        h + 1 - (hi > lo ? (p.y() - lo) / (hi - lo) * h : h / 2));
+    }
+    return line;
+}
+
+OverviewPage::OverviewPage(QWidget *parent)
+    : QWidget(parent)
+    , m_counts(new QLabel(this))
+    , m_attention(new QListWidget(this))
+{
+    setObjectName(QStringLiteral("overviewPage"));
+    auto *layout = new QVBoxLayout(this);
+    m_counts->setTextFormat(Qt::RichText);
+    m_counts->setWordWrap(true);
+    layout->addWidget(m_counts);
+    layout->addWidget(new QLabel(tr("Needs attention (click to open):"), this));
+    m_attention->setObjectName(QStringLiteral("attention"));
+    m_attention->setItemDelegate(new SparklineDelegate(m_attention));
+    connect(m_attention, &QListWidget::itemActivated, this, [this](QListWidgetItem *item) {
+        Q_EMIT openRequested(item->data(Qt::UserRole).toString(),
+                             item->data(Qt::UserRole + 1).toByteArray());
+    });
+    connect(m_attention, &QListWidget::itemClicked, m_attention, &QListWidget::itemActivated);
+    layout->addWidget(m_attention, 1);
+    update(Snapshot(), false);
+}
+
+void OverviewPage::update(const Snapshot &snapshot, bool connected)
+{
+    m_attention->clear();
+    if (snapshot.attention) {
+        for (const AttentionItem &a : *snapshot.attention) {
+            auto *item = new QListWidgetItem(a.text, m_attention);
+            item->setData(SparklineRole, QVariant::fromValue(sparklinePolygon(a.sparkline)));
+            item->setData(Qt::UserRole, a.section);
+            item->setData(Qt::UserRole + 1, a.key);
+        }
+    }
+    if (!connected) { // no zeros that look like readings
+        m_counts->setText(tr("<h3>Not connected</h3><p>No reading yet.</p>"));
+        return;
+    }
+    QHash<QString, int> counts;
+    for (const ObjectState &o : snapshot.objects)
+        ++counts[patternSection(o.object.kind)];
+    QStringList parts;
+    for (const Section &section : PatternRegistry::instance().sections()) {
+        parts << tr("%1: %2").arg(section.title).arg(counts.value(section.id));
+    }
+    m_counts->setText(
+        tr("<h3>%1</h3><p>%2%3</p>")
+            .arg(
+                snapshot.profile == QLatin1String("autodetected")
+                    ? tr("Autodetected")
+                    : tr("Profile %1").arg(snapshot.profile.toHtmlEscaped()),
+                parts.join(QStringLiteral(" · ")),
+                snapshot.server.notes.isEmpty()
+                    ? QString()
+                    : QStringLiteral("</p><p><i>%1</i>").arg(escapedNotes(snapshot.server.notes))));
+}
+
+} // namespace gatehouse

@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <monitor/snapshot.h>
+
+#include <QPolygonF>
+#include <QWidget>
+
+class QLabel;
+class QListWidget;
+
+namespace gatehouse {
+
+// The Overview: how many objects of each section, the server's notes, and
+// what needs attention (ranked by the backend: Snapshot::attention), each
+// with a sparkline; a click opens the object on its page.
+class OverviewPage : public QWidget
+{
+    Q_OBJECT
+public:
+    // Attention items: their sparkline, a QPolygonF in an 80x20 box drawn by
+    // the list's delegate.
+    static constexpr int SparklineRole = Qt::UserRole + 2;
+
+    explicit OverviewPage(QWidget *parent = nullptr);
+
+    // connected: a handshake succeeded, so the figures are readings (before
+    // that the page says so instead of showing zeros).
+    void update(const Snapshot &snapshot, bool connected);
+    QListWidget *attentionList() const { return m_attention; }
+
+Q_SIGNALS:
+    void openRequested(const QString &section, const QByteArray &key);
+
+private:
+    QLabel *m_counts;
+    QListWidget *m_attention;
+};
+
+// A series as a polyline scaled into an 80x20 box (NaN points left out).
+QPolygonF sparklinePolygon(const QList<QPointF> &points);
+
+} // namespace gatehouse

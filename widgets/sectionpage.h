@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <monitor/snapshot.h>
+#include <patterns/patternregistry.h>
+#include <patterns/scriptcall.h>
+
+#include <QWidget>
+
+#include <memory>
+
+class QLineEdit;
+class QListWidget;
+class QSortFilterProxyModel;
+class QTableView;
+class QTableWidget;
+
+namespace gatehouse {
+
+class ChartPanel;
+class ObjectTableModel;
+
+// The page of one section of the pattern registry, the same for every
+// section: a filter, one button per action the section's patterns offer
+// (PatternUnit::actions), the table (their columns), the selected object's
+// items (a queue's jobs in flight, a semaphore's holders), its parts (a
+// resource's consumers) and its charts. Nothing of a pattern is named here.
+//
+// An action's inputs are asked for (ActionInputDialog) and its call built by
+// the pattern; the page hands the call to actionRequested, for the window to
+// confirm and run.
+class SectionPage : public QWidget
+{
+    Q_OBJECT
+public:
+    SectionPage(const Section &section, bool readOnly, QWidget *parent = nullptr);
+    ~SectionPage() override;
+
+    const Section &section() const { return m_section; }
+    ObjectTableModel *model() const; // as of the latest snapshot
+    QTableView *table() const { return m_table; }
+    ChartPanel *chart() const { return m_chart; }
+    // The object selected in the table, as the page shows it; nullptr when none.
+    const ObjectState *selected() const;
+    void selectRow(int row);
+    bool selectKey(const QByteArray &key);
+    void focusFilter();
+
+    // The latest snapshot: the table follows at once while the page is on
+    // screen, otherwise when it is shown (a hidden table of 10,000 rows
+    // costs nothing per tick).
+    void setSnapshot(const std::shared_ptr<const Snapshot> &snapshot);
+    // On the window's timer while on screen: countdowns and ages at the
+    // server's time now, and (changed) the items, parts and charts.
+    void refresh(qint64 serverNowMs, bool changed);
+    // The table as shown (filter and sort applied) as CSV.
+    bool exportCsv(const QString &fileName) const;
+
+Q_SIGNALS:
+    void selectionChanged(const QByteArray &key); // empty: nothing selected
+    void actionRequested(const gatehouse::ScriptCall &call);
+    // Why nothing was sent (no selection, a cancelled input, a refusal).
+    void message(const QString &text);
+
+protected:
+    void showEvent(QShowEvent *event) override;
+
+private:
+    void actOn(const QString &actionId);
+    void updateItems();
+    void updateParts();
+    void sync() const;
+
+    Section m_section;
+    std::shared_ptr<const Snapshot> m_snapshot;
+    ObjectTableModel *m_model;
+    mutable bool m_modelStale = false;
+    QSortFilterProxyModel *m_proxy;
+    QLineEdit *m_filter;
+    QTableView *m_table;
+    QTableWidget *m_items = nullptr; // when the section's patterns list items
+    QListWidget *m_parts;
+    ChartPanel *m_chart;
+};
+
+} // namespace gatehouse

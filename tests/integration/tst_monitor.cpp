@@ -11,6 +11,7 @@
 
 #include "redisserver.h"
 
+#include <QDateTime>
 #include <QElapsedTimer>
 #include <QJsonArray>
 #include <QSignalSpy>
@@ -587,6 +588,117 @@ private slots:
             },
             2000));
         call(*m_client, {"CONFIG", "SET", "notify-keyspace-events", "KEA"});
+    }
+
+    // One-way data: the history of the watched objects and the attention
+    // list travel in the published snapshots (the console never reads the
+    // monitor's state across threads).
+    void historyAndAttentionInSnapshot()
+    {
+        const qint64 now = serverTimeMs(call(*m_client, {"TIME"}));
+        QList<QByteArray> zadd{"ZADD", "sim:rl:api:1"};
+        for (int i = 0; i < 20; ++i) // the demo profile's limit: full
+            zadd << QByteArray::number(now - 100 - i) << QByteArray::number(i);
+        call(*m_client, zadd);
+        call(*m_client, {"SET", "sim:lock:9", "tok3n4b1c9", "PX", "60000"});
+        Monitor::Options options;
+        options.profile = demoProfile();
+        options.useEvents = false;
+        Monitor monitor(m_client.get(), options);
+        Snapshot published;
+        connect(&monitor, &Monitor::snapshotReady, this, [&](const Snapshot &s) { published = s; });
+        QSignalSpy discovered(&monitor, &Monitor::discoveryFinished);
+        QSignalSpy ticks(&monitor, &Monitor::tickFinished);
+        monitor.start();
+        QVERIFY(discovered.wait(10000));
+        monitor.setWatched({"sim:rl:api:1"});
+        for (int i = 0; i < 3; ++i) {
+            monitor.refreshNow();
+            QVERIFY(ticks.wait(10000));
+        }
+        const qsizetype samples
+            = monitor.history("sim:rl:api:1", QStringLiteral("inWindow")).size();
+        QVERIFY(samples >= 3);
+        QTRY_VERIFY(
+            published.history.contains("sim:rl:api:1")
+            && published.history.value("sim:rl:api:1")->points(QStringLiteral("inWindow")).size()
+                   == samples);
+        const ObjectHistoryPtr h = published.history.value("sim:rl:api:1");
+        QVERIFY(h->figures.contains(QStringLiteral("occupancy")));
+        QCOMPARE(h->points(QStringLiteral("inWindow")).last().y(), 20.0);
+        QVERIFY(!published.history.contains("sim:lock:9")); // not watched: not copied
+        // The limiter at its limit heads the attention list, with a sparkline
+        // of its samples.
+        QVERIFY(published.attention);
+        QVERIFY(!published.attention->isEmpty());
+        const AttentionItem &top = published.attention->first();
+        QCOMPARE(top.key, QByteArray("sim:rl:api:1"));
+        QCOMPARE(top.section, QStringLiteral("limiter"));
+        QVERIFY2(top.text.contains(QLatin1String("100 %")), qPrintable(top.text));
+        QVERIFY(top.sparkline.size() >= 2);
+        // Unwatched: the next snapshot carries no history.
+        monitor.setWatched({});
+        QTRY_VERIFY(published.history.isEmpty());
+    }
+
+    // The connection's state is in the snapshot, structured: the console
+    // shows "next attempt in" from nextAttemptAtMs, never from the sentence.
+    void connectionStateInSnapshot()
+    {
+        RedisServer server;
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        RedisClient client(server.endpoint());
+        Monitor monitor(&client, Monitor::Options());
+        Snapshot published;
+        connect(&monitor, &Monitor::snapshotReady, this, [&](const Snapshot &s) { published = s; });
+        client.open();
+        monitor.start();
+        const auto state = [&] {
+            return published.server.primary().connection.state;
+        };
+        QTRY_COMPARE(state(), RedisConnection::State::Ready);
+        QCOMPARE(published.server.nodes.size(), 1);
+        QCOMPARE(published.server.primary().address, client.endpoint().displayUrl());
+        server.kill();
+        QTRY_COMPARE(state(), RedisConnection::State::Reconnecting);
+        const ConnectionStatus c = published.server.primary().connection;
+        const qint64 local = QDateTime::currentMSecsSinceEpoch();
+        QVERIFY2(c.nextAttemptAtMs > local - 2000 && c.nextAttemptAtMs <= local + 2000,
+                 qPrintable(QString::number(c.nextAttemptAtMs - local)));
+        QVERIFY2(c.message.contains(QLatin1String("Next attempt in")), qPrintable(c.message));
+        QVERIFY(server.start());
+        QTRY_COMPARE_WITH_TIMEOUT(state(), RedisConnection::State::Ready, 5000);
+        QCOMPARE(published.server.primary().connection.nextAttemptAtMs, -1);
+    }
+
+    // Discovery runs over a set of nodes (a Cluster's masters): every node's
+    // keys are scanned and counted.
+    void discoveryOverNodes()
+    {
+        RedisServer second;
+        QVERIFY2(second.start(), qPrintable(second.errorString()));
+        auto other = gatehouse::test::connectedClient(second);
+        QVERIFY(other);
+        call(*m_client, {"SET", "sim:lock:1", "a1b2c3d4e5f6", "PX", "60000"});
+        call(*m_client, {"SET", "unrelated:1", "x"});
+        call(*other, {"SET", "sim:lock:2", "f6e5d4c3b2a1", "PX", "60000"});
+        for (int i = 0; i < 30; ++i)
+            call(*other, {"SET", "other:" + QByteArray::number(i), "x"});
+        for (const bool profiled : {true, false}) {
+            Discovery discovery({m_client.get(), other.get()},
+                                profiled ? std::optional<Profile>(demoProfile()) : std::nullopt);
+            discovery.setScanCount(7);
+            QSignalSpy finished(&discovery, &Discovery::finished);
+            QSignalSpy progress(&discovery, &Discovery::progress);
+            discovery.start();
+            QVERIFY(finished.wait(30000));
+            const Catalogue found = byPattern(discovery.objects());
+            QCOMPARE(found.value(QStringLiteral("lock")),
+                     (QList<QByteArray>{"sim:lock:1", "sim:lock:2"}));
+            QCOMPARE(progress.last().at(1).toLongLong(), 33); // both DBSIZEs
+            QCOMPARE(discovery.scannedKeys(), 33);            // every key of both nodes looked at
+        }
+        other.reset();
     }
 
     void emptyDatabase()

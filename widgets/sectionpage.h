@@ -23,7 +23,7 @@ class ObjectTableModel;
 // The page of one section of the pattern registry, the same for every
 // section: a filter, one button per action the section's patterns offer
 // (PatternUnit::actions), the table (their columns), the selected object's
-// items (a queue's jobs in flight, a semaphore's holders), its parts (a
+// items (a queue's jobs in flight), its parts (a
 // resource's consumers) and its charts. Nothing of a pattern is named here.
 //
 // An action's inputs are asked for (ActionInputDialog) and its call built by

@@ -333,10 +333,14 @@ void Monitor::addObjects(const QList<PatternObject> &objects, bool dirty)
             if (t.unit->merge(merged, o)) {
                 restate(*at, std::nullopt, std::move(merged));
                 indexKeys(*at);
+                // A family is re-read by the tick, not per member: a busy
+                // family sees tens of new tokens a second, each a PTTL per
+                // member.
+                t.dirty |= dirty && t.unit->rereadOnEvent();
             }
-            // A family is re-read by the tick, not per member: a busy family
-            // sees tens of new tokens a second, each a PTTL per member.
-            t.dirty |= dirty && t.unit->rereadOnEvent();
+            // Found again unchanged (a rescan): nothing to re-read. Marking
+            // every object of a periodic rescan dirty would queue a re-read
+            // of all of them ahead of the next keyspace event's.
             continue;
         }
         Tracked t;
@@ -517,7 +521,6 @@ void Monitor::sendBatch(const std::shared_ptr<ProbeRun> &run)
                                  const qint64 receivedAt = QDateTime::currentMSecsSinceEpoch();
                                  m_offsetMs = serverMs - (sentAt + receivedAt) / 2;
                                  m_server.clockOffsetMs = m_offsetMs;
-                                 m_server.nodes[0].clockOffsetMs = m_offsetMs;
                                  m_server.nodes[0].clockOffsetMs = m_offsetMs;
                                  m_server.timeMs = serverMs;
                              }

@@ -13,6 +13,8 @@
 
 #include <QJsonObject>
 
+#include <cmath>
+
 using namespace gatehouse;
 using gatehouse::Internal::FuzzInput;
 
@@ -153,5 +155,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         (void)unit.itemInputs(state, i);
     for (const Figure &f : unit.figures())
         (void)f.value(reading, later);
+    // The Overview's attention: a finite score and a sentence when it says so.
+    state.firstSeenMs = later - qint64(in.u32()) * 1000;
+    if (const std::optional<Attention> a = unit.attention(state, later)) {
+        GATEHOUSE_FUZZ_CHECK(std::isfinite(a->score) && !a->text.isEmpty(), what);
+        GATEHOUSE_FUZZ_CHECK(!a->figure.isEmpty(), what);
+    }
     return 0;
 }

@@ -251,7 +251,7 @@ std::optional<Attention> LockUnit::attention(const ObjectState &state, qint64 no
     if (state.gone || !state.reading.isOk())
         return std::nullopt;
     const bool known = state.heldSinceMs >= 0;
-    const qint64 held = nowMs - (known ? state.heldSinceMs : state.firstSeenMs);
+    const qint64 held = saturatingSub(nowMs, known ? state.heldSinceMs : state.firstSeenMs);
     if (held <= 1000)
         return std::nullopt;
     return Attention{1.0 + double(held) / 1e9, // the longest held first among locks

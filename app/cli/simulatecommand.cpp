@@ -35,8 +35,11 @@ void SimulateCommand::report(const SimulatorCensus &census)
     } else {
         out << "Simulated traffic against " << client().endpoint().displayUrl() << " ("
             << census.commands << " requests). Left in Redis:\n";
+        qsizetype width = 0; // the longest pattern id, and two spaces
+        for (auto it = census.objects.cbegin(); it != census.objects.cend(); ++it)
+            width = std::max(width, it.key().size() + 2);
         for (auto it = census.objects.cbegin(); it != census.objects.cend(); ++it) {
-            out << "  " << qSetFieldWidth(18) << Qt::left << it.key() << qSetFieldWidth(0)
+            out << "  " << qSetFieldWidth(int(width)) << Qt::left << it.key() << qSetFieldWidth(0)
                 << it.value().size();
             const qsizetype shown = std::min<qsizetype>(3, it.value().size());
             for (qsizetype i = 0; i < shown; ++i)

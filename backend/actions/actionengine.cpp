@@ -55,7 +55,7 @@ QString typeName(const QByteArray &type)
 // An ACL refusal, naming what was refused: the script command (EVAL when
 // EVALSHA was refused too, see RedisConnection::sendScript), the keys, or a
 // command inside the script. Empty when the reply is no ACL refusal.
-QString aclRefusal(const QString &action, const RedisValue &reply)
+QString aclRefusal(const QString &action, const QList<QByteArray> &keys, const RedisValue &reply)
 {
     const QByteArray command = reply.refusedCommand();
     if (!command.isEmpty()) {
@@ -73,9 +73,9 @@ QString aclRefusal(const QString &action, const RedisValue &reply)
     }
     if (reply.isKeyRefusal())
         return QStringLiteral("%1 was refused by the server (NOPERM): this Redis user may not "
-                              "access the keys it names; grant key patterns (ACL SETUSER <user> "
-                              "~<pattern>).")
-            .arg(action);
+                              "access the keys it names (%2); grant key patterns (ACL SETUSER "
+                              "<user> ~<pattern>).")
+            .arg(action, list(keys));
     // Redis 7.0 answers a refused redis.call() inside a script with ERR.
     if (reply.errorMessage().contains(QLatin1String("can't run this command or subcommand")))
         return QStringLiteral("%1 was refused by the server: this Redis user may run the script "
@@ -194,10 +194,17 @@ ActionOutcome ActionEngine::interpret(const ScriptCall &call, const RedisValue &
     }
     if (reply.isError()) {
         out.result = R::Failed;
-        if (const QString acl = aclRefusal(call.action, reply); !acl.isEmpty())
+        if (const QString acl = aclRefusal(call.action, call.keys, reply); !acl.isEmpty()) {
             out.message = acl;
-        else
-            out.message = QStringLiteral("%1 failed: %2").arg(call.action, reply.errorMessage());
+        } else {
+            QString error = reply.errorMessage();
+            if (!error.endsWith(QLatin1Char('.')))
+                error += QLatin1Char('.');
+            out.message
+                = key.isEmpty()
+                      ? QStringLiteral("%1 failed: %2").arg(call.action, error)
+                      : QStringLiteral("%1 on \"%2\" failed: %3").arg(call.action, key, error);
+        }
         return out;
     }
     if (call.meaning) {
@@ -268,7 +275,10 @@ void ActionEngine::run(const ScriptCall &call, bool dryRun, const QObject *conte
     ActionOutcome out;
     if (!call.isValid()) {
         out.result = ActionOutcome::Result::Failed;
-        out.message = QStringLiteral("%1 is not possible for this object.").arg(call.action);
+        // The pattern says why in refusal (a queue without a claims set).
+        out.message = !call.refusal.isEmpty()
+                          ? call.refusal
+                          : QStringLiteral("%1 is not possible for this object.").arg(call.action);
         finish(call, out, context, handler);
         return;
     }

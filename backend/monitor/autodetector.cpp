@@ -8,6 +8,7 @@
 #include <patterns/redisson-limiter/redissonlimiterunit.h>
 #include <patterns/reliable-queue/reliablequeueunit.h>
 #include <patterns/resource-consumer/resourceconsumerunit.h>
+#include <patterns/sorted-set-semaphore/semaphoreunit.h>
 #include <patterns/token-family/tokenfamilyunit.h>
 
 #include <QMap>
@@ -146,6 +147,11 @@ QList<PatternObject> AutoDetector::objects() const
             }
             break;
         }
+        case KeyRole::Semaphore:
+            // Neither the limit nor the timeout is in Redis: the profile gives them.
+            o.kind = SemaphoreUnit::Kind;
+            out.append(o);
+            break;
         case KeyRole::RedissonConfig:
             o.kind = RedissonLimiterUnit::Kind;
             o.related = {RedissonLimiterUnit::valueKey(key), RedissonLimiterUnit::permitsKey(key)};

@@ -33,6 +33,20 @@ bool namedLikeLock(const QByteArray &key)
 {
     return key.toLower().contains("lock");
 }
+
+// A segment "sem" or "sems", or "semaphore" anywhere: holders and request
+// times are both ZSETs of ms times, so only the name tells them apart.
+bool namedLikeSemaphore(const QByteArray &key)
+{
+    const QByteArray lower = key.toLower();
+    if (lower.contains("semaphore"))
+        return true;
+    for (const QByteArray &segment : lower.split(':')) {
+        if (segment == "sem" || segment == "sems")
+            return true;
+    }
+    return false;
+}
 } // namespace
 
 bool looksRandom(const QByteArray &value)
@@ -73,7 +87,7 @@ KeyRole classifyKey(const KeyShape &s, qint64 now)
         if (s.key.endsWith(":claims") && nearMs(s.lastScore, now))
             return KeyRole::ClaimsSet;
         if (nearMs(s.lastScore, now) && nearMs(s.firstScore, now))
-            return KeyRole::WindowMs;
+            return namedLikeSemaphore(s.key) ? KeyRole::Semaphore : KeyRole::WindowMs;
         if (nearSeconds(s.lastScore, now) && nearSeconds(s.firstScore, now))
             return KeyRole::WindowSeconds;
         return KeyRole::Unknown;

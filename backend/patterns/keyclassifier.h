@@ -32,6 +32,7 @@ enum class KeyRole {
     Unknown,
     WindowMs,        // ZSET scored by times in ms near the server's clock
     WindowSeconds,   // ZSET scored by times in s (seed 003)
+    Semaphore,       // ZSET scored by times in ms, named like a semaphore ("sem:", "semaphore")
     RetrySlots,      // ZSET named "...:retry", scores in ms (future slots)
     ClaimsSet,       // ZSET named "...:claims", scores in ms
     RedissonPermits, // ZSET named "{name}:permits"

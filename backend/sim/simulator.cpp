@@ -32,6 +32,11 @@ constexpr qint64 s_redissonIntervalMs = 20000;
 constexpr qint64 s_lockTtlMs = 20000;
 constexpr qint64 s_tokenTtlS = 120;
 const char *const s_queueNames[] = {"mail", "thumbnails", "billing", "search", "webhooks"};
+// Semaphores: limit and timeout as the demo profile's sim:sem:* rule says.
+constexpr int s_semaphoreLimit = 5;
+constexpr qint64 s_semaphoreTimeoutMs = 60000;
+constexpr int s_semaphoreClients = 6; // more than the limit: at times some are turned away
+const char *const s_semaphoreNames[] = {"exports", "gpu", "db-pool", "ffmpeg"};
 
 const RedisScript &script(const QString &name)
 {
@@ -45,6 +50,11 @@ const RedisScript &script(const QString &name)
 QByteArray num(qint64 v)
 {
     return QByteArray::number(v);
+}
+
+QByteArray semaphoreKey(const QByteArray &prefix, int i)
+{
+    return prefix + "sem:" + s_semaphoreNames[i % 4] + (i >= 4 ? num(i) : QByteArray());
 }
 
 } // namespace
@@ -76,11 +86,13 @@ Simulator::Simulator(RedisClient *client, Options options, QObject *parent)
     , m_lockRng(m_options.seed ^ 0x10c4u)
     , m_tokenRng(m_options.seed ^ 0x70c3u)
     , m_queueRng(m_options.seed ^ 0x9e7eu)
+    , m_semaphoreRng(m_options.seed ^ 0x5e3au)
 {
     m_options.scale = std::max(1, m_options.scale);
     m_timer.setInterval(m_options.tickMs);
     connect(&m_timer, &QTimer::timeout, this, &Simulator::tick);
     m_locks.resize(3 * m_options.scale);
+    m_semaphoreHolders.resize(3 * m_options.scale * s_semaphoreClients);
     m_firstClaimCrashes = QList<bool>(m_options.scale, true);
 }
 
@@ -113,13 +125,20 @@ void Simulator::stop()
     m_stopping = true;
     m_timer.stop();
     m_events.clear();
+    const QByteArray &p = m_options.prefix;
     // Holders that did not crash release their locks on the way out.
     for (int i = 0; i < m_locks.size(); ++i) {
         LockState &lock = m_locks[i];
         if (lock.held && !lock.crashed) {
-            send(QStringLiteral("lock_release"), {m_options.prefix + "lock:" + num(i)},
-                 {lock.token});
+            send(QStringLiteral("lock_release"), {p + "lock:" + num(i)}, {lock.token});
             lock.held = false;
+        }
+    }
+    for (int i = 0; i < m_semaphoreHolders.size(); ++i) {
+        LockState &holder = m_semaphoreHolders[i];
+        if (holder.held && !holder.crashed) {
+            sendCommands({{"ZREM", semaphoreKey(p, i / s_semaphoreClients), holder.token}});
+            holder.held = false;
         }
     }
     census();
@@ -177,6 +196,7 @@ void Simulator::tick()
     tickLocks();
     tickTokens();
     tickQueues();
+    tickSemaphores();
 }
 
 void Simulator::tickLimiters()
@@ -371,6 +391,46 @@ void Simulator::tickQueues()
     }
 }
 
+void Simulator::tickSemaphores()
+{
+    // Clients acquire a slot with semaphore_acquire.lua (trims holders past
+    // the timeout, then ZADD only while ZCARD is under the limit), hold it for
+    // a while and ZREM it. Some crash holding it: the slot stays taken until
+    // the timeout, and the first holder of each semaphore always does, so a
+    // run always leaves every semaphore with a holder.
+    const QByteArray &p = m_options.prefix;
+    for (int i = 0; i < m_semaphoreHolders.size(); ++i) {
+        // Decisions are drawn every tick for every client, holding or not.
+        const bool attempt = uniform(m_semaphoreRng) < 0.03 * m_options.rate || m_tick == 1;
+        const QByteArray holder = randomId(m_semaphoreRng);
+        const bool crash
+            = uniform(m_semaphoreRng) < 0.02 || (i % s_semaphoreClients == 0 && m_tick == 1);
+        const qint64 hold = 10 + m_semaphoreRng.bounded(40); // ticks: 1 to 5 s
+        if (m_semaphoreHolders.at(i).held || !attempt)
+            continue;
+        const QByteArray key = semaphoreKey(p, i / s_semaphoreClients);
+        m_semaphoreHolders[i] = {holder, true, crash};
+        send(QStringLiteral("semaphore_acquire"), {key},
+             {holder, num(s_semaphoreLimit), num(s_semaphoreTimeoutMs)},
+             [this, i, key, holder, crash, hold](const RedisValue &v) {
+                 if (m_stopping)
+                     return;
+                 if (v.at(0).toInteger() != 1) { // full: try again later
+                     m_semaphoreHolders[i].held = false;
+                     return;
+                 }
+                 if (crash) { // never released; the client restarts with a new id
+                     schedule(hold, [this, i] { m_semaphoreHolders[i].held = false; });
+                     return;
+                 }
+                 schedule(hold, [this, i, key, holder] {
+                     m_semaphoreHolders[i].held = false;
+                     sendCommands({{"ZREM", key, holder}});
+                 });
+             });
+    }
+}
+
 void Simulator::census()
 {
     const QByteArray &p = m_options.prefix;
@@ -421,6 +481,10 @@ void Simulator::census()
     for (int i = 0; i < (k + 1) / 2; ++i) {
         const QByteArray name = p + "legacyq:" + num(i);
         candidates.append({QStringLiteral("reliable-queue"), name, {name, name + ":processing"}});
+    }
+    for (int i = 0; i < m_semaphoreHolders.size() / s_semaphoreClients; ++i) {
+        const QByteArray key = semaphoreKey(p, i);
+        candidates.append({QStringLiteral("sorted-set-semaphore"), key, {key}});
     }
     QList<QList<QByteArray>> cmds;
     for (const Candidate &c : std::as_const(candidates)) {

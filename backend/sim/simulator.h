@@ -28,7 +28,9 @@ struct SimulatorCensus
 // pairs, fixed-window counters, a Redisson-layout limiter, lock holders of
 // which some crash (their locks expire), legacy SETNX locks, token issuers
 // and consumers, queue producers and workers of which some crash (their jobs
-// stay in the processing list). The same seed makes the same decisions.
+// stay in the processing list), and sorted-set semaphore holders of which
+// some crash (their slots stay taken until the timeout trims them). The same
+// seed makes the same decisions.
 //
 // Runs on the caller's thread through a RedisClient (which does the I/O on
 // its worker); a tick every 100 ms sends one burst, and a tick is skipped
@@ -52,8 +54,8 @@ public:
     ~Simulator() override;
 
     void start(); // the client may still be connecting: traffic starts when ready
-    // Stops the traffic, releases the locks of holders that did not crash,
-    // counts what is left, then emits finished().
+    // Stops the traffic, releases the locks and semaphore slots of holders
+    // that did not crash, counts what is left, then emits finished().
     void stop();
     bool isRunning() const { return m_timer.isActive(); }
 
@@ -81,6 +83,7 @@ private:
     void tickLocks();
     void tickTokens();
     void tickQueues();
+    void tickSemaphores();
 
     RedisClient *m_client;
     Options m_options;
@@ -90,6 +93,7 @@ private:
     QRandomGenerator m_lockRng;
     QRandomGenerator m_tokenRng;
     QRandomGenerator m_queueRng;
+    QRandomGenerator m_semaphoreRng;
     QTimer m_timer{this}; // a child: moves with the simulator
     qint64 m_tick = 0;
     qint64 m_outstanding = 0;
@@ -105,6 +109,8 @@ private:
         bool crashed = false;
     };
     QList<LockState> m_locks;
+    // Semaphore clients, SemaphoreClients per semaphore: token = holder id.
+    QList<LockState> m_semaphoreHolders;
     QList<bool> m_firstClaimCrashes; // per queue: its first claimed job is left stuck
 };
 

@@ -9,6 +9,7 @@
 #include <patterns/limiters.h>
 #include <patterns/lock/lockunit.h>
 #include <patterns/reliable-queue/reliablequeueunit.h>
+#include <patterns/sorted-set-semaphore/semaphoreunit.h>
 #include <patterns/token-family/tokenfamilyunit.h>
 #include <redis/redisclient.h>
 
@@ -149,6 +150,23 @@ QList<ActionCase> cases()
                 {"string"},
                 [counter] {
                     return limiterReset(counter);
+                }});
+
+    // A semaphore holder released only if it still holds the slot shown
+    // (its score); another holder is there throughout. "zset" (the holder
+    // gone, the other still holding) and "missing" find nothing to do.
+    PatternObject semaphore;
+    semaphore.kind = PatternKind("sorted-set-semaphore");
+    semaphore.key = "sem:pool";
+    const qint64 acquired = nowMs() - 5000;
+    all.append({QStringLiteral("semaphore.release"),
+                {"sem:pool"},
+                {{{"ZADD", "sem:pool", num(acquired), "worker-7", num(acquired + 10), "worker-9"}}},
+                {{{"ZADD", "sem:pool", num(acquired + 3000), "worker-7", num(acquired + 10),
+                   "worker-9"}}}, // worker-7 released and acquired again
+                {"zset"},
+                [semaphore, acquired] {
+                    return SemaphoreUnit::release(semaphore, "worker-7", acquired);
                 }});
     return all;
 }
@@ -324,6 +342,15 @@ private slots:
         }
         if (out.result != R::Done) {
             QCOMPARE(state(c.keys), before); // refused or nothing to do: nothing written
+            if (c.name == QLatin1String("semaphore.release") && !wrongType) {
+                QCOMPARE(out.result, R::NothingDone);
+                QVERIFY2(out.message.contains(QLatin1String("\"sem:pool\"")),
+                         qPrintable(out.message));
+            }
+            if (c.name == QLatin1String("semaphore.release")
+                && variant == QLatin1String("unexpected"))
+                QVERIFY2(out.message.contains(QLatin1String("not the one shown")),
+                         qPrintable(out.message));
             return;
         }
         QVERIFY2(!wrongType, qPrintable(out.message));
@@ -353,6 +380,14 @@ private slots:
         }
         if (c.name == QLatin1String("lock.extend")) {
             QVERIFY(call(*m_client, {"PTTL", target}).toInteger() > 60000);
+            return;
+        }
+        if (c.name == QLatin1String("semaphore.release")) {
+            // Exactly the holder shown is gone; the other still holds its slot.
+            QCOMPARE(variant, QStringLiteral("right"));
+            QVERIFY(call(*m_client, {"ZSCORE", target, "worker-7"}).isNil());
+            QCOMPARE(call(*m_client, {"ZRANGE", target, "0", "-1"}),
+                     RedisValue::array({RedisValue::bulk("worker-9")}));
             return;
         }
         // Deleting actions delete exactly their keys, of the right type.

@@ -113,7 +113,7 @@ private slots:
         Catalogue expected = census.objects;
         for (auto &keys : expected)
             std::sort(keys.begin(), keys.end());
-        QCOMPARE(expected.size(), 8); // every pattern is there
+        QCOMPARE(expected.size(), 9); // every pattern is there
 
         const Catalogue withProfile = byPattern(discover(*m_client, demoProfile()));
         QCOMPARE(withProfile, expected);

@@ -2,6 +2,7 @@
 // `gatehouse-cli simulate` against a fresh redis-server leaves every pattern,
 // and what it reports is what Redis holds.
 #include <redis/redisclient.h>
+#include <redis/serverinfo.h>
 
 #include "redisserver.h"
 
@@ -74,7 +75,8 @@ private slots:
         QTest::addColumn<int>("count");
         QTest::addColumn<QByteArray>("type");
         // scale 2: 8 sliding windows, 2 resources x 3 consumers, 4 counters,
-        // 2 Redisson limiters, 2 legacy locks, 2 + 1 queues, 2 token families.
+        // 2 Redisson limiters, 2 legacy locks, 2 + 1 queues, 2 token families,
+        // 6 semaphores.
         QTest::newRow("sliding-window") << "sliding-window" << 8 << QByteArray("zset");
         QTest::newRow("resource-consumer") << "resource-consumer" << 8 << QByteArray("zset");
         QTest::newRow("fixed-window") << "fixed-window" << 4 << QByteArray("string");
@@ -82,6 +84,7 @@ private slots:
         QTest::newRow("legacy-lock") << "legacy-lock" << 2 << QByteArray("string");
         QTest::newRow("reliable-queue") << "reliable-queue" << 3 << QByteArray();
         QTest::newRow("token-family") << "token-family" << 2 << QByteArray();
+        QTest::newRow("sorted-set-semaphore") << "sorted-set-semaphore" << 6 << QByteArray("zset");
     }
 
     void everyPatternLeft()
@@ -132,6 +135,69 @@ private slots:
         QVERIFY(call(*m_client, {"ZCARD", "sim:jobs:mail:claims"}).toInteger() > 0);
         QVERIFY(call(*m_client, {"LLEN", "sim:legacyq:0:processing"}).toInteger() > 0);
         QCOMPARE(call(*m_client, {"EXISTS", "sim:legacyq:0:claims"}).toInteger(), 0);
+    }
+
+    // Semaphore holders that crashed keep their slots: every semaphore has
+    // holders, acquired at server times (ms), never more than the demo
+    // profile's limit, and the set expires once nobody acquires.
+    void semaphoresHeld()
+    {
+        const QList<QByteArray> semaphores = keysOf("sorted-set-semaphore");
+        QVERIFY(semaphores.contains("sim:sem:exports"));
+        const qint64 nowMs = serverTimeMs(call(*m_client, {"TIME"}));
+        for (const QByteArray &key : semaphores) {
+            QVERIFY2(key.startsWith("sim:sem:"), key.constData());
+            const qint64 holders = call(*m_client, {"ZCARD", key}).toInteger();
+            QVERIFY2(holders >= 1 && holders <= 5, key.constData());
+            const RedisValue held = call(*m_client, {"ZRANGE", key, "0", "-1", "WITHSCORES"});
+            for (qsizetype i = 0; i + 1 < held.size(); i += 2) {
+                const qint64 acquired = held.at(i + 1).bytes().toLongLong();
+                QVERIFY2(acquired <= nowMs && acquired > nowMs - 60000, key.constData());
+            }
+            const qint64 pttl = call(*m_client, {"PTTL", key}).toInteger();
+            QVERIFY2(pttl > 0 && pttl <= 120000, key.constData());
+        }
+    }
+
+    // The monitor, with the demo profile, finds them as semaphores with the
+    // profile's limit and timeout, and each holder with its acquire time.
+    void monitorFindsSemaphores()
+    {
+        const auto run = runCli(QStringLiteral(GATEHOUSE_CLI),
+                                {QStringLiteral("--url"), m_server.url(),
+                                 QStringLiteral("--profile"), QStringLiteral("demo"),
+                                 QStringLiteral("snapshot"), QStringLiteral("--json")});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        const QJsonArray found = QJsonDocument::fromJson(run.out.toUtf8())
+                                     .object()
+                                     .value(QLatin1String("semaphores"))
+                                     .toArray();
+        QList<QByteArray> keys;
+        for (const auto &v : found) {
+            const QJsonObject s = v.toObject();
+            const QByteArray key = s.value(QLatin1String("key")).toString().toUtf8();
+            keys.append(key);
+            QCOMPARE(s.value(QLatin1String("pattern")).toString(),
+                     QStringLiteral("sorted-set-semaphore"));
+            QCOMPARE(s.value(QLatin1String("limit")).toDouble(), 5.0);
+            QCOMPARE(s.value(QLatin1String("timeoutMs")).toDouble(), 60000.0);
+            const QJsonArray holders = s.value(QLatin1String("holderList")).toArray();
+            QCOMPARE(s.value(QLatin1String("holders")).toDouble(), double(holders.size()));
+            QVERIFY2(!holders.isEmpty(), key.constData());
+            for (const auto &h : holders) {
+                const QJsonObject holder = h.toObject();
+                const RedisValue score
+                    = call(*m_client, {"ZSCORE", key,
+                                       holder.value(QLatin1String("holder")).toString().toUtf8()});
+                QCOMPARE(qint64(holder.value(QLatin1String("acquiredAtMs")).toDouble()),
+                         score.bytes().toLongLong());
+                QVERIFY(!holder.value(QLatin1String("expired")).toBool());
+            }
+        }
+        std::sort(keys.begin(), keys.end());
+        QList<QByteArray> expected = keysOf("sorted-set-semaphore");
+        std::sort(expected.begin(), expected.end());
+        QCOMPARE(keys, expected);
     }
 
     void tokensLeft()

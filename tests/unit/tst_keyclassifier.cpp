@@ -51,6 +51,15 @@ private slots:
             << zset("rl:api:u1:retry", now + 10, now + 5000) << int(KeyRole::RetrySlots);
         QTest::newRow("claims") << zset("jobs:claims", now - 100, now) << int(KeyRole::ClaimsSet);
         QTest::newRow("leaderboard") << zset("scores", 1, 9000) << int(KeyRole::Unknown);
+        // Holders and request times look alike: only the name says semaphore.
+        QTest::newRow("semaphore sem:")
+            << zset("sim:sem:gpu", now - 5000, now) << int(KeyRole::Semaphore);
+        QTest::newRow("semaphore named so")
+            << zset("Render-Semaphore:farm", now - 5000, now) << int(KeyRole::Semaphore);
+        QTest::newRow("sem inside a word is no semaphore")
+            << zset("rl:semester:u1", now - 5000, now) << int(KeyRole::WindowMs);
+        QTest::newRow("semaphore with scores not times")
+            << zset("sem:scores", 1, 9000) << int(KeyRole::Unknown);
         QTest::newRow("redisson permits")
             << zset("{lim}:permits", 1, 2) << int(KeyRole::RedissonPermits);
         QTest::newRow("counter") << str("throttle:u1", "17", 900) << int(KeyRole::Counter);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "demotraffic.h"
 #include "objectstate.h"
 #include "patternaction.h"
 #include "patternobject.h"
@@ -159,6 +160,15 @@ public:
 
     // --- Actions ---------------------------------------------------------
     virtual QList<PatternAction> actions() const { return {}; }
+
+    // --- Demo ------------------------------------------------------------
+    // Its traffic in the demo and `gatehouse-cli simulate` (the simulator
+    // drives it), or nullptr when the simulator's own traffic covers it.
+    virtual std::unique_ptr<DemoTraffic> demoTraffic(quint32 seed) const
+    {
+        Q_UNUSED(seed)
+        return nullptr;
+    }
 
     // The unit registered for kind (PatternRegistry); a unit that reads
     // nothing when no pattern has that kind.

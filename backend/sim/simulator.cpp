@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "simulator.h"
 
+#include <patterns/patternregistry.h>
 #include <redis/redisscript.h>
 
 #include <QDateTime>
@@ -32,11 +33,6 @@ constexpr qint64 s_redissonIntervalMs = 20000;
 constexpr qint64 s_lockTtlMs = 20000;
 constexpr qint64 s_tokenTtlS = 120;
 const char *const s_queueNames[] = {"mail", "thumbnails", "billing", "search", "webhooks"};
-// Semaphores: limit and timeout as the demo profile's sim:sem:* rule says.
-constexpr int s_semaphoreLimit = 5;
-constexpr qint64 s_semaphoreTimeoutMs = 60000;
-constexpr int s_semaphoreClients = 6; // more than the limit: at times some are turned away
-const char *const s_semaphoreNames[] = {"exports", "gpu", "db-pool", "ffmpeg"};
 
 const RedisScript &script(const QString &name)
 {
@@ -52,9 +48,13 @@ QByteArray num(qint64 v)
     return QByteArray::number(v);
 }
 
-QByteArray semaphoreKey(const QByteArray &prefix, int i)
+// A pattern's own random stream: the run's seed mixed with its id (FNV-1a).
+quint32 seedFor(quint32 seed, const QString &pattern)
 {
-    return prefix + "sem:" + s_semaphoreNames[i % 4] + (i >= 4 ? num(i) : QByteArray());
+    quint32 h = 2166136261u;
+    for (const char c : pattern.toUtf8())
+        h = (h ^ quint8(c)) * 16777619u;
+    return seed ^ h;
 }
 
 } // namespace
@@ -86,13 +86,16 @@ Simulator::Simulator(RedisClient *client, Options options, QObject *parent)
     , m_lockRng(m_options.seed ^ 0x10c4u)
     , m_tokenRng(m_options.seed ^ 0x70c3u)
     , m_queueRng(m_options.seed ^ 0x9e7eu)
-    , m_semaphoreRng(m_options.seed ^ 0x5e3au)
 {
+    for (const PatternUnit *unit : PatternRegistry::instance().units()) {
+        const QString id = unit->kind().id();
+        if (std::unique_ptr<DemoTraffic> demo = unit->demoTraffic(seedFor(m_options.seed, id)))
+            m_demos.emplace_back(id, std::move(demo));
+    }
     m_options.scale = std::max(1, m_options.scale);
     m_timer.setInterval(m_options.tickMs);
-    connect(&m_timer, &QTimer::timeout, this, &Simulator::tick);
+    connect(&m_timer, &QTimer::timeout, this, &Simulator::onTick);
     m_locks.resize(3 * m_options.scale);
-    m_semaphoreHolders.resize(3 * m_options.scale * s_semaphoreClients);
     m_firstClaimCrashes = QList<bool>(m_options.scale, true);
 }
 
@@ -134,21 +137,9 @@ void Simulator::stop()
             lock.held = false;
         }
     }
-    for (int i = 0; i < m_semaphoreHolders.size(); ++i) {
-        LockState &holder = m_semaphoreHolders[i];
-        if (holder.held && !holder.crashed) {
-            sendCommands({{"ZREM", semaphoreKey(p, i / s_semaphoreClients), holder.token}});
-            holder.held = false;
-        }
-    }
+    for (auto &[id, demo] : m_demos)
+        demo->stop(*this);
     census();
-}
-
-QByteArray Simulator::randomId(QRandomGenerator &rng)
-{
-    // 14 base-36 characters with letters and digits mixed, like real tokens.
-    QByteArray id = QByteArray::number(rng.generate64() | (quint64(1) << 63), 36).right(12);
-    return QByteArray(1, char('a' + rng.bounded(26))) + num(rng.bounded(10)) + id;
 }
 
 void Simulator::send(const QString &name, QList<QByteArray> keys, QList<QByteArray> args,
@@ -179,7 +170,7 @@ void Simulator::schedule(qint64 afterTicks, std::function<void()> action)
     m_events.emplace(m_tick + std::max<qint64>(1, afterTicks), std::move(action));
 }
 
-void Simulator::tick()
+void Simulator::onTick()
 {
     if (m_client->state() != RedisConnection::State::Ready)
         return;
@@ -196,7 +187,8 @@ void Simulator::tick()
     tickLocks();
     tickTokens();
     tickQueues();
-    tickSemaphores();
+    for (auto &[id, demo] : m_demos)
+        demo->tick(*this);
 }
 
 void Simulator::tickLimiters()
@@ -391,46 +383,6 @@ void Simulator::tickQueues()
     }
 }
 
-void Simulator::tickSemaphores()
-{
-    // Clients acquire a slot with semaphore_acquire.lua (trims holders past
-    // the timeout, then ZADD only while ZCARD is under the limit), hold it for
-    // a while and ZREM it. Some crash holding it: the slot stays taken until
-    // the timeout, and the first holder of each semaphore always does, so a
-    // run always leaves every semaphore with a holder.
-    const QByteArray &p = m_options.prefix;
-    for (int i = 0; i < m_semaphoreHolders.size(); ++i) {
-        // Decisions are drawn every tick for every client, holding or not.
-        const bool attempt = uniform(m_semaphoreRng) < 0.03 * m_options.rate || m_tick == 1;
-        const QByteArray holder = randomId(m_semaphoreRng);
-        const bool crash
-            = uniform(m_semaphoreRng) < 0.02 || (i % s_semaphoreClients == 0 && m_tick == 1);
-        const qint64 hold = 10 + m_semaphoreRng.bounded(40); // ticks: 1 to 5 s
-        if (m_semaphoreHolders.at(i).held || !attempt)
-            continue;
-        const QByteArray key = semaphoreKey(p, i / s_semaphoreClients);
-        m_semaphoreHolders[i] = {holder, true, crash};
-        send(QStringLiteral("semaphore_acquire"), {key},
-             {holder, num(s_semaphoreLimit), num(s_semaphoreTimeoutMs)},
-             [this, i, key, holder, crash, hold](const RedisValue &v) {
-                 if (m_stopping)
-                     return;
-                 if (v.at(0).toInteger() != 1) { // full: try again later
-                     m_semaphoreHolders[i].held = false;
-                     return;
-                 }
-                 if (crash) { // never released; the client restarts with a new id
-                     schedule(hold, [this, i] { m_semaphoreHolders[i].held = false; });
-                     return;
-                 }
-                 schedule(hold, [this, i, key, holder] {
-                     m_semaphoreHolders[i].held = false;
-                     sendCommands({{"ZREM", key, holder}});
-                 });
-             });
-    }
-}
-
 void Simulator::census()
 {
     const QByteArray &p = m_options.prefix;
@@ -482,9 +434,9 @@ void Simulator::census()
         const QByteArray name = p + "legacyq:" + num(i);
         candidates.append({QStringLiteral("reliable-queue"), name, {name, name + ":processing"}});
     }
-    for (int i = 0; i < m_semaphoreHolders.size() / s_semaphoreClients; ++i) {
-        const QByteArray key = semaphoreKey(p, i);
-        candidates.append({QStringLiteral("sorted-set-semaphore"), key, {key}});
+    for (const auto &[id, demo] : m_demos) {
+        for (const DemoTraffic::Instance &instance : demo->instances(*this))
+            candidates.append({id, instance.key, instance.keys});
     }
     QList<QList<QByteArray>> cmds;
     for (const Candidate &c : std::as_const(candidates)) {

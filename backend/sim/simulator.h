@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <patterns/demotraffic.h>
 #include <redis/redisclient.h>
 
 #include <QMap>
@@ -10,6 +11,7 @@
 
 #include <map>
 #include <memory>
+#include <vector>
 
 namespace gatehouse {
 
@@ -28,15 +30,15 @@ struct SimulatorCensus
 // pairs, fixed-window counters, a Redisson-layout limiter, lock holders of
 // which some crash (their locks expire), legacy SETNX locks, token issuers
 // and consumers, queue producers and workers of which some crash (their jobs
-// stay in the processing list), and sorted-set semaphore holders of which
-// some crash (their slots stay taken until the timeout trims them). The same
-// seed makes the same decisions.
+// stay in the processing list), and every pattern's own demo traffic
+// (PatternUnit::demoTraffic, which this class drives as its DemoDriver). The
+// same seed makes the same decisions.
 //
 // Runs on the caller's thread through a RedisClient (which does the I/O on
 // its worker); a tick every 100 ms sends one burst, and a tick is skipped
 // while the previous burst is still unanswered, so a slow server is never
 // flooded.
-class Simulator : public QObject
+class Simulator : public QObject, private DemoDriver
 {
     Q_OBJECT
 public:
@@ -54,8 +56,8 @@ public:
     ~Simulator() override;
 
     void start(); // the client may still be connecting: traffic starts when ready
-    // Stops the traffic, releases the locks and semaphore slots of holders
-    // that did not crash, counts what is left, then emits finished().
+    // Stops the traffic, releases what holders that did not crash hold,
+    // counts what is left, then emits finished().
     void stop();
     bool isRunning() const { return m_timer.isActive(); }
 
@@ -68,12 +70,18 @@ Q_SIGNALS:
 
 private:
     struct Event;
-    void tick();
+    void onTick();
+    // DemoDriver
     void send(const QString &script, QList<QByteArray> keys, QList<QByteArray> args,
-              std::function<void(const RedisValue &)> onReply = {});
-    void sendCommands(QList<QList<QByteArray>> commands);
-    void schedule(qint64 afterTicks, std::function<void()> action);
-    QByteArray randomId(QRandomGenerator &rng);
+              std::function<void(const RedisValue &)> onReply = {}) override;
+    void sendCommands(QList<QList<QByteArray>> commands) override;
+    void schedule(qint64 afterTicks, std::function<void()> action) override;
+    qint64 tick() const override { return m_tick; }
+    int tickMs() const override { return m_options.tickMs; }
+    int scale() const override { return m_options.scale; }
+    double rate() const override { return m_options.rate; }
+    const QByteArray &prefix() const override { return m_options.prefix; }
+    bool stopping() const override { return m_stopping; }
     static double uniform(QRandomGenerator &rng) { return rng.generateDouble(); }
     int ticksFor(qint64 ms) const { return int(std::max<qint64>(1, ms / m_options.tickMs)); }
     void census();
@@ -83,7 +91,6 @@ private:
     void tickLocks();
     void tickTokens();
     void tickQueues();
-    void tickSemaphores();
 
     RedisClient *m_client;
     Options m_options;
@@ -93,7 +100,8 @@ private:
     QRandomGenerator m_lockRng;
     QRandomGenerator m_tokenRng;
     QRandomGenerator m_queueRng;
-    QRandomGenerator m_semaphoreRng;
+    // The patterns' own traffic, by pattern id.
+    std::vector<std::pair<QString, std::unique_ptr<DemoTraffic>>> m_demos;
     QTimer m_timer{this}; // a child: moves with the simulator
     qint64 m_tick = 0;
     qint64 m_outstanding = 0;
@@ -109,8 +117,6 @@ private:
         bool crashed = false;
     };
     QList<LockState> m_locks;
-    // Semaphore clients, SemaphoreClients per semaphore: token = holder id.
-    QList<LockState> m_semaphoreHolders;
     QList<bool> m_firstClaimCrashes; // per queue: its first claimed job is left stuck
 };
 

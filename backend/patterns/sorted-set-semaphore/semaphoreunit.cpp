@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "semaphoreunit.h"
 
+#include "semaphoredemo.h"
+
 #include <QDateTime>
 #include <QJsonArray>
 
@@ -274,6 +276,11 @@ std::optional<Attention> SemaphoreUnit::attention(const ObjectState &state, qint
                          .arg(*r.limit)
                          .arg(formatMs(r.ageAt(r.oldestAgeMs, nowMs))),
                      QStringLiteral("holders")};
+}
+
+std::unique_ptr<DemoTraffic> SemaphoreUnit::demoTraffic(quint32 seed) const
+{
+    return std::make_unique<SemaphoreDemo>(seed);
 }
 
 } // namespace gatehouse

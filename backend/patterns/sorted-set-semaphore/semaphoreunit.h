@@ -46,6 +46,7 @@ public:
     QList<QStringList> items(const ObjectState &state, qint64 nowMs) const override;
     QHash<QString, QByteArray> itemInputs(const ObjectState &state, int i) const override;
     QList<PatternAction> actions() const override;
+    std::unique_ptr<DemoTraffic> demoTraffic(quint32 seed) const override;
 
     // Removes holder only if it still holds the slot acquired at scoreMs.
     static ScriptCall release(const PatternObject &object, const QByteArray &holder,

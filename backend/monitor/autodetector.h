@@ -10,10 +10,13 @@
 
 namespace gatehouse {
 
-// Turns keys judged one by one (KeyShape + KeyRole) into pattern instances:
-// windows with their ":retry" partners, resources with their consumers,
-// queues with their processing lists (and claims, dead letters), token
-// families by prefix. Also proposes a profile an operator can save and edit.
+// Turns keys judged one by one into pattern instances, generic over the
+// pattern registry: every pattern claims the keys its evidence fits
+// (PatternUnit::claimKey, the strongest claim wins), then the patterns group
+// what they claimed (PatternUnit::groupClaims: windows with their ":retry"
+// partners, resources with their consumers, queues with their processing
+// lists, token families by prefix). Also proposes a profile an operator can
+// save and edit (PatternUnit::suggestRule).
 class AutoDetector
 {
 public:
@@ -25,21 +28,10 @@ public:
     void add(const KeyShape &shape, qint64 serverNowMs);
     QList<PatternObject> objects() const;
     Profile suggestedProfile() const;
+    qsizetype claimedKeys() const { return m_pool.size(); }
 
 private:
-    struct Entry
-    {
-        KeyShape shape;
-        KeyRole role;
-    };
-    QHash<QByteArray, Entry> m_keys; // only keys with a role
-    qint64 m_nowMs = 0;
+    ClaimPool m_pool; // only keys some pattern claims
 };
-
-// A window length guessed from a window key's TTL (the scripts PEXPIRE by
-// the window): rounded up to 1, 2, 5, 10... s; 0 when there is no TTL.
-qint64 guessWindowMs(qint64 pttlMs);
-// "rl:api:17" -> "rl:api:*": the last ':' segment replaced by '*'.
-QByteArray generaliseKey(const QByteArray &key);
 
 } // namespace gatehouse

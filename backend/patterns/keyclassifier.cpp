@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "keyclassifier.h"
 
-#include "legacy-lock/legacylockunit.h"
+#include "patternregistry.h"
 
 #include <cmath>
 
@@ -9,6 +9,7 @@ namespace gatehouse {
 
 namespace {
 constexpr double s_dayMs = 24.0 * 3600.0 * 1000.0;
+} // namespace
 
 bool nearMs(double score, qint64 now)
 {
@@ -33,21 +34,6 @@ bool namedLikeLock(const QByteArray &key)
 {
     return key.toLower().contains("lock");
 }
-
-// A segment "sem" or "sems", or "semaphore" anywhere: holders and request
-// times are both ZSETs of ms times, so only the name tells them apart.
-bool namedLikeSemaphore(const QByteArray &key)
-{
-    const QByteArray lower = key.toLower();
-    if (lower.contains("semaphore"))
-        return true;
-    for (const QByteArray &segment : lower.split(':')) {
-        if (segment == "sem" || segment == "sems")
-            return true;
-    }
-    return false;
-}
-} // namespace
 
 bool looksRandom(const QByteArray &value)
 {
@@ -75,59 +61,97 @@ QByteArray tokenPrefix(const QByteArray &key)
     return looksRandom(key.mid(colon + 1)) ? key.left(colon + 1) : QByteArray();
 }
 
-KeyRole classifyKey(const KeyShape &s, qint64 now)
+qint64 guessWindowMs(qint64 pttlMs)
 {
-    if (s.type == "zset") {
-        if (s.key.endsWith(":permits") && s.key.startsWith('{'))
-            return KeyRole::RedissonPermits;
-        if (s.size == 0)
-            return KeyRole::Unknown;
-        if (s.key.endsWith(":retry") && nearMs(s.lastScore, now))
-            return KeyRole::RetrySlots;
-        if (s.key.endsWith(":claims") && nearMs(s.lastScore, now))
-            return KeyRole::ClaimsSet;
-        if (nearMs(s.lastScore, now) && nearMs(s.firstScore, now))
-            return namedLikeSemaphore(s.key) ? KeyRole::Semaphore : KeyRole::WindowMs;
-        if (nearSeconds(s.lastScore, now) && nearSeconds(s.firstScore, now))
-            return KeyRole::WindowSeconds;
-        return KeyRole::Unknown;
+    if (pttlMs <= 0)
+        return 0;
+    for (qint64 step : {1000LL, 2000LL, 5000LL, 10000LL, 15000LL, 30000LL, 60000LL, 300000LL,
+                        600000LL, 3600000LL, 86400000LL}) {
+        if (pttlMs <= step)
+            return step;
     }
-    if (s.type == "hash") {
-        if (s.hasRate && s.hasInterval && s.hasType)
-            return KeyRole::RedissonConfig;
-        if (s.hasCountField)
-            return KeyRole::CountedToken;
-        return KeyRole::Unknown;
-    }
-    if (s.type == "list") {
-        const QByteArray lower = s.key.toLower();
-        if (lower.endsWith(":processing") || lower.contains(":processing:")
-            || lower.endsWith("-processing") || lower.endsWith(".processing"))
-            return KeyRole::ProcessingList;
-        return KeyRole::List;
-    }
-    if (s.type != "string")
-        return KeyRole::Unknown;
+    return pttlMs;
+}
 
-    if (s.key.startsWith('{') && s.key.contains("}:value"))
-        return KeyRole::RedissonValue;
-    if (isInteger(s.head)) {
-        const qint64 expiry = LegacyLockUnit::expiryFromValue(s.head);
-        if (namedLikeLock(s.key) && expiry > 0 && std::fabs(double(expiry - now)) < s_dayMs)
-            return KeyRole::LegacyLock;
-        if (s.pttlMs > 0)
-            return KeyRole::Counter;
-        return KeyRole::Unknown;
+QByteArray generaliseKey(const QByteArray &key)
+{
+    const qsizetype colon = key.lastIndexOf(':');
+    if (colon < 0 || colon == key.size() - 1)
+        return key;
+    return key.left(colon + 1) + '*';
+}
+
+QList<std::pair<PatternKind, KeyClaim>> claimsOn(const KeyShape &shape, qint64 serverNowMs)
+{
+    QList<std::pair<PatternKind, KeyClaim>> claims;
+    for (const PatternUnit *unit : PatternRegistry::instance().units()) {
+        if (std::optional<KeyClaim> c = unit->claimKey(shape, serverNowMs))
+            claims.append({unit->kind(), std::move(*c)});
     }
-    if (s.pttlMs <= 0)
-        return KeyRole::Unknown;
-    if (namedLikeLock(s.key) && looksRandom(s.head))
-        return KeyRole::Lock;
-    if (!tokenPrefix(s.key).isEmpty())
-        return KeyRole::Token;
-    if (looksRandom(s.head))
-        return KeyRole::Lock;
-    return KeyRole::Unknown;
+    // Stable: equal strengths keep registration order.
+    std::stable_sort(claims.begin(), claims.end(), [](const auto &a, const auto &b) {
+        return a.second.strength > b.second.strength;
+    });
+    return claims;
+}
+
+void ClaimPool::add(const KeyShape &shape, QList<std::pair<PatternKind, KeyClaim>> claims)
+{
+    if (claims.isEmpty())
+        return;
+    m_entries.insert(shape.key, Entry{shape, std::move(claims), false});
+}
+
+const ClaimPool::Entry *ClaimPool::find(const QByteArray &key) const
+{
+    const auto it = m_entries.constFind(key);
+    return it == m_entries.cend() ? nullptr : &*it;
+}
+
+QString ClaimPool::roleOf(const QByteArray &key, PatternKind kind) const
+{
+    if (const Entry *e = find(key)) {
+        for (const auto &[k, claim] : e->claims) {
+            if (k == kind)
+                return claim.role;
+        }
+    }
+    return QString();
+}
+
+QList<QByteArray> ClaimPool::won(PatternKind kind) const
+{
+    QList<QByteArray> keys;
+    for (auto it = m_entries.cbegin(); it != m_entries.cend(); ++it) {
+        if (!it->taken && it->claims.first().first == kind)
+            keys.append(it.key());
+    }
+    return keys;
+}
+
+QList<QByteArray> ClaimPool::claimed(PatternKind kind) const
+{
+    QList<QByteArray> keys;
+    for (auto it = m_entries.cbegin(); it != m_entries.cend(); ++it) {
+        if (it->taken)
+            continue;
+        for (const auto &[k, claim] : it->claims) {
+            if (k == kind) {
+                keys.append(it.key());
+                break;
+            }
+        }
+    }
+    return keys;
+}
+
+bool ClaimPool::take(const QByteArray &key)
+{
+    const auto it = m_entries.find(key);
+    if (it == m_entries.end() || it->taken)
+        return false;
+    it->taken = true;
+    return true;
 }
 
 } // namespace gatehouse

@@ -1,8 +1,15 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "patternkind.h"
+
 #include <QByteArray>
 #include <QList>
+#include <QMap>
+#include <QString>
+
+#include <optional>
+#include <utility>
 
 namespace gatehouse {
 
@@ -25,36 +32,67 @@ struct KeyShape
     qint64 interval = -1;
 };
 
-// The role one key plays, judged on its own; grouping keys into pattern
-// instances (window + retry, queue + processing, token families) is the
-// autodetector's job.
-enum class KeyRole {
-    Unknown,
-    WindowMs,        // ZSET scored by times in ms near the server's clock
-    WindowSeconds,   // ZSET scored by times in s (seed 003)
-    Semaphore,       // ZSET scored by times in ms, named like a semaphore ("sem:", "semaphore")
-    RetrySlots,      // ZSET named "...:retry", scores in ms (future slots)
-    ClaimsSet,       // ZSET named "...:claims", scores in ms
-    RedissonPermits, // ZSET named "{name}:permits"
-    RedissonValue,   // STRING named "{name}:value..."
-    RedissonConfig,  // HASH with rate, interval and type
-    Counter,         // STRING integer with a TTL
-    Lock,            // STRING random-looking token with a TTL
-    LegacyLock,      // STRING expiry timestamp on a key named like a lock
-    Token,           // STRING with a TTL on "<prefix>:<random>"
-    CountedToken,    // HASH with a use counter (seed 002)
-    List,            // LIST
-    ProcessingList,  // LIST named "...:processing" (or "...processing...")
+// What one pattern says a key is, judged on its shape alone
+// (PatternUnit::claimKey): the evidence autodetection groups into instances.
+struct KeyClaim
+{
+    QString role;     // the pattern's name for it: "window", "retry", "processing", ...
+    int strength = 0; // the strongest claim on a key wins; equal: the pattern registered first
 };
 
-// Server time in ms; scores within a day of it count as times.
-KeyRole classifyKey(const KeyShape &shape, qint64 serverNowMs);
+// Every registered pattern's claim on shape, strongest first (ties in
+// registration order); empty when no pattern claims it.
+QList<std::pair<PatternKind, KeyClaim>> claimsOn(const KeyShape &shape, qint64 serverNowMs);
 
+// The keys claimed during one discovery, which the patterns group into
+// instances (PatternUnit::groupClaims), each taking the keys it uses.
+class ClaimPool
+{
+public:
+    struct Entry
+    {
+        KeyShape shape;
+        QList<std::pair<PatternKind, KeyClaim>> claims; // strongest first
+        bool taken = false;
+    };
+
+    qint64 nowMs = 0; // the server's time during the scan
+
+    // A key and every claim on it (claimsOn); ignored when nobody claims it.
+    void add(const KeyShape &shape, QList<std::pair<PatternKind, KeyClaim>> claims);
+    const Entry *find(const QByteArray &key) const;
+    // The role kind claimed key with, won or not; empty when it did not.
+    QString roleOf(const QByteArray &key, PatternKind kind) const;
+    // Keys not taken whose strongest claim is kind's, in key order.
+    QList<QByteArray> won(PatternKind kind) const;
+    // Keys not taken that kind claimed at all (won or not), in key order: a
+    // pattern that groups first can take what another would win (a resource
+    // whose consumers show it is one).
+    QList<QByteArray> claimed(PatternKind kind) const;
+    // Marks key as part of an instance; false when unknown or taken already.
+    bool take(const QByteArray &key);
+    qsizetype size() const { return m_entries.size(); }
+
+private:
+    QMap<QByteArray, Entry> m_entries; // key order: instances come out sorted
+};
+
+// Shape facts the patterns' claims share.
+// Server time in ms; scores within a day of it count as times.
+bool nearMs(double score, qint64 serverNowMs);
+bool nearSeconds(double score, qint64 serverNowMs);
+bool isInteger(const QByteArray &value);
+bool namedLikeLock(const QByteArray &key);
 // True for values that look generated: long enough, from a token alphabet,
 // mixing letters and digits (UUIDs, hex, base64url).
 bool looksRandom(const QByteArray &value);
 // The family prefix of "<prefix>:<random>": everything up to the last ':',
 // including it; empty when the last segment is not random-looking.
 QByteArray tokenPrefix(const QByteArray &key);
+// A window length guessed from a window key's TTL (the scripts PEXPIRE by
+// the window): rounded up to 1, 2, 5, 10... s; 0 when there is no TTL.
+qint64 guessWindowMs(qint64 pttlMs);
+// "rl:api:17" -> "rl:api:*": the last ':' segment replaced by '*'.
+QByteArray generaliseKey(const QByteArray &key);
 
 } // namespace gatehouse

@@ -170,4 +170,26 @@ std::optional<Attention> PatternUnit::attention(const ObjectState &, qint64) con
     return std::nullopt;
 }
 
+ProfileRule PatternUnit::suggestRule(const PatternObject &o) const
+{
+    ProfileRule rule;
+    rule.kind = o.kind;
+    rule.params.windowMs = o.params.windowMs;
+    rule.params.scoreUnitMs = o.params.scoreUnitMs;
+    rule.match = generaliseKey(o.parent.isEmpty() ? o.key : o.parent);
+    return rule;
+}
+
+void PatternUnit::mergeSuggestedRule(ProfileRule &into, const ProfileRule &other) const
+{
+    // The widest window and any partner key seen in the group.
+    into.params.windowMs = std::max(into.params.windowMs, other.params.windowMs);
+    if (into.retryKey.isEmpty())
+        into.retryKey = other.retryKey;
+    if (into.claimsKey.isEmpty())
+        into.claimsKey = other.claimsKey;
+    if (into.deadKey.isEmpty())
+        into.deadKey = other.deadKey;
+}
+
 } // namespace gatehouse

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "demotraffic.h"
+#include "keyclassifier.h"
 #include "objectstate.h"
 #include "patternaction.h"
 #include "patternobject.h"
@@ -93,6 +94,33 @@ public:
     // The instance key is under the pattern's conventional key names (README,
     // "Profiles"), for actions on a key no profile rule describes.
     virtual PatternObject conventionalObject(const QByteArray &key) const;
+
+    // --- Autodetection: the pattern's evidence -----------------------------
+    // Whether key, by its shape alone, is one of this pattern's keys (its
+    // instance's own key or a partner such as a window's ":retry" set), and
+    // how strongly; nullopt when not.
+    virtual std::optional<KeyClaim> claimKey(const KeyShape &shape, qint64 serverNowMs) const
+    {
+        Q_UNUSED(shape)
+        Q_UNUSED(serverNowMs)
+        return std::nullopt;
+    }
+    // Patterns group in this order (lower first): one that takes keys
+    // another would win (a resource whose consumers show it is one) goes
+    // before it.
+    virtual int groupOrder() const { return 100; }
+    // The instances the keys this pattern claimed make, taking every key an
+    // instance uses from the pool (partners looked up there).
+    virtual QList<PatternObject> groupClaims(ClaimPool &pool) const
+    {
+        Q_UNUSED(pool)
+        return {};
+    }
+    // The profile rule that finds an instance it grouped (the suggested
+    // profile): by default a glob of its key (its parent's, for a part) and
+    // its window; and how a second instance of the same rule widens it.
+    virtual ProfileRule suggestRule(const PatternObject &object) const;
+    virtual void mergeSuggestedRule(ProfileRule &into, const ProfileRule &other) const;
 
     // --- Reading ---------------------------------------------------------
     // Only bounded commands: counts, single members, pages of pageSize.

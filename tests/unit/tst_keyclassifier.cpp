@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
-// How single keys are judged for autodetection, from what a bounded look shows.
+// How single keys are judged for autodetection, from what a bounded look
+// shows: every pattern claims what its evidence fits, the strongest claim wins.
 #include <patterns/keyclassifier.h>
+#include <patterns/patternregistry.h>
 
 #include <QTest>
 
@@ -41,65 +43,79 @@ private slots:
     void classify_data()
     {
         QTest::addColumn<KeyShape>("shape");
-        QTest::addColumn<int>("role");
+        QTest::addColumn<QString>("claim"); // "<pattern>/<role>" of the winning claim
         const double now = double(s_now);
-        QTest::newRow("ms window") << zset("rl:api:u1", now - 5000, now) << int(KeyRole::WindowMs);
+        QTest::newRow("ms window") << zset("rl:api:u1", now - 5000, now)
+                                   << QString(QStringLiteral("sliding-window/window"));
         QTest::newRow("s window (seed 003)")
             << zset("z:rl:resource:12{12}", now / 1000 - 5, now / 1000)
-            << int(KeyRole::WindowSeconds);
-        QTest::newRow("retry slots")
-            << zset("rl:api:u1:retry", now + 10, now + 5000) << int(KeyRole::RetrySlots);
-        QTest::newRow("claims") << zset("jobs:claims", now - 100, now) << int(KeyRole::ClaimsSet);
-        QTest::newRow("leaderboard") << zset("scores", 1, 9000) << int(KeyRole::Unknown);
+            << QString(QStringLiteral("sliding-window/window-seconds"));
+        QTest::newRow("retry slots") << zset("rl:api:u1:retry", now + 10, now + 5000)
+                                     << QString(QStringLiteral("sliding-window/retry"));
+        QTest::newRow("claims") << zset("jobs:claims", now - 100, now)
+                                << QString(QStringLiteral("reliable-queue/claims"));
+        QTest::newRow("leaderboard") << zset("scores", 1, 9000) << QString(QStringLiteral(""));
         // Holders and request times look alike: only the name says semaphore.
-        QTest::newRow("semaphore sem:")
-            << zset("sim:sem:gpu", now - 5000, now) << int(KeyRole::Semaphore);
+        QTest::newRow("semaphore sem:") << zset("sim:sem:gpu", now - 5000, now)
+                                        << QString(QStringLiteral("sorted-set-semaphore/holders"));
         QTest::newRow("semaphore named so")
-            << zset("Render-Semaphore:farm", now - 5000, now) << int(KeyRole::Semaphore);
+            << zset("Render-Semaphore:farm", now - 5000, now)
+            << QString(QStringLiteral("sorted-set-semaphore/holders"));
         QTest::newRow("sem inside a word is no semaphore")
-            << zset("rl:semester:u1", now - 5000, now) << int(KeyRole::WindowMs);
+            << zset("rl:semester:u1", now - 5000, now)
+            << QString(QStringLiteral("sliding-window/window"));
         QTest::newRow("semaphore with scores not times")
-            << zset("sem:scores", 1, 9000) << int(KeyRole::Unknown);
+            << zset("sem:scores", 1, 9000) << QString(QStringLiteral(""));
         QTest::newRow("redisson permits")
-            << zset("{lim}:permits", 1, 2) << int(KeyRole::RedissonPermits);
-        QTest::newRow("counter") << str("throttle:u1", "17", 900) << int(KeyRole::Counter);
-        QTest::newRow("counter without ttl") << str("visits", "17", -1) << int(KeyRole::Unknown);
+            << zset("{lim}:permits", 1, 2) << QString(QStringLiteral("redisson-limiter/permits"));
+        QTest::newRow("counter") << str("throttle:u1", "17", 900)
+                                 << QString(QStringLiteral("fixed-window/counter"));
+        QTest::newRow("counter without ttl")
+            << str("visits", "17", -1) << QString(QStringLiteral(""));
         QTest::newRow("lock") << str("lock:orders", "3f9a1c2e-77b1-4c1d", 30000)
-                              << int(KeyRole::Lock);
-        QTest::newRow("lock by value")
-            << str("mutex:orders", "a1b2c3d4e5f6", 30000) << int(KeyRole::Lock);
+                              << QString(QStringLiteral("lock/holder-token"));
+        QTest::newRow("lock by value") << str("mutex:orders", "a1b2c3d4e5f6", 30000)
+                                       << QString(QStringLiteral("lock/holder-token"));
         QTest::newRow("legacy lock (s)")
             << str("lock.foo", QByteArray::number(s_now / 1000 + 10).constData(), -1)
-            << int(KeyRole::LegacyLock);
+            << QString(QStringLiteral("legacy-lock/expiry"));
         QTest::newRow("token") << str("code:x7Kp2mQ9zA", "{\"user\":1}", 60000)
-                               << int(KeyRole::Token);
-        QTest::newRow("cache entry") << str("cache:page", "<html>", 60000) << int(KeyRole::Unknown);
-        QTest::newRow("plain string") << str("greeting", "hello", -1) << int(KeyRole::Unknown);
+                               << QString(QStringLiteral("token-family/token"));
+        QTest::newRow("cache entry")
+            << str("cache:page", "<html>", 60000) << QString(QStringLiteral(""));
+        QTest::newRow("plain string")
+            << str("greeting", "hello", -1) << QString(QStringLiteral(""));
         QTest::newRow("redisson value")
-            << str("{lim}:value", "3", -1) << int(KeyRole::RedissonValue);
+            << str("{lim}:value", "3", -1) << QString(QStringLiteral("redisson-limiter/value"));
         KeyShape config;
         config.key = "lim";
         config.type = "hash";
         config.hasRate = config.hasInterval = config.hasType = true;
-        QTest::newRow("redisson config") << config << int(KeyRole::RedissonConfig);
+        QTest::newRow("redisson config")
+            << config << QString(QStringLiteral("redisson-limiter/config"));
         KeyShape counted;
         counted.key = "user_token:abc123def";
         counted.type = "hash";
         counted.hasCountField = true;
-        QTest::newRow("counted token") << counted << int(KeyRole::CountedToken);
+        QTest::newRow("counted token")
+            << counted << QString(QStringLiteral("token-family/counted-token"));
         KeyShape list;
         list.type = "list";
         list.key = "jobs:mail";
-        QTest::newRow("list") << list << int(KeyRole::List);
+        QTest::newRow("list") << list << QString(QStringLiteral("reliable-queue/list"));
         list.key = "jobs:mail:processing";
-        QTest::newRow("processing") << list << int(KeyRole::ProcessingList);
+        QTest::newRow("processing") << list << QString(QStringLiteral("reliable-queue/processing"));
     }
 
     void classify()
     {
         QFETCH(KeyShape, shape);
-        QFETCH(int, role);
-        QCOMPARE(int(classifyKey(shape, s_now)), role);
+        QFETCH(QString, claim);
+        const auto claims = claimsOn(shape, s_now);
+        const QString won = claims.isEmpty() ? QString()
+                                             : claims.first().first.id() + QLatin1Char('/')
+                                                   + claims.first().second.role;
+        QCOMPARE(won, claim);
     }
 
     void tokenPrefixes()

@@ -87,4 +87,27 @@ void FixedWindowUnit::writeJson(const ObjectState &s, const Reading &r, qint64 n
     j.insert(QStringLiteral("resetMs"), double(r.resetMs));
 }
 
+std::optional<KeyClaim> FixedWindowUnit::claimKey(const KeyShape &s, qint64) const
+{
+    // A counter: an integer that expires (INCR then EXPIRE on first use).
+    if (s.type == "string" && isInteger(s.head) && s.pttlMs > 0)
+        return KeyClaim{QStringLiteral("counter"), 10};
+    return std::nullopt;
+}
+
+QList<PatternObject> FixedWindowUnit::groupClaims(ClaimPool &pool) const
+{
+    QList<PatternObject> out;
+    for (const QByteArray &key : pool.won(Kind)) {
+        PatternObject o;
+        o.kind = Kind;
+        o.key = key;
+        o.source = QStringLiteral("autodetected");
+        o.params.windowMs = guessWindowMs(pool.find(key)->shape.pttlMs);
+        pool.take(key);
+        out.append(o);
+    }
+    return out;
+}
+
 } // namespace gatehouse

@@ -15,6 +15,9 @@ public:
     PatternKind kind() const override { return Kind; }
     QString title() const override { return QStringLiteral("fixed-window counter"); }
     QByteArray keyType() const override { return "string"; }
+    // Autodetection (PatternUnit): its evidence and grouping.
+    std::optional<KeyClaim> claimKey(const KeyShape &shape, qint64 serverNowMs) const override;
+    QList<PatternObject> groupClaims(ClaimPool &pool) const override;
     bool parseRule(RuleReader &reader, const QJsonObject &json, ProfileRule &rule) const override;
     void writeRule(const ProfileRule &rule, QJsonObject &json) const override;
     QList<Command> probe(const PatternObject &object, const ProbeContext &context) const override;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "legacylockunit.h"
 
+#include <cmath>
 #include <patterns/lock/lockunit.h>
 
 namespace gatehouse {
@@ -56,6 +57,31 @@ QString LegacyLockUnit::ttlText(const ObjectState &s, qint64 now) const
         return LockUnit::ttlText(s, now);
     const qint64 left = saturatingSub(r.expiresAtMs, now);
     return left < 0 ? QStringLiteral("expired %1 ago").arg(formatMs(-left)) : formatMs(left);
+}
+
+std::optional<KeyClaim> LegacyLockUnit::claimKey(const KeyShape &s, qint64 now) const
+{
+    // SETNX with an expiry timestamp as the value, on a key named like a lock.
+    if (s.type != "string" || !isInteger(s.head) || !namedLikeLock(s.key))
+        return std::nullopt;
+    const qint64 expiry = expiryFromValue(s.head);
+    if (expiry > 0 && std::fabs(double(expiry) - double(now)) < 24.0 * 3600 * 1000)
+        return KeyClaim{QStringLiteral("expiry"), 30};
+    return std::nullopt;
+}
+
+QList<PatternObject> LegacyLockUnit::groupClaims(ClaimPool &pool) const
+{
+    QList<PatternObject> out;
+    for (const QByteArray &key : pool.won(Kind)) {
+        PatternObject o;
+        o.kind = Kind;
+        o.key = key;
+        o.source = QStringLiteral("autodetected");
+        pool.take(key);
+        out.append(o);
+    }
+    return out;
 }
 
 } // namespace gatehouse

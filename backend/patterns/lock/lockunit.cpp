@@ -261,4 +261,27 @@ std::optional<Attention> LockUnit::attention(const ObjectState &state, qint64 no
                      QStringLiteral("pttlMs")};
 }
 
+std::optional<KeyClaim> LockUnit::claimKey(const KeyShape &s, qint64) const
+{
+    // A random-looking token that expires: SET key token NX PX ttl. Named
+    // like a lock, it beats a token family's claim; otherwise a family wins.
+    if (s.type != "string" || s.pttlMs <= 0 || isInteger(s.head) || !looksRandom(s.head))
+        return std::nullopt;
+    return KeyClaim{QStringLiteral("holder-token"), namedLikeLock(s.key) ? 30 : 10};
+}
+
+QList<PatternObject> LockUnit::groupClaims(ClaimPool &pool) const
+{
+    QList<PatternObject> out;
+    for (const QByteArray &key : pool.won(kind())) {
+        PatternObject o;
+        o.kind = kind();
+        o.key = key;
+        o.source = QStringLiteral("autodetected");
+        pool.take(key);
+        out.append(o);
+    }
+    return out;
+}
+
 } // namespace gatehouse

@@ -20,6 +20,9 @@ public:
     PatternKind kind() const override { return Kind; }
     Section section() const override;
     QByteArray keyType() const override { return "string"; }
+    // Autodetection (PatternUnit): its evidence and grouping.
+    std::optional<KeyClaim> claimKey(const KeyShape &shape, qint64 serverNowMs) const override;
+    QList<PatternObject> groupClaims(ClaimPool &pool) const override;
     QList<Command> probe(const PatternObject &object, const ProbeContext &context) const override;
     qint64 validUntilMs(const PatternObject &object, const Reading &reading) const override;
     Reading read(const PatternObject &object, const QList<RedisValue> &replies,

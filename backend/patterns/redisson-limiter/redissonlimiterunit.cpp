@@ -125,4 +125,37 @@ ScriptCall RedissonLimiterUnit::reset(const PatternObject &o) const
     return call;
 }
 
+std::optional<KeyClaim> RedissonLimiterUnit::claimKey(const KeyShape &s, qint64) const
+{
+    // Redisson's layout: the config hash, "{name}:value" and "{name}:permits".
+    if (s.type == "hash" && s.hasRate && s.hasInterval && s.hasType)
+        return KeyClaim{QStringLiteral("config"), 90};
+    if (s.type == "zset" && s.key.endsWith(":permits") && s.key.startsWith('{'))
+        return KeyClaim{QStringLiteral("permits"), 90};
+    if (s.type == "string" && s.key.startsWith('{') && s.key.contains("}:value"))
+        return KeyClaim{QStringLiteral("value"), 90};
+    return std::nullopt;
+}
+
+QList<PatternObject> RedissonLimiterUnit::groupClaims(ClaimPool &pool) const
+{
+    QList<PatternObject> out;
+    for (const QByteArray &key : pool.won(Kind)) {
+        if (pool.roleOf(key, Kind) != QLatin1String("config"))
+            continue;
+        const KeyShape &s = pool.find(key)->shape;
+        PatternObject o;
+        o.kind = Kind;
+        o.key = key;
+        o.source = QStringLiteral("autodetected");
+        o.related = {valueKey(key), permitsKey(key)};
+        o.params.windowMs = std::max<qint64>(0, s.interval);
+        o.params.limit = s.rate >= 0 ? std::optional<qint64>(s.rate) : std::nullopt;
+        for (const QByteArray &k : o.keys())
+            pool.take(k);
+        out.append(o);
+    }
+    return out;
+}
+
 } // namespace gatehouse

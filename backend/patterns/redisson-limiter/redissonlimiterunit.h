@@ -20,6 +20,9 @@ public:
     PatternKind kind() const override { return Kind; }
     QString title() const override { return QStringLiteral("Redisson rate limiter"); }
     QByteArray keyType() const override { return "hash"; }
+    // Autodetection (PatternUnit): its evidence and grouping.
+    std::optional<KeyClaim> claimKey(const KeyShape &shape, qint64 serverNowMs) const override;
+    QList<PatternObject> groupClaims(ClaimPool &pool) const override;
     QList<QByteArray> scanGlobs(const ProfileRule &rule) const override;
     std::optional<PatternObject> objectFor(const ProfileRule &rule,
                                            const QByteArray &key) const override;

@@ -478,4 +478,65 @@ std::optional<Attention> ReliableQueueUnit::attention(const ObjectState &state, 
                      QStringLiteral("inFlight")};
 }
 
+namespace {
+
+// "jobs:processing" -> "jobs"; empty when the name has no processing marker.
+QByteArray queueBase(const QByteArray &processingKey)
+{
+    for (const char *suffix : {":processing", "-processing", ".processing"}) {
+        if (processingKey.endsWith(suffix))
+            return processingKey.chopped(qsizetype(qstrlen(suffix)));
+    }
+    const qsizetype at = processingKey.indexOf(":processing:");
+    return at > 0 ? processingKey.left(at) : QByteArray();
+}
+
+} // namespace
+
+std::optional<KeyClaim> ReliableQueueUnit::claimKey(const KeyShape &s, qint64 now) const
+{
+    // The processing list makes the queue; the queue list, the dead-letter
+    // list and the claims set (times in ms) are its partners.
+    if (s.type == "list")
+        return queueBase(s.key.toLower()).isEmpty() ? KeyClaim{QStringLiteral("list"), 1}
+                                                    : KeyClaim{QStringLiteral("processing"), 50};
+    if (s.type == "zset" && s.size > 0 && s.key.endsWith(":claims") && nearMs(s.lastScore, now))
+        return KeyClaim{QStringLiteral("claims"), 80};
+    return std::nullopt;
+}
+
+QList<PatternObject> ReliableQueueUnit::groupClaims(ClaimPool &pool) const
+{
+    QList<PatternObject> out;
+    for (const QByteArray &key : pool.won(Kind)) {
+        if (pool.roleOf(key, Kind) != QLatin1String("processing"))
+            continue;
+        const QByteArray base = queueBase(key);
+        if (base.isEmpty())
+            continue;
+        PatternObject o;
+        o.kind = Kind;
+        o.key = base;
+        o.source = QStringLiteral("autodetected");
+        const QByteArray claims = base + ":claims";
+        const QByteArray dead = base + ":dead";
+        o.related = {key, pool.find(claims) ? claims : QByteArray(),
+                     pool.find(dead) ? dead : QByteArray()};
+        pool.take(key);
+        out.append(o);
+    }
+    return out;
+}
+
+ProfileRule ReliableQueueUnit::suggestRule(const PatternObject &o) const
+{
+    ProfileRule rule = PatternUnit::suggestRule(o);
+    rule.processingKey = "{key}" + o.relatedKey(0).mid(o.key.size());
+    if (!o.relatedKey(1).isEmpty())
+        rule.claimsKey = "{key}:claims";
+    if (!o.relatedKey(2).isEmpty())
+        rule.deadKey = "{key}:dead";
+    return rule;
+}
+
 } // namespace gatehouse

@@ -51,6 +51,10 @@ public:
     QList<QStringList> items(const ObjectState &state, qint64 nowMs) const override;
     QHash<QString, QByteArray> itemInputs(const ObjectState &state, int i) const override;
     QList<PatternAction> actions() const override;
+    // Autodetection (PatternUnit): its evidence and grouping.
+    std::optional<KeyClaim> claimKey(const KeyShape &shape, qint64 serverNowMs) const override;
+    QList<PatternObject> groupClaims(ClaimPool &pool) const override;
+    ProfileRule suggestRule(const PatternObject &object) const override;
     // Jobs stuck in flight.
     std::optional<Attention> attention(const ObjectState &state, qint64 nowMs) const override;
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "resourceconsumerunit.h"
+#include <QSet>
 
 namespace gatehouse {
 
@@ -42,6 +43,56 @@ PatternObject ResourceConsumerUnit::conventionalObject(const QByteArray &key) co
     if (marker > 0)
         o.parent = key.left(marker);
     return o;
+}
+
+namespace {
+const QByteArray s_consumerMarker = ":consumer:";
+} // namespace
+
+std::optional<KeyClaim> ResourceConsumerUnit::claimKey(const KeyShape &s, qint64 now) const
+{
+    if (s.type != "zset" || s.size == 0 || s.key.endsWith(":retry"))
+        return std::nullopt;
+    const bool ms = nearMs(s.lastScore, now) && nearMs(s.firstScore, now);
+    const bool seconds = !ms && nearSeconds(s.lastScore, now) && nearSeconds(s.firstScore, now);
+    if (!ms && !seconds)
+        return std::nullopt;
+    const QString unit = seconds ? QStringLiteral("-seconds") : QString();
+    // A consumer's window by its name; any other window may be a resource,
+    // which its consumers show (grouping), so that claim is weak.
+    if (s.key.indexOf(s_consumerMarker) > 0)
+        return KeyClaim{QStringLiteral("consumer") + unit, 20};
+    return KeyClaim{QStringLiteral("resource") + unit, 5};
+}
+
+QList<PatternObject> ResourceConsumerUnit::groupClaims(ClaimPool &pool) const
+{
+    const QList<QByteArray> keys = pool.claimed(Kind);
+    QSet<QByteArray> resources; // windows that have consumers
+    for (const QByteArray &key : keys) {
+        const qsizetype marker = key.indexOf(s_consumerMarker);
+        if (marker > 0)
+            resources.insert(key.left(marker));
+    }
+    QList<PatternObject> out;
+    for (const QByteArray &key : keys) {
+        const qsizetype marker = key.indexOf(s_consumerMarker);
+        if (marker <= 0 && !resources.contains(key))
+            continue; // a window of its own: a sliding window's
+        const KeyShape &s = pool.find(key)->shape;
+        PatternObject o;
+        o.kind = Kind;
+        o.key = key;
+        o.source = QStringLiteral("autodetected");
+        o.params.scoreUnitMs
+            = pool.roleOf(key, Kind).endsWith(QLatin1String("-seconds")) ? 1000 : 1;
+        o.params.windowMs = guessWindowMs(s.pttlMs);
+        if (marker > 0)
+            o.parent = key.left(marker);
+        pool.take(key);
+        out.append(o);
+    }
+    return out;
 }
 
 } // namespace gatehouse

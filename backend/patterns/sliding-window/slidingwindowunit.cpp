@@ -224,4 +224,65 @@ QList<PatternAction> SlidingWindowUnit::actions() const
     return all;
 }
 
+std::optional<KeyClaim> SlidingWindowUnit::claimKey(const KeyShape &s, qint64 now) const
+{
+    if (s.type != "zset" || s.size == 0)
+        return std::nullopt;
+    // A ":retry" set holds future slot times; a window recent request times
+    // (in ms, or in s as seed 003 writes them).
+    if (s.key.endsWith(":retry") && nearMs(s.lastScore, now))
+        return KeyClaim{QStringLiteral("retry"), 80};
+    if (nearMs(s.lastScore, now) && nearMs(s.firstScore, now))
+        return KeyClaim{QStringLiteral("window"), 10};
+    if (nearSeconds(s.lastScore, now) && nearSeconds(s.firstScore, now))
+        return KeyClaim{QStringLiteral("window-seconds"), 10};
+    return std::nullopt;
+}
+
+QList<PatternObject> SlidingWindowUnit::groupClaims(ClaimPool &pool) const
+{
+    QList<PatternObject> out;
+    const QList<QByteArray> keys = pool.won(kind());
+    for (const QByteArray &key : keys) {
+        const QString role = pool.roleOf(key, kind());
+        if (role == QLatin1String("retry"))
+            continue; // with its window, below
+        const KeyShape &s = pool.find(key)->shape;
+        PatternObject o;
+        o.kind = kind();
+        o.key = key;
+        o.source = QStringLiteral("autodetected");
+        o.params.scoreUnitMs = role == QLatin1String("window-seconds") ? 1000 : 1;
+        o.params.windowMs = guessWindowMs(s.pttlMs);
+        const QByteArray retry = key + ":retry";
+        o.related = {pool.find(retry) ? retry : QByteArray()};
+        pool.take(key);
+        pool.take(retry);
+        out.append(o);
+    }
+    // A retry set whose window expired still tells of a limiter.
+    for (const QByteArray &key : keys) {
+        if (pool.roleOf(key, kind()) != QLatin1String("retry"))
+            continue;
+        const QByteArray window = key.chopped(6);
+        if (pool.find(window) || !pool.take(key))
+            continue;
+        PatternObject o;
+        o.kind = kind();
+        o.key = window;
+        o.source = QStringLiteral("autodetected");
+        o.related = {key};
+        out.append(o);
+    }
+    return out;
+}
+
+ProfileRule SlidingWindowUnit::suggestRule(const PatternObject &object) const
+{
+    ProfileRule rule = PatternUnit::suggestRule(object);
+    if (!object.relatedKey(0).isEmpty())
+        rule.retryKey = "{key}:retry";
+    return rule;
+}
+
 } // namespace gatehouse

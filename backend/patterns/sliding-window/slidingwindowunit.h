@@ -23,6 +23,10 @@ public:
     PatternKind kind() const override { return m_kind; }
     QString title() const override { return QStringLiteral("sliding-window limiter"); }
     QByteArray keyType() const override { return "zset"; }
+    // Autodetection (PatternUnit): its evidence and grouping.
+    std::optional<KeyClaim> claimKey(const KeyShape &shape, qint64 serverNowMs) const override;
+    QList<PatternObject> groupClaims(ClaimPool &pool) const override;
+    ProfileRule suggestRule(const PatternObject &object) const override;
     bool parseRule(RuleReader &reader, const QJsonObject &json, ProfileRule &rule) const override;
     void writeRule(const ProfileRule &rule, QJsonObject &json) const override;
     std::optional<PatternObject> objectFor(const ProfileRule &rule,

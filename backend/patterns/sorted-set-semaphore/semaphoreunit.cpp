@@ -283,4 +283,45 @@ std::unique_ptr<DemoTraffic> SemaphoreUnit::demoTraffic(quint32 seed) const
     return std::make_unique<SemaphoreDemo>(seed);
 }
 
+namespace {
+
+// A segment "sem" or "sems", or "semaphore" anywhere: holders and request
+// times are both ZSETs of ms times, so only the name tells them apart.
+bool namedLikeSemaphore(const QByteArray &key)
+{
+    const QByteArray lower = key.toLower();
+    if (lower.contains("semaphore"))
+        return true;
+    for (const QByteArray &segment : lower.split(':')) {
+        if (segment == "sem" || segment == "sems")
+            return true;
+    }
+    return false;
+}
+
+} // namespace
+
+std::optional<KeyClaim> SemaphoreUnit::claimKey(const KeyShape &s, qint64 now) const
+{
+    if (s.type == "zset" && s.size > 0 && nearMs(s.lastScore, now) && nearMs(s.firstScore, now)
+        && namedLikeSemaphore(s.key))
+        return KeyClaim{QStringLiteral("holders"), 15}; // beats a window's claim
+    return std::nullopt;
+}
+
+QList<PatternObject> SemaphoreUnit::groupClaims(ClaimPool &pool) const
+{
+    // Neither the limit nor the timeout is in Redis: the profile gives them.
+    QList<PatternObject> out;
+    for (const QByteArray &key : pool.won(Kind)) {
+        PatternObject o;
+        o.kind = Kind;
+        o.key = key;
+        o.source = QStringLiteral("autodetected");
+        pool.take(key);
+        out.append(o);
+    }
+    return out;
+}
+
 } // namespace gatehouse

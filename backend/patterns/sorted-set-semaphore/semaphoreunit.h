@@ -46,6 +46,9 @@ public:
     QList<QStringList> items(const ObjectState &state, qint64 nowMs) const override;
     QHash<QString, QByteArray> itemInputs(const ObjectState &state, int i) const override;
     QList<PatternAction> actions() const override;
+    // Autodetection (PatternUnit): its evidence and grouping.
+    std::optional<KeyClaim> claimKey(const KeyShape &shape, qint64 serverNowMs) const override;
+    QList<PatternObject> groupClaims(ClaimPool &pool) const override;
     std::unique_ptr<DemoTraffic> demoTraffic(quint32 seed) const override;
 
     // Removes holder only if it still holds the slot acquired at scoreMs.

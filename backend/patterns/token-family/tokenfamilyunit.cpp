@@ -411,4 +411,42 @@ QList<PatternAction> TokenFamilyUnit::actions() const
     return {issueAction, revokeAction};
 }
 
+std::optional<KeyClaim> TokenFamilyUnit::claimKey(const KeyShape &s, qint64) const
+{
+    // "<prefix>:<random>" that expires (a one-time code), or a hash with a
+    // use counter (seed 002's counted tokens).
+    if (s.type == "string" && s.pttlMs > 0 && !isInteger(s.head) && !tokenPrefix(s.key).isEmpty())
+        return KeyClaim{QStringLiteral("token"), 20};
+    if (s.type == "hash" && s.hasCountField)
+        return KeyClaim{QStringLiteral("counted-token"), 10};
+    return std::nullopt;
+}
+
+QList<PatternObject> TokenFamilyUnit::groupClaims(ClaimPool &pool) const
+{
+    QMap<QByteArray, PatternObject> families;
+    for (const QByteArray &key : pool.won(Kind)) {
+        const QByteArray prefix = tokenPrefix(key);
+        if (prefix.isEmpty())
+            continue;
+        PatternObject &family = families[prefix];
+        family.kind = Kind;
+        family.key = prefix;
+        family.source = QStringLiteral("autodetected");
+        family.countedTokens |= pool.roleOf(key, Kind) == QLatin1String("counted-token");
+        family.members.append(key); // in key order
+        pool.take(key);
+    }
+    return families.values();
+}
+
+ProfileRule TokenFamilyUnit::suggestRule(const PatternObject &object) const
+{
+    ProfileRule rule = PatternUnit::suggestRule(object);
+    rule.match.clear();
+    rule.prefix = object.key;
+    rule.counted = object.countedTokens;
+    return rule;
+}
+
 } // namespace gatehouse

@@ -22,6 +22,10 @@ public:
     QString title() const override { return QStringLiteral("token family"); }
     QByteArray keyType() const override { return {}; }
     QString keyField() const override { return QStringLiteral("prefix"); }
+    // Autodetection (PatternUnit): its evidence and grouping.
+    std::optional<KeyClaim> claimKey(const KeyShape &shape, qint64 serverNowMs) const override;
+    QList<PatternObject> groupClaims(ClaimPool &pool) const override;
+    ProfileRule suggestRule(const PatternObject &object) const override;
     bool parseRule(RuleReader &reader, const QJsonObject &json, ProfileRule &rule) const override;
     void writeRule(const ProfileRule &rule, QJsonObject &json) const override;
     QList<QByteArray> scanGlobs(const ProfileRule &rule) const override;

@@ -192,4 +192,22 @@ void PatternUnit::mergeSuggestedRule(ProfileRule &into, const ProfileRule &other
         into.deadKey = other.deadKey;
 }
 
+QList<PatternObject>
+PatternUnit::eachWonKey(ClaimPool &pool,
+                        const std::function<void(PatternObject &, const KeyShape &)> &fill) const
+{
+    QList<PatternObject> out;
+    for (const QByteArray &key : pool.won(kind())) {
+        PatternObject o;
+        o.kind = kind();
+        o.key = key;
+        o.source = QStringLiteral("autodetected");
+        if (fill)
+            fill(o, pool.find(key)->shape);
+        pool.take(key);
+        out.append(o);
+    }
+    return out;
+}
+
 } // namespace gatehouse

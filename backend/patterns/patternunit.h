@@ -215,6 +215,11 @@ protected:
     static QList<qint64> scoresMs(const RedisValue &withScores, qint64 unitMs);
     // The common object for a rule and a key (kind, key, params, source).
     static PatternObject baseObject(const ProfileRule &rule, const QByteArray &key);
+    // groupClaims for a pattern whose instances are one key each: every key
+    // it won, taken, as an instance (fill adds what the shape tells).
+    QList<PatternObject>
+    eachWonKey(ClaimPool &pool,
+               const std::function<void(PatternObject &, const KeyShape &)> &fill = {}) const;
 };
 
 } // namespace gatehouse

@@ -97,17 +97,9 @@ std::optional<KeyClaim> FixedWindowUnit::claimKey(const KeyShape &s, qint64) con
 
 QList<PatternObject> FixedWindowUnit::groupClaims(ClaimPool &pool) const
 {
-    QList<PatternObject> out;
-    for (const QByteArray &key : pool.won(Kind)) {
-        PatternObject o;
-        o.kind = Kind;
-        o.key = key;
-        o.source = QStringLiteral("autodetected");
-        o.params.windowMs = guessWindowMs(pool.find(key)->shape.pttlMs);
-        pool.take(key);
-        out.append(o);
-    }
-    return out;
+    return eachWonKey(pool, [](PatternObject &o, const KeyShape &s) {
+        o.params.windowMs = guessWindowMs(s.pttlMs);
+    });
 }
 
 } // namespace gatehouse

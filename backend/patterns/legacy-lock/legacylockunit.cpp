@@ -70,18 +70,4 @@ std::optional<KeyClaim> LegacyLockUnit::claimKey(const KeyShape &s, qint64 now) 
     return std::nullopt;
 }
 
-QList<PatternObject> LegacyLockUnit::groupClaims(ClaimPool &pool) const
-{
-    QList<PatternObject> out;
-    for (const QByteArray &key : pool.won(Kind)) {
-        PatternObject o;
-        o.kind = Kind;
-        o.key = key;
-        o.source = QStringLiteral("autodetected");
-        pool.take(key);
-        out.append(o);
-    }
-    return out;
-}
-
 } // namespace gatehouse

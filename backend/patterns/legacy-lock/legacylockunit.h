@@ -16,9 +16,8 @@ public:
 
     PatternKind kind() const override { return Kind; }
     QString title() const override { return QStringLiteral("SETNX lock"); }
-    // Autodetection (PatternUnit): its evidence and grouping.
+    // Autodetection (PatternUnit): its evidence (grouped as a lock's: one key each).
     std::optional<KeyClaim> claimKey(const KeyShape &shape, qint64 serverNowMs) const override;
-    QList<PatternObject> groupClaims(ClaimPool &pool) const override;
     QList<Command> probe(const PatternObject &object, const ProbeContext &context) const override;
     qint64 validUntilMs(const PatternObject &object, const Reading &reading) const override
     {

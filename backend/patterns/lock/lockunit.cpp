@@ -272,16 +272,7 @@ std::optional<KeyClaim> LockUnit::claimKey(const KeyShape &s, qint64) const
 
 QList<PatternObject> LockUnit::groupClaims(ClaimPool &pool) const
 {
-    QList<PatternObject> out;
-    for (const QByteArray &key : pool.won(kind())) {
-        PatternObject o;
-        o.kind = kind();
-        o.key = key;
-        o.source = QStringLiteral("autodetected");
-        pool.take(key);
-        out.append(o);
-    }
-    return out;
+    return eachWonKey(pool);
 }
 
 } // namespace gatehouse

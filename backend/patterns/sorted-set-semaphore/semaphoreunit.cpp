@@ -312,16 +312,7 @@ std::optional<KeyClaim> SemaphoreUnit::claimKey(const KeyShape &s, qint64 now) c
 QList<PatternObject> SemaphoreUnit::groupClaims(ClaimPool &pool) const
 {
     // Neither the limit nor the timeout is in Redis: the profile gives them.
-    QList<PatternObject> out;
-    for (const QByteArray &key : pool.won(Kind)) {
-        PatternObject o;
-        o.kind = Kind;
-        o.key = key;
-        o.source = QStringLiteral("autodetected");
-        pool.take(key);
-        out.append(o);
-    }
-    return out;
+    return eachWonKey(pool);
 }
 
 } // namespace gatehouse

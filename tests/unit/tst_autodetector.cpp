@@ -5,43 +5,27 @@
 #include <monitor/autodetector.h>
 #include <patterns/patternregistry.h>
 
+#include "keyshapes.h"
+
 #include <QtTest>
 
 using namespace gatehouse;
 
 namespace {
 
-constexpr qint64 s_now = 1'763'800'000'000; // a server time in ms
+constexpr qint64 s_now = gatehouse::test::ShapeNowMs;
 
 KeyShape zset(const QByteArray &key, double first, double last, qint64 pttl = -1)
 {
-    KeyShape s;
-    s.key = key;
-    s.type = "zset";
-    s.size = 10;
-    s.firstScore = first;
-    s.lastScore = last;
-    s.pttlMs = pttl;
-    return s;
+    return gatehouse::test::zsetShape(key, first, last, pttl);
 }
-
 KeyShape str(const QByteArray &key, const QByteArray &head, qint64 pttl)
 {
-    KeyShape s;
-    s.key = key;
-    s.type = "string";
-    s.head = head;
-    s.pttlMs = pttl;
-    return s;
+    return gatehouse::test::stringShape(key, head, pttl);
 }
-
 KeyShape list(const QByteArray &key)
 {
-    KeyShape s;
-    s.key = key;
-    s.type = "list";
-    s.size = 3;
-    return s;
+    return gatehouse::test::listShape(key);
 }
 
 QList<PatternObject> detect(const QList<KeyShape> &shapes, AutoDetector *keep = nullptr)

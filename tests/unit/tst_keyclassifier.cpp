@@ -4,6 +4,8 @@
 #include <patterns/keyclassifier.h>
 #include <patterns/patternregistry.h>
 
+#include "keyshapes.h"
+
 #include <QTest>
 
 using namespace gatehouse;
@@ -11,27 +13,16 @@ using namespace gatehouse;
 Q_DECLARE_METATYPE(gatehouse::KeyShape)
 
 namespace {
-constexpr qint64 s_now = 1'763'800'000'000; // a server time in ms
-
+constexpr qint64 s_now = gatehouse::test::ShapeNowMs;
+using gatehouse::test::stringShape;
+using gatehouse::test::zsetShape;
 KeyShape zset(const char *key, double first, double last)
 {
-    KeyShape s;
-    s.key = key;
-    s.type = "zset";
-    s.size = 10;
-    s.firstScore = first;
-    s.lastScore = last;
-    return s;
+    return zsetShape(key, first, last);
 }
-
 KeyShape str(const char *key, const char *head, qint64 pttl)
 {
-    KeyShape s;
-    s.key = key;
-    s.type = "string";
-    s.head = head;
-    s.pttlMs = pttl;
-    return s;
+    return stringShape(key, head, pttl);
 }
 } // namespace
 

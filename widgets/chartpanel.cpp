@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "chartpanel.h"
 
+#include <patterns/patternregistry.h>
+
 #include <patterns/patternunit.h>
 
 #include <QComboBox>
@@ -71,20 +73,21 @@ ChartPanel::ChartPanel(const QString &section, QWidget *parent)
     bar->addWidget(exportButton);
     layout->addLayout(bar);
 
-    if (section == QLatin1String("limiter")) {
-        addPlot(tr("In window"), tr("requests"));
-        addPlot(tr("Retry horizon"), tr("s"));
-        addPlot(tr("Window strip: requests in the window, retry slots after now"), QString());
-    } else if (section == QLatin1String("queue")) {
-        addPlot(tr("Length and in flight"), tr("jobs"));
-        addPlot(tr("Oldest in flight"), tr("s"));
-    } else {
-        // Any other section: its patterns' figures (PatternUnit::figures()),
-        // counts on one plot, durations on another.
-        addPlot(tr("Over time"), QString());
-        addPlot(tr("Ages and countdowns"), tr("s"));
-    }
+    // The section's charts as its first pattern declares them; an object
+    // of a pattern that charts otherwise rebuilds them (setObject).
+    const QList<const PatternUnit *> units = PatternRegistry::instance().unitsIn(section);
+    if (!units.isEmpty())
+        buildPlots(units.first()->charts());
     setObject(nullptr);
+}
+
+void ChartPanel::buildPlots(const QList<Chart> &charts)
+{
+    qDeleteAll(m_plots);
+    m_plots.clear();
+    m_charts = charts;
+    for (const Chart &c : charts)
+        addPlot(c.title, c.yLabel);
 }
 
 QCustomPlot *ChartPanel::addPlot(const QString &title, const QString &yLabel)
@@ -123,6 +126,16 @@ void ChartPanel::showHover(QCustomPlot *plot, QMouseEvent *event)
 void ChartPanel::setObject(const ObjectState *state)
 {
     m_key = state ? state->object.key : QByteArray();
+    if (state) {
+        const QList<Chart> charts = PatternUnit::of(state->object.kind).charts();
+        QStringList titles, now;
+        for (const Chart &c : charts)
+            titles << c.title;
+        for (const Chart &c : std::as_const(m_charts))
+            now << c.title;
+        if (titles != now)
+            buildPlots(charts);
+    }
     m_title->setText(
         state ? QStringLiteral("<b>%1</b> (%2)")
                     .arg(printableBytes(m_key).toHtmlEscaped(), patternId(state->object.kind))
@@ -171,79 +184,70 @@ void ChartPanel::refresh(const Snapshot &snapshot)
         g->setData(keys, values, true);
     };
     const Reading &r = state->reading;
-    if (m_section == QLatin1String("limiter")) {
-        series(m_plots[0], 0, QStringLiteral("inWindow"), tr("in window"), 1.0);
-        m_plots[0]->clearItems();
-        if (r.limit) {
-            auto *line = new QCPItemStraightLine(m_plots[0]);
-            line->point1->setCoords(-range, double(*r.limit));
-            line->point2->setCoords(0, double(*r.limit));
-            line->setPen(QPen(Qt::red, 1, Qt::DashLine));
+    for (int i = 0; i < m_plots.size() && i < m_charts.size(); ++i) {
+        QCustomPlot *plot = m_plots.at(i);
+        const Chart &chart = m_charts.at(i);
+        if (chart.kind == Chart::Kind::WindowStrip) {
+            drawStrip(plot, r, snapshot.server.timeMs);
+            plot->replot(QCustomPlot::rpQueuedReplot);
+            continue;
         }
-        m_plots[0]->yAxis->setRange(
-            0, std::max<double>(1.0, double(r.limit.value_or(r.inWindow)) * 1.2));
-        series(m_plots[1], 0, QStringLiteral("retryHorizonMs"), tr("horizon (s)"), 0.001);
-        m_plots[1]->yAxis->rescale();
-        // Window strip: one point per request in the window, one per retry slot.
-        QCustomPlot *strip = m_plots[2];
-        while (strip->graphCount() < 2) {
-            QCPGraph *g = strip->addGraph();
-            g->setLineStyle(QCPGraph::lsNone);
-            g->setScatterStyle(
-                QCPScatterStyle(QCPScatterStyle::ssDisc, seriesColor(strip->graphCount() - 1), 6));
-        }
-        strip->graph(0)->setName(tr("requests"));
-        strip->graph(1)->setName(tr("retry slots"));
-        QVector<double> wx, wy, rx, ry;
-        for (qint64 t : r.windowTimes) {
-            wx.append(double(t - snapshot.server.timeMs) / 1000.0);
-            wy.append(1.0);
-        }
-        for (qint64 t : r.retryTimes) {
-            rx.append(double(t - snapshot.server.timeMs) / 1000.0);
-            ry.append(1.0);
-        }
-        strip->graph(0)->setData(wx, wy, true);
-        strip->graph(1)->setData(rx, ry, true);
-        strip->clearItems();
-        auto *nowLine = new QCPItemStraightLine(strip);
-        nowLine->point1->setCoords(0, 0);
-        nowLine->point2->setCoords(0, 1);
-        nowLine->setPen(QPen(palette().color(QPalette::Text), 1, Qt::DashLine));
-        const double window = r.windowMs > 0 ? double(r.windowMs) / 1000.0 : 10.0;
-        const double future
-            = rx.isEmpty() ? window * 0.25 : std::max(window * 0.25, rx.last() + 0.5);
-        strip->xAxis->setRange(-window, future);
-        strip->yAxis->setRange(0, 2);
-        strip->yAxis->setTicks(false);
-    } else if (m_section != QLatin1String("queue")) {
-        int counts = 0, durations = 0;
-        for (const Figure &f : PatternUnit::of(state->object.kind).figures()) {
-            if (f.isDuration)
-                series(m_plots[1], durations++, f.id, f.title + tr(" (s)"), 0.001);
-            else
-                series(m_plots[0], counts++, f.id, f.title, 1.0);
-        }
-        for (QCustomPlot *plot : std::as_const(m_plots)) {
+        for (int j = 0; j < chart.series.size(); ++j)
+            series(plot, j, chart.series.at(j).figure, chart.series.at(j).name,
+                   chart.series.at(j).scale);
+        plot->clearItems();
+        if (chart.limitLine) {
+            if (r.limit) {
+                auto *line = new QCPItemStraightLine(plot);
+                line->point1->setCoords(-range, double(*r.limit));
+                line->point2->setCoords(0, double(*r.limit));
+                line->setPen(QPen(Qt::red, 1, Qt::DashLine));
+            }
+            plot->yAxis->setRange(
+                0, std::max<double>(1.0, double(r.limit.value_or(r.inWindow)) * 1.2));
+        } else {
             plot->yAxis->rescale();
             plot->yAxis->setRangeLower(0);
         }
-    } else {
-        series(m_plots[0], 0, QStringLiteral("length"), tr("length"), 1.0);
-        series(m_plots[0], 1, QStringLiteral("inFlight"), tr("in flight"), 1.0);
-        m_plots[0]->yAxis->rescale();
-        m_plots[0]->yAxis->setRangeLower(0);
-        series(m_plots[1], 0, QStringLiteral("oldestInFlightAgeMs"), tr("oldest (s)"), 0.001);
-        m_plots[1]->yAxis->rescale();
-        m_plots[1]->yAxis->setRangeLower(0);
-    }
-    for (int i = 0; i < m_plots.size(); ++i) {
-        QCustomPlot *plot = m_plots.at(i);
         plot->legend->setVisible(plot->graphCount() > 1);
-        if (!(m_section == QLatin1String("limiter") && i == 2))
-            plot->xAxis->setRange(-range, 0);
+        plot->xAxis->setRange(-range, 0);
         plot->replot(QCustomPlot::rpQueuedReplot);
     }
+}
+
+void ChartPanel::drawStrip(QCustomPlot *strip, const Reading &r, qint64 nowMs)
+{
+    // One point per request in the window, one per retry slot, around now.
+    while (strip->graphCount() < 2) {
+        QCPGraph *g = strip->addGraph();
+        g->setLineStyle(QCPGraph::lsNone);
+        g->setScatterStyle(
+            QCPScatterStyle(QCPScatterStyle::ssDisc, seriesColor(strip->graphCount() - 1), 6));
+    }
+    strip->graph(0)->setName(tr("requests"));
+    strip->graph(1)->setName(tr("retry slots"));
+    QVector<double> wx, wy, rx, ry;
+    for (qint64 t : r.windowTimes) {
+        wx.append(double(t - nowMs) / 1000.0);
+        wy.append(1.0);
+    }
+    for (qint64 t : r.retryTimes) {
+        rx.append(double(t - nowMs) / 1000.0);
+        ry.append(1.0);
+    }
+    strip->graph(0)->setData(wx, wy, true);
+    strip->graph(1)->setData(rx, ry, true);
+    strip->clearItems();
+    auto *nowLine = new QCPItemStraightLine(strip);
+    nowLine->point1->setCoords(0, 0);
+    nowLine->point2->setCoords(0, 1);
+    nowLine->setPen(QPen(palette().color(QPalette::Text), 1, Qt::DashLine));
+    const double window = r.windowMs > 0 ? double(r.windowMs) / 1000.0 : 10.0;
+    const double future = rx.isEmpty() ? window * 0.25 : std::max(window * 0.25, rx.last() + 0.5);
+    strip->xAxis->setRange(-window, future);
+    strip->yAxis->setRange(0, 2);
+    strip->yAxis->setTicks(false);
+    strip->legend->setVisible(true);
 }
 
 void ChartPanel::changeEvent(QEvent *event)

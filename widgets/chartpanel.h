@@ -2,6 +2,7 @@
 #pragma once
 
 #include <monitor/snapshot.h>
+#include <patterns/presentation.h>
 
 #include <QWidget>
 
@@ -11,11 +12,12 @@ class QLabel;
 
 namespace gatehouse {
 
-// The charts of the selected object, from the history its snapshot carries:
-// limiters get occupancy over time with the limit drawn, the retry horizon,
-// and the live window strip (entries in the current window on a time axis
-// ending at now, plus the future retry slots); queues get length and in
-// flight, and the oldest in-flight age. Replotted by refresh() on a timer,
+// The charts of the selected object as its pattern declares them
+// (PatternUnit::charts), from the history its snapshot carries: figures over
+// time (a limiter's in-window count with its limit drawn, its retry horizon;
+// a queue's length and in flight, its oldest in-flight age) and the live
+// window strip (entries in the current window on a time axis ending at now,
+// plus the future retry slots). Replotted by refresh() on a timer,
 // never per sample. Hover shows values; PNG and PDF export.
 class ChartPanel : public QWidget
 {
@@ -33,7 +35,9 @@ protected:
     void changeEvent(QEvent *event) override; // follows the desktop's light/dark palette
 
 private:
+    void buildPlots(const QList<Chart> &charts);
     QCustomPlot *addPlot(const QString &title, const QString &yLabel);
+    void drawStrip(QCustomPlot *plot, const Reading &reading, qint64 nowMs);
     void showHover(QCustomPlot *plot, QMouseEvent *event);
 
     QString m_section;
@@ -41,6 +45,7 @@ private:
     QComboBox *m_range;
     QLabel *m_title;
     QLabel *m_hover;
+    QList<Chart> m_charts; // what m_plots show, as the pattern declares them
     QList<QCustomPlot *> m_plots;
 };
 

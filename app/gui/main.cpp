@@ -10,6 +10,7 @@
 #include <objecttablemodel.h>
 #include <redis/endpointoptions.h>
 #include <redis/redisclient.h>
+#include <sectionpage.h>
 #include <sim/demoserver.h>
 #include <sim/simulator.h>
 
@@ -115,18 +116,14 @@ void fatal(const QString &message)
 // rows its table has and how many points its charts draw; then quit.
 void captureAll(MainWindow *window, const QString &dir, int page)
 {
-    static const QStringList s_sections{QString(),
-                                        QStringLiteral("limiter"),
-                                        QStringLiteral("lock"),
-                                        QStringLiteral("token"),
-                                        QStringLiteral("queue"),
-                                        QString()};
     if (page >= window->pageNames().size()) {
         QApplication::quit();
         return;
     }
     window->showPage(page);
-    const QString section = s_sections.value(page);
+    // A section's page (the registry's): its first row selected.
+    const auto *sectionPage = qobject_cast<SectionPage *>(window->page(page));
+    const QString section = sectionPage ? sectionPage->section().id : QString();
     if (!section.isEmpty() && window->table(section))
         window->table(section)->selectRow(0);
     // Two chart refreshes (500 ms each) after the selection: the window strip

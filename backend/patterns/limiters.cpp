@@ -28,6 +28,22 @@ QList<Figure> LimiterUnit::figures() const
     };
 }
 
+QList<Chart> LimiterUnit::charts() const
+{
+    Chart inWindow{QStringLiteral("In window"),
+                   QStringLiteral("requests"),
+                   {{QStringLiteral("inWindow"), QStringLiteral("in window")}}};
+    inWindow.limitLine = true;
+    Chart horizon{QStringLiteral("Retry horizon"),
+                  QStringLiteral("s"),
+                  {{QStringLiteral("retryHorizonMs"), QStringLiteral("horizon (s)"), 0.001}}};
+    Chart strip{QStringLiteral("Window strip: requests in the window, retry slots after now"),
+                QString(),
+                {}};
+    strip.kind = Chart::Kind::WindowStrip;
+    return {inWindow, horizon, strip};
+}
+
 QList<Column> LimiterUnit::columns() const
 {
     return {Column::key(QStringLiteral("Key")),

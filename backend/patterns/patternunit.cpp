@@ -210,4 +210,22 @@ PatternUnit::eachWonKey(ClaimPool &pool,
     return out;
 }
 
+QList<Chart> PatternUnit::charts() const
+{
+    Chart counts{QStringLiteral("Over time"), QString(), {}};
+    Chart durations{QStringLiteral("Ages and countdowns"), QStringLiteral("s"), {}};
+    for (const Figure &f : figures()) {
+        if (f.isDuration)
+            durations.series.append({f.id, f.title + QStringLiteral(" (s)"), 0.001});
+        else
+            counts.series.append({f.id, f.title, 1.0});
+    }
+    QList<Chart> all;
+    for (const Chart &c : {counts, durations}) {
+        if (!c.series.isEmpty())
+            all.append(c);
+    }
+    return all;
+}
+
 } // namespace gatehouse

@@ -164,6 +164,9 @@ public:
     // --- Presentation ----------------------------------------------------
     // The figures kept per tick in its history (charts, sparklines).
     virtual QList<Figure> figures() const = 0;
+    // Its charts; by default its figures over time, counts on one chart and
+    // durations (in s) on another.
+    virtual QList<Chart> charts() const;
     // Its table columns (the key's first, the status last).
     virtual QList<Column> columns() const = 0;
     // Its fields in the snapshot JSON (README, "snapshot --json"), besides

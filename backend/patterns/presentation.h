@@ -66,6 +66,25 @@ struct Figure
     std::function<double(const Reading &r, qint64 atMs)> value;
 };
 
+// One chart of the selected object (the console's ChartPanel), declared by
+// its pattern: figures of its history over time, or the strip of its
+// detailed reading (the times in the window and the retry slots after now).
+struct Chart
+{
+    struct Series
+    {
+        QString figure;     // a Figure id of the pattern's history
+        QString name;       // the legend's
+        double scale = 1.0; // 0.001: a duration in ms charted in seconds
+    };
+    enum class Kind { History, WindowStrip };
+    QString title;
+    QString yLabel;
+    QList<Series> series;
+    bool limitLine = false; // the reading's limit as a dashed line
+    Kind kind = Kind::History;
+};
+
 // "1.2 s", "350 ms", "3.0 min"; "–" for a negative (unknown) duration.
 QString formatMs(qint64 ms);
 // A ratio as a whole percentage ("80"), any size; "?" when not a number.

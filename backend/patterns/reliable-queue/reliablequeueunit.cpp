@@ -304,6 +304,17 @@ QList<Figure> ReliableQueueUnit::figures() const
     };
 }
 
+QList<Chart> ReliableQueueUnit::charts() const
+{
+    return {{QStringLiteral("Length and in flight"),
+             QStringLiteral("jobs"),
+             {{QStringLiteral("length"), QStringLiteral("length")},
+              {QStringLiteral("inFlight"), QStringLiteral("in flight")}}},
+            {QStringLiteral("Oldest in flight"),
+             QStringLiteral("s"),
+             {{QStringLiteral("oldestInFlightAgeMs"), QStringLiteral("oldest (s)"), 0.001}}}};
+}
+
 QList<Column> ReliableQueueUnit::columns() const
 {
     Column stuck = Column::count(QStringLiteral("Stuck"), &Reading::stuck);

@@ -44,6 +44,7 @@ public:
     bool hasThroughput() const override { return true; }
     bool goneWhenMissing() const override { return false; } // an empty queue is a queue
     QList<Figure> figures() const override;
+    QList<Chart> charts() const override;
     QList<Column> columns() const override;
     void writeJson(const ObjectState &state, const Reading &r, qint64 nowMs,
                    QJsonObject &json) const override;

@@ -88,6 +88,21 @@ Reading SemaphoreUnit::read(const PatternObject &o, const QList<RedisValue> &r,
                            : 0;
         reading.items.append(holder);
     }
+    // The four replies are four commands, and another client may acquire or
+    // release between them (a pipeline is not atomic): when the page holds
+    // every member, the counts and the oldest age come from it, so what the
+    // row says and the holders listed agree.
+    if (r.at(3).isArray() && reading.items.size() < pageOf(o)) {
+        reading.stored = reading.items.size();
+        reading.inWindow = 0;
+        reading.oldestAgeMs = -1;
+        for (const InFlightItem &h : std::as_const(reading.items)) {
+            if (o.params.windowMs > 0 && h.ageMs >= o.params.windowMs)
+                continue; // past the timeout: trimmed at the next acquire
+            ++reading.inWindow;
+            reading.oldestAgeMs = std::max(reading.oldestAgeMs, std::max<qint64>(0, h.ageMs));
+        }
+    }
     reading.truncated = reading.stored > reading.items.size();
     if (!reading.limit)
         reading.message = QStringLiteral("The profile gives no limit for this semaphore.");
@@ -125,6 +140,19 @@ QList<Figure> SemaphoreUnit::figures() const
              return double(std::max<qint64>(0, r.stored - r.inWindow));
          }},
     };
+}
+
+QList<Chart> SemaphoreUnit::charts() const
+{
+    Chart holders{QStringLiteral("Holders"),
+                  QStringLiteral("holders"),
+                  {{QStringLiteral("holders"), QStringLiteral("holders")},
+                   {QStringLiteral("expired"), QStringLiteral("expired, still present")}}};
+    holders.limitLine = true;
+    return {holders,
+            {QStringLiteral("Oldest holder"),
+             QStringLiteral("s"),
+             {{QStringLiteral("oldestHolderAgeMs"), QStringLiteral("oldest (s)"), 0.001}}}};
 }
 
 QList<Column> SemaphoreUnit::columns() const

@@ -37,6 +37,7 @@ public:
     // No holder is a free semaphore, not a gone one.
     bool goneWhenMissing() const override { return false; }
     QList<Figure> figures() const override;
+    QList<Chart> charts() const override;
     // Nearly or fully taken: holders >= 80 % of the limit.
     std::optional<Attention> attention(const ObjectState &state, qint64 nowMs) const override;
     QList<Column> columns() const override;

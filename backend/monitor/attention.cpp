@@ -15,9 +15,15 @@ QList<AttentionItem> rankAttention(const ObjectList &objects, qint64 nowMs, int 
         const ObjectState *state;
     };
     QList<Candidate> candidates;
+    // The unit of the last kind seen: objects come grouped by kind.
+    PatternKind kind;
+    const PatternUnit *unit = nullptr;
     for (const ObjectState &o : objects) {
-        const PatternUnit &unit = PatternUnit::of(o.object.kind);
-        if (std::optional<Attention> a = unit.attention(o, nowMs))
+        if (!unit || o.object.kind != kind) {
+            kind = o.object.kind;
+            unit = &PatternUnit::of(kind);
+        }
+        if (std::optional<Attention> a = unit->attention(o, nowMs))
             candidates.append({std::move(*a), &o});
     }
     // Only the items shown are sorted: a busy server has hundreds of candidates.
@@ -34,7 +40,7 @@ QList<AttentionItem> rankAttention(const ObjectList &objects, qint64 nowMs, int 
         const Candidate &c = candidates.at(i);
         AttentionItem item;
         item.score = c.attention.score;
-        item.text = c.attention.text;
+        item.text = PatternUnit::of(c.state->object.kind).attentionText(*c.state, nowMs);
         item.section = PatternUnit::of(c.state->object.kind).section().id;
         item.key = c.state->object.key;
         item.figure = c.attention.figure;

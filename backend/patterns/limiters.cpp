@@ -113,17 +113,20 @@ ScriptCall limiterReset(const PatternObject &limiter)
     return {};
 }
 
-std::optional<Attention> LimiterUnit::attention(const ObjectState &state, qint64 nowMs) const
+std::optional<Attention> LimiterUnit::attention(const ObjectState &state, qint64) const
 {
-    const Reading &r = state.reading;
-    const std::optional<double> occupancy = r.occupancy();
+    const std::optional<double> occupancy = state.reading.occupancy();
     if (state.gone || !occupancy || *occupancy < 0.8)
         return std::nullopt;
-    return Attention{*occupancy,
-                     QStringLiteral("Limiter %1 at %2 % (retry horizon %3)")
-                         .arg(printableBytes(state.object.key), formatPercent(*occupancy),
-                              formatMs(r.countdownAt(r.retryHorizonMs, nowMs))),
-                     QStringLiteral("inWindow")};
+    return Attention{*occupancy, QStringLiteral("inWindow")};
+}
+
+QString LimiterUnit::attentionText(const ObjectState &state, qint64 nowMs) const
+{
+    const Reading &r = state.reading;
+    return QStringLiteral("Limiter %1 at %2 % (retry horizon %3)")
+        .arg(printableBytes(state.object.key), formatPercent(r.occupancy().value_or(qQNaN())),
+             formatMs(r.countdownAt(r.retryHorizonMs, nowMs)));
 }
 
 } // namespace gatehouse

@@ -20,6 +20,7 @@ public:
     QList<PatternAction> actions() const override;
     // Near its limit: occupancy >= 80 %.
     std::optional<Attention> attention(const ObjectState &state, qint64 nowMs) const override;
+    QString attentionText(const ObjectState &state, qint64 nowMs) const override;
 
     // The reset as this pattern does it (limiter reset, in the CLI and the
     // console). A call with a refusal that cannot be forced when the pattern

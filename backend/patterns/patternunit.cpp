@@ -170,6 +170,11 @@ std::optional<Attention> PatternUnit::attention(const ObjectState &, qint64) con
     return std::nullopt;
 }
 
+QString PatternUnit::attentionText(const ObjectState &state, qint64) const
+{
+    return QStringLiteral("%1 %2").arg(title(), printableBytes(state.object.key));
+}
+
 ProfileRule PatternUnit::suggestRule(const PatternObject &o) const
 {
     ProfileRule rule;

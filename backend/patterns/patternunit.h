@@ -49,7 +49,6 @@ struct TrackState
 struct Attention
 {
     double score = 0;
-    QString text;   // one sentence: "Lock job:7 held for 3.2 s"
     QString figure; // the history figure its sparkline draws
 };
 
@@ -187,7 +186,10 @@ public:
     // Whether the object needs an operator at nowMs (the snapshot's server
     // time; state.reading as read, to be projected with Reading::at); nullopt
     // when not.
+    // Cheap: every object is asked, twice a second; only the ones shown get
+    // their sentence (attentionText: "Lock job:7 held for 3.2 s").
     virtual std::optional<Attention> attention(const ObjectState &state, qint64 nowMs) const;
+    virtual QString attentionText(const ObjectState &state, qint64 nowMs) const;
 
     // --- Actions ---------------------------------------------------------
     virtual QList<PatternAction> actions() const { return {}; }

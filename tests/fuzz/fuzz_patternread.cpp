@@ -158,8 +158,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     // The Overview's attention: a finite score and a sentence when it says so.
     state.firstSeenMs = later - qint64(in.u32()) * 1000;
     if (const std::optional<Attention> a = unit.attention(state, later)) {
-        GATEHOUSE_FUZZ_CHECK(std::isfinite(a->score) && !a->text.isEmpty(), what);
-        GATEHOUSE_FUZZ_CHECK(!a->figure.isEmpty(), what);
+        GATEHOUSE_FUZZ_CHECK(std::isfinite(a->score) && !a->figure.isEmpty(), what);
+        GATEHOUSE_FUZZ_CHECK(!unit.attentionText(state, later).isEmpty(), what);
     }
     return 0;
 }

@@ -254,11 +254,17 @@ std::optional<Attention> LockUnit::attention(const ObjectState &state, qint64 no
     const qint64 held = saturatingSub(nowMs, known ? state.heldSinceMs : state.firstSeenMs);
     if (held <= 1000)
         return std::nullopt;
-    return Attention{1.0 + double(held) / 1e9, // the longest held first among locks
-                     QStringLiteral("Lock %1 held for %2%3")
-                         .arg(printableBytes(state.object.key),
-                              known ? QString() : QStringLiteral("at least "), formatMs(held)),
-                     QStringLiteral("pttlMs")};
+    // The longest held first among locks.
+    return Attention{1.0 + double(held) / 1e9, QStringLiteral("pttlMs")};
+}
+
+QString LockUnit::attentionText(const ObjectState &state, qint64 nowMs) const
+{
+    const bool known = state.heldSinceMs >= 0;
+    const qint64 held = saturatingSub(nowMs, known ? state.heldSinceMs : state.firstSeenMs);
+    return QStringLiteral("Lock %1 held for %2%3")
+        .arg(printableBytes(state.object.key), known ? QString() : QStringLiteral("at least "),
+             formatMs(held));
 }
 
 std::optional<KeyClaim> LockUnit::claimKey(const KeyShape &s, qint64) const

@@ -38,6 +38,7 @@ public:
     // Held for over a second (since the holder took it, or at least since
     // Gatehouse first saw it).
     std::optional<Attention> attention(const ObjectState &state, qint64 nowMs) const override;
+    QString attentionText(const ObjectState &state, qint64 nowMs) const override;
     QHash<QString, QByteArray> shownInputs(const ObjectState &state) const override;
 
     // The read shared with LegacyLockUnit: replies {GETRANGE, PTTL} give the

@@ -476,17 +476,20 @@ QList<PatternAction> ReliableQueueUnit::actions() const
     return {requeueAction, dead, stuckAction};
 }
 
-std::optional<Attention> ReliableQueueUnit::attention(const ObjectState &state, qint64 nowMs) const
+std::optional<Attention> ReliableQueueUnit::attention(const ObjectState &state, qint64) const
+{
+    if (state.gone || state.reading.stuck <= 0)
+        return std::nullopt;
+    return Attention{2.0 + double(state.reading.stuck), QStringLiteral("inFlight")};
+}
+
+QString ReliableQueueUnit::attentionText(const ObjectState &state, qint64 nowMs) const
 {
     const Reading &r = state.reading;
-    if (state.gone || r.stuck <= 0)
-        return std::nullopt;
-    return Attention{2.0 + double(r.stuck),
-                     QStringLiteral("Queue %1: %2 stuck, oldest in flight %3")
-                         .arg(printableBytes(state.object.key))
-                         .arg(r.stuck)
-                         .arg(formatMs(r.ageAt(r.oldestInFlightAgeMs, nowMs))),
-                     QStringLiteral("inFlight")};
+    return QStringLiteral("Queue %1: %2 stuck, oldest in flight %3")
+        .arg(printableBytes(state.object.key))
+        .arg(r.stuck)
+        .arg(formatMs(r.ageAt(r.oldestInFlightAgeMs, nowMs)));
 }
 
 namespace {

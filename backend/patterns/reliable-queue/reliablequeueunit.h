@@ -58,6 +58,7 @@ public:
     ProfileRule suggestRule(const PatternObject &object) const override;
     // Jobs stuck in flight.
     std::optional<Attention> attention(const ObjectState &state, qint64 nowMs) const override;
+    QString attentionText(const ObjectState &state, qint64 nowMs) const override;
 
     static QByteArray processingKey(const PatternObject &o) { return o.relatedKey(0); }
     static QByteArray claimsKey(const PatternObject &o);

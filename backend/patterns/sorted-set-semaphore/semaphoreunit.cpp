@@ -291,19 +291,23 @@ QList<PatternAction> SemaphoreUnit::actions() const
     return {releaseAction};
 }
 
-std::optional<Attention> SemaphoreUnit::attention(const ObjectState &state, qint64 nowMs) const
+std::optional<Attention> SemaphoreUnit::attention(const ObjectState &state, qint64) const
 {
     const Reading &r = state.reading;
     const std::optional<double> occupancy = r.occupancy();
     if (state.gone || !occupancy || *occupancy < 0.8 || !r.limit)
         return std::nullopt;
-    return Attention{*occupancy,
-                     QStringLiteral("Semaphore %1: %2 of %3 held (oldest holder %4)")
-                         .arg(printableBytes(state.object.key))
-                         .arg(r.inWindow)
-                         .arg(*r.limit)
-                         .arg(formatMs(r.ageAt(r.oldestAgeMs, nowMs))),
-                     QStringLiteral("holders")};
+    return Attention{*occupancy, QStringLiteral("holders")};
+}
+
+QString SemaphoreUnit::attentionText(const ObjectState &state, qint64 nowMs) const
+{
+    const Reading &r = state.reading;
+    return QStringLiteral("Semaphore %1: %2 of %3 held (oldest holder %4)")
+        .arg(printableBytes(state.object.key))
+        .arg(r.inWindow)
+        .arg(r.limit.value_or(0))
+        .arg(formatMs(r.ageAt(r.oldestAgeMs, nowMs)));
 }
 
 std::unique_ptr<DemoTraffic> SemaphoreUnit::demoTraffic(quint32 seed) const

@@ -40,6 +40,7 @@ public:
     QList<Chart> charts() const override;
     // Nearly or fully taken: holders >= 80 % of the limit.
     std::optional<Attention> attention(const ObjectState &state, qint64 nowMs) const override;
+    QString attentionText(const ObjectState &state, qint64 nowMs) const override;
     QList<Column> columns() const override;
     void writeJson(const ObjectState &state, const Reading &r, qint64 nowMs,
                    QJsonObject &json) const override;

@@ -486,6 +486,7 @@ void Monitor::sendBatch(const std::shared_ptr<ProbeRun> &run)
         commands.append({"TIME"});
     for (int i : batch) {
         Tracked &t = m_tracked[i];
+        run->carriesWrites |= t.dirty; // a keyspace event said it was written
         t.dirty = false;
         const PatternObject &object = objectAt(i);
         ProbeContext ctx;
@@ -566,8 +567,7 @@ void Monitor::finishRun(const ProbeRun &run)
         // Objects never read keep the time they were found: they turn stale
         // if no reading comes within two ticks.
     }
-    if (run.fullTick)
-        updateStaleness();
+    const bool staleChanged = run.fullTick && updateStaleness();
     if (run.fullTick) {
         m_tickInFlight = false;
         m_lastTickMs = m_tickClock.elapsed();
@@ -603,7 +603,15 @@ void Monitor::finishRun(const ProbeRun &run)
     }
     if (run.fullTick) {
         refreshSnapshot(); // the tick's own, for tickFinished at once
-        requestEmit();
+        // With keyspace events live a tick only re-reads what time alone may
+        // have changed (and a sweep): routine. It goes out with the next
+        // change a write brings, or as a heartbeat once a second, so it never
+        // takes the publication slot a write would need next.
+        if (m_server.eventsLive && m_options.adaptive && !staleChanged && !run.failed
+            && !run.carriesWrites)
+            requestRoutineEmit();
+        else
+            requestEmit();
     } else {
         publish();
     }
@@ -677,13 +685,28 @@ void Monitor::publish()
 void Monitor::requestEmit()
 {
     m_emitPending = true;
-    if (m_publishTimer.isActive())
-        return; // the timer's emission will carry this change
     const qint64 since = m_lastEmit.isValid() ? m_lastEmit.elapsed() : PublishIntervalMs;
-    if (since >= PublishIntervalMs)
+    const qint64 wait = std::max<qint64>(0, PublishIntervalMs - since);
+    if (m_publishTimer.isActive() && m_publishTimer.remainingTime() <= wait)
+        return; // the timer's emission will carry this change
+    if (wait == 0) {
+        m_publishTimer.stop();
+        emitSnapshot();
+    } else {
+        m_publishTimer.start(int(wait)); // sooner than a routine heartbeat's
+    }
+}
+
+void Monitor::requestRoutineEmit()
+{
+    m_emitPending = true;
+    if (m_publishTimer.isActive())
+        return; // an emission already due carries it
+    const qint64 since = m_lastEmit.isValid() ? m_lastEmit.elapsed() : RoutineIntervalMs;
+    if (since >= RoutineIntervalMs)
         emitSnapshot();
     else
-        m_publishTimer.start(int(PublishIntervalMs - since));
+        m_publishTimer.start(int(RoutineIntervalMs - since));
 }
 
 void Monitor::emitSnapshot()

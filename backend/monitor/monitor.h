@@ -58,6 +58,9 @@ public:
 
     // Snapshots are published at most once per this many ms (<= 10 Hz).
     static constexpr int PublishIntervalMs = 100;
+    // With keyspace events live, at least one snapshot this often (a tick's
+    // routine readings, when no write brought a change to publish sooner).
+    static constexpr int RoutineIntervalMs = 1000;
 
     Monitor(RedisClient *client, Options options, QObject *parent = nullptr);
     ~Monitor() override;
@@ -152,7 +155,8 @@ private:
         qsizetype next = 0; // first index not sent yet
         int outstanding = 0;
         bool fullTick = false;
-        bool failed = false; // some replies did not arrive (connection lost)
+        bool failed = false;        // some replies did not arrive (connection lost)
+        bool carriesWrites = false; // it re-reads an object a keyspace event marked
     };
     void probe(const QList<int> &indices, bool fullTick);
     void sendBatch(const std::shared_ptr<ProbeRun> &run);
@@ -165,6 +169,9 @@ private:
     // within PublishIntervalMs (m_publishTimer).
     void publish();
     void requestEmit();
+    // A tick's routine snapshot (keyspace events live): with the next
+    // change, or after RoutineIntervalMs without any publication.
+    void requestRoutineEmit();
     void emitSnapshot();
     // Makes m_snapshot from the current state (a new sequence number).
     void refreshSnapshot();

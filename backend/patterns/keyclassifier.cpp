@@ -129,11 +129,11 @@ QList<QByteArray> ClaimPool::won(PatternKind kind) const
     return keys;
 }
 
-QList<QByteArray> ClaimPool::claimed(PatternKind kind) const
+QList<QByteArray> ClaimPool::claimed(PatternKind kind, int maxStrength) const
 {
     QList<QByteArray> keys;
     for (auto it = m_entries.cbegin(); it != m_entries.cend(); ++it) {
-        if (it->taken)
+        if (it->taken || it->claims.first().second.strength > maxStrength)
             continue;
         for (const auto &[k, claim] : it->claims) {
             if (k == kind) {

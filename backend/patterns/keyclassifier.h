@@ -65,10 +65,12 @@ public:
     QString roleOf(const QByteArray &key, PatternKind kind) const;
     // Keys not taken whose strongest claim is kind's, in key order.
     QList<QByteArray> won(PatternKind kind) const;
-    // Keys not taken that kind claimed at all (won or not), in key order: a
-    // pattern that groups first can take what another would win (a resource
-    // whose consumers show it is one).
-    QList<QByteArray> claimed(PatternKind kind) const;
+    // Keys not taken that kind claimed, won or not, whose strongest claim is
+    // no stronger than maxStrength, in key order: a pattern that groups first
+    // can take what another wins on weaker evidence (a resource, which its
+    // consumers show, from a bare window) but not what stronger evidence
+    // gives another (a semaphore's name, a queue's claims set).
+    QList<QByteArray> claimed(PatternKind kind, int maxStrength) const;
     // Marks key as part of an instance; false when unknown or taken already.
     bool take(const QByteArray &key);
     qsizetype size() const { return m_entries.size(); }

@@ -7,9 +7,14 @@
 
 #include "keyshapes.h"
 
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QtTest>
 
 using namespace gatehouse;
+
+Q_DECLARE_METATYPE(QList<gatehouse::KeyShape>)
 
 namespace {
 
@@ -53,6 +58,94 @@ QStringList describeAll(const QList<PatternObject> &objects)
     for (const PatternObject &o : objects)
         out << describe(o);
     return out;
+}
+
+// Everything autodetection fills in: kind, keys, parent, params, members.
+QString describeFully(const PatternObject &o)
+{
+    QStringList members;
+    for (const QByteArray &k : o.members)
+        members << QString::fromUtf8(k);
+    QString text = describe(o);
+    if (!o.parent.isEmpty())
+        text += QStringLiteral(" parent=") + QString::fromUtf8(o.parent);
+    text += QStringLiteral(" window=%1ms unit=%2ms")
+                .arg(o.params.windowMs)
+                .arg(o.params.scoreUnitMs);
+    if (o.params.limit)
+        text += QStringLiteral(" limit=%1").arg(*o.params.limit);
+    if (!members.isEmpty())
+        text += QStringLiteral(" members=") + members.join(QLatin1Char(','));
+    if (o.countedTokens)
+        text += QStringLiteral(" counted");
+    return text;
+}
+
+// A profile's rules as the JSON an operator saves, one compact object each.
+QStringList rulesJson(const Profile &profile)
+{
+    QStringList out;
+    const QJsonArray rules = QJsonDocument::fromJson(profile.toJson())
+                                 .object()
+                                 .value(QStringLiteral("rules"))
+                                 .toArray();
+    for (const QJsonValue &rule : rules)
+        out << QString::fromUtf8(QJsonDocument(rule.toObject()).toJson(QJsonDocument::Compact));
+    return out;
+}
+
+KeyShape hash(const QByteArray &key)
+{
+    KeyShape s;
+    s.key = key;
+    s.type = "hash";
+    s.size = 3;
+    return s;
+}
+
+KeyShape redissonConfig(const QByteArray &key, qint64 rate, qint64 intervalMs)
+{
+    KeyShape s = hash(key);
+    s.hasRate = s.hasInterval = s.hasType = true;
+    s.rate = rate;
+    s.interval = intervalMs;
+    return s;
+}
+
+KeyShape countedToken(const QByteArray &key)
+{
+    KeyShape s = hash(key);
+    s.hasCountField = true;
+    return s;
+}
+
+// One keyspace per registered pattern, each yielding instances of it.
+QMap<QString, QList<KeyShape>> samplePerPattern()
+{
+    const double now = double(s_now);
+    const double s = now / 1000;
+    return {
+        {QStringLiteral("sliding-window"),
+         {zset("rl:api:1", now - 4000, now - 10, 8000), zset("rl:api:1:retry", now + 9, now + 90),
+          zset("rl:sec:7", s - 3, s, 2000), zset("rl:gone:retry", now + 50, now + 900)}},
+        {QStringLiteral("resource-consumer"),
+         {zset("z:rl:r:1{1}", s - 5, s, 1000), zset("z:rl:r:1{1}:consumer:0", s - 3, s, 1000)}},
+        {QStringLiteral("fixed-window"), {str("throttle:user:1", "17", 25000)}},
+        {QStringLiteral("redisson-limiter"),
+         {redissonConfig("api", 10, 20000), str("{api}:value", "7", -1),
+          zset("{api}:permits", 1, 2)}},
+        {QStringLiteral("lock"), {str("lock:orders", "3f9a1c2e-77b1-4c1d", 30000)}},
+        {QStringLiteral("legacy-lock"),
+         {str("lock.report", QByteArray::number(s_now / 1000 + 30), -1)}},
+        {QStringLiteral("token-family"),
+         {str("code:x7Kp2mQ9zA", "{}", 60000), str("code:0aZ9bY8cX7", "{}", 60000),
+          countedToken("user_token:0an3dks7000xcj201ls")}},
+        {QStringLiteral("reliable-queue"),
+         {list("jobs:mail"), list("jobs:mail:processing"),
+          zset("jobs:mail:claims", now - 60000, now - 10), list("jobs:mail:dead"),
+          list("work-processing")}},
+        {QStringLiteral("sorted-set-semaphore"), {zset("sim:sem:gpu", now - 4000, now - 100)}},
+    };
 }
 
 } // namespace
@@ -199,6 +292,213 @@ private slots:
         QCOMPARE(window->params.windowMs, 60000); // the widest window of the group
         QCOMPARE(window->relatedKey(0), QByteArray("rl:api:2:retry"));
         QCOMPARE(loaded->objectFor("jobs:mail")->relatedKey(1), QByteArray("jobs:mail:claims"));
+    }
+
+    // One canned keyspace per case: the exact instances, and the profile an
+    // operator would be offered for them.
+    void keyspaces_data()
+    {
+        QTest::addColumn<QList<KeyShape>>("shapes");
+        QTest::addColumn<QStringList>("objects"); // describeFully, in output order
+        QTest::addColumn<QStringList>("rules");   // the suggested profile's rules, as JSON
+        const double now = double(s_now);
+        const double s = now / 1000;
+
+        QTest::newRow("ms window with its retry set")
+            << QList<KeyShape>{zset("rl:api:1", now - 4000, now - 10, 8000),
+                               zset("rl:api:1:retry", now + 100, now + 3000)}
+            << QStringList{"sliding-window rl:api:1 [rl:api:1:retry] window=10000ms unit=1ms"}
+            << QStringList{R"({"limit":null,"match":"rl:api:*","pattern":"sliding-window",)"
+                           R"("retryKey":"{key}:retry","scoreUnit":"ms","window":10,)"
+                           R"("windowUnit":"s"})"};
+        QTest::newRow("ms window alone")
+            << QList<KeyShape>{zset("rl:api:2", now - 900, now - 5, 60000)}
+            << QStringList{"sliding-window rl:api:2 [] window=60000ms unit=1ms"}
+            << QStringList{R"({"limit":null,"match":"rl:api:*","pattern":"sliding-window",)"
+                           R"("scoreUnit":"ms","window":60,"windowUnit":"s"})"};
+        QTest::newRow("ms windows of one glob: widest window, retry seen once")
+            << QList<KeyShape>{zset("rl:api:1", now - 4000, now - 10, 8000),
+                               zset("rl:api:1:retry", now + 100, now + 3000),
+                               zset("rl:api:2", now - 900, now - 5, 60000)}
+            << QStringList{"sliding-window rl:api:1 [rl:api:1:retry] window=10000ms unit=1ms",
+                           "sliding-window rl:api:2 [] window=60000ms unit=1ms"}
+            << QStringList{R"({"limit":null,"match":"rl:api:*","pattern":"sliding-window",)"
+                           R"("retryKey":"{key}:retry","scoreUnit":"ms","window":60,)"
+                           R"("windowUnit":"s"})"};
+        QTest::newRow("retry set whose window expired")
+            << QList<KeyShape>{zset("rl:api:3:retry", now + 50, now + 900)}
+            << QStringList{"sliding-window rl:api:3 [rl:api:3:retry] window=0ms unit=1ms"}
+            << QStringList{R"({"limit":null,"match":"rl:api:*","pattern":"sliding-window",)"
+                           R"("retryKey":"{key}:retry","scoreUnit":"ms","window":0,)"
+                           R"("windowUnit":"s"})"};
+        QTest::newRow("seconds window")
+            << QList<KeyShape>{zset("rl:sec:7", s - 3, s, 2000)}
+            << QStringList{"sliding-window rl:sec:7 [] window=2000ms unit=1000ms"}
+            << QStringList{R"({"limit":null,"match":"rl:sec:*","pattern":"sliding-window",)"
+                           R"("scoreUnit":"s","window":2,"windowUnit":"s"})"};
+        QTest::newRow("resource with consumers")
+            << QList<KeyShape>{zset("z:rl:resource:4{4}", s - 5, s, 1000),
+                               zset("z:rl:resource:4{4}:consumer:0", s - 3, s, 1000),
+                               zset("z:rl:resource:4{4}:consumer:1", s - 2, s, 5000)}
+            << QStringList{"resource-consumer z:rl:resource:4{4} [] window=1000ms unit=1000ms",
+                           "resource-consumer z:rl:resource:4{4}:consumer:0 [] "
+                           "parent=z:rl:resource:4{4} window=1000ms unit=1000ms",
+                           "resource-consumer z:rl:resource:4{4}:consumer:1 [] "
+                           "parent=z:rl:resource:4{4} window=5000ms unit=1000ms"}
+            << QStringList{R"({"consumerLimit":null,"consumerMarker":":consumer:","limit":null,)"
+                           R"("match":"z:rl:resource:*","pattern":"resource-consumer",)"
+                           R"("scoreUnit":"s","window":5,"windowUnit":"s"})"};
+        QTest::newRow("fixed-window counter")
+            << QList<KeyShape>{str("throttle:user:1", "17", 25000)}
+            << QStringList{"fixed-window throttle:user:1 [] window=30000ms unit=1ms"}
+            << QStringList{R"({"limit":null,"match":"throttle:user:*","pattern":"fixed-window",)"
+                           R"("window":30,"windowUnit":"s"})"};
+        QTest::newRow("Redisson limiter")
+            << QList<KeyShape>{redissonConfig("api", 10, 20000), str("{api}:value", "7", -1),
+                               zset("{api}:permits", 1, 2)}
+            << QStringList{"redisson-limiter api [{api}:value,{api}:permits] window=20000ms "
+                           "unit=1ms limit=10"}
+            << QStringList{R"({"match":"api","pattern":"redisson-limiter"})"};
+        QTest::newRow("lock") << QList<KeyShape>{str("lock:orders", "3f9a1c2e-77b1-4c1d", 30000)}
+                              << QStringList{"lock lock:orders [] window=0ms unit=1ms"}
+                              << QStringList{R"({"match":"lock:*","pattern":"lock"})"};
+        QTest::newRow("legacy lock")
+            << QList<KeyShape>{str("lock.report", QByteArray::number(s_now / 1000 + 30), -1)}
+            << QStringList{"legacy-lock lock.report [] window=0ms unit=1ms"}
+            << QStringList{R"({"match":"lock.report","pattern":"legacy-lock"})"};
+        QTest::newRow("token families")
+            << QList<KeyShape>{str("code:x7Kp2mQ9zA", "{\"user\":1}", 60000),
+                               str("code:0aZ9bY8cX7", "{\"user\":2}", 60000),
+                               countedToken("user_token:0an3dks7000xcj201ls"),
+                               countedToken("user_token:1bm4elt8111ydk312mt")}
+            << QStringList{"token-family code: [] window=0ms unit=1ms "
+                           "members=code:0aZ9bY8cX7,code:x7Kp2mQ9zA",
+                           "token-family user_token: [] window=0ms unit=1ms "
+                           "members=user_token:0an3dks7000xcj201ls,"
+                           "user_token:1bm4elt8111ydk312mt counted"}
+            << QStringList{R"({"pattern":"token-family","prefix":"code:"})",
+                           R"({"countField":"used_by","counted":true,"pattern":"token-family",)"
+                           R"("prefix":"user_token:"})"};
+        QTest::newRow("reliable queue")
+            << QList<KeyShape>{list("jobs:mail"), list("jobs:mail:processing"),
+                               zset("jobs:mail:claims", now - 60000, now - 10),
+                               list("jobs:mail:dead")}
+            << QStringList{"reliable-queue jobs:mail "
+                           "[jobs:mail:processing,jobs:mail:claims,jobs:mail:dead] "
+                           "window=0ms unit=1ms"}
+            << QStringList{R"({"claimsKey":"{key}:claims","deadKey":"{key}:dead",)"
+                           R"("match":"jobs:*","pattern":"reliable-queue",)"
+                           R"("processingKey":"{key}:processing","stuckAfter":60000})"};
+        QTest::newRow("sorted-set semaphore")
+            << QList<KeyShape>{zset("sim:sem:gpu", now - 4000, now - 100)}
+            << QStringList{"sorted-set-semaphore sim:sem:gpu [] window=0ms unit=1ms"}
+            << QStringList{R"({"limit":null,"match":"sim:sem:*","pattern":"sorted-set-semaphore",)"
+                           R"("timeout":0})"};
+
+        // Keys no pattern's evidence fits.
+        QTest::newRow("string without TTL")
+            << QList<KeyShape>{str("greeting", "hello", -1), str("visits", "17", -1)}
+            << QStringList() << QStringList();
+        QTest::newRow("hash without the fields")
+            << QList<KeyShape>{hash("user:42")} << QStringList() << QStringList();
+        QTest::newRow("list alone")
+            << QList<KeyShape>{list("plain:list")} << QStringList() << QStringList();
+        QTest::newRow("zset of non-time scores")
+            << QList<KeyShape>{zset("leaderboard", 1, 9000), zset("sem:scores", 1, 9000)}
+            << QStringList() << QStringList();
+
+        // Where two patterns' evidence meets, the one that says more wins.
+        QTest::newRow("semaphore named like a consumer stays a semaphore")
+            << QList<KeyShape>{zset("sim:sem:gpu", now - 4000, now - 100),
+                               zset("sim:sem:gpu:consumer:0", now - 4000, now - 100)}
+            << QStringList{"sorted-set-semaphore sim:sem:gpu [] window=0ms unit=1ms",
+                           "sorted-set-semaphore sim:sem:gpu:consumer:0 [] window=0ms unit=1ms"}
+            << QStringList{R"({"limit":null,"match":"sim:sem:*","pattern":"sorted-set-semaphore",)"
+                           R"("timeout":0})",
+                           R"({"limit":null,"match":"sim:sem:gpu:consumer:*",)"
+                           R"("pattern":"sorted-set-semaphore","timeout":0})"};
+        QTest::newRow("claims set named like a consumer stays the queue's")
+            << QList<KeyShape>{list("jobs:consumer:1:processing"),
+                               zset("jobs:consumer:1:claims", now - 60000, now - 10)}
+            << QStringList{"reliable-queue jobs:consumer:1 "
+                           "[jobs:consumer:1:processing,jobs:consumer:1:claims,] "
+                           "window=0ms unit=1ms"}
+            << QStringList{R"({"claimsKey":"{key}:claims","match":"jobs:consumer:*",)"
+                           R"("pattern":"reliable-queue","processingKey":"{key}:processing",)"
+                           R"("stuckAfter":60000})"};
+        QTest::newRow("counter named like a retry set stays a counter")
+            << QList<KeyShape>{zset("rl:x", now - 4000, now - 10, 8000),
+                               str("rl:x:retry", "5", 1000)}
+            << QStringList{"sliding-window rl:x [rl:x:retry] window=10000ms unit=1ms",
+                           "fixed-window rl:x:retry [] window=1000ms unit=1ms"}
+            << QStringList{R"({"limit":null,"match":"rl:*","pattern":"sliding-window",)"
+                           R"("retryKey":"{key}:retry","scoreUnit":"ms","window":10,)"
+                           R"("windowUnit":"s"})",
+                           R"({"limit":null,"match":"rl:x:*","pattern":"fixed-window",)"
+                           R"("window":1,"windowUnit":"s"})"};
+        QTest::newRow("seconds consumer named ':retry' is a consumer")
+            << QList<KeyShape>{zset("z:r{1}:consumer:0:retry", s - 3, s, 1000)}
+            << QStringList{"resource-consumer z:r{1}:consumer:0:retry [] parent=z:r{1} "
+                           "window=1000ms unit=1000ms"}
+            << QStringList{R"({"consumerLimit":null,"consumerMarker":":consumer:","limit":null,)"
+                           R"("match":"z:*","pattern":"resource-consumer","scoreUnit":"s",)"
+                           R"("window":1,"windowUnit":"s"})"};
+    }
+
+    void keyspaces()
+    {
+        QFETCH(QList<KeyShape>, shapes);
+        QFETCH(QStringList, objects);
+        QFETCH(QStringList, rules);
+        AutoDetector detector;
+        const QList<PatternObject> found = detect(shapes, &detector);
+        QStringList described;
+        for (const PatternObject &o : found) {
+            QCOMPARE(o.source, QStringLiteral("autodetected"));
+            described << describeFully(o);
+        }
+        QCOMPARE(described, objects);
+        QCOMPARE(rulesJson(detector.suggestedProfile()), rules);
+        QCOMPARE(detector.objects().size(), found.size()); // asking again finds the same
+    }
+
+    // Every registered pattern's hooks agree: what it groups, its rule
+    // describes, the profile loader accepts that rule, and the loaded profile
+    // finds the same instance again. (Windows are asserted in keyspaces():
+    // Redisson's is read from its config hash, not from the rule.)
+    void everyPatternsRuleRoundTrips()
+    {
+        const QMap<QString, QList<KeyShape>> samples = samplePerPattern();
+        for (const PatternUnit *unit : PatternRegistry::instance().units()) {
+            const QString id = unit->kind().id();
+            QVERIFY2(samples.contains(id), qPrintable(id + QStringLiteral(": no sample keyspace")));
+            const QList<PatternObject> found = detect(samples.value(id));
+            QVERIFY2(!found.isEmpty(), qPrintable(id));
+            for (const PatternObject &o : found) {
+                const QString what = describeFully(o);
+                QCOMPARE(o.kind, unit->kind());
+                Profile profile;
+                profile.name = QStringLiteral("roundtrip");
+                profile.rules = {unit->suggestRule(o)};
+                QString error;
+                const std::optional<Profile> loaded
+                    = Profile::fromJson(profile.toJson(), QStringLiteral("roundtrip.json"), &error);
+                QVERIFY2(loaded, qPrintable(what + QStringLiteral(": ") + error));
+                QCOMPARE(loaded->toJson(), profile.toJson());
+                const std::optional<PatternObject> again
+                    = loaded->objectFor(o.members.isEmpty() ? o.key : o.members.first());
+                QVERIFY2(again, qPrintable(what));
+                QCOMPARE(again->kind, o.kind);
+                QCOMPARE(again->key, o.key);
+                QCOMPARE(again->parent, o.parent);
+                QCOMPARE(again->params.scoreUnitMs, o.params.scoreUnitMs);
+                // Every partner key seen is one the rule names.
+                for (qsizetype i = 0; i < o.related.size(); ++i) {
+                    if (!o.related.at(i).isEmpty())
+                        QCOMPARE(again->relatedKey(int(i)), o.related.at(i));
+                }
+            }
+        }
     }
 
     // Every pattern that claims keys groups them into instances its own

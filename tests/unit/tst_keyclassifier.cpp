@@ -57,6 +57,13 @@ private slots:
             << QString(QStringLiteral("sliding-window/window"));
         QTest::newRow("semaphore with scores not times")
             << zset("sem:scores", 1, 9000) << QString(QStringLiteral(""));
+        QTest::newRow("consumer window")
+            << zset("z:rl:resource:4{4}:consumer:0", now / 1000 - 5, now / 1000)
+            << QString(QStringLiteral("resource-consumer/consumer-seconds"));
+        // A semaphore's name says more than a consumer's marker.
+        QTest::newRow("semaphore named like a consumer")
+            << zset("sim:sem:gpu:consumer:0", now - 5000, now)
+            << QString(QStringLiteral("sorted-set-semaphore/holders"));
         QTest::newRow("redisson permits")
             << zset("{lim}:permits", 1, 2) << QString(QStringLiteral("redisson-limiter/permits"));
         QTest::newRow("counter") << str("throttle:u1", "17", 900)

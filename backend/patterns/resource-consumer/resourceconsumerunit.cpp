@@ -47,11 +47,14 @@ PatternObject ResourceConsumerUnit::conventionalObject(const QByteArray &key) co
 
 namespace {
 const QByteArray s_consumerMarker = ":consumer:";
+// Beats a bare window's claim (10), not a semaphore's name (15) nor a
+// partner's suffix (":retry", ":claims") or Redisson's layout.
+constexpr int s_consumerStrength = 12;
 } // namespace
 
 std::optional<KeyClaim> ResourceConsumerUnit::claimKey(const KeyShape &s, qint64 now) const
 {
-    if (s.type != "zset" || s.size == 0 || s.key.endsWith(":retry"))
+    if (s.type != "zset" || s.size == 0)
         return std::nullopt;
     const bool ms = nearMs(s.lastScore, now) && nearMs(s.firstScore, now);
     const bool seconds = !ms && nearSeconds(s.lastScore, now) && nearSeconds(s.firstScore, now);
@@ -61,13 +64,14 @@ std::optional<KeyClaim> ResourceConsumerUnit::claimKey(const KeyShape &s, qint64
     // A consumer's window by its name; any other window may be a resource,
     // which its consumers show (grouping), so that claim is weak.
     if (s.key.indexOf(s_consumerMarker) > 0)
-        return KeyClaim{QStringLiteral("consumer") + unit, 20};
+        return KeyClaim{QStringLiteral("consumer") + unit, s_consumerStrength};
     return KeyClaim{QStringLiteral("resource") + unit, 5};
 }
 
 QList<PatternObject> ResourceConsumerUnit::groupClaims(ClaimPool &pool) const
 {
-    const QList<QByteArray> keys = pool.claimed(Kind);
+    // Windows only: what stronger evidence makes another pattern's stays so.
+    const QList<QByteArray> keys = pool.claimed(Kind, s_consumerStrength);
     QSet<QByteArray> resources; // windows that have consumers
     for (const QByteArray &key : keys) {
         const qsizetype marker = key.indexOf(s_consumerMarker);

@@ -257,7 +257,8 @@ QList<PatternObject> SlidingWindowUnit::groupClaims(ClaimPool &pool) const
         const QByteArray retry = key + ":retry";
         o.related = {pool.find(retry) ? retry : QByteArray()};
         pool.take(key);
-        pool.take(retry);
+        if (pool.roleOf(retry, kind()) == QLatin1String("retry"))
+            pool.take(retry); // a key merely named so stays another pattern's
         out.append(o);
     }
     // A retry set whose window expired still tells of a limiter.

@@ -41,9 +41,15 @@ QString ActionCommand::validate(const Request &r)
     if (r.words.size() != 3)
         return QStringLiteral("%1 takes one %2.")
             .arg(what(r), action.usage.section(QLatin1Char(' '), 2, 2));
+    // An input any pattern offering the verb takes (a BullMQ queue's --all
+    // beside a reliable queue's --older-than); the chosen pattern's check
+    // refuses the ones it does not.
     for (auto it = r.inputs.cbegin(); it != r.inputs.cend(); ++it) {
-        const bool known = std::any_of(action.inputs.cbegin(), action.inputs.cend(),
-                                       [&](const ActionInput &in) { return in.id == it.key(); });
+        const bool known = std::any_of(found.cbegin(), found.cend(), [&](const auto &candidate) {
+            const QList<ActionInput> &inputs = candidate.second.inputs;
+            return std::any_of(inputs.cbegin(), inputs.cend(),
+                               [&](const ActionInput &in) { return in.id == it.key(); });
+        });
         if (!known)
             return QStringLiteral("%1 takes no --%2 (usage: %3).")
                 .arg(what(r), it.key(), action.usage);
@@ -53,11 +59,17 @@ QString ActionCommand::validate(const Request &r)
     request.target = r.words.value(2).toUtf8();
     request.object.key = request.target;
     request.inputs = r.inputs;
-    if (action.check) {
-        if (const QString problem = action.check(request); !problem.isEmpty())
-            return problem;
+    // A usage problem for every pattern offering the verb is one now; one
+    // for some only is told once the target's pattern is known (act()).
+    QString first;
+    for (const auto &[unit, candidate] : found) {
+        const QString problem = candidate.check ? candidate.check(request) : QString();
+        if (problem.isEmpty())
+            return {};
+        if (first.isEmpty())
+            first = problem;
     }
-    return {};
+    return first;
 }
 
 ActionCommand::ActionCommand(const RedisEndpoint &endpoint, Request request, QObject *parent)
@@ -127,27 +139,35 @@ void ActionCommand::onReady()
         }
     }
     // One pattern offers it, or the action does not act on an existing key.
-    QList<QByteArray> types;
-    for (const auto &[unit, action] : found) {
-        if (!types.contains(unit->keyType()))
-            types << unit->keyType();
-    }
-    if (types.size() <= 1 || found.first().second.targetIsPrefix) {
+    if (found.size() == 1 || found.first().second.targetIsPrefix) {
         act(*found.first().first, found.first().second);
         return;
     }
-    // No rule for it, and patterns of different types offer it (a counter is
-    // a STRING, a window a ZSET): told apart by the key's type; the script
-    // checks it again.
-    client().command({"TYPE", key}, this, [this, key, found](const RedisValue &type) {
-        if (type.isError()) {
-            fail(QStringLiteral("Cannot read the type of \"%1\": %2")
-                     .arg(printableBytes(key, 80), type.errorMessage()));
-            return;
-        }
-        for (const auto &[unit, action] : found) {
-            if (unit->keyType() == type.bytes()) {
-                act(*unit, action);
+    // No rule for it, and several patterns offer it (a counter is a STRING, a
+    // window a ZSET; a BullMQ queue is named by its keys' base): each says
+    // whether the target is one of its own (PatternUnit::identifies); the
+    // script checks it again.
+    QList<RedisClient::Command> probes;
+    QList<int> counts;
+    for (const auto &[unit, action] : found) {
+        const QList<RedisClient::Command> mine = unit->identifyProbe(key);
+        probes.append(mine);
+        counts.append(int(mine.size()));
+    }
+    client().pipeline(probes, this, [this, key, found, counts](const QList<RedisValue> &r) {
+        qsizetype at = 0;
+        for (qsizetype i = 0; i < found.size(); ++i) {
+            const QList<RedisValue> mine = r.mid(at, counts.at(i));
+            at += counts.at(i);
+            if (const auto bad = std::find_if(mine.cbegin(), mine.cend(),
+                                              [](const RedisValue &v) { return v.isError(); });
+                bad != mine.cend()) {
+                fail(QStringLiteral("Cannot tell what \"%1\" is: %2")
+                         .arg(printableBytes(key, 80), bad->errorMessage()));
+                return;
+            }
+            if (found.at(i).first->identifies(key, mine)) {
+                act(*found.at(i).first, found.at(i).second);
                 return;
             }
         }

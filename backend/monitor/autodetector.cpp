@@ -20,6 +20,10 @@ QList<QList<QByteArray>> AutoDetector::shapeCommands(const QByteArray &key, cons
         return {{"HMGET", key, "rate", "interval", "type", "used_by"}};
     if (type == "list")
         return {{"LLEN", key}};
+    if (type == "set")
+        return {{"SCARD", key}};
+    if (type == "stream")
+        return {{"XLEN", key}};
     return {};
 }
 
@@ -44,7 +48,7 @@ void AutoDetector::readShape(KeyShape &s, const QList<RedisValue> &r)
         s.rate = ok ? rate : -1;
         const qint64 interval = f.at(1).toInteger(&ok);
         s.interval = ok ? interval : -1;
-    } else if (s.type == "list" && r.size() == 1) {
+    } else if ((s.type == "list" || s.type == "set" || s.type == "stream") && r.size() == 1) {
         s.size = r.at(0).toInteger();
     }
 }

@@ -55,6 +55,31 @@ QJsonValue optionalString(const QString &s)
     return s.isEmpty() ? QJsonValue() : QJsonValue(s);
 }
 
+// A library object's common fields (README, "Libraries"): which library and
+// layout, counts by the library's own state names, and the stuck jobs.
+void writeLibraryJson(const LibraryInfo &library, const Reading &r, QJsonObject &j)
+{
+    j.insert(QStringLiteral("library"),
+             QJsonObject{{QStringLiteral("name"), library.name},
+                         {QStringLiteral("versions"), library.versions},
+                         {QStringLiteral("layout"), optionalString(r.layoutVersion)},
+                         {QStringLiteral("layoutKnown"), r.layoutKnown}});
+    QJsonObject counts;
+    for (const StateCount &c : r.counts)
+        counts.insert(c.state, double(c.count));
+    j.insert(QStringLiteral("counts"), counts);
+    QJsonArray stuck;
+    for (const StuckJob &job : r.stuckJobs) {
+        stuck.append(
+            QJsonObject{{QStringLiteral("job"), keyToJson(job.job)},
+                        {QStringLiteral("reason"), job.reason},
+                        {QStringLiteral("sinceMs"),
+                         job.sinceMs < 0 ? QJsonValue() : QJsonValue(double(job.sinceMs))}});
+    }
+    j.insert(QStringLiteral("stuck"), stuck);
+    j.insert(QStringLiteral("paused"), r.paused);
+}
+
 } // namespace
 
 QJsonObject Snapshot::toJson() const
@@ -77,6 +102,8 @@ QJsonObject Snapshot::toJson() const
         if (!s.reading.message.isEmpty())
             j.insert(QStringLiteral("message"), s.reading.message);
         unit.writeJson(s, r, server.timeMs, j);
+        if (const LibraryInfo library = unit.library(); !library.isEmpty())
+            writeLibraryJson(library, r, j);
         sections[unit.section().jsonKey].append(j);
     }
     QJsonArray notes;

@@ -108,6 +108,17 @@ const ClaimPool::Entry *ClaimPool::find(const QByteArray &key) const
     return it == m_entries.cend() ? nullptr : &*it;
 }
 
+QList<QByteArray> ClaimPool::under(const QByteArray &prefix) const
+{
+    QList<QByteArray> out;
+    for (auto it = m_entries.lowerBound(prefix);
+         it != m_entries.cend() && it.key().startsWith(prefix); ++it) {
+        if (!it->taken)
+            out.append(it.key());
+    }
+    return out;
+}
+
 QString ClaimPool::roleOf(const QByteArray &key, PatternKind kind) const
 {
     if (const Entry *e = find(key)) {

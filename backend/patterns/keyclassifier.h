@@ -21,7 +21,7 @@ struct KeyShape
     QByteArray type; // TYPE's reply: "string", "zset", "list", "hash", ...
     qint64 pttlMs = -1;
     QByteArray head;       // strings: GETRANGE 0 63
-    qint64 size = 0;       // STRLEN, ZCARD, LLEN or HLEN
+    qint64 size = 0;       // ZCARD, LLEN, SCARD or XLEN
     double firstScore = 0; // zsets, when size > 0
     double lastScore = 0;
     bool hasRate = false; // hashes: Redisson's rate/interval/type fields present
@@ -61,6 +61,9 @@ public:
     // A key and every claim on it (claimsOn); ignored when nobody claims it.
     void add(const KeyShape &shape, QList<std::pair<PatternKind, KeyClaim>> claims);
     const Entry *find(const QByteArray &key) const;
+    // Keys not taken that start with prefix, in key order (a library's keys
+    // under its queue's base).
+    QList<QByteArray> under(const QByteArray &prefix) const;
     // The role kind claimed key with, won or not; empty when it did not.
     QString roleOf(const QByteArray &key, PatternKind kind) const;
     // Keys not taken whose strongest claim is kind's, in key order.

@@ -112,6 +112,13 @@ SectionColumns::SectionColumns(const QString &section)
             }
         }
     }
+    // The status column ends every table, whichever pattern added columns
+    // after it.
+    if (const qsizetype status = m_headers.indexOf(QStringLiteral("Status"));
+        status >= 0 && status != m_headers.size() - 1) {
+        m_headers.move(status, m_headers.size() - 1);
+        m_movesWithTime.move(status, m_movesWithTime.size() - 1);
+    }
     for (const PatternUnit *u : units) {
         QList<std::optional<Column>> columns(m_headers.size());
         for (const Column &c : u->columns())

@@ -52,6 +52,15 @@ struct Attention
     QString figure; // the history figure its sparkline draws
 };
 
+// The job or lock library whose layout a pattern reads (BullMQ, Sidekiq, ...):
+// its name and the major versions whose layout the pattern knows.
+struct LibraryInfo
+{
+    QString name;     // "bullmq"
+    QString versions; // "5-6"
+    bool isEmpty() const { return name.isEmpty(); }
+};
+
 // Everything Gatehouse knows about one coordination pattern, in one place
 // (backend/patterns/<pattern>/, its scripts in lua/<pattern>/): its id and
 // section; its profile rule (parsed, validated, written back) and the objects
@@ -75,6 +84,27 @@ public:
     // the key is not a Redis key (a token family's prefix). The CLI tells
     // apart the patterns of a section offering the same action by it.
     virtual QByteArray keyType() const = 0;
+
+    // The library whose layout it reads; empty for the hand-written patterns.
+    // Its objects' readings carry counts by the library's own state names and
+    // its stuck jobs (Reading::counts, stuckJobs), in the snapshot JSON as
+    // "library", "counts" and "stuck".
+    virtual LibraryInfo library() const { return {}; }
+
+    // --- Which pattern a named target is (the CLI without a profile rule) --
+    // When several patterns of a section offer the same verb, the CLI sends
+    // every candidate's identifyProbe(target) and acts with the first whose
+    // identifies() holds: by default the target's TYPE is keyType(); a
+    // library queue named by its base ("bull:emails") looks at its keys.
+    virtual QList<Command> identifyProbe(const QByteArray &target) const
+    {
+        return {{"TYPE", target}};
+    }
+    virtual bool identifies(const QByteArray &target, const QList<RedisValue> &replies) const
+    {
+        Q_UNUSED(target)
+        return !replies.isEmpty() && replies.first().bytes() == keyType();
+    }
 
     // --- Profile rules ---------------------------------------------------
     // The rule's pattern-specific fields, read into rule (the registry and

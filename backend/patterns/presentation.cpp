@@ -59,6 +59,44 @@ Column Column::status()
     return c;
 }
 
+Column Column::library(const QString &name)
+{
+    Column c;
+    c.header = QStringLiteral("Library");
+    c.toolTip = QStringLiteral("The library whose layout the keys follow, with the version it "
+                               "recorded; \"unknown layout\" is shown read-only.");
+    c.text = [name](const ObjectState &s, qint64) -> QString {
+        const Reading &r = s.reading;
+        QString text = r.layoutVersion.isEmpty() ? name : r.layoutVersion;
+        if (!r.layoutKnown)
+            text += QStringLiteral(" (unknown layout, read-only)");
+        else if (r.paused)
+            text += QStringLiteral(" (paused)");
+        return text;
+    };
+    return c;
+}
+
+Column Column::counts()
+{
+    Column c;
+    c.header = QStringLiteral("Counts");
+    c.toolTip = QStringLiteral("Jobs per state, by the library's own state names.");
+    c.text = [](const ObjectState &s, qint64) -> QString {
+        QStringList parts;
+        for (const StateCount &n : s.reading.counts)
+            parts << QStringLiteral("%1 %2").arg(n.state).arg(n.count);
+        return parts.join(QStringLiteral(" · "));
+    };
+    c.sort = [](const ObjectState &s, qint64) {
+        qint64 total = 0;
+        for (const StateCount &n : s.reading.counts)
+            total += n.count;
+        return QVariant(total);
+    };
+    return c;
+}
+
 Column Column::count(const QString &header, qint64 Reading::*field)
 {
     Column c;

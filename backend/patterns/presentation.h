@@ -46,6 +46,10 @@ struct Column
     static Column key(const QString &header);
     static Column pattern();
     static Column status();
+    // Library objects: the library and its recorded version ("bullmq:6.7.0"),
+    // and the counts by its state names ("wait 3 · active 1 · …").
+    static Column library(const QString &name);
+    static Column counts();
     // Common figures of a reading: a count ("12"), the count in the window
     // over the limit ("12 / 20"), occupancy ("60 %"), a countdown and an age
     // projected to now ("1.2 s").

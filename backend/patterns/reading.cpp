@@ -5,7 +5,15 @@ namespace gatehouse {
 
 QString ageSourceId(AgeSource source)
 {
-    return source == AgeSource::ClaimsSet ? QStringLiteral("claims") : QStringLiteral("first-seen");
+    switch (source) {
+    case AgeSource::ClaimsSet:
+        return QStringLiteral("claims");
+    case AgeSource::FirstSeen:
+        return QStringLiteral("first-seen");
+    case AgeSource::Library:
+        return QStringLiteral("library");
+    }
+    return {};
 }
 
 std::optional<double> Reading::occupancy() const

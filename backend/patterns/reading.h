@@ -34,14 +34,38 @@ inline qint64 saturatingSub(qint64 a, qint64 b)
 enum class AgeSource {
     ClaimsSet, // the queue's claim script recorded the claim time
     FirstSeen, // the first time Gatehouse saw the item in the processing list
+    Library,   // the library's own record of when a worker took it (BullMQ processedOn)
 };
-QString ageSourceId(AgeSource source); // "claims" | "first-seen"
+QString ageSourceId(AgeSource source); // "claims" | "first-seen" | "library"
+
+// One state of a library's job or lock, by the library's own name ("wait",
+// "active", "delayed" for BullMQ; "enqueued", "retry", "dead" for Sidekiq).
+struct StateCount
+{
+    QString state;
+    qint64 count = 0;
+};
+
+// A job of a library that no worker will finish without an operator: active
+// without its lock (BullMQ), in flight of a dead process (Sidekiq), past its
+// timeout (RQ), unacked past the visibility timeout (Celery).
+struct StuckJob
+{
+    QByteArray job;      // the library's job id
+    QString reason;      // one sentence: "active without a lock"
+    qint64 sinceMs = -1; // server time it was taken (or last seen alive); -1 unknown
+};
 
 struct InFlightItem
 {
     QByteArray job;
     qint64 ageMs = 0;
     AgeSource source = AgeSource::ClaimsSet;
+    // Library jobs: its name, attempts made, and whether its worker's lock is
+    // held (false: stalled).
+    QByteArray name;
+    qint64 attempts = -1;
+    bool locked = true;
 };
 
 // One reading of one pattern instance at one server time. A value type: the
@@ -96,6 +120,25 @@ struct Reading
     qint64 stuck = 0; // in flight for longer than the stuck threshold
     qint64 oldestInFlightAgeMs = -1;
     QList<InFlightItem> items; // oldest first, at most the page size
+
+    // Library objects (PatternUnit::library()): the layout's version as the
+    // library recorded it ("bullmq:6.7.0"), empty when it records none;
+    // layoutKnown false when the keys differ from every version the pattern
+    // knows (shown read-only); counts in the library's order; the stuck jobs
+    // read (at most a page: stuck counts them all).
+    QString layoutVersion;
+    bool layoutKnown = true;
+    bool paused = false;
+    QList<StateCount> counts;
+    QList<StuckJob> stuckJobs;
+    qint64 countOf(QStringView state) const
+    {
+        for (const StateCount &c : counts) {
+            if (c.state == state)
+                return c.count;
+        }
+        return 0;
+    }
 
     bool isOk() const { return status == Status::Ok; }
     // in window / limit; nullopt when the limit is unknown.

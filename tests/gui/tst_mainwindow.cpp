@@ -459,8 +459,9 @@ private slots:
             offered += int(ids.size());
         }
         QCOMPARE(actions, offered);
-        QCOMPARE(actions, 10); // reset, clear retry, release, extend, issue, revoke,
-                               // requeue, dead-letter, requeue stuck, release holder
+        QCOMPARE(actions, 16); // reset, clear retry, release, extend, issue, revoke,
+                               // requeue, dead-letter, requeue stuck, release holder,
+                               // and BullMQ's retry, promote, remove, clean, pause, resume
         QVERIFY(c.window->statusBar()->findChildren<QLabel *>().last()->text().contains(
             QLatin1String("READ-ONLY")));
     }

@@ -196,8 +196,40 @@ private slots:
                                               QStringLiteral("Stuck=2"),
                                               QStringLiteral("Dead=5"),
                                               QStringLiteral("Throughput=12.5 /s"),
+                                              QStringLiteral("Library="),
+                                              QStringLiteral("Counts="),
                                               QStringLiteral("Status=")
                                                   + readingStatusId(Reading::Status::WrongType)};
+
+        // A BullMQ queue in the same table: the shared figures under the
+        // shared headers, its library and its counts by BullMQ's state names.
+        ObjectState b;
+        b.object.kind = PatternKind("bullmq");
+        b.object.key = "bull:emails";
+        b.reading.atMs = 1000;
+        b.reading.length = 3;
+        b.reading.inFlight = 1;
+        b.reading.oldestInFlightAgeMs = 2500;
+        b.reading.stuck = 1;
+        b.reading.deadLength = 2;
+        b.reading.layoutVersion = QStringLiteral("bullmq:6.7.0");
+        b.reading.paused = true;
+        b.reading.counts = {{QStringLiteral("wait"), 3},
+                            {QStringLiteral("active"), 1},
+                            {QStringLiteral("failed"), 2}};
+        QTest::newRow("bullmq") << QStringLiteral("queue") << b
+                                << QStringList{QStringLiteral("Queue=bull:emails"),
+                                               QStringLiteral("Length=3"),
+                                               QStringLiteral("In flight=1"),
+                                               QStringLiteral("Oldest in flight=2.5 s"),
+                                               QStringLiteral("Stuck=1"),
+                                               QStringLiteral("Dead=2"),
+                                               QStringLiteral("Throughput="),
+                                               QStringLiteral("Library=bullmq:6.7.0 (paused)"),
+                                               QStringLiteral("Counts=wait 3 · active 1 · "
+                                                              "failed 2"),
+                                               QStringLiteral("Status=")
+                                                   + readingStatusId(Reading::Status::Ok)};
 
         ObjectState sem;
         sem.object.kind = PatternKind("sorted-set-semaphore");

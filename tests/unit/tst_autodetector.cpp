@@ -145,6 +145,7 @@ QMap<QString, QList<KeyShape>> samplePerPattern()
           zset("jobs:mail:claims", now - 60000, now - 10), list("jobs:mail:dead"),
           list("work-processing")}},
         {QStringLiteral("sorted-set-semaphore"), {zset("sim:sem:gpu", now - 4000, now - 100)}},
+        {QStringLiteral("bullmq"), test::bullMqQueueShapes("bull:emails", now)},
     };
 }
 
@@ -155,6 +156,26 @@ class tst_AutoDetector : public QObject
     Q_OBJECT
 
 private slots:
+    // A BullMQ queue is one object under its library, whatever prefix: its
+    // finished sets are not sliding windows, its stall guard not a fixed
+    // window, its jobs' locks not locks; an application's lock beside it,
+    // and lone keys that merely share a BullMQ name, keep their own pattern.
+    void bullMqQueuesAreOneObjectEach()
+    {
+        const double now = double(s_now);
+        QList<KeyShape> keys = test::bullMqQueueShapes("bull:emails", now);
+        keys << test::bullMqQueueShapes("{bull}:reports", now);
+        keys << str("app:order:7:lock", "3f9a1c2e-77b1-4c1d", 30000)
+             << zset("rl:api:completed", now - 4000, now - 10, 8000);
+        const QList<PatternObject> found = detect(keys);
+        QStringList kinds;
+        for (const PatternObject &o : found)
+            kinds << o.kind.id() + QLatin1Char(' ') + QString::fromUtf8(o.key);
+        kinds.sort();
+        QCOMPARE(kinds, (QStringList{"bullmq bull:emails", "bullmq {bull}:reports",
+                                     "lock app:order:7:lock", "sliding-window rl:api:completed"}));
+    }
+
     void slidingWindows()
     {
         const double now = double(s_now);
@@ -521,7 +542,7 @@ private slots:
             str("code:x7Kp2mQ9zA", "{}", 60000),
             list("jobs:mail:processing"),
             zset("sim:sem:gpu", now - 4000, now - 100)};
-        const QList<PatternObject> found = detect(shapes);
+        const QList<PatternObject> found = detect(shapes + test::bullMqQueueShapes("bull:q", now));
         QSet<QString> kinds;
         for (const PatternObject &o : found)
             kinds.insert(o.kind.id());

@@ -89,8 +89,11 @@ Reading ReliableQueueUnit::read(const PatternObject &o, const QList<RedisValue> 
         const auto &e = claims->elements();
         for (qsizetype i = 0; i + 1 < e.size(); i += 2) {
             const qint64 at = e.at(i + 1).bytes().toLongLong();
-            reading.items.append({e.at(i).bytes(), std::max<qint64>(0, saturatingSub(c.nowMs, at)),
-                                  AgeSource::ClaimsSet});
+            InFlightItem item;
+            item.job = e.at(i).bytes();
+            item.ageMs = std::max<qint64>(0, saturatingSub(c.nowMs, at));
+            item.source = AgeSource::ClaimsSet;
+            reading.items.append(item);
         }
         reading.stuck = claimedStuck;
     } else {
@@ -98,7 +101,11 @@ Reading ReliableQueueUnit::read(const PatternObject &o, const QList<RedisValue> 
             const QByteArray &job = page.at(i).bytes();
             const qint64 seen = c.firstSeenMs ? c.firstSeenMs(job) : -1;
             const qint64 age = seen < 0 ? 0 : std::max<qint64>(0, saturatingSub(c.nowMs, seen));
-            reading.items.append({job, age, AgeSource::FirstSeen});
+            InFlightItem item;
+            item.job = job;
+            item.ageMs = age;
+            item.source = AgeSource::FirstSeen;
+            reading.items.append(item);
             if (age >= o.params.stuckAfterMs)
                 ++reading.stuck;
         }

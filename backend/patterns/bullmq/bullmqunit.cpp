@@ -1,0 +1,745 @@
+// SPDX-License-Identifier: MIT
+#include "bullmqunit.h"
+
+#include <patterns/globmatch.h>
+#include <patterns/sections.h>
+
+#include <QJsonArray>
+
+#include <algorithm>
+
+namespace gatehouse {
+
+namespace {
+
+// The suffixes that name a BullMQ queue's own keys, in State order.
+constexpr const char *Suffixes[]
+    = {"meta",    "wait",      "active", "paused",           "prioritized",
+       "delayed", "completed", "failed", "waiting-children", "events",
+       "marker",  "pc",        "id",     "stalled",          "stalled-check"};
+
+// The Redis type each of those keys has.
+constexpr const char *Types[]
+    = {"hash", "list",   "list", "list",   "zset",   "zset", "zset",  "zset",
+       "zset", "stream", "zset", "string", "string", "set",  "string"};
+
+// Keys whose name and type alone say "BullMQ": enough for a queue with
+// another of its keys beside it.
+bool isAnchor(int s)
+{
+    return s == BullMqUnit::Meta || s == BullMqUnit::Events || s == BullMqUnit::StalledCheck
+           || s == BullMqUnit::Marker || s == BullMqUnit::Id;
+}
+
+int stateOfKey(const QByteArray &key, const QByteArray &type)
+{
+    const qsizetype colon = key.lastIndexOf(':');
+    if (colon <= 0)
+        return -1;
+    const QByteArray last = key.mid(colon + 1);
+    for (int s = 0; s < BullMqUnit::KeyCount; ++s) {
+        if (last == Suffixes[s])
+            return type.isEmpty() || type == Types[s] ? s : -1;
+    }
+    return -1;
+}
+
+QByteArray sortPatternSafe(const QByteArray &base)
+{
+    // SORT's GET pattern substitutes the first '*' and splits a hash field
+    // at "->": a base containing either cannot be read that way.
+    return base.contains('*') || base.contains("->") ? QByteArray() : base;
+}
+
+const char *StuckReason = "active without a lock: its worker died or stopped renewing it";
+
+ReplyMeaning oneJob(qint64 reply, const QByteArray &job, const QString &did, const QString &state)
+{
+    const QString name = printableBytes(job, 80);
+    switch (reply) {
+    case 1:
+        return {true, QStringLiteral("Job %1 %2.").arg(name, did)};
+    case 0:
+        return {
+            false,
+            QStringLiteral("Job %1 is not %2 (it moved on); nothing changed.").arg(name, state)};
+    case -1:
+        return {false, QStringLiteral("Job %1 is locked: a worker is running it; nothing "
+                                      "changed.")
+                           .arg(name)};
+    case -2:
+        return {false,
+                QStringLiteral("There is no job %1 in this queue; nothing changed.").arg(name)};
+    case -4:
+        return {false, QStringLiteral("Job %1 has a parent or children: Gatehouse does not "
+                                      "re-link BullMQ flows; nothing changed.")
+                           .arg(name)};
+    default:
+        return {
+            false,
+            QStringLiteral("Unexpected reply %1; nothing is known to have changed.").arg(reply)};
+    }
+}
+
+// {done, done, id...}: a batch's reply.
+std::function<ReplyMeaning(const RedisValue &)> batchMeaning(const QString &did)
+{
+    return [did](const RedisValue &reply) {
+        const qint64 n = reply.size() >= 2 ? reply.at(1).toInteger() : 0;
+        return ReplyMeaning{n > 0, n > 0 ? did.arg(n)
+                                         : QStringLiteral("Nothing to do; nothing "
+                                                          "changed.")};
+    };
+}
+
+ScriptCall baseCall(const PatternObject &o, const QString &action, const QString &script,
+                    const QList<BullMqUnit::State> &keys)
+{
+    ScriptCall call;
+    call.action = action;
+    call.script = script;
+    for (BullMqUnit::State s : keys) {
+        call.keys << BullMqUnit::keyOf(o, s);
+        call.keyRoles << QStringLiteral("%1 %2").arg(QString::fromLatin1(Suffixes[s]),
+                                                     QString::fromLatin1(Types[s]));
+    }
+    return call;
+}
+
+ActionInput jobInput(bool required)
+{
+    ActionInput job{QStringLiteral("job"), QStringLiteral("Job id"), ActionInput::Source::Item};
+    job.required = required;
+    return job;
+}
+
+ActionInput flag(const QString &id, const QString &label)
+{
+    ActionInput f{id, label, ActionInput::Source::Flag};
+    f.required = false;
+    return f;
+}
+
+QString oneOf(const ActionRequest &r, const QString &verb, const QString &all)
+{
+    if (r.input(QStringLiteral("job")).isEmpty() == !r.has(all))
+        return QStringLiteral("queue %1 needs either --job ID or --%2.").arg(verb, all);
+    return {};
+}
+
+} // namespace
+
+QByteArray BullMqUnit::suffix(State s)
+{
+    return Suffixes[s];
+}
+
+QByteArray BullMqUnit::keyOf(const PatternObject &o, State s)
+{
+    const QByteArray k = o.relatedKey(s);
+    return k.isEmpty() ? o.key + ':' + Suffixes[s] : k;
+}
+
+QByteArray BullMqUnit::baseOf(const QByteArray &key)
+{
+    if (stateOfKey(key, {}) < 0)
+        return {};
+    return key.left(key.lastIndexOf(':'));
+}
+
+PatternObject BullMqUnit::objectForBase(const QByteArray &base)
+{
+    PatternObject o;
+    o.kind = Kind;
+    o.key = base;
+    for (int s = 0; s < KeyCount; ++s)
+        o.related << base + ':' + Suffixes[s];
+    return o;
+}
+
+Section BullMqUnit::section() const
+{
+    return sections::queue();
+}
+
+QList<PatternUnit::Command> BullMqUnit::identifyProbe(const QByteArray &target) const
+{
+    return {{"TYPE", target + ":meta"},
+            {"TYPE", target + ":events"},
+            {"TYPE", target + ":id"},
+            {"TYPE", target + ":stalled-check"}};
+}
+
+bool BullMqUnit::identifies(const QByteArray &, const QList<RedisValue> &r) const
+{
+    return r.size() == 4
+           && (r.at(0).bytes() == "hash" || r.at(1).bytes() == "stream"
+               || r.at(2).bytes() == "string" || r.at(3).bytes() == "string");
+}
+
+QList<QByteArray> BullMqUnit::scanGlobs(const ProfileRule &rule) const
+{
+    return {rule.match + ":meta", rule.match + ":id"};
+}
+
+std::optional<PatternObject> BullMqUnit::objectFor(const ProfileRule &rule,
+                                                   const QByteArray &key) const
+{
+    // One of the queue's keys (what SCAN finds), or its base (what an
+    // operator names).
+    QByteArray base = baseOf(key);
+    if (base.isEmpty() || !globMatch(rule.match, base))
+        base = key;
+    if (!globMatch(rule.match, base) || rule.excludes(base))
+        return std::nullopt;
+    PatternObject o = objectForBase(base);
+    o.params = rule.params;
+    o.source = QString(); // the registry names the rule
+    return o;
+}
+
+PatternObject BullMqUnit::conventionalObject(const QByteArray &key) const
+{
+    return objectForBase(key);
+}
+
+std::optional<KeyClaim> BullMqUnit::claimKey(const KeyShape &shape, qint64) const
+{
+    // Only the queue's own names; the jobs' hashes, locks and logs under its
+    // base are taken when the queue groups (pool.under), whoever claimed them.
+    const int s = stateOfKey(shape.key, shape.type);
+    if (s < 0)
+        return std::nullopt;
+    return KeyClaim{QString::fromLatin1(Suffixes[s]), isAnchor(s) ? 30 : 10};
+}
+
+QList<PatternObject> BullMqUnit::groupClaims(ClaimPool &pool) const
+{
+    // A base with one of BullMQ's distinctive keys and at least two of its
+    // names is a queue; it takes every key under "<base>:" from the pool
+    // (job hashes, locks, logs), so none shows as a lock or token of its own.
+    QMap<QByteArray, std::pair<int, bool>> bases; // base -> {names, anchored}
+    for (const QByteArray &key : pool.claimed(Kind, 1000)) {
+        const QString role = pool.roleOf(key, Kind);
+        if (role.isEmpty())
+            continue;
+        auto &b = bases[key.left(key.lastIndexOf(':'))];
+        ++b.first;
+        const int s = stateOfKey(key, pool.find(key)->shape.type);
+        b.second = b.second || (s >= 0 && isAnchor(s));
+    }
+    QList<PatternObject> out;
+    for (auto it = bases.cbegin(); it != bases.cend(); ++it) {
+        if (it->first < 2 || !it->second)
+            continue;
+        PatternObject o = objectForBase(it.key());
+        o.source = QStringLiteral("autodetected");
+        for (const QByteArray &key : pool.under(it.key() + ':'))
+            pool.take(key);
+        out.append(o);
+    }
+    return out;
+}
+
+QList<PatternUnit::Command> BullMqUnit::probe(const PatternObject &o, const ProbeContext &) const
+{
+    const QByteArray page = number(std::max(1, o.params.pageSize));
+    QList<Command> cmds{
+        {"HMGET", keyOf(o, Meta), "paused", "concurrency", "max", "duration", "version"},
+        {"LLEN", keyOf(o, Wait)},
+        {"LLEN", keyOf(o, Active)},
+        {"LLEN", keyOf(o, Paused)},
+        {"ZCARD", keyOf(o, Prioritized)},
+        {"ZCARD", keyOf(o, Delayed)},
+        {"ZCARD", keyOf(o, Completed)},
+        {"ZCARD", keyOf(o, Failed)},
+        {"ZCARD", keyOf(o, WaitingChildren)},
+        {"EXISTS", keyOf(o, Id), keyOf(o, Events)},
+    };
+    // Every active job with its lock, when it was taken, its name and
+    // attempts: one bounded read (the active list holds what workers run).
+    const QByteArray base = sortPatternSafe(o.key);
+    if (!base.isEmpty())
+        cmds.append({"SORT_RO", keyOf(o, Active), "BY", "nosort", "LIMIT", "0", page, "GET", "#",
+                     "GET", base + ":*:lock", "GET", base + ":*->processedOn", "GET",
+                     base + ":*->name", "GET", base + ":*->atm"});
+    return cmds;
+}
+
+Reading BullMqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
+                         const ProbeContext &c) const
+{
+    const QList<QByteArray> replyKeys{
+        keyOf(o, Meta),      keyOf(o, Wait),        keyOf(o, Active),
+        keyOf(o, Paused),    keyOf(o, Prioritized), keyOf(o, Delayed),
+        keyOf(o, Completed), keyOf(o, Failed),      keyOf(o, WaitingChildren),
+        keyOf(o, Id)};
+    QList<QByteArray> allKeys = replyKeys;
+    if (!sortPatternSafe(o.key).isEmpty())
+        allKeys << keyOf(o, Active);
+    if (r.size() < allKeys.size()) {
+        if (auto f = failure(o, r, allKeys, c.nowMs))
+            return *f;
+    }
+    // A failed read of the active jobs' locks leaves the counts good.
+    if (auto f = failure(o, r.mid(0, replyKeys.size()), replyKeys, c.nowMs))
+        return *f;
+    Reading reading;
+    reading.atMs = c.nowMs;
+    if (r.at(0).size() != 5) {
+        reading.status = Reading::Status::Error;
+        reading.message = QStringLiteral("Unexpected reply reading \"%1\".")
+                              .arg(printableBytes(keyOf(o, Meta)));
+        return reading;
+    }
+    const RedisValue &meta = r.at(0);
+    reading.paused = !meta.at(0).isNil();
+    reading.layoutVersion = QString::fromUtf8(meta.at(4).bytes().left(64));
+    reading.layoutKnown = reading.layoutVersion.isEmpty()
+                          || reading.layoutVersion.startsWith(QLatin1String("bullmq:5."))
+                          || reading.layoutVersion.startsWith(QLatin1String("bullmq:6."));
+    const char *names[] = {"wait",    "active",    "paused", "prioritized",
+                           "delayed", "completed", "failed", "waiting-children"};
+    for (int i = 0; i < 8; ++i)
+        reading.counts.append({QString::fromLatin1(names[i]), r.at(1 + i).toInteger()});
+    const qint64 wait = r.at(1).toInteger(), active = r.at(2).toInteger(),
+                 paused = r.at(3).toInteger(), prioritized = r.at(4).toInteger();
+    reading.length = wait + paused + prioritized;
+    reading.inFlight = active;
+    reading.deadLength = r.at(7).toInteger();
+    qint64 total = 0;
+    for (const StateCount &n : std::as_const(reading.counts))
+        total += n.count;
+    if (total == 0 && meta.at(4).isNil() && r.at(9).toInteger() == 0) {
+        reading.status = Reading::Status::Missing;
+        reading.message = QStringLiteral("No BullMQ keys under \"%1\".").arg(printableBytes(o.key));
+        return reading;
+    }
+
+    if (r.size() > 10 && r.at(10).isError()) {
+        reading.stuckIsLowerBound = true;
+        reading.message = QStringLiteral("Cannot read the active jobs' locks (%1): stalled jobs "
+                                         "are not known.")
+                              .arg(r.at(10).errorMessage());
+    } else if (r.size() > 10) {
+        const auto &e = r.at(10).elements();
+        for (qsizetype i = 0; i + 4 < e.size(); i += 5) {
+            InFlightItem item;
+            item.job = e.at(i).bytes();
+            if (item.job.startsWith("0:"))
+                continue; // BullMQ 5's marker in a list
+            item.locked = !e.at(i + 1).isNil();
+            bool ok = false;
+            const qint64 processedOn = e.at(i + 2).bytes().toLongLong(&ok);
+            item.source = AgeSource::Library;
+            item.ageMs = ok ? std::max<qint64>(0, saturatingSub(c.nowMs, processedOn)) : 0;
+            item.name = e.at(i + 3).bytes().left(120);
+            item.attempts = e.at(i + 4).isNil() ? 0 : e.at(i + 4).toInteger();
+            if (!item.locked) {
+                ++reading.stuck;
+                if (reading.stuckJobs.size() < o.params.pageSize)
+                    reading.stuckJobs.append(
+                        {item.job, QString::fromLatin1(StuckReason), ok ? processedOn : -1});
+            }
+            reading.oldestInFlightAgeMs = std::max(reading.oldestInFlightAgeMs, item.ageMs);
+            reading.items.append(item);
+        }
+        std::sort(reading.items.begin(), reading.items.end(),
+                  [](const InFlightItem &a, const InFlightItem &b) { return a.ageMs > b.ageMs; });
+        reading.truncated = active > reading.items.size();
+        reading.stuckIsLowerBound = reading.truncated;
+    } else {
+        reading.stuckIsLowerBound = true;
+        reading.message = QStringLiteral("The queue's name holds '*' or \"->\": stalled jobs are "
+                                         "not read.");
+    }
+    if (!reading.layoutKnown)
+        reading.message = QStringLiteral("Layout %1 is not one Gatehouse knows (BullMQ 5-6): shown "
+                                         "read-only.")
+                              .arg(reading.layoutVersion);
+    else if (reading.truncated)
+        reading.message
+            = QStringLiteral("%1 jobs active; %2 were read.").arg(active).arg(reading.items.size());
+    return reading;
+}
+
+QList<Figure> BullMqUnit::figures() const
+{
+    auto count = [](const char *state) {
+        const QString s = QString::fromLatin1(state);
+        return [s](const Reading &r, qint64) {
+            return double(r.countOf(s));
+        };
+    };
+    return {
+        {QStringLiteral("wait"), QStringLiteral("Waiting"), false, count("wait")},
+        {QStringLiteral("inFlight"), QStringLiteral("Active"), false, count("active")},
+        {QStringLiteral("delayed"), QStringLiteral("Delayed"), false, count("delayed")},
+        {QStringLiteral("failed"), QStringLiteral("Failed"), false, count("failed")},
+        {QStringLiteral("stuck"), QStringLiteral("Stalled"), false,
+         [](const Reading &r, qint64) {
+             return double(r.stuck);
+         }},
+        {QStringLiteral("oldestInFlightAgeMs"), QStringLiteral("Oldest active"), true,
+         [](const Reading &r, qint64 at) {
+             return double(r.ageAt(r.oldestInFlightAgeMs, at));
+         }},
+    };
+}
+
+QList<Chart> BullMqUnit::charts() const
+{
+    return {{QStringLiteral("Jobs by state"),
+             QStringLiteral("jobs"),
+             {{QStringLiteral("wait"), QStringLiteral("waiting")},
+              {QStringLiteral("inFlight"), QStringLiteral("active")},
+              {QStringLiteral("delayed"), QStringLiteral("delayed")},
+              {QStringLiteral("stuck"), QStringLiteral("stalled")}}},
+            {QStringLiteral("Oldest active"),
+             QStringLiteral("s"),
+             {{QStringLiteral("oldestInFlightAgeMs"), QStringLiteral("oldest (s)"), 0.001}}}};
+}
+
+QList<Column> BullMqUnit::columns() const
+{
+    Column stuck = Column::count(QStringLiteral("Stuck"), &Reading::stuck);
+    stuck.text = [](const ObjectState &s, qint64) -> QString {
+        return QString::number(s.reading.stuck)
+               + (s.reading.stuckIsLowerBound ? QStringLiteral("+") : QString());
+    };
+    return {Column::key(QStringLiteral("Queue")),
+            Column::library(QStringLiteral("bullmq")),
+            Column::count(QStringLiteral("Length"), &Reading::length),
+            Column::count(QStringLiteral("In flight"), &Reading::inFlight),
+            Column::age(QStringLiteral("Oldest in flight"), &Reading::oldestInFlightAgeMs),
+            stuck,
+            Column::count(QStringLiteral("Dead"), &Reading::deadLength),
+            Column::counts(),
+            Column::status()};
+}
+
+void BullMqUnit::writeJson(const ObjectState &s, const Reading &r, qint64, QJsonObject &j) const
+{
+    j.insert(QStringLiteral("keys"), keysToJson(s.object.related));
+    j.insert(QStringLiteral("length"), double(r.length));
+    j.insert(QStringLiteral("inFlight"), double(r.inFlight));
+    j.insert(QStringLiteral("deadLength"), double(r.deadLength));
+    j.insert(QStringLiteral("stuckCount"), double(r.stuck));
+    j.insert(QStringLiteral("stuckIsLowerBound"), r.stuckIsLowerBound);
+    j.insert(QStringLiteral("oldestInFlightAgeMs"), double(r.oldestInFlightAgeMs));
+    j.insert(QStringLiteral("truncated"), r.truncated);
+}
+
+QStringList BullMqUnit::itemHeaders() const
+{
+    return {QStringLiteral("Active job"), QStringLiteral("Name"), QStringLiteral("Age"),
+            QStringLiteral("Attempts"), QStringLiteral("Lock")};
+}
+
+QList<QStringList> BullMqUnit::items(const ObjectState &s, qint64 nowMs) const
+{
+    QList<QStringList> rows;
+    for (const InFlightItem &item : s.reading.items) {
+        rows.append({printableBytes(item.job, 120), printableBytes(item.name, 80),
+                     formatMs(s.reading.ageAt(item.ageMs, nowMs)), QString::number(item.attempts),
+                     item.locked ? QStringLiteral("held") : QStringLiteral("none: stalled")});
+    }
+    return rows;
+}
+
+QHash<QString, QByteArray> BullMqUnit::itemInputs(const ObjectState &s, int i) const
+{
+    if (i < 0 || i >= s.reading.items.size())
+        return {};
+    return {{QStringLiteral("job"), s.reading.items.at(i).job}};
+}
+
+std::optional<Attention> BullMqUnit::attention(const ObjectState &state, qint64) const
+{
+    if (state.gone || state.reading.stuck <= 0)
+        return std::nullopt;
+    return Attention{2.0 + double(state.reading.stuck), QStringLiteral("inFlight")};
+}
+
+QString BullMqUnit::attentionText(const ObjectState &state, qint64 nowMs) const
+{
+    const Reading &r = state.reading;
+    return QStringLiteral("BullMQ queue %1: %2 stalled (active without a lock), oldest active %3")
+        .arg(printableBytes(state.object.key))
+        .arg(r.stuck)
+        .arg(formatMs(r.ageAt(r.oldestInFlightAgeMs, nowMs)));
+}
+
+QList<PatternAction> BullMqUnit::actions() const
+{
+    const auto prefix = [](const PatternObject &o) -> QByteArray {
+        return o.key + ':';
+    };
+    const QByteArray cut = QByteArray::number(ScriptCall::ReplyCutBytes);
+    const QByteArray batch = QByteArray::number(Batch);
+
+    PatternAction requeue;
+    requeue.id = QStringLiteral("queue.requeue");
+    requeue.verb = QStringLiteral("requeue");
+    requeue.label = QStringLiteral("Requeue…");
+    requeue.objectName = QStringLiteral("requeueButton");
+    requeue.usage = QStringLiteral("queue requeue QUEUE (--job ID | --stuck)");
+    ActionInput olderThan{QStringLiteral("older-than"), QStringLiteral("(reliable queues only)")};
+    olderThan.required = false;
+    olderThan.integer = true;
+    olderThan.console = false;
+    requeue.inputs = {jobInput(false),
+                      flag(QStringLiteral("stuck"), QStringLiteral("Every "
+                                                                   "stalled job")),
+                      olderThan};
+    requeue.check = [](const ActionRequest &r) -> QString {
+        if (r.has(QStringLiteral("older-than")))
+            return QStringLiteral("A BullMQ job is stalled when its lock is gone, whatever its "
+                                  "age: queue requeue takes no --older-than for a BullMQ queue.");
+        return oneOf(r, QStringLiteral("requeue"), QStringLiteral("stuck"));
+    };
+    requeue.build = [prefix, batch, cut](const ActionRequest &r) {
+        ScriptCall call
+            = baseCall(r.object, QStringLiteral("queue.requeue"), QStringLiteral("bullmq_requeue"),
+                       {Meta, Wait, Active, Paused, Marker, Events});
+        const QByteArray job = r.input(QStringLiteral("job"));
+        call.args = {prefix(r.object), job, batch, cut};
+        if (!job.isEmpty()) {
+            call.summary = QStringLiteral("Move BullMQ job %1 of \"%2\" from active back to wait, "
+                                          "only if its lock is gone (stalled), as BullMQ's stall "
+                                          "check does.")
+                               .arg(printableBytes(job, 80), printableBytes(r.object.key));
+            call.meaning = [job](const RedisValue &v) {
+                return oneJob(v.toInteger(), job, QStringLiteral("was requeued to wait"),
+                              QStringLiteral("active"));
+            };
+        } else {
+            call.action = QStringLiteral("queue.requeue-stuck");
+            call.summary = QStringLiteral("Move every stalled BullMQ job of \"%1\" (active without "
+                                          "a lock) back to wait, up to %2 per run, as BullMQ's "
+                                          "stall check does.")
+                               .arg(printableBytes(r.object.key))
+                               .arg(Batch);
+            call.batch = Batch;
+            call.batchSummary = QStringLiteral("Requeued %1 stalled jobs.");
+            call.meaning = batchMeaning(QStringLiteral("Requeued %1 stalled jobs."));
+        }
+        return call;
+    };
+
+    PatternAction stuckAll = requeue;
+    stuckAll.id = QStringLiteral("queue.requeue-stuck");
+    stuckAll.verb.clear();
+    stuckAll.usage.clear();
+    stuckAll.label = QStringLiteral("Requeue all stuck…");
+    stuckAll.objectName = QStringLiteral("requeueStuckButton");
+    stuckAll.consoleOnly = true;
+    stuckAll.inputs = {};
+    stuckAll.check = {};
+    stuckAll.build = [build = requeue.build](const ActionRequest &r) {
+        ActionRequest all = r;
+        all.inputs = {{QStringLiteral("stuck"), QByteArray()}};
+        return build(all);
+    };
+
+    PatternAction retry;
+    retry.id = QStringLiteral("queue.retry");
+    retry.verb = QStringLiteral("retry");
+    retry.label = QStringLiteral("Retry…");
+    retry.objectName = QStringLiteral("retryButton");
+    retry.usage = QStringLiteral("queue retry QUEUE (--job ID | --all) [--completed]");
+    retry.inputs = {jobInput(false),
+                    flag(QStringLiteral("all"), QStringLiteral("Every failed "
+                                                               "job")),
+                    flag(QStringLiteral("completed"), QStringLiteral("From completed"))};
+    retry.inputs[2].console = false;
+    retry.check = [](const ActionRequest &r) {
+        return oneOf(r, QStringLiteral("retry"), QStringLiteral("all"));
+    };
+    retry.build = [prefix, batch, cut](const ActionRequest &r) {
+        const bool completed = r.has(QStringLiteral("completed"));
+        const QString state = completed ? QStringLiteral("completed") : QStringLiteral("failed");
+        ScriptCall call
+            = baseCall(r.object, QStringLiteral("queue.retry"), QStringLiteral("bullmq_retry"),
+                       {Meta, Wait, Active, Paused, Marker, Events, Prioritized, PriorityCounter,
+                        completed ? Completed : Failed});
+        const QByteArray job = r.input(QStringLiteral("job"));
+        call.args = {prefix(r.object), job, batch, state.toUtf8(), cut};
+        if (!job.isEmpty()) {
+            call.summary = QStringLiteral("Retry BullMQ job %1 of \"%2\": from %3 back to wait, as "
+                                          "BullMQ's Job.retry does.")
+                               .arg(printableBytes(job, 80), printableBytes(r.object.key), state);
+            call.meaning = [job, state](const RedisValue &v) {
+                return oneJob(v.toInteger(), job, QStringLiteral("was moved back to wait"), state);
+            };
+        } else {
+            call.summary = QStringLiteral("Retry every %1 BullMQ job of \"%2\", oldest first, up "
+                                          "to %3 per run, as BullMQ's retryJobs does.")
+                               .arg(state, printableBytes(r.object.key))
+                               .arg(Batch);
+            call.batch = Batch;
+            call.batchSummary = QStringLiteral("Retried %1 jobs.");
+            call.meaning = batchMeaning(QStringLiteral("Retried %1 jobs."));
+        }
+        return call;
+    };
+
+    PatternAction promote;
+    promote.id = QStringLiteral("queue.promote");
+    promote.verb = QStringLiteral("promote");
+    promote.label = QStringLiteral("Promote…");
+    promote.objectName = QStringLiteral("promoteButton");
+    promote.usage = QStringLiteral("queue promote QUEUE (--job ID | --all)");
+    promote.inputs
+        = {jobInput(false), flag(QStringLiteral("all"), QStringLiteral("Every delayed job"))};
+    promote.check = [](const ActionRequest &r) {
+        return oneOf(r, QStringLiteral("promote"), QStringLiteral("all"));
+    };
+    promote.build = [prefix, batch, cut](const ActionRequest &r) {
+        ScriptCall call = baseCall(
+            r.object, QStringLiteral("queue.promote"), QStringLiteral("bullmq_promote"),
+            {Meta, Wait, Active, Paused, Marker, Events, Prioritized, PriorityCounter, Delayed});
+        const QByteArray job = r.input(QStringLiteral("job"));
+        call.args = {prefix(r.object), job, batch, cut};
+        if (!job.isEmpty()) {
+            call.summary = QStringLiteral("Run delayed BullMQ job %1 of \"%2\" now, as BullMQ's "
+                                          "promote does.")
+                               .arg(printableBytes(job, 80), printableBytes(r.object.key));
+            call.meaning = [job](const RedisValue &v) {
+                return oneJob(v.toInteger(), job, QStringLiteral("was promoted to wait"),
+                              QStringLiteral("delayed"));
+            };
+        } else {
+            call.summary = QStringLiteral("Run every delayed BullMQ job of \"%1\" now, soonest "
+                                          "first, up to %2 per run.")
+                               .arg(printableBytes(r.object.key))
+                               .arg(Batch);
+            call.batch = Batch;
+            call.batchSummary = QStringLiteral("Promoted %1 jobs.");
+            call.meaning = batchMeaning(QStringLiteral("Promoted %1 jobs."));
+        }
+        return call;
+    };
+
+    const QList<State> removeKeys{Meta,    Wait,      Active, Paused,          Prioritized,
+                                  Delayed, Completed, Failed, WaitingChildren, Events};
+    PatternAction remove;
+    remove.id = QStringLiteral("queue.remove");
+    remove.verb = QStringLiteral("remove");
+    remove.label = QStringLiteral("Remove…");
+    remove.objectName = QStringLiteral("removeButton");
+    remove.usage = QStringLiteral("queue remove QUEUE --job ID");
+    remove.inputs = {jobInput(true)};
+    remove.check = [](const ActionRequest &r) -> QString {
+        return r.input(QStringLiteral("job")).isEmpty()
+                   ? QStringLiteral("queue remove needs --job ID.")
+                   : QString();
+    };
+    remove.build = [prefix, removeKeys](const ActionRequest &r) {
+        ScriptCall call = baseCall(r.object, QStringLiteral("queue.remove"),
+                                   QStringLiteral("bullmq_remove"), removeKeys);
+        call.keys << keyOf(r.object, Failed);
+        call.keyRoles << QStringLiteral("failed zset");
+        const QByteArray job = r.input(QStringLiteral("job"));
+        call.args = {prefix(r.object), job, "0", "0", ""};
+        call.summary = QStringLiteral("Remove BullMQ job %1 of \"%2\" and its keys, unless a "
+                                      "worker holds its lock, as BullMQ's removeJob does.")
+                           .arg(printableBytes(job, 80), printableBytes(r.object.key));
+        call.meaning = [job](const RedisValue &v) {
+            return oneJob(v.toInteger(), job, QStringLiteral("was removed"),
+                          QStringLiteral("in the queue"));
+        };
+        return call;
+    };
+
+    PatternAction clean;
+    clean.id = QStringLiteral("queue.clean");
+    clean.verb = QStringLiteral("clean");
+    clean.label = QStringLiteral("Clean…");
+    clean.objectName = QStringLiteral("cleanButton");
+    clean.usage = QStringLiteral("queue clean QUEUE --state completed|failed --older-than MS "
+                                 "[--count-only]");
+    ActionInput state{QStringLiteral("state"), QStringLiteral("State (completed or failed)")};
+    ActionInput age{QStringLiteral("older-than"), QStringLiteral("Finished more than (ms) ago")};
+    age.integer = true;
+    clean.inputs = {state, age, flag(QStringLiteral("count-only"), QStringLiteral("Only count"))};
+    clean.inputs[2].console = false;
+    clean.check = [](const ActionRequest &r) -> QString {
+        const QByteArray s = r.input(QStringLiteral("state"));
+        if (s != "completed" && s != "failed")
+            return QStringLiteral("queue clean needs --state completed or --state failed.");
+        if (r.integer(QStringLiteral("older-than")) < 0)
+            return QStringLiteral("queue clean needs --older-than MS (0 or more).");
+        return {};
+    };
+    clean.build = [prefix, removeKeys, batch](const ActionRequest &r) {
+        const bool completed = r.input(QStringLiteral("state")) == "completed";
+        ScriptCall call = baseCall(r.object, QStringLiteral("queue.clean"),
+                                   QStringLiteral("bullmq_remove"), removeKeys);
+        call.keys << keyOf(r.object, completed ? Completed : Failed);
+        call.keyRoles << QStringLiteral("cleaned zset");
+        const qint64 olderThan = r.integer(QStringLiteral("older-than"));
+        const bool count = r.has(QStringLiteral("count-only"));
+        call.args = {prefix(r.object), QByteArray(), QByteArray::number(olderThan), batch,
+                     count ? QByteArray("count") : QByteArray()};
+        const QString st = completed ? QStringLiteral("completed") : QStringLiteral("failed");
+        if (count) {
+            call.action = QStringLiteral("queue.clean-count");
+            call.summary = QStringLiteral("Count the %1 BullMQ jobs of \"%2\" finished more than "
+                                          "%3 ago (nothing is written).")
+                               .arg(st, printableBytes(r.object.key), formatMs(olderThan));
+            call.meaning = [st](const RedisValue &v) {
+                const qint64 n = v.size() == 1 ? v.at(0).toInteger() : -1;
+                return ReplyMeaning{true,
+                                    QStringLiteral("%1 %2 jobs would be removed.").arg(n).arg(st)};
+            };
+            return call;
+        }
+        call.summary = QStringLiteral("Remove the %1 BullMQ jobs of \"%2\" finished more than %3 "
+                                      "ago (not locked ones), up to %4 per run, as BullMQ's clean "
+                                      "does.")
+                           .arg(st, printableBytes(r.object.key), formatMs(olderThan))
+                           .arg(Batch);
+        call.batch = Batch;
+        call.batchSummary = QStringLiteral("Removed %1 jobs.");
+        call.meaning = batchMeaning(QStringLiteral("Removed %1 jobs."));
+        return call;
+    };
+
+    auto pauseAction = [](bool pause) {
+        PatternAction a;
+        a.id = pause ? QStringLiteral("queue.pause") : QStringLiteral("queue.resume");
+        a.verb = pause ? QStringLiteral("pause") : QStringLiteral("resume");
+        a.label = pause ? QStringLiteral("Pause…") : QStringLiteral("Resume…");
+        a.objectName = pause ? QStringLiteral("pauseButton") : QStringLiteral("resumeButton");
+        a.usage = QStringLiteral("queue %1 QUEUE").arg(a.verb);
+        a.build = [pause](const ActionRequest &r) {
+            ScriptCall call = baseCall(
+                r.object, pause ? QStringLiteral("queue.pause") : QStringLiteral("queue.resume"),
+                QStringLiteral("bullmq_pause"),
+                {Meta, Wait, Paused, Prioritized, Delayed, Marker, Events});
+            call.args = {pause ? "paused" : "resumed"};
+            call.summary = pause ? QStringLiteral("Pause BullMQ queue \"%1\": workers take no new "
+                                                  "job until it is resumed.")
+                                       .arg(printableBytes(r.object.key))
+                                 : QStringLiteral("Resume BullMQ queue \"%1\".")
+                                       .arg(printableBytes(r.object.key));
+            call.meaning = [pause](const RedisValue &v) {
+                return v.toInteger() == 1
+                           ? ReplyMeaning{true, pause ? QStringLiteral("Paused.")
+                                                      : QStringLiteral("Resumed.")}
+                           : ReplyMeaning{false, pause ? QStringLiteral("Already paused; nothing "
+                                                                        "changed.")
+                                                       : QStringLiteral("Not paused; nothing "
+                                                                        "changed.")};
+            };
+            return call;
+        };
+        return a;
+    };
+
+    return {requeue,           stuckAll,          retry, promote, remove, clean,
+            pauseAction(true), pauseAction(false)};
+}
+
+} // namespace gatehouse

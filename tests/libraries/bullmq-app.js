@@ -1,0 +1,68 @@
+// A real BullMQ application for Gatehouse's integration tests
+// (tests/integration/tst_libraries.cpp): producer, worker and the library's
+// own view of a queue, with the BullMQ major the test names.
+//
+//   node bullmq-app.js MODULE REDIS_URL QUEUE COMMAND [ARG]
+//   MODULE   bullmq (6) or bullmq5
+//   produce N          add jobs "job-1".."job-N" (name "work", data {n})
+//   produce-delayed N  add N jobs delayed by an hour
+//   produce-failing N  add N jobs a worker fails on their first attempt
+//   work LOG           run jobs: each run appends "<id>" to the Redis list LOG
+//                      (RPUSH), so a test counts how often each job ran
+//   hang               take one job and never finish it (the test kills us)
+//   counts             print the library's own job counts as JSON
+//   state ID           print a job's state as the library sees it
+'use strict';
+const [, , moduleName, url, queueName, command, arg] = process.argv;
+const { Queue, Worker } = require(moduleName === 'bullmq5' ? 'bullmq5' : 'bullmq');
+const parsed = new URL(url);
+const connection = { host: parsed.hostname, port: Number(parsed.port), maxRetriesPerRequest: null };
+const prefix = process.env.BULL_PREFIX || 'bull';
+
+async function main() {
+  const queue = new Queue(queueName, { connection, prefix });
+  await queue.waitUntilReady();
+  switch (command) {
+    case 'produce':
+    case 'produce-delayed':
+    case 'produce-failing':
+      for (let n = 1; n <= Number(arg); ++n) {
+        const opts = { jobId: `${command === 'produce' ? 'job' : command.slice(8)}-${n}` };
+        if (command === 'produce-delayed') opts.delay = 3600 * 1000;
+        if (command === 'produce-failing') opts.attempts = 1;
+        await queue.add(command === 'produce-failing' ? 'fail-once' : 'work', { n }, opts);
+      }
+      break;
+    case 'counts':
+      console.log(JSON.stringify(await queue.getJobCounts()));
+      break;
+    case 'state': {
+      const job = await queue.getJob(arg);
+      console.log(job ? await job.getState() : 'missing');
+      break;
+    }
+    case 'work':
+    case 'hang': {
+      // A short lock so a killed worker's job stalls within the test; a long
+      // stall interval so only Gatehouse, not BullMQ's own check, recovers it.
+      const IORedis = require('ioredis');
+      const client = new IORedis({ host: parsed.hostname, port: Number(parsed.port) });
+      const worker = new Worker(queueName, async (job) => {
+        if (command === 'hang') {
+          console.log(`taken ${job.id}`);
+          await new Promise(() => {});
+        }
+        if (job.name === 'fail-once' && job.attemptsMade === 0) throw new Error('failing on purpose');
+        await client.rpush(arg, job.id);
+        return 'ok';
+      }, { connection, prefix, lockDuration: 1500, stalledInterval: 3600 * 1000, concurrency: 1 });
+      process.on('SIGTERM', async () => { await worker.close(); process.exit(0); });
+      console.log('working');
+      return; // runs until killed
+    }
+    default:
+      throw new Error(`unknown command ${command}`);
+  }
+  await queue.close();
+}
+main().catch((e) => { console.error(e.message); process.exit(1); });

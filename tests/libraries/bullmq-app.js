@@ -7,6 +7,8 @@
 //   produce N          add jobs "job-1".."job-N" (name "work", data {n})
 //   produce-delayed N  add N jobs delayed by an hour
 //   produce-failing N  add N jobs a worker fails on their first attempt
+//   produce-one ID     add one job with that id
+//   paused             print whether the library sees the queue paused
 //   work LOG           run jobs: each run appends "<id>" to the Redis list LOG
 //                      (RPUSH), so a test counts how often each job ran
 //   hang               take one job and never finish it (the test kills us)
@@ -32,6 +34,12 @@ async function main() {
         if (command === 'produce-failing') opts.attempts = 1;
         await queue.add(command === 'produce-failing' ? 'fail-once' : 'work', { n }, opts);
       }
+      break;
+    case 'produce-one':
+      await queue.add('work', { n: 0 }, { jobId: arg });
+      break;
+    case 'paused':
+      console.log(String(await queue.isPaused()));
       break;
     case 'counts':
       console.log(JSON.stringify(await queue.getJobCounts()));

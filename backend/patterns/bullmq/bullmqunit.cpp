@@ -185,12 +185,10 @@ QList<QByteArray> BullMqUnit::scanGlobs(const ProfileRule &rule) const
 std::optional<PatternObject> BullMqUnit::objectFor(const ProfileRule &rule,
                                                    const QByteArray &key) const
 {
-    // One of the queue's keys (what SCAN finds), or its base (what an
-    // operator names).
-    QByteArray base = baseOf(key);
-    if (base.isEmpty() || !globMatch(rule.match, base))
-        base = key;
-    if (!globMatch(rule.match, base) || rule.excludes(base))
+    // One of the queue's own keys (what SCAN finds); a job's keys under the
+    // base are not (an operator naming the base gets conventionalObject).
+    const QByteArray base = baseOf(key);
+    if (base.isEmpty() || !globMatch(rule.match, base) || rule.excludes(base))
         return std::nullopt;
     PatternObject o = objectForBase(base);
     o.params = rule.params;

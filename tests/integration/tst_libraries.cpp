@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: MIT
+// The job libraries people run, driven for real: their own producers and
+// workers (tests/libraries/, installed by .ci/install-deps) against a private
+// redis-server. A worker is killed in the middle of a job; Gatehouse finds
+// the queue and the stuck job with no profile, requeues it through the CLI,
+// and the library's own API and a real worker then show every job ran
+// exactly once and nothing was lost.
+#include <redis/redisclient.h>
+
+#include "redisserver.h"
+
+#include <QDeadlineTimer>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QStandardPaths>
+#include <QTest>
+
+using namespace gatehouse;
+using gatehouse::test::call;
+using gatehouse::test::CliRun;
+using gatehouse::test::RedisServer;
+
+namespace {
+
+const QString LibrariesDir = QStringLiteral(GATEHOUSE_LIBRARIES_DIR);
+
+// One run of the BullMQ application (tests/libraries/bullmq-app.js).
+struct NodeApp
+{
+    QString module; // "bullmq" (6) or "bullmq5"
+    QString url;
+    QString queue = QStringLiteral("emails");
+
+    QStringList args(const QString &command, const QString &arg = {}) const
+    {
+        QStringList a{LibrariesDir + QStringLiteral("/bullmq-app.js"), module, url, queue, command};
+        if (!arg.isEmpty())
+            a << arg;
+        return a;
+    }
+    // Runs a command to its end; its stdout, trimmed.
+    QString run(const QString &command, const QString &arg = {}) const
+    {
+        QProcess p;
+        p.start(QStringLiteral("node"), args(command, arg));
+        if (!p.waitForFinished(60000) || p.exitCode() != 0) {
+            qWarning("node %s %s failed: %s", qPrintable(command), qPrintable(arg),
+                     p.readAllStandardError().constData());
+            return QStringLiteral("<failed>");
+        }
+        return QString::fromUtf8(p.readAllStandardOutput()).trimmed();
+    }
+    // A long-running worker; returns once it printed want.
+    std::unique_ptr<QProcess> start(const QString &command, const QString &arg,
+                                    const QByteArray &want) const
+    {
+        auto p = std::make_unique<QProcess>();
+        p->start(QStringLiteral("node"), args(command, arg));
+        QByteArray out;
+        QDeadlineTimer deadline(30000);
+        while (!out.contains(want) && !deadline.hasExpired()
+               && p->state() != QProcess::NotRunning) {
+            p->waitForReadyRead(200);
+            out += p->readAllStandardOutput();
+        }
+        if (!out.contains(want))
+            qWarning("node %s did not print %s: %s %s", qPrintable(command), want.constData(),
+                     out.constData(), p->readAllStandardError().constData());
+        return p;
+    }
+    QJsonObject counts() const
+    {
+        return QJsonDocument::fromJson(run(QStringLiteral("counts")).toUtf8()).object();
+    }
+};
+
+void stop(std::unique_ptr<QProcess> &p)
+{
+    if (p && p->state() != QProcess::NotRunning) {
+        p->kill();
+        p->waitForFinished(10000);
+    }
+    p.reset();
+}
+
+bool waitFor(const std::function<bool()> &done, int ms = 20000)
+{
+    QDeadlineTimer deadline(ms);
+    while (!done()) {
+        if (deadline.hasExpired())
+            return false;
+        QTest::qWait(100);
+    }
+    return true;
+}
+
+} // namespace
+
+class tst_Libraries : public QObject
+{
+    Q_OBJECT
+
+private:
+    CliRun cli(const RedisServer &server, QStringList args)
+    {
+        args.prepend(server.url());
+        args.prepend(QStringLiteral("--url"));
+        QProcessEnvironment env;
+        env.insert(QStringLiteral("GATEHOUSE_AUDIT_LOG"), server.dir() + "/audit.jsonl");
+        return gatehouse::test::runCli(QStringLiteral(GATEHOUSE_CLI), args, env, 60000);
+    }
+    QJsonObject snapshot(const RedisServer &server)
+    {
+        const CliRun run = cli(server, {QStringLiteral("snapshot"), QStringLiteral("--json")});
+        if (run.exitCode != 0)
+            qWarning("snapshot failed: %s", qPrintable(run.err));
+        return QJsonDocument::fromJson(run.out.toUtf8()).object();
+    }
+    // Every object of the snapshot other than the one queue: none may exist
+    // (BullMQ's completed and failed sets, stall guard and job locks are
+    // its queue's, not limiters, locks or tokens).
+    static QStringList others(const QJsonObject &snapshot, const QString &queue)
+    {
+        QStringList out;
+        for (auto it = snapshot.begin(); it != snapshot.end(); ++it) {
+            if (!it->isArray())
+                continue;
+            for (const QJsonValue &o : it->toArray()) {
+                const QString key = o[QStringLiteral("key")].toString();
+                if (!(it.key() == QLatin1String("queues") && key == queue))
+                    out << it.key() + QLatin1Char(' ') + key;
+            }
+        }
+        return out;
+    }
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY2(!QStandardPaths::findExecutable(QStringLiteral("node")).isEmpty(),
+                 "node is not installed: run .ci/install-deps");
+        QVERIFY2(QFile::exists(LibrariesDir + QStringLiteral("/node_modules/bullmq/package.json"))
+                     && QFile::exists(LibrariesDir
+                                      + QStringLiteral("/node_modules/bullmq5/package.json")),
+                 "npm packages missing: run .ci/install-deps (npm ci in tests/libraries)");
+    }
+
+    void bullmq_data()
+    {
+        QTest::addColumn<QString>("module");
+        QTest::addColumn<QString>("major");
+        QTest::newRow("bullmq 6") << QStringLiteral("bullmq") << QStringLiteral("bullmq:6.");
+        QTest::newRow("bullmq 5") << QStringLiteral("bullmq5") << QStringLiteral("bullmq:5.");
+    }
+
+    void bullmq()
+    {
+        QFETCH(QString, module);
+        QFETCH(QString, major);
+        RedisServer server;
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        std::unique_ptr<RedisClient> connected = gatehouse::test::connectedClient(server);
+        QVERIFY(connected);
+        RedisClient &client = *connected;
+        const NodeApp app{module, server.url()};
+        const QString queue = QStringLiteral("bull:emails");
+
+        // A worker takes job-1 and dies in the middle of it.
+        QCOMPARE(app.run(QStringLiteral("produce"), QStringLiteral("3")), QString());
+        auto hung = app.start(QStringLiteral("hang"), {}, "taken job-1");
+        hung->kill();
+        hung->waitForFinished(10000);
+        QVERIFY2(waitFor([&] {
+                     return call(client, {"EXISTS", "bull:emails:job-1:lock"}).toInteger() == 0;
+                 }),
+                 "the dead worker's lock never expired");
+
+        // Found with no profile: one queue, its library, BullMQ's own counts,
+        // the stalled job; nothing else.
+        QJsonObject snap = snapshot(server);
+        QJsonArray queues = snap[QStringLiteral("queues")].toArray();
+        QCOMPARE(queues.size(), 1);
+        QJsonObject q = queues.first().toObject();
+        QCOMPARE(q[QStringLiteral("key")].toString(), queue);
+        QCOMPARE(q[QStringLiteral("pattern")].toString(), QStringLiteral("bullmq"));
+        const QJsonObject library = q[QStringLiteral("library")].toObject();
+        QCOMPARE(library[QStringLiteral("name")].toString(), QStringLiteral("bullmq"));
+        QVERIFY2(library[QStringLiteral("layout")].toString().startsWith(major),
+                 qPrintable(library[QStringLiteral("layout")].toString()));
+        QCOMPARE(library[QStringLiteral("layoutKnown")].toBool(), true);
+        QJsonObject counts = q[QStringLiteral("counts")].toObject();
+        QCOMPARE(counts[QStringLiteral("active")].toInt(), 1);
+        QCOMPARE(counts[QStringLiteral("wait")].toInt() + counts[QStringLiteral("paused")].toInt(),
+                 2);
+        const QJsonArray stuck = q[QStringLiteral("stuck")].toArray();
+        QCOMPARE(stuck.size(), 1);
+        QCOMPARE(stuck.first()[QStringLiteral("job")].toString(), QStringLiteral("job-1"));
+        QVERIFY(stuck.first()[QStringLiteral("sinceMs")].toDouble() > 0);
+        QCOMPARE(others(snap, queue), QStringList());
+
+        // Requeued through the CLI; the library sees it waiting.
+        CliRun run = cli(server, {QStringLiteral("queue"), QStringLiteral("requeue"), queue,
+                                  QStringLiteral("--stuck")});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        QVERIFY2(run.out.contains(QLatin1String("Requeued 1 stalled jobs")), qPrintable(run.out));
+        QCOMPARE(app.run(QStringLiteral("state"), QStringLiteral("job-1")),
+                 QStringLiteral("waiting"));
+
+        // A job that fails once and one delayed by an hour.
+        QCOMPARE(app.run(QStringLiteral("produce-failing"), QStringLiteral("1")), QString());
+        QCOMPARE(app.run(QStringLiteral("produce-delayed"), QStringLiteral("1")), QString());
+
+        // A real worker runs what is waiting; the failing job fails.
+        auto worker = app.start(QStringLiteral("work"), QStringLiteral("ran"), "working");
+        QVERIFY2(waitFor([&] {
+                     return call(client, {"LLEN", "ran"}).toInteger() == 3
+                            && call(client, {"ZCARD", "bull:emails:failed"}).toInteger() == 1;
+                 }),
+                 "the worker did not run the requeued job");
+
+        // Retry the failed one and promote the delayed one: the worker takes both.
+        run = cli(server, {QStringLiteral("queue"), QStringLiteral("retry"), queue,
+                           QStringLiteral("--job"), QStringLiteral("failing-1")});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
+        run = cli(server, {QStringLiteral("queue"), QStringLiteral("promote"), queue,
+                           QStringLiteral("--job"), QStringLiteral("delayed-1")});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
+        QVERIFY2(waitFor([&] { return call(client, {"LLEN", "ran"}).toInteger() == 5; }),
+                 "the worker did not run the retried and promoted jobs");
+
+        // Exactly once each, by the library's own account too.
+        QStringList ran;
+        const RedisValue ranList = call(client, {"LRANGE", "ran", "0", "-1"});
+        for (const RedisValue &v : ranList.elements())
+            ran << QString::fromUtf8(v.bytes());
+        ran.sort();
+        QCOMPARE(ran, (QStringList{"delayed-1", "failing-1", "job-1", "job-2", "job-3"}));
+        counts = app.counts();
+        QCOMPARE(counts[QStringLiteral("completed")].toInt(), 5);
+        for (const char *state : {"active", "waiting", "delayed", "failed", "prioritized"})
+            QCOMPARE(counts[QLatin1String(state)].toInt(), 0);
+
+        // Remove is refused while a worker holds the job's lock.
+        stop(worker);
+        QCOMPARE(app.run(QStringLiteral("produce-one"), QStringLiteral("held-1")), QString());
+        hung = app.start(QStringLiteral("hang"), {}, "taken held-1");
+        run = cli(server, {QStringLiteral("queue"), QStringLiteral("remove"), queue,
+                           QStringLiteral("--job"), QStringLiteral("held-1")});
+        QCOMPARE(run.exitCode, 3);
+        QVERIFY2(run.err.contains(QLatin1String("locked")), qPrintable(run.err));
+        QCOMPARE(app.run(QStringLiteral("state"), QStringLiteral("held-1")),
+                 QStringLiteral("active"));
+        stop(hung);
+
+        // Pause and resume, as the library sees them.
+        run = cli(server, {QStringLiteral("queue"), QStringLiteral("pause"), queue});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        QCOMPARE(app.run(QStringLiteral("paused")), QStringLiteral("true"));
+        run = cli(server, {QStringLiteral("queue"), QStringLiteral("resume"), queue});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        QCOMPARE(app.run(QStringLiteral("paused")), QStringLiteral("false"));
+
+        // Clean: the count first, then the removal.
+        run = cli(server, {QStringLiteral("queue"), QStringLiteral("clean"), queue,
+                           QStringLiteral("--state"), QStringLiteral("completed"),
+                           QStringLiteral("--older-than"), QStringLiteral("0"),
+                           QStringLiteral("--count-only")});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        QVERIFY2(run.out.contains(QLatin1String("5 completed jobs would be removed")),
+                 qPrintable(run.out));
+        QCOMPARE(app.counts()[QStringLiteral("completed")].toInt(), 5);
+        run = cli(server, {QStringLiteral("queue"), QStringLiteral("clean"), queue,
+                           QStringLiteral("--state"), QStringLiteral("completed"),
+                           QStringLiteral("--older-than"), QStringLiteral("0")});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        QVERIFY2(run.out.contains(QLatin1String("Removed 5 jobs")), qPrintable(run.out));
+        QCOMPARE(app.counts()[QStringLiteral("completed")].toInt(), 0);
+        QCOMPARE(call(client, {"EXISTS", "bull:emails:job-1"}).toInteger(), 0);
+
+        // Still one queue, nothing mistaken for anything else.
+        snap = snapshot(server);
+        QCOMPARE(snap[QStringLiteral("queues")].toArray().size(), 1);
+        QCOMPARE(others(snap, queue), QStringList());
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_Libraries)
+#include "tst_libraries.moc"

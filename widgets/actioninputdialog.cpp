@@ -12,7 +12,8 @@
 namespace gatehouse {
 
 ActionInputDialog::ActionInputDialog(const PatternUnit &unit, const PatternAction &action,
-                                     const ObjectState *state, int item,
+                                     const ObjectState *state,
+                                     const QHash<QString, QByteArray> &chosen,
                                      const QList<QByteArray> &families, QWidget *parent)
     : QDialog(parent)
     , m_action(action)
@@ -28,8 +29,7 @@ ActionInputDialog::ActionInputDialog(const PatternUnit &unit, const PatternActio
     }
     const QHash<QString, QByteArray> shown
         = state ? unit.shownInputs(*state) : QHash<QString, QByteArray>();
-    const QHash<QString, QByteArray> fromItem
-        = state && item >= 0 ? unit.itemInputs(*state, item) : QHash<QString, QByteArray>();
+    const QHash<QString, QByteArray> &fromItem = chosen;
     auto *form = new QFormLayout;
     if (action.targetIsPrefix) {
         m_target = new QLineEdit(QString::fromUtf8(m_base.target), this);
@@ -112,13 +112,12 @@ void ActionInputDialog::validate()
     m_buttons->button(QDialogButtonBox::Ok)->setEnabled(why.isEmpty());
 }
 
-std::optional<ActionRequest> ActionInputDialog::ask(const PatternUnit &unit,
-                                                    const PatternAction &action,
-                                                    const ObjectState *state, int item,
-                                                    const QList<QByteArray> &families,
-                                                    QWidget *parent, QString *problem)
+std::optional<ActionRequest>
+ActionInputDialog::ask(const PatternUnit &unit, const PatternAction &action,
+                       const ObjectState *state, const QHash<QString, QByteArray> &chosen,
+                       const QList<QByteArray> &families, QWidget *parent, QString *problem)
 {
-    ActionInputDialog dialog(unit, action, state, item, families, parent);
+    ActionInputDialog dialog(unit, action, state, chosen, families, parent);
     if (!dialog.needsOperator() && !action.targetIsPrefix) {
         const QString why = dialog.problem();
         if (!why.isEmpty()) {

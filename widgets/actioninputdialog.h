@@ -23,10 +23,11 @@ class ActionInputDialog : public QDialog
     Q_OBJECT
 public:
     // state: the object selected (none for an action on a prefix, such as
-    // token issue); item: the item chosen in its detail, or -1.
+    // token issue); chosen: the inputs the item chosen gives (an item of its
+    // reading, PatternUnit::itemInputs, or a job of its job list), or none.
     ActionInputDialog(const PatternUnit &unit, const PatternAction &action,
-                      const ObjectState *state, int item, const QList<QByteArray> &families,
-                      QWidget *parent = nullptr);
+                      const ObjectState *state, const QHash<QString, QByteArray> &chosen,
+                      const QList<QByteArray> &families, QWidget *parent = nullptr);
 
     // The request as the fields say now.
     ActionRequest request() const;
@@ -40,7 +41,8 @@ public:
     // action needs typed inputs; nullopt when cancelled. problem gets why an
     // action without typed inputs cannot run (an item not chosen).
     static std::optional<ActionRequest> ask(const PatternUnit &unit, const PatternAction &action,
-                                            const ObjectState *state, int item,
+                                            const ObjectState *state,
+                                            const QHash<QString, QByteArray> &chosen,
                                             const QList<QByteArray> &families, QWidget *parent,
                                             QString *problem);
 

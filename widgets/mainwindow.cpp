@@ -8,6 +8,8 @@
 #include "overviewpage.h"
 #include "sectionpage.h"
 
+#include <monitor/jobbrowser.h>
+
 #include <actions/actionengine.h>
 #include <monitor/monitor.h>
 #include <patterns/patternregistry.h>
@@ -41,6 +43,7 @@ MainWindow::MainWindow(RedisClient *client, Monitor *monitor, ActionEngine *acti
     , m_client(client)
     , m_monitor(monitor)
     , m_actions(actions)
+    , m_jobBrowser(new JobBrowser(client, this))
     , m_options(options)
     , m_snapshot(std::make_shared<const Snapshot>())
     , m_pages(new QListWidget(this))
@@ -71,6 +74,7 @@ MainWindow::MainWindow(RedisClient *client, Monitor *monitor, ActionEngine *acti
     addPage(m_overview, tr("Overview"));
     for (const Section &section : PatternRegistry::instance().sections()) {
         auto *page = new SectionPage(section, m_options.readOnly, this);
+        page->setJobBrowser(m_jobBrowser);
         connect(page, &SectionPage::selectionChanged, this, &MainWindow::watchSelection);
         connect(page, &SectionPage::actionRequested, this, &MainWindow::act);
         connect(page, &SectionPage::message, this, [this](const QString &text) {
@@ -475,6 +479,8 @@ void MainWindow::act(const ScriptCall &call)
         showOutcome(o, call.action);
         statusBar()->showMessage(o.message, 10000);
         QMetaObject::invokeMethod(m_monitor, &Monitor::refreshNow);
+        for (SectionPage *page : std::as_const(m_sectionPages))
+            page->reloadJobs(); // the job lists show where the jobs went
         if (o.result == ActionOutcome::Result::Refused && o.forceable && !call.force) {
             // The target is not what the console says it is: only a second,
             // explicit confirmation (audited as forced) acts on it anyway.

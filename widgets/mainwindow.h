@@ -20,6 +20,7 @@ class QToolButton;
 namespace gatehouse {
 
 class ActionEngine;
+class JobBrowser;
 class AuditPage;
 class ChartPanel;
 class Monitor;
@@ -93,6 +94,8 @@ private:
     RedisClient *m_client;
     Monitor *m_monitor;
     ActionEngine *m_actions;
+    // Library queues' job lists, read on demand over the window's connection.
+    JobBrowser *m_jobBrowser;
     Options m_options;
     std::shared_ptr<const Snapshot> m_snapshot;
     QString m_lastOutcome;

@@ -5,10 +5,17 @@
 #include "chartpanel.h"
 #include "objecttablemodel.h"
 
+#include <monitor/jobbrowser.h>
+
+#include <QComboBox>
+#include <QDateTime>
+#include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSaveFile>
 #include <QSortFilterProxyModel>
@@ -39,15 +46,18 @@ SectionPage::SectionPage(const Section &section, bool readOnly, QWidget *parent)
     // the selected object if its pattern offers it.
     QStringList ids;
     QStringList itemHeaders;
+    bool listsJobs = false;
     for (const PatternUnit *unit : PatternRegistry::instance().unitsIn(section.id)) {
         if (itemHeaders.isEmpty())
             itemHeaders = unit->itemHeaders();
+        listsJobs = listsJobs || !unit->jobStates().isEmpty();
         for (const PatternAction &action : unit->actions()) {
             if (ids.contains(action.id))
                 continue;
             ids << action.id;
             auto *button = new QPushButton(action.label, this);
             button->setObjectName(action.objectName);
+            button->setProperty("patternAction", action.id); // an action, not navigation
             if (readOnly) {
                 button->setEnabled(false);
                 button->setToolTip(
@@ -94,7 +104,11 @@ SectionPage::SectionPage(const Section &section, bool readOnly, QWidget *parent)
         m_items->setEditTriggers(QAbstractItemView::NoEditTriggers);
         m_items->verticalHeader()->hide();
         splitter->addWidget(m_items);
+        connect(m_items, &QTableWidget::itemSelectionChanged, this,
+                [this] { m_jobChosenLast = false; });
     }
+    if (listsJobs)
+        buildJobsPanel(splitter);
     m_chart = new ChartPanel(section.id, splitter);
     splitter->addWidget(m_chart);
     layout->addWidget(splitter, 1);
@@ -103,6 +117,7 @@ SectionPage::SectionPage(const Section &section, bool readOnly, QWidget *parent)
         m_chart->setObject(s);
         updateItems();
         updateParts();
+        updateJobsFor(s);
         Q_EMIT selectionChanged(s ? s->object.key : QByteArray());
     });
 }
@@ -191,6 +206,22 @@ void SectionPage::updateItems()
     const qint64 now = m_snapshot ? m_snapshot->server.timeMs : 0;
     const QList<QStringList> rows
         = s ? PatternUnit::of(s->object.kind).items(*s, now) : QList<QStringList>();
+    // The headers of the selected object's pattern (a BullMQ queue's active
+    // jobs have a name, attempts and a lock; a reliable queue's items an
+    // age source).
+    if (s) {
+        const QStringList headers = PatternUnit::of(s->object.kind).itemHeaders();
+        if (!headers.isEmpty() && headers.size() != m_items->columnCount()) {
+            m_items->setColumnCount(int(headers.size()));
+            m_items->setHorizontalHeaderLabels(headers);
+        } else if (!headers.isEmpty()) {
+            for (int c = 0; c < headers.size(); ++c) {
+                if (!m_items->horizontalHeaderItem(c)
+                    || m_items->horizontalHeaderItem(c)->text() != headers.at(c))
+                    m_items->setHorizontalHeaderItem(c, new QTableWidgetItem(headers.at(c)));
+            }
+        }
+    }
     m_items->setRowCount(int(rows.size()));
     for (int r = 0; r < rows.size(); ++r) {
         for (int c = 0; c < rows.at(r).size() && c < m_items->columnCount(); ++c)
@@ -270,10 +301,15 @@ void SectionPage::actOn(const QString &actionId)
             return;
         }
     }
-    int item = -1;
-    if (m_items && s) {
+    // The item chosen: a job in the jobs panel (the last list clicked), or
+    // an item of the object's reading.
+    QHash<QString, QByteArray> chosen;
+    if (s && m_jobChosenLast && !chosenJob().isEmpty()) {
+        chosen.insert(QStringLiteral("job"), chosenJob());
+    } else if (m_items && s) {
         const auto rows = m_items->selectionModel()->selectedRows();
-        item = rows.isEmpty() ? -1 : rows.first().row();
+        if (!rows.isEmpty())
+            chosen = unit->itemInputs(*s, rows.first().row());
     }
     // The objects of the same pattern the console knows (token revoke checks
     // the key is in one of its families).
@@ -289,7 +325,7 @@ void SectionPage::actOn(const QString &actionId)
         shown = *s;
     QString problem;
     const std::optional<ActionRequest> request = ActionInputDialog::ask(
-        *unit, *action, shown ? &*shown : nullptr, item, known, this, &problem);
+        *unit, *action, shown ? &*shown : nullptr, chosen, known, this, &problem);
     if (!request) {
         Q_EMIT message(problem.isEmpty() ? tr("Cancelled: nothing was sent.") : problem);
         return;
@@ -326,6 +362,196 @@ bool SectionPage::exportCsv(const QString &fileName) const
         file.write(cells.join(QLatin1Char(',')).toUtf8() + '\n');
     }
     return file.commit();
+}
+
+void SectionPage::setJobBrowser(JobBrowser *browser)
+{
+    m_jobBrowser = browser;
+    if (!browser || !m_jobsPanel)
+        return;
+    connect(browser, &JobBrowser::listed, this, &SectionPage::showJobs);
+    connect(browser, &JobBrowser::detailed, this, &SectionPage::showJobDetail);
+}
+
+void SectionPage::buildJobsPanel(QWidget *parent)
+{
+    m_jobsPanel = new QWidget(parent);
+    m_jobsPanel->setObjectName(m_section.id + QStringLiteral("JobsPanel"));
+    auto *layout = new QVBoxLayout(m_jobsPanel);
+    layout->setContentsMargins(0, 0, 0, 0);
+    auto *bar = new QHBoxLayout;
+    m_jobState = new QComboBox(m_jobsPanel);
+    m_jobState->setObjectName(m_section.id + QStringLiteral("JobState"));
+    m_jobsPrev = new QPushButton(tr("Newer"), m_jobsPanel);
+    m_jobsPrev->setObjectName(m_section.id + QStringLiteral("JobsPrev"));
+    m_jobsNext = new QPushButton(tr("Older"), m_jobsPanel);
+    m_jobsNext->setObjectName(m_section.id + QStringLiteral("JobsNext"));
+    auto *reload = new QPushButton(tr("Reload"), m_jobsPanel);
+    reload->setObjectName(m_section.id + QStringLiteral("JobsReload"));
+    m_jobsRange = new QLabel(m_jobsPanel);
+    m_jobsRange->setObjectName(m_section.id + QStringLiteral("JobsRange"));
+    bar->addWidget(new QLabel(tr("Jobs:"), m_jobsPanel));
+    bar->addWidget(m_jobState);
+    bar->addWidget(m_jobsPrev);
+    bar->addWidget(m_jobsNext);
+    bar->addWidget(reload);
+    bar->addWidget(m_jobsRange, 1);
+    layout->addLayout(bar);
+    auto *split = new QSplitter(Qt::Horizontal, m_jobsPanel);
+    m_jobs = new QTableWidget(0, 5, split);
+    m_jobs->setObjectName(m_section.id + QStringLiteral("JobList"));
+    m_jobs->setHorizontalHeaderLabels(
+        {tr("Job"), tr("Name"), tr("Age"), tr("Attempts"), tr("Error")});
+    m_jobs->horizontalHeader()->setStretchLastSection(true);
+    m_jobs->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_jobs->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_jobs->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_jobs->verticalHeader()->hide();
+    m_jobDetail = new QPlainTextEdit(split);
+    m_jobDetail->setObjectName(m_section.id + QStringLiteral("JobDetail"));
+    m_jobDetail->setReadOnly(true);
+    m_jobDetail->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_jobDetail->setPlaceholderText(tr("Choose a job to see its data, options and error."));
+    split->addWidget(m_jobs);
+    split->addWidget(m_jobDetail);
+    layout->addWidget(split, 1);
+    m_jobsPanel->setEnabled(false);
+    qobject_cast<QSplitter *>(parent)->addWidget(m_jobsPanel);
+
+    connect(m_jobState, &QComboBox::currentTextChanged, this, [this] {
+        m_jobsOffset = 0;
+        requestJobs();
+    });
+    connect(m_jobsPrev, &QPushButton::clicked, this, [this] {
+        m_jobsOffset = std::max<qint64>(0, m_jobsOffset - JobPageSize);
+        requestJobs();
+    });
+    connect(m_jobsNext, &QPushButton::clicked, this, [this] {
+        m_jobsOffset += JobPageSize;
+        requestJobs();
+    });
+    connect(reload, &QPushButton::clicked, this, &SectionPage::requestJobs);
+    connect(m_jobs, &QTableWidget::itemSelectionChanged, this, [this] {
+        if (m_fillingJobs)
+            return;
+        m_jobChosenLast = true;
+        const QByteArray job = chosenJob();
+        const ObjectState *s = selected();
+        if (job.isEmpty() || !s || !m_jobBrowser)
+            return;
+        m_jobDetail->setPlainText(tr("Reading job %1…").arg(printableBytes(job, 80)));
+        m_jobBrowser->showJob(s->object, job);
+    });
+}
+
+void SectionPage::updateJobsFor(const ObjectState *s)
+{
+    if (!m_jobsPanel)
+        return;
+    const QStringList states = s ? PatternUnit::of(s->object.kind).jobStates() : QStringList();
+    const QByteArray key = s && !states.isEmpty() ? s->object.key : QByteArray();
+    if (key == m_jobsKey)
+        return;
+    m_jobsKey = key;
+    m_jobsOffset = 0;
+    m_jobs->setRowCount(0);
+    m_jobDetail->clear();
+    m_jobsRange->clear();
+    m_jobsPanel->setEnabled(!key.isEmpty());
+    const QString previous = m_jobState->currentText();
+    {
+        const QSignalBlocker block(m_jobState);
+        m_jobState->clear();
+        m_jobState->addItems(states);
+        // The state shown before, when this library has it too; otherwise
+        // where stuck work usually is.
+        const int keep = m_jobState->findText(previous);
+        m_jobState->setCurrentIndex(
+            keep >= 0 ? keep : std::max(0, int(states.indexOf(QStringLiteral("active")))));
+    }
+    if (!key.isEmpty())
+        requestJobs();
+}
+
+void SectionPage::requestJobs()
+{
+    const ObjectState *s = selected();
+    if (!m_jobsPanel || !m_jobBrowser || !s || s->object.key != m_jobsKey)
+        return;
+    m_jobsRange->setText(tr("Reading…"));
+    m_jobBrowser->listJobs(s->object, m_jobState->currentText(), m_jobsOffset, JobPageSize);
+}
+
+void SectionPage::showJobs(const JobListing &page)
+{
+    if (!m_jobsPanel || page.state != m_jobState->currentText() || page.offset != m_jobsOffset)
+        return;
+    m_jobsTotal = page.total;
+    // A new page: nothing chosen in it yet (the detail shown was of the old one).
+    const QByteArray before = chosenJob();
+    m_fillingJobs = true;
+    m_jobs->clearSelection();
+    m_jobs->setCurrentCell(-1, -1);
+    m_jobs->setRowCount(int(page.rows.size()));
+    const qint64 now = m_snapshot ? m_snapshot->server.timeMs : QDateTime::currentMSecsSinceEpoch();
+    for (int r = 0; r < page.rows.size(); ++r) {
+        const JobRow &row = page.rows.at(r);
+        const QStringList cells{
+            printableBytes(row.id, 120), row.name,
+            row.atMs < 0 ? QStringLiteral("–") : formatMs(std::max<qint64>(0, now - row.atMs)),
+            row.attempts < 0 ? QStringLiteral("–") : QString::number(row.attempts), row.error};
+        for (int c = 0; c < cells.size(); ++c) {
+            auto *cell = new QTableWidgetItem(cells.at(c));
+            if (c == 0)
+                cell->setData(Qt::UserRole, row.id);
+            if (c == 4)
+                cell->setToolTip(row.error);
+            m_jobs->setItem(r, c, cell);
+        }
+    }
+    if (!page.ok)
+        m_jobsRange->setText(page.message);
+    else if (page.total == 0)
+        m_jobsRange->setText(tr("No %1 jobs.").arg(page.state));
+    else
+        m_jobsRange->setText(tr("%1–%2 of %3 %4")
+                                 .arg(page.offset + (page.rows.isEmpty() ? 0 : 1))
+                                 .arg(page.offset + page.rows.size())
+                                 .arg(page.total)
+                                 .arg(page.state));
+    m_jobsPrev->setEnabled(page.offset > 0);
+    m_jobsNext->setEnabled(page.offset + JobPageSize < page.total);
+    m_fillingJobs = false;
+    // The job chosen before stays chosen when it is still on the page.
+    for (int r = 0; r < m_jobs->rowCount() && !before.isEmpty(); ++r) {
+        if (m_jobs->item(r, 0) && m_jobs->item(r, 0)->data(Qt::UserRole).toByteArray() == before) {
+            m_jobs->selectRow(r);
+            return;
+        }
+    }
+    if (!before.isEmpty())
+        m_jobDetail->clear();
+}
+
+void SectionPage::showJobDetail(const JobListing &detail)
+{
+    if (!m_jobsPanel || detail.job != chosenJob())
+        return;
+    QString text = detail.ok ? detail.detail : detail.message;
+    if (detail.ok && !detail.message.isEmpty())
+        text = detail.message + QStringLiteral("\n\n") + text;
+    m_jobDetail->setPlainText(text);
+}
+
+QByteArray SectionPage::chosenJob() const
+{
+    if (!m_jobs)
+        return {};
+    const auto rows = m_jobs->selectionModel()->selectedRows();
+    if (rows.isEmpty())
+        return {};
+    const QTableWidgetItem *cell = m_jobs->item(rows.first().row(), 0);
+    return cell ? cell->data(Qt::UserRole).toByteArray() : QByteArray();
 }
 
 } // namespace gatehouse

@@ -9,8 +9,12 @@
 
 #include <memory>
 
+class QComboBox;
+class QLabel;
 class QLineEdit;
 class QListWidget;
+class QPlainTextEdit;
+class QPushButton;
 class QSortFilterProxyModel;
 class QTableView;
 class QTableWidget;
@@ -18,7 +22,9 @@ class QTableWidget;
 namespace gatehouse {
 
 class ChartPanel;
+class JobBrowser;
 class ObjectTableModel;
+struct JobListing;
 
 // The page of one section of the pattern registry, the same for every
 // section: a filter, one button per action the section's patterns offer
@@ -55,6 +61,13 @@ public:
     void refresh(qint64 serverNowMs, bool changed);
     // The table as shown (filter and sort applied) as CSV.
     bool exportCsv(const QString &fileName) const;
+    // Where the job lists of library queues are read from (the window's
+    // connection); without one the jobs panel stays empty.
+    void setJobBrowser(JobBrowser *browser);
+    // Reads the jobs panel's page again (after an action changed the queue).
+    void reloadJobs() { requestJobs(); }
+    // The jobs panel's page size: a page is all that is ever read.
+    static constexpr int JobPageSize = 50;
 
 Q_SIGNALS:
     void selectionChanged(const QByteArray &key); // empty: nothing selected
@@ -70,6 +83,14 @@ private:
     void updateItems();
     void updateParts();
     void sync() const;
+    // Jobs panel (sections with library queues): the selected object's jobs
+    // of the chosen state, a page at a time, and the chosen job's detail.
+    void buildJobsPanel(QWidget *parent);
+    void updateJobsFor(const ObjectState *s);
+    void requestJobs();
+    void showJobs(const JobListing &page);
+    void showJobDetail(const JobListing &detail);
+    QByteArray chosenJob() const;
 
     Section m_section;
     std::shared_ptr<const Snapshot> m_snapshot;
@@ -81,6 +102,20 @@ private:
     QTableWidget *m_items = nullptr; // when the section's patterns list items
     QListWidget *m_parts;
     ChartPanel *m_chart;
+
+    JobBrowser *m_jobBrowser = nullptr;
+    QWidget *m_jobsPanel = nullptr; // when the section's patterns list jobs
+    QComboBox *m_jobState = nullptr;
+    QPushButton *m_jobsPrev = nullptr;
+    QPushButton *m_jobsNext = nullptr;
+    QLabel *m_jobsRange = nullptr;
+    QTableWidget *m_jobs = nullptr;
+    QPlainTextEdit *m_jobDetail = nullptr;
+    QByteArray m_jobsKey; // the object the panel lists
+    qint64 m_jobsOffset = 0;
+    qint64 m_jobsTotal = 0;
+    bool m_fillingJobs = false;   // a page is being shown: no job is being chosen
+    bool m_jobChosenLast = false; // an action's job: from the jobs panel, not the items
 };
 
 } // namespace gatehouse

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "demotraffic.h"
+#include "jobs.h"
 #include "keyclassifier.h"
 #include "objectstate.h"
 #include "patternaction.h"
@@ -90,6 +91,28 @@ public:
     // its stuck jobs (Reading::counts, stuckJobs), in the snapshot JSON as
     // "library", "counts" and "stuck".
     virtual LibraryInfo library() const { return {}; }
+
+    // --- Job browsing (library queues) --------------------------------------
+    // The states whose jobs the console lists, by the library's names; empty
+    // when the pattern has no job list.
+    virtual QStringList jobStates() const { return {}; }
+    // A page of count jobs of state from offset, and one job's detail, as
+    // bounded steps (JobRead); invalid when the pattern has none.
+    virtual JobRead jobPage(const PatternObject &object, const QString &state, qint64 offset,
+                            int count) const
+    {
+        Q_UNUSED(object)
+        Q_UNUSED(state)
+        Q_UNUSED(offset)
+        Q_UNUSED(count)
+        return {};
+    }
+    virtual JobRead jobDetail(const PatternObject &object, const QByteArray &job) const
+    {
+        Q_UNUSED(object)
+        Q_UNUSED(job)
+        return {};
+    }
 
     // --- Which pattern a named target is (the CLI without a profile rule) --
     // When several patterns of a section offer the same verb, the CLI sends

@@ -5,6 +5,7 @@
 #include <patterns/sections.h>
 
 #include <QJsonArray>
+#include <QJsonDocument>
 
 #include <algorithm>
 
@@ -738,6 +739,200 @@ QList<PatternAction> BullMqUnit::actions() const
 
     return {requeue,           stuckAll,          retry, promote, remove, clean,
             pauseAction(true), pauseAction(false)};
+}
+
+QStringList BullMqUnit::jobStates() const
+{
+    return {QStringLiteral("wait"),    QStringLiteral("active"),
+            QStringLiteral("paused"),  QStringLiteral("prioritized"),
+            QStringLiteral("delayed"), QStringLiteral("completed"),
+            QStringLiteral("failed"),  QStringLiteral("waiting-children")};
+}
+
+namespace {
+
+// The failed reason shown in a page: a short one whole, a long one by size.
+constexpr qint64 ReasonCutBytes = 512;
+
+JobRead jobRows(const PatternObject &o, JobListing page, QList<QByteArray> ids)
+{
+    JobRead read;
+    const QByteArray prefix = o.key + ':';
+    for (const QByteArray &id : ids) {
+        read.commands.append(
+            {"HMGET", prefix + id, "name", "timestamp", "processedOn", "finishedOn", "atm"});
+        read.commands.append({"HSTRLEN", prefix + id, "failedReason"});
+    }
+    read.next = [o, page, ids, prefix](const QList<RedisValue> &r) mutable {
+        QList<QByteArray> shortReasons;
+        for (qsizetype i = 0; i < ids.size() && 2 * i + 1 < r.size(); ++i) {
+            const RedisValue &f = r.at(2 * i);
+            JobRow row;
+            row.id = ids.at(i);
+            if (f.size() == 5) {
+                row.name = printableBytes(f.at(0).bytes().left(200), 80);
+                const QByteArray at = page.state == QLatin1String("active") ? f.at(2).bytes()
+                                      : page.state == QLatin1String("completed")
+                                              || page.state == QLatin1String("failed")
+                                          ? f.at(3).bytes()
+                                          : f.at(1).bytes();
+                bool ok = false;
+                row.atMs = at.toLongLong(&ok);
+                if (!ok)
+                    row.atMs = -1;
+                row.attempts = f.at(4).isNil() ? 0 : f.at(4).toInteger();
+            } else {
+                row.error = QStringLiteral("(job hash not readable)");
+            }
+            const qint64 reason = r.at(2 * i + 1).toInteger();
+            if (reason > ReasonCutBytes)
+                row.error = QStringLiteral("(%1 bytes; see the job's detail)").arg(reason);
+            else if (reason > 0)
+                shortReasons << row.id;
+            page.rows.append(row);
+        }
+        if (shortReasons.isEmpty())
+            return JobRead::done(page);
+        JobRead reasons;
+        for (const QByteArray &id : shortReasons)
+            reasons.commands.append({"HGET", prefix + id, "failedReason"});
+        reasons.next = [page, shortReasons](const QList<RedisValue> &rr) mutable {
+            for (qsizetype i = 0; i < shortReasons.size() && i < rr.size(); ++i) {
+                for (JobRow &row : page.rows) {
+                    if (row.id == shortReasons.at(i))
+                        row.error = printableBytes(rr.at(i).bytes().left(ReasonCutBytes), 200);
+                }
+            }
+            return JobRead::done(page);
+        };
+        return reasons;
+    };
+    return read;
+}
+
+} // namespace
+
+JobRead BullMqUnit::jobPage(const PatternObject &o, const QString &state, qint64 offset,
+                            int count) const
+{
+    int s = -1;
+    for (int i = 0; i < KeyCount; ++i) {
+        if (state == QLatin1String(Suffixes[i]))
+            s = i;
+    }
+    if (s < 0 || !jobStates().contains(state) || count <= 0 || offset < 0)
+        return {};
+    const QByteArray key = keyOf(o, State(s));
+    const bool isList = QByteArray(Types[s]) == "list";
+    const QByteArray from = QByteArray::number(offset);
+    const QByteArray to = QByteArray::number(offset + count - 1);
+    // Lists: the newest first (BullMQ pushes at the left). Finished sets:
+    // the most recent first; delayed and prioritized: the next to run first.
+    const bool newestFirst = s == Completed || s == Failed;
+    JobRead read;
+    read.commands = {{isList ? "LLEN" : "ZCARD", key},
+                     isList        ? QList<QByteArray>{"LRANGE", key, from, to}
+                     : newestFirst ? QList<QByteArray>{"ZRANGE", key, from, to, "REV"}
+                                   : QList<QByteArray>{"ZRANGE", key, from, to}};
+    read.next = [o, state, offset](const QList<RedisValue> &r) {
+        JobListing page;
+        page.state = state;
+        page.offset = offset;
+        if (r.size() != 2 || r.at(0).isError() || r.at(1).isError()) {
+            page.ok = false;
+            page.message
+                = QStringLiteral("Cannot list the %1 jobs: %2")
+                      .arg(state, r.size() == 2 && r.at(1).isError() ? r.at(1).errorMessage()
+                                                                     : r.value(0).errorMessage());
+            return JobRead::done(page);
+        }
+        page.total = r.at(0).toInteger();
+        QList<QByteArray> ids;
+        for (const RedisValue &v : r.at(1).elements()) {
+            if (!v.bytes().startsWith("0:")) // BullMQ 5's marker in a list
+                ids << v.bytes();
+        }
+        if (ids.isEmpty())
+            return JobRead::done(page);
+        return jobRows(o, page, ids);
+    };
+    return read;
+}
+
+JobRead BullMqUnit::jobDetail(const PatternObject &o, const QByteArray &job) const
+{
+    static const QList<QByteArray> small{"name",     "timestamp", "processedOn", "finishedOn",
+                                         "atm",      "ats",       "stc",         "delay",
+                                         "priority", "pb",        "parentKey",   "rjk"};
+    static const QList<QByteArray> large{"data",         "opts",       "returnvalue",
+                                         "failedReason", "stacktrace", "progress"};
+    const QByteArray key = o.key + ':' + job;
+    JobRead read;
+    read.commands.append({"TYPE", key});
+    read.commands.append(QList<QByteArray>{"HMGET", key} + small);
+    for (const QByteArray &f : large)
+        read.commands.append({"HSTRLEN", key, f});
+    read.next = [key, job](const QList<RedisValue> &r) {
+        JobListing detail;
+        detail.job = job;
+        if (r.size() != 2 + large.size() || r.at(0).bytes() != "hash") {
+            detail.ok = false;
+            detail.message = r.value(0).isError()
+                                 ? r.value(0).errorMessage()
+                                 : QStringLiteral("Job %1 is gone (finished and removed, or "
+                                                  "cleaned).")
+                                       .arg(printableBytes(job, 80));
+            return JobRead::done(detail);
+        }
+        QJsonObject json{{QStringLiteral("id"), keyToJson(job)}};
+        const RedisValue &f = r.at(1);
+        for (qsizetype i = 0; i < small.size() && i < f.size(); ++i) {
+            if (!f.at(i).isNil())
+                json.insert(QString::fromLatin1(small.at(i)),
+                            QString::fromUtf8(f.at(i).bytes().left(1024)));
+        }
+        QList<QByteArray> readable;
+        QStringList cut;
+        for (qsizetype i = 0; i < large.size(); ++i) {
+            const qint64 n = r.at(2 + i).toInteger();
+            if (n > JobFieldCutBytes) {
+                json.insert(QString::fromLatin1(large.at(i)),
+                            QStringLiteral("(%1 bytes: over the %2 KiB cut, not read)")
+                                .arg(n)
+                                .arg(JobFieldCutBytes / 1024));
+                cut << QString::fromLatin1(large.at(i));
+            } else if (n > 0) {
+                readable << large.at(i);
+            }
+        }
+        auto finish = [json, cut, detail](const QList<QByteArray> &names,
+                                          const QList<RedisValue> &values) mutable {
+            for (qsizetype i = 0; i < names.size() && i < values.size(); ++i) {
+                const QByteArray v = values.at(i).bytes();
+                QJsonParseError error;
+                const QJsonDocument doc = QJsonDocument::fromJson(v, &error);
+                QJsonValue value = QString::fromUtf8(v);
+                if (error.error == QJsonParseError::NoError)
+                    value = doc.isArray() ? QJsonValue(doc.array()) : QJsonValue(doc.object());
+                json.insert(QString::fromLatin1(names.at(i)), value);
+            }
+            detail.detail = QString::fromUtf8(QJsonDocument(json).toJson(QJsonDocument::Indented));
+            if (!cut.isEmpty())
+                detail.message = QStringLiteral("Not read (over %1 KiB): %2.")
+                                     .arg(JobFieldCutBytes / 1024)
+                                     .arg(cut.join(QStringLiteral(", ")));
+            return JobRead::done(detail);
+        };
+        if (readable.isEmpty())
+            return finish({}, {});
+        JobRead values;
+        values.commands.append(QList<QByteArray>{"HMGET", key} + readable);
+        values.next = [finish, readable](const QList<RedisValue> &v) mutable {
+            return finish(readable, v.value(0).elements());
+        };
+        return values;
+    };
+    return read;
 }
 
 } // namespace gatehouse

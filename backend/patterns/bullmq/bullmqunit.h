@@ -90,6 +90,12 @@ public:
     std::optional<Attention> attention(const ObjectState &state, qint64 nowMs) const override;
     QString attentionText(const ObjectState &state, qint64 nowMs) const override;
     QList<PatternAction> actions() const override;
+    // Its states' jobs, a page at a time, and one job's hash (data, opts,
+    // return value, stack trace each cut to JobFieldCutBytes).
+    QStringList jobStates() const override;
+    JobRead jobPage(const PatternObject &object, const QString &state, qint64 offset,
+                    int count) const override;
+    JobRead jobDetail(const PatternObject &object, const QByteArray &job) const override;
 };
 
 } // namespace gatehouse

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: MIT
+#include "jobbrowser.h"
+
+#include <patterns/patternunit.h>
+#include <redis/redisclient.h>
+
+#include <algorithm>
+
+namespace gatehouse {
+
+JobBrowser::JobBrowser(RedisClient *client, QObject *parent)
+    : QObject(parent)
+    , m_client(client)
+{}
+
+bool JobBrowser::listJobs(const PatternObject &object, const QString &state, qint64 offset,
+                          int count)
+{
+    JobRead read = PatternUnit::of(object.kind).jobPage(object, state, offset, count);
+    if (!read.isValid())
+        return false;
+    step(std::move(read), ++m_listGeneration, false);
+    return true;
+}
+
+bool JobBrowser::showJob(const PatternObject &object, const QByteArray &job)
+{
+    JobRead read = PatternUnit::of(object.kind).jobDetail(object, job);
+    if (!read.isValid())
+        return false;
+    step(std::move(read), ++m_detailGeneration, true);
+    return true;
+}
+
+void JobBrowser::step(JobRead read, quint64 generation, bool detail)
+{
+    if (generation != (detail ? m_detailGeneration : m_listGeneration))
+        return; // a newer request took over
+    if (read.result) {
+        if (detail)
+            Q_EMIT detailed(*read.result);
+        else
+            Q_EMIT listed(*read.result);
+        return;
+    }
+    QList<QList<QByteArray>> commands = read.commands;
+    m_client->pipeline(
+        std::move(commands), this,
+        [this, next = read.next, generation, detail](const QList<RedisValue> &r) {
+            if (const auto bad = std::find_if(r.cbegin(), r.cend(),
+                                              [](const RedisValue &v) { return v.isFailed(); });
+                bad != r.cend()) {
+                JobListing failed;
+                failed.ok = false;
+                failed.message = QStringLiteral("Reading jobs failed: %1").arg(bad->errorMessage());
+                step(JobRead::done(failed), generation, detail);
+                return;
+            }
+            step(next(r), generation, detail);
+        });
+}
+
+} // namespace gatehouse

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <patterns/jobs.h>
+#include <patterns/patternobject.h>
+
+#include <QObject>
+
+namespace gatehouse {
+
+class RedisClient;
+
+// Reads a library queue's jobs on demand for the console: a page of one
+// state, or one job's detail, through its pattern's bounded steps
+// (PatternUnit::jobPage, jobDetail). Asynchronous: nothing waits on the
+// network; a newer request makes an older one's replies ignored, so a quick
+// series of clicks shows only the last answer.
+class JobBrowser : public QObject
+{
+    Q_OBJECT
+public:
+    explicit JobBrowser(RedisClient *client, QObject *parent = nullptr);
+
+    // False when the object's pattern lists no jobs (nothing is sent).
+    bool listJobs(const PatternObject &object, const QString &state, qint64 offset, int count);
+    bool showJob(const PatternObject &object, const QByteArray &job);
+
+Q_SIGNALS:
+    void listed(const gatehouse::JobListing &page);
+    void detailed(const gatehouse::JobListing &detail);
+
+private:
+    void step(JobRead read, quint64 generation, bool detail);
+
+    RedisClient *m_client;
+    quint64 m_listGeneration = 0;
+    quint64 m_detailGeneration = 0;
+};
+
+} // namespace gatehouse

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <redis/redisvalue.h>
+
+#include <QByteArray>
+#include <QList>
+#include <QString>
+
+#include <functional>
+#include <optional>
+
+namespace gatehouse {
+
+// One job of a library queue as a page of its state lists it.
+struct JobRow
+{
+    QByteArray id;    // the library's job id
+    QString name;     // its name or class, cut
+    qint64 atMs = -1; // server time it entered the state (or was added); -1 unknown
+    qint64 attempts = -1;
+    QString error; // why it failed, cut; empty when none
+};
+
+// What a job read found: a page of one state (total, rows from offset) or
+// one job's detail (its fields as formatted JSON, each large value cut).
+struct JobListing
+{
+    QString state;
+    qint64 offset = 0;
+    qint64 total = 0;
+    QList<JobRow> rows;
+    QByteArray job;  // detail: which job
+    QString detail;  // detail: JSON, indented
+    QString message; // what went wrong or was cut; empty when nothing
+    bool ok = true;
+};
+
+// A job read in bounded steps (ids first, then their fields): the commands of
+// this step and what the replies lead to, the next step or the result.
+// Every command is bounded: a page of ids, a few fields per job, a large
+// field's length before the field itself.
+struct JobRead
+{
+    QList<QList<QByteArray>> commands;
+    std::function<JobRead(const QList<RedisValue> &replies)> next;
+    std::optional<JobListing> result;
+
+    static JobRead done(JobListing listing)
+    {
+        JobRead r;
+        r.result = std::move(listing);
+        return r;
+    }
+    bool isValid() const { return result.has_value() || !commands.isEmpty(); }
+};
+
+// The most of one field a job detail shows; the rest is left on the server.
+constexpr qint64 JobFieldCutBytes = 64 * 1024;
+
+} // namespace gatehouse

@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: MIT
+// The Queues page's job list and job detail on a real BullMQ queue (npm
+// bullmq, tests/libraries/bullmq-app.js): found with no profile, each state's
+// jobs a page at a time (never the whole list), a job's data as formatted
+// JSON, and an action on the job chosen in the list, through its
+// confirmation, that BullMQ itself then sees.
+#include <actioninputdialog.h>
+#include <actions/actionengine.h>
+#include <mainwindow.h>
+#include <monitor/monitor.h>
+#include <objecttablemodel.h>
+#include <redis/redisclient.h>
+#include <sectionpage.h>
+
+#include "redisserver.h"
+
+#include <QApplication>
+#include <QComboBox>
+#include <QLabel>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QProcess>
+#include <QPushButton>
+#include <QTableView>
+#include <QTableWidget>
+#include <QTest>
+#include <QTimer>
+
+using namespace gatehouse;
+using gatehouse::test::call;
+using gatehouse::test::RedisServer;
+
+namespace {
+
+const QString LibrariesDir = QStringLiteral(GATEHOUSE_LIBRARIES_DIR);
+
+QString node(const RedisServer &server, const QString &command, const QString &arg)
+{
+    QProcess p;
+    p.start(QStringLiteral("node"),
+            {LibrariesDir + QStringLiteral("/bullmq-app.js"), QStringLiteral("bullmq"),
+             server.url(), QStringLiteral("emails"), command, arg});
+    if (!p.waitForFinished(60000) || p.exitCode() != 0)
+        return QStringLiteral("<failed: %1>").arg(QString::fromUtf8(p.readAllStandardError()));
+    return QString::fromUtf8(p.readAllStandardOutput()).trimmed();
+}
+
+// Accepts the confirmation of the next action (no inputs are typed: the job
+// comes from the list).
+void confirmNext(QObject *owner)
+{
+    auto *timer = new QTimer(owner);
+    timer->setInterval(10);
+    QObject::connect(timer, &QTimer::timeout, timer, [timer] {
+        auto *box = qobject_cast<QMessageBox *>(QApplication::activeModalWidget());
+        if (!box)
+            return;
+        timer->stop();
+        box->button(QMessageBox::Ok)->click();
+    });
+    timer->start();
+}
+
+} // namespace
+
+class tst_QueueJobs : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void jobListDetailAndAction()
+    {
+        QVERIFY2(QFile::exists(LibrariesDir + QStringLiteral("/node_modules/bullmq/package.json")),
+                 "npm packages missing: run .ci/install-deps");
+        RedisServer server;
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        std::unique_ptr<RedisClient> redis = gatehouse::test::connectedClient(server);
+        QVERIFY(redis);
+        QCOMPARE(node(server, QStringLiteral("produce"), QStringLiteral("120")), QString());
+        QCOMPARE(node(server, QStringLiteral("produce-delayed"), QStringLiteral("1")), QString());
+
+        RedisClient client(server.endpoint());
+        Monitor::Options options; // no profile: autodetected
+        options.intervalMs = 200;
+        Monitor monitor(&client, options);
+        ActionEngine actions(&client);
+        QTemporaryDir dir;
+        actions.setAuditLogPath(dir.filePath(QStringLiteral("audit.jsonl")));
+        MainWindow window(&client, &monitor, &actions, MainWindow::Options());
+        window.resize(1400, 900);
+        window.show();
+        client.open();
+        monitor.start();
+
+        const QString section = QStringLiteral("queue");
+        QVERIFY(QTest::qWaitFor(
+            [&] {
+                const int row = window.model(section)->rowOf("bull:emails");
+                return row >= 0 && window.model(section)->stateAt(row)->reading.atMs > 0;
+            },
+            10000));
+        window.showPage(window.pageOf(section));
+        SectionPage *page = window.sectionPage(section);
+        QTableView *view = window.table(section);
+        for (int row = 0; row < view->model()->rowCount(); ++row) {
+            if (view->model()->index(row, 0).data(ObjectTableModel::KeyRole).toByteArray()
+                == "bull:emails")
+                view->selectRow(row);
+        }
+        auto *state = page->findChild<QComboBox *>(QStringLiteral("queueJobState"));
+        auto *jobs = page->findChild<QTableWidget *>(QStringLiteral("queueJobList"));
+        auto *range = page->findChild<QLabel *>(QStringLiteral("queueJobsRange"));
+        auto *older = page->findChild<QPushButton *>(QStringLiteral("queueJobsNext"));
+        auto *detail = page->findChild<QPlainTextEdit *>(QStringLiteral("queueJobDetail"));
+        QVERIFY(state && jobs && range && older && detail);
+        QVERIFY(state->findText(QStringLiteral("completed")) >= 0);
+
+        // 120 waiting: 50 at a time, the newest first.
+        state->setCurrentText(QStringLiteral("wait"));
+        QVERIFY2(
+            QTest::qWaitFor([&] { return range->text().contains(QLatin1String("of 120")); }, 5000),
+            qPrintable(range->text()));
+        QCOMPARE(range->text(), QStringLiteral("1–50 of 120 wait"));
+        QCOMPARE(jobs->rowCount(), SectionPage::JobPageSize);
+        QCOMPARE(jobs->item(0, 0)->text(), QStringLiteral("job-120"));
+        QCOMPARE(jobs->item(0, 1)->text(), QStringLiteral("work"));
+        QVERIFY(older->isEnabled());
+        older->click();
+        QVERIFY(QTest::qWaitFor([&] { return range->text().startsWith(QStringLiteral("51–100")); },
+                                5000));
+        older->click();
+        QVERIFY(QTest::qWaitFor(
+            [&] { return range->text() == QStringLiteral("101–120 of 120 wait"); }, 5000));
+        QCOMPARE(jobs->rowCount(), 20);
+        QCOMPARE(jobs->item(19, 0)->text(), QStringLiteral("job-1"));
+        QVERIFY(!older->isEnabled());
+
+        // A job's detail: its data and options as JSON.
+        jobs->selectRow(19);
+        QVERIFY2(
+            QTest::qWaitFor(
+                [&] { return detail->toPlainText().contains(QLatin1String("\"n\": 1")); }, 5000),
+            qPrintable(detail->toPlainText()));
+        QVERIFY(detail->toPlainText().contains(QLatin1String("\"id\": \"job-1\"")));
+        QVERIFY(detail->toPlainText().contains(QLatin1String("\"opts\": {")));
+
+        // Promote the delayed job chosen in the list; BullMQ sees it waiting.
+        state->setCurrentText(QStringLiteral("delayed"));
+        QVERIFY(QTest::qWaitFor([&] { return range->text() == QStringLiteral("1–1 of 1 delayed"); },
+                                5000));
+        jobs->selectRow(0);
+        QCOMPARE(jobs->item(0, 0)->text(), QStringLiteral("delayed-1"));
+        QVERIFY2(QTest::qWaitFor(
+                     [&] {
+                         return detail->toPlainText().contains(
+                             QLatin1String("\"id\": \"delayed-1\""));
+                     },
+                     5000),
+                 qPrintable(detail->toPlainText()));
+        QVERIFY(detail->toPlainText().contains(QLatin1String("\"delay\": \"3600000\"")));
+        QString outcome;
+        connect(&window, &MainWindow::actionFinished, this, [&](const QString &m) { outcome = m; });
+        QObject owner;
+        confirmNext(&owner);
+        page->findChild<QPushButton *>(QStringLiteral("promoteButton"))->click();
+        QVERIFY2(QTest::qWaitFor([&] { return !outcome.isEmpty(); }, 5000), "no outcome");
+        QVERIFY2(outcome.contains(QLatin1String("promoted")), qPrintable(outcome));
+        QCOMPARE(node(server, QStringLiteral("state"), QStringLiteral("delayed-1")),
+                 QStringLiteral("waiting"));
+        // The list follows: no delayed job left.
+        QVERIFY2(QTest::qWaitFor([&] { return range->text() == QLatin1String("No delayed jobs."); },
+                                 5000),
+                 qPrintable(range->text()));
+        QCOMPARE(jobs->rowCount(), 0);
+        // The selected queue's active jobs under its own headers.
+        auto *items = page->findChild<QTableWidget *>(QStringLiteral("queueItems"));
+        QVERIFY(items);
+        QCOMPARE(items->horizontalHeaderItem(4)->text(), QStringLiteral("Lock"));
+
+        const QString shot = QStringLiteral(GATEHOUSE_SCREENSHOT_DIR "/queue-jobs.png");
+        window.grab().save(shot);
+        monitor.stop();
+    }
+};
+
+QTEST_MAIN(tst_QueueJobs)
+#include "tst_queuejobs.moc"

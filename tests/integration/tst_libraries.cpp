@@ -151,21 +151,28 @@ private slots:
     {
         QTest::addColumn<QString>("module");
         QTest::addColumn<QString>("major");
-        QTest::newRow("bullmq 6") << QStringLiteral("bullmq") << QStringLiteral("bullmq:6.");
-        QTest::newRow("bullmq 5") << QStringLiteral("bullmq5") << QStringLiteral("bullmq:5.");
+        QTest::addColumn<QString>("prefix");
+        QTest::newRow("bullmq 6") << QStringLiteral("bullmq") << QStringLiteral("bullmq:6.")
+                                  << QStringLiteral("bull");
+        // A Cluster deployment's hash-tag prefix.
+        QTest::newRow("bullmq 5, {bull}") << QStringLiteral("bullmq5") << QStringLiteral("bullmq:5.")
+                                          << QStringLiteral("{bull}");
     }
 
     void bullmq()
     {
         QFETCH(QString, module);
         QFETCH(QString, major);
+        QFETCH(QString, prefix);
+        qputenv("BULL_PREFIX", prefix.toUtf8()); // bullmq-app.js's prefix
         RedisServer server;
         QVERIFY2(server.start(), qPrintable(server.errorString()));
         std::unique_ptr<RedisClient> connected = gatehouse::test::connectedClient(server);
         QVERIFY(connected);
         RedisClient &client = *connected;
         const NodeApp app{module, server.url()};
-        const QString queue = QStringLiteral("bull:emails");
+        const QString queue = prefix + QStringLiteral(":emails");
+        const QByteArray base = queue.toUtf8();
 
         // A worker takes job-1 and dies in the middle of it.
         QCOMPARE(app.run(QStringLiteral("produce"), QStringLiteral("3")), QString());
@@ -173,7 +180,7 @@ private slots:
         hung->kill();
         hung->waitForFinished(10000);
         QVERIFY2(waitFor([&] {
-                     return call(client, {"EXISTS", "bull:emails:job-1:lock"}).toInteger() == 0;
+                     return call(client, {"EXISTS", base + ":job-1:lock"}).toInteger() == 0;
                  }),
                  "the dead worker's lock never expired");
 
@@ -216,7 +223,7 @@ private slots:
         auto worker = app.start(QStringLiteral("work"), QStringLiteral("ran"), "working");
         QVERIFY2(waitFor([&] {
                      return call(client, {"LLEN", "ran"}).toInteger() == 3
-                            && call(client, {"ZCARD", "bull:emails:failed"}).toInteger() == 1;
+                            && call(client, {"ZCARD", base + ":failed"}).toInteger() == 1;
                  }),
                  "the worker did not run the requeued job");
 
@@ -277,12 +284,28 @@ private slots:
         QVERIFY2(run.exitCode == 0, qPrintable(run.err));
         QVERIFY2(run.out.contains(QLatin1String("Removed 5 jobs")), qPrintable(run.out));
         QCOMPARE(app.counts()[QStringLiteral("completed")].toInt(), 0);
-        QCOMPARE(call(client, {"EXISTS", "bull:emails:job-1"}).toInteger(), 0);
+        QCOMPARE(call(client, {"EXISTS", base + ":job-1"}).toInteger(), 0);
 
         // Still one queue, nothing mistaken for anything else.
         snap = snapshot(server);
         QCOMPARE(snap[QStringLiteral("queues")].toArray().size(), 1);
         QCOMPARE(others(snap, queue), QStringList());
+
+        // A layout Gatehouse does not know (a future major) is shown as such,
+        // and no action writes to it.
+        QCOMPARE(app.run(QStringLiteral("produce-one"), QStringLiteral("later-1")), QString());
+        call(client, {"HSET", base + ":meta", "version", "bullmq:99.0.0"});
+        q = snapshot(server)[QStringLiteral("queues")].toArray().first().toObject();
+        QCOMPARE(q[QStringLiteral("library")].toObject()[QStringLiteral("layoutKnown")].toBool(),
+                 false);
+        QVERIFY2(q[QStringLiteral("message")].toString().contains(QLatin1String("read-only")),
+                 qPrintable(q[QStringLiteral("message")].toString()));
+        run = cli(server, {QStringLiteral("queue"), QStringLiteral("remove"), queue,
+                           QStringLiteral("--job"), QStringLiteral("later-1")});
+        QCOMPARE(run.exitCode, 3);
+        QVERIFY2(run.err.contains(QLatin1String("bullmq:99.0.0")), qPrintable(run.err));
+        QCOMPARE(call(client, {"EXISTS", base + ":later-1"}).toInteger(), 1);
+        qunsetenv("BULL_PREFIX");
     }
 };
 

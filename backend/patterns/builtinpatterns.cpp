@@ -4,6 +4,7 @@
 // line here; nothing else in Gatehouse names it.
 #include "patternregistry.h"
 
+#include "bull/bullunit.h"
 #include "bullmq/bullmqunit.h"
 #include "fixed-window/fixedwindowunit.h"
 #include "legacy-lock/legacylockunit.h"
@@ -29,6 +30,7 @@ void registerBuiltInPatterns(PatternRegistry &registry)
     registry.add(std::make_unique<ReliableQueueUnit>());
     registry.add(std::make_unique<SemaphoreUnit>());
     registry.add(std::make_unique<BullMqUnit>());
+    registry.add(std::make_unique<BullUnit>());
 }
 
 } // namespace gatehouse

@@ -31,6 +31,9 @@ if bad then
 end
 local meta = redis.call('HMGET', KEYS[1], 'version', 'opts.maxLenEvents')
 local version = meta[1]
+if redis.call('EXISTS', KEYS[1]) == 0 then
+    return redis.error_reply('GHSHAPE 1 no BullMQ meta hash: not a BullMQ 5 or 6 queue')
+end
 if version and not (string.match(version, '^bullmq:5%.') or string.match(version, '^bullmq:6%.')) then
     return redis.error_reply('GHSHAPE 1 its layout is ' .. version .. ', not BullMQ 5 or 6')
 end

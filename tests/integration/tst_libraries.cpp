@@ -155,8 +155,8 @@ private slots:
         QTest::newRow("bullmq 6") << QStringLiteral("bullmq") << QStringLiteral("bullmq:6.")
                                   << QStringLiteral("bull");
         // A Cluster deployment's hash-tag prefix.
-        QTest::newRow("bullmq 5, {bull}") << QStringLiteral("bullmq5") << QStringLiteral("bullmq:5.")
-                                          << QStringLiteral("{bull}");
+        QTest::newRow("bullmq 5, {bull}")
+            << QStringLiteral("bullmq5") << QStringLiteral("bullmq:5.") << QStringLiteral("{bull}");
     }
 
     void bullmq()
@@ -234,7 +234,9 @@ private slots:
         run = cli(server, {QStringLiteral("queue"), QStringLiteral("promote"), queue,
                            QStringLiteral("--job"), QStringLiteral("delayed-1")});
         QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
-        QVERIFY2(waitFor([&] { return call(client, {"LLEN", "ran"}).toInteger() == 5; }),
+        QVERIFY2(waitFor([&] {
+                     return call(client, {"LLEN", "ran"}).toInteger() == 5;
+                 }),
                  "the worker did not run the retried and promoted jobs");
 
         // Exactly once each, by the library's own account too.
@@ -306,6 +308,64 @@ private slots:
         QVERIFY2(run.err.contains(QLatin1String("bullmq:99.0.0")), qPrintable(run.err));
         QCOMPARE(call(client, {"EXISTS", base + ":later-1"}).toInteger(), 1);
         qunsetenv("BULL_PREFIX");
+    }
+
+    // Bull 3/4: found and read (its stalled job too), none of its keys
+    // mistaken for anything else; read-only, and the CLI says so.
+    void bull()
+    {
+        RedisServer server;
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        std::unique_ptr<RedisClient> connected = gatehouse::test::connectedClient(server);
+        QVERIFY(connected);
+        RedisClient &client = *connected;
+        auto run = [&](const QStringList &args) {
+            QProcess p;
+            p.start(QStringLiteral("node"),
+                    QStringList{LibrariesDir + QStringLiteral("/bull-app.js"), server.url(),
+                                QStringLiteral("emails")}
+                        + args);
+            p.waitForFinished(60000);
+            return p.exitCode() == 0 ? QString::fromUtf8(p.readAllStandardOutput()).trimmed()
+                                     : QStringLiteral("<failed: %1>")
+                                           .arg(QString::fromUtf8(p.readAllStandardError()));
+        };
+        QCOMPARE(run({QStringLiteral("produce"), QStringLiteral("3")}), QString());
+        auto hung = std::make_unique<QProcess>();
+        hung->start(QStringLiteral("node"),
+                    {LibrariesDir + QStringLiteral("/bull-app.js"), server.url(),
+                     QStringLiteral("emails"), QStringLiteral("hang")});
+        QVERIFY(waitFor([&] {
+            hung->waitForReadyRead(100);
+            return hung->readAllStandardOutput().contains("taken job-");
+        }));
+        stop(hung);
+        QVERIFY2(waitFor([&] {
+                     return call(client, {"EXISTS", "bull:emails:job-1:lock"}).toInteger() == 0;
+                 }),
+                 "the dead worker's lock never expired");
+        const QJsonObject snap = snapshot(server);
+        const QJsonArray queues = snap[QStringLiteral("queues")].toArray();
+        QCOMPARE(queues.size(), 1);
+        const QJsonObject q = queues.first().toObject();
+        QCOMPARE(q[QStringLiteral("pattern")].toString(), QStringLiteral("bull"));
+        QCOMPARE(q[QStringLiteral("key")].toString(), QStringLiteral("bull:emails"));
+        const QJsonObject counts = q[QStringLiteral("counts")].toObject();
+        const QJsonObject own
+            = QJsonDocument::fromJson(run({QStringLiteral("counts")}).toUtf8()).object();
+        QCOMPARE(counts[QStringLiteral("active")].toInt(), own[QStringLiteral("active")].toInt());
+        QCOMPARE(counts[QStringLiteral("wait")].toInt(), own[QStringLiteral("waiting")].toInt());
+        QCOMPARE(counts[QStringLiteral("active")].toInt(), 1);
+        const QJsonArray stuck = q[QStringLiteral("stuck")].toArray();
+        QCOMPARE(stuck.size(), 1);
+        QCOMPARE(stuck.first()[QStringLiteral("job")].toString(), QStringLiteral("job-1"));
+        QCOMPARE(others(snap, QStringLiteral("bull:emails")), QStringList());
+        const CliRun refused
+            = cli(server, {QStringLiteral("queue"), QStringLiteral("requeue"),
+                           QStringLiteral("bull:emails"), QStringLiteral("--stuck")});
+        QVERIFY(refused.exitCode != 0);
+        QVERIFY2(refused.err.contains(QLatin1String("read-only")), qPrintable(refused.err));
+        QCOMPARE(call(client, {"LLEN", "bull:emails:active"}).toInteger(), 1);
     }
 };
 

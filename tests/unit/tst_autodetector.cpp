@@ -146,6 +146,7 @@ QMap<QString, QList<KeyShape>> samplePerPattern()
           list("work-processing")}},
         {QStringLiteral("sorted-set-semaphore"), {zset("sim:sem:gpu", now - 4000, now - 100)}},
         {QStringLiteral("bullmq"), test::bullMqQueueShapes("bull:emails", now)},
+        {QStringLiteral("bull"), test::bullQueueShapes("bull:legacy", now)},
     };
 }
 
@@ -165,6 +166,7 @@ private slots:
         const double now = double(s_now);
         QList<KeyShape> keys = test::bullMqQueueShapes("bull:emails", now);
         keys << test::bullMqQueueShapes("{bull}:reports", now);
+        keys << test::bullQueueShapes("bull:legacy", now);
         keys << str("app:order:7:lock", "3f9a1c2e-77b1-4c1d", 30000)
              << zset("rl:api:completed", now - 4000, now - 10, 8000);
         const QList<PatternObject> found = detect(keys);
@@ -172,8 +174,9 @@ private slots:
         for (const PatternObject &o : found)
             kinds << o.kind.id() + QLatin1Char(' ') + QString::fromUtf8(o.key);
         kinds.sort();
-        QCOMPARE(kinds, (QStringList{"bullmq bull:emails", "bullmq {bull}:reports",
-                                     "lock app:order:7:lock", "sliding-window rl:api:completed"}));
+        QCOMPARE(kinds,
+                 (QStringList{"bull bull:legacy", "bullmq bull:emails", "bullmq {bull}:reports",
+                              "lock app:order:7:lock", "sliding-window rl:api:completed"}));
     }
 
     void slidingWindows()
@@ -548,7 +551,8 @@ private slots:
             str("code:x7Kp2mQ9zA", "{}", 60000),
             list("jobs:mail:processing"),
             zset("sim:sem:gpu", now - 4000, now - 100)};
-        const QList<PatternObject> found = detect(shapes + test::bullMqQueueShapes("bull:q", now));
+        const QList<PatternObject> found = detect(shapes + test::bullMqQueueShapes("bull:q", now)
+                                                  + test::bullQueueShapes("bull:old", now));
         QSet<QString> kinds;
         for (const PatternObject &o : found)
             kinds.insert(o.kind.id());

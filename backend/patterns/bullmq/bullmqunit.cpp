@@ -28,8 +28,9 @@ constexpr const char *Types[]
 // another of its keys beside it.
 bool isAnchor(int s)
 {
-    return s == BullMqUnit::Meta || s == BullMqUnit::Events || s == BullMqUnit::StalledCheck
-           || s == BullMqUnit::Marker || s == BullMqUnit::Id;
+    // Bull 3/4 has wait, active, id and stalled-check too, but no meta hash,
+    // events stream or marker.
+    return s == BullMqUnit::Meta || s == BullMqUnit::Events || s == BullMqUnit::Marker;
 }
 
 int stateOfKey(const QByteArray &key, const QByteArray &type)
@@ -165,17 +166,12 @@ Section BullMqUnit::section() const
 
 QList<PatternUnit::Command> BullMqUnit::identifyProbe(const QByteArray &target) const
 {
-    return {{"TYPE", target + ":meta"},
-            {"TYPE", target + ":events"},
-            {"TYPE", target + ":id"},
-            {"TYPE", target + ":stalled-check"}};
+    return {{"TYPE", target + ":meta"}, {"TYPE", target + ":events"}};
 }
 
 bool BullMqUnit::identifies(const QByteArray &, const QList<RedisValue> &r) const
 {
-    return r.size() == 4
-           && (r.at(0).bytes() == "hash" || r.at(1).bytes() == "stream"
-               || r.at(2).bytes() == "string" || r.at(3).bytes() == "string");
+    return r.size() == 2 && (r.at(0).bytes() == "hash" || r.at(1).bytes() == "stream");
 }
 
 QList<QByteArray> BullMqUnit::scanGlobs(const ProfileRule &rule) const

@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: MIT
+#include "bullunit.h"
+
+#include <patterns/globmatch.h>
+#include <patterns/sections.h>
+
+#include <algorithm>
+
+namespace gatehouse {
+
+namespace {
+
+constexpr const char *Suffixes[]
+    = {"wait",   "active",  "paused",        "priority", "delayed",    "completed",
+       "failed", "stalled", "stalled-check", "id",       "meta-paused"};
+constexpr const char *Types[]
+    = {"list", "list", "list", "zset", "zset", "zset", "zset", "set", "string", "string", "string"};
+constexpr int CountedStates = 7; // wait .. failed: Bull's own state names
+
+int stateOfKey(const QByteArray &key, const QByteArray &type)
+{
+    const qsizetype colon = key.lastIndexOf(':');
+    if (colon <= 0)
+        return -1;
+    const QByteArray last = key.mid(colon + 1);
+    for (int s = 0; s < BullUnit::KeyCount; ++s) {
+        if (last == Suffixes[s])
+            return type.isEmpty() || type == Types[s] ? s : -1;
+    }
+    return -1;
+}
+
+QByteArray baseOf(const QByteArray &key)
+{
+    return stateOfKey(key, {}) < 0 ? QByteArray() : key.left(key.lastIndexOf(':'));
+}
+
+} // namespace
+
+QByteArray BullUnit::keyOf(const PatternObject &o, State s)
+{
+    const QByteArray k = o.relatedKey(s);
+    return k.isEmpty() ? o.key + ':' + Suffixes[s] : k;
+}
+
+PatternObject BullUnit::objectForBase(const QByteArray &base)
+{
+    PatternObject o;
+    o.kind = Kind;
+    o.key = base;
+    for (int s = 0; s < KeyCount; ++s)
+        o.related << base + ':' + Suffixes[s];
+    return o;
+}
+
+Section BullUnit::section() const
+{
+    return sections::queue();
+}
+
+QList<PatternUnit::Command> BullUnit::identifyProbe(const QByteArray &target) const
+{
+    return {{"TYPE", target + ":id"}, {"TYPE", target + ":meta"}};
+}
+
+bool BullUnit::identifies(const QByteArray &, const QList<RedisValue> &r) const
+{
+    return r.size() == 2 && r.at(0).bytes() == "string" && r.at(1).bytes() != "hash";
+}
+
+QList<QByteArray> BullUnit::scanGlobs(const ProfileRule &rule) const
+{
+    return {rule.match + ":id"};
+}
+
+std::optional<PatternObject> BullUnit::objectFor(const ProfileRule &rule,
+                                                 const QByteArray &key) const
+{
+    const QByteArray base = baseOf(key);
+    if (base.isEmpty() || !globMatch(rule.match, base) || rule.excludes(base))
+        return std::nullopt;
+    PatternObject o = objectForBase(base);
+    o.params = rule.params;
+    return o;
+}
+
+PatternObject BullUnit::conventionalObject(const QByteArray &key) const
+{
+    return objectForBase(key);
+}
+
+std::optional<KeyClaim> BullUnit::claimKey(const KeyShape &shape, qint64) const
+{
+    const int s = stateOfKey(shape.key, shape.type);
+    if (s < 0)
+        return std::nullopt;
+    return KeyClaim{QString::fromLatin1(Suffixes[s]), s == Id || s == MetaPaused ? 25 : 9};
+}
+
+QList<PatternObject> BullUnit::groupClaims(ClaimPool &pool) const
+{
+    // A base with Bull's id counter and another of its names (BullMQ's
+    // queues, which group first, are gone from the pool by now).
+    QMap<QByteArray, std::pair<int, bool>> bases;
+    for (const QByteArray &key : pool.claimed(Kind, 1000)) {
+        if (pool.roleOf(key, Kind).isEmpty())
+            continue;
+        auto &b = bases[key.left(key.lastIndexOf(':'))];
+        ++b.first;
+        b.second = b.second || stateOfKey(key, pool.find(key)->shape.type) == Id;
+    }
+    QList<PatternObject> out;
+    for (auto it = bases.cbegin(); it != bases.cend(); ++it) {
+        if (it->first < 2 || !it->second)
+            continue;
+        PatternObject o = objectForBase(it.key());
+        o.source = QStringLiteral("autodetected");
+        for (const QByteArray &key : pool.under(it.key() + ':'))
+            pool.take(key);
+        out.append(o);
+    }
+    return out;
+}
+
+QList<PatternUnit::Command> BullUnit::probe(const PatternObject &o, const ProbeContext &) const
+{
+    const QByteArray page = number(std::max(1, o.params.pageSize));
+    QList<Command> cmds;
+    for (int s = 0; s < CountedStates; ++s)
+        cmds.append({QByteArray(Types[s]) == "list" ? "LLEN" : "ZCARD", keyOf(o, State(s))});
+    cmds.append({"EXISTS", keyOf(o, MetaPaused)});
+    cmds.append({"EXISTS", keyOf(o, Id)});
+    if (!o.key.contains('*') && !o.key.contains("->"))
+        cmds.append({"SORT_RO", keyOf(o, Active), "BY", "nosort", "LIMIT", "0", page, "GET", "#",
+                     "GET", o.key + ":*:lock", "GET", o.key + ":*->processedOn", "GET",
+                     o.key + ":*->name", "GET", o.key + ":*->attemptsMade"});
+    return cmds;
+}
+
+Reading BullUnit::read(const PatternObject &o, const QList<RedisValue> &r,
+                       const ProbeContext &c) const
+{
+    QList<QByteArray> replyKeys;
+    for (int s = 0; s < CountedStates; ++s)
+        replyKeys << keyOf(o, State(s));
+    replyKeys << keyOf(o, MetaPaused) << keyOf(o, Id);
+    QList<QByteArray> allKeys = replyKeys;
+    const bool sorts = !o.key.contains('*') && !o.key.contains("->");
+    if (sorts)
+        allKeys << keyOf(o, Active);
+    if (r.size() < allKeys.size()) {
+        if (auto f = failure(o, r, allKeys, c.nowMs))
+            return *f;
+    }
+    if (auto f = failure(o, r.mid(0, replyKeys.size()), replyKeys, c.nowMs))
+        return *f;
+    Reading reading;
+    reading.atMs = c.nowMs;
+    qint64 total = 0;
+    for (int s = 0; s < CountedStates; ++s) {
+        reading.counts.append({QString::fromLatin1(Suffixes[s]), r.at(s).toInteger()});
+        total += r.at(s).toInteger();
+    }
+    const bool metaPaused = r.at(CountedStates).toInteger() == 1;
+    if (total == 0 && !metaPaused && r.at(CountedStates + 1).toInteger() == 0) {
+        reading.status = Reading::Status::Missing;
+        reading.message = QStringLiteral("No Bull keys under \"%1\".").arg(printableBytes(o.key));
+        return reading;
+    }
+    // Bull keeps a prioritised job's id in wait too: queued is wait + paused.
+    reading.length = reading.countOf(u"wait") + reading.countOf(u"paused");
+    reading.inFlight = reading.countOf(u"active");
+    reading.deadLength = reading.countOf(u"failed");
+    reading.paused = metaPaused;
+    reading.message = QStringLiteral("Bull is read-only in Gatehouse for now: no action is "
+                                     "offered.");
+    if (sorts && r.size() > CountedStates + 2 && !r.at(CountedStates + 2).isError()) {
+        const auto &e = r.at(CountedStates + 2).elements();
+        for (qsizetype i = 0; i + 4 < e.size(); i += 5) {
+            InFlightItem item;
+            item.job = e.at(i).bytes();
+            item.locked = !e.at(i + 1).isNil();
+            bool ok = false;
+            const qint64 processedOn = e.at(i + 2).bytes().toLongLong(&ok);
+            item.source = AgeSource::Library;
+            item.ageMs = ok ? std::max<qint64>(0, saturatingSub(c.nowMs, processedOn)) : 0;
+            item.name = e.at(i + 3).bytes().left(120);
+            item.attempts = e.at(i + 4).isNil() ? 0 : e.at(i + 4).toInteger();
+            if (!item.locked) {
+                ++reading.stuck;
+                if (reading.stuckJobs.size() < o.params.pageSize)
+                    reading.stuckJobs.append(
+                        {item.job,
+                         QStringLiteral("active without a lock: its worker died or stopped "
+                                        "renewing it"),
+                         ok ? processedOn : -1});
+            }
+            reading.oldestInFlightAgeMs = std::max(reading.oldestInFlightAgeMs, item.ageMs);
+            reading.items.append(item);
+        }
+        reading.truncated = reading.inFlight > reading.items.size();
+        reading.stuckIsLowerBound = reading.truncated;
+    } else {
+        reading.stuckIsLowerBound = true;
+    }
+    return reading;
+}
+
+QList<PatternAction> BullUnit::actions() const
+{
+    // The verb every library queue answers, refused with why: Gatehouse's
+    // scripts do not yet do what Bull's own do.
+    PatternAction requeue;
+    requeue.id = QStringLiteral("queue.requeue");
+    requeue.verb = QStringLiteral("requeue");
+    requeue.label = QStringLiteral("Requeue…");
+    requeue.objectName = QStringLiteral("requeueButton");
+    requeue.usage = QStringLiteral("queue requeue QUEUE (--job ID | --stuck)");
+    ActionInput job{QStringLiteral("job"), QStringLiteral("Job id"), ActionInput::Source::Item};
+    job.required = false;
+    ActionInput stuck{QStringLiteral("stuck"), QStringLiteral("Every stalled job"),
+                      ActionInput::Source::Flag};
+    stuck.required = false;
+    requeue.inputs = {job, stuck};
+    requeue.check = [](const ActionRequest &r) -> QString {
+        if (r.input(QStringLiteral("job")).isEmpty() == !r.has(QStringLiteral("stuck")))
+            return QStringLiteral("queue requeue needs either --job ID or --stuck.");
+        return {};
+    };
+    requeue.build = [](const ActionRequest &r) {
+        ScriptCall none;
+        none.refusal = QStringLiteral("\"%1\" is a Bull 3/4 queue, which Gatehouse shows "
+                                      "read-only for now: requeue it with Bull's own API (a "
+                                      "worker's stall check moves stalled jobs back); nothing "
+                                      "was sent.")
+                           .arg(printableBytes(r.object.key, 80));
+        return none;
+    };
+    return {requeue};
+}
+
+QList<Figure> BullUnit::figures() const
+{
+    return {
+        {QStringLiteral("length"), QStringLiteral("Waiting"), false,
+         [](const Reading &r, qint64) {
+             return double(r.length);
+         }},
+        {QStringLiteral("inFlight"), QStringLiteral("Active"), false,
+         [](const Reading &r, qint64) {
+             return double(r.inFlight);
+         }},
+        {QStringLiteral("stuck"), QStringLiteral("Stalled"), false, [](const Reading &r, qint64) {
+             return double(r.stuck);
+         }}};
+}
+
+QList<Column> BullUnit::columns() const
+{
+    return {Column::key(QStringLiteral("Queue")),
+            Column::library(QStringLiteral("bull")),
+            Column::count(QStringLiteral("Length"), &Reading::length),
+            Column::count(QStringLiteral("In flight"), &Reading::inFlight),
+            Column::age(QStringLiteral("Oldest in flight"), &Reading::oldestInFlightAgeMs),
+            Column::count(QStringLiteral("Stuck"), &Reading::stuck),
+            Column::count(QStringLiteral("Dead"), &Reading::deadLength),
+            Column::counts(),
+            Column::status()};
+}
+
+void BullUnit::writeJson(const ObjectState &s, const Reading &r, qint64, QJsonObject &j) const
+{
+    j.insert(QStringLiteral("keys"), keysToJson(s.object.related));
+    j.insert(QStringLiteral("length"), double(r.length));
+    j.insert(QStringLiteral("inFlight"), double(r.inFlight));
+    j.insert(QStringLiteral("deadLength"), double(r.deadLength));
+    j.insert(QStringLiteral("stuckCount"), double(r.stuck));
+    j.insert(QStringLiteral("stuckIsLowerBound"), r.stuckIsLowerBound);
+    j.insert(QStringLiteral("oldestInFlightAgeMs"), double(r.oldestInFlightAgeMs));
+    j.insert(QStringLiteral("truncated"), r.truncated);
+}
+
+QStringList BullUnit::itemHeaders() const
+{
+    return {QStringLiteral("Active job"), QStringLiteral("Name"), QStringLiteral("Age"),
+            QStringLiteral("Attempts"), QStringLiteral("Lock")};
+}
+
+QList<QStringList> BullUnit::items(const ObjectState &s, qint64 nowMs) const
+{
+    QList<QStringList> rows;
+    for (const InFlightItem &item : s.reading.items)
+        rows.append({printableBytes(item.job, 120), printableBytes(item.name, 80),
+                     formatMs(s.reading.ageAt(item.ageMs, nowMs)), QString::number(item.attempts),
+                     item.locked ? QStringLiteral("held") : QStringLiteral("none: stalled")});
+    return rows;
+}
+
+std::optional<Attention> BullUnit::attention(const ObjectState &state, qint64) const
+{
+    if (state.gone || state.reading.stuck <= 0)
+        return std::nullopt;
+    return Attention{2.0 + double(state.reading.stuck), QStringLiteral("inFlight")};
+}
+
+QString BullUnit::attentionText(const ObjectState &state, qint64) const
+{
+    return QStringLiteral("Bull queue %1: %2 stalled (active without a lock)")
+        .arg(printableBytes(state.object.key))
+        .arg(state.reading.stuck);
+}
+
+} // namespace gatehouse

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <patterns/patternunit.h>
+
+namespace gatehouse {
+
+// A Bull 3 or 4 queue (npm "bull", OptimalBits/bull; LIBRARIES.md): keys
+// under "<prefix>:<queue>:" as BullMQ's, but no meta hash, events stream or
+// marker: "meta-paused" says paused, "priority" holds priorities (the ids
+// also in wait), events go over PUBLISH. The object's key is the base.
+//
+// Read-only for now: its counts by Bull's state names, its active jobs with
+// their locks (stalled = active without a lock, as Bull's own stall check
+// says), its job lists and job detail; no action is offered until
+// Gatehouse's scripts do what Bull's own do. What it gives already: a Bull
+// queue's keys (completed/failed sets, stall guard, job locks) are never
+// shown as limiters, locks or tokens.
+class BullUnit final : public PatternUnit
+{
+public:
+    static constexpr PatternKind Kind{"bull"};
+
+    enum State {
+        Wait,
+        Active,
+        Paused,
+        Priority,
+        Delayed,
+        Completed,
+        Failed,
+        Stalled,
+        StalledCheck,
+        Id,
+        MetaPaused,
+        KeyCount
+    };
+    static QByteArray keyOf(const PatternObject &o, State s);
+    static PatternObject objectForBase(const QByteArray &base);
+
+    PatternKind kind() const override { return Kind; }
+    Section section() const override;
+    QString title() const override { return QStringLiteral("Bull queue"); }
+    QByteArray keyType() const override { return {}; }
+    LibraryInfo library() const override { return {QStringLiteral("bull"), QStringLiteral("3-4")}; }
+    QList<Command> identifyProbe(const QByteArray &target) const override;
+    bool identifies(const QByteArray &target, const QList<RedisValue> &replies) const override;
+
+    QList<QByteArray> scanGlobs(const ProfileRule &rule) const override;
+    std::optional<PatternObject> objectFor(const ProfileRule &rule,
+                                           const QByteArray &key) const override;
+    PatternObject conventionalObject(const QByteArray &key) const override;
+
+    std::optional<KeyClaim> claimKey(const KeyShape &shape, qint64 serverNowMs) const override;
+    int groupOrder() const override { return 11; } // after BullMQ, which takes its own
+    QList<PatternObject> groupClaims(ClaimPool &pool) const override;
+
+    QList<Command> probe(const PatternObject &object, const ProbeContext &context) const override;
+    Reading read(const PatternObject &object, const QList<RedisValue> &replies,
+                 const ProbeContext &context) const override;
+
+    QList<Figure> figures() const override;
+    QList<Column> columns() const override;
+    void writeJson(const ObjectState &state, const Reading &r, qint64 nowMs,
+                   QJsonObject &json) const override;
+    QList<PatternAction> actions() const override;
+    QStringList itemHeaders() const override;
+    QList<QStringList> items(const ObjectState &state, qint64 nowMs) const override;
+    std::optional<Attention> attention(const ObjectState &state, qint64 nowMs) const override;
+    QString attentionText(const ObjectState &state, qint64 nowMs) const override;
+};
+
+} // namespace gatehouse

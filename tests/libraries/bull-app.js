@@ -1,0 +1,37 @@
+// A real Bull 4 application for Gatehouse's integration tests
+// (tests/integration/tst_libraries.cpp).
+//
+//   node bull-app.js REDIS_URL QUEUE COMMAND [ARG]
+//   produce N    add jobs "job-1".."job-N"
+//   hang         take one job and never finish it (the test kills us)
+//   counts       print Bull's own job counts as JSON
+'use strict';
+const Queue = require('bull');
+const [, , url, queueName, command, arg] = process.argv;
+
+async function main() {
+  // A short lock so a killed worker's job stalls within the test; a long
+  // stall interval so Bull's own check does not run during it.
+  const queue = new Queue(queueName, url, {
+    settings: { lockDuration: 1500, stalledInterval: 3600 * 1000 },
+  });
+  switch (command) {
+    case 'produce':
+      for (let n = 1; n <= Number(arg); ++n) await queue.add('work', { n }, { jobId: `job-${n}` });
+      break;
+    case 'counts':
+      console.log(JSON.stringify(await queue.getJobCounts()));
+      break;
+    case 'hang':
+      queue.process('work', 1, async (job) => {
+        console.log(`taken ${job.id}`);
+        await new Promise(() => {});
+      });
+      console.log('working');
+      return;
+    default:
+      throw new Error(`unknown command ${command}`);
+  }
+  await queue.close();
+}
+main().catch((e) => { console.error(e.message); process.exit(1); });

@@ -310,8 +310,9 @@ private slots:
         qunsetenv("BULL_PREFIX");
     }
 
-    // Bull 3/4: found and read (its stalled job too), none of its keys
-    // mistaken for anything else; read-only, and the CLI says so.
+    // Bull 3/4, the same way: found with its stalled job, none of its keys
+    // mistaken for anything else, requeued and retried through the CLI, and
+    // run exactly once by a real Bull worker.
     void bull()
     {
         RedisServer server;
@@ -360,12 +361,42 @@ private slots:
         QCOMPARE(stuck.size(), 1);
         QCOMPARE(stuck.first()[QStringLiteral("job")].toString(), QStringLiteral("job-1"));
         QCOMPARE(others(snap, QStringLiteral("bull:emails")), QStringList());
-        const CliRun refused
-            = cli(server, {QStringLiteral("queue"), QStringLiteral("requeue"),
-                           QStringLiteral("bull:emails"), QStringLiteral("--stuck")});
-        QVERIFY(refused.exitCode != 0);
-        QVERIFY2(refused.err.contains(QLatin1String("read-only")), qPrintable(refused.err));
-        QCOMPARE(call(client, {"LLEN", "bull:emails:active"}).toInteger(), 1);
+        CliRun done = cli(server, {QStringLiteral("queue"), QStringLiteral("requeue"),
+                                   QStringLiteral("bull:emails"), QStringLiteral("--stuck")});
+        QVERIFY2(done.exitCode == 0, qPrintable(done.err));
+        QVERIFY2(done.out.contains(QLatin1String("Requeued 1 stalled jobs")), qPrintable(done.out));
+        QCOMPARE(run({QStringLiteral("produce-failing"), QStringLiteral("1")}), QString());
+
+        auto worker = std::make_unique<QProcess>();
+        worker->start(QStringLiteral("node"),
+                      {LibrariesDir + QStringLiteral("/bull-app.js"), server.url(),
+                       QStringLiteral("emails"), QStringLiteral("work"), QStringLiteral("ran")});
+        QVERIFY2(waitFor([&] {
+                     return call(client, {"LLEN", "ran"}).toInteger() == 3
+                            && call(client, {"ZCARD", "bull:emails:failed"}).toInteger() == 1;
+                 }),
+                 "the Bull worker did not run the requeued job");
+        done = cli(server,
+                   {QStringLiteral("queue"), QStringLiteral("retry"), QStringLiteral("bull:emails"),
+                    QStringLiteral("--job"), QStringLiteral("failing-1")});
+        QVERIFY2(done.exitCode == 0, qPrintable(done.err + done.out));
+        QVERIFY2(waitFor([&] {
+                     return call(client, {"LLEN", "ran"}).toInteger() == 4;
+                 }),
+                 "the Bull worker did not run the retried job");
+        stop(worker);
+        const RedisValue ranList = call(client, {"LRANGE", "ran", "0", "-1"});
+        QStringList ran;
+        for (const RedisValue &v : ranList.elements())
+            ran << QString::fromUtf8(v.bytes());
+        ran.sort();
+        QCOMPARE(ran, (QStringList{"failing-1", "job-1", "job-2", "job-3"}));
+        const QJsonObject after
+            = QJsonDocument::fromJson(run({QStringLiteral("counts")}).toUtf8()).object();
+        QCOMPARE(after[QStringLiteral("completed")].toInt(), 4);
+        for (const char *state : {"active", "waiting", "delayed", "failed"})
+            QCOMPARE(after[QLatin1String(state)].toInt(), 0);
+        QCOMPARE(others(snapshot(server), QStringLiteral("bull:emails")), QStringList());
     }
 };
 

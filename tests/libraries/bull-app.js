@@ -3,7 +3,9 @@
 //
 //   node bull-app.js REDIS_URL QUEUE COMMAND [ARG]
 //   produce N    add jobs "job-1".."job-N"
+//   produce-failing N  add "failing-1".."failing-N", failed on their first attempt
 //   hang         take one job and never finish it (the test kills us)
+//   work LOG     run jobs: each run appends its id to the Redis list LOG
 //   counts       print Bull's own job counts as JSON
 'use strict';
 const Queue = require('bull');
@@ -19,6 +21,25 @@ async function main() {
     case 'produce':
       for (let n = 1; n <= Number(arg); ++n) await queue.add('work', { n }, { jobId: `job-${n}` });
       break;
+    case 'produce-failing':
+      for (let n = 1; n <= Number(arg); ++n) {
+        await queue.add('fail-once', { n }, { jobId: `failing-${n}`, attempts: 1 });
+      }
+      break;
+    case 'work': {
+      const client = queue.client;
+      queue.process('*', 1, async (job) => {
+        if (job.name === 'fail-once' && job.attemptsMade === 0
+            && !(await client.sismember(`${arg}:failed`, job.id))) {
+          await client.sadd(`${arg}:failed`, job.id);
+          throw new Error('failing on purpose');
+        }
+        await client.rpush(arg, job.id);
+        return 'ok';
+      });
+      console.log('working');
+      return;
+    }
     case 'counts':
       console.log(JSON.stringify(await queue.getJobCounts()));
       break;

@@ -172,8 +172,6 @@ Reading BullUnit::read(const PatternObject &o, const QList<RedisValue> &r,
     reading.inFlight = reading.countOf(u"active");
     reading.deadLength = reading.countOf(u"failed");
     reading.paused = metaPaused;
-    reading.message = QStringLiteral("Bull is read-only in Gatehouse for now: no action is "
-                                     "offered.");
     if (sorts && r.size() > CountedStates + 2 && !r.at(CountedStates + 2).isError()) {
         const auto &e = r.at(CountedStates + 2).elements();
         for (qsizetype i = 0; i + 4 < e.size(); i += 5) {
@@ -206,37 +204,171 @@ Reading BullUnit::read(const PatternObject &o, const QList<RedisValue> &r,
     return reading;
 }
 
+namespace {
+
+ScriptCall bullCall(const PatternObject &o, const QString &action, const QString &script,
+                    const QList<BullUnit::State> &keys)
+{
+    ScriptCall call;
+    call.action = action;
+    call.script = script;
+    for (BullUnit::State s : keys) {
+        call.keys << BullUnit::keyOf(o, s);
+        call.keyRoles << QStringLiteral("%1 %2").arg(QString::fromLatin1(Suffixes[s]),
+                                                     QString::fromLatin1(Types[s]));
+    }
+    return call;
+}
+
+ReplyMeaning bullJob(qint64 reply, const QByteArray &job, const QString &did, const QString &state)
+{
+    const QString name = printableBytes(job, 80);
+    switch (reply) {
+    case 1:
+        return {true, QStringLiteral("Job %1 %2.").arg(name, did)};
+    case 0:
+        return {
+            false,
+            QStringLiteral("Job %1 is not %2 (it moved on); nothing changed.").arg(name, state)};
+    case -1:
+        return {false, QStringLiteral("Job %1 is locked: a worker is running it; nothing "
+                                      "changed.")
+                           .arg(name)};
+    case -2:
+        return {false,
+                QStringLiteral("There is no job %1 in this queue; nothing changed.").arg(name)};
+    default:
+        return {
+            false,
+            QStringLiteral("Unexpected reply %1; nothing is known to have changed.").arg(reply)};
+    }
+}
+
+std::function<ReplyMeaning(const RedisValue &)> bullBatch(const QString &did)
+{
+    return [did](const RedisValue &reply) {
+        const qint64 n = reply.size() >= 2 ? reply.at(1).toInteger() : 0;
+        return ReplyMeaning{n > 0,
+                            n > 0 ? did.arg(n) : QStringLiteral("Nothing to do; nothing changed.")};
+    };
+}
+
+} // namespace
+
 QList<PatternAction> BullUnit::actions() const
 {
-    // The verb every library queue answers, refused with why: Gatehouse's
-    // scripts do not yet do what Bull's own do.
+    constexpr int Batch = 100;
+    const QByteArray batch = QByteArray::number(Batch);
+    const QByteArray cut = QByteArray::number(ScriptCall::ReplyCutBytes);
+    ActionInput job{QStringLiteral("job"), QStringLiteral("Job id"), ActionInput::Source::Item};
+    job.required = false;
+    auto flag = [](const QString &id, const QString &label) {
+        ActionInput f{id, label, ActionInput::Source::Flag};
+        f.required = false;
+        return f;
+    };
+    auto oneOf = [](const ActionRequest &r, const QString &verb, const QString &all) {
+        if (r.input(QStringLiteral("job")).isEmpty() == !r.has(all))
+            return QStringLiteral("queue %1 needs either --job ID or --%2.").arg(verb, all);
+        return QString();
+    };
+
     PatternAction requeue;
     requeue.id = QStringLiteral("queue.requeue");
     requeue.verb = QStringLiteral("requeue");
     requeue.label = QStringLiteral("Requeue…");
     requeue.objectName = QStringLiteral("requeueButton");
     requeue.usage = QStringLiteral("queue requeue QUEUE (--job ID | --stuck)");
-    ActionInput job{QStringLiteral("job"), QStringLiteral("Job id"), ActionInput::Source::Item};
-    job.required = false;
-    ActionInput stuck{QStringLiteral("stuck"), QStringLiteral("Every stalled job"),
-                      ActionInput::Source::Flag};
-    stuck.required = false;
-    requeue.inputs = {job, stuck};
-    requeue.check = [](const ActionRequest &r) -> QString {
-        if (r.input(QStringLiteral("job")).isEmpty() == !r.has(QStringLiteral("stuck")))
-            return QStringLiteral("queue requeue needs either --job ID or --stuck.");
-        return {};
+    requeue.inputs = {job, flag(QStringLiteral("stuck"), QStringLiteral("Every stalled job"))};
+    requeue.check = [oneOf](const ActionRequest &r) {
+        if (r.has(QStringLiteral("older-than")))
+            return QStringLiteral("A Bull job is stalled when its lock is gone, whatever its "
+                                  "age: queue requeue takes no --older-than for a Bull queue.");
+        return oneOf(r, QStringLiteral("requeue"), QStringLiteral("stuck"));
     };
-    requeue.build = [](const ActionRequest &r) {
-        ScriptCall none;
-        none.refusal = QStringLiteral("\"%1\" is a Bull 3/4 queue, which Gatehouse shows "
-                                      "read-only for now: requeue it with Bull's own API (a "
-                                      "worker's stall check moves stalled jobs back); nothing "
-                                      "was sent.")
-                           .arg(printableBytes(r.object.key, 80));
-        return none;
+    requeue.build = [batch, cut](const ActionRequest &r) {
+        ScriptCall call
+            = bullCall(r.object, QStringLiteral("queue.requeue"), QStringLiteral("bull_requeue"),
+                       {Wait, Active, Paused, MetaPaused, Stalled});
+        const QByteArray id = r.input(QStringLiteral("job"));
+        call.args = {r.object.key + ':', id, batch, cut};
+        if (!id.isEmpty()) {
+            call.summary = QStringLiteral("Move Bull job %1 of \"%2\" from active back to wait, "
+                                          "only if its lock is gone (stalled), as Bull's stall "
+                                          "check does.")
+                               .arg(printableBytes(id, 80), printableBytes(r.object.key));
+            call.meaning = [id](const RedisValue &v) {
+                return bullJob(v.toInteger(), id, QStringLiteral("was requeued to wait"),
+                               QStringLiteral("active"));
+            };
+        } else {
+            call.action = QStringLiteral("queue.requeue-stuck");
+            call.summary = QStringLiteral("Move every stalled Bull job of \"%1\" (active without "
+                                          "a lock) back to wait, up to %2 per run, as Bull's "
+                                          "stall check does.")
+                               .arg(printableBytes(r.object.key))
+                               .arg(Batch);
+            call.batch = Batch;
+            call.batchSummary = QStringLiteral("Requeued %1 stalled jobs.");
+            call.meaning = bullBatch(QStringLiteral("Requeued %1 stalled jobs."));
+        }
+        return call;
     };
-    return {requeue};
+
+    PatternAction stuckAll = requeue;
+    stuckAll.id = QStringLiteral("queue.requeue-stuck");
+    stuckAll.verb.clear();
+    stuckAll.usage.clear();
+    stuckAll.label = QStringLiteral("Requeue all stuck…");
+    stuckAll.objectName = QStringLiteral("requeueStuckButton");
+    stuckAll.consoleOnly = true;
+    stuckAll.inputs = {};
+    stuckAll.check = {};
+    stuckAll.build = [build = requeue.build](const ActionRequest &r) {
+        ActionRequest all = r;
+        all.inputs = {{QStringLiteral("stuck"), QByteArray()}};
+        return build(all);
+    };
+
+    PatternAction retry;
+    retry.id = QStringLiteral("queue.retry");
+    retry.verb = QStringLiteral("retry");
+    retry.label = QStringLiteral("Retry…");
+    retry.objectName = QStringLiteral("retryButton");
+    retry.usage = QStringLiteral("queue retry QUEUE (--job ID | --all) [--completed]");
+    retry.inputs = {job, flag(QStringLiteral("all"), QStringLiteral("Every failed job")),
+                    flag(QStringLiteral("completed"), QStringLiteral("From completed"))};
+    retry.inputs[2].console = false;
+    retry.check = [oneOf](const ActionRequest &r) {
+        return oneOf(r, QStringLiteral("retry"), QStringLiteral("all"));
+    };
+    retry.build = [batch, cut](const ActionRequest &r) {
+        const bool completed = r.has(QStringLiteral("completed"));
+        const QString state = completed ? QStringLiteral("completed") : QStringLiteral("failed");
+        ScriptCall call
+            = bullCall(r.object, QStringLiteral("queue.retry"), QStringLiteral("bull_retry"),
+                       {Wait, Paused, MetaPaused, completed ? Completed : Failed});
+        const QByteArray id = r.input(QStringLiteral("job"));
+        call.args = {r.object.key + ':', id, batch, cut};
+        if (!id.isEmpty()) {
+            call.summary = QStringLiteral("Retry Bull job %1 of \"%2\": from %3 back to wait, as "
+                                          "Bull's Job#retry does.")
+                               .arg(printableBytes(id, 80), printableBytes(r.object.key), state);
+            call.meaning = [id, state](const RedisValue &v) {
+                return bullJob(v.toInteger(), id, QStringLiteral("was moved back to wait"), state);
+            };
+        } else {
+            call.summary = QStringLiteral("Retry every %1 Bull job of \"%2\", oldest first, up to "
+                                          "%3 per run.")
+                               .arg(state, printableBytes(r.object.key))
+                               .arg(Batch);
+            call.batch = Batch;
+            call.batchSummary = QStringLiteral("Retried %1 jobs.");
+            call.meaning = bullBatch(QStringLiteral("Retried %1 jobs."));
+        }
+        return call;
+    };
+    return {requeue, stuckAll, retry};
 }
 
 QList<Figure> BullUnit::figures() const

@@ -10,12 +10,12 @@ namespace gatehouse {
 // marker: "meta-paused" says paused, "priority" holds priorities (the ids
 // also in wait), events go over PUBLISH. The object's key is the base.
 //
-// Read-only for now: its counts by Bull's state names, its active jobs with
-// their locks (stalled = active without a lock, as Bull's own stall check
-// says), its job lists and job detail; no action is offered until
-// Gatehouse's scripts do what Bull's own do. What it gives already: a Bull
-// queue's keys (completed/failed sets, stall guard, job locks) are never
-// shown as limiters, locks or tokens.
+// Reads its counts by Bull's state names and its active jobs with their
+// locks (stalled = active without a lock, as Bull's own stall check says); a
+// Bull queue's keys (completed/failed sets, stall guard, job locks) are never
+// shown as limiters, locks or tokens. Acts as Bull's own scripts do
+// (lua/bull/): requeue stalled (moveStalledJobsToWait) and retry
+// (reprocessJob). Promote, remove, pause and clean are BullMQ's only so far.
 class BullUnit final : public PatternUnit
 {
 public:

@@ -5,6 +5,7 @@
 
 #include <QByteArray>
 #include <QList>
+#include <QMetaType>
 #include <QString>
 
 #include <functional>
@@ -59,3 +60,5 @@ struct JobRead
 constexpr qint64 JobFieldCutBytes = 64 * 1024;
 
 } // namespace gatehouse
+
+Q_DECLARE_METATYPE(gatehouse::JobListing)

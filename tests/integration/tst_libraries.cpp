@@ -5,6 +5,8 @@
 // the queue and the stuck job with no profile, requeues it through the CLI,
 // and the library's own API and a real worker then show every job ran
 // exactly once and nothing was lost.
+#include <monitor/jobbrowser.h>
+#include <patterns/bull/bullunit.h>
 #include <redis/redisclient.h>
 
 #include "redisserver.h"
@@ -14,6 +16,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTest>
 
@@ -397,6 +400,25 @@ private slots:
         for (const char *state : {"active", "waiting", "delayed", "failed"})
             QCOMPARE(after[QLatin1String(state)].toInt(), 0);
         QCOMPARE(others(snapshot(server), QStringLiteral("bull:emails")), QStringList());
+
+        // Its job list and a job's detail, as the Queues page reads them.
+        JobBrowser browser(&client);
+        QSignalSpy listed(&browser, &JobBrowser::listed);
+        QSignalSpy detailed(&browser, &JobBrowser::detailed);
+        const PatternObject object = BullUnit::objectForBase("bull:emails");
+        QVERIFY(browser.listJobs(object, QStringLiteral("completed"), 0, 50));
+        QVERIFY(listed.wait(5000));
+        const JobListing page = listed.first().first().value<JobListing>();
+        QCOMPARE(page.total, 4);
+        QCOMPARE(page.rows.size(), 4);
+        QCOMPARE(page.rows.first().name, QStringLiteral("fail-once")); // the last to finish
+        QCOMPARE(page.rows.first().attempts, 1);
+        QVERIFY(browser.showJob(object, "job-2"));
+        QVERIFY(detailed.wait(5000));
+        const JobListing detail = detailed.first().first().value<JobListing>();
+        QVERIFY2(detail.ok, qPrintable(detail.message));
+        QVERIFY2(detail.detail.contains(QLatin1String("\"n\": 2")), qPrintable(detail.detail));
+        QVERIFY(detail.detail.contains(QLatin1String("\"returnvalue\": \"ok\"")));
     }
 };
 

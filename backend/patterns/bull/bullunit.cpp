@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "bullunit.h"
 
+#include <patterns/bullmq/bullmqunit.h>
 #include <patterns/globmatch.h>
 #include <patterns/sections.h>
 
@@ -369,6 +370,31 @@ QList<PatternAction> BullUnit::actions() const
         return call;
     };
     return {requeue, stuckAll, retry};
+}
+
+QStringList BullUnit::jobStates() const
+{
+    QStringList states;
+    for (int s = 0; s < CountedStates; ++s)
+        states << QString::fromLatin1(Suffixes[s]);
+    return states;
+}
+
+JobRead BullUnit::jobPage(const PatternObject &o, const QString &state, qint64 offset,
+                          int count) const
+{
+    const int s = int(jobStates().indexOf(state));
+    if (s < 0)
+        return {};
+    return BullMqUnit::listJobs(o, state, keyOf(o, State(s)), QByteArray(Types[s]) == "list",
+                                s == Completed || s == Failed, offset, count, "attemptsMade");
+}
+
+JobRead BullUnit::jobDetail(const PatternObject &o, const QByteArray &job) const
+{
+    return BullMqUnit::readJob(o, job,
+                               {"name", "timestamp", "processedOn", "finishedOn", "attemptsMade",
+                                "stalledCounter", "delay", "priority", "retriedOn"});
 }
 
 QList<Figure> BullUnit::figures() const

@@ -64,6 +64,11 @@ public:
     void writeJson(const ObjectState &state, const Reading &r, qint64 nowMs,
                    QJsonObject &json) const override;
     QList<PatternAction> actions() const override;
+    // Its jobs are hashes of BullMQ's shape: listed and read as BullMQ's.
+    QStringList jobStates() const override;
+    JobRead jobPage(const PatternObject &object, const QString &state, qint64 offset,
+                    int count) const override;
+    JobRead jobDetail(const PatternObject &object, const QByteArray &job) const override;
     QStringList itemHeaders() const override;
     QList<QStringList> items(const ObjectState &state, qint64 nowMs) const override;
     std::optional<Attention> attention(const ObjectState &state, qint64 nowMs) const override;

@@ -750,13 +750,14 @@ namespace {
 // The failed reason shown in a page: a short one whole, a long one by size.
 constexpr qint64 ReasonCutBytes = 512;
 
-JobRead jobRows(const PatternObject &o, JobListing page, QList<QByteArray> ids)
+JobRead jobRows(const PatternObject &o, JobListing page, QList<QByteArray> ids,
+                const QByteArray &attemptsField)
 {
     JobRead read;
     const QByteArray prefix = o.key + ':';
     for (const QByteArray &id : ids) {
-        read.commands.append(
-            {"HMGET", prefix + id, "name", "timestamp", "processedOn", "finishedOn", "atm"});
+        read.commands.append({"HMGET", prefix + id, "name", "timestamp", "processedOn",
+                              "finishedOn", attemptsField});
         read.commands.append({"HSTRLEN", prefix + id, "failedReason"});
     }
     read.next = [o, page, ids, prefix](const QList<RedisValue> &r) mutable {
@@ -816,21 +817,28 @@ JobRead BullMqUnit::jobPage(const PatternObject &o, const QString &state, qint64
         if (state == QLatin1String(Suffixes[i]))
             s = i;
     }
-    if (s < 0 || !jobStates().contains(state) || count <= 0 || offset < 0)
+    if (s < 0 || !jobStates().contains(state))
         return {};
-    const QByteArray key = keyOf(o, State(s));
-    const bool isList = QByteArray(Types[s]) == "list";
+    return listJobs(o, state, keyOf(o, State(s)), QByteArray(Types[s]) == "list",
+                    s == Completed || s == Failed, offset, count, "atm");
+}
+
+JobRead BullMqUnit::listJobs(const PatternObject &o, const QString &state, const QByteArray &key,
+                             bool isList, bool newestFirst, qint64 offset, int count,
+                             const QByteArray &attemptsField)
+{
+    if (count <= 0 || offset < 0)
+        return {};
     const QByteArray from = QByteArray::number(offset);
     const QByteArray to = QByteArray::number(offset + count - 1);
-    // Lists: the newest first (BullMQ pushes at the left). Finished sets:
-    // the most recent first; delayed and prioritized: the next to run first.
-    const bool newestFirst = s == Completed || s == Failed;
+    // Lists: the newest first (both libraries push at the left). Finished
+    // sets: the most recent first; delayed and prioritized: the next first.
     JobRead read;
     read.commands = {{isList ? "LLEN" : "ZCARD", key},
                      isList        ? QList<QByteArray>{"LRANGE", key, from, to}
                      : newestFirst ? QList<QByteArray>{"ZRANGE", key, from, to, "REV"}
                                    : QList<QByteArray>{"ZRANGE", key, from, to}};
-    read.next = [o, state, offset](const QList<RedisValue> &r) {
+    read.next = [o, state, offset, attemptsField](const QList<RedisValue> &r) {
         JobListing page;
         page.state = state;
         page.offset = offset;
@@ -850,16 +858,21 @@ JobRead BullMqUnit::jobPage(const PatternObject &o, const QString &state, qint64
         }
         if (ids.isEmpty())
             return JobRead::done(page);
-        return jobRows(o, page, ids);
+        return jobRows(o, page, ids, attemptsField);
     };
     return read;
 }
 
 JobRead BullMqUnit::jobDetail(const PatternObject &o, const QByteArray &job) const
 {
-    static const QList<QByteArray> small{"name",     "timestamp", "processedOn", "finishedOn",
-                                         "atm",      "ats",       "stc",         "delay",
-                                         "priority", "pb",        "parentKey",   "rjk"};
+    return readJob(o, job,
+                   {"name", "timestamp", "processedOn", "finishedOn", "atm", "ats", "stc", "delay",
+                    "priority", "pb", "parentKey", "rjk"});
+}
+
+JobRead BullMqUnit::readJob(const PatternObject &o, const QByteArray &job,
+                            const QList<QByteArray> &small)
+{
     static const QList<QByteArray> large{"data",         "opts",       "returnvalue",
                                          "failedReason", "stacktrace", "progress"};
     const QByteArray key = o.key + ':' + job;
@@ -868,7 +881,7 @@ JobRead BullMqUnit::jobDetail(const PatternObject &o, const QByteArray &job) con
     read.commands.append(QList<QByteArray>{"HMGET", key} + small);
     for (const QByteArray &f : large)
         read.commands.append({"HSTRLEN", key, f});
-    read.next = [key, job](const QList<RedisValue> &r) {
+    read.next = [key, job, small](const QList<RedisValue> &r) {
         JobListing detail;
         detail.job = job;
         if (r.size() != 2 + large.size() || r.at(0).bytes() != "hash") {

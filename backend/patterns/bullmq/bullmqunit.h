@@ -96,6 +96,15 @@ public:
     JobRead jobPage(const PatternObject &object, const QString &state, qint64 offset,
                     int count) const override;
     JobRead jobDetail(const PatternObject &object, const QByteArray &job) const override;
+    // Shared with Bull, whose jobs are hashes of the same shape: a page of
+    // the state held in key (a LIST, or a ZSET read newest first or next
+    // first) with each job's name, time, attempts (attemptsField) and short
+    // failed reason; and one job's small fields and cut large ones.
+    static JobRead listJobs(const PatternObject &object, const QString &state,
+                            const QByteArray &key, bool isList, bool newestFirst, qint64 offset,
+                            int count, const QByteArray &attemptsField);
+    static JobRead readJob(const PatternObject &object, const QByteArray &job,
+                           const QList<QByteArray> &smallFields);
 };
 
 } // namespace gatehouse

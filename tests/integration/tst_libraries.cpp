@@ -238,7 +238,9 @@ private slots:
                            QStringLiteral("--job"), QStringLiteral("delayed-1")});
         QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
         QVERIFY2(waitFor([&] {
-                     return call(client, {"LLEN", "ran"}).toInteger() == 5;
+                     // Ran, and recorded as completed (after the processor returns).
+                     return call(client, {"LLEN", "ran"}).toInteger() == 5
+                            && call(client, {"ZCARD", base + ":completed"}).toInteger() == 5;
                  }),
                  "the worker did not run the retried and promoted jobs");
 
@@ -384,7 +386,9 @@ private slots:
                     QStringLiteral("--job"), QStringLiteral("failing-1")});
         QVERIFY2(done.exitCode == 0, qPrintable(done.err + done.out));
         QVERIFY2(waitFor([&] {
-                     return call(client, {"LLEN", "ran"}).toInteger() == 4;
+                     // Ran, and recorded as completed (after the processor returns).
+                     return call(client, {"LLEN", "ran"}).toInteger() == 4
+                            && call(client, {"ZCARD", "bull:emails:completed"}).toInteger() == 4;
                  }),
                  "the Bull worker did not run the retried job");
         stop(worker);
@@ -418,7 +422,8 @@ private slots:
         const JobListing detail = detailed.first().first().value<JobListing>();
         QVERIFY2(detail.ok, qPrintable(detail.message));
         QVERIFY2(detail.detail.contains(QLatin1String("\"n\": 2")), qPrintable(detail.detail));
-        QVERIFY(detail.detail.contains(QLatin1String("\"returnvalue\": \"ok\"")));
+        QVERIFY2(detail.detail.contains(QLatin1String("\"returnvalue\": \"ok\"")),
+                 qPrintable(detail.detail));
     }
 };
 

@@ -918,11 +918,13 @@ JobRead BullMqUnit::readJob(const PatternObject &o, const QByteArray &job,
                                           const QList<RedisValue> &values) mutable {
             for (qsizetype i = 0; i < names.size() && i < values.size(); ++i) {
                 const QByteArray v = values.at(i).bytes();
+                // JSON of any kind ("ok" and 42 too, wrapped to parse);
+                // anything else as text.
                 QJsonParseError error;
-                const QJsonDocument doc = QJsonDocument::fromJson(v, &error);
+                const QJsonDocument doc = QJsonDocument::fromJson('[' + v + ']', &error);
                 QJsonValue value = QString::fromUtf8(v);
-                if (error.error == QJsonParseError::NoError)
-                    value = doc.isArray() ? QJsonValue(doc.array()) : QJsonValue(doc.object());
+                if (error.error == QJsonParseError::NoError && doc.array().size() == 1)
+                    value = doc.array().first();
                 json.insert(QString::fromLatin1(names.at(i)), value);
             }
             detail.detail = QString::fromUtf8(QJsonDocument(json).toJson(QJsonDocument::Indented));

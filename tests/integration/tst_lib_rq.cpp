@@ -6,7 +6,8 @@
 // abandoned job with no profile, requeues it through the CLI, and RQ's own
 // API and a real worker then show every job ran exactly once and nothing was
 // lost. A job that fails once is requeued from the failed registry; one is
-// canceled, then deleted.
+// canceled, then deleted. RQ 2's started-registry members are read, not
+// written; a layout of neither version is shown read-only.
 //
 // Ordering against RQ's own cleanup (StartedJobRegistry.cleanup moves an
 // abandoned job to the failed registry; a worker runs it when it starts, and
@@ -301,6 +302,27 @@ private slots:
         snap = snapshot(server);
         QCOMPARE(snap[QStringLiteral("queues")].toArray().size(), 1);
         QCOMPARE(others(snap, queue), QStringList());
+
+        // RQ 2's started registry holds "job_id:execution_id": read (the job
+        // id is shown abandoned), not written (Gatehouse does not write RQ 2's
+        // execution records); a member of neither shape is an unknown layout.
+        call(client, {"HSET", "rq:job:job-9", "origin", "emails", "status", "started"});
+        call(client, {"ZADD", "rq:wip:emails", "1", "job-9:3f9a1c2e"});
+        q = snapshot(server)[QStringLiteral("queues")].toArray().first().toObject();
+        QCOMPARE(q[QStringLiteral("library")][QStringLiteral("layoutKnown")].toBool(), true);
+        QCOMPARE(q[QStringLiteral("stuck")].toArray().first()[QStringLiteral("job")].toString(),
+                 QStringLiteral("job-9"));
+        run = cli(server, {QStringLiteral("queue"), QStringLiteral("requeue"), queue,
+                           QStringLiteral("--stuck")});
+        QCOMPARE(run.exitCode, 3);
+        QVERIFY2(run.err.contains(QLatin1String("RQ 2")), qPrintable(run.err + run.out));
+        QCOMPARE(call(client, {"ZCARD", "rq:wip:emails"}).toInteger(), 1);
+        QCOMPARE(call(client, {"LLEN", "rq:queue:emails"}).toInteger(), 0);
+        call(client, {"ZADD", "rq:wip:emails", "1", "job-9:a:b"});
+        q = snapshot(server)[QStringLiteral("queues")].toArray().first().toObject();
+        QCOMPARE(q[QStringLiteral("library")][QStringLiteral("layoutKnown")].toBool(), false);
+        QVERIFY2(q[QStringLiteral("message")].toString().contains(QLatin1String("read-only")),
+                 qPrintable(q[QStringLiteral("message")].toString()));
     }
 };
 

@@ -147,18 +147,31 @@ void ActionCommand::onReady()
     // window a ZSET; a BullMQ queue is named by its keys' base): each says
     // whether the target is one of its own (PatternUnit::identifies); the
     // script checks it again.
+    // A library's queue asks first: its identification looks at the
+    // library's own key names, more specific than a key's type (an RQ
+    // queue's "rq:queue:<name>" is also a LIST, as a reliable queue is).
+    QList<qsizetype> order;
+    for (qsizetype i = 0; i < found.size(); ++i) {
+        if (!found.at(i).first->library().isEmpty())
+            order.append(i);
+    }
+    for (qsizetype i = 0; i < found.size(); ++i) {
+        if (found.at(i).first->library().isEmpty())
+            order.append(i);
+    }
     QList<RedisClient::Command> probes;
     QList<int> counts;
-    for (const auto &[unit, action] : found) {
-        const QList<RedisClient::Command> mine = unit->identifyProbe(key);
+    for (qsizetype i : std::as_const(order)) {
+        const QList<RedisClient::Command> mine = found.at(i).first->identifyProbe(key);
         probes.append(mine);
         counts.append(int(mine.size()));
     }
-    client().pipeline(probes, this, [this, key, found, counts](const QList<RedisValue> &r) {
+    client().pipeline(probes, this, [this, key, found, order, counts](const QList<RedisValue> &r) {
         qsizetype at = 0;
-        for (qsizetype i = 0; i < found.size(); ++i) {
-            const QList<RedisValue> mine = r.mid(at, counts.at(i));
-            at += counts.at(i);
+        for (qsizetype k = 0; k < order.size(); ++k) {
+            const qsizetype i = order.at(k);
+            const QList<RedisValue> mine = r.mid(at, counts.at(k));
+            at += counts.at(k);
             if (const auto bad = std::find_if(mine.cbegin(), mine.cend(),
                                               [](const RedisValue &v) { return v.isError(); });
                 bad != mine.cend()) {

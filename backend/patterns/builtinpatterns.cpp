@@ -12,6 +12,7 @@
 #include "redisson-limiter/redissonlimiterunit.h"
 #include "reliable-queue/reliablequeueunit.h"
 #include "resource-consumer/resourceconsumerunit.h"
+#include "rq/rqunit.h"
 #include "sliding-window/slidingwindowunit.h"
 #include "sorted-set-semaphore/semaphoreunit.h"
 #include "token-family/tokenfamilyunit.h"
@@ -31,6 +32,7 @@ void registerBuiltInPatterns(PatternRegistry &registry)
     registry.add(std::make_unique<SemaphoreUnit>());
     registry.add(std::make_unique<BullMqUnit>());
     registry.add(std::make_unique<BullUnit>());
+    registry.add(std::make_unique<RqUnit>());
 }
 
 } // namespace gatehouse

@@ -131,6 +131,10 @@ struct Reading
     bool paused = false;
     QList<StateCount> counts;
     QList<StuckJob> stuckJobs;
+    // The library's workers for the object: registered, and of those read
+    // (a page) the ones whose heartbeat is alive; -1 when not read.
+    qint64 workers = -1;
+    qint64 workersAlive = -1;
     qint64 countOf(QStringView state) const
     {
         for (const StateCount &c : counts) {

@@ -460,9 +460,10 @@ private slots:
             offered += int(ids.size());
         }
         QCOMPARE(actions, offered);
-        QCOMPARE(actions, 16); // reset, clear retry, release, extend, issue, revoke,
+        QCOMPARE(actions, 18); // reset, clear retry, release, extend, issue, revoke,
                                // requeue, dead-letter, requeue stuck, release holder,
-                               // and BullMQ's retry, promote, remove, clean, pause, resume
+                               // BullMQ's retry, promote, remove, clean, pause, resume,
+                               // and RQ's cancel and delete
         QVERIFY(c.window->statusBar()->findChildren<QLabel *>().last()->text().contains(
             QLatin1String("READ-ONLY")));
     }

@@ -147,6 +147,7 @@ QMap<QString, QList<KeyShape>> samplePerPattern()
         {QStringLiteral("sorted-set-semaphore"), {zset("sim:sem:gpu", now - 4000, now - 100)}},
         {QStringLiteral("bullmq"), test::bullMqQueueShapes("bull:emails", now)},
         {QStringLiteral("bull"), test::bullQueueShapes("bull:legacy", now)},
+        {QStringLiteral("rq"), test::rqQueueShapes("emails", now)},
     };
 }
 
@@ -177,6 +178,26 @@ private slots:
         QCOMPARE(kinds,
                  (QStringList{"bull bull:legacy", "bullmq bull:emails", "bullmq {bull}:reports",
                               "lock app:order:7:lock", "sliding-window rl:api:completed"}));
+    }
+
+    // RQ's queues are one object each, named by their list: its registries
+    // are not sliding windows, its cleaning guard not a fixed window, its
+    // scheduler lock not a lock, its job hashes not tokens; an application's
+    // lock and window beside them keep their own pattern.
+    void rqQueuesAreOneObjectEach()
+    {
+        const double now = double(s_now);
+        QList<KeyShape> keys = test::rqQueueShapes("emails", now);
+        keys << test::rqQueueShapes("reports", now);
+        keys << str("app:order:7:lock", "3f9a1c2e-77b1-4c1d", 30000)
+             << zset("rl:api:failed", now - 4000, now - 10, 8000);
+        const QList<PatternObject> found = detect(keys);
+        QStringList kinds;
+        for (const PatternObject &o : found)
+            kinds << o.kind.id() + QLatin1Char(' ') + QString::fromUtf8(o.key);
+        kinds.sort();
+        QCOMPARE(kinds, (QStringList{"lock app:order:7:lock", "rq rq:queue:emails",
+                                     "rq rq:queue:reports", "sliding-window rl:api:failed"}));
     }
 
     void slidingWindows()
@@ -552,7 +573,8 @@ private slots:
             list("jobs:mail:processing"),
             zset("sim:sem:gpu", now - 4000, now - 100)};
         const QList<PatternObject> found = detect(shapes + test::bullMqQueueShapes("bull:q", now)
-                                                  + test::bullQueueShapes("bull:old", now));
+                                                  + test::bullQueueShapes("bull:old", now)
+                                                  + test::rqQueueShapes("q", now));
         QSet<QString> kinds;
         for (const PatternObject &o : found)
             kinds.insert(o.kind.id());

@@ -1,0 +1,719 @@
+// SPDX-License-Identifier: MIT
+#include "rqunit.h"
+
+#include <patterns/globmatch.h>
+#include <patterns/sections.h>
+
+#include <QDateTime>
+
+#include <algorithm>
+
+namespace gatehouse {
+
+namespace {
+
+// The per-queue keys' prefixes (State order up to SchedulerLock), then the
+// shared keys' whole names.
+constexpr const char *Prefixes[]
+    = {"rq:queue:",    "rq:wip:",      "rq:finished:", "rq:failed:",           "rq:scheduled:",
+       "rq:deferred:", "rq:canceled:", "rq:workers:",  "rq:clean_registries:", "rq:scheduler-lock:",
+       "rq:queues",    "rq:workers",   "rq:suspended"};
+constexpr const char *Types[] = {"list", "zset",   "zset",   "zset", "zset", "zset",  "zset",
+                                 "set",  "string", "string", "set",  "set",  "string"};
+constexpr int PerQueue = RqUnit::SchedulerLock + 1;
+
+// RQ's own keys that belong to no one queue: job hashes (and their
+// dependents, dependencies, RQ 1.12+ results streams, RQ 2 executions),
+// worker hashes, the scheduler's.
+constexpr const char *GlobalPrefixes[]
+    = {"rq:job:", "rq:worker:", "rq:results:", "rq:executions:", "rq:execution:", "rq:scheduler:"};
+
+// The state names RQ's own API uses (Queue.count, the registries'
+// counts, JobStatus), in RQ's order.
+constexpr const char *CountNames[]
+    = {"queued", "started", "finished", "failed", "scheduled", "deferred", "canceled"};
+
+const char *StuckReason = "abandoned: past its expiry in the started registry (its worker died "
+                          "or overran its timeout); RQ's cleanup would fail it";
+
+int perQueueState(const QByteArray &key)
+{
+    for (int s = 0; s < PerQueue; ++s) {
+        const QByteArray p = Prefixes[s];
+        if (key.startsWith(p) && key.size() > p.size())
+            return s;
+    }
+    return -1;
+}
+
+bool isShared(const QByteArray &key)
+{
+    for (int s = RqUnit::Queues; s < RqUnit::KeyCount; ++s) {
+        if (key == Prefixes[s])
+            return true;
+    }
+    return false;
+}
+
+bool isGlobal(const QByteArray &key)
+{
+    for (const char *p : GlobalPrefixes) {
+        if (key.startsWith(p))
+            return true;
+    }
+    return false;
+}
+
+// RQ's utcformat ('%Y-%m-%dT%H:%M:%S.%fZ', UTC; older RQ without the
+// fraction) in ms; -1 when it is not one.
+qint64 rqTimeMs(const QByteArray &v)
+{
+    if (v.size() < 19)
+        return -1;
+    QDateTime t = QDateTime::fromString(QString::fromLatin1(v.left(19)),
+                                        QStringLiteral("yyyy-MM-ddTHH:mm:ss"));
+    if (!t.isValid())
+        return -1;
+    t.setTimeSpec(Qt::UTC);
+    qint64 ms = t.toMSecsSinceEpoch();
+    if (v.size() > 20 && v.at(19) == '.') {
+        const QByteArray frac = QByteArray(v.mid(20, 3) + "000").left(3);
+        bool ok = false;
+        const int f = frac.toInt(&ok);
+        if (ok)
+            ms += f;
+    }
+    return ms;
+}
+
+// A started-registry member's job id: RQ 1.x keeps the id, RQ 2.x
+// "job_id:execution_id" (job ids hold no ':' in RQ 2).
+QByteArray jobOfMember(const QByteArray &member)
+{
+    const qsizetype colon = member.indexOf(':');
+    return colon < 0 ? member : member.left(colon);
+}
+
+ReplyMeaning oneJob(qint64 reply, const QByteArray &job, const QString &did, const QString &where)
+{
+    const QString name = printableBytes(job, 80);
+    switch (reply) {
+    case 1:
+        return {true, QStringLiteral("Job %1 %2.").arg(name, did)};
+    case 0:
+        return {
+            false,
+            QStringLiteral("Job %1 is not in %2 (it moved on); nothing changed.").arg(name, where)};
+    case -1:
+        return {false, QStringLiteral("Job %1 is held by a live worker (its started-registry "
+                                      "expiry is in the future); nothing changed.")
+                           .arg(name)};
+    case -2:
+        return {false,
+                QStringLiteral("There is no job %1 (rq:job:%1); nothing changed.").arg(name)};
+    case -4:
+        return {false, QStringLiteral("Job %1 belongs to another queue (its origin); nothing "
+                                      "changed.")
+                           .arg(name)};
+    case -5:
+        return {false, QStringLiteral("Job %1 is already canceled; nothing changed.").arg(name)};
+    default:
+        return {
+            false,
+            QStringLiteral("Unexpected reply %1; nothing is known to have changed.").arg(reply)};
+    }
+}
+
+std::function<ReplyMeaning(const RedisValue &)> batchMeaning(const QString &did)
+{
+    return [did](const RedisValue &reply) {
+        const qint64 n = reply.size() >= 2 ? reply.at(1).toInteger() : 0;
+        return ReplyMeaning{n > 0,
+                            n > 0 ? did.arg(n) : QStringLiteral("Nothing to do; nothing changed.")};
+    };
+}
+
+ScriptCall baseCall(const PatternObject &o, const QString &action, const QString &script,
+                    const QList<RqUnit::State> &keys)
+{
+    ScriptCall call;
+    call.action = action;
+    call.script = script;
+    for (RqUnit::State s : keys) {
+        call.keys << RqUnit::keyOf(o, s);
+        call.keyRoles << QStringLiteral("%1 %2").arg(QString::fromLatin1(Prefixes[s]),
+                                                     QString::fromLatin1(Types[s]));
+    }
+    return call;
+}
+
+ActionInput jobInput(bool required)
+{
+    ActionInput job{QStringLiteral("job"), QStringLiteral("Job id"), ActionInput::Source::Item};
+    job.required = required;
+    return job;
+}
+
+ActionInput flag(const QString &id, const QString &label)
+{
+    ActionInput f{id, label, ActionInput::Source::Flag};
+    f.required = false;
+    return f;
+}
+
+QString oneOf(const ActionRequest &r, const QString &verb, const QString &all)
+{
+    if (r.input(QStringLiteral("job")).isEmpty() == !r.has(all))
+        return QStringLiteral("queue %1 needs either --job ID or --%2.").arg(verb, all);
+    return {};
+}
+
+QByteArray queueName(const PatternObject &o)
+{
+    return o.key.mid(qsizetype(qstrlen(Prefixes[RqUnit::Queue])));
+}
+
+const QByteArray JobPrefix = "rq:job:";
+
+} // namespace
+
+QByteArray RqUnit::prefixOf(State s)
+{
+    return Prefixes[s];
+}
+
+QByteArray RqUnit::keyOf(const PatternObject &o, State s)
+{
+    const QByteArray k = o.relatedKey(s);
+    if (!k.isEmpty())
+        return k;
+    return s < PerQueue ? QByteArray(Prefixes[s]) + queueName(o) : QByteArray(Prefixes[s]);
+}
+
+QByteArray RqUnit::nameOf(const QByteArray &key)
+{
+    const int s = perQueueState(key);
+    return s < 0 ? QByteArray() : key.mid(qsizetype(qstrlen(Prefixes[s])));
+}
+
+PatternObject RqUnit::objectForName(const QByteArray &name)
+{
+    PatternObject o;
+    o.kind = Kind;
+    o.key = Prefixes[Queue] + name;
+    for (int s = 0; s < KeyCount; ++s)
+        o.related << (s < PerQueue ? Prefixes[s] + name : QByteArray(Prefixes[s]));
+    return o;
+}
+
+Section RqUnit::section() const
+{
+    return sections::queue();
+}
+
+QList<PatternUnit::Command> RqUnit::identifyProbe(const QByteArray &target) const
+{
+    const QByteArray name = target.startsWith(Prefixes[Queue]) ? nameOf(target) : QByteArray();
+    if (name.isEmpty())
+        return {{"TYPE", target}};
+    const PatternObject o = objectForName(name);
+    return {{"TYPE", target},
+            {"SISMEMBER", Prefixes[Queues], target},
+            {"EXISTS", keyOf(o, Started), keyOf(o, Finished), keyOf(o, Failed), keyOf(o, Scheduled),
+             keyOf(o, Deferred), keyOf(o, Canceled), keyOf(o, Workers)}};
+}
+
+bool RqUnit::identifies(const QByteArray &target, const QList<RedisValue> &r) const
+{
+    // "rq:queue:<name>", a list or none (an empty queue), that RQ knows:
+    // in rq:queues, or with a registry or workers of its own.
+    return target.startsWith(Prefixes[Queue]) && r.size() == 3
+           && (r.at(0).bytes() == "list" || r.at(0).bytes() == "none")
+           && (r.at(1).toInteger() == 1 || r.at(2).toInteger() > 0);
+}
+
+QList<QByteArray> RqUnit::scanGlobs(const ProfileRule &rule) const
+{
+    // A rule names queues by their list ("rq:queue:*"); an empty queue has
+    // only its registries.
+    const QByteArray queuePrefix = Prefixes[Queue];
+    if (!rule.match.startsWith(queuePrefix))
+        return {rule.match};
+    const QByteArray names = rule.match.mid(queuePrefix.size());
+    QList<QByteArray> globs;
+    for (int s = Queue; s <= Workers; ++s)
+        globs << Prefixes[s] + names;
+    return globs;
+}
+
+std::optional<PatternObject> RqUnit::objectFor(const ProfileRule &rule, const QByteArray &key) const
+{
+    const QByteArray name = nameOf(key);
+    if (name.isEmpty())
+        return std::nullopt;
+    const QByteArray base = Prefixes[Queue] + name;
+    if (!globMatch(rule.match, base) || rule.excludes(base))
+        return std::nullopt;
+    PatternObject o = objectForName(name);
+    o.params = rule.params;
+    o.source = QString(); // the registry names the rule
+    return o;
+}
+
+PatternObject RqUnit::conventionalObject(const QByteArray &key) const
+{
+    const QByteArray name = nameOf(key);
+    return objectForName(name.isEmpty() ? key : name);
+}
+
+std::optional<KeyClaim> RqUnit::claimKey(const KeyShape &shape, qint64) const
+{
+    // Only RQ's own names ("rq:" and RQ's words), each with RQ's type; an
+    // application's keys beside them keep their own pattern.
+    const int s = perQueueState(shape.key);
+    if (s >= 0)
+        return shape.type == Types[s]
+                   ? std::optional<KeyClaim>(KeyClaim{QString::fromLatin1(Prefixes[s]), 30})
+                   : std::nullopt;
+    for (int g = Queues; g < KeyCount; ++g) {
+        if (shape.key == Prefixes[g])
+            return shape.type == Types[g]
+                       ? std::optional<KeyClaim>(KeyClaim{QString::fromLatin1(Prefixes[g]), 30})
+                       : std::nullopt;
+    }
+    if (isGlobal(shape.key))
+        return KeyClaim{QStringLiteral("rq"), 20};
+    return std::nullopt;
+}
+
+QList<PatternObject> RqUnit::groupClaims(ClaimPool &pool) const
+{
+    // RQ is there when one of its registries, its queue or worker sets, or a
+    // job or worker hash is; then every queue name of a per-queue key is a
+    // queue, and every RQ key is taken from the pool (job hashes, worker
+    // hashes, the cleaning guard, the scheduler's lock), so none shows as a
+    // lock, token or limiter of its own.
+    QMap<QByteArray, int> names; // name -> keys
+    bool evidence = false;
+    QList<QByteArray> mine;
+    for (const QByteArray &key : pool.claimed(Kind, 1000)) {
+        if (pool.roleOf(key, Kind).isEmpty())
+            continue;
+        mine << key;
+        const int s = perQueueState(key);
+        if (s >= 0) {
+            ++names[nameOf(key)];
+            evidence = evidence || (s >= Started && s <= Canceled);
+        } else {
+            evidence = evidence || isShared(key) || key.startsWith("rq:job:")
+                       || key.startsWith("rq:worker:");
+        }
+    }
+    if (!evidence || names.isEmpty())
+        return {};
+    QList<PatternObject> out;
+    for (auto it = names.cbegin(); it != names.cend(); ++it) {
+        PatternObject o = objectForName(it.key());
+        o.source = QStringLiteral("autodetected");
+        out.append(o);
+    }
+    for (const QByteArray &key : std::as_const(mine))
+        pool.take(key);
+    for (const char *p : GlobalPrefixes) {
+        for (const QByteArray &key : pool.under(p))
+            pool.take(key);
+    }
+    return out;
+}
+
+QList<PatternUnit::Command> RqUnit::probe(const PatternObject &o, const ProbeContext &c) const
+{
+    const QByteArray page = number(std::max(1, o.params.pageSize));
+    // RQ scores the started registry in whole seconds of its clock and
+    // takes a score <= now as expired (StartedJobRegistry.cleanup).
+    const QByteArray nowSec = number(c.nowMs / 1000);
+    return {
+        {"LLEN", keyOf(o, Queue)},
+        {"ZCARD", keyOf(o, Started)},
+        {"ZCARD", keyOf(o, Finished)},
+        {"ZCARD", keyOf(o, Failed)},
+        {"ZCARD", keyOf(o, Scheduled)},
+        {"ZCARD", keyOf(o, Deferred)},
+        {"ZCARD", keyOf(o, Canceled)},
+        {"ZCOUNT", keyOf(o, Started), "-inf", nowSec},
+        // The started registry's first page by score, the most overdue
+        // first, with scores; and the same page's started_at (SORT of a
+        // sorted set BY nosort keeps its order and reads only the page).
+        {"ZRANGE", keyOf(o, Started), "0", number(std::max(1, o.params.pageSize) - 1),
+         "WITHSCORES"},
+        {"SORT_RO", keyOf(o, Started), "BY", "nosort", "LIMIT", "0", page, "GET", "#", "GET",
+         JobPrefix + "*->started_at"},
+        {"SCARD", keyOf(o, Workers)},
+        // The workers' hashes expire unless they heartbeat: a page of them,
+        // with their last heartbeat and RQ version (members are the hashes'
+        // keys). O(workers of the queue) to collect: a few, not jobs.
+        {"SORT_RO", keyOf(o, Workers), "BY", "nosort", "LIMIT", "0", page, "GET", "#", "GET",
+         "*->last_heartbeat", "GET", "*->version"},
+        {"SISMEMBER", keyOf(o, Queues), o.key},
+        {"EXISTS", keyOf(o, Suspended)},
+    };
+}
+
+Reading RqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
+                     const ProbeContext &c) const
+{
+    const QList<QByteArray> replyKeys{keyOf(o, Queue),    keyOf(o, Started),   keyOf(o, Finished),
+                                      keyOf(o, Failed),   keyOf(o, Scheduled), keyOf(o, Deferred),
+                                      keyOf(o, Canceled), keyOf(o, Started),   keyOf(o, Started),
+                                      keyOf(o, Started),  keyOf(o, Workers),   keyOf(o, Workers),
+                                      keyOf(o, Queues),   keyOf(o, Suspended)};
+    if (auto f = failure(o, r, replyKeys, c.nowMs))
+        return *f;
+    Reading reading;
+    reading.atMs = c.nowMs;
+    if (r.size() < replyKeys.size()) {
+        reading.status = Reading::Status::Error;
+        reading.message
+            = QStringLiteral("Unexpected reply reading \"%1\".").arg(printableBytes(o.key));
+        return reading;
+    }
+    qint64 total = 0;
+    for (int i = 0; i < 7; ++i) {
+        reading.counts.append({QString::fromLatin1(CountNames[i]), r.at(i).toInteger()});
+        total += r.at(i).toInteger();
+    }
+    reading.length = r.at(0).toInteger();
+    reading.inFlight = r.at(1).toInteger();
+    reading.deadLength = r.at(3).toInteger();
+    reading.stuck = r.at(7).toInteger();
+    reading.paused = r.at(13).toInteger() == 1; // rq suspend: every worker stops taking jobs
+    reading.workers = r.at(10).toInteger();
+
+    // Workers: alive while their hash (which they re-expire) exists.
+    reading.workersAlive = 0;
+    QByteArray version;
+    const auto &w = r.at(11).elements();
+    for (qsizetype i = 0; i + 2 < w.size(); i += 3) {
+        if (!w.at(i + 1).isNil())
+            ++reading.workersAlive;
+        if (version.isEmpty() && !w.at(i + 2).isNil())
+            version = w.at(i + 2).bytes().left(32);
+    }
+
+    if (total == 0 && r.at(12).toInteger() == 0 && reading.workers == 0) {
+        reading.status = Reading::Status::Missing;
+        reading.message = QStringLiteral("No RQ keys for queue \"%1\".").arg(printableBytes(o.key));
+        return reading;
+    }
+
+    // The started page: members and scores, and the same page's started_at.
+    const auto &scored = r.at(8).elements();
+    QHash<QByteArray, qint64> startedAt;
+    const auto &sorted = r.at(9).elements();
+    for (qsizetype i = 0; i + 1 < sorted.size(); i += 2)
+        startedAt.insert(sorted.at(i).bytes(), rqTimeMs(sorted.at(i + 1).bytes()));
+    const qint64 nowSec = c.nowMs / 1000;
+    bool rq2 = false;
+    bool unknownMember = false;
+    for (qsizetype i = 0; i + 1 < scored.size(); i += 2) {
+        const QByteArray member = scored.at(i).bytes();
+        const int colons = int(member.count(':'));
+        rq2 = rq2 || colons == 1;
+        unknownMember = unknownMember || colons > 1;
+        const QByteArray score = scored.at(i + 1).bytes();
+        bool ok = false;
+        const double expiry = score.toDouble(&ok); // "inf" for a job without a timeout
+        InFlightItem item;
+        item.job = jobOfMember(member);
+        item.source = AgeSource::Library;
+        item.locked = !(ok && expiry <= double(nowSec));
+        const qint64 since = startedAt.value(member, -1);
+        item.ageMs = since >= 0 ? std::max<qint64>(0, saturatingSub(c.nowMs, since)) : 0;
+        if (!item.locked && reading.stuckJobs.size() < o.params.pageSize)
+            reading.stuckJobs.append({item.job, QString::fromLatin1(StuckReason), since});
+        reading.oldestInFlightAgeMs = std::max(reading.oldestInFlightAgeMs, item.ageMs);
+        reading.items.append(item);
+    }
+    std::sort(reading.items.begin(), reading.items.end(),
+              [](const InFlightItem &a, const InFlightItem &b) { return a.ageMs > b.ageMs; });
+    reading.truncated = reading.inFlight > reading.items.size();
+
+    // RQ records no layout version in Redis; its workers their own version.
+    if (!version.isEmpty())
+        reading.layoutVersion = QStringLiteral("rq:") + QString::fromUtf8(version);
+    else if (rq2)
+        reading.layoutVersion = QStringLiteral("rq:2 (execution members)");
+    const bool knownMajor
+        = version.isEmpty() || version.startsWith("1.") || version.startsWith("2.");
+    reading.layoutKnown = knownMajor && !unknownMember;
+    if (!reading.layoutKnown)
+        reading.message = QStringLiteral("Layout %1 is not one Gatehouse knows (RQ 1-2): shown "
+                                         "read-only.")
+                              .arg(unknownMember ? QStringLiteral("of started-registry members "
+                                                                  "with several ':'")
+                                                 : reading.layoutVersion);
+    else if (reading.truncated)
+        reading.message = QStringLiteral("%1 jobs started; %2 were read.")
+                              .arg(reading.inFlight)
+                              .arg(reading.items.size());
+    return reading;
+}
+
+QList<Figure> RqUnit::figures() const
+{
+    auto count = [](const char *state) {
+        const QString s = QString::fromLatin1(state);
+        return [s](const Reading &r, qint64) {
+            return double(r.countOf(s));
+        };
+    };
+    return {
+        {QStringLiteral("queued"), QStringLiteral("Queued"), false, count("queued")},
+        {QStringLiteral("inFlight"), QStringLiteral("Started"), false, count("started")},
+        {QStringLiteral("failed"), QStringLiteral("Failed"), false, count("failed")},
+        {QStringLiteral("stuck"), QStringLiteral("Abandoned"), false,
+         [](const Reading &r, qint64) {
+             return double(r.stuck);
+         }},
+        {QStringLiteral("workersAlive"), QStringLiteral("Workers alive"), false,
+         [](const Reading &r, qint64) {
+             return double(std::max<qint64>(0, r.workersAlive));
+         }},
+        {QStringLiteral("oldestInFlightAgeMs"), QStringLiteral("Oldest started"), true,
+         [](const Reading &r, qint64 at) {
+             return double(r.ageAt(r.oldestInFlightAgeMs, at));
+         }},
+    };
+}
+
+QList<Chart> RqUnit::charts() const
+{
+    return {{QStringLiteral("Jobs by state"),
+             QStringLiteral("jobs"),
+             {{QStringLiteral("queued"), QStringLiteral("queued")},
+              {QStringLiteral("inFlight"), QStringLiteral("started")},
+              {QStringLiteral("failed"), QStringLiteral("failed")},
+              {QStringLiteral("stuck"), QStringLiteral("abandoned")},
+              {QStringLiteral("workersAlive"), QStringLiteral("workers alive")}}},
+            {QStringLiteral("Oldest started"),
+             QStringLiteral("s"),
+             {{QStringLiteral("oldestInFlightAgeMs"), QStringLiteral("oldest (s)"), 0.001}}}};
+}
+
+QList<Column> RqUnit::columns() const
+{
+    return {Column::key(QStringLiteral("Queue")),
+            Column::library(QStringLiteral("rq")),
+            Column::count(QStringLiteral("Length"), &Reading::length),
+            Column::count(QStringLiteral("In flight"), &Reading::inFlight),
+            Column::age(QStringLiteral("Oldest in flight"), &Reading::oldestInFlightAgeMs),
+            Column::count(QStringLiteral("Stuck"), &Reading::stuck),
+            Column::count(QStringLiteral("Dead"), &Reading::deadLength),
+            Column::counts(),
+            Column::status()};
+}
+
+void RqUnit::writeJson(const ObjectState &s, const Reading &r, qint64, QJsonObject &j) const
+{
+    j.insert(QStringLiteral("keys"), keysToJson(s.object.related));
+    j.insert(QStringLiteral("length"), double(r.length));
+    j.insert(QStringLiteral("inFlight"), double(r.inFlight));
+    j.insert(QStringLiteral("deadLength"), double(r.deadLength));
+    j.insert(QStringLiteral("stuckCount"), double(r.stuck));
+    j.insert(QStringLiteral("stuckIsLowerBound"), false); // ZCOUNT: exact
+    j.insert(QStringLiteral("oldestInFlightAgeMs"), double(r.oldestInFlightAgeMs));
+    j.insert(QStringLiteral("truncated"), r.truncated);
+    j.insert(QStringLiteral("workers"), double(r.workers));
+    j.insert(QStringLiteral("workersWithHeartbeat"), double(r.workersAlive));
+}
+
+QStringList RqUnit::itemHeaders() const
+{
+    return {QStringLiteral("Started job"), QStringLiteral("Running for"), QStringLiteral("Expiry")};
+}
+
+QList<QStringList> RqUnit::items(const ObjectState &s, qint64 nowMs) const
+{
+    QList<QStringList> rows;
+    for (const InFlightItem &item : s.reading.items) {
+        rows.append({printableBytes(item.job, 120), formatMs(s.reading.ageAt(item.ageMs, nowMs)),
+                     item.locked ? QStringLiteral("ahead") : QStringLiteral("past: abandoned")});
+    }
+    return rows;
+}
+
+QHash<QString, QByteArray> RqUnit::itemInputs(const ObjectState &s, int i) const
+{
+    if (i < 0 || i >= s.reading.items.size())
+        return {};
+    return {{QStringLiteral("job"), s.reading.items.at(i).job}};
+}
+
+std::optional<Attention> RqUnit::attention(const ObjectState &state, qint64) const
+{
+    if (state.gone || state.reading.stuck <= 0)
+        return std::nullopt;
+    return Attention{2.0 + double(state.reading.stuck), QStringLiteral("stuck")};
+}
+
+QString RqUnit::attentionText(const ObjectState &state, qint64 nowMs) const
+{
+    const Reading &r = state.reading;
+    return QStringLiteral("RQ queue %1: %2 abandoned (started, past their expiry), oldest "
+                          "started %3")
+        .arg(printableBytes(state.object.key))
+        .arg(r.stuck)
+        .arg(formatMs(r.ageAt(r.oldestInFlightAgeMs, nowMs)));
+}
+
+QList<PatternAction> RqUnit::actions() const
+{
+    const QByteArray cut = QByteArray::number(ScriptCall::ReplyCutBytes);
+    const QByteArray batch = QByteArray::number(Batch);
+
+    PatternAction requeue;
+    requeue.id = QStringLiteral("queue.requeue");
+    requeue.verb = QStringLiteral("requeue");
+    requeue.label = QStringLiteral("Requeue…");
+    requeue.objectName = QStringLiteral("requeueButton");
+    requeue.usage = QStringLiteral("queue requeue QUEUE (--job ID | --stuck)");
+    ActionInput olderThan{QStringLiteral("older-than"), QStringLiteral("(reliable queues only)")};
+    olderThan.required = false;
+    olderThan.integer = true;
+    olderThan.console = false;
+    requeue.inputs
+        = {jobInput(false), flag(QStringLiteral("stuck"), QStringLiteral("Every abandoned job")),
+           olderThan};
+    requeue.check = [](const ActionRequest &r) -> QString {
+        if (r.has(QStringLiteral("older-than")))
+            return QStringLiteral("An RQ job is abandoned when its started-registry expiry has "
+                                  "passed: queue requeue takes no --older-than for an RQ queue.");
+        return oneOf(r, QStringLiteral("requeue"), QStringLiteral("stuck"));
+    };
+    requeue.build = [batch, cut](const ActionRequest &r) {
+        ScriptCall call = baseCall(r.object, QStringLiteral("queue.requeue"),
+                                   QStringLiteral("rq_requeue"), {Queue, Started, Queues});
+        const QByteArray job = r.input(QStringLiteral("job"));
+        call.args = {JobPrefix, job, "abandoned", batch, cut, queueName(r.object)};
+        if (!job.isEmpty()) {
+            call.summary = QStringLiteral("Put abandoned RQ job %1 of \"%2\" back on its queue "
+                                          "(only if its started-registry expiry has passed), as "
+                                          "RQ's StartedJobRegistry.requeue does.")
+                               .arg(printableBytes(job, 80), printableBytes(r.object.key));
+            call.meaning = [job](const RedisValue &v) {
+                return oneJob(v.toInteger(), job, QStringLiteral("was requeued"),
+                              QStringLiteral("the started registry"));
+            };
+        } else {
+            call.action = QStringLiteral("queue.requeue-stuck");
+            call.summary = QStringLiteral("Put every abandoned RQ job of \"%1\" (started, past its "
+                                          "expiry) back on its queue, up to %2 per run, as RQ's "
+                                          "StartedJobRegistry.requeue does.")
+                               .arg(printableBytes(r.object.key))
+                               .arg(Batch);
+            call.batch = Batch;
+            call.batchSummary = QStringLiteral("Requeued %1 abandoned jobs.");
+            call.meaning = batchMeaning(QStringLiteral("Requeued %1 abandoned jobs."));
+        }
+        return call;
+    };
+
+    PatternAction stuckAll = requeue;
+    stuckAll.id = QStringLiteral("queue.requeue-stuck");
+    stuckAll.verb.clear();
+    stuckAll.usage.clear();
+    stuckAll.label = QStringLiteral("Requeue all stuck…");
+    stuckAll.objectName = QStringLiteral("requeueStuckButton");
+    stuckAll.consoleOnly = true;
+    stuckAll.inputs = {};
+    stuckAll.check = {};
+    stuckAll.build = [build = requeue.build](const ActionRequest &r) {
+        ActionRequest all = r;
+        all.inputs = {{QStringLiteral("stuck"), QByteArray()}};
+        return build(all);
+    };
+
+    PatternAction retry;
+    retry.id = QStringLiteral("queue.retry");
+    retry.verb = QStringLiteral("retry");
+    retry.label = QStringLiteral("Retry…");
+    retry.objectName = QStringLiteral("retryButton");
+    retry.usage = QStringLiteral("queue retry QUEUE (--job ID | --all)");
+    retry.inputs = {jobInput(false), flag(QStringLiteral("all"), QStringLiteral("Every failed "
+                                                                                "job"))};
+    retry.check = [](const ActionRequest &r) -> QString {
+        if (r.has(QStringLiteral("completed")))
+            return QStringLiteral("RQ requeues failed jobs only: queue retry takes no "
+                                  "--completed for an RQ queue.");
+        return oneOf(r, QStringLiteral("retry"), QStringLiteral("all"));
+    };
+    retry.build = [batch, cut](const ActionRequest &r) {
+        ScriptCall call = baseCall(r.object, QStringLiteral("queue.retry"),
+                                   QStringLiteral("rq_requeue"), {Queue, Failed, Queues});
+        const QByteArray job = r.input(QStringLiteral("job"));
+        call.args = {JobPrefix, job, "failed", batch, cut, queueName(r.object)};
+        if (!job.isEmpty()) {
+            call.summary = QStringLiteral("Requeue failed RQ job %1 of \"%2\", as RQ's "
+                                          "FailedJobRegistry.requeue does.")
+                               .arg(printableBytes(job, 80), printableBytes(r.object.key));
+            call.meaning = [job](const RedisValue &v) {
+                return oneJob(v.toInteger(), job, QStringLiteral("was requeued"),
+                              QStringLiteral("the failed registry"));
+            };
+        } else {
+            call.summary = QStringLiteral("Requeue every failed RQ job of \"%1\", up to %2 per "
+                                          "run, as `rq requeue --all` does.")
+                               .arg(printableBytes(r.object.key))
+                               .arg(Batch);
+            call.batch = Batch;
+            call.batchSummary = QStringLiteral("Requeued %1 failed jobs.");
+            call.meaning = batchMeaning(QStringLiteral("Requeued %1 failed jobs."));
+        }
+        return call;
+    };
+
+    auto removeAction = [](bool cancel) {
+        PatternAction a;
+        a.id = cancel ? QStringLiteral("queue.cancel") : QStringLiteral("queue.delete");
+        a.verb = cancel ? QStringLiteral("cancel") : QStringLiteral("delete");
+        a.label = cancel ? QStringLiteral("Cancel job…") : QStringLiteral("Delete job…");
+        a.objectName = cancel ? QStringLiteral("cancelButton") : QStringLiteral("deleteButton");
+        a.usage = QStringLiteral("queue %1 QUEUE --job ID").arg(a.verb);
+        a.inputs = {jobInput(true)};
+        a.check = [verb = a.verb](const ActionRequest &r) -> QString {
+            return r.input(QStringLiteral("job")).isEmpty()
+                       ? QStringLiteral("queue %1 needs --job ID.").arg(verb)
+                       : QString();
+        };
+        a.build = [cancel](const ActionRequest &r) {
+            ScriptCall call = baseCall(
+                r.object, cancel ? QStringLiteral("queue.cancel") : QStringLiteral("queue.delete"),
+                QStringLiteral("rq_remove"),
+                {Queue, Started, Finished, Failed, Scheduled, Deferred, Canceled});
+            const QByteArray job = r.input(QStringLiteral("job"));
+            call.args = {JobPrefix, job, cancel ? "cancel" : "delete", queueName(r.object)};
+            call.summary
+                = cancel ? QStringLiteral("Cancel RQ job %1 of \"%2\": off its queue and "
+                                          "registries, status canceled, into the canceled "
+                                          "registry, as RQ's Job.cancel does; refused while a "
+                                          "live worker holds it.")
+                               .arg(printableBytes(job, 80), printableBytes(r.object.key))
+                         : QStringLiteral("Delete RQ job %1 of \"%2\": off its queue and "
+                                          "registries, and its hash, as RQ's Job.delete does; "
+                                          "refused while a live worker holds it.")
+                               .arg(printableBytes(job, 80), printableBytes(r.object.key));
+            call.meaning = [job, cancel](const RedisValue &v) {
+                return oneJob(v.toInteger(), job,
+                              cancel ? QStringLiteral("was canceled")
+                                     : QStringLiteral("was deleted"),
+                              QStringLiteral("the queue"));
+            };
+            return call;
+        };
+        return a;
+    };
+
+    return {requeue, stuckAll, retry, removeAction(true), removeAction(false)};
+}
+
+} // namespace gatehouse

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <patterns/patternunit.h>
+
+namespace gatehouse {
+
+// An RQ queue (python-rq; layout in LIBRARIES.md, read from RQ 1.13's
+// rq/queue.py, rq/registry.py, rq/job.py and rq/worker_registration.py):
+// the list "rq:queue:<name>" of job ids and the queue's registries, sorted
+// sets scored by expiry (s): "rq:wip:<name>" (started), "rq:finished:",
+// "rq:failed:", "rq:scheduled:", "rq:deferred:", "rq:canceled:"; its
+// workers in "rq:workers:<name>" (keys of "rq:worker:<w>" hashes that expire
+// unless the worker heartbeats). The object's key is "rq:queue:<name>",
+// whether or not that list exists (it is gone while the queue is empty);
+// related are the keys in RqUnit::State order.
+//
+// Reads every size, the started registry's first page (by score: the most
+// overdue first) with each job's started_at through one SORT_RO, and the
+// queue's workers' heartbeats through another. A started job whose score is
+// in the past is abandoned: its worker died (or overran its timeout) and no
+// one holds it; RQ's own cleanup would move it to the failed registry. RQ 1.x
+// keeps job ids there, RQ 2.x "job_id:execution_id"; both are read, only 1.x
+// is written.
+//
+// Acts with Gatehouse's own scripts (lua/rq/) that do what RQ's own API does:
+// requeue abandoned and failed jobs (BaseRegistry.requeue), cancel
+// (Job.cancel) and delete (Job.delete) a job.
+class RqUnit final : public PatternUnit
+{
+public:
+    static constexpr PatternKind Kind{"rq"};
+    static constexpr int Batch = 100; // jobs per script run (requeue --stuck, retry --all)
+
+    // The keys in related, in this order.
+    enum State {
+        Queue,
+        Started,
+        Finished,
+        Failed,
+        Scheduled,
+        Deferred,
+        Canceled,
+        Workers,         // rq:workers:<name>
+        CleanRegistries, // rq:clean_registries:<name>, RQ's cleaning guard
+        SchedulerLock,   // rq:scheduler-lock:<name>
+        Queues,          // rq:queues (every queue's)
+        AllWorkers,      // rq:workers
+        Suspended,       // rq:suspended (every worker's)
+        KeyCount
+    };
+    // "rq:wip:" for Started; the shared keys' whole names.
+    static QByteArray prefixOf(State s);
+    static QByteArray keyOf(const PatternObject &o, State s);
+    // The queue's name in any of its per-queue keys ("rq:wip:emails" ->
+    // "emails"); empty when key is none of them.
+    static QByteArray nameOf(const QByteArray &key);
+    static PatternObject objectForName(const QByteArray &name);
+
+    PatternKind kind() const override { return Kind; }
+    Section section() const override;
+    QString title() const override { return QStringLiteral("RQ queue"); }
+    QByteArray keyType() const override { return {}; }
+    LibraryInfo library() const override { return {QStringLiteral("rq"), QStringLiteral("1-2")}; }
+    QList<Command> identifyProbe(const QByteArray &target) const override;
+    bool identifies(const QByteArray &target, const QList<RedisValue> &replies) const override;
+
+    QList<QByteArray> scanGlobs(const ProfileRule &rule) const override;
+    std::optional<PatternObject> objectFor(const ProfileRule &rule,
+                                           const QByteArray &key) const override;
+    PatternObject conventionalObject(const QByteArray &key) const override;
+
+    std::optional<KeyClaim> claimKey(const KeyShape &shape, qint64 serverNowMs) const override;
+    int groupOrder() const override { return 10; } // takes RQ's keys before anyone
+    QList<PatternObject> groupClaims(ClaimPool &pool) const override;
+
+    QList<Command> probe(const PatternObject &object, const ProbeContext &context) const override;
+    Reading read(const PatternObject &object, const QList<RedisValue> &replies,
+                 const ProbeContext &context) const override;
+
+    QList<Figure> figures() const override;
+    QList<Chart> charts() const override;
+    QList<Column> columns() const override;
+    void writeJson(const ObjectState &state, const Reading &r, qint64 nowMs,
+                   QJsonObject &json) const override;
+    QStringList itemHeaders() const override;
+    QList<QStringList> items(const ObjectState &state, qint64 nowMs) const override;
+    QHash<QString, QByteArray> itemInputs(const ObjectState &state, int i) const override;
+    std::optional<Attention> attention(const ObjectState &state, qint64 nowMs) const override;
+    QString attentionText(const ObjectState &state, qint64 nowMs) const override;
+    QList<PatternAction> actions() const override;
+};
+
+} // namespace gatehouse

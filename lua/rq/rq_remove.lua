@@ -1,0 +1,65 @@
+-- rq_remove.lua: cancel or delete one RQ 1.x job as RQ's own Job.cancel and
+-- Job.delete do (rq/job.py of RQ 1.13, with Queue.remove of rq/queue.py):
+-- LREM it (count 1) from its queue and ZREM it from the queue's registries;
+-- cancel then sets status "canceled" and adds it to the canceled registry
+-- (CanceledJobRegistry.add: score = now); delete removes the job hash and its
+-- dependents and dependencies sets. RQ removes a job from the registry its
+-- status names; Gatehouse removes it from all of them, so a job whose status
+-- and registry disagree (a worker killed between two writes) is not left
+-- behind in one. A job a live worker holds (in the started registry with a
+-- score in the future) is refused: RQ would not stop the worker.
+--
+-- KEYS[1] the queue LIST rq:queue:<name>
+-- KEYS[2] rq:wip:<name>  KEYS[3] rq:finished:<name>  KEYS[4] rq:failed:<name>
+-- KEYS[5] rq:scheduled:<name>  KEYS[6] rq:deferred:<name>  KEYS[7] rq:canceled:<name> ZSETs
+-- ARGV[1] the job key prefix "rq:job:"; ARGV[2] the job id
+-- ARGV[3] "cancel" or "delete"; ARGV[4] the queue's name (the job's "origin")
+-- Reply   1 done, -1 a worker is running it, -2 no such job, -4 the job
+--         belongs to another queue, -5 already canceled (cancel only)
+--         errors "GHTYPE <i> <type> <expected>" (nothing written)
+-- Cost    O(N) in the queue's length (LREM) plus O(log N) per registry
+local function wrongType(i, want)
+    local t = redis.call('TYPE', KEYS[i])['ok']
+    if t ~= 'none' and t ~= want then
+        return redis.error_reply('GHTYPE ' .. i .. ' ' .. t .. ' ' .. want)
+    end
+end
+local bad = wrongType(1, 'list')
+for i = 2, 7 do
+    bad = bad or wrongType(i, 'zset')
+end
+if bad then
+    return bad
+end
+local prefix = ARGV[1]
+local id = ARGV[2]
+local cancel = ARGV[3] == 'cancel'
+local jobKey = prefix .. id
+if redis.call('TYPE', jobKey)['ok'] ~= 'hash' then
+    return -2
+end
+local origin = redis.call('HGET', jobKey, 'origin')
+if origin and origin ~= ARGV[4] then
+    return -4
+end
+local nowSec = tonumber(redis.call('TIME')[1])
+local score = redis.call('ZSCORE', KEYS[2], id)
+if score and tonumber(score) > nowSec then
+    return -1
+end
+if cancel and redis.call('HGET', jobKey, 'status') == 'canceled' then
+    return -5
+end
+
+redis.call('LREM', KEYS[1], 1, id)
+for i = 2, 6 do
+    redis.call('ZREM', KEYS[i], id)
+end
+if cancel then
+    redis.call('HSET', jobKey, 'status', 'canceled')
+    redis.call('ZADD', KEYS[7], nowSec, id)
+else
+    redis.call('ZREM', KEYS[7], id)
+    redis.call('DEL', jobKey, jobKey .. ':dependents', prefix .. ':' .. id .. ':dependencies')
+end
+return 1

@@ -1,0 +1,330 @@
+// SPDX-License-Identifier: MIT
+// RQ (Debian python3-rq), driven for real: RQ's own Queue.enqueue and
+// SimpleWorker (tests/libraries/rq_app.py) against a private redis-server. A
+// worker is killed with SIGKILL in the middle of a job; once the job's
+// started-registry expiry has passed, Gatehouse finds the queue and the
+// abandoned job with no profile, requeues it through the CLI, and RQ's own
+// API and a real worker then show every job ran exactly once and nothing was
+// lost. A job that fails once is requeued from the failed registry; one is
+// canceled, then deleted. RQ 2's started-registry members are read, not
+// written; a layout of neither version is shown read-only.
+//
+// Ordering against RQ's own cleanup (StartedJobRegistry.cleanup moves an
+// abandoned job to the failed registry; a worker runs it when it starts, and
+// reading StartedJobRegistry.count runs it too): nothing runs RQ's cleanup
+// between the kill and Gatehouse's requeue. No worker is started until the
+// job is back on its queue (and the killed worker's own start took RQ's
+// cleaning guard, rq:clean_registries:<queue>, for 899 s, which the test
+// checks), and the driver reads registries with RQ's count only at the end.
+#include <redis/redisclient.h>
+
+#include "redisserver.h"
+
+#include <QDeadlineTimer>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTest>
+
+using namespace gatehouse;
+using gatehouse::test::call;
+using gatehouse::test::CliRun;
+using gatehouse::test::RedisServer;
+
+namespace {
+
+const QString LibrariesDir = QStringLiteral(GATEHOUSE_LIBRARIES_DIR);
+const QString Python = QStringLiteral("/usr/bin/python3"); // Debian's, with python3-rq
+
+// One run of the RQ driver (tests/libraries/rq_app.py).
+struct RqApp
+{
+    QString url;
+    QString queue = QStringLiteral("emails");
+
+    QStringList args(const QString &command, const QString &arg = {}) const
+    {
+        QStringList a{LibrariesDir + QStringLiteral("/rq_app.py"), url, queue, command};
+        if (!arg.isEmpty())
+            a << arg;
+        return a;
+    }
+    QString run(const QString &command, const QString &arg = {}) const
+    {
+        QProcess p;
+        p.start(Python, args(command, arg));
+        if (!p.waitForFinished(60000) || p.exitStatus() != QProcess::NormalExit
+            || p.exitCode() != 0) {
+            qWarning("rq_app.py %s %s failed: %s", qPrintable(command), qPrintable(arg),
+                     p.readAllStandardError().constData());
+            return QStringLiteral("<failed>");
+        }
+        return QString::fromUtf8(p.readAllStandardOutput()).trimmed();
+    }
+    std::unique_ptr<QProcess> start(const QString &command) const
+    {
+        auto p = std::make_unique<QProcess>();
+        p->start(Python, args(command));
+        return p;
+    }
+    QJsonObject counts() const
+    {
+        return QJsonDocument::fromJson(run(QStringLiteral("counts")).toUtf8()).object();
+    }
+};
+
+bool waitFor(const std::function<bool()> &done, int ms = 30000)
+{
+    QDeadlineTimer deadline(ms);
+    while (!done()) {
+        if (deadline.hasExpired())
+            return false;
+        QTest::qWait(100);
+    }
+    return true;
+}
+
+QStringList strings(const QJsonValue &v)
+{
+    QStringList out;
+    for (const QJsonValue &s : v.toArray())
+        out << s.toString();
+    return out;
+}
+
+} // namespace
+
+class tst_LibRq : public QObject
+{
+    Q_OBJECT
+
+private:
+    CliRun cli(const RedisServer &server, QStringList args)
+    {
+        args.prepend(server.url());
+        args.prepend(QStringLiteral("--url"));
+        QProcessEnvironment env;
+        env.insert(QStringLiteral("GATEHOUSE_AUDIT_LOG"), server.dir() + "/audit.jsonl");
+        return gatehouse::test::runCli(QStringLiteral(GATEHOUSE_CLI), args, env, 60000);
+    }
+    QJsonObject snapshot(const RedisServer &server)
+    {
+        const CliRun run = cli(server, {QStringLiteral("snapshot"), QStringLiteral("--json")});
+        if (run.exitCode != 0)
+            qWarning("snapshot failed: %s", qPrintable(run.err));
+        return QJsonDocument::fromJson(run.out.toUtf8()).object();
+    }
+    // Every object of the snapshot other than the one queue: none may exist
+    // (RQ's registries are not limiters, its cleaning guard and scheduler
+    // lock not locks, its job hashes not tokens).
+    static QStringList others(const QJsonObject &snapshot, const QString &queue)
+    {
+        QStringList out;
+        for (auto it = snapshot.begin(); it != snapshot.end(); ++it) {
+            if (!it->isArray())
+                continue;
+            for (const QJsonValue &o : it->toArray()) {
+                const QString key = o[QStringLiteral("key")].toString();
+                if (!(it.key() == QLatin1String("queues") && key == queue))
+                    out << it.key() + QLatin1Char(' ') + key;
+            }
+        }
+        return out;
+    }
+    static qint64 serverSeconds(RedisClient &client)
+    {
+        return call(client, {"TIME"}).at(0).bytes().toLongLong();
+    }
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY2(QFile::exists(Python), "/usr/bin/python3 is missing: run .ci/install-deps");
+        QProcess p;
+        p.start(Python, {QStringLiteral("-c"), QStringLiteral("import rq, redis")});
+        QVERIFY(p.waitForFinished(30000));
+        QVERIFY2(p.exitCode() == 0, "Debian's python3-rq is not installed: run .ci/install-deps");
+    }
+
+    void abandonedJobRequeuedAndRunOnce()
+    {
+        RedisServer server;
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        std::unique_ptr<RedisClient> connected = gatehouse::test::connectedClient(server);
+        QVERIFY(connected);
+        RedisClient &client = *connected;
+        const RqApp app{server.url()};
+        const QString queue = QStringLiteral("rq:queue:emails");
+
+        // A worker takes job-1 (2 s timeout) and is killed in the middle of it,
+        // before that timeout could fire in it.
+        QCOMPARE(app.run(QStringLiteral("produce-blocking"), QStringLiteral("job-1")), QString());
+        QCOMPARE(app.run(QStringLiteral("produce"), QStringLiteral("job-2")), QString());
+        QCOMPARE(app.run(QStringLiteral("produce"), QStringLiteral("job-3")), QString());
+        auto hung = app.start(QStringLiteral("work"));
+        QVERIFY2(waitFor([&] {
+                     return call(client, {"LLEN", "taken"}).toInteger() == 1;
+                 }),
+                 "the worker never took job-1");
+        hung->kill(); // SIGKILL
+        QVERIFY(hung->waitForFinished(10000));
+        hung.reset();
+        QVERIFY(!call(client, {"ZSCORE", "rq:wip:emails", "job-1"}).isNil());
+        // The killed worker's start took RQ's cleaning guard: no worker cleans
+        // the registries (fails job-1) for the next 899 s.
+        QCOMPARE(call(client, {"EXISTS", "rq:clean_registries:emails"}).toInteger(), 1);
+
+        // Not abandoned yet: its expiry (timeout + 60 s) is ahead, as if a
+        // worker still ran it; requeueing it is refused.
+        CliRun run = cli(server, {QStringLiteral("queue"), QStringLiteral("requeue"), queue,
+                                  QStringLiteral("--job"), QStringLiteral("job-1")});
+        QCOMPARE(run.exitCode, 3);
+        QVERIFY2(run.err.contains(QLatin1String("live worker")), qPrintable(run.err + run.out));
+        QJsonObject q = snapshot(server)[QStringLiteral("queues")].toArray().first().toObject();
+        QCOMPARE(q[QStringLiteral("stuck")].toArray().size(), 0);
+
+        // Abandoned once the expiry is past (server time), and the dead
+        // worker's hash expired with its last heartbeat.
+        const QByteArray deadWorker = call(client, {"SRANDMEMBER", "rq:workers:emails"}).bytes();
+        QVERIFY(deadWorker.startsWith("rq:worker:"));
+        QVERIFY2(waitFor(
+                     [&] {
+                         return call(client, {"ZCOUNT", "rq:wip:emails", "-inf",
+                                              QByteArray::number(serverSeconds(client) - 1)})
+                                        .toInteger()
+                                    == 1
+                                && call(client, {"EXISTS", deadWorker}).toInteger() == 0;
+                     },
+                     90000),
+                 "job-1's started-registry expiry never passed");
+
+        // Found with no profile: one queue, RQ's own counts, the abandoned
+        // job with its started_at; the dead worker registered, without a
+        // heartbeat; nothing else.
+        QJsonObject snap = snapshot(server);
+        QJsonArray queues = snap[QStringLiteral("queues")].toArray();
+        QCOMPARE(queues.size(), 1);
+        q = queues.first().toObject();
+        QCOMPARE(q[QStringLiteral("key")].toString(), queue);
+        QCOMPARE(q[QStringLiteral("pattern")].toString(), QStringLiteral("rq"));
+        const QJsonObject library = q[QStringLiteral("library")].toObject();
+        QCOMPARE(library[QStringLiteral("name")].toString(), QStringLiteral("rq"));
+        QCOMPARE(library[QStringLiteral("layoutKnown")].toBool(), true);
+        QJsonObject counts = q[QStringLiteral("counts")].toObject();
+        QCOMPARE(counts[QStringLiteral("queued")].toInt(), 2);
+        QCOMPARE(counts[QStringLiteral("started")].toInt(), 1);
+        for (const char *state : {"finished", "failed", "scheduled", "deferred", "canceled"})
+            QVERIFY2(counts.contains(QLatin1String(state))
+                         && counts[QLatin1String(state)].toInt() == 0,
+                     state);
+        QCOMPARE(q[QStringLiteral("workers")].toInt(), 1);
+        QCOMPARE(q[QStringLiteral("workersWithHeartbeat")].toInt(), 0);
+        const QJsonArray stuck = q[QStringLiteral("stuck")].toArray();
+        QCOMPARE(stuck.size(), 1);
+        QCOMPARE(stuck.first()[QStringLiteral("job")].toString(), QStringLiteral("job-1"));
+        QVERIFY(stuck.first()[QStringLiteral("reason")].toString().contains(
+            QLatin1String("abandoned")));
+        const double since = stuck.first()[QStringLiteral("sinceMs")].toDouble();
+        QVERIFY2(since > 0 && since <= double(serverSeconds(client)) * 1000 - 60000,
+                 qPrintable(QString::number(since, 'f', 0)));
+        QCOMPARE(others(snap, queue), QStringList());
+
+        // Requeued through the CLI; RQ sees it queued again, at the back.
+        run = cli(server, {QStringLiteral("queue"), QStringLiteral("requeue"), queue,
+                           QStringLiteral("--stuck")});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        QVERIFY2(run.out.contains(QLatin1String("Requeued 1 abandoned jobs")), qPrintable(run.out));
+        QCOMPARE(app.run(QStringLiteral("state"), QStringLiteral("job-1")),
+                 QStringLiteral("queued"));
+        QCOMPARE(call(client, {"ZCARD", "rq:wip:emails"}).toInteger(), 0);
+        QCOMPARE(call(client, {"LINDEX", "rq:queue:emails", "-1"}).bytes(), QByteArray("job-1"));
+
+        // A job that fails once; a new real worker runs everything queued.
+        QCOMPARE(app.run(QStringLiteral("produce-failing"), QStringLiteral("failing-1")),
+                 QString());
+        QVERIFY(app.run(QStringLiteral("work")).startsWith(QLatin1String("working")));
+        QCOMPARE(app.run(QStringLiteral("state"), QStringLiteral("failing-1")),
+                 QStringLiteral("failed"));
+        QCOMPARE(call(client, {"ZCARD", "rq:failed:emails"}).toInteger(), 1);
+        q = snapshot(server)[QStringLiteral("queues")].toArray().first().toObject();
+        QCOMPARE(q[QStringLiteral("counts")][QStringLiteral("failed")].toInt(), 1);
+        QCOMPARE(q[QStringLiteral("counts")][QStringLiteral("finished")].toInt(), 3);
+
+        // Requeued from the failed registry as RQ's FailedJobRegistry.requeue
+        // does; the worker runs it.
+        run = cli(server, {QStringLiteral("queue"), QStringLiteral("retry"), queue,
+                           QStringLiteral("--job"), QStringLiteral("failing-1")});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
+        QCOMPARE(app.run(QStringLiteral("state"), QStringLiteral("failing-1")),
+                 QStringLiteral("queued"));
+        QVERIFY(app.run(QStringLiteral("work")).startsWith(QLatin1String("working")));
+
+        // Exactly once each, by the jobs' own record and by RQ's API.
+        QStringList ran;
+        const RedisValue ranList = call(client, {"LRANGE", "ran", "0", "-1"});
+        for (const RedisValue &v : ranList.elements())
+            ran << QString::fromUtf8(v.bytes());
+        ran.sort();
+        QCOMPARE(ran, (QStringList{"failing-1", "job-1", "job-2", "job-3"}));
+        QCOMPARE(call(client, {"LLEN", "taken"}).toInteger(), 1);
+        for (const char *job : {"job-1", "job-2", "job-3", "failing-1"})
+            QCOMPARE(app.run(QStringLiteral("state"), QLatin1String(job)),
+                     QStringLiteral("finished"));
+
+        // Cancel one job, then delete it, as RQ's API sees them.
+        QCOMPARE(app.run(QStringLiteral("produce"), QStringLiteral("later-1")), QString());
+        run = cli(server, {QStringLiteral("queue"), QStringLiteral("cancel"), queue,
+                           QStringLiteral("--job"), QStringLiteral("later-1")});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
+        QCOMPARE(app.run(QStringLiteral("state"), QStringLiteral("later-1")),
+                 QStringLiteral("canceled"));
+        counts = app.counts();
+        QCOMPARE(strings(counts[QStringLiteral("canceledIds")]), QStringList{"later-1"});
+        QCOMPARE(strings(counts[QStringLiteral("queuedIds")]), QStringList());
+        run = cli(server, {QStringLiteral("queue"), QStringLiteral("delete"), queue,
+                           QStringLiteral("--job"), QStringLiteral("later-1")});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
+        QCOMPARE(app.run(QStringLiteral("exists"), QStringLiteral("later-1")),
+                 QStringLiteral("false"));
+
+        // Nothing lost, nothing left anywhere, by RQ's own counts (which now
+        // may run its cleanup).
+        counts = app.counts();
+        QCOMPARE(strings(counts[QStringLiteral("finishedIds")]),
+                 (QStringList{"failing-1", "job-1", "job-2", "job-3"}));
+        for (const char *state :
+             {"queued", "started", "failed", "scheduled", "deferred", "canceled"})
+            QVERIFY2(counts[QLatin1String(state)].toInt() == 0, state);
+
+        // Still one queue, nothing of RQ's mistaken for anything else.
+        snap = snapshot(server);
+        QCOMPARE(snap[QStringLiteral("queues")].toArray().size(), 1);
+        QCOMPARE(others(snap, queue), QStringList());
+
+        // RQ 2's started registry holds "job_id:execution_id": read (the job
+        // id is shown abandoned), not written (Gatehouse does not write RQ 2's
+        // execution records); a member of neither shape is an unknown layout.
+        call(client, {"HSET", "rq:job:job-9", "origin", "emails", "status", "started"});
+        call(client, {"ZADD", "rq:wip:emails", "1", "job-9:3f9a1c2e"});
+        q = snapshot(server)[QStringLiteral("queues")].toArray().first().toObject();
+        QCOMPARE(q[QStringLiteral("library")][QStringLiteral("layoutKnown")].toBool(), true);
+        QCOMPARE(q[QStringLiteral("stuck")].toArray().first()[QStringLiteral("job")].toString(),
+                 QStringLiteral("job-9"));
+        run = cli(server, {QStringLiteral("queue"), QStringLiteral("requeue"), queue,
+                           QStringLiteral("--stuck")});
+        QCOMPARE(run.exitCode, 3);
+        QVERIFY2(run.err.contains(QLatin1String("RQ 2")), qPrintable(run.err + run.out));
+        QCOMPARE(call(client, {"ZCARD", "rq:wip:emails"}).toInteger(), 1);
+        QCOMPARE(call(client, {"LLEN", "rq:queue:emails"}).toInteger(), 0);
+        call(client, {"ZADD", "rq:wip:emails", "1", "job-9:a:b"});
+        q = snapshot(server)[QStringLiteral("queues")].toArray().first().toObject();
+        QCOMPARE(q[QStringLiteral("library")][QStringLiteral("layoutKnown")].toBool(), false);
+        QVERIFY2(q[QStringLiteral("message")].toString().contains(QLatin1String("read-only")),
+                 qPrintable(q[QStringLiteral("message")].toString()));
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_LibRq)
+#include "tst_lib_rq.moc"

@@ -5,6 +5,7 @@
 #include "patternregistry.h"
 
 #include "bullmq/bullmqunit.h"
+#include "celery/celeryunit.h"
 #include "fixed-window/fixedwindowunit.h"
 #include "legacy-lock/legacylockunit.h"
 #include "lock/lockunit.h"
@@ -29,6 +30,7 @@ void registerBuiltInPatterns(PatternRegistry &registry)
     registry.add(std::make_unique<ReliableQueueUnit>());
     registry.add(std::make_unique<SemaphoreUnit>());
     registry.add(std::make_unique<BullMqUnit>());
+    registry.add(std::make_unique<CeleryUnit>());
 }
 
 } // namespace gatehouse

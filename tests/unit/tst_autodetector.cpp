@@ -146,6 +146,7 @@ QMap<QString, QList<KeyShape>> samplePerPattern()
           list("work-processing")}},
         {QStringLiteral("sorted-set-semaphore"), {zset("sim:sem:gpu", now - 4000, now - 100)}},
         {QStringLiteral("bullmq"), test::bullMqQueueShapes("bull:emails", now)},
+        {QStringLiteral("celery"), test::celeryShapes(now)},
     };
 }
 
@@ -174,6 +175,26 @@ private slots:
         kinds.sort();
         QCOMPARE(kinds, (QStringList{"bullmq bull:emails", "bullmq {bull}:reports",
                                      "lock app:order:7:lock", "sliding-window rl:api:completed"}));
+    }
+
+    // A Celery deployment is one queue object: its bindings, unacked keys,
+    // mutex and results are not sets, windows, locks or tokens; an app's own
+    // lock beside it stays a lock, and a lone "unacked" hash without kombu's
+    // keys is not taken.
+    void celeryDeploymentIsOneQueue()
+    {
+        const double now = double(s_now);
+        QList<KeyShape> keys = test::celeryShapes(now);
+        keys << str("app:order:7:lock", "3f9a1c2e-77b1-4c1d", 30000);
+        QStringList kinds;
+        for (const PatternObject &o : detect(keys))
+            kinds << o.kind.id() + QLatin1Char(' ') + QString::fromUtf8(o.key);
+        kinds.sort();
+        QCOMPARE(kinds, (QStringList{"celery celery", "lock app:order:7:lock"}));
+        kinds.clear();
+        for (const PatternObject &o : detect({test::sizedShape("unacked", "hash", 1)}))
+            kinds << o.kind.id();
+        QVERIFY(!kinds.contains(QStringLiteral("celery")));
     }
 
     void slidingWindows()
@@ -548,7 +569,8 @@ private slots:
             str("code:x7Kp2mQ9zA", "{}", 60000),
             list("jobs:mail:processing"),
             zset("sim:sem:gpu", now - 4000, now - 100)};
-        const QList<PatternObject> found = detect(shapes + test::bullMqQueueShapes("bull:q", now));
+        const QList<PatternObject> found
+            = detect(shapes + test::bullMqQueueShapes("bull:q", now) + test::celeryShapes(now));
         QSet<QString> kinds;
         for (const PatternObject &o : found)
             kinds.insert(o.kind.id());

@@ -398,13 +398,13 @@ QList<Chart> CeleryUnit::charts() const
 
 QList<Column> CeleryUnit::columns() const
 {
-    return {Column::key(QStringLiteral("Queue")),
-            Column::library(QStringLiteral("celery")),
-            Column::count(QStringLiteral("Queued"), &Reading::length),
-            Column::count(QStringLiteral("Unacked"), &Reading::inFlight),
-            Column::age(QStringLiteral("Oldest unacked"), &Reading::oldestInFlightAgeMs),
-            Column::count(QStringLiteral("Stuck"), &Reading::stuck),
-            Column::counts(),
+    return {Column::key(QStringLiteral("Queue")), Column::library(QStringLiteral("celery")),
+            // The queue section's shared headers (one table for every queue
+            // pattern); Celery's own names are in the counts column.
+            Column::count(QStringLiteral("Length"), &Reading::length),
+            Column::count(QStringLiteral("In flight"), &Reading::inFlight),
+            Column::age(QStringLiteral("Oldest in flight"), &Reading::oldestInFlightAgeMs),
+            Column::count(QStringLiteral("Stuck"), &Reading::stuck), Column::counts(),
             Column::status()};
 }
 

@@ -107,6 +107,13 @@ bool waitFor(const std::function<bool()> &done, int ms = 30000)
     return true;
 }
 
+// The server's clock, in seconds (kombu's delivery times are time()).
+double serverSeconds(RedisClient &client)
+{
+    const RedisValue t = call(client, {"TIME"});
+    return t.size() == 2 ? t.at(0).bytes().toDouble() + t.at(1).bytes().toDouble() / 1e6 : 0;
+}
+
 QStringList listOf(RedisClient &client, const QByteArray &key)
 {
     QStringList out;
@@ -211,20 +218,23 @@ private slots:
         // worker may still be running it (asked at once after the kill).
         CliRun run = cli(server, {QStringLiteral("queue"), QStringLiteral("requeue"), queue,
                                   QStringLiteral("--job"), tag});
-        const RedisValue now = call(client, {"TIME"});
-        const double nowS = now.at(0).bytes().toDouble();
+        const double nowS = serverSeconds(client);
         if (nowS < deliveredS + VisibilitySeconds.toDouble() - 0.5) {
             QCOMPARE(run.exitCode, 3);
             QVERIFY2(run.err.contains(QLatin1String("not past the visibility timeout")),
                      qPrintable(run.err + run.out));
             QCOMPARE(call(client, {"HLEN", "unacked"}).toInteger(), 1);
+            qInfo("--job refused %.1f s after delivery, as the timeout had not passed",
+                  nowS - deliveredS);
+        } else {
+            qInfo("--job's early refusal not checked: %.1f s passed since delivery",
+                  nowS - deliveredS);
         }
 
         // Past it: found with no profile: one queue, its library, Celery's
         // names for the counts, the stuck message; nothing else.
         QVERIFY(waitFor([&] {
-            const RedisValue t = call(client, {"TIME"});
-            return t.at(0).bytes().toDouble() > deliveredS + VisibilitySeconds.toDouble() + 0.2;
+            return serverSeconds(client) > deliveredS + VisibilitySeconds.toDouble() + 0.2;
         }));
         QJsonObject snap = snapshot(server);
         const QJsonArray queues = snap[QStringLiteral("queues")].toArray();
@@ -293,6 +303,52 @@ private slots:
         QCOMPARE(call(client, {"TYPE", meta}).bytes(), QByteArray("string"));
         QVERIFY(call(client, {"PTTL", meta}).toInteger() > 0);
         kill9(worker);
+
+        // One message by its delivery tag: a second task, its worker killed.
+        call(client, {"SET", "hold", "1"});
+        const QString second
+            = runApp(server, {QStringLiteral("produce"), QStringLiteral("second")});
+        QVERIFY2(second.size() == 36, qPrintable(second));
+        worker = startWorker(server, QStringLiteral("w3"));
+        QVERIFY2(waitFor([&] {
+                     return call(client, {"GET", "started"}).bytes() == second.toUtf8();
+                 }),
+                 workerLog(server, QStringLiteral("w3")).constData());
+        kill9(worker);
+        call(client, {"DEL", "hold"});
+        const QList<RedisValue> secondIndex
+            = call(client, {"ZRANGE", "unacked_index", "0", "-1", "WITHSCORES"}).elements();
+        QCOMPARE(secondIndex.size(), 2);
+        const QString secondTag = QString::fromUtf8(secondIndex.at(0).bytes());
+        const double secondS = secondIndex.at(1).bytes().toDouble();
+        QVERIFY(waitFor(
+            [&] { return serverSeconds(client) > secondS + VisibilitySeconds.toDouble() + 0.2; }));
+        run = cli(server, {QStringLiteral("queue"), QStringLiteral("requeue"), queue,
+                           QStringLiteral("--job"), secondTag});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
+        QVERIFY2(run.out.contains(QLatin1String("was put back on its queue")), qPrintable(run.out));
+        QCOMPARE(call(client, {"HLEN", "unacked"}).toInteger(), 0);
+        QCOMPARE(call(client, {"LLEN", "celery"}).toInteger(), 1);
+        // Gone from unacked: asking again changes nothing.
+        run = cli(server, {QStringLiteral("queue"), QStringLiteral("requeue"), queue,
+                           QStringLiteral("--job"), secondTag});
+        QCOMPARE(run.exitCode, 3);
+        QVERIFY2(run.err.contains(QLatin1String("is not unacked")), qPrintable(run.err));
+        worker = startWorker(server, QStringLiteral("w4"));
+        QVERIFY2(waitFor([&] {
+                     return call(client, {"LLEN", "ran"}).toInteger() >= 2;
+                 }),
+                 workerLog(server, QStringLiteral("w4")).constData());
+        QVERIFY(waitFor([&] {
+            return runApp(server, {QStringLiteral("result"), second})
+                   == QStringLiteral("SUCCESS second");
+        }));
+        QVERIFY(waitFor([&] { return call(client, {"HLEN", "unacked"}).toInteger() == 0; }));
+        QTest::qWait(int(VisibilitySeconds.toDouble() * 1000) + 1500);
+        QCOMPARE(listOf(client, "ran"), (QStringList{task, second}));
+        QCOMPARE(call(client, {"HLEN", "unacked"}).toInteger(), 0);
+        kill9(worker);
+
         call(client, {"SET", "unacked_mutex", "held-by-a-test", "EX", "60"});
         snap = snapshot(server);
         QCOMPARE(snap[QStringLiteral("queues")].toArray().size(), 1);

@@ -6,6 +6,7 @@
 
 #include "bull/bullunit.h"
 #include "bullmq/bullmqunit.h"
+#include "celery/celeryunit.h"
 #include "fixed-window/fixedwindowunit.h"
 #include "legacy-lock/legacylockunit.h"
 #include "lock/lockunit.h"
@@ -33,6 +34,7 @@ void registerBuiltInPatterns(PatternRegistry &registry)
     registry.add(std::make_unique<BullMqUnit>());
     registry.add(std::make_unique<BullUnit>());
     registry.add(std::make_unique<RqUnit>());
+    registry.add(std::make_unique<CeleryUnit>());
 }
 
 } // namespace gatehouse

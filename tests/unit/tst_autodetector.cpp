@@ -148,6 +148,7 @@ QMap<QString, QList<KeyShape>> samplePerPattern()
         {QStringLiteral("bullmq"), test::bullMqQueueShapes("bull:emails", now)},
         {QStringLiteral("bull"), test::bullQueueShapes("bull:legacy", now)},
         {QStringLiteral("rq"), test::rqQueueShapes("emails", now)},
+        {QStringLiteral("celery"), test::celeryShapes(now)},
     };
 }
 
@@ -198,6 +199,26 @@ private slots:
         kinds.sort();
         QCOMPARE(kinds, (QStringList{"lock app:order:7:lock", "rq rq:queue:emails",
                                      "rq rq:queue:reports", "sliding-window rl:api:failed"}));
+    }
+
+    // A Celery deployment is one queue object: its bindings, unacked keys,
+    // mutex and results are not sets, windows, locks or tokens; an app's own
+    // lock beside it stays a lock, and a lone "unacked" hash without kombu's
+    // keys is not taken.
+    void celeryDeploymentIsOneQueue()
+    {
+        const double now = double(s_now);
+        QList<KeyShape> keys = test::celeryShapes(now);
+        keys << str("app:order:7:lock", "3f9a1c2e-77b1-4c1d", 30000);
+        QStringList kinds;
+        for (const PatternObject &o : detect(keys))
+            kinds << o.kind.id() + QLatin1Char(' ') + QString::fromUtf8(o.key);
+        kinds.sort();
+        QCOMPARE(kinds, (QStringList{"celery celery", "lock app:order:7:lock"}));
+        kinds.clear();
+        for (const PatternObject &o : detect({test::sizedShape("unacked", "hash", 1)}))
+            kinds << o.kind.id();
+        QVERIFY(!kinds.contains(QStringLiteral("celery")));
     }
 
     void slidingWindows()
@@ -574,7 +595,8 @@ private slots:
             zset("sim:sem:gpu", now - 4000, now - 100)};
         const QList<PatternObject> found = detect(shapes + test::bullMqQueueShapes("bull:q", now)
                                                   + test::bullQueueShapes("bull:old", now)
-                                                  + test::rqQueueShapes("q", now));
+                                                  + test::rqQueueShapes("q", now)
+                                                  + test::celeryShapes(now));
         QSet<QString> kinds;
         for (const PatternObject &o : found)
             kinds.insert(o.kind.id());

@@ -27,6 +27,16 @@ public:
     Section section() const override;
     QString title() const override { return QStringLiteral("reliable queue"); }
     QByteArray keyType() const override { return "list"; }
+    // A LIST, unless kombu binds a queue of that name (a Celery queue's list,
+    // which Celery's own pattern acts on).
+    QList<Command> identifyProbe(const QByteArray &target) const override
+    {
+        return {{"TYPE", target}, {"TYPE", "_kombu.binding." + target}};
+    }
+    bool identifies(const QByteArray &, const QList<RedisValue> &r) const override
+    {
+        return r.size() == 2 && r.at(0).bytes() == "list" && r.at(1).bytes() != "set";
+    }
     bool parseRule(RuleReader &reader, const QJsonObject &json, ProfileRule &rule) const override;
     void writeRule(const ProfileRule &rule, QJsonObject &json) const override;
     std::optional<PatternObject> objectFor(const ProfileRule &rule,

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <patterns/patternunit.h>
+
+namespace gatehouse {
+
+// A Celery 5 queue on a Redis broker, through kombu 5's Redis transport
+// (layout in LIBRARIES.md, read from kombu/transport/redis.py): the queue is
+// a LIST named after it ("celery" by default; producers LPUSH, workers BRPOP)
+// with its priority sub-lists "<queue>\x06\x16<3|6|9>", bound to its exchange
+// by a member "<routing_key>\x06\x16<pattern>\x06\x16<queue>" of the SET
+// "_kombu.binding.<exchange>". A message a worker took and has not
+// acknowledged is in the HASH "unacked" (delivery tag -> [payload, exchange,
+// routing_key]) and the ZSET "unacked_index" (delivery tag -> delivery time
+// in seconds); kombu puts it back once it is older than the visibility
+// timeout (3600 s unless the transport option says otherwise), under the
+// lock "unacked_mutex". "unacked" is the whole database's: every queue of a
+// deployment shows the same unacked messages.
+//
+// The object's key is the queue's name; related are its keys in State
+// order. Reads the lists' lengths, unacked's size, the unacked messages past
+// the visibility timeout (a page of their tags and delivery times) and a few
+// binding members (SRANDMEMBER, bounded). Messages themselves are never read
+// by the monitor: a stuck job is named by its delivery tag.
+//
+// Acts with lua/celery/celery_restore.lua, which does what kombu's
+// QoS.restore_visible and restore_by_tag do. The Redis result backend's
+// "celery-task-meta-<id>" keys and the worker's pidbox and event bindings
+// are the deployment's: taken, never shown as tokens or locks.
+class CeleryUnit final : public PatternUnit
+{
+public:
+    static constexpr PatternKind Kind{"celery"};
+    static constexpr int Batch = 100;                          // messages restored per script run
+    static constexpr qint64 DefaultVisibilityMs = 3600 * 1000; // kombu's visibility_timeout
+
+    // The keys in related, in this order.
+    enum State {
+        Queue,
+        Priority3,
+        Priority6,
+        Priority9,
+        Unacked,
+        UnackedIndex,
+        UnackedMutex,
+        Binding,
+        KeyCount
+    };
+    static QByteArray keyOf(const PatternObject &o, State s);
+    static PatternObject objectForQueue(const QByteArray &queue);
+    // kombu's default, or GATEHOUSE_CELERY_VISIBILITY_TIMEOUT (seconds) when set.
+    static qint64 defaultVisibilityMs();
+    // kombu's separator in binding members and priority queue names.
+    static constexpr const char *Sep = "\x06\x16";
+
+    PatternKind kind() const override { return Kind; }
+    Section section() const override;
+    QString title() const override { return QStringLiteral("Celery queue"); }
+    QByteArray keyType() const override { return "list"; }
+    LibraryInfo library() const override
+    {
+        return {QStringLiteral("celery"), QStringLiteral("5 (kombu 5)")};
+    }
+    QList<Command> identifyProbe(const QByteArray &target) const override;
+    bool identifies(const QByteArray &target, const QList<RedisValue> &replies) const override;
+
+    bool parseRule(RuleReader &reader, const QJsonObject &json, ProfileRule &rule) const override;
+    void writeRule(const ProfileRule &rule, QJsonObject &json) const override;
+    QList<QByteArray> scanGlobs(const ProfileRule &rule) const override;
+    std::optional<PatternObject> objectFor(const ProfileRule &rule,
+                                           const QByteArray &key) const override;
+    PatternObject conventionalObject(const QByteArray &key) const override;
+
+    std::optional<KeyClaim> claimKey(const KeyShape &shape, qint64 serverNowMs) const override;
+    int groupOrder() const override { return 11; } // takes its deployment's keys early
+    QList<PatternObject> groupClaims(ClaimPool &pool) const override;
+
+    QList<Command> probe(const PatternObject &object, const ProbeContext &context) const override;
+    Reading read(const PatternObject &object, const QList<RedisValue> &replies,
+                 const ProbeContext &context) const override;
+    bool goneWhenMissing() const override { return true; }
+
+    QList<Figure> figures() const override;
+    QList<Chart> charts() const override;
+    QList<Column> columns() const override;
+    void writeJson(const ObjectState &state, const Reading &r, qint64 nowMs,
+                   QJsonObject &json) const override;
+    QStringList itemHeaders() const override;
+    QList<QStringList> items(const ObjectState &state, qint64 nowMs) const override;
+    QHash<QString, QByteArray> itemInputs(const ObjectState &state, int i) const override;
+    std::optional<Attention> attention(const ObjectState &state, qint64 nowMs) const override;
+    QString attentionText(const ObjectState &state, qint64 nowMs) const override;
+    QList<PatternAction> actions() const override;
+};
+
+} // namespace gatehouse

@@ -11,6 +11,7 @@
 #include "redisson-limiter/redissonlimiterunit.h"
 #include "reliable-queue/reliablequeueunit.h"
 #include "resource-consumer/resourceconsumerunit.h"
+#include "sidekiq/sidekiqunit.h"
 #include "sliding-window/slidingwindowunit.h"
 #include "sorted-set-semaphore/semaphoreunit.h"
 #include "token-family/tokenfamilyunit.h"
@@ -29,6 +30,7 @@ void registerBuiltInPatterns(PatternRegistry &registry)
     registry.add(std::make_unique<ReliableQueueUnit>());
     registry.add(std::make_unique<SemaphoreUnit>());
     registry.add(std::make_unique<BullMqUnit>());
+    registry.add(std::make_unique<SidekiqUnit>());
 }
 
 } // namespace gatehouse

@@ -459,9 +459,10 @@ private slots:
             offered += int(ids.size());
         }
         QCOMPARE(actions, offered);
-        QCOMPARE(actions, 16); // reset, clear retry, release, extend, issue, revoke,
+        QCOMPARE(actions, 18); // reset, clear retry, release, extend, issue, revoke,
                                // requeue, dead-letter, requeue stuck, release holder,
-                               // and BullMQ's retry, promote, remove, clean, pause, resume
+                               // BullMQ's retry (Sidekiq's too), promote, remove, clean,
+                               // pause, resume, and Sidekiq's delete and kill
         QVERIFY(c.window->statusBar()->findChildren<QLabel *>().last()->text().contains(
             QLatin1String("READ-ONLY")));
     }

@@ -117,7 +117,8 @@ private:
     // Every object of the snapshot other than the deployment: none may exist
     // (Sidekiq's retry/schedule/dead sets, stat counters, heartbeat hashes
     // and work hashes are its own, not limiters, locks or tokens).
-    static QStringList others(const QJsonObject &snapshot)
+    static QStringList others(const QJsonObject &snapshot,
+                              const QString &deployment = QStringLiteral("queues"))
     {
         QStringList out;
         for (auto it = snapshot.begin(); it != snapshot.end(); ++it) {
@@ -125,7 +126,7 @@ private:
                 continue;
             for (const QJsonValue &o : it->toArray()) {
                 const QString key = o[QStringLiteral("key")].toString();
-                if (!(it.key() == QLatin1String("queues") && key == QLatin1String("queues")))
+                if (!(it.key() == QLatin1String("queues") && key == deployment))
                     out << it.key() + QLatin1Char(' ') + key;
             }
         }
@@ -293,14 +294,14 @@ private slots:
                            QStringLiteral("queues"), QStringLiteral("--job"), killed,
                            QStringLiteral("--from"), QStringLiteral("dead")});
         QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
-        // Delete, found by its score as Sidekiq Web names it.
+        // Delete, named "<score>-<jid>" as Sidekiq Web names it.
         const QJsonArray retries = stats(url)[QStringLiteral("retries")].toArray();
         QCOMPARE(retries.size(), 1);
         QCOMPARE(retries.first()[QStringLiteral("jid")].toString(), deleted);
-        run = cli(server,
-                  {QStringLiteral("queue"), QStringLiteral("delete"), QStringLiteral("queues"),
-                   QStringLiteral("--job"), deleted, QStringLiteral("--score"),
-                   retries.first()[QStringLiteral("score")].toString()});
+        run = cli(server, {QStringLiteral("queue"), QStringLiteral("delete"),
+                           QStringLiteral("queues"), QStringLiteral("--job"),
+                           retries.first()[QStringLiteral("score")].toString() + QLatin1Char('-')
+                               + deleted});
         QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
         QVERIFY2(waitFor([&] {
                      return call(client, {"LLEN", "ran"}).toInteger() == 5;
@@ -327,6 +328,109 @@ private slots:
         snap = snapshot(server);
         QCOMPARE(snap[QStringLiteral("queues")].toArray().size(), 1);
         QCOMPARE(others(snap), QStringList());
+    }
+
+    // Sidekiq 7 and 8 are not in Debian: their layout as LIBRARIES.md reads
+    // it from Sidekiq 8.1's source, written here by hand (not by Sidekiq),
+    // under a redis-namespace prefix: "<identity>:work" whose payload is the
+    // job's JSON string, timestamps in ms (8), "version" in the info JSON.
+    void sidekiq8LayoutByHand()
+    {
+        RedisServer server;
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        std::unique_ptr<RedisClient> connected = gatehouse::test::connectedClient(server);
+        QVERIFY(connected);
+        RedisClient &client = *connected;
+        const RedisValue time = call(client, {"TIME"});
+        const qint64 nowMs
+            = time.at(0).bytes().toLongLong() * 1000 + time.at(1).bytes().toLongLong() / 1000;
+        const QByteArray now = QByteArray::number(nowMs);
+        const QByteArray dead = "web-1:101:aaaaaaaaaaaa", live = "web-2:202:bbbbbbbbbbbb";
+        const auto job
+            = [&](const QByteArray &jid, const QByteArray &queue, qint64 at) -> QByteArray {
+            return "{\"class\":\"Report\",\"args\":[],\"jid\":\"" + jid + "\",\"queue\":\"" + queue
+                   + "\",\"created_at\":" + QByteArray::number(at)
+                   + ",\"enqueued_at\":" + QByteArray::number(at) + "}";
+        };
+        const QByteArray deadJob = job("j8dead", "critical", nowMs - 90000);
+        const auto work = [&](const QByteArray &payload, qint64 runAt) -> QByteArray {
+            return QJsonDocument(
+                       QJsonObject{{QStringLiteral("queue"), QStringLiteral("critical")},
+                                   {QStringLiteral("payload"), QString::fromUtf8(payload)},
+                                   {QStringLiteral("run_at"), double(runAt)}})
+                .toJson(QJsonDocument::Compact);
+        };
+        const QList<QList<QByteArray>> writes{
+            {"SADD", "myapp:queues", "default"},
+            {"SADD", "myapp:processes", dead, live},
+            {"LPUSH", "myapp:queue:default", job("j8wait", "default", nowMs - 5000)},
+            // The dead process's heartbeat hash expired; its work is left.
+            {"HSET", "myapp:" + dead + ":work", "t1", work(deadJob, nowMs - 70000)},
+            {"EXPIRE", "myapp:" + dead + ":work", "60"},
+            {"HSET", "myapp:" + live, "info",
+             "{\"hostname\":\"web-2\",\"concurrency\":5,\"version\":\"8.0.1\",\"identity\":\""
+                 + live + "\"}",
+             "busy", "1", "beat", now, "quiet", "false"},
+            {"EXPIRE", "myapp:" + live, "60"},
+            {"HSET", "myapp:" + live + ":work", "t2",
+             work(job("j8live", "critical", nowMs - 3000), nowMs - 2000)},
+            {"EXPIRE", "myapp:" + live + ":work", "60"},
+            {"ZADD", "myapp:retry", QByteArray::number(nowMs / 1000 + 3600),
+             "{\"class\":\"Report\",\"args\":[],\"jid\":\"j8retry\",\"queue\":"
+             "\"default\",\"enqueued_at\":"
+                 + QByteArray::number(nowMs - 100000) + ",\"retry_count\":2}"},
+        };
+        for (const QList<QByteArray> &w : writes)
+            QVERIFY(!call(client, w).isError());
+
+        QJsonObject snap = snapshot(server);
+        QCOMPARE(others(snap, QStringLiteral("myapp:queues")), QStringList());
+        const QJsonObject d = deployment(snap);
+        QCOMPARE(d[QStringLiteral("key")].toString(), QStringLiteral("myapp:queues"));
+        QCOMPARE(d[QStringLiteral("library")][QStringLiteral("layout")].toString(),
+                 QStringLiteral("sidekiq:8.0.1"));
+        QJsonObject counts = d[QStringLiteral("counts")].toObject();
+        QCOMPARE(counts[QStringLiteral("enqueued")].toInt(), 1);
+        QCOMPARE(counts[QStringLiteral("busy")].toInt(), 1);
+        QCOMPARE(counts[QStringLiteral("retry")].toInt(), 1);
+        const QJsonArray stuck = d[QStringLiteral("stuck")].toArray();
+        QCOMPARE(stuck.size(), 1);
+        QCOMPARE(stuck.first()[QStringLiteral("job")].toString(), QStringLiteral("j8dead"));
+        QCOMPARE(qint64(stuck.first()[QStringLiteral("sinceMs")].toDouble()), nowMs - 70000);
+        const QJsonObject queue = d[QStringLiteral("queues")][0].toObject();
+        QCOMPARE(queue[QStringLiteral("name")].toString(), QStringLiteral("default"));
+        const double latency = queue[QStringLiteral("latencyMs")].toDouble();
+        QVERIFY2(latency >= 5000 && latency < 60000, qPrintable(QString::number(latency)));
+        QCOMPARE(d[QStringLiteral("inFlight")].toInt(), 2);
+
+        // The live process's job is refused; the dead one's goes back as it was.
+        CliRun run = cli(server, {QStringLiteral("queue"), QStringLiteral("requeue"),
+                                  QStringLiteral("myapp:queues"), QStringLiteral("--job"),
+                                  QStringLiteral("j8live")});
+        QCOMPARE(run.exitCode, 3);
+        QVERIFY2(run.err.contains(QLatin1String("live")), qPrintable(run.err));
+        run = cli(server, {QStringLiteral("queue"), QStringLiteral("requeue"),
+                           QStringLiteral("myapp:queues"), QStringLiteral("--stuck")});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        QCOMPARE(call(client, {"LRANGE", "myapp:queue:critical", "0", "-1"}).size(), 1);
+        QCOMPARE(call(client, {"LINDEX", "myapp:queue:critical", "0"}).bytes(), deadJob);
+        QCOMPARE(call(client, {"SISMEMBER", "myapp:queues", "critical"}).toInteger(), 1);
+        QCOMPARE(call(client, {"EXISTS", "myapp:" + dead + ":work"}).toInteger(), 0);
+        QCOMPARE(call(client, {"HLEN", "myapp:" + live + ":work"}).toInteger(), 1);
+
+        // Retry now: retry_count given back, enqueued_at now in ms, args kept.
+        run = cli(server,
+                  {QStringLiteral("queue"), QStringLiteral("retry"), QStringLiteral("myapp:queues"),
+                   QStringLiteral("--job"), QStringLiteral("j8retry")});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
+        QCOMPARE(call(client, {"ZCARD", "myapp:retry"}).toInteger(), 0);
+        const QByteArray retried = call(client, {"LINDEX", "myapp:queue:default", "0"}).bytes();
+        const QJsonObject o = QJsonDocument::fromJson(retried).object();
+        QCOMPARE(o[QStringLiteral("jid")].toString(), QStringLiteral("j8retry"));
+        QCOMPARE(o[QStringLiteral("retry_count")].toInt(), 1);
+        QVERIFY(o[QStringLiteral("args")].isArray());
+        QVERIFY(o[QStringLiteral("enqueued_at")].toDouble() >= double(nowMs));
+        QVERIFY2(retried.contains("\"args\":[]"), retried.constData());
     }
 };
 

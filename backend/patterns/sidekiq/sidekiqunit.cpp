@@ -131,6 +131,20 @@ ActionInput optional(const QString &id, const QString &label)
     return in;
 }
 
+// Sidekiq Web names a job of a sorted set "<score>-<jid>" (its score finds
+// it among the entries at that time); a bare jid is looked for in a page.
+std::pair<QByteArray, QByteArray> scoreAndJid(const QByteArray &job)
+{
+    const qsizetype dash = job.indexOf('-');
+    if (dash > 0) {
+        bool ok = false;
+        job.left(dash).toDouble(&ok);
+        if (ok)
+            return {job.left(dash), job.mid(dash + 1)};
+    }
+    return {QByteArray(), job};
+}
+
 ActionInput flag(const QString &id, const QString &label)
 {
     ActionInput f{id, label, ActionInput::Source::Flag};
@@ -215,9 +229,24 @@ bool SidekiqUnit::identifies(const QByteArray &target, const QList<RedisValue> &
 std::optional<PatternObject> SidekiqUnit::objectFor(const ProfileRule &rule,
                                                     const QByteArray &key) const
 {
-    if (!namespaceOf(key) || !globMatch(rule.match, key) || rule.excludes(key))
+    // The rule names the "queues" SET; its queue lists and shared sets (what
+    // SCAN and keyspace events report) are the same deployment's.
+    QByteArray queuesKey = key;
+    if (!namespaceOf(key)) {
+        const qsizetype inner = key.indexOf(":queue:");
+        const QByteArray last = key.mid(key.lastIndexOf(':') + 1);
+        if (key.startsWith("queue:"))
+            queuesKey = "queues";
+        else if (inner >= 0)
+            queuesKey = key.left(inner + 1) + "queues";
+        else if (last == "processes" || last == "schedule" || last == "retry" || last == "dead")
+            queuesKey = key.chopped(last.size()) + "queues";
+        else
+            return std::nullopt;
+    }
+    if (!globMatch(rule.match, queuesKey) || rule.excludes(queuesKey))
         return std::nullopt;
-    PatternObject o = objectForKey(key);
+    PatternObject o = objectForKey(queuesKey);
     o.params = rule.params;
     return o;
 }
@@ -774,22 +803,22 @@ QList<PatternAction> SidekiqUnit::actions() const
         {"queue.retry",
          "retry",
          "Retry now…",
-         "sidekiqRetryButton",
-         "queue retry QUEUE --job JID [--from retry|schedule|dead] [--score S]",
+         "retryButton",
+         "queue retry QUEUE --job [SCORE-]JID [--from retry|schedule|dead]",
          "retry",
          {"retry", "schedule", "dead"}},
         {"queue.delete",
          "delete",
          "Delete…",
-         "sidekiqDeleteButton",
-         "queue delete QUEUE --job JID [--from retry|schedule|dead] [--score S]",
+         "deleteButton",
+         "queue delete QUEUE --job [SCORE-]JID [--from retry|schedule|dead]",
          "retry",
          {"retry", "schedule", "dead"}},
         {"queue.kill",
          "kill",
          "Kill…",
-         "sidekiqKillButton",
-         "queue kill QUEUE --job JID [--from retry|schedule] [--score S]",
+         "killButton",
+         "queue kill QUEUE --job [SCORE-]JID [--from retry|schedule]",
          "retry",
          {"retry", "schedule"}},
     };
@@ -801,11 +830,8 @@ QList<PatternAction> SidekiqUnit::actions() const
         a.label = QString::fromLatin1(op.label);
         a.objectName = QString::fromLatin1(op.objectName);
         a.usage = QString::fromLatin1(op.usage);
-        a.inputs = {jobInput(true),
-                    optional(QStringLiteral("from"), QStringLiteral("From (retry, schedule or "
-                                                                    "dead)")),
-                    optional(QStringLiteral("score"), QStringLiteral("Its score (as Sidekiq Web "
-                                                                     "shows it)"))};
+        a.inputs = {jobInput(true), optional(QStringLiteral("from"),
+                                             QStringLiteral("From (retry, schedule or dead)"))};
         const QString verb = a.verb;
         const QByteArray defaultFrom = op.defaultFrom;
         const QList<QByteArray> allowed = op.allowed;
@@ -816,11 +842,6 @@ QList<PatternAction> SidekiqUnit::actions() const
             if (!from.isEmpty() && !allowed.contains(from))
                 return QStringLiteral("queue %1 takes --from %2.")
                     .arg(verb, QString::fromLatin1(allowed.join('|')));
-            bool ok = true;
-            if (!r.input(QStringLiteral("score")).isEmpty())
-                r.input(QStringLiteral("score")).toDouble(&ok);
-            if (!ok)
-                return QStringLiteral("--score must be a number (the job's score in its set).");
             Q_UNUSED(defaultFrom)
             return {};
         };
@@ -840,8 +861,8 @@ QList<PatternAction> SidekiqUnit::actions() const
             QByteArray op = verb.toUtf8();
             if (verb == QLatin1String("retry") && set == Schedule)
                 op = "enqueue";
-            const QByteArray job = r.input(QStringLiteral("job"));
-            call.args = {op, job, r.input(QStringLiteral("score")), batch, nsOf(r.object)};
+            const auto [score, job] = scoreAndJid(r.input(QStringLiteral("job")));
+            call.args = {op, job, score, batch, nsOf(r.object)};
             const QString jobName = printableBytes(job, 80);
             const QString where = QStringLiteral("in %1").arg(QString::fromLatin1(from));
             QString did;

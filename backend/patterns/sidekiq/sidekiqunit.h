@@ -11,7 +11,8 @@ namespace gatehouse {
 // writes. One object per deployment, not per queue: its processes, retry,
 // schedule and dead sets are shared by all its queues, and a dead process's
 // in-flight work spans queues. Its key is the "queues" SET ("ns:queues" under
-// a namespace); related are the shared keys in SidekiqUnit::Shared order;
+// a namespace); related are "processes", "schedule", "retry" and "dead" (the
+// rest of SidekiqUnit::Shared, in its order);
 // members are its "queue:<name>" lists and its processes' heartbeat hashes
 // ("<host>:<pid>:<hex>"), as found by the scan and as "queues" and "processes"
 // list them (afterRead adds new ones, a page at most).

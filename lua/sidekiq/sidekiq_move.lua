@@ -7,7 +7,7 @@
 --           enqueued_at set to now, SADD "queues" and LPUSH "queue:<name>"
 --   enqueue (scheduled page, "Add to Queue"): the same without retry_count
 --   kill    ZADD to "dead" at now, trimmed as DeadSet#kill does (older than
---           180 days, beyond the newest 10000)
+--           180 days, ranks 0 to -10000 with the default max_jobs)
 --   delete  nothing more
 -- in one script, so the job is always in exactly one place. The job's JSON
 -- is edited in place (one "enqueued_at" / "retry_count" number each, found
@@ -104,7 +104,7 @@ elseif op == 'kill' then
     redis.call('ZREM', KEYS[1], member)
     redis.call('ZADD', KEYS[3], string.format('%.6f', nowS), member)
     redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', string.format('%.6f', nowS - 180 * 24 * 3600))
-    redis.call('ZREMRANGEBYRANK', KEYS[3], 0, -10001)
+    redis.call('ZREMRANGEBYRANK', KEYS[3], 0, -10000) -- DeadSet#kill: 0, -max_jobs
     return 1
 elseif op == 'delete' then
     redis.call('ZREM', KEYS[1], member)

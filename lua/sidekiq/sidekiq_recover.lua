@@ -92,14 +92,15 @@ for _, identity in ipairs(identities) do
                         jid = job['jid']
                     end
                 end
-                if wanted == '' or jid == wanted then
+                if jid == nil then
+                    -- Not a record Gatehouse can move; say so when it may be the one asked for.
+                    if wanted ~= '' and string.find(page[i + 1], wanted, 1, true) then
+                        unreadable = true
+                    end
+                elseif wanted == '' or jid == wanted then
                     if not dead then
                         if jid == wanted then
                             liveHit = true
-                        end
-                    elseif jid == nil then
-                        if wanted ~= '' then
-                            unreadable = true
                         end
                     elseif #moves < batch then
                         moves[#moves + 1] = {wk, page[i], ns .. 'queue:' .. queue, queue, payload, jid}

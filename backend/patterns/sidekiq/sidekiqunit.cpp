@@ -31,11 +31,25 @@ bool isIdentity(const QByteArray &name)
     return re.match(QString::fromUtf8(name)).hasMatch();
 }
 
+// A number from a reply or a job's JSON as qint64: NaN and out-of-range
+// values (not to be trusted) become -1, unknown.
+qint64 toInt64(double v)
+{
+    return v > -9.2e18 && v < 9.2e18 ? qint64(v) : -1;
+}
+
 // Epoch seconds (Sidekiq 6 and 7) or ms (8) to ms, by magnitude: 1e11 s is
-// the year 5138, 1e11 ms 1973.
+// the year 5138, 1e11 ms 1973. -1 when it is no time at all.
 qint64 epochMs(double v)
 {
-    return v > 1e11 ? qint64(v) : qint64(v * 1000.0);
+    const qint64 ms = toInt64(v > 1e11 ? v : v * 1000.0);
+    return ms >= 0 ? ms : -1;
+}
+
+// Time since t (ms) at now; 0 when t is unknown or after now.
+qint64 since(qint64 nowMs, qint64 t)
+{
+    return t >= 0 ? std::max<qint64>(0, saturatingSub(nowMs, t)) : 0;
 }
 
 std::optional<double> numberOf(const QJsonValue &v)
@@ -108,7 +122,7 @@ JobFields jobFields(const QByteArray &json)
     if (f.klass.isEmpty())
         f.klass = o.value(QStringLiteral("class")).toString().toUtf8().left(120);
     if (auto n = numberOf(o.value(QStringLiteral("retry_count"))))
-        f.retryCount = qint64(*n);
+        f.retryCount = toInt64(*n);
     if (auto n = numberOf(o.value(QStringLiteral("enqueued_at"))))
         f.enqueuedAtMs = epochMs(*n);
     else if (auto c = numberOf(o.value(QStringLiteral("created_at"))))
@@ -412,10 +426,10 @@ Reading SidekiqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
         part.kind = QStringLiteral("queue");
         part.name = q.mid(ns.size() + 6);
         part.count = len.toInteger();
-        enqueued += part.count;
+        enqueued = saturatingAdd(enqueued, part.count);
         if (!last.isError() && !last.isNil()) {
             const JobFields f = jobFields(last.bytes());
-            part.ageMs = f.enqueuedAtMs >= 0 ? std::max<qint64>(0, c.nowMs - f.enqueuedAtMs) : 0;
+            part.ageMs = since(c.nowMs, f.enqueuedAtMs);
         } else {
             part.ageMs = 0; // Sidekiq's latency of an empty queue
         }
@@ -450,11 +464,11 @@ Reading SidekiqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
             const QJsonObject info = QJsonDocument::fromJson(fields.at(0).bytes()).object();
             part.count = fields.at(1).bytes().toLongLong();
             if (auto n = numberOf(fields.at(3)))
-                part.limit = qint64(*n);
+                part.limit = toInt64(*n);
             else if (auto ic = numberOf(info.value(QStringLiteral("concurrency"))))
-                part.limit = qint64(*ic);
+                part.limit = toInt64(*ic);
             if (auto beat = numberOf(fields.at(2)))
-                part.ageMs = std::max<qint64>(0, c.nowMs - epochMs(*beat));
+                part.ageMs = since(c.nowMs, epochMs(*beat));
             part.quiet = fields.at(4).bytes() == "true";
             const QString version = info.value(QStringLiteral("version")).toString();
             if (!version.isEmpty() && reading.layoutVersion.isEmpty())
@@ -462,7 +476,7 @@ Reading SidekiqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
         }
         part.alive = !hashGone && part.ageMs <= DeadAfterMs;
         if (part.alive)
-            busy += part.count;
+            busy = saturatingAdd(busy, part.count);
         if (hashGone && !listed.contains(identity) && v6.size() == 2 && v7.size() == 2
             && v6.at(1).size() == 0 && v7.at(1).size() == 0)
             continue; // gone and pruned, nothing in flight: Sidekiq forgot it too
@@ -487,7 +501,7 @@ Reading SidekiqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
                 item.source = AgeSource::Library;
                 const std::optional<double> runAt = numberOf(entry.value(QStringLiteral("run_at")));
                 const qint64 runAtMs = runAt ? epochMs(*runAt) : -1;
-                item.ageMs = runAt ? std::max<qint64>(0, c.nowMs - runAtMs) : 0;
+                item.ageMs = since(c.nowMs, runAtMs);
                 ++reading.inFlight;
                 reading.oldestInFlightAgeMs = std::max(reading.oldestInFlightAgeMs, item.ageMs);
                 if (!part.alive) {
@@ -861,8 +875,11 @@ QList<PatternAction> SidekiqUnit::actions() const
             QByteArray op = verb.toUtf8();
             if (verb == QLatin1String("retry") && set == Schedule)
                 op = "enqueue";
-            const auto [score, job] = scoreAndJid(r.input(QStringLiteral("job")));
-            call.args = {op, job, score, batch, nsOf(r.object)};
+            // Plain variables, not a structured binding: clang 14 cannot capture those.
+            const std::pair<QByteArray, QByteArray> named
+                = scoreAndJid(r.input(QStringLiteral("job")));
+            const QByteArray job = named.second;
+            call.args = {op, job, named.first, batch, nsOf(r.object)};
             const QString jobName = printableBytes(job, 80);
             const QString where = QStringLiteral("in %1").arg(QString::fromLatin1(from));
             QString did;

@@ -568,20 +568,42 @@ std::optional<PatternObject> SidekiqUnit::afterRead(const PatternObject &probed,
                                                     const PatternObject &current,
                                                     const QList<RedisValue> &r) const
 {
-    // Queues and processes that "queues" and "processes" list and the
-    // object does not read yet: read from the next tick on.
-    if (r.size() < FixedReplies || r.at(1).isError() || r.at(5).isError())
+    // Queues and processes that "queues" and "processes" list and the object
+    // does not read yet: read from the next tick on. A process gone for good
+    // (no heartbeat hash, no work, pruned from "processes") is forgotten, so
+    // restarts (a new identity each) never fill the object.
+    const QByteArray ns = nsOf(probed);
+    const QList<QByteArray> queues = queueMembers(probed, ns);
+    const QList<QByteArray> processes = processMembers(probed, ns);
+    if (r.size() < FixedReplies + QueueReplies * queues.size() + ProcessReplies * processes.size()
+        || r.at(1).isError() || r.at(5).isError())
         return std::nullopt;
-    Q_UNUSED(probed)
-    const QByteArray ns = nsOf(current);
-    PatternObject found = current;
-    found.members.clear();
+    QSet<QByteArray> listed;
+    for (const RedisValue &v : r.at(5).elements())
+        listed.insert(ns + v.bytes());
+    QSet<QByteArray> forgotten;
+    qsizetype at = FixedReplies + QueueReplies * queues.size();
+    for (const QByteArray &p : processes) {
+        const RedisValue &fields = r.at(at), &v6 = r.at(at + 1), &v7 = r.at(at + 2);
+        at += ProcessReplies;
+        const bool hashGone = !fields.isError() && fields.size() == 5 && fields.at(0).isNil()
+                              && fields.at(2).isNil();
+        const auto empty = [](const RedisValue &w) {
+            return !w.isError() && w.size() == 2 && w.at(1).size() == 0;
+        };
+        if (hashGone && empty(v6) && empty(v7) && !listed.contains(p))
+            forgotten.insert(p);
+    }
+    PatternObject next = current;
+    next.members.removeIf([&](const QByteArray &m) { return forgotten.contains(m); });
+    bool changed = next.members.size() != current.members.size();
+    PatternObject found;
     for (const RedisValue &v : r.at(1).elements())
         found.members << ns + "queue:" + v.bytes();
     for (const RedisValue &v : r.at(5).elements())
         found.members << ns + v.bytes();
-    PatternObject next = current;
-    if (!merge(next, found))
+    changed = merge(next, found) || changed;
+    if (!changed)
         return std::nullopt;
     return next;
 }
@@ -849,14 +871,13 @@ QList<PatternAction> SidekiqUnit::actions() const
         const QString verb = a.verb;
         const QByteArray defaultFrom = op.defaultFrom;
         const QList<QByteArray> allowed = op.allowed;
-        a.check = [verb, defaultFrom, allowed](const ActionRequest &r) -> QString {
+        a.check = [verb, allowed](const ActionRequest &r) -> QString {
             if (r.input(QStringLiteral("job")).isEmpty())
                 return QStringLiteral("queue %1 needs --job JID.").arg(verb);
             const QByteArray from = r.input(QStringLiteral("from"));
             if (!from.isEmpty() && !allowed.contains(from))
                 return QStringLiteral("queue %1 takes --from %2.")
                     .arg(verb, QString::fromLatin1(allowed.join('|')));
-            Q_UNUSED(defaultFrom)
             return {};
         };
         a.build = [verb, defaultFrom, batch](const ActionRequest &r) {

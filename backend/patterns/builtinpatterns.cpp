@@ -14,6 +14,7 @@
 #include "reliable-queue/reliablequeueunit.h"
 #include "resource-consumer/resourceconsumerunit.h"
 #include "rq/rqunit.h"
+#include "sidekiq/sidekiqunit.h"
 #include "sliding-window/slidingwindowunit.h"
 #include "sorted-set-semaphore/semaphoreunit.h"
 #include "token-family/tokenfamilyunit.h"
@@ -35,6 +36,7 @@ void registerBuiltInPatterns(PatternRegistry &registry)
     registry.add(std::make_unique<BullUnit>());
     registry.add(std::make_unique<RqUnit>());
     registry.add(std::make_unique<CeleryUnit>());
+    registry.add(std::make_unique<SidekiqUnit>());
 }
 
 } // namespace gatehouse

@@ -91,7 +91,7 @@ Column Column::counts()
     c.sort = [](const ObjectState &s, qint64) {
         qint64 total = 0;
         for (const StateCount &n : s.reading.counts)
-            total += n.count;
+            total = saturatingAdd(total, n.count); // counts come from replies
         return QVariant(total);
     };
     return c;

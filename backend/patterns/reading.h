@@ -56,6 +56,20 @@ struct StuckJob
     qint64 sinceMs = -1; // server time it was taken (or last seen alive); -1 unknown
 };
 
+// A part of a library object that holds its jobs or runs them: a Sidekiq
+// deployment's queues (size, age of the oldest job) and worker processes
+// (busy of concurrency, age of the last heartbeat, alive or dead).
+struct LibraryPart
+{
+    QString kind;       // "queue" | "process"
+    QByteArray name;    // the queue's name, the process's identity
+    qint64 count = 0;   // queue: its size; process: jobs busy
+    qint64 limit = -1;  // process: its concurrency; -1 unknown
+    qint64 ageMs = -1;  // queue: its latency; process: since its last heartbeat; -1 unknown
+    bool alive = true;  // process: its heartbeat is fresh
+    bool quiet = false; // process: told to take no new work
+};
+
 struct InFlightItem
 {
     QByteArray job;
@@ -66,6 +80,9 @@ struct InFlightItem
     QByteArray name;
     qint64 attempts = -1;
     bool locked = true;
+    // Library jobs run by a process (Sidekiq): its queue and the process.
+    QByteArray queue;
+    QByteArray holder;
 };
 
 // One reading of one pattern instance at one server time. A value type: the
@@ -135,6 +152,7 @@ struct Reading
     // (a page) the ones whose heartbeat is alive; -1 when not read.
     qint64 workers = -1;
     qint64 workersAlive = -1;
+    QList<LibraryPart> parts; // at most a page of each kind
     qint64 countOf(QStringView state) const
     {
         for (const StateCount &c : counts) {

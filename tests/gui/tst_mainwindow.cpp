@@ -460,10 +460,11 @@ private slots:
             offered += int(ids.size());
         }
         QCOMPARE(actions, offered);
-        QCOMPARE(actions, 18); // reset, clear retry, release, extend, issue, revoke,
+        QCOMPARE(actions, 19); // reset, clear retry, release, extend, issue, revoke,
                                // requeue, dead-letter, requeue stuck, release holder,
-                               // BullMQ's retry, promote, remove, clean, pause, resume,
-                               // and RQ's cancel and delete
+                               // BullMQ's retry (Bull's and Sidekiq's too), promote, remove,
+                               // clean, pause, resume, RQ's cancel, delete (Sidekiq's too)
+                               // and Sidekiq's kill
         QVERIFY(c.window->statusBar()->findChildren<QLabel *>().last()->text().contains(
             QLatin1String("READ-ONLY")));
     }

@@ -149,6 +149,7 @@ QMap<QString, QList<KeyShape>> samplePerPattern()
         {QStringLiteral("bull"), test::bullQueueShapes("bull:legacy", now)},
         {QStringLiteral("rq"), test::rqQueueShapes("emails", now)},
         {QStringLiteral("celery"), test::celeryShapes(now)},
+        {QStringLiteral("sidekiq"), test::sidekiqShapes("", now)},
     };
 }
 
@@ -219,6 +220,33 @@ private slots:
         for (const PatternObject &o : detect({test::sizedShape("unacked", "hash", 1)}))
             kinds << o.kind.id();
         QVERIFY(!kinds.contains(QStringLiteral("celery")));
+    }
+
+    // A Sidekiq deployment is one object per namespace, keyed by its queues
+    // SET, with every key of it: its sets are not sliding windows, its
+    // counters not fixed windows or tokens, its heartbeat hashes not token
+    // families. An application's own "queues" SET, "retry" ZSET and lock with
+    // nothing of Sidekiq beside them keep their own pattern (or none).
+    void sidekiqDeploymentsAreOneObjectEach()
+    {
+        const double now = double(s_now);
+        QList<KeyShape> keys = test::sidekiqShapes("", now);
+        keys << test::sidekiqShapes("myapp:", now);
+        keys << str("app:order:7:lock", "3f9a1c2e-77b1-4c1d", 30000)
+             << zset("other:retry", now + 100, now + 3000);
+        const QList<PatternObject> found = detect(keys);
+        QStringList kinds;
+        for (const PatternObject &o : found) {
+            kinds << o.kind.id() + QLatin1Char(' ') + QString::fromUtf8(o.key);
+            if (o.kind.id() == QLatin1String("sidekiq")) {
+                const QByteArray ns = o.key.chopped(6);
+                QCOMPARE(o.members,
+                         (QList<QByteArray>{ns + "queue:default", ns + "web-1:4242:8266484eb2cf"}));
+            }
+        }
+        kinds.sort();
+        QCOMPARE(kinds, (QStringList{"lock app:order:7:lock", "sidekiq myapp:queues",
+                                     "sidekiq queues", "sliding-window other"}));
     }
 
     void slidingWindows()
@@ -596,7 +624,8 @@ private slots:
         const QList<PatternObject> found = detect(shapes + test::bullMqQueueShapes("bull:q", now)
                                                   + test::bullQueueShapes("bull:old", now)
                                                   + test::rqQueueShapes("q", now)
-                                                  + test::celeryShapes(now));
+                                                  + test::celeryShapes(now)
+                                                  + test::sidekiqShapes("", now));
         QSet<QString> kinds;
         for (const PatternObject &o : found)
             kinds.insert(o.kind.id());

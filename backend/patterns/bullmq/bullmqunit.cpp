@@ -299,12 +299,12 @@ Reading BullMqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
         reading.counts.append({QString::fromLatin1(names[i]), r.at(1 + i).toInteger()});
     const qint64 wait = r.at(1).toInteger(), active = r.at(2).toInteger(),
                  paused = r.at(3).toInteger(), prioritized = r.at(4).toInteger();
-    reading.length = wait + paused + prioritized;
+    reading.length = saturatingAdd(saturatingAdd(wait, paused), prioritized);
     reading.inFlight = active;
     reading.deadLength = r.at(7).toInteger();
     qint64 total = 0;
     for (const StateCount &n : std::as_const(reading.counts))
-        total += n.count;
+        total = saturatingAdd(total, n.count); // sizes from replies (fuzz_patternread)
     if (total == 0 && meta.at(4).isNil() && r.at(9).toInteger() == 0) {
         reading.status = Reading::Status::Missing;
         reading.message = QStringLiteral("No BullMQ keys under \"%1\".").arg(printableBytes(o.key));

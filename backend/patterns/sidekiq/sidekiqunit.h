@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <patterns/patternunit.h>
+
+namespace gatehouse {
+
+// A Sidekiq 6, 7 or 8 deployment (Ruby "sidekiq"; layout in LIBRARIES.md, read
+// from Sidekiq's lib/sidekiq/{api,client,launcher,processor,fetch}.rb): every
+// key of one Redis database (or of one redis-namespace prefix) that Sidekiq
+// writes. One object per deployment, not per queue: its processes, retry,
+// schedule and dead sets are shared by all its queues, and a dead process's
+// in-flight work spans queues. Its key is the "queues" SET ("ns:queues" under
+// a namespace); related are "processes", "schedule", "retry" and "dead" (the
+// rest of SidekiqUnit::Shared, in its order);
+// members are its "queue:<name>" lists and its processes' heartbeat hashes
+// ("<host>:<pid>:<hex>"), as found by the scan and as "queues" and "processes"
+// list them (afterRead adds new ones, a page at most).
+//
+// Reads each queue's size and latency (the oldest job, at the right end, by
+// LINDEX -1), the sets' sizes, each process's heartbeat fields and its
+// in-flight work ("<identity>:workers" in 6, "<identity>:work" in 7 and 8;
+// HSCAN, one page). Work of a process whose heartbeat hash is gone, or whose
+// beat is older than DeadAfterMs, is stuck: with the basic fetch no one else
+// will ever run it. Timestamps are seconds in 6 and 7, ms in 8 (by magnitude).
+//
+// Acts with lua/sidekiq/: recover a dead process's work to its queues (as
+// Sidekiq's BasicFetch#bulk_requeue does at shutdown), and Sidekiq Web's
+// retry, add to queue, delete and kill on the retry, schedule and dead sets.
+class SidekiqUnit final : public PatternUnit
+{
+public:
+    static constexpr PatternKind Kind{"sidekiq"};
+    static constexpr int Batch = 100; // jobs per script run (requeue --stuck)
+    // A heartbeat comes every 5 s (Launcher::BEAT_PAUSE) and its hash lives
+    // 60 s: four beats missed is a dead process whose work is still readable.
+    static constexpr qint64 DeadAfterMs = 20000;
+
+    enum Shared { Queues, Processes, Schedule, Retry, Dead, SharedCount };
+    // "myapp:queues" -> "myapp:"; "queues" -> ""; nullopt when key is not a
+    // "queues" name.
+    static std::optional<QByteArray> namespaceOf(const QByteArray &key);
+    static QByteArray keyOf(const PatternObject &o, Shared s);
+    static PatternObject objectForKey(const QByteArray &queuesKey);
+
+    PatternKind kind() const override { return Kind; }
+    Section section() const override;
+    QString title() const override { return QStringLiteral("Sidekiq deployment"); }
+    QByteArray keyType() const override { return "set"; }
+    LibraryInfo library() const override
+    {
+        return {QStringLiteral("sidekiq"), QStringLiteral("6-8")};
+    }
+    QList<Command> identifyProbe(const QByteArray &target) const override;
+    bool identifies(const QByteArray &target, const QList<RedisValue> &replies) const override;
+
+    std::optional<PatternObject> objectFor(const ProfileRule &rule,
+                                           const QByteArray &key) const override;
+    PatternObject conventionalObject(const QByteArray &key) const override;
+
+    std::optional<KeyClaim> claimKey(const KeyShape &shape, qint64 serverNowMs) const override;
+    int groupOrder() const override { return 11; } // takes its keys before the generic patterns
+    QList<PatternObject> groupClaims(ClaimPool &pool) const override;
+
+    QList<Command> probe(const PatternObject &object, const ProbeContext &context) const override;
+    Reading read(const PatternObject &object, const QList<RedisValue> &replies,
+                 const ProbeContext &context) const override;
+    bool merge(PatternObject &current, const PatternObject &found) const override;
+    std::optional<PatternObject> afterRead(const PatternObject &probed,
+                                           const PatternObject &current,
+                                           const QList<RedisValue> &replies) const override;
+    bool goneWhenMissing() const override { return true; }
+
+    QList<Figure> figures() const override;
+    QList<Chart> charts() const override;
+    QList<Column> columns() const override;
+    void writeJson(const ObjectState &state, const Reading &r, qint64 nowMs,
+                   QJsonObject &json) const override;
+    QStringList itemHeaders() const override;
+    QList<QStringList> items(const ObjectState &state, qint64 nowMs) const override;
+    QHash<QString, QByteArray> itemInputs(const ObjectState &state, int i) const override;
+    std::optional<Attention> attention(const ObjectState &state, qint64 nowMs) const override;
+    QString attentionText(const ObjectState &state, qint64 nowMs) const override;
+    QList<PatternAction> actions() const override;
+};
+
+} // namespace gatehouse

@@ -1,0 +1,438 @@
+// SPDX-License-Identifier: MIT
+// Sidekiq, driven for real (Debian ruby-sidekiq 6.x, installed by
+// .ci/install-deps): its own client pushes jobs, a real `sidekiq` process
+// takes one and is killed -9 in the middle of it. Nothing is faked: the
+// process's heartbeat simply stops, and after SidekiqUnit::DeadAfterMs of
+// silence Gatehouse, with no profile, shows the job in flight on a dead
+// process. `gatehouse-cli queue requeue queues --stuck` pushes it back, a new
+// worker runs it, and Sidekiq's own API (Stats, Queue, RetrySet) and the
+// jobs' own record show every job ran exactly once and nothing was lost.
+// Retry now, kill, retry from the dead set and delete act on jobs that failed.
+#include <redis/redisclient.h>
+
+#include "redisserver.h"
+
+#include <QDeadlineTimer>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QScopeGuard>
+#include <QTest>
+
+using namespace gatehouse;
+using gatehouse::test::call;
+using gatehouse::test::CliRun;
+using gatehouse::test::RedisServer;
+
+namespace {
+
+const QString LibrariesDir = QStringLiteral(GATEHOUSE_LIBRARIES_DIR);
+const QString App = LibrariesDir + QStringLiteral("/sidekiq_app.rb");
+const QString Ruby = QStringLiteral("/usr/bin/ruby");
+const QString Sidekiq = QStringLiteral("/usr/bin/sidekiq");
+
+// tests/libraries/sidekiq_app.rb run as a command; its stdout, trimmed.
+QString app(const QString &url, const QStringList &args)
+{
+    QProcess p;
+    p.start(Ruby, QStringList{App, url} + args);
+    if (!p.waitForFinished(60000) || p.exitCode() != 0) {
+        qWarning("sidekiq_app.rb %s failed: %s", qPrintable(args.join(QLatin1Char(' '))),
+                 p.readAllStandardError().constData());
+        return QStringLiteral("<failed>");
+    }
+    return QString::fromUtf8(p.readAllStandardOutput()).trimmed();
+}
+
+QJsonObject stats(const QString &url)
+{
+    return QJsonDocument::fromJson(app(url, {QStringLiteral("stats")}).toUtf8()).object();
+}
+
+// A real Sidekiq worker process (one thread) loading the test's jobs.
+std::unique_ptr<QProcess> startWorker(const RedisServer &server)
+{
+    auto p = std::make_unique<QProcess>();
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("REDIS_URL"), server.url());
+    p->setProcessEnvironment(env);
+    p->setStandardOutputFile(server.dir() + QStringLiteral("/sidekiq.log"), QIODevice::Append);
+    p->setStandardErrorFile(server.dir() + QStringLiteral("/sidekiq.log"), QIODevice::Append);
+    p->start(Sidekiq, {QStringLiteral("-r"), App, QStringLiteral("-c"), QStringLiteral("1")});
+    return p;
+}
+
+void stop(std::unique_ptr<QProcess> &p)
+{
+    if (p && p->state() != QProcess::NotRunning) {
+        p->kill();
+        p->waitForFinished(10000);
+    }
+    p.reset();
+}
+
+bool waitFor(const std::function<bool()> &done, int ms = 30000)
+{
+    QDeadlineTimer deadline(ms);
+    while (!done()) {
+        if (deadline.hasExpired())
+            return false;
+        QTest::qWait(200);
+    }
+    return true;
+}
+
+QStringList strings(const RedisValue &list)
+{
+    QStringList out;
+    for (const RedisValue &v : list.elements())
+        out << QString::fromUtf8(v.bytes());
+    return out;
+}
+
+} // namespace
+
+class tst_LibSidekiq : public QObject
+{
+    Q_OBJECT
+
+private:
+    CliRun cli(const RedisServer &server, QStringList args)
+    {
+        args.prepend(server.url());
+        args.prepend(QStringLiteral("--url"));
+        QProcessEnvironment env;
+        env.insert(QStringLiteral("GATEHOUSE_AUDIT_LOG"), server.dir() + "/audit.jsonl");
+        return gatehouse::test::runCli(QStringLiteral(GATEHOUSE_CLI), args, env, 60000);
+    }
+    QJsonObject snapshot(const RedisServer &server)
+    {
+        const CliRun run = cli(server, {QStringLiteral("snapshot"), QStringLiteral("--json")});
+        if (run.exitCode != 0)
+            qWarning("snapshot failed: %s", qPrintable(run.err));
+        return QJsonDocument::fromJson(run.out.toUtf8()).object();
+    }
+    // Every object of the snapshot other than the deployment: none may exist
+    // (Sidekiq's retry/schedule/dead sets, stat counters, heartbeat hashes
+    // and work hashes are its own, not limiters, locks or tokens).
+    static QStringList others(const QJsonObject &snapshot,
+                              const QString &deployment = QStringLiteral("queues"))
+    {
+        QStringList out;
+        for (auto it = snapshot.begin(); it != snapshot.end(); ++it) {
+            if (!it->isArray())
+                continue;
+            for (const QJsonValue &o : it->toArray()) {
+                const QString key = o[QStringLiteral("key")].toString();
+                if (!(it.key() == QLatin1String("queues") && key == deployment))
+                    out << it.key() + QLatin1Char(' ') + key;
+            }
+        }
+        return out;
+    }
+    static QJsonObject deployment(const QJsonObject &snapshot)
+    {
+        const QJsonArray queues = snapshot[QStringLiteral("queues")].toArray();
+        return queues.size() == 1 ? queues.first().toObject() : QJsonObject();
+    }
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY2(QFile::exists(Ruby) && QFile::exists(Sidekiq),
+                 "/usr/bin/ruby or /usr/bin/sidekiq is missing: run .ci/install-deps "
+                 "(Debian ruby-sidekiq)");
+        QProcess p;
+        p.start(Ruby, {QStringLiteral("-e"),
+                       QStringLiteral("require 'sidekiq'; exit(Sidekiq::VERSION.start_with?('6.') "
+                                      "? 0 : 1)")});
+        QVERIFY2(p.waitForFinished(30000) && p.exitCode() == 0,
+                 "Sidekiq 6 is not installed for /usr/bin/ruby: run .ci/install-deps "
+                 "(Debian ruby-sidekiq)");
+    }
+
+    void sidekiq()
+    {
+        RedisServer server;
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        std::unique_ptr<RedisClient> connected = gatehouse::test::connectedClient(server);
+        QVERIFY(connected);
+        RedisClient &client = *connected;
+        const QString url = server.url();
+        const auto push = [&](const char *klass, const char *tag) {
+            return app(url, {QStringLiteral("push"), QLatin1String(klass), QLatin1String(tag)});
+        };
+
+        // A worker takes stuck-1 (the oldest) and blocks in it.
+        QCOMPARE(call(client, {"SET", "hang", "1"}).bytes(), QByteArray("OK"));
+        const QString stuckJid = push("HangJob", "stuck-1");
+        QCOMPARE(stuckJid.size(), 24);
+        QCOMPARE(push("HangJob", "job-2").size(), 24);
+        QCOMPARE(push("HangJob", "job-3").size(), 24);
+        auto worker = startWorker(server);
+        const auto stopWorker = qScopeGuard([&] { stop(worker); });
+        QVERIFY2(waitFor([&] {
+                     return strings(call(client, {"LRANGE", "started", "0", "-1"}))
+                            == QStringList{QStringLiteral("stuck-1")};
+                 }),
+                 "the worker did not take stuck-1");
+        // Its heartbeat (every 5 s) records what it runs.
+        QByteArray identity;
+        QVERIFY2(waitFor([&] {
+                     identity = call(client, {"SRANDMEMBER", "processes"}).bytes();
+                     return !identity.isEmpty()
+                            && call(client, {"HLEN", identity + ":workers"}).toInteger() == 1;
+                 }),
+                 "the worker's heartbeat never recorded its work");
+
+        // Killed -9 in the middle of the job: no shutdown, no requeue by Sidekiq.
+        worker->kill();
+        worker->waitForFinished(10000);
+        worker.reset();
+
+        // Right after, its last heartbeat is a few seconds old: in flight, not
+        // stuck (a process between two beats is alive).
+        QJsonObject snap = snapshot(server);
+        QJsonObject d = deployment(snap);
+        QCOMPARE(d[QStringLiteral("pattern")].toString(), QStringLiteral("sidekiq"));
+        QCOMPARE(d[QStringLiteral("inFlight")].toInt(), 1);
+        QCOMPARE(d[QStringLiteral("stuck")].toArray().size(), 0);
+
+        // No one restarts it. Once its heartbeat is DeadAfterMs old (server
+        // time; its hash would expire at 60 s, and the work with it),
+        // Gatehouse calls the job stuck. Real time passes: nothing is expired
+        // or deleted by the test.
+        QVERIFY2(waitFor(
+                     [&] {
+                         snap = snapshot(server);
+                         return deployment(snap)[QStringLiteral("stuck")].toArray().size() == 1;
+                     },
+                     40000),
+                 "the dead process's job was never reported stuck");
+        d = deployment(snap);
+        QCOMPARE(d[QStringLiteral("key")].toString(), QStringLiteral("queues"));
+        const QJsonObject library = d[QStringLiteral("library")].toObject();
+        QCOMPARE(library[QStringLiteral("name")].toString(), QStringLiteral("sidekiq"));
+        QCOMPARE(library[QStringLiteral("layoutKnown")].toBool(), true);
+        QJsonObject counts = d[QStringLiteral("counts")].toObject();
+        QCOMPARE(counts[QStringLiteral("enqueued")].toInt(), 2);
+        QCOMPARE(counts[QStringLiteral("busy")].toInt(), 0); // a dead process runs nothing
+        QCOMPARE(counts[QStringLiteral("retry")].toInt(), 0);
+        QCOMPARE(counts[QStringLiteral("scheduled")].toInt(), 0);
+        QCOMPARE(counts[QStringLiteral("dead")].toInt(), 0);
+        const QJsonObject stuck = d[QStringLiteral("stuck")].toArray().first().toObject();
+        QCOMPARE(stuck[QStringLiteral("job")].toString(), stuckJid);
+        QVERIFY(stuck[QStringLiteral("reason")].toString().contains(QLatin1String("dead")));
+        QVERIFY(stuck[QStringLiteral("sinceMs")].toDouble() > 1.6e12); // run_at, in ms
+        const QJsonArray queues = d[QStringLiteral("queues")].toArray();
+        QCOMPARE(queues.size(), 1);
+        QCOMPARE(queues.first()[QStringLiteral("name")].toString(), QStringLiteral("default"));
+        QCOMPARE(queues.first()[QStringLiteral("size")].toInt(), 2);
+        QVERIFY(queues.first()[QStringLiteral("latencyMs")].toDouble() >= 20000);
+        const QJsonArray processes = d[QStringLiteral("processes")].toArray();
+        QCOMPARE(processes.size(), 1);
+        const QJsonObject process = processes.first().toObject();
+        QCOMPARE(process[QStringLiteral("identity")].toString(), QString::fromUtf8(identity));
+        QCOMPARE(process[QStringLiteral("alive")].toBool(), false);
+        QCOMPARE(process[QStringLiteral("concurrency")].toInt(), 1);
+        QCOMPARE(process[QStringLiteral("busy")].toInt(), 1);
+        QVERIFY(process[QStringLiteral("beatAgeMs")].toDouble() >= 20000);
+        QCOMPARE(process[QStringLiteral("work")].toArray().size(), 1);
+        QCOMPARE(process[QStringLiteral("work")][0][QStringLiteral("job")].toString(), stuckJid);
+        QCOMPARE(process[QStringLiteral("work")][0][QStringLiteral("class")].toString(),
+                 QStringLiteral("HangJob"));
+        QCOMPARE(others(snap), QStringList());
+
+        // Pushed back through the CLI; Sidekiq's own API sees it enqueued.
+        CliRun run = cli(server, {QStringLiteral("queue"), QStringLiteral("requeue"),
+                                  QStringLiteral("queues"), QStringLiteral("--stuck")});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        QVERIFY2(run.out.contains(QLatin1String("Requeued 1 stuck jobs")), qPrintable(run.out));
+        QCOMPARE(call(client, {"EXISTS", identity + ":workers"}).toInteger(), 0);
+        QJsonObject s = stats(url);
+        QCOMPARE(s[QStringLiteral("enqueued")].toInt(), 3);
+        QCOMPARE(s[QStringLiteral("queues")][QStringLiteral("default")].toInt(), 3);
+        QCOMPARE(s[QStringLiteral("retry")].toInt(), 0);
+        // Nothing left to recover: a second run changes nothing.
+        run = cli(server, {QStringLiteral("queue"), QStringLiteral("requeue"),
+                           QStringLiteral("queues"), QStringLiteral("--stuck")});
+        QCOMPARE(run.exitCode, 3);
+        QCOMPARE(stats(url)[QStringLiteral("enqueued")].toInt(), 3);
+
+        // Jobs that fail once wait an hour in the retry set.
+        QCOMPARE(call(client, {"DEL", "hang"}).toInteger(), 1);
+        const QString retried = push("FailOnceJob", "fail-1");
+        const QString killed = push("FailOnceJob", "fail-2");
+        const QString deleted = push("FailOnceJob", "fail-3");
+        worker = startWorker(server);
+        QVERIFY2(waitFor([&] {
+                     return call(client, {"LLEN", "ran"}).toInteger() == 3
+                            && call(client, {"ZCARD", "retry"}).toInteger() == 3;
+                 }),
+                 "the new worker did not run the requeued jobs");
+        s = stats(url);
+        QCOMPARE(s[QStringLiteral("retry")].toInt(), 3);
+        QCOMPARE(s[QStringLiteral("enqueued")].toInt(), 0);
+
+        // Retry now (from the retry set), kill (to dead), then retry from dead.
+        run = cli(server, {QStringLiteral("queue"), QStringLiteral("retry"),
+                           QStringLiteral("queues"), QStringLiteral("--job"), retried});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
+        run = cli(server, {QStringLiteral("queue"), QStringLiteral("kill"),
+                           QStringLiteral("queues"), QStringLiteral("--job"), killed});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
+        QVERIFY2(waitFor([&] {
+                     return call(client, {"LLEN", "ran"}).toInteger() == 4;
+                 }),
+                 "the worker did not run the job retried from the retry set");
+        s = stats(url);
+        QCOMPARE(s[QStringLiteral("dead")].toInt(), 1);
+        QCOMPARE(s[QStringLiteral("retry")].toInt(), 1);
+        run = cli(server, {QStringLiteral("queue"), QStringLiteral("retry"),
+                           QStringLiteral("queues"), QStringLiteral("--job"), killed,
+                           QStringLiteral("--from"), QStringLiteral("dead")});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
+        // Delete, named "<score>-<jid>" as Sidekiq Web names it.
+        const QJsonArray retries = stats(url)[QStringLiteral("retries")].toArray();
+        QCOMPARE(retries.size(), 1);
+        QCOMPARE(retries.first()[QStringLiteral("jid")].toString(), deleted);
+        run = cli(server, {QStringLiteral("queue"), QStringLiteral("delete"),
+                           QStringLiteral("queues"), QStringLiteral("--job"),
+                           retries.first()[QStringLiteral("score")].toString() + QLatin1Char('-')
+                               + deleted});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
+        QVERIFY2(waitFor([&] {
+                     return call(client, {"LLEN", "ran"}).toInteger() == 5;
+                 }),
+                 "the worker did not run the job retried from the dead set");
+
+        // Exactly once each (stuck-1 started twice: the killed run and the
+        // requeued one), and nothing lost by Sidekiq's own account.
+        QStringList ran = strings(call(client, {"LRANGE", "ran", "0", "-1"}));
+        ran.sort();
+        QCOMPARE(ran, (QStringList{"fail-1", "fail-2", "job-2", "job-3", "stuck-1"}));
+        QCOMPARE(strings(call(client, {"LRANGE", "started", "0", "-1"}))
+                     .count(QStringLiteral("stuck-1")),
+                 2);
+        s = stats(url);
+        for (const char *state : {"enqueued", "retry", "dead", "scheduled"})
+            QCOMPARE(s[QLatin1String(state)].toInt(), 0);
+        // Its processed and failed counters are flushed with each heartbeat.
+        QVERIFY2(waitFor([&] { return stats(url)[QStringLiteral("failed")].toInt() == 3; }),
+                 "Sidekiq did not count 3 failures");
+        stop(worker);
+
+        // Still one deployment, nothing mistaken for anything else.
+        snap = snapshot(server);
+        QCOMPARE(snap[QStringLiteral("queues")].toArray().size(), 1);
+        QCOMPARE(others(snap), QStringList());
+    }
+
+    // Sidekiq 7 and 8 are not in Debian: their layout as LIBRARIES.md reads
+    // it from Sidekiq 8.1's source, written here by hand (not by Sidekiq),
+    // under a redis-namespace prefix: "<identity>:work" whose payload is the
+    // job's JSON string, timestamps in ms (8), "version" in the info JSON.
+    void sidekiq8LayoutByHand()
+    {
+        RedisServer server;
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        std::unique_ptr<RedisClient> connected = gatehouse::test::connectedClient(server);
+        QVERIFY(connected);
+        RedisClient &client = *connected;
+        const RedisValue time = call(client, {"TIME"});
+        const qint64 nowMs
+            = time.at(0).bytes().toLongLong() * 1000 + time.at(1).bytes().toLongLong() / 1000;
+        const QByteArray now = QByteArray::number(nowMs);
+        const QByteArray dead = "web-1:101:aaaaaaaaaaaa", live = "web-2:202:bbbbbbbbbbbb";
+        const auto job
+            = [&](const QByteArray &jid, const QByteArray &queue, qint64 at) -> QByteArray {
+            return "{\"class\":\"Report\",\"args\":[],\"jid\":\"" + jid + "\",\"queue\":\"" + queue
+                   + "\",\"created_at\":" + QByteArray::number(at)
+                   + ",\"enqueued_at\":" + QByteArray::number(at) + "}";
+        };
+        const QByteArray deadJob = job("j8dead", "critical", nowMs - 90000);
+        const auto work = [&](const QByteArray &payload, qint64 runAt) -> QByteArray {
+            return QJsonDocument(
+                       QJsonObject{{QStringLiteral("queue"), QStringLiteral("critical")},
+                                   {QStringLiteral("payload"), QString::fromUtf8(payload)},
+                                   {QStringLiteral("run_at"), double(runAt)}})
+                .toJson(QJsonDocument::Compact);
+        };
+        const QList<QList<QByteArray>> writes{
+            {"SADD", "myapp:queues", "default"},
+            {"SADD", "myapp:processes", dead, live},
+            {"LPUSH", "myapp:queue:default", job("j8wait", "default", nowMs - 5000)},
+            // The dead process's heartbeat hash expired; its work is left.
+            {"HSET", "myapp:" + dead + ":work", "t1", work(deadJob, nowMs - 70000)},
+            {"EXPIRE", "myapp:" + dead + ":work", "60"},
+            {"HSET", "myapp:" + live, "info",
+             "{\"hostname\":\"web-2\",\"concurrency\":5,\"version\":\"8.0.1\",\"identity\":\""
+                 + live + "\"}",
+             "busy", "1", "beat", now, "quiet", "false"},
+            {"EXPIRE", "myapp:" + live, "60"},
+            {"HSET", "myapp:" + live + ":work", "t2",
+             work(job("j8live", "critical", nowMs - 3000), nowMs - 2000)},
+            {"EXPIRE", "myapp:" + live + ":work", "60"},
+            {"ZADD", "myapp:retry", QByteArray::number(nowMs / 1000 + 3600),
+             "{\"class\":\"Report\",\"args\":[],\"jid\":\"j8retry\",\"queue\":"
+             "\"default\",\"enqueued_at\":"
+                 + QByteArray::number(nowMs - 100000) + ",\"retry_count\":2}"},
+        };
+        for (const QList<QByteArray> &w : writes)
+            QVERIFY(!call(client, w).isError());
+
+        QJsonObject snap = snapshot(server);
+        QCOMPARE(others(snap, QStringLiteral("myapp:queues")), QStringList());
+        const QJsonObject d = deployment(snap);
+        QCOMPARE(d[QStringLiteral("key")].toString(), QStringLiteral("myapp:queues"));
+        QCOMPARE(d[QStringLiteral("library")][QStringLiteral("layout")].toString(),
+                 QStringLiteral("sidekiq:8.0.1"));
+        QJsonObject counts = d[QStringLiteral("counts")].toObject();
+        QCOMPARE(counts[QStringLiteral("enqueued")].toInt(), 1);
+        QCOMPARE(counts[QStringLiteral("busy")].toInt(), 1);
+        QCOMPARE(counts[QStringLiteral("retry")].toInt(), 1);
+        const QJsonArray stuck = d[QStringLiteral("stuck")].toArray();
+        QCOMPARE(stuck.size(), 1);
+        QCOMPARE(stuck.first()[QStringLiteral("job")].toString(), QStringLiteral("j8dead"));
+        QCOMPARE(qint64(stuck.first()[QStringLiteral("sinceMs")].toDouble()), nowMs - 70000);
+        const QJsonObject queue = d[QStringLiteral("queues")][0].toObject();
+        QCOMPARE(queue[QStringLiteral("name")].toString(), QStringLiteral("default"));
+        const double latency = queue[QStringLiteral("latencyMs")].toDouble();
+        QVERIFY2(latency >= 5000 && latency < 60000, qPrintable(QString::number(latency)));
+        QCOMPARE(d[QStringLiteral("inFlight")].toInt(), 2);
+
+        // The live process's job is refused; the dead one's goes back as it was.
+        CliRun run = cli(server, {QStringLiteral("queue"), QStringLiteral("requeue"),
+                                  QStringLiteral("myapp:queues"), QStringLiteral("--job"),
+                                  QStringLiteral("j8live")});
+        QCOMPARE(run.exitCode, 3);
+        QVERIFY2(run.err.contains(QLatin1String("live")), qPrintable(run.err));
+        run = cli(server, {QStringLiteral("queue"), QStringLiteral("requeue"),
+                           QStringLiteral("myapp:queues"), QStringLiteral("--stuck")});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        QCOMPARE(call(client, {"LRANGE", "myapp:queue:critical", "0", "-1"}).size(), 1);
+        QCOMPARE(call(client, {"LINDEX", "myapp:queue:critical", "0"}).bytes(), deadJob);
+        QCOMPARE(call(client, {"SISMEMBER", "myapp:queues", "critical"}).toInteger(), 1);
+        QCOMPARE(call(client, {"EXISTS", "myapp:" + dead + ":work"}).toInteger(), 0);
+        QCOMPARE(call(client, {"HLEN", "myapp:" + live + ":work"}).toInteger(), 1);
+
+        // Retry now: retry_count given back, enqueued_at now in ms, args kept.
+        run = cli(server,
+                  {QStringLiteral("queue"), QStringLiteral("retry"), QStringLiteral("myapp:queues"),
+                   QStringLiteral("--job"), QStringLiteral("j8retry")});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
+        QCOMPARE(call(client, {"ZCARD", "myapp:retry"}).toInteger(), 0);
+        const QByteArray retried = call(client, {"LINDEX", "myapp:queue:default", "0"}).bytes();
+        const QJsonObject o = QJsonDocument::fromJson(retried).object();
+        QCOMPARE(o[QStringLiteral("jid")].toString(), QStringLiteral("j8retry"));
+        QCOMPARE(o[QStringLiteral("retry_count")].toInt(), 1);
+        QVERIFY(o[QStringLiteral("args")].isArray());
+        QVERIFY(o[QStringLiteral("enqueued_at")].toDouble() >= double(nowMs));
+        QVERIFY2(retried.contains("\"args\":[]"), retried.constData());
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_LibSidekiq)
+#include "tst_lib_sidekiq.moc"

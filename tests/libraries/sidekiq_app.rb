@@ -1,0 +1,58 @@
+# SPDX-License-Identifier: MIT
+# Sidekiq's own client, API and worker for tests/integration/tst_lib_sidekiq
+# (Debian ruby-sidekiq 6.x). Loaded by the worker (sidekiq -r THIS) and run as
+# a command:  ruby sidekiq_app.rb URL COMMAND [ARG]
+#   push CLASS TAG  enqueue one job with Sidekiq::Client; prints its jid
+#   stats           Sidekiq::Stats, Sidekiq::Queue and Sidekiq::RetrySet as JSON
+# Every job appends its tag to the list "ran" once it has run; HangJob first
+# appends it to "started" and then blocks (the test kills its worker); a
+# FailOnceJob raises on its first run (and waits an hour for its retry).
+require "sidekiq"
+require "sidekiq/api"
+require "json"
+
+# Sidekiq connects to REDIS_URL (the worker's environment; a command's URL).
+ENV["REDIS_URL"] = ARGV[0] if $PROGRAM_NAME == __FILE__
+
+class HangJob
+  include Sidekiq::Worker
+  sidekiq_options retry: false
+
+  def perform(tag)
+    Sidekiq.redis { |r| r.rpush("started", tag) }
+    sleep 1 while Sidekiq.redis { |r| r.exists?("hang") }
+    Sidekiq.redis { |r| r.rpush("ran", tag) }
+  end
+end
+
+class FailOnceJob
+  include Sidekiq::Worker
+  sidekiq_options retry: 5
+  sidekiq_retry_in { |_count, _exception| 3600 }
+
+  def perform(tag)
+    first = Sidekiq.redis { |r| r.set("failed:#{tag}", "1", nx: true) }
+    raise "failing once on purpose" if first
+    Sidekiq.redis { |r| r.rpush("ran", tag) }
+  end
+end
+
+if $PROGRAM_NAME == __FILE__
+  case ARGV[1]
+  when "push"
+    klass = Object.const_get(ARGV[2])
+    puts Sidekiq::Client.push("class" => klass, "args" => [ARGV[3]])
+  when "stats"
+    s = Sidekiq::Stats.new
+    puts JSON.generate(
+      "enqueued" => s.enqueued, "scheduled" => s.scheduled_size,
+      "retry" => s.retry_size, "dead" => s.dead_size,
+      "processed" => s.processed, "failed" => s.failed,
+      "queues" => Sidekiq::Queue.all.map { |q| [q.name, q.size] }.to_h,
+      "retries" => Sidekiq::RetrySet.new.map { |e| {"jid" => e.jid, "score" => e.score.to_s} }
+    )
+  else
+    warn "usage: sidekiq_app.rb URL push CLASS TAG | stats"
+    exit 2
+  end
+end

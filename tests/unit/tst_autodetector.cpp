@@ -621,11 +621,10 @@ private slots:
             str("code:x7Kp2mQ9zA", "{}", 60000),
             list("jobs:mail:processing"),
             zset("sim:sem:gpu", now - 4000, now - 100)};
-        const QList<PatternObject> found = detect(shapes + test::bullMqQueueShapes("bull:q", now)
-                                                  + test::bullQueueShapes("bull:old", now)
-                                                  + test::rqQueueShapes("q", now)
-                                                  + test::celeryShapes(now)
-                                                  + test::sidekiqShapes("", now));
+        const QList<PatternObject> found
+            = detect(shapes + test::bullMqQueueShapes("bull:q", now)
+                     + test::bullQueueShapes("bull:old", now) + test::rqQueueShapes("q", now)
+                     + test::celeryShapes(now) + test::sidekiqShapes("", now));
         QSet<QString> kinds;
         for (const PatternObject &o : found)
             kinds.insert(o.kind.id());

@@ -160,7 +160,7 @@ Reading BullUnit::read(const PatternObject &o, const QList<RedisValue> &r,
     qint64 total = 0;
     for (int s = 0; s < CountedStates; ++s) {
         reading.counts.append({QString::fromLatin1(Suffixes[s]), r.at(s).toInteger()});
-        total += r.at(s).toInteger();
+        total = saturatingAdd(total, r.at(s).toInteger()); // sizes from replies (fuzz_patternread)
     }
     const bool metaPaused = r.at(CountedStates).toInteger() == 1;
     if (total == 0 && !metaPaused && r.at(CountedStates + 1).toInteger() == 0) {
@@ -169,7 +169,7 @@ Reading BullUnit::read(const PatternObject &o, const QList<RedisValue> &r,
         return reading;
     }
     // Bull keeps a prioritised job's id in wait too: queued is wait + paused.
-    reading.length = reading.countOf(u"wait") + reading.countOf(u"paused");
+    reading.length = saturatingAdd(reading.countOf(u"wait"), reading.countOf(u"paused"));
     reading.inFlight = reading.countOf(u"active");
     reading.deadLength = reading.countOf(u"failed");
     reading.paused = metaPaused;

@@ -302,7 +302,8 @@ Reading CeleryUnit::read(const PatternObject &o, const QList<RedisValue> &r,
     }
     qint64 queued = 0;
     for (int i = Queue; i <= Priority9; ++i)
-        queued += r.at(i).toInteger();
+        queued
+            = saturatingAdd(queued, r.at(i).toInteger()); // sizes from replies (fuzz_patternread)
     const qint64 unacked = r.at(4).toInteger();
     const qint64 bindings = r.at(9).toInteger();
     if (queued == 0 && unacked == 0 && bindings == 0) {

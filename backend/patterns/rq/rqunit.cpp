@@ -380,7 +380,7 @@ Reading RqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
     qint64 total = 0;
     for (int i = 0; i < 7; ++i) {
         reading.counts.append({QString::fromLatin1(CountNames[i]), r.at(i).toInteger()});
-        total += r.at(i).toInteger();
+        total = saturatingAdd(total, r.at(i).toInteger()); // sizes from replies (fuzz_patternread)
     }
     reading.length = r.at(0).toInteger();
     reading.inFlight = r.at(1).toInteger();

@@ -14,8 +14,10 @@
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QMap>
+#include <QSet>
 #include <QTextStream>
 
+#include <algorithm>
 #include <optional>
 
 using namespace gatehouse;
@@ -38,20 +40,43 @@ const char s_commandsAfter[]
       "--audit-log FILE. Exit codes: 0 done, 1 failed, 2 usage, 3 refused or nothing\n"
       "to do (token changed, job gone).\n";
 
-// Every pattern's actions (PatternRegistry), one usage line each.
+// Every pattern's actions (PatternRegistry), one usage line each. When a verb
+// has several shapes (each library's `queue retry`) or belongs to a job
+// library, the line names the patterns it is for, so an operator knows which
+// to use on which queue.
 QString actionUsage()
 {
-    QStringList lines;
+    QStringList usages;
+    QHash<QString, QStringList> titles; // usage -> the patterns offering it
+    QSet<QString> ofLibraries;          // usages a job library's pattern offers
     for (const PatternUnit *unit : PatternRegistry::instance().units()) {
         for (const PatternAction &a : unit->actions()) {
             if (a.consoleOnly)
                 continue;
-            const QString line = QStringLiteral("  ") + a.usage;
-            if (!lines.contains(line))
-                lines << line;
+            if (!usages.contains(a.usage))
+                usages << a.usage;
+            QStringList &forUsage = titles[a.usage];
+            if (!forUsage.contains(unit->title()))
+                forUsage << unit->title();
+            if (!unit->library().isEmpty())
+                ofLibraries.insert(a.usage);
         }
     }
-    return lines.join(QLatin1Char('\n')) + QLatin1Char('\n');
+    const auto verb = [](const QString &usage) {
+        return usage.section(QLatin1Char(' '), 0, 1);
+    };
+    QString out;
+    for (const QString &usage : std::as_const(usages)) {
+        const QString v = verb(usage);
+        const bool shared = std::count_if(usages.cbegin(), usages.cend(),
+                                          [&](const QString &u) { return verb(u) == v; })
+                            > 1;
+        out += QStringLiteral("  ") + usage + QLatin1Char('\n');
+        if (shared || ofLibraries.contains(usage))
+            out += QString(35, QLatin1Char(' ')) + QLatin1Char('(')
+                   + titles.value(usage).join(QStringLiteral(", ")) + QStringLiteral(")\n");
+    }
+    return out;
 }
 
 int usageError(const QString &message)

@@ -1,0 +1,425 @@
+// SPDX-License-Identifier: MIT
+// Every library at once, on one server, with the seed patterns beside them:
+// the keyspace an operator meets on a real deployment. BullMQ 6 and 5 (the
+// latter under a Cluster hash-tag prefix), Bull 4 under BullMQ's own default
+// prefix, Sidekiq, Celery and RQ, each driven by its own producer and a real
+// worker (tests/libraries/), then `gatehouse-cli simulate` for the seeds.
+// One snapshot with no profile must show every queue under its library with
+// the library's own counts, every seed object under its pattern, and nothing
+// else: no stats counter, job hash, result, binding, registry or worker key
+// of any library shown as a limiter, lock, token or queue of its own.
+#include <redis/redisclient.h>
+
+#include "redisserver.h"
+
+#include <QDeadlineTimer>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QScopeGuard>
+#include <QStandardPaths>
+#include <QTest>
+
+using namespace gatehouse;
+using gatehouse::test::call;
+using gatehouse::test::CliRun;
+using gatehouse::test::RedisServer;
+
+namespace {
+
+const QString LibrariesDir = QStringLiteral(GATEHOUSE_LIBRARIES_DIR);
+const QString Python = QStringLiteral("/usr/bin/python3"); // Debian's, with celery and rq
+
+// One program of tests/libraries/: a command run to its end, or a worker.
+struct Program
+{
+    QString program;
+    QStringList leading; // script and fixed arguments
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+
+    QString run(const QStringList &args) const
+    {
+        QProcess p;
+        p.setProcessEnvironment(env);
+        p.setWorkingDirectory(LibrariesDir);
+        p.start(program, leading + args);
+        if (!p.waitForFinished(60000) || p.exitStatus() != QProcess::NormalExit
+            || p.exitCode() != 0) {
+            qWarning("%s %s failed: %s", qPrintable(leading.value(0)),
+                     qPrintable(args.join(QLatin1Char(' '))), p.readAllStandardError().constData());
+            return QStringLiteral("<failed>");
+        }
+        return QString::fromUtf8(p.readAllStandardOutput()).trimmed();
+    }
+    QJsonObject json(const QStringList &args) const
+    {
+        return QJsonDocument::fromJson(run(args).toUtf8()).object();
+    }
+    // A worker, its output in LOG (read when a test fails).
+    std::unique_ptr<QProcess> start(const QStringList &args, const QString &log) const
+    {
+        auto p = std::make_unique<QProcess>();
+        p->setProcessEnvironment(env);
+        p->setWorkingDirectory(LibrariesDir);
+        p->setProcessChannelMode(QProcess::MergedChannels);
+        p->setStandardOutputFile(log);
+        p->start(program, leading + args);
+        return p;
+    }
+};
+
+void stop(std::unique_ptr<QProcess> &p)
+{
+    if (p && p->state() != QProcess::NotRunning) {
+        p->terminate(); // a clean shutdown: nothing left in flight
+        if (!p->waitForFinished(15000)) {
+            p->kill();
+            p->waitForFinished(10000);
+        }
+    }
+    p.reset();
+}
+
+bool waitFor(const std::function<bool()> &done, int ms = 60000)
+{
+    QDeadlineTimer deadline(ms);
+    while (!done()) {
+        if (deadline.hasExpired())
+            return false;
+        QTest::qWait(100);
+    }
+    return true;
+}
+
+QByteArray tail(const QString &path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll().right(3000) : QByteArray();
+}
+
+} // namespace
+
+class tst_LibAll : public QObject
+{
+    Q_OBJECT
+
+private:
+    RedisServer m_server;
+    std::unique_ptr<RedisClient> m_client;
+
+    CliRun cli(QStringList args)
+    {
+        args.prepend(m_server.url());
+        args.prepend(QStringLiteral("--url"));
+        QProcessEnvironment env;
+        env.insert(QStringLiteral("GATEHOUSE_AUDIT_LOG"), m_server.dir() + "/audit.jsonl");
+        return gatehouse::test::runCli(QStringLiteral(GATEHOUSE_CLI), args, env, 120000);
+    }
+    qint64 integer(const QList<QByteArray> &command)
+    {
+        return call(*m_client, command).toInteger();
+    }
+    QString log(const char *name) const
+    {
+        return m_server.dir() + QLatin1Char('/') + QLatin1String(name) + QStringLiteral(".log");
+    }
+
+    Program node(const QString &script) const
+    {
+        return {QStringLiteral("node"), {LibrariesDir + QLatin1Char('/') + script}};
+    }
+    Program python(const QString &script, const QProcessEnvironment &extra = {}) const
+    {
+        Program p{Python, {}};
+        if (!script.isEmpty())
+            p.leading << LibrariesDir + QLatin1Char('/') + script;
+        p.env.insert(QStringLiteral("PYTHONPATH"), LibrariesDir);
+        p.env.insert(QStringLiteral("PYTHONDONTWRITEBYTECODE"), QStringLiteral("1"));
+        for (const QString &k : extra.keys())
+            p.env.insert(k, extra.value(k));
+        return p;
+    }
+
+    // The library queues planted, and what each library itself counts.
+    struct Planted
+    {
+        QString key;        // the queue's object key in the snapshot
+        QString library;    // the snapshot's library name
+        QJsonObject counts; // by the library's own API, in its own state names
+    };
+    QList<Planted> m_planted;
+    QJsonObject m_census; // simulate's account of the seed objects
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY2(
+            !QStandardPaths::findExecutable(QStringLiteral("node")).isEmpty()
+                && QFile::exists(LibrariesDir + QStringLiteral("/node_modules/bullmq/package.json"))
+                && QFile::exists(LibrariesDir
+                                 + QStringLiteral("/node_modules/bullmq5/package.json"))
+                && QFile::exists(LibrariesDir + QStringLiteral("/node_modules/bull/package.json"))
+                && QFile::exists(QStringLiteral("/usr/bin/sidekiq")) && QFile::exists(Python),
+            "node, the npm packages or a Debian library package is missing: run "
+            ".ci/install-deps");
+        QVERIFY2(m_server.start(), qPrintable(m_server.errorString()));
+        m_client = gatehouse::test::connectedClient(m_server);
+        QVERIFY(m_client);
+    }
+
+    void cleanupTestCase()
+    {
+        m_client.reset();
+        m_server.stop();
+    }
+
+    // BullMQ 6 under "bull", BullMQ 5 under "{b5}", Bull 4 under "bull" too.
+    void bullmq()
+    {
+        const QString url = m_server.url();
+        Program mq = node(QStringLiteral("bullmq-app.js"));
+        mq.leading << QStringLiteral("bullmq") << url << QStringLiteral("mail");
+        mq.env.insert(QStringLiteral("BULL_PREFIX"), QStringLiteral("bull"));
+        QCOMPARE(mq.run({QStringLiteral("produce"), QStringLiteral("4")}), QString());
+        QCOMPARE(mq.run({QStringLiteral("produce-failing"), QStringLiteral("1")}), QString());
+        auto worker
+            = mq.start({QStringLiteral("work"), QStringLiteral("bullmq-ran")}, log("bullmq"));
+        QVERIFY2(waitFor([&] {
+                     return integer({"ZCARD", "bull:mail:completed"}) == 4
+                            && integer({"ZCARD", "bull:mail:failed"}) == 1;
+                 }),
+                 tail(log("bullmq")).constData());
+        stop(worker);
+        QCOMPARE(mq.run({QStringLiteral("produce-delayed"), QStringLiteral("2")}), QString());
+        // Added after the worker left: these wait.
+        QCOMPARE(mq.run({QStringLiteral("produce-one"), QStringLiteral("late-1")}), QString());
+        m_planted.append({QStringLiteral("bull:mail"), QStringLiteral("bullmq"),
+                          mq.json({QStringLiteral("counts")})});
+
+        Program mq5 = node(QStringLiteral("bullmq-app.js"));
+        mq5.leading << QStringLiteral("bullmq5") << url << QStringLiteral("reports");
+        mq5.env.insert(QStringLiteral("BULL_PREFIX"), QStringLiteral("{b5}"));
+        QCOMPARE(mq5.run({QStringLiteral("produce"), QStringLiteral("3")}), QString());
+        m_planted.append({QStringLiteral("{b5}:reports"), QStringLiteral("bullmq"),
+                          mq5.json({QStringLiteral("counts")})});
+    }
+
+    void bull()
+    {
+        Program bull = node(QStringLiteral("bull-app.js"));
+        bull.leading << m_server.url() << QStringLiteral("images");
+        QCOMPARE(bull.run({QStringLiteral("produce"), QStringLiteral("3")}), QString());
+        QCOMPARE(bull.run({QStringLiteral("produce-failing"), QStringLiteral("1")}), QString());
+        auto worker = bull.start({QStringLiteral("work"), QStringLiteral("bull-ran")}, log("bull"));
+        QVERIFY2(waitFor([&] {
+                     return integer({"ZCARD", "bull:images:completed"}) == 3
+                            && integer({"ZCARD", "bull:images:failed"}) == 1;
+                 }),
+                 tail(log("bull")).constData());
+        stop(worker);
+        QCOMPARE(bull.run({QStringLiteral("produce"), QStringLiteral("5")}), QString()); // 4, 5 new
+        m_planted.append({QStringLiteral("bull:images"), QStringLiteral("bull"),
+                          bull.json({QStringLiteral("counts")})});
+    }
+
+    void sidekiq()
+    {
+        Program app{QStringLiteral("/usr/bin/ruby"),
+                    {LibrariesDir + QStringLiteral("/sidekiq_app.rb"), m_server.url()}};
+        // One job fails once (and waits an hour in the retry set), one runs.
+        QCOMPARE(app.run({QStringLiteral("push"), QStringLiteral("FailOnceJob"),
+                          QStringLiteral("retried")})
+                     .size(),
+                 24);
+        QCOMPARE(app.run({QStringLiteral("push"), QStringLiteral("HangJob"), QStringLiteral("ran")})
+                     .size(),
+                 24);
+        Program worker{QStringLiteral("/usr/bin/sidekiq"),
+                       {QStringLiteral("-r"), LibrariesDir + QStringLiteral("/sidekiq_app.rb"),
+                        QStringLiteral("-c"), QStringLiteral("1")}};
+        worker.env.insert(QStringLiteral("REDIS_URL"), m_server.url());
+        auto process = worker.start({}, log("sidekiq"));
+        QVERIFY2(waitFor([&] {
+                     return integer({"ZCARD", "retry"}) == 1
+                            && integer({"LLEN", "queue:default"}) == 0
+                            && integer({"GET", "stat:processed"}) == 2;
+                 }),
+                 tail(log("sidekiq")).constData());
+        stop(process); // a clean stop: the process leaves `processes`
+        for (const char *tag : {"waiting-1", "waiting-2"})
+            QCOMPARE(
+                app.run({QStringLiteral("push"), QStringLiteral("HangJob"), QLatin1String(tag)})
+                    .size(),
+                24);
+        const QJsonObject stats = app.json({QStringLiteral("stats")});
+        // Sidekiq::Stats in the library's state names (busy: no process runs).
+        m_planted.append(
+            {QStringLiteral("queues"), QStringLiteral("sidekiq"),
+             QJsonObject{{QStringLiteral("enqueued"), stats[QStringLiteral("enqueued")]},
+                         {QStringLiteral("scheduled"), stats[QStringLiteral("scheduled")]},
+                         {QStringLiteral("retry"), stats[QStringLiteral("retry")]},
+                         {QStringLiteral("dead"), stats[QStringLiteral("dead")]},
+                         {QStringLiteral("busy"), 0}}});
+    }
+
+    void celery()
+    {
+        QProcessEnvironment env;
+        env.insert(QStringLiteral("GATEHOUSE_CELERY_URL"),
+                   QStringLiteral("redis://127.0.0.1:%1/0").arg(m_server.port()));
+        env.insert(QStringLiteral("GATEHOUSE_CELERY_VISIBILITY"), QStringLiteral("3600"));
+        const Program app = python(QStringLiteral("celery_app.py"), env);
+        // One task runs on a real worker (its result stays, with a TTL: not a token).
+        const QString done = app.run({QStringLiteral("produce"), QStringLiteral("done")});
+        QCOMPARE(done.size(), 36);
+        Program worker = python({}, env);
+        worker.leading << QStringLiteral("-m") << QStringLiteral("celery") << QStringLiteral("-A")
+                       << QStringLiteral("celery_app") << QStringLiteral("worker")
+                       << QStringLiteral("--pool=solo") << QStringLiteral("--without-mingle")
+                       << QStringLiteral("--without-gossip")
+                       << QStringLiteral("--hostname=all@gatehouse-test");
+        auto process = worker.start({}, log("celery"));
+        QVERIFY2(waitFor([&] {
+                     return app.run({QStringLiteral("result"), done})
+                         .startsWith(QLatin1String("SUCCESS"));
+                 }),
+                 tail(log("celery")).constData());
+        stop(process);
+        for (int i = 0; i < 2; ++i)
+            QCOMPARE(app.run({QStringLiteral("produce"), QStringLiteral("waiting")}).size(), 36);
+        // kombu's own view is the list and the unacked hash.
+        m_planted.append({QStringLiteral("celery"), QStringLiteral("celery"),
+                          QJsonObject{{QStringLiteral("queued"), integer({"LLEN", "celery"})},
+                                      {QStringLiteral("unacked"), integer({"HLEN", "unacked"})}}});
+        QCOMPARE(m_planted.last().counts[QStringLiteral("queued")].toInt(), 2);
+    }
+
+    void rq()
+    {
+        Program app = python(QStringLiteral("rq_app.py"));
+        app.leading << m_server.url() << QStringLiteral("reports");
+        for (const char *id : {"r-1", "r-2"})
+            QCOMPARE(app.run({QStringLiteral("produce"), QLatin1String(id)}), QString());
+        QCOMPARE(app.run({QStringLiteral("produce-failing"), QStringLiteral("r-fail")}), QString());
+        QVERIFY(app.run({QStringLiteral("work")}).startsWith(QLatin1String("working"))); // burst
+        QCOMPARE(app.run({QStringLiteral("produce"), QStringLiteral("r-3")}), QString());
+        QJsonObject counts = app.json({QStringLiteral("counts")});
+        QCOMPARE(counts[QStringLiteral("finished")].toInt(), 2);
+        QCOMPARE(counts[QStringLiteral("failed")].toInt(), 1);
+        for (const char *lists : {"finishedIds", "canceledIds", "queuedIds"})
+            counts.remove(QLatin1String(lists));
+        m_planted.append({QStringLiteral("rq:queue:reports"), QStringLiteral("rq"), counts});
+    }
+
+    // The seed patterns' traffic, last, so its short-lived locks still stand.
+    void seeds()
+    {
+        const CliRun run
+            = cli({QStringLiteral("simulate"), QStringLiteral("--seconds"), QStringLiteral("3"),
+                   QStringLiteral("--scale"), QStringLiteral("2"), QStringLiteral("--seed"),
+                   QStringLiteral("5"), QStringLiteral("--json")});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        m_census = QJsonDocument::fromJson(run.out.toUtf8())
+                       .object()[QStringLiteral("patterns")]
+                       .toObject();
+        QVERIFY(m_census.size() >= 8);
+    }
+
+    void oneSnapshotShowsEveryone()
+    {
+        QCOMPARE(m_planted.size(), 6);
+        QVERIFY(!m_census.isEmpty());
+        // Seed objects that still stand (a crashed holder's lock expires in
+        // seconds): read before and after the snapshot, both must hold.
+        const auto standing = [&] {
+            QSet<QString> out;
+            for (auto it = m_census.begin(); it != m_census.end(); ++it) {
+                for (const QJsonValue &k : it->toObject()[QStringLiteral("keys")].toArray()) {
+                    const QByteArray key = k.toString().toUtf8();
+                    // A token family's key is its prefix: it stands while a
+                    // token does (the keyspace here is a few thousand keys).
+                    const bool stands = it.key() == QLatin1String("token-family")
+                                            ? !call(*m_client, {"SCAN", "0", "MATCH", key + '*',
+                                                                "COUNT", "100000"})
+                                                   .at(1)
+                                                   .elements()
+                                                   .isEmpty()
+                                            : integer({"EXISTS", key}) == 1;
+                    if (stands)
+                        out.insert(it.key() + QLatin1Char(' ') + k.toString());
+                }
+            }
+            return out;
+        };
+        const QSet<QString> before = standing();
+        const CliRun run = cli({QStringLiteral("snapshot"), QStringLiteral("--json")});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        const QJsonObject snap = QJsonDocument::fromJson(run.out.toUtf8()).object();
+        const QSet<QString> after = standing();
+
+        // Every object, by section, pattern and key.
+        QHash<QString, QJsonObject> shown; // "pattern key" -> the object
+        QStringList unexpected;
+        for (auto it = snap.begin(); it != snap.end(); ++it) {
+            if (!it->isArray())
+                continue;
+            for (const QJsonValue &v : it->toArray()) {
+                const QJsonObject o = v.toObject();
+                const QString key = o[QStringLiteral("key")].toString();
+                const QString id = o[QStringLiteral("pattern")].toString() + QLatin1Char(' ') + key;
+                shown.insert(id, o);
+                const bool seed = key.startsWith(QLatin1String("sim:"))
+                                  || key.startsWith(QLatin1String("{sim:"));
+                const bool library = std::any_of(m_planted.cbegin(), m_planted.cend(),
+                                                 [&](const Planted &p) { return p.key == key; });
+                if (!seed && !library)
+                    unexpected << it.key() + QLatin1Char(' ') + id;
+            }
+        }
+        QCOMPARE(unexpected, QStringList()); // no library key shown as a structure
+
+        // Every queue under its library, with the library's own counts.
+        for (const Planted &p : std::as_const(m_planted)) {
+            const QJsonObject o = shown.value(p.library + QLatin1Char(' ') + p.key);
+            QVERIFY2(!o.isEmpty(), qPrintable(p.library + QStringLiteral(" queue ") + p.key
+                                              + QStringLiteral(" is not shown")));
+            const QJsonObject library = o[QStringLiteral("library")].toObject();
+            QCOMPARE(library[QStringLiteral("name")].toString(), p.library);
+            QVERIFY2(library[QStringLiteral("layoutKnown")].toBool(), qPrintable(p.key));
+            QVERIFY2(o[QStringLiteral("stuck")].toArray().isEmpty(), qPrintable(p.key));
+            const QJsonObject counts = o[QStringLiteral("counts")].toObject();
+            for (auto c = p.counts.begin(); c != p.counts.end(); ++c) {
+                // The libraries name two states differently in their API:
+                // BullMQ's getJobCounts says "waiting" for its "wait" list.
+                QString state = c.key();
+                if (p.library.startsWith(QLatin1String("bull"))
+                    && state == QLatin1String("waiting"))
+                    state = QStringLiteral("wait");
+                if (!counts.contains(state))
+                    QVERIFY2(c->toInt() == 0, qPrintable(p.key + QLatin1Char(' ') + state
+                                                         + QStringLiteral(" not counted")));
+                else
+                    QVERIFY2(counts[state].toInt() == c->toInt(),
+                             qPrintable(QStringLiteral("%1 %2: %3 shown, %4 by the library")
+                                            .arg(p.key, state)
+                                            .arg(counts[state].toInt())
+                                            .arg(c->toInt())));
+            }
+        }
+
+        // Every standing seed object under its pattern.
+        QStringList missing;
+        for (const QString &id : before) {
+            if (after.contains(id) && !shown.contains(id))
+                missing << id;
+        }
+        QCOMPARE(missing, QStringList());
+        QVERIFY2(before.size() >= 25,
+                 qPrintable(QStringList(before.cbegin(), before.cend()).join(QLatin1Char(','))));
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_LibAll)
+#include "tst_lib_all.moc"

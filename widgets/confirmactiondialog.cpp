@@ -31,6 +31,26 @@ bool ConfirmActionDialog::confirm(const ScriptCall &call, QWidget *parent)
     return box.exec() == QMessageBox::Ok;
 }
 
+bool ConfirmActionDialog::confirmMany(const QList<ScriptCall> &calls, const QString &what,
+                                      QWidget *parent)
+{
+    if (calls.isEmpty())
+        return false;
+    QMessageBox box(QMessageBox::Question, tr("Confirm: %1").arg(calls.first().action), what,
+                    QMessageBox::Ok | QMessageBox::Cancel, parent);
+    box.setObjectName(QStringLiteral("confirmAction"));
+    box.setInformativeText(tr("Each job is its own atomic script, run one after another; a job "
+                              "that has moved since the list was read is left where it is and "
+                              "reported. This will run exactly:"));
+    QStringList scripts;
+    for (const ScriptCall &call : calls)
+        scripts << call.summary + QLatin1Char('\n') + ActionEngine::describe(call);
+    box.setDetailedText(scripts.join(QStringLiteral("\n\n")));
+    box.button(QMessageBox::Ok)->setText(tr("Run %n", nullptr, int(calls.size())));
+    box.setDefaultButton(QMessageBox::Cancel);
+    return box.exec() == QMessageBox::Ok;
+}
+
 bool ConfirmActionDialog::confirmForce(const ScriptCall &call, const QString &refusal,
                                        QWidget *parent)
 {

@@ -18,6 +18,9 @@ public:
 
     // True when the operator chose Run.
     static bool confirm(const ScriptCall &call, QWidget *parent);
+    // The same action on several jobs (a selection): one confirmation naming
+    // how many and which, every script under "Show Details…".
+    static bool confirmMany(const QList<ScriptCall> &calls, const QString &what, QWidget *parent);
     // The engine refused call because its target is not what the console
     // says it is (refusal): only a second, explicit choice forces it (the
     // checks skipped, audited as forced). True when the operator chose Force.

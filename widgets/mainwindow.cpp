@@ -77,6 +77,7 @@ MainWindow::MainWindow(RedisClient *client, Monitor *monitor, ActionEngine *acti
         page->setJobBrowser(m_jobBrowser);
         connect(page, &SectionPage::selectionChanged, this, &MainWindow::watchSelection);
         connect(page, &SectionPage::actionRequested, this, &MainWindow::act);
+        connect(page, &SectionPage::actionsRequested, this, &MainWindow::actOnEach);
         connect(page, &SectionPage::message, this, [this](const QString &text) {
             showMessage(text);
             Q_EMIT actionFinished(text);
@@ -494,6 +495,71 @@ void MainWindow::act(const ScriptCall &call)
             shown.exec();
         }
         Q_EMIT actionFinished(o.message);
+    });
+}
+
+void MainWindow::actOnEach(const QList<ScriptCall> &calls)
+{
+    if (calls.isEmpty())
+        return;
+    if (calls.size() == 1 || m_options.readOnly) { // read-only: the engine's refusal, once
+        act(calls.first());
+        return;
+    }
+    QStringList jobs;
+    for (const ScriptCall &call : calls)
+        jobs << call.summary;
+    const QString what
+        = tr("%1 on %n jobs:", nullptr, int(calls.size())).arg(calls.first().action)
+          + QLatin1Char('\n') + jobs.mid(0, 8).join(QLatin1Char('\n'))
+          + (jobs.size() > 8 ? tr("\n… and %n more.", nullptr, int(jobs.size() - 8)) : QString());
+    if (!ConfirmActionDialog::confirmMany(calls, what, this)) {
+        showMessage(tr("Cancelled: nothing was sent."), 5000);
+        Q_EMIT actionFinished(m_lastOutcome);
+        return;
+    }
+    runEach(calls, 0, {}, {});
+}
+
+// One call after another (the next sent once the last answered), so the
+// outcome of each is known; a reply lost to the connection stops the rest.
+void MainWindow::runEach(const QList<ScriptCall> &calls, qsizetype next, const QStringList &done,
+                         const QStringList &notDone)
+{
+    const auto finish = [this, calls](const QStringList &ok, const QStringList &not_,
+                                      const QString &stopped) {
+        QString text = tr("%1: %2 of %n jobs done.", nullptr, int(calls.size()))
+                           .arg(calls.first().action)
+                           .arg(ok.size());
+        if (!not_.isEmpty())
+            text += QLatin1Char(' ') + tr("Not done: %1").arg(not_.join(QStringLiteral("; ")));
+        if (!stopped.isEmpty())
+            text += QLatin1Char(' ') + stopped;
+        m_lastOutcome = text;
+        statusBar()->showMessage(text, 15000);
+        QMetaObject::invokeMethod(m_monitor, &Monitor::refreshNow);
+        for (SectionPage *page : std::as_const(m_sectionPages))
+            page->reloadJobs();
+        Q_EMIT actionFinished(text);
+    };
+    if (next >= calls.size()) {
+        finish(done, notDone, {});
+        return;
+    }
+    const ScriptCall call = calls.at(next);
+    m_actions->run(call, false, this, [=, this](const ActionOutcome &o) {
+        QStringList ok = done;
+        QStringList not_ = notDone;
+        if (o.result == ActionOutcome::Result::Done)
+            ok << call.summary;
+        else
+            not_ << o.message;
+        if (o.result == ActionOutcome::Result::Unknown) {
+            showOutcome(o, call.action);
+            finish(ok, not_, tr("Stopped: %n not sent.", nullptr, int(calls.size() - next - 1)));
+            return;
+        }
+        runEach(calls, next + 1, ok, not_);
     });
 }
 

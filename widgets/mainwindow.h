@@ -90,6 +90,9 @@ private:
     // Confirmation (exact script, KEYS, ARGV), then run; the outcome goes to
     // the status bar and, when unknown, a banner.
     void act(const ScriptCall &call);
+    void actOnEach(const QList<ScriptCall> &calls);
+    void runEach(const QList<ScriptCall> &calls, qsizetype next, const QStringList &done,
+                 const QStringList &notDone);
 
     RedisClient *m_client;
     Monitor *m_monitor;

@@ -64,6 +64,7 @@ SectionPage::SectionPage(const Section &section, bool readOnly, QWidget *parent)
                     tr("Read-only mode: actions are disabled (started with --read-only)."));
             }
             bar->addWidget(button);
+            m_actionButtons << button;
             connect(button, &QPushButton::clicked, this, [this, id = action.id] { actOn(id); });
         }
     }
@@ -118,6 +119,7 @@ SectionPage::SectionPage(const Section &section, bool readOnly, QWidget *parent)
         updateItems();
         updateParts();
         updateJobsFor(s);
+        updateActions(s);
         Q_EMIT selectionChanged(s ? s->object.key : QByteArray());
     });
 }
@@ -268,6 +270,19 @@ void SectionPage::updateParts()
     m_parts->setVisible(m_parts->count() > 0);
 }
 
+// The buttons of the selected object's pattern only (a Sidekiq deployment
+// has no Promote); with nothing selected, every action of the section.
+void SectionPage::updateActions(const ObjectState *s)
+{
+    QStringList offered;
+    if (s) {
+        for (const PatternAction &a : PatternUnit::of(s->object.kind).actions())
+            offered << a.id;
+    }
+    for (QPushButton *button : std::as_const(m_actionButtons))
+        button->setVisible(!s || offered.contains(button->property("patternAction").toString()));
+}
+
 void SectionPage::actOn(const QString &actionId)
 {
     const ObjectState *s = selected();
@@ -328,6 +343,32 @@ void SectionPage::actOn(const QString &actionId)
         *unit, *action, shown ? &*shown : nullptr, chosen, known, this, &problem);
     if (!request) {
         Q_EMIT message(problem.isEmpty() ? tr("Cancelled: nothing was sent.") : problem);
+        return;
+    }
+    // Several jobs chosen for an action on a job: the same request for each.
+    // Every call is built and checked before anything is sent; one that
+    // cannot be built stops them all.
+    const bool takesJob
+        = std::any_of(action->inputs.cbegin(), action->inputs.cend(), [](const ActionInput &in) {
+              return in.id == QLatin1String("job") && in.source == ActionInput::Source::Item;
+          });
+    const QList<QByteArray> jobs = chosenJobs();
+    if (s && m_jobChosenLast && takesJob && jobs.size() > 1) {
+        QList<ScriptCall> calls;
+        for (const QByteArray &job : jobs) {
+            ActionRequest each = *request;
+            each.inputs.insert(QStringLiteral("job"), job);
+            const QString why = action->check ? action->check(each) : QString();
+            const ScriptCall call = why.isEmpty() ? action->build(each) : ScriptCall();
+            if (!why.isEmpty() || !call.isValid()) {
+                Q_EMIT message(
+                    tr("Job %1: %2 Nothing was sent.")
+                        .arg(printableBytes(job, 80), why.isEmpty() ? call.refusal : why));
+                return;
+            }
+            calls.append(call);
+        }
+        Q_EMIT actionsRequested(calls);
         return;
     }
     const ScriptCall call = action->build(*request);
@@ -404,7 +445,8 @@ void SectionPage::buildJobsPanel(QWidget *parent)
         {tr("Job"), tr("Name"), tr("Age"), tr("Attempts"), tr("Error")});
     m_jobs->horizontalHeader()->setStretchLastSection(true);
     m_jobs->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_jobs->setSelectionMode(QAbstractItemView::SingleSelection);
+    // A selection: the library's actions run on each job chosen.
+    m_jobs->setSelectionMode(QAbstractItemView::ExtendedSelection);
     m_jobs->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_jobs->verticalHeader()->hide();
     m_jobDetail = new QPlainTextEdit(split);
@@ -547,11 +589,30 @@ QByteArray SectionPage::chosenJob() const
 {
     if (!m_jobs)
         return {};
-    const auto rows = m_jobs->selectionModel()->selectedRows();
-    if (rows.isEmpty())
-        return {};
-    const QTableWidgetItem *cell = m_jobs->item(rows.first().row(), 0);
+    // The row clicked last, when it is selected; else the first selected.
+    const int current = m_jobs->currentRow();
+    int row = -1;
+    if (current >= 0 && m_jobs->selectionModel()->isRowSelected(current))
+        row = current;
+    else if (const auto rows = m_jobs->selectionModel()->selectedRows(); !rows.isEmpty())
+        row = rows.first().row();
+    const QTableWidgetItem *cell = row >= 0 ? m_jobs->item(row, 0) : nullptr;
     return cell ? cell->data(Qt::UserRole).toByteArray() : QByteArray();
+}
+
+QList<QByteArray> SectionPage::chosenJobs() const
+{
+    QList<QByteArray> jobs;
+    if (!m_jobs)
+        return jobs;
+    QModelIndexList rows = m_jobs->selectionModel()->selectedRows();
+    std::sort(rows.begin(), rows.end(),
+              [](const QModelIndex &a, const QModelIndex &b) { return a.row() < b.row(); });
+    for (const QModelIndex &row : std::as_const(rows)) {
+        if (const QTableWidgetItem *cell = m_jobs->item(row.row(), 0))
+            jobs << cell->data(Qt::UserRole).toByteArray();
+    }
+    return jobs;
 }
 
 } // namespace gatehouse

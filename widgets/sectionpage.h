@@ -72,6 +72,9 @@ public:
 Q_SIGNALS:
     void selectionChanged(const QByteArray &key); // empty: nothing selected
     void actionRequested(const gatehouse::ScriptCall &call);
+    // The same action on each job of a selection in the jobs panel: one call
+    // per job, each its own atomic script, confirmed once by the window.
+    void actionsRequested(const QList<gatehouse::ScriptCall> &calls);
     // Why nothing was sent (no selection, a cancelled input, a refusal).
     void message(const QString &text);
 
@@ -90,7 +93,9 @@ private:
     void requestJobs();
     void showJobs(const JobListing &page);
     void showJobDetail(const JobListing &detail);
-    QByteArray chosenJob() const;
+    void updateActions(const ObjectState *s);
+    QByteArray chosenJob() const;         // the job whose detail is shown
+    QList<QByteArray> chosenJobs() const; // every job selected, in list order
 
     Section m_section;
     std::shared_ptr<const Snapshot> m_snapshot;
@@ -114,8 +119,9 @@ private:
     QByteArray m_jobsKey; // the object the panel lists
     qint64 m_jobsOffset = 0;
     qint64 m_jobsTotal = 0;
-    bool m_fillingJobs = false;   // a page is being shown: no job is being chosen
-    bool m_jobChosenLast = false; // an action's job: from the jobs panel, not the items
+    bool m_fillingJobs = false;           // a page is being shown: no job is being chosen
+    QList<QPushButton *> m_actionButtons; // every pattern action of the section
+    bool m_jobChosenLast = false;         // an action's job: from the jobs panel, not the items
 };
 
 } // namespace gatehouse

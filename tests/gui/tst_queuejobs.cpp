@@ -77,7 +77,7 @@ private slots:
         std::unique_ptr<RedisClient> redis = gatehouse::test::connectedClient(server);
         QVERIFY(redis);
         QCOMPARE(node(server, QStringLiteral("produce"), QStringLiteral("120")), QString());
-        QCOMPARE(node(server, QStringLiteral("produce-delayed"), QStringLiteral("1")), QString());
+        QCOMPARE(node(server, QStringLiteral("produce-delayed"), QStringLiteral("3")), QString());
 
         RedisClient client(server.endpoint());
         Monitor::Options options; // no profile: autodetected
@@ -146,10 +146,17 @@ private slots:
 
         // Promote the delayed job chosen in the list; BullMQ sees it waiting.
         state->setCurrentText(QStringLiteral("delayed"));
-        QVERIFY(QTest::qWaitFor([&] { return range->text() == QStringLiteral("1–1 of 1 delayed"); },
+        QVERIFY(QTest::qWaitFor([&] { return range->text() == QStringLiteral("1–3 of 3 delayed"); },
                                 5000));
-        jobs->selectRow(0);
-        QCOMPARE(jobs->item(0, 0)->text(), QStringLiteral("delayed-1"));
+        const auto rowOf = [&](const QString &job) {
+            for (int r = 0; r < jobs->rowCount(); ++r) {
+                if (jobs->item(r, 0)->text() == job)
+                    return r;
+            }
+            return -1;
+        };
+        QVERIFY(rowOf(QStringLiteral("delayed-1")) >= 0);
+        jobs->selectRow(rowOf(QStringLiteral("delayed-1")));
         QVERIFY2(QTest::qWaitFor(
                      [&] {
                          return detail->toPlainText().contains(
@@ -162,16 +169,41 @@ private slots:
         connect(&window, &MainWindow::actionFinished, this, [&](const QString &m) { outcome = m; });
         QObject owner;
         confirmNext(&owner);
-        page->findChild<QPushButton *>(QStringLiteral("promoteButton"))->click();
+        auto *promote = page->findChild<QPushButton *>(QStringLiteral("promoteButton"));
+        QVERIFY(promote);
+        promote->click();
         QVERIFY2(QTest::qWaitFor([&] { return !outcome.isEmpty(); }, 5000), "no outcome");
         QVERIFY2(outcome.contains(QLatin1String("promoted")), qPrintable(outcome));
         QCOMPARE(node(server, QStringLiteral("state"), QStringLiteral("delayed-1")),
                  QStringLiteral("waiting"));
-        // The list follows: no delayed job left.
+        QCOMPARE(node(server, QStringLiteral("state"), QStringLiteral("delayed-2")),
+                 QStringLiteral("delayed"));
+        // The list follows.
+        QVERIFY2(QTest::qWaitFor(
+                     [&] { return range->text() == QStringLiteral("1–2 of 2 delayed"); }, 5000),
+                 qPrintable(range->text()));
+
+        // A selection: both remaining promoted, one confirmation, one script each.
+        jobs->selectAll();
+        QCOMPARE(jobs->selectionModel()->selectedRows().size(), 2);
+        outcome.clear();
+        confirmNext(&owner);
+        promote->click();
+        QVERIFY2(QTest::qWaitFor([&] { return !outcome.isEmpty(); }, 5000), "no outcome");
+        QVERIFY2(outcome.contains(QLatin1String("2 of 2 jobs done")), qPrintable(outcome));
+        for (const char *job : {"delayed-2", "delayed-3"})
+            QCOMPARE(node(server, QStringLiteral("state"), QLatin1String(job)),
+                     QStringLiteral("waiting"));
         QVERIFY2(QTest::qWaitFor([&] { return range->text() == QLatin1String("No delayed jobs."); },
                                  5000),
                  qPrintable(range->text()));
         QCOMPARE(jobs->rowCount(), 0);
+        // Each job's action is in the audit log on its own.
+        QFile audit(dir.filePath(QStringLiteral("audit.jsonl")));
+        QVERIFY(audit.open(QIODevice::ReadOnly));
+        const QByteArray log = audit.readAll();
+        for (const char *job : {"delayed-1", "delayed-2", "delayed-3"})
+            QVERIFY2(log.contains(job), log.constData());
         // The selected queue's active jobs under its own headers.
         auto *items = page->findChild<QTableWidget *>(QStringLiteral("queueItems"));
         QVERIFY(items);

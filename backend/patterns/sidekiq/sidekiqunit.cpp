@@ -863,7 +863,7 @@ QList<PatternAction> SidekiqUnit::actions() const
         PatternAction a;
         a.id = QString::fromLatin1(op.id);
         a.verb = QString::fromLatin1(op.verb);
-        a.label = QString::fromLatin1(op.label);
+        a.label = QString::fromUtf8(op.label);
         a.objectName = QString::fromLatin1(op.objectName);
         a.usage = QString::fromLatin1(op.usage);
         a.inputs = {jobInput(true), optional(QStringLiteral("from"),

@@ -14,13 +14,34 @@
 
 namespace gatehouse {
 
+namespace {
+
+QString titleOf(const ScriptCall &call)
+{
+    return call.title.isEmpty() ? call.action : call.title;
+}
+
+// What will run, inline and in a fixed-width font: no "Show Details…" to
+// find it behind.
+QString exactly(const QStringList &descriptions)
+{
+    QString html = QStringLiteral("<p>%1</p>")
+                       .arg(ConfirmActionDialog::tr("This will run exactly:").toHtmlEscaped());
+    for (const QString &d : descriptions)
+        html += QStringLiteral("<pre>%1</pre>").arg(d.toHtmlEscaped());
+    return html;
+}
+
+} // namespace
+
 ConfirmActionDialog::ConfirmActionDialog(const ScriptCall &call, QWidget *parent)
-    : QMessageBox(QMessageBox::Question, tr("Confirm: %1").arg(call.action), call.summary,
+    : QMessageBox(QMessageBox::Question, tr("Confirm: %1").arg(titleOf(call)), call.summary,
                   QMessageBox::Ok | QMessageBox::Cancel, parent)
 {
     setObjectName(QStringLiteral("confirmAction"));
-    setInformativeText(tr("This will run exactly:"));
-    setDetailedText(ActionEngine::describe(call));
+    setTextFormat(Qt::PlainText);
+    // Described without its summary line (it is the text above).
+    setInformativeText(exactly({ActionEngine::describe(call).section(QLatin1Char('\n'), 1)}));
     button(QMessageBox::Ok)->setText(tr("Run"));
     setDefaultButton(QMessageBox::Cancel);
 }
@@ -36,16 +57,27 @@ bool ConfirmActionDialog::confirmMany(const QList<ScriptCall> &calls, const QStr
 {
     if (calls.isEmpty())
         return false;
-    QMessageBox box(QMessageBox::Question, tr("Confirm: %1").arg(calls.first().action), what,
+    QMessageBox box(QMessageBox::Question, tr("Confirm: %1").arg(titleOf(calls.first())), what,
                     QMessageBox::Ok | QMessageBox::Cancel, parent);
     box.setObjectName(QStringLiteral("confirmAction"));
-    box.setInformativeText(tr("Each job is its own atomic script, run one after another; a job "
-                              "that has moved since the list was read is left where it is and "
-                              "reported. This will run exactly:"));
+    box.setTextFormat(Qt::PlainText);
+    // Each script inline for the first few; all of them under the details.
     QStringList scripts;
     for (const ScriptCall &call : calls)
-        scripts << call.summary + QLatin1Char('\n') + ActionEngine::describe(call);
-    box.setDetailedText(scripts.join(QStringLiteral("\n\n")));
+        scripts << ActionEngine::describe(call);
+    box.setInformativeText(
+        QStringLiteral("<p>%1</p>")
+            .arg(tr("Each job is its own atomic script, run one after another; a job that has "
+                    "moved since the list was read is left where it is and reported.")
+                     .toHtmlEscaped())
+        + exactly(scripts.mid(0, 2))
+        + (scripts.size() > 2
+               ? QStringLiteral("<p>%1</p>")
+                     .arg(tr("… and %n more, under Show Details.", nullptr, int(scripts.size() - 2))
+                              .toHtmlEscaped())
+               : QString()));
+    if (scripts.size() > 2)
+        box.setDetailedText(scripts.join(QStringLiteral("\n\n")));
     box.button(QMessageBox::Ok)->setText(tr("Run %n", nullptr, int(calls.size())));
     box.setDefaultButton(QMessageBox::Cancel);
     return box.exec() == QMessageBox::Ok;
@@ -54,7 +86,7 @@ bool ConfirmActionDialog::confirmMany(const QList<ScriptCall> &calls, const QStr
 bool ConfirmActionDialog::confirmForce(const ScriptCall &call, const QString &refusal,
                                        QWidget *parent)
 {
-    QMessageBox force(QMessageBox::Warning, tr("Refused: %1").arg(call.action), refusal,
+    QMessageBox force(QMessageBox::Warning, tr("Refused: %1").arg(titleOf(call)), refusal,
                       QMessageBox::Cancel, parent);
     force.setObjectName(QStringLiteral("forceAction"));
     force.setInformativeText(tr("Force it? The checks are skipped and the attempt is written to "

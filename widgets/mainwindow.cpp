@@ -322,7 +322,9 @@ void MainWindow::onTimer()
         m_serverLabel->setText(node.version.isEmpty()
                                    ? tr("Redis (version unknown)")
                                    : tr("Redis %1 %2").arg(node.version, node.role));
-        m_eventsLabel->setText(server.eventsLive ? tr("events live") : tr("polling"));
+        m_eventsLabel->setText(m_offline           ? tr("not live")
+                               : server.eventsLive ? tr("events live")
+                                                   : tr("polling"));
         m_eventsLabel->setToolTip(server.notes.join(QLatin1Char('\n')));
     }
     // Only what is on screen is redrawn.
@@ -348,15 +350,18 @@ void MainWindow::showBanner(BannerKind kind, const QString &title, const QString
         m_bannerText->clear();
         return;
     }
-    // Connection: red, until the connection is back or another is made.
-    // Action: amber, until dismissed or the next action's outcome.
+    // Connection and Offline: red, until the connection is back or another
+    // is made. Action: amber, until dismissed or the next action's outcome.
+    // Dark text on the light fill in either palette.
+    const bool connection = kind == BannerKind::Connection || kind == BannerKind::Offline;
     m_banner->setStyleSheet(
-        kind == BannerKind::Connection
-            ? QStringLiteral("#faultBanner { background: #fdecea; "
-                             "border: 1px solid #d93025; border-radius: 4px; }")
-            : QStringLiteral("#faultBanner { background: #fef7e0; "
-                             "border: 1px solid #f9ab00; border-radius: 4px; }"));
-    m_bannerConnect->setVisible(kind == BannerKind::Connection);
+        connection ? QStringLiteral("#faultBanner { background: #fdecea; color: #202124; "
+                                    "border: 1px solid #d93025; border-radius: 4px; } "
+                                    "#faultBanner QLabel { color: #202124; }")
+                   : QStringLiteral("#faultBanner { background: #fef7e0; color: #202124; "
+                                    "border: 1px solid #f9ab00; border-radius: 4px; } "
+                                    "#faultBanner QLabel { color: #202124; }"));
+    m_bannerConnect->setVisible(connection);
     m_bannerDismiss->setVisible(kind == BannerKind::Action);
     m_bannerText->setText(
         QStringLiteral("<b>%1</b><br>%2<br><i>%3</i>")
@@ -445,6 +450,47 @@ void MainWindow::showConnection(const ConnectionStatus &status)
         m_everReady = true;
         m_dirty = true; // the overview shows figures from now on
     }
+    // Not connected: say so where the figures are, grey them and disable
+    // every action (a confirmation that can only fail is a surprise).
+    QString offline;
+    if (status.state != RedisConnection::State::Ready) {
+        const qint64 lastMs = m_snapshot && m_snapshot->server.timeMs > 0
+                                  ? m_snapshot->server.timeMs - m_snapshot->server.clockOffsetMs
+                                  : -1;
+        const QString from
+            = lastMs > 0
+                  ? QDateTime::fromMSecsSinceEpoch(lastMs).toString(QStringLiteral("HH:mm:ss"))
+                  : QString();
+        switch (status.state) {
+        case RedisConnection::State::Disconnected:
+            offline = tr("Disconnected.");
+            break;
+        case RedisConnection::State::Reconnecting:
+            offline = tr("Connection lost: reconnecting.");
+            break;
+        case RedisConnection::State::Failed:
+            offline = tr("Not connected.");
+            break;
+        case RedisConnection::State::Connecting:
+        case RedisConnection::State::Ready:
+            offline = tr("Connecting.");
+            break;
+        }
+        if (!from.isEmpty()) {
+            offline.chop(1); // the full stop: the time follows
+            offline += tr(": showing data from %1.").arg(from);
+        }
+        if (m_everReady && m_bannerKind != BannerKind::Connection
+            && m_bannerKind != BannerKind::Action)
+            showBanner(BannerKind::Offline, offline, message,
+                       tr("Figures are the last ones read and actions are disabled until the "
+                          "connection is back (File › Connect… to connect again)."));
+    } else if (m_bannerKind == BannerKind::Offline) {
+        showBanner(BannerKind::None, {}, {}, {});
+    }
+    for (SectionPage *page : std::as_const(m_sectionPages))
+        page->setOffline(offline);
+    m_offline = !offline.isEmpty();
     m_stateLabel->setText(text);
     m_stateLabel->setToolTip(message);
     // Only the current state: a reconnect clears the last attempt's sentence

@@ -79,7 +79,9 @@ private:
     // Authentication and TLS failures do not heal by waiting, and an action
     // whose outcome is unknown must not pass by in the status bar: a banner
     // over the pages says what happened and what to try.
-    enum class BannerKind { None, Connection, Action };
+    // Connection: it cannot be made (credentials, TLS); Offline: it was
+    // there and is not now; Action: an outcome the operator must see.
+    enum class BannerKind { None, Connection, Offline, Action };
     void showBanner(BannerKind kind, const QString &title, const QString &message,
                     const QString &advice);
     void showOutcome(const ActionOutcome &outcome, const QString &action);
@@ -126,6 +128,7 @@ private:
     QTimer m_timer; // replots and the age of the last reading, never per sample
     bool m_dirty = false;
     bool m_everReady = false; // a handshake succeeded: the figures are readings
+    bool m_offline = false;   // not connected now: pages greyed, actions disabled
 };
 
 } // namespace gatehouse

@@ -10,6 +10,7 @@
 #include <QComboBox>
 #include <QDateTime>
 #include <QFontDatabase>
+#include <QGraphicsOpacityEffect>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -34,6 +35,7 @@ SectionPage::SectionPage(const Section &section, bool readOnly, QWidget *parent)
     , m_model(new ObjectTableModel(section.id, this))
     , m_proxy(new QSortFilterProxyModel(this))
     , m_filter(new QLineEdit(this))
+    , m_readOnly(readOnly)
 {
     setObjectName(section.id + QStringLiteral("Page"));
     auto *layout = new QVBoxLayout(this);
@@ -58,11 +60,7 @@ SectionPage::SectionPage(const Section &section, bool readOnly, QWidget *parent)
             auto *button = new QPushButton(action.label, this);
             button->setObjectName(action.objectName);
             button->setProperty("patternAction", action.id); // an action, not navigation
-            if (readOnly) {
-                button->setEnabled(false);
-                button->setToolTip(
-                    tr("Read-only mode: actions are disabled (started with --read-only)."));
-            }
+            button->setProperty("targetIsPrefix", action.targetIsPrefix);
             bar->addWidget(button);
             m_actionButtons << button;
             connect(button, &QPushButton::clicked, this, [this, id = action.id] { actOn(id); });
@@ -85,8 +83,26 @@ SectionPage::SectionPage(const Section &section, bool readOnly, QWidget *parent)
     m_table->setColumnWidth(0, 280);
     m_table->verticalHeader()->hide();
     splitter->addWidget(m_table);
-    connect(m_filter, &QLineEdit::textChanged, m_proxy,
-            &QSortFilterProxyModel::setFilterFixedString);
+    // Filtering never moves the selection to another object (an action
+    // would then target one the operator never picked): the selected object
+    // stays selected while it matches, and nothing is selected once it does
+    // not.
+    connect(m_filter, &QLineEdit::textChanged, this, [this](const QString &text) {
+        const ObjectState *s = selected();
+        const QByteArray key = s ? s->object.key : QByteArray();
+        m_proxy->setFilterFixedString(text);
+        QItemSelectionModel *selection = m_table->selectionModel();
+        const int row = key.isEmpty() ? -1 : m_model->rowOf(key);
+        const QModelIndex shown
+            = row >= 0 ? m_proxy->mapFromSource(m_model->index(row, 0)) : QModelIndex();
+        if (shown.isValid()) {
+            selection->setCurrentIndex(shown, QItemSelectionModel::ClearAndSelect
+                                                  | QItemSelectionModel::Rows);
+        } else {
+            selection->clearSelection();
+            selection->setCurrentIndex(QModelIndex(), QItemSelectionModel::NoUpdate);
+        }
+    });
     // The parts of the selected object (a resource's consumers): objects
     // whose parent it is.
     m_parts = new QListWidget(splitter);
@@ -122,6 +138,7 @@ SectionPage::SectionPage(const Section &section, bool readOnly, QWidget *parent)
         updateActions(s);
         Q_EMIT selectionChanged(s ? s->object.key : QByteArray());
     });
+    updateActions(nullptr);
 }
 
 SectionPage::~SectionPage() = default;
@@ -272,6 +289,8 @@ void SectionPage::updateParts()
 
 // The buttons of the selected object's pattern only (a Sidekiq deployment
 // has no Promote); with nothing selected, every action of the section.
+// An action is enabled only for a target it can act on, and a disabled one
+// says why: read-only, not connected, or nothing selected.
 void SectionPage::updateActions(const ObjectState *s)
 {
     QStringList offered;
@@ -279,8 +298,36 @@ void SectionPage::updateActions(const ObjectState *s)
         for (const PatternAction &a : PatternUnit::of(s->object.kind).actions())
             offered << a.id;
     }
-    for (QPushButton *button : std::as_const(m_actionButtons))
+    for (QPushButton *button : std::as_const(m_actionButtons)) {
         button->setVisible(!s || offered.contains(button->property("patternAction").toString()));
+        QString why;
+        if (m_readOnly)
+            why = tr("Read-only mode: actions are disabled (started with --read-only).");
+        else if (!m_offline.isEmpty())
+            why = m_offline + QLatin1Char(' ') + tr("Actions are disabled until it is back.");
+        else if (!s && !button->property("targetIsPrefix").toBool())
+            why = tr("Select one in the table first.");
+        button->setEnabled(why.isEmpty());
+        button->setToolTip(why);
+    }
+}
+
+void SectionPage::setOffline(const QString &why)
+{
+    if (why == m_offline)
+        return;
+    m_offline = why;
+    // The figures are the last ones read: greyed, so they are not taken
+    // for live ones.
+    if (why.isEmpty()) {
+        m_table->setGraphicsEffect(nullptr);
+    } else if (!m_table->graphicsEffect()) {
+        auto *grey = new QGraphicsOpacityEffect(m_table);
+        grey->setOpacity(0.45);
+        m_table->setGraphicsEffect(grey);
+    }
+    m_table->setToolTip(why);
+    updateActions(selected());
 }
 
 void SectionPage::actOn(const QString &actionId)
@@ -352,6 +399,8 @@ void SectionPage::actOn(const QString &actionId)
         = std::any_of(action->inputs.cbegin(), action->inputs.cend(), [](const ActionInput &in) {
               return in.id == QLatin1String("job") && in.source == ActionInput::Source::Item;
           });
+    const QString title
+        = action->label.endsWith(QStringLiteral("…")) ? action->label.chopped(1) : action->label;
     const QList<QByteArray> jobs = chosenJobs();
     if (s && m_jobChosenLast && takesJob && jobs.size() > 1) {
         QList<ScriptCall> calls;
@@ -367,15 +416,17 @@ void SectionPage::actOn(const QString &actionId)
                 return;
             }
             calls.append(call);
+            calls.last().title = title;
         }
         Q_EMIT actionsRequested(calls);
         return;
     }
-    const ScriptCall call = action->build(*request);
+    ScriptCall call = action->build(*request);
     if (!call.isValid()) {
         Q_EMIT message(call.refusal);
         return;
     }
+    call.title = title;
     Q_EMIT actionRequested(call);
 }
 

@@ -64,6 +64,10 @@ public:
     // Where the job lists of library queues are read from (the window's
     // connection); without one the jobs panel stays empty.
     void setJobBrowser(JobBrowser *browser);
+    // Not connected (why, one sentence) or connected (empty): the table is
+    // greyed and every action disabled with that sentence as its tooltip.
+    void setOffline(const QString &why);
+    bool isOffline() const { return !m_offline.isEmpty(); }
     // Reads the jobs panel's page again (after an action changed the queue).
     void reloadJobs() { requestJobs(); }
     // The jobs panel's page size: a page is all that is ever read.
@@ -103,6 +107,7 @@ private:
     mutable bool m_modelStale = false;
     QSortFilterProxyModel *m_proxy;
     QLineEdit *m_filter;
+    bool m_readOnly;
     QTableView *m_table;
     QTableWidget *m_items = nullptr; // when the section's patterns list items
     QListWidget *m_parts;
@@ -121,6 +126,7 @@ private:
     qint64 m_jobsTotal = 0;
     bool m_fillingJobs = false;           // a page is being shown: no job is being chosen
     QList<QPushButton *> m_actionButtons; // every pattern action of the section
+    QString m_offline;                    // why the connection is not there; empty when it is
     bool m_jobChosenLast = false;         // an action's job: from the jobs panel, not the items
 };
 

@@ -24,11 +24,16 @@ QString osUser()
     return user.isEmpty() ? QStringLiteral("unknown") : user;
 }
 
-QString list(const QList<QByteArray> &items)
+// secret: a token the call creates, shown to the operator once after it
+// ran and never before (its first four bytes stand for it here).
+QString list(const QList<QByteArray> &items, const QByteArray &secret = {})
 {
     QStringList out;
-    for (const QByteArray &i : items)
+    for (QByteArray i : items) {
+        if (!secret.isEmpty())
+            i.replace(secret, QByteArray(secret.left(4) + "..."));
         out << QLatin1Char('"') + printableBytes(i, 120) + QLatin1Char('"');
+    }
     return out.join(QLatin1String(", "));
 }
 
@@ -147,8 +152,8 @@ QString ActionEngine::describe(const ScriptCall &call)
     return QStringLiteral("%1\n  script: %2 (EVALSHA %3)\n  KEYS: [%4]\n  ARGV: [%5]")
         .arg(call.summary,
              RedisScript::resourcePath(call.script).mid(2), // ":/lua/..." -> "lua/..."
-             QString::fromLatin1(RedisScript::fromResource(call.script).sha1()), list(call.keys),
-             list(call.args));
+             QString::fromLatin1(RedisScript::fromResource(call.script).sha1()),
+             list(call.keys, call.issued), list(call.args, call.issued));
 }
 
 ActionOutcome ActionEngine::interpret(const ScriptCall &call, const RedisValue &reply)

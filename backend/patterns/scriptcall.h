@@ -40,6 +40,7 @@ struct ScriptCall
     QList<QByteArray> args;
     QList<QByteArray> command; // actions Lua cannot do (CONFIG SET): the command itself
     QString summary;           // one sentence for the confirmation dialog
+    QString title;             // the console's words for it ("Force release"); else action
     QStringList keyRoles;      // what KEYS[i] is: "queue", "processing list", ...
     // A secret the call creates (an issued token): shown once to the operator,
     // never written to the audit log.

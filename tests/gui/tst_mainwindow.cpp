@@ -11,6 +11,7 @@
 #include <overviewpage.h>
 #include <patterns/patternregistry.h>
 #include <redis/redisclient.h>
+#include <sectionpage.h>
 
 #include <qcustomplot.h>
 
@@ -31,6 +32,7 @@
 #include <QStatusBar>
 #include <redis/redisscript.h>
 
+#include <QGraphicsEffect>
 #include <QTableView>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -141,9 +143,14 @@ private:
         return false;
     }
 
+    // An action button, once the console may act (connected; actions are
+    // disabled until then).
     QPushButton *button(Console &c, const char *name)
     {
-        return c.window->findChild<QPushButton *>(QLatin1String(name));
+        auto *b = c.window->findChild<QPushButton *>(QLatin1String(name));
+        if (b)
+            QTest::qWaitFor([&] { return b->isEnabled(); }, 5000);
+        return b;
     }
 
     // Clicks an action button, fills in its inputs, answers its
@@ -610,6 +617,76 @@ private slots:
             }
         }
         QVERIFY(shown);
+    }
+
+    // Disconnected: a banner says since when the figures are, the table is
+    // greyed and every action is disabled with the reason; all of it goes
+    // once the connection is back.
+    void disconnectedGreysAndDisables()
+    {
+        RedisServer server;
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        {
+            auto planted = gatehouse::test::connectedClient(server);
+            QVERIFY(planted);
+            const QByteArray now = call(*planted, {"TIME"}).at(0).bytes() + "000";
+            call(*planted, {"ZADD", "sim:rl:api:1", now, "a"});
+        }
+        Console c(server, false, audit());
+        QVERIFY(select(c, "limiter", "sim:rl:api:1"));
+        QPushButton *reset = button(c, "resetLimiterButton");
+        QVERIFY(reset && reset->isEnabled());
+        QTableView *table = c.window->table(QStringLiteral("limiter"));
+        QVERIFY(!table->graphicsEffect());
+        server.kill();
+        QTRY_VERIFY2(c.window->bannerText().contains(QLatin1String("showing data from")),
+                     qPrintable(c.window->bannerText()));
+        QVERIFY(!reset->isEnabled());
+        QVERIFY2(reset->toolTip().contains(QLatin1String("Connection lost")),
+                 qPrintable(reset->toolTip()));
+        QVERIFY(table->graphicsEffect()); // greyed
+        QVERIFY(server.start());
+        QTRY_VERIFY_WITH_TIMEOUT(reset->isEnabled(), 5000);
+        QCOMPARE(c.window->bannerText(), QString());
+        QVERIFY(!table->graphicsEffect());
+        QCOMPARE(reset->toolTip(), QString());
+    }
+
+    // Filtering never moves the selection to another object: the selected
+    // one stays selected while it matches; once it does not, nothing is
+    // selected and the actions say why they are disabled.
+    void filterNeverMovesSelection()
+    {
+        const QByteArray now = call(*m_client, {"TIME"}).at(0).bytes() + "000";
+        for (const char *key : {"sim:rl:api:0", "sim:rl:api:1", "sim:rl:api:2"})
+            call(*m_client, {"ZADD", key, now, "a"});
+        Console c(m_server, false, audit());
+        QVERIFY(select(c, "limiter", "sim:rl:api:1"));
+        SectionPage *page = c.window->sectionPage(QStringLiteral("limiter"));
+        auto *filter = page->findChild<QLineEdit *>(QStringLiteral("limiterFilter"));
+        QVERIFY(filter);
+        QPushButton *reset = button(c, "resetLimiterButton");
+        QVERIFY(reset->isEnabled());
+        const auto selectedKey = [&] {
+            const QModelIndexList rows
+                = c.window->table(QStringLiteral("limiter"))->selectionModel()->selectedRows();
+            return rows.isEmpty() ? QByteArray()
+                                  : rows.first().data(ObjectTableModel::KeyRole).toByteArray();
+        };
+        filter->setText(QStringLiteral("api"));
+        QCOMPARE(selectedKey(), QByteArray("sim:rl:api:1"));
+        filter->setText(QStringLiteral("api:2"));
+        QCOMPARE(selectedKey(), QByteArray());
+        QVERIFY(!reset->isEnabled());
+        QVERIFY2(reset->toolTip().contains(QLatin1String("Select one")),
+                 qPrintable(reset->toolTip()));
+        filter->clear();
+        QCOMPARE(selectedKey(), QByteArray()); // not back to some other row
+        QVERIFY(!reset->isEnabled());
+        // An action on a prefix needs no selection.
+        QVERIFY(button(c, "issueTokenButton")->isEnabled());
+        for (const char *key : {"sim:rl:api:0", "sim:rl:api:1", "sim:rl:api:2"})
+            call(*m_client, {"DEL", key});
     }
 
     void resetLimiter()

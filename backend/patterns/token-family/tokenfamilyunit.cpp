@@ -191,9 +191,13 @@ ScriptCall TokenFamilyUnit::issue(const PatternObject &family, const QByteArray 
                                                         "collision); nothing was overwritten.")
                                              .arg(key)};
     };
+    // The secret is not in the confirmation: it is shown once, after it ran.
+    QByteArray masked = call.keys.first();
+    masked.replace(token, QByteArray(token.left(4) + "..."));
     call.summary = QStringLiteral("Create token \"%1\" expiring in %2 s (never overwrites an "
-                                  "existing key).")
-                       .arg(printableBytes(call.keys.first()))
+                                  "existing key; the full token is shown once, after it is "
+                                  "created).")
+                       .arg(printableBytes(masked))
                        .arg(ttlSeconds);
     return call;
 }

@@ -13,6 +13,7 @@
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
+#include <QFileInfo>
 #include <QMap>
 #include <QSet>
 #include <QTextStream>
@@ -30,7 +31,11 @@ const char s_commands[]
       "  snapshot [--json]                One reading of every limiter, lock, token family,\n"
       "                                   queue ... found (--profile, or autodetected).\n"
       "  watch [--interval MS] [--count N] A line per tick (JSON lines with --json).\n"
-      "  profile suggest                  Autodetect and print the profile as JSON.\n";
+      "  profile suggest                  Autodetect and print the profile as JSON.\n"
+      "  profile accept KEY|FAMILY --profile FILE\n"
+      "                                   Show an unconfirmed candidate from now on.\n"
+      "  profile reject KEY|FAMILY --profile FILE\n"
+      "                                   Take a candidate or instance for ordinary keys.\n";
 
 const char s_commandsAfter[]
     = "  events enable                    Turn on keyspace notifications (CONFIG SET).\n"
@@ -149,6 +154,10 @@ int main(int argc, char *argv[])
     const auto json = option("json", "Print JSON.");
     const auto interval = option("interval", "watch: ms between readings (default 1000).", "MS");
     const auto count = option("count", "watch: stop after N readings.", "N");
+    const auto limit = option("limit",
+                              "snapshot --json: at most N elements per section "
+                              "(\"totals\" counts them all).",
+                              "N");
     // The actions' inputs (PatternRegistry): --token, --ttl, --job, ...
     QMap<QString, QStringList> inputUse;
     QHash<QString, ActionInput> inputs;
@@ -204,7 +213,34 @@ int main(int argc, char *argv[])
     if (!endpoint)
         return usageError(error);
 
+    const QString command = args.first();
+    const bool verdict
+        = command == QLatin1String("profile")
+          && (args.value(1) == QLatin1String("accept") || args.value(1) == QLatin1String("reject"));
     std::optional<Profile> loadedProfile;
+    if (verdict) {
+        // The file the verdict goes to: loaded when it exists, made when not.
+        if (args.size() != 3)
+            return usageError(
+                QStringLiteral("Use \"profile %1 KEY|FAMILY --profile FILE\".").arg(args.value(1)));
+        if (!parser.isSet(profile))
+            return usageError(QStringLiteral("profile %1 needs --profile FILE: the file the "
+                                             "verdict is written to.")
+                                  .arg(args.value(1)));
+        const QString file = parser.value(profile);
+        Profile verdicts;
+        if (QFileInfo::exists(file)) {
+            const std::optional<Profile> p = Profile::load(file, &error);
+            if (!p) {
+                QTextStream(stderr) << "gatehouse-cli: " << error << Qt::endl;
+                return cli::ExitUsage;
+            }
+            verdicts = *p;
+        }
+        cli::ProfileVerdictCommand run(*endpoint, args.value(1) == QLatin1String("accept"),
+                                       args.value(2).toUtf8(), file, verdicts);
+        return runSession(app, run);
+    }
     if (parser.isSet(profile)) {
         loadedProfile = Profile::load(parser.value(profile), &error);
         if (!loadedProfile) {
@@ -213,7 +249,6 @@ int main(int argc, char *argv[])
         }
     }
 
-    const QString command = args.first();
     if (command == QLatin1String("ping")) {
         if (args.size() > 1)
             return usageError(QStringLiteral("ping takes no arguments."));
@@ -254,12 +289,20 @@ int main(int argc, char *argv[])
         Monitor::Options options;
         options.profile = loadedProfile;
         options.intervalMs = int(*ms);
+        const auto most = intOption(parser, limit, 0, 1000000000, -1, &error);
+        if (!most)
+            return usageError(error);
+        if (parser.isSet(limit) && (watch || !parser.isSet(json)))
+            return usageError(QStringLiteral("--limit applies to snapshot --json only."));
         cli::SnapshotCommand snapshot(*endpoint, options, parser.isSet(json), watch, int(*n));
+        snapshot.setLimit(qsizetype(*most));
         return runSession(app, snapshot);
     }
     if (command == QLatin1String("profile")) {
         if (args.value(1) != QLatin1String("suggest") || args.size() != 2)
-            return usageError(QStringLiteral("Use \"profile suggest\"."));
+            return usageError(QStringLiteral("Use \"profile suggest\", \"profile accept "
+                                             "KEY|FAMILY --profile FILE\" or \"profile reject "
+                                             "KEY|FAMILY --profile FILE\"."));
         cli::SuggestCommand suggest(*endpoint);
         return runSession(app, suggest);
     }

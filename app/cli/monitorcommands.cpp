@@ -6,8 +6,13 @@
 #include "exitcodes.h"
 
 #include <QDateTime>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLocale>
+#include <QSaveFile>
 #include <QTextStream>
 
 namespace gatehouse::cli {
@@ -58,8 +63,17 @@ void SnapshotCommand::onReady()
     });
     if (!m_watch) {
         m_progress.start();
-        const auto progressed = [this] {
+        m_progressLine.start();
+        // A long scan says how far it is, once a second, on stderr (stdout
+        // carries only the snapshot).
+        const auto progressed = [this](qint64 scanned, qint64 total) {
             m_progress.start();
+            if (m_progressLine.elapsed() < 1000)
+                return;
+            m_progressLine.start();
+            m_progressShown = true;
+            QTextStream(stderr) << "gatehouse-cli: scanned " << scanned << " of about "
+                                << std::max(scanned, total) << " keys" << Qt::endl;
         };
         connect(m_monitor.get(), &Monitor::discoveryProgress, this, progressed);
         m_silenceCheck.setInterval(1000);
@@ -82,10 +96,21 @@ void SnapshotCommand::printTick(const Snapshot &s)
     if (!m_watch) {
         if (client().state() != RedisConnection::State::Ready)
             return; // lost during the reading: the session fails with why
-        if (m_json)
-            out << QJsonDocument(s.toJson()).toJson(QJsonDocument::Indented);
-        else
+        if (m_progressShown)
+            QTextStream(stderr) << "gatehouse-cli: scanned " << s.scanned << " keys; "
+                                << s.objects.size() << " objects found" << Qt::endl;
+        if (m_json) {
+            out.flush();
+            QFile file;
+            if (!file.open(stdout, QIODevice::WriteOnly) || !s.writeJson(&file, m_limit)) {
+                fail(QStringLiteral("Could not write the snapshot to stdout: %1.")
+                         .arg(file.errorString()));
+                return;
+            }
+            file.flush();
+        } else {
             printText(s);
+        }
         out.flush();
         // Keys this user may not list or read: what could be read is printed,
         // but it is not everything there is (README, "Permissions").
@@ -263,6 +288,34 @@ void SnapshotCommand::printText(const Snapshot &s)
             out << '\n';
         }
     }
+    if (s.candidates && !s.candidates->isEmpty()) {
+        out << "\nUnconfirmed (" << s.candidates->size()
+            << "): found, but the evidence is too weak to show them; "
+               "gatehouse-cli profile accept|reject FAMILY --profile FILE\n";
+        for (const Candidate &c : *s.candidates) {
+            out << "  " << cell(printableBytes(c.family, 48), 50) << cell(c.kind.id(), 22)
+                << c.count << (c.count == 1 ? " instance" : " instances") << ", score " << c.score
+                << '/' << AutoDetector::Threshold << '\n';
+        }
+    }
+    if (s.other && !s.other->isEmpty()) {
+        qint64 keys = 0;
+        for (const OtherFamily &o : *s.other)
+            keys += o.keys;
+        out << "\nOther keys (" << keys << " in " << s.other->size() << " families)\n";
+        for (qsizetype i = 0; i < std::min<qsizetype>(s.other->size(), 20); ++i) {
+            const OtherFamily &o = s.other->at(i);
+            out << "  " << cell(printableBytes(o.family, 48), 50) << cell(o.kind, 14)
+                << cell(QString::fromLatin1(o.type), 8) << o.keys << " keys";
+            if (o.estimatedBytes >= 0)
+                out << ", ~" << QLocale(QLocale::English).formattedDataSize(o.estimatedBytes);
+            if (o.withTtl > 0)
+                out << ", TTL " << ms(o.minTtlMs) << " to " << ms(o.maxTtlMs);
+            out << '\n';
+        }
+        if (s.other->size() > 20)
+            out << "  ... " << s.other->size() - 20 << " more families (snapshot --json)\n";
+    }
     if (!s.server.notes.isEmpty()) {
         out << "\nNotes\n";
         for (const QString &n : s.server.notes)
@@ -293,6 +346,118 @@ void SuggestCommand::onReady()
         done(profile.isEmpty() ? ExitNothingDone : ExitOk);
     });
     m_discovery->start();
+}
+
+ProfileVerdictCommand::ProfileVerdictCommand(const RedisEndpoint &endpoint, bool accept,
+                                             QByteArray target, QString file, Profile profile,
+                                             QObject *parent)
+    : Session(endpoint, parent)
+    , m_accept(accept)
+    , m_target(std::move(target))
+    , m_file(std::move(file))
+    , m_profile(std::move(profile))
+{
+    m_profile.autodetect = true; // the verdicts refine autodetection
+}
+
+void ProfileVerdictCommand::onReady()
+{
+    m_discovery = std::make_unique<Discovery>(&client(), m_profile);
+    connect(m_discovery.get(), &Discovery::failed, this, [this](const QString &m) { fail(m); });
+    connect(m_discovery.get(), &Discovery::finished, this, [this](bool) {
+        if (!isDone())
+            decide();
+    });
+    m_discovery->start();
+}
+
+void ProfileVerdictCommand::decide()
+{
+    const QByteArray targetFamily = familyOf(m_target);
+    const auto names = [&](const QByteArray &family, const QList<QByteArray> &keys) {
+        return m_target == family || m_target == familyGlob(family) || targetFamily == family
+               || keys.contains(m_target);
+    };
+    const Candidate *candidate = nullptr;
+    const QList<Candidate> candidates = m_discovery->candidates();
+    for (const Candidate &c : candidates) {
+        if (names(c.family, c.sampleKeys)) {
+            candidate = &c;
+            break;
+        }
+    }
+    const PatternObject *shown = nullptr;
+    const QList<PatternObject> objects = m_discovery->objects();
+    for (const PatternObject &o : objects) {
+        if (names(familyOf(o.key), QList<QByteArray>{o.key} + o.members)) {
+            shown = &o;
+            break;
+        }
+    }
+    QTextStream out(stdout);
+    if (m_accept) {
+        if (!candidate) {
+            fail(shown ? QStringLiteral("\"%1\" is shown already (as a %2); nothing to accept.")
+                             .arg(printableBytes(m_target, 80), shown->kind.id())
+                       : QStringLiteral("No candidate named \"%1\" in %2 keys: give a key or a "
+                                        "family from the \"candidates\" of snapshot --json.")
+                             .arg(printableBytes(m_target, 80))
+                             .arg(m_discovery->scannedKeys()),
+                 ExitNothingDone);
+            return;
+        }
+        const PatternUnit &unit = PatternUnit::of(candidate->kind);
+        ProfileRule rule = unit.suggestRule(candidate->example);
+        if (unit.keyField() != QLatin1String("prefix"))
+            rule.match = familyGlob(candidate->family); // the whole family, judged together
+        m_profile.rules.append(rule);
+        const QByteArray glob = familyGlob(candidate->family);
+        m_profile.rejected.removeAll(glob);
+        if (!write())
+            return;
+        out << "Accepted " << candidate->count << " " << unit.title() << " instance(s) named "
+            << printableBytes(candidate->family, 80) << "; rule written to " << m_file << '\n';
+        out.flush();
+        done(ExitOk);
+        return;
+    }
+    QByteArray glob;
+    if (m_target.contains('*'))
+        glob = m_target;
+    else if (candidate)
+        glob = familyGlob(candidate->family);
+    else if (shown)
+        glob = !shown->members.isEmpty() ? shown->key + '*' : familyGlob(familyOf(shown->key));
+    if (glob.isEmpty()) {
+        fail(QStringLiteral("No candidate or instance named \"%1\" in %2 keys: give a key or a "
+                            "family from snapshot --json (or a glob).")
+                 .arg(printableBytes(m_target, 80))
+                 .arg(m_discovery->scannedKeys()),
+             ExitNothingDone);
+        return;
+    }
+    if (!m_profile.rejected.contains(glob))
+        m_profile.rejected.append(glob);
+    if (!write())
+        return;
+    out << "Rejected " << printableBytes(glob, 80) << ": its keys are ordinary; written to "
+        << m_file << '\n';
+    out.flush();
+    done(ExitOk);
+}
+
+bool ProfileVerdictCommand::write()
+{
+    if (m_profile.name.isEmpty())
+        m_profile.name = QFileInfo(m_file).completeBaseName();
+    QSaveFile file(m_file);
+    if (!file.open(QIODevice::WriteOnly) || file.write(m_profile.toJson()) < 0 || !file.commit()) {
+        fail(QStringLiteral("Could not write the profile %1: %2; check the directory exists "
+                            "and is writable.")
+                 .arg(QDir::toNativeSeparators(m_file), file.errorString()));
+        return false;
+    }
+    return true;
 }
 
 } // namespace gatehouse::cli

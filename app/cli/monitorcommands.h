@@ -23,6 +23,8 @@ class SnapshotCommand : public Session
 public:
     SnapshotCommand(const RedisEndpoint &endpoint, Monitor::Options options, bool json, bool watch,
                     int count, QObject *parent = nullptr);
+    // snapshot --json: at most limit elements per section (-1: all).
+    void setLimit(qsizetype limit) { m_limit = limit; }
 
 protected:
     void onReady() override;
@@ -38,8 +40,11 @@ private:
     void checkSilence();
 
     Monitor::Options m_options;
-    QTimer m_silenceCheck;    // snapshot only, every second
-    QElapsedTimer m_progress; // since the last scan progress
+    QTimer m_silenceCheck;        // snapshot only, every second
+    QElapsedTimer m_progress;     // since the last scan progress
+    QElapsedTimer m_progressLine; // since the last progress line on stderr
+    bool m_progressShown = false;
+    qsizetype m_limit = -1;
     std::unique_ptr<Monitor> m_monitor;
     bool m_json = false;
     bool m_watch = false;
@@ -61,6 +66,31 @@ protected:
     void onReady() override;
 
 private:
+    std::unique_ptr<Discovery> m_discovery;
+};
+
+// `profile accept KEY|FAMILY --profile FILE`, `profile reject ...`:
+// autodetect (with FILE's earlier verdicts), find the candidate or instance
+// named, and write the verdict into FILE: an accepted one's rule (it is then
+// shown), a rejected one's family glob (its keys are then ordinary).
+class ProfileVerdictCommand : public Session
+{
+    Q_OBJECT
+public:
+    ProfileVerdictCommand(const RedisEndpoint &endpoint, bool accept, QByteArray target,
+                          QString file, Profile profile, QObject *parent = nullptr);
+
+protected:
+    void onReady() override;
+
+private:
+    void decide();
+    bool write();
+
+    bool m_accept = true;
+    QByteArray m_target;
+    QString m_file;
+    Profile m_profile;
     std::unique_ptr<Discovery> m_discovery;
 };
 

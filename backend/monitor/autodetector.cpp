@@ -59,21 +59,167 @@ void AutoDetector::add(const KeyShape &shape, qint64 serverNowMs)
     m_pool.add(shape, claimsOn(shape, serverNowMs));
 }
 
-QList<PatternObject> AutoDetector::objects() const
+bool AutoDetector::wantsMemorySample(const QByteArray &key)
 {
-    // Grouping takes keys from the pool: a copy, so objects() can be asked again.
+    return m_pool.wantsMemorySample(m_pool.boundedFamily(key));
+}
+
+void AutoDetector::addMemorySample(const QByteArray &key, qint64 bytes)
+{
+    m_pool.addMemorySample(m_pool.boundedFamily(key), bytes);
+}
+
+Detection AutoDetector::detect() const
+{
+    // Grouping takes keys from the pool: a copy, so detect() can be asked again.
     ClaimPool pool = m_pool;
     QList<const PatternUnit *> units = PatternRegistry::instance().units();
     std::stable_sort(units.begin(), units.end(), [](const PatternUnit *a, const PatternUnit *b) {
         return a->groupOrder() < b->groupOrder();
     });
-    QList<PatternObject> out;
+    QList<PatternObject> grouped;
     for (const PatternUnit *unit : std::as_const(units))
-        out.append(unit->groupClaims(pool));
-    std::sort(out.begin(), out.end(), [](const PatternObject &a, const PatternObject &b) {
-        return a.kind != b.kind ? patternOrder(a.kind) < patternOrder(b.kind) : a.key < b.key;
+        grouped.append(unit->groupClaims(pool));
+
+    Detection d;
+    QHash<QByteArray, qint64> ordinary; // family -> keys of instances judged ordinary
+    QHash<QPair<QByteArray, QByteArray>, qsizetype> candidateAt; // (kind, family) -> index
+    for (PatternObject &o : grouped) {
+        const PatternUnit &unit = PatternUnit::of(o.kind);
+        o.evidence = unit.judge(o, pool);
+        const QByteArray named = !o.members.isEmpty() ? o.members.first()
+                                 : unit.keyType().isEmpty() && !o.related.isEmpty()
+                                     ? o.related.first()
+                                     : o.key;
+        bool rejected = false;
+        if (m_hints) {
+            rejected = m_hints->rejects(o.key) || m_hints->rejects(named);
+            const std::optional<PatternObject> rule = m_hints->objectFor(named);
+            if (!rejected && rule && rule->kind == o.kind)
+                o.evidence.append(
+                    {Evidence::Kind::Profile, Threshold,
+                     QStringLiteral("accepted in profile \"%1\"").arg(m_hints->name)});
+        }
+        const int score = rejected ? 0 : evidenceScore(o.evidence);
+        if (score >= Threshold) {
+            d.objects.append(std::move(o));
+            continue;
+        }
+        if (score <= 0) { // nothing left for it: an ordinary key after all
+            for (const QByteArray &k : o.keys()) {
+                if (const ClaimPool::Entry *e = pool.find(k))
+                    ++ordinary[e->family];
+            }
+            continue;
+        }
+        const QByteArray family = PatternUnit::familyOfObject(o, pool);
+        const auto id = qMakePair(QByteArray(o.kind.name()), family);
+        auto at = candidateAt.constFind(id);
+        if (at == candidateAt.cend()) {
+            at = candidateAt.insert(id, d.candidates.size());
+            Candidate c;
+            c.kind = o.kind;
+            c.family = family;
+            c.score = score;
+            c.evidence = o.evidence;
+            c.example = o;
+            d.candidates.append(c);
+        }
+        Candidate &c = d.candidates[*at];
+        ++c.count;
+        c.keys += o.keys().size();
+        if (c.sampleKeys.size() < 3)
+            c.sampleKeys.append(o.key);
+        if (score > c.score) {
+            c.score = score;
+            c.evidence = o.evidence;
+            c.example = o;
+        }
+    }
+    std::sort(
+        d.objects.begin(), d.objects.end(), [](const PatternObject &a, const PatternObject &b) {
+            return a.kind != b.kind ? patternOrder(a.kind) < patternOrder(b.kind) : a.key < b.key;
+        });
+    std::stable_sort(d.candidates.begin(), d.candidates.end(),
+                     [](const Candidate &a, const Candidate &b) { return a.count > b.count; });
+
+    // The ordinary keys: every family's keys but those shown or candidates.
+    QHash<QByteArray, qint64> used;
+    for (auto it = pool.entries().cbegin(); it != pool.entries().cend(); ++it) {
+        if (it->taken)
+            ++used[it->family];
+    }
+    for (auto it = pool.families().cbegin(); it != pool.families().cend(); ++it) {
+        const FamilyStats &f = *it;
+        const qint64 left
+            = f.keys - std::max<qint64>(0, used.value(it.key()) - ordinary.value(it.key()));
+        if (left <= 0)
+            continue;
+        OtherFamily o;
+        o.family = it.key();
+        o.keys = left;
+        qint64 most = 0;
+        for (auto t = f.types.cbegin(); t != f.types.cend(); ++t) {
+            if (t.value() > most || (t.value() == most && t.key() < o.type)) {
+                most = t.value();
+                o.type = t.key();
+            }
+        }
+        o.kind = ordinaryKind(it.key(), f);
+        o.withTtl = std::min(f.withTtl, left);
+        o.minTtlMs = f.minTtlMs;
+        o.maxTtlMs = f.maxTtlMs;
+        o.sampledKeys = f.samples;
+        if (f.samples > 0)
+            o.estimatedBytes = qint64(double(f.sampledBytes) / f.samples * double(left));
+        o.sampleKeys = f.sampleKeys;
+        d.other.append(o);
+    }
+    std::sort(d.other.begin(), d.other.end(), [](const OtherFamily &a, const OtherFamily &b) {
+        return a.keys != b.keys ? a.keys > b.keys : a.family < b.family;
     });
-    return out;
+    return d;
+}
+
+QString AutoDetector::ordinaryKind(const QByteArray &family, const FamilyStats &f)
+{
+    const QList<QByteArray> words = familyWords(family);
+    const auto has = [&words](const QList<QByteArray> &list) {
+        return !matchWord(words, list).isEmpty();
+    };
+    QByteArray type;
+    qint64 most = 0;
+    for (auto t = f.types.cbegin(); t != f.types.cend(); ++t) {
+        if (t.value() > most) {
+            most = t.value();
+            type = t.key();
+        }
+    }
+    if (has({"page", "pages", "html", "fragment", "render"}) || f.sampleHead.startsWith('<'))
+        return QStringLiteral("page-cache");
+    if (has({"session", "sessions", "sess", "sid", "csrf"}))
+        return QStringLiteral("session");
+    if (has({"cache", "cached", "etag", "avatar"}))
+        return QStringLiteral("cache");
+    if (has({"leaderboard", "ranking", "rank", "scores", "top", "board", "highscores"}))
+        return QStringLiteral("leaderboard");
+    if (has({"feed", "timeline", "activity", "inbox", "notifications", "history", "recent"}))
+        return QStringLiteral("timeline");
+    if (has({"flag", "flags", "feature", "features", "toggle", "toggles"}))
+        return QStringLiteral("flag");
+    if (has({"log", "logs", "audit", "events", "journal"}))
+        return QStringLiteral("log");
+    if (familyHasDate(family) && (type == "string" || type == "hash"))
+        return QStringLiteral("dated-counter");
+    if (has({"stats", "stat", "views", "pageviews", "visits", "hits", "clicks", "metrics",
+             "analytics", "counter", "counters", "count"})
+        || (type == "string" && f.integerValues * 2 >= f.keys))
+        return QStringLiteral("counter");
+    if (type == "zset")
+        return QStringLiteral("sorted-set");
+    if (type == "string" && f.withTtl * 2 >= f.keys)
+        return QStringLiteral("cache");
+    return QStringLiteral("data");
 }
 
 Profile AutoDetector::suggestedProfile() const

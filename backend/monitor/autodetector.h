@@ -10,28 +10,93 @@
 
 namespace gatehouse {
 
+// Instances autodetection found but does not show: their evidence sums to
+// more than nothing but less than AutoDetector::Threshold. Grouped by
+// pattern and name shape, so 20,000 dated counters are one row
+// (`gatehouse-cli profile accept|reject FAMILY`).
+struct Candidate
+{
+    PatternKind kind;
+    QByteArray family;            // familyOf() the instances' keys: "stats:{date}:{int}"
+    qint64 count = 0;             // instances
+    qint64 keys = 0;              // the keys they use (a token family's members)
+    int score = 0;                // the best instance's
+    QList<QByteArray> sampleKeys; // the first few instances' keys
+    QList<Evidence> evidence;     // the best instance's
+    PatternObject example;        // the best instance (its suggested rule, when accepted)
+};
+
+// Keys no shown instance or candidate uses, summarised by name shape: what
+// they are (by name and shape), how many, how big (sampled), how long they live.
+struct OtherFamily
+{
+    QByteArray family;
+    QString kind;    // "cache", "page-cache", "session", "dated-counter", "counter",
+                     // "timeline", "leaderboard", "flag", "log", "sorted-set", "data"
+    QByteArray type; // the most common TYPE
+    qint64 keys = 0;
+    qint64 withTtl = 0;
+    qint64 minTtlMs = -1; // over the keys with a TTL
+    qint64 maxTtlMs = -1;
+    qint64 sampledKeys = 0;     // keys whose MEMORY USAGE was read
+    qint64 estimatedBytes = -1; // mean sample x keys; -1 when none could be read
+    QList<QByteArray> sampleKeys;
+};
+
+// What one autodetection found: shown instances (each with its evidence),
+// candidates and the ordinary keys.
+struct Detection
+{
+    QList<PatternObject> objects;
+    QList<Candidate> candidates;
+    QList<OtherFamily> other;
+};
+
 // Turns keys judged one by one into pattern instances, generic over the
 // pattern registry: every pattern claims the keys its evidence fits
 // (PatternUnit::claimKey, the strongest claim wins), then the patterns group
 // what they claimed (PatternUnit::groupClaims: windows with their ":retry"
 // partners, resources with their consumers, queues with their processing
-// lists, token families by prefix). Also proposes a profile an operator can
-// save and edit (PatternUnit::suggestRule).
+// lists, token families by prefix). Each instance is then judged
+// (PatternUnit::judge: structure, names, family) and shown only when its
+// evidence reaches Threshold. Every key counts in its family (familyOf), so
+// the ordinary keys are summarised too. Also proposes a profile an operator
+// can save and edit (PatternUnit::suggestRule).
 class AutoDetector
 {
 public:
+    // An instance is shown when its evidence weighs at least this much: a
+    // shape alone rarely does (a counter that expires, a ZSET of recent
+    // times), a shape with a name or a distinctive layout does.
+    static constexpr int Threshold = 3;
+
     // The probe commands that give a key's shape, after TYPE and PTTL.
     static QList<QList<QByteArray>> shapeCommands(const QByteArray &key, const QByteArray &type);
     // Fills shape from the replies to shapeCommands.
     static void readShape(KeyShape &shape, const QList<RedisValue> &replies);
 
+    // An operator's verdicts (Profile::autodetect): instances a rule of the
+    // same pattern matches are shown whatever their score; keys a rejected
+    // glob matches are ordinary.
+    void setHints(const Profile &profile) { m_hints = profile; }
+
     void add(const KeyShape &shape, qint64 serverNowMs);
-    QList<PatternObject> objects() const;
+    // Whether key's family wants a MEMORY USAGE sample (the first few keys
+    // of each family), counted as asked; and the sample's reply.
+    bool wantsMemorySample(const QByteArray &key);
+    void addMemorySample(const QByteArray &key, qint64 bytes);
+
+    Detection detect() const;
+    QList<PatternObject> objects() const { return detect().objects; }
     Profile suggestedProfile() const;
     qsizetype claimedKeys() const { return m_pool.size(); }
 
+    // What an ordinary family is, by its name's words and its keys' shape.
+    static QString ordinaryKind(const QByteArray &family, const FamilyStats &stats);
+
 private:
-    ClaimPool m_pool; // only keys some pattern claims
+    ClaimPool m_pool; // claimed keys, and every key's family
+    std::optional<Profile> m_hints;
 };
 
 } // namespace gatehouse

@@ -45,6 +45,10 @@ Discovery::Discovery(QList<RedisClient *> nodes, std::optional<Profile> profile,
     , m_profile(std::move(profile))
 {
     Q_ASSERT(!m_nodes.isEmpty());
+    if (m_profile && m_profile->autodetect) { // every key, judged, with its verdicts
+        m_hints = std::move(m_profile);
+        m_profile.reset();
+    }
     if (m_profile)
         m_match = m_profile->scanGlob();
 }
@@ -60,6 +64,11 @@ void Discovery::start()
     m_objects.clear();
     m_index.clear();
     m_detector = AutoDetector();
+    if (m_hints)
+        m_detector.setHints(*m_hints);
+    m_candidates.clear();
+    m_other.clear();
+    m_memorySamples = true;
     m_complete = true;
     m_typeRefused = false;
     m_keysRefused = 0;
@@ -258,7 +267,8 @@ void Discovery::detect(const QList<QByteArray> &keys)
     client()->pipeline(typeCmds, &m_context, [this, keys](const QList<RedisValue> &r) {
         QList<KeyShape> shapes;
         QList<RedisClient::Command> shapeCmds;
-        QList<int> counts;
+        QList<int> counts;   // shape commands per key
+        QList<bool> sampled; // a MEMORY USAGE follows them
         for (qsizetype i = 0; i < keys.size() && 2 * i + 1 < r.size(); ++i) {
             if (isKeyNoPerm(r.at(2 * i))) {
                 ++m_keysRefused;
@@ -271,37 +281,54 @@ void Discovery::detect(const QList<QByteArray> &keys)
             KeyShape s;
             s.key = keys.at(i);
             s.type = r.at(2 * i).bytes();
+            if (r.at(2 * i).isError() || s.type == "none")
+                continue; // expired since SCAN listed it
             s.pttlMs = r.at(2 * i + 1).toInteger();
             const auto cmds = AutoDetector::shapeCommands(s.key, s.type);
-            if (cmds.isEmpty())
+            // The ordinary keys' size, sampled: the first few of each family
+            // (MEMORY USAGE samples nested values, so it stays bounded).
+            const bool memory = m_memorySamples && m_detector.wantsMemorySample(s.key);
+            if (cmds.isEmpty() && !memory) {
+                m_detector.add(s, m_serverNowMs); // counted in its family
                 continue;
+            }
             shapes.append(s);
             shapeCmds.append(cmds);
+            if (memory)
+                shapeCmds.append({"MEMORY", "USAGE", s.key});
             counts.append(int(cmds.size()));
+            sampled.append(memory);
         }
         if (shapes.isEmpty()) {
             Q_EMIT progress(m_scanned, std::max(m_total, m_scanned));
             step();
             return;
         }
-        client()->pipeline(shapeCmds, &m_context,
-                           [this, shapes, counts](const QList<RedisValue> &replies) mutable {
-                               qsizetype at = 0;
-                               for (qsizetype i = 0; i < shapes.size(); ++i) {
-                                   const QList<RedisValue> mine = replies.mid(at, counts.at(i));
-                                   if (std::any_of(mine.cbegin(), mine.cend(), isKeyNoPerm)) {
-                                       ++m_keysRefused; // read-only patterns may allow TYPE only
-                                       at += counts.at(i);
-                                       continue;
-                                   }
-                                   AutoDetector::readShape(shapes[i],
-                                                           replies.mid(at, counts.at(i)));
-                                   at += counts.at(i);
-                                   m_detector.add(shapes.at(i), m_serverNowMs);
-                               }
-                               Q_EMIT progress(m_scanned, std::max(m_total, m_scanned));
-                               step();
-                           });
+        client()->pipeline(
+            shapeCmds, &m_context,
+            [this, shapes, counts, sampled](const QList<RedisValue> &replies) mutable {
+                qsizetype at = 0;
+                for (qsizetype i = 0; i < shapes.size(); ++i) {
+                    const QList<RedisValue> mine = replies.mid(at, counts.at(i));
+                    at += counts.at(i);
+                    if (sampled.at(i)) {
+                        const RedisValue &m = replies.value(at);
+                        if (!m.isError() && !m.isNil())
+                            m_detector.addMemorySample(shapes.at(i).key, m.toInteger());
+                        else if (isNoPerm(m))
+                            m_memorySamples = false; // not this user's: no more asked
+                        ++at;
+                    }
+                    if (std::any_of(mine.cbegin(), mine.cend(), isKeyNoPerm)) {
+                        ++m_keysRefused; // read-only patterns may allow TYPE only
+                        continue;
+                    }
+                    AutoDetector::readShape(shapes[i], mine);
+                    m_detector.add(shapes.at(i), m_serverNowMs);
+                }
+                Q_EMIT progress(m_scanned, std::max(m_total, m_scanned));
+                step();
+            });
     });
 }
 
@@ -313,7 +340,10 @@ void Discovery::finish(bool cancelled)
     if (!cancelled)
         noteUnreadableKeys();
     if (!m_profile && !cancelled) {
-        m_objects = m_detector.objects();
+        Detection d = m_detector.detect();
+        m_objects = std::move(d.objects);
+        m_candidates = std::move(d.candidates);
+        m_other = std::move(d.other);
         if (!m_objects.isEmpty())
             Q_EMIT objectsFound(m_objects);
     }
@@ -325,6 +355,8 @@ void Discovery::releaseObjects()
     m_objects = {};
     m_index = {};
     m_detector = AutoDetector();
+    m_candidates = {};
+    m_other = {};
 }
 
 QList<PatternObject> Discovery::objects() const

@@ -44,6 +44,10 @@ public:
     // Frees what the scan kept (the objects and, autodetecting, the shapes
     // of the keys): the monitor keeps its own copy; objects() is then empty.
     void releaseObjects();
+    // After finished() in autodetect mode: the instances whose evidence was
+    // not enough to show them, and the ordinary keys by family.
+    QList<Candidate> candidates() const { return m_candidates; }
+    QList<OtherFamily> otherFamilies() const { return m_other; }
     // After finished() in autodetect mode: the profile that would find the same.
     Profile suggestedProfile() const { return m_detector.suggestedProfile(); }
     qint64 scannedKeys() const { return m_scanned; }
@@ -76,7 +80,8 @@ private:
 
     QList<RedisClient *> m_nodes;
     qsizetype m_node = 0;
-    std::optional<Profile> m_profile;
+    std::optional<Profile> m_profile; // profile mode: keys matched by name only
+    std::optional<Profile> m_hints;   // autodetect mode: an operator's accept/reject
     AutoDetector m_detector;
     QByteArray m_cursor = "0";
     QByteArray m_match = "*";
@@ -92,6 +97,9 @@ private:
     qint64 m_keysRefused = 0; // keys whose TYPE or shape read hit NOPERM on the key
     QStringList m_permissionNotes;
     QStringList m_missing;
+    QList<Candidate> m_candidates; // autodetect mode, after finished()
+    QList<OtherFamily> m_other;
+    bool m_memorySamples = true;                              // MEMORY USAGE allowed (so far)
     QList<PatternObject> m_objects;                           // profile mode, in discovery order
     QHash<QPair<PatternKind, QByteArray>, qsizetype> m_index; // (kind, key) -> m_objects index
     QObject m_context{this};                                  // a child: moves with the discovery

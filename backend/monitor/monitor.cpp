@@ -227,7 +227,7 @@ void Monitor::subscribeEvents(const QByteArray &)
     m_eventClient->open();
     const QByteArray prefix = keyspacePrefix(m_client->endpoint().db);
     QList<QByteArray> patterns;
-    if (m_options.profile) {
+    if (m_options.profile && !m_options.profile->autodetect) {
         for (const QByteArray &glob : m_options.profile->eventGlobs())
             patterns.append(prefix + glob);
     } else {
@@ -297,11 +297,15 @@ void Monitor::startDiscovery()
         Q_EMIT discoveryProgress(scanned, total);
     });
     connect(m_discovery.get(), &Discovery::finished, this, [this](bool cancelled) {
-        if (m_options.profile) { // token families: every member found by the scan
+        if (m_options.profile && !m_options.profile->autodetect) { // families: all members
             for (const PatternObject &o : m_discovery->objects()) {
                 if (!o.members.isEmpty())
                     addObjects({o}, false);
             }
+        }
+        if (!cancelled && (!m_options.profile || m_options.profile->autodetect)) {
+            m_candidates = std::make_shared<const QList<Candidate>>(m_discovery->candidates());
+            m_other = std::make_shared<const QList<OtherFamily>>(m_discovery->otherFamilies());
         }
         if (!cancelled) {
             m_permissionNotes = m_discovery->permissionNotes();
@@ -734,6 +738,8 @@ void Monitor::refreshSnapshot()
     s.discovering = m_discovery && m_discovery->isRunning();
     s.scanned = m_snapshot.scanned;
     s.total = m_snapshot.total;
+    s.candidates = m_candidates;
+    s.other = m_other;
     s.objects.reserve(m_states.size());
     qsizetype refused = 0; // a profile finds keys by name; key patterns show at the read
     for (const ObjectList::Ptr &state : std::as_const(m_states)) {

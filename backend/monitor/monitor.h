@@ -220,6 +220,9 @@ private:
     QStringList m_permissionNotes;
     QStringList m_missingPermissions;
     bool m_complete = true;
+    // Autodetection's candidates and ordinary keys, as of the last discovery.
+    std::shared_ptr<const QList<Candidate>> m_candidates;
+    std::shared_ptr<const QList<OtherFamily>> m_other;
     Snapshot m_snapshot;
     bool m_snapshotFresh = false; // m_snapshot reflects every change so far
     bool m_emitPending = false;   // a snapshotReady is due (m_publishTimer)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "profile.h"
 
+#include <patterns/globmatch.h>
 #include <patterns/patternregistry.h>
 #include <redis/userinput.h>
 
@@ -48,6 +49,31 @@ std::optional<Profile> Profile::fromJson(const QByteArray &json, const QString &
     Profile profile;
     profile.fileName = fileName;
     profile.name = root.value(QLatin1String("name")).toString(QFileInfo(fileName).baseName());
+    const QJsonValue rejected = root.value(QLatin1String("rejected"));
+    if (!rejected.isUndefined() && !rejected.isArray()) {
+        *error = QStringLiteral("%1: \"rejected\" must be a list of key globs.")
+                     .arg(echoed(QDir::toNativeSeparators(fileName)));
+        return std::nullopt;
+    }
+    for (const QJsonValue &g : rejected.toArray()) {
+        if (!g.isString() || g.toString().isEmpty()) {
+            *error = QStringLiteral("%1: \"rejected\" must hold key globs (strings), not %2.")
+                         .arg(echoed(QDir::toNativeSeparators(fileName)),
+                              QString::fromUtf8(
+                                  QJsonDocument(QJsonArray{g}).toJson(QJsonDocument::Compact))
+                                  .mid(1)
+                                  .chopped(1));
+            return std::nullopt;
+        }
+        profile.rejected.append(g.toString().toUtf8());
+    }
+    const QJsonValue autodetect = root.value(QLatin1String("autodetect"));
+    if (!autodetect.isUndefined() && !autodetect.isBool()) {
+        *error = QStringLiteral("%1: \"autodetect\" must be true or false.")
+                     .arg(echoed(QDir::toNativeSeparators(fileName)));
+        return std::nullopt;
+    }
+    profile.autodetect = autodetect.toBool(false);
     RuleReader r(fileName, error);
     const QJsonArray rules = root.value(QLatin1String("rules")).toArray();
     for (r.index = 0; r.index < rules.size(); ++r.index) {
@@ -139,9 +165,16 @@ QByteArray Profile::toJson() const
             o.insert(QStringLiteral("pageSize"), r.params.pageSize);
         rules.append(o);
     }
-    return QJsonDocument(
-               QJsonObject{{QStringLiteral("name"), name}, {QStringLiteral("rules"), rules}})
-        .toJson(QJsonDocument::Indented);
+    QJsonObject root{{QStringLiteral("name"), name}, {QStringLiteral("rules"), rules}};
+    if (autodetect)
+        root.insert(QStringLiteral("autodetect"), true);
+    if (!rejected.isEmpty()) {
+        QJsonArray globs;
+        for (const QByteArray &g : rejected)
+            globs.append(QString::fromUtf8(g));
+        root.insert(QStringLiteral("rejected"), globs);
+    }
+    return QJsonDocument(root).toJson(QJsonDocument::Indented);
 }
 
 QByteArray Profile::scanGlob() const
@@ -173,8 +206,19 @@ QList<QByteArray> Profile::eventGlobs() const
     return globs;
 }
 
+bool Profile::rejects(const QByteArray &key) const
+{
+    for (const QByteArray &glob : rejected) {
+        if (globMatch(glob, key))
+            return true;
+    }
+    return false;
+}
+
 std::optional<PatternObject> Profile::objectFor(const QByteArray &key) const
 {
+    if (rejects(key))
+        return std::nullopt;
     for (const ProfileRule &rule : rules) {
         if (std::optional<PatternObject> o = PatternUnit::of(rule.kind).objectFor(rule, key)) {
             o->source = name;

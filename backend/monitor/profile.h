@@ -18,6 +18,13 @@ public:
     QString name;
     QString fileName; // where it came from, for messages
     QList<ProfileRule> rules;
+    // Autodetection's verdicts an operator gave (`gatehouse-cli profile
+    // accept|reject`): with autodetect, discovery autodetects every key and
+    // the rules only promote what they match (an accepted candidate); keys
+    // matching a rejected glob are never instances.
+    bool autodetect = false;
+    QList<QByteArray> rejected;
+    bool rejects(const QByteArray &key) const;
 
     bool isEmpty() const { return rules.isEmpty(); }
 

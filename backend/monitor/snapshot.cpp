@@ -4,6 +4,7 @@
 #include <patterns/patternregistry.h>
 
 #include <QJsonArray>
+#include <QJsonDocument>
 
 namespace gatehouse {
 
@@ -80,32 +81,91 @@ void writeLibraryJson(const LibraryInfo &library, const Reading &r, QJsonObject 
     j.insert(QStringLiteral("paused"), r.paused);
 }
 
+QJsonArray evidenceJson(const PatternObject &o)
+{
+    QJsonArray out;
+    if (o.source != QLatin1String("autodetected") && !o.source.isEmpty())
+        out.append(QJsonObject{
+            {QStringLiteral("kind"), QStringLiteral("profile")},
+            {QStringLiteral("weight"), 0},
+            {QStringLiteral("reason"), QStringLiteral("the profile says so (%1)").arg(o.source)}});
+    for (const Evidence &e : o.evidence)
+        out.append(QJsonObject{{QStringLiteral("kind"), evidenceKindId(e.kind)},
+                               {QStringLiteral("weight"), e.weight},
+                               {QStringLiteral("reason"), e.reason}});
+    return out;
+}
+
+QJsonArray keysJson(const QList<QByteArray> &keys)
+{
+    QJsonArray out;
+    for (const QByteArray &k : keys)
+        out.append(keyToJson(k));
+    return out;
+}
+
+QJsonValue msOrNull(qint64 v)
+{
+    return v < 0 ? QJsonValue() : QJsonValue(double(v));
+}
+
 } // namespace
 
-QJsonObject Snapshot::toJson() const
+QJsonObject Snapshot::objectJson(const ObjectState &s) const
 {
-    const PatternRegistry &registry = PatternRegistry::instance();
-    QHash<QString, QJsonArray> sections;
-    for (const ObjectState &s : objects) {
-        const PatternUnit &unit = PatternUnit::of(s.object.kind);
-        // Every figure as of the snapshot's time: readings not re-read by
-        // the last tick are projected (TTLs down, ages up).
-        const Reading r = s.reading.at(server.timeMs);
-        QJsonObject j{{QStringLiteral("key"), keyToJson(s.object.key)},
-                      {QStringLiteral("pattern"), patternId(s.object.kind)},
-                      {QStringLiteral("status"), readingStatusId(s.reading.status)},
-                      {QStringLiteral("gone"), s.gone},
-                      {QStringLiteral("source"), s.object.source},
-                      {QStringLiteral("stale"), s.stale}};
-        if (s.stale)
-            j.insert(QStringLiteral("staleSinceMs"), double(s.staleSinceMs));
-        if (!s.reading.message.isEmpty())
-            j.insert(QStringLiteral("message"), s.reading.message);
-        unit.writeJson(s, r, server.timeMs, j);
-        if (const LibraryInfo library = unit.library(); !library.isEmpty())
-            writeLibraryJson(library, r, j);
-        sections[unit.section().jsonKey].append(j);
-    }
+    const PatternUnit &unit = PatternUnit::of(s.object.kind);
+    // Every figure as of the snapshot's time: readings not re-read by
+    // the last tick are projected (TTLs down, ages up).
+    const Reading r = s.reading.at(server.timeMs);
+    QJsonObject j{{QStringLiteral("key"), keyToJson(s.object.key)},
+                  {QStringLiteral("pattern"), patternId(s.object.kind)},
+                  {QStringLiteral("status"), readingStatusId(s.reading.status)},
+                  {QStringLiteral("gone"), s.gone},
+                  {QStringLiteral("source"), s.object.source},
+                  {QStringLiteral("stale"), s.stale}};
+    if (s.stale)
+        j.insert(QStringLiteral("staleSinceMs"), double(s.staleSinceMs));
+    if (!s.reading.message.isEmpty())
+        j.insert(QStringLiteral("message"), s.reading.message);
+    unit.writeJson(s, r, server.timeMs, j);
+    if (const LibraryInfo library = unit.library(); !library.isEmpty())
+        writeLibraryJson(library, r, j);
+    j.insert(QStringLiteral("evidence"), evidenceJson(s.object));
+    if (!s.object.evidence.isEmpty())
+        j.insert(QStringLiteral("score"), evidenceScore(s.object.evidence));
+    return j;
+}
+
+QJsonObject Snapshot::candidateJson(const Candidate &c)
+{
+    return QJsonObject{{QStringLiteral("pattern"), patternId(c.kind)},
+                       {QStringLiteral("family"), keyToJson(c.family)},
+                       {QStringLiteral("glob"), keyToJson(familyGlob(c.family))},
+                       {QStringLiteral("count"), double(c.count)},
+                       {QStringLiteral("keyCount"), double(c.keys)},
+                       {QStringLiteral("score"), c.score},
+                       {QStringLiteral("threshold"), AutoDetector::Threshold},
+                       {QStringLiteral("keys"), keysJson(c.sampleKeys)},
+                       {QStringLiteral("evidence"), evidenceJson(c.example)}};
+}
+
+QJsonObject Snapshot::otherJson(const OtherFamily &o)
+{
+    return QJsonObject{{QStringLiteral("family"), keyToJson(o.family)},
+                       {QStringLiteral("glob"), keyToJson(familyGlob(o.family))},
+                       {QStringLiteral("kind"), o.kind},
+                       {QStringLiteral("type"), QString::fromLatin1(o.type)},
+                       {QStringLiteral("keys"), double(o.keys)},
+                       {QStringLiteral("withTtl"), double(o.withTtl)},
+                       {QStringLiteral("minTtlMs"), msOrNull(o.minTtlMs)},
+                       {QStringLiteral("maxTtlMs"), msOrNull(o.maxTtlMs)},
+                       {QStringLiteral("sampledKeys"), double(o.sampledKeys)},
+                       {QStringLiteral("estimatedBytes"), msOrNull(o.estimatedBytes)},
+                       {QStringLiteral("sampleKeys"), keysJson(o.sampleKeys)}};
+}
+
+QJsonObject Snapshot::headerJson() const
+{
     QJsonArray notes;
     for (const QString &n : server.notes)
         notes.append(n);
@@ -122,7 +182,7 @@ QJsonObject Snapshot::toJson() const
             {QStringLiteral("connectionMessage"), optionalString(n.connection.message)}});
     }
     const NodeStatus &primary = server.primary();
-    QJsonObject root{
+    return QJsonObject{
         {QStringLiteral("server"),
          QJsonObject{
              {QStringLiteral("address"), primary.address},
@@ -144,10 +204,80 @@ QJsonObject Snapshot::toJson() const
         {QStringLiteral("profile"), profile},
         {QStringLiteral("sequence"), double(sequence)},
     };
+}
+
+QJsonObject Snapshot::toJson() const
+{
+    const PatternRegistry &registry = PatternRegistry::instance();
+    QHash<QString, QJsonArray> sections;
+    for (const ObjectState &s : objects)
+        sections[PatternUnit::of(s.object.kind).section().jsonKey].append(objectJson(s));
+    QJsonObject root = headerJson();
     // Every section's array, empty ones too: a script can rely on them.
     for (const Section &section : registry.sections())
         root.insert(section.jsonKey, sections.value(section.jsonKey));
+    QJsonArray candidateArray;
+    for (const Candidate &c : candidates ? *candidates : QList<Candidate>())
+        candidateArray.append(candidateJson(c));
+    root.insert(QStringLiteral("candidates"), candidateArray);
+    QJsonArray otherArray;
+    for (const OtherFamily &o : other ? *other : QList<OtherFamily>())
+        otherArray.append(otherJson(o));
+    root.insert(QStringLiteral("other"), otherArray);
     return root;
+}
+
+bool Snapshot::writeJson(QIODevice *out, qsizetype limit) const
+{
+    // One piece at a time (an object, a family): the document is never whole
+    // in memory; each element is a line of its own.
+    bool ok = true;
+    const auto write = [&](const QByteArray &bytes) {
+        ok = ok && out->write(bytes) == bytes.size();
+    };
+    const auto compact = [](const QJsonObject &o) {
+        return QJsonDocument(o).toJson(QJsonDocument::Compact);
+    };
+    const auto limited = [limit](qsizetype n) {
+        return limit < 0 ? n : std::min(n, limit);
+    };
+    QByteArray header = compact(headerJson());
+    header.chop(1); // the closing brace: sections follow
+    write(header);
+    QJsonObject totals;
+    const PatternRegistry &registry = PatternRegistry::instance();
+    for (const Section &section : registry.sections()) {
+        write(",\n\"" + section.jsonKey.toUtf8() + "\":[");
+        qsizetype n = 0;
+        for (const ObjectState &s : objects) {
+            if (PatternUnit::of(s.object.kind).section().jsonKey != section.jsonKey)
+                continue;
+            if (limit < 0 || n < limit)
+                write((n == 0 ? "\n" : ",\n") + compact(objectJson(s)));
+            ++n;
+        }
+        write("]");
+        totals.insert(section.jsonKey, double(n));
+    }
+    const QList<Candidate> &cs = candidates ? *candidates : QList<Candidate>();
+    write(",\n\"candidates\":[");
+    for (qsizetype i = 0; i < limited(cs.size()); ++i)
+        write((i == 0 ? "\n" : ",\n") + compact(candidateJson(cs.at(i))));
+    write("]");
+    totals.insert(QStringLiteral("candidates"), double(cs.size()));
+    const QList<OtherFamily> &os = other ? *other : QList<OtherFamily>();
+    write(",\n\"other\":[");
+    qint64 otherKeys = 0;
+    for (const OtherFamily &o : os)
+        otherKeys += o.keys;
+    for (qsizetype i = 0; i < limited(os.size()); ++i)
+        write((i == 0 ? "\n" : ",\n") + compact(otherJson(os.at(i))));
+    write("]");
+    totals.insert(QStringLiteral("other"), double(os.size()));
+    totals.insert(QStringLiteral("otherKeys"), double(otherKeys));
+    write(",\n\"limit\":" + (limit < 0 ? QByteArray("null") : QByteArray::number(limit)));
+    write(",\n\"totals\":" + compact(totals) + "}\n");
+    return ok;
 }
 
 } // namespace gatehouse

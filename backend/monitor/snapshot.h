@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "autodetector.h"
+
 #include <patterns/objectstate.h>
 #include <redis/redisconnection.h>
 
 #include <QHash>
+#include <QIODevice>
 #include <QJsonObject>
 #include <QList>
 #include <QMetaType>
@@ -166,9 +169,23 @@ struct Snapshot
     // The objects that most need an operator, highest score first (at most
     // Attention::MaxItems), each with a sparkline.
     std::shared_ptr<const QList<AttentionItem>> attention;
+    // Autodetection (no profile): instances below the evidence threshold and
+    // the ordinary keys by family; null with a profile or before discovery.
+    std::shared_ptr<const QList<Candidate>> candidates;
+    std::shared_ptr<const QList<OtherFamily>> other;
 
     // The snapshot --json contract (README, "snapshot --json").
     QJsonObject toJson() const;
+    // The same document written piece by piece (an object, a family at a
+    // time) to out, each section cut to limit elements (-1: all), with
+    // "totals" counting them all; false when a write failed.
+    bool writeJson(QIODevice *out, qsizetype limit = -1) const;
+
+    // The pieces of the document.
+    QJsonObject headerJson() const; // server, profile, sequence
+    QJsonObject objectJson(const ObjectState &state) const;
+    static QJsonObject candidateJson(const Candidate &candidate);
+    static QJsonObject otherJson(const OtherFamily &family);
 };
 
 } // namespace gatehouse

@@ -58,7 +58,294 @@ QByteArray tokenPrefix(const QByteArray &key)
     const qsizetype colon = key.lastIndexOf(':');
     if (colon <= 0 || colon == key.size() - 1)
         return {};
-    return looksRandom(key.mid(colon + 1)) ? key.left(colon + 1) : QByteArray();
+    const QByteArray last = key.mid(colon + 1);
+    if (looksRandom(last))
+        return key.left(colon + 1);
+    // A generated id of any length: families are found by grouping siblings,
+    // not by how random one suffix looks ("code:3fa9c1").
+    const QByteArray c = segmentClass(last);
+    return c == "hex" || c == "b62" || c == "uuid" ? key.left(colon + 1) : QByteArray();
+}
+
+namespace {
+
+bool isDigit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+bool isHexLetter(char c)
+{
+    return (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+bool isLetter(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+bool isDelimiter(char c)
+{
+    return c == ':' || c == '/' || c == '|' || c == '{' || c == '}';
+}
+
+int digitsAt(const QByteArray &s, qsizetype at, int n)
+{
+    if (at + n > s.size())
+        return -1;
+    int v = 0;
+    for (int i = 0; i < n; ++i) {
+        const char c = s.at(at + i);
+        if (!isDigit(c))
+            return -1;
+        v = v * 10 + (c - '0');
+    }
+    return v;
+}
+
+bool allDigits(const QByteArray &s)
+{
+    for (char c : s) {
+        if (!isDigit(c))
+            return false;
+    }
+    return !s.isEmpty();
+}
+
+bool validYmd(int y, int m, int d)
+{
+    return y >= 1970 && y <= 2099 && m >= 1 && m <= 12 && (d < 0 || (d >= 1 && d <= 31));
+}
+
+// 20261123, 2026112314, 2026-11-23, 2026-11, 2026_11_23, 2026-11-23T14,
+// 2026-11-23-14, 2026-11-23T14:00 (a day, an hour or a month).
+bool isDate(const QByteArray &s)
+{
+    const qsizetype n = s.size();
+    if ((n == 8 || n == 10) && allDigits(s))
+        return validYmd(digitsAt(s, 0, 4), digitsAt(s, 4, 2), digitsAt(s, 6, 2))
+               && (n == 8 || digitsAt(s, 8, 2) <= 23);
+    if (n < 7 || (s.at(4) != '-' && s.at(4) != '_'))
+        return false;
+    const char sep = s.at(4);
+    const int y = digitsAt(s, 0, 4);
+    const int m = digitsAt(s, 5, 2);
+    if (n == 7)
+        return validYmd(y, m, -1);
+    if (n < 10 || s.at(7) != sep || !validYmd(y, m, digitsAt(s, 8, 2)))
+        return false;
+    for (qsizetype i = 10; i < n; ++i) {
+        const char c = s.at(i);
+        if (!isDigit(c) && c != 'T' && c != '-' && c != '_' && c != ':' && c != 'Z')
+            return false;
+    }
+    return true;
+}
+
+bool isUuid(const QByteArray &s)
+{
+    if (s.size() != 36)
+        return false;
+    for (qsizetype i = 0; i < 36; ++i) {
+        const char c = s.at(i);
+        if (i == 8 || i == 13 || i == 18 || i == 23) {
+            if (c != '-')
+                return false;
+        } else if (!isDigit(c) && !isHexLetter(c)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+bool isIp(const QByteArray &s)
+{
+    const QList<QByteArray> parts = s.split('.');
+    if (parts.size() != 4)
+        return false;
+    for (const QByteArray &p : parts) {
+        if (p.isEmpty() || p.size() > 3 || digitsAt(p, 0, int(p.size())) < 0
+            || digitsAt(p, 0, int(p.size())) > 255)
+            return false;
+    }
+    return true;
+}
+
+bool isEmail(const QByteArray &s)
+{
+    const qsizetype at = s.indexOf('@');
+    return at > 0 && s.indexOf('.', at) > at + 1 && !s.endsWith('.');
+}
+
+// Every class but "<word>_<variable>" and base-62.
+QByteArray plainClass(const QByteArray &s)
+{
+    if (s.isEmpty())
+        return {};
+    if (isUuid(s))
+        return "uuid";
+    if (isDate(s))
+        return "date";
+    if (isIp(s))
+        return "ip";
+    if (isEmail(s))
+        return "email";
+    bool digitsOnly = true;
+    bool hex = true;
+    bool hexLetter = false;
+    bool digit = false;
+    for (qsizetype i = 0; i < s.size(); ++i) {
+        const char c = s.at(i);
+        if (!isDigit(c) && !(i == 0 && c == '-' && s.size() > 1))
+            digitsOnly = false;
+        if (isHexLetter(c))
+            hexLetter = true;
+        else if (isDigit(c))
+            digit = true;
+        else
+            hex = false;
+    }
+    if (digitsOnly)
+        return "int";
+    // Hex digits with a letter; with a digit too, or long ("deadbeefcafe"):
+    // "cafe" and "added" stay words.
+    if (hex && hexLetter && s.size() >= 4 && (digit || s.size() >= 12))
+        return "hex";
+    return {};
+}
+
+bool isBase62(const QByteArray &s)
+{
+    if (s.size() < 6 || s.size() > 256)
+        return false;
+    bool digit = false;
+    bool letter = false;
+    bool lower = false;
+    bool upper = false;
+    for (char c : s) {
+        if (isDigit(c))
+            digit = true;
+        else if (isLetter(c)) {
+            letter = true;
+            (c >= 'a' ? lower : upper) = true;
+        } else if (c != '-' && c != '_')
+            return false;
+    }
+    // Mixed letters and digits, or (long) mixed case: "x7Kp2mQ9zA", "QmVhbXNhbXBsZQ".
+    return (digit && letter) || (s.size() >= 16 && lower && upper);
+}
+
+} // namespace
+
+QByteArray segmentClass(const QByteArray &segment)
+{
+    QByteArray c = plainClass(segment);
+    if (c.isEmpty() && isBase62(segment))
+        c = "b62";
+    return c;
+}
+
+namespace {
+
+// A segment as its family shows it.
+QByteArray segmentShape(const QByteArray &segment)
+{
+    const QByteArray c = plainClass(segment);
+    if (!c.isEmpty())
+        return '{' + c + '}';
+    // "page_17", "views-2026-11-23": a word, then a variable part.
+    for (qsizetype i = 1; i + 1 < segment.size(); ++i) {
+        const char sep = segment.at(i);
+        if (sep != '_' && sep != '-' && sep != '.')
+            continue;
+        bool word = true;
+        for (qsizetype j = 0; j < i && word; ++j)
+            word = isLetter(segment.at(j));
+        if (!word)
+            break;
+        const QByteArray tail = segment.mid(i + 1);
+        const QByteArray t = segmentClass(tail);
+        if (!t.isEmpty())
+            return segment.left(i + 1) + '{' + t + '}';
+    }
+    if (isBase62(segment))
+        return "{b62}";
+    return segment;
+}
+
+const char *const s_placeholders[]
+    = {"{int}", "{hex}", "{uuid}", "{b62}", "{date}", "{ip}", "{email}"};
+
+} // namespace
+
+QByteArray familyOf(const QByteArray &key)
+{
+    QByteArray out;
+    out.reserve(key.size());
+    qsizetype start = 0;
+    for (qsizetype i = 0; i <= key.size(); ++i) {
+        if (i < key.size() && !isDelimiter(key.at(i)))
+            continue;
+        out += segmentShape(key.mid(start, i - start));
+        if (i < key.size())
+            out += key.at(i);
+        start = i + 1;
+    }
+    return out;
+}
+
+QList<QByteArray> familyWords(const QByteArray &family)
+{
+    QByteArray literal = family;
+    for (const char *p : s_placeholders)
+        literal.replace(p, " ");
+    QList<QByteArray> words;
+    QByteArray word;
+    for (qsizetype i = 0; i <= literal.size(); ++i) {
+        const char c = i < literal.size() ? literal.at(i) : ' ';
+        if (isLetter(c) || isDigit(c)) {
+            word += char(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+            continue;
+        }
+        if (!word.isEmpty() && !words.contains(word))
+            words.append(word);
+        word.clear();
+    }
+    return words;
+}
+
+QByteArray matchWord(const QList<QByteArray> &familyWords, const QList<QByteArray> &words)
+{
+    for (const QByteArray &w : words) {
+        for (const QByteArray &t : familyWords) {
+            if (t == w || (w.size() >= 4 && t.startsWith(w)) || (w.size() >= 6 && t.endsWith(w)))
+                return w;
+        }
+    }
+    return {};
+}
+
+bool familyHasDate(const QByteArray &family)
+{
+    return family.contains("{date}");
+}
+
+QByteArray familyGlob(const QByteArray &family)
+{
+    QByteArray glob = family;
+    for (const char *p : s_placeholders)
+        glob.replace(p, "*");
+    return glob;
+}
+
+const QList<QByteArray> &ordinaryWords()
+{
+    static const QList<QByteArray> s_words{
+        "cache",       "cached",    "session",  "sess",     "sid",     "stats",     "stat",
+        "views",       "pageviews", "visits",   "hits",     "clicks",  "analytics", "metrics",
+        "feed",        "timeline",  "activity", "recent",   "history", "inbox",     "notifications",
+        "leaderboard", "ranking",   "scores",   "page",     "html",    "fragment",  "render",
+        "flag",        "flags",     "feature",  "features", "toggle",  "log",       "logs",
+        "audit",       "events",    "settings", "prefs",    "profile", "avatar",    "etag",
+        "csrf",        "cart",      "daily",    "hourly"};
+    return s_words;
 }
 
 qint64 guessWindowMs(qint64 pttlMs)
@@ -95,11 +382,61 @@ QList<std::pair<PatternKind, KeyClaim>> claimsOn(const KeyShape &shape, qint64 s
     return claims;
 }
 
+QByteArray ClaimPool::boundedFamily(const QByteArray &key) const
+{
+    QByteArray f = familyOf(key);
+    if (m_families.size() < MaxFamilies || m_families.contains(f))
+        return f;
+    qsizetype first = 0;
+    while (first < key.size() && !isDelimiter(key.at(first)))
+        ++first;
+    return familyOf(key.left(first)) + (first < key.size() ? key.at(first) : ':') + '*';
+}
+
+const FamilyStats *ClaimPool::family(const QByteArray &pattern) const
+{
+    const auto it = m_families.constFind(pattern);
+    return it == m_families.cend() ? nullptr : &*it;
+}
+
+bool ClaimPool::wantsMemorySample(const QByteArray &family)
+{
+    FamilyStats &f = m_families[family];
+    if (f.samplesAsked >= MemorySamples)
+        return false;
+    ++f.samplesAsked;
+    return true;
+}
+
+void ClaimPool::addMemorySample(const QByteArray &family, qint64 bytes)
+{
+    FamilyStats &f = m_families[family];
+    f.sampledBytes += bytes;
+    ++f.samples;
+}
+
 void ClaimPool::add(const KeyShape &shape, QList<std::pair<PatternKind, KeyClaim>> claims)
 {
+    const QByteArray family = boundedFamily(shape.key);
+    FamilyStats &f = m_families[family];
+    ++f.keys;
+    ++f.types[shape.type];
+    if (shape.pttlMs > 0) {
+        ++f.withTtl;
+        f.minTtlMs = f.minTtlMs < 0 ? shape.pttlMs : std::min(f.minTtlMs, shape.pttlMs);
+        f.maxTtlMs = std::max(f.maxTtlMs, shape.pttlMs);
+    }
+    if (shape.type == "string" && isInteger(shape.head))
+        ++f.integerValues;
+    if (f.sampleKeys.size() < 3)
+        f.sampleKeys.append(shape.key);
+    if (f.sampleHead.isEmpty() && shape.type == "string")
+        f.sampleHead = shape.head.left(32);
     if (claims.isEmpty())
         return;
-    m_entries.insert(shape.key, Entry{shape, std::move(claims), false});
+    for (const auto &claim : claims)
+        ++f.claimedBy[QByteArray(claim.first.name())];
+    m_entries.insert(shape.key, Entry{shape, std::move(claims), family, false});
 }
 
 const ClaimPool::Entry *ClaimPool::find(const QByteArray &key) const

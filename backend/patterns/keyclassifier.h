@@ -4,6 +4,7 @@
 #include "patternkind.h"
 
 #include <QByteArray>
+#include <QHash>
 #include <QList>
 #include <QMap>
 #include <QString>
@@ -44,6 +45,47 @@ struct KeyClaim
 // registration order); empty when no pattern claims it.
 QList<std::pair<PatternKind, KeyClaim>> claimsOn(const KeyShape &shape, qint64 serverNowMs);
 
+// The shape of a key's name (README, "Autodetection"): its segments
+// (between ':', '/', '|', '{', '}') with the variable ones replaced by what
+// they are: {int}, {hex}, {uuid}, {b62}, {date}, {ip}, {email}; a segment
+// "<word>_<variable>" keeps its word ("page_{int}"). Keys of one shape are a
+// family ("stats:views:{date}", "code:{hex}"), judged together.
+QByteArray familyOf(const QByteArray &key);
+// What one name segment is: "int", "hex", "uuid", "b62", "date", "ip",
+// "email", or empty for a literal.
+QByteArray segmentClass(const QByteArray &segment);
+// The lower-case words of a family's literal parts ("stats:views:{date}" ->
+// stats, views): random segments never supply a word by chance.
+QList<QByteArray> familyWords(const QByteArray &family);
+// Whether one of words is in the family's words: whole, or for words of four
+// letters or more as the start of one ("lock" in "locks", "ratelimit" in
+// "ratelimiter"), and for six or more as its end too ("apiratelimit").
+QByteArray matchWord(const QList<QByteArray> &familyWords, const QList<QByteArray> &words);
+bool familyHasDate(const QByteArray &family);
+// A family as a SCAN/profile glob: every variable segment "*".
+QByteArray familyGlob(const QByteArray &family);
+// Words in names of ordinary application keys (caches, sessions, stats,
+// feeds, timelines, leaderboards, page caches, flags, logs): evidence against
+// a coordination pattern.
+const QList<QByteArray> &ordinaryWords();
+
+// What discovery saw of one family: every key scanned counts, claimed or not.
+struct FamilyStats
+{
+    qint64 keys = 0;
+    QHash<QByteArray, qint64> types; // TYPE -> keys
+    qint64 withTtl = 0;
+    qint64 minTtlMs = -1; // over the keys with a TTL
+    qint64 maxTtlMs = -1;
+    qint64 integerValues = 0; // strings whose value is an integer
+    qint64 sampledBytes = 0;  // MEMORY USAGE of the sampled keys
+    int samples = 0;
+    int samplesAsked = 0;
+    QList<QByteArray> sampleKeys;        // the first few, for the operator
+    QByteArray sampleHead;               // the first string's first bytes
+    QHash<QByteArray, qint64> claimedBy; // pattern id -> keys it claims (won or not)
+};
+
 // The keys claimed during one discovery, which the patterns group into
 // instances (PatternUnit::groupClaims), each taking the keys it uses.
 class ClaimPool
@@ -53,13 +95,28 @@ public:
     {
         KeyShape shape;
         QList<std::pair<PatternKind, KeyClaim>> claims; // strongest first
+        QByteArray family;                              // familyOf(key)
         bool taken = false;
     };
 
     qint64 nowMs = 0; // the server's time during the scan
 
-    // A key and every claim on it (claimsOn); ignored when nobody claims it.
+    // A key and every claim on it (claimsOn); counted in its family always,
+    // kept only when somebody claims it.
     void add(const KeyShape &shape, QList<std::pair<PatternKind, KeyClaim>> claims);
+    // A key's MEMORY USAGE sample for its family.
+    void addMemorySample(const QByteArray &family, qint64 bytes);
+    // Whether the family of a key about to be read wants a MEMORY USAGE
+    // sample (the first MemorySamples keys of each); counts it as asked.
+    bool wantsMemorySample(const QByteArray &family);
+    static constexpr int MemorySamples = 3;
+    // At most this many families; keys of further shapes count under their
+    // first segment and "*" (a keyspace of unrecognised names stays bounded).
+    static constexpr int MaxFamilies = 20000;
+    QByteArray boundedFamily(const QByteArray &key) const;
+    const QHash<QByteArray, FamilyStats> &families() const { return m_families; }
+    const FamilyStats *family(const QByteArray &pattern) const;
+
     const Entry *find(const QByteArray &key) const;
     // Keys not taken that start with prefix, in key order (a library's keys
     // under its queue's base).
@@ -78,8 +135,11 @@ public:
     bool take(const QByteArray &key);
     qsizetype size() const { return m_entries.size(); }
 
+    const QMap<QByteArray, Entry> &entries() const { return m_entries; }
+
 private:
     QMap<QByteArray, Entry> m_entries; // key order: instances come out sorted
+    QHash<QByteArray, FamilyStats> m_families;
 };
 
 // Shape facts the patterns' claims share.
@@ -92,7 +152,8 @@ bool namedLikeLock(const QByteArray &key);
 // mixing letters and digits (UUIDs, hex, base64url).
 bool looksRandom(const QByteArray &value);
 // The family prefix of "<prefix>:<random>": everything up to the last ':',
-// including it; empty when the last segment is not random-looking.
+// including it; empty when the last segment is not random-looking or a
+// generated id of any length (hex, base-62, a UUID: "code:3fa9c1").
 QByteArray tokenPrefix(const QByteArray &key);
 // A window length guessed from a window key's TTL (the scripts PEXPIRE by
 // the window): rounded up to 1, 2, 5, 10... s; 0 when there is no TTL.

@@ -129,4 +129,10 @@ QString LimiterUnit::attentionText(const ObjectState &state, qint64 nowMs) const
              formatMs(r.countdownAt(r.retryHorizonMs, nowMs)));
 }
 
+QList<QByteArray> LimiterUnit::wordsFor() const
+{
+    return {"ratelimit", "ratelimiter", "rl",     "limit",  "limiter",
+            "throttle",  "quota",       "window", "bucket", "ratelimits"};
+}
+
 } // namespace gatehouse

@@ -21,6 +21,8 @@ public:
     // Near its limit: occupancy >= 80 %.
     std::optional<Attention> attention(const ObjectState &state, qint64 nowMs) const override;
     QString attentionText(const ObjectState &state, qint64 nowMs) const override;
+    // Autodetection: the words of rate limiters' names.
+    QList<QByteArray> wordsFor() const override;
 
     // The reset as this pattern does it (limiter reset, in the CLI and the
     // console). A call with a refusal that cannot be forced when the pattern

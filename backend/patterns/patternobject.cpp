@@ -5,6 +5,29 @@
 
 namespace gatehouse {
 
+QString evidenceKindId(Evidence::Kind kind)
+{
+    switch (kind) {
+    case Evidence::Kind::Structure:
+        return QStringLiteral("structure");
+    case Evidence::Kind::Name:
+        return QStringLiteral("name");
+    case Evidence::Kind::Family:
+        return QStringLiteral("family");
+    case Evidence::Kind::Profile:
+        return QStringLiteral("profile");
+    }
+    return QString();
+}
+
+int evidenceScore(const QList<Evidence> &evidence)
+{
+    int score = 0;
+    for (const Evidence &e : evidence)
+        score += e.weight;
+    return score;
+}
+
 QList<QByteArray> PatternObject::keys() const
 {
     QList<QByteArray> all;

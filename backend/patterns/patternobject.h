@@ -22,6 +22,20 @@ struct PatternParams
     QByteArray countField = "used_by"; // counted tokens (seed 002): the use counter
 };
 
+// One reason for or against what autodetection says an instance is
+// (README, "Autodetection"): its kind, its weight (positive for, negative
+// against; an instance is shown when the weights sum to at least
+// AutoDetector::Threshold) and a sentence an operator can check.
+struct Evidence
+{
+    enum class Kind { Structure, Name, Family, Profile };
+    Kind kind = Kind::Structure;
+    int weight = 0;
+    QString reason;
+};
+QString evidenceKindId(Evidence::Kind kind); // "structure", "name", "family", "profile"
+int evidenceScore(const QList<Evidence> &evidence);
+
 // One instance of a pattern in the watched database: which keys make it up.
 // key is the instance's own key (a token family's: its prefix); related are
 // the other keys it reads, in the order its pattern's unit documents
@@ -35,7 +49,8 @@ struct PatternObject
     QByteArray parent;
     QList<QByteArray> members;
     PatternParams params;
-    QString source; // the profile rule that matched, or "autodetected"
+    QString source;           // the profile rule that matched, or "autodetected"
+    QList<Evidence> evidence; // autodetected: why it is shown (or only a candidate)
 
     QByteArray relatedKey(int i) const { return i < related.size() ? related.at(i) : QByteArray(); }
     // Every key this object reads (for keyspace events and for the snapshot).

@@ -215,6 +215,103 @@ PatternUnit::eachWonKey(ClaimPool &pool,
     return out;
 }
 
+QList<QByteArray> PatternUnit::wordsAgainst() const
+{
+    return library().isEmpty() ? ordinaryWords() : QList<QByteArray>();
+}
+
+QByteArray PatternUnit::familyOfObject(const PatternObject &o, const ClaimPool &pool)
+{
+    if (const ClaimPool::Entry *e = pool.find(o.parent.isEmpty() ? o.key : o.parent))
+        return e->family;
+    for (const QByteArray &k : o.keys()) {
+        if (const ClaimPool::Entry *e = pool.find(k))
+            return e->family;
+    }
+    return familyOf(o.key);
+}
+
+QList<Evidence> PatternUnit::structureEvidence(const PatternObject &o, const ClaimPool &pool) const
+{
+    if (const LibraryInfo lib = library(); !lib.isEmpty())
+        return {{Evidence::Kind::Structure, 5,
+                 QStringLiteral("%1's own layout: its key names with its types, grouped under "
+                                "one base")
+                     .arg(lib.name)}};
+    // The strongest claim this pattern made on any of the instance's keys
+    // (a queue's processing list says more than its queue list).
+    QList<QByteArray> keys{o.key};
+    keys << o.keys();
+    std::optional<Evidence> best;
+    for (const QByteArray &key : std::as_const(keys)) {
+        const ClaimPool::Entry *e = pool.find(key);
+        if (!e)
+            continue;
+        for (const auto &[k, claim] : e->claims) {
+            if (k != kind())
+                continue;
+            const int weight = claim.strength >= 25 ? 4 : claim.strength >= 12 ? 3 : 2;
+            if (!best || weight > best->weight)
+                best = Evidence{Evidence::Kind::Structure, weight,
+                                QStringLiteral("%1 is a %2 shaped like a %3's %4")
+                                    .arg(printableBytes(key, 60),
+                                         QString::fromLatin1(e->shape.type), title(), claim.role)};
+        }
+    }
+    return best ? QList<Evidence>{*best} : QList<Evidence>();
+}
+
+QList<Evidence> PatternUnit::familyEvidence(const PatternObject &o, const ClaimPool &pool) const
+{
+    if (!library().isEmpty() || !o.members.isEmpty())
+        return {};
+    const QByteArray family = familyOfObject(o, pool);
+    const FamilyStats *f = pool.family(family);
+    if (!f || f->keys < 2)
+        return {};
+    const qint64 alike = f->claimedBy.value(QByteArray(kind().name()));
+    const QString name = printableBytes(family, 60);
+    if (f->keys >= 4 && alike * 2 < f->keys)
+        return {{Evidence::Kind::Family, -2,
+                 QStringLiteral("only %1 of the %2 keys named %3 look like a %4: data that "
+                                "happens to fit")
+                     .arg(alike)
+                     .arg(f->keys)
+                     .arg(name, title())}};
+    if (f->keys >= 50 && matchWord(familyWords(family), wordsFor()).isEmpty())
+        return {{Evidence::Kind::Family, -1,
+                 QStringLiteral("one of %1 siblings named %2, none with a word of a %3 in "
+                                "its name: application data more likely")
+                     .arg(f->keys)
+                     .arg(name, title())}};
+    return {{Evidence::Kind::Family, 0,
+             QStringLiteral("%1 of the %2 keys named %3 look alike")
+                 .arg(alike)
+                 .arg(f->keys)
+                 .arg(name)}};
+}
+
+QList<Evidence> PatternUnit::judge(const PatternObject &o, const ClaimPool &pool) const
+{
+    QList<Evidence> all = structureEvidence(o, pool);
+    const QByteArray family = familyOfObject(o, pool);
+    const QList<QByteArray> words = familyWords(family);
+    if (const QByteArray w = matchWord(words, wordsFor()); !w.isEmpty())
+        all.append({Evidence::Kind::Name, 2,
+                    QStringLiteral("\"%1\" in its name argues for a %2")
+                        .arg(QString::fromLatin1(w), title())});
+    if (const QByteArray w = matchWord(words, wordsAgainst()); !w.isEmpty())
+        all.append({Evidence::Kind::Name, -3,
+                    QStringLiteral("\"%1\" in its name says ordinary application data")
+                        .arg(QString::fromLatin1(w))});
+    if (library().isEmpty() && familyHasDate(family))
+        all.append({Evidence::Kind::Name, -3,
+                    QStringLiteral("a date in its name (%1): a per-day key")
+                        .arg(printableBytes(family, 60))});
+    all.append(familyEvidence(o, pool));
+    return all;
+}
+
 QList<Chart> PatternUnit::charts() const
 {
     Chart counts{QStringLiteral("Over time"), QString(), {}};

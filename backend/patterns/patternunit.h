@@ -168,6 +168,29 @@ public:
         Q_UNUSED(pool)
         return {};
     }
+    // --- Autodetection: judging an instance (README, "Autodetection") -------
+    // An instance grouped from claims is shown when its evidence sums to at
+    // least AutoDetector::Threshold; below, it is only a candidate.
+    // Words in a family's names that argue for this pattern ("lock", "mutex").
+    virtual QList<QByteArray> wordsFor() const { return {}; }
+    // Words that argue against it: ordinaryWords() (caches, sessions, stats,
+    // feeds, ...), none for a library's layout (its queue may be "cache-refresh").
+    virtual QList<QByteArray> wordsAgainst() const;
+    // What the shapes of its keys say: by default the own key's claim, its
+    // weight from the claim's strength; a library's layout is decisive.
+    virtual QList<Evidence> structureEvidence(const PatternObject &object,
+                                              const ClaimPool &pool) const;
+    // What its siblings (keys of its name's shape) say: by default, against
+    // an instance most of whose family does not look like it, or one of a
+    // large family with no word of the pattern in its name.
+    virtual QList<Evidence> familyEvidence(const PatternObject &object,
+                                           const ClaimPool &pool) const;
+    // All of it: structure, names (wordsFor, wordsAgainst, a date in the
+    // name) and family.
+    QList<Evidence> judge(const PatternObject &object, const ClaimPool &pool) const;
+    // The family of an instance's key as the pool counted it.
+    static QByteArray familyOfObject(const PatternObject &object, const ClaimPool &pool);
+
     // The profile rule that finds an instance it grouped (the suggested
     // profile): by default a glob of its key (its parent's, for a part) and
     // its window; and how a second instance of the same rule widens it.

@@ -212,6 +212,68 @@ private slots:
         QCOMPARE(cli({QStringLiteral("profile"), QStringLiteral("suggest")}).exitCode, 3);
     }
 
+    // Autodetection's verdicts: what is too weakly evidenced to show is a
+    // candidate; "profile accept" shows its family from then on, "profile
+    // reject" turns a shown instance's family into ordinary keys.
+    void profileAcceptAndReject()
+    {
+        call(*m_client, {"SET", "tries:1", "3", "PX", "60000"}); // counters that expire, no word
+        call(*m_client, {"SET", "tries:2", "1", "PX", "60000"});
+        call(*m_client, {"SET", "lock:order:1", "3f9a1c2e-77b1-4c1d-9e2a", "PX", "60000"});
+        const QJsonObject before = snapshotJson();
+        QCOMPARE(before.value(QLatin1String("limiters")).toArray().size(), 0);
+        const QJsonArray candidates = before.value(QLatin1String("candidates")).toArray();
+        QCOMPARE(candidates.size(), 1);
+        const QJsonObject candidate = candidates.first().toObject();
+        QCOMPARE(candidate.value(QLatin1String("family")).toString(),
+                 QStringLiteral("tries:{int}"));
+        QCOMPARE(candidate.value(QLatin1String("pattern")).toString(),
+                 QStringLiteral("fixed-window"));
+        QCOMPARE(candidate.value(QLatin1String("count")).toInt(), 2);
+        QVERIFY(!candidate.value(QLatin1String("evidence")).toArray().isEmpty());
+        const QJsonObject lock = entry(before, "locks", QStringLiteral("lock:order:1"));
+        QVERIFY(!lock.value(QLatin1String("evidence")).toArray().isEmpty());
+        QVERIFY(lock.value(QLatin1String("score")).toInt() >= 3);
+
+        const QString path = m_dir.filePath(QStringLiteral("verdicts.json"));
+        QFile::remove(path);
+        const CliRun accepted
+            = cli({QStringLiteral("profile"), QStringLiteral("accept"),
+                   QStringLiteral("tries:{int}"), QStringLiteral("--profile"), path});
+        QVERIFY2(accepted.exitCode == 0, qPrintable(accepted.err));
+        const CliRun rejected
+            = cli({QStringLiteral("profile"), QStringLiteral("reject"),
+                   QStringLiteral("lock:order:1"), QStringLiteral("--profile"), path});
+        QVERIFY2(rejected.exitCode == 0, qPrintable(rejected.err));
+        const QJsonObject after = snapshotJson({QStringLiteral("--profile"), path});
+        const QJsonArray limiters = after.value(QLatin1String("limiters")).toArray();
+        QCOMPARE(limiters.size(), 2);
+        bool byProfile = false;
+        for (const QJsonValue &e :
+             limiters.first().toObject().value(QLatin1String("evidence")).toArray())
+            byProfile
+                |= e.toObject().value(QLatin1String("kind")).toString() == QLatin1String("profile");
+        QVERIFY(byProfile);
+        QCOMPARE(after.value(QLatin1String("locks")).toArray().size(), 0);
+        QCOMPARE(after.value(QLatin1String("candidates")).toArray().size(), 0);
+        bool lockIsOrdinary = false;
+        for (const QJsonValue &f : after.value(QLatin1String("other")).toArray())
+            lockIsOrdinary |= f.toObject().value(QLatin1String("family")).toString()
+                              == QLatin1String("lock:order:{int}");
+        QVERIFY(lockIsOrdinary);
+
+        // Nothing by that name: a sentence and exit 3; no file named: usage.
+        const CliRun unknown
+            = cli({QStringLiteral("profile"), QStringLiteral("accept"),
+                   QStringLiteral("nothing:here"), QStringLiteral("--profile"), path});
+        QCOMPARE(unknown.exitCode, 3);
+        QVERIFY2(unknown.err.contains(QLatin1String("nothing:here")), qPrintable(unknown.err));
+        const CliRun noFile
+            = cli({QStringLiteral("profile"), QStringLiteral("reject"), QStringLiteral("tries:1")});
+        QCOMPARE(noFile.exitCode, 2);
+        QVERIFY2(noFile.err.contains(QLatin1String("--profile FILE")), qPrintable(noFile.err));
+    }
+
     void malformedProfile()
     {
         const QString path = m_dir.filePath(QStringLiteral("bad.json"));

@@ -128,7 +128,9 @@ private:
     {
         QStringList out;
         for (auto it = snapshot.begin(); it != snapshot.end(); ++it) {
-            if (!it->isArray())
+            // Candidates and other keys are what autodetection does not show.
+            if (!it->isArray() || it.key() == QLatin1String("candidates")
+                || it.key() == QLatin1String("other"))
                 continue;
             for (const QJsonValue &o : it->toArray()) {
                 const QString key = o[QStringLiteral("key")].toString();

@@ -151,4 +151,68 @@ inline QList<KeyShape> sidekiqShapes(const QByteArray &ns, double nowMs)
             stringShape(ns + "stat:failed:2026-11-23", "2", 157680000000)};
 }
 
+// n keys of one ordinary application family (what production servers hold
+// mostly), named "<prefix><name>..." as applications name them, with the
+// shapes a bounded look shows; i varies the ids. Kinds: "cache",
+// "hash-cache", "page-cache", "session", "session-id", "dated-counter",
+// "hourly-counter", "timeline", "activity", "leaderboard", "flag", "log",
+// "profile-hash", "counter".
+inline QList<KeyShape> ordinaryShapes(const QByteArray &kind, const QByteArray &prefix, int n,
+                                      double nowMs)
+{
+    QList<KeyShape> out;
+    const auto hex = [](int i, int len) {
+        QByteArray h = QByteArray::number(quint64(i) * 2654435761u + 0x9e3779b9u, 16);
+        while (h.size() < len)
+            h += QByteArray::number(quint64(h.size()) * 40503u + quint64(i), 16);
+        h = h.left(len);
+        if (h.count('a') + h.count('b') + h.count('c') + h.count('d') + h.count('e') + h.count('f')
+            == 0)
+            h[0] = 'f';
+        return h;
+    };
+    for (int i = 0; i < n; ++i) {
+        const QByteArray id = QByteArray::number(1000 + i * 7);
+        if (kind == "cache") {
+            out << stringShape(prefix + "cache:user:" + id, "{\"name\":\"u" + id + "\"}",
+                               300000 + i * 10);
+        } else if (kind == "hash-cache") {
+            out << stringShape(prefix + "cache:q:" + hex(i, 32), "[{\"id\":1}]", 600000);
+        } else if (kind == "page-cache") {
+            out << stringShape(prefix + "page:" + hex(i, 40), "<!doctype html><html>", 600000);
+        } else if (kind == "session") {
+            out << stringShape(prefix + "session:" + hex(i, 12) + "Zq" + id,
+                               "{\"user\":" + id + "}", 1800000);
+        } else if (kind == "session-id") {
+            out << stringShape(prefix + "user:" + id + ":sid",
+                               "8d3c1a2e-5b7f-4c1d-9e2a-" + hex(i, 12), 86400000);
+        } else if (kind == "dated-counter") {
+            out << stringShape(prefix + "stats:views:2026-11-" + QByteArray::number(10 + i % 20)
+                                   + ':' + id,
+                               QByteArray::number(i % 500 + 1), 7LL * 86400000);
+        } else if (kind == "hourly-counter") {
+            out << stringShape(prefix + "api_calls:20261123" + QByteArray::number(10 + i % 12) + ':'
+                                   + id,
+                               QByteArray::number(i % 90 + 1), 3600000);
+        } else if (kind == "timeline") {
+            out << zsetShape(prefix + "timeline:" + id, nowMs - 3600000, nowMs - 1000);
+        } else if (kind == "activity") {
+            out << zsetShape(prefix + "activity:" + id, nowMs - 600000, nowMs - 100, 86400000);
+        } else if (kind == "leaderboard") {
+            out << zsetShape(prefix + "leaderboard:game_" + QByteArray::number(i) + ":2026-11-"
+                                 + QByteArray::number(10 + i % 20),
+                             1, 9000);
+        } else if (kind == "flag") {
+            out << stringShape(prefix + "feature:flag_" + QByteArray::number(i), "on", -1);
+        } else if (kind == "log") {
+            out << listShape(prefix + "log:2026-11-" + QByteArray::number(10 + i % 20) + ':' + id);
+        } else if (kind == "profile-hash") {
+            out << sizedShape(prefix + "user:" + id, "hash", 8);
+        } else if (kind == "counter") {
+            out << stringShape(prefix + "counter:" + id, QByteArray::number(i * 3), -1);
+        }
+    }
+    return out;
+}
+
 } // namespace gatehouse::test

@@ -631,6 +631,283 @@ private slots:
         for (const PatternUnit *unit : PatternRegistry::instance().units())
             QVERIFY2(kinds.contains(unit->kind().id()), qPrintable(unit->kind().id()));
     }
+
+    // Names by their shape: the variable segments recognised, the words kept.
+    void familiesOfNames_data()
+    {
+        QTest::addColumn<QByteArray>("key");
+        QTest::addColumn<QByteArray>("family");
+        QTest::newRow("short hex") << QByteArray("code:3fa9c1") << QByteArray("code:{hex}");
+        QTest::newRow("digits") << QByteArray("user:42") << QByteArray("user:{int}");
+        QTest::newRow("day and id")
+            << QByteArray("stats:views:2026-11-23:17") << QByteArray("stats:views:{date}:{int}");
+        QTest::newRow("compact day")
+            << QByteArray("pv:17:20261123") << QByteArray("pv:{int}:{date}");
+        QTest::newRow("hour") << QByteArray("api_calls:2026112314:9")
+                              << QByteArray("api_calls:{date}:{int}");
+        QTest::newRow("epoch seconds is a number")
+            << QByteArray("rl:1763800000") << QByteArray("rl:{int}");
+        QTest::newRow("uuid") << QByteArray("job:0f9a1c2e-77b1-4c1d-9e2a-77b1f0c3d4e5")
+                              << QByteArray("job:{uuid}");
+        QTest::newRow("ip") << QByteArray("ban:10.0.12.7") << QByteArray("ban:{ip}");
+        QTest::newRow("e-mail") << QByteArray("invite:ann@example.com")
+                                << QByteArray("invite:{email}");
+        QTest::newRow("base-62") << QByteArray("session:x7Kp2mQ9zA") << QByteArray("session:{b62}");
+        QTest::newRow("word and number")
+            << QByteArray("cache:page_17") << QByteArray("cache:page_{int}");
+        QTest::newRow("hash tag") << QByteArray("z:rl:r:1{1}") << QByteArray("z:rl:r:{int}{{int}}");
+        QTest::newRow("words stay words")
+            << QByteArray("cafe:menu:added") << QByteArray("cafe:menu:added");
+        QTest::newRow("slashes") << QByteArray("blog/post/17") << QByteArray("blog/post/{int}");
+    }
+    void familiesOfNames()
+    {
+        QFETCH(QByteArray, key);
+        QFETCH(QByteArray, family);
+        QCOMPARE(familyOf(key), family);
+        QCOMPARE(familyOf(family), family); // a family names itself
+    }
+
+    // Every shown instance says why, and its evidence reaches the threshold.
+    void everyShownObjectCarriesEvidence()
+    {
+        const QMap<QString, QList<KeyShape>> samples = samplePerPattern();
+        for (auto it = samples.cbegin(); it != samples.cend(); ++it) {
+            for (const PatternObject &o : detect(it.value())) {
+                QVERIFY2(!o.evidence.isEmpty(), qPrintable(describe(o)));
+                QVERIFY2(evidenceScore(o.evidence) >= AutoDetector::Threshold,
+                         qPrintable(describe(o)));
+                for (const Evidence &e : o.evidence)
+                    QVERIFY2(!e.reason.isEmpty(), qPrintable(describe(o)));
+            }
+        }
+    }
+
+    // Production keyspaces are mostly ordinary keys: none of them is shown
+    // as a structure; each family is summarised as what it is.
+    void ordinaryFamiliesAreNotStructures_data()
+    {
+        QTest::addColumn<QByteArray>("kind");   // test::ordinaryShapes
+        QTest::addColumn<QString>("summary");   // OtherFamily::kind
+        QTest::addColumn<QByteArray>("family"); // for prefix "app:"
+        QTest::newRow("cache") << QByteArray("cache") << "cache"
+                               << QByteArray("app:cache:user:{int}");
+        QTest::newRow("cache keyed by a hash")
+            << QByteArray("hash-cache") << "cache" << QByteArray("app:cache:q:{hex}");
+        QTest::newRow("page cache keyed by a hash")
+            << QByteArray("page-cache") << "page-cache" << QByteArray("app:page:{hex}");
+        QTest::newRow("sessions") << QByteArray("session") << "session"
+                                  << QByteArray("app:session:{b62}");
+        QTest::newRow("session ids (random values that expire)")
+            << QByteArray("session-id") << "session" << QByteArray("app:user:{int}:sid");
+        QTest::newRow("dated counters") << QByteArray("dated-counter") << "dated-counter"
+                                        << QByteArray("app:stats:views:{date}:{int}");
+        QTest::newRow("hourly counters (short TTL)")
+            << QByteArray("hourly-counter") << "dated-counter"
+            << QByteArray("app:api_calls:{date}:{int}");
+        QTest::newRow("timelines (recent times)")
+            << QByteArray("timeline") << "timeline" << QByteArray("app:timeline:{int}");
+        QTest::newRow("activity (recent times, TTL)")
+            << QByteArray("activity") << "timeline" << QByteArray("app:activity:{int}");
+        QTest::newRow("leaderboards") << QByteArray("leaderboard") << "leaderboard"
+                                      << QByteArray("app:leaderboard:game_{int}:{date}");
+        QTest::newRow("flags") << QByteArray("flag") << "flag"
+                               << QByteArray("app:feature:flag_{int}");
+        QTest::newRow("logs") << QByteArray("log") << "log" << QByteArray("app:log:{date}:{int}");
+        QTest::newRow("profiles") << QByteArray("profile-hash") << "data"
+                                  << QByteArray("app:user:{int}");
+        QTest::newRow("counters") << QByteArray("counter") << "counter"
+                                  << QByteArray("app:counter:{int}");
+    }
+    void ordinaryFamiliesAreNotStructures()
+    {
+        QFETCH(QByteArray, kind);
+        QFETCH(QString, summary);
+        QFETCH(QByteArray, family);
+        const QList<KeyShape> shapes = test::ordinaryShapes(kind, "app:", 120, double(s_now));
+        QCOMPARE(shapes.size(), 120);
+        AutoDetector detector;
+        for (const KeyShape &k : shapes)
+            detector.add(k, s_now);
+        const Detection d = detector.detect();
+        QVERIFY2(d.objects.isEmpty(), qPrintable(describeAll(d.objects).join(QLatin1Char('\n'))));
+        QVERIFY2(d.candidates.isEmpty(),
+                 qPrintable(QString::fromUtf8(d.candidates.value(0).family)));
+        QCOMPARE(d.other.size(), 1);
+        QCOMPARE(d.other.first().family, family);
+        QCOMPARE(d.other.first().kind, summary);
+        QCOMPARE(d.other.first().keys, 120);
+    }
+
+    // Each pattern's evidence for and against, as an operator reads it.
+    void patternEvidence_data()
+    {
+        QTest::addColumn<QList<KeyShape>>("shapes");
+        QTest::addColumn<QStringList>("shown");      // "<pattern> <key>"
+        QTest::addColumn<QStringList>("candidates"); // "<pattern> <family> <count>"
+        QTest::addColumn<QString>("reason"); // in the first shown's (or candidate's) evidence
+        const double now = double(s_now);
+        QList<KeyShape> codes;
+        for (const char *id : {"3fa9c1", "0b7e22", "483920", "c0ffee", "9d1e07"})
+            codes << str(QByteArray("code:") + id, "{\"user\":1}", 60000);
+        QTest::newRow("one-time codes with a short suffix (one of digits)")
+            << codes << QStringList{"token-family code:"} << QStringList()
+            << QStringLiteral("\"code\" in its name");
+        QList<KeyShape> refs;
+        for (const char *id : {"3fa9c1", "0b7e22", "c0ffee", "9d1e07"})
+            refs << str(QByteArray("ref:") + id, "{\"to\":\"/home\"}", 60000);
+        QTest::newRow("ids that expire, no word: only a candidate")
+            << refs << QStringList() << QStringList{"token-family ref:{hex} 1"}
+            << QStringLiteral("expiring");
+        QList<KeyShape> pages;
+        for (const char *id : {"3fa9c1d2", "0b7e22aa", "c0ffee11", "9d1e07bb"})
+            pages << str(QByteArray("page:") + id, "<html>", 60000);
+        QTest::newRow("page cache keyed by a hash is no token family")
+            << pages << QStringList() << QStringList() << QString();
+        QTest::newRow("limiter word: a fixed window")
+            << QList<KeyShape>{str("throttle:login:7", "3", 60000)}
+            << QStringList{"fixed-window throttle:login:7"} << QStringList()
+            << QStringLiteral("\"throttle\" in its name");
+        QTest::newRow("counter that expires, no word: a candidate")
+            << QList<KeyShape>{str("tries:7", "3", 60000), str("tries:8", "1", 60000)}
+            << QStringList() << QStringList{"fixed-window tries:{int} 2"}
+            << QStringLiteral("integer counter");
+        QTest::newRow("dated counter with a limiter word: a candidate at most")
+            << QList<KeyShape>{str("quota:user:7:2026-11-23", "3", 3600000)} << QStringList()
+            << QStringList{"fixed-window quota:user:{int}:{date} 1"}
+            << QStringLiteral("a date in its name");
+        QTest::newRow("counter kept for days is no window")
+            << QList<KeyShape>{str("rl:user:7", "3", 3LL * 86400000)} << QStringList()
+            << QStringList{"fixed-window rl:user:{int} 1"} << QStringLiteral("longer than");
+        QList<KeyShape> handles;
+        for (int i = 0; i < 60; ++i)
+            handles << str("u:" + QByteArray::number(i) + ":t",
+                           "a1b2c3d4e5f6" + QByteArray::number(i), 600000);
+        QTest::newRow("random values that expire in a large family, no word: candidates")
+            << handles << QStringList() << QStringList{"lock u:{int}:t 60"}
+            << QStringLiteral("none with a word");
+        QTest::newRow("lock named so")
+            << QList<KeyShape>{str("lock:order:7", "3f9a1c2e-77b1-4c1d", 30000)}
+            << QStringList{"lock lock:order:7"} << QStringList() << QStringLiteral("random token");
+        QTest::newRow("window with a word and its TTL")
+            << QList<KeyShape>{zset("ratelimit:api:7", now - 4000, now - 10, 10000)}
+            << QStringList{"sliding-window ratelimit:api:7"} << QStringList()
+            << QStringLiteral("within its 10.0 s TTL");
+        QTest::newRow("recent times without a word: a candidate")
+            << QList<KeyShape>{zset("seen:7", now - 4000, now - 10)} << QStringList()
+            << QStringList{"sliding-window seen:{int} 1"} << QStringLiteral("recent times");
+        QTest::newRow("a family mostly of other keys") << [&] {
+            QList<KeyShape> keys;
+            for (int i = 0; i < 9; ++i)
+                keys << str("item:" + QByteArray::number(i), "{}", -1);
+            keys << str("item:9", "17", 5000);
+            return keys;
+        }() << QStringList() << QStringList() << QString();
+    }
+    void patternEvidence()
+    {
+        QFETCH(QList<KeyShape>, shapes);
+        QFETCH(QStringList, shown);
+        QFETCH(QStringList, candidates);
+        QFETCH(QString, reason);
+        AutoDetector detector;
+        for (const KeyShape &k : shapes)
+            detector.add(k, s_now);
+        const Detection d = detector.detect();
+        QStringList gotShown;
+        for (const PatternObject &o : d.objects)
+            gotShown << o.kind.id() + QLatin1Char(' ') + QString::fromUtf8(o.key);
+        QStringList gotCandidates;
+        for (const Candidate &c : d.candidates)
+            gotCandidates << QStringLiteral("%1 %2 %3")
+                                 .arg(c.kind.id(), QString::fromUtf8(c.family))
+                                 .arg(c.count);
+        QCOMPARE(gotShown, shown);
+        QCOMPARE(gotCandidates, candidates);
+        const QList<Evidence> evidence = !d.objects.isEmpty()      ? d.objects.first().evidence
+                                         : !d.candidates.isEmpty() ? d.candidates.first().evidence
+                                                                   : QList<Evidence>();
+        QStringList reasons;
+        for (const Evidence &e : evidence)
+            reasons << QStringLiteral("%1 %2: %3")
+                           .arg(evidenceKindId(e.kind))
+                           .arg(e.weight)
+                           .arg(e.reason);
+        if (!reason.isEmpty())
+            QVERIFY2(reasons.join(QLatin1Char('\n')).contains(reason),
+                     qPrintable(reasons.join(QLatin1Char('\n'))));
+        for (const Candidate &c : d.candidates) {
+            QVERIFY(c.score > 0 && c.score < AutoDetector::Threshold);
+            QVERIFY(!c.sampleKeys.isEmpty());
+        }
+    }
+
+    // An operator's verdicts: an accepted candidate is shown, a rejected
+    // instance's keys are ordinary.
+    void verdictsFromTheProfile()
+    {
+        const QList<KeyShape> keys{str("tries:7", "3", 60000), str("tries:8", "1", 60000),
+                                   str("lock:order:7", "3f9a1c2e-77b1-4c1d", 30000)};
+        Profile verdicts;
+        verdicts.name = QStringLiteral("mine");
+        verdicts.autodetect = true;
+        ProfileRule rule;
+        rule.kind = *patternFromId(QStringLiteral("fixed-window"));
+        rule.match = "tries:*";
+        verdicts.rules << rule;
+        verdicts.rejected << "lock:order:*";
+        AutoDetector detector;
+        detector.setHints(verdicts);
+        for (const KeyShape &k : keys)
+            detector.add(k, s_now);
+        const Detection d = detector.detect();
+        QCOMPARE(describeAll(d.objects),
+                 (QStringList{"fixed-window tries:7 []", "fixed-window tries:8 []"}));
+        QCOMPARE(d.objects.first().evidence.last().kind, Evidence::Kind::Profile);
+        QVERIFY(d.candidates.isEmpty());
+        QCOMPARE(d.other.size(), 1);
+        QCOMPARE(d.other.first().family, QByteArray("lock:order:{int}"));
+        // The verdicts survive the profile file.
+        QString error;
+        const auto reloaded
+            = Profile::fromJson(verdicts.toJson(), QStringLiteral("v.json"), &error);
+        QVERIFY2(reloaded, qPrintable(error));
+        QVERIFY(reloaded->autodetect);
+        QCOMPARE(reloaded->rejected, (QList<QByteArray>{"lock:order:*"}));
+        QVERIFY(reloaded->rejects("lock:order:9"));
+        QVERIFY(!reloaded->objectFor("lock:order:9"));
+    }
+
+    // The Other keys summary: counts, TTL range, sampled memory per family.
+    void otherKeysSummary()
+    {
+        AutoDetector detector;
+        qint64 asked = 0;
+        for (int i = 0; i < 10; ++i) {
+            const QByteArray key = "cache:user:" + QByteArray::number(i);
+            if (detector.wantsMemorySample(key)) {
+                ++asked;
+                detector.addMemorySample(key, 100 + i);
+            }
+            detector.add(str(key, "{}", 1000 * (i + 1)), s_now);
+        }
+        detector.add(test::sizedShape("user:1", "hash", 3), s_now);
+        QCOMPARE(asked, ClaimPool::MemorySamples);
+        const Detection d = detector.detect();
+        QCOMPARE(d.other.size(), 2);
+        const OtherFamily &cache = d.other.first();
+        QCOMPARE(cache.family, QByteArray("cache:user:{int}"));
+        QCOMPARE(cache.kind, QStringLiteral("cache"));
+        QCOMPARE(cache.type, QByteArray("string"));
+        QCOMPARE(cache.keys, 10);
+        QCOMPARE(cache.withTtl, 10);
+        QCOMPARE(cache.minTtlMs, 1000);
+        QCOMPARE(cache.maxTtlMs, 10000);
+        QCOMPARE(cache.sampledKeys, 3);
+        QCOMPARE(cache.estimatedBytes, 1010); // mean of 100, 101, 102 times 10 keys
+        QCOMPARE(cache.sampleKeys.size(), 3);
+        QCOMPARE(d.other.at(1).kind, QStringLiteral("data"));
+    }
 };
 
 QTEST_GUILESS_MAIN(tst_AutoDetector)

@@ -102,4 +102,26 @@ QList<PatternObject> FixedWindowUnit::groupClaims(ClaimPool &pool) const
     });
 }
 
+QList<Evidence> FixedWindowUnit::structureEvidence(const PatternObject &o,
+                                                   const ClaimPool &pool) const
+{
+    const ClaimPool::Entry *e = pool.find(o.key);
+    if (!e)
+        return {};
+    const KeyShape &s = e->shape;
+    QList<Evidence> out{{Evidence::Kind::Structure, 2,
+                         QStringLiteral("an integer counter (%1) that expires in %2 s (INCR, "
+                                        "then EXPIRE)")
+                             .arg(QString::fromLatin1(s.head.left(20)))
+                             .arg(double(s.pttlMs) / 1000.0, 0, 'f', 1)}};
+    // A rate-limit window is seconds to an hour or so; a day or more is a
+    // retention period (stats, caches of counts).
+    constexpr qint64 dayMs = 24LL * 3600 * 1000;
+    if (s.pttlMs > dayMs)
+        out.append({Evidence::Kind::Structure, -2,
+                    QStringLiteral("it lives %1 h: longer than a rate-limit window")
+                        .arg(double(s.pttlMs) / 3600000.0, 0, 'f', 0)});
+    return out;
+}
+
 } // namespace gatehouse

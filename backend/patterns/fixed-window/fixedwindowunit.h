@@ -18,6 +18,8 @@ public:
     // Autodetection (PatternUnit): its evidence and grouping.
     std::optional<KeyClaim> claimKey(const KeyShape &shape, qint64 serverNowMs) const override;
     QList<PatternObject> groupClaims(ClaimPool &pool) const override;
+    QList<Evidence> structureEvidence(const PatternObject &object,
+                                      const ClaimPool &pool) const override;
     bool parseRule(RuleReader &reader, const QJsonObject &json, ProfileRule &rule) const override;
     void writeRule(const ProfileRule &rule, QJsonObject &json) const override;
     QList<Command> probe(const PatternObject &object, const ProbeContext &context) const override;

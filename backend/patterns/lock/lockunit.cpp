@@ -281,4 +281,24 @@ QList<PatternObject> LockUnit::groupClaims(ClaimPool &pool) const
     return eachWonKey(pool);
 }
 
+QList<QByteArray> LockUnit::wordsFor() const
+{
+    return {"lock", "locks", "mutex", "lease", "leader", "latch", "guard", "exclusive"};
+}
+
+QList<Evidence> LockUnit::structureEvidence(const PatternObject &o, const ClaimPool &pool) const
+{
+    const ClaimPool::Entry *e = pool.find(o.key);
+    if (!e)
+        return {};
+    const KeyShape &s = e->shape;
+    if (pool.roleOf(o.key, kind()) == QLatin1String("holder-token"))
+        return {{Evidence::Kind::Structure, 3,
+                 QStringLiteral("holds a random token (%1 bytes, not a number or a date) and "
+                                "expires in %2 s: SET NX PX")
+                     .arg(s.head.size())
+                     .arg(double(s.pttlMs) / 1000.0, 0, 'f', 1)}};
+    return PatternUnit::structureEvidence(o, pool);
+}
+
 } // namespace gatehouse

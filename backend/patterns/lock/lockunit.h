@@ -23,6 +23,9 @@ public:
     // Autodetection (PatternUnit): its evidence and grouping.
     std::optional<KeyClaim> claimKey(const KeyShape &shape, qint64 serverNowMs) const override;
     QList<PatternObject> groupClaims(ClaimPool &pool) const override;
+    QList<QByteArray> wordsFor() const override;
+    QList<Evidence> structureEvidence(const PatternObject &object,
+                                      const ClaimPool &pool) const override;
     QList<Command> probe(const PatternObject &object, const ProbeContext &context) const override;
     qint64 validUntilMs(const PatternObject &object, const Reading &reading) const override;
     Reading read(const PatternObject &object, const QList<RedisValue> &replies,

@@ -560,4 +560,9 @@ ProfileRule ReliableQueueUnit::suggestRule(const PatternObject &o) const
     return rule;
 }
 
+QList<QByteArray> ReliableQueueUnit::wordsFor() const
+{
+    return {"queue", "queues", "jobs", "job", "tasks", "task", "work", "worker", "outbox"};
+}
+
 } // namespace gatehouse

@@ -65,6 +65,7 @@ public:
     // Autodetection (PatternUnit): its evidence and grouping.
     std::optional<KeyClaim> claimKey(const KeyShape &shape, qint64 serverNowMs) const override;
     QList<PatternObject> groupClaims(ClaimPool &pool) const override;
+    QList<QByteArray> wordsFor() const override;
     ProfileRule suggestRule(const PatternObject &object) const override;
     // Jobs stuck in flight.
     std::optional<Attention> attention(const ObjectState &state, qint64 nowMs) const override;

@@ -99,4 +99,19 @@ QList<PatternObject> ResourceConsumerUnit::groupClaims(ClaimPool &pool) const
     return out;
 }
 
+QList<Evidence> ResourceConsumerUnit::structureEvidence(const PatternObject &o,
+                                                        const ClaimPool &pool) const
+{
+    // A window's shape, and what makes it this pattern's: a consumer's name
+    // under its resource, or a resource with consumer windows.
+    QList<Evidence> out = SlidingWindowUnit::structureEvidence(o, pool);
+    out.append(
+        {Evidence::Kind::Structure, 1,
+         o.parent.isEmpty()
+             ? QStringLiteral("windows named \"%1%2<n>\" consume from it")
+                   .arg(printableBytes(o.key, 60), QLatin1String(s_consumerMarker))
+             : QStringLiteral("a consumer's window of %1").arg(printableBytes(o.parent, 60))});
+    return out;
+}
+
 } // namespace gatehouse

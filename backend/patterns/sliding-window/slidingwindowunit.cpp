@@ -286,4 +286,34 @@ ProfileRule SlidingWindowUnit::suggestRule(const PatternObject &object) const
     return rule;
 }
 
+QList<Evidence> SlidingWindowUnit::structureEvidence(const PatternObject &o,
+                                                     const ClaimPool &pool) const
+{
+    QList<Evidence> out;
+    const ClaimPool::Entry *window = pool.find(o.key);
+    const qint64 unit = std::max<qint64>(1, o.params.scoreUnitMs);
+    if (window && window->shape.type == "zset" && window->shape.size > 0) {
+        const KeyShape &s = window->shape;
+        const double spanMs = (s.lastScore - s.firstScore) * double(unit);
+        const double agoMs = double(pool.nowMs) - s.lastScore * double(unit);
+        out.append({Evidence::Kind::Structure, 2,
+                    QStringLiteral("a ZSET of %1 recent times (%2), the newest %3 s ago")
+                        .arg(s.size)
+                        .arg(unit == 1 ? QStringLiteral("ms") : QStringLiteral("s"))
+                        .arg(std::max(0.0, agoMs) / 1000.0, 0, 'f', 1)});
+        if (s.pttlMs > 0 && spanMs <= double(s.pttlMs) * 1.1)
+            out.append({Evidence::Kind::Structure, 1,
+                        QStringLiteral("its times span %1 s, within its %2 s TTL (a window "
+                                       "expires when idle)")
+                            .arg(spanMs / 1000.0, 0, 'f', 1)
+                            .arg(double(s.pttlMs) / 1000.0, 0, 'f', 1)});
+    }
+    const QByteArray retry = o.relatedKey(0);
+    if (!retry.isEmpty() && pool.roleOf(retry, kind()) == QLatin1String("retry"))
+        out.append({Evidence::Kind::Structure, window ? 2 : 3,
+                    QStringLiteral("%1 holds future retry slots (a limiter's retry horizon)")
+                        .arg(printableBytes(retry, 60))});
+    return out;
+}
+
 } // namespace gatehouse

@@ -347,4 +347,9 @@ QList<PatternObject> SemaphoreUnit::groupClaims(ClaimPool &pool) const
     return eachWonKey(pool);
 }
 
+QList<QByteArray> SemaphoreUnit::wordsFor() const
+{
+    return {"sem", "sema", "semaphore", "permits", "slots"};
+}
+
 } // namespace gatehouse

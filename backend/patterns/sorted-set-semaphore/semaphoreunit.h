@@ -51,6 +51,7 @@ public:
     // Autodetection (PatternUnit): its evidence and grouping.
     std::optional<KeyClaim> claimKey(const KeyShape &shape, qint64 serverNowMs) const override;
     QList<PatternObject> groupClaims(ClaimPool &pool) const override;
+    QList<QByteArray> wordsFor() const override;
     std::unique_ptr<DemoTraffic> demoTraffic(quint32 seed) const override;
 
     // Removes holder only if it still holds the slot acquired at scoreMs.

@@ -415,11 +415,34 @@ QList<PatternAction> TokenFamilyUnit::actions() const
     return {issueAction, revokeAction};
 }
 
+namespace {
+
+// Digits or letters, 4 to 64 of them: a code an application generated.
+bool isShortCode(const QByteArray &segment)
+{
+    if (segment.size() < 4 || segment.size() > 64)
+        return false;
+    for (char c : segment) {
+        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')))
+            return false;
+    }
+    return true;
+}
+
+} // namespace
+
 std::optional<KeyClaim> TokenFamilyUnit::claimKey(const KeyShape &s, qint64) const
 {
     // "<prefix>:<random>" that expires (a one-time code), or a hash with a
     // use counter (seed 002's counted tokens).
     if (s.type == "string" && s.pttlMs > 0 && !isInteger(s.head) && !tokenPrefix(s.key).isEmpty())
+        return KeyClaim{QStringLiteral("token"), 20};
+    // A short code that is no id by its look ("otp:483920", "otp:abcdef") is
+    // a token by its family's name: its siblings are grouped with it by prefix.
+    const qsizetype colon = s.key.lastIndexOf(':');
+    if (s.type == "string" && s.pttlMs > 0 && !isInteger(s.head) && colon > 0
+        && isShortCode(s.key.mid(colon + 1))
+        && !matchWord(familyWords(familyOf(s.key.left(colon))), wordsFor()).isEmpty())
         return KeyClaim{QStringLiteral("token"), 20};
     if (s.type == "hash" && s.hasCountField)
         return KeyClaim{QStringLiteral("counted-token"), 10};
@@ -430,7 +453,9 @@ QList<PatternObject> TokenFamilyUnit::groupClaims(ClaimPool &pool) const
 {
     QMap<QByteArray, PatternObject> families;
     for (const QByteArray &key : pool.won(Kind)) {
-        const QByteArray prefix = tokenPrefix(key);
+        QByteArray prefix = tokenPrefix(key);
+        if (prefix.isEmpty() && pool.roleOf(key, Kind) == QLatin1String("token"))
+            prefix = key.left(key.lastIndexOf(':') + 1); // a short code under a token word
         if (prefix.isEmpty())
             continue;
         PatternObject &family = families[prefix];
@@ -451,6 +476,62 @@ ProfileRule TokenFamilyUnit::suggestRule(const PatternObject &object) const
     rule.prefix = object.key;
     rule.counted = object.countedTokens;
     return rule;
+}
+
+QList<QByteArray> TokenFamilyUnit::wordsFor() const
+{
+    return {"otp",          "token",  "tokens",  "code",     "codes",   "nonce",      "verify",
+            "verification", "invite", "magic",   "reset",    "confirm", "activation", "mfa",
+            "2fa",          "ticket", "onetime", "passcode", "pin"};
+}
+
+QList<Evidence> TokenFamilyUnit::structureEvidence(const PatternObject &o,
+                                                   const ClaimPool &pool) const
+{
+    if (o.countedTokens)
+        return {{Evidence::Kind::Structure, 3,
+                 QStringLiteral("hashes with a use counter (%1)")
+                     .arg(QString::fromLatin1(o.params.countField))}};
+    qint64 expiring = 0;
+    for (const QByteArray &m : o.members) {
+        if (const ClaimPool::Entry *e = pool.find(m); e && e->shape.pttlMs > 0)
+            ++expiring;
+    }
+    return {{Evidence::Kind::Structure, 2,
+             QStringLiteral("%1 keys %2<generated id>, %3 of them expiring, none holding a "
+                            "number")
+                 .arg(o.members.size())
+                 .arg(printableBytes(o.key, 60))
+                 .arg(expiring)}};
+}
+
+QList<Evidence> TokenFamilyUnit::familyEvidence(const PatternObject &o, const ClaimPool &pool) const
+{
+    // The family is the instance: siblings that share the prefix but not the
+    // shape (ids of another kind, literal names) argue against.
+    QHash<QByteArray, qint64> shapes;
+    for (const QByteArray &m : o.members) {
+        if (const ClaimPool::Entry *e = pool.find(m))
+            ++shapes[e->family];
+    }
+    if (shapes.size() == 1) {
+        const QByteArray family = shapes.cbegin().key();
+        const FamilyStats *f = pool.family(family);
+        const qint64 all = f ? f->keys : o.members.size();
+        if (all >= 4 && o.members.size() * 2 < all)
+            return {{Evidence::Kind::Family, -2,
+                     QStringLiteral("only %1 of the %2 keys named %3 look like tokens")
+                         .arg(o.members.size())
+                         .arg(all)
+                         .arg(printableBytes(family, 60))}};
+        return {{Evidence::Kind::Family, 0,
+                 QStringLiteral("%1 siblings of one shape (%2), grouped whatever the id's length")
+                     .arg(o.members.size())
+                     .arg(printableBytes(family, 60))}};
+    }
+    return {
+        {Evidence::Kind::Family, 0,
+         QStringLiteral("%1 members in %2 name shapes").arg(o.members.size()).arg(shapes.size())}};
 }
 
 } // namespace gatehouse

@@ -25,6 +25,11 @@ public:
     // Autodetection (PatternUnit): its evidence and grouping.
     std::optional<KeyClaim> claimKey(const KeyShape &shape, qint64 serverNowMs) const override;
     QList<PatternObject> groupClaims(ClaimPool &pool) const override;
+    QList<QByteArray> wordsFor() const override;
+    QList<Evidence> structureEvidence(const PatternObject &object,
+                                      const ClaimPool &pool) const override;
+    QList<Evidence> familyEvidence(const PatternObject &object,
+                                   const ClaimPool &pool) const override;
     ProfileRule suggestRule(const PatternObject &object) const override;
     bool parseRule(RuleReader &reader, const QJsonObject &json, ProfileRule &rule) const override;
     void writeRule(const ProfileRule &rule, QJsonObject &json) const override;

@@ -1,0 +1,386 @@
+// SPDX-License-Identifier: MIT
+// Autodetection on a keyspace like a production server's: about 90,000
+// ordinary application keys (caches, sessions, dated counters, timelines,
+// leaderboards, page caches, flags, logs, profiles, carts, ...) from three
+// applications with their own prefixes, seeds and scales, and a few dozen
+// real structures made by Gatehouse's own scripts (lua/): sliding windows
+// with retry slots, fixed windows, locks, one-time codes with short
+// suffixes and a queue with work in flight. Every structure must be shown;
+// at most 0.1 % of the ordinary keys may be.
+#include <monitor/discovery.h>
+#include <redis/redisclient.h>
+#include <redis/redisscript.h>
+#include <redis/serverinfo.h>
+
+#include "redisserver.h"
+
+#include <QElapsedTimer>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QRandomGenerator>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QUuid>
+#include <QtTest>
+
+using namespace gatehouse;
+using gatehouse::test::call;
+
+namespace {
+
+// One application's keys: its prefix, its random seed, how many ordinary keys.
+struct App
+{
+    QByteArray prefix;
+    quint32 seed;
+    int keys;
+};
+
+// What the fill planted: the structures by "<pattern> <key>", every key they
+// use, and every ordinary key.
+struct Planted
+{
+    QSet<QString> structures;
+    QSet<QByteArray> structureKeys;
+    QSet<QByteArray> ordinaryKeys;
+};
+
+QByteArray hexId(QRandomGenerator &rng, int len)
+{
+    static const char digits[] = "0123456789abcdef";
+    QByteArray out(len, '0');
+    for (int i = 0; i < len; ++i)
+        out[i] = digits[rng.bounded(16)];
+    return out;
+}
+
+QByteArray base62(QRandomGenerator &rng, int len)
+{
+    static const char digits[] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+    QByteArray out(len, '0');
+    for (int i = 0; i < len; ++i)
+        out[i] = digits[rng.bounded(62)];
+    return out;
+}
+
+QByteArray day(QRandomGenerator &rng)
+{
+    return "2026-11-" + QByteArray::number(10 + rng.bounded(14));
+}
+
+QByteArray num(qint64 v)
+{
+    return QByteArray::number(v);
+}
+
+// The ordinary keys of one application, as commands: each family a share of
+// app.keys, its names and values the way applications write them.
+void ordinaryKeys(const App &app, qint64 nowMs, QList<QList<QByteArray>> &cmds, Planted &planted)
+{
+    QRandomGenerator rng(app.seed);
+    const QByteArray p = app.prefix;
+    const auto share = [&](double f) {
+        return std::max(1, int(app.keys * f));
+    };
+    const auto key = [&](const QByteArray &k) {
+        planted.ordinaryKeys.insert(k);
+        return k;
+    };
+    const QByteArray json = "{\"id\":17,\"name\":\"Ann\",\"plan\":\"pro\"}";
+    for (int i = 0; i < share(0.12); ++i) // per-user caches
+        cmds.append(
+            {"SET", key(p + "cache:user:" + num(i)), json, "EX", num(300 + rng.bounded(3300))});
+    for (int i = 0; i < share(0.08); ++i) // query caches keyed by a hash
+        cmds.append({"SET", key(p + "cache:q:" + hexId(rng, 32)), "[" + json + "]", "EX", "600"});
+    for (int i = 0; i < share(0.06); ++i) // page caches keyed by a hash
+        cmds.append({"SET", key(p + "page:" + hexId(rng, 40)),
+                     "<!doctype html><html><body>hello</body></html>", "EX", "600"});
+    for (int i = 0; i < share(0.10); ++i) // sessions
+        cmds.append({"SET", key(p + "session:" + base62(rng, 22)), json, "EX", "1800"});
+    for (int i = 0; i < share(0.04); ++i) // session ids: random values that expire
+        cmds.append({"SET", key(p + "user:" + num(i) + ":sid"),
+                     QUuid::createUuid().toByteArray(QUuid::WithoutBraces), "EX", "86400"});
+    for (int i = 0; i < share(0.15); ++i) // per-day stats counters
+        cmds.append({"SET", key(p + "stats:views:" + day(rng) + ':' + num(i)),
+                     num(1 + rng.bounded(900)), "EX", num(7 * 86400)});
+    for (int i = 0; i < share(0.05); ++i) // per-day page views, compact dates
+        cmds.append({"SET", key(p + "pv:" + num(i) + ":202611" + num(10 + rng.bounded(14))),
+                     num(1 + rng.bounded(90)), "EX", num(2 * 86400)});
+    for (int i = 0; i < share(0.05); ++i) // hourly counters: integers with a short TTL
+        cmds.append({"SET",
+                     key(p + "api_calls:20261123" + num(10 + rng.bounded(12)) + ':' + num(i)),
+                     num(1 + rng.bounded(50)), "EX", "3600"});
+    for (int i = 0; i < share(0.05); ++i) { // timelines: post ids by recent time (ms)
+        const QByteArray k = key(p + "timeline:" + num(i));
+        cmds.append({"ZADD", k, num(nowMs - rng.bounded(3600000)), "post:" + num(i),
+                     num(nowMs - rng.bounded(60000)), "post:" + num(i + 1)});
+    }
+    for (int i = 0; i < share(0.03); ++i) { // recent activity that expires
+        const QByteArray k = key(p + "activity:" + num(i));
+        cmds.append({"ZADD", k, num(nowMs - rng.bounded(600000)), "login",
+                     num(nowMs - rng.bounded(5000)), "view"});
+        cmds.append({"EXPIRE", k, "86400"});
+    }
+    for (int i = 0; i < share(0.002); ++i) // leaderboards
+        cmds.append({"ZADD", key(p + "leaderboard:game_" + num(i) + ':' + day(rng)),
+                     num(rng.bounded(10000)), "ann", num(rng.bounded(10000)), "bob"});
+    for (int i = 0; i < 40; ++i) // feature flags
+        cmds.append({"SET", key(p + "feature:flag_" + num(i)), i % 3 ? "on" : "off"});
+    for (int i = 0; i < share(0.01); ++i) // per-user flags
+        cmds.append({"HSET", key(p + "flags:user:" + num(i)), "beta", "1"});
+    for (int i = 0; i < share(0.005); ++i) // logs
+        cmds.append({"RPUSH", key(p + "log:" + day(rng) + ':' + num(i)), "started", "done"});
+    for (int i = 0; i < share(0.003); ++i) // event streams
+        cmds.append({"XADD", key(p + "events:" + num(i)), "*", "type", "click"});
+    for (int i = 0; i < share(0.12); ++i) // profiles
+        cmds.append({"HSET", key(p + "user:" + num(i)), "name", "Ann", "plan", "pro"});
+    for (int i = 0; i < share(0.05); ++i) // orders
+        cmds.append({"HSET", key(p + "order:" + num(i)), "total", "17.50"});
+    for (int i = 0; i < share(0.03); ++i) { // carts that expire
+        const QByteArray k
+            = key(p + "cart:" + QUuid::createUuid().toByteArray(QUuid::WithoutBraces));
+        cmds.append({"HSET", k, "sku:1", "2"});
+        cmds.append({"EXPIRE", k, "86400"});
+    }
+    for (int i = 0; i < share(0.02); ++i) // upload handles: random values, no telling name
+        cmds.append({"SET", key(p + "u:" + num(i) + ":t"), hexId(rng, 16), "EX", "600"});
+    for (int i = 0; i < share(0.02); ++i) // redirects keyed by a short id, no telling name
+        cmds.append({"SET", key(p + "ref:" + hexId(rng, 8)), "{\"to\":\"/home\"}", "EX", "3600"});
+    for (int i = 0; i < share(0.01); ++i) // counters kept for good
+        cmds.append({"SET", key(p + "counter:" + num(i)), num(rng.bounded(100000))});
+}
+
+// Pipelined in batches: one round trip per batch.
+bool run(RedisClient &client, const QList<QList<QByteArray>> &cmds, QString *error)
+{
+    constexpr qsizetype batch = 10000;
+    QObject context;
+    for (qsizetype at = 0; at < cmds.size(); at += batch) {
+        gatehouse::test::ReplyWait wait;
+        QString failure;
+        client.pipeline(cmds.mid(at, batch), &context, [&](const QList<RedisValue> &replies) {
+            for (const RedisValue &r : replies) {
+                if (r.isError() && failure.isEmpty())
+                    failure = r.errorMessage();
+            }
+            wait.finish();
+        });
+        if (!wait.wait(60000) || !failure.isEmpty()) {
+            *error = failure.isEmpty() ? QStringLiteral("the fill timed out") : failure;
+            return false;
+        }
+    }
+    return true;
+}
+
+RedisValue eval(RedisClient &client, const char *script, const QList<QByteArray> &keys,
+                const QList<QByteArray> &args)
+{
+    const RedisScript s = RedisScript::fromResource(QString::fromLatin1(script));
+    QList<QByteArray> cmd{"EVAL", s.source(), num(keys.size())};
+    cmd << keys << args;
+    return call(client, cmd);
+}
+
+// The real structures of one application, made by Gatehouse's own scripts.
+bool plantStructures(RedisClient &client, const App &app, Planted &planted)
+{
+    QRandomGenerator rng(app.seed + 1);
+    const QByteArray p = app.prefix;
+    for (int i = 0; i < 6; ++i) { // sliding windows: 3 admitted, 2 rejected (retry slots)
+        const QByteArray window = p + "ratelimit:api:" + num(i);
+        for (int n = 0; n < 5; ++n) {
+            if (eval(client, "sliding_window", {window, window + ":retry"}, {"3", "10000", ""})
+                    .isError())
+                return false;
+        }
+        planted.structures.insert(QStringLiteral("sliding-window ") + QString::fromUtf8(window));
+        planted.structureKeys << window << window + ":retry";
+    }
+    for (int i = 0; i < 6; ++i) { // fixed windows
+        const QByteArray counter = p + "throttle:login:" + num(i);
+        for (int n = 0; n < 2; ++n) {
+            if (eval(client, "fixed_window", {counter}, {"5", "60000"}).isError())
+                return false;
+        }
+        planted.structures.insert(QStringLiteral("fixed-window ") + QString::fromUtf8(counter));
+        planted.structureKeys << counter;
+    }
+    for (int i = 0; i < 5; ++i) { // locks
+        const QByteArray lock = p + "lock:order:" + num(i);
+        if (eval(client, "lock_acquire", {lock},
+                 {QUuid::createUuid().toByteArray(QUuid::WithoutBraces), "30000"})
+                .toInteger()
+            != 1)
+            return false;
+        planted.structures.insert(QStringLiteral("lock ") + QString::fromUtf8(lock));
+        planted.structureKeys << lock;
+    }
+    for (int i = 0; i < 8; ++i) { // one-time codes with a six-character suffix
+        const QByteArray code = p + "otp:" + hexId(rng, 6);
+        if (eval(client, "token_issue", {code}, {"{\"user\":7}", "300"}).isError())
+            return false;
+        planted.structureKeys << code;
+    }
+    planted.structures.insert(QStringLiteral("token-family ") + QString::fromUtf8(p + "otp:"));
+    const QByteArray queue = p + "jobs:email"; // a queue with two jobs in flight
+    if (call(client, {"LPUSH", queue, "j1", "j2", "j3", "j4", "j5"}).isError())
+        return false;
+    for (int n = 0; n < 2; ++n) {
+        if (eval(client, "queue_claim", {queue, queue + ":processing", queue + ":claims"}, {""})
+                .isError())
+            return false;
+    }
+    planted.structures.insert(QStringLiteral("reliable-queue ") + QString::fromUtf8(queue));
+    planted.structureKeys << queue << queue + ":processing" << queue + ":claims";
+    return true;
+}
+
+} // namespace
+
+class tst_MixedKeyspace : public QObject
+{
+    Q_OBJECT
+
+private:
+    gatehouse::test::RedisServer m_server{gatehouse::test::RedisServer::Options{}};
+    std::unique_ptr<RedisClient> m_client;
+    Planted m_planted;
+    QTemporaryDir m_dir;
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        QVERIFY2(m_server.start(), qPrintable(m_server.errorString()));
+        m_client = gatehouse::test::connectedClient(m_server);
+        QVERIFY(m_client);
+        QElapsedTimer fill;
+        fill.start();
+        const qint64 now = serverTimeMs(call(*m_client, {"TIME"}));
+        // Three applications: prefixes of ':' and '/', different seeds and scales.
+        const QList<App> apps{{"shop:", 11, 54000}, {"", 23, 27000}, {"blog/", 37, 9000}};
+        QList<QList<QByteArray>> cmds;
+        for (const App &app : apps)
+            ordinaryKeys(app, now, cmds, m_planted);
+        QString error;
+        QVERIFY2(run(*m_client, cmds, &error), qPrintable(error));
+        for (const App &app : apps)
+            QVERIFY(plantStructures(*m_client, app, m_planted));
+        const qint64 dbsize = call(*m_client, {"DBSIZE"}).toInteger();
+        QCOMPARE(dbsize, qint64(m_planted.ordinaryKeys.size() + m_planted.structureKeys.size()));
+        QVERIFY(m_planted.ordinaryKeys.size() >= 85000);
+        qInfo("filled %lld keys (%lld ordinary, %lld structures) in %lld ms", dbsize,
+              qint64(m_planted.ordinaryKeys.size()), qint64(m_planted.structures.size()),
+              fill.elapsed());
+    }
+
+    void cleanupTestCase()
+    {
+        m_client.reset();
+        m_server.stop();
+        QCOMPARE(gatehouse::test::RedisServer::runningChildren(), 0);
+    }
+
+    // Recall 100 %: every planted structure shown, with its reasons; at most
+    // 0.1 % of the ordinary keys in a shown structure; the rest summarised.
+    void structuresFoundOrdinaryKeysNot()
+    {
+        QElapsedTimer clock;
+        clock.start();
+        Discovery discovery(m_client.get(), std::nullopt);
+        QSignalSpy finished(&discovery, &Discovery::finished);
+        discovery.start();
+        QVERIFY(finished.wait(60000));
+        qInfo("autodetection of %lld keys: %lld ms", discovery.scannedKeys(), clock.elapsed());
+
+        QSet<QString> shown;
+        QStringList falseStructures;
+        qint64 ordinaryShown = 0;
+        for (const PatternObject &o : discovery.objects()) {
+            const QString id = o.kind.id() + QLatin1Char(' ') + QString::fromUtf8(o.key);
+            shown.insert(id);
+            QVERIFY2(!o.evidence.isEmpty(), qPrintable(id));
+            QVERIFY2(evidenceScore(o.evidence) >= AutoDetector::Threshold, qPrintable(id));
+            qint64 ordinary = 0;
+            for (const QByteArray &k : o.keys())
+                ordinary += m_planted.ordinaryKeys.contains(k);
+            if (ordinary > 0)
+                falseStructures << QStringLiteral("%1 (%2 ordinary keys)").arg(id).arg(ordinary);
+            ordinaryShown += ordinary;
+        }
+        for (const QString &s : std::as_const(m_planted.structures))
+            QVERIFY2(shown.contains(s), qPrintable(QStringLiteral("not shown: ") + s));
+        const qint64 ordinaryKeys = m_planted.ordinaryKeys.size();
+        qInfo("shown: %lld objects; ordinary keys shown as structures: %lld of %lld",
+              qint64(shown.size()), ordinaryShown, ordinaryKeys);
+        QVERIFY2(ordinaryShown * 1000 <= ordinaryKeys,
+                 qPrintable(falseStructures.mid(0, 20).join(QLatin1Char('\n'))));
+        // The codes' family holds every code, whatever its six characters.
+        for (const PatternObject &o : discovery.objects()) {
+            if (o.kind.id() == QLatin1String("token-family"))
+                QCOMPARE(o.members.size(), 8);
+        }
+
+        // The ordinary keys are seen, summarised by family, not lost.
+        qint64 otherKeys = 0;
+        QHash<QString, qint64> byKind;
+        for (const OtherFamily &f : discovery.otherFamilies()) {
+            otherKeys += f.keys;
+            byKind[f.kind] += f.keys;
+            QVERIFY(!f.sampleKeys.isEmpty());
+        }
+        qint64 candidateKeys = 0;
+        for (const Candidate &c : discovery.candidates()) {
+            QVERIFY(c.score > 0 && c.score < AutoDetector::Threshold);
+            candidateKeys += c.keys;
+        }
+        qInfo("other: %lld keys in %lld families; candidates: %lld families", otherKeys,
+              qint64(discovery.otherFamilies().size()), qint64(discovery.candidates().size()));
+        QVERIFY(otherKeys + candidateKeys + ordinaryShown >= ordinaryKeys * 99 / 100);
+        for (const char *kind : {"cache", "page-cache", "session", "dated-counter", "timeline",
+                                 "leaderboard", "flag", "log", "counter"})
+            QVERIFY2(byKind.value(QLatin1String(kind)) > 0, kind);
+        // Families at scale: a few hundred rows, not tens of thousands.
+        QVERIFY(discovery.otherFamilies().size() < 200);
+    }
+
+    // snapshot --json at this scale: each section cut to --limit with totals,
+    // the evidence of each shown object, the candidates and other keys.
+    void snapshotJsonWithLimit()
+    {
+        const gatehouse::test::CliRun run = gatehouse::test::runCli(
+            QStringLiteral(GATEHOUSE_CLI),
+            {QStringLiteral("--url"), m_server.url(), QStringLiteral("snapshot"),
+             QStringLiteral("--json"), QStringLiteral("--limit"), QStringLiteral("3")},
+            {}, 90000);
+        QCOMPARE(run.exitCode, 0);
+        QJsonParseError error;
+        const QJsonObject s = QJsonDocument::fromJson(run.out.toUtf8(), &error).object();
+        QVERIFY2(error.error == QJsonParseError::NoError, qPrintable(error.errorString()));
+        const QJsonObject totals = s.value(QLatin1String("totals")).toObject();
+        QCOMPARE(totals.value(QLatin1String("limiters")).toInt(), 36); // 18 + 18
+        QCOMPARE(totals.value(QLatin1String("locks")).toInt(), 15);
+        QCOMPARE(totals.value(QLatin1String("tokens")).toInt(), 3);
+        QCOMPARE(totals.value(QLatin1String("queues")).toInt(), 3);
+        QCOMPARE(s.value(QLatin1String("limiters")).toArray().size(), 3);
+        QCOMPARE(s.value(QLatin1String("limit")).toInt(), 3);
+        for (const QJsonValue &v : s.value(QLatin1String("limiters")).toArray()) {
+            const QJsonArray evidence = v.toObject().value(QLatin1String("evidence")).toArray();
+            QVERIFY(!evidence.isEmpty());
+            QVERIFY(
+                !evidence.first().toObject().value(QLatin1String("reason")).toString().isEmpty());
+        }
+        QVERIFY(s.value(QLatin1String("candidates")).isArray());
+        QVERIFY(totals.value(QLatin1String("candidates")).toInt() > 0);
+        QCOMPARE(s.value(QLatin1String("other")).toArray().size(), 3);
+        QVERIFY(totals.value(QLatin1String("otherKeys")).toDouble() > 80000);
+        const QJsonObject biggest = s.value(QLatin1String("other")).toArray().first().toObject();
+        QVERIFY(biggest.value(QLatin1String("keys")).toDouble() > 1000);
+        QVERIFY(biggest.value(QLatin1String("estimatedBytes")).toDouble() > 0);
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_MixedKeyspace)
+#include "tst_mixedkeyspace.moc"

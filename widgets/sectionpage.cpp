@@ -596,7 +596,7 @@ void SectionPage::showJobs(const JobListing &page)
         for (int c = 0; c < cells.size(); ++c) {
             auto *cell = new QTableWidgetItem(cells.at(c));
             if (c == 0)
-                cell->setData(Qt::UserRole, row.id);
+                cell->setData(Qt::UserRole, row.refOrId());
             if (c == 4)
                 cell->setToolTip(row.error);
             m_jobs->setItem(r, c, cell);

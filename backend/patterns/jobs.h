@@ -21,6 +21,11 @@ struct JobRow
     qint64 atMs = -1; // server time it entered the state (or was added); -1 unknown
     qint64 attempts = -1;
     QString error; // why it failed, cut; empty when none
+    // What jobDetail and the job's actions take to find it, when its id alone
+    // does not (Sidekiq Web's "<score>-<jid>" for a sorted-set job, kombu's
+    // delivery tag, a list entry's place); empty: the id.
+    QByteArray ref;
+    QByteArray refOrId() const { return ref.isEmpty() ? id : ref; }
 };
 
 // What a job read found: a page of one state (total, rows from offset) or

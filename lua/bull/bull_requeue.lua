@@ -21,7 +21,7 @@ local function wrongType(i, want)
     end
 end
 local bad = wrongType(1, 'list') or wrongType(2, 'list') or wrongType(3, 'list')
-    or wrongType(5, 'set')
+    or wrongType(4, 'string') or wrongType(5, 'set')
 if bad then
     return bad
 end

@@ -11,6 +11,7 @@
 -- ARGV[3] of KEYS[4]; ARGV[4] cut (bytes)
 -- Reply   one job: 1 retried, 0 not in that set, -1 locked, -2 no such job;
 --         all: {retried, retried, id...}
+--         errors "GHTYPE <i> <type> <expected>" (nothing written)
 -- Cost    O(log N) per job
 local function wrongType(i, want)
     local t = redis.call('TYPE', KEYS[i])['ok']
@@ -18,7 +19,8 @@ local function wrongType(i, want)
         return redis.error_reply('GHTYPE ' .. i .. ' ' .. t .. ' ' .. want)
     end
 end
-local bad = wrongType(1, 'list') or wrongType(2, 'list') or wrongType(4, 'zset')
+local bad = wrongType(1, 'list') or wrongType(2, 'list') or wrongType(3, 'string')
+    or wrongType(4, 'zset')
 if bad then
     return bad
 end

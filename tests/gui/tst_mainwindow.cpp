@@ -470,7 +470,8 @@ private slots:
         QCOMPARE(actions, 19); // reset, clear retry, release, extend, issue, revoke,
                                // requeue, dead-letter, requeue stuck, release holder,
                                // BullMQ's retry (Bull's and Sidekiq's too), promote, remove,
-                               // clean, pause, resume, RQ's cancel, delete (Sidekiq's too)
+                               // clean, pause, resume (Bull's too), RQ's cancel, delete
+                               // (Sidekiq's too)
                                // and Sidekiq's kill
         QVERIFY(c.window->statusBar()->findChildren<QLabel *>().last()->text().contains(
             QLatin1String("READ-ONLY")));

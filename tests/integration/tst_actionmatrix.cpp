@@ -6,9 +6,14 @@
 // where it was or exactly where the reply says it went; nothing disappears,
 // nothing doubles; a refusal writes nothing and names the key and its type.
 #include <actions/actionengine.h>
+#include <patterns/bull/bullunit.h>
+#include <patterns/bullmq/bullmqunit.h>
+#include <patterns/celery/celeryunit.h>
 #include <patterns/limiters.h>
 #include <patterns/lock/lockunit.h>
 #include <patterns/reliable-queue/reliablequeueunit.h>
+#include <patterns/rq/rqunit.h>
+#include <patterns/sidekiq/sidekiqunit.h>
 #include <patterns/sorted-set-semaphore/semaphoreunit.h>
 #include <patterns/token-family/tokenfamilyunit.h>
 #include <redis/redisclient.h>
@@ -187,6 +192,67 @@ QList<Command> variantLayout(const QString &variant, const QByteArray &key)
     if (variant == QLatin1String("stream"))
         return {{"XADD", key, "*", "job", "jobA"}};
     return {}; // missing
+}
+
+// Every script call the job-library units' actions build (lua/bullmq, bull,
+// sidekiq, celery, rq): each action with each way of asking it (one job,
+// --stuck, --all, clean, pause), on a queue named by its conventional key.
+struct LibraryCall
+{
+    QString name;
+    ScriptCall call;
+};
+
+QList<LibraryCall> libraryCalls()
+{
+    const QList<std::pair<PatternKind, QByteArray>> queues{{BullMqUnit::Kind, "bull:q"},
+                                                           {BullUnit::Kind, "bull:q"},
+                                                           {SidekiqUnit::Kind, "queues"},
+                                                           {CeleryUnit::Kind, "celery"},
+                                                           {RqUnit::Kind, "rq:queue:q"}};
+    // The ways of asking; an action takes those its check accepts.
+    const QList<QHash<QString, QByteArray>> asks{
+        {{QStringLiteral("job"), "1700000000.5-j1"}},
+        {{QStringLiteral("stuck"), {}}},
+        {{QStringLiteral("all"), {}}},
+        {{QStringLiteral("all"), {}}, {QStringLiteral("completed"), {}}},
+        {{QStringLiteral("job"), "j1"}, {QStringLiteral("from"), "dead"}},
+        {{QStringLiteral("job"), "j1"}, {QStringLiteral("from"), "schedule"}},
+        {{QStringLiteral("state"), "completed"}, {QStringLiteral("older-than"), "0"}},
+        {{QStringLiteral("state"), "failed"},
+         {QStringLiteral("older-than"), "0"},
+         {QStringLiteral("count-only"), {}}},
+        {}};
+    QList<LibraryCall> out;
+    for (const auto &[kind, key] : queues) {
+        const PatternUnit &unit = PatternUnit::of(kind);
+        for (const PatternAction &a : unit.actions()) {
+            if (a.consoleOnly)
+                continue; // the same calls as its CLI verb's
+            QSet<QString> seen;
+            for (const auto &ask : asks) {
+                ActionRequest r;
+                r.object = unit.conventionalObject(key);
+                r.target = key;
+                r.inputs = ask;
+                if (a.check && !a.check(r).isEmpty())
+                    continue;
+                const ScriptCall call = a.build(r);
+                const QString shape = call.script + call.args.join(' ');
+                if (!call.isValid() || seen.contains(shape))
+                    continue;
+                seen.insert(shape);
+                QStringList given;
+                for (auto it = ask.cbegin(); it != ask.cend(); ++it)
+                    given << it.key();
+                given.sort();
+                out.append({QStringLiteral("%1 %2 %3 (%4)")
+                                .arg(kind.id(), a.verb, call.script, given.join(QLatin1Char(','))),
+                            call});
+            }
+        }
+    }
+    return out;
 }
 
 } // namespace
@@ -393,6 +459,62 @@ private slots:
         // Deleting actions delete exactly their keys, of the right type.
         for (const QByteArray &k : c.keys)
             QCOMPARE(call(*m_client, {"EXISTS", k}).toInteger(), 0);
+    }
+
+    // Every job-library script against each of its keys of a wrong type
+    // (the others missing): it writes nothing (a DUMP of every key the same
+    // before and after) and refuses with a GHTYPE/GHSHAPE error that the
+    // engine turns into a sentence naming that key and its type.
+    void libraryScripts_data()
+    {
+        QTest::addColumn<int>("call");
+        QTest::addColumn<int>("keyIndex");
+        QTest::addColumn<QString>("variant");
+        const QList<LibraryCall> all = libraryCalls();
+        const QStringList types{QStringLiteral("string"), QStringLiteral("list"),
+                                QStringLiteral("hash"),   QStringLiteral("set"),
+                                QStringLiteral("zset"),   QStringLiteral("stream")};
+        for (int c = 0; c < all.size(); ++c) {
+            const ScriptCall &sc = all.at(c).call;
+            for (int k = 0; k < sc.keys.size(); ++k) {
+                const QString expected = sc.keyRoles.value(k).section(QLatin1Char(' '), -1);
+                for (const QString &t : types) {
+                    if (t == expected)
+                        continue;
+                    QTest::addRow("%s %s %s", qPrintable(all.at(c).name), sc.keys.at(k).constData(),
+                                  qPrintable(t))
+                        << c << k << t;
+                }
+            }
+        }
+    }
+
+    void libraryScripts()
+    {
+        QFETCH(int, call);
+        QFETCH(int, keyIndex);
+        QFETCH(QString, variant);
+        const LibraryCall c = libraryCalls().at(call);
+        const QByteArray target = c.call.keys.at(keyIndex);
+        const QString expected = c.call.keyRoles.value(keyIndex).section(QLatin1Char(' '), -1);
+        QVERIFY2(
+            QStringList({QStringLiteral("string"), QStringLiteral("list"), QStringLiteral("hash"),
+                         QStringLiteral("set"), QStringLiteral("zset"), QStringLiteral("stream")})
+                .contains(expected),
+            qPrintable(QStringLiteral("key role \"%1\" names no type")
+                           .arg(c.call.keyRoles.value(keyIndex))));
+        lay(variantLayout(variant, target));
+        const QList<RedisValue> before = state(c.call.keys);
+        const ActionOutcome out = run(c.call);
+        QVERIFY2(out.result == R::Refused, qPrintable(resultId(out.result) + ": " + out.message));
+        const QString typeWord
+            = variant == QLatin1String("zset") ? QStringLiteral("sorted set") : variant;
+        QVERIFY2(
+            out.message.startsWith(QStringLiteral("Refused: \"%1\"").arg(QString::fromUtf8(target)))
+                && out.message.contains(QLatin1String(" is a ") + typeWord)
+                && out.message.contains(QLatin1String("nothing was written")),
+            qPrintable(out.message));
+        QCOMPARE(state(c.call.keys), before);
     }
 
     // --force is the operator's way past the shape checks of deleting

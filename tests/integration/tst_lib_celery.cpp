@@ -14,6 +14,8 @@
 // checks, before the second worker starts, that the message already left
 // unacked for the queue's list with kombu's "redelivered" flag: it is
 // Gatehouse's requeue that recovered it.
+#include <monitor/jobbrowser.h>
+#include <patterns/celery/celeryunit.h>
 #include <redis/redisclient.h>
 
 #include "redisserver.h"
@@ -24,6 +26,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QSignalSpy>
 #include <QTest>
 
 using namespace gatehouse;
@@ -108,6 +111,26 @@ bool waitFor(const std::function<bool()> &done, int ms = 30000)
 }
 
 // The server's clock, in seconds (kombu's delivery times are time()).
+// A page of a state's messages, or one's detail, as the Queues page reads
+// them (JobBrowser over CeleryUnit::jobPage and jobDetail).
+JobListing page(RedisClient &client, const QString &state)
+{
+    JobBrowser browser(&client);
+    QSignalSpy listed(&browser, &JobBrowser::listed);
+    if (!browser.listJobs(CeleryUnit::objectForQueue("celery"), state, 0, 50) || !listed.wait(5000))
+        return {};
+    return listed.first().first().value<JobListing>();
+}
+
+JobListing detail(RedisClient &client, const QByteArray &ref)
+{
+    JobBrowser browser(&client);
+    QSignalSpy detailed(&browser, &JobBrowser::detailed);
+    if (!browser.showJob(CeleryUnit::objectForQueue("celery"), ref) || !detailed.wait(5000))
+        return {};
+    return detailed.first().first().value<JobListing>();
+}
+
 double serverSeconds(RedisClient &client)
 {
     const RedisValue t = call(client, {"TIME"});
@@ -256,6 +279,22 @@ private slots:
                  qint64(deliveredS));
         QCOMPARE(others(snap, queue), QStringList());
 
+        // Its message listed unacked, as the Queues page reads it: the task
+        // id from its headers, the task's name, delivered when unacked_index
+        // says; named by its delivery tag for the actions and the detail.
+        JobListing jobs = page(client, QStringLiteral("unacked"));
+        QVERIFY2(jobs.ok, qPrintable(jobs.message));
+        QCOMPARE(jobs.total, 1);
+        QCOMPARE(jobs.rows.size(), 1);
+        QCOMPARE(QString::fromUtf8(jobs.rows.first().id), task);
+        QCOMPARE(jobs.rows.first().name, QStringLiteral("celery_app.work"));
+        QCOMPARE(QString::fromUtf8(jobs.rows.first().ref), tag);
+        QCOMPARE(jobs.rows.first().atMs / 1000, qint64(deliveredS));
+        JobListing shown = detail(client, jobs.rows.first().ref);
+        QVERIFY2(shown.ok, qPrintable(shown.message));
+        QVERIFY2(shown.detail.contains(task), qPrintable(shown.detail));
+        QCOMPARE(page(client, QStringLiteral("queued")).total, 0);
+
         // Requeued through the CLI, before any worker runs: the message left
         // unacked for the queue's list, marked redelivered as kombu does.
         run = cli(server, {QStringLiteral("queue"), QStringLiteral("requeue"), queue,
@@ -270,6 +309,17 @@ private slots:
         const QJsonObject headers = message[QStringLiteral("headers")].toObject();
         QCOMPARE(headers[QStringLiteral("id")].toString(), task);
         QCOMPARE(headers[QStringLiteral("redelivered")].toBool(), true);
+        // Listed queued now, and unacked no more.
+        jobs = page(client, QStringLiteral("queued"));
+        QCOMPARE(jobs.total, 1);
+        QCOMPARE(QString::fromUtf8(jobs.rows.first().id), task);
+        QCOMPARE(jobs.rows.first().name, QStringLiteral("celery_app.work"));
+        shown = detail(client, jobs.rows.first().ref);
+        QVERIFY2(shown.ok, qPrintable(shown.message));
+        QVERIFY2(shown.detail.contains(QLatin1String("\"redelivered\": true")),
+                 qPrintable(shown.detail));
+        QCOMPARE(page(client, QStringLiteral("unacked")).total, 0);
+        QCOMPARE(detail(client, tag.toUtf8()).ok, false);
         QCOMPARE(headers[QStringLiteral("timelimit")].toArray().size(), 2); // not re-encoded
         QCOMPARE(message[QStringLiteral("properties")]
                      .toObject()[QStringLiteral("delivery_info")]

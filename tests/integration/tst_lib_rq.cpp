@@ -16,6 +16,8 @@
 // job is back on its queue (and the killed worker's own start took RQ's
 // cleaning guard, rq:clean_registries:<queue>, for 899 s, which the test
 // checks), and the driver reads registries with RQ's count only at the end.
+#include <monitor/jobbrowser.h>
+#include <patterns/rq/rqunit.h>
 #include <redis/redisclient.h>
 
 #include "redisserver.h"
@@ -26,6 +28,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QSignalSpy>
 #include <QTest>
 
 using namespace gatehouse;
@@ -135,6 +138,32 @@ private:
         }
         return out;
     }
+    // A page of a state's jobs, or a job's detail, as the Queues page reads
+    // them (JobBrowser over RqUnit::jobPage and jobDetail).
+    static JobListing page(RedisClient &client, const QString &state, int count = 50)
+    {
+        JobBrowser browser(&client);
+        QSignalSpy listed(&browser, &JobBrowser::listed);
+        if (!browser.listJobs(RqUnit::objectForName("emails"), state, 0, count)
+            || !listed.wait(5000))
+            return {};
+        return listed.first().first().value<JobListing>();
+    }
+    static JobListing detail(RedisClient &client, const QByteArray &job)
+    {
+        JobBrowser browser(&client);
+        QSignalSpy detailed(&browser, &JobBrowser::detailed);
+        if (!browser.showJob(RqUnit::objectForName("emails"), job) || !detailed.wait(5000))
+            return {};
+        return detailed.first().first().value<JobListing>();
+    }
+    static QStringList ids(const JobListing &page)
+    {
+        QStringList out;
+        for (const JobRow &row : page.rows)
+            out << QString::fromUtf8(row.id);
+        return out;
+    }
     static qint64 serverSeconds(RedisClient &client)
     {
         return call(client, {"TIME"}).at(0).bytes().toLongLong();
@@ -233,6 +262,23 @@ private slots:
                  qPrintable(QString::number(since, 'f', 0)));
         QCOMPARE(others(snap, queue), QStringList());
 
+        // The job lists, as the Queues page reads them: the abandoned job
+        // started, with its function and when it started; the others queued.
+        JobListing jobs = page(client, QStringLiteral("started"));
+        QVERIFY2(jobs.ok, qPrintable(jobs.message));
+        QCOMPARE(jobs.total, 1);
+        QCOMPARE(ids(jobs), QStringList{"job-1"});
+        QCOMPARE(jobs.rows.first().name, QStringLiteral("rq_app.block"));
+        QVERIFY(jobs.rows.first().atMs > 0 && jobs.rows.first().atMs <= qint64(since) + 1000);
+        jobs = page(client, QStringLiteral("queued"));
+        QCOMPARE(jobs.total, 2);
+        QCOMPARE(ids(jobs), (QStringList{"job-2", "job-3"})); // RQ pushes at the right
+        QCOMPARE(jobs.rows.first().name, QStringLiteral("rq_app.just_run"));
+        jobs = page(client, QStringLiteral("queued"), 1);
+        QCOMPARE(jobs.total, 2);
+        QCOMPARE(ids(jobs), QStringList{"job-2"}); // a page, never the whole list
+        QCOMPARE(page(client, QStringLiteral("failed")).total, 0);
+
         // Requeued through the CLI; RQ sees it queued again, at the back.
         run = cli(server, {QStringLiteral("queue"), QStringLiteral("requeue"), queue,
                            QStringLiteral("--stuck")});
@@ -253,6 +299,21 @@ private slots:
         q = snapshot(server)[QStringLiteral("queues")].toArray().first().toObject();
         QCOMPARE(q[QStringLiteral("counts")][QStringLiteral("failed")].toInt(), 1);
         QCOMPARE(q[QStringLiteral("counts")][QStringLiteral("finished")].toInt(), 3);
+        // The failed job listed with the exception its exc_info ends with,
+        // its detail with the traceback; the finished ones the latest first.
+        jobs = page(client, QStringLiteral("failed"));
+        QCOMPARE(ids(jobs), QStringList{"failing-1"});
+        QCOMPARE(jobs.rows.first().name, QStringLiteral("rq_app.fail_once"));
+        QCOMPARE(jobs.rows.first().error, QStringLiteral("RuntimeError: failing once, as asked"));
+        JobListing failed = detail(client, "failing-1");
+        QVERIFY2(failed.ok, qPrintable(failed.message));
+        QVERIFY2(failed.detail.contains(QLatin1String("Traceback")), qPrintable(failed.detail));
+        QVERIFY2(failed.detail.contains(QLatin1String("\"status\": \"failed\"")),
+                 qPrintable(failed.detail));
+        jobs = page(client, QStringLiteral("finished"));
+        QCOMPARE(jobs.total, 3);
+        QCOMPARE(jobs.rows.size(), 3);
+        QCOMPARE(detail(client, "no-such-job").ok, false);
 
         // Requeued from the failed registry as RQ's FailedJobRegistry.requeue
         // does; the worker runs it.

@@ -8,6 +8,8 @@
 // worker runs it, and Sidekiq's own API (Stats, Queue, RetrySet) and the
 // jobs' own record show every job ran exactly once and nothing was lost.
 // Retry now, kill, retry from the dead set and delete act on jobs that failed.
+#include <monitor/jobbrowser.h>
+#include <patterns/sidekiq/sidekiqunit.h>
 #include <redis/redisclient.h>
 
 #include "redisserver.h"
@@ -19,6 +21,7 @@
 #include <QJsonObject>
 #include <QProcess>
 #include <QScopeGuard>
+#include <QSignalSpy>
 #include <QTest>
 
 using namespace gatehouse;
@@ -90,6 +93,26 @@ QStringList strings(const RedisValue &list)
     for (const RedisValue &v : list.elements())
         out << QString::fromUtf8(v.bytes());
     return out;
+}
+
+// A page of a state's jobs, or a job's detail, as the Queues page reads them
+// (JobBrowser over SidekiqUnit::jobPage and jobDetail).
+JobListing page(RedisClient &client, const QString &state)
+{
+    JobBrowser browser(&client);
+    QSignalSpy listed(&browser, &JobBrowser::listed);
+    if (!browser.listJobs(SidekiqUnit::objectForKey("queues"), state, 0, 50) || !listed.wait(5000))
+        return {};
+    return listed.first().first().value<JobListing>();
+}
+
+JobListing detail(RedisClient &client, const QByteArray &ref)
+{
+    JobBrowser browser(&client);
+    QSignalSpy detailed(&browser, &JobBrowser::detailed);
+    if (!browser.showJob(SidekiqUnit::objectForKey("queues"), ref) || !detailed.wait(5000))
+        return {};
+    return detailed.first().first().value<JobListing>();
 }
 
 } // namespace
@@ -247,6 +270,29 @@ private slots:
                  QStringLiteral("HangJob"));
         QCOMPARE(others(snap), QStringList());
 
+        // Its jobs as the Queues page lists them: the dead process's one busy
+        // (named by its jid, which requeue --job takes), the others enqueued.
+        JobListing jobs = page(client, QStringLiteral("busy"));
+        QVERIFY2(jobs.ok, qPrintable(jobs.message));
+        QCOMPARE(jobs.total, 1);
+        QCOMPARE(QString::fromUtf8(jobs.rows.first().id), stuckJid);
+        QCOMPARE(jobs.rows.first().name, QStringLiteral("HangJob"));
+        QVERIFY(jobs.rows.first().atMs > 1.6e12);
+        JobListing shown = detail(client, jobs.rows.first().refOrId());
+        QVERIFY2(shown.ok, qPrintable(shown.message));
+        QVERIFY2(shown.detail.contains(stuckJid), qPrintable(shown.detail));
+        jobs = page(client, QStringLiteral("enqueued"));
+        QCOMPARE(jobs.total, 2);
+        QCOMPARE(jobs.rows.size(), 2);
+        for (const JobRow &row : jobs.rows) {
+            QCOMPARE(row.name, QStringLiteral("HangJob"));
+            QCOMPARE(row.id.size(), 24);
+            QVERIFY(row.atMs > 1.6e12); // enqueued_at
+            shown = detail(client, row.refOrId());
+            QVERIFY2(shown.ok, qPrintable(shown.message));
+            QVERIFY2(shown.detail.contains(QString::fromUtf8(row.id)), qPrintable(shown.detail));
+        }
+
         // Pushed back through the CLI; Sidekiq's own API sees it enqueued.
         CliRun run = cli(server, {QStringLiteral("queue"), QStringLiteral("requeue"),
                                   QStringLiteral("queues"), QStringLiteral("--stuck")});
@@ -277,6 +323,26 @@ private slots:
         s = stats(url);
         QCOMPARE(s[QStringLiteral("retry")].toInt(), 3);
         QCOMPARE(s[QStringLiteral("enqueued")].toInt(), 0);
+        // Listed in the retry set with their class, error and retry count,
+        // each named "<score>-<jid>" as Sidekiq Web names it.
+        jobs = page(client, QStringLiteral("retry"));
+        QCOMPARE(jobs.total, 3);
+        QStringList retrying;
+        for (const JobRow &row : jobs.rows) {
+            retrying << QString::fromUtf8(row.id);
+            QCOMPARE(row.name, QStringLiteral("FailOnceJob"));
+            QCOMPARE(row.error, QStringLiteral("failing once on purpose"));
+            QCOMPARE(row.attempts, 0); // retry_count: none retried yet
+            QVERIFY(row.ref.endsWith(QByteArray('-' + row.id)));
+            shown = detail(client, row.ref);
+            QVERIFY2(shown.ok, qPrintable(shown.message));
+            QVERIFY2(shown.detail.contains(QLatin1String("failing once on purpose")),
+                     qPrintable(shown.detail));
+        }
+        retrying.sort();
+        QStringList pushed{retried, killed, deleted};
+        pushed.sort();
+        QCOMPARE(retrying, pushed);
 
         // Retry now (from the retry set), kill (to dead), then retry from dead.
         run = cli(server, {QStringLiteral("queue"), QStringLiteral("retry"),
@@ -292,6 +358,10 @@ private slots:
         s = stats(url);
         QCOMPARE(s[QStringLiteral("dead")].toInt(), 1);
         QCOMPARE(s[QStringLiteral("retry")].toInt(), 1);
+        jobs = page(client, QStringLiteral("dead"));
+        QCOMPARE(jobs.total, 1);
+        QCOMPARE(QString::fromUtf8(jobs.rows.first().id), killed);
+        QVERIFY(jobs.rows.first().atMs > 1.6e12); // when it died
         run = cli(server, {QStringLiteral("queue"), QStringLiteral("retry"),
                            QStringLiteral("queues"), QStringLiteral("--job"), killed,
                            QStringLiteral("--from"), QStringLiteral("dead")});

@@ -427,6 +427,139 @@ private slots:
         QVERIFY2(detail.detail.contains(QLatin1String("\"returnvalue\": \"ok\"")),
                  qPrintable(detail.detail));
     }
+
+    // Bull's other verbs, each done as Bull 4.16.5's own script does
+    // (lua/bull/), and checked through Bull's own API: promote a delayed job
+    // and all of them, pause and resume (the queue still found as Bull's
+    // while paused), remove refused while a worker holds the job's lock and
+    // done once it is gone, clean completed jobs with a count first.
+    void bullVerbs()
+    {
+        RedisServer server;
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        std::unique_ptr<RedisClient> connected = gatehouse::test::connectedClient(server);
+        QVERIFY(connected);
+        RedisClient &client = *connected;
+        const QStringList appArgs{LibrariesDir + QStringLiteral("/bull-app.js"), server.url(),
+                                  QStringLiteral("emails")};
+        auto run = [&](const QStringList &args) {
+            QProcess p;
+            p.start(QStringLiteral("node"), appArgs + args);
+            p.waitForFinished(60000);
+            return p.exitCode() == 0 ? QString::fromUtf8(p.readAllStandardOutput()).trimmed()
+                                     : QStringLiteral("<failed: %1>")
+                                           .arg(QString::fromUtf8(p.readAllStandardError()));
+        };
+        auto counts = [&] {
+            return QJsonDocument::fromJson(run({QStringLiteral("counts")}).toUtf8()).object();
+        };
+        auto state = [&](const QString &job) {
+            return run({QStringLiteral("state"), job});
+        };
+        auto queueCli = [&](const QStringList &args) {
+            return cli(server, QStringList{QStringLiteral("queue")} + args);
+        };
+        const QString queue = QStringLiteral("bull:emails");
+        QCOMPARE(run({QStringLiteral("produce"), QStringLiteral("2")}), QString());
+        QCOMPARE(run({QStringLiteral("produce-delayed"), QStringLiteral("2")}), QString());
+        QCOMPARE(counts()[QStringLiteral("delayed")].toInt(), 2);
+
+        // Promote one delayed job, then every one left.
+        CliRun done = queueCli({QStringLiteral("promote"), queue, QStringLiteral("--job"),
+                                QStringLiteral("delayed-1")});
+        QVERIFY2(done.exitCode == 0, qPrintable(done.err + done.out));
+        QCOMPARE(state(QStringLiteral("delayed-1")), QStringLiteral("waiting"));
+        QCOMPARE(state(QStringLiteral("delayed-2")), QStringLiteral("delayed"));
+        done = queueCli({QStringLiteral("promote"), queue, QStringLiteral("--job"),
+                         QStringLiteral("delayed-1")});
+        QCOMPARE(done.exitCode, 3); // not delayed any more: nothing written
+        QVERIFY2(done.err.contains(QLatin1String("not delayed")), qPrintable(done.err));
+
+        // Pause: Bull sees it paused, the snapshot still a Bull queue (Bull's
+        // pause writes a "meta" hash, which BullMQ queues have) and paused.
+        done = queueCli({QStringLiteral("pause"), queue});
+        QVERIFY2(done.exitCode == 0, qPrintable(done.err + done.out));
+        QCOMPARE(run({QStringLiteral("paused")}), QStringLiteral("true"));
+        QJsonObject snap = snapshot(server);
+        QJsonArray queues = snap[QStringLiteral("queues")].toArray();
+        QCOMPARE(queues.size(), 1);
+        QJsonObject q = queues.first().toObject();
+        QCOMPARE(q[QStringLiteral("pattern")].toString(), QStringLiteral("bull"));
+        QCOMPARE(q[QStringLiteral("paused")].toBool(), true);
+        QCOMPARE(q[QStringLiteral("counts")].toObject()[QStringLiteral("paused")].toInt(), 3);
+        QCOMPARE(others(snap, queue), QStringList());
+        done = queueCli({QStringLiteral("promote"), queue, QStringLiteral("--all")});
+        QVERIFY2(done.exitCode == 0, qPrintable(done.err + done.out));
+        QVERIFY2(done.out.contains(QLatin1String("Promoted 1 jobs")), qPrintable(done.out));
+        QCOMPARE(counts()[QStringLiteral("paused")].toInt(), 4); // promoted while paused
+        done = queueCli({QStringLiteral("resume"), queue});
+        QVERIFY2(done.exitCode == 0, qPrintable(done.err + done.out));
+        QCOMPARE(run({QStringLiteral("paused")}), QStringLiteral("false"));
+        QJsonObject own = counts();
+        QCOMPARE(own[QStringLiteral("waiting")].toInt(), 4);
+        QCOMPARE(own[QStringLiteral("delayed")].toInt(), 0);
+
+        // Remove: refused while a worker holds the job's lock.
+        auto hung = std::make_unique<QProcess>();
+        hung->start(QStringLiteral("node"), appArgs + QStringList{QStringLiteral("hang")});
+        QByteArray out;
+        QVERIFY(waitFor([&] {
+            hung->waitForReadyRead(100);
+            out += hung->readAllStandardOutput();
+            return out.contains("taken ");
+        }));
+        const QString held = QString::fromUtf8(out.mid(out.indexOf("taken ") + 6)).trimmed();
+        QVERIFY2(!held.isEmpty(), out.constData());
+        done = queueCli({QStringLiteral("remove"), queue, QStringLiteral("--job"), held});
+        QCOMPARE(done.exitCode, 3);
+        QVERIFY2(done.err.contains(QLatin1String("locked")), qPrintable(done.err));
+        QCOMPARE(state(held), QStringLiteral("active"));
+        stop(hung);
+        QVERIFY2(waitFor([&] {
+                     return call(client, {"EXISTS", queue.toUtf8() + ':' + held.toUtf8() + ":lock"})
+                                .toInteger()
+                            == 0;
+                 }),
+                 "the dead worker's lock never expired");
+        done = queueCli({QStringLiteral("remove"), queue, QStringLiteral("--job"), held});
+        QVERIFY2(done.exitCode == 0, qPrintable(done.err + done.out));
+        QCOMPARE(state(held), QStringLiteral("missing"));
+        QCOMPARE(counts()[QStringLiteral("active")].toInt(), 0);
+
+        // The rest run once each; clean counts the completed first, then removes them.
+        auto worker = std::make_unique<QProcess>();
+        worker->start(QStringLiteral("node"),
+                      appArgs + QStringList{QStringLiteral("work"), QStringLiteral("ran")});
+        QVERIFY2(waitFor([&] {
+                     return call(client, {"LLEN", "ran"}).toInteger() == 3
+                            && call(client, {"ZCARD", "bull:emails:completed"}).toInteger() == 3;
+                 }),
+                 "the Bull worker did not run the promoted and waiting jobs");
+        stop(worker);
+        done = queueCli({QStringLiteral("clean"), queue, QStringLiteral("--state"),
+                         QStringLiteral("completed"), QStringLiteral("--older-than"),
+                         QStringLiteral("3600000"), QStringLiteral("--count-only")});
+        QVERIFY2(done.exitCode == 0, qPrintable(done.err + done.out));
+        QVERIFY2(done.out.contains(QLatin1String("0 completed jobs would be removed")),
+                 qPrintable(done.out));
+        done = queueCli({QStringLiteral("clean"), queue, QStringLiteral("--state"),
+                         QStringLiteral("completed"), QStringLiteral("--older-than"),
+                         QStringLiteral("0"), QStringLiteral("--count-only")});
+        QVERIFY2(done.exitCode == 0, qPrintable(done.err + done.out));
+        QVERIFY2(done.out.contains(QLatin1String("3 completed jobs would be removed")),
+                 qPrintable(done.out));
+        QCOMPARE(counts()[QStringLiteral("completed")].toInt(), 3);
+        done = queueCli({QStringLiteral("clean"), queue, QStringLiteral("--state"),
+                         QStringLiteral("completed"), QStringLiteral("--older-than"),
+                         QStringLiteral("0")});
+        QVERIFY2(done.exitCode == 0, qPrintable(done.err + done.out));
+        QVERIFY2(done.out.contains(QLatin1String("Removed 3 jobs")), qPrintable(done.out));
+        own = counts();
+        for (const char *s : {"active", "waiting", "delayed", "failed", "completed", "paused"})
+            QCOMPARE(own[QLatin1String(s)].toInt(), 0);
+        QCOMPARE(state(QStringLiteral("delayed-1")), QStringLiteral("missing"));
+        QCOMPARE(others(snapshot(server), queue), QStringList());
+    }
 };
 
 QTEST_GUILESS_MAIN(tst_Libraries)

@@ -4,9 +4,13 @@
 //   node bull-app.js REDIS_URL QUEUE COMMAND [ARG]
 //   produce N    add jobs "job-1".."job-N"
 //   produce-failing N  add "failing-1".."failing-N", failed on their first attempt
+//   produce-delayed N  add "delayed-1".."delayed-N", delayed by an hour
+//   produce-one ID     add one job "work" with that id
 //   hang         take one job and never finish it (the test kills us)
 //   work LOG     run jobs: each run appends its id to the Redis list LOG
 //   counts       print Bull's own job counts as JSON
+//   paused       print whether Bull sees the queue paused (Queue#isPaused)
+//   state ID     print a job's state as Bull sees it ("missing" when getJob finds none)
 'use strict';
 const Queue = require('bull');
 const [, , url, queueName, command, arg] = process.argv;
@@ -26,6 +30,22 @@ async function main() {
         await queue.add('fail-once', { n }, { jobId: `failing-${n}`, attempts: 1 });
       }
       break;
+    case 'produce-delayed':
+      for (let n = 1; n <= Number(arg); ++n) {
+        await queue.add('work', { n }, { jobId: `delayed-${n}`, delay: 3600 * 1000 });
+      }
+      break;
+    case 'produce-one':
+      await queue.add('work', { n: 0 }, { jobId: arg });
+      break;
+    case 'paused':
+      console.log(String(await queue.isPaused()));
+      break;
+    case 'state': {
+      const job = await queue.getJob(arg);
+      console.log(job ? await job.getState() : 'missing');
+      break;
+    }
     case 'work': {
       const client = queue.client;
       queue.process('*', 1, async (job) => {

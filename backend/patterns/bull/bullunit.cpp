@@ -3,6 +3,7 @@
 
 #include <patterns/bullmq/bullmqunit.h>
 #include <patterns/globmatch.h>
+#include <patterns/libraryqueue.h>
 #include <patterns/sections.h>
 
 #include <algorithm>
@@ -61,12 +62,16 @@ Section BullUnit::section() const
 
 QList<PatternUnit::Command> BullUnit::identifyProbe(const QByteArray &target) const
 {
-    return {{"TYPE", target + ":id"}, {"TYPE", target + ":meta"}};
+    return {
+        {"TYPE", target + ":id"}, {"TYPE", target + ":meta"}, {"TYPE", target + ":meta-paused"}};
 }
 
 bool BullUnit::identifies(const QByteArray &, const QList<RedisValue> &r) const
 {
-    return r.size() == 2 && r.at(0).bytes() == "string" && r.at(1).bytes() != "hash";
+    // No BullMQ meta hash; or the one Bull's own pause writes beside its
+    // "meta-paused".
+    return r.size() == 3 && r.at(0).bytes() == "string"
+           && (r.at(1).bytes() != "hash" || r.at(2).bytes() == "string");
 }
 
 QList<QByteArray> BullUnit::scanGlobs(const ProfileRule &rule) const
@@ -221,72 +226,29 @@ ScriptCall bullCall(const PatternObject &o, const QString &action, const QString
     return call;
 }
 
-ReplyMeaning bullJob(qint64 reply, const QByteArray &job, const QString &did, const QString &state)
+// Keys Bull's scripts take that are no state of the queue: the "meta" hash
+// Bull's pause writes for BullMQ's sake, and the rate limiter's index.
+void addKey(ScriptCall &call, const PatternObject &o, const char *suffix, const char *type)
 {
-    const QString name = printableBytes(job, 80);
-    switch (reply) {
-    case 1:
-        return {true, QStringLiteral("Job %1 %2.").arg(name, did)};
-    case 0:
-        return {
-            false,
-            QStringLiteral("Job %1 is not %2 (it moved on); nothing changed.").arg(name, state)};
-    case -1:
-        return {false, QStringLiteral("Job %1 is locked: a worker is running it; nothing "
-                                      "changed.")
-                           .arg(name)};
-    case -2:
-        return {false,
-                QStringLiteral("There is no job %1 in this queue; nothing changed.").arg(name)};
-    default:
-        return {
-            false,
-            QStringLiteral("Unexpected reply %1; nothing is known to have changed.").arg(reply)};
-    }
-}
-
-std::function<ReplyMeaning(const RedisValue &)> bullBatch(const QString &did)
-{
-    return [did](const RedisValue &reply) {
-        const qint64 n = reply.size() >= 2 ? reply.at(1).toInteger() : 0;
-        return ReplyMeaning{n > 0,
-                            n > 0 ? did.arg(n) : QStringLiteral("Nothing to do; nothing changed.")};
-    };
+    call.keys << o.key + ':' + suffix;
+    call.keyRoles << QStringLiteral("%1 %2").arg(QString::fromLatin1(suffix),
+                                                 QString::fromLatin1(type));
 }
 
 } // namespace
 
 QList<PatternAction> BullUnit::actions() const
 {
+    using namespace libraryqueue;
     constexpr int Batch = 100;
     const QByteArray batch = QByteArray::number(Batch);
     const QByteArray cut = QByteArray::number(ScriptCall::ReplyCutBytes);
-    ActionInput job{QStringLiteral("job"), QStringLiteral("Job id"), ActionInput::Source::Item};
-    job.required = false;
-    auto flag = [](const QString &id, const QString &label) {
-        ActionInput f{id, label, ActionInput::Source::Flag};
-        f.required = false;
-        return f;
-    };
-    auto oneOf = [](const ActionRequest &r, const QString &verb, const QString &all) {
-        if (r.input(QStringLiteral("job")).isEmpty() == !r.has(all))
-            return QStringLiteral("queue %1 needs either --job ID or --%2.").arg(verb, all);
-        return QString();
-    };
 
-    PatternAction requeue;
-    requeue.id = QStringLiteral("queue.requeue");
-    requeue.verb = QStringLiteral("requeue");
-    requeue.label = QStringLiteral("Requeue…");
-    requeue.objectName = QStringLiteral("requeueButton");
-    requeue.usage = QStringLiteral("queue requeue QUEUE (--job ID | --stuck)");
-    requeue.inputs = {job, flag(QStringLiteral("stuck"), QStringLiteral("Every stalled job"))};
-    requeue.check = [oneOf](const ActionRequest &r) {
-        if (r.has(QStringLiteral("older-than")))
-            return QStringLiteral("A Bull job is stalled when its lock is gone, whatever its "
-                                  "age: queue requeue takes no --older-than for a Bull queue.");
-        return oneOf(r, QStringLiteral("requeue"), QStringLiteral("stuck"));
-    };
+    RequeueSpec requeue;
+    requeue.stuckLabel = QStringLiteral("Every stalled job");
+    requeue.olderThanRefusal
+        = QStringLiteral("A Bull job is stalled when its lock is gone, whatever its age: queue "
+                         "requeue takes no --older-than for a Bull queue.");
     requeue.build = [batch, cut](const ActionRequest &r) {
         ScriptCall call
             = bullCall(r.object, QStringLiteral("queue.requeue"), QStringLiteral("bull_requeue"),
@@ -299,8 +261,9 @@ QList<PatternAction> BullUnit::actions() const
                                           "check does.")
                                .arg(printableBytes(id, 80), printableBytes(r.object.key));
             call.meaning = [id](const RedisValue &v) {
-                return bullJob(v.toInteger(), id, QStringLiteral("was requeued to wait"),
-                               QStringLiteral("active"));
+                return BullMqUnit::jobMeaning(v.toInteger(), id,
+                                              QStringLiteral("was requeued to wait"),
+                                              QStringLiteral("active"));
             };
         } else {
             call.action = QStringLiteral("queue.requeue-stuck");
@@ -311,65 +274,155 @@ QList<PatternAction> BullUnit::actions() const
                                .arg(Batch);
             call.batch = Batch;
             call.batchSummary = QStringLiteral("Requeued %1 stalled jobs.");
-            call.meaning = bullBatch(QStringLiteral("Requeued %1 stalled jobs."));
+            call.meaning = batchMeaning(QStringLiteral("Requeued %1 stalled jobs."));
         }
         return call;
     };
 
-    PatternAction stuckAll = requeue;
-    stuckAll.id = QStringLiteral("queue.requeue-stuck");
-    stuckAll.verb.clear();
-    stuckAll.usage.clear();
-    stuckAll.label = QStringLiteral("Requeue all stuck…");
-    stuckAll.objectName = QStringLiteral("requeueStuckButton");
-    stuckAll.consoleOnly = true;
-    stuckAll.inputs = {};
-    stuckAll.check = {};
-    stuckAll.build = [build = requeue.build](const ActionRequest &r) {
-        ActionRequest all = r;
-        all.inputs = {{QStringLiteral("stuck"), QByteArray()}};
-        return build(all);
-    };
-
-    PatternAction retry;
-    retry.id = QStringLiteral("queue.retry");
-    retry.verb = QStringLiteral("retry");
-    retry.label = QStringLiteral("Retry…");
-    retry.objectName = QStringLiteral("retryButton");
+    PatternAction retry = jobOrAllAction(
+        QStringLiteral("retry"), QStringLiteral("Retry…"), QStringLiteral("all"),
+        QStringLiteral("Every failed job"), [batch, cut](const ActionRequest &r) {
+            const bool completed = r.has(QStringLiteral("completed"));
+            const QString state
+                = completed ? QStringLiteral("completed") : QStringLiteral("failed");
+            ScriptCall call
+                = bullCall(r.object, QStringLiteral("queue.retry"), QStringLiteral("bull_retry"),
+                           {Wait, Paused, MetaPaused, completed ? Completed : Failed});
+            const QByteArray id = r.input(QStringLiteral("job"));
+            call.args = {r.object.key + ':', id, batch, cut};
+            if (!id.isEmpty()) {
+                call.summary
+                    = QStringLiteral("Retry Bull job %1 of \"%2\": from %3 back to wait, "
+                                     "as Bull's Job#retry does.")
+                          .arg(printableBytes(id, 80), printableBytes(r.object.key), state);
+                call.meaning = [id, state](const RedisValue &v) {
+                    return BullMqUnit::jobMeaning(v.toInteger(), id,
+                                                  QStringLiteral("was moved back to wait"), state);
+                };
+            } else {
+                call.summary = QStringLiteral("Retry every %1 Bull job of \"%2\", oldest first, up "
+                                              "to %3 per run.")
+                                   .arg(state, printableBytes(r.object.key))
+                                   .arg(Batch);
+                call.batch = Batch;
+                call.batchSummary = QStringLiteral("Retried %1 jobs.");
+                call.meaning = batchMeaning(QStringLiteral("Retried %1 jobs."));
+            }
+            return call;
+        });
     retry.usage = QStringLiteral("queue retry QUEUE (--job ID | --all) [--completed]");
-    retry.inputs = {job, flag(QStringLiteral("all"), QStringLiteral("Every failed job")),
-                    flag(QStringLiteral("completed"), QStringLiteral("From completed"))};
+    retry.inputs << flag(QStringLiteral("completed"), QStringLiteral("From completed"));
     retry.inputs[2].console = false;
-    retry.check = [oneOf](const ActionRequest &r) {
-        return oneOf(r, QStringLiteral("retry"), QStringLiteral("all"));
-    };
-    retry.build = [batch, cut](const ActionRequest &r) {
-        const bool completed = r.has(QStringLiteral("completed"));
-        const QString state = completed ? QStringLiteral("completed") : QStringLiteral("failed");
-        ScriptCall call
-            = bullCall(r.object, QStringLiteral("queue.retry"), QStringLiteral("bull_retry"),
-                       {Wait, Paused, MetaPaused, completed ? Completed : Failed});
-        const QByteArray id = r.input(QStringLiteral("job"));
-        call.args = {r.object.key + ':', id, batch, cut};
-        if (!id.isEmpty()) {
-            call.summary = QStringLiteral("Retry Bull job %1 of \"%2\": from %3 back to wait, as "
-                                          "Bull's Job#retry does.")
-                               .arg(printableBytes(id, 80), printableBytes(r.object.key), state);
-            call.meaning = [id, state](const RedisValue &v) {
-                return bullJob(v.toInteger(), id, QStringLiteral("was moved back to wait"), state);
+
+    PatternAction promote = jobOrAllAction(
+        QStringLiteral("promote"), QStringLiteral("Promote…"), QStringLiteral("all"),
+        QStringLiteral("Every delayed job"), [batch, cut](const ActionRequest &r) {
+            ScriptCall call = bullCall(r.object, QStringLiteral("queue.promote"),
+                                       QStringLiteral("bull_promote"),
+                                       {Delayed, Wait, Paused, MetaPaused, Priority});
+            const QByteArray id = r.input(QStringLiteral("job"));
+            call.args = {r.object.key + ':', id, batch, cut};
+            if (!id.isEmpty()) {
+                call.summary = QStringLiteral("Run delayed Bull job %1 of \"%2\" now, as Bull's "
+                                              "Job#promote does.")
+                                   .arg(printableBytes(id, 80), printableBytes(r.object.key));
+                call.meaning = [id](const RedisValue &v) {
+                    return BullMqUnit::jobMeaning(v.toInteger(), id,
+                                                  QStringLiteral("was promoted to wait"),
+                                                  QStringLiteral("delayed"));
+                };
+            } else {
+                call.summary = QStringLiteral("Run every delayed Bull job of \"%1\" now, soonest "
+                                              "first, up to %2 per run, as Bull's Job#promote "
+                                              "does for each.")
+                                   .arg(printableBytes(r.object.key))
+                                   .arg(Batch);
+                call.batch = Batch;
+                call.batchSummary = QStringLiteral("Promoted %1 jobs.");
+                call.meaning = batchMeaning(QStringLiteral("Promoted %1 jobs."));
+            }
+            return call;
+        });
+
+    PatternAction remove = oneJobAction(
+        QStringLiteral("remove"), QStringLiteral("Remove…"), QStringLiteral("removeButton"),
+        [](const ActionRequest &r) {
+            ScriptCall call
+                = bullCall(r.object, QStringLiteral("queue.remove"), QStringLiteral("bull_remove"),
+                           {Active, Wait, Delayed, Paused, Completed, Failed, Priority});
+            addKey(call, r.object, "limiter:index", "hash");
+            const QByteArray id = r.input(QStringLiteral("job"));
+            call.args = {r.object.key + ':', id};
+            call.summary = QStringLiteral("Remove Bull job %1 of \"%2\" and its keys, unless a "
+                                          "worker holds its lock, as Bull's Job#remove does.")
+                               .arg(printableBytes(id, 80), printableBytes(r.object.key));
+            call.meaning = [id](const RedisValue &v) {
+                return BullMqUnit::jobMeaning(v.toInteger(), id, QStringLiteral("was removed"),
+                                              QStringLiteral("in the queue"));
             };
-        } else {
-            call.summary = QStringLiteral("Retry every %1 Bull job of \"%2\", oldest first, up to "
-                                          "%3 per run.")
-                               .arg(state, printableBytes(r.object.key))
-                               .arg(Batch);
-            call.batch = Batch;
-            call.batchSummary = QStringLiteral("Retried %1 jobs.");
-            call.meaning = bullBatch(QStringLiteral("Retried %1 jobs."));
+            return call;
+        });
+
+    PatternAction clean = cleanAction([batch](const ActionRequest &r) {
+        const bool completed = r.input(QStringLiteral("state")) == "completed";
+        const QString st = completed ? QStringLiteral("completed") : QStringLiteral("failed");
+        ScriptCall call
+            = bullCall(r.object, QStringLiteral("queue.clean"), QStringLiteral("bull_clean"),
+                       {completed ? Completed : Failed, Priority});
+        addKey(call, r.object, "limiter:index", "hash");
+        const qint64 olderThan = r.integer(QStringLiteral("older-than"));
+        const bool count = r.has(QStringLiteral("count-only"));
+        call.args = {r.object.key + ':', QByteArray::number(olderThan), batch,
+                     count ? QByteArray("count") : QByteArray()};
+        if (count) {
+            call.action = QStringLiteral("queue.clean-count");
+            call.summary = QStringLiteral("Count the %1 Bull jobs of \"%2\" finished more than %3 "
+                                          "ago (nothing is written).")
+                               .arg(st, printableBytes(r.object.key), formatMs(olderThan));
+            call.meaning = cleanCountMeaning(st);
+            return call;
         }
+        call.summary = QStringLiteral("Remove the %1 Bull jobs of \"%2\" finished more than %3 ago "
+                                      "(not locked ones), up to %4 per run, as Bull's "
+                                      "Queue#clean does.")
+                           .arg(st, printableBytes(r.object.key), formatMs(olderThan))
+                           .arg(Batch);
+        call.batch = Batch;
+        call.batchSummary = QStringLiteral("Removed %1 jobs.");
+        call.meaning = batchMeaning(QStringLiteral("Removed %1 jobs."));
         return call;
+    });
+
+    auto pausing = [](bool pause) {
+        return pauseAction(pause, [pause](const ActionRequest &r) {
+            ScriptCall call = bullCall(
+                r.object, pause ? QStringLiteral("queue.pause") : QStringLiteral("queue.resume"),
+                QStringLiteral("bull_pause"), {Wait, Paused, MetaPaused});
+            addKey(call, r.object, "meta", "hash");
+            call.args = {pause ? "paused" : "resumed", r.object.key + ':'};
+            call.summary = pause ? QStringLiteral("Pause Bull queue \"%1\" globally: its wait "
+                                                  "list becomes paused and workers take no new "
+                                                  "job until it is resumed, as Bull's "
+                                                  "Queue#pause does.")
+                                       .arg(printableBytes(r.object.key))
+                                 : QStringLiteral("Resume Bull queue \"%1\", as Bull's "
+                                                  "Queue#resume does.")
+                                       .arg(printableBytes(r.object.key));
+            const auto meaning = pauseMeaning(pause);
+            call.meaning = [meaning](const RedisValue &v) {
+                if (v.toInteger() == -3)
+                    return ReplyMeaning{false, QStringLiteral("Both the wait and the paused list "
+                                                              "hold jobs: Bull's RENAME would "
+                                                              "drop one of them; nothing "
+                                                              "changed.")};
+                return meaning(v);
+            };
+            return call;
+        });
     };
-    return {requeue, stuckAll, retry};
+
+    return requeueActions(requeue)
+           + QList<PatternAction>{retry, promote, remove, clean, pausing(true), pausing(false)};
 }
 
 QStringList BullUnit::jobStates() const
@@ -415,50 +468,32 @@ QList<Figure> BullUnit::figures() const
 
 QList<Column> BullUnit::columns() const
 {
-    return {Column::key(QStringLiteral("Queue")),
-            Column::library(QStringLiteral("bull")),
-            Column::count(QStringLiteral("Length"), &Reading::length),
-            Column::count(QStringLiteral("In flight"), &Reading::inFlight),
-            Column::age(QStringLiteral("Oldest in flight"), &Reading::oldestInFlightAgeMs),
-            Column::count(QStringLiteral("Stuck"), &Reading::stuck),
-            Column::count(QStringLiteral("Dead"), &Reading::deadLength),
-            Column::counts(),
-            Column::status()};
+    return libraryqueue::columns(QStringLiteral("bull"));
 }
 
 void BullUnit::writeJson(const ObjectState &s, const Reading &r, qint64, QJsonObject &j) const
 {
-    j.insert(QStringLiteral("keys"), keysToJson(s.object.related));
-    j.insert(QStringLiteral("length"), double(r.length));
-    j.insert(QStringLiteral("inFlight"), double(r.inFlight));
-    j.insert(QStringLiteral("deadLength"), double(r.deadLength));
-    j.insert(QStringLiteral("stuckCount"), double(r.stuck));
-    j.insert(QStringLiteral("stuckIsLowerBound"), r.stuckIsLowerBound);
-    j.insert(QStringLiteral("oldestInFlightAgeMs"), double(r.oldestInFlightAgeMs));
-    j.insert(QStringLiteral("truncated"), r.truncated);
+    libraryqueue::writeJson(r, keysToJson(s.object.related), j);
 }
 
 QStringList BullUnit::itemHeaders() const
 {
-    return {QStringLiteral("Active job"), QStringLiteral("Name"), QStringLiteral("Age"),
-            QStringLiteral("Attempts"), QStringLiteral("Lock")};
+    return libraryqueue::activeJobHeaders();
 }
 
 QList<QStringList> BullUnit::items(const ObjectState &s, qint64 nowMs) const
 {
-    QList<QStringList> rows;
-    for (const InFlightItem &item : s.reading.items)
-        rows.append({printableBytes(item.job, 120), printableBytes(item.name, 80),
-                     formatMs(s.reading.ageAt(item.ageMs, nowMs)), QString::number(item.attempts),
-                     item.locked ? QStringLiteral("held") : QStringLiteral("none: stalled")});
-    return rows;
+    return libraryqueue::activeJobRows(s, nowMs);
+}
+
+QHash<QString, QByteArray> BullUnit::itemInputs(const ObjectState &s, int i) const
+{
+    return libraryqueue::itemJob(s, i);
 }
 
 std::optional<Attention> BullUnit::attention(const ObjectState &state, qint64) const
 {
-    if (state.gone || state.reading.stuck <= 0)
-        return std::nullopt;
-    return Attention{2.0 + double(state.reading.stuck), QStringLiteral("inFlight")};
+    return libraryqueue::stuckAttention(state, QStringLiteral("inFlight"));
 }
 
 QString BullUnit::attentionText(const ObjectState &state, qint64) const

@@ -13,9 +13,11 @@ namespace gatehouse {
 // Reads its counts by Bull's state names and its active jobs with their
 // locks (stalled = active without a lock, as Bull's own stall check says); a
 // Bull queue's keys (completed/failed sets, stall guard, job locks) are never
-// shown as limiters, locks or tokens. Acts as Bull's own scripts do
-// (lua/bull/): requeue stalled (moveStalledJobsToWait) and retry
-// (reprocessJob). Promote, remove, pause and clean are BullMQ's only so far.
+// shown as limiters, locks or tokens. Acts as Bull 4.16.5's own scripts do
+// (lua/bull/, each citing Bull's lib/commands file): requeue stalled
+// (moveStalledJobsToWait), retry (reprocessJob), promote, remove (refused
+// for a locked job; removeJob), pause/resume (pause) and clean completed or
+// failed jobs older than a grace period, counted first (cleanJobsInSet).
 class BullUnit final : public PatternUnit
 {
 public:
@@ -71,6 +73,7 @@ public:
     JobRead jobDetail(const PatternObject &object, const QByteArray &job) const override;
     QStringList itemHeaders() const override;
     QList<QStringList> items(const ObjectState &state, qint64 nowMs) const override;
+    QHash<QString, QByteArray> itemInputs(const ObjectState &state, int i) const override;
     std::optional<Attention> attention(const ObjectState &state, qint64 nowMs) const override;
     QString attentionText(const ObjectState &state, qint64 nowMs) const override;
 };

@@ -2,6 +2,7 @@
 #include "bullmqunit.h"
 
 #include <patterns/globmatch.h>
+#include <patterns/libraryqueue.h>
 #include <patterns/sections.h>
 
 #include <QJsonArray>
@@ -55,45 +56,6 @@ QByteArray sortPatternSafe(const QByteArray &base)
 
 const char *StuckReason = "active without a lock: its worker died or stopped renewing it";
 
-ReplyMeaning oneJob(qint64 reply, const QByteArray &job, const QString &did, const QString &state)
-{
-    const QString name = printableBytes(job, 80);
-    switch (reply) {
-    case 1:
-        return {true, QStringLiteral("Job %1 %2.").arg(name, did)};
-    case 0:
-        return {
-            false,
-            QStringLiteral("Job %1 is not %2 (it moved on); nothing changed.").arg(name, state)};
-    case -1:
-        return {false, QStringLiteral("Job %1 is locked: a worker is running it; nothing "
-                                      "changed.")
-                           .arg(name)};
-    case -2:
-        return {false,
-                QStringLiteral("There is no job %1 in this queue; nothing changed.").arg(name)};
-    case -4:
-        return {false, QStringLiteral("Job %1 has a parent or children: Gatehouse does not "
-                                      "re-link BullMQ flows; nothing changed.")
-                           .arg(name)};
-    default:
-        return {
-            false,
-            QStringLiteral("Unexpected reply %1; nothing is known to have changed.").arg(reply)};
-    }
-}
-
-// {done, done, id...}: a batch's reply.
-std::function<ReplyMeaning(const RedisValue &)> batchMeaning(const QString &did)
-{
-    return [did](const RedisValue &reply) {
-        const qint64 n = reply.size() >= 2 ? reply.at(1).toInteger() : 0;
-        return ReplyMeaning{n > 0, n > 0 ? did.arg(n)
-                                         : QStringLiteral("Nothing to do; nothing "
-                                                          "changed.")};
-    };
-}
-
 ScriptCall baseCall(const PatternObject &o, const QString &action, const QString &script,
                     const QList<BullMqUnit::State> &keys)
 {
@@ -106,27 +68,6 @@ ScriptCall baseCall(const PatternObject &o, const QString &action, const QString
                                                      QString::fromLatin1(Types[s]));
     }
     return call;
-}
-
-ActionInput jobInput(bool required)
-{
-    ActionInput job{QStringLiteral("job"), QStringLiteral("Job id"), ActionInput::Source::Item};
-    job.required = required;
-    return job;
-}
-
-ActionInput flag(const QString &id, const QString &label)
-{
-    ActionInput f{id, label, ActionInput::Source::Flag};
-    f.required = false;
-    return f;
-}
-
-QString oneOf(const ActionRequest &r, const QString &verb, const QString &all)
-{
-    if (r.input(QStringLiteral("job")).isEmpty() == !r.has(all))
-        return QStringLiteral("queue %1 needs either --job ID or --%2.").arg(verb, all);
-    return {};
 }
 
 } // namespace
@@ -166,12 +107,18 @@ Section BullMqUnit::section() const
 
 QList<PatternUnit::Command> BullMqUnit::identifyProbe(const QByteArray &target) const
 {
-    return {{"TYPE", target + ":meta"}, {"TYPE", target + ":events"}};
+    return {{"TYPE", target + ":meta"},
+            {"TYPE", target + ":events"},
+            {"TYPE", target + ":meta-paused"}};
 }
 
 bool BullMqUnit::identifies(const QByteArray &, const QList<RedisValue> &r) const
 {
-    return r.size() == 2 && (r.at(0).bytes() == "hash" || r.at(1).bytes() == "stream");
+    // Bull 3/4's pause writes a "meta" hash too (for BullMQ's sake) beside
+    // its own "meta-paused": that queue is Bull's.
+    return r.size() == 3
+           && (r.at(1).bytes() == "stream"
+               || (r.at(0).bytes() == "hash" && r.at(2).bytes() == "none"));
 }
 
 QList<QByteArray> BullMqUnit::scanGlobs(const ProfileRule &rule) const
@@ -213,19 +160,31 @@ QList<PatternObject> BullMqUnit::groupClaims(ClaimPool &pool) const
     // A base with one of BullMQ's distinctive keys and at least two of its
     // names is a queue; it takes every key under "<base>:" from the pool
     // (job hashes, locks, logs), so none shows as a lock or token of its own.
-    QMap<QByteArray, std::pair<int, bool>> bases; // base -> {names, anchored}
+    // A paused Bull 3/4 queue has a "meta" hash too (Bull's pause writes it
+    // for BullMQ's sake) beside its own "meta-paused": without BullMQ's
+    // events stream or marker, that base is Bull's.
+    struct Base
+    {
+        int names = 0;
+        bool anchored = false;
+        bool bullMqOnly = false; // events stream or marker
+    };
+    QMap<QByteArray, Base> bases;
     for (const QByteArray &key : pool.claimed(Kind, 1000)) {
         const QString role = pool.roleOf(key, Kind);
         if (role.isEmpty())
             continue;
-        auto &b = bases[key.left(key.lastIndexOf(':'))];
-        ++b.first;
+        Base &b = bases[key.left(key.lastIndexOf(':'))];
+        ++b.names;
         const int s = stateOfKey(key, pool.find(key)->shape.type);
-        b.second = b.second || (s >= 0 && isAnchor(s));
+        b.anchored = b.anchored || (s >= 0 && isAnchor(s));
+        b.bullMqOnly = b.bullMqOnly || s == Events || s == Marker;
     }
     QList<PatternObject> out;
     for (auto it = bases.cbegin(); it != bases.cend(); ++it) {
-        if (it->first < 2 || !it->second)
+        if (it->names < 2 || !it->anchored)
+            continue;
+        if (!it->bullMqOnly && pool.find(it.key() + ":meta-paused"))
             continue;
         PatternObject o = objectForBase(it.key());
         o.source = QStringLiteral("autodetected");
@@ -397,63 +356,32 @@ QList<Chart> BullMqUnit::charts() const
 
 QList<Column> BullMqUnit::columns() const
 {
-    Column stuck = Column::count(QStringLiteral("Stuck"), &Reading::stuck);
-    stuck.text = [](const ObjectState &s, qint64) -> QString {
-        return QString::number(s.reading.stuck)
-               + (s.reading.stuckIsLowerBound ? QStringLiteral("+") : QString());
-    };
-    return {Column::key(QStringLiteral("Queue")),
-            Column::library(QStringLiteral("bullmq")),
-            Column::count(QStringLiteral("Length"), &Reading::length),
-            Column::count(QStringLiteral("In flight"), &Reading::inFlight),
-            Column::age(QStringLiteral("Oldest in flight"), &Reading::oldestInFlightAgeMs),
-            stuck,
-            Column::count(QStringLiteral("Dead"), &Reading::deadLength),
-            Column::counts(),
-            Column::status()};
+    return libraryqueue::columns(QStringLiteral("bullmq"), {true, true});
 }
 
 void BullMqUnit::writeJson(const ObjectState &s, const Reading &r, qint64, QJsonObject &j) const
 {
-    j.insert(QStringLiteral("keys"), keysToJson(s.object.related));
-    j.insert(QStringLiteral("length"), double(r.length));
-    j.insert(QStringLiteral("inFlight"), double(r.inFlight));
-    j.insert(QStringLiteral("deadLength"), double(r.deadLength));
-    j.insert(QStringLiteral("stuckCount"), double(r.stuck));
-    j.insert(QStringLiteral("stuckIsLowerBound"), r.stuckIsLowerBound);
-    j.insert(QStringLiteral("oldestInFlightAgeMs"), double(r.oldestInFlightAgeMs));
-    j.insert(QStringLiteral("truncated"), r.truncated);
+    libraryqueue::writeJson(r, keysToJson(s.object.related), j);
 }
 
 QStringList BullMqUnit::itemHeaders() const
 {
-    return {QStringLiteral("Active job"), QStringLiteral("Name"), QStringLiteral("Age"),
-            QStringLiteral("Attempts"), QStringLiteral("Lock")};
+    return libraryqueue::activeJobHeaders();
 }
 
 QList<QStringList> BullMqUnit::items(const ObjectState &s, qint64 nowMs) const
 {
-    QList<QStringList> rows;
-    for (const InFlightItem &item : s.reading.items) {
-        rows.append({printableBytes(item.job, 120), printableBytes(item.name, 80),
-                     formatMs(s.reading.ageAt(item.ageMs, nowMs)), QString::number(item.attempts),
-                     item.locked ? QStringLiteral("held") : QStringLiteral("none: stalled")});
-    }
-    return rows;
+    return libraryqueue::activeJobRows(s, nowMs);
 }
 
 QHash<QString, QByteArray> BullMqUnit::itemInputs(const ObjectState &s, int i) const
 {
-    if (i < 0 || i >= s.reading.items.size())
-        return {};
-    return {{QStringLiteral("job"), s.reading.items.at(i).job}};
+    return libraryqueue::itemJob(s, i);
 }
 
 std::optional<Attention> BullMqUnit::attention(const ObjectState &state, qint64) const
 {
-    if (state.gone || state.reading.stuck <= 0)
-        return std::nullopt;
-    return Attention{2.0 + double(state.reading.stuck), QStringLiteral("inFlight")};
+    return libraryqueue::stuckAttention(state, QStringLiteral("inFlight"));
 }
 
 QString BullMqUnit::attentionText(const ObjectState &state, qint64 nowMs) const
@@ -465,34 +393,33 @@ QString BullMqUnit::attentionText(const ObjectState &state, qint64 nowMs) const
         .arg(formatMs(r.ageAt(r.oldestInFlightAgeMs, nowMs)));
 }
 
+ReplyMeaning BullMqUnit::jobMeaning(qint64 reply, const QByteArray &job, const QString &did,
+                                    const QString &state)
+{
+    return libraryqueue::jobMeaning(
+        reply, job, did,
+        {{0, QStringLiteral("Job %1 is not %2 (it moved on); nothing changed.")
+                 .arg(QStringLiteral("%1"), state)},
+         {-1, QStringLiteral("Job %1 is locked: a worker is running it; nothing changed.")},
+         {-2, QStringLiteral("There is no job %1 in this queue; nothing changed.")},
+         {-4, QStringLiteral("Job %1 has a parent or children: Gatehouse does not re-link BullMQ "
+                             "flows; nothing changed.")}});
+}
+
 QList<PatternAction> BullMqUnit::actions() const
 {
+    using namespace libraryqueue;
     const auto prefix = [](const PatternObject &o) -> QByteArray {
         return o.key + ':';
     };
     const QByteArray cut = QByteArray::number(ScriptCall::ReplyCutBytes);
     const QByteArray batch = QByteArray::number(Batch);
 
-    PatternAction requeue;
-    requeue.id = QStringLiteral("queue.requeue");
-    requeue.verb = QStringLiteral("requeue");
-    requeue.label = QStringLiteral("Requeue…");
-    requeue.objectName = QStringLiteral("requeueButton");
-    requeue.usage = QStringLiteral("queue requeue QUEUE (--job ID | --stuck)");
-    ActionInput olderThan{QStringLiteral("older-than"), QStringLiteral("(reliable queues only)")};
-    olderThan.required = false;
-    olderThan.integer = true;
-    olderThan.console = false;
-    requeue.inputs = {jobInput(false),
-                      flag(QStringLiteral("stuck"), QStringLiteral("Every "
-                                                                   "stalled job")),
-                      olderThan};
-    requeue.check = [](const ActionRequest &r) -> QString {
-        if (r.has(QStringLiteral("older-than")))
-            return QStringLiteral("A BullMQ job is stalled when its lock is gone, whatever its "
-                                  "age: queue requeue takes no --older-than for a BullMQ queue.");
-        return oneOf(r, QStringLiteral("requeue"), QStringLiteral("stuck"));
-    };
+    RequeueSpec requeue;
+    requeue.stuckLabel = QStringLiteral("Every stalled job");
+    requeue.olderThanRefusal
+        = QStringLiteral("A BullMQ job is stalled when its lock is gone, whatever its age: queue "
+                         "requeue takes no --older-than for a BullMQ queue.");
     requeue.build = [prefix, batch, cut](const ActionRequest &r) {
         ScriptCall call
             = baseCall(r.object, QStringLiteral("queue.requeue"), QStringLiteral("bullmq_requeue"),
@@ -505,8 +432,8 @@ QList<PatternAction> BullMqUnit::actions() const
                                           "check does.")
                                .arg(printableBytes(job, 80), printableBytes(r.object.key));
             call.meaning = [job](const RedisValue &v) {
-                return oneJob(v.toInteger(), job, QStringLiteral("was requeued to wait"),
-                              QStringLiteral("active"));
+                return jobMeaning(v.toInteger(), job, QStringLiteral("was requeued to wait"),
+                                  QStringLiteral("active"));
             };
         } else {
             call.action = QStringLiteral("queue.requeue-stuck");
@@ -522,152 +449,93 @@ QList<PatternAction> BullMqUnit::actions() const
         return call;
     };
 
-    PatternAction stuckAll = requeue;
-    stuckAll.id = QStringLiteral("queue.requeue-stuck");
-    stuckAll.verb.clear();
-    stuckAll.usage.clear();
-    stuckAll.label = QStringLiteral("Requeue all stuck…");
-    stuckAll.objectName = QStringLiteral("requeueStuckButton");
-    stuckAll.consoleOnly = true;
-    stuckAll.inputs = {};
-    stuckAll.check = {};
-    stuckAll.build = [build = requeue.build](const ActionRequest &r) {
-        ActionRequest all = r;
-        all.inputs = {{QStringLiteral("stuck"), QByteArray()}};
-        return build(all);
-    };
-
-    PatternAction retry;
-    retry.id = QStringLiteral("queue.retry");
-    retry.verb = QStringLiteral("retry");
-    retry.label = QStringLiteral("Retry…");
-    retry.objectName = QStringLiteral("retryButton");
+    PatternAction retry = jobOrAllAction(
+        QStringLiteral("retry"), QStringLiteral("Retry…"), QStringLiteral("all"),
+        QStringLiteral("Every failed job"), [prefix, batch, cut](const ActionRequest &r) {
+            const bool completed = r.has(QStringLiteral("completed"));
+            const QString state
+                = completed ? QStringLiteral("completed") : QStringLiteral("failed");
+            ScriptCall call
+                = baseCall(r.object, QStringLiteral("queue.retry"), QStringLiteral("bullmq_retry"),
+                           {Meta, Wait, Active, Paused, Marker, Events, Prioritized,
+                            PriorityCounter, completed ? Completed : Failed});
+            const QByteArray job = r.input(QStringLiteral("job"));
+            call.args = {prefix(r.object), job, batch, state.toUtf8(), cut};
+            if (!job.isEmpty()) {
+                call.summary
+                    = QStringLiteral("Retry BullMQ job %1 of \"%2\": from %3 back to "
+                                     "wait, as BullMQ's Job.retry does.")
+                          .arg(printableBytes(job, 80), printableBytes(r.object.key), state);
+                call.meaning = [job, state](const RedisValue &v) {
+                    return jobMeaning(v.toInteger(), job, QStringLiteral("was moved back to wait"),
+                                      state);
+                };
+            } else {
+                call.summary = QStringLiteral("Retry every %1 BullMQ job of \"%2\", oldest first, "
+                                              "up to %3 per run, as BullMQ's retryJobs does.")
+                                   .arg(state, printableBytes(r.object.key))
+                                   .arg(Batch);
+                call.batch = Batch;
+                call.batchSummary = QStringLiteral("Retried %1 jobs.");
+                call.meaning = batchMeaning(QStringLiteral("Retried %1 jobs."));
+            }
+            return call;
+        });
     retry.usage = QStringLiteral("queue retry QUEUE (--job ID | --all) [--completed]");
-    retry.inputs = {jobInput(false),
-                    flag(QStringLiteral("all"), QStringLiteral("Every failed "
-                                                               "job")),
-                    flag(QStringLiteral("completed"), QStringLiteral("From completed"))};
+    retry.inputs << flag(QStringLiteral("completed"), QStringLiteral("From completed"));
     retry.inputs[2].console = false;
-    retry.check = [](const ActionRequest &r) {
-        return oneOf(r, QStringLiteral("retry"), QStringLiteral("all"));
-    };
-    retry.build = [prefix, batch, cut](const ActionRequest &r) {
-        const bool completed = r.has(QStringLiteral("completed"));
-        const QString state = completed ? QStringLiteral("completed") : QStringLiteral("failed");
-        ScriptCall call
-            = baseCall(r.object, QStringLiteral("queue.retry"), QStringLiteral("bullmq_retry"),
-                       {Meta, Wait, Active, Paused, Marker, Events, Prioritized, PriorityCounter,
-                        completed ? Completed : Failed});
-        const QByteArray job = r.input(QStringLiteral("job"));
-        call.args = {prefix(r.object), job, batch, state.toUtf8(), cut};
-        if (!job.isEmpty()) {
-            call.summary = QStringLiteral("Retry BullMQ job %1 of \"%2\": from %3 back to wait, as "
-                                          "BullMQ's Job.retry does.")
-                               .arg(printableBytes(job, 80), printableBytes(r.object.key), state);
-            call.meaning = [job, state](const RedisValue &v) {
-                return oneJob(v.toInteger(), job, QStringLiteral("was moved back to wait"), state);
-            };
-        } else {
-            call.summary = QStringLiteral("Retry every %1 BullMQ job of \"%2\", oldest first, up "
-                                          "to %3 per run, as BullMQ's retryJobs does.")
-                               .arg(state, printableBytes(r.object.key))
-                               .arg(Batch);
-            call.batch = Batch;
-            call.batchSummary = QStringLiteral("Retried %1 jobs.");
-            call.meaning = batchMeaning(QStringLiteral("Retried %1 jobs."));
-        }
-        return call;
-    };
 
-    PatternAction promote;
-    promote.id = QStringLiteral("queue.promote");
-    promote.verb = QStringLiteral("promote");
-    promote.label = QStringLiteral("Promote…");
-    promote.objectName = QStringLiteral("promoteButton");
-    promote.usage = QStringLiteral("queue promote QUEUE (--job ID | --all)");
-    promote.inputs
-        = {jobInput(false), flag(QStringLiteral("all"), QStringLiteral("Every delayed job"))};
-    promote.check = [](const ActionRequest &r) {
-        return oneOf(r, QStringLiteral("promote"), QStringLiteral("all"));
-    };
-    promote.build = [prefix, batch, cut](const ActionRequest &r) {
-        ScriptCall call = baseCall(
-            r.object, QStringLiteral("queue.promote"), QStringLiteral("bullmq_promote"),
-            {Meta, Wait, Active, Paused, Marker, Events, Prioritized, PriorityCounter, Delayed});
-        const QByteArray job = r.input(QStringLiteral("job"));
-        call.args = {prefix(r.object), job, batch, cut};
-        if (!job.isEmpty()) {
-            call.summary = QStringLiteral("Run delayed BullMQ job %1 of \"%2\" now, as BullMQ's "
-                                          "promote does.")
-                               .arg(printableBytes(job, 80), printableBytes(r.object.key));
-            call.meaning = [job](const RedisValue &v) {
-                return oneJob(v.toInteger(), job, QStringLiteral("was promoted to wait"),
-                              QStringLiteral("delayed"));
-            };
-        } else {
-            call.summary = QStringLiteral("Run every delayed BullMQ job of \"%1\" now, soonest "
-                                          "first, up to %2 per run.")
-                               .arg(printableBytes(r.object.key))
-                               .arg(Batch);
-            call.batch = Batch;
-            call.batchSummary = QStringLiteral("Promoted %1 jobs.");
-            call.meaning = batchMeaning(QStringLiteral("Promoted %1 jobs."));
-        }
-        return call;
-    };
+    PatternAction promote = jobOrAllAction(
+        QStringLiteral("promote"), QStringLiteral("Promote…"), QStringLiteral("all"),
+        QStringLiteral("Every delayed job"), [prefix, batch, cut](const ActionRequest &r) {
+            ScriptCall call = baseCall(r.object, QStringLiteral("queue.promote"),
+                                       QStringLiteral("bullmq_promote"),
+                                       {Meta, Wait, Active, Paused, Marker, Events, Prioritized,
+                                        PriorityCounter, Delayed});
+            const QByteArray job = r.input(QStringLiteral("job"));
+            call.args = {prefix(r.object), job, batch, cut};
+            if (!job.isEmpty()) {
+                call.summary = QStringLiteral("Run delayed BullMQ job %1 of \"%2\" now, as "
+                                              "BullMQ's promote does.")
+                                   .arg(printableBytes(job, 80), printableBytes(r.object.key));
+                call.meaning = [job](const RedisValue &v) {
+                    return jobMeaning(v.toInteger(), job, QStringLiteral("was promoted to wait"),
+                                      QStringLiteral("delayed"));
+                };
+            } else {
+                call.summary = QStringLiteral("Run every delayed BullMQ job of \"%1\" now, soonest "
+                                              "first, up to %2 per run.")
+                                   .arg(printableBytes(r.object.key))
+                                   .arg(Batch);
+                call.batch = Batch;
+                call.batchSummary = QStringLiteral("Promoted %1 jobs.");
+                call.meaning = batchMeaning(QStringLiteral("Promoted %1 jobs."));
+            }
+            return call;
+        });
 
     const QList<State> removeKeys{Meta,    Wait,      Active, Paused,          Prioritized,
                                   Delayed, Completed, Failed, WaitingChildren, Events};
-    PatternAction remove;
-    remove.id = QStringLiteral("queue.remove");
-    remove.verb = QStringLiteral("remove");
-    remove.label = QStringLiteral("Remove…");
-    remove.objectName = QStringLiteral("removeButton");
-    remove.usage = QStringLiteral("queue remove QUEUE --job ID");
-    remove.inputs = {jobInput(true)};
-    remove.check = [](const ActionRequest &r) -> QString {
-        return r.input(QStringLiteral("job")).isEmpty()
-                   ? QStringLiteral("queue remove needs --job ID.")
-                   : QString();
-    };
-    remove.build = [prefix, removeKeys](const ActionRequest &r) {
-        ScriptCall call = baseCall(r.object, QStringLiteral("queue.remove"),
-                                   QStringLiteral("bullmq_remove"), removeKeys);
-        call.keys << keyOf(r.object, Failed);
-        call.keyRoles << QStringLiteral("failed zset");
-        const QByteArray job = r.input(QStringLiteral("job"));
-        call.args = {prefix(r.object), job, "0", "0", ""};
-        call.summary = QStringLiteral("Remove BullMQ job %1 of \"%2\" and its keys, unless a "
-                                      "worker holds its lock, as BullMQ's removeJob does.")
-                           .arg(printableBytes(job, 80), printableBytes(r.object.key));
-        call.meaning = [job](const RedisValue &v) {
-            return oneJob(v.toInteger(), job, QStringLiteral("was removed"),
-                          QStringLiteral("in the queue"));
-        };
-        return call;
-    };
+    PatternAction remove = oneJobAction(
+        QStringLiteral("remove"), QStringLiteral("Remove…"), QStringLiteral("removeButton"),
+        [prefix, removeKeys](const ActionRequest &r) {
+            ScriptCall call = baseCall(r.object, QStringLiteral("queue.remove"),
+                                       QStringLiteral("bullmq_remove"), removeKeys);
+            call.keys << keyOf(r.object, Failed);
+            call.keyRoles << QStringLiteral("failed zset");
+            const QByteArray job = r.input(QStringLiteral("job"));
+            call.args = {prefix(r.object), job, "0", "0", ""};
+            call.summary = QStringLiteral("Remove BullMQ job %1 of \"%2\" and its keys, unless a "
+                                          "worker holds its lock, as BullMQ's removeJob does.")
+                               .arg(printableBytes(job, 80), printableBytes(r.object.key));
+            call.meaning = [job](const RedisValue &v) {
+                return jobMeaning(v.toInteger(), job, QStringLiteral("was removed"),
+                                  QStringLiteral("in the queue"));
+            };
+            return call;
+        });
 
-    PatternAction clean;
-    clean.id = QStringLiteral("queue.clean");
-    clean.verb = QStringLiteral("clean");
-    clean.label = QStringLiteral("Clean…");
-    clean.objectName = QStringLiteral("cleanButton");
-    clean.usage = QStringLiteral("queue clean QUEUE --state completed|failed --older-than MS "
-                                 "[--count-only]");
-    ActionInput state{QStringLiteral("state"), QStringLiteral("State (completed or failed)")};
-    ActionInput age{QStringLiteral("older-than"), QStringLiteral("Finished more than (ms) ago")};
-    age.integer = true;
-    clean.inputs = {state, age, flag(QStringLiteral("count-only"), QStringLiteral("Only count"))};
-    clean.inputs[2].console = false;
-    clean.check = [](const ActionRequest &r) -> QString {
-        const QByteArray s = r.input(QStringLiteral("state"));
-        if (s != "completed" && s != "failed")
-            return QStringLiteral("queue clean needs --state completed or --state failed.");
-        if (r.integer(QStringLiteral("older-than")) < 0)
-            return QStringLiteral("queue clean needs --older-than MS (0 or more).");
-        return {};
-    };
-    clean.build = [prefix, removeKeys, batch](const ActionRequest &r) {
+    PatternAction clean = cleanAction([prefix, removeKeys, batch](const ActionRequest &r) {
         const bool completed = r.input(QStringLiteral("state")) == "completed";
         ScriptCall call = baseCall(r.object, QStringLiteral("queue.clean"),
                                    QStringLiteral("bullmq_remove"), removeKeys);
@@ -683,11 +551,7 @@ QList<PatternAction> BullMqUnit::actions() const
             call.summary = QStringLiteral("Count the %1 BullMQ jobs of \"%2\" finished more than "
                                           "%3 ago (nothing is written).")
                                .arg(st, printableBytes(r.object.key), formatMs(olderThan));
-            call.meaning = [st](const RedisValue &v) {
-                const qint64 n = v.size() == 1 ? v.at(0).toInteger() : -1;
-                return ReplyMeaning{true,
-                                    QStringLiteral("%1 %2 jobs would be removed.").arg(n).arg(st)};
-            };
+            call.meaning = cleanCountMeaning(st);
             return call;
         }
         call.summary = QStringLiteral("Remove the %1 BullMQ jobs of \"%2\" finished more than %3 "
@@ -699,16 +563,10 @@ QList<PatternAction> BullMqUnit::actions() const
         call.batchSummary = QStringLiteral("Removed %1 jobs.");
         call.meaning = batchMeaning(QStringLiteral("Removed %1 jobs."));
         return call;
-    };
+    });
 
-    auto pauseAction = [](bool pause) {
-        PatternAction a;
-        a.id = pause ? QStringLiteral("queue.pause") : QStringLiteral("queue.resume");
-        a.verb = pause ? QStringLiteral("pause") : QStringLiteral("resume");
-        a.label = pause ? QStringLiteral("Pause…") : QStringLiteral("Resume…");
-        a.objectName = pause ? QStringLiteral("pauseButton") : QStringLiteral("resumeButton");
-        a.usage = QStringLiteral("queue %1 QUEUE").arg(a.verb);
-        a.build = [pause](const ActionRequest &r) {
+    auto pausing = [](bool pause) {
+        return pauseAction(pause, [pause](const ActionRequest &r) {
             ScriptCall call = baseCall(
                 r.object, pause ? QStringLiteral("queue.pause") : QStringLiteral("queue.resume"),
                 QStringLiteral("bullmq_pause"),
@@ -719,22 +577,13 @@ QList<PatternAction> BullMqUnit::actions() const
                                        .arg(printableBytes(r.object.key))
                                  : QStringLiteral("Resume BullMQ queue \"%1\".")
                                        .arg(printableBytes(r.object.key));
-            call.meaning = [pause](const RedisValue &v) {
-                return v.toInteger() == 1
-                           ? ReplyMeaning{true, pause ? QStringLiteral("Paused.")
-                                                      : QStringLiteral("Resumed.")}
-                           : ReplyMeaning{false, pause ? QStringLiteral("Already paused; nothing "
-                                                                        "changed.")
-                                                       : QStringLiteral("Not paused; nothing "
-                                                                        "changed.")};
-            };
+            call.meaning = pauseMeaning(pause);
             return call;
-        };
-        return a;
+        });
     };
 
-    return {requeue,           stuckAll,          retry, promote, remove, clean,
-            pauseAction(true), pauseAction(false)};
+    return requeueActions(requeue)
+           + QList<PatternAction>{retry, promote, remove, clean, pausing(true), pausing(false)};
 }
 
 QStringList BullMqUnit::jobStates() const

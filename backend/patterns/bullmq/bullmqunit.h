@@ -103,6 +103,10 @@ public:
     static JobRead listJobs(const PatternObject &object, const QString &state,
                             const QByteArray &key, bool isList, bool newestFirst, qint64 offset,
                             int count, const QByteArray &attemptsField);
+    // What a one-job reply of lua/bullmq (and lua/bull) means: 1 did, 0 not
+    // in state, -1 locked, -2 no such job, -4 part of a flow.
+    static ReplyMeaning jobMeaning(qint64 reply, const QByteArray &job, const QString &did,
+                                   const QString &state);
     static JobRead readJob(const PatternObject &object, const QByteArray &job,
                            const QList<QByteArray> &smallFields);
 };

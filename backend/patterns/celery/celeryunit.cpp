@@ -2,9 +2,12 @@
 #include "celeryunit.h"
 
 #include <patterns/globmatch.h>
+#include <patterns/libraryqueue.h>
 #include <patterns/sections.h>
 
 #include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 
 #include <algorithm>
 
@@ -366,10 +369,7 @@ Reading CeleryUnit::read(const PatternObject &o, const QList<RedisValue> &r,
 QList<Figure> CeleryUnit::figures() const
 {
     auto count = [](const char *state) {
-        const QString s = QString::fromLatin1(state);
-        return [s](const Reading &r, qint64) {
-            return double(r.countOf(s));
-        };
+        return libraryqueue::countFigure(QString::fromLatin1(state));
     };
     return {
         {QStringLiteral("wait"), QStringLiteral("Queued"), false, count("queued")},
@@ -399,25 +399,14 @@ QList<Chart> CeleryUnit::charts() const
 
 QList<Column> CeleryUnit::columns() const
 {
-    return {Column::key(QStringLiteral("Queue")), Column::library(QStringLiteral("celery")),
-            // The queue section's shared headers (one table for every queue
-            // pattern); Celery's own names are in the counts column.
-            Column::count(QStringLiteral("Length"), &Reading::length),
-            Column::count(QStringLiteral("In flight"), &Reading::inFlight),
-            Column::age(QStringLiteral("Oldest in flight"), &Reading::oldestInFlightAgeMs),
-            Column::count(QStringLiteral("Stuck"), &Reading::stuck), Column::counts(),
-            Column::status()};
+    return libraryqueue::columns(QStringLiteral("celery"), {false, false});
 }
 
 void CeleryUnit::writeJson(const ObjectState &s, const Reading &r, qint64, QJsonObject &j) const
 {
-    j.insert(QStringLiteral("keys"), keysToJson(s.object.related));
-    j.insert(QStringLiteral("length"), double(r.length));
-    j.insert(QStringLiteral("inFlight"), double(r.inFlight));
-    j.insert(QStringLiteral("stuckCount"), double(r.stuck));
-    j.insert(QStringLiteral("oldestInFlightAgeMs"), double(r.oldestInFlightAgeMs));
+    libraryqueue::writeJson(r, keysToJson(s.object.related), j,
+                            {false, libraryqueue::LowerBound::Omitted});
     j.insert(QStringLiteral("visibilityTimeoutMs"), double(s.object.params.stuckAfterMs));
-    j.insert(QStringLiteral("truncated"), r.truncated);
 }
 
 QStringList CeleryUnit::itemHeaders() const
@@ -435,16 +424,12 @@ QList<QStringList> CeleryUnit::items(const ObjectState &s, qint64 nowMs) const
 
 QHash<QString, QByteArray> CeleryUnit::itemInputs(const ObjectState &s, int i) const
 {
-    if (i < 0 || i >= s.reading.items.size())
-        return {};
-    return {{QStringLiteral("job"), s.reading.items.at(i).job}};
+    return libraryqueue::itemJob(s, i);
 }
 
 std::optional<Attention> CeleryUnit::attention(const ObjectState &state, qint64) const
 {
-    if (state.gone || state.reading.stuck <= 0)
-        return std::nullopt;
-    return Attention{2.0 + double(state.reading.stuck), QStringLiteral("inFlight")};
+    return libraryqueue::stuckAttention(state, QStringLiteral("inFlight"));
 }
 
 QString CeleryUnit::attentionText(const ObjectState &state, qint64 nowMs) const
@@ -461,34 +446,14 @@ QList<PatternAction> CeleryUnit::actions() const
     const QByteArray cut = QByteArray::number(ScriptCall::ReplyCutBytes);
     const QByteArray batch = QByteArray::number(Batch);
 
-    PatternAction requeue;
-    requeue.id = QStringLiteral("queue.requeue");
-    requeue.verb = QStringLiteral("requeue");
-    requeue.label = QStringLiteral("Requeue…");
-    requeue.objectName = QStringLiteral("requeueButton");
-    requeue.usage = QStringLiteral("queue requeue QUEUE (--job TAG | --stuck)");
-    ActionInput job{QStringLiteral("job"), QStringLiteral("Delivery tag"),
-                    ActionInput::Source::Item};
-    job.required = false;
-    ActionInput stuck{QStringLiteral("stuck"),
-                      QStringLiteral("Every message past the visibility "
-                                     "timeout"),
-                      ActionInput::Source::Flag};
-    stuck.required = false;
-    ActionInput olderThan{QStringLiteral("older-than"), QStringLiteral("(reliable queues only)")};
-    olderThan.required = false;
-    olderThan.integer = true;
-    olderThan.console = false;
-    requeue.inputs = {job, stuck, olderThan};
-    requeue.check = [](const ActionRequest &r) -> QString {
-        if (r.has(QStringLiteral("older-than")))
-            return QStringLiteral("A Celery message is stuck once it is unacked past the "
-                                  "visibility timeout: queue requeue takes no --older-than for a "
-                                  "Celery queue (set visibilityTimeout in its profile rule).");
-        if (r.input(QStringLiteral("job")).isEmpty() == !r.has(QStringLiteral("stuck")))
-            return QStringLiteral("queue requeue needs either --job TAG or --stuck.");
-        return {};
-    };
+    libraryqueue::RequeueSpec requeue;
+    requeue.jobLabel = QStringLiteral("Delivery tag");
+    requeue.jobValue = QStringLiteral("TAG");
+    requeue.stuckLabel = QStringLiteral("Every message past the visibility timeout");
+    requeue.olderThanRefusal
+        = QStringLiteral("A Celery message is stuck once it is unacked past the visibility "
+                         "timeout: queue requeue takes no --older-than for a Celery queue (set "
+                         "visibilityTimeout in its profile rule).");
     requeue.build = [batch, cut](const ActionRequest &r) {
         ScriptCall call;
         call.action = QStringLiteral("queue.requeue");
@@ -538,21 +503,151 @@ QList<PatternAction> CeleryUnit::actions() const
         return call;
     };
 
-    PatternAction stuckAll = requeue;
-    stuckAll.id = QStringLiteral("queue.requeue-stuck");
-    stuckAll.verb.clear();
-    stuckAll.usage.clear();
-    stuckAll.label = QStringLiteral("Requeue all stuck…");
-    stuckAll.objectName = QStringLiteral("requeueStuckButton");
-    stuckAll.consoleOnly = true;
-    stuckAll.inputs = {};
-    stuckAll.check = {};
-    stuckAll.build = [build = requeue.build](const ActionRequest &r) {
-        ActionRequest all = r;
-        all.inputs = {{QStringLiteral("stuck"), QByteArray()}};
-        return build(all);
+    return libraryqueue::requeueActions(requeue);
+}
+
+QStringList CeleryUnit::jobStates() const
+{
+    return {QStringLiteral("queued"), QStringLiteral("unacked")};
+}
+
+namespace {
+
+// A kombu message (kombu/transport/virtual/base.py Message; Celery's task
+// protocol 2 headers) as a page row: the task id, the task's name, its
+// retries and, when known, when it was delivered.
+JobRow messageRow(const QByteArray &message)
+{
+    JobRow row;
+    QJsonObject m = QJsonDocument::fromJson(message).object();
+    if (m.isEmpty()) {
+        // unacked holds [message, exchange, routing_key].
+        const QJsonArray a = QJsonDocument::fromJson(message).array();
+        m = a.isEmpty() ? QJsonObject() : a.first().toObject();
+    }
+    const QJsonObject headers = m.value(QStringLiteral("headers")).toObject();
+    row.id = headers.value(QStringLiteral("id")).toString().toUtf8().left(120);
+    row.name
+        = printableBytes(headers.value(QStringLiteral("task")).toString().toUtf8().left(200), 80);
+    const QJsonValue retries = headers.value(QStringLiteral("retries"));
+    row.attempts = retries.isDouble() ? qint64(retries.toDouble()) : -1;
+    if (row.id.isEmpty())
+        row.error = QStringLiteral("(not a Celery task message)");
+    return row;
+}
+
+} // namespace
+
+JobRead CeleryUnit::jobPage(const PatternObject &o, const QString &state, qint64 offset,
+                            int count) const
+{
+    if (state == QLatin1String("queued")) {
+        // kombu takes priority 0 (the queue's own list) first, then 3, 6, 9.
+        return libraryqueue::pageOfLists(
+            state, {keyOf(o, Queue), keyOf(o, Priority3), keyOf(o, Priority6), keyOf(o, Priority9)},
+            offset, count, [](JobListing page, QList<libraryqueue::PageEntry> entries) {
+                for (const libraryqueue::PageEntry &e : entries) {
+                    JobRow row = messageRow(e.value);
+                    row.ref
+                        = libraryqueue::entryRef(e, row.id.isEmpty() ? e.value.left(64) : row.id);
+                    page.rows.append(row);
+                }
+                return JobRead::done(page);
+            });
+    }
+    if (state != QLatin1String("unacked"))
+        return {};
+    // unacked_index by delivery time (the oldest first); each message's size
+    // before the message.
+    const QByteArray unacked = keyOf(o, Unacked);
+    return libraryqueue::pageOfSet(
+        state, keyOf(o, UnackedIndex), false, offset, count,
+        [unacked](JobListing page, QList<libraryqueue::PageEntry> entries) {
+            if (entries.isEmpty())
+                return JobRead::done(page);
+            JobRead sizes;
+            for (const libraryqueue::PageEntry &e : entries)
+                sizes.commands.append({"HSTRLEN", unacked, e.value});
+            sizes.next = [page, entries, unacked](const QList<RedisValue> &r) mutable {
+                QList<QByteArray> readable;
+                for (qsizetype i = 0; i < entries.size() && i < r.size(); ++i) {
+                    if (r.at(i).toInteger() > 0 && r.at(i).toInteger() <= JobFieldCutBytes)
+                        readable << entries.at(i).value;
+                }
+                auto finish
+                    = [page, entries, r, readable](const QList<RedisValue> &messages) mutable {
+                          for (qsizetype i = 0; i < entries.size(); ++i) {
+                              const qsizetype at = readable.indexOf(entries.at(i).value);
+                              JobRow row = at >= 0 && at < messages.size()
+                                               ? messageRow(messages.at(at).bytes())
+                                               : JobRow{};
+                              if (at < 0) {
+                                  const qint64 n = r.value(i).toInteger();
+                                  row.error = n > 0 ? QStringLiteral("(%1 bytes; not read)").arg(n)
+                                                    : QStringLiteral("(acknowledged or restored)");
+                              }
+                              if (row.id.isEmpty())
+                                  row.id = entries.at(i).value;
+                              row.ref = entries.at(i).value; // the delivery tag requeue --job takes
+                              bool ok = false;
+                              const double delivered = entries.at(i).score.toDouble(&ok);
+                              row.atMs = ok ? libraryqueue::epochMs(delivered) : -1;
+                              page.rows.append(row);
+                          }
+                          return JobRead::done(page);
+                      };
+                if (readable.isEmpty())
+                    return finish({});
+                JobRead messages;
+                messages.commands.append(QList<QByteArray>{"HMGET", unacked} + readable);
+                messages.next = [finish](const QList<RedisValue> &m) mutable {
+                    return finish(m.value(0).elements());
+                };
+                return messages;
+            };
+            return sizes;
+        });
+}
+
+JobRead CeleryUnit::jobDetail(const PatternObject &o, const QByteArray &job) const
+{
+    if (const auto entry = libraryqueue::parseEntryRef(job))
+        return libraryqueue::entryDetail(job, *entry, QStringLiteral("Queued message."));
+    // A delivery tag: the unacked message, [message, exchange, routing_key].
+    const QByteArray unacked = keyOf(o, Unacked);
+    JobRead read;
+    read.commands = {{"HSTRLEN", unacked, job}};
+    read.next = [unacked, job](const QList<RedisValue> &r) {
+        const qint64 n = r.value(0).toInteger();
+        if (r.value(0).isError() || n <= 0) {
+            JobListing detail;
+            detail.job = job;
+            detail.ok = false;
+            detail.message = r.value(0).isError()
+                                 ? r.value(0).errorMessage()
+                                 : QStringLiteral("Message %1 is not unacked any more "
+                                                  "(acknowledged, or restored to its queue).")
+                                       .arg(printableBytes(job, 80));
+            return JobRead::done(detail);
+        }
+        if (n > JobFieldCutBytes) {
+            JobListing detail;
+            detail.job = job;
+            detail.message = QStringLiteral("Not read (over %1 KiB): the message is %2 bytes.")
+                                 .arg(JobFieldCutBytes / 1024)
+                                 .arg(n);
+            return JobRead::done(detail);
+        }
+        JobRead message;
+        message.commands = {{"HGET", unacked, job}};
+        message.next = [job](const QList<RedisValue> &m) {
+            return JobRead::done(libraryqueue::jsonDetail(
+                job, m.value(0).bytes(),
+                QStringLiteral("Unacked message: [message, exchange, routing key].")));
+        };
+        return message;
     };
-    return {requeue, stuckAll};
+    return read;
 }
 
 } // namespace gatehouse

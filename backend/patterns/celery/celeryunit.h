@@ -92,6 +92,14 @@ public:
     std::optional<Attention> attention(const ObjectState &state, qint64 nowMs) const override;
     QString attentionText(const ObjectState &state, qint64 nowMs) const override;
     QList<PatternAction> actions() const override;
+    // Its messages a page at a time: queued (the queue's list, then its
+    // priority lists, as kombu takes them) and unacked (by delivery time;
+    // "unacked" is the deployment's); id = the task id from the message's
+    // headers, name = the task. A message over JobFieldCutBytes is not read.
+    QStringList jobStates() const override;
+    JobRead jobPage(const PatternObject &object, const QString &state, qint64 offset,
+                    int count) const override;
+    JobRead jobDetail(const PatternObject &object, const QByteArray &job) const override;
 };
 
 } // namespace gatehouse

@@ -2,9 +2,12 @@
 #include "rqunit.h"
 
 #include <patterns/globmatch.h>
+#include <patterns/libraryqueue.h>
 #include <patterns/sections.h>
 
 #include <QDateTime>
+#include <QJsonDocument>
+#include <QJsonObject>
 
 #include <algorithm>
 
@@ -96,41 +99,15 @@ QByteArray jobOfMember(const QByteArray &member)
 
 ReplyMeaning oneJob(qint64 reply, const QByteArray &job, const QString &did, const QString &where)
 {
-    const QString name = printableBytes(job, 80);
-    switch (reply) {
-    case 1:
-        return {true, QStringLiteral("Job %1 %2.").arg(name, did)};
-    case 0:
-        return {
-            false,
-            QStringLiteral("Job %1 is not in %2 (it moved on); nothing changed.").arg(name, where)};
-    case -1:
-        return {false, QStringLiteral("Job %1 is held by a live worker (its started-registry "
-                                      "expiry is in the future); nothing changed.")
-                           .arg(name)};
-    case -2:
-        return {false,
-                QStringLiteral("There is no job %1 (rq:job:%1); nothing changed.").arg(name)};
-    case -4:
-        return {false, QStringLiteral("Job %1 belongs to another queue (its origin); nothing "
-                                      "changed.")
-                           .arg(name)};
-    case -5:
-        return {false, QStringLiteral("Job %1 is already canceled; nothing changed.").arg(name)};
-    default:
-        return {
-            false,
-            QStringLiteral("Unexpected reply %1; nothing is known to have changed.").arg(reply)};
-    }
-}
-
-std::function<ReplyMeaning(const RedisValue &)> batchMeaning(const QString &did)
-{
-    return [did](const RedisValue &reply) {
-        const qint64 n = reply.size() >= 2 ? reply.at(1).toInteger() : 0;
-        return ReplyMeaning{n > 0,
-                            n > 0 ? did.arg(n) : QStringLiteral("Nothing to do; nothing changed.")};
-    };
+    return libraryqueue::jobMeaning(
+        reply, job, did,
+        {{0, QStringLiteral("Job %1 is not in %2 (it moved on); nothing changed.")
+                 .arg(QStringLiteral("%1"), where)},
+         {-1, QStringLiteral("Job %1 is held by a live worker (its started-registry expiry is in "
+                             "the future); nothing changed.")},
+         {-2, QStringLiteral("There is no job %1 (rq:job:%1); nothing changed.")},
+         {-4, QStringLiteral("Job %1 belongs to another queue (its origin); nothing changed.")},
+         {-5, QStringLiteral("Job %1 is already canceled; nothing changed.")}});
 }
 
 ScriptCall baseCall(const PatternObject &o, const QString &action, const QString &script,
@@ -145,27 +122,6 @@ ScriptCall baseCall(const PatternObject &o, const QString &action, const QString
                                                      QString::fromLatin1(Types[s]));
     }
     return call;
-}
-
-ActionInput jobInput(bool required)
-{
-    ActionInput job{QStringLiteral("job"), QStringLiteral("Job id"), ActionInput::Source::Item};
-    job.required = required;
-    return job;
-}
-
-ActionInput flag(const QString &id, const QString &label)
-{
-    ActionInput f{id, label, ActionInput::Source::Flag};
-    f.required = false;
-    return f;
-}
-
-QString oneOf(const ActionRequest &r, const QString &verb, const QString &all)
-{
-    if (r.input(QStringLiteral("job")).isEmpty() == !r.has(all))
-        return QStringLiteral("queue %1 needs either --job ID or --%2.").arg(verb, all);
-    return {};
 }
 
 QByteArray queueName(const PatternObject &o)
@@ -462,10 +418,7 @@ Reading RqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
 QList<Figure> RqUnit::figures() const
 {
     auto count = [](const char *state) {
-        const QString s = QString::fromLatin1(state);
-        return [s](const Reading &r, qint64) {
-            return double(r.countOf(s));
-        };
+        return libraryqueue::countFigure(QString::fromLatin1(state));
     };
     return {
         {QStringLiteral("queued"), QStringLiteral("Queued"), false, count("queued")},
@@ -502,27 +455,14 @@ QList<Chart> RqUnit::charts() const
 
 QList<Column> RqUnit::columns() const
 {
-    return {Column::key(QStringLiteral("Queue")),
-            Column::library(QStringLiteral("rq")),
-            Column::count(QStringLiteral("Length"), &Reading::length),
-            Column::count(QStringLiteral("In flight"), &Reading::inFlight),
-            Column::age(QStringLiteral("Oldest in flight"), &Reading::oldestInFlightAgeMs),
-            Column::count(QStringLiteral("Stuck"), &Reading::stuck),
-            Column::count(QStringLiteral("Dead"), &Reading::deadLength),
-            Column::counts(),
-            Column::status()};
+    return libraryqueue::columns(QStringLiteral("rq"));
 }
 
 void RqUnit::writeJson(const ObjectState &s, const Reading &r, qint64, QJsonObject &j) const
 {
-    j.insert(QStringLiteral("keys"), keysToJson(s.object.related));
-    j.insert(QStringLiteral("length"), double(r.length));
-    j.insert(QStringLiteral("inFlight"), double(r.inFlight));
-    j.insert(QStringLiteral("deadLength"), double(r.deadLength));
-    j.insert(QStringLiteral("stuckCount"), double(r.stuck));
-    j.insert(QStringLiteral("stuckIsLowerBound"), false); // ZCOUNT: exact
-    j.insert(QStringLiteral("oldestInFlightAgeMs"), double(r.oldestInFlightAgeMs));
-    j.insert(QStringLiteral("truncated"), r.truncated);
+    // ZCOUNT counts the abandoned: exact.
+    libraryqueue::writeJson(r, keysToJson(s.object.related), j,
+                            {true, libraryqueue::LowerBound::Exact});
     j.insert(QStringLiteral("workers"), double(r.workers));
     j.insert(QStringLiteral("workersWithHeartbeat"), double(r.workersAlive));
 }
@@ -544,16 +484,12 @@ QList<QStringList> RqUnit::items(const ObjectState &s, qint64 nowMs) const
 
 QHash<QString, QByteArray> RqUnit::itemInputs(const ObjectState &s, int i) const
 {
-    if (i < 0 || i >= s.reading.items.size())
-        return {};
-    return {{QStringLiteral("job"), s.reading.items.at(i).job}};
+    return libraryqueue::itemJob(s, i);
 }
 
 std::optional<Attention> RqUnit::attention(const ObjectState &state, qint64) const
 {
-    if (state.gone || state.reading.stuck <= 0)
-        return std::nullopt;
-    return Attention{2.0 + double(state.reading.stuck), QStringLiteral("stuck")};
+    return libraryqueue::stuckAttention(state, QStringLiteral("stuck"));
 }
 
 QString RqUnit::attentionText(const ObjectState &state, qint64 nowMs) const
@@ -571,25 +507,11 @@ QList<PatternAction> RqUnit::actions() const
     const QByteArray cut = QByteArray::number(ScriptCall::ReplyCutBytes);
     const QByteArray batch = QByteArray::number(Batch);
 
-    PatternAction requeue;
-    requeue.id = QStringLiteral("queue.requeue");
-    requeue.verb = QStringLiteral("requeue");
-    requeue.label = QStringLiteral("Requeue…");
-    requeue.objectName = QStringLiteral("requeueButton");
-    requeue.usage = QStringLiteral("queue requeue QUEUE (--job ID | --stuck)");
-    ActionInput olderThan{QStringLiteral("older-than"), QStringLiteral("(reliable queues only)")};
-    olderThan.required = false;
-    olderThan.integer = true;
-    olderThan.console = false;
-    requeue.inputs
-        = {jobInput(false), flag(QStringLiteral("stuck"), QStringLiteral("Every abandoned job")),
-           olderThan};
-    requeue.check = [](const ActionRequest &r) -> QString {
-        if (r.has(QStringLiteral("older-than")))
-            return QStringLiteral("An RQ job is abandoned when its started-registry expiry has "
-                                  "passed: queue requeue takes no --older-than for an RQ queue.");
-        return oneOf(r, QStringLiteral("requeue"), QStringLiteral("stuck"));
-    };
+    libraryqueue::RequeueSpec requeue;
+    requeue.stuckLabel = QStringLiteral("Every abandoned job");
+    requeue.olderThanRefusal
+        = QStringLiteral("An RQ job is abandoned when its started-registry expiry has passed: "
+                         "queue requeue takes no --older-than for an RQ queue.");
     requeue.build = [batch, cut](const ActionRequest &r) {
         ScriptCall call = baseCall(r.object, QStringLiteral("queue.requeue"),
                                    QStringLiteral("rq_requeue"), {Queue, Started, Queues});
@@ -613,78 +535,51 @@ QList<PatternAction> RqUnit::actions() const
                                .arg(Batch);
             call.batch = Batch;
             call.batchSummary = QStringLiteral("Requeued %1 abandoned jobs.");
-            call.meaning = batchMeaning(QStringLiteral("Requeued %1 abandoned jobs."));
+            call.meaning
+                = libraryqueue::batchMeaning(QStringLiteral("Requeued %1 abandoned jobs."));
         }
         return call;
     };
 
-    PatternAction stuckAll = requeue;
-    stuckAll.id = QStringLiteral("queue.requeue-stuck");
-    stuckAll.verb.clear();
-    stuckAll.usage.clear();
-    stuckAll.label = QStringLiteral("Requeue all stuck…");
-    stuckAll.objectName = QStringLiteral("requeueStuckButton");
-    stuckAll.consoleOnly = true;
-    stuckAll.inputs = {};
-    stuckAll.check = {};
-    stuckAll.build = [build = requeue.build](const ActionRequest &r) {
-        ActionRequest all = r;
-        all.inputs = {{QStringLiteral("stuck"), QByteArray()}};
-        return build(all);
-    };
-
-    PatternAction retry;
-    retry.id = QStringLiteral("queue.retry");
-    retry.verb = QStringLiteral("retry");
-    retry.label = QStringLiteral("Retry…");
-    retry.objectName = QStringLiteral("retryButton");
-    retry.usage = QStringLiteral("queue retry QUEUE (--job ID | --all)");
-    retry.inputs = {jobInput(false), flag(QStringLiteral("all"), QStringLiteral("Every failed "
-                                                                                "job"))};
+    PatternAction retry = libraryqueue::jobOrAllAction(
+        QStringLiteral("retry"), QStringLiteral("Retry…"), QStringLiteral("all"),
+        QStringLiteral("Every failed job"), [batch, cut](const ActionRequest &r) {
+            ScriptCall call = baseCall(r.object, QStringLiteral("queue.retry"),
+                                       QStringLiteral("rq_requeue"), {Queue, Failed, Queues});
+            const QByteArray job = r.input(QStringLiteral("job"));
+            call.args = {JobPrefix, job, "failed", batch, cut, queueName(r.object)};
+            if (!job.isEmpty()) {
+                call.summary = QStringLiteral("Requeue failed RQ job %1 of \"%2\", as RQ's "
+                                              "FailedJobRegistry.requeue does.")
+                                   .arg(printableBytes(job, 80), printableBytes(r.object.key));
+                call.meaning = [job](const RedisValue &v) {
+                    return oneJob(v.toInteger(), job, QStringLiteral("was requeued"),
+                                  QStringLiteral("the failed registry"));
+                };
+            } else {
+                call.summary = QStringLiteral("Requeue every failed RQ job of \"%1\", up to %2 per "
+                                              "run, as `rq requeue --all` does.")
+                                   .arg(printableBytes(r.object.key))
+                                   .arg(Batch);
+                call.batch = Batch;
+                call.batchSummary = QStringLiteral("Requeued %1 failed jobs.");
+                call.meaning
+                    = libraryqueue::batchMeaning(QStringLiteral("Requeued %1 failed jobs."));
+            }
+            return call;
+        });
     retry.check = [](const ActionRequest &r) -> QString {
         if (r.has(QStringLiteral("completed")))
             return QStringLiteral("RQ requeues failed jobs only: queue retry takes no "
                                   "--completed for an RQ queue.");
-        return oneOf(r, QStringLiteral("retry"), QStringLiteral("all"));
-    };
-    retry.build = [batch, cut](const ActionRequest &r) {
-        ScriptCall call = baseCall(r.object, QStringLiteral("queue.retry"),
-                                   QStringLiteral("rq_requeue"), {Queue, Failed, Queues});
-        const QByteArray job = r.input(QStringLiteral("job"));
-        call.args = {JobPrefix, job, "failed", batch, cut, queueName(r.object)};
-        if (!job.isEmpty()) {
-            call.summary = QStringLiteral("Requeue failed RQ job %1 of \"%2\", as RQ's "
-                                          "FailedJobRegistry.requeue does.")
-                               .arg(printableBytes(job, 80), printableBytes(r.object.key));
-            call.meaning = [job](const RedisValue &v) {
-                return oneJob(v.toInteger(), job, QStringLiteral("was requeued"),
-                              QStringLiteral("the failed registry"));
-            };
-        } else {
-            call.summary = QStringLiteral("Requeue every failed RQ job of \"%1\", up to %2 per "
-                                          "run, as `rq requeue --all` does.")
-                               .arg(printableBytes(r.object.key))
-                               .arg(Batch);
-            call.batch = Batch;
-            call.batchSummary = QStringLiteral("Requeued %1 failed jobs.");
-            call.meaning = batchMeaning(QStringLiteral("Requeued %1 failed jobs."));
-        }
-        return call;
+        return libraryqueue::oneOf(r, QStringLiteral("retry"), QStringLiteral("all"));
     };
 
     auto removeAction = [](bool cancel) {
-        PatternAction a;
-        a.id = cancel ? QStringLiteral("queue.cancel") : QStringLiteral("queue.delete");
-        a.verb = cancel ? QStringLiteral("cancel") : QStringLiteral("delete");
-        a.label = cancel ? QStringLiteral("Cancel job…") : QStringLiteral("Delete job…");
-        a.objectName = cancel ? QStringLiteral("cancelButton") : QStringLiteral("deleteButton");
-        a.usage = QStringLiteral("queue %1 QUEUE --job ID").arg(a.verb);
-        a.inputs = {jobInput(true)};
-        a.check = [verb = a.verb](const ActionRequest &r) -> QString {
-            return r.input(QStringLiteral("job")).isEmpty()
-                       ? QStringLiteral("queue %1 needs --job ID.").arg(verb)
-                       : QString();
-        };
+        PatternAction a = libraryqueue::oneJobAction(
+            cancel ? QStringLiteral("cancel") : QStringLiteral("delete"),
+            cancel ? QStringLiteral("Cancel job…") : QStringLiteral("Delete job…"),
+            cancel ? QStringLiteral("cancelButton") : QStringLiteral("deleteButton"), {});
         a.build = [cancel](const ActionRequest &r) {
             ScriptCall call = baseCall(
                 r.object, cancel ? QStringLiteral("queue.cancel") : QStringLiteral("queue.delete"),
@@ -713,7 +608,210 @@ QList<PatternAction> RqUnit::actions() const
         return a;
     };
 
-    return {requeue, stuckAll, retry, removeAction(true), removeAction(false)};
+    return libraryqueue::requeueActions(requeue)
+           + QList<PatternAction>{retry, removeAction(true), removeAction(false)};
+}
+
+QStringList RqUnit::jobStates() const
+{
+    QStringList states;
+    for (const char *name : CountNames)
+        states << QString::fromLatin1(name);
+    return states;
+}
+
+namespace {
+
+// A job's fields a page shows (RQ 1.x and 2.x job hashes, rq/job.py to_dict).
+const QList<QByteArray> RowFields{"description", "created_at", "enqueued_at", "started_at",
+                                  "ended_at"};
+
+// RQ keeps exc_info zlib-compressed (rq/job.py: zlib.compress(str(exc_info))):
+// its text, or empty when it is not that.
+QByteArray inflateExcInfo(const QByteArray &compressed)
+{
+    if (compressed.isEmpty())
+        return {};
+    // qUncompress wants the size first (big-endian); it grows past a short guess.
+    QByteArray framed(4, '\0');
+    const quint32 guess
+        = quint32(std::min<qint64>(qint64(compressed.size()) * 8, JobFieldCutBytes));
+    framed[0] = char(guess >> 24);
+    framed[1] = char(guess >> 16);
+    framed[2] = char(guess >> 8);
+    framed[3] = char(guess);
+    return qUncompress(framed + compressed);
+}
+
+// RQ 1.12+ on a server with streams keeps a failure's exc_info in the job's
+// results stream ("rq:results:<id>", rq/results.py: the latest entry's
+// exc_string, base64 of zlib) instead of its hash: the latest entry's text,
+// or empty.
+QByteArray streamExcInfo(const RedisValue &latest)
+{
+    if (latest.isError() || latest.size() < 1 || latest.at(0).size() != 2)
+        return {};
+    const RedisValue &fields = latest.at(0).at(1);
+    for (qsizetype i = 0; i + 1 < fields.size(); i += 2) {
+        if (fields.at(i).bytes() == "exc_string"
+            && fields.at(i + 1).bytes().size() <= JobFieldCutBytes)
+            return inflateExcInfo(QByteArray::fromBase64(fields.at(i + 1).bytes()));
+    }
+    return {};
+}
+
+// The exception a traceback ends with ("ZeroDivisionError: division by
+// zero"): what a page shows of it.
+QString lastLine(const QByteArray &text)
+{
+    const QList<QByteArray> lines = text.trimmed().split('\n');
+    return lines.isEmpty() ? QString() : printableBytes(lines.last().trimmed().left(512), 200);
+}
+
+} // namespace
+
+JobRead RqUnit::jobPage(const PatternObject &o, const QString &state, qint64 offset,
+                        int count) const
+{
+    const int s = int(jobStates().indexOf(state));
+    if (s < 0)
+        return {};
+    auto rows = [state](JobListing page, QList<libraryqueue::PageEntry> entries) {
+        if (entries.isEmpty())
+            return JobRead::done(page);
+        JobRead read;
+        QList<QByteArray> ids;
+        for (const libraryqueue::PageEntry &e : entries) {
+            ids << jobOfMember(e.value);
+            read.commands.append(QList<QByteArray>{"HMGET", JobPrefix + ids.last()} + RowFields);
+            read.commands.append({"HSTRLEN", JobPrefix + ids.last(), "exc_info"});
+            read.commands.append({"XREVRANGE", "rq:results:" + ids.last(), "+", "-", "COUNT", "1"});
+        }
+        read.next = [page, ids, state](const QList<RedisValue> &r) mutable {
+            QList<QByteArray> errors;
+            for (qsizetype i = 0; i < ids.size() && 3 * i + 2 < r.size(); ++i) {
+                JobRow row;
+                row.id = ids.at(i);
+                const RedisValue &f = r.at(3 * i);
+                if (f.size() == RowFields.size() && !f.at(0).isNil()) {
+                    const QByteArray description = f.at(0).bytes();
+                    const qsizetype paren = description.indexOf('(');
+                    row.name = printableBytes(
+                        (paren > 0 ? description.left(paren) : description).left(200), 80);
+                    // When it entered the state: enqueued, started, ended; created otherwise.
+                    const int field = state == QLatin1String("queued")    ? 2
+                                      : state == QLatin1String("started") ? 3
+                                      : state == QLatin1String("finished")
+                                              || state == QLatin1String("failed")
+                                              || state == QLatin1String("canceled")
+                                          ? 4
+                                          : 1;
+                    row.atMs = rqTimeMs(f.at(field).bytes());
+                    if (row.atMs < 0)
+                        row.atMs = rqTimeMs(f.at(1).bytes());
+                } else {
+                    row.error = QStringLiteral("(job hash gone: expired or deleted)");
+                }
+                const qint64 excLen = r.at(3 * i + 1).toInteger();
+                if (excLen > JobFieldCutBytes)
+                    row.error = QStringLiteral("(%1 bytes; see the job's detail)").arg(excLen);
+                else if (excLen > 0)
+                    errors << row.id;
+                else if (const QByteArray exc = streamExcInfo(r.at(3 * i + 2)); !exc.isEmpty())
+                    row.error = lastLine(exc);
+                page.rows.append(row);
+            }
+            if (errors.isEmpty())
+                return JobRead::done(page);
+            JobRead excs;
+            for (const QByteArray &id : errors)
+                excs.commands.append({"HGET", JobPrefix + id, "exc_info"});
+            excs.next = [page, errors](const QList<RedisValue> &rr) mutable {
+                for (qsizetype i = 0; i < errors.size() && i < rr.size(); ++i) {
+                    for (JobRow &row : page.rows) {
+                        if (row.id == errors.at(i))
+                            row.error = lastLine(inflateExcInfo(rr.at(i).bytes()));
+                    }
+                }
+                return JobRead::done(page);
+            };
+            return excs;
+        };
+        return read;
+    };
+    if (s == Queue)
+        return libraryqueue::pageOfLists(state, {keyOf(o, Queue)}, offset, count, rows);
+    // Registries by score (expiry, or the time it is due): the next first,
+    // finished and failed the latest first.
+    return libraryqueue::pageOfSet(state, keyOf(o, State(s)), s == Finished || s == Failed, offset,
+                                   count, rows);
+}
+
+JobRead RqUnit::jobDetail(const PatternObject &, const QByteArray &job) const
+{
+    static const QList<QByteArray> small{"description", "origin",      "status",   "created_at",
+                                         "enqueued_at", "started_at",  "ended_at", "timeout",
+                                         "worker_name", "retries_left"};
+    const QByteArray key = JobPrefix + jobOfMember(job);
+    JobRead read;
+    read.commands = {{"TYPE", key},
+                     QList<QByteArray>{"HMGET", key} + small,
+                     {"HSTRLEN", key, "exc_info"},
+                     {"HSTRLEN", key, "data"},
+                     {"HSTRLEN", key, "result"},
+                     {"XREVRANGE", "rq:results:" + jobOfMember(job), "+", "-", "COUNT", "1"}};
+    read.next = [key, job](const QList<RedisValue> &r) {
+        JobListing detail;
+        detail.job = job;
+        if (r.size() != 6 || r.at(0).bytes() != "hash") {
+            detail.ok = false;
+            detail.message = r.value(0).isError()
+                                 ? r.value(0).errorMessage()
+                                 : QStringLiteral("Job %1 is gone (%2 expired or was deleted).")
+                                       .arg(printableBytes(job, 80), printableBytes(key, 120));
+            return JobRead::done(detail);
+        }
+        QJsonObject json{{QStringLiteral("id"), keyToJson(jobOfMember(job))}};
+        const RedisValue &f = r.at(1);
+        for (qsizetype i = 0; i < small.size() && i < f.size(); ++i) {
+            if (!f.at(i).isNil() && !f.at(i).bytes().isEmpty())
+                json.insert(QString::fromLatin1(small.at(i)),
+                            QString::fromUtf8(f.at(i).bytes().left(1024)));
+        }
+        // data and result are pickled: their size only.
+        for (int i : {3, 4}) {
+            const qint64 n = r.at(i).toInteger();
+            if (n > 0)
+                json.insert(i == 3 ? QStringLiteral("data") : QStringLiteral("result"),
+                            QStringLiteral("(pickled, %1 bytes)").arg(n));
+        }
+        const qint64 excLen = r.at(2).toInteger();
+        auto finish = [json, detail](const QByteArray &exc, const QString &message) mutable {
+            if (!exc.isEmpty())
+                json.insert(QStringLiteral("exc_info"),
+                            QString::fromUtf8(exc.left(JobFieldCutBytes)));
+            detail.detail = QString::fromUtf8(QJsonDocument(json).toJson(QJsonDocument::Indented));
+            detail.message = message;
+            return JobRead::done(detail);
+        };
+        if (excLen > JobFieldCutBytes)
+            return finish({}, QStringLiteral("Not read (over %1 KiB): exc_info (%2 bytes).")
+                                  .arg(JobFieldCutBytes / 1024)
+                                  .arg(excLen));
+        if (excLen <= 0)
+            return finish(streamExcInfo(r.at(5)), {});
+        JobRead exc;
+        exc.commands = {{"HGET", key, "exc_info"}};
+        exc.next = [finish](const QList<RedisValue> &v) mutable {
+            const QByteArray text = inflateExcInfo(v.value(0).bytes());
+            return finish(
+                text, text.size() > JobFieldCutBytes
+                          ? QStringLiteral("exc_info cut to %1 KiB.").arg(JobFieldCutBytes / 1024)
+                          : QString());
+        };
+        return exc;
+    };
+    return read;
 }
 
 } // namespace gatehouse

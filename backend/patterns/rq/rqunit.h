@@ -89,6 +89,15 @@ public:
     std::optional<Attention> attention(const ObjectState &state, qint64 nowMs) const override;
     QString attentionText(const ObjectState &state, qint64 nowMs) const override;
     QList<PatternAction> actions() const override;
+    // RQ's states' jobs, a page at a time (the job hash's description,
+    // times and the exception its exc_info ends with), and one job's hash
+    // (exc_info inflated, from the hash or, RQ 1.12+ on Redis 5+, the
+    // latest entry of its results stream; cut to JobFieldCutBytes; pickled
+    // data by size).
+    QStringList jobStates() const override;
+    JobRead jobPage(const PatternObject &object, const QString &state, qint64 offset,
+                    int count) const override;
+    JobRead jobDetail(const PatternObject &object, const QByteArray &job) const override;
 };
 
 } // namespace gatehouse

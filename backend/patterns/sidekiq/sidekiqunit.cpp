@@ -2,6 +2,7 @@
 #include "sidekiqunit.h"
 
 #include <patterns/globmatch.h>
+#include <patterns/libraryqueue.h>
 #include <patterns/sections.h>
 
 #include <QJsonArray>
@@ -130,21 +131,6 @@ JobFields jobFields(const QByteArray &json)
     return f;
 }
 
-ActionInput jobInput(bool required)
-{
-    ActionInput job{QStringLiteral("job"), QStringLiteral("Job id (jid)"),
-                    ActionInput::Source::Item};
-    job.required = required;
-    return job;
-}
-
-ActionInput optional(const QString &id, const QString &label)
-{
-    ActionInput in{id, label};
-    in.required = false;
-    return in;
-}
-
 // Sidekiq Web names a job of a sorted set "<score>-<jid>" (its score finds
 // it among the entries at that time); a bare jid is looked for in a page.
 std::pair<QByteArray, QByteArray> scoreAndJid(const QByteArray &job)
@@ -159,35 +145,15 @@ std::pair<QByteArray, QByteArray> scoreAndJid(const QByteArray &job)
     return {QByteArray(), job};
 }
 
-ActionInput flag(const QString &id, const QString &label)
-{
-    ActionInput f{id, label, ActionInput::Source::Flag};
-    f.required = false;
-    return f;
-}
-
 ReplyMeaning oneJob(qint64 reply, const QByteArray &jid, const QString &did, const QString &where)
 {
-    const QString name = printableBytes(jid, 80);
-    switch (reply) {
-    case 1:
-        return {true, QStringLiteral("Job %1 %2.").arg(name, did)};
-    case 0:
-        return {false,
-                QStringLiteral("No job %1 %2 (it moved on); nothing changed.").arg(name, where)};
-    case -1:
-        return {false, QStringLiteral("Job %1 is in flight on a live Sidekiq process; nothing "
-                                      "changed.")
-                           .arg(name)};
-    case -2:
-        return {false, QStringLiteral("Job %1's record is not a Sidekiq job Gatehouse can move; "
-                                      "nothing changed.")
-                           .arg(name)};
-    default:
-        return {
-            false,
-            QStringLiteral("Unexpected reply %1; nothing is known to have changed.").arg(reply)};
-    }
+    return libraryqueue::jobMeaning(
+        reply, jid, did,
+        {{0, QStringLiteral("No job %1 %2 (it moved on); nothing changed.")
+                 .arg(QStringLiteral("%1"), where)},
+         {-1, QStringLiteral("Job %1 is in flight on a live Sidekiq process; nothing changed.")},
+         {-2, QStringLiteral("Job %1's record is not a Sidekiq job Gatehouse can move; nothing "
+                             "changed.")}});
 }
 
 } // namespace
@@ -611,10 +577,7 @@ std::optional<PatternObject> SidekiqUnit::afterRead(const PatternObject &probed,
 QList<Figure> SidekiqUnit::figures() const
 {
     auto count = [](const char *state) {
-        const QString s = QString::fromLatin1(state);
-        return [s](const Reading &r, qint64) {
-            return double(r.countOf(s));
-        };
+        return libraryqueue::countFigure(QString::fromLatin1(state));
     };
     return {
         {QStringLiteral("enqueued"), QStringLiteral("Enqueued"), false, count("enqueued")},
@@ -647,33 +610,13 @@ QList<Chart> SidekiqUnit::charts() const
 
 QList<Column> SidekiqUnit::columns() const
 {
-    Column stuck = Column::count(QStringLiteral("Stuck"), &Reading::stuck);
-    stuck.text = [](const ObjectState &s, qint64) -> QString {
-        return QString::number(s.reading.stuck)
-               + (s.reading.stuckIsLowerBound ? QStringLiteral("+") : QString());
-    };
-    return {Column::key(QStringLiteral("Queue")),
-            Column::library(QStringLiteral("sidekiq")),
-            Column::count(QStringLiteral("Length"), &Reading::length),
-            Column::count(QStringLiteral("In flight"), &Reading::inFlight),
-            Column::age(QStringLiteral("Oldest in flight"), &Reading::oldestInFlightAgeMs),
-            stuck,
-            Column::count(QStringLiteral("Dead"), &Reading::deadLength),
-            Column::counts(),
-            Column::status()};
+    return libraryqueue::columns(QStringLiteral("sidekiq"), {true, true});
 }
 
 void SidekiqUnit::writeJson(const ObjectState &s, const Reading &r, qint64 nowMs,
                             QJsonObject &j) const
 {
-    j.insert(QStringLiteral("keys"), keysToJson(s.object.keys()));
-    j.insert(QStringLiteral("length"), double(r.length));
-    j.insert(QStringLiteral("inFlight"), double(r.inFlight));
-    j.insert(QStringLiteral("deadLength"), double(r.deadLength));
-    j.insert(QStringLiteral("stuckCount"), double(r.stuck));
-    j.insert(QStringLiteral("stuckIsLowerBound"), r.stuckIsLowerBound);
-    j.insert(QStringLiteral("oldestInFlightAgeMs"), double(r.oldestInFlightAgeMs));
-    j.insert(QStringLiteral("truncated"), r.truncated);
+    libraryqueue::writeJson(r, keysToJson(s.object.keys()), j);
     const Reading &read = s.reading;
     QJsonArray queues, processes;
     for (const LibraryPart &p : read.parts) {
@@ -729,16 +672,12 @@ QList<QStringList> SidekiqUnit::items(const ObjectState &s, qint64 nowMs) const
 
 QHash<QString, QByteArray> SidekiqUnit::itemInputs(const ObjectState &s, int i) const
 {
-    if (i < 0 || i >= s.reading.items.size())
-        return {};
-    return {{QStringLiteral("job"), s.reading.items.at(i).job}};
+    return libraryqueue::itemJob(s, i);
 }
 
 std::optional<Attention> SidekiqUnit::attention(const ObjectState &state, qint64) const
 {
-    if (state.gone || state.reading.stuck <= 0)
-        return std::nullopt;
-    return Attention{2.0 + double(state.reading.stuck), QStringLiteral("stuck")};
+    return libraryqueue::stuckAttention(state, QStringLiteral("stuck"));
 }
 
 QString SidekiqUnit::attentionText(const ObjectState &state, qint64 nowMs) const
@@ -756,26 +695,12 @@ QList<PatternAction> SidekiqUnit::actions() const
     const QByteArray batch = QByteArray::number(Batch);
     const QByteArray deadAfter = QByteArray::number(DeadAfterMs);
 
-    PatternAction requeue;
-    requeue.id = QStringLiteral("queue.requeue");
-    requeue.verb = QStringLiteral("requeue");
-    requeue.label = QStringLiteral("Requeue…");
-    requeue.objectName = QStringLiteral("requeueButton");
-    requeue.usage = QStringLiteral("queue requeue QUEUE (--job ID | --stuck)");
-    ActionInput olderThan{QStringLiteral("older-than"), QStringLiteral("(reliable queues only)")};
-    olderThan.required = false;
-    olderThan.integer = true;
-    olderThan.console = false;
-    requeue.inputs = {jobInput(false),
-                      flag(QStringLiteral("stuck"), QStringLiteral("Every stuck job")), olderThan};
-    requeue.check = [](const ActionRequest &r) -> QString {
-        if (r.has(QStringLiteral("older-than")))
-            return QStringLiteral("A Sidekiq job is stuck when its process is dead, whatever its "
-                                  "age: queue requeue takes no --older-than for Sidekiq.");
-        if (r.input(QStringLiteral("job")).isEmpty() == !r.has(QStringLiteral("stuck")))
-            return QStringLiteral("queue requeue needs either --job ID or --stuck.");
-        return {};
-    };
+    libraryqueue::RequeueSpec requeue;
+    requeue.jobLabel = QStringLiteral("Job id (jid)");
+    requeue.stuckLabel = QStringLiteral("Every stuck job");
+    requeue.olderThanRefusal
+        = QStringLiteral("A Sidekiq job is stuck when its process is dead, whatever its age: queue "
+                         "requeue takes no --older-than for Sidekiq.");
     requeue.build = [batch, cut, deadAfter](const ActionRequest &r) {
         ScriptCall call;
         call.action = QStringLiteral("queue.requeue");
@@ -804,29 +729,9 @@ QList<PatternAction> SidekiqUnit::actions() const
                                .arg(Batch);
             call.batch = Batch;
             call.batchSummary = QStringLiteral("Requeued %1 stuck jobs.");
-            call.meaning = [](const RedisValue &reply) {
-                const qint64 n = reply.size() >= 2 ? reply.at(1).toInteger() : 0;
-                return ReplyMeaning{n > 0, n > 0 ? QStringLiteral("Requeued %1 stuck jobs.").arg(n)
-                                                 : QStringLiteral("Nothing to do; nothing "
-                                                                  "changed.")};
-            };
+            call.meaning = libraryqueue::batchMeaning(QStringLiteral("Requeued %1 stuck jobs."));
         }
         return call;
-    };
-
-    PatternAction stuckAll = requeue;
-    stuckAll.id = QStringLiteral("queue.requeue-stuck");
-    stuckAll.verb.clear();
-    stuckAll.usage.clear();
-    stuckAll.label = QStringLiteral("Requeue all stuck…");
-    stuckAll.objectName = QStringLiteral("requeueStuckButton");
-    stuckAll.consoleOnly = true;
-    stuckAll.inputs = {};
-    stuckAll.check = {};
-    stuckAll.build = [build = requeue.build](const ActionRequest &r) {
-        ActionRequest all = r;
-        all.inputs = {{QStringLiteral("stuck"), QByteArray()}};
-        return build(all);
     };
 
     // Sidekiq Web's buttons on a job of the retry, scheduled and dead pages.
@@ -866,8 +771,9 @@ QList<PatternAction> SidekiqUnit::actions() const
         a.label = QString::fromUtf8(op.label);
         a.objectName = QString::fromLatin1(op.objectName);
         a.usage = QString::fromLatin1(op.usage);
-        a.inputs = {jobInput(true), optional(QStringLiteral("from"),
-                                             QStringLiteral("From (retry, schedule or dead)"))};
+        a.inputs = {libraryqueue::jobInput(true, QStringLiteral("Job id (jid)")),
+                    libraryqueue::optionalInput(QStringLiteral("from"),
+                                                QStringLiteral("From (retry, schedule or dead)"))};
         const QString verb = a.verb;
         const QByteArray defaultFrom = op.defaultFrom;
         const QList<QByteArray> allowed = op.allowed;
@@ -928,7 +834,236 @@ QList<PatternAction> SidekiqUnit::actions() const
         setActions.append(a);
     }
 
-    return QList<PatternAction>{requeue, stuckAll} + setActions;
+    return libraryqueue::requeueActions(requeue) + setActions;
+}
+
+QStringList SidekiqUnit::jobStates() const
+{
+    return {QStringLiteral("enqueued"), QStringLiteral("scheduled"), QStringLiteral("retry"),
+            QStringLiteral("dead"), QStringLiteral("busy")};
+}
+
+namespace {
+
+// The most queues or processes a job read looks at (a deployment has a few).
+constexpr int MaxMembers = 1000;
+
+// A job record as a page row: jid, class (the wrapped one for ActiveJob),
+// retry_count, error_message; at is when it entered the state (ms), -1 unknown.
+JobRow sidekiqRow(const QByteArray &json, qint64 atMs)
+{
+    JobRow row;
+    const QJsonObject o = QJsonDocument::fromJson(json).object();
+    const JobFields f = jobFields(json);
+    row.id = f.jid;
+    row.name = printableBytes(f.klass, 80);
+    row.attempts = f.retryCount < 0 ? 0 : f.retryCount;
+    row.atMs = atMs >= 0 ? atMs : f.enqueuedAtMs;
+    row.error = printableBytes(
+        o.value(QStringLiteral("error_message")).toString().toUtf8().left(512), 200);
+    if (o.isEmpty())
+        row.error = QStringLiteral("(not a Sidekiq job record)");
+    return row;
+}
+
+// The members of a SET (a deployment's "queues" or "processes"), sorted, at
+// most MaxMembers: its size first, then SMEMBERS only when that is small.
+JobRead setMembers(const QByteArray &set, const QString &state, qint64 offset,
+                   std::function<JobRead(QList<QByteArray> members)> next)
+{
+    JobRead read;
+    read.commands = {{"SCARD", set}};
+    read.next = [set, state, offset, next](const QList<RedisValue> &r) {
+        if (r.value(0).isError())
+            return JobRead::done(
+                libraryqueue::failedListing(state, offset, r.value(0).errorMessage()));
+        JobRead members;
+        members.commands
+            = {r.value(0).toInteger() <= MaxMembers
+                   ? QList<QByteArray>{"SMEMBERS", set}
+                   : QList<QByteArray>{"SRANDMEMBER", set, QByteArray::number(MaxMembers)}};
+        members.next = [next, state, offset](const QList<RedisValue> &m) {
+            if (m.value(0).isError())
+                return JobRead::done(
+                    libraryqueue::failedListing(state, offset, m.value(0).errorMessage()));
+            QList<QByteArray> names;
+            const RedisValue reply = m.value(0); // outlives the loop
+            for (const RedisValue &v : reply.elements())
+                names << v.bytes();
+            std::sort(names.begin(), names.end());
+            return next(names);
+        };
+        return members;
+    };
+    return read;
+}
+
+// Every process's work (a page of each one's work hash, Sidekiq 6's
+// ":workers" and 7-8's ":work"), as entries whose value is the work record
+// {queue, payload, run_at}.
+JobRead busyWork(const QByteArray &ns, const QByteArray &processesKey, const QString &state,
+                 std::function<JobRead(qint64 total, QList<QByteArray> work)> next)
+{
+    return setMembers(processesKey, state, 0, [ns, next](QList<QByteArray> identities) {
+        if (identities.isEmpty())
+            return next(0, {});
+        JobRead read;
+        for (const QByteArray &id : identities) {
+            for (bool v6 : {true, false}) {
+                read.commands.append({"HLEN", workKey(ns + id, v6)});
+                read.commands.append({"HSCAN", workKey(ns + id, v6), "0", "COUNT", "100"});
+            }
+        }
+        read.next = [next](const QList<RedisValue> &r) {
+            qint64 total = 0;
+            QList<QByteArray> work;
+            for (qsizetype i = 0; i + 1 < r.size(); i += 2) {
+                if (r.at(i).isError() || r.at(i + 1).size() != 2)
+                    continue;
+                total = saturatingAdd(total, r.at(i).toInteger());
+                const auto &e = r.at(i + 1).at(1).elements();
+                for (qsizetype k = 1; k < e.size(); k += 2)
+                    work << e.at(k).bytes();
+            }
+            return next(total, work);
+        };
+        return read;
+    });
+}
+
+// A work record's payload (a JSON string in 7-8, an object in 6) and run_at.
+std::pair<QByteArray, qint64> workPayload(const QByteArray &work)
+{
+    const QJsonObject entry = QJsonDocument::fromJson(work).object();
+    const QJsonValue payload = entry.value(QStringLiteral("payload"));
+    const QByteArray json = payload.isString()
+                                ? payload.toString().toUtf8()
+                                : QJsonDocument(payload.toObject()).toJson(QJsonDocument::Compact);
+    return {json, libraryqueue::epochMs(entry.value(QStringLiteral("run_at")))};
+}
+
+} // namespace
+
+JobRead SidekiqUnit::jobPage(const PatternObject &o, const QString &state, qint64 offset,
+                             int count) const
+{
+    if (count <= 0 || offset < 0 || !jobStates().contains(state))
+        return {};
+    const QByteArray ns = nsOf(o);
+    if (state == QLatin1String("enqueued")) {
+        // Every queue of the deployment, by name; each list from its left
+        // (the newest: Sidekiq LPUSHes and takes from the right).
+        return setMembers(keyOf(o, Queues), state, offset,
+                          [ns, state, offset, count](QList<QByteArray> names) {
+                              QList<QByteArray> lists;
+                              for (const QByteArray &name : names)
+                                  lists << ns + "queue:" + name;
+                              return libraryqueue::pageOfLists(
+                                  state, lists, offset, count,
+                                  [](JobListing page, QList<libraryqueue::PageEntry> entries) {
+                                      for (const libraryqueue::PageEntry &e : entries) {
+                                          JobRow row = sidekiqRow(e.value, -1);
+                                          row.ref = libraryqueue::entryRef(e, row.id);
+                                          page.rows.append(row);
+                                      }
+                                      return JobRead::done(page);
+                                  });
+                          });
+    }
+    if (state == QLatin1String("busy")) {
+        return busyWork(ns, keyOf(o, Processes), state,
+                        [state, offset, count](qint64 total, QList<QByteArray> work) {
+                            JobListing page;
+                            page.state = state;
+                            page.offset = offset;
+                            page.total = total;
+                            for (qsizetype i = offset; i < work.size() && i < offset + count; ++i) {
+                                const auto payload = workPayload(work.at(i));
+                                page.rows.append(sidekiqRow(payload.first, payload.second));
+                            }
+                            if (total > work.size())
+                                page.message = QStringLiteral("%1 jobs busy; the first %2 read.")
+                                                   .arg(total)
+                                                   .arg(work.size());
+                            return JobRead::done(page);
+                        });
+    }
+    // The sorted sets as Sidekiq Web shows them: scheduled and retry the next
+    // first, dead the latest first. A job is named "<score>-<jid>", as
+    // Sidekiq Web does and retry, delete and kill take it.
+    const Shared set = state == QLatin1String("scheduled") ? Schedule
+                       : state == QLatin1String("retry")   ? Retry
+                                                           : Dead;
+    return libraryqueue::pageOfSet(
+        state, keyOf(o, set), set == Dead, offset, count,
+        [set](JobListing page, QList<libraryqueue::PageEntry> entries) {
+            for (const libraryqueue::PageEntry &e : entries) {
+                bool ok = false;
+                const double score = e.score.toDouble(&ok);
+                qint64 at = set == Dead && ok ? libraryqueue::epochMs(score) : -1;
+                if (set == Retry)
+                    at = libraryqueue::epochMs(QJsonDocument::fromJson(e.value).object().value(
+                        QStringLiteral("failed_at")));
+                if (set == Schedule)
+                    at = libraryqueue::epochMs(QJsonDocument::fromJson(e.value).object().value(
+                        QStringLiteral("created_at")));
+                JobRow row = sidekiqRow(e.value, at);
+                row.ref = e.score + '-' + row.id;
+                page.rows.append(row);
+            }
+            return JobRead::done(page);
+        });
+}
+
+JobRead SidekiqUnit::jobDetail(const PatternObject &o, const QByteArray &job) const
+{
+    if (const auto entry = libraryqueue::parseEntryRef(job))
+        return libraryqueue::entryDetail(job, *entry, QStringLiteral("Enqueued job."));
+    const std::pair<QByteArray, QByteArray> named = scoreAndJid(job);
+    const QByteArray jid = named.second;
+    const QByteArray needle = "\"jid\":\"" + jid + '"';
+    auto gone = [job, jid](const QString &why) {
+        JobListing detail;
+        detail.job = job;
+        detail.ok = false;
+        detail.message = why.isEmpty() ? QStringLiteral("Job %1 moved on (it ran, or was "
+                                                        "retried, deleted or killed).")
+                                             .arg(printableBytes(jid, 80))
+                                       : why;
+        return JobRead::done(detail);
+    };
+    if (!named.first.isEmpty()) {
+        // A sorted-set job: the entries at its score in retry, schedule, dead.
+        JobRead read;
+        const QList<Shared> sets{Retry, Schedule, Dead};
+        for (Shared s : sets)
+            read.commands.append(
+                {"ZRANGEBYSCORE", keyOf(o, s), named.first, named.first, "LIMIT", "0", "20"});
+        read.next = [job, needle, gone, sets](const QList<RedisValue> &r) {
+            for (qsizetype i = 0; i < r.size(); ++i) {
+                for (const RedisValue &v : r.at(i).elements()) {
+                    if (v.bytes().contains(needle))
+                        return JobRead::done(libraryqueue::jsonDetail(
+                            job, v.bytes(),
+                            QStringLiteral("In the %1 set.")
+                                .arg(QString::fromLatin1(SharedNames[sets.at(i)]))));
+                }
+            }
+            return gone({});
+        };
+        return read;
+    }
+    // A bare jid: in flight on a process.
+    return busyWork(nsOf(o), keyOf(o, Processes), QStringLiteral("busy"),
+                    [job, needle, gone](qint64, QList<QByteArray> work) {
+                        for (const QByteArray &w : work) {
+                            const auto payload = workPayload(w);
+                            if (payload.first.contains(needle) || w.contains(needle))
+                                return JobRead::done(libraryqueue::jsonDetail(
+                                    job, w, QStringLiteral("In flight (its process's work).")));
+                        }
+                        return gone({});
+                    });
 }
 
 } // namespace gatehouse

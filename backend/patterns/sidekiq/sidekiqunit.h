@@ -82,6 +82,15 @@ public:
     std::optional<Attention> attention(const ObjectState &state, qint64 nowMs) const override;
     QString attentionText(const ObjectState &state, qint64 nowMs) const override;
     QList<PatternAction> actions() const override;
+    // Its jobs a page at a time by Sidekiq's state names: enqueued (every
+    // queue, by name), scheduled, retry and dead (a sorted-set job named
+    // "<score>-<jid>" as Sidekiq Web and the actions name it), busy (each
+    // process's work, a page of each); id = jid, name = class, attempts =
+    // retry_count, error = error_message. A job's detail: its record.
+    QStringList jobStates() const override;
+    JobRead jobPage(const PatternObject &object, const QString &state, qint64 offset,
+                    int count) const override;
+    JobRead jobDetail(const PatternObject &object, const QByteArray &job) const override;
 };
 
 } // namespace gatehouse

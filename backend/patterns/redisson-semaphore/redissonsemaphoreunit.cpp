@@ -55,14 +55,19 @@ Section RedissonSemaphoreUnit::section() const
 
 QList<PatternUnit::Command> RedissonSemaphoreUnit::identifyProbe(const QByteArray &target) const
 {
-    return {{"TYPE", target}, {"TYPE", timeoutKey(target)}};
+    // Commands that answer for any type (a wrong-type error would stop the
+    // CLI before the sorted-set semaphore is asked); OBJECT ENCODING is "int"
+    // for a STRING holding a number, as Redisson's permits are.
+    return {{"TYPE", target}, {"OBJECT", "ENCODING", target}, {"TYPE", timeoutKey(target)}};
 }
 
 bool RedissonSemaphoreUnit::identifies(const QByteArray &, const QList<RedisValue> &r) const
 {
-    // The permits STRING, with (or without: a plain RSemaphore) its ZSET.
-    return r.size() == 2 && r.at(0).bytes() == "string"
-           && (r.at(1).bytes() == "zset" || r.at(1).bytes() == "none");
+    // Its permits ZSET, or a number of permits (a plain RSemaphore); any
+    // other STRING is no semaphore of Redisson's.
+    return r.size() == 3
+           && (r.at(2).bytes() == "zset"
+               || (r.at(0).bytes() == "string" && r.at(1).bytes() == "int"));
 }
 
 QList<QByteArray> RedissonSemaphoreUnit::scanGlobs(const ProfileRule &rule) const

@@ -295,6 +295,38 @@ private slots:
         QCOMPARE(call(*m_client, {"LINDEX", keys[1], "0"}).bytes(), w2);
     }
 
+    // A fair lock whose only waiter gave up long ago (its timeout passed):
+    // force release drops it as RedissonFairLock.forceUnlock's "remove stale
+    // threads" does, and wakes nobody on its channel.
+    void fairLockStaleWaiterDropped()
+    {
+        const QList<QByteArray> keys{"fair:stale", "redisson_lock_queue:{fair:stale}",
+                                     "redisson_lock_timeout:{fair:stale}"};
+        const QByteArray holder = s_uuidA + ":1";
+        const QByteArray stale = s_uuidB + ":9";
+        QVERIFY(redisson(QStringLiteral("fairlock_trylock"), keys,
+                         {"30000", holder, "5000", QByteArray::number(serverMs())})
+                    .isNil());
+        // Queued by a client whose clock was 200 s behind: its timeout is past.
+        QVERIFY(redisson(QStringLiteral("fairlock_trylock"), keys,
+                         {"30000", stale, "5000", QByteArray::number(serverMs() - 200000)})
+                    .isInteger());
+        const QJsonObject lock
+            = find(snapshot(), QStringLiteral("locks"), QStringLiteral("fair:stale"));
+        const QJsonArray waiters = lock.value(QStringLiteral("waiters")).toArray();
+        QCOMPARE(waiters.size(), 1);
+        QCOMPARE(waiters.at(0).toObject().value(QStringLiteral("stale")).toBool(), true);
+
+        Subscriber woken;
+        QVERIFY(woken.subscribe(m_server.port(), "redisson_lock__channel:{fair:stale}:" + stale));
+        const CliRun run
+            = cli({QStringLiteral("lock"), QStringLiteral("release"), QStringLiteral("fair:stale"),
+                   QStringLiteral("--token"), QString::fromLatin1(holder)});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        QCOMPARE(call(*m_client, {"EXISTS", keys[0], keys[1], keys[2]}).toInteger(), 0);
+        QVERIFY(woken.messages().isEmpty());
+    }
+
     // An RReadWriteLock read by two threads, and another write-locked: one
     // object each, readers and writer shown, the read timeouts part of them.
     // Force release as RedissonReadLock.forceUnlock (PUBLISH 0 on
@@ -338,6 +370,21 @@ private slots:
         QVERIFY(gatehouse::test::waitUntil([&] { return !waiter.messages().isEmpty(); }, 5000));
         QCOMPARE(waiter.messages(), QList<QByteArray>{"0"});
         QVERIFY(redisson(QStringLiteral("rwlock_writelock"), {"rw:doc"}, {"30000", w + ":write"})
+                    .isNil());
+
+        // The write-locked one, as RedissonWriteLock.forceUnlock: PUBLISH 1
+        // (LockPubSub.READ_UNLOCK_MESSAGE, every waiting reader wakes).
+        Subscriber readers;
+        QVERIFY(readers.subscribe(m_server.port(), "redisson_rwlock:{rw:cfg}"));
+        const CliRun write
+            = cli({QStringLiteral("lock"), QStringLiteral("release"), QStringLiteral("rw:cfg"),
+                   QStringLiteral("--token"), QString::fromLatin1(w + ":write")});
+        QVERIFY2(write.exitCode == 0, qPrintable(write.err));
+        QVERIFY(gatehouse::test::waitUntil([&] { return !readers.messages().isEmpty(); }, 5000));
+        QCOMPARE(readers.messages(), QList<QByteArray>{"1"});
+        QVERIFY(redisson(QStringLiteral("rwlock_readlock"),
+                         {"rw:cfg", "{rw:cfg}:" + r1 + ":rwlock_timeout"},
+                         {"30000", r1, r1 + ":write"})
                     .isNil());
     }
 
@@ -423,6 +470,24 @@ private slots:
         QCOMPARE(call(*m_client, {"ZCARD", keys[1]}).toInteger(), 2);
         QVERIFY(call(*m_client, {"ZSCORE", keys[1], expiring}).isNil());
         QCOMPARE(waiter.messages().size(), 1);
+
+        // --all: every expired permit (two now), the leased ones kept.
+        const qint64 later = serverMs();
+        const QByteArray e1 = QByteArray::fromHex("11111111111111111111111111111111");
+        const QByteArray e2 = QByteArray::fromHex("22222222222222222222222222222222");
+        QCOMPARE(acquire(e1, later + 100).bytes(), QByteArray("OK"));
+        QCOMPARE(acquire(e2, later + 100).bytes(), QByteArray("OK"));
+        QVERIFY(gatehouse::test::waitUntil([&] { return serverMs() > later + 150; }, 5000));
+        run = cli({QStringLiteral("semaphore"), QStringLiteral("release"),
+                   QString::fromLatin1(name), QStringLiteral("--all")});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        QVERIFY2(run.out.contains(QLatin1String("Gave 2 expired permits back")),
+                 qPrintable(run.out));
+        QCOMPARE(call(*m_client, {"GET", name}).bytes(), QByteArray("3"));
+        QCOMPARE(call(*m_client, {"ZCARD", keys[1]}).toInteger(), 2); // leased, no lease
+        run = cli({QStringLiteral("semaphore"), QStringLiteral("release"),
+                   QString::fromLatin1(name), QStringLiteral("--all")});
+        QCOMPARE(run.exitCode, 3);
     }
 
     // An RDelayedQueue with two items due (no Redisson client ran its

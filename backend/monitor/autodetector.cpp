@@ -17,7 +17,11 @@ QList<QList<QByteArray>> AutoDetector::shapeCommands(const QByteArray &key, cons
     if (type == "string")
         return {{"GETRANGE", key, "0", "63"}};
     if (type == "hash")
-        return {{"HMGET", key, "rate", "interval", "type", "used_by"}};
+        // HRANDFIELD (Redis 6.2+) samples two fields, bounded however large
+        // the hash: a Redisson lock's holder "<uuid>:<thread>" is only found
+        // by its field's name. Older servers answer with an error: no sample.
+        return {{"HMGET", key, "rate", "interval", "type", "used_by", "mode"},
+                {"HRANDFIELD", key, "2", "WITHVALUES"}};
     if (type == "list")
         return {{"LLEN", key}};
     if (type == "set")
@@ -37,8 +41,18 @@ void AutoDetector::readShape(KeyShape &s, const QList<RedisValue> &r)
             s.lastScore = r.at(2).at(1).bytes().toDouble();
     } else if (s.type == "string" && r.size() == 1) {
         s.head = r.at(0).bytes();
-    } else if (s.type == "hash" && r.size() == 1 && r.at(0).size() == 4) {
+    } else if (s.type == "hash" && r.size() == 2 && r.at(0).size() == 5) {
         const RedisValue &f = r.at(0);
+        s.hashMode = f.at(4).bytes().left(16);
+        // RESP2 answers field, value, ...; RESP3 pairs.
+        for (const RedisValue &e : r.at(1).elements()) {
+            if (e.isArray()) {
+                for (const RedisValue &part : e.elements())
+                    s.sampleFields.append(part.bytes().left(128));
+            } else {
+                s.sampleFields.append(e.bytes().left(128));
+            }
+        }
         s.hasRate = !f.at(0).isNil();
         s.hasInterval = !f.at(1).isNil();
         s.hasType = !f.at(2).isNil();

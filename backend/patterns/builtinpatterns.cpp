@@ -10,7 +10,10 @@
 #include "fixed-window/fixedwindowunit.h"
 #include "legacy-lock/legacylockunit.h"
 #include "lock/lockunit.h"
+#include "redisson-delayed-queue/redissondelayedqueueunit.h"
 #include "redisson-limiter/redissonlimiterunit.h"
+#include "redisson-lock/redissonlockunit.h"
+#include "redisson-semaphore/redissonsemaphoreunit.h"
 #include "reliable-queue/reliablequeueunit.h"
 #include "resource-consumer/resourceconsumerunit.h"
 #include "rq/rqunit.h"
@@ -37,6 +40,9 @@ void registerBuiltInPatterns(PatternRegistry &registry)
     registry.add(std::make_unique<RqUnit>());
     registry.add(std::make_unique<CeleryUnit>());
     registry.add(std::make_unique<SidekiqUnit>());
+    registry.add(std::make_unique<RedissonLockUnit>());
+    registry.add(std::make_unique<RedissonSemaphoreUnit>());
+    registry.add(std::make_unique<RedissonDelayedQueueUnit>());
 }
 
 } // namespace gatehouse

@@ -15,7 +15,8 @@
 namespace gatehouse {
 
 // What a bounded look at one key showed (TYPE, PTTL, and per type: the first
-// 64 bytes of a string, a ZSET's size and first/last scores, a few hash fields).
+// 64 bytes of a string, a ZSET's size and first/last scores, a few hash fields
+// and a sample of two).
 struct KeyShape
 {
     QByteArray key;
@@ -31,6 +32,10 @@ struct KeyShape
     bool hasCountField = false; // hashes: the token use counter field present
     qint64 rate = -1;           // hashes: Redisson's rate and interval (ms), when present
     qint64 interval = -1;
+    QByteArray hashMode; // hashes: the "mode" field (Redisson's read-write lock), when present
+    // hashes: up to two fields and their values, HRANDFIELD's (all of them
+    // when the hash has one or two), flat: field, value, field, value.
+    QList<QByteArray> sampleFields;
 };
 
 // What one pattern says a key is, judged on its shape alone

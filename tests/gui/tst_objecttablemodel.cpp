@@ -125,8 +125,13 @@ private slots:
         later.server.timeMs = 3000;
         model.applySnapshot(later);
         QCOMPARE(model.index(0, 3).data().toString(), QStringLiteral("2.5 s"));
-        QCOMPARE(changed.size(), 1);
+        // The queue table's columns that move with time: the age, and the
+        // Redisson delayed queue's "Next due in" countdown (empty here).
+        QCOMPARE(changed.size(), 2);
         QCOMPARE(changed.first().at(0).toModelIndex().column(), 3);
+        QCOMPARE(model.headerData(changed.last().at(0).toModelIndex().column(), Qt::Horizontal)
+                     .toString(),
+                 QStringLiteral("Next due in"));
     }
 
     // Every section: each header has its own figure under it, nothing lies
@@ -156,10 +161,42 @@ private slots:
         ObjectState lk = lock("lock:a", "tok-1", 9000);
         lk.heldSinceMs = 400;
         lk.reading.status = Reading::Status::Ok;
-        QTest::newRow("lock")
-            << QStringLiteral("lock") << lk
-            << QStringList{QStringLiteral("Key=lock:a"), QStringLiteral("Holder token=tok-1"),
-                           QStringLiteral("TTL=9.0 s"), QStringLiteral("Held for=600 ms"),
+        QTest::newRow("lock") << QStringLiteral("lock") << lk
+                              << QStringList{QStringLiteral("Key=lock:a"),
+                                             QStringLiteral("Holder token=tok-1"),
+                                             QStringLiteral("TTL=9.0 s"),
+                                             QStringLiteral("Held for=600 ms"),
+                                             QStringLiteral("Library="),
+                                             QStringLiteral("Counts="),
+                                             QStringLiteral("Status=")
+                                                 + readingStatusId(Reading::Status::Ok)};
+
+        // A Redisson lock in the same table: its holder (reentered twice) and
+        // lease under the shared headers, its library and counts.
+        ObjectState rl;
+        rl.object.kind = PatternKind("redisson-lock");
+        rl.object.key = "reports";
+        rl.reading.atMs = 1000;
+        rl.reading.status = Reading::Status::Ok;
+        rl.reading.pttlMs = 25000;
+        rl.reading.token = "6fa459ea-ee8a-4ca4-894e-db77e160355e:41";
+        InFlightItem holder;
+        holder.job = rl.reading.token;
+        holder.attempts = 2;
+        rl.reading.items = {holder};
+        rl.reading.inFlight = 1;
+        rl.reading.counts = {{QStringLiteral("holders"), 1},
+                             {QStringLiteral("holdCount"), 2},
+                             {QStringLiteral("waiters"), 0}};
+        QTest::newRow("redisson-lock")
+            << QStringLiteral("lock") << rl
+            << QStringList{QStringLiteral("Key=reports"),
+                           QStringLiteral("Holder token=6fa459ea-ee8a-4ca4-894e-db77e160355e:41 "
+                                          "(×2)"),
+                           QStringLiteral("TTL=25.0 s"),
+                           QStringLiteral("Held for=–"),
+                           QStringLiteral("Library=redisson"),
+                           QStringLiteral("Counts=holders 1 · holdCount 2 · waiters 0"),
                            QStringLiteral("Status=") + readingStatusId(Reading::Status::Ok)};
 
         ObjectState tk;
@@ -198,6 +235,8 @@ private slots:
                                               QStringLiteral("Throughput=12.5 /s"),
                                               QStringLiteral("Library="),
                                               QStringLiteral("Counts="),
+                                              QStringLiteral("Delayed="),
+                                              QStringLiteral("Next due in="),
                                               QStringLiteral("Status=")
                                                   + readingStatusId(Reading::Status::WrongType)};
 
@@ -228,6 +267,8 @@ private slots:
                                                QStringLiteral("Library=bullmq:6.7.0 (paused)"),
                                                QStringLiteral("Counts=wait 3 · active 1 · "
                                                               "failed 2"),
+                                               QStringLiteral("Delayed="),
+                                               QStringLiteral("Next due in="),
                                                QStringLiteral("Status=")
                                                    + readingStatusId(Reading::Status::Ok)};
 
@@ -246,6 +287,8 @@ private slots:
                            QStringLiteral("Occupancy=75 %"),
                            QStringLiteral("Oldest holder=2.5 s"),
                            QStringLiteral("Expired=2"),
+                           QStringLiteral("Library="),
+                           QStringLiteral("Counts="),
                            QStringLiteral("Status=") + readingStatusId(Reading::Status::Ok)};
     }
 

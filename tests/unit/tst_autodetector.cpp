@@ -112,6 +112,17 @@ KeyShape redissonConfig(const QByteArray &key, qint64 rate, qint64 intervalMs)
     return s;
 }
 
+// A Redisson lock HASH as discovery sees it: its sampled fields (HRANDFIELD
+// 2 WITHVALUES) and "mode", with the lease as its TTL.
+KeyShape redissonLock(const QByteArray &key, QList<QByteArray> fields, const QByteArray &mode = {})
+{
+    KeyShape s = hash(key);
+    s.pttlMs = 30000;
+    s.hashMode = mode;
+    s.sampleFields = std::move(fields);
+    return s;
+}
+
 KeyShape countedToken(const QByteArray &key)
 {
     KeyShape s = hash(key);
@@ -150,6 +161,15 @@ QMap<QString, QList<KeyShape>> samplePerPattern()
         {QStringLiteral("rq"), test::rqQueueShapes("emails", now)},
         {QStringLiteral("celery"), test::celeryShapes(now)},
         {QStringLiteral("sidekiq"), test::sidekiqShapes("", now)},
+        {QStringLiteral("redisson-lock"),
+         {redissonLock("reports", {"1b4e28ba-2ca1-41d2-a5c6-3d3f3c7c1a5e:41", "2"}),
+          list("redisson_lock_queue:{fair:res}"),
+          zset("redisson_lock_timeout:{fair:res}", now + 60000, now + 90000)}},
+        {QStringLiteral("redisson-semaphore"),
+         {str("perm:api", "2", -1), zset("{perm:api}:timeout", now - 50, 922337203685477.0)}},
+        {QStringLiteral("redisson-delayed-queue"),
+         {zset("redisson_delay_queue_timeout:{mail}", now - 2000, now + 60000),
+          list("redisson_delay_queue:{mail}"), list("mail")}},
     };
 }
 
@@ -160,6 +180,35 @@ class tst_AutoDetector : public QObject
     Q_OBJECT
 
 private slots:
+    // Redisson's locks are one object each, found by their holder fields or
+    // their fair-lock keys; its bookkeeping keys (read-lock timeouts, unlock
+    // latches) are nobody's objects; an application's own "x:lock" stays a
+    // generic lock and ordinary hashes (even with a TTL and "a:1" -> 2
+    // fields) are nothing.
+    void redissonLocksAreOneObjectEach()
+    {
+        const double now = double(s_now);
+        const QByteArray uuid = "6fa459ea-ee8a-4ca4-894e-db77e160355e";
+        const QList<KeyShape> keys{
+            redissonLock("reports", {uuid + ":41", "2"}),
+            redissonLock("rw:doc", {"mode", "read", uuid + ":7", "1"}, "read"),
+            str("{rw:doc}:" + uuid + ":7:rwlock_timeout:1", "1", 30000),
+            str("redisson_unlock_latch:{reports}:9f8e7d6c5b4a39281706f5e4d3c2b1a0", "1", 5000),
+            list("redisson_lock_queue:{fair:res}"),
+            zset("redisson_lock_timeout:{fair:res}", now + 60000, now + 90000),
+            str("app:order:7:lock", "3f9a1c2e-77b1-4c1d", 30000),
+            redissonLock("session:9", {"a:1", "2"}),
+            redissonLock("two:holders", {uuid + ":1", "1", uuid + ":2", "1"}),
+            redissonLock("bad:mode", {"mode", "x", uuid + ":1", "1"}, "x"),
+        };
+        QStringList kinds;
+        for (const PatternObject &o : detect(keys))
+            kinds << o.kind.id() + QLatin1Char(' ') + QString::fromUtf8(o.key);
+        kinds.sort();
+        QCOMPARE(kinds, (QStringList{"lock app:order:7:lock", "redisson-lock fair:res",
+                                     "redisson-lock reports", "redisson-lock rw:doc"}));
+    }
+
     // A BullMQ queue is one object under its library, whatever prefix: its
     // finished sets are not sliding windows, its stall guard not a fixed
     // window, its jobs' locks not locks; an application's lock beside it,
@@ -621,10 +670,12 @@ private slots:
             str("code:x7Kp2mQ9zA", "{}", 60000),
             list("jobs:mail:processing"),
             zset("sim:sem:gpu", now - 4000, now - 100)};
-        const QList<PatternObject> found
-            = detect(shapes + test::bullMqQueueShapes("bull:q", now)
-                     + test::bullQueueShapes("bull:old", now) + test::rqQueueShapes("q", now)
-                     + test::celeryShapes(now) + test::sidekiqShapes("", now));
+        const QList<PatternObject> found = detect(
+            shapes + test::bullMqQueueShapes("bull:q", now) + test::bullQueueShapes("bull:old", now)
+            + test::rqQueueShapes("q", now) + test::celeryShapes(now) + test::sidekiqShapes("", now)
+            + samplePerPattern().value(QStringLiteral("redisson-lock"))
+            + samplePerPattern().value(QStringLiteral("redisson-semaphore"))
+            + samplePerPattern().value(QStringLiteral("redisson-delayed-queue")));
         QSet<QString> kinds;
         for (const PatternObject &o : found)
             kinds.insert(o.kind.id());

@@ -1,0 +1,546 @@
+// SPDX-License-Identifier: MIT
+#include "redissonlockunit.h"
+
+#include <patterns/globmatch.h>
+#include <patterns/redissonnames.h>
+#include <patterns/sections.h>
+
+#include <QJsonArray>
+
+#include <algorithm>
+
+namespace gatehouse {
+
+namespace {
+constexpr char QueuePrefix[] = "redisson_lock_queue";
+constexpr char TimeoutPrefix[] = "redisson_lock_timeout";
+constexpr char LatchPrefix[] = "redisson_unlock_latch";
+
+bool hasState(const Reading &r, QStringView state)
+{
+    return std::any_of(r.counts.cbegin(), r.counts.cend(),
+                       [state](const StateCount &c) { return c.state == state; });
+}
+
+bool isReadWrite(const Reading &r)
+{
+    return hasState(r, u"readers");
+}
+
+QString modeOf(const Reading &r)
+{
+    if (!isReadWrite(r))
+        return {};
+    return r.countOf(u"writers") > 0 ? QStringLiteral("write") : QStringLiteral("read");
+}
+
+// The name of a lock whose queue or timeout set key is; empty otherwise.
+QByteArray nameOfPart(const QByteArray &key)
+{
+    QByteArray name = redisson::nameOfPrefixed(QueuePrefix, key);
+    if (name.isEmpty())
+        name = redisson::nameOfPrefixed(TimeoutPrefix, key);
+    return name;
+}
+
+// What the shape shows of a Redisson lock HASH: "lock" (one holder,
+// "<uuid>:<thread>" -> hold count), "rwlock" (mode and holders), or none.
+QString lockRole(const KeyShape &s)
+{
+    if (s.type != "hash" || s.pttlMs <= 0 || s.sampleFields.isEmpty())
+        return {};
+    const bool rw = s.hashMode == "read" || s.hashMode == "write";
+    if (!rw && !s.hashMode.isEmpty())
+        return {};
+    int holders = 0;
+    for (qsizetype i = 0; i + 1 < s.sampleFields.size(); i += 2) {
+        const QByteArray &field = s.sampleFields.at(i);
+        if (rw && field == "mode")
+            continue;
+        bool ok = false;
+        const qint64 count = s.sampleFields.at(i + 1).toLongLong(&ok);
+        if (!ok || count < 1 || !redisson::isLockHolder(field))
+            return {};
+        if (!rw && field.endsWith(":write"))
+            return {};
+        ++holders;
+    }
+    if (holders == 0)
+        return {};
+    // An RLock has exactly one holder: HRANDFIELD 2 gave one field.
+    if (!rw && s.sampleFields.size() != 2)
+        return {};
+    return rw ? QStringLiteral("rwlock") : QStringLiteral("lock");
+}
+
+ReplyMeaning unlockMeaning(const QString &key, const QString &holder, const RedisValue &reply)
+{
+    if (reply.isInteger() && reply.toInteger() == 1)
+        return {true, QStringLiteral("Unlocked Redisson lock \"%1\" as its forceUnlock does "
+                                     "(deleted, unlock message published).")
+                          .arg(key)};
+    if (reply.isNil())
+        return {false, QStringLiteral("Redisson lock \"%1\" is free (released or expired); "
+                                      "nothing changed.")
+                           .arg(key)};
+    return {false, QStringLiteral("Redisson lock \"%1\" is no longer held by \"%2\" (the holder "
+                                  "shown); nothing changed. Read it again, or use --force to "
+                                  "unlock whoever holds it.")
+                       .arg(key, holder)};
+}
+} // namespace
+
+QByteArray RedissonLockUnit::queueKey(const QByteArray &name)
+{
+    return redisson::prefixName(QueuePrefix, name);
+}
+
+QByteArray RedissonLockUnit::timeoutKey(const QByteArray &name)
+{
+    return redisson::prefixName(TimeoutPrefix, name);
+}
+
+PatternObject RedissonLockUnit::objectForName(const QByteArray &name)
+{
+    PatternObject o;
+    o.kind = Kind;
+    o.key = name;
+    o.related = {queueKey(name), timeoutKey(name)};
+    return o;
+}
+
+Section RedissonLockUnit::section() const
+{
+    return sections::lock();
+}
+
+QList<PatternUnit::Command> RedissonLockUnit::identifyProbe(const QByteArray &target) const
+{
+    // Commands that answer for any type: a wrong-type error would stop the
+    // CLI before the other lock patterns are asked.
+    return {{"TYPE", target}, {"EXISTS", queueKey(target)}};
+}
+
+bool RedissonLockUnit::identifies(const QByteArray &, const QList<RedisValue> &r) const
+{
+    // A HASH (no other lock pattern is one; the script checks its holder),
+    // or a free fair lock that still has waiters.
+    return r.size() == 2
+           && (r.at(0).bytes() == "hash" || (r.at(0).bytes() == "none" && r.at(1).toInteger() > 0));
+}
+
+QList<QByteArray> RedissonLockUnit::scanGlobs(const ProfileRule &rule) const
+{
+    return {rule.match, redisson::prefixName(QueuePrefix, rule.match)};
+}
+
+std::optional<PatternObject> RedissonLockUnit::objectFor(const ProfileRule &rule,
+                                                         const QByteArray &key) const
+{
+    QByteArray name = nameOfPart(key);
+    if (name.isEmpty()) {
+        // Redisson's own bookkeeping keys are never a lock of their own.
+        if (key.startsWith("redisson_") || key.contains(":rwlock_timeout:"))
+            return std::nullopt;
+        name = key;
+    }
+    if (!globMatch(rule.match, name) || rule.excludes(name))
+        return std::nullopt;
+    PatternObject o = objectForName(name);
+    o.params = rule.params;
+    return o;
+}
+
+PatternObject RedissonLockUnit::conventionalObject(const QByteArray &key) const
+{
+    const QByteArray name = nameOfPart(key);
+    return objectForName(name.isEmpty() ? key : name);
+}
+
+std::optional<KeyClaim> RedissonLockUnit::claimKey(const KeyShape &s, qint64) const
+{
+    // Redisson's own names (its fair lock's queue and timeouts, read locks'
+    // timeouts, unlock latches), and a HASH shaped as its lock: an
+    // application's "x:lock" STRING stays a generic lock, an ordinary hash
+    // (no "<uuid>:<thread>" -> count field) is nobody's.
+    if (const QString role = lockRole(s); !role.isEmpty())
+        return KeyClaim{role, 90};
+    if (s.type == "list" && !redisson::nameOfPrefixed(QueuePrefix, s.key).isEmpty())
+        return KeyClaim{QStringLiteral("queue"), 90};
+    if (s.type == "zset" && !redisson::nameOfPrefixed(TimeoutPrefix, s.key).isEmpty())
+        return KeyClaim{QStringLiteral("timeout"), 90};
+    if (s.type == "string" && s.key.contains(":rwlock_timeout:") && s.key.contains('}'))
+        return KeyClaim{QStringLiteral("rwlock-timeout"), 90};
+    if (s.type == "string" && s.key.startsWith(QByteArray(LatchPrefix).append(':')))
+        return KeyClaim{QStringLiteral("latch"), 90};
+    return std::nullopt;
+}
+
+QList<PatternObject> RedissonLockUnit::groupClaims(ClaimPool &pool) const
+{
+    QMap<QByteArray, bool> names;
+    QList<QByteArray> bookkeeping;
+    for (const QByteArray &key : pool.claimed(Kind, 1000)) {
+        const QString role = pool.roleOf(key, Kind);
+        if (role == QLatin1String("lock") || role == QLatin1String("rwlock"))
+            names.insert(key, true);
+        else if (role == QLatin1String("queue") || role == QLatin1String("timeout"))
+            names.insert(nameOfPart(key), true);
+        else if (!role.isEmpty())
+            bookkeeping << key;
+    }
+    QList<PatternObject> out;
+    for (auto it = names.cbegin(); it != names.cend(); ++it) {
+        PatternObject o = objectForName(it.key());
+        o.source = QStringLiteral("autodetected");
+        for (const QByteArray &k : o.keys())
+            pool.take(k);
+        out.append(o);
+    }
+    // Read locks' timeouts and unlock latches expire on their own (Redisson
+    // sets them with PX); they are its bookkeeping, shown as nothing.
+    for (const QByteArray &key : std::as_const(bookkeeping))
+        pool.take(key);
+    return out;
+}
+
+QList<PatternUnit::Command> RedissonLockUnit::probe(const PatternObject &o,
+                                                    const ProbeContext &) const
+{
+    const QByteArray page = number(std::max(1, o.params.pageSize));
+    const QByteArray last = number(std::max(1, o.params.pageSize) - 1);
+    return {
+        {"PTTL", o.key},
+        {"HLEN", o.key},
+        {"HGET", o.key, "mode"},
+        // Bounded: a page of fields (a small hash answers whole).
+        {"HSCAN", o.key, "0", "COUNT", page},
+        {"LLEN", o.relatedKey(Queue)},
+        {"LRANGE", o.relatedKey(Queue), "0", last},
+        {"ZCARD", o.relatedKey(Timeout)},
+        {"ZRANGE", o.relatedKey(Timeout), "0", last, "WITHSCORES"},
+    };
+}
+
+Reading RedissonLockUnit::read(const PatternObject &o, const QList<RedisValue> &r,
+                               const ProbeContext &c) const
+{
+    const QByteArray q = o.relatedKey(Queue);
+    const QByteArray t = o.relatedKey(Timeout);
+    if (auto f = failure(o, r, {o.key, o.key, o.key, o.key, q, q, t, t}, c.nowMs))
+        return *f;
+    Reading reading;
+    reading.atMs = c.nowMs;
+    reading.pttlMs = r.at(0).toInteger();
+    const qint64 fields = r.at(1).toInteger();
+    const QByteArray mode = r.at(2).bytes();
+    reading.length = r.at(4).toInteger(); // waiters
+    reading.stored = r.at(6).toInteger(); // waiters with a timeout
+    if (reading.pttlMs == -2 && reading.length == 0 && reading.stored == 0) {
+        reading.status = Reading::Status::Missing;
+        reading.message = QStringLiteral("Free: nobody holds the lock.");
+        return reading;
+    }
+    const bool rw = !mode.isEmpty();
+    if (rw && mode != "read" && mode != "write") {
+        reading.status = Reading::Status::Error;
+        reading.message = QStringLiteral("Hash \"%1\" has a \"mode\" of \"%2\", not read or "
+                                         "write: not a Redisson read-write lock.")
+                              .arg(printableBytes(o.key), printableBytes(mode, 40));
+        return reading;
+    }
+    qint64 holdCount = 0;
+    qint64 readers = 0;
+    qint64 writers = 0;
+    const RedisValue &page = r.at(3).size() == 2 ? r.at(3).at(1) : RedisValue();
+    for (qsizetype i = 0; i + 1 < page.size(); i += 2) {
+        const QByteArray field = page.at(i).bytes();
+        if (field == "mode" && rw)
+            continue;
+        InFlightItem holder;
+        holder.job = field.left(256);
+        holder.attempts = page.at(i + 1).toInteger();
+        holder.source = AgeSource::Library;
+        holder.ageMs = -1;
+        holder.name = !rw                        ? QByteArray("holder")
+                      : field.endsWith(":write") ? QByteArray("writer")
+                                                 : QByteArray("reader");
+        holdCount = saturatingAdd(holdCount, std::max<qint64>(0, holder.attempts));
+        (holder.name == "writer" ? writers : readers) += 1;
+        reading.items.append(holder);
+    }
+    // The writer first, then by field: the same holder is shown first each time.
+    std::stable_sort(reading.items.begin(), reading.items.end(),
+                     [](const InFlightItem &a, const InFlightItem &b) {
+                         return a.name != b.name ? a.name == "writer" : a.job < b.job;
+                     });
+    const qint64 holders = std::max<qint64>(0, fields - (rw ? 1 : 0));
+    reading.truncated = holders > reading.items.size();
+    reading.inFlight = holders;
+    if (!reading.items.isEmpty())
+        reading.token = reading.items.first().job;
+    // Waiters in queue order, each with its timeout from the page read.
+    QHash<QByteArray, qint64> timeouts;
+    const RedisValue &scored = r.at(7);
+    for (qsizetype i = 0; i + 1 < scored.size(); i += 2)
+        timeouts.insert(scored.at(i).bytes(), redisson::scoreMs(scored.at(i + 1).bytes()));
+    const auto &queue = r.at(5).elements();
+    for (qsizetype i = 0; i < queue.size(); ++i) {
+        LibraryPart w;
+        w.kind = QStringLiteral("waiter");
+        w.name = queue.at(i).bytes().left(256);
+        w.count = i + 1;
+        w.limit = timeouts.value(queue.at(i).bytes(), -1);
+        w.alive = w.limit < 0 || w.limit > c.nowMs;
+        reading.parts.append(w);
+    }
+    reading.counts = {{QStringLiteral("holders"), holders},
+                      {QStringLiteral("holdCount"), holdCount},
+                      {QStringLiteral("waiters"), reading.length}};
+    if (rw) {
+        reading.counts.append({QStringLiteral("readers"), readers});
+        reading.counts.append({QStringLiteral("writers"), writers});
+    }
+    if (reading.pttlMs == -1 && fields > 0)
+        reading.message = QStringLiteral("The lock has no lease (no TTL): if its holder "
+                                         "crashed it is held until forceUnlock.");
+    else if (reading.truncated)
+        reading.message = QStringLiteral("%1 holders; the first %2 are listed.")
+                              .arg(holders)
+                              .arg(reading.items.size());
+    return reading;
+}
+
+QString RedissonLockUnit::redissonType(const Reading &r)
+{
+    if (isReadWrite(r))
+        return QStringLiteral("RReadWriteLock");
+    return r.length > 0 || r.stored > 0 ? QStringLiteral("RFairLock") : QStringLiteral("RLock");
+}
+
+qint64 RedissonLockUnit::validUntilMs(const PatternObject &, const Reading &r) const
+{
+    if (r.status == Reading::Status::Missing)
+        return Reading::Forever; // taking it is an event
+    if (!r.isOk())
+        return r.atMs;
+    qint64 until = r.pttlMs > 0 ? saturatingAdd(r.atMs, r.pttlMs) : Reading::Forever;
+    // A waiter turning stale changes what the table says.
+    for (const LibraryPart &w : r.parts) {
+        if (w.limit > r.atMs)
+            until = std::min(until, w.limit);
+    }
+    return until;
+}
+
+void RedissonLockUnit::track(TrackState &t, const Reading &reading, qint64 nowMs) const
+{
+    if (!reading.isOk() || reading.token.isEmpty()) {
+        t.heldToken.clear();
+        t.heldSinceMs = -1;
+    } else if (reading.token != t.heldToken) {
+        t.heldToken = reading.token;
+        t.heldSinceMs = t.everRead ? nowMs : -1;
+    }
+}
+
+QList<Figure> RedissonLockUnit::figures() const
+{
+    return {
+        {QStringLiteral("pttlMs"), QStringLiteral("Lease left"), true,
+         [](const Reading &r, qint64 at) {
+             return double(r.countdownAt(r.pttlMs, at));
+         }},
+        {QStringLiteral("holdCount"), QStringLiteral("Hold count"), false,
+         [](const Reading &r, qint64) {
+             return double(r.countOf(u"holdCount"));
+         }},
+        {QStringLiteral("waiters"), QStringLiteral("Waiters"), false, [](const Reading &r, qint64) {
+             return double(r.length);
+         }}};
+}
+
+QList<Column> RedissonLockUnit::columns() const
+{
+    Column holder;
+    holder.header = QStringLiteral("Holder token");
+    holder.text = [](const ObjectState &s, qint64) -> QString {
+        const Reading &r = s.reading;
+        QString text = printableBytes(r.token, 64);
+        if (!r.items.isEmpty() && r.items.first().attempts > 1)
+            text += QStringLiteral(" (×%1)").arg(r.items.first().attempts);
+        if (r.inFlight > 1)
+            text += QStringLiteral(" +%1 more").arg(r.inFlight - 1);
+        return text;
+    };
+    Column ttl;
+    ttl.header = QStringLiteral("TTL");
+    ttl.toolTip = QStringLiteral("The lease left (Redisson's watchdog renews it every 10 s "
+                                 "while its holder lives).");
+    ttl.movesWithTime = true;
+    ttl.text = [](const ObjectState &s, qint64 now) -> QString {
+        const Reading &r = s.reading;
+        if (r.pttlMs < 0)
+            return r.pttlMs == -1 ? QStringLiteral("none") : QStringLiteral("–");
+        return formatMs(r.countdownAt(r.pttlMs, now));
+    };
+    ttl.sort = [](const ObjectState &s, qint64 now) {
+        return QVariant(double(s.reading.countdownAt(s.reading.pttlMs, now)));
+    };
+    Column held;
+    held.header = QStringLiteral("Held for");
+    held.movesWithTime = true;
+    held.text = [](const ObjectState &s, qint64 now) -> QString {
+        return s.heldSinceMs < 0 ? QStringLiteral("–") : formatMs(now - s.heldSinceMs);
+    };
+    held.sort = [](const ObjectState &s, qint64 now) {
+        return QVariant(double(s.heldSinceMs < 0 ? -1 : now - s.heldSinceMs));
+    };
+    return {Column::key(QStringLiteral("Key")),
+            holder,
+            ttl,
+            held,
+            Column::library(QStringLiteral("redisson")),
+            Column::counts(),
+            Column::status()};
+}
+
+void RedissonLockUnit::writeJson(const ObjectState &s, const Reading &r, qint64 nowMs,
+                                 QJsonObject &j) const
+{
+    j.insert(QStringLiteral("keys"), keysToJson(s.object.related));
+    j.insert(QStringLiteral("redissonType"), redissonType(r));
+    const QString mode = modeOf(r);
+    j.insert(QStringLiteral("mode"), mode.isEmpty() ? QJsonValue() : QJsonValue(mode));
+    j.insert(QStringLiteral("token"), keyToJson(r.token));
+    j.insert(QStringLiteral("pttlMs"), double(r.pttlMs));
+    j.insert(QStringLiteral("heldForMs"),
+             s.heldSinceMs >= 0 ? QJsonValue(double(nowMs - s.heldSinceMs)) : QJsonValue());
+    QJsonArray holders;
+    for (const InFlightItem &h : r.items) {
+        holders.append(QJsonObject{{QStringLiteral("holder"), keyToJson(h.job)},
+                                   {QStringLiteral("holdCount"), double(h.attempts)},
+                                   {QStringLiteral("role"), QString::fromLatin1(h.name)}});
+    }
+    j.insert(QStringLiteral("holders"), holders);
+    j.insert(QStringLiteral("holdersTruncated"), r.truncated);
+    QJsonArray waiters;
+    for (const LibraryPart &w : r.parts) {
+        waiters.append(QJsonObject{
+            {QStringLiteral("waiter"), keyToJson(w.name)},
+            {QStringLiteral("position"), double(w.count)},
+            {QStringLiteral("timeoutAtMs"),
+             w.limit < 0 ? QJsonValue() : QJsonValue(double(w.limit))},
+            {QStringLiteral("timeoutInMs"),
+             w.limit < 0 ? QJsonValue() : QJsonValue(double(saturatingSub(w.limit, nowMs)))},
+            {QStringLiteral("stale"), w.limit >= 0 && w.limit <= nowMs}});
+    }
+    j.insert(QStringLiteral("waiters"), waiters);
+}
+
+QStringList RedissonLockUnit::itemHeaders() const
+{
+    return {QStringLiteral("Holder or waiter"), QStringLiteral("Role"),
+            QStringLiteral("Hold count / place"), QStringLiteral("Waiter's timeout")};
+}
+
+QList<QStringList> RedissonLockUnit::items(const ObjectState &s, qint64 nowMs) const
+{
+    QList<QStringList> rows;
+    for (const InFlightItem &h : s.reading.items)
+        rows.append({printableBytes(h.job, 120), QString::fromLatin1(h.name),
+                     QString::number(h.attempts), QStringLiteral("–")});
+    for (const LibraryPart &w : s.reading.parts) {
+        const qint64 left = saturatingSub(w.limit, nowMs);
+        rows.append({printableBytes(w.name, 120), QStringLiteral("waiter"),
+                     QString::number(w.count),
+                     w.limit < 0 ? QStringLiteral("–")
+                     : left > 0  ? QStringLiteral("in %1").arg(formatMs(left))
+                                 : QStringLiteral("passed %1 ago (stale)").arg(formatMs(-left))});
+    }
+    return rows;
+}
+
+QHash<QString, QByteArray> RedissonLockUnit::shownInputs(const ObjectState &s) const
+{
+    if (!s.reading.isOk() || s.reading.token.isEmpty())
+        return {};
+    return {{QStringLiteral("token"), s.reading.token}};
+}
+
+QHash<QString, QByteArray> RedissonLockUnit::itemInputs(const ObjectState &s, int i) const
+{
+    if (i < 0 || i >= s.reading.items.size())
+        return shownInputs(s);
+    return {{QStringLiteral("token"), s.reading.items.at(i).job}};
+}
+
+std::optional<Attention> RedissonLockUnit::attention(const ObjectState &state, qint64 nowMs) const
+{
+    if (state.gone || !state.reading.isOk() || state.reading.token.isEmpty())
+        return std::nullopt;
+    const bool known = state.heldSinceMs >= 0;
+    const qint64 held = saturatingSub(nowMs, known ? state.heldSinceMs : state.firstSeenMs);
+    if (held <= 1000)
+        return std::nullopt;
+    return Attention{1.0 + double(held) / 1e9, QStringLiteral("pttlMs")};
+}
+
+QString RedissonLockUnit::attentionText(const ObjectState &state, qint64 nowMs) const
+{
+    const bool known = state.heldSinceMs >= 0;
+    const qint64 held = saturatingSub(nowMs, known ? state.heldSinceMs : state.firstSeenMs);
+    return QStringLiteral("%1 %2 held for %3%4 (%5 waiting)")
+        .arg(redissonType(state.reading), printableBytes(state.object.key),
+             known ? QString() : QStringLiteral("at least "), formatMs(held))
+        .arg(state.reading.length);
+}
+
+ScriptCall RedissonLockUnit::forceUnlock(const PatternObject &o, const QByteArray &holder)
+{
+    ScriptCall call;
+    call.action = QStringLiteral("lock.force-release");
+    call.script = QStringLiteral("redisson_force_unlock");
+    call.keys = {o.key, redisson::prefixName("redisson_lock__channel", o.key), o.relatedKey(Queue),
+                 o.relatedKey(Timeout), redisson::prefixName("redisson_rwlock", o.key)};
+    call.keyRoles = {QStringLiteral("Redisson lock"), QStringLiteral("its unlock channel"),
+                     QStringLiteral("fair lock queue"), QStringLiteral("fair lock timeouts"),
+                     QStringLiteral("its read-write unlock channel")};
+    call.args = {holder, QByteArray()};
+    call.forceable = true;
+    call.forceArg = 1;
+    call.summary = QStringLiteral("Unlock Redisson lock \"%1\" as its forceUnlock does (DEL, then "
+                                  "PUBLISH the unlock message), only if \"%2\" still holds it.")
+                       .arg(printableBytes(o.key), printableBytes(holder, 80));
+    const QString key = printableBytes(o.key);
+    const QString shown = printableBytes(holder, 80);
+    call.meaning = [key, shown](const RedisValue &reply) {
+        return unlockMeaning(key, shown, reply);
+    };
+    return call;
+}
+
+QList<PatternAction> RedissonLockUnit::actions() const
+{
+    PatternAction release;
+    release.id = QStringLiteral("lock.force-release");
+    release.verb = QStringLiteral("release");
+    release.label = QStringLiteral("Force release…");
+    release.objectName = QStringLiteral("forceReleaseButton");
+    release.usage = QStringLiteral("lock release KEY --token T");
+    release.inputs
+        = {{QStringLiteral("token"), QStringLiteral("Holder token"), ActionInput::Source::Shown}};
+    release.check = [](const ActionRequest &r) -> QString {
+        return r.input(QStringLiteral("token")).isEmpty()
+                   ? QStringLiteral("lock release needs --token T: for a Redisson lock, the "
+                                    "holder \"<uuid>:<threadId>\" you saw (snapshot --json, "
+                                    "\"token\"); --force unlocks whoever holds it.")
+                   : QString();
+    };
+    release.build = [](const ActionRequest &r) {
+        return forceUnlock(r.object, r.input(QStringLiteral("token")));
+    };
+    return {release};
+}
+
+} // namespace gatehouse

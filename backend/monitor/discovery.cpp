@@ -49,6 +49,29 @@ Discovery::Discovery(QList<RedisClient *> nodes, std::optional<Profile> profile,
         m_match = m_profile->scanGlob();
 }
 
+void Discovery::setTopology(const Topology &topology)
+{
+    m_topology = topology;
+    m_addresses.clear();
+    m_owners.clear();
+    if (!topology.isCluster())
+        return;
+    for (int i : topology.masters()) {
+        if (topology.nodes.at(i).slotRanges.isEmpty())
+            continue; // a master without slots holds no keys to find
+        m_addresses << topology.nodes.at(i).address();
+        m_owners << i;
+    }
+}
+
+RequestHandle Discovery::nodeCommand(RedisClient::Command args, RedisClient::Handler handler)
+{
+    if (m_addresses.isEmpty())
+        return client()->command(std::move(args), &m_context, std::move(handler));
+    return m_nodes.first()->commandOn(m_addresses.at(m_node), std::move(args), &m_context,
+                                      std::move(handler));
+}
+
 void Discovery::start()
 {
     m_running = true;
@@ -75,6 +98,14 @@ void Discovery::start()
                 m_total += v.toInteger();
         });
     }
+    // A Cluster: DBSIZE is per node; the first pipeline's (the seed's) is not counted.
+    for (qsizetype i = 0; i < m_addresses.size(); ++i) {
+        m_nodes.first()->commandOn(m_addresses.at(i), {"DBSIZE"}, &m_context,
+                                   [this](const RedisValue &v) {
+                                       if (!v.isError())
+                                           m_total += v.toInteger();
+                                   });
+    }
     // EVALSHA of a script that touches nothing: NOSCRIPT or 0 means allowed.
     m_nodes.first()->pipeline(
         {{"DBSIZE"}, {"TIME"}, {"EVALSHA", probeSha, "0"}}, &m_context,
@@ -84,7 +115,8 @@ void Discovery::start()
                 Q_EMIT failed(QStringLiteral("DBSIZE failed: %1").arg(r.at(0).errorMessage()));
                 return;
             }
-            m_total += r.at(0).isError() ? 0 : r.at(0).toInteger(); // only shown as progress
+            if (m_addresses.isEmpty()) // only shown as progress
+                m_total += r.at(0).isError() ? 0 : r.at(0).toInteger();
             m_serverNowMs = serverTimeMs(r.at(1));
             Q_EMIT progress(0, m_total);
             if (!isNoPerm(r.at(2))) {
@@ -179,7 +211,7 @@ void Discovery::step()
         return;
     }
     if (!m_firstStep && m_cursor == "0") {
-        if (m_node + 1 >= m_nodes.size()) {
+        if (m_node + 1 >= nodeCount()) {
             finish(false);
             return;
         }
@@ -190,7 +222,7 @@ void Discovery::step()
     if (m_match != "*")
         cmd << "MATCH" << m_match;
     cmd << "COUNT" << QByteArray::number(m_count);
-    client()->command(cmd, &m_context, [this](const RedisValue &v) {
+    nodeCommand(cmd, [this](const RedisValue &v) {
         if (isNoPerm(v)) {
             refused(QStringLiteral("scan"),
                     QStringLiteral("This Redis user may not run SCAN (NOPERM): Gatehouse cannot "
@@ -211,6 +243,13 @@ void Discovery::step()
         for (const RedisValue &k : v.at(1).elements())
             keys.append(k.bytes());
         m_scanned += keys.size();
+        if (!m_addresses.isEmpty()) {
+            // Only the owner's copy counts (a migrating key is on two nodes).
+            const int owner = m_owners.at(m_node);
+            keys.removeIf([this, owner](const QByteArray &key) {
+                return m_topology.ownerOfKey(key) != owner;
+            });
+        }
         onPage(keys);
     });
 }

@@ -35,6 +35,11 @@ public:
     {}
 
     void setScanCount(int count) { m_count = count; }
+    // A Cluster (before start()): every master of topology is scanned
+    // through the one client (RedisClient::commandOn), and a key is kept
+    // only from the master that owns its slot, so a key met on two nodes
+    // during a slot migration is found once.
+    void setTopology(const Topology &topology);
     void start();
     void cancel();
     bool isRunning() const { return m_running; }
@@ -72,10 +77,20 @@ private:
     void refused(const QString &id, const QString &note, bool incomplete);
     void noteUnreadableKeys();
     QString userName() const;
-    RedisClient *client() const { return m_nodes.at(m_node); } // the node being scanned
+    // The client of the node being scanned (standalone nodes), or the one
+    // routing client of a Cluster.
+    RedisClient *client() const { return m_nodes.at(m_addresses.isEmpty() ? m_node : 0); }
+    qsizetype nodeCount() const
+    {
+        return m_addresses.isEmpty() ? m_nodes.size() : m_addresses.size();
+    }
+    RequestHandle nodeCommand(RedisClient::Command args, RedisClient::Handler handler);
 
     QList<RedisClient *> m_nodes;
     qsizetype m_node = 0;
+    Topology m_topology;     // Cluster: who owns which slot
+    QStringList m_addresses; // Cluster: the masters scanned, in order
+    QList<int> m_owners;     // Cluster: their index in m_topology
     std::optional<Profile> m_profile;
     AutoDetector m_detector;
     QByteArray m_cursor = "0";

@@ -37,7 +37,10 @@ RedisCluster::RedisCluster()
                        << QStringLiteral("cluster-node-timeout 1000")
                        << QStringLiteral("cluster-replica-validity-factor 0")
                        // Replicas sync at once, not after the default 5 s.
-                       << QStringLiteral("repl-diskless-sync-delay 0");
+                       << QStringLiteral("repl-diskless-sync-delay 0")
+                       // CLUSTER SHARDS calls a replica "loading" until its
+                       // offset moves: the master pings it every second.
+                       << QStringLiteral("repl-ping-replica-period 1");
         m_nodes.append(std::make_shared<RedisServer>(options));
     }
 }

@@ -13,6 +13,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QProcess>
 #include <QSet>
 #include <QTest>
 
@@ -246,6 +247,87 @@ private slots:
             QCOMPARE(masters, 3);
             QCOMPARE(slotSum, Topology::SlotCount);
         }
+    }
+
+    // watch keeps running while `redis-cli --cluster reshard` moves the slots
+    // of watched locks to another master: the readings follow MOVED, and
+    // afterwards every lock is there once, fresh.
+    void watchThroughReshard()
+    {
+        // The lock nearest the start of its master's slots: the fewest slots
+        // to move so that it moves (reshard takes a source's slots in order).
+        int bestLock = -1;
+        int bestCount = Topology::SlotCount;
+        int from = -1;
+        const Topology topology = m_client->topology();
+        for (int i = 0; i < s_locks; ++i) {
+            const quint16 slot = keyHashSlot("sim:lock:" + QByteArray::number(i));
+            const int owner = topology.ownerOf(slot);
+            const int first = topology.nodes.at(owner).slotRanges.first().first;
+            if (slot - first + 1 < bestCount) {
+                bestCount = slot - first + 1;
+                bestLock = i;
+                from = m_cluster.indexOfPort(topology.nodes.at(owner).port);
+            }
+        }
+        QVERIFY(bestLock >= 0 && from >= 0);
+        int to = -1;
+        for (int m : m_cluster.masters()) {
+            if (m != from)
+                to = m;
+        }
+        const QString fromId = QString::fromUtf8(
+            m_cluster.cli(from, {QStringLiteral("CLUSTER"), QStringLiteral("MYID")}).trimmed());
+        const QString toId = QString::fromUtf8(
+            m_cluster.cli(to, {QStringLiteral("CLUSTER"), QStringLiteral("MYID")}).trimmed());
+
+        QProcess watch;
+        watch.start(QStringLiteral(GATEHOUSE_CLI),
+                    {QStringLiteral("--url"), m_cluster.url(0), QStringLiteral("watch"),
+                     QStringLiteral("--json"), QStringLiteral("--profile"), QStringLiteral("demo"),
+                     QStringLiteral("--interval"), QStringLiteral("200")});
+        QVERIFY(watch.waitForStarted(10000));
+        QByteArray lines;
+        const auto readLines = [&] {
+            lines += watch.readAllStandardOutput();
+            return lines.count('\n');
+        };
+        QVERIFY(gatehouse::test::waitUntil([&] { return readLines() >= 2; }, 20000));
+        QElapsedTimer clock;
+        clock.start();
+        QByteArray output;
+        const bool resharded = m_cluster.runCli(
+            {QStringLiteral("--cluster"), QStringLiteral("reshard"), m_cluster.address(from),
+             QStringLiteral("--cluster-from"), fromId, QStringLiteral("--cluster-to"), toId,
+             QStringLiteral("--cluster-slots"), QString::number(bestCount),
+             QStringLiteral("--cluster-yes")},
+            &output, 120000);
+        QVERIFY2(resharded, qPrintable(m_cluster.errorString()));
+        qInfo("resharded %d slots in %lld ms", bestCount, clock.elapsed());
+        const quint16 movedSlot = keyHashSlot("sim:lock:" + QByteArray::number(bestLock));
+        QCOMPARE(m_cluster.masterOf(movedSlot, to), to);
+        // Readings after the move: a few more ticks, then the last line.
+        const qsizetype seen = readLines();
+        QVERIFY(gatehouse::test::waitUntil([&] { return readLines() >= seen + 5; }, 20000));
+        QCOMPARE(watch.state(), QProcess::Running);
+        watch.terminate();
+        watch.waitForFinished(10000);
+        const QList<QByteArray> all = lines.trimmed().split('\n');
+        const QJsonObject last = QJsonDocument::fromJson(all.last()).object();
+        QSet<QString> locks;
+        int count = 0;
+        for (const QJsonValue &v : last.value(QLatin1String("locks")).toArray()) {
+            const QJsonObject lock = v.toObject();
+            const QString key = lock.value(QLatin1String("key")).toString();
+            if (!key.startsWith(QLatin1String("sim:lock:")) || key.contains(QLatin1String("other")))
+                continue;
+            ++count;
+            locks.insert(key);
+            QVERIFY2(!lock.value(QLatin1String("stale")).toBool(), qPrintable(key));
+            QVERIFY2(!lock.value(QLatin1String("gone")).toBool(), qPrintable(key));
+        }
+        QCOMPARE(count, s_locks);
+        QCOMPARE(locks.size(), s_locks);
     }
 
     // Actions on keys owned by a node other than the one addressed.

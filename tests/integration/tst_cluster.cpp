@@ -330,6 +330,78 @@ private slots:
         QCOMPARE(locks.size(), s_locks);
     }
 
+    // CLUSTER FAILOVER of a master holding watched locks: watch keeps
+    // running, the node list shows the promoted replica as a master, and
+    // every lock is there once, fresh.
+    void watchThroughFailover()
+    {
+        const quint16 slot = keyHashSlot("sim:lock:1");
+        const int master = m_cluster.masterOf(slot);
+        int replica = -1;
+        for (int i = 0; i < m_cluster.size(); ++i) {
+            if (i != master && isReplicaOf(i, master))
+                replica = i;
+        }
+        QVERIFY(master >= 0 && replica >= 0);
+        QProcess watch;
+        watch.start(QStringLiteral(GATEHOUSE_CLI),
+                    {QStringLiteral("--url"), m_cluster.url(0), QStringLiteral("watch"),
+                     QStringLiteral("--json"), QStringLiteral("--profile"), QStringLiteral("demo"),
+                     QStringLiteral("--interval"), QStringLiteral("200")});
+        QVERIFY(watch.waitForStarted(10000));
+        QByteArray lines;
+        const auto readLines = [&] {
+            lines += watch.readAllStandardOutput();
+            return lines.count('\n');
+        };
+        QVERIFY(gatehouse::test::waitUntil([&] { return readLines() >= 2; }, 20000));
+        QCOMPARE(m_cluster.cli(replica, {QStringLiteral("CLUSTER"), QStringLiteral("FAILOVER")})
+                     .trimmed(),
+                 QByteArray("OK"));
+        QVERIFY(gatehouse::test::waitUntil(
+            [&] { return m_cluster.masterOf(slot, master) == replica; }, 15000));
+        QVERIFY(m_cluster.waitHealthy());
+        // Past the router's topology refresh: the node list has the new roles.
+        const qsizetype seen = readLines();
+        QVERIFY(gatehouse::test::waitUntil(
+            [&] {
+                if (readLines() < seen + 5)
+                    return false;
+                const QJsonObject last
+                    = QJsonDocument::fromJson(lines.trimmed().split('\n').last()).object();
+                for (const QJsonValue &v : last.value(QLatin1String("server"))
+                                               .toObject()
+                                               .value(QLatin1String("nodes"))
+                                               .toArray()) {
+                    const QJsonObject n = v.toObject();
+                    if (n.value(QLatin1String("address"))
+                            .toString()
+                            .endsWith(QString::number(m_cluster.node(replica).port())))
+                        return n.value(QLatin1String("role")).toString() == QLatin1String("master");
+                }
+                return false;
+            },
+            RedisRouter::RefreshMs + 10000));
+        QCOMPARE(watch.state(), QProcess::Running);
+        watch.terminate();
+        watch.waitForFinished(10000);
+        const QJsonObject last
+            = QJsonDocument::fromJson(lines.trimmed().split('\n').last()).object();
+        QSet<QString> locks;
+        int count = 0;
+        for (const QJsonValue &v : last.value(QLatin1String("locks")).toArray()) {
+            const QJsonObject lock = v.toObject();
+            const QString key = lock.value(QLatin1String("key")).toString();
+            if (!key.startsWith(QLatin1String("sim:lock:")) || key.contains(QLatin1String("other")))
+                continue;
+            ++count;
+            locks.insert(key);
+            QVERIFY2(!lock.value(QLatin1String("stale")).toBool(), qPrintable(key));
+        }
+        QCOMPARE(count, s_locks);
+        QCOMPARE(locks.size(), s_locks);
+    }
+
     // Actions on keys owned by a node other than the one addressed.
     void actionsOnOtherNodes()
     {

@@ -89,8 +89,84 @@ void PingCommand::onReady()
                     << " ms)\n";
             }
             out.flush();
-            Q_EMIT finished(ExitOk);
+            printTopology();
         });
+}
+
+void PingCommand::printTopology()
+{
+    const Topology topology = m_client.topology();
+    QTextStream out(stdout);
+    if (!topology.isCluster()) {
+        out << "mode: standalone\n";
+        out.flush();
+        Q_EMIT finished(ExitOk);
+        return;
+    }
+    const int masters = int(topology.masters().size());
+    out << "mode: cluster (" << masters << (masters == 1 ? " master, " : " masters, ")
+        << topology.nodes.size() - masters << " replicas; seen from "
+        << m_client.endpoint().address() << ")\n";
+    out.flush();
+    // Masters in slot order, each followed by its replicas.
+    QList<int> order;
+    for (int m : topology.masters()) {
+        order << m;
+        for (int i = 0; i < topology.nodes.size(); ++i) {
+            if (topology.nodes.at(i).role != QLatin1String("master")
+                && topology.nodes.at(i).masterId == topology.nodes.at(m).id)
+                order << i;
+        }
+    }
+    for (int i = 0; i < topology.nodes.size(); ++i) {
+        if (!order.contains(i))
+            order << i;
+    }
+    auto infos = std::make_shared<QHash<int, RedisValue>>();
+    for (int i : order) {
+        m_client.commandOn(
+            topology.nodes.at(i).address(), {"INFO"}, this,
+            [this, i, order, topology, infos](const RedisValue &v) {
+                infos->insert(i, v);
+                if (infos->size() < order.size())
+                    return;
+                QTextStream out(stdout);
+                for (int n : order) {
+                    TopologyNode node = topology.nodes.at(n);
+                    const RedisValue &info = infos->value(n);
+                    if (!info.isError())
+                        node.applyInfo(info.bytes());
+                    out << "  " << node.address();
+                    if (!node.announced.isEmpty())
+                        out << " (announced " << node.announced << ")";
+                    out << "  " << node.role;
+                    if (node.role == QLatin1String("master")) {
+                        out << "  slots "
+                            << (node.slotRanges.isEmpty() ? QStringLiteral("none")
+                                                          : node.slotsText())
+                            << " (" << node.slotCount() << ")";
+                    } else {
+                        for (const TopologyNode &m : topology.nodes) {
+                            if (m.id == node.masterId && !m.id.isEmpty())
+                                out << "  of " << m.address();
+                        }
+                    }
+                    out << "  " << (node.health.isEmpty() ? QStringLiteral("?") : node.health);
+                    if (info.isError()) {
+                        out << "  (INFO failed: " << info.errorMessage() << ")";
+                    } else {
+                        out << "  Redis " << node.version << ", "
+                            << QString::number(node.usedMemoryBytes / 1048576.0, 'f', 1) << " MiB, "
+                            << node.connectedClients << " clients, " << node.opsPerSec
+                            << " ops/s, offset " << node.replicationOffset << ", aof "
+                            << (node.aofEnabled == 1 ? "on" : "off");
+                    }
+                    out << '\n';
+                }
+                out.flush();
+                Q_EMIT finished(ExitOk);
+            });
+    }
 }
 
 } // namespace gatehouse::cli

@@ -8,7 +8,9 @@
 namespace gatehouse::cli {
 
 // `gatehouse-cli ping`: connect once (no reconnect), then PING, TIME and
-// INFO server in one round trip; print PONG, version and server time.
+// INFO server in one round trip; print PONG, version and server time, then
+// the topology: the mode, and for a Cluster every node with its role, slot
+// ranges, state and INFO figures (one INFO per node, in parallel).
 class PingCommand : public QObject
 {
     Q_OBJECT
@@ -22,6 +24,7 @@ Q_SIGNALS:
 private:
     void onReady();
     void fail(const QString &message);
+    void printTopology();
 
     RedisClient m_client;
     qint64 m_sentAtMs = 0;

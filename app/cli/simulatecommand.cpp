@@ -33,8 +33,11 @@ void SimulateCommand::report(const SimulatorCensus &census)
     if (m_json) {
         out << census.toJson();
     } else {
-        out << "Simulated traffic against " << client().endpoint().displayUrl() << " ("
-            << census.commands << " requests). Left in Redis:\n";
+        out << "Simulated traffic against " << client().endpoint().displayUrl();
+        if (const Topology &t = client().topology(); t.isCluster())
+            out << " (a Cluster of " << t.masters().size() << " masters, keys hash-tagged)";
+        out << " (" << census.commands << " requests, " << census.failedCommands
+            << " failed). Left in Redis:\n";
         qsizetype width = 0; // the longest pattern id, and two spaces
         for (auto it = census.objects.cbegin(); it != census.objects.cend(); ++it)
             width = std::max(width, it.key().size() + 2);
@@ -57,6 +60,15 @@ void SimulateCommand::report(const SimulatorCensus &census)
         }
     }
     out.flush();
+    if (census.failedCommands > 0) {
+        // Every failed request counts: a Cluster node down, a refused
+        // script. The run is not a success.
+        fail(QStringLiteral("%1 of %2 requests against %3 failed; the first: %4")
+                 .arg(census.failedCommands)
+                 .arg(census.commands)
+                 .arg(client().endpoint().displayUrl(), census.firstError));
+        return;
+    }
     done(ExitOk);
 }
 

@@ -197,6 +197,17 @@ ActionOutcome ActionEngine::interpret(const ScriptCall &call, const RedisValue &
         out.message = refused;
         return out;
     }
+    if (reply.isError() && reply.errorCode() == "CROSSSLOT") {
+        // Refused by the Cluster router before anything was sent
+        // (RedisRouter::crossSlotProblem), or by the server itself.
+        out.result = R::Refused;
+        QString why = reply.errorMessage();
+        if (why.startsWith(QLatin1String("CROSSSLOT ")))
+            why.remove(0, 10);
+        out.message
+            = QStringLiteral("Refused: %1 was not sent, so nothing ran: %2").arg(call.action, why);
+        return out;
+    }
     if (reply.isError()) {
         out.result = R::Failed;
         if (const QString acl = aclRefusal(call.action, call.keys, reply); !acl.isEmpty()) {

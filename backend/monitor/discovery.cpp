@@ -53,6 +53,21 @@ Discovery::Discovery(QList<RedisClient *> nodes, std::optional<Profile> profile,
         m_match = m_profile->scanGlob();
 }
 
+void Discovery::setTopology(const Topology &topology)
+{
+    m_topology = topology;
+    m_addresses.clear();
+    m_owners.clear();
+    if (!topology.isCluster())
+        return;
+    for (int i : topology.masters()) {
+        if (topology.nodes.at(i).slotRanges.isEmpty())
+            continue; // a master without slots holds no keys to find
+        m_addresses << topology.nodes.at(i).address();
+        m_owners << i;
+    }
+}
+
 void Discovery::start()
 {
     m_running = true;
@@ -84,6 +99,14 @@ void Discovery::start()
                 m_total += v.toInteger();
         });
     }
+    // A Cluster: DBSIZE is per node; the first pipeline's (the seed's) is not counted.
+    for (qsizetype i = 0; i < m_addresses.size(); ++i) {
+        m_nodes.first()->commandOn(m_addresses.at(i), {"DBSIZE"}, &m_context,
+                                   [this](const RedisValue &v) {
+                                       if (!v.isError())
+                                           m_total += v.toInteger();
+                                   });
+    }
     // EVALSHA of a script that touches nothing: NOSCRIPT or 0 means allowed.
     m_nodes.first()->pipeline(
         {{"DBSIZE"}, {"TIME"}, {"EVALSHA", probeSha, "0"}}, &m_context,
@@ -93,7 +116,8 @@ void Discovery::start()
                 Q_EMIT failed(QStringLiteral("DBSIZE failed: %1").arg(r.at(0).errorMessage()));
                 return;
             }
-            m_total += r.at(0).isError() ? 0 : r.at(0).toInteger(); // only shown as progress
+            if (m_addresses.isEmpty()) // only shown as progress
+                m_total += r.at(0).isError() ? 0 : r.at(0).toInteger();
             m_serverNowMs = serverTimeMs(r.at(1));
             Q_EMIT progress(0, m_total);
             if (!isNoPerm(r.at(2))) {
@@ -181,25 +205,52 @@ void Discovery::cancel()
         m_cancelled = true;
 }
 
-void Discovery::step()
+void Discovery::step(int node)
 {
+    if (!m_running)
+        return; // a page of another node arrived after the end
     if (m_cancelled) {
         finish(true);
         return;
     }
+    if (!m_addresses.isEmpty()) {
+        // A Cluster: every master is scanned at once, one SCAN step in
+        // flight per master, each from its own cursor.
+        if (node < 0) {
+            m_cursors = QList<QByteArray>(m_addresses.size(), QByteArray("0"));
+            m_nodesLeft = int(m_addresses.size());
+            for (int i = 0; i < m_addresses.size(); ++i)
+                scan(i);
+            return;
+        }
+        if (m_cursors.at(node) == "0") {
+            if (--m_nodesLeft == 0)
+                finish(false);
+            return;
+        }
+        scan(node);
+        return;
+    }
     if (!m_firstStep && m_cursor == "0") {
-        if (m_node + 1 >= m_nodes.size()) {
+        if (m_node + 1 >= nodeCount()) {
             finish(false);
             return;
         }
         ++m_node; // the next node's keys, from its own cursor's start
     }
     m_firstStep = false;
-    QList<QByteArray> cmd{"SCAN", m_cursor};
+    scan(-1);
+}
+
+void Discovery::scan(int node)
+{
+    QList<QByteArray> cmd{"SCAN", node < 0 ? m_cursor : m_cursors.at(node)};
     if (m_match != "*")
         cmd << "MATCH" << m_match;
     cmd << "COUNT" << QByteArray::number(m_count);
-    client()->command(cmd, &m_context, [this](const RedisValue &v) {
+    const auto onReply = [this, node](const RedisValue &v) {
+        if (!m_running)
+            return;
         if (isNoPerm(v)) {
             refused(QStringLiteral("scan"),
                     QStringLiteral("This Redis user may not run SCAN (NOPERM): Gatehouse cannot "
@@ -214,20 +265,33 @@ void Discovery::step()
             Q_EMIT failed(QStringLiteral("SCAN failed: %1").arg(v.errorMessage()));
             return;
         }
-        m_cursor = v.at(0).bytes();
         QList<QByteArray> keys;
         keys.reserve(v.at(1).size());
         for (const RedisValue &k : v.at(1).elements())
             keys.append(k.bytes());
         m_scanned += keys.size();
-        onPage(keys);
-    });
+        if (node < 0) {
+            m_cursor = v.at(0).bytes();
+        } else {
+            m_cursors[node] = v.at(0).bytes();
+            // Only the owner's copy counts (a migrating key is on two nodes).
+            const int owner = m_owners.at(node);
+            keys.removeIf([this, owner](const QByteArray &key) {
+                return m_topology.ownerOfKey(key) != owner;
+            });
+        }
+        onPage(keys, node);
+    };
+    if (node < 0)
+        client()->command(cmd, &m_context, onReply);
+    else
+        m_nodes.first()->commandOn(m_addresses.at(node), cmd, &m_context, onReply);
 }
 
-void Discovery::onPage(const QList<QByteArray> &keys)
+void Discovery::onPage(const QList<QByteArray> &keys, int node)
 {
     if (!m_profile) {
-        detect(keys);
+        detect(keys, node);
         return;
     }
     QList<PatternObject> found;
@@ -248,14 +312,14 @@ void Discovery::onPage(const QList<QByteArray> &keys)
     Q_EMIT progress(m_scanned, std::max(m_total, m_scanned));
     if (!found.isEmpty())
         Q_EMIT objectsFound(found);
-    step();
+    step(node);
 }
 
-void Discovery::detect(const QList<QByteArray> &keys)
+void Discovery::detect(const QList<QByteArray> &keys, int node)
 {
     if (keys.isEmpty()) {
         Q_EMIT progress(m_scanned, std::max(m_total, m_scanned));
-        step();
+        step(node);
         return;
     }
     QList<RedisClient::Command> typeCmds;
@@ -264,7 +328,7 @@ void Discovery::detect(const QList<QByteArray> &keys)
         typeCmds.append({"TYPE", key});
         typeCmds.append({"PTTL", key});
     }
-    client()->pipeline(typeCmds, &m_context, [this, keys](const QList<RedisValue> &r) {
+    client()->pipeline(typeCmds, &m_context, [this, keys, node](const QList<RedisValue> &r) {
         QList<KeyShape> shapes;
         QList<RedisClient::Command> shapeCmds;
         QList<int> counts;   // shape commands per key
@@ -301,12 +365,12 @@ void Discovery::detect(const QList<QByteArray> &keys)
         }
         if (shapes.isEmpty()) {
             Q_EMIT progress(m_scanned, std::max(m_total, m_scanned));
-            step();
+            step(node);
             return;
         }
         client()->pipeline(
             shapeCmds, &m_context,
-            [this, shapes, counts, sampled](const QList<RedisValue> &replies) mutable {
+            [this, shapes, counts, sampled, node](const QList<RedisValue> &replies) mutable {
                 qsizetype at = 0;
                 for (qsizetype i = 0; i < shapes.size(); ++i) {
                     const QList<RedisValue> mine = replies.mid(at, counts.at(i));
@@ -327,7 +391,7 @@ void Discovery::detect(const QList<QByteArray> &keys)
                     m_detector.add(shapes.at(i), m_serverNowMs);
                 }
                 Q_EMIT progress(m_scanned, std::max(m_total, m_scanned));
-                step();
+                step(node);
             });
     });
 }

@@ -15,8 +15,9 @@ namespace gatehouse {
 
 // Finds the pattern instances in one database of a set of nodes (a standalone
 // server is one node; a Cluster's masters each hold their share of the keys):
-// SCAN with MATCH and COUNT (never KEYS), node after node, one cursor step in
-// flight at a time so no server is ever flooded. With a profile, keys are matched by name only (the
+// SCAN with MATCH and COUNT (never KEYS), one cursor step in flight per node so
+// no server is ever flooded: standalone nodes one after another, a Cluster's
+// masters all at once (setTopology). With a profile, keys are matched by name only (the
 // readings report wrong types later); without one, TYPE, PTTL and a bounded shape read are
 // pipelined per SCAN page and AutoDetector groups the keys at the end.
 //
@@ -35,6 +36,11 @@ public:
     {}
 
     void setScanCount(int count) { m_count = count; }
+    // A Cluster (before start()): every master of topology is scanned, all at once,
+    // through the one client (RedisClient::commandOn), and a key is kept
+    // only from the master that owns its slot, so a key met on two nodes
+    // during a slot migration is found once.
+    void setTopology(const Topology &topology);
     void start();
     void cancel();
     bool isRunning() const { return m_running; }
@@ -69,17 +75,31 @@ Q_SIGNALS:
     void failed(const QString &message);
 
 private:
-    void step();
-    void onPage(const QList<QByteArray> &keys);
-    void detect(const QList<QByteArray> &keys);
+    // node: a Cluster master's index in m_addresses (scanned in parallel),
+    // -1 for the sequential scan of standalone nodes.
+    void step(int node = -1);
+    void scan(int node);
+    void onPage(const QList<QByteArray> &keys, int node);
+    void detect(const QList<QByteArray> &keys, int node);
     void finish(bool cancelled);
     void refused(const QString &id, const QString &note, bool incomplete);
     void noteUnreadableKeys();
     QString userName() const;
-    RedisClient *client() const { return m_nodes.at(m_node); } // the node being scanned
+    // The client of the node being scanned (standalone nodes), or the one
+    // routing client of a Cluster.
+    RedisClient *client() const { return m_nodes.at(m_addresses.isEmpty() ? m_node : 0); }
+    qsizetype nodeCount() const
+    {
+        return m_addresses.isEmpty() ? m_nodes.size() : m_addresses.size();
+    }
 
     QList<RedisClient *> m_nodes;
     qsizetype m_node = 0;
+    Topology m_topology;         // Cluster: who owns which slot
+    QStringList m_addresses;     // Cluster: the masters scanned, in order
+    QList<int> m_owners;         // Cluster: their index in m_topology
+    QList<QByteArray> m_cursors; // Cluster: each master's SCAN cursor
+    int m_nodesLeft = 0;         // Cluster: masters whose scan has not ended
     std::optional<Profile> m_profile; // profile mode: keys matched by name only
     std::optional<Profile> m_hints;   // autodetect mode: an operator's accept/reject
     AutoDetector m_detector;

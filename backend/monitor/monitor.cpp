@@ -4,6 +4,7 @@
 #include "attention.h"
 
 #include <patterns/patternregistry.h>
+#include <redis/redisrouter.h>
 #include <redis/redissubscriber.h>
 #include <redis/serverinfo.h>
 
@@ -86,6 +87,101 @@ Monitor::Monitor(RedisClient *client, Options options, QObject *parent)
         if (m_started)
             readServerFacts(); // after a reconnect: version or role may have changed
     });
+    connect(m_client, &RedisClient::topologyChanged, this, &Monitor::applyTopology);
+    if (m_client->topology().isCluster())
+        applyTopology(m_client->topology());
+}
+
+void Monitor::applyTopology(const Topology &topology)
+{
+    m_server.mode = topology.modeId();
+    if (!topology.isCluster())
+        return;
+    const QString seedAddress = m_client->endpoint().address();
+    QHash<QString, NodeStatus> known;
+    for (qsizetype i = 1; i < m_server.nodes.size() && i < m_nodeAddresses.size(); ++i)
+        known.insert(m_nodeAddresses.at(i), m_server.nodes.at(i));
+    // Masters in slot order, each followed by its replicas.
+    QList<int> order;
+    for (int m : topology.masters()) {
+        order << m;
+        for (int i = 0; i < topology.nodes.size(); ++i) {
+            if (topology.nodes.at(i).role != QLatin1String("master")
+                && topology.nodes.at(i).masterId == topology.nodes.at(m).id)
+                order << i;
+        }
+    }
+    for (int i = 0; i < topology.nodes.size(); ++i) {
+        if (!order.contains(i))
+            order << i;
+    }
+    QList<NodeStatus> nodes{m_server.nodes.value(0)};
+    QStringList addresses{seedAddress};
+    for (int i : order) {
+        const TopologyNode &t = topology.nodes.at(i);
+        const bool seed = t.address() == seedAddress;
+        NodeStatus n = seed ? nodes.first() : known.value(t.address());
+        if (!seed) {
+            n.address = t.address();
+            n.connection = {RedisConnection::State::Ready, QString(), -1};
+        }
+        n.id = t.id;
+        n.role = t.role;
+        n.slotRanges = t.slotsText();
+        n.slotCount = t.slotCount();
+        n.health = t.health;
+        n.masterAddress.clear();
+        for (const TopologyNode &m : topology.nodes) {
+            if (!t.masterId.isEmpty() && m.id == t.masterId)
+                n.masterAddress = m.address();
+        }
+        if (t.replicationOffset >= 0)
+            n.replicationOffset = t.replicationOffset;
+        if (seed) {
+            nodes.first() = n;
+        } else {
+            nodes.append(n);
+            addresses.append(t.address());
+        }
+    }
+    m_server.nodes = nodes;
+    m_nodeAddresses = addresses;
+    publish();
+    if (m_started)
+        readNodeInfo();
+}
+
+void Monitor::readNodeInfo()
+{
+    if (m_server.mode != QLatin1String("cluster"))
+        return;
+    m_nodeInfoClock.start();
+    for (const QString &address : std::as_const(m_nodeAddresses)) {
+        m_client->commandOn(address, {"INFO"}, &m_context, [this, address](const RedisValue &v) {
+            const qsizetype i = m_nodeAddresses.indexOf(address);
+            if (i < 0 || i >= m_server.nodes.size())
+                return;
+            NodeStatus &n = m_server.nodes[i];
+            if (v.isError()) {
+                if (v.isFailed() && i > 0)
+                    n.connection = {RedisConnection::State::Failed, v.errorMessage(), -1};
+                return;
+            }
+            TopologyNode t;
+            t.applyInfo(v.bytes());
+            if (i > 0)
+                n.connection = {RedisConnection::State::Ready, QString(), -1};
+            n.version = t.version;
+            n.usedMemoryBytes = t.usedMemoryBytes;
+            n.connectedClients = t.connectedClients;
+            n.opsPerSec = t.opsPerSec;
+            n.aofEnabled = t.aofEnabled;
+            n.rdbLastSaveS = t.rdbLastSaveS;
+            if (t.replicationOffset >= 0)
+                n.replicationOffset = t.replicationOffset;
+            publish();
+        });
+    }
 }
 
 Monitor::~Monitor() = default;
@@ -111,6 +207,7 @@ void Monitor::stop()
     if (m_discovery)
         m_discovery->cancel();
     m_subscriber.reset();
+    m_moreSubscribers.clear();
     m_eventClient.reset();
     m_server.eventsLive = false;
     m_fullPassDue = true;
@@ -208,6 +305,7 @@ void Monitor::readServerFacts()
                                .arg(m_options.intervalMs);
                 }
             }
+            readNodeInfo();
             if (m_tracked.isEmpty() && (!m_discovery || !m_discovery->isRunning()))
                 startDiscovery();
             if (!m_tickTimer.isActive()) {
@@ -222,7 +320,21 @@ void Monitor::subscribeEvents(const QByteArray &)
 {
     if (m_subscriber)
         return;
-    m_subscriber = std::make_unique<RedisSubscriber>(m_client->endpoint());
+    // A Cluster: one subscriber per master (events are node-local).
+    QList<RedisEndpoint> masters;
+    const Topology topology = m_client->topology();
+    if (topology.isCluster()) {
+        for (int i : topology.masters()) {
+            RedisEndpoint ep = m_client->endpoint();
+            ep.host = topology.nodes.at(i).host;
+            ep.port = topology.nodes.at(i).port;
+            ep.db = 0;
+            ep.discoverTopology = false;
+            masters.append(ep);
+        }
+    }
+    m_subscriber = std::make_unique<RedisSubscriber>(masters.isEmpty() ? m_client->endpoint()
+                                                                       : masters.first());
     m_eventClient = std::make_unique<RedisClient>(m_client->endpoint());
     m_eventClient->open();
     const QByteArray prefix = keyspacePrefix(m_client->endpoint().db);
@@ -257,6 +369,18 @@ void Monitor::subscribeEvents(const QByteArray &)
     connect(m_subscriber.get(), &RedisSubscriber::patternMessage, this, &Monitor::onEvent);
     m_subscriber->psubscribe(patterns);
     m_subscriber->open();
+    for (qsizetype i = 1; i < masters.size(); ++i) {
+        auto subscriber = std::make_unique<RedisSubscriber>(masters.at(i));
+        connect(subscriber.get(), &RedisSubscriber::patternMessage, this, &Monitor::onEvent);
+        connect(subscriber.get(), &RedisSubscriber::stateChanged, this,
+                [this](RedisConnection::State state) {
+                    if (state != RedisConnection::State::Ready)
+                        m_fullPassDue = true; // events of that master missed: read everything
+                });
+        subscriber->psubscribe(patterns);
+        subscriber->open();
+        m_moreSubscribers.push_back(std::move(subscriber));
+    }
 }
 
 void Monitor::onEvent(const QByteArray &, const QByteArray &channel, const QByteArray &event)
@@ -284,6 +408,7 @@ void Monitor::onEvent(const QByteArray &, const QByteArray &channel, const QByte
 void Monitor::startDiscovery()
 {
     m_discovery = std::make_unique<Discovery>(m_client, m_options.profile);
+    m_discovery->setTopology(m_client->topology());
     connect(m_discovery.get(), &Discovery::objectsFound, this,
             [this](const QList<PatternObject> &objects) {
                 addObjects(objects, true);
@@ -387,6 +512,8 @@ void Monitor::tick()
     if (m_subscriber && m_eventsChecked.isValid()
         && m_eventsChecked.elapsed() >= m_options.eventsCheckMs)
         checkEventsConfig();
+    if (m_nodeInfoClock.isValid() && m_nodeInfoClock.elapsed() >= RedisRouter::RefreshMs)
+        readNodeInfo();
     const bool quiet = m_options.adaptive && m_server.eventsLive && !m_fullPassDue && m_subscriber
                        && m_subscriber->state() == RedisConnection::State::Ready;
     QList<int> read;

@@ -17,6 +17,7 @@
 #include <QTimer>
 
 #include <memory>
+#include <vector>
 
 namespace gatehouse {
 
@@ -143,6 +144,10 @@ private:
     static constexpr int MaxFigures = 8;
 
     void readServerFacts();
+    // A Cluster: the node list from the client's topology, then each
+    // node's INFO figures (one INFO per node, not per tick).
+    void applyTopology(const Topology &topology);
+    void readNodeInfo();
     void subscribeEvents(const QByteArray &flags);
     void startDiscovery();
     void addObjects(const QList<PatternObject> &objects, bool dirty);
@@ -194,6 +199,11 @@ private:
     Options m_options;
     std::unique_ptr<Discovery> m_discovery;
     std::unique_ptr<RedisSubscriber> m_subscriber;
+    // A Cluster's other masters: keyspace events are published by the node
+    // that holds the key, so every master has a subscriber.
+    std::vector<std::unique_ptr<RedisSubscriber>> m_moreSubscribers;
+    QStringList m_nodeAddresses; // "host:port" of each m_server.nodes entry (Cluster)
+    QElapsedTimer m_nodeInfoClock;
     // Re-reads after keyspace events go on their own connection, so they
     // never wait behind a full tick's pipeline.
     std::unique_ptr<RedisClient> m_eventClient;

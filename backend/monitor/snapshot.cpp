@@ -170,8 +170,11 @@ QJsonObject Snapshot::headerJson() const
     for (const QString &n : server.notes)
         notes.append(n);
     QJsonArray nodes;
+    const auto figure = [](qint64 v) {
+        return v < 0 ? QJsonValue() : QJsonValue(double(v));
+    };
     for (const NodeStatus &n : server.nodes) {
-        nodes.append(QJsonObject{
+        QJsonObject node{
             {QStringLiteral("address"), n.address},
             {QStringLiteral("version"), optionalString(n.version)},
             {QStringLiteral("role"), optionalString(n.role)},
@@ -179,12 +182,30 @@ QJsonObject Snapshot::headerJson() const
             {QStringLiteral("lastReadingAgeMs"),
              n.lastReadingAgeMs < 0 ? QJsonValue() : QJsonValue(double(n.lastReadingAgeMs))},
             {QStringLiteral("connection"), connectionStateId(n.connection.state)},
-            {QStringLiteral("connectionMessage"), optionalString(n.connection.message)}});
+            {QStringLiteral("connectionMessage"), optionalString(n.connection.message)},
+            {QStringLiteral("replicationOffset"), figure(n.replicationOffset)},
+            {QStringLiteral("usedMemoryBytes"), figure(n.usedMemoryBytes)},
+            {QStringLiteral("connectedClients"), figure(n.connectedClients)},
+            {QStringLiteral("opsPerSec"), figure(n.opsPerSec)},
+            {QStringLiteral("aofEnabled"),
+             n.aofEnabled < 0 ? QJsonValue() : QJsonValue(n.aofEnabled == 1)},
+            {QStringLiteral("rdbLastSaveS"), figure(n.rdbLastSaveS)}};
+        if (server.mode == QLatin1String("cluster")) {
+            node.insert(QStringLiteral("id"), QString::fromLatin1(n.id));
+            node.insert(QStringLiteral("slots"), n.slotRanges);
+            node.insert(QStringLiteral("slotCount"), n.slotCount);
+            node.insert(QStringLiteral("masterAddress"), optionalString(n.masterAddress));
+            node.insert(QStringLiteral("state"), optionalString(n.health));
+        } else {
+            node.insert(QStringLiteral("state"), connectionStateId(n.connection.state));
+        }
+        nodes.append(node);
     }
     const NodeStatus &primary = server.primary();
     return QJsonObject{
         {QStringLiteral("server"),
          QJsonObject{
+             {QStringLiteral("mode"), server.mode},
              {QStringLiteral("address"), primary.address},
              {QStringLiteral("version"), optionalString(primary.version)},
              {QStringLiteral("role"), optionalString(primary.role)},

@@ -35,12 +35,26 @@ struct ConnectionStatus
 };
 
 // One Redis node the monitor reads (a standalone server is one; a Cluster's
-// masters or a Sentinel's primary are filled in by the topology).
+// masters and replicas are filled in from the topology).
 struct NodeStatus
 {
     QString address;
-    QString version;          // empty when INFO is not permitted
-    QString role;             // "master", "slave"; empty when unknown
+    QString version; // empty when INFO is not permitted
+    QString role;    // "master", "slave"/"replica"; empty when unknown
+    // A Cluster's (Topology): node id, slot ranges ("0-5460,16000"), the
+    // address of a replica's master, health ("online", "failed", "loading").
+    QByteArray id;
+    QString slotRanges;
+    int slotCount = 0;
+    QString masterAddress;
+    QString health;
+    // INFO figures; -1 unknown.
+    qint64 replicationOffset = -1;
+    qint64 usedMemoryBytes = -1;
+    qint64 connectedClients = -1;
+    qint64 opsPerSec = -1;
+    int aofEnabled = -1;
+    qint64 rdbLastSaveS = -1;
     qint64 clockOffsetMs = 0; // this node's clock - local clock
     // Local ms since the last reply from this node arrived; -1 before the first.
     qint64 lastReadingAgeMs = -1;
@@ -50,7 +64,10 @@ struct NodeStatus
 // The deployment as read: its nodes, and what holds for all of them.
 struct ServerStatus
 {
-    QList<NodeStatus> nodes; // never empty once the monitor exists
+    QString mode = QStringLiteral("standalone"); // or "cluster"
+    // Never empty once the monitor exists; the first is the node connected
+    // to (the address given), a Cluster's other nodes follow.
+    QList<NodeStatus> nodes;
     // The node actions and discovery start from (the standalone server).
     const NodeStatus &primary() const;
     qint64 timeMs = 0;        // the server's clock at the last reading (the snapshot's now)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "endpointoptions.h"
 
+#include "topology.h"
 #include "userinput.h"
 
 #include <QCommandLineParser>
@@ -39,12 +40,16 @@ EndpointOptions::EndpointOptions()
                  QStringLiteral("Do not verify the server's certificate (testing only)."))
     , m_timeout(QStringLiteral("connect-timeout"),
                 QStringLiteral("Connect timeout in ms (default 5000)."), QStringLiteral("MS"))
+    , m_natMap(QStringLiteral("nat-map"),
+               QStringLiteral("Cluster: connect to TO where a node announces FROM (both "
+                              "host:port); repeat for every node."),
+               QStringLiteral("FROM=TO"))
 {}
 
 void EndpointOptions::addTo(QCommandLineParser &parser) const
 {
     parser.addOptions({m_url, m_host, m_port, m_socket, m_db, m_user, m_pass, m_tls, m_cacert,
-                       m_cert, m_key, m_sni, m_insecure, m_timeout});
+                       m_cert, m_key, m_sni, m_insecure, m_timeout, m_natMap});
 }
 
 std::optional<RedisEndpoint> EndpointOptions::endpoint(const QCommandLineParser &parser,
@@ -131,6 +136,21 @@ std::optional<RedisEndpoint> EndpointOptions::endpoint(const QCommandLineParser 
                             .arg(echoed(parser.value(m_timeout))));
         ep.connectTimeoutMs = ms;
     }
+    for (const QString &entry : parser.values(m_natMap)) {
+        const qsizetype eq = entry.indexOf(QLatin1Char('='));
+        QString host;
+        quint16 port = 0;
+        const QString from = entry.left(eq).trimmed();
+        const QString to = entry.mid(eq + 1).trimmed();
+        if (eq < 0 || !Topology::splitAddress(from, &host, &port)
+            || !Topology::splitAddress(to, &host, &port))
+            return fail(QStringLiteral("--nat-map \"%1\" is not FROM=TO with two host:port "
+                                       "addresses (e.g. --nat-map 10.0.0.5:6379=127.0.0.1:7005).")
+                            .arg(echoed(entry)));
+        ep.natMap.insert(from, to);
+    }
+    // The applications follow a Cluster from any one node's address.
+    ep.discoverTopology = true;
     return ep;
 }
 

@@ -41,6 +41,7 @@ private:
     QCommandLineOption m_sni;
     QCommandLineOption m_insecure;
     QCommandLineOption m_timeout;
+    QCommandLineOption m_natMap;
 };
 
 } // namespace gatehouse

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "redisclient.h"
 
+#include "redisrouter.h"
+
 #include <QMutex>
 #include <QPointer>
 #include <QThread>
@@ -31,9 +33,9 @@ struct ClientRelay
 {
     QMutex mutex;
     RedisClient *receiver = nullptr; // guarded by mutex; null once the client is gone
-    QList<std::function<void(RedisConnection *)>> inbox; // guarded by mutex
-    QList<Completion> outbox;                            // guarded by mutex
-    bool outboxPosted = false;                           // guarded by mutex
+    QList<std::function<void(RedisRouter *)>> inbox; // guarded by mutex
+    QList<Completion> outbox;                        // guarded by mutex
+    bool outboxPosted = false;                       // guarded by mutex
     // Same-thread mode only, touched on that one thread:
     bool flushPosted = false; // a flush is queued for the end of this pass
     int delivering = 0;       // handlers are running (nested event loops count up)
@@ -86,12 +88,14 @@ RedisClient::RedisClient(const RedisEndpoint &endpoint, QThread *worker, QObject
         m_ownThread->start();
         worker = m_ownThread.get();
     }
-    m_connection = new RedisConnection(endpoint);
+    m_topology = Topology::standalone(endpoint);
+    qRegisterMetaType<gatehouse::Topology>();
+    m_connection = new RedisRouter(endpoint);
     m_connection->moveToThread(worker);
     // Queued even on one thread: a slot that sends a command never runs
     // inside the connection's own code.
     connect(
-        m_connection, &RedisConnection::stateChanged, this,
+        m_connection, &RedisRouter::stateChanged, this,
         [this](RedisConnection::State state, const QString &message, qint64 nextAttemptAtMs) {
             m_state = state;
             m_error = message;
@@ -99,7 +103,14 @@ RedisClient::RedisClient(const RedisEndpoint &endpoint, QThread *worker, QObject
             Q_EMIT stateChanged(state, message, nextAttemptAtMs);
         },
         Qt::QueuedConnection);
-    connect(m_connection, &RedisConnection::ready, this, &RedisClient::ready, Qt::QueuedConnection);
+    connect(
+        m_connection, &RedisRouter::topologyChanged, this,
+        [this](const Topology &topology) {
+            m_topology = topology;
+            Q_EMIT topologyChanged(topology);
+        },
+        Qt::QueuedConnection);
+    connect(m_connection, &RedisRouter::ready, this, &RedisClient::ready, Qt::QueuedConnection);
 }
 
 RedisClient::~RedisClient()
@@ -108,7 +119,7 @@ RedisClient::~RedisClient()
         QMutexLocker lock(&m_relay->mutex);
         m_relay->receiver = nullptr;
     }
-    RedisConnection *connection = m_connection;
+    RedisRouter *connection = m_connection;
     QThread *worker = connection->thread();
     if (worker == QThread::currentThread() || !worker->isRunning()) {
         delete connection;
@@ -124,9 +135,9 @@ RedisClient::~RedisClient()
     }
 }
 
-void RedisClient::post(std::function<void(RedisConnection *)> job)
+void RedisClient::post(std::function<void(RedisRouter *)> job)
 {
-    RedisConnection *connection = m_connection;
+    RedisRouter *connection = m_connection;
     if (connection->thread() == QThread::currentThread()) {
         // Same-thread mode: no hop. The command is buffered now and written
         // with the others of this event-loop pass.
@@ -174,7 +185,7 @@ void RedisClient::post(std::function<void(RedisConnection *)> job)
             const auto relay = weakRelay.lock();
             if (!relay)
                 return;
-            QList<std::function<void(RedisConnection *)>> jobs;
+            QList<std::function<void(RedisRouter *)>> jobs;
             {
                 QMutexLocker lock(&relay->mutex);
                 jobs.swap(relay->inbox);
@@ -188,17 +199,17 @@ void RedisClient::post(std::function<void(RedisConnection *)> job)
 
 void RedisClient::setAutoReconnect(bool on)
 {
-    post([on](RedisConnection *c) { c->setAutoReconnect(on); });
+    post([on](RedisRouter *c) { c->setAutoReconnect(on); });
 }
 
 void RedisClient::open()
 {
-    post([](RedisConnection *c) { c->open(); });
+    post([](RedisRouter *c) { c->open(); });
 }
 
 void RedisClient::close()
 {
-    post([](RedisConnection *c) { c->close(); });
+    post([](RedisRouter *c) { c->close(); });
 }
 
 std::shared_ptr<RequestState> RedisClient::newRequest(const QObject *context) const
@@ -216,7 +227,7 @@ RequestHandle RedisClient::command(Command args, const QObject *context, Handler
     auto state = newRequest(context);
     state->handler = std::move(handler);
     std::weak_ptr<Internal::ClientRelay> weakRelay = m_relay;
-    post([args = std::move(args), state, weakRelay](RedisConnection *c) {
+    post([args = std::move(args), state, weakRelay](RedisRouter *c) {
         if (state->cancelled)
             return;
         c->send(args, [state, weakRelay](const RedisValue &reply) {
@@ -233,7 +244,7 @@ RequestHandle RedisClient::pipeline(QList<Command> commands, const QObject *cont
     auto state = newRequest(context);
     state->batchHandler = std::move(handler);
     std::weak_ptr<Internal::ClientRelay> weakRelay = m_relay;
-    post([commands = std::move(commands), state, weakRelay](RedisConnection *c) {
+    post([commands = std::move(commands), state, weakRelay](RedisRouter *c) {
         if (state->cancelled)
             return;
         c->sendBatch(commands, [state, weakRelay](QList<RedisValue> replies) {
@@ -251,11 +262,28 @@ RequestHandle RedisClient::script(const RedisScript &script, QList<QByteArray> k
     auto state = newRequest(context);
     state->handler = std::move(handler);
     std::weak_ptr<Internal::ClientRelay> weakRelay = m_relay;
-    post([script, keys = std::move(keys), args = std::move(args), state,
-          weakRelay](RedisConnection *c) {
+    post(
+        [script, keys = std::move(keys), args = std::move(args), state, weakRelay](RedisRouter *c) {
+            if (state->cancelled)
+                return;
+            c->sendScript(script, keys, args, [state, weakRelay](const RedisValue &reply) {
+                if (const auto relay = weakRelay.lock())
+                    relay->complete(state, {reply});
+            });
+        });
+    return RequestHandle(state);
+}
+
+RequestHandle RedisClient::commandOn(const QString &address, Command args, const QObject *context,
+                                     Handler handler)
+{
+    auto state = newRequest(context);
+    state->handler = std::move(handler);
+    std::weak_ptr<Internal::ClientRelay> weakRelay = m_relay;
+    post([address, args = std::move(args), state, weakRelay](RedisRouter *c) {
         if (state->cancelled)
             return;
-        c->sendScript(script, keys, args, [state, weakRelay](const RedisValue &reply) {
+        c->sendTo(address, args, [state, weakRelay](const RedisValue &reply) {
             if (const auto relay = weakRelay.lock())
                 relay->complete(state, {reply});
         });
@@ -268,7 +296,7 @@ void RedisClient::deliver()
     // A handler may delete this client: the relay and connection pointer are
     // held locally, and the relay's receiver says whether the client lives.
     const std::shared_ptr<Internal::ClientRelay> relay = m_relay;
-    RedisConnection *connection = m_connection;
+    RedisRouter *connection = m_connection;
     const bool sameThread = connection->thread() == QThread::currentThread();
     QList<Internal::Completion> done;
     {

@@ -5,6 +5,7 @@
 #include "redisendpoint.h"
 #include "redisscript.h"
 #include "redisvalue.h"
+#include "topology.h"
 
 #include <QObject>
 
@@ -46,9 +47,13 @@ private:
 // read in one burst come back as one event, so 100,000 pipelined commands
 // cost a handful of thread hops, not 100,000.
 //
-// Today the client talks to one node. A Cluster topology (a pipelined
-// connection per node, routing by hash slot, MOVED/ASK) or Sentinel discovery
-// replaces the single connection behind this API; callers do not change.
+// Behind it is a RedisRouter: one node, or, with the endpoint's
+// discoverTopology on and a Cluster behind the address, a pipelined
+// connection per master with requests routed by hash slot (MOVED, ASK,
+// TRYAGAIN handled there); callers do not change. commandOn() reaches one
+// node of the topology by address (SCAN, DBSIZE, INFO are per node).
+class RedisRouter;
+
 class RedisClient : public QObject
 {
     Q_OBJECT
@@ -84,6 +89,13 @@ public:
     // EVALSHA with a transparent NOSCRIPT fallback (see RedisConnection).
     RequestHandle script(const RedisScript &script, QList<QByteArray> keys, QList<QByteArray> args,
                          const QObject *context, Handler handler);
+    // One node's own command (address as in topology()), not routed.
+    RequestHandle commandOn(const QString &address, Command args, const QObject *context,
+                            Handler handler);
+
+    // The deployment as last reported by the worker: set before ready() is
+    // emitted; a standalone server (one node) until then.
+    const Topology &topology() const { return m_topology; }
 
 Q_SIGNALS:
     // As RedisConnection::stateChanged: nextAttemptAtMs (local epoch ms) while
@@ -91,20 +103,24 @@ Q_SIGNALS:
     void stateChanged(gatehouse::RedisConnection::State state, const QString &message,
                       qint64 nextAttemptAtMs);
     void ready();
+    // The Cluster's topology changed (a refresh, a redirection); before
+    // the first ready() for every endpoint that discovers its topology.
+    void topologyChanged(const gatehouse::Topology &topology);
 
 private:
     friend struct Internal::ClientRelay;
     void deliver(); // on this client's thread
     std::shared_ptr<Internal::RequestState> newRequest(const QObject *context) const;
-    void post(std::function<void(RedisConnection *)> job);
+    void post(std::function<void(RedisRouter *)> job);
 
     RedisEndpoint m_endpoint;
     std::unique_ptr<QThread> m_ownThread;
-    RedisConnection *m_connection = nullptr; // lives on the worker; deleted there
+    RedisRouter *m_connection = nullptr; // lives on the worker; deleted there
     std::shared_ptr<Internal::ClientRelay> m_relay;
     RedisConnection::State m_state = RedisConnection::State::Disconnected;
     QString m_error;
     qint64 m_nextAttemptAtMs = -1;
+    Topology m_topology;
 };
 
 } // namespace gatehouse

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <QHash>
 #include <QString>
 
 #include <optional>
@@ -30,6 +31,14 @@ struct RedisEndpoint
 
     int connectTimeoutMs = 5000;
     QString clientName = QStringLiteral("gatehouse");
+
+    // Find out after the handshake whether this server is a Cluster node
+    // (CLUSTER SHARDS) and, if so, reach every master (RedisRouter). The
+    // applications turn it on; off, the client talks to this one server.
+    bool discoverTopology = false;
+    // Addresses a Cluster announces -> addresses to connect to instead,
+    // "host:port" both (--nat-map).
+    QHash<QString, QString> natMap;
 
     // redis://[user[:password]@]host[:port][/db]
     // rediss://... (TLS)

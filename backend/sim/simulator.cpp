@@ -69,12 +69,16 @@ QByteArray SimulatorCensus::toJson() const
         patterns.insert(it.key(), QJsonObject{{QStringLiteral("count"), it.value().size()},
                                               {QStringLiteral("keys"), keys}});
     }
+    QJsonObject failures{{QStringLiteral("count"), failedCommands}};
+    if (!firstError.isEmpty())
+        failures.insert(QStringLiteral("first"), firstError);
     QJsonObject tokens;
     for (auto it = tokenCounts.cbegin(); it != tokenCounts.cend(); ++it)
         tokens.insert(it.key(), it.value());
     return QJsonDocument(QJsonObject{{QStringLiteral("patterns"), patterns},
                                      {QStringLiteral("liveTokens"), tokens},
-                                     {QStringLiteral("commands"), commands}})
+                                     {QStringLiteral("commands"), commands},
+                                     {QStringLiteral("failed"), failures}})
         .toJson(QJsonDocument::Indented);
 }
 
@@ -105,12 +109,32 @@ QList<QByteArray> Simulator::slidingWindowKeys() const
 {
     QList<QByteArray> keys;
     for (int i = 0; i < 4 * m_options.scale; ++i)
-        keys.append(m_options.prefix + "rl:api:" + num(i));
+        keys.append(tagged(m_options.prefix + "rl:api:", num(i)));
     return keys;
+}
+
+QByteArray Simulator::tagged(const QByteArray &base, const QByteArray &id) const
+{
+    return m_options.hashTags ? QByteArray(base + '{' + id + '}') : QByteArray(base + id);
+}
+
+void Simulator::noteReply(const RedisValue &v)
+{
+    if (!v.isError())
+        return;
+    if (++m_failedCommands == 1)
+        m_firstError = v.errorMessage();
 }
 
 void Simulator::start()
 {
+    const Topology &topology = m_client->topology();
+    m_scanNodes.clear();
+    if (topology.isCluster()) {
+        m_options.hashTags = true;
+        for (int i : topology.masters())
+            m_scanNodes << topology.nodes.at(i).address();
+    }
     m_stopping = false;
     m_timer.start();
     if (m_options.seconds > 0) {
@@ -150,7 +174,10 @@ void Simulator::send(const QString &name, QList<QByteArray> keys, QList<QByteArr
     m_client->script(script(name), std::move(keys), std::move(args), this,
                      [this, onReply = std::move(onReply)](const RedisValue &v) {
                          --m_outstanding;
-                         if (v.isFailed() && !m_stopping)
+                         noteReply(v);
+                         // A Cluster with a node down still runs on the others:
+                         // the failures are counted and reported at the end.
+                         if (v.isFailed() && !m_stopping && m_scanNodes.isEmpty())
                              Q_EMIT failed(v.errorMessage());
                          if (onReply)
                              onReply(v);
@@ -161,8 +188,11 @@ void Simulator::sendCommands(QList<QList<QByteArray>> commands)
 {
     ++m_outstanding;
     m_commands += commands.size();
-    m_client->pipeline(std::move(commands), this,
-                       [this](const QList<RedisValue> &) { --m_outstanding; });
+    m_client->pipeline(std::move(commands), this, [this](const QList<RedisValue> &replies) {
+        --m_outstanding;
+        for (const RedisValue &v : replies)
+            noteReply(v);
+    });
 }
 
 void Simulator::schedule(qint64 afterTicks, std::function<void()> action)
@@ -210,7 +240,7 @@ void Simulator::tickLimiters()
     };
 
     for (int i = 0; i < 4 * k; ++i) {
-        const QByteArray key = p + "rl:api:" + num(i);
+        const QByteArray key = tagged(p + "rl:api:", num(i));
         for (int n = due(s_windowRates[i % 4]); n > 0; --n)
             send(QStringLiteral("sliding_window"), {key, key + ":retry"},
                  {num(s_windowLimit), num(s_windowMs), QByteArray(), "100"});
@@ -327,7 +357,7 @@ void Simulator::tickQueues()
     const double t = m_tick * m_options.tickMs / 1000.0;
     for (int i = 0; i < k; ++i) {
         const QByteArray name
-            = p + "jobs:" + s_queueNames[i % 5] + (i >= 5 ? num(i) : QByteArray());
+            = tagged(p + "jobs:", s_queueNames[i % 5] + (i >= 5 ? num(i) : QByteArray()));
         const QByteArray processing = name + ":processing";
         const QByteArray claims = name + ":claims";
         // Producers: 2 jobs/s on average, in waves, so the length moves.
@@ -360,7 +390,7 @@ void Simulator::tickQueues()
     }
     // Queues written the old way: RPOPLPUSH, no claims set.
     for (int i = 0; i < (k + 1) / 2; ++i) {
-        const QByteArray name = p + "legacyq:" + num(i);
+        const QByteArray name = tagged(p + "legacyq:", num(i));
         const QByteArray processing = name + ":processing";
         if (uniform(m_queueRng) < 0.15 * m_options.rate || m_tick == 1)
             sendCommands({{"LPUSH", name, "job-" + randomId(m_queueRng)}});
@@ -373,6 +403,7 @@ void Simulator::tickQueues()
             m_client->command({"RPOPLPUSH", name, processing}, this,
                               [this, processing, crash, work](const RedisValue &job) {
                                   --m_outstanding;
+                                  noteReply(job);
                                   if (!job.isBulk() || crash || m_stopping)
                                       return;
                                   schedule(work, [this, processing, j = job.bytes()] {
@@ -397,7 +428,7 @@ void Simulator::census()
     };
     QList<Candidate> candidates;
     for (int i = 0; i < 4 * k; ++i) {
-        const QByteArray key = p + "rl:api:" + num(i);
+        const QByteArray key = tagged(p + "rl:api:", num(i));
         candidates.append({QStringLiteral("sliding-window"), key, {key, key + ":retry"}});
     }
     for (int r = 0; r < k; ++r) {
@@ -426,12 +457,12 @@ void Simulator::census()
     }
     for (int i = 0; i < k; ++i) {
         const QByteArray name
-            = p + "jobs:" + s_queueNames[i % 5] + (i >= 5 ? num(i) : QByteArray());
+            = tagged(p + "jobs:", s_queueNames[i % 5] + (i >= 5 ? num(i) : QByteArray()));
         candidates.append(
             {QStringLiteral("reliable-queue"), name, {name, name + ":processing", name + ":dead"}});
     }
     for (int i = 0; i < (k + 1) / 2; ++i) {
-        const QByteArray name = p + "legacyq:" + num(i);
+        const QByteArray name = tagged(p + "legacyq:", num(i));
         candidates.append({QStringLiteral("reliable-queue"), name, {name, name + ":processing"}});
     }
     for (const auto &[id, demo] : m_demos) {
@@ -448,16 +479,19 @@ void Simulator::census()
     result->commands = m_commands;
     m_client->pipeline(cmds, this, [this, candidates, result](const QList<RedisValue> &replies) {
         for (qsizetype i = 0; i < replies.size() && i < candidates.size(); ++i) {
+            noteReply(replies.at(i));
             if (replies.at(i).toInteger() > 0)
                 result->objects[candidates.at(i).pattern].append(candidates.at(i).key);
         }
-        countTokens(0, "0", result);
+        countTokens(0, 0, "0", result);
     });
 }
 
-void Simulator::countTokens(int family, const QByteArray &cursor,
+void Simulator::countTokens(int family, int node, const QByteArray &cursor,
                             std::shared_ptr<SimulatorCensus> result)
 {
+    result->failedCommands = m_failedCommands;
+    result->firstError = m_firstError;
     // Token families: live members counted with a cursor-bounded SCAN each.
     const QList<QByteArray> families{m_options.prefix + "code:", m_options.prefix + "user_token:"};
     if (family >= families.size()) {
@@ -469,20 +503,36 @@ void Simulator::countTokens(int family, const QByteArray &cursor,
         return;
     }
     const QByteArray match = families.at(family) + '*';
-    m_client->command({"SCAN", cursor, "MATCH", match, "COUNT", "1000"}, this,
-                      [this, family, result, f = families.at(family)](const RedisValue &v) {
-                          if (v.isError() || v.size() != 2) {
-                              Q_EMIT failed(v.errorMessage());
-                              Q_EMIT finished(*result);
-                              return;
-                          }
-                          result->tokenCounts[QString::fromUtf8(f)] += v.at(1).size();
-                          const QByteArray next = v.at(0).bytes();
-                          if (next == "0")
-                              countTokens(family + 1, "0", result);
-                          else
-                              countTokens(family, next, result);
-                      });
+    // A Cluster: SCAN is per node, so the census scans every master in turn.
+    const auto onPage = [this, family, node, result, f = families.at(family)](const RedisValue &v) {
+        const bool lastNode = node + 1 >= m_scanNodes.size();
+        if (v.isError() || v.size() != 2) {
+            if (m_scanNodes.isEmpty()) {
+                Q_EMIT failed(v.errorMessage());
+                Q_EMIT finished(*result);
+                return;
+            }
+            noteReply(v.isError() ? v : RedisValue::error("ERR SCAN gave no page"));
+            if (lastNode)
+                countTokens(family + 1, 0, "0", result);
+            else
+                countTokens(family, node + 1, "0", result);
+            return;
+        }
+        result->tokenCounts[QString::fromUtf8(f)] += v.at(1).size();
+        const QByteArray next = v.at(0).bytes();
+        if (next != "0")
+            countTokens(family, node, next, result);
+        else if (!lastNode)
+            countTokens(family, node + 1, "0", result);
+        else
+            countTokens(family + 1, 0, "0", result);
+    };
+    const QList<QByteArray> scan{"SCAN", cursor, "MATCH", match, "COUNT", "1000"};
+    if (m_scanNodes.isEmpty())
+        m_client->command(scan, this, onPage);
+    else
+        m_client->commandOn(m_scanNodes.at(node), scan, this, onPage);
 }
 
 } // namespace gatehouse

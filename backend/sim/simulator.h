@@ -7,6 +7,7 @@
 #include <QMap>
 #include <QObject>
 #include <QRandomGenerator>
+#include <QStringList>
 #include <QTimer>
 
 #include <map>
@@ -22,6 +23,10 @@ struct SimulatorCensus
     QMap<QString, QList<QByteArray>> objects;
     QMap<QString, qint64> tokenCounts; // family prefix -> live tokens
     qint64 commands = 0;               // requests sent during the run
+    // Requests answered with an error or never answered (a node down), and
+    // the first such reply's sentence.
+    qint64 failedCommands = 0;
+    QString firstError;
     QByteArray toJson() const;
 };
 
@@ -50,6 +55,10 @@ public:
         qint64 seconds = 0; // 0: until stop()
         int tickMs = 100;
         QByteArray prefix = "sim:";
+        // Each structure's keys carry a hash tag ("sim:rl:api:{3}", its
+        // ":retry" too) so they share a Cluster slot. Turned on by start()
+        // when the client's topology is a Cluster.
+        bool hashTags = false;
     };
 
     Simulator(RedisClient *client, Options options, QObject *parent = nullptr);
@@ -85,7 +94,12 @@ private:
     static double uniform(QRandomGenerator &rng) { return rng.generateDouble(); }
     int ticksFor(qint64 ms) const { return int(std::max<qint64>(1, ms / m_options.tickMs)); }
     void census();
-    void countTokens(int family, const QByteArray &cursor, std::shared_ptr<SimulatorCensus> result);
+    void countTokens(int family, int node, const QByteArray &cursor,
+                     std::shared_ptr<SimulatorCensus> result);
+    // Every reply passes here: errors and failures are counted.
+    void noteReply(const RedisValue &v);
+    // The key of instance id of a structure: base + id, or base + {id}.
+    QByteArray tagged(const QByteArray &base, const QByteArray &id) const;
 
     void tickLimiters();
     void tickLocks();
@@ -106,6 +120,9 @@ private:
     qint64 m_tick = 0;
     qint64 m_outstanding = 0;
     qint64 m_commands = 0;
+    qint64 m_failedCommands = 0;
+    QString m_firstError;
+    QStringList m_scanNodes; // a Cluster's masters: the census scans each
     bool m_stopping = false;
     std::multimap<qint64, std::function<void()>> m_events; // by tick
     QList<double> m_accumulators; // fractional requests carried per instance

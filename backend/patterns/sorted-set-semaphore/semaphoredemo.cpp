@@ -38,7 +38,8 @@ void SemaphoreDemo::tick(DemoDriver &d)
                [this, &d, i, semaphore, holder, crash, hold](const RedisValue &v) {
                    if (d.stopping())
                        return;
-                   if (v.at(0).toInteger() != 1) { // full: try again later
+                   // Full (try again later), or no reply (a node down).
+                   if (!v.isArray() || v.size() < 1 || v.at(0).toInteger() != 1) {
                        m_holders[i].held = false;
                        return;
                    }

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "redisconnection.h"
+#include "topology.h"
+
+#include <QHash>
+#include <QObject>
+#include <QTimer>
+
+#include <functional>
+#include <memory>
+
+namespace gatehouse {
+
+class RedisScript;
+
+// What RedisClient talks to on its worker thread: a standalone server's one
+// connection, or a Cluster's masters, one pipelined connection each. Lives on,
+// and must only be used from, that worker thread.
+//
+// With RedisEndpoint::discoverTopology, the first handshake is followed by
+// CLUSTER SHARDS (CLUSTER SLOTS on servers before 7): a server with cluster
+// support disabled stays standalone and every request goes straight to its
+// connection, as before (no extra round trip per request). On a Cluster,
+// requests are routed by the hash slot of their keys: MOVED updates the slot
+// map and retries on the new owner, ASK retries once on the target after
+// ASKING, TRYAGAIN and CLUSTERDOWN back off (50 ms doubling, six times).
+// A command or script whose keys span slots is answered with a CROSSSLOT
+// error naming the keys and slots, without being sent. The topology is read
+// again every RefreshMs, after every redirection and after a lost node.
+// Requests made while the topology is being read wait for it.
+class RedisRouter : public QObject
+{
+    Q_OBJECT
+public:
+    using Callback = RedisConnection::Callback;
+    using BatchCallback = RedisConnection::BatchCallback;
+    static constexpr int RefreshMs = 10000;
+
+    explicit RedisRouter(RedisEndpoint endpoint, QObject *parent = nullptr);
+    ~RedisRouter() override;
+
+    void setAutoReconnect(bool on);
+    void open();
+    void close();
+    void flush();
+
+    void send(const QList<QByteArray> &args, Callback callback);
+    void sendBatch(const QList<QList<QByteArray>> &commands, BatchCallback callback);
+    void sendScript(const RedisScript &script, const QList<QByteArray> &keys,
+                    const QList<QByteArray> &args, Callback callback);
+    // To one node by address ("host:port" as in the topology), unrouted:
+    // SCAN, DBSIZE, INFO of that node. Standalone, any address is the server.
+    void sendTo(const QString &address, const QList<QByteArray> &args, Callback callback);
+    void refreshTopology();
+
+    const Topology &topology() const { return m_topology; }
+
+    // The keys of a command, by the key positions Redis documents for the
+    // commands Gatehouse sends (EVAL/EVALSHA numkeys, MGET, MSET pairs,
+    // LMOVE, ZUNIONSTORE numkeys, XREAD STREAMS, ...); first argument otherwise.
+    static QList<QByteArray> keysOf(const QList<QByteArray> &args);
+    // Empty when every key is in one slot; otherwise the sentence naming the
+    // keys, their slots and the hash tag that would join them.
+    static QString crossSlotProblem(const QList<QByteArray> &keys);
+
+Q_SIGNALS:
+    // The seed connection's (the address given); Ready only once the topology is known.
+    void stateChanged(gatehouse::RedisConnection::State state, const QString &message,
+                      qint64 nextAttemptAtMs);
+    void ready();
+    void topologyChanged(const gatehouse::Topology &topology);
+
+private:
+    struct Routed;
+    void onSeedReady();
+    void onTopologyReply(const RedisValue &reply, bool shards, bool first);
+    void applyTopology(const Topology &topology);
+    void finishProbe();
+    void route(const std::shared_ptr<Routed> &request, RedisConnection *target, bool asking);
+    void onRoutedReply(const std::shared_ptr<Routed> &request, const RedisValue &reply);
+    RedisConnection *connectionFor(const QString &address);
+    RedisConnection *connectionForKeys(const QList<QByteArray> &keys);
+    RedisConnection *anyReady() const;
+    void scheduleRefresh();
+    bool waiting(std::function<void()> job);
+
+    RedisEndpoint m_endpoint;
+    RedisConnection *m_seed = nullptr;             // a child
+    QHash<QString, RedisConnection *> m_byAddress; // Cluster: children, the seed among them
+    Topology m_topology;
+    bool m_cluster = false;
+    bool m_probing = false; // the first topology read is under way
+    bool m_probed = false;
+    bool m_slotsOnly = false; // CLUSTER SHARDS unknown: CLUSTER SLOTS
+    bool m_autoReconnect = true;
+    bool m_closing = false;
+    bool m_refreshInFlight = false;
+    bool m_refreshAgain = false;
+    QList<std::function<void()>> m_waiting; // requests made while probing
+    QTimer m_refreshTimer{this};
+    QTimer m_soonTimer{this}; // coalesces refreshes asked for by redirections
+};
+
+} // namespace gatehouse

@@ -149,7 +149,7 @@ private:
     {
         auto *b = c.window->findChild<QPushButton *>(QLatin1String(name));
         if (b)
-            QTest::qWaitFor([&] { return b->isEnabled(); }, 5000);
+            (void)QTest::qWaitFor([&] { return b->isEnabled(); }, 5000); // the caller checks
         return b;
     }
 

@@ -105,7 +105,7 @@ void tst_Profile::queueRelatedKeysMapToQueue()
     QVERIFY(o->related.contains(QByteArray("jobs:mail:claims")));
     QVERIFY(o->related.contains(QByteArray("jobs:mail:dead")));
     // A queue's related keys match the queue's glob too: they name their queue.
-    for (const QByteArray related :
+    for (const QByteArray &related :
          {QByteArray("jobs:mail:processing"), QByteArray("jobs:mail:claims"),
           QByteArray("jobs:mail:dead")}) {
         const auto r = p->objectFor(related);

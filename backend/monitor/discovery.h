@@ -95,11 +95,11 @@ private:
 
     QList<RedisClient *> m_nodes;
     qsizetype m_node = 0;
-    Topology m_topology;         // Cluster: who owns which slot
-    QStringList m_addresses;     // Cluster: the masters scanned, in order
-    QList<int> m_owners;         // Cluster: their index in m_topology
-    QList<QByteArray> m_cursors; // Cluster: each master's SCAN cursor
-    int m_nodesLeft = 0;         // Cluster: masters whose scan has not ended
+    Topology m_topology;              // Cluster: who owns which slot
+    QStringList m_addresses;          // Cluster: the masters scanned, in order
+    QList<int> m_owners;              // Cluster: their index in m_topology
+    QList<QByteArray> m_cursors;      // Cluster: each master's SCAN cursor
+    int m_nodesLeft = 0;              // Cluster: masters whose scan has not ended
     std::optional<Profile> m_profile; // profile mode: keys matched by name only
     std::optional<Profile> m_hints;   // autodetect mode: an operator's accept/reject
     AutoDetector m_detector;

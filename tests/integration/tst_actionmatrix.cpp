@@ -11,6 +11,9 @@
 #include <patterns/celery/celeryunit.h>
 #include <patterns/limiters.h>
 #include <patterns/lock/lockunit.h>
+#include <patterns/redisson-delayed-queue/redissondelayedqueueunit.h>
+#include <patterns/redisson-lock/redissonlockunit.h>
+#include <patterns/redisson-semaphore/redissonsemaphoreunit.h>
 #include <patterns/reliable-queue/reliablequeueunit.h>
 #include <patterns/rq/rqunit.h>
 #include <patterns/sidekiq/sidekiqunit.h>
@@ -205,11 +208,11 @@ struct LibraryCall
 
 QList<LibraryCall> libraryCalls()
 {
-    const QList<std::pair<PatternKind, QByteArray>> queues{{BullMqUnit::Kind, "bull:q"},
-                                                           {BullUnit::Kind, "bull:q"},
-                                                           {SidekiqUnit::Kind, "queues"},
-                                                           {CeleryUnit::Kind, "celery"},
-                                                           {RqUnit::Kind, "rq:queue:q"}};
+    const QList<std::pair<PatternKind, QByteArray>> queues{
+        {BullMqUnit::Kind, "bull:q"},          {BullUnit::Kind, "bull:q"},
+        {SidekiqUnit::Kind, "queues"},         {CeleryUnit::Kind, "celery"},
+        {RqUnit::Kind, "rq:queue:q"},          {RedissonLockUnit::Kind, "rlock"},
+        {RedissonSemaphoreUnit::Kind, "rsem"}, {RedissonDelayedQueueUnit::Kind, "rdq"}};
     // The ways of asking; an action takes those its check accepts.
     const QList<QHash<QString, QByteArray>> asks{
         {{QStringLiteral("job"), "1700000000.5-j1"}},
@@ -222,6 +225,9 @@ QList<LibraryCall> libraryCalls()
         {{QStringLiteral("state"), "failed"},
          {QStringLiteral("older-than"), "0"},
          {QStringLiteral("count-only"), {}}},
+        // Redisson's: a lock's holder, a semaphore's expired permit.
+        {{QStringLiteral("token"), "8a2f6b1e-5a5c-4c3e-9d7e-1b2c3d4e5f60:1"}},
+        {{QStringLiteral("holder"), "0a1b2c3d4e5f6071"}},
         {}};
     QList<LibraryCall> out;
     for (const auto &[kind, key] : queues) {
@@ -478,6 +484,8 @@ private slots:
             const ScriptCall &sc = all.at(c).call;
             for (int k = 0; k < sc.keys.size(); ++k) {
                 const QString expected = sc.keyRoles.value(k).section(QLatin1Char(' '), -1);
+                if (expected == QLatin1String("channel"))
+                    continue; // a pub/sub channel (Redisson's unlock message): no key is written
                 for (const QString &t : types) {
                     if (t == expected)
                         continue;

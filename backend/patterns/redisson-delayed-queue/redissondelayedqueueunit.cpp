@@ -300,8 +300,9 @@ ScriptCall RedissonDelayedQueueUnit::transferDue(const PatternObject &o)
     call.action = QStringLiteral("queue.requeue-stuck");
     call.script = QStringLiteral("redisson_transfer_due");
     call.keys = {o.relatedKey(Destination), o.relatedKey(Timeouts), o.relatedKey(Delayed)};
-    call.keyRoles = {QStringLiteral("destination queue"),
-                     QStringLiteral("delayed items' due times"), QStringLiteral("delayed items")};
+    call.keyRoles
+        = {QStringLiteral("destination queue list"),
+           QStringLiteral("delayed items' due times zset"), QStringLiteral("delayed items list")};
     call.args = {QByteArray::number(Batch)};
     call.summary = QStringLiteral("Move every due item of Redisson delayed queue \"%1\" to the "
                                   "queue, %2 per run, as Redisson's transfer task does.")

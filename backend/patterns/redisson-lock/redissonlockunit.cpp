@@ -503,9 +503,10 @@ ScriptCall RedissonLockUnit::forceUnlock(const PatternObject &o, const QByteArra
     call.script = QStringLiteral("redisson_force_unlock");
     call.keys = {o.key, redisson::prefixName("redisson_lock__channel", o.key), o.relatedKey(Queue),
                  o.relatedKey(Timeout), redisson::prefixName("redisson_rwlock", o.key)};
-    call.keyRoles = {QStringLiteral("Redisson lock"), QStringLiteral("its unlock channel"),
-                     QStringLiteral("fair lock queue"), QStringLiteral("fair lock timeouts"),
-                     QStringLiteral("its read-write unlock channel")};
+    call.keyRoles
+        = {QStringLiteral("Redisson lock hash"), QStringLiteral("its unlock channel"),
+           QStringLiteral("fair lock queue list"), QStringLiteral("fair lock timeouts zset"),
+           QStringLiteral("its read-write unlock channel")};
     call.args = {holder, QByteArray()};
     call.forceable = true;
     call.forceArg = 1;

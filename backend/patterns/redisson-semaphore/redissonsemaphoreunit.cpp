@@ -321,8 +321,8 @@ ScriptCall RedissonSemaphoreUnit::releaseExpired(const PatternObject &o, const Q
     call.action = QStringLiteral("semaphore.release");
     call.script = QStringLiteral("redisson_release_expired");
     call.keys = {o.key, o.relatedKey(0), channel(o.key)};
-    call.keyRoles = {QStringLiteral("Redisson semaphore permits"),
-                     QStringLiteral("its permits' leases"), QStringLiteral("its channel")};
+    call.keyRoles = {QStringLiteral("Redisson semaphore permits string"),
+                     QStringLiteral("its permits' leases zset"), QStringLiteral("its channel")};
     call.args = {QByteArray::fromHex(hex), QByteArray::number(Batch)};
     const QString key = printableBytes(o.key);
     if (!hex.isEmpty()) {

@@ -188,10 +188,12 @@ bool plantStructures(RedisClient &client, const App &app, Planted &planted)
 {
     QRandomGenerator rng(app.seed + 1);
     const QByteArray p = app.prefix;
+    // Windows and leases of ten minutes: a slow run (the sanitizer build) must
+    // still find them standing when it snapshots.
     for (int i = 0; i < 6; ++i) { // sliding windows: 3 admitted, 2 rejected (retry slots)
         const QByteArray window = p + "ratelimit:api:" + num(i);
         for (int n = 0; n < 5; ++n) {
-            if (eval(client, "sliding_window", {window, window + ":retry"}, {"3", "10000", ""})
+            if (eval(client, "sliding_window", {window, window + ":retry"}, {"3", "600000", ""})
                     .isError())
                 return false;
         }
@@ -201,7 +203,7 @@ bool plantStructures(RedisClient &client, const App &app, Planted &planted)
     for (int i = 0; i < 6; ++i) { // fixed windows
         const QByteArray counter = p + "throttle:login:" + num(i);
         for (int n = 0; n < 2; ++n) {
-            if (eval(client, "fixed_window", {counter}, {"5", "60000"}).isError())
+            if (eval(client, "fixed_window", {counter}, {"5", "600000"}).isError())
                 return false;
         }
         planted.structures.insert(QStringLiteral("fixed-window ") + QString::fromUtf8(counter));
@@ -210,7 +212,7 @@ bool plantStructures(RedisClient &client, const App &app, Planted &planted)
     for (int i = 0; i < 5; ++i) { // locks
         const QByteArray lock = p + "lock:order:" + num(i);
         if (eval(client, "lock_acquire", {lock},
-                 {QUuid::createUuid().toByteArray(QUuid::WithoutBraces), "30000"})
+                 {QUuid::createUuid().toByteArray(QUuid::WithoutBraces), "600000"})
                 .toInteger()
             != 1)
             return false;

@@ -322,10 +322,25 @@ void MainWindow::onTimer()
         m_serverLabel->setText(node.version.isEmpty()
                                    ? tr("Redis (version unknown)")
                                    : tr("Redis %1 %2").arg(node.version, node.role));
-        m_eventsLabel->setText(m_offline           ? tr("not live")
-                               : server.eventsLive ? tr("events live")
-                                                   : tr("polling"));
-        m_eventsLabel->setToolTip(server.notes.join(QLatin1Char('\n')));
+        const bool budget = !server.eventsLive && server.budgetPercent > 0;
+        m_eventsLabel->setText(
+            m_offline           ? tr("not live")
+            : server.eventsLive ? tr("events live")
+            : budget ? tr("polling, idle read within %1").arg(formatMs(server.ageBoundMs))
+                     : tr("polling"));
+        QStringList tip = server.notes;
+        if (budget)
+            tip << tr("Without keyspace events the console reads changing, selected and "
+                      "attention-worthy objects every %1 and the others in turn, within %2 % "
+                      "of one server core (last tick: %3 objects, %4 %); an idle object's "
+                      "reading is at most %5 old.")
+                       .arg(formatMs(server.intervalMs))
+                       .arg(server.budgetPercent)
+                       .arg(server.objectsRead)
+                       .arg(server.sharePercent < 0 ? QStringLiteral("?")
+                                                    : QString::number(server.sharePercent, 'f', 1))
+                       .arg(formatMs(server.ageBoundMs));
+        m_eventsLabel->setToolTip(tip.join(QLatin1Char('\n')));
     }
     // Only what is on screen is redrawn.
     const bool changed = m_dirty;

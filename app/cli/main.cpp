@@ -154,6 +154,11 @@ int main(int argc, char *argv[])
     const auto json = option("json", "Print JSON.");
     const auto interval = option("interval", "watch: ms between readings (default 1000).", "MS");
     const auto count = option("count", "watch: stop after N readings.", "N");
+    const auto budget = option("refresh-budget",
+                               "snapshot, watch: without keyspace events, refresh within PCT "
+                               "% of one server core (default 2; 0 reads every object "
+                               "every interval).",
+                               "PCT");
     const auto limit = option("limit",
                               "snapshot --json: at most N elements per section "
                               "(\"totals\" counts them all).",
@@ -289,6 +294,15 @@ int main(int argc, char *argv[])
         Monitor::Options options;
         options.profile = loadedProfile;
         options.intervalMs = int(*ms);
+        if (parser.isSet(budget)) {
+            bool ok = false;
+            const double pct = parser.value(budget).toDouble(&ok);
+            if (!ok || pct < 0 || pct > 100)
+                return usageError(QStringLiteral("--refresh-budget must be a percentage from 0 "
+                                                 "to 100 (of one server core), not \"%1\".")
+                                      .arg(echoed(parser.value(budget))));
+            options.budgetPercent = pct;
+        }
         const auto most = intOption(parser, limit, 0, 1000000000, -1, &error);
         if (!most)
             return usageError(error);

@@ -221,6 +221,9 @@ void SnapshotCommand::printWatchLine(const Snapshot &s)
     line << " full=" << full << " liveTokens=" << tokens << " queued=" << length
          << " inFlight=" << inFlight << " stuck=" << stuck
          << " events=" << (s.server.eventsLive ? "live" : "polling");
+    if (!s.server.eventsLive && s.server.budgetPercent > 0)
+        line << " budget=" << s.server.budgetPercent << "% read=" << s.server.objectsRead
+             << " ageBound=" << ms(s.server.ageBoundMs);
     if (stale > 0) {
         QTextStream(stdout) << " STALE objects=" << stale << " since="
                             << QDateTime::fromMSecsSinceEpoch(staleSince)

@@ -181,7 +181,13 @@ int main(int argc, char *argv[])
         QStringLiteral("quit-after"),
         QStringLiteral("Seconds to run (then the screenshots, if asked), then quit."),
         QStringLiteral("S"), QStringLiteral("8"));
-    parser.addOptions({profileOption, readOnly, demo, scale, interval, screenshots, quitAfter});
+    const QCommandLineOption budget(
+        QStringLiteral("refresh-budget"),
+        QStringLiteral("Without keyspace events, refresh within PCT % of one server core "
+                       "(default 2; 0 reads every object every interval)."),
+        QStringLiteral("PCT"), QStringLiteral("2"));
+    parser.addOptions(
+        {profileOption, readOnly, demo, scale, interval, budget, screenshots, quitAfter});
     parser.process(app);
 
     QString error;
@@ -214,6 +220,14 @@ int main(int argc, char *argv[])
     Console console(&monitorThread);
     bool readOnlyMode = parser.isSet(readOnly);
     int intervalMs = std::max(100, parser.value(interval).toInt());
+    bool budgetOk = false;
+    const double budgetPercent = parser.value(budget).toDouble(&budgetOk);
+    if (!budgetOk || budgetPercent < 0 || budgetPercent > 100) {
+        fatal(QStringLiteral("--refresh-budget must be a percentage from 0 to 100 (of one server "
+                             "core), not \"%1\".")
+                  .arg(parser.value(budget)));
+        return 2;
+    }
     std::function<void()> askForConnection;
     auto startConsole = [&](const RedisEndpoint &ep, bool demoConsole) {
         console.teardown();
@@ -223,6 +237,7 @@ int main(int argc, char *argv[])
         Monitor::Options options;
         options.profile = profile;
         options.intervalMs = intervalMs;
+        options.budgetPercent = budgetPercent;
         console.monitor = std::make_unique<Monitor>(console.client.get(), options);
         if (demoConsole) {
             Simulator::Options sim;

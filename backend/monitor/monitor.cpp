@@ -517,8 +517,15 @@ void Monitor::tick()
     const bool quiet = m_options.adaptive && m_server.eventsLive && !m_fullPassDue && m_subscriber
                        && m_subscriber->state() == RedisConnection::State::Ready;
     QList<int> read;
+    if (!quiet && budgeted()) {
+        m_fullPassDue = true;
+        probe(budgetedSelection(), true, true);
+        return;
+    }
     if (!quiet) {
         m_fullPassDue = !m_server.eventsLive;
+        m_server.budgetPercent = 0;
+        m_server.ageBoundMs = -1;
         read.resize(m_tracked.size());
         std::iota(read.begin(), read.end(), 0);
         probe(read, true);
@@ -544,6 +551,66 @@ void Monitor::tick()
             read.append(int(i));
     }
     probe(read, true);
+}
+
+bool Monitor::budgeted() const
+{
+    // The first pass reads every object (and measures what one costs).
+    return m_options.adaptive && m_options.budgetPercent > 0 && !m_server.eventsLive
+           && m_costPerObjectUs > 0;
+}
+
+QList<int> Monitor::budgetedSelection()
+{
+    const qint64 now = serverNow();
+    const int detail = m_detailKey.isEmpty() ? -1 : m_byPrimaryKey.value(m_detailKey, -1);
+    QSet<int> watched;
+    for (const QByteArray &key : std::as_const(m_watched)) {
+        if (const auto it = m_byPrimaryKey.constFind(key); it != m_byPrimaryKey.cend())
+            watched.insert(*it);
+    }
+    QList<int> read, idle;
+    for (qsizetype i = 0; i < m_tracked.size(); ++i) {
+        const Tracked &t = m_tracked.at(i);
+        const bool hot = !t.track.everRead || t.dirty || i == detail || watched.contains(int(i))
+                         || now < t.hotUntilMs || now >= t.validUntilMs;
+        (hot ? read : idle).append(int(i));
+    }
+    // What is left of the budget after the hot objects, in objects; at
+    // least enough that every idle object is read within sweepMs.
+    const double budgetUs = m_options.intervalMs * 1000.0 * m_options.budgetPercent / 100.0;
+    const qsizetype n = idle.size();
+    const qsizetype floorShare
+        = (n * m_options.intervalMs + m_options.sweepMs - 1) / std::max(1, m_options.sweepMs);
+    const double left = budgetUs - double(read.size()) * m_costPerObjectUs;
+    const qsizetype share = std::clamp<qsizetype>(
+        std::max<qsizetype>(floorShare, qsizetype(std::max(0.0, left / m_costPerObjectUs))), 0, n);
+    // In turn, from where the last tick stopped (an object index, so the
+    // rotation survives objects turning hot or idle).
+    const auto from = std::lower_bound(idle.cbegin(), idle.cend(), int(m_sweepNext));
+    qsizetype at = from - idle.cbegin();
+    for (qsizetype k = 0; k < share; ++k, ++at)
+        read.append(idle.at(at % n));
+    if (n > 0 && share > 0)
+        m_sweepNext = idle.at(at % n);
+    std::sort(read.begin(), read.end());
+    m_server.budgetPercent = m_options.budgetPercent;
+    // An idle object waits at most ceil(n / share) ticks for its turn, and
+    // its reading arrives within the tick after. The share moves with the
+    // measured cost and the hot set: the bound stated is the largest of the
+    // last bound's length, so a reading taken under a smaller share is
+    // still within it.
+    const qint64 bound
+        = n == 0 || share == 0
+              ? qint64(m_options.intervalMs) * 2
+              : ((n + share - 1) / share) * qint64(m_options.intervalMs) + m_options.intervalMs;
+    m_bounds.append({now, bound});
+    qint64 stated = 0;
+    for (const auto &[at, b] : std::as_const(m_bounds))
+        stated = std::max(stated, b);
+    m_bounds.removeIf([&](const std::pair<qint64, qint64> &e) { return now - e.first > stated; });
+    m_server.ageBoundMs = stated;
+    return read;
 }
 
 void Monitor::checkEventsConfig()
@@ -577,7 +644,7 @@ void Monitor::checkEventsConfig()
         });
 }
 
-void Monitor::probe(const QList<int> &indices, bool fullTick)
+void Monitor::probe(const QList<int> &indices, bool fullTick, bool paced)
 {
     if (fullTick) {
         if (m_tickInFlight)
@@ -591,17 +658,28 @@ void Monitor::probe(const QList<int> &indices, bool fullTick)
     auto run = std::make_shared<ProbeRun>();
     run->indices = indices;
     run->fullTick = fullTick;
+    run->paced = paced;
+    if (paced) {
+        // Spread over 70 % of the interval, so the tick is done before the next.
+        const qsizetype batches = (indices.size() + PacedBatchObjects - 1) / PacedBatchObjects;
+        run->spacingMs = batches <= 1 ? 0 : m_options.intervalMs * 7 / 10 / batches;
+    }
     // A few batches in flight keep the pipe full without queueing a whole
-    // tick on the server (other clients interleave) or in memory.
-    const int window = fullTick ? 2 : 1;
+    // tick on the server (other clients interleave) or in memory; paced,
+    // one at a time.
+    const int window = fullTick && !paced ? 2 : 1;
     for (int i = 0; i < window && (run->next < run->indices.size() || (fullTick && i == 0)); ++i)
         sendBatch(run);
 }
 
 void Monitor::sendBatch(const std::shared_ptr<ProbeRun> &run)
 {
-    const qsizetype chunk = std::max(1, m_options.batchObjects);
+    const qsizetype chunk
+        = run->paced ? std::min<qsizetype>(PacedBatchObjects, std::max(1, m_options.batchObjects))
+                     : std::max(1, m_options.batchObjects);
     const QList<int> batch = run->indices.mid(run->next, chunk);
+    ++run->batchesSent;
+    const qint64 sentNs = m_clock.nsecsElapsed();
     const bool withTime = run->fullTick && run->next == 0;
     run->next += chunk;
     const qint64 sentAt = QDateTime::currentMSecsSinceEpoch();
@@ -641,10 +719,20 @@ void Monitor::sendBatch(const std::shared_ptr<ProbeRun> &run)
     if (!run->fullTick && m_eventClient && m_eventClient->state() == RedisConnection::State::Ready)
         client = m_eventClient.get();
     client->pipeline(commands, &m_context,
-                     [this, run, batch, probed, counts, contexts, withTime,
-                      sentAt](const QList<RedisValue> &replies) {
+                     [this, run, batch, probed, counts, contexts, withTime, sentAt,
+                      sentNs](const QList<RedisValue> &replies) {
                          qsizetype at = 0;
                          const qint64 arrived = m_clock.elapsed();
+                         if (run->paced) {
+                             const qint64 rttNs = m_clock.nsecsElapsed() - sentNs;
+                             run->busyNs += rttNs;
+                             // A round trip of a few objects is mostly the
+                             // loopback, not the server's work.
+                             if (batch.size() >= MinTimedObjects) {
+                                 run->timedNs += rttNs;
+                                 run->timedObjects += batch.size();
+                             }
+                         }
                          if (withTime) {
                              if (replies.value(0).isFailed())
                                  run->failed = true;
@@ -674,6 +762,23 @@ void Monitor::sendBatch(const std::shared_ptr<ProbeRun> &run)
                              absorb(batch.at(b), probed.at(b)->object, part, contexts.at(b));
                          }
                          --run->outstanding;
+                         if (run->next < run->indices.size() && run->paced) {
+                             // The next batch at its slot; stopped meanwhile:
+                             // the rest of the tick is not sent.
+                             const qint64 due
+                                 = run->batchesSent * run->spacingMs - m_tickClock.elapsed();
+                             QTimer::singleShot(std::max<qint64>(0, due), &m_context, [this, run] {
+                                 if (m_started) {
+                                     sendBatch(run);
+                                     return;
+                                 }
+                                 run->next = run->indices.size();
+                                 run->failed = true;
+                                 if (run->outstanding == 0)
+                                     finishRun(*run);
+                             });
+                             return;
+                         }
                          if (run->next < run->indices.size()) {
                              sendBatch(run);
                              return;
@@ -702,6 +807,28 @@ void Monitor::finishRun(const ProbeRun &run)
     if (run.fullTick) {
         m_tickInFlight = false;
         m_lastTickMs = m_tickClock.elapsed();
+        // What one object's probes cost the server: a paced tick's round
+        // trips (one batch in flight), or an unpaced tick's wall time (the
+        // pipe kept full). Upper bounds, so the budget errs on the quiet side.
+        double sample = -1;
+        double spentUs = -1;
+        if (run.paced) {
+            spentUs = double(run.busyNs) / 1000.0;
+            if (run.timedObjects > 0)
+                sample = double(run.timedNs) / 1000.0 / double(run.timedObjects);
+        } else if (run.indices.size() >= PacedBatchObjects) {
+            // A tick of a few objects is mostly its round trips: a handful
+            // of objects cost the server nothing worth budgeting.
+            spentUs = double(m_tickClock.nsecsElapsed()) / 1000.0;
+            sample = spentUs / double(run.indices.size());
+        }
+        if (!run.failed && sample > 0)
+            m_costPerObjectUs
+                = m_costPerObjectUs <= 0 ? sample : 0.7 * m_costPerObjectUs + 0.3 * sample;
+        if (!run.failed && spentUs >= 0)
+            m_lastSharePercent = spentUs / (10.0 * m_options.intervalMs);
+        m_server.objectsRead = int(run.indices.size());
+        m_server.sharePercent = run.paced ? m_lastSharePercent : -1;
     }
     if (run.fullTick && !run.failed) { // history holds readings, not gaps
         for (qsizetype i = 0; i < m_tracked.size(); ++i) {
@@ -778,10 +905,38 @@ void Monitor::absorb(int index, const PatternObject &object, const QList<RedisVa
                 m_byKey.remove(k);
         }
     }
+    // Budgeted polling reads hot objects every tick: one whose reading is
+    // not what its last one projects to now (something wrote it) stays hot
+    // for HotTicks ticks.
+    const bool budgetOn = m_options.adaptive && m_options.budgetPercent > 0 && !m_server.eventsLive;
+    bool hot = false;
+    if (budgetOn && t.track.everRead) {
+        const Reading &last = m_states.at(index)->reading;
+        const Reading projected = last.at(reading.atMs);
+        const QList<Figure> &figures = m_figures.value(t.kind);
+        hot = projected.status != reading.status
+              || std::any_of(figures.cbegin(), figures.cend(), [&](const Figure &f) {
+                     const double a = f.value(projected, reading.atMs);
+                     const double b = f.value(reading, reading.atMs);
+                     // A TTL read again differs from its projection by the
+                     // ms between the probe's send and Redis' clock.
+                     const double slack = f.isDuration ? DurationSlackMs : 0.0;
+                     return std::abs(a - b) > slack && !(std::isnan(a) && std::isnan(b));
+                 });
+    }
     t.unit->track(t.track, reading, ctx.nowMs);
     t.track.everRead = true;
     t.validUntilMs = t.unit->validUntilMs(object, reading);
     restate(index, std::move(reading), std::move(changed));
+    // ... and so does one needing an operator (near its limit, work stuck).
+    // A lock held is routine (its attention is how long): a new holder or a
+    // moved TTL is a change, caught above.
+    if (!hot && budgetOn) {
+        const auto attention = t.unit->attention(*m_states.at(index), ctx.nowMs);
+        hot = attention && attention->figure != QLatin1String("pttlMs");
+    }
+    if (hot)
+        t.hotUntilMs = ctx.nowMs + qint64(HotTicks) * m_options.intervalMs;
 }
 
 void Monitor::restate(int index, std::optional<Reading> reading,

@@ -55,6 +55,15 @@ public:
         // notify-keyspace-events is read again this often while events are
         // live: if someone turns them off, the monitor polls again.
         int eventsCheckMs = 10000;
+        // Without keyspace events (adaptive on), refreshing is planned against
+        // this share of one server core, measured from the round trips the
+        // monitor makes: hot objects (never read, selected or watched,
+        // changed lately, needing attention, or past validUntilMs) every
+        // tick; the idle ones in turn with what is left, each at least every
+        // sweepMs. Their reading's age is shown (ServerStatus::ageBoundMs,
+        // "ageMs" in the JSON). 0: every object every tick (so are fewer
+        // than PacedBatchObjects objects: they cost the server next to nothing).
+        double budgetPercent = 2.0;
     };
 
     // Snapshots are published at most once per this many ms (<= 10 Hz).
@@ -62,6 +71,17 @@ public:
     // With keyspace events live, at least one snapshot this often (a tick's
     // routine readings, when no write brought a change to publish sooner).
     static constexpr int RoutineIntervalMs = 1000;
+    // Budgeted polling: objects per round trip (small, so another client
+    // waits behind at most a fraction of a millisecond of them).
+    static constexpr qsizetype PacedBatchObjects = 100;
+    // Round trips of fewer objects do not update the cost per object.
+    static constexpr qsizetype MinTimedObjects = 10;
+    // Budgeted polling: an object that changed or needs attention is read
+    // every tick for this many ticks after.
+    static constexpr int HotTicks = 30;
+    // A duration figure (a TTL, an age) differing from its projection by at
+    // most this is the same reading, not a write.
+    static constexpr double DurationSlackMs = 100;
 
     Monitor(RedisClient *client, Options options, QObject *parent = nullptr);
     ~Monitor() override;
@@ -138,6 +158,7 @@ private:
         double throughputPerS = -1; // -1: unknown (needs keyspace events)
         qint64 freshAtMs = -1;      // m_clock ms when its reading was last known current
         qint64 readAtServerMs = -1; // server time of its last reading that arrived
+        qint64 hotUntilMs = 0;      // server ms: read every tick until then (budgeted polling)
         bool stale = false;
     };
     // Figures kept per sample at most (PatternUnit::figures()).
@@ -162,8 +183,19 @@ private:
         bool fullTick = false;
         bool failed = false;        // some replies did not arrive (connection lost)
         bool carriesWrites = false; // it re-reads an object a keyspace event marked
+        // Budgeted polling: one batch at a time, spread over most of the
+        // interval, so another client never waits behind a whole tick.
+        bool paced = false;
+        int batchesSent = 0;
+        qint64 spacingMs = 0;
+        qint64 busyNs = 0;       // round-trip time of its batches (paced: one in flight)
+        qint64 timedNs = 0;      // ... of those of at least MinTimedObjects objects
+        qint64 timedObjects = 0; // objects in the batches timedNs covers
     };
-    void probe(const QList<int> &indices, bool fullTick);
+    void probe(const QList<int> &indices, bool fullTick, bool paced = false);
+    // Budgeted polling (Options::budgetPercent): the objects this tick reads.
+    QList<int> budgetedSelection();
+    bool budgeted() const;
     void sendBatch(const std::shared_ptr<ProbeRun> &run);
     void finishRun(const ProbeRun &run);
     void absorb(int index, const PatternObject &probed, const QList<RedisValue> &replies,
@@ -254,6 +286,12 @@ private:
     qint64 m_lastReplyAtMs = -1; // m_clock ms of the last probe reply that arrived
     QList<qint64> m_tickTimes;   // server time of each full tick kept in history
     qint64 m_lastTickAtMs = 0;
+    // Budgeted polling: the server time one object's probes cost, measured
+    // from round trips (an upper bound: it includes the loopback), and what
+    // the last tick spent.
+    double m_costPerObjectUs = -1;
+    double m_lastSharePercent = -1;
+    QList<std::pair<qint64, qint64>> m_bounds; // (server ms, age bound) of recent ticks
 };
 
 } // namespace gatehouse

@@ -109,6 +109,23 @@ QJsonValue msOrNull(qint64 v)
     return v < 0 ? QJsonValue() : QJsonValue(double(v));
 }
 
+// How the monitor refreshes: "events" (keyspace events drive it), "budget"
+// (polling within a share of the server's time) or "every-tick".
+QJsonObject refreshJson(const ServerStatus &server)
+{
+    if (server.eventsLive)
+        return {{QStringLiteral("mode"), QStringLiteral("events")}};
+    if (server.budgetPercent <= 0)
+        return {{QStringLiteral("mode"), QStringLiteral("every-tick")},
+                {QStringLiteral("objectsRead"), server.objectsRead}};
+    return {{QStringLiteral("mode"), QStringLiteral("budget")},
+            {QStringLiteral("budgetPercent"), server.budgetPercent},
+            {QStringLiteral("sharePercent"),
+             server.sharePercent < 0 ? QJsonValue() : QJsonValue(server.sharePercent)},
+            {QStringLiteral("objectsRead"), server.objectsRead},
+            {QStringLiteral("ageBoundMs"), msOrNull(server.ageBoundMs)}};
+}
+
 } // namespace
 
 QJsonObject Snapshot::objectJson(const ObjectState &s) const
@@ -125,6 +142,11 @@ QJsonObject Snapshot::objectJson(const ObjectState &s) const
                   {QStringLiteral("stale"), s.stale}};
     if (s.stale)
         j.insert(QStringLiteral("staleSinceMs"), double(s.staleSinceMs));
+    // Budgeted polling leaves idle objects unread for a while: how old this
+    // reading is (at most server.refresh.ageBoundMs), when older than a tick.
+    if (server.budgetPercent > 0 && s.reading.atMs > 0
+        && server.timeMs - s.reading.atMs > server.intervalMs * 3 / 2)
+        j.insert(QStringLiteral("ageMs"), double(server.timeMs - s.reading.atMs));
     if (!s.reading.message.isEmpty())
         j.insert(QStringLiteral("message"), s.reading.message);
     unit.writeJson(s, r, server.timeMs, j);
@@ -219,6 +241,7 @@ QJsonObject Snapshot::headerJson() const
              {QStringLiteral("lastReadingAgeMs"),
               server.lastReadingAgeMs < 0 ? QJsonValue()
                                           : QJsonValue(double(server.lastReadingAgeMs))},
+             {QStringLiteral("refresh"), refreshJson(server)},
              {QStringLiteral("notes"), notes},
              {QStringLiteral("complete"), server.complete},
              {QStringLiteral("permissions"), QJsonArray::fromStringList(server.permissions)}}},

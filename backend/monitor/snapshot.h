@@ -78,6 +78,15 @@ struct ServerStatus
     // nodes); -1 before the first. Grows while a server is stopped, asleep
     // or unreachable.
     qint64 lastReadingAgeMs = -1;
+    // Budgeted polling (Monitor::Options::budgetPercent; keyspace events
+    // off): the share of one server core refreshing may use and used in the
+    // last tick, the objects it read, and how old an idle object's reading
+    // may get. budgetPercent 0: not budgeted (events live, or every object
+    // every tick).
+    double budgetPercent = 0;
+    double sharePercent = -1;
+    int objectsRead = 0;
+    qint64 ageBoundMs = -1;
     QStringList notes; // what is unavailable, and why
     // False when keys exist that this Redis user may not list or read (the
     // objects are then only what could be read); permissions names what is

@@ -14,6 +14,7 @@
 #include <QDateTime>
 #include <QElapsedTimer>
 #include <QJsonArray>
+#include <QJsonObject>
 #include <QSignalSpy>
 #include <QTest>
 #include <QTimer>
@@ -532,6 +533,116 @@ private slots:
             QVERIFY(ticks.wait(2000)); // ...or the one after, if one was in flight
         QCOMPARE(find(ticks.last().first().value<Snapshot>(), "sim:lock:1")->reading.token,
                  QByteArray("second1token2"));
+        call(*m_client, {"CONFIG", "SET", "notify-keyspace-events", "KEA"});
+    }
+
+    // Without keyspace events, refreshing keeps to its budget of the
+    // server's time: a tick reads the hot objects (the selected one, one just
+    // written) and a share of the idle ones in turn; no reading shown is older
+    // than the age bound the snapshot states, and a write to an idle object
+    // is seen within it and then read every tick.
+    void budgetedPolling()
+    {
+        call(*m_client, {"CONFIG", "SET", "notify-keyspace-events", ""});
+        const int locks = 600;
+        for (int i = 0; i < locks; ++i)
+            call(*m_client, {"SET", "sim:lock:" + QByteArray::number(i),
+                             "t0ken" + QByteArray::number(i), "PX", "3600000"});
+        Monitor::Options options;
+        options.profile = demoProfile();
+        options.intervalMs = 400;
+        options.budgetPercent = 0.05; // 0.2 ms of the server per tick: a hundred locks or so
+        options.sweepMs = 20000;      // and every lock at least every 20 s
+        Monitor monitor(m_client.get(), options);
+        QSignalSpy ticks(&monitor, &Monitor::tickFinished);
+        monitor.start();
+        monitor.setDetailKey("sim:lock:7");
+        const auto budgetTick = [&] {
+            return ticks.size() > 0
+                   && ticks.last().first().value<Snapshot>().server.budgetPercent > 0;
+        };
+        QVERIFY(QTest::qWaitFor(budgetTick, 20000));
+        const auto lockAt = [](const Snapshot &s, int i) {
+            return find(s, "sim:lock:" + QByteArray::number(i));
+        };
+
+        // A few bounds' worth of ticks: every reading within the bound stated.
+        ticks.clear();
+        QElapsedTimer watching;
+        watching.start();
+        qint64 bound = 0;
+        double share = 0;
+        qint64 read = 0;
+        int budgetTicks = 0;
+        while (watching.elapsed() < std::clamp<qint64>(2 * bound, 6000, 25000)) {
+            QVERIFY(ticks.wait(5000));
+            const Snapshot s = ticks.takeLast().first().value<Snapshot>();
+            QCOMPARE(s.objects.size(), locks);
+            QCOMPARE(s.server.budgetPercent, 0.05);
+            bound = s.server.ageBoundMs;
+            QVERIFY2(bound > options.intervalMs, qPrintable(QString::number(bound)));
+            QVERIFY2(s.server.objectsRead <= locks / 2,
+                     qPrintable(QStringLiteral("%1 read").arg(s.server.objectsRead)));
+            for (const ObjectState &o : s.objects) {
+                const qint64 age = s.server.timeMs - o.reading.atMs;
+                QVERIFY2(age <= bound, qPrintable(QStringLiteral("%1 read %2 ms ago, bound %3 ms")
+                                                      .arg(QString::fromUtf8(o.object.key))
+                                                      .arg(age)
+                                                      .arg(bound)));
+                QVERIFY(!o.stale);
+            }
+            // The selected lock every tick.
+            QVERIFY(s.server.timeMs - lockAt(s, 7)->reading.atMs <= options.intervalMs);
+            share += std::max(0.0, s.server.sharePercent);
+            read += s.server.objectsRead;
+            ++budgetTicks;
+        }
+        // Within the budget on average (round trips over-state the server's
+        // share: they include the loopback and this process' own work), or,
+        // on a machine slow enough that the budget buys less, no more than
+        // the share that reads every lock within sweepMs (plus the two hot).
+        const double floorShare
+            = std::ceil(double(locks) * options.intervalMs / options.sweepMs) + 2;
+        QVERIFY2(share / budgetTicks <= 2 * options.budgetPercent
+                     || double(read) / budgetTicks <= floorShare,
+                 qPrintable(QStringLiteral("%1 % of a core, %2 objects a tick")
+                                .arg(share / budgetTicks)
+                                .arg(double(read) / budgetTicks)));
+        const QJsonObject refresh = monitor.snapshot()
+                                        .headerJson()
+                                        .value(QStringLiteral("server"))
+                                        .toObject()
+                                        .value(QStringLiteral("refresh"))
+                                        .toObject();
+        QCOMPARE(refresh.value(QStringLiteral("mode")).toString(), QStringLiteral("budget"));
+        QCOMPARE(refresh.value(QStringLiteral("ageBoundMs")).toDouble(), double(bound));
+
+        // A write to an idle lock: seen within the bound, then read every tick.
+        call(*m_client, {"SET", "sim:lock:500", "n3wt0ken", "PX", "3600000"});
+        QElapsedTimer seen;
+        seen.start();
+        QVERIFY(QTest::qWaitFor(
+            [&] { return lockAt(monitor.snapshot(), 500)->reading.token == "n3wt0ken"; },
+            bound + 3 * options.intervalMs));
+        QVERIFY2(seen.elapsed() <= bound + options.intervalMs,
+                 qPrintable(QString::number(seen.elapsed())));
+        ticks.clear();
+        for (int t = 0; t < 3; ++t) {
+            QVERIFY(ticks.wait(5000));
+            const Snapshot s = ticks.last().first().value<Snapshot>();
+            QVERIFY(s.server.timeMs - lockAt(s, 500)->reading.atMs <= options.intervalMs);
+        }
+        monitor.stop();
+
+        // Budget 0: every object every tick.
+        options.budgetPercent = 0;
+        Monitor everyTick(m_client.get(), options);
+        QSignalSpy allTicks(&everyTick, &Monitor::tickFinished);
+        everyTick.start();
+        QVERIFY(QTest::qWaitFor([&] { return allTicks.size() >= 3; }, 20000));
+        const Snapshot s = allTicks.last().first().value<Snapshot>();
+        QCOMPARE(s.server.objectsRead, locks);
+        QCOMPARE(s.server.budgetPercent, 0.0);
         call(*m_client, {"CONFIG", "SET", "notify-keyspace-events", "KEA"});
     }
 

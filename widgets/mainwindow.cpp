@@ -8,6 +8,7 @@
 #include "objecttablemodel.h"
 #include "overviewpage.h"
 #include "sectionpage.h"
+#include "serverpanel.h"
 
 #include <monitor/jobbrowser.h>
 
@@ -72,6 +73,7 @@ MainWindow::MainWindow(RedisClient *client, Monitor *monitor, ActionEngine *acti
                     page->selectKey(key);
                 }
             });
+    m_overview->setServerPanel(new ServerPanel(m_client, m_overview));
     addPage(m_overview, tr("Overview"));
     for (const Section &section : PatternRegistry::instance().sections()) {
         auto *page = new SectionPage(section, m_options.readOnly, this);

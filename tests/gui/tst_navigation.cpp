@@ -13,7 +13,9 @@
 #include <objectsearch.h>
 #include <objecttablemodel.h>
 #include <redis/redisclient.h>
+#include <redis/serverinfo.h>
 #include <sectionpage.h>
+#include <serverpanel.h>
 
 #include "redisserver.h"
 
@@ -138,6 +140,14 @@ private slots:
         const int pages = int(c.window->pageNames().size());
         QVERIFY(pages >= 4);
         QVERIFY2(pages <= 10, "more pages than Ctrl+digit shortcuts");
+        // The Overview (Ctrl+1) carries the server's figures.
+        auto *panel = c.window->page(0)->findChild<ServerPanel *>(QStringLiteral("serverPanel"));
+        QVERIFY(panel);
+        QTRY_COMPARE_WITH_TIMEOUT(
+            panel->value(QStringLiteral("Version")),
+            QString::fromLatin1(
+                parseInfo(call(*m_client, {"INFO", "server"}).bytes()).value("redis_version")),
+            5000);
         for (int i = pages - 1; i >= 0; --i) {
             const Qt::Key key = i < 9 ? Qt::Key(Qt::Key_1 + i) : Qt::Key_0;
             QTest::keyClick(c.window.get(), key, Qt::ControlModifier);

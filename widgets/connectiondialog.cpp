@@ -2,6 +2,7 @@
 #include "connectiondialog.h"
 
 #include <monitor/profile.h>
+#include <redis/connectionprobe.h>
 #include <redis/userinput.h>
 
 #include <QCheckBox>
@@ -189,10 +190,12 @@ ConnectionDialog::ConnectionDialog(QWidget *parent)
     , m_readOnly(new QCheckBox(tr("Read-only: no actions"), this))
     , m_interval(new QSpinBox(this))
     , m_message(new QLabel(this))
+    , m_testResult(new QLabel(this))
 {
     setWindowTitle(tr("Connect to Redis"));
     m_url->setPlaceholderText(tr("redis://host:6379/0, rediss://…, unix:///path/to/redis.sock"));
     m_password->setEchoMode(QLineEdit::Password);
+    m_password->setObjectName(QStringLiteral("password"));
     m_user->setPlaceholderText(tr("ACL user (empty: default)"));
     m_sni->setPlaceholderText(tr("name to verify (default: the host)"));
     m_profile->setEditable(true);
@@ -209,14 +212,22 @@ ConnectionDialog::ConnectionDialog(QWidget *parent)
     form->addRow(tr("&Name:"), m_name);
     form->addRow(tr("&URL:"), m_url);
     form->addRow(tr("U&ser:"), m_user);
-    auto *pw = new QHBoxLayout;
+    // A field that is a widget, not a layout: QFormLayout makes it the
+    // label's buddy, so "&Password:" shows as a mnemonic, not an ampersand.
+    auto *pwRow = new QWidget(this);
+    auto *pw = new QHBoxLayout(pwRow);
+    pw->setContentsMargins(0, 0, 0, 0);
     pw->addWidget(m_password, 1);
     pw->addWidget(m_savePassword);
-    form->addRow(tr("&Password:"), pw);
+    form->addRow(tr("&Password:"), pwRow);
+    if (auto *label = qobject_cast<QLabel *>(form->labelForField(pwRow)))
+        label->setBuddy(m_password); // the field, not its row
     auto *tls = new QGroupBox(tr("TLS"), this);
     auto *tlsForm = new QFormLayout(tls);
     auto fileRow = [this, tlsForm](const QString &label, QLineEdit *field) {
-        auto *row = new QHBoxLayout;
+        auto *rowWidget = new QWidget(this);
+        auto *row = new QHBoxLayout(rowWidget);
+        row->setContentsMargins(0, 0, 0, 0);
         row->addWidget(field, 1);
         auto *browse = new QToolButton(this);
         browse->setText(QStringLiteral("…"));
@@ -226,7 +237,7 @@ ConnectionDialog::ConnectionDialog(QWidget *parent)
                 field->setText(file);
         });
         row->addWidget(browse);
-        tlsForm->addRow(label, row);
+        tlsForm->addRow(label, rowWidget);
     };
     fileRow(tr("CA:"), m_ca);
     fileRow(tr("Certificate:"), m_cert);
@@ -242,6 +253,10 @@ ConnectionDialog::ConnectionDialog(QWidget *parent)
     m_connect = buttons->addButton(tr("&Connect"), QDialogButtonBox::AcceptRole);
     m_save = buttons->addButton(tr("&Save"), QDialogButtonBox::ActionRole);
     m_delete = buttons->addButton(tr("&Delete"), QDialogButtonBox::DestructiveRole);
+    m_test = buttons->addButton(tr("&Test"), QDialogButtonBox::ActionRole);
+    m_test->setObjectName(QStringLiteral("testButton"));
+    m_test->setToolTip(tr("Connect once and report the server's version, role and ACL user"));
+    connect(m_test, &QPushButton::clicked, this, &ConnectionDialog::test);
     buttons->addButton(QDialogButtonBox::Cancel);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     connect(m_connect, &QPushButton::clicked, this, [this] {
@@ -260,9 +275,14 @@ ConnectionDialog::ConnectionDialog(QWidget *parent)
     auto *rightLayout = new QVBoxLayout(right);
     rightLayout->addLayout(form);
     rightLayout->addWidget(m_message);
+    m_testResult->setObjectName(QStringLiteral("testResult"));
+    m_testResult->setWordWrap(true);
+    m_testResult->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    rightLayout->addWidget(m_testResult);
     rightLayout->addStretch(1);
     rightLayout->addWidget(buttons);
     auto *splitter = new QSplitter(this);
+    m_list->setObjectName(QStringLiteral("connectionList"));
     splitter->addWidget(m_list);
     splitter->addWidget(right);
     splitter->setStretchFactor(1, 1);
@@ -270,7 +290,7 @@ ConnectionDialog::ConnectionDialog(QWidget *parent)
     layout->addWidget(splitter);
 
     connect(m_list, &QListWidget::currentItemChanged, this, [this](QListWidgetItem *item) {
-        if (!item)
+        if (!item || !(item->flags() & Qt::ItemIsSelectable)) // a heading
             return;
         const QString name = item->data(Qt::UserRole).toString();
         if (name.isEmpty()) { // a recent URL
@@ -310,15 +330,67 @@ QLineEdit *ConnectionDialog::fileField(const QString &placeholder)
 void ConnectionDialog::reloadList()
 {
     m_list->clear();
-    for (const ConnectionSettings &c : ConnectionStore::saved()) {
+    // Each group under its heading, the heading only when the group has
+    // entries; with neither, the list is hidden rather than an empty box.
+    auto heading = [this](const QString &text) {
+        auto *item = new QListWidgetItem(text, m_list);
+        item->setFlags(Qt::ItemIsEnabled); // not selectable: nothing to connect to
+        QFont bold = m_list->font();
+        bold.setBold(true);
+        item->setFont(bold);
+    };
+    const QList<ConnectionSettings> saved = ConnectionStore::saved();
+    if (!saved.isEmpty())
+        heading(tr("Saved connections"));
+    for (const ConnectionSettings &c : saved) {
         auto *item = new QListWidgetItem(c.name, m_list);
         item->setData(Qt::UserRole, c.name);
         item->setToolTip(c.url);
     }
-    for (const QString &url : ConnectionStore::recentUrls()) {
-        auto *item = new QListWidgetItem(tr("Recent: %1").arg(url), m_list);
+    const QStringList recent = ConnectionStore::recentUrls();
+    if (!recent.isEmpty())
+        heading(tr("Recent"));
+    for (const QString &url : recent) {
+        auto *item = new QListWidgetItem(url, m_list);
         item->setData(Qt::UserRole + 1, url);
+        item->setToolTip(tr("Connected to recently"));
     }
+    m_list->setVisible(m_list->count() > 0);
+}
+
+void ConnectionDialog::test()
+{
+    QString error;
+    const auto ep = endpoint(&error);
+    if (!ep) {
+        showTestResult(false, error);
+        return;
+    }
+    m_test->setEnabled(false);
+    m_testResult->setStyleSheet(QString());
+    m_testResult->setText(tr("Testing %1…").arg(ep->displayUrl()));
+    // A newer test's answer replaces an older one's: each has its own context.
+    delete m_testContext;
+    m_testContext = new QObject(this);
+    ConnectionProbe::run(*ep, m_testContext, [this](const ProbeResult &result) {
+        m_testContext->deleteLater();
+        m_testContext = nullptr;
+        m_test->setEnabled(m_connect->isEnabled());
+        showTestResult(result.ok, result.message);
+        Q_EMIT tested(result.ok);
+    });
+}
+
+void ConnectionDialog::showTestResult(bool ok, const QString &text)
+{
+    m_testResult->setStyleSheet(ok ? QStringLiteral("color: #1b7a2f")
+                                   : QStringLiteral("color: red"));
+    m_testResult->setText(text);
+}
+
+QString ConnectionDialog::testResult() const
+{
+    return m_testResult->text();
 }
 
 void ConnectionDialog::setSettings(const ConnectionSettings &c)
@@ -390,6 +462,7 @@ void ConnectionDialog::validate()
     const bool ok = endpoint(&error).has_value();
     m_message->setText(ok ? QString() : error);
     m_connect->setEnabled(ok);
+    m_test->setEnabled(ok && !m_testContext);
     m_save->setEnabled(ok && !m_name->text().trimmed().isEmpty());
     m_delete->setEnabled(!m_name->text().trimmed().isEmpty());
 }

@@ -4,6 +4,7 @@
 #include <redis/redisendpoint.h>
 
 #include <QDialog>
+#include <QPointer>
 
 class QCheckBox;
 class QComboBox;
@@ -69,11 +70,19 @@ public:
     std::optional<RedisEndpoint> endpoint(QString *error = nullptr) const;
     QString validationMessage() const;
     bool canConnect() const;
+    // The Test button's last report (a sentence), empty before one.
+    QString testResult() const;
+
+Q_SIGNALS:
+    // A Test finished (its report is testResult()).
+    void tested(bool ok);
 
 private:
     void reloadList();
     void validate();
     void saveCurrent();
+    void test();
+    void showTestResult(bool ok, const QString &text);
     QLineEdit *fileField(const QString &placeholder);
 
     QListWidget *m_list;
@@ -91,6 +100,9 @@ private:
     QCheckBox *m_readOnly;
     QSpinBox *m_interval;
     QLabel *m_message;
+    QLabel *m_testResult;
+    QPushButton *m_test = nullptr;
+    QPointer<QObject> m_testContext; // the running test's; null when none runs
     QPushButton *m_connect;
     QPushButton *m_save;
     QPushButton *m_delete;

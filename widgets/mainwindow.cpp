@@ -4,9 +4,11 @@
 #include "auditpage.h"
 #include "chartpanel.h"
 #include "confirmactiondialog.h"
+#include "consolenavigation.h"
 #include "objecttablemodel.h"
 #include "overviewpage.h"
 #include "sectionpage.h"
+#include "serverpanel.h"
 
 #include <monitor/jobbrowser.h>
 
@@ -71,6 +73,7 @@ MainWindow::MainWindow(RedisClient *client, Monitor *monitor, ActionEngine *acti
                     page->selectKey(key);
                 }
             });
+    m_overview->setServerPanel(new ServerPanel(m_client, m_overview));
     addPage(m_overview, tr("Overview"));
     for (const Section &section : PatternRegistry::instance().sections()) {
         auto *page = new SectionPage(section, m_options.readOnly, this);
@@ -87,6 +90,7 @@ MainWindow::MainWindow(RedisClient *client, Monitor *monitor, ActionEngine *acti
     }
     m_audit = new AuditPage(m_actions->auditLogPath(), this);
     addPage(m_audit, tr("Audit log"));
+    connect(m_audit, &AuditPage::openRequested, m_overview, &OverviewPage::openRequested);
     m_pages->setMaximumWidth(160);
     connect(m_pages, &QListWidget::currentRowChanged, m_stack, &QStackedWidget::setCurrentIndex);
     connect(m_pages, &QListWidget::currentRowChanged, this, [this] { m_dirty = true; });
@@ -156,6 +160,10 @@ MainWindow::MainWindow(RedisClient *client, Monitor *monitor, ActionEngine *acti
     });
     refresh->setShortcut(QKeySequence::Refresh);
     QAction *find = file->addAction(tr("&Find…"), this, [this] {
+        if (m_stack->currentWidget() == m_audit) {
+            m_audit->focusFilter();
+            return;
+        }
         auto *page = qobject_cast<SectionPage *>(m_stack->currentWidget());
         if (!page && !m_sectionPages.isEmpty()) {
             page = m_sectionPages.first();
@@ -200,6 +208,8 @@ MainWindow::MainWindow(RedisClient *client, Monitor *monitor, ActionEngine *acti
     connect(&m_timer, &QTimer::timeout, this, &MainWindow::onTimer);
     m_timer.start();
 
+    new ConsoleNavigation(this); // View, Actions and Help menus, keys, context menus
+
     QSettings settings;
     if (!restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray()))
         resize(1200, 800);
@@ -227,6 +237,11 @@ QStringList MainWindow::pageNames() const
 void MainWindow::showPage(int index)
 {
     m_pages->setCurrentRow(index);
+}
+
+int MainWindow::currentPage() const
+{
+    return m_stack->currentIndex();
 }
 
 int MainWindow::pageOf(const QString &section) const

@@ -55,6 +55,9 @@ public:
     QString bannerText() const; // empty while no banner is shown
     QStringList pageNames() const;
     void showPage(int index);
+    int currentPage() const;
+    // The latest snapshot (null before the first): what search and details read.
+    std::shared_ptr<const Snapshot> snapshot() const { return m_snapshot; }
     int pageOf(const QString &section) const;
     QWidget *page(int index) const;
     SectionPage *sectionPage(const QString &section) const;

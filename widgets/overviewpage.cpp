@@ -119,6 +119,12 @@ OverviewPage::OverviewPage(QWidget *parent)
     update(Snapshot(), false);
 }
 
+void OverviewPage::setServerPanel(QWidget *panel)
+{
+    panel->setParent(this);
+    static_cast<QVBoxLayout *>(layout())->insertWidget(1, panel);
+}
+
 void OverviewPage::update(const Snapshot &snapshot, bool connected)
 {
     m_attention->clear();

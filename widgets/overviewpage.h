@@ -28,6 +28,8 @@ public:
     // that the page says so instead of showing zeros).
     void update(const Snapshot &snapshot, bool connected);
     QListWidget *attentionList() const { return m_attention; }
+    // The server's figures (ServerPanel), under the counts; the page owns it.
+    void setServerPanel(QWidget *panel);
 
 Q_SIGNALS:
     void openRequested(const QString &section, const QByteArray &key);

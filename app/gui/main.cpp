@@ -229,8 +229,13 @@ int main(int argc, char *argv[])
         return 2;
     }
     std::function<void()> askForConnection;
+    ConnectionSettings current; // what the Connect dialog opens with
     auto startConsole = [&](const RedisEndpoint &ep, bool demoConsole) {
         console.teardown();
+        current = ConnectionSettings();
+        current.url = ep.displayUrl(); // with the user, never the password
+        current.readOnly = readOnlyMode;
+        current.intervalMs = intervalMs;
         // The monitor's connection lives on the monitor thread with it: no
         // hop per round trip.
         console.client = std::make_unique<RedisClient>(ep, &monitorThread);
@@ -281,6 +286,8 @@ int main(int argc, char *argv[])
     // recent connections, passwords from the keychain).
     askForConnection = [&] {
         ConnectionDialog dialog; // no parent: the window it came from may be replaced
+        if (console.window)
+            dialog.setSettings(current);
         if (dialog.exec() != QDialog::Accepted) {
             if (!console.window)
                 QCoreApplication::exit(0);
@@ -300,8 +307,15 @@ int main(int argc, char *argv[])
         readOnlyMode = chosen.readOnly || parser.isSet(readOnly);
         intervalMs = chosen.intervalMs;
         const auto ep = dialog.endpoint(&problem);
-        if (ep)
-            startConsole(*ep, false);
+        if (!ep)
+            return;
+        // Back to the demo's own server: the demo goes on (simulator, its
+        // profile unless another was chosen, the DEMO badge).
+        const bool demoAgain = demoServer.serves(*ep);
+        if (demoAgain && chosen.profile.isEmpty())
+            profile = Profile::load(QStringLiteral("demo"), &problem);
+        startConsole(*ep, demoAgain);
+        current = chosen; // as typed: TLS files and all, for the next reconnect
     };
     if (parser.isSet(demo)) {
         QObject::connect(&demoServer, &DemoServer::ready, &app,

@@ -12,17 +12,32 @@
 
 #include <utility>
 
+#ifdef Q_OS_UNIX
+#include <pwd.h>
+#include <unistd.h>
+#endif
+
 namespace gatehouse {
 
-namespace {
-
-QString osUser()
+QString ActionEngine::osUser()
 {
     QString user = qEnvironmentVariable("USER");
     if (user.isEmpty())
         user = qEnvironmentVariable("USERNAME");
+#ifdef Q_OS_UNIX
+    // Services, cron and `env -i` run without USER: the account database
+    // still knows who this process runs as.
+    if (user.isEmpty()) {
+        if (const passwd *pw = getpwuid(geteuid()); pw && pw->pw_name)
+            user = QString::fromLocal8Bit(pw->pw_name);
+        else
+            user = QStringLiteral("uid %1").arg(geteuid());
+    }
+#endif
     return user.isEmpty() ? QStringLiteral("unknown") : user;
 }
+
+namespace {
 
 // secret: a token the call creates, shown to the operator once after it
 // ran and never before (its first four bytes stand for it here).

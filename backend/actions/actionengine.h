@@ -65,6 +65,9 @@ public:
     // A dry run runs the script's checks read-only (EVAL_RO, which the server
     // refuses to let write) and says what they found.
     static QString describe(const ScriptCall &call);
+    // Who acts, for the audit log: $USER, $USERNAME, else the account of the
+    // process's effective uid (getpwuid), else "uid N".
+    static QString osUser();
     static ActionOutcome interpret(const ScriptCall &call, const RedisValue &reply);
     // The reply of the script run read-only (EVAL_RO) for a dry run.
     static ActionOutcome interpretDryRun(const ScriptCall &call, const RedisValue &reply);

@@ -89,4 +89,15 @@ RedisEndpoint DemoServer::endpoint() const
     return ep;
 }
 
+bool DemoServer::serves(const RedisEndpoint &endpoint) const
+{
+    // Only this machine's loopback reaches the private server: the same port
+    // on another host is another server.
+    static const QStringList loopback{QStringLiteral("127.0.0.1"), QStringLiteral("localhost"),
+                                      QStringLiteral("::1")};
+    return m_ready && m_process && m_process->state() == QProcess::Running
+           && endpoint.transport == RedisEndpoint::Transport::Tcp && endpoint.port == m_port
+           && endpoint.db == 0 && loopback.contains(endpoint.host.toLower());
+}
+
 } // namespace gatehouse

@@ -26,6 +26,9 @@ public:
     void start();
     void stop();
     RedisEndpoint endpoint() const;
+    // The endpoint reaches this running demo server (a reconnect to it from
+    // the Connect dialog keeps the simulator, the demo profile and the badge).
+    bool serves(const RedisEndpoint &endpoint) const;
     qint64 pid() const { return m_process ? m_process->processId() : 0; }
 
 Q_SIGNALS:

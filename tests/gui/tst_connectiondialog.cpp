@@ -1,15 +1,20 @@
 // SPDX-License-Identifier: MIT
 // The connection dialog: validated as typed, saved without the password,
-// recent URLs remembered.
+// recent URLs remembered under a heading, labels without stray ampersands,
+// and a Test button answered by a real redis-server.
 #include <connectiondialog.h>
+#include <redisserver.h>
 
 #include <QCheckBox>
 #include <QDialogButtonBox>
 #include <QFile>
+#include <QFormLayout>
+#include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
 #include <QSettings>
+#include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
@@ -95,7 +100,8 @@ private slots:
         c.user = QStringLiteral("ops");
         c.insecure = true;
         dialog.setSettings(c);
-        dialog.findChildren<QLineEdit *>().at(3)->setText(QStringLiteral("s3cret")); // password
+        dialog.findChild<QLineEdit *>(QStringLiteral("password"))
+            ->setText(QStringLiteral("s3cret")); // password
         const auto ep = dialog.endpoint();
         QVERIFY(ep);
         QCOMPARE(ep->host, QStringLiteral("db.example"));
@@ -117,7 +123,8 @@ private slots:
         c.profile = QStringLiteral("demo");
         c.readOnly = true;
         dialog.setSettings(c);
-        dialog.findChildren<QLineEdit *>().at(3)->setText(QStringLiteral("hunter2"));
+        dialog.findChild<QLineEdit *>(QStringLiteral("password"))
+            ->setText(QStringLiteral("hunter2"));
         QAbstractButton *save = nullptr;
         for (QAbstractButton *b : dialog.findChild<QDialogButtonBox *>()->buttons()) {
             if (b->text() == QLatin1String("&Save"))
@@ -140,7 +147,9 @@ private slots:
         // A new dialog lists it; deleting removes it.
         ConnectionDialog again;
         auto *list = again.findChild<QListWidget *>();
-        QCOMPARE(list->item(0)->text(), QStringLiteral("prod eu"));
+        QCOMPARE(list->item(0)->text(), QStringLiteral("Saved connections"));
+        QVERIFY(!(list->item(0)->flags() & Qt::ItemIsSelectable)); // a heading
+        QCOMPARE(list->item(1)->text(), QStringLiteral("prod eu"));
         ConnectionStore::remove(QStringLiteral("prod eu"));
         QVERIFY(ConnectionStore::saved().isEmpty());
     }
@@ -152,6 +161,98 @@ private slots:
         ConnectionStore::addRecent(QStringLiteral("redis://a:1"));
         QCOMPARE(ConnectionStore::recentUrls(),
                  (QStringList{QStringLiteral("redis://a:1"), QStringLiteral("redis://b:2")}));
+        // Listed under a heading, the URL itself as the entry; choosing one fills the URL.
+        ConnectionDialog dialog;
+        auto *list = dialog.findChild<QListWidget *>(QStringLiteral("connectionList"));
+        QVERIFY(!list->isHidden());
+        QCOMPARE(list->item(0)->text(), QStringLiteral("Recent"));
+        QCOMPARE(list->item(1)->text(), QStringLiteral("redis://a:1"));
+        list->setCurrentRow(2);
+        QCOMPARE(dialog.settings().url, QStringLiteral("redis://b:2"));
+        QSettings().remove(QStringLiteral("recent/urls"));
+    }
+
+    // Nothing saved, nothing recent: no empty, unlabeled box.
+    void emptyListHidden()
+    {
+        QSettings().clear();
+        ConnectionDialog dialog;
+        QVERIFY(dialog.findChild<QListWidget *>(QStringLiteral("connectionList"))->isHidden());
+    }
+
+    // Every label shows its mnemonic as an underline, never a literal "&":
+    // each label with an ampersand has a buddy.
+    void labelsHaveNoLiteralAmpersand()
+    {
+        ConnectionDialog dialog;
+        const QList<QLabel *> labels = dialog.findChildren<QLabel *>();
+        QVERIFY(labels.size() > 5);
+        bool sawPassword = false;
+        for (const QLabel *label : labels) {
+            if (!label->text().contains(QLatin1Char('&')))
+                continue;
+            QVERIFY2(label->buddy(), qPrintable(label->text()));
+            sawPassword |= label->text() == QLatin1String("&Password:");
+        }
+        QVERIFY(sawPassword);
+    }
+
+    // The URL the dialog opens with is the one given (the current connection's).
+    void currentUrlPrefilled()
+    {
+        ConnectionDialog dialog;
+        ConnectionSettings current;
+        current.url = QStringLiteral("redis://10.1.2.3:6390/4");
+        dialog.setSettings(current);
+        QCOMPARE(dialog.settings().url, current.url);
+        QVERIFY(dialog.canConnect());
+    }
+
+    // Test against a real server: version, role and ACL user, reported
+    // asynchronously (the dialog stays responsive: the test waits on a signal).
+    void testButtonReportsServer()
+    {
+        test::RedisServer::Options options;
+        options.config << QStringLiteral("user probe on >s3cret ~* +@all");
+        test::RedisServer server(options);
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        ConnectionDialog dialog;
+        ConnectionSettings c;
+        c.url = QStringLiteral("redis://127.0.0.1:%1").arg(server.port());
+        c.user = QStringLiteral("probe");
+        dialog.setSettings(c);
+        dialog.findChild<QLineEdit *>(QStringLiteral("password"))
+            ->setText(QStringLiteral("s3cret"));
+        auto *button = dialog.findChild<QPushButton *>(QStringLiteral("testButton"));
+        QVERIFY(button && button->isEnabled());
+        QSignalSpy tested(&dialog, &ConnectionDialog::tested);
+        button->click();
+        QVERIFY(!button->isEnabled()); // one test at a time, and the click returned at once
+        QVERIFY(tested.wait(10000));
+        QCOMPARE(tested.first().first().toBool(), true);
+        const QString report = dialog.testResult();
+        QVERIFY2(report.contains(QStringLiteral("Redis 7.")), qPrintable(report));
+        QVERIFY2(report.contains(QStringLiteral("master")), qPrintable(report));
+        QVERIFY2(report.contains(QStringLiteral("user probe")), qPrintable(report));
+        QVERIFY(button->isEnabled());
+
+        // A wrong password: a failure, said in a sentence.
+        dialog.findChild<QLineEdit *>(QStringLiteral("password"))->setText(QStringLiteral("wrong"));
+        tested.clear();
+        button->click();
+        QVERIFY(tested.wait(10000));
+        QCOMPARE(tested.first().first().toBool(), false);
+        QVERIFY2(dialog.testResult().startsWith(QStringLiteral("Could not connect")),
+                 qPrintable(dialog.testResult()));
+
+        // Nothing listening: a failure too, within the probe's time limit.
+        server.stop();
+        dialog.findChild<QLineEdit *>(QStringLiteral("password"))
+            ->setText(QStringLiteral("s3cret"));
+        tested.clear();
+        button->click();
+        QVERIFY(tested.wait(10000));
+        QCOMPARE(tested.first().first().toBool(), false);
     }
 };
 

@@ -1,0 +1,348 @@
+// SPDX-License-Identifier: MIT
+// The keyboard, the menus and the Audit page against a real redis-server,
+// offscreen: Ctrl+1..n reach every page, Ctrl+K finds an object and selects
+// it on its page, Enter shows its details, Delete opens its primary action's
+// confirmation (Cancel sends nothing, Run acts), Copy key and Copy token
+// fill the clipboard; the Audit page names the OS user when USER is unset,
+// filters, shows an entry in full and opens its object.
+#include <actions/actionengine.h>
+#include <auditpage.h>
+#include <consolenavigation.h>
+#include <mainwindow.h>
+#include <monitor/monitor.h>
+#include <objectsearch.h>
+#include <objecttablemodel.h>
+#include <redis/redisclient.h>
+#include <redis/serverinfo.h>
+#include <sectionpage.h>
+#include <serverpanel.h>
+
+#include "redisserver.h"
+
+#include <QApplication>
+#include <QClipboard>
+#include <QDialog>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QTableView>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTimer>
+
+#include <pwd.h>
+#include <unistd.h>
+
+using namespace gatehouse;
+using gatehouse::test::call;
+using gatehouse::test::RedisServer;
+
+namespace {
+
+struct Console
+{
+    Console(const RedisServer &server, const QString &auditPath)
+        : client(server.endpoint())
+    {
+        Monitor::Options options;
+        QString error;
+        options.profile = Profile::load(QStringLiteral("demo"), &error);
+        options.intervalMs = 200;
+        monitor = std::make_unique<Monitor>(&client, options);
+        actions = std::make_unique<ActionEngine>(&client);
+        actions->setAuditLogPath(auditPath);
+        window = std::make_unique<MainWindow>(&client, monitor.get(), actions.get(),
+                                              MainWindow::Options());
+        window->show();
+        client.open();
+        monitor->start();
+    }
+    ConsoleNavigation *navigation() const
+    {
+        return window->findChild<ConsoleNavigation *>(QStringLiteral("consoleNavigation"));
+    }
+    RedisClient client;
+    std::unique_ptr<Monitor> monitor;
+    std::unique_ptr<ActionEngine> actions;
+    std::unique_ptr<MainWindow> window;
+};
+
+// The confirmation (a QMessageBox) once it is up: Run or Cancel; true if one came.
+bool answerConfirmation(bool run)
+{
+    QMessageBox *box = nullptr;
+    if (!QTest::qWaitFor(
+            [&] {
+                box = qobject_cast<QMessageBox *>(QApplication::activeModalWidget());
+                return box != nullptr;
+            },
+            5000))
+        return false;
+    box->button(run ? QMessageBox::Ok : QMessageBox::Cancel)->click();
+    return true;
+}
+
+} // namespace
+
+class tst_Navigation : public QObject
+{
+    Q_OBJECT
+
+private:
+    RedisServer m_server;
+    std::unique_ptr<RedisClient> m_client;
+    QTemporaryDir m_dir;
+
+    QString audit() const { return m_dir.filePath(QStringLiteral("audit.jsonl")); }
+
+    // The key's row, read at least once, on its page, selected.
+    bool select(Console &c, const QString &section, const QByteArray &key)
+    {
+        if (!QTest::qWaitFor(
+                [&] {
+                    const int row = c.window->model(section)->rowOf(key);
+                    return row >= 0 && c.window->model(section)->stateAt(row)->reading.atMs > 0;
+                },
+                5000))
+            return false;
+        c.window->showPage(c.window->pageOf(section));
+        return c.window->sectionPage(section)->selectKey(key);
+    }
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY2(m_server.start(), qPrintable(m_server.errorString()));
+        m_client = gatehouse::test::connectedClient(m_server);
+        QVERIFY(m_client);
+    }
+
+    void init() { call(*m_client, {"FLUSHALL"}); }
+
+    void cleanupTestCase()
+    {
+        m_client.reset();
+        m_server.stop();
+        QCOMPARE(RedisServer::runningChildren(), 0);
+    }
+
+    // Ctrl+1, Ctrl+2 … (Ctrl+0 the tenth) reach every page, in the side list's order.
+    void ctrlDigitReachesEveryPage()
+    {
+        Console c(m_server, audit());
+        QVERIFY(QTest::qWaitForWindowActive(c.window.get()));
+        const int pages = int(c.window->pageNames().size());
+        QVERIFY(pages >= 4);
+        QVERIFY2(pages <= 10, "more pages than Ctrl+digit shortcuts");
+        // The Overview (Ctrl+1) carries the server's figures.
+        auto *panel = c.window->page(0)->findChild<ServerPanel *>(QStringLiteral("serverPanel"));
+        QVERIFY(panel);
+        QTRY_COMPARE_WITH_TIMEOUT(
+            panel->value(QStringLiteral("Version")),
+            QString::fromLatin1(
+                parseInfo(call(*m_client, {"INFO", "server"}).bytes()).value("redis_version")),
+            5000);
+        for (int i = pages - 1; i >= 0; --i) {
+            const Qt::Key key = i < 9 ? Qt::Key(Qt::Key_1 + i) : Qt::Key_0;
+            QTest::keyClick(c.window.get(), key, Qt::ControlModifier);
+            QCOMPARE(c.window->currentPage(), i);
+        }
+        // The View menu lists them all.
+        QMenu *view = nullptr;
+        for (QAction *a : c.window->menuBar()->actions()) {
+            if (a->text() == QLatin1String("&View"))
+                view = a->menu();
+        }
+        QVERIFY(view);
+        for (const QString &m : {QStringLiteral("&Actions"), QStringLiteral("&Help")}) {
+            bool found = false;
+            for (QAction *a : c.window->menuBar()->actions())
+                found |= a->text() == m;
+            QVERIFY2(found, qPrintable(m));
+        }
+    }
+
+    // Ctrl+K, a part of a key, Enter: the object is selected on its own page.
+    void ctrlKFindsAnObject()
+    {
+        call(*m_client, {"SET", "sim:lock:payments", "tok-123456", "PX", "60000"});
+        call(*m_client, {"SET", "sim:lock:mail", "tok-abcdef", "PX", "60000"});
+        Console c(m_server, audit());
+        QVERIFY(QTest::qWaitForWindowActive(c.window.get()));
+        QTRY_VERIFY_WITH_TIMEOUT(
+            c.window->model(QStringLiteral("lock"))->rowOf("sim:lock:payments") >= 0, 5000);
+        c.window->showPage(0); // from the Overview
+        QTest::keyClick(c.window.get(), Qt::Key_K, Qt::ControlModifier);
+        auto *search = c.window->findChild<ObjectSearch *>(QStringLiteral("objectSearch"));
+        QVERIFY(search);
+        QVERIFY(QTest::qWaitForWindowExposed(search));
+        auto *query = search->findChild<QLineEdit *>(QStringLiteral("objectSearchQuery"));
+        QTest::keyClicks(query, QStringLiteral("PAYM")); // any case
+        QCOMPARE(search->results()->count(), 1);
+        QVERIFY(search->results()->item(0)->text().contains(QLatin1String("sim:lock:payments")));
+        QTest::keyClick(query, Qt::Key_Return);
+        QCOMPARE(c.window->currentPage(), c.window->pageOf(QStringLiteral("lock")));
+        const ObjectState *s = c.window->sectionPage(QStringLiteral("lock"))->selected();
+        QVERIFY(s);
+        QCOMPARE(s->object.key, QByteArray("sim:lock:payments"));
+        // No match says so instead of an empty list.
+        ObjectSearch *again = c.navigation()->openSearch();
+        again->setQuery(QStringLiteral("no-such-key"));
+        QCOMPARE(again->results()->count(), 1);
+        QVERIFY(again->results()->item(0)->text().startsWith(QLatin1String("No object")));
+        again->close();
+    }
+
+    // Delete on a selected lock: its primary action (force release) through
+    // the confirmation; Cancel sends nothing, Run releases it.
+    void deleteOpensPrimaryConfirmation()
+    {
+        call(*m_client, {"SET", "sim:lock:1", "a1b2c3d4e5f6", "PX", "60000"});
+        Console c(m_server, audit());
+        QVERIFY(QTest::qWaitForWindowActive(c.window.get()));
+        QVERIFY(select(c, QStringLiteral("lock"), "sim:lock:1"));
+        QTableView *table = c.window->table(QStringLiteral("lock"));
+        auto *release = c.window->findChild<QPushButton *>(QStringLiteral("forceReleaseButton"));
+        QTRY_VERIFY_WITH_TIMEOUT(release->isEnabled(), 5000);
+        table->setFocus();
+
+        QString outcome;
+        connect(c.window.get(), &MainWindow::actionFinished, this,
+                [&](const QString &m) { outcome = m; });
+        QTimer::singleShot(0, this, [] { QVERIFY(answerConfirmation(false)); });
+        QTest::keyClick(table, Qt::Key_Delete);
+        QTRY_COMPARE_WITH_TIMEOUT(outcome, QStringLiteral("Cancelled: nothing was sent."), 5000);
+        QCOMPARE(call(*m_client, {"EXISTS", "sim:lock:1"}).toInteger(), 1);
+
+        outcome.clear();
+        // The confirmation took the focus: back to the window, as after any dialog.
+        c.window->activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(c.window.get()));
+        table->setFocus();
+        QTimer::singleShot(0, this, [] { QVERIFY(answerConfirmation(true)); });
+        QTest::keyClick(table, Qt::Key_Delete);
+        QTRY_VERIFY_WITH_TIMEOUT(outcome.startsWith(QLatin1String("Released")), 5000);
+        QCOMPARE(call(*m_client, {"EXISTS", "sim:lock:1"}).toInteger(), 0);
+
+        // In the filter field Delete edits the text: no action.
+        auto *filter = c.window->findChild<QLineEdit *>(QStringLiteral("lockFilter"));
+        filter->setText(QStringLiteral("ab"));
+        filter->setFocus();
+        filter->setCursorPosition(0);
+        QTest::keyClick(filter, Qt::Key_Delete);
+        QCOMPARE(filter->text(), QStringLiteral("b"));
+        QVERIFY(!QApplication::activeModalWidget());
+    }
+
+    // Enter shows every column of the selection; Copy key and Copy token
+    // put them on the clipboard.
+    void enterShowsDetailAndCopies()
+    {
+        call(*m_client, {"SET", "sim:lock:detail", "holder-7788", "PX", "60000"});
+        Console c(m_server, audit());
+        QVERIFY(QTest::qWaitForWindowActive(c.window.get()));
+        QVERIFY(select(c, QStringLiteral("lock"), "sim:lock:detail"));
+        QTableView *table = c.window->table(QStringLiteral("lock"));
+        table->setFocus();
+        QTest::keyClick(table, Qt::Key_Return);
+        auto *detail = c.window->findChild<QDialog *>(QStringLiteral("objectDetail"));
+        QVERIFY(detail);
+        QStringList texts;
+        for (const QLabel *l : detail->findChildren<QLabel *>())
+            texts << l->text();
+        QVERIFY2(texts.contains(QStringLiteral("sim:lock:detail")), qPrintable(texts.join('|')));
+        QVERIFY2(texts.contains(QStringLiteral("holder-7788")), qPrintable(texts.join('|')));
+        detail->close();
+
+        c.navigation()->copyKey();
+        QCOMPARE(QGuiApplication::clipboard()->text(), QStringLiteral("sim:lock:detail"));
+        c.navigation()->copyToken();
+        QCOMPARE(QGuiApplication::clipboard()->text(), QStringLiteral("holder-7788"));
+    }
+
+    // USER and USERNAME unset: the audit log names the account all the same.
+    // The page filters, shows an entry in full and opens its object.
+    void auditUserFilterDetailLink()
+    {
+        const QByteArray user = qgetenv("USER");
+        const QByteArray username = qgetenv("USERNAME");
+        qunsetenv("USER");
+        qunsetenv("USERNAME");
+        const passwd *pw = getpwuid(geteuid());
+        QVERIFY(pw);
+        const QString account = QString::fromLocal8Bit(pw->pw_name);
+        QCOMPARE(ActionEngine::osUser(), account);
+
+        call(*m_client, {"SET", "sim:lock:a", "aaaa1111", "PX", "60000"});
+        call(*m_client, {"SET", "sim:lock:b", "bbbb2222", "PX", "60000"});
+        const QString path = m_dir.filePath(QStringLiteral("audit-user.jsonl"));
+        Console c(m_server, path);
+        QVERIFY(QTest::qWaitForWindowActive(c.window.get()));
+        for (const QByteArray &key : {QByteArray("sim:lock:a"), QByteArray("sim:lock:b")}) {
+            QVERIFY(select(c, QStringLiteral("lock"), key));
+            QString outcome;
+            QMetaObject::Connection conn = connect(c.window.get(), &MainWindow::actionFinished,
+                                                   this, [&](const QString &m) { outcome = m; });
+            QTimer::singleShot(0, this, [] { QVERIFY(answerConfirmation(true)); });
+            QVERIFY(c.navigation()->triggerPrimaryAction());
+            QTRY_VERIFY_WITH_TIMEOUT(!outcome.isEmpty(), 5000);
+            disconnect(conn);
+        }
+        if (!user.isNull())
+            qputenv("USER", user);
+        if (!username.isNull())
+            qputenv("USERNAME", username);
+
+        auto *page = c.window->findChild<AuditPage *>();
+        QTRY_COMPARE_WITH_TIMEOUT(page->table()->rowCount(), 2, 5000);
+        c.window->showPage(int(c.window->pageNames().indexOf(QStringLiteral("Audit log"))));
+        // Newest first, the full date and time, the account.
+        QCOMPARE(page->table()->item(0, 3)->text(), QStringLiteral("sim:lock:b"));
+        QVERIFY(QDateTime::fromString(page->table()->item(0, 0)->text(),
+                                      QStringLiteral("yyyy-MM-dd HH:mm:ss"))
+                    .isValid());
+        QCOMPARE(page->table()->item(0, 1)->text(), account);
+
+        // Ctrl+F reaches the Audit page's own filter.
+        c.window->activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(c.window.get()));
+        QTest::keyClick(c.window.get(), Qt::Key_F, Qt::ControlModifier);
+        auto *filter = page->findChild<QLineEdit *>(QStringLiteral("auditFilter"));
+        QVERIFY(filter->hasFocus());
+        QTest::keyClicks(filter, QStringLiteral("LOCK:A"));
+        QCOMPARE(page->visibleRows(), 1);
+        QVERIFY(page->table()->isRowHidden(0));
+
+        // The entry in full, pretty-printed; the link opens the lock's page.
+        page->table()->selectRow(1);
+        const QString detail
+            = page->findChild<QPlainTextEdit *>(QStringLiteral("auditDetail"))->toPlainText();
+        QVERIFY2(detail.contains(QLatin1String("\"action\": \"lock.force-release\"")),
+                 qPrintable(detail));
+        QVERIFY(detail.contains(QLatin1Char('\n')));
+        auto *open = page->findChild<QPushButton *>(QStringLiteral("auditOpenObject"));
+        QVERIFY(open->isEnabled());
+        call(*m_client, {"SET", "sim:lock:a", "again-3333", "PX", "60000"}); // back, to be selected
+        QTRY_VERIFY_WITH_TIMEOUT(
+            c.window->model(QStringLiteral("lock"))->rowOf("sim:lock:a") >= 0
+                && !c.window->model(QStringLiteral("lock"))
+                        ->index(c.window->model(QStringLiteral("lock"))->rowOf("sim:lock:a"), 0)
+                        .data(ObjectTableModel::GoneRole)
+                        .toBool(),
+            5000);
+        open->click();
+        QCOMPARE(c.window->currentPage(), c.window->pageOf(QStringLiteral("lock")));
+        const ObjectState *s = c.window->sectionPage(QStringLiteral("lock"))->selected();
+        QVERIFY(s);
+        QCOMPARE(s->object.key, QByteArray("sim:lock:a"));
+    }
+};
+
+QTEST_MAIN(tst_Navigation)
+#include "tst_navigation.moc"

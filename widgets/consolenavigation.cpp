@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: MIT
+#include "consolenavigation.h"
+
+#include "mainwindow.h"
+#include "objectsearch.h"
+#include "objecttablemodel.h"
+#include "sectionpage.h"
+
+#include <redis/redisvalue.h>
+
+#include <QAction>
+#include <QApplication>
+#include <QClipboard>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QFormLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QShortcut>
+#include <QStatusBar>
+#include <QTableView>
+#include <QVBoxLayout>
+
+namespace gatehouse {
+
+namespace {
+
+// Ctrl+1 .. Ctrl+9, then Ctrl+0 for the tenth page (as browsers number tabs).
+QKeySequence pageShortcut(int page)
+{
+    if (page < 9)
+        return QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + page));
+    if (page == 9)
+        return QKeySequence(Qt::CTRL | Qt::Key_0);
+    return {};
+}
+
+} // namespace
+
+ConsoleNavigation::ConsoleNavigation(MainWindow *window)
+    : QObject(window)
+    , m_window(window)
+{
+    setObjectName(QStringLiteral("consoleNavigation"));
+    // Page shortcuts are QShortcuts of the window, not menu entries: pages
+    // added after this (by other parts of the window) still get theirs.
+    for (int page = 0; page < 10; ++page) {
+        auto *shortcut = new QShortcut(pageShortcut(page), window);
+        connect(shortcut, &QShortcut::activated, this, [this, page] {
+            if (page < m_window->pageNames().size())
+                m_window->showPage(page);
+        });
+    }
+
+    QMenu *view = window->menuBar()->addMenu(tr("&View"));
+    QMenu *pages = view->addMenu(tr("&Pages"));
+    connect(pages, &QMenu::aboutToShow, this, [this, pages] { fillPagesMenu(pages); });
+    fillPagesMenu(pages);
+    QAction *search = view->addAction(tr("&Go to object…"), this, [this] { openSearch(); });
+    search->setObjectName(QStringLiteral("goToObject"));
+    search->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_K));
+
+    QMenu *actions = window->menuBar()->addMenu(tr("&Actions"));
+    // Enter is the table's own (QAbstractItemView::activated): a window
+    // shortcut would take Enter from every field and dialog button.
+    QAction *detail = actions->addAction(tr("&Details\tEnter"), this, [this] { showDetail(); });
+    detail->setObjectName(QStringLiteral("showDetail"));
+    QAction *primary
+        = actions->addAction(tr("&Primary action…"), this, [this] { triggerPrimaryAction(); });
+    primary->setObjectName(QStringLiteral("primaryAction"));
+    // A line edit with focus keeps Delete (it overrides the shortcut).
+    primary->setShortcut(QKeySequence::Delete);
+    primary->setToolTip(tr("The selected object's first action: force release, requeue, "
+                           "reset, revoke …, always through its confirmation"));
+    actions->addSeparator();
+    QAction *copyKeyAction = actions->addAction(tr("Copy &key"), this, [this] { copyKey(); });
+    copyKeyAction->setObjectName(QStringLiteral("copyKey"));
+    copyKeyAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
+    QAction *copyTokenAction = actions->addAction(tr("Copy &token"), this, [this] { copyToken(); });
+    copyTokenAction->setObjectName(QStringLiteral("copyToken"));
+
+    QMenu *help = window->menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&Keyboard shortcuts"), this, [this] {
+        QMessageBox::information(
+            m_window, tr("Keyboard shortcuts"),
+            tr("<table>"
+               "<tr><td><b>Ctrl+1 … Ctrl+9, Ctrl+0</b></td><td>pages, in the side list's "
+               "order</td></tr>"
+               "<tr><td><b>Ctrl+K</b></td><td>go to any object by part of its key</td></tr>"
+               "<tr><td><b>Ctrl+F</b></td><td>the page's filter</td></tr>"
+               "<tr><td><b>Enter</b></td><td>details of the selected object</td></tr>"
+               "<tr><td><b>Delete</b></td><td>the selection's primary action, after its "
+               "confirmation</td></tr>"
+               "<tr><td><b>Ctrl+Shift+C</b></td><td>copy the selected key</td></tr>"
+               "<tr><td><b>F5</b></td><td>refresh now</td></tr>"
+               "</table>"));
+    });
+    help->addAction(tr("&About Gatehouse"), this, [this] {
+        QMessageBox::about(m_window, tr("About Gatehouse"),
+                           tr("<b>Gatehouse %1</b><br>An operator console for Redis "
+                              "coordination structures: rate limiters, locks, tokens and job "
+                              "queues.")
+                               .arg(QApplication::applicationVersion()));
+    });
+
+    for (int i = 0; i < window->pageNames().size(); ++i) {
+        if (auto *page = qobject_cast<SectionPage *>(window->page(i)))
+            addTableMenu(page);
+    }
+}
+
+void ConsoleNavigation::fillPagesMenu(QMenu *menu)
+{
+    menu->clear();
+    const QStringList names = m_window->pageNames();
+    for (int i = 0; i < names.size(); ++i) {
+        QAction *a = menu->addAction(names.at(i), this, [this, i] { m_window->showPage(i); });
+        // Shown, not bound: the QShortcuts above do the work.
+        if (const QKeySequence keys = pageShortcut(i); !keys.isEmpty())
+            a->setText(names.at(i) + QLatin1Char('\t') + keys.toString(QKeySequence::NativeText));
+    }
+}
+
+void ConsoleNavigation::addTableMenu(SectionPage *page)
+{
+    QTableView *table = page->table();
+    connect(table, &QAbstractItemView::activated, this, [this] { showDetail(); });
+    table->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(table, &QWidget::customContextMenuRequested, this, [this, page](const QPoint &at) {
+        const QModelIndex index = page->table()->indexAt(at);
+        if (!index.isValid())
+            return;
+        page->table()->selectRow(index.row());
+        QMenu menu(page->table());
+        menu.setObjectName(QStringLiteral("tableContextMenu"));
+        menu.addAction(tr("Details"), this, [this] { showDetail(); });
+        menu.addAction(tr("Copy key"), this, [this] { copyKey(); });
+        const ObjectState *s = page->selected();
+        if (s && !s->reading.token.isEmpty())
+            menu.addAction(tr("Copy token"), this, [this] { copyToken(); });
+        // The page's own action buttons, as they stand (enabled, with their reasons).
+        bool first = true;
+        for (QPushButton *button :
+             page->findChildren<QPushButton *>(QString(), Qt::FindDirectChildrenOnly)) {
+            if (!button->property("patternAction").isValid() || !button->isVisible())
+                continue;
+            if (first)
+                menu.addSeparator();
+            first = false;
+            QAction *a = menu.addAction(button->text(), button, &QPushButton::click);
+            a->setEnabled(button->isEnabled());
+            a->setToolTip(button->toolTip());
+        }
+        menu.exec(page->table()->viewport()->mapToGlobal(at));
+    });
+}
+
+SectionPage *ConsoleNavigation::currentSection() const
+{
+    return qobject_cast<SectionPage *>(m_window->page(m_window->currentPage()));
+}
+
+void ConsoleNavigation::say(const QString &text)
+{
+    m_window->statusBar()->showMessage(text, 8000);
+}
+
+ObjectSearch *ConsoleNavigation::openSearch()
+{
+    if (m_search) {
+        m_search->raise();
+        m_search->activateWindow();
+        return m_search;
+    }
+    m_search = new ObjectSearch(m_window->snapshot(), m_window);
+    m_search->setAttribute(Qt::WA_DeleteOnClose);
+    connect(m_search, &ObjectSearch::chosen, this,
+            [this](const QString &section, const QByteArray &key) {
+                SectionPage *page = m_window->sectionPage(section);
+                if (!page)
+                    return;
+                m_window->showPage(m_window->pageOf(section));
+                if (!page->selectKey(key))
+                    say(tr("%1 is not on the %2 page (a filter hides it, or it is gone).")
+                            .arg(printableBytes(key, 80), page->section().title));
+                page->table()->setFocus();
+            });
+    m_search->show();
+    return m_search;
+}
+
+bool ConsoleNavigation::triggerPrimaryAction()
+{
+    SectionPage *page = currentSection();
+    if (!page || !page->selected()) {
+        say(tr("Select an object first: Delete runs its primary action."));
+        return false;
+    }
+    // Button order is the registry's: the first action of the section's
+    // patterns is their main one (release, requeue, reset, revoke). An
+    // action that needs no selected object (issue a token) is not primary.
+    QString why;
+    for (QPushButton *button :
+         page->findChildren<QPushButton *>(QString(), Qt::FindDirectChildrenOnly)) {
+        if (!button->property("patternAction").isValid()
+            || button->property("targetIsPrefix").toBool())
+            continue;
+        if (button->isEnabled()) {
+            button->click();
+            return true;
+        }
+        if (why.isEmpty())
+            why = button->toolTip();
+    }
+    say(why.isEmpty() ? tr("No action applies to the selected object.")
+                      : tr("No action for the selection: %1").arg(why));
+    return false;
+}
+
+QWidget *ConsoleNavigation::showDetail()
+{
+    SectionPage *page = currentSection();
+    const ObjectState *s = page ? page->selected() : nullptr;
+    if (!s) {
+        say(tr("Select an object first: Enter shows its details."));
+        return nullptr;
+    }
+    delete m_detail;
+    auto *dialog = new QDialog(m_window);
+    m_detail = dialog;
+    dialog->setObjectName(QStringLiteral("objectDetail"));
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setWindowTitle(
+        tr("%1: %2").arg(page->section().singular, printableBytes(s->object.key, 60)));
+    auto *form = new QFormLayout;
+    auto addRow = [dialog, form](const QString &label, const QString &value) {
+        auto *field = new QLabel(value, dialog);
+        field->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        field->setWordWrap(true);
+        form->addRow(label, field);
+    };
+    addRow(tr("Key:"), printableBytes(s->object.key));
+    // Every column as the table shows it now (the row of the selection).
+    const QModelIndexList rows = page->table()->selectionModel()->selectedRows();
+    const QAbstractItemModel *model = page->table()->model();
+    if (!rows.isEmpty()) {
+        for (int c = 1; c < model->columnCount(); ++c) {
+            const QString header = model->headerData(c, Qt::Horizontal).toString();
+            const QModelIndex cell = model->index(rows.first().row(), c);
+            const QString tip = cell.data(Qt::ToolTipRole).toString();
+            const QString text = cell.data(Qt::DisplayRole).toString();
+            if (header.isEmpty() || (text.isEmpty() && tip.isEmpty()))
+                continue;
+            addRow(header + QLatin1Char(':'),
+                   tip.isEmpty() || tip == text ? text : text + QLatin1String("\n") + tip);
+        }
+    }
+    if (!s->reading.token.isEmpty())
+        addRow(tr("Token:"), printableBytes(s->reading.token));
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close, dialog);
+    QPushButton *copy = buttons->addButton(tr("Copy key"), QDialogButtonBox::ActionRole);
+    const QByteArray key = s->object.key;
+    connect(copy, &QPushButton::clicked, dialog, [copy, key] {
+        QGuiApplication::clipboard()->setText(QString::fromUtf8(key));
+        copy->setText(ConsoleNavigation::tr("Copied"));
+    });
+    connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::close);
+    auto *layout = new QVBoxLayout(dialog);
+    layout->addLayout(form);
+    layout->addWidget(buttons);
+    dialog->resize(520, dialog->sizeHint().height());
+    dialog->show();
+    return dialog;
+}
+
+void ConsoleNavigation::copyKey()
+{
+    SectionPage *page = currentSection();
+    const ObjectState *s = page ? page->selected() : nullptr;
+    if (!s) {
+        say(tr("Select an object first to copy its key."));
+        return;
+    }
+    QGuiApplication::clipboard()->setText(QString::fromUtf8(s->object.key));
+    say(tr("Copied the key %1.").arg(printableBytes(s->object.key, 80)));
+}
+
+void ConsoleNavigation::copyToken()
+{
+    SectionPage *page = currentSection();
+    const ObjectState *s = page ? page->selected() : nullptr;
+    if (!s || s->reading.token.isEmpty()) {
+        say(tr("The selection has no holder token to copy (only locks do)."));
+        return;
+    }
+    QGuiApplication::clipboard()->setText(QString::fromUtf8(s->reading.token));
+    say(tr("Copied the holder token of %1.").arg(printableBytes(s->object.key, 80)));
+}
+
+} // namespace gatehouse

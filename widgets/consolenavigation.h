@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <QObject>
+#include <QPointer>
+
+class QMenu;
+class QTableView;
+
+namespace gatehouse {
+
+class MainWindow;
+class ObjectSearch;
+class SectionPage;
+
+// The keyboard and the menus over a MainWindow's pages, kept out of the
+// window itself: View (every page, Ctrl+1..9 and Ctrl+0; Go to object,
+// Ctrl+K), Actions (Details, Enter; the selection's primary action, Delete,
+// through its confirmation; Copy key; Copy token), Help (shortcuts, About),
+// and a context menu on every section's table. It uses only the window's
+// public face: pages, their tables and their action buttons.
+class ConsoleNavigation : public QObject
+{
+    Q_OBJECT
+public:
+    explicit ConsoleNavigation(MainWindow *window);
+
+    // Ctrl+K: the search over every object; it selects the chosen one on its page.
+    ObjectSearch *openSearch();
+    // Delete: the current page's primary action for its selection (the first
+    // enabled action button that acts on a selected object). False, with a
+    // sentence in the status bar, when there is none.
+    bool triggerPrimaryAction();
+    // Enter: the selected object's every column in a dialog (non-modal).
+    QWidget *showDetail();
+    void copyKey();
+    void copyToken();
+
+private:
+    SectionPage *currentSection() const;
+    void addTableMenu(SectionPage *page);
+    void fillPagesMenu(QMenu *menu);
+    void say(const QString &text);
+
+    MainWindow *m_window;
+    QPointer<ObjectSearch> m_search;
+    QPointer<QWidget> m_detail;
+};
+
+} // namespace gatehouse

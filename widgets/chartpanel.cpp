@@ -1,17 +1,20 @@
 // SPDX-License-Identifier: MIT
 #include "chartpanel.h"
 
+#include "historyrangebar.h"
+
 #include <patterns/patternregistry.h>
 
 #include <patterns/patternunit.h>
 
-#include <QComboBox>
 #include <QEvent>
 #include <QFileDialog>
+#include <QFutureWatcher>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
 #include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include <qcustomplot.h>
 
@@ -47,7 +50,7 @@ void styleForPalette(QCustomPlot *plot)
 ChartPanel::ChartPanel(const QString &section, QWidget *parent)
     : QWidget(parent)
     , m_section(section)
-    , m_range(new QComboBox(this))
+    , m_rangeBar(new HistoryRangeBar(this))
     , m_title(new QLabel(this))
     , m_hover(new QLabel(this))
 {
@@ -57,11 +60,21 @@ ChartPanel::ChartPanel(const QString &section, QWidget *parent)
     m_title->setTextInteractionFlags(Qt::TextSelectableByMouse);
     bar->addWidget(m_title, 1);
     bar->addWidget(m_hover);
-    m_range->addItem(tr("Last minute"), 60);
-    m_range->addItem(tr("Last 5 minutes"), 300);
-    m_range->addItem(tr("Last 15 minutes"), 900);
-    m_range->setToolTip(tr("Time range of the charts"));
-    bar->addWidget(m_range);
+    m_rangeBar->setToolTip(tr("Time range of the charts"));
+    m_rangeBar->setEnabled(false); // until a history file is set: live only
+    connect(m_rangeBar, &HistoryRangeBar::rangeChanged, this, &ChartPanel::onRangeChanged);
+    bar->addWidget(m_rangeBar);
+    m_panTimer.setSingleShot(true);
+    m_panTimer.setInterval(250);
+    connect(&m_panTimer, &QTimer::timeout, this, [this] {
+        if (!historyMode() || m_plots.isEmpty() || m_key.isEmpty())
+            return;
+        const QCPRange x = m_plots.first()->xAxis->range();
+        const qint64 from = qint64(x.lower * 1000.0);
+        const qint64 to = qint64(x.upper * 1000.0);
+        if (from < m_loadedFromMs || to > m_loadedToMs)
+            loadHistory(std::min(from, m_loadedFromMs), std::max(to, m_loadedToMs));
+    });
     auto *exportButton = new QPushButton(tr("Export…"), this);
     exportButton->setToolTip(tr("Save the charts as PNG or PDF"));
     connect(exportButton, &QPushButton::clicked, this, [this] {
@@ -102,6 +115,8 @@ QCustomPlot *ChartPanel::addPlot(const QString &title, const QString &yLabel)
     plot->axisRect()->setRangeZoom(Qt::Horizontal);
     plot->axisRect()->setRangeDrag(Qt::Horizontal);
     styleForPalette(plot);
+    connect(plot->xAxis, qOverload<const QCPRange &>(&QCPAxis::rangeChanged), this,
+            [this] { onPanned(); });
     connect(plot, &QCustomPlot::mouseMove, this,
             [this, plot](QMouseEvent *event) { showHover(plot, event); });
     layout()->addWidget(plot);
@@ -123,9 +138,102 @@ void ChartPanel::showHover(QCustomPlot *plot, QMouseEvent *event)
         QStringLiteral("t = %1 s  %2").arg(x, 0, 'f', 1).arg(parts.join(QLatin1String("  "))));
 }
 
+void ChartPanel::setHistoryFile(const QString &path)
+{
+    m_historyFile = path;
+    m_rangeBar->setEnabled(!path.isEmpty());
+}
+
+bool ChartPanel::historyMode() const
+{
+    return !m_historyFile.isEmpty() && m_rangeBar->mode() != HistoryRangeBar::Mode::Live;
+}
+
+void ChartPanel::onRangeChanged()
+{
+    m_loaded.reset();
+    m_loadedFromMs = m_loadedToMs = 0;
+    ++m_loadGeneration; // a read under way no longer applies
+    m_loading = false;
+    m_placeX = true;
+    for (int i = 0; i < m_plots.size() && i < m_charts.size(); ++i) {
+        QCustomPlot *plot = m_plots.at(i);
+        if (m_charts.at(i).kind == Chart::Kind::WindowStrip)
+            continue; // around now, always
+        if (historyMode()) {
+            auto ticker = QSharedPointer<QCPAxisTickerDateTime>::create();
+            ticker->setDateTimeFormat(QStringLiteral("HH:mm\nMMM d"));
+            plot->xAxis->setTicker(ticker);
+            plot->xAxis->setLabel(QString());
+        } else {
+            plot->xAxis->setTicker(QSharedPointer<QCPAxisTicker>::create());
+            plot->xAxis->setLabel(tr("seconds (0 = now)"));
+        }
+    }
+    if (m_last.sequence > 0 || !m_last.objects.isEmpty())
+        refresh(m_last);
+}
+
+void ChartPanel::onPanned()
+{
+    if (m_settingX || m_plots.isEmpty())
+        return;
+    auto *axis = qobject_cast<QCPAxis *>(sender());
+    if (!axis)
+        return;
+    // The panel's charts share one time axis.
+    m_settingX = true;
+    for (QCustomPlot *plot : std::as_const(m_plots)) {
+        if (plot->xAxis != axis && plot->xAxis->range() != axis->range()) {
+            plot->xAxis->setRange(axis->range());
+            plot->replot(QCustomPlot::rpQueuedReplot);
+        }
+    }
+    m_settingX = false;
+    if (historyMode())
+        m_panTimer.start();
+}
+
+void ChartPanel::loadHistory(qint64 fromMs, qint64 toMs)
+{
+    if (m_historyFile.isEmpty() || m_key.isEmpty())
+        return;
+    const quint64 generation = ++m_loadGeneration;
+    m_loading = true;
+    const QString path = m_historyFile;
+    const QByteArray key = m_key;
+    auto *watcher = new QFutureWatcher<std::optional<HistoryRange>>(this);
+    connect(watcher, &QFutureWatcher<std::optional<HistoryRange>>::finished, this,
+            [this, watcher, generation, key, fromMs, toMs] {
+                watcher->deleteLater();
+                if (generation != m_loadGeneration || key != m_key)
+                    return; // another range or object was asked for since
+                m_loading = false;
+                m_loaded = watcher->result();
+                m_loadedFromMs = fromMs;
+                m_loadedToMs = toMs;
+                if (!m_loaded)
+                    m_hover->setText(tr("No history could be read."));
+                refresh(m_last);
+            });
+    // The read runs on the thread pool; a file of any size never stalls the GUI.
+    watcher->setFuture(QtConcurrent::run([path, key, fromMs, toMs]() {
+        QString error;
+        return HistoryStore::read(path, key, fromMs, toMs, &error);
+    }));
+}
+
 void ChartPanel::setObject(const ObjectState *state)
 {
-    m_key = state ? state->object.key : QByteArray();
+    const QByteArray key = state ? state->object.key : QByteArray();
+    if (key != m_key) {
+        m_loaded.reset();
+        m_loadedFromMs = m_loadedToMs = 0;
+        ++m_loadGeneration;
+        m_loading = false;
+        m_placeX = true;
+    }
+    m_key = key;
     if (state) {
         const QList<Chart> charts = PatternUnit::of(state->object.kind).charts();
         QStringList titles, now;
@@ -149,6 +257,7 @@ void ChartPanel::setObject(const ObjectState *state)
 
 void ChartPanel::refresh(const Snapshot &snapshot)
 {
+    m_last = snapshot;
     if (m_key.isEmpty() || !isVisible())
         return;
     const ObjectState *state = nullptr;
@@ -164,7 +273,25 @@ void ChartPanel::refresh(const Snapshot &snapshot)
     // The monitor publishes the history of the watched objects (the selected
     // ones) with each snapshot; the first after a selection brings it.
     const ObjectHistoryPtr history = snapshot.history.value(m_key);
-    const double range = m_range->currentData().toDouble();
+    const bool fromFile = historyMode();
+    const HistoryRangeBar::Mode mode = m_rangeBar->mode();
+    const double range = double(m_rangeBar->spanMs()) / 1000.0;
+    // History ranges: x in seconds since the epoch (a date-time axis), the
+    // file's points then the live ones after them. The last-N ranges read
+    // again once what was read is a minute behind.
+    qint64 wantFrom = 0, wantTo = 0;
+    if (fromFile) {
+        wantFrom = mode == HistoryRangeBar::Mode::Custom
+                       ? m_rangeBar->customFromMs()
+                       : snapshot.server.timeMs - m_rangeBar->spanMs();
+        wantTo = mode == HistoryRangeBar::Mode::Custom ? m_rangeBar->customToMs()
+                                                       : snapshot.server.timeMs;
+        const bool behind = mode != HistoryRangeBar::Mode::Custom
+                            && snapshot.server.timeMs - m_loadedToMs > 60 * 1000;
+        if (!m_loading && (!m_loaded || behind))
+            loadHistory(m_loaded ? std::min(wantFrom, m_loadedFromMs) : wantFrom,
+                        std::max(wantTo, m_loadedToMs));
+    }
     auto series = [&](QCustomPlot *plot, int index, const QString &figure, const QString &name,
                       double scale) {
         while (plot->graphCount() <= index) {
@@ -175,10 +302,28 @@ void ChartPanel::refresh(const Snapshot &snapshot)
         g->setName(name);
         QVector<double> keys, values;
         const QList<QPointF> points = history ? history->points(figure) : QList<QPointF>();
+        double lastKey = -qInf();
+        if (fromFile && m_loaded) {
+            for (const QPointF &p : m_loaded->points(figure)) {
+                if (std::isnan(p.y()))
+                    continue;
+                keys.append(p.x() / 1000.0);
+                values.append(p.y() * scale);
+                lastKey = p.x() / 1000.0;
+            }
+        }
         for (const QPointF &p : points) {
             if (std::isnan(p.y()))
                 continue;
-            keys.append((p.x() - now) / 1000.0);
+            if (fromFile) {
+                if (p.x() / 1000.0 <= lastKey)
+                    continue; // the file has it already
+                if (mode == HistoryRangeBar::Mode::Custom && (p.x() < wantFrom || p.x() > wantTo))
+                    continue;
+                keys.append(p.x() / 1000.0);
+            } else {
+                keys.append((p.x() - now) / 1000.0);
+            }
             values.append(p.y() * scale);
         }
         g->setData(keys, values, true);
@@ -199,8 +344,9 @@ void ChartPanel::refresh(const Snapshot &snapshot)
         if (chart.limitLine) {
             if (r.limit) {
                 auto *line = new QCPItemStraightLine(plot);
-                line->point1->setCoords(-range, double(*r.limit));
-                line->point2->setCoords(0, double(*r.limit));
+                line->point1->setCoords(fromFile ? double(wantFrom) / 1000.0 : -range,
+                                        double(*r.limit));
+                line->point2->setCoords(fromFile ? double(wantTo) / 1000.0 : 0, double(*r.limit));
                 line->setPen(QPen(Qt::red, 1, Qt::DashLine));
             }
             plot->yAxis->setRange(
@@ -210,9 +356,18 @@ void ChartPanel::refresh(const Snapshot &snapshot)
             plot->yAxis->setRangeLower(0);
         }
         plot->legend->setVisible(plot->graphCount() > 1);
-        plot->xAxis->setRange(-range, 0);
+        // Live: the last 15 minutes, always. History: placed once per range
+        // or object, then where the operator pans and zooms it.
+        m_settingX = true;
+        if (!fromFile)
+            plot->xAxis->setRange(-range, 0);
+        else if (m_placeX)
+            plot->xAxis->setRange(double(wantFrom) / 1000.0, double(wantTo) / 1000.0);
+        m_settingX = false;
         plot->replot(QCustomPlot::rpQueuedReplot);
     }
+    if (fromFile && m_loaded)
+        m_placeX = false;
 }
 
 void ChartPanel::drawStrip(QCustomPlot *strip, const Reading &r, qint64 nowMs)

@@ -1,16 +1,21 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <history/historystore.h>
 #include <monitor/snapshot.h>
 #include <patterns/presentation.h>
 
+#include <QTimer>
 #include <QWidget>
 
-class QComboBox;
+#include <optional>
+
 class QCustomPlot;
 class QLabel;
 
 namespace gatehouse {
+
+class HistoryRangeBar;
 
 // The charts of the selected object as its pattern declares them
 // (PatternUnit::charts), from the history its snapshot carries: figures over
@@ -30,6 +35,12 @@ public:
     // Data points drawn in all graphs (the screenshot test checks they carry data).
     int pointCount() const;
     bool exportTo(const QString &fileName); // .png or .pdf
+    // The connection's history file: ranges beyond the live 15 minutes
+    // (HistoryRangeBar) are read from it, off the GUI thread. Empty: live only.
+    void setHistoryFile(const QString &path);
+    HistoryRangeBar *rangeBar() const { return m_rangeBar; }
+    // A history read is under way (tests wait for it to end).
+    bool isLoading() const { return m_loading; }
 
 protected:
     void changeEvent(QEvent *event) override; // follows the desktop's light/dark palette
@@ -39,14 +50,30 @@ private:
     QCustomPlot *addPlot(const QString &title, const QString &yLabel);
     void drawStrip(QCustomPlot *plot, const Reading &reading, qint64 nowMs);
     void showHover(QCustomPlot *plot, QMouseEvent *event);
+    bool historyMode() const;
+    // Reads [fromMs, toMs] of the selected object from the history file;
+    // the result is applied only if it is still the current request.
+    void loadHistory(qint64 fromMs, qint64 toMs);
+    void onRangeChanged();
+    void onPanned(); // a plot's x range moved (drag, wheel): the others follow, data loads
 
     QString m_section;
     QByteArray m_key;
-    QComboBox *m_range;
+    HistoryRangeBar *m_rangeBar;
     QLabel *m_title;
     QLabel *m_hover;
     QList<Chart> m_charts; // what m_plots show, as the pattern declares them
     QList<QCustomPlot *> m_plots;
+    QString m_historyFile;
+    std::optional<HistoryRange> m_loaded; // the selected object's, read from the file
+    qint64 m_loadedFromMs = 0;
+    qint64 m_loadedToMs = 0;
+    quint64 m_loadGeneration = 0; // a read's result applies only to the latest request
+    bool m_loading = false;
+    bool m_placeX = true;    // the next refresh sets the x range (new range or object)
+    bool m_settingX = false; // the panel itself moves the x ranges
+    QTimer m_panTimer;       // single shot: loads what a pan brought into view
+    Snapshot m_last;         // the latest snapshot refreshed from
 };
 
 } // namespace gatehouse

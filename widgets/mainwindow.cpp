@@ -13,6 +13,7 @@
 #include <monitor/jobbrowser.h>
 
 #include <actions/actionengine.h>
+#include <history/historystore.h>
 #include <monitor/monitor.h>
 #include <patterns/patternregistry.h>
 #include <patterns/presentation.h>
@@ -190,6 +191,26 @@ MainWindow::MainWindow(RedisClient *client, Monitor *monitor, ActionEngine *acti
     quit->setShortcut(QKeySequence::Quit);
 
     connect(m_monitor, &Monitor::snapshotReady, this, &MainWindow::onSnapshot);
+    if (!m_options.historyFile.isEmpty()) {
+        m_history = std::make_shared<HistoryStore>(m_options.historyFile);
+        HistoryStore *history = m_history.get();
+        // Direct: the figures are computed on the monitor's thread, written
+        // on the store's; the GUI thread does neither.
+        connect(
+            m_monitor, &Monitor::tickFinished, history,
+            [weak = std::weak_ptr<HistoryStore>(m_history)](const Snapshot &s) {
+                if (const auto store = weak.lock())
+                    store->append(s);
+            },
+            Qt::DirectConnection);
+        connect(history, &HistoryStore::problem, this,
+                [this](const QString &message) { showMessage(message); });
+        history->open();
+        for (SectionPage *page : std::as_const(m_sectionPages)) {
+            if (ChartPanel *chart = page->chart())
+                chart->setHistoryFile(m_options.historyFile);
+        }
+    }
     connect(m_monitor, &Monitor::discoveryProgress, this, [this](qint64 scanned, qint64 total) {
         m_discoveryBar->setRange(0, int(std::min<qint64>(total, INT_MAX)));
         m_discoveryBar->setValue(int(std::min<qint64>(scanned, INT_MAX)));

@@ -23,6 +23,7 @@ class ActionEngine;
 class JobBrowser;
 class AuditPage;
 class ChartPanel;
+class HistoryStore;
 class Monitor;
 class ObjectTableModel;
 class OverviewPage;
@@ -45,6 +46,10 @@ public:
     {
         bool readOnly = false;
         bool demo = false;
+        // The connection's history file (HistoryStore::fileFor): every tick
+        // is written to it and the charts read their longer ranges from it.
+        // Empty: no history kept (--no-history).
+        QString historyFile;
     };
 
     MainWindow(RedisClient *client, Monitor *monitor, ActionEngine *actions, Options options,
@@ -106,6 +111,9 @@ private:
     JobBrowser *m_jobBrowser;
     Options m_options;
     std::shared_ptr<const Snapshot> m_snapshot;
+    // Writes on its own thread; shared with the monitor thread's tick
+    // handler (a weak reference), so closing never races a tick.
+    std::shared_ptr<HistoryStore> m_history;
     QString m_lastOutcome;
 
     QListWidget *m_pages;

@@ -3,16 +3,19 @@
 
 #include "actioncommand.h"
 #include "exitcodes.h"
+#include "historycommand.h"
 #include "monitorcommands.h"
 #include "pingcommand.h"
 #include "simulatecommand.h"
 
+#include <history/historystore.h>
 #include <patterns/patternregistry.h>
 #include <redis/endpointoptions.h>
 #include <redis/userinput.h>
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
+#include <QDateTime>
 #include <QFileInfo>
 #include <QMap>
 #include <QSet>
@@ -30,7 +33,11 @@ const char s_commands[]
       "  ping                             Connect, run PING, print version and server time.\n"
       "  snapshot [--json]                One reading of every limiter, lock, token family,\n"
       "                                   queue ... found (--profile, or autodetected).\n"
-      "  watch [--interval MS] [--count N] A line per tick (JSON lines with --json).\n"
+      "  watch [--interval MS] [--count N] A line per tick (JSON lines with --json);\n"
+      "                                   --history also writes the history file.\n"
+      "  history KEY [--since T] [--until T] [--figure NAME] [--csv|--json]\n"
+      "                                   What the history file holds of KEY (T: ISO\n"
+      "                                   time, or back from now: 30m, 2h, 7d).\n"
       "  profile suggest                  Autodetect and print the profile as JSON.\n"
       "  profile accept KEY|FAMILY --profile FILE\n"
       "                                   Show an unconfirmed candidate from now on.\n"
@@ -163,6 +170,17 @@ int main(int argc, char *argv[])
                               "snapshot --json: at most N elements per section "
                               "(\"totals\" counts them all).",
                               "N");
+    const auto history = option("history", "watch: write every figure to the connection's "
+                                           "history file.");
+    const auto historyDir = option("history-dir",
+                                   "history, watch --history: the directory of history files "
+                                   "(default: the user's data directory, or "
+                                   "$GATEHOUSE_HISTORY_DIR).",
+                                   "DIR");
+    const auto since = option("since", "history: from T (default 1h).", "T");
+    const auto until = option("until", "history: to T (default now).", "T");
+    const auto figure = option("figure", "history: only this figure (inWindow, ...).", "NAME");
+    const auto csv = option("csv", "history: print CSV.");
     // The actions' inputs (PatternRegistry): --token, --ttl, --job, ...
     QMap<QString, QStringList> inputUse;
     QHash<QString, ActionInput> inputs;
@@ -283,6 +301,37 @@ int main(int argc, char *argv[])
         cli::SimulateCommand simulate(*endpoint, options, parser.isSet(json));
         return runSession(app, simulate);
     }
+    const QString historyFile = HistoryStore::fileFor(
+        *endpoint,
+        parser.isSet(historyDir) ? parser.value(historyDir) : HistoryStore::defaultDirectory());
+    if (command == QLatin1String("history")) {
+        if (args.size() != 2)
+            return usageError(QStringLiteral("Use \"history KEY [--since T] [--until T] "
+                                             "[--figure NAME] [--csv|--json]\"."));
+        if (parser.isSet(csv) && parser.isSet(json))
+            return usageError(QStringLiteral("history prints --csv or --json, not both."));
+        const qint64 now = QDateTime::currentMSecsSinceEpoch();
+        cli::HistoryRequest request;
+        request.path = historyFile;
+        request.connection = endpoint->displayUrl();
+        request.key = args.at(1).toUtf8();
+        const auto from = cli::parseHistoryTime(
+            parser.isSet(since) ? parser.value(since) : QStringLiteral("1h"), now, &error);
+        if (!from)
+            return usageError(QStringLiteral("--since: ") + error);
+        const auto to = cli::parseHistoryTime(
+            parser.isSet(until) ? parser.value(until) : QStringLiteral("now"), now, &error);
+        if (!to)
+            return usageError(QStringLiteral("--until: ") + error);
+        if (*to < *from)
+            return usageError(QStringLiteral("--until is before --since."));
+        request.sinceMs = *from;
+        request.untilMs = *to;
+        request.figure = parser.value(figure);
+        request.csv = parser.isSet(csv);
+        request.json = parser.isSet(json);
+        return cli::runHistory(request);
+    }
     if (command == QLatin1String("snapshot") || command == QLatin1String("watch")) {
         const bool watch = command == QLatin1String("watch");
         if (args.size() > 1)
@@ -310,6 +359,11 @@ int main(int argc, char *argv[])
             return usageError(QStringLiteral("--limit applies to snapshot --json only."));
         cli::SnapshotCommand snapshot(*endpoint, options, parser.isSet(json), watch, int(*n));
         snapshot.setLimit(qsizetype(*most));
+        if (parser.isSet(history)) {
+            if (!watch)
+                return usageError(QStringLiteral("--history applies to watch only."));
+            snapshot.setHistoryFile(historyFile);
+        }
         return runSession(app, snapshot);
     }
     if (command == QLatin1String("profile")) {

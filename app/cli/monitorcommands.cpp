@@ -81,6 +81,17 @@ void SnapshotCommand::onReady()
         m_silenceCheck.start();
     }
     connect(m_monitor.get(), &Monitor::tickFinished, this, &SnapshotCommand::printTick);
+    if (m_watch && !m_historyFile.isEmpty()) {
+        m_history = std::make_unique<HistoryStore>(m_historyFile);
+        connect(m_history.get(), &HistoryStore::problem, this, [](const QString &message) {
+            QTextStream(stderr) << "gatehouse-cli: " << message << Qt::endl;
+        });
+        connect(m_monitor.get(), &Monitor::tickFinished, this, [this](const Snapshot &s) {
+            if (m_discovered)
+                m_history->append(s);
+        });
+        m_history->open();
+    }
     connect(m_monitor.get(), &Monitor::tickOverdue, this, [this](const Snapshot &s) {
         if (m_watch)
             printTick(s); // a line per tick even when the server does not answer

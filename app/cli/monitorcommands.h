@@ -3,6 +3,7 @@
 
 #include "session.h"
 
+#include <history/historystore.h>
 #include <monitor/discovery.h>
 #include <monitor/monitor.h>
 
@@ -25,6 +26,8 @@ public:
                     int count, QObject *parent = nullptr);
     // snapshot --json: at most limit elements per section (-1: all).
     void setLimit(qsizetype limit) { m_limit = limit; }
+    // watch --history: every tick's figures go to this history file.
+    void setHistoryFile(const QString &path) { m_historyFile = path; }
 
 protected:
     void onReady() override;
@@ -46,6 +49,8 @@ private:
     bool m_progressShown = false;
     qsizetype m_limit = -1;
     std::unique_ptr<Monitor> m_monitor;
+    QString m_historyFile;
+    std::unique_ptr<HistoryStore> m_history; // written on its own thread
     bool m_json = false;
     bool m_watch = false;
     int m_count = 0; // watch: ticks to print, 0 = until interrupted

@@ -5,6 +5,7 @@
 #include <actions/actionengine.h>
 #include <chartpanel.h>
 #include <connectiondialog.h>
+#include <history/historystore.h>
 #include <mainwindow.h>
 #include <monitor/monitor.h>
 #include <objecttablemodel.h>
@@ -186,8 +187,15 @@ int main(int argc, char *argv[])
         QStringLiteral("Without keyspace events, refresh within PCT % of one server core "
                        "(default 2; 0 reads every object every interval)."),
         QStringLiteral("PCT"), QStringLiteral("2"));
-    parser.addOptions(
-        {profileOption, readOnly, demo, scale, interval, budget, screenshots, quitAfter});
+    const QCommandLineOption noHistory(QStringLiteral("no-history"),
+                                       QStringLiteral("Keep no history file for the connection."));
+    const QCommandLineOption historyDir(
+        QStringLiteral("history-dir"),
+        QStringLiteral("The directory of history files (default: the user's data directory, "
+                       "or $GATEHOUSE_HISTORY_DIR)."),
+        QStringLiteral("DIR"));
+    parser.addOptions({profileOption, readOnly, demo, scale, interval, budget, screenshots,
+                       quitAfter, noHistory, historyDir});
     parser.process(app);
 
     QString error;
@@ -259,6 +267,11 @@ int main(int argc, char *argv[])
         MainWindow::Options windowOptions;
         windowOptions.readOnly = readOnlyMode;
         windowOptions.demo = demoConsole;
+        // The demo's server is new each time: nothing to keep.
+        if (!demoConsole && !parser.isSet(noHistory))
+            windowOptions.historyFile = HistoryStore::fileFor(
+                ep, parser.isSet(historyDir) ? parser.value(historyDir)
+                                             : HistoryStore::defaultDirectory());
         console.window
             = std::make_unique<MainWindow>(console.actionsClient.get(), console.monitor.get(),
                                            console.actions.get(), windowOptions);

@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: MIT
+#include "historystore.h"
+
+#include "historywriter.h"
+
+#include <monitor/snapshot.h>
+#include <patterns/patternunit.h>
+#include <redis/redisendpoint.h>
+
+#include <QDir>
+#include <QFileInfo>
+#include <QHash>
+#include <QMetaObject>
+#include <QRegularExpression>
+#include <QSqlDatabase>
+#include <QSqlError>
+#include <QSqlQuery>
+#include <QStandardPaths>
+#include <QThread>
+#include <QUuid>
+
+#include <algorithm>
+
+namespace gatehouse {
+
+using namespace Internal;
+
+namespace {
+
+constexpr qint64 MinuteMs = 60 * 1000;
+constexpr qint64 HourMs = 3600 * 1000;
+
+qint64 floorDiv(qint64 a, qint64 b)
+{
+    return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+
+// A read-only connection for the calling thread's one read, removed after.
+class ReadConnection
+{
+public:
+    explicit ReadConnection(const QString &path)
+        : m_name(QStringLiteral("gatehouse-history-read-") + QUuid::createUuid().toString())
+    {
+        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), m_name);
+        db.setDatabaseName(path);
+        db.setConnectOptions(QStringLiteral("QSQLITE_OPEN_READONLY;QSQLITE_BUSY_TIMEOUT=2000"));
+        m_open = db.open();
+        if (!m_open)
+            m_error = db.lastError().text();
+    }
+    ~ReadConnection()
+    {
+        {
+            QSqlDatabase db = QSqlDatabase::database(m_name, false);
+            db.close();
+        }
+        QSqlDatabase::removeDatabase(m_name);
+    }
+    QSqlDatabase db() const { return QSqlDatabase::database(m_name, false); }
+    bool isOpen() const { return m_open; }
+    QString error() const { return m_error; }
+
+private:
+    QString m_name;
+    bool m_open = false;
+    QString m_error;
+};
+
+QString cannotRead(const QString &path, const QString &why)
+{
+    return QStringLiteral("The history file %1 cannot be read (%2).").arg(path, why);
+}
+
+} // namespace
+
+HistoryTick HistoryTick::fromSnapshot(const Snapshot &snapshot)
+{
+    HistoryTick tick;
+    tick.atMs = snapshot.server.timeMs;
+    tick.entries.reserve(snapshot.objects.size());
+    QHash<PatternKind, QList<Figure>> figures; // per kind, for this tick
+    for (const ObjectState &s : snapshot.objects) {
+        if (s.stale || s.gone)
+            continue; // history holds readings, not gaps
+        auto it = figures.find(s.object.kind);
+        if (it == figures.end())
+            it = figures.insert(s.object.kind, PatternUnit::of(s.object.kind).figures().mid(0, 8));
+        Entry e;
+        e.key = s.object.key;
+        e.kind = s.object.kind;
+        e.figures = int(it->size());
+        // As the snapshot shows it: projected to the tick's time (a reading
+        // kept from an earlier tick counts down, its window slides).
+        const Reading r = s.reading.atMs == tick.atMs ? s.reading : s.reading.at(tick.atMs);
+        for (int f = 0; f < e.figures; ++f)
+            e.values[f] = float(it->at(f).value(r, tick.atMs));
+        tick.entries.append(std::move(e));
+    }
+    return tick;
+}
+
+QList<QPointF> HistoryRange::points(const QString &figure) const
+{
+    const qsizetype f = figures.indexOf(figure);
+    QList<QPointF> out;
+    if (f < 0)
+        return out;
+    if (f < buckets.size()) {
+        const QList<Bucket> &b = buckets.at(f);
+        for (qsizetype i = 0; i < bucketTimes.size() && i < b.size(); ++i)
+            out.append(QPointF(double(bucketTimes.at(i) + MinuteMs / 2), double(b.at(i).mean)));
+    }
+    if (f < values.size()) {
+        const QList<float> &v = values.at(f);
+        for (qsizetype i = 0; i < times.size() && i < v.size(); ++i)
+            out.append(QPointF(double(times.at(i)), double(v.at(i))));
+    }
+    return out;
+}
+
+HistoryStore::HistoryStore(QString path, Options options, QObject *parent)
+    : QObject(parent)
+    , m_path(std::move(path))
+    , m_thread(new QThread)
+    , m_writer(new HistoryWriter(m_path, options))
+{
+    m_thread->setObjectName(QStringLiteral("history"));
+    m_writer->moveToThread(m_thread);
+    connect(m_writer, &HistoryWriter::problem, this, &HistoryStore::problem);
+    connect(m_writer, &HistoryWriter::opened, this, &HistoryStore::opened);
+    m_thread->start(QThread::LowPriority);
+}
+
+HistoryStore::~HistoryStore()
+{
+    // The writer is closed on its own thread (its connection lives there).
+    HistoryWriter *writer = m_writer;
+    QMetaObject::invokeMethod(
+        writer, [writer] { delete writer; }, Qt::BlockingQueuedConnection);
+    m_thread->quit();
+    m_thread->wait();
+    delete m_thread;
+}
+
+QString HistoryStore::defaultDirectory()
+{
+    const QString env = qEnvironmentVariable("GATEHOUSE_HISTORY_DIR");
+    if (!env.isEmpty())
+        return env;
+    return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)
+           + QStringLiteral("/history");
+}
+
+QString HistoryStore::fileFor(const RedisEndpoint &endpoint, const QString &dir)
+{
+    // No password; the user name stays (another user may see other keys).
+    // Everything but letters, digits, '.' and '-' becomes '_'.
+    QString name;
+    switch (endpoint.transport) {
+    case RedisEndpoint::Transport::Unix:
+        name = QStringLiteral("unix_") + endpoint.socketPath;
+        break;
+    case RedisEndpoint::Transport::Tls:
+    case RedisEndpoint::Transport::Tcp:
+        name = (endpoint.transport == RedisEndpoint::Transport::Tls ? QStringLiteral("rediss_")
+                                                                    : QStringLiteral("redis_"))
+               + (endpoint.user.isEmpty() ? QString() : endpoint.user + QLatin1Char('_'))
+               + endpoint.address();
+        break;
+    }
+    name += QStringLiteral("_db%1").arg(endpoint.db);
+    name.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9.-]+")), QStringLiteral("_"));
+    return QDir(dir).filePath(name.right(180) + QStringLiteral(".sqlite"));
+}
+
+void HistoryStore::open()
+{
+    QMetaObject::invokeMethod(m_writer, &HistoryWriter::open, Qt::QueuedConnection);
+}
+
+void HistoryStore::append(HistoryTick tick)
+{
+    HistoryWriter *writer = m_writer;
+    QMetaObject::invokeMethod(
+        writer, [writer, tick = std::move(tick)]() mutable { writer->enqueue(std::move(tick)); },
+        Qt::QueuedConnection);
+}
+
+void HistoryStore::recordEvent(qint64 atMs, const QByteArray &key, const QString &kind,
+                               const QString &text)
+{
+    HistoryWriter *writer = m_writer;
+    HistoryEvent e{atMs, key, kind, text};
+    QMetaObject::invokeMethod(
+        writer, [writer, e]() { writer->enqueueEvent(e); }, Qt::QueuedConnection);
+}
+
+void HistoryStore::flush()
+{
+    QMetaObject::invokeMethod(m_writer, &HistoryWriter::flushAll, Qt::BlockingQueuedConnection);
+}
+
+std::optional<HistoryRange> HistoryStore::read(const QString &path, const QByteArray &key,
+                                               qint64 sinceMs, qint64 untilMs, QString *error)
+{
+    if (!QFileInfo::exists(path)) {
+        *error = QStringLiteral("There is no history file %1.").arg(path);
+        return std::nullopt;
+    }
+    ReadConnection connection(path);
+    if (!connection.isOpen()) {
+        *error = cannotRead(path, connection.error());
+        return std::nullopt;
+    }
+    QSqlQuery q(connection.db());
+    q.setForwardOnly(true);
+    HistoryRange range;
+    range.key = key;
+    q.prepare(QStringLiteral("SELECT id, pattern, figures FROM objects WHERE key = ? ORDER BY id "
+                             "DESC LIMIT 1"));
+    q.addBindValue(key);
+    if (!q.exec()) {
+        *error = cannotRead(path, q.lastError().text());
+        return std::nullopt;
+    }
+    if (!q.next())
+        return range; // no history for the key
+    const quint32 id = q.value(0).toUInt();
+    range.pattern = q.value(1).toString();
+    range.figures = q.value(2).toString().split(QLatin1Char(','), Qt::SkipEmptyParts);
+    const qsizetype figureCount = range.figures.size();
+    range.values.resize(figureCount);
+    range.buckets.resize(figureCount);
+    q.finish();
+
+    // Point lookups over the populated part of the range: the keys lead
+    // with time, so one object's rows are one seek each.
+    // MIN and MAX in separate statements: each alone is one seek to an end
+    // of the key; together SQLite scans the table.
+    const auto bounds = [&](const QString &column, const QString &table, qint64 *lo, qint64 *hi) {
+        for (const auto &[fn, out] :
+             {std::pair{QStringLiteral("MIN"), lo}, std::pair{QStringLiteral("MAX"), hi}}) {
+            if (!q.exec(QStringLiteral("SELECT %1(%2) FROM %3").arg(fn, column, table)) || !q.next()
+                || q.value(0).isNull())
+                return false;
+            *out = q.value(0).toLongLong();
+            q.finish();
+        }
+        return true;
+    };
+    qint64 lo = 0, hi = 0;
+    if (bounds(QStringLiteral("hour"), QStringLiteral("buckets"), &lo, &hi)) {
+        const qint64 first = std::max(lo, floorDiv(sinceMs, HourMs));
+        const qint64 last = std::min(hi, floorDiv(untilMs, HourMs));
+        QSqlQuery b(connection.db());
+        b.setForwardOnly(true);
+        b.prepare(QStringLiteral("SELECT data FROM buckets WHERE hour = ? AND object = ?"));
+        HourBuckets h;
+        for (qint64 hour = first; hour <= last; ++hour) {
+            b.bindValue(0, hour);
+            b.bindValue(1, id);
+            if (!b.exec() || !b.next())
+                continue;
+            if (!decodeHour(b.value(0).toByteArray(), &h))
+                continue;
+            for (qsizetype i = 0; i < h.minutes.size(); ++i) {
+                const qint64 t = h.minutes.at(i);
+                if (t + MinuteMs <= sinceMs || t > untilMs)
+                    continue;
+                range.bucketTimes.append(t);
+                for (qsizetype f = 0; f < figureCount; ++f)
+                    range.buckets[f].append(f < h.buckets.size() ? h.buckets.at(f).value(i)
+                                                                 : Bucket());
+            }
+        }
+    }
+    const auto addSample = [&](qint64 t, const auto &valueAt) {
+        range.times.append(t);
+        for (qsizetype f = 0; f < figureCount; ++f)
+            range.values[f].append(valueAt(f));
+    };
+    if (bounds(QStringLiteral("minute"), QStringLiteral("samples"), &lo, &hi)) {
+        const qint64 first = std::max(lo, floorDiv(sinceMs, MinuteMs));
+        const qint64 last = std::min(hi, floorDiv(untilMs, MinuteMs));
+        QSqlQuery s(connection.db());
+        s.setForwardOnly(true);
+        s.prepare(QStringLiteral("SELECT data FROM samples WHERE minute = ? AND object = ?"));
+        MinuteSamples m;
+        for (qint64 minute = first; minute <= last; ++minute) {
+            s.bindValue(0, minute);
+            s.bindValue(1, id);
+            if (!s.exec() || !s.next())
+                continue;
+            if (!decodeMinute(s.value(0).toByteArray(), &m))
+                continue;
+            for (qsizetype i = 0; i < m.times.size(); ++i) {
+                const qint64 t = m.times.at(i);
+                if (t < sinceMs || t > untilMs)
+                    continue;
+                addSample(t, [&](qsizetype f) {
+                    return f < m.values.size() ? m.values.at(f).value(i) : 0.0f;
+                });
+            }
+        }
+    }
+    q.prepare(QStringLiteral("SELECT t, data FROM recent WHERE t >= ? AND t <= ? ORDER BY t"));
+    q.addBindValue(sinceMs);
+    q.addBindValue(untilMs);
+    if (q.exec()) {
+        QList<float> v;
+        while (q.next()) {
+            if (!tickValues(q.value(1).toByteArray(), id, &v))
+                continue;
+            addSample(q.value(0).toLongLong(), [&](qsizetype f) { return v.value(f); });
+        }
+    }
+    return range;
+}
+
+std::optional<QList<HistoryEvent>> HistoryStore::readEvents(const QString &path, qint64 sinceMs,
+                                                            qint64 untilMs, const QByteArray &key,
+                                                            int limit, QString *error)
+{
+    if (!QFileInfo::exists(path)) {
+        *error = QStringLiteral("There is no history file %1.").arg(path);
+        return std::nullopt;
+    }
+    ReadConnection connection(path);
+    if (!connection.isOpen()) {
+        *error = cannotRead(path, connection.error());
+        return std::nullopt;
+    }
+    QSqlQuery q(connection.db());
+    q.setForwardOnly(true);
+    q.prepare(QStringLiteral("SELECT at, key, kind, text FROM events WHERE at >= ? AND at <= ? "
+                             "AND (? OR key = ?) ORDER BY at, id LIMIT ?"));
+    q.addBindValue(sinceMs);
+    q.addBindValue(untilMs);
+    q.addBindValue(key.isEmpty());
+    q.addBindValue(key);
+    q.addBindValue(limit);
+    if (!q.exec()) {
+        *error = cannotRead(path, q.lastError().text());
+        return std::nullopt;
+    }
+    QList<HistoryEvent> events;
+    while (q.next())
+        events.append({q.value(0).toLongLong(), q.value(1).toByteArray(), q.value(2).toString(),
+                       q.value(3).toString()});
+    return events;
+}
+
+} // namespace gatehouse

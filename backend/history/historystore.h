@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "historycodec.h"
+
+#include <patterns/patternkind.h>
+
+#include <QList>
+#include <QObject>
+#include <QPointF>
+#include <QString>
+#include <QStringList>
+
+#include <optional>
+
+class QThread;
+
+namespace gatehouse {
+
+struct RedisEndpoint;
+struct Snapshot;
+
+namespace Internal {
+class HistoryWriter;
+}
+
+// One tick's figures of every object (PatternUnit::figures()), the input of
+// HistoryStore::append. Made on the caller's thread from a Snapshot.
+struct HistoryTick
+{
+    struct Entry
+    {
+        QByteArray key;
+        PatternKind kind;
+        int figures = 0;
+        float values[8] = {};
+    };
+    qint64 atMs = 0; // server time of the tick
+    QList<Entry> entries;
+
+    // Every object of the snapshot that was read (not stale, not gone), its
+    // figures projected to the snapshot's time as the monitor's history does.
+    static HistoryTick fromSnapshot(const Snapshot &snapshot);
+};
+
+// What the history holds of one object over a range.
+struct HistoryRange
+{
+    QByteArray key;
+    QString pattern;
+    QStringList figures;
+    // Full resolution: one sample per tick (server ms), ascending.
+    QList<qint64> times;
+    QList<QList<float>> values; // [figure][sample]
+    // Older than the full-resolution horizon: one-minute buckets (minute
+    // start, server ms), ascending, all before `times`.
+    QList<qint64> bucketTimes;
+    QList<QList<Internal::Bucket>> buckets; // [figure][bucket]
+
+    bool isEmpty() const { return times.isEmpty() && bucketTimes.isEmpty(); }
+    // A chart's points of one figure: buckets' means (at the middle of their
+    // minute), then the samples.
+    QList<QPointF> points(const QString &figure) const;
+};
+
+struct HistoryEvent
+{
+    qint64 atMs = 0;
+    QByteArray key;
+    QString kind; // "fired", "resolved", ...
+    QString text;
+};
+
+// Every history figure of every object, in one SQLite file per connection
+// (Qt SQL, QSQLITE). append() is cheap and thread-safe; the writes are
+// batched on the store's own thread and committed at least every
+// commitIntervalMs (WAL, synchronous=NORMAL: a killed process loses at most
+// the last interval). Layout, for 10,000 objects at one sample a second:
+//   recent(t, data)              one row per tick: every object's values
+//   samples(minute, object, data) one row per object per minute, a compact
+//                                blob (HistoryCodec); made from `recent`
+//                                when the minute is over
+//   buckets(hour, object, data)  one-minute min/max/mean/last, one row per
+//                                object per hour, once an hour is older than
+//                                the full-resolution horizon
+// Keys lead with time, so writes append, expiry and the size cap delete a
+// range; an object's range is read by point lookups (minute, object).
+class HistoryStore : public QObject
+{
+    Q_OBJECT
+public:
+    struct Options
+    {
+        qint64 fullResolutionMs = 24LL * 3600 * 1000;
+        qint64 bucketRetentionMs = 30LL * 24 * 3600 * 1000;
+        qint64 capBytes = 1024LL * 1024 * 1024; // the file, WAL included
+        int commitIntervalMs = 500;
+        int maxPendingTicks = 120; // a slow disk drops the oldest beyond this
+    };
+
+    explicit HistoryStore(QString path, Options options, QObject *parent = nullptr);
+    explicit HistoryStore(QString path, QObject *parent = nullptr)
+        : HistoryStore(std::move(path), Options(), parent)
+    {}
+    ~HistoryStore() override; // writes what is pending, then closes
+
+    // The directory history files go to: $GATEHOUSE_HISTORY_DIR when set,
+    // else the user's data directory + "/history".
+    static QString defaultDirectory();
+    // The file of a connection in dir: its URL without secrets, made a
+    // file name ("redis_127.0.0.1_6379_db0.sqlite").
+    static QString fileFor(const RedisEndpoint &endpoint, const QString &dir);
+
+    QString path() const { return m_path; }
+    // Opens (or makes) the file on the store's thread; a corrupt or locked
+    // file is renamed aside (problem() says so) and a fresh one used.
+    void open();
+    void append(const Snapshot &snapshot) { append(HistoryTick::fromSnapshot(snapshot)); }
+    void append(HistoryTick tick);
+    void recordEvent(qint64 atMs, const QByteArray &key, const QString &kind, const QString &text);
+    // Blocks until everything appended so far is committed, the minutes over
+    // folded and the horizons applied (tests, shutdown). Not on the GUI
+    // thread in normal running.
+    void flush();
+
+    // Reads (any thread; each call opens its own read-only connection).
+    // nullopt with *error set when the file cannot be read; an empty range
+    // when the key has no history there.
+    static std::optional<HistoryRange> read(const QString &path, const QByteArray &key,
+                                            qint64 sinceMs, qint64 untilMs, QString *error);
+    static std::optional<QList<HistoryEvent>> readEvents(const QString &path, qint64 sinceMs,
+                                                         qint64 untilMs, const QByteArray &key,
+                                                         int limit, QString *error);
+
+Q_SIGNALS:
+    // A sentence for the operator (a file set aside, a write that failed).
+    void problem(const QString &message);
+    void opened(const QString &path);
+
+private:
+    QString m_path;
+    QThread *m_thread = nullptr;
+    Internal::HistoryWriter *m_writer = nullptr; // lives on m_thread
+};
+
+} // namespace gatehouse

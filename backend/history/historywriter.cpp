@@ -1,0 +1,624 @@
+// SPDX-License-Identifier: MIT
+#include "historywriter.h"
+
+#include <QDateTime>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QSqlDatabase>
+#include <QSqlError>
+#include <QSqlQuery>
+#include <QUuid>
+#include <QtNumeric>
+
+#include <patterns/patternregistry.h>
+#include <patterns/patternunit.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <utility>
+
+namespace gatehouse::Internal {
+
+namespace {
+
+constexpr qint64 MinuteMs = 60 * 1000;
+constexpr qint64 HourMs = 3600 * 1000;
+
+// The WAL's share of the cap: checkpointed (and truncated) at this size, so
+// file plus WAL stay under the cap.
+qint64 walLimitBytes(qint64 capBytes)
+{
+    return std::clamp<qint64>(capBytes / 16, 256 * 1024, 16 * 1024 * 1024);
+}
+
+qint64 floorDiv(qint64 a, qint64 b)
+{
+    return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+
+// SQLite's result codes as Qt SQL reports them (QSqlError::nativeErrorCode).
+bool isBusy(const QSqlError &e)
+{
+    const QString code = e.nativeErrorCode();
+    return code == QLatin1String("5") || code == QLatin1String("6")
+           || e.text().contains(QLatin1String("locked"), Qt::CaseInsensitive);
+}
+
+} // namespace
+
+HistoryWriter::HistoryWriter(QString path, HistoryStore::Options options)
+    : m_path(std::move(path))
+    , m_options(options)
+    , m_connection(QStringLiteral("gatehouse-history-") + QUuid::createUuid().toString())
+{}
+
+HistoryWriter::~HistoryWriter()
+{
+    close();
+}
+
+bool HistoryWriter::exec(const QString &sql)
+{
+    QSqlQuery q(QSqlDatabase::database(m_connection, false));
+    if (q.exec(sql))
+        return true;
+    fail(sql, q.lastError().text());
+    return false;
+}
+
+void HistoryWriter::fail(const QString &what, const QString &error)
+{
+    Q_EMIT problem(QStringLiteral("Writing the history file %1 failed (%2: %3); the charts keep "
+                                  "working from memory.")
+                       .arg(m_path, what.left(60), error));
+}
+
+HistoryWriter::Verdict HistoryWriter::tryOpen(QString *detail)
+{
+    if (!QSqlDatabase::isDriverAvailable(QStringLiteral("QSQLITE"))) {
+        *detail = QStringLiteral("Qt's SQLite driver is missing: install the Debian package "
+                                 "libqt6sql6-sqlite, or run .ci/install-deps");
+        return Verdict::Failed;
+    }
+    QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), m_connection);
+    db.setDatabaseName(m_path);
+    // A lock held by another process is waited for this long, then the
+    // file counts as locked.
+    db.setConnectOptions(QStringLiteral("QSQLITE_BUSY_TIMEOUT=1500"));
+    if (!db.open()) {
+        *detail = db.lastError().text();
+        return Verdict::Failed;
+    }
+    QSqlQuery q(db);
+    if (!q.exec(QStringLiteral("PRAGMA quick_check"))) {
+        *detail = q.lastError().text();
+        return isBusy(q.lastError()) ? Verdict::Locked : Verdict::Corrupt;
+    }
+    if (!q.next() || q.value(0).toString() != QLatin1String("ok")) {
+        *detail = QStringLiteral("quick_check: ") + q.value(0).toString();
+        return Verdict::Corrupt;
+    }
+    q.finish();
+    // auto_vacuum only takes on a new file: the size cap's deletes then give
+    // pages back to the file system (incremental_vacuum).
+    const QStringList pragmas = {
+        QStringLiteral("PRAGMA auto_vacuum=INCREMENTAL"),
+        QStringLiteral("PRAGMA journal_mode=WAL"),
+        QStringLiteral("PRAGMA synchronous=NORMAL"),
+        QStringLiteral("PRAGMA journal_size_limit=%1").arg(walLimitBytes(m_options.capBytes)),
+        QStringLiteral("PRAGMA wal_autocheckpoint=%1")
+            .arg(std::max<qint64>(16, walLimitBytes(m_options.capBytes) / 4096 / 2)),
+    };
+    for (const QString &p : pragmas) {
+        if (!q.exec(p)) {
+            *detail = q.lastError().text();
+            return isBusy(q.lastError()) ? Verdict::Locked : Verdict::Corrupt;
+        }
+        q.finish();
+    }
+    // A write lock proves no other process holds the file.
+    if (!q.exec(QStringLiteral("BEGIN IMMEDIATE"))) {
+        *detail = q.lastError().text();
+        return isBusy(q.lastError()) ? Verdict::Locked : Verdict::Corrupt;
+    }
+    const QStringList schema = {
+        QStringLiteral("CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT)"),
+        QStringLiteral("CREATE TABLE IF NOT EXISTS objects (id INTEGER PRIMARY KEY, key BLOB NOT "
+                       "NULL, pattern TEXT NOT NULL, figures TEXT NOT NULL, UNIQUE (key, "
+                       "pattern))"),
+        QStringLiteral("CREATE TABLE IF NOT EXISTS recent (t INTEGER PRIMARY KEY, data BLOB NOT "
+                       "NULL)"),
+        QStringLiteral("CREATE TABLE IF NOT EXISTS samples (minute INTEGER NOT NULL, object "
+                       "INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (minute, object)) "
+                       "WITHOUT ROWID"),
+        QStringLiteral("CREATE TABLE IF NOT EXISTS buckets (hour INTEGER NOT NULL, object "
+                       "INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (hour, object)) "
+                       "WITHOUT ROWID"),
+        QStringLiteral("CREATE TABLE IF NOT EXISTS events (id INTEGER PRIMARY KEY, at INTEGER "
+                       "NOT NULL, key BLOB, kind TEXT NOT NULL, text TEXT NOT NULL)"),
+        QStringLiteral("CREATE INDEX IF NOT EXISTS events_at ON events (at)"),
+        QStringLiteral("INSERT OR IGNORE INTO meta VALUES ('format', '1')"),
+    };
+    for (const QString &s : schema) {
+        if (!q.exec(s)) {
+            *detail = q.lastError().text();
+            exec(QStringLiteral("ROLLBACK"));
+            return isBusy(q.lastError()) ? Verdict::Locked : Verdict::Corrupt;
+        }
+    }
+    if (!q.exec(QStringLiteral("SELECT value FROM meta WHERE name = 'format'")) || !q.next()
+        || q.value(0).toString() != QLatin1String("1")) {
+        *detail = QStringLiteral("an unknown format");
+        exec(QStringLiteral("ROLLBACK"));
+        return Verdict::Corrupt;
+    }
+    if (!q.exec(QStringLiteral("COMMIT"))) {
+        *detail = q.lastError().text();
+        return isBusy(q.lastError()) ? Verdict::Locked : Verdict::Corrupt;
+    }
+    return Verdict::Ok;
+}
+
+void HistoryWriter::setAside(Verdict verdict, const QString &detail)
+{
+    {
+        QSqlDatabase db = QSqlDatabase::database(m_connection, false);
+        db.close();
+    }
+    QSqlDatabase::removeDatabase(m_connection);
+    const QString aside
+        = m_path + QStringLiteral(".corrupt-")
+          + QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd'T'HHmmss'Z'"));
+    const bool moved = QFile::rename(m_path, aside);
+    for (const char *suffix : {"-wal", "-shm"}) {
+        const QString side = m_path + QLatin1String(suffix);
+        if (QFileInfo::exists(side))
+            QFile::rename(side, aside + QLatin1String(suffix));
+    }
+    const QString why = verdict == Verdict::Locked
+                            ? QStringLiteral("is locked by another process (%1)").arg(detail)
+                            : QStringLiteral("is not a readable history database (%1)").arg(detail);
+    if (moved)
+        Q_EMIT problem(QStringLiteral("The history file %1 %2; it was renamed to %3 and a new "
+                                      "file was started.")
+                           .arg(m_path, why, aside));
+    else
+        Q_EMIT problem(QStringLiteral("The history file %1 %2 and could not be renamed aside; "
+                                      "history is not kept this session. Move the file away "
+                                      "and start again.")
+                           .arg(m_path, why));
+}
+
+void HistoryWriter::open()
+{
+    if (m_ok)
+        return;
+    QDir().mkpath(QFileInfo(m_path).absolutePath());
+    QString detail;
+    Verdict verdict = tryOpen(&detail);
+    if (verdict == Verdict::Corrupt || verdict == Verdict::Locked) {
+        setAside(verdict, detail);
+        if (QFileInfo::exists(m_path))
+            return; // could not move it: nothing written this session
+        verdict = tryOpen(&detail);
+    }
+    if (verdict != Verdict::Ok) {
+        Q_EMIT problem(QStringLiteral("The history file %1 could not be opened (%2); history is "
+                                      "not kept this session. Check the directory's permissions "
+                                      "or pass --history-dir.")
+                           .arg(m_path, detail));
+        {
+            QSqlDatabase db = QSqlDatabase::database(m_connection, false);
+            db.close();
+        }
+        QSqlDatabase::removeDatabase(m_connection);
+        return;
+    }
+    m_ok = true;
+    QSqlQuery q(QSqlDatabase::database(m_connection, false));
+    q.setForwardOnly(true);
+    if (q.exec(QStringLiteral("SELECT id, key, pattern FROM objects"))) {
+        while (q.next()) {
+            // Patterns no unit registers any more are left out: a new id if one returns.
+            const PatternUnit *unit = PatternRegistry::instance().find(q.value(2).toString());
+            if (unit)
+                m_ids[q.value(1).toByteArray()].append({unit->kind(), q.value(0).toUInt()});
+        }
+    }
+    if (q.exec(QStringLiteral("SELECT MIN(t) FROM recent")) && q.next() && !q.value(0).isNull())
+        m_oldestRecentMinute = floorDiv(q.value(0).toLongLong(), MinuteMs);
+    if (q.exec(QStringLiteral("SELECT MAX(t) FROM recent")) && q.next() && !q.value(0).isNull())
+        m_latestMs = q.value(0).toLongLong();
+    q.finish();
+    m_timer = new QTimer(this);
+    m_timer->setInterval(m_options.commitIntervalMs);
+    connect(m_timer, &QTimer::timeout, this, &HistoryWriter::writePending);
+    m_timer->start();
+    Q_EMIT opened(m_path);
+}
+
+void HistoryWriter::enqueue(HistoryTick tick)
+{
+    if (!m_ok)
+        return;
+    m_pending.append(std::move(tick));
+    while (m_pending.size() > m_options.maxPendingTicks) {
+        m_pending.removeFirst();
+        ++m_dropped;
+    }
+}
+
+void HistoryWriter::enqueueEvent(HistoryEvent event)
+{
+    if (m_ok)
+        m_events.append(std::move(event));
+}
+
+void HistoryWriter::flushAll()
+{
+    writePending();
+    if (m_ok && m_oldestRecentMinute >= 0
+        && m_oldestRecentMinute < floorDiv(m_latestMs, MinuteMs)) {
+        fold(floorDiv(m_latestMs, MinuteMs) * MinuteMs);
+        maintain();
+    }
+}
+
+void HistoryWriter::close()
+{
+    if (!m_ok)
+        return;
+    writePending(); // the current minute stays in `recent`: a restart adds to it
+    exec(QStringLiteral("PRAGMA wal_checkpoint(TRUNCATE)"));
+    m_ok = false;
+    {
+        QSqlDatabase db = QSqlDatabase::database(m_connection, false);
+        db.close();
+    }
+    QSqlDatabase::removeDatabase(m_connection);
+}
+
+quint32 HistoryWriter::idFor(const HistoryTick::Entry &entry, bool *ok)
+{
+    QList<std::pair<PatternKind, quint32>> &byPattern = m_ids[entry.key];
+    for (const auto &[kind, id] : std::as_const(byPattern)) {
+        if (kind == entry.kind)
+            return id;
+    }
+    const QString pattern = entry.kind.id();
+    QStringList figures;
+    const QList<Figure> declared = PatternUnit::of(entry.kind).figures();
+    for (const Figure &f : declared)
+        figures << f.id;
+    QSqlQuery q(QSqlDatabase::database(m_connection, false));
+    q.prepare(QStringLiteral("INSERT INTO objects (key, pattern, figures) VALUES (?, ?, ?)"));
+    q.addBindValue(entry.key);
+    q.addBindValue(pattern);
+    q.addBindValue(figures.mid(0, entry.figures).join(QLatin1Char(',')));
+    if (!q.exec()) {
+        fail(QStringLiteral("INSERT INTO objects"), q.lastError().text());
+        *ok = false;
+        return 0;
+    }
+    const quint32 id = q.lastInsertId().toUInt();
+    // The registered unit's id outlives the cache (PatternKind's contract).
+    byPattern.append({PatternUnit::of(entry.kind).kind(), id});
+    return id;
+}
+
+bool HistoryWriter::writeTick(const HistoryTick &tick)
+{
+    QList<std::pair<quint32, qsizetype>> order;
+    order.reserve(tick.entries.size());
+    bool ok = true;
+    for (qsizetype i = 0; i < tick.entries.size() && ok; ++i)
+        order.append({idFor(tick.entries.at(i), &ok), i});
+    if (!ok)
+        return false;
+    std::sort(order.begin(), order.end());
+    TickBlobWriter blob(int(order.size()));
+    quint32 previous = 0;
+    for (qsizetype i = 0; i < order.size(); ++i) {
+        if (i > 0 && order.at(i).first == previous)
+            continue; // one key listed twice in a tick: the first counts
+        previous = order.at(i).first;
+        const HistoryTick::Entry &e = tick.entries.at(order.at(i).second);
+        blob.add(order.at(i).first, e.values, e.figures);
+    }
+    QSqlQuery q(QSqlDatabase::database(m_connection, false));
+    q.prepare(QStringLiteral("INSERT OR REPLACE INTO recent (t, data) VALUES (?, ?)"));
+    q.addBindValue(tick.atMs);
+    q.addBindValue(blob.finish());
+    if (!q.exec()) {
+        fail(QStringLiteral("INSERT INTO recent"), q.lastError().text());
+        return false;
+    }
+    const qint64 minute = floorDiv(tick.atMs, MinuteMs);
+    if (m_oldestRecentMinute < 0 || minute < m_oldestRecentMinute)
+        m_oldestRecentMinute = minute;
+    m_latestMs = std::max(m_latestMs, tick.atMs);
+    return true;
+}
+
+void HistoryWriter::writePending()
+{
+    if (!m_ok || (m_pending.isEmpty() && m_events.isEmpty()))
+        return;
+    QSqlDatabase db = QSqlDatabase::database(m_connection, false);
+    if (!db.transaction()) {
+        fail(QStringLiteral("BEGIN"), db.lastError().text());
+        return; // kept pending: the next interval tries again
+    }
+    const QList<HistoryTick> ticks = std::exchange(m_pending, {});
+    const QList<HistoryEvent> events = std::exchange(m_events, {});
+    for (const HistoryTick &tick : ticks)
+        writeTick(tick);
+    QSqlQuery q(db);
+    q.prepare(QStringLiteral("INSERT INTO events (at, key, kind, text) VALUES (?, ?, ?, ?)"));
+    for (const HistoryEvent &e : events) {
+        q.addBindValue(e.atMs);
+        q.addBindValue(e.key);
+        q.addBindValue(e.kind);
+        q.addBindValue(e.text);
+        if (!q.exec())
+            fail(QStringLiteral("INSERT INTO events"), q.lastError().text());
+    }
+    if (!db.commit()) {
+        fail(QStringLiteral("COMMIT"), db.lastError().text());
+        db.rollback();
+        return;
+    }
+    if (m_dropped > 0) {
+        Q_EMIT problem(QStringLiteral("The history file %1 could not keep up; %2 ticks were not "
+                                      "written.")
+                           .arg(m_path)
+                           .arg(m_dropped));
+        m_dropped = 0;
+    }
+    // A minute is over when a tick of a later minute is written.
+    const qint64 current = floorDiv(m_latestMs, MinuteMs);
+    if (m_oldestRecentMinute >= 0 && m_oldestRecentMinute < current) {
+        fold(current * MinuteMs);
+        maintain();
+    }
+}
+
+void HistoryWriter::fold(qint64 beforeMs)
+{
+    QSqlDatabase db = QSqlDatabase::database(m_connection, false);
+    QSqlQuery q(db);
+    q.setForwardOnly(true);
+    q.prepare(QStringLiteral("SELECT t, data FROM recent WHERE t < ? ORDER BY t"));
+    q.addBindValue(beforeMs);
+    if (!q.exec()) {
+        fail(QStringLiteral("SELECT FROM recent"), q.lastError().text());
+        return;
+    }
+    // (minute, object) -> its samples, in the table's key order.
+    std::map<std::pair<qint64, quint32>, MinuteSamples> minutes;
+    while (q.next()) {
+        const qint64 t = q.value(0).toLongLong();
+        const qint64 minute = floorDiv(t, MinuteMs);
+        const QByteArray blob = q.value(1).toByteArray();
+        auto hint = minutes.end();
+        forEachTickEntry(blob, [&](quint32 id, const float *values, int figures) {
+            hint = minutes.try_emplace(hint, std::make_pair(minute, id));
+            MinuteSamples &m = hint->second;
+            if (m.values.size() < figures)
+                m.values.resize(figures);
+            // An object found in mid-minute (or missing for some ticks) has
+            // fewer times; its columns stay aligned with them.
+            m.times.append(t);
+            for (int k = 0; k < figures; ++k)
+                m.values[k].append(values[k]);
+            for (qsizetype k = figures; k < m.values.size(); ++k)
+                m.values[k].append(0.0f);
+        });
+    }
+    q.finish();
+    if (!db.transaction()) {
+        fail(QStringLiteral("BEGIN"), db.lastError().text());
+        return;
+    }
+    QSqlQuery insert(db);
+    insert.prepare(QStringLiteral("INSERT OR REPLACE INTO samples (minute, object, data) VALUES "
+                                  "(?, ?, ?)"));
+    for (const auto &[at, samples] : minutes) {
+        insert.bindValue(0, at.first);
+        insert.bindValue(1, at.second);
+        insert.bindValue(2, encodeMinute(samples));
+        if (!insert.exec()) {
+            fail(QStringLiteral("INSERT INTO samples"), insert.lastError().text());
+            db.rollback();
+            return;
+        }
+    }
+    QSqlQuery del(db);
+    del.prepare(QStringLiteral("DELETE FROM recent WHERE t < ?"));
+    del.addBindValue(beforeMs);
+    if (!del.exec() || !db.commit()) {
+        fail(QStringLiteral("DELETE FROM recent"), del.lastError().text());
+        db.rollback();
+        return;
+    }
+    m_oldestRecentMinute = -1;
+    if (q.exec(QStringLiteral("SELECT MIN(t) FROM recent")) && q.next() && !q.value(0).isNull())
+        m_oldestRecentMinute = floorDiv(q.value(0).toLongLong(), MinuteMs);
+}
+
+void HistoryWriter::maintain()
+{
+    QSqlDatabase db = QSqlDatabase::database(m_connection, false);
+    QSqlQuery q(db);
+    // Whole hours whose end is fullResolutionMs old move to buckets.
+    const qint64 bucketBefore = floorDiv(m_latestMs - m_options.fullResolutionMs, HourMs);
+    qint64 done = std::numeric_limits<qint64>::min();
+    for (;;) {
+        if (!q.exec(QStringLiteral("SELECT MIN(minute) FROM samples")) || !q.next()
+            || q.value(0).isNull())
+            break;
+        const qint64 hour = floorDiv(q.value(0).toLongLong() * MinuteMs, HourMs);
+        q.finish();
+        if (hour >= bucketBefore || hour <= done)
+            break; // up to date, or the hour could not be moved (said so)
+        downsampleHour(hour);
+        done = hour;
+    }
+    // Buckets of hours whose end is bucketRetentionMs old go, and events.
+    const qint64 dropBefore = floorDiv(m_latestMs - m_options.bucketRetentionMs, HourMs);
+    q.prepare(QStringLiteral("DELETE FROM buckets WHERE hour < ?"));
+    q.addBindValue(dropBefore);
+    q.exec();
+    q.prepare(QStringLiteral("DELETE FROM events WHERE at < ?"));
+    q.addBindValue(dropBefore * HourMs);
+    q.exec();
+    q.finish();
+    enforceCap();
+    // The WAL back to nothing once a minute: what the cap counts stays put.
+    exec(QStringLiteral("PRAGMA wal_checkpoint(TRUNCATE)"));
+}
+
+void HistoryWriter::downsampleHour(qint64 hour)
+{
+    QSqlDatabase db = QSqlDatabase::database(m_connection, false);
+    QSqlQuery q(db);
+    q.setForwardOnly(true);
+    q.prepare(QStringLiteral("SELECT minute, object, data FROM samples WHERE minute >= ? AND "
+                             "minute < ?"));
+    q.addBindValue(hour * 60);
+    q.addBindValue((hour + 1) * 60);
+    if (!q.exec()) {
+        fail(QStringLiteral("SELECT FROM samples"), q.lastError().text());
+        return;
+    }
+    std::map<quint32, HourBuckets> objects;
+    MinuteSamples m;
+    while (q.next()) {
+        if (!decodeMinute(q.value(2).toByteArray(), &m) || m.times.isEmpty())
+            continue;
+        HourBuckets &h = objects[q.value(1).toUInt()];
+        if (h.buckets.size() < m.values.size())
+            h.buckets.resize(m.values.size());
+        h.minutes.append(q.value(0).toLongLong() * MinuteMs);
+        for (qsizetype f = 0; f < h.buckets.size(); ++f) {
+            Bucket b;
+            // NaN (an unknown figure, e.g. occupancy without a limit) is
+            // left out; a minute of only NaN stays NaN.
+            b = {qQNaN(), qQNaN(), qQNaN(), qQNaN()};
+            if (f < m.values.size() && !m.values.at(f).isEmpty()) {
+                const QList<float> &v = m.values.at(f);
+                double sum = 0;
+                int known = 0;
+                for (float x : v) {
+                    if (std::isnan(x))
+                        continue;
+                    b.min = known == 0 ? x : std::min(b.min, x);
+                    b.max = known == 0 ? x : std::max(b.max, x);
+                    sum += x;
+                    ++known;
+                }
+                if (known > 0)
+                    b.mean = float(sum / double(known));
+                b.last = v.last();
+            }
+            h.buckets[f].append(b);
+        }
+    }
+    q.finish();
+    if (!db.transaction())
+        return;
+    QSqlQuery insert(db);
+    insert.prepare(QStringLiteral("INSERT OR REPLACE INTO buckets (hour, object, data) VALUES "
+                                  "(?, ?, ?)"));
+    for (const auto &[object, h] : objects) {
+        insert.bindValue(0, hour);
+        insert.bindValue(1, object);
+        insert.bindValue(2, encodeHour(h));
+        if (!insert.exec()) {
+            fail(QStringLiteral("INSERT INTO buckets"), insert.lastError().text());
+            db.rollback();
+            return;
+        }
+    }
+    QSqlQuery del(db);
+    del.prepare(QStringLiteral("DELETE FROM samples WHERE minute >= ? AND minute < ?"));
+    del.addBindValue(hour * 60);
+    del.addBindValue((hour + 1) * 60);
+    if (!del.exec() || !db.commit()) {
+        fail(QStringLiteral("DELETE FROM samples"), del.lastError().text());
+        db.rollback();
+    }
+}
+
+void HistoryWriter::enforceCap()
+{
+    QSqlDatabase db = QSqlDatabase::database(m_connection, false);
+    QSqlQuery q(db);
+    // The file's free pages go back first (deleted `recent` rows and
+    // downsampled hours leave them): the file is then what it holds.
+    const auto freePages = [&]() -> qint64 {
+        qint64 n = 0;
+        if (q.exec(QStringLiteral("PRAGMA freelist_count")) && q.next())
+            n = q.value(0).toLongLong();
+        q.finish();
+        return n;
+    };
+    // incremental_vacuum frees a page per step, and Qt steps a statement
+    // without rows once: run again while pages are free.
+    const auto vacuum = [&] {
+        for (int guard = 0; guard < 1000000 && freePages() > 0; ++guard) {
+            if (!q.exec(QStringLiteral("PRAGMA incremental_vacuum")))
+                break;
+            while (q.next()) {
+            }
+            q.finish();
+        }
+    };
+    const auto fileBytes = [&]() -> qint64 {
+        qint64 pages = 0, size = 0;
+        if (q.exec(QStringLiteral("PRAGMA page_count")) && q.next())
+            pages = q.value(0).toLongLong();
+        if (q.exec(QStringLiteral("PRAGMA page_size")) && q.next())
+            size = q.value(0).toLongLong();
+        q.finish();
+        return pages * size;
+    };
+    // Headroom for the WAL (twice its limit: a fold may pass it) and the
+    // minute being written.
+    const qint64 target
+        = m_options.capBytes - 2 * walLimitBytes(m_options.capBytes) - m_options.capBytes / 16;
+    if (fileBytes() <= target)
+        return; // free pages stay for the next minute's `recent` rows
+    vacuum();
+    for (int guard = 0; guard < 100000 && fileBytes() > target; ++guard) {
+        // Oldest first: buckets are older than any sample.
+        qint64 bucketHour = -1, sampleMinute = -1;
+        if (q.exec(QStringLiteral("SELECT MIN(hour) FROM buckets")) && q.next()
+            && !q.value(0).isNull())
+            bucketHour = q.value(0).toLongLong();
+        q.finish();
+        if (bucketHour >= 0) {
+            q.prepare(QStringLiteral("DELETE FROM buckets WHERE hour <= ?"));
+            q.addBindValue(bucketHour);
+        } else {
+            if (q.exec(QStringLiteral("SELECT MIN(minute) FROM samples")) && q.next()
+                && !q.value(0).isNull())
+                sampleMinute = q.value(0).toLongLong();
+            q.finish();
+            if (sampleMinute < 0)
+                break; // only the current minute is left
+            // Five minutes at a time: small steps stay close to the cap.
+            q.prepare(QStringLiteral("DELETE FROM samples WHERE minute < ?"));
+            q.addBindValue(sampleMinute + 5);
+        }
+        if (!q.exec())
+            break;
+        q.finish();
+        vacuum();
+    }
+}
+
+} // namespace gatehouse::Internal

@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "historystore.h"
+
+#include <QHash>
+#include <QObject>
+#include <QTimer>
+
+namespace gatehouse::Internal {
+
+// The writing side of a HistoryStore, on the store's thread: owns the
+// database connection (Qt SQL connections are bound to their thread).
+class HistoryWriter : public QObject
+{
+    Q_OBJECT
+public:
+    HistoryWriter(QString path, HistoryStore::Options options);
+    ~HistoryWriter() override;
+
+    void open();
+    void enqueue(HistoryTick tick);
+    void enqueueEvent(HistoryEvent event);
+    // Writes what is pending and folds every minute that is over.
+    void flushAll();
+    void close();
+
+Q_SIGNALS:
+    void problem(const QString &message);
+    void opened(const QString &path);
+
+private:
+    enum class Verdict { Ok, Corrupt, Locked, Failed };
+    Verdict tryOpen(QString *detail);
+    void setAside(Verdict verdict, const QString &detail);
+    void writePending();
+    bool writeTick(const HistoryTick &tick);
+    quint32 idFor(const HistoryTick::Entry &entry, bool *ok);
+    void fold(qint64 beforeMs);
+    void maintain();
+    void downsampleHour(qint64 hour);
+    void enforceCap();
+    bool exec(const QString &sql);
+    void fail(const QString &what, const QString &error);
+
+    QString m_path;
+    HistoryStore::Options m_options;
+    QString m_connection;
+    bool m_ok = false;
+    QTimer *m_timer = nullptr;
+    QList<HistoryTick> m_pending;
+    QList<HistoryEvent> m_events;
+    qsizetype m_dropped = 0;
+    // key -> (pattern, object id); one entry per pattern the key had
+    QHash<QByteArray, QList<std::pair<PatternKind, quint32>>> m_ids;
+    qint64 m_latestMs = 0;            // the latest tick written (server ms)
+    qint64 m_oldestRecentMinute = -1; // of the rows in `recent`; -1: none
+};
+
+} // namespace gatehouse::Internal

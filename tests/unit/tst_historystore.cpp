@@ -1,0 +1,554 @@
+// SPDX-License-Identifier: MIT
+// The history database (backend/history): scale, downsampling, the size cap,
+// a killed writer, corrupt and locked files.
+#include <history/historystore.h>
+#include <monitor/snapshot.h>
+#include <patterns/patternregistry.h>
+
+#include <QDateTime>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QFileInfo>
+#include <QProcess>
+#include <QRandomGenerator>
+#include <QSignalSpy>
+#include <QSqlDatabase>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QThread>
+#include <QTimer>
+
+#include <csignal>
+
+#include <sys/resource.h>
+
+#include <cmath>
+#include <cstdio>
+
+using namespace gatehouse;
+
+namespace {
+
+const PatternKind s_limiter{"sliding-window"};
+constexpr qint64 MinuteMs = 60 * 1000;
+constexpr qint64 HourMs = 3600 * 1000;
+// A Monday 00:00:00 UTC, server ms: hours and minutes start on it.
+constexpr qint64 T0 = 1763942400000LL;
+
+QByteArray keyOf(int i)
+{
+    return "rl:api:" + QByteArray::number(i);
+}
+
+qint64 cpuMs()
+{
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    return qint64(u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1000
+           + (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1000;
+}
+
+qint64 fileBytes(const QString &path)
+{
+    return QFileInfo(path).size() + QFileInfo(path + QStringLiteral("-wal")).size();
+}
+
+// A limiter's three figures (in window, occupancy, retry horizon) for
+// object i at tick t: a random walk, as a busy limiter's counts move.
+struct Walk
+{
+    QList<int> inWindow;
+    QRandomGenerator rng{42};
+    explicit Walk(int n)
+        : inWindow(n, 50)
+    {}
+    HistoryTick tick(qint64 atMs, int objects)
+    {
+        HistoryTick t;
+        t.atMs = atMs;
+        t.entries.resize(objects);
+        for (int i = 0; i < objects; ++i) {
+            int &w = inWindow[i];
+            const quint32 r = rng.generate();
+            if (r % 3 == 0)
+                w = std::clamp(w + (r & 8 ? 1 : -1), 0, 100);
+            HistoryTick::Entry &e = t.entries[i];
+            e.key = keyOf(i);
+            e.kind = s_limiter;
+            e.figures = 3;
+            e.values[0] = float(w);
+            e.values[1] = float(w) / 100.0f;
+            e.values[2] = w >= 95 ? float(1000 * (w - 94)) : 0.0f;
+        }
+        return t;
+    }
+};
+
+// Deterministic values for the downsampling test: figure f of object i at t.
+float valueAt(int i, int f, qint64 t)
+{
+    return float((t / 1000) % 97 + i * 10 + f);
+}
+
+} // namespace
+
+class tst_HistoryStore : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY2(QSqlDatabase::isDriverAvailable(QStringLiteral("QSQLITE")),
+                 "Qt's SQLite driver is missing: run .ci/install-deps (Debian libqt6sql6-sqlite).");
+        QVERIFY(PatternRegistry::instance().find(s_limiter) != nullptr);
+    }
+
+    void fileNameHasNoSecrets()
+    {
+        QString error;
+        const auto e = RedisEndpoint::fromUrl(
+            QStringLiteral("redis://ops:s3cret@cache.internal:6380/2"), &error);
+        QVERIFY(e);
+        const QString path = HistoryStore::fileFor(*e, QStringLiteral("/tmp/h"));
+        QCOMPARE(path, QStringLiteral("/tmp/h/redis_ops_cache.internal_6380_db2.sqlite"));
+        QVERIFY(!path.contains(QStringLiteral("s3cret")));
+        const auto plain = RedisEndpoint::fromUrl(QStringLiteral("redis://127.0.0.1:6379"), &error);
+        QCOMPARE(HistoryStore::fileFor(*plain, QStringLiteral("/d")),
+                 QStringLiteral("/d/redis_127.0.0.1_6379_db0.sqlite"));
+    }
+
+    // 10,000 limiters, one sample each per second, for an hour of simulated
+    // time; then 23 more hours of 100 of them: 24 h of one object read.
+    void tenThousandObjectsForAnHour()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("scale.sqlite"));
+        HistoryStore::Options options;
+        options.maxPendingTicks = 100000; // the test feeds faster than real time
+        const qint64 cap = options.capBytes;
+        HistoryStore store(path, options);
+        QSignalSpy problems(&store, &HistoryStore::problem);
+        store.open();
+        const int n = 10000;
+        Walk walk(n);
+        const qint64 cpuBefore = cpuMs();
+        QElapsedTimer wall;
+        wall.start();
+        qint64 makeMs = 0;
+        for (int s = 0; s < 3600; ++s) {
+            const qint64 before = cpuMs();
+            HistoryTick t = walk.tick(T0 + s * 1000LL, n);
+            makeMs += cpuMs() - before;
+            store.append(std::move(t));
+            if (s % 30 == 29)
+                store.flush(); // keep the queue short, as real time would
+        }
+        store.flush();
+        const qint64 writeCpu = cpuMs() - cpuBefore - makeMs;
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.value(0).value(0).toString()));
+        const qint64 bytes = fileBytes(path);
+        std::printf("history: 10000 objects x 3600 ticks (3 figures): write CPU %.2f ms per tick "
+                    "(wall %lld ms total), file %lld bytes = %.0f bytes per object-hour\n",
+                    double(writeCpu) / 3600.0, wall.elapsed(), bytes, double(bytes) / n);
+        QVERIFY2(bytes < cap, qPrintable(QString::number(bytes)));
+
+        // One object's hour: every sample, the values written.
+        QString error;
+        QElapsedTimer timer;
+        timer.start();
+        auto r = HistoryStore::read(path, keyOf(1234), T0, T0 + HourMs, &error);
+        const qint64 hourMs = timer.elapsed();
+        QVERIFY2(r, qPrintable(error));
+        QCOMPARE(r->times.size(), 3600);
+        QCOMPARE(r->figures, (QStringList{"inWindow", "occupancy", "retryHorizonMs"}));
+        QCOMPARE(r->times.first(), T0);
+        QCOMPARE(r->times.last(), T0 + 3599 * 1000);
+        for (qsizetype i = 0; i < r->times.size(); ++i)
+            QCOMPARE(r->values.at(1).at(i), r->values.at(0).at(i) / 100.0f);
+
+        // 23 more hours of 100 of them (the object read among them).
+        Walk small(100);
+        for (int s = 3600; s < 24 * 3600; ++s) {
+            store.append(small.tick(T0 + s * 1000LL, 100));
+            if (s % 600 == 599)
+                store.flush();
+        }
+        store.flush();
+        timer.restart();
+        r = HistoryStore::read(path, keyOf(42), T0, T0 + 24 * HourMs, &error);
+        const qint64 dayMs = timer.elapsed();
+        QVERIFY2(r, qPrintable(error));
+        QCOMPARE(r->times.size(), 24 * 3600);
+        QVERIFY(r->bucketTimes.isEmpty()); // all within the full-resolution 24 h
+        std::printf("history: read 1 h of one object in %lld ms, 24 h (86400 samples x 3) in "
+                    "%lld ms; file %lld bytes\n",
+                    hourMs, dayMs, fileBytes(path));
+        QVERIFY2(dayMs < 100, qPrintable(QString::number(dayMs)));
+    }
+
+    // The part of a tick on the monitor's thread: the figures of 10,000
+    // objects taken from a snapshot.
+    void ticksFromASnapshot()
+    {
+        Snapshot snapshot;
+        snapshot.server.timeMs = T0;
+        for (int i = 0; i < 10000; ++i) {
+            ObjectState s;
+            s.object.kind = s_limiter;
+            s.object.key = keyOf(i);
+            s.reading.atMs = i % 2 ? T0 : T0 - 500; // half kept from an earlier tick
+            s.reading.inWindow = i % 100;
+            s.reading.limit = 100;
+            s.reading.windowMs = 10000;
+            snapshot.objects.append(s);
+        }
+        HistoryTick tick = HistoryTick::fromSnapshot(snapshot);
+        QCOMPARE(tick.entries.size(), 10000);
+        QCOMPARE(tick.entries.at(43).figures, 3);
+        QCOMPARE(tick.entries.at(43).values[0], 43.0f);
+        QCOMPARE(tick.entries.at(43).values[1], 0.43f);
+        QElapsedTimer timer;
+        timer.start();
+        const qint64 cpu = cpuMs();
+        for (int r = 0; r < 20; ++r)
+            tick = HistoryTick::fromSnapshot(snapshot);
+        std::printf("history: figures of 10000 objects from a snapshot: %.2f ms per tick (CPU "
+                    "%.2f ms)\n",
+                    double(timer.elapsed()) / 20.0, double(cpuMs() - cpu) / 20.0);
+    }
+
+    // Full resolution while an hour's end is younger than fullResolutionMs,
+    // then one-minute buckets until bucketRetentionMs, then nothing.
+    void downsamplingBoundaries()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("down.sqlite"));
+        HistoryStore::Options options;
+        options.fullResolutionMs = HourMs;
+        options.bucketRetentionMs = 3 * HourMs;
+        options.maxPendingTicks = 100000;
+        const int n = 5;
+        const qint64 end = T0 + 5 * HourMs + 30 * MinuteMs; // the last tick: 05:30
+        {
+            HistoryStore store(path, options);
+            store.open();
+            for (qint64 t = T0; t <= end; t += 1000) {
+                HistoryTick tick;
+                tick.atMs = t;
+                for (int i = 0; i < n; ++i) {
+                    HistoryTick::Entry e;
+                    e.key = keyOf(i);
+                    e.kind = s_limiter;
+                    e.figures = 3;
+                    for (int f = 0; f < 3; ++f)
+                        e.values[f] = valueAt(i, f, t);
+                    tick.entries.append(e);
+                }
+                store.append(std::move(tick));
+                if ((t / 1000) % 600 == 0)
+                    store.flush();
+            }
+            store.flush();
+        }
+        // latest 05:30: hours ending by 04:30 are bucketed (00:00-03:59, as
+        // whole hours: 03:00-04:00 ends at 04:00 <= 04:30), hours ending by
+        // 02:30 are dropped (00:00-01:59).
+        QString error;
+        const auto r = HistoryStore::read(path, keyOf(3), T0, end, &error);
+        QVERIFY2(r, qPrintable(error));
+        QCOMPARE(r->bucketTimes.size(), 2 * 60);
+        QCOMPARE(r->bucketTimes.first(), T0 + 2 * HourMs);
+        QCOMPARE(r->bucketTimes.last(), T0 + 4 * HourMs - MinuteMs);
+        QCOMPARE(r->times.first(), T0 + 4 * HourMs);
+        QCOMPARE(r->times.last(), end);
+        QCOMPARE(r->times.size(), qsizetype((end - (T0 + 4 * HourMs)) / 1000 + 1));
+        // A bucket holds its minute's min, max, mean and last exactly.
+        const qint64 minute = T0 + 3 * HourMs + 17 * MinuteMs;
+        const qsizetype b = r->bucketTimes.indexOf(minute);
+        QVERIFY(b >= 0);
+        for (int f = 0; f < 3; ++f) {
+            float mn = 1e9f, mx = -1e9f;
+            double sum = 0;
+            for (qint64 t = minute; t < minute + MinuteMs; t += 1000) {
+                const float v = valueAt(3, f, t);
+                mn = std::min(mn, v);
+                mx = std::max(mx, v);
+                sum += v;
+            }
+            const Internal::Bucket &got = r->buckets.at(f).at(b);
+            QCOMPARE(got.min, mn);
+            QCOMPARE(got.max, mx);
+            QCOMPARE(got.mean, float(sum / 60));
+            QCOMPARE(got.last, valueAt(3, f, minute + MinuteMs - 1000));
+        }
+        // Samples are exact, through the codec.
+        QCOMPARE(r->values.at(2).last(), valueAt(3, 2, end));
+        // A chart's points: the buckets' means, then the samples.
+        const QList<QPointF> points = r->points(QStringLiteral("occupancy"));
+        QCOMPARE(points.size(), r->bucketTimes.size() + r->times.size());
+        QCOMPARE(points.last().x(), double(end));
+    }
+
+    // The cap holds: the oldest data goes first, the newest stays.
+    void capEnforcedOldestFirst()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("cap.sqlite"));
+        HistoryStore::Options options;
+        options.capBytes = 6 * 1024 * 1024;
+        options.fullResolutionMs = HourMs;
+        options.maxPendingTicks = 100000;
+        const int n = 300;
+        const qint64 end = T0 + 4 * HourMs;
+        {
+            HistoryStore store(path, options);
+            store.open();
+            QRandomGenerator rng(7);
+            for (qint64 t = T0; t <= end; t += 1000) {
+                HistoryTick tick;
+                tick.atMs = t;
+                tick.entries.resize(n);
+                for (int i = 0; i < n; ++i) {
+                    HistoryTick::Entry &e = tick.entries[i];
+                    e.key = keyOf(i);
+                    e.kind = s_limiter;
+                    e.figures = 3;
+                    for (int f = 0; f < 3; ++f)
+                        e.values[f] = float(rng.bounded(1000000)); // incompressible
+                }
+                store.append(std::move(tick));
+                if ((t / 1000) % 300 == 0) {
+                    store.flush();
+                    QVERIFY2(fileBytes(path) <= options.capBytes,
+                             qPrintable(QString::number(fileBytes(path))));
+                }
+            }
+            store.flush();
+        }
+        const qint64 bytes = fileBytes(path);
+        QVERIFY2(bytes <= options.capBytes, qPrintable(QString::number(bytes)));
+        QString error;
+        const auto r = HistoryStore::read(path, keyOf(7), T0, end, &error);
+        QVERIFY2(r, qPrintable(error));
+        QVERIFY(!r->times.isEmpty());
+        QCOMPARE(r->times.last(), end); // the newest kept
+        QVERIFY(r->bucketTimes.isEmpty() || r->bucketTimes.first() > T0);
+        QVERIFY(r->times.first() > T0 + HourMs); // the oldest gone
+        std::printf("history: cap %lld bytes held (%lld); kept from %+lld min\n", options.capBytes,
+                    bytes,
+                    ((r->bucketTimes.isEmpty() ? r->times.first() : r->bucketTimes.first()) - T0)
+                        / MinuteMs);
+    }
+
+    void eventsRecordedAndRead()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("events.sqlite"));
+        {
+            HistoryStore store(path);
+            store.open();
+            store.recordEvent(T0 + 5000, "rl:api:1", QStringLiteral("fired"),
+                              QStringLiteral("Limiter rl:api:1 at 93 % for 10 s"));
+            store.recordEvent(T0 + 9000, "rl:api:1", QStringLiteral("resolved"),
+                              QStringLiteral("Limiter rl:api:1 back under 80 %"));
+            store.recordEvent(T0 + 7000, "lock:x", QStringLiteral("fired"),
+                              QStringLiteral("Lock lock:x held for 31 s"));
+            store.flush();
+        }
+        QString error;
+        const auto all = HistoryStore::readEvents(path, T0, T0 + 10000, {}, 100, &error);
+        QVERIFY2(all, qPrintable(error));
+        QCOMPARE(all->size(), 3);
+        QCOMPARE(all->at(1).key, QByteArray("lock:x")); // in time order
+        const auto one = HistoryStore::readEvents(path, T0, T0 + 10000, "rl:api:1", 100, &error);
+        QCOMPARE(one->size(), 2);
+        QCOMPARE(one->at(1).kind, QStringLiteral("resolved"));
+        QCOMPARE(one->at(1).atMs, T0 + 9000);
+    }
+
+    // A writer killed with SIGKILL loses at most about the last second,
+    // and the file opens again.
+    void killedWriterLosesAtMostASecond()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("crash.sqlite"));
+        QProcess child;
+        child.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+        child.start(QCoreApplication::applicationFilePath(),
+                    {QStringLiteral("--writer-child"), path});
+        QVERIFY(child.waitForStarted());
+        // Wait until it has appended for 3 s, reading the times it appended.
+        qint64 lastAppended = -1;
+        QElapsedTimer timer;
+        timer.start();
+        while (timer.elapsed() < 30000) {
+            QTRY_VERIFY_WITH_TIMEOUT(child.canReadLine() || child.waitForReadyRead(100), 30000);
+            while (child.canReadLine()) {
+                const QByteArray line = child.readLine().trimmed();
+                if (!line.isEmpty())
+                    lastAppended = line.toLongLong();
+            }
+            if (lastAppended > 0 && timer.elapsed() > 3000)
+                break;
+        }
+        QVERIFY(lastAppended > 0);
+        ::kill(pid_t(child.processId()), SIGKILL);
+        QVERIFY(child.waitForFinished(10000));
+        while (child.canReadLine()) { // appended before the kill
+            const QByteArray line = child.readLine().trimmed();
+            if (!line.isEmpty())
+                lastAppended = line.toLongLong();
+        }
+        QString error;
+        const auto r = HistoryStore::read(path, "rl:crash", 0, lastAppended + 1, &error);
+        QVERIFY2(r, qPrintable(error));
+        QVERIFY(!r->times.isEmpty());
+        const qint64 lost = lastAppended - r->times.last();
+        std::printf("history: killed writer: last appended %lld, last on disk %lld: lost %lld ms\n",
+                    lastAppended, r->times.last(), lost);
+        QVERIFY2(lost <= 1100, qPrintable(QString::number(lost)));
+        // No gap before the end: every 100 ms tick up to the last kept.
+        QCOMPARE(r->times.size(), qsizetype((r->times.last() - r->times.first()) / 100 + 1));
+        // It opens again, without being set aside, and takes more.
+        HistoryStore store(path);
+        QSignalSpy problems(&store, &HistoryStore::problem);
+        QSignalSpy opened(&store, &HistoryStore::opened);
+        store.open();
+        QVERIFY(opened.wait(10000));
+        QVERIFY(problems.isEmpty());
+        HistoryTick tick;
+        tick.atMs = lastAppended + 1000;
+        tick.entries.append({"rl:crash", s_limiter, 3, {1, 2, 3}});
+        store.append(tick);
+        store.flush();
+        const auto again = HistoryStore::read(path, "rl:crash", 0, tick.atMs, &error);
+        QVERIFY(again);
+        QCOMPARE(again->times.last(), tick.atMs);
+    }
+
+    void corruptFileSetAside()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("garbage.sqlite"));
+        QByteArray garbage;
+        QRandomGenerator rng(3);
+        for (int i = 0; i < 65536; ++i)
+            garbage.append(char(rng.bounded(256)));
+        {
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(garbage);
+        }
+        checkSetAside(path, garbage, QStringLiteral("is not a readable history database"));
+    }
+
+    // Another process holds the file's write lock (sqlite3 in Python).
+    void lockedFileSetAside()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("locked.sqlite"));
+        {
+            HistoryStore store(path);
+            store.open();
+            HistoryTick tick;
+            tick.atMs = T0;
+            tick.entries.append({"rl:a", s_limiter, 3, {1, 2, 3}});
+            store.append(tick);
+            store.flush();
+        }
+        QProcess locker;
+        locker.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+        locker.start(QStringLiteral("/usr/bin/python3"),
+                     {QStringLiteral("-c"),
+                      QStringLiteral("import sqlite3, sys\n"
+                                     "c = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
+                                     "c.execute('BEGIN EXCLUSIVE')\n"
+                                     "print('locked', flush=True)\n"
+                                     "sys.stdin.read()\n"),
+                      path});
+        QVERIFY2(locker.waitForStarted(), "python3 is missing: run .ci/install-deps.");
+        QByteArray said;
+        QTRY_VERIFY_WITH_TIMEOUT((said += locker.readAll()).contains("locked"), 20000);
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QByteArray before = f.readAll();
+        f.close();
+        checkSetAside(path, before, QStringLiteral("is locked by another process"));
+        locker.closeWriteChannel();
+        QVERIFY(locker.waitForFinished(10000));
+    }
+
+private:
+    void checkSetAside(const QString &path, const QByteArray &content, const QString &why)
+    {
+        HistoryStore store(path);
+        QSignalSpy problems(&store, &HistoryStore::problem);
+        QSignalSpy opened(&store, &HistoryStore::opened);
+        store.open();
+        QVERIFY(opened.wait(20000));
+        QCOMPARE(problems.size(), 1);
+        const QString sentence = problems.at(0).at(0).toString();
+        QVERIFY2(sentence.contains(path) && sentence.contains(why)
+                     && sentence.contains(QStringLiteral("renamed to"))
+                     && sentence.contains(QStringLiteral("a new file was started")),
+                 qPrintable(sentence));
+        const QString aside = sentence.section(QStringLiteral("renamed to "), 1)
+                                  .section(QStringLiteral(" and a new file"), 0, 0);
+        QVERIFY2(aside.startsWith(path + QStringLiteral(".corrupt-")), qPrintable(aside));
+        QFile moved(aside);
+        QVERIFY2(moved.open(QIODevice::ReadOnly), qPrintable(aside));
+        QCOMPARE(moved.readAll(), content);
+        // The fresh file takes history.
+        HistoryTick tick;
+        tick.atMs = T0 + 1000;
+        tick.entries.append({"rl:new", s_limiter, 3, {4, 5, 6}});
+        store.append(tick);
+        store.flush();
+        QString error;
+        const auto r = HistoryStore::read(path, "rl:new", 0, T0 + 2000, &error);
+        QVERIFY2(r, qPrintable(error));
+        QCOMPARE(r->times, QList<qint64>{T0 + 1000});
+        QCOMPARE(r->values.at(2).first(), 6.0f);
+    }
+};
+
+// --writer-child PATH: appends a tick every 100 ms (local ms as server
+// time) and prints each tick's time once appended, until killed.
+static int writerChild(int argc, char **argv)
+{
+    QCoreApplication app(argc, argv);
+    HistoryStore store(QString::fromLocal8Bit(argv[2]));
+    store.open();
+    QTimer timer;
+    timer.setInterval(100);
+    const qint64 base = QDateTime::currentMSecsSinceEpoch() / 100 * 100;
+    qint64 k = 0;
+    QObject::connect(&timer, &QTimer::timeout, &store, [&store, base, &k] {
+        HistoryTick tick;
+        tick.atMs = base + 100 * k++; // a tick every 100 ms of server time
+        tick.entries.append({"rl:crash", s_limiter, 3, {float(tick.atMs % 1000), 0.5f, 0}});
+        for (int i = 0; i < 2000; ++i) // some weight, as a real tick has
+            tick.entries.append({keyOf(i), s_limiter, 3, {float(i), 0.1f, 0}});
+        store.append(tick);
+        std::printf("%lld\n", tick.atMs);
+        std::fflush(stdout);
+    });
+    timer.start();
+    return app.exec();
+}
+
+int main(int argc, char **argv)
+{
+    if (argc >= 3 && qstrcmp(argv[1], "--writer-child") == 0)
+        return writerChild(argc, argv);
+    QCoreApplication app(argc, argv);
+    // The hour of 10,000 objects is one test function: on a loaded machine
+    // it takes longer than QtTest's default 5 minutes per function.
+    qputenv("QTEST_FUNCTION_TIMEOUT", "900000");
+    tst_HistoryStore tc;
+    QTEST_SET_MAIN_SOURCE_PATH
+    return QTest::qExec(&tc, argc, argv);
+}
+
+#include "tst_historystore.moc"

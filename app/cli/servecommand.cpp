@@ -100,6 +100,12 @@ void ServeCommand::onReady()
     // the one served; a scrape renders the latest once.
     connect(m_monitor.get(), &Monitor::snapshotReady, &m_server, &MetricsServer::setSnapshot);
     connect(m_monitor.get(), &Monitor::tickOverdue, &m_server, &MetricsServer::setSnapshot);
+    // The tick's cost, complete when it finished (the counters restart with
+    // the next tick).
+    connect(m_monitor.get(), &Monitor::tickFinished, this, [this] {
+        m_server.setTickCost({m_monitor->lastTickWallMs(), m_monitor->lastTickCommands(),
+                              m_monitor->lastTickRoundTrips(), m_monitor->lastTickObjectsRead()});
+    });
     m_monitor->start();
 }
 

@@ -47,32 +47,48 @@ bool MetricsEndpoint::setAddress(const QString &address, QString *error)
 {
     if (!MetricsServer::parseAddress(address, error))
         return false;
+    // For this run only: the settings keep what the operator chose in the menu.
     m_address = address;
-    QSettings().setValue(QStringLiteral("metrics/address"), m_address);
     m_toggle.setText(tr("Serve &metrics for Prometheus (%1)").arg(m_address));
     const QSignalBlocker block(&m_toggle); // startIfEnabled() starts it
     m_toggle.setChecked(true);
-    QSettings().setValue(QStringLiteral("metrics/enabled"), true);
     return true;
 }
 
 void MetricsEndpoint::attach(Monitor *monitor)
 {
     disconnect(m_feed);
+    disconnect(m_cost);
     m_monitor = monitor;
-    if (monitor) // queued: the monitor's thread to the server's
-        m_feed = connect(monitor, &Monitor::snapshotReady, m_server, &MetricsServer::setSnapshot);
+    if (!monitor)
+        return;
+    // Queued: the monitor's thread to the server's.
+    m_feed = connect(monitor, &Monitor::snapshotReady, m_server, &MetricsServer::setSnapshot);
+    // The tick's cost is read on the monitor's thread when the tick ends,
+    // then handed over by value.
+    m_cost = connect(monitor, &Monitor::tickFinished, monitor, [monitor, server = m_server] {
+        const TickCost cost{monitor->lastTickWallMs(), monitor->lastTickCommands(),
+                            monitor->lastTickRoundTrips(), monitor->lastTickObjectsRead()};
+        QMetaObject::invokeMethod(server, [server, cost] { server->setTickCost(cost); });
+    });
 }
 
 void MetricsEndpoint::startIfEnabled()
 {
     if (m_toggle.isChecked() && !m_serving)
-        setEnabled(true);
+        apply(true);
 }
 
 void MetricsEndpoint::setEnabled(bool on)
 {
-    QSettings().setValue(QStringLiteral("metrics/enabled"), on);
+    QSettings settings;
+    settings.setValue(QStringLiteral("metrics/enabled"), on);
+    settings.setValue(QStringLiteral("metrics/address"), m_address);
+    apply(on);
+}
+
+void MetricsEndpoint::apply(bool on)
+{
     if (!on) {
         QMetaObject::invokeMethod(m_server, &MetricsServer::close, Qt::BlockingQueuedConnection);
         m_serving = false;
@@ -96,7 +112,6 @@ void MetricsEndpoint::setEnabled(bool on)
     if (!ok) {
         const QSignalBlocker block(&m_toggle);
         m_toggle.setChecked(false);
-        QSettings().setValue(QStringLiteral("metrics/enabled"), false);
         Q_EMIT failed(error);
         return;
     }

@@ -23,8 +23,9 @@ public:
     explicit MetricsEndpoint(QObject *parent = nullptr);
     ~MetricsEndpoint() override;
 
-    // The command line's --metrics ADDR: on, at ADDR, for this run (and
-    // remembered). False with a sentence when ADDR does not parse.
+    // The command line's --metrics ADDR: on, at ADDR, for this run only
+    // (the settings change only from the menu). False with a sentence when
+    // ADDR does not parse.
     bool setAddress(const QString &address, QString *error);
     QString address() const { return m_address; }
     // The checkable menu item; toggling it starts or stops the endpoint.
@@ -41,7 +42,8 @@ Q_SIGNALS:
     void serving(const QString &url);
 
 private:
-    void setEnabled(bool on);
+    void setEnabled(bool on); // the menu: remembered in the settings
+    void apply(bool on);
 
     QThread m_thread;
     MetricsServer *m_server = nullptr; // lives on m_thread; deleted when it finishes
@@ -49,6 +51,7 @@ private:
     QString m_address;
     QPointer<Monitor> m_monitor;
     QMetaObject::Connection m_feed;
+    QMetaObject::Connection m_cost;
     bool m_serving = false;
 };
 

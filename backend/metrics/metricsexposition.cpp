@@ -90,85 +90,93 @@ public:
     QList<Sample> of(const ObjectState &s)
     {
         QList<Sample> out;
-        const PatternUnit &unit = PatternUnit::of(s.object.kind);
-        const QString section = unit.section().id;
-        const QString noun = unit.section().singular;
         const Reading &r = s.reading;
         // A failed read (connection, NOPERM) or a key of the wrong type has
         // no figures: its fields are defaults, not zeros that happened.
         if (r.status == Reading::Status::Error || r.status == Reading::Status::WrongType)
             return out;
-        for (const Figure &f : figuresOf(unit)) {
+        const Kind &k = kindOf(s.object.kind);
+        for (qsizetype i = 0; i < k.figures.size(); ++i) {
+            const Figure &f = k.figures.at(i);
             const double v = f.value(r, m_nowMs);
             if (std::isnan(v) || (f.isDuration && v < 0))
                 continue; // unknown (no limit, no entry in flight, no TTL)
-            out.append({MetricsExposition::figureMetricName(section, f.id, f.isDuration),
-                        helpOf(f, noun), QByteArray(), f.isDuration ? v / 1000.0 : v});
+            out.append({k.names.at(i), k.helps.at(i), QByteArray(), f.isDuration ? v / 1000.0 : v});
         }
-        const QByteArray prefix = "gatehouse_" + MetricsExposition::snakeCase(section);
         // Held for: exact from when Gatehouse saw the current holder take it,
         // a lower bound (since it was first seen) when it already held it then.
         if (s.heldSinceMs >= 0 || !r.token.isEmpty()) {
             const bool exact = s.heldSinceMs >= 0;
             const qint64 since = exact ? s.heldSinceMs : s.firstSeenMs;
             const double held = std::max<qint64>(0, saturatingSub(m_nowMs, since)) / 1000.0;
-            out.append({prefix + "_held_seconds",
-                        "How long the current holder of each " + noun.toUtf8()
-                            + " has held it, in seconds; a lower bound when _held_exact is 0 "
-                              "(it was already held when Gatehouse first looked).",
-                        QByteArray(), held});
-            out.append({prefix + "_held_exact",
+            out.append({k.prefix + "_held_seconds", k.heldHelp, QByteArray(), held});
+            out.append({k.prefix + "_held_exact",
                         "1 when _held_seconds is exact, 0 when it is a lower bound.", QByteArray(),
                         exact ? 1.0 : 0.0});
         }
-        if (r.limit) {
-            out.append({prefix + "_limit", "The limit of each " + noun.toUtf8() + '.', QByteArray(),
-                        double(*r.limit)});
-        }
+        if (r.limit)
+            out.append({k.prefix + "_limit", k.limitHelp, QByteArray(), double(*r.limit)});
         for (const StateCount &c : r.counts) {
-            out.append({prefix + "_state_count",
-                        "Jobs (or entries) of each " + noun.toUtf8()
-                            + " by the library's own state names (label state).",
-                        label("state", c.state.toUtf8()), double(c.count)});
+            out.append({k.prefix + "_state_count", k.stateHelp, label("state", c.state.toUtf8()),
+                        double(c.count)});
         }
         if (s.throughputPerS >= 0) {
-            out.append(
-                {prefix + "_throughput_per_second",
-                 "Items each " + noun.toUtf8() + " finished per second (from keyspace events).",
-                 QByteArray(), s.throughputPerS});
+            out.append({k.prefix + "_throughput_per_second", k.throughputHelp, QByteArray(),
+                        s.throughputPerS});
         }
-        if (r.workers >= 0) {
-            out.append({prefix + "_workers", "Workers registered for each " + noun.toUtf8() + '.',
-                        QByteArray(), double(r.workers)});
-        }
+        if (r.workers >= 0)
+            out.append({k.prefix + "_workers", k.workersHelp, QByteArray(), double(r.workers)});
         if (r.workersAlive >= 0) {
-            out.append({prefix + "_workers_alive",
-                        "Workers of each " + noun.toUtf8()
-                            + " whose heartbeat is fresh (of the page read).",
-                        QByteArray(), double(r.workersAlive)});
+            out.append(
+                {k.prefix + "_workers_alive", k.aliveHelp, QByteArray(), double(r.workersAlive)});
         }
         return out;
     }
 
 private:
-    const QList<Figure> &figuresOf(const PatternUnit &unit)
+    // What every object of a kind shares, made once per rendering.
+    struct Kind
     {
-        auto it = m_figures.find(unit.kind());
-        if (it == m_figures.end())
-            it = m_figures.insert(unit.kind(), unit.figures());
-        return *it;
-    }
-    QByteArray helpOf(const Figure &f, const QString &noun)
+        QList<Figure> figures;
+        QList<QByteArray> names; // per figure
+        QList<QByteArray> helps;
+        QByteArray prefix; // "gatehouse_lock"
+        QByteArray heldHelp, limitHelp, stateHelp, throughputHelp, workersHelp, aliveHelp;
+    };
+
+    const Kind &kindOf(PatternKind kind)
     {
-        QString help = f.title + QStringLiteral(" of each ") + noun + QStringLiteral(" (figure \"")
-                       + f.id + QStringLiteral("\"");
-        if (f.isDuration)
-            help += QStringLiteral(", in seconds");
-        return (help + QStringLiteral(").")).toUtf8();
+        auto it = m_kinds.find(kind);
+        if (it != m_kinds.end())
+            return *it;
+        const PatternUnit &unit = PatternUnit::of(kind);
+        const Section section = unit.section();
+        const QByteArray noun = section.singular.toUtf8();
+        Kind k;
+        k.figures = unit.figures();
+        for (const Figure &f : std::as_const(k.figures)) {
+            k.names.append(MetricsExposition::figureMetricName(section.id, f.id, f.isDuration));
+            QString help = f.title + QStringLiteral(" of each ") + section.singular
+                           + QStringLiteral(" (figure \"") + f.id + QLatin1Char('"');
+            if (f.isDuration)
+                help += QStringLiteral(", in seconds");
+            k.helps.append((help + QStringLiteral(").")).toUtf8());
+        }
+        k.prefix = "gatehouse_" + MetricsExposition::snakeCase(section.id);
+        k.heldHelp = "How long the current holder of each " + noun
+                     + " has held it, in seconds; a lower bound when _held_exact is 0 (it was "
+                       "already held when Gatehouse first looked).";
+        k.limitHelp = "The limit of each " + noun + '.';
+        k.stateHelp = "Jobs (or entries) of each " + noun
+                      + " by the library's own state names (label state).";
+        k.throughputHelp = "Items each " + noun + " finished per second (from keyspace events).";
+        k.workersHelp = "Workers registered for each " + noun + '.';
+        k.aliveHelp = "Workers of each " + noun + " whose heartbeat is fresh (of the page read).";
+        return *m_kinds.insert(kind, k);
     }
 
     qint64 m_nowMs;
-    QHash<PatternKind, QList<Figure>> m_figures;
+    QHash<PatternKind, Kind> m_kinds;
 };
 
 // The "<other>" series of one pattern: per metric and extra labels, the sum
@@ -427,23 +435,23 @@ QByteArray MetricsExposition::render(const Snapshot &s) const
     out.add("gatehouse_read_complete",
             "0 when keys exist that this Redis user may not list or read.", "gauge", {},
             s.server.complete ? 1 : 0);
-    if (s.lastTick.wallMs >= 0) {
-        out.add("gatehouse_console_tick_duration_seconds",
-                "Wall time of the monitor's last full refresh, first probe to last reply.", "gauge",
-                {}, seconds(s.lastTick.wallMs));
-        out.add("gatehouse_console_tick_commands", "Commands the last full refresh sent.", "gauge",
-                {}, double(s.lastTick.commands));
-        out.add("gatehouse_console_tick_round_trips", "Round trips of the last full refresh.",
-                "gauge", {}, double(s.lastTick.roundTrips));
-        out.add("gatehouse_console_tick_objects_read", "Objects the last full refresh read.",
-                "gauge", {}, double(s.lastTick.objectsRead));
-    }
     return out.text();
 }
 
 QByteArray MetricsExposition::renderConsole(const ConsoleFigures &f)
 {
     Families out;
+    if (f.lastTick.wallMs >= 0) {
+        out.add("gatehouse_console_tick_duration_seconds",
+                "Wall time of the monitor's last full refresh, first probe to last reply.", "gauge",
+                {}, seconds(f.lastTick.wallMs));
+        out.add("gatehouse_console_tick_commands", "Commands the last full refresh sent.", "gauge",
+                {}, double(f.lastTick.commands));
+        out.add("gatehouse_console_tick_round_trips", "Round trips of the last full refresh.",
+                "gauge", {}, double(f.lastTick.roundTrips));
+        out.add("gatehouse_console_tick_objects_read", "Objects the last full refresh read.",
+                "gauge", {}, double(f.lastTick.objectsRead));
+    }
     if (f.cpuSeconds >= 0)
         out.add("gatehouse_console_cpu_seconds_total",
                 "CPU time (user and system) the console process has used.", "counter", {},

@@ -8,11 +8,21 @@
 
 namespace gatehouse {
 
-// What the console itself costs and how old its reading is, besides what the
-// snapshot carries (Snapshot::lastTick): measured by whoever serves the
-// metrics at scrape time. Negative: unknown, not exposed.
+// What the monitor's last full tick cost (Monitor::lastTick*() as
+// tickFinished leaves them); -1 before the first tick.
+struct TickCost
+{
+    qint64 wallMs = -1; // from sending the first probe to the last reply
+    qint64 commands = -1;
+    int roundTrips = -1;
+    int objectsRead = -1;
+};
+
+// What the console itself costs and how old its reading is: measured by
+// whoever serves the metrics, at scrape time. Negative: unknown, not exposed.
 struct ConsoleFigures
 {
+    TickCost lastTick;
     double cpuSeconds = -1;         // the process's CPU time (user + system) since it started
     double snapshotAgeSeconds = -1; // since the snapshot being served was published
     qint64 residentBytes = -1;      // the process's resident memory
@@ -42,7 +52,7 @@ struct MetricsExposition
 
     int maxObjectsPerPattern = DefaultMaxObjectsPerPattern;
 
-    // The snapshot's part (objects, nodes, server, the last tick's cost).
+    // The snapshot's part (objects, nodes, server).
     QByteArray render(const Snapshot &snapshot) const;
     // The console's part, measured at scrape time (appended to render()'s).
     static QByteArray renderConsole(const ConsoleFigures &figures);

@@ -151,6 +151,7 @@ QByteArray MetricsServer::body()
     if (m_haveSnapshot && m_rendered.isEmpty())
         m_rendered = m_exposition.render(m_snapshot);
     ConsoleFigures console;
+    console.lastTick = m_tickCost;
     console.cpuSeconds = processCpuSeconds();
     console.residentBytes = processResidentBytes();
     console.snapshotAgeSeconds = m_haveSnapshot ? m_snapshotAge.elapsed() / 1000.0 : -1;

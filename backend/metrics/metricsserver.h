@@ -58,6 +58,8 @@ public:
 
     // The snapshot the next scrape serves.
     void setSnapshot(const gatehouse::Snapshot &snapshot);
+    // The monitor's last full tick (after its tickFinished).
+    void setTickCost(const gatehouse::TickCost &cost) { m_tickCost = cost; }
     qint64 scrapes() const { return m_scrapes; }
     // The body of GET /metrics now (for tests and the benchmark).
     QByteArray body();
@@ -76,6 +78,7 @@ private:
     QByteArray m_rendered; // m_snapshot rendered; empty: to render on the next scrape
     QElapsedTimer m_snapshotAge;
     qint64 m_scrapes = 0;
+    TickCost m_tickCost;
 };
 
 // The process's own CPU time (user + system) in seconds and resident memory
@@ -84,3 +87,5 @@ double processCpuSeconds();
 qint64 processResidentBytes();
 
 } // namespace gatehouse
+
+Q_DECLARE_METATYPE(gatehouse::TickCost)

@@ -702,7 +702,6 @@ void Monitor::finishRun(const ProbeRun &run)
     if (run.fullTick) {
         m_tickInFlight = false;
         m_lastTickMs = m_tickClock.elapsed();
-        m_lastTickCost = {m_lastTickMs, m_lastCommands, m_lastRoundTrips, m_lastObjectsRead};
     }
     if (run.fullTick && !run.failed) { // history holds readings, not gaps
         for (qsizetype i = 0; i < m_tracked.size(); ++i) {
@@ -868,7 +867,6 @@ void Monitor::refreshSnapshot()
     s.total = m_snapshot.total;
     s.candidates = m_candidates;
     s.other = m_other;
-    s.lastTick = m_lastTickCost;
     s.objects.reserve(m_states.size());
     qsizetype refused = 0; // a profile finds keys by name; key patterns show at the read
     for (const ObjectList::Ptr &state : std::as_const(m_states)) {

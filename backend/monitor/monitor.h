@@ -249,7 +249,6 @@ private:
     QElapsedTimer m_eventsChecked;
     qint64 m_lastCommands = 0;
     qint64 m_lastTickMs = 0;
-    TickCost m_lastTickCost; // of the last full tick that finished (Snapshot::lastTick)
     QElapsedTimer m_tickClock;
     QElapsedTimer m_clock;       // local monotonic time for staleness
     qint64 m_lastReplyAtMs = -1; // m_clock ms of the last probe reply that arrived

@@ -166,16 +166,6 @@ private:
     QList<Ptr> m_items;
 };
 
-// What the monitor's last full tick cost (the console's own figures: the
-// metrics endpoint exposes them); -1 before the first tick.
-struct TickCost
-{
-    qint64 wallMs = -1; // from sending the first probe to the last reply
-    qint64 commands = -1;
-    int roundTrips = -1;
-    int objectsRead = -1;
-};
-
 // One consistent reading of everything found: a value, shared implicitly;
 // the monitor makes a new one per tick and never changes one it gave out.
 // With keyspace events live a tick re-reads only what may have changed, so
@@ -200,7 +190,6 @@ struct Snapshot
     // the ordinary keys by family; null with a profile or before discovery.
     std::shared_ptr<const QList<Candidate>> candidates;
     std::shared_ptr<const QList<OtherFamily>> other;
-    TickCost lastTick;
 
     // The snapshot --json contract (README, "snapshot --json").
     QJsonObject toJson() const;

@@ -321,7 +321,6 @@ void tst_MetricsExposition::nodesAndConsole()
     Snapshot snap;
     snap.server.timeMs = 1'700'000'000'123;
     snap.server.lastReadingAgeMs = 250;
-    snap.lastTick = {42, 1200, 3, 400};
     NodeStatus n;
     n.address = QStringLiteral("127.0.0.1:6379");
     n.role = QStringLiteral("master");
@@ -332,6 +331,7 @@ void tst_MetricsExposition::nodesAndConsole()
     n.connection.state = RedisConnection::State::Ready;
     snap.server.nodes = {n};
     ConsoleFigures console;
+    console.lastTick = {42, 1200, 3, 400};
     console.cpuSeconds = 1.5;
     console.snapshotAgeSeconds = 0.2;
     console.scrapes = 9;

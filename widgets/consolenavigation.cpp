@@ -56,7 +56,7 @@ ConsoleNavigation::ConsoleNavigation(MainWindow *window)
         });
     }
 
-    QMenu *view = window->menuBar()->addMenu(tr("&View"));
+    QMenu *view = window->viewMenu(); // one View menu, shared with the metrics item
     QMenu *pages = view->addMenu(tr("&Pages"));
     connect(pages, &QMenu::aboutToShow, this, [this, pages] { fillPagesMenu(pages); });
     fillPagesMenu(pages);

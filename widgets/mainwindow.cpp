@@ -297,6 +297,16 @@ ChartPanel *MainWindow::chart(const QString &section) const
     return page ? page->chart() : nullptr;
 }
 
+QMenu *MainWindow::viewMenu()
+{
+    if (QMenu *view
+        = menuBar()->findChild<QMenu *>(QStringLiteral("viewMenu"), Qt::FindDirectChildrenOnly))
+        return view;
+    QMenu *view = menuBar()->addMenu(tr("&View"));
+    view->setObjectName(QStringLiteral("viewMenu"));
+    return view;
+}
+
 QTableView *MainWindow::table(const QString &section) const
 {
     SectionPage *page = sectionPage(section);

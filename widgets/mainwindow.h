@@ -11,6 +11,7 @@
 
 class QLabel;
 class QListWidget;
+class QMenu;
 class QProgressBar;
 class QPushButton;
 class QStackedWidget;
@@ -73,6 +74,9 @@ public:
     void selectRow(const QString &section, int row);
     // Writes a section's table (the rows as shown, filter and sort applied) as CSV.
     bool exportCsv(const QString &section, const QString &fileName) const;
+    // The View menu, made at first use: the application adds the options it
+    // wires (the metrics endpoint).
+    QMenu *viewMenu();
 
 Q_SIGNALS:
     void actionFinished(const QString &message);

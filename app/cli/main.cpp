@@ -6,6 +6,7 @@
 #include "historycommand.h"
 #include "monitorcommands.h"
 #include "pingcommand.h"
+#include "servecommand.h"
 #include "simulatecommand.h"
 
 #include <history/historystore.h>
@@ -38,6 +39,8 @@ const char s_commands[]
       "  history KEY [--since T] [--until T] [--figure NAME] [--csv|--json]\n"
       "                                   What the history file holds of KEY (T: ISO\n"
       "                                   time, or back from now: 30m, 2h, 7d).\n"
+      "  serve --metrics ADDR [--seconds N] Watch and serve the figures to Prometheus at\n"
+      "                                   http://ADDR/metrics (e.g. 127.0.0.1:9187).\n"
       "  profile suggest                  Autodetect and print the profile as JSON.\n"
       "  profile accept KEY|FAMILY --profile FILE\n"
       "                                   Show an unconfirmed candidate from now on.\n"
@@ -207,7 +210,20 @@ int main(int argc, char *argv[])
         inputOptions.insert(it.key(), o);
     }
     const auto auditLog = option("audit-log", "Append audit entries to FILE.", "FILE");
-    const auto seconds = option("seconds", "simulate: run for N seconds (default 10).", "N");
+    const auto seconds = option("seconds",
+                                "simulate: run for N seconds (default 10); serve: stop after N "
+                                "seconds (default: at SIGINT or SIGTERM).",
+                                "N");
+    const auto metrics = option("metrics",
+                                "serve: the address of the metrics endpoint (loopback unless "
+                                "--metrics-remote).",
+                                "HOST:PORT");
+    const auto metricsRemote
+        = option("metrics-remote", "serve: allow a --metrics address other than loopback.");
+    const auto metricsMax = option("metrics-max-objects",
+                                   "serve: objects per pattern exposed one by one (default 500); "
+                                   "the rest as key=\"<other>\".",
+                                   "N");
     const auto seed = option("seed", "simulate: random seed (default 1).", "S");
     const auto scale = option("scale", "simulate: multiply the instances by K (default 1).", "K");
     const auto rate
@@ -365,6 +381,33 @@ int main(int argc, char *argv[])
             snapshot.setHistoryFile(historyFile);
         }
         return runSession(app, snapshot);
+    }
+    if (command == QLatin1String("serve")) {
+        if (args.size() > 1)
+            return usageError(QStringLiteral("serve takes no arguments."));
+        if (!parser.isSet(metrics))
+            return usageError(QStringLiteral("serve needs --metrics HOST:PORT, e.g. --metrics "
+                                             "127.0.0.1:9187."));
+        const auto address = MetricsServer::parseAddress(parser.value(metrics), &error);
+        if (!address)
+            return usageError(error);
+        const auto ms = intOption(parser, interval, 50, 3600 * 1000, 1000, &error);
+        const auto secs = intOption(parser, seconds, 1, 365 * 24 * 3600, 0, &error);
+        const auto most = intOption(parser, metricsMax, 0, 1000000, 500, &error);
+        if (!ms || !secs || !most)
+            return usageError(error);
+        Monitor::Options options;
+        options.profile = loadedProfile;
+        options.intervalMs = int(*ms);
+        cli::ServeCommand::Options serveOptions;
+        serveOptions.address = *address;
+        serveOptions.allowRemote = parser.isSet(metricsRemote);
+        serveOptions.seconds = int(*secs);
+        serveOptions.maxObjectsPerPattern = int(*most);
+        cli::ServeCommand serve(*endpoint, options, serveOptions);
+        if (!serve.listen())
+            return cli::ExitFailure;
+        return runSession(app, serve);
     }
     if (command == QLatin1String("profile")) {
         if (args.value(1) != QLatin1String("suggest") || args.size() != 2)

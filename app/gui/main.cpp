@@ -2,11 +2,14 @@
 // gatehouse: the desktop console. Parses the command line and wires the
 // backend (client, monitor, actions, simulator for --demo) to the window.
 
+#include "metricsendpoint.h"
+
 #include <actions/actionengine.h>
 #include <chartpanel.h>
 #include <connectiondialog.h>
 #include <history/historystore.h>
 #include <mainwindow.h>
+#include <metrics/metricsserver.h>
 #include <monitor/monitor.h>
 #include <objecttablemodel.h>
 #include <redis/endpointoptions.h>
@@ -18,7 +21,9 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
+#include <QMenu>
 #include <QMessageBox>
+#include <QStatusBar>
 #include <QTableView>
 #include <QTextStream>
 #include <QThread>
@@ -194,8 +199,13 @@ int main(int argc, char *argv[])
         QStringLiteral("The directory of history files (default: the user's data directory, "
                        "or $GATEHOUSE_HISTORY_DIR)."),
         QStringLiteral("DIR"));
+    const QCommandLineOption metrics(
+        QStringLiteral("metrics"),
+        QStringLiteral("Serve every live figure to Prometheus at http://HOST:PORT/metrics "
+                       "(loopback, e.g. 127.0.0.1:9187; View > Serve metrics turns it off)."),
+        QStringLiteral("HOST:PORT"));
     parser.addOptions({profileOption, readOnly, demo, scale, interval, budget, screenshots,
-                       quitAfter, noHistory, historyDir});
+                       quitAfter, noHistory, historyDir, metrics});
     parser.process(app);
 
     QString error;
@@ -216,6 +226,21 @@ int main(int argc, char *argv[])
     if (!parser.isSet(demo) && addressGiven) {
         endpoint = endpointOptions.endpoint(parser, &error);
         if (!endpoint) {
+            fatal(error);
+            return 2;
+        }
+    }
+
+    MetricsEndpoint metricsEndpoint;
+    if (parser.isSet(metrics)) {
+        const QString address = parser.value(metrics);
+        const auto parsed = MetricsServer::parseAddress(address, &error);
+        if (parsed && !MetricsServer::isLoopback(parsed->host))
+            error = QStringLiteral("--metrics %1 is not a loopback address: the console serves "
+                                   "its figures (key names included) on loopback only; use "
+                                   "gatehouse-cli serve --metrics-remote to publish them wider.")
+                        .arg(address);
+        if (!parsed || !error.isEmpty() || !metricsEndpoint.setAddress(address, &error)) {
             fatal(error);
             return 2;
         }
@@ -277,6 +302,17 @@ int main(int argc, char *argv[])
                                            console.actions.get(), windowOptions);
         QObject::connect(console.window.get(), &MainWindow::connectRequested, &app,
                          [&] { QTimer::singleShot(0, &app, [&] { askForConnection(); }); });
+        metricsEndpoint.attach(console.monitor.get());
+        console.window->viewMenu()->addAction(metricsEndpoint.toggleAction());
+        QMainWindow *window = console.window.get();
+        QObject::connect(&metricsEndpoint, &MetricsEndpoint::failed, window,
+                         [window](const QString &m) { window->statusBar()->showMessage(m); });
+        QObject::connect(&metricsEndpoint, &MetricsEndpoint::serving, window,
+                         [window](const QString &url) {
+                             window->statusBar()->showMessage(
+                                 QObject::tr("Serving metrics at %1").arg(url), 8000);
+                         });
+        metricsEndpoint.startIfEnabled();
         console.window->show();
         console.actionsClient->open();
         QMetaObject::invokeMethod(console.client.get(), &RedisClient::open);

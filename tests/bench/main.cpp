@@ -4,6 +4,7 @@
 #include "guibench.h"
 #include "limiterbench.h"
 #include "monitorbench.h"
+#include "overheadbench.h"
 #include "redisserver.h"
 #include "wirebench.h"
 
@@ -35,10 +36,14 @@ int main(int argc, char *argv[])
                                     QStringLiteral("Alternating rounds per figure (default 3)."),
                                     QStringLiteral("N"), QStringLiteral("3"));
     const QCommandLineOption only(QStringLiteral("only"),
-                                  QStringLiteral("Run one group: wire, discovery, refresh, gui "
-                                                 "or limiter."),
+                                  QStringLiteral("Run one group: wire, discovery, refresh, gui, "
+                                                 "limiter or overhead."),
                                   QStringLiteral("group"));
-    parser.addOptions({smoke, requests, rounds, only});
+    const QCommandLineOption overheadSeconds(
+        QStringLiteral("overhead-seconds"),
+        QStringLiteral("overhead: seconds of watching per run (default 60)."), QStringLiteral("S"),
+        QStringLiteral("60"));
+    parser.addOptions({smoke, requests, rounds, only, overheadSeconds});
     parser.process(app);
 
     const bool isSmoke = parser.isSet(smoke);
@@ -70,9 +75,9 @@ int main(int argc, char *argv[])
                             .arg(cores - 2);
     }
     const QString group = parser.value(only);
-    static const QStringList s_groups{QStringLiteral("wire"), QStringLiteral("discovery"),
+    static const QStringList s_groups{QStringLiteral("wire"),    QStringLiteral("discovery"),
                                       QStringLiteral("refresh"), QStringLiteral("gui"),
-                                      QStringLiteral("limiter")};
+                                      QStringLiteral("limiter"), QStringLiteral("overhead")};
     if (!group.isEmpty() && !s_groups.contains(group)) {
         QTextStream(stderr) << "gatehouse-bench: unknown group \"" << group << "\"; use one of "
                             << s_groups.join(QLatin1String(", ")) << "." << Qt::endl;
@@ -112,6 +117,10 @@ int main(int argc, char *argv[])
     }
     if (group.isEmpty() || group == QLatin1String("limiter"))
         figures += bench::runLimiterBench(server.endpoint(), isSmoke ? 2000 : 200000, r);
+    if (group.isEmpty() || group == QLatin1String("overhead"))
+        figures += bench::runOverheadBench(
+            server.endpoint(), sizes,
+            isSmoke ? 2 : std::max(1, parser.value(overheadSeconds).toInt()), r);
     bench::report(figures,
                   QStringLiteral("%1 run: redis-server 127.0.0.1:%2, %3 requests per run, %4 "
                                  "alternating round(s), best of each side; %5.")

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <QAction>
+#include <QObject>
+#include <QPointer>
+#include <QThread>
+
+namespace gatehouse {
+
+class Monitor;
+class MetricsServer;
+
+// The console's Prometheus endpoint (View > Serve metrics for Prometheus,
+// or --metrics ADDR): the MetricsServer on a thread of its own, so a scrape
+// never takes time from the GUI; fed every snapshot the monitor publishes.
+// Its address and whether it is on are kept in QSettings ("metrics/address",
+// "metrics/enabled"); lives as long as the application, across reconnections.
+class MetricsEndpoint : public QObject
+{
+    Q_OBJECT
+public:
+    explicit MetricsEndpoint(QObject *parent = nullptr);
+    ~MetricsEndpoint() override;
+
+    // The command line's --metrics ADDR: on, at ADDR, for this run only
+    // (the settings change only from the menu). False with a sentence when
+    // ADDR does not parse.
+    bool setAddress(const QString &address, QString *error);
+    QString address() const { return m_address; }
+    // The checkable menu item; toggling it starts or stops the endpoint.
+    QAction *toggleAction() { return &m_toggle; }
+    // Feeds the endpoint from monitor (the one of the current connection).
+    void attach(Monitor *monitor);
+    // Starts serving if it is on (settings or --metrics); a failure (the
+    // port taken) turns it off and is reported through failed().
+    void startIfEnabled();
+    bool isServing() const { return m_serving; }
+
+Q_SIGNALS:
+    void failed(const QString &message);
+    void serving(const QString &url);
+
+private:
+    void setEnabled(bool on); // the menu: remembered in the settings
+    void apply(bool on);
+
+    QThread m_thread;
+    MetricsServer *m_server = nullptr; // lives on m_thread; deleted when it finishes
+    QAction m_toggle;
+    QString m_address;
+    QPointer<Monitor> m_monitor;
+    QMetaObject::Connection m_feed;
+    QMetaObject::Connection m_cost;
+    bool m_serving = false;
+};
+
+} // namespace gatehouse

@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: MIT
+#include "metricsserver.h"
+
+#include <redis/userinput.h>
+
+#include <QFile>
+#include <QHttpServer>
+#include <QHttpServerRequest>
+#include <QHttpServerResponse>
+#include <QTcpServer>
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+namespace gatehouse {
+
+std::optional<MetricsServer::Address> MetricsServer::parseAddress(const QString &text,
+                                                                  QString *error)
+{
+    const auto refuse = [&](const QString &why) -> std::optional<Address> {
+        *error = QStringLiteral("--metrics \"%1\" %2; use HOST:PORT, e.g. 127.0.0.1:9187 or "
+                                "[::1]:9187 (an IP address; localhost is 127.0.0.1).")
+                     .arg(echoed(text), why);
+        return std::nullopt;
+    };
+    QString hostText;
+    QString portText;
+    if (text.startsWith(QLatin1Char('['))) {
+        const qsizetype close = text.indexOf(QLatin1Char(']'));
+        if (close < 0 || text.mid(close + 1, 1) != QLatin1String(":"))
+            return refuse(QStringLiteral("is not [IPv6]:PORT"));
+        hostText = text.mid(1, close - 1);
+        portText = text.mid(close + 2);
+    } else if (const qsizetype colon = text.lastIndexOf(QLatin1Char(':')); colon >= 0) {
+        hostText = text.left(colon);
+        portText = text.mid(colon + 1);
+        if (hostText.contains(QLatin1Char(':')))
+            return refuse(QStringLiteral("has an IPv6 address without brackets"));
+    } else {
+        portText = text; // a port alone: loopback
+    }
+    bool ok = false;
+    const uint port = portText.toUInt(&ok);
+    if (!ok || port > 65535)
+        return refuse(QStringLiteral("has no port from 0 to 65535"));
+    Address a;
+    a.port = quint16(port);
+    if (hostText.isEmpty() || hostText == QLatin1String("localhost"))
+        a.host = QHostAddress(QHostAddress::LocalHost);
+    else if (!a.host.setAddress(hostText))
+        return refuse(QStringLiteral("does not name an IP address"));
+    return a;
+}
+
+bool MetricsServer::isLoopback(const QHostAddress &host)
+{
+    return host.isLoopback();
+}
+
+MetricsServer::MetricsServer(QObject *parent)
+    : QObject(parent)
+{}
+
+MetricsServer::~MetricsServer() = default;
+
+bool MetricsServer::listen(const Address &address, bool allowRemote, QString *error)
+{
+    close();
+    const QString host = address.host.toString();
+    const QString where = (address.host.protocol() == QAbstractSocket::IPv6Protocol
+                               ? QLatin1Char('[') + host + QLatin1Char(']')
+                               : host)
+                          + QLatin1Char(':') + QString::number(address.port);
+    if (!isLoopback(address.host) && !allowRemote) {
+        *error = QStringLiteral("The metrics endpoint %1 is not a loopback address: its figures "
+                                "name keys, and anyone who reaches it reads them. Use "
+                                "127.0.0.1:PORT, or pass --metrics-remote to serve it there "
+                                "anyway.")
+                     .arg(where);
+        return false;
+    }
+    auto http = std::make_unique<QHttpServer>();
+    // One route for every method: the method is checked here, so that any
+    // other than GET gets 405 with Allow rather than 404.
+    http->route(QStringLiteral("/metrics"), [this](const QHttpServerRequest &request) {
+        if (request.method() != QHttpServerRequest::Method::Get) {
+            QHttpServerResponse refused(QByteArrayLiteral("text/plain"),
+                                        QByteArrayLiteral("Only GET /metrics is served.\n"),
+                                        QHttpServerResponse::StatusCode::MethodNotAllowed);
+            refused.setHeader(QByteArrayLiteral("Allow"), QByteArrayLiteral("GET"));
+            return refused;
+        }
+        return QHttpServerResponse(QByteArray(MetricsExposition::ContentType), body());
+    });
+    http->setMissingHandler([](const QHttpServerRequest &, QHttpServerResponder &&responder) {
+        responder.write(QByteArrayLiteral("Not found: only GET /metrics is served.\n"),
+                        QByteArrayLiteral("text/plain"),
+                        QHttpServerResponder::StatusCode::NotFound);
+    });
+    // Our own listening socket: its error says why (the port is taken),
+    // which QAbstractHttpServer::listen() does not.
+    auto *tcp = new QTcpServer(http.get());
+    if (!tcp->listen(address.host, address.port)) {
+        *error = QStringLiteral("Could not serve metrics on %1: %2%3.")
+                     .arg(where, tcp->errorString(),
+                          tcp->serverError() == QAbstractSocket::AddressInUseError
+                              ? QStringLiteral(" (another process listens there; choose another "
+                                               "port, or :0 for a free one)")
+                              : QString());
+        return false;
+    }
+    http->bind(tcp);
+    m_tcp = tcp;
+    m_port = tcp->serverPort();
+    m_host = address.host;
+    m_http = std::move(http);
+    return true;
+}
+
+void MetricsServer::close()
+{
+    m_http.reset();
+    m_tcp = nullptr;
+    m_port = 0;
+}
+
+bool MetricsServer::isListening() const
+{
+    return m_tcp && m_tcp->isListening();
+}
+
+QString MetricsServer::url() const
+{
+    const QString host = m_host.protocol() == QAbstractSocket::IPv6Protocol
+                             ? QLatin1Char('[') + m_host.toString() + QLatin1Char(']')
+                             : m_host.toString();
+    return QStringLiteral("http://%1:%2/metrics").arg(host).arg(m_port);
+}
+
+void MetricsServer::setSnapshot(const Snapshot &snapshot)
+{
+    m_snapshot = snapshot;
+    m_haveSnapshot = true;
+    m_rendered.clear(); // rendered at the next scrape, not per snapshot
+    m_snapshotAge.start();
+}
+
+QByteArray MetricsServer::body()
+{
+    ++m_scrapes;
+    if (m_haveSnapshot && m_rendered.isEmpty())
+        m_rendered = m_exposition.render(m_snapshot);
+    ConsoleFigures console;
+    console.lastTick = m_tickCost;
+    console.cpuSeconds = processCpuSeconds();
+    console.residentBytes = processResidentBytes();
+    console.snapshotAgeSeconds = m_haveSnapshot ? m_snapshotAge.elapsed() / 1000.0 : -1;
+    console.scrapes = m_scrapes;
+    Q_EMIT scraped();
+    return m_rendered + MetricsExposition::renderConsole(console);
+}
+
+double processCpuSeconds()
+{
+    rusage usage{};
+    if (getrusage(RUSAGE_SELF, &usage) != 0)
+        return -1;
+    const auto s = [](const timeval &t) {
+        return double(t.tv_sec) + double(t.tv_usec) / 1e6;
+    };
+    return s(usage.ru_utime) + s(usage.ru_stime);
+}
+
+qint64 processResidentBytes()
+{
+    // statm's second field: resident pages (Linux).
+    QFile statm(QStringLiteral("/proc/self/statm"));
+    if (!statm.open(QIODevice::ReadOnly))
+        return -1;
+    const QList<QByteArray> fields = statm.readAll().split(' ');
+    bool ok = false;
+    const qint64 pages = fields.value(1).toLongLong(&ok);
+    return ok ? pages * sysconf(_SC_PAGESIZE) : -1;
+}
+
+} // namespace gatehouse

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "metricsexposition.h"
+
+#include <monitor/snapshot.h>
+
+#include <QElapsedTimer>
+#include <QHostAddress>
+#include <QObject>
+
+#include <memory>
+#include <optional>
+
+QT_BEGIN_NAMESPACE
+class QHttpServer;
+class QTcpServer;
+QT_END_NAMESPACE
+
+namespace gatehouse {
+
+// The Prometheus endpoint: GET /metrics answers with the latest published
+// snapshot in the text exposition format (MetricsExposition); every other
+// method on /metrics is 405, every other path 404. It never calls Redis: a
+// scrape costs the rendering of a snapshot, and that only once per snapshot
+// (the text is kept until the next one). Read-only by construction: nothing
+// it serves takes input.
+// Lives on one thread (the CLI's main thread; in the console, its own).
+class MetricsServer : public QObject
+{
+    Q_OBJECT
+public:
+    // "127.0.0.1:9187", "[::1]:9187", ":9187" (loopback); a port of 0 picks a
+    // free one. nullopt with a sentence in error when it does not parse.
+    struct Address
+    {
+        QHostAddress host;
+        quint16 port = 0;
+    };
+    static std::optional<Address> parseAddress(const QString &text, QString *error);
+    // Whether host is a loopback address (the default and the safe choice:
+    // the figures name keys, which may say more than an operator wants to
+    // publish).
+    static bool isLoopback(const QHostAddress &host);
+
+    explicit MetricsServer(QObject *parent = nullptr);
+    ~MetricsServer() override;
+
+    void setExposition(const MetricsExposition &exposition) { m_exposition = exposition; }
+    // Listens on address; false with a sentence in error (the port is taken,
+    // the address is not this machine's). A non-loopback host is refused
+    // unless allowRemote (the caller warns).
+    bool listen(const Address &address, bool allowRemote, QString *error);
+    void close();
+    bool isListening() const;
+    quint16 port() const { return m_port; }
+    QString url() const; // "http://127.0.0.1:9187/metrics"
+
+    // The snapshot the next scrape serves.
+    void setSnapshot(const gatehouse::Snapshot &snapshot);
+    // The monitor's last full tick (after its tickFinished).
+    void setTickCost(const gatehouse::TickCost &cost) { m_tickCost = cost; }
+    qint64 scrapes() const { return m_scrapes; }
+    // The body of GET /metrics now (for tests and the benchmark).
+    QByteArray body();
+
+Q_SIGNALS:
+    void scraped();
+
+private:
+    std::unique_ptr<QHttpServer> m_http;
+    QTcpServer *m_tcp = nullptr; // owned by m_http once bound
+    quint16 m_port = 0;
+    QHostAddress m_host;
+    MetricsExposition m_exposition;
+    Snapshot m_snapshot;
+    bool m_haveSnapshot = false;
+    QByteArray m_rendered; // m_snapshot rendered; empty: to render on the next scrape
+    QElapsedTimer m_snapshotAge;
+    qint64 m_scrapes = 0;
+    TickCost m_tickCost;
+};
+
+// The process's own CPU time (user + system) in seconds and resident memory
+// in bytes; -1 when unknown.
+double processCpuSeconds();
+qint64 processResidentBytes();
+
+} // namespace gatehouse
+
+Q_DECLARE_METATYPE(gatehouse::TickCost)

@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: MIT
+// The Prometheus text exposition of a snapshot: names, units, escaping and
+// the cap on label cardinality; every rendering is checked by Prometheus'
+// own linter (promtool check metrics, Debian 'prometheus').
+#include <metrics/metricsexposition.h>
+#include <patterns/patternregistry.h>
+
+#include <QProcess>
+#include <QRegularExpression>
+#include <QtTest>
+
+using namespace gatehouse;
+
+class tst_MetricsExposition : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void names_data();
+    void names();
+    void escaping();
+    void keyWithQuotesAndNewlinesParses();
+    void figuresInBaseUnits();
+    void everyPatternLints();
+    void cardinalityCapAggregates();
+    void nodesAndConsole();
+
+private:
+    static ObjectState object(const char *pattern, const QByteArray &key);
+    // name{labels} -> value of every sample line; fails on a malformed line.
+    static QHash<QByteArray, double> samples(const QByteArray &text);
+    // promtool's verdict: empty when the text parses (lint findings about
+    // naming style are printed, not failed on: the names follow the figures).
+    static QByteArray promtoolErrors(const QByteArray &text);
+    QString m_promtool;
+};
+
+void tst_MetricsExposition::initTestCase()
+{
+    m_promtool = QStandardPaths::findExecutable(QStringLiteral("promtool"));
+    QVERIFY2(!m_promtool.isEmpty(),
+             "promtool was not found: install the Debian package 'prometheus' "
+             "(run .ci/install-deps).");
+}
+
+ObjectState tst_MetricsExposition::object(const char *pattern, const QByteArray &key)
+{
+    const PatternUnit *unit = PatternRegistry::instance().find(QString::fromLatin1(pattern));
+    if (!unit)
+        qFatal("no pattern %s", pattern);
+    ObjectState s;
+    s.object.kind = unit->kind();
+    s.object.key = key;
+    s.reading.atMs = 1'000'000;
+    s.firstSeenMs = 1'000'000;
+    return s;
+}
+
+QHash<QByteArray, double> tst_MetricsExposition::samples(const QByteArray &text)
+{
+    // name{label="value",...} value  (values escaped: \\ \" \n)
+    static const QRegularExpression line(QStringLiteral(
+        R"(^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{([a-zA-Z_][a-zA-Z0-9_]*="(\\[\\"n]|[^\\"\n])*",?)*\})? )"
+        R"((NaN|[+-]Inf|-?[0-9.eE+-]+)$)"));
+    QHash<QByteArray, double> out;
+    for (const QByteArray &l : text.split('\n')) {
+        if (l.isEmpty() || l.startsWith('#'))
+            continue;
+        const auto m = line.match(QString::fromUtf8(l));
+        if (!m.hasMatch()) {
+            qWarning("malformed line: %s", l.constData());
+            return {};
+        }
+        const qsizetype space = l.lastIndexOf(' ');
+        const QByteArray series = l.left(space);
+        if (out.contains(series)) {
+            qWarning("series twice: %s", series.constData());
+            return {};
+        }
+        out.insert(series, l.mid(space + 1).toDouble());
+    }
+    return out;
+}
+
+QByteArray tst_MetricsExposition::promtoolErrors(const QByteArray &text)
+{
+    QProcess p;
+    p.start(QStandardPaths::findExecutable(QStringLiteral("promtool")),
+            {QStringLiteral("check"), QStringLiteral("metrics")});
+    if (!p.waitForStarted(10000))
+        return "promtool did not start";
+    p.write(text);
+    p.closeWriteChannel();
+    if (!p.waitForFinished(30000))
+        return "promtool did not finish";
+    const QByteArray out = p.readAllStandardOutput() + p.readAllStandardError();
+    // Exit 1 with only lint findings ("... should have ...") is style;
+    // a parse error says "error while linting" or names the line.
+    if (out.contains("error while linting") || out.contains("text format parsing error"))
+        return out;
+    return {};
+}
+
+void tst_MetricsExposition::names_data()
+{
+    QTest::addColumn<QString>("section");
+    QTest::addColumn<QString>("figure");
+    QTest::addColumn<bool>("duration");
+    QTest::addColumn<QByteArray>("name");
+    QTest::newRow("count") << "limiter"
+                           << "inWindow" << false << QByteArray("gatehouse_limiter_in_window");
+    QTest::newRow("ms to seconds")
+        << "limiter"
+        << "retryHorizonMs" << true << QByteArray("gatehouse_limiter_retry_horizon_seconds");
+    QTest::newRow("age") << "queue"
+                         << "oldestInFlightAgeMs" << true
+                         << QByteArray("gatehouse_queue_oldest_in_flight_age_seconds");
+    QTest::newRow("plain") << "queue"
+                           << "stuck" << false << QByteArray("gatehouse_queue_stuck");
+    QTest::newRow("ttl") << "lock"
+                         << "pttlMs" << true << QByteArray("gatehouse_lock_pttl_seconds");
+    QTest::newRow("odd characters") << "my-section"
+                                    << "a.b c" << false << QByteArray("gatehouse_my_section_a_b_c");
+}
+
+void tst_MetricsExposition::names()
+{
+    QFETCH(QString, section);
+    QFETCH(QString, figure);
+    QFETCH(bool, duration);
+    QFETCH(QByteArray, name);
+    QCOMPARE(MetricsExposition::figureMetricName(section, figure, duration), name);
+}
+
+void tst_MetricsExposition::escaping()
+{
+    QCOMPARE(MetricsExposition::escapeLabelValue("a\"b\\c\nd"), QByteArray("a\\\"b\\\\c\\nd"));
+    QCOMPARE(MetricsExposition::escapeHelp("a\"b\\c\nd"), QByteArray("a\"b\\\\c\\nd"));
+    // Label values are UTF-8: other bytes go as Base64, whole.
+    QCOMPARE(MetricsExposition::keyLabel("lock:ü"), QByteArray("lock:ü"));
+    const QByteArray binary("lock:\xff\xfe", 7);
+    QCOMPARE(MetricsExposition::keyLabel(binary), "base64:" + binary.toBase64());
+    QCOMPARE(MetricsExposition::formatValue(3), QByteArray("3"));
+    QCOMPARE(MetricsExposition::formatValue(0.25), QByteArray("0.25"));
+    QCOMPARE(MetricsExposition::formatValue(qQNaN()), QByteArray("NaN"));
+    QCOMPARE(MetricsExposition::formatValue(qInf()), QByteArray("+Inf"));
+    QCOMPARE(MetricsExposition::formatValue(-qInf()), QByteArray("-Inf"));
+}
+
+// A key with a quote, a backslash and a newline: the exposition stays one
+// sample per line, Prometheus' parser reads it, and the key comes back.
+void tst_MetricsExposition::keyWithQuotesAndNewlinesParses()
+{
+    Snapshot snap;
+    snap.server.timeMs = 1'000'000;
+    ObjectState s = object("lock", "lock:\"we\\ird\"\nkey");
+    s.reading.token = "t1";
+    s.reading.pttlMs = 5000;
+    snap.objects.append(s);
+    const QByteArray text = MetricsExposition().render(snap);
+    QVERIFY2(promtoolErrors(text).isEmpty(), promtoolErrors(text).constData());
+    const auto all = samples(text);
+    QVERIFY(!all.isEmpty());
+    const QByteArray series
+        = "gatehouse_lock_pttl_seconds{key=\"lock:\\\"we\\\\ird\\\"\\nkey\",pattern=\"lock\"}";
+    QVERIFY2(all.contains(series), text.constData());
+    QCOMPARE(all.value(series), 5.0);
+}
+
+// Durations in seconds, ratios as ratios, counts as counts, as of the
+// snapshot's time (a TTL read 2 s earlier counts down).
+void tst_MetricsExposition::figuresInBaseUnits()
+{
+    Snapshot snap;
+    snap.server.timeMs = 1'002'000;
+    ObjectState limiter = object("sliding-window", "rl:api");
+    limiter.reading.inWindow = 45;
+    limiter.reading.limit = 60;
+    limiter.reading.retryHorizonMs = 4500;
+    snap.objects.append(limiter);
+    ObjectState lock = object("lock", "lock:job");
+    lock.reading.token = "abc";
+    lock.reading.pttlMs = 30000;
+    lock.heldSinceMs = 990'000; // Gatehouse saw this holder take it
+    snap.objects.append(lock);
+    ObjectState queue = object("reliable-queue", "q:mail");
+    queue.reading.length = 7;
+    queue.reading.inFlight = 3;
+    queue.reading.stuck = 2;
+    queue.reading.oldestInFlightAgeMs = 61000;
+    snap.objects.append(queue);
+    ObjectState failed = object("reliable-queue", "q:broken");
+    failed.reading.status = Reading::Status::Error;
+    snap.objects.append(failed);
+
+    const QByteArray text = MetricsExposition().render(snap);
+    QVERIFY2(promtoolErrors(text).isEmpty(), promtoolErrors(text).constData());
+    const auto all = samples(text);
+    const auto v = [&](const char *series) {
+        if (!all.contains(series))
+            qWarning("missing %s in\n%s", series, text.constData());
+        return all.value(series, -12345);
+    };
+    QCOMPARE(v("gatehouse_limiter_in_window{key=\"rl:api\",pattern=\"sliding-window\"}"), 45.0);
+    QCOMPARE(v("gatehouse_limiter_occupancy{key=\"rl:api\",pattern=\"sliding-window\"}"), 0.75);
+    QCOMPARE(v("gatehouse_limiter_limit{key=\"rl:api\",pattern=\"sliding-window\"}"), 60.0);
+    QCOMPARE(v("gatehouse_limiter_retry_horizon_seconds{key=\"rl:api\",pattern=\"sliding-"
+               "window\"}"),
+             2.5);
+    QCOMPARE(v("gatehouse_lock_pttl_seconds{key=\"lock:job\",pattern=\"lock\"}"), 28.0);
+    QCOMPARE(v("gatehouse_lock_held_seconds{key=\"lock:job\",pattern=\"lock\"}"), 12.0);
+    QCOMPARE(v("gatehouse_lock_held_exact{key=\"lock:job\",pattern=\"lock\"}"), 1.0);
+    QCOMPARE(v("gatehouse_queue_stuck{key=\"q:mail\",pattern=\"reliable-queue\"}"), 2.0);
+    QCOMPARE(v("gatehouse_queue_length{key=\"q:mail\",pattern=\"reliable-queue\"}"), 7.0);
+    QCOMPARE(v("gatehouse_queue_oldest_in_flight_age_seconds{key=\"q:mail\",pattern=\"reliable-"
+               "queue\"}"),
+             63.0);
+    // A failed reading has no figures (its zeros did not happen), but counts.
+    QVERIFY(!text.contains("key=\"q:broken\""));
+    QCOMPARE(v("gatehouse_objects{section=\"queue\",pattern=\"reliable-queue\",state=\"error\"}"),
+             1.0);
+    // HELP and TYPE once per family, before its samples.
+    QCOMPARE(text.count("# TYPE gatehouse_queue_stuck gauge\n"), 1);
+    QVERIFY(text.indexOf("# HELP gatehouse_queue_stuck ") < text.indexOf("gatehouse_queue_stuck{"));
+}
+
+// Every registered pattern, with a library's counts by state: the text
+// parses, and every figure the pattern declares is there.
+void tst_MetricsExposition::everyPatternLints()
+{
+    Snapshot snap;
+    snap.server.timeMs = 1'000'000;
+    for (const PatternUnit *unit : PatternRegistry::instance().units()) {
+        ObjectState s;
+        s.object.kind = unit->kind();
+        s.object.key = unit->kind().id().toUtf8() + ":1";
+        s.reading.atMs = snap.server.timeMs;
+        s.reading.limit = 10;
+        s.reading.oldestInFlightAgeMs = 5;
+        s.reading.retryHorizonMs = 5;
+        s.reading.pttlMs = 5;
+        s.reading.minTtlMs = 5;
+        s.reading.maxTtlMs = 5;
+        if (!unit->library().isEmpty())
+            s.reading.counts = {{QStringLiteral("wait"), 3}, {QStringLiteral("active"), 1}};
+        snap.objects.append(s);
+    }
+    const QByteArray text = MetricsExposition().render(snap);
+    QVERIFY2(promtoolErrors(text).isEmpty(), promtoolErrors(text).constData());
+    const auto all = samples(text);
+    QVERIFY(!all.isEmpty());
+    for (const ObjectState &s : snap.objects) {
+        const PatternUnit *unit = &PatternUnit::of(s.object.kind);
+        const QByteArray labels = "{key=\"" + unit->kind().id().toUtf8() + ":1\",pattern=\""
+                                  + unit->kind().id().toUtf8() + "\"";
+        for (const Figure &f : unit->figures()) {
+            const QByteArray name
+                = MetricsExposition::figureMetricName(unit->section().id, f.id, f.isDuration);
+            const double value = f.value(s.reading, snap.server.timeMs);
+            if (std::isnan(value) || (f.isDuration && value < 0))
+                continue;
+            QVERIFY2(all.contains(name + labels + '}'), QByteArray(name + labels).constData());
+        }
+        if (!unit->library().isEmpty()) {
+            const QByteArray name = "gatehouse_" + unit->section().id.toUtf8() + "_state_count";
+            QCOMPARE(all.value(name + labels + ",state=\"wait\"}"), 3.0);
+        }
+    }
+}
+
+// Beyond the cap, a pattern's objects fold into key="<other>": the sum and
+// the maximum of each figure; the lowest keys stay individual, the same
+// ones every time.
+void tst_MetricsExposition::cardinalityCapAggregates()
+{
+    Snapshot snap;
+    snap.server.timeMs = 1'000'000;
+    for (int i = 9; i >= 0; --i) { // not in key order
+        ObjectState s = object("reliable-queue", "q:" + QByteArray::number(i));
+        s.reading.length = i;
+        s.reading.stuck = 1;
+        snap.objects.append(s);
+    }
+    ObjectState limiter = object("sliding-window", "rl:1");
+    limiter.reading.inWindow = 4;
+    snap.objects.append(limiter);
+    MetricsExposition exposition;
+    exposition.maxObjectsPerPattern = 3;
+    const QByteArray text = exposition.render(snap);
+    QVERIFY2(promtoolErrors(text).isEmpty(), promtoolErrors(text).constData());
+    const auto all = samples(text);
+    for (int i = 0; i < 10; ++i) {
+        const QByteArray series = "gatehouse_queue_length{key=\"q:" + QByteArray::number(i)
+                                  + "\",pattern=\"reliable-queue\"}";
+        QCOMPARE(all.contains(series), i < 3);
+    }
+    const QByteArray other = "{key=\"<other>\",pattern=\"reliable-queue\"";
+    QCOMPARE(all.value("gatehouse_queue_length" + other + ",aggregate=\"sum\"}"),
+             3.0 + 4 + 5 + 6 + 7 + 8 + 9);
+    QCOMPARE(all.value("gatehouse_queue_length" + other + ",aggregate=\"max\"}"), 9.0);
+    QCOMPARE(all.value("gatehouse_queue_stuck" + other + ",aggregate=\"sum\"}"), 7.0);
+    QCOMPARE(all.value("gatehouse_objects_aggregated{pattern=\"reliable-queue\"}"), 7.0);
+    QCOMPARE(all.value("gatehouse_objects{section=\"queue\",pattern=\"reliable-queue\",state="
+                       "\"ok\"}"),
+             10.0);
+    // Another pattern under the cap is untouched.
+    QCOMPARE(all.value("gatehouse_limiter_in_window{key=\"rl:1\",pattern=\"sliding-window\"}"),
+             4.0);
+    QCOMPARE(all.value("gatehouse_objects_aggregated{pattern=\"sliding-window\"}"), 0.0);
+    // Series per pattern: at most cap x figures + 2 x figures, whatever the count.
+    int queueSeries = 0;
+    for (auto it = all.cbegin(); it != all.cend(); ++it)
+        queueSeries += it.key().startsWith("gatehouse_queue_");
+    // length, in flight, stuck (the oldest age is unknown: no series)
+    QCOMPARE(queueSeries, (3 + 2) * 3);
+}
+
+void tst_MetricsExposition::nodesAndConsole()
+{
+    Snapshot snap;
+    snap.server.timeMs = 1'700'000'000'123;
+    snap.server.lastReadingAgeMs = 250;
+    NodeStatus n;
+    n.address = QStringLiteral("127.0.0.1:6379");
+    n.role = QStringLiteral("master");
+    n.version = QStringLiteral("7.0.15");
+    n.usedMemoryBytes = 1048576;
+    n.connectedClients = 4;
+    n.opsPerSec = 17;
+    n.connection.state = RedisConnection::State::Ready;
+    snap.server.nodes = {n};
+    ConsoleFigures console;
+    console.lastTick = {42, 1200, 3, 400};
+    console.cpuSeconds = 1.5;
+    console.snapshotAgeSeconds = 0.2;
+    console.scrapes = 9;
+    const QByteArray text
+        = MetricsExposition().render(snap) + MetricsExposition::renderConsole(console);
+    QVERIFY2(promtoolErrors(text).isEmpty(), promtoolErrors(text).constData());
+    const auto all = samples(text);
+    QCOMPARE(all.value("gatehouse_node_up{node=\"127.0.0.1:6379\"}"), 1.0);
+    QCOMPARE(all.value("gatehouse_node_used_memory_bytes{node=\"127.0.0.1:6379\"}"), 1048576.0);
+    QCOMPARE(all.value("gatehouse_node_connected_clients{node=\"127.0.0.1:6379\"}"), 4.0);
+    QCOMPARE(all.value("gatehouse_node_ops_per_second{node=\"127.0.0.1:6379\"}"), 17.0);
+    QCOMPARE(all.value("gatehouse_node_info{node=\"127.0.0.1:6379\",role=\"master\",version=\"7.0."
+                       "15\",mode=\"standalone\"}"),
+             1.0);
+    QCOMPARE(all.value("gatehouse_reading_age_seconds"), 0.25);
+    QCOMPARE(all.value("gatehouse_console_tick_duration_seconds"), 0.042);
+    QCOMPARE(all.value("gatehouse_console_tick_commands"), 1200.0);
+    QCOMPARE(all.value("gatehouse_console_cpu_seconds_total"), 1.5);
+    QCOMPARE(all.value("gatehouse_console_scrapes_total"), 9.0);
+    QCOMPARE(all.value("gatehouse_server_time_seconds"), 1'700'000'000.123);
+    QVERIFY(text.contains("# TYPE gatehouse_console_cpu_seconds_total counter\n"));
+}
+
+QTEST_GUILESS_MAIN(tst_MetricsExposition)
+#include "tst_metricsexposition.moc"

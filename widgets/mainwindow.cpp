@@ -4,6 +4,7 @@
 #include "auditpage.h"
 #include "chartpanel.h"
 #include "confirmactiondialog.h"
+#include "nodespage.h"
 #include "objecttablemodel.h"
 #include "overviewpage.h"
 #include "sectionpage.h"
@@ -85,6 +86,8 @@ MainWindow::MainWindow(RedisClient *client, Monitor *monitor, ActionEngine *acti
         m_sectionPages.append(page);
         addPage(page, section.title);
     }
+    m_nodesPage = new NodesPage(this);
+    addPage(m_nodesPage, tr("Nodes"));
     m_audit = new AuditPage(m_actions->auditLogPath(), this);
     addPage(m_audit, tr("Audit log"));
     m_pages->setMaximumWidth(160);
@@ -327,6 +330,9 @@ void MainWindow::onTimer()
                                                    : tr("polling"));
         m_eventsLabel->setToolTip(server.notes.join(QLatin1Char('\n')));
     }
+    // The Nodes page sees every snapshot: a failover shows when it happens.
+    if (m_dirty)
+        m_nodesPage->update(*m_snapshot);
     // Only what is on screen is redrawn.
     const bool changed = m_dirty;
     m_dirty = false;

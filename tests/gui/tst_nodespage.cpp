@@ -83,7 +83,7 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(page->headline().startsWith(QStringLiteral("Cluster: 3 masters")),
                                  10000);
         int masters = 0;
-        int slots = 0;
+        int slotTotal = 0;
         for (int row = 0; row < page->table()->rowCount(); ++row) {
             QVERIFY(cluster.indexOfPort(
                         quint16(cell(page, row, NodesPage::Address).section(':', -1).toUInt()))
@@ -91,13 +91,13 @@ private slots:
             if (cell(page, row, NodesPage::Role) == QLatin1String("master")) {
                 ++masters;
                 const QString s = cell(page, row, NodesPage::Slots);
-                slots += s.section('(', -1).chopped(1).toInt();
+                slotTotal += s.section('(', -1).chopped(1).toInt();
             } else {
                 QVERIFY(!cell(page, row, NodesPage::MasterOf).isEmpty());
             }
         }
         QCOMPARE(masters, 3);
-        QCOMPARE(slots, 16384);
+        QCOMPARE(slotTotal, 16384);
         // INFO figures arrive for every node.
         QTRY_VERIFY_WITH_TIMEOUT(
             [&] {

@@ -40,6 +40,11 @@ std::optional<RedisEndpoint> ConnectionSettings::endpoint(const QString &passwor
     auto ep = RedisEndpoint::fromUrl(url.trimmed(), error);
     if (!ep)
         return std::nullopt;
+    if (ep->isSentinel() && ep->sentinelMaster.trimmed().isEmpty()) {
+        *error = QObject::tr("The Sentinel URL names no master: add #NAME to it "
+                             "(redis-sentinel://host:26379#mymaster).");
+        return std::nullopt;
+    }
     if (!user.isEmpty())
         ep->user = user;
     if (!password.isEmpty())
@@ -193,7 +198,8 @@ ConnectionDialog::ConnectionDialog(QWidget *parent)
     , m_testResult(new QLabel(this))
 {
     setWindowTitle(tr("Connect to Redis"));
-    m_url->setPlaceholderText(tr("redis://host:6379/0, rediss://…, unix:///path/to/redis.sock"));
+    m_url->setPlaceholderText(tr("redis://host:6379/0, rediss://…, unix:///path/to/redis.sock, "
+                                 "redis-sentinel://host:26379,host:26380#master"));
     m_password->setEchoMode(QLineEdit::Password);
     m_password->setObjectName(QStringLiteral("password"));
     m_user->setPlaceholderText(tr("ACL user (empty: default)"));

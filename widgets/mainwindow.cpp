@@ -5,6 +5,7 @@
 #include "chartpanel.h"
 #include "confirmactiondialog.h"
 #include "consolenavigation.h"
+#include "nodespage.h"
 #include "objecttablemodel.h"
 #include "overviewpage.h"
 #include "sectionpage.h"
@@ -89,6 +90,8 @@ MainWindow::MainWindow(RedisClient *client, Monitor *monitor, ActionEngine *acti
         m_sectionPages.append(page);
         addPage(page, section.title);
     }
+    m_nodesPage = new NodesPage(this);
+    addPage(m_nodesPage, tr("Nodes"));
     m_audit = new AuditPage(m_actions->auditLogPath(), this);
     addPage(m_audit, tr("Audit log"));
     connect(m_audit, &AuditPage::openRequested, m_overview, &OverviewPage::openRequested);
@@ -388,6 +391,9 @@ void MainWindow::onTimer()
                        .arg(formatMs(server.ageBoundMs));
         m_eventsLabel->setToolTip(tip.join(QLatin1Char('\n')));
     }
+    // The Nodes page sees every snapshot: a failover shows when it happens.
+    if (m_dirty)
+        m_nodesPage->update(*m_snapshot);
     // Only what is on screen is redrawn.
     const bool changed = m_dirty;
     m_dirty = false;

@@ -28,6 +28,7 @@ class HistoryStore;
 class Monitor;
 class ObjectTableModel;
 class OverviewPage;
+class NodesPage;
 class RedisClient;
 class SectionPage;
 struct ActionOutcome;
@@ -125,6 +126,7 @@ private:
     OverviewPage *m_overview = nullptr;
     QList<SectionPage *> m_sectionPages;
     AuditPage *m_audit = nullptr;
+    NodesPage *m_nodesPage = nullptr;
 
     QLabel *m_stateLabel;
     QWidget *m_banner = nullptr;

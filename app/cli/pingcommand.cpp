@@ -73,7 +73,10 @@ void PingCommand::onReady()
                 const auto fields = parseInfo(info.bytes());
                 out << "server: Redis " << fields.value("redis_version", "?") << " ("
                     << fields.value("redis_mode", "standalone") << ") at "
-                    << m_client.endpoint().address() << '\n';
+                    << (m_client.topology().isSentinel()
+                            ? m_client.topology().nodes.value(0).address()
+                            : m_client.endpoint().address())
+                    << '\n';
             }
 
             const qint64 serverMs = serverTimeMs(replies.at(1));
@@ -97,16 +100,23 @@ void PingCommand::printTopology()
 {
     const Topology topology = m_client.topology();
     QTextStream out(stdout);
-    if (!topology.isCluster()) {
+    if (!topology.isCluster() && !topology.isSentinel()) {
         out << "mode: standalone\n";
         out.flush();
         Q_EMIT finished(ExitOk);
         return;
     }
     const int masters = int(topology.masters().size());
-    out << "mode: cluster (" << masters << (masters == 1 ? " master, " : " masters, ")
-        << topology.nodes.size() - masters << " replicas; seen from "
-        << m_client.endpoint().address() << ")\n";
+    if (topology.isSentinel()) {
+        const RedisEndpoint &ep = m_client.endpoint();
+        out << "mode: sentinel (master \"" << ep.sentinelMaster << "\" at "
+            << topology.nodes.value(0).address() << ", " << topology.nodes.size() - masters
+            << " replicas; sentinels " << ep.sentinels.join(QLatin1Char(',')) << ")\n";
+    } else {
+        out << "mode: cluster (" << masters << (masters == 1 ? " master, " : " masters, ")
+            << topology.nodes.size() - masters << " replicas; seen from "
+            << m_client.endpoint().address() << ")\n";
+    }
     out.flush();
     // Masters in slot order, each followed by its replicas.
     QList<int> order;
@@ -140,12 +150,12 @@ void PingCommand::printTopology()
                     if (!node.announced.isEmpty())
                         out << " (announced " << node.announced << ")";
                     out << "  " << node.role;
-                    if (node.role == QLatin1String("master")) {
+                    if (node.role == QLatin1String("master") && topology.isCluster()) {
                         out << "  slots "
                             << (node.slotRanges.isEmpty() ? QStringLiteral("none")
                                                           : node.slotsText())
                             << " (" << node.slotCount() << ")";
-                    } else {
+                    } else if (node.role != QLatin1String("master")) {
                         for (const TopologyNode &m : topology.nodes) {
                             if (m.id == node.masterId && !m.id.isEmpty())
                                 out << "  of " << m.address();

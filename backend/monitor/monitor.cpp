@@ -6,6 +6,7 @@
 #include <patterns/patternregistry.h>
 #include <redis/redisrouter.h>
 #include <redis/redissubscriber.h>
+#include <redis/sentinelwatch.h>
 #include <redis/serverinfo.h>
 
 #include <QDateTime>
@@ -88,16 +89,18 @@ Monitor::Monitor(RedisClient *client, Options options, QObject *parent)
             readServerFacts(); // after a reconnect: version or role may have changed
     });
     connect(m_client, &RedisClient::topologyChanged, this, &Monitor::applyTopology);
-    if (m_client->topology().isCluster())
+    if (m_client->topology().isCluster() || m_client->topology().isSentinel())
         applyTopology(m_client->topology());
 }
 
 void Monitor::applyTopology(const Topology &topology)
 {
     m_server.mode = topology.modeId();
-    if (!topology.isCluster())
+    if (!topology.isCluster() && !topology.isSentinel())
         return;
-    const QString seedAddress = m_client->endpoint().address();
+    // Sentinel: the connection follows the master, whichever node that is now.
+    const QString seedAddress = topology.isSentinel() ? topology.nodes.value(0).address()
+                                                      : m_client->endpoint().address();
     QHash<QString, NodeStatus> known;
     for (qsizetype i = 1; i < m_server.nodes.size() && i < m_nodeAddresses.size(); ++i)
         known.insert(m_nodeAddresses.at(i), m_server.nodes.at(i));
@@ -124,6 +127,8 @@ void Monitor::applyTopology(const Topology &topology)
         if (!seed) {
             n.address = t.address();
             n.connection = {RedisConnection::State::Ready, QString(), -1};
+        } else if (topology.isSentinel()) {
+            n.address = t.address(); // the master now, after a failover too
         }
         n.id = t.id;
         n.role = t.role;
@@ -153,7 +158,7 @@ void Monitor::applyTopology(const Topology &topology)
 
 void Monitor::readNodeInfo()
 {
-    if (m_server.mode != QLatin1String("cluster"))
+    if (m_server.mode != QLatin1String("cluster") && m_server.mode != QLatin1String("sentinel"))
         return;
     m_nodeInfoClock.start();
     for (const QString &address : std::as_const(m_nodeAddresses)) {
@@ -512,7 +517,10 @@ void Monitor::tick()
     if (m_subscriber && m_eventsChecked.isValid()
         && m_eventsChecked.elapsed() >= m_options.eventsCheckMs)
         checkEventsConfig();
-    if (m_nodeInfoClock.isValid() && m_nodeInfoClock.elapsed() >= RedisRouter::RefreshMs)
+    // Sentinel: a master and a few replicas, read as often as the sentinels.
+    const qint64 nodeInfoMs = m_server.mode == QLatin1String("sentinel") ? SentinelWatch::RefreshMs
+                                                                         : RedisRouter::RefreshMs;
+    if (m_nodeInfoClock.isValid() && m_nodeInfoClock.elapsed() >= nodeInfoMs)
         readNodeInfo();
     const bool quiet = m_options.adaptive && m_server.eventsLive && !m_fullPassDue && m_subscriber
                        && m_subscriber->state() == RedisConnection::State::Ready;

@@ -6,6 +6,8 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 
+#include <algorithm>
+
 namespace gatehouse {
 
 const NodeStatus &ServerStatus::primary() const
@@ -216,8 +218,18 @@ QJsonObject Snapshot::headerJson() const
             node.insert(QStringLiteral("id"), QString::fromLatin1(n.id));
             node.insert(QStringLiteral("slots"), n.slotRanges);
             node.insert(QStringLiteral("slotCount"), n.slotCount);
+        }
+        if (server.mode != QLatin1String("standalone")) {
             node.insert(QStringLiteral("masterAddress"), optionalString(n.masterAddress));
             node.insert(QStringLiteral("state"), optionalString(n.health));
+            // A replica's lag behind its master, in replication bytes.
+            qint64 lag = -1;
+            for (const NodeStatus &m : server.nodes) {
+                if (!n.masterAddress.isEmpty() && m.address == n.masterAddress
+                    && m.replicationOffset >= 0 && n.replicationOffset >= 0)
+                    lag = std::max<qint64>(0, m.replicationOffset - n.replicationOffset);
+            }
+            node.insert(QStringLiteral("replicationLagBytes"), figure(lag));
         } else {
             node.insert(QStringLiteral("state"), connectionStateId(n.connection.state));
         }

@@ -44,12 +44,25 @@ EndpointOptions::EndpointOptions()
                QStringLiteral("Cluster: connect to TO where a node announces FROM (both "
                               "host:port); repeat for every node."),
                QStringLiteral("FROM=TO"))
+    , m_sentinelMaster(QStringLiteral("sentinel-master"),
+                       QStringLiteral("Sentinel: the name of the master the sentinels monitor "
+                                      "(instead of #NAME in a redis-sentinel:// URL)."),
+                       QStringLiteral("NAME"))
+    , m_sentinelUser(QStringLiteral("sentinel-user"),
+                     QStringLiteral("Sentinel: ACL user on the sentinels (--user is the "
+                                    "master's)."),
+                     QStringLiteral("USER"))
+    , m_sentinelPass(QStringLiteral("sentinel-password"),
+                     QStringLiteral("Sentinel: password of the sentinels (--pass is the "
+                                    "master's)."),
+                     QStringLiteral("PASSWORD"))
 {}
 
 void EndpointOptions::addTo(QCommandLineParser &parser) const
 {
     parser.addOptions({m_url, m_host, m_port, m_socket, m_db, m_user, m_pass, m_tls, m_cacert,
-                       m_cert, m_key, m_sni, m_insecure, m_timeout, m_natMap});
+                       m_cert, m_key, m_sni, m_insecure, m_timeout, m_natMap, m_sentinelMaster,
+                       m_sentinelUser, m_sentinelPass});
 }
 
 std::optional<RedisEndpoint> EndpointOptions::endpoint(const QCommandLineParser &parser,
@@ -149,6 +162,21 @@ std::optional<RedisEndpoint> EndpointOptions::endpoint(const QCommandLineParser 
                             .arg(echoed(entry)));
         ep.natMap.insert(from, to);
     }
+    if (parser.isSet(m_sentinelMaster) || parser.isSet(m_sentinelUser)
+        || parser.isSet(m_sentinelPass)) {
+        if (!ep.isSentinel())
+            return fail(QStringLiteral("--sentinel-master, --sentinel-user and --sentinel-password "
+                                       "need a Sentinel URL: --url "
+                                       "redis-sentinel://host:26379[,host:port...]#master-name."));
+        if (parser.isSet(m_sentinelMaster))
+            ep.sentinelMaster = parser.value(m_sentinelMaster);
+        ep.sentinelUser = parser.value(m_sentinelUser);
+        ep.sentinelPassword = parser.value(m_sentinelPass);
+    }
+    if (ep.isSentinel() && ep.sentinelMaster.trimmed().isEmpty())
+        return fail(QStringLiteral("The Sentinel URL names no master: add #NAME to it "
+                                   "(redis-sentinel://host:26379#mymaster) or give "
+                                   "--sentinel-master NAME."));
     // The applications follow a Cluster from any one node's address.
     ep.discoverTopology = true;
     return ep;

@@ -42,6 +42,9 @@ private:
     QCommandLineOption m_insecure;
     QCommandLineOption m_timeout;
     QCommandLineOption m_natMap;
+    QCommandLineOption m_sentinelMaster;
+    QCommandLineOption m_sentinelUser;
+    QCommandLineOption m_sentinelPass;
 };
 
 } // namespace gatehouse

@@ -2,6 +2,7 @@
 #include "redisconnection.h"
 
 #include "redisscript.h"
+#include "sentinelresolver.h"
 #include "userinput.h"
 
 #include <QDateTime>
@@ -119,6 +120,37 @@ void RedisConnection::startAttempt()
     m_sslProblem.clear();
     m_reader.reset();
     setState(State::Connecting, QString());
+    if (!m_endpoint.isSentinel()) {
+        connectTransport();
+        return;
+    }
+    // Sentinel: every attempt asks the sentinels first, so a reconnect after
+    // a failover reaches the new master (the handshake checks its ROLE).
+    if (m_endpoint.sentinelMaster.isEmpty()) {
+        handleLoss(QStringLiteral("The Sentinel URL names no master: add #NAME to it or give "
+                                  "--sentinel-master NAME."),
+                   true);
+        return;
+    }
+    m_resolver = new SentinelResolver(
+        m_endpoint,
+        [this](const SentinelResolver::Result &r) {
+            m_resolver->deleteLater();
+            m_resolver = nullptr;
+            if (!r.ok) {
+                handleLoss(r.message, r.final);
+                return;
+            }
+            m_endpoint.host = r.host;
+            m_endpoint.port = r.port;
+            connectTransport();
+        },
+        this);
+    m_resolver->start();
+}
+
+void RedisConnection::connectTransport()
+{
     m_connectTimer->start(m_endpoint.connectTimeoutMs);
 
     switch (m_endpoint.transport) {
@@ -243,13 +275,40 @@ void RedisConnection::onTransportConnected()
     }
     // Named so operators see us in CLIENT LIST. A user without the CLIENT
     // command (restricted ACL) still gets a working connection.
+    const bool checkRole = m_endpoint.isSentinel();
     writeCommand(
         {QByteArrayLiteral("CLIENT"), QByteArrayLiteral("SETNAME"), m_endpoint.clientName.toUtf8()},
-        {[this, generation, noauth = step(QString(), false)](const RedisValue &reply) {
+        {[this, generation, checkRole, noauth = step(QString(), false)](const RedisValue &reply) {
             noauth(reply);
-            if (generation == m_generation && m_handshaking)
+            if (generation == m_generation && m_handshaking && !checkRole)
                 becomeReady();
         }});
+    if (!checkRole)
+        return;
+    // A sentinel's answer can trail a failover by a moment: the address must
+    // be a master now, or the sentinels are asked again after a backoff. A
+    // user not allowed ROLE is taken at the sentinels' word.
+    writeCommand({QByteArrayLiteral("ROLE")}, {[this, generation](const RedisValue &reply) {
+                     if (generation != m_generation || !m_handshaking)
+                         return;
+                     const QByteArray role
+                         = reply.isArray() && reply.size() > 0 ? reply.at(0).bytes() : QByteArray();
+                     if (!reply.isError() && role != "master") {
+                         handleLoss(QStringLiteral("%1, which the sentinels named master \"%2\", "
+                                                   "is a %3 now; asking the sentinels again.")
+                                        .arg(shown(m_endpoint), echoed(m_endpoint.sentinelMaster),
+                                             QString::fromUtf8(role)),
+                                    false);
+                         return;
+                     }
+                     becomeReady();
+                 }});
+}
+
+void RedisConnection::reconnect(const QString &why)
+{
+    if (m_state == State::Ready || m_state == State::Connecting)
+        handleLoss(why, false);
 }
 
 void RedisConnection::becomeReady()
@@ -559,6 +618,10 @@ void RedisConnection::handleLoss(const QString &message, bool final)
     ++m_generation;
     const bool wasReady = m_state == State::Ready;
     m_handshaking = false;
+    if (m_resolver) {
+        delete m_resolver;
+        m_resolver = nullptr;
+    }
     if (m_connectTimer)
         m_connectTimer->stop();
     if (m_io) {

@@ -21,6 +21,7 @@ class QTimer;
 namespace gatehouse {
 
 class RedisScript;
+class SentinelResolver;
 
 // One connection to one Redis node. Lives on, and must only be used from, the
 // thread it belongs to (a worker thread; RedisClient is the thread-safe front).
@@ -80,6 +81,11 @@ public:
     // dropped unless Ready, since the subscriber restores its set on ready().
     void sendPush(const QList<QByteArray> &args);
 
+    // Drops the connection as if it were lost (what was written "may or may
+    // not have run") and, with auto-reconnect, connects again: for Sentinel,
+    // after a switch of master, to the new one.
+    void reconnect(const QString &why);
+
     // Requests written and not yet answered.
     qsizetype pendingCount() const { return qsizetype(m_pending.size()); }
 
@@ -114,6 +120,7 @@ private:
     };
 
     void startAttempt();
+    void connectTransport();
     void onTransportConnected();
     void onReadyRead();
     void onSocketError();
@@ -149,6 +156,7 @@ private:
     QByteArray m_heldBytes;        // their encoding
     bool m_handshaking = false;
 
+    SentinelResolver *m_resolver = nullptr; // a child while the sentinels are asked
     QTimer *m_connectTimer = nullptr;
     QTimer *m_retryTimer = nullptr;
     int m_attempt = 0;

@@ -37,6 +37,15 @@ QString shownUrl(const QString &url)
 
 std::optional<RedisEndpoint> fail(QString *error, const QString &url, const QString &what)
 {
+    if (url.trimmed().startsWith(QLatin1String("redis-sentinel:"), Qt::CaseInsensitive)
+        || url.trimmed().startsWith(QLatin1String("rediss-sentinel:"), Qt::CaseInsensitive)) {
+        if (error)
+            *error = QStringLiteral("Invalid Sentinel URL \"%1\": %2; expected "
+                                    "redis-sentinel://[user:password@]host[:port][,host[:port]...]"
+                                    "[/db]#master-name (rediss-sentinel:// for TLS).")
+                         .arg(shownUrl(url), what);
+        return std::nullopt;
+    }
     if (error)
         *error = QStringLiteral("Invalid Redis URL \"%1\": %2; %3.")
                      .arg(shownUrl(url), what, s_expected);
@@ -59,6 +68,12 @@ std::optional<RedisEndpoint> RedisEndpoint::fromUrl(const QString &text, QString
         return fail(error, text, QStringLiteral("it is empty"));
     if (!trimmed.contains(QLatin1String(":/")))
         return fail(error, text, QStringLiteral("it has no scheme"));
+
+    const QString givenScheme = trimmed.left(trimmed.indexOf(QLatin1String("://"))).toLower();
+    if (givenScheme == QLatin1String("redis-sentinel")
+        || givenScheme == QLatin1String("rediss-sentinel"))
+        return fromSentinelUrl(trimmed, givenScheme == QLatin1String("rediss-sentinel"), text,
+                               error);
 
     const QUrl url(trimmed, QUrl::StrictMode);
     const QString scheme = url.scheme().toLower();
@@ -121,6 +136,99 @@ std::optional<RedisEndpoint> RedisEndpoint::fromUrl(const QString &text, QString
     return ep;
 }
 
+// Sentinel URLs list several hosts, which QUrl does not parse: split by hand.
+std::optional<RedisEndpoint> RedisEndpoint::fromSentinelUrl(const QString &trimmed, bool tls,
+                                                            const QString &text, QString *error)
+{
+    RedisEndpoint ep;
+    ep.transport = tls ? Transport::Tls : Transport::Tcp;
+    QString rest = trimmed.mid(trimmed.indexOf(QLatin1String("://")) + 3);
+    const qsizetype hash = rest.indexOf(QLatin1Char('#'));
+    if (hash >= 0) {
+        ep.sentinelMaster = QUrl::fromPercentEncoding(rest.mid(hash + 1).toUtf8());
+        rest = rest.left(hash);
+        if (ep.sentinelMaster.isEmpty())
+            return fail(error, text, QStringLiteral("the master's name after # is empty"));
+    }
+    if (rest.contains(QLatin1Char('?')))
+        return fail(error, text, QStringLiteral("query parameters are not supported here"));
+    const qsizetype slash = rest.indexOf(QLatin1Char('/'));
+    QString path = slash >= 0 ? rest.mid(slash + 1) : QString();
+    QString authority = slash >= 0 ? rest.left(slash) : rest;
+    if (!path.isEmpty() && !parseDb(path, &ep.db))
+        return fail(error, text,
+                    QStringLiteral("database \"%1\" is not a number >= 0").arg(echoed(path)));
+    const qsizetype at = authority.lastIndexOf(QLatin1Char('@'));
+    if (at >= 0) {
+        const QString userInfo = authority.left(at);
+        authority = authority.mid(at + 1);
+        const qsizetype colon = userInfo.indexOf(QLatin1Char(':'));
+        ep.user = QUrl::fromPercentEncoding(userInfo.left(colon).toUtf8());
+        if (colon >= 0)
+            ep.password = QUrl::fromPercentEncoding(userInfo.mid(colon + 1).toUtf8());
+    }
+    if (authority.isEmpty())
+        return fail(error, text, QStringLiteral("no sentinel address is given"));
+    for (const QString &part : authority.split(QLatin1Char(','))) {
+        QString host = part.trimmed();
+        quint16 port = 26379;
+        const qsizetype colon = host.lastIndexOf(QLatin1Char(':'));
+        const bool bracketed = host.startsWith(QLatin1Char('['));
+        if (colon >= 0 && (!bracketed || host.lastIndexOf(QLatin1Char(']')) < colon)) {
+            bool ok = false;
+            const uint p = host.mid(colon + 1).toUInt(&ok);
+            if (!ok || p == 0 || p > 65535)
+                return fail(error, text,
+                            QStringLiteral("\"%1\" has no valid port (1-65535)").arg(echoed(part)));
+            port = quint16(p);
+            host = host.left(colon);
+        }
+        if (bracketed && host.endsWith(QLatin1Char(']')))
+            host = host.mid(1, host.size() - 2);
+        if (host.isEmpty())
+            return fail(error, text,
+                        QStringLiteral("sentinel address \"%1\" has no host").arg(echoed(part)));
+        const QString address = host.contains(QLatin1Char(':'))
+                                    ? QStringLiteral("[%1]:%2").arg(host).arg(port)
+                                    : QStringLiteral("%1:%2").arg(host).arg(port);
+        if (!ep.sentinels.contains(address))
+            ep.sentinels.append(address);
+        if (ep.sentinels.size() == 1) {
+            ep.host = host;
+            ep.port = port;
+        }
+    }
+    return ep;
+}
+
+RedisEndpoint RedisEndpoint::sentinelEndpoint(qsizetype i) const
+{
+    RedisEndpoint ep = nodeEndpoint(sentinels.value(i));
+    ep.user = sentinelUser;
+    ep.password = sentinelPassword;
+    ep.db = 0; // a sentinel has no databases
+    return ep;
+}
+
+RedisEndpoint RedisEndpoint::nodeEndpoint(const QString &hostPort) const
+{
+    RedisEndpoint ep = *this;
+    ep.sentinels.clear();
+    ep.sentinelMaster.clear();
+    ep.sentinelUser.clear();
+    ep.sentinelPassword.clear();
+    ep.discoverTopology = false;
+    const qsizetype colon = hostPort.lastIndexOf(QLatin1Char(':'));
+    QString host = hostPort.left(colon);
+    if (host.startsWith(QLatin1Char('[')) && host.endsWith(QLatin1Char(']')))
+        host = host.mid(1, host.size() - 2);
+    if (ep.sniName.isEmpty() && ep.transport == Transport::Tls)
+        ep.sniName = this->host; // verified as the name the operator gave
+    ep.host = host;
+    ep.port = quint16(hostPort.mid(colon + 1).toUInt());
+    return ep;
+}
+
 QString RedisEndpoint::address() const
 {
     if (transport == Transport::Unix)
@@ -132,6 +240,16 @@ QString RedisEndpoint::address() const
 
 QString RedisEndpoint::displayUrl() const
 {
+    if (isSentinel()) {
+        QString url = transport == Transport::Tls ? QStringLiteral("rediss-sentinel://")
+                                                  : QStringLiteral("redis-sentinel://");
+        if (!user.isEmpty())
+            url += QString::fromUtf8(QUrl::toPercentEncoding(user)) + QLatin1Char('@');
+        url += sentinels.join(QLatin1Char(','));
+        if (db != 0)
+            url += QLatin1Char('/') + QString::number(db);
+        return url + QLatin1Char('#') + QString::fromUtf8(QUrl::toPercentEncoding(sentinelMaster));
+    }
     if (transport == Transport::Unix) {
         QString url
             = QStringLiteral("unix://")

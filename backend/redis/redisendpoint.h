@@ -3,6 +3,7 @@
 
 #include <QHash>
 #include <QString>
+#include <QStringList>
 
 #include <optional>
 
@@ -40,12 +41,34 @@ struct RedisEndpoint
     // "host:port" both (--nat-map).
     QHash<QString, QString> natMap;
 
+    // Sentinel: the sentinels ("host:port", in the order to ask them), the
+    // name of the master they monitor, and the sentinels' own credentials
+    // (user and password above are the master's). With sentinels set, every
+    // connection asks them for the master's address before it connects
+    // (host and port are then the master's) and checks the answer with ROLE.
+    QStringList sentinels;
+    QString sentinelMaster;
+    QString sentinelUser;
+    QString sentinelPassword;
+    bool isSentinel() const { return !sentinels.isEmpty(); }
+    // An endpoint to sentinel i: its address, the sentinels' credentials, the
+    // same TLS settings; no sentinels of its own.
+    RedisEndpoint sentinelEndpoint(qsizetype i) const;
+    // A copy aimed at one data node ("host:port"), no sentinels.
+    RedisEndpoint nodeEndpoint(const QString &hostPort) const;
+
     // redis://[user[:password]@]host[:port][/db]
     // rediss://... (TLS)
     // unix:///path/to/socket[?db=N]
+    // redis-sentinel://[user[:password]@]host[:port][,host[:port]...][/db]#master
+    // rediss-sentinel://... (TLS to the sentinels and the master); port 26379
+    // by default; the master's name may instead come from --sentinel-master.
     // On failure returns nothing and sets *error to a sentence naming the part
     // of the URL that is wrong and the expected form.
     static std::optional<RedisEndpoint> fromUrl(const QString &url, QString *error);
+
+    static std::optional<RedisEndpoint> fromSentinelUrl(const QString &trimmed, bool tls,
+                                                        const QString &text, QString *error);
 
     // "127.0.0.1:6379", "[::1]:6379", "/run/redis.sock"; no credentials.
     QString address() const;

@@ -3,6 +3,7 @@
 
 #include "hashslot.h"
 #include "redisscript.h"
+#include "sentinelwatch.h"
 #include "userinput.h"
 
 #include <QSet>
@@ -57,8 +58,8 @@ RedisRouter::RedisRouter(RedisEndpoint endpoint, QObject *parent)
     connect(m_seed, &RedisConnection::stateChanged, this,
             [this](RedisConnection::State state, const QString &message, qint64 next) {
                 // Ready is announced once the topology is known (onSeedReady).
-                if (state == RedisConnection::State::Ready && m_endpoint.discoverTopology
-                    && !m_probed)
+                if (state == RedisConnection::State::Ready
+                    && (m_endpoint.discoverTopology || m_endpoint.isSentinel()) && !m_probed)
                     return;
                 Q_EMIT stateChanged(state, message, next);
             });
@@ -68,6 +69,23 @@ RedisRouter::RedisRouter(RedisEndpoint endpoint, QObject *parent)
     m_soonTimer.setSingleShot(true);
     m_soonTimer.setInterval(20);
     connect(&m_soonTimer, &QTimer::timeout, this, &RedisRouter::refreshTopology);
+    if (m_endpoint.isSentinel()) {
+        m_topology.mode = Topology::Mode::Sentinel;
+        m_sentinel = new SentinelWatch(m_endpoint, this);
+        connect(m_sentinel, &SentinelWatch::topologyRead, this, &RedisRouter::onSentinelTopology);
+        connect(m_sentinel, &SentinelWatch::readFailed, this, [this] {
+            if (m_probing) {
+                // The master answered though no sentinel describes it now: go
+                // on with the master alone; the next refresh fills in replicas.
+                Topology t = Topology::standalone(m_seed->endpoint());
+                t.mode = Topology::Mode::Sentinel;
+                t.nodes.first().role = QStringLiteral("master");
+                m_topology = t;
+                finishProbe();
+            }
+        });
+        connect(m_sentinel, &SentinelWatch::switchMaster, this, &RedisRouter::onSwitchMaster);
+    }
 }
 
 RedisRouter::~RedisRouter()
@@ -75,6 +93,7 @@ RedisRouter::~RedisRouter()
     // Connections fail what is pending as they go; the callbacks see
     // m_closing and answer without routing anything again.
     m_closing = true;
+    delete m_sentinel;
     const auto connections = findChildren<RedisConnection *>(Qt::FindDirectChildrenOnly);
     for (RedisConnection *c : connections)
         delete c;
@@ -97,6 +116,8 @@ void RedisRouter::close()
 {
     m_refreshTimer.stop();
     m_soonTimer.stop();
+    if (m_sentinel)
+        m_sentinel->stop();
     for (RedisConnection *c : std::as_const(m_byAddress)) {
         if (c != m_seed)
             c->close();
@@ -123,6 +144,17 @@ bool RedisRouter::waiting(std::function<void()> job)
 
 void RedisRouter::onSeedReady()
 {
+    if (m_sentinel) {
+        if (m_probed) {
+            Q_EMIT ready(); // reconnected, maybe to a new master
+            m_sentinel->refresh();
+            return;
+        }
+        m_probing = true;
+        m_sentinel->start();
+        m_sentinel->refresh();
+        return;
+    }
     if (!m_endpoint.discoverTopology || m_probed) {
         if (m_cluster)
             scheduleRefresh(); // after a reconnect the cluster may have changed
@@ -215,6 +247,47 @@ void RedisRouter::applyTopology(const Topology &topology)
     // not wait for a handshake; replicas only when asked for (sendTo).
     for (int i : m_topology.masters())
         connectionFor(m_topology.nodes.at(i).address());
+}
+
+void RedisRouter::onSentinelTopology(const Topology &topology)
+{
+    m_topology = topology;
+    const QString master = topology.nodes.value(0).address();
+    if (m_probing)
+        finishProbe();
+    else
+        Q_EMIT topologyChanged(m_topology);
+    // Connected to another address than the sentinels' master (a missed
+    // +switch-master): reconnect, which asks the sentinels again.
+    if (m_seed->state() == RedisConnection::State::Ready && !master.isEmpty()
+        && m_seed->endpoint().address() != master)
+        onSwitchMaster(m_seed->endpoint().address(), master);
+}
+
+void RedisRouter::onSwitchMaster(const QString &from, const QString &to)
+{
+    if (m_closing)
+        return;
+    if (m_seed->endpoint().address() != to)
+        m_seed->reconnect(QStringLiteral("The sentinels switched master \"%1\" from %2 to %3.")
+                              .arg(echoed(m_endpoint.sentinelMaster), echoed(from), echoed(to)));
+    m_sentinel->refresh();
+}
+
+RedisConnection *RedisRouter::replicaConnection(const QString &address)
+{
+    RedisConnection *c = m_byAddress.value(address);
+    if (!c) {
+        c = new RedisConnection(m_endpoint.nodeEndpoint(address), this);
+        // A replica read now and then (INFO): no reconnect loop of its own.
+        c->setAutoReconnect(false);
+        m_byAddress.insert(address, c);
+        c->open();
+    } else if (c->state() == RedisConnection::State::Failed
+               || c->state() == RedisConnection::State::Disconnected) {
+        c->open();
+    }
+    return c;
 }
 
 RedisConnection *RedisRouter::connectionFor(const QString &address)
@@ -404,6 +477,11 @@ void RedisRouter::sendTo(const QString &address, const QList<QByteArray> &args, 
 {
     if (waiting([this, address, args, callback] { sendTo(address, args, callback); }))
         return;
+    if (m_sentinel && address != m_seed->endpoint().address()
+        && address != m_topology.nodes.value(0).address()) {
+        replicaConnection(address)->send(args, std::move(callback));
+        return;
+    }
     connectionFor(address)->send(args, std::move(callback));
 }
 

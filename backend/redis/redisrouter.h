@@ -14,6 +14,7 @@
 namespace gatehouse {
 
 class RedisScript;
+class SentinelWatch;
 
 // What RedisClient talks to on its worker thread: a standalone server's one
 // connection, or a Cluster's masters, one pipelined connection each. Lives on,
@@ -30,6 +31,13 @@ class RedisScript;
 // error naming the keys and slots, without being sent. The topology is read
 // again every RefreshMs, after every redirection and after a lost node.
 // Requests made while the topology is being read wait for it.
+//
+// With a Sentinel endpoint the seed connection asks the sentinels for the
+// master on every (re)connect (RedisConnection); the router reads the master
+// and replicas from the sentinels (SentinelWatch) and, on +switch-master,
+// drops the seed connection so it reconnects to the new master: what was
+// written to the old one "may or may not have run", what is sent while it
+// reconnects is held until the new master is Ready.
 class RedisRouter : public QObject
 {
     Q_OBJECT
@@ -84,10 +92,14 @@ private:
     RedisConnection *connectionForKeys(const QList<QByteArray> &keys);
     RedisConnection *anyReady() const;
     void scheduleRefresh();
+    void onSentinelTopology(const Topology &topology);
+    void onSwitchMaster(const QString &from, const QString &to);
+    RedisConnection *replicaConnection(const QString &address);
     bool waiting(std::function<void()> job);
 
     RedisEndpoint m_endpoint;
     RedisConnection *m_seed = nullptr;             // a child
+    SentinelWatch *m_sentinel = nullptr;           // a child, Sentinel endpoints only
     QHash<QString, RedisConnection *> m_byAddress; // Cluster: children, the seed among them
     Topology m_topology;
     bool m_cluster = false;

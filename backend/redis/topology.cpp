@@ -89,7 +89,15 @@ void TopologyNode::applyInfo(const QByteArray &info)
 
 QString Topology::modeId() const
 {
-    return mode == Mode::Cluster ? QStringLiteral("cluster") : QStringLiteral("standalone");
+    switch (mode) {
+    case Mode::Cluster:
+        return QStringLiteral("cluster");
+    case Mode::Sentinel:
+        return QStringLiteral("sentinel");
+    case Mode::Standalone:
+        break;
+    }
+    return QStringLiteral("standalone");
 }
 
 int Topology::ownerOfKey(const QByteArray &key) const

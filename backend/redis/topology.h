@@ -57,20 +57,24 @@ struct TopologyNode
 // machine can reach ("127.0.0.1:7005"): --nat-map FROM=TO.
 using NatMap = QHash<QString, QString>;
 
-// The deployment behind one address: a standalone server (one node), or a
-// Cluster (its masters and replicas, and which master owns each hash slot).
+// The deployment behind one address: a standalone server (one node), a
+// Cluster (its masters and replicas, and which master owns each hash slot),
+// or a master with replicas under Sentinel.
 // A value type, copied across threads.
 class Topology
 {
 public:
-    enum class Mode { Standalone, Cluster };
+    enum class Mode { Standalone, Cluster, Sentinel };
     static constexpr int SlotCount = 16384;
 
     Mode mode = Mode::Standalone;
     QList<TopologyNode> nodes;
 
     bool isCluster() const { return mode == Mode::Cluster; }
-    QString modeId() const; // "standalone", "cluster"
+    // A master and its replicas as the sentinels describe them (SentinelWatch);
+    // nodes.first() is the master.
+    bool isSentinel() const { return mode == Mode::Sentinel; }
+    QString modeId() const; // "standalone", "cluster", "sentinel"
 
     // Index into nodes of the master serving slot, -1 if none.
     int ownerOf(quint16 slot) const { return m_owner.isEmpty() ? -1 : m_owner.at(slot); }

@@ -200,7 +200,10 @@ bool RedisServer::launch()
     // server with it. Servers are started from the thread that lives as long
     // as the test, which is what the death signal follows.
     m_process->setChildProcessModifier([] { ::prctl(PR_SET_PDEATHSIG, SIGTERM); });
-    m_process->start(serverPath(), {m_dir.filePath(QStringLiteral("redis.conf"))});
+    QStringList args{m_dir.filePath(QStringLiteral("redis.conf"))};
+    if (m_options.sentinel)
+        args << QStringLiteral("--sentinel");
+    m_process->start(serverPath(), args);
     if (!m_process->waitForStarted(10000)) {
         m_error = QStringLiteral("cannot start %1: %2").arg(serverPath(), m_process->errorString());
         m_process.reset();
@@ -211,7 +214,8 @@ bool RedisServer::launch()
     QElapsedTimer clock;
     clock.start();
     while (clock.elapsed() < 15000) {
-        if (log.contains("Ready to accept connections"))
+        // A sentinel logs no "Ready": it is serving once it monitors its master.
+        if (log.contains(m_options.sentinel ? "+monitor master" : "Ready to accept connections"))
             return true;
         if (m_process->state() == QProcess::NotRunning)
             break;

@@ -30,6 +30,7 @@ public:
         bool tlsAuthClients = false; // require a client certificate
         bool unixSocket = false;     // also listen on <dir>/redis.sock
         QStringList config;          // extra redis.conf lines (ACL users, ...)
+        bool sentinel = false;       // redis-server --sentinel (config: "sentinel monitor ...")
     };
 
     explicit RedisServer(Options options);

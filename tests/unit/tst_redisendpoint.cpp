@@ -222,6 +222,55 @@ private slots:
         QCOMPARE(ep->password, QStringLiteral("flag"));
         qunsetenv("REDISCLI_AUTH");
     }
+
+    // redis-sentinel://: several sentinels, default port 26379, the master's
+    // credentials and database, the master's name after #.
+    void sentinelUrls()
+    {
+        QString error;
+        auto ep = RedisEndpoint::fromUrl(
+            QStringLiteral("redis-sentinel://alice:p%40ss@s1.example,10.0.0.2:26380,[::1]:26381/2"
+                           "#orders%20main"),
+            &error);
+        QVERIFY2(ep, qPrintable(error));
+        QVERIFY(ep->isSentinel());
+        QCOMPARE(ep->sentinels, QStringList({"s1.example:26379", "10.0.0.2:26380", "[::1]:26381"}));
+        QCOMPARE(ep->sentinelMaster, QStringLiteral("orders main"));
+        QCOMPARE(ep->user, QStringLiteral("alice"));
+        QCOMPARE(ep->password, QStringLiteral("p@ss"));
+        QCOMPARE(ep->db, 2);
+        QCOMPARE(ep->transport, Transport::Tcp);
+        QVERIFY(!ep->displayUrl().contains(QLatin1String("p@ss")));
+        const auto again = RedisEndpoint::fromUrl(ep->displayUrl(), &error);
+        QVERIFY2(again, qPrintable(error));
+        QCOMPARE(again->sentinels, ep->sentinels);
+        QCOMPARE(again->sentinelMaster, ep->sentinelMaster);
+        // A sentinel's endpoint: its own address and credentials, database 0.
+        ep->sentinelPassword = QStringLiteral("sentinel-secret");
+        const RedisEndpoint second = ep->sentinelEndpoint(1);
+        QCOMPARE(second.address(), QStringLiteral("10.0.0.2:26380"));
+        QCOMPARE(second.password, QStringLiteral("sentinel-secret"));
+        QCOMPARE(second.db, 0);
+        QVERIFY(!second.isSentinel());
+
+        ep = RedisEndpoint::fromUrl(QStringLiteral("rediss-sentinel://h#m"), &error);
+        QVERIFY2(ep, qPrintable(error));
+        QCOMPARE(ep->transport, Transport::Tls);
+        QCOMPARE(ep->sentinels, QStringList{"h:26379"});
+
+        for (const auto &[url, mentions] :
+             {std::pair{"redis-sentinel://#m", "no sentinel address"},
+              std::pair{"redis-sentinel://h:0#m", "no valid port"},
+              std::pair{"redis-sentinel://h:1,:2#m", "has no host"},
+              std::pair{"redis-sentinel://h#", "name after # is empty"},
+              std::pair{"redis-sentinel://h/x#m", "is not a number"},
+              std::pair{"redis-sentinel://h?a=b#m", "query parameters"}}) {
+            QVERIFY(!RedisEndpoint::fromUrl(QString::fromLatin1(url), &error));
+            QVERIFY2(error.contains(QLatin1String(mentions)), qPrintable(error));
+            QVERIFY2(error.contains(QLatin1String("expected redis-sentinel://")),
+                     qPrintable(error));
+        }
+    }
 };
 
 QTEST_GUILESS_MAIN(tst_RedisEndpoint)

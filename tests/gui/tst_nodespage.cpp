@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: MIT
+// The Nodes page in the main window (offscreen), fed by a real monitor: the
+// six nodes of a Cluster with their roles and slots, the master and replica
+// of a Sentinel deployment, and a SENTINEL FAILOVER followed as it happens.
+#include <actions/actionengine.h>
+#include <mainwindow.h>
+#include <monitor/monitor.h>
+#include <nodespage.h>
+#include <redis/redisclient.h>
+
+#include "rediscluster.h"
+#include "redissentinel.h"
+
+#include <QApplication>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace gatehouse;
+using gatehouse::test::RedisCluster;
+using gatehouse::test::RedisSentinel;
+using gatehouse::test::RedisServer;
+
+namespace {
+
+struct Console
+{
+    Console(const RedisEndpoint &endpoint, const QString &auditPath)
+        : client(endpoint)
+    {
+        Monitor::Options options;
+        QString error;
+        options.profile = Profile::load(QStringLiteral("demo"), &error);
+        options.intervalMs = 200;
+        monitor = std::make_unique<Monitor>(&client, options);
+        actions = std::make_unique<ActionEngine>(&client);
+        actions->setAuditLogPath(auditPath);
+        window = std::make_unique<MainWindow>(&client, monitor.get(), actions.get(),
+                                              MainWindow::Options());
+        window->show();
+        client.open();
+        monitor->start();
+    }
+    NodesPage *nodes() const
+    {
+        return qobject_cast<NodesPage *>(
+            window->page(int(window->pageNames().indexOf(QStringLiteral("Nodes")))));
+    }
+    RedisClient client;
+    std::unique_ptr<Monitor> monitor;
+    std::unique_ptr<ActionEngine> actions;
+    std::unique_ptr<MainWindow> window;
+};
+
+QString cell(NodesPage *page, int row, int column)
+{
+    const QTableWidgetItem *item = page->table()->item(row, column);
+    return item ? item->text() : QString();
+}
+
+} // namespace
+
+class tst_NodesPage : public QObject
+{
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+
+private slots:
+    void cleanupTestCase() { QCOMPARE(RedisServer::runningChildren(), 0); }
+
+    void clusterNodes()
+    {
+        RedisCluster cluster;
+        QVERIFY2(cluster.start(), qPrintable(cluster.errorString()));
+        RedisEndpoint ep = cluster.endpoint(0);
+        ep.discoverTopology = true;
+        Console c(ep, m_dir.filePath(QStringLiteral("audit-cluster.jsonl")));
+        NodesPage *page = c.nodes();
+        QVERIFY(page);
+        QTRY_COMPARE_WITH_TIMEOUT(page->table()->rowCount(), RedisCluster::NodeCount, 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(page->headline().startsWith(QStringLiteral("Cluster: 3 masters")),
+                                 10000);
+        int masters = 0;
+        int slotTotal = 0;
+        for (int row = 0; row < page->table()->rowCount(); ++row) {
+            QVERIFY(cluster.indexOfPort(
+                        quint16(cell(page, row, NodesPage::Address).section(':', -1).toUInt()))
+                    >= 0);
+            if (cell(page, row, NodesPage::Role) == QLatin1String("master")) {
+                ++masters;
+                const QString s = cell(page, row, NodesPage::Slots);
+                slotTotal += s.section('(', -1).chopped(1).toInt();
+            } else {
+                QVERIFY(!cell(page, row, NodesPage::MasterOf).isEmpty());
+            }
+        }
+        QCOMPARE(masters, 3);
+        QCOMPARE(slotTotal, 16384);
+        // INFO figures arrive for every node.
+        QTRY_VERIFY_WITH_TIMEOUT(
+            [&] {
+                for (int row = 0; row < page->table()->rowCount(); ++row) {
+                    if (!cell(page, row, NodesPage::Version).startsWith(QLatin1String("7.")))
+                        return false;
+                }
+                return true;
+            }(),
+            20000);
+    }
+
+    void sentinelFailover()
+    {
+        RedisSentinel sentinel(1);
+        QVERIFY2(sentinel.start(), qPrintable(sentinel.errorString()));
+        QString error;
+        const auto ep = RedisEndpoint::fromUrl(sentinel.url(), &error);
+        QVERIFY2(ep, qPrintable(error));
+        Console c(*ep, m_dir.filePath(QStringLiteral("audit-sentinel.jsonl")));
+        NodesPage *page = c.nodes();
+        QVERIFY(page);
+        QTRY_COMPARE_WITH_TIMEOUT(page->table()->rowCount(), 2, 20000);
+        QTRY_COMPARE_WITH_TIMEOUT(cell(page, 0, NodesPage::Address), sentinel.nodeAddress(0),
+                                  10000);
+        QCOMPARE(cell(page, 0, NodesPage::Role), QStringLiteral("master"));
+        QCOMPARE(cell(page, 1, NodesPage::Address), sentinel.nodeAddress(1));
+        QCOMPARE(cell(page, 1, NodesPage::Role), QStringLiteral("replica"));
+        QCOMPARE(cell(page, 1, NodesPage::MasterOf), sentinel.nodeAddress(0));
+        QVERIFY(page->headline().startsWith(
+            QStringLiteral("Sentinel: master %1").arg(sentinel.nodeAddress(0))));
+        QVERIFY(page->lastFailover().isEmpty());
+
+        const int promoted = sentinel.failover();
+        QCOMPARE(promoted, 1);
+        QTRY_COMPARE_WITH_TIMEOUT(cell(page, 0, NodesPage::Address), sentinel.nodeAddress(1),
+                                  20000);
+        QCOMPARE(cell(page, 0, NodesPage::Role), QStringLiteral("master"));
+        QTRY_VERIFY_WITH_TIMEOUT(page->lastFailover().contains(
+                                     QStringLiteral("%1 is master now (was %2)")
+                                         .arg(sentinel.nodeAddress(1), sentinel.nodeAddress(0))),
+                                 10000);
+        // The old master comes back as the new one's replica.
+        QTRY_COMPARE_WITH_TIMEOUT(cell(page, 1, NodesPage::MasterOf), sentinel.nodeAddress(1),
+                                  20000);
+        c.window.reset();
+        c.monitor.reset();
+    }
+};
+
+QTEST_MAIN(tst_NodesPage)
+#include "tst_nodespage.moc"

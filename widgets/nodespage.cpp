@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: MIT
+#include "nodespage.h"
+
+#include <QDateTime>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLocale>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+namespace gatehouse {
+
+namespace {
+
+QString figure(qint64 v)
+{
+    return v < 0 ? QStringLiteral("–") : QLocale().toString(v);
+}
+
+QString memory(qint64 bytes)
+{
+    if (bytes < 0)
+        return QStringLiteral("–");
+    return QLocale().formattedDataSize(bytes, 1, QLocale::DataSizeTraditionalFormat);
+}
+
+QString link(const NodeStatus &n)
+{
+    using State = RedisConnection::State;
+    switch (n.connection.state) {
+    case State::Ready:
+        break;
+    case State::Connecting:
+        return NodesPage::tr("connecting");
+    case State::Reconnecting:
+        return NodesPage::tr("reconnecting");
+    case State::Disconnected:
+    case State::Failed:
+        return NodesPage::tr("unreachable");
+    }
+    return n.health.isEmpty() ? NodesPage::tr("connected") : n.health;
+}
+
+} // namespace
+
+NodesPage::NodesPage(QWidget *parent)
+    : QWidget(parent)
+    , m_heading(new QLabel(this))
+    , m_failover(new QLabel(this))
+    , m_table(new QTableWidget(0, ColumnCount, this))
+{
+    m_table->setHorizontalHeaderLabels({tr("Address"), tr("Role"), tr("Master"), tr("Slots"),
+                                        tr("Link"), tr("Offset"), tr("Lag (bytes)"), tr("Version"),
+                                        tr("Memory"), tr("Clients"), tr("Ops/s"),
+                                        tr("Persistence")});
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->verticalHeader()->hide();
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_failover->setWordWrap(true);
+    m_failover->hide();
+    auto *layout = new QVBoxLayout(this);
+    layout->addWidget(m_heading);
+    layout->addWidget(m_failover);
+    layout->addWidget(m_table, 1);
+    m_heading->setText(tr("Not connected yet."));
+}
+
+QString NodesPage::headline() const
+{
+    return m_heading->text();
+}
+
+void NodesPage::setCell(int row, int column, const QString &text)
+{
+    QTableWidgetItem *item = m_table->item(row, column);
+    if (!item) {
+        item = new QTableWidgetItem(text);
+        if (column >= Offset && column != Version && column != Persistence)
+            item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        m_table->setItem(row, column, item);
+    } else if (item->text() != text) {
+        item->setText(text);
+    }
+}
+
+void NodesPage::update(const Snapshot &snapshot)
+{
+    const ServerStatus &server = snapshot.server;
+    const QList<NodeStatus> &nodes = server.nodes;
+    int masters = 0;
+    QStringList masterAddresses;
+    QHash<QString, qint64> masterOffset;
+    for (const NodeStatus &n : nodes) {
+        if (n.role == QLatin1String("master")) {
+            ++masters;
+            masterAddresses << n.address;
+            masterOffset.insert(n.address, n.replicationOffset);
+        }
+    }
+    if (server.mode == QLatin1String("sentinel"))
+        m_heading->setText(
+            tr("Sentinel: master %1 with %n replica(s).", nullptr, int(nodes.size()) - masters)
+                .arg(masterAddresses.value(0, tr("unknown"))));
+    else if (server.mode == QLatin1String("cluster"))
+        m_heading->setText(
+            tr("Cluster: %1 masters, %2 replicas.").arg(masters).arg(nodes.size() - masters));
+    else
+        m_heading->setText(tr("Standalone server %1.").arg(nodes.value(0).address));
+
+    // A node that was not a master at the last update and is one now took
+    // over from another: a failover (Sentinel, or a Cluster's replica).
+    if (!m_masters.isEmpty()) {
+        for (const QString &address : std::as_const(masterAddresses)) {
+            if (m_masters.contains(address))
+                continue;
+            QStringList gone;
+            for (const QString &old : std::as_const(m_masters)) {
+                if (!masterAddresses.contains(old))
+                    gone << old;
+            }
+            if (gone.isEmpty())
+                continue; // a master added (resharding), not a failover
+            m_lastFailover = tr("Failover at %1: %2 is master now (was %3).")
+                                 .arg(QDateTime::currentDateTime().toString(Qt::ISODate), address,
+                                      gone.join(QLatin1String(", ")));
+            m_failover->setText(m_lastFailover);
+            m_failover->show();
+        }
+    }
+    if (!masterAddresses.isEmpty())
+        m_masters = masterAddresses;
+
+    if (m_table->rowCount() != nodes.size())
+        m_table->setRowCount(int(nodes.size()));
+    for (int row = 0; row < nodes.size(); ++row) {
+        const NodeStatus &n = nodes.at(row);
+        const bool master = n.role == QLatin1String("master");
+        setCell(row, Address, n.address);
+        setCell(row, Role, n.role.isEmpty() ? tr("?") : n.role);
+        setCell(row, MasterOf, master ? QString() : n.masterAddress);
+        setCell(row, Slots,
+                server.mode == QLatin1String("cluster") && master
+                    ? QStringLiteral("%1 (%2)").arg(n.slotRanges).arg(n.slotCount)
+                    : QString());
+        setCell(row, Link, link(n));
+        setCell(row, Offset, figure(n.replicationOffset));
+        const qint64 of = masterOffset.value(n.masterAddress, -1);
+        setCell(row, Lag,
+                !master && of >= 0 && n.replicationOffset >= 0
+                    ? figure(std::max<qint64>(0, of - n.replicationOffset))
+                    : QString());
+        setCell(row, Version, n.version);
+        setCell(row, Memory, memory(n.usedMemoryBytes));
+        setCell(row, Clients, figure(n.connectedClients));
+        setCell(row, OpsPerSec, figure(n.opsPerSec));
+        QString persistence;
+        if (n.aofEnabled >= 0)
+            persistence = n.aofEnabled == 1 ? tr("AOF on") : tr("AOF off");
+        if (n.rdbLastSaveS > 0)
+            persistence
+                += (persistence.isEmpty() ? QString() : QStringLiteral(", "))
+                   + tr("RDB saved %1")
+                         .arg(QDateTime::fromSecsSinceEpoch(n.rdbLastSaveS).toString(Qt::ISODate));
+        setCell(row, Persistence, persistence);
+    }
+}
+
+} // namespace gatehouse

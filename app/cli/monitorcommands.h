@@ -3,6 +3,7 @@
 
 #include "session.h"
 
+#include <alerts/alertengine.h>
 #include <monitor/discovery.h>
 #include <monitor/monitor.h>
 
@@ -25,6 +26,10 @@ public:
                     int count, QObject *parent = nullptr);
     // snapshot --json: at most limit elements per section (-1: all).
     void setLimit(qsizetype limit) { m_limit = limit; }
+    // watch --alerts: print the rules' firings and resolutions instead of a
+    // line per tick; failOnAlert: end (after --count ticks, SIGINT or
+    // SIGTERM) with ExitAlertFired when any fired.
+    void setAlerts(const QList<AlertRule> &rules, bool failOnAlert);
 
 protected:
     void onReady() override;
@@ -35,6 +40,8 @@ private:
     void printTick(const Snapshot &snapshot);
     void printText(const Snapshot &snapshot);
     void printWatchLine(const Snapshot &snapshot);
+    void printAlert(const AlertEvent &event);
+    int endCode() const;
     // snapshot: a server that stops answering (stopped, DEBUG SLEEP, a stalled
     // network: the socket stays open) ends the run with a sentence, not a hang.
     void checkSilence();
@@ -46,6 +53,8 @@ private:
     bool m_progressShown = false;
     qsizetype m_limit = -1;
     std::unique_ptr<Monitor> m_monitor;
+    std::unique_ptr<AlertEngine> m_alerts; // watch --alerts only
+    bool m_failOnAlert = false;
     bool m_json = false;
     bool m_watch = false;
     int m_count = 0; // watch: ticks to print, 0 = until interrupted

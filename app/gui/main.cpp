@@ -3,6 +3,8 @@
 // backend (client, monitor, actions, simulator for --demo) to the window.
 
 #include <actions/actionengine.h>
+#include <alerts/alertengine.h>
+#include <alertspage.h>
 #include <chartpanel.h>
 #include <connectiondialog.h>
 #include <mainwindow.h>
@@ -79,6 +81,7 @@ struct Console
     void teardown()
     {
         window.reset();
+        alerts.reset();
         actions.reset();
         actionsClient.reset();
         if (!monitor && !client)
@@ -101,6 +104,7 @@ struct Console
     std::unique_ptr<Simulator> simulator; // monitor thread
     std::unique_ptr<RedisClient> actionsClient; // GUI thread
     std::unique_ptr<ActionEngine> actions;
+    std::unique_ptr<AlertEngine> alerts; // GUI thread
     std::unique_ptr<MainWindow> window;
 };
 
@@ -215,6 +219,7 @@ int main(int argc, char *argv[])
     bool readOnlyMode = parser.isSet(readOnly);
     int intervalMs = std::max(100, parser.value(interval).toInt());
     std::function<void()> askForConnection;
+    QList<AlertRule> alertRules = profile ? profile->alerts : QList<AlertRule>();
     auto startConsole = [&](const RedisEndpoint &ep, bool demoConsole) {
         console.teardown();
         // The monitor's connection lives on the monitor thread with it: no
@@ -244,6 +249,14 @@ int main(int argc, char *argv[])
                                            console.actions.get(), windowOptions);
         QObject::connect(console.window.get(), &MainWindow::connectRequested, &app,
                          [&] { QTimer::singleShot(0, &app, [&] { askForConnection(); }); });
+        // Rules edited in the console outlive a reconnection.
+        Profile alertProfile = profile.value_or(Profile());
+        alertProfile.alerts = alertRules;
+        console.alerts = std::make_unique<AlertEngine>();
+        console.alerts->setRules(alertRules);
+        console.window->setAlerts(console.alerts.get(), alertProfile);
+        QObject::connect(console.window->alertsPage(), &AlertsPage::rulesEdited, &app,
+                         [&](const QList<AlertRule> &rules) { alertRules = rules; });
         console.window->show();
         console.actionsClient->open();
         QMetaObject::invokeMethod(console.client.get(), &RedisClient::open);
@@ -282,6 +295,7 @@ int main(int argc, char *argv[])
         } else {
             profile.reset();
         }
+        alertRules = profile ? profile->alerts : QList<AlertRule>();
         readOnlyMode = chosen.readOnly || parser.isSet(readOnly);
         intervalMs = chosen.intervalMs;
         const auto ep = dialog.endpoint(&problem);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "mainwindow.h"
 
+#include "alertspage.h"
 #include "auditpage.h"
 #include "chartpanel.h"
 #include "confirmactiondialog.h"
@@ -35,6 +36,7 @@
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QStatusBar>
+#include <QSystemTrayIcon>
 #include <QTableView>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -248,6 +250,41 @@ void MainWindow::addPage(QWidget *page, const QString &title)
 {
     m_stack->addWidget(page);
     m_pages->addItem(title);
+}
+
+void MainWindow::setAlerts(AlertEngine *engine, const Profile &profile)
+{
+    if (m_alertsPage)
+        return;
+    m_alertsPage = new AlertsPage(engine, this);
+    m_alertsPage->setProfile(profile);
+    addPage(m_alertsPage, tr("Alerts"));
+    QListWidgetItem *item = m_pages->item(m_pages->count() - 1);
+    connect(engine, &AlertEngine::firingCountChanged, this,
+            [item](int n) { item->setText(n > 0 ? tr("Alerts (%1)").arg(n) : tr("Alerts")); });
+    connect(m_alertsPage, &AlertsPage::openRequested, this,
+            [this](const QString &section, const QByteArray &key) {
+                if (SectionPage *page = sectionPage(section)) {
+                    showPage(pageOf(section));
+                    page->selectKey(key);
+                }
+            });
+    // Queued: the monitor ticks on its own thread; evaluating is cheap
+    // (a figure per object per rule), so it runs here, beside the page.
+    connect(m_monitor, &Monitor::tickFinished, engine, &AlertEngine::evaluate);
+    connect(m_monitor, &Monitor::tickOverdue, engine, &AlertEngine::evaluate);
+    if (QSystemTrayIcon::isSystemTrayAvailable()) {
+        auto *tray = new QSystemTrayIcon(windowIcon(), this);
+        tray->setToolTip(windowTitle());
+        tray->show();
+        connect(engine, &AlertEngine::transition, tray, [tray](const AlertEvent &e) {
+            if (e.state == AlertEvent::State::Fired)
+                tray->showMessage(tr("Gatehouse alert: %1").arg(e.rule.name), e.sentence(),
+                                  e.rule.severity == AlertRule::Severity::Critical
+                                      ? QSystemTrayIcon::Critical
+                                      : QSystemTrayIcon::Warning);
+        });
+    }
 }
 
 QStringList MainWindow::pageNames() const

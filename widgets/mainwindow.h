@@ -21,6 +21,9 @@ class QToolButton;
 namespace gatehouse {
 
 class ActionEngine;
+class AlertEngine;
+class AlertsPage;
+class Profile;
 class JobBrowser;
 class AuditPage;
 class ChartPanel;
@@ -68,6 +71,11 @@ public:
     int pageOf(const QString &section) const;
     QWidget *page(int index) const;
     SectionPage *sectionPage(const QString &section) const;
+    // The Alerts page, its badge on the side list ("Alerts (2)") and desktop
+    // notifications of firings; the engine evaluates every tick of the
+    // monitor. Its rules are saved with profile.
+    void setAlerts(AlertEngine *engine, const Profile &profile);
+    AlertsPage *alertsPage() const { return m_alertsPage; }
     ObjectTableModel *model(const QString &section) const;
     ChartPanel *chart(const QString &section) const;
     QTableView *table(const QString &section) const;
@@ -127,6 +135,7 @@ private:
     QList<SectionPage *> m_sectionPages;
     AuditPage *m_audit = nullptr;
     NodesPage *m_nodesPage = nullptr;
+    AlertsPage *m_alertsPage = nullptr;
 
     QLabel *m_stateLabel;
     QWidget *m_banner = nullptr;

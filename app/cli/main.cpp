@@ -41,6 +41,19 @@ const char s_commands[]
       "                                   time, or back from now: 30m, 2h, 7d).\n"
       "  serve --metrics ADDR [--seconds N] Watch and serve the figures to Prometheus at\n"
       "                                   http://ADDR/metrics (e.g. 127.0.0.1:9187).\n"
+      "  watch --alerts [--alert EXPR]... [--fail-on-alert]\n"
+      "                                   A line per alert firing or resolving, for the\n"
+      "                                   profile's \"alerts\" and each --alert EXPR:\n"
+      "                                   FIGURE OP VALUE [for DURATION] [on TARGET]\n"
+      "                                   [as NAME] [severity info|warning|critical]\n"
+      "                                   OP is > >= < <=; VALUE 80% (occupancy), 30s,\n"
+      "                                   500ms, 5m or a count; TARGET a section, a\n"
+      "                                   pattern or \"node\", a key glob, or both\n"
+      "                                   (limiter:sim:rl:*). E.g. 'occupancy >= 80%\n"
+      "                                   for 5s on limiter', 'stuck > 0 on queue',\n"
+      "                                   'heldForMs > 30s on lock', 'down > 0 on node'.\n"
+      "                                   --fail-on-alert: exit 4 at the end (--count,\n"
+      "                                   Ctrl-C, SIGTERM) when any alert fired.\n"
       "  profile suggest                  Autodetect and print the profile as JSON.\n"
       "  profile accept KEY|FAMILY --profile FILE\n"
       "                                   Show an unconfirmed candidate from now on.\n"
@@ -53,7 +66,7 @@ const char s_commandsAfter[]
       "                                   Traffic over every pattern.\n"
       "\nActions take --read-only (refuse), --dry-run (print what would run) and\n"
       "--audit-log FILE. Exit codes: 0 done, 1 failed, 2 usage, 3 refused or nothing\n"
-      "to do (token changed, job gone).\n";
+      "to do (token changed, job gone), 4 an alert fired (watch --fail-on-alert).\n";
 
 // Every pattern's actions (PatternRegistry), one usage line each. When a verb
 // has several shapes (each library's `queue retry`) or belongs to a job
@@ -169,6 +182,12 @@ int main(int argc, char *argv[])
                                "% of one server core (default 2; 0 reads every object "
                                "every interval).",
                                "PCT");
+    const auto alerts
+        = option("alerts", "watch: print alert firings and resolutions (profile \"alerts\").");
+    const auto alert
+        = option("alert", "watch: an alert rule, repeatable (see watch --alerts).", "EXPR");
+    const auto failOnAlert
+        = option("fail-on-alert", "watch --alerts: exit 4 at the end if any alert fired.");
     const auto limit = option("limit",
                               "snapshot --json: at most N elements per section "
                               "(\"totals\" counts them all).",
@@ -373,6 +392,31 @@ int main(int argc, char *argv[])
             return usageError(error);
         if (parser.isSet(limit) && (watch || !parser.isSet(json)))
             return usageError(QStringLiteral("--limit applies to snapshot --json only."));
+        const bool alerting
+            = parser.isSet(alerts) || parser.isSet(alert) || parser.isSet(failOnAlert);
+        QList<AlertRule> rules = loadedProfile ? loadedProfile->alerts : QList<AlertRule>();
+        if (alerting) {
+            if (!watch)
+                return usageError(QStringLiteral("--alerts, --alert and --fail-on-alert apply to "
+                                                 "watch only."));
+            for (const QString &expression : parser.values(alert)) {
+                std::optional<AlertRule> rule = AlertRule::parseExpression(expression, &error);
+                if (!rule)
+                    return usageError(error);
+                for (const AlertRule &r : std::as_const(rules)) {
+                    if (r.name == rule->name)
+                        return usageError(QStringLiteral("--alert \"%1\": another rule is named "
+                                                         "\"%2\"; give it another with \"as "
+                                                         "NAME\".")
+                                              .arg(echoed(expression), echoed(rule->name)));
+                }
+                rules.append(*rule);
+            }
+            if (rules.isEmpty())
+                return usageError(QStringLiteral(
+                    "watch --alerts has no rules to watch: give --alert 'occupancy >= 80% for "
+                    "5s on limiter', or a --profile with an \"alerts\" list."));
+        }
         cli::SnapshotCommand snapshot(*endpoint, options, parser.isSet(json), watch, int(*n));
         snapshot.setLimit(qsizetype(*most));
         if (parser.isSet(history)) {
@@ -380,6 +424,8 @@ int main(int argc, char *argv[])
                 return usageError(QStringLiteral("--history applies to watch only."));
             snapshot.setHistoryFile(historyFile);
         }
+        if (alerting)
+            snapshot.setAlerts(rules, parser.isSet(failOnAlert));
         return runSession(app, snapshot);
     }
     if (command == QLatin1String("serve")) {

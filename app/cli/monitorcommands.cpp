@@ -4,6 +4,7 @@
 #include <patterns/patternregistry.h>
 
 #include "exitcodes.h"
+#include "interrupt.h"
 
 #include <QDateTime>
 #include <QDir>
@@ -50,6 +51,33 @@ SnapshotCommand::SnapshotCommand(const RedisEndpoint &endpoint, Monitor::Options
         m_options.rescanMs = 0;
         m_options.intervalMs = 3600 * 1000; // ticks are driven below
     }
+}
+
+void SnapshotCommand::setAlerts(const QList<AlertRule> &rules, bool failOnAlert)
+{
+    m_alerts = std::make_unique<AlertEngine>();
+    m_alerts->setRules(rules);
+    m_failOnAlert = failOnAlert;
+    connect(m_alerts.get(), &AlertEngine::transition, this, &SnapshotCommand::printAlert);
+    // Interrupted: the run ends with its verdict, not the shell's 130.
+    auto *interrupt = new Interrupt(this);
+    connect(interrupt, &Interrupt::interrupted, this, [this] { done(endCode()); });
+}
+
+int SnapshotCommand::endCode() const
+{
+    return m_failOnAlert && m_alerts && m_alerts->everFired() ? ExitAlertFired : ExitOk;
+}
+
+void SnapshotCommand::printAlert(const AlertEvent &e)
+{
+    QTextStream out(stdout);
+    if (m_json)
+        out << QJsonDocument(e.toJson()).toJson(QJsonDocument::Compact) << '\n';
+    else
+        out << QDateTime::fromMSecsSinceEpoch(e.atMs).toUTC().toString(Qt::ISODateWithMs) << ' '
+            << e.sentence() << '\n';
+    out.flush();
 }
 
 void SnapshotCommand::onReady()
@@ -135,6 +163,12 @@ void SnapshotCommand::printTick(const Snapshot &s)
     }
     if (m_lost)
         ++m_missed;
+    if (m_alerts) {
+        m_alerts->evaluate(s); // its transitions print themselves (printAlert)
+        if (m_count > 0 && ++m_printed >= m_count)
+            done(endCode());
+        return;
+    }
     if (m_json)
         out << QJsonDocument(s.toJson()).toJson(QJsonDocument::Compact) << '\n';
     else

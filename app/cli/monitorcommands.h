@@ -4,6 +4,7 @@
 #include "session.h"
 
 #include <history/historystore.h>
+#include <alerts/alertengine.h>
 #include <monitor/discovery.h>
 #include <monitor/monitor.h>
 
@@ -28,6 +29,10 @@ public:
     void setLimit(qsizetype limit) { m_limit = limit; }
     // watch --history: every tick's figures go to this history file.
     void setHistoryFile(const QString &path) { m_historyFile = path; }
+    // watch --alerts: print the rules' firings and resolutions instead of a
+    // line per tick; failOnAlert: end (after --count ticks, SIGINT or
+    // SIGTERM) with ExitAlertFired when any fired.
+    void setAlerts(const QList<AlertRule> &rules, bool failOnAlert);
 
 protected:
     void onReady() override;
@@ -38,6 +43,8 @@ private:
     void printTick(const Snapshot &snapshot);
     void printText(const Snapshot &snapshot);
     void printWatchLine(const Snapshot &snapshot);
+    void printAlert(const AlertEvent &event);
+    int endCode() const;
     // snapshot: a server that stops answering (stopped, DEBUG SLEEP, a stalled
     // network: the socket stays open) ends the run with a sentence, not a hang.
     void checkSilence();
@@ -51,6 +58,8 @@ private:
     std::unique_ptr<Monitor> m_monitor;
     QString m_historyFile;
     std::unique_ptr<HistoryStore> m_history; // written on its own thread
+    std::unique_ptr<AlertEngine> m_alerts; // watch --alerts only
+    bool m_failOnAlert = false;
     bool m_json = false;
     bool m_watch = false;
     int m_count = 0; // watch: ticks to print, 0 = until interrupted

@@ -5,6 +5,8 @@
 #include "metricsendpoint.h"
 
 #include <actions/actionengine.h>
+#include <alerts/alertengine.h>
+#include <alertspage.h>
 #include <chartpanel.h>
 #include <connectiondialog.h>
 #include <history/historystore.h>
@@ -85,6 +87,7 @@ struct Console
     void teardown()
     {
         window.reset();
+        alerts.reset();
         actions.reset();
         actionsClient.reset();
         if (!monitor && !client)
@@ -107,6 +110,7 @@ struct Console
     std::unique_ptr<Simulator> simulator; // monitor thread
     std::unique_ptr<RedisClient> actionsClient; // GUI thread
     std::unique_ptr<ActionEngine> actions;
+    std::unique_ptr<AlertEngine> alerts; // GUI thread
     std::unique_ptr<MainWindow> window;
 };
 
@@ -263,6 +267,7 @@ int main(int argc, char *argv[])
     }
     std::function<void()> askForConnection;
     ConnectionSettings current; // what the Connect dialog opens with
+    QList<AlertRule> alertRules = profile ? profile->alerts : QList<AlertRule>();
     auto startConsole = [&](const RedisEndpoint &ep, bool demoConsole) {
         console.teardown();
         current = ConnectionSettings();
@@ -313,6 +318,14 @@ int main(int argc, char *argv[])
                                  QObject::tr("Serving metrics at %1").arg(url), 8000);
                          });
         metricsEndpoint.startIfEnabled();
+        // Rules edited in the console outlive a reconnection.
+        Profile alertProfile = profile.value_or(Profile());
+        alertProfile.alerts = alertRules;
+        console.alerts = std::make_unique<AlertEngine>();
+        console.alerts->setRules(alertRules);
+        console.window->setAlerts(console.alerts.get(), alertProfile);
+        QObject::connect(console.window->alertsPage(), &AlertsPage::rulesEdited, &app,
+                         [&](const QList<AlertRule> &rules) { alertRules = rules; });
         console.window->show();
         console.actionsClient->open();
         QMetaObject::invokeMethod(console.client.get(), &RedisClient::open);
@@ -353,6 +366,7 @@ int main(int argc, char *argv[])
         } else {
             profile.reset();
         }
+        alertRules = profile ? profile->alerts : QList<AlertRule>();
         readOnlyMode = chosen.readOnly || parser.isSet(readOnly);
         intervalMs = chosen.intervalMs;
         const auto ep = dialog.endpoint(&problem);

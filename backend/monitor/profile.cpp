@@ -74,6 +74,11 @@ std::optional<Profile> Profile::fromJson(const QByteArray &json, const QString &
         return std::nullopt;
     }
     profile.autodetect = autodetect.toBool(false);
+    const std::optional<QList<AlertRule>> alerts
+        = AlertRule::listFromJson(root.value(QLatin1String("alerts")), fileName, error);
+    if (!alerts)
+        return std::nullopt;
+    profile.alerts = *alerts;
     RuleReader r(fileName, error);
     const QJsonArray rules = root.value(QLatin1String("rules")).toArray();
     for (r.index = 0; r.index < rules.size(); ++r.index) {
@@ -168,6 +173,8 @@ QByteArray Profile::toJson() const
     QJsonObject root{{QStringLiteral("name"), name}, {QStringLiteral("rules"), rules}};
     if (autodetect)
         root.insert(QStringLiteral("autodetect"), true);
+    if (!alerts.isEmpty())
+        root.insert(QStringLiteral("alerts"), AlertRule::listToJson(alerts));
     if (!rejected.isEmpty()) {
         QJsonArray globs;
         for (const QByteArray &g : rejected)

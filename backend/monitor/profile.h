@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <alerts/alertrule.h>
 #include <patterns/profilerule.h>
 
 #include <QByteArray>
@@ -25,6 +26,8 @@ public:
     bool autodetect = false;
     QList<QByteArray> rejected;
     bool rejects(const QByteArray &key) const;
+    // Its alert rules (README, "Alerts"; backend/alerts).
+    QList<AlertRule> alerts;
 
     bool isEmpty() const { return rules.isEmpty(); }
 

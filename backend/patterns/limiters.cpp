@@ -28,6 +28,17 @@ QList<Figure> LimiterUnit::figures() const
     };
 }
 
+QList<AlertFigure> LimiterUnit::alertFigures() const
+{
+    // Occupancy is in window / limit: rules say "80 %", not "0.8".
+    QList<AlertFigure> out = PatternUnit::alertFigures();
+    for (AlertFigure &f : out) {
+        if (f.id == QLatin1String("occupancy"))
+            f.unit = AlertFigure::Unit::Ratio;
+    }
+    return out;
+}
+
 QList<Chart> LimiterUnit::charts() const
 {
     Chart inWindow{QStringLiteral("In window"),

@@ -13,6 +13,7 @@ class LimiterUnit : public PatternUnit
 public:
     Section section() const override;
     QList<Figure> figures() const override;
+    QList<AlertFigure> alertFigures() const override;
     QList<Chart> charts() const override;
     QList<Column> columns() const override;
     void writeJson(const ObjectState &state, const Reading &r, qint64 nowMs,

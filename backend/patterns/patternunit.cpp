@@ -330,4 +330,29 @@ QList<Chart> PatternUnit::charts() const
     return all;
 }
 
+QList<AlertFigure> PatternUnit::alertFigures() const
+{
+    QList<AlertFigure> out;
+    for (const Figure &f : figures()) {
+        const auto value = f.value;
+        out.append({f.id, f.title,
+                    f.isDuration ? AlertFigure::Unit::Duration : AlertFigure::Unit::Count,
+                    [value](const ObjectState &s, qint64 nowMs) -> std::optional<double> {
+                        const double v = value(s.reading, nowMs);
+                        return qIsNaN(v) ? std::nullopt : std::optional<double>(v);
+                    }});
+    }
+    return out;
+}
+
+AlertFigure AlertFigure::heldFor()
+{
+    return {QStringLiteral("heldForMs"), QStringLiteral("Held for"), Unit::Duration,
+            [](const ObjectState &s, qint64 nowMs) -> std::optional<double> {
+                if (s.heldSinceMs < 0 || s.gone)
+                    return std::nullopt; // not held, or since when unknown
+                return double(std::max<qint64>(0, saturatingSub(nowMs, s.heldSinceMs)));
+            }};
+}
+
 } // namespace gatehouse

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "alertfigure.h"
 #include "demotraffic.h"
 #include "jobs.h"
 #include "keyclassifier.h"
@@ -239,6 +240,9 @@ public:
     // --- Presentation ----------------------------------------------------
     // The figures kept per tick in its history (charts, sparklines).
     virtual QList<Figure> figures() const = 0;
+    // The figures an alert rule may watch (backend/alerts): by default its
+    // history figures, a duration's in ms and a NaN unknown.
+    virtual QList<AlertFigure> alertFigures() const;
     // Its charts; by default its figures over time, counts on one chart and
     // durations (in s) on another.
     virtual QList<Chart> charts() const;

@@ -46,8 +46,9 @@ private slots:
             QVERIFY2(!image.isNull() && image.width() > 600, qPrintable(m.captured(2)));
             pages.insert(m.captured(1), {m.captured(3).toInt(), m.captured(4).toInt()});
         }
-        QCOMPARE(pages.keys(), (QStringList{"audit-log", "limiters", "locks", "nodes", "overview",
-                                            "queues", "semaphores", "tokens"}));
+        QCOMPARE(pages.keys(),
+                 (QStringList{"alerts", "audit-log", "limiters", "locks", "nodes", "overview",
+                              "queues", "semaphores", "tokens"}));
         for (const char *table : {"limiters", "locks", "tokens", "queues"})
             QVERIFY2(pages.value(QLatin1String(table)).first > 0, table);
         QVERIFY(pages.value(QStringLiteral("limiters")).second > 0);

@@ -149,6 +149,11 @@ QList<Figure> LockUnit::figures() const
          }}};
 }
 
+QList<AlertFigure> LockUnit::alertFigures() const
+{
+    return PatternUnit::alertFigures() << AlertFigure::heldFor();
+}
+
 QString LockUnit::ttlText(const ObjectState &s, qint64 now) const
 {
     const Reading &r = s.reading;

@@ -34,6 +34,7 @@ public:
     // lock already held when Gatehouse first read it).
     void track(TrackState &state, const Reading &reading, qint64 nowMs) const override;
     QList<Figure> figures() const override;
+    QList<AlertFigure> alertFigures() const override;
     QList<Column> columns() const override;
     void writeJson(const ObjectState &state, const Reading &r, qint64 nowMs,
                    QJsonObject &json) const override;

@@ -344,6 +344,11 @@ void RedissonLockUnit::track(TrackState &t, const Reading &reading, qint64 nowMs
     }
 }
 
+QList<AlertFigure> RedissonLockUnit::alertFigures() const
+{
+    return PatternUnit::alertFigures() << AlertFigure::heldFor();
+}
+
 QList<Figure> RedissonLockUnit::figures() const
 {
     return {

@@ -70,6 +70,7 @@ public:
     qint64 validUntilMs(const PatternObject &object, const Reading &reading) const override;
     void track(TrackState &state, const Reading &reading, qint64 nowMs) const override;
     QList<Figure> figures() const override;
+    QList<AlertFigure> alertFigures() const override;
     QList<Column> columns() const override;
     void writeJson(const ObjectState &state, const Reading &r, qint64 nowMs,
                    QJsonObject &json) const override;

@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: MIT
+#include "alertengine.h"
+
+#include <patterns/globmatch.h>
+#include <patterns/patternregistry.h>
+
+#include <QDateTime>
+
+#include <algorithm>
+
+namespace gatehouse {
+
+namespace {
+
+const QString s_node = QStringLiteral("node");
+
+bool nodeDown(const NodeStatus &n)
+{
+    return n.connection.state != RedisConnection::State::Ready
+           || n.health.contains(QLatin1String("fail"));
+}
+
+std::optional<double> nodeValue(const QString &figure, const NodeStatus &n,
+                                const ServerStatus &server)
+{
+    if (figure == QLatin1String("down"))
+        return nodeDown(n) ? 1.0 : 0.0;
+    if (nodeDown(n))
+        return std::nullopt; // what it last said is stale
+    if (figure == QLatin1String("readingAgeMs"))
+        return n.lastReadingAgeMs >= 0 ? std::optional<double>(n.lastReadingAgeMs) : std::nullopt;
+    if (figure == QLatin1String("replicaLagBytes")) {
+        if (n.masterAddress.isEmpty() || n.replicationOffset < 0)
+            return std::nullopt;
+        for (const NodeStatus &m : server.nodes) {
+            if (m.address == n.masterAddress && m.replicationOffset >= 0 && !nodeDown(m))
+                return double(std::max<qint64>(0, m.replicationOffset - n.replicationOffset));
+        }
+    }
+    return std::nullopt;
+}
+
+} // namespace
+
+QString AlertEvent::stateId() const
+{
+    return state == State::Fired ? QStringLiteral("firing") : QStringLiteral("resolved");
+}
+
+QString AlertEvent::sentence() const
+{
+    const AlertFigure::Unit unit = rule.unit();
+    const QString value = AlertRule::formatValue(this->value, unit);
+    if (state == State::Fired)
+        return QStringLiteral("FIRING %1 %2 %3 %4 %5 %6%7 (rule \"%8\", %9)")
+            .arg(section, QString::fromUtf8(key), rule.figure, value,
+                 AlertRule::comparisonText(rule.comparison),
+                 AlertRule::formatValue(rule.threshold, unit),
+                 atMs > sinceMs ? QStringLiteral(" for ") + formatMs(atMs - sinceMs) : QString(),
+                 rule.name, AlertRule::severityId(rule.severity));
+    return QStringLiteral("RESOLVED %1 %2 %3 %4, no longer %5 %6 after %7 firing (rule \"%8\")")
+        .arg(section, QString::fromUtf8(key), rule.figure, value,
+             AlertRule::comparisonText(rule.comparison),
+             AlertRule::formatValue(rule.threshold, unit), formatMs(atMs - firedAtMs), rule.name);
+}
+
+QJsonObject AlertEvent::toJson() const
+{
+    return {{QStringLiteral("event"), QStringLiteral("alert")},
+            {QStringLiteral("state"), stateId()},
+            {QStringLiteral("rule"), rule.name},
+            {QStringLiteral("severity"), AlertRule::severityId(rule.severity)},
+            {QStringLiteral("section"), section},
+            {QStringLiteral("key"), QString::fromUtf8(key)},
+            {QStringLiteral("figure"), rule.figure},
+            {QStringLiteral("op"), AlertRule::comparisonText(rule.comparison)},
+            {QStringLiteral("value"), value},
+            {QStringLiteral("threshold"), rule.threshold},
+            {QStringLiteral("atMs"), double(atMs)},
+            {QStringLiteral("sinceMs"), double(sinceMs)},
+            {QStringLiteral("firedAtMs"), double(state == State::Fired ? atMs : firedAtMs)},
+            {QStringLiteral("text"), sentence()}};
+}
+
+AlertEngine::AlertEngine(QObject *parent)
+    : QObject(parent)
+{
+    qRegisterMetaType<AlertEvent>();
+}
+
+void AlertEngine::setRules(const QList<AlertRule> &rules)
+{
+    QList<QHash<QByteArray, Track>> tracks;
+    for (const AlertRule &rule : rules) {
+        const qsizetype old = m_rules.indexOf(rule);
+        tracks.append(old >= 0 ? m_tracks.at(old) : QHash<QByteArray, Track>());
+    }
+    m_rules = rules;
+    m_tracks = tracks;
+    m_figures = QList<QHash<PatternKind, std::optional<AlertFigure>>>(rules.size());
+    int firing = 0;
+    for (const auto &byKey : std::as_const(m_tracks)) {
+        for (const Track &t : byKey)
+            firing += t.firing ? 1 : 0;
+    }
+    setFiringCount(firing);
+}
+
+QList<AlertEvent> AlertEngine::firing() const
+{
+    QList<AlertEvent> out;
+    for (const auto &byKey : m_tracks) {
+        for (const Track &t : byKey) {
+            if (t.firing)
+                out.append(t.fired);
+        }
+    }
+    std::sort(out.begin(), out.end(),
+              [](const AlertEvent &a, const AlertEvent &b) { return a.atMs < b.atMs; });
+    return out;
+}
+
+void AlertEngine::setFiringCount(int count)
+{
+    if (count == m_firingCount)
+        return;
+    m_firingCount = count;
+    Q_EMIT firingCountChanged(count);
+}
+
+void AlertEngine::observe(int rule, const QString &section, const QByteArray &key,
+                          std::optional<double> value, qint64 nowMs)
+{
+    Track &t = m_tracks[rule][key];
+    t.seen = true;
+    if (!value)
+        return; // unknown: neither fires nor resolves
+    const AlertRule &r = m_rules.at(rule);
+    if (r.holds(*value)) {
+        if (t.sinceMs < 0)
+            t.sinceMs = nowMs;
+        if (!t.firing && nowMs - t.sinceMs >= r.forMs) {
+            t.firing = true;
+            m_everFired = true;
+            t.fired = AlertEvent{
+                AlertEvent::State::Fired, r, section, key, *value, nowMs, t.sinceMs, nowMs};
+            setFiringCount(m_firingCount + 1);
+            Q_EMIT transition(t.fired);
+        }
+        return;
+    }
+    t.sinceMs = -1;
+    if (t.firing)
+        resolve(t, nowMs, *value);
+}
+
+void AlertEngine::resolve(Track &t, qint64 nowMs, double value)
+{
+    t.firing = false;
+    AlertEvent resolved = t.fired;
+    resolved.state = AlertEvent::State::Resolved;
+    resolved.value = value;
+    resolved.atMs = nowMs;
+    setFiringCount(m_firingCount - 1);
+    Q_EMIT transition(resolved);
+}
+
+void AlertEngine::evaluate(const Snapshot &s)
+{
+    if (m_rules.isEmpty() || s.sequence == m_sequence)
+        return;
+    m_sequence = s.sequence;
+    for (auto &byKey : m_tracks) {
+        for (Track &t : byKey)
+            t.seen = false;
+    }
+    const bool connected = s.server.primary().connection.state == RedisConnection::State::Ready;
+    const qint64 serverNow = s.server.timeMs;
+    for (int i = 0; i < m_rules.size(); ++i) {
+        const AlertRule &rule = m_rules.at(i);
+        if (rule.targetsNodes()) {
+            // Node health is what the console sees now, on the server's clock
+            // as last known (a down node has no clock of its own to read).
+            const qint64 now = QDateTime::currentMSecsSinceEpoch() + s.server.clockOffsetMs;
+            for (const NodeStatus &n : s.server.nodes) {
+                const QByteArray address = n.address.toUtf8();
+                if (!rule.match.isEmpty() && !globMatch(rule.match, address))
+                    continue;
+                observe(i, s_node, address, nodeValue(rule.figure, n, s.server), now);
+            }
+            continue;
+        }
+        auto &figures = m_figures[i];
+        for (const ObjectState &o : s.objects) {
+            if (!rule.targets(o.object.kind, o.object.key))
+                continue;
+            auto f = figures.find(o.object.kind);
+            if (f == figures.end()) {
+                std::optional<AlertFigure> found;
+                for (const AlertFigure &af : PatternUnit::of(o.object.kind).alertFigures()) {
+                    if (af.id == rule.figure)
+                        found = af;
+                }
+                f = figures.insert(o.object.kind, found);
+            }
+            if (!f.value())
+                continue;
+            std::optional<double> value;
+            // A stale or failed reading is not news about the object.
+            if (!o.stale && !(o.reading.status == Reading::Status::Error)
+                && !(o.reading.status == Reading::Status::WrongType))
+                value = o.gone ? std::optional<double>() : f.value()->value(o, serverNow);
+            if (o.gone && !o.stale) {
+                // Gone (expired, deleted): whatever held of it holds no longer.
+                Track &t = m_tracks[i][o.object.key];
+                t.seen = true;
+                t.sinceMs = -1;
+                if (t.firing)
+                    resolve(t, serverNow, t.fired.value);
+                continue;
+            }
+            observe(i, patternSection(o.object.kind), o.object.key, value, serverNow);
+        }
+        // Objects no longer listed (a rescan dropped them) resolve, when the
+        // snapshot is fresh; otherwise they wait.
+        if (!connected)
+            continue;
+        for (auto it = m_tracks[i].begin(); it != m_tracks[i].end();) {
+            if (it->seen) {
+                ++it;
+                continue;
+            }
+            if (it->firing)
+                resolve(*it, serverNow, it->fired.value);
+            it = m_tracks[i].erase(it);
+        }
+    }
+}
+
+} // namespace gatehouse

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "objectstate.h"
+
+#include <QList>
+#include <QString>
+
+#include <functional>
+#include <optional>
+
+namespace gatehouse {
+
+// A figure an alert rule may watch (backend/alerts): declared by a pattern
+// (PatternUnit::alertFigures(), by default its history figures) and read
+// from the whole published state, so it can use what the monitor tracked
+// (a lock's holder since) and not only the reading.
+struct AlertFigure
+{
+    // How a threshold is written and shown: a count ("3"), a ratio shown as a
+    // percentage ("80 %", kept as 0.8), a duration in ms ("5 s").
+    enum class Unit { Count, Ratio, Duration };
+    QString id;    // "occupancy": rule files and --alert expressions
+    QString title; // "Occupancy"
+    Unit unit = Unit::Count;
+    // The value at server time nowMs; nullopt when unknown (a limiter without
+    // a known limit, a lock never seen taken): such a reading neither fires
+    // nor resolves.
+    std::function<std::optional<double>(const ObjectState &state, qint64 nowMs)> value;
+
+    // A lock's "held for": since the current holder took it (heldSinceMs), in ms.
+    static AlertFigure heldFor();
+};
+
+} // namespace gatehouse

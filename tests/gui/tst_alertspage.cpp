@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: MIT
+// The Alerts page as an operator sees it (offscreen): a limiter driven over
+// a rule's threshold by real writes shows on the page and as a badge on the
+// side list, a click opens it on its page, and draining it clears both; the
+// rule editor makes rules, refuses a bad one with a sentence, and saves them
+// with the profile.
+#include <actions/actionengine.h>
+#include <alertrulesdialog.h>
+#include <alerts/alertengine.h>
+#include <alertspage.h>
+#include <mainwindow.h>
+#include <monitor/monitor.h>
+#include <redis/redisclient.h>
+#include <sectionpage.h>
+
+#include "redisserver.h"
+
+#include <QApplication>
+#include <QComboBox>
+#include <QDateTime>
+#include <QFile>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QSignalSpy>
+#include <QStackedWidget>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTimer>
+
+using namespace gatehouse;
+using gatehouse::test::call;
+using gatehouse::test::RedisServer;
+
+class tst_AlertsPage : public QObject
+{
+    Q_OBJECT
+
+private:
+    RedisServer m_server;
+    std::unique_ptr<RedisClient> m_client;
+    QTemporaryDir m_dir;
+
+    static QString badge(MainWindow &w)
+    {
+        auto *list = w.findChild<QListWidget *>();
+        for (int i = 0; list && i < list->count(); ++i) {
+            if (list->item(i)->text().startsWith(QLatin1String("Alerts")))
+                return list->item(i)->text();
+        }
+        return {};
+    }
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY2(m_server.start(), qPrintable(m_server.errorString()));
+        m_client = gatehouse::test::connectedClient(m_server);
+        QVERIFY(m_client);
+    }
+
+    void cleanupTestCase()
+    {
+        m_client.reset();
+        m_server.stop();
+        QCOMPARE(RedisServer::runningChildren(), 0);
+    }
+
+    void firingShowsAndClears()
+    {
+        call(*m_client, {"FLUSHALL"});
+        QString error;
+        std::optional<Profile> profile = Profile::load(QStringLiteral("demo"), &error);
+        QVERIFY2(profile, qPrintable(error));
+        RedisClient client(m_server.endpoint());
+        Monitor::Options options;
+        options.profile = profile;
+        options.intervalMs = 200;
+        Monitor monitor(&client, options);
+        ActionEngine actions(&client);
+        actions.setAuditLogPath(m_dir.filePath(QStringLiteral("audit.jsonl")));
+        MainWindow window(&client, &monitor, &actions, {});
+        AlertEngine engine;
+        const auto rule = AlertRule::parseExpression(
+            QStringLiteral("occupancy >= 80% on limiter:sim:rl:api:* as api-full"), &error);
+        QVERIFY2(rule, qPrintable(error));
+        engine.setRules({*rule});
+        window.setAlerts(&engine, *profile);
+        QVERIFY(window.pageNames().contains(QStringLiteral("Alerts")));
+        window.show();
+        client.open();
+        monitor.start();
+
+        // The demo profile's api limiters allow 20 in 10 s: 20 requests fill one.
+        const qint64 now = QDateTime::currentMSecsSinceEpoch();
+        for (int i = 0; i < 20; ++i)
+            call(*m_client, {"ZADD", "sim:rl:api:7", QByteArray::number(now - i * 10),
+                             "req" + QByteArray::number(i)});
+        QTRY_COMPARE_WITH_TIMEOUT(badge(window), QStringLiteral("Alerts (1)"), 15000);
+        AlertsPage *page = window.alertsPage();
+        QCOMPARE(page->firingTable()->rowCount(), 1);
+        QCOMPARE(page->firingTable()->item(0, 1)->text(), QStringLiteral("api-full"));
+        QCOMPARE(page->firingTable()->item(0, 2)->text(), QStringLiteral("limiter sim:rl:api:7"));
+        QCOMPARE(page->firingTable()->item(0, 3)->text(), QStringLiteral("100 %"));
+        QCOMPARE(page->recentTable()->rowCount(), 1);
+        QCOMPARE(page->recentTable()->item(0, 1)->text(), QStringLiteral("firing"));
+
+        // A click on the firing opens the limiter on its page.
+        window.showPage(window.pageNames().indexOf(QStringLiteral("Alerts (1)")));
+        QTableWidget *firing = page->firingTable();
+        QTest::mouseClick(firing->viewport(), Qt::LeftButton, {},
+                          firing->visualItemRect(firing->item(0, 2)).center());
+        auto *stack = window.findChild<QStackedWidget *>();
+        QCOMPARE(stack->currentWidget(), window.page(window.pageOf(QStringLiteral("limiter"))));
+
+        // Drained to 2 of 20 by real writes: resolved, the badge gone.
+        call(*m_client, {"ZREMRANGEBYRANK", "sim:rl:api:7", "0", "17"});
+        QTRY_COMPARE_WITH_TIMEOUT(badge(window), QStringLiteral("Alerts"), 15000);
+        QCOMPARE(page->firingTable()->rowCount(), 0);
+        QCOMPARE(page->recentTable()->rowCount(), 2);
+        QCOMPARE(page->recentTable()->item(0, 1)->text(), QStringLiteral("resolved"));
+        QCOMPARE(page->recentTable()->item(0, 4)->text(), QStringLiteral("10 %"));
+        monitor.stop();
+        client.close();
+    }
+
+    void ruleEditor()
+    {
+        AlertRulesDialog dialog({});
+        auto *figure = dialog.findChild<QComboBox *>(QStringLiteral("alertFigure"));
+        auto *target = dialog.findChild<QComboBox *>(QStringLiteral("alertTarget"));
+        auto *threshold = dialog.findChild<QLineEdit *>(QStringLiteral("alertThreshold"));
+        auto *forEdit = dialog.findChild<QLineEdit *>(QStringLiteral("alertFor"));
+        auto *name = dialog.findChild<QLineEdit *>(QStringLiteral("alertName"));
+        QVERIFY(figure && target && threshold && forEdit && name);
+        target->setCurrentIndex(target->findData(QStringLiteral("lock")));
+        QVERIFY(figure->findText(QStringLiteral("heldForMs")) >= 0); // the targets' own figures
+        QVERIFY(figure->findText(QStringLiteral("occupancy")) < 0);
+        figure->setCurrentText(QStringLiteral("heldForMs"));
+        threshold->setText(QStringLiteral("soon"));
+        QVERIFY(!dialog.apply());
+        QVERIFY2(dialog.problem().contains(QLatin1String("field \"threshold\"")),
+                 qPrintable(dialog.problem()));
+        QVERIFY(dialog.rules().isEmpty());
+        threshold->setText(QStringLiteral("30s"));
+        forEdit->setText(QStringLiteral("5s"));
+        name->setText(QStringLiteral("long lock"));
+        QVERIFY2(dialog.apply(), qPrintable(dialog.problem()));
+        QCOMPARE(dialog.rules().size(), 1);
+        QCOMPARE(dialog.rules().first().threshold, 30000.0);
+        QCOMPARE(dialog.rules().first().forMs, 5000);
+        // The same name again is refused.
+        auto *list = dialog.findChild<QListWidget *>(QStringLiteral("alertRuleList"));
+        list->setCurrentRow(-1);
+        QVERIFY(!dialog.apply());
+        QVERIFY(dialog.problem().contains(QLatin1String("long lock")));
+    }
+
+    // Rules edited on the page reach the engine and the profile's file.
+    void rulesSavedWithProfile()
+    {
+        const QString path = m_dir.filePath(QStringLiteral("mine.json"));
+        QString error;
+        auto profile = Profile::fromJson(
+            R"({"name": "mine", "rules": [{"pattern": "lock", "match": "l:*"}]})", path, &error);
+        QVERIFY2(profile, qPrintable(error));
+        AlertEngine engine;
+        AlertsPage page(&engine);
+        page.setProfile(*profile);
+        QVERIFY(page.saveNote().contains(QLatin1String("mine.json")));
+        QSignalSpy saved(&page, &AlertsPage::saved);
+        QTimer::singleShot(0, this, [] {
+            auto *dialog = qobject_cast<AlertRulesDialog *>(QApplication::activeModalWidget());
+            if (!dialog)
+                return;
+            auto *target = dialog->findChild<QComboBox *>(QStringLiteral("alertTarget"));
+            target->setCurrentIndex(target->findData(QStringLiteral("lock")));
+            dialog->findChild<QComboBox *>(QStringLiteral("alertFigure"))
+                ->setCurrentText(QStringLiteral("heldForMs"));
+            dialog->findChild<QLineEdit *>(QStringLiteral("alertThreshold"))
+                ->setText(QStringLiteral("2m"));
+            if (dialog->apply())
+                dialog->accept();
+        });
+        page.editRules();
+        QCOMPARE(engine.rules().size(), 1);
+        QVERIFY(saved.wait(10000));
+        QCOMPARE(saved.first().at(1).toString(), QString());
+        const auto again = Profile::load(path, &error);
+        QVERIFY2(again, qPrintable(error));
+        QCOMPARE(again->rules.size(), 1);
+        QCOMPARE(again->alerts.size(), 1);
+        QCOMPARE(again->alerts.first().threshold, 120000.0);
+    }
+};
+
+QTEST_MAIN(tst_AlertsPage)
+#include "tst_alertspage.moc"

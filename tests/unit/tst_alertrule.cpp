@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: MIT
+// Alert rules as an operator writes them (a profile's "alerts", --alert
+// expressions), and the engine's promises on published snapshots: fire once
+// after the duration, resolve on the first reading that clears, and let a
+// stale reading change nothing.
+#include <alerts/alertengine.h>
+#include <monitor/profile.h>
+#include <patterns/patternregistry.h>
+
+#include <QSignalSpy>
+#include <QTest>
+
+using namespace gatehouse;
+
+class tst_AlertRule : public QObject
+{
+    Q_OBJECT
+
+private:
+    static Profile profileWith(const QByteArray &alerts)
+    {
+        QString error;
+        const auto p = Profile::fromJson(
+            R"({"rules": [{"pattern": "sliding-window", "match": "rl:*", "limit": 10,
+                "window": 1000}], "alerts": )"
+                + alerts + "}",
+            QStringLiteral("p.json"), &error);
+        if (!p)
+            qWarning("%s", qPrintable(error));
+        return p.value_or(Profile());
+    }
+
+    // A snapshot with one sliding-window limiter read at server time atMs.
+    static Snapshot limiterAt(quint64 sequence, qint64 atMs, qint64 inWindow, bool stale = false)
+    {
+        Snapshot s;
+        s.sequence = sequence;
+        s.server.timeMs = atMs;
+        NodeStatus node;
+        node.address = QStringLiteral("127.0.0.1:6379");
+        node.connection.state
+            = stale ? RedisConnection::State::Reconnecting : RedisConnection::State::Ready;
+        s.server.nodes << node;
+        ObjectState o;
+        o.object.kind = *patternFromId(QStringLiteral("sliding-window"));
+        o.object.key = "rl:api";
+        o.reading.atMs = atMs;
+        o.reading.inWindow = inWindow;
+        o.reading.limit = 10;
+        o.stale = stale;
+        s.objects.append(o);
+        return s;
+    }
+
+private slots:
+    void profileAlerts()
+    {
+        const Profile p = profileWith(
+            R"([{"name": "api full", "target": "limiter", "match": "rl:api*", "figure":
+                 "occupancy", "op": ">=", "threshold": "80%", "for": "5s",
+                 "severity": "critical"},
+                {"target": "lock", "figure": "heldForMs", "op": ">", "threshold": "30s"}])");
+        QCOMPARE(p.alerts.size(), 2);
+        const AlertRule &full = p.alerts.at(0);
+        QCOMPARE(full.name, QStringLiteral("api full"));
+        QCOMPARE(full.threshold, 0.8);
+        QCOMPARE(full.forMs, 5000);
+        QCOMPARE(full.severity, AlertRule::Severity::Critical);
+        QCOMPARE(full.conditionText(), QStringLiteral("occupancy >= 80 %"));
+        QCOMPARE(p.alerts.at(1).threshold, 30000.0);
+        QCOMPARE(p.alerts.at(1).name, QStringLiteral("heldForMs > 30000ms on lock"));
+        // Written back and read again: the same rules.
+        QString error;
+        const auto again = Profile::fromJson(p.toJson(), QStringLiteral("p.json"), &error);
+        QVERIFY2(again, qPrintable(error));
+        QCOMPARE(again->alerts, p.alerts);
+    }
+
+    void errors_data()
+    {
+        QTest::addColumn<QByteArray>("alerts");
+        QTest::addColumn<QStringList>("mentions");
+        QTest::newRow("not a list") << QByteArray(R"({"figure": "stuck"})")
+                                    << QStringList{"p.json", "\"alerts\" must be a list"};
+        QTest::newRow("unknown figure")
+            << QByteArray(R"([{"name": "x", "target": "limiter", "figure": "lenght",
+                              "threshold": 3}])")
+            << QStringList{"alert rule 1 (\"x\")", "field \"figure\"", "\"lenght\"", "occupancy"};
+        QTest::newRow("bad threshold")
+            << QByteArray(R"([{"figure": "stuck", "threshold": "lots"}])")
+            << QStringList{"alert rule 1", "field \"threshold\"", "\"lots\""};
+        QTest::newRow("percent for a count")
+            << QByteArray(R"([{"target": "limiter", "figure": "occupancy", "threshold": "5s"}])")
+            << QStringList{"field \"threshold\"", "\"80%\""};
+        QTest::newRow("bad op") << QByteArray(
+            R"([{"figure": "stuck", "op": "=>", "threshold": 0}])")
+                                << QStringList{"field \"op\"", ">, >=, <, <="};
+        QTest::newRow("bad target")
+            << QByteArray(R"([{"target": "limitter", "figure": "stuck", "threshold": 0}])")
+            << QStringList{"field \"target\"", "\"limitter\"", "sliding-window"};
+        QTest::newRow("bad duration")
+            << QByteArray(R"([{"figure": "stuck", "threshold": 0, "for": "soon"}])")
+            << QStringList{"field \"for\"", "\"5s\""};
+        QTest::newRow("unknown field")
+            << QByteArray(R"([{"figure": "stuck", "threshold": 0, "treshold": 1}])")
+            << QStringList{"unknown field \"treshold\""};
+        QTest::newRow("second rule")
+            << QByteArray(R"([{"figure": "stuck", "threshold": 0},
+                             {"name": "b", "figure": "stuck", "severity": "loud",
+                              "threshold": 0}])")
+            << QStringList{"alert rule 2 (\"b\")", "field \"severity\"", "info, warning"};
+        QTest::newRow("same name")
+            << QByteArray(R"([{"name": "a", "figure": "stuck", "threshold": 0},
+                             {"name": "a", "figure": "length", "threshold": 9}])")
+            << QStringList{"alert rule 2 (\"a\")", "unique"};
+    }
+    void errors()
+    {
+        QFETCH(QByteArray, alerts);
+        QFETCH(QStringList, mentions);
+        QString error;
+        const auto p = Profile::fromJson(R"({"rules": [], "alerts": )" + alerts + "}",
+                                         QStringLiteral("p.json"), &error);
+        QVERIFY(!p);
+        QVERIFY2(error.endsWith(QLatin1Char('.')), qPrintable(error));
+        for (const QString &m : mentions)
+            QVERIFY2(error.contains(m),
+                     qPrintable(QStringLiteral("'%1' lacks '%2'").arg(error, m)));
+    }
+
+    void expressions_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("target");
+        QTest::addColumn<QByteArray>("match");
+        QTest::addColumn<QString>("figure");
+        QTest::addColumn<double>("threshold");
+        QTest::addColumn<qint64>("forMs");
+        QTest::newRow("limiter") << "occupancy >= 80% for 5s on limiter:sim:rl:*"
+                                 << "limiter" << QByteArray("sim:rl:*") << "occupancy" << 0.8
+                                 << qint64(5000);
+        QTest::newRow("spaced") << "occupancy>=80 % for 5 s on limiter"
+                                << "limiter" << QByteArray() << "occupancy" << 0.8 << qint64(5000);
+        QTest::newRow("glob only") << "stuck > 0 on sim:jobs:*"
+                                   << "" << QByteArray("sim:jobs:*") << "stuck" << 0.0 << qint64(0);
+        // A glob whose first word names a target is that target's keys.
+        QTest::newRow("pattern and glob")
+            << "stuck > 0 on bull:*"
+            << "bull" << QByteArray("*") << "stuck" << 0.0 << qint64(0);
+        QTest::newRow("lock") << "heldForMs > 2m on lock"
+                              << "lock" << QByteArray() << "heldForMs" << 120000.0 << qint64(0);
+        QTest::newRow("node") << "down > 0 for 10s on node:10.0.0.2:*"
+                              << "node" << QByteArray("10.0.0.2:*") << "down" << 0.0
+                              << qint64(10000);
+        QTest::newRow("horizon") << "retryHorizonMs > 500ms on sliding-window as slow"
+                                 << "sliding-window" << QByteArray() << "retryHorizonMs" << 500.0
+                                 << qint64(0);
+    }
+    void expressions()
+    {
+        QFETCH(QString, text);
+        QString error;
+        const auto rule = AlertRule::parseExpression(text, &error);
+        QVERIFY2(rule, qPrintable(error));
+        QTEST(rule->target, "target");
+        QTEST(rule->match, "match");
+        QTEST(rule->figure, "figure");
+        QTEST(rule->threshold, "threshold");
+        QTEST(rule->forMs, "forMs");
+        // The expression a rule prints reads back as the same rule.
+        const auto again = AlertRule::parseExpression(rule->expression(), &error);
+        QVERIFY2(again, qPrintable(error));
+        QCOMPARE(again->threshold, rule->threshold);
+        QCOMPARE(again->target, rule->target);
+        QCOMPARE(again->match, rule->match);
+    }
+
+    void badExpressions_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("mention");
+        QTest::newRow("no op") << "occupancy 80%"
+                               << "FIGURE OP VALUE";
+        QTest::newRow("dangling") << "stuck > 0 for"
+                                  << "needs a value";
+        QTest::newRow("unknown word") << "stuck > 0 when queue"
+                                      << "unexpected \"when\"";
+        QTest::newRow("unknown figure") << "lenght > 3 on queue"
+                                        << "\"lenght\"";
+    }
+    void badExpressions()
+    {
+        QFETCH(QString, text);
+        QFETCH(QString, mention);
+        QString error;
+        QVERIFY(!AlertRule::parseExpression(text, &error));
+        QVERIFY2(error.contains(mention), qPrintable(error));
+        QVERIFY2(error.startsWith(QStringLiteral("--alert")), qPrintable(error));
+    }
+
+    // Fires once after holding for the duration, stays fired without
+    // repeating, resolves on the first clear reading; stale readings in
+    // between change nothing.
+    void engineFiresOnceAndResolves()
+    {
+        QString error;
+        auto rule = AlertRule::parseExpression(QStringLiteral("occupancy >= 80% for 1s on limiter"),
+                                               &error);
+        QVERIFY2(rule, qPrintable(error));
+        AlertEngine engine;
+        engine.setRules({*rule});
+        QSignalSpy transitions(&engine, &AlertEngine::transition);
+        QSignalSpy counts(&engine, &AlertEngine::firingCountChanged);
+        quint64 seq = 0;
+        const qint64 t0 = 1'700'000'000'000;
+        engine.evaluate(limiterAt(++seq, t0, 9)); // 90 %: holds since t0
+        engine.evaluate(limiterAt(++seq, t0 + 500, 10));
+        QCOMPARE(transitions.size(), 0); // not for a second yet
+        engine.evaluate(limiterAt(++seq, t0 + 1000, 10));
+        QCOMPARE(transitions.size(), 1);
+        const auto fired = transitions.first().first().value<AlertEvent>();
+        QCOMPARE(fired.state, AlertEvent::State::Fired);
+        QCOMPARE(fired.key, QByteArray("rl:api"));
+        QCOMPARE(fired.sentence(),
+                 QStringLiteral("FIRING limiter rl:api occupancy 100 % >= 80 % for 1.0 s "
+                                "(rule \"occupancy >= 80% for 1000ms on limiter\", warning)"));
+        QCOMPARE(engine.firingCount(), 1);
+        for (int i = 0; i < 5; ++i)
+            engine.evaluate(limiterAt(++seq, t0 + 1500 + i * 500, 10));
+        QCOMPARE(transitions.size(), 1); // stays fired, said once
+        // The server stops answering: the stale last reading neither
+        // resolves it (though a drained one would) nor fires again.
+        engine.evaluate(limiterAt(++seq, t0 + 5000, 0, true));
+        QCOMPARE(transitions.size(), 1);
+        QCOMPARE(engine.firingCount(), 1);
+        engine.evaluate(limiterAt(++seq, t0 + 6000, 3));
+        QCOMPARE(transitions.size(), 2);
+        const auto resolved = transitions.last().first().value<AlertEvent>();
+        QCOMPARE(resolved.state, AlertEvent::State::Resolved);
+        QCOMPARE(resolved.firedAtMs, t0 + 1000);
+        QVERIFY2(resolved.sentence().startsWith(
+                     QStringLiteral("RESOLVED limiter rl:api occupancy 30 %")),
+                 qPrintable(resolved.sentence()));
+        QCOMPARE(engine.firingCount(), 0);
+        QCOMPARE(counts.size(), 2);
+        QVERIFY(engine.everFired());
+        // A flicker shorter than the duration does not fire.
+        engine.evaluate(limiterAt(++seq, t0 + 7000, 10));
+        engine.evaluate(limiterAt(++seq, t0 + 7500, 2));
+        engine.evaluate(limiterAt(++seq, t0 + 8500, 10));
+        QCOMPARE(transitions.size(), 2);
+        // A stale reading over the threshold does not start the clock either.
+        AlertEngine fresh;
+        fresh.setRules({*rule});
+        QSignalSpy none(&fresh, &AlertEngine::transition);
+        fresh.evaluate(limiterAt(1, t0, 10, true));
+        fresh.evaluate(limiterAt(2, t0 + 5000, 10, true));
+        QCOMPARE(none.size(), 0);
+    }
+
+    void nodeDown()
+    {
+        QString error;
+        auto rule = AlertRule::parseExpression(QStringLiteral("down > 0 on node"), &error);
+        QVERIFY2(rule, qPrintable(error));
+        AlertEngine engine;
+        engine.setRules({*rule});
+        QSignalSpy transitions(&engine, &AlertEngine::transition);
+        engine.evaluate(limiterAt(1, 1000, 1));
+        QCOMPARE(transitions.size(), 0);
+        engine.evaluate(limiterAt(2, 2000, 1, true)); // the connection is retrying
+        QCOMPARE(transitions.size(), 1);
+        QCOMPARE(transitions.last().first().value<AlertEvent>().key, QByteArray("127.0.0.1:6379"));
+        engine.evaluate(limiterAt(3, 3000, 1));
+        QCOMPARE(transitions.size(), 2);
+        QCOMPARE(transitions.last().first().value<AlertEvent>().state, AlertEvent::State::Resolved);
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_AlertRule)
+#include "tst_alertrule.moc"

@@ -7,6 +7,7 @@
 #include "objecttablemodel.h"
 #include "overviewpage.h"
 #include "sectionpage.h"
+#include "sidelist.h"
 
 #include <monitor/jobbrowser.h>
 
@@ -24,6 +25,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QListWidget>
+#include <QListWidgetItem>
 #include <QMenuBar>
 #include <QProgressBar>
 #include <QPushButton>
@@ -87,7 +89,20 @@ MainWindow::MainWindow(RedisClient *client, Monitor *monitor, ActionEngine *acti
     }
     m_audit = new AuditPage(m_actions->auditLogPath(), this);
     addPage(m_audit, tr("Audit log"));
-    m_pages->setMaximumWidth(160);
+    // Sized to its widest entry with a count, and kept at that width: the
+    // pages get every other pixel (no dead band between the two).
+    m_pages->setObjectName(QStringLiteral("sideList"));
+    m_pages->setIconSize(QSize(22, 22));
+    m_pages->setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Expanding);
+    {
+        int widest = 0;
+        for (const QString &name : pageNames())
+            widest = std::max(widest, m_pages->fontMetrics().horizontalAdvance(name));
+        m_pages->setFixedWidth(widest + m_pages->iconSize().width()
+                               + m_pages->fontMetrics().horizontalAdvance(QStringLiteral("  00000"))
+                               + 28);
+    }
+    setMinimumSize(960, 600); // below it the charts' labels and the actions no longer fit
     connect(m_pages, &QListWidget::currentRowChanged, m_stack, &QStackedWidget::setCurrentIndex);
     connect(m_pages, &QListWidget::currentRowChanged, this, [this] { m_dirty = true; });
     m_pages->setCurrentRow(0);
@@ -95,7 +110,9 @@ MainWindow::MainWindow(RedisClient *client, Monitor *monitor, ActionEngine *acti
     auto *splitter = new QSplitter(this);
     splitter->addWidget(m_pages);
     splitter->addWidget(m_stack);
+    splitter->setStretchFactor(0, 0);
     splitter->setStretchFactor(1, 1);
+    splitter->setCollapsible(1, false);
     auto *central = new QWidget(this);
     auto *centralLayout = new QVBoxLayout(central);
     centralLayout->setContentsMargins(0, 0, 0, 0);
@@ -213,20 +230,39 @@ MainWindow::~MainWindow()
 void MainWindow::addPage(QWidget *page, const QString &title)
 {
     m_stack->addWidget(page);
-    m_pages->addItem(title);
+    auto *item = new QListWidgetItem(title, m_pages);
+    item->setData(Qt::UserRole, title); // the text gains counts (updateSideList)
 }
 
 QStringList MainWindow::pageNames() const
 {
     QStringList names;
     for (int i = 0; i < m_pages->count(); ++i)
-        names << m_pages->item(i)->text();
+        names << m_pages->item(i)->data(Qt::UserRole).toString();
     return names;
 }
 
 void MainWindow::showPage(int index)
 {
     m_pages->setCurrentRow(index);
+}
+
+void MainWindow::updateSideList()
+{
+    // Each section's count, and a badge in the worst state's colour with how
+    // many need attention; the states' words in the tooltip.
+    const QHash<QString, SectionTally> tallies = tallySections(*m_snapshot);
+    const int iconSize = m_pages->iconSize().width();
+    for (SectionPage *page : std::as_const(m_sectionPages)) {
+        QListWidgetItem *item = m_pages->item(m_stack->indexOf(page));
+        if (!item)
+            continue;
+        const SectionTally t = tallies.value(page->section().id);
+        item->setText(
+            QStringLiteral("%1  %2").arg(item->data(Qt::UserRole).toString()).arg(t.objects));
+        item->setIcon(badgeIcon(t.worst, t.attention, m_pages->palette(), iconSize));
+        item->setToolTip(t.toolTip());
+    }
 }
 
 int MainWindow::pageOf(const QString &section) const
@@ -297,6 +333,7 @@ void MainWindow::onSnapshot(const Snapshot &snapshot)
     m_snapshot = std::make_shared<const Snapshot>(snapshot);
     for (SectionPage *page : std::as_const(m_sectionPages))
         page->setSnapshot(m_snapshot);
+    updateSideList();
     if (const ConnectionStatus &c = snapshot.server.primary().connection; c != m_connection)
         showConnection(c);
     m_dirty = true;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "snapshot.h"
 
+#include <patterns/objecthealth.h>
 #include <patterns/patternregistry.h>
 
 #include <QJsonArray>
@@ -125,6 +126,12 @@ QJsonObject Snapshot::objectJson(const ObjectState &s) const
                   {QStringLiteral("stale"), s.stale}};
     if (s.stale)
         j.insert(QStringLiteral("staleSinceMs"), double(s.staleSinceMs));
+    // The state in words, as the console's Status column shows it.
+    const ObjectHealth health = objectHealth(s, server.timeMs);
+    j.insert(QStringLiteral("state"),
+             QJsonObject{{QStringLiteral("id"), health.id},
+                         {QStringLiteral("words"), health.words},
+                         {QStringLiteral("severity"), severityId(health.severity)}});
     if (!s.reading.message.isEmpty())
         j.insert(QStringLiteral("message"), s.reading.message);
     unit.writeJson(s, r, server.timeMs, j);

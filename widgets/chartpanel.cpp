@@ -8,6 +8,7 @@
 #include <QComboBox>
 #include <QEvent>
 #include <QFileDialog>
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
@@ -20,6 +21,7 @@
 #include <QDir>
 #include <QPainter>
 #include <QStandardPaths>
+#include <climits>
 
 #include <qcustomplot.h>
 
@@ -27,9 +29,10 @@ namespace gatehouse {
 
 namespace {
 
-void styleForPalette(QCustomPlot *plot)
+// pal: the panel's. (A plot's own palette may not have followed yet: the
+// panel hears of a change before the grid between them passes it on.)
+void styleForPalette(QCustomPlot *plot, const QPalette &pal)
 {
-    const QPalette pal = plot->palette();
     // Titles, labels and series in the palette's colours (theme: >= 4.5:1
     // on Base in light and dark), never QCustomPlot's black.
     for (int i = 0; i < plot->plotLayout()->elementCount(); ++i) {
@@ -116,6 +119,32 @@ void ChartPanel::buildPlots(const QList<Chart> &charts)
     m_charts = charts;
     for (const Chart &c : charts)
         addPlot(c.title, c.yLabel);
+    // Two history charts side by side, the window strip (and a chart left
+    // alone on its row) across both: every plot keeps a readable height at
+    // 1280x800.
+    auto *grid = findChild<QWidget *>(QStringLiteral("chartGrid"), Qt::FindDirectChildrenOnly);
+    if (!grid) {
+        grid = new QWidget(this);
+        grid->setObjectName(QStringLiteral("chartGrid"));
+        auto *gridLayout = new QGridLayout(grid);
+        gridLayout->setContentsMargins(0, 0, 0, 0);
+        static_cast<QVBoxLayout *>(layout())->addWidget(grid, 1);
+    }
+    auto *gridLayout = static_cast<QGridLayout *>(grid->layout());
+    int row = 0, column = 0;
+    for (int i = 0; i < m_plots.size(); ++i) {
+        const bool last = i == m_plots.size() - 1;
+        const bool wide = m_charts.at(i).kind == Chart::Kind::WindowStrip || (last && column == 0);
+        if (wide) {
+            row += column;
+            column = 0;
+            gridLayout->addWidget(m_plots.at(i), row++, 0, 1, 2);
+        } else {
+            gridLayout->addWidget(m_plots.at(i), row, column);
+            row += column;
+            column = 1 - column;
+        }
+    }
 }
 
 QCustomPlot *ChartPanel::addPlot(const QString &title, const QString &yLabel)
@@ -138,11 +167,10 @@ QCustomPlot *ChartPanel::addPlot(const QString &title, const QString &yLabel)
     plot->setInteractions(QCP::iRangeZoom | QCP::iRangeDrag);
     plot->axisRect()->setRangeZoom(Qt::Horizontal);
     plot->axisRect()->setRangeDrag(Qt::Horizontal);
-    styleForPalette(plot);
+    styleForPalette(plot, palette());
     connect(plot, &QCustomPlot::mouseMove, this,
             [this, plot](QMouseEvent *event) { showHover(plot, event); });
-    layout()->addWidget(plot);
-    m_plots.append(plot);
+    m_plots.append(plot); // placed by buildPlots
     return plot;
 }
 
@@ -226,7 +254,9 @@ void ChartPanel::refresh(const Snapshot &snapshot)
         QVector<double> keys, values;
         const QList<QPointF> points = history ? history->points(figure) : QList<QPointF>();
         for (const QPointF &p : points) {
-            if (std::isnan(p.y()))
+            // NaN: not known then; a negative duration (scaled from ms) is
+            // the figures' "none" (-1 ms), not a value to chart.
+            if (std::isnan(p.y()) || (scale < 1.0 && p.y() < 0))
                 continue;
             keys.append((p.x() - now) / 1000.0);
             values.append(p.y() * scale);
@@ -305,8 +335,41 @@ void ChartPanel::drawStrip(QCustomPlot *strip, const Reading &r, qint64 nowMs)
     nowLine->point1->setCoords(0, 0);
     nowLine->point2->setCoords(0, 1);
     nowLine->setPen(QPen(palette().color(QPalette::Text), 1, Qt::DashLine));
+    auto *nowLabel = new QCPItemText(strip);
+    nowLabel->position->setCoords(0, 1.85);
+    nowLabel->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+    nowLabel->setText(tr("now"));
+    nowLabel->setColor(palette().color(QPalette::Text));
+    nowLabel->setPadding(QMargins(3, 0, 0, 0));
     const double window = r.windowMs > 0 ? double(r.windowMs) / 1000.0 : 10.0;
-    const double future = rx.isEmpty() ? window * 0.25 : std::max(window * 0.25, rx.last() + 0.5);
+    double future = rx.isEmpty() ? window * 0.25 : std::max(window * 0.25, rx.last() + 0.5);
+    // A counter (fixed window) or a permit store (Redisson) keeps no
+    // request times: the strip says what it counts instead of staying
+    // empty, and where the window resets or the next permit frees.
+    if (r.windowTimes.isEmpty() && r.inWindow > 0) {
+        auto *counted = new QCPItemText(strip);
+        counted->position->setCoords(-window / 2, 1.0);
+        counted->setText(tr("%n counted in this window (no request times are kept)", nullptr,
+                            int(std::min<qint64>(r.inWindow, INT_MAX))));
+        counted->setColor(theme::series(0, palette()));
+    }
+    const qint64 next
+        = r.resetMs > 0 ? r.countdownAt(r.resetMs, nowMs) : r.countdownAt(r.retryHorizonMs, nowMs);
+    if (rx.isEmpty() && next > 0) {
+        const double at = double(next) / 1000.0;
+        future = std::max(future, at + 0.5);
+        auto *edge = new QCPItemStraightLine(strip);
+        edge->point1->setCoords(at, 0);
+        edge->point2->setCoords(at, 1);
+        edge->setPen(QPen(theme::series(1, palette()), 1, Qt::DashLine));
+        auto *edgeLabel = new QCPItemText(strip);
+        edgeLabel->position->setCoords(at, 0.25);
+        edgeLabel->setPositionAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        edgeLabel->setText(r.resetMs > 0 ? tr("resets in %1").arg(formatMs(next))
+                                         : tr("next permit in %1").arg(formatMs(next)));
+        edgeLabel->setColor(theme::series(1, palette()));
+        edgeLabel->setPadding(QMargins(0, 0, 4, 0));
+    }
     strip->xAxis->setRange(-window, future);
     strip->yAxis->setRange(0, 2);
     strip->yAxis->setTicks(false);
@@ -318,7 +381,7 @@ void ChartPanel::changeEvent(QEvent *event)
     if (event->type() == QEvent::PaletteChange) {
         for (QCustomPlot *plot : std::as_const(m_plots)) {
             plot->setPalette(palette());
-            styleForPalette(plot);
+            styleForPalette(plot, palette());
             plot->replot(QCustomPlot::rpQueuedReplot);
         }
     }

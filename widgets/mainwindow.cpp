@@ -107,12 +107,13 @@ MainWindow::MainWindow(RedisClient *client, Monitor *monitor, ActionEngine *acti
     connect(m_pages, &QListWidget::currentRowChanged, this, [this] { m_dirty = true; });
     m_pages->setCurrentRow(0);
 
-    auto *splitter = new QSplitter(this);
-    splitter->addWidget(m_pages);
-    splitter->addWidget(m_stack);
-    splitter->setStretchFactor(0, 0);
-    splitter->setStretchFactor(1, 1);
-    splitter->setCollapsible(1, false);
+    // A row, not a splitter: a splitter gave the fixed-width list more room
+    // than it takes and left a grey band beside it.
+    auto *splitter = new QWidget(this);
+    auto *row = new QHBoxLayout(splitter);
+    row->setContentsMargins(0, 0, 0, 0);
+    row->addWidget(m_pages);
+    row->addWidget(m_stack, 1);
     auto *central = new QWidget(this);
     auto *centralLayout = new QVBoxLayout(central);
     centralLayout->setContentsMargins(0, 0, 0, 0);
@@ -232,6 +233,10 @@ void MainWindow::addPage(QWidget *page, const QString &title)
     m_stack->addWidget(page);
     auto *item = new QListWidgetItem(title, m_pages);
     item->setData(Qt::UserRole, title); // the text gains counts (updateSideList)
+    // Every entry indented alike, with a badge or without.
+    QPixmap blank(m_pages->iconSize());
+    blank.fill(Qt::transparent);
+    item->setIcon(QIcon(blank));
 }
 
 QStringList MainWindow::pageNames() const

@@ -128,6 +128,12 @@ SectionPage::SectionPage(const Section &section, bool readOnly, QWidget *parent)
         m_items = new QTableWidget(0, int(itemHeaders.size()), splitter);
         m_items->setObjectName(section.id + QStringLiteral("Items"));
         m_items->setHorizontalHeaderLabels(itemHeaders);
+        // Headers and cells whole (no "Hold count / plac"), long ones elided
+        // with their tooltip.
+        m_items->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+        m_items->horizontalHeader()->setMaximumSectionSize(
+            std::max(200, fontMetrics().averageCharWidth() * 48));
+        m_items->setWordWrap(false);
         m_items->horizontalHeader()->setStretchLastSection(true);
         m_items->setColumnWidth(0, 360);
         m_items->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -143,15 +149,36 @@ SectionPage::SectionPage(const Section &section, bool readOnly, QWidget *parent)
     m_chart = new ChartPanel(section.id, splitter);
     splitter->addWidget(m_chart);
     layout->addWidget(splitter, 1);
-    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
-        const ObjectState *s = selected();
-        m_chart->setObject(s);
-        updateItems();
-        updateParts();
-        updateJobsFor(s);
-        updateActions(s);
-        Q_EMIT selectionChanged(s ? s->object.key : QByteArray());
-    });
+    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+            [this, splitter] {
+                const ObjectState *s = selected();
+                const bool chartsWereHidden = m_chart->maximumHeight() < QWIDGETSIZE_MAX;
+                m_chart->setObject(s);
+                // The charts appear: give them 60 % of the page, from the panes that
+                // have the most (the splitter kept the hint's few pixels for them).
+                if (s && chartsWereHidden) {
+                    QList<int> sizes = splitter->sizes();
+                    const int chart = splitter->indexOf(m_chart);
+                    int total = 0;
+                    for (int v : std::as_const(sizes))
+                        total += v;
+                    int need = total * 3 / 5 - sizes.value(chart);
+                    for (int i = 0; i < sizes.size() && need > 0; ++i) {
+                        if (i == chart)
+                            continue;
+                        const int give = std::min(need, std::max(0, sizes[i] - 120));
+                        sizes[i] -= give;
+                        sizes[chart] += give;
+                        need -= give;
+                    }
+                    splitter->setSizes(sizes);
+                }
+                updateItems();
+                updateParts();
+                updateJobsFor(s);
+                updateActions(s);
+                Q_EMIT selectionChanged(s ? s->object.key : QByteArray());
+            });
     updateActions(nullptr);
 }
 
@@ -317,8 +344,8 @@ void SectionPage::updateParts()
 // says why: read-only, not connected, or nothing selected.
 void SectionPage::updateActions(const ObjectState *s)
 {
-    // Every action of the section stays in its place; one that cannot apply
-    // to the selected object is disabled and its tooltip says why (a SETNX
+    // An action that cannot apply to the selected object is disabled and
+    // its tooltip says why (a SETNX
     // lock has no token to check, a vanished lock nothing to release, a
     // Redisson limiter refuses a reset).
     QHash<QString, PatternAction> offered;
@@ -329,6 +356,10 @@ void SectionPage::updateActions(const ObjectState *s)
     for (QPushButton *button : std::as_const(m_actionButtons)) {
         const QString id = button->property("patternAction").toString();
         const bool prefix = button->property("targetIsPrefix").toBool();
+        // The selected pattern's own actions; a pattern offering none of the
+        // section's (a SETNX lock) shows them all, disabled with the reason,
+        // rather than an empty bar that says nothing.
+        button->setVisible(!s || offered.isEmpty() || offered.contains(id));
         QString why;
         if (m_readOnly) {
             why = tr("Read-only mode: actions are disabled (started with --read-only).");

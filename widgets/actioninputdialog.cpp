@@ -70,6 +70,11 @@ ActionInputDialog::ActionInputDialog(const PatternUnit &unit, const PatternActio
     m_buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
     connect(m_buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
     connect(m_buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    // Cancel is the default, as in every confirmation: Enter in a field
+    // never sends anything by accident.
+    m_buttons->button(QDialogButtonBox::Ok)->setAutoDefault(false);
+    m_buttons->button(QDialogButtonBox::Ok)->setDefault(false);
+    m_buttons->button(QDialogButtonBox::Cancel)->setDefault(true);
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(form);
     layout->addWidget(m_error);

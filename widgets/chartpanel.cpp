@@ -10,11 +10,21 @@
 #include <QEvent>
 #include <QFileDialog>
 #include <QFutureWatcher>
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
+
+#include "chartscale.h"
+#include "theme.h"
+
+#include <QDateTime>
+#include <QDir>
+#include <QPainter>
+#include <QStandardPaths>
+#include <climits>
 
 #include <qcustomplot.h>
 
@@ -22,16 +32,24 @@ namespace gatehouse {
 
 namespace {
 
-QColor seriesColor(int i)
+// pal: the panel's. (A plot's own palette may not have followed yet: the
+// panel hears of a change before the grid between them passes it on.)
+void styleForPalette(QCustomPlot *plot, const QPalette &pal)
 {
-    static const QColor colors[] = {QColor(0x1f, 0x77, 0xb4), QColor(0xd6, 0x27, 0x28),
-                                    QColor(0x2c, 0xa0, 0x2c), QColor(0xff, 0x7f, 0x0e)};
-    return colors[i % 4];
-}
-
-void styleForPalette(QCustomPlot *plot)
-{
-    const QPalette pal = plot->palette();
+    // Titles, labels and series in the palette's colours (theme: >= 4.5:1
+    // on Base in light and dark), never QCustomPlot's black.
+    for (int i = 0; i < plot->plotLayout()->elementCount(); ++i) {
+        if (auto *title = qobject_cast<QCPTextElement *>(plot->plotLayout()->elementAt(i)))
+            title->setTextColor(pal.color(QPalette::Text));
+    }
+    for (int g = 0; g < plot->graphCount(); ++g) {
+        QCPGraph *graph = plot->graph(g);
+        if (graph->lineStyle() == QCPGraph::lsNone)
+            graph->setScatterStyle(
+                QCPScatterStyle(QCPScatterStyle::ssDisc, theme::series(g, pal), 6));
+        else
+            graph->setPen(QPen(theme::series(g, pal), 1.5));
+    }
     plot->setBackground(pal.brush(QPalette::Base));
     for (QCPAxis *axis : {plot->xAxis, plot->yAxis}) {
         axis->setBasePen(QPen(pal.color(QPalette::Text)));
@@ -76,13 +94,26 @@ ChartPanel::ChartPanel(const QString &section, QWidget *parent)
             loadHistory(std::min(from, m_loadedFromMs), std::max(to, m_loadedToMs));
     });
     auto *exportButton = new QPushButton(tr("Export…"), this);
-    exportButton->setToolTip(tr("Save the charts as PNG or PDF"));
+    exportButton->setObjectName(section + QStringLiteral("ExportCharts"));
+    exportButton->setToolTip(tr("Save each chart as <chart>-<key>-<time>.png in a folder"));
     connect(exportButton, &QPushButton::clicked, this, [this] {
-        const QString file = QFileDialog::getSaveFileName(this, tr("Export charts"), QString(),
-                                                          tr("PNG image (*.png);;PDF (*.pdf)"));
-        if (!file.isEmpty())
-            exportTo(file);
+        if (m_key.isEmpty())
+            return;
+        QString start = QStandardPaths::writableLocation(QStandardPaths::PicturesLocation);
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Export charts to"), start);
+        if (dir.isEmpty())
+            return;
+        const QStringList files = exportPngs(dir, QDateTime::currentMSecsSinceEpoch());
+        const QString text
+            = files.isEmpty()
+                  ? tr("Could not write the charts to %1: check that the folder is writable.")
+                        .arg(QDir::toNativeSeparators(dir))
+                  : tr("Saved %n chart(s) to %1", nullptr, int(files.size()))
+                        .arg(QDir::toNativeSeparators(dir));
+        m_hover->setText(text);
+        Q_EMIT message(text);
     });
+    m_export = exportButton;
     bar->addWidget(exportButton);
     layout->addLayout(bar);
 
@@ -101,6 +132,32 @@ void ChartPanel::buildPlots(const QList<Chart> &charts)
     m_charts = charts;
     for (const Chart &c : charts)
         addPlot(c.title, c.yLabel);
+    // Two history charts side by side, the window strip (and a chart left
+    // alone on its row) across both: every plot keeps a readable height at
+    // 1280x800.
+    auto *grid = findChild<QWidget *>(QStringLiteral("chartGrid"), Qt::FindDirectChildrenOnly);
+    if (!grid) {
+        grid = new QWidget(this);
+        grid->setObjectName(QStringLiteral("chartGrid"));
+        auto *gridLayout = new QGridLayout(grid);
+        gridLayout->setContentsMargins(0, 0, 0, 0);
+        static_cast<QVBoxLayout *>(layout())->addWidget(grid, 1);
+    }
+    auto *gridLayout = static_cast<QGridLayout *>(grid->layout());
+    int row = 0, column = 0;
+    for (int i = 0; i < m_plots.size(); ++i) {
+        const bool last = i == m_plots.size() - 1;
+        const bool wide = m_charts.at(i).kind == Chart::Kind::WindowStrip || (last && column == 0);
+        if (wide) {
+            row += column;
+            column = 0;
+            gridLayout->addWidget(m_plots.at(i), row++, 0, 1, 2);
+        } else {
+            gridLayout->addWidget(m_plots.at(i), row, column);
+            row += column;
+            column = 1 - column;
+        }
+    }
 }
 
 QCustomPlot *ChartPanel::addPlot(const QString &title, const QString &yLabel)
@@ -111,16 +168,24 @@ QCustomPlot *ChartPanel::addPlot(const QString &title, const QString &yLabel)
     plot->plotLayout()->addElement(0, 0, new QCPTextElement(plot, title));
     plot->yAxis->setLabel(yLabel);
     plot->xAxis->setLabel(tr("seconds (0 = now)"));
+    // The legend in its own row under the title, outside the data: it never
+    // covers the newest points.
+    plot->plotLayout()->insertRow(1);
+    auto *legendCell = new QCPLayoutGrid;
+    plot->plotLayout()->addElement(1, 0, legendCell);
+    legendCell->addElement(0, 0, plot->legend);
+    plot->legend->setFillOrder(QCPLegend::foColumnsFirst);
+    plot->legend->setBorderPen(Qt::NoPen);
+    plot->plotLayout()->setRowStretchFactor(1, 0.001);
     plot->setInteractions(QCP::iRangeZoom | QCP::iRangeDrag);
     plot->axisRect()->setRangeZoom(Qt::Horizontal);
     plot->axisRect()->setRangeDrag(Qt::Horizontal);
-    styleForPalette(plot);
+    styleForPalette(plot, palette());
     connect(plot->xAxis, qOverload<const QCPRange &>(&QCPAxis::rangeChanged), this,
             [this] { onPanned(); });
     connect(plot, &QCustomPlot::mouseMove, this,
             [this, plot](QMouseEvent *event) { showHover(plot, event); });
-    layout()->addWidget(plot);
-    m_plots.append(plot);
+    m_plots.append(plot); // placed by buildPlots
     return plot;
 }
 
@@ -234,6 +299,15 @@ void ChartPanel::setObject(const ObjectState *state)
         m_placeX = true;
     }
     m_key = key;
+    m_hover->clear(); // a readout of the previous object would lie
+    // No selection: a hint instead of empty axes, and the panel shrinks to
+    // it so the table gets the room.
+    for (QCustomPlot *plot : std::as_const(m_plots))
+        plot->setVisible(state != nullptr);
+    setMaximumHeight(state ? QWIDGETSIZE_MAX : m_title->sizeHint().height() + 16);
+    m_rangeBar->setEnabled(state != nullptr && !m_historyFile.isEmpty());
+    if (m_export)
+        m_export->setEnabled(state != nullptr);
     if (state) {
         const QList<Chart> charts = PatternUnit::of(state->object.kind).charts();
         QStringList titles, now;
@@ -241,13 +315,16 @@ void ChartPanel::setObject(const ObjectState *state)
             titles << c.title;
         for (const Chart &c : std::as_const(m_charts))
             now << c.title;
-        if (titles != now)
+        if (titles != now) {
             buildPlots(charts);
+            for (QCustomPlot *plot : std::as_const(m_plots))
+                plot->setVisible(true);
+        }
     }
     m_title->setText(
         state ? QStringLiteral("<b>%1</b> (%2)")
                     .arg(printableBytes(m_key).toHtmlEscaped(), patternId(state->object.kind))
-              : tr("Select a row to see its charts."));
+              : tr("Select a row in the table to see its charts."));
     for (QCustomPlot *plot : std::as_const(m_plots)) {
         plot->clearGraphs();
         plot->clearItems();
@@ -292,11 +369,12 @@ void ChartPanel::refresh(const Snapshot &snapshot)
             loadHistory(m_loaded ? std::min(wantFrom, m_loadedFromMs) : wantFrom,
                         std::max(wantTo, m_loadedToMs));
     }
+    QList<double> shown; // the values inside the range, for the y axis
     auto series = [&](QCustomPlot *plot, int index, const QString &figure, const QString &name,
                       double scale) {
         while (plot->graphCount() <= index) {
             QCPGraph *g = plot->addGraph();
-            g->setPen(QPen(seriesColor(plot->graphCount() - 1), 1.5));
+            g->setPen(QPen(theme::series(plot->graphCount() - 1, palette()), 1.5));
         }
         QCPGraph *g = plot->graph(index);
         g->setName(name);
@@ -313,7 +391,9 @@ void ChartPanel::refresh(const Snapshot &snapshot)
             }
         }
         for (const QPointF &p : points) {
-            if (std::isnan(p.y()))
+            // NaN: not known then; a negative duration (scaled from ms) is
+            // the figures' "none" (-1 ms), not a value to chart.
+            if (std::isnan(p.y()) || (scale < 1.0 && p.y() < 0))
                 continue;
             if (fromFile) {
                 if (p.x() / 1000.0 <= lastKey)
@@ -325,11 +405,14 @@ void ChartPanel::refresh(const Snapshot &snapshot)
                 keys.append((p.x() - now) / 1000.0);
             }
             values.append(p.y() * scale);
+            if (keys.last() >= -range)
+                shown.append(values.last());
         }
         g->setData(keys, values, true);
     };
     const Reading &r = state->reading;
     for (int i = 0; i < m_plots.size() && i < m_charts.size(); ++i) {
+        shown.clear();
         QCustomPlot *plot = m_plots.at(i);
         const Chart &chart = m_charts.at(i);
         if (chart.kind == Chart::Kind::WindowStrip) {
@@ -341,20 +424,28 @@ void ChartPanel::refresh(const Snapshot &snapshot)
             series(plot, j, chart.series.at(j).figure, chart.series.at(j).name,
                    chart.series.at(j).scale);
         plot->clearItems();
-        if (chart.limitLine) {
-            if (r.limit) {
-                auto *line = new QCPItemStraightLine(plot);
-                line->point1->setCoords(fromFile ? double(wantFrom) / 1000.0 : -range,
-                                        double(*r.limit));
-                line->point2->setCoords(fromFile ? double(wantTo) / 1000.0 : 0, double(*r.limit));
-                line->setPen(QPen(Qt::red, 1, Qt::DashLine));
-            }
-            plot->yAxis->setRange(
-                0, std::max<double>(1.0, double(r.limit.value_or(r.inWindow)) * 1.2));
-        } else {
-            plot->yAxis->rescale();
-            plot->yAxis->setRangeLower(0);
+        std::optional<double> limit;
+        if (chart.limitLine && r.limit) {
+            limit = double(*r.limit);
+            const QColor color = theme::limit(palette());
+            const double from = fromFile ? double(wantFrom) / 1000.0 : -range;
+            auto *line = new QCPItemStraightLine(plot);
+            line->point1->setCoords(from, *limit);
+            line->point2->setCoords(fromFile ? double(wantTo) / 1000.0 : 0, *limit);
+            line->setPen(QPen(color, 1, Qt::DashLine));
+            auto *label = new QCPItemText(plot);
+            label->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+            label->position->setCoords(from, *limit);
+            label->setText(tr("limit %1").arg(*limit));
+            label->setColor(color);
+            label->setPadding(QMargins(4, 0, 0, 1));
         }
+        // Every value shown and the limit, zero-based: an overshoot past
+        // the limit stays on the chart.
+        const ValueRange y = valueRange(shown, limit);
+        plot->yAxis->setRange(y.lower, y.upper);
+        plot->yAxis->ticker()->setTickCount(tickCountFor(plot->axisRect()->height()));
+        plot->xAxis->ticker()->setTickCount(tickCountFor(plot->axisRect()->width()));
         plot->legend->setVisible(plot->graphCount() > 1);
         // Live: the last 15 minutes, always. History: placed once per range
         // or object, then where the operator pans and zooms it.
@@ -376,14 +467,16 @@ void ChartPanel::drawStrip(QCustomPlot *strip, const Reading &r, qint64 nowMs)
     while (strip->graphCount() < 2) {
         QCPGraph *g = strip->addGraph();
         g->setLineStyle(QCPGraph::lsNone);
-        g->setScatterStyle(
-            QCPScatterStyle(QCPScatterStyle::ssDisc, seriesColor(strip->graphCount() - 1), 6));
+        g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc,
+                                           theme::series(strip->graphCount() - 1, palette()), 6));
     }
     strip->graph(0)->setName(tr("requests"));
     strip->graph(1)->setName(tr("retry slots"));
     QVector<double> wx, wy, rx, ry;
     for (qint64 t : r.windowTimes) {
-        wx.append(double(t - nowMs) / 1000.0);
+        // Requests are in the past: a reading a little ahead of the
+        // snapshot's clock must not put them after the now line.
+        wx.append(std::min(0.0, double(t - nowMs) / 1000.0));
         wy.append(1.0);
     }
     for (qint64 t : r.retryTimes) {
@@ -397,8 +490,41 @@ void ChartPanel::drawStrip(QCustomPlot *strip, const Reading &r, qint64 nowMs)
     nowLine->point1->setCoords(0, 0);
     nowLine->point2->setCoords(0, 1);
     nowLine->setPen(QPen(palette().color(QPalette::Text), 1, Qt::DashLine));
+    auto *nowLabel = new QCPItemText(strip);
+    nowLabel->position->setCoords(0, 1.85);
+    nowLabel->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+    nowLabel->setText(tr("now"));
+    nowLabel->setColor(palette().color(QPalette::Text));
+    nowLabel->setPadding(QMargins(3, 0, 0, 0));
     const double window = r.windowMs > 0 ? double(r.windowMs) / 1000.0 : 10.0;
-    const double future = rx.isEmpty() ? window * 0.25 : std::max(window * 0.25, rx.last() + 0.5);
+    double future = rx.isEmpty() ? window * 0.25 : std::max(window * 0.25, rx.last() + 0.5);
+    // A counter (fixed window) or a permit store (Redisson) keeps no
+    // request times: the strip says what it counts instead of staying
+    // empty, and where the window resets or the next permit frees.
+    if (r.windowTimes.isEmpty() && r.inWindow > 0) {
+        auto *counted = new QCPItemText(strip);
+        counted->position->setCoords(-window / 2, 1.0);
+        counted->setText(tr("%n counted in this window (no request times are kept)", nullptr,
+                            int(std::min<qint64>(r.inWindow, INT_MAX))));
+        counted->setColor(theme::series(0, palette()));
+    }
+    const qint64 next
+        = r.resetMs > 0 ? r.countdownAt(r.resetMs, nowMs) : r.countdownAt(r.retryHorizonMs, nowMs);
+    if (rx.isEmpty() && next > 0) {
+        const double at = double(next) / 1000.0;
+        future = std::max(future, at + 0.5);
+        auto *edge = new QCPItemStraightLine(strip);
+        edge->point1->setCoords(at, 0);
+        edge->point2->setCoords(at, 1);
+        edge->setPen(QPen(theme::series(1, palette()), 1, Qt::DashLine));
+        auto *edgeLabel = new QCPItemText(strip);
+        edgeLabel->position->setCoords(at, 0.25);
+        edgeLabel->setPositionAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        edgeLabel->setText(r.resetMs > 0 ? tr("resets in %1").arg(formatMs(next))
+                                         : tr("next permit in %1").arg(formatMs(next)));
+        edgeLabel->setColor(theme::series(1, palette()));
+        edgeLabel->setPadding(QMargins(0, 0, 4, 0));
+    }
     strip->xAxis->setRange(-window, future);
     strip->yAxis->setRange(0, 2);
     strip->yAxis->setTicks(false);
@@ -410,11 +536,16 @@ void ChartPanel::changeEvent(QEvent *event)
     if (event->type() == QEvent::PaletteChange) {
         for (QCustomPlot *plot : std::as_const(m_plots)) {
             plot->setPalette(palette());
-            styleForPalette(plot);
+            styleForPalette(plot, palette());
             plot->replot(QCustomPlot::rpQueuedReplot);
         }
     }
     QWidget::changeEvent(event);
+}
+
+QString ChartPanel::hoverText() const
+{
+    return m_hover->text();
 }
 
 int ChartPanel::pointCount() const
@@ -427,19 +558,34 @@ int ChartPanel::pointCount() const
     return n;
 }
 
-bool ChartPanel::exportTo(const QString &fileName)
+QStringList ChartPanel::exportPngs(const QString &dir, qint64 timeMs)
 {
-    // One image per plot, stacked: render the panel's plots into one file each
-    // (name-N.ext) so every chart is kept at its on-screen size.
-    bool ok = true;
-    for (int i = 0; i < m_plots.size(); ++i) {
-        QString name = fileName;
-        if (i > 0)
-            name.insert(name.lastIndexOf(QLatin1Char('.')), QStringLiteral("-%1").arg(i + 1));
-        ok &= name.endsWith(QLatin1String(".pdf"), Qt::CaseInsensitive) ? m_plots[i]->savePdf(name)
-                                                                        : m_plots[i]->savePng(name);
+    // One file per chart, each with the key and the time written into the
+    // image: a PNG passed around alone still says what it shows.
+    QStringList written;
+    if (m_key.isEmpty())
+        return written; // nothing selected: the plots are hidden and empty
+    const QString key = printableBytes(m_key);
+    const QString when = QDateTime::fromMSecsSinceEpoch(timeMs).toString(Qt::ISODate);
+    for (int i = 0; i < m_plots.size() && i < m_charts.size(); ++i) {
+        QCustomPlot *plot = m_plots.at(i);
+        const QSize size = plot->size().expandedTo(QSize(640, 240));
+        const QPixmap chart = plot->toPixmap(size.width(), size.height());
+        const int band = fontMetrics().height() + 8;
+        QImage image(chart.width(), chart.height() + band, QImage::Format_RGB32);
+        image.fill(palette().color(QPalette::Base));
+        QPainter painter(&image);
+        painter.setPen(palette().color(QPalette::Text));
+        painter.setFont(font());
+        painter.drawText(QRect(8, 0, image.width() - 16, band), Qt::AlignVCenter | Qt::AlignLeft,
+                         QStringLiteral("%1 — %2").arg(key, when));
+        painter.drawPixmap(0, band, chart);
+        painter.end();
+        const QString file = QDir(dir).filePath(chartFileName(m_charts.at(i).title, key, timeMs));
+        if (image.save(file, "PNG"))
+            written << file;
     }
-    return ok;
+    return written;
 }
 
 } // namespace gatehouse

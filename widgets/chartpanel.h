@@ -34,13 +34,20 @@ public:
     void refresh(const Snapshot &snapshot);
     // Data points drawn in all graphs (the screenshot test checks they carry data).
     int pointCount() const;
-    bool exportTo(const QString &fileName); // .png or .pdf
     // The connection's history file: ranges beyond the live 15 minutes
     // (HistoryRangeBar) are read from it, off the GUI thread. Empty: live only.
     void setHistoryFile(const QString &path);
     HistoryRangeBar *rangeBar() const { return m_rangeBar; }
     // A history read is under way (tests wait for it to end).
     bool isLoading() const { return m_loading; }
+    // Each chart of the selected object as dir/<chart>-<key>-<time>.png
+    // (chartFileName), the key and time written above it; the files written.
+    QStringList exportPngs(const QString &dir, qint64 timeMs);
+    // The hover readout ("t = -3.0 s  in window: 12"); empty after a new selection.
+    QString hoverText() const;
+
+Q_SIGNALS:
+    void message(const QString &text); // where an export went
 
 protected:
     void changeEvent(QEvent *event) override; // follows the desktop's light/dark palette
@@ -62,6 +69,7 @@ private:
     HistoryRangeBar *m_rangeBar;
     QLabel *m_title;
     QLabel *m_hover;
+    QWidget *m_export = nullptr;
     QList<Chart> m_charts; // what m_plots show, as the pattern declares them
     QList<QCustomPlot *> m_plots;
     QString m_historyFile;

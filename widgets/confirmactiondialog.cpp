@@ -5,11 +5,13 @@
 
 #include <QClipboard>
 #include <QDialogButtonBox>
+#include <QFontDatabase>
 #include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QTimer>
 #include <QVBoxLayout>
 
 namespace gatehouse {
@@ -104,16 +106,26 @@ IssuedDialog::IssuedDialog(const QByteArray &key, const QByteArray &secret, QWid
     setObjectName(QStringLiteral("issuedShown"));
     setWindowTitle(tr("Issued"));
     auto *layout = new QVBoxLayout(this);
-    auto *note = new QLabel(tr("Issued as <b>%1</b>. It is shown only now: copy it.")
+    auto *note = new QLabel(tr("Issued as <b>%1</b>.<br>The secret is shown only now: copy it.")
                                 .arg(QString::fromUtf8(key).toHtmlEscaped()),
                             this);
     note->setWordWrap(true);
     auto *field = new QLineEdit(QString::fromUtf8(secret), this);
     field->setReadOnly(true);
     field->setObjectName(QStringLiteral("secret"));
+    // Wide enough for the whole secret in a fixed-width font: read and
+    // checked at a glance, never scrolled or wrapped.
+    field->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    field->setMinimumWidth(QFontMetrics(field->font()).horizontalAdvance(field->text()) + 24);
+    field->setCursorPosition(0);
     auto *copy = new QPushButton(tr("&Copy"), this);
-    connect(copy, &QPushButton::clicked, this,
-            [secret] { QGuiApplication::clipboard()->setText(QString::fromUtf8(secret)); });
+    copy->setObjectName(QStringLiteral("copySecret"));
+    connect(copy, &QPushButton::clicked, this, [secret, copy] {
+        QGuiApplication::clipboard()->setText(QString::fromUtf8(secret));
+        // Feedback where the operator looks; back to "Copy" after 2 s.
+        copy->setText(tr("Copied"));
+        QTimer::singleShot(2000, copy, [copy] { copy->setText(tr("&Copy")); });
+    });
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::accept);
     layout->addWidget(note);

@@ -11,6 +11,7 @@
 #include "overviewpage.h"
 #include "sectionpage.h"
 #include "serverpanel.h"
+#include "sidelist.h"
 
 #include <monitor/jobbrowser.h>
 
@@ -29,6 +30,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QListWidget>
+#include <QListWidgetItem>
 #include <QMenuBar>
 #include <QProgressBar>
 #include <QPushButton>
@@ -97,15 +99,31 @@ MainWindow::MainWindow(RedisClient *client, Monitor *monitor, ActionEngine *acti
     m_audit = new AuditPage(m_actions->auditLogPath(), this);
     addPage(m_audit, tr("Audit log"));
     connect(m_audit, &AuditPage::openRequested, m_overview, &OverviewPage::openRequested);
-    m_pages->setMaximumWidth(160);
+    // Sized to its widest entry with a count, and kept at that width: the
+    // pages get every other pixel (no dead band between the two).
+    m_pages->setObjectName(QStringLiteral("sideList"));
+    m_pages->setIconSize(QSize(22, 22));
+    m_pages->setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Expanding);
+    {
+        int widest = 0;
+        for (const QString &name : pageNames())
+            widest = std::max(widest, m_pages->fontMetrics().horizontalAdvance(name));
+        m_pages->setFixedWidth(widest + m_pages->iconSize().width()
+                               + m_pages->fontMetrics().horizontalAdvance(QStringLiteral("  00000"))
+                               + 28);
+    }
+    setMinimumSize(960, 600); // below it the charts' labels and the actions no longer fit
     connect(m_pages, &QListWidget::currentRowChanged, m_stack, &QStackedWidget::setCurrentIndex);
     connect(m_pages, &QListWidget::currentRowChanged, this, [this] { m_dirty = true; });
     m_pages->setCurrentRow(0);
 
-    auto *splitter = new QSplitter(this);
-    splitter->addWidget(m_pages);
-    splitter->addWidget(m_stack);
-    splitter->setStretchFactor(1, 1);
+    // A row, not a splitter: a splitter gave the fixed-width list more room
+    // than it takes and left a grey band beside it.
+    auto *splitter = new QWidget(this);
+    auto *row = new QHBoxLayout(splitter);
+    row->setContentsMargins(0, 0, 0, 0);
+    row->addWidget(m_pages);
+    row->addWidget(m_stack, 1);
     auto *central = new QWidget(this);
     auto *centralLayout = new QVBoxLayout(central);
     centralLayout->setContentsMargins(0, 0, 0, 0);
@@ -249,7 +267,12 @@ MainWindow::~MainWindow()
 void MainWindow::addPage(QWidget *page, const QString &title)
 {
     m_stack->addWidget(page);
-    m_pages->addItem(title);
+    auto *item = new QListWidgetItem(title, m_pages);
+    item->setData(Qt::UserRole, title); // the text gains counts (updateSideList)
+    // Every entry indented alike, with a badge or without.
+    QPixmap blank(m_pages->iconSize());
+    blank.fill(Qt::transparent);
+    item->setIcon(QIcon(blank));
 }
 
 void MainWindow::setAlerts(AlertEngine *engine, const Profile &profile)
@@ -291,7 +314,7 @@ QStringList MainWindow::pageNames() const
 {
     QStringList names;
     for (int i = 0; i < m_pages->count(); ++i)
-        names << m_pages->item(i)->text();
+        names << m_pages->item(i)->data(Qt::UserRole).toString();
     return names;
 }
 
@@ -303,6 +326,24 @@ void MainWindow::showPage(int index)
 int MainWindow::currentPage() const
 {
     return m_stack->currentIndex();
+}
+
+void MainWindow::updateSideList()
+{
+    // Each section's count, and a badge in the worst state's colour with how
+    // many need attention; the states' words in the tooltip.
+    const QHash<QString, SectionTally> tallies = tallySections(*m_snapshot);
+    const int iconSize = m_pages->iconSize().width();
+    for (SectionPage *page : std::as_const(m_sectionPages)) {
+        QListWidgetItem *item = m_pages->item(m_stack->indexOf(page));
+        if (!item)
+            continue;
+        const SectionTally t = tallies.value(page->section().id);
+        item->setText(
+            QStringLiteral("%1  %2").arg(item->data(Qt::UserRole).toString()).arg(t.objects));
+        item->setIcon(badgeIcon(t.worst, t.attention, m_pages->palette(), iconSize));
+        item->setToolTip(t.toolTip());
+    }
 }
 
 int MainWindow::pageOf(const QString &section) const
@@ -383,6 +424,7 @@ void MainWindow::onSnapshot(const Snapshot &snapshot)
     m_snapshot = std::make_shared<const Snapshot>(snapshot);
     for (SectionPage *page : std::as_const(m_sectionPages))
         page->setSnapshot(m_snapshot);
+    updateSideList();
     if (const ConnectionStatus &c = snapshot.server.primary().connection; c != m_connection)
         showConnection(c);
     m_dirty = true;

@@ -96,6 +96,7 @@ private:
     void addPage(QWidget *page, const QString &title);
     void onSnapshot(const Snapshot &snapshot);
     void onTimer();
+    void updateSideList();
     void showConnection(const ConnectionStatus &status);
     // Authentication and TLS failures do not heal by waiting, and an action
     // whose outcome is unknown must not pass by in the status bar: a banner

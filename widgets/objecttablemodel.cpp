@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "objecttablemodel.h"
 
+#include "theme.h"
+
+#include <patterns/objecthealth.h>
 #include <redis/redisvalue.h>
 
 #include <QBrush>
@@ -40,9 +43,10 @@ void ObjectTableModel::applySnapshot(const Snapshot &snapshot)
         lastChanged = std::max(lastChanged, *it);
     }
     if (firstChanged >= 0)
-        Q_EMIT dataChanged(
-            index(firstChanged, 0), index(lastChanged, columnCount() - 1),
-            {Qt::DisplayRole, Qt::ToolTipRole, Qt::ForegroundRole, SortRole, GoneRole, StaleRole});
+        Q_EMIT dataChanged(index(firstChanged, 0), index(lastChanged, columnCount() - 1),
+                           {Qt::DisplayRole, Qt::ToolTipRole, Qt::ForegroundRole,
+                            Qt::BackgroundRole, SortRole, GoneRole, StaleRole, SeverityRole,
+                            StateIdRole});
     if (!added.isEmpty()) {
         const int first = int(m_states.size());
         beginInsertRows({}, first, first + int(added.size()) - 1);
@@ -90,6 +94,18 @@ void ObjectTableModel::clear()
     endResetModel();
 }
 
+bool ObjectTableModel::isStateColumn(int column, const ObjectState &s) const
+{
+    // Column::status(), which every section's table ends with.
+    return m_columns.column(column, s.object.kind)
+           && m_columns.headers().value(column) == QLatin1String("Status");
+}
+
+Severity ObjectTableModel::health(const ObjectState &s) const
+{
+    return objectHealth(s, now()).severity;
+}
+
 const ObjectState *ObjectTableModel::stateAt(int row) const
 {
     return row >= 0 && row < m_states.size() ? m_states.at(row).get() : nullptr;
@@ -129,15 +145,32 @@ QVariant ObjectTableModel::data(const QModelIndex &index, int role) const
         if (const Column *c = m_columns.column(index.column(), s.object.kind);
             c && !c->toolTip.isEmpty())
             return c->toolTip;
+        // The state's words in full (the cell may be elided), with the
+        // reading's reason when it has one.
+        if (isStateColumn(index.column(), s) && !s.reading.message.isEmpty())
+            return QString(m_columns.text(index.column(), s, now()) + QLatin1Char('\n')
+                           + s.reading.message);
         return s.reading.message.isEmpty() ? m_columns.text(index.column(), s, now())
                                            : s.reading.message;
-    case Qt::ForegroundRole:
+    case Qt::ForegroundRole: {
+        const QPalette palette = QGuiApplication::palette();
+        if (isStateColumn(index.column(), s))
+            return QBrush(theme::badge(health(s), palette).text);
         if (s.gone || s.stale)
-            return QGuiApplication::palette().brush(QPalette::Disabled, QPalette::Text);
+            return QBrush(theme::mutedText(palette));
         if (s.reading.status == Reading::Status::WrongType
             || s.reading.status == Reading::Status::Error)
-            return QBrush(Qt::red);
+            return QBrush(theme::badge(Severity::Critical, palette).text);
         return {};
+    }
+    case Qt::BackgroundRole:
+        if (isStateColumn(index.column(), s))
+            return QBrush(theme::badge(health(s), QGuiApplication::palette()).fill);
+        return {};
+    case SeverityRole:
+        return int(health(s));
+    case StateIdRole:
+        return objectHealth(s, now()).id;
     case KeyRole:
         return s.object.key;
     case KindRole:

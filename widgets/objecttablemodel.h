@@ -2,6 +2,7 @@
 #pragma once
 
 #include <monitor/snapshot.h>
+#include <patterns/objecthealth.h>
 #include <patterns/patternregistry.h>
 
 #include <QAbstractTableModel>
@@ -23,6 +24,8 @@ public:
         SortRole,                   // a number or string to sort by
         GoneRole,                   // bool
         StaleRole,                  // bool: the reading could not be refreshed for two ticks
+        SeverityRole,               // int: the state's Severity (objectHealth)
+        StateIdRole,                // QString: the state's id ("over-limit")
     };
     Q_ENUM(Role)
 
@@ -45,6 +48,8 @@ public:
 
 private:
     void timeColumnsChanged();
+    bool isStateColumn(int column, const ObjectState &s) const;
+    Severity health(const ObjectState &s) const;
 
     qint64 now() const { return std::max(m_nowMs, m_serverTimeMs); }
 

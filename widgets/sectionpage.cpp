@@ -6,6 +6,7 @@
 #include "objecttablemodel.h"
 
 #include <monitor/jobbrowser.h>
+#include <patterns/objecthealth.h>
 
 #include <QComboBox>
 #include <QDateTime>
@@ -78,10 +79,23 @@ SectionPage::SectionPage(const Section &section, bool readOnly, QWidget *parent)
     m_table->setSortingEnabled(true);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_table->horizontalHeader()->setStretchLastSection(true);
-    m_table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Interactive);
-    m_table->setColumnWidth(0, 280);
+    // Figures sized to their contents, the key column taking the rest:
+    // no clipped header, no wrapped cell, no "ok" stretched over 600 px.
+    // Text too long for its column is elided (keys in the middle, where
+    // they differ) with the whole text in the tooltip.
+    QHeaderView *header = m_table->horizontalHeader();
+    header->setStretchLastSection(false);
+    header->setSectionResizeMode(QHeaderView::ResizeToContents);
+    header->setSectionResizeMode(0, QHeaderView::Stretch);
+    header->setResizeContentsPrecision(200); // rows measured: bounded on a large table
+    // A long figure (a holder token, a state's explanation) is elided past
+    // this, its tooltip whole, so the key column keeps its room at 1280 px.
+    header->setMaximumSectionSize(std::max(200, fontMetrics().averageCharWidth() * 34));
+    m_table->sortByColumn(0, Qt::AscendingOrder);
+    m_table->setWordWrap(false);
+    m_table->setTextElideMode(Qt::ElideMiddle);
     m_table->verticalHeader()->hide();
+    m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 8);
     splitter->addWidget(m_table);
     // Filtering never moves the selection to another object (an action
     // would then target one the operator never picked): the selected object
@@ -114,6 +128,12 @@ SectionPage::SectionPage(const Section &section, bool readOnly, QWidget *parent)
         m_items = new QTableWidget(0, int(itemHeaders.size()), splitter);
         m_items->setObjectName(section.id + QStringLiteral("Items"));
         m_items->setHorizontalHeaderLabels(itemHeaders);
+        // Headers and cells whole (no "Hold count / plac"), long ones elided
+        // with their tooltip.
+        m_items->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+        m_items->horizontalHeader()->setMaximumSectionSize(
+            std::max(200, fontMetrics().averageCharWidth() * 48));
+        m_items->setWordWrap(false);
         m_items->horizontalHeader()->setStretchLastSection(true);
         m_items->setColumnWidth(0, 360);
         m_items->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -129,15 +149,36 @@ SectionPage::SectionPage(const Section &section, bool readOnly, QWidget *parent)
     m_chart = new ChartPanel(section.id, splitter);
     splitter->addWidget(m_chart);
     layout->addWidget(splitter, 1);
-    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
-        const ObjectState *s = selected();
-        m_chart->setObject(s);
-        updateItems();
-        updateParts();
-        updateJobsFor(s);
-        updateActions(s);
-        Q_EMIT selectionChanged(s ? s->object.key : QByteArray());
-    });
+    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+            [this, splitter] {
+                const ObjectState *s = selected();
+                const bool chartsWereHidden = m_chart->maximumHeight() < QWIDGETSIZE_MAX;
+                m_chart->setObject(s);
+                // The charts appear: give them 60 % of the page, from the panes that
+                // have the most (the splitter kept the hint's few pixels for them).
+                if (s && chartsWereHidden) {
+                    QList<int> sizes = splitter->sizes();
+                    const int chart = splitter->indexOf(m_chart);
+                    int total = 0;
+                    for (int v : std::as_const(sizes))
+                        total += v;
+                    int need = total * 3 / 5 - sizes.value(chart);
+                    for (int i = 0; i < sizes.size() && need > 0; ++i) {
+                        if (i == chart)
+                            continue;
+                        const int give = std::min(need, std::max(0, sizes[i] - 120));
+                        sizes[i] -= give;
+                        sizes[chart] += give;
+                        need -= give;
+                    }
+                    splitter->setSizes(sizes);
+                }
+                updateItems();
+                updateParts();
+                updateJobsFor(s);
+                updateActions(s);
+                Q_EMIT selectionChanged(s ? s->object.key : QByteArray());
+            });
     updateActions(nullptr);
 }
 
@@ -246,8 +287,18 @@ void SectionPage::updateItems()
         for (int c = 0; c < rows.at(r).size() && c < m_items->columnCount(); ++c)
             m_items->setItem(r, c, new QTableWidgetItem(rows.at(r).at(c)));
     }
-    if (current >= 0 && current < rows.size())
+    // The item chosen stays chosen while the same object is shown; another
+    // object (switching queues) starts with nothing chosen, so an action
+    // never targets a job the operator did not pick.
+    const QByteArray key = s ? s->object.key : QByteArray();
+    const bool sameObject = m_items->property("shownKey").toByteArray() == key;
+    m_items->setProperty("shownKey", key);
+    if (sameObject && current >= 0 && current < rows.size()) {
         m_items->selectRow(current);
+    } else {
+        m_items->clearSelection();
+        m_items->setCurrentCell(-1, -1);
+    }
 }
 
 void SectionPage::updateParts()
@@ -293,20 +344,40 @@ void SectionPage::updateParts()
 // says why: read-only, not connected, or nothing selected.
 void SectionPage::updateActions(const ObjectState *s)
 {
-    QStringList offered;
+    // An action that cannot apply to the selected object is disabled and
+    // its tooltip says why (a SETNX
+    // lock has no token to check, a vanished lock nothing to release, a
+    // Redisson limiter refuses a reset).
+    QHash<QString, PatternAction> offered;
     if (s) {
         for (const PatternAction &a : PatternUnit::of(s->object.kind).actions())
-            offered << a.id;
+            offered.insert(a.id, a);
     }
     for (QPushButton *button : std::as_const(m_actionButtons)) {
-        button->setVisible(!s || offered.contains(button->property("patternAction").toString()));
+        const QString id = button->property("patternAction").toString();
+        const bool prefix = button->property("targetIsPrefix").toBool();
+        // The selected pattern's own actions; a pattern offering none of the
+        // section's (a SETNX lock) shows them all, disabled with the reason,
+        // rather than an empty bar that says nothing.
+        button->setVisible(!s || offered.isEmpty() || offered.contains(id));
         QString why;
-        if (m_readOnly)
+        if (m_readOnly) {
             why = tr("Read-only mode: actions are disabled (started with --read-only).");
-        else if (!m_offline.isEmpty())
+        } else if (!m_offline.isEmpty()) {
             why = m_offline + QLatin1Char(' ') + tr("Actions are disabled until it is back.");
-        else if (!s && !button->property("targetIsPrefix").toBool())
+        } else if (!s && !prefix) {
             why = tr("Select one in the table first.");
+        } else if (s && !prefix) {
+            const auto a = offered.constFind(id);
+            if (a == offered.cend())
+                why = whyNotOffered(s->object.kind, PatternUnit::of(s->object.kind).title(),
+                                    button->text());
+            else if (s->gone)
+                why = tr("%1 is gone (its keys expired or were deleted): nothing to act on.")
+                          .arg(printableBytes(s->object.key, 60));
+            else
+                why = actionUnavailable(id, *s);
+        }
         button->setEnabled(why.isEmpty());
         button->setToolTip(why);
     }

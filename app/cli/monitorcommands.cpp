@@ -20,13 +20,10 @@ namespace gatehouse::cli {
 
 namespace {
 
+// The console's durations ("350 ms", "9.3 min"), in the CLI's text too.
 QString ms(qint64 v)
 {
-    if (v < 0)
-        return QStringLiteral("-");
-    if (v < 10000)
-        return QStringLiteral("%1 ms").arg(v);
-    return QStringLiteral("%1 s").arg(double(v) / 1000.0, 0, 'f', 1);
+    return formatMs(v);
 }
 
 QString cell(const QString &s, int width)

@@ -19,6 +19,7 @@
 #include <sectionpage.h>
 #include <sim/demoserver.h>
 #include <sim/simulator.h>
+#include <theme.h>
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -26,6 +27,7 @@
 #include <QMenu>
 #include <QMessageBox>
 #include <QStatusBar>
+#include <QSize>
 #include <QTableView>
 #include <QTextStream>
 #include <QThread>
@@ -121,14 +123,47 @@ void fatal(const QString &message)
         QMessageBox::critical(nullptr, QStringLiteral("Gatehouse"), message);
 }
 
-// --screenshots DIR: every page captured to DIR/<n>-<page>.png after the
-// console has run for a while, with a line per page on stdout saying how many
-// rows its table has and how many points its charts draw; then quit.
-void captureAll(MainWindow *window, const QString &dir, int page)
+// The window sizes and palettes the screenshots are taken at.
+struct Look
+{
+    QSize size;
+    theme::Scheme scheme;
+    QString name() const
+    {
+        return QStringLiteral("%1x%2-%3")
+            .arg(size.width())
+            .arg(size.height())
+            .arg(scheme == theme::Scheme::Dark ? QStringLiteral("dark") : QStringLiteral("light"));
+    }
+};
+
+const QList<Look> &screenshotLooks()
+{
+    static const QList<Look> looks{{{1280, 800}, theme::Scheme::Light},
+                                   {{1280, 800}, theme::Scheme::Dark},
+                                   {{1600, 1000}, theme::Scheme::Light},
+                                   {{1600, 1000}, theme::Scheme::Dark}};
+    return looks;
+}
+
+// --screenshots DIR: every page captured at every look to
+// DIR/<look>-<n>-<page>.png after the console has run for a while, with a
+// line per page on stdout saying how many rows its table has and how many
+// points its charts draw; then quit.
+void captureAll(MainWindow *window, const QString &dir, int look, int page)
 {
     if (page >= window->pageNames().size()) {
+        ++look;
+        page = 0;
+    }
+    if (look >= screenshotLooks().size()) {
         QApplication::quit();
         return;
+    }
+    const Look &l = screenshotLooks().at(look);
+    if (page == 0) {
+        theme::apply(l.scheme);
+        window->resize(l.size);
     }
     window->showPage(page);
     // A section's page (the registry's): its first row selected.
@@ -138,16 +173,20 @@ void captureAll(MainWindow *window, const QString &dir, int page)
         window->table(section)->selectRow(0);
     // Two chart refreshes (500 ms each) after the selection: the window strip
     // needs one detailed reading first.
-    QTimer::singleShot(1600, window, [window, dir, page, section] {
+    QTimer::singleShot(1600, window, [window, dir, look, page, section] {
         const QString name
             = window->pageNames().at(page).toLower().replace(QLatin1Char(' '), QLatin1Char('-'));
-        const QString file = QDir(dir).filePath(QStringLiteral("%1-%2.png").arg(page).arg(name));
+        const QString file = QDir(dir).filePath(QStringLiteral("%1-%2-%3.png")
+                                                    .arg(screenshotLooks().at(look).name())
+                                                    .arg(page)
+                                                    .arg(name));
         window->grab().save(file);
         const int rows = section.isEmpty() ? -1 : window->model(section)->rowCount();
         const int points = window->chart(section) ? window->chart(section)->pointCount() : -1;
-        QTextStream(stdout) << "page=" << name << " file=" << file << " rows=" << rows
-                            << " points=" << points << Qt::endl;
-        captureAll(window, dir, page + 1);
+        QTextStream(stdout) << "page=" << name << " look=" << screenshotLooks().at(look).name()
+                            << " file=" << file << " rows=" << rows << " points=" << points
+                            << Qt::endl;
+        captureAll(window, dir, look, page + 1);
     });
 }
 
@@ -208,9 +247,28 @@ int main(int argc, char *argv[])
         QStringLiteral("Serve every live figure to Prometheus at http://HOST:PORT/metrics "
                        "(loopback, e.g. 127.0.0.1:9187; View > Serve metrics turns it off)."),
         QStringLiteral("HOST:PORT"));
+    const QCommandLineOption paletteOption(
+        QStringLiteral("palette"),
+        QStringLiteral("light or dark (default: whichever the desktop's colours are closer to)."),
+        QStringLiteral("light|dark"));
     parser.addOptions({profileOption, readOnly, demo, scale, interval, budget, screenshots,
-                       quitAfter, noHistory, historyDir, metrics});
+                       quitAfter, noHistory, historyDir, metrics, paletteOption});
     parser.process(app);
+    if (parser.isSet(paletteOption)) {
+        const std::optional<theme::Scheme> scheme
+            = theme::schemeFromName(parser.value(paletteOption));
+        if (!scheme) {
+            fatal(QStringLiteral("--palette %1: not a palette; use --palette light or --palette "
+                                 "dark.")
+                      .arg(parser.value(paletteOption)));
+            return 2;
+        }
+        theme::apply(*scheme);
+    } else {
+        // The console's own palettes (tested for contrast), light or dark
+        // as the desktop is.
+        theme::apply(theme::schemeOf(QApplication::palette()));
+    }
 
     QString error;
     std::optional<Profile> profile;
@@ -337,7 +395,7 @@ int main(int argc, char *argv[])
             QDir().mkpath(dir);
             MainWindow *window = console.window.get();
             QTimer::singleShot(parser.value(quitAfter).toInt() * 1000, window,
-                               [window, dir] { captureAll(window, dir, 0); });
+                               [window, dir] { captureAll(window, dir, 0, 0); });
         } else if (parser.isSet(quitAfter)) {
             QTimer::singleShot(parser.value(quitAfter).toInt() * 1000, &app,
                                &QCoreApplication::quit);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "snapshot.h"
 
+#include <patterns/objecthealth.h>
 #include <patterns/patternregistry.h>
 
 #include <QJsonArray>
@@ -149,6 +150,12 @@ QJsonObject Snapshot::objectJson(const ObjectState &s) const
     if (server.budgetPercent > 0 && s.reading.atMs > 0
         && server.timeMs - s.reading.atMs > server.intervalMs * 3 / 2)
         j.insert(QStringLiteral("ageMs"), double(server.timeMs - s.reading.atMs));
+    // The state in words, as the console's Status column shows it.
+    const ObjectHealth health = objectHealth(s, server.timeMs);
+    j.insert(QStringLiteral("state"),
+             QJsonObject{{QStringLiteral("id"), health.id},
+                         {QStringLiteral("words"), health.words},
+                         {QStringLiteral("severity"), severityId(health.severity)}});
     if (!s.reading.message.isEmpty())
         j.insert(QStringLiteral("message"), s.reading.message);
     unit.writeJson(s, r, server.timeMs, j);

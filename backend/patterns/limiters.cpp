@@ -55,13 +55,34 @@ QList<Chart> LimiterUnit::charts() const
     return {inWindow, horizon, strip};
 }
 
+namespace {
+
+// "none" when no caller waits (no retry slot, horizon passed): a "0 ms"
+// horizon reads as a figure where there is nothing to wait for.
+QString horizonText(const Reading &r, qint64 nowMs)
+{
+    const qint64 left = r.countdownAt(r.retryHorizonMs, nowMs);
+    return left > 0 ? formatMs(left) : QStringLiteral("none");
+}
+
+Column retryHorizon()
+{
+    Column c = Column::countdown(QStringLiteral("Retry horizon"), &Reading::retryHorizonMs);
+    c.text = [](const ObjectState &s, qint64 nowMs) -> QString {
+        return horizonText(s.reading, nowMs);
+    };
+    return c;
+}
+
+} // namespace
+
 QList<Column> LimiterUnit::columns() const
 {
     return {Column::key(QStringLiteral("Key")),
             Column::pattern(),
             Column::usedOfLimit(QStringLiteral("In window / limit")),
             Column::occupancy(),
-            Column::countdown(QStringLiteral("Retry horizon"), &Reading::retryHorizonMs),
+            retryHorizon(),
             Column::status()};
 }
 
@@ -135,9 +156,11 @@ std::optional<Attention> LimiterUnit::attention(const ObjectState &state, qint64
 QString LimiterUnit::attentionText(const ObjectState &state, qint64 nowMs) const
 {
     const Reading &r = state.reading;
-    return QStringLiteral("Limiter %1 at %2 % (retry horizon %3)")
-        .arg(printableBytes(state.object.key), formatPercent(r.occupancy().value_or(qQNaN())),
-             formatMs(r.countdownAt(r.retryHorizonMs, nowMs)));
+    const QString text = QStringLiteral("Limiter %1 at %2 %")
+                             .arg(printableBytes(state.object.key),
+                                  formatPercent(r.occupancy().value_or(qQNaN())));
+    const qint64 left = r.countdownAt(r.retryHorizonMs, nowMs);
+    return left > 0 ? text + QStringLiteral(" (retry horizon %1)").arg(formatMs(left)) : text;
 }
 
 QList<QByteArray> LimiterUnit::wordsFor() const

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "presentation.h"
 
+#include "objecthealth.h"
+
 #include <redis/redisvalue.h>
 
 #include <algorithm>
@@ -10,13 +12,21 @@ namespace gatehouse {
 
 QString formatMs(qint64 ms)
 {
+    constexpr qint64 Second = 1000, Minute = 60 * Second, Hour = 60 * Minute, Day = 24 * Hour;
     if (ms < 0)
         return QStringLiteral("–");
-    if (ms < 1000)
+    if (ms < Second)
         return QStringLiteral("%1 ms").arg(ms);
-    if (ms < 120000)
+    // One decimal while it says something ("2.5 s"), whole seconds above 10 s.
+    if (ms < 10 * Second)
         return QStringLiteral("%1 s").arg(double(ms) / 1000.0, 0, 'f', 1);
-    return QStringLiteral("%1 min").arg(double(ms) / 60000.0, 0, 'f', 1);
+    if (ms < Minute)
+        return QStringLiteral("%1 s").arg(ms / Second);
+    if (ms < Hour)
+        return QStringLiteral("%1 min").arg(double(ms) / double(Minute), 0, 'f', 1);
+    if (ms < Day)
+        return QStringLiteral("%1 h %2 min").arg(ms / Hour).arg((ms % Hour) / Minute);
+    return QStringLiteral("%1 d %2 h").arg(ms / Day).arg((ms % Day) / Hour);
 }
 
 QString formatPercent(double ratio)
@@ -53,8 +63,14 @@ Column Column::status()
 {
     Column c;
     c.header = QStringLiteral("Status");
-    c.text = [](const ObjectState &s, qint64) -> QString {
-        return s.gone ? QStringLiteral("gone") : readingStatusId(s.reading.status);
+    c.movesWithTime = true; // "expired 9.3 min ago", "stale for 12 s"
+    // The pattern's words ("over limit", "expired 9.3 min ago: holder crashed,
+    // may be taken over"), never a bare "ok" for an object that is not.
+    c.text = [](const ObjectState &s, qint64 nowMs) -> QString {
+        return objectHealth(s, nowMs).words;
+    };
+    c.sort = [](const ObjectState &s, qint64 nowMs) {
+        return QVariant(int(objectHealth(s, nowMs).severity));
     };
     return c;
 }

@@ -10,6 +10,7 @@
 #include <QImage>
 #include <QProcess>
 #include <QRegularExpression>
+#include <QSet>
 #include <QTest>
 
 class tst_Screenshots : public QObject
@@ -28,24 +29,30 @@ private slots:
         p.setProcessEnvironment(env);
         p.start(QStringLiteral(GATEHOUSE_XVFB_RUN),
                 {QStringLiteral("-a"), QStringLiteral("-s"),
-                 QStringLiteral("-screen 0 1280x900x24"), QStringLiteral(GATEHOUSE_GUI),
+                 QStringLiteral("-screen 0 1700x1100x24"), QStringLiteral(GATEHOUSE_GUI),
                  QStringLiteral("--demo"), QStringLiteral("--screenshots"), dir,
                  QStringLiteral("--quit-after"), QStringLiteral("8")});
-        QVERIFY2(p.waitForFinished(120000), "gatehouse --demo did not finish in 120 s");
+        QVERIFY2(p.waitForFinished(240000), "gatehouse --demo did not finish in 240 s");
         const QString out = QString::fromUtf8(p.readAllStandardOutput());
         QVERIFY2(p.exitCode() == 0, qPrintable(QString::fromUtf8(p.readAllStandardError())));
 
-        // page=limiters file=... rows=11 points=28
-        QRegularExpression line(
-            QStringLiteral("page=(\\S+) file=(\\S+) rows=(-?\\d+) points=(-?\\d+)"));
+        // page=limiters look=1280x800-dark file=... rows=11 points=28
+        QRegularExpression line(QStringLiteral(
+            "page=(\\S+) look=(\\d+)x(\\d+)-(\\S+) file=(\\S+) rows=(-?\\d+) points=(-?\\d+)"));
         QMap<QString, QPair<int, int>> pages;
+        QSet<QString> looks;
         auto it = line.globalMatch(out);
         while (it.hasNext()) {
             const auto m = it.next();
-            const QImage image(m.captured(2));
-            QVERIFY2(!image.isNull() && image.width() > 600, qPrintable(m.captured(2)));
-            pages.insert(m.captured(1), {m.captured(3).toInt(), m.captured(4).toInt()});
+            const QImage image(m.captured(5));
+            // Every page at both sizes, in both palettes: the window as asked.
+            QVERIFY2(!image.isNull(), qPrintable(m.captured(5)));
+            QCOMPARE(image.size(), QSize(m.captured(2).toInt(), m.captured(3).toInt()));
+            looks.insert(m.captured(2) + QLatin1Char('x') + m.captured(3) + QLatin1Char('-')
+                         + m.captured(4));
+            pages.insert(m.captured(1), {m.captured(6).toInt(), m.captured(7).toInt()});
         }
+        QCOMPARE(looks.size(), 4);
         QCOMPARE(pages.keys(),
                  (QStringList{"alerts", "audit-log", "limiters", "locks", "nodes", "overview",
                               "queues", "semaphores", "tokens"}));

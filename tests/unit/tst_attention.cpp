@@ -108,7 +108,7 @@ private slots:
         // Ages projected to the snapshot's time: read 1 s before it.
         QVERIFY2(items.at(0).text.contains(QLatin1String("3 stuck, oldest in flight 2.0 min")),
                  qPrintable(items.at(0).text));
-        QVERIFY2(items.at(2).text.contains(QLatin1String("lock:long held for 60.0 s")),
+        QVERIFY2(items.at(2).text.contains(QLatin1String("lock:long held for 1.0 min")),
                  qPrintable(items.at(2).text));
         QCOMPARE(items.at(2).figure, QStringLiteral("pttlMs"));
         // Retry horizon counted down to the snapshot's time (read 200 ms before).

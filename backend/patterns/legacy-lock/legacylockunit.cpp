@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "legacylockunit.h"
+#include <patterns/objecthealth.h>
 
 #include <cmath>
 #include <patterns/lock/lockunit.h>
@@ -58,6 +59,49 @@ QString LegacyLockUnit::ttlText(const ObjectState &s, qint64 now) const
     const qint64 left = saturatingSub(r.expiresAtMs, now);
     return left < 0 ? QStringLiteral("expired %1 ago").arg(formatMs(-left)) : formatMs(left);
 }
+
+namespace {
+
+// The value's expiry has passed but the key is still there: SETNX locks
+// never expire by themselves, so its holder crashed and the next client
+// breaks it with GETSET. Never "ok". It has no holder token: the lock
+// actions are not offered, and the console says why.
+[[maybe_unused]] const bool s_judged = registerJudgement(
+    LegacyLockUnit::Kind,
+    {[](const ObjectState &s, qint64 nowMs) {
+         const ObjectHealth h = defaultHealth(s, nowMs);
+         const Reading &r = s.reading;
+         if (h.id == states::Ok && r.expiresAtMs > 0 && r.expiresAtMs < nowMs)
+             return ObjectHealth{states::ExpiredPresent,
+                                 QStringLiteral("expired %1 ago: holder crashed, may be taken over")
+                                     .arg(formatMs(saturatingSub(nowMs, r.expiresAtMs))),
+                                 Severity::Warning};
+         if (h.id == states::Missing)
+             return ObjectHealth{states::Missing, QStringLiteral("free"), Severity::Muted};
+         return h;
+     },
+     [] {
+         return QList<StateInfo>{
+             {states::Ok, Severity::Ok, QStringLiteral("Held; its expiry is still ahead.")},
+             {states::ExpiredPresent, Severity::Warning,
+              QStringLiteral("The expiry written in the value has passed: its holder crashed "
+                             "and the next client may take it over.")},
+             {states::Stale, Severity::Warning,
+              QStringLiteral("The server has not answered: the last reading is shown.")},
+             {states::Gone, Severity::Muted, QStringLiteral("Released or broken.")},
+             {states::Missing, Severity::Muted, QStringLiteral("Free: nobody holds it.")},
+             {states::Error, Severity::Critical,
+              QStringLiteral("The key has the wrong type or a probe failed.")},
+         };
+     },
+     {},
+     [](const QString &) {
+         return QStringLiteral("A SETNX lock holds an expiry time, not a holder token: "
+                               "Gatehouse cannot check who holds it, so it neither releases "
+                               "nor extends it. Once expired, the next client may take it over.");
+     }});
+
+} // namespace
 
 std::optional<KeyClaim> LegacyLockUnit::claimKey(const KeyShape &s, qint64 now) const
 {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "lockunit.h"
+#include <patterns/objecthealth.h>
 
 #include <patterns/sections.h>
 
@@ -263,8 +264,46 @@ std::optional<Attention> LockUnit::attention(const ObjectState &state, qint64 no
     return Attention{1.0 + double(held) / 1e9, QStringLiteral("pttlMs")};
 }
 
+namespace {
+
+// A lock's states: held with a TTL (ok), held without one (orphaned if its
+// holder died), free; the rest as every pattern's.
+[[maybe_unused]] const bool s_judged = registerJudgement(
+    LockUnit::Kind,
+    {[](const ObjectState &s, qint64 nowMs) {
+         const ObjectHealth h = defaultHealth(s, nowMs);
+         if (h.id == states::Ok && s.reading.pttlMs == -1)
+             return ObjectHealth{states::Orphaned,
+                                 QStringLiteral("no TTL: held forever if its holder crashed"),
+                                 Severity::Warning};
+         if (h.id == states::Missing)
+             return ObjectHealth{states::Missing, QStringLiteral("free"), Severity::Muted};
+         return h;
+     },
+     [] {
+         return QList<StateInfo>{
+             {states::Ok, Severity::Ok, QStringLiteral("Held, with a TTL.")},
+             {states::Orphaned, Severity::Warning,
+              QStringLiteral("Held without a TTL: if its holder crashed nobody releases it.")},
+             {states::Stale, Severity::Warning,
+              QStringLiteral("The server has not answered: the last reading is shown.")},
+             {states::Gone, Severity::Muted, QStringLiteral("Released or expired.")},
+             {states::Missing, Severity::Muted, QStringLiteral("Free: nobody holds it.")},
+             {states::Error, Severity::Critical,
+              QStringLiteral("The key has the wrong type or a probe failed.")},
+         };
+     },
+     {},
+     {}});
+
+} // namespace
+
 QString LockUnit::attentionText(const ObjectState &state, qint64 nowMs) const
 {
+    // A lock whose pattern judges it expired (a SETNX lock's expiry passed)
+    // says so, not how long it has been "held".
+    if (const ObjectHealth h = objectHealth(state, nowMs); h.id == states::ExpiredPresent)
+        return QStringLiteral("Lock %1 %2").arg(printableBytes(state.object.key), h.words);
     const bool known = state.heldSinceMs >= 0;
     const qint64 held = saturatingSub(nowMs, known ? state.heldSinceMs : state.firstSeenMs);
     return QStringLiteral("Lock %1 held for %2%3")

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "redissonlimiterunit.h"
+#include <patterns/objecthealth.h>
 
 #include <patterns/globmatch.h>
 #include <patterns/sliding-window/slidingwindowunit.h>
@@ -124,6 +125,24 @@ ScriptCall RedissonLimiterUnit::reset(const PatternObject &o) const
                                   "with Redisson's RRateLimiter.delete().");
     return call;
 }
+
+namespace {
+
+// Reset is offered (the CLI names it and reports the refusal) but the
+// console disables it: the script always refuses a Redisson limiter.
+[[maybe_unused]] const bool s_judged
+    = registerJudgement(RedissonLimiterUnit::Kind,
+                        {{},
+                         {},
+                         [](const QString &actionId, const ObjectState &) {
+                             return actionId == QLatin1String("limiter.reset") ? QStringLiteral(
+                                        "Redisson limiters are read-only in Gatehouse: reset it "
+                                        "with Redisson's RRateLimiter.delete().")
+                                                                               : QString();
+                         },
+                         {}});
+
+} // namespace
 
 std::optional<KeyClaim> RedissonLimiterUnit::claimKey(const KeyShape &s, qint64) const
 {

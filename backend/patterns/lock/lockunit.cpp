@@ -252,7 +252,11 @@ std::optional<Attention> LockUnit::attention(const ObjectState &state, qint64 no
         return std::nullopt;
     const bool known = state.heldSinceMs >= 0;
     const qint64 held = saturatingSub(nowMs, known ? state.heldSinceMs : state.firstSeenMs);
-    if (held <= 1000)
+    // Locks held briefly are routine churn (a request's length): listing
+    // them would bury the ones that are stuck. A legacy lock past the expiry
+    // in its value is never routine: its holder crashed.
+    const bool expired = state.reading.expiresAtMs > 0 && state.reading.expiresAtMs < nowMs;
+    if (held < RoutineHoldMs && !expired)
         return std::nullopt;
     // The longest held first among locks.
     return Attention{1.0 + double(held) / 1e9, QStringLiteral("pttlMs")};
@@ -260,6 +264,10 @@ std::optional<Attention> LockUnit::attention(const ObjectState &state, qint64 no
 
 QString LockUnit::attentionText(const ObjectState &state, qint64 nowMs) const
 {
+    const qint64 expiredAt = state.reading.expiresAtMs;
+    if (expiredAt > 0 && expiredAt < nowMs)
+        return QStringLiteral("Lock %1 expired %2 ago: holder crashed, may be taken over")
+            .arg(printableBytes(state.object.key), formatMs(saturatingSub(nowMs, expiredAt)));
     const bool known = state.heldSinceMs >= 0;
     const qint64 held = saturatingSub(nowMs, known ? state.heldSinceMs : state.firstSeenMs);
     return QStringLiteral("Lock %1 held for %2%3")

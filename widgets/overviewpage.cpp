@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "overviewpage.h"
 
+#include "overviewtiles.h"
+
 #include <patterns/patternregistry.h>
 
 #include <QApplication>
@@ -100,6 +102,7 @@ QPolygonF sparklinePolygon(const QList<QPointF> &points)
 OverviewPage::OverviewPage(QWidget *parent)
     : QWidget(parent)
     , m_counts(new QLabel(this))
+    , m_tiles(new OverviewTiles(this))
     , m_attention(new QListWidget(this))
 {
     setObjectName(QStringLiteral("overviewPage"));
@@ -107,6 +110,9 @@ OverviewPage::OverviewPage(QWidget *parent)
     m_counts->setTextFormat(Qt::RichText);
     m_counts->setWordWrap(true);
     layout->addWidget(m_counts);
+    // The tiles before everything else: the figures an operator acts on.
+    layout->addWidget(m_tiles);
+    connect(m_tiles, &OverviewTiles::openRequested, this, &OverviewPage::openRequested);
     layout->addWidget(new QLabel(tr("Needs attention (click to open):"), this));
     m_attention->setObjectName(QStringLiteral("attention"));
     m_attention->setItemDelegate(new SparklineDelegate(m_attention));
@@ -122,11 +128,12 @@ OverviewPage::OverviewPage(QWidget *parent)
 void OverviewPage::setServerPanel(QWidget *panel)
 {
     panel->setParent(this);
-    static_cast<QVBoxLayout *>(layout())->insertWidget(1, panel);
+    static_cast<QVBoxLayout *>(layout())->insertWidget(2, panel);
 }
 
 void OverviewPage::update(const Snapshot &snapshot, bool connected)
 {
+    m_tiles->update(snapshot, connected);
     m_attention->clear();
     if (snapshot.attention) {
         for (const AttentionItem &a : *snapshot.attention) {

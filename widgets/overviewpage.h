@@ -11,6 +11,8 @@ class QListWidget;
 
 namespace gatehouse {
 
+class OverviewTiles;
+
 // The Overview: how many objects of each section, the server's notes, and
 // what needs attention (ranked by the backend: Snapshot::attention), each
 // with a sparkline; a click opens the object on its page.
@@ -28,6 +30,7 @@ public:
     // that the page says so instead of showing zeros).
     void update(const Snapshot &snapshot, bool connected);
     QListWidget *attentionList() const { return m_attention; }
+    OverviewTiles *tiles() const { return m_tiles; }
     // The server's figures (ServerPanel), under the counts; the page owns it.
     void setServerPanel(QWidget *panel);
 
@@ -36,6 +39,7 @@ Q_SIGNALS:
 
 private:
     QLabel *m_counts;
+    OverviewTiles *m_tiles;
     QListWidget *m_attention;
 };
 

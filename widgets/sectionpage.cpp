@@ -254,6 +254,8 @@ void SectionPage::refresh(qint64 serverNowMs, bool changed)
     m_chart->refresh(*m_snapshot); // does nothing while hidden
     updateItems();
     updateParts();
+    if (m_jobsPanel && !m_jobsKey.isEmpty())
+        updateJobCounts(selected());
 }
 
 void SectionPage::updateItems()
@@ -582,7 +584,8 @@ void SectionPage::buildJobsPanel(QWidget *parent)
     m_jobsPanel->setEnabled(false);
     qobject_cast<QSplitter *>(parent)->addWidget(m_jobsPanel);
 
-    connect(m_jobState, &QComboBox::currentTextChanged, this, [this] {
+    // By index, not text: the text carries the state's count, which changes.
+    connect(m_jobState, &QComboBox::currentIndexChanged, this, [this] {
         m_jobsOffset = 0;
         requestJobs();
     });
@@ -614,25 +617,29 @@ void SectionPage::updateJobsFor(const ObjectState *s)
         return;
     const QStringList states = s ? PatternUnit::of(s->object.kind).jobStates() : QStringList();
     const QByteArray key = s && !states.isEmpty() ? s->object.key : QByteArray();
-    if (key == m_jobsKey)
+    if (key == m_jobsKey) {
+        updateJobCounts(s);
         return;
+    }
     m_jobsKey = key;
     m_jobsOffset = 0;
     m_jobs->setRowCount(0);
     m_jobDetail->clear();
     m_jobsRange->clear();
     m_jobsPanel->setEnabled(!key.isEmpty());
-    const QString previous = m_jobState->currentText();
+    const QString previous = jobState();
     {
         const QSignalBlocker block(m_jobState);
         m_jobState->clear();
-        m_jobState->addItems(states);
+        for (const QString &state : states)
+            m_jobState->addItem(state, state);
         // The state shown before, when this library has it too; otherwise
         // where stuck work usually is.
-        const int keep = m_jobState->findText(previous);
+        const int keep = m_jobState->findData(previous);
         m_jobState->setCurrentIndex(
             keep >= 0 ? keep : std::max(0, int(states.indexOf(QStringLiteral("active")))));
     }
+    updateJobCounts(s);
     if (!key.isEmpty())
         requestJobs();
 }
@@ -643,12 +650,12 @@ void SectionPage::requestJobs()
     if (!m_jobsPanel || !m_jobBrowser || !s || s->object.key != m_jobsKey)
         return;
     m_jobsRange->setText(tr("Reading…"));
-    m_jobBrowser->listJobs(s->object, m_jobState->currentText(), m_jobsOffset, JobPageSize);
+    m_jobBrowser->listJobs(s->object, jobState(), m_jobsOffset, JobPageSize);
 }
 
 void SectionPage::showJobs(const JobListing &page)
 {
-    if (!m_jobsPanel || page.state != m_jobState->currentText() || page.offset != m_jobsOffset)
+    if (!m_jobsPanel || page.state != jobState() || page.offset != m_jobsOffset)
         return;
     m_jobsTotal = page.total;
     // A new page: nothing chosen in it yet (the detail shown was of the old one).
@@ -705,6 +712,31 @@ void SectionPage::showJobDetail(const JobListing &detail)
     if (detail.ok && !detail.message.isEmpty())
         text = detail.message + QStringLiteral("\n\n") + text;
     m_jobDetail->setPlainText(text);
+}
+
+QString SectionPage::jobState() const
+{
+    return m_jobState ? m_jobState->currentData().toString() : QString();
+}
+
+void SectionPage::updateJobCounts(const ObjectState *s)
+{
+    if (!m_jobState || !s || s->object.key != m_jobsKey)
+        return;
+    // The library's own counts (Reading::counts), as of the last reading;
+    // a state the library does not count shows its name alone.
+    for (int i = 0; i < m_jobState->count(); ++i) {
+        const QString state = m_jobState->itemData(i).toString();
+        QString text = state;
+        for (const StateCount &c : s->reading.counts) {
+            if (c.state == state) {
+                text = tr("%1 (%2)").arg(state).arg(c.count);
+                break;
+            }
+        }
+        if (m_jobState->itemText(i) != text)
+            m_jobState->setItemText(i, text);
+    }
 }
 
 QByteArray SectionPage::chosenJob() const

@@ -97,6 +97,10 @@ private:
     void requestJobs();
     void showJobs(const JobListing &page);
     void showJobDetail(const JobListing &detail);
+    // The state the jobs panel lists (the library's name: "wait", "dead").
+    QString jobState() const;
+    // Each state's entry with the library's count of it: "wait (120)".
+    void updateJobCounts(const ObjectState *s);
     void updateActions(const ObjectState *s);
     QByteArray chosenJob() const;         // the job whose detail is shown
     QList<QByteArray> chosenJobs() const; // every job selected, in list order

@@ -16,6 +16,8 @@
 
 #include <QApplication>
 #include <QComboBox>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLabel>
 #include <QMessageBox>
 #include <QPlainTextEdit>
@@ -113,10 +115,27 @@ private slots:
         auto *older = page->findChild<QPushButton *>(QStringLiteral("queueJobsNext"));
         auto *detail = page->findChild<QPlainTextEdit *>(QStringLiteral("queueJobDetail"));
         QVERIFY(state && jobs && range && older && detail);
-        QVERIFY(state->findText(QStringLiteral("completed")) >= 0);
+        QVERIFY(state->findData(QStringLiteral("completed")) >= 0);
+
+        // Each state with BullMQ's own count of it (Queue.getJobCounts).
+        const QJsonObject counts
+            = QJsonDocument::fromJson(node(server, QStringLiteral("counts"), QString()).toUtf8())
+                  .object();
+        QCOMPARE(counts.value(QStringLiteral("waiting")).toInt(), 120);
+        const auto label = [&](const char *s) {
+            return state->itemText(state->findData(QLatin1String(s)));
+        };
+        QTRY_COMPARE(
+            label("wait"),
+            QStringLiteral("wait (%1)").arg(counts.value(QStringLiteral("waiting")).toInt()));
+        QCOMPARE(
+            label("delayed"),
+            QStringLiteral("delayed (%1)").arg(counts.value(QStringLiteral("delayed")).toInt()));
+        QCOMPARE(label("active"),
+                 QStringLiteral("active (%1)").arg(counts.value(QStringLiteral("active")).toInt()));
 
         // 120 waiting: 50 at a time, the newest first.
-        state->setCurrentText(QStringLiteral("wait"));
+        state->setCurrentIndex(state->findData(QStringLiteral("wait")));
         QVERIFY2(
             QTest::qWaitFor([&] { return range->text().contains(QLatin1String("of 120")); }, 5000),
             qPrintable(range->text()));
@@ -143,9 +162,15 @@ private slots:
             qPrintable(detail->toPlainText()));
         QVERIFY(detail->toPlainText().contains(QLatin1String("\"id\": \"job-1\"")));
         QVERIFY(detail->toPlainText().contains(QLatin1String("\"opts\": {")));
+        // Pretty-printed (indented, not one escaped line), in a fixed font and
+        // the normal text colour.
+        QVERIFY2(detail->toPlainText().contains(QLatin1String("\n    \"")),
+                 qPrintable(detail->toPlainText()));
+        QVERIFY(QFontInfo(detail->font()).fixedPitch());
+        QCOMPARE(detail->palette().color(QPalette::Text), window.palette().color(QPalette::Text));
 
         // Promote the delayed job chosen in the list; BullMQ sees it waiting.
-        state->setCurrentText(QStringLiteral("delayed"));
+        state->setCurrentIndex(state->findData(QStringLiteral("delayed")));
         QVERIFY(QTest::qWaitFor([&] { return range->text() == QStringLiteral("1–3 of 3 delayed"); },
                                 5000));
         const auto rowOf = [&](const QString &job) {

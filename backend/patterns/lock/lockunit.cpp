@@ -258,7 +258,11 @@ std::optional<Attention> LockUnit::attention(const ObjectState &state, qint64 no
         return std::nullopt;
     const bool known = state.heldSinceMs >= 0;
     const qint64 held = saturatingSub(nowMs, known ? state.heldSinceMs : state.firstSeenMs);
-    if (held <= 1000)
+    // Locks held briefly are routine churn (a request's length): listing
+    // them would bury the ones that are stuck. A legacy lock past the expiry
+    // in its value is never routine: its holder crashed.
+    const bool expired = state.reading.expiresAtMs > 0 && state.reading.expiresAtMs < nowMs;
+    if (held < RoutineHoldMs && !expired)
         return std::nullopt;
     // The longest held first among locks.
     return Attention{1.0 + double(held) / 1e9, QStringLiteral("pttlMs")};

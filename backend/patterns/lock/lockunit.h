@@ -39,8 +39,9 @@ public:
     void writeJson(const ObjectState &state, const Reading &r, qint64 nowMs,
                    QJsonObject &json) const override;
     QList<PatternAction> actions() const override;
-    // Held for over a second (since the holder took it, or at least since
-    // Gatehouse first saw it).
+    // Held for RoutineHoldMs or longer (since the holder took it, or at least
+    // since Gatehouse first saw it), or a legacy lock past its expiry.
+    static constexpr qint64 RoutineHoldMs = 10000;
     std::optional<Attention> attention(const ObjectState &state, qint64 nowMs) const override;
     QString attentionText(const ObjectState &state, qint64 nowMs) const override;
     QHash<QString, QByteArray> shownInputs(const ObjectState &state) const override;

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: MIT
+#include "overviewtiles.h"
+
+#include "overviewpage.h"
+
+#include <patterns/patternregistry.h>
+#include <patterns/patternunit.h>
+
+#include <QHBoxLayout>
+#include <QPainter>
+
+namespace gatehouse {
+
+namespace {
+
+// A trend longer than this says nothing the charts do not; bounded memory.
+constexpr qint64 TrendSpanMs = 10 * 60 * 1000;
+constexpr int TrendMaxPoints = 600;
+
+// Counts value into tile, keeping the object with the largest value as the
+// one a click opens (ties: the first in key order, so the choice is stable).
+void add(TileCounts::Tile &tile, qint64 value, const ObjectState &o)
+{
+    tile.count += value;
+    if (value > tile.worstValue || (value == tile.worstValue && o.object.key < tile.worst)) {
+        tile.worstValue = value;
+        tile.worst = o.object.key;
+        tile.section = patternSection(o.object.kind);
+    }
+}
+
+} // namespace
+
+TileCounts countTiles(const Snapshot &snapshot)
+{
+    TileCounts t;
+    const qint64 now = snapshot.server.timeMs;
+    static const PatternKind legacyLock("legacy-lock");
+    for (const ObjectState &o : snapshot.objects) {
+        if (o.gone || !o.reading.isOk())
+            continue;
+        const Reading &r = o.reading;
+        const QString section = patternSection(o.object.kind);
+        if (section == QLatin1String("queue")) {
+            if (r.stuck > 0)
+                add(t.stuck, r.stuck, o);
+            if (r.deadLength > 0)
+                add(t.dead, r.deadLength, o);
+        } else if (section == QLatin1String("limiter")) {
+            // As read: the occupancy the table and the limiter's chart show.
+            if (const std::optional<double> occ = r.occupancy(); occ && *occ >= 0.8)
+                add(t.limited, qint64(*occ * 100), o);
+        } else if (o.object.kind == legacyLock && r.expiresAtMs > 0 && r.expiresAtMs < now) {
+            // Past the expiry in its value and still set: the holder died
+            // without deleting it; the longest expired first.
+            const qint64 since = now - r.expiresAtMs;
+            ++t.expired.count;
+            if (since > t.expired.worstValue) {
+                t.expired.worstValue = since;
+                t.expired.worst = o.object.key;
+                t.expired.section = section;
+            }
+        }
+    }
+    return t;
+}
+
+OverviewTile::OverviewTile(const QString &title, const QString &hint, QWidget *parent)
+    : QAbstractButton(parent)
+    , m_title(title)
+    , m_hint(hint)
+{
+    setCursor(Qt::PointingHandCursor);
+    setFocusPolicy(Qt::StrongFocus);
+    setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+    setToolTip(hint);
+    setAccessibleName(title);
+}
+
+void OverviewTile::setReading(const TileCounts::Tile &tile, qint64 serverNowMs)
+{
+    m_tile = tile;
+    m_trend.append(QPointF(double(serverNowMs), double(tile.count)));
+    while (!m_trend.isEmpty()
+           && (m_trend.size() > TrendMaxPoints
+               || m_trend.first().x() < double(serverNowMs - TrendSpanMs)))
+        m_trend.removeFirst();
+    setEnabled(tile.count > 0);
+    setToolTip(tile.count > 0 ? tr("%1\nClick to open %2.").arg(m_hint, printableBytes(tile.worst))
+                              : m_hint);
+    setAccessibleDescription(QString::number(tile.count));
+    QWidget::update();
+}
+
+QSize OverviewTile::sizeHint() const
+{
+    const QFontMetrics fm(font());
+    QFont big = font();
+    big.setPointSizeF(big.pointSizeF() * 2);
+    const QFontMetrics bm(big);
+    const int w = std::max(fm.horizontalAdvance(m_title),
+                           bm.horizontalAdvance(QStringLiteral("0000")) + 90);
+    return {w + 20, fm.height() + bm.height() + 20};
+}
+
+void OverviewTile::paintEvent(QPaintEvent *)
+{
+    QPainter p(this);
+    p.setRenderHint(QPainter::Antialiasing);
+    const QPalette &pal = palette();
+    const bool alarm = m_tile.count > 0;
+    const QRectF box = QRectF(rect()).adjusted(1, 1, -1, -1);
+    p.setPen(QPen(hasFocus() ? pal.color(QPalette::Highlight) : pal.color(QPalette::Mid),
+                  hasFocus() ? 2 : 1));
+    p.setBrush(pal.color(isDown() ? QPalette::Midlight : QPalette::Base));
+    p.drawRoundedRect(box, 4, 4);
+    // Text in the palette's text colours (both styles keep their contrast);
+    // a tile that counts something says so with its weight, not a colour.
+    const QFontMetrics fm(font());
+    p.setPen(pal.color(QPalette::Active, QPalette::WindowText));
+    p.drawText(QRectF(10, 6, width() - 20, fm.height()), Qt::AlignLeft | Qt::AlignVCenter,
+               fm.elidedText(m_title, Qt::ElideRight, width() - 20));
+    QFont big = font();
+    big.setPointSizeF(big.pointSizeF() * 2);
+    big.setBold(alarm);
+    p.setFont(big);
+    const QFontMetrics bm(big);
+    const QRectF numberBox(10, 8 + fm.height(), width() - 110, bm.height());
+    p.drawText(numberBox, Qt::AlignLeft | Qt::AlignVCenter, QString::number(m_tile.count));
+    const QPolygonF line = sparklinePolygon(m_trend);
+    if (line.size() >= 2) {
+        p.setPen(QPen(pal.color(QPalette::Active, QPalette::Text), 1.2));
+        p.drawPolyline(line.translated(width() - 90, numberBox.center().y() - 10));
+    }
+}
+
+OverviewTiles::OverviewTiles(QWidget *parent)
+    : QWidget(parent)
+{
+    setObjectName(QStringLiteral("overviewTiles"));
+    auto *row = new QHBoxLayout(this);
+    row->setContentsMargins(0, 0, 0, 0);
+    m_stuck = add(QStringLiteral("tileStuck"), tr("Stuck jobs"),
+                  tr("Jobs no worker will finish without an operator."));
+    m_dead = add(QStringLiteral("tileDead"), tr("Dead jobs"),
+                 tr("Jobs in dead-letter lists (dead, failed)."));
+    m_limited = add(QStringLiteral("tileLimited"), tr("Limiters ≥ 80 %"),
+                    tr("Limiters at or over 80 % of their limit."));
+    m_expired = add(QStringLiteral("tileExpired"), tr("Expired locks"),
+                    tr("Legacy locks past their expiry and still set: the holder crashed, the "
+                       "next client may take it over."));
+}
+
+OverviewTile *OverviewTiles::add(const QString &name, const QString &title, const QString &hint)
+{
+    auto *tile = new OverviewTile(title, hint, this);
+    tile->setObjectName(name);
+    layout()->addWidget(tile);
+    connect(tile, &QAbstractButton::clicked, this, [this, tile] {
+        if (tile->count() > 0 && !tile->tile().section.isEmpty())
+            Q_EMIT openRequested(tile->tile().section, tile->tile().worst);
+    });
+    return tile;
+}
+
+void OverviewTiles::update(const Snapshot &snapshot, bool connected)
+{
+    setVisible(connected);
+    // One point per reading: the window's timer repaints more often.
+    if (!connected || snapshot.sequence == m_lastSequence)
+        return;
+    m_lastSequence = snapshot.sequence;
+    const TileCounts t = countTiles(snapshot);
+    const qint64 now = snapshot.server.timeMs;
+    m_stuck->setReading(t.stuck, now);
+    m_dead->setReading(t.dead, now);
+    m_limited->setReading(t.limited, now);
+    m_expired->setReading(t.expired, now);
+}
+
+} // namespace gatehouse

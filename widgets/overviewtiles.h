@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <monitor/snapshot.h>
+
+#include <QAbstractButton>
+#include <QList>
+#include <QPointF>
+#include <QWidget>
+
+namespace gatehouse {
+
+// What the Overview's tiles count in a snapshot, at its server time: the
+// figures an operator acts on first, each with the object that shows it worst
+// (the one a click opens) and its page.
+struct TileCounts
+{
+    struct Tile
+    {
+        qint64 count = 0;
+        QString section;  // the page that shows them; empty when count is 0
+        QByteArray worst; // the object a click selects
+        qint64 worstValue = -1;
+    };
+    Tile stuck;   // jobs no worker will finish without an operator
+    Tile dead;    // jobs in dead-letter lists (dead, failed)
+    Tile limited; // limiters at or over 80 % of their limit
+    Tile expired; // legacy locks past their expiry, still set: holder crashed
+};
+TileCounts countTiles(const Snapshot &snapshot);
+
+// One clickable tile: a title, its count, and a sparkline of the count over
+// the snapshots seen (the last ten minutes at most).
+class OverviewTile : public QAbstractButton
+{
+    Q_OBJECT
+public:
+    OverviewTile(const QString &title, const QString &hint, QWidget *parent = nullptr);
+    void setReading(const TileCounts::Tile &tile, qint64 serverNowMs);
+    qint64 count() const { return m_tile.count; }
+    const TileCounts::Tile &tile() const { return m_tile; }
+    const QList<QPointF> &trend() const { return m_trend; }
+    QSize sizeHint() const override;
+    QSize minimumSizeHint() const override { return sizeHint(); }
+
+protected:
+    void paintEvent(QPaintEvent *event) override;
+
+private:
+    QString m_title;
+    QString m_hint;
+    TileCounts::Tile m_tile;
+    QList<QPointF> m_trend; // x: server ms, y: count
+};
+
+// The row of tiles; a click on one opens its page on the worst object.
+class OverviewTiles : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit OverviewTiles(QWidget *parent = nullptr);
+    void update(const Snapshot &snapshot, bool connected);
+    OverviewTile *stuck() const { return m_stuck; }
+    OverviewTile *dead() const { return m_dead; }
+    OverviewTile *limited() const { return m_limited; }
+    OverviewTile *expired() const { return m_expired; }
+
+Q_SIGNALS:
+    void openRequested(const QString &section, const QByteArray &key);
+
+private:
+    OverviewTile *add(const QString &name, const QString &title, const QString &hint);
+    OverviewTile *m_stuck;
+    OverviewTile *m_dead;
+    OverviewTile *m_limited;
+    OverviewTile *m_expired;
+    quint64 m_lastSequence = 0;
+};
+
+} // namespace gatehouse

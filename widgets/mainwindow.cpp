@@ -296,6 +296,15 @@ void MainWindow::setAlerts(AlertEngine *engine, const Profile &profile)
     // (a figure per object per rule), so it runs here, beside the page.
     connect(m_monitor, &Monitor::tickFinished, engine, &AlertEngine::evaluate);
     connect(m_monitor, &Monitor::tickOverdue, engine, &AlertEngine::evaluate);
+    // Every firing and resolution goes into the history file beside the figures.
+    if (m_history) {
+        connect(engine, &AlertEngine::transition, this,
+                [weak = std::weak_ptr<HistoryStore>(m_history)](const AlertEvent &e) {
+                    if (const auto store = weak.lock())
+                        store->recordEvent(e.atMs, e.key, QStringLiteral("alert.") + e.stateId(),
+                                           e.sentence());
+                });
+    }
     if (QSystemTrayIcon::isSystemTrayAvailable()) {
         auto *tray = new QSystemTrayIcon(windowIcon(), this);
         tray->setToolTip(windowTitle());

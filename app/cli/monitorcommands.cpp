@@ -116,6 +116,13 @@ void SnapshotCommand::onReady()
                 m_history->append(s);
         });
         m_history->open();
+        // watch --alerts --history: firings and resolutions go in the file too.
+        if (m_alerts) {
+            connect(m_alerts.get(), &AlertEngine::transition, this, [this](const AlertEvent &e) {
+                m_history->recordEvent(e.atMs, e.key, QStringLiteral("alert.") + e.stateId(),
+                                       e.sentence());
+            });
+        }
     }
     connect(m_monitor.get(), &Monitor::tickOverdue, this, [this](const Snapshot &s) {
         if (m_watch)

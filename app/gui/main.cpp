@@ -26,8 +26,8 @@
 #include <QDir>
 #include <QMenu>
 #include <QMessageBox>
-#include <QStatusBar>
 #include <QSize>
+#include <QStatusBar>
 #include <QTableView>
 #include <QTextStream>
 #include <QThread>

@@ -4,6 +4,7 @@
 // window drains; gatehouse-cli watch --alerts prints the transitions and its
 // exit status follows --fail-on-alert (also when interrupted).
 #include <alerts/alertengine.h>
+#include <history/historystore.h>
 #include <monitor/monitor.h>
 #include <monitor/profile.h>
 #include <redis/redisclient.h>
@@ -21,6 +22,7 @@
 #include <QTimer>
 
 #include <csignal>
+#include <limits>
 
 using namespace gatehouse;
 using gatehouse::test::call;
@@ -208,6 +210,31 @@ private slots:
     }
 
     // Run until interrupted (cron's timeout, Ctrl-C): the verdict is the exit.
+    // watch --alerts --history: the firing is in the connection's history
+    // file beside the figures, as the console's Alerts page records it.
+    void cliRecordsFiringsInHistory()
+    {
+        plantFull("cl:rl:full");
+        const QString profile = writeProfile(QStringLiteral("history.json"));
+        const QString dir = m_dir.filePath(QStringLiteral("history"));
+        const CliRun run = cli(watchArgs(
+            profile,
+            {QStringLiteral("--alert"), QStringLiteral("occupancy >= 80% on limiter:cl:rl:*"),
+             QStringLiteral("--count"), QStringLiteral("4"), QStringLiteral("--history"),
+             QStringLiteral("--history-dir"), dir}));
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        QCOMPARE(run.out.count(QStringLiteral("FIRING")), 1);
+        QString error;
+        const auto events = HistoryStore::readEvents(
+            HistoryStore::fileFor(m_server.endpoint(), dir), 0, std::numeric_limits<qint64>::max(),
+            "cl:rl:full", 100, &error);
+        QVERIFY2(events, qPrintable(error));
+        QCOMPARE(events->size(), 1);
+        QCOMPARE(events->first().kind, QStringLiteral("alert.firing"));
+        QVERIFY2(events->first().text.contains(QLatin1String("cl:rl:full")),
+                 qPrintable(events->first().text));
+    }
+
     void cliInterruptedAfterFiring()
     {
         plantFull("cl:rl:full");

@@ -577,12 +577,32 @@ QList<int> Monitor::budgetedSelection()
         if (const auto it = m_byPrimaryKey.constFind(key); it != m_byPrimaryKey.cend())
             watched.insert(*it);
     }
-    QList<int> read, idle;
+    QList<int> read, hot, idle;
     for (qsizetype i = 0; i < m_tracked.size(); ++i) {
         const Tracked &t = m_tracked.at(i);
-        const bool hot = !t.track.everRead || t.dirty || i == detail || watched.contains(int(i))
-                         || now < t.hotUntilMs || now >= t.validUntilMs;
-        (hot ? read : idle).append(int(i));
+        if (!t.track.everRead || t.dirty || i == detail || watched.contains(int(i)))
+            read.append(int(i)); // always
+        else if (now < t.hotUntilMs || now >= t.validUntilMs)
+            hot.append(int(i));
+        else
+            idle.append(int(i));
+    }
+    // More hot objects than the budget buys (a thousand queues with stuck
+    // jobs): they take turns too, ahead of the idle ones.
+    const double budgetObjects
+        = m_options.intervalMs * 1000.0 * m_options.budgetPercent / 100.0 / m_costPerObjectUs;
+    const qsizetype hotRoom = std::max<qsizetype>(1, qsizetype(budgetObjects) - read.size());
+    qint64 hotBound = m_options.intervalMs;
+    if (hot.size() <= hotRoom) {
+        read.append(hot);
+    } else {
+        const auto hotFrom = std::lower_bound(hot.cbegin(), hot.cend(), int(m_hotNext));
+        qsizetype h = hotFrom - hot.cbegin();
+        for (qsizetype k = 0; k < hotRoom; ++k, ++h)
+            read.append(hot.at(h % hot.size()));
+        m_hotNext = hot.at(h % hot.size());
+        hotBound = ((hot.size() + hotRoom - 1) / hotRoom) * qint64(m_options.intervalMs)
+                   + m_options.intervalMs;
     }
     // What is left of the budget after the hot objects, in objects; at
     // least enough that every idle object is read within sweepMs.
@@ -608,15 +628,17 @@ QList<int> Monitor::budgetedSelection()
     // measured cost and the hot set: the bound stated is the largest of the
     // last bound's length, so a reading taken under a smaller share is
     // still within it.
-    const qint64 bound
-        = n == 0 || share == 0
-              ? qint64(m_options.intervalMs) * 2
-              : ((n + share - 1) / share) * qint64(m_options.intervalMs) + m_options.intervalMs;
+    const qint64 bound = std::max(
+        hotBound, n == 0 || share == 0 ? qint64(m_options.intervalMs) * 2
+                                       : ((n + share - 1) / share) * qint64(m_options.intervalMs)
+                                             + m_options.intervalMs);
+    // Once a whole rotation at the current share has passed since an
+    // earlier bound, every object has been read under the current one.
+    m_bounds.removeIf([&](const std::pair<qint64, qint64> &e) { return now - e.first > bound; });
     m_bounds.append({now, bound});
     qint64 stated = 0;
     for (const auto &[at, b] : std::as_const(m_bounds))
         stated = std::max(stated, b);
-    m_bounds.removeIf([&](const std::pair<qint64, qint64> &e) { return now - e.first > stated; });
     m_server.ageBoundMs = stated;
     return read;
 }
@@ -824,7 +846,7 @@ void Monitor::finishRun(const ProbeRun &run)
             spentUs = double(run.busyNs) / 1000.0;
             if (run.timedObjects > 0)
                 sample = double(run.timedNs) / 1000.0 / double(run.timedObjects);
-        } else if (run.indices.size() >= PacedBatchObjects) {
+        } else if (run.indices.size() >= MinBudgetedObjects) {
             // A tick of a few objects is mostly its round trips: a handful
             // of objects cost the server nothing worth budgeting.
             spentUs = double(m_tickClock.nsecsElapsed()) / 1000.0;

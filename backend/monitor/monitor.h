@@ -62,7 +62,7 @@ public:
         // tick; the idle ones in turn with what is left, each at least every
         // sweepMs. Their reading's age is shown (ServerStatus::ageBoundMs,
         // "ageMs" in the JSON). 0: every object every tick (so are fewer
-        // than PacedBatchObjects objects: they cost the server next to nothing).
+        // than MinBudgetedObjects objects).
         double budgetPercent = 2.0;
     };
 
@@ -73,7 +73,9 @@ public:
     static constexpr int RoutineIntervalMs = 1000;
     // Budgeted polling: objects per round trip (small, so another client
     // waits behind at most a fraction of a millisecond of them).
-    static constexpr qsizetype PacedBatchObjects = 100;
+    static constexpr qsizetype PacedBatchObjects = 25;
+    // Fewer objects are read every tick: they cost the server next to nothing.
+    static constexpr qsizetype MinBudgetedObjects = 100;
     // Round trips of fewer objects do not update the cost per object.
     static constexpr qsizetype MinTimedObjects = 10;
     // Budgeted polling: an object that changed or needs attention is read
@@ -291,6 +293,7 @@ private:
     // the last tick spent.
     double m_costPerObjectUs = -1;
     double m_lastSharePercent = -1;
+    qsizetype m_hotNext = 0; // budgeted polling: where the hot objects' turn starts
     QList<std::pair<qint64, qint64>> m_bounds; // (server ms, age bound) of recent ticks
 };
 

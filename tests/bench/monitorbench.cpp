@@ -461,11 +461,15 @@ QList<Figure> runRefreshBench(const RedisEndpoint &endpoint, const MonitorBenchS
                                 QStringLiteral("ms"), pWith, pWithout * 1.10);
         p.peer = QStringLiteral("without Gatehouse");
         p.peerValue = pWithout;
+        const Snapshot polled = polling.snapshot();
         p.note = QStringLiteral("The fallback when the server publishes no keyspace events: "
-                                "every one of the %1 objects read every second (%2 in the last "
-                                "tick).")
+                                "polling %1 objects within the refresh budget (%2 % of one "
+                                "server core): %3 read in the last tick, an idle object's "
+                                "reading at most %4 ms old.")
                      .arg(tracked)
-                     .arg(readPolling);
+                     .arg(polled.server.budgetPercent)
+                     .arg(readPolling)
+                     .arg(polled.server.ageBoundMs);
         out << p;
         monitor->start();
         QSignalSpy back(monitor.get(), &Monitor::tickFinished);

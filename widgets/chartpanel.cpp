@@ -9,6 +9,7 @@
 
 #include <QEvent>
 #include <QFileDialog>
+#include <QFontMetrics>
 #include <QFutureWatcher>
 #include <QGridLayout>
 #include <QHBoxLayout>
@@ -425,6 +426,7 @@ void ChartPanel::refresh(const Snapshot &snapshot)
                    chart.series.at(j).scale);
         plot->clearItems();
         std::optional<double> limit;
+        QCPItemText *limitLabel = nullptr;
         if (chart.limitLine && r.limit) {
             limit = double(*r.limit);
             const QColor color = theme::limit(palette());
@@ -439,11 +441,22 @@ void ChartPanel::refresh(const Snapshot &snapshot)
             label->setText(tr("limit %1").arg(*limit));
             label->setColor(color);
             label->setPadding(QMargins(4, 0, 0, 1));
+            limitLabel = label;
         }
         // Every value shown and the limit, zero-based: an overshoot past
         // the limit stays on the chart.
         const ValueRange y = valueRange(shown, limit);
         plot->yAxis->setRange(y.lower, y.upper);
+        if (limitLabel && y.upper > y.lower) {
+            // The label sits above the line when there is room for it
+            // there, else just below it: never cut by the frame.
+            const double above
+                = (y.upper - *limit) / (y.upper - y.lower) * plot->axisRect()->height();
+            if (above < QFontMetrics(limitLabel->font()).height() + 2) {
+                limitLabel->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+                limitLabel->setPadding(QMargins(4, 1, 0, 0));
+            }
+        }
         plot->yAxis->ticker()->setTickCount(tickCountFor(plot->axisRect()->height()));
         plot->xAxis->ticker()->setTickCount(tickCountFor(plot->axisRect()->width()));
         plot->legend->setVisible(plot->graphCount() > 1);

@@ -19,6 +19,8 @@ namespace gatehouse::cli {
 
 namespace {
 
+constexpr int MaxEvents = 200;
+
 QString isoTime(qint64 ms)
 {
     return QDateTime::fromMSecsSinceEpoch(ms, Qt::UTC).toString(Qt::ISODateWithMs);
@@ -108,7 +110,20 @@ int runHistory(const HistoryRequest &request)
             << " (--since widens the range)." << Qt::endl;
         return ExitNothingDone;
     }
+    // What happened to the key in the range beside its figures (alert
+    // firings and resolutions), newest last; at most a screenful.
+    QString eventsError;
+    const QList<HistoryEvent> events
+        = HistoryStore::readEvents(request.path, request.sinceMs, request.untilMs, request.key,
+                                   MaxEvents, &eventsError)
+              .value_or(QList<HistoryEvent>());
     if (request.json) {
+        QJsonArray eventList;
+        for (const HistoryEvent &e : events) {
+            eventList.append(QJsonObject{{QStringLiteral("atMs"), double(e.atMs)},
+                                         {QStringLiteral("kind"), e.kind},
+                                         {QStringLiteral("text"), e.text}});
+        }
         QJsonArray samples;
         for (qsizetype i = 0; i < range->times.size(); ++i) {
             QJsonObject s{{QStringLiteral("atMs"), double(range->times.at(i))}};
@@ -138,7 +153,8 @@ int runHistory(const HistoryRequest &request)
                               {QStringLiteral("sinceMs"), double(request.sinceMs)},
                               {QStringLiteral("untilMs"), double(request.untilMs)},
                               {QStringLiteral("buckets"), buckets},
-                              {QStringLiteral("samples"), samples}};
+                              {QStringLiteral("samples"), samples},
+                              {QStringLiteral("events"), eventList}};
         out << QJsonDocument(doc).toJson(QJsonDocument::Indented);
         return ExitOk;
     }
@@ -154,10 +170,13 @@ int runHistory(const HistoryRequest &request)
                    << range->figures.at(f) + QStringLiteral(".max")
                    << range->figures.at(f) + QStringLiteral(".last");
     }
-    if (!request.csv)
+    if (!request.csv) {
         out << "# " << QString::fromUtf8(request.key) << " (" << range->pattern << ") "
             << range->bucketTimes.size() << " one-minute buckets, " << range->times.size()
             << " samples\n";
+        for (const HistoryEvent &e : events)
+            out << "# " << isoTime(e.atMs) << ' ' << e.kind << ": " << e.text << '\n';
+    }
     out << header.join(sep) << '\n';
     for (qsizetype i = 0; i < range->bucketTimes.size(); ++i) {
         QStringList row{isoTime(range->bucketTimes.at(i)),

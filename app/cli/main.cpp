@@ -40,7 +40,8 @@ const char s_commands[]
       "                                   What the history file holds of KEY (T: ISO\n"
       "                                   time, or back from now: 30m, 2h, 7d).\n"
       "  serve --metrics ADDR [--seconds N] Watch and serve the figures to Prometheus at\n"
-      "                                   http://ADDR/metrics (e.g. 127.0.0.1:9187).\n"
+      "                                   http://ADDR/metrics (e.g. 127.0.0.1:9187);\n"
+      "                                   --history also writes the history file.\n"
       "  watch --alerts [--alert EXPR]... [--fail-on-alert]\n"
       "                                   A line per alert firing or resolving, for the\n"
       "                                   profile's \"alerts\" and each --alert EXPR:\n"
@@ -192,8 +193,8 @@ int main(int argc, char *argv[])
                               "snapshot --json: at most N elements per section "
                               "(\"totals\" counts them all).",
                               "N");
-    const auto history = option("history", "watch: write every figure to the connection's "
-                                           "history file.");
+    const auto history = option("history", "watch, serve: write every figure to the "
+                                           "connection's history file.");
     const auto historyDir = option("history-dir",
                                    "history, watch --history: the directory of history files "
                                    "(default: the user's data directory, or "
@@ -367,6 +368,21 @@ int main(int argc, char *argv[])
         request.json = parser.isSet(json);
         return cli::runHistory(request);
     }
+    // --refresh-budget PCT, for every command that watches.
+    const auto readBudget = [&](Monitor::Options *options) {
+        if (!parser.isSet(budget))
+            return true;
+        bool ok = false;
+        const double pct = parser.value(budget).toDouble(&ok);
+        if (!ok || pct < 0 || pct > 100) {
+            error = QStringLiteral("--refresh-budget must be a percentage from 0 to 100 (of one "
+                                   "server core), not \"%1\".")
+                        .arg(echoed(parser.value(budget)));
+            return false;
+        }
+        options->budgetPercent = pct;
+        return true;
+    };
     if (command == QLatin1String("snapshot") || command == QLatin1String("watch")) {
         const bool watch = command == QLatin1String("watch");
         if (args.size() > 1)
@@ -378,15 +394,8 @@ int main(int argc, char *argv[])
         Monitor::Options options;
         options.profile = loadedProfile;
         options.intervalMs = int(*ms);
-        if (parser.isSet(budget)) {
-            bool ok = false;
-            const double pct = parser.value(budget).toDouble(&ok);
-            if (!ok || pct < 0 || pct > 100)
-                return usageError(QStringLiteral("--refresh-budget must be a percentage from 0 "
-                                                 "to 100 (of one server core), not \"%1\".")
-                                      .arg(echoed(parser.value(budget))));
-            options.budgetPercent = pct;
-        }
+        if (!readBudget(&options))
+            return usageError(error);
         const auto most = intOption(parser, limit, 0, 1000000000, -1, &error);
         if (!most)
             return usageError(error);
@@ -421,7 +430,7 @@ int main(int argc, char *argv[])
         snapshot.setLimit(qsizetype(*most));
         if (parser.isSet(history)) {
             if (!watch)
-                return usageError(QStringLiteral("--history applies to watch only."));
+                return usageError(QStringLiteral("--history applies to watch and serve only."));
             snapshot.setHistoryFile(historyFile);
         }
         if (alerting)
@@ -445,7 +454,11 @@ int main(int argc, char *argv[])
         Monitor::Options options;
         options.profile = loadedProfile;
         options.intervalMs = int(*ms);
+        if (!readBudget(&options))
+            return usageError(error);
         cli::ServeCommand::Options serveOptions;
+        if (parser.isSet(history))
+            serveOptions.historyFile = historyFile;
         serveOptions.address = *address;
         serveOptions.allowRemote = parser.isSet(metricsRemote);
         serveOptions.seconds = int(*secs);

@@ -93,9 +93,12 @@ void ServeCommand::onSignal()
 void ServeCommand::onReady()
 {
     m_monitor = std::make_unique<Monitor>(&client(), m_monitorOptions);
+    m_discovered = false;
     connect(m_monitor.get(), &Monitor::failed, this, [this](const QString &m) { fail(m); });
-    connect(m_monitor.get(), &Monitor::discoveryFinished, this,
-            [this](bool) { m_monitor->refreshNow(); });
+    connect(m_monitor.get(), &Monitor::discoveryFinished, this, [this](bool) {
+        m_discovered = true;
+        m_monitor->refreshNow();
+    });
     // Every snapshot the monitor publishes (at most ten a second) replaces
     // the one served; a scrape renders the latest once.
     connect(m_monitor.get(), &Monitor::snapshotReady, &m_server, &MetricsServer::setSnapshot);
@@ -106,6 +109,22 @@ void ServeCommand::onReady()
         m_server.setTickCost({m_monitor->lastTickWallMs(), m_monitor->lastTickCommands(),
                               m_monitor->lastTickRoundTrips(), m_monitor->lastTickObjectsRead()});
     });
+    if (!m_options.historyFile.isEmpty()) {
+        // As watch --history: what the console would chart, written on the
+        // store's own thread. Opened once; after a reconnect the new
+        // monitor's ticks go on into the same file.
+        if (!m_history) {
+            m_history = std::make_unique<HistoryStore>(m_options.historyFile);
+            connect(m_history.get(), &HistoryStore::problem, this, [](const QString &message) {
+                QTextStream(stderr) << "gatehouse-cli: " << message << Qt::endl;
+            });
+            m_history->open();
+        }
+        connect(m_monitor.get(), &Monitor::tickFinished, this, [this](const Snapshot &s) {
+            if (m_discovered)
+                m_history->append(s);
+        });
+    }
     m_monitor->start();
 }
 

@@ -3,6 +3,7 @@
 
 #include "session.h"
 
+#include <history/historystore.h>
 #include <metrics/metricsserver.h>
 #include <monitor/monitor.h>
 
@@ -26,7 +27,8 @@ public:
         MetricsServer::Address address;
         bool allowRemote = false;
         int maxObjectsPerPattern = MetricsExposition::DefaultMaxObjectsPerPattern;
-        int seconds = 0; // 0: until a signal
+        int seconds = 0;     // 0: until a signal
+        QString historyFile; // not empty: every tick also goes into this history file
     };
     ServeCommand(const RedisEndpoint &endpoint, Monitor::Options monitorOptions, Options options,
                  QObject *parent = nullptr);
@@ -47,6 +49,8 @@ private:
     Options m_options;
     MetricsServer m_server;
     std::unique_ptr<Monitor> m_monitor;
+    std::unique_ptr<HistoryStore> m_history;
+    bool m_discovered = false;
     QTimer m_stopTimer;
     std::unique_ptr<QSocketNotifier> m_signals;
 };

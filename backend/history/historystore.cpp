@@ -80,19 +80,32 @@ HistoryTick HistoryTick::fromSnapshot(const Snapshot &snapshot)
     tick.atMs = snapshot.server.timeMs;
     tick.entries.reserve(snapshot.objects.size());
     QHash<PatternKind, QList<Figure>> figures; // per kind, for this tick
+    PatternKind lastKind;
+    const QList<Figure> *lastFigures = nullptr;
     for (const ObjectState &s : snapshot.objects) {
         if (s.stale || s.gone)
             continue; // history holds readings, not gaps
-        auto it = figures.find(s.object.kind);
-        if (it == figures.end())
-            it = figures.insert(s.object.kind, PatternUnit::of(s.object.kind).figures().mid(0, 8));
+        // Objects come in runs of one kind: hash a kind's id only when it changes.
+        if (!lastFigures || !(lastKind == s.object.kind)) {
+            auto found = figures.find(s.object.kind);
+            if (found == figures.end())
+                found = figures.insert(s.object.kind,
+                                       PatternUnit::of(s.object.kind).figures().mid(0, 8));
+            lastKind = s.object.kind;
+            lastFigures = &*found;
+        }
+        const QList<Figure> *it = lastFigures;
         Entry e;
         e.key = s.object.key;
         e.kind = s.object.kind;
         e.figures = int(it->size());
         // As the snapshot shows it: projected to the tick's time (a reading
         // kept from an earlier tick counts down, its window slides).
-        const Reading r = s.reading.atMs == tick.atMs ? s.reading : s.reading.at(tick.atMs);
+        // (A reading of this very tick is used as it is, not copied.)
+        std::optional<Reading> projected;
+        if (s.reading.atMs != tick.atMs)
+            projected = s.reading.at(tick.atMs);
+        const Reading &r = projected ? *projected : s.reading;
         for (int f = 0; f < e.figures; ++f)
             e.values[f] = float(it->at(f).value(r, tick.atMs));
         tick.entries.append(std::move(e));

@@ -9,7 +9,11 @@
 #include <QStringDecoder>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <memory>
+#include <unordered_map>
+#include <vector>
 
 namespace gatehouse {
 
@@ -68,18 +72,32 @@ QByteArray label(const char *name, const QByteArray &value)
 }
 
 // One sample of one object, before it is written individually or folded
-// into its pattern's "<other>" series.
+// into its pattern's "<other>" series. Name and help belong to the pattern's
+// Kind (made once per rendering): a sample copies no string.
 struct Sample
 {
-    QByteArray name;
-    QByteArray help;
+    int slot = 0; // which of the kind's series: aggregated per slot
+    const QByteArray *name = nullptr;
+    const QByteArray *help = nullptr;
     QByteArray extraLabels; // after key and pattern ("state=\"wait\""), may be empty
     double value = 0;
 };
 
+// What every object of a kind shares, made once per rendering.
+struct Kind
+{
+    // Slots after the pattern's own figures (0 .. figures-1).
+    enum Extra { Held, HeldExact, Limit, Throughput, Workers, Alive, StateCount, ExtraCount };
+    QList<Figure> figures;
+    QList<QByteArray> names; // per slot
+    QList<QByteArray> helps;
+    int slot(Extra e) const { return int(figures.size()) + int(e); }
+};
+
 // The samples of one object: its pattern's figures as of the snapshot's time,
 // and what every pattern may carry (held for, counts by state, throughput,
-// workers, the limit).
+// workers, the limit). Allocation-free per object but for state labels: a
+// rendering walks every object, a scrape every second or so.
 class ObjectSamples
 {
 public:
@@ -87,123 +105,146 @@ public:
         : m_nowMs(nowMs)
     {}
 
-    QList<Sample> of(const ObjectState &s)
+    // The samples of s, valid until the next call.
+    const std::vector<Sample> &of(const ObjectState &s)
     {
-        QList<Sample> out;
+        m_out.clear();
         const Reading &r = s.reading;
         // A failed read (connection, NOPERM) or a key of the wrong type has
         // no figures: its fields are defaults, not zeros that happened.
         if (r.status == Reading::Status::Error || r.status == Reading::Status::WrongType)
-            return out;
+            return m_out;
         const Kind &k = kindOf(s.object.kind);
+        const auto add = [&](int slot, double value, QByteArray extra = {}) {
+            m_out.push_back({slot, &k.names.at(slot), &k.helps.at(slot), std::move(extra), value});
+        };
         for (qsizetype i = 0; i < k.figures.size(); ++i) {
             const Figure &f = k.figures.at(i);
             const double v = f.value(r, m_nowMs);
             if (std::isnan(v) || (f.isDuration && v < 0))
                 continue; // unknown (no limit, no entry in flight, no TTL)
-            out.append({k.names.at(i), k.helps.at(i), QByteArray(), f.isDuration ? v / 1000.0 : v});
+            add(int(i), f.isDuration ? v / 1000.0 : v);
         }
         // Held for: exact from when Gatehouse saw the current holder take it,
         // a lower bound (since it was first seen) when it already held it then.
         if (s.heldSinceMs >= 0 || !r.token.isEmpty()) {
             const bool exact = s.heldSinceMs >= 0;
             const qint64 since = exact ? s.heldSinceMs : s.firstSeenMs;
-            const double held = std::max<qint64>(0, saturatingSub(m_nowMs, since)) / 1000.0;
-            out.append({k.prefix + "_held_seconds", k.heldHelp, QByteArray(), held});
-            out.append({k.prefix + "_held_exact",
-                        "1 when _held_seconds is exact, 0 when it is a lower bound.", QByteArray(),
-                        exact ? 1.0 : 0.0});
+            add(k.slot(Kind::Held), std::max<qint64>(0, saturatingSub(m_nowMs, since)) / 1000.0);
+            add(k.slot(Kind::HeldExact), exact ? 1.0 : 0.0);
         }
         if (r.limit)
-            out.append({k.prefix + "_limit", k.limitHelp, QByteArray(), double(*r.limit)});
-        for (const StateCount &c : r.counts) {
-            out.append({k.prefix + "_state_count", k.stateHelp, label("state", c.state.toUtf8()),
-                        double(c.count)});
-        }
-        if (s.throughputPerS >= 0) {
-            out.append({k.prefix + "_throughput_per_second", k.throughputHelp, QByteArray(),
-                        s.throughputPerS});
-        }
+            add(k.slot(Kind::Limit), double(*r.limit));
+        for (const StateCount &c : r.counts)
+            add(k.slot(Kind::StateCount), double(c.count), label("state", c.state.toUtf8()));
+        if (s.throughputPerS >= 0)
+            add(k.slot(Kind::Throughput), s.throughputPerS);
         if (r.workers >= 0)
-            out.append({k.prefix + "_workers", k.workersHelp, QByteArray(), double(r.workers)});
-        if (r.workersAlive >= 0) {
-            out.append(
-                {k.prefix + "_workers_alive", k.aliveHelp, QByteArray(), double(r.workersAlive)});
-        }
-        return out;
+            add(k.slot(Kind::Workers), double(r.workers));
+        if (r.workersAlive >= 0)
+            add(k.slot(Kind::Alive), double(r.workersAlive));
+        return m_out;
     }
-
-private:
-    // What every object of a kind shares, made once per rendering.
-    struct Kind
-    {
-        QList<Figure> figures;
-        QList<QByteArray> names; // per figure
-        QList<QByteArray> helps;
-        QByteArray prefix; // "gatehouse_lock"
-        QByteArray heldHelp, limitHelp, stateHelp, throughputHelp, workersHelp, aliveHelp;
-    };
 
     const Kind &kindOf(PatternKind kind)
     {
+        // Node-based: a Kind stays where it is while others are added
+        // (samples point into it).
         auto it = m_kinds.find(kind);
         if (it != m_kinds.end())
-            return *it;
+            return *it->second;
         const PatternUnit &unit = PatternUnit::of(kind);
         const Section section = unit.section();
         const QByteArray noun = section.singular.toUtf8();
-        Kind k;
-        k.figures = unit.figures();
-        for (const Figure &f : std::as_const(k.figures)) {
-            k.names.append(MetricsExposition::figureMetricName(section.id, f.id, f.isDuration));
+        auto k = std::make_unique<Kind>();
+        k->figures = unit.figures();
+        for (const Figure &f : std::as_const(k->figures)) {
+            k->names.append(MetricsExposition::figureMetricName(section.id, f.id, f.isDuration));
             QString help = f.title + QStringLiteral(" of each ") + section.singular
                            + QStringLiteral(" (figure \"") + f.id + QLatin1Char('"');
             if (f.isDuration)
                 help += QStringLiteral(", in seconds");
-            k.helps.append((help + QStringLiteral(").")).toUtf8());
+            k->helps.append((help + QStringLiteral(").")).toUtf8());
         }
-        k.prefix = "gatehouse_" + MetricsExposition::snakeCase(section.id);
-        k.heldHelp = "How long the current holder of each " + noun
-                     + " has held it, in seconds; a lower bound when _held_exact is 0 (it was "
-                       "already held when Gatehouse first looked).";
-        k.limitHelp = "The limit of each " + noun + '.';
-        k.stateHelp = "Jobs (or entries) of each " + noun
-                      + " by the library's own state names (label state).";
-        k.throughputHelp = "Items each " + noun + " finished per second (from keyspace events).";
-        k.workersHelp = "Workers registered for each " + noun + '.';
-        k.aliveHelp = "Workers of each " + noun + " whose heartbeat is fresh (of the page read).";
-        return *m_kinds.insert(kind, k);
+        const QByteArray prefix = "gatehouse_" + MetricsExposition::snakeCase(section.id);
+        const auto extra = [&](const char *suffix, const QByteArray &help) {
+            k->names.append(prefix + suffix);
+            k->helps.append(help);
+        };
+        // In the order of Kind::Extra.
+        extra("_held_seconds",
+              "How long the current holder of each " + noun
+                  + " has held it, in seconds; a lower bound when _held_exact is 0 (it was "
+                    "already held when Gatehouse first looked).");
+        extra("_held_exact", "1 when _held_seconds is exact, 0 when it is a lower bound.");
+        extra("_limit", "The limit of each " + noun + '.');
+        extra("_throughput_per_second",
+              "Items each " + noun + " finished per second (from keyspace events).");
+        extra("_workers", "Workers registered for each " + noun + '.');
+        extra("_workers_alive",
+              "Workers of each " + noun + " whose heartbeat is fresh (of the page read).");
+        extra("_state_count", "Jobs (or entries) of each " + noun
+                                  + " by the library's own state names (label state).");
+        return *m_kinds.emplace(kind, std::move(k)).first->second;
     }
 
+private:
+    struct KindHash
+    {
+        size_t operator()(PatternKind kind) const { return qHash(kind); }
+    };
+
     qint64 m_nowMs;
-    QHash<PatternKind, Kind> m_kinds;
+    std::unordered_map<PatternKind, std::unique_ptr<Kind>, KindHash> m_kinds;
+    std::vector<Sample> m_out;
 };
 
 // The "<other>" series of one pattern: per metric and extra labels, the sum
 // and the maximum over the objects beyond the cap.
 struct Aggregate
 {
-    QByteArray help;
+    qint64 count = 0;
     double sum = 0;
     double max = -std::numeric_limits<double>::infinity();
 };
 
-QString objectState(const ObjectState &s)
+// An object's state as gatehouse_objects labels it.
+enum class ObjectStateLabel { Ok, Stale, Gone, WrongType, Error, Count };
+
+ObjectStateLabel objectState(const ObjectState &s)
 {
     if (s.gone)
-        return QStringLiteral("gone");
+        return ObjectStateLabel::Gone;
     if (s.stale)
-        return QStringLiteral("stale");
+        return ObjectStateLabel::Stale;
     switch (s.reading.status) {
     case Reading::Status::Ok:
     case Reading::Status::Missing:
-        return QStringLiteral("ok");
+        return ObjectStateLabel::Ok;
     case Reading::Status::WrongType:
-        return QStringLiteral("wrong-type");
+        return ObjectStateLabel::WrongType;
     case Reading::Status::Error:
-        return QStringLiteral("error");
+        return ObjectStateLabel::Error;
     }
-    return QStringLiteral("ok");
+    return ObjectStateLabel::Ok;
+}
+
+const char *stateLabel(ObjectStateLabel s)
+{
+    switch (s) {
+    case ObjectStateLabel::Ok:
+        return "ok";
+    case ObjectStateLabel::Stale:
+        return "stale";
+    case ObjectStateLabel::Gone:
+        return "gone";
+    case ObjectStateLabel::WrongType:
+        return "wrong-type";
+    case ObjectStateLabel::Error:
+    case ObjectStateLabel::Count:
+        break;
+    }
+    return "error";
 }
 
 double seconds(qint64 ms)
@@ -215,6 +256,10 @@ double seconds(qint64 ms)
 
 QByteArray MetricsExposition::escapeLabelValue(const QByteArray &utf8)
 {
+    // Most values need nothing escaped: share the bytes.
+    if (std::none_of(utf8.cbegin(), utf8.cend(),
+                     [](char c) { return c == '\\' || c == '"' || c == '\n'; }))
+        return utf8;
     QByteArray out;
     out.reserve(utf8.size());
     for (char c : utf8) {
@@ -252,6 +297,9 @@ QByteArray MetricsExposition::escapeHelp(const QByteArray &utf8)
 
 QByteArray MetricsExposition::keyLabel(const QByteArray &key)
 {
+    // Printable ASCII is UTF-8 as it is (most keys): no decoding.
+    if (std::all_of(key.cbegin(), key.cend(), [](char c) { return c >= 0x20 && c < 0x7f; }))
+        return key;
     QStringDecoder decode(QStringDecoder::Utf8, QStringDecoder::Flag::Stateless);
     const QString text = decode(key);
     if (!decode.hasError() && !key.contains('\0'))
@@ -313,27 +361,40 @@ QByteArray MetricsExposition::render(const Snapshot &s) const
     Families out;
     const qint64 now = s.server.timeMs;
 
-    // The objects by pattern, in the registry's order.
-    QMap<QString, QList<qsizetype>> byPattern;
-    for (qsizetype i = 0; i < s.objects.size(); ++i)
-        byPattern[patternId(s.objects.at(i).object.kind)].append(i);
+    // The objects by pattern, patterns in the order of their ids.
+    QHash<PatternKind, QList<qsizetype>> byKind;
+    QList<qsizetype> *run = nullptr; // objects come in runs of one kind
+    PatternKind runKind;
+    for (qsizetype i = 0; i < s.objects.size(); ++i) {
+        const PatternKind kind = s.objects.at(i).object.kind;
+        if (!run || !(runKind == kind)) {
+            run = &byKind[kind];
+            runKind = kind;
+        }
+        run->append(i);
+    }
+    QList<std::pair<QByteArray, PatternKind>> kinds;
+    for (auto it = byKind.cbegin(); it != byKind.cend(); ++it)
+        kinds.append({it.key().id().toUtf8(), it.key()});
+    std::sort(kinds.begin(), kinds.end(),
+              [](const auto &a, const auto &b) { return a.first < b.first; });
 
     ObjectSamples samples(now);
-    for (auto it = byPattern.begin(); it != byPattern.end(); ++it) {
-        QList<qsizetype> &indices = it.value();
-        const QByteArray pattern = it.key().toUtf8();
-        const QString sectionId
-            = PatternUnit::of(s.objects.at(indices.first()).object.kind).section().id;
-        QHash<QString, qint64> states;
+    for (const auto &[pattern, kind] : std::as_const(kinds)) {
+        QList<qsizetype> &indices = byKind[kind];
+        const QByteArray sectionId = PatternUnit::of(kind).section().id.toUtf8();
+        std::array<qint64, size_t(ObjectStateLabel::Count)> states{};
         for (qsizetype i : std::as_const(indices))
-            ++states[objectState(s.objects.at(i))];
-        for (auto st = states.cbegin(); st != states.cend(); ++st) {
+            ++states[size_t(objectState(s.objects.at(i)))];
+        for (size_t st = 0; st < states.size(); ++st) {
+            if (states[st] == 0)
+                continue;
             out.add("gatehouse_objects",
                     "Objects found, by pattern and state (ok, stale, gone, wrong-type, error).",
                     "gauge",
-                    label("section", sectionId.toUtf8()) + ',' + label("pattern", pattern) + ','
-                        + label("state", st.key().toUtf8()),
-                    double(st.value()));
+                    label("section", sectionId) + ',' + label("pattern", pattern) + ','
+                        + label("state", stateLabel(ObjectStateLabel(st))),
+                    double(states[st]));
         }
         // The individually exposed ones: the lowest keys, so the set stays
         // the same from scrape to scrape while the objects do.
@@ -347,22 +408,28 @@ QByteArray MetricsExposition::render(const Snapshot &s) const
             };
             std::nth_element(indices.begin(), indices.begin() + cap, indices.end(), byKey);
         }
-        QMap<QPair<QByteArray, QByteArray>, Aggregate> other;
+        // The rest, folded per slot (and per state label for the counts).
+        const Kind &k = samples.kindOf(kind);
+        std::vector<Aggregate> perSlot(size_t(k.names.size()));
+        QMap<QByteArray, Aggregate> perState;
         for (qsizetype n = 0; n < indices.size(); ++n) {
             const ObjectState &o = s.objects.at(indices.at(n));
-            const bool individual = n < cap;
-            const QByteArray keyLabels
-                = label("key", keyLabel(o.object.key)) + ',' + label("pattern", pattern);
-            for (const Sample &sample : samples.of(o)) {
-                if (individual) {
-                    out.add(sample.name, sample.help, "gauge",
+            const std::vector<Sample> &of = samples.of(o);
+            if (n < cap) {
+                const QByteArray keyLabels
+                    = label("key", keyLabel(o.object.key)) + ',' + label("pattern", pattern);
+                for (const Sample &sample : of) {
+                    out.add(*sample.name, *sample.help, "gauge",
                             sample.extraLabels.isEmpty() ? keyLabels
                                                          : keyLabels + ',' + sample.extraLabels,
                             sample.value);
-                    continue;
                 }
-                Aggregate &a = other[{sample.name, sample.extraLabels}];
-                a.help = sample.help;
+                continue;
+            }
+            for (const Sample &sample : of) {
+                Aggregate &a = sample.extraLabels.isEmpty() ? perSlot[size_t(sample.slot)]
+                                                            : perState[sample.extraLabels];
+                ++a.count;
                 a.sum += sample.value;
                 a.max = std::max(a.max, sample.value);
             }
@@ -372,13 +439,22 @@ QByteArray MetricsExposition::render(const Snapshot &s) const
                 "Objects of a pattern beyond the cap on label cardinality, exposed only in "
                 "its key=\"<other>\" series (aggregate=\"sum\" and \"max\").",
                 "gauge", label("pattern", pattern), double(aggregated));
-        for (auto a = other.cbegin(); a != other.cend(); ++a) {
-            QByteArray labels = label("key", OtherKey) + ',' + label("pattern", pattern);
-            if (!a.key().second.isEmpty())
-                labels += ',' + a.key().second;
-            out.add(a.key().first, a->help, "gauge", labels + ",aggregate=\"sum\"", a->sum);
-            out.add(a.key().first, a->help, "gauge", labels + ",aggregate=\"max\"", a->max);
+        const QByteArray otherLabels = label("key", OtherKey) + ',' + label("pattern", pattern);
+        const auto addOther = [&](int slot, const QByteArray &extra, const Aggregate &a) {
+            if (a.count == 0)
+                return;
+            const QByteArray labels = extra.isEmpty() ? otherLabels : otherLabels + ',' + extra;
+            out.add(k.names.at(slot), k.helps.at(slot), "gauge", labels + ",aggregate=\"sum\"",
+                    a.sum);
+            out.add(k.names.at(slot), k.helps.at(slot), "gauge", labels + ",aggregate=\"max\"",
+                    a.max);
+        };
+        for (size_t slot = 0; slot < perSlot.size(); ++slot) {
+            if (int(slot) != k.slot(Kind::StateCount))
+                addOther(int(slot), {}, perSlot[slot]);
         }
+        for (auto a = perState.cbegin(); a != perState.cend(); ++a)
+            addOther(k.slot(Kind::StateCount), a.key(), a.value());
     }
 
     // The deployment: each node as read, and the monitor's own state.

@@ -48,10 +48,13 @@ void report(const QList<Figure> &figures, const QString &setup)
                .arg(QStringLiteral("met"));
     QJsonArray json;
     for (const Figure &f : figures) {
+        // An infinite target: a figure shown for what it is, with no target.
+        const bool hasTarget = !std::isinf(f.target);
         const QString target
-            = f.atMost ? QString(QStringLiteral("<=") + QString::number(f.target, 'g', 3))
-                       : QString(QStringLiteral(">=") + QString::number(f.target, 'f', 1)
-                                 + QLatin1Char('x'));
+            = !hasTarget ? QStringLiteral("-")
+              : f.atMost ? QString(QStringLiteral("<=") + QString::number(f.target, 'g', 3))
+                         : QString(QStringLiteral(">=") + QString::number(f.target, 'f', 1)
+                                   + QLatin1Char('x'));
         out << QStringLiteral("%1 %2 %3 %4 %5 %6 %7\n")
                    .arg(f.name, -34)
                    .arg(f.unit, -12)
@@ -59,17 +62,20 @@ void report(const QList<Figure> &figures, const QString &setup)
                    .arg(shown(f.peerValue), 14)
                    .arg(QString::number(f.ratio(), 'f', 2) + QLatin1Char('x'), 7)
                    .arg(target, 7)
-                   .arg(f.met() ? QStringLiteral("yes") : QStringLiteral("NO"));
+                   .arg(!hasTarget ? QStringLiteral("-")
+                        : f.met()  ? QStringLiteral("yes")
+                                   : QStringLiteral("NO"));
         if (!f.note.isEmpty())
             out << "    " << f.note << "\n";
-        json.append(QJsonObject{{QStringLiteral("name"), f.name},
-                                {QStringLiteral("value"), f.value},
-                                {QStringLiteral("unit"), f.unit},
-                                {QStringLiteral("peer"), f.peer},
-                                {QStringLiteral("peerValue"), f.peerValue},
-                                {QStringLiteral("ratio"), f.ratio()},
-                                {QStringLiteral("target"), f.target},
-                                {QStringLiteral("met"), f.met()}});
+        json.append(
+            QJsonObject{{QStringLiteral("name"), f.name},
+                        {QStringLiteral("value"), f.value},
+                        {QStringLiteral("unit"), f.unit},
+                        {QStringLiteral("peer"), f.peer},
+                        {QStringLiteral("peerValue"), f.peerValue},
+                        {QStringLiteral("ratio"), f.ratio()},
+                        {QStringLiteral("target"), hasTarget ? QJsonValue(f.target) : QJsonValue()},
+                        {QStringLiteral("met"), hasTarget ? QJsonValue(f.met()) : QJsonValue()}});
     }
     out.flush();
     QFile file(QStringLiteral("bench-results.json"));

@@ -15,20 +15,22 @@ namespace gatehouse::bench {
 // headless) watching the tracked objects of figures 3-7, its process CPU
 // time (user + system, /proc/PID/stat) per minute of watching.
 //
-// A feature is a name, the extra arguments it takes and whether the bench
-// scrapes the endpoint every second (as Prometheus would); the baseline is
-// the same process with nothing extra and never scraped. "History on" (the
-// history store, another issue) is one more entry in overheadFeatures().
+// A feature is a name, the extra arguments it takes and how often the bench
+// scrapes the endpoint (as Prometheus would); the baseline is the same
+// process with nothing extra and never scraped.
 struct OverheadFeature
 {
-    QString name;          // "metrics served and scraped every second"
-    QStringList extraArgs; // besides serve --metrics 127.0.0.1:0
-    bool scrape = false;   // GET /metrics every second
+    QString name;          // "history written, metrics scraped every 15 s"
+    QStringList extraArgs; // besides serve --metrics 127.0.0.1:0 ("--history")
+    int scrapeEveryMs = 0; // 0: never scraped
+    bool history = false;  // --history into a fresh directory per run
+    double target = 1.05;  // the most CPU, as a multiple of the baseline's; 0: no target
+    bool console = false;  // the desktop console (offscreen) instead of gatehouse-cli serve
 };
 QList<OverheadFeature> overheadFeatures();
 
 // Alternating rounds of baseline and each feature, seconds of watching each;
-// one figure per feature: its CPU / the baseline's (target <= 1.05).
+// one figure per feature: its CPU against the baseline's.
 QList<Figure> runOverheadBench(const RedisEndpoint &endpoint, const MonitorBenchSizes &sizes,
                                int seconds, int rounds);
 

@@ -13,6 +13,7 @@
 
 #include <QDateTime>
 #include <QFile>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
@@ -233,6 +234,22 @@ private slots:
         QCOMPARE(events->first().kind, QStringLiteral("alert.firing"));
         QVERIFY2(events->first().text.contains(QLatin1String("cl:rl:full")),
                  qPrintable(events->first().text));
+        // And `history KEY` shows it beside the figures.
+        const QStringList read{QStringLiteral("history"), QStringLiteral("cl:rl:full"),
+                               QStringLiteral("--history-dir"), dir};
+        const CliRun json = cli(read + QStringList{QStringLiteral("--json")});
+        QVERIFY2(json.exitCode == 0, qPrintable(json.err));
+        const QJsonArray shown = QJsonDocument::fromJson(json.out.toUtf8())
+                                     .object()
+                                     .value(QLatin1String("events"))
+                                     .toArray();
+        QCOMPARE(shown.size(), 1);
+        QCOMPARE(shown.first().toObject().value(QLatin1String("kind")).toString(),
+                 QStringLiteral("alert.firing"));
+        const CliRun text = cli(read);
+        QVERIFY2(text.exitCode == 0, qPrintable(text.err));
+        QVERIFY2(text.out.contains(QLatin1String("alert.firing: FIRING limiter cl:rl:full")),
+                 qPrintable(text.out));
     }
 
     void cliInterruptedAfterFiring()

@@ -3,6 +3,8 @@
 // then history KEY --json / --csv: the values the snapshots showed.
 #include "redisserver.h"
 
+#include <redis/redisclient.h>
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -128,6 +130,36 @@ private slots:
         QCOMPARE(figure.exitCode, 2);
         QVERIFY2(figure.err.contains(QStringLiteral("inWindow, occupancy, retryHorizonMs")),
                  qPrintable(figure.err));
+    }
+
+    // serve --metrics --history: the metrics process keeps the same history
+    // as watch would (what it served is what history reads back).
+    void serveWritesHistory()
+    {
+        // Autodetected: a lock by name, token and TTL.
+        const auto client = gatehouse::test::connectedClient(m_server);
+        QVERIFY(client);
+        gatehouse::test::call(*client,
+                              {"SET", "orders:lock:1", "f3a9c1d2e4b5a6978877", "PX", "600000"});
+        const CliRun serve = cli({QStringLiteral("serve"), QStringLiteral("--metrics"),
+                                  QStringLiteral("127.0.0.1:0"), QStringLiteral("--history"),
+                                  QStringLiteral("--interval"), QStringLiteral("250"),
+                                  QStringLiteral("--seconds"), QStringLiteral("4")});
+        QVERIFY2(serve.exitCode == 0, qPrintable(serve.err));
+        QVERIFY2(serve.out.startsWith(QLatin1String("Serving metrics at http://127.0.0.1:")),
+                 qPrintable(serve.out));
+        const CliRun json = cli(
+            {QStringLiteral("history"), QStringLiteral("orders:lock:1"), QStringLiteral("--json")});
+        QVERIFY2(json.exitCode == 0, qPrintable(json.err));
+        const QJsonObject doc = QJsonDocument::fromJson(json.out.toUtf8()).object();
+        QCOMPARE(doc.value(QLatin1String("pattern")).toString(), QStringLiteral("lock"));
+        const QJsonArray samples = doc.value(QLatin1String("samples")).toArray();
+        QVERIFY2(samples.size() >= 4, qPrintable(json.out.left(2000))); // a tick every 250 ms
+        // The TTL counts down from tick to tick, below the 600 s it was set to.
+        const double first = samples.first().toObject().value(QLatin1String("pttlMs")).toDouble();
+        const double last = samples.last().toObject().value(QLatin1String("pttlMs")).toDouble();
+        QVERIFY2(first > 590000 && first <= 600000 && last < first,
+                 qPrintable(QStringLiteral("%1 .. %2").arg(first).arg(last)));
     }
 
     void noFileNoServerNeeded()

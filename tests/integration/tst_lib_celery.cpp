@@ -18,6 +18,7 @@
 #include <patterns/celery/celeryunit.h>
 #include <redis/redisclient.h>
 
+#include "librarytest.h"
 #include "redisserver.h"
 
 #include <QDeadlineTimer>
@@ -101,13 +102,7 @@ void kill9(std::unique_ptr<QProcess> &p)
 
 bool waitFor(const std::function<bool()> &done, int ms = 30000)
 {
-    QDeadlineTimer deadline(ms);
-    while (!done()) {
-        if (deadline.hasExpired())
-            return false;
-        QTest::qWait(100);
-    }
-    return true;
+    return gatehouse::test::pollUntil(done, ms);
 }
 
 // The server's clock, in seconds (kombu's delivery times are time()).
@@ -155,41 +150,24 @@ class tst_LibCelery : public QObject
 private:
     CliRun cli(const RedisServer &server, QStringList args)
     {
-        args.prepend(server.url());
-        args.prepend(QStringLiteral("--url"));
-        QProcessEnvironment env;
-        env.insert(QStringLiteral("GATEHOUSE_AUDIT_LOG"), server.dir() + "/audit.jsonl");
         // kombu keeps the visibility timeout in the workers' configuration:
         // without a profile, Gatehouse is told it this way.
+        QProcessEnvironment env;
         env.insert(QStringLiteral("GATEHOUSE_CELERY_VISIBILITY_TIMEOUT"),
                    QString::fromLatin1(VisibilitySeconds));
-        return gatehouse::test::runCli(QStringLiteral(GATEHOUSE_CLI), args, env, 60000);
+        return gatehouse::test::libraryCli(QStringLiteral(GATEHOUSE_CLI), server, args, env);
     }
     QJsonObject snapshot(const RedisServer &server)
     {
-        const CliRun run = cli(server, {QStringLiteral("snapshot"), QStringLiteral("--json")});
-        if (run.exitCode != 0)
-            qWarning("snapshot failed: %s", qPrintable(run.err));
-        return QJsonDocument::fromJson(run.out.toUtf8()).object();
+        return gatehouse::test::snapshotOf(
+            cli(server, {QStringLiteral("snapshot"), QStringLiteral("--json")}));
     }
     // Every object of the snapshot other than the one queue: none may exist
     // (kombu's bindings, unacked keys and mutex and the result backend's
     // keys are the deployment's, not limiters, locks or tokens).
     static QStringList others(const QJsonObject &snapshot, const QString &queue)
     {
-        QStringList out;
-        for (auto it = snapshot.begin(); it != snapshot.end(); ++it) {
-            // Candidates and other keys are what autodetection does not show.
-            if (!it->isArray() || it.key() == QLatin1String("candidates")
-                || it.key() == QLatin1String("other"))
-                continue;
-            for (const QJsonValue &o : it->toArray()) {
-                const QString key = o[QStringLiteral("key")].toString();
-                if (!(it.key() == QLatin1String("queues") && key == queue))
-                    out << it.key() + QLatin1Char(' ') + key;
-            }
-        }
-        return out;
+        return gatehouse::test::objectsBesides(snapshot, queue);
     }
 
 private slots:

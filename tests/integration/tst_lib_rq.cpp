@@ -20,6 +20,7 @@
 #include <patterns/rq/rqunit.h>
 #include <redis/redisclient.h>
 
+#include "librarytest.h"
 #include "redisserver.h"
 
 #include <QDeadlineTimer>
@@ -80,13 +81,7 @@ struct RqApp
 
 bool waitFor(const std::function<bool()> &done, int ms = 30000)
 {
-    QDeadlineTimer deadline(ms);
-    while (!done()) {
-        if (deadline.hasExpired())
-            return false;
-        QTest::qWait(100);
-    }
-    return true;
+    return gatehouse::test::pollUntil(done, ms);
 }
 
 QStringList strings(const QJsonValue &v)
@@ -106,37 +101,19 @@ class tst_LibRq : public QObject
 private:
     CliRun cli(const RedisServer &server, QStringList args)
     {
-        args.prepend(server.url());
-        args.prepend(QStringLiteral("--url"));
-        QProcessEnvironment env;
-        env.insert(QStringLiteral("GATEHOUSE_AUDIT_LOG"), server.dir() + "/audit.jsonl");
-        return gatehouse::test::runCli(QStringLiteral(GATEHOUSE_CLI), args, env, 60000);
+        return gatehouse::test::libraryCli(QStringLiteral(GATEHOUSE_CLI), server, args);
     }
     QJsonObject snapshot(const RedisServer &server)
     {
-        const CliRun run = cli(server, {QStringLiteral("snapshot"), QStringLiteral("--json")});
-        if (run.exitCode != 0)
-            qWarning("snapshot failed: %s", qPrintable(run.err));
-        return QJsonDocument::fromJson(run.out.toUtf8()).object();
+        return gatehouse::test::snapshotOf(
+            cli(server, {QStringLiteral("snapshot"), QStringLiteral("--json")}));
     }
     // Every object of the snapshot other than the one queue: none may exist
     // (RQ's registries are not limiters, its cleaning guard and scheduler
     // lock not locks, its job hashes not tokens).
     static QStringList others(const QJsonObject &snapshot, const QString &queue)
     {
-        QStringList out;
-        for (auto it = snapshot.begin(); it != snapshot.end(); ++it) {
-            // Candidates and other keys are what autodetection does not show.
-            if (!it->isArray() || it.key() == QLatin1String("candidates")
-                || it.key() == QLatin1String("other"))
-                continue;
-            for (const QJsonValue &o : it->toArray()) {
-                const QString key = o[QStringLiteral("key")].toString();
-                if (!(it.key() == QLatin1String("queues") && key == queue))
-                    out << it.key() + QLatin1Char(' ') + key;
-            }
-        }
-        return out;
+        return gatehouse::test::objectsBesides(snapshot, queue);
     }
     // A page of a state's jobs, or a job's detail, as the Queues page reads
     // them (JobBrowser over RqUnit::jobPage and jobDetail).

@@ -12,6 +12,7 @@
 #include <patterns/sidekiq/sidekiqunit.h>
 #include <redis/redisclient.h>
 
+#include "librarytest.h"
 #include "redisserver.h"
 
 #include <QDeadlineTimer>
@@ -67,24 +68,11 @@ std::unique_ptr<QProcess> startWorker(const RedisServer &server)
     return p;
 }
 
-void stop(std::unique_ptr<QProcess> &p)
-{
-    if (p && p->state() != QProcess::NotRunning) {
-        p->kill();
-        p->waitForFinished(10000);
-    }
-    p.reset();
-}
+using gatehouse::test::stopProcess;
 
 bool waitFor(const std::function<bool()> &done, int ms = 30000)
 {
-    QDeadlineTimer deadline(ms);
-    while (!done()) {
-        if (deadline.hasExpired())
-            return false;
-        QTest::qWait(200);
-    }
-    return true;
+    return gatehouse::test::pollUntil(done, ms);
 }
 
 QStringList strings(const RedisValue &list)
@@ -124,18 +112,12 @@ class tst_LibSidekiq : public QObject
 private:
     CliRun cli(const RedisServer &server, QStringList args)
     {
-        args.prepend(server.url());
-        args.prepend(QStringLiteral("--url"));
-        QProcessEnvironment env;
-        env.insert(QStringLiteral("GATEHOUSE_AUDIT_LOG"), server.dir() + "/audit.jsonl");
-        return gatehouse::test::runCli(QStringLiteral(GATEHOUSE_CLI), args, env, 60000);
+        return gatehouse::test::libraryCli(QStringLiteral(GATEHOUSE_CLI), server, args);
     }
     QJsonObject snapshot(const RedisServer &server)
     {
-        const CliRun run = cli(server, {QStringLiteral("snapshot"), QStringLiteral("--json")});
-        if (run.exitCode != 0)
-            qWarning("snapshot failed: %s", qPrintable(run.err));
-        return QJsonDocument::fromJson(run.out.toUtf8()).object();
+        return gatehouse::test::snapshotOf(
+            cli(server, {QStringLiteral("snapshot"), QStringLiteral("--json")}));
     }
     // Every object of the snapshot other than the deployment: none may exist
     // (Sidekiq's retry/schedule/dead sets, stat counters, heartbeat hashes
@@ -143,19 +125,7 @@ private:
     static QStringList others(const QJsonObject &snapshot,
                               const QString &deployment = QStringLiteral("queues"))
     {
-        QStringList out;
-        for (auto it = snapshot.begin(); it != snapshot.end(); ++it) {
-            // Candidates and other keys are what autodetection does not show.
-            if (!it->isArray() || it.key() == QLatin1String("candidates")
-                || it.key() == QLatin1String("other"))
-                continue;
-            for (const QJsonValue &o : it->toArray()) {
-                const QString key = o[QStringLiteral("key")].toString();
-                if (!(it.key() == QLatin1String("queues") && key == deployment))
-                    out << it.key() + QLatin1Char(' ') + key;
-            }
-        }
-        return out;
+        return gatehouse::test::objectsBesides(snapshot, deployment);
     }
     static QJsonObject deployment(const QJsonObject &snapshot)
     {
@@ -197,7 +167,7 @@ private slots:
         QCOMPARE(push("HangJob", "job-2").size(), 24);
         QCOMPARE(push("HangJob", "job-3").size(), 24);
         auto worker = startWorker(server);
-        const auto stopWorker = qScopeGuard([&] { stop(worker); });
+        const auto stopWorker = qScopeGuard([&] { stopProcess(worker); });
         QVERIFY2(waitFor([&] {
                      return strings(call(client, {"LRANGE", "started", "0", "-1"}))
                             == QStringList{QStringLiteral("stuck-1")};
@@ -394,7 +364,7 @@ private slots:
         // Its processed and failed counters are flushed with each heartbeat.
         QVERIFY2(waitFor([&] { return stats(url)[QStringLiteral("failed")].toInt() == 3; }),
                  "Sidekiq did not count 3 failures");
-        stop(worker);
+        stopProcess(worker);
 
         // Still one deployment, nothing mistaken for anything else.
         snap = snapshot(server);

@@ -9,6 +9,7 @@
 #include <patterns/bull/bullunit.h>
 #include <redis/redisclient.h>
 
+#include "librarytest.h"
 #include "redisserver.h"
 
 #include <QDeadlineTimer>
@@ -79,24 +80,11 @@ struct NodeApp
     }
 };
 
-void stop(std::unique_ptr<QProcess> &p)
-{
-    if (p && p->state() != QProcess::NotRunning) {
-        p->kill();
-        p->waitForFinished(10000);
-    }
-    p.reset();
-}
+using gatehouse::test::stopProcess;
 
 bool waitFor(const std::function<bool()> &done, int ms = 20000)
 {
-    QDeadlineTimer deadline(ms);
-    while (!done()) {
-        if (deadline.hasExpired())
-            return false;
-        QTest::qWait(100);
-    }
-    return true;
+    return gatehouse::test::pollUntil(done, ms);
 }
 
 } // namespace
@@ -108,37 +96,19 @@ class tst_Libraries : public QObject
 private:
     CliRun cli(const RedisServer &server, QStringList args)
     {
-        args.prepend(server.url());
-        args.prepend(QStringLiteral("--url"));
-        QProcessEnvironment env;
-        env.insert(QStringLiteral("GATEHOUSE_AUDIT_LOG"), server.dir() + "/audit.jsonl");
-        return gatehouse::test::runCli(QStringLiteral(GATEHOUSE_CLI), args, env, 60000);
+        return gatehouse::test::libraryCli(QStringLiteral(GATEHOUSE_CLI), server, args);
     }
     QJsonObject snapshot(const RedisServer &server)
     {
-        const CliRun run = cli(server, {QStringLiteral("snapshot"), QStringLiteral("--json")});
-        if (run.exitCode != 0)
-            qWarning("snapshot failed: %s", qPrintable(run.err));
-        return QJsonDocument::fromJson(run.out.toUtf8()).object();
+        return gatehouse::test::snapshotOf(
+            cli(server, {QStringLiteral("snapshot"), QStringLiteral("--json")}));
     }
     // Every object of the snapshot other than the one queue: none may exist
     // (BullMQ's completed and failed sets, stall guard and job locks are
     // its queue's, not limiters, locks or tokens).
     static QStringList others(const QJsonObject &snapshot, const QString &queue)
     {
-        QStringList out;
-        for (auto it = snapshot.begin(); it != snapshot.end(); ++it) {
-            // Candidates and other keys are what autodetection does not show.
-            if (!it->isArray() || it.key() == QLatin1String("candidates")
-                || it.key() == QLatin1String("other"))
-                continue;
-            for (const QJsonValue &o : it->toArray()) {
-                const QString key = o[QStringLiteral("key")].toString();
-                if (!(it.key() == QLatin1String("queues") && key == queue))
-                    out << it.key() + QLatin1Char(' ') + key;
-            }
-        }
-        return out;
+        return gatehouse::test::objectsBesides(snapshot, queue);
     }
 
 private slots:
@@ -259,7 +229,7 @@ private slots:
             QCOMPARE(counts[QLatin1String(state)].toInt(), 0);
 
         // Remove is refused while a worker holds the job's lock.
-        stop(worker);
+        stopProcess(worker);
         QCOMPARE(app.run(QStringLiteral("produce-one"), QStringLiteral("held-1")), QString());
         hung = app.start(QStringLiteral("hang"), {}, "taken held-1");
         run = cli(server, {QStringLiteral("queue"), QStringLiteral("remove"), queue,
@@ -268,7 +238,7 @@ private slots:
         QVERIFY2(run.err.contains(QLatin1String("locked")), qPrintable(run.err));
         QCOMPARE(app.run(QStringLiteral("state"), QStringLiteral("held-1")),
                  QStringLiteral("active"));
-        stop(hung);
+        stopProcess(hung);
 
         // Pause and resume, as the library sees them.
         run = cli(server, {QStringLiteral("queue"), QStringLiteral("pause"), queue});
@@ -347,7 +317,7 @@ private slots:
             hung->waitForReadyRead(100);
             return hung->readAllStandardOutput().contains("taken job-");
         }));
-        stop(hung);
+        stopProcess(hung);
         QVERIFY2(waitFor([&] {
                      return call(client, {"EXISTS", "bull:emails:job-1:lock"}).toInteger() == 0;
                  }),
@@ -393,7 +363,7 @@ private slots:
                             && call(client, {"ZCARD", "bull:emails:completed"}).toInteger() == 4;
                  }),
                  "the Bull worker did not run the retried job");
-        stop(worker);
+        stopProcess(worker);
         const RedisValue ranList = call(client, {"LRANGE", "ran", "0", "-1"});
         QStringList ran;
         for (const RedisValue &v : ranList.elements())
@@ -514,7 +484,7 @@ private slots:
         QCOMPARE(done.exitCode, 3);
         QVERIFY2(done.err.contains(QLatin1String("locked")), qPrintable(done.err));
         QCOMPARE(state(held), QStringLiteral("active"));
-        stop(hung);
+        stopProcess(hung);
         QVERIFY2(waitFor([&] {
                      return call(client, {"EXISTS", queue.toUtf8() + ':' + held.toUtf8() + ":lock"})
                                 .toInteger()
@@ -535,7 +505,7 @@ private slots:
                             && call(client, {"ZCARD", "bull:emails:completed"}).toInteger() == 3;
                  }),
                  "the Bull worker did not run the promoted and waiting jobs");
-        stop(worker);
+        stopProcess(worker);
         done = queueCli({QStringLiteral("clean"), queue, QStringLiteral("--state"),
                          QStringLiteral("completed"), QStringLiteral("--older-than"),
                          QStringLiteral("3600000"), QStringLiteral("--count-only")});

@@ -10,6 +10,7 @@
 // of any library shown as a limiter, lock, token or queue of its own.
 #include <redis/redisclient.h>
 
+#include "librarytest.h"
 #include "redisserver.h"
 
 #include <QDeadlineTimer>
@@ -84,13 +85,7 @@ void stop(std::unique_ptr<QProcess> &p)
 
 bool waitFor(const std::function<bool()> &done, int ms = 60000)
 {
-    QDeadlineTimer deadline(ms);
-    while (!done()) {
-        if (deadline.hasExpired())
-            return false;
-        QTest::qWait(100);
-    }
-    return true;
+    return gatehouse::test::pollUntil(done, ms);
 }
 
 QByteArray tail(const QString &path)

@@ -5,10 +5,12 @@
 #include "objectsearch.h"
 #include "objecttablemodel.h"
 #include "sectionpage.h"
+#include "theme.h"
 
 #include <redis/redisvalue.h>
 
 #include <QAction>
+#include <QActionGroup>
 #include <QApplication>
 #include <QClipboard>
 #include <QDialog>
@@ -20,10 +22,13 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QSettings>
 #include <QShortcut>
 #include <QStatusBar>
 #include <QTableView>
 #include <QVBoxLayout>
+
+#include <tuple>
 
 namespace gatehouse {
 
@@ -63,6 +68,7 @@ ConsoleNavigation::ConsoleNavigation(MainWindow *window)
     QAction *search = view->addAction(tr("&Go to object…"), this, [this] { openSearch(); });
     search->setObjectName(QStringLiteral("goToObject"));
     search->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_K));
+    addPaletteMenu(view);
 
     QMenu *actions = window->menuBar()->addMenu(tr("&Actions"));
     // Enter is the table's own (QAbstractItemView::activated): a window
@@ -299,6 +305,29 @@ void ConsoleNavigation::copyToken()
     }
     QGuiApplication::clipboard()->setText(QString::fromUtf8(s->reading.token));
     say(tr("Copied the holder token of %1.").arg(printableBytes(s->object.key, 80)));
+}
+
+void ConsoleNavigation::addPaletteMenu(QMenu *view)
+{
+    // Light or dark, both with tested contrast; the choice is remembered and
+    // used at the next start unless --palette says otherwise.
+    QMenu *menu = view->addMenu(tr("P&alette"));
+    menu->setObjectName(QStringLiteral("paletteMenu"));
+    auto *group = new QActionGroup(menu);
+    const theme::Scheme current = theme::schemeOf(QApplication::palette());
+    for (const auto &[scheme, label, name] :
+         {std::tuple{theme::Scheme::Light, tr("&Light"), QStringLiteral("light")},
+          std::tuple{theme::Scheme::Dark, tr("&Dark"), QStringLiteral("dark")}}) {
+        QAction *a = menu->addAction(label);
+        a->setObjectName(QStringLiteral("palette-") + name);
+        a->setCheckable(true);
+        a->setChecked(scheme == current);
+        group->addAction(a);
+        connect(a, &QAction::triggered, this, [scheme, name] {
+            theme::apply(scheme);
+            QSettings().setValue(theme::SettingsKey, name);
+        });
+    }
 }
 
 } // namespace gatehouse

@@ -40,6 +40,7 @@ private:
     SectionPage *currentSection() const;
     void addTableMenu(SectionPage *page);
     void fillPagesMenu(QMenu *menu);
+    void addPaletteMenu(QMenu *view);
     void say(const QString &text);
 
     MainWindow *m_window;

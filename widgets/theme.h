@@ -20,6 +20,9 @@ Scheme schemeOf(const QPalette &palette);
 void apply(Scheme scheme);
 // "light", "dark"; nullopt for anything else.
 std::optional<Scheme> schemeFromName(const QString &name);
+// Where the console remembers the palette chosen in View > Palette
+// ("light" or "dark"; QSettings).
+inline constexpr char SettingsKey[] = "palette";
 
 struct Badge
 {

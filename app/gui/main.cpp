@@ -26,6 +26,7 @@
 #include <QDir>
 #include <QMenu>
 #include <QMessageBox>
+#include <QSettings>
 #include <QSize>
 #include <QStatusBar>
 #include <QTableView>
@@ -264,6 +265,9 @@ int main(int argc, char *argv[])
             return 2;
         }
         theme::apply(*scheme);
+    } else if (const std::optional<theme::Scheme> chosen = theme::schemeFromName(
+                   QSettings().value(QLatin1String(theme::SettingsKey)).toString())) {
+        theme::apply(*chosen); // the one last chosen in View > Palette
     } else {
         // The console's own palettes (tested for contrast), light or dark
         // as the desktop is.

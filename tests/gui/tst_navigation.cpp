@@ -16,6 +16,7 @@
 #include <redis/serverinfo.h>
 #include <sectionpage.h>
 #include <serverpanel.h>
+#include <theme.h>
 
 #include "redisserver.h"
 
@@ -30,6 +31,7 @@
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QSettings>
 #include <QTableView>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -118,6 +120,8 @@ private:
 private slots:
     void initTestCase()
     {
+        // QSettings (the palette chosen) goes to this test's own directory.
+        qputenv("XDG_CONFIG_HOME", m_dir.filePath(QStringLiteral("config")).toUtf8());
         QVERIFY2(m_server.start(), qPrintable(m_server.errorString()));
         m_client = gatehouse::test::connectedClient(m_server);
         QVERIFY(m_client);
@@ -130,6 +134,27 @@ private slots:
         m_client.reset();
         m_server.stop();
         QCOMPARE(RedisServer::runningChildren(), 0);
+    }
+
+    // View > Palette switches the whole console at once and is remembered
+    // for the next start.
+    void paletteMenuSwitchesAndRemembers()
+    {
+        Console c(m_server, audit());
+        auto *dark = c.window->findChild<QAction *>(QStringLiteral("palette-dark"));
+        auto *light = c.window->findChild<QAction *>(QStringLiteral("palette-light"));
+        QVERIFY(dark && light);
+        QVERIFY(dark->isChecked() != light->isChecked()); // one of the two, exclusive
+        dark->trigger();
+        QCOMPARE(theme::schemeOf(QApplication::palette()), theme::Scheme::Dark);
+        QTRY_COMPARE(theme::schemeOf(c.window->palette()), theme::Scheme::Dark); // by event
+        QVERIFY(dark->isChecked() && !light->isChecked());
+        QCOMPARE(QSettings().value(QLatin1String(theme::SettingsKey)).toString(),
+                 QStringLiteral("dark"));
+        light->trigger();
+        QCOMPARE(theme::schemeOf(QApplication::palette()), theme::Scheme::Light);
+        QCOMPARE(QSettings().value(QLatin1String(theme::SettingsKey)).toString(),
+                 QStringLiteral("light"));
     }
 
     // Ctrl+1, Ctrl+2 … (Ctrl+0 the tenth) reach every page, in the side list's order.

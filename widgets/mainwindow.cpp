@@ -215,7 +215,7 @@ MainWindow::MainWindow(RedisClient *client, Monitor *monitor, ActionEngine *acti
 
     connect(m_monitor, &Monitor::snapshotReady, this, &MainWindow::onSnapshot);
     if (!m_options.historyFile.isEmpty()) {
-        m_history = std::make_shared<HistoryStore>(m_options.historyFile);
+        m_history = std::make_shared<HistoryStore>(m_options.historyFile, m_options.historyOptions);
         HistoryStore *history = m_history.get();
         // Direct: the figures are computed on the monitor's thread, written
         // on the store's; the GUI thread does neither.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <history/historystore.h>
 #include <monitor/snapshot.h>
 #include <patterns/scriptcall.h>
 
@@ -27,7 +28,6 @@ class Profile;
 class JobBrowser;
 class AuditPage;
 class ChartPanel;
-class HistoryStore;
 class Monitor;
 class ObjectTableModel;
 class OverviewPage;
@@ -55,6 +55,7 @@ public:
         // is written to it and the charts read their longer ranges from it.
         // Empty: no history kept (--no-history).
         QString historyFile;
+        HistoryStore::Options historyOptions; // horizons and cap (--history-full, ...)
     };
 
     MainWindow(RedisClient *client, Monitor *monitor, ActionEngine *actions, Options options,

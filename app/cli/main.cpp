@@ -200,6 +200,18 @@ int main(int argc, char *argv[])
                                    "(default: the user's data directory, or "
                                    "$GATEHOUSE_HISTORY_DIR).",
                                    "DIR");
+    const auto historyFull = option("history-full",
+                                    "watch --history, serve --history: keep every sample for "
+                                    "this long (default 24h).",
+                                    "DURATION");
+    const auto historyKeep = option("history-keep",
+                                    "watch --history, serve --history: keep one-minute buckets "
+                                    "for this long (default 30d).",
+                                    "DURATION");
+    const auto historyCap = option("history-cap",
+                                   "watch --history, serve --history: the most the history file "
+                                   "may take, oldest dropped first (default 1GiB).",
+                                   "SIZE");
     const auto since = option("since", "history: from T (default 1h).", "T");
     const auto until = option("until", "history: to T (default now).", "T");
     const auto figure = option("figure", "history: only this figure (inWindow, ...).", "NAME");
@@ -340,6 +352,14 @@ int main(int argc, char *argv[])
     const QString historyFile = HistoryStore::fileFor(
         *endpoint,
         parser.isSet(historyDir) ? parser.value(historyDir) : HistoryStore::defaultDirectory());
+    const std::optional<HistoryStore::Options> historyOptions = HistoryStore::Options::fromText(
+        parser.value(historyFull), parser.value(historyKeep), parser.value(historyCap), &error);
+    if (!historyOptions)
+        return usageError(error);
+    if ((parser.isSet(historyFull) || parser.isSet(historyKeep) || parser.isSet(historyCap))
+        && !parser.isSet(history))
+        return usageError(QStringLiteral("--history-full, --history-keep and --history-cap "
+                                         "apply with --history (watch, serve)."));
     if (command == QLatin1String("history")) {
         if (args.size() != 2)
             return usageError(QStringLiteral("Use \"history KEY [--since T] [--until T] "
@@ -431,7 +451,7 @@ int main(int argc, char *argv[])
         if (parser.isSet(history)) {
             if (!watch)
                 return usageError(QStringLiteral("--history applies to watch and serve only."));
-            snapshot.setHistoryFile(historyFile);
+            snapshot.setHistoryFile(historyFile, *historyOptions);
         }
         if (alerting)
             snapshot.setAlerts(rules, parser.isSet(failOnAlert));
@@ -457,8 +477,10 @@ int main(int argc, char *argv[])
         if (!readBudget(&options))
             return usageError(error);
         cli::ServeCommand::Options serveOptions;
-        if (parser.isSet(history))
+        if (parser.isSet(history)) {
             serveOptions.historyFile = historyFile;
+            serveOptions.historyOptions = *historyOptions;
+        }
         serveOptions.address = *address;
         serveOptions.allowRemote = parser.isSet(metricsRemote);
         serveOptions.seconds = int(*secs);

@@ -107,7 +107,7 @@ void SnapshotCommand::onReady()
     }
     connect(m_monitor.get(), &Monitor::tickFinished, this, &SnapshotCommand::printTick);
     if (m_watch && !m_historyFile.isEmpty()) {
-        m_history = std::make_unique<HistoryStore>(m_historyFile);
+        m_history = std::make_unique<HistoryStore>(m_historyFile, m_historyOptions);
         connect(m_history.get(), &HistoryStore::problem, this, [](const QString &message) {
             QTextStream(stderr) << "gatehouse-cli: " << message << Qt::endl;
         });

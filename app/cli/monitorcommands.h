@@ -3,8 +3,8 @@
 
 #include "session.h"
 
-#include <history/historystore.h>
 #include <alerts/alertengine.h>
+#include <history/historystore.h>
 #include <monitor/discovery.h>
 #include <monitor/monitor.h>
 
@@ -28,7 +28,11 @@ public:
     // snapshot --json: at most limit elements per section (-1: all).
     void setLimit(qsizetype limit) { m_limit = limit; }
     // watch --history: every tick's figures go to this history file.
-    void setHistoryFile(const QString &path) { m_historyFile = path; }
+    void setHistoryFile(const QString &path, const HistoryStore::Options &options = {})
+    {
+        m_historyFile = path;
+        m_historyOptions = options;
+    }
     // watch --alerts: print the rules' firings and resolutions instead of a
     // line per tick; failOnAlert: end (after --count ticks, SIGINT or
     // SIGTERM) with ExitAlertFired when any fired.
@@ -57,8 +61,9 @@ private:
     qsizetype m_limit = -1;
     std::unique_ptr<Monitor> m_monitor;
     QString m_historyFile;
+    HistoryStore::Options m_historyOptions;
     std::unique_ptr<HistoryStore> m_history; // written on its own thread
-    std::unique_ptr<AlertEngine> m_alerts; // watch --alerts only
+    std::unique_ptr<AlertEngine> m_alerts;   // watch --alerts only
     bool m_failOnAlert = false;
     bool m_json = false;
     bool m_watch = false;

@@ -114,7 +114,8 @@ void ServeCommand::onReady()
         // store's own thread. Opened once; after a reconnect the new
         // monitor's ticks go on into the same file.
         if (!m_history) {
-            m_history = std::make_unique<HistoryStore>(m_options.historyFile);
+            m_history
+                = std::make_unique<HistoryStore>(m_options.historyFile, m_options.historyOptions);
             connect(m_history.get(), &HistoryStore::problem, this, [](const QString &message) {
                 QTextStream(stderr) << "gatehouse-cli: " << message << Qt::endl;
             });

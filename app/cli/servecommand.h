@@ -29,6 +29,7 @@ public:
         int maxObjectsPerPattern = MetricsExposition::DefaultMaxObjectsPerPattern;
         int seconds = 0;     // 0: until a signal
         QString historyFile; // not empty: every tick also goes into this history file
+        HistoryStore::Options historyOptions;
     };
     ServeCommand(const RedisEndpoint &endpoint, Monitor::Options monitorOptions, Options options,
                  QObject *parent = nullptr);

@@ -243,6 +243,20 @@ int main(int argc, char *argv[])
         QStringLiteral("The directory of history files (default: the user's data directory, "
                        "or $GATEHOUSE_HISTORY_DIR)."),
         QStringLiteral("DIR"));
+    const QCommandLineOption historyFull(
+        QStringLiteral("history-full"),
+        QStringLiteral("Keep every sample in the history file for this long (default 24h)."),
+        QStringLiteral("DURATION"));
+    const QCommandLineOption historyKeep(
+        QStringLiteral("history-keep"),
+        QStringLiteral("Keep one-minute buckets in the history file for this long (default "
+                       "30d)."),
+        QStringLiteral("DURATION"));
+    const QCommandLineOption historyCap(
+        QStringLiteral("history-cap"),
+        QStringLiteral("The most the history file may take, oldest dropped first (default "
+                       "1GiB)."),
+        QStringLiteral("SIZE"));
     const QCommandLineOption metrics(
         QStringLiteral("metrics"),
         QStringLiteral("Serve every live figure to Prometheus at http://HOST:PORT/metrics "
@@ -253,7 +267,8 @@ int main(int argc, char *argv[])
         QStringLiteral("light or dark (default: whichever the desktop's colours are closer to)."),
         QStringLiteral("light|dark"));
     parser.addOptions({profileOption, readOnly, demo, scale, interval, budget, screenshots,
-                       quitAfter, noHistory, historyDir, metrics, paletteOption});
+                       quitAfter, noHistory, historyDir, historyFull, historyKeep, historyCap,
+                       metrics, paletteOption});
     parser.process(app);
     if (parser.isSet(paletteOption)) {
         const std::optional<theme::Scheme> scheme
@@ -275,6 +290,12 @@ int main(int argc, char *argv[])
     }
 
     QString error;
+    const std::optional<HistoryStore::Options> historyOptions = HistoryStore::Options::fromText(
+        parser.value(historyFull), parser.value(historyKeep), parser.value(historyCap), &error);
+    if (!historyOptions) {
+        fatal(error);
+        return 2;
+    }
     std::optional<Profile> profile;
     if (parser.isSet(profileOption) || parser.isSet(demo)) {
         profile = Profile::load(parser.isSet(profileOption) ? parser.value(profileOption)
@@ -364,6 +385,7 @@ int main(int argc, char *argv[])
             windowOptions.historyFile = HistoryStore::fileFor(
                 ep, parser.isSet(historyDir) ? parser.value(historyDir)
                                              : HistoryStore::defaultDirectory());
+        windowOptions.historyOptions = *historyOptions;
         console.window
             = std::make_unique<MainWindow>(console.actionsClient.get(), console.monitor.get(),
                                            console.actions.get(), windowOptions);

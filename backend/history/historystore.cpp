@@ -20,6 +20,7 @@
 #include <QUuid>
 
 #include <algorithm>
+#include <cmath>
 
 namespace gatehouse {
 
@@ -73,6 +74,98 @@ QString cannotRead(const QString &path, const QString &why)
 }
 
 } // namespace
+
+namespace {
+
+// "24h", "90m", "30d", "1d12h", "3600s": milliseconds; nullopt otherwise.
+std::optional<qint64> parseSpan(const QString &text)
+{
+    static const QRegularExpression re(
+        QStringLiteral("^(?:(\\d+)d)?(?:(\\d+)h)?(?:(\\d+)m)?(?:(\\d+)s)?$"));
+    const QString t = text.trimmed();
+    const QRegularExpressionMatch m = re.match(t);
+    if (t.isEmpty() || !m.hasMatch())
+        return std::nullopt;
+    const qint64 ms = m.captured(1).toLongLong() * 86400000LL
+                      + m.captured(2).toLongLong() * 3600000LL
+                      + m.captured(3).toLongLong() * 60000LL + m.captured(4).toLongLong() * 1000LL;
+    return ms > 0 ? std::optional<qint64>(ms) : std::nullopt;
+}
+
+// "500MB", "2GiB", "1G", "750M", "1048576": bytes (K/M/G and KB/MB/GB are
+// powers of 1000, KiB/MiB/GiB of 1024); nullopt otherwise.
+std::optional<qint64> parseSize(const QString &text)
+{
+    static const QRegularExpression re(
+        QStringLiteral("^(\\d+(?:\\.\\d+)?)\\s*(k|kb|kib|m|mb|mib|g|gb|gib)?$"),
+        QRegularExpression::CaseInsensitiveOption);
+    const QRegularExpressionMatch m = re.match(text.trimmed());
+    if (!m.hasMatch())
+        return std::nullopt;
+    const QString unit = m.captured(2).toLower();
+    double factor = 1;
+    if (!unit.isEmpty()) {
+        const bool binary = unit.endsWith(QLatin1String("ib"));
+        const double base = binary ? 1024.0 : 1000.0;
+        const int power = unit.startsWith(QLatin1Char('k'))   ? 1
+                          : unit.startsWith(QLatin1Char('m')) ? 2
+                                                              : 3;
+        factor = std::pow(base, power);
+    }
+    const double bytes = m.captured(1).toDouble() * factor;
+    if (bytes < 1 || bytes > 9.0e15)
+        return std::nullopt;
+    return qint64(bytes);
+}
+
+} // namespace
+
+std::optional<HistoryStore::Options> HistoryStore::Options::fromText(const QString &fullResolution,
+                                                                     const QString &retention,
+                                                                     const QString &cap,
+                                                                     QString *error)
+{
+    Options o;
+    if (!fullResolution.isEmpty()) {
+        const auto ms = parseSpan(fullResolution);
+        if (!ms) {
+            *error = QStringLiteral("--history-full \"%1\" is not a duration: give how long to "
+                                    "keep every sample, e.g. 24h, 90m or 2d.")
+                         .arg(fullResolution);
+            return std::nullopt;
+        }
+        o.fullResolutionMs = *ms;
+    }
+    if (!retention.isEmpty()) {
+        const auto ms = parseSpan(retention);
+        if (!ms) {
+            *error = QStringLiteral("--history-keep \"%1\" is not a duration: give how long to "
+                                    "keep the one-minute buckets, e.g. 30d or 7d.")
+                         .arg(retention);
+            return std::nullopt;
+        }
+        o.bucketRetentionMs = *ms;
+    }
+    if (o.bucketRetentionMs < o.fullResolutionMs) {
+        *error = QStringLiteral("--history-keep (%1 h) is shorter than --history-full (%2 h): "
+                                "the one-minute buckets are made from samples older than "
+                                "--history-full, so keep them at least as long.")
+                     .arg(o.bucketRetentionMs / 3600000.0, 0, 'g', 4)
+                     .arg(o.fullResolutionMs / 3600000.0, 0, 'g', 4);
+        return std::nullopt;
+    }
+    if (!cap.isEmpty()) {
+        const auto bytes = parseSize(cap);
+        if (!bytes || *bytes < 1024 * 1024) {
+            *error = QStringLiteral("--history-cap \"%1\" is not a size of at least 1 MB: give "
+                                    "the most the history file may take, e.g. 500MB or 2GiB.")
+                         .arg(cap);
+            return std::nullopt;
+        }
+        o.capBytes = *bytes;
+    }
+    return o;
+}
 
 HistoryTick HistoryTick::fromSnapshot(const Snapshot &snapshot)
 {

@@ -96,6 +96,14 @@ public:
         qint64 capBytes = 1024LL * 1024 * 1024; // the file, WAL included
         int commitIntervalMs = 500;
         int maxPendingTicks = 120; // a slow disk drops the oldest beyond this
+
+        // The options an operator sets (--history-full, --history-keep,
+        // --history-cap): durations such as "24h", "90m", "30d", a size such
+        // as "500MB" or "2GiB"; an empty text keeps the default. nullopt with
+        // a sentence in *error naming the option and what to give.
+        static std::optional<Options> fromText(const QString &fullResolution,
+                                               const QString &retention, const QString &cap,
+                                               QString *error);
     };
 
     explicit HistoryStore(QString path, Options options, QObject *parent = nullptr);

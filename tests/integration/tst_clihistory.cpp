@@ -182,6 +182,27 @@ private slots:
         QCOMPARE(run.exitCode, 2);
         QVERIFY2(run.err.contains(QStringLiteral("is not a time")), qPrintable(run.err));
     }
+
+    // Horizons and cap are settable; a bad one is a usage error before any
+    // connection, and they need --history.
+    void historyLimitsAreChecked()
+    {
+        const CliRun bad = cli({QStringLiteral("watch"), QStringLiteral("--history"),
+                                QStringLiteral("--history-cap"), QStringLiteral("huge")});
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY2(bad.err.contains(QStringLiteral("--history-cap \"huge\" is not a size")),
+                 qPrintable(bad.err));
+        const CliRun alone = cli(
+            {QStringLiteral("watch"), QStringLiteral("--history-keep"), QStringLiteral("7d")});
+        QCOMPARE(alone.exitCode, 2);
+        QVERIFY2(alone.err.contains(QStringLiteral("apply with --history")), qPrintable(alone.err));
+        const CliRun good = cli({QStringLiteral("watch"), QStringLiteral("--history"),
+                                 QStringLiteral("--history-full"), QStringLiteral("2h"),
+                                 QStringLiteral("--history-keep"), QStringLiteral("7d"),
+                                 QStringLiteral("--history-cap"), QStringLiteral("50MB"),
+                                 QStringLiteral("--count"), QStringLiteral("2")});
+        QVERIFY2(good.exitCode == 0, qPrintable(good.err));
+    }
 };
 
 QTEST_GUILESS_MAIN(tst_CliHistory)

@@ -105,6 +105,43 @@ private slots:
         QVERIFY(PatternRegistry::instance().find(s_limiter) != nullptr);
     }
 
+    // --history-full, --history-keep, --history-cap as an operator writes them.
+    void optionsFromText()
+    {
+        QString error;
+        const auto defaults = HistoryStore::Options::fromText({}, {}, {}, &error);
+        QVERIFY(defaults);
+        QCOMPARE(defaults->fullResolutionMs, 24LL * 3600 * 1000);
+        QCOMPARE(defaults->bucketRetentionMs, 30LL * 24 * 3600 * 1000);
+        QCOMPARE(defaults->capBytes, 1024LL * 1024 * 1024);
+        const auto set = HistoryStore::Options::fromText(QStringLiteral("2h"), QStringLiteral("7d"),
+                                                         QStringLiteral("500MB"), &error);
+        QVERIFY2(set, qPrintable(error));
+        QCOMPARE(set->fullResolutionMs, 2LL * 3600 * 1000);
+        QCOMPARE(set->bucketRetentionMs, 7LL * 24 * 3600 * 1000);
+        QCOMPARE(set->capBytes, 500LL * 1000 * 1000);
+        const auto binary = HistoryStore::Options::fromText(QStringLiteral("1d12h"), {},
+                                                            QStringLiteral("2GiB"), &error);
+        QVERIFY2(binary, qPrintable(error));
+        QCOMPARE(binary->fullResolutionMs, 36LL * 3600 * 1000);
+        QCOMPARE(binary->capBytes, 2LL * 1024 * 1024 * 1024);
+        const struct
+        {
+            const char *full, *keep, *cap, *says;
+        } bad[] = {{"yesterday", "", "", "--history-full \"yesterday\" is not a duration"},
+                   {"0h", "", "", "--history-full \"0h\" is not a duration"},
+                   {"", "forever", "", "--history-keep \"forever\" is not a duration"},
+                   {"48h", "1d", "", "is shorter than --history-full"},
+                   {"", "", "lots", "--history-cap \"lots\" is not a size"},
+                   {"", "", "10KB", "of at least 1 MB"}};
+        for (const auto &b : bad) {
+            error.clear();
+            QVERIFY(!HistoryStore::Options::fromText(QLatin1String(b.full), QLatin1String(b.keep),
+                                                     QLatin1String(b.cap), &error));
+            QVERIFY2(error.contains(QLatin1String(b.says)), qPrintable(error));
+        }
+    }
+
     void fileNameHasNoSecrets()
     {
         QString error;

@@ -40,6 +40,7 @@
 #include <QStatusBar>
 #include <QSystemTrayIcon>
 #include <QTableView>
+#include <QTableWidget>
 #include <QToolButton>
 #include <QVBoxLayout>
 
@@ -77,6 +78,15 @@ MainWindow::MainWindow(RedisClient *client, Monitor *monitor, ActionEngine *acti
                 if (SectionPage *page = sectionPage(section)) {
                     showPage(pageOf(section));
                     page->selectKey(key);
+                } else if (section == QLatin1String("node")) {
+                    // A node's alert (down, lagging): its row on the Nodes page.
+                    showPage(m_stack->indexOf(m_nodesPage));
+                    QTableWidget *nodes = m_nodesPage->table();
+                    for (int row = 0; row < nodes->rowCount(); ++row) {
+                        const QTableWidgetItem *cell = nodes->item(row, NodesPage::Address);
+                        if (cell && cell->text() == QString::fromUtf8(key))
+                            nodes->selectRow(row);
+                    }
                 }
             });
     m_overview->setServerPanel(new ServerPanel(m_client, m_overview));
@@ -290,6 +300,15 @@ void MainWindow::setAlerts(AlertEngine *engine, const Profile &profile)
                 if (SectionPage *page = sectionPage(section)) {
                     showPage(pageOf(section));
                     page->selectKey(key);
+                } else if (section == QLatin1String("node")) {
+                    // A node's alert (down, lagging): its row on the Nodes page.
+                    showPage(m_stack->indexOf(m_nodesPage));
+                    QTableWidget *nodes = m_nodesPage->table();
+                    for (int row = 0; row < nodes->rowCount(); ++row) {
+                        const QTableWidgetItem *cell = nodes->item(row, NodesPage::Address);
+                        if (cell && cell->text() == QString::fromUtf8(key))
+                            nodes->selectRow(row);
+                    }
                 }
             });
     // Queued: the monitor ticks on its own thread; evaluating is cheap

@@ -124,6 +124,54 @@ private slots:
         client.close();
     }
 
+    // A node's alert (its own server stopped): a click opens the Nodes page
+    // with the node's row selected.
+    void nodeAlertOpensNodesPage()
+    {
+        RedisServer server;
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        RedisClient client(server.endpoint());
+        Monitor::Options options;
+        options.intervalMs = 200;
+        Monitor monitor(&client, options);
+        ActionEngine actions(&client);
+        actions.setAuditLogPath(m_dir.filePath(QStringLiteral("audit-node.jsonl")));
+        MainWindow window(&client, &monitor, &actions, {});
+        AlertEngine engine;
+        QString error;
+        const auto rule
+            = AlertRule::parseExpression(QStringLiteral("down > 0 on node as node-down"), &error);
+        QVERIFY2(rule, qPrintable(error));
+        engine.setRules({*rule});
+        window.setAlerts(&engine, Profile());
+        window.show();
+        client.open();
+        monitor.start();
+        QTest::qWait(600); // a reading or two while it is up
+        server.stop();
+        AlertsPage *page = window.alertsPage();
+        QTRY_COMPARE_WITH_TIMEOUT(page->firingTable()->rowCount(), 1, 15000);
+        const QString target = page->firingTable()->item(0, 2)->text();
+        QVERIFY2(target.startsWith(QLatin1String("node "))
+                     && target.endsWith(server.endpoint().address()),
+                 qPrintable(target));
+        const QString address = target.mid(5); // as the Nodes page names it
+        QTableWidget *firing = page->firingTable();
+        window.showPage(window.pageNames().indexOf(QStringLiteral("Alerts (1)")));
+        QTest::mouseClick(firing->viewport(), Qt::LeftButton, {},
+                          firing->visualItemRect(firing->item(0, 2)).center());
+        auto *stack = window.findChild<QStackedWidget *>();
+        const QString shown = window.pageNames().value(stack->currentIndex());
+        QVERIFY2(shown.startsWith(QLatin1String("Nodes")), qPrintable(shown));
+        auto *table
+            = qobject_cast<QTableWidget *>(stack->currentWidget()->findChild<QTableWidget *>());
+        QVERIFY(table);
+        QVERIFY(table->selectionModel()->hasSelection());
+        QCOMPARE(table->item(table->currentRow(), 0)->text(), address);
+        monitor.stop();
+        client.close();
+    }
+
     void ruleEditor()
     {
         AlertRulesDialog dialog({});

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // gatehouse-bench: Gatehouse's figures side by side with their peers.
 #include "benchreport.h"
+#include "clusterbench.h"
 #include "guibench.h"
 #include "limiterbench.h"
 #include "monitorbench.h"
@@ -37,7 +38,7 @@ int main(int argc, char *argv[])
                                     QStringLiteral("N"), QStringLiteral("3"));
     const QCommandLineOption only(QStringLiteral("only"),
                                   QStringLiteral("Run one group: wire, discovery, refresh, gui, "
-                                                 "limiter or overhead."),
+                                                 "limiter, overhead or cluster."),
                                   QStringLiteral("group"));
     const QCommandLineOption overheadSeconds(
         QStringLiteral("overhead-seconds"),
@@ -77,7 +78,8 @@ int main(int argc, char *argv[])
     const QString group = parser.value(only);
     static const QStringList s_groups{QStringLiteral("wire"),    QStringLiteral("discovery"),
                                       QStringLiteral("refresh"), QStringLiteral("gui"),
-                                      QStringLiteral("limiter"), QStringLiteral("overhead")};
+                                      QStringLiteral("limiter"), QStringLiteral("overhead"),
+                                      QStringLiteral("cluster")};
     if (!group.isEmpty() && !s_groups.contains(group)) {
         QTextStream(stderr) << "gatehouse-bench: unknown group \"" << group << "\"; use one of "
                             << s_groups.join(QLatin1String(", ")) << "." << Qt::endl;
@@ -121,6 +123,12 @@ int main(int argc, char *argv[])
         figures += bench::runOverheadBench(
             server.endpoint(), sizes,
             isSmoke ? 2 : std::max(1, parser.value(overheadSeconds).toInt()), r);
+    if (group.isEmpty() || group == QLatin1String("cluster")) {
+        bench::ClusterBenchSizes clusterSizes;
+        if (isSmoke)
+            clusterSizes = {3000, 60, 60, 6};
+        figures += bench::runClusterBench(clusterSizes, r);
+    }
     bench::report(figures,
                   QStringLiteral("%1 run: redis-server 127.0.0.1:%2, %3 requests per run, %4 "
                                  "alternating round(s), best of each side; %5.")

@@ -3,8 +3,8 @@
 
 #include "session.h"
 
-#include <history/historystore.h>
 #include <alerts/alertengine.h>
+#include <history/historystore.h>
 #include <monitor/discovery.h>
 #include <monitor/monitor.h>
 
@@ -58,7 +58,7 @@ private:
     std::unique_ptr<Monitor> m_monitor;
     QString m_historyFile;
     std::unique_ptr<HistoryStore> m_history; // written on its own thread
-    std::unique_ptr<AlertEngine> m_alerts; // watch --alerts only
+    std::unique_ptr<AlertEngine> m_alerts;   // watch --alerts only
     bool m_failOnAlert = false;
     bool m_json = false;
     bool m_watch = false;
@@ -99,7 +99,6 @@ protected:
 
 private:
     void decide();
-    bool write();
 
     bool m_accept = true;
     QByteArray m_target;

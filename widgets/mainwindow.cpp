@@ -8,10 +8,12 @@
 #include "consolenavigation.h"
 #include "nodespage.h"
 #include "objecttablemodel.h"
+#include "otherkeyspage.h"
 #include "overviewpage.h"
 #include "sectionpage.h"
 #include "serverpanel.h"
 #include "sidelist.h"
+#include "unconfirmedpage.h"
 
 #include <monitor/jobbrowser.h>
 
@@ -104,6 +106,26 @@ MainWindow::MainWindow(RedisClient *client, Monitor *monitor, ActionEngine *acti
         m_sectionPages.append(page);
         addPage(page, section.title);
     }
+    m_unconfirmed = new UnconfirmedPage(m_options.readOnly, this);
+    connect(m_unconfirmed, &UnconfirmedPage::profileChanged, this, [this](const Profile &p) {
+        QMetaObject::invokeMethod(m_monitor, [monitor = m_monitor, p] { monitor->setProfile(p); });
+        if (m_alertsPage)
+            m_alertsPage->setProfile(p); // its rules are saved to the same file
+    });
+    connect(m_unconfirmed, &UnconfirmedPage::message, this, [this](const QString &text) {
+        showMessage(text, 10000);
+        Q_EMIT actionFinished(text);
+    });
+    connect(m_unconfirmed, &UnconfirmedPage::verdictFailed, this, [this](const QString &text) {
+        showBanner(BannerKind::Action, tr("The verdict was not saved."), text,
+                   tr("Nothing changed: the family is still unconfirmed. Fix what the sentence "
+                      "says, then accept or reject it again."));
+        m_lastOutcome = text;
+        Q_EMIT actionFinished(text);
+    });
+    addPage(m_unconfirmed, tr("Unconfirmed"));
+    m_otherKeys = new OtherKeysPage(this);
+    addPage(m_otherKeys, tr("Other keys"));
     m_nodesPage = new NodesPage(this);
     addPage(m_nodesPage, tr("Nodes"));
     m_audit = new AuditPage(m_actions->auditLogPath(), this);
@@ -157,6 +179,7 @@ MainWindow::MainWindow(RedisClient *client, Monitor *monitor, ActionEngine *acti
     setCentralWidget(central);
 
     // Status bar: state, server, events, age of the reading, clock offset, badges.
+    m_discoveryBar->setObjectName(QStringLiteral("discoveryProgress"));
     statusBar()->addPermanentWidget(m_discoveryBar);
     m_discoveryBar->setMaximumWidth(180);
     m_discoveryBar->setFormat(tr("scanning %v / %m"));
@@ -196,6 +219,14 @@ MainWindow::MainWindow(RedisClient *client, Monitor *monitor, ActionEngine *acti
     QAction *find = file->addAction(tr("&Find…"), this, [this] {
         if (m_stack->currentWidget() == m_audit) {
             m_audit->focusFilter();
+            return;
+        }
+        if (m_stack->currentWidget() == m_unconfirmed) {
+            m_unconfirmed->focusFilter();
+            return;
+        }
+        if (m_stack->currentWidget() == m_otherKeys) {
+            m_otherKeys->focusFilter();
             return;
         }
         auto *page = qobject_cast<SectionPage *>(m_stack->currentWidget());
@@ -372,6 +403,13 @@ void MainWindow::updateSideList()
         item->setIcon(badgeIcon(t.worst, t.attention, m_pages->palette(), iconSize));
         item->setToolTip(t.toolTip());
     }
+    // Autodetection's pages: how many rows each lists.
+    const auto counted = [this](QWidget *page, int n) {
+        if (QListWidgetItem *item = m_pages->item(m_stack->indexOf(page)))
+            item->setText(QStringLiteral("%1  %2").arg(item->data(Qt::UserRole).toString()).arg(n));
+    };
+    counted(m_unconfirmed, m_unconfirmed->count());
+    counted(m_otherKeys, m_otherKeys->count());
 }
 
 int MainWindow::pageOf(const QString &section) const
@@ -452,6 +490,8 @@ void MainWindow::onSnapshot(const Snapshot &snapshot)
     m_snapshot = std::make_shared<const Snapshot>(snapshot);
     for (SectionPage *page : std::as_const(m_sectionPages))
         page->setSnapshot(m_snapshot);
+    m_unconfirmed->setSnapshot(m_snapshot);
+    m_otherKeys->setSnapshot(m_snapshot);
     updateSideList();
     if (const ConnectionStatus &c = snapshot.server.primary().connection; c != m_connection)
         showConnection(c);
@@ -664,6 +704,7 @@ void MainWindow::showConnection(const ConnectionStatus &status)
     }
     for (SectionPage *page : std::as_const(m_sectionPages))
         page->setOffline(offline);
+    m_unconfirmed->setOffline(offline);
     m_offline = !offline.isEmpty();
     m_stateLabel->setText(text);
     m_stateLabel->setToolTip(message);

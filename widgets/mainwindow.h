@@ -32,6 +32,8 @@ class Monitor;
 class ObjectTableModel;
 class OverviewPage;
 class NodesPage;
+class OtherKeysPage;
+class UnconfirmedPage;
 class RedisClient;
 class SectionPage;
 struct ActionOutcome;
@@ -77,6 +79,10 @@ public:
     // monitor. Its rules are saved with profile.
     void setAlerts(AlertEngine *engine, const Profile &profile);
     AlertsPage *alertsPage() const { return m_alertsPage; }
+    // Autodetection's pages: the candidates with Accept/Reject (their
+    // verdicts go to the monitor as a new profile), and the ordinary keys.
+    UnconfirmedPage *unconfirmedPage() const { return m_unconfirmed; }
+    OtherKeysPage *otherKeysPage() const { return m_otherKeys; }
     ObjectTableModel *model(const QString &section) const;
     ChartPanel *chart(const QString &section) const;
     QTableView *table(const QString &section) const;
@@ -138,6 +144,8 @@ private:
     AuditPage *m_audit = nullptr;
     NodesPage *m_nodesPage = nullptr;
     AlertsPage *m_alertsPage = nullptr;
+    UnconfirmedPage *m_unconfirmed = nullptr;
+    OtherKeysPage *m_otherKeys = nullptr;
 
     QLabel *m_stateLabel;
     QWidget *m_banner = nullptr;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "objecttablemodel.h"
 
+#include "evidencetext.h"
 #include "theme.h"
 
 #include <patterns/objecthealth.h>
@@ -128,6 +129,22 @@ QVariant ObjectTableModel::headerData(int section, Qt::Orientation orientation, 
     return {};
 }
 
+QString ObjectTableModel::toolTip(int column, const ObjectState &s) const
+{
+    if (s.stale)
+        return tr("stale since %1: the server has not answered since; this is the last "
+                  "reading that arrived.")
+            .arg(QDateTime::fromMSecsSinceEpoch(s.staleSinceMs)
+                     .toString(QStringLiteral("HH:mm:ss")));
+    if (const Column *c = m_columns.column(column, s.object.kind); c && !c->toolTip.isEmpty())
+        return c->toolTip;
+    // The state's words in full (the cell may be elided), with the
+    // reading's reason when it has one.
+    if (isStateColumn(column, s) && !s.reading.message.isEmpty())
+        return QString(m_columns.text(column, s, now()) + QLatin1Char('\n') + s.reading.message);
+    return s.reading.message.isEmpty() ? m_columns.text(column, s, now()) : s.reading.message;
+}
+
 QVariant ObjectTableModel::data(const QModelIndex &index, int role) const
 {
     if (!index.isValid() || index.row() >= m_states.size())
@@ -137,21 +154,11 @@ QVariant ObjectTableModel::data(const QModelIndex &index, int role) const
     case Qt::DisplayRole:
         return m_columns.text(index.column(), s, now());
     case Qt::ToolTipRole:
-        if (s.stale)
-            return tr("stale since %1: the server has not answered since; this is the last "
-                      "reading that arrived.")
-                .arg(QDateTime::fromMSecsSinceEpoch(s.staleSinceMs)
-                         .toString(QStringLiteral("HH:mm:ss")));
-        if (const Column *c = m_columns.column(index.column(), s.object.kind);
-            c && !c->toolTip.isEmpty())
-            return c->toolTip;
-        // The state's words in full (the cell may be elided), with the
-        // reading's reason when it has one.
-        if (isStateColumn(index.column(), s) && !s.reading.message.isEmpty())
-            return QString(m_columns.text(index.column(), s, now()) + QLatin1Char('\n')
-                           + s.reading.message);
-        return s.reading.message.isEmpty() ? m_columns.text(index.column(), s, now())
-                                           : s.reading.message;
+        // The key cell says why autodetection shows the object.
+        if (index.column() == 0 && !s.object.evidence.isEmpty())
+            return QString(toolTip(index.column(), s) + QStringLiteral("\n\n")
+                           + evidenceToolTip(s.object.evidence));
+        return toolTip(index.column(), s);
     case Qt::ForegroundRole: {
         const QPalette palette = QGuiApplication::palette();
         if (isStateColumn(index.column(), s))

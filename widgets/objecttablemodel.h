@@ -48,6 +48,7 @@ public:
 
 private:
     void timeColumnsChanged();
+    QString toolTip(int column, const ObjectState &s) const;
     bool isStateColumn(int column, const ObjectState &s) const;
     Severity health(const ObjectState &s) const;
 

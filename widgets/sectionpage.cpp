@@ -3,6 +3,7 @@
 
 #include "actioninputdialog.h"
 #include "chartpanel.h"
+#include "evidencetext.h"
 #include "objecttablemodel.h"
 
 #include <monitor/jobbrowser.h>
@@ -149,9 +150,17 @@ SectionPage::SectionPage(const Section &section, bool readOnly, QWidget *parent)
     m_chart = new ChartPanel(section.id, splitter);
     splitter->addWidget(m_chart);
     layout->addWidget(splitter, 1);
+    // Why autodetection shows the selected object (its evidence in words).
+    m_why = new QLabel(this);
+    m_why->setObjectName(section.id + QStringLiteral("Why"));
+    m_why->setWordWrap(true);
+    m_why->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_why->hide();
+    layout->addWidget(m_why);
     connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this,
             [this, splitter] {
                 const ObjectState *s = selected();
+                updateWhy(s);
                 const bool chartsWereHidden = m_chart->maximumHeight() < QWIDGETSIZE_MAX;
                 m_chart->setObject(s);
                 // The charts appear: give them 60 % of the page, from the panes that
@@ -237,6 +246,11 @@ bool SectionPage::selectKey(const QByteArray &key)
     return true;
 }
 
+QString SectionPage::whyText() const
+{
+    return m_why->text();
+}
+
 void SectionPage::focusFilter()
 {
     m_filter->setFocus();
@@ -252,10 +266,18 @@ void SectionPage::refresh(qint64 serverNowMs, bool changed)
     if (!changed)
         return;
     m_chart->refresh(*m_snapshot); // does nothing while hidden
+    updateWhy(selected());
     updateItems();
     updateParts();
     if (m_jobsPanel && !m_jobsKey.isEmpty())
         updateJobCounts(selected());
+}
+
+void SectionPage::updateWhy(const ObjectState *s)
+{
+    const QString why = s ? evidenceWhy(s->object.evidence) : QString();
+    m_why->setText(why);
+    m_why->setVisible(!why.isEmpty());
 }
 
 void SectionPage::updateItems()

@@ -51,6 +51,9 @@ public:
     void selectRow(int row);
     bool selectKey(const QByteArray &key);
     void focusFilter();
+    // The selected object's "Why: …" line (autodetection's evidence); empty
+    // when it has none.
+    QString whyText() const;
 
     // The latest snapshot: the table follows at once while the page is on
     // screen, otherwise when it is shown (a hidden table of 10,000 rows
@@ -88,6 +91,7 @@ protected:
 private:
     void actOn(const QString &actionId);
     void updateItems();
+    void updateWhy(const ObjectState *s);
     void updateParts();
     void sync() const;
     // Jobs panel (sections with library queues): the selected object's jobs
@@ -115,6 +119,7 @@ private:
     QTableView *m_table;
     QTableWidget *m_items = nullptr; // when the section's patterns list items
     QListWidget *m_parts;
+    QLabel *m_why = nullptr;
     ChartPanel *m_chart;
 
     JobBrowser *m_jobBrowser = nullptr;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "monitorcommands.h"
 
+#include <monitor/profileverdict.h>
 #include <patterns/patternregistry.h>
 
 #include "exitcodes.h"
@@ -425,91 +426,18 @@ void ProfileVerdictCommand::onReady()
 
 void ProfileVerdictCommand::decide()
 {
-    const QByteArray targetFamily = familyOf(m_target);
-    const auto names = [&](const QByteArray &family, const QList<QByteArray> &keys) {
-        return m_target == family || m_target == familyGlob(family) || targetFamily == family
-               || keys.contains(m_target);
-    };
-    const Candidate *candidate = nullptr;
-    const QList<Candidate> candidates = m_discovery->candidates();
-    for (const Candidate &c : candidates) {
-        if (names(c.family, c.sampleKeys)) {
-            candidate = &c;
-            break;
-        }
-    }
-    const PatternObject *shown = nullptr;
-    const QList<PatternObject> objects = m_discovery->objects();
-    for (const PatternObject &o : objects) {
-        if (names(familyOf(o.key), QList<QByteArray>{o.key} + o.members)) {
-            shown = &o;
-            break;
-        }
+    const ProfileVerdict v
+        = ProfileVerdict::apply(m_profile, m_accept, m_target, m_file, m_discovery->candidates(),
+                                m_discovery->objects(), m_discovery->scannedKeys());
+    if (v.result != ProfileVerdict::Result::Written) {
+        fail(v.message,
+             v.result == ProfileVerdict::Result::NothingToDo ? ExitNothingDone : ExitFailure);
+        return;
     }
     QTextStream out(stdout);
-    if (m_accept) {
-        if (!candidate) {
-            fail(shown ? QStringLiteral("\"%1\" is shown already (as a %2); nothing to accept.")
-                             .arg(printableBytes(m_target, 80), shown->kind.id())
-                       : QStringLiteral("No candidate named \"%1\" in %2 keys: give a key or a "
-                                        "family from the \"candidates\" of snapshot --json.")
-                             .arg(printableBytes(m_target, 80))
-                             .arg(m_discovery->scannedKeys()),
-                 ExitNothingDone);
-            return;
-        }
-        const PatternUnit &unit = PatternUnit::of(candidate->kind);
-        ProfileRule rule = unit.suggestRule(candidate->example);
-        if (unit.keyField() != QLatin1String("prefix"))
-            rule.match = familyGlob(candidate->family); // the whole family, judged together
-        m_profile.rules.append(rule);
-        const QByteArray glob = familyGlob(candidate->family);
-        m_profile.rejected.removeAll(glob);
-        if (!write())
-            return;
-        out << "Accepted " << candidate->count << " " << unit.title() << " instance(s) named "
-            << printableBytes(candidate->family, 80) << "; rule written to " << m_file << '\n';
-        out.flush();
-        done(ExitOk);
-        return;
-    }
-    QByteArray glob;
-    if (m_target.contains('*'))
-        glob = m_target;
-    else if (candidate)
-        glob = familyGlob(candidate->family);
-    else if (shown)
-        glob = !shown->members.isEmpty() ? shown->key + '*' : familyGlob(familyOf(shown->key));
-    if (glob.isEmpty()) {
-        fail(QStringLiteral("No candidate or instance named \"%1\" in %2 keys: give a key or a "
-                            "family from snapshot --json (or a glob).")
-                 .arg(printableBytes(m_target, 80))
-                 .arg(m_discovery->scannedKeys()),
-             ExitNothingDone);
-        return;
-    }
-    if (!m_profile.rejected.contains(glob))
-        m_profile.rejected.append(glob);
-    if (!write())
-        return;
-    out << "Rejected " << printableBytes(glob, 80) << ": its keys are ordinary; written to "
-        << m_file << '\n';
+    out << v.message << '\n';
     out.flush();
     done(ExitOk);
-}
-
-bool ProfileVerdictCommand::write()
-{
-    if (m_profile.name.isEmpty())
-        m_profile.name = QFileInfo(m_file).completeBaseName();
-    QSaveFile file(m_file);
-    if (!file.open(QIODevice::WriteOnly) || file.write(m_profile.toJson()) < 0 || !file.commit()) {
-        fail(QStringLiteral("Could not write the profile %1: %2; check the directory exists "
-                            "and is writable.")
-                 .arg(QDir::toNativeSeparators(m_file), file.errorString()));
-        return false;
-    }
-    return true;
 }
 
 } // namespace gatehouse::cli

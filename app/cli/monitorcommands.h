@@ -104,7 +104,6 @@ protected:
 
 private:
     void decide();
-    bool write();
 
     bool m_accept = true;
     QByteArray m_target;

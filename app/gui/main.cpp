@@ -20,6 +20,7 @@
 #include <sim/demoserver.h>
 #include <sim/simulator.h>
 #include <theme.h>
+#include <unconfirmedpage.h>
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -410,6 +411,11 @@ int main(int argc, char *argv[])
         console.window->setAlerts(console.alerts.get(), alertProfile);
         QObject::connect(console.window->alertsPage(), &AlertsPage::rulesEdited, &app,
                          [&](const QList<AlertRule> &rules) { alertRules = rules; });
+        // Verdicts on autodetection's candidates outlive a reconnection too.
+        console.window->unconfirmedPage()->setProfile(alertProfile,
+                                                      !profile || profile->autodetect);
+        QObject::connect(console.window->unconfirmedPage(), &UnconfirmedPage::profileChanged, &app,
+                         [&](const Profile &p) { profile = p; });
         console.window->show();
         console.actionsClient->open();
         QMetaObject::invokeMethod(console.client.get(), &RedisClient::open);

@@ -410,6 +410,17 @@ void Monitor::onEvent(const QByteArray &, const QByteArray &channel, const QByte
         m_eventTimer.start();
 }
 
+void Monitor::setProfile(const std::optional<Profile> &profile)
+{
+    m_options.profile = profile;
+    m_snapshotFresh = false; // its name is in the snapshot
+    if (m_discovery && m_discovery->isRunning())
+        m_discovery->cancel(); // replaced below: its replies are dropped with it
+    if (m_started && m_client->state() == RedisConnection::State::Ready)
+        startDiscovery();
+    publish();
+}
+
 void Monitor::startDiscovery()
 {
     m_discovery = std::make_unique<Discovery>(m_client, m_options.profile);

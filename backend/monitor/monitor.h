@@ -92,6 +92,10 @@ public:
     void stop();
     void refreshNow();
     void cancelDiscovery();
+    // An operator's verdict changed the profile (the console's Unconfirmed
+    // page): discovery runs again with it at once. Objects found stay; the
+    // candidates and ordinary families are replaced when it finishes.
+    void setProfile(const std::optional<gatehouse::Profile> &profile);
     // The selected object is read in detail (window strip, retry slots).
     void setDetailKey(const QByteArray &key);
     // The objects whose history the snapshots carry (Snapshot::history): the

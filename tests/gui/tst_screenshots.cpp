@@ -53,8 +53,9 @@ private slots:
             pages.insert(m.captured(1), {m.captured(6).toInt(), m.captured(7).toInt()});
         }
         QCOMPARE(looks.size(), 4);
-        QCOMPARE(pages.keys(), (QStringList{"alerts", "audit-log", "limiters", "locks", "nodes",
-                                            "overview", "queues", "semaphores", "tokens"}));
+        QCOMPARE(pages.keys(),
+                 (QStringList{"alerts", "audit-log", "limiters", "locks", "nodes", "other-keys",
+                              "overview", "queues", "semaphores", "tokens", "unconfirmed"}));
         for (const char *table : {"limiters", "locks", "tokens", "queues"})
             QVERIFY2(pages.value(QLatin1String(table)).first > 0, table);
         QVERIFY(pages.value(QStringLiteral("limiters")).second > 0);

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "overviewpage.h"
 
+#include "chartpanel.h"
 #include "overviewtiles.h"
+#include "queueactivity.h"
 
 #include <patterns/patternregistry.h>
 
@@ -104,6 +106,8 @@ OverviewPage::OverviewPage(QWidget *parent)
     , m_counts(new QLabel(this))
     , m_tiles(new OverviewTiles(this))
     , m_attention(new QListWidget(this))
+    , m_queueChart(new ChartPanel(QStringLiteral("overview"), this))
+    , m_activity(std::make_unique<QueueActivity>())
 {
     setObjectName(QStringLiteral("overviewPage"));
     auto *layout = new QVBoxLayout(this);
@@ -113,6 +117,13 @@ OverviewPage::OverviewPage(QWidget *parent)
     // The tiles before everything else: the figures an operator acts on.
     layout->addWidget(m_tiles);
     connect(m_tiles, &OverviewTiles::openRequested, this, &OverviewPage::openRequested);
+    // Stuck, in flight and throughput of every queue together, over the
+    // range chosen (the server panel goes above it).
+    m_queueChart->setObjectName(QStringLiteral("overviewQueueChart"));
+    m_queueChart->setHistoryReader(m_activity->reader());
+    m_queueChart->showSeries(QueueActivity::Key, tr("Every queue: stuck, in flight and throughput"),
+                             QueueActivity::charts());
+    layout->addWidget(m_queueChart, 1);
     layout->addWidget(new QLabel(tr("Needs attention (click to open):"), this));
     m_attention->setObjectName(QStringLiteral("attention"));
     m_attention->setItemDelegate(new SparklineDelegate(m_attention));
@@ -125,6 +136,18 @@ OverviewPage::OverviewPage(QWidget *parent)
     update(Snapshot(), false);
 }
 
+OverviewPage::~OverviewPage() = default;
+
+void OverviewPage::record(const Snapshot &snapshot)
+{
+    m_activity->record(snapshot);
+}
+
+void OverviewPage::setHistoryFile(const QString &path)
+{
+    m_queueChart->setHistoryFile(path);
+}
+
 void OverviewPage::setServerPanel(QWidget *panel)
 {
     panel->setParent(this);
@@ -134,6 +157,13 @@ void OverviewPage::setServerPanel(QWidget *panel)
 void OverviewPage::update(const Snapshot &snapshot, bool connected)
 {
     m_tiles->update(snapshot, connected);
+    // The chart reads its series from a snapshot's history: the sums'
+    // alone, at the snapshot's time.
+    Snapshot sums;
+    sums.sequence = snapshot.sequence;
+    sums.server = snapshot.server;
+    sums.history.insert(QueueActivity::Key, m_activity->history());
+    m_queueChart->refresh(sums);
     m_attention->clear();
     if (snapshot.attention) {
         for (const AttentionItem &a : *snapshot.attention) {

@@ -483,7 +483,7 @@ void MainWindow::onTimer()
     // The Nodes page sees every snapshot: a failover shows when it happens.
     if (m_dirty) {
         m_nodesPage->update(*m_snapshot);
-        m_overview->record(*m_snapshot); // the queues' chart keeps its live history
+        m_overview->record(m_snapshot); // the queues' chart keeps its live history
     }
     // Only what is on screen is redrawn.
     const bool changed = m_dirty;

@@ -8,11 +8,13 @@
 #include <patterns/patternregistry.h>
 
 #include <QApplication>
+#include <QFutureWatcher>
 #include <QLabel>
 #include <QListWidget>
 #include <QPainter>
 #include <QStyledItemDelegate>
 #include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include <cmath>
 
@@ -138,9 +140,21 @@ OverviewPage::OverviewPage(QWidget *parent)
 
 OverviewPage::~OverviewPage() = default;
 
-void OverviewPage::record(const Snapshot &snapshot)
+void OverviewPage::record(const std::shared_ptr<const Snapshot> &snapshot)
 {
-    m_activity->record(snapshot);
+    // A snapshot is never changed once published, so the pool may read it;
+    // one sum at a time, a second apart (server time), as the monitor's
+    // history samples.
+    if (!snapshot || m_summing || snapshot->server.timeMs - m_activity->lastAtMs() < 1000)
+        return;
+    m_summing = true;
+    auto *watcher = new QFutureWatcher<QueueActivity::Sums>(this);
+    connect(watcher, &QFutureWatcher<QueueActivity::Sums>::finished, this, [this, watcher] {
+        watcher->deleteLater();
+        m_summing = false;
+        m_activity->add(watcher->result());
+    });
+    watcher->setFuture(QtConcurrent::run([snapshot] { return QueueActivity::sum(*snapshot); }));
 }
 
 void OverviewPage::setHistoryFile(const QString &path)

@@ -38,8 +38,9 @@ public:
     OverviewTiles *tiles() const { return m_tiles; }
     // The server's figures (ServerPanel), under the counts; the page owns it.
     void setServerPanel(QWidget *panel);
-    // Every snapshot, shown or not: the queues' chart keeps its live history.
-    void record(const Snapshot &snapshot);
+    // Every snapshot, shown or not: the queues' chart keeps its live history,
+    // summed off the GUI thread at most once a second.
+    void record(const std::shared_ptr<const Snapshot> &snapshot);
     // The connection's history file: the chart's ranges beyond the live one.
     void setHistoryFile(const QString &path);
     ChartPanel *queueChart() const { return m_queueChart; }
@@ -53,6 +54,7 @@ private:
     QListWidget *m_attention;
     ChartPanel *m_queueChart;
     std::unique_ptr<QueueActivity> m_activity;
+    bool m_summing = false; // a sum runs on the thread pool
 };
 
 // A series as a polyline scaled into an 80x20 box (NaN points left out).

@@ -66,52 +66,66 @@ QList<Chart> QueueActivity::charts()
              {{Processed, QStringLiteral("finished /min"), 1.0, true}}}};
 }
 
-void QueueActivity::record(const Snapshot &snapshot)
+QueueActivity::Sums QueueActivity::sum(const Snapshot &snapshot)
 {
+    Sums sums;
     const qint64 at = snapshot.server.timeMs;
-    if (at <= 0 || at == m_lastAtMs)
-        return;
-    m_lastAtMs = at;
-    double stuck = 0, inFlight = 0;
+    sums.atMs = at;
+    // The section and done figures per kind, asked once per kind: the
+    // objects of a kind share its id's pointer, so most objects cost a
+    // pointer compare.
+    const char *lastKind = nullptr;
+    bool lastIsQueue = false;
     QHash<PatternKind, QStringList> figuresOf;
-    QHash<QByteArray, double> done;
-    QList<QPair<QByteArray, PatternKind>> queues;
     for (const ObjectState &o : snapshot.objects) {
-        if (!isQueue(o.object.kind) || o.gone)
+        if (o.object.kind.name() != lastKind) {
+            lastKind = o.object.kind.name();
+            lastIsQueue = isQueue(o.object.kind);
+        }
+        if (!lastIsQueue || o.gone)
             continue;
-        queues.append({o.object.key, o.object.kind});
+        sums.queues.append({o.object.key, o.object.kind});
         const Reading r = o.reading.at(at);
-        stuck += double(std::max<qint64>(0, r.stuck));
-        inFlight += double(std::max<qint64>(0, r.inFlight));
+        sums.stuck += double(std::max<qint64>(0, r.stuck));
+        sums.inFlight += double(std::max<qint64>(0, r.inFlight));
         auto f = figuresOf.find(o.object.kind);
         if (f == figuresOf.end())
             f = figuresOf.insert(o.object.kind, doneFigures(o.object.kind));
         if (f->isEmpty())
             continue;
-        double sum = 0;
+        double done = 0;
         for (const Figure &figure : PatternUnit::of(o.object.kind).figures()) {
             if (f->contains(figure.id)) {
                 const double v = figure.value(r, at);
                 if (!std::isnan(v))
-                    sum += v;
+                    done += v;
             }
         }
-        done.insert(o.object.key, sum);
+        sums.done.insert(o.object.key, done);
     }
-    // What each queue finished since the last snapshot; a queue seen for
-    // the first time only sets where it starts (its past is not this tick's).
-    for (auto it = done.cbegin(); it != done.cend(); ++it) {
+    return sums;
+}
+
+void QueueActivity::add(const Sums &sums)
+{
+    const qint64 at = sums.atMs;
+    if (at <= 0 || at <= m_lastAtMs)
+        return;
+    m_lastAtMs = at;
+    // What each queue finished since the last sums; a queue seen for the
+    // first time only sets where it starts (its past is not this moment's).
+    for (auto it = sums.done.cbegin(); it != sums.done.cend(); ++it) {
         const auto last = m_lastDone.constFind(it.key());
         if (last != m_lastDone.cend())
             m_done += std::max(0.0, it.value() - last.value());
     }
-    m_lastDone = done;
+    m_lastDone = sums.done;
     {
         QMutexLocker lock(&m_shared->mutex);
-        m_shared->queues = queues;
+        m_shared->queues = sums.queues;
     }
     auto next = std::make_shared<ObjectHistory>(*m_published);
-    const double values[3] = {stuck, inFlight, m_done};
+    const double values[3] = {sums.stuck, sums.inFlight, m_done};
     for (int f = 0; f < 3; ++f) {
         QList<QPointF> &points = next->series[f];
         points.append(QPointF(double(at), values[f]));

@@ -29,9 +29,24 @@ public:
     QueueActivity();
 
     static QList<Chart> charts();
-    // Adds the snapshot's sums (at its server time) to the live history,
-    // which keeps the last 15 minutes.
-    void record(const Snapshot &snapshot);
+
+    // One snapshot's figures: what sum() finds, add() keeps.
+    struct Sums
+    {
+        qint64 atMs = 0; // the snapshot's server time
+        double stuck = 0;
+        double inFlight = 0;
+        QHash<QByteArray, double> done; // each queue's done count (its done figures summed)
+        QList<QPair<QByteArray, PatternKind>> queues;
+    };
+    // Reads every object of the snapshot once: any thread (a million
+    // objects take a while, so the Overview sums off the GUI thread).
+    static Sums sum(const Snapshot &snapshot);
+    // Adds the sums to the live history, which keeps the last 15 minutes.
+    void add(const Sums &sums);
+    // sum() and add() at once (tests; a small snapshot).
+    void record(const Snapshot &snapshot) { add(sum(snapshot)); }
+    qint64 lastAtMs() const { return m_lastAtMs; }
     ObjectHistoryPtr history() const { return m_published; }
     // Reads [fromMs, toMs] of the queues last recorded from the history file
     // and sums them (thread-safe: ChartPanel::HistoryReader).

@@ -52,6 +52,12 @@ ActionInputDialog::ActionInputDialog(const PatternUnit &unit, const PatternActio
         case ActionInput::Source::Operator:
             if (!in.console)
                 continue;
+            // Fixed by where the action was started (the job browser's Dead
+            // tab: Sidekiq's "from" dead): not asked.
+            if (fromItem.contains(in.id)) {
+                m_base.inputs.insert(in.id, fromItem.value(in.id));
+                continue;
+            }
             break;
         }
         auto *edit = new QLineEdit(this);

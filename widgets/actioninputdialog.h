@@ -24,7 +24,8 @@ class ActionInputDialog : public QDialog
 public:
     // state: the object selected (none for an action on a prefix, such as
     // token issue); chosen: the inputs the item chosen gives (an item of its
-    // reading, PatternUnit::itemInputs, or a job of its job list), or none.
+    // reading, PatternUnit::itemInputs, or a job of its job list), or none,
+    // and operator inputs the place it was started from fixes (not asked).
     ActionInputDialog(const PatternUnit &unit, const PatternAction &action,
                       const ObjectState *state, const QHash<QString, QByteArray> &chosen,
                       const QList<QByteArray> &families, QWidget *parent = nullptr);

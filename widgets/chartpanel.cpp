@@ -64,6 +64,31 @@ void styleForPalette(QCustomPlot *plot, const QPalette &pal)
     plot->legend->setTextColor(pal.color(QPalette::Text));
 }
 
+// A growing count (x in seconds) as its rise per minute over the minute
+// before each point: the rises between readings summed (a fall, a clean or
+// a trim of finished jobs, counts as none), over at least 10 s so that one
+// job done between two close readings is not charted as hundreds a minute.
+void risePerMinute(QVector<double> &keys, QVector<double> &values)
+{
+    constexpr double Window = 60.0, Least = 10.0;
+    QVector<double> rises(values.size() + 1, 0.0); // rises[i]: sum of rises up to point i
+    for (qsizetype i = 1; i < values.size(); ++i)
+        rises[i] = rises[i - 1] + std::max(0.0, values.at(i) - values.at(i - 1));
+    QVector<double> outKeys, outValues;
+    qsizetype j = 0;
+    for (qsizetype i = 1; i < keys.size(); ++i) {
+        while (j < i - 1 && keys.at(i) - keys.at(j) > Window)
+            ++j;
+        const double span = keys.at(i) - keys.at(j);
+        if (span < Least)
+            continue;
+        outKeys.append(keys.at(i));
+        outValues.append((rises.at(i) - rises.at(j)) * 60.0 / span);
+    }
+    keys = outKeys;
+    values = outValues;
+}
+
 } // namespace
 
 ChartPanel::ChartPanel(const QString &section, QWidget *parent)
@@ -283,14 +308,45 @@ void ChartPanel::loadHistory(qint64 fromMs, qint64 toMs)
                 refresh(m_last);
             });
     // The read runs on the thread pool; a file of any size never stalls the GUI.
-    watcher->setFuture(QtConcurrent::run([path, key, fromMs, toMs]() {
+    watcher->setFuture(QtConcurrent::run([path, key, fromMs, toMs, reader = m_reader]() {
+        if (reader)
+            return reader(path, key, fromMs, toMs);
         QString error;
         return HistoryStore::read(path, key, fromMs, toMs, &error);
     }));
 }
 
+void ChartPanel::showSeries(const QByteArray &key, const QString &title, const QList<Chart> &charts)
+{
+    if (key != m_key || !m_series) {
+        m_loaded.reset();
+        m_loadedFromMs = m_loadedToMs = 0;
+        ++m_loadGeneration;
+        m_loading = false;
+        m_placeX = true;
+    }
+    m_key = key;
+    m_series = true;
+    m_hover->clear();
+    QStringList titles, now;
+    for (const Chart &c : charts)
+        titles << c.title;
+    for (const Chart &c : std::as_const(m_charts))
+        now << c.title;
+    if (titles != now)
+        buildPlots(charts);
+    for (QCustomPlot *plot : std::as_const(m_plots))
+        plot->setVisible(true);
+    setMaximumHeight(QWIDGETSIZE_MAX);
+    m_rangeBar->setEnabled(!m_historyFile.isEmpty());
+    if (m_export)
+        m_export->setEnabled(true);
+    m_title->setText(QStringLiteral("<b>%1</b>").arg(title.toHtmlEscaped()));
+}
+
 void ChartPanel::setObject(const ObjectState *state)
 {
+    m_series = false;
     const QByteArray key = state ? state->object.key : QByteArray();
     if (key != m_key) {
         m_loaded.reset();
@@ -345,7 +401,7 @@ void ChartPanel::refresh(const Snapshot &snapshot)
             break;
         }
     }
-    if (!state)
+    if (!state && !m_series)
         return;
     const double now = double(snapshot.server.timeMs);
     // The monitor publishes the history of the watched objects (the selected
@@ -372,7 +428,8 @@ void ChartPanel::refresh(const Snapshot &snapshot)
     }
     QList<double> shown; // the values inside the range, for the y axis
     auto series = [&](QCustomPlot *plot, int index, const QString &figure, const QString &name,
-                      double scale) {
+                      double scale, bool perMinute) {
+        const qsizetype shownBefore = shown.size();
         while (plot->graphCount() <= index) {
             QCPGraph *g = plot->addGraph();
             g->setPen(QPen(theme::series(plot->graphCount() - 1, palette()), 1.5));
@@ -409,9 +466,18 @@ void ChartPanel::refresh(const Snapshot &snapshot)
             if (keys.last() >= -range)
                 shown.append(values.last());
         }
+        if (perMinute) {
+            shown.resize(shownBefore);
+            risePerMinute(keys, values);
+            for (qsizetype i = 0; i < keys.size(); ++i) {
+                if (fromFile || keys.at(i) >= -range)
+                    shown.append(values.at(i));
+            }
+        }
         g->setData(keys, values, true);
     };
-    const Reading &r = state->reading;
+    static const Reading NoReading; // a series' charts: no limit, no strip
+    const Reading &r = state ? state->reading : NoReading;
     for (int i = 0; i < m_plots.size() && i < m_charts.size(); ++i) {
         shown.clear();
         QCustomPlot *plot = m_plots.at(i);
@@ -423,7 +489,7 @@ void ChartPanel::refresh(const Snapshot &snapshot)
         }
         for (int j = 0; j < chart.series.size(); ++j)
             series(plot, j, chart.series.at(j).figure, chart.series.at(j).name,
-                   chart.series.at(j).scale);
+                   chart.series.at(j).scale, chart.series.at(j).perMinute);
         plot->clearItems();
         std::optional<double> limit;
         QCPItemText *limitLabel = nullptr;

@@ -8,6 +8,7 @@
 #include <QTimer>
 #include <QWidget>
 
+#include <functional>
 #include <optional>
 
 class QCustomPlot;
@@ -31,6 +32,15 @@ public:
     ChartPanel(const QString &section, QWidget *parent = nullptr);
 
     void setObject(const ObjectState *state); // nullptr: nothing selected
+    // Figures that are no object's (the Overview's sums over every queue):
+    // charts drawn from snapshot.history[key] of the snapshots given to
+    // refresh, titled title.
+    void showSeries(const QByteArray &key, const QString &title, const QList<Chart> &charts);
+    // How ranges beyond the live 15 minutes are read (on the thread pool,
+    // so thread-safe): by default the key's history from the file.
+    using HistoryReader = std::function<std::optional<HistoryRange>(
+        const QString &path, const QByteArray &key, qint64 fromMs, qint64 toMs)>;
+    void setHistoryReader(HistoryReader reader) { m_reader = std::move(reader); }
     void refresh(const Snapshot &snapshot);
     // Data points drawn in all graphs (the screenshot test checks they carry data).
     int pointCount() const;
@@ -82,6 +92,8 @@ private:
     bool m_settingX = false; // the panel itself moves the x ranges
     QTimer m_panTimer;       // single shot: loads what a pan brought into view
     Snapshot m_last;         // the latest snapshot refreshed from
+    bool m_series = false;   // showSeries: m_key is a series' of the snapshots, no object's
+    HistoryReader m_reader;
 };
 
 } // namespace gatehouse

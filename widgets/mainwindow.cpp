@@ -274,6 +274,7 @@ MainWindow::MainWindow(RedisClient *client, Monitor *monitor, ActionEngine *acti
             if (ChartPanel *chart = page->chart())
                 chart->setHistoryFile(m_options.historyFile);
         }
+        m_overview->setHistoryFile(m_options.historyFile);
     }
     connect(m_monitor, &Monitor::discoveryProgress, this, [this](qint64 scanned, qint64 total) {
         m_discoveryBar->setRange(0, int(std::min<qint64>(total, INT_MAX)));
@@ -539,8 +540,10 @@ void MainWindow::onTimer()
         m_eventsLabel->setToolTip(tip.join(QLatin1Char('\n')));
     }
     // The Nodes page sees every snapshot: a failover shows when it happens.
-    if (m_dirty)
+    if (m_dirty) {
         m_nodesPage->update(*m_snapshot);
+        m_overview->record(m_snapshot); // the queues' chart keeps its live history
+    }
     // Only what is on screen is redrawn.
     const bool changed = m_dirty;
     m_dirty = false;

@@ -1,16 +1,20 @@
 // SPDX-License-Identifier: MIT
 #include "overviewpage.h"
 
+#include "chartpanel.h"
 #include "overviewtiles.h"
+#include "queueactivity.h"
 
 #include <patterns/patternregistry.h>
 
 #include <QApplication>
+#include <QFutureWatcher>
 #include <QLabel>
 #include <QListWidget>
 #include <QPainter>
 #include <QStyledItemDelegate>
 #include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include <cmath>
 
@@ -104,6 +108,8 @@ OverviewPage::OverviewPage(QWidget *parent)
     , m_counts(new QLabel(this))
     , m_tiles(new OverviewTiles(this))
     , m_attention(new QListWidget(this))
+    , m_queueChart(new ChartPanel(QStringLiteral("overview"), this))
+    , m_activity(std::make_unique<QueueActivity>())
 {
     setObjectName(QStringLiteral("overviewPage"));
     auto *layout = new QVBoxLayout(this);
@@ -113,6 +119,13 @@ OverviewPage::OverviewPage(QWidget *parent)
     // The tiles before everything else: the figures an operator acts on.
     layout->addWidget(m_tiles);
     connect(m_tiles, &OverviewTiles::openRequested, this, &OverviewPage::openRequested);
+    // Stuck, in flight and throughput of every queue together, over the
+    // range chosen (the server panel goes above it).
+    m_queueChart->setObjectName(QStringLiteral("overviewQueueChart"));
+    m_queueChart->setHistoryReader(m_activity->reader());
+    m_queueChart->showSeries(QueueActivity::Key, tr("Every queue: stuck, in flight and throughput"),
+                             QueueActivity::charts());
+    layout->addWidget(m_queueChart, 1);
     layout->addWidget(new QLabel(tr("Needs attention (click to open):"), this));
     m_attention->setObjectName(QStringLiteral("attention"));
     m_attention->setItemDelegate(new SparklineDelegate(m_attention));
@@ -125,6 +138,30 @@ OverviewPage::OverviewPage(QWidget *parent)
     update(Snapshot(), false);
 }
 
+OverviewPage::~OverviewPage() = default;
+
+void OverviewPage::record(const std::shared_ptr<const Snapshot> &snapshot)
+{
+    // A snapshot is never changed once published, so the pool may read it;
+    // one sum at a time, a second apart (server time), as the monitor's
+    // history samples.
+    if (!snapshot || m_summing || snapshot->server.timeMs - m_activity->lastAtMs() < 1000)
+        return;
+    m_summing = true;
+    auto *watcher = new QFutureWatcher<QueueActivity::Sums>(this);
+    connect(watcher, &QFutureWatcher<QueueActivity::Sums>::finished, this, [this, watcher] {
+        watcher->deleteLater();
+        m_summing = false;
+        m_activity->add(watcher->result());
+    });
+    watcher->setFuture(QtConcurrent::run([snapshot] { return QueueActivity::sum(*snapshot); }));
+}
+
+void OverviewPage::setHistoryFile(const QString &path)
+{
+    m_queueChart->setHistoryFile(path);
+}
+
 void OverviewPage::setServerPanel(QWidget *panel)
 {
     panel->setParent(this);
@@ -134,6 +171,13 @@ void OverviewPage::setServerPanel(QWidget *panel)
 void OverviewPage::update(const Snapshot &snapshot, bool connected)
 {
     m_tiles->update(snapshot, connected);
+    // The chart reads its series from a snapshot's history: the sums'
+    // alone, at the snapshot's time.
+    Snapshot sums;
+    sums.sequence = snapshot.sequence;
+    sums.server = snapshot.server;
+    sums.history.insert(QueueActivity::Key, m_activity->history());
+    m_queueChart->refresh(sums);
     m_attention->clear();
     if (snapshot.attention) {
         for (const AttentionItem &a : *snapshot.attention) {

@@ -6,12 +6,16 @@
 #include <QPolygonF>
 #include <QWidget>
 
+#include <memory>
+
 class QLabel;
 class QListWidget;
 
 namespace gatehouse {
 
+class ChartPanel;
 class OverviewTiles;
+class QueueActivity;
 
 // The Overview: how many objects of each section, the server's notes, and
 // what needs attention (ranked by the backend: Snapshot::attention), each
@@ -25,6 +29,7 @@ public:
     static constexpr int SparklineRole = Qt::UserRole + 2;
 
     explicit OverviewPage(QWidget *parent = nullptr);
+    ~OverviewPage() override;
 
     // connected: a handshake succeeded, so the figures are readings (before
     // that the page says so instead of showing zeros).
@@ -33,6 +38,12 @@ public:
     OverviewTiles *tiles() const { return m_tiles; }
     // The server's figures (ServerPanel), under the counts; the page owns it.
     void setServerPanel(QWidget *panel);
+    // Every snapshot, shown or not: the queues' chart keeps its live history,
+    // summed off the GUI thread at most once a second.
+    void record(const std::shared_ptr<const Snapshot> &snapshot);
+    // The connection's history file: the chart's ranges beyond the live one.
+    void setHistoryFile(const QString &path);
+    ChartPanel *queueChart() const { return m_queueChart; }
 
 Q_SIGNALS:
     void openRequested(const QString &section, const QByteArray &key);
@@ -41,6 +52,9 @@ private:
     QLabel *m_counts;
     OverviewTiles *m_tiles;
     QListWidget *m_attention;
+    ChartPanel *m_queueChart;
+    std::unique_ptr<QueueActivity> m_activity;
+    bool m_summing = false; // a sum runs on the thread pool
 };
 
 // A series as a polyline scaled into an 80x20 box (NaN points left out).

@@ -5,6 +5,7 @@
 #include "chartpanel.h"
 #include "evidencetext.h"
 #include "objecttablemodel.h"
+#include "queuejobspanel.h"
 
 #include <monitor/jobbrowser.h>
 #include <patterns/objecthealth.h>
@@ -145,8 +146,16 @@ SectionPage::SectionPage(const Section &section, bool readOnly, QWidget *parent)
         connect(m_items, &QTableWidget::itemSelectionChanged, this,
                 [this] { m_jobChosenLast = false; });
     }
-    if (listsJobs)
-        buildJobsPanel(splitter);
+    if (listsJobs) {
+        m_jobsPanel = new QueueJobsPanel(section.id, splitter);
+        splitter->addWidget(m_jobsPanel);
+        connect(m_jobsPanel, &QueueJobsPanel::jobsChosen, this, [this] { m_jobChosenLast = true; });
+        connect(m_jobsPanel, &QueueJobsPanel::verbRequested, this,
+                [this](const QString &id, const QHash<QString, QByteArray> &inputs) {
+                    m_jobChosenLast = true; // the verb's jobs are the list's
+                    actOn(id, inputs);
+                });
+    }
     m_chart = new ChartPanel(section.id, splitter);
     splitter->addWidget(m_chart);
     layout->addWidget(splitter, 1);
@@ -184,7 +193,8 @@ SectionPage::SectionPage(const Section &section, bool readOnly, QWidget *parent)
                 }
                 updateItems();
                 updateParts();
-                updateJobsFor(s);
+                if (m_jobsPanel)
+                    m_jobsPanel->setObject(s, m_snapshot ? m_snapshot->server.timeMs : 0);
                 updateActions(s);
                 Q_EMIT selectionChanged(s ? s->object.key : QByteArray());
             });
@@ -269,8 +279,8 @@ void SectionPage::refresh(qint64 serverNowMs, bool changed)
     updateWhy(selected());
     updateItems();
     updateParts();
-    if (m_jobsPanel && !m_jobsKey.isEmpty())
-        updateJobCounts(selected());
+    if (m_jobsPanel)
+        m_jobsPanel->setObject(selected(), m_snapshot->server.timeMs);
 }
 
 void SectionPage::updateWhy(const ObjectState *s)
@@ -405,6 +415,12 @@ void SectionPage::updateActions(const ObjectState *s)
         button->setEnabled(why.isEmpty());
         button->setToolTip(why);
     }
+    if (m_jobsPanel)
+        m_jobsPanel->setBlocked(
+            m_readOnly ? tr("Read-only mode: actions are disabled (started with --read-only).")
+            : m_offline.isEmpty()
+                ? QString()
+                : m_offline + QLatin1Char(' ') + tr("Actions are disabled until it is back."));
 }
 
 void SectionPage::setOffline(const QString &why)
@@ -425,7 +441,7 @@ void SectionPage::setOffline(const QString &why)
     updateActions(selected());
 }
 
-void SectionPage::actOn(const QString &actionId)
+void SectionPage::actOn(const QString &actionId, const QHash<QString, QByteArray> &fixed)
 {
     const ObjectState *s = selected();
     // The pattern whose action it is: the selected object's, or for an
@@ -460,13 +476,13 @@ void SectionPage::actOn(const QString &actionId)
     }
     // The item chosen: a job in the jobs panel (the last list clicked), or
     // an item of the object's reading.
-    QHash<QString, QByteArray> chosen;
+    QHash<QString, QByteArray> chosen = fixed;
     if (s && m_jobChosenLast && !chosenJob().isEmpty()) {
         chosen.insert(QStringLiteral("job"), chosenJob());
     } else if (m_items && s) {
         const auto rows = m_items->selectionModel()->selectedRows();
         if (!rows.isEmpty())
-            chosen = unit->itemInputs(*s, rows.first().row());
+            chosen.insert(unit->itemInputs(*s, rows.first().row()));
     }
     // The objects of the same pattern the console knows (token revoke checks
     // the key is in one of its families).
@@ -553,242 +569,24 @@ bool SectionPage::exportCsv(const QString &fileName) const
 
 void SectionPage::setJobBrowser(JobBrowser *browser)
 {
-    m_jobBrowser = browser;
-    if (!browser || !m_jobsPanel)
-        return;
-    connect(browser, &JobBrowser::listed, this, &SectionPage::showJobs);
-    connect(browser, &JobBrowser::detailed, this, &SectionPage::showJobDetail);
+    if (m_jobsPanel)
+        m_jobsPanel->setJobBrowser(browser);
 }
 
-void SectionPage::buildJobsPanel(QWidget *parent)
+void SectionPage::reloadJobs()
 {
-    m_jobsPanel = new QWidget(parent);
-    m_jobsPanel->setObjectName(m_section.id + QStringLiteral("JobsPanel"));
-    auto *layout = new QVBoxLayout(m_jobsPanel);
-    layout->setContentsMargins(0, 0, 0, 0);
-    auto *bar = new QHBoxLayout;
-    m_jobState = new QComboBox(m_jobsPanel);
-    m_jobState->setObjectName(m_section.id + QStringLiteral("JobState"));
-    m_jobsPrev = new QPushButton(tr("Newer"), m_jobsPanel);
-    m_jobsPrev->setObjectName(m_section.id + QStringLiteral("JobsPrev"));
-    m_jobsNext = new QPushButton(tr("Older"), m_jobsPanel);
-    m_jobsNext->setObjectName(m_section.id + QStringLiteral("JobsNext"));
-    auto *reload = new QPushButton(tr("Reload"), m_jobsPanel);
-    reload->setObjectName(m_section.id + QStringLiteral("JobsReload"));
-    m_jobsRange = new QLabel(m_jobsPanel);
-    m_jobsRange->setObjectName(m_section.id + QStringLiteral("JobsRange"));
-    bar->addWidget(new QLabel(tr("Jobs:"), m_jobsPanel));
-    bar->addWidget(m_jobState);
-    bar->addWidget(m_jobsPrev);
-    bar->addWidget(m_jobsNext);
-    bar->addWidget(reload);
-    bar->addWidget(m_jobsRange, 1);
-    layout->addLayout(bar);
-    auto *split = new QSplitter(Qt::Horizontal, m_jobsPanel);
-    m_jobs = new QTableWidget(0, 5, split);
-    m_jobs->setObjectName(m_section.id + QStringLiteral("JobList"));
-    m_jobs->setHorizontalHeaderLabels(
-        {tr("Job"), tr("Name"), tr("Age"), tr("Attempts"), tr("Error")});
-    m_jobs->horizontalHeader()->setStretchLastSection(true);
-    m_jobs->setSelectionBehavior(QAbstractItemView::SelectRows);
-    // A selection: the library's actions run on each job chosen.
-    m_jobs->setSelectionMode(QAbstractItemView::ExtendedSelection);
-    m_jobs->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_jobs->verticalHeader()->hide();
-    m_jobDetail = new QPlainTextEdit(split);
-    m_jobDetail->setObjectName(m_section.id + QStringLiteral("JobDetail"));
-    m_jobDetail->setReadOnly(true);
-    m_jobDetail->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-    m_jobDetail->setPlaceholderText(tr("Choose a job to see its data, options and error."));
-    split->addWidget(m_jobs);
-    split->addWidget(m_jobDetail);
-    layout->addWidget(split, 1);
-    m_jobsPanel->setEnabled(false);
-    qobject_cast<QSplitter *>(parent)->addWidget(m_jobsPanel);
-
-    // By index, not text: the text carries the state's count, which changes.
-    connect(m_jobState, &QComboBox::currentIndexChanged, this, [this] {
-        m_jobsOffset = 0;
-        requestJobs();
-    });
-    connect(m_jobsPrev, &QPushButton::clicked, this, [this] {
-        m_jobsOffset = std::max<qint64>(0, m_jobsOffset - JobPageSize);
-        requestJobs();
-    });
-    connect(m_jobsNext, &QPushButton::clicked, this, [this] {
-        m_jobsOffset += JobPageSize;
-        requestJobs();
-    });
-    connect(reload, &QPushButton::clicked, this, &SectionPage::requestJobs);
-    connect(m_jobs, &QTableWidget::itemSelectionChanged, this, [this] {
-        if (m_fillingJobs)
-            return;
-        m_jobChosenLast = true;
-        const QByteArray job = chosenJob();
-        const ObjectState *s = selected();
-        if (job.isEmpty() || !s || !m_jobBrowser)
-            return;
-        m_jobDetail->setPlainText(tr("Reading job %1…").arg(printableBytes(job, 80)));
-        m_jobBrowser->showJob(s->object, job);
-    });
-}
-
-void SectionPage::updateJobsFor(const ObjectState *s)
-{
-    if (!m_jobsPanel)
-        return;
-    const QStringList states = s ? PatternUnit::of(s->object.kind).jobStates() : QStringList();
-    const QByteArray key = s && !states.isEmpty() ? s->object.key : QByteArray();
-    if (key == m_jobsKey) {
-        updateJobCounts(s);
-        return;
-    }
-    m_jobsKey = key;
-    m_jobsOffset = 0;
-    m_jobs->setRowCount(0);
-    m_jobDetail->clear();
-    m_jobsRange->clear();
-    m_jobsPanel->setEnabled(!key.isEmpty());
-    const QString previous = jobState();
-    {
-        const QSignalBlocker block(m_jobState);
-        m_jobState->clear();
-        for (const QString &state : states)
-            m_jobState->addItem(state, state);
-        // The state shown before, when this library has it too; otherwise
-        // where stuck work usually is.
-        const int keep = m_jobState->findData(previous);
-        m_jobState->setCurrentIndex(
-            keep >= 0 ? keep : std::max(0, int(states.indexOf(QStringLiteral("active")))));
-    }
-    updateJobCounts(s);
-    if (!key.isEmpty())
-        requestJobs();
-}
-
-void SectionPage::requestJobs()
-{
-    const ObjectState *s = selected();
-    if (!m_jobsPanel || !m_jobBrowser || !s || s->object.key != m_jobsKey)
-        return;
-    m_jobsRange->setText(tr("Reading…"));
-    m_jobBrowser->listJobs(s->object, jobState(), m_jobsOffset, JobPageSize);
-}
-
-void SectionPage::showJobs(const JobListing &page)
-{
-    if (!m_jobsPanel || page.state != jobState() || page.offset != m_jobsOffset)
-        return;
-    m_jobsTotal = page.total;
-    // A new page: nothing chosen in it yet (the detail shown was of the old one).
-    const QByteArray before = chosenJob();
-    m_fillingJobs = true;
-    m_jobs->clearSelection();
-    m_jobs->setCurrentCell(-1, -1);
-    m_jobs->setRowCount(int(page.rows.size()));
-    const qint64 now = m_snapshot ? m_snapshot->server.timeMs : QDateTime::currentMSecsSinceEpoch();
-    for (int r = 0; r < page.rows.size(); ++r) {
-        const JobRow &row = page.rows.at(r);
-        const QStringList cells{
-            printableBytes(row.id, 120), row.name,
-            row.atMs < 0 ? QStringLiteral("–") : formatMs(std::max<qint64>(0, now - row.atMs)),
-            row.attempts < 0 ? QStringLiteral("–") : QString::number(row.attempts), row.error};
-        for (int c = 0; c < cells.size(); ++c) {
-            auto *cell = new QTableWidgetItem(cells.at(c));
-            if (c == 0)
-                cell->setData(Qt::UserRole, row.refOrId());
-            if (c == 4)
-                cell->setToolTip(row.error);
-            m_jobs->setItem(r, c, cell);
-        }
-    }
-    if (!page.ok)
-        m_jobsRange->setText(page.message);
-    else if (page.total == 0)
-        m_jobsRange->setText(tr("No %1 jobs.").arg(page.state));
-    else
-        m_jobsRange->setText(tr("%1–%2 of %3 %4")
-                                 .arg(page.offset + (page.rows.isEmpty() ? 0 : 1))
-                                 .arg(page.offset + page.rows.size())
-                                 .arg(page.total)
-                                 .arg(page.state));
-    m_jobsPrev->setEnabled(page.offset > 0);
-    m_jobsNext->setEnabled(page.offset + JobPageSize < page.total);
-    m_fillingJobs = false;
-    // The job chosen before stays chosen when it is still on the page.
-    for (int r = 0; r < m_jobs->rowCount() && !before.isEmpty(); ++r) {
-        if (m_jobs->item(r, 0) && m_jobs->item(r, 0)->data(Qt::UserRole).toByteArray() == before) {
-            m_jobs->selectRow(r);
-            return;
-        }
-    }
-    if (!before.isEmpty())
-        m_jobDetail->clear();
-}
-
-void SectionPage::showJobDetail(const JobListing &detail)
-{
-    if (!m_jobsPanel || detail.job != chosenJob())
-        return;
-    QString text = detail.ok ? detail.detail : detail.message;
-    if (detail.ok && !detail.message.isEmpty())
-        text = detail.message + QStringLiteral("\n\n") + text;
-    m_jobDetail->setPlainText(text);
-}
-
-QString SectionPage::jobState() const
-{
-    return m_jobState ? m_jobState->currentData().toString() : QString();
-}
-
-void SectionPage::updateJobCounts(const ObjectState *s)
-{
-    if (!m_jobState || !s || s->object.key != m_jobsKey)
-        return;
-    // The library's own counts (Reading::counts), as of the last reading;
-    // a state the library does not count shows its name alone.
-    for (int i = 0; i < m_jobState->count(); ++i) {
-        const QString state = m_jobState->itemData(i).toString();
-        QString text = state;
-        for (const StateCount &c : s->reading.counts) {
-            if (c.state == state) {
-                text = tr("%1 (%2)").arg(state).arg(c.count);
-                break;
-            }
-        }
-        if (m_jobState->itemText(i) != text)
-            m_jobState->setItemText(i, text);
-    }
+    if (m_jobsPanel)
+        m_jobsPanel->reload();
 }
 
 QByteArray SectionPage::chosenJob() const
 {
-    if (!m_jobs)
-        return {};
-    // The row clicked last, when it is selected; else the first selected.
-    const int current = m_jobs->currentRow();
-    int row = -1;
-    if (current >= 0 && m_jobs->selectionModel()->isRowSelected(current))
-        row = current;
-    else if (const auto rows = m_jobs->selectionModel()->selectedRows(); !rows.isEmpty())
-        row = rows.first().row();
-    const QTableWidgetItem *cell = row >= 0 ? m_jobs->item(row, 0) : nullptr;
-    return cell ? cell->data(Qt::UserRole).toByteArray() : QByteArray();
+    return m_jobsPanel ? m_jobsPanel->chosenJob() : QByteArray();
 }
 
 QList<QByteArray> SectionPage::chosenJobs() const
 {
-    QList<QByteArray> jobs;
-    if (!m_jobs)
-        return jobs;
-    QModelIndexList rows = m_jobs->selectionModel()->selectedRows();
-    std::sort(rows.begin(), rows.end(),
-              [](const QModelIndex &a, const QModelIndex &b) { return a.row() < b.row(); });
-    for (const QModelIndex &row : std::as_const(rows)) {
-        if (const QTableWidgetItem *cell = m_jobs->item(row.row(), 0))
-            jobs << cell->data(Qt::UserRole).toByteArray();
-    }
-    return jobs;
+    return m_jobsPanel ? m_jobsPanel->chosenJobs() : QList<QByteArray>();
 }
 
 } // namespace gatehouse

@@ -24,7 +24,7 @@ namespace gatehouse {
 class ChartPanel;
 class JobBrowser;
 class ObjectTableModel;
-struct JobListing;
+class QueueJobsPanel;
 
 // The page of one section of the pattern registry, the same for every
 // section: a filter, one button per action the section's patterns offer
@@ -72,7 +72,7 @@ public:
     void setOffline(const QString &why);
     bool isOffline() const { return !m_offline.isEmpty(); }
     // Reads the jobs panel's page again (after an action changed the queue).
-    void reloadJobs() { requestJobs(); }
+    void reloadJobs();
     // The jobs panel's page size: a page is all that is ever read.
     static constexpr int JobPageSize = 50;
 
@@ -89,22 +89,13 @@ protected:
     void showEvent(QShowEvent *event) override;
 
 private:
-    void actOn(const QString &actionId);
+    // fixed: inputs the place it was started from gives (a job browser
+    // verb's "from": "dead"), never asked.
+    void actOn(const QString &actionId, const QHash<QString, QByteArray> &fixed = {});
     void updateItems();
     void updateWhy(const ObjectState *s);
     void updateParts();
     void sync() const;
-    // Jobs panel (sections with library queues): the selected object's jobs
-    // of the chosen state, a page at a time, and the chosen job's detail.
-    void buildJobsPanel(QWidget *parent);
-    void updateJobsFor(const ObjectState *s);
-    void requestJobs();
-    void showJobs(const JobListing &page);
-    void showJobDetail(const JobListing &detail);
-    // The state the jobs panel lists (the library's name: "wait", "dead").
-    QString jobState() const;
-    // Each state's entry with the library's count of it: "wait (120)".
-    void updateJobCounts(const ObjectState *s);
     void updateActions(const ObjectState *s);
     QByteArray chosenJob() const;         // the job whose detail is shown
     QList<QByteArray> chosenJobs() const; // every job selected, in list order
@@ -122,21 +113,10 @@ private:
     QLabel *m_why = nullptr;
     ChartPanel *m_chart;
 
-    JobBrowser *m_jobBrowser = nullptr;
-    QWidget *m_jobsPanel = nullptr; // when the section's patterns list jobs
-    QComboBox *m_jobState = nullptr;
-    QPushButton *m_jobsPrev = nullptr;
-    QPushButton *m_jobsNext = nullptr;
-    QLabel *m_jobsRange = nullptr;
-    QTableWidget *m_jobs = nullptr;
-    QPlainTextEdit *m_jobDetail = nullptr;
-    QByteArray m_jobsKey; // the object the panel lists
-    qint64 m_jobsOffset = 0;
-    qint64 m_jobsTotal = 0;
-    bool m_fillingJobs = false;           // a page is being shown: no job is being chosen
-    QList<QPushButton *> m_actionButtons; // every pattern action of the section
-    QString m_offline;                    // why the connection is not there; empty when it is
-    bool m_jobChosenLast = false;         // an action's job: from the jobs panel, not the items
+    QueueJobsPanel *m_jobsPanel = nullptr; // when the section's patterns list jobs
+    QList<QPushButton *> m_actionButtons;  // every pattern action of the section
+    QString m_offline;                     // why the connection is not there; empty when it is
+    bool m_jobChosenLast = false;          // an action's job: from the jobs panel, not the items
 };
 
 } // namespace gatehouse

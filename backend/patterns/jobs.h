@@ -4,6 +4,7 @@
 #include <redis/redisvalue.h>
 
 #include <QByteArray>
+#include <QHash>
 #include <QList>
 #include <QMetaType>
 #include <QString>
@@ -59,6 +60,28 @@ struct JobRead
         return r;
     }
     bool isValid() const { return result.has_value() || !commands.isEmpty(); }
+};
+
+// Where a library's state stands in a job's life: the console's job browser
+// shows its states in a Waiting, an In flight and a Dead tab (and Finished
+// for work done, so completed jobs stay reachable), each state under the
+// library's own name with its count.
+enum class JobStage { Waiting, InFlight, Dead, Finished };
+
+// A verb of the library's that the job browser offers on the jobs of one
+// state (PatternUnit::jobVerbs): one of the pattern's actions, with the
+// inputs the state fixes (Sidekiq's "from": "dead", a clean's "state").
+// A library without such a verb has none, and the browser no such button.
+struct JobVerb
+{
+    enum class Role {
+        RequeueFromDead, // the chosen dead jobs back to their queue
+        DeadLetter,      // the chosen jobs to the dead (kill)
+        Purge,           // the dead jobs older than an age asked for
+    };
+    Role role = Role::RequeueFromDead;
+    QString action; // a PatternAction::id of the pattern
+    QHash<QString, QByteArray> inputs;
 };
 
 // The most of one field a job detail shows; the rest is left on the server.

@@ -268,6 +268,15 @@ std::function<double(const Reading &, qint64)> countFigure(const QString &state)
     };
 }
 
+Chart throughputChart(const QString &done, const QString &failed)
+{
+    Chart c{QStringLiteral("Throughput"),
+            QStringLiteral("jobs/min"),
+            {{done, done + QStringLiteral(" /min"), 1.0, true},
+             {failed, failed + QStringLiteral(" /min"), 1.0, true}}};
+    return c;
+}
+
 JobListing failedListing(const QString &state, qint64 offset, const QString &why)
 {
     JobListing page;

@@ -139,6 +139,11 @@ struct EntryRef
 };
 std::optional<EntryRef> parseEntryRef(const QByteArray &ref);
 JobRead entryDetail(const QByteArray &ref, const EntryRef &entry, const QString &where);
+// The throughput chart of a library queue: the rise per minute of its
+// counts of finished and failed jobs (figures done and failed). A library
+// that trims finished jobs as it goes (BullMQ's removeOnComplete, RQ's
+// result_ttl) shows what was still counted at each reading.
+Chart throughputChart(const QString &done, const QString &failed);
 // A listing that says what went wrong reading state.
 JobListing failedListing(const QString &state, qint64 offset, const QString &why);
 // A job record (JSON) as the detail shows it: indented, cut to

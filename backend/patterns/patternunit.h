@@ -114,6 +114,19 @@ public:
         Q_UNUSED(job)
         return {};
     }
+    // Which tab of the job browser a state of jobStates() is in.
+    virtual JobStage jobStage(const QString &state) const
+    {
+        Q_UNUSED(state)
+        return JobStage::Waiting;
+    }
+    // The library's verbs on the jobs of a state (requeue from dead, kill,
+    // purge), as its own actions do them; none by default.
+    virtual QList<JobVerb> jobVerbs(const QString &state) const
+    {
+        Q_UNUSED(state)
+        return {};
+    }
 
     // --- Which pattern a named target is (the CLI without a profile rule) --
     // When several patterns of a section offer the same verb, the CLI sends

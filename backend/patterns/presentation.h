@@ -80,6 +80,10 @@ struct Chart
         QString figure;     // a Figure id of the pattern's history
         QString name;       // the legend's
         double scale = 1.0; // 0.001: a duration in ms charted in seconds
+        // The figure is a count that grows as work is done (completed,
+        // failed): charted as its rise per minute, a throughput. A fall (a
+        // clean, a library trimming its finished jobs) counts as none.
+        bool perMinute = false;
     };
     enum class Kind { History, WindowStrip };
     QString title;

@@ -7,6 +7,7 @@
 //   produce N          add jobs "job-1".."job-N" (name "work", data {n})
 //   produce-delayed N  add N jobs delayed by an hour
 //   produce-failing N  add N jobs a worker fails on their first attempt
+//                      (ids from JOB_ID_BASE+1 when that is set)
 //   produce-one ID     add one job with that id
 //   paused             print whether the library sees the queue paused
 //   work LOG           run jobs: each run appends "<id>" to the Redis list LOG
@@ -28,7 +29,9 @@ async function main() {
     case 'produce':
     case 'produce-delayed':
     case 'produce-failing':
-      for (let n = 1; n <= Number(arg); ++n) {
+      // JOB_ID_BASE: ids from base+1, for a second batch in the same queue.
+      const base = Number(process.env.JOB_ID_BASE || 0);
+      for (let n = base + 1; n <= base + Number(arg); ++n) {
         const opts = { jobId: `${command === 'produce' ? 'job' : command.slice(8)}-${n}` };
         if (command === 'produce-delayed') opts.delay = 3600 * 1000;
         if (command === 'produce-failing') opts.attempts = 1;

@@ -433,6 +433,31 @@ QStringList BullUnit::jobStates() const
     return states;
 }
 
+JobStage BullUnit::jobStage(const QString &state) const
+{
+    if (state == QLatin1String("active"))
+        return JobStage::InFlight;
+    if (state == QLatin1String("failed"))
+        return JobStage::Dead;
+    if (state == QLatin1String("completed"))
+        return JobStage::Finished;
+    return JobStage::Waiting;
+}
+
+QList<JobVerb> BullUnit::jobVerbs(const QString &state) const
+{
+    // Bull's failed set is its dead letter: Job.retry takes a job back
+    // from it, Queue.clean(grace, limit, "failed") purges it by age. Bull
+    // has no verb that fails a job from outside a worker (moveToFailed
+    // needs the worker's lock token), so there is no dead-letter button.
+    if (state != QLatin1String("failed"))
+        return {};
+    return {{JobVerb::Role::RequeueFromDead, QStringLiteral("queue.retry"), {}},
+            {JobVerb::Role::Purge,
+             QStringLiteral("queue.clean"),
+             {{QStringLiteral("state"), QByteArrayLiteral("failed")}}}};
+}
+
 JobRead BullUnit::jobPage(const PatternObject &o, const QString &state, qint64 offset,
                           int count) const
 {
@@ -452,18 +477,32 @@ JobRead BullUnit::jobDetail(const PatternObject &o, const QByteArray &job) const
 
 QList<Figure> BullUnit::figures() const
 {
-    return {
-        {QStringLiteral("length"), QStringLiteral("Waiting"), false,
-         [](const Reading &r, qint64) {
-             return double(r.length);
-         }},
-        {QStringLiteral("inFlight"), QStringLiteral("Active"), false,
-         [](const Reading &r, qint64) {
-             return double(r.inFlight);
-         }},
-        {QStringLiteral("stuck"), QStringLiteral("Stalled"), false, [](const Reading &r, qint64) {
-             return double(r.stuck);
-         }}};
+    return {{QStringLiteral("length"), QStringLiteral("Waiting"), false,
+             [](const Reading &r, qint64) {
+                 return double(r.length);
+             }},
+            {QStringLiteral("inFlight"), QStringLiteral("Active"), false,
+             [](const Reading &r, qint64) {
+                 return double(r.inFlight);
+             }},
+            {QStringLiteral("stuck"), QStringLiteral("Stalled"), false,
+             [](const Reading &r, qint64) {
+                 return double(r.stuck);
+             }},
+            {QStringLiteral("completed"), QStringLiteral("Completed"), false,
+             libraryqueue::countFigure(QStringLiteral("completed"))},
+            {QStringLiteral("failed"), QStringLiteral("Failed"), false,
+             libraryqueue::countFigure(QStringLiteral("failed"))}};
+}
+
+QList<Chart> BullUnit::charts() const
+{
+    return {{QStringLiteral("Over time"),
+             QString(),
+             {{QStringLiteral("length"), QStringLiteral("Waiting")},
+              {QStringLiteral("inFlight"), QStringLiteral("Active")},
+              {QStringLiteral("stuck"), QStringLiteral("Stalled")}}},
+            libraryqueue::throughputChart(QStringLiteral("completed"), QStringLiteral("failed"))};
 }
 
 QList<Column> BullUnit::columns() const

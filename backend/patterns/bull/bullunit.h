@@ -62,12 +62,15 @@ public:
                  const ProbeContext &context) const override;
 
     QList<Figure> figures() const override;
+    QList<Chart> charts() const override;
     QList<Column> columns() const override;
     void writeJson(const ObjectState &state, const Reading &r, qint64 nowMs,
                    QJsonObject &json) const override;
     QList<PatternAction> actions() const override;
     // Its jobs are hashes of BullMQ's shape: listed and read as BullMQ's.
     QStringList jobStates() const override;
+    JobStage jobStage(const QString &state) const override;
+    QList<JobVerb> jobVerbs(const QString &state) const override;
     JobRead jobPage(const PatternObject &object, const QString &state, qint64 offset,
                     int count) const override;
     JobRead jobDetail(const PatternObject &object, const QByteArray &job) const override;

@@ -330,6 +330,7 @@ QList<Figure> BullMqUnit::figures() const
         {QStringLiteral("inFlight"), QStringLiteral("Active"), false, count("active")},
         {QStringLiteral("delayed"), QStringLiteral("Delayed"), false, count("delayed")},
         {QStringLiteral("failed"), QStringLiteral("Failed"), false, count("failed")},
+        {QStringLiteral("completed"), QStringLiteral("Completed"), false, count("completed")},
         {QStringLiteral("stuck"), QStringLiteral("Stalled"), false,
          [](const Reading &r, qint64) {
              return double(r.stuck);
@@ -351,7 +352,8 @@ QList<Chart> BullMqUnit::charts() const
               {QStringLiteral("stuck"), QStringLiteral("stalled")}}},
             {QStringLiteral("Oldest active"),
              QStringLiteral("s"),
-             {{QStringLiteral("oldestInFlightAgeMs"), QStringLiteral("oldest (s)"), 0.001}}}};
+             {{QStringLiteral("oldestInFlightAgeMs"), QStringLiteral("oldest (s)"), 0.001}}},
+            libraryqueue::throughputChart(QStringLiteral("completed"), QStringLiteral("failed"))};
 }
 
 QList<Column> BullMqUnit::columns() const
@@ -592,6 +594,31 @@ QStringList BullMqUnit::jobStates() const
             QStringLiteral("paused"),  QStringLiteral("prioritized"),
             QStringLiteral("delayed"), QStringLiteral("completed"),
             QStringLiteral("failed"),  QStringLiteral("waiting-children")};
+}
+
+JobStage BullMqUnit::jobStage(const QString &state) const
+{
+    if (state == QLatin1String("active"))
+        return JobStage::InFlight;
+    if (state == QLatin1String("failed"))
+        return JobStage::Dead;
+    if (state == QLatin1String("completed"))
+        return JobStage::Finished;
+    return JobStage::Waiting;
+}
+
+QList<JobVerb> BullMqUnit::jobVerbs(const QString &state) const
+{
+    // BullMQ's failed set is its dead letter: Job.retry takes a job back
+    // from it, Queue.clean(grace, limit, "failed") purges it by age. BullMQ
+    // has no verb that fails a job from outside a worker (moveToFailed
+    // needs the worker's lock token), so there is no dead-letter button.
+    if (state != QLatin1String("failed"))
+        return {};
+    return {{JobVerb::Role::RequeueFromDead, QStringLiteral("queue.retry"), {}},
+            {JobVerb::Role::Purge,
+             QStringLiteral("queue.clean"),
+             {{QStringLiteral("state"), QByteArrayLiteral("failed")}}}};
 }
 
 namespace {

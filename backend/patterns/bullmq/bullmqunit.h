@@ -93,6 +93,8 @@ public:
     // Its states' jobs, a page at a time, and one job's hash (data, opts,
     // return value, stack trace each cut to JobFieldCutBytes).
     QStringList jobStates() const override;
+    JobStage jobStage(const QString &state) const override;
+    QList<JobVerb> jobVerbs(const QString &state) const override;
     JobRead jobPage(const PatternObject &object, const QString &state, qint64 offset,
                     int count) const override;
     JobRead jobDetail(const PatternObject &object, const QByteArray &job) const override;

@@ -511,6 +511,19 @@ QStringList CeleryUnit::jobStates() const
     return {QStringLiteral("queued"), QStringLiteral("unacked")};
 }
 
+JobStage CeleryUnit::jobStage(const QString &state) const
+{
+    return state == QLatin1String("unacked") ? JobStage::InFlight : JobStage::Waiting;
+}
+
+QList<JobVerb> CeleryUnit::jobVerbs(const QString &state) const
+{
+    // kombu's Redis transport keeps no dead letters: a rejected message is
+    // dropped or requeued, so there is no dead tab's verb.
+    Q_UNUSED(state)
+    return {};
+}
+
 namespace {
 
 // A kombu message (kombu/transport/virtual/base.py Message; Celery's task

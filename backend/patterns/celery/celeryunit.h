@@ -97,6 +97,8 @@ public:
     // "unacked" is the deployment's); id = the task id from the message's
     // headers, name = the task. A message over JobFieldCutBytes is not read.
     QStringList jobStates() const override;
+    JobStage jobStage(const QString &state) const override;
+    QList<JobVerb> jobVerbs(const QString &state) const override;
     JobRead jobPage(const PatternObject &object, const QString &state, qint64 offset,
                     int count) const override;
     JobRead jobDetail(const PatternObject &object, const QByteArray &job) const override;

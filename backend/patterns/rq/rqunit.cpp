@@ -424,6 +424,7 @@ QList<Figure> RqUnit::figures() const
         {QStringLiteral("queued"), QStringLiteral("Queued"), false, count("queued")},
         {QStringLiteral("inFlight"), QStringLiteral("Started"), false, count("started")},
         {QStringLiteral("failed"), QStringLiteral("Failed"), false, count("failed")},
+        {QStringLiteral("finished"), QStringLiteral("Finished"), false, count("finished")},
         {QStringLiteral("stuck"), QStringLiteral("Abandoned"), false,
          [](const Reading &r, qint64) {
              return double(r.stuck);
@@ -450,7 +451,8 @@ QList<Chart> RqUnit::charts() const
               {QStringLiteral("workersAlive"), QStringLiteral("workers alive")}}},
             {QStringLiteral("Oldest started"),
              QStringLiteral("s"),
-             {{QStringLiteral("oldestInFlightAgeMs"), QStringLiteral("oldest (s)"), 0.001}}}};
+             {{QStringLiteral("oldestInFlightAgeMs"), QStringLiteral("oldest (s)"), 0.001}}},
+            libraryqueue::throughputChart(QStringLiteral("finished"), QStringLiteral("failed"))};
 }
 
 QList<Column> RqUnit::columns() const
@@ -618,6 +620,26 @@ QStringList RqUnit::jobStates() const
     for (const char *name : CountNames)
         states << QString::fromLatin1(name);
     return states;
+}
+
+JobStage RqUnit::jobStage(const QString &state) const
+{
+    if (state == QLatin1String("started"))
+        return JobStage::InFlight;
+    if (state == QLatin1String("failed"))
+        return JobStage::Dead;
+    if (state == QLatin1String("finished") || state == QLatin1String("canceled"))
+        return JobStage::Finished;
+    return JobStage::Waiting; // queued, scheduled, deferred
+}
+
+QList<JobVerb> RqUnit::jobVerbs(const QString &state) const
+{
+    // FailedJobRegistry.requeue; RQ has no verb that fails a queued job or
+    // purges failed jobs by age (its registries expire them: failure_ttl).
+    if (state != QLatin1String("failed"))
+        return {};
+    return {{JobVerb::Role::RequeueFromDead, QStringLiteral("queue.retry"), {}}};
 }
 
 namespace {

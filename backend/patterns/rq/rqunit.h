@@ -95,6 +95,8 @@ public:
     // latest entry of its results stream; cut to JobFieldCutBytes; pickled
     // data by size).
     QStringList jobStates() const override;
+    JobStage jobStage(const QString &state) const override;
+    QList<JobVerb> jobVerbs(const QString &state) const override;
     JobRead jobPage(const PatternObject &object, const QString &state, qint64 offset,
                     int count) const override;
     JobRead jobDetail(const PatternObject &object, const QByteArray &job) const override;

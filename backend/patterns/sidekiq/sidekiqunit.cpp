@@ -843,6 +843,34 @@ QStringList SidekiqUnit::jobStates() const
             QStringLiteral("dead"), QStringLiteral("busy")};
 }
 
+JobStage SidekiqUnit::jobStage(const QString &state) const
+{
+    if (state == QLatin1String("busy"))
+        return JobStage::InFlight;
+    if (state == QLatin1String("dead"))
+        return JobStage::Dead;
+    return JobStage::Waiting; // enqueued, scheduled, and retry (failed, to run again)
+}
+
+QList<JobVerb> SidekiqUnit::jobVerbs(const QString &state) const
+{
+    // Sidekiq Web's buttons: Retry Now on the dead page, Kill on the retry
+    // and scheduled pages. It has no "delete dead jobs older than", only
+    // Delete All, so there is no purge button (its dead set trims itself:
+    // dead_max_jobs, dead_timeout_in_seconds).
+    if (state == QLatin1String("dead"))
+        return {{JobVerb::Role::RequeueFromDead,
+                 QStringLiteral("queue.retry"),
+                 {{QStringLiteral("from"), QByteArrayLiteral("dead")}}}};
+    if (state == QLatin1String("retry") || state == QLatin1String("scheduled"))
+        return {{JobVerb::Role::DeadLetter,
+                 QStringLiteral("queue.kill"),
+                 {{QStringLiteral("from"), state == QLatin1String("retry")
+                                               ? QByteArrayLiteral("retry")
+                                               : QByteArrayLiteral("schedule")}}}};
+    return {};
+}
+
 namespace {
 
 // The most queues or processes a job read looks at (a deployment has a few).

@@ -88,6 +88,8 @@ public:
     // process's work, a page of each); id = jid, name = class, attempts =
     // retry_count, error = error_message. A job's detail: its record.
     QStringList jobStates() const override;
+    JobStage jobStage(const QString &state) const override;
+    QList<JobVerb> jobVerbs(const QString &state) const override;
     JobRead jobPage(const PatternObject &object, const QString &state, qint64 offset,
                     int count) const override;
     JobRead jobDetail(const PatternObject &object, const QByteArray &job) const override;

@@ -1,0 +1,488 @@
+// SPDX-License-Identifier: MIT
+#include "queuejobspanel.h"
+
+#include <monitor/jobbrowser.h>
+#include <patterns/objectstate.h>
+#include <patterns/patternunit.h>
+
+#include <QComboBox>
+#include <QDateTime>
+#include <QFontDatabase>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTabBar>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+namespace gatehouse {
+
+namespace {
+
+QString stageName(JobStage stage)
+{
+    switch (stage) {
+    case JobStage::Waiting:
+        return QueueJobsPanel::tr("Waiting");
+    case JobStage::InFlight:
+        return QueueJobsPanel::tr("In flight");
+    case JobStage::Dead:
+        return QueueJobsPanel::tr("Dead");
+    case JobStage::Finished:
+        return QueueJobsPanel::tr("Finished");
+    }
+    return {};
+}
+
+constexpr JobStage Stages[]
+    = {JobStage::Waiting, JobStage::InFlight, JobStage::Dead, JobStage::Finished};
+
+} // namespace
+
+QueueJobsPanel::QueueJobsPanel(const QString &section, QWidget *parent)
+    : QWidget(parent)
+    , m_section(section)
+    , m_stages(new QTabBar(this))
+    , m_state(new QComboBox(this))
+    , m_prev(new QPushButton(tr("Newer"), this))
+    , m_next(new QPushButton(tr("Older"), this))
+    , m_range(new QLabel(this))
+    , m_requeueDead(new QPushButton(tr("Requeue from dead…"), this))
+    , m_deadLetter(new QPushButton(tr("Move to dead…"), this))
+    , m_purge(new QPushButton(tr("Purge older than…"), this))
+{
+    setObjectName(section + QStringLiteral("JobsPanel"));
+    m_stages->setObjectName(section + QStringLiteral("JobStages"));
+    m_stages->setDrawBase(false);
+    m_stages->setExpanding(false);
+    m_state->setObjectName(section + QStringLiteral("JobState"));
+    m_state->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    m_state->setToolTip(tr("The library's own states in this tab, with its counts"));
+    m_prev->setObjectName(section + QStringLiteral("JobsPrev"));
+    m_next->setObjectName(section + QStringLiteral("JobsNext"));
+    auto *reload = new QPushButton(tr("Reload"), this);
+    reload->setObjectName(section + QStringLiteral("JobsReload"));
+    m_range->setObjectName(section + QStringLiteral("JobsRange"));
+    m_requeueDead->setObjectName(section + QStringLiteral("RequeueDead"));
+    m_deadLetter->setObjectName(section + QStringLiteral("DeadLetter"));
+    m_purge->setObjectName(section + QStringLiteral("PurgeDead"));
+    // Not the pattern-action bar's: these name where the jobs go, and run
+    // the library's own action for that (the property keeps them apart from
+    // navigation in the keyboard and read-only checks).
+    for (QPushButton *verb : {m_requeueDead, m_deadLetter, m_purge}) {
+        verb->setProperty("jobVerb", true);
+        verb->hide();
+    }
+
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    auto *top = new QHBoxLayout;
+    top->addWidget(m_stages);
+    top->addStretch(1);
+    top->addWidget(m_requeueDead);
+    top->addWidget(m_deadLetter);
+    top->addWidget(m_purge);
+    layout->addLayout(top);
+    auto *bar = new QHBoxLayout;
+    bar->addWidget(new QLabel(tr("State:"), this));
+    bar->addWidget(m_state);
+    bar->addWidget(m_prev);
+    bar->addWidget(m_next);
+    bar->addWidget(reload);
+    bar->addWidget(m_range, 1);
+    layout->addLayout(bar);
+
+    auto *split = new QSplitter(Qt::Horizontal, this);
+    m_jobs = new QTableWidget(0, 5, split);
+    m_jobs->setObjectName(section + QStringLiteral("JobList"));
+    m_jobs->setHorizontalHeaderLabels(
+        {tr("Job"), tr("Name"), tr("Age"), tr("Attempts"), tr("Error")});
+    m_jobs->horizontalHeader()->setStretchLastSection(true);
+    m_jobs->setSelectionBehavior(QAbstractItemView::SelectRows);
+    // A selection: the library's actions run on each job chosen.
+    m_jobs->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    m_jobs->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_jobs->setWordWrap(false);
+    m_jobs->verticalHeader()->hide();
+    m_detail = new QPlainTextEdit(split);
+    m_detail->setObjectName(section + QStringLiteral("JobDetail"));
+    m_detail->setReadOnly(true);
+    m_detail->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_detail->setPlaceholderText(tr("Choose a job to see its data, options and error."));
+    split->addWidget(m_jobs);
+    split->addWidget(m_detail);
+    layout->addWidget(split, 1);
+    setEnabled(false);
+
+    connect(m_stages, &QTabBar::currentChanged, this, [this] {
+        fillStates();
+        m_offset = 0;
+        requestJobs();
+    });
+    // By index, not text: the text carries the state's count, which changes.
+    connect(m_state, &QComboBox::currentIndexChanged, this, [this] {
+        m_offset = 0;
+        updateVerbs();
+        requestJobs();
+    });
+    connect(m_prev, &QPushButton::clicked, this, [this] {
+        m_offset = std::max<qint64>(0, m_offset - PageSize);
+        requestJobs();
+    });
+    connect(m_next, &QPushButton::clicked, this, [this] {
+        m_offset += PageSize;
+        requestJobs();
+    });
+    connect(reload, &QPushButton::clicked, this, &QueueJobsPanel::requestJobs);
+    connect(m_jobs, &QTableWidget::itemSelectionChanged, this, [this] {
+        if (m_filling)
+            return;
+        updateVerbs();
+        Q_EMIT jobsChosen();
+        const QByteArray job = chosenJob();
+        if (job.isEmpty() || m_object.key.isEmpty() || !m_browser)
+            return;
+        m_detail->setPlainText(tr("Reading job %1…").arg(printableBytes(job, 80)));
+        m_browser->showJob(m_object, job);
+    });
+    auto verb = [this](JobVerb::Role role) {
+        if (m_object.key.isEmpty())
+            return;
+        for (const JobVerb &v : PatternUnit::of(m_object.kind).jobVerbs(state())) {
+            if (v.role == role) {
+                Q_EMIT verbRequested(v.action, v.inputs);
+                return;
+            }
+        }
+    };
+    connect(m_requeueDead, &QPushButton::clicked, this,
+            [verb] { verb(JobVerb::Role::RequeueFromDead); });
+    connect(m_deadLetter, &QPushButton::clicked, this, [verb] { verb(JobVerb::Role::DeadLetter); });
+    connect(m_purge, &QPushButton::clicked, this, [verb] { verb(JobVerb::Role::Purge); });
+}
+
+void QueueJobsPanel::setJobBrowser(JobBrowser *browser)
+{
+    if (m_browser)
+        disconnect(m_browser, nullptr, this, nullptr);
+    m_browser = browser;
+    if (!browser)
+        return;
+    connect(browser, &JobBrowser::listed, this, &QueueJobsPanel::showJobs);
+    connect(browser, &JobBrowser::detailed, this, &QueueJobsPanel::showJobDetail);
+}
+
+void QueueJobsPanel::setObject(const ObjectState *s, qint64 serverNowMs)
+{
+    const QStringList states = s ? PatternUnit::of(s->object.kind).jobStates() : QStringList();
+    const QByteArray key = s && !states.isEmpty() ? s->object.key : QByteArray();
+    m_nowMs = serverNowMs;
+    if (key == m_object.key) {
+        if (s && !key.isEmpty()) {
+            m_object = s->object; // its members may have changed
+            m_counts = s->reading.counts;
+            updateCounts();
+        }
+        return;
+    }
+    // Another queue: nothing of the last one stays chosen, so an action
+    // never targets a job the operator did not pick here.
+    const QString previous = state();
+    m_object = key.isEmpty() ? PatternObject() : s->object;
+    m_counts = key.isEmpty() ? QList<StateCount>() : s->reading.counts;
+    m_states = states;
+    m_offset = 0;
+    m_jobs->setRowCount(0);
+    m_detail->clear();
+    m_range->clear();
+    setEnabled(!key.isEmpty());
+    {
+        const QSignalBlocker blockTabs(m_stages);
+        while (m_stages->count() > 0)
+            m_stages->removeTab(0);
+        if (!key.isEmpty()) {
+            const PatternUnit &unit = PatternUnit::of(m_object.kind);
+            for (JobStage stage : Stages) {
+                const bool has
+                    = std::any_of(states.cbegin(), states.cend(),
+                                  [&](const QString &st) { return unit.jobStage(st) == stage; });
+                if (!has)
+                    continue;
+                const int tab = m_stages->addTab(stageName(stage));
+                m_stages->setTabData(tab, int(stage));
+            }
+        }
+        // The state shown before, when this library has it too; otherwise
+        // In flight, where stuck work is.
+        int tab = -1;
+        if (!key.isEmpty()) {
+            const PatternUnit &unit = PatternUnit::of(m_object.kind);
+            const JobStage want
+                = states.contains(previous) ? unit.jobStage(previous) : JobStage::InFlight;
+            for (int i = 0; i < m_stages->count(); ++i) {
+                if (m_stages->tabData(i).toInt() == int(want))
+                    tab = i;
+            }
+        }
+        m_stages->setCurrentIndex(std::max(0, tab));
+    }
+    {
+        const QSignalBlocker blockStates(m_state);
+        fillStates();
+        const int keep = m_state->findData(previous);
+        if (keep >= 0)
+            m_state->setCurrentIndex(keep);
+    }
+    updateCounts();
+    updateVerbs();
+    if (!key.isEmpty())
+        requestJobs();
+}
+
+void QueueJobsPanel::fillStates()
+{
+    const QSignalBlocker block(m_state);
+    m_state->clear();
+    if (m_object.key.isEmpty() || m_stages->currentIndex() < 0)
+        return;
+    const PatternUnit &unit = PatternUnit::of(m_object.kind);
+    const auto stage = JobStage(m_stages->tabData(m_stages->currentIndex()).toInt());
+    for (const QString &st : std::as_const(m_states)) {
+        if (unit.jobStage(st) == stage)
+            m_state->addItem(st, st);
+    }
+    m_state->setCurrentIndex(0);
+    updateCounts();
+    updateVerbs();
+}
+
+void QueueJobsPanel::updateCounts()
+{
+    if (m_object.key.isEmpty())
+        return;
+    // The library's own counts (Reading::counts), as of the last reading;
+    // a state the library does not count shows its name alone.
+    auto countOf = [this](const QString &st) -> std::optional<qint64> {
+        for (const StateCount &c : std::as_const(m_counts)) {
+            if (c.state == st)
+                return c.count;
+        }
+        return std::nullopt;
+    };
+    for (int i = 0; i < m_state->count(); ++i) {
+        const QString st = m_state->itemData(i).toString();
+        const std::optional<qint64> n = countOf(st);
+        const QString text = n ? tr("%1 (%2)").arg(st).arg(*n) : st;
+        if (m_state->itemText(i) != text)
+            m_state->setItemText(i, text);
+    }
+    // A tab: the sum of its states' counts, each by the library's name in
+    // the tooltip ("wait 120, paused 0, delayed 3").
+    const PatternUnit &unit = PatternUnit::of(m_object.kind);
+    for (int t = 0; t < m_stages->count(); ++t) {
+        const auto stage = JobStage(m_stages->tabData(t).toInt());
+        qint64 sum = 0;
+        bool counted = false;
+        QStringList parts;
+        for (const QString &st : std::as_const(m_states)) {
+            if (unit.jobStage(st) != stage)
+                continue;
+            const std::optional<qint64> n = countOf(st);
+            if (n) {
+                sum += *n;
+                counted = true;
+                parts << QStringLiteral("%1 %2").arg(st).arg(*n);
+            } else {
+                parts << st;
+            }
+        }
+        const QString text
+            = counted ? tr("%1 (%2)").arg(stageName(stage)).arg(sum) : stageName(stage);
+        if (m_stages->tabText(t) != text)
+            m_stages->setTabText(t, text);
+        m_stages->setTabToolTip(
+            t, tr("%1: %2").arg(unit.library().name, parts.join(QLatin1String(", "))));
+    }
+}
+
+void QueueJobsPanel::updateVerbs()
+{
+    const QList<JobVerb> verbs = m_object.key.isEmpty()
+                                     ? QList<JobVerb>()
+                                     : PatternUnit::of(m_object.kind).jobVerbs(state());
+    const int chosen = int(chosenJobs().size());
+    const QString lib
+        = m_object.key.isEmpty() ? QString() : PatternUnit::of(m_object.kind).library().name;
+    auto place = [&](QPushButton *button, JobVerb::Role role) {
+        const auto it = std::find_if(verbs.cbegin(), verbs.cend(),
+                                     [role](const JobVerb &v) { return v.role == role; });
+        // Absent where the library has no such verb: not a button that
+        // can never work.
+        button->setVisible(it != verbs.cend());
+        if (it == verbs.cend())
+            return;
+        QString why = m_blocked;
+        if (why.isEmpty() && role != JobVerb::Role::Purge && chosen == 0)
+            why = tr("Choose one or more %1 jobs in the list first.").arg(state());
+        button->setEnabled(why.isEmpty());
+        if (!why.isEmpty()) {
+            button->setToolTip(why);
+        } else if (role == JobVerb::Role::Purge) {
+            button->setToolTip(tr("Remove the %1 jobs older than an age you give, as %2 "
+                                  "cleans them (%3); the confirmation shows the script first.")
+                                   .arg(state(), lib, it->action));
+        } else {
+            button->setToolTip(tr("%n chosen job(s): %1 runs on each, as %2 does it; the "
+                                  "confirmation shows the script first.",
+                                  nullptr, chosen)
+                                   .arg(it->action, lib));
+        }
+    };
+    place(m_requeueDead, JobVerb::Role::RequeueFromDead);
+    place(m_deadLetter, JobVerb::Role::DeadLetter);
+    place(m_purge, JobVerb::Role::Purge);
+}
+
+void QueueJobsPanel::setBlocked(const QString &why)
+{
+    m_blocked = why;
+    updateVerbs();
+}
+
+void QueueJobsPanel::reload()
+{
+    requestJobs();
+}
+
+void QueueJobsPanel::requestJobs()
+{
+    if (m_object.key.isEmpty() || !m_browser || state().isEmpty())
+        return;
+    m_range->setText(tr("Reading…"));
+    m_browser->listJobs(m_object, state(), m_offset, PageSize);
+}
+
+void QueueJobsPanel::showJobs(const JobListing &page)
+{
+    if (m_object.key.isEmpty() || page.state != state() || page.offset != m_offset)
+        return;
+    // A new page: nothing chosen in it yet (the detail shown was of the old one).
+    const QByteArray before = chosenJob();
+    m_filling = true;
+    m_jobs->clearSelection();
+    m_jobs->setCurrentCell(-1, -1);
+    m_jobs->setRowCount(int(page.rows.size()));
+    const qint64 now = m_nowMs > 0 ? m_nowMs : QDateTime::currentMSecsSinceEpoch();
+    for (int r = 0; r < page.rows.size(); ++r) {
+        const JobRow &row = page.rows.at(r);
+        const QStringList cells{
+            printableBytes(row.id, 120), row.name,
+            row.atMs < 0 ? QStringLiteral("–") : formatMs(std::max<qint64>(0, now - row.atMs)),
+            row.attempts < 0 ? QStringLiteral("–") : QString::number(row.attempts), row.error};
+        for (int c = 0; c < cells.size(); ++c) {
+            auto *cell = new QTableWidgetItem(cells.at(c));
+            if (c == 0)
+                cell->setData(Qt::UserRole, row.refOrId());
+            cell->setToolTip(cells.at(c));
+            m_jobs->setItem(r, c, cell);
+        }
+    }
+    if (!page.ok)
+        m_range->setText(page.message);
+    else if (page.total == 0)
+        m_range->setText(tr("No %1 jobs.").arg(page.state));
+    else
+        m_range->setText(tr("%1–%2 of %3 %4")
+                             .arg(page.offset + (page.rows.isEmpty() ? 0 : 1))
+                             .arg(page.offset + page.rows.size())
+                             .arg(page.total)
+                             .arg(page.state));
+    m_prev->setEnabled(page.offset > 0);
+    m_next->setEnabled(page.offset + PageSize < page.total);
+    m_filling = false;
+    // The job chosen before stays chosen when it is still on the page.
+    for (int r = 0; r < m_jobs->rowCount() && !before.isEmpty(); ++r) {
+        if (m_jobs->item(r, 0) && m_jobs->item(r, 0)->data(Qt::UserRole).toByteArray() == before) {
+            m_jobs->selectRow(r);
+            return;
+        }
+    }
+    if (!before.isEmpty())
+        m_detail->clear();
+    updateVerbs();
+}
+
+void QueueJobsPanel::showJobDetail(const JobListing &detail)
+{
+    if (m_object.key.isEmpty() || detail.job != chosenJob())
+        return;
+    QString text = detail.ok ? detail.detail : detail.message;
+    if (detail.ok && !detail.message.isEmpty())
+        text = detail.message + QStringLiteral("\n\n") + text;
+    m_detail->setPlainText(text);
+}
+
+QString QueueJobsPanel::state() const
+{
+    return m_state->currentData().toString();
+}
+
+bool QueueJobsPanel::showState(const QString &st)
+{
+    if (m_object.key.isEmpty() || !m_states.contains(st))
+        return false;
+    const JobStage stage = PatternUnit::of(m_object.kind).jobStage(st);
+    for (int t = 0; t < m_stages->count(); ++t) {
+        if (m_stages->tabData(t).toInt() == int(stage)) {
+            if (m_stages->currentIndex() != t) {
+                const QSignalBlocker block(m_stages);
+                m_stages->setCurrentIndex(t);
+                fillStates();
+            }
+            break;
+        }
+    }
+    const int i = m_state->findData(st);
+    if (i < 0)
+        return false;
+    if (m_state->currentIndex() == i) {
+        m_offset = 0;
+        requestJobs();
+    } else {
+        m_state->setCurrentIndex(i); // lists it
+    }
+    return true;
+}
+
+QByteArray QueueJobsPanel::chosenJob() const
+{
+    // The row clicked last, when it is selected; else the first selected.
+    const int current = m_jobs->currentRow();
+    int row = -1;
+    if (current >= 0 && m_jobs->selectionModel()->isRowSelected(current))
+        row = current;
+    else if (const auto rows = m_jobs->selectionModel()->selectedRows(); !rows.isEmpty())
+        row = rows.first().row();
+    const QTableWidgetItem *cell = row >= 0 ? m_jobs->item(row, 0) : nullptr;
+    return cell ? cell->data(Qt::UserRole).toByteArray() : QByteArray();
+}
+
+QList<QByteArray> QueueJobsPanel::chosenJobs() const
+{
+    QList<QByteArray> jobs;
+    QModelIndexList rows = m_jobs->selectionModel()->selectedRows();
+    std::sort(rows.begin(), rows.end(),
+              [](const QModelIndex &a, const QModelIndex &b) { return a.row() < b.row(); });
+    for (const QModelIndex &row : std::as_const(rows)) {
+        if (const QTableWidgetItem *cell = m_jobs->item(row.row(), 0))
+            jobs << cell->data(Qt::UserRole).toByteArray();
+    }
+    return jobs;
+}
+
+} // namespace gatehouse

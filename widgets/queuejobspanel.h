@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <patterns/jobs.h>
+#include <patterns/patternobject.h>
+#include <patterns/reading.h>
+
+#include <QHash>
+#include <QWidget>
+
+class QComboBox;
+class QLabel;
+class QPlainTextEdit;
+class QPushButton;
+class QTabBar;
+class QTableWidget;
+
+namespace gatehouse {
+
+class JobBrowser;
+struct ObjectState;
+
+// The job browser of a library queue (the Queues page, under its table):
+// Waiting / In flight / Dead tabs (and Finished, where the library keeps
+// finished work), each with the library's count and, inside, the library's
+// own states with theirs ("wait (120)", "delayed (3)"); a page of the chosen
+// state's jobs at a time (never the whole list), several chosen at once; the
+// chosen job's fields as formatted JSON; and the library's verbs on the
+// state shown (PatternUnit::jobVerbs: requeue from dead, move to dead,
+// purge), a button only where the library has the verb.
+//
+// Reads through the window's JobBrowser (asynchronous, bounded); runs
+// nothing itself: a verb is handed to the page (verbRequested), which asks
+// for its inputs and the window confirms it.
+class QueueJobsPanel : public QWidget
+{
+    Q_OBJECT
+public:
+    // A page is all that is ever read.
+    static constexpr int PageSize = 50;
+
+    explicit QueueJobsPanel(const QString &section, QWidget *parent = nullptr);
+
+    void setJobBrowser(JobBrowser *browser);
+    // The selected object: another one (or none) starts over with nothing
+    // chosen; the same one updates the counts (each reading's).
+    void setObject(const ObjectState *state, qint64 serverNowMs);
+    // Reads the page shown again (after an action changed the queue).
+    void reload();
+    // Why the verbs cannot run (read-only, not connected); empty when they can.
+    void setBlocked(const QString &why);
+
+    // The state listed, by the library's name ("wait", "dead").
+    QString state() const;
+    // Shows state's tab and lists it; false when the library has no such state.
+    bool showState(const QString &state);
+    QByteArray chosenJob() const;         // the job whose detail is shown
+    QList<QByteArray> chosenJobs() const; // every job selected, in list order
+
+Q_SIGNALS:
+    // The operator chose jobs in the list: the page's job actions take them.
+    void jobsChosen();
+    // A verb's button: the pattern's action id and the inputs the state fixes.
+    void verbRequested(const QString &actionId, const QHash<QString, QByteArray> &inputs);
+
+private:
+    void fillStates(); // the current tab's states into the combo
+    void updateCounts();
+    void updateVerbs();
+    void requestJobs();
+    void showJobs(const JobListing &page);
+    void showJobDetail(const JobListing &detail);
+
+    QString m_section;
+    JobBrowser *m_browser = nullptr;
+    PatternObject m_object;     // the queue listed; empty key: none
+    QList<StateCount> m_counts; // the library's, as of the latest reading
+    qint64 m_nowMs = 0;         // server time of the latest reading: ages
+    QStringList m_states;       // the library's, in its order
+
+    QTabBar *m_stages;
+    QComboBox *m_state;
+    QPushButton *m_prev;
+    QPushButton *m_next;
+    QLabel *m_range;
+    QTableWidget *m_jobs;
+    QPlainTextEdit *m_detail;
+    QPushButton *m_requeueDead;
+    QPushButton *m_deadLetter;
+    QPushButton *m_purge;
+    QString m_blocked;
+    qint64 m_offset = 0;
+    bool m_filling = false; // a page is being shown: no job is being chosen
+};
+
+} // namespace gatehouse

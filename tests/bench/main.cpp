@@ -45,9 +45,9 @@ int main(int argc, char *argv[])
         QStringLiteral("overhead: seconds of watching per run (default 60)."), QStringLiteral("S"),
         QStringLiteral("60"));
     // The million group's console side runs in a child: its memory is its own.
-    const QCommandLineOption millionGui(QStringLiteral("million-gui"),
-                                        QStringLiteral("(internal) million: the console's side."),
-                                        QStringLiteral("url"));
+    QCommandLineOption millionGui(QStringLiteral("million-gui"),
+                                  QStringLiteral("(internal) million: the console's side."),
+                                  QStringLiteral("url"));
     millionGui.setFlags(QCommandLineOption::HiddenFromHelp);
     parser.addOptions({smoke, requests, rounds, only, overheadSeconds, millionGui});
     parser.process(app);

@@ -11,6 +11,7 @@
 #include <QDateTime>
 #include <QGuiApplication>
 #include <QPalette>
+#include <QSet>
 
 namespace gatehouse {
 
@@ -28,11 +29,13 @@ void ObjectTableModel::applySnapshot(const Snapshot &snapshot)
     QList<ObjectList::Ptr> added;
     int firstChanged = -1;
     int lastChanged = -1;
+    qsizetype present = 0; // rows the snapshot still has
     for (qsizetype i = 0; i < snapshot.objects.size(); ++i) {
         const ObjectList::Ptr &s = snapshot.objects.ptr(i);
         if (!m_columns.contains(s->object.kind))
             continue;
         const auto it = m_rows.constFind(s->object.key);
+        present += it != m_rows.cend();
         if (it == m_rows.cend()) {
             added.append(s);
             continue;
@@ -43,6 +46,8 @@ void ObjectTableModel::applySnapshot(const Snapshot &snapshot)
         firstChanged = firstChanged < 0 ? *it : std::min(firstChanged, *it);
         lastChanged = std::max(lastChanged, *it);
     }
+    if (present < m_states.size())
+        removeMissing(snapshot, firstChanged, lastChanged);
     if (firstChanged >= 0)
         Q_EMIT dataChanged(index(firstChanged, 0), index(lastChanged, columnCount() - 1),
                            {Qt::DisplayRole, Qt::ToolTipRole, Qt::ForegroundRole,
@@ -63,6 +68,32 @@ void ObjectTableModel::applySnapshot(const Snapshot &snapshot)
     // order holds.
     if (timeMoved)
         timeColumnsChanged();
+}
+
+void ObjectTableModel::removeMissing(const Snapshot &snapshot, int &firstChanged, int &lastChanged)
+{
+    // Rare (autodetection demoted an object on what its keys did): the
+    // keys still there, then the rows of the others removed from the end.
+    QSet<QByteArray> keys;
+    for (const ObjectState &s : snapshot.objects)
+        keys.insert(s.object.key);
+    for (int row = int(m_states.size()) - 1; row >= 0; --row) {
+        if (keys.contains(m_states.at(row)->object.key))
+            continue;
+        beginRemoveRows({}, row, row);
+        m_states.removeAt(row);
+        endRemoveRows();
+    }
+    m_rows.clear();
+    for (int row = 0; row < m_states.size(); ++row)
+        m_rows.insert(m_states.at(row)->object.key, row);
+    // Changed rows were counted before the removal: repaint every row left.
+    if (firstChanged >= 0) {
+        firstChanged = 0;
+        lastChanged = int(m_states.size()) - 1;
+        if (lastChanged < 0)
+            firstChanged = -1;
+    }
 }
 
 void ObjectTableModel::timeColumnsChanged()

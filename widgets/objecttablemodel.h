@@ -49,6 +49,8 @@ public:
 private:
     void timeColumnsChanged();
     QString toolTip(int column, const ObjectState &s) const;
+    // Rows whose object the snapshot no longer has (demoted by autodetection).
+    void removeMissing(const Snapshot &snapshot, int &firstChanged, int &lastChanged);
     bool isStateColumn(int column, const ObjectState &s) const;
     Severity health(const ObjectState &s) const;
 

@@ -87,6 +87,18 @@ Detection AutoDetector::detect() const
 {
     // Grouping takes keys from the pool: a copy, so detect() can be asked again.
     ClaimPool pool = m_pool;
+    return detectFrom(pool, m_hints);
+}
+
+Detection AutoDetector::takeDetection()
+{
+    ClaimPool pool = std::move(m_pool);
+    m_pool = ClaimPool();
+    return detectFrom(pool, m_hints);
+}
+
+Detection AutoDetector::detectFrom(ClaimPool &pool, const std::optional<Profile> &hints)
+{
     QList<const PatternUnit *> units = PatternRegistry::instance().units();
     std::stable_sort(units.begin(), units.end(), [](const PatternUnit *a, const PatternUnit *b) {
         return a->groupOrder() < b->groupOrder();
@@ -106,13 +118,12 @@ Detection AutoDetector::detect() const
                                      ? o.related.first()
                                      : o.key;
         bool rejected = false;
-        if (m_hints) {
-            rejected = m_hints->rejects(o.key) || m_hints->rejects(named);
-            const std::optional<PatternObject> rule = m_hints->objectFor(named);
+        if (hints) {
+            rejected = hints->rejects(o.key) || hints->rejects(named);
+            const std::optional<PatternObject> rule = hints->objectFor(named);
             if (!rejected && rule && rule->kind == o.kind)
-                o.evidence.append(
-                    {Evidence::Kind::Profile, Threshold,
-                     QStringLiteral("accepted in profile \"%1\"").arg(m_hints->name)});
+                o.evidence.append({Evidence::Kind::Profile, Threshold,
+                                   QStringLiteral("accepted in profile \"%1\"").arg(hints->name)});
         }
         const int score = rejected ? 0 : evidenceScore(o.evidence);
         if (score >= Threshold) {
@@ -236,13 +247,13 @@ QString AutoDetector::ordinaryKind(const QByteArray &family, const FamilyStats &
     return QStringLiteral("data");
 }
 
-Profile AutoDetector::suggestedProfile() const
+Profile AutoDetector::suggestedProfile(const QList<PatternObject> &objects)
 {
     Profile profile;
     profile.name = QStringLiteral("suggested");
     // One rule per pattern and glob (or prefix), widened by every instance.
     QMap<QPair<int, QByteArray>, ProfileRule> rules;
-    for (const PatternObject &o : objects()) {
+    for (const PatternObject &o : objects) {
         const PatternUnit &unit = PatternUnit::of(o.kind);
         const ProfileRule rule = unit.suggestRule(o);
         const auto id

@@ -87,14 +87,22 @@ public:
     void addMemorySample(const QByteArray &key, qint64 bytes);
 
     Detection detect() const;
+    // detect() for the last time: the claimed keys are consumed, not copied
+    // (grouping takes keys, so detect() works on a copy, and a million keys'
+    // claims are most of what discovery holds).
+    Detection takeDetection();
     QList<PatternObject> objects() const { return detect().objects; }
-    Profile suggestedProfile() const;
+    Profile suggestedProfile() const { return suggestedProfile(objects()); }
+    // The profile that finds objects (grouped by detect()).
+    static Profile suggestedProfile(const QList<PatternObject> &objects);
     qsizetype claimedKeys() const { return m_pool.size(); }
 
     // What an ordinary family is, by its name's words and its keys' shape.
     static QString ordinaryKind(const QByteArray &family, const FamilyStats &stats);
 
 private:
+    static Detection detectFrom(ClaimPool &pool, const std::optional<Profile> &hints);
+
     ClaimPool m_pool; // claimed keys, and every key's family
     std::optional<Profile> m_hints;
 };

@@ -74,6 +74,8 @@ void Discovery::start()
     m_cancelled = false;
     m_firstStep = true;
     m_cursor = "0";
+    m_pagesInFlight = 0;
+    m_scanWaiting = false;
     m_node = 0;
     m_scanned = 0;
     m_objects.clear();
@@ -272,6 +274,20 @@ void Discovery::scan(int node)
         m_scanned += keys.size();
         if (node < 0) {
             m_cursor = v.at(0).bytes();
+            if (!m_profile) {
+                // Autodetecting, a page takes two more round trips (TYPE and
+                // PTTL, then its shapes): the next pages are scanned meanwhile,
+                // at most MaxPagesInFlight at a time, so the wire never idles.
+                ++m_pagesInFlight;
+                detect(keys, node);
+                if (m_cursor != "0" && m_running) {
+                    if (m_pagesInFlight < MaxPagesInFlight)
+                        step(node);
+                    else
+                        m_scanWaiting = true;
+                }
+                return;
+            }
         } else {
             m_cursors[node] = v.at(0).bytes();
             // Only the owner's copy counts (a migrating key is on two nodes).
@@ -319,7 +335,7 @@ void Discovery::detect(const QList<QByteArray> &keys, int node)
 {
     if (keys.isEmpty()) {
         Q_EMIT progress(m_scanned, std::max(m_total, m_scanned));
-        step(node);
+        pageDone(node);
         return;
     }
     QList<RedisClient::Command> typeCmds;
@@ -365,7 +381,7 @@ void Discovery::detect(const QList<QByteArray> &keys, int node)
         }
         if (shapes.isEmpty()) {
             Q_EMIT progress(m_scanned, std::max(m_total, m_scanned));
-            step(node);
+            pageDone(node);
             return;
         }
         client()->pipeline(
@@ -391,9 +407,24 @@ void Discovery::detect(const QList<QByteArray> &keys, int node)
                     m_detector.add(shapes.at(i), m_serverNowMs);
                 }
                 Q_EMIT progress(m_scanned, std::max(m_total, m_scanned));
-                step(node);
+                pageDone(node);
             });
     });
+}
+
+void Discovery::pageDone(int node)
+{
+    if (node >= 0) { // a Cluster master: one step at a time
+        step(node);
+        return;
+    }
+    --m_pagesInFlight;
+    if (m_scanWaiting) { // the scan waited for room
+        m_scanWaiting = false;
+        step(node);
+    } else if (m_pagesInFlight == 0 && m_cursor == "0") {
+        step(node); // the node's last page: the next node, or the end
+    }
 }
 
 void Discovery::finish(bool cancelled)
@@ -404,7 +435,7 @@ void Discovery::finish(bool cancelled)
     if (!cancelled)
         noteUnreadableKeys();
     if (!m_profile && !cancelled) {
-        Detection d = m_detector.detect();
+        Detection d = m_detector.takeDetection();
         m_objects = std::move(d.objects);
         m_candidates = std::move(d.candidates);
         m_other = std::move(d.other);
@@ -421,6 +452,12 @@ void Discovery::releaseObjects()
     m_detector = AutoDetector();
     m_candidates = {};
     m_other = {};
+}
+
+Profile Discovery::suggestedProfile() const
+{
+    // The objects detection grouped (the detector's claims are consumed).
+    return AutoDetector::suggestedProfile(m_profile ? QList<PatternObject>() : m_objects);
 }
 
 QList<PatternObject> Discovery::objects() const

@@ -55,7 +55,7 @@ public:
     QList<Candidate> candidates() const { return m_candidates; }
     QList<OtherFamily> otherFamilies() const { return m_other; }
     // After finished() in autodetect mode: the profile that would find the same.
-    Profile suggestedProfile() const { return m_detector.suggestedProfile(); }
+    Profile suggestedProfile() const;
     qint64 scannedKeys() const { return m_scanned; }
 
     // After finished(): what this Redis user may not do that discovery needed
@@ -81,6 +81,10 @@ private:
     void scan(int node);
     void onPage(const QList<QByteArray> &keys, int node);
     void detect(const QList<QByteArray> &keys, int node);
+    // A page's keys are all read (autodetecting): the scan goes on.
+    void pageDone(int node);
+    // Standalone nodes, autodetecting: SCAN pages whose keys are being read.
+    static constexpr int MaxPagesInFlight = 3;
     void finish(bool cancelled);
     void refused(const QString &id, const QString &note, bool incomplete);
     void noteUnreadableKeys();
@@ -112,6 +116,8 @@ private:
     bool m_running = false;
     bool m_cancelled = false;
     bool m_firstStep = true;
+    int m_pagesInFlight = 0;
+    bool m_scanWaiting = false; // MaxPagesInFlight reached: the next SCAN waits
     bool m_complete = true;
     bool m_typeRefused = false;
     qint64 m_keysRefused = 0; // keys whose TYPE or shape read hit NOPERM on the key

@@ -398,6 +398,8 @@ void Monitor::onEvent(const QByteArray &, const QByteArray &channel, const QByte
     if (it != m_byKey.cend()) {
         Tracked &t = m_tracked[*it];
         t.dirty = t.unit->rereadOnEvent(); // a busy token family: by the tick
+        if (t.observeUntilMs > 0)
+            noteEvent(t.behaviour, event);
         // A job leaves the processing list when a worker is done (LREM), or
         // when it is requeued or dead-lettered: the queue's throughput.
         if (t.unit->isCompletion(objectAt(*it), key, event))
@@ -405,6 +407,10 @@ void Monitor::onEvent(const QByteArray &, const QByteArray &channel, const QByte
     } else if (m_options.profile) {
         if (std::optional<PatternObject> o = m_options.profile->objectFor(key))
             addObjects({*o}, true);
+    }
+    for (WatchedCandidate &w : m_watchedCandidates) {
+        if (w.object.key == key || w.object.related.contains(key) || w.object.members.contains(key))
+            noteEvent(w.behaviour, event);
     }
     if (!m_eventTimer.isActive())
         m_eventTimer.start();
@@ -445,8 +451,12 @@ void Monitor::startDiscovery()
             }
         }
         if (!cancelled && (!m_options.profile || m_options.profile->autodetect)) {
-            m_candidates = std::make_shared<const QList<Candidate>>(m_discovery->candidates());
-            m_other = std::make_shared<const QList<OtherFamily>>(m_discovery->otherFamilies());
+            QList<Candidate> candidates = m_discovery->candidates();
+            QList<OtherFamily> other = m_discovery->otherFamilies();
+            applyVerdicts(candidates, other); // what behaviour showed stays so
+            m_candidates = std::make_shared<const QList<Candidate>>(std::move(candidates));
+            m_other = std::make_shared<const QList<OtherFamily>>(std::move(other));
+            watchCandidates();
         }
         if (!cancelled) {
             m_permissionNotes = m_discovery->permissionNotes();
@@ -488,10 +498,18 @@ void Monitor::addObjects(const QList<PatternObject> &objects, bool dirty)
             // of all of them ahead of the next keyspace event's.
             continue;
         }
+        const bool autodetected = o.source == QLatin1String("autodetected");
+        if (autodetected && m_demotedKeys.contains(o.key))
+            continue; // its behaviour argued against it: a candidate now
         Tracked t;
         t.kind = o.kind;
         t.unit = &PatternUnit::of(o.kind);
         t.firstSeenMs = now;
+        if (autodetected && m_options.behaviourTicks > 0 && !m_options.singleReading) {
+            // Watched, and read every tick while watched (budgeted polling too).
+            t.observeUntilMs = now + qint64(m_options.behaviourTicks) * m_options.intervalMs;
+            t.hotUntilMs = t.observeUntilMs;
+        }
         t.dirty = dirty;
         // Not read yet: stale too if no reading comes within two ticks.
         t.freshAtMs = m_clock.elapsed();
@@ -528,6 +546,7 @@ void Monitor::tick()
     if (m_subscriber && m_eventsChecked.isValid()
         && m_eventsChecked.elapsed() >= m_options.eventsCheckMs)
         checkEventsConfig();
+    probeCandidates();
     // Sentinel: a master and a few replicas, read as often as the sentinels.
     const qint64 nodeInfoMs = m_server.mode == QLatin1String("sentinel") ? SentinelWatch::RefreshMs
                                                                          : RedisRouter::RefreshMs;
@@ -696,6 +715,7 @@ void Monitor::probe(const QList<int> &indices, bool fullTick, bool paced)
         m_lastCommands = 0;
         m_lastObjectsRead = int(indices.size());
     }
+    ++m_runsInFlight; // until finishRun: the run holds indices into m_tracked
     auto run = std::make_shared<ProbeRun>();
     run->indices = indices;
     run->fullTick = fullTick;
@@ -831,6 +851,8 @@ void Monitor::sendBatch(const std::shared_ptr<ProbeRun> &run)
 
 void Monitor::finishRun(const ProbeRun &run)
 {
+    if (--m_runsInFlight == 0 && !m_demote.isEmpty())
+        dropDemoted();
     if (run.fullTick && !run.failed) {
         // Objects not re-read this tick are exact as projected (events live).
         const qint64 now = m_clock.elapsed();
@@ -933,6 +955,16 @@ void Monitor::absorb(int index, const PatternObject &object, const QList<RedisVa
 {
     Tracked &t = m_tracked[index];
     Reading reading = t.unit->read(object, replies, ctx);
+    // Behaviour: what the keys did since the last reading.
+    const bool observed = t.observeUntilMs > 0 && t.track.everRead;
+    if (observed) {
+        t.behaviour.eventsLive = m_server.eventsLive;
+        t.unit->observeBehaviour(t.behaviour, object, m_states.at(index)->reading, reading,
+                                 replies);
+        ++t.behaviour.steps;
+    }
+    t.behaviour.deletedSinceRead = false;
+    t.behaviour.expiredSinceRead = false;
     const PatternObject &current = objectAt(index);
     std::optional<PatternObject> changed = t.unit->afterRead(object, current, replies);
     if (changed) {
@@ -969,6 +1001,12 @@ void Monitor::absorb(int index, const PatternObject &object, const QList<RedisVa
     t.track.everRead = true;
     t.validUntilMs = t.unit->validUntilMs(object, reading);
     restate(index, std::move(reading), std::move(changed));
+    if (observed)
+        applyBehaviour(index);
+    if (t.observeUntilMs > 0 && ctx.nowMs > t.observeUntilMs) {
+        t.observeUntilMs = 0; // watched long enough: its verdict stays in its evidence
+        t.behaviour = BehaviourTrack();
+    }
     // ... and so does one needing an operator (near its limit, work stuck).
     // A lock held is routine (its attention is how long): a new holder or a
     // moved TTL is a change, caught above.

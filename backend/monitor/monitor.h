@@ -14,6 +14,7 @@
 #include <QHash>
 #include <QObject>
 #include <QPointF>
+#include <QSet>
 #include <QTimer>
 
 #include <memory>
@@ -64,6 +65,14 @@ public:
         // "ageMs" in the JSON). 0: every object every tick (so are fewer
         // than MinBudgetedObjects objects).
         double budgetPercent = 2.0;
+        // Autodetected objects are watched for this many ticks after they
+        // are found: what their keys do (a window trimmed, a lock deleted and
+        // taken again, a value overwritten in place) is evidence
+        // (PatternUnit::observeBehaviour) that can demote a shown object to a
+        // candidate (or an ordinary key) or promote a candidate (the first
+        // MaxWatchedCandidates single-instance candidates are read for as
+        // long). Read every tick meanwhile. 0: not watched.
+        int behaviourTicks = 20;
     };
 
     // Snapshots are published at most once per this many ms (<= 10 Hz).
@@ -74,6 +83,8 @@ public:
     // Budgeted polling: objects per round trip (small, so another client
     // waits behind at most a fraction of a millisecond of them).
     static constexpr qsizetype PacedBatchObjects = 25;
+    // Candidates read for their behaviour, at most (Options::behaviourTicks).
+    static constexpr qsizetype MaxWatchedCandidates = 64;
     // Fewer objects are read every tick: they cost the server next to nothing.
     static constexpr qsizetype MinBudgetedObjects = 100;
     // Round trips of fewer objects do not update the cost per object.
@@ -166,6 +177,17 @@ private:
         qint64 readAtServerMs = -1; // server time of its last reading that arrived
         qint64 hotUntilMs = 0;      // server ms: read every tick until then (budgeted polling)
         bool stale = false;
+        qint64 observeUntilMs = 0; // server ms: its behaviour is noted until then; 0: not
+        BehaviourTrack behaviour;  // cleared when the watch ends
+    };
+    // A candidate read for its behaviour (Options::behaviourTicks).
+    struct WatchedCandidate
+    {
+        PatternObject object; // the candidate's example, its evidence as judged
+        BehaviourTrack behaviour;
+        Reading last;
+        bool read = false;
+        qint64 untilMs = 0; // server ms
     };
     // Figures kept per sample at most (PatternUnit::figures()).
     static constexpr int MaxFigures = 8;
@@ -230,6 +252,18 @@ private:
     void restate(int index, std::optional<Reading> reading = std::nullopt,
                  std::optional<PatternObject> object = std::nullopt);
     const PatternObject &objectAt(int index) const { return m_states.at(index)->object; }
+    // Behaviour (Options::behaviourTicks): the verdict of tracked object
+    // index's notes into its evidence; one that falls under the threshold
+    // is dropped (dropDemoted, once no reply is outstanding: runs hold
+    // indices) into the candidates or the ordinary keys.
+    void applyBehaviour(int index);
+    void dropDemoted();
+    // The demoted objects into candidates or other (a rescan's lists too),
+    // without the promoted candidates.
+    void applyVerdicts(QList<Candidate> &candidates, QList<OtherFamily> &other) const;
+    void watchCandidates();
+    void probeCandidates();
+    void noteEvent(BehaviourTrack &behaviour, const QByteArray &event) const;
     void onEvent(const QByteArray &pattern, const QByteArray &channel, const QByteArray &event);
     qint64 serverNow() const;
 
@@ -299,6 +333,17 @@ private:
     double m_lastSharePercent = -1;
     qsizetype m_hotNext = 0; // budgeted polling: where the hot objects' turn starts
     QList<std::pair<qint64, qint64>> m_bounds; // (server ms, age bound) of recent ticks
+    // Behaviour: probe runs not finished (their indices must stay valid);
+    // tracked objects to drop once none is; what was demoted and promoted
+    // (a rescan finds them as before); the candidates read.
+    int m_runsInFlight = 0;
+    QSet<int> m_demote;
+    QList<PatternObject> m_demoted;
+    QSet<QByteArray> m_demotedKeys;
+    QSet<QByteArray> m_promotedKeys;
+    QList<WatchedCandidate> m_watchedCandidates;
+    QSet<QByteArray> m_candidatesSeen; // watched once: not again after a rescan
+    bool m_candidateProbeInFlight = false;
 };
 
 } // namespace gatehouse

@@ -16,6 +16,8 @@ QString evidenceKindId(Evidence::Kind kind)
         return QStringLiteral("family");
     case Evidence::Kind::Profile:
         return QStringLiteral("profile");
+    case Evidence::Kind::Behaviour:
+        return QStringLiteral("behaviour");
     }
     return QString();
 }

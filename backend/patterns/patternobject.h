@@ -26,14 +26,17 @@ struct PatternParams
 // (README, "Autodetection"): its kind, its weight (positive for, negative
 // against; an instance is shown when the weights sum to at least
 // AutoDetector::Threshold) and a sentence an operator can check.
+// Behaviour is what the monitor saw the keys do over the first ticks of
+// watching (BehaviourTrack).
 struct Evidence
 {
-    enum class Kind { Structure, Name, Family, Profile };
+    enum class Kind { Structure, Name, Family, Profile, Behaviour };
     Kind kind = Kind::Structure;
     int weight = 0;
     QString reason;
 };
-QString evidenceKindId(Evidence::Kind kind); // "structure", "name", "family", "profile"
+QString evidenceKindId(Evidence::Kind kind); // "structure", "name", "family", "profile",
+                                             // "behaviour"
 int evidenceScore(const QList<Evidence> &evidence);
 
 // One instance of a pattern in the watched database: which keys make it up.

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "alertfigure.h"
+#include "behaviour.h"
 #include "demotraffic.h"
 #include "jobs.h"
 #include "keyclassifier.h"
@@ -204,6 +205,21 @@ public:
     QList<Evidence> judge(const PatternObject &object, const ClaimPool &pool) const;
     // The family of an instance's key as the pool counted it.
     static QByteArray familyOfObject(const PatternObject &object, const ClaimPool &pool);
+    // --- Autodetection: behaviour over the first ticks of watching ---------
+    // Two consecutive readings of an autodetected instance (after's replies
+    // answer probe(object)): what its keys did in between, noted in track
+    // (BehaviourTrack::confirm, argue), which the monitor weighs into its
+    // evidence. Nothing by default.
+    virtual void observeBehaviour(BehaviourTrack &track, const PatternObject &object,
+                                  const Reading &before, const Reading &after,
+                                  const QList<RedisValue> &replies) const
+    {
+        Q_UNUSED(track)
+        Q_UNUSED(object)
+        Q_UNUSED(before)
+        Q_UNUSED(after)
+        Q_UNUSED(replies)
+    }
 
     // The profile rule that finds an instance it grouped (the suggested
     // profile): by default a glob of its key (its parent's, for a part) and

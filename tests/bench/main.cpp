@@ -4,6 +4,7 @@
 #include "clusterbench.h"
 #include "guibench.h"
 #include "limiterbench.h"
+#include "millionbench.h"
 #include "monitorbench.h"
 #include "overheadbench.h"
 #include "redisserver.h"
@@ -38,14 +39,21 @@ int main(int argc, char *argv[])
                                     QStringLiteral("N"), QStringLiteral("3"));
     const QCommandLineOption only(QStringLiteral("only"),
                                   QStringLiteral("Run one group: wire, discovery, refresh, gui, "
-                                                 "limiter, overhead or cluster."),
+                                                 "limiter, overhead, cluster or million."),
                                   QStringLiteral("group"));
     const QCommandLineOption overheadSeconds(
         QStringLiteral("overhead-seconds"),
         QStringLiteral("overhead: seconds of watching per run (default 60)."), QStringLiteral("S"),
         QStringLiteral("60"));
-    parser.addOptions({smoke, requests, rounds, only, overheadSeconds});
+    // The million group's console side runs in a child: its memory is its own.
+    QCommandLineOption millionGui(QStringLiteral("million-gui"),
+                                  QStringLiteral("(internal) million: the console's side."),
+                                  QStringLiteral("url"));
+    millionGui.setFlags(QCommandLineOption::HiddenFromHelp);
+    parser.addOptions({smoke, requests, rounds, only, overheadSeconds, millionGui});
     parser.process(app);
+    if (parser.isSet(millionGui))
+        return bench::runMillionGuiChild(parser.value(millionGui));
 
     const bool isSmoke = parser.isSet(smoke);
     const int n = isSmoke ? 2000 : parser.value(requests).toInt();
@@ -79,7 +87,7 @@ int main(int argc, char *argv[])
     static const QStringList s_groups{QStringLiteral("wire"),    QStringLiteral("discovery"),
                                       QStringLiteral("refresh"), QStringLiteral("gui"),
                                       QStringLiteral("limiter"), QStringLiteral("overhead"),
-                                      QStringLiteral("cluster")};
+                                      QStringLiteral("cluster"), QStringLiteral("million")};
     if (!group.isEmpty() && !s_groups.contains(group)) {
         QTextStream(stderr) << "gatehouse-bench: unknown group \"" << group << "\"; use one of "
                             << s_groups.join(QLatin1String(", ")) << "." << Qt::endl;
@@ -129,6 +137,8 @@ int main(int argc, char *argv[])
             clusterSizes = {3000, 60, 60, 6};
         figures += bench::runClusterBench(clusterSizes, r);
     }
+    if (group.isEmpty() || group == QLatin1String("million"))
+        figures += bench::runMillionBench(server.endpoint(), isSmoke ? 20000 : 1000000);
     bench::report(figures,
                   QStringLiteral("%1 run: redis-server 127.0.0.1:%2, %3 requests per run, %4 "
                                  "alternating round(s), best of each side; %5.")

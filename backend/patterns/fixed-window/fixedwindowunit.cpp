@@ -10,6 +10,37 @@ QList<PatternUnit::Command> FixedWindowUnit::probe(const PatternObject &o,
     return {{"GETRANGE", o.key, "0", "31"}, {"PTTL", o.key}};
 }
 
+void FixedWindowUnit::observeBehaviour(BehaviourTrack &t, const PatternObject &,
+                                       const Reading &before, const Reading &after,
+                                       const QList<RedisValue> &) const
+{
+    const qint64 elapsed = after.atMs - before.atMs;
+    // The earlier reading's window ended in between (its TTL ran out).
+    const bool boundary = t.expiredSinceRead
+                          || (before.isOk() && before.pttlMs > 0 && elapsed + 100 >= before.pttlMs);
+    if (before.isOk() && after.status == Reading::Status::Missing) {
+        t.deleted = boundary; // expired at its window's end
+        return;
+    }
+    if (!after.isOk())
+        return;
+    const bool fresh = after.pttlMs > 0 && (!before.isOk() || after.pttlMs > before.pttlMs);
+    if ((before.status == Reading::Status::Missing && t.deleted)
+        || (before.isOk() && after.inWindow < before.inWindow && boundary && fresh)) {
+        t.confirm(QStringLiteral("its count started again from %1 with a new TTL when its "
+                                 "window ended")
+                      .arg(after.inWindow));
+    } else if (before.isOk() && after.inWindow < before.inWindow && !boundary
+               && !t.deletedSinceRead) {
+        t.argue(QStringLiteral("its count went down from %1 to %2 within its window (adjusted "
+                               "in place)")
+                    .arg(before.inWindow)
+                    .arg(after.inWindow),
+                t.eventsLive);
+    }
+    t.deleted = false;
+}
+
 Reading FixedWindowUnit::read(const PatternObject &o, const QList<RedisValue> &r,
                               const ProbeContext &c) const
 {

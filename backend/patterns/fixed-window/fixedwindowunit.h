@@ -22,6 +22,8 @@ public:
                                       const ClaimPool &pool) const override;
     bool parseRule(RuleReader &reader, const QJsonObject &json, ProfileRule &rule) const override;
     void writeRule(const ProfileRule &rule, QJsonObject &json) const override;
+    void observeBehaviour(BehaviourTrack &track, const PatternObject &object, const Reading &before,
+                          const Reading &after, const QList<RedisValue> &replies) const override;
     QList<Command> probe(const PatternObject &object, const ProbeContext &context) const override;
     qint64 validUntilMs(const PatternObject &object, const Reading &reading) const override;
     Reading read(const PatternObject &object, const QList<RedisValue> &replies,

@@ -17,6 +17,10 @@ public:
     PatternKind kind() const override { return Kind; }
     QString title() const override { return QStringLiteral("SETNX lock"); }
     // Autodetection (PatternUnit): its evidence (grouped as a lock's: one key each).
+    // No behaviour notes: a SETNX lock is taken over by GETSET, in place.
+    void observeBehaviour(BehaviourTrack &, const PatternObject &, const Reading &, const Reading &,
+                          const QList<RedisValue> &) const override
+    {}
     std::optional<KeyClaim> claimKey(const KeyShape &shape, qint64 serverNowMs) const override;
     QList<Command> probe(const PatternObject &object, const ProbeContext &context) const override;
     qint64 validUntilMs(const PatternObject &object, const Reading &reading) const override

@@ -24,6 +24,40 @@ ReplyMeaning notHeld(const QString &key, const RedisValue &reply)
 }
 } // namespace
 
+void LockUnit::observeBehaviour(BehaviourTrack &t, const PatternObject &, const Reading &before,
+                                const Reading &after, const QList<RedisValue> &) const
+{
+    const qint64 elapsed = after.atMs - before.atMs;
+    // The earlier holder's TTL had not run out by the later reading: its
+    // key cannot have expired in between (a reading's time is its probe's
+    // send time, hence the slack).
+    const bool lived = before.isOk() && (before.pttlMs == -1 || before.pttlMs > elapsed + 100);
+    if (before.isOk() && after.status == Reading::Status::Missing) {
+        t.deleted = t.deletedSinceRead || (lived && !t.expiredSinceRead);
+        return;
+    }
+    if (!after.isOk() || after.tokenTruncated)
+        return;
+    if (before.status == Reading::Status::Missing) {
+        if (t.deleted)
+            t.confirm(QStringLiteral("deleted before its TTL ran out, then taken again with a new "
+                                     "token"));
+        t.deleted = false;
+        return;
+    }
+    if (!before.isOk() || before.token == after.token)
+        return; // the same holder (extending its TTL is what a holder does)
+    if (t.deletedSinceRead) {
+        t.confirm(QStringLiteral("deleted and re-created with a new token"));
+    } else if (lived && !t.expiredSinceRead) {
+        // Polled, a release and a new holder between two readings look the
+        // same; with keyspace events live, no deletion came between: certain.
+        t.argue(QStringLiteral("its value was overwritten in place while its key lived"),
+                t.eventsLive);
+    }
+    t.deleted = false;
+}
+
 QList<PatternUnit::Command> LockUnit::probe(const PatternObject &o, const ProbeContext &) const
 {
     return {{"GETRANGE", o.key, "0", number(MaxTokenBytes)}, {"PTTL", o.key}};

@@ -26,6 +26,8 @@ public:
     QList<QByteArray> wordsFor() const override;
     QList<Evidence> structureEvidence(const PatternObject &object,
                                       const ClaimPool &pool) const override;
+    void observeBehaviour(BehaviourTrack &track, const PatternObject &object, const Reading &before,
+                          const Reading &after, const QList<RedisValue> &replies) const override;
     QList<Command> probe(const PatternObject &object, const ProbeContext &context) const override;
     qint64 validUntilMs(const PatternObject &object, const Reading &reading) const override;
     Reading read(const PatternObject &object, const QList<RedisValue> &replies,

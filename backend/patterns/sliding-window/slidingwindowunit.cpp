@@ -44,6 +44,23 @@ QList<PatternUnit::Command> SlidingWindowUnit::probe(const PatternObject &o,
     return cmds;
 }
 
+void SlidingWindowUnit::observeBehaviour(BehaviourTrack &t, const PatternObject &,
+                                         const Reading &before, const Reading &after,
+                                         const QList<RedisValue> &) const
+{
+    if (!before.isOk() || !after.isOk() || before.oldestAgeMs < 0 || after.oldestAgeMs < 0)
+        return;
+    const qint64 oldestBefore = saturatingSub(before.atMs, before.oldestAgeMs);
+    const qint64 oldestAfter = saturatingSub(after.atMs, after.oldestAgeMs);
+    // The oldest entry read is the oldest in the window (all of them when
+    // the window is unknown): it moving forward means an entry left. It
+    // left the set, not just the window, when nothing older than the
+    // window is stored: trimmed by time.
+    if (oldestAfter > oldestBefore && (after.windowMs <= 0 || after.stored == after.inWindow))
+        t.confirm(QStringLiteral("its oldest entries were removed while newer ones stayed "
+                                 "(trimmed by time)"));
+}
+
 Reading SlidingWindowUnit::read(const PatternObject &o, const QList<RedisValue> &r,
                                 const ProbeContext &c) const
 {

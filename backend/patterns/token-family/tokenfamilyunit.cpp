@@ -34,6 +34,39 @@ QList<PatternUnit::Command> TokenFamilyUnit::probe(const PatternObject &o,
     return cmds;
 }
 
+void TokenFamilyUnit::observeBehaviour(BehaviourTrack &t, const PatternObject &o, const Reading &,
+                                       const Reading &after, const QList<RedisValue> &r) const
+{
+    if (after.status == Reading::Status::Error || after.status == Reading::Status::WrongType)
+        return;
+    const qsizetype n = probedMembers(o);
+    const int stride = o.countedTokens ? 2 : 1;
+    for (qsizetype i = 0; i < n && (i + 1) * stride <= r.size(); ++i) {
+        const QByteArray &member = o.members.at(i);
+        const qint64 ttl = r.at(i * stride).toInteger();
+        const auto it = t.expiries.find(member);
+        if (ttl == -2) {
+            // Gone well before it was due to expire: used or revoked.
+            if (it != t.expiries.end() && *it > after.atMs + 1000)
+                t.confirm(QStringLiteral("a token was deleted before its TTL ran out (used or "
+                                         "revoked) and not written again"));
+            if (it != t.expiries.end())
+                t.expiries.erase(it);
+            continue;
+        }
+        if (ttl < 0)
+            continue;
+        const qint64 expiry = saturatingAdd(after.atMs, ttl);
+        // Its expiry moved later: SET ... EX again, as a cache is refreshed
+        // (a token is written once).
+        if (it != t.expiries.end() && expiry > *it + 1000)
+            t.argue(QStringLiteral("a token's TTL was set again while it lived (rewritten)"),
+                    t.eventsLive);
+        if (it != t.expiries.end() || t.expiries.size() < 2 * MaxMembersPerProbe)
+            t.expiries.insert(member, expiry);
+    }
+}
+
 Reading TokenFamilyUnit::read(const PatternObject &o, const QList<RedisValue> &r,
                               const ProbeContext &c) const
 {

@@ -37,6 +37,8 @@ public:
     std::optional<PatternObject> objectFor(const ProfileRule &rule,
                                            const QByteArray &key) const override;
     PatternObject conventionalObject(const QByteArray &key) const override;
+    void observeBehaviour(BehaviourTrack &track, const PatternObject &object, const Reading &before,
+                          const Reading &after, const QList<RedisValue> &replies) const override;
     QList<Command> probe(const PatternObject &object, const ProbeContext &context) const override;
     Reading read(const PatternObject &object, const QList<RedisValue> &replies,
                  const ProbeContext &context) const override;

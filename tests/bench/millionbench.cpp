@@ -1,0 +1,445 @@
+// SPDX-License-Identifier: MIT
+#include "millionbench.h"
+
+#include "redisserver.h"
+
+#include <actions/actionengine.h>
+#include <mainwindow.h>
+#include <monitor/monitor.h>
+#include <redis/redisclient.h>
+
+#include <QCoreApplication>
+#include <QElapsedTimer>
+#include <QEventLoop>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QRandomGenerator>
+#include <QTextStream>
+#include <QThread>
+#include <QTimer>
+
+#include <hiredis/hiredis.h>
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <memory>
+
+namespace gatehouse::bench {
+
+namespace {
+
+using Context = std::unique_ptr<redisContext, decltype(&redisFree)>;
+
+Context connect(const RedisEndpoint &ep)
+{
+    return Context(redisConnect(ep.host.toUtf8().constData(), ep.port), &redisFree);
+}
+
+// Pipelined writes through hiredis: commands are appended and their replies
+// read every Batch commands (the loader must not take minutes).
+class Loader
+{
+public:
+    explicit Loader(redisContext *c)
+        : m_c(c)
+    {}
+    ~Loader() { flush(); }
+    void add(const QList<QByteArray> &args)
+    {
+        std::vector<const char *> argv;
+        std::vector<size_t> lens;
+        for (const QByteArray &a : args) {
+            argv.push_back(a.constData());
+            lens.push_back(size_t(a.size()));
+        }
+        redisAppendCommandArgv(m_c, int(argv.size()), argv.data(), lens.data());
+        if (++m_pending == Batch)
+            flush();
+    }
+    void flush()
+    {
+        for (; m_pending > 0; --m_pending) {
+            void *reply = nullptr;
+            if (redisGetReply(m_c, &reply) != REDIS_OK)
+                return;
+            freeReplyObject(reply);
+        }
+    }
+
+private:
+    static constexpr int Batch = 2000;
+    redisContext *m_c;
+    int m_pending = 0;
+};
+
+QByteArray hex(QRandomGenerator &rng, int len)
+{
+    static const char digits[] = "0123456789abcdef";
+    QByteArray out(len, '0');
+    for (int i = 0; i < len; ++i)
+        out[i] = digits[rng.bounded(16)];
+    return out;
+}
+
+QByteArray num(qint64 v)
+{
+    return QByteArray::number(v);
+}
+
+QString urlOf(const RedisEndpoint &ep)
+{
+    return QStringLiteral("redis://%1:%2").arg(ep.host).arg(ep.port);
+}
+
+struct Planted
+{
+    qint64 structures = 0; // instances: windows, locks, code families, queues
+    qint64 keys = 0;       // their keys
+};
+
+// About `keys` keys: ordinary families (caches, sessions, dated counters,
+// page caches, timelines, leaderboards, flags, logs, profiles) and planted
+// structures (sliding windows with TTLs, locks, one-time codes with
+// six-hex-digit suffixes, queues with work in flight), all with the server's
+// time so windows and claims are recent.
+Planted fill(redisContext *c, int keys, qint64 nowMs)
+{
+    QRandomGenerator rng(1600);
+    Planted planted;
+    Loader load(c);
+    const int windows = keys / 100;
+    const int locks = keys / 50;
+    const int codes = keys / 500;
+    const int queues = 50;
+    for (int i = 0; i < windows; ++i) {
+        QList<QByteArray> zadd{"ZADD", "ratelimit:api:" + num(i)};
+        for (int m = 0; m < 5; ++m)
+            zadd << num(nowMs - m * 700) << num(nowMs - m * 700) + '-' + num(m);
+        load.add(zadd);
+        load.add({"PEXPIRE", "ratelimit:api:" + num(i), "60000"});
+    }
+    for (int i = 0; i < locks; ++i)
+        load.add({"SET", "lock:order:" + num(i), hex(rng, 32), "PX", "3600000"});
+    for (int i = 0; i < codes; ++i)
+        load.add({"SET", "otp:" + hex(rng, 6), num(100000 + rng.bounded(900000)), "EX", "3600"});
+    for (int i = 0; i < queues; ++i) {
+        const QByteArray q = "jobs:mail:" + num(i);
+        load.add({"LPUSH", q, "a", "b", "c"});
+        load.add({"LPUSH", q + ":processing", "x"});
+    }
+    planted.structures = windows + locks + 1 + queues;
+    planted.keys = windows + locks + codes + 2 * queues;
+
+    const qint64 ordinary = keys - planted.keys;
+    // Shares of the ordinary keys, per mille.
+    struct Share
+    {
+        int perMille;
+        int kind;
+    };
+    static const Share shares[]
+        = {{300, 0}, {150, 1}, {150, 2}, {100, 3}, {50, 4}, {50, 5}, {50, 6}, {50, 7}, {100, 8}};
+    for (const Share &s : shares) {
+        const qint64 n = ordinary * s.perMille / 1000;
+        for (qint64 i = 0; i < n; ++i) {
+            switch (s.kind) {
+            case 0: // product cache, JSON, an hour
+                load.add({"SET", "cache:product:" + num(i),
+                          "{\"id\":" + num(i) + ",\"name\":\"item " + num(i)
+                              + "\",\"price\":" + num(rng.bounded(10000)) + "}",
+                          "EX", "3600"});
+                break;
+            case 1: { // sessions: a hash with a TTL
+                const QByteArray key = "session:" + hex(rng, 32);
+                load.add({"HSET", key, "user_id", num(i), "created", num(nowMs / 1000)});
+                load.add({"EXPIRE", key, "1800"});
+                break;
+            }
+            case 2: // per-day counters
+                load.add({"SET", "stats:views:2026-11-" + num(10 + i % 14) + ":" + num(i / 14),
+                          num(rng.bounded(5000)), "EX", "604800"});
+                break;
+            case 3: // page caches
+                load.add({"SET", "page:/products/" + num(i),
+                          "<html><body>product " + num(i) + "</body></html>", "EX", "600"});
+                break;
+            case 4: // timelines: recent times as scores
+                load.add({"ZADD", "feed:user:" + num(i), num(nowMs - 5000), "post:" + num(i),
+                          num(nowMs - 90000), "post:" + num(i + 1)});
+                break;
+            case 5: // leaderboards
+                load.add({"ZADD", "leaderboard:game:" + num(i), num(rng.bounded(1000)), "alice",
+                          num(rng.bounded(1000)), "bob"});
+                break;
+            case 6: // feature flags
+                load.add({"SET", "feature:beta:" + num(i), "on"});
+                break;
+            case 7: // logs
+                load.add({"RPUSH", "log:checkout:" + num(i), "started", "finished"});
+                break;
+            default: // user profiles
+                load.add({"HSET", "user:" + num(i) + ":profile", "name", "user " + num(i), "email",
+                          "u" + num(i) + "@example.com"});
+                break;
+            }
+        }
+    }
+    return planted;
+}
+
+// The reference: a hiredis SCAN loop (COUNT 1000) with each batch's keys'
+// TYPE pipelined, the least any discovery must do. Returns seconds.
+double scanTypeSeconds(const RedisEndpoint &ep, qint64 *keys)
+{
+    Context c = connect(ep);
+    if (!c || c->err)
+        return 0;
+    QElapsedTimer clock;
+    clock.start();
+    std::string cursor = "0";
+    *keys = 0;
+    do {
+        auto *reply = static_cast<redisReply *>(
+            redisCommand(c.get(), "SCAN %s COUNT 1000", cursor.c_str()));
+        if (!reply || reply->type != REDIS_REPLY_ARRAY || reply->elements != 2) {
+            if (reply)
+                freeReplyObject(reply);
+            return 0;
+        }
+        cursor.assign(reply->element[0]->str, reply->element[0]->len);
+        const redisReply *batch = reply->element[1];
+        for (size_t i = 0; i < batch->elements; ++i) {
+            const char *argv[] = {"TYPE", batch->element[i]->str};
+            const size_t lens[] = {4, batch->element[i]->len};
+            redisAppendCommandArgv(c.get(), 2, argv, lens);
+        }
+        for (size_t i = 0; i < batch->elements; ++i) {
+            void *type = nullptr;
+            if (redisGetReply(c.get(), &type) != REDIS_OK)
+                return 0;
+            freeReplyObject(type);
+        }
+        *keys += qint64(batch->elements);
+        freeReplyObject(reply);
+    } while (cursor != "0");
+    return clock.nsecsElapsed() / 1e9;
+}
+
+// The slowest command in SLOWLOG (ms) and how many there are.
+double slowestMs(redisContext *c, qint64 *entries)
+{
+    auto *reply = static_cast<redisReply *>(redisCommand(c, "SLOWLOG GET 128"));
+    double worst = 0;
+    *entries = 0;
+    if (reply && reply->type == REDIS_REPLY_ARRAY) {
+        *entries = qint64(reply->elements);
+        for (size_t i = 0; i < reply->elements; ++i) {
+            const redisReply *e = reply->element[i];
+            if (e->type == REDIS_REPLY_ARRAY && e->elements >= 3)
+                worst = std::max(worst, double(e->element[2]->integer) / 1000.0);
+        }
+    }
+    if (reply)
+        freeReplyObject(reply);
+    return worst;
+}
+
+qint64 statusKb(const char *field)
+{
+    QFile f(QStringLiteral("/proc/self/status"));
+    if (!f.open(QIODevice::ReadOnly))
+        return 0;
+    for (const QByteArray &line : f.readAll().split('\n')) {
+        if (line.startsWith(field))
+            return line.mid(qsizetype(qstrlen(field))).trimmed().split(' ').first().toLongLong();
+    }
+    return 0;
+}
+
+// Peak resident memory (kB) of the largest child waited for so far.
+qint64 childrenPeakKb()
+{
+    rusage usage{};
+    getrusage(RUSAGE_CHILDREN, &usage);
+    return usage.ru_maxrss;
+}
+
+} // namespace
+
+int runMillionGuiChild(const QString &url)
+{
+    QString error;
+    const std::optional<RedisEndpoint> endpoint = RedisEndpoint::fromUrl(url, &error);
+    if (!endpoint) {
+        QTextStream(stderr) << "gatehouse-bench: " << error << Qt::endl;
+        return 2;
+    }
+    // As the application runs: the monitor and its client on a thread of
+    // their own, no profile (autodetection), no history file.
+    QThread thread;
+    thread.start();
+    auto monitorClient = std::make_unique<RedisClient>(*endpoint);
+    RedisClient client(*endpoint);
+    client.open();
+    Monitor::Options options;
+    auto monitor = std::make_unique<Monitor>(monitorClient.get(), options);
+    monitorClient->moveToThread(&thread);
+    monitor->moveToThread(&thread);
+    ActionEngine actions(&client);
+    MainWindow window(&client, monitor.get(), &actions, {});
+    window.show();
+    QCoreApplication::processEvents();
+    const qint64 beforeKb = statusKb("VmRSS:");
+    QElapsedTimer clock;
+    clock.start();
+    QEventLoop wait;
+    bool discovered = false;
+    qint64 shown = -1;
+    QObject::connect(monitor.get(), &Monitor::discoveryFinished, &wait, [&] { discovered = true; });
+    // The console has what discovery found once a snapshot after it arrived.
+    QObject::connect(monitor.get(), &Monitor::snapshotReady, &wait, [&](const Snapshot &s) {
+        if (discovered && !s.discovering) {
+            shown = s.objects.size();
+            wait.quit();
+        }
+    });
+    QMetaObject::invokeMethod(monitorClient.get(), &RedisClient::open);
+    QMetaObject::invokeMethod(monitor.get(), &Monitor::start);
+    QTimer::singleShot(600000, &wait, &QEventLoop::quit);
+    wait.exec();
+    const double wallMs = clock.nsecsElapsed() / 1e6;
+    // A few ticks with every row on screen, as an operator sees it.
+    QEventLoop settle;
+    QTimer::singleShot(3000, &settle, &QEventLoop::quit);
+    settle.exec();
+    const qint64 afterKb = statusKb("VmRSS:");
+    const qint64 peakKb = statusKb("VmHWM:");
+    QObject anchor;
+    anchor.moveToThread(&thread);
+    QMetaObject::invokeMethod(
+        &anchor,
+        [&] {
+            monitor.reset();
+            monitorClient.reset();
+        },
+        Qt::BlockingQueuedConnection);
+    thread.quit();
+    thread.wait();
+    QTextStream(stdout) << QJsonDocument(QJsonObject{{QStringLiteral("beforeKb"), double(beforeKb)},
+                                                     {QStringLiteral("afterKb"), double(afterKb)},
+                                                     {QStringLiteral("peakKb"), double(peakKb)},
+                                                     {QStringLiteral("shown"), double(shown)},
+                                                     {QStringLiteral("wallMs"), wallMs}})
+                               .toJson(QJsonDocument::Compact)
+                        << Qt::endl;
+    return shown < 0 ? 1 : 0;
+}
+
+QList<Figure> runMillionBench(const RedisEndpoint &endpoint, int keys)
+{
+    Context c = connect(endpoint);
+    if (!c || c->err)
+        return {};
+    freeReplyObject(redisCommand(c.get(), "FLUSHALL"));
+    freeReplyObject(redisCommand(c.get(), "CONFIG SET notify-keyspace-events %s", ""));
+    auto *time = static_cast<redisReply *>(redisCommand(c.get(), "TIME"));
+    const qint64 nowMs = time && time->elements == 2
+                             ? QByteArray(time->element[0]->str).toLongLong() * 1000
+                                   + QByteArray(time->element[1]->str).toLongLong() / 1000
+                             : 0;
+    if (time)
+        freeReplyObject(time);
+    QElapsedTimer loadClock;
+    loadClock.start();
+    const Planted planted = fill(c.get(), keys, nowMs);
+    const double loadS = loadClock.nsecsElapsed() / 1e9;
+    auto *size = static_cast<redisReply *>(redisCommand(c.get(), "DBSIZE"));
+    const qint64 dbsize = size ? size->integer : 0;
+    if (size)
+        freeReplyObject(size);
+
+    qint64 refKeys = 0;
+    const double refS = scanTypeSeconds(endpoint, &refKeys);
+
+    // The CLI: one snapshot without a profile, its JSON cut to 100 objects
+    // per section (--limit) and thrown away; stderr keeps its progress.
+    freeReplyObject(redisCommand(c.get(), "CONFIG SET slowlog-log-slower-than 10000"));
+    freeReplyObject(redisCommand(c.get(), "SLOWLOG RESET"));
+    QProcess cli;
+    cli.setStandardOutputFile(QProcess::nullDevice());
+    cli.setStandardErrorFile(QProcess::nullDevice());
+    const qint64 peakBefore = childrenPeakKb();
+    QElapsedTimer cliClock;
+    cliClock.start();
+    cli.start(QStringLiteral(GATEHOUSE_CLI),
+              {QStringLiteral("--url"), urlOf(endpoint), QStringLiteral("snapshot"),
+               QStringLiteral("--json"), QStringLiteral("--limit"), QStringLiteral("100")});
+    cli.waitForFinished(-1);
+    const double cliS = cliClock.nsecsElapsed() / 1e9;
+    const qint64 cliPeakKb = childrenPeakKb();
+    qint64 slowEntries = 0;
+    const double slowest = slowestMs(c.get(), &slowEntries);
+
+    // The console, in a process of its own.
+    QProcess gui;
+    gui.start(QCoreApplication::applicationFilePath(),
+              {QStringLiteral("--million-gui"), urlOf(endpoint)});
+    gui.waitForFinished(-1);
+    const QJsonObject g = QJsonDocument::fromJson(gui.readAllStandardOutput().trimmed()).object();
+    const double guiPeakMb = g.value(QStringLiteral("peakKb")).toDouble() / 1024.0;
+    const double shown = g.value(QStringLiteral("shown")).toDouble();
+    const double perObject = shown > 0 ? (g.value(QStringLiteral("afterKb")).toDouble()
+                                          - g.value(QStringLiteral("beforeKb")).toDouble())
+                                             * 1024.0 / shown
+                                       : 0;
+
+    Figure rate;
+    rate.name = QStringLiteral("M1. million-key discovery keys/s");
+    rate.unit = QStringLiteral("keys/s");
+    rate.value = cliS > 0 ? dbsize / cliS : 0;
+    rate.peer = QStringLiteral("hiredis SCAN COUNT 1000 + pipelined TYPE");
+    rate.peerValue = refS > 0 ? dbsize / refS : 0;
+    rate.target = 1.0 / 1.3; // at most 1.3 times the loop's time
+    rate.note = QStringLiteral("%1 keys (%2 planted structures, %3 of their keys; loaded in "
+                               "%4 s): gatehouse-cli snapshot --json --limit 100, no profile, "
+                               "%5 s from start to exit (CLI exit code %6); the loop %7 s over "
+                               "%8 keys.")
+                    .arg(dbsize)
+                    .arg(planted.structures)
+                    .arg(planted.keys)
+                    .arg(loadS, 0, 'f', 1)
+                    .arg(cliS, 0, 'f', 2)
+                    .arg(cli.exitCode())
+                    .arg(refS, 0, 'f', 2)
+                    .arg(refKeys);
+    const QString peakNote
+        = cliPeakKb > peakBefore
+              ? QString()
+              : QStringLiteral(" (no larger than an earlier child's: a lower bound)");
+    return {
+        rate,
+        budgetFigure(QStringLiteral("M2. million-key CLI peak resident"), QStringLiteral("MB"),
+                     cliPeakKb / 1024.0, 300,
+                     QStringLiteral("getrusage(RUSAGE_CHILDREN) ru_maxrss%1.").arg(peakNote)),
+        budgetFigure(QStringLiteral("M3. million-key console peak resident"), QStringLiteral("MB"),
+                     guiPeakMb, 300,
+                     QStringLiteral("gatehouse-bench --million-gui: MainWindow offscreen, "
+                                    "monitor on its thread, no profile; VmHWM after "
+                                    "discovery and 3 s of ticks; %1 objects shown, "
+                                    "discovery to first snapshot %2 s.")
+                         .arg(shown)
+                         .arg(g.value(QStringLiteral("wallMs")).toDouble() / 1000.0, 0, 'f', 1)),
+        budgetFigure(QStringLiteral("M4. million-key console bytes per shown object"),
+                     QStringLiteral("B"), perObject, 2048,
+                     QStringLiteral("resident growth from before connecting to after "
+                                    "discovery, over the objects shown.")),
+        budgetFigure(QStringLiteral("M5. slowest command during discovery"), QStringLiteral("ms"),
+                     slowest, 10,
+                     QStringLiteral("SLOWLOG (slowlog-log-slower-than 10000) over the CLI's "
+                                    "run: %1 entries.")
+                         .arg(slowEntries))};
+}
+
+} // namespace gatehouse::bench

@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: MIT
+// Behaviour evidence without a server: each pattern's notes on two
+// consecutive readings (PatternUnit::observeBehaviour) and the verdict they
+// add up to (BehaviourTrack::verdict). tst_behaviour watches a real client.
+#include <patterns/patternregistry.h>
+#include <patterns/patternunit.h>
+
+#include <QtTest>
+
+using namespace gatehouse;
+
+namespace {
+
+constexpr qint64 s_t0 = 1800000000000;
+
+Reading ok(qint64 atMs)
+{
+    Reading r;
+    r.atMs = s_t0 + atMs;
+    return r;
+}
+
+Reading lockHeld(qint64 atMs, const QByteArray &token, qint64 pttlMs)
+{
+    Reading r = ok(atMs);
+    r.token = token;
+    r.pttlMs = pttlMs;
+    return r;
+}
+
+Reading missing(qint64 atMs)
+{
+    Reading r = ok(atMs);
+    r.status = Reading::Status::Missing;
+    r.pttlMs = -2;
+    return r;
+}
+
+Reading counter(qint64 atMs, qint64 count, qint64 pttlMs)
+{
+    Reading r = ok(atMs);
+    r.inWindow = count;
+    r.stored = count;
+    r.pttlMs = pttlMs;
+    r.resetMs = pttlMs;
+    return r;
+}
+
+Reading window(qint64 atMs, qint64 oldestAtMs, qint64 inWindow, qint64 stored, qint64 windowMs)
+{
+    Reading r = ok(atMs);
+    r.inWindow = inWindow;
+    r.stored = stored;
+    r.windowMs = windowMs;
+    r.oldestAgeMs = atMs - oldestAtMs;
+    return r;
+}
+
+// Feeds readings one after another, as the monitor does.
+BehaviourTrack watch(const char *pattern, const QList<Reading> &readings,
+                     const PatternObject &object = {}, const QList<QList<RedisValue>> &replies = {},
+                     bool eventsLive = false, bool deletedBetween = false)
+{
+    const PatternUnit &unit = PatternUnit::of(PatternKind(pattern));
+    BehaviourTrack t;
+    t.eventsLive = eventsLive;
+    for (qsizetype i = 1; i < readings.size(); ++i) {
+        t.deletedSinceRead = deletedBetween;
+        unit.observeBehaviour(t, object, readings.at(i - 1), readings.at(i), replies.value(i));
+        ++t.steps;
+    }
+    return t;
+}
+
+int weight(const BehaviourTrack &t)
+{
+    const std::optional<Evidence> v = t.verdict(QStringLiteral("lock"));
+    return v ? v->weight : 0;
+}
+
+QList<RedisValue> pttls(const QList<qint64> &values)
+{
+    QList<RedisValue> out;
+    for (qint64 v : values)
+        out.append(RedisValue::integer(v));
+    return out;
+}
+
+} // namespace
+
+class tst_BehaviourUnits : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void verdictWeighsTheNotes_data()
+    {
+        QTest::addColumn<int>("confirms");
+        QTest::addColumn<int>("against");
+        QTest::addColumn<int>("weight");
+        QTest::newRow("nothing seen") << 0 << 0 << 0;
+        QTest::newRow("one confirmation") << 1 << 0 << BehaviourTrack::ConfirmWeight;
+        QTest::newRow("two polled overwrites: not yet") << 0 << 2 << 0;
+        QTest::newRow("three overwrites") << 0 << 3 << BehaviourTrack::AgainstWeight;
+        QTest::newRow("mixed: neither") << 2 << 3 << 0;
+        QTest::newRow("confirmations outweigh one overwrite")
+            << 3 << 1 << BehaviourTrack::ConfirmWeight;
+    }
+
+    void verdictWeighsTheNotes()
+    {
+        QFETCH(int, confirms);
+        QFETCH(int, against);
+        QFETCH(int, weight);
+        BehaviourTrack t;
+        t.steps = confirms + against;
+        for (int i = 0; i < confirms; ++i)
+            t.confirm(QStringLiteral("for"));
+        for (int i = 0; i < against; ++i)
+            t.argue(QStringLiteral("against"));
+        QCOMPARE(::weight(t), weight);
+    }
+
+    void lockOverwrittenInPlaceIsACache()
+    {
+        const BehaviourTrack t
+            = watch("lock", {lockHeld(0, "a1", 60000), lockHeld(200, "b2", 59800),
+                             lockHeld(400, "c3", 59800), lockHeld(600, "d4", 59800)});
+        QCOMPARE(weight(t), BehaviourTrack::AgainstWeight);
+        QVERIFY(t.verdict(QStringLiteral("lock"))->reason.contains(QLatin1String("overwritten")));
+        // With keyspace events live and no deletion between: one write is enough.
+        QCOMPARE(weight(watch("lock", {lockHeld(0, "a1", 60000), lockHeld(200, "b2", 60000)}, {},
+                              {}, true)),
+                 BehaviourTrack::AgainstWeight);
+    }
+
+    void lockDeletedAndTakenAgainIsALock()
+    {
+        const BehaviourTrack t
+            = watch("lock", {lockHeld(0, "a1", 5000), missing(100), lockHeld(200, "b2", 5000)});
+        QCOMPARE(weight(t), BehaviourTrack::ConfirmWeight);
+        // A deletion the keyspace events saw between two holders.
+        QCOMPARE(weight(watch("lock", {lockHeld(0, "a1", 5000), lockHeld(200, "b2", 5000)}, {}, {},
+                              true, true)),
+                 BehaviourTrack::ConfirmWeight);
+        // The same holder extending its TTL, or a holder whose TTL ran out
+        // replaced (caches expire and are filled again too): nothing.
+        QCOMPARE(weight(watch("lock", {lockHeld(0, "a1", 5000), lockHeld(200, "a1", 9000)})), 0);
+        const BehaviourTrack expired
+            = watch("lock", {lockHeld(0, "a1", 50), missing(200), lockHeld(300, "b2", 5000)});
+        QCOMPARE(expired.confirms + expired.against, 0);
+    }
+
+    void counterResetAtItsBoundaryIsAFixedWindow()
+    {
+        const BehaviourTrack t = watch(
+            "fixed-window", {counter(0, 7, 80), counter(100, 1, 990), counter(200, 2, 890)});
+        QCOMPARE(t.confirms, 1);
+        QCOMPARE(t.against, 0);
+        // Expired, then a new window.
+        QCOMPARE(watch("fixed-window", {counter(0, 7, 80), missing(100), counter(200, 1, 1000)})
+                     .confirms,
+                 1);
+        // Counted down within a window: adjusted in place.
+        const BehaviourTrack down
+            = watch("fixed-window", {counter(0, 9, 50000), counter(100, 8, 49900),
+                                     counter(200, 7, 49800), counter(300, 6, 49700)});
+        QCOMPARE(down.against, 3);
+        QCOMPARE(down.confirms, 0);
+        // A per-day counter counting up: nothing either way.
+        const BehaviourTrack up
+            = watch("fixed-window", {counter(0, 5, 86000000), counter(100, 6, 85999900)});
+        QCOMPARE(up.confirms + up.against, 0);
+    }
+
+    void windowTrimmedByTimeIsALimiter()
+    {
+        // The oldest entry removed while newer ones stayed, nothing stale left.
+        QCOMPARE(
+            watch("sliding-window", {window(0, -900, 4, 4, 1000), window(300, -600, 4, 4, 1000)})
+                .confirms,
+            1);
+        // Unknown window: every member is read, the oldest moving is a removal.
+        QCOMPARE(watch("sliding-window", {window(0, -5000, 9, 9, 0), window(300, -100, 8, 8, 0)})
+                     .confirms,
+                 1);
+        // Entries only leaving the window read, still stored: not trimmed.
+        QCOMPARE(
+            watch("sliding-window", {window(0, -900, 4, 6, 1000), window(300, -600, 4, 7, 1000)})
+                .confirms,
+            0);
+    }
+
+    void tokenDeletedBeforeItsTtlIsAToken()
+    {
+        PatternObject family;
+        family.kind = PatternKind("token-family");
+        family.key = "code:";
+        family.members = {"code:aa11", "code:bb22"};
+        const Reading first = ok(0);
+        const Reading second = ok(100);
+        const Reading third = ok(200);
+        // The first reading is what later ones compare to: no step.
+        const BehaviourTrack used
+            = watch("token-family", {first, second, third}, family,
+                    {pttls({300000, 300000}), pttls({299900, 299900}), pttls({-2, 299800})});
+        QCOMPARE(used.confirms, 1);
+        QCOMPARE(used.against, 0);
+        // A member whose TTL was set again: rewritten, as a cache is.
+        const BehaviourTrack rewritten
+            = watch("token-family", {first, second, third}, family,
+                    {pttls({300000, 300000}), pttls({299900, 299900}), pttls({299800, 600000})});
+        QCOMPARE(rewritten.against, 1);
+        QCOMPARE(rewritten.confirms, 0);
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_BehaviourUnits)
+#include "tst_behaviourunits.moc"

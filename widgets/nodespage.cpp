@@ -154,6 +154,14 @@ void NodesPage::update(const Snapshot &snapshot)
             tr("Cluster: %1 masters, %2 replicas.").arg(masters).arg(nodes.size() - masters));
     else
         m_heading->setText(tr("Standalone server %1.").arg(nodes.value(0).address));
+    if (server.readFrom == QLatin1String("replicas")) {
+        int fromReplicas = 0;
+        for (const NodeStatus &n : nodes)
+            fromReplicas += n.readsFrom.isEmpty() ? 0 : 1;
+        m_heading->setText(
+            m_heading->text() + QLatin1Char(' ')
+            + tr("Reads from replicas for %1 of %2 masters.").arg(fromReplicas).arg(masters));
+    }
 
     // A node that was not a master at the last update and is one now took
     // over from another: a failover (Sentinel, or a Cluster's replica).
@@ -183,7 +191,12 @@ void NodesPage::update(const Snapshot &snapshot)
     for (int row = 0; row < nodes.size(); ++row) {
         const NodeStatus &n = nodes.at(row);
         const bool master = n.role == QLatin1String("master");
-        setCell(row, Address, n.address);
+        // --read-from replicas: where this master's reads go, and why not
+        // to a replica when they cannot.
+        setCell(row, Address, n.address,
+                !n.readsFrom.isEmpty()
+                    ? tr("Reads from replica %1 (--read-from replicas).").arg(n.readsFrom)
+                    : n.readsNote);
         setCell(row, Role, n.role.isEmpty() ? tr("?") : n.role);
         setCell(row, MasterOf, master ? QString() : n.masterAddress);
         setCell(row, Slots,

@@ -378,10 +378,9 @@ void ChartPanel::setObject(const ObjectState *state)
                 plot->setVisible(true);
         }
     }
-    m_title->setText(
-        state ? QStringLiteral("<b>%1</b> (%2)")
-                    .arg(printableBytes(m_key).toHtmlEscaped(), patternId(state->object.kind))
-              : tr("Select a row in the table to see its charts."));
+    m_pattern = state ? patternId(state->object.kind) : QString();
+    m_heldBy = state ? m_last.server.heldBy(m_key) : QString();
+    updateTitle();
     for (QCustomPlot *plot : std::as_const(m_plots)) {
         plot->clearGraphs();
         plot->clearItems();
@@ -389,9 +388,33 @@ void ChartPanel::setObject(const ObjectState *state)
     }
 }
 
+QString ChartPanel::titleText() const
+{
+    return m_title->text();
+}
+
+void ChartPanel::updateTitle()
+{
+    // Cluster and Sentinel: which node holds the object (it changes with a
+    // failover or a reshard, so refresh() keeps it current).
+    m_title->setText(m_key.isEmpty()
+                         ? tr("Select a row in the table to see its charts.")
+                         : QStringLiteral("<b>%1</b> (%2)%3")
+                               .arg(printableBytes(m_key).toHtmlEscaped(), m_pattern,
+                                    m_heldBy.isEmpty()
+                                        ? QString()
+                                        : QStringLiteral(" &mdash; ") + m_heldBy.toHtmlEscaped()));
+}
+
 void ChartPanel::refresh(const Snapshot &snapshot)
 {
     m_last = snapshot;
+    if (!m_key.isEmpty()) {
+        if (const QString heldBy = snapshot.server.heldBy(m_key); heldBy != m_heldBy) {
+            m_heldBy = heldBy;
+            updateTitle();
+        }
+    }
     if (m_key.isEmpty() || !isVisible())
         return;
     const ObjectState *state = nullptr;

@@ -55,6 +55,8 @@ public:
     QStringList exportPngs(const QString &dir, qint64 timeMs);
     // The hover readout ("t = -3.0 s  in window: 12"); empty after a new selection.
     QString hoverText() const;
+    // "<b>key</b> (pattern) — held by 127.0.0.1:7002 (master, slots ...)"
+    QString titleText() const;
 
 Q_SIGNALS:
     void message(const QString &text); // where an export went
@@ -68,6 +70,7 @@ private:
     void drawStrip(QCustomPlot *plot, const Reading &reading, qint64 nowMs);
     void showHover(QCustomPlot *plot, QMouseEvent *event);
     bool historyMode() const;
+    void updateTitle();
     // Reads [fromMs, toMs] of the selected object from the history file;
     // the result is applied only if it is still the current request.
     void loadHistory(qint64 fromMs, qint64 toMs);
@@ -78,6 +81,8 @@ private:
     QByteArray m_key;
     HistoryRangeBar *m_rangeBar;
     QLabel *m_title;
+    QString m_pattern; // of the selected object
+    QString m_heldBy;  // ServerStatus::heldBy of the selected object
     QLabel *m_hover;
     QWidget *m_export = nullptr;
     QList<Chart> m_charts; // what m_plots show, as the pattern declares them

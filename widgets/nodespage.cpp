@@ -41,6 +41,51 @@ QString link(const NodeStatus &n)
     return n.health.isEmpty() ? NodesPage::tr("connected") : n.health;
 }
 
+// "AOF everysec, RDB saved 12:03:04 (ok)"
+QString persistenceText(const Durability &d)
+{
+    QStringList parts;
+    if (d.aofEnabled == 1)
+        parts << (d.appendfsync.isEmpty() ? NodesPage::tr("AOF on")
+                                          : NodesPage::tr("AOF %1").arg(d.appendfsync));
+    else if (d.aofEnabled == 0)
+        parts << NodesPage::tr("AOF off");
+    if (d.configKnown && d.saveRules.isEmpty())
+        parts << NodesPage::tr("no RDB save rules");
+    if (d.rdbLastSaveS > 0)
+        parts << NodesPage::tr("RDB saved %1%2")
+                     .arg(QDateTime::fromSecsSinceEpoch(d.rdbLastSaveS).toString(Qt::ISODate),
+                          d.rdbLastBgsaveStatus == QLatin1String("err")
+                              ? NodesPage::tr(" (last save failed)")
+                              : QString());
+    return parts.join(QLatin1String(", "));
+}
+
+// The figures behind the sentence, for its tooltip.
+QString durabilityDetail(const Durability &d)
+{
+    if (!d.known)
+        return d.error;
+    QStringList lines;
+    lines << NodesPage::tr("Replicas in sync: %1 of %2")
+                 .arg(d.replicasInSync())
+                 .arg(d.replicas.size());
+    for (const ReplicaLink &r : d.replicas)
+        lines << NodesPage::tr("  %1: %2, %3 bytes behind, last acknowledgement %4 s ago")
+                     .arg(r.address, r.state, figure(r.behindBytes), figure(r.lastAckS));
+    if (d.minReplicasToWrite > 0)
+        lines << NodesPage::tr("min-replicas-to-write %1 (max lag %2 s), good replicas %3")
+                     .arg(d.minReplicasToWrite)
+                     .arg(d.minReplicasMaxLagS)
+                     .arg(figure(d.goodReplicas));
+    else if (d.minReplicasToWrite == 0)
+        lines << NodesPage::tr("min-replicas-to-write off: the master takes writes with no "
+                               "replica");
+    if (d.writeBytesPerS >= 0)
+        lines << NodesPage::tr("Replication stream: %1 bytes/s").arg(qRound64(d.writeBytesPerS));
+    return lines.join(QLatin1Char('\n'));
+}
+
 } // namespace
 
 NodesPage::NodesPage(QWidget *parent)
@@ -51,8 +96,8 @@ NodesPage::NodesPage(QWidget *parent)
 {
     m_table->setHorizontalHeaderLabels({tr("Address"), tr("Role"), tr("Master"), tr("Slots"),
                                         tr("Link"), tr("Offset"), tr("Lag (bytes)"), tr("Version"),
-                                        tr("Memory"), tr("Clients"), tr("Ops/s"),
-                                        tr("Persistence")});
+                                        tr("Memory"), tr("Clients"), tr("Ops/s"), tr("Persistence"),
+                                        tr("If it fails now")});
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->verticalHeader()->hide();
@@ -71,17 +116,19 @@ QString NodesPage::headline() const
     return m_heading->text();
 }
 
-void NodesPage::setCell(int row, int column, const QString &text)
+void NodesPage::setCell(int row, int column, const QString &text, const QString &toolTip)
 {
     QTableWidgetItem *item = m_table->item(row, column);
     if (!item) {
         item = new QTableWidgetItem(text);
-        if (column >= Offset && column != Version && column != Persistence)
+        if (column >= Offset && column != Version && column != Persistence && column != AtRisk)
             item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
         m_table->setItem(row, column, item);
     } else if (item->text() != text) {
         item->setText(text);
     }
+    if (item->toolTip() != toolTip)
+        item->setToolTip(toolTip);
 }
 
 void NodesPage::update(const Snapshot &snapshot)
@@ -107,6 +154,14 @@ void NodesPage::update(const Snapshot &snapshot)
             tr("Cluster: %1 masters, %2 replicas.").arg(masters).arg(nodes.size() - masters));
     else
         m_heading->setText(tr("Standalone server %1.").arg(nodes.value(0).address));
+    if (server.readFrom == QLatin1String("replicas")) {
+        int fromReplicas = 0;
+        for (const NodeStatus &n : nodes)
+            fromReplicas += n.readsFrom.isEmpty() ? 0 : 1;
+        m_heading->setText(
+            m_heading->text() + QLatin1Char(' ')
+            + tr("Reads from replicas for %1 of %2 masters.").arg(fromReplicas).arg(masters));
+    }
 
     // A node that was not a master at the last update and is one now took
     // over from another: a failover (Sentinel, or a Cluster's replica).
@@ -136,7 +191,12 @@ void NodesPage::update(const Snapshot &snapshot)
     for (int row = 0; row < nodes.size(); ++row) {
         const NodeStatus &n = nodes.at(row);
         const bool master = n.role == QLatin1String("master");
-        setCell(row, Address, n.address);
+        // --read-from replicas: where this master's reads go, and why not
+        // to a replica when they cannot.
+        setCell(row, Address, n.address,
+                !n.readsFrom.isEmpty()
+                    ? tr("Reads from replica %1 (--read-from replicas).").arg(n.readsFrom)
+                    : n.readsNote);
         setCell(row, Role, n.role.isEmpty() ? tr("?") : n.role);
         setCell(row, MasterOf, master ? QString() : n.masterAddress);
         setCell(row, Slots,
@@ -154,6 +214,14 @@ void NodesPage::update(const Snapshot &snapshot)
         setCell(row, Memory, memory(n.usedMemoryBytes));
         setCell(row, Clients, figure(n.connectedClients));
         setCell(row, OpsPerSec, figure(n.opsPerSec));
+        const Durability &d = n.durability;
+        const qint64 nowS = server.timeMs / 1000;
+        if (master && (d.known || !d.error.isEmpty())) {
+            setCell(row, Persistence, persistenceText(d), d.persistenceSummary(nowS));
+            setCell(row, AtRisk, d.sentence(nowS), durabilityDetail(d));
+            continue;
+        }
+        setCell(row, AtRisk, QString());
         QString persistence;
         if (n.aofEnabled >= 0)
             persistence = n.aofEnabled == 1 ? tr("AOF on") : tr("AOF off");

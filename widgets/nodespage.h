@@ -13,7 +13,8 @@ namespace gatehouse {
 // The Nodes page: every node of the deployment (a standalone server, a
 // Cluster's masters and replicas, a Sentinel master and its replicas) with
 // role, master, slots, link, replication offset and lag, version, memory,
-// clients, ops/s and persistence, from each snapshot. It notices a failover
+// clients, ops/s and persistence, and for each master what a failover or a
+// crash would lose at this moment (Durability), from each snapshot. It notices a failover
 // (another node becomes the master of the deployment or of a slot range) and
 // says which node took over and when.
 class NodesPage : public QWidget
@@ -33,6 +34,7 @@ public:
         Clients,
         OpsPerSec,
         Persistence,
+        AtRisk, // masters: what a failover and a crash would lose now
         ColumnCount
     };
 
@@ -47,7 +49,7 @@ public:
     QString lastFailover() const { return m_lastFailover; }
 
 private:
-    void setCell(int row, int column, const QString &text);
+    void setCell(int row, int column, const QString &text, const QString &toolTip = {});
 
     QLabel *m_heading;
     QLabel *m_failover;

@@ -283,6 +283,10 @@ int main(int argc, char *argv[])
     const auto endpoint = endpointOptions.endpoint(parser, &error);
     if (!endpoint)
         return usageError(error);
+    // What writes (actions, simulate) always goes to the master, whatever
+    // --read-from says; it steers only the reading commands.
+    RedisEndpoint master = *endpoint;
+    master.readFromReplicas = false;
 
     const QString command = args.first();
     const bool verdict
@@ -346,7 +350,7 @@ int main(int argc, char *argv[])
                                                  "\"%1\".")
                                       .arg(echoed(parser.value(rate))));
         }
-        cli::SimulateCommand simulate(*endpoint, options, parser.isSet(json));
+        cli::SimulateCommand simulate(master, options, parser.isSet(json));
         return runSession(app, simulate);
     }
     const QString historyFile = HistoryStore::fileFor(
@@ -519,7 +523,7 @@ int main(int argc, char *argv[])
         request.auditLog = parser.value(auditLog);
         if (const QString problem = cli::ActionCommand::validate(request); !problem.isEmpty())
             return usageError(problem);
-        cli::ActionCommand action(*endpoint, request);
+        cli::ActionCommand action(master, request);
         return runSession(app, action);
     }
     return usageError(QStringLiteral("Unknown command \"%1\".").arg(echoed(command)));

@@ -375,7 +375,10 @@ int main(int argc, char *argv[])
         }
         console.client->moveToThread(&monitorThread);
         console.monitor->moveToThread(&monitorThread);
-        console.actionsClient = std::make_unique<RedisClient>(ep);
+        // Actions always run on the master, whatever --read-from says.
+        RedisEndpoint actionsEndpoint = ep;
+        actionsEndpoint.readFromReplicas = false;
+        console.actionsClient = std::make_unique<RedisClient>(actionsEndpoint);
         console.actions = std::make_unique<ActionEngine>(console.actionsClient.get());
         console.actions->setReadOnly(readOnlyMode);
         MainWindow::Options windowOptions;

@@ -2,6 +2,7 @@
 #include "monitor.h"
 
 #include "attention.h"
+#include "durabilityreader.h"
 
 #include <patterns/patternregistry.h>
 #include <redis/redisrouter.h>
@@ -56,6 +57,8 @@ Monitor::Monitor(RedisClient *client, Options options, QObject *parent)
     node.connection = {m_client->state(), m_client->errorString(), m_client->nextAttemptAtMs()};
     m_server.nodes = {node};
     m_server.intervalMs = m_options.intervalMs;
+    m_server.readFrom = m_client->endpoint().readFromReplicas ? QStringLiteral("replicas")
+                                                              : QStringLiteral("master");
     m_clock.start();
     m_tickTimer.setInterval(m_options.intervalMs);
     connect(&m_tickTimer, &QTimer::timeout, this, &Monitor::tick);
@@ -89,6 +92,18 @@ Monitor::Monitor(RedisClient *client, Options options, QObject *parent)
             readServerFacts(); // after a reconnect: version or role may have changed
     });
     connect(m_client, &RedisClient::topologyChanged, this, &Monitor::applyTopology);
+    m_durability = new DurabilityReader(m_client, this);
+    m_durability->setMasters({m_client->endpoint().address()});
+    connect(m_durability, &DurabilityReader::read, this,
+            [this](const QString &address, const Durability &d) {
+                const qsizetype i = m_server.mode == QLatin1String("standalone")
+                                        ? 0
+                                        : m_nodeAddresses.indexOf(address);
+                if (i < 0 || i >= m_server.nodes.size())
+                    return;
+                m_server.nodes[i].durability = d;
+                publish();
+            });
     if (m_client->topology().isCluster() || m_client->topology().isSentinel())
         applyTopology(m_client->topology());
 }
@@ -127,13 +142,20 @@ void Monitor::applyTopology(const Topology &topology)
         if (!seed) {
             n.address = t.address();
             n.connection = {RedisConnection::State::Ready, QString(), -1};
-        } else if (topology.isSentinel()) {
-            n.address = t.address(); // the master now, after a failover too
+        } else {
+            // Its "host:port" as the others' (Sentinel: the master now, after
+            // a failover too), not the URL given.
+            n.address = t.address();
         }
         n.id = t.id;
         n.role = t.role;
         n.slotRanges = t.slotsText();
+        n.ownedSlots = t.slotRanges;
         n.slotCount = t.slotCount();
+        if (t.role != QLatin1String("master"))
+            n.durability = {}; // a master before a failover: its figures are gone with it
+        n.readsFrom = t.readsFrom;
+        n.readsNote = t.readsNote;
         n.health = t.health;
         n.masterAddress.clear();
         for (const TopologyNode &m : topology.nodes) {
@@ -151,6 +173,11 @@ void Monitor::applyTopology(const Topology &topology)
     }
     m_server.nodes = nodes;
     m_nodeAddresses = addresses;
+    QStringList masters;
+    for (int m : topology.masters())
+        masters << topology.nodes.at(m).address();
+    m_durability->setMasters(masters);
+    followEventMasters(topology);
     publish();
     if (m_started)
         readNodeInfo();
@@ -206,6 +233,7 @@ void Monitor::start()
 void Monitor::stop()
 {
     m_started = false;
+    m_durability->stop();
     m_tickTimer.stop();
     m_rescanTimer.stop();
     m_eventTimer.stop();
@@ -271,6 +299,10 @@ void Monitor::readServerFacts()
             if (!r.at(1).isError())
                 m_server.nodes[0].role
                     = QString::fromUtf8(parseInfo(r.at(1).bytes()).value("role"));
+            if (m_client->endpoint().readFromReplicas && !m_client->topology().isCluster()
+                && !m_client->topology().isSentinel())
+                m_server.notes << QStringLiteral("--read-from replicas: a standalone server has no "
+                                                 "replicas the console follows; reads go to it.");
             const qint64 serverMs = serverTimeMs(r.at(3));
             if (serverMs > 0) {
                 m_offsetMs = serverMs - (sentAt + receivedAt) / 2;
@@ -311,6 +343,8 @@ void Monitor::readServerFacts()
                 }
             }
             readNodeInfo();
+            if (m_options.readDurability)
+                m_durability->start();
             if (m_tracked.isEmpty() && (!m_discovery || !m_discovery->isRunning()))
                 startDiscovery();
             if (!m_tickTimer.isActive()) {
@@ -321,10 +355,48 @@ void Monitor::readServerFacts()
         });
 }
 
-void Monitor::subscribeEvents(const QByteArray &)
+QStringList Monitor::eventMasters(const Topology &topology)
+{
+    QStringList masters;
+    if (topology.isCluster()) {
+        for (int i : topology.masters())
+            masters << topology.nodes.at(i).address();
+    } else if (topology.isSentinel()) {
+        masters << topology.nodes.value(0).address();
+    }
+    masters.sort();
+    return masters;
+}
+
+void Monitor::followEventMasters(const Topology &topology)
+{
+    // Keyspace events are published by the master that runs the write: after
+    // a failover (or a master added) the subscriptions move to the masters
+    // there are now. What changed in between is caught by a full pass.
+    if (!m_subscriber || eventMasters(topology) == m_eventMasters)
+        return;
+    m_subscriber.reset();
+    m_moreSubscribers.clear();
+    // The re-reading connection too: its own slot map may still name the
+    // lost master, and a read sent there would be lost with it.
+    m_eventClient.reset();
+    m_server.eventsLive = false;
+    m_fullPassDue = true;
+    subscribeEvents(m_eventFlags);
+    // Every object once now, not at the next tick: writes made on the new
+    // master before the subscription published events no one heard.
+    for (Tracked &t : m_tracked)
+        t.dirty = true;
+    if (!m_tracked.isEmpty())
+        m_eventTimer.start();
+}
+
+void Monitor::subscribeEvents(const QByteArray &flags)
 {
     if (m_subscriber)
         return;
+    m_eventFlags = flags;
+    m_eventMasters = eventMasters(m_client->topology());
     // A Cluster: one subscriber per master (events are node-local).
     QList<RedisEndpoint> masters;
     const Topology topology = m_client->topology();
@@ -340,8 +412,10 @@ void Monitor::subscribeEvents(const QByteArray &)
     }
     m_subscriber = std::make_unique<RedisSubscriber>(masters.isEmpty() ? m_client->endpoint()
                                                                        : masters.first());
-    m_eventClient = std::make_unique<RedisClient>(m_client->endpoint());
-    m_eventClient->open();
+    if (!m_eventClient) {
+        m_eventClient = std::make_unique<RedisClient>(m_client->endpoint());
+        m_eventClient->open();
+    }
     const QByteArray prefix = keyspacePrefix(m_client->endpoint().db);
     QList<QByteArray> patterns;
     if (m_options.profile && !m_options.profile->autodetect) {

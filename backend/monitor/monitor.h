@@ -22,6 +22,7 @@
 
 namespace gatehouse {
 
+class DurabilityReader;
 class RedisSubscriber;
 
 // The engine of the console: finds the pattern instances (Discovery), keeps
@@ -73,6 +74,9 @@ public:
         // MaxWatchedCandidates single-instance candidates are read for as
         // long). Read every tick meanwhile. 0: not watched.
         int behaviourTicks = 20;
+        // Each master's persistence and replicas (DurabilityReader: INFO
+        // persistence and replication every 2 s, CONFIG every 30 s).
+        bool readDurability = true;
     };
 
     // Snapshots are published at most once per this many ms (<= 10 Hz).
@@ -198,6 +202,9 @@ private:
     void applyTopology(const Topology &topology);
     void readNodeInfo();
     void subscribeEvents(const QByteArray &flags);
+    // Subscribes again when the masters changed (failover, new master).
+    void followEventMasters(const Topology &topology);
+    static QStringList eventMasters(const Topology &topology); // sorted addresses
     void startDiscovery();
     void addObjects(const QList<PatternObject> &objects, bool dirty);
     void indexKeys(int index);
@@ -274,7 +281,10 @@ private:
     // A Cluster's other masters: keyspace events are published by the node
     // that holds the key, so every master has a subscriber.
     std::vector<std::unique_ptr<RedisSubscriber>> m_moreSubscribers;
-    QStringList m_nodeAddresses; // "host:port" of each m_server.nodes entry (Cluster)
+    QStringList m_nodeAddresses;              // "host:port" of each m_server.nodes entry (Cluster)
+    DurabilityReader *m_durability = nullptr; // a child
+    QStringList m_eventMasters; // the masters subscribed to (Cluster, Sentinel), sorted
+    QByteArray m_eventFlags;    // notify-keyspace-events when subscribed
     QElapsedTimer m_nodeInfoClock;
     // Re-reads after keyspace events go on their own connection, so they
     // never wait behind a full tick's pipeline.

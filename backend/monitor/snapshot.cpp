@@ -3,6 +3,7 @@
 
 #include <patterns/objecthealth.h>
 #include <patterns/patternregistry.h>
+#include <redis/hashslot.h>
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -15,6 +16,48 @@ const NodeStatus &ServerStatus::primary() const
 {
     static const NodeStatus s_none;
     return nodes.isEmpty() ? s_none : nodes.first();
+}
+
+int ServerStatus::nodeOfKey(const QByteArray &key) const
+{
+    if (mode == QLatin1String("cluster")) {
+        const int slot = keyHashSlot(key);
+        for (int i = 0; i < nodes.size(); ++i) {
+            const NodeStatus &n = nodes.at(i);
+            if (n.role != QLatin1String("master"))
+                continue;
+            for (const SlotRange &r : n.ownedSlots) {
+                if (slot >= r.first && slot <= r.last)
+                    return i;
+            }
+        }
+        return -1;
+    }
+    for (int i = 0; i < nodes.size(); ++i) {
+        if (nodes.at(i).role == QLatin1String("master"))
+            return i;
+    }
+    return nodes.isEmpty() ? -1 : 0;
+}
+
+QString ServerStatus::heldBy(const QByteArray &key) const
+{
+    if (mode == QLatin1String("standalone"))
+        return QString();
+    const int i = nodeOfKey(key);
+    if (i < 0)
+        return mode == QLatin1String("cluster")
+                   ? QStringLiteral("slot %1 is held by no known master").arg(keyHashSlot(key))
+                   : QString();
+    const NodeStatus &n = nodes.at(i);
+    QString text = mode == QLatin1String("cluster")
+                       ? QStringLiteral("held by %1 (master, slots %2, key slot %3)")
+                             .arg(n.address, n.slotRanges)
+                             .arg(keyHashSlot(key))
+                       : QStringLiteral("held by %1 (master)").arg(n.address);
+    if (!n.readsFrom.isEmpty())
+        text += QStringLiteral(", read from replica %1").arg(n.readsFrom);
+    return text;
 }
 
 QList<QPointF> ObjectHistory::points(const QString &figure, int maxPoints) const
@@ -158,6 +201,19 @@ QJsonObject Snapshot::objectJson(const ObjectState &s) const
                          {QStringLiteral("severity"), severityId(health.severity)}});
     if (!s.reading.message.isEmpty())
         j.insert(QStringLiteral("message"), s.reading.message);
+    // Which node holds it (Cluster: by its key's slot; Sentinel: the master).
+    if (server.mode != QLatin1String("standalone")) {
+        QJsonObject node;
+        if (const int i = server.nodeOfKey(s.object.key); i >= 0) {
+            const NodeStatus &n = server.nodes.at(i);
+            node = {{QStringLiteral("address"), n.address}, {QStringLiteral("role"), n.role}};
+            if (!n.readsFrom.isEmpty())
+                node.insert(QStringLiteral("readFrom"), n.readsFrom);
+        }
+        if (server.mode == QLatin1String("cluster"))
+            node.insert(QStringLiteral("slot"), keyHashSlot(s.object.key));
+        j.insert(QStringLiteral("node"), node);
+    }
     unit.writeJson(s, r, server.timeMs, j);
     if (const LibraryInfo library = unit.library(); !library.isEmpty())
         writeLibraryJson(library, r, j);
@@ -237,9 +293,16 @@ QJsonObject Snapshot::headerJson() const
                     lag = std::max<qint64>(0, m.replicationOffset - n.replicationOffset);
             }
             node.insert(QStringLiteral("replicationLagBytes"), figure(lag));
+            if (!n.readsFrom.isEmpty())
+                node.insert(QStringLiteral("readsFrom"), n.readsFrom);
+            if (!n.readsNote.isEmpty())
+                node.insert(QStringLiteral("readsNote"), n.readsNote);
         } else {
             node.insert(QStringLiteral("state"), connectionStateId(n.connection.state));
         }
+        // Masters: what a crash or a failover would lose now.
+        if (n.durability.known || !n.durability.error.isEmpty())
+            node.insert(QStringLiteral("durability"), n.durability.toJson(server.timeMs / 1000));
         nodes.append(node);
     }
     const NodeStatus &primary = server.primary();
@@ -247,6 +310,7 @@ QJsonObject Snapshot::headerJson() const
         {QStringLiteral("server"),
          QJsonObject{
              {QStringLiteral("mode"), server.mode},
+             {QStringLiteral("readFrom"), server.readFrom},
              {QStringLiteral("address"), primary.address},
              {QStringLiteral("version"), optionalString(primary.version)},
              {QStringLiteral("role"), optionalString(primary.role)},

@@ -2,9 +2,11 @@
 #pragma once
 
 #include "autodetector.h"
+#include "durability.h"
 
 #include <patterns/objectstate.h>
 #include <redis/redisconnection.h>
+#include <redis/topology.h>
 
 #include <QHash>
 #include <QIODevice>
@@ -45,6 +47,7 @@ struct NodeStatus
     // address of a replica's master, health ("online", "failed", "loading").
     QByteArray id;
     QString slotRanges;
+    QList<SlotRange> ownedSlots; // slotRanges as ranges (which node holds a key)
     int slotCount = 0;
     QString masterAddress;
     QString health;
@@ -59,6 +62,12 @@ struct NodeStatus
     // Local ms since the last reply from this node arrived; -1 before the first.
     qint64 lastReadingAgeMs = -1;
     ConnectionStatus connection;
+    // Masters: what a crash or a failover would lose now (DurabilityReader).
+    Durability durability;
+    // Masters, with --read-from replicas: the replica its reads go to; empty
+    // when they go to the master (readsNote says why, when asked for replicas).
+    QString readsFrom;
+    QString readsNote;
 };
 
 // The deployment as read: its nodes, and what holds for all of them.
@@ -70,6 +79,12 @@ struct ServerStatus
     QList<NodeStatus> nodes;
     // The node actions and discovery start from (the standalone server).
     const NodeStatus &primary() const;
+    // The index in nodes of the master holding key: by hash slot on a
+    // Cluster, the master otherwise; -1 when no node is known to.
+    int nodeOfKey(const QByteArray &key) const;
+    // "held by 127.0.0.1:7002 (master, slots 5461-10922)"; empty standalone.
+    QString heldBy(const QByteArray &key) const;
+    QString readFrom = QStringLiteral("master"); // or "replicas" (--read-from)
     qint64 timeMs = 0;        // the server's clock at the last reading (the snapshot's now)
     qint64 clockOffsetMs = 0; // server clock - local clock
     bool eventsLive = false;  // keyspace events subscribed; otherwise polling

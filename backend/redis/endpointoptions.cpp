@@ -56,13 +56,19 @@ EndpointOptions::EndpointOptions()
                      QStringLiteral("Sentinel: password of the sentinels (--pass is the "
                                     "master's)."),
                      QStringLiteral("PASSWORD"))
+    , m_readFrom(QStringLiteral("read-from"),
+                 QStringLiteral("Cluster or Sentinel: where the console reads (discovery, "
+                                "refresh): master (default) or replicas. Actions always run on "
+                                "the master; a master with no replica answering is read "
+                                "itself, and the Nodes page says why."),
+                 QStringLiteral("master|replicas"))
 {}
 
 void EndpointOptions::addTo(QCommandLineParser &parser) const
 {
     parser.addOptions({m_url, m_host, m_port, m_socket, m_db, m_user, m_pass, m_tls, m_cacert,
                        m_cert, m_key, m_sni, m_insecure, m_timeout, m_natMap, m_sentinelMaster,
-                       m_sentinelUser, m_sentinelPass});
+                       m_sentinelUser, m_sentinelPass, m_readFrom});
 }
 
 std::optional<RedisEndpoint> EndpointOptions::endpoint(const QCommandLineParser &parser,
@@ -177,6 +183,15 @@ std::optional<RedisEndpoint> EndpointOptions::endpoint(const QCommandLineParser 
         return fail(QStringLiteral("The Sentinel URL names no master: add #NAME to it "
                                    "(redis-sentinel://host:26379#mymaster) or give "
                                    "--sentinel-master NAME."));
+    if (parser.isSet(m_readFrom)) {
+        const QString where = parser.value(m_readFrom).trimmed().toLower();
+        if (where != QLatin1String("master") && where != QLatin1String("replicas"))
+            return fail(QStringLiteral("--read-from \"%1\" is not a place to read from: use "
+                                       "--read-from replicas (a Cluster's or Sentinel master's "
+                                       "replicas) or --read-from master (the default).")
+                            .arg(echoed(parser.value(m_readFrom))));
+        ep.readFromReplicas = where == QLatin1String("replicas");
+    }
     // The applications follow a Cluster from any one node's address.
     ep.discoverTopology = true;
     return ep;

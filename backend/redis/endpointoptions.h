@@ -45,6 +45,7 @@ private:
     QCommandLineOption m_sentinelMaster;
     QCommandLineOption m_sentinelUser;
     QCommandLineOption m_sentinelPass;
+    QCommandLineOption m_readFrom;
 };
 
 } // namespace gatehouse

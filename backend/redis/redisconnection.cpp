@@ -273,6 +273,11 @@ void RedisConnection::onTransportConnected()
                                .arg(shown(m_endpoint)),
                            true)});
     }
+    // A Cluster replica read from (--read-from replicas). Refused (a master
+    // of an older server, an ACL), the node redirects reads as it would anyway.
+    if (m_endpoint.readOnly)
+        writeCommand({QByteArrayLiteral("READONLY")}, {[](const RedisValue &) {
+                     }});
     // Named so operators see us in CLIENT LIST. A user without the CLIENT
     // command (restricted ACL) still gets a working connection.
     const bool checkRole = m_endpoint.isSentinel();

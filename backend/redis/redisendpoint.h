@@ -40,6 +40,14 @@ struct RedisEndpoint
     // Addresses a Cluster announces -> addresses to connect to instead,
     // "host:port" both (--nat-map).
     QHash<QString, QString> natMap;
+    // --read-from replicas: a Cluster's or Sentinel master's reads (data
+    // commands and SCAN) go to one of its replicas, scripts and the node's own
+    // commands (INFO, CONFIG, ...) to the master (RedisRouter). Only for the
+    // monitor's connections: actions use an endpoint without it.
+    bool readFromReplicas = false;
+    // Send READONLY in the handshake: a Cluster replica then answers reads
+    // of its master's slots instead of redirecting them.
+    bool readOnly = false;
 
     // Sentinel: the sentinels ("host:port", in the order to ask them), the
     // name of the master they monitor, and the sentinels' own credentials

@@ -8,6 +8,8 @@
 
 #include <QSet>
 
+#include <algorithm>
+
 namespace gatehouse {
 
 namespace {
@@ -47,6 +49,7 @@ struct RedisRouter::Routed
     Callback callback;
     int redirects = 0;
     int retries = 0;
+    bool read = false; // sent to a replica (--read-from replicas): on a loss, the master
 };
 
 RedisRouter::RedisRouter(RedisEndpoint endpoint, QObject *parent)
@@ -54,6 +57,10 @@ RedisRouter::RedisRouter(RedisEndpoint endpoint, QObject *parent)
     , m_endpoint(std::move(endpoint))
     , m_topology(Topology::standalone(m_endpoint))
 {
+    // A Cluster seed may be a replica read from; READONLY is harmless on a
+    // master, and refused (ignored) by a server without cluster support.
+    if (m_endpoint.readFromReplicas && !m_endpoint.isSentinel())
+        m_endpoint.readOnly = true;
     m_seed = new RedisConnection(m_endpoint, this);
     connect(m_seed, &RedisConnection::stateChanged, this,
             [this](RedisConnection::State state, const QString &message, qint64 next) {
@@ -81,6 +88,7 @@ RedisRouter::RedisRouter(RedisEndpoint endpoint, QObject *parent)
                 t.mode = Topology::Mode::Sentinel;
                 t.nodes.first().role = QStringLiteral("master");
                 m_topology = t;
+                updateReadRouting();
                 finishProbe();
             }
         });
@@ -247,11 +255,21 @@ void RedisRouter::applyTopology(const Topology &topology)
     // not wait for a handshake; replicas only when asked for (sendTo).
     for (int i : m_topology.masters())
         connectionFor(m_topology.nodes.at(i).address());
+    updateReadRouting();
 }
 
 void RedisRouter::onSentinelTopology(const Topology &topology)
 {
     m_topology = topology;
+    // Replicas read from that went away are tried again every refresh.
+    for (const QString &address : std::as_const(m_readFailed)) {
+        RedisConnection *c = m_byAddress.value(address);
+        if (c
+            && (c->state() == RedisConnection::State::Failed
+                || c->state() == RedisConnection::State::Disconnected))
+            c->open();
+    }
+    updateReadRouting();
     const QString master = topology.nodes.value(0).address();
     if (m_probing)
         finishProbe();
@@ -302,6 +320,7 @@ RedisConnection *RedisRouter::connectionFor(const QString &address)
         if (ep.sniName.isEmpty() && ep.transport == RedisEndpoint::Transport::Tls)
             ep.sniName = m_endpoint.host;
         ep.db = 0; // a Cluster has one database
+        ep.readOnly = m_endpoint.readFromReplicas;
         c = new RedisConnection(ep, this);
         c->setAutoReconnect(m_autoReconnect);
         // A node lost may mean a failover: read the topology again.
@@ -328,6 +347,126 @@ RedisConnection *RedisRouter::connectionForKeys(const QList<QByteArray> &keys)
     if (owner < 0)
         return m_seed; // an unowned slot: the seed answers CLUSTERDOWN or MOVED
     return connectionFor(m_topology.nodes.at(owner).address());
+}
+
+bool RedisRouter::isNodeCommand(const QList<QByteArray> &args)
+{
+    static const QSet<QByteArray> s_own{
+        "INFO",     "CONFIG",  "ROLE",     "CLIENT",    "CLUSTER",  "SLOWLOG", "LATENCY",
+        "ACL",      "COMMAND", "READONLY", "READWRITE", "ASKING",   "SCRIPT",  "FUNCTION",
+        "FLUSHALL", "FLUSHDB", "SAVE",     "BGSAVE",    "LASTSAVE", "DEBUG",   "WAIT",
+        "PUBLISH",  "MULTI",   "EXEC",     "DISCARD",   "MONITOR",  "SHUTDOWN"};
+    return !args.isEmpty() && s_own.contains(upper(args.first()));
+}
+
+RedisConnection *RedisRouter::readConnection(const QString &masterAddress)
+{
+    const int m = m_topology.indexOf(masterAddress);
+    RedisConnection *master = m_cluster ? connectionFor(masterAddress) : m_seed;
+    if (m < 0 || m_topology.nodes.at(m).readsFrom.isEmpty())
+        return master;
+    const QString replica = m_topology.nodes.at(m).readsFrom;
+    return m_cluster ? connectionFor(replica) : replicaConnection(replica);
+}
+
+RedisConnection *RedisRouter::readConnectionForKeys(const QList<QByteArray> &keys)
+{
+    int owner = keys.isEmpty() ? -1 : m_topology.ownerOfKey(keys.first());
+    if (keys.isEmpty() && !m_topology.masters().isEmpty())
+        owner = m_topology.masters().first(); // TIME, DBSIZE, SCAN: any master's replica
+    if (owner < 0)
+        return m_seed;
+    return readConnection(m_topology.nodes.at(owner).address());
+}
+
+bool RedisRouter::updateReadRouting()
+{
+    if (!m_endpoint.readFromReplicas || (!m_cluster && !m_sentinel) || m_closing)
+        return false;
+    bool changed = false;
+    for (TopologyNode &master : m_topology.nodes) {
+        if (master.role != QLatin1String("master"))
+            continue;
+        QString chosen;
+        QStringList problems;
+        for (const TopologyNode &r : std::as_const(m_topology.nodes)) {
+            if (r.role == QLatin1String("master") || r.masterId.isEmpty()
+                || r.masterId != master.id)
+                continue;
+            const QString address = r.address();
+            if (!r.health.isEmpty() && r.health != QLatin1String("online")) {
+                problems << QStringLiteral("replica %1 is %2").arg(address, r.health);
+                continue;
+            }
+            // An existing connection as it is: reopening here would loop on
+            // a replica that refuses at once (its state change calls this).
+            RedisConnection *c = m_byAddress.value(address);
+            if (!c)
+                c = m_cluster ? connectionFor(address) : replicaConnection(address);
+            if (!m_readWatched.contains(c)) {
+                m_readWatched.insert(c);
+                connect(c, &RedisConnection::stateChanged, this,
+                        [this, address](RedisConnection::State state) {
+                            if (state == RedisConnection::State::Ready)
+                                m_readFailed.remove(address);
+                            else if (state != RedisConnection::State::Connecting)
+                                m_readFailed.insert(address);
+                            readRoutingChanged();
+                        });
+            }
+            const RedisConnection::State state = c->state();
+            if (state == RedisConnection::State::Ready
+                || (state == RedisConnection::State::Connecting
+                    && !m_readFailed.contains(address))) {
+                chosen = address;
+                break;
+            }
+            problems << QStringLiteral("replica %1 does not answer (%2)")
+                            .arg(address, c->errorString().isEmpty()
+                                              ? QStringLiteral("connecting again")
+                                              : c->errorString());
+        }
+        const QString note
+            = !chosen.isEmpty() ? QString()
+              : problems.isEmpty()
+                  ? QStringLiteral("--read-from replicas: master %1 has no replica; its reads go "
+                                   "to the master.")
+                        .arg(master.address())
+                  : QStringLiteral("--read-from replicas: %1; reads of master %2 go to the "
+                                   "master.")
+                        .arg(problems.join(QLatin1String("; ")), master.address());
+        if (chosen != master.readsFrom || note != master.readsNote) {
+            master.readsFrom = chosen;
+            master.readsNote = note;
+            changed = true;
+        }
+    }
+    return changed;
+}
+
+void RedisRouter::sendRead(RedisConnection *target, RedisConnection *master,
+                           const QList<QByteArray> &args, Callback callback)
+{
+    if (target == master) {
+        master->send(args, std::move(callback));
+        return;
+    }
+    target->send(args, [this, master, args, callback](const RedisValue &v) {
+        if (!v.isFailed() || m_closing) {
+            callback(v);
+            return;
+        }
+        master->send(args, callback);
+        master->flush();
+    });
+}
+
+void RedisRouter::readRoutingChanged()
+{
+    if (m_probing || !m_probed || m_closing)
+        return;
+    if (updateReadRouting())
+        Q_EMIT topologyChanged(m_topology);
 }
 
 RedisConnection *RedisRouter::anyReady() const
@@ -374,8 +513,13 @@ void RedisRouter::send(const QList<QByteArray> &args, Callback callback)
 {
     if (waiting([this, args, callback] { send(args, callback); }))
         return;
+    const bool read = m_endpoint.readFromReplicas && !isNodeCommand(args);
     if (!m_cluster) {
-        m_seed->send(args, std::move(callback));
+        if (read && m_sentinel)
+            sendRead(readConnection(m_topology.nodes.value(0).address()), m_seed, args,
+                     std::move(callback));
+        else
+            m_seed->send(args, std::move(callback));
         return;
     }
     auto request = std::make_shared<Routed>();
@@ -386,7 +530,13 @@ void RedisRouter::send(const QList<QByteArray> &args, Callback callback)
         request->callback(RedisValue::error("CROSSSLOT " + problem.toUtf8()));
         return;
     }
-    route(request, connectionForKeys(request->keys), false);
+    RedisConnection *target = connectionForKeys(request->keys);
+    if (read) {
+        RedisConnection *replica = readConnectionForKeys(request->keys);
+        request->read = replica != target;
+        target = replica;
+    }
+    route(request, target, false);
 }
 
 void RedisRouter::sendScript(const RedisScript &script, const QList<QByteArray> &keys,
@@ -417,7 +567,27 @@ void RedisRouter::sendBatch(const QList<QList<QByteArray>> &commands, BatchCallb
     if (waiting([this, commands, callback] { sendBatch(commands, callback); }))
         return;
     if (!m_cluster) {
-        m_seed->sendBatch(commands, std::move(callback));
+        // Sentinel, --read-from replicas: a batch of data reads to the
+        // replica; one with a node's own command (INFO, CONFIG) to the master.
+        const bool read = m_sentinel && m_endpoint.readFromReplicas
+                          && std::none_of(commands.cbegin(), commands.cend(), isNodeCommand);
+        RedisConnection *target
+            = read ? readConnection(m_topology.nodes.value(0).address()) : m_seed;
+        if (target == m_seed) {
+            m_seed->sendBatch(commands, std::move(callback));
+            return;
+        }
+        // The replica lost: the batch again on the master (reads only).
+        target->sendBatch(commands, [this, commands, callback](QList<RedisValue> replies) {
+            const bool lost = std::any_of(replies.cbegin(), replies.cend(),
+                                          [](const RedisValue &v) { return v.isFailed(); });
+            if (!lost || m_closing) {
+                callback(std::move(replies));
+                return;
+            }
+            m_seed->sendBatch(commands, callback);
+            m_seed->flush();
+        });
         return;
     }
     const qsizetype n = commands.size();
@@ -477,6 +647,15 @@ void RedisRouter::sendTo(const QString &address, const QList<QByteArray> &args, 
 {
     if (waiting([this, address, args, callback] { sendTo(address, args, callback); }))
         return;
+    // SCAN, DBSIZE of a master: its replica's, when reads go there.
+    if (m_endpoint.readFromReplicas && (m_cluster || m_sentinel) && !isNodeCommand(args)) {
+        const int i = m_topology.indexOf(address);
+        if (i >= 0 && m_topology.nodes.at(i).role == QLatin1String("master")) {
+            RedisConnection *master = m_cluster ? connectionFor(address) : m_seed;
+            sendRead(readConnection(address), master, args, std::move(callback));
+            return;
+        }
+    }
     if (m_sentinel && address != m_seed->endpoint().address()
         && address != m_topology.nodes.value(0).address()) {
         replicaConnection(address)->send(args, std::move(callback));
@@ -507,6 +686,14 @@ void RedisRouter::route(const std::shared_ptr<Routed> &request, RedisConnection 
 
 void RedisRouter::onRoutedReply(const std::shared_ptr<Routed> &request, const RedisValue &reply)
 {
+    if (reply.isFailed() && request->read) {
+        // A read the replica did not answer: the master answers it (a read
+        // is safe to send twice); readRoutingChanged() moves the next ones.
+        request->read = false;
+        ++request->retries;
+        route(request, connectionForKeys(request->keys), false);
+        return;
+    }
     if (reply.isFailed()) {
         scheduleRefresh(); // a node lost: maybe failed over
         request->callback(reply);

@@ -6,6 +6,7 @@
 
 #include <QHash>
 #include <QObject>
+#include <QSet>
 #include <QTimer>
 
 #include <functional>
@@ -38,6 +39,14 @@ class SentinelWatch;
 // drops the seed connection so it reconnects to the new master: what was
 // written to the old one "may or may not have run", what is sent while it
 // reconnects is held until the new master is Ready.
+//
+// With RedisEndpoint::readFromReplicas (a Cluster or Sentinel), data reads
+// (commands, batches, SCAN and DBSIZE by address) go to a replica of the
+// master that holds them: on a Cluster with READONLY sent in each node's
+// handshake, so the replica answers for its master's slots. Scripts, MULTI
+// groups and a node's own commands (INFO, CONFIG, ROLE, CLIENT, ...) go to
+// the master. A master whose replicas are all down or unreachable is read
+// itself, and its TopologyNode::readsNote says why.
 class RedisRouter : public QObject
 {
     Q_OBJECT
@@ -96,6 +105,20 @@ private:
     void onSwitchMaster(const QString &from, const QString &to);
     RedisConnection *replicaConnection(const QString &address);
     bool waiting(std::function<void()> job);
+    // --read-from replicas: where reads of the master at masterAddress go
+    // (a replica's connection, or the master's when none answers).
+    RedisConnection *readConnection(const QString &masterAddress);
+    RedisConnection *readConnectionForKeys(const QList<QByteArray> &keys);
+    // Chooses each master's read replica and notes the fallbacks in
+    // m_topology; true when any choice or note changed.
+    bool updateReadRouting();
+    void readRoutingChanged(); // updateReadRouting, announced when it changed
+    // A read to target; lost (the replica went), sent again to master.
+    void sendRead(RedisConnection *target, RedisConnection *master, const QList<QByteArray> &args,
+                  Callback callback);
+    // A server's own command (INFO, CONFIG, ROLE, ...): answered for the
+    // node it is sent to, so never moved to a replica.
+    static bool isNodeCommand(const QList<QByteArray> &args);
 
     RedisEndpoint m_endpoint;
     RedisConnection *m_seed = nullptr;             // a child
@@ -113,6 +136,10 @@ private:
     QList<std::function<void()>> m_waiting; // requests made while probing
     QTimer m_refreshTimer{this};
     QTimer m_soonTimer{this}; // coalesces refreshes asked for by redirections
+    // --read-from replicas: replicas whose read connection was lost (not
+    // chosen again until it is Ready).
+    QSet<QString> m_readFailed;
+    QSet<RedisConnection *> m_readWatched; // connections whose state moves the routing
 };
 
 } // namespace gatehouse

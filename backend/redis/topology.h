@@ -44,6 +44,10 @@ struct TopologyNode
     int aofEnabled = -1; // 1, 0; -1 unknown
     qint64 rdbLastSaveS = -1;
     qint64 rdbChangesSinceSave = -1;
+    // Masters, with --read-from replicas (RedisRouter): the replica serving
+    // its reads, or empty and why they go to the master.
+    QString readsFrom;
+    QString readsNote;
 
     QString address() const; // "host:port"
     int slotCount() const;

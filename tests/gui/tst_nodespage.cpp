@@ -3,15 +3,19 @@
 // six nodes of a Cluster with their roles and slots, the master and replica
 // of a Sentinel deployment, and a SENTINEL FAILOVER followed as it happens.
 #include <actions/actionengine.h>
+#include <chartpanel.h>
 #include <mainwindow.h>
 #include <monitor/monitor.h>
 #include <nodespage.h>
+#include <objecttablemodel.h>
+#include <redis/hashslot.h>
 #include <redis/redisclient.h>
 
 #include "rediscluster.h"
 #include "redissentinel.h"
 
 #include <QApplication>
+#include <QTableView>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
@@ -58,6 +62,33 @@ QString cell(NodesPage *page, int row, int column)
     return item ? item->text() : QString();
 }
 
+// Selects key's row on the locks page, as an operator would; false if it
+// never shows up.
+bool selectLock(Console &c, const QByteArray &key)
+{
+    const QString section = QStringLiteral("lock");
+    if (!QTest::qWaitFor([&] { return c.window->model(section)->rowOf(key) >= 0; }, 20000))
+        return false;
+    c.window->showPage(c.window->pageOf(section));
+    QTableView *view = c.window->table(section);
+    for (int row = 0; row < view->model()->rowCount(); ++row) {
+        if (view->model()->index(row, 0).data(ObjectTableModel::KeyRole).toByteArray() == key) {
+            view->selectRow(row);
+            return true;
+        }
+    }
+    return false;
+}
+
+// Sets a lock through a client of its own (routed on a Cluster).
+bool plantLock(const RedisEndpoint &endpoint, const QByteArray &key)
+{
+    auto client = gatehouse::test::connectedClient(endpoint);
+    return client
+           && gatehouse::test::call(*client, {"SET", key, "t0k3n", "PX", "600000"})
+                  == RedisValue::status("OK");
+}
+
 } // namespace
 
 class tst_NodesPage : public QObject
@@ -76,6 +107,10 @@ private slots:
         QVERIFY2(cluster.start(), qPrintable(cluster.errorString()));
         RedisEndpoint ep = cluster.endpoint(0);
         ep.discoverTopology = true;
+        const QByteArray lock = "sim:lock:held";
+        QVERIFY(plantLock(ep, lock));
+        const int holder = cluster.masterOf(keyHashSlot(lock));
+        QVERIFY(holder >= 0);
         Console c(ep, m_dir.filePath(QStringLiteral("audit-cluster.jsonl")));
         NodesPage *page = c.nodes();
         QVERIFY(page);
@@ -108,6 +143,31 @@ private slots:
                 return true;
             }(),
             20000);
+        // Each master says what a failover and a crash would lose now.
+        QTRY_VERIFY_WITH_TIMEOUT(
+            [&] {
+                for (int row = 0; row < page->table()->rowCount(); ++row) {
+                    const bool master = cell(page, row, NodesPage::Role) == QLatin1String("master");
+                    const QString risk = cell(page, row, NodesPage::AtRisk);
+                    if (master
+                        && !(risk.startsWith(QLatin1String("replica 127.0.0.1:"))
+                             && risk.contains(QLatin1String(": a failover now loses"))
+                             && !cell(page, row, NodesPage::Persistence).isEmpty()))
+                        return false;
+                    if (!master && !risk.isEmpty())
+                        return false;
+                }
+                return true;
+            }(),
+            20000);
+        // The lock's detail names the master holding it and its slots.
+        QVERIFY(selectLock(c, lock));
+        QTRY_VERIFY_WITH_TIMEOUT(
+            c.window->chart(QStringLiteral("lock"))
+                ->titleText()
+                .contains(
+                    QStringLiteral("held by %1 (master, slots ").arg(cluster.address(holder))),
+            10000);
     }
 
     void sentinelFailover()
@@ -117,6 +177,8 @@ private slots:
         QString error;
         const auto ep = RedisEndpoint::fromUrl(sentinel.url(), &error);
         QVERIFY2(ep, qPrintable(error));
+        const QByteArray lock = "sim:lock:held";
+        QVERIFY(plantLock(*ep, lock));
         Console c(*ep, m_dir.filePath(QStringLiteral("audit-sentinel.jsonl")));
         NodesPage *page = c.nodes();
         QVERIFY(page);
@@ -130,6 +192,12 @@ private slots:
         QVERIFY(page->headline().startsWith(
             QStringLiteral("Sentinel: master %1").arg(sentinel.nodeAddress(0))));
         QVERIFY(page->lastFailover().isEmpty());
+        QVERIFY(selectLock(c, lock));
+        ChartPanel *chart = c.window->chart(QStringLiteral("lock"));
+        QTRY_VERIFY_WITH_TIMEOUT(
+            chart->titleText().contains(
+                QStringLiteral("held by %1 (master)").arg(sentinel.nodeAddress(0))),
+            10000);
 
         const int promoted = sentinel.failover();
         QCOMPARE(promoted, 1);
@@ -143,6 +211,11 @@ private slots:
         // The old master comes back as the new one's replica.
         QTRY_COMPARE_WITH_TIMEOUT(cell(page, 1, NodesPage::MasterOf), sentinel.nodeAddress(1),
                                   20000);
+        // The detail follows: the lock is held by the new master now.
+        QTRY_VERIFY_WITH_TIMEOUT(
+            chart->titleText().contains(
+                QStringLiteral("held by %1 (master)").arg(sentinel.nodeAddress(1))),
+            10000);
         c.window.reset();
         c.monitor.reset();
     }

@@ -209,7 +209,13 @@ private slots:
         for (int i = 0; i < s_locks; ++i)
             lockMasters.insert(
                 m_cluster.masterOf(keyHashSlot("sim:lock:" + QByteArray::number(i))));
-        QCOMPARE(lockMasters.size(), 3); // the locks really are spread
+        QCOMPARE(lockMasters.size(), 3);    // the locks really are spread
+        QHash<QString, QString> lockMaster; // key -> its master's address
+        for (int i = 0; i < s_locks; ++i) {
+            const QByteArray key = "sim:lock:" + QByteArray::number(i);
+            lockMaster.insert(QString::fromUtf8(key),
+                              m_cluster.address(m_cluster.masterOf(keyHashSlot(key))));
+        }
 
         for (int node = 0; node < m_cluster.size(); ++node) {
             QElapsedTimer clock;
@@ -246,6 +252,35 @@ private slots:
             }
             QCOMPARE(masters, 3);
             QCOMPARE(slotSum, Topology::SlotCount);
+            // Every object names the master that holds it (by its key's slot).
+            for (const QJsonValue &v : s.value(QLatin1String("locks")).toArray()) {
+                const QJsonObject lock = v.toObject();
+                const QString key = lock.value(QLatin1String("key")).toString();
+                if (!lockMaster.contains(key))
+                    continue;
+                const QJsonObject held = lock.value(QLatin1String("node")).toObject();
+                QCOMPARE(held.value(QLatin1String("address")).toString(), lockMaster.value(key));
+                QCOMPARE(held.value(QLatin1String("role")).toString(), QStringLiteral("master"));
+                QCOMPARE(held.value(QLatin1String("slot")).toInt(), int(keyHashSlot(key.toUtf8())));
+            }
+            // Every master says what a failover would lose: its one replica, named.
+            for (const QJsonValue &v : nodes) {
+                const QJsonObject n = v.toObject();
+                if (n.value(QLatin1String("role")).toString() != QLatin1String("master"))
+                    continue;
+                const QJsonObject d = n.value(QLatin1String("durability")).toObject();
+                QVERIFY2(d.value(QLatin1String("known")).toBool(),
+                         qPrintable(QJsonDocument(n).toJson()));
+                const QJsonArray replicas = d.value(QLatin1String("replicas")).toArray();
+                QCOMPARE(replicas.size(), 1);
+                const QString replica
+                    = replicas.at(0).toObject().value(QLatin1String("address")).toString();
+                QVERIFY(m_cluster.indexOfPort(quint16(replica.section(':', -1).toUInt())) >= 0);
+                QVERIFY2(d.value(QLatin1String("sentence"))
+                             .toString()
+                             .startsWith(QStringLiteral("replica %1 is ").arg(replica)),
+                         qPrintable(d.value(QLatin1String("sentence")).toString()));
+            }
         }
     }
 

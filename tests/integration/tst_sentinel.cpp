@@ -262,6 +262,21 @@ private slots:
         int count = 0, stale = 0;
         QCOMPARE(plantedLocks(o, &count, &stale).size(), s_locks);
         QCOMPARE(count, s_locks);
+        // Every object names the master holding it; the master says what a
+        // failover would lose, naming its replica.
+        for (const QJsonValue &v : o.value(QLatin1String("locks")).toArray()) {
+            const QJsonObject held = v.toObject().value(QLatin1String("node")).toObject();
+            QCOMPARE(held.value(QLatin1String("address")).toString(),
+                     m_sentinel.nodeAddress(master));
+            QCOMPARE(held.value(QLatin1String("role")).toString(), QStringLiteral("master"));
+        }
+        const QJsonObject d = nodes.at(0).toObject().value(QLatin1String("durability")).toObject();
+        QCOMPARE(d.value(QLatin1String("replicas")).toArray().size(), 1);
+        QVERIFY2(d.value(QLatin1String("sentence"))
+                     .toString()
+                     .startsWith(
+                         QStringLiteral("replica %1 is ").arg(m_sentinel.nodeAddress(1 - master))),
+                 qPrintable(d.value(QLatin1String("sentence")).toString()));
     }
 
     void badUrls_data()

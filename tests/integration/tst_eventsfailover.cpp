@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: MIT
+// Keyspace events follow the masters: a monitor (what watch and the console
+// run) with events live and a tick only every two minutes sees a write at
+// once; after kill -9 of a Cluster master and after a Sentinel failover it
+// subscribes on the new master, and a write there is seen at once again
+// (no tick could have read it in that time).
+#include <monitor/monitor.h>
+#include <redis/hashslot.h>
+#include <redis/redisclient.h>
+
+#include "rediscluster.h"
+#include "redissentinel.h"
+
+#include <QJsonObject>
+#include <QTest>
+
+using namespace gatehouse;
+using gatehouse::test::call;
+using gatehouse::test::RedisCluster;
+using gatehouse::test::RedisSentinel;
+using gatehouse::test::RedisServer;
+
+namespace {
+
+constexpr int s_slowTickMs = 120000; // no tick within a test step: only events read
+
+QString tokenOf(Monitor &monitor, const QByteArray &key)
+{
+    const Snapshot s = monitor.snapshot();
+    for (const ObjectState &o : s.objects) {
+        if (o.object.key == key)
+            return s.objectJson(o).value(QLatin1String("token")).toString();
+    }
+    return QString();
+}
+
+std::unique_ptr<Monitor> eventMonitor(RedisClient *client)
+{
+    Monitor::Options options;
+    QString error;
+    options.profile = Profile::load(QStringLiteral("demo"), &error);
+    options.intervalMs = s_slowTickMs;
+    options.rescanMs = 0;
+    auto monitor = std::make_unique<Monitor>(client, options);
+    monitor->start();
+    return monitor;
+}
+
+bool setToken(RedisClient &client, const QByteArray &key, const QByteArray &token)
+{
+    return call(client, {"SET", key, token, "PX", "600000"}) == RedisValue::status("OK");
+}
+
+} // namespace
+
+class tst_EventsFailover : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void cleanupTestCase() { QCOMPARE(RedisServer::runningChildren(), 0); }
+
+    void clusterMasterKilled()
+    {
+        RedisCluster cluster;
+        QVERIFY2(cluster.start(), qPrintable(cluster.errorString()));
+        for (int i = 0; i < cluster.size(); ++i)
+            QCOMPARE(cluster
+                         .cli(i, {QStringLiteral("CONFIG"), QStringLiteral("SET"),
+                                  QStringLiteral("notify-keyspace-events"), QStringLiteral("KEA")})
+                         .trimmed(),
+                     QByteArray("OK"));
+        const QByteArray key = "sim:lock:failover";
+        const quint16 slot = keyHashSlot(key);
+        const int master = cluster.masterOf(slot);
+        QVERIFY(master >= 0);
+        // The monitor starts from another master, which stays up.
+        int seed = -1;
+        for (int m : cluster.masters()) {
+            if (m != master)
+                seed = m;
+        }
+        QVERIFY(seed >= 0);
+        RedisEndpoint ep = cluster.endpoint(seed);
+        ep.discoverTopology = true;
+        auto writer = gatehouse::test::connectedClient(ep);
+        QVERIFY(writer);
+        QVERIFY(setToken(*writer, key, "before"));
+
+        auto client = gatehouse::test::connectedClient(ep);
+        QVERIFY(client);
+        auto monitor = eventMonitor(client.get());
+        QVERIFY(gatehouse::test::waitUntil(
+            [&] {
+                return monitor->snapshot().server.eventsLive
+                       && tokenOf(*monitor, key) == QLatin1String("before");
+            },
+            20000));
+        QVERIFY(setToken(*writer, key, "event-1"));
+        QVERIFY2(gatehouse::test::waitUntil(
+                     [&] { return tokenOf(*monitor, key) == QLatin1String("event-1"); }, 5000),
+                 qPrintable(tokenOf(*monitor, key)));
+
+        cluster.node(master).kill();
+        int promoted = -1;
+        QVERIFY(gatehouse::test::waitUntil(
+            [&] {
+                promoted = cluster.masterOf(slot, seed);
+                return promoted >= 0 && promoted != master;
+            },
+            30000));
+        // The monitor's masters include the promoted one, and it listens there.
+        const QString promotedAddress = cluster.address(promoted);
+        QVERIFY2(gatehouse::test::waitUntil(
+                     [&] {
+                         const ServerStatus s = monitor->snapshot().server;
+                         bool listed = false;
+                         for (const NodeStatus &n : s.nodes)
+                             listed |= n.address == promotedAddress
+                                       && n.role == QLatin1String("master");
+                         return listed && s.eventsLive;
+                     },
+                     30000),
+                 qPrintable(promotedAddress));
+        // A write on the new master, seen through its keyspace events.
+        QVERIFY(
+            gatehouse::test::waitUntil([&] { return setToken(*writer, key, "event-2"); }, 15000));
+        QVERIFY2(gatehouse::test::waitUntil(
+                     [&] { return tokenOf(*monitor, key) == QLatin1String("event-2"); }, 10000),
+                 qPrintable(tokenOf(*monitor, key)));
+        // And the next one: nothing but the new master's events can bring it.
+        QVERIFY(setToken(*writer, key, "event-3"));
+        QVERIFY2(gatehouse::test::waitUntil(
+                     [&] { return tokenOf(*monitor, key) == QLatin1String("event-3"); }, 5000),
+                 qPrintable(tokenOf(*monitor, key)));
+        monitor.reset();
+    }
+
+    void sentinelSwitch()
+    {
+        RedisSentinel sentinel(1);
+        QVERIFY2(sentinel.start(), qPrintable(sentinel.errorString()));
+        for (int i = 0; i < sentinel.nodeCount(); ++i)
+            QCOMPARE(
+                sentinel.cli(sentinel.node(i).port(),
+                             {QStringLiteral("CONFIG"), QStringLiteral("SET"),
+                              QStringLiteral("notify-keyspace-events"), QStringLiteral("KEA")}),
+                QByteArray("OK"));
+        QString error;
+        const auto ep = RedisEndpoint::fromUrl(sentinel.url(), &error);
+        QVERIFY2(ep, qPrintable(error));
+        auto writer = gatehouse::test::connectedClient(*ep);
+        QVERIFY(writer);
+        const QByteArray key = "sim:lock:switch";
+        QVERIFY(setToken(*writer, key, "before"));
+        auto client = gatehouse::test::connectedClient(*ep);
+        QVERIFY(client);
+        auto monitor = eventMonitor(client.get());
+        QVERIFY(gatehouse::test::waitUntil(
+            [&] {
+                return monitor->snapshot().server.eventsLive
+                       && tokenOf(*monitor, key) == QLatin1String("before");
+            },
+            20000));
+        QVERIFY(setToken(*writer, key, "event-1"));
+        QVERIFY(gatehouse::test::waitUntil(
+            [&] { return tokenOf(*monitor, key) == QLatin1String("event-1"); }, 5000));
+
+        const int promoted = sentinel.failover();
+        QVERIFY2(promoted >= 0, qPrintable(sentinel.errorString()));
+        const QString promotedAddress = sentinel.nodeAddress(promoted);
+        QVERIFY2(gatehouse::test::waitUntil(
+                     [&] {
+                         const ServerStatus s = monitor->snapshot().server;
+                         return s.nodes.value(0).address == promotedAddress && s.eventsLive;
+                     },
+                     30000),
+                 qPrintable(monitor->snapshot().server.nodes.value(0).address));
+        // The writer follows the switch too; its write lands on the new master.
+        QVERIFY(
+            gatehouse::test::waitUntil([&] { return setToken(*writer, key, "event-2"); }, 20000));
+        QCOMPARE(sentinel.cli(sentinel.node(promoted).port(),
+                              {QStringLiteral("GET"), QString::fromUtf8(key)}),
+                 QByteArray("event-2"));
+        QVERIFY2(gatehouse::test::waitUntil(
+                     [&] { return tokenOf(*monitor, key) == QLatin1String("event-2"); }, 10000),
+                 qPrintable(tokenOf(*monitor, key)));
+        // And the next one: nothing but the new master's events can bring it.
+        QVERIFY(setToken(*writer, key, "event-3"));
+        QVERIFY2(gatehouse::test::waitUntil(
+                     [&] { return tokenOf(*monitor, key) == QLatin1String("event-3"); }, 5000),
+                 qPrintable(tokenOf(*monitor, key)));
+        monitor.reset();
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_EventsFailover)
+#include "tst_eventsfailover.moc"

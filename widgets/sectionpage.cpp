@@ -3,6 +3,7 @@
 
 #include "actioninputdialog.h"
 #include "chartpanel.h"
+#include "objectpanel.h"
 #include "objecttablemodel.h"
 
 #include <monitor/jobbrowser.h>
@@ -175,6 +176,8 @@ SectionPage::SectionPage(const Section &section, bool readOnly, QWidget *parent)
                 }
                 updateItems();
                 updateParts();
+                for (ObjectPanel *panel : std::as_const(m_panels))
+                    panel->setObject(s);
                 updateJobsFor(s);
                 updateActions(s);
                 Q_EMIT selectionChanged(s ? s->object.key : QByteArray());
@@ -202,6 +205,8 @@ void SectionPage::setSnapshot(const std::shared_ptr<const Snapshot> &snapshot)
 {
     m_snapshot = snapshot;
     m_modelStale = true;
+    for (ObjectPanel *panel : std::as_const(m_panels))
+        panel->setSnapshot(snapshot);
     if (isVisible())
         sync();
 }
@@ -254,6 +259,8 @@ void SectionPage::refresh(qint64 serverNowMs, bool changed)
     m_chart->refresh(*m_snapshot); // does nothing while hidden
     updateItems();
     updateParts();
+    for (ObjectPanel *panel : std::as_const(m_panels))
+        panel->setObject(selected());
     if (m_jobsPanel && !m_jobsKey.isEmpty())
         updateJobCounts(selected());
 }
@@ -400,7 +407,28 @@ void SectionPage::setOffline(const QString &why)
         m_table->setGraphicsEffect(grey);
     }
     m_table->setToolTip(why);
+    for (ObjectPanel *panel : std::as_const(m_panels))
+        panel->setOffline(why);
     updateActions(selected());
+}
+
+void SectionPage::reloadJobs()
+{
+    requestJobs();
+    for (ObjectPanel *panel : std::as_const(m_panels))
+        panel->reload();
+}
+
+void SectionPage::addPanel(ObjectPanel *panel)
+{
+    auto *splitter = qobject_cast<QSplitter *>(m_chart->parentWidget());
+    splitter->insertWidget(splitter->indexOf(m_chart), panel);
+    m_panels.append(panel);
+    connect(panel, &ObjectPanel::actionsRequested, this, &SectionPage::actionsRequested);
+    connect(panel, &ObjectPanel::message, this, &SectionPage::message);
+    panel->setSnapshot(m_snapshot);
+    panel->setOffline(m_offline);
+    panel->setObject(selected());
 }
 
 void SectionPage::actOn(const QString &actionId)

@@ -23,6 +23,7 @@ namespace gatehouse {
 
 class ChartPanel;
 class JobBrowser;
+class ObjectPanel;
 class ObjectTableModel;
 struct JobListing;
 
@@ -68,8 +69,11 @@ public:
     // greyed and every action disabled with that sentence as its tooltip.
     void setOffline(const QString &why);
     bool isOffline() const { return !m_offline.isEmpty(); }
-    // Reads the jobs panel's page again (after an action changed the queue).
-    void reloadJobs() { requestJobs(); }
+    // Reads the jobs panel's page and the object panels again (after an
+    // action changed what they show).
+    void reloadJobs();
+    // A pane for the selected object (ObjectPanel::create), above the charts.
+    void addPanel(ObjectPanel *panel);
     // The jobs panel's page size: a page is all that is ever read.
     static constexpr int JobPageSize = 50;
 
@@ -116,6 +120,7 @@ private:
     QTableWidget *m_items = nullptr; // when the section's patterns list items
     QListWidget *m_parts;
     ChartPanel *m_chart;
+    QList<ObjectPanel *> m_panels;
 
     JobBrowser *m_jobBrowser = nullptr;
     QWidget *m_jobsPanel = nullptr; // when the section's patterns list jobs

@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: MIT
 #include "locktimelinepanel.h"
 
+#include <history/historystore.h>
 #include <patterns/patternunit.h>
 
 #include <QDateTime>
+#include <QFutureWatcher>
 #include <QHeaderView>
 #include <QLabel>
 #include <QTableWidget>
 #include <QVBoxLayout>
+#include <QtConcurrent>
 
 namespace gatehouse {
 
@@ -66,6 +69,8 @@ void LockTimelinePanel::setSnapshot(const std::shared_ptr<const Snapshot> &snaps
     if (!snapshot)
         return;
     m_clockOffsetMs = snapshot->server.clockOffsetMs;
+    if (m_watchStartMs < 0 && snapshot->server.timeMs > 0)
+        m_watchStartMs = snapshot->server.timeMs;
     const ObjectList &objects = snapshot->objects;
     const ObjectList *last = m_last ? &m_last->objects : nullptr;
     for (qsizetype i = 0; i < objects.size(); ++i) {
@@ -106,6 +111,7 @@ void LockTimelinePanel::follow(const ObjectState &s)
                         : QStringLiteral("released");
         if (open->end == QLatin1String("expired"))
             open->endedMs = std::min(endedMs, open->expiresAtMs);
+        record(key, *open, true);
     };
     if (!holdsNow(s)) {
         if (open)
@@ -129,6 +135,7 @@ void LockTimelinePanel::follow(const ObjectState &s)
         if (holders.size() > MaxHolders)
             holders.removeFirst();
         open = &holders.last();
+        record(key, h, false);
     }
     open->expiresAtMs = s.reading.pttlMs >= 0 ? at + s.reading.pttlMs : -1;
 }
@@ -145,14 +152,116 @@ void LockTimelinePanel::setObject(const ObjectState *state)
     if (m_key != state->object.key) {
         m_key = state->object.key;
         follow(*state); // a lock selected before the first snapshot reached the panel
+        readHistory(m_key);
     }
     setVisible(true);
     fill();
 }
 
+void LockTimelinePanel::setHistory(const std::weak_ptr<HistoryStore> &store, const QString &file)
+{
+    m_store = store;
+    m_historyFile = file;
+    if (!m_key.isEmpty())
+        readHistory(m_key);
+}
+
+void LockTimelinePanel::record(const QByteArray &key, const Holder &holder, bool ended)
+{
+    const auto store = m_store.lock();
+    if (!store)
+        return;
+    // The holder the console found the lock with was not seen taking it:
+    // "held" (at or before), not "acquired".
+    const QString kind = ended                    ? holder.end
+                         : holder.acquiredAtLeast ? QStringLiteral("held")
+                                                  : QStringLiteral("acquired");
+    store->recordEvent(ended ? holder.endedMs : holder.acquiredMs, key,
+                       QStringLiteral("lock.") + kind, QString::fromUtf8(holder.token.toBase64()));
+}
+
+void LockTimelinePanel::readHistory(const QByteArray &key)
+{
+    if (m_historyFile.isEmpty() || m_earlier.contains(key))
+        return;
+    const quint64 generation = ++m_readGeneration;
+    m_reading = true;
+    const qint64 until = m_watchStartMs > 0 ? m_watchStartMs
+                                            : QDateTime::currentMSecsSinceEpoch() + m_clockOffsetMs;
+    const QString file = m_historyFile;
+    auto *watcher = new QFutureWatcher<QList<HistoryEvent>>(this);
+    connect(watcher, &QFutureWatcher<QList<HistoryEvent>>::finished, this,
+            [this, watcher, key, generation] {
+                watcher->deleteLater();
+                if (generation == m_readGeneration)
+                    m_reading = false;
+                // Earlier runs' holders: an acquisition opens one, a release or
+                // an expiry of the same token closes it.
+                QList<Holder> earlier;
+                for (const HistoryEvent &e : watcher->result()) {
+                    const QByteArray token = QByteArray::fromBase64(e.text.toLatin1());
+                    const bool held = e.kind == QLatin1String("lock.held");
+                    const bool open = !earlier.isEmpty() && earlier.last().endedMs < 0;
+                    if (held || e.kind == QLatin1String("lock.acquired")) {
+                        if (open && earlier.last().token == token)
+                            continue; // the same holder, seen again by a later run
+                        Holder h;
+                        h.token = token;
+                        h.acquiredMs = e.atMs;
+                        h.acquiredAtLeast = held;
+                        h.fromHistory = true;
+                        earlier.append(h);
+                    } else if (!earlier.isEmpty() && earlier.last().token == token
+                               && earlier.last().endedMs < 0) {
+                        earlier.last().endedMs = e.atMs;
+                        earlier.last().end = e.kind.mid(5); // "released" | "expired"
+                    } else if (e.kind.startsWith(QLatin1String("lock."))) {
+                        // Ended, taken before the file knew it.
+                        Holder h;
+                        h.token = token;
+                        h.acquiredAtLeast = true;
+                        h.acquiredMs = e.atMs;
+                        h.endedMs = e.atMs;
+                        h.end = e.kind.mid(5);
+                        h.fromHistory = true;
+                        earlier.append(h);
+                    }
+                }
+                m_earlier.insert(key, earlier);
+                if (key == m_key)
+                    fill();
+            });
+    watcher->setFuture(QtConcurrent::run([file, key, until]() -> QList<HistoryEvent> {
+        QString error;
+        return HistoryStore::readEvents(file, until - HistoryReachMs, until - 1, key,
+                                        MaxHistoryEvents, &error)
+            .value_or(QList<HistoryEvent>());
+    }));
+}
+
+QList<LockTimelinePanel::Holder> LockTimelinePanel::holders(const QByteArray &key) const
+{
+    QList<Holder> earlier = m_earlier.value(key);
+    QList<Holder> now = m_holders.value(key);
+    // The holder the console found the lock with, when the file saw it take
+    // the lock in an earlier run: one holder, since then.
+    if (!earlier.isEmpty() && !now.isEmpty() && earlier.last().endedMs < 0
+        && earlier.last().token == now.first().token && now.first().acquiredAtLeast) {
+        now.first().acquiredMs = earlier.last().acquiredMs;
+        now.first().acquiredAtLeast = earlier.last().acquiredAtLeast;
+        earlier.removeLast();
+    }
+    // An earlier holder never seen to end: the console stopped watching.
+    for (Holder &h : earlier) {
+        if (h.endedMs < 0)
+            h.end = QStringLiteral("unknown");
+    }
+    return earlier + now;
+}
+
 void LockTimelinePanel::fill()
 {
-    const QList<Holder> holders = m_holders.value(m_key);
+    const QList<Holder> holders = this->holders(m_key);
     m_title->setText(tr("Holders of <b>%1</b> since the console began watching (newest first)")
                          .arg(printableBytes(m_key, 80).toHtmlEscaped()));
     const qint64 now = m_last ? m_last->server.timeMs : QDateTime::currentMSecsSinceEpoch();
@@ -167,9 +276,12 @@ void LockTimelinePanel::fill()
         const QStringList cells{
             token, (h.acquiredAtLeast ? QStringLiteral("≤ ") : QString()) + clock(h.acquiredMs),
             h.endedMs < 0 ? tr("holds it") : clock(h.endedMs), h.endedMs < 0 ? QString() : h.end,
-            (h.acquiredAtLeast ? QStringLiteral("≥ ") : QString())
-                + formatMs(std::max<qint64>(0, (h.endedMs < 0 ? now : h.endedMs) - h.acquiredMs))
-                + (h.endedMs < 0 ? tr(" so far") : QString())};
+            h.fromHistory && h.endedMs < 0
+                ? QStringLiteral("–")
+                : (h.acquiredAtLeast ? QStringLiteral("≥ ") : QString())
+                      + formatMs(
+                          std::max<qint64>(0, (h.endedMs < 0 ? now : h.endedMs) - h.acquiredMs))
+                      + (h.endedMs < 0 ? tr(" so far") : QString())};
         for (int c = 0; c < cells.size(); ++c) {
             QTableWidgetItem *item = m_table->item(r, c);
             if (!item) {

@@ -238,6 +238,8 @@ MainWindow::MainWindow(RedisClient *client, Monitor *monitor, ActionEngine *acti
         for (SectionPage *page : std::as_const(m_sectionPages)) {
             if (ChartPanel *chart = page->chart())
                 chart->setHistoryFile(m_options.historyFile);
+            for (ObjectPanel *panel : page->panels())
+                panel->setHistory(m_history, m_options.historyFile);
         }
     }
     connect(m_monitor, &Monitor::discoveryProgress, this, [this](qint64 scanned, qint64 total) {

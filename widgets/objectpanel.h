@@ -10,6 +10,7 @@
 
 namespace gatehouse {
 
+class HistoryStore;
 class RedisClient;
 
 // A pane a section's page shows under its table for the selected object,
@@ -47,6 +48,13 @@ public:
     virtual void setOffline(const QString &why) { Q_UNUSED(why) }
     // Read again what it read (after an action changed it).
     virtual void reload() {}
+    // The connection's history file (HistoryStore): what a panel records
+    // there (events) and reads back from earlier runs. Not called: no history.
+    virtual void setHistory(const std::weak_ptr<HistoryStore> &store, const QString &file)
+    {
+        Q_UNUSED(store)
+        Q_UNUSED(file)
+    }
 
 Q_SIGNALS:
     // One call per target, confirmed once by the window (MainWindow::actOnEach).

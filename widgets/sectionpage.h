@@ -74,6 +74,7 @@ public:
     void reloadJobs();
     // A pane for the selected object (ObjectPanel::create), above the charts.
     void addPanel(ObjectPanel *panel);
+    QList<ObjectPanel *> panels() const { return m_panels; }
     // The jobs panel's page size: a page is all that is ever read.
     static constexpr int JobPageSize = 50;
 

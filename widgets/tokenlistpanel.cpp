@@ -201,7 +201,7 @@ void TokenListPanel::setObject(const ObjectState *state)
         m_tokens->setRowCount(0);
         reload();
         drawFlow();
-    } else if (!m_loading) {
+    } else if (!m_loading && m_listedOk) {
         // "about": the family's live count as the monitor last read it.
         m_range->setText(m_complete ? tr("%n live tokens", nullptr, int(m_shown))
                                     : tr("%1 of about %2 live tokens")
@@ -261,6 +261,7 @@ void TokenListPanel::showListing(const TokenListing &listing)
     }
     m_shown = listing.rows.size();
     m_complete = listing.complete;
+    m_listedOk = listing.ok;
     if (!listing.ok)
         m_range->setText(listing.message);
     else if (listing.complete)

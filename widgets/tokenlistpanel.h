@@ -83,6 +83,7 @@ private:
     bool m_loading = false;
     qsizetype m_shown = 0;
     bool m_complete = false;
+    bool m_listedOk = true; // false: the range label says what went wrong
 };
 
 } // namespace gatehouse

@@ -63,7 +63,8 @@ void answerConfirmation(bool accept, QString *said, QObject *owner)
 
 struct Console
 {
-    Console(const RedisServer &server, const QString &auditPath)
+    Console(const RedisServer &server, const QString &auditPath,
+            const QString &historyFile = QString())
         : client(server.endpoint())
     {
         Monitor::Options options;
@@ -74,8 +75,9 @@ struct Console
         monitor = std::make_unique<Monitor>(&client, options);
         actions = std::make_unique<ActionEngine>(&client);
         actions->setAuditLogPath(auditPath);
-        window = std::make_unique<MainWindow>(&client, monitor.get(), actions.get(),
-                                              MainWindow::Options());
+        MainWindow::Options windowOptions;
+        windowOptions.historyFile = historyFile;
+        window = std::make_unique<MainWindow>(&client, monitor.get(), actions.get(), windowOptions);
         window->resize(1400, 900);
         window->show();
         client.open();
@@ -317,6 +319,53 @@ private slots:
         QTRY_COMPARE(view->model()->rowCount(), 1);
         QCOMPARE(view->model()->index(0, 0).data(ObjectTableModel::KeyRole).toByteArray(),
                  QByteArray("sim:lock:billing"));
+    }
+
+    void lockTimelineReadsEarlierRuns()
+    {
+        // A first run watches A release the lock and B take it; it records
+        // both in the history file.
+        const QString history = m_dir.filePath(QStringLiteral("history.sqlite"));
+        QCOMPARE(
+            call(*m_redis, {"SET", "sim:lock:orders", "holder-A", "NX", "PX", "60000"}).bytes(),
+            QByteArray("OK"));
+        qint64 takenByB = -1;
+        {
+            Console c(m_server, audit(), history);
+            auto *panel
+                = c.window->sectionPage(QStringLiteral("lock"))->findChild<LockTimelinePanel *>();
+            QVERIFY(panel);
+            QVERIFY(c.select(QStringLiteral("lock"), "sim:lock:orders"));
+            QTRY_COMPARE_WITH_TIMEOUT(panel->holders("sim:lock:orders").size(), 1, 10000);
+            QCOMPARE(call(*m_redis, {"DEL", "sim:lock:orders"}).toInteger(), 1);
+            QTRY_VERIFY_WITH_TIMEOUT(panel->holders("sim:lock:orders").first().endedMs >= 0, 10000);
+            QCOMPARE(
+                call(*m_redis, {"SET", "sim:lock:orders", "holder-B", "NX", "PX", "60000"}).bytes(),
+                QByteArray("OK"));
+            QTRY_COMPARE_WITH_TIMEOUT(panel->holders("sim:lock:orders").size(), 2, 10000);
+            takenByB = panel->holders("sim:lock:orders").last().acquiredMs;
+            QVERIFY(!panel->holders("sim:lock:orders").last().acquiredAtLeast);
+        } // the window closes: the history file has everything written
+
+        // A second run finds B holding it: from the file it knows since when,
+        // and that A held it before and released it.
+        Console c(m_server, audit(), history);
+        auto *panel
+            = c.window->sectionPage(QStringLiteral("lock"))->findChild<LockTimelinePanel *>();
+        QVERIFY(c.select(QStringLiteral("lock"), "sim:lock:orders"));
+        QTRY_VERIFY_WITH_TIMEOUT(
+            !panel->isReadingHistory() && panel->holders("sim:lock:orders").size() == 2, 10000);
+        const auto holders = panel->holders("sim:lock:orders");
+        QCOMPARE(holders.at(0).token, QByteArray("holder-A"));
+        QVERIFY(holders.at(0).fromHistory);
+        QCOMPARE(holders.at(0).end, QStringLiteral("released"));
+        QCOMPARE(holders.at(1).token, QByteArray("holder-B"));
+        QCOMPARE(holders.at(1).endedMs, qint64(-1));
+        QCOMPARE(holders.at(1).acquiredMs, takenByB);
+        QVERIFY(!holders.at(1).acquiredAtLeast);
+        auto *table = panel->findChild<QTableWidget *>(QStringLiteral("lockHolders"));
+        QTRY_COMPARE(table->rowCount(), 2);
+        QCOMPARE(table->item(1, 3)->text(), QStringLiteral("released"));
     }
 
     void batchConfirmationSaysHowManyMatchNow()

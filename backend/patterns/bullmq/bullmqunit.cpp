@@ -442,6 +442,21 @@ namespace {
                                  .arg(QString::fromLatin1(call.args.value(2)));
                          }});
 
+// bullmq_retry with no job (KEYS[9] the finished ZSET, ARGV[3] batch): every
+// failed (or completed) job (ZCARD).
+[[maybe_unused]] const bool s_retryCounted
+    = MatchCounter::add(QStringLiteral("bullmq_retry"),
+                        {[](const ScriptCall &call, qint64) {
+                             if (!call.args.value(1).isEmpty())
+                                 return QList<QList<QByteArray>>();
+                             return QList<QList<QByteArray>>{{"ZCARD", call.keys.value(8)}};
+                         },
+                         [](const QList<RedisValue> &r) { return r.value(0).toInteger(); },
+                         [](const ScriptCall &call) {
+                             return QStringLiteral("up to %1 will be retried")
+                                 .arg(QString::fromLatin1(call.args.value(2)));
+                         }});
+
 } // namespace
 
 QList<PatternAction> BullMqUnit::actions() const

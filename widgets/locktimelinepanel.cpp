@@ -124,6 +124,14 @@ void LockTimelinePanel::follow(const ObjectState &s)
         close(s.heldSinceMs > 0 ? std::max(open->acquiredMs, s.heldSinceMs) : at);
         open = nullptr;
     }
+    // A lock whose value carries its expiry (a legacy lock) can outlive it:
+    // its holder crashed and the key stays until the next client breaks it.
+    const qint64 leaseEnd = s.reading.pttlMs >= 0       ? at + s.reading.pttlMs
+                            : s.reading.expiresAtMs > 0 ? s.reading.expiresAtMs
+                                                        : -1;
+    const bool lapsed = s.reading.pttlMs < 0 && leaseEnd > 0 && leaseEnd <= at;
+    if (!open && lapsed && !holders.isEmpty() && holders.last().token == s.reading.token)
+        return; // its expiry is shown already
     if (!open) {
         Holder h;
         h.token = s.reading.token;
@@ -131,13 +139,17 @@ void LockTimelinePanel::follow(const ObjectState &s)
         // The first holder the console sees held it already when watching
         // began; a later one took it between two readings (one tick apart).
         h.acquiredAtLeast = holders.isEmpty();
+        if (lapsed)
+            h.acquiredMs = std::min(h.acquiredMs, leaseEnd);
         holders.append(h);
         if (holders.size() > MaxHolders)
             holders.removeFirst();
         open = &holders.last();
         record(key, h, false);
     }
-    open->expiresAtMs = s.reading.pttlMs >= 0 ? at + s.reading.pttlMs : -1;
+    open->expiresAtMs = leaseEnd;
+    if (lapsed)
+        close(leaseEnd);
 }
 
 void LockTimelinePanel::setObject(const ObjectState *state)

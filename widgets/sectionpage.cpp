@@ -176,8 +176,32 @@ SectionPage::SectionPage(const Section &section, bool readOnly, QWidget *parent)
                 }
                 updateItems();
                 updateParts();
-                for (ObjectPanel *panel : std::as_const(m_panels))
+                for (ObjectPanel *panel : std::as_const(m_panels)) {
                     panel->setObject(s);
+                    // A pane that appears (a family's tokens, a lock's holders)
+                    // gets a third of the page, from the others in proportion
+                    // to what they have beyond 120 px (a hidden pane had none).
+                    QList<int> sizes = splitter->sizes();
+                    const int at = splitter->indexOf(panel);
+                    if (panel->isHidden() || sizes.value(at) >= 120)
+                        continue;
+                    int total = 0;
+                    int spare = 0;
+                    for (int i = 0; i < sizes.size(); ++i) {
+                        total += sizes.at(i);
+                        if (i != at)
+                            spare += std::max(0, sizes.at(i) - 120);
+                    }
+                    const int need = std::min(spare, total / 3 - sizes.at(at));
+                    for (int i = 0; i < sizes.size() && need > 0; ++i) {
+                        if (i == at)
+                            continue;
+                        const int give = int(qint64(need) * std::max(0, sizes.at(i) - 120) / spare);
+                        sizes[i] -= give;
+                        sizes[at] += give;
+                    }
+                    splitter->setSizes(sizes);
+                }
                 updateJobsFor(s);
                 updateActions(s);
                 Q_EMIT selectionChanged(s ? s->object.key : QByteArray());

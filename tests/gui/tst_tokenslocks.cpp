@@ -265,6 +265,11 @@ private slots:
         QCOMPARE(
             call(*m_redis, {"SET", "sim:lock:billing", "holder-X", "NX", "PX", "60000"}).bytes(),
             QByteArray("OK"));
+        // A legacy lock whose holder crashed: its value says it expired a
+        // minute ago, and the key is still there.
+        const qint64 lapsedAt = QDateTime::currentMSecsSinceEpoch() - 60000;
+        QCOMPARE(call(*m_redis, {"SET", "sim:lock.legacy:0", QByteArray::number(lapsedAt)}).bytes(),
+                 QByteArray("OK"));
         Console c(m_server, audit());
         const QString section = QStringLiteral("lock");
         SectionPage *page = c.window->sectionPage(section);
@@ -305,6 +310,14 @@ private slots:
         QCOMPARE(call(*m_redis, {"PEXPIRE", "sim:lock:orders", "2000"}).toInteger(), 1);
         QTRY_VERIFY_WITH_TIMEOUT(panel->holders("sim:lock:orders").last().endedMs >= 0, 10000);
         QCOMPARE(panel->holders("sim:lock:orders").last().end, QStringLiteral("expired"));
+
+        // The crashed holder: expired when its value said, not holding it.
+        QVERIFY(c.select(section, "sim:lock.legacy:0"));
+        QTRY_COMPARE_WITH_TIMEOUT(panel->holders("sim:lock.legacy:0").size(), 1, 10000);
+        QCOMPARE(panel->holders("sim:lock.legacy:0").first().end, QStringLiteral("expired"));
+        QCOMPARE(panel->holders("sim:lock.legacy:0").first().endedMs, lapsedAt);
+        QTRY_COMPARE(holders->rowCount(), 1);
+        QCOMPARE(holders->item(0, 3)->text(), QStringLiteral("expired"));
 
         // Ctrl+F on the Locks page: its filter, and the table narrows to it.
         c.window->showPage(c.window->pageOf(section));

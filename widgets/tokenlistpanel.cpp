@@ -59,6 +59,7 @@ TokenListPanel::TokenListPanel(const Context &context, QWidget *parent)
     m_tokens->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_tokens->setWordWrap(false);
     m_tokens->verticalHeader()->hide();
+    m_tokens->verticalHeader()->setDefaultSectionSize(m_tokens->fontMetrics().height() + 8);
     m_tokens->setSortingEnabled(false); // key order, as read
     // The list and, beside it, what came and went.
     auto *split = new QSplitter(Qt::Horizontal, this);
@@ -75,8 +76,16 @@ TokenListPanel::TokenListPanel(const Context &context, QWidget *parent)
         0, 0, new QCPTextElement(m_flowPlot, tr("Issued and consumed per reading")));
     m_flowPlot->xAxis->setLabel(tr("seconds (0 = now)"));
     m_flowPlot->yAxis->setLabel(tr("tokens"));
+    // The legend in its own row under the title, outside the data (as the
+    // page's charts): it never covers the newest points.
     m_flowPlot->legend->setVisible(true);
-    m_flowPlot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+    m_flowPlot->plotLayout()->insertRow(1);
+    auto *legendCell = new QCPLayoutGrid;
+    m_flowPlot->plotLayout()->addElement(1, 0, legendCell);
+    legendCell->addElement(0, 0, m_flowPlot->legend);
+    m_flowPlot->legend->setFillOrder(QCPLegend::foColumnsFirst);
+    m_flowPlot->legend->setBorderPen(Qt::NoPen);
+    m_flowPlot->plotLayout()->setRowStretchFactor(1, 0.001);
     for (int g = 0; g < 2; ++g) {
         QCPGraph *graph = m_flowPlot->addGraph();
         graph->setLineStyle(QCPGraph::lsStepCenter);

@@ -23,6 +23,13 @@ QString titleOf(const ScriptCall &call)
     return call.title.isEmpty() ? call.action : call.title;
 }
 
+// How many match now, in bold above what will run.
+QString matching(const QString &matchNow)
+{
+    return matchNow.isEmpty() ? QString()
+                              : QStringLiteral("<p><b>%1</b></p>").arg(matchNow.toHtmlEscaped());
+}
+
 // What will run, inline and in a fixed-width font: no "Show Details…" to
 // find it behind.
 QString exactly(const QStringList &descriptions)
@@ -36,26 +43,28 @@ QString exactly(const QStringList &descriptions)
 
 } // namespace
 
-ConfirmActionDialog::ConfirmActionDialog(const ScriptCall &call, QWidget *parent)
+ConfirmActionDialog::ConfirmActionDialog(const ScriptCall &call, QWidget *parent,
+                                         const QString &matchNow)
     : QMessageBox(QMessageBox::Question, tr("Confirm: %1").arg(titleOf(call)), call.summary,
                   QMessageBox::Ok | QMessageBox::Cancel, parent)
 {
     setObjectName(QStringLiteral("confirmAction"));
     setTextFormat(Qt::PlainText);
     // Described without its summary line (it is the text above).
-    setInformativeText(exactly({ActionEngine::describe(call).section(QLatin1Char('\n'), 1)}));
+    setInformativeText(matching(matchNow)
+                       + exactly({ActionEngine::describe(call).section(QLatin1Char('\n'), 1)}));
     button(QMessageBox::Ok)->setText(tr("Run"));
     setDefaultButton(QMessageBox::Cancel);
 }
 
-bool ConfirmActionDialog::confirm(const ScriptCall &call, QWidget *parent)
+bool ConfirmActionDialog::confirm(const ScriptCall &call, QWidget *parent, const QString &matchNow)
 {
-    ConfirmActionDialog box(call, parent);
+    ConfirmActionDialog box(call, parent, matchNow);
     return box.exec() == QMessageBox::Ok;
 }
 
 bool ConfirmActionDialog::confirmMany(const QList<ScriptCall> &calls, const QString &what,
-                                      QWidget *parent)
+                                      QWidget *parent, const QString &matchNow)
 {
     if (calls.isEmpty())
         return false;
@@ -68,10 +77,11 @@ bool ConfirmActionDialog::confirmMany(const QList<ScriptCall> &calls, const QStr
     for (const ScriptCall &call : calls)
         scripts << ActionEngine::describe(call);
     box.setInformativeText(
-        QStringLiteral("<p>%1</p>")
-            .arg(tr("Each job is its own atomic script, run one after another; a job that has "
-                    "moved since the list was read is left where it is and reported.")
-                     .toHtmlEscaped())
+        matching(matchNow)
+        + QStringLiteral("<p>%1</p>")
+              .arg(tr("Each one is its own atomic script, run one after another; one that has "
+                      "changed since the list was read is left as it is and reported.")
+                       .toHtmlEscaped())
         + exactly(scripts.mid(0, 2))
         + (scripts.size() > 2
                ? QStringLiteral("<p>%1</p>")

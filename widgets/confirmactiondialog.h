@@ -14,13 +14,18 @@ class ConfirmActionDialog : public QMessageBox
 {
     Q_OBJECT
 public:
-    explicit ConfirmActionDialog(const ScriptCall &call, QWidget *parent = nullptr);
+    // matchNow: how many objects match now (MatchCount::sentence), shown
+    // above the script; empty for an action on one named object.
+    explicit ConfirmActionDialog(const ScriptCall &call, QWidget *parent = nullptr,
+                                 const QString &matchNow = QString());
 
     // True when the operator chose Run.
-    static bool confirm(const ScriptCall &call, QWidget *parent);
+    static bool confirm(const ScriptCall &call, QWidget *parent,
+                        const QString &matchNow = QString());
     // The same action on several jobs (a selection): one confirmation naming
     // how many and which, every script under "Show Details…".
-    static bool confirmMany(const QList<ScriptCall> &calls, const QString &what, QWidget *parent);
+    static bool confirmMany(const QList<ScriptCall> &calls, const QString &what, QWidget *parent,
+                            const QString &matchNow = QString());
     // The engine refused call because its target is not what the console
     // says it is (refusal): only a second, explicit choice forces it (the
     // checks skipped, audited as forced). True when the operator chose Force.

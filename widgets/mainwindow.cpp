@@ -7,6 +7,7 @@
 #include "confirmactiondialog.h"
 #include "consolenavigation.h"
 #include "nodespage.h"
+#include "objectpanel.h"
 #include "objecttablemodel.h"
 #include "otherkeyspage.h"
 #include "overviewpage.h"
@@ -18,6 +19,7 @@
 #include <monitor/jobbrowser.h>
 
 #include <actions/actionengine.h>
+#include <actions/matchcount.h>
 #include <history/historystore.h>
 #include <monitor/monitor.h>
 #include <patterns/patternregistry.h>
@@ -36,6 +38,7 @@
 #include <QMenuBar>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QSet>
 #include <QSettings>
 #include <QSplitter>
 #include <QStackedWidget>
@@ -96,6 +99,9 @@ MainWindow::MainWindow(RedisClient *client, Monitor *monitor, ActionEngine *acti
     for (const Section &section : PatternRegistry::instance().sections()) {
         auto *page = new SectionPage(section, m_options.readOnly, this);
         page->setJobBrowser(m_jobBrowser);
+        for (ObjectPanel *panel :
+             ObjectPanel::create(section.id, {m_client, m_options.readOnly}, page))
+            page->addPanel(panel);
         connect(page, &SectionPage::selectionChanged, this, &MainWindow::watchSelection);
         connect(page, &SectionPage::actionRequested, this, &MainWindow::act);
         connect(page, &SectionPage::actionsRequested, this, &MainWindow::actOnEach);
@@ -273,6 +279,8 @@ MainWindow::MainWindow(RedisClient *client, Monitor *monitor, ActionEngine *acti
         for (SectionPage *page : std::as_const(m_sectionPages)) {
             if (ChartPanel *chart = page->chart())
                 chart->setHistoryFile(m_options.historyFile);
+            for (ObjectPanel *panel : page->panels())
+                panel->setHistory(m_history, m_options.historyFile);
         }
         m_overview->setHistoryFile(m_options.historyFile);
     }
@@ -728,6 +736,26 @@ void MainWindow::showConnection(const ConnectionStatus &status)
 
 void MainWindow::act(const ScriptCall &call)
 {
+    // A batch says how many match now: counted (one bounded round trip)
+    // before its confirmation opens, never on this thread's time.
+    if (!m_options.readOnly && MatchCount::counts({call})) {
+        MatchCount::read(m_client, {call}, serverNowMs(), this,
+                         [this, call](const MatchCount::Result &r) {
+                             confirmAndRun(call, MatchCount::sentence(r, {call}));
+                         });
+        return;
+    }
+    confirmAndRun(call, QString());
+}
+
+qint64 MainWindow::serverNowMs() const
+{
+    return QDateTime::currentMSecsSinceEpoch()
+           + (m_snapshot ? m_snapshot->server.clockOffsetMs : 0);
+}
+
+void MainWindow::confirmAndRun(const ScriptCall &call, const QString &matchNow)
+{
     if (m_options.readOnly) { // buttons are disabled; the engine refuses too
         m_actions->run(call, false, this, [this](const ActionOutcome &o) {
             showMessage(o.message);
@@ -735,7 +763,7 @@ void MainWindow::act(const ScriptCall &call)
         });
         return;
     }
-    if (!ConfirmActionDialog::confirm(call, this)) {
+    if (!ConfirmActionDialog::confirm(call, this, matchNow)) {
         showMessage(tr("Cancelled: nothing was sent."), 5000);
         Q_EMIT actionFinished(m_lastOutcome);
         return;
@@ -770,19 +798,50 @@ void MainWindow::actOnEach(const QList<ScriptCall> &calls)
         act(calls.first());
         return;
     }
+    if (MatchCount::counts(calls)) {
+        MatchCount::read(m_client, calls, serverNowMs(), this,
+                         [this, calls](const MatchCount::Result &r) {
+                             confirmAndRunEach(calls, MatchCount::sentence(r, calls));
+                         });
+        return;
+    }
+    confirmAndRunEach(calls, QString());
+}
+
+void MainWindow::confirmAndRunEach(const QList<ScriptCall> &calls, const QString &matchNow)
+{
     QStringList jobs;
     for (const ScriptCall &call : calls)
         jobs << call.summary;
     const QString what
-        = tr("%1 on %n jobs:", nullptr, int(calls.size())).arg(calls.first().action)
+        = tr("%1 on %2:")
+              .arg(calls.first().title.isEmpty() ? calls.first().action : calls.first().title,
+                   itemsOf(calls))
           + QLatin1Char('\n') + jobs.mid(0, 8).join(QLatin1Char('\n'))
           + (jobs.size() > 8 ? tr("\n… and %n more.", nullptr, int(jobs.size() - 8)) : QString());
-    if (!ConfirmActionDialog::confirmMany(calls, what, this)) {
+    if (!ConfirmActionDialog::confirmMany(calls, what, this, matchNow)) {
         showMessage(tr("Cancelled: nothing was sent."), 5000);
         Q_EMIT actionFinished(m_lastOutcome);
         return;
     }
     runEach(calls, 0, {}, {});
+}
+
+// "2 jobs", "3 tokens": what a selection's calls act on. Calls on one key
+// (a queue) act on its jobs; calls on a key each act on that key, named by
+// its role in the script ("token").
+QString MainWindow::itemsOf(const QList<ScriptCall> &calls)
+{
+    QSet<QByteArray> keys;
+    for (const ScriptCall &call : calls)
+        keys.insert(call.keys.value(0));
+    QString item = QStringLiteral("job");
+    if (calls.size() > 1 && keys.size() == calls.size()
+        && !calls.first().keyRoles.value(0).isEmpty())
+        item = calls.first().keyRoles.value(0);
+    return QStringLiteral("%1 %2%3")
+        .arg(calls.size())
+        .arg(item, calls.size() == 1 ? QString() : QStringLiteral("s"));
 }
 
 // One call after another (the next sent once the last answered), so the
@@ -792,9 +851,8 @@ void MainWindow::runEach(const QList<ScriptCall> &calls, qsizetype next, const Q
 {
     const auto finish = [this, calls](const QStringList &ok, const QStringList &not_,
                                       const QString &stopped) {
-        QString text = tr("%1: %2 of %n jobs done.", nullptr, int(calls.size()))
-                           .arg(calls.first().action)
-                           .arg(ok.size());
+        QString text
+            = tr("%1: %2 of %3 done.").arg(calls.first().action).arg(ok.size()).arg(itemsOf(calls));
         if (!not_.isEmpty())
             text += QLatin1Char(' ') + tr("Not done: %1").arg(not_.join(QStringLiteral("; ")));
         if (!stopped.isEmpty())

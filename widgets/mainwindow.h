@@ -122,6 +122,11 @@ private:
     // the status bar and, when unknown, a banner.
     void act(const ScriptCall &call);
     void actOnEach(const QList<ScriptCall> &calls);
+    // After the count of what matches now (MatchCount), if any was read.
+    void confirmAndRun(const ScriptCall &call, const QString &matchNow);
+    void confirmAndRunEach(const QList<ScriptCall> &calls, const QString &matchNow);
+    static QString itemsOf(const QList<ScriptCall> &calls);
+    qint64 serverNowMs() const; // the desktop's clock plus the server's offset
     void runEach(const QList<ScriptCall> &calls, qsizetype next, const QStringList &done,
                  const QStringList &notDone);
 

@@ -4,6 +4,7 @@
 #include "actioninputdialog.h"
 #include "chartpanel.h"
 #include "evidencetext.h"
+#include "objectpanel.h"
 #include "objecttablemodel.h"
 #include "queuejobspanel.h"
 
@@ -195,6 +196,32 @@ SectionPage::SectionPage(const Section &section, bool readOnly, QWidget *parent)
                 updateParts();
                 if (m_jobsPanel)
                     m_jobsPanel->setObject(s, m_snapshot ? m_snapshot->server.timeMs : 0);
+                for (ObjectPanel *panel : std::as_const(m_panels)) {
+                    panel->setObject(s);
+                    // A pane that appears (a family's tokens, a lock's holders)
+                    // gets a third of the page, from the others in proportion
+                    // to what they have beyond 120 px (a hidden pane had none).
+                    QList<int> sizes = splitter->sizes();
+                    const int at = splitter->indexOf(panel);
+                    if (panel->isHidden() || sizes.value(at) >= 120)
+                        continue;
+                    int total = 0;
+                    int spare = 0;
+                    for (int i = 0; i < sizes.size(); ++i) {
+                        total += sizes.at(i);
+                        if (i != at)
+                            spare += std::max(0, sizes.at(i) - 120);
+                    }
+                    const int need = std::min(spare, total / 3 - sizes.at(at));
+                    for (int i = 0; i < sizes.size() && need > 0; ++i) {
+                        if (i == at)
+                            continue;
+                        const int give = int(qint64(need) * std::max(0, sizes.at(i) - 120) / spare);
+                        sizes[i] -= give;
+                        sizes[at] += give;
+                    }
+                    splitter->setSizes(sizes);
+                }
                 updateActions(s);
                 Q_EMIT selectionChanged(s ? s->object.key : QByteArray());
             });
@@ -221,6 +248,8 @@ void SectionPage::setSnapshot(const std::shared_ptr<const Snapshot> &snapshot)
 {
     m_snapshot = snapshot;
     m_modelStale = true;
+    for (ObjectPanel *panel : std::as_const(m_panels))
+        panel->setSnapshot(snapshot);
     if (isVisible())
         sync();
 }
@@ -281,6 +310,8 @@ void SectionPage::refresh(qint64 serverNowMs, bool changed)
     updateParts();
     if (m_jobsPanel)
         m_jobsPanel->setObject(selected(), m_snapshot->server.timeMs);
+    for (ObjectPanel *panel : std::as_const(m_panels))
+        panel->setObject(selected());
 }
 
 void SectionPage::updateWhy(const ObjectState *s)
@@ -438,7 +469,21 @@ void SectionPage::setOffline(const QString &why)
         m_table->setGraphicsEffect(grey);
     }
     m_table->setToolTip(why);
+    for (ObjectPanel *panel : std::as_const(m_panels))
+        panel->setOffline(why);
     updateActions(selected());
+}
+
+void SectionPage::addPanel(ObjectPanel *panel)
+{
+    auto *splitter = qobject_cast<QSplitter *>(m_chart->parentWidget());
+    splitter->insertWidget(splitter->indexOf(m_chart), panel);
+    m_panels.append(panel);
+    connect(panel, &ObjectPanel::actionsRequested, this, &SectionPage::actionsRequested);
+    connect(panel, &ObjectPanel::message, this, &SectionPage::message);
+    panel->setSnapshot(m_snapshot);
+    panel->setOffline(m_offline);
+    panel->setObject(selected());
 }
 
 void SectionPage::actOn(const QString &actionId, const QHash<QString, QByteArray> &fixed)
@@ -577,6 +622,8 @@ void SectionPage::reloadJobs()
 {
     if (m_jobsPanel)
         m_jobsPanel->reload();
+    for (ObjectPanel *panel : std::as_const(m_panels))
+        panel->reload();
 }
 
 QByteArray SectionPage::chosenJob() const

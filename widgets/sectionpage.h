@@ -23,6 +23,7 @@ namespace gatehouse {
 
 class ChartPanel;
 class JobBrowser;
+class ObjectPanel;
 class ObjectTableModel;
 class QueueJobsPanel;
 
@@ -71,8 +72,12 @@ public:
     // greyed and every action disabled with that sentence as its tooltip.
     void setOffline(const QString &why);
     bool isOffline() const { return !m_offline.isEmpty(); }
-    // Reads the jobs panel's page again (after an action changed the queue).
+    // Reads the jobs panel's page and the object panels again (after an
+    // action changed what they show).
     void reloadJobs();
+    // A pane for the selected object (ObjectPanel::create), above the charts.
+    void addPanel(ObjectPanel *panel);
+    QList<ObjectPanel *> panels() const { return m_panels; }
     // The jobs panel's page size: a page is all that is ever read.
     static constexpr int JobPageSize = 50;
 
@@ -112,6 +117,7 @@ private:
     QListWidget *m_parts;
     QLabel *m_why = nullptr;
     ChartPanel *m_chart;
+    QList<ObjectPanel *> m_panels;
 
     QueueJobsPanel *m_jobsPanel = nullptr; // when the section's patterns list jobs
     QList<QPushButton *> m_actionButtons;  // every pattern action of the section

@@ -467,8 +467,10 @@ private slots:
             }
             offered += int(ids.size());
         }
-        QCOMPARE(actions, offered);
-        QCOMPARE(actions, 19); // reset, clear retry, release, extend, issue, revoke,
+        // And the Tokens page's "Revoke selected…" on the token list (the
+        // same revoke action, on a selection).
+        QCOMPARE(actions, offered + 1);
+        QCOMPARE(actions, 20); // reset, clear retry, release, extend, issue, revoke,
                                // requeue, dead-letter, requeue stuck, release holder,
                                // BullMQ's retry (Bull's and Sidekiq's too), promote, remove,
                                // clean, pause, resume (Bull's too), RQ's cancel, delete

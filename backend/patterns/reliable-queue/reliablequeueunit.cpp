@@ -2,6 +2,7 @@
 #include "reliablequeueunit.h"
 
 #include <patterns/globmatch.h>
+#include <patterns/matchcounter.h>
 #include <patterns/sections.h>
 
 #include <algorithm>
@@ -181,6 +182,27 @@ ScriptCall ReliableQueueUnit::deadLetter(const PatternObject &o, const QByteArra
     call.meaning = jobMoved(job, QStringLiteral("to the dead-letter list"));
     return call;
 }
+
+namespace {
+
+// queue_requeue_stuck (KEYS[3] claims ZSET, ARGV[1] threshold ms, ARGV[2]
+// at most per call): the claims older than the threshold, as the reading's
+// stuck count (ZCOUNT, O(log n)); a claim whose job has left the processing
+// list is dropped by the script, not requeued.
+[[maybe_unused]] const bool s_requeueStuckCounted
+    = MatchCounter::add(QStringLiteral("queue_requeue_stuck"),
+                        {[](const ScriptCall &call, qint64 nowMs) {
+                             return QList<QList<QByteArray>>{
+                                 {"ZCOUNT", call.keys.value(2), "-inf",
+                                  QByteArray::number(nowMs - call.args.value(0).toLongLong())}};
+                         },
+                         [](const QList<RedisValue> &r) { return r.value(0).toInteger(); },
+                         [](const ScriptCall &call) {
+                             return QStringLiteral("up to %1 will be requeued")
+                                 .arg(QString::fromLatin1(call.args.value(1)));
+                         }});
+
+} // namespace
 
 ScriptCall ReliableQueueUnit::requeueStuck(const PatternObject &o, qint64 olderThanMs, int most)
 {

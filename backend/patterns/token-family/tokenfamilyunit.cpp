@@ -2,6 +2,7 @@
 #include "tokenfamilyunit.h"
 
 #include <patterns/keyclassifier.h>
+#include <patterns/matchcounter.h>
 #include <patterns/sections.h>
 
 #include <QJsonArray>
@@ -274,6 +275,20 @@ ScriptCall TokenFamilyUnit::revoke(const QByteArray &tokenKey, const QList<QByte
     };
     return call;
 }
+
+namespace {
+
+// token_revoke (KEYS[1] the token): chosen from a list read a while ago, so
+// the confirmation says how many of the chosen still exist (one EXISTS each).
+[[maybe_unused]] const bool s_revokeCounted
+    = MatchCounter::add(QStringLiteral("token_revoke"),
+                        {[](const ScriptCall &call, qint64) {
+                             return QList<QList<QByteArray>>{{"EXISTS", call.keys.value(0)}};
+                         },
+                         [](const QList<RedisValue> &r) { return r.value(0).toInteger(); },
+                         {}});
+
+} // namespace
 
 Section TokenFamilyUnit::section() const
 {

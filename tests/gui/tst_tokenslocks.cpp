@@ -1,0 +1,419 @@
+// SPDX-License-Identifier: MIT
+// The Tokens and Locks pages against a real redis-server, offscreen: a token
+// family expands into its live tokens (masked keys, TTL, used counts, payload
+// sizes), two selected tokens are revoked through one confirmation that says
+// how many match now (exactly those two deleted, both audited); a lock's
+// holder timeline shows a release and the new holder after a real client
+// re-takes it, and an expiry; the Locks page's filter (Ctrl+F) narrows the
+// table; a batch requeue's confirmation names how many jobs are stuck now.
+#include <actions/actionengine.h>
+#include <locktimelinepanel.h>
+#include <mainwindow.h>
+#include <monitor/monitor.h>
+#include <objecttablemodel.h>
+#include <redis/redisclient.h>
+#include <sectionpage.h>
+#include <tokenlistpanel.h>
+
+#include "redisserver.h"
+
+#include <QApplication>
+#include <QDateTime>
+#include <QDialog>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QTableView>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTimer>
+
+using namespace gatehouse;
+using gatehouse::test::call;
+using gatehouse::test::RedisServer;
+
+namespace {
+
+// Answers the next confirmation (Run or Cancel) once it is up, keeping what
+// it said (its text and the informative text, tags and all).
+void answerConfirmation(bool accept, QString *said, QObject *owner)
+{
+    auto *timer = new QTimer(owner);
+    timer->setInterval(10);
+    QObject::connect(timer, &QTimer::timeout, timer, [timer, accept, said] {
+        QWidget *modal = QApplication::activeModalWidget();
+        auto *box = qobject_cast<QMessageBox *>(modal);
+        if (auto *inputs = qobject_cast<QDialog *>(modal); inputs && !box) {
+            inputs->accept(); // an action's inputs: none are typed here
+            return;
+        }
+        if (!box)
+            return;
+        timer->stop();
+        *said = box->text() + QLatin1Char('\n') + box->informativeText();
+        box->button(accept ? QMessageBox::Ok : QMessageBox::Cancel)->click();
+    });
+    timer->start();
+}
+
+struct Console
+{
+    Console(const RedisServer &server, const QString &auditPath,
+            const QString &historyFile = QString())
+        : client(server.endpoint())
+    {
+        Monitor::Options options;
+        QString error;
+        options.profile = Profile::load(QStringLiteral("demo"), &error);
+        options.intervalMs = 200;
+        options.rescanMs = 1000; // new tokens are found by the next scan
+        monitor = std::make_unique<Monitor>(&client, options);
+        actions = std::make_unique<ActionEngine>(&client);
+        actions->setAuditLogPath(auditPath);
+        MainWindow::Options windowOptions;
+        windowOptions.historyFile = historyFile;
+        window = std::make_unique<MainWindow>(&client, monitor.get(), actions.get(), windowOptions);
+        window->resize(1400, 900);
+        window->show();
+        client.open();
+        monitor->start();
+    }
+    ~Console() { monitor->stop(); }
+
+    // Selects key's row on its section's page once it has been read.
+    bool select(const QString &section, const QByteArray &key)
+    {
+        if (!QTest::qWaitFor(
+                [&] {
+                    const int row = window->model(section)->rowOf(key);
+                    return row >= 0 && window->model(section)->stateAt(row)->reading.atMs > 0;
+                },
+                10000))
+            return false;
+        window->showPage(window->pageOf(section));
+        QTableView *view = window->table(section);
+        for (int row = 0; row < view->model()->rowCount(); ++row) {
+            if (view->model()->index(row, 0).data(ObjectTableModel::KeyRole).toByteArray() == key) {
+                view->selectRow(row);
+                return true;
+            }
+        }
+        return false;
+    }
+
+    RedisClient client;
+    std::unique_ptr<Monitor> monitor;
+    std::unique_ptr<ActionEngine> actions;
+    std::unique_ptr<MainWindow> window;
+};
+
+QByteArray secret(int i)
+{
+    // Random-looking, as a generator would make them (the family's members).
+    return QByteArray("Zq8") + QByteArray::number(i) + "xT4mLp9Rw2Kd7Vb3Nc6Hj1Yf5Gs0";
+}
+
+} // namespace
+
+class tst_TokensLocks : public QObject
+{
+    Q_OBJECT
+
+private:
+    RedisServer m_server;
+    std::unique_ptr<RedisClient> m_redis;
+    QTemporaryDir m_dir;
+
+    QString audit() const { return m_dir.filePath(QStringLiteral("audit.jsonl")); }
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY2(m_server.start(), qPrintable(m_server.errorString()));
+        m_redis = gatehouse::test::connectedClient(m_server);
+        QVERIFY(m_redis);
+    }
+
+    void cleanupTestCase()
+    {
+        m_redis.reset();
+        m_server.stop();
+        QCOMPARE(RedisServer::runningChildren(), 0);
+    }
+
+    void init() { QCOMPARE(call(*m_redis, {"FLUSHALL"}).bytes(), QByteArray("OK")); }
+
+    void tokenFamilyExpandsAndRevokesASelection()
+    {
+        // Five counted tokens (hashes with a use counter) and three plain ones.
+        for (int i = 0; i < 5; ++i) {
+            const QByteArray key = "sim:user_token:" + secret(i);
+            QCOMPARE(call(*m_redis, {"HSET", key, "used_by", QByteArray::number(i * 2), "user",
+                                     QByteArray::number(40 + i)})
+                         .toInteger(),
+                     2);
+            QCOMPARE(call(*m_redis, {"EXPIRE", key, "600"}).toInteger(), 1);
+        }
+        const QByteArray payload = R"({"user":7,"scope":"login"})";
+        for (int i = 0; i < 3; ++i)
+            QCOMPARE(call(*m_redis, {"SET", "sim:code:" + secret(i), payload, "EX", "600"}).bytes(),
+                     QByteArray("OK"));
+
+        Console c(m_server, audit());
+        const QString section = QStringLiteral("token");
+        SectionPage *page = c.window->sectionPage(section);
+        QVERIFY(page);
+        auto *panel = page->findChild<TokenListPanel *>();
+        QVERIFY(panel);
+        auto *list = panel->findChild<QTableWidget *>(QStringLiteral("tokenList"));
+        auto *range = panel->findChild<QLabel *>(QStringLiteral("tokenListRange"));
+        QVERIFY(list && range);
+
+        // The counted family: its five tokens, masked, with their use counts.
+        QVERIFY(c.select(section, "sim:user_token:"));
+        QTRY_COMPARE_WITH_TIMEOUT(list->rowCount(), 5, 10000);
+        QVERIFY(panel->isVisible());
+        QVERIFY2(range->text().contains(QLatin1String("5 live tokens")), qPrintable(range->text()));
+        for (int i = 0; i < 5; ++i) {
+            const QByteArray key = "sim:user_token:" + secret(i);
+            QCOMPARE(panel->shownKeys().at(i), key); // in key order
+            QCOMPARE(list->item(i, 0)->text(), QStringLiteral("sim:user_token:Zq8%1…").arg(i));
+            QVERIFY(!list->item(i, 0)->text().contains(QString::fromLatin1(secret(i))));
+            QCOMPARE(list->item(i, 2)->text(), QString::number(i * 2));
+            QCOMPARE(list->item(i, 3)->text(), QStringLiteral("2 fields"));
+            QVERIFY2(list->item(i, 1)->text().contains(QLatin1String("min")),
+                     qPrintable(list->item(i, 1)->text()));
+        }
+
+        // The plain family: three tokens, each with its payload's size.
+        QVERIFY(c.select(section, "sim:code:"));
+        QTRY_COMPARE_WITH_TIMEOUT(list->rowCount(), 3, 10000);
+        QTRY_VERIFY(panel->shownKeys().value(0).startsWith("sim:code:"));
+        for (int i = 0; i < 3; ++i) {
+            QCOMPARE(list->item(i, 2)->text(), QStringLiteral("–"));
+            QCOMPARE(list->item(i, 3)->text(), QStringLiteral("%1 bytes").arg(payload.size()));
+        }
+
+        // Two of them chosen and revoked: one confirmation, which says how
+        // many of them still exist now.
+        auto *revoke
+            = panel->findChild<QPushButton *>(QStringLiteral("revokeSelectedTokensButton"));
+        QVERIFY(revoke);
+        QVERIFY(!revoke->isEnabled()); // nothing chosen yet
+        list->setSelectionMode(QAbstractItemView::MultiSelection);
+        list->selectRow(0);
+        list->selectRow(2);
+        list->setSelectionMode(QAbstractItemView::ExtendedSelection);
+        QTRY_VERIFY(revoke->isEnabled());
+        QString said;
+        QString outcome;
+        connect(c.window.get(), &MainWindow::actionFinished, this,
+                [&](const QString &m) { outcome = m; });
+        QObject owner;
+        answerConfirmation(true, &said, &owner);
+        revoke->click();
+        QTRY_VERIFY_WITH_TIMEOUT(!outcome.isEmpty(), 10000);
+        QVERIFY2(said.contains(QLatin1String("2 of these 2 match now")), qPrintable(said));
+        QVERIFY2(said.contains(QLatin1String("2 tokens")), qPrintable(said));
+        QVERIFY2(outcome.contains(QLatin1String("2 of 2 tokens done")), qPrintable(outcome));
+        QCOMPARE(call(*m_redis, {"EXISTS", "sim:code:" + secret(0)}).toInteger(), 0);
+        QCOMPARE(call(*m_redis, {"EXISTS", "sim:code:" + secret(1)}).toInteger(), 1);
+        QCOMPARE(call(*m_redis, {"EXISTS", "sim:code:" + secret(2)}).toInteger(), 0);
+        QCOMPARE(call(*m_redis, {"EXISTS", "sim:user_token:" + secret(0)}).toInteger(), 1);
+
+        // Both in the audit log, each with its own key.
+        QFile log(audit());
+        QVERIFY(log.open(QIODevice::ReadOnly));
+        QList<QByteArray> revoked;
+        for (const QByteArray &line : log.readAll().split('\n')) {
+            const QJsonObject o = QJsonDocument::fromJson(line).object();
+            if (o.value(QLatin1String("action")).toString() == QLatin1String("token.revoke")) {
+                QCOMPARE(o.value(QLatin1String("outcome")).toString(), QStringLiteral("done"));
+                revoked
+                    << o.value(QLatin1String("keys")).toVariant().toStringList().value(0).toUtf8();
+            }
+        }
+        QCOMPARE(revoked, (QList<QByteArray>{"sim:code:" + secret(0), "sim:code:" + secret(2)}));
+        // The list is read again after the action: the one left.
+        QTRY_COMPARE_WITH_TIMEOUT(panel->shownKeys(), (QList<QByteArray>{"sim:code:" + secret(1)}),
+                                  10000);
+
+        // What came and went, per reading: the two revoked, then one issued.
+        QCOMPARE(call(*m_redis, {"SET", "sim:code:" + secret(7), payload, "EX", "600"}).bytes(),
+                 QByteArray("OK"));
+        const auto total = [&](bool issued) {
+            qint64 n = 0;
+            for (const TokenListPanel::Flow &f : panel->flow("sim:code:"))
+                n += issued ? f.issued : f.gone;
+            return n;
+        };
+        QTRY_COMPARE_WITH_TIMEOUT(total(false), qint64(2), 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(total(true), qint64(1), 10000);
+    }
+
+    void lockTimelineFollowsHolders()
+    {
+        // A real client's lock (SET NX PX with a random token, as lock_acquire).
+        QCOMPARE(
+            call(*m_redis, {"SET", "sim:lock:orders", "holder-A", "NX", "PX", "60000"}).bytes(),
+            QByteArray("OK"));
+        QCOMPARE(
+            call(*m_redis, {"SET", "sim:lock:billing", "holder-X", "NX", "PX", "60000"}).bytes(),
+            QByteArray("OK"));
+        // A legacy lock whose holder crashed: its value says it expired a
+        // minute ago, and the key is still there.
+        const qint64 lapsedAt = QDateTime::currentMSecsSinceEpoch() - 60000;
+        QCOMPARE(call(*m_redis, {"SET", "sim:lock.legacy:0", QByteArray::number(lapsedAt)}).bytes(),
+                 QByteArray("OK"));
+        Console c(m_server, audit());
+        const QString section = QStringLiteral("lock");
+        SectionPage *page = c.window->sectionPage(section);
+        auto *panel = page->findChild<LockTimelinePanel *>();
+        QVERIFY(panel);
+        auto *holders = panel->findChild<QTableWidget *>(QStringLiteral("lockHolders"));
+        QVERIFY(holders);
+        QVERIFY(c.select(section, "sim:lock:orders"));
+        QTRY_COMPARE_WITH_TIMEOUT(holders->rowCount(), 1, 10000);
+        QCOMPARE(holders->item(0, 0)->text(), QStringLiteral("holder-A"));
+        QCOMPARE(holders->item(0, 2)->text(), QStringLiteral("holds it"));
+        QVERIFY(holders->item(0, 1)->text().startsWith(QStringLiteral("≤ ")));
+
+        // Released by its holder (compare and delete), then re-taken by another.
+        const QByteArray release
+            = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) "
+              "end return 0";
+        QCOMPARE(call(*m_redis, {"EVAL", release, "1", "sim:lock:orders", "holder-A"}).toInteger(),
+                 1);
+        QTest::qWait(600); // a few of the monitor's readings see it free
+        QCOMPARE(
+            call(*m_redis, {"SET", "sim:lock:orders", "holder-B", "NX", "PX", "60000"}).bytes(),
+            QByteArray("OK"));
+        QVERIFY(c.select(section, "sim:lock:orders"));
+        QTRY_COMPARE_WITH_TIMEOUT(panel->holders("sim:lock:orders").size(), 2, 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(holders->rowCount(), 2, 5000);
+        // Newest first: B holds it; A released well before its TTL ran out.
+        QCOMPARE(holders->item(0, 0)->text(), QStringLiteral("holder-B"));
+        QCOMPARE(holders->item(0, 2)->text(), QStringLiteral("holds it"));
+        QCOMPARE(holders->item(1, 0)->text(), QStringLiteral("holder-A"));
+        QCOMPARE(holders->item(1, 3)->text(), QStringLiteral("released"));
+        QVERIFY(holders->item(1, 4)->text() != QStringLiteral("–"));
+        const auto a = panel->holders("sim:lock:orders").first();
+        QVERIFY(a.endedMs >= a.acquiredMs);
+        QCOMPARE(a.end, QStringLiteral("released"));
+
+        // A holder whose TTL runs out: expired, not released.
+        QCOMPARE(call(*m_redis, {"PEXPIRE", "sim:lock:orders", "2000"}).toInteger(), 1);
+        QTRY_VERIFY_WITH_TIMEOUT(panel->holders("sim:lock:orders").last().endedMs >= 0, 10000);
+        QCOMPARE(panel->holders("sim:lock:orders").last().end, QStringLiteral("expired"));
+
+        // The crashed holder: expired when its value said, not holding it.
+        QVERIFY(c.select(section, "sim:lock.legacy:0"));
+        QTRY_COMPARE_WITH_TIMEOUT(panel->holders("sim:lock.legacy:0").size(), 1, 10000);
+        QCOMPARE(panel->holders("sim:lock.legacy:0").first().end, QStringLiteral("expired"));
+        QCOMPARE(panel->holders("sim:lock.legacy:0").first().endedMs, lapsedAt);
+        QTRY_COMPARE(holders->rowCount(), 1);
+        QCOMPARE(holders->item(0, 3)->text(), QStringLiteral("expired"));
+
+        // Ctrl+F on the Locks page: its filter, and the table narrows to it.
+        c.window->showPage(c.window->pageOf(section));
+        auto *filter = page->findChild<QLineEdit *>(QStringLiteral("lockFilter"));
+        QVERIFY(filter);
+        c.window->activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(c.window.get()));
+        QTest::keyClick(c.window.get(), Qt::Key_F, Qt::ControlModifier);
+        QTRY_VERIFY(filter->hasFocus());
+        QTest::keyClicks(filter, QStringLiteral("billing"));
+        QTableView *view = c.window->table(section);
+        QTRY_COMPARE(view->model()->rowCount(), 1);
+        QCOMPARE(view->model()->index(0, 0).data(ObjectTableModel::KeyRole).toByteArray(),
+                 QByteArray("sim:lock:billing"));
+    }
+
+    void lockTimelineReadsEarlierRuns()
+    {
+        // A first run watches A release the lock and B take it; it records
+        // both in the history file.
+        const QString history = m_dir.filePath(QStringLiteral("history.sqlite"));
+        QCOMPARE(
+            call(*m_redis, {"SET", "sim:lock:orders", "holder-A", "NX", "PX", "60000"}).bytes(),
+            QByteArray("OK"));
+        qint64 takenByB = -1;
+        {
+            Console c(m_server, audit(), history);
+            auto *panel
+                = c.window->sectionPage(QStringLiteral("lock"))->findChild<LockTimelinePanel *>();
+            QVERIFY(panel);
+            QVERIFY(c.select(QStringLiteral("lock"), "sim:lock:orders"));
+            QTRY_COMPARE_WITH_TIMEOUT(panel->holders("sim:lock:orders").size(), 1, 10000);
+            QCOMPARE(call(*m_redis, {"DEL", "sim:lock:orders"}).toInteger(), 1);
+            QTRY_VERIFY_WITH_TIMEOUT(panel->holders("sim:lock:orders").first().endedMs >= 0, 10000);
+            QCOMPARE(
+                call(*m_redis, {"SET", "sim:lock:orders", "holder-B", "NX", "PX", "60000"}).bytes(),
+                QByteArray("OK"));
+            QTRY_COMPARE_WITH_TIMEOUT(panel->holders("sim:lock:orders").size(), 2, 10000);
+            takenByB = panel->holders("sim:lock:orders").last().acquiredMs;
+            QVERIFY(!panel->holders("sim:lock:orders").last().acquiredAtLeast);
+        } // the window closes: the history file has everything written
+
+        // A second run finds B holding it: from the file it knows since when,
+        // and that A held it before and released it.
+        Console c(m_server, audit(), history);
+        auto *panel
+            = c.window->sectionPage(QStringLiteral("lock"))->findChild<LockTimelinePanel *>();
+        QVERIFY(c.select(QStringLiteral("lock"), "sim:lock:orders"));
+        QTRY_VERIFY_WITH_TIMEOUT(
+            !panel->isReadingHistory() && panel->holders("sim:lock:orders").size() == 2, 10000);
+        const auto holders = panel->holders("sim:lock:orders");
+        QCOMPARE(holders.at(0).token, QByteArray("holder-A"));
+        QVERIFY(holders.at(0).fromHistory);
+        QCOMPARE(holders.at(0).end, QStringLiteral("released"));
+        QCOMPARE(holders.at(1).token, QByteArray("holder-B"));
+        QCOMPARE(holders.at(1).endedMs, qint64(-1));
+        QCOMPARE(holders.at(1).acquiredMs, takenByB);
+        QVERIFY(!holders.at(1).acquiredAtLeast);
+        auto *table = panel->findChild<QTableWidget *>(QStringLiteral("lockHolders"));
+        QTRY_COMPARE(table->rowCount(), 2);
+        QCOMPARE(table->item(1, 3)->text(), QStringLiteral("released"));
+    }
+
+    void batchConfirmationSaysHowManyMatchNow()
+    {
+        // 120 jobs claimed long ago (past the profile's 30 s), 5 just now.
+        const QByteArray queue = "sim:jobs:mail";
+        QCOMPARE(call(*m_redis, {"RPUSH", queue, "waiting-1"}).toInteger(), 1);
+        const qint64 now = QDateTime::currentMSecsSinceEpoch();
+        for (int i = 0; i < 125; ++i) {
+            const QByteArray job = "job-" + QByteArray::number(i);
+            QVERIFY(call(*m_redis, {"RPUSH", queue + ":processing", job}).toInteger() > 0);
+            const qint64 at = i < 120 ? now - 120000 : now;
+            QCOMPARE(call(*m_redis, {"ZADD", queue + ":claims", QByteArray::number(at), job})
+                         .toInteger(),
+                     1);
+        }
+        Console c(m_server, audit());
+        QVERIFY(c.select(QStringLiteral("queue"), queue));
+        auto *button = c.window->findChild<QPushButton *>(QStringLiteral("requeueStuckButton"));
+        QVERIFY(button);
+        QTRY_VERIFY(button->isEnabled());
+        QString said;
+        QString outcome;
+        connect(c.window.get(), &MainWindow::actionFinished, this,
+                [&](const QString &m) { outcome = m; });
+        QObject owner;
+        answerConfirmation(false, &said, &owner);
+        button->click();
+        QTRY_VERIFY_WITH_TIMEOUT(!outcome.isEmpty(), 10000);
+        QVERIFY2(said.contains(QLatin1String("120 match now; up to 100 will be requeued")),
+                 qPrintable(said));
+        // Cancelled: nothing moved.
+        QCOMPARE(call(*m_redis, {"LLEN", queue + ":processing"}).toInteger(), 125);
+    }
+};
+
+QTEST_MAIN(tst_TokensLocks)
+#include "tst_tokenslocks.moc"

@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: MIT
+#include "locktimelinepanel.h"
+
+#include <history/historystore.h>
+#include <patterns/patternunit.h>
+
+#include <QDateTime>
+#include <QFutureWatcher>
+#include <QHeaderView>
+#include <QLabel>
+#include <QTableWidget>
+#include <QVBoxLayout>
+#include <QtConcurrent>
+
+namespace gatehouse {
+
+namespace {
+
+// The slack between a TTL running out and a reading that no longer sees the
+// holder: a poll that lands within it counts as an expiry, not a release.
+constexpr qint64 ExpirySlackMs = 250;
+
+// Whether a kind's objects are the Locks page's (asked of the registry once
+// per kind: a snapshot may carry many changed objects).
+bool isLock(PatternKind kind)
+{
+    static QHash<PatternKind, bool> known; // GUI thread only
+    const auto it = known.constFind(kind);
+    if (it != known.cend())
+        return *it;
+    const bool lock = PatternUnit::of(kind).section().id == QLatin1String("lock");
+    known.insert(kind, lock);
+    return lock;
+}
+
+bool holdsNow(const ObjectState &s)
+{
+    return !s.gone && s.reading.status == Reading::Status::Ok && !s.reading.token.isEmpty()
+           && s.reading.pttlMs != -2;
+}
+
+} // namespace
+
+LockTimelinePanel::LockTimelinePanel(QWidget *parent)
+    : ObjectPanel(parent)
+    , m_title(new QLabel(this))
+    , m_table(new QTableWidget(0, 5, this))
+{
+    setObjectName(QStringLiteral("lockTimelinePanel"));
+    m_table->setObjectName(QStringLiteral("lockHolders"));
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_title);
+    layout->addWidget(m_table, 1);
+    m_table->setHorizontalHeaderLabels(
+        {tr("Holder token"), tr("Acquired"), tr("Ended"), tr("How"), tr("Held for")});
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setWordWrap(false);
+    m_table->setTextElideMode(Qt::ElideMiddle);
+    m_table->verticalHeader()->hide();
+    hide();
+}
+
+void LockTimelinePanel::setSnapshot(const std::shared_ptr<const Snapshot> &snapshot)
+{
+    if (!snapshot)
+        return;
+    m_clockOffsetMs = snapshot->server.clockOffsetMs;
+    if (m_watchStartMs < 0 && snapshot->server.timeMs > 0)
+        m_watchStartMs = snapshot->server.timeMs;
+    const ObjectList &objects = snapshot->objects;
+    const ObjectList *last = m_last ? &m_last->objects : nullptr;
+    for (qsizetype i = 0; i < objects.size(); ++i) {
+        // A state the monitor did not change is the same shared one: skipped
+        // at the cost of a pointer comparison.
+        if (last && i < last->size() && last->ptr(i) == objects.ptr(i))
+            continue;
+        const ObjectState &s = objects.at(i);
+        if (!isLock(s.object.kind))
+            continue;
+        follow(s);
+    }
+    m_last = snapshot;
+    if (!m_key.isEmpty() && isVisible())
+        fill();
+}
+
+void LockTimelinePanel::follow(const ObjectState &s)
+{
+    const QByteArray &key = s.object.key;
+    auto it = m_holders.find(key);
+    if (it == m_holders.end()) {
+        if (!holdsNow(s))
+            return; // nothing held yet: nothing to show
+        if (m_order.size() >= MaxLocks)
+            m_holders.remove(m_order.takeFirst());
+        m_order.append(key);
+        it = m_holders.insert(key, {});
+    }
+    QList<Holder> &holders = *it;
+    const qint64 at = s.reading.atMs;
+    Holder *open = !holders.isEmpty() && holders.last().endedMs < 0 ? &holders.last() : nullptr;
+    const auto close = [&](qint64 endedMs) {
+        // Ended before its TTL ran out: released; at or after: expired.
+        open->endedMs = endedMs;
+        open->end = open->expiresAtMs >= 0 && open->expiresAtMs <= endedMs + ExpirySlackMs
+                        ? QStringLiteral("expired")
+                        : QStringLiteral("released");
+        if (open->end == QLatin1String("expired"))
+            open->endedMs = std::min(endedMs, open->expiresAtMs);
+        record(key, *open, true);
+    };
+    if (!holdsNow(s)) {
+        if (open)
+            close(at);
+        return;
+    }
+    if (open && open->token != s.reading.token) {
+        // Taken by another holder between two readings: the old one ended
+        // at the latest when the new one took it.
+        close(s.heldSinceMs > 0 ? std::max(open->acquiredMs, s.heldSinceMs) : at);
+        open = nullptr;
+    }
+    // A lock whose value carries its expiry (a legacy lock) can outlive it:
+    // its holder crashed and the key stays until the next client breaks it.
+    const qint64 leaseEnd = s.reading.pttlMs >= 0       ? at + s.reading.pttlMs
+                            : s.reading.expiresAtMs > 0 ? s.reading.expiresAtMs
+                                                        : -1;
+    const bool lapsed = s.reading.pttlMs < 0 && leaseEnd > 0 && leaseEnd <= at;
+    if (!open && lapsed && !holders.isEmpty() && holders.last().token == s.reading.token)
+        return; // its expiry is shown already
+    if (!open) {
+        Holder h;
+        h.token = s.reading.token;
+        h.acquiredMs = s.heldSinceMs > 0 ? s.heldSinceMs : at;
+        // The first holder the console sees held it already when watching
+        // began; a later one took it between two readings (one tick apart).
+        h.acquiredAtLeast = holders.isEmpty();
+        if (lapsed)
+            h.acquiredMs = std::min(h.acquiredMs, leaseEnd);
+        holders.append(h);
+        if (holders.size() > MaxHolders)
+            holders.removeFirst();
+        open = &holders.last();
+        record(key, h, false);
+    }
+    open->expiresAtMs = leaseEnd;
+    if (lapsed)
+        close(leaseEnd);
+}
+
+void LockTimelinePanel::setObject(const ObjectState *state)
+{
+    const bool lock = state && isLock(state->object.kind);
+    if (!lock) {
+        m_key.clear();
+        m_table->setRowCount(0);
+        hide();
+        return;
+    }
+    if (m_key != state->object.key) {
+        m_key = state->object.key;
+        follow(*state); // a lock selected before the first snapshot reached the panel
+        readHistory(m_key);
+    }
+    setVisible(true);
+    fill();
+}
+
+void LockTimelinePanel::setHistory(const std::weak_ptr<HistoryStore> &store, const QString &file)
+{
+    m_store = store;
+    m_historyFile = file;
+    if (!m_key.isEmpty())
+        readHistory(m_key);
+}
+
+void LockTimelinePanel::record(const QByteArray &key, const Holder &holder, bool ended)
+{
+    const auto store = m_store.lock();
+    if (!store)
+        return;
+    // The holder the console found the lock with was not seen taking it:
+    // "held" (at or before), not "acquired".
+    const QString kind = ended                    ? holder.end
+                         : holder.acquiredAtLeast ? QStringLiteral("held")
+                                                  : QStringLiteral("acquired");
+    store->recordEvent(ended ? holder.endedMs : holder.acquiredMs, key,
+                       QStringLiteral("lock.") + kind, QString::fromUtf8(holder.token.toBase64()));
+}
+
+void LockTimelinePanel::readHistory(const QByteArray &key)
+{
+    if (m_historyFile.isEmpty() || m_earlier.contains(key))
+        return;
+    const quint64 generation = ++m_readGeneration;
+    m_reading = true;
+    const qint64 until = m_watchStartMs > 0 ? m_watchStartMs
+                                            : QDateTime::currentMSecsSinceEpoch() + m_clockOffsetMs;
+    const QString file = m_historyFile;
+    auto *watcher = new QFutureWatcher<QList<HistoryEvent>>(this);
+    connect(watcher, &QFutureWatcher<QList<HistoryEvent>>::finished, this,
+            [this, watcher, key, generation] {
+                watcher->deleteLater();
+                if (generation == m_readGeneration)
+                    m_reading = false;
+                // Earlier runs' holders: an acquisition opens one, a release or
+                // an expiry of the same token closes it.
+                QList<Holder> earlier;
+                for (const HistoryEvent &e : watcher->result()) {
+                    const QByteArray token = QByteArray::fromBase64(e.text.toLatin1());
+                    const bool held = e.kind == QLatin1String("lock.held");
+                    const bool open = !earlier.isEmpty() && earlier.last().endedMs < 0;
+                    if (held || e.kind == QLatin1String("lock.acquired")) {
+                        if (open && earlier.last().token == token)
+                            continue; // the same holder, seen again by a later run
+                        Holder h;
+                        h.token = token;
+                        h.acquiredMs = e.atMs;
+                        h.acquiredAtLeast = held;
+                        h.fromHistory = true;
+                        earlier.append(h);
+                    } else if (!earlier.isEmpty() && earlier.last().token == token
+                               && earlier.last().endedMs < 0) {
+                        earlier.last().endedMs = e.atMs;
+                        earlier.last().end = e.kind.mid(5); // "released" | "expired"
+                    } else if (e.kind.startsWith(QLatin1String("lock."))) {
+                        // Ended, taken before the file knew it.
+                        Holder h;
+                        h.token = token;
+                        h.acquiredAtLeast = true;
+                        h.acquiredMs = e.atMs;
+                        h.endedMs = e.atMs;
+                        h.end = e.kind.mid(5);
+                        h.fromHistory = true;
+                        earlier.append(h);
+                    }
+                }
+                m_earlier.insert(key, earlier);
+                if (key == m_key)
+                    fill();
+            });
+    watcher->setFuture(QtConcurrent::run([file, key, until]() -> QList<HistoryEvent> {
+        QString error;
+        return HistoryStore::readEvents(file, until - HistoryReachMs, until - 1, key,
+                                        MaxHistoryEvents, &error)
+            .value_or(QList<HistoryEvent>());
+    }));
+}
+
+QList<LockTimelinePanel::Holder> LockTimelinePanel::holders(const QByteArray &key) const
+{
+    QList<Holder> earlier = m_earlier.value(key);
+    QList<Holder> now = m_holders.value(key);
+    // The holder the console found the lock with, when the file saw it take
+    // the lock in an earlier run: one holder, since then.
+    if (!earlier.isEmpty() && !now.isEmpty() && earlier.last().endedMs < 0
+        && earlier.last().token == now.first().token && now.first().acquiredAtLeast) {
+        now.first().acquiredMs = earlier.last().acquiredMs;
+        now.first().acquiredAtLeast = earlier.last().acquiredAtLeast;
+        earlier.removeLast();
+    }
+    // An earlier holder never seen to end: the console stopped watching.
+    for (Holder &h : earlier) {
+        if (h.endedMs < 0)
+            h.end = QStringLiteral("unknown");
+    }
+    return earlier + now;
+}
+
+void LockTimelinePanel::fill()
+{
+    const QList<Holder> holders = this->holders(m_key);
+    m_title->setText(tr("Holders of <b>%1</b> since the console began watching (newest first)")
+                         .arg(printableBytes(m_key, 80).toHtmlEscaped()));
+    const qint64 now = m_last ? m_last->server.timeMs : QDateTime::currentMSecsSinceEpoch();
+    const auto clock = [this](qint64 serverMs) {
+        return QDateTime::fromMSecsSinceEpoch(serverMs - m_clockOffsetMs)
+            .toString(QStringLiteral("HH:mm:ss.zzz"));
+    };
+    m_table->setRowCount(int(holders.size()));
+    for (int r = 0; r < holders.size(); ++r) {
+        const Holder &h = holders.at(holders.size() - 1 - r);
+        const QString token = printableBytes(h.token, 120);
+        const QStringList cells{
+            token, (h.acquiredAtLeast ? QStringLiteral("≤ ") : QString()) + clock(h.acquiredMs),
+            h.endedMs < 0 ? tr("holds it") : clock(h.endedMs), h.endedMs < 0 ? QString() : h.end,
+            h.fromHistory && h.endedMs < 0
+                ? QStringLiteral("–")
+                : (h.acquiredAtLeast ? QStringLiteral("≥ ") : QString())
+                      + formatMs(
+                          std::max<qint64>(0, (h.endedMs < 0 ? now : h.endedMs) - h.acquiredMs))
+                      + (h.endedMs < 0 ? tr(" so far") : QString())};
+        for (int c = 0; c < cells.size(); ++c) {
+            QTableWidgetItem *item = m_table->item(r, c);
+            if (!item) {
+                item = new QTableWidgetItem;
+                m_table->setItem(r, c, item);
+            }
+            if (item->text() != cells.at(c))
+                item->setText(cells.at(c));
+            if (c == 0)
+                item->setToolTip(token);
+        }
+    }
+}
+
+} // namespace gatehouse

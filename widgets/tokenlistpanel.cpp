@@ -1,0 +1,377 @@
+// SPDX-License-Identifier: MIT
+#include "tokenlistpanel.h"
+
+#include "theme.h"
+
+#include <patterns/patternunit.h>
+#include <patterns/token-family/tokenfamilyunit.h>
+
+#include <QDateTime>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include <qcustomplot.h>
+
+#include <algorithm>
+
+namespace gatehouse {
+
+TokenListPanel::TokenListPanel(const Context &context, QWidget *parent)
+    : ObjectPanel(parent)
+    , m_context(context)
+    , m_lister(new TokenLister(context.client, this))
+    , m_title(new QLabel(this))
+    , m_range(new QLabel(this))
+    , m_reload(new QPushButton(tr("Reload"), this))
+    , m_revoke(new QPushButton(tr("Revoke selected…"), this))
+    , m_tokens(new QTableWidget(0, 4, this))
+    , m_flowNote(new QLabel(this))
+    , m_flowPlot(new QCustomPlot(this))
+{
+    setObjectName(QStringLiteral("tokenListPanel"));
+    m_range->setObjectName(QStringLiteral("tokenListRange"));
+    m_reload->setObjectName(QStringLiteral("tokenListReload"));
+    m_revoke->setObjectName(QStringLiteral("revokeSelectedTokensButton"));
+    m_revoke->setProperty("patternAction", QStringLiteral("token.revoke"));
+    m_tokens->setObjectName(QStringLiteral("tokenList"));
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    auto *bar = new QHBoxLayout;
+    bar->addWidget(m_title);
+    bar->addWidget(m_range, 1);
+    bar->addWidget(m_reload);
+    bar->addWidget(m_revoke);
+    layout->addLayout(bar);
+    m_tokens->setHorizontalHeaderLabels(
+        {tr("Token"), tr("TTL when read"), tr("Used"), tr("Payload")});
+    m_tokens->horizontalHeaderItem(0)->setToolTip(
+        tr("The family's prefix and the first characters of the secret: enough to tell tokens "
+           "apart, never the secret itself."));
+    m_tokens->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_tokens->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+    m_tokens->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_tokens->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    m_tokens->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_tokens->setWordWrap(false);
+    m_tokens->verticalHeader()->hide();
+    m_tokens->verticalHeader()->setDefaultSectionSize(m_tokens->fontMetrics().height() + 8);
+    m_tokens->setSortingEnabled(false); // key order, as read
+    // The list and, beside it, what came and went.
+    auto *split = new QSplitter(Qt::Horizontal, this);
+    split->addWidget(m_tokens);
+    auto *flow = new QWidget(split);
+    auto *flowLayout = new QVBoxLayout(flow);
+    flowLayout->setContentsMargins(0, 0, 0, 0);
+    m_flowNote->setObjectName(QStringLiteral("tokenFlowNote"));
+    m_flowNote->setWordWrap(true);
+    m_flowPlot->setObjectName(QStringLiteral("tokenFlowPlot"));
+    m_flowPlot->setMinimumHeight(120);
+    m_flowPlot->plotLayout()->insertRow(0);
+    m_flowPlot->plotLayout()->addElement(
+        0, 0, new QCPTextElement(m_flowPlot, tr("Issued and consumed per reading")));
+    m_flowPlot->xAxis->setLabel(tr("seconds (0 = now)"));
+    m_flowPlot->yAxis->setLabel(tr("tokens"));
+    // The legend in its own row under the title, outside the data (as the
+    // page's charts): it never covers the newest points.
+    m_flowPlot->legend->setVisible(true);
+    m_flowPlot->plotLayout()->insertRow(1);
+    auto *legendCell = new QCPLayoutGrid;
+    m_flowPlot->plotLayout()->addElement(1, 0, legendCell);
+    legendCell->addElement(0, 0, m_flowPlot->legend);
+    m_flowPlot->legend->setFillOrder(QCPLegend::foColumnsFirst);
+    m_flowPlot->legend->setBorderPen(Qt::NoPen);
+    m_flowPlot->plotLayout()->setRowStretchFactor(1, 0.001);
+    for (int g = 0; g < 2; ++g) {
+        QCPGraph *graph = m_flowPlot->addGraph();
+        graph->setLineStyle(QCPGraph::lsStepCenter);
+        graph->setName(g == 0 ? tr("issued") : tr("used, revoked or expired"));
+    }
+    flowLayout->addWidget(m_flowPlot, 1);
+    flowLayout->addWidget(m_flowNote);
+    split->addWidget(flow);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    layout->addWidget(split, 1);
+    connect(m_lister, &TokenLister::listed, this, &TokenListPanel::showListing);
+    connect(m_reload, &QPushButton::clicked, this, &TokenListPanel::reload);
+    connect(m_revoke, &QPushButton::clicked, this, &TokenListPanel::revokeSelected);
+    connect(m_tokens, &QTableWidget::itemSelectionChanged, this, &TokenListPanel::updateButtons);
+    hide();
+    updateButtons();
+}
+
+void TokenListPanel::setSnapshot(const std::shared_ptr<const Snapshot> &snapshot)
+{
+    const std::shared_ptr<const Snapshot> last = std::exchange(m_snapshot, snapshot);
+    if (!snapshot)
+        return;
+    const ObjectList &objects = snapshot->objects;
+    for (qsizetype i = 0; i < objects.size(); ++i) {
+        // A state the monitor did not change is the same shared one.
+        if (last && i < last->objects.size() && last->objects.ptr(i) == objects.ptr(i))
+            continue;
+        if (objects.at(i).object.kind == TokenFamilyUnit::Kind)
+            follow(objects.at(i), snapshot->server.timeMs, snapshot->discovering);
+    }
+    if (m_family && isVisible())
+        drawFlow();
+}
+
+void TokenListPanel::follow(const ObjectState &family, qint64 atMs, bool discovering)
+{
+    Followed &f = m_flows[family.object.key];
+    const QList<QByteArray> &members = family.object.members;
+    if (members.size() > MaxDiffedMembers) {
+        f.diffed = false;
+        f.members.clear();
+        return;
+    }
+    QSet<QByteArray> now(members.cbegin(), members.cend());
+    const bool first = f.members.isEmpty() && f.samples.isEmpty() && f.diffed;
+    const bool wasDiffed = f.diffed;
+    f.diffed = true;
+    // The first sight of a family, the discovery still finding its members,
+    // or a family just small enough again: a baseline, not a flow.
+    if (!first && !discovering && wasDiffed) {
+        Flow flow;
+        flow.atMs = atMs;
+        for (const QByteArray &m : std::as_const(now))
+            flow.issued += f.members.contains(m) ? 0 : 1;
+        for (const QByteArray &m : std::as_const(f.members))
+            flow.gone += now.contains(m) ? 0 : 1;
+        if (flow.issued > 0 || flow.gone > 0 || f.samples.isEmpty()
+            || f.samples.last().atMs < atMs) {
+            f.samples.append(flow);
+            if (f.samples.size() > MaxSamples)
+                f.samples.removeFirst();
+        }
+    }
+    f.members = std::move(now);
+}
+
+void TokenListPanel::drawFlow()
+{
+    const Followed f = m_flows.value(m_family->object.key);
+    const qint64 now = m_snapshot ? m_snapshot->server.timeMs : 0;
+    QVector<double> keys, issued, gone;
+    double top = 1;
+    for (const Flow &s : f.samples) {
+        keys.append(double(s.atMs - now) / 1000.0);
+        issued.append(double(s.issued));
+        gone.append(double(s.gone));
+        top = std::max({top, double(s.issued), double(s.gone)});
+    }
+    m_flowPlot->graph(0)->setData(keys, issued, true);
+    m_flowPlot->graph(1)->setData(keys, gone, true);
+    const QPalette pal = palette();
+    for (int g = 0; g < 2; ++g)
+        m_flowPlot->graph(g)->setPen(QPen(theme::series(g, pal), 1.5));
+    m_flowPlot->setBackground(pal.brush(QPalette::Base));
+    for (QCPAxis *axis : {m_flowPlot->xAxis, m_flowPlot->yAxis}) {
+        axis->setBasePen(QPen(pal.color(QPalette::Text)));
+        axis->setTickPen(QPen(pal.color(QPalette::Text)));
+        axis->setTickLabelColor(pal.color(QPalette::Text));
+        axis->setLabelColor(pal.color(QPalette::Text));
+    }
+    if (auto *title = qobject_cast<QCPTextElement *>(m_flowPlot->plotLayout()->element(0, 0)))
+        title->setTextColor(pal.color(QPalette::Text));
+    m_flowPlot->legend->setBrush(pal.brush(QPalette::Base));
+    m_flowPlot->legend->setTextColor(pal.color(QPalette::Text));
+    m_flowPlot->xAxis->setRange(-15 * 60, 0); // the live 15 minutes
+    m_flowPlot->yAxis->setRange(0, top * 1.2);
+    m_flowPlot->replot(QCustomPlot::rpQueuedReplot);
+    m_flowNote->setText(
+        !f.diffed ? tr("More than %1 tokens: not followed one by one.").arg(MaxDiffedMembers)
+                  : tr("From the monitor's readings since the console started: tokens it found "
+                       "new, and tokens that were no longer there (a new token is seen when a "
+                       "scan or a keyspace event finds it)."));
+}
+
+void TokenListPanel::setObject(const ObjectState *state)
+{
+    const bool family = state && state->object.kind == TokenFamilyUnit::Kind;
+    if (!family) {
+        m_family.reset();
+        m_tokens->setRowCount(0);
+        hide();
+        return;
+    }
+    const bool same = m_family && m_family->object.key == state->object.key;
+    m_family = *state;
+    setVisible(true);
+    m_title->setText(
+        tr("Live tokens of <b>%1</b>").arg(printableBytes(state->object.key, 60).toHtmlEscaped()));
+    if (!same) {
+        m_tokens->setRowCount(0);
+        reload();
+        drawFlow();
+    } else if (!m_loading && m_listedOk) {
+        // "about": the family's live count as the monitor last read it.
+        m_range->setText(m_complete ? tr("%n live tokens", nullptr, int(m_shown))
+                                    : tr("%1 of about %2 live tokens")
+                                          .arg(m_shown)
+                                          .arg(std::max<qint64>(m_shown, state->reading.count)));
+    }
+}
+
+void TokenListPanel::setOffline(const QString &why)
+{
+    m_offline = why;
+    updateButtons();
+}
+
+void TokenListPanel::reload()
+{
+    if (!m_family || !m_context.client)
+        return;
+    m_loading = true;
+    m_range->setText(tr("Reading…"));
+    m_lister->list(m_family->object, MaxShown);
+}
+
+void TokenListPanel::showListing(const TokenListing &listing)
+{
+    if (!m_family || listing.family != m_family->object.key)
+        return;
+    m_loading = false;
+    // The tokens chosen before stay chosen while they are listed.
+    const QList<QByteArray> before = selectedKeys();
+    m_tokens->clearSelection();
+    m_tokens->setRowCount(int(listing.rows.size()));
+    const bool counted = m_family->object.countedTokens;
+    for (int r = 0; r < listing.rows.size(); ++r) {
+        const TokenRow &row = listing.rows.at(r);
+        auto *key = new QTableWidgetItem(TokenLister::masked(row.key, listing.family));
+        key->setData(Qt::UserRole, row.key);
+        const QString ttl = row.pttlMs == -1 ? tr("no TTL (never expires)") : formatMs(row.pttlMs);
+        const QString used
+            = counted && row.used >= 0 ? QString::number(row.used) : QStringLiteral("–");
+        QString payload = QStringLiteral("–");
+        if (row.payloadBytes >= 0)
+            payload = tr("%n bytes", nullptr, int(row.payloadBytes));
+        else if (row.fields >= 0)
+            payload = tr("%n fields", nullptr, int(row.fields));
+        auto *ttlItem = new QTableWidgetItem(ttl);
+        if (row.pttlMs == -1)
+            ttlItem->setToolTip(tr("This token has no TTL: it never expires (a leak)."));
+        m_tokens->setItem(r, 0, key);
+        m_tokens->setItem(r, 1, ttlItem);
+        m_tokens->setItem(r, 2, new QTableWidgetItem(used));
+        m_tokens->setItem(r, 3, new QTableWidgetItem(payload));
+        for (int c = 1; c < 4; ++c)
+            m_tokens->item(r, c)->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        if (before.contains(row.key))
+            m_tokens->selectRow(r);
+    }
+    m_shown = listing.rows.size();
+    m_complete = listing.complete;
+    m_listedOk = listing.ok;
+    if (!listing.ok)
+        m_range->setText(listing.message);
+    else if (listing.complete)
+        m_range->setText(tr("%n live tokens", nullptr, int(m_shown)));
+    else
+        m_range->setText(tr("%1 of about %2 live tokens")
+                             .arg(m_shown)
+                             .arg(std::max<qint64>(m_shown, m_family->reading.count)));
+    m_range->setToolTip(tr("Read at %1 by SCAN MATCH %2 (at most %3 shown, %4 keys examined "
+                           "at most per node).")
+                            .arg(QDateTime::currentDateTime().toString(QStringLiteral("HH:mm:ss")),
+                                 printableBytes(TokenLister::matchFor(listing.family), 80))
+                            .arg(MaxShown)
+                            .arg(TokenLister::ScanCount * TokenLister::MaxScanSteps));
+    updateButtons();
+}
+
+QList<QByteArray> TokenListPanel::selectedKeys() const
+{
+    QList<QByteArray> keys;
+    QModelIndexList rows = m_tokens->selectionModel()->selectedRows();
+    std::sort(rows.begin(), rows.end(),
+              [](const QModelIndex &a, const QModelIndex &b) { return a.row() < b.row(); });
+    for (const QModelIndex &row : std::as_const(rows)) {
+        if (const QTableWidgetItem *cell = m_tokens->item(row.row(), 0))
+            keys << cell->data(Qt::UserRole).toByteArray();
+    }
+    return keys;
+}
+
+QList<QByteArray> TokenListPanel::shownKeys() const
+{
+    QList<QByteArray> keys;
+    for (int r = 0; r < m_tokens->rowCount(); ++r)
+        keys << m_tokens->item(r, 0)->data(Qt::UserRole).toByteArray();
+    return keys;
+}
+
+void TokenListPanel::updateButtons()
+{
+    QString why;
+    if (m_context.readOnly)
+        why = tr("Read-only mode: actions are disabled (started with --read-only).");
+    else if (!m_offline.isEmpty())
+        why = m_offline + QLatin1Char(' ') + tr("Actions are disabled until it is back.");
+    else if (m_tokens->selectionModel()->selectedRows().isEmpty())
+        why = tr("Select one or more tokens in the list first.");
+    m_revoke->setEnabled(why.isEmpty());
+    m_revoke->setToolTip(why.isEmpty() ? tr("Revoke the selected tokens (one confirmation).")
+                                       : why);
+}
+
+void TokenListPanel::revokeSelected()
+{
+    const QList<QByteArray> keys = selectedKeys();
+    if (!m_family || keys.isEmpty()) {
+        Q_EMIT message(tr("Select one or more tokens in the list first."));
+        return;
+    }
+    // The family's own revoke action: the same checks and script as the
+    // Revoke button and "gatehouse-cli token revoke".
+    const PatternUnit &unit = PatternUnit::of(m_family->object.kind);
+    std::optional<PatternAction> revoke;
+    for (const PatternAction &a : unit.actions()) {
+        if (a.id == QLatin1String("token.revoke"))
+            revoke = a;
+    }
+    if (!revoke) {
+        Q_EMIT message(tr("A %1 does not offer revoke.").arg(unit.title()));
+        return;
+    }
+    QList<QByteArray> families;
+    if (m_snapshot) {
+        for (const ObjectState &o : m_snapshot->objects) {
+            if (o.object.kind == m_family->object.kind)
+                families << o.object.key;
+        }
+    }
+    if (!families.contains(m_family->object.key))
+        families << m_family->object.key;
+    const QString title
+        = revoke->label.endsWith(QStringLiteral("…")) ? revoke->label.chopped(1) : revoke->label;
+    QList<ScriptCall> calls;
+    for (const QByteArray &key : keys) {
+        ActionRequest request;
+        request.object = m_family->object;
+        request.target = key;
+        request.shown = *m_family;
+        request.families = families;
+        const QString why = revoke->check ? revoke->check(request) : QString();
+        ScriptCall call = why.isEmpty() ? revoke->build(request) : ScriptCall();
+        if (!why.isEmpty() || !call.isValid()) {
+            Q_EMIT message(tr("Token %1: %2 Nothing was sent.")
+                               .arg(TokenLister::masked(key, m_family->object.key),
+                                    why.isEmpty() ? call.refusal : why));
+            return;
+        }
+        call.title = title;
+        calls << call;
+    }
+    Q_EMIT actionsRequested(calls);
+}
+
+} // namespace gatehouse

@@ -17,11 +17,11 @@ namespace {
 constexpr qint64 TrendSpanMs = 10 * 60 * 1000;
 constexpr int TrendMaxPoints = 600;
 
-// Counts value into tile, keeping the object with the largest value as the
-// one a click opens (ties: the first in key order, so the choice is stable).
-void add(TileCounts::Tile &tile, qint64 value, const ObjectState &o)
+// Adds count to tile, keeping the object with the largest value as the one
+// a click opens (ties: the first in key order, so the choice is stable).
+void add(TileCounts::Tile &tile, qint64 count, qint64 value, const ObjectState &o)
 {
-    tile.count += value;
+    tile.count += count;
     if (value > tile.worstValue || (value == tile.worstValue && o.object.key < tile.worst)) {
         tile.worstValue = value;
         tile.worst = o.object.key;
@@ -43,13 +43,14 @@ TileCounts countTiles(const Snapshot &snapshot)
         const QString section = patternSection(o.object.kind);
         if (section == QLatin1String("queue")) {
             if (r.stuck > 0)
-                add(t.stuck, r.stuck, o);
+                add(t.stuck, r.stuck, r.stuck, o);
             if (r.deadLength > 0)
-                add(t.dead, r.deadLength, o);
+                add(t.dead, r.deadLength, r.deadLength, o);
         } else if (section == QLatin1String("limiter")) {
             // As read: the occupancy the table and the limiter's chart show.
+            // One limiter counts once; the fullest is the one a click opens.
             if (const std::optional<double> occ = r.occupancy(); occ && *occ >= 0.8)
-                add(t.limited, qint64(*occ * 100), o);
+                add(t.limited, 1, qint64(*occ * 100), o);
         } else if (o.object.kind == legacyLock && r.expiresAtMs > 0 && r.expiresAtMs < now) {
             // Past the expiry in its value and still set: the holder died
             // without deleting it; the longest expired first.

@@ -93,18 +93,30 @@ private slots:
         call(*m_client, {"SET", "sim:lock.legacy:0", QByteArray::number(now / 1000 - 600)});
         call(*m_client, {"SET", "sim:lock.legacy:1", QByteArray::number(now / 1000 + 600)});
         call(*m_client, {"SET", "sim:lock:1", "a1b2c3d4e5f6a7b8", "PX", "60000"});
+        // Limiters (the demo profile's api windows allow 20 in 10 s): one
+        // full, one at 85 %, one at half. Two count, once each.
+        for (const auto &[key, n] : {std::pair{"sim:rl:api:1", 20}, std::pair{"sim:rl:api:2", 17},
+                                     std::pair{"sim:rl:api:3", 10}}) {
+            for (int i = 0; i < n; ++i)
+                call(*m_client,
+                     {"ZADD", key, QByteArray::number(now - i * 10), "r" + QByteArray::number(i)});
+            call(*m_client, {"PEXPIRE", key, "600000"});
+        }
 
         Console c(m_server, m_dir.filePath(QStringLiteral("audit.jsonl")));
         auto *overview = qobject_cast<OverviewPage *>(c.window->page(0));
         QVERIFY(overview);
         OverviewTiles *tiles = overview->tiles();
         const auto counts = [&] {
-            return QStringLiteral("stuck %1, dead %2, expired %3")
+            return QStringLiteral("stuck %1, dead %2, limiters %3, expired %4")
                 .arg(tiles->stuck()->count())
                 .arg(tiles->dead()->count())
+                .arg(tiles->limited()->count())
                 .arg(tiles->expired()->count());
         };
-        QTRY_COMPARE_WITH_TIMEOUT(counts(), QStringLiteral("stuck 2, dead 4, expired 1"), 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(counts(),
+                                  QStringLiteral("stuck 2, dead 4, limiters 2, expired 1"), 10000);
+        QCOMPARE(tiles->limited()->tile().worst, QByteArray("sim:rl:api:1"));
         QCOMPARE(tiles->stuck()->tile().worst, QByteArray("sim:jobs:mail"));
         QCOMPARE(tiles->dead()->tile().worst, QByteArray("sim:jobs:mail"));
         QCOMPARE(tiles->expired()->tile().worst, QByteArray("sim:lock.legacy:0"));

@@ -419,6 +419,14 @@ void MainWindow::updateSideList()
     };
     counted(m_unconfirmed, m_unconfirmed->count());
     counted(m_otherKeys, m_otherKeys->count());
+    // Every entry indented alike: a page added before the list had its icon
+    // size got an empty icon, which takes no room.
+    QPixmap blank(m_pages->iconSize());
+    blank.fill(Qt::transparent);
+    for (int i = 0; i < m_pages->count(); ++i) {
+        if (m_pages->item(i)->icon().isNull())
+            m_pages->item(i)->setIcon(QIcon(blank));
+    }
 }
 
 int MainWindow::pageOf(const QString &section) const

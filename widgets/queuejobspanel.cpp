@@ -182,6 +182,9 @@ void QueueJobsPanel::setObject(const ObjectState *s, qint64 serverNowMs)
     const QStringList states = s ? PatternUnit::of(s->object.kind).jobStates() : QStringList();
     const QByteArray key = s && !states.isEmpty() ? s->object.key : QByteArray();
     m_nowMs = serverNowMs;
+    // No queue chosen, or one whose pattern lists no jobs (a hand-written
+    // reliable queue): no empty browser taking the page's room.
+    setVisible(!key.isEmpty());
     if (key == m_object.key) {
         if (s && !key.isEmpty()) {
             m_object = s->object; // its members may have changed

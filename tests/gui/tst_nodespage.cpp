@@ -208,9 +208,11 @@ private slots:
                                      QStringLiteral("%1 is master now (was %2)")
                                          .arg(sentinel.nodeAddress(1), sentinel.nodeAddress(0))),
                                  10000);
-        // The old master comes back as the new one's replica.
+        // The old master comes back as the new one's replica: the sentinels
+        // reconfigure it and see it replicate on their next INFO of it (every
+        // 10 s), and the console reads the replicas every 2 s.
         QTRY_COMPARE_WITH_TIMEOUT(cell(page, 1, NodesPage::MasterOf), sentinel.nodeAddress(1),
-                                  20000);
+                                  45000);
         // The detail follows: the lock is held by the new master now.
         QTRY_VERIFY_WITH_TIMEOUT(
             chart->titleText().contains(

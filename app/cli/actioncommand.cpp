@@ -3,6 +3,8 @@
 
 #include "exitcodes.h"
 
+#include <actions/matchcount.h>
+
 #include <patterns/patternregistry.h>
 
 #include <QTextStream>
@@ -227,7 +229,29 @@ void ActionCommand::runCall(const ScriptCall &plain)
         m_issuedToken = call.issued;
     if (m_request.dryRun)
         QTextStream(stdout) << ActionEngine::describe(call) << Qt::endl;
+    if (m_request.dryRun && MatchCount::counts({call})) {
+        // A batch verb's dry run says how many match now, as the console's
+        // confirmation does: counted at the server's clock (TIME), bounded.
+        client().pipeline(
+            {{QByteArrayLiteral("TIME")}}, this, [this, call](const QList<RedisValue> &r) {
+                const QList<RedisValue> t = r.value(0).elements();
+                const qint64 nowMs = t.value(0).bytes().toLongLong() * 1000
+                                     + t.value(1).bytes().toLongLong() / 1000;
+                MatchCount::read(
+                    &client(), {call}, nowMs, this, [this, call](const MatchCount::Result &m) {
+                        if (const QString said = MatchCount::sentence(m, {call}); !said.isEmpty())
+                            QTextStream(stdout) << said << Qt::endl;
+                        runDry(call);
+                    });
+            });
+        return;
+    }
     m_engine->run(call, m_request.dryRun, this, [this](const ActionOutcome &o) { report(o); });
+}
+
+void ActionCommand::runDry(const ScriptCall &call)
+{
+    m_engine->run(call, true, this, [this](const ActionOutcome &o) { report(o); });
 }
 
 void ActionCommand::batchLoop(const ScriptCall &call, qint64 total)

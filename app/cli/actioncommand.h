@@ -50,6 +50,7 @@ private:
                              QString *mismatch) const;
     void act(const PatternUnit &unit, const PatternAction &action);
     void runCall(const ScriptCall &call);
+    void runDry(const ScriptCall &call);
     void batchLoop(const ScriptCall &call, qint64 total);
     void report(const ActionOutcome &outcome);
 

@@ -28,6 +28,19 @@ struct MatchCounter
     static bool add(const QString &script, MatchCounter counter);
     // The counter for call's script, or nullptr.
     static const MatchCounter *of(const ScriptCall &call);
+
+    // The two shapes the queue libraries' batch verbs share. A key index
+    // below zero counts from the end of KEYS (-1: the last).
+    //
+    // Every member of the set KEYS[keyIndex] (ZCARD), for a call whose
+    // ARGV[jobArg] names no job (one named job is not counted); the note is
+    // "up to ARGV[batchArg] will be <done>".
+    static MatchCounter wholeSet(int keyIndex, int jobArg, int batchArg, const QString &done);
+    // The members of KEYS[keyIndex] scored before the server's time minus
+    // ARGV[olderThanArg] ms (ZCOUNT, O(log n)), for calls of action only when
+    // action is not empty; the note is note with %1 for ARGV[batchArg].
+    static MatchCounter scoredBefore(const QString &action, int keyIndex, int olderThanArg,
+                                     int batchArg, const QString &note);
 };
 
 } // namespace gatehouse

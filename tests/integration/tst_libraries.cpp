@@ -248,7 +248,21 @@ private slots:
         QVERIFY2(run.exitCode == 0, qPrintable(run.err));
         QCOMPARE(app.run(QStringLiteral("paused")), QStringLiteral("false"));
 
-        // Clean: the count first, then the removal.
+        // Clean: a dry run says how many match now (as the console's
+        // confirmation does) and removes nothing; the count, then the removal.
+        run = cli(server, {QStringLiteral("queue"), QStringLiteral("clean"), queue,
+                           QStringLiteral("--state"), QStringLiteral("completed"),
+                           QStringLiteral("--older-than"), QStringLiteral("0"),
+                           QStringLiteral("--dry-run")});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        QVERIFY2(run.out.contains(QLatin1String("5 match now; locked ones are left; up to ")),
+                 qPrintable(run.out));
+        run = cli(server, {QStringLiteral("queue"), QStringLiteral("clean"), queue,
+                           QStringLiteral("--state"), QStringLiteral("completed"),
+                           QStringLiteral("--older-than"), QStringLiteral("3600000"),
+                           QStringLiteral("--dry-run")});
+        QVERIFY2(run.out.contains(QLatin1String("0 match now")), qPrintable(run.out));
+        QCOMPARE(app.counts()[QStringLiteral("completed")].toInt(), 5);
         run = cli(server, {QStringLiteral("queue"), QStringLiteral("clean"), queue,
                            QStringLiteral("--state"), QStringLiteral("completed"),
                            QStringLiteral("--older-than"), QStringLiteral("0"),
@@ -458,6 +472,12 @@ private slots:
         QCOMPARE(q[QStringLiteral("paused")].toBool(), true);
         QCOMPARE(q[QStringLiteral("counts")].toObject()[QStringLiteral("paused")].toInt(), 3);
         QCOMPARE(others(snap, queue), QStringList());
+        done = queueCli({QStringLiteral("promote"), queue, QStringLiteral("--all"),
+                         QStringLiteral("--dry-run")});
+        QVERIFY2(done.exitCode == 0, qPrintable(done.err + done.out));
+        QVERIFY2(done.out.contains(QLatin1String("1 match now; up to 100 will be promoted")),
+                 qPrintable(done.out));
+        QCOMPARE(state(QStringLiteral("delayed-2")), QStringLiteral("delayed"));
         done = queueCli({QStringLiteral("promote"), queue, QStringLiteral("--all")});
         QVERIFY2(done.exitCode == 0, qPrintable(done.err + done.out));
         QVERIFY2(done.out.contains(QLatin1String("Promoted 1 jobs")), qPrintable(done.out));
@@ -511,6 +531,12 @@ private slots:
                          QStringLiteral("3600000"), QStringLiteral("--count-only")});
         QVERIFY2(done.exitCode == 0, qPrintable(done.err + done.out));
         QVERIFY2(done.out.contains(QLatin1String("0 completed jobs would be removed")),
+                 qPrintable(done.out));
+        done = queueCli({QStringLiteral("clean"), queue, QStringLiteral("--state"),
+                         QStringLiteral("completed"), QStringLiteral("--older-than"),
+                         QStringLiteral("0"), QStringLiteral("--dry-run")});
+        QVERIFY2(done.exitCode == 0, qPrintable(done.err + done.out));
+        QVERIFY2(done.out.contains(QLatin1String("3 match now; locked ones are left")),
                  qPrintable(done.out));
         done = queueCli({QStringLiteral("clean"), queue, QStringLiteral("--state"),
                          QStringLiteral("completed"), QStringLiteral("--older-than"),

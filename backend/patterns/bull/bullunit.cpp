@@ -241,52 +241,22 @@ void addKey(ScriptCall &call, const PatternObject &o, const char *suffix, const 
 namespace {
 
 // bull_clean (KEYS[1] the cleaned ZSET, ARGV[2] grace ms, ARGV[3] batch):
-// the finished jobs scored before the cut-off (ZCOUNT); a count-only run is
-// not counted.
-[[maybe_unused]] const bool s_cleanCounted
-    = MatchCounter::add(QStringLiteral("bull_clean"),
-                        {[](const ScriptCall &call, qint64 nowMs) {
-                             if (call.action != QLatin1String("queue.clean"))
-                                 return QList<QList<QByteArray>>();
-                             return QList<QList<QByteArray>>{
-                                 {"ZCOUNT", call.keys.value(0), "-inf",
-                                  QByteArray::number(nowMs - call.args.value(1).toLongLong())}};
-                         },
-                         [](const QList<RedisValue> &r) { return r.value(0).toInteger(); },
-                         [](const ScriptCall &call) {
-                             return QStringLiteral("locked ones are left; up to %1 will be removed")
-                                 .arg(QString::fromLatin1(call.args.value(2)));
-                         }});
+// the finished jobs scored before the cut-off; a count-only run is not
+// counted.
+[[maybe_unused]] const bool s_cleanCounted = MatchCounter::add(
+    QStringLiteral("bull_clean"),
+    MatchCounter::scoredBefore(QStringLiteral("queue.clean"), 0, 1, 2,
+                               QStringLiteral("locked ones are left; up to %1 will be removed")));
 
 // bull_promote with no job (KEYS[1] delayed ZSET, ARGV[3] batch): every
-// delayed job (ZCARD).
-[[maybe_unused]] const bool s_promoteCounted
-    = MatchCounter::add(QStringLiteral("bull_promote"),
-                        {[](const ScriptCall &call, qint64) {
-                             if (!call.args.value(1).isEmpty())
-                                 return QList<QList<QByteArray>>();
-                             return QList<QList<QByteArray>>{{"ZCARD", call.keys.value(0)}};
-                         },
-                         [](const QList<RedisValue> &r) { return r.value(0).toInteger(); },
-                         [](const ScriptCall &call) {
-                             return QStringLiteral("up to %1 will be promoted")
-                                 .arg(QString::fromLatin1(call.args.value(2)));
-                         }});
+// delayed job.
+[[maybe_unused]] const bool s_promoteCounted = MatchCounter::add(
+    QStringLiteral("bull_promote"), MatchCounter::wholeSet(0, 1, 2, QStringLiteral("promoted")));
 
 // bull_retry with no job (KEYS[4] the finished ZSET, ARGV[3] batch): every
-// failed (or completed) job (ZCARD).
-[[maybe_unused]] const bool s_retryCounted
-    = MatchCounter::add(QStringLiteral("bull_retry"),
-                        {[](const ScriptCall &call, qint64) {
-                             if (!call.args.value(1).isEmpty())
-                                 return QList<QList<QByteArray>>();
-                             return QList<QList<QByteArray>>{{"ZCARD", call.keys.value(3)}};
-                         },
-                         [](const QList<RedisValue> &r) { return r.value(0).toInteger(); },
-                         [](const ScriptCall &call) {
-                             return QStringLiteral("up to %1 will be retried")
-                                 .arg(QString::fromLatin1(call.args.value(2)));
-                         }});
+// failed (or completed) job.
+[[maybe_unused]] const bool s_retryCounted = MatchCounter::add(
+    QStringLiteral("bull_retry"), MatchCounter::wholeSet(3, 1, 2, QStringLiteral("retried")));
 
 } // namespace
 

@@ -413,51 +413,21 @@ namespace {
 
 // bullmq_remove as clean (KEYS: the remove keys, then the cleaned ZSET;
 // ARGV[3] older than ms, ARGV[4] batch): the finished jobs scored before the
-// cut-off (ZCOUNT); a single job's remove and a count-only run are not counted.
-[[maybe_unused]] const bool s_cleanCounted
-    = MatchCounter::add(QStringLiteral("bullmq_remove"),
-                        {[](const ScriptCall &call, qint64 nowMs) {
-                             if (call.action != QLatin1String("queue.clean"))
-                                 return QList<QList<QByteArray>>();
-                             return QList<QList<QByteArray>>{
-                                 {"ZCOUNT", call.keys.value(call.keys.size() - 1), "-inf",
-                                  QByteArray::number(nowMs - call.args.value(2).toLongLong())}};
-                         },
-                         [](const QList<RedisValue> &r) { return r.value(0).toInteger(); },
-                         [](const ScriptCall &call) {
-                             return QStringLiteral("locked ones are left; up to %1 will be removed")
-                                 .arg(QString::fromLatin1(call.args.value(3)));
-                         }});
+// cut-off; a single job's remove and a count-only run are not counted.
+[[maybe_unused]] const bool s_cleanCounted = MatchCounter::add(
+    QStringLiteral("bullmq_remove"),
+    MatchCounter::scoredBefore(QStringLiteral("queue.clean"), -1, 2, 3,
+                               QStringLiteral("locked ones are left; up to %1 will be removed")));
 
 // bullmq_promote with no job (KEYS[9] delayed ZSET, ARGV[3] batch): every
-// delayed job (ZCARD).
-[[maybe_unused]] const bool s_promoteCounted
-    = MatchCounter::add(QStringLiteral("bullmq_promote"),
-                        {[](const ScriptCall &call, qint64) {
-                             if (!call.args.value(1).isEmpty())
-                                 return QList<QList<QByteArray>>();
-                             return QList<QList<QByteArray>>{{"ZCARD", call.keys.value(8)}};
-                         },
-                         [](const QList<RedisValue> &r) { return r.value(0).toInteger(); },
-                         [](const ScriptCall &call) {
-                             return QStringLiteral("up to %1 will be promoted")
-                                 .arg(QString::fromLatin1(call.args.value(2)));
-                         }});
+// delayed job.
+[[maybe_unused]] const bool s_promoteCounted = MatchCounter::add(
+    QStringLiteral("bullmq_promote"), MatchCounter::wholeSet(8, 1, 2, QStringLiteral("promoted")));
 
 // bullmq_retry with no job (KEYS[9] the finished ZSET, ARGV[3] batch): every
-// failed (or completed) job (ZCARD).
-[[maybe_unused]] const bool s_retryCounted
-    = MatchCounter::add(QStringLiteral("bullmq_retry"),
-                        {[](const ScriptCall &call, qint64) {
-                             if (!call.args.value(1).isEmpty())
-                                 return QList<QList<QByteArray>>();
-                             return QList<QList<QByteArray>>{{"ZCARD", call.keys.value(8)}};
-                         },
-                         [](const QList<RedisValue> &r) { return r.value(0).toInteger(); },
-                         [](const ScriptCall &call) {
-                             return QStringLiteral("up to %1 will be retried")
-                                 .arg(QString::fromLatin1(call.args.value(2)));
-                         }});
+// failed (or completed) job.
+[[maybe_unused]] const bool s_retryCounted = MatchCounter::add(
+    QStringLiteral("bullmq_retry"), MatchCounter::wholeSet(8, 1, 2, QStringLiteral("retried")));
 
 } // namespace
 

@@ -187,20 +187,11 @@ namespace {
 
 // queue_requeue_stuck (KEYS[3] claims ZSET, ARGV[1] threshold ms, ARGV[2]
 // at most per call): the claims older than the threshold, as the reading's
-// stuck count (ZCOUNT, O(log n)); a claim whose job has left the processing
-// list is dropped by the script, not requeued.
-[[maybe_unused]] const bool s_requeueStuckCounted
-    = MatchCounter::add(QStringLiteral("queue_requeue_stuck"),
-                        {[](const ScriptCall &call, qint64 nowMs) {
-                             return QList<QList<QByteArray>>{
-                                 {"ZCOUNT", call.keys.value(2), "-inf",
-                                  QByteArray::number(nowMs - call.args.value(0).toLongLong())}};
-                         },
-                         [](const QList<RedisValue> &r) { return r.value(0).toInteger(); },
-                         [](const ScriptCall &call) {
-                             return QStringLiteral("up to %1 will be requeued")
-                                 .arg(QString::fromLatin1(call.args.value(1)));
-                         }});
+// stuck count; a claim whose job has left the processing list is dropped by
+// the script, not requeued.
+[[maybe_unused]] const bool s_requeueStuckCounted = MatchCounter::add(
+    QStringLiteral("queue_requeue_stuck"),
+    MatchCounter::scoredBefore(QString(), 2, 0, 1, QStringLiteral("up to %1 will be requeued")));
 
 } // namespace
 

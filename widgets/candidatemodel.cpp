@@ -10,74 +10,20 @@
 
 namespace gatehouse {
 
-namespace {
-
 // A family can be a candidate of two patterns (a TTL'd counter as a fixed
 // window, a TTL'd value as a lock): the row is the pair.
-QByteArray rowKey(const Candidate &c)
+QByteArray candidateModelRowKey(const Candidate &c)
 {
     return QByteArray(c.kind.name()) + '\0' + c.family;
 }
 
-} // namespace
-
 CandidateModel::CandidateModel(QObject *parent)
-    : QAbstractTableModel(parent)
+    : KeyedRowsModel(parent)
 {}
 
 void CandidateModel::setCandidates(const QList<Candidate> &candidates)
 {
-    QHash<QByteArray, qsizetype> fresh;
-    for (qsizetype i = 0; i < candidates.size(); ++i)
-        fresh.insert(rowKey(candidates.at(i)), i);
-    // Gone: removed in runs, from the end, so the rows before keep their place.
-    for (qsizetype r = m_rows.size() - 1; r >= 0; --r) {
-        if (fresh.contains(rowKey(m_rows.at(r))))
-            continue;
-        const qsizetype last = r;
-        while (r > 0 && !fresh.contains(rowKey(m_rows.at(r - 1))))
-            --r;
-        beginRemoveRows({}, int(r), int(last));
-        m_rows.remove(r, last - r + 1);
-        endRemoveRows();
-    }
-    QSet<QByteArray> kept;
-    for (Candidate &row : m_rows) {
-        const QByteArray key = rowKey(row);
-        row = candidates.at(fresh.value(key));
-        kept.insert(key);
-    }
-    if (!m_rows.isEmpty())
-        Q_EMIT dataChanged(index(0, 0), index(int(m_rows.size()) - 1, ColumnCount - 1));
-    QList<Candidate> added;
-    for (const Candidate &c : candidates) {
-        if (!kept.contains(rowKey(c)))
-            added.append(c);
-    }
-    if (added.isEmpty())
-        return;
-    beginInsertRows({}, int(m_rows.size()), int(m_rows.size() + added.size()) - 1);
-    m_rows.append(added);
-    endInsertRows();
-}
-
-const Candidate *CandidateModel::candidateAt(int row) const
-{
-    return row >= 0 && row < m_rows.size() ? &m_rows.at(row) : nullptr;
-}
-
-int CandidateModel::rowOf(const QByteArray &family) const
-{
-    for (qsizetype r = 0; r < m_rows.size(); ++r) {
-        if (m_rows.at(r).family == family)
-            return int(r);
-    }
-    return -1;
-}
-
-int CandidateModel::rowCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : int(m_rows.size());
+    setRows(candidates);
 }
 
 int CandidateModel::columnCount(const QModelIndex &parent) const

@@ -3,16 +3,18 @@
 
 #include <monitor/autodetector.h>
 
-#include <QAbstractTableModel>
-#include <QSet>
+#include "keyedrowsmodel.h"
 
 namespace gatehouse {
+
+// A candidate row's identity across discoveries: its pattern and family.
+QByteArray candidateModelRowKey(const Candidate &row);
 
 // Autodetection's candidates (Snapshot::candidates), a row per family of
 // one pattern: family, pattern, instances, keys, score, evidence. A new
 // discovery's list updates the rows in place (removed, changed, added by
 // family), so the selection survives a rescan.
-class CandidateModel : public QAbstractTableModel
+class CandidateModel : public KeyedRowsModel<Candidate, candidateModelRowKey>
 {
     Q_OBJECT
 public:
@@ -27,17 +29,12 @@ public:
     explicit CandidateModel(QObject *parent = nullptr);
 
     void setCandidates(const QList<Candidate> &candidates);
-    const Candidate *candidateAt(int row) const;
-    int rowOf(const QByteArray &family) const;
+    const Candidate *candidateAt(int row) const { return rowAt(row); }
 
-    int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation,
                         int role = Qt::DisplayRole) const override;
-
-private:
-    QList<Candidate> m_rows;
 };
 
 } // namespace gatehouse

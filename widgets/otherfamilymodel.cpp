@@ -10,17 +10,13 @@
 
 namespace gatehouse {
 
-namespace {
-
-QByteArray rowKey(const OtherFamily &f)
+QByteArray otherFamilyModelRowKey(const OtherFamily &f)
 {
     return f.family + '\0' + f.type;
 }
 
-} // namespace
-
 OtherFamilyModel::OtherFamilyModel(QObject *parent)
-    : QAbstractTableModel(parent)
+    : KeyedRowsModel(parent)
 {}
 
 QString OtherFamilyModel::kindText(const QString &kind)
@@ -31,52 +27,7 @@ QString OtherFamilyModel::kindText(const QString &kind)
 
 void OtherFamilyModel::setFamilies(const QList<OtherFamily> &families)
 {
-    QHash<QByteArray, qsizetype> fresh;
-    for (qsizetype i = 0; i < families.size(); ++i)
-        fresh.insert(rowKey(families.at(i)), i);
-    // Gone: removed in runs, from the end, so the rows before keep their place.
-    for (qsizetype r = m_rows.size() - 1; r >= 0; --r) {
-        if (fresh.contains(rowKey(m_rows.at(r))))
-            continue;
-        const qsizetype last = r;
-        while (r > 0 && !fresh.contains(rowKey(m_rows.at(r - 1))))
-            --r;
-        beginRemoveRows({}, int(r), int(last));
-        m_rows.remove(r, last - r + 1);
-        endRemoveRows();
-    }
-    QSet<QByteArray> kept;
-    for (OtherFamily &row : m_rows) {
-        const QByteArray key = rowKey(row);
-        row = families.at(fresh.value(key));
-        kept.insert(key);
-    }
-    if (!m_rows.isEmpty())
-        Q_EMIT dataChanged(index(0, 0), index(int(m_rows.size()) - 1, ColumnCount - 1));
-    QList<OtherFamily> added;
-    for (const OtherFamily &f : families) {
-        if (!kept.contains(rowKey(f)))
-            added.append(f);
-    }
-    if (added.isEmpty())
-        return;
-    beginInsertRows({}, int(m_rows.size()), int(m_rows.size() + added.size()) - 1);
-    m_rows.append(added);
-    endInsertRows();
-}
-
-const OtherFamily *OtherFamilyModel::familyAt(int row) const
-{
-    return row >= 0 && row < m_rows.size() ? &m_rows.at(row) : nullptr;
-}
-
-int OtherFamilyModel::rowOf(const QByteArray &family) const
-{
-    for (qsizetype r = 0; r < m_rows.size(); ++r) {
-        if (m_rows.at(r).family == family)
-            return int(r);
-    }
-    return -1;
+    setRows(families);
 }
 
 qint64 OtherFamilyModel::totalKeys() const
@@ -85,11 +36,6 @@ qint64 OtherFamilyModel::totalKeys() const
     for (const OtherFamily &f : m_rows)
         keys += f.keys;
     return keys;
-}
-
-int OtherFamilyModel::rowCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : int(m_rows.size());
 }
 
 int OtherFamilyModel::columnCount(const QModelIndex &parent) const

@@ -3,15 +3,18 @@
 
 #include <monitor/autodetector.h>
 
-#include <QAbstractTableModel>
+#include "keyedrowsmodel.h"
 
 namespace gatehouse {
+
+// A family row's identity across discoveries: its family and its keys' type.
+QByteArray otherFamilyModelRowKey(const OtherFamily &row);
 
 // The ordinary keys autodetection saw (Snapshot::other), a row per family:
 // family pattern, kind (cache, session, dated counter, ...), type, key count,
 // memory (MEMORY USAGE of a few keys, scaled to the family), TTL range. A new
 // discovery's list updates the rows in place, by family.
-class OtherFamilyModel : public QAbstractTableModel
+class OtherFamilyModel : public KeyedRowsModel<OtherFamily, otherFamilyModelRowKey>
 {
     Q_OBJECT
 public:
@@ -25,20 +28,15 @@ public:
     explicit OtherFamilyModel(QObject *parent = nullptr);
 
     void setFamilies(const QList<OtherFamily> &families);
-    const OtherFamily *familyAt(int row) const;
-    int rowOf(const QByteArray &family) const;
+    const OtherFamily *familyAt(int row) const { return rowAt(row); }
     qint64 totalKeys() const;
     // "dated-counter" -> "dated counter": the kind as the page shows it.
     static QString kindText(const QString &kind);
 
-    int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation,
                         int role = Qt::DisplayRole) const override;
-
-private:
-    QList<OtherFamily> m_rows;
 };
 
 } // namespace gatehouse

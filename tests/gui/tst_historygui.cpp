@@ -3,6 +3,7 @@
 // connection's history file; a new one on the same connection shows the
 // earlier samples in the chart's 1 h range (read off the GUI thread).
 #include "redisserver.h"
+#include "testconsole.h"
 
 #include <actions/actionengine.h>
 #include <chartpanel.h>
@@ -26,29 +27,15 @@ using gatehouse::test::RedisServer;
 
 namespace {
 
-struct Console
+struct Console : gatehouse::test::TestConsole
 {
     Console(const RedisEndpoint &endpoint, const QString &historyFile, const QString &audit)
-        : client(endpoint)
-    {
-        Monitor::Options options;
-        QString error;
-        options.profile = Profile::load(QStringLiteral("demo"), &error);
-        options.intervalMs = 200;
-        monitor = std::make_unique<Monitor>(&client, options);
-        actions = std::make_unique<ActionEngine>(&client);
-        actions->setAuditLogPath(audit);
-        MainWindow::Options windowOptions;
-        windowOptions.historyFile = historyFile;
-        window = std::make_unique<MainWindow>(&client, monitor.get(), actions.get(), windowOptions);
-        window->show();
-        client.open();
-        monitor->start();
-    }
-    RedisClient client;
-    std::unique_ptr<Monitor> monitor;
-    std::unique_ptr<ActionEngine> actions;
-    std::unique_ptr<MainWindow> window;
+        : TestConsole(endpoint, audit, [&] {
+            Options o;
+            o.historyFile = historyFile;
+            return o;
+        }())
+    {}
 };
 
 bool select(Console &c, const QString &section, const QByteArray &key)

@@ -17,6 +17,7 @@
 
 #include "redisserver.h"
 #include "tcpproxy.h"
+#include "testconsole.h"
 
 #include <QApplication>
 #include <QClipboard>
@@ -78,33 +79,18 @@ void answerNextDialog(bool accept, const QHash<QString, QString> &inputs = {},
     timer->start();
 }
 
-struct Console
+struct Console : gatehouse::test::TestConsole
 {
-    explicit Console(const RedisServer &server, bool readOnly, const QString &auditPath)
+    Console(const RedisServer &server, bool readOnly, const QString &auditPath)
         : Console(server.endpoint(), readOnly, auditPath)
     {}
     Console(const RedisEndpoint &endpoint, bool readOnly, const QString &auditPath)
-        : client(endpoint)
-    {
-        Monitor::Options options;
-        QString error;
-        options.profile = Profile::load(QStringLiteral("demo"), &error);
-        options.intervalMs = 200;
-        monitor = std::make_unique<Monitor>(&client, options);
-        actions = std::make_unique<ActionEngine>(&client);
-        actions->setReadOnly(readOnly);
-        actions->setAuditLogPath(auditPath);
-        MainWindow::Options windowOptions;
-        windowOptions.readOnly = readOnly;
-        window = std::make_unique<MainWindow>(&client, monitor.get(), actions.get(), windowOptions);
-        window->show();
-        client.open();
-        monitor->start();
-    }
-    RedisClient client;
-    std::unique_ptr<Monitor> monitor;
-    std::unique_ptr<ActionEngine> actions;
-    std::unique_ptr<MainWindow> window;
+        : TestConsole(endpoint, auditPath, [&] {
+            Options o;
+            o.readOnly = readOnly;
+            return o;
+        }())
+    {}
 };
 
 } // namespace

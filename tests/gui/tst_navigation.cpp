@@ -19,6 +19,7 @@
 #include <theme.h>
 
 #include "redisserver.h"
+#include "testconsole.h"
 
 #include <QApplication>
 #include <QClipboard>
@@ -47,32 +48,13 @@ using gatehouse::test::RedisServer;
 
 namespace {
 
-struct Console
+struct Console : gatehouse::test::TestConsole
 {
-    Console(const RedisServer &server, const QString &auditPath)
-        : client(server.endpoint())
-    {
-        Monitor::Options options;
-        QString error;
-        options.profile = Profile::load(QStringLiteral("demo"), &error);
-        options.intervalMs = 200;
-        monitor = std::make_unique<Monitor>(&client, options);
-        actions = std::make_unique<ActionEngine>(&client);
-        actions->setAuditLogPath(auditPath);
-        window = std::make_unique<MainWindow>(&client, monitor.get(), actions.get(),
-                                              MainWindow::Options());
-        window->show();
-        client.open();
-        monitor->start();
-    }
+    using TestConsole::TestConsole;
     ConsoleNavigation *navigation() const
     {
         return window->findChild<ConsoleNavigation *>(QStringLiteral("consoleNavigation"));
     }
-    RedisClient client;
-    std::unique_ptr<Monitor> monitor;
-    std::unique_ptr<ActionEngine> actions;
-    std::unique_ptr<MainWindow> window;
 };
 
 // The confirmation (a QMessageBox) once it is up: Run or Cancel; true if one came.

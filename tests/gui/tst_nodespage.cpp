@@ -13,6 +13,7 @@
 
 #include "rediscluster.h"
 #include "redissentinel.h"
+#include "testconsole.h"
 
 #include <QApplication>
 #include <QTableView>
@@ -27,33 +28,10 @@ using gatehouse::test::RedisServer;
 
 namespace {
 
-struct Console
+struct Console : gatehouse::test::TestConsole
 {
-    Console(const RedisEndpoint &endpoint, const QString &auditPath)
-        : client(endpoint)
-    {
-        Monitor::Options options;
-        QString error;
-        options.profile = Profile::load(QStringLiteral("demo"), &error);
-        options.intervalMs = 200;
-        monitor = std::make_unique<Monitor>(&client, options);
-        actions = std::make_unique<ActionEngine>(&client);
-        actions->setAuditLogPath(auditPath);
-        window = std::make_unique<MainWindow>(&client, monitor.get(), actions.get(),
-                                              MainWindow::Options());
-        window->show();
-        client.open();
-        monitor->start();
-    }
-    NodesPage *nodes() const
-    {
-        return qobject_cast<NodesPage *>(
-            window->page(int(window->pageNames().indexOf(QStringLiteral("Nodes")))));
-    }
-    RedisClient client;
-    std::unique_ptr<Monitor> monitor;
-    std::unique_ptr<ActionEngine> actions;
-    std::unique_ptr<MainWindow> window;
+    using TestConsole::TestConsole;
+    NodesPage *nodes() const { return page<NodesPage>(QStringLiteral("Nodes")); }
 };
 
 QString cell(NodesPage *page, int row, int column)

@@ -13,6 +13,7 @@
 #include <sectionpage.h>
 
 #include "redisserver.h"
+#include "testconsole.h"
 
 #include <QListWidget>
 #include <QTemporaryDir>
@@ -24,29 +25,7 @@ using gatehouse::test::RedisServer;
 
 namespace {
 
-struct Console
-{
-    Console(const RedisServer &server, const QString &auditPath)
-        : client(server.endpoint())
-    {
-        Monitor::Options options;
-        QString error;
-        options.profile = Profile::load(QStringLiteral("demo"), &error);
-        options.intervalMs = 200;
-        monitor = std::make_unique<Monitor>(&client, options);
-        actions = std::make_unique<ActionEngine>(&client);
-        actions->setAuditLogPath(auditPath);
-        window = std::make_unique<MainWindow>(&client, monitor.get(), actions.get(),
-                                              MainWindow::Options());
-        window->show();
-        client.open();
-        monitor->start();
-    }
-    RedisClient client;
-    std::unique_ptr<Monitor> monitor;
-    std::unique_ptr<ActionEngine> actions;
-    std::unique_ptr<MainWindow> window;
-};
+using Console = gatehouse::test::TestConsole;
 
 } // namespace
 

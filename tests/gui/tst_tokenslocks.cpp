@@ -16,6 +16,7 @@
 #include <tokenlistpanel.h>
 
 #include "redisserver.h"
+#include "testconsole.h"
 
 #include <QApplication>
 #include <QDateTime>
@@ -61,55 +62,19 @@ void answerConfirmation(bool accept, QString *said, QObject *owner)
     timer->start();
 }
 
-struct Console
+struct Console : gatehouse::test::TestConsole
 {
     Console(const RedisServer &server, const QString &auditPath,
             const QString &historyFile = QString())
-        : client(server.endpoint())
-    {
-        Monitor::Options options;
-        QString error;
-        options.profile = Profile::load(QStringLiteral("demo"), &error);
-        options.intervalMs = 200;
-        options.rescanMs = 1000; // new tokens are found by the next scan
-        monitor = std::make_unique<Monitor>(&client, options);
-        actions = std::make_unique<ActionEngine>(&client);
-        actions->setAuditLogPath(auditPath);
-        MainWindow::Options windowOptions;
-        windowOptions.historyFile = historyFile;
-        window = std::make_unique<MainWindow>(&client, monitor.get(), actions.get(), windowOptions);
-        window->resize(1400, 900);
-        window->show();
-        client.open();
-        monitor->start();
-    }
-    ~Console() { monitor->stop(); }
-
-    // Selects key's row on its section's page once it has been read.
-    bool select(const QString &section, const QByteArray &key)
-    {
-        if (!QTest::qWaitFor(
-                [&] {
-                    const int row = window->model(section)->rowOf(key);
-                    return row >= 0 && window->model(section)->stateAt(row)->reading.atMs > 0;
-                },
-                10000))
-            return false;
-        window->showPage(window->pageOf(section));
-        QTableView *view = window->table(section);
-        for (int row = 0; row < view->model()->rowCount(); ++row) {
-            if (view->model()->index(row, 0).data(ObjectTableModel::KeyRole).toByteArray() == key) {
-                view->selectRow(row);
-                return true;
-            }
-        }
-        return false;
-    }
-
-    RedisClient client;
-    std::unique_ptr<Monitor> monitor;
-    std::unique_ptr<ActionEngine> actions;
-    std::unique_ptr<MainWindow> window;
+        // New tokens are found by the next scan: a rescan every second.
+        : TestConsole(server, auditPath, [&] {
+            Options o;
+            o.historyFile = historyFile;
+            o.rescanMs = 1000;
+            o.size = QSize(1400, 900);
+            return o;
+        }())
+    {}
 };
 
 QByteArray secret(int i)

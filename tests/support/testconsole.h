@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The console as the GUI tests drive it: a real client, monitor, action engine
+// and main window (shown offscreen) on a real server, with the demo profile
+// and a fast tick. Header-only: only the GUI tests link the widgets.
+
+#include "redisserver.h"
+
+#include <actions/actionengine.h>
+#include <mainwindow.h>
+#include <monitor/monitor.h>
+#include <monitor/profile.h>
+#include <objecttablemodel.h>
+#include <redis/redisclient.h>
+
+#include <QSize>
+#include <QTableView>
+#include <QTest>
+
+#include <memory>
+
+namespace gatehouse::test {
+
+// How a test wants its console.
+struct TestConsoleOptions
+{
+    bool readOnly = false;
+    QString historyFile; // empty: no history
+    int rescanMs = -1;   // < 0: the monitor's default
+    QSize size;          // empty: the window's default
+};
+
+struct TestConsole
+{
+    using Options = TestConsoleOptions;
+
+    TestConsole(const RedisEndpoint &endpoint, const QString &auditPath, const Options &o = {})
+        : client(endpoint)
+    {
+        Monitor::Options options;
+        QString error;
+        options.profile = Profile::load(QStringLiteral("demo"), &error);
+        options.intervalMs = 200;
+        if (o.rescanMs >= 0)
+            options.rescanMs = o.rescanMs;
+        monitor = std::make_unique<Monitor>(&client, options);
+        actions = std::make_unique<ActionEngine>(&client);
+        actions->setReadOnly(o.readOnly);
+        actions->setAuditLogPath(auditPath);
+        MainWindow::Options windowOptions;
+        windowOptions.readOnly = o.readOnly;
+        windowOptions.historyFile = o.historyFile;
+        window = std::make_unique<MainWindow>(&client, monitor.get(), actions.get(), windowOptions);
+        if (!o.size.isEmpty())
+            window->resize(o.size);
+        window->show();
+        client.open();
+        monitor->start();
+    }
+    TestConsole(const RedisServer &server, const QString &auditPath, const Options &o = {})
+        : TestConsole(server.endpoint(), auditPath, o)
+    {}
+    ~TestConsole()
+    {
+        if (monitor) // a test may have let it go first
+            monitor->stop();
+    }
+
+    // The page named name ("Nodes"), as its class.
+    template<typename Page>
+    Page *page(const QString &name) const
+    {
+        return qobject_cast<Page *>(window->page(int(window->pageNames().indexOf(name))));
+    }
+
+    // Selects key's row on its section's page once it has been read.
+    bool select(const QString &section, const QByteArray &key)
+    {
+        if (!QTest::qWaitFor(
+                [&] {
+                    const int row = window->model(section)->rowOf(key);
+                    return row >= 0 && window->model(section)->stateAt(row)->reading.atMs > 0;
+                },
+                10000))
+            return false;
+        window->showPage(window->pageOf(section));
+        QTableView *view = window->table(section);
+        for (int row = 0; row < view->model()->rowCount(); ++row) {
+            if (view->model()->index(row, 0).data(ObjectTableModel::KeyRole).toByteArray() == key) {
+                view->selectRow(row);
+                return true;
+            }
+        }
+        return false;
+    }
+
+    RedisClient client;
+    std::unique_ptr<Monitor> monitor;
+    std::unique_ptr<ActionEngine> actions;
+    std::unique_ptr<MainWindow> window;
+};
+
+} // namespace gatehouse::test

@@ -171,6 +171,34 @@ std::function<ReplyMeaning(const RedisValue &)> cleanCountMeaning(const QString 
     };
 }
 
+bool cleansCompleted(const ActionRequest &r)
+{
+    return r.input(QStringLiteral("state")) == "completed";
+}
+
+void finishClean(ScriptCall &call, const ActionRequest &r, const QString &library,
+                 const QString &itsVerb, int batch)
+{
+    const QString st = cleansCompleted(r) ? QStringLiteral("completed") : QStringLiteral("failed");
+    const qint64 olderThan = r.integer(QStringLiteral("older-than"));
+    if (r.has(QStringLiteral("count-only"))) {
+        call.action = QStringLiteral("queue.clean-count");
+        call.summary = QStringLiteral("Count the %1 %2 jobs of \"%3\" finished more than %4 ago "
+                                      "(nothing is written).")
+                           .arg(st, library, printableBytes(r.object.key), formatMs(olderThan));
+        call.meaning = cleanCountMeaning(st);
+        return;
+    }
+    call.summary = QStringLiteral("Remove the %1 %2 jobs of \"%3\" finished more than %4 ago "
+                                  "(not locked ones), up to %5 per run, %6.")
+                       .arg(st, library, printableBytes(r.object.key), formatMs(olderThan))
+                       .arg(batch)
+                       .arg(itsVerb);
+    call.batch = batch;
+    call.batchSummary = QStringLiteral("Removed %1 jobs.");
+    call.meaning = batchMeaning(QStringLiteral("Removed %1 jobs."));
+}
+
 std::function<ReplyMeaning(const RedisValue &)> batchMeaning(const QString &did)
 {
     return [did](const RedisValue &reply) {

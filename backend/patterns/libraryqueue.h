@@ -60,6 +60,13 @@ PatternAction pauseAction(bool pause, std::function<ScriptCall(const ActionReque
 std::function<ReplyMeaning(const RedisValue &)> pauseMeaning(bool pause);
 // What clean --count-only's reply {n} means.
 std::function<ReplyMeaning(const RedisValue &)> cleanCountMeaning(const QString &state);
+// Whether a clean request names the completed jobs (else the failed ones).
+bool cleansCompleted(const ActionRequest &r);
+// Completes a clean call whose keys and args are set: with --count-only a
+// count that writes nothing, else bounded batches of `batch` jobs (action,
+// summary, meaning). library: "BullMQ"; itsVerb: "as BullMQ's clean does".
+void finishClean(ScriptCall &call, const ActionRequest &r, const QString &library,
+                 const QString &itsVerb, int batch);
 
 // --- Replies ---------------------------------------------------------------
 // A batch's reply {examined, done, id...}: "did" with %1 = done, or that

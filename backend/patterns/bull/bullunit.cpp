@@ -387,32 +387,16 @@ QList<PatternAction> BullUnit::actions() const
         });
 
     PatternAction clean = cleanAction([batch](const ActionRequest &r) {
-        const bool completed = r.input(QStringLiteral("state")) == "completed";
-        const QString st = completed ? QStringLiteral("completed") : QStringLiteral("failed");
         ScriptCall call
             = bullCall(r.object, QStringLiteral("queue.clean"), QStringLiteral("bull_clean"),
-                       {completed ? Completed : Failed, Priority});
+                       {cleansCompleted(r) ? Completed : Failed, Priority});
         addKey(call, r.object, "limiter:index", "hash");
-        const qint64 olderThan = r.integer(QStringLiteral("older-than"));
         const bool count = r.has(QStringLiteral("count-only"));
-        call.args = {r.object.key + ':', QByteArray::number(olderThan), batch,
-                     count ? QByteArray("count") : QByteArray()};
-        if (count) {
-            call.action = QStringLiteral("queue.clean-count");
-            call.summary = QStringLiteral("Count the %1 Bull jobs of \"%2\" finished more than %3 "
-                                          "ago (nothing is written).")
-                               .arg(st, printableBytes(r.object.key), formatMs(olderThan));
-            call.meaning = cleanCountMeaning(st);
-            return call;
-        }
-        call.summary = QStringLiteral("Remove the %1 Bull jobs of \"%2\" finished more than %3 ago "
-                                      "(not locked ones), up to %4 per run, as Bull's "
-                                      "Queue#clean does.")
-                           .arg(st, printableBytes(r.object.key), formatMs(olderThan))
-                           .arg(Batch);
-        call.batch = Batch;
-        call.batchSummary = QStringLiteral("Removed %1 jobs.");
-        call.meaning = batchMeaning(QStringLiteral("Removed %1 jobs."));
+        call.args
+            = {r.object.key + ':', QByteArray::number(r.integer(QStringLiteral("older-than"))),
+               batch, count ? QByteArray("count") : QByteArray()};
+        finishClean(call, r, QStringLiteral("Bull"), QStringLiteral("as Bull's Queue#clean does"),
+                    Batch);
         return call;
     });
 

@@ -561,32 +561,16 @@ QList<PatternAction> BullMqUnit::actions() const
         });
 
     PatternAction clean = cleanAction([prefix, removeKeys, batch](const ActionRequest &r) {
-        const bool completed = r.input(QStringLiteral("state")) == "completed";
         ScriptCall call = baseCall(r.object, QStringLiteral("queue.clean"),
                                    QStringLiteral("bullmq_remove"), removeKeys);
-        call.keys << keyOf(r.object, completed ? Completed : Failed);
+        call.keys << keyOf(r.object, cleansCompleted(r) ? Completed : Failed);
         call.keyRoles << QStringLiteral("cleaned zset");
-        const qint64 olderThan = r.integer(QStringLiteral("older-than"));
         const bool count = r.has(QStringLiteral("count-only"));
-        call.args = {prefix(r.object), QByteArray(), QByteArray::number(olderThan), batch,
+        call.args = {prefix(r.object), QByteArray(),
+                     QByteArray::number(r.integer(QStringLiteral("older-than"))), batch,
                      count ? QByteArray("count") : QByteArray()};
-        const QString st = completed ? QStringLiteral("completed") : QStringLiteral("failed");
-        if (count) {
-            call.action = QStringLiteral("queue.clean-count");
-            call.summary = QStringLiteral("Count the %1 BullMQ jobs of \"%2\" finished more than "
-                                          "%3 ago (nothing is written).")
-                               .arg(st, printableBytes(r.object.key), formatMs(olderThan));
-            call.meaning = cleanCountMeaning(st);
-            return call;
-        }
-        call.summary = QStringLiteral("Remove the %1 BullMQ jobs of \"%2\" finished more than %3 "
-                                      "ago (not locked ones), up to %4 per run, as BullMQ's clean "
-                                      "does.")
-                           .arg(st, printableBytes(r.object.key), formatMs(olderThan))
-                           .arg(Batch);
-        call.batch = Batch;
-        call.batchSummary = QStringLiteral("Removed %1 jobs.");
-        call.meaning = batchMeaning(QStringLiteral("Removed %1 jobs."));
+        finishClean(call, r, QStringLiteral("BullMQ"), QStringLiteral("as BullMQ's clean does"),
+                    Batch);
         return call;
     });
 

@@ -24,7 +24,9 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QDebug>
 #include <QDir>
+#include <QFileInfo>
 #include <QMenu>
 #include <QMessageBox>
 #include <QSettings>
@@ -361,6 +363,26 @@ int main(int argc, char *argv[])
         // The monitor's connection lives on the monitor thread with it: no
         // hop per round trip.
         console.client = std::make_unique<RedisClient>(ep, &monitorThread);
+        // Without --profile: this deployment's own profile, the verdicts and
+        // alert rules given in earlier runs (read once, small and bounded,
+        // before the window shows).
+        const QString ownProfile = profile ? QString() : Profile::connectionFile(ep);
+        QString ownProblem;
+        if (!ownProfile.isEmpty() && QFileInfo::exists(ownProfile)) {
+            profile = Profile::load(ownProfile, &ownProblem);
+            if (profile) {
+                profile->autodetect = true; // it refines autodetection, never replaces it
+                alertRules = profile->alerts;
+                qInfo().noquote() << QStringLiteral("gatehouse: this connection's verdicts and "
+                                                    "alert rules are in %1")
+                                         .arg(QDir::toNativeSeparators(ownProfile));
+            } else {
+                ownProblem = QObject::tr("This connection's saved profile could not be read, so "
+                                         "autodetection runs without its verdicts: %1")
+                                 .arg(ownProblem);
+                qWarning().noquote() << ownProblem;
+            }
+        }
         Monitor::Options options;
         options.profile = profile;
         options.intervalMs = intervalMs;
@@ -408,6 +430,8 @@ int main(int argc, char *argv[])
         metricsEndpoint.startIfEnabled();
         // Rules edited in the console outlive a reconnection.
         Profile alertProfile = profile.value_or(Profile());
+        if (!profile && !ownProfile.isEmpty()) // what is saved goes to this connection's file
+            alertProfile.fileName = ownProfile;
         alertProfile.alerts = alertRules;
         console.alerts = std::make_unique<AlertEngine>();
         console.alerts->setRules(alertRules);
@@ -420,6 +444,8 @@ int main(int argc, char *argv[])
         QObject::connect(console.window->unconfirmedPage(), &UnconfirmedPage::profileChanged, &app,
                          [&](const Profile &p) { profile = p; });
         console.window->show();
+        if (!ownProblem.isEmpty())
+            console.window->statusBar()->showMessage(ownProblem);
         console.actionsClient->open();
         QMetaObject::invokeMethod(console.client.get(), &RedisClient::open);
         QMetaObject::invokeMethod(console.monitor.get(), &Monitor::start);

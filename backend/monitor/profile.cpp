@@ -3,6 +3,7 @@
 
 #include <patterns/globmatch.h>
 #include <patterns/patternregistry.h>
+#include <redis/redisendpoint.h>
 #include <redis/userinput.h>
 
 #include <QDir>
@@ -11,6 +12,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QStandardPaths>
 
 namespace gatehouse {
 
@@ -131,6 +133,25 @@ QStringList Profile::builtInNames()
          QDir(QStringLiteral(":/profiles")).entryList({QStringLiteral("*.json")}))
         names << QFileInfo(f).baseName();
     return names;
+}
+
+QString Profile::connectionFile(const RedisEndpoint &endpoint)
+{
+    QString id;
+    if (!endpoint.sentinels.isEmpty())
+        id = QStringLiteral("sentinel-") + endpoint.sentinelMaster;
+    else if (endpoint.transport == RedisEndpoint::Transport::Unix)
+        id = QStringLiteral("socket-") + endpoint.socketPath;
+    else
+        id = endpoint.host + QLatin1Char('-') + QString::number(endpoint.port);
+    // A file name of letters, digits, '.', '-' and '_' only.
+    for (QChar &c : id) {
+        if (!c.isLetterOrNumber() && c != QLatin1Char('.') && c != QLatin1Char('-')
+            && c != QLatin1Char('_'))
+            c = QLatin1Char('_');
+    }
+    return QStandardPaths::writableLocation(QStandardPaths::AppConfigLocation)
+           + QStringLiteral("/profiles/autodetected-") + id + QStringLiteral(".json");
 }
 
 std::optional<Profile> Profile::load(const QString &fileOrName, QString *error)

@@ -12,6 +12,8 @@
 
 namespace gatehouse {
 
+struct RedisEndpoint;
+
 // A named list of rules, loaded from JSON (format in README.md, "Profiles").
 class Profile
 {
@@ -41,6 +43,13 @@ public:
     // Regular files of at most MaxFileBytes only; error says why not.
     static std::optional<Profile> load(const QString &fileOrName, QString *error);
     static QStringList builtInNames();
+    // Where the console keeps this connection's own profile when it runs
+    // without --profile: the verdicts given on the Unconfirmed page and the
+    // rules edited on the Alerts page, loaded again at the next connection to
+    // the same deployment. <config>/profiles/autodetected-<deployment>.json,
+    // the deployment named by its address (host-port, the socket's path, or
+    // the Sentinel master's name); user and password play no part.
+    static QString connectionFile(const RedisEndpoint &endpoint);
     QByteArray toJson() const;
 
     // The instance a key is the primary key of, with its related keys filled

@@ -77,6 +77,10 @@ std::optional<RedisEndpoint> ConnectionSettings::endpoint(const QString &passwor
         ep->sniName = sniName;
     ep->verifyPeer = !insecure;
     ep->readFromReplicas = readFromReplicas;
+    // As gatehouse's --url: a Cluster is followed from any one node's
+    // address (without it the console would show one node's keys only, and
+    // reading from replicas would have no Cluster to apply to).
+    ep->discoverTopology = true;
     return ep;
 }
 

@@ -6,13 +6,18 @@
 // replicas: against a real master and replica (REPLICAOF, under three
 // sentinels) the monitor started from the dialog's endpoint reads from the
 // replica (the object's node says so; the replica's SCAN counter grows and
-// the master's stays at zero), and with "master" it reads the master.
+// the master's stays at zero), and with "master" it reads the master; a
+// six-node Cluster given by one master's redis:// address is followed, and
+// each master is read through its replica.
 #include <connectiondialog.h>
 #include <monitor/monitor.h>
 #include <monitor/profile.h>
 #include <redis/redisclient.h>
 
+#include "rediscluster.h"
 #include "redissentinel.h"
+
+#include <redis/hashslot.h>
 
 #include <QComboBox>
 #include <QDialogButtonBox>
@@ -24,6 +29,7 @@
 #include <QTest>
 
 using namespace gatehouse;
+using gatehouse::test::RedisCluster;
 using gatehouse::test::RedisSentinel;
 using gatehouse::test::RedisServer;
 
@@ -57,10 +63,10 @@ private:
 
     // Starts a monitor from the dialog's endpoint, as the console does after
     // Connect; waits until it has read the planted lock; heldBy of the lock.
-    QString heldByThroughDialog(RedisSentinel &set, bool replicas)
+    QString heldByThroughDialog(const QString &url, bool replicas, const QByteArray &key)
     {
         ConnectionDialog dialog;
-        setUrl(dialog, set.url());
+        setUrl(dialog, url);
         QComboBox *combo = readFrom(dialog);
         if (!combo || !combo->isEnabled())
             return QStringLiteral("(read-from choice missing or disabled)");
@@ -89,8 +95,8 @@ private:
                 const Snapshot s = monitor.snapshot();
                 bool found = false;
                 for (const ObjectState &o : s.objects)
-                    found |= o.object.key == "sim:lock:readfrom";
-                held = found ? s.server.heldBy("sim:lock:readfrom") : QString();
+                    found |= o.object.key == key;
+                held = found ? s.server.heldBy(key) : QString();
                 return found && (!replicas || held.contains(QLatin1String("read from replica")));
             },
             30000);
@@ -200,7 +206,7 @@ private slots:
                              {QStringLiteral("CONFIG"), QStringLiteral("RESETSTAT")}),
                      QByteArray("OK"));
 
-        const QString held = heldByThroughDialog(set, true);
+        const QString held = heldByThroughDialog(set.url(), true, "sim:lock:readfrom");
         QVERIFY2(
             held.contains(QStringLiteral("read from replica %1").arg(set.nodeAddress(replica))),
             qPrintable(held));
@@ -211,9 +217,52 @@ private slots:
         QVERIFY2(scanCalls(stats(replica)) > 0, stats(replica).constData());
         QCOMPARE(scanCalls(stats(master)), 0);
 
-        const QString fromMaster = heldByThroughDialog(set, false);
+        const QString fromMaster = heldByThroughDialog(set.url(), false, "sim:lock:readfrom");
         QCOMPARE(fromMaster, QStringLiteral("held by %1 (master)").arg(set.nodeAddress(master)));
         QVERIFY(scanCalls(stats(master)) > 0);
+    }
+
+    // A six-node Cluster given by one master's redis:// address: the dialog's
+    // endpoint follows the Cluster (as --url does), and "replicas" has the
+    // lock's master read through its replica; the masters scan nothing.
+    void clusterReadsReplicas()
+    {
+        RedisCluster cluster;
+        QVERIFY2(cluster.start(), qPrintable(cluster.errorString()));
+        const QByteArray key = "sim:lock:readfrom:cluster";
+        const int owner = cluster.masterOf(keyHashSlot(key));
+        QVERIFY(owner >= 0);
+        QCOMPARE(cluster
+                     .cli(owner, {QStringLiteral("SET"), QString::fromLatin1(key),
+                                  QStringLiteral("t0k3nr34df40m"), QStringLiteral("PX"),
+                                  QStringLiteral("600000")})
+                     .trimmed(),
+                 QByteArray("OK"));
+        QVERIFY(gatehouse::test::waitUntil([&] { return cluster.replicasInSync(); }, 20000));
+        for (int i = 0; i < cluster.size(); ++i)
+            QCOMPARE(
+                cluster.cli(i, {QStringLiteral("CONFIG"), QStringLiteral("RESETSTAT")}).trimmed(),
+                QByteArray("OK"));
+        // Given another master's address: the Cluster is found from it.
+        int seed = -1;
+        for (int m : cluster.masters()) {
+            if (m != owner)
+                seed = m;
+        }
+        const QString held = heldByThroughDialog(cluster.url(seed), true, key);
+        static const QRegularExpression s_replica(
+            QStringLiteral("^held by (\\S+) \\(master, .*read from replica (\\S+)$"));
+        const auto m = s_replica.match(held);
+        QVERIFY2(m.hasMatch(), qPrintable(held));
+        QCOMPARE(m.captured(1), cluster.address(owner));
+        const int replica = cluster.indexOfPort(quint16(m.captured(2).section(':', 1).toUInt()));
+        QVERIFY(replica >= 0 && !cluster.masters().contains(replica));
+        const auto stats = [&](int i) {
+            return cluster.cli(i, {QStringLiteral("INFO"), QStringLiteral("commandstats")});
+        };
+        QVERIFY2(scanCalls(stats(replica)) > 0, stats(replica).constData());
+        for (int master : cluster.masters())
+            QCOMPARE(scanCalls(stats(master)), 0);
     }
 };
 

@@ -76,6 +76,11 @@ std::optional<RedisEndpoint> ConnectionSettings::endpoint(const QString &passwor
     if (!sniName.isEmpty())
         ep->sniName = sniName;
     ep->verifyPeer = !insecure;
+    ep->readFromReplicas = readFromReplicas;
+    // As gatehouse's --url: a Cluster is followed from any one node's
+    // address (without it the console would show one node's keys only, and
+    // reading from replicas would have no Cluster to apply to).
+    ep->discoverTopology = true;
     return ep;
 }
 
@@ -98,6 +103,8 @@ QList<ConnectionSettings> ConnectionStore::saved()
         c.profile = settings.value(QStringLiteral("profile")).toString();
         c.readOnly = settings.value(QStringLiteral("readOnly")).toBool();
         c.intervalMs = settings.value(QStringLiteral("intervalMs"), 1000).toInt();
+        c.readFromReplicas
+            = settings.value(QStringLiteral("readFrom")).toString() == QLatin1String("replicas");
         out.append(c);
         settings.endGroup();
     }
@@ -120,6 +127,9 @@ void ConnectionStore::save(const ConnectionSettings &c)
     settings.setValue(QStringLiteral("profile"), c.profile);
     settings.setValue(QStringLiteral("readOnly"), c.readOnly);
     settings.setValue(QStringLiteral("intervalMs"), c.intervalMs);
+    // As the flag spells it: --read-from master|replicas.
+    settings.setValue(QStringLiteral("readFrom"),
+                      c.readFromReplicas ? QStringLiteral("replicas") : QStringLiteral("master"));
 }
 
 void ConnectionStore::remove(const QString &name)
@@ -183,6 +193,7 @@ ConnectionDialog::ConnectionDialog(QWidget *parent)
     , m_list(new QListWidget(this))
     , m_name(new QLineEdit(this))
     , m_url(new QLineEdit(this))
+    , m_readFrom(new QComboBox(this))
     , m_user(new QLineEdit(this))
     , m_password(new QLineEdit(this))
     , m_savePassword(new QCheckBox(tr("Remember in the keychain"), this))
@@ -216,7 +227,22 @@ ConnectionDialog::ConnectionDialog(QWidget *parent)
 
     auto *form = new QFormLayout;
     form->addRow(tr("&Name:"), m_name);
-    form->addRow(tr("&URL:"), m_url);
+    // The read-from choice beside the URL: whether it can apply depends on
+    // what the URL reaches.
+    m_readFrom->setObjectName(QStringLiteral("readFrom"));
+    m_readFrom->addItem(tr("master"), false);
+    m_readFrom->addItem(tr("replicas"), true);
+    auto *urlRow = new QWidget(this);
+    auto *urlLayout = new QHBoxLayout(urlRow);
+    urlLayout->setContentsMargins(0, 0, 0, 0);
+    urlLayout->addWidget(m_url, 1);
+    auto *readFromLabel = new QLabel(tr("Read fro&m:"), this);
+    readFromLabel->setBuddy(m_readFrom);
+    urlLayout->addWidget(readFromLabel);
+    urlLayout->addWidget(m_readFrom);
+    form->addRow(tr("&URL:"), urlRow);
+    if (auto *label = qobject_cast<QLabel *>(form->labelForField(urlRow)))
+        label->setBuddy(m_url);
     form->addRow(tr("U&ser:"), m_user);
     // A field that is a widget, not a layout: QFormLayout makes it the
     // label's buddy, so "&Password:" shows as a mnemonic, not an ampersand.
@@ -321,6 +347,7 @@ ConnectionDialog::ConnectionDialog(QWidget *parent)
     for (QLineEdit *e : {m_name, m_url, m_user, m_ca, m_cert, m_key, m_sni})
         connect(e, &QLineEdit::textChanged, this, &ConnectionDialog::validate);
     connect(m_insecure, &QCheckBox::toggled, this, &ConnectionDialog::validate);
+    connect(m_readFrom, &QComboBox::currentIndexChanged, this, &ConnectionDialog::validate);
     reloadList();
     setSettings(ConnectionSettings());
     resize(820, 520);
@@ -417,6 +444,7 @@ void ConnectionDialog::setSettings(const ConnectionSettings &c)
         m_profile->setEditText(c.profile);
     m_readOnly->setChecked(c.readOnly);
     m_interval->setValue(c.intervalMs);
+    m_readFrom->setCurrentIndex(c.readFromReplicas ? 1 : 0);
     validate();
 }
 
@@ -435,6 +463,8 @@ ConnectionSettings ConnectionDialog::settings() const
     c.profile = known >= 0 ? m_profile->itemData(known).toString() : m_profile->currentText();
     c.readOnly = m_readOnly->isChecked();
     c.intervalMs = m_interval->value();
+    // A choice that cannot apply (disabled) is not passed on.
+    c.readFromReplicas = m_readFrom->isEnabled() && m_readFrom->currentData().toBool();
     return c;
 }
 
@@ -471,6 +501,36 @@ void ConnectionDialog::validate()
     m_test->setEnabled(ok && !m_testContext);
     m_save->setEnabled(ok && !m_name->text().trimmed().isEmpty());
     m_delete->setEnabled(!m_name->text().trimmed().isEmpty());
+    updateReadFrom();
+}
+
+void ConnectionDialog::updateReadFrom()
+{
+    // What the URL reaches decides whether there can be replicas to read
+    // from: the sentinels name the master's replicas; a redis:// address may
+    // be a Cluster node, which is known only once connected.
+    QString ignored;
+    const auto ep = RedisEndpoint::fromUrl(m_url->text().trimmed(), &ignored);
+    QString tip;
+    bool applies = true;
+    if (!ep) {
+        applies = false;
+        tip = tr("Type a valid URL first: where reads can go depends on what it reaches.");
+    } else if (ep->transport == RedisEndpoint::Transport::Unix) {
+        applies = false;
+        tip = tr("A unix socket reaches one standalone server: there are no replicas to read "
+                 "from.");
+    } else if (ep->isSentinel()) {
+        tip = tr("replicas: discovery and refresh read from the master's replicas, as "
+                 "--read-from replicas (readings trail the master by the replication lag); "
+                 "actions always run on the master.");
+    } else {
+        tip = tr("replicas: if this server is a Cluster node, each master's reads go to one of "
+                 "its replicas, as --read-from replicas; actions always run on the master. A "
+                 "standalone server is read itself (the console notes it).");
+    }
+    m_readFrom->setEnabled(applies);
+    m_readFrom->setToolTip(tip);
 }
 
 void ConnectionDialog::saveCurrent()

@@ -31,6 +31,9 @@ struct ConnectionSettings
     QString profile; // a Gatehouse profile: built-in name or file; empty = autodetect
     bool readOnly = false;
     int intervalMs = 1000;
+    // --read-from replicas: the monitor reads a Sentinel master's or each
+    // Cluster master's replica; actions still go to the master.
+    bool readFromReplicas = false;
 
     // The endpoint, or nothing with a sentence in *error.
     std::optional<RedisEndpoint> endpoint(const QString &password, QString *error) const;
@@ -80,6 +83,7 @@ Q_SIGNALS:
 private:
     void reloadList();
     void validate();
+    void updateReadFrom();
     void saveCurrent();
     void test();
     void showTestResult(bool ok, const QString &text);
@@ -88,6 +92,7 @@ private:
     QListWidget *m_list;
     QLineEdit *m_name;
     QLineEdit *m_url;
+    QComboBox *m_readFrom;
     QLineEdit *m_user;
     QLineEdit *m_password;
     QCheckBox *m_savePassword;

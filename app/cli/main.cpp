@@ -31,7 +31,8 @@ namespace {
 
 const char s_commands[]
     = "Commands:\n"
-      "  ping                             Connect, run PING, print version and server time.\n"
+      "  ping [--json]                    Connect, run PING, print version, server time,\n"
+      "                                   topology and what a failover or crash would lose.\n"
       "  snapshot [--json]                One reading of every limiter, lock, token family,\n"
       "                                   queue ... found (--profile, or autodetected).\n"
       "  watch [--interval MS] [--count N] A line per tick (JSON lines with --json);\n"
@@ -327,7 +328,7 @@ int main(int argc, char *argv[])
     if (command == QLatin1String("ping")) {
         if (args.size() > 1)
             return usageError(QStringLiteral("ping takes no arguments."));
-        cli::PingCommand ping(*endpoint);
+        cli::PingCommand ping(*endpoint, parser.isSet(json));
         return runSession(app, ping);
     }
     if (command == QLatin1String("simulate")) {

@@ -3,17 +3,53 @@
 
 #include "exitcodes.h"
 
+#include <monitor/durabilityreader.h>
 #include <redis/serverinfo.h>
 #include <redis/userinput.h>
 
 #include <QDateTime>
+#include <QJsonDocument>
 #include <QTextStream>
 
 namespace gatehouse::cli {
 
-PingCommand::PingCommand(const RedisEndpoint &endpoint, QObject *parent)
+namespace {
+
+// Text goes to stdout, unless the command prints JSON at the end: then it is
+// dropped (the JSON carries the same).
+class Text
+{
+public:
+    explicit Text(bool json)
+        : m_stream(stdout)
+    {
+        if (json)
+            m_stream.setString(&m_dropped);
+    }
+    template<typename T>
+    Text &operator<<(const T &v)
+    {
+        m_stream << v;
+        return *this;
+    }
+    void flush() { m_stream.flush(); }
+
+private:
+    QString m_dropped;
+    QTextStream m_stream;
+};
+
+QJsonValue figure(qint64 v)
+{
+    return v < 0 ? QJsonValue() : QJsonValue(double(v));
+}
+
+} // namespace
+
+PingCommand::PingCommand(const RedisEndpoint &endpoint, bool json, QObject *parent)
     : QObject(parent)
     , m_client(endpoint)
+    , m_json(json)
 {
     m_client.setAutoReconnect(false);
     connect(&m_client, &RedisClient::stateChanged, this,
@@ -62,29 +98,39 @@ void PingCommand::onReady()
             if (m_done)
                 return;
             m_done = true;
-            QTextStream out(stdout);
+            Text out(m_json);
             out << pong.bytes() << '\n';
+            m_result.insert(QStringLiteral("pong"), QString::fromUtf8(pong.bytes()));
+            const QString address = m_client.topology().isSentinel()
+                                        ? m_client.topology().nodes.value(0).address()
+                                        : m_client.endpoint().address();
+            m_result.insert(QStringLiteral("address"), address);
 
             const RedisValue &info = replies.at(2);
             if (info.isError()) {
                 out << "server: " << m_client.endpoint().address()
                     << " (version unknown: INFO is not permitted: " << info.errorMessage() << ")\n";
+                m_result.insert(QStringLiteral("version"), QJsonValue());
             } else {
                 const auto fields = parseInfo(info.bytes());
                 out << "server: Redis " << fields.value("redis_version", "?") << " ("
-                    << fields.value("redis_mode", "standalone") << ") at "
-                    << (m_client.topology().isSentinel()
-                            ? m_client.topology().nodes.value(0).address()
-                            : m_client.endpoint().address())
-                    << '\n';
+                    << fields.value("redis_mode", "standalone") << ") at " << address << '\n';
+                m_result.insert(QStringLiteral("version"),
+                                QString::fromUtf8(fields.value("redis_version")));
             }
 
             const qint64 serverMs = serverTimeMs(replies.at(1));
+            m_serverMs = serverMs;
+            m_result.insert(QStringLiteral("roundTripMs"), double(receivedAtMs - m_sentAtMs));
             if (serverMs < 0) {
                 out << "time: unknown (" << replies.at(1).errorMessage() << ")\n";
+                m_result.insert(QStringLiteral("timeMs"), QJsonValue());
+                m_result.insert(QStringLiteral("clockOffsetMs"), QJsonValue());
             } else {
                 // Offset against the midpoint of the round trip.
                 const qint64 offset = serverMs - (m_sentAtMs + receivedAtMs) / 2;
+                m_result.insert(QStringLiteral("timeMs"), double(serverMs));
+                m_result.insert(QStringLiteral("clockOffsetMs"), double(offset));
                 out << "time: "
                     << QDateTime::fromMSecsSinceEpoch(serverMs, Qt::UTC).toString(Qt::ISODateWithMs)
                     << " (server clock " << (offset >= 0 ? "+" : "") << offset
@@ -99,20 +145,31 @@ void PingCommand::onReady()
 void PingCommand::printTopology()
 {
     const Topology topology = m_client.topology();
-    QTextStream out(stdout);
+    Text out(m_json);
     if (!topology.isCluster() && !topology.isSentinel()) {
         out << "mode: standalone\n";
         out.flush();
-        Q_EMIT finished(ExitOk);
+        m_result.insert(QStringLiteral("mode"), QStringLiteral("standalone"));
+        // The one server, read as the console reads it (Monitor): its
+        // durability whatever its role.
+        m_masters = {m_client.endpoint().address()};
+        m_nodes.append(QJsonObject{{QStringLiteral("address"), m_masters.first()}});
+        readDurability();
         return;
     }
     const int masters = int(topology.masters().size());
+    for (int m : topology.masters())
+        m_masters << topology.nodes.at(m).address();
     if (topology.isSentinel()) {
         const RedisEndpoint &ep = m_client.endpoint();
         out << "mode: sentinel (master \"" << ep.sentinelMaster << "\" at "
             << topology.nodes.value(0).address() << ", " << topology.nodes.size() - masters
             << " replicas; sentinels " << ep.sentinels.join(QLatin1Char(',')) << ")\n";
+        m_result.insert(QStringLiteral("mode"), QStringLiteral("sentinel"));
+        m_result.insert(QStringLiteral("sentinelMaster"), ep.sentinelMaster);
+        m_result.insert(QStringLiteral("sentinels"), QJsonArray::fromStringList(ep.sentinels));
     } else {
+        m_result.insert(QStringLiteral("mode"), QStringLiteral("cluster"));
         out << "mode: cluster (" << masters << (masters == 1 ? " master, " : " masters, ")
             << topology.nodes.size() - masters << " replicas; seen from "
             << m_client.endpoint().address() << ")\n";
@@ -140,12 +197,39 @@ void PingCommand::printTopology()
                 infos->insert(i, v);
                 if (infos->size() < order.size())
                     return;
-                QTextStream out(stdout);
+                Text out(m_json);
                 for (int n : order) {
                     TopologyNode node = topology.nodes.at(n);
                     const RedisValue &info = infos->value(n);
                     if (!info.isError())
                         node.applyInfo(info.bytes());
+                    QJsonObject json{{QStringLiteral("address"), node.address()},
+                                     {QStringLiteral("role"), node.role},
+                                     {QStringLiteral("state"), node.health}};
+                    if (!node.announced.isEmpty())
+                        json.insert(QStringLiteral("announced"), node.announced);
+                    if (node.role == QLatin1String("master") && topology.isCluster()) {
+                        json.insert(QStringLiteral("slots"), node.slotsText());
+                        json.insert(QStringLiteral("slotCount"), node.slotCount());
+                    }
+                    for (const TopologyNode &m : topology.nodes) {
+                        if (node.role != QLatin1String("master") && m.id == node.masterId
+                            && !m.id.isEmpty())
+                            json.insert(QStringLiteral("masterAddress"), m.address());
+                    }
+                    if (info.isError()) {
+                        json.insert(QStringLiteral("error"), info.errorMessage());
+                    } else {
+                        json.insert(QStringLiteral("version"), node.version);
+                        json.insert(QStringLiteral("usedMemoryBytes"),
+                                    figure(node.usedMemoryBytes));
+                        json.insert(QStringLiteral("connectedClients"),
+                                    figure(node.connectedClients));
+                        json.insert(QStringLiteral("opsPerSec"), figure(node.opsPerSec));
+                        json.insert(QStringLiteral("replicationOffset"),
+                                    figure(node.replicationOffset));
+                    }
+                    m_nodes.append(json);
                     out << "  " << node.address();
                     if (!node.announced.isEmpty())
                         out << " (announced " << node.announced << ")";
@@ -174,9 +258,63 @@ void PingCommand::printTopology()
                     out << '\n';
                 }
                 out.flush();
-                Q_EMIT finished(ExitOk);
+                readDurability();
             });
     }
+}
+
+void PingCommand::readDurability()
+{
+    // The console's own reader: the same commands (INFO persistence and
+    // replication, CONFIG GET appendfsync, save, min-replicas-*) and the same
+    // sentence. One reading, so a replica's lag is what its acknowledgements
+    // show (no write rate yet).
+    if (m_masters.isEmpty()) { // a Cluster without a master that answers: nothing to read
+        finish();
+        return;
+    }
+    m_durabilityReader = new DurabilityReader(&m_client, this);
+    m_durabilityReader->setMasters(m_masters);
+    connect(m_durabilityReader, &DurabilityReader::read, this,
+            [this](const QString &address, const Durability &d) {
+                m_durability.insert(address, d);
+                if (m_durability.size() == m_masters.size())
+                    finish();
+            });
+    m_durabilityReader->readNow();
+}
+
+void PingCommand::finish()
+{
+    const qint64 nowS
+        = m_serverMs >= 0 ? m_serverMs / 1000 : QDateTime::currentMSecsSinceEpoch() / 1000;
+    const bool standalone = m_result.value(QLatin1String("mode")) == QLatin1String("standalone");
+    Text out(m_json);
+    QJsonArray sentences;
+    for (const QString &address : std::as_const(m_masters)) {
+        const Durability d = m_durability.value(address);
+        const QString sentence = d.sentence(nowS);
+        if (standalone)
+            out << "durability: " << sentence << '\n';
+        else
+            out << "durability of " << address << ": " << sentence << '\n';
+        sentences.append(QJsonObject{{QStringLiteral("address"), address},
+                                     {QStringLiteral("sentence"), sentence}});
+        for (qsizetype i = 0; i < m_nodes.size(); ++i) {
+            QJsonObject node = m_nodes.at(i).toObject();
+            if (node.value(QLatin1String("address")).toString() == address) {
+                node.insert(QStringLiteral("durability"), d.toJson(nowS));
+                m_nodes.replace(i, node);
+            }
+        }
+    }
+    out.flush();
+    if (m_json) {
+        m_result.insert(QStringLiteral("nodes"), m_nodes);
+        m_result.insert(QStringLiteral("durability"), sentences);
+        QTextStream(stdout) << QJsonDocument(m_result).toJson(QJsonDocument::Compact) << '\n';
+    }
+    Q_EMIT finished(ExitOk);
 }
 
 } // namespace gatehouse::cli

@@ -360,6 +360,7 @@ int main(int argc, char *argv[])
         current.url = ep.displayUrl(); // with the user, never the password
         current.readOnly = readOnlyMode;
         current.intervalMs = intervalMs;
+        current.readFromReplicas = ep.readFromReplicas;
         // The monitor's connection lives on the monitor thread with it: no
         // hop per round trip.
         console.client = std::make_unique<RedisClient>(ep, &monitorThread);

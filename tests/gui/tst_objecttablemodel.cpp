@@ -194,9 +194,11 @@ private slots:
             << QStringList{QStringLiteral("Key=reports"),
                            QStringLiteral("Holder token=6fa459ea-ee8a-4ca4-894e-db77e160355e:41 "
                                           "(×2)"),
-                           QStringLiteral("TTL=25 s"),
-                           QStringLiteral("Held for=–"),
-                           QStringLiteral("Library=redisson"),
+                           QStringLiteral("TTL=25 s"), QStringLiteral("Held for=–"),
+                           // A held RLock layout with no waiters is what a
+                           // fair lock without waiters looks like too.
+                           QStringLiteral("Library=redisson · RLock (or an RFairLock with no "
+                                          "waiters)"),
                            QStringLiteral("Counts=holders 1 · holdCount 2 · waiters 0"),
                            QStringLiteral("Status=") + readingStatusId(Reading::Status::Ok)};
 

@@ -209,6 +209,8 @@ private slots:
         const QJsonObject lock = find(snap, QStringLiteral("locks"), QStringLiteral("reports"));
         checkLibrary(lock);
         QCOMPARE(lock.value(QStringLiteral("redissonType")).toString(), QStringLiteral("RLock"));
+        QCOMPARE(lock.value(QStringLiteral("redissonTypeText")).toString(),
+                 QStringLiteral("RLock (or an RFairLock with no waiters)"));
         QCOMPARE(lock.value(QStringLiteral("token")).toString(), QString::fromLatin1(a));
         QCOMPARE(count(lock, "holders"), 1);
         QCOMPARE(count(lock, "holdCount"), 2);
@@ -268,6 +270,8 @@ private slots:
         checkLibrary(lock);
         QCOMPARE(lock.value(QStringLiteral("redissonType")).toString(),
                  QStringLiteral("RFairLock"));
+        QCOMPARE(lock.value(QStringLiteral("redissonTypeText")).toString(),
+                 QStringLiteral("RFairLock"));
         QCOMPARE(count(lock, "holders"), 1);
         QCOMPARE(count(lock, "waiters"), 2);
         const QJsonArray waiters = lock.value(QStringLiteral("waiters")).toArray();
@@ -293,6 +297,31 @@ private slots:
         QCOMPARE(call(*m_client, {"LLEN", keys[1]}).toInteger(), 2); // waiters kept their places
         QVERIFY(tryLock(w1).isNil()); // the first waiter takes it, as Redisson's would
         QCOMPARE(call(*m_client, {"LINDEX", keys[1], "0"}).bytes(), w2);
+    }
+
+    // An RFairLock held with nobody waiting: Redisson's fair tryLock pops its
+    // (empty) queue and timeout set and writes the same HSET and PEXPIRE as
+    // RLock's, so the keys cannot say which it is; the console says both,
+    // and once a waiter queues it is an RFairLock.
+    void fairLockWithoutWaiters()
+    {
+        const QByteArray keys[]
+            = {"fair:idle", "redisson_lock_queue:{fair:idle}", "redisson_lock_timeout:{fair:idle}"};
+        const auto tryLock = [&](const QByteArray &thread) {
+            return redisson(QStringLiteral("fairlock_trylock"), {keys[0], keys[1], keys[2]},
+                            {"30000", thread, "60000", QByteArray::number(serverMs())});
+        };
+        QVERIFY(tryLock(s_uuidA + ":7").isNil());
+        QCOMPARE(call(*m_client, {"EXISTS", keys[1], keys[2]}).toInteger(), 0);
+        QJsonObject lock = find(snapshot(), QStringLiteral("locks"), QStringLiteral("fair:idle"));
+        QCOMPARE(lock.value(QStringLiteral("redissonType")).toString(), QStringLiteral("RLock"));
+        QCOMPARE(lock.value(QStringLiteral("redissonTypeText")).toString(),
+                 QStringLiteral("RLock (or an RFairLock with no waiters)"));
+        QVERIFY(tryLock(s_uuidB + ":8").isInteger()); // queued
+        lock = find(snapshot(), QStringLiteral("locks"), QStringLiteral("fair:idle"));
+        QCOMPARE(lock.value(QStringLiteral("redissonTypeText")).toString(),
+                 QStringLiteral("RFairLock"));
+        QCOMPARE(call(*m_client, {"DEL", keys[0], keys[1], keys[2]}).toInteger(), 3);
     }
 
     // A fair lock whose only waiter gave up long ago (its timeout passed):

@@ -24,10 +24,36 @@ QStringList nodeConfig()
 
 } // namespace
 
-RedisSentinel::RedisSentinel(int replicas, QString masterName)
+RedisSentinel::RedisSentinel(int replicas, QString masterName, bool tls)
     : m_masterName(std::move(masterName))
     , m_replicas(replicas)
+    , m_tls(tls)
 {}
+
+RedisServer::Options RedisSentinel::options(const QStringList &config, bool sentinel) const
+{
+    RedisServer::Options o;
+    o.config = config;
+    o.sentinel = sentinel;
+    if (m_tls) {
+        o.tls = true;
+        o.certDir = m_certs.path();
+        // Replicas reach their master, and sentinels the nodes and each other,
+        // over TLS with the server certificate as their client certificate.
+        o.config << QStringLiteral("tls-replication yes");
+    }
+    return o;
+}
+
+QString RedisSentinel::caFile() const
+{
+    return m_tls ? m_certs.filePath(QStringLiteral("ca.crt")) : QString();
+}
+
+QString RedisSentinel::otherCaFile() const
+{
+    return m_tls ? m_certs.filePath(QStringLiteral("other-ca.crt")) : QString();
+}
 
 RedisSentinel::~RedisSentinel()
 {
@@ -58,8 +84,9 @@ QString RedisSentinel::url() const
     QStringList addresses;
     for (int i = 0; i < m_sentinels.size(); ++i)
         addresses << sentinelAddress(i);
-    return QStringLiteral("redis-sentinel://%1#%2")
-        .arg(addresses.join(QLatin1Char(',')), m_masterName);
+    return QStringLiteral("%1://%2#%3")
+        .arg(m_tls ? QStringLiteral("rediss-sentinel") : QStringLiteral("redis-sentinel"),
+             addresses.join(QLatin1Char(',')), m_masterName);
 }
 
 int RedisSentinel::indexOfPort(quint16 port) const
@@ -75,8 +102,11 @@ QByteArray RedisSentinel::cli(quint16 port, const QStringList &args, int timeout
 {
     QProcess p;
     p.setChildProcessModifier([] { ::prctl(PR_SET_PDEATHSIG, SIGTERM); });
+    QStringList tlsArgs;
+    if (m_tls)
+        tlsArgs << QStringLiteral("--tls") << QStringLiteral("--cacert") << caFile();
     p.start(QStringLiteral(GATEHOUSE_REDIS_CLI),
-            QStringList{QStringLiteral("-p"), QString::number(port)} + args);
+            QStringList{QStringLiteral("-p"), QString::number(port)} + tlsArgs + args);
     if (!p.waitForStarted(10000) || !p.waitForFinished(timeoutMs)) {
         p.kill();
         p.waitForFinished(2000);
@@ -95,8 +125,9 @@ QByteArray RedisSentinel::cli(quint16 port, const QStringList &args, int timeout
 
 bool RedisSentinel::start()
 {
-    auto master = std::make_shared<RedisServer>(
-        RedisServer::Options{false, false, false, nodeConfig(), false});
+    if (m_tls && !RedisServer::makeCertificates(m_certs.path(), &m_error))
+        return false;
+    auto master = std::make_shared<RedisServer>(options(nodeConfig(), false));
     if (!master->start()) {
         m_error = master->errorString();
         return false;
@@ -105,8 +136,7 @@ bool RedisSentinel::start()
     for (int i = 0; i < m_replicas; ++i) {
         QStringList config = nodeConfig();
         config << QStringLiteral("replicaof 127.0.0.1 %1").arg(master->port());
-        auto replica = std::make_shared<RedisServer>(
-            RedisServer::Options{false, false, false, config, false});
+        auto replica = std::make_shared<RedisServer>(options(config, false));
         if (!replica->start()) {
             m_error = replica->errorString();
             return false;
@@ -115,15 +145,12 @@ bool RedisSentinel::start()
     }
     for (int i = 0; i < SentinelCount; ++i) {
         const QString name = m_masterName;
-        auto sentinel = std::make_shared<RedisServer>(RedisServer::Options{
-            false,
-            false,
-            false,
+        auto sentinel = std::make_shared<RedisServer>(options(
             {QStringLiteral("sentinel monitor %1 127.0.0.1 %2 2").arg(name).arg(master->port()),
              QStringLiteral("sentinel down-after-milliseconds %1 %2").arg(name).arg(DownAfterMs),
              QStringLiteral("sentinel failover-timeout %1 10000").arg(name),
              QStringLiteral("sentinel parallel-syncs %1 1").arg(name)},
-            true});
+            true));
         if (!sentinel->start()) {
             m_error = sentinel->errorString();
             return false;

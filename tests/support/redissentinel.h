@@ -15,13 +15,17 @@ namespace gatehouse::test {
 // replica is in sync and every sentinel knows the replicas and the other
 // sentinels, so a failover can be agreed on. The destructor stops the
 // processes it started (by their QProcess, never by name).
+// With tls, every node and sentinel listens on TLS only (port 0, tls-port),
+// replicates and talks to the others over TLS (tls-replication yes), all with
+// certificates of one test CA made in a temporary directory.
 class RedisSentinel
 {
 public:
     static constexpr int SentinelCount = 3;
     static constexpr int DownAfterMs = 1000; // sentinel down-after-milliseconds
 
-    explicit RedisSentinel(int replicas = 1, QString masterName = QStringLiteral("gatehouse-test"));
+    explicit RedisSentinel(int replicas = 1, QString masterName = QStringLiteral("gatehouse-test"),
+                           bool tls = false);
     ~RedisSentinel();
     RedisSentinel(const RedisSentinel &) = delete;
     RedisSentinel &operator=(const RedisSentinel &) = delete;
@@ -38,7 +42,12 @@ public:
     QString nodeAddress(int i) const;
     QString sentinelAddress(int i) const;
     // redis-sentinel://127.0.0.1:p0,127.0.0.1:p1,127.0.0.1:p2#name
+    // (rediss-sentinel:// with tls)
     QString url() const;
+    bool tls() const { return m_tls; }
+    // With tls: the CA that signed every certificate, and an unrelated one.
+    QString caFile() const;
+    QString otherCaFile() const;
 
     // The index of the data node the sentinels call master now (asked of the
     // first sentinel that answers), -1 if none answers.
@@ -62,8 +71,12 @@ private:
     bool waitReady(int timeoutMs);
     int indexOfPort(quint16 port) const;
 
+    RedisServer::Options options(const QStringList &config, bool sentinel) const;
+
     QString m_masterName;
     int m_replicas;
+    bool m_tls;
+    QTemporaryDir m_certs; // with tls: the shared CA and certificates
     QList<std::shared_ptr<RedisServer>> m_nodes;
     QList<std::shared_ptr<RedisServer>> m_sentinels;
     mutable QString m_error;

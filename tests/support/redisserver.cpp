@@ -63,24 +63,32 @@ QString RedisServer::socketPath() const
     return m_dir.filePath(QStringLiteral("redis.sock"));
 }
 
+QString RedisServer::certFile(const QString &name) const
+{
+    if (!m_options.tls)
+        return QString();
+    return m_options.certDir.isEmpty() ? m_dir.filePath(name)
+                                       : QDir(m_options.certDir).filePath(name);
+}
+
 QString RedisServer::caFile() const
 {
-    return m_options.tls ? m_dir.filePath(QStringLiteral("ca.crt")) : QString();
+    return certFile(QStringLiteral("ca.crt"));
 }
 
 QString RedisServer::otherCaFile() const
 {
-    return m_options.tls ? m_dir.filePath(QStringLiteral("other-ca.crt")) : QString();
+    return certFile(QStringLiteral("other-ca.crt"));
 }
 
 QString RedisServer::clientCertFile() const
 {
-    return m_options.tls ? m_dir.filePath(QStringLiteral("client.crt")) : QString();
+    return certFile(QStringLiteral("client.crt"));
 }
 
 QString RedisServer::clientKeyFile() const
 {
-    return m_options.tls ? m_dir.filePath(QStringLiteral("client.key")) : QString();
+    return certFile(QStringLiteral("client.key"));
 }
 
 RedisEndpoint RedisServer::endpoint() const
@@ -110,11 +118,10 @@ QString RedisServer::url() const
         .arg(m_port);
 }
 
-bool RedisServer::makeCertificates()
+bool RedisServer::makeCertificates(const QString &dir, QString *error)
 {
-    if (QFile::exists(caFile()))
+    if (QFile::exists(QDir(dir).filePath(QStringLiteral("client.key"))))
         return true;
-    const QString dir = m_dir.path();
     const QStringList ec{QStringLiteral("-newkey"), QStringLiteral("ec"),
                          QStringLiteral("-pkeyopt"), QStringLiteral("ec_paramgen_curve:prime256v1"),
                          QStringLiteral("-nodes")};
@@ -125,10 +132,10 @@ bool RedisServer::makeCertificates()
                                             name + QStringLiteral(".crt"), QStringLiteral("-days"),
                                             QStringLiteral("2"), QStringLiteral("-subj"),
                                             QStringLiteral("/CN=") + cn},
-                          dir, &m_error);
+                          dir, error);
     };
     const auto makeLeaf = [&](const QString &name, const QString &cn, const QString &ext) {
-        QFile extFile(m_dir.filePath(name + QStringLiteral(".ext")));
+        QFile extFile(QDir(dir).filePath(name + QStringLiteral(".ext")));
         if (!extFile.open(QIODevice::WriteOnly))
             return false;
         extFile.write(ext.toUtf8());
@@ -138,7 +145,7 @@ bool RedisServer::makeCertificates()
                                             name + QStringLiteral(".key"), QStringLiteral("-out"),
                                             name + QStringLiteral(".csr"), QStringLiteral("-subj"),
                                             QStringLiteral("/CN=") + cn},
-                          dir, &m_error)
+                          dir, error)
                && runOpenssl({QStringLiteral("x509"), QStringLiteral("-req"), QStringLiteral("-in"),
                               name + QStringLiteral(".csr"), QStringLiteral("-CA"),
                               QStringLiteral("ca.crt"), QStringLiteral("-CAkey"),
@@ -146,7 +153,7 @@ bool RedisServer::makeCertificates()
                               QStringLiteral("-out"), name + QStringLiteral(".crt"),
                               QStringLiteral("-days"), QStringLiteral("2"),
                               QStringLiteral("-extfile"), name + QStringLiteral(".ext")},
-                             dir, &m_error);
+                             dir, error);
     };
     return makeCa(QStringLiteral("ca"), QStringLiteral("Gatehouse Test CA"))
            && makeCa(QStringLiteral("other-ca"), QStringLiteral("Unrelated CA"))
@@ -166,10 +173,8 @@ bool RedisServer::writeConfig()
     };
     if (m_options.tls) {
         lines << QStringLiteral("port 0") << QStringLiteral("tls-port %1").arg(m_port)
-              << QStringLiteral("tls-cert-file \"%1\"")
-                     .arg(m_dir.filePath(QStringLiteral("server.crt")))
-              << QStringLiteral("tls-key-file \"%1\"")
-                     .arg(m_dir.filePath(QStringLiteral("server.key")))
+              << QStringLiteral("tls-cert-file \"%1\"").arg(certFile(QStringLiteral("server.crt")))
+              << QStringLiteral("tls-key-file \"%1\"").arg(certFile(QStringLiteral("server.key")))
               << QStringLiteral("tls-ca-cert-file \"%1\"").arg(caFile())
               << QStringLiteral("tls-auth-clients %1")
                      .arg(m_options.tlsAuthClients ? QStringLiteral("yes") : QStringLiteral("no"));
@@ -238,7 +243,9 @@ bool RedisServer::start()
     }
     if (isRunning())
         return true;
-    if (m_options.tls && !makeCertificates())
+    if (m_options.tls
+        && !makeCertificates(m_options.certDir.isEmpty() ? m_dir.path() : m_options.certDir,
+                             &m_error))
         return false;
     if (m_port != 0)
         return launch(); // a restart keeps its port

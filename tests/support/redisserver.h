@@ -31,6 +31,9 @@ public:
         bool unixSocket = false;     // also listen on <dir>/redis.sock
         QStringList config;          // extra redis.conf lines (ACL users, ...)
         bool sentinel = false;       // redis-server --sentinel (config: "sentinel monitor ...")
+        // TLS: the certificates (makeCertificates' files) are in this directory,
+        // shared by several servers; empty: made in the server's own directory.
+        QString certDir;
     };
 
     explicit RedisServer(Options options);
@@ -66,12 +69,17 @@ public:
     QString url() const;
 
     static QString serverPath();
+    // Makes a test CA (ca.crt), an unrelated CA (other-ca.crt), a server
+    // certificate for localhost and 127.0.0.1 signed by the CA (server.crt,
+    // server.key) and a client certificate (client.crt, client.key) in dir
+    // with openssl; true if dir already has them. Test setup: it blocks.
+    static bool makeCertificates(const QString &dir, QString *error);
     // Live child processes of this test process (Qt Creator's rule: zero
     // must be left when a test ends).
     static int runningChildren();
 
 private:
-    bool makeCertificates();
+    QString certFile(const QString &name) const;
     bool writeConfig();
     bool launch();
 

@@ -318,6 +318,14 @@ QString RedissonLockUnit::redissonType(const Reading &r)
     return r.length > 0 || r.stored > 0 ? QStringLiteral("RFairLock") : QStringLiteral("RLock");
 }
 
+QString RedissonLockUnit::redissonTypeText(const Reading &r)
+{
+    const QString type = redissonType(r);
+    return type == QLatin1String("RLock")
+               ? QStringLiteral("RLock (or an RFairLock with no waiters)")
+               : type;
+}
+
 qint64 RedissonLockUnit::validUntilMs(const PatternObject &, const Reading &r) const
 {
     if (r.status == Reading::Status::Missing)
@@ -401,11 +409,16 @@ QList<Column> RedissonLockUnit::columns() const
     held.sort = [](const ObjectState &s, qint64 now) {
         return QVariant(double(s.heldSinceMs < 0 ? -1 : now - s.heldSinceMs));
     };
+    // The library and which of its lock types the keys show.
+    Column library = Column::library(QStringLiteral("redisson"));
+    library.text = [text = library.text](const ObjectState &s, qint64 now) -> QString {
+        return text(s, now) + QStringLiteral(" · ") + redissonTypeText(s.reading);
+    };
     return {Column::key(QStringLiteral("Key")),
             holder,
             ttl,
             held,
-            Column::library(QStringLiteral("redisson")),
+            library,
             Column::counts(),
             Column::status()};
 }
@@ -415,6 +428,7 @@ void RedissonLockUnit::writeJson(const ObjectState &s, const Reading &r, qint64 
 {
     j.insert(QStringLiteral("keys"), keysToJson(s.object.related));
     j.insert(QStringLiteral("redissonType"), redissonType(r));
+    j.insert(QStringLiteral("redissonTypeText"), redissonTypeText(r));
     const QString mode = modeOf(r);
     j.insert(QStringLiteral("mode"), mode.isEmpty() ? QJsonValue() : QJsonValue(mode));
     j.insert(QStringLiteral("token"), keyToJson(r.token));
@@ -496,7 +510,7 @@ QString RedissonLockUnit::attentionText(const ObjectState &state, qint64 nowMs) 
     const bool known = state.heldSinceMs >= 0;
     const qint64 held = saturatingSub(nowMs, known ? state.heldSinceMs : state.firstSeenMs);
     return QStringLiteral("%1 %2 held for %3%4 (%5 waiting)")
-        .arg(redissonType(state.reading), printableBytes(state.object.key),
+        .arg(redissonTypeText(state.reading), printableBytes(state.object.key),
              known ? QString() : QStringLiteral("at least "), formatMs(held))
         .arg(state.reading.length);
 }

@@ -86,6 +86,11 @@ public:
     static ScriptCall forceUnlock(const PatternObject &object, const QByteArray &holder);
     // "RLock", "RFairLock" or "RReadWriteLock", as a reading shows it.
     static QString redissonType(const Reading &reading);
+    // The same for people: an "RLock" reading is "RLock (or an RFairLock with
+    // no waiters)", since RedissonFairLock takes a free lock with the very
+    // HSET and PEXPIRE RedissonLock uses and drops its queue and timeout keys
+    // once empty: nothing in Redis tells the two apart then.
+    static QString redissonTypeText(const Reading &reading);
 };
 
 } // namespace gatehouse

@@ -103,14 +103,12 @@ Detection AutoDetector::detectFrom(ClaimPool &pool, const std::optional<Profile>
     std::stable_sort(units.begin(), units.end(), [](const PatternUnit *a, const PatternUnit *b) {
         return a->groupOrder() < b->groupOrder();
     });
-    QList<PatternObject> grouped;
-    for (const PatternUnit *unit : std::as_const(units))
-        grouped.append(unit->groupClaims(pool));
-
     Detection d;
     QHash<QByteArray, qint64> ordinary; // family -> keys of instances judged ordinary
     QHash<QPair<QByteArray, QByteArray>, qsizetype> candidateAt; // (kind, family) -> index
-    for (PatternObject &o : grouped) {
+    // Judges one instance: shown, a candidate, or ordinary keys after all
+    // (then dropped: its evidence is freed with it).
+    const auto judgeOne = [&](PatternObject &o) {
         const PatternUnit &unit = PatternUnit::of(o.kind);
         o.evidence = unit.judge(o, pool);
         const QByteArray named = !o.members.isEmpty() ? o.members.first()
@@ -128,14 +126,14 @@ Detection AutoDetector::detectFrom(ClaimPool &pool, const std::optional<Profile>
         const int score = rejected ? 0 : evidenceScore(o.evidence);
         if (score >= Threshold) {
             d.objects.append(std::move(o));
-            continue;
+            return;
         }
         if (score <= 0) { // nothing left for it: an ordinary key after all
             for (const QByteArray &k : o.keys()) {
                 if (const ClaimPool::Entry *e = pool.find(k))
                     ++ordinary[e->family];
             }
-            continue;
+            return;
         }
         const QByteArray family = PatternUnit::familyOfObject(o, pool);
         const auto id = qMakePair(QByteArray(o.kind.name()), family);
@@ -160,6 +158,17 @@ Detection AutoDetector::detectFrom(ClaimPool &pool, const std::optional<Profile>
             c.evidence = o.evidence;
             c.example = o;
         }
+    };
+    // Each pattern's instances are judged as soon as it grouped them, and the
+    // ordinary ones dropped at once: a million keys group into a few hundred
+    // thousand instances, most of them ordinary, and judging only reads the
+    // pool (claims, shapes, families), never what later patterns take.
+    for (const PatternUnit *groupingUnit : std::as_const(units)) {
+        QList<PatternObject> grouped = groupingUnit->groupClaims(pool);
+        for (PatternObject &o : grouped) {
+            judgeOne(o);
+            o = PatternObject();
+        }
     }
     std::sort(
         d.objects.begin(), d.objects.end(), [](const PatternObject &a, const PatternObject &b) {
@@ -170,9 +179,9 @@ Detection AutoDetector::detectFrom(ClaimPool &pool, const std::optional<Profile>
 
     // The ordinary keys: every family's keys but those shown or candidates.
     QHash<QByteArray, qint64> used;
-    for (auto it = pool.entries().cbegin(); it != pool.entries().cend(); ++it) {
-        if (it->taken)
-            ++used[it->family];
+    for (qsizetype i = 0; i < pool.size(); ++i) {
+        if (const ClaimPool::Entry &e = pool.entryAt(i); e.taken)
+            ++used[e.family];
     }
     for (auto it = pool.families().cbegin(); it != pool.families().cend(); ++it) {
         const FamilyStats &f = *it;

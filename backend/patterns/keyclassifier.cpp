@@ -3,6 +3,7 @@
 
 #include "patternregistry.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace gatehouse {
@@ -157,6 +158,9 @@ bool isUuid(const QByteArray &s)
 
 bool isIp(const QByteArray &s)
 {
+    // Most segments are not: no list of parts for them.
+    if (s.size() < 7 || s.size() > 15 || !isDigit(s.at(0)) || !s.contains('.'))
+        return false;
     const QList<QByteArray> parts = s.split('.');
     if (parts.size() != 4)
         return false;
@@ -283,7 +287,8 @@ QByteArray familyOf(const QByteArray &key)
     for (qsizetype i = 0; i <= key.size(); ++i) {
         if (i < key.size() && !isDelimiter(key.at(i)))
             continue;
-        out += segmentShape(key.mid(start, i - start));
+        // A view of the key, not a copy: familyOf runs for every key scanned.
+        out += segmentShape(QByteArray::fromRawData(key.constData() + start, i - start));
         if (i < key.size())
             out += key.at(i);
         start = i + 1;
@@ -415,10 +420,28 @@ void ClaimPool::addMemorySample(const QByteArray &family, qint64 bytes)
     ++f.samples;
 }
 
-void ClaimPool::add(const KeyShape &shape, QList<std::pair<PatternKind, KeyClaim>> claims)
+namespace {
+
+// TYPE's replies, one copy each: a claimed key's shape shares it.
+QByteArray internedType(const QByteArray &type)
 {
-    const QByteArray family = boundedFamily(shape.key);
-    FamilyStats &f = m_families[family];
+    static const QByteArray s_types[] = {"string", "hash", "zset", "list", "set", "stream"};
+    for (const QByteArray &t : s_types) {
+        if (t == type)
+            return t;
+    }
+    return type;
+}
+
+} // namespace
+
+void ClaimPool::add(KeyShape shape, QList<std::pair<PatternKind, KeyClaim>> claims)
+{
+    const QByteArray name = boundedFamily(shape.key);
+    auto fam = m_families.find(name);
+    if (fam == m_families.end())
+        fam = m_families.insert(name, FamilyStats());
+    FamilyStats &f = *fam;
     ++f.keys;
     ++f.types[shape.type];
     if (shape.pttlMs > 0) {
@@ -436,22 +459,71 @@ void ClaimPool::add(const KeyShape &shape, QList<std::pair<PatternKind, KeyClaim
         return;
     for (const auto &claim : claims)
         ++f.claimedBy[QByteArray(claim.first.name())];
-    m_entries.insert(shape.key, Entry{shape, std::move(claims), family, false});
+    shape.type = internedType(shape.type);
+    if (m_chunks.empty() || m_chunks.back().size() == ChunkSize) {
+        m_chunks.emplace_back();
+        m_chunks.back().reserve(ChunkSize);
+    }
+    m_chunks.back().push_back(Entry{std::move(shape), std::move(claims), fam.key(), false});
+    m_order.push_back(m_count++);
+    m_sorted = false;
+}
+
+void ClaimPool::sort() const
+{
+    if (m_sorted)
+        return;
+    m_sorted = true;
+    // Equal keys (SCAN may list a key twice) in the order they came; the
+    // last reading wins (the earlier entries stay, unlisted).
+    std::sort(m_order.begin(), m_order.end(), [this](quint32 a, quint32 b) {
+        const int c = at(a).shape.key.compare(at(b).shape.key);
+        return c != 0 ? c < 0 : a < b;
+    });
+    auto out = m_order.begin();
+    for (auto it = m_order.begin(); it != m_order.end();) {
+        auto last = it;
+        while (last + 1 != m_order.end() && at(*(last + 1)).shape.key == at(*it).shape.key)
+            ++last;
+        *out++ = *last;
+        it = last + 1;
+    }
+    m_order.erase(out, m_order.end());
+}
+
+std::size_t ClaimPool::lowerBound(const QByteArray &key) const
+{
+    sort();
+    return std::size_t(std::lower_bound(m_order.cbegin(), m_order.cend(), key,
+                                        [this](quint32 i, const QByteArray &k) {
+                                            return at(i).shape.key.compare(k) < 0;
+                                        })
+                       - m_order.cbegin());
+}
+
+ClaimPool::Entry *ClaimPool::findEntry(const QByteArray &key) const
+{
+    const std::size_t i = lowerBound(key);
+    if (i == m_order.size())
+        return nullptr;
+    Entry &e = at(m_order[i]);
+    return e.shape.key == key ? &e : nullptr;
 }
 
 const ClaimPool::Entry *ClaimPool::find(const QByteArray &key) const
 {
-    const auto it = m_entries.constFind(key);
-    return it == m_entries.cend() ? nullptr : &*it;
+    return findEntry(key);
 }
 
 QList<QByteArray> ClaimPool::under(const QByteArray &prefix) const
 {
     QList<QByteArray> out;
-    for (auto it = m_entries.lowerBound(prefix);
-         it != m_entries.cend() && it.key().startsWith(prefix); ++it) {
-        if (!it->taken)
-            out.append(it.key());
+    for (std::size_t i = lowerBound(prefix); i < m_order.size(); ++i) {
+        const Entry &e = at(m_order[i]);
+        if (!e.shape.key.startsWith(prefix))
+            break;
+        if (!e.taken)
+            out.append(e.shape.key);
     }
     return out;
 }
@@ -469,23 +541,27 @@ QString ClaimPool::roleOf(const QByteArray &key, PatternKind kind) const
 
 QList<QByteArray> ClaimPool::won(PatternKind kind) const
 {
+    sort();
     QList<QByteArray> keys;
-    for (auto it = m_entries.cbegin(); it != m_entries.cend(); ++it) {
-        if (!it->taken && it->claims.first().first == kind)
-            keys.append(it.key());
+    for (quint32 i : m_order) {
+        const Entry &e = at(i);
+        if (!e.taken && e.claims.first().first == kind)
+            keys.append(e.shape.key);
     }
     return keys;
 }
 
 QList<QByteArray> ClaimPool::claimed(PatternKind kind, int maxStrength) const
 {
+    sort();
     QList<QByteArray> keys;
-    for (auto it = m_entries.cbegin(); it != m_entries.cend(); ++it) {
-        if (it->taken || it->claims.first().second.strength > maxStrength)
+    for (quint32 i : m_order) {
+        const Entry &e = at(i);
+        if (e.taken || e.claims.first().second.strength > maxStrength)
             continue;
-        for (const auto &[k, claim] : it->claims) {
+        for (const auto &[k, claim] : e.claims) {
             if (k == kind) {
-                keys.append(it.key());
+                keys.append(e.shape.key);
                 break;
             }
         }
@@ -495,10 +571,10 @@ QList<QByteArray> ClaimPool::claimed(PatternKind kind, int maxStrength) const
 
 bool ClaimPool::take(const QByteArray &key)
 {
-    const auto it = m_entries.find(key);
-    if (it == m_entries.end() || it->taken)
+    Entry *e = findEntry(key);
+    if (!e || e->taken)
         return false;
-    it->taken = true;
+    e->taken = true;
     return true;
 }
 

@@ -11,6 +11,7 @@
 
 #include <optional>
 #include <utility>
+#include <vector>
 
 namespace gatehouse {
 
@@ -93,6 +94,12 @@ struct FamilyStats
 
 // The keys claimed during one discovery, which the patterns group into
 // instances (PatternUnit::groupClaims), each taking the keys it uses.
+//
+// A million-key keyspace has a few hundred thousand claimed keys (ordinary
+// keys claimed on their shape before their family's evidence rejects them), so
+// the pool is compact: entries appended during the scan into chunks and
+// sorted by key once, when first asked (no tree node per key); a family's
+// name and the common TYPE replies are shared, not copied per key.
 class ClaimPool
 {
 public:
@@ -100,15 +107,16 @@ public:
     {
         KeyShape shape;
         QList<std::pair<PatternKind, KeyClaim>> claims; // strongest first
-        QByteArray family;                              // familyOf(key)
+        QByteArray family;                              // familyOf(key), shared with families()
         bool taken = false;
+        const QByteArray &key() const { return shape.key; }
     };
 
     qint64 nowMs = 0; // the server's time during the scan
 
     // A key and every claim on it (claimsOn); counted in its family always,
     // kept only when somebody claims it.
-    void add(const KeyShape &shape, QList<std::pair<PatternKind, KeyClaim>> claims);
+    void add(KeyShape shape, QList<std::pair<PatternKind, KeyClaim>> claims);
     // A key's MEMORY USAGE sample for its family.
     void addMemorySample(const QByteArray &family, qint64 bytes);
     // Whether the family of a key about to be read wants a MEMORY USAGE
@@ -138,12 +146,35 @@ public:
     QList<QByteArray> claimed(PatternKind kind, int maxStrength) const;
     // Marks key as part of an instance; false when unknown or taken already.
     bool take(const QByteArray &key);
-    qsizetype size() const { return m_entries.size(); }
-
-    const QMap<QByteArray, Entry> &entries() const { return m_entries; }
+    qsizetype size() const
+    {
+        sort();
+        return qsizetype(m_order.size());
+    }
+    // The i-th claimed key in key order (i < size()).
+    const Entry &entryAt(qsizetype i) const
+    {
+        sort();
+        return at(m_order[std::size_t(i)]);
+    }
 
 private:
-    QMap<QByteArray, Entry> m_entries; // key order: instances come out sorted
+    // Entries live in chunks that never move (a vector of a few hundred
+    // thousand entries would copy them all, and hold both copies, each time
+    // it grows); m_order lists them in key order.
+    static constexpr std::size_t ChunkSize = 4096;
+    Entry &at(quint32 i) const { return m_chunks[i / ChunkSize][i % ChunkSize]; }
+    // Sorts the keys appended since the last sort; a key SCAN returned twice
+    // keeps its last reading.
+    void sort() const;
+    Entry *findEntry(const QByteArray &key) const;
+    // The first position in m_order whose key is not below key.
+    std::size_t lowerBound(const QByteArray &key) const;
+
+    mutable std::vector<std::vector<Entry>> m_chunks;
+    mutable std::vector<quint32> m_order; // entries in key order: instances come out sorted
+    quint32 m_count = 0;                  // entries appended
+    mutable bool m_sorted = true;
     QHash<QByteArray, FamilyStats> m_families;
 };
 

@@ -479,6 +479,22 @@ bool isShortCode(const QByteArray &segment)
 
 } // namespace
 
+bool TokenFamilyUnit::prefixNamedLikeToken(const QByteArray &prefix) const
+{
+    // Asked for every string that expires with a short last segment (a
+    // million cached values "cache:product:1234" ask it of one prefix):
+    // remembered per prefix, per thread, within a bound.
+    thread_local QHash<QByteArray, bool> s_named;
+    const auto it = s_named.constFind(prefix);
+    if (it != s_named.cend())
+        return *it;
+    if (s_named.size() >= 4096)
+        s_named.clear();
+    const bool named = !matchWord(familyWords(familyOf(prefix)), wordsFor()).isEmpty();
+    s_named.insert(prefix, named);
+    return named;
+}
+
 std::optional<KeyClaim> TokenFamilyUnit::claimKey(const KeyShape &s, qint64) const
 {
     // "<prefix>:<random>" that expires (a one-time code), or a hash with a
@@ -489,8 +505,7 @@ std::optional<KeyClaim> TokenFamilyUnit::claimKey(const KeyShape &s, qint64) con
     // a token by its family's name: its siblings are grouped with it by prefix.
     const qsizetype colon = s.key.lastIndexOf(':');
     if (s.type == "string" && s.pttlMs > 0 && !isInteger(s.head) && colon > 0
-        && isShortCode(s.key.mid(colon + 1))
-        && !matchWord(familyWords(familyOf(s.key.left(colon))), wordsFor()).isEmpty())
+        && isShortCode(s.key.mid(colon + 1)) && prefixNamedLikeToken(s.key.left(colon)))
         return KeyClaim{QStringLiteral("token"), 20};
     if (s.type == "hash" && s.hasCountField)
         return KeyClaim{QStringLiteral("counted-token"), 10};

@@ -86,6 +86,10 @@ public:
     // knows; a key in none of them is refused unless forced (with no known
     // family, a key whose last segment looks generated is accepted).
     static ScriptCall revoke(const QByteArray &tokenKey, const QList<QByteArray> &families);
+
+private:
+    // Whether a family prefix's words name a token ("otp", "code", ...).
+    bool prefixNamedLikeToken(const QByteArray &prefix) const;
 };
 
 } // namespace gatehouse

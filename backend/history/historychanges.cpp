@@ -175,6 +175,68 @@ bool decodeRecords(const QByteArray &blob, QList<ChangeRecord> *out)
     return true;
 }
 
+// u32 n, n x (u32 id, u32 offset into data), data (the records), little-endian.
+QByteArray encodeKeyframe(const QList<ChangeRecord> &records)
+{
+    QByteArray data;
+    data.reserve(records.size() * 20);
+    QByteArray out(4 + records.size() * 8, Qt::Uninitialized);
+    uchar *index = reinterpret_cast<uchar *>(out.data());
+    qToLittleEndian<quint32>(quint32(records.size()), index);
+    for (qsizetype i = 0; i < records.size(); ++i) {
+        qToLittleEndian<quint32>(quint32(records.at(i).head), index + 4 + i * 8);
+        qToLittleEndian<quint32>(quint32(data.size()), index + 8 + i * 8);
+        putRecord(data, records.at(i));
+    }
+    return out + data;
+}
+
+bool keyframeRecord(const QByteArray &blob, quint32 id, ChangeRecord *out)
+{
+    if (blob.size() < 4)
+        return false;
+    const uchar *p = reinterpret_cast<const uchar *>(blob.constData());
+    const quint32 n = qFromLittleEndian<quint32>(p);
+    const qsizetype dataStart = 4 + qsizetype(n) * 8;
+    if (dataStart > blob.size())
+        return false;
+    quint32 lo = 0, hi = n;
+    while (lo < hi) {
+        const quint32 mid = lo + (hi - lo) / 2;
+        const quint32 at = qFromLittleEndian<quint32>(p + 4 + mid * 8);
+        if (at < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo >= n || qFromLittleEndian<quint32>(p + 4 + lo * 8) != id)
+        return false;
+    const uchar *r = p + dataStart + qFromLittleEndian<quint32>(p + 8 + lo * 8);
+    return r < p + blob.size() && getRecord(&r, p + blob.size(), out);
+}
+
+bool decodeKeyframe(const QByteArray &blob, QList<ChangeRecord> *out)
+{
+    out->clear();
+    if (blob.size() < 4)
+        return false;
+    const uchar *p = reinterpret_cast<const uchar *>(blob.constData());
+    const uchar *end = p + blob.size();
+    const quint32 n = qFromLittleEndian<quint32>(p);
+    const qsizetype dataStart = 4 + qsizetype(n) * 8;
+    if (dataStart > blob.size())
+        return false;
+    const uchar *r = p + dataStart;
+    out->reserve(n);
+    ChangeRecord record;
+    for (quint32 i = 0; i < n; ++i) {
+        if (!getRecord(&r, end, &record))
+            return false;
+        out->append(record);
+    }
+    return true;
+}
+
 void SeriesState::apply(const ChangeRecord &r, qint64 at)
 {
     present = !r.absent;

@@ -73,6 +73,14 @@ bool getRecord(const uchar **p, const uchar *end, ChangeRecord *r);
 // of each hour); a reader starts from one.
 enum TickFlags : uchar { FullTick = 1 };
 
+// A full tick's records (the `keyframes` table, one row per full tick):
+// sorted by id with an index, so a reader finds one object by binary search
+// and the minute's fold does not split 20,000 records into as many rows.
+// records: heads are ids, ascending, unique.
+QByteArray encodeKeyframe(const QList<ChangeRecord> &records);
+bool keyframeRecord(const QByteArray &blob, quint32 id, ChangeRecord *out);
+bool decodeKeyframe(const QByteArray &blob, QList<ChangeRecord> *out);
+
 // The ticks of one minute (the `samples` row of object 0): ms since the
 // minute's start and flags, ascending.
 struct MinuteTicks

@@ -210,16 +210,16 @@ void fillEntry(const ObjectState &s, const QList<Figure> &figures, qint64 atMs,
     if (s.reading.atMs != atMs)
         projected = s.reading.at(atMs);
     const Reading &r = projected ? *projected : s.reading;
-    // And how each figure moves while the object is not read again: a
-    // second and an hour on, as the monitor would project it.
+    // And how each figure moves while the object is not read again: its
+    // value a second and an hour on. Figures take the time and project
+    // their fields themselves (Reading::countdownAt, ageAt), so the
+    // projected reading serves for both: no copy per time.
     constexpr qint64 Second = 1000, Hour = 3600 * 1000;
-    const Reading r1 = s.reading.at(atMs + Second);
-    const Reading r2 = s.reading.at(atMs + Hour);
     for (int f = 0; f < e->figures; ++f) {
         const Figure &figure = figures.at(f);
         const double v = figure.value(r, atMs);
         e->values[f] = v;
-        if (!Internal::slopeOf(v, figure.value(r1, atMs + Second), figure.value(r2, atMs + Hour),
+        if (!Internal::slopeOf(v, figure.value(r, atMs + Second), figure.value(r, atMs + Hour),
                                &e->slopes[f])) {
             e->slopes[f] = 0;
             *moves = true;
@@ -607,6 +607,19 @@ std::optional<HistoryRange> HistoryStore::read(const QString &path, const QByteA
             }
         }
     }
+    // The full ticks' records of the object (one binary search each).
+    q.prepare(QStringLiteral("SELECT t, data FROM keyframes WHERE t >= ? AND t <= ? ORDER BY t"));
+    q.addBindValue(fromMs);
+    q.addBindValue(untilMs);
+    if (q.exec()) {
+        ChangeRecord r;
+        while (q.next()) {
+            if (keyframeRecord(q.value(1).toByteArray(), id, &r))
+                records.emplace_back(q.value(0).toLongLong(), r);
+        }
+    }
+    std::stable_sort(records.begin(), records.end(),
+                     [](const auto &a, const auto &b) { return a.first < b.first; });
     SeriesState state;
     size_t next = 0;
     for (const auto &[t, flags] : ticks) {

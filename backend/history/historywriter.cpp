@@ -147,6 +147,8 @@ HistoryWriter::Verdict HistoryWriter::tryOpen(QString *detail)
         // Format 2 (historychanges.h): an object's few rows of a range are
         // found by this index, not by a lookup per minute.
         QStringLiteral("CREATE INDEX IF NOT EXISTS samples_object ON samples (object, minute)"),
+        QStringLiteral("CREATE TABLE IF NOT EXISTS keyframes (t INTEGER PRIMARY KEY, data BLOB "
+                       "NOT NULL)"),
         QStringLiteral("INSERT OR IGNORE INTO meta VALUES ('format', '2')"),
     };
     for (const QString &s : schema) {
@@ -363,9 +365,14 @@ bool HistoryWriter::writeTick(const HistoryTick &tick)
     const qint64 hour = floorDiv(t, HourMs);
     const bool fullRecord = m_awaitFull || hour != m_tickHour;
     ++m_tickNumber;
+    // A partial tick's records go into its `recent` row (folded into the
+    // objects' minute rows later); a full one's into a `keyframes` row.
     QByteArray blob;
-    blob.reserve(fullRecord ? 1 + 32 * int(m_series.size()) : 1 + 40 * int(tick.entries.size()));
+    blob.reserve(fullRecord ? 1 : 1 + 40 * int(tick.entries.size()));
     blob.append(char(fullRecord ? FullTick : 0));
+    QList<ChangeRecord> keyframe;
+    if (fullRecord)
+        keyframe.reserve(qsizetype(m_series.size()));
     bool ok = true;
     ChangeRecord r;
     for (const HistoryTick::Entry &e : tick.entries) {
@@ -398,8 +405,12 @@ bool HistoryWriter::writeTick(const HistoryTick &tick)
             r.values[f] = f < figures ? e.values[f] : 0.0;
             r.slopes[f] = f < figures ? e.slopes[f] : 0;
         }
-        if (!(fullRecord && e.absent))
-            putRecord(blob, r); // a full tick's reader starts with nothing present
+        if (fullRecord) {
+            if (!e.absent) // a full tick's reader starts with nothing present
+                keyframe.append(r);
+        } else {
+            putRecord(blob, r);
+        }
         s.apply(r, t);
     }
     if (!ok) {
@@ -428,12 +439,24 @@ bool HistoryWriter::writeTick(const HistoryTick &tick)
                         = f < s.figures ? projectMotion(s.values[f], s.slopes[f], t - s.atMs) : 0.0;
                     r.slopes[f] = s.slopes[f];
                 }
-                putRecord(blob, r);
+                keyframe.append(r); // (fullRecord: a partial tick's hour begins)
             }
             s.apply(r, t);
         }
     }
     QSqlQuery q(QSqlDatabase::database(m_connection, false));
+    if (fullRecord) {
+        std::sort(keyframe.begin(), keyframe.end(),
+                  [](const ChangeRecord &a, const ChangeRecord &b) { return a.head < b.head; });
+        q.prepare(QStringLiteral("INSERT OR REPLACE INTO keyframes (t, data) VALUES (?, ?)"));
+        q.addBindValue(t);
+        q.addBindValue(encodeKeyframe(keyframe));
+        if (!q.exec()) {
+            fail(QStringLiteral("INSERT INTO keyframes"), q.lastError().text());
+            requestFull();
+            return false;
+        }
+    }
     q.prepare(QStringLiteral("INSERT OR REPLACE INTO recent (t, data) VALUES (?, ?)"));
     q.addBindValue(t);
     q.addBindValue(blob);
@@ -619,6 +642,24 @@ void HistoryWriter::downsampleHour(qint64 hour)
     std::map<quint32, std::vector<std::pair<qint64, ChangeRecord>>> recordsOf;
     MinuteTicks m;
     QList<ChangeRecord> list;
+    // The hour's full ticks first: each starts its objects' states.
+    {
+        QSqlQuery k(db);
+        k.setForwardOnly(true);
+        k.prepare(
+            QStringLiteral("SELECT t, data FROM keyframes WHERE t >= ? AND t < ? ORDER BY t"));
+        k.addBindValue(hour * HourMs);
+        k.addBindValue((hour + 1) * HourMs);
+        if (k.exec()) {
+            while (k.next()) {
+                const qint64 t = k.value(0).toLongLong();
+                if (!decodeKeyframe(k.value(1).toByteArray(), &list))
+                    continue;
+                for (const ChangeRecord &r : std::as_const(list))
+                    recordsOf[quint32(r.head)].emplace_back(t, r);
+            }
+        }
+    }
     while (q.next()) {
         const qint64 minuteStart = q.value(0).toLongLong() * MinuteMs;
         const quint32 object = q.value(1).toUInt();
@@ -636,6 +677,9 @@ void HistoryWriter::downsampleHour(qint64 hour)
             out.emplace_back(minuteStart + qint64(r.head), r);
     }
     q.finish();
+    for (auto &[object, records] : recordsOf) // keyframes and minutes, in time order
+        std::stable_sort(records.begin(), records.end(),
+                         [](const auto &a, const auto &b) { return a.first < b.first; });
     // The ticks by minute: [first, end) in hourTicks, and whether one of
     // them is full (the state starts again there).
     struct MinuteSpan
@@ -743,6 +787,13 @@ void HistoryWriter::downsampleHour(qint64 hour)
         }
     }
     QSqlQuery del(db);
+    del.prepare(QStringLiteral("DELETE FROM keyframes WHERE t < ?"));
+    del.addBindValue((hour + 1) * HourMs);
+    if (!del.exec()) {
+        fail(QStringLiteral("DELETE FROM keyframes"), del.lastError().text());
+        db.rollback();
+        return;
+    }
     del.prepare(QStringLiteral("DELETE FROM samples WHERE minute >= ? AND minute < ?"));
     del.addBindValue(hour * 60);
     del.addBindValue((hour + 1) * 60);
@@ -810,6 +861,11 @@ void HistoryWriter::enforceCap()
             if (sampleMinute < 0)
                 break; // only the current minute is left
             // Five minutes at a time: small steps stay close to the cap.
+            // (The full ticks of those minutes go with them.)
+            q.prepare(QStringLiteral("DELETE FROM keyframes WHERE t < ?"));
+            q.addBindValue((sampleMinute + 5) * MinuteMs);
+            if (!q.exec())
+                break;
             q.prepare(QStringLiteral("DELETE FROM samples WHERE minute < ?"));
             q.addBindValue(sampleMinute + 5);
         }

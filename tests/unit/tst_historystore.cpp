@@ -472,9 +472,10 @@ private slots:
         }
         store.flush();
         QVERIFY2(problems.isEmpty(), qPrintable(problems.value(0).value(0).toString()));
-        // Rows: every object has its record of the first (full) tick in
-        // minute 0; only limiter 7 has another, in minute 1. Minute 2 is
-        // still in `recent`: a byte per tick (its flags), nothing else.
+        // Rows: every object's record of the first (full) tick is in that
+        // tick's one `keyframes` row; only limiter 7 has a row of its own,
+        // in minute 1. Minute 2 is still in `recent`: a byte per tick (its
+        // flags), nothing else.
         {
             const QString name = QUuid::createUuid().toString();
             {
@@ -488,11 +489,14 @@ private slots:
                     q.addBindValue(key);
                     return q.exec() && q.next() ? q.value(0).toInt() : -1;
                 };
-                QCOMPARE(rowsOf("rl:idle:8"), 1);
-                QCOMPARE(rowsOf("lock:idle:3"), 1); // read again, nothing new
-                QCOMPARE(rowsOf("rl:idle:5"), 1);   // a countdown reaching 0
-                QCOMPARE(rowsOf("lock:idle:4"), 1);
-                QCOMPARE(rowsOf("rl:idle:7"), 2);
+                QCOMPARE(rowsOf("rl:idle:8"), 0);
+                QCOMPARE(rowsOf("lock:idle:3"), 0); // read again, nothing new
+                QCOMPARE(rowsOf("rl:idle:5"), 0);   // a countdown reaching 0
+                QCOMPARE(rowsOf("lock:idle:4"), 0);
+                QCOMPARE(rowsOf("rl:idle:7"), 1);
+                QVERIFY(q.exec(QStringLiteral("SELECT COUNT(*) FROM keyframes")));
+                QVERIFY(q.next());
+                QCOMPARE(q.value(0).toInt(), 1);
                 QVERIFY(q.exec(QStringLiteral("SELECT COUNT(*), MAX(LENGTH(data)) FROM recent")));
                 QVERIFY(q.next());
                 QCOMPARE(q.value(0).toInt(), 60);
@@ -598,14 +602,18 @@ private slots:
                 db.setDatabaseName(path);
                 QVERIFY(db.open());
                 QSqlQuery q(db);
-                // Idle: one record an hour (the hour's full tick), for the
-                // 24 h still at full resolution (hour 0 is buckets now).
+                // Idle: no row of its own; one row an hour for every object
+                // (the hour's full tick), for the hours still at full
+                // resolution (hour 0 is buckets now) and 25:00:00.
                 q.prepare(QStringLiteral("SELECT COUNT(*) FROM samples WHERE object = (SELECT "
                                          "id FROM objects WHERE key = ?)"));
                 q.addBindValue(QByteArray("rl:day:0"));
                 QVERIFY(q.exec());
                 QVERIFY(q.next());
-                QCOMPARE(q.value(0).toInt(), 24);
+                QCOMPARE(q.value(0).toInt(), 0);
+                QVERIFY(q.exec(QStringLiteral("SELECT COUNT(*) FROM keyframes")));
+                QVERIFY(q.next());
+                QCOMPARE(q.value(0).toInt(), 25);
             }
             QSqlDatabase::removeDatabase(name);
         }

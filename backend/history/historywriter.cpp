@@ -302,7 +302,8 @@ void HistoryWriter::close()
 {
     if (!m_ok)
         return;
-    writePending(); // the current minute stays in `recent`: a restart adds to it
+    writePending();         // the current minute stays in `recent`: a restart adds to it
+    m_insertObject.reset(); // before its connection goes
     exec(QStringLiteral("PRAGMA wal_checkpoint(TRUNCATE)"));
     m_ok = false;
     {
@@ -319,16 +320,24 @@ quint32 HistoryWriter::idFor(const HistoryTick::Entry &entry, bool *ok)
         if (kind == entry.kind)
             return id;
     }
-    const QString pattern = entry.kind.id();
-    QStringList figures;
-    const QList<Figure> declared = PatternUnit::of(entry.kind).figures();
-    for (const Figure &f : declared)
-        figures << f.id;
-    QSqlQuery q(QSqlDatabase::database(m_connection, false));
-    q.prepare(QStringLiteral("INSERT INTO objects (key, pattern, figures) VALUES (?, ?, ?)"));
-    q.addBindValue(entry.key);
-    q.addBindValue(pattern);
-    q.addBindValue(figures.mid(0, entry.figures).join(QLatin1Char(',')));
+    // A new file meets every object at once (20,000 on the first tick):
+    // the statement is prepared once and a pattern's figure ids listed once.
+    auto declared = m_declared.find(entry.kind);
+    if (declared == m_declared.end()) {
+        QStringList figures;
+        for (const Figure &f : PatternUnit::of(entry.kind).figures())
+            figures << f.id;
+        declared = m_declared.insert(entry.kind, figures);
+    }
+    if (!m_insertObject) {
+        m_insertObject = std::make_unique<QSqlQuery>(QSqlDatabase::database(m_connection, false));
+        m_insertObject->prepare(
+            QStringLiteral("INSERT INTO objects (key, pattern, figures) VALUES (?, ?, ?)"));
+    }
+    QSqlQuery &q = *m_insertObject;
+    q.bindValue(0, entry.key);
+    q.bindValue(1, entry.kind.id());
+    q.bindValue(2, declared->mid(0, entry.figures).join(QLatin1Char(',')));
     if (!q.exec()) {
         fail(QStringLiteral("INSERT INTO objects"), q.lastError().text());
         *ok = false;

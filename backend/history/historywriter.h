@@ -6,10 +6,13 @@
 
 #include <QHash>
 #include <QObject>
+#include <QSqlQuery>
+#include <QStringList>
 #include <QTimer>
 
 #include <atomic>
 #include <limits>
+#include <memory>
 #include <vector>
 
 namespace gatehouse::Internal {
@@ -77,6 +80,8 @@ private:
     bool m_awaitFull = true; // partial ticks are dropped until a full one
     bool m_tickBeforeOpen = false;
     std::atomic<bool> *m_needFull = nullptr;
+    std::unique_ptr<QSqlQuery> m_insertObject;  // INSERT INTO objects, prepared once
+    QHash<PatternKind, QStringList> m_declared; // a pattern's figure ids
 };
 
 } // namespace gatehouse::Internal

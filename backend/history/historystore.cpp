@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "historystore.h"
 
+#include "historychanges.h"
 #include "historywriter.h"
 
 #include <monitor/snapshot.h>
@@ -12,6 +13,7 @@
 #include <QHash>
 #include <QMetaObject>
 #include <QRegularExpression>
+#include <QSet>
 #include <QSqlDatabase>
 #include <QSqlError>
 #include <QSqlQuery>
@@ -167,40 +169,84 @@ std::optional<HistoryStore::Options> HistoryStore::Options::fromText(const QStri
     return o;
 }
 
+namespace {
+
+// A pattern's figures, looked up once per run of objects of one kind.
+class FigureCache
+{
+public:
+    const QList<Figure> &of(const PatternKind &kind)
+    {
+        // Objects come in runs of one kind: hash a kind's id only when it changes.
+        if (!m_last || !(m_lastKind == kind)) {
+            auto found = m_figures.find(kind);
+            if (found == m_figures.end())
+                found = m_figures.insert(kind, PatternUnit::of(kind).figures().mid(0, 8));
+            m_lastKind = kind;
+            m_last = &*found;
+        }
+        return *m_last;
+    }
+
+private:
+    QHash<PatternKind, QList<Figure>> m_figures;
+    PatternKind m_lastKind;
+    const QList<Figure> *m_last = nullptr;
+};
+
+void fillEntry(const ObjectState &s, const QList<Figure> &figures, qint64 atMs,
+               HistoryTick::Entry *e, bool *moves)
+{
+    e->key = s.object.key;
+    e->kind = s.object.kind;
+    e->figures = int(figures.size());
+    e->absent = s.stale || s.gone; // history holds readings, not gaps
+    if (e->absent)
+        return;
+    // As the snapshot shows it: projected to the tick's time (a reading
+    // kept from an earlier tick counts down, its window slides).
+    // (A reading of this very tick is used as it is, not copied.)
+    std::optional<Reading> projected;
+    if (s.reading.atMs != atMs)
+        projected = s.reading.at(atMs);
+    const Reading &r = projected ? *projected : s.reading;
+    // And how each figure moves while the object is not read again: its
+    // value a second and an hour on. Figures take the time and project
+    // their fields themselves (Reading::countdownAt, ageAt), so the
+    // projected reading serves for both: no copy per time.
+    constexpr qint64 Second = 1000, Hour = 3600 * 1000;
+    for (int f = 0; f < e->figures; ++f) {
+        const Figure &figure = figures.at(f);
+        const double v = figure.value(r, atMs);
+        e->values[f] = v;
+        if (!Internal::slopeOf(v, figure.value(r, atMs + Second), figure.value(r, atMs + Hour),
+                               &e->slopes[f])) {
+            e->slopes[f] = 0;
+            *moves = true;
+        }
+    }
+}
+
+} // namespace
+
+void HistoryTick::entryOf(const ObjectState &state, qint64 atMs, Entry *entry, bool *moves)
+{
+    FigureCache cache;
+    fillEntry(state, cache.of(state.object.kind), atMs, entry, moves);
+}
+
 HistoryTick HistoryTick::fromSnapshot(const Snapshot &snapshot)
 {
     HistoryTick tick;
     tick.atMs = snapshot.server.timeMs;
     tick.entries.reserve(snapshot.objects.size());
-    QHash<PatternKind, QList<Figure>> figures; // per kind, for this tick
-    PatternKind lastKind;
-    const QList<Figure> *lastFigures = nullptr;
+    FigureCache cache;
     for (const ObjectState &s : snapshot.objects) {
         if (s.stale || s.gone)
             continue; // history holds readings, not gaps
-        // Objects come in runs of one kind: hash a kind's id only when it changes.
-        if (!lastFigures || !(lastKind == s.object.kind)) {
-            auto found = figures.find(s.object.kind);
-            if (found == figures.end())
-                found = figures.insert(s.object.kind,
-                                       PatternUnit::of(s.object.kind).figures().mid(0, 8));
-            lastKind = s.object.kind;
-            lastFigures = &*found;
-        }
-        const QList<Figure> *it = lastFigures;
         Entry e;
-        e.key = s.object.key;
-        e.kind = s.object.kind;
-        e.figures = int(it->size());
-        // As the snapshot shows it: projected to the tick's time (a reading
-        // kept from an earlier tick counts down, its window slides).
-        // (A reading of this very tick is used as it is, not copied.)
-        std::optional<Reading> projected;
-        if (s.reading.atMs != tick.atMs)
-            projected = s.reading.at(tick.atMs);
-        const Reading &r = projected ? *projected : s.reading;
-        for (int f = 0; f < e.figures; ++f)
-            e.values[f] = float(it->at(f).value(r, tick.atMs));
+        bool moves = false;
+        fillEntry(s, cache.of(s.object.kind), tick.atMs, &e, &moves);
         tick.entries.append(std::move(e));
     }
     return tick;
@@ -229,7 +275,7 @@ HistoryStore::HistoryStore(QString path, Options options, QObject *parent)
     : QObject(parent)
     , m_path(std::move(path))
     , m_thread(new QThread)
-    , m_writer(new HistoryWriter(m_path, options))
+    , m_writer(new HistoryWriter(m_path, options, &m_needFull))
 {
     m_thread->setObjectName(QStringLiteral("history"));
     m_writer->moveToThread(m_thread);
@@ -285,6 +331,76 @@ void HistoryStore::open()
     QMetaObject::invokeMethod(m_writer, &HistoryWriter::open, Qt::QueuedConnection);
 }
 
+void HistoryStore::append(const Snapshot &snapshot)
+{
+    HistoryTick tick;
+    tick.atMs = snapshot.server.timeMs;
+    {
+        std::lock_guard<std::mutex> lock(m_feedMutex);
+        const ObjectList &current = snapshot.objects;
+        const qint64 at = tick.atMs;
+        FigureCache cache;
+        QList<const ObjectState *> moving;
+        bool full
+            = m_needFull.exchange(false) || !m_previous || m_previous->size() != current.size();
+        if (!full) {
+            // The monitor replaces an object's state when it reads it again
+            // (or marks it stale or gone) and shares the rest with the last
+            // snapshot: an unchanged pointer is an object whose figures
+            // moved only as their motions say. One comparison per object.
+            const ObjectList &previous = *m_previous;
+            QSet<const ObjectState *> movingBefore;
+            if (!m_moving.isEmpty())
+                movingBefore = QSet<const ObjectState *>(m_moving.cbegin(), m_moving.cend());
+            for (qsizetype i = 0; i < current.size(); ++i) {
+                const ObjectList::Ptr &state = current.ptr(i);
+                if (state == previous.ptr(i)
+                    && (movingBefore.isEmpty() || !movingBefore.contains(state.get())))
+                    continue;
+                const ObjectState &was = previous.at(i);
+                if (state != previous.ptr(i)
+                    && (was.object.key != state->object.key
+                        || !(was.object.kind == state->object.kind))) {
+                    full = true; // objects came or went: a full tick, the writer compares
+                    break;
+                }
+                HistoryTick::Entry e;
+                bool moves = false;
+                fillEntry(*state, cache.of(state->object.kind), at, &e, &moves);
+                if (moves)
+                    moving.append(state.get());
+                tick.entries.append(std::move(e));
+            }
+        }
+        if (full) {
+            tick.entries.clear();
+            moving.clear();
+            tick.entries.reserve(current.size());
+            for (const ObjectState &state : current) {
+                if (state.stale || state.gone)
+                    continue;
+                HistoryTick::Entry e;
+                bool moves = false;
+                fillEntry(state, cache.of(state.object.kind), at, &e, &moves);
+                if (moves)
+                    moving.append(&state);
+                tick.entries.append(std::move(e));
+            }
+        }
+        tick.full = full;
+        m_previous = std::make_unique<ObjectList>(current);
+        m_moving = std::move(moving);
+        m_lastFeed = {tick.entries.size(), full};
+    }
+    append(std::move(tick));
+}
+
+HistoryStore::FeedStats HistoryStore::lastFeed() const
+{
+    std::lock_guard<std::mutex> lock(m_feedMutex);
+    return m_lastFeed;
+}
+
 void HistoryStore::append(HistoryTick tick)
 {
     HistoryWriter *writer = m_writer;
@@ -335,6 +451,15 @@ std::optional<HistoryRange> HistoryStore::read(const QString &path, const QByteA
     const quint32 id = q.value(0).toUInt();
     range.pattern = q.value(1).toString();
     range.figures = q.value(2).toString().split(QLatin1Char(','), Qt::SkipEmptyParts);
+    q.finish();
+    // Format 1 (every figure every tick) is still read: a file set aside
+    // by the writer stays readable.
+    bool format1 = false;
+    {
+        QSqlQuery f(connection.db());
+        if (f.exec(QStringLiteral("SELECT value FROM meta WHERE name = 'format'")) && f.next())
+            format1 = f.value(0).toString() == QLatin1String("1");
+    }
     const qsizetype figureCount = range.figures.size();
     range.values.resize(figureCount);
     range.buckets.resize(figureCount);
@@ -386,40 +511,127 @@ std::optional<HistoryRange> HistoryStore::read(const QString &path, const QByteA
         for (qsizetype f = 0; f < figureCount; ++f)
             range.values[f].append(valueAt(f));
     };
+    if (format1) {
+        if (bounds(QStringLiteral("minute"), QStringLiteral("samples"), &lo, &hi)) {
+            const qint64 first = std::max(lo, floorDiv(sinceMs, MinuteMs));
+            const qint64 last = std::min(hi, floorDiv(untilMs, MinuteMs));
+            QSqlQuery s(connection.db());
+            s.setForwardOnly(true);
+            s.prepare(QStringLiteral("SELECT data FROM samples WHERE minute = ? AND object = ?"));
+            MinuteSamples m;
+            for (qint64 minute = first; minute <= last; ++minute) {
+                s.bindValue(0, minute);
+                s.bindValue(1, id);
+                if (!s.exec() || !s.next())
+                    continue;
+                if (!decodeMinute(s.value(0).toByteArray(), &m))
+                    continue;
+                for (qsizetype i = 0; i < m.times.size(); ++i) {
+                    const qint64 t = m.times.at(i);
+                    if (t < sinceMs || t > untilMs)
+                        continue;
+                    addSample(t, [&](qsizetype f) {
+                        return f < m.values.size() ? m.values.at(f).value(i) : 0.0f;
+                    });
+                }
+            }
+        }
+        q.prepare(QStringLiteral("SELECT t, data FROM recent WHERE t >= ? AND t <= ? ORDER BY t"));
+        q.addBindValue(sinceMs);
+        q.addBindValue(untilMs);
+        if (q.exec()) {
+            QList<float> v;
+            while (q.next()) {
+                if (!tickValues(q.value(1).toByteArray(), id, &v))
+                    continue;
+                addSample(q.value(0).toLongLong(), [&](qsizetype f) { return v.value(f); });
+            }
+        }
+        return range;
+    }
+    // Format 2: the object's records from the full tick that starts its
+    // hour (every hour's first tick lists every present object), replayed
+    // over the tick times of the range.
+    const qint64 fromMs = floorDiv(sinceMs, HourMs) * HourMs;
+    std::vector<std::pair<qint64, uchar>> ticks;          // time, flags
+    std::vector<std::pair<qint64, ChangeRecord>> records; // time, record
     if (bounds(QStringLiteral("minute"), QStringLiteral("samples"), &lo, &hi)) {
-        const qint64 first = std::max(lo, floorDiv(sinceMs, MinuteMs));
+        const qint64 first = std::max(lo, floorDiv(fromMs, MinuteMs));
         const qint64 last = std::min(hi, floorDiv(untilMs, MinuteMs));
         QSqlQuery s(connection.db());
         s.setForwardOnly(true);
-        s.prepare(QStringLiteral("SELECT data FROM samples WHERE minute = ? AND object = ?"));
-        MinuteSamples m;
-        for (qint64 minute = first; minute <= last; ++minute) {
-            s.bindValue(0, minute);
-            s.bindValue(1, id);
-            if (!s.exec() || !s.next())
+        // One range scan each on the index (object, minute): the table's
+        // own key leads with the minute and would visit every object's row.
+        s.prepare(QStringLiteral("SELECT minute, data FROM samples INDEXED BY samples_object "
+                                 "WHERE object = ? AND minute >= ? AND minute <= ? ORDER BY "
+                                 "minute"));
+        MinuteTicks m;
+        QList<ChangeRecord> list;
+        for (const quint32 object : {quint32(0), id}) {
+            s.bindValue(0, object);
+            s.bindValue(1, first);
+            s.bindValue(2, last);
+            if (!s.exec())
                 continue;
-            if (!decodeMinute(s.value(0).toByteArray(), &m))
-                continue;
-            for (qsizetype i = 0; i < m.times.size(); ++i) {
-                const qint64 t = m.times.at(i);
-                if (t < sinceMs || t > untilMs)
-                    continue;
-                addSample(t, [&](qsizetype f) {
-                    return f < m.values.size() ? m.values.at(f).value(i) : 0.0f;
-                });
+            while (s.next()) {
+                const qint64 minuteStart = s.value(0).toLongLong() * MinuteMs;
+                if (object == 0) {
+                    if (!decodeTicks(s.value(1).toByteArray(), minuteStart, &m))
+                        continue;
+                    for (qsizetype i = 0; i < m.times.size(); ++i)
+                        ticks.emplace_back(m.times.at(i), m.flags.at(i));
+                } else if (decodeRecords(s.value(1).toByteArray(), &list)) {
+                    for (const ChangeRecord &r : std::as_const(list))
+                        records.emplace_back(minuteStart + qint64(r.head), r);
+                }
             }
         }
     }
+    // The minutes not folded yet: a row per tick with every change of it.
     q.prepare(QStringLiteral("SELECT t, data FROM recent WHERE t >= ? AND t <= ? ORDER BY t"));
-    q.addBindValue(sinceMs);
+    q.addBindValue(fromMs);
     q.addBindValue(untilMs);
     if (q.exec()) {
-        QList<float> v;
+        ChangeRecord r;
         while (q.next()) {
-            if (!tickValues(q.value(1).toByteArray(), id, &v))
+            const qint64 t = q.value(0).toLongLong();
+            const QByteArray blob = q.value(1).toByteArray();
+            if (blob.isEmpty())
                 continue;
-            addSample(q.value(0).toLongLong(), [&](qsizetype f) { return v.value(f); });
+            ticks.emplace_back(t, uchar(blob.at(0)));
+            const uchar *p = reinterpret_cast<const uchar *>(blob.constData()) + 1;
+            const uchar *end = reinterpret_cast<const uchar *>(blob.constData()) + blob.size();
+            while (p < end && getRecord(&p, end, &r)) {
+                if (r.head == id)
+                    records.emplace_back(t, r);
+            }
         }
+    }
+    // The full ticks' records of the object (one binary search each).
+    q.prepare(QStringLiteral("SELECT t, data FROM keyframes WHERE t >= ? AND t <= ? ORDER BY t"));
+    q.addBindValue(fromMs);
+    q.addBindValue(untilMs);
+    if (q.exec()) {
+        ChangeRecord r;
+        while (q.next()) {
+            if (keyframeRecord(q.value(1).toByteArray(), id, &r))
+                records.emplace_back(q.value(0).toLongLong(), r);
+        }
+    }
+    std::stable_sort(records.begin(), records.end(),
+                     [](const auto &a, const auto &b) { return a.first < b.first; });
+    SeriesState state;
+    size_t next = 0;
+    for (const auto &[t, flags] : ticks) {
+        if (flags & FullTick)
+            state.present = false;
+        while (next < records.size() && records[next].first <= t) {
+            state.apply(records[next].second, records[next].first);
+            ++next;
+        }
+        if (!state.present || t < sinceMs || t > untilMs)
+            continue;
+        addSample(t, [&](qsizetype f) { return state.valueAt(int(f), t); });
     }
     return range;
 }

@@ -11,12 +11,17 @@
 #include <QString>
 #include <QStringList>
 
+#include <atomic>
+#include <memory>
+#include <mutex>
 #include <optional>
 
 class QThread;
 
 namespace gatehouse {
 
+class ObjectList;
+struct ObjectState;
 struct RedisEndpoint;
 struct Snapshot;
 
@@ -24,7 +29,7 @@ namespace Internal {
 class HistoryWriter;
 }
 
-// One tick's figures of every object (PatternUnit::figures()), the input of
+// One tick's figures (PatternUnit::figures()), the input of
 // HistoryStore::append. Made on the caller's thread from a Snapshot.
 struct HistoryTick
 {
@@ -33,14 +38,26 @@ struct HistoryTick
         QByteArray key;
         PatternKind kind;
         int figures = 0;
-        float values[8] = {};
+        double values[8] = {}; // at the tick's time
+        // How each value moves from there while the object is not re-read
+        // (historychanges.h): 0 flat, -1 counting down to 0, +1 growing.
+        qint8 slopes[8] = {};
+        bool absent = false; // stale, gone or removed: no samples from here
     };
     qint64 atMs = 0; // server time of the tick
     QList<Entry> entries;
+    // True: every present object is listed, the ones not listed are absent.
+    // False: only the objects whose reading changed are (HistoryStore's
+    // append(Snapshot) makes these: an idle object costs nothing).
+    bool full = true;
 
     // Every object of the snapshot that was read (not stale, not gone), its
     // figures projected to the snapshot's time as the monitor's history does.
     static HistoryTick fromSnapshot(const Snapshot &snapshot);
+    // The entry of one object state at time atMs: false when it is stale or
+    // gone (entry->absent), or when a figure does not move as a motion can
+    // (*moves set: it is sent again every tick).
+    static void entryOf(const ObjectState &state, qint64 atMs, Entry *entry, bool *moves);
 };
 
 // What the history holds of one object over a range.
@@ -123,7 +140,10 @@ public:
     // Opens (or makes) the file on the store's thread; a corrupt or locked
     // file is renamed aside (problem() says so) and a fresh one used.
     void open();
-    void append(const Snapshot &snapshot) { append(HistoryTick::fromSnapshot(snapshot)); }
+    // A snapshot's tick: only the objects whose state the monitor replaced
+    // since the last snapshot appended (a pointer comparison for the rest),
+    // or every object when the writer asks for it or objects came or went.
+    void append(const Snapshot &snapshot);
     void append(HistoryTick tick);
     void recordEvent(qint64 atMs, const QByteArray &key, const QString &kind, const QString &text);
     // Blocks until everything appended so far is committed, the minutes over
@@ -140,6 +160,14 @@ public:
                                                          qint64 untilMs, const QByteArray &key,
                                                          int limit, QString *error);
 
+    // How the last append(Snapshot) went (tests, the benchmark).
+    struct FeedStats
+    {
+        qsizetype entries = 0;
+        bool full = false;
+    };
+    FeedStats lastFeed() const;
+
 Q_SIGNALS:
     // A sentence for the operator (a file set aside, a write that failed).
     void problem(const QString &message);
@@ -147,6 +175,11 @@ Q_SIGNALS:
 
 private:
     QString m_path;
+    std::atomic<bool> m_needFull{true};
+    mutable std::mutex m_feedMutex;
+    std::unique_ptr<ObjectList> m_previous; // the last snapshot's objects (shared states)
+    QList<const ObjectState *> m_moving;    // states whose figures do not move as motions
+    FeedStats m_lastFeed;
     QThread *m_thread = nullptr;
     Internal::HistoryWriter *m_writer = nullptr; // lives on m_thread
 };

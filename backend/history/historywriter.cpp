@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "historywriter.h"
 
+#include "historychanges.h"
+
 #include <QDateTime>
 #include <QDir>
 #include <QFile>
@@ -49,10 +51,12 @@ bool isBusy(const QSqlError &e)
 
 } // namespace
 
-HistoryWriter::HistoryWriter(QString path, HistoryStore::Options options)
+HistoryWriter::HistoryWriter(QString path, HistoryStore::Options options,
+                             std::atomic<bool> *needFull)
     : m_path(std::move(path))
     , m_options(options)
     , m_connection(QStringLiteral("gatehouse-history-") + QUuid::createUuid().toString())
+    , m_needFull(needFull)
 {}
 
 HistoryWriter::~HistoryWriter()
@@ -140,7 +144,12 @@ HistoryWriter::Verdict HistoryWriter::tryOpen(QString *detail)
         QStringLiteral("CREATE TABLE IF NOT EXISTS events (id INTEGER PRIMARY KEY, at INTEGER "
                        "NOT NULL, key BLOB, kind TEXT NOT NULL, text TEXT NOT NULL)"),
         QStringLiteral("CREATE INDEX IF NOT EXISTS events_at ON events (at)"),
-        QStringLiteral("INSERT OR IGNORE INTO meta VALUES ('format', '1')"),
+        // Format 2 (historychanges.h): an object's few rows of a range are
+        // found by this index, not by a lookup per minute.
+        QStringLiteral("CREATE INDEX IF NOT EXISTS samples_object ON samples (object, minute)"),
+        QStringLiteral("CREATE TABLE IF NOT EXISTS keyframes (t INTEGER PRIMARY KEY, data BLOB "
+                       "NOT NULL)"),
+        QStringLiteral("INSERT OR IGNORE INTO meta VALUES ('format', '2')"),
     };
     for (const QString &s : schema) {
         if (!q.exec(s)) {
@@ -150,10 +159,12 @@ HistoryWriter::Verdict HistoryWriter::tryOpen(QString *detail)
         }
     }
     if (!q.exec(QStringLiteral("SELECT value FROM meta WHERE name = 'format'")) || !q.next()
-        || q.value(0).toString() != QLatin1String("1")) {
-        *detail = QStringLiteral("an unknown format");
+        || q.value(0).toString() != QLatin1String("2")) {
+        const bool old = q.isValid() && q.value(0).toString() == QLatin1String("1");
+        *detail = old ? QStringLiteral("format 1") : QStringLiteral("an unknown format");
+        q.finish();
         exec(QStringLiteral("ROLLBACK"));
-        return Verdict::Corrupt;
+        return old ? Verdict::OldFormat : Verdict::Corrupt;
     }
     if (!q.exec(QStringLiteral("COMMIT"))) {
         *detail = q.lastError().text();
@@ -170,7 +181,9 @@ void HistoryWriter::setAside(Verdict verdict, const QString &detail)
     }
     QSqlDatabase::removeDatabase(m_connection);
     const QString aside
-        = m_path + QStringLiteral(".corrupt-")
+        = m_path
+          + (verdict == Verdict::OldFormat ? QStringLiteral(".format1-")
+                                           : QStringLiteral(".corrupt-"))
           + QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd'T'HHmmss'Z'"));
     const bool moved = QFile::rename(m_path, aside);
     for (const char *suffix : {"-wal", "-shm"}) {
@@ -181,7 +194,15 @@ void HistoryWriter::setAside(Verdict verdict, const QString &detail)
     const QString why = verdict == Verdict::Locked
                             ? QStringLiteral("is locked by another process (%1)").arg(detail)
                             : QStringLiteral("is not a readable history database (%1)").arg(detail);
-    if (moved)
+    if (moved && verdict == Verdict::OldFormat)
+        Q_EMIT problem(QStringLiteral("The history file %1 was written by an older Gatehouse "
+                                      "(format 1, every figure every tick); it was renamed to %2 "
+                                      "and a new file (format 2, only what changed) was started. "
+                                      "The old file stays readable: copy it into a directory "
+                                      "under the name %3 and pass that directory to "
+                                      "`gatehouse-cli history --history-dir`.")
+                           .arg(m_path, aside, QFileInfo(m_path).fileName()));
+    else if (moved)
         Q_EMIT problem(QStringLiteral("The history file %1 %2; it was renamed to %3 and a new "
                                       "file was started.")
                            .arg(m_path, why, aside));
@@ -199,7 +220,8 @@ void HistoryWriter::open()
     QDir().mkpath(QFileInfo(m_path).absolutePath());
     QString detail;
     Verdict verdict = tryOpen(&detail);
-    if (verdict == Verdict::Corrupt || verdict == Verdict::Locked) {
+    if (verdict == Verdict::Corrupt || verdict == Verdict::Locked
+        || verdict == Verdict::OldFormat) {
         setAside(verdict, detail);
         if (QFileInfo::exists(m_path))
             return; // could not move it: nothing written this session
@@ -233,6 +255,12 @@ void HistoryWriter::open()
     if (q.exec(QStringLiteral("SELECT MAX(t) FROM recent")) && q.next() && !q.value(0).isNull())
         m_latestMs = q.value(0).toLongLong();
     q.finish();
+    // The first tick of this session lists every object (format 2's state
+    // starts from a full tick): the store's first append() is one; ask
+    // again only when ticks came before the file was open (left out).
+    m_awaitFull = true;
+    if (m_tickBeforeOpen)
+        requestFull();
     m_timer = new QTimer(this);
     m_timer->setInterval(m_options.commitIntervalMs);
     connect(m_timer, &QTimer::timeout, this, &HistoryWriter::writePending);
@@ -242,12 +270,15 @@ void HistoryWriter::open()
 
 void HistoryWriter::enqueue(HistoryTick tick)
 {
-    if (!m_ok)
+    if (!m_ok) {
+        m_tickBeforeOpen = true;
         return;
+    }
     m_pending.append(std::move(tick));
     while (m_pending.size() > m_options.maxPendingTicks) {
         m_pending.removeFirst();
         ++m_dropped;
+        requestFull(); // what the dropped tick changed is not known now
     }
 }
 
@@ -271,7 +302,8 @@ void HistoryWriter::close()
 {
     if (!m_ok)
         return;
-    writePending(); // the current minute stays in `recent`: a restart adds to it
+    writePending();         // the current minute stays in `recent`: a restart adds to it
+    m_insertObject.reset(); // before its connection goes
     exec(QStringLiteral("PRAGMA wal_checkpoint(TRUNCATE)"));
     m_ok = false;
     {
@@ -288,16 +320,24 @@ quint32 HistoryWriter::idFor(const HistoryTick::Entry &entry, bool *ok)
         if (kind == entry.kind)
             return id;
     }
-    const QString pattern = entry.kind.id();
-    QStringList figures;
-    const QList<Figure> declared = PatternUnit::of(entry.kind).figures();
-    for (const Figure &f : declared)
-        figures << f.id;
-    QSqlQuery q(QSqlDatabase::database(m_connection, false));
-    q.prepare(QStringLiteral("INSERT INTO objects (key, pattern, figures) VALUES (?, ?, ?)"));
-    q.addBindValue(entry.key);
-    q.addBindValue(pattern);
-    q.addBindValue(figures.mid(0, entry.figures).join(QLatin1Char(',')));
+    // A new file meets every object at once (20,000 on the first tick):
+    // the statement is prepared once and a pattern's figure ids listed once.
+    auto declared = m_declared.find(entry.kind);
+    if (declared == m_declared.end()) {
+        QStringList figures;
+        for (const Figure &f : PatternUnit::of(entry.kind).figures())
+            figures << f.id;
+        declared = m_declared.insert(entry.kind, figures);
+    }
+    if (!m_insertObject) {
+        m_insertObject = std::make_unique<QSqlQuery>(QSqlDatabase::database(m_connection, false));
+        m_insertObject->prepare(
+            QStringLiteral("INSERT INTO objects (key, pattern, figures) VALUES (?, ?, ?)"));
+    }
+    QSqlQuery &q = *m_insertObject;
+    q.bindValue(0, entry.key);
+    q.bindValue(1, entry.kind.id());
+    q.bindValue(2, declared->mid(0, entry.figures).join(QLatin1Char(',')));
     if (!q.exec()) {
         fail(QStringLiteral("INSERT INTO objects"), q.lastError().text());
         *ok = false;
@@ -309,37 +349,138 @@ quint32 HistoryWriter::idFor(const HistoryTick::Entry &entry, bool *ok)
     return id;
 }
 
+void HistoryWriter::requestFull()
+{
+    m_awaitFull = true;
+    if (m_needFull)
+        m_needFull->store(true);
+}
+
 bool HistoryWriter::writeTick(const HistoryTick &tick)
 {
-    QList<std::pair<quint32, qsizetype>> order;
-    order.reserve(tick.entries.size());
+    const qint64 t = tick.atMs;
+    if (t <= m_lastTickMs) {
+        // The server's clock went back, or a tick came twice: the motions
+        // are written in time order, so this one is left out and the next
+        // lists every object again.
+        requestFull();
+        return true;
+    }
+    if (m_awaitFull && !tick.full)
+        return true; // changes to a state this writer lost; a full tick is asked for
+    // A full tick in the file: every present object has a record (the
+    // first tick after opening or after a lost one, and the first of each
+    // hour, so a reader needs at most the hour before its range).
+    const qint64 hour = floorDiv(t, HourMs);
+    const bool fullRecord = m_awaitFull || hour != m_tickHour;
+    ++m_tickNumber;
+    // A partial tick's records go into its `recent` row (folded into the
+    // objects' minute rows later); a full one's into a `keyframes` row.
+    QByteArray blob;
+    blob.reserve(fullRecord ? 1 : 1 + 40 * int(tick.entries.size()));
+    blob.append(char(fullRecord ? FullTick : 0));
+    QList<ChangeRecord> keyframe;
+    if (fullRecord)
+        keyframe.reserve(qsizetype(m_series.size()));
     bool ok = true;
-    for (qsizetype i = 0; i < tick.entries.size() && ok; ++i)
-        order.append({idFor(tick.entries.at(i), &ok), i});
-    if (!ok)
-        return false;
-    std::sort(order.begin(), order.end());
-    TickBlobWriter blob(int(order.size()));
-    quint32 previous = 0;
-    for (qsizetype i = 0; i < order.size(); ++i) {
-        if (i > 0 && order.at(i).first == previous)
+    ChangeRecord r;
+    for (const HistoryTick::Entry &e : tick.entries) {
+        const quint32 id = idFor(e, &ok);
+        if (!ok)
+            break;
+        if (id >= m_series.size())
+            m_series.resize(id + 1);
+        Series &series = m_series[id];
+        if (series.seen == m_tickNumber)
             continue; // one key listed twice in a tick: the first counts
-        previous = order.at(i).first;
-        const HistoryTick::Entry &e = tick.entries.at(order.at(i).second);
-        blob.add(order.at(i).first, e.values, e.figures);
+        series.seen = m_tickNumber;
+        SeriesState &s = series.state;
+        const int figures = std::clamp(e.figures, 0, 8);
+        bool changed;
+        if (e.absent) {
+            changed = s.present;
+        } else {
+            changed = !s.present || s.figures != figures;
+            for (int f = 0; f < figures && !changed; ++f)
+                changed = !sameFuture(projectMotion(s.values[f], s.slopes[f], t - s.atMs),
+                                      s.slopes[f], e.values[f], e.slopes[f]);
+        }
+        if (!changed && !(fullRecord && s.present))
+            continue; // an idle object: nothing written
+        r.head = id;
+        r.absent = e.absent;
+        r.figures = e.absent ? 0 : figures;
+        for (int f = 0; f < 8; ++f) {
+            r.values[f] = f < figures ? e.values[f] : 0.0;
+            r.slopes[f] = f < figures ? e.slopes[f] : 0;
+        }
+        if (fullRecord) {
+            if (!e.absent) // a full tick's reader starts with nothing present
+                keyframe.append(r);
+        } else {
+            putRecord(blob, r);
+        }
+        s.apply(r, t);
+    }
+    if (!ok) {
+        requestFull();
+        return false;
+    }
+    if (tick.full || fullRecord) {
+        // A full tick's objects not listed are gone (tick.full), or, in a
+        // full record of a partial tick, carried on as they move.
+        for (quint32 id = 0; id < m_series.size(); ++id) {
+            Series &series = m_series[id];
+            SeriesState &s = series.state;
+            if (!s.present || series.seen == m_tickNumber)
+                continue;
+            r.head = id;
+            if (tick.full) {
+                r.absent = true;
+                r.figures = 0;
+                if (!fullRecord)
+                    putRecord(blob, r);
+            } else {
+                r.absent = false;
+                r.figures = s.figures;
+                for (int f = 0; f < 8; ++f) {
+                    r.values[f]
+                        = f < s.figures ? projectMotion(s.values[f], s.slopes[f], t - s.atMs) : 0.0;
+                    r.slopes[f] = s.slopes[f];
+                }
+                keyframe.append(r); // (fullRecord: a partial tick's hour begins)
+            }
+            s.apply(r, t);
+        }
     }
     QSqlQuery q(QSqlDatabase::database(m_connection, false));
+    if (fullRecord) {
+        std::sort(keyframe.begin(), keyframe.end(),
+                  [](const ChangeRecord &a, const ChangeRecord &b) { return a.head < b.head; });
+        q.prepare(QStringLiteral("INSERT OR REPLACE INTO keyframes (t, data) VALUES (?, ?)"));
+        q.addBindValue(t);
+        q.addBindValue(encodeKeyframe(keyframe));
+        if (!q.exec()) {
+            fail(QStringLiteral("INSERT INTO keyframes"), q.lastError().text());
+            requestFull();
+            return false;
+        }
+    }
     q.prepare(QStringLiteral("INSERT OR REPLACE INTO recent (t, data) VALUES (?, ?)"));
-    q.addBindValue(tick.atMs);
-    q.addBindValue(blob.finish());
+    q.addBindValue(t);
+    q.addBindValue(blob);
     if (!q.exec()) {
         fail(QStringLiteral("INSERT INTO recent"), q.lastError().text());
+        requestFull();
         return false;
     }
-    const qint64 minute = floorDiv(tick.atMs, MinuteMs);
+    m_awaitFull = false;
+    m_lastTickMs = t;
+    m_tickHour = hour;
+    const qint64 minute = floorDiv(t, MinuteMs);
     if (m_oldestRecentMinute < 0 || minute < m_oldestRecentMinute)
         m_oldestRecentMinute = minute;
-    m_latestMs = std::max(m_latestMs, tick.atMs);
+    m_latestMs = std::max(m_latestMs, t);
     return true;
 }
 
@@ -369,6 +510,7 @@ void HistoryWriter::writePending()
     if (!db.commit()) {
         fail(QStringLiteral("COMMIT"), db.lastError().text());
         db.rollback();
+        requestFull(); // the motions in memory are ahead of the file's
         return;
     }
     if (m_dropped > 0) {
@@ -397,26 +539,27 @@ void HistoryWriter::fold(qint64 beforeMs)
         fail(QStringLiteral("SELECT FROM recent"), q.lastError().text());
         return;
     }
-    // (minute, object) -> its samples, in the table's key order.
-    std::map<std::pair<qint64, quint32>, MinuteSamples> minutes;
+    // (minute, object) -> its records, in the table's key order; object 0
+    // holds the minute's tick times.
+    std::map<qint64, MinuteTicks> ticks;
+    std::map<std::pair<qint64, quint32>, QList<ChangeRecord>> records;
+    ChangeRecord r;
     while (q.next()) {
         const qint64 t = q.value(0).toLongLong();
         const qint64 minute = floorDiv(t, MinuteMs);
         const QByteArray blob = q.value(1).toByteArray();
-        auto hint = minutes.end();
-        forEachTickEntry(blob, [&](quint32 id, const float *values, int figures) {
-            hint = minutes.try_emplace(hint, std::make_pair(minute, id));
-            MinuteSamples &m = hint->second;
-            if (m.values.size() < figures)
-                m.values.resize(figures);
-            // An object found in mid-minute (or missing for some ticks) has
-            // fewer times; its columns stay aligned with them.
-            m.times.append(t);
-            for (int k = 0; k < figures; ++k)
-                m.values[k].append(values[k]);
-            for (qsizetype k = figures; k < m.values.size(); ++k)
-                m.values[k].append(0.0f);
-        });
+        if (blob.isEmpty())
+            continue;
+        MinuteTicks &m = ticks[minute];
+        m.times.append(t);
+        m.flags.append(uchar(blob.at(0)));
+        const uchar *p = reinterpret_cast<const uchar *>(blob.constData()) + 1;
+        const uchar *end = reinterpret_cast<const uchar *>(blob.constData()) + blob.size();
+        while (p < end && getRecord(&p, end, &r)) {
+            const quint32 id = quint32(r.head);
+            r.head = quint64(t - minute * MinuteMs);
+            records[{minute, id}].append(r);
+        }
     }
     q.finish();
     if (!db.transaction()) {
@@ -426,15 +569,23 @@ void HistoryWriter::fold(qint64 beforeMs)
     QSqlQuery insert(db);
     insert.prepare(QStringLiteral("INSERT OR REPLACE INTO samples (minute, object, data) VALUES "
                                   "(?, ?, ?)"));
-    for (const auto &[at, samples] : minutes) {
-        insert.bindValue(0, at.first);
-        insert.bindValue(1, at.second);
-        insert.bindValue(2, encodeMinute(samples));
-        if (!insert.exec()) {
-            fail(QStringLiteral("INSERT INTO samples"), insert.lastError().text());
-            db.rollback();
+    const auto insertRow = [&](qint64 minute, quint32 object, const QByteArray &data) {
+        insert.bindValue(0, minute);
+        insert.bindValue(1, object);
+        insert.bindValue(2, data);
+        if (insert.exec())
+            return true;
+        fail(QStringLiteral("INSERT INTO samples"), insert.lastError().text());
+        db.rollback();
+        return false;
+    };
+    for (const auto &[minute, m] : ticks) {
+        if (!insertRow(minute, 0, encodeTicks(m, minute * MinuteMs)))
             return;
-        }
+    }
+    for (const auto &[at, list] : records) {
+        if (!insertRow(at.first, at.second, encodeRecords(list)))
+            return;
     }
     QSqlQuery del(db);
     del.prepare(QStringLiteral("DELETE FROM recent WHERE t < ?"));
@@ -494,37 +645,136 @@ void HistoryWriter::downsampleHour(qint64 hour)
         fail(QStringLiteral("SELECT FROM samples"), q.lastError().text());
         return;
     }
-    std::map<quint32, HourBuckets> objects;
-    MinuteSamples m;
-    while (q.next()) {
-        if (!decodeMinute(q.value(2).toByteArray(), &m) || m.times.isEmpty())
-            continue;
-        HourBuckets &h = objects[q.value(1).toUInt()];
-        if (h.buckets.size() < m.values.size())
-            h.buckets.resize(m.values.size());
-        h.minutes.append(q.value(0).toLongLong() * MinuteMs);
-        for (qsizetype f = 0; f < h.buckets.size(); ++f) {
-            Bucket b;
-            // NaN (an unknown figure, e.g. occupancy without a limit) is
-            // left out; a minute of only NaN stays NaN.
-            b = {qQNaN(), qQNaN(), qQNaN(), qQNaN()};
-            if (f < m.values.size() && !m.values.at(f).isEmpty()) {
-                const QList<float> &v = m.values.at(f);
-                double sum = 0;
-                int known = 0;
-                for (float x : v) {
-                    if (std::isnan(x))
-                        continue;
-                    b.min = known == 0 ? x : std::min(b.min, x);
-                    b.max = known == 0 ? x : std::max(b.max, x);
-                    sum += x;
-                    ++known;
-                }
-                if (known > 0)
-                    b.mean = float(sum / double(known));
-                b.last = v.last();
+    // The hour's ticks, and each object's records (absolute times), both
+    // in time order (the key leads with the minute).
+    MinuteTicks hourTicks;
+    std::map<quint32, std::vector<std::pair<qint64, ChangeRecord>>> recordsOf;
+    MinuteTicks m;
+    QList<ChangeRecord> list;
+    // The hour's full ticks first: each starts its objects' states.
+    {
+        QSqlQuery k(db);
+        k.setForwardOnly(true);
+        k.prepare(
+            QStringLiteral("SELECT t, data FROM keyframes WHERE t >= ? AND t < ? ORDER BY t"));
+        k.addBindValue(hour * HourMs);
+        k.addBindValue((hour + 1) * HourMs);
+        if (k.exec()) {
+            while (k.next()) {
+                const qint64 t = k.value(0).toLongLong();
+                if (!decodeKeyframe(k.value(1).toByteArray(), &list))
+                    continue;
+                for (const ChangeRecord &r : std::as_const(list))
+                    recordsOf[quint32(r.head)].emplace_back(t, r);
             }
-            h.buckets[f].append(b);
+        }
+    }
+    while (q.next()) {
+        const qint64 minuteStart = q.value(0).toLongLong() * MinuteMs;
+        const quint32 object = q.value(1).toUInt();
+        if (object == 0) {
+            if (decodeTicks(q.value(2).toByteArray(), minuteStart, &m)) {
+                hourTicks.times.append(m.times);
+                hourTicks.flags.append(m.flags);
+            }
+            continue;
+        }
+        if (!decodeRecords(q.value(2).toByteArray(), &list))
+            continue;
+        auto &out = recordsOf[object];
+        for (const ChangeRecord &r : std::as_const(list))
+            out.emplace_back(minuteStart + qint64(r.head), r);
+    }
+    q.finish();
+    for (auto &[object, records] : recordsOf) // keyframes and minutes, in time order
+        std::stable_sort(records.begin(), records.end(),
+                         [](const auto &a, const auto &b) { return a.first < b.first; });
+    // The ticks by minute: [first, end) in hourTicks, and whether one of
+    // them is full (the state starts again there).
+    struct MinuteSpan
+    {
+        qint64 start;
+        qsizetype first;
+        qsizetype end;
+        bool hasFull;
+    };
+    std::vector<MinuteSpan> spans;
+    for (qsizetype i = 0; i < hourTicks.times.size(); ++i) {
+        const qint64 start = floorDiv(hourTicks.times.at(i), MinuteMs) * MinuteMs;
+        if (spans.empty() || spans.back().start != start)
+            spans.push_back({start, i, i, false});
+        spans.back().end = i + 1;
+        spans.back().hasFull |= (hourTicks.flags.at(i) & FullTick) != 0;
+    }
+    std::map<quint32, HourBuckets> objects;
+    for (const auto &[object, records] : recordsOf) {
+        HourBuckets &h = objects[object];
+        SeriesState state;
+        size_t next = 0;
+        for (const MinuteSpan &span : spans) {
+            const qint64 minuteEnd = span.start + MinuteMs;
+            const bool idle = !span.hasFull && state.present
+                              && (next >= records.size() || records[next].first >= minuteEnd)
+                              && std::all_of(state.slopes, state.slopes + state.figures,
+                                             [](qint8 s) { return s == 0; });
+            // Per figure: min, max, sum of the known (non-NaN), last.
+            double sums[8] = {};
+            int known[8] = {};
+            Bucket acc[8];
+            int samples = 0;
+            if (idle) {
+                // A flat object over the minute: its value, every sample.
+                samples = int(span.end - span.first);
+                for (int f = 0; f < state.figures; ++f) {
+                    const float v = float(state.values[f]);
+                    acc[f] = {v, v, v, v};
+                    known[f] = std::isnan(v) ? 0 : samples;
+                    sums[f] = double(v) * samples;
+                }
+            } else {
+                for (qsizetype i = span.first; i < span.end; ++i) {
+                    const qint64 t = hourTicks.times.at(i);
+                    if (hourTicks.flags.at(i) & FullTick)
+                        state.present = false;
+                    while (next < records.size() && records[next].first <= t) {
+                        state.apply(records[next].second, records[next].first);
+                        ++next;
+                    }
+                    if (!state.present)
+                        continue;
+                    ++samples;
+                    for (int f = 0; f < state.figures; ++f) {
+                        const float x = state.valueAt(f, t);
+                        acc[f].last = x;
+                        if (std::isnan(x))
+                            continue;
+                        acc[f].min = known[f] == 0 ? x : std::min(acc[f].min, x);
+                        acc[f].max = known[f] == 0 ? x : std::max(acc[f].max, x);
+                        sums[f] += x;
+                        ++known[f];
+                    }
+                }
+            }
+            if (samples == 0)
+                continue; // not present in this minute: no bucket, as format 1
+            while (h.buckets.size() < state.figures) // a figure more: unknown before
+                h.buckets.append(
+                    QList<Bucket>(h.minutes.size(), Bucket{qQNaN(), qQNaN(), qQNaN(), qQNaN()}));
+            h.minutes.append(span.start);
+            for (qsizetype f = 0; f < h.buckets.size(); ++f) {
+                // NaN (an unknown figure, e.g. occupancy without a limit) is
+                // left out; a minute of only NaN stays NaN.
+                Bucket b{qQNaN(), qQNaN(), qQNaN(), qQNaN()};
+                if (f < state.figures) {
+                    if (known[f] > 0) {
+                        b.min = acc[f].min;
+                        b.max = acc[f].max;
+                        b.mean = float(sums[f] / double(known[f]));
+                    }
+                    b.last = acc[f].last;
+                }
+                h.buckets[f].append(b);
+            }
         }
     }
     q.finish();
@@ -534,6 +784,8 @@ void HistoryWriter::downsampleHour(qint64 hour)
     insert.prepare(QStringLiteral("INSERT OR REPLACE INTO buckets (hour, object, data) VALUES "
                                   "(?, ?, ?)"));
     for (const auto &[object, h] : objects) {
+        if (h.minutes.isEmpty())
+            continue;
         insert.bindValue(0, hour);
         insert.bindValue(1, object);
         insert.bindValue(2, encodeHour(h));
@@ -544,6 +796,13 @@ void HistoryWriter::downsampleHour(qint64 hour)
         }
     }
     QSqlQuery del(db);
+    del.prepare(QStringLiteral("DELETE FROM keyframes WHERE t < ?"));
+    del.addBindValue((hour + 1) * HourMs);
+    if (!del.exec()) {
+        fail(QStringLiteral("DELETE FROM keyframes"), del.lastError().text());
+        db.rollback();
+        return;
+    }
     del.prepare(QStringLiteral("DELETE FROM samples WHERE minute >= ? AND minute < ?"));
     del.addBindValue(hour * 60);
     del.addBindValue((hour + 1) * 60);
@@ -611,6 +870,11 @@ void HistoryWriter::enforceCap()
             if (sampleMinute < 0)
                 break; // only the current minute is left
             // Five minutes at a time: small steps stay close to the cap.
+            // (The full ticks of those minutes go with them.)
+            q.prepare(QStringLiteral("DELETE FROM keyframes WHERE t < ?"));
+            q.addBindValue((sampleMinute + 5) * MinuteMs);
+            if (!q.exec())
+                break;
             q.prepare(QStringLiteral("DELETE FROM samples WHERE minute < ?"));
             q.addBindValue(sampleMinute + 5);
         }

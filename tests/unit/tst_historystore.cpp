@@ -13,10 +13,12 @@
 #include <QRandomGenerator>
 #include <QSignalSpy>
 #include <QSqlDatabase>
+#include <QSqlQuery>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QThread>
 #include <QTimer>
+#include <QUuid>
 
 #include <algorithm>
 #include <cmath>
@@ -249,8 +251,8 @@ private slots:
         HistoryTick tick = HistoryTick::fromSnapshot(snapshot);
         QCOMPARE(tick.entries.size(), 10000);
         QCOMPARE(tick.entries.at(43).figures, 3);
-        QCOMPARE(tick.entries.at(43).values[0], 43.0f);
-        QCOMPARE(tick.entries.at(43).values[1], 0.43f);
+        QCOMPARE(float(tick.entries.at(43).values[0]), 43.0f);
+        QCOMPARE(float(tick.entries.at(43).values[1]), 0.43f);
         QElapsedTimer timer;
         timer.start();
         const qint64 cpu = cpuMs();
@@ -382,6 +384,341 @@ private slots:
                     bytes,
                     ((r->bucketTimes.isEmpty() ? r->times.first() : r->bucketTimes.first()) - T0)
                         / MinuteMs);
+    }
+
+    // Format 2: an object the monitor did not read again costs nothing per
+    // tick, on the caller's thread (no entry) and in the file (no row); the
+    // reader gives what format 1 gave (HistoryTick::fromSnapshot's values,
+    // every tick), a lock's TTL counting down included.
+    void idleObjectsWriteNothing()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("idle.sqlite"));
+        HistoryStore::Options options;
+        options.maxPendingTicks = 100000;
+        HistoryStore store(path, options);
+        QSignalSpy problems(&store, &HistoryStore::problem);
+        store.open();
+        const PatternKind lock{"lock"};
+        Snapshot snapshot;
+        for (int i = 0; i < 100; ++i) {
+            ObjectState s;
+            s.object.kind = s_limiter;
+            s.object.key = "rl:idle:" + QByteArray::number(i);
+            s.reading.atMs = T0 - 300;
+            s.reading.inWindow = i;
+            s.reading.limit = 100;
+            s.reading.windowMs = 60000;
+            s.reading.retryHorizonMs = i == 5 ? 20000 : 0; // counts down to 0, then stays
+            snapshot.objects.append(s);
+            ObjectState l;
+            l.object.kind = lock;
+            l.object.key = "lock:idle:" + QByteArray::number(i);
+            l.reading.atMs = T0 - 700;
+            l.reading.token = "holder";
+            l.reading.pttlMs = i == 4 ? 50000 : 600000 + i; // lock 4 expires mid-run
+            snapshot.objects.append(l);
+        }
+        const auto indexOf = [&](const QByteArray &key) {
+            for (qsizetype i = 0; i < snapshot.objects.size(); ++i) {
+                if (snapshot.objects.at(i).object.key == key)
+                    return i;
+            }
+            return qsizetype(-1);
+        };
+        const QList<QByteArray> watched
+            = {"rl:idle:7", "rl:idle:8", "rl:idle:5", "lock:idle:3", "lock:idle:4"};
+        QHash<QByteArray, QList<QList<float>>> expected; // key -> [figure][tick], format 1's
+        for (int k = 0; k < 180; ++k) {
+            const qint64 t = T0 + 1000LL * k + (k * 37) % 200; // ticks are not on the second
+            snapshot.server.timeMs = t;
+            QList<ObjectList::Ptr> states;
+            if (k == 90 || k == 120) {
+                // 01:30: limiter 7 read again with a new count; 02:00: lock 3
+                // read again, its TTL where the countdown had it (no change).
+                ObjectList replaced;
+                for (qsizetype i = 0; i < snapshot.objects.size(); ++i) {
+                    ObjectState s = snapshot.objects.at(i);
+                    if (k == 90 && s.object.key == "rl:idle:7") {
+                        s.reading.atMs = t;
+                        s.reading.inWindow = 60;
+                    } else if (k == 120 && s.object.key == "lock:idle:3") {
+                        s.reading.pttlMs = s.reading.countdownAt(s.reading.pttlMs, t);
+                        s.reading.atMs = t;
+                    } else {
+                        replaced.append(snapshot.objects.ptr(i));
+                        continue;
+                    }
+                    replaced.append(s);
+                }
+                snapshot.objects = replaced;
+            }
+            store.append(snapshot);
+            const HistoryStore::FeedStats feed = store.lastFeed();
+            if (k == 0) {
+                QVERIFY(feed.full);
+            } else {
+                QVERIFY2(!feed.full, qPrintable(QString::number(k)));
+                QCOMPARE(feed.entries, qsizetype(k == 90 || k == 120 ? 1 : 0));
+            }
+            const HistoryTick old = HistoryTick::fromSnapshot(snapshot);
+            for (const QByteArray &key : watched) {
+                const HistoryTick::Entry &e = old.entries.at(indexOf(key));
+                QList<QList<float>> &series = expected[key];
+                series.resize(e.figures);
+                for (int f = 0; f < e.figures; ++f)
+                    series[f].append(float(e.values[f]));
+            }
+        }
+        store.flush();
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.value(0).value(0).toString()));
+        // Rows: every object's record of the first (full) tick is in that
+        // tick's one `keyframes` row; only limiter 7 has a row of its own,
+        // in minute 1. Minute 2 is still in `recent`: a byte per tick (its
+        // flags), nothing else.
+        {
+            const QString name = QUuid::createUuid().toString();
+            {
+                QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), name);
+                db.setDatabaseName(path);
+                QVERIFY(db.open());
+                QSqlQuery q(db);
+                const auto rowsOf = [&](const QByteArray &key) {
+                    q.prepare(QStringLiteral("SELECT COUNT(*) FROM samples WHERE object = (SELECT "
+                                             "id FROM objects WHERE key = ?)"));
+                    q.addBindValue(key);
+                    return q.exec() && q.next() ? q.value(0).toInt() : -1;
+                };
+                QCOMPARE(rowsOf("rl:idle:8"), 0);
+                QCOMPARE(rowsOf("lock:idle:3"), 0); // read again, nothing new
+                QCOMPARE(rowsOf("rl:idle:5"), 0);   // a countdown reaching 0
+                QCOMPARE(rowsOf("lock:idle:4"), 0);
+                QCOMPARE(rowsOf("rl:idle:7"), 1);
+                QVERIFY(q.exec(QStringLiteral("SELECT COUNT(*) FROM keyframes")));
+                QVERIFY(q.next());
+                QCOMPARE(q.value(0).toInt(), 1);
+                QVERIFY(q.exec(QStringLiteral("SELECT COUNT(*), MAX(LENGTH(data)) FROM recent")));
+                QVERIFY(q.next());
+                QCOMPARE(q.value(0).toInt(), 60);
+                QCOMPARE(q.value(1).toInt(), 1);
+                QVERIFY(q.exec(QStringLiteral("SELECT COUNT(*) FROM samples WHERE minute = %1")
+                                   .arg(T0 / MinuteMs + 1)));
+                QVERIFY(q.next());
+                QCOMPARE(q.value(0).toInt(), 2); // the minute's ticks, and limiter 7
+            }
+            QSqlDatabase::removeDatabase(name);
+        }
+        for (const QByteArray &key : watched) {
+            QString error;
+            const auto r = HistoryStore::read(path, key, T0, T0 + 180 * 1000, &error);
+            QVERIFY2(r, qPrintable(error));
+            QCOMPARE(r->times.size(), 180);
+            const QList<QList<float>> &want = expected.value(key);
+            for (qsizetype f = 0; f < want.size(); ++f) {
+                for (qsizetype i = 0; i < 180; ++i) {
+                    if (std::isnan(want[f][i]) && std::isnan(r->values.at(f).at(i)))
+                        continue;
+                    QVERIFY2(r->values.at(f).at(i) == want[f][i],
+                             qPrintable(QStringLiteral("%1 figure %2 tick %3: %4, not %5")
+                                            .arg(QString::fromLatin1(key))
+                                            .arg(f)
+                                            .arg(i)
+                                            .arg(r->values.at(f).at(i))
+                                            .arg(want[f][i])));
+                }
+            }
+        }
+        // The countdowns as an operator sees them: lock 4 reached 0 and
+        // stayed; limiter 7 read 60 in window from 01:30 on.
+        QString error;
+        const auto lock4 = HistoryStore::read(path, "lock:idle:4", T0, T0 + 180 * 1000, &error);
+        QCOMPARE(lock4->values.at(0).last(), 0.0f);
+        QCOMPARE(lock4->values.at(0).at(10), float(50000 - 700 - 10000 - (10 * 37) % 200));
+        const auto rl7 = HistoryStore::read(path, "rl:idle:7", T0, T0 + 180 * 1000, &error);
+        QCOMPARE(rl7->values.at(0).at(89), 7.0f);
+        QCOMPARE(rl7->values.at(0).at(90), 60.0f);
+        QCOMPARE(rl7->times.at(90), T0 + 90000 + (90 * 37) % 200);
+    }
+
+    // A constant figure reads as that constant over a whole day (24 h of
+    // ticks, one row an hour), and a change mid-idle is read back at its
+    // time; hours older than the full resolution become buckets of it.
+    void constantSeriesOverADay()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("day.sqlite"));
+        HistoryStore::Options options;
+        options.maxPendingTicks = 100000;
+        options.fullResolutionMs = 24 * HourMs;
+        Snapshot snapshot;
+        for (int i = 0; i < 3; ++i) {
+            ObjectState s;
+            s.object.kind = s_limiter;
+            s.object.key = "rl:day:" + QByteArray::number(i);
+            s.reading.atMs = T0;
+            s.reading.inWindow = 10 + i;
+            s.reading.limit = 100;
+            s.reading.windowMs = 60000;
+            snapshot.objects.append(s);
+        }
+        const qint64 change = T0 + 13 * HourMs + 37 * MinuteMs + 12000; // 13:37:12
+        const qint64 end = T0 + 25 * HourMs;                            // 25:00:00
+        QElapsedTimer wall;
+        wall.start();
+        const qint64 cpu = cpuMs();
+        qsizetype entries = 0;
+        {
+            HistoryStore store(path, options);
+            QSignalSpy problems(&store, &HistoryStore::problem);
+            store.open();
+            for (qint64 t = T0; t <= end; t += 1000) {
+                snapshot.server.timeMs = t;
+                if (t == change) {
+                    ObjectList objects;
+                    objects.append(snapshot.objects.ptr(0));
+                    ObjectState s = snapshot.objects.at(1);
+                    s.reading.atMs = t;
+                    s.reading.inWindow = 99;
+                    objects.append(s);
+                    objects.append(snapshot.objects.ptr(2));
+                    snapshot.objects = objects;
+                }
+                store.append(snapshot);
+                entries += store.lastFeed().entries;
+                if ((t / 1000) % 3600 == 0)
+                    store.flush();
+            }
+            store.flush();
+            QVERIFY2(problems.isEmpty(), qPrintable(problems.value(0).value(0).toString()));
+        }
+        std::printf("history: 3 objects x 25 h of ticks through append(Snapshot): %lld entries "
+                    "handed over, %.3f ms CPU per tick (test and writer), file %lld bytes\n",
+                    qint64(entries), double(cpuMs() - cpu) / 90000.0, fileBytes(path));
+        QCOMPARE(entries, qsizetype(3 + 1)); // the first tick, and the change
+        {
+            const QString name = QUuid::createUuid().toString();
+            {
+                QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), name);
+                db.setDatabaseName(path);
+                QVERIFY(db.open());
+                QSqlQuery q(db);
+                // Idle: no row of its own; one row an hour for every object
+                // (the hour's full tick), for the hours still at full
+                // resolution (hour 0 is buckets now) and 25:00:00.
+                q.prepare(QStringLiteral("SELECT COUNT(*) FROM samples WHERE object = (SELECT "
+                                         "id FROM objects WHERE key = ?)"));
+                q.addBindValue(QByteArray("rl:day:0"));
+                QVERIFY(q.exec());
+                QVERIFY(q.next());
+                QCOMPARE(q.value(0).toInt(), 0);
+                QVERIFY(q.exec(QStringLiteral("SELECT COUNT(*) FROM keyframes")));
+                QVERIFY(q.next());
+                QCOMPARE(q.value(0).toInt(), 25);
+            }
+            QSqlDatabase::removeDatabase(name);
+        }
+        QString error;
+        QElapsedTimer timer;
+        timer.start();
+        const auto day
+            = HistoryStore::read(path, "rl:day:0", T0 + HourMs, T0 + 25 * HourMs - 1, &error);
+        const qint64 readMs = timer.elapsed();
+        QVERIFY2(day, qPrintable(error));
+        QCOMPARE(day->times.size(), 24 * 3600);
+        QVERIFY(std::all_of(day->values.at(0).cbegin(), day->values.at(0).cend(),
+                            [](float v) { return v == 10.0f; }));
+        QVERIFY(std::all_of(day->values.at(1).cbegin(), day->values.at(1).cend(),
+                            [](float v) { return v == 0.1f; }));
+        std::printf("history: read 24 h of an idle object in %lld ms\n", readMs);
+        const auto changed
+            = HistoryStore::read(path, "rl:day:1", change - 2000, change + 2000, &error);
+        QVERIFY2(changed, qPrintable(error));
+        QCOMPARE(changed->times, (QList<qint64>{change - 2000, change - 1000, change, change + 1000,
+                                                change + 2000}));
+        QCOMPARE(changed->values.at(0), (QList<float>{11.0f, 11.0f, 99.0f, 99.0f, 99.0f}));
+        // Hour 0 is one-minute buckets now: flat, the constant.
+        const auto first = HistoryStore::read(path, "rl:day:2", T0, T0 + HourMs - 1, &error);
+        QVERIFY2(first, qPrintable(error));
+        QCOMPARE(first->bucketTimes.size(), 60);
+        for (const Internal::Bucket &b : first->buckets.at(0)) {
+            QCOMPARE(b.min, 12.0f);
+            QCOMPARE(b.max, 12.0f);
+            QCOMPARE(b.mean, 12.0f);
+            QCOMPARE(b.last, 12.0f);
+        }
+    }
+
+    // A file of format 1 (every figure every tick) is renamed aside with a
+    // sentence saying so; a new file is started; the old one stays readable.
+    void oldFormatFileSetAside()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("old.sqlite"));
+        {
+            const QString name = QUuid::createUuid().toString();
+            {
+                QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), name);
+                db.setDatabaseName(path);
+                QVERIFY(db.open());
+                QSqlQuery q(db);
+                for (const char *sql :
+                     {"CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT)",
+                      "CREATE TABLE objects (id INTEGER PRIMARY KEY, key BLOB NOT NULL, pattern "
+                      "TEXT NOT NULL, figures TEXT NOT NULL, UNIQUE (key, pattern))",
+                      "CREATE TABLE recent (t INTEGER PRIMARY KEY, data BLOB NOT NULL)",
+                      "CREATE TABLE samples (minute INTEGER NOT NULL, object INTEGER NOT NULL, "
+                      "data BLOB NOT NULL, PRIMARY KEY (minute, object)) WITHOUT ROWID",
+                      "CREATE TABLE buckets (hour INTEGER NOT NULL, object INTEGER NOT NULL, data "
+                      "BLOB NOT NULL, PRIMARY KEY (hour, object)) WITHOUT ROWID",
+                      "CREATE TABLE events (id INTEGER PRIMARY KEY, at INTEGER NOT NULL, key "
+                      "BLOB, kind TEXT NOT NULL, text TEXT NOT NULL)",
+                      "INSERT INTO meta VALUES ('format', '1')"})
+                    QVERIFY2(q.exec(QString::fromLatin1(sql)), sql);
+                q.prepare(QStringLiteral("INSERT INTO objects VALUES (1, ?, 'sliding-window', "
+                                         "'inWindow,occupancy,retryHorizonMs')"));
+                q.addBindValue(QByteArray("rl:old")); // keys are blobs
+                QVERIFY(q.exec());
+                for (int k = 0; k < 3; ++k) {
+                    Internal::TickBlobWriter blob(1);
+                    const float values[3] = {float(7 + k), float(7 + k) / 100.0f, 0};
+                    blob.add(1, values, 3);
+                    q.prepare(QStringLiteral("INSERT INTO recent VALUES (?, ?)"));
+                    q.addBindValue(T0 + 1000 * k);
+                    q.addBindValue(blob.finish());
+                    QVERIFY(q.exec());
+                }
+            }
+            QSqlDatabase::removeDatabase(name);
+        }
+        HistoryStore store(path);
+        QSignalSpy problems(&store, &HistoryStore::problem);
+        QSignalSpy opened(&store, &HistoryStore::opened);
+        store.open();
+        QVERIFY(opened.wait(20000));
+        QCOMPARE(problems.size(), 1);
+        const QString sentence = problems.at(0).at(0).toString();
+        QVERIFY2(sentence.contains(path) && sentence.contains(QStringLiteral("older Gatehouse"))
+                     && sentence.contains(QStringLiteral("a new file"))
+                     && sentence.contains(QStringLiteral("--history-dir")),
+                 qPrintable(sentence));
+        const QString aside = sentence.section(QStringLiteral("renamed to "), 1)
+                                  .section(QStringLiteral(" and a new file"), 0, 0);
+        QVERIFY2(aside.startsWith(path + QStringLiteral(".format1-")), qPrintable(aside));
+        QString error;
+        const auto old = HistoryStore::read(aside, "rl:old", T0, T0 + 5000, &error);
+        QVERIFY2(old, qPrintable(error));
+        QCOMPARE(old->times, (QList<qint64>{T0, T0 + 1000, T0 + 2000}));
+        QCOMPARE(old->values.at(0), (QList<float>{7, 8, 9}));
+        // The new file takes history, in format 2.
+        HistoryTick tick;
+        tick.atMs = T0 + 10000;
+        tick.entries.append({"rl:old", s_limiter, 3, {4, 0.04, 0}});
+        store.append(tick);
+        store.flush();
+        const auto fresh = HistoryStore::read(path, "rl:old", T0, T0 + 20000, &error);
+        QVERIFY2(fresh, qPrintable(error));
+        QCOMPARE(fresh->times, QList<qint64>{T0 + 10000});
+        QCOMPARE(fresh->values.at(0).first(), 4.0f);
     }
 
     void eventsRecordedAndRead()

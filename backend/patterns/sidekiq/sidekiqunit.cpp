@@ -371,15 +371,18 @@ Reading SidekiqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
     QList<QByteArray> replyKeys{keyOf(o, Queues),   keyOf(o, Queues), keyOf(o, Schedule),
                                 keyOf(o, Retry),    keyOf(o, Dead),   keyOf(o, Processes),
                                 keyOf(o, Processes)};
-    if (r.size()
-        < FixedReplies + QueueReplies * queues.size() + ProcessReplies * processes.size()) {
+    const qsizetype expected = FixedReplies + QueueReplies * queues.size()
+                               + ProcessReplies * processes.size() + StatReplies;
+    if (r.size() < expected) {
         if (auto f = failure(o, r, replyKeys, c.nowMs))
             return *f;
         Reading bad;
         bad.atMs = c.nowMs;
         bad.status = Reading::Status::Error;
-        bad.message
-            = QStringLiteral("Too few replies reading Sidekiq \"%1\".").arg(printableBytes(o.key));
+        bad.message = QStringLiteral("Reading Sidekiq \"%1\" got %2 replies for %3 commands.")
+                          .arg(printableBytes(o.key))
+                          .arg(r.size())
+                          .arg(expected);
         return bad;
     }
     if (auto f = failure(o, r.mid(0, FixedReplies), replyKeys, c.nowMs))

@@ -32,19 +32,26 @@
 
 namespace gatehouse {
 
-namespace {
-
-// Ctrl+1 .. Ctrl+9, then Ctrl+0 for the tenth page (as browsers number tabs).
-QKeySequence pageShortcut(int page)
+// Ctrl+1 .. Ctrl+9, then Ctrl+0 for the tenth page (as browsers number tabs);
+// pages past the tenth take Alt+1, Alt+2 …, Qt Creator's second row (its
+// output panes), so every page has one and no digit means two pages.
+QKeySequence ConsoleNavigation::pageShortcut(int page)
 {
-    if (page < 9)
-        return QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + page));
-    if (page == 9)
-        return QKeySequence(Qt::CTRL | Qt::Key_0);
-    return {};
+    if (page < 0 || page >= MaxPages)
+        return {};
+    const Qt::KeyboardModifier modifier = page < 10 ? Qt::ControlModifier : Qt::AltModifier;
+    const int digit = (page % 10 + 1) % 10; // 1 … 9, then 0
+    return QKeySequence(modifier | Qt::Key(Qt::Key_0 + digit));
 }
 
-} // namespace
+QString ConsoleNavigation::withShortcut(const QString &toolTip, int page)
+{
+    const QKeySequence keys = pageShortcut(page);
+    if (keys.isEmpty())
+        return toolTip;
+    const QString line = tr("Shortcut: %1").arg(keys.toString(QKeySequence::NativeText));
+    return toolTip.isEmpty() ? line : toolTip + QLatin1Char('\n') + line;
+}
 
 ConsoleNavigation::ConsoleNavigation(MainWindow *window)
     : QObject(window)
@@ -53,7 +60,7 @@ ConsoleNavigation::ConsoleNavigation(MainWindow *window)
     setObjectName(QStringLiteral("consoleNavigation"));
     // Page shortcuts are QShortcuts of the window, not menu entries: pages
     // added after this (by other parts of the window) still get theirs.
-    for (int page = 0; page < 10; ++page) {
+    for (int page = 0; page < MaxPages; ++page) {
         auto *shortcut = new QShortcut(pageShortcut(page), window);
         connect(shortcut, &QShortcut::activated, this, [this, page] {
             if (page < m_window->pageNames().size())
@@ -94,8 +101,8 @@ ConsoleNavigation::ConsoleNavigation(MainWindow *window)
         QMessageBox::information(
             m_window, tr("Keyboard shortcuts"),
             tr("<table>"
-               "<tr><td><b>Ctrl+1 … Ctrl+9, Ctrl+0</b></td><td>pages, in the side list's "
-               "order</td></tr>"
+               "<tr><td><b>Ctrl+1 … Ctrl+9, Ctrl+0, Alt+1 …</b></td><td>pages, in the side "
+               "list's order (View &gt; Pages names each)</td></tr>"
                "<tr><td><b>Ctrl+K</b></td><td>go to any object by part of its key</td></tr>"
                "<tr><td><b>Ctrl+F</b></td><td>the page's filter</td></tr>"
                "<tr><td><b>Enter</b></td><td>details of the selected object</td></tr>"

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <QKeySequence>
 #include <QObject>
 #include <QPointer>
 
@@ -14,7 +15,7 @@ class ObjectSearch;
 class SectionPage;
 
 // The keyboard and the menus over a MainWindow's pages, kept out of the
-// window itself: View (every page, Ctrl+1..9 and Ctrl+0; Go to object,
+// window itself: View (every page, Ctrl+1..9, Ctrl+0, then Alt+1..; Go to object,
 // Ctrl+K), Actions (Details, Enter; the selection's primary action, Delete,
 // through its confirmation; Copy key; Copy token), Help (shortcuts, About),
 // and a context menu on every section's table. It uses only the window's
@@ -24,6 +25,13 @@ class ConsoleNavigation : public QObject
     Q_OBJECT
 public:
     explicit ConsoleNavigation(MainWindow *window);
+
+    // The most pages with a shortcut: Ctrl+1 … Ctrl+0, Alt+1 … Alt+0.
+    static constexpr int MaxPages = 20;
+    // Page index's shortcut (empty past MaxPages), and a side-list tooltip
+    // with it on a line of its own.
+    static QKeySequence pageShortcut(int page);
+    static QString withShortcut(const QString &toolTip, int page);
 
     // Ctrl+K: the search over every object; it selects the chosen one on its page.
     ObjectSearch *openSearch();

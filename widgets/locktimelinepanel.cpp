@@ -284,16 +284,32 @@ void LockTimelinePanel::fill()
     m_table->setRowCount(int(holders.size()));
     for (int r = 0; r < holders.size(); ++r) {
         const Holder &h = holders.at(holders.size() - 1 - r);
-        const QString token = printableBytes(h.token, 120);
-        const QStringList cells{
-            token, (h.acquiredAtLeast ? QStringLiteral("≤ ") : QString()) + clock(h.acquiredMs),
-            h.endedMs < 0 ? tr("holds it") : clock(h.endedMs), h.endedMs < 0 ? QString() : h.end,
-            h.fromHistory && h.endedMs < 0
-                ? QStringLiteral("–")
-                : (h.acquiredAtLeast ? QStringLiteral("≥ ") : QString())
-                      + formatMs(
-                          std::max<qint64>(0, (h.endedMs < 0 ? now : h.endedMs) - h.acquiredMs))
-                      + (h.endedMs < 0 ? tr(" so far") : QString())};
+        const QString token = h.token.isEmpty() ? tr("unknown") : printableBytes(h.token, 120);
+        // First seen after its lease had run out (a legacy lock whose holder
+        // crashed): when it was taken, and so for how long, is unknown; "≥ 0
+        // ms" would say it was held for no time at all.
+        const bool seenAfterEnd = h.acquiredAtLeast && h.endedMs >= 0 && h.endedMs <= h.acquiredMs;
+        QString acquired
+            = (h.acquiredAtLeast ? QStringLiteral("≤ ") : QString()) + clock(h.acquiredMs);
+        QString heldFor = h.fromHistory && h.endedMs < 0
+                              ? QStringLiteral("–")
+                              : (h.acquiredAtLeast ? QStringLiteral("≥ ") : QString())
+                                    + formatMs(std::max<qint64>(0, (h.endedMs < 0 ? now : h.endedMs)
+                                                                       - h.acquiredMs))
+                                    + (h.endedMs < 0 ? tr(" so far") : QString());
+        QString heldForTip = heldFor;
+        if (seenAfterEnd) {
+            acquired = tr("before %1").arg(clock(h.endedMs));
+            heldFor = tr("unknown: expired before the console saw it");
+            heldForTip = tr("Its lease ran out at %1, before the console first read the lock: "
+                            "the holder crashed or never released it, and when it took the lock "
+                            "is unknown. The next client must break it.")
+                             .arg(clock(h.endedMs));
+        }
+        const QStringList cells{token, acquired, h.endedMs < 0 ? tr("holds it") : clock(h.endedMs),
+                                h.endedMs < 0 ? QString() : h.end, heldFor};
+        const QStringList tips{h.token.isEmpty() ? tr("The lock's value names no holder") : token,
+                               acquired, cells.at(2), cells.at(3), heldForTip};
         for (int c = 0; c < cells.size(); ++c) {
             QTableWidgetItem *item = m_table->item(r, c);
             if (!item) {
@@ -302,8 +318,8 @@ void LockTimelinePanel::fill()
             }
             if (item->text() != cells.at(c))
                 item->setText(cells.at(c));
-            if (c == 0)
-                item->setToolTip(token);
+            if (item->toolTip() != tips.at(c))
+                item->setToolTip(tips.at(c));
         }
     }
 }

@@ -319,6 +319,7 @@ void MainWindow::addPage(QWidget *page, const QString &title)
     m_stack->addWidget(page);
     auto *item = new QListWidgetItem(title, m_pages);
     item->setData(Qt::UserRole, title); // the text gains counts (updateSideList)
+    item->setToolTip(ConsoleNavigation::withShortcut(title, m_pages->count() - 1));
     // Every entry indented alike, with a badge or without.
     QPixmap blank(m_pages->iconSize());
     blank.fill(Qt::transparent);
@@ -410,7 +411,7 @@ void MainWindow::updateSideList()
         item->setText(
             QStringLiteral("%1  %2").arg(item->data(Qt::UserRole).toString()).arg(t.objects));
         item->setIcon(badgeIcon(t.worst, t.attention, m_pages->palette(), iconSize));
-        item->setToolTip(t.toolTip());
+        item->setToolTip(ConsoleNavigation::withShortcut(t.toolTip(), m_pages->row(item)));
     }
     // Autodetection's pages: how many rows each lists.
     const auto counted = [this](QWidget *page, int n) {

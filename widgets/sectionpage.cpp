@@ -349,8 +349,11 @@ void SectionPage::updateItems()
     }
     m_items->setRowCount(int(rows.size()));
     for (int r = 0; r < rows.size(); ++r) {
-        for (int c = 0; c < rows.at(r).size() && c < m_items->columnCount(); ++c)
-            m_items->setItem(r, c, new QTableWidgetItem(rows.at(r).at(c)));
+        for (int c = 0; c < rows.at(r).size() && c < m_items->columnCount(); ++c) {
+            auto *cell = new QTableWidgetItem(rows.at(r).at(c));
+            cell->setToolTip(rows.at(r).at(c)); // a long job elided in its cell, whole here
+            m_items->setItem(r, c, cell);
+        }
     }
     // The item chosen stays chosen while the same object is shown; another
     // object (switching queues) starts with nothing chosen, so an action

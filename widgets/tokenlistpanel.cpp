@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: MIT
 #include "tokenlistpanel.h"
 
+#include "historyrangebar.h"
 #include "theme.h"
+
+#include <history/historystore.h>
 
 #include <patterns/patternunit.h>
 #include <patterns/token-family/tokenfamilyunit.h>
 
 #include <QDateTime>
+#include <QFutureWatcher>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -14,6 +18,7 @@
 #include <QSplitter>
 #include <QTableWidget>
 #include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include <qcustomplot.h>
 
@@ -32,6 +37,7 @@ TokenListPanel::TokenListPanel(const Context &context, QWidget *parent)
     , m_tokens(new QTableWidget(0, 4, this))
     , m_flowNote(new QLabel(this))
     , m_flowPlot(new QCustomPlot(this))
+    , m_rangeBar(new HistoryRangeBar(this))
 {
     setObjectName(QStringLiteral("tokenListPanel"));
     m_range->setObjectName(QStringLiteral("tokenListRange"));
@@ -91,6 +97,18 @@ TokenListPanel::TokenListPanel(const Context &context, QWidget *parent)
         graph->setLineStyle(QCPGraph::lsStepCenter);
         graph->setName(g == 0 ? tr("issued") : tr("used, revoked or expired"));
     }
+    m_rangeBar->setObjectName(QStringLiteral("tokenFlowRange"));
+    m_rangeBar->setToolTip(tr("Time range of the issued and consumed chart"));
+    m_rangeBar->setEnabled(false); // until a history file is set: live only
+    connect(m_rangeBar, &HistoryRangeBar::rangeChanged, this, [this] {
+        ++m_readGeneration; // a read under way is for the old range: read again after it
+        m_fileFlow.clear();
+        m_fileFamily.clear();
+        readHistory();
+        if (m_family)
+            drawFlow();
+    });
+    flowLayout->addWidget(m_rangeBar);
     flowLayout->addWidget(m_flowPlot, 1);
     flowLayout->addWidget(m_flowNote);
     split->addWidget(flow);
@@ -144,6 +162,16 @@ void TokenListPanel::follow(const ObjectState &family, qint64 atMs, bool discove
             flow.issued += f.members.contains(m) ? 0 : 1;
         for (const QByteArray &m : std::as_const(f.members))
             flow.gone += now.contains(m) ? 0 : 1;
+        if (flow.issued > 0 || flow.gone > 0) {
+            // Into the history file's bucket; a bucket is written once the
+            // flow moves past it.
+            const qint64 start = atMs - atMs % BucketMs;
+            if (f.bucket.atMs > 0 && f.bucket.atMs != start)
+                record(family.object.key, std::exchange(f.bucket, Flow{}));
+            f.bucket.atMs = start;
+            f.bucket.issued += flow.issued;
+            f.bucket.gone += flow.gone;
+        }
         if (flow.issued > 0 || flow.gone > 0 || f.samples.isEmpty()
             || f.samples.last().atMs < atMs) {
             f.samples.append(flow);
@@ -154,20 +182,101 @@ void TokenListPanel::follow(const ObjectState &family, qint64 atMs, bool discove
     f.members = std::move(now);
 }
 
+void TokenListPanel::setHistory(const std::weak_ptr<HistoryStore> &store, const QString &file)
+{
+    m_store = store;
+    m_historyFile = file;
+    m_rangeBar->setEnabled(!file.isEmpty());
+    readHistory();
+}
+
+bool TokenListPanel::historyMode() const
+{
+    return !m_historyFile.isEmpty() && m_rangeBar->mode() != HistoryRangeBar::Mode::Live;
+}
+
+void TokenListPanel::record(const QByteArray &family, const Flow &bucket)
+{
+    if (const auto store = m_store.lock())
+        store->recordEvent(bucket.atMs, family, QStringLiteral("token.flow"),
+                           QStringLiteral("%1 %2").arg(bucket.issued).arg(bucket.gone));
+}
+
+void TokenListPanel::readHistory()
+{
+    if (!historyMode() || !m_family || m_readingHistory)
+        return;
+    const QByteArray key = m_family->object.key;
+    const qint64 now = m_snapshot ? m_snapshot->server.timeMs : QDateTime::currentMSecsSinceEpoch();
+    const bool custom = m_rangeBar->mode() == HistoryRangeBar::Mode::Custom;
+    const qint64 from = custom ? m_rangeBar->customFromMs() : now - m_rangeBar->spanMs();
+    const qint64 to = custom ? m_rangeBar->customToMs() : now;
+    const QString file = m_historyFile;
+    const quint64 generation = ++m_readGeneration;
+    m_readingHistory = true;
+    auto *watcher = new QFutureWatcher<QList<Flow>>(this);
+    connect(watcher, &QFutureWatcher<QList<Flow>>::finished, this,
+            [this, watcher, key, generation] {
+                watcher->deleteLater();
+                m_readingHistory = false;
+                if (generation != m_readGeneration)
+                    return readHistory(); // the range or family changed meanwhile
+                m_fileFlow = watcher->result();
+                m_fileFamily = key;
+                if (m_family && m_family->object.key == key)
+                    drawFlow();
+                else
+                    readHistory();
+            });
+    watcher->setFuture(QtConcurrent::run([file, key, from, to]() {
+        QString error;
+        QList<Flow> flow;
+        const QList<HistoryEvent> events
+            = HistoryStore::readEvents(file, from, to, key, MaxHistoryEvents, &error)
+                  .value_or(QList<HistoryEvent>());
+        for (const HistoryEvent &e : events) {
+            if (e.kind != QLatin1String("token.flow"))
+                continue;
+            const QStringList parts = e.text.split(QLatin1Char(' '));
+            if (parts.size() != 2)
+                continue;
+            flow.append({e.atMs, parts.at(0).toLongLong(), parts.at(1).toLongLong()});
+        }
+        return flow;
+    }));
+}
+
 void TokenListPanel::drawFlow()
 {
     const Followed f = m_flows.value(m_family->object.key);
     const qint64 now = m_snapshot ? m_snapshot->server.timeMs : 0;
     QVector<double> keys, issued, gone;
     double top = 1;
-    for (const Flow &s : f.samples) {
-        keys.append(double(s.atMs - now) / 1000.0);
+    const bool fromFile = historyMode();
+    if (fromFile && m_fileFamily != m_family->object.key) {
+        m_fileFlow.clear();
+        readHistory();
+    }
+    // From the file: its buckets, then the one still being summed; on the
+    // date axis (local time). Live: each reading, in seconds back from now.
+    QList<Flow> samples = fromFile ? m_fileFlow : f.samples;
+    if (fromFile && f.bucket.atMs > 0 && (samples.isEmpty() || samples.last().atMs < f.bucket.atMs))
+        samples.append(f.bucket);
+    for (const Flow &s : std::as_const(samples)) {
+        keys.append(fromFile ? double(s.atMs) / 1000.0 : double(s.atMs - now) / 1000.0);
         issued.append(double(s.issued));
         gone.append(double(s.gone));
         top = std::max({top, double(s.issued), double(s.gone)});
     }
     m_flowPlot->graph(0)->setData(keys, issued, true);
     m_flowPlot->graph(1)->setData(keys, gone, true);
+    // Buckets from the file stand alone (a quiet bucket is not written): a
+    // bar with a dot each, so even one shows. Live readings come every tick.
+    for (int g = 0; g < 2; ++g) {
+        m_flowPlot->graph(g)->setLineStyle(fromFile ? QCPGraph::lsImpulse : QCPGraph::lsStepCenter);
+        m_flowPlot->graph(g)->setScatterStyle(fromFile ? QCPScatterStyle(QCPScatterStyle::ssDisc, 5)
+                                                       : QCPScatterStyle());
+    }
     const QPalette pal = palette();
     for (int g = 0; g < 2; ++g)
         m_flowPlot->graph(g)->setPen(QPen(theme::series(g, pal), 1.5));
@@ -182,14 +291,43 @@ void TokenListPanel::drawFlow()
         title->setTextColor(pal.color(QPalette::Text));
     m_flowPlot->legend->setBrush(pal.brush(QPalette::Base));
     m_flowPlot->legend->setTextColor(pal.color(QPalette::Text));
-    m_flowPlot->xAxis->setRange(-15 * 60, 0); // the live 15 minutes
+    auto *title = qobject_cast<QCPTextElement *>(m_flowPlot->plotLayout()->element(0, 0));
+    if (fromFile) {
+        const bool custom = m_rangeBar->mode() == HistoryRangeBar::Mode::Custom;
+        const qint64 to = custom ? m_rangeBar->customToMs() : now;
+        const qint64 from = custom ? m_rangeBar->customFromMs() : now - m_rangeBar->spanMs();
+        if (!m_flowPlot->xAxis->ticker().dynamicCast<QCPAxisTickerDateTime>()) {
+            auto ticker = QSharedPointer<QCPAxisTickerDateTime>::create();
+            ticker->setDateTimeFormat(QStringLiteral("HH:mm\nMMM d"));
+            m_flowPlot->xAxis->setTicker(ticker);
+            m_flowPlot->xAxis->setLabel(QString());
+        }
+        m_flowPlot->xAxis->setRange(double(from) / 1000.0, double(to) / 1000.0);
+        if (title)
+            title->setText(tr("Issued and consumed per %1 s").arg(BucketMs / 1000));
+    } else {
+        if (m_flowPlot->xAxis->ticker().dynamicCast<QCPAxisTickerDateTime>()) {
+            m_flowPlot->xAxis->setTicker(QSharedPointer<QCPAxisTicker>::create());
+            m_flowPlot->xAxis->setLabel(tr("seconds (0 = now)"));
+        }
+        m_flowPlot->xAxis->setRange(-15 * 60, 0); // the live 15 minutes
+        if (title)
+            title->setText(tr("Issued and consumed per reading"));
+    }
     m_flowPlot->yAxis->setRange(0, top * 1.2);
     m_flowPlot->replot(QCustomPlot::rpQueuedReplot);
     m_flowNote->setText(
         !f.diffed ? tr("More than %1 tokens: not followed one by one.").arg(MaxDiffedMembers)
-                  : tr("From the monitor's readings since the console started: tokens it found "
-                       "new, and tokens that were no longer there (a new token is seen when a "
-                       "scan or a keyspace event finds it)."));
+        : fromFile
+            ? (m_readingHistory ? tr("Reading the history file…")
+                                : tr("From the history file, earlier runs included: tokens the "
+                                     "monitor found new, and tokens no longer there, summed per "
+                                     "%1 s (%2 buckets with a change in the range).")
+                                      .arg(BucketMs / 1000)
+                                      .arg(m_fileFlow.size()))
+            : tr("From the monitor's readings since the console started: tokens it found "
+                 "new, and tokens that were no longer there (a new token is seen when a "
+                 "scan or a keyspace event finds it)."));
 }
 
 void TokenListPanel::setObject(const ObjectState *state)

@@ -45,6 +45,55 @@ bool eventsCover(const QByteArray &flags)
     return true;
 }
 
+// A library queue's throughput (jobs finished per second) over the last
+// minute of samples: the rise of the figures its throughput chart charts
+// per minute (its finished and failed counts), a fall (a clean, a library
+// trimming its finished jobs) counting as none, as the chart counts it.
+// ring's newest sample is at nowMs; the ones before it at tickTimes' last.
+// -1 when the unit charts no such figure, or the samples span under 10 s.
+double finishedPerS(const PatternUnit &unit, const QList<Figure> &figures, const HistoryRing &ring,
+                    const QList<qint64> &tickTimes, qint64 nowMs)
+{
+    constexpr qint64 SpanMs = 60000;
+    constexpr qint64 MinSpanMs = 10000;
+    // The figures, once per unit (a pointer lookup per object and tick: no
+    // lock, no charts built on a tick of a million objects).
+    thread_local QHash<const PatternUnit *, QList<int>> doneOf;
+    auto it = doneOf.constFind(&unit);
+    if (it == doneOf.cend()) {
+        QList<int> done;
+        for (const Chart &c : unit.charts()) {
+            for (const Chart::Series &series : c.series) {
+                if (!series.perMinute)
+                    continue;
+                for (int f = 0; f < figures.size(); ++f) {
+                    if (figures.at(f).id == series.figure && !done.contains(f))
+                        done << f;
+                }
+            }
+        }
+        it = doneOf.insert(&unit, done);
+    }
+    const QList<int> &done = *it;
+    if (done.isEmpty() || ring.size() < 2)
+        return -1;
+    double rise = 0;
+    qint64 from = nowMs;
+    for (int k = 1; k < ring.size() && k <= tickTimes.size(); ++k) {
+        const qint64 at = tickTimes.at(tickTimes.size() - k);
+        if (at < nowMs - SpanMs)
+            break;
+        const int newer = ring.size() - k, older = newer - 1;
+        for (int f : done) {
+            if (f >= ring.figures())
+                continue;
+            rise += std::max(0.0, double(ring.at(f, newer)) - double(ring.at(f, older)));
+        }
+        from = at;
+    }
+    return nowMs - from >= MinSpanMs ? rise * 1000.0 / double(nowMs - from) : -1;
+}
+
 } // namespace
 
 Monitor::Monitor(RedisClient *client, Options options, QObject *parent)
@@ -984,6 +1033,13 @@ void Monitor::finishRun(const ProbeRun &run)
                                           / double(m_server.timeMs - m_lastTickAtMs);
                 t.completionsAtTick = t.track.completions;
                 if (throughput != t.throughputPerS) { // a new state only for a new figure
+                    t.throughputPerS = throughput;
+                    restate(int(i));
+                }
+            } else if (!t.unit->hasThroughput()) {
+                const double throughput
+                    = finishedPerS(*t.unit, figures, t.history, m_tickTimes, m_server.timeMs);
+                if (throughput != t.throughputPerS) {
                     t.throughputPerS = throughput;
                     restate(int(i));
                 }

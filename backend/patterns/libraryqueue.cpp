@@ -239,7 +239,29 @@ QList<Column> columns(const QString &library, ColumnOptions options)
         stuck};
     if (options.dead)
         out << Column::count(QStringLiteral("Dead"), &Reading::deadLength);
-    out << Column::counts() << Column::status();
+    // The monitor's figure (ObjectState::throughputPerS) from the rise of the
+    // library's finished counts over the last minute; per minute, as the
+    // throughput chart shows it. "—" until a minute's readings, or for a
+    // library that counts nothing finished (said in the tooltip, no zeros).
+    Column throughput;
+    throughput.header = QStringLiteral("Throughput");
+    const QString none = options.noThroughput;
+    throughput.toolTip
+        = none.isEmpty()
+              ? QStringLiteral("Jobs finished per minute over the last minute: the rise of %1's "
+                               "own finished and failed counts (jobs it deletes as they finish "
+                               "are not counted). – until 10 s of readings.")
+                    .arg(library)
+              : none;
+    throughput.text = [none](const ObjectState &s, qint64) -> QString {
+        if (!none.isEmpty() || s.throughputPerS < 0)
+            return QStringLiteral("–");
+        return QStringLiteral("%1 /min").arg(s.throughputPerS * 60.0, 0, 'f', 1);
+    };
+    throughput.sort = [none](const ObjectState &s, qint64) {
+        return QVariant(none.isEmpty() ? s.throughputPerS : -1.0);
+    };
+    out << throughput << Column::counts() << Column::status();
     return out;
 }
 

@@ -83,9 +83,14 @@ struct ColumnOptions
 {
     bool stuckMayBeMore = false; // "3+" while the stuck count is a lower bound
     bool dead = true;            // a dead (failed) count column
+    // Why the library has no throughput (it keeps no count of finished
+    // jobs): the Throughput cell is "—" with this as its tooltip. Empty: the
+    // rise of the counts its throughput chart charts, per minute.
+    QString noThroughput;
 };
 // The queue section's shared columns (one table for every queue pattern):
-// key, library, length, in flight, oldest in flight, stuck, dead, counts, status.
+// key, library, length, in flight, oldest in flight, stuck, dead, throughput,
+// counts, status.
 QList<Column> columns(const QString &library, ColumnOptions options = {});
 
 enum class LowerBound { FromReading, Exact, Omitted };

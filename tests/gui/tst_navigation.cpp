@@ -6,6 +6,7 @@
 // fill the clipboard; the Audit page names the OS user when USER is unset,
 // filters, shows an entry in full and opens its object.
 #include <actions/actionengine.h>
+#include <alerts/alertengine.h>
 #include <auditpage.h>
 #include <consolenavigation.h>
 #include <mainwindow.h>
@@ -139,14 +140,21 @@ private slots:
                  QStringLiteral("light"));
     }
 
-    // Ctrl+1, Ctrl+2 … (Ctrl+0 the tenth) reach every page, in the side list's order.
+    // Ctrl+1, Ctrl+2 … (Ctrl+0 the tenth, Alt+1 the eleventh) reach every
+    // page, in the side list's order; each side-list entry's tooltip and its
+    // View > Pages entry name its shortcut.
     void ctrlDigitReachesEveryPage()
     {
         Console c(m_server, audit());
+        // As the app does: the Alerts page too.
+        AlertEngine alerts;
+        c.window->setAlerts(&alerts, Profile());
         QVERIFY(QTest::qWaitForWindowActive(c.window.get()));
         const int pages = int(c.window->pageNames().size());
-        QVERIFY(pages >= 4);
-        QVERIFY2(pages <= 10, "more pages than Ctrl+digit shortcuts");
+        // Overview, the sections, Unconfirmed, Other keys, Nodes, Audit log
+        // and Alerts: past the ten Ctrl+digit keys.
+        QVERIFY2(pages >= 11, qPrintable(c.window->pageNames().join(QLatin1String(", "))));
+        QVERIFY(pages <= ConsoleNavigation::MaxPages);
         // The Overview (Ctrl+1) carries the server's figures.
         auto *panel = c.window->page(0)->findChild<ServerPanel *>(QStringLiteral("serverPanel"));
         QVERIFY(panel);
@@ -155,11 +163,25 @@ private slots:
             QString::fromLatin1(
                 parseInfo(call(*m_client, {"INFO", "server"}).bytes()).value("redis_version")),
             5000);
+        auto *side = c.window->findChild<QListWidget *>();
+        QVERIFY(side);
+        QCOMPARE(side->count(), pages);
         for (int i = pages - 1; i >= 0; --i) {
-            const Qt::Key key = i < 9 ? Qt::Key(Qt::Key_1 + i) : Qt::Key_0;
-            QTest::keyClick(c.window.get(), key, Qt::ControlModifier);
-            QCOMPARE(c.window->currentPage(), i);
+            const int digit = (i % 10 + 1) % 10;
+            const Qt::Key key = Qt::Key(Qt::Key_0 + digit);
+            const Qt::KeyboardModifier modifier = i < 10 ? Qt::ControlModifier : Qt::AltModifier;
+            const QString name = QStringLiteral("%1+%2")
+                                     .arg(i < 10 ? QStringLiteral("Ctrl") : QStringLiteral("Alt"))
+                                     .arg(digit);
+            QTest::keyClick(c.window.get(), key, modifier);
+            QVERIFY2(c.window->currentPage() == i, qPrintable(name));
+            QVERIFY2(side->item(i)->toolTip().contains(name), qPrintable(side->item(i)->toolTip()));
         }
+        // The eleventh page is not left out (the Ctrl+digit keys end at ten).
+        QTest::keyClick(c.window.get(), Qt::Key_1, Qt::AltModifier);
+        QCOMPARE(c.window->currentPage(), 10);
+        QTest::keyClick(c.window.get(), Qt::Key_0, Qt::ControlModifier);
+        QCOMPARE(c.window->currentPage(), 9);
         // The View menu lists them all.
         QMenu *view = nullptr;
         for (QAction *a : c.window->menuBar()->actions()) {
@@ -167,6 +189,21 @@ private slots:
                 view = a->menu();
         }
         QVERIFY(view);
+        QMenu *pagesMenu = nullptr;
+        for (QAction *a : view->actions()) {
+            if (a->text() == QLatin1String("&Pages"))
+                pagesMenu = a->menu();
+        }
+        QVERIFY(pagesMenu);
+        Q_EMIT pagesMenu->aboutToShow(); // filled as it opens: Alerts came after the window
+        QCOMPARE(int(pagesMenu->actions().size()), pages);
+        for (int i = 0; i < pages; ++i) {
+            const QString text = pagesMenu->actions().at(i)->text();
+            QVERIFY2(text.endsWith(
+                         QLatin1Char('\t')
+                         + ConsoleNavigation::pageShortcut(i).toString(QKeySequence::NativeText)),
+                     qPrintable(text));
+        }
         for (const QString &m : {QStringLiteral("&Actions"), QStringLiteral("&Help")}) {
             bool found = false;
             for (QAction *a : c.window->menuBar()->actions())

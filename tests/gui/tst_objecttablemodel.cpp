@@ -259,6 +259,7 @@ private slots:
         b.reading.counts = {{QStringLiteral("wait"), 3},
                             {QStringLiteral("active"), 1},
                             {QStringLiteral("failed"), 2}};
+        b.throughputPerS = 0.2; // the rise of its completed and failed counts: per minute
         QTest::newRow("bullmq") << QStringLiteral("queue") << b
                                 << QStringList{QStringLiteral("Queue=bull:emails"),
                                                QStringLiteral("Length=3"),
@@ -266,13 +267,29 @@ private slots:
                                                QStringLiteral("Oldest in flight=2.5 s"),
                                                QStringLiteral("Stuck=1"),
                                                QStringLiteral("Dead=2"),
-                                               QStringLiteral("Throughput="),
+                                               QStringLiteral("Throughput=12.0 /min"),
                                                QStringLiteral("Library=bullmq:6.7.0 (paused)"),
                                                QStringLiteral("Counts=wait 3 · active 1 · "
                                                               "failed 2"),
                                                QStringLiteral("Delayed="),
                                                QStringLiteral("Next due in="),
                                                QStringLiteral("Status=1 stuck")};
+
+        // Celery counts nothing finished: "–", and the cell says why, not 0.
+        ObjectState cel;
+        cel.object.kind = PatternKind("celery");
+        cel.object.key = "celery";
+        cel.reading.atMs = 1000;
+        cel.reading.length = 4;
+        cel.throughputPerS = -1;
+        QTest::newRow("celery")
+            << QStringLiteral("queue") << cel
+            << QStringList{QStringLiteral("Queue=celery"), QStringLiteral("Length=4"),
+                           QStringLiteral("In flight=0"),  QStringLiteral("Oldest in flight=–"),
+                           QStringLiteral("Stuck=0"),      QStringLiteral("Dead="),
+                           QStringLiteral("Throughput=–"), QStringLiteral("Library=celery"),
+                           QStringLiteral("Counts="),      QStringLiteral("Delayed="),
+                           QStringLiteral("Next due in="), QStringLiteral("Status=ok")};
 
         ObjectState sem;
         sem.object.kind = PatternKind("sorted-set-semaphore");
@@ -315,6 +332,13 @@ private slots:
         QCOMPARE(shown, expected);
         // No header past the last column.
         QVERIFY(model.headerData(model.columnCount(), Qt::Horizontal).toString().isEmpty());
+        // A queue without throughput says why in the cell's tooltip.
+        const int throughput = int(expected.indexOf(QStringLiteral("Throughput=–")));
+        if (state.object.kind == PatternKind("celery")) {
+            const QString why = model.index(0, throughput).data(Qt::ToolTipRole).toString();
+            QVERIFY2(why.contains(QLatin1String("keeps no count of finished tasks")),
+                     qPrintable(why));
+        }
     }
 
     void limiterColumns()

@@ -543,6 +543,66 @@ private slots:
         QCOMPARE(stats.value(QStringLiteral("dead")).toInt(), 1);
         QCOMPARE(stats.value(QStringLiteral("enqueued")).toInt(), 1);
         QCOMPARE(stats.value(QStringLiteral("retry")).toInt(), 1);
+
+        // Throughput from Sidekiq's own counters (stat:processed and
+        // stat:failed, which its processes flush with each heartbeat): a
+        // real worker runs the revived job and five more.
+        for (int i = 0; i < 5; ++i)
+            QCOMPARE(sidekiq(url, {QStringLiteral("push"), QStringLiteral("HangJob"),
+                                   QStringLiteral("quick-%1").arg(i)})
+                         .size(),
+                     24);
+        const int processedBefore = stats.value(QStringLiteral("processed")).toInt();
+        QProcess worker;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("REDIS_URL"), url);
+        worker.setProcessEnvironment(env);
+        worker.setStandardOutputFile(server.dir() + QStringLiteral("/sidekiq2.log"));
+        worker.setStandardErrorFile(server.dir() + QStringLiteral("/sidekiq2.log"));
+        worker.start(SidekiqBin,
+                     {QStringLiteral("-r"), SidekiqApp, QStringLiteral("-c"), QStringLiteral("1")});
+        QVERIFY(worker.waitForStarted(10000));
+        QTRY_VERIFY_WITH_TIMEOUT(sidekiqStats(url).value(QStringLiteral("processed")).toInt()
+                                     >= processedBefore + 6,
+                                 60000);
+        // The queue's throughput chart, as BullMQ's: processed and failed per minute.
+        QVERIFY2(
+            QTest::qWaitFor(
+                [&] { return largest(page->chart(), QStringLiteral("Throughput")) > 0; }, 30000),
+            "the Sidekiq throughput chart got no point above 0 after the worker ran 6 jobs");
+        // The table's Throughput column: jobs per minute over the last minute.
+        ObjectTableModel *model = window.model(section);
+        int throughputColumn = -1;
+        for (int c = 0; c < model->columnCount(); ++c) {
+            if (model->headerData(c, Qt::Horizontal).toString() == QLatin1String("Throughput"))
+                throughputColumn = c;
+        }
+        QVERIFY(throughputColumn >= 0);
+        const auto cell = [&] {
+            const int row = model->rowOf(key);
+            return model->index(row, throughputColumn).data().toString();
+        };
+        QVERIFY2(QTest::qWaitFor(
+                     [&] {
+                         return cell().endsWith(QLatin1String(" /min"))
+                                && cell().section(QLatin1Char(' '), 0, 0).toDouble() > 0;
+                     },
+                     30000),
+                 qPrintable(cell()));
+        // Sidekiq's counters as its dashboard shows them, in the Counts column.
+        stats = sidekiqStats(url);
+        QTRY_VERIFY2_WITH_TIMEOUT(
+            model->stateAt(model->rowOf(key))->reading.countOf(u"processed")
+                == stats.value(QStringLiteral("processed")).toInt(),
+            qPrintable(
+                QString::number(model->stateAt(model->rowOf(key))->reading.countOf(u"processed"))),
+            10000);
+        QCOMPARE(model->stateAt(model->rowOf(key))->reading.countOf(u"failed"),
+                 qint64(stats.value(QStringLiteral("failed")).toInt()));
+        worker.terminate();
+        QVERIFY(worker.waitForFinished(15000));
+        if (const QString shots = qEnvironmentVariable("GATEHOUSE_SHOTS"); !shots.isEmpty())
+            window.grab().save(shots + QStringLiteral("/queues-sidekiq-throughput.png"));
         monitor.stop();
     }
 };

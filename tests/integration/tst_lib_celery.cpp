@@ -19,6 +19,7 @@
 #include <redis/redisclient.h>
 
 #include "librarytest.h"
+#include "matchnow.h"
 #include "redisserver.h"
 
 #include <QDeadlineTimer>
@@ -273,6 +274,21 @@ private slots:
         QVERIFY2(shown.detail.contains(task), qPrintable(shown.detail));
         QCOMPARE(page(client, QStringLiteral("queued")).total, 0);
 
+        // "Requeue all stuck"'s confirmation counts it (past the visibility
+        // timeout by the server's clock).
+        PatternObject celery = CeleryUnit::objectForQueue("celery");
+        celery.params.stuckAfterMs = qint64(VisibilitySeconds.toDouble() * 1000);
+        const auto stuckNow = [&] {
+            return gatehouse::test::matchNow(client, CeleryUnit::Kind, celery,
+                                             QStringLiteral("queue.requeue"),
+                                             {{QStringLiteral("stuck"), QByteArray()}});
+        };
+        gatehouse::test::MatchNow counted = stuckNow();
+        QVERIFY2(counted.ok, qPrintable(counted.error));
+        QCOMPARE(counted.count, qint64(1));
+        QVERIFY2(counted.sentence.startsWith(QLatin1String("1 match now; they are restored 100")),
+                 qPrintable(counted.sentence));
+
         // Requeued through the CLI, before any worker runs: the message left
         // unacked for the queue's list, marked redelivered as kombu does.
         run = cli(server, {QStringLiteral("queue"), QStringLiteral("requeue"), queue,
@@ -282,6 +298,7 @@ private slots:
         QCOMPARE(call(client, {"HLEN", "unacked"}).toInteger(), 0);
         QCOMPARE(call(client, {"ZCARD", "unacked_index"}).toInteger(), 0);
         QCOMPARE(call(client, {"LLEN", "celery"}).toInteger(), 1);
+        QCOMPARE(stuckNow().count, qint64(0));
         const QJsonObject message
             = QJsonDocument::fromJson(call(client, {"LINDEX", "celery", "0"}).bytes()).object();
         const QJsonObject headers = message[QStringLiteral("headers")].toObject();

@@ -21,6 +21,7 @@
 #include <redis/redisclient.h>
 
 #include "librarytest.h"
+#include "matchnow.h"
 #include "redisserver.h"
 
 #include <QDeadlineTimer>
@@ -256,6 +257,19 @@ private slots:
         QCOMPARE(ids(jobs), QStringList{"job-2"}); // a page, never the whole list
         QCOMPARE(page(client, QStringLiteral("failed")).total, 0);
 
+        // "Requeue all stuck"'s confirmation counts it (its expiry passed by
+        // the server's clock), as the script will judge it.
+        const auto matchNow = [&](const QString &action, const QString &flag) {
+            return gatehouse::test::matchNow(client, RqUnit::Kind, RqUnit::objectForName("emails"),
+                                             action, {{flag, QByteArray()}});
+        };
+        gatehouse::test::MatchNow counted
+            = matchNow(QStringLiteral("queue.requeue"), QStringLiteral("stuck"));
+        QVERIFY2(counted.ok, qPrintable(counted.error));
+        QCOMPARE(counted.count, qint64(1));
+        QVERIFY2(counted.sentence.startsWith(QLatin1String("1 match now; they are requeued 100")),
+                 qPrintable(counted.sentence));
+
         // Requeued through the CLI; RQ sees it queued again, at the back.
         run = cli(server, {QStringLiteral("queue"), QStringLiteral("requeue"), queue,
                            QStringLiteral("--stuck")});
@@ -291,6 +305,14 @@ private slots:
         QCOMPARE(jobs.total, 3);
         QCOMPARE(jobs.rows.size(), 3);
         QCOMPARE(detail(client, "no-such-job").ok, false);
+
+        // Nothing abandoned is left; "Retry all"'s confirmation counts the
+        // failed one.
+        QCOMPARE(matchNow(QStringLiteral("queue.requeue"), QStringLiteral("stuck")).count,
+                 qint64(0));
+        counted = matchNow(QStringLiteral("queue.retry"), QStringLiteral("all"));
+        QVERIFY2(counted.ok, qPrintable(counted.error));
+        QCOMPARE(counted.count, qint64(1));
 
         // Requeued from the failed registry as RQ's FailedJobRegistry.requeue
         // does; the worker runs it.

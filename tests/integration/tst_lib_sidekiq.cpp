@@ -13,6 +13,7 @@
 #include <redis/redisclient.h>
 
 #include "librarytest.h"
+#include "matchnow.h"
 #include "redisserver.h"
 
 #include <QDeadlineTimer>
@@ -173,12 +174,16 @@ private slots:
                             == QStringList{QStringLiteral("stuck-1")};
                  }),
                  "the worker did not take stuck-1");
-        // Its heartbeat (every 5 s) records what it runs.
+        // Its heartbeat (every 5 s) records what it runs. Sidekiq 6 writes the
+        // work hash and the "busy" count in two transactions: both, before
+        // the kill (a kill between them, likely on a loaded machine, leaves
+        // the last beat's busy 0).
         QByteArray identity;
         QVERIFY2(waitFor([&] {
                      identity = call(client, {"SRANDMEMBER", "processes"}).bytes();
                      return !identity.isEmpty()
-                            && call(client, {"HLEN", identity + ":workers"}).toInteger() == 1;
+                            && call(client, {"HLEN", identity + ":workers"}).toInteger() == 1
+                            && call(client, {"HGET", identity, "busy"}).bytes() == "1";
                  }),
                  "the worker's heartbeat never recorded its work");
 
@@ -194,6 +199,15 @@ private slots:
         QCOMPARE(d[QStringLiteral("pattern")].toString(), QStringLiteral("sidekiq"));
         QCOMPARE(d[QStringLiteral("inFlight")].toInt(), 1);
         QCOMPARE(d[QStringLiteral("stuck")].toArray().size(), 0);
+        // "Requeue all stuck"'s confirmation: nothing on a live process counts.
+        const auto stuckNow = [&] {
+            return gatehouse::test::matchNow(
+                client, SidekiqUnit::Kind, SidekiqUnit::objectForKey("queues"),
+                QStringLiteral("queue.requeue"), {{QStringLiteral("stuck"), QByteArray()}});
+        };
+        gatehouse::test::MatchNow counted = stuckNow();
+        QVERIFY2(counted.ok, qPrintable(counted.error));
+        QCOMPARE(counted.count, qint64(0));
 
         // No one restarts it. Once its heartbeat is DeadAfterMs old (server
         // time; its hash would expire at 60 s, and the work with it),
@@ -217,6 +231,13 @@ private slots:
         QCOMPARE(counts[QStringLiteral("retry")].toInt(), 0);
         QCOMPARE(counts[QStringLiteral("scheduled")].toInt(), 0);
         QCOMPARE(counts[QStringLiteral("dead")].toInt(), 0);
+        // Sidekiq::Stats' processed and failed (its lifetime counters: the
+        // throughput chart's figures), as its dashboard shows them.
+        const QJsonObject before = stats(url);
+        QCOMPARE(counts[QStringLiteral("processed")].toInt(),
+                 before[QStringLiteral("processed")].toInt());
+        QCOMPARE(counts[QStringLiteral("failed")].toInt(),
+                 before[QStringLiteral("failed")].toInt());
         const QJsonObject stuck = d[QStringLiteral("stuck")].toArray().first().toObject();
         QCOMPARE(stuck[QStringLiteral("job")].toString(), stuckJid);
         QVERIFY(stuck[QStringLiteral("reason")].toString().contains(QLatin1String("dead")));
@@ -263,6 +284,15 @@ private slots:
             QVERIFY2(shown.detail.contains(QString::fromUtf8(row.id)), qPrintable(shown.detail));
         }
 
+        // The confirmation counts it by the server's clock, as the script
+        // will judge it.
+        counted = stuckNow();
+        QVERIFY2(counted.ok, qPrintable(counted.error));
+        QCOMPARE(counted.count, qint64(1));
+        QVERIFY2(counted.sentence.startsWith(QLatin1String("1 match now; they are requeued 100 "
+                                                           "per run")),
+                 qPrintable(counted.sentence));
+
         // Pushed back through the CLI; Sidekiq's own API sees it enqueued.
         CliRun run = cli(server, {QStringLiteral("queue"), QStringLiteral("requeue"),
                                   QStringLiteral("queues"), QStringLiteral("--stuck")});
@@ -278,6 +308,7 @@ private slots:
                            QStringLiteral("queues"), QStringLiteral("--stuck")});
         QCOMPARE(run.exitCode, 3);
         QCOMPARE(stats(url)[QStringLiteral("enqueued")].toInt(), 3);
+        QCOMPARE(stuckNow().count, qint64(0));
 
         // Jobs that fail once wait an hour in the retry set.
         QCOMPARE(call(client, {"DEL", "hang"}).toInteger(), 1);

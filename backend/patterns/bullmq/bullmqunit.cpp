@@ -359,7 +359,7 @@ QList<Chart> BullMqUnit::charts() const
 
 QList<Column> BullMqUnit::columns() const
 {
-    return libraryqueue::columns(QStringLiteral("bullmq"), {true, true});
+    return libraryqueue::columns(QStringLiteral("bullmq"), {true, true, QString()});
 }
 
 void BullMqUnit::writeJson(const ObjectState &s, const Reading &r, qint64, QJsonObject &j) const

@@ -3,6 +3,7 @@
 
 #include <patterns/globmatch.h>
 #include <patterns/libraryqueue.h>
+#include <patterns/matchcounter.h>
 #include <patterns/sections.h>
 
 #include <QJsonArray>
@@ -399,7 +400,15 @@ QList<Chart> CeleryUnit::charts() const
 
 QList<Column> CeleryUnit::columns() const
 {
-    return libraryqueue::columns(QStringLiteral("celery"), {false, false});
+    libraryqueue::ColumnOptions options;
+    options.stuckMayBeMore = false;
+    options.dead = false;
+    options.noThroughput = QStringLiteral(
+        "Celery's Redis transport keeps no count of finished tasks: a worker acknowledges a "
+        "message by deleting it from \"unacked\", and results (if any) live in the result "
+        "backend. The queue's length rises with new messages and falls as workers take them, "
+        "so its changes are not finished work either: no throughput is shown.");
+    return libraryqueue::columns(QStringLiteral("celery"), options);
 }
 
 void CeleryUnit::writeJson(const ObjectState &s, const Reading &r, qint64, QJsonObject &j) const
@@ -440,6 +449,31 @@ QString CeleryUnit::attentionText(const ObjectState &state, qint64 nowMs) const
         .arg(r.stuck)
         .arg(formatMs(r.ageAt(r.oldestInFlightAgeMs, nowMs)));
 }
+
+namespace {
+
+// celery_restore with no tag (KEYS[2] unacked_index ZSET, delivery times in
+// epoch seconds; ARGV[4] visibility timeout in seconds, ARGV[5] batch): the
+// messages delivered before now - the timeout (ZCOUNT). The index is the
+// broker's, shared by its queues: messages of another queue are counted here
+// and left unacked by the run (it says how many).
+[[maybe_unused]] const bool s_restoreCounted = MatchCounter::add(
+    QStringLiteral("celery_restore"),
+    {[](const ScriptCall &call, qint64 nowMs) {
+         if (!call.args.value(2).isEmpty())
+             return QList<QList<QByteArray>>();
+         const double cutoff = double(nowMs) / 1000.0 - call.args.value(3).toDouble();
+         return QList<QList<QByteArray>>{
+             {"ZCOUNT", call.keys.value(1), "-inf", QByteArray::number(cutoff, 'f', 3)}};
+     },
+     [](const QList<RedisValue> &r) { return r.value(0).toInteger(); },
+     [](const ScriptCall &call) {
+         return QStringLiteral("they are restored %1 per run until none is left (the broker's "
+                               "other queues' messages are counted too and left unacked)")
+             .arg(QString::fromLatin1(call.args.value(4)));
+     }});
+
+} // namespace
 
 QList<PatternAction> CeleryUnit::actions() const
 {

@@ -5,6 +5,9 @@
 #include <patterns/matchcounter.h>
 #include <patterns/sections.h>
 
+#include <QJsonDocument>
+#include <QJsonParseError>
+
 #include <algorithm>
 
 namespace gatehouse {
@@ -392,11 +395,33 @@ QStringList ReliableQueueUnit::itemHeaders() const
     return {QStringLiteral("Job in flight"), QStringLiteral("Age"), QStringLiteral("Age from")};
 }
 
+namespace {
+
+// A job as its cell shows it: a JSON job as the JSON it is ({"id":7,…}, in
+// the producer's own key order and spacing runs folded), not escaped bytes
+// ({\"id\":7,…}); anything else (binary, an id) as printable bytes. The
+// table elides it; the cell's tooltip holds up to MaxJobChars.
+constexpr qsizetype MaxJobChars = 2000;
+
+QString jobText(const QByteArray &job)
+{
+    QJsonParseError error;
+    const QJsonDocument doc = QJsonDocument::fromJson(job, &error);
+    if (error.error != QJsonParseError::NoError || (!doc.isObject() && !doc.isArray()))
+        return printableBytes(job, 120);
+    QString text = QString::fromUtf8(job.left(MaxJobChars * 4)).simplified();
+    if (text.size() > MaxJobChars || job.size() > MaxJobChars * 4)
+        text = text.left(MaxJobChars) + QStringLiteral("…");
+    return text;
+}
+
+} // namespace
+
 QList<QStringList> ReliableQueueUnit::items(const ObjectState &s, qint64 nowMs) const
 {
     QList<QStringList> rows;
     for (const InFlightItem &item : s.reading.items) {
-        rows.append({printableBytes(item.job, 120), formatMs(s.reading.ageAt(item.ageMs, nowMs)),
+        rows.append({jobText(item.job), formatMs(s.reading.ageAt(item.ageMs, nowMs)),
                      ageSourceId(item.source)});
     }
     return rows;

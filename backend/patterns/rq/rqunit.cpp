@@ -3,6 +3,7 @@
 
 #include <patterns/globmatch.h>
 #include <patterns/libraryqueue.h>
+#include <patterns/matchcounter.h>
 #include <patterns/sections.h>
 
 #include <QDateTime>
@@ -503,6 +504,30 @@ QString RqUnit::attentionText(const ObjectState &state, qint64 nowMs) const
         .arg(r.stuck)
         .arg(formatMs(r.ageAt(r.oldestInFlightAgeMs, nowMs)));
 }
+
+namespace {
+
+// rq_requeue with no job (KEYS[2] the registry ZSET, ARGV[3] "failed" or
+// "abandoned", ARGV[4] batch): every failed job (ZCARD), or the started jobs
+// whose expiry (the score, epoch seconds) has passed by the server's clock
+// (ZCOUNT), as the script judges them.
+[[maybe_unused]] const bool s_requeueCounted = MatchCounter::add(
+    QStringLiteral("rq_requeue"),
+    {[](const ScriptCall &call, qint64 nowMs) {
+         if (!call.args.value(1).isEmpty())
+             return QList<QList<QByteArray>>();
+         if (call.args.value(2) == "abandoned")
+             return QList<QList<QByteArray>>{
+                 {"ZCOUNT", call.keys.value(1), "-inf", QByteArray::number(nowMs / 1000)}};
+         return QList<QList<QByteArray>>{{"ZCARD", call.keys.value(1)}};
+     },
+     [](const QList<RedisValue> &r) { return r.value(0).toInteger(); },
+     [](const ScriptCall &call) {
+         return QStringLiteral("they are requeued %1 per run until none is left")
+             .arg(QString::fromLatin1(call.args.value(3)));
+     }});
+
+} // namespace
 
 QList<PatternAction> RqUnit::actions() const
 {

@@ -3,7 +3,9 @@
 
 #include <patterns/globmatch.h>
 #include <patterns/libraryqueue.h>
+#include <patterns/matchcounter.h>
 #include <patterns/sections.h>
+#include <redis/redisscript.h>
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -20,6 +22,10 @@ constexpr const char *SharedTypes[] = {"set", "set", "zset", "zset", "zset"};
 constexpr int FixedReplies = 7;   // probe(): the shared keys' commands
 constexpr int QueueReplies = 2;   // per queue: LLEN, LINDEX -1
 constexpr int ProcessReplies = 3; // per process: HMGET, HSCAN :workers, HSCAN :work
+// Last: MGET of the deployment's lifetime counters stat:processed and
+// stat:failed (Sidekiq::Stats#processed and #failed; the processes flush
+// them with each heartbeat), for its throughput.
+constexpr int StatReplies = 1;
 
 const char *StuckReason = "in flight on a dead Sidekiq process (its heartbeat stopped): with the "
                           "basic fetch no worker will run it again";
@@ -352,6 +358,7 @@ QList<PatternUnit::Command> SidekiqUnit::probe(const PatternObject &o, const Pro
         cmds.append({"HSCAN", workKey(p, true), "0", "COUNT", page});
         cmds.append({"HSCAN", workKey(p, false), "0", "COUNT", page});
     }
+    cmds.append({"MGET", ns + "stat:processed", ns + "stat:failed"});
     return cmds;
 }
 
@@ -364,15 +371,18 @@ Reading SidekiqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
     QList<QByteArray> replyKeys{keyOf(o, Queues),   keyOf(o, Queues), keyOf(o, Schedule),
                                 keyOf(o, Retry),    keyOf(o, Dead),   keyOf(o, Processes),
                                 keyOf(o, Processes)};
-    if (r.size()
-        < FixedReplies + QueueReplies * queues.size() + ProcessReplies * processes.size()) {
+    const qsizetype expected = FixedReplies + QueueReplies * queues.size()
+                               + ProcessReplies * processes.size() + StatReplies;
+    if (r.size() < expected) {
         if (auto f = failure(o, r, replyKeys, c.nowMs))
             return *f;
         Reading bad;
         bad.atMs = c.nowMs;
         bad.status = Reading::Status::Error;
-        bad.message
-            = QStringLiteral("Too few replies reading Sidekiq \"%1\".").arg(printableBytes(o.key));
+        bad.message = QStringLiteral("Reading Sidekiq \"%1\" got %2 replies for %3 commands.")
+                          .arg(printableBytes(o.key))
+                          .arg(r.size())
+                          .arg(expected);
         return bad;
     }
     if (auto f = failure(o, r.mid(0, FixedReplies), replyKeys, c.nowMs))
@@ -496,6 +506,22 @@ Reading SidekiqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
                       {QStringLiteral("retry"), r.at(3).toInteger()},
                       {QStringLiteral("dead"), reading.deadLength},
                       {QStringLiteral("busy"), busy}};
+    // Sidekiq's own lifetime counters, as its dashboard shows them beside
+    // the sets (absent until a process first flushes them: 0). A counter
+    // that is not a number (not Sidekiq's) is left out, not shown as 0.
+    if (const qsizetype statAt = r.size() - StatReplies; statAt >= at && statAt >= 0) {
+        const RedisValue &stats = r.at(statAt);
+        if (!stats.isError() && stats.size() == 2) {
+            for (int i = 0; i < 2; ++i) {
+                const RedisValue &v = stats.at(i);
+                bool ok = v.isNil();
+                const qint64 n = ok ? 0 : v.bytes().toLongLong(&ok);
+                if (ok && n >= 0)
+                    reading.counts.append(
+                        {i == 0 ? QStringLiteral("processed") : QStringLiteral("failed"), n});
+            }
+        }
+    }
     reading.stuckIsLowerBound = reading.truncated;
     reading.layoutKnown = reading.layoutVersion.isEmpty()
                           || reading.layoutVersion.startsWith(QLatin1String("sidekiq:6."))
@@ -579,6 +605,11 @@ QList<Figure> SidekiqUnit::figures() const
     auto count = [](const char *state) {
         return libraryqueue::countFigure(QString::fromLatin1(state));
     };
+    auto lifetime = [](const char *counter) {
+        return [name = QString::fromLatin1(counter)](const Reading &r, qint64) {
+            return double(r.countOf(name) % (qint64(1) << 24));
+        };
+    };
     return {
         {QStringLiteral("enqueued"), QStringLiteral("Enqueued"), false, count("enqueued")},
         {QStringLiteral("inFlight"), QStringLiteral("Busy"), false, count("busy")},
@@ -592,6 +623,12 @@ QList<Figure> SidekiqUnit::figures() const
          [](const Reading &r, qint64 at) {
              return double(r.ageAt(r.oldestInFlightAgeMs, at));
          }},
+        // The lifetime counters for the throughput chart (their rise per
+        // minute), modulo 2^24 so a float sample holds them exactly: a
+        // counter in the billions would otherwise rise in steps of hundreds.
+        // A wrap reads as a fall, which the chart counts as none once.
+        {QStringLiteral("processed"), QStringLiteral("Processed"), false, lifetime("processed")},
+        {QStringLiteral("failed"), QStringLiteral("Failed"), false, lifetime("failed")},
     };
 }
 
@@ -605,12 +642,13 @@ QList<Chart> SidekiqUnit::charts() const
               {QStringLiteral("stuck"), QStringLiteral("stuck")}}},
             {QStringLiteral("Oldest in flight"),
              QStringLiteral("s"),
-             {{QStringLiteral("oldestInFlightAgeMs"), QStringLiteral("oldest (s)"), 0.001}}}};
+             {{QStringLiteral("oldestInFlightAgeMs"), QStringLiteral("oldest (s)"), 0.001}}},
+            libraryqueue::throughputChart(QStringLiteral("processed"), QStringLiteral("failed"))};
 }
 
 QList<Column> SidekiqUnit::columns() const
 {
-    return libraryqueue::columns(QStringLiteral("sidekiq"), {true, true});
+    return libraryqueue::columns(QStringLiteral("sidekiq"), {true, true, QString()});
 }
 
 void SidekiqUnit::writeJson(const ObjectState &s, const Reading &r, qint64 nowMs,
@@ -688,6 +726,34 @@ QString SidekiqUnit::attentionText(const ObjectState &state, qint64 nowMs) const
         .arg(r.stuck)
         .arg(formatMs(r.ageAt(r.oldestInFlightAgeMs, nowMs)));
 }
+
+namespace {
+
+// sidekiq_recover with no jid (KEYS[2] processes SET, ARGV[1] namespace,
+// ARGV[3] dead after, ARGV[4] batch): the jobs in flight on dead processes,
+// counted by sidekiq_count_stranded (read-only, HLEN of the dead processes'
+// work hashes: dead by the server's clock, as the recover script judges).
+[[maybe_unused]] const bool s_recoverCounted = MatchCounter::add(
+    QStringLiteral("sidekiq_recover"),
+    {[](const ScriptCall &call, qint64) {
+         if (!call.args.value(1).isEmpty())
+             return QList<QList<QByteArray>>();
+         static const QByteArray source
+             = RedisScript::fromResource(QStringLiteral("sidekiq_count_stranded")).source();
+         return QList<QList<QByteArray>>{{"EVAL", source, "1", call.keys.value(1),
+                                          call.args.value(0), call.args.value(2),
+                                          call.args.value(3)}};
+     },
+     [](const QList<RedisValue> &r) {
+         const RedisValue reply = r.value(0); // {stranded, dead, examined}
+         return reply.size() >= 1 ? reply.at(0).toInteger() : qint64(0);
+     },
+     [](const ScriptCall &call) {
+         return QStringLiteral("they are requeued %1 per run until none is left")
+             .arg(QString::fromLatin1(call.args.value(3)));
+     }});
+
+} // namespace
 
 QList<PatternAction> SidekiqUnit::actions() const
 {

@@ -118,7 +118,8 @@ Planted fill(redisContext *c, int keys, qint64 nowMs)
         for (int m = 0; m < 5; ++m)
             zadd << num(nowMs - m * 700) << num(nowMs - m * 700) + '-' + num(m);
         load.add(zadd);
-        load.add({"PEXPIRE", "ratelimit:api:" + num(i), "60000"});
+        // An hour: the windows must outlive the CLI run and be there for the console's.
+        load.add({"PEXPIRE", "ratelimit:api:" + num(i), "3600000"});
     }
     for (int i = 0; i < locks; ++i)
         load.add({"SET", "lock:order:" + num(i), hex(rng, 32), "PX", "3600000"});

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "historychanges.h"
 
+#include "historycodec_impl.h"
+
 #include <QtEndian>
 
 #include <cstring>
@@ -193,25 +195,11 @@ QByteArray encodeKeyframe(const QList<ChangeRecord> &records)
 
 bool keyframeRecord(const QByteArray &blob, quint32 id, ChangeRecord *out)
 {
-    if (blob.size() < 4)
+    const qsizetype at = indexedEntryAt(blob, id);
+    if (at < 0)
         return false;
     const uchar *p = reinterpret_cast<const uchar *>(blob.constData());
-    const quint32 n = qFromLittleEndian<quint32>(p);
-    const qsizetype dataStart = 4 + qsizetype(n) * 8;
-    if (dataStart > blob.size())
-        return false;
-    quint32 lo = 0, hi = n;
-    while (lo < hi) {
-        const quint32 mid = lo + (hi - lo) / 2;
-        const quint32 at = qFromLittleEndian<quint32>(p + 4 + mid * 8);
-        if (at < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo >= n || qFromLittleEndian<quint32>(p + 4 + lo * 8) != id)
-        return false;
-    const uchar *r = p + dataStart + qFromLittleEndian<quint32>(p + 8 + lo * 8);
+    const uchar *r = p + at;
     return r < p + blob.size() && getRecord(&r, p + blob.size(), out);
 }
 

@@ -340,28 +340,10 @@ QByteArray TickBlobWriter::finish()
 
 bool tickValues(const QByteArray &blob, quint32 id, QList<float> *values)
 {
-    if (blob.size() < 4)
+    const qsizetype at = indexedEntryAt(blob, id);
+    if (at < 0)
         return false;
     const uchar *p = reinterpret_cast<const uchar *>(blob.constData());
-    const quint32 n = qFromLittleEndian<quint32>(p);
-    const qsizetype dataStart = 4 + qsizetype(n) * 8;
-    if (dataStart > blob.size())
-        return false;
-    quint32 lo = 0;
-    quint32 hi = n;
-    while (lo < hi) {
-        const quint32 mid = lo + (hi - lo) / 2;
-        const quint32 at = qFromLittleEndian<quint32>(p + 4 + mid * 8);
-        if (at < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo >= n || qFromLittleEndian<quint32>(p + 4 + lo * 8) != id)
-        return false;
-    const qsizetype at = dataStart + qFromLittleEndian<quint32>(p + 8 + lo * 8);
-    if (at >= blob.size())
-        return false;
     const int figures = p[at];
     if (at + 1 + qsizetype(figures) * 4 > blob.size())
         return false;

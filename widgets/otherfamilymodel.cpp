@@ -91,8 +91,12 @@ QVariant OtherFamilyModel::data(const QModelIndex &index, int role) const
             return QString((f.minTtlMs == f.maxTtlMs
                                 ? formatMs(f.minTtlMs)
                                 : tr("%1 to %2").arg(formatMs(f.minTtlMs), formatMs(f.maxTtlMs)))
-                           + (f.withTtl < f.keys ? tr(" (%1 of %2 keys)").arg(f.withTtl).arg(f.keys)
-                                                 : QString()));
+                           + (f.withTtl < f.keys
+                                  ? tr(" (%1%2 of %3 keys)")
+                                        .arg(f.keysRead < f.keys ? tr("about ") : QString())
+                                        .arg(f.withTtl)
+                                        .arg(f.keys)
+                                  : QString()));
         }
         return {};
     case Qt::ToolTipRole:
@@ -105,6 +109,13 @@ QVariant OtherFamilyModel::data(const QModelIndex &index, int role) const
                             int(f.sampledKeys))
                              .arg(f.keys);
         case Ttl:
+            if (f.keysRead < f.keys)
+                return tr("The shortest and longest time to live of the first %1 keys read, "
+                          "about %2 of the family's %3 keys have one: the family was judged "
+                          "ordinary on its first keys, and the rest only counted.")
+                    .arg(f.keysRead)
+                    .arg(f.withTtl)
+                    .arg(f.keys);
             return tr("The shortest and longest time to live of the %1 keys that have one "
                       "(as scanned).")
                 .arg(f.withTtl);

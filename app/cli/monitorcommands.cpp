@@ -364,6 +364,8 @@ void SnapshotCommand::printText(const Snapshot &s)
                 out << ", ~" << QLocale(QLocale::English).formattedDataSize(o.estimatedBytes);
             if (o.withTtl > 0)
                 out << ", TTL " << ms(o.minTtlMs) << " to " << ms(o.maxTtlMs);
+            if (o.keysRead < o.keys)
+                out << " (TTL and values read for " << o.keysRead << " keys)";
             out << '\n';
         }
         if (s.other->size() > 20)

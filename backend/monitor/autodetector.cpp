@@ -67,10 +67,54 @@ void AutoDetector::readShape(KeyShape &s, const QList<RedisValue> &r)
     }
 }
 
-void AutoDetector::add(const KeyShape &shape, qint64 serverNowMs)
+void AutoDetector::add(const KeyShape &shape, qint64 serverNowMs, const QByteArray &family)
 {
     m_pool.nowMs = serverNowMs;
-    m_pool.add(shape, claimsOn(shape, serverNowMs));
+    const QByteArray name = family.isEmpty() ? m_pool.boundedFamily(shape.key) : family;
+    const qint64 entry = m_pool.add(shape, claimsOn(shape, serverNowMs), name);
+    Sampling &s = m_sampling[name];
+    if (s.decided)
+        return; // a key of a type the family's sample did not have
+    if (entry >= 0)
+        s.entries.append(quint32(entry));
+    if (!s.types.contains(shape.type))
+        s.types.append(shape.type);
+    const FamilyStats *f = m_pool.family(name);
+    if (f && f->keysRead >= SettleSample)
+        judgeSample(name);
+}
+
+void AutoDetector::judgeSample(const QByteArray &family)
+{
+    Sampling &s = m_sampling[family];
+    s.decided = true;
+    ClaimPool sample = m_pool.sampleOf(family, s.entries);
+    const Detection d = detectFrom(sample, m_hints);
+    bool ordinary = d.objects.isEmpty() && d.candidates.isEmpty();
+    // A key no instance took may belong with keys of another family (a
+    // window's retry set without its window): not judged, so not settled.
+    for (qsizetype i = 0; ordinary && i < sample.size(); ++i)
+        ordinary = sample.entryAt(i).taken;
+    s.settled = ordinary;
+    s.entries = {};
+}
+
+bool AutoDetector::settled(const QByteArray &family) const
+{
+    const auto it = m_sampling.constFind(family);
+    return it != m_sampling.cend() && it->settled;
+}
+
+bool AutoDetector::settledWith(const QByteArray &family, const QByteArray &type) const
+{
+    const auto it = m_sampling.constFind(family);
+    return it != m_sampling.cend() && it->settled && it->types.contains(type);
+}
+
+void AutoDetector::count(const QByteArray &family, const QByteArray &type)
+{
+    m_pool.count(family, type);
+    ++m_counted;
 }
 
 bool AutoDetector::wantsMemorySample(const QByteArray &key)
@@ -94,6 +138,7 @@ Detection AutoDetector::takeDetection()
 {
     ClaimPool pool = std::move(m_pool);
     m_pool = ClaimPool();
+    m_sampling = {};
     return detectFrom(pool, m_hints);
 }
 
@@ -200,7 +245,13 @@ Detection AutoDetector::detectFrom(ClaimPool &pool, const std::optional<Profile>
             }
         }
         o.kind = ordinaryKind(it.key(), f);
-        o.withTtl = std::min(f.withTtl, left);
+        // Over the keys read whole; a settled family's rest is estimated from them.
+        o.keysRead = std::min(f.keysRead, left);
+        o.withTtl
+            = f.keysRead >= f.keys || f.keysRead == 0
+                  ? std::min(f.withTtl, left)
+                  : std::min(left,
+                             qint64(double(f.withTtl) * double(left) / double(f.keysRead) + 0.5));
         o.minTtlMs = f.minTtlMs;
         o.maxTtlMs = f.maxTtlMs;
         o.sampledKeys = f.samples;
@@ -247,11 +298,11 @@ QString AutoDetector::ordinaryKind(const QByteArray &family, const FamilyStats &
         return QStringLiteral("dated-counter");
     if (has({"stats", "stat", "views", "pageviews", "visits", "hits", "clicks", "metrics",
              "analytics", "counter", "counters", "count"})
-        || (type == "string" && f.integerValues * 2 >= f.keys))
+        || (type == "string" && f.integerValues * 2 >= f.keysRead))
         return QStringLiteral("counter");
     if (type == "zset")
         return QStringLiteral("sorted-set");
-    if (type == "string" && f.withTtl * 2 >= f.keys)
+    if (type == "string" && f.withTtl * 2 >= f.keysRead)
         return QStringLiteral("cache");
     return QStringLiteral("data");
 }

@@ -38,6 +38,7 @@ struct OtherFamily
     qint64 withTtl = 0;
     qint64 minTtlMs = -1; // over the keys with a TTL
     qint64 maxTtlMs = -1;
+    qint64 keysRead = 0;        // keys whose TTL and shape were read (the TTL figures' base)
     qint64 sampledKeys = 0;     // keys whose MEMORY USAGE was read
     qint64 estimatedBytes = -1; // mean sample x keys; -1 when none could be read
     QList<QByteArray> sampleKeys;
@@ -80,7 +81,26 @@ public:
     // glob matches are ordinary.
     void setHints(const Profile &profile) { m_hints = profile; }
 
-    void add(const KeyShape &shape, qint64 serverNowMs);
+    // A key read whole (TYPE, PTTL, shapeCommands). family is familyOf(key),
+    // when the caller has it.
+    void add(const KeyShape &shape, qint64 serverNowMs, const QByteArray &family = QByteArray());
+
+    // Families are judged on their first SettleSample keys read whole: when
+    // none of those is part of an instance shown or listed as a candidate
+    // (each is claimed by nobody, or part of an instance judged ordinary),
+    // the family is settled as ordinary and its later keys are only counted
+    // by TYPE; their TTL and values are not read. A million-key keyspace is
+    // mostly a few large ordinary families. A later key of a TYPE the sample
+    // did not have is read whole.
+    static constexpr int SettleSample = 64;
+    // The family a key counts in (ClaimPool::boundedFamily).
+    QByteArray familyOf(const QByteArray &key) const { return m_pool.boundedFamily(key); }
+    bool settled(const QByteArray &family) const;
+    // Whether a key of family with this TYPE needs no more than counting.
+    bool settledWith(const QByteArray &family, const QByteArray &type) const;
+    // A key of a settled family, counted.
+    void count(const QByteArray &family, const QByteArray &type);
+    qint64 countedKeys() const { return m_counted; }
     // Whether key's family wants a MEMORY USAGE sample (the first few keys
     // of each family), counted as asked; and the sample's reply.
     bool wantsMemorySample(const QByteArray &key);
@@ -103,8 +123,21 @@ public:
 private:
     static Detection detectFrom(ClaimPool &pool, const std::optional<Profile> &hints);
 
+    // Judges a family on the keys read so far (its first SettleSample).
+    void judgeSample(const QByteArray &family);
+
+    struct Sampling
+    {
+        QList<quint32> entries;  // the claimed keys among the first read (ClaimPool::appended)
+        QList<QByteArray> types; // the TYPEs the first keys had
+        bool decided = false;
+        bool settled = false;
+    };
+
     ClaimPool m_pool; // claimed keys, and every key's family
     std::optional<Profile> m_hints;
+    QHash<QByteArray, Sampling> m_sampling; // family -> its first keys' verdict
+    qint64 m_counted = 0;                   // keys of settled families, counted only
 };
 
 } // namespace gatehouse

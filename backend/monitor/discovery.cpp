@@ -342,78 +342,111 @@ void Discovery::detect(const QList<QByteArray> &keys, int node)
         pageDone(node);
         return;
     }
+    // A key of a family settled as ordinary on its first keys is only
+    // counted: TYPE, no PTTL and no shape (AutoDetector::SettleSample).
+    QList<QByteArray> families;
+    QList<bool> whole;
+    families.reserve(keys.size());
+    whole.reserve(keys.size());
     QList<RedisClient::Command> typeCmds;
     typeCmds.reserve(keys.size() * 2);
+    // Shared, not allocated per command: a million keys.
+    static const QByteArray s_type = QByteArrayLiteral("TYPE");
+    static const QByteArray s_pttl = QByteArrayLiteral("PTTL");
     for (const QByteArray &key : keys) {
-        typeCmds.append({"TYPE", key});
-        typeCmds.append({"PTTL", key});
+        families.append(m_detector.familyOf(key));
+        whole.append(!m_detector.settled(families.constLast()));
+        typeCmds.append({s_type, key});
+        if (whole.constLast())
+            typeCmds.append({s_pttl, key});
     }
-    client()->pipeline(typeCmds, &m_context, [this, keys, node](const QList<RedisValue> &r) {
-        QList<KeyShape> shapes;
-        QList<RedisClient::Command> shapeCmds;
-        QList<int> counts;   // shape commands per key
-        QList<bool> sampled; // a MEMORY USAGE follows them
-        for (qsizetype i = 0; i < keys.size() && 2 * i + 1 < r.size(); ++i) {
-            if (isKeyNoPerm(r.at(2 * i))) {
-                ++m_keysRefused;
-                continue;
-            }
-            if (isNoPerm(r.at(2 * i))) {
-                m_typeRefused = true;
-                continue;
-            }
-            KeyShape s;
-            s.key = keys.at(i);
-            s.type = r.at(2 * i).bytes();
-            if (r.at(2 * i).isError() || s.type == "none")
-                continue; // expired since SCAN listed it
-            s.pttlMs = r.at(2 * i + 1).toInteger();
-            const auto cmds = AutoDetector::shapeCommands(s.key, s.type);
-            // The ordinary keys' size, sampled: the first few of each family
-            // (MEMORY USAGE samples nested values, so it stays bounded).
-            const bool memory = m_memorySamples && m_detector.wantsMemorySample(s.key);
-            if (cmds.isEmpty() && !memory) {
-                m_detector.add(s, m_serverNowMs); // counted in its family
-                continue;
-            }
-            shapes.append(s);
-            shapeCmds.append(cmds);
-            if (memory)
-                shapeCmds.append({"MEMORY", "USAGE", s.key});
-            counts.append(int(cmds.size()));
-            sampled.append(memory);
-        }
-        if (shapes.isEmpty()) {
-            Q_EMIT progress(m_scanned, std::max(m_total, m_scanned));
-            pageDone(node);
-            return;
-        }
-        client()->pipeline(
-            shapeCmds, &m_context,
-            [this, shapes, counts, sampled, node](const QList<RedisValue> &replies) mutable {
-                qsizetype at = 0;
-                for (qsizetype i = 0; i < shapes.size(); ++i) {
-                    const QList<RedisValue> mine = replies.mid(at, counts.at(i));
-                    at += counts.at(i);
-                    if (sampled.at(i)) {
-                        const RedisValue &m = replies.value(at);
-                        if (!m.isError() && !m.isNil())
-                            m_detector.addMemorySample(shapes.at(i).key, m.toInteger());
-                        else if (isNoPerm(m))
-                            m_memorySamples = false; // not this user's: no more asked
-                        ++at;
-                    }
-                    if (std::any_of(mine.cbegin(), mine.cend(), isKeyNoPerm)) {
-                        ++m_keysRefused; // read-only patterns may allow TYPE only
-                        continue;
-                    }
-                    AutoDetector::readShape(shapes[i], mine);
-                    m_detector.add(shapes.at(i), m_serverNowMs);
+    client()->pipeline(
+        typeCmds, &m_context, [this, keys, families, whole, node](const QList<RedisValue> &r) {
+            QList<KeyShape> shapes;
+            QList<QByteArray> shapeFamilies;
+            QList<RedisClient::Command> shapeCmds;
+            QList<int> counts;   // shape commands per key
+            QList<bool> sampled; // a MEMORY USAGE follows them
+            QList<bool> late;    // PTTL comes first: a settled family's key of another TYPE
+            qsizetype at = 0;
+            for (qsizetype i = 0; i < keys.size() && at < r.size(); ++i) {
+                const RedisValue &type = r.at(at);
+                const bool read = whole.at(i);
+                const qsizetype pttlAt = read ? at + 1 : -1;
+                at += read ? 2 : 1;
+                if (isKeyNoPerm(type)) {
+                    ++m_keysRefused;
+                    continue;
                 }
+                if (isNoPerm(type)) {
+                    m_typeRefused = true;
+                    continue;
+                }
+                KeyShape s;
+                s.key = keys.at(i);
+                s.type = type.bytes();
+                if (type.isError() || s.type == "none")
+                    continue; // expired since SCAN listed it
+                const QByteArray &family = families.at(i);
+                if (!read && m_detector.settledWith(family, s.type)) {
+                    m_detector.count(family, s.type);
+                    continue;
+                }
+                if (read)
+                    s.pttlMs = r.value(pttlAt).toInteger();
+                auto cmds = AutoDetector::shapeCommands(s.key, s.type);
+                // The ordinary keys' size, sampled: the first few of each family
+                // (MEMORY USAGE samples nested values, so it stays bounded).
+                const bool memory = m_memorySamples && m_detector.wantsMemorySample(s.key);
+                if (read && cmds.isEmpty() && !memory) {
+                    m_detector.add(s, m_serverNowMs, family); // counted in its family
+                    continue;
+                }
+                if (!read)
+                    cmds.prepend({"PTTL", s.key});
+                shapes.append(s);
+                shapeFamilies.append(family);
+                shapeCmds.append(cmds);
+                if (memory)
+                    shapeCmds.append({"MEMORY", "USAGE", s.key});
+                counts.append(int(cmds.size()));
+                sampled.append(memory);
+                late.append(!read);
+            }
+            if (shapes.isEmpty()) {
                 Q_EMIT progress(m_scanned, std::max(m_total, m_scanned));
                 pageDone(node);
-            });
-    });
+                return;
+            }
+            client()->pipeline(
+                shapeCmds, &m_context,
+                [this, shapes, shapeFamilies, counts, sampled, late,
+                 node](const QList<RedisValue> &replies) mutable {
+                    qsizetype at = 0;
+                    for (qsizetype i = 0; i < shapes.size(); ++i) {
+                        QList<RedisValue> mine = replies.mid(at, counts.at(i));
+                        at += counts.at(i);
+                        if (sampled.at(i)) {
+                            const RedisValue &m = replies.value(at);
+                            if (!m.isError() && !m.isNil())
+                                m_detector.addMemorySample(shapes.at(i).key, m.toInteger());
+                            else if (isNoPerm(m))
+                                m_memorySamples = false; // not this user's
+                            ++at;
+                        }
+                        if (std::any_of(mine.cbegin(), mine.cend(), isKeyNoPerm)) {
+                            ++m_keysRefused; // read-only patterns may allow TYPE only
+                            continue;
+                        }
+                        if (late.at(i) && !mine.isEmpty())
+                            shapes[i].pttlMs = mine.takeFirst().toInteger();
+                        AutoDetector::readShape(shapes[i], mine);
+                        m_detector.add(shapes.at(i), m_serverNowMs, shapeFamilies.at(i));
+                    }
+                    Q_EMIT progress(m_scanned, std::max(m_total, m_scanned));
+                    pageDone(node);
+                });
+        });
 }
 
 void Discovery::pageDone(int node)

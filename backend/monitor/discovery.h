@@ -84,7 +84,7 @@ private:
     // A page's keys are all read (autodetecting): the scan goes on.
     void pageDone(int node);
     // Standalone nodes, autodetecting: SCAN pages whose keys are being read.
-    static constexpr int MaxPagesInFlight = 3;
+    static constexpr int MaxPagesInFlight = 8;
     void finish(bool cancelled);
     void refused(const QString &id, const QString &note, bool incomplete);
     void noteUnreadableKeys();

@@ -244,6 +244,7 @@ QJsonObject Snapshot::otherJson(const OtherFamily &o)
                        {QStringLiteral("type"), QString::fromLatin1(o.type)},
                        {QStringLiteral("keys"), double(o.keys)},
                        {QStringLiteral("withTtl"), double(o.withTtl)},
+                       {QStringLiteral("keysRead"), double(o.keysRead)},
                        {QStringLiteral("minTtlMs"), msOrNull(o.minTtlMs)},
                        {QStringLiteral("maxTtlMs"), msOrNull(o.maxTtlMs)},
                        {QStringLiteral("sampledKeys"), double(o.sampledKeys)},

@@ -178,11 +178,12 @@ bool isEmail(const QByteArray &s)
     return at > 0 && s.indexOf('.', at) > at + 1 && !s.endsWith('.');
 }
 
-// Every class but "<word>_<variable>" and base-62.
-QByteArray plainClass(const QByteArray &s)
+// Every class but "<word>_<variable>" and base-62; nullptr for a literal.
+// No allocation: it runs for every segment of every key scanned.
+const char *plainClass(const QByteArray &s)
 {
     if (s.isEmpty())
-        return {};
+        return nullptr;
     if (isUuid(s))
         return "uuid";
     if (isDate(s))
@@ -212,7 +213,7 @@ QByteArray plainClass(const QByteArray &s)
     // "cafe" and "added" stay words.
     if (hex && hexLetter && s.size() >= 4 && (digit || s.size() >= 12))
         return "hex";
-    return {};
+    return nullptr;
 }
 
 bool isBase62(const QByteArray &s)
@@ -236,24 +237,36 @@ bool isBase62(const QByteArray &s)
     return (digit && letter) || (s.size() >= 16 && lower && upper);
 }
 
+const char *segmentClassOf(const QByteArray &segment)
+{
+    const char *c = plainClass(segment);
+    return c == nullptr && isBase62(segment) ? "b62" : c;
+}
+
 } // namespace
 
 QByteArray segmentClass(const QByteArray &segment)
 {
-    QByteArray c = plainClass(segment);
-    if (c.isEmpty() && isBase62(segment))
-        c = "b62";
-    return c;
+    const char *c = segmentClassOf(segment);
+    return c ? QByteArray(c) : QByteArray();
 }
 
 namespace {
 
-// A segment as its family shows it.
-QByteArray segmentShape(const QByteArray &segment)
+void appendPlaceholder(QByteArray &out, const char *cls)
 {
-    const QByteArray c = plainClass(segment);
-    if (!c.isEmpty())
-        return '{' + c + '}';
+    out += '{';
+    out += cls;
+    out += '}';
+}
+
+// A segment as its family shows it, appended to out.
+void appendSegmentShape(QByteArray &out, const QByteArray &segment)
+{
+    if (const char *c = plainClass(segment)) {
+        appendPlaceholder(out, c);
+        return;
+    }
     // "page_17", "views-2026-11-23": a word, then a variable part.
     for (qsizetype i = 1; i + 1 < segment.size(); ++i) {
         const char sep = segment.at(i);
@@ -264,14 +277,18 @@ QByteArray segmentShape(const QByteArray &segment)
             word = isLetter(segment.at(j));
         if (!word)
             break;
-        const QByteArray tail = segment.mid(i + 1);
-        const QByteArray t = segmentClass(tail);
-        if (!t.isEmpty())
-            return segment.left(i + 1) + '{' + t + '}';
+        const QByteArray tail
+            = QByteArray::fromRawData(segment.constData() + i + 1, segment.size() - i - 1);
+        if (const char *t = segmentClassOf(tail)) {
+            out.append(segment.constData(), i + 1);
+            appendPlaceholder(out, t);
+            return;
+        }
     }
     if (isBase62(segment))
-        return "{b62}";
-    return segment;
+        out += "{b62}";
+    else
+        out += segment;
 }
 
 const char *const s_placeholders[]
@@ -282,13 +299,13 @@ const char *const s_placeholders[]
 QByteArray familyOf(const QByteArray &key)
 {
     QByteArray out;
-    out.reserve(key.size());
+    out.reserve(key.size() + 8);
     qsizetype start = 0;
     for (qsizetype i = 0; i <= key.size(); ++i) {
         if (i < key.size() && !isDelimiter(key.at(i)))
             continue;
         // A view of the key, not a copy: familyOf runs for every key scanned.
-        out += segmentShape(QByteArray::fromRawData(key.constData() + start, i - start));
+        appendSegmentShape(out, QByteArray::fromRawData(key.constData() + start, i - start));
         if (i < key.size())
             out += key.at(i);
         start = i + 1;
@@ -435,15 +452,17 @@ QByteArray internedType(const QByteArray &type)
 
 } // namespace
 
-void ClaimPool::add(KeyShape shape, QList<std::pair<PatternKind, KeyClaim>> claims)
+qint64 ClaimPool::add(KeyShape shape, QList<std::pair<PatternKind, KeyClaim>> claims,
+                      const QByteArray &family)
 {
-    const QByteArray name = boundedFamily(shape.key);
+    const QByteArray name = family.isEmpty() ? boundedFamily(shape.key) : family;
     auto fam = m_families.find(name);
     if (fam == m_families.end())
         fam = m_families.insert(name, FamilyStats());
     FamilyStats &f = *fam;
     ++f.keys;
-    ++f.types[shape.type];
+    ++f.keysRead;
+    ++f.types[internedType(shape.type)];
     if (shape.pttlMs > 0) {
         ++f.withTtl;
         f.minTtlMs = f.minTtlMs < 0 ? shape.pttlMs : std::min(f.minTtlMs, shape.pttlMs);
@@ -456,7 +475,7 @@ void ClaimPool::add(KeyShape shape, QList<std::pair<PatternKind, KeyClaim>> clai
     if (f.sampleHead.isEmpty() && shape.type == "string")
         f.sampleHead = shape.head.left(32);
     if (claims.isEmpty())
-        return;
+        return -1;
     for (const auto &claim : claims)
         ++f.claimedBy[QByteArray(claim.first.name())];
     shape.type = internedType(shape.type);
@@ -465,8 +484,37 @@ void ClaimPool::add(KeyShape shape, QList<std::pair<PatternKind, KeyClaim>> clai
         m_chunks.back().reserve(ChunkSize);
     }
     m_chunks.back().push_back(Entry{std::move(shape), std::move(claims), fam.key(), false});
-    m_order.push_back(m_count++);
+    m_order.push_back(m_count);
     m_sorted = false;
+    m_byKindBuilt = false;
+    return m_count++;
+}
+
+void ClaimPool::count(const QByteArray &family, const QByteArray &type)
+{
+    FamilyStats &f = m_families[family];
+    ++f.keys;
+    ++f.types[internedType(type)];
+}
+
+ClaimPool ClaimPool::sampleOf(const QByteArray &family, const QList<quint32> &entries) const
+{
+    ClaimPool sample;
+    sample.nowMs = nowMs;
+    const auto f = m_families.constFind(family);
+    if (f == m_families.cend())
+        return sample;
+    const auto fam = sample.m_families.insert(f.key(), *f);
+    Q_ASSERT(std::size_t(entries.size()) <= ChunkSize); // one chunk
+    sample.m_chunks.emplace_back();
+    sample.m_chunks.back().reserve(std::size_t(entries.size()));
+    for (quint32 i : entries) {
+        const Entry &e = at(i);
+        sample.m_chunks.back().push_back(Entry{e.shape, e.claims, fam.key(), false});
+        sample.m_order.push_back(sample.m_count++);
+    }
+    sample.m_sorted = sample.m_count <= 1;
+    return sample;
 }
 
 void ClaimPool::sort() const
@@ -539,11 +587,33 @@ QString ClaimPool::roleOf(const QByteArray &key, PatternKind kind) const
     return QString();
 }
 
-QList<QByteArray> ClaimPool::won(PatternKind kind) const
+const std::vector<quint32> &ClaimPool::claimedBy(PatternKind kind) const
 {
     sort();
+    if (!m_byKindBuilt) {
+        m_byKindBuilt = true;
+        m_byKind.clear();
+        for (quint32 i : m_order) {
+            const Entry &e = at(i);
+            for (qsizetype c = 0; c < e.claims.size(); ++c) {
+                const PatternKind k = e.claims.at(c).first;
+                bool seen = false; // a pattern claims a key once; asked once per entry
+                for (qsizetype d = 0; d < c && !seen; ++d)
+                    seen = e.claims.at(d).first == k;
+                if (!seen)
+                    m_byKind[k].push_back(i);
+            }
+        }
+    }
+    static const std::vector<quint32> s_none;
+    const auto it = m_byKind.constFind(kind);
+    return it == m_byKind.cend() ? s_none : *it;
+}
+
+QList<QByteArray> ClaimPool::won(PatternKind kind) const
+{
     QList<QByteArray> keys;
-    for (quint32 i : m_order) {
+    for (quint32 i : claimedBy(kind)) {
         const Entry &e = at(i);
         if (!e.taken && e.claims.first().first == kind)
             keys.append(e.shape.key);
@@ -553,18 +623,11 @@ QList<QByteArray> ClaimPool::won(PatternKind kind) const
 
 QList<QByteArray> ClaimPool::claimed(PatternKind kind, int maxStrength) const
 {
-    sort();
     QList<QByteArray> keys;
-    for (quint32 i : m_order) {
+    for (quint32 i : claimedBy(kind)) {
         const Entry &e = at(i);
-        if (e.taken || e.claims.first().second.strength > maxStrength)
-            continue;
-        for (const auto &[k, claim] : e.claims) {
-            if (k == kind) {
-                keys.append(e.shape.key);
-                break;
-            }
-        }
+        if (!e.taken && e.claims.first().second.strength <= maxStrength)
+            keys.append(e.shape.key);
     }
     return keys;
 }

@@ -80,6 +80,10 @@ struct FamilyStats
 {
     qint64 keys = 0;
     QHash<QByteArray, qint64> types; // TYPE -> keys
+    // Keys read whole (TYPE, PTTL and shape). A family settled as ordinary on
+    // its first keys (AutoDetector::SettleSample) has its later keys only
+    // counted by TYPE: withTtl, the TTL range and integerValues are over these.
+    qint64 keysRead = 0;
     qint64 withTtl = 0;
     qint64 minTtlMs = -1; // over the keys with a TTL
     qint64 maxTtlMs = -1;
@@ -114,9 +118,19 @@ public:
 
     qint64 nowMs = 0; // the server's time during the scan
 
-    // A key and every claim on it (claimsOn); counted in its family always,
-    // kept only when somebody claims it.
-    void add(KeyShape shape, QList<std::pair<PatternKind, KeyClaim>> claims);
+    // A key read whole and every claim on it (claimsOn); counted in its
+    // family always, kept only when somebody claims it. Returns the entry's
+    // number (appended()), or -1 when nobody claims it. family is
+    // boundedFamily(shape.key), when the caller has it.
+    qint64 add(KeyShape shape, QList<std::pair<PatternKind, KeyClaim>> claims,
+               const QByteArray &family = QByteArray());
+    // A key of a settled family, counted by its TYPE alone.
+    void count(const QByteArray &family, const QByteArray &type);
+    // The entry add() numbered i.
+    const Entry &appended(quint32 i) const { return at(i); }
+    // A pool of one family's stats so far and the given entries of it, for
+    // judging a family on its first keys.
+    ClaimPool sampleOf(const QByteArray &family, const QList<quint32> &entries) const;
     // A key's MEMORY USAGE sample for its family.
     void addMemorySample(const QByteArray &family, qint64 bytes);
     // Whether the family of a key about to be read wants a MEMORY USAGE
@@ -171,9 +185,15 @@ private:
     // The first position in m_order whose key is not below key.
     std::size_t lowerBound(const QByteArray &key) const;
 
+    // The entries each pattern claims, in key order (built once sorted):
+    // won() and claimed() run per pattern over a few hundred thousand keys.
+    const std::vector<quint32> &claimedBy(PatternKind kind) const;
+
     mutable std::vector<std::vector<Entry>> m_chunks;
     mutable std::vector<quint32> m_order; // entries in key order: instances come out sorted
-    quint32 m_count = 0;                  // entries appended
+    mutable QHash<PatternKind, std::vector<quint32>> m_byKind;
+    mutable bool m_byKindBuilt = false;
+    quint32 m_count = 0; // entries appended
     mutable bool m_sorted = true;
     QHash<QByteArray, FamilyStats> m_families;
 };

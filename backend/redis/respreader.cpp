@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "respreader.h"
 
+#include <cstring>
+
 #include <QVarLengthArray>
 
 #include <hiredis/hiredis.h>
@@ -35,19 +37,31 @@ RedisValue *slotFor(const redisReadTask *task)
     return new RedisValue;
 }
 
+// The status replies that come by the million (TYPE's, OK), shared rather
+// than allocated per reply.
+QByteArray sharedStatus(const char *str, size_t len)
+{
+    static const QByteArray s_common[]
+        = {"OK", "string", "hash", "zset", "list", "set", "none", "stream", "QUEUED"};
+    for (const QByteArray &c : s_common) {
+        if (size_t(c.size()) == len && std::memcmp(c.constData(), str, len) == 0)
+            return c;
+    }
+    return QByteArray(str, qsizetype(len));
+}
+
 void *createString(const redisReadTask *task, char *str, size_t len)
 {
     RedisValue *v = slotFor(task);
-    QByteArray bytes(str, qsizetype(len));
     switch (task->type) {
     case REDIS_REPLY_ERROR:
-        *v = RedisValue::error(bytes);
+        *v = RedisValue::error(QByteArray(str, qsizetype(len)));
         break;
     case REDIS_REPLY_STATUS:
-        *v = RedisValue::status(bytes);
+        *v = RedisValue::status(sharedStatus(str, len));
         break;
     default:
-        *v = RedisValue::bulk(bytes);
+        *v = RedisValue::bulk(QByteArray(str, qsizetype(len)));
         break;
     }
     return v;
@@ -144,20 +158,48 @@ void RespReader::reset()
     m_error.clear();
 }
 
+namespace {
+
+// "*<n>\r\n" or "$<n>\r\n" written at p; returns the end.
+char *writeHeader(char *p, char kind, qsizetype n)
+{
+    *p++ = kind;
+    char digits[24];
+    int d = 0;
+    do {
+        digits[d++] = char('0' + n % 10);
+        n /= 10;
+    } while (n > 0);
+    while (d > 0)
+        *p++ = digits[--d];
+    *p++ = '\r';
+    *p++ = '\n';
+    return p;
+}
+
+} // namespace
+
 void appendCommand(QByteArray &out, const QList<QByteArray> &args)
 {
-    QVarLengthArray<const char *, 16> argv(args.size());
-    QVarLengthArray<size_t, 16> argvlen(args.size());
-    for (qsizetype i = 0; i < args.size(); ++i) {
-        argv[i] = args.at(i).constData();
-        argvlen[i] = size_t(args.at(i).size());
+    // RESP written straight into out, sized once: a discovery formats a
+    // million commands, and a formatter that allocates per command costs
+    // more than the command's own bytes.
+    qsizetype size = 24;
+    for (const QByteArray &a : args)
+        size += a.size() + 24;
+    const qsizetype start = out.size();
+    out.resize(start + size);
+    char *const begin = out.data() + start;
+    char *p = writeHeader(begin, '*', args.size());
+    for (const QByteArray &a : args) {
+        p = writeHeader(p, '$', a.size());
+        if (!a.isEmpty())
+            std::memcpy(p, a.constData(), size_t(a.size()));
+        p += a.size();
+        *p++ = '\r';
+        *p++ = '\n';
     }
-    // The sds variant: hiredis's own formatter, not snprintf per argument.
-    sds cmd = nullptr;
-    const int len = redisFormatSdsCommandArgv(&cmd, int(args.size()), argv.data(), argvlen.data());
-    Q_CHECK_PTR(cmd);
-    out.append(cmd, len);
-    redisFreeSdsCommand(cmd);
+    out.resize(start + (p - begin));
 }
 
 QByteArray encodeCommand(const QList<QByteArray> &args)

@@ -32,12 +32,11 @@ void SentinelResolver::ask(qsizetype i)
     if (i >= m_endpoint.sentinels.size()) {
         Result r;
         r.final = m_unknown == m_endpoint.sentinels.size();
-        r.message
-            = QStringLiteral("No sentinel gave the address of master \"%1\" (%2)%3")
-                  .arg(echoed(m_endpoint.sentinelMaster), m_problems.join(QLatin1String("; ")),
-                       r.final ? QStringLiteral("; check the name after # in the URL or "
-                                                "--sentinel-master.")
-                               : QStringLiteral("."));
+        r.message = QStringLiteral("No sentinel gave the address of master \"%1\" (%2)%3")
+                        .arg(echoed(m_endpoint.sentinelMaster), joinClauses(m_problems),
+                             r.final ? QStringLiteral("; check the name after # in the URL or "
+                                                      "--sentinel-master.")
+                                     : QStringLiteral("."));
         finish(r);
         return;
     }

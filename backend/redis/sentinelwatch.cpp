@@ -110,9 +110,8 @@ void SentinelWatch::ask(qsizetype i, QStringList problems)
         return;
     if (problems.size() >= m_commands.size()) {
         m_inFlight = false;
-        Q_EMIT readFailed(
-            QStringLiteral("No sentinel described master \"%1\": %2")
-                .arg(echoed(m_endpoint.sentinelMaster), problems.join(QLatin1String("; "))));
+        Q_EMIT readFailed(QStringLiteral("No sentinel described master \"%1\": %2")
+                              .arg(echoed(m_endpoint.sentinelMaster), joinClauses(problems)));
         return;
     }
     RedisConnection *c = m_commands.at(i % m_commands.size());

@@ -57,6 +57,20 @@ QString whyNot(int err)
 
 } // namespace
 
+QString joinClauses(const QStringList &sentences)
+{
+    QStringList clauses;
+    clauses.reserve(sentences.size());
+    for (QString s : sentences) {
+        s = s.trimmed();
+        while (s.endsWith(QLatin1Char('.')) && !s.endsWith(QLatin1String("...")))
+            s.chop(1);
+        if (!s.isEmpty())
+            clauses << s;
+    }
+    return clauses.join(QLatin1String("; "));
+}
+
 QString echoed(const QString &value)
 {
     QString shown = value.size() > EchoCutChars ? value.left(EchoCutChars) : value;

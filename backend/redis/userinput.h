@@ -3,6 +3,7 @@
 
 #include <QByteArray>
 #include <QString>
+#include <QStringList>
 
 #include <optional>
 
@@ -28,6 +29,10 @@ QString echoed(const QByteArray &value);
 // file (it is a character device)." Resources (":/...") are read as they are.
 std::optional<QByteArray> readSmallFile(const QString &path, qint64 maxBytes, const QString &what,
                                         QString *error);
+
+// Sentences joined into one with "; ", each without its final full stop
+// ("refused."; "timed out." -> "refused; timed out"): no ".;" in a message.
+QString joinClauses(const QStringList &sentences);
 
 // "512 bytes", "3.2 MiB": sizes in error sentences.
 QString sizeText(qint64 bytes);

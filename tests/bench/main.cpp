@@ -50,10 +50,17 @@ int main(int argc, char *argv[])
                                   QStringLiteral("(internal) million: the console's side."),
                                   QStringLiteral("url"));
     millionGui.setFlags(QCommandLineOption::HiddenFromHelp);
-    parser.addOptions({smoke, requests, rounds, only, overheadSeconds, millionGui});
+    // For profiling discovery by hand: fill a server of your own and return.
+    QCommandLineOption millionFill(QStringLiteral("million-fill"),
+                                   QStringLiteral("Fill the server at url with the million "
+                                                  "group's keyspace (FLUSHALL first)."),
+                                   QStringLiteral("url"));
+    parser.addOptions({smoke, requests, rounds, only, overheadSeconds, millionGui, millionFill});
     parser.process(app);
     if (parser.isSet(millionGui))
         return bench::runMillionGuiChild(parser.value(millionGui));
+    if (parser.isSet(millionFill))
+        return bench::runMillionFill(parser.value(millionFill), 1000000);
 
     const bool isSmoke = parser.isSet(smoke);
     const int n = isSmoke ? 2000 : parser.value(requests).toInt();

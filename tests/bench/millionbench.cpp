@@ -338,6 +338,33 @@ int runMillionGuiChild(const QString &url)
     return shown < 0 ? 1 : 0;
 }
 
+int runMillionFill(const QString &url, int keys)
+{
+    QString error;
+    const std::optional<RedisEndpoint> endpoint = RedisEndpoint::fromUrl(url, &error);
+    if (!endpoint) {
+        QTextStream(stderr) << "gatehouse-bench: " << error << Qt::endl;
+        return 2;
+    }
+    Context c = connect(*endpoint);
+    if (!c || c->err) {
+        QTextStream(stderr) << "gatehouse-bench: cannot connect to " << url << Qt::endl;
+        return 1;
+    }
+    freeReplyObject(redisCommand(c.get(), "FLUSHALL"));
+    auto *time = static_cast<redisReply *>(redisCommand(c.get(), "TIME"));
+    const qint64 nowMs = time && time->elements == 2
+                             ? QByteArray(time->element[0]->str).toLongLong() * 1000
+                                   + QByteArray(time->element[1]->str).toLongLong() / 1000
+                             : 0;
+    if (time)
+        freeReplyObject(time);
+    const Planted planted = fill(c.get(), keys, nowMs);
+    QTextStream(stdout) << planted.structures << " structures planted among " << keys << " keys"
+                        << Qt::endl;
+    return 0;
+}
+
 QList<Figure> runMillionBench(const RedisEndpoint &endpoint, int keys)
 {
     Context c = connect(endpoint);

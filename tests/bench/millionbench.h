@@ -26,4 +26,8 @@ QList<Figure> runMillionBench(const RedisEndpoint &endpoint, int keys);
 // at its peak, rows shown, wall time) and returns the exit code.
 int runMillionGuiChild(const QString &url);
 
+// Fills the server at `url` with the group's keyspace (FLUSHALL first) and
+// returns: for profiling discovery by hand (gatehouse-bench --million-fill URL).
+int runMillionFill(const QString &url, int keys);
+
 } // namespace gatehouse::bench

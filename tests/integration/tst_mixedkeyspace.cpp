@@ -382,6 +382,76 @@ private slots:
         QVERIFY(biggest.value(QLatin1String("keys")).toDouble() > 1000);
         QVERIFY(biggest.value(QLatin1String("estimatedBytes")).toDouble() > 0);
     }
+
+    // A large family is judged on its first keys: once they are all
+    // ordinary, its other keys are only counted (TYPE), not read (no PTTL,
+    // no value), and every key still counts in its family. A key of another
+    // TYPE in a settled family is read whole. (Runs last: it adds a key.)
+    void largeFamiliesJudgedOnTheirFirstKeys()
+    {
+        // A set named like the per-user caches; nothing else here is a set,
+        // so one SCARD says it was read.
+        call(*m_client, {"SADD", "shop:cache:user:999999", "odd"});
+        const qint64 cacheKeys
+            = std::count_if(m_planted.ordinaryKeys.cbegin(), m_planted.ordinaryKeys.cend(),
+                            [](const QByteArray &k) { return k.startsWith("shop:cache:user:"); });
+        call(*m_client, {"CONFIG", "RESETSTAT"});
+        Discovery discovery(m_client.get(), std::nullopt);
+        discovery.setScanCount(200); // at most a few pages read whole before a verdict
+        QSignalSpy finished(&discovery, &Discovery::finished);
+        discovery.start();
+        QVERIFY(finished.wait(60000));
+        const qint64 dbsize = call(*m_client, {"DBSIZE"}).toInteger();
+        QCOMPARE(discovery.scannedKeys(), dbsize);
+        const qint64 types = commandCalls("type");
+        const qint64 pttls = commandCalls("pttl");
+        const qint64 getranges = commandCalls("getrange");
+        qInfo("%lld keys: TYPE %lld, PTTL %lld, GETRANGE %lld", dbsize, types, pttls, getranges);
+        QCOMPARE(types, dbsize);
+        QVERIFY2(pttls * 2 < dbsize, "most keys are in large ordinary families: counted only");
+        QVERIFY(getranges * 2 < dbsize);
+        QCOMPARE(commandCalls("scard"), 1);
+
+        bool found = false;
+        for (const OtherFamily &f : discovery.otherFamilies()) {
+            if (f.family != "shop:cache:user:{int}")
+                continue;
+            found = true;
+            // Every key counted (the set too), only the first read.
+            QCOMPARE(f.keys, cacheKeys + 1);
+            QVERIFY2(f.keysRead < f.keys / 2, qPrintable(QString::number(f.keysRead)));
+            QVERIFY(f.keysRead >= AutoDetector::SettleSample);
+            // Every cache key expires: estimated from the keys read, of which
+            // the set (no TTL) is one.
+            QVERIFY2(f.withTtl <= f.keys && f.withTtl >= f.keys - f.keys / f.keysRead - 2,
+                     qPrintable(QStringLiteral("%1 of %2 with a TTL, %3 read")
+                                    .arg(f.withTtl)
+                                    .arg(f.keys)
+                                    .arg(f.keysRead)));
+            QVERIFY(f.minTtlMs > 0 && f.maxTtlMs <= 3600 * 1000);
+            QCOMPARE(f.type, QByteArray("string"));
+        }
+        QVERIFY(found);
+        // Recall is unchanged by it (structuresFoundOrdinaryKeysNot ran with
+        // the same rule); the structures are all here again.
+        QSet<QString> shown;
+        for (const PatternObject &o : discovery.objects())
+            shown.insert(o.kind.id() + QLatin1Char(' ') + QString::fromUtf8(o.key));
+        for (const QString &s : std::as_const(m_planted.structures))
+            QVERIFY2(shown.contains(s), qPrintable(QStringLiteral("not shown: ") + s));
+    }
+
+private:
+    qint64 commandCalls(const char *command)
+    {
+        const QByteArray info = call(*m_client, {"INFO", "commandstats"}).bytes();
+        const QByteArray tag = QByteArray("cmdstat_") + command + ":calls=";
+        const qsizetype at = info.indexOf(tag);
+        if (at < 0)
+            return 0;
+        const qsizetype from = at + tag.size();
+        return info.mid(from, info.indexOf(',', from) - from).toLongLong();
+    }
 };
 
 QTEST_GUILESS_MAIN(tst_MixedKeyspace)

@@ -330,6 +330,30 @@ private slots:
         QVERIFY2(run.err.contains(QStringLiteral("--sentinel-master")), qPrintable(run.err));
     }
 
+    // No sentinel answers at all: one sentence naming what each said, its
+    // clauses joined cleanly (no ".;"), and a non-zero exit.
+    void noSentinelAnswers()
+    {
+        // Two ports nobody listens on: taken from the OS, then let go.
+        QStringList addresses;
+        for (int i = 0; i < 2; ++i) {
+            QTcpServer probe;
+            QVERIFY(probe.listen(QHostAddress::LocalHost, 0));
+            addresses << QStringLiteral("127.0.0.1:%1").arg(probe.serverPort());
+        }
+        const QString url
+            = QStringLiteral("redis-sentinel://%1#mymaster").arg(addresses.join(QLatin1Char(',')));
+        const CliRun run = gatehouse::test::runCli(
+            QStringLiteral(GATEHOUSE_CLI), {QStringLiteral("--url"), url, QStringLiteral("ping")});
+        QVERIFY(run.exitCode != 0);
+        QVERIFY2(run.err.contains(QStringLiteral("No sentinel gave the address of master "
+                                                 "\"mymaster\"")),
+                 qPrintable(run.err));
+        QVERIFY2(!run.err.contains(QStringLiteral(".;")) && !run.err.contains(QStringLiteral("..")),
+                 qPrintable(run.err));
+        QVERIFY2(run.err.count(QStringLiteral("; ")) >= 1, qPrintable(run.err));
+    }
+
     // SENTINEL FAILOVER under watch: the new master is followed, every lock
     // is back once; then an action runs on the new master.
     void watchThroughFailover()

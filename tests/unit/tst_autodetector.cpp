@@ -959,6 +959,61 @@ private slots:
         QCOMPARE(cache.sampleKeys.size(), 3);
         QCOMPARE(d.other.at(1).kind, QStringLiteral("data"));
     }
+
+    // A family is judged on its first SettleSample keys: settled as ordinary
+    // only when none of them is shown or a candidate and every claimed one
+    // was judged (a key waiting for a partner in another family is not).
+    void familiesSettleOnTheirFirstKeys()
+    {
+        AutoDetector detector;
+        const int n = AutoDetector::SettleSample;
+        // Caches with a TTL (claimed as locks by their shape, judged ordinary by their name).
+        for (int i = 0; i < n; ++i)
+            detector.add(str("cache:product:" + QByteArray::number(i), "{\"id\":1}", 600000),
+                         s_now);
+        // Keys nobody claims.
+        for (int i = 0; i < n; ++i)
+            detector.add(test::sizedShape("user:" + QByteArray::number(i) + ":profile", "hash", 2),
+                         s_now);
+        // Real windows, and bare lists that may be queues whose processing
+        // lists are in another family.
+        const double now = double(s_now);
+        for (int i = 0; i < n; ++i) {
+            detector.add(test::zsetShape("ratelimit:api:" + QByteArray::number(i), now - 2800,
+                                         now - 10, 60000),
+                         s_now);
+            detector.add(test::listShape("jobs:mail:" + QByteArray::number(i)), s_now);
+        }
+        // One key short of the sample: undecided.
+        for (int i = 0; i + 1 < n; ++i)
+            detector.add(str("cache:tiny:" + QByteArray::number(i), "{}", 600000), s_now);
+
+        QVERIFY(detector.settled("cache:product:{int}"));
+        QVERIFY(detector.settledWith("cache:product:{int}", "string"));
+        QVERIFY(!detector.settledWith("cache:product:{int}", "zset")); // another TYPE: read it
+        QVERIFY(detector.settled("user:{int}:profile"));
+        QVERIFY(!detector.settled("ratelimit:api:{int}"));
+        QVERIFY(!detector.settled("jobs:mail:{int}"));
+        QVERIFY(!detector.settled("cache:tiny:{int}"));
+
+        // The rest of a settled family is counted, its TTL estimated from the read.
+        for (int i = n; i < 10 * n; ++i)
+            detector.count("cache:product:{int}", "string");
+        QCOMPARE(detector.countedKeys(), 9 * n);
+        const Detection d = detector.takeDetection();
+        QCOMPARE(d.objects.size(), qsizetype(n)); // the windows
+        bool seen = false;
+        for (const OtherFamily &f : d.other) {
+            if (f.family != "cache:product:{int}")
+                continue;
+            seen = true;
+            QCOMPARE(f.keys, 10 * n);
+            QCOMPARE(f.keysRead, n);
+            QCOMPARE(f.withTtl, 10 * n);
+            QCOMPARE(f.kind, QStringLiteral("cache"));
+        }
+        QVERIFY(seen);
+    }
 };
 
 QTEST_GUILESS_MAIN(tst_AutoDetector)

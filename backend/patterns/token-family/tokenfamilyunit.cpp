@@ -477,6 +477,19 @@ bool isShortCode(const QByteArray &segment)
     return true;
 }
 
+// The digits of a one-time code: six to ten of them, or four and more
+// starting with a zero, which no counter has.
+bool looksLikeCode(const QByteArray &value)
+{
+    if (value.size() < 4 || value.size() > 10)
+        return false;
+    for (char c : value) {
+        if (c < '0' || c > '9')
+            return false;
+    }
+    return value.size() >= 6 || value.at(0) == '0';
+}
+
 } // namespace
 
 bool TokenFamilyUnit::prefixNamedLikeToken(const QByteArray &prefix) const
@@ -503,9 +516,12 @@ std::optional<KeyClaim> TokenFamilyUnit::claimKey(const KeyShape &s, qint64) con
         return KeyClaim{QStringLiteral("token"), 20};
     // A short code that is no id by its look ("otp:483920", "otp:abcdef") is
     // a token by its family's name: its siblings are grouped with it by prefix.
+    // Its value may be the code the user types ("483920", "0042"), but not a
+    // count ("3" attempts).
     const qsizetype colon = s.key.lastIndexOf(':');
-    if (s.type == "string" && s.pttlMs > 0 && !isInteger(s.head) && colon > 0
-        && isShortCode(s.key.mid(colon + 1)) && prefixNamedLikeToken(s.key.left(colon)))
+    if (s.type == "string" && s.pttlMs > 0 && (!isInteger(s.head) || looksLikeCode(s.head))
+        && colon > 0 && isShortCode(s.key.mid(colon + 1))
+        && prefixNamedLikeToken(s.key.left(colon)))
         return KeyClaim{QStringLiteral("token"), 20};
     if (s.type == "hash" && s.hasCountField)
         return KeyClaim{QStringLiteral("counted-token"), 10};

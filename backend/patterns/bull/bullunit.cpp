@@ -442,27 +442,12 @@ QStringList BullUnit::jobStates() const
 
 JobStage BullUnit::jobStage(const QString &state) const
 {
-    if (state == QLatin1String("active"))
-        return JobStage::InFlight;
-    if (state == QLatin1String("failed"))
-        return JobStage::Dead;
-    if (state == QLatin1String("completed"))
-        return JobStage::Finished;
-    return JobStage::Waiting;
+    return BullMqUnit::stageOfState(state); // the same states, the same stages
 }
 
 QList<JobVerb> BullUnit::jobVerbs(const QString &state) const
 {
-    // Bull's failed set is its dead letter: Job.retry takes a job back
-    // from it, Queue.clean(grace, limit, "failed") purges it by age. Bull
-    // has no verb that fails a job from outside a worker (moveToFailed
-    // needs the worker's lock token), so there is no dead-letter button.
-    if (state != QLatin1String("failed"))
-        return {};
-    return {{JobVerb::Role::RequeueFromDead, QStringLiteral("queue.retry"), {}},
-            {JobVerb::Role::Purge,
-             QStringLiteral("queue.clean"),
-             {{QStringLiteral("state"), QByteArrayLiteral("failed")}}}};
+    return BullMqUnit::failedSetVerbs(state);
 }
 
 JobRead BullUnit::jobPage(const PatternObject &o, const QString &state, qint64 offset,

@@ -603,7 +603,7 @@ QStringList BullMqUnit::jobStates() const
             QStringLiteral("failed"),  QStringLiteral("waiting-children")};
 }
 
-JobStage BullMqUnit::jobStage(const QString &state) const
+JobStage BullMqUnit::stageOfState(const QString &state)
 {
     if (state == QLatin1String("active"))
         return JobStage::InFlight;
@@ -614,18 +614,24 @@ JobStage BullMqUnit::jobStage(const QString &state) const
     return JobStage::Waiting;
 }
 
-QList<JobVerb> BullMqUnit::jobVerbs(const QString &state) const
+QList<JobVerb> BullMqUnit::failedSetVerbs(const QString &state)
 {
-    // BullMQ's failed set is its dead letter: Job.retry takes a job back
-    // from it, Queue.clean(grace, limit, "failed") purges it by age. BullMQ
-    // has no verb that fails a job from outside a worker (moveToFailed
-    // needs the worker's lock token), so there is no dead-letter button.
     if (state != QLatin1String("failed"))
         return {};
     return {{JobVerb::Role::RequeueFromDead, QStringLiteral("queue.retry"), {}},
             {JobVerb::Role::Purge,
              QStringLiteral("queue.clean"),
              {{QStringLiteral("state"), QByteArrayLiteral("failed")}}}};
+}
+
+JobStage BullMqUnit::jobStage(const QString &state) const
+{
+    return stageOfState(state);
+}
+
+QList<JobVerb> BullMqUnit::jobVerbs(const QString &state) const
+{
+    return failedSetVerbs(state);
 }
 
 namespace {

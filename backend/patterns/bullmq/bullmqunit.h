@@ -98,6 +98,13 @@ public:
     JobRead jobPage(const PatternObject &object, const QString &state, qint64 offset,
                     int count) const override;
     JobRead jobDetail(const PatternObject &object, const QByteArray &job) const override;
+    // Shared with Bull, whose states and failed set work the same way: the
+    // stage of a state, and the failed set's verbs (Job.retry back from it,
+    // Queue.clean(grace, limit, "failed") to purge it by age; neither library
+    // fails a job from outside a worker, whose lock token moveToFailed needs,
+    // so there is no dead-letter verb).
+    static JobStage stageOfState(const QString &state);
+    static QList<JobVerb> failedSetVerbs(const QString &state);
     // Shared with Bull, whose jobs are hashes of the same shape: a page of
     // the state held in key (a LIST, or a ZSET read newest first or next
     // first) with each job's name, time, attempts (attemptsField) and short

@@ -13,6 +13,7 @@
 #include <QGuiApplication>
 #include <QLocale>
 #include <QPalette>
+#include <QVarLengthArray>
 
 #include <algorithm>
 #include <cmath>
@@ -101,13 +102,28 @@ void ObjectTableModel::applySnapshot(const Snapshot &snapshot)
     // Which family each object is in, and which rows still have their object.
     for (Family &f : m_families)
         f.members.clear(); // keeps the capacity: no allocation per member
+    // One hash lookup per member of a folded family (its family; it has no
+    // row); the family of each object is kept for the second pass (-1: not
+    // of this section).
     qsizetype inSection = 0;
+    QList<int> familyAt(snapshot.objects.size(), -1);
+    PatternKind lastKind;
+    bool lastKindHere = false;
     for (qsizetype i = 0; i < snapshot.objects.size(); ++i) {
         const ObjectList::Ptr &s = snapshot.objects.ptr(i);
-        if (!m_columns.contains(s->object.kind))
+        if (!(s->object.kind == lastKind)) { // runs of one kind: one lookup per run
+            lastKind = s->object.kind;
+            lastKindHere = m_columns.contains(lastKind);
+        }
+        if (!lastKindHere)
             continue;
         ++inSection;
-        m_families[familyIndexOf(s)].members.append(s);
+        const int fi = familyIndexOf(s);
+        familyAt[i] = fi;
+        Family &f = m_families[fi];
+        f.members.append(s);
+        if (f.grouped && !f.expanded)
+            continue;
         if (const auto it = m_rows.constFind(s->object.key); it != m_rows.cend())
             m_list[*it].seen = generation;
     }
@@ -182,13 +198,16 @@ void ObjectTableModel::applySnapshot(const Snapshot &snapshot)
         lastChanged = std::max(lastChanged, row);
     };
     for (qsizetype i = 0; i < snapshot.objects.size(); ++i) {
-        const ObjectList::Ptr &s = snapshot.objects.ptr(i);
-        if (!m_columns.contains(s->object.kind))
+        if (familyAt.at(i) < 0)
             continue;
+        const ObjectList::Ptr &s = snapshot.objects.ptr(i);
+        const Family &f = m_families.at(familyAt.at(i));
+        if (f.grouped && !f.expanded)
+            continue; // no row
         const auto it = m_rows.constFind(s->object.key);
         if (it == m_rows.cend()) {
             // New rows in the snapshot's order; none for a family's members.
-            if (!m_families.at(m_familyOf.value(s->object.key)).grouped)
+            if (!f.grouped)
                 added.append({s, -1, generation});
             continue;
         }
@@ -256,19 +275,22 @@ void ObjectTableModel::fold(Family &f)
     f.worstId.clear();
     if (f.members.isEmpty())
         return;
+    // The family's columns, looked up once (one pattern per family).
     const ObjectState &first = *f.members.first();
+    QVarLengthArray<std::pair<int, const Column *>, 16> numeric;
     for (int c = 1; c < m_columns.count(); ++c) {
-        if (c == m_statusColumn || !m_columns.column(c, f.kind))
+        const Column *column = m_columns.column(c, f.kind);
+        if (c == m_statusColumn || !column)
             continue;
-        const QVariant v = m_columns.sortValue(c, first, at);
+        const QVariant v = column->sortValue(first, at);
         f.cells[c].numeric = v.typeId() != QMetaType::QString && v.canConvert<double>();
+        if (f.cells[c].numeric)
+            numeric.append({c, column});
     }
     for (const ObjectList::Ptr &s : std::as_const(f.members)) {
-        for (int c = 1; c < m_columns.count(); ++c) {
+        for (const auto &[c, column] : numeric) {
             FoldCell &cell = f.cells[c];
-            if (!cell.numeric)
-                continue;
-            const double v = m_columns.sortValue(c, *s, at).toDouble();
+            const double v = column->sortValue(*s, at).toDouble();
             cell.sum += v;
             if (!cell.maxState || v > cell.max) {
                 cell.max = v;
@@ -555,7 +577,11 @@ QString ObjectTableModel::foldText(const Family &f, int column) const
             return m_columns.text(column, *f.members.first(), now());
         return {};
     }
+    // "max 26 / 20", "max 9.3 min"; a maximum that is no figure ("none",
+    // "–": no member has one) reads as itself.
     const QString max = m_columns.text(column, *cell.maxState, now());
+    if (!max.isEmpty() && !max.front().isDigit() && m_folds.value(column) == FamilyFold::Max)
+        return max;
     switch (m_folds.value(column)) {
     case FamilyFold::Sum:
         return QStringLiteral("Σ %1").arg(grouped(cell.sum));

@@ -319,6 +319,9 @@ void SectionPage::toggleFamily(const QModelIndex &index)
         if (shown.isValid())
             m_table->selectRow(shown.row());
     }
+    // The family row's hint and the buttons' reasons say what to do now.
+    updateWhy(selected());
+    updateActions(selected());
 }
 
 bool SectionPage::eventFilter(QObject *watched, QEvent *event)

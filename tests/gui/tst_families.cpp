@@ -26,7 +26,7 @@ using gatehouse::test::RedisServer;
 
 namespace {
 
-const QString Section = QStringLiteral("limiter");
+const QString LimiterSection = QStringLiteral("limiter");
 const QByteArray Glob = "sim:rl:api:*";
 
 // The view's row of the family whose glob is glob; -1 when none.
@@ -131,10 +131,10 @@ private slots:
         options.rescanMs = 500; // new keys found within a second
         options.size = QSize(1280, 800);
         test::TestConsole c(m_server, m_dir.filePath(QStringLiteral("audit.jsonl")), options);
-        c.window->showPage(c.window->pageOf(Section));
-        SectionPage *page = c.window->sectionPage(Section);
+        c.window->showPage(c.window->pageOf(LimiterSection));
+        SectionPage *page = c.window->sectionPage(LimiterSection);
         QVERIFY(page);
-        QTableView *view = c.window->table(Section);
+        QTableView *view = c.window->table(LimiterSection);
         QAbstractItemModelTester sourceTester(
             page->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
         QAbstractItemModelTester viewTester(view->model(),
@@ -155,7 +155,7 @@ private slots:
             view->model()->index(familyRow(view, Glob), inWindow).data().toString(),
             QStringLiteral("Σ 1,650 · max 10 / 20"), 10000);
         QModelIndex family = view->model()->index(familyRow(view, Glob), 0);
-        QVERIFY2(family.data().toString().contains(QLatin1String("sim:rl:api:* · 300 limiters")),
+        QVERIFY2(family.data().toString().contains(QStringLiteral("sim:rl:api:* · 300 limiters")),
                  qPrintable(family.data().toString()));
         QCOMPARE(family.siblingAtColumn(status).data().toString(), QStringLiteral("300 ok"));
         QCOMPARE(family.data(ObjectTableModel::StateIdRole).toString(), states::Ok);

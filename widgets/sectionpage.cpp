@@ -358,7 +358,7 @@ QString SectionPage::familyHint() const
     const int row = rows.isEmpty() ? -1 : m_proxy->mapToSource(rows.first()).row();
     if (!m_model->isFamilyRow(row))
         return {};
-    return tr("%1: a family of one pattern. %2 and select one of them for its charts and "
+    return tr("%1: a family of one pattern. %2; select one of them for its charts and "
               "actions.")
         .arg(m_model->familyTitle(row), m_model->isExpanded(row)
                                             ? tr("The worst are listed under it")

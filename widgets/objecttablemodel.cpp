@@ -45,6 +45,14 @@ QString stateWords(const QString &id)
     return words.replace(QLatin1Char('-'), QLatin1Char(' '));
 }
 
+// Short words every member in the state said ("free", "over limit"), or
+// the state's.
+template<typename Tally>
+QString tallyWords(const Tally &t)
+{
+    return t.sameWords && !t.words.isEmpty() && t.words.size() <= 24 ? t.words : stateWords(t.id);
+}
+
 // ASCII case-insensitive: whether needle (lower case) occurs in key.
 bool containsFolded(const QByteArray &key, const QByteArray &needle)
 {
@@ -301,9 +309,9 @@ void ObjectTableModel::fold(Family &f)
         auto tally = std::find_if(f.states.begin(), f.states.end(),
                                   [&](const StateTally &t) { return t.id == h.id; });
         if (tally == f.states.end())
-            f.states.append({h.id, h.severity, 1});
-        else
-            ++tally->count;
+            f.states.append({h.id, h.severity, 1, h.words, true});
+        else if (++tally->count, tally->sameWords && tally->words != h.words)
+            tally->sameWords = false;
     }
     std::sort(f.states.begin(), f.states.end(), [](const StateTally &a, const StateTally &b) {
         if (a.severity != b.severity)
@@ -597,7 +605,7 @@ QString ObjectTableModel::statesText(const Family &f) const
 {
     QStringList parts;
     for (const StateTally &t : f.states)
-        parts << QStringLiteral("%1 %2").arg(grouped(double(t.count)), stateWords(t.id));
+        parts << QStringLiteral("%1 %2").arg(grouped(double(t.count)), tallyWords(t));
     return parts.join(QStringLiteral(" · "));
 }
 
@@ -643,7 +651,7 @@ QVariant ObjectTableModel::familyData(const Family &f, int column, int role) con
                         meaning = info.meaning;
                 }
                 lines << QStringLiteral("%1 %2%3").arg(
-                    grouped(double(t.count)), stateWords(t.id),
+                    grouped(double(t.count)), tallyWords(t),
                     meaning.isEmpty() ? QString() : QStringLiteral(": ") + meaning);
             }
             return lines.join(QLatin1Char('\n'));

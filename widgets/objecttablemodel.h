@@ -104,6 +104,10 @@ private:
         QString id;
         Severity severity = Severity::Ok;
         qsizetype count = 0;
+        // The members' words when they all say the same ("free", "over
+        // limit"); otherwise the state's own (stateWords).
+        QString words;
+        bool sameWords = true;
     };
     struct Family
     {

@@ -174,7 +174,7 @@ void ObjectTableModel::applySnapshot(const Snapshot &snapshot)
                     drop[r] = dropping = true;
             }
             forming.append(i);
-        } else if (f.grouped && n <= FamilyThreshold / 2) {
+        } else if (f.grouped && n <= FamilyThreshold / 2 && (n == 0 || i != m_selectedFamily)) {
             // Dissolves: its listed members stay as ordinary rows, the others
             // are added below.
             f.grouped = false;
@@ -475,6 +475,8 @@ void ObjectTableModel::clear()
     m_families.clear();
     m_familyOf.clear();
     m_familyIds.clear();
+    m_selectedKey.clear();
+    m_selectedFamily = -1;
     endResetModel();
 }
 
@@ -497,6 +499,13 @@ Severity ObjectTableModel::health(const ObjectState &s) const
 const ObjectState *ObjectTableModel::stateAt(int row) const
 {
     return row >= 0 && row < m_list.size() ? m_list.at(row).state.get() : nullptr;
+}
+
+void ObjectTableModel::setSelectedRow(int row)
+{
+    const bool valid = row >= 0 && row < m_list.size();
+    m_selectedKey = valid && m_list.at(row).state ? m_list.at(row).state->object.key : QByteArray();
+    m_selectedFamily = valid && !m_list.at(row).state ? m_list.at(row).family : -1;
 }
 
 bool ObjectTableModel::isFamilyRow(int row) const

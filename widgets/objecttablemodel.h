@@ -22,8 +22,9 @@ namespace gatehouse {
 // for its members until it is expanded, which adds rows for the FamilyCap
 // worst of them (a member asked for by key is added too). Collapsing removes
 // them. A family dissolves into ordinary rows when it shrinks to half the
-// threshold. Regrouping never removes the row of the selected object
-// (setSelectedKey): a family that forms around it forms expanded.
+// threshold. Regrouping never removes the selected row (setSelectedRow): a
+// family that forms around the selected object forms expanded, and a selected
+// family row stays until its last member is gone.
 class ObjectTableModel : public QAbstractTableModel
 {
     Q_OBJECT
@@ -73,8 +74,8 @@ public:
     // Adds key's row when it is a member of a family not listing it
     // (expanding the family); the row of key, or -1 when no object has it.
     int reveal(const QByteArray &key);
-    // The object whose row regrouping must keep (the view's selection).
-    void setSelectedKey(const QByteArray &key) { m_selectedKey = key; }
+    // The row regrouping must keep (the view's selection; -1: none).
+    void setSelectedRow(int row);
     // Whether a family row has a member whose key contains needle (lower-case
     // UTF-8), ASCII case-insensitively: the filter shows a family for its members.
     bool familyHasMember(int row, const QByteArray &needle) const;
@@ -158,7 +159,8 @@ private:
     QList<Family> m_families;          // grows during a connection; clear() empties it
     QHash<QByteArray, int> m_familyOf; // object key -> family (computed once per key)
     QHash<QByteArray, int> m_familyIds;
-    QByteArray m_selectedKey;
+    QByteArray m_selectedKey;  // the selected object's
+    int m_selectedFamily = -1; // the selected family row's family
     quint64 m_generation = 0;
     qint64 m_serverTimeMs = 0; // the snapshot's reading time
     qint64 m_nowMs = 0;        // the server's time now, for live countdowns

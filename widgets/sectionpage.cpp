@@ -172,66 +172,67 @@ SectionPage::SectionPage(const Section &section, bool readOnly, QWidget *parent)
     m_why->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_why->hide();
     layout->addWidget(m_why);
-    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this,
-            [this, splitter] {
-                const ObjectState *s = selected();
-                // Regrouping keeps this object's row (ObjectTableModel).
-                m_model->setSelectedKey(s ? s->object.key : QByteArray());
-                updateWhy(s);
-                const bool chartsWereHidden = m_chart->maximumHeight() < QWIDGETSIZE_MAX;
-                m_chart->setObject(s);
-                // The charts appear: give them 60 % of the page, from the panes that
-                // have the most (the splitter kept the hint's few pixels for them).
-                if (s && chartsWereHidden) {
-                    QList<int> sizes = splitter->sizes();
-                    const int chart = splitter->indexOf(m_chart);
-                    int total = 0;
-                    for (int v : std::as_const(sizes))
-                        total += v;
-                    int need = total * 3 / 5 - sizes.value(chart);
-                    for (int i = 0; i < sizes.size() && need > 0; ++i) {
-                        if (i == chart)
-                            continue;
-                        const int give = std::min(need, std::max(0, sizes[i] - 120));
-                        sizes[i] -= give;
-                        sizes[chart] += give;
-                        need -= give;
-                    }
-                    splitter->setSizes(sizes);
-                }
-                updateItems();
-                updateParts();
-                if (m_jobsPanel)
-                    m_jobsPanel->setObject(s, m_snapshot ? m_snapshot->server.timeMs : 0);
-                for (ObjectPanel *panel : std::as_const(m_panels)) {
-                    panel->setObject(s);
-                    // A pane that appears (a family's tokens, a lock's holders)
-                    // gets a third of the page, from the others in proportion
-                    // to what they have beyond 120 px (a hidden pane had none).
-                    QList<int> sizes = splitter->sizes();
-                    const int at = splitter->indexOf(panel);
-                    if (panel->isHidden() || sizes.value(at) >= 120)
+    connect(
+        m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this, splitter] {
+            const ObjectState *s = selected();
+            // Regrouping keeps the selected row (ObjectTableModel).
+            const QModelIndexList rows = m_table->selectionModel()->selectedRows();
+            m_model->setSelectedRow(rows.isEmpty() ? -1 : m_proxy->mapToSource(rows.first()).row());
+            updateWhy(s);
+            const bool chartsWereHidden = m_chart->maximumHeight() < QWIDGETSIZE_MAX;
+            m_chart->setObject(s);
+            // The charts appear: give them 60 % of the page, from the panes that
+            // have the most (the splitter kept the hint's few pixels for them).
+            if (s && chartsWereHidden) {
+                QList<int> sizes = splitter->sizes();
+                const int chart = splitter->indexOf(m_chart);
+                int total = 0;
+                for (int v : std::as_const(sizes))
+                    total += v;
+                int need = total * 3 / 5 - sizes.value(chart);
+                for (int i = 0; i < sizes.size() && need > 0; ++i) {
+                    if (i == chart)
                         continue;
-                    int total = 0;
-                    int spare = 0;
-                    for (int i = 0; i < sizes.size(); ++i) {
-                        total += sizes.at(i);
-                        if (i != at)
-                            spare += std::max(0, sizes.at(i) - 120);
-                    }
-                    const int need = std::min(spare, total / 3 - sizes.at(at));
-                    for (int i = 0; i < sizes.size() && need > 0; ++i) {
-                        if (i == at)
-                            continue;
-                        const int give = int(qint64(need) * std::max(0, sizes.at(i) - 120) / spare);
-                        sizes[i] -= give;
-                        sizes[at] += give;
-                    }
-                    splitter->setSizes(sizes);
+                    const int give = std::min(need, std::max(0, sizes[i] - 120));
+                    sizes[i] -= give;
+                    sizes[chart] += give;
+                    need -= give;
                 }
-                updateActions(s);
-                Q_EMIT selectionChanged(s ? s->object.key : QByteArray());
-            });
+                splitter->setSizes(sizes);
+            }
+            updateItems();
+            updateParts();
+            if (m_jobsPanel)
+                m_jobsPanel->setObject(s, m_snapshot ? m_snapshot->server.timeMs : 0);
+            for (ObjectPanel *panel : std::as_const(m_panels)) {
+                panel->setObject(s);
+                // A pane that appears (a family's tokens, a lock's holders)
+                // gets a third of the page, from the others in proportion
+                // to what they have beyond 120 px (a hidden pane had none).
+                QList<int> sizes = splitter->sizes();
+                const int at = splitter->indexOf(panel);
+                if (panel->isHidden() || sizes.value(at) >= 120)
+                    continue;
+                int total = 0;
+                int spare = 0;
+                for (int i = 0; i < sizes.size(); ++i) {
+                    total += sizes.at(i);
+                    if (i != at)
+                        spare += std::max(0, sizes.at(i) - 120);
+                }
+                const int need = std::min(spare, total / 3 - sizes.at(at));
+                for (int i = 0; i < sizes.size() && need > 0; ++i) {
+                    if (i == at)
+                        continue;
+                    const int give = int(qint64(need) * std::max(0, sizes.at(i) - 120) / spare);
+                    sizes[i] -= give;
+                    sizes[at] += give;
+                }
+                splitter->setSizes(sizes);
+            }
+            updateActions(s);
+            Q_EMIT selectionChanged(s ? s->object.key : QByteArray());
+        });
     updateActions(nullptr);
 }
 

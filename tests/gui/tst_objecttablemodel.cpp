@@ -410,6 +410,12 @@ private slots:
         QSignalSpy reset(&model, &QAbstractItemModel::modelReset);
         model.applySnapshot(snapshot(ObjectTableModel::FamilyThreshold / 2 + 1));
         QCOMPARE(model.rowCount(), 2);
+        // While its row is selected it stays (the selection never moves).
+        model.setSelectedRow(family);
+        model.applySnapshot(snapshot(ObjectTableModel::FamilyThreshold / 2));
+        QCOMPARE(model.rowCount(), 2);
+        QVERIFY(model.isFamilyRow(family));
+        model.setSelectedRow(-1);
         model.applySnapshot(snapshot(ObjectTableModel::FamilyThreshold / 2));
         QCOMPARE(model.rowCount(), ObjectTableModel::FamilyThreshold / 2 + 1);
         for (int r = 0; r < model.rowCount(); ++r)

@@ -313,6 +313,20 @@ private slots:
         view->selectRow(familyRow(view, Glob));
         QTest::keyClick(view, Qt::Key_Return);
         QTRY_VERIFY(view->model()->rowCount() > 200);
+        // Sorted by requests in window, most first: the family by its sum
+        // (1,675, the largest), its listed members under it, worst first.
+        view->sortByColumn(inWindow, Qt::DescendingOrder);
+        QCOMPARE(familyRow(view, Glob), 0);
+        QCOMPARE(view->model()->index(1, 0).data(ObjectTableModel::KeyRole).toByteArray(),
+                 QByteArray("sim:rl:api:10"));
+        for (int r = 1; r <= 200; ++r) {
+            const QByteArray key
+                = view->model()->index(r, 0).data(ObjectTableModel::KeyRole).toByteArray();
+            QVERIFY2(key.startsWith("sim:rl:api:") && !key.startsWith("sim:rl:api:batch_"),
+                     key.constData());
+        }
+        view->sortByColumn(0, Qt::AscendingOrder);
+        QCOMPARE(familyRow(view, Glob), 0);
         view->scrollToTop();
         QTest::qWait(300);
         c.window->grab().save(

@@ -172,67 +172,66 @@ SectionPage::SectionPage(const Section &section, bool readOnly, QWidget *parent)
     m_why->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_why->hide();
     layout->addWidget(m_why);
-    connect(
-        m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this, splitter] {
-            const ObjectState *s = selected();
-            // Regrouping keeps the selected row (ObjectTableModel).
-            const QModelIndexList rows = m_table->selectionModel()->selectedRows();
-            m_model->setSelectedRow(rows.isEmpty() ? -1 : m_proxy->mapToSource(rows.first()).row());
-            updateWhy(s);
-            const bool chartsWereHidden = m_chart->maximumHeight() < QWIDGETSIZE_MAX;
-            m_chart->setObject(s);
-            // The charts appear: give them 60 % of the page, from the panes that
-            // have the most (the splitter kept the hint's few pixels for them).
-            if (s && chartsWereHidden) {
-                QList<int> sizes = splitter->sizes();
-                const int chart = splitter->indexOf(m_chart);
-                int total = 0;
-                for (int v : std::as_const(sizes))
-                    total += v;
-                int need = total * 3 / 5 - sizes.value(chart);
-                for (int i = 0; i < sizes.size() && need > 0; ++i) {
-                    if (i == chart)
+    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+            [this, splitter] {
+                const ObjectState *s = selected();
+                // Regrouping keeps the selected row (ObjectTableModel).
+                m_model->setSelectedRow(selectedRow());
+                updateWhy(s);
+                const bool chartsWereHidden = m_chart->maximumHeight() < QWIDGETSIZE_MAX;
+                m_chart->setObject(s);
+                // The charts appear: give them 60 % of the page, from the panes that
+                // have the most (the splitter kept the hint's few pixels for them).
+                if (s && chartsWereHidden) {
+                    QList<int> sizes = splitter->sizes();
+                    const int chart = splitter->indexOf(m_chart);
+                    int total = 0;
+                    for (int v : std::as_const(sizes))
+                        total += v;
+                    int need = total * 3 / 5 - sizes.value(chart);
+                    for (int i = 0; i < sizes.size() && need > 0; ++i) {
+                        if (i == chart)
+                            continue;
+                        const int give = std::min(need, std::max(0, sizes[i] - 120));
+                        sizes[i] -= give;
+                        sizes[chart] += give;
+                        need -= give;
+                    }
+                    splitter->setSizes(sizes);
+                }
+                updateItems();
+                updateParts();
+                if (m_jobsPanel)
+                    m_jobsPanel->setObject(s, m_snapshot ? m_snapshot->server.timeMs : 0);
+                for (ObjectPanel *panel : std::as_const(m_panels)) {
+                    panel->setObject(s);
+                    // A pane that appears (a family's tokens, a lock's holders)
+                    // gets a third of the page, from the others in proportion
+                    // to what they have beyond 120 px (a hidden pane had none).
+                    QList<int> sizes = splitter->sizes();
+                    const int at = splitter->indexOf(panel);
+                    if (panel->isHidden() || sizes.value(at) >= 120)
                         continue;
-                    const int give = std::min(need, std::max(0, sizes[i] - 120));
-                    sizes[i] -= give;
-                    sizes[chart] += give;
-                    need -= give;
+                    int total = 0;
+                    int spare = 0;
+                    for (int i = 0; i < sizes.size(); ++i) {
+                        total += sizes.at(i);
+                        if (i != at)
+                            spare += std::max(0, sizes.at(i) - 120);
+                    }
+                    const int need = std::min(spare, total / 3 - sizes.at(at));
+                    for (int i = 0; i < sizes.size() && need > 0; ++i) {
+                        if (i == at)
+                            continue;
+                        const int give = int(qint64(need) * std::max(0, sizes.at(i) - 120) / spare);
+                        sizes[i] -= give;
+                        sizes[at] += give;
+                    }
+                    splitter->setSizes(sizes);
                 }
-                splitter->setSizes(sizes);
-            }
-            updateItems();
-            updateParts();
-            if (m_jobsPanel)
-                m_jobsPanel->setObject(s, m_snapshot ? m_snapshot->server.timeMs : 0);
-            for (ObjectPanel *panel : std::as_const(m_panels)) {
-                panel->setObject(s);
-                // A pane that appears (a family's tokens, a lock's holders)
-                // gets a third of the page, from the others in proportion
-                // to what they have beyond 120 px (a hidden pane had none).
-                QList<int> sizes = splitter->sizes();
-                const int at = splitter->indexOf(panel);
-                if (panel->isHidden() || sizes.value(at) >= 120)
-                    continue;
-                int total = 0;
-                int spare = 0;
-                for (int i = 0; i < sizes.size(); ++i) {
-                    total += sizes.at(i);
-                    if (i != at)
-                        spare += std::max(0, sizes.at(i) - 120);
-                }
-                const int need = std::min(spare, total / 3 - sizes.at(at));
-                for (int i = 0; i < sizes.size() && need > 0; ++i) {
-                    if (i == at)
-                        continue;
-                    const int give = int(qint64(need) * std::max(0, sizes.at(i) - 120) / spare);
-                    sizes[i] -= give;
-                    sizes[at] += give;
-                }
-                splitter->setSizes(sizes);
-            }
-            updateActions(s);
-            Q_EMIT selectionChanged(s ? s->object.key : QByteArray());
-        });
+                updateActions(s);
+                Q_EMIT selectionChanged(s ? s->object.key : QByteArray());
+            });
     updateActions(nullptr);
 }
 
@@ -297,10 +296,15 @@ bool SectionPage::selectKey(const QByteArray &key)
     return true;
 }
 
-bool SectionPage::familySelected() const
+int SectionPage::selectedRow() const
 {
     const QModelIndexList rows = m_table->selectionModel()->selectedRows();
-    return !rows.isEmpty() && m_model->isFamilyRow(m_proxy->mapToSource(rows.first()).row());
+    return rows.isEmpty() ? -1 : m_proxy->mapToSource(rows.first()).row();
+}
+
+bool SectionPage::familySelected() const
+{
+    return m_model->isFamilyRow(selectedRow());
 }
 
 void SectionPage::toggleFamily(const QModelIndex &index)
@@ -355,8 +359,7 @@ bool SectionPage::eventFilter(QObject *watched, QEvent *event)
 
 QString SectionPage::familyHint() const
 {
-    const QModelIndexList rows = m_table->selectionModel()->selectedRows();
-    const int row = rows.isEmpty() ? -1 : m_proxy->mapToSource(rows.first()).row();
+    const int row = selectedRow();
     if (!m_model->isFamilyRow(row))
         return {};
     return tr("%1: a family of one pattern. %2; select one of them for its charts and "

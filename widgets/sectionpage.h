@@ -113,6 +113,7 @@ private:
     void sync() const;
     void updateActions(const ObjectState *s);
     QString familyHint() const;           // for the selected family row; empty otherwise
+    int selectedRow() const;              // the selection's row in m_model; -1 when none
     QByteArray chosenJob() const;         // the job whose detail is shown
     QList<QByteArray> chosenJobs() const; // every job selected, in list order
 

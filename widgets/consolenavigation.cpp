@@ -209,7 +209,7 @@ ObjectSearch *ConsoleNavigation::openSearch()
 bool ConsoleNavigation::triggerPrimaryAction()
 {
     SectionPage *page = currentSection();
-    if (!page || !page->selected()) {
+    if (!page || (!page->selected() && !page->familySelected())) {
         say(tr("Select an object first: Delete runs its primary action."));
         return false;
     }
@@ -238,6 +238,8 @@ QWidget *ConsoleNavigation::showDetail()
 {
     SectionPage *page = currentSection();
     const ObjectState *s = page ? page->selected() : nullptr;
+    if (!s && page && page->familySelected())
+        return nullptr; // Enter on a family row lists its members (SectionPage)
     if (!s) {
         say(tr("Select an object first: Enter shows its details."));
         return nullptr;

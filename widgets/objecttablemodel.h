@@ -2,6 +2,7 @@
 #pragma once
 
 #include <monitor/snapshot.h>
+#include <patterns/familyfold.h>
 #include <patterns/objecthealth.h>
 #include <patterns/patternregistry.h>
 
@@ -14,31 +15,75 @@ namespace gatehouse {
 // queues, ...), its columns the section's patterns' (SectionColumns). applySnapshot() updates
 // incrementally: new instances are inserted at the end, changed ones emit dataChanged for their
 // row; the model is reset only by clear() (a new connection).
+//
+// Families: more than FamilyThreshold objects of one pattern whose keys share
+// a name shape (familyOf: "rl:api:{int}") are one row, the family's, with
+// its members' figures folded (FamilyFold) and its worst state; no row exists
+// for its members until it is expanded, which adds rows for the FamilyCap
+// worst of them (a member asked for by key is added too). Collapsing removes
+// them. A family dissolves into ordinary rows when it shrinks to half the
+// threshold. Regrouping never removes the selected row (setSelectedRow): a
+// family that forms around the selected object forms expanded, and a selected
+// family row stays until its last member is gone.
 class ObjectTableModel : public QAbstractTableModel
 {
     Q_OBJECT
 public:
     enum Role {
-        KeyRole = Qt::UserRole + 1, // QByteArray: the instance's key
+        KeyRole = Qt::UserRole + 1, // QByteArray: the instance's key (empty on a family row)
         KindRole,                   // QString: the pattern's id
         SortRole,                   // a number or string to sort by
         GoneRole,                   // bool
         StaleRole,                  // bool: the reading could not be refreshed for two ticks
-        SeverityRole,               // int: the state's Severity (objectHealth)
-        StateIdRole,                // QString: the state's id ("over-limit")
+        SeverityRole,               // int: the state's Severity (objectHealth); a family: its worst
+        StateIdRole,                // QString: the state's id ("over-limit"); a family: its worst
+        FamilyRole,                 // QByteArray: a family row's glob ("rl:api:*"); else empty
+        MembersRole,                // int: a family row's member count; 0 otherwise
+        ExpandedRole,               // bool: a family row whose members are listed
     };
     Q_ENUM(Role)
+
+    // More objects than this of one pattern in one name family are one row.
+    static constexpr int FamilyThreshold = 50;
+    // An expanded family lists at most this many members, the worst first.
+    static constexpr int FamilyCap = 200;
 
     explicit ObjectTableModel(const QString &section, QObject *parent = nullptr);
 
     void applySnapshot(const Snapshot &snapshot);
     void clear();
+    // nullptr for a family row.
     const ObjectState *stateAt(int row) const;
     int rowOf(const QByteArray &key) const { return m_rows.value(key, -1); }
     qint64 serverTimeMs() const { return m_serverTimeMs; }
     // Lock TTLs count down between readings: the server's time now (local
     // clock + offset); repaints the TTL and held-for columns.
     void advanceTo(qint64 serverNowMs);
+
+    // Families.
+    bool isFamilyRow(int row) const;
+    // A family row: itself; a listed member: its family's row; otherwise -1.
+    int familyRowOf(int row) const;
+    int rowOfFamily(const QByteArray &glob, PatternKind kind) const;
+    // The family row of key's family, when it is one; -1 otherwise.
+    int familyRowOfKey(const QByteArray &key) const;
+    bool isExpanded(int row) const;
+    // Lists (or stops listing) a family row's members: rows inserted at the
+    // end (the worst FamilyCap) or removed.
+    void setExpanded(int row, bool expanded);
+    // Adds key's row when it is a member of a family not listing it
+    // (expanding the family); the row of key, or -1 when no object has it.
+    int reveal(const QByteArray &key);
+    // The row regrouping must keep (the view's selection; -1: none).
+    void setSelectedRow(int row);
+    // Whether a family row has a member whose key contains needle (lower-case
+    // UTF-8), ASCII case-insensitively: the filter shows a family for its members.
+    bool familyHasMember(int row, const QByteArray &needle) const;
+    // Within one family: whether member row a comes before member row b (worst
+    // state first, then the fuller, then by key).
+    bool memberBefore(int a, int b) const;
+    // "rl:api:* · 2,000 limiters": what a family row is, in words.
+    QString familyTitle(int row) const;
 
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
@@ -47,19 +92,76 @@ public:
                         int role = Qt::DisplayRole) const override;
 
 private:
+    // One column of a family folded over its members (this snapshot's).
+    struct FoldCell
+    {
+        bool numeric = false;
+        double sum = 0;
+        double max = 0;
+        ObjectList::Ptr maxState; // the member with the maximum: its text is shown
+    };
+    struct StateTally
+    {
+        QString id;
+        Severity severity = Severity::Ok;
+        qsizetype count = 0;
+        // The members' words when they all say the same ("free", "over
+        // limit"); otherwise the state's own (stateWords).
+        QString words;
+        bool sameWords = true;
+    };
+    struct Family
+    {
+        QByteArray id; // the pattern's id, a space, familyOf(key)
+        QByteArray glob;
+        PatternKind kind;
+        QList<ObjectList::Ptr> members; // this snapshot's; cleared with its capacity kept
+        bool grouped = false;           // shown as one row
+        bool expanded = false;          // its members listed
+        int row = -1;                   // its row while grouped
+        QList<FoldCell> cells;          // by column
+        QList<StateTally> states;       // worst first
+        Severity worst = Severity::Ok;
+        QString worstId;
+    };
+    // A row: an object (state) or a family (state null); a listed member
+    // has its family's index too.
+    struct Row
+    {
+        ObjectList::Ptr state;
+        int family = -1;
+        quint64 seen = 0; // the snapshot generation that last had the object
+    };
+
     void timeColumnsChanged();
     QString toolTip(int column, const ObjectState &s) const;
-    // Rows whose object the snapshot no longer has (demoted by autodetection).
-    void removeMissing(const Snapshot &snapshot, int &firstChanged, int &lastChanged);
     bool isStateColumn(int column, const ObjectState &s) const;
+    bool isStatusColumn(int column) const;
     Severity health(const ObjectState &s) const;
+    int familyIndexOf(const ObjectList::Ptr &s);
+    void fold(Family &f);
+    void listWorst(int family);       // appends rows for the worst members not listed
+    void removeRows(QList<int> rows); // ascending or not; reindexes
+    void reindex();
+    QVariant familyData(const Family &f, int column, int role) const;
+    QString foldText(const Family &f, int column) const;
+    QString statesText(const Family &f) const;
+    QString pluralTitle(qsizetype n) const;
 
     qint64 now() const { return std::max(m_nowMs, m_serverTimeMs); }
 
     QString m_section;
     SectionColumns m_columns;
-    QList<ObjectList::Ptr> m_states; // shared with the snapshots
-    QHash<QByteArray, int> m_rows;
+    int m_statusColumn = -1;
+    QList<FamilyFold> m_folds; // by column
+    QList<Row> m_list;
+    QHash<QByteArray, int> m_rows;     // object key -> row
+    QList<Family> m_families;          // grows during a connection; clear() empties it
+    QHash<QByteArray, int> m_familyOf; // object key -> family (computed once per key)
+    QHash<QByteArray, int> m_familyIds;
+    QByteArray m_selectedKey;  // the selected object's
+    int m_selectedFamily = -1; // the selected family row's family
+    quint64 m_generation = 0;
     qint64 m_serverTimeMs = 0; // the snapshot's reading time
     qint64 m_nowMs = 0;        // the server's time now, for live countdowns
 };

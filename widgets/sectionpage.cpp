@@ -4,6 +4,7 @@
 #include "actioninputdialog.h"
 #include "chartpanel.h"
 #include "evidencetext.h"
+#include "familyproxymodel.h"
 #include "objectpanel.h"
 #include "objecttablemodel.h"
 #include "queuejobspanel.h"
@@ -17,9 +18,11 @@
 #include <QGraphicsOpacityEffect>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QMouseEvent>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSaveFile>
@@ -37,7 +40,7 @@ SectionPage::SectionPage(const Section &section, bool readOnly, QWidget *parent)
     : QWidget(parent)
     , m_section(section)
     , m_model(new ObjectTableModel(section.id, this))
-    , m_proxy(new QSortFilterProxyModel(this))
+    , m_proxy(new FamilyProxyModel(m_model, this))
     , m_filter(new QLineEdit(this))
     , m_readOnly(readOnly)
 {
@@ -74,11 +77,9 @@ SectionPage::SectionPage(const Section &section, bool readOnly, QWidget *parent)
 
     auto *splitter = new QSplitter(Qt::Vertical, this);
     m_table = new QTableView(splitter);
-    m_proxy->setSourceModel(m_model);
-    m_proxy->setSortRole(ObjectTableModel::SortRole);
-    m_proxy->setFilterKeyColumn(0);
-    m_proxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
     m_table->setModel(m_proxy);
+    m_table->viewport()->installEventFilter(this);
+    m_table->installEventFilter(this);
     m_table->setSortingEnabled(true);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
@@ -102,16 +103,15 @@ SectionPage::SectionPage(const Section &section, bool readOnly, QWidget *parent)
     splitter->addWidget(m_table);
     // Filtering never moves the selection to another object (an action
     // would then target one the operator never picked): the selected object
-    // stays selected while it matches, and nothing is selected once it does
-    // not.
+    // (or family) stays selected while it matches, and nothing is selected
+    // once it does not.
     connect(m_filter, &QLineEdit::textChanged, this, [this](const QString &text) {
-        const ObjectState *s = selected();
-        const QByteArray key = s ? s->object.key : QByteArray();
-        m_proxy->setFilterFixedString(text);
+        const QModelIndexList rows = m_table->selectionModel()->selectedRows();
+        const QPersistentModelIndex was(rows.isEmpty() ? QModelIndex()
+                                                       : m_proxy->mapToSource(rows.first()));
+        m_proxy->setFilterText(text);
         QItemSelectionModel *selection = m_table->selectionModel();
-        const int row = key.isEmpty() ? -1 : m_model->rowOf(key);
-        const QModelIndex shown
-            = row >= 0 ? m_proxy->mapFromSource(m_model->index(row, 0)) : QModelIndex();
+        const QModelIndex shown = was.isValid() ? m_proxy->mapFromSource(was) : QModelIndex();
         if (shown.isValid()) {
             selection->setCurrentIndex(shown, QItemSelectionModel::ClearAndSelect
                                                   | QItemSelectionModel::Rows);
@@ -119,6 +119,11 @@ SectionPage::SectionPage(const Section &section, bool readOnly, QWidget *parent)
             selection->clearSelection();
             selection->setCurrentIndex(QModelIndex(), QItemSelectionModel::NoUpdate);
         }
+    });
+    // Enter (or a double click) on a family row lists or folds its members.
+    connect(m_table, &QAbstractItemView::activated, this, [this](const QModelIndex &index) {
+        if (m_model->isFamilyRow(m_proxy->mapToSource(index).row()))
+            toggleFamily(index);
     });
     // The parts of the selected object (a resource's consumers): objects
     // whose parent it is.
@@ -170,6 +175,8 @@ SectionPage::SectionPage(const Section &section, bool readOnly, QWidget *parent)
     connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this,
             [this, splitter] {
                 const ObjectState *s = selected();
+                // Regrouping keeps the selected row (ObjectTableModel).
+                m_model->setSelectedRow(selectedRow());
                 updateWhy(s);
                 const bool chartsWereHidden = m_chart->maximumHeight() < QWIDGETSIZE_MAX;
                 m_chart->setObject(s);
@@ -278,11 +285,88 @@ void SectionPage::selectRow(int row)
 bool SectionPage::selectKey(const QByteArray &key)
 {
     sync();
-    const int row = m_model->rowOf(key);
+    const int row = m_model->reveal(key); // a collapsed family lists it
     if (row < 0)
         return false;
-    m_table->selectRow(m_proxy->mapFromSource(m_model->index(row, 0)).row());
+    const QModelIndex shown = m_proxy->mapFromSource(m_model->index(row, 0));
+    if (!shown.isValid())
+        return false; // the filter hides it
+    m_table->selectRow(shown.row());
+    m_table->scrollTo(shown);
     return true;
+}
+
+int SectionPage::selectedRow() const
+{
+    const QModelIndexList rows = m_table->selectionModel()->selectedRows();
+    return rows.isEmpty() ? -1 : m_proxy->mapToSource(rows.first()).row();
+}
+
+bool SectionPage::familySelected() const
+{
+    return m_model->isFamilyRow(selectedRow());
+}
+
+void SectionPage::toggleFamily(const QModelIndex &index)
+{
+    const int row = m_proxy->mapToSource(index).row();
+    if (!m_model->isFamilyRow(row))
+        return;
+    const QPersistentModelIndex familyRow = m_model->index(row, 0);
+    const bool expand = !m_model->isExpanded(row);
+    // Collapsing takes away the selected member's row: the selection goes to
+    // the family's (the operator folded it), never elsewhere.
+    const ObjectState *s = selected();
+    const bool memberSelected = !expand && s && m_model->familyRowOfKey(s->object.key) == row;
+    m_model->setExpanded(row, expand);
+    if (memberSelected && familyRow.isValid()) {
+        const QModelIndex shown = m_proxy->mapFromSource(familyRow);
+        if (shown.isValid())
+            m_table->selectRow(shown.row());
+    }
+    // The family row's hint and the buttons' reasons say what to do now.
+    updateWhy(selected());
+    updateActions(selected());
+}
+
+bool SectionPage::eventFilter(QObject *watched, QEvent *event)
+{
+    if (watched == m_table->viewport() && event->type() == QEvent::MouseButtonRelease) {
+        // The arrow: the first characters of a family row's key cell.
+        const auto *mouse = static_cast<QMouseEvent *>(event);
+        const QModelIndex index = m_table->indexAt(mouse->position().toPoint());
+        if (mouse->button() == Qt::LeftButton && index.isValid() && index.column() == 0
+            && m_model->isFamilyRow(m_proxy->mapToSource(index).row())) {
+            const QRect cell = m_table->visualRect(index);
+            const int arrow = m_table->fontMetrics().horizontalAdvance(QStringLiteral("▸ ")) + 8;
+            if (mouse->position().x() - cell.left() <= arrow)
+                toggleFamily(index);
+        }
+    } else if (watched == m_table && event->type() == QEvent::KeyPress) {
+        // Right opens a family row, Left folds it (as in a tree).
+        const auto *key = static_cast<QKeyEvent *>(event);
+        const QModelIndex current = m_table->currentIndex();
+        const int row = current.isValid() ? m_proxy->mapToSource(current).row() : -1;
+        if (m_model->isFamilyRow(row)
+            && ((key->key() == Qt::Key_Right && !m_model->isExpanded(row))
+                || (key->key() == Qt::Key_Left && m_model->isExpanded(row)))) {
+            toggleFamily(current);
+            return true;
+        }
+    }
+    return QWidget::eventFilter(watched, event);
+}
+
+QString SectionPage::familyHint() const
+{
+    const int row = selectedRow();
+    if (!m_model->isFamilyRow(row))
+        return {};
+    return tr("%1: a family of one pattern. %2; select one of them for its charts and "
+              "actions.")
+        .arg(m_model->familyTitle(row), m_model->isExpanded(row)
+                                            ? tr("The worst are listed under it")
+                                            : tr("Expand it (Enter, or a click on its arrow)"));
 }
 
 QString SectionPage::whyText() const
@@ -316,7 +400,9 @@ void SectionPage::refresh(qint64 serverNowMs, bool changed)
 
 void SectionPage::updateWhy(const ObjectState *s)
 {
-    const QString why = s ? evidenceWhy(s->object.evidence) : QString();
+    // A family row: what it is and how to reach its members (its charts are
+    // its members': "select one of them").
+    const QString why = s ? evidenceWhy(s->object.evidence) : familyHint();
     m_why->setText(why);
     m_why->setVisible(!why.isEmpty());
 }
@@ -434,7 +520,8 @@ void SectionPage::updateActions(const ObjectState *s)
         } else if (!m_offline.isEmpty()) {
             why = m_offline + QLatin1Char(' ') + tr("Actions are disabled until it is back.");
         } else if (!s && !prefix) {
-            why = tr("Select one in the table first.");
+            const QString family = familyHint();
+            why = family.isEmpty() ? tr("Select one in the table first.") : family;
         } else if (s && !prefix) {
             const auto a = offered.constFind(id);
             if (a == offered.cend())

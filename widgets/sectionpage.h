@@ -15,13 +15,13 @@ class QLineEdit;
 class QListWidget;
 class QPlainTextEdit;
 class QPushButton;
-class QSortFilterProxyModel;
 class QTableView;
 class QTableWidget;
 
 namespace gatehouse {
 
 class ChartPanel;
+class FamilyProxyModel;
 class JobBrowser;
 class ObjectPanel;
 class ObjectTableModel;
@@ -50,7 +50,15 @@ public:
     // The object selected in the table, as the page shows it; nullptr when none.
     const ObjectState *selected() const;
     void selectRow(int row);
+    // Selects key's row; a member of a collapsed family is listed first.
     bool selectKey(const QByteArray &key);
+    // A family row is selected (selected() is then nullptr): it stands for
+    // many objects, expanded to act on one.
+    bool familySelected() const;
+    // Expands a collapsed family row (an index of the table's model) or
+    // collapses an expanded one; the selection stays on the family's row
+    // when it was on one of the members collapsed.
+    void toggleFamily(const QModelIndex &index);
     void focusFilter();
     // The selected object's "Why: …" line (autodetection's evidence); empty
     // when it has none.
@@ -92,6 +100,8 @@ Q_SIGNALS:
 
 protected:
     void showEvent(QShowEvent *event) override;
+    // The family arrow clicked, Right/Left on a family row.
+    bool eventFilter(QObject *watched, QEvent *event) override;
 
 private:
     // fixed: inputs the place it was started from gives (a job browser
@@ -102,6 +112,8 @@ private:
     void updateParts();
     void sync() const;
     void updateActions(const ObjectState *s);
+    QString familyHint() const;           // for the selected family row; empty otherwise
+    int selectedRow() const;              // the selection's row in m_model; -1 when none
     QByteArray chosenJob() const;         // the job whose detail is shown
     QList<QByteArray> chosenJobs() const; // every job selected, in list order
 
@@ -109,7 +121,7 @@ private:
     std::shared_ptr<const Snapshot> m_snapshot;
     ObjectTableModel *m_model;
     mutable bool m_modelStale = false;
-    QSortFilterProxyModel *m_proxy;
+    FamilyProxyModel *m_proxy;
     QLineEdit *m_filter;
     bool m_readOnly;
     QTableView *m_table;

@@ -1,9 +1,18 @@
 // SPDX-License-Identifier: MIT
 #include "limiters.h"
 
+#include "familyfold.h"
 #include "sections.h"
 
 namespace gatehouse {
+
+namespace {
+
+// A family row of limiters: the requests in window of its members add up.
+[[maybe_unused]] const bool s_folds = registerFamilyFolds(
+    QStringLiteral("limiter"), {{QStringLiteral("In window / limit"), FamilyFold::SumAndMax}});
+
+} // namespace
 
 Section LimiterUnit::section() const
 {

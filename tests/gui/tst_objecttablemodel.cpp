@@ -4,6 +4,7 @@
 #include <objecttablemodel.h>
 
 #include <QAbstractItemModelTester>
+#include <QElapsedTimer>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -354,6 +355,98 @@ private slots:
         QCOMPARE(model.index(0, 3).data(ObjectTableModel::SortRole).toDouble(), 0.8);
         QCOMPARE(model.index(0, 0).data(ObjectTableModel::KeyRole).toByteArray(),
                  QByteArray("rl:x"));
+    }
+
+    // Past the threshold a family of one pattern is one row: its members'
+    // figures folded, no row per member until expanded; at half the
+    // threshold it is ordinary rows again.
+    void familyIsOneRow()
+    {
+        ObjectTableModel model(QStringLiteral("limiter"));
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        const auto snapshot = [](int n) {
+            Snapshot s;
+            s.server.timeMs = 1000;
+            for (int i = 0; i < n; ++i)
+                s.objects.append(window("rl:api:" + QByteArray::number(i), i % 5));
+            s.objects.append(window("rl:other", 9)); // its own family, one row
+            return s;
+        };
+        const int n = ObjectTableModel::FamilyThreshold + 10;
+        model.applySnapshot(snapshot(n));
+        QCOMPARE(model.rowCount(), 2);
+        const int family = model.isFamilyRow(0) ? 0 : 1;
+        QVERIFY(model.isFamilyRow(family));
+        QVERIFY(!model.stateAt(family));
+        QCOMPARE(model.index(family, 0).data(ObjectTableModel::MembersRole).toInt(), n);
+        QCOMPARE(model.index(family, 0).data(ObjectTableModel::FamilyRole).toByteArray(),
+                 QByteArray("rl:api:*"));
+        QCOMPARE(model.index(family, 2).data().toString(),
+                 QStringLiteral("Σ 120 · max 4 / 10")); // 12 of each of 0..4
+        QCOMPARE(model.index(family, 3).data().toString(), QStringLiteral("max 40 %"));
+        QCOMPARE(model.index(family, 5).data().toString(), QStringLiteral("60 ok"));
+        QCOMPARE(model.rowOf("rl:api:3"), -1);
+        QVERIFY(model.rowOf("rl:other") >= 0);
+
+        // Expanded: the members listed, the fullest first; folded: gone again.
+        model.setExpanded(family, true);
+        QCOMPARE(model.rowCount(), 2 + n);
+        QVERIFY(model.rowOf("rl:api:4") >= 0);
+        QCOMPARE(model.familyRowOf(model.rowOf("rl:api:4")), family);
+        QVERIFY(model.memberBefore(model.rowOf("rl:api:4"), model.rowOf("rl:api:3")));
+        model.setExpanded(family, false);
+        QCOMPARE(model.rowCount(), 2);
+
+        // A member asked for by key is listed (Ctrl+K, the Overview's links).
+        const int row = model.reveal("rl:api:7");
+        QVERIFY(row >= 0);
+        QCOMPARE(model.stateAt(row)->object.key, QByteArray("rl:api:7"));
+        QVERIFY(model.isExpanded(family));
+        model.setExpanded(family, false);
+
+        // Shrunk to more than half the threshold: still one row; to half:
+        // ordinary rows, no reset.
+        QSignalSpy reset(&model, &QAbstractItemModel::modelReset);
+        model.applySnapshot(snapshot(ObjectTableModel::FamilyThreshold / 2 + 1));
+        QCOMPARE(model.rowCount(), 2);
+        // While its row is selected it stays (the selection never moves).
+        model.setSelectedRow(family);
+        model.applySnapshot(snapshot(ObjectTableModel::FamilyThreshold / 2));
+        QCOMPARE(model.rowCount(), 2);
+        QVERIFY(model.isFamilyRow(family));
+        model.setSelectedRow(-1);
+        model.applySnapshot(snapshot(ObjectTableModel::FamilyThreshold / 2));
+        QCOMPARE(model.rowCount(), ObjectTableModel::FamilyThreshold / 2 + 1);
+        for (int r = 0; r < model.rowCount(); ++r)
+            QVERIFY(!model.isFamilyRow(r));
+        QCOMPARE(reset.size(), 0);
+    }
+
+    // The million bench's 30,000 limiters of one family: one row, not one
+    // per member, and a snapshot folded without a row object per member.
+    void thirtyThousandAreOneRow()
+    {
+        ObjectTableModel model(QStringLiteral("limiter"));
+        QSignalSpy inserted(&model, &QAbstractItemModel::rowsInserted);
+        Snapshot s;
+        s.server.timeMs = 1000;
+        s.objects.reserve(30000);
+        for (int i = 0; i < 30000; ++i)
+            s.objects.append(window("bench:rl:" + QByteArray::number(i), i % 11));
+        QElapsedTimer clock;
+        clock.start();
+        model.applySnapshot(s);
+        const qint64 firstMs = clock.restart();
+        Snapshot next = s; // the same states, a second later
+        next.server.timeMs = 2000;
+        model.applySnapshot(next);
+        const qint64 nextMs = clock.elapsed();
+        QCOMPARE(model.rowCount(), 1);
+        QCOMPARE(inserted.size(), 1);
+        QCOMPARE(model.index(0, 0).data(ObjectTableModel::MembersRole).toInt(), 30000);
+        QCOMPARE(model.index(0, 2).data().toString(), QStringLiteral("Σ 149,988 · max 10 / 10"));
+        qInfo("30,000 members: first snapshot %lld ms, next %lld ms", firstMs, nextMs);
     }
 };
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "reliablequeueunit.h"
 
+#include <patterns/familyfold.h>
 #include <patterns/globmatch.h>
 #include <patterns/matchcounter.h>
 #include <patterns/sections.h>
@@ -26,6 +27,14 @@ std::function<ReplyMeaning(const RedisValue &)> jobMoved(const QByteArray &job, 
                                              .arg(name)};
     };
 }
+// A family row of queues: their lengths, jobs in flight, stuck and dead add up.
+[[maybe_unused]] const bool s_folds = registerFamilyFolds(
+    QStringLiteral("queue"), {{QStringLiteral("Length"), FamilyFold::SumAndMax},
+                              {QStringLiteral("In flight"), FamilyFold::SumAndMax},
+                              {QStringLiteral("Stuck"), FamilyFold::SumAndMax},
+                              {QStringLiteral("Dead"), FamilyFold::SumAndMax},
+                              {QStringLiteral("Counts"), FamilyFold::Sum}});
+
 } // namespace
 
 QByteArray ReliableQueueUnit::claimsKey(const PatternObject &o)

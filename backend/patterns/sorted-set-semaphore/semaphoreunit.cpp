@@ -3,6 +3,8 @@
 
 #include "semaphoredemo.h"
 
+#include <patterns/familyfold.h>
+
 #include <QDateTime>
 #include <QJsonArray>
 
@@ -29,6 +31,11 @@ bool isExpired(const Reading &r, const InFlightItem &holder)
 {
     return r.windowMs > 0 && holder.ageMs >= r.windowMs;
 }
+
+// A family row of semaphores: holders and expired holders add up.
+[[maybe_unused]] const bool s_folds = registerFamilyFolds(
+    QStringLiteral("semaphore"), {{QStringLiteral("Holders / limit"), FamilyFold::SumAndMax},
+                                  {QStringLiteral("Expired"), FamilyFold::Sum}});
 
 } // namespace
 

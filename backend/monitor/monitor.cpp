@@ -606,6 +606,13 @@ void Monitor::startDiscovery()
 void Monitor::addObjects(const QList<PatternObject> &objects, bool dirty)
 {
     const qint64 now = serverNow();
+    // Discovery hands over every object at once: room for them and an eighth
+    // more, not the doubling append would do (a Tracked is ~300 bytes, and
+    // 30,000 objects would hold room for 60,000).
+    if (const qsizetype n = m_tracked.size() + objects.size(); m_tracked.capacity() < n) {
+        m_tracked.reserve(n + n / 8);
+        m_states.reserve(n + n / 8);
+    }
     for (const PatternObject &o : objects) {
         const auto at = m_byPrimaryKey.constFind(o.key);
         if (at != m_byPrimaryKey.cend() && m_tracked.at(*at).kind == o.kind) {

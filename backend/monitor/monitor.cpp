@@ -84,10 +84,13 @@ double finishedPerS(const PatternUnit &unit, const QList<Figure> &figures, const
         if (at < nowMs - SpanMs)
             break;
         const int newer = ring.size() - k, older = newer - 1;
+        // The newest sample is at nowMs, the ones before it at tickTimes' last.
+        const qint64 newerAt = k == 1 ? nowMs : tickTimes.at(tickTimes.size() - k + 1);
         for (int f : done) {
             if (f >= ring.figures())
                 continue;
-            rise += std::max(0.0, double(ring.at(f, newer)) - double(ring.at(f, older)));
+            rise += std::max(0.0,
+                             double(ring.at(f, newer, newerAt)) - double(ring.at(f, older, at)));
         }
         from = at;
     }
@@ -603,6 +606,13 @@ void Monitor::startDiscovery()
 void Monitor::addObjects(const QList<PatternObject> &objects, bool dirty)
 {
     const qint64 now = serverNow();
+    // Discovery hands over every object at once: room for them and an eighth
+    // more, not the doubling append would do (a Tracked is ~300 bytes, and
+    // 30,000 objects would hold room for 60,000).
+    if (const qsizetype n = m_tracked.size() + objects.size(); m_tracked.capacity() < n) {
+        m_tracked.reserve(n + n / 8);
+        m_states.reserve(n + n / 8);
+    }
     for (const PatternObject &o : objects) {
         const auto at = m_byPrimaryKey.constFind(o.key);
         if (at != m_byPrimaryKey.cend() && m_tracked.at(*at).kind == o.kind) {
@@ -1023,10 +1033,10 @@ void Monitor::finishRun(const ProbeRun &run)
             const Reading &r = m_states.at(i)->reading;
             const qint64 at = m_server.timeMs;
             const QList<Figure> &figures = m_figures.value(t.kind);
-            float v[MaxFigures] = {};
+            double v[MaxFigures] = {};
             for (qsizetype f = 0; f < figures.size() && f < MaxFigures; ++f)
-                v[f] = float(figures.at(f).value(r, at));
-            t.history.append(v);
+                v[f] = figures.at(f).value(r, at);
+            t.history.append(v, at);
             if (t.unit->hasThroughput() && m_server.eventsLive && m_lastTickAtMs > 0
                 && m_server.timeMs > m_lastTickAtMs) {
                 const double throughput = double(t.track.completions - t.completionsAtTick) * 1000.0
@@ -1342,7 +1352,8 @@ QList<QPointF> Monitor::history(const QByteArray &key, const QString &figure, in
         const int i = std::min(n - 1, qRound(x));
         const qsizetype ti = offset + i;
         if (ti >= 0 && ti < m_tickTimes.size())
-            points.append(QPointF(double(m_tickTimes.at(ti)), double(t.history.at(f, i))));
+            points.append(QPointF(double(m_tickTimes.at(ti)),
+                                  double(t.history.at(f, i, m_tickTimes.at(ti)))));
         if (i == n - 1)
             break;
     }

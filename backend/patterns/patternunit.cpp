@@ -4,6 +4,8 @@
 #include "globmatch.h"
 #include "patternregistry.h"
 
+#include <QSet>
+
 #include <cmath>
 
 namespace gatehouse {
@@ -309,6 +311,24 @@ QList<Evidence> PatternUnit::judge(const PatternObject &o, const ClaimPool &pool
                     QStringLiteral("a date in its name (%1): a per-day key")
                         .arg(printableBytes(family, 60))});
     all.append(familyEvidence(o, pool));
+    // The name and family sentences are the same for every member of a
+    // family (20,000 locks named lock:order:<n>): one shared copy each, not
+    // one per object for as long as the objects are shown. Bounded: the
+    // sentences of a discovery's families, forgotten past SharedSentences.
+    constexpr qsizetype SharedSentences = 4096;
+    thread_local QSet<QString> sentences;
+    for (Evidence &e : all) {
+        if (e.kind != Evidence::Kind::Name && e.kind != Evidence::Kind::Family)
+            continue;
+        if (const auto it = sentences.constFind(e.reason); it != sentences.cend()) {
+            e.reason = *it;
+        } else {
+            if (sentences.size() >= SharedSentences)
+                sentences.clear();
+            sentences.insert(e.reason);
+        }
+    }
+    all.squeeze(); // kept per object: no room for more
     return all;
 }
 

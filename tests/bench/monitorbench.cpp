@@ -392,8 +392,9 @@ QList<Figure> runRefreshBench(const RedisEndpoint &endpoint, const MonitorBenchS
                                       / double(std::max<qint64>(1, totalSamples)),
                                   4);
     history.note = QStringLiteral("%1 samples of %2 figures, rings full: %3 bytes, plus %4 bytes "
-                                  "of tick times shared by all objects. Rings are allocated at "
-                                  "full size up front, so memory does not grow as they fill.")
+                                  "of tick times shared by all objects. A ring this small is "
+                                  "dense from its first sample (its motions would take more), "
+                                  "at full size, so memory does not grow as it fills.")
                        .arg(totalSamples)
                        .arg(figures)
                        .arg(monitor->historyBytes() - monitor->tickTimeBytes())

@@ -54,7 +54,17 @@ QList<Figure> runGuiBench(const RedisEndpoint &endpoint, const MonitorBenchSizes
     // family are one row, expanded to select a member (as an operator does).
     window.showPage(1);
     auto *limiters = qobject_cast<SectionPage *>(window.page(1));
-    const bool charted = limiters && limiters->selectKey("bench:rl:1") && limiters->selected();
+    bool charted = false;
+    QElapsedTimer selecting;
+    selecting.start();
+    while (limiters && !charted && selecting.elapsed() < 10000) { // the table fills with a snapshot
+        charted = limiters->selectKey("bench:rl:1") && limiters->selected();
+        if (!charted) {
+            QEventLoop later;
+            QTimer::singleShot(50, &later, &QEventLoop::quit);
+            later.exec();
+        }
+    }
 
     // The probe: a 5 ms timer; a stall is how much later than due it fires.
     QList<double> stalls;

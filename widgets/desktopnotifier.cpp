@@ -34,6 +34,15 @@ void notifyOverBus(const QString &summary, const QString &body, const QString &i
     bus.send(call); // the reply (an id) is not read
 }
 
+// offscreen, minimal: a console without a screen (the GUI tests, a
+// headless run) has no desktop of its own to notify; the user's session bus
+// may still be reachable, and its panel is not this console's.
+bool hasDesktop()
+{
+    const QString platform = QGuiApplication::platformName();
+    return platform != QLatin1String("offscreen") && platform != QLatin1String("minimal");
+}
+
 } // namespace
 
 DesktopNotifier::DesktopNotifier(QWidget *window)
@@ -46,7 +55,7 @@ QSystemTrayIcon *DesktopNotifier::tray()
     // Made once a tray is there, not only at start: a desktop's panel (its
     // StatusNotifierWatcher on the session bus, or an XEmbed tray) may come
     // up after the console. Asked again only when there is something to say.
-    if (!m_tray && QSystemTrayIcon::isSystemTrayAvailable()) {
+    if (!m_tray && hasDesktop() && QSystemTrayIcon::isSystemTrayAvailable()) {
         m_tray = new QSystemTrayIcon(m_window->windowIcon(), this);
         m_tray->setObjectName(QStringLiteral("alertTray"));
         m_tray->setToolTip(m_window->windowTitle());
@@ -70,13 +79,14 @@ void DesktopNotifier::notify(const AlertEvent &event)
                                    : QSystemTrayIcon::Information);
         return;
     }
-    notifyOverBus(summary, event.sentence(),
-                  critical ? QStringLiteral("dialog-error")
-                  : fired  ? QStringLiteral("dialog-warning")
-                           : QStringLiteral("dialog-information"),
-                  critical ? 2
-                  : fired  ? 1
-                           : 0);
+    if (hasDesktop())
+        notifyOverBus(summary, event.sentence(),
+                      critical ? QStringLiteral("dialog-error")
+                      : fired  ? QStringLiteral("dialog-warning")
+                               : QStringLiteral("dialog-information"),
+                      critical ? 2
+                      : fired  ? 1
+                               : 0);
 }
 
 } // namespace gatehouse

@@ -16,7 +16,8 @@ struct AlertEvent;
 // org.freedesktop.Notifications), the icon made when the tray comes up, also
 // after the console started. Without a tray (GNOME has none unless an
 // extension adds it) straight to org.freedesktop.Notifications on the
-// session bus, without waiting for the reply. GUI thread.
+// session bus, without waiting for the reply. Offscreen (tests, a headless
+// run) it notifies nobody. GUI thread.
 class DesktopNotifier : public QObject
 {
     Q_OBJECT

@@ -25,6 +25,8 @@
 #include <QDir>
 #include <QPainter>
 #include <QStandardPaths>
+
+#include <algorithm>
 #include <climits>
 
 #include <qcustomplot.h>
@@ -64,13 +66,27 @@ void styleForPalette(QCustomPlot *plot, const QPalette &pal)
     plot->legend->setTextColor(pal.color(QPalette::Text));
 }
 
+// A hidden legend keeps its row: QCustomPlot sizes a layout grid's rows from
+// every element in them, visible or not, which left a blank band over a
+// chart of one series. Hidden, its row (addPlot's cell) is squeezed to a pixel.
+void showLegend(QCustomPlot *plot, bool shown)
+{
+    plot->legend->setVisible(shown);
+    if (QCPLayoutElement *cell = plot->legend->layout()) {
+        cell->setMinimumSize(0, shown ? 0 : 1);
+        cell->setMaximumSize(QWIDGETSIZE_MAX, shown ? QWIDGETSIZE_MAX : 1);
+    }
+}
+
+constexpr double RiseLeastS = 10.0; // the least span of samples a rise per minute is taken over
+
 // A growing count (x in seconds) as its rise per minute over the minute
 // before each point: the rises between readings summed (a fall, a clean or
 // a trim of finished jobs, counts as none), over at least 10 s so that one
 // job done between two close readings is not charted as hundreds a minute.
 void risePerMinute(QVector<double> &keys, QVector<double> &values)
 {
-    constexpr double Window = 60.0, Least = 10.0;
+    constexpr double Window = 60.0, Least = RiseLeastS;
     QVector<double> rises(values.size() + 1, 0.0); // rises[i]: sum of rises up to point i
     for (qsizetype i = 1; i < values.size(); ++i)
         rises[i] = rises[i - 1] + std::max(0.0, values.at(i) - values.at(i - 1));
@@ -189,7 +205,8 @@ void ChartPanel::buildPlots(const QList<Chart> &charts)
 QCustomPlot *ChartPanel::addPlot(const QString &title, const QString &yLabel)
 {
     auto *plot = new QCustomPlot(this);
-    plot->setMinimumHeight(120);
+    // About 100 px of plot (the axis rect) under the title, over the x axis.
+    plot->setMinimumHeight(100 + 6 * fontMetrics().height());
     plot->plotLayout()->insertRow(0);
     plot->plotLayout()->addElement(0, 0, new QCPTextElement(plot, title));
     plot->yAxis->setLabel(yLabel);
@@ -203,6 +220,7 @@ QCustomPlot *ChartPanel::addPlot(const QString &title, const QString &yLabel)
     plot->legend->setFillOrder(QCPLegend::foColumnsFirst);
     plot->legend->setBorderPen(Qt::NoPen);
     plot->plotLayout()->setRowStretchFactor(1, 0.001);
+    showLegend(plot, false); // until a second series (refresh) or the strip's
     plot->setInteractions(QCP::iRangeZoom | QCP::iRangeDrag);
     plot->axisRect()->setRangeZoom(Qt::Horizontal);
     plot->axisRect()->setRangeDrag(Qt::Horizontal);
@@ -272,9 +290,19 @@ void ChartPanel::onPanned()
     auto *axis = qobject_cast<QCPAxis *>(sender());
     if (!axis)
         return;
-    // The panel's charts share one time axis.
+    // The panel's history charts share one time axis. The window strip has
+    // its own (the window around now): it neither leads nor follows, or
+    // every refresh would narrow the live 15 minutes to the window's seconds.
+    const auto isStrip = [this](const QCustomPlot *plot) {
+        const qsizetype i = m_plots.indexOf(plot);
+        return i >= 0 && i < m_charts.size() && m_charts.at(i).kind == Chart::Kind::WindowStrip;
+    };
+    if (isStrip(axis->parentPlot()))
+        return;
     m_settingX = true;
     for (QCustomPlot *plot : std::as_const(m_plots)) {
+        if (isStrip(plot))
+            continue;
         if (plot->xAxis != axis && plot->xAxis->range() != axis->range()) {
             plot->xAxis->setRange(axis->range());
             plot->replot(QCustomPlot::rpQueuedReplot);
@@ -303,7 +331,7 @@ void ChartPanel::loadHistory(qint64 fromMs, qint64 toMs)
                 m_loaded = watcher->result();
                 m_loadedFromMs = fromMs;
                 m_loadedToMs = toMs;
-                if (!m_loaded)
+                if (!m_loaded && historyMode()) // live: the monitor's samples are enough
                     m_hover->setText(tr("No history could be read."));
                 refresh(m_last);
             });
@@ -448,8 +476,19 @@ void ChartPanel::refresh(const Snapshot &snapshot)
         if (!m_loading && (!m_loaded || behind))
             loadHistory(m_loaded ? std::min(wantFrom, m_loadedFromMs) : wantFrom,
                         std::max(wantTo, m_loadedToMs));
+    } else if (!m_historyFile.isEmpty() && !m_loading && m_loadedToMs == 0
+               && std::any_of(m_charts.cbegin(), m_charts.cend(), [](const Chart &c) {
+                      return std::any_of(c.series.cbegin(), c.series.cend(),
+                                         [](const Chart::Series &s) { return s.perMinute; });
+                  })) {
+        // Live, with a throughput (a rise per minute, which needs 10 s of
+        // samples): the file's last 15 minutes, read once per object, come
+        // before the monitor's samples, so the chart starts from an earlier
+        // run's instead of empty.
+        loadHistory(snapshot.server.timeMs - m_rangeBar->spanMs(), snapshot.server.timeMs);
     }
     QList<double> shown; // the values inside the range, for the y axis
+    qsizetype read = 0;  // points the plot's figures have, charted or not (none, NaN)
     auto series = [&](QCustomPlot *plot, int index, const QString &figure, const QString &name,
                       double scale, bool perMinute) {
         const qsizetype shownBefore = shown.size();
@@ -461,14 +500,31 @@ void ChartPanel::refresh(const Snapshot &snapshot)
         g->setName(name);
         QVector<double> keys, values;
         const QList<QPointF> points = history ? history->points(figure) : QList<QPointF>();
+        read += points.size();
         double lastKey = -qInf();
         if (fromFile && m_loaded) {
             for (const QPointF &p : m_loaded->points(figure)) {
+                ++read;
                 if (std::isnan(p.y()))
                     continue;
                 keys.append(p.x() / 1000.0);
                 values.append(p.y() * scale);
                 lastKey = p.x() / 1000.0;
+            }
+        } else if (!fromFile && m_loaded) {
+            // Live after a read of the file: its points before the
+            // monitor's first (an earlier run's), seconds back from now.
+            const double firstLive = points.isEmpty() ? qInf() : points.first().x();
+            for (const QPointF &p : m_loaded->points(figure)) {
+                if (p.x() >= firstLive)
+                    break;
+                ++read;
+                if (std::isnan(p.y()) || (scale < 1.0 && p.y() < 0))
+                    continue;
+                keys.append((p.x() - now) / 1000.0);
+                values.append(p.y() * scale);
+                if (keys.last() >= -range)
+                    shown.append(values.last());
             }
         }
         for (const QPointF &p : points) {
@@ -510,10 +566,45 @@ void ChartPanel::refresh(const Snapshot &snapshot)
             plot->replot(QCustomPlot::rpQueuedReplot);
             continue;
         }
-        for (int j = 0; j < chart.series.size(); ++j)
+        read = 0;
+        bool perMinute = false;
+        for (int j = 0; j < chart.series.size(); ++j) {
             series(plot, j, chart.series.at(j).figure, chart.series.at(j).name,
                    chart.series.at(j).scale, chart.series.at(j).perMinute);
+            perMinute |= chart.series.at(j).perMinute;
+        }
         plot->clearItems();
+        // Nothing to draw, or nothing but 0 (a line hidden in the x axis):
+        // the plot says so instead of showing empty axes.
+        int drawn = 0;
+        bool allZero = true;
+        for (int g = 0; g < plot->graphCount(); ++g) {
+            drawn += plot->graph(g)->dataCount();
+            for (auto it = plot->graph(g)->data()->constBegin();
+                 allZero && it != plot->graph(g)->data()->constEnd(); ++it)
+                allZero = it->value == 0;
+        }
+        QString hintText;
+        if (drawn > 0 && allZero)
+            hintText = tr("0 throughout this range");
+        else if (drawn == 0 && fromFile)
+            hintText = m_loading ? tr("reading the history file…")
+                                 : tr("nothing recorded in this range");
+        else if (drawn == 0 && perMinute)
+            hintText = tr("measuring… (needs %1 s)").arg(int(RiseLeastS));
+        else if (drawn == 0)
+            hintText = read > 0 ? tr("none in this range") : tr("no readings yet");
+        if (!hintText.isEmpty()) {
+            auto *hint = new QCPItemText(plot);
+            hint->setObjectName(QStringLiteral("chartPlaceholder"));
+            hint->position->setType(QCPItemPosition::ptAxisRectRatio);
+            hint->position->setCoords(0.5, 0.5);
+            hint->setPositionAlignment(Qt::AlignCenter);
+            hint->setColor(palette().color(QPalette::Text));
+            hint->setBrush(palette().brush(QPalette::Base)); // over the grid, not crossed by it
+            hint->setPadding(QMargins(6, 2, 6, 2));
+            hint->setText(hintText);
+        }
         std::optional<double> limit;
         QCPItemText *limitLabel = nullptr;
         if (chart.limitLine && r.limit) {
@@ -548,7 +639,7 @@ void ChartPanel::refresh(const Snapshot &snapshot)
         }
         plot->yAxis->ticker()->setTickCount(tickCountFor(plot->axisRect()->height()));
         plot->xAxis->ticker()->setTickCount(tickCountFor(plot->axisRect()->width()));
-        plot->legend->setVisible(plot->graphCount() > 1);
+        showLegend(plot, plot->graphCount() > 1);
         // Live: the last 15 minutes, always. History: placed once per range
         // or object, then where the operator pans and zooms it.
         m_settingX = true;
@@ -630,7 +721,7 @@ void ChartPanel::drawStrip(QCustomPlot *strip, const Reading &r, qint64 nowMs)
     strip->xAxis->setRange(-window, future);
     strip->yAxis->setRange(0, 2);
     strip->yAxis->setTicks(false);
-    strip->legend->setVisible(true);
+    showLegend(strip, true);
 }
 
 void ChartPanel::changeEvent(QEvent *event)
@@ -648,6 +739,21 @@ void ChartPanel::changeEvent(QEvent *event)
 QString ChartPanel::hoverText() const
 {
     return m_hover->text();
+}
+
+QStringList ChartPanel::placeholders() const
+{
+    QStringList texts;
+    for (QCustomPlot *plot : m_plots) {
+        QString text;
+        for (int i = 0; i < plot->itemCount(); ++i) {
+            if (const auto *hint = qobject_cast<QCPItemText *>(plot->item(i));
+                hint && hint->objectName() == QLatin1String("chartPlaceholder"))
+                text = hint->text();
+        }
+        texts << text;
+    }
+    return texts;
 }
 
 int ChartPanel::pointCount() const

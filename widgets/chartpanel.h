@@ -44,6 +44,10 @@ public:
     void refresh(const Snapshot &snapshot);
     // Data points drawn in all graphs (the screenshot test checks they carry data).
     int pointCount() const;
+    // Per chart, what it says instead of drawing when it has nothing to draw
+    // ("measuring… (needs 10 s)" for a throughput's first seconds); empty
+    // for a chart with data.
+    QStringList placeholders() const;
     // The connection's history file: ranges beyond the live 15 minutes
     // (HistoryRangeBar) are read from it, off the GUI thread. Empty: live only.
     void setHistoryFile(const QString &path);

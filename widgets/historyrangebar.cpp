@@ -55,6 +55,8 @@ HistoryRangeBar::HistoryRangeBar(QWidget *parent)
                 Q_EMIT rangeChanged();
         });
     }
+    // Given more width than it needs, the buttons stay together at the left.
+    layout->addStretch(1);
     m_from->setObjectName(QStringLiteral("rangeFrom"));
     m_to->setObjectName(QStringLiteral("rangeTo"));
     m_from->setDateTime(now.addSecs(-3600));

@@ -6,6 +6,7 @@
 #include "chartpanel.h"
 #include "confirmactiondialog.h"
 #include "consolenavigation.h"
+#include "desktopnotifier.h"
 #include "nodespage.h"
 #include "objectpanel.h"
 #include "objecttablemodel.h"
@@ -43,7 +44,6 @@
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QStatusBar>
-#include <QSystemTrayIcon>
 #include <QTableView>
 #include <QTableWidget>
 #include <QToolButton>
@@ -365,18 +365,22 @@ void MainWindow::setAlerts(AlertEngine *engine, const Profile &profile)
                                            e.sentence());
                 });
     }
-    if (QSystemTrayIcon::isSystemTrayAvailable()) {
-        auto *tray = new QSystemTrayIcon(windowIcon(), this);
-        tray->setToolTip(windowTitle());
-        tray->show();
-        connect(engine, &AlertEngine::transition, tray, [tray](const AlertEvent &e) {
-            if (e.state == AlertEvent::State::Fired)
-                tray->showMessage(tr("Gatehouse alert: %1").arg(e.rule.name), e.sentence(),
-                                  e.rule.severity == AlertRule::Severity::Critical
-                                      ? QSystemTrayIcon::Critical
-                                      : QSystemTrayIcon::Warning);
-        });
-    }
+    // Desktop notifications: a firing, and its resolution (the operator who
+    // saw the first knows it is over without opening the console).
+    auto *notifier = new DesktopNotifier(this);
+    connect(engine, &AlertEngine::transition, notifier, &DesktopNotifier::notify);
+    connect(notifier, &DesktopNotifier::trayActivated, this, [this] {
+        showNormal();
+        raise();
+        activateWindow();
+    });
+    connect(notifier, &DesktopNotifier::messageClicked, this, [this] {
+        showPage(m_stack->indexOf(m_alertsPage)); // where the notification is listed
+        showNormal();
+        raise();
+        activateWindow();
+    });
+    notifier->tray(); // the icon from the start when a tray is there
 }
 
 QStringList MainWindow::pageNames() const

@@ -75,8 +75,9 @@ public:
     QWidget *page(int index) const;
     SectionPage *sectionPage(const QString &section) const;
     // The Alerts page, its badge on the side list ("Alerts (2)") and desktop
-    // notifications of firings; the engine evaluates every tick of the
-    // monitor. Its rules are saved with profile.
+    // notifications of firings and resolutions (DesktopNotifier); the
+    // engine evaluates every tick of the monitor. Its rules are saved with
+    // profile.
     void setAlerts(AlertEngine *engine, const Profile &profile);
     AlertsPage *alertsPage() const { return m_alertsPage; }
     // Autodetection's pages: the candidates with Accept/Reject (their

@@ -8,6 +8,8 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace gatehouse {
 
 namespace {
@@ -101,7 +103,16 @@ NodesPage::NodesPage(QWidget *parent)
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->verticalHeader()->hide();
-    m_table->horizontalHeader()->setStretchLastSection(true);
+    // Figures sized to their contents and "If it fails now" taking the rest:
+    // no address wrapped over two lines, no scroll bar at 1280 px. A long
+    // cell (an address, a persistence summary) is elided, whole in its tooltip.
+    QHeaderView *header = m_table->horizontalHeader();
+    header->setSectionResizeMode(QHeaderView::ResizeToContents);
+    header->setMaximumSectionSize(std::max(200, fontMetrics().averageCharWidth() * 34));
+    header->setStretchLastSection(true);
+    m_table->setWordWrap(false);
+    m_table->setTextElideMode(Qt::ElideRight);
+    m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 8);
     m_failover->setWordWrap(true);
     m_failover->hide();
     auto *layout = new QVBoxLayout(this);
@@ -127,8 +138,10 @@ void NodesPage::setCell(int row, int column, const QString &text, const QString 
     } else if (item->text() != text) {
         item->setText(text);
     }
-    if (item->toolTip() != toolTip)
-        item->setToolTip(toolTip);
+    // Without a tooltip of its own, a cell's whole text (it may be elided).
+    const QString tip = toolTip.isEmpty() ? text : toolTip;
+    if (item->toolTip() != tip)
+        item->setToolTip(tip);
 }
 
 void NodesPage::update(const Snapshot &snapshot)

@@ -36,6 +36,7 @@ TokenListPanel::TokenListPanel(const Context &context, QWidget *parent)
     , m_revoke(new QPushButton(tr("Revoke selected…"), this))
     , m_tokens(new QTableWidget(0, 4, this))
     , m_flowNote(new QLabel(this))
+    , m_flowTitle(new QLabel(this))
     , m_flowPlot(new QCustomPlot(this))
     , m_rangeBar(new HistoryRangeBar(this))
 {
@@ -75,23 +76,27 @@ TokenListPanel::TokenListPanel(const Context &context, QWidget *parent)
     flowLayout->setContentsMargins(0, 0, 0, 0);
     m_flowNote->setObjectName(QStringLiteral("tokenFlowNote"));
     m_flowNote->setWordWrap(true);
+    // Three lines, what the note takes at 1280 px: counted in the pane's
+    // minimum, so the page's splitter never squeezes it over the plot.
+    m_flowNote->setMinimumHeight(3 * fontMetrics().lineSpacing());
+    m_flowNote->setAlignment(Qt::AlignLeft | Qt::AlignTop);
     m_flowPlot->setObjectName(QStringLiteral("tokenFlowPlot"));
-    m_flowPlot->setMinimumHeight(120);
-    m_flowPlot->plotLayout()->insertRow(0);
-    m_flowPlot->plotLayout()->addElement(
-        0, 0, new QCPTextElement(m_flowPlot, tr("Issued and consumed per reading")));
+    // At least 160 px of plot (the axis rect) under the legend, above the
+    // x axis' ticks and label: a chart one can read at 1280x800.
+    m_flowPlot->setMinimumHeight(160 + 6 * fontMetrics().height() + 16);
     m_flowPlot->xAxis->setLabel(tr("seconds (0 = now)"));
     m_flowPlot->yAxis->setLabel(tr("tokens"));
-    // The legend in its own row under the title, outside the data (as the
-    // page's charts): it never covers the newest points.
+    // The legend in its own row over the data (as the page's charts): it
+    // never covers the newest points. The title is a label beside the range
+    // bar, not a row of the plot.
     m_flowPlot->legend->setVisible(true);
-    m_flowPlot->plotLayout()->insertRow(1);
+    m_flowPlot->plotLayout()->insertRow(0);
     auto *legendCell = new QCPLayoutGrid;
-    m_flowPlot->plotLayout()->addElement(1, 0, legendCell);
+    m_flowPlot->plotLayout()->addElement(0, 0, legendCell);
     legendCell->addElement(0, 0, m_flowPlot->legend);
     m_flowPlot->legend->setFillOrder(QCPLegend::foColumnsFirst);
     m_flowPlot->legend->setBorderPen(Qt::NoPen);
-    m_flowPlot->plotLayout()->setRowStretchFactor(1, 0.001);
+    m_flowPlot->plotLayout()->setRowStretchFactor(0, 0.001);
     for (int g = 0; g < 2; ++g) {
         QCPGraph *graph = m_flowPlot->addGraph();
         graph->setLineStyle(QCPGraph::lsStepCenter);
@@ -108,7 +113,14 @@ TokenListPanel::TokenListPanel(const Context &context, QWidget *parent)
         if (m_family)
             drawFlow();
     });
-    flowLayout->addWidget(m_rangeBar);
+    // Title and range in one row, the range bar at its own width.
+    auto *flowBar = new QHBoxLayout;
+    m_flowTitle->setObjectName(QStringLiteral("tokenFlowTitle"));
+    m_flowTitle->setText(tr("Issued and consumed per reading"));
+    m_flowTitle->setWordWrap(true); // a narrow pane: two lines, never cut
+    flowBar->addWidget(m_flowTitle, 1);
+    flowBar->addWidget(m_rangeBar);
+    flowLayout->addLayout(flowBar);
     flowLayout->addWidget(m_flowPlot, 1);
     flowLayout->addWidget(m_flowNote);
     split->addWidget(flow);
@@ -287,11 +299,8 @@ void TokenListPanel::drawFlow()
         axis->setTickLabelColor(pal.color(QPalette::Text));
         axis->setLabelColor(pal.color(QPalette::Text));
     }
-    if (auto *title = qobject_cast<QCPTextElement *>(m_flowPlot->plotLayout()->element(0, 0)))
-        title->setTextColor(pal.color(QPalette::Text));
     m_flowPlot->legend->setBrush(pal.brush(QPalette::Base));
     m_flowPlot->legend->setTextColor(pal.color(QPalette::Text));
-    auto *title = qobject_cast<QCPTextElement *>(m_flowPlot->plotLayout()->element(0, 0));
     if (fromFile) {
         const bool custom = m_rangeBar->mode() == HistoryRangeBar::Mode::Custom;
         const qint64 to = custom ? m_rangeBar->customToMs() : now;
@@ -303,16 +312,14 @@ void TokenListPanel::drawFlow()
             m_flowPlot->xAxis->setLabel(QString());
         }
         m_flowPlot->xAxis->setRange(double(from) / 1000.0, double(to) / 1000.0);
-        if (title)
-            title->setText(tr("Issued and consumed per %1 s").arg(BucketMs / 1000));
+        m_flowTitle->setText(tr("Issued and consumed per %1 s").arg(BucketMs / 1000));
     } else {
         if (m_flowPlot->xAxis->ticker().dynamicCast<QCPAxisTickerDateTime>()) {
             m_flowPlot->xAxis->setTicker(QSharedPointer<QCPAxisTicker>::create());
             m_flowPlot->xAxis->setLabel(tr("seconds (0 = now)"));
         }
         m_flowPlot->xAxis->setRange(-15 * 60, 0); // the live 15 minutes
-        if (title)
-            title->setText(tr("Issued and consumed per reading"));
+        m_flowTitle->setText(tr("Issued and consumed per reading"));
     }
     m_flowPlot->yAxis->setRange(0, top * 1.2);
     m_flowPlot->replot(QCustomPlot::rpQueuedReplot);

@@ -89,6 +89,7 @@ private:
     QPushButton *m_revoke;
     QTableWidget *m_tokens;
     QLabel *m_flowNote;
+    QLabel *m_flowTitle;
     QCustomPlot *m_flowPlot;
     struct Followed
     {

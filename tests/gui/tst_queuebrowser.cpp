@@ -7,7 +7,9 @@
 // checked through BullMQ; the library's missing verb (BullMQ cannot fail a
 // job from outside a worker) has no button; the queue's throughput chart and
 // the Overview's chart of every queue get points once the worker has run
-// jobs, live and from the history file.
+// jobs, live and from the history file; before 10 s of samples the
+// throughput chart says it is measuring, or, on a console started again,
+// starts from the history file's.
 #include <actions/actionengine.h>
 #include <chartpanel.h>
 #include <historyrangebar.h>
@@ -34,6 +36,7 @@
 #include <QTabBar>
 #include <QTableView>
 #include <QTableWidget>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
 
@@ -160,6 +163,78 @@ double largest(QWidget *panel, const QString &title)
     return most;
 }
 
+// The points the plot titled title draws.
+int pointsOf(QWidget *panel, const QString &title)
+{
+    QCustomPlot *plot = plotTitled(panel, title);
+    int n = 0;
+    for (int g = 0; plot && g < plot->graphCount(); ++g)
+        n += plot->graph(g)->dataCount();
+    return n;
+}
+
+// How long the monitor's own samples of key's figure span (ms), as the
+// window's latest snapshot carries them.
+double liveSpanMs(const MainWindow &window, const QByteArray &key, const QString &figure)
+{
+    const std::shared_ptr<const Snapshot> s = window.snapshot();
+    const ObjectHistoryPtr h = s ? s->history.value(key) : ObjectHistoryPtr();
+    const QList<QPointF> points = h ? h->points(figure) : QList<QPointF>();
+    return points.size() < 2 ? 0.0 : points.last().x() - points.first().x();
+}
+
+const QString Measuring = QStringLiteral("measuring… (needs 10 s)");
+
+// Selects key's row on the Queues page once it has been read.
+bool selectQueue(MainWindow &window, const QByteArray &key)
+{
+    const QString section = QStringLiteral("queue");
+    if (!QTest::qWaitFor(
+            [&] {
+                const int row = window.model(section)->rowOf(key);
+                return row >= 0 && window.model(section)->stateAt(row)->reading.atMs > 0;
+            },
+            10000))
+        return false;
+    window.showPage(window.pageOf(section));
+    QTableView *view = window.table(section);
+    for (int row = 0; row < view->model()->rowCount(); ++row) {
+        if (view->model()->index(row, 0).data(ObjectTableModel::KeyRole).toByteArray() == key) {
+            view->selectRow(row);
+            return true;
+        }
+    }
+    return false;
+}
+
+// A console on server with its history in dir, the queues autodetected.
+struct QueueConsole
+{
+    QueueConsole(const RedisServer &server, const QString &dir)
+    {
+        client = std::make_unique<RedisClient>(server.endpoint());
+        Monitor::Options options; // no profile: autodetected
+        options.intervalMs = 200;
+        monitor = std::make_unique<Monitor>(client.get(), options);
+        actions = std::make_unique<ActionEngine>(client.get());
+        actions->setAuditLogPath(dir + QStringLiteral("/audit.jsonl"));
+        MainWindow::Options windowOptions;
+        windowOptions.historyFile = dir + QStringLiteral("/history.sqlite");
+        window = std::make_unique<MainWindow>(client.get(), monitor.get(), actions.get(),
+                                              windowOptions);
+        window->resize(1400, 1000);
+        window->show();
+        client->open();
+        monitor->start();
+    }
+    ~QueueConsole() { monitor->stop(); }
+
+    std::unique_ptr<RedisClient> client;
+    std::unique_ptr<Monitor> monitor;
+    std::unique_ptr<ActionEngine> actions;
+    std::unique_ptr<MainWindow> window;
+};
+
 } // namespace
 
 class tst_QueueBrowser : public QObject
@@ -228,6 +303,19 @@ private slots:
         // The queue's charts are being drawn (its history is kept) before
         // any job runs.
         QVERIFY(QTest::qWaitFor([&] { return page->chart()->pointCount() > 10; }, 10000));
+        // Its throughput is a rise per minute over at least 10 s of samples;
+        // before that (and with nothing from an earlier run in the new
+        // history file) the chart says it is measuring instead of staying
+        // empty. A slow start may be past 10 s: then it draws.
+        double span = liveSpanMs(window, "bull:emails", QStringLiteral("completed"));
+        if (span >= 9000 && span <= 11000) { // refreshes every 500 ms: not at the edge
+            QTest::qWait(2500);
+            span = liveSpanMs(window, "bull:emails", QStringLiteral("completed"));
+        }
+        QVERIFY2(page->chart()->placeholders().contains(Measuring) == (span < 9000),
+                 qPrintable(QStringLiteral("samples over %1 ms; the charts say: %2")
+                                .arg(span)
+                                .arg(page->chart()->placeholders().join(QLatin1String(" | ")))));
         // A real worker runs the 4 jobs and fails 3 more; 6 s later, 3 more
         // fail: two generations of dead jobs for the purge to tell apart.
         std::unique_ptr<QProcess> worker(
@@ -243,6 +331,7 @@ private slots:
             QTest::qWaitFor(
                 [&] { return largest(page->chart(), QStringLiteral("Throughput")) > 0; }, 30000),
             "the throughput chart got no point above 0 after the worker ran 7 jobs");
+        QVERIFY(!page->chart()->placeholders().contains(Measuring));
         QTest::qWait(6000);
         QCOMPARE(node(server, {QStringLiteral("produce-failing"), QStringLiteral("3")}, 3),
                  QString());
@@ -400,6 +489,47 @@ private slots:
                      15000),
                  "the Overview's throughput got nothing from the history file");
         monitor.stop();
+    }
+
+    // A console started again on a history file: the queue's throughput
+    // starts from the earlier run's samples in the file, at once, not after
+    // 10 s of its own.
+    void throughputStartsFromHistoryFile()
+    {
+        QVERIFY2(QFile::exists(LibrariesDir + QStringLiteral("/node_modules/bullmq/package.json")),
+                 "npm packages missing: run .ci/install-deps");
+        RedisServer server;
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        QCOMPARE(node(server, {QStringLiteral("produce"), QStringLiteral("5")}), QString());
+        QTemporaryDir dir;
+        const QString throughput = QStringLiteral("Throughput");
+        {
+            QueueConsole first(server, dir.path());
+            QVERIFY(selectQueue(*first.window, "bull:emails"));
+            ChartPanel *chart = first.window->sectionPage(QStringLiteral("queue"))->chart();
+            // Samples before the jobs run: the rise is seen.
+            QVERIFY(QTest::qWaitFor([&] { return chart->pointCount() > 10; }, 10000));
+            std::unique_ptr<QProcess> worker(
+                bullmq(server, {QStringLiteral("work"), QStringLiteral("ran")}));
+            QVERIFY(worker->waitForReadyRead(30000)); // "working"
+            QTRY_COMPARE_WITH_TIMEOUT(counts(server).value(QStringLiteral("completed")).toInt(), 5,
+                                      20000);
+            QVERIFY2(QTest::qWaitFor([&] { return largest(chart, throughput) > 0; }, 30000),
+                     "the first run's throughput chart got no point above 0");
+            worker->terminate();
+            QVERIFY(worker->waitForFinished(30000));
+        } // closed: its samples are in the file
+
+        QueueConsole second(server, dir.path());
+        QVERIFY(selectQueue(*second.window, "bull:emails"));
+        ChartPanel *chart = second.window->sectionPage(QStringLiteral("queue"))->chart();
+        QVERIFY2(QTest::qWaitFor([&] { return pointsOf(chart, throughput) > 0; }, 10000),
+                 qPrintable(chart->placeholders().join(QLatin1String(" | "))));
+        // Drawn while the second run's own samples span too little for a rise.
+        const double span = liveSpanMs(*second.window, "bull:emails", QStringLiteral("completed"));
+        QVERIFY2(span < 10000, qPrintable(QString::number(span)));
+        QVERIFY(largest(chart, throughput) > 0); // the jobs done in the first run
+        QVERIFY(!chart->placeholders().contains(Measuring));
     }
 
     // Sidekiq (Debian ruby-sidekiq 6.x): kill (to the dead set) from the

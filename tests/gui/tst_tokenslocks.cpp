@@ -34,6 +34,9 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
+#include <QToolButton>
+
+#include <climits>
 
 #include <qcustomplot.h>
 
@@ -431,6 +434,57 @@ private slots:
             QTest::qWait(500);
             c.window->grab().save(dir + QStringLiteral("/tokens-flow-history.png"));
         }
+    }
+
+    // The issued/consumed chart at the smallest size the screenshots take
+    // (1280x800): at least 160 px of plot, and its range bar's buttons side
+    // by side at their own widths, not spread over the pane.
+    void tokenFlowPlotIsReadableAt1280x800()
+    {
+        for (int i = 0; i < 9; ++i)
+            QCOMPARE(call(*m_redis, {"SET", "sim:code:" + secret(i), "{}", "EX", "600"}).bytes(),
+                     QByteArray("OK"));
+        gatehouse::test::TestConsole::Options o;
+        o.size = QSize(1280, 800);
+        gatehouse::test::TestConsole c(m_server, audit(), o);
+        auto *panel = c.window->sectionPage(QStringLiteral("token"))->findChild<TokenListPanel *>();
+        QVERIFY(panel);
+        QVERIFY(c.select(QStringLiteral("token"), "sim:code:"));
+        QTRY_VERIFY(panel->isVisible() && !panel->isLoading());
+        QCOMPARE(c.window->size(), QSize(1280, 800));
+        auto *plot = panel->findChild<QCustomPlot *>(QStringLiteral("tokenFlowPlot"));
+        QVERIFY(plot);
+        QTest::qWait(600); // the page's layout settles, a reading is drawn
+        plot->replot();    // lays the plot out at its size now
+        QVERIFY2(plot->axisRect()->height() >= 160,
+                 qPrintable(QStringLiteral("%1 px of plot (the plot widget %2 px high)")
+                                .arg(plot->axisRect()->height())
+                                .arg(plot->height())));
+        // The buttons together: from the first's left to the last's right no
+        // more than their widths and the spacing between them.
+        const QList<QToolButton *> buttons
+            = panel->rangeBar()->findChildren<QToolButton *>(QString(), Qt::FindDirectChildrenOnly);
+        QCOMPARE(buttons.size(), 5);
+        int left = INT_MAX, right = 0, widths = 0;
+        for (const QToolButton *b : buttons) {
+            QVERIFY(b->isVisible());
+            left = std::min(left, b->geometry().left());
+            right = std::max(right, b->geometry().right());
+            widths += b->width();
+            QVERIFY2(b->width() <= b->sizeHint().width() + 2,
+                     qPrintable(QStringLiteral("%1: %2 px wide, needs %3")
+                                    .arg(b->text())
+                                    .arg(b->width())
+                                    .arg(b->sizeHint().width())));
+        }
+        QVERIFY2(right - left + 1 <= widths + 4 * 2 + 4,
+                 qPrintable(QStringLiteral("the range buttons spread over %1 px for %2 px of "
+                                           "buttons")
+                                .arg(right - left + 1)
+                                .arg(widths)));
+        // The plot keeps the pane's width (it is not squeezed beside the list).
+        QVERIFY2(plot->axisRect()->width() >= 240,
+                 qPrintable(QString::number(plot->axisRect()->width())));
     }
 
     // A hand-written reliable queue's JSON jobs in flight read as the JSON

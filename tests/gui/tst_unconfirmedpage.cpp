@@ -190,7 +190,9 @@ private:
     {
         w.resize(1280, 800);
         w.showPage(w.pageNames().indexOf(name));
-        QCoreApplication::processEvents();
+        // The charts' queued replot at their new size and a refresh (500 ms):
+        // grabbed at once, a chart showed its old, tiny layout.
+        QTest::qWait(700);
         const QString file
             = QDir(QStringLiteral(GATEHOUSE_SCREENSHOT_DIR))
                   .filePath(QStringLiteral("autodetect-%1.png")

@@ -11,7 +11,6 @@
 #include <QSqlError>
 #include <QSqlQuery>
 #include <QUuid>
-#include <QtNumeric>
 
 #include <patterns/patternregistry.h>
 #include <patterns/patternunit.h>
@@ -28,6 +27,8 @@ namespace {
 
 constexpr qint64 MinuteMs = 60 * 1000;
 constexpr qint64 HourMs = 3600 * 1000;
+// A bucket's unknown figure (Bucket holds floats).
+constexpr float NaN = std::numeric_limits<float>::quiet_NaN();
 
 // The WAL's share of the cap: checkpointed (and truncated) at this size, so
 // file plus WAL stay under the cap.
@@ -349,6 +350,24 @@ quint32 HistoryWriter::idFor(const HistoryTick::Entry &entry, bool *ok)
     return id;
 }
 
+quint8 HistoryWriter::durationsOf(PatternKind kind)
+{
+    // Entries come in runs of one kind: hash a kind only when it changes.
+    if (m_durationsKind == kind)
+        return m_durations;
+    auto it = m_durationMasks.constFind(kind);
+    if (it == m_durationMasks.cend()) {
+        quint8 mask = 0;
+        const QList<Figure> figures = PatternUnit::of(kind).figures();
+        for (qsizetype f = 0; f < figures.size() && f < 8; ++f)
+            mask |= figures.at(f).isDuration ? quint8(1u << f) : quint8(0);
+        it = m_durationMasks.insert(kind, mask);
+    }
+    m_durationsKind = kind;
+    m_durations = *it;
+    return m_durations;
+}
+
 void HistoryWriter::requestFull()
 {
     m_awaitFull = true;
@@ -401,9 +420,10 @@ bool HistoryWriter::writeTick(const HistoryTick &tick)
             changed = s.present;
         } else {
             changed = !s.present || s.figures != figures;
+            const quint8 durations = changed ? 0 : durationsOf(e.kind);
             for (int f = 0; f < figures && !changed; ++f)
-                changed = !sameFuture(projectMotion(s.values[f], s.slopes[f], t - s.atMs),
-                                      s.slopes[f], e.values[f], e.slopes[f]);
+                changed = !sameMotion(projectMotion(s.values[f], s.slopes[f], t - s.atMs),
+                                      s.slopes[f], e.values[f], e.slopes[f], (durations >> f) & 1);
         }
         if (!changed && !(fullRecord && s.present))
             continue; // an idle object: nothing written
@@ -758,13 +778,12 @@ void HistoryWriter::downsampleHour(qint64 hour)
             if (samples == 0)
                 continue; // not present in this minute: no bucket, as format 1
             while (h.buckets.size() < state.figures) // a figure more: unknown before
-                h.buckets.append(
-                    QList<Bucket>(h.minutes.size(), Bucket{qQNaN(), qQNaN(), qQNaN(), qQNaN()}));
+                h.buckets.append(QList<Bucket>(h.minutes.size(), Bucket{NaN, NaN, NaN, NaN}));
             h.minutes.append(span.start);
             for (qsizetype f = 0; f < h.buckets.size(); ++f) {
                 // NaN (an unknown figure, e.g. occupancy without a limit) is
                 // left out; a minute of only NaN stays NaN.
-                Bucket b{qQNaN(), qQNaN(), qQNaN(), qQNaN()};
+                Bucket b{NaN, NaN, NaN, NaN};
                 if (f < state.figures) {
                     if (known[f] > 0) {
                         b.min = acc[f].min;

@@ -46,6 +46,9 @@ private:
     void writePending();
     bool writeTick(const HistoryTick &tick);
     quint32 idFor(const HistoryTick::Entry &entry, bool *ok);
+    // Bit f set: figure f of the kind is a duration (ms), within
+    // DurationSlackMs of its motion when read again.
+    quint8 durationsOf(PatternKind kind);
     void requestFull();
     void fold(qint64 beforeMs);
     void maintain();
@@ -82,6 +85,9 @@ private:
     std::atomic<bool> *m_needFull = nullptr;
     std::unique_ptr<QSqlQuery> m_insertObject;  // INSERT INTO objects, prepared once
     QHash<PatternKind, QStringList> m_declared; // a pattern's figure ids
+    QHash<PatternKind, quint8> m_durationMasks; // durationsOf(), per kind
+    PatternKind m_durationsKind;                // the last kind asked for ...
+    quint8 m_durations = 0;                     // ... and its mask
 };
 
 } // namespace gatehouse::Internal

@@ -426,6 +426,18 @@ void HistoryStore::append(HistoryTick tick)
         Qt::QueuedConnection);
 }
 
+void HistoryStore::registerObjects(const QList<PatternObject> &objects)
+{
+    QList<std::pair<QByteArray, PatternKind>> keys;
+    keys.reserve(objects.size());
+    for (const PatternObject &o : objects)
+        keys.append({o.key, o.kind});
+    HistoryWriter *writer = m_writer;
+    QMetaObject::invokeMethod(
+        writer, [writer, keys = std::move(keys)] { writer->registerObjects(keys); },
+        Qt::QueuedConnection);
+}
+
 void HistoryStore::recordEvent(qint64 atMs, const QByteArray &key, const QString &kind,
                                const QString &text)
 {

@@ -330,10 +330,10 @@ quint32 HistoryWriter::idFor(const QByteArray &key, PatternKind kind, int figure
 
 bool HistoryWriter::insertNewObjects()
 {
-    // A new file meets every object at once (21,000 at the end of discovery):
-    // 500 rows a statement, as literals (binding three values a row through
-    // Qt SQL cost more than the rows' inserts), in key order (the index on
-    // (key, pattern) then grows at its end), the ids given by idFor().
+    // A new file meets every object at once (21,000 in a discovery): 500
+    // rows a statement, as literals (no value bound through Qt SQL per row),
+    // in key order (the index on (key, pattern) takes them in its order), the
+    // ids given by idFor().
     constexpr qsizetype RowsPerStatement = 500;
     std::vector<qsizetype> order;
     order.reserve(m_newObjects.size() - m_newWritten);

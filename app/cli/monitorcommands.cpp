@@ -116,6 +116,12 @@ void SnapshotCommand::onReady()
             if (m_discovered)
                 m_history->append(s);
         });
+        // Registered as discovery finds them, not in the first tick's write.
+        connect(m_monitor.get(), &Monitor::objectsFound, this,
+                [this](const QList<PatternObject> &objects) {
+                    if (!m_discovered)
+                        m_history->registerObjects(objects);
+                });
         m_history->open();
         // watch --alerts --history: firings and resolutions go in the file too.
         if (m_alerts) {

@@ -125,6 +125,14 @@ void ServeCommand::onReady()
             if (m_discovered)
                 m_history->append(s);
         });
+        // The objects get their ids in the file as discovery finds them
+        // (HistoryStore::registerObjects): the first tick after it writes
+        // their records only.
+        connect(m_monitor.get(), &Monitor::objectsFound, this,
+                [this](const QList<PatternObject> &objects) {
+                    if (!m_discovered)
+                        m_history->registerObjects(objects);
+                });
     }
     m_monitor->start();
 }

@@ -49,6 +49,25 @@ inline bool sameFuture(double a, qint8 as, double b, qint8 bs)
     return sameValue(a, b) && sameValue(projectMotion(a, as, Far), projectMotion(b, bs, Far));
 }
 
+// A duration figure (a TTL, an age; ms) read again within this of where its
+// motion had it keeps that motion: a TTL's reply is as of when the server
+// ran the command, the reading's time is the probe's send time plus the
+// estimated clock offset, so a re-read TTL lands a few ms off its countdown
+// without anything having written the key (Monitor::DurationSlackMs: the
+// same rule for "was it written?"). The file's durations are within this of
+// the readings; without it every re-read lock would write a record.
+constexpr double DurationSlackMs = 100;
+
+// Whether a figure's new motion (now, nowSlope) is the one it had (was,
+// wasSlope, projected to the same time): the same future, or for a duration
+// the same slope within DurationSlackMs.
+inline bool sameMotion(double was, qint8 wasSlope, double now, qint8 nowSlope, bool isDuration)
+{
+    if (sameFuture(was, wasSlope, now, nowSlope))
+        return true;
+    return isDuration && wasSlope == nowSlope && std::abs(was - now) <= DurationSlackMs;
+}
+
 // The slope of a figure from its values at t, t + 1 s and t + 1 h; false
 // when it does not move as a motion can.
 bool slopeOf(double v0, double v1s, double v1h, qint8 *slope);

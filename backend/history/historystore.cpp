@@ -205,11 +205,21 @@ void fillEntry(const ObjectState &s, const QList<Figure> &figures, qint64 atMs,
         return;
     // As the snapshot shows it: projected to the tick's time (a reading
     // kept from an earlier tick counts down, its window slides).
-    // (A reading of this very tick is used as it is, not copied.)
+    // (A reading of this very tick, or a later one, is used as it is, not
+    // copied.)
     std::optional<Reading> projected;
-    if (s.reading.atMs != atMs)
+    if (s.reading.atMs < atMs)
         projected = s.reading.at(atMs);
     const Reading &r = projected ? *projected : s.reading;
+    // A reading taken after the tick's time: a paced tick sends its batches
+    // over the interval, each stamped with its own send time, and the
+    // snapshot carries the tick's first. Its motion is judged from its own
+    // time (judged from the tick's, a countdown would seem to stand still
+    // for `ahead` ms and then fall: no motion, re-sent every tick) and
+    // carried back to the tick along it, so that later ticks project to
+    // exactly what the reading says.
+    const qint64 from = std::max(atMs, r.atMs);
+    const double ahead = double(from - atMs);
     // And how each figure moves while the object is not read again: its
     // value a second and an hour on. Figures take the time and project
     // their fields themselves (Reading::countdownAt, ageAt), so the
@@ -217,12 +227,19 @@ void fillEntry(const ObjectState &s, const QList<Figure> &figures, qint64 atMs,
     constexpr qint64 Second = 1000, Hour = 3600 * 1000;
     for (int f = 0; f < e->figures; ++f) {
         const Figure &figure = figures.at(f);
-        const double v = figure.value(r, atMs);
-        e->values[f] = v;
-        if (!Internal::slopeOf(v, figure.value(r, atMs + Second), figure.value(r, atMs + Hour),
-                               &e->slopes[f])) {
-            e->slopes[f] = 0;
+        const double v = figure.value(r, from);
+        qint8 &slope = e->slopes[f];
+        if (!Internal::slopeOf(v, figure.value(r, from + Second), figure.value(r, from + Hour),
+                               &slope)) {
+            slope = 0;
+            e->values[f] = from == atMs ? v : figure.value(r, atMs);
             *moves = true;
+        } else if (slope < 0 && v > 0) {
+            e->values[f] = v + ahead; // it counted down from there
+        } else if (slope > 0 && v >= ahead) {
+            e->values[f] = v - ahead; // it grew to here
+        } else {
+            e->values[f] = v; // flat (or an age younger than `ahead`: its value now)
         }
     }
 }
@@ -406,6 +423,18 @@ void HistoryStore::append(HistoryTick tick)
     HistoryWriter *writer = m_writer;
     QMetaObject::invokeMethod(
         writer, [writer, tick = std::move(tick)]() mutable { writer->enqueue(std::move(tick)); },
+        Qt::QueuedConnection);
+}
+
+void HistoryStore::registerObjects(const QList<PatternObject> &objects)
+{
+    QList<std::pair<QByteArray, PatternKind>> keys;
+    keys.reserve(objects.size());
+    for (const PatternObject &o : objects)
+        keys.append({o.key, o.kind});
+    HistoryWriter *writer = m_writer;
+    QMetaObject::invokeMethod(
+        writer, [writer, keys = std::move(keys)] { writer->registerObjects(keys); },
         Qt::QueuedConnection);
 }
 

@@ -22,6 +22,7 @@ namespace gatehouse {
 
 class ObjectList;
 struct ObjectState;
+struct PatternObject;
 struct RedisEndpoint;
 struct Snapshot;
 
@@ -145,6 +146,12 @@ public:
     // or every object when the writer asks for it or objects came or went.
     void append(const Snapshot &snapshot);
     void append(HistoryTick tick);
+    // Gives the objects their ids in the file ahead of their first tick, as
+    // discovery finds them: registering 21,000 objects in a new file costs
+    // the writer about 0.1 s of CPU, spent here while discovery runs rather
+    // than in the first tick's write. Objects the file has are skipped; not
+    // needed for correctness (a tick registers what it lists).
+    void registerObjects(const QList<PatternObject> &objects);
     void recordEvent(qint64 atMs, const QByteArray &key, const QString &kind, const QString &text);
     // Blocks until everything appended so far is committed, the minutes over
     // folded and the horizons applied (tests, shutdown). Not on the GUI

@@ -11,7 +11,6 @@
 #include <QSqlError>
 #include <QSqlQuery>
 #include <QUuid>
-#include <QtNumeric>
 
 #include <patterns/patternregistry.h>
 #include <patterns/patternunit.h>
@@ -28,6 +27,8 @@ namespace {
 
 constexpr qint64 MinuteMs = 60 * 1000;
 constexpr qint64 HourMs = 3600 * 1000;
+// A bucket's unknown figure (Bucket holds floats).
+constexpr float NaN = std::numeric_limits<float>::quiet_NaN();
 
 // The WAL's share of the cap: checkpointed (and truncated) at this size, so
 // file plus WAL stay under the cap.
@@ -244,10 +245,12 @@ void HistoryWriter::open()
     q.setForwardOnly(true);
     if (q.exec(QStringLiteral("SELECT id, key, pattern FROM objects"))) {
         while (q.next()) {
+            const quint32 id = q.value(0).toUInt();
+            m_nextId = std::max(m_nextId, id + 1);
             // Patterns no unit registers any more are left out: a new id if one returns.
             const PatternUnit *unit = PatternRegistry::instance().find(q.value(2).toString());
             if (unit)
-                m_ids[q.value(1).toByteArray()].append({unit->kind(), q.value(0).toUInt()});
+                m_ids.insert({q.value(1).toByteArray(), unit->kind()}, id);
         }
     }
     if (q.exec(QStringLiteral("SELECT MIN(t) FROM recent")) && q.next() && !q.value(0).isNull())
@@ -302,8 +305,7 @@ void HistoryWriter::close()
 {
     if (!m_ok)
         return;
-    writePending();         // the current minute stays in `recent`: a restart adds to it
-    m_insertObject.reset(); // before its connection goes
+    writePending(); // the current minute stays in `recent`: a restart adds to it
     exec(QStringLiteral("PRAGMA wal_checkpoint(TRUNCATE)"));
     m_ok = false;
     {
@@ -313,40 +315,122 @@ void HistoryWriter::close()
     QSqlDatabase::removeDatabase(m_connection);
 }
 
-quint32 HistoryWriter::idFor(const HistoryTick::Entry &entry, bool *ok)
+quint32 HistoryWriter::idFor(const QByteArray &key, PatternKind kind, int figures)
 {
-    QList<std::pair<PatternKind, quint32>> &byPattern = m_ids[entry.key];
-    for (const auto &[kind, id] : std::as_const(byPattern)) {
-        if (kind == entry.kind)
-            return id;
+    const auto found = m_ids.constFind({key, kind});
+    if (found != m_ids.cend())
+        return *found;
+    // The registered unit's id outlives the cache (PatternKind's contract).
+    const PatternKind registered = PatternUnit::of(kind).kind();
+    const quint32 id = m_nextId++;
+    m_ids.insert({key, registered}, id);
+    m_newObjects.push_back({id, key, registered, figures});
+    return id;
+}
+
+bool HistoryWriter::insertNewObjects()
+{
+    // A new file meets every object at once (21,000 in a discovery): 500
+    // rows a statement, as literals (no value bound through Qt SQL per row),
+    // in key order (the index on (key, pattern) takes them in its order), the
+    // ids given by idFor().
+    constexpr qsizetype RowsPerStatement = 500;
+    std::vector<qsizetype> order;
+    order.reserve(m_newObjects.size() - m_newWritten);
+    for (size_t i = m_newWritten; i < m_newObjects.size(); ++i)
+        order.push_back(qsizetype(i));
+    std::sort(order.begin(), order.end(), [this](qsizetype a, qsizetype b) {
+        return m_newObjects[size_t(a)].key < m_newObjects[size_t(b)].key;
+    });
+    const auto quoted = [](QString text) -> QString {
+        return QLatin1Char('\'') + text.replace(QLatin1Char('\''), QStringLiteral("''"))
+               + QLatin1Char('\'');
+    };
+    QHash<std::pair<PatternKind, int>, QString> texts; // (pattern, figures) -> 'id','f1,f2'
+    QSqlQuery q(QSqlDatabase::database(m_connection, false));
+    for (qsizetype from = 0; from < qsizetype(order.size()); from += RowsPerStatement) {
+        const qsizetype to = std::min(qsizetype(order.size()), from + RowsPerStatement);
+        QString sql = QStringLiteral("INSERT INTO objects (id, key, pattern, figures) VALUES ");
+        sql.reserve(sql.size() + (to - from) * 96);
+        for (qsizetype i = from; i < to; ++i) {
+            const NewObject &o = m_newObjects[size_t(order[size_t(i)])];
+            QString &text = texts[{o.kind, o.figures}];
+            if (text.isEmpty())
+                text = quoted(o.kind.id()) + QLatin1Char(',')
+                       + quoted(declaredFigures(o.kind).mid(0, o.figures).join(QLatin1Char(',')));
+            if (i > from)
+                sql += QLatin1Char(',');
+            sql += QLatin1Char('(') + QString::number(o.id) + QStringLiteral(",X'")
+                   + QLatin1String(o.key.toHex()) + QStringLiteral("',") + text + QLatin1Char(')');
+        }
+        if (!q.exec(sql)) {
+            fail(QStringLiteral("INSERT INTO objects"), q.lastError().text());
+            forgetNewObjects(m_newWritten); // those not written: new ids at their next tick
+            return false;
+        }
     }
-    // A new file meets every object at once (20,000 on the first tick):
-    // the statement is prepared once and a pattern's figure ids listed once.
-    auto declared = m_declared.find(entry.kind);
+    m_newWritten = m_newObjects.size();
+    return true;
+}
+
+void HistoryWriter::forgetNewObjects(size_t from)
+{
+    for (size_t i = from; i < m_newObjects.size(); ++i) {
+        const NewObject &o = m_newObjects[i];
+        m_ids.remove({o.key, o.kind});
+        if (o.id < m_series.size())
+            m_series[o.id] = Series();
+    }
+    m_newObjects.resize(from);
+    m_newWritten = std::min(m_newWritten, from);
+}
+
+void HistoryWriter::committed(bool ok)
+{
+    if (!ok)
+        forgetNewObjects(0); // rolled back: the next full tick registers them again
+    m_newObjects.clear();
+    m_newWritten = 0;
+}
+
+const QStringList &HistoryWriter::declaredFigures(PatternKind kind)
+{
+    auto declared = m_declared.find(kind);
     if (declared == m_declared.end()) {
         QStringList figures;
-        for (const Figure &f : PatternUnit::of(entry.kind).figures())
+        for (const Figure &f : PatternUnit::of(kind).figures())
             figures << f.id;
-        declared = m_declared.insert(entry.kind, figures);
+        declared = m_declared.insert(kind, figures);
     }
-    if (!m_insertObject) {
-        m_insertObject = std::make_unique<QSqlQuery>(QSqlDatabase::database(m_connection, false));
-        m_insertObject->prepare(
-            QStringLiteral("INSERT INTO objects (key, pattern, figures) VALUES (?, ?, ?)"));
+    return *declared;
+}
+
+void HistoryWriter::registerObjects(const QList<std::pair<QByteArray, PatternKind>> &objects)
+{
+    if (!m_ok)
+        return; // not open: their first tick gives them ids
+    // Ids now; the rows go with the next commit (writePending), so a
+    // discovery's batches make a few transactions, not one each.
+    for (const auto &[key, kind] : objects)
+        idFor(key, kind, int(std::min<qsizetype>(8, declaredFigures(kind).size())));
+}
+
+quint8 HistoryWriter::durationsOf(PatternKind kind)
+{
+    // Entries come in runs of one kind: hash a kind only when it changes.
+    if (m_durationsKind == kind)
+        return m_durations;
+    auto it = m_durationMasks.constFind(kind);
+    if (it == m_durationMasks.cend()) {
+        quint8 mask = 0;
+        const QList<Figure> figures = PatternUnit::of(kind).figures();
+        for (qsizetype f = 0; f < figures.size() && f < 8; ++f)
+            mask |= figures.at(f).isDuration ? quint8(1u << f) : quint8(0);
+        it = m_durationMasks.insert(kind, mask);
     }
-    QSqlQuery &q = *m_insertObject;
-    q.bindValue(0, entry.key);
-    q.bindValue(1, entry.kind.id());
-    q.bindValue(2, declared->mid(0, entry.figures).join(QLatin1Char(',')));
-    if (!q.exec()) {
-        fail(QStringLiteral("INSERT INTO objects"), q.lastError().text());
-        *ok = false;
-        return 0;
-    }
-    const quint32 id = q.lastInsertId().toUInt();
-    // The registered unit's id outlives the cache (PatternKind's contract).
-    byPattern.append({PatternUnit::of(entry.kind).kind(), id});
-    return id;
+    m_durationsKind = kind;
+    m_durations = *it;
+    return m_durations;
 }
 
 void HistoryWriter::requestFull()
@@ -382,12 +466,13 @@ bool HistoryWriter::writeTick(const HistoryTick &tick)
     QList<ChangeRecord> keyframe;
     if (fullRecord)
         keyframe.reserve(qsizetype(m_series.size()));
-    bool ok = true;
+    if (tick.full && m_ids.size() < tick.entries.size()) {
+        m_ids.reserve(tick.entries.size());
+        m_series.reserve(size_t(m_nextId) + size_t(tick.entries.size()));
+    }
     ChangeRecord r;
     for (const HistoryTick::Entry &e : tick.entries) {
-        const quint32 id = idFor(e, &ok);
-        if (!ok)
-            break;
+        const quint32 id = idFor(e.key, e.kind, e.figures);
         if (id >= m_series.size())
             m_series.resize(id + 1);
         Series &series = m_series[id];
@@ -401,9 +486,10 @@ bool HistoryWriter::writeTick(const HistoryTick &tick)
             changed = s.present;
         } else {
             changed = !s.present || s.figures != figures;
+            const quint8 durations = changed ? 0 : durationsOf(e.kind);
             for (int f = 0; f < figures && !changed; ++f)
-                changed = !sameFuture(projectMotion(s.values[f], s.slopes[f], t - s.atMs),
-                                      s.slopes[f], e.values[f], e.slopes[f]);
+                changed = !sameMotion(projectMotion(s.values[f], s.slopes[f], t - s.atMs),
+                                      s.slopes[f], e.values[f], e.slopes[f], (durations >> f) & 1);
         }
         if (!changed && !(fullRecord && s.present))
             continue; // an idle object: nothing written
@@ -422,7 +508,7 @@ bool HistoryWriter::writeTick(const HistoryTick &tick)
         }
         s.apply(r, t);
     }
-    if (!ok) {
+    if (m_newWritten < m_newObjects.size() && !insertNewObjects()) {
         requestFull();
         return false;
     }
@@ -486,7 +572,7 @@ bool HistoryWriter::writeTick(const HistoryTick &tick)
 
 void HistoryWriter::writePending()
 {
-    if (!m_ok || (m_pending.isEmpty() && m_events.isEmpty()))
+    if (!m_ok || (m_pending.isEmpty() && m_events.isEmpty() && m_newObjects.empty()))
         return;
     QSqlDatabase db = QSqlDatabase::database(m_connection, false);
     if (!db.transaction()) {
@@ -495,6 +581,8 @@ void HistoryWriter::writePending()
     }
     const QList<HistoryTick> ticks = std::exchange(m_pending, {});
     const QList<HistoryEvent> events = std::exchange(m_events, {});
+    if (m_newWritten < m_newObjects.size() && !insertNewObjects())
+        requestFull(); // the ticks below register the objects they list again
     for (const HistoryTick &tick : ticks)
         writeTick(tick);
     QSqlQuery q(db);
@@ -510,9 +598,11 @@ void HistoryWriter::writePending()
     if (!db.commit()) {
         fail(QStringLiteral("COMMIT"), db.lastError().text());
         db.rollback();
+        committed(false);
         requestFull(); // the motions in memory are ahead of the file's
         return;
     }
+    committed(true);
     if (m_dropped > 0) {
         Q_EMIT problem(QStringLiteral("The history file %1 could not keep up; %2 ticks were not "
                                       "written.")
@@ -758,13 +848,12 @@ void HistoryWriter::downsampleHour(qint64 hour)
             if (samples == 0)
                 continue; // not present in this minute: no bucket, as format 1
             while (h.buckets.size() < state.figures) // a figure more: unknown before
-                h.buckets.append(
-                    QList<Bucket>(h.minutes.size(), Bucket{qQNaN(), qQNaN(), qQNaN(), qQNaN()}));
+                h.buckets.append(QList<Bucket>(h.minutes.size(), Bucket{NaN, NaN, NaN, NaN}));
             h.minutes.append(span.start);
             for (qsizetype f = 0; f < h.buckets.size(); ++f) {
                 // NaN (an unknown figure, e.g. occupancy without a limit) is
                 // left out; a minute of only NaN stays NaN.
-                Bucket b{qQNaN(), qQNaN(), qQNaN(), qQNaN()};
+                Bucket b{NaN, NaN, NaN, NaN};
                 if (f < state.figures) {
                     if (known[f] > 0) {
                         b.min = acc[f].min;

@@ -31,6 +31,9 @@ public:
     void open();
     void enqueue(HistoryTick tick);
     void enqueueEvent(HistoryEvent event);
+    // Gives objects ids ahead of their first tick, written to `objects` with
+    // the next commit (HistoryStore::registerObjects).
+    void registerObjects(const QList<std::pair<QByteArray, PatternKind>> &objects);
     // Writes what is pending and folds every minute that is over.
     void flushAll();
     void close();
@@ -45,7 +48,18 @@ private:
     void setAside(Verdict verdict, const QString &detail);
     void writePending();
     bool writeTick(const HistoryTick &tick);
-    quint32 idFor(const HistoryTick::Entry &entry, bool *ok);
+    // The object's id; a new one is given at once, written to `objects` by
+    // insertNewObjects() and kept once its transaction is committed.
+    quint32 idFor(const QByteArray &key, PatternKind kind, int figures);
+    // Writes the new objects not written yet; false: not written, their ids
+    // forgotten (the next full tick gives new ones).
+    bool insertNewObjects();
+    void forgetNewObjects(size_t from);
+    void committed(bool ok); // the transaction holding the new objects' rows
+    const QStringList &declaredFigures(PatternKind kind);
+    // Bit f set: figure f of the kind is a duration (ms), within
+    // DurationSlackMs of its motion when read again.
+    quint8 durationsOf(PatternKind kind);
     void requestFull();
     void fold(qint64 beforeMs);
     void maintain();
@@ -62,10 +76,31 @@ private:
     QList<HistoryTick> m_pending;
     QList<HistoryEvent> m_events;
     qsizetype m_dropped = 0;
-    // key -> (pattern, object id); one entry per pattern the key had
-    QHash<QByteArray, QList<std::pair<PatternKind, quint32>>> m_ids;
-    qint64 m_latestMs = 0;            // the latest tick written (server ms)
-    qint64 m_oldestRecentMinute = -1; // of the rows in `recent`; -1: none
+    // An object of the file: a key under one pattern (a key may have had several).
+    struct ObjectKey
+    {
+        QByteArray key;
+        PatternKind kind;
+        friend bool operator==(const ObjectKey &a, const ObjectKey &b)
+        {
+            return a.kind == b.kind && a.key == b.key;
+        }
+        // The key alone: its patterns share a bucket, rare and few.
+        friend size_t qHash(const ObjectKey &o, size_t seed = 0) { return qHash(o.key, seed); }
+    };
+    QHash<ObjectKey, quint32> m_ids; // every object's id
+    quint32 m_nextId = 1;            // the file's largest id + 1
+    struct NewObject
+    {
+        quint32 id;
+        QByteArray key;
+        PatternKind kind;
+        int figures;
+    };
+    std::vector<NewObject> m_newObjects; // given ids since the last commit
+    size_t m_newWritten = 0;             // ... of which in `objects` (not committed)
+    qint64 m_latestMs = 0;               // the latest tick written (server ms)
+    qint64 m_oldestRecentMinute = -1;    // of the rows in `recent`; -1: none
     // Format 2: every object's last motion as written, by id; ticks
     // written this session are numbered (seen: listed in the current one).
     struct Series
@@ -80,8 +115,10 @@ private:
     bool m_awaitFull = true; // partial ticks are dropped until a full one
     bool m_tickBeforeOpen = false;
     std::atomic<bool> *m_needFull = nullptr;
-    std::unique_ptr<QSqlQuery> m_insertObject;  // INSERT INTO objects, prepared once
     QHash<PatternKind, QStringList> m_declared; // a pattern's figure ids
+    QHash<PatternKind, quint8> m_durationMasks; // durationsOf(), per kind
+    PatternKind m_durationsKind;                // the last kind asked for ...
+    quint8 m_durations = 0;                     // ... and its mask
 };
 
 } // namespace gatehouse::Internal

@@ -540,6 +540,178 @@ private slots:
         QCOMPARE(rl7->times.at(90), T0 + 90000 + (90 * 37) % 200);
     }
 
+    // Budgeted polling sends a tick's batches over its interval, each
+    // reading stamped with its own send time, after the tick's (the
+    // snapshot's) time. Such a reading is a motion like any other: not sent
+    // again tick after tick, and read back exactly as its countdown goes. A
+    // TTL read again a few ms off its countdown (the reply is as of the
+    // server's clock) writes nothing; one that moved (extended) does.
+    void readingsAfterTheirTick()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("paced.sqlite"));
+        HistoryStore::Options options;
+        options.maxPendingTicks = 100000;
+        HistoryStore store(path, options);
+        QSignalSpy problems(&store, &HistoryStore::problem);
+        store.open();
+        const PatternKind lock{"lock"};
+        Snapshot snapshot;
+        for (int i = 0; i < 50; ++i) {
+            ObjectState l;
+            l.object.kind = lock;
+            l.object.key = "lock:paced:" + QByteArray::number(i);
+            l.reading.atMs = T0 + 20 * i; // read 0-980 ms after the tick
+            l.reading.token = "holder";
+            l.reading.pttlMs = 600000;
+            snapshot.objects.append(l);
+        }
+        const auto replace = [&](const QByteArray &key, qint64 atMs, qint64 pttlMs) {
+            ObjectList replaced;
+            for (qsizetype i = 0; i < snapshot.objects.size(); ++i) {
+                if (snapshot.objects.at(i).object.key != key) {
+                    replaced.append(snapshot.objects.ptr(i));
+                    continue;
+                }
+                ObjectState s = snapshot.objects.at(i);
+                s.reading.atMs = atMs;
+                s.reading.pttlMs = pttlMs;
+                replaced.append(s);
+            }
+            snapshot.objects = replaced;
+        };
+        for (int k = 0; k < 150; ++k) { // to minute 2: minute 1 is folded
+            const qint64 t = T0 + 1000LL * k;
+            snapshot.server.timeMs = t;
+            if (k == 60) {
+                // Lock 3 read again 300 ms after the tick: its countdown
+                // says 600000 - (t + 300 - (T0 + 60)), the server 40 ms less.
+                replace("lock:paced:3", t + 300, 600000 - (t + 300 - (T0 + 60)) - 40);
+                // Lock 5 was extended: a full TTL again.
+                replace("lock:paced:5", t + 300, 600000);
+            }
+            store.append(snapshot);
+            const HistoryStore::FeedStats feed = store.lastFeed();
+            if (k == 0)
+                QVERIFY(feed.full);
+            else
+                QCOMPARE(feed.entries, qsizetype(k == 60 ? 2 : 0));
+        }
+        store.flush();
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.value(0).value(0).toString()));
+        {
+            const QString name = QUuid::createUuid().toString();
+            {
+                QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), name);
+                db.setDatabaseName(path);
+                QVERIFY(db.open());
+                QSqlQuery q(db);
+                const auto rowsOf = [&](const QByteArray &key) {
+                    q.prepare(QStringLiteral("SELECT COUNT(*) FROM samples WHERE object = (SELECT "
+                                             "id FROM objects WHERE key = ?)"));
+                    q.addBindValue(key);
+                    return q.exec() && q.next() ? q.value(0).toInt() : -1;
+                };
+                QCOMPARE(rowsOf("lock:paced:0"), 0);
+                QCOMPARE(rowsOf("lock:paced:49"), 0);
+                QCOMPARE(rowsOf("lock:paced:3"), 0); // within 100 ms of its countdown
+                QCOMPARE(rowsOf("lock:paced:5"), 1); // extended, in minute 1
+            }
+            QSqlDatabase::removeDatabase(name);
+        }
+        // Every tick reads what the countdown of its reading says at the
+        // tick's time: the first tick too, 20 * i ms before the reading.
+        for (int i : {0, 3, 5, 49}) {
+            QString error;
+            const QByteArray key = "lock:paced:" + QByteArray::number(i);
+            const auto r = HistoryStore::read(path, key, T0, T0 + 150 * 1000, &error);
+            QVERIFY2(r, qPrintable(error));
+            QCOMPARE(r->times.size(), 150);
+            for (int k = 0; k < 150; ++k) {
+                const qint64 t = T0 + 1000LL * k;
+                const qint64 readAt = i == 5 && k >= 60 ? T0 + 60300 : T0 + 20 * i;
+                const float want = float(600000 - (t - readAt));
+                QVERIFY2(r->values.at(0).at(k) == want,
+                         qPrintable(QStringLiteral("%1 tick %2: %3, not %4")
+                                        .arg(QString::fromLatin1(key))
+                                        .arg(k)
+                                        .arg(r->values.at(0).at(k))
+                                        .arg(want)));
+            }
+        }
+    }
+
+    // Objects registered as discovery finds them are in the file before the
+    // first tick, and that tick gives them no new rows.
+    void registeredBeforeTheFirstTick()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("registered.sqlite"));
+        HistoryStore store(path);
+        QSignalSpy problems(&store, &HistoryStore::problem);
+        store.open();
+        QList<PatternObject> found;
+        Snapshot snapshot;
+        snapshot.server.timeMs = T0;
+        for (int i = 0; i < 1200; ++i) {
+            PatternObject o;
+            o.kind = s_limiter;
+            o.key = "rl:found:" + QByteArray::number(i);
+            if (i == 7)
+                o.key = QByteArray("rl:'quoted'\0\xff", 13); // any bytes
+            found.append(o);
+            ObjectState s;
+            s.object = o;
+            s.reading.atMs = T0;
+            s.reading.inWindow = i % 100;
+            s.reading.limit = 100;
+            s.reading.windowMs = 10000;
+            snapshot.objects.append(s);
+        }
+        store.registerObjects(found.mid(0, 700));
+        store.registerObjects(found.mid(500)); // a rescan finds some again
+        store.flush();
+        const auto objectRows = [&](QList<QByteArray> *keys) {
+            const QString name = QUuid::createUuid().toString();
+            int n = -1;
+            {
+                QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), name);
+                db.setDatabaseName(path);
+                if (db.open()) {
+                    QSqlQuery q(db);
+                    if (q.exec(QStringLiteral("SELECT key, pattern, figures FROM objects ORDER BY "
+                                              "id"))) {
+                        n = 0;
+                        while (q.next()) {
+                            ++n;
+                            keys->append(q.value(0).toByteArray());
+                            if (q.value(1).toString() != QLatin1String("sliding-window")
+                                || q.value(2).toString()
+                                       != QLatin1String("inWindow,occupancy,retryHorizonMs"))
+                                n = -1000000;
+                        }
+                    }
+                }
+            }
+            QSqlDatabase::removeDatabase(name);
+            return n;
+        };
+        QList<QByteArray> before;
+        QCOMPARE(objectRows(&before), 1200);
+        QVERIFY(before.contains(found.at(7).key));
+        store.append(snapshot);
+        store.flush();
+        QList<QByteArray> after;
+        QCOMPARE(objectRows(&after), 1200);
+        QCOMPARE(after, before);
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.value(0).value(0).toString()));
+        QString error;
+        const auto r = HistoryStore::read(path, found.at(7).key, T0, T0 + 1000, &error);
+        QVERIFY2(r, qPrintable(error));
+        QCOMPARE(r->times.size(), 1);
+        QCOMPARE(r->values.at(0).at(0), 7.0f);
+    }
+
     // A constant figure reads as that constant over a whole day (24 h of
     // ticks, one row an hour), and a change mid-idle is read back at its
     // time; hours older than the full resolution become buckets of it.

@@ -7,20 +7,6 @@
 
 namespace gatehouse {
 
-namespace {
-
-bool containsFolded(const QByteArray &key, const QByteArray &needle)
-{
-    const auto lower = [](char c) {
-        return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c;
-    };
-    return std::search(key.cbegin(), key.cend(), needle.cbegin(), needle.cend(),
-                       [&](char a, char b) { return lower(a) == b; })
-           != key.cend();
-}
-
-} // namespace
-
 FamilyProxyModel::FamilyProxyModel(ObjectTableModel *source, QObject *parent)
     : QSortFilterProxyModel(parent)
     , m_model(source)
@@ -44,9 +30,11 @@ bool FamilyProxyModel::filterAcceptsRow(int sourceRow, const QModelIndex &) cons
         return true;
     const QModelIndex cell = m_model->index(sourceRow, 0);
     if (m_model->isFamilyRow(sourceRow))
-        return containsFolded(cell.data(ObjectTableModel::FamilyRole).toByteArray(), m_needle)
+        return ObjectTableModel::containsFolded(
+                   cell.data(ObjectTableModel::FamilyRole).toByteArray(), m_needle)
                || m_model->familyHasMember(sourceRow, m_needle);
-    return containsFolded(cell.data(ObjectTableModel::KeyRole).toByteArray(), m_needle);
+    return ObjectTableModel::containsFolded(cell.data(ObjectTableModel::KeyRole).toByteArray(),
+                                            m_needle);
 }
 
 bool FamilyProxyModel::lessThan(const QModelIndex &left, const QModelIndex &right) const

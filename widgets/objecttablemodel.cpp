@@ -53,8 +53,9 @@ QString tallyWords(const Tally &t)
     return t.sameWords && !t.words.isEmpty() && t.words.size() <= 24 ? t.words : stateWords(t.id);
 }
 
-// ASCII case-insensitive: whether needle (lower case) occurs in key.
-bool containsFolded(const QByteArray &key, const QByteArray &needle)
+} // namespace
+
+bool ObjectTableModel::containsFolded(const QByteArray &key, const QByteArray &needle)
 {
     const auto lower = [](char c) {
         return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c;
@@ -63,8 +64,6 @@ bool containsFolded(const QByteArray &key, const QByteArray &needle)
                        [&](char a, char b) { return lower(a) == b; })
            != key.cend();
 }
-
-} // namespace
 
 ObjectTableModel::ObjectTableModel(const QString &section, QObject *parent)
     : QAbstractTableModel(parent)

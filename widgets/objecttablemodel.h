@@ -50,6 +50,10 @@ public:
 
     explicit ObjectTableModel(const QString &section, QObject *parent = nullptr);
 
+    // ASCII case-insensitive: whether needle (lower case) occurs in key (the
+    // filter's test, shared with FamilyProxyModel).
+    static bool containsFolded(const QByteArray &key, const QByteArray &needle);
+
     void applySnapshot(const Snapshot &snapshot);
     void clear();
     // nullptr for a family row.

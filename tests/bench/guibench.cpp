@@ -5,9 +5,9 @@
 
 #include <actions/actionengine.h>
 #include <mainwindow.h>
-#include <sectionpage.h>
 #include <monitor/monitor.h>
 #include <objecttablemodel.h>
+#include <sectionpage.h>
 
 #include <QElapsedTimer>
 #include <QEventLoop>

@@ -75,6 +75,19 @@ private:
     int m_pending = 0;
 };
 
+// The server's time (TIME) in ms; 0 when it does not answer.
+qint64 serverNowMs(redisContext *c)
+{
+    auto *time = static_cast<redisReply *>(redisCommand(c, "TIME"));
+    const qint64 nowMs = time && time->elements == 2
+                             ? QByteArray(time->element[0]->str).toLongLong() * 1000
+                                   + QByteArray(time->element[1]->str).toLongLong() / 1000
+                             : 0;
+    if (time)
+        freeReplyObject(time);
+    return nowMs;
+}
+
 QByteArray hex(QRandomGenerator &rng, int len)
 {
     static const char digits[] = "0123456789abcdef";
@@ -358,13 +371,7 @@ int runMillionFill(const QString &url, int keys)
         return 1;
     }
     freeReplyObject(redisCommand(c.get(), "FLUSHALL"));
-    auto *time = static_cast<redisReply *>(redisCommand(c.get(), "TIME"));
-    const qint64 nowMs = time && time->elements == 2
-                             ? QByteArray(time->element[0]->str).toLongLong() * 1000
-                                   + QByteArray(time->element[1]->str).toLongLong() / 1000
-                             : 0;
-    if (time)
-        freeReplyObject(time);
+    const qint64 nowMs = serverNowMs(c.get());
     const Planted planted = fill(c.get(), keys, nowMs);
     QTextStream(stdout) << planted.structures << " structures planted among " << keys << " keys"
                         << Qt::endl;
@@ -378,13 +385,7 @@ QList<Figure> runMillionBench(const RedisEndpoint &endpoint, int keys)
         return {};
     freeReplyObject(redisCommand(c.get(), "FLUSHALL"));
     freeReplyObject(redisCommand(c.get(), "CONFIG SET notify-keyspace-events %s", ""));
-    auto *time = static_cast<redisReply *>(redisCommand(c.get(), "TIME"));
-    const qint64 nowMs = time && time->elements == 2
-                             ? QByteArray(time->element[0]->str).toLongLong() * 1000
-                                   + QByteArray(time->element[1]->str).toLongLong() / 1000
-                             : 0;
-    if (time)
-        freeReplyObject(time);
+    const qint64 nowMs = serverNowMs(c.get());
     QElapsedTimer loadClock;
     loadClock.start();
     const Planted planted = fill(c.get(), keys, nowMs);

@@ -218,12 +218,15 @@ QString AlertRule::formatValue(double value, AlertFigure::Unit unit)
 
 std::optional<double> AlertRule::parseValue(const QString &text, AlertFigure::Unit unit)
 {
-    static const QRegularExpression re(
-        QStringLiteral("^\\s*(-?[0-9]+(?:\\.[0-9]+)?)\\s*(%|ms|s|m|min|h)?\\s*$"));
+    static const QRegularExpression re(QStringLiteral(
+        "^\\s*(-?[0-9]+(?:\\.[0-9]+)?(?:[eE][-+]?[0-9]+)?)\\s*(%|ms|s|m|min|h)?\\s*$"));
     const QRegularExpressionMatch m = re.match(text);
     if (!m.hasMatch())
         return std::nullopt;
+    // The exponent form is how a large value is written back ("8.1e+19%").
     const double v = m.captured(1).toDouble();
+    if (!std::isfinite(v))
+        return std::nullopt;
     const QString suffix = m.captured(2);
     switch (unit) {
     case AlertFigure::Unit::Ratio:

@@ -156,6 +156,25 @@ private slots:
                                  << "sliding-window" << QByteArray() << "retryHorizonMs" << 500.0
                                  << qint64(0);
     }
+    // A threshold too large for plain digits is written back in exponent
+    // form, which reads again (found by fuzz_profile); one too large for a
+    // double is refused.
+    void largeThresholdsRoundTrip()
+    {
+        const auto huge = AlertRule::parseValue(QStringLiteral("80777777777777777777%"),
+                                                AlertFigure::Unit::Ratio);
+        QVERIFY(huge);
+        QCOMPARE(
+            AlertRule::parseValue(QStringLiteral("8.07777777778e+19%"), AlertFigure::Unit::Ratio)
+                .has_value(),
+            true);
+        QCOMPARE(*AlertRule::parseValue(QStringLiteral("1.5e3ms"), AlertFigure::Unit::Duration),
+                 1500.0);
+        QVERIFY(!AlertRule::parseValue(QStringLiteral("1") + QString(400, QLatin1Char('0')),
+                                       AlertFigure::Unit::Duration));
+        QVERIFY(!AlertRule::parseValue(QStringLiteral("1e400%"), AlertFigure::Unit::Ratio));
+    }
+
     void expressions()
     {
         QFETCH(QString, text);

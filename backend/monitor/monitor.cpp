@@ -154,7 +154,7 @@ Monitor::Monitor(RedisClient *client, Options options, QObject *parent)
                 if (i < 0 || i >= m_server.nodes.size())
                     return;
                 m_server.nodes[i].durability = d;
-                publish();
+                publishRoutine(); // read every 2 s: never ahead of a write's snapshot
             });
     if (m_client->topology().isCluster() || m_client->topology().isSentinel())
         applyTopology(m_client->topology());
@@ -263,7 +263,7 @@ void Monitor::readNodeInfo()
             n.rdbLastSaveS = t.rdbLastSaveS;
             if (t.replicationOffset >= 0)
                 n.replicationOffset = t.replicationOffset;
-            publish();
+            publishRoutine();
         });
     }
 }
@@ -1187,10 +1187,20 @@ void Monitor::publish()
     requestEmit();
 }
 
+void Monitor::publishRoutine()
+{
+    m_snapshotFresh = false;
+    requestRoutineEmit();
+}
+
 void Monitor::requestEmit()
 {
     m_emitPending = true;
-    const qint64 since = m_lastEmit.isValid() ? m_lastEmit.elapsed() : PublishIntervalMs;
+    m_emitCarriesChange = true;
+    // Only emissions carrying a change count: a routine one just before
+    // (a heartbeat, the server's figures) does not delay a write's.
+    const qint64 since
+        = m_lastChangeEmit.isValid() ? m_lastChangeEmit.elapsed() : PublishIntervalMs;
     const qint64 wait = std::max<qint64>(0, PublishIntervalMs - since);
     if (m_publishTimer.isActive() && m_publishTimer.remainingTime() <= wait)
         return; // the timer's emission will carry this change
@@ -1222,6 +1232,9 @@ void Monitor::emitSnapshot()
     if (!m_snapshotFresh)
         refreshSnapshot();
     m_lastEmit.start();
+    if (m_emitCarriesChange)
+        m_lastChangeEmit.start();
+    m_emitCarriesChange = false;
     Q_EMIT snapshotReady(m_snapshot);
 }
 

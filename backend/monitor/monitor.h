@@ -79,10 +79,13 @@ public:
         bool readDurability = true;
     };
 
-    // Snapshots are published at most once per this many ms (<= 10 Hz).
+    // Snapshots carrying a change are published at most once per this many
+    // ms (<= 10 Hz).
     static constexpr int PublishIntervalMs = 100;
     // With keyspace events live, at least one snapshot this often (a tick's
-    // routine readings, when no write brought a change to publish sooner).
+    // routine readings, the server's durability and nodes, when no write
+    // brought a change to publish sooner). Routine snapshots do not count
+    // against PublishIntervalMs: a write never waits behind one.
     static constexpr int RoutineIntervalMs = 1000;
     // Budgeted polling: objects per round trip (small, so another client
     // waits behind at most a fraction of a millisecond of them).
@@ -241,8 +244,10 @@ private:
     // within PublishIntervalMs (m_publishTimer).
     void publish();
     void requestEmit();
-    // A tick's routine snapshot (keyspace events live): with the next
-    // change, or after RoutineIntervalMs without any publication.
+    // A routine snapshot (a tick's readings with keyspace events live, the
+    // server's figures read in the background): with the next change, or
+    // after RoutineIntervalMs without any publication.
+    void publishRoutine();
     void requestRoutineEmit();
     void emitSnapshot();
     // Makes m_snapshot from the current state (a new sequence number).
@@ -316,9 +321,11 @@ private:
     std::shared_ptr<const QList<Candidate>> m_candidates;
     std::shared_ptr<const QList<OtherFamily>> m_other;
     Snapshot m_snapshot;
-    bool m_snapshotFresh = false; // m_snapshot reflects every change so far
-    bool m_emitPending = false;   // a snapshotReady is due (m_publishTimer)
-    QElapsedTimer m_lastEmit;     // since the last snapshotReady
+    bool m_snapshotFresh = false;     // m_snapshot reflects every change so far
+    bool m_emitPending = false;       // a snapshotReady is due (m_publishTimer)
+    bool m_emitCarriesChange = false; // ... and it carries a change (requestEmit)
+    QElapsedTimer m_lastEmit;         // since the last snapshotReady
+    QElapsedTimer m_lastChangeEmit;   // since the last one carrying a change
     quint64 m_sequence = 0;
     qint64 m_offsetMs = 0; // server clock - local clock
     bool m_tickInFlight = false;

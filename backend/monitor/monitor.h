@@ -94,6 +94,9 @@ public:
     static constexpr qsizetype MaxWatchedCandidates = 64;
     // Fewer objects are read every tick: they cost the server next to nothing.
     static constexpr qsizetype MinBudgetedObjects = 100;
+    // Discoveries handing over at least this many objects are followed by a
+    // malloc_trim (trimAfterDiscovery).
+    static constexpr qsizetype TrimAfterObjects = 1000;
     // Round trips of fewer objects do not update the cost per object.
     static constexpr qsizetype MinTimedObjects = 10;
     // Budgeted polling: an object that changed or needs attention is read
@@ -361,6 +364,12 @@ private:
     QList<WatchedCandidate> m_watchedCandidates;
     QSet<QByteArray> m_candidatesSeen; // watched once: not again after a rescan
     bool m_candidateProbeInFlight = false;
+    // Discovery's end (glibc): once every object a large discovery handed
+    // over was read, the memory discovery and the replaced unread states
+    // held goes back to the OS, once (trimAfterDiscovery).
+    enum class TrimStage { None, WaitingForReadings, WaitingForTick };
+    TrimStage m_trimStage = TrimStage::None;
+    void trimAfterDiscovery(bool fullTick);
 };
 
 } // namespace gatehouse

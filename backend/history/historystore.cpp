@@ -384,6 +384,7 @@ void HistoryStore::append(const Snapshot &snapshot)
                 HistoryTick::Entry e;
                 bool moves = false;
                 fillEntry(*state, cache.of(state->object.kind), at, &e, &moves);
+                e.at = qint32(i);
                 if (moves)
                     moving.append(state.get());
                 tick.entries.append(std::move(e));
@@ -393,12 +394,14 @@ void HistoryStore::append(const Snapshot &snapshot)
             tick.entries.clear();
             moving.clear();
             tick.entries.reserve(current.size());
-            for (const ObjectState &state : current) {
+            for (qsizetype i = 0; i < current.size(); ++i) {
+                const ObjectState &state = current.at(i);
                 if (state.stale || state.gone)
                     continue;
                 HistoryTick::Entry e;
                 bool moves = false;
                 fillEntry(state, cache.of(state.object.kind), at, &e, &moves);
+                e.at = qint32(i);
                 if (moves)
                     moving.append(&state);
                 tick.entries.append(std::move(e));

@@ -366,6 +366,8 @@ void HistoryStore::append(const Snapshot &snapshot)
             // snapshot: an unchanged pointer is an object whose figures
             // moved only as their motions say. One comparison per object.
             const ObjectList &previous = *m_previous;
+            if (!m_lastFeed.full) // about as many as last time
+                tick.entries.reserve(m_lastFeed.entries);
             QSet<const ObjectState *> movingBefore;
             if (!m_moving.isEmpty())
                 movingBefore = QSet<const ObjectState *>(m_moving.cbegin(), m_moving.cend());
@@ -375,8 +377,10 @@ void HistoryStore::append(const Snapshot &snapshot)
                     && (movingBefore.isEmpty() || !movingBefore.contains(state.get())))
                     continue;
                 const ObjectState &was = previous.at(i);
+                // A state read again shares its key's bytes with the last one.
                 if (state != previous.ptr(i)
-                    && (was.object.key != state->object.key
+                    && ((was.object.key.constData() != state->object.key.constData()
+                         && was.object.key != state->object.key)
                         || !(was.object.kind == state->object.kind))) {
                     full = true; // objects came or went: a full tick, the writer compares
                     break;

@@ -392,8 +392,10 @@ struct MetricsExposition::Layout
                 continue; // the same state: the same key, kind and goneness
             const ObjectState &a = objects.at(i);
             const ObjectState &b = now.at(i);
+            // A state read again shares its key's bytes with the last one.
             if (a.gone != b.gone || !(a.object.kind == b.object.kind)
-                || a.object.key != b.object.key)
+                || (a.object.key.constData() != b.object.key.constData()
+                    && a.object.key != b.object.key))
                 return false;
         }
         return true;

@@ -321,20 +321,23 @@ int ObjectTableModel::judgedIndex(Family &f, const ObjectHealth &h)
         return *it;
     }
     const int index = int(f.judged.size());
-    f.judged.append({h.id, h.words, h.severity, 0});
+    const bool timed
+        = h.severity != Severity::Ok
+          && std::any_of(h.words.cbegin(), h.words.cend(), [](QChar c) { return c.isDigit(); });
+    f.judged.append({h.id, h.words, h.severity, 0, timed});
     f.judgedOf.insert(h.id + QLatin1Char('\n') + h.words, index);
     return index;
 }
 
 void ObjectTableModel::rejudge(Family &f, bool all)
 {
-    // all: the members not judged yet; otherwise those whose state is not
-    // ok, whose words may move with time. A new judgement makes the
-    // family's fold out of date.
+    // all: the members not judged yet; otherwise those whose words may move
+    // with time (Judged::timed). A new judgement makes the family's fold out
+    // of date.
     const qint64 at = now();
     for (qsizetype m = 0; m < f.members.size(); ++m) {
         int &j = f.memberJudged[m];
-        if (all ? j >= 0 : j < 0 || f.judged.at(j).severity == Severity::Ok)
+        if (all ? j >= 0 : j < 0 || !f.judged.at(j).timed)
             continue;
         const ObjectList::Ptr &s = f.members.at(m);
         const int judged = judgedIndex(f, objectHealth(*s, at));

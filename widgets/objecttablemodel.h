@@ -125,6 +125,9 @@ private:
         QString words;
         Severity severity = Severity::Ok;
         qsizetype count = 0;
+        // Words with a figure in them, not ok ("stale for 12 s", "expired
+        // 9.3 min ago"): they may move with time.
+        bool timed = false;
     };
     struct Family
     {

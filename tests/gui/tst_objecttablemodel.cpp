@@ -2,6 +2,7 @@
 // The table models update incrementally: inserted rows for new instances,
 // dataChanged for changed ones, never a reset while connected.
 #include <objecttablemodel.h>
+#include <sidelist.h>
 
 #include <QAbstractItemModelTester>
 #include <QElapsedTimer>
@@ -558,6 +559,62 @@ private slots:
                  QStringLiteral("Σ %1 · max 7 / 10").arg(QLocale(QLocale::English).toString(sum)));
         QCOMPARE(model.index(big, 5).data().toString(), QStringLiteral("29,999 ok"));
         QCOMPARE(model.index(big, 0).data(ObjectTableModel::StateIdRole).toString(), states::Ok);
+    }
+
+    // The side list's counts, kept from one snapshot to the next (only new
+    // states judged), are those of every object judged afresh.
+    void sideListTalliesFollowSnapshots()
+    {
+        const auto same
+            = [](const QHash<QString, SectionTally> &a, const QHash<QString, SectionTally> &b) {
+                  if (a.keys() != b.keys())
+                      return false;
+                  for (auto it = a.cbegin(); it != a.cend(); ++it) {
+                      const SectionTally &x = it.value();
+                      const SectionTally &y = b.value(it.key());
+                      if (x.objects != y.objects || x.attention != y.attention || x.worst != y.worst
+                          || x.byWords != y.byWords)
+                          return false;
+                  }
+                  return true;
+              };
+        auto s = std::make_shared<Snapshot>();
+        s->server.timeMs = 1000;
+        for (int i = 0; i < 300; ++i)
+            s->objects.append(window("rl:api:" + QByteArray::number(i), i % 11)); // 10: at limit
+        s->objects.append(lock("lock:a", "t1", 900));
+        SectionTallier tallier;
+        QHash<QString, SectionTally> kept = tallier.tally(s);
+        QCOMPARE(kept.value(QStringLiteral("limiter")).objects, 300);
+        QVERIFY(kept.value(QStringLiteral("limiter")).attention > 0);
+        QVERIFY(same(kept, tallySections(*s)));
+
+        // One window over its limit, one at 0, a lock gone, a second later.
+        auto next = std::make_shared<Snapshot>();
+        next->server.timeMs = 2000;
+        for (qsizetype i = 0; i < s->objects.size(); ++i) {
+            if (i == 3)
+                next->objects.append(window("rl:api:3", 30));
+            else if (i == 10)
+                next->objects.append(window("rl:api:10", 0));
+            else if (i == 300) {
+                ObjectState gone = lock("lock:a", "t1", 900);
+                gone.gone = true;
+                next->objects.append(gone);
+            } else
+                next->objects.append(s->objects.ptr(i));
+        }
+        kept = tallier.tally(next);
+        QVERIFY(same(kept, tallySections(*next)));
+        QVERIFY(!kept.contains(QStringLiteral("lock"))); // gone: not counted
+        // Without one object (the others move up a place).
+        auto fewer = std::make_shared<Snapshot>();
+        fewer->server.timeMs = 3000;
+        for (qsizetype i = 1; i < next->objects.size(); ++i)
+            fewer->objects.append(next->objects.ptr(i));
+        kept = tallier.tally(fewer);
+        QVERIFY(same(kept, tallySections(*fewer)));
+        QCOMPARE(kept.value(QStringLiteral("limiter")).objects, 299);
     }
 };
 

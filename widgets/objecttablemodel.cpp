@@ -47,6 +47,16 @@ QString stateWords(const QString &id)
 
 // Short words every member in the state said ("free", "over limit"), or
 // the state's.
+// A family's members and their states, order aside: the sum of this over
+// them changes when one comes, goes or has a new state.
+quint64 fingerprintOf(const ObjectState *state)
+{
+    quint64 x = quint64(quintptr(state));
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
 template<typename Tally>
 QString tallyWords(const Tally &t)
 {
@@ -117,6 +127,7 @@ void ObjectTableModel::applySnapshot(const Snapshot &snapshot)
     for (Family &f : m_families) {
         f.members.clear(); // keeps the capacity: no allocation per member
         f.memberJudged.clear();
+        f.fingerprint = 0;
     }
     // One hash lookup per member of a folded family (its family; it has no
     // row); the family of each object is kept for the second pass (-1: not
@@ -127,6 +138,25 @@ void ObjectTableModel::applySnapshot(const Snapshot &snapshot)
     bool lastKindHere = false;
     for (qsizetype i = 0; i < snapshot.objects.size(); ++i) {
         const ObjectList::Ptr &s = snapshot.objects.ptr(i);
+        if (i < m_lastObjects.size() && m_lastObjects.ptr(i) == s) {
+            // The state the last snapshot had at this place (the monitor
+            // shares unchanged states): its family and judgement as then,
+            // no hash lookup.
+            const int fi = m_lastFamilyAt.at(i);
+            if (fi < 0)
+                continue;
+            ++inSection;
+            familyAt[i] = fi;
+            Family &f = m_families[fi];
+            f.members.append(s);
+            f.fingerprint += fingerprintOf(s.get());
+            f.memberJudged.append(m_lastJudged.at(i));
+            if (f.grouped && !f.expanded)
+                continue;
+            if (const auto it = m_rows.constFind(s->object.key); it != m_rows.cend())
+                m_list[*it].seen = generation;
+            continue;
+        }
         if (!(s->object.kind == lastKind)) { // runs of one kind: one lookup per run
             lastKind = s->object.kind;
             lastKindHere = m_columns.contains(lastKind);
@@ -139,15 +169,13 @@ void ObjectTableModel::applySnapshot(const Snapshot &snapshot)
         familyAt[i] = fi;
         Family &f = m_families[fi];
         f.members.append(s);
-        // A member new to the family (not in the last snapshot) or with a
-        // new state (the monitor shares the unchanged ones between
-        // snapshots) is judged again; the family is folded again.
-        if (m.state != s || m.seen + 1 != generation) {
+        // A member with a new state (or new to the family) is judged again.
+        f.fingerprint += fingerprintOf(s.get());
+        if (m.state != s) {
             m.state = s;
             m.judged = -1;
             f.dirty = true;
         }
-        m.seen = generation;
         f.memberJudged.append(m.judged);
         if (f.grouped && !f.expanded)
             continue;
@@ -258,7 +286,7 @@ void ObjectTableModel::applySnapshot(const Snapshot &snapshot)
             continue;
         if (timeMoved && f.worst != Severity::Ok)
             rejudge(f, false);
-        if (!f.dirty && f.members.size() == f.foldedMembers)
+        if (!f.dirty && f.fingerprint == f.foldedFingerprint)
             continue;
         fold(f);
         f.foldedAt = generation;
@@ -300,6 +328,18 @@ void ObjectTableModel::applySnapshot(const Snapshot &snapshot)
         if (m_families.at(i).expanded)
             listWorst(i);
     }
+    // The next snapshot finds its unchanged states by place: each one's
+    // family and judgement (members are in snapshot order in their family).
+    m_lastObjects = snapshot.objects;
+    m_lastJudged.fill(-1, snapshot.objects.size());
+    {
+        QList<qsizetype> next(m_families.size(), 0);
+        for (qsizetype i = 0; i < familyAt.size(); ++i) {
+            if (const int fi = familyAt.at(i); fi >= 0)
+                m_lastJudged[i] = m_families.at(fi).memberJudged.value(next[fi]++, -1);
+        }
+    }
+    m_lastFamilyAt.swap(familyAt);
     // Rows whose state was not re-read still move with time (readings are
     // projected to the snapshot's time): repaint their time columns. Display
     // only: every projected value moves by the same amount, so the sort
@@ -357,7 +397,7 @@ void ObjectTableModel::fold(Family &f)
     // its state is new since the last fold.
     ++m_foldCount;
     f.dirty = false;
-    f.foldedMembers = f.members.size();
+    f.foldedFingerprint = f.fingerprint;
     const qint64 at = now();
     f.cells.resize(m_columns.count());
     for (FoldCell &cell : f.cells)
@@ -584,6 +624,9 @@ void ObjectTableModel::clear()
     m_families.clear();
     m_familyOf.clear();
     m_familyIds.clear();
+    m_lastObjects = ObjectList();
+    m_lastFamilyAt.clear();
+    m_lastJudged.clear();
     m_selectedKey.clear();
     m_selectedFamily = -1;
     endResetModel();

@@ -142,25 +142,26 @@ private:
         QHash<QString, int> judgedOf; // id, '\n', words -> index in judged (past 16)
         bool grouped = false;         // shown as one row
         bool expanded = false;        // its members listed
-        // Its members or their states changed since the last fold.
+        // A member to judge again since the last fold.
         bool dirty = true;
-        qsizetype foldedMembers = -1; // how many members the last fold had
-        quint64 foldedAt = 0;         // the snapshot generation of the last fold
-        int row = -1;                 // its row while grouped
-        QList<FoldCell> cells;        // by column
-        QList<StateTally> states;     // worst first
+        // fingerprintOf summed over this snapshot's members, and the last
+        // fold's: they differ when a member came, went or has a new state.
+        quint64 fingerprint = 0;
+        quint64 foldedFingerprint = 0;
+        quint64 foldedAt = 0;     // the snapshot generation of the last fold
+        int row = -1;             // its row while grouped
+        QList<FoldCell> cells;    // by column
+        QList<StateTally> states; // worst first
         Severity worst = Severity::Ok;
         QString worstId;
     };
     // What the model keeps of an object of its section by key: its family
-    // (computed once per key), the state its family's fold judged and the
-    // judgement's index in the family's judged (-1: none yet), and the
-    // generation of the last snapshot that had it.
+    // (computed once per key), and the state last judged and the
+    // judgement's index in the family's judged (-1: none yet).
     struct Member
     {
         int family = -1;
         int judged = -1;
-        quint64 seen = 0;
         ObjectList::Ptr state;
     };
     // A row: an object (state) or a family (state null); a listed member
@@ -204,6 +205,11 @@ private:
     QByteArray m_selectedKey;  // the selected object's
     int m_selectedFamily = -1; // the selected family row's family
     quint64 m_generation = 0;
+    // The last snapshot's objects, and by place each one's family (-1: not
+    // of this section) and judgement in it, as the snapshot left them.
+    ObjectList m_lastObjects;
+    QList<int> m_lastFamilyAt;
+    QList<int> m_lastJudged;
     quint64 m_foldCount = 0;
     qint64 m_serverTimeMs = 0; // the snapshot's reading time
     qint64 m_nowMs = 0;        // the server's time now, for live countdowns

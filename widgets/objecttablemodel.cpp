@@ -45,10 +45,9 @@ QString stateWords(const QString &id)
     return words.replace(QLatin1Char('-'), QLatin1Char(' '));
 }
 
-// Short words every member in the state said ("free", "over limit"), or
-// the state's.
 // A family's members and their states, order aside: the sum of this over
-// them changes when one comes, goes or has a new state.
+// them changes when one comes, goes or has a new state (splitmix64's mix of
+// the state's address).
 quint64 fingerprintOf(const ObjectState *state)
 {
     quint64 x = quint64(quintptr(state));
@@ -57,6 +56,8 @@ quint64 fingerprintOf(const ObjectState *state)
     return x ^ (x >> 31);
 }
 
+// Short words every member in the state said ("free", "over limit"), or
+// the state's.
 template<typename Tally>
 QString tallyWords(const Tally &t)
 {

@@ -93,7 +93,11 @@ SectionPage::SectionPage(const Section &section, bool readOnly, QWidget *parent)
     header->setStretchLastSection(false);
     header->setSectionResizeMode(QHeaderView::ResizeToContents);
     header->setSectionResizeMode(0, QHeaderView::Stretch);
-    header->setResizeContentsPrecision(200); // rows measured: bounded on a large table
+    // Rows measured, the visible ones first: every change of a cell (the
+    // TTL and Status columns move every half second) measures them again
+    // for each column, and 200 rows of text cost about 10 ms per repaint on
+    // the GUI thread (figure 4's stalls); 60 covers a 1600x1000 page.
+    header->setResizeContentsPrecision(60);
     // A long figure (a holder token, a state's explanation) is elided past
     // this, its tooltip whole, so the key column keeps its room at 1280 px.
     header->setMaximumSectionSize(std::max(200, fontMetrics().averageCharWidth() * 34));

@@ -12,6 +12,8 @@
 #include <QVBoxLayout>
 #include <QtConcurrent>
 
+#include <algorithm>
+
 namespace gatehouse {
 
 namespace {
@@ -61,6 +63,7 @@ LockTimelinePanel::LockTimelinePanel(QWidget *parent)
     m_table->setWordWrap(false);
     m_table->setTextElideMode(Qt::ElideMiddle);
     m_table->verticalHeader()->hide();
+    fitRows(0);
     hide();
 }
 
@@ -251,6 +254,23 @@ void LockTimelinePanel::readHistory(const QByteArray &key)
     }));
 }
 
+void LockTimelinePanel::fitRows(int rows)
+{
+    // As high as its rows (MinRows to MaxRows, then it scrolls): one holder
+    // is one line, not a third of the page.
+    const int shown = std::clamp(rows, MinRows, MaxRows);
+    const int table = m_table->horizontalHeader()->sizeHint().height()
+                      + shown * m_table->verticalHeader()->defaultSectionSize()
+                      + 2 * m_table->frameWidth();
+    const int spacing = layout()->spacing() >= 0 ? layout()->spacing() : 6;
+    const int height = m_title->sizeHint().height() + spacing + table;
+    if (m_table->minimumHeight() != table) {
+        m_table->setMinimumHeight(table);
+        m_table->setMaximumHeight(table);
+    }
+    setMaximumHeight(height);
+}
+
 QList<LockTimelinePanel::Holder> LockTimelinePanel::holders(const QByteArray &key) const
 {
     QList<Holder> earlier = m_earlier.value(key);
@@ -282,6 +302,7 @@ void LockTimelinePanel::fill()
             .toString(QStringLiteral("HH:mm:ss.zzz"));
     };
     m_table->setRowCount(int(holders.size()));
+    fitRows(int(holders.size()));
     for (int r = 0; r < holders.size(); ++r) {
         const Holder &h = holders.at(holders.size() - 1 - r);
         const QString token = h.token.isEmpty() ? tr("unknown") : printableBytes(h.token, 120);

@@ -26,6 +26,10 @@ public:
     // Holders kept per lock and locks followed (the oldest forgotten first).
     static constexpr int MaxHolders = 50;
     static constexpr int MaxLocks = 5000;
+    // The holders listed without scrolling: the pane is as high as its
+    // rows, at least MinRows.
+    static constexpr int MinRows = 2;
+    static constexpr int MaxRows = 8;
 
     struct Holder
     {
@@ -56,6 +60,7 @@ public:
 private:
     void follow(const ObjectState &state);
     void fill();
+    void fitRows(int rows);
     void record(const QByteArray &key, const Holder &holder, bool ended);
     void readHistory(const QByteArray &key);
 

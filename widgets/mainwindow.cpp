@@ -405,7 +405,7 @@ void MainWindow::updateSideList()
 {
     // Each section's count, and a badge in the worst state's colour with how
     // many need attention; the states' words in the tooltip.
-    const QHash<QString, SectionTally> tallies = tallySections(*m_snapshot);
+    const QHash<QString, SectionTally> tallies = m_tallier.tally(m_snapshot);
     const int iconSize = m_pages->iconSize().width();
     for (SectionPage *page : std::as_const(m_sectionPages)) {
         QListWidgetItem *item = m_pages->item(m_stack->indexOf(page));

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "sidelist.h"
+
 #include <history/historystore.h>
 #include <monitor/snapshot.h>
 #include <patterns/scriptcall.h>
@@ -138,6 +140,7 @@ private:
     JobBrowser *m_jobBrowser;
     Options m_options;
     std::shared_ptr<const Snapshot> m_snapshot;
+    SectionTallier m_tallier; // the side list's counts, snapshot to snapshot
     // Writes on its own thread; shared with the monitor thread's tick
     // handler (a weak reference), so closing never races a tick.
     std::shared_ptr<HistoryStore> m_history;

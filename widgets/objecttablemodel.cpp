@@ -45,6 +45,17 @@ QString stateWords(const QString &id)
     return words.replace(QLatin1Char('-'), QLatin1Char(' '));
 }
 
+// A family's members and their states, order aside: the sum of this over
+// them changes when one comes, goes or has a new state (splitmix64's mix of
+// the state's address).
+quint64 fingerprintOf(const ObjectState *state)
+{
+    quint64 x = quint64(quintptr(state));
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
 // Short words every member in the state said ("free", "over limit"), or
 // the state's.
 template<typename Tally>
@@ -77,10 +88,10 @@ ObjectTableModel::ObjectTableModel(const QString &section, QObject *parent)
     }
 }
 
-int ObjectTableModel::familyIndexOf(const ObjectList::Ptr &s)
+ObjectTableModel::Member &ObjectTableModel::memberOf(const ObjectList::Ptr &s)
 {
-    const auto it = m_familyOf.constFind(s->object.key);
-    if (it != m_familyOf.cend())
+    const auto it = m_familyOf.find(s->object.key);
+    if (it != m_familyOf.end())
         return *it;
     // Once per key: the family of its name's shape, per pattern.
     const QByteArray family = familyOf(s->object.key);
@@ -95,8 +106,15 @@ int ObjectTableModel::familyIndexOf(const ObjectList::Ptr &s)
         m_families.append(f);
         m_familyIds.insert(id, index);
     }
-    m_familyOf.insert(s->object.key, index);
-    return index;
+    Member m;
+    m.family = index;
+    return *m_familyOf.insert(s->object.key, m);
+}
+
+int ObjectTableModel::familyIndexOfKey(const QByteArray &key) const
+{
+    const auto it = m_familyOf.constFind(key);
+    return it == m_familyOf.cend() ? -1 : it->family;
 }
 
 void ObjectTableModel::applySnapshot(const Snapshot &snapshot)
@@ -107,8 +125,11 @@ void ObjectTableModel::applySnapshot(const Snapshot &snapshot)
     const quint64 generation = ++m_generation;
 
     // Which family each object is in, and which rows still have their object.
-    for (Family &f : m_families)
+    for (Family &f : m_families) {
         f.members.clear(); // keeps the capacity: no allocation per member
+        f.memberJudged.clear();
+        f.fingerprint = 0;
+    }
     // One hash lookup per member of a folded family (its family; it has no
     // row); the family of each object is kept for the second pass (-1: not
     // of this section).
@@ -118,6 +139,25 @@ void ObjectTableModel::applySnapshot(const Snapshot &snapshot)
     bool lastKindHere = false;
     for (qsizetype i = 0; i < snapshot.objects.size(); ++i) {
         const ObjectList::Ptr &s = snapshot.objects.ptr(i);
+        if (i < m_lastObjects.size() && m_lastObjects.ptr(i) == s) {
+            // The state the last snapshot had at this place (the monitor
+            // shares unchanged states): its family and judgement as then,
+            // no hash lookup.
+            const int fi = m_lastFamilyAt.at(i);
+            if (fi < 0)
+                continue;
+            ++inSection;
+            familyAt[i] = fi;
+            Family &f = m_families[fi];
+            f.members.append(s);
+            f.fingerprint += fingerprintOf(s.get());
+            f.memberJudged.append(m_lastJudged.at(i));
+            if (f.grouped && !f.expanded)
+                continue;
+            if (const auto it = m_rows.constFind(s->object.key); it != m_rows.cend())
+                m_list[*it].seen = generation;
+            continue;
+        }
         if (!(s->object.kind == lastKind)) { // runs of one kind: one lookup per run
             lastKind = s->object.kind;
             lastKindHere = m_columns.contains(lastKind);
@@ -125,10 +165,19 @@ void ObjectTableModel::applySnapshot(const Snapshot &snapshot)
         if (!lastKindHere)
             continue;
         ++inSection;
-        const int fi = familyIndexOf(s);
+        Member &m = memberOf(s);
+        const int fi = m.family;
         familyAt[i] = fi;
         Family &f = m_families[fi];
         f.members.append(s);
+        // A member with a new state (or new to the family) is judged again.
+        f.fingerprint += fingerprintOf(s.get());
+        if (m.state != s) {
+            m.state = s;
+            m.judged = -1;
+            f.dirty = true;
+        }
+        f.memberJudged.append(m.judged);
         if (f.grouped && !f.expanded)
             continue;
         if (const auto it = m_rows.constFind(s->object.key); it != m_rows.cend())
@@ -136,11 +185,11 @@ void ObjectTableModel::applySnapshot(const Snapshot &snapshot)
     }
     // Keys whose objects went (tokens come and go) are forgotten now and then.
     if (m_familyOf.size() > 2 * inSection + 1024) {
-        QHash<QByteArray, int> kept;
+        QHash<QByteArray, Member> kept;
         kept.reserve(inSection);
-        for (int i = 0; i < m_families.size(); ++i) {
-            for (const ObjectList::Ptr &s : std::as_const(m_families.at(i).members))
-                kept.insert(s->object.key, i);
+        for (const Family &f : std::as_const(m_families)) {
+            for (const ObjectList::Ptr &s : f.members)
+                kept.insert(s->object.key, m_familyOf.value(s->object.key));
         }
         m_familyOf.swap(kept);
     }
@@ -162,10 +211,11 @@ void ObjectTableModel::applySnapshot(const Snapshot &snapshot)
             // The selected object keeps its row: the family forms expanded,
             // listing the rows it had.
             f.grouped = true;
-            f.expanded = !m_selectedKey.isEmpty() && m_familyOf.value(m_selectedKey, -1) == i
+            f.dirty = true;
+            f.expanded = !m_selectedKey.isEmpty() && familyIndexOfKey(m_selectedKey) == i
                          && m_rows.contains(m_selectedKey);
             for (int r = 0; r < m_list.size(); ++r) {
-                if (!m_list.at(r).state || m_familyOf.value(m_list.at(r).state->object.key) != i)
+                if (!m_list.at(r).state || familyIndexOfKey(m_list.at(r).state->object.key) != i)
                     continue;
                 if (f.expanded)
                     m_list[r].family = i;
@@ -223,27 +273,45 @@ void ObjectTableModel::applySnapshot(const Snapshot &snapshot)
         m_list[*it].state = s;
         changed(*it);
     }
+    // Only the families whose members changed are folded again: a fold is
+    // O(members) (20,000 limiters of one family are common), and most
+    // snapshots change a few objects. Time alone changes nothing a fold
+    // counts but the words of a state that is not ok ("stale for 12 s"):
+    // those members are judged again when the server's time moved (a state
+    // that time changes, such as an expiry passed, comes as a new reading:
+    // the monitor re-reads an object past PatternUnit::validUntilMs).
+    QList<int> foldedRows;
     for (int i = 0; i < m_families.size(); ++i) {
         Family &f = m_families[i];
         if (!f.grouped)
             continue;
+        if (timeMoved && f.worst != Severity::Ok)
+            rejudge(f, false);
+        if (!f.dirty && f.fingerprint == f.foldedFingerprint)
+            continue;
         fold(f);
+        f.foldedAt = generation;
         if (f.row >= 0)
-            changed(f.row);
+            foldedRows.append(f.row);
     }
     // A family row that moves in the view's order takes its listed members
     // along: the proxy re-sorts only rows said to have changed.
     for (int r = 0; r < m_list.size(); ++r) {
-        if (m_list.at(r).state && m_list.at(r).family >= 0)
+        if (m_list.at(r).state && m_list.at(r).family >= 0
+            && m_families.at(m_list.at(r).family).foldedAt == generation)
             changed(r);
     }
     for (int i : std::as_const(forming))
         added.append({nullptr, i, generation});
+    const QList<int> roles{Qt::DisplayRole, Qt::ToolTipRole, Qt::ForegroundRole, Qt::BackgroundRole,
+                           SortRole,        GoneRole,        StaleRole,          SeverityRole,
+                           StateIdRole,     MembersRole};
     if (firstChanged >= 0)
-        Q_EMIT dataChanged(index(firstChanged, 0), index(lastChanged, columnCount() - 1),
-                           {Qt::DisplayRole, Qt::ToolTipRole, Qt::ForegroundRole,
-                            Qt::BackgroundRole, SortRole, GoneRole, StaleRole, SeverityRole,
-                            StateIdRole, MembersRole});
+        Q_EMIT dataChanged(index(firstChanged, 0), index(lastChanged, columnCount() - 1), roles);
+    // A family row on its own: a range from it to a changed object's row
+    // would repaint (and re-sort) every family between them.
+    for (int row : std::as_const(foldedRows))
+        Q_EMIT dataChanged(index(row, 0), index(row, columnCount() - 1), roles);
     if (!added.isEmpty()) {
         const int first = int(m_list.size());
         beginInsertRows({}, first, first + int(added.size()) - 1);
@@ -261,6 +329,18 @@ void ObjectTableModel::applySnapshot(const Snapshot &snapshot)
         if (m_families.at(i).expanded)
             listWorst(i);
     }
+    // The next snapshot finds its unchanged states by place: each one's
+    // family and judgement (members are in snapshot order in their family).
+    m_lastObjects = snapshot.objects;
+    m_lastJudged.fill(-1, snapshot.objects.size());
+    {
+        QList<qsizetype> next(m_families.size(), 0);
+        for (qsizetype i = 0; i < familyAt.size(); ++i) {
+            if (const int fi = familyAt.at(i); fi >= 0)
+                m_lastJudged[i] = m_families.at(fi).memberJudged.value(next[fi]++, -1);
+        }
+    }
+    m_lastFamilyAt.swap(familyAt);
     // Rows whose state was not re-read still move with time (readings are
     // projected to the snapshot's time): repaint their time columns. Display
     // only: every projected value moves by the same amount, so the sort
@@ -269,10 +349,56 @@ void ObjectTableModel::applySnapshot(const Snapshot &snapshot)
         timeColumnsChanged();
 }
 
+int ObjectTableModel::judgedIndex(Family &f, const ObjectHealth &h)
+{
+    // A family's members mostly share a handful of judgements.
+    if (f.judged.size() <= 16) {
+        for (int j = 0; j < f.judged.size(); ++j) {
+            if (f.judged.at(j).id == h.id && f.judged.at(j).words == h.words)
+                return j;
+        }
+    } else if (const auto it = f.judgedOf.constFind(h.id + QLatin1Char('\n') + h.words);
+               it != f.judgedOf.cend()) {
+        return *it;
+    }
+    const int index = int(f.judged.size());
+    const bool timed
+        = h.severity != Severity::Ok
+          && std::any_of(h.words.cbegin(), h.words.cend(), [](QChar c) { return c.isDigit(); });
+    f.judged.append({h.id, h.words, h.severity, 0, timed});
+    f.judgedOf.insert(h.id + QLatin1Char('\n') + h.words, index);
+    return index;
+}
+
+void ObjectTableModel::rejudge(Family &f, bool all)
+{
+    // all: the members not judged yet; otherwise those whose words may move
+    // with time (Judged::timed). A new judgement makes the family's fold out
+    // of date.
+    const qint64 at = now();
+    for (qsizetype m = 0; m < f.members.size(); ++m) {
+        int &j = f.memberJudged[m];
+        if (all ? j >= 0 : j < 0 || !f.judged.at(j).timed)
+            continue;
+        const ObjectList::Ptr &s = f.members.at(m);
+        const int judged = judgedIndex(f, objectHealth(*s, at));
+        if (judged == j)
+            continue;
+        j = judged;
+        f.dirty = f.dirty || !all;
+        if (const auto it = m_familyOf.find(s->object.key); it != m_familyOf.end())
+            it->judged = j;
+    }
+}
+
 void ObjectTableModel::fold(Family &f)
 {
-    // O(members), no allocation per member: one health and one sort value
-    // per folded column each.
+    // O(members), no allocation per member: one sort value per folded column
+    // each; a member is judged (objectHealth, its state in words) only when
+    // its state is new since the last fold.
+    ++m_foldCount;
+    f.dirty = false;
+    f.foldedFingerprint = f.fingerprint;
     const qint64 at = now();
     f.cells.resize(m_columns.count());
     for (FoldCell &cell : f.cells)
@@ -304,13 +430,36 @@ void ObjectTableModel::fold(Family &f)
                 cell.maxState = s;
             }
         }
-        const ObjectHealth h = objectHealth(*s, at);
+    }
+
+    // Judgements whose words moved with time pile up: past a few dozen
+    // mostly unused, every member is judged afresh.
+    qsizetype used = 0;
+    for (const Judged &j : std::as_const(f.judged))
+        used += j.count > 0 ? 1 : 0;
+    if (f.judged.size() > 64 && f.judged.size() > 2 * used) {
+        f.judged.clear();
+        f.judgedOf.clear();
+        f.memberJudged.fill(-1);
+    }
+    rejudge(f, true);
+    for (Judged &j : f.judged)
+        j.count = 0;
+    for (const int j : std::as_const(f.memberJudged))
+        ++f.judged[j].count;
+    // By state, worst first: the words shown when all its members said the
+    // same (one judgement of that id).
+    for (const Judged &j : std::as_const(f.judged)) {
+        if (j.count == 0)
+            continue;
         auto tally = std::find_if(f.states.begin(), f.states.end(),
-                                  [&](const StateTally &t) { return t.id == h.id; });
-        if (tally == f.states.end())
-            f.states.append({h.id, h.severity, 1, h.words, true});
-        else if (++tally->count, tally->sameWords && tally->words != h.words)
+                                  [&](const StateTally &t) { return t.id == j.id; });
+        if (tally == f.states.end()) {
+            f.states.append({j.id, j.severity, j.count, j.words, true});
+        } else {
+            tally->count += j.count;
             tally->sameWords = false;
+        }
     }
     std::sort(f.states.begin(), f.states.end(), [](const StateTally &a, const StateTally &b) {
         if (a.severity != b.severity)
@@ -391,6 +540,8 @@ void ObjectTableModel::listWorst(int i)
     for (qsizetype m = 0; m < members.size(); ++m) {
         if (m_rows.contains(members.at(m)->object.key))
             ++listedAlready;
+        else if (const int j = f.memberJudged.value(m, -1); j >= 0) // as its row folds it
+            rank.append({f.judged.at(j).severity, m});
         else
             rank.append({objectHealth(*members.at(m), at).severity, m});
     }
@@ -422,7 +573,7 @@ int ObjectTableModel::reveal(const QByteArray &key)
 {
     if (const int row = rowOf(key); row >= 0)
         return row;
-    const int i = m_familyOf.value(key, -1);
+    const int i = familyIndexOfKey(key);
     if (i < 0 || !m_families.at(i).grouped)
         return -1;
     Family &f = m_families[i];
@@ -474,6 +625,9 @@ void ObjectTableModel::clear()
     m_families.clear();
     m_familyOf.clear();
     m_familyIds.clear();
+    m_lastObjects = ObjectList();
+    m_lastFamilyAt.clear();
+    m_lastJudged.clear();
     m_selectedKey.clear();
     m_selectedFamily = -1;
     endResetModel();
@@ -530,7 +684,7 @@ int ObjectTableModel::rowOfFamily(const QByteArray &glob, PatternKind kind) cons
 
 int ObjectTableModel::familyRowOfKey(const QByteArray &key) const
 {
-    const int i = m_familyOf.value(key, -1);
+    const int i = familyIndexOfKey(key);
     return i < 0 ? -1 : m_families.at(i).row;
 }
 

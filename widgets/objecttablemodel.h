@@ -88,6 +88,9 @@ public:
     bool memberBefore(int a, int b) const;
     // "rl:api:* · 2,000 limiters": what a family row is, in words.
     QString familyTitle(int row) const;
+    // How many times a family's members were folded since the model was
+    // made: a snapshot folds only the families whose members changed.
+    quint64 foldCount() const { return m_foldCount; }
 
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
@@ -114,19 +117,52 @@ private:
         QString words;
         bool sameWords = true;
     };
+    // One distinct judgement (objectHealth) of a family's members: a state
+    // and its words, and how many members it was at the last fold.
+    struct Judged
+    {
+        QString id;
+        QString words;
+        Severity severity = Severity::Ok;
+        qsizetype count = 0;
+        // Words with a figure in them, not ok ("stale for 12 s", "expired
+        // 9.3 min ago"): they may move with time.
+        bool timed = false;
+    };
     struct Family
     {
         QByteArray id; // the pattern's id, a space, familyOf(key)
         QByteArray glob;
         PatternKind kind;
         QList<ObjectList::Ptr> members; // this snapshot's; cleared with its capacity kept
-        bool grouped = false;           // shown as one row
-        bool expanded = false;          // its members listed
-        int row = -1;                   // its row while grouped
-        QList<FoldCell> cells;          // by column
-        QList<StateTally> states;       // worst first
+        // By member: its index in judged, -1 while its state is not judged
+        // (new, or a new reading since the last fold).
+        QList<int> memberJudged;
+        QList<Judged> judged;         // the judgements its members had, as first seen
+        QHash<QString, int> judgedOf; // id, '\n', words -> index in judged (past 16)
+        bool grouped = false;         // shown as one row
+        bool expanded = false;        // its members listed
+        // A member to judge again since the last fold.
+        bool dirty = true;
+        // fingerprintOf summed over this snapshot's members, and the last
+        // fold's: they differ when a member came, went or has a new state.
+        quint64 fingerprint = 0;
+        quint64 foldedFingerprint = 0;
+        quint64 foldedAt = 0;     // the snapshot generation of the last fold
+        int row = -1;             // its row while grouped
+        QList<FoldCell> cells;    // by column
+        QList<StateTally> states; // worst first
         Severity worst = Severity::Ok;
         QString worstId;
+    };
+    // What the model keeps of an object of its section by key: its family
+    // (computed once per key), and the state last judged and the
+    // judgement's index in the family's judged (-1: none yet).
+    struct Member
+    {
+        int family = -1;
+        int judged = -1;
+        ObjectList::Ptr state;
     };
     // A row: an object (state) or a family (state null); a listed member
     // has its family's index too.
@@ -142,8 +178,11 @@ private:
     bool isStateColumn(int column, const ObjectState &s) const;
     bool isStatusColumn(int column) const;
     Severity health(const ObjectState &s) const;
-    int familyIndexOf(const ObjectList::Ptr &s);
+    Member &memberOf(const ObjectList::Ptr &s);
+    int familyIndexOfKey(const QByteArray &key) const;
     void fold(Family &f);
+    int judgedIndex(Family &f, const ObjectHealth &h);
+    void rejudge(Family &f, bool all);
     void listWorst(int family);       // appends rows for the worst members not listed
     void removeRows(QList<int> rows); // ascending or not; reindexes
     void reindex();
@@ -159,13 +198,19 @@ private:
     int m_statusColumn = -1;
     QList<FamilyFold> m_folds; // by column
     QList<Row> m_list;
-    QHash<QByteArray, int> m_rows;     // object key -> row
-    QList<Family> m_families;          // grows during a connection; clear() empties it
-    QHash<QByteArray, int> m_familyOf; // object key -> family (computed once per key)
+    QHash<QByteArray, int> m_rows;        // object key -> row
+    QList<Family> m_families;             // grows during a connection; clear() empties it
+    QHash<QByteArray, Member> m_familyOf; // object key -> its family and judged state
     QHash<QByteArray, int> m_familyIds;
     QByteArray m_selectedKey;  // the selected object's
     int m_selectedFamily = -1; // the selected family row's family
     quint64 m_generation = 0;
+    // The last snapshot's objects, and by place each one's family (-1: not
+    // of this section) and judgement in it, as the snapshot left them.
+    ObjectList m_lastObjects;
+    QList<int> m_lastFamilyAt;
+    QList<int> m_lastJudged;
+    quint64 m_foldCount = 0;
     qint64 m_serverTimeMs = 0; // the snapshot's reading time
     qint64 m_nowMs = 0;        // the server's time now, for live countdowns
 };

@@ -125,7 +125,10 @@ OverviewPage::OverviewPage(QWidget *parent)
     m_queueChart->setHistoryReader(m_activity->reader());
     m_queueChart->showSeries(QueueActivity::Key, tr("Every queue: stuck, in flight and throughput"),
                              QueueActivity::charts());
-    layout->addWidget(m_queueChart, 1);
+    // The charts take two thirds of what the figures above leave, the
+    // attention list the rest: at 1280x800 plots of about 150 px, and six
+    // items listed.
+    layout->addWidget(m_queueChart, 2);
     layout->addWidget(new QLabel(tr("Needs attention (click to open):"), this));
     m_attention->setObjectName(QStringLiteral("attention"));
     m_attention->setItemDelegate(new SparklineDelegate(m_attention));

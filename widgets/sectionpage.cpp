@@ -26,6 +26,7 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSaveFile>
+#include <QScrollBar>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTableView>
@@ -76,6 +77,7 @@ SectionPage::SectionPage(const Section &section, bool readOnly, QWidget *parent)
     layout->addLayout(bar);
 
     auto *splitter = new QSplitter(Qt::Vertical, this);
+    m_splitter = splitter;
     m_table = new QTableView(splitter);
     m_table->setModel(m_proxy);
     m_table->viewport()->installEventFilter(this);
@@ -91,7 +93,11 @@ SectionPage::SectionPage(const Section &section, bool readOnly, QWidget *parent)
     header->setStretchLastSection(false);
     header->setSectionResizeMode(QHeaderView::ResizeToContents);
     header->setSectionResizeMode(0, QHeaderView::Stretch);
-    header->setResizeContentsPrecision(200); // rows measured: bounded on a large table
+    // Rows measured, the visible ones first: every change of a cell (the
+    // TTL and Status columns move every half second) measures them again
+    // for each column, and 200 rows of text cost about 10 ms per repaint on
+    // the GUI thread (figure 4's stalls); 60 covers a 1600x1000 page.
+    header->setResizeContentsPrecision(60);
     // A long figure (a holder token, a state's explanation) is elided past
     // this, its tooltip whole, so the key column keeps its room at 1280 px.
     header->setMaximumSectionSize(std::max(200, fontMetrics().averageCharWidth() * 34));
@@ -148,6 +154,7 @@ SectionPage::SectionPage(const Section &section, bool readOnly, QWidget *parent)
         m_items->setSelectionMode(QAbstractItemView::SingleSelection);
         m_items->setEditTriggers(QAbstractItemView::NoEditTriggers);
         m_items->verticalHeader()->hide();
+        m_items->hide(); // until an object with items is selected (updateItems)
         splitter->addWidget(m_items);
         connect(m_items, &QTableWidget::itemSelectionChanged, this,
                 [this] { m_jobChosenLast = false; });
@@ -172,66 +179,52 @@ SectionPage::SectionPage(const Section &section, bool readOnly, QWidget *parent)
     m_why->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_why->hide();
     layout->addWidget(m_why);
-    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this,
-            [this, splitter] {
-                const ObjectState *s = selected();
-                // Regrouping keeps the selected row (ObjectTableModel).
-                m_model->setSelectedRow(selectedRow());
-                updateWhy(s);
-                const bool chartsWereHidden = m_chart->maximumHeight() < QWIDGETSIZE_MAX;
-                m_chart->setObject(s);
-                // The charts appear: give them 60 % of the page, from the panes that
-                // have the most (the splitter kept the hint's few pixels for them).
-                if (s && chartsWereHidden) {
-                    QList<int> sizes = splitter->sizes();
-                    const int chart = splitter->indexOf(m_chart);
-                    int total = 0;
-                    for (int v : std::as_const(sizes))
-                        total += v;
-                    int need = total * 3 / 5 - sizes.value(chart);
-                    for (int i = 0; i < sizes.size() && need > 0; ++i) {
-                        if (i == chart)
-                            continue;
-                        const int give = std::min(need, std::max(0, sizes[i] - 120));
-                        sizes[i] -= give;
-                        sizes[chart] += give;
-                        need -= give;
-                    }
-                    splitter->setSizes(sizes);
-                }
-                updateItems();
-                updateParts();
-                if (m_jobsPanel)
-                    m_jobsPanel->setObject(s, m_snapshot ? m_snapshot->server.timeMs : 0);
-                for (ObjectPanel *panel : std::as_const(m_panels)) {
-                    panel->setObject(s);
-                    // A pane that appears (a family's tokens, a lock's holders)
-                    // gets a third of the page, from the others in proportion
-                    // to what they have beyond 120 px (a hidden pane had none).
-                    QList<int> sizes = splitter->sizes();
-                    const int at = splitter->indexOf(panel);
-                    if (panel->isHidden() || sizes.value(at) >= 120)
-                        continue;
-                    int total = 0;
-                    int spare = 0;
-                    for (int i = 0; i < sizes.size(); ++i) {
-                        total += sizes.at(i);
-                        if (i != at)
-                            spare += std::max(0, sizes.at(i) - 120);
-                    }
-                    const int need = std::min(spare, total / 3 - sizes.at(at));
-                    for (int i = 0; i < sizes.size() && need > 0; ++i) {
-                        if (i == at)
-                            continue;
-                        const int give = int(qint64(need) * std::max(0, sizes.at(i) - 120) / spare);
-                        sizes[i] -= give;
-                        sizes[at] += give;
-                    }
-                    splitter->setSizes(sizes);
-                }
-                updateActions(s);
-                Q_EMIT selectionChanged(s ? s->object.key : QByteArray());
-            });
+    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
+        const ObjectState *s = selected();
+        // Regrouping keeps the selected row (ObjectTableModel).
+        m_model->setSelectedRow(selectedRow());
+        updateWhy(s);
+        const bool chartsWereHidden = m_chart->maximumHeight() < QWIDGETSIZE_MAX;
+        m_chart->setObject(s);
+        // The charts appear: give them 60 % of the page, from the panes that
+        // have the most (the splitter kept the hint's few pixels for them).
+        if (s && chartsWereHidden) {
+            QList<int> sizes = m_splitter->sizes();
+            const int chart = m_splitter->indexOf(m_chart);
+            int total = 0;
+            for (int v : std::as_const(sizes))
+                total += v;
+            int need = total * 3 / 5 - sizes.value(chart);
+            for (int i = 0; i < sizes.size() && need > 0; ++i) {
+                if (i == chart)
+                    continue;
+                const int give = std::min(need, std::max(0, sizes[i] - 120));
+                sizes[i] -= give;
+                sizes[chart] += give;
+                need -= give;
+            }
+            m_splitter->setSizes(sizes);
+        }
+        updateItems();
+        updateParts();
+        if (m_jobsPanel)
+            m_jobsPanel->setObject(s, m_snapshot ? m_snapshot->server.timeMs : 0);
+        for (ObjectPanel *panel : std::as_const(m_panels)) {
+            panel->setObject(s);
+            // A pane that appears (a family's tokens, a lock's holders) gets
+            // a third of the page, at most what it can use.
+            if (!panel->isHidden() && m_splitter->sizes().value(m_splitter->indexOf(panel)) < 120)
+                giveRoom(panel, std::min(m_splitter->height() / 3, panel->maximumHeight()));
+        }
+        fitTable(false);
+        updateActions(s);
+        Q_EMIT selectionChanged(s ? s->object.key : QByteArray());
+    });
+    // A table fitted to a few rows grows with them (up to 40 % of the page).
+    connect(m_proxy, &QAbstractItemModel::rowsInserted, this, [this] {
+        if (m_tableFitted)
+            fitTable(true);
+    });
     updateActions(nullptr);
 }
 
@@ -447,12 +440,99 @@ void SectionPage::updateItems()
     const QByteArray key = s ? s->object.key : QByteArray();
     const bool sameObject = m_items->property("shownKey").toByteArray() == key;
     m_items->setProperty("shownKey", key);
+    // Shown for an object with items to list (a Redisson lock's holders, a
+    // queue's jobs in flight): a plain lock has none, and an empty table
+    // would take a pane of the page. Once shown it stays while the same
+    // object is selected, so a queue emptying and filling does not move the
+    // panes under the operator.
+    const bool listsItems = s && !PatternUnit::of(s->object.kind).itemHeaders().isEmpty()
+                            && (!rows.isEmpty() || (sameObject && m_items->isVisibleTo(this)));
+    const bool appears = listsItems && !m_items->isVisibleTo(this);
+    m_items->setVisible(listsItems);
+    if (appears) {
+        // As high as its rows (2 to 8, then it scrolls), at most a third of the page.
+        const int shown = std::clamp(int(rows.size()), 2, 8);
+        giveRoom(m_items, std::min(m_splitter->height() / 3, rowsHeight(m_items, shown)));
+    }
     if (sameObject && current >= 0 && current < rows.size()) {
         m_items->selectRow(current);
     } else {
         m_items->clearSelection();
         m_items->setCurrentCell(-1, -1);
     }
+}
+
+void SectionPage::giveRoom(QWidget *pane, int want)
+{
+    // From the other panes in proportion to what they have beyond 120 px (a
+    // hidden pane has none).
+    QList<int> sizes = m_splitter->sizes();
+    const int at = m_splitter->indexOf(pane);
+    int spare = 0;
+    for (int i = 0; i < sizes.size(); ++i) {
+        if (i != at)
+            spare += std::max(0, sizes.at(i) - 120);
+    }
+    const int need = std::min(spare, want - sizes.value(at));
+    if (need <= 0)
+        return;
+    for (int i = 0; i < sizes.size(); ++i) {
+        if (i == at)
+            continue;
+        const int give = int(qint64(need) * std::max(0, sizes.at(i) - 120) / spare);
+        sizes[i] -= give;
+        sizes[at] += give;
+    }
+    m_splitter->setSizes(sizes);
+}
+
+int SectionPage::rowsHeight(const QTableView *table, int rows)
+{
+    const int scrollBar
+        = table->horizontalScrollBar()->isVisible() ? table->horizontalScrollBar()->height() : 0;
+    return table->horizontalHeader()->sizeHint().height()
+           + rows * table->verticalHeader()->defaultSectionSize() + 2 * table->frameWidth()
+           + scrollBar;
+}
+
+void SectionPage::fitTable(bool grow)
+{
+    // A table of a few rows (two token families, two queues) keeps what its
+    // rows need and half a row more, at least MinTableRows; the band it
+    // would leave empty goes to the charts, or the last pane shown that can
+    // take it. Nothing selected: no other pane to give to, the table keeps
+    // the page.
+    QList<int> sizes = m_splitter->sizes();
+    const int table = m_splitter->indexOf(m_table);
+    int to = -1;
+    for (int i = int(sizes.size()) - 1; i >= 0 && to < 0; --i) {
+        QWidget *pane = m_splitter->widget(i);
+        if (i != table && pane->isVisibleTo(this) && pane->maximumHeight() == QWIDGETSIZE_MAX)
+            to = i;
+    }
+    if (to < 0 || sizes.value(table) <= 0)
+        return;
+    const int rows = std::max(m_proxy->rowCount(), MinTableRows);
+    const int needed
+        = rowsHeight(m_table, rows) + m_table->verticalHeader()->defaultSectionSize() / 2;
+    int delta = sizes.at(table) - needed; // > 0: more than it needs
+    if (grow) {
+        // Back up to what the rows need, at most 40 % of the page, from
+        // what the other pane has beyond 120 px.
+        int total = 0;
+        for (int v : std::as_const(sizes))
+            total += v;
+        const int want = std::min(needed, total * 2 / 5) - sizes.at(table);
+        delta = -std::min(want, std::max(0, sizes.at(to) - 120));
+        if (delta >= 0)
+            return;
+    } else if (delta <= 0) {
+        return;
+    }
+    sizes[table] -= delta;
+    sizes[to] += delta;
+    m_splitter->setSizes(sizes);
+    m_tableFitted = true;
 }
 
 void SectionPage::updateParts()
@@ -566,8 +646,7 @@ void SectionPage::setOffline(const QString &why)
 
 void SectionPage::addPanel(ObjectPanel *panel)
 {
-    auto *splitter = qobject_cast<QSplitter *>(m_chart->parentWidget());
-    splitter->insertWidget(splitter->indexOf(m_chart), panel);
+    m_splitter->insertWidget(m_splitter->indexOf(m_chart), panel);
     m_panels.append(panel);
     connect(panel, &ObjectPanel::actionsRequested, this, &SectionPage::actionsRequested);
     connect(panel, &ObjectPanel::message, this, &SectionPage::message);

@@ -15,6 +15,7 @@ class QLineEdit;
 class QListWidget;
 class QPlainTextEdit;
 class QPushButton;
+class QSplitter;
 class QTableView;
 class QTableWidget;
 
@@ -88,6 +89,8 @@ public:
     QList<ObjectPanel *> panels() const { return m_panels; }
     // The jobs panel's page size: a page is all that is ever read.
     static constexpr int JobPageSize = 50;
+    // A table of fewer rows is as high as this many (fitTable).
+    static constexpr int MinTableRows = 2;
 
 Q_SIGNALS:
     void selectionChanged(const QByteArray &key); // empty: nothing selected
@@ -110,6 +113,12 @@ private:
     void updateItems();
     void updateWhy(const ObjectState *s);
     void updateParts();
+    // Panes of the splitter: pane gets up to want px from the others; the
+    // table keeps what its rows need (grow: takes back what they need).
+    void giveRoom(QWidget *pane, int want);
+    void fitTable(bool grow);
+    // A table's height for rows rows (its header, frame and scroll bar).
+    static int rowsHeight(const QTableView *table, int rows);
     void sync() const;
     void updateActions(const ObjectState *s);
     QString familyHint() const;           // for the selected family row; empty otherwise
@@ -124,7 +133,9 @@ private:
     FamilyProxyModel *m_proxy;
     QLineEdit *m_filter;
     bool m_readOnly;
+    QSplitter *m_splitter;
     QTableView *m_table;
+    bool m_tableFitted = false;      // fitTable shrank it to its rows
     QTableWidget *m_items = nullptr; // when the section's patterns list items
     QListWidget *m_parts;
     QLabel *m_why = nullptr;

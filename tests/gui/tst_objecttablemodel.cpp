@@ -2,9 +2,12 @@
 // The table models update incrementally: inserted rows for new instances,
 // dataChanged for changed ones, never a reset while connected.
 #include <objecttablemodel.h>
+#include <sidelist.h>
 
 #include <QAbstractItemModelTester>
 #include <QElapsedTimer>
+#include <QLocale>
+#include <QSet>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -447,6 +450,171 @@ private slots:
         QCOMPARE(model.index(0, 0).data(ObjectTableModel::MembersRole).toInt(), 30000);
         QCOMPARE(model.index(0, 2).data().toString(), QStringLiteral("Σ 149,988 · max 10 / 10"));
         qInfo("30,000 members: first snapshot %lld ms, next %lld ms", firstMs, nextMs);
+    }
+
+    // A snapshot that changes one member of a 30,000-member family folds that
+    // family again and no other: the other family rows hear nothing of it,
+    // and the changed family's figures are right (its sum, maximum and
+    // states). Members are shared between snapshots as the monitor shares
+    // unchanged states.
+    void oneChangedMemberFoldsOnlyItsFamily()
+    {
+        ObjectTableModel model(QStringLiteral("limiter"));
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        Snapshot s;
+        s.server.timeMs = 1000;
+        qint64 sum = 0;
+        for (int i = 0; i < 30000; ++i) {
+            s.objects.append(window("bench:rl:" + QByteArray::number(i), i % 8)); // all ok
+            sum += i % 8;
+        }
+        for (int i = 0; i < 100; ++i)
+            s.objects.append(window("api:user:" + QByteArray::number(i), 2));
+        for (int i = 0; i < 60; ++i)
+            s.objects.append(window("jobs:rl:" + QByteArray::number(i), 1));
+        model.applySnapshot(s);
+        QCOMPARE(model.rowCount(), 3);
+        QCOMPARE(model.foldCount(), quint64(3));
+        const int big = model.rowOfFamily("bench:rl:*", PatternKind("sliding-window"));
+        const int users = model.rowOfFamily("api:user:*", PatternKind("sliding-window"));
+        const int jobs = model.rowOfFamily("jobs:rl:*", PatternKind("sliding-window"));
+        QVERIFY(big >= 0 && users >= 0 && jobs >= 0);
+        QCOMPARE(model.index(big, 2).data().toString(),
+                 QStringLiteral("Σ %1 · max 7 / 10").arg(QLocale(QLocale::English).toString(sum)));
+        QCOMPARE(model.index(big, 5).data().toString(), QStringLiteral("30,000 ok"));
+        const QString usersText = model.index(users, 2).data().toString();
+        const QString jobsText = model.index(jobs, 2).data().toString();
+        QCOMPARE(usersText, QStringLiteral("Σ 200 · max 2 / 10"));
+
+        // The rows a snapshot's folds repainted (a fold's dataChanged carries
+        // SortRole; the time columns' repaint only DisplayRole).
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        const auto folded = [&] {
+            QSet<int> rows;
+            for (const QList<QVariant> &args : std::as_const(changed)) {
+                const auto roles = args.at(2).value<QList<int>>();
+                if (!roles.contains(ObjectTableModel::SortRole))
+                    continue;
+                for (int r = args.at(0).toModelIndex().row(); r <= args.at(1).toModelIndex().row();
+                     ++r)
+                    rows.insert(r);
+            }
+            changed.clear();
+            return rows;
+        };
+        // A second later, one member of the 30,000 over its limit (25 / 10);
+        // every other state the same object as before.
+        const auto with = [&](qsizetype index, const ObjectState &state, qint64 timeMs) {
+            Snapshot next = s;
+            next.server.timeMs = timeMs;
+            next.objects = ObjectList();
+            for (qsizetype i = 0; i < s.objects.size(); ++i) {
+                if (i == index)
+                    next.objects.append(std::make_shared<const ObjectState>(state));
+                else if (index >= 0 || i != -index - 1) // -1 - i: without object i
+                    next.objects.append(s.objects.ptr(i));
+            }
+            return next;
+        };
+        s = with(123, window("bench:rl:123", 25), 2000);
+        sum += 25 - 123 % 8;
+        model.applySnapshot(s);
+        QCOMPARE(model.foldCount(), quint64(4));
+        QCOMPARE(folded(), QSet<int>{big});
+        QCOMPARE(model.rowCount(), 3);
+        QCOMPARE(model.index(big, 2).data().toString(),
+                 QStringLiteral("Σ %1 · max 25 / 10").arg(QLocale(QLocale::English).toString(sum)));
+        QCOMPARE(model.index(big, 5).data().toString(), QStringLiteral("1 over limit · 29,999 ok"));
+        QCOMPARE(model.index(big, 0).data(ObjectTableModel::StateIdRole).toString(),
+                 states::OverLimit);
+        QCOMPARE(model.index(big, 0).data(ObjectTableModel::SeverityRole).toInt(),
+                 int(Severity::Critical));
+        QCOMPARE(model.index(users, 2).data().toString(), usersText);
+        QCOMPARE(model.index(jobs, 2).data().toString(), jobsText);
+
+        // The same states a second later: nothing is folded again (the
+        // member over its limit is judged again, its words the same).
+        s.server.timeMs = 3000;
+        model.applySnapshot(s);
+        QCOMPARE(model.foldCount(), quint64(4));
+        QCOMPARE(folded(), QSet<int>{});
+
+        // A member of a small family changes: the 30,000 are not folded.
+        s = with(30000 + 7, window("api:user:7", 9), 4000);
+        model.applySnapshot(s);
+        QCOMPARE(model.foldCount(), quint64(5));
+        QCOMPARE(folded(), QSet<int>{users});
+        QCOMPARE(model.index(users, 2).data().toString(), QStringLiteral("Σ 207 · max 9 / 10"));
+        QCOMPARE(model.index(users, 5).data().toString(), QStringLiteral("1 near limit · 99 ok"));
+
+        // A member gone (its key deleted): its family counts one fewer.
+        s = with(-1 - 123, {}, 5000);
+        sum -= 25;
+        model.applySnapshot(s);
+        QCOMPARE(model.foldCount(), quint64(6));
+        QCOMPARE(folded(), QSet<int>{big});
+        QCOMPARE(model.index(big, 0).data(ObjectTableModel::MembersRole).toInt(), 29999);
+        QCOMPARE(model.index(big, 2).data().toString(),
+                 QStringLiteral("Σ %1 · max 7 / 10").arg(QLocale(QLocale::English).toString(sum)));
+        QCOMPARE(model.index(big, 5).data().toString(), QStringLiteral("29,999 ok"));
+        QCOMPARE(model.index(big, 0).data(ObjectTableModel::StateIdRole).toString(), states::Ok);
+    }
+
+    // The side list's counts, kept from one snapshot to the next (only new
+    // states judged), are those of every object judged afresh.
+    void sideListTalliesFollowSnapshots()
+    {
+        const auto same
+            = [](const QHash<QString, SectionTally> &a, const QHash<QString, SectionTally> &b) {
+                  if (a.keys() != b.keys())
+                      return false;
+                  for (auto it = a.cbegin(); it != a.cend(); ++it) {
+                      const SectionTally &x = it.value();
+                      const SectionTally &y = b.value(it.key());
+                      if (x.objects != y.objects || x.attention != y.attention || x.worst != y.worst
+                          || x.byWords != y.byWords)
+                          return false;
+                  }
+                  return true;
+              };
+        auto s = std::make_shared<Snapshot>();
+        s->server.timeMs = 1000;
+        for (int i = 0; i < 300; ++i)
+            s->objects.append(window("rl:api:" + QByteArray::number(i), i % 11)); // 10: at limit
+        s->objects.append(lock("lock:a", "t1", 900));
+        SectionTallier tallier;
+        QHash<QString, SectionTally> kept = tallier.tally(s);
+        QCOMPARE(kept.value(QStringLiteral("limiter")).objects, 300);
+        QVERIFY(kept.value(QStringLiteral("limiter")).attention > 0);
+        QVERIFY(same(kept, tallySections(*s)));
+
+        // One window over its limit, one at 0, a lock gone, a second later.
+        auto next = std::make_shared<Snapshot>();
+        next->server.timeMs = 2000;
+        for (qsizetype i = 0; i < s->objects.size(); ++i) {
+            if (i == 3)
+                next->objects.append(window("rl:api:3", 30));
+            else if (i == 10)
+                next->objects.append(window("rl:api:10", 0));
+            else if (i == 300) {
+                ObjectState gone = lock("lock:a", "t1", 900);
+                gone.gone = true;
+                next->objects.append(gone);
+            } else
+                next->objects.append(s->objects.ptr(i));
+        }
+        kept = tallier.tally(next);
+        QVERIFY(same(kept, tallySections(*next)));
+        QVERIFY(!kept.contains(QStringLiteral("lock"))); // gone: not counted
+        // Without one object (the others move up a place).
+        auto fewer = std::make_shared<Snapshot>();
+        fewer->server.timeMs = 3000;
+        for (qsizetype i = 1; i < next->objects.size(); ++i)
+            fewer->objects.append(next->objects.ptr(i));
+        kept = tallier.tally(fewer);
+        QVERIFY(same(kept, tallySections(*fewer)));
+        QCOMPARE(kept.value(QStringLiteral("limiter")).objects, 299);
     }
 };
 

@@ -5,6 +5,7 @@
 // opens the page on the worst object; the attention list leaves out locks
 // held briefly. (The limiter tile is not asserted here yet: see the report.)
 #include <actions/actionengine.h>
+#include <chartpanel.h>
 #include <mainwindow.h>
 #include <monitor/monitor.h>
 #include <overviewpage.h>
@@ -18,6 +19,8 @@
 #include <QListWidget>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <qcustomplot.h>
 
 using namespace gatehouse;
 using gatehouse::test::call;
@@ -141,6 +144,44 @@ private slots:
             QCOMPARE(t->count(), 0);
         QTest::mouseClick(tiles->dead(), Qt::LeftButton);
         QCOMPARE(c.window->currentPage(), 0);
+    }
+
+    // Issue 19: at 1280x800 the Overview's queue charts have a readable
+    // plot (at least 120 px high each), and the attention list still shows
+    // five of its items.
+    void queueChartsAreReadableAt1280x800()
+    {
+        const qint64 now = serverNow();
+        for (int i = 0; i < 6; ++i) { // windows 90 % full: six items to attend to
+            QList<QByteArray> zadd{"ZADD", "sim:rl:api:" + QByteArray::number(i)};
+            for (int j = 0; j < 18; ++j)
+                zadd << QByteArray::number(now + 3'600'000 + j) << "r" + QByteArray::number(j);
+            QCOMPARE(call(*m_client, zadd).toInteger(), 18);
+        }
+        Console::Options o;
+        o.size = QSize(1280, 800);
+        Console c(m_server, m_dir.filePath(QStringLiteral("audit.jsonl")), o);
+        auto *overview = qobject_cast<OverviewPage *>(c.window->page(0));
+        QVERIFY(overview);
+        c.window->showPage(0);
+        QListWidget *list = overview->attentionList();
+        QTRY_VERIFY_WITH_TIMEOUT(list->count() >= 6, 10000);
+        QTest::qWait(300); // the page's layout settles
+        QCOMPARE(c.window->size(), QSize(1280, 800));
+        const QList<QCustomPlot *> plots = overview->queueChart()->findChildren<QCustomPlot *>();
+        QVERIFY(!plots.isEmpty());
+        for (QCustomPlot *plot : plots) {
+            plot->replot(); // lays the plot out at its size now
+            QVERIFY2(plot->axisRect()->height() >= 120,
+                     qPrintable(QStringLiteral("%1: %2 px of plot (the plot widget %3 px high)")
+                                    .arg(plot->objectName())
+                                    .arg(plot->axisRect()->height())
+                                    .arg(plot->height())));
+        }
+        QVERIFY2(list->viewport()->height() >= 5 * list->sizeHintForRow(0),
+                 qPrintable(QStringLiteral("the attention list %1 px, a row %2 px")
+                                .arg(list->viewport()->height())
+                                .arg(list->sizeHintForRow(0))));
     }
 
     void cleanupTestCase()

@@ -7,6 +7,7 @@
 // re-takes it, and an expiry; the Locks page's filter (Ctrl+F) narrows the
 // table; a batch requeue's confirmation names how many jobs are stuck now.
 #include <actions/actionengine.h>
+#include <chartpanel.h>
 #include <historyrangebar.h>
 #include <locktimelinepanel.h>
 #include <mainwindow.h>
@@ -23,6 +24,8 @@
 #include <QDateTime>
 #include <QDialog>
 #include <QFile>
+#include <QHeaderView>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
@@ -485,6 +488,104 @@ private slots:
         // The plot keeps the pane's width (it is not squeezed beside the list).
         QVERIFY2(plot->axisRect()->width() >= 240,
                  qPrintable(QString::number(plot->axisRect()->width())));
+        // The families' table leaves no empty band under its rows (issue 19):
+        // at most one empty row's worth, the rest is the panes'.
+        QTableView *view = c.window->table(QStringLiteral("token"));
+        const int rowHeight = view->verticalHeader()->defaultSectionSize();
+        const int needed
+            = view->horizontalHeader()->height()
+              + std::max(view->model()->rowCount(), SectionPage::MinTableRows) * rowHeight
+              + 2 * view->frameWidth();
+        QVERIFY2(view->height() <= needed + rowHeight,
+                 qPrintable(QStringLiteral("the table %1 px for %2 rows (%3 px)")
+                                .arg(view->height())
+                                .arg(view->model()->rowCount())
+                                .arg(needed)));
+    }
+
+    // Issue 19, the Locks page at 1280x800: a plain lock has no holder or
+    // waiter to list, so no table for them; its holders' history is as high
+    // as its one row (not a third of the page) and the table of locks leaves
+    // no empty band: the charts get the room. A Redisson lock with a holder
+    // lists it.
+    void lockPanesFitTheirRows()
+    {
+        QCOMPARE(
+            call(*m_redis, {"SET", "sim:lock:orders", "holder-A", "NX", "PX", "60000"}).bytes(),
+            QByteArray("OK"));
+        const QByteArray holder = "8743c9c0-0795-4907-87fd-6c719a6b4586:1";
+        QCOMPARE(call(*m_redis, {"HSET", "sim:rlock:orders", holder, "1"}).toInteger(), 1);
+        QCOMPARE(call(*m_redis, {"PEXPIRE", "sim:rlock:orders", "600000"}).toInteger(), 1);
+        // The demo's rules and a Redisson lock's.
+        QFile demo(QStringLiteral(":/profiles/demo.json"));
+        QVERIFY(demo.open(QIODevice::ReadOnly));
+        QJsonObject profile = QJsonDocument::fromJson(demo.readAll()).object();
+        QJsonArray rules = profile.value(QStringLiteral("rules")).toArray();
+        rules.append(QJsonObject{{QStringLiteral("pattern"), QStringLiteral("redisson-lock")},
+                                 {QStringLiteral("match"), QStringLiteral("sim:rlock:*")}});
+        profile.insert(QStringLiteral("rules"), rules);
+        QFile file(m_dir.filePath(QStringLiteral("locks.json")));
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(QJsonDocument(profile).toJson());
+        file.close();
+        gatehouse::test::TestConsole::Options o;
+        o.size = QSize(1280, 800);
+        o.profile = file.fileName();
+        gatehouse::test::TestConsole c(m_server, audit(), o);
+        const QString section = QStringLiteral("lock");
+        SectionPage *page = c.window->sectionPage(section);
+        auto *items = page->findChild<QTableWidget *>(QStringLiteral("lockItems"));
+        auto *panel = page->findChild<LockTimelinePanel *>();
+        QVERIFY(items && panel);
+        auto *holders = panel->findChild<QTableWidget *>(QStringLiteral("lockHolders"));
+        QVERIFY(holders);
+
+        QVERIFY(c.select(section, "sim:lock:orders"));
+        QTRY_COMPARE_WITH_TIMEOUT(holders->rowCount(), 1, 10000);
+        QTest::qWait(300); // the page's layout settles
+        QCOMPARE(c.window->size(), QSize(1280, 800));
+        QVERIFY(!items->isVisible());
+        QVERIFY(panel->isVisible());
+        // The history shows its row whole, and is no more than a few rows high.
+        const int rowHeight = holders->verticalHeader()->defaultSectionSize();
+        QVERIFY2(holders->viewport()->height() >= rowHeight,
+                 qPrintable(QString::number(holders->viewport()->height())));
+        QVERIFY2(holders->viewport()->height() <= 3 * rowHeight,
+                 qPrintable(QStringLiteral("%1 px for one holder (a row is %2 px)")
+                                .arg(holders->viewport()->height())
+                                .arg(rowHeight)));
+        QVERIFY2(panel->height() < page->height() / 5,
+                 qPrintable(QStringLiteral("the holders' pane %1 px of %2")
+                                .arg(panel->height())
+                                .arg(page->height())));
+        // The locks' table: its rows and at most one empty row's worth more.
+        QTableView *view = c.window->table(section);
+        const int needed
+            = view->horizontalHeader()->height()
+              + view->model()->rowCount() * view->verticalHeader()->defaultSectionSize()
+              + 2 * view->frameWidth();
+        QVERIFY2(view->height() <= needed + view->verticalHeader()->defaultSectionSize(),
+                 qPrintable(QStringLiteral("the table %1 px for %2 rows (%3 px)")
+                                .arg(view->height())
+                                .arg(view->model()->rowCount())
+                                .arg(needed)));
+        QVERIFY2(page->chart()->height() >= page->height() / 2,
+                 qPrintable(QStringLiteral("the charts %1 px of %2")
+                                .arg(page->chart()->height())
+                                .arg(page->height())));
+
+        // A Redisson lock held: its holder listed, the table there for it.
+        QVERIFY(c.select(section, "sim:rlock:orders"));
+        QTRY_VERIFY_WITH_TIMEOUT(items->isVisible() && items->rowCount() == 1, 10000);
+        QCOMPARE(items->item(0, 0)->text(), QString::fromLatin1(holder));
+        QTest::qWait(300);
+        QVERIFY2(items->viewport()->height() >= items->verticalHeader()->defaultSectionSize(),
+                 qPrintable(QString::number(items->viewport()->height())));
+        // Back to the plain lock: gone again.
+        QVERIFY(c.select(section, "sim:lock:orders"));
+        QTRY_VERIFY(!items->isVisible());
+        if (const QString dir = qEnvironmentVariable("GATEHOUSE_SHOTS"); !dir.isEmpty())
+            c.window->grab().save(dir + QStringLiteral("/locks-plain-1280x800.png"));
     }
 
     // A hand-written reliable queue's JSON jobs in flight read as the JSON

@@ -29,6 +29,7 @@ struct TestConsoleOptions
     QString historyFile; // empty: no history
     int rescanMs = -1;   // < 0: the monitor's default
     QSize size;          // empty: the window's default
+    QString profile;     // a profile's file; empty: the demo's
 };
 
 struct TestConsole
@@ -40,7 +41,8 @@ struct TestConsole
     {
         Monitor::Options options;
         QString error;
-        options.profile = Profile::load(QStringLiteral("demo"), &error);
+        options.profile
+            = Profile::load(o.profile.isEmpty() ? QStringLiteral("demo") : o.profile, &error);
         options.intervalMs = 200;
         if (o.rescanMs >= 0)
             options.rescanMs = o.rescanMs;

@@ -93,9 +93,18 @@ void AutoDetector::judgeSample(const QByteArray &family)
     bool ordinary = d.objects.isEmpty() && d.candidates.isEmpty();
     // A key no instance took may belong with keys of another family (a
     // window's retry set without its window): not judged, so not settled.
-    for (qsizetype i = 0; ordinary && i < sample.size(); ++i)
-        ordinary = sample.entryAt(i).taken;
+    // One claimed only as a possible partner of a longer name (a bare list)
+    // settles its family provisionally: its later keys' names are kept.
+    bool partners = false;
+    for (qsizetype i = 0; ordinary && i < sample.size(); ++i) {
+        const ClaimPool::Entry &e = sample.entryAt(i);
+        if (e.taken)
+            continue;
+        ordinary = !e.claims.isEmpty() && e.claims.first().second.strength <= PartnerStrength;
+        partners = true;
+    }
     s.settled = ordinary;
+    s.partners = ordinary && partners;
     s.entries = {};
 }
 
@@ -111,10 +120,66 @@ bool AutoDetector::settledWith(const QByteArray &family, const QByteArray &type)
     return it != m_sampling.cend() && it->settled && it->types.contains(type);
 }
 
-void AutoDetector::count(const QByteArray &family, const QByteArray &type)
+bool AutoDetector::count(const QByteArray &family, const QByteArray &type, const QByteArray &key)
 {
+    const auto it = m_sampling.find(family);
+    if (it == m_sampling.end() || !it->settled || !it->types.contains(type))
+        return false;
+    if (it->partners) {
+        it->deferred.append({key, type});
+        ++m_deferred;
+        return true;
+    }
     m_pool.count(family, type);
     ++m_counted;
+    return true;
+}
+
+namespace {
+
+// Whether a claimed key's name is key's, a separator and more ("q" and
+// "q:processing", "q-processing", "q.processing", "q:processing:7"; not
+// "q7"): key may be its partner.
+bool extendedInPool(const ClaimPool &pool, const QByteArray &key)
+{
+    for (const QByteArray &k : pool.under(key)) {
+        if (k.size() > key.size()) {
+            const char c = k.at(key.size());
+            if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')))
+                return true;
+        }
+    }
+    return false;
+}
+
+} // namespace
+
+QList<QByteArray> AutoDetector::takeDeferred()
+{
+    QList<QByteArray> read;
+    if (m_deferred == 0)
+        return read;
+    for (auto it = m_sampling.begin(); it != m_sampling.end(); ++it) {
+        for (const auto &[key, type] : std::as_const(it->deferred)) {
+            if (extendedInPool(m_pool, key)) {
+                read.append(key);
+            } else {
+                m_pool.count(it.key(), type);
+                ++m_counted;
+            }
+        }
+        it->deferred = {};
+    }
+    m_deferred = 0;
+    return read;
+}
+
+void AutoDetector::countDeferred(const QHash<QByteArray, Sampling> &sampling, ClaimPool &pool)
+{
+    for (auto it = sampling.cbegin(); it != sampling.cend(); ++it) {
+        for (const auto &kt : it->deferred)
+            pool.count(it.key(), kt.second);
+    }
 }
 
 bool AutoDetector::wantsMemorySample(const QByteArray &key)
@@ -131,6 +196,7 @@ Detection AutoDetector::detect() const
 {
     // Grouping takes keys from the pool: a copy, so detect() can be asked again.
     ClaimPool pool = m_pool;
+    countDeferred(m_sampling, pool);
     return detectFrom(pool, m_hints);
 }
 
@@ -138,7 +204,9 @@ Detection AutoDetector::takeDetection()
 {
     ClaimPool pool = std::move(m_pool);
     m_pool = ClaimPool();
+    countDeferred(m_sampling, pool); // not read: counted
     m_sampling = {};
+    m_deferred = 0;
     return detectFrom(pool, m_hints);
 }
 

@@ -98,9 +98,26 @@ public:
     bool settled(const QByteArray &family) const;
     // Whether a key of family with this TYPE needs no more than counting.
     bool settledWith(const QByteArray &family, const QByteArray &type) const;
-    // A key of a settled family, counted.
-    void count(const QByteArray &family, const QByteArray &type);
+    // A key of a family settled with this TYPE is counted (true); otherwise
+    // nothing happens (false) and the key is to be read whole. One lookup:
+    // it runs for most keys of a large keyspace.
+    bool count(const QByteArray &family, const QByteArray &type, const QByteArray &key);
     qint64 countedKeys() const { return m_counted; }
+
+    // A claim no stronger than this says only "perhaps the partner of a key
+    // whose name extends mine" (a bare list: the queue of a processing list
+    // "<list>:processing", ReliableQueueUnit). A family whose first keys are
+    // ordinary but for such keys nobody took is settled too, provisionally:
+    // its later keys are counted by TYPE and their names kept until the
+    // scan has met every key, when takeDeferred() says which of them a
+    // claimed key's name extends (those are read whole after all).
+    static constexpr int PartnerStrength = 1;
+    // At the end of a scan: the kept keys of provisionally settled families
+    // that a claimed key's name extends ("<key>:...", "<key>-...",
+    // "<key>.processing"), to read whole (add()); every other kept key is
+    // counted in its family. Detection counts what was not taken.
+    QList<QByteArray> takeDeferred();
+    qsizetype deferredKeys() const { return m_deferred; }
     // Whether key's family wants a MEMORY USAGE sample (the first few keys
     // of each family), counted as asked; and the sample's reply.
     bool wantsMemorySample(const QByteArray &key);
@@ -132,12 +149,18 @@ private:
         QList<QByteArray> types; // the TYPEs the first keys had
         bool decided = false;
         bool settled = false;
+        bool partners = false; // settled with keys that may be partners (PartnerStrength)
+        // partners: the later keys counted by TYPE, (key, TYPE), until takeDeferred().
+        QList<std::pair<QByteArray, QByteArray>> deferred;
     };
+    // Counts every key still deferred in pool (detection without takeDeferred()).
+    static void countDeferred(const QHash<QByteArray, Sampling> &sampling, ClaimPool &pool);
 
     ClaimPool m_pool; // claimed keys, and every key's family
     std::optional<Profile> m_hints;
     QHash<QByteArray, Sampling> m_sampling; // family -> its first keys' verdict
     qint64 m_counted = 0;                   // keys of settled families, counted only
+    qsizetype m_deferred = 0;               // keys kept in Sampling::deferred
 };
 
 } // namespace gatehouse

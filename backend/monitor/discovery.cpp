@@ -230,7 +230,7 @@ void Discovery::step(int node)
             return;
         }
         if (m_cursors.at(node) == "0") {
-            if (--m_nodesLeft == 0)
+            if (--m_nodesLeft == 0 && !readDeferred())
                 finish(false);
             return;
         }
@@ -238,6 +238,8 @@ void Discovery::step(int node)
         return;
     }
     if (!m_firstStep && m_cursor == "0") {
+        if (readDeferred())
+            return; // then here again
         if (m_node + 1 >= nodeCount()) {
             finish(false);
             return;
@@ -335,7 +337,18 @@ void Discovery::onPage(const QList<QByteArray> &keys, int node)
     step(node);
 }
 
-void Discovery::detect(const QList<QByteArray> &keys, int node)
+bool Discovery::readDeferred()
+{
+    if (m_profile)
+        return false;
+    const QList<QByteArray> keys = m_detector.takeDeferred();
+    if (keys.isEmpty())
+        return false;
+    detect(keys, DeferredNode, true);
+    return true;
+}
+
+void Discovery::detect(const QList<QByteArray> &keys, int node, bool readWhole)
 {
     if (keys.isEmpty()) {
         Q_EMIT progress(m_scanned, std::max(m_total, m_scanned));
@@ -355,7 +368,7 @@ void Discovery::detect(const QList<QByteArray> &keys, int node)
     static const QByteArray s_pttl = QByteArrayLiteral("PTTL");
     for (const QByteArray &key : keys) {
         families.append(m_detector.familyOf(key));
-        whole.append(!m_detector.settled(families.constLast()));
+        whole.append(readWhole || !m_detector.settled(families.constLast()));
         typeCmds.append({s_type, key});
         if (whole.constLast())
             typeCmds.append({s_pttl, key});
@@ -388,10 +401,8 @@ void Discovery::detect(const QList<QByteArray> &keys, int node)
                 if (type.isError() || s.type == "none")
                     continue; // expired since SCAN listed it
                 const QByteArray &family = families.at(i);
-                if (!read && m_detector.settledWith(family, s.type)) {
-                    m_detector.count(family, s.type);
+                if (!read && m_detector.count(family, s.type, s.key))
                     continue;
-                }
                 if (read)
                     s.pttlMs = r.value(pttlAt).toInteger();
                 auto cmds = AutoDetector::shapeCommands(s.key, s.type);
@@ -451,6 +462,13 @@ void Discovery::detect(const QList<QByteArray> &keys, int node)
 
 void Discovery::pageDone(int node)
 {
+    if (node == DeferredNode) { // the scan's end, now whole
+        if (m_addresses.isEmpty())
+            step(-1); // the next node, or the end
+        else
+            finish(false);
+        return;
+    }
     if (node >= 0) { // a Cluster master: one step at a time
         step(node);
         return;

@@ -95,16 +95,26 @@ void AutoDetector::judgeSample(const QByteArray &family)
     // window's retry set without its window): not judged, so not settled.
     // One claimed only as a possible partner of a longer name (a bare list)
     // settles its family provisionally: its later keys' names are kept.
-    bool partners = false;
+    QList<std::pair<QByteArray, QList<QByteArray>>> partnerClaims;
     for (qsizetype i = 0; ordinary && i < sample.size(); ++i) {
         const ClaimPool::Entry &e = sample.entryAt(i);
         if (e.taken)
             continue;
         ordinary = !e.claims.isEmpty() && e.claims.first().second.strength <= PartnerStrength;
-        partners = true;
+        auto at = std::find_if(partnerClaims.begin(), partnerClaims.end(),
+                               [&e](const auto &p) { return p.first == e.shape.type; });
+        if (at == partnerClaims.end())
+            at = partnerClaims.insert(partnerClaims.end(), {e.shape.type, {}});
+        for (const auto &claim : e.claims) {
+            const QByteArray kind(claim.first.name());
+            if (!at->second.contains(kind))
+                at->second.append(kind);
+        }
     }
     s.settled = ordinary;
-    s.partners = ordinary && partners;
+    s.partners = ordinary && !partnerClaims.isEmpty();
+    if (s.partners)
+        s.partnerClaims = std::move(partnerClaims);
     s.entries = {};
 }
 
@@ -125,7 +135,9 @@ bool AutoDetector::count(const QByteArray &family, const QByteArray &type, const
     const auto it = m_sampling.find(family);
     if (it == m_sampling.end() || !it->settled || !it->types.contains(type))
         return false;
-    if (it->partners) {
+    if (it->partners
+        && std::any_of(it->partnerClaims.cbegin(), it->partnerClaims.cend(),
+                       [&type](const auto &p) { return p.first == type; })) {
         it->deferred.append({key, type});
         ++m_deferred;
         return true;
@@ -164,7 +176,7 @@ QList<QByteArray> AutoDetector::takeDeferred()
             if (extendedInPool(m_pool, key)) {
                 read.append(key);
             } else {
-                m_pool.count(it.key(), type);
+                countDeferred(m_pool, it.key(), *it, type);
                 ++m_counted;
             }
         }
@@ -174,11 +186,29 @@ QList<QByteArray> AutoDetector::takeDeferred()
     return read;
 }
 
+void AutoDetector::countDeferred(ClaimPool &pool, const QByteArray &family, const Sampling &s,
+                                 const QByteArray &type)
+{
+    pool.count(family, type);
+    // Claimed like the family's first keys of its TYPE (a bare list is
+    // claimed by its TYPE and name alone), so the family's evidence weighs
+    // all of its keys, not only those read. The pool is this detector's;
+    // ClaimPool has no setter for it (its header is included by most of
+    // backend/, see ClaimPool::add, which counts the same).
+    auto *f = const_cast<FamilyStats *>(pool.family(family));
+    for (const auto &[t, kinds] : s.partnerClaims) {
+        if (t != type || !f)
+            continue;
+        for (const QByteArray &kind : kinds)
+            ++f->claimedBy[kind];
+    }
+}
+
 void AutoDetector::countDeferred(const QHash<QByteArray, Sampling> &sampling, ClaimPool &pool)
 {
     for (auto it = sampling.cbegin(); it != sampling.cend(); ++it) {
         for (const auto &kt : it->deferred)
-            pool.count(it.key(), kt.second);
+            countDeferred(pool, it.key(), *it, kt.second);
     }
 }
 

@@ -150,9 +150,16 @@ private:
         bool decided = false;
         bool settled = false;
         bool partners = false; // settled with keys that may be partners (PartnerStrength)
-        // partners: the later keys counted by TYPE, (key, TYPE), until takeDeferred().
+        // partners: per TYPE of those keys, the patterns that claimed them;
+        // a later key of that TYPE counts as claimed by them too (its
+        // family's evidence: how many of its keys look alike).
+        QList<std::pair<QByteArray, QList<QByteArray>>> partnerClaims;
+        // The later keys of those TYPEs, (key, TYPE), until takeDeferred().
         QList<std::pair<QByteArray, QByteArray>> deferred;
     };
+    // A deferred key of family counted in pool, as claimed like its partners.
+    static void countDeferred(ClaimPool &pool, const QByteArray &family, const Sampling &s,
+                              const QByteArray &type);
     // Counts every key still deferred in pool (detection without takeDeferred()).
     static void countDeferred(const QHash<QByteArray, Sampling> &sampling, ClaimPool &pool);
 

@@ -72,7 +72,7 @@ void AutoDetector::add(const KeyShape &shape, qint64 serverNowMs, const QByteArr
     m_pool.nowMs = serverNowMs;
     const QByteArray name = family.isEmpty() ? m_pool.boundedFamily(shape.key) : family;
     const qint64 entry = m_pool.add(shape, claimsOn(shape, serverNowMs), name);
-    Sampling &s = m_sampling[name];
+    Sampling &s = sampling(name);
     if (s.decided)
         return; // a key of a type the family's sample did not have
     if (entry >= 0)
@@ -86,7 +86,7 @@ void AutoDetector::add(const KeyShape &shape, qint64 serverNowMs, const QByteArr
 
 void AutoDetector::judgeSample(const QByteArray &family)
 {
-    Sampling &s = m_sampling[family];
+    Sampling &s = sampling(family);
     s.decided = true;
     ClaimPool sample = m_pool.sampleOf(family, s.entries);
     const Detection d = detectFrom(sample, m_hints);
@@ -118,31 +118,59 @@ void AutoDetector::judgeSample(const QByteArray &family)
     s.entries = {};
 }
 
+int AutoDetector::familyIndex(const QByteArray &family)
+{
+    const auto it = m_familyIndex.constFind(family);
+    if (it != m_familyIndex.cend())
+        return *it;
+    const int i = int(m_samplings.size());
+    m_familyIndex.insert(family, i);
+    m_samplings.emplace_back();
+    m_samplings.back().family = family;
+    return i;
+}
+
 bool AutoDetector::settled(const QByteArray &family) const
 {
-    const auto it = m_sampling.constFind(family);
-    return it != m_sampling.cend() && it->settled;
+    const auto it = m_familyIndex.constFind(family);
+    return it != m_familyIndex.cend() && m_samplings[std::size_t(*it)].settled;
 }
 
 bool AutoDetector::settledWith(const QByteArray &family, const QByteArray &type) const
 {
-    const auto it = m_sampling.constFind(family);
-    return it != m_sampling.cend() && it->settled && it->types.contains(type);
+    const auto it = m_familyIndex.constFind(family);
+    if (it == m_familyIndex.cend())
+        return false;
+    const Sampling &s = m_samplings[std::size_t(*it)];
+    return s.settled && s.types.contains(type);
 }
 
 bool AutoDetector::count(const QByteArray &family, const QByteArray &type, const QByteArray &key)
 {
-    const auto it = m_sampling.find(family);
-    if (it == m_sampling.end() || !it->settled || !it->types.contains(type))
+    const auto it = m_familyIndex.constFind(family);
+    return it != m_familyIndex.cend() && countAt(*it, type, key);
+}
+
+bool AutoDetector::countAt(int family, const QByteArray &type, const QByteArray &key)
+{
+    if (family < 0 || std::size_t(family) >= m_samplings.size())
+        return false; // asked of an earlier detection
+    Sampling &s = m_samplings[std::size_t(family)];
+    if (!s.settled)
         return false;
-    if (it->partners
-        && std::any_of(it->partnerClaims.cbegin(), it->partnerClaims.cend(),
+    const qsizetype t = s.types.indexOf(type);
+    if (t < 0)
+        return false;
+    if (s.partners
+        && std::any_of(s.partnerClaims.cbegin(), s.partnerClaims.cend(),
                        [&type](const auto &p) { return p.first == type; })) {
-        it->deferred.append({key, type});
+        s.deferred.append({key, type});
         ++m_deferred;
         return true;
     }
-    m_pool.count(family, type);
+    if (s.counted.size() != s.types.size())
+        s.counted.resize(s.types.size());
+    ++s.counted[t];
     ++m_counted;
     return true;
 }
@@ -171,31 +199,40 @@ QList<QByteArray> AutoDetector::takeDeferred()
     QList<QByteArray> read;
     if (m_deferred == 0)
         return read;
-    for (auto it = m_sampling.begin(); it != m_sampling.end(); ++it) {
-        for (const auto &[key, type] : std::as_const(it->deferred)) {
+    for (Sampling &s : m_samplings) {
+        for (const auto &[key, type] : std::as_const(s.deferred)) {
             if (extendedInPool(m_pool, key)) {
                 read.append(key);
             } else {
-                countDeferred(m_pool, it.key(), *it, type);
+                countDeferred(m_pool, s, type);
                 ++m_counted;
             }
         }
-        it->deferred = {};
+        s.deferred = {};
     }
     m_deferred = 0;
     return read;
 }
 
-void AutoDetector::countDeferred(ClaimPool &pool, const QByteArray &family, const Sampling &s,
-                                 const QByteArray &type)
+namespace {
+
+// The pool is the detector's own, and ClaimPool offers no setter for a
+// family's figures (its header is included by most of backend/): what
+// ClaimPool::count() and add() do per key, done here for many at once.
+FamilyStats *statsOf(ClaimPool &pool, const QByteArray &family)
 {
-    pool.count(family, type);
+    return const_cast<FamilyStats *>(pool.family(family));
+}
+
+} // namespace
+
+void AutoDetector::countDeferred(ClaimPool &pool, const Sampling &s, const QByteArray &type)
+{
+    pool.count(s.family, type);
     // Claimed like the family's first keys of its TYPE (a bare list is
     // claimed by its TYPE and name alone), so the family's evidence weighs
-    // all of its keys, not only those read. The pool is this detector's;
-    // ClaimPool has no setter for it (its header is included by most of
-    // backend/, see ClaimPool::add, which counts the same).
-    auto *f = const_cast<FamilyStats *>(pool.family(family));
+    // all of its keys, not only those read.
+    FamilyStats *f = statsOf(pool, s.family);
     for (const auto &[t, kinds] : s.partnerClaims) {
         if (t != type || !f)
             continue;
@@ -204,11 +241,25 @@ void AutoDetector::countDeferred(ClaimPool &pool, const QByteArray &family, cons
     }
 }
 
-void AutoDetector::countDeferred(const QHash<QByteArray, Sampling> &sampling, ClaimPool &pool)
+void AutoDetector::countInto(const std::vector<Sampling> &samplings, ClaimPool &pool, bool deferred)
 {
-    for (auto it = sampling.cbegin(); it != sampling.cend(); ++it) {
-        for (const auto &kt : it->deferred)
-            countDeferred(pool, it.key(), *it, kt.second);
+    for (const Sampling &s : samplings) {
+        if (deferred) {
+            for (const auto &kt : s.deferred)
+                countDeferred(pool, s, kt.second);
+        }
+        for (qsizetype t = 0; t < s.counted.size(); ++t) {
+            if (s.counted.at(t) == 0)
+                continue;
+            FamilyStats *f = statsOf(pool, s.family);
+            if (!f) { // settled families had keys read whole: not expected
+                for (qint64 n = 0; n < s.counted.at(t); ++n)
+                    pool.count(s.family, s.types.at(t));
+                continue;
+            }
+            f->keys += s.counted.at(t);
+            f->types[s.types.at(t)] += s.counted.at(t);
+        }
     }
 }
 
@@ -226,7 +277,7 @@ Detection AutoDetector::detect() const
 {
     // Grouping takes keys from the pool: a copy, so detect() can be asked again.
     ClaimPool pool = m_pool;
-    countDeferred(m_sampling, pool);
+    countInto(m_samplings, pool, true);
     return detectFrom(pool, m_hints);
 }
 
@@ -234,8 +285,9 @@ Detection AutoDetector::takeDetection()
 {
     ClaimPool pool = std::move(m_pool);
     m_pool = ClaimPool();
-    countDeferred(m_sampling, pool); // not read: counted
-    m_sampling = {};
+    countInto(m_samplings, pool, true); // deferred and not read: counted
+    m_samplings = {};
+    m_familyIndex = {};
     m_deferred = 0;
     return detectFrom(pool, m_hints);
 }

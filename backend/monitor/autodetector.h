@@ -102,6 +102,16 @@ public:
     // nothing happens (false) and the key is to be read whole. One lookup:
     // it runs for most keys of a large keyspace.
     bool count(const QByteArray &family, const QByteArray &type, const QByteArray &key);
+    // The same by a family's number (familyIndex(), which adds it when new):
+    // a key's family is looked up once, when its TYPE is asked, not again
+    // when the reply comes.
+    int familyIndex(const QByteArray &family);
+    bool settledAt(int family) const
+    {
+        return family >= 0 && std::size_t(family) < m_samplings.size()
+               && m_samplings[std::size_t(family)].settled;
+    }
+    bool countAt(int family, const QByteArray &type, const QByteArray &key);
     qint64 countedKeys() const { return m_counted; }
 
     // A claim no stronger than this says only "perhaps the partner of a key
@@ -145,8 +155,12 @@ private:
 
     struct Sampling
     {
+        QByteArray family;
         QList<quint32> entries;  // the claimed keys among the first read (ClaimPool::appended)
         QList<QByteArray> types; // the TYPEs the first keys had
+        // settled: the later keys counted by TYPE (as types), not yet in the
+        // pool's family (countInto()).
+        QList<qint64> counted;
         bool decided = false;
         bool settled = false;
         bool partners = false; // settled with keys that may be partners (PartnerStrength)
@@ -157,17 +171,22 @@ private:
         // The later keys of those TYPEs, (key, TYPE), until takeDeferred().
         QList<std::pair<QByteArray, QByteArray>> deferred;
     };
-    // A deferred key of family counted in pool, as claimed like its partners.
-    static void countDeferred(ClaimPool &pool, const QByteArray &family, const Sampling &s,
-                              const QByteArray &type);
-    // Counts every key still deferred in pool (detection without takeDeferred()).
-    static void countDeferred(const QHash<QByteArray, Sampling> &sampling, ClaimPool &pool);
+    Sampling &sampling(const QByteArray &family)
+    {
+        return m_samplings[std::size_t(familyIndex(family))];
+    }
+    // A deferred key of s's family counted in pool, as claimed like its partners.
+    static void countDeferred(ClaimPool &pool, const Sampling &s, const QByteArray &type);
+    // Puts the keys counted so far into pool's families, and (deferred:
+    // detection without takeDeferred()) every key still deferred.
+    static void countInto(const std::vector<Sampling> &samplings, ClaimPool &pool, bool deferred);
 
     ClaimPool m_pool; // claimed keys, and every key's family
     std::optional<Profile> m_hints;
-    QHash<QByteArray, Sampling> m_sampling; // family -> its first keys' verdict
-    qint64 m_counted = 0;                   // keys of settled families, counted only
-    qsizetype m_deferred = 0;               // keys kept in Sampling::deferred
+    QHash<QByteArray, int> m_familyIndex; // family -> its m_samplings index
+    std::vector<Sampling> m_samplings;    // each family's first keys' verdict
+    qint64 m_counted = 0;                 // keys of settled families, counted only
+    qsizetype m_deferred = 0;             // keys kept in Sampling::deferred
 };
 
 } // namespace gatehouse

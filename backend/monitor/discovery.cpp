@@ -358,8 +358,10 @@ void Discovery::detect(const QList<QByteArray> &keys, int node, bool readWhole)
     // A key of a family settled as ordinary on its first keys is only
     // counted: TYPE, no PTTL and no shape (AutoDetector::SettleSample).
     QList<QByteArray> families;
+    QList<int> indices; // AutoDetector::familyIndex
     QList<bool> whole;
     families.reserve(keys.size());
+    indices.reserve(keys.size());
     whole.reserve(keys.size());
     QList<RedisClient::Command> typeCmds;
     typeCmds.reserve(keys.size() * 2);
@@ -368,13 +370,15 @@ void Discovery::detect(const QList<QByteArray> &keys, int node, bool readWhole)
     static const QByteArray s_pttl = QByteArrayLiteral("PTTL");
     for (const QByteArray &key : keys) {
         families.append(m_detector.familyOf(key));
-        whole.append(readWhole || !m_detector.settled(families.constLast()));
+        indices.append(m_detector.familyIndex(families.constLast()));
+        whole.append(readWhole || !m_detector.settledAt(indices.constLast()));
         typeCmds.append({s_type, key});
         if (whole.constLast())
             typeCmds.append({s_pttl, key});
     }
     client()->pipeline(
-        typeCmds, &m_context, [this, keys, families, whole, node](const QList<RedisValue> &r) {
+        typeCmds, &m_context,
+        [this, keys, families, indices, whole, node](const QList<RedisValue> &r) {
             QList<KeyShape> shapes;
             QList<QByteArray> shapeFamilies;
             QList<RedisClient::Command> shapeCmds;
@@ -395,14 +399,15 @@ void Discovery::detect(const QList<QByteArray> &keys, int node, bool readWhole)
                     m_typeRefused = true;
                     continue;
                 }
+                if (type.isError() || type.bytes() == "none")
+                    continue; // expired since SCAN listed it
+                // Most keys: a settled family's, counted (no shape built).
+                if (!read && m_detector.countAt(indices.at(i), type.bytes(), keys.at(i)))
+                    continue;
                 KeyShape s;
                 s.key = keys.at(i);
                 s.type = type.bytes();
-                if (type.isError() || s.type == "none")
-                    continue; // expired since SCAN listed it
                 const QByteArray &family = families.at(i);
-                if (!read && m_detector.count(family, s.type, s.key))
-                    continue;
                 if (read)
                     s.pttlMs = r.value(pttlAt).toInteger();
                 auto cmds = AutoDetector::shapeCommands(s.key, s.type);

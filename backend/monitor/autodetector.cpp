@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "autodetector.h"
 
+#include <patterns/familyof.h>
 #include <patterns/patternregistry.h>
 
 #include <QMap>
@@ -128,6 +129,19 @@ int AutoDetector::familyIndex(const QByteArray &family)
     m_samplings.emplace_back();
     m_samplings.back().family = family;
     return i;
+}
+
+int AutoDetector::familyIndexOfKey(const QByteArray &key)
+{
+    // Below the bound every key's family is its own (ClaimPool::boundedFamily).
+    if (m_pool.families().size() >= ClaimPool::MaxFamilies)
+        return familyIndex(m_pool.boundedFamily(key));
+    m_scratch.resize(0); // keeps its capacity
+    appendFamilyOf(m_scratch, key);
+    const auto it = m_familyIndex.constFind(m_scratch);
+    if (it != m_familyIndex.cend())
+        return *it;
+    return familyIndex(QByteArray(m_scratch.constData(), m_scratch.size()));
 }
 
 bool AutoDetector::settled(const QByteArray &family) const

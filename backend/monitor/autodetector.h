@@ -106,6 +106,15 @@ public:
     // a key's family is looked up once, when its TYPE is asked, not again
     // when the reply comes.
     int familyIndex(const QByteArray &family);
+    // familyIndex(familyOf(key)), allocating no name for a family met before.
+    int familyIndexOfKey(const QByteArray &key);
+    // The name of a family by its number; empty for a number of an earlier detection.
+    QByteArray familyAt(int family) const
+    {
+        return family >= 0 && std::size_t(family) < m_samplings.size()
+                   ? m_samplings[std::size_t(family)].family
+                   : QByteArray();
+    }
     bool settledAt(int family) const
     {
         return family >= 0 && std::size_t(family) < m_samplings.size()
@@ -184,6 +193,7 @@ private:
     ClaimPool m_pool; // claimed keys, and every key's family
     std::optional<Profile> m_hints;
     QHash<QByteArray, int> m_familyIndex; // family -> its m_samplings index
+    QByteArray m_scratch;                 // familyIndexOfKey's name, reused
     std::vector<Sampling> m_samplings;    // each family's first keys' verdict
     qint64 m_counted = 0;                 // keys of settled families, counted only
     qsizetype m_deferred = 0;             // keys kept in Sampling::deferred

@@ -357,10 +357,8 @@ void Discovery::detect(const QList<QByteArray> &keys, int node, bool readWhole)
     }
     // A key of a family settled as ordinary on its first keys is only
     // counted: TYPE, no PTTL and no shape (AutoDetector::SettleSample).
-    QList<QByteArray> families;
     QList<int> indices; // AutoDetector::familyIndex
     QList<bool> whole;
-    families.reserve(keys.size());
     indices.reserve(keys.size());
     whole.reserve(keys.size());
     QList<RedisClient::Command> typeCmds;
@@ -369,16 +367,14 @@ void Discovery::detect(const QList<QByteArray> &keys, int node, bool readWhole)
     static const QByteArray s_type = QByteArrayLiteral("TYPE");
     static const QByteArray s_pttl = QByteArrayLiteral("PTTL");
     for (const QByteArray &key : keys) {
-        families.append(m_detector.familyOf(key));
-        indices.append(m_detector.familyIndex(families.constLast()));
+        indices.append(m_detector.familyIndexOfKey(key));
         whole.append(readWhole || !m_detector.settledAt(indices.constLast()));
         typeCmds.append({s_type, key});
         if (whole.constLast())
             typeCmds.append({s_pttl, key});
     }
     client()->pipeline(
-        typeCmds, &m_context,
-        [this, keys, families, indices, whole, node](const QList<RedisValue> &r) {
+        typeCmds, &m_context, [this, keys, indices, whole, node](const QList<RedisValue> &r) {
             QList<KeyShape> shapes;
             QList<QByteArray> shapeFamilies;
             QList<RedisClient::Command> shapeCmds;
@@ -407,7 +403,8 @@ void Discovery::detect(const QList<QByteArray> &keys, int node, bool readWhole)
                 KeyShape s;
                 s.key = keys.at(i);
                 s.type = type.bytes();
-                const QByteArray &family = families.at(i);
+                const QByteArray family
+                    = m_detector.familyAt(indices.at(i)); // a copy: add() may grow the families
                 if (read)
                     s.pttlMs = r.value(pttlAt).toInteger();
                 auto cmds = AutoDetector::shapeCommands(s.key, s.type);

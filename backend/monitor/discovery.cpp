@@ -468,7 +468,7 @@ void Discovery::pageDone(int node)
         if (m_addresses.isEmpty())
             step(-1); // the next node, or the end
         else
-            finish(false);
+            finish(m_cancelled);
         return;
     }
     if (node >= 0) { // a Cluster master: one step at a time

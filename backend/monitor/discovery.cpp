@@ -284,14 +284,18 @@ void Discovery::scan(int node)
                 // Autodetecting, a page takes two more round trips (TYPE and
                 // PTTL, then its shapes): the next pages are scanned meanwhile,
                 // at most MaxPagesInFlight at a time, so the wire never idles.
+                // The next SCAN goes first, ahead of this page's TYPEs: the
+                // server answers it, then works through them while this
+                // client turns its reply into the next page's commands (sent
+                // after them, the server waited for those between pages).
                 ++m_pagesInFlight;
-                detect(keys, node);
                 if (m_cursor != "0" && m_running) {
                     if (m_pagesInFlight < MaxPagesInFlight)
                         step(node);
                     else
                         m_scanWaiting = true;
                 }
+                detect(keys, node);
                 return;
             }
         } else {

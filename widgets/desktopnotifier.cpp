@@ -5,7 +5,9 @@
 
 #include <QDBusConnection>
 #include <QDBusMessage>
+#include <QDBusServiceWatcher>
 #include <QGuiApplication>
+#include <QLoggingCategory>
 #include <QSystemTrayIcon>
 #include <QVariantMap>
 #include <QWidget>
@@ -13,6 +15,10 @@
 namespace gatehouse {
 
 namespace {
+
+// Each time the console asks whether a tray is there (a blocking round trip),
+// for whoever watches it (QT_LOGGING_RULES="gatehouse.tray.debug=true").
+Q_LOGGING_CATEGORY(lcTray, "gatehouse.tray", QtWarningMsg)
 
 // org.freedesktop.Notifications.Notify (Desktop Notifications Specification
 // 1.2), sent without waiting: the reply (an id) is not needed, and a
@@ -50,19 +56,51 @@ DesktopNotifier::DesktopNotifier(QWidget *window)
     , m_window(window)
 {}
 
+bool DesktopNotifier::mayAskForTray() const
+{
+    return !m_lastAsked.isValid() || m_watcherAppeared || m_lastAsked.hasExpired(TrayRecheckMs);
+}
+
+void DesktopNotifier::watchForWatcher()
+{
+    if (m_watcher)
+        return;
+    QDBusConnection bus = QDBusConnection::sessionBus();
+    if (!bus.isConnected())
+        return;
+    // A panel's watcher (KDE Plasma, LXQt, GNOME's AppIndicator extension)
+    // taking its name: a signal from the bus, no call of ours (a match rule
+    // added without waiting for its reply).
+    m_watcher = new QDBusServiceWatcher(QStringLiteral("org.kde.StatusNotifierWatcher"), bus,
+                                        QDBusServiceWatcher::WatchForRegistration, this);
+    connect(m_watcher, &QDBusServiceWatcher::serviceRegistered, this,
+            [this] { m_watcherAppeared = true; });
+}
+
 QSystemTrayIcon *DesktopNotifier::tray()
 {
     // Made once a tray is there, not only at start: a desktop's panel (its
     // StatusNotifierWatcher on the session bus, or an XEmbed tray) may come
-    // up after the console. Asked again only when there is something to say.
-    if (!m_tray && hasDesktop() && QSystemTrayIcon::isSystemTrayAvailable()) {
-        m_tray = new QSystemTrayIcon(m_window->windowIcon(), this);
-        m_tray->setObjectName(QStringLiteral("alertTray"));
-        m_tray->setToolTip(m_window->windowTitle());
-        connect(m_tray, &QSystemTrayIcon::activated, this, &DesktopNotifier::trayActivated);
-        connect(m_tray, &QSystemTrayIcon::messageClicked, this, &DesktopNotifier::messageClicked);
-        m_tray->show();
+    // up after the console. Asked again only when there is something to say,
+    // and then only as mayAskForTray() allows: the question blocks.
+    if (m_tray || !hasDesktop() || !mayAskForTray())
+        return m_tray;
+    m_lastAsked.start();
+    m_watcherAppeared = false;
+    const bool available = QSystemTrayIcon::isSystemTrayAvailable();
+    qCDebug(lcTray) << "asked whether a system tray is there:" << (available ? "yes" : "no");
+    if (!available) {
+        watchForWatcher();
+        return nullptr;
     }
+    m_tray = new QSystemTrayIcon(m_window->windowIcon(), this);
+    m_tray->setObjectName(QStringLiteral("alertTray"));
+    m_tray->setToolTip(m_window->windowTitle());
+    connect(m_tray, &QSystemTrayIcon::activated, this, &DesktopNotifier::trayActivated);
+    connect(m_tray, &QSystemTrayIcon::messageClicked, this, &DesktopNotifier::messageClicked);
+    m_tray->show();
+    delete m_watcher; // the tray is there for good
+    m_watcher = nullptr;
     return m_tray;
 }
 

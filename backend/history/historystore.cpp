@@ -366,6 +366,8 @@ void HistoryStore::append(const Snapshot &snapshot)
             // snapshot: an unchanged pointer is an object whose figures
             // moved only as their motions say. One comparison per object.
             const ObjectList &previous = *m_previous;
+            if (!m_lastFeed.full) // about as many as last time
+                tick.entries.reserve(m_lastFeed.entries);
             QSet<const ObjectState *> movingBefore;
             if (!m_moving.isEmpty())
                 movingBefore = QSet<const ObjectState *>(m_moving.cbegin(), m_moving.cend());
@@ -375,8 +377,10 @@ void HistoryStore::append(const Snapshot &snapshot)
                     && (movingBefore.isEmpty() || !movingBefore.contains(state.get())))
                     continue;
                 const ObjectState &was = previous.at(i);
+                // A state read again shares its key's bytes with the last one.
                 if (state != previous.ptr(i)
-                    && (was.object.key != state->object.key
+                    && ((was.object.key.constData() != state->object.key.constData()
+                         && was.object.key != state->object.key)
                         || !(was.object.kind == state->object.kind))) {
                     full = true; // objects came or went: a full tick, the writer compares
                     break;
@@ -384,6 +388,7 @@ void HistoryStore::append(const Snapshot &snapshot)
                 HistoryTick::Entry e;
                 bool moves = false;
                 fillEntry(*state, cache.of(state->object.kind), at, &e, &moves);
+                e.at = qint32(i);
                 if (moves)
                     moving.append(state.get());
                 tick.entries.append(std::move(e));
@@ -393,12 +398,14 @@ void HistoryStore::append(const Snapshot &snapshot)
             tick.entries.clear();
             moving.clear();
             tick.entries.reserve(current.size());
-            for (const ObjectState &state : current) {
+            for (qsizetype i = 0; i < current.size(); ++i) {
+                const ObjectState &state = current.at(i);
                 if (state.stale || state.gone)
                     continue;
                 HistoryTick::Entry e;
                 bool moves = false;
                 fillEntry(state, cache.of(state.object.kind), at, &e, &moves);
+                e.at = qint32(i);
                 if (moves)
                     moving.append(&state);
                 tick.entries.append(std::move(e));

@@ -44,6 +44,9 @@ struct HistoryTick
         // (historychanges.h): 0 flat, -1 counting down to 0, +1 growing.
         qint8 slopes[8] = {};
         bool absent = false; // stale, gone or removed: no samples from here
+        // Its place in the snapshot's objects, -1 unknown: the writer finds
+        // its id there while the same key is (a hint, checked).
+        qint32 at = -1;
     };
     qint64 atMs = 0; // server time of the tick
     QList<Entry> entries;

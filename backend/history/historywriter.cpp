@@ -328,6 +328,27 @@ quint32 HistoryWriter::idFor(const QByteArray &key, PatternKind kind, int figure
     return id;
 }
 
+quint32 HistoryWriter::idOf(const HistoryTick::Entry &e)
+{
+    // A snapshot has its objects in the same places tick after tick, and an
+    // object's key is the same shared bytes in every state of it.
+    constexpr qint32 MaxPlaces = 1 << 24;
+    if (e.at < 0 || e.at >= MaxPlaces)
+        return idFor(e.key, e.kind, e.figures);
+    const size_t at = size_t(e.at);
+    if (at < m_placed.size()) {
+        const Placed &p = m_placed[at];
+        if (p.id != 0 && p.key.constData() == e.key.constData() && p.key.size() == e.key.size()
+            && p.kind == e.kind)
+            return p.id;
+    }
+    const quint32 id = idFor(e.key, e.kind, e.figures);
+    if (at >= m_placed.size())
+        m_placed.resize(at + 1);
+    m_placed[at] = {e.key, e.kind, id};
+    return id;
+}
+
 bool HistoryWriter::insertNewObjects()
 {
     // A new file meets every object at once (21,000 in a discovery): 500
@@ -375,6 +396,8 @@ bool HistoryWriter::insertNewObjects()
 
 void HistoryWriter::forgetNewObjects(size_t from)
 {
+    if (from < m_newObjects.size())
+        m_placed.clear(); // some ids found there are no more
     for (size_t i = from; i < m_newObjects.size(); ++i) {
         const NewObject &o = m_newObjects[i];
         m_ids.remove({o.key, o.kind});
@@ -472,7 +495,7 @@ bool HistoryWriter::writeTick(const HistoryTick &tick)
     }
     ChangeRecord r;
     for (const HistoryTick::Entry &e : tick.entries) {
-        const quint32 id = idFor(e.key, e.kind, e.figures);
+        const quint32 id = idOf(e);
         if (id >= m_series.size())
             m_series.resize(id + 1);
         Series &series = m_series[id];

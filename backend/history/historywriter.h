@@ -51,6 +51,10 @@ private:
     // The object's id; a new one is given at once, written to `objects` by
     // insertNewObjects() and kept once its transaction is committed.
     quint32 idFor(const QByteArray &key, PatternKind kind, int figures);
+    // The same for an entry, first by its place in the snapshot (Entry::at):
+    // the id found there last time when the entry's key is the very same
+    // bytes (shared, compared by address: no hashing), else idFor().
+    quint32 idOf(const HistoryTick::Entry &e);
     // Writes the new objects not written yet; false: not written, their ids
     // forgotten (the next full tick gives new ones).
     bool insertNewObjects();
@@ -98,9 +102,16 @@ private:
         int figures;
     };
     std::vector<NewObject> m_newObjects; // given ids since the last commit
-    size_t m_newWritten = 0;             // ... of which in `objects` (not committed)
-    qint64 m_latestMs = 0;               // the latest tick written (server ms)
-    qint64 m_oldestRecentMinute = -1;    // of the rows in `recent`; -1: none
+    struct Placed
+    {
+        QByteArray key; // shares the snapshot's bytes
+        PatternKind kind;
+        quint32 id = 0; // 0: none
+    };
+    std::vector<Placed> m_placed;     // by place in the snapshot (idOf())
+    size_t m_newWritten = 0;          // ... of which in `objects` (not committed)
+    qint64 m_latestMs = 0;            // the latest tick written (server ms)
+    qint64 m_oldestRecentMinute = -1; // of the rows in `recent`; -1: none
     // Format 2: every object's last motion as written, by id; ticks
     // written this session are numbered (seen: listed in the current one).
     struct Series

@@ -24,6 +24,15 @@ namespace {
 class Families
 {
 public:
+    // The family's place in the text, before its first sample.
+    void declare(const QByteArray &name, const QByteArray &help, const char *type)
+    {
+        if (!m_index.contains(name)) {
+            m_index.insert(name, int(m_families.size()));
+            m_families.append({name, help, QByteArray(type), {}});
+        }
+    }
+
     void add(const QByteArray &name, const QByteArray &help, const char *type,
              const QByteArray &labels, double value)
     {
@@ -105,8 +114,9 @@ public:
         : m_nowMs(nowMs)
     {}
 
-    // The samples of s, valid until the next call.
-    const std::vector<Sample> &of(const ObjectState &s)
+    // The samples of s (of kind k, kindOf(s.object.kind)), valid until the
+    // next call.
+    const std::vector<Sample> &of(const ObjectState &s, const Kind &k)
     {
         m_out.clear();
         const Reading &r = s.reading;
@@ -114,7 +124,6 @@ public:
         // no figures: its fields are defaults, not zeros that happened.
         if (r.status == Reading::Status::Error || r.status == Reading::Status::WrongType)
             return m_out;
-        const Kind &k = kindOf(s.object.kind);
         const auto add = [&](int slot, double value, QByteArray extra = {}) {
             m_out.push_back({slot, &k.names.at(slot), &k.helps.at(slot), std::move(extra), value});
         };
@@ -356,66 +365,129 @@ QByteArray MetricsExposition::formatValue(double v)
     return QByteArray::number(v, 'g', QLocale::FloatingPointShortest);
 }
 
+// Which objects go where, made by make() and reused by render() while the
+// snapshot's objects are the same keys in the same places (sameObjects()).
+struct MetricsExposition::Layout
+{
+    enum Place : qint8 { Gone, Individual, Other };
+    struct Pattern
+    {
+        QByteArray id; // "sliding-window"
+        PatternKind kind;
+        QList<qsizetype> all; // its objects, gone ones too, in snapshot order
+        qsizetype present = 0;
+    };
+    ObjectList objects; // what it was made for (shares the snapshot's list)
+    int cap = -1;
+    QList<Pattern> patterns;  // in the order of their ids
+    std::vector<Place> place; // per object of the snapshot
+    int made = 0;
+
+    bool fits(const ObjectList &now, int capNow) const
+    {
+        if (cap != capNow || objects.size() != now.size())
+            return false;
+        for (qsizetype i = 0; i < now.size(); ++i) {
+            if (objects.ptr(i) == now.ptr(i))
+                continue; // the same state: the same key, kind and goneness
+            const ObjectState &a = objects.at(i);
+            const ObjectState &b = now.at(i);
+            // A state read again shares its key's bytes with the last one.
+            if (a.gone != b.gone || !(a.object.kind == b.object.kind)
+                || (a.object.key.constData() != b.object.key.constData()
+                    && a.object.key != b.object.key))
+                return false;
+        }
+        return true;
+    }
+
+    void make(const ObjectList &list, int capNow)
+    {
+        ++made;
+        objects = list;
+        cap = capNow;
+        patterns.clear();
+        place.assign(size_t(list.size()), Gone);
+        // The objects by pattern; objects come in runs of one kind.
+        QHash<PatternKind, qsizetype> byKind;
+        Pattern *run = nullptr;
+        for (qsizetype i = 0; i < list.size(); ++i) {
+            const PatternKind kind = list.at(i).object.kind;
+            if (!run || !(run->kind == kind)) {
+                auto it = byKind.constFind(kind);
+                if (it == byKind.constEnd()) {
+                    it = byKind.insert(kind, patterns.size());
+                    patterns.append({kind.id().toUtf8(), kind, {}, 0});
+                }
+                run = &patterns[*it];
+            }
+            run->all.append(i);
+        }
+        std::sort(patterns.begin(), patterns.end(),
+                  [](const Pattern &a, const Pattern &b) { return a.id < b.id; });
+        // The individually exposed ones: the lowest keys, so the set stays
+        // the same from scrape to scrape while the objects do.
+        for (Pattern &p : patterns) {
+            QList<qsizetype> present;
+            present.reserve(p.all.size());
+            for (qsizetype i : std::as_const(p.all)) {
+                if (!list.at(i).gone)
+                    present.append(i);
+            }
+            p.present = present.size();
+            if (present.size() > cap) {
+                std::nth_element(present.begin(), present.begin() + cap, present.end(),
+                                 [&](qsizetype a, qsizetype b) {
+                                     return list.at(a).object.key < list.at(b).object.key;
+                                 });
+            }
+            for (qsizetype n = 0; n < present.size(); ++n)
+                place[size_t(present.at(n))] = n < cap ? Individual : Other;
+        }
+    }
+};
+
+MetricsExposition::MetricsExposition()
+    : m_layout(std::make_shared<Layout>())
+{}
+
+int MetricsExposition::layoutsMade() const
+{
+    return m_layout->made;
+}
+
 QByteArray MetricsExposition::render(const Snapshot &s) const
 {
     Families out;
     const qint64 now = s.server.timeMs;
+    Layout &layout = *m_layout;
+    const int cap = std::max(0, maxObjectsPerPattern);
+    if (!layout.fits(s.objects, cap))
+        layout.make(s.objects, cap);
 
-    // The objects by pattern, patterns in the order of their ids.
-    QHash<PatternKind, QList<qsizetype>> byKind;
-    QList<qsizetype> *run = nullptr; // objects come in runs of one kind
-    PatternKind runKind;
-    for (qsizetype i = 0; i < s.objects.size(); ++i) {
-        const PatternKind kind = s.objects.at(i).object.kind;
-        if (!run || !(runKind == kind)) {
-            run = &byKind[kind];
-            runKind = kind;
-        }
-        run->append(i);
-    }
-    QList<std::pair<QByteArray, PatternKind>> kinds;
-    for (auto it = byKind.cbegin(); it != byKind.cend(); ++it)
-        kinds.append({it.key().id().toUtf8(), it.key()});
-    std::sort(kinds.begin(), kinds.end(),
-              [](const auto &a, const auto &b) { return a.first < b.first; });
-
+    static const QByteArray objectsName = "gatehouse_objects";
+    static const QByteArray objectsHelp
+        = "Objects found, by pattern and state (ok, stale, gone, wrong-type, error).";
+    out.declare(objectsName, objectsHelp, "gauge");
     ObjectSamples samples(now);
-    for (const auto &[pattern, kind] : std::as_const(kinds)) {
-        QList<qsizetype> &indices = byKind[kind];
-        const QByteArray sectionId = PatternUnit::of(kind).section().id.toUtf8();
+    for (const Layout::Pattern &p : std::as_const(layout.patterns)) {
+        const QByteArray &pattern = p.id;
+        const QByteArray sectionId = PatternUnit::of(p.kind).section().id.toUtf8();
+        // One pass over the pattern's objects: their states counted, the
+        // individual ones written, the rest folded per slot (and per state
+        // label for the counts).
+        const Kind &k = samples.kindOf(p.kind);
         std::array<qint64, size_t(ObjectStateLabel::Count)> states{};
-        for (qsizetype i : std::as_const(indices))
-            ++states[size_t(objectState(s.objects.at(i)))];
-        for (size_t st = 0; st < states.size(); ++st) {
-            if (states[st] == 0)
-                continue;
-            out.add("gatehouse_objects",
-                    "Objects found, by pattern and state (ok, stale, gone, wrong-type, error).",
-                    "gauge",
-                    label("section", sectionId) + ',' + label("pattern", pattern) + ','
-                        + label("state", stateLabel(ObjectStateLabel(st))),
-                    double(states[st]));
-        }
-        // The individually exposed ones: the lowest keys, so the set stays
-        // the same from scrape to scrape while the objects do.
-        indices.erase(std::remove_if(indices.begin(), indices.end(),
-                                     [&](qsizetype i) { return s.objects.at(i).gone; }),
-                      indices.end());
-        const qsizetype cap = std::max(0, maxObjectsPerPattern);
-        if (indices.size() > cap) {
-            const auto byKey = [&](qsizetype a, qsizetype b) {
-                return s.objects.at(a).object.key < s.objects.at(b).object.key;
-            };
-            std::nth_element(indices.begin(), indices.begin() + cap, indices.end(), byKey);
-        }
-        // The rest, folded per slot (and per state label for the counts).
-        const Kind &k = samples.kindOf(kind);
         std::vector<Aggregate> perSlot(size_t(k.names.size()));
         QMap<QByteArray, Aggregate> perState;
-        for (qsizetype n = 0; n < indices.size(); ++n) {
-            const ObjectState &o = s.objects.at(indices.at(n));
-            const std::vector<Sample> &of = samples.of(o);
-            if (n < cap) {
+        for (qsizetype i : p.all) {
+            const ObjectState &o = s.objects.at(i);
+            ++states[size_t(objectState(o))];
+            const Layout::Place where = layout.place[size_t(i)];
+            if (where == Layout::Gone)
+                continue;
+            const std::vector<Sample> &of = samples.of(o, k);
+            if (where == Layout::Individual) {
                 const QByteArray keyLabels
                     = label("key", keyLabel(o.object.key)) + ',' + label("pattern", pattern);
                 for (const Sample &sample : of) {
@@ -434,7 +506,15 @@ QByteArray MetricsExposition::render(const Snapshot &s) const
                 a.max = std::max(a.max, sample.value);
             }
         }
-        const qsizetype aggregated = std::max<qsizetype>(0, indices.size() - cap);
+        for (size_t st = 0; st < states.size(); ++st) {
+            if (states[st] == 0)
+                continue;
+            out.add(objectsName, objectsHelp, "gauge",
+                    label("section", sectionId) + ',' + label("pattern", pattern) + ','
+                        + label("state", stateLabel(ObjectStateLabel(st))),
+                    double(states[st]));
+        }
+        const qsizetype aggregated = std::max<qsizetype>(0, p.present - cap);
         out.add("gatehouse_objects_aggregated",
                 "Objects of a pattern beyond the cap on label cardinality, exposed only in "
                 "its key=\"<other>\" series (aggregate=\"sum\" and \"max\").",

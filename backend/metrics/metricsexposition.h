@@ -6,6 +6,8 @@
 #include <QByteArray>
 #include <QString>
 
+#include <memory>
+
 namespace gatehouse {
 
 // What the monitor's last full tick cost (Monitor::lastTick*() as
@@ -44,6 +46,14 @@ struct ConsoleFigures
 // the same ones scrape after scrape) and the rest as one series per figure
 // with key="<other>" and aggregate="sum" and aggregate="max";
 // gatehouse_objects_aggregated{pattern} says how many went there.
+//
+// Which objects go where (grouped by pattern, the lowest keys picked) is
+// kept from one render() to the next while the snapshot's objects are the
+// same keys in the same places (an object whose state did not change is the
+// same ObjectState, compared by pointer; one that changed, by key): a scrape
+// of a snapshot like the last one sorts nothing. The figures themselves are
+// read again every time (most move with the snapshot's time: TTLs, held
+// for, a window's entries). Copies share the layout; one thread renders.
 struct MetricsExposition
 {
     static constexpr int DefaultMaxObjectsPerPattern = 500;
@@ -51,6 +61,8 @@ struct MetricsExposition
     static constexpr const char *OtherKey = "<other>";
 
     int maxObjectsPerPattern = DefaultMaxObjectsPerPattern;
+
+    MetricsExposition();
 
     // The snapshot's part (objects, nodes, server).
     QByteArray render(const Snapshot &snapshot) const;
@@ -75,6 +87,14 @@ struct MetricsExposition
     // A sample value: integers without a fraction, NaN and +Inf/-Inf as the
     // format spells them.
     static QByteArray formatValue(double v);
+
+    // How many times render() grouped and picked the objects afresh (the
+    // layout above was not reusable), for tests.
+    int layoutsMade() const;
+
+private:
+    struct Layout;
+    std::shared_ptr<Layout> m_layout;
 };
 
 } // namespace gatehouse

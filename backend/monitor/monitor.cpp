@@ -154,7 +154,7 @@ Monitor::Monitor(RedisClient *client, Options options, QObject *parent)
                 if (i < 0 || i >= m_server.nodes.size())
                     return;
                 m_server.nodes[i].durability = d;
-                publish();
+                publishRoutine(); // read every 2 s: never ahead of a write's snapshot
             });
     if (m_client->topology().isCluster() || m_client->topology().isSentinel())
         applyTopology(m_client->topology());
@@ -263,7 +263,7 @@ void Monitor::readNodeInfo()
             n.rdbLastSaveS = t.rdbLastSaveS;
             if (t.replicationOffset >= 0)
                 n.replicationOffset = t.replicationOffset;
-            publish();
+            publishRoutine();
         });
     }
 }
@@ -590,6 +590,12 @@ void Monitor::startDiscovery()
             m_complete = m_discovery->complete();
         }
         m_discovery->releaseObjects(); // the monitor holds every object itself
+        // Discovery's garbage and the unread states are returned once the
+        // objects were read (trimAfterDiscovery); a small keyspace's is not
+        // worth a trim.
+        m_trimStage = !cancelled && m_tracked.size() >= TrimAfterObjects
+                          ? TrimStage::WaitingForReadings
+                          : TrimStage::None;
         Q_EMIT discoveryFinished(cancelled);
         publish();
     });
@@ -1086,8 +1092,34 @@ void Monitor::finishRun(const ProbeRun &run)
         && m_options.adaptive && m_server.eventsLive)
         malloc_trim(0);
 #endif
+    if (m_trimStage != TrimStage::None)
+        trimAfterDiscovery(run.fullTick);
     if (run.fullTick)
         Q_EMIT tickFinished(m_snapshot);
+}
+
+void Monitor::trimAfterDiscovery(bool fullTick)
+{
+    // Discovery allocated and freed a lot per key (1,000,000 keys for
+    // 30,000 objects), and each object's first reading replaced the state
+    // published without one: glibc keeps that memory in its free lists,
+    // interleaved with what lives on (several hundred bytes per object).
+    // Once every object was read, and a full tick later (the console has
+    // had the snapshot with the new states and let go of the old ones), it
+    // goes back to the OS: once per discovery, on the monitor's thread.
+    if (m_trimStage == TrimStage::WaitingForReadings) {
+        if (std::any_of(m_tracked.cbegin(), m_tracked.cend(),
+                        [](const Tracked &t) { return !t.track.everRead; }))
+            return;
+        m_trimStage = TrimStage::WaitingForTick;
+        return;
+    }
+    if (!fullTick)
+        return;
+    m_trimStage = TrimStage::None;
+#ifdef __GLIBC__
+    malloc_trim(0);
+#endif
 }
 
 void Monitor::absorb(int index, const PatternObject &object, const QList<RedisValue> &replies,
@@ -1187,10 +1219,20 @@ void Monitor::publish()
     requestEmit();
 }
 
+void Monitor::publishRoutine()
+{
+    m_snapshotFresh = false;
+    requestRoutineEmit();
+}
+
 void Monitor::requestEmit()
 {
     m_emitPending = true;
-    const qint64 since = m_lastEmit.isValid() ? m_lastEmit.elapsed() : PublishIntervalMs;
+    m_emitCarriesChange = true;
+    // Only emissions carrying a change count: a routine one just before
+    // (a heartbeat, the server's figures) does not delay a write's.
+    const qint64 since
+        = m_lastChangeEmit.isValid() ? m_lastChangeEmit.elapsed() : PublishIntervalMs;
     const qint64 wait = std::max<qint64>(0, PublishIntervalMs - since);
     if (m_publishTimer.isActive() && m_publishTimer.remainingTime() <= wait)
         return; // the timer's emission will carry this change
@@ -1222,6 +1264,9 @@ void Monitor::emitSnapshot()
     if (!m_snapshotFresh)
         refreshSnapshot();
     m_lastEmit.start();
+    if (m_emitCarriesChange)
+        m_lastChangeEmit.start();
+    m_emitCarriesChange = false;
     Q_EMIT snapshotReady(m_snapshot);
 }
 

@@ -79,10 +79,13 @@ public:
         bool readDurability = true;
     };
 
-    // Snapshots are published at most once per this many ms (<= 10 Hz).
+    // Snapshots carrying a change are published at most once per this many
+    // ms (<= 10 Hz).
     static constexpr int PublishIntervalMs = 100;
     // With keyspace events live, at least one snapshot this often (a tick's
-    // routine readings, when no write brought a change to publish sooner).
+    // routine readings, the server's durability and nodes, when no write
+    // brought a change to publish sooner). Routine snapshots do not count
+    // against PublishIntervalMs: a write never waits behind one.
     static constexpr int RoutineIntervalMs = 1000;
     // Budgeted polling: objects per round trip (small, so another client
     // waits behind at most a fraction of a millisecond of them).
@@ -91,6 +94,9 @@ public:
     static constexpr qsizetype MaxWatchedCandidates = 64;
     // Fewer objects are read every tick: they cost the server next to nothing.
     static constexpr qsizetype MinBudgetedObjects = 100;
+    // Discoveries handing over at least this many objects are followed by a
+    // malloc_trim (trimAfterDiscovery).
+    static constexpr qsizetype TrimAfterObjects = 1000;
     // Round trips of fewer objects do not update the cost per object.
     static constexpr qsizetype MinTimedObjects = 10;
     // Budgeted polling: an object that changed or needs attention is read
@@ -241,8 +247,10 @@ private:
     // within PublishIntervalMs (m_publishTimer).
     void publish();
     void requestEmit();
-    // A tick's routine snapshot (keyspace events live): with the next
-    // change, or after RoutineIntervalMs without any publication.
+    // A routine snapshot (a tick's readings with keyspace events live, the
+    // server's figures read in the background): with the next change, or
+    // after RoutineIntervalMs without any publication.
+    void publishRoutine();
     void requestRoutineEmit();
     void emitSnapshot();
     // Makes m_snapshot from the current state (a new sequence number).
@@ -316,9 +324,11 @@ private:
     std::shared_ptr<const QList<Candidate>> m_candidates;
     std::shared_ptr<const QList<OtherFamily>> m_other;
     Snapshot m_snapshot;
-    bool m_snapshotFresh = false; // m_snapshot reflects every change so far
-    bool m_emitPending = false;   // a snapshotReady is due (m_publishTimer)
-    QElapsedTimer m_lastEmit;     // since the last snapshotReady
+    bool m_snapshotFresh = false;     // m_snapshot reflects every change so far
+    bool m_emitPending = false;       // a snapshotReady is due (m_publishTimer)
+    bool m_emitCarriesChange = false; // ... and it carries a change (requestEmit)
+    QElapsedTimer m_lastEmit;         // since the last snapshotReady
+    QElapsedTimer m_lastChangeEmit;   // since the last one carrying a change
     quint64 m_sequence = 0;
     qint64 m_offsetMs = 0; // server clock - local clock
     bool m_tickInFlight = false;
@@ -354,6 +364,12 @@ private:
     QList<WatchedCandidate> m_watchedCandidates;
     QSet<QByteArray> m_candidatesSeen; // watched once: not again after a rescan
     bool m_candidateProbeInFlight = false;
+    // Discovery's end (glibc): once every object a large discovery handed
+    // over was read, the memory discovery and the replaced unread states
+    // held goes back to the OS, once (trimAfterDiscovery).
+    enum class TrimStage { None, WaitingForReadings, WaitingForTick };
+    TrimStage m_trimStage = TrimStage::None;
+    void trimAfterDiscovery(bool fullTick);
 };
 
 } // namespace gatehouse

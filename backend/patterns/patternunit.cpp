@@ -4,8 +4,10 @@
 #include "globmatch.h"
 #include "patternregistry.h"
 
+#include <QHash>
 #include <QSet>
 
+#include <algorithm>
 #include <cmath>
 
 namespace gatehouse {
@@ -311,15 +313,17 @@ QList<Evidence> PatternUnit::judge(const PatternObject &o, const ClaimPool &pool
                     QStringLiteral("a date in its name (%1): a per-day key")
                         .arg(printableBytes(family, 60))});
     all.append(familyEvidence(o, pool));
-    // The name and family sentences are the same for every member of a
-    // family (20,000 locks named lock:order:<n>): one shared copy each, not
-    // one per object for as long as the objects are shown. Bounded: the
-    // sentences of a discovery's families, forgotten past SharedSentences.
+    // The sentences are mostly the same for every member of a family (20,000
+    // locks named lock:order:<n>, holding tokens of one length and set with
+    // one TTL, to the tenth of a second it is written in): one shared copy
+    // of each sentence, and of each whole list, not one per object for as
+    // long as the objects are shown. Bounded: the sentences and lists of a
+    // discovery's families, forgotten past SharedSentences.
     constexpr qsizetype SharedSentences = 4096;
     thread_local QSet<QString> sentences;
+    thread_local QHash<size_t, QList<Evidence>> lists; // by the hash of their contents
+    size_t hash = 0;
     for (Evidence &e : all) {
-        if (e.kind != Evidence::Kind::Name && e.kind != Evidence::Kind::Family)
-            continue;
         if (const auto it = sentences.constFind(e.reason); it != sentences.cend()) {
             e.reason = *it;
         } else {
@@ -327,8 +331,20 @@ QList<Evidence> PatternUnit::judge(const PatternObject &o, const ClaimPool &pool
                 sentences.clear();
             sentences.insert(e.reason);
         }
+        hash = qHashMulti(hash, int(e.kind), e.weight, e.reason);
     }
+    const auto same = [](const QList<Evidence> &a, const QList<Evidence> &b) {
+        return std::equal(
+            a.cbegin(), a.cend(), b.cbegin(), b.cend(), [](const Evidence &x, const Evidence &y) {
+                return x.kind == y.kind && x.weight == y.weight && x.reason == y.reason;
+            });
+    };
+    if (const auto it = lists.constFind(hash); it != lists.cend() && same(*it, all))
+        return *it;
     all.squeeze(); // kept per object: no room for more
+    if (lists.size() >= SharedSentences)
+        lists.clear();
+    lists.insert(hash, all); // a collision: the newer list is shared from now on
     return all;
 }
 

@@ -35,7 +35,8 @@ int main(int argc, char *argv[])
                                       QStringLiteral("Requests per wire run (default 1000000)."),
                                       QStringLiteral("N"), QStringLiteral("1000000"));
     const QCommandLineOption rounds(QStringLiteral("rounds"),
-                                    QStringLiteral("Alternating rounds per figure (default 3)."),
+                                    QStringLiteral("Alternating rounds per figure (default 3; the "
+                                                   "overhead group 5)."),
                                     QStringLiteral("N"), QStringLiteral("3"));
     const QCommandLineOption only(QStringLiteral("only"),
                                   QStringLiteral("Run one group: wire, discovery, refresh, gui, "
@@ -43,8 +44,14 @@ int main(int argc, char *argv[])
                                   QStringLiteral("group"));
     const QCommandLineOption overheadSeconds(
         QStringLiteral("overhead-seconds"),
-        QStringLiteral("overhead: seconds of watching per run (default 60)."), QStringLiteral("S"),
-        QStringLiteral("60"));
+        QStringLiteral("overhead: seconds of watching per run (default 30)."), QStringLiteral("S"),
+        QStringLiteral("30"));
+    const QCommandLineOption overheadFeatures(
+        QStringLiteral("overhead-features"),
+        QStringLiteral("overhead: which figures to run, 1-based and comma-separated (1: serve "
+                       "with history and metrics every 15 s, 2: metrics every 15 s, 3: metrics "
+                       "every second, 4: the desktop console); default all."),
+        QStringLiteral("list"));
     // The million group's console side runs in a child: its memory is its own.
     QCommandLineOption millionGui(QStringLiteral("million-gui"),
                                   QStringLiteral("(internal) million: the console's side."),
@@ -55,7 +62,8 @@ int main(int argc, char *argv[])
                                    QStringLiteral("Fill the server at url with the million "
                                                   "group's keyspace (FLUSHALL first)."),
                                    QStringLiteral("url"));
-    parser.addOptions({smoke, requests, rounds, only, overheadSeconds, millionGui, millionFill});
+    parser.addOptions({smoke, requests, rounds, only, overheadSeconds, overheadFeatures, millionGui,
+                       millionFill});
     parser.process(app);
     if (parser.isSet(millionGui))
         return bench::runMillionGuiChild(parser.value(millionGui));
@@ -134,10 +142,27 @@ int main(int argc, char *argv[])
     }
     if (group.isEmpty() || group == QLatin1String("limiter"))
         figures += bench::runLimiterBench(server.endpoint(), isSmoke ? 2000 : 200000, r);
-    if (group.isEmpty() || group == QLatin1String("overhead"))
+    if (group.isEmpty() || group == QLatin1String("overhead")) {
+        QList<int> which;
+        for (const QString &n :
+             parser.value(overheadFeatures).split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+            bool ok = false;
+            which.append(n.trimmed().toInt(&ok));
+            if (!ok || which.last() < 1 || which.last() > int(bench::overheadFeatures().size())) {
+                QTextStream(stderr)
+                    << "gatehouse-bench: --overhead-features \"" << parser.value(overheadFeatures)
+                    << "\" is not a list of figures from 1 to " << bench::overheadFeatures().size()
+                    << " (e.g. 1,2)." << Qt::endl;
+                return 2;
+            }
+        }
         figures += bench::runOverheadBench(
             server.endpoint(), sizes,
-            isSmoke ? 2 : std::max(1, parser.value(overheadSeconds).toInt()), r);
+            isSmoke ? 2 : std::max(1, parser.value(overheadSeconds).toInt()),
+            // A ratio of CPU times moves by +-10 % from round to round on a
+            // quiet machine: five pairs by default (CI runs --smoke only).
+            isSmoke || parser.isSet(rounds) ? r : 5, which);
+    }
     if (group.isEmpty() || group == QLatin1String("cluster")) {
         bench::ClusterBenchSizes clusterSizes;
         if (isSmoke)

@@ -5,12 +5,14 @@
 
 #include <redis/redisclient.h>
 
+#include <QDir>
 #include <QElapsedTimer>
 #include <QEventLoop>
 #include <QFile>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QProcess>
+#include <QSet>
 #include <QTcpServer>
 #include <QTemporaryDir>
 #include <QTextStream>
@@ -72,6 +74,49 @@ double processCpu(qint64 pid)
     return (f.at(11).toDouble() + f.at(12).toDouble()) / ticks; // utime, stime
 }
 
+// Every thread of a process: its name (comm, as QThread::setObjectName sets
+// it: "history", "QDBusConnection"; the main thread has the program's name)
+// and its utime + stime in seconds, by thread id.
+struct ThreadCpu
+{
+    QByteArray name;
+    double cpu = 0;
+};
+QHash<qint64, ThreadCpu> threadsCpu(qint64 pid)
+{
+    QHash<qint64, ThreadCpu> out;
+    const double ticks = double(sysconf(_SC_CLK_TCK));
+    const QDir tasks(QStringLiteral("/proc/%1/task").arg(pid));
+    for (const QString &tid : tasks.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+        QFile stat(tasks.filePath(tid + QStringLiteral("/stat")));
+        if (!stat.open(QIODevice::ReadOnly))
+            continue; // gone since the listing
+        const QByteArray line = stat.readAll();
+        const qsizetype open = line.indexOf('(');
+        const qsizetype close = line.lastIndexOf(')');
+        const QList<QByteArray> f = line.mid(close + 2).split(' ');
+        if (open < 0 || close < open || f.size() < 13)
+            continue;
+        out.insert(tid.toLongLong(), {line.mid(open + 1, close - open - 1),
+                                      (f.at(11).toDouble() + f.at(12).toDouble()) / ticks});
+    }
+    return out;
+}
+
+// CPU seconds per minute by thread name between two readings of threadsCpu();
+// a thread started in between counts from zero (one that ended is lost, as
+// its CPU is from the process's figure).
+QMap<QString, double> threadsPerMinute(const QHash<qint64, ThreadCpu> &before,
+                                       const QHash<qint64, ThreadCpu> &after, double minutes)
+{
+    QMap<QString, double> out;
+    for (auto it = after.cbegin(); it != after.cend(); ++it) {
+        const double start = before.value(it.key()).cpu;
+        out[QString::fromUtf8(it->name)] += (it->cpu - start) / minutes;
+    }
+    return out;
+}
+
 QByteArray get(QNetworkAccessManager &net, const QUrl &url)
 {
     QNetworkRequest req(url);
@@ -95,13 +140,23 @@ void spin(int ms)
 
 struct Run
 {
-    double cpuPerMinute = -1; // CPU seconds per minute of watching
+    double cpuPerMinute = -1;      // CPU seconds per minute of watching
+    QMap<QString, double> threads; // the same, by thread name
     qint64 objects = 0;
     int scrapes = 0;
 };
 
 // One run of gatehouse-cli serve: warm up (discovery, a first full tick),
 // then seconds of watching, CPU measured over those only.
+// "0.98 1.02 1.10": /proc/loadavg's first three fields.
+QString loadAverage()
+{
+    QFile f(QStringLiteral("/proc/loadavg"));
+    if (!f.open(QIODevice::ReadOnly))
+        return QStringLiteral("unknown");
+    return QString::fromLatin1(f.readAll()).section(QLatin1Char(' '), 0, 2);
+}
+
 quint16 freePort()
 {
     QTcpServer probe;
@@ -175,6 +230,7 @@ Run watchOnce(const RedisEndpoint &endpoint, const QString &profile, bool consol
     }
     spin(2000); // the first full tick after discovery is done
     const double before = processCpu(serve.processId());
+    const QHash<qint64, ThreadCpu> threadsBefore = threadsCpu(serve.processId());
     QElapsedTimer watch;
     watch.start();
     // Scrapes on the feature's schedule; the loop wakes once a second either way.
@@ -191,9 +247,12 @@ Run watchOnce(const RedisEndpoint &endpoint, const QString &profile, bool consol
         }
     }
     const double after = processCpu(serve.processId());
+    const QHash<qint64, ThreadCpu> threadsAfter = threadsCpu(serve.processId());
     const double elapsedMin = watch.elapsed() / 60000.0;
-    if (before >= 0 && after >= 0)
+    if (before >= 0 && after >= 0) {
         run.cpuPerMinute = (after - before) / elapsedMin;
+        run.threads = threadsPerMinute(threadsBefore, threadsAfter, elapsedMin);
+    }
     ::kill(pid_t(serve.processId()), SIGTERM);
     if (!serve.waitForFinished(10000)) {
         serve.kill();
@@ -202,10 +261,44 @@ Run watchOnce(const RedisEndpoint &endpoint, const QString &profile, bool consol
     return run;
 }
 
+// "main 1.80, history 0.07": CPU s/min by thread name, the busiest first.
+QString threadsText(const QMap<QString, double> &threads)
+{
+    QList<std::pair<double, QString>> byCpu;
+    for (auto it = threads.cbegin(); it != threads.cend(); ++it) {
+        if (it.value() >= 0.005)
+            byCpu.append({it.value(), it.key()});
+    }
+    std::sort(byCpu.begin(), byCpu.end(), [](const auto &a, const auto &b) { return a > b; });
+    QStringList parts;
+    for (const auto &[cpu, name] : std::as_const(byCpu))
+        parts.append(QStringLiteral("%1 %2").arg(name).arg(cpu, 0, 'f', 3));
+    return parts.join(QStringLiteral(", "));
+}
+
+// The median per thread name over runs (a thread missing from a run: 0 there).
+QMap<QString, double> medianThreads(const QList<QMap<QString, double>> &runs)
+{
+    QSet<QString> names;
+    for (const auto &r : runs) {
+        for (auto it = r.cbegin(); it != r.cend(); ++it)
+            names.insert(it.key());
+    }
+    QMap<QString, double> out;
+    for (const QString &name : std::as_const(names)) {
+        QList<double> v;
+        for (const auto &r : runs)
+            v.append(r.value(name));
+        std::sort(v.begin(), v.end());
+        out.insert(name, v.at(v.size() / 2));
+    }
+    return out;
+}
+
 } // namespace
 
 QList<Figure> runOverheadBench(const RedisEndpoint &endpoint, const MonitorBenchSizes &sizes,
-                               int seconds, int rounds)
+                               int seconds, int rounds, const QList<int> &only)
 {
     auto client = test::connectedClient(endpoint);
     if (!client)
@@ -220,29 +313,48 @@ QList<Figure> runOverheadBench(const RedisEndpoint &endpoint, const MonitorBench
     file.close();
 
     QList<Figure> figures;
-    for (const OverheadFeature &feature : overheadFeatures()) {
+    const QList<OverheadFeature> features = overheadFeatures();
+    for (qsizetype fi = 0; fi < features.size(); ++fi) {
+        if (!only.isEmpty() && !only.contains(int(fi) + 1))
+            continue;
+        const OverheadFeature &feature = features.at(fi);
         // Alternating rounds, the median of each side: the machine's load
-        // moves both alike.
-        QList<double> off, on;
+        // moves both alike. Which side runs first alternates too (a run
+        // warms caches and the server for the next).
+        QList<double> off, on, ratios;
+        QList<QMap<QString, double>> offThreads, onThreads;
         qint64 objects = 0;
         int scrapes = 0;
         for (int r = 0; r < rounds; ++r) {
-            const Run a = watchOnce(endpoint, profile, feature.console, nullptr, seconds);
-            const Run b = watchOnce(endpoint, profile, feature.console, &feature, seconds);
+            Run a, b;
+            if (r % 2 == 0) {
+                a = watchOnce(endpoint, profile, feature.console, nullptr, seconds);
+                b = watchOnce(endpoint, profile, feature.console, &feature, seconds);
+            } else {
+                b = watchOnce(endpoint, profile, feature.console, &feature, seconds);
+                a = watchOnce(endpoint, profile, feature.console, nullptr, seconds);
+            }
             if (a.cpuPerMinute < 0 || b.cpuPerMinute < 0)
                 continue;
             off.append(a.cpuPerMinute);
             on.append(b.cpuPerMinute);
+            ratios.append(b.cpuPerMinute / a.cpuPerMinute);
+            offThreads.append(a.threads);
+            onThreads.append(b.threads);
             objects = std::max(objects, b.objects);
             scrapes += b.scrapes;
-            QTextStream(stderr) << "gatehouse-bench: overhead round " << r + 1 << ": "
-                                << a.cpuPerMinute << " s vs " << b.cpuPerMinute
-                                << " s CPU per minute" << Qt::endl;
+            QTextStream(stderr) << "gatehouse-bench: overhead " << fi + 1 << " round " << r + 1
+                                << ": " << a.cpuPerMinute << " s vs " << b.cpuPerMinute
+                                << " s CPU per minute (" << ratios.last()
+                                << "x); without: " << threadsText(a.threads)
+                                << "; with: " << threadsText(b.threads) << "; load "
+                                << loadAverage() << Qt::endl;
         }
         if (off.isEmpty())
             continue;
         std::sort(off.begin(), off.end());
         std::sort(on.begin(), on.end());
+        std::sort(ratios.begin(), ratios.end());
         Figure f;
         f.name = QStringLiteral("9. console CPU per minute, %1 (%2 objects)")
                      .arg(feature.name)
@@ -257,7 +369,9 @@ QList<Figure> runOverheadBench(const RedisEndpoint &endpoint, const MonitorBench
                                       : std::numeric_limits<double>::infinity();
         f.note = QStringLiteral("%6 watching every object, %1 s per run, %2 "
                                 "alternating round(s), median; baseline never scraped, no "
-                                "history; %3 scrapes in all; ratio %4 (%5).")
+                                "history; %3 scrapes in all; ratio %4 (%5); per-round ratios "
+                                "%7 to %8, median %9. CPU s/min by thread (median): without "
+                                "%10; with %11.")
                      .arg(seconds)
                      .arg(off.size())
                      .arg(scrapes)
@@ -266,7 +380,12 @@ QList<Figure> runOverheadBench(const RedisEndpoint &endpoint, const MonitorBench
                               ? QStringLiteral("target <= %1").arg(feature.target, 0, 'f', 2)
                               : QStringLiteral("no target: the stress case"))
                      .arg(feature.console ? QStringLiteral("gatehouse (offscreen)")
-                                          : QStringLiteral("gatehouse-cli serve"));
+                                          : QStringLiteral("gatehouse-cli serve"))
+                     .arg(ratios.first(), 0, 'f', 3)
+                     .arg(ratios.last(), 0, 'f', 3)
+                     .arg(ratios.at(ratios.size() / 2), 0, 'f', 3)
+                     .arg(threadsText(medianThreads(offThreads)),
+                          threadsText(medianThreads(onThreads)));
         figures.append(f);
     }
     return figures;

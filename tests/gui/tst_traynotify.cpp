@@ -9,7 +9,12 @@
 // real redis-server with a sliding-window limiter driven over an alert
 // rule's threshold: exactly one notification for the firing (the rule's
 // name in its summary), one for the resolution once the window drains, none
-// repeated. Every process the test starts is stopped.
+// repeated. Asking whether a tray is there blocks the console's GUI thread
+// (Qt asks the X server for an XEmbed tray, and the session bus for a
+// StatusNotifierWatcher): without a tray, alert transitions do not ask again
+// (the console's own debug line for each question, and the questions seen on
+// the bus by a dbus-monitor, are counted). Every process the test starts is
+// stopped.
 #include "redisserver.h"
 
 #include <redis/redisclient.h>
@@ -109,6 +114,9 @@ private:
     QProcess m_bus;  // dbus-daemon --session
     QProcess m_xvfb; // Xvfb
     QProcess m_console;
+    QString m_consoleErr;  // what the console wrote to stderr so far
+    QProcess m_busMonitor; // dbus-monitor: questions about the tray on the bus
+    QByteArray m_monitored;
     QString m_busAddress;
     QString m_display;
     FakeWatcher m_watcher;
@@ -139,7 +147,32 @@ private:
         }
     }
 
-    QString consoleOutput() { return QString::fromUtf8(m_console.readAllStandardError()); }
+    QString consoleOutput()
+    {
+        m_consoleErr += QString::fromUtf8(m_console.readAllStandardError());
+        return m_consoleErr;
+    }
+
+    // The console's questions whether a tray is there so far (its
+    // gatehouse.tray debug line for each).
+    int trayQuestions()
+    {
+        return int(consoleOutput().count(QLatin1String("asked whether a system tray is there")));
+    }
+
+    // The same questions as seen on the bus: whether the panel's watcher has
+    // an owner, and any call to the watcher (Qt's D-Bus tray; Qt 6.4's
+    // generic theme asks once per process, other themes at every question).
+    int busTrayQuestions()
+    {
+        m_monitored += m_busMonitor.readAllStandardOutput();
+        int n = 0;
+        for (const QByteArray &line : m_monitored.split('\n')) {
+            if (line.startsWith("mc\t"))
+                ++n;
+        }
+        return n;
+    }
 
 private slots:
     void initTestCase()
@@ -169,6 +202,22 @@ private slots:
                                    &m_notifications, QDBusConnection::ExportAllSlots));
         QVERIFY(bus.registerService(s_notificationsService));
 
+        // A monitor of the bus (dbus-monitor --profile: one line a message,
+        // "mc" for a method call) for the questions about the tray.
+        m_busMonitor.start(
+            QStringLiteral(GATEHOUSE_DBUS_MONITOR),
+            {QStringLiteral("--address"), m_busAddress, QStringLiteral("--profile"),
+             QStringLiteral("type='method_call',interface='org.freedesktop.DBus',member='"
+                            "NameHasOwner',arg0='%1'")
+                 .arg(s_watcherService),
+             QStringLiteral("type='method_call',interface='org.freedesktop.DBus',member='"
+                            "GetNameOwner',arg0='%1'")
+                 .arg(s_watcherService),
+             QStringLiteral("type='method_call',destination='%1'").arg(s_watcherService)});
+        QVERIFY2(m_busMonitor.waitForStarted(), qPrintable(m_busMonitor.errorString()));
+        QVERIFY2(!firstLine(m_busMonitor, 10000).isEmpty(), // its header once it monitors
+                 m_busMonitor.readAllStandardError().constData());
+
         // A real X server: its display number on stdout (-displayfd 1).
         m_xvfb.start(QStringLiteral(GATEHOUSE_XVFB),
                      {QStringLiteral("-displayfd"), QStringLiteral("1"), QStringLiteral("-screen"),
@@ -182,6 +231,7 @@ private slots:
     void cleanupTestCase()
     {
         stop(m_console);
+        stop(m_busMonitor);
         m_redis.reset();
         QDBusConnection::disconnectFromBus(QStringLiteral("desktop"));
         stop(m_xvfb);
@@ -195,6 +245,7 @@ private slots:
         QCOMPARE(call(*m_redis, {"FLUSHALL"}), RedisValue::status("OK"));
         m_watcher.clear();
         m_notifications.shown.clear();
+        m_consoleErr.clear();
     }
 
     void cleanup() { stop(m_console); }
@@ -229,8 +280,18 @@ private slots:
         QTest::qWait(3000); // started and reading, with no tray to register with
         QVERIFY(m_console.state() == QProcess::Running);
         QVERIFY(m_notifications.shown.isEmpty());
+        // Asked once at start (the icon from the start when a tray is there),
+        // not again for the transitions within the next minute.
+        QCOMPARE(trayQuestions(), 1);
+        const int onBusAtStart = busTrayQuestions();
         driveOverAndBack();
         QVERIFY(m_watcher.items().isEmpty());
+        QCOMPARE(trayQuestions(), 1);
+        QTest::qWait(500); // the monitor's last lines
+        QVERIFY2(busTrayQuestions() == onBusAtStart,
+                 qPrintable(QStringLiteral("%1 questions about the tray on the bus for 2 alert "
+                                           "transitions")
+                                .arg(busTrayQuestions() - onBusAtStart)));
     }
 
 private:
@@ -262,6 +323,7 @@ private:
         env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("xcb"));
         env.insert(QStringLiteral("DISPLAY"), QLatin1Char(':') + m_display);
         env.insert(QStringLiteral("DBUS_SESSION_BUS_ADDRESS"), m_busAddress);
+        env.insert(QStringLiteral("QT_LOGGING_RULES"), QStringLiteral("gatehouse.tray.debug=true"));
         // Qt's generic theme, whatever desktop the tests run from; settings,
         // the audit log and runtime files in the test's directory.
         for (const char *name : {"XDG_CURRENT_DESKTOP", "XDG_SESSION_DESKTOP", "DESKTOP_SESSION",

@@ -893,6 +893,56 @@ private slots:
         }
     }
 
+    // The members of a family mostly say the same (20,000 locks holding
+    // tokens of one length, set with one TTL): each object keeps its
+    // evidence for as long as it is shown, so equal lists are one shared
+    // copy, and a member that differs (another TTL) still shares the
+    // sentences it has in common. The text is what it was.
+    void equalEvidenceIsShared()
+    {
+        QList<KeyShape> keys;
+        for (int i = 0; i < 40; ++i)
+            keys << str("lock:order:" + QByteArray::number(i), "3f9a1c2e-77b1-4c1d", 30000);
+        keys << str("lock:order:40", "3f9a1c2e-77b1-4c1d", 45000);
+        const QList<PatternObject> objects = detect(keys);
+        QCOMPARE(objects.size(), 41);
+        const PatternObject *odd = nullptr;
+        const PatternObject *first = nullptr;
+        for (const PatternObject &o : objects) {
+            if (o.key == "lock:order:40")
+                odd = &o;
+            else if (!first)
+                first = &o;
+        }
+        QVERIFY(odd && first);
+        QStringList reasons;
+        for (const Evidence &e : first->evidence)
+            reasons << e.reason;
+        QVERIFY2(reasons.contains(QStringLiteral("holds a random token (18 bytes, not a number "
+                                                 "or a date) and expires in 30.0 s: SET NX PX")),
+                 qPrintable(reasons.join(QLatin1Char('\n'))));
+        QVERIFY2(reasons.contains(QStringLiteral("\"lock\" in its name argues for a lock")),
+                 qPrintable(reasons.join(QLatin1Char('\n'))));
+        for (const PatternObject &o : objects) {
+            if (&o == odd)
+                continue;
+            QVERIFY2(o.evidence.isSharedWith(first->evidence), o.key.constData());
+        }
+        QVERIFY(!odd->evidence.isSharedWith(first->evidence));
+        QCOMPARE(odd->evidence.size(), first->evidence.size());
+        int sharedSentences = 0;
+        for (qsizetype i = 0; i < odd->evidence.size(); ++i) {
+            const QString &a = odd->evidence.at(i).reason;
+            const QString &b = first->evidence.at(i).reason;
+            if (a == b) {
+                QVERIFY2(a.isSharedWith(b), qPrintable(a));
+                ++sharedSentences;
+            }
+        }
+        QVERIFY(sharedSentences >= 1); // the name's sentence
+        QVERIFY(odd->evidence.first().reason.contains(QStringLiteral("expires in 45.0 s")));
+    }
+
     // An operator's verdicts: an accepted candidate is shown, a rejected
     // instance's keys are ordinary.
     void verdictsFromTheProfile()

@@ -263,6 +263,59 @@ private slots:
                     double(timer.elapsed()) / 20.0, double(cpuMs() - cpu) / 20.0);
     }
 
+    // An entry's place in the snapshot (Entry::at) finds the id the writer
+    // gave the key there last time, the same bytes; another key in that
+    // place (objects moved), or equal bytes elsewhere, is looked up by key:
+    // every figure lands on its own object.
+    void placesHintTheIdsOnly()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("places.sqlite"));
+        const QByteArray a = keyOf(1), b = keyOf(2), c = keyOf(3);
+        const auto entry = [](const QByteArray &key, qint32 at, double value) {
+            HistoryTick::Entry e;
+            e.key = key;
+            e.kind = s_limiter;
+            e.figures = 3;
+            e.values[0] = value;
+            e.at = at;
+            return e;
+        };
+        {
+            HistoryStore store(path, {});
+            store.open();
+            HistoryTick t1; // a, b, c in places 0, 1, 2
+            t1.atMs = T0;
+            t1.entries = {entry(a, 0, 10), entry(b, 1, 20), entry(c, 2, 30)};
+            store.append(std::move(t1));
+            HistoryTick t2; // the same bytes in the same places
+            t2.atMs = T0 + 1000;
+            t2.full = false;
+            t2.entries = {entry(a, 0, 11), entry(b, 1, 21)};
+            store.append(std::move(t2));
+            HistoryTick t3; // a and b swapped places; c's key as bytes of its own
+            t3.atMs = T0 + 2000;
+            t3.entries
+                = {entry(b, 0, 22), entry(a, 1, 12), entry(QByteArray(c.constData()), 2, 32)};
+            store.append(std::move(t3));
+            HistoryTick t4; // and back
+            t4.atMs = T0 + 3000;
+            t4.full = false;
+            t4.entries = {entry(a, 0, 13), entry(b, 1, 23), entry(c, 2, 33)};
+            store.append(std::move(t4));
+            store.flush();
+        }
+        const QList<std::pair<QByteArray, QList<float>>> expected{
+            {a, {10, 11, 12, 13}}, {b, {20, 21, 22, 23}}, {c, {30, 30, 32, 33}}};
+        for (const auto &[key, values] : expected) {
+            QString error;
+            const auto r = HistoryStore::read(path, key, T0, T0 + 3000, &error);
+            QVERIFY2(r, qPrintable(error));
+            QCOMPARE(r->times, (QList<qint64>{T0, T0 + 1000, T0 + 2000, T0 + 3000}));
+            QCOMPARE(r->values.at(0), values);
+        }
+    }
+
     // Full resolution while an hour's end is younger than fullResolutionMs,
     // then one-minute buckets until bucketRetentionMs, then nothing.
     void downsamplingBoundaries()

@@ -25,6 +25,7 @@ private slots:
     void everyPatternLints();
     void cardinalityCapAggregates();
     void nodesAndConsole();
+    void layoutKeptWhileTheObjectsAre();
 
 private:
     static ObjectState object(const char *pattern, const QByteArray &key);
@@ -353,6 +354,88 @@ void tst_MetricsExposition::nodesAndConsole()
     QCOMPARE(all.value("gatehouse_console_scrapes_total"), 9.0);
     QCOMPARE(all.value("gatehouse_server_time_seconds"), 1'700'000'000.123);
     QVERIFY(text.contains("# TYPE gatehouse_console_cpu_seconds_total counter\n"));
+}
+
+// A scrape of a snapshot like the last one (the same keys in the same
+// places, some states replaced) reuses the last render's layout, and says
+// exactly what a fresh rendering of that snapshot says; objects coming,
+// going or gone, or another cap, make it again.
+void tst_MetricsExposition::layoutKeptWhileTheObjectsAre()
+{
+    Snapshot first;
+    first.server.timeMs = 1'000'000;
+    for (int i = 0; i < 40; ++i) {
+        ObjectState lock = object("lock", "lock:" + QByteArray::number(39 - i));
+        lock.reading.token = "t" + QByteArray::number(i);
+        lock.reading.pttlMs = 30000 + i;
+        first.objects.append(lock);
+        ObjectState queue = object("reliable-queue", "q:" + QByteArray::number(i));
+        queue.reading.length = i;
+        first.objects.append(queue);
+    }
+    // The next snapshot: the same states shared but for two read again
+    // (a lock that is now free, a queue that grew), 2 s later.
+    const auto next = [&](const Snapshot &from, qsizetype replace, const ObjectState &with) {
+        Snapshot s = from;
+        s.server.timeMs = from.server.timeMs + 2000;
+        s.objects = ObjectList();
+        for (qsizetype i = 0; i < from.objects.size(); ++i) {
+            if (i == replace)
+                s.objects.append(with);
+            else
+                s.objects.append(from.objects.ptr(i));
+        }
+        return s;
+    };
+    const auto fresh = [](const Snapshot &s, int cap) {
+        MetricsExposition e;
+        e.maxObjectsPerPattern = cap;
+        return e.render(s);
+    };
+    MetricsExposition exposition;
+    exposition.maxObjectsPerPattern = 10;
+    const QByteArray text1 = exposition.render(first);
+    QCOMPARE(exposition.layoutsMade(), 1);
+    QVERIFY2(promtoolErrors(text1).isEmpty(), promtoolErrors(text1).constData());
+
+    ObjectState freed = first.objects.at(0); // lock:39, not among the 10 lowest keys
+    freed.reading.token.clear();
+    freed.reading.pttlMs = -2;
+    const Snapshot second = next(first, 0, freed);
+    ObjectState grown = second.objects.at(1); // q:0, one of the 10 lowest
+    grown.reading.length = 1234;
+    const Snapshot third = next(second, 1, grown);
+    for (const Snapshot *s : {&second, &third}) {
+        const QByteArray text = exposition.render(*s);
+        QCOMPARE(exposition.layoutsMade(), 1); // kept
+        QCOMPARE(text, fresh(*s, 10));
+        QVERIFY(text != text1);
+    }
+    QCOMPARE(samples(exposition.render(third))
+                 .value("gatehouse_queue_length{key=\"q:0\",pattern=\"reliable-queue\"}"),
+             1234.0);
+
+    // Another key in a place: made again.
+    const Snapshot renamed = next(third, 2, object("lock", "lock:0a"));
+    QCOMPARE(exposition.render(renamed), fresh(renamed, 10));
+    QCOMPARE(exposition.layoutsMade(), 2);
+    // An object gone: made again, and it is no series of its own any more.
+    ObjectState gone = renamed.objects.at(4);
+    gone.gone = true;
+    const Snapshot withGone = next(renamed, 4, gone);
+    const QByteArray goneText = exposition.render(withGone);
+    QCOMPARE(goneText, fresh(withGone, 10));
+    QCOMPARE(exposition.layoutsMade(), 3);
+    QVERIFY(!goneText.contains(QByteArray("key=\"" + gone.object.key + '"')));
+    // One more object: made again.
+    Snapshot more = withGone;
+    more.objects.append(object("lock", "lock:new"));
+    QCOMPARE(exposition.render(more), fresh(more, 10));
+    QCOMPARE(exposition.layoutsMade(), 4);
+    // Another cap: made again.
+    exposition.maxObjectsPerPattern = 3;
+    QCOMPARE(exposition.render(more), fresh(more, 3));
+    QCOMPARE(exposition.layoutsMade(), 5);
 }
 
 QTEST_GUILESS_MAIN(tst_MetricsExposition)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "autodetector.h"
 
+#include <patterns/familyof.h>
 #include <patterns/patternregistry.h>
 
 #include <QMap>
@@ -72,7 +73,7 @@ void AutoDetector::add(const KeyShape &shape, qint64 serverNowMs, const QByteArr
     m_pool.nowMs = serverNowMs;
     const QByteArray name = family.isEmpty() ? m_pool.boundedFamily(shape.key) : family;
     const qint64 entry = m_pool.add(shape, claimsOn(shape, serverNowMs), name);
-    Sampling &s = m_sampling[name];
+    Sampling &s = sampling(name);
     if (s.decided)
         return; // a key of a type the family's sample did not have
     if (entry >= 0)
@@ -86,35 +87,194 @@ void AutoDetector::add(const KeyShape &shape, qint64 serverNowMs, const QByteArr
 
 void AutoDetector::judgeSample(const QByteArray &family)
 {
-    Sampling &s = m_sampling[family];
+    Sampling &s = sampling(family);
     s.decided = true;
     ClaimPool sample = m_pool.sampleOf(family, s.entries);
     const Detection d = detectFrom(sample, m_hints);
     bool ordinary = d.objects.isEmpty() && d.candidates.isEmpty();
     // A key no instance took may belong with keys of another family (a
     // window's retry set without its window): not judged, so not settled.
-    for (qsizetype i = 0; ordinary && i < sample.size(); ++i)
-        ordinary = sample.entryAt(i).taken;
+    // One claimed only as a possible partner of a longer name (a bare list)
+    // settles its family provisionally: its later keys' names are kept.
+    QList<std::pair<QByteArray, QList<QByteArray>>> partnerClaims;
+    for (qsizetype i = 0; ordinary && i < sample.size(); ++i) {
+        const ClaimPool::Entry &e = sample.entryAt(i);
+        if (e.taken)
+            continue;
+        ordinary = !e.claims.isEmpty() && e.claims.first().second.strength <= PartnerStrength;
+        auto at = std::find_if(partnerClaims.begin(), partnerClaims.end(),
+                               [&e](const auto &p) { return p.first == e.shape.type; });
+        if (at == partnerClaims.end())
+            at = partnerClaims.insert(partnerClaims.end(), {e.shape.type, {}});
+        for (const auto &claim : e.claims) {
+            const QByteArray kind(claim.first.name());
+            if (!at->second.contains(kind))
+                at->second.append(kind);
+        }
+    }
     s.settled = ordinary;
+    s.partners = ordinary && !partnerClaims.isEmpty();
+    if (s.partners)
+        s.partnerClaims = std::move(partnerClaims);
     s.entries = {};
+}
+
+int AutoDetector::familyIndex(const QByteArray &family)
+{
+    const auto it = m_familyIndex.constFind(family);
+    if (it != m_familyIndex.cend())
+        return *it;
+    const int i = int(m_samplings.size());
+    m_familyIndex.insert(family, i);
+    m_samplings.emplace_back();
+    m_samplings.back().family = family;
+    return i;
+}
+
+int AutoDetector::familyIndexOfKey(const QByteArray &key)
+{
+    // Below the bound every key's family is its own (ClaimPool::boundedFamily).
+    if (m_pool.families().size() >= ClaimPool::MaxFamilies)
+        return familyIndex(m_pool.boundedFamily(key));
+    m_scratch.resize(0); // keeps its capacity
+    appendFamilyOf(m_scratch, key);
+    const auto it = m_familyIndex.constFind(m_scratch);
+    if (it != m_familyIndex.cend())
+        return *it;
+    return familyIndex(QByteArray(m_scratch.constData(), m_scratch.size()));
 }
 
 bool AutoDetector::settled(const QByteArray &family) const
 {
-    const auto it = m_sampling.constFind(family);
-    return it != m_sampling.cend() && it->settled;
+    const auto it = m_familyIndex.constFind(family);
+    return it != m_familyIndex.cend() && m_samplings[std::size_t(*it)].settled;
 }
 
 bool AutoDetector::settledWith(const QByteArray &family, const QByteArray &type) const
 {
-    const auto it = m_sampling.constFind(family);
-    return it != m_sampling.cend() && it->settled && it->types.contains(type);
+    const auto it = m_familyIndex.constFind(family);
+    if (it == m_familyIndex.cend())
+        return false;
+    const Sampling &s = m_samplings[std::size_t(*it)];
+    return s.settled && s.types.contains(type);
 }
 
-void AutoDetector::count(const QByteArray &family, const QByteArray &type)
+bool AutoDetector::count(const QByteArray &family, const QByteArray &type, const QByteArray &key)
 {
-    m_pool.count(family, type);
+    const auto it = m_familyIndex.constFind(family);
+    return it != m_familyIndex.cend() && countAt(*it, type, key);
+}
+
+bool AutoDetector::countAt(int family, const QByteArray &type, const QByteArray &key)
+{
+    if (family < 0 || std::size_t(family) >= m_samplings.size())
+        return false; // asked of an earlier detection
+    Sampling &s = m_samplings[std::size_t(family)];
+    if (!s.settled)
+        return false;
+    const qsizetype t = s.types.indexOf(type);
+    if (t < 0)
+        return false;
+    if (s.partners
+        && std::any_of(s.partnerClaims.cbegin(), s.partnerClaims.cend(),
+                       [&type](const auto &p) { return p.first == type; })) {
+        s.deferred.append({key, type});
+        ++m_deferred;
+        return true;
+    }
+    if (s.counted.size() != s.types.size())
+        s.counted.resize(s.types.size());
+    ++s.counted[t];
     ++m_counted;
+    return true;
+}
+
+namespace {
+
+// Whether a claimed key's name is key's, a separator and more ("q" and
+// "q:processing", "q-processing", "q.processing", "q:processing:7"; not
+// "q7"): key may be its partner.
+bool extendedInPool(const ClaimPool &pool, const QByteArray &key)
+{
+    for (const QByteArray &k : pool.under(key)) {
+        if (k.size() > key.size()) {
+            const char c = k.at(key.size());
+            if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')))
+                return true;
+        }
+    }
+    return false;
+}
+
+} // namespace
+
+QList<QByteArray> AutoDetector::takeDeferred()
+{
+    QList<QByteArray> read;
+    if (m_deferred == 0)
+        return read;
+    for (Sampling &s : m_samplings) {
+        for (const auto &[key, type] : std::as_const(s.deferred)) {
+            if (extendedInPool(m_pool, key)) {
+                read.append(key);
+            } else {
+                countDeferred(m_pool, s, type);
+                ++m_counted;
+            }
+        }
+        s.deferred = {};
+    }
+    m_deferred = 0;
+    return read;
+}
+
+namespace {
+
+// The pool is the detector's own, and ClaimPool offers no setter for a
+// family's figures (its header is included by most of backend/): what
+// ClaimPool::count() and add() do per key, done here for many at once.
+FamilyStats *statsOf(ClaimPool &pool, const QByteArray &family)
+{
+    return const_cast<FamilyStats *>(pool.family(family));
+}
+
+} // namespace
+
+void AutoDetector::countDeferred(ClaimPool &pool, const Sampling &s, const QByteArray &type)
+{
+    pool.count(s.family, type);
+    // Claimed like the family's first keys of its TYPE (a bare list is
+    // claimed by its TYPE and name alone), so the family's evidence weighs
+    // all of its keys, not only those read.
+    FamilyStats *f = statsOf(pool, s.family);
+    for (const auto &[t, kinds] : s.partnerClaims) {
+        if (t != type || !f)
+            continue;
+        for (const QByteArray &kind : kinds)
+            ++f->claimedBy[kind];
+    }
+}
+
+void AutoDetector::countInto(const std::vector<Sampling> &samplings, ClaimPool &pool, bool deferred)
+{
+    for (const Sampling &s : samplings) {
+        if (deferred) {
+            for (const auto &kt : s.deferred)
+                countDeferred(pool, s, kt.second);
+        }
+        for (qsizetype t = 0; t < s.counted.size(); ++t) {
+            if (s.counted.at(t) == 0)
+                continue;
+            FamilyStats *f = statsOf(pool, s.family);
+            if (!f) { // settled families had keys read whole: not expected
+                for (qint64 n = 0; n < s.counted.at(t); ++n)
+                    pool.count(s.family, s.types.at(t));
+                continue;
+            }
+            f->keys += s.counted.at(t);
+            f->types[s.types.at(t)] += s.counted.at(t);
+        }
+    }
 }
 
 bool AutoDetector::wantsMemorySample(const QByteArray &key)
@@ -131,6 +291,7 @@ Detection AutoDetector::detect() const
 {
     // Grouping takes keys from the pool: a copy, so detect() can be asked again.
     ClaimPool pool = m_pool;
+    countInto(m_samplings, pool, true);
     return detectFrom(pool, m_hints);
 }
 
@@ -138,7 +299,10 @@ Detection AutoDetector::takeDetection()
 {
     ClaimPool pool = std::move(m_pool);
     m_pool = ClaimPool();
-    m_sampling = {};
+    countInto(m_samplings, pool, true); // deferred and not read: counted
+    m_samplings = {};
+    m_familyIndex = {};
+    m_deferred = 0;
     return detectFrom(pool, m_hints);
 }
 

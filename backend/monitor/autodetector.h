@@ -98,9 +98,45 @@ public:
     bool settled(const QByteArray &family) const;
     // Whether a key of family with this TYPE needs no more than counting.
     bool settledWith(const QByteArray &family, const QByteArray &type) const;
-    // A key of a settled family, counted.
-    void count(const QByteArray &family, const QByteArray &type);
+    // A key of a family settled with this TYPE is counted (true); otherwise
+    // nothing happens (false) and the key is to be read whole. One lookup:
+    // it runs for most keys of a large keyspace.
+    bool count(const QByteArray &family, const QByteArray &type, const QByteArray &key);
+    // The same by a family's number (familyIndex(), which adds it when new):
+    // a key's family is looked up once, when its TYPE is asked, not again
+    // when the reply comes.
+    int familyIndex(const QByteArray &family);
+    // familyIndex(familyOf(key)), allocating no name for a family met before.
+    int familyIndexOfKey(const QByteArray &key);
+    // The name of a family by its number; empty for a number of an earlier detection.
+    QByteArray familyAt(int family) const
+    {
+        return family >= 0 && std::size_t(family) < m_samplings.size()
+                   ? m_samplings[std::size_t(family)].family
+                   : QByteArray();
+    }
+    bool settledAt(int family) const
+    {
+        return family >= 0 && std::size_t(family) < m_samplings.size()
+               && m_samplings[std::size_t(family)].settled;
+    }
+    bool countAt(int family, const QByteArray &type, const QByteArray &key);
     qint64 countedKeys() const { return m_counted; }
+
+    // A claim no stronger than this says only "perhaps the partner of a key
+    // whose name extends mine" (a bare list: the queue of a processing list
+    // "<list>:processing", ReliableQueueUnit). A family whose first keys are
+    // ordinary but for such keys nobody took is settled too, provisionally:
+    // its later keys are counted by TYPE and their names kept until the
+    // scan has met every key, when takeDeferred() says which of them a
+    // claimed key's name extends (those are read whole after all).
+    static constexpr int PartnerStrength = 1;
+    // At the end of a scan: the kept keys of provisionally settled families
+    // that a claimed key's name extends ("<key>:...", "<key>-...",
+    // "<key>.processing"), to read whole (add()); every other kept key is
+    // counted in its family. Detection counts what was not taken.
+    QList<QByteArray> takeDeferred();
+    qsizetype deferredKeys() const { return m_deferred; }
     // Whether key's family wants a MEMORY USAGE sample (the first few keys
     // of each family), counted as asked; and the sample's reply.
     bool wantsMemorySample(const QByteArray &key);
@@ -128,16 +164,39 @@ private:
 
     struct Sampling
     {
+        QByteArray family;
         QList<quint32> entries;  // the claimed keys among the first read (ClaimPool::appended)
         QList<QByteArray> types; // the TYPEs the first keys had
+        // settled: the later keys counted by TYPE (as types), not yet in the
+        // pool's family (countInto()).
+        QList<qint64> counted;
         bool decided = false;
         bool settled = false;
+        bool partners = false; // settled with keys that may be partners (PartnerStrength)
+        // partners: per TYPE of those keys, the patterns that claimed them;
+        // a later key of that TYPE counts as claimed by them too (its
+        // family's evidence: how many of its keys look alike).
+        QList<std::pair<QByteArray, QList<QByteArray>>> partnerClaims;
+        // The later keys of those TYPEs, (key, TYPE), until takeDeferred().
+        QList<std::pair<QByteArray, QByteArray>> deferred;
     };
+    Sampling &sampling(const QByteArray &family)
+    {
+        return m_samplings[std::size_t(familyIndex(family))];
+    }
+    // A deferred key of s's family counted in pool, as claimed like its partners.
+    static void countDeferred(ClaimPool &pool, const Sampling &s, const QByteArray &type);
+    // Puts the keys counted so far into pool's families, and (deferred:
+    // detection without takeDeferred()) every key still deferred.
+    static void countInto(const std::vector<Sampling> &samplings, ClaimPool &pool, bool deferred);
 
     ClaimPool m_pool; // claimed keys, and every key's family
     std::optional<Profile> m_hints;
-    QHash<QByteArray, Sampling> m_sampling; // family -> its first keys' verdict
-    qint64 m_counted = 0;                   // keys of settled families, counted only
+    QHash<QByteArray, int> m_familyIndex; // family -> its m_samplings index
+    QByteArray m_scratch;                 // familyIndexOfKey's name, reused
+    std::vector<Sampling> m_samplings;    // each family's first keys' verdict
+    qint64 m_counted = 0;                 // keys of settled families, counted only
+    qsizetype m_deferred = 0;             // keys kept in Sampling::deferred
 };
 
 } // namespace gatehouse

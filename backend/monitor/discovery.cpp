@@ -230,7 +230,7 @@ void Discovery::step(int node)
             return;
         }
         if (m_cursors.at(node) == "0") {
-            if (--m_nodesLeft == 0)
+            if (--m_nodesLeft == 0 && !readDeferred())
                 finish(false);
             return;
         }
@@ -238,6 +238,8 @@ void Discovery::step(int node)
         return;
     }
     if (!m_firstStep && m_cursor == "0") {
+        if (readDeferred())
+            return; // then here again
         if (m_node + 1 >= nodeCount()) {
             finish(false);
             return;
@@ -282,14 +284,18 @@ void Discovery::scan(int node)
                 // Autodetecting, a page takes two more round trips (TYPE and
                 // PTTL, then its shapes): the next pages are scanned meanwhile,
                 // at most MaxPagesInFlight at a time, so the wire never idles.
+                // The next SCAN goes first, ahead of this page's TYPEs: the
+                // server answers it, then works through them while this
+                // client turns its reply into the next page's commands (sent
+                // after them, the server waited for those between pages).
                 ++m_pagesInFlight;
-                detect(keys, node);
                 if (m_cursor != "0" && m_running) {
                     if (m_pagesInFlight < MaxPagesInFlight)
                         step(node);
                     else
                         m_scanWaiting = true;
                 }
+                detect(keys, node);
                 return;
             }
         } else {
@@ -335,7 +341,18 @@ void Discovery::onPage(const QList<QByteArray> &keys, int node)
     step(node);
 }
 
-void Discovery::detect(const QList<QByteArray> &keys, int node)
+bool Discovery::readDeferred()
+{
+    if (m_profile)
+        return false;
+    const QList<QByteArray> keys = m_detector.takeDeferred();
+    if (keys.isEmpty())
+        return false;
+    detect(keys, DeferredNode, true);
+    return true;
+}
+
+void Discovery::detect(const QList<QByteArray> &keys, int node, bool readWhole)
 {
     if (keys.isEmpty()) {
         Q_EMIT progress(m_scanned, std::max(m_total, m_scanned));
@@ -344,9 +361,9 @@ void Discovery::detect(const QList<QByteArray> &keys, int node)
     }
     // A key of a family settled as ordinary on its first keys is only
     // counted: TYPE, no PTTL and no shape (AutoDetector::SettleSample).
-    QList<QByteArray> families;
+    QList<int> indices; // AutoDetector::familyIndex
     QList<bool> whole;
-    families.reserve(keys.size());
+    indices.reserve(keys.size());
     whole.reserve(keys.size());
     QList<RedisClient::Command> typeCmds;
     typeCmds.reserve(keys.size() * 2);
@@ -354,14 +371,14 @@ void Discovery::detect(const QList<QByteArray> &keys, int node)
     static const QByteArray s_type = QByteArrayLiteral("TYPE");
     static const QByteArray s_pttl = QByteArrayLiteral("PTTL");
     for (const QByteArray &key : keys) {
-        families.append(m_detector.familyOf(key));
-        whole.append(!m_detector.settled(families.constLast()));
+        indices.append(m_detector.familyIndexOfKey(key));
+        whole.append(readWhole || !m_detector.settledAt(indices.constLast()));
         typeCmds.append({s_type, key});
         if (whole.constLast())
             typeCmds.append({s_pttl, key});
     }
     client()->pipeline(
-        typeCmds, &m_context, [this, keys, families, whole, node](const QList<RedisValue> &r) {
+        typeCmds, &m_context, [this, keys, indices, whole, node](const QList<RedisValue> &r) {
             QList<KeyShape> shapes;
             QList<QByteArray> shapeFamilies;
             QList<RedisClient::Command> shapeCmds;
@@ -382,16 +399,16 @@ void Discovery::detect(const QList<QByteArray> &keys, int node)
                     m_typeRefused = true;
                     continue;
                 }
+                if (type.isError() || type.bytes() == "none")
+                    continue; // expired since SCAN listed it
+                // Most keys: a settled family's, counted (no shape built).
+                if (!read && m_detector.countAt(indices.at(i), type.bytes(), keys.at(i)))
+                    continue;
                 KeyShape s;
                 s.key = keys.at(i);
                 s.type = type.bytes();
-                if (type.isError() || s.type == "none")
-                    continue; // expired since SCAN listed it
-                const QByteArray &family = families.at(i);
-                if (!read && m_detector.settledWith(family, s.type)) {
-                    m_detector.count(family, s.type);
-                    continue;
-                }
+                const QByteArray family
+                    = m_detector.familyAt(indices.at(i)); // a copy: add() may grow the families
                 if (read)
                     s.pttlMs = r.value(pttlAt).toInteger();
                 auto cmds = AutoDetector::shapeCommands(s.key, s.type);
@@ -451,6 +468,13 @@ void Discovery::detect(const QList<QByteArray> &keys, int node)
 
 void Discovery::pageDone(int node)
 {
+    if (node == DeferredNode) { // the scan's end, now whole
+        if (m_addresses.isEmpty())
+            step(-1); // the next node, or the end
+        else
+            finish(m_cancelled);
+        return;
+    }
     if (node >= 0) { // a Cluster master: one step at a time
         step(node);
         return;

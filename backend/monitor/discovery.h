@@ -80,7 +80,14 @@ private:
     void step(int node = -1);
     void scan(int node);
     void onPage(const QList<QByteArray> &keys, int node);
-    void detect(const QList<QByteArray> &keys, int node);
+    // readWhole: TYPE, PTTL and shape for every key, settled family or not.
+    void detect(const QList<QByteArray> &keys, int node, bool readWhole = false);
+    // The scan met every key (of this standalone node, or of the Cluster):
+    // the keys a settled family kept as possible partners and a claimed
+    // key's name extends are read whole (AutoDetector::takeDeferred). True
+    // when they are being read: the scan goes on once they are in.
+    bool readDeferred();
+    static constexpr int DeferredNode = -2; // detect()'s node for readDeferred()
     // A page's keys are all read (autodetecting): the scan goes on.
     void pageDone(int node);
     // Standalone nodes, autodetecting: SCAN pages whose keys are being read.

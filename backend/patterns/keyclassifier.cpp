@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "keyclassifier.h"
 
+#include "familyof.h"
+
 #include "patternregistry.h"
 
 #include <algorithm>
@@ -300,6 +302,12 @@ QByteArray familyOf(const QByteArray &key)
 {
     QByteArray out;
     out.reserve(key.size() + 8);
+    appendFamilyOf(out, key);
+    return out;
+}
+
+void appendFamilyOf(QByteArray &out, const QByteArray &key)
+{
     qsizetype start = 0;
     for (qsizetype i = 0; i <= key.size(); ++i) {
         if (i < key.size() && !isDelimiter(key.at(i)))
@@ -310,7 +318,6 @@ QByteArray familyOf(const QByteArray &key)
             out += key.at(i);
         start = i + 1;
     }
-    return out;
 }
 
 QList<QByteArray> familyWords(const QByteArray &family)

@@ -441,6 +441,58 @@ private slots:
             QVERIFY2(shown.contains(s), qPrintable(QStringLiteral("not shown: ") + s));
     }
 
+    // A family of bare lists (each could be a queue whose processing list is
+    // in another family) is settled on its first keys like any other: its
+    // later lists cost a TYPE each, and only one whose name a processing
+    // list extends is read whole at the end of the scan, so that queue is
+    // still shown, and shown without a queue word in its name (its 3,000
+    // siblings count as lists alike). (Runs last: it adds keys.)
+    void bareListFamiliesSettleUnlessAPartnerTurnsUp()
+    {
+        constexpr int lists = 3000;
+        QList<QList<QByteArray>> cmds;
+        for (int i = 0; i < lists; ++i)
+            cmds.append({"RPUSH", "spool:" + num(i), "a", "b"});
+        cmds.append({"RPUSH", "spool:2900:processing", "b"});
+        QString error;
+        QVERIFY2(run(*m_client, cmds, &error), qPrintable(error));
+        call(*m_client, {"CONFIG", "RESETSTAT"});
+        Discovery discovery(m_client.get(), std::nullopt);
+        discovery.setScanCount(200);
+        QSignalSpy finished(&discovery, &Discovery::finished);
+        discovery.start();
+        QVERIFY(finished.wait(60000));
+        const qint64 lens = commandCalls("llen");
+        qInfo("LLEN %lld for %d bare lists and the rest of the keyspace's lists", lens, lists);
+        QVERIFY2(lens < lists / 2, "the spool lists are counted by TYPE, not read");
+
+        const auto shown = discovery.objects();
+        const auto queue = std::find_if(shown.cbegin(), shown.cend(), [](const PatternObject &o) {
+            return o.key == "spool:2900";
+        });
+        QVERIFY2(queue != shown.cend(), "the queue whose processing list turned up is shown");
+        QCOMPARE(queue->kind.id(), QStringLiteral("reliable-queue"));
+        QCOMPARE(queue->relatedKey(0), QByteArray("spool:2900:processing"));
+        bool found = false;
+        for (const OtherFamily &f : discovery.otherFamilies()) {
+            if (f.family != "spool:{int}")
+                continue;
+            found = true;
+            QCOMPARE(f.keys, lists); // every list counted once
+            QVERIFY2(f.keysRead < lists / 2, qPrintable(QString::number(f.keysRead)));
+        }
+        QVERIFY(found);
+        for (const QString &s : std::as_const(m_planted.structures)) {
+            QVERIFY2(std::any_of(shown.cbegin(), shown.cend(),
+                                 [&s](const PatternObject &o) {
+                                     return o.kind.id() + QLatin1Char(' ')
+                                                + QString::fromUtf8(o.key)
+                                            == s;
+                                 }),
+                     qPrintable(QStringLiteral("not shown: ") + s));
+        }
+    }
+
 private:
     qint64 commandCalls(const char *command)
     {

@@ -1043,12 +1043,17 @@ private slots:
         QVERIFY(!detector.settledWith("cache:product:{int}", "zset")); // another TYPE: read it
         QVERIFY(detector.settled("user:{int}:profile"));
         QVERIFY(!detector.settled("ratelimit:api:{int}"));
-        QVERIFY(!detector.settled("jobs:mail:{int}"));
+        // Bare lists: settled provisionally, their later keys' names kept
+        // (familyOfBareListsSettlesUnlessAPartnerTurnsUp).
+        QVERIFY(detector.settled("jobs:mail:{int}"));
         QVERIFY(!detector.settled("cache:tiny:{int}"));
 
         // The rest of a settled family is counted, its TTL estimated from the read.
         for (int i = n; i < 10 * n; ++i)
-            detector.count("cache:product:{int}", "string");
+            QVERIFY(detector.count("cache:product:{int}", "string",
+                                   "cache:product:" + QByteArray::number(i)));
+        QVERIFY(!detector.count("cache:product:{int}", "zset", "cache:product:x")); // read it
+        QVERIFY(!detector.count("ratelimit:api:{int}", "zset", "ratelimit:api:x"));
         QCOMPARE(detector.countedKeys(), 9 * n);
         const Detection d = detector.takeDetection();
         QCOMPARE(d.objects.size(), qsizetype(n)); // the windows
@@ -1063,6 +1068,81 @@ private slots:
             QCOMPARE(f.kind, QStringLiteral("cache"));
         }
         QVERIFY(seen);
+    }
+
+    // A family of bare lists (each a possible queue whose processing list
+    // lives in another family) is settled on its first keys: the later ones
+    // are counted by TYPE, and at the end of the scan only those whose name
+    // a claimed key extends (a processing list "<list>:processing") are read
+    // whole, so the queue is still found.
+    void familyOfBareListsSettlesUnlessAPartnerTurnsUp()
+    {
+        const int n = 5000;
+        const auto listKey = [](const char *prefix, int i) -> QByteArray {
+            return QByteArray(prefix) + QByteArray::number(i);
+        };
+        // No partner anywhere: 5,000 logs, one decision for the family.
+        {
+            AutoDetector detector;
+            int read = 0;
+            for (int i = 0; i < n; ++i) {
+                const QByteArray key = listKey("log:checkout:", i);
+                if (detector.count(detector.familyOf(key), "list", key))
+                    continue;
+                detector.add(test::listShape(key), s_now);
+                ++read;
+            }
+            QCOMPARE(read, AutoDetector::SettleSample); // the rest: TYPE only
+            QCOMPARE(detector.deferredKeys(), n - AutoDetector::SettleSample);
+            QVERIFY(detector.takeDeferred().isEmpty()); // nobody extends their names
+            QCOMPARE(detector.countedKeys(), n - AutoDetector::SettleSample);
+            const Detection d = detector.takeDetection();
+            QVERIFY(d.objects.isEmpty());
+            QVERIFY(d.candidates.isEmpty());
+            QCOMPARE(d.other.size(), 1);
+            QCOMPARE(d.other.at(0).family, QByteArray("log:checkout:{int}"));
+            QCOMPARE(d.other.at(0).keys, n);
+            QCOMPARE(d.other.at(0).keysRead, AutoDetector::SettleSample);
+            QCOMPARE(d.other.at(0).kind, QStringLiteral("log"));
+        }
+        // The same, with the processing list of one of them in another
+        // family, met last by the scan: that list is read whole after all
+        // ("spool:41" is not: "spool:4100:processing" does not extend its
+        // name at a separator), and its queue is found, though no word in
+        // its name says queue: its 5,000 siblings count as lists alike, as
+        // when each was read.
+        {
+            AutoDetector detector;
+            for (int i = 0; i < n; ++i) {
+                const QByteArray key = listKey("spool:", i);
+                if (!detector.count(detector.familyOf(key), "list", key))
+                    detector.add(test::listShape(key), s_now);
+            }
+            detector.add(test::listShape("spool:4100:processing"), s_now);
+            const QList<QByteArray> read = detector.takeDeferred();
+            QCOMPARE(read, QList<QByteArray>{"spool:4100"});
+            QCOMPARE(detector.countedKeys(), n - AutoDetector::SettleSample - 1);
+            detector.add(test::listShape(read.first()), s_now);
+            const Detection d = detector.takeDetection();
+            QCOMPARE(d.objects.size(), 1);
+            QCOMPARE(QByteArray(d.objects.at(0).kind.name()), QByteArray("reliable-queue"));
+            QCOMPARE(d.objects.at(0).key, QByteArray("spool:4100"));
+            QCOMPARE(evidenceScore(d.objects.at(0).evidence), AutoDetector::Threshold);
+            qint64 keys = 0;
+            for (const OtherFamily &f : d.other)
+                keys += f.family == "spool:{int}" ? f.keys : 0;
+            // Every list counted once, the one read twice too (a queue's
+            // list, untaken, is counted in its family as before).
+            QCOMPARE(keys, n);
+        }
+        // A later key of a TYPE the sample did not have is read whole.
+        {
+            AutoDetector detector;
+            for (int i = 0; i < AutoDetector::SettleSample; ++i)
+                detector.add(test::listShape(listKey("log:checkout:", i)), s_now);
+            QVERIFY(detector.count("log:checkout:{int}", "list", "log:checkout:900"));
+            QVERIFY(!detector.count("log:checkout:{int}", "zset", "log:checkout:901"));
+        }
     }
 };
 

@@ -58,6 +58,19 @@ const ObjectState *find(const Snapshot &s, const QByteArray &key)
     return nullptr;
 }
 
+// Keyspace events live and sim:lock:1 (SET to token0) read: where the
+// tests of snapshot timing start.
+bool liveWithLock(Monitor &monitor)
+{
+    return QTest::qWaitFor(
+        [&] {
+            const Snapshot s = monitor.snapshot();
+            const ObjectState *o = find(s, "sim:lock:1");
+            return s.server.eventsLive && o && o->reading.token == "token0";
+        },
+        10000);
+}
+
 } // namespace
 
 class tst_Monitor : public QObject
@@ -261,13 +274,7 @@ private slots:
         options.intervalMs = 60000; // only events make snapshots here
         Monitor monitor(m_client.get(), options);
         monitor.start();
-        QVERIFY(QTest::qWaitFor(
-            [&] {
-                const Snapshot s = monitor.snapshot();
-                const ObjectState *o = find(s, "sim:lock:1");
-                return s.server.eventsLive && o && o->reading.token == "token0";
-            },
-            10000));
+        QVERIFY(liveWithLock(monitor));
         QTest::qWait(300); // the discovery's snapshots are out
         QSignalSpy snapshots(&monitor, &Monitor::snapshotReady);
         auto other = gatehouse::test::connectedClient(m_server);
@@ -712,13 +719,7 @@ private slots:
         options.intervalMs = 100; // a tick every 100 ms
         Monitor monitor(m_client.get(), options);
         monitor.start();
-        QVERIFY(QTest::qWaitFor(
-            [&] {
-                const Snapshot s = monitor.snapshot();
-                const ObjectState *o = find(s, "sim:lock:1");
-                return s.server.eventsLive && o && o->reading.token == "token0";
-            },
-            10000));
+        QVERIFY(liveWithLock(monitor));
         QTest::qWait(1200); // the first full pass and its snapshots are out
         QSignalSpy snapshots(&monitor, &Monitor::snapshotReady);
         QSignalSpy ticks(&monitor, &Monitor::tickFinished);
@@ -766,13 +767,7 @@ private slots:
         options.intervalMs = 100;
         Monitor monitor(m_client.get(), options);
         monitor.start();
-        QVERIFY(QTest::qWaitFor(
-            [&] {
-                const Snapshot s = monitor.snapshot();
-                const ObjectState *o = find(s, "sim:lock:1");
-                return s.server.eventsLive && o && o->reading.token == "token0";
-            },
-            10000));
+        QVERIFY(liveWithLock(monitor));
         QTest::qWait(1200); // the first full pass and its snapshots are out
         auto other = gatehouse::test::connectedClient(m_server);
         QVERIFY(other);

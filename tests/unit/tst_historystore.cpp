@@ -93,6 +93,15 @@ float valueAt(int i, int f, qint64 t)
     return float((t / 1000) % 97 + i * 10 + f);
 }
 
+// The `samples` rows of the object keyed key (-1: the query failed).
+int sampleRows(QSqlQuery &q, const QByteArray &key)
+{
+    q.prepare(QStringLiteral("SELECT COUNT(*) FROM samples WHERE object = (SELECT "
+                             "id FROM objects WHERE key = ?)"));
+    q.addBindValue(key);
+    return q.exec() && q.next() ? q.value(0).toInt() : -1;
+}
+
 } // namespace
 
 class tst_HistoryStore : public QObject
@@ -536,17 +545,11 @@ private slots:
                 db.setDatabaseName(path);
                 QVERIFY(db.open());
                 QSqlQuery q(db);
-                const auto rowsOf = [&](const QByteArray &key) {
-                    q.prepare(QStringLiteral("SELECT COUNT(*) FROM samples WHERE object = (SELECT "
-                                             "id FROM objects WHERE key = ?)"));
-                    q.addBindValue(key);
-                    return q.exec() && q.next() ? q.value(0).toInt() : -1;
-                };
-                QCOMPARE(rowsOf("rl:idle:8"), 0);
-                QCOMPARE(rowsOf("lock:idle:3"), 0); // read again, nothing new
-                QCOMPARE(rowsOf("rl:idle:5"), 0);   // a countdown reaching 0
-                QCOMPARE(rowsOf("lock:idle:4"), 0);
-                QCOMPARE(rowsOf("rl:idle:7"), 1);
+                QCOMPARE(sampleRows(q, "rl:idle:8"), 0);
+                QCOMPARE(sampleRows(q, "lock:idle:3"), 0); // read again, nothing new
+                QCOMPARE(sampleRows(q, "rl:idle:5"), 0);   // a countdown reaching 0
+                QCOMPARE(sampleRows(q, "lock:idle:4"), 0);
+                QCOMPARE(sampleRows(q, "rl:idle:7"), 1);
                 QVERIFY(q.exec(QStringLiteral("SELECT COUNT(*) FROM keyframes")));
                 QVERIFY(q.next());
                 QCOMPARE(q.value(0).toInt(), 1);
@@ -659,16 +662,10 @@ private slots:
                 db.setDatabaseName(path);
                 QVERIFY(db.open());
                 QSqlQuery q(db);
-                const auto rowsOf = [&](const QByteArray &key) {
-                    q.prepare(QStringLiteral("SELECT COUNT(*) FROM samples WHERE object = (SELECT "
-                                             "id FROM objects WHERE key = ?)"));
-                    q.addBindValue(key);
-                    return q.exec() && q.next() ? q.value(0).toInt() : -1;
-                };
-                QCOMPARE(rowsOf("lock:paced:0"), 0);
-                QCOMPARE(rowsOf("lock:paced:49"), 0);
-                QCOMPARE(rowsOf("lock:paced:3"), 0); // within 100 ms of its countdown
-                QCOMPARE(rowsOf("lock:paced:5"), 1); // extended, in minute 1
+                QCOMPARE(sampleRows(q, "lock:paced:0"), 0);
+                QCOMPARE(sampleRows(q, "lock:paced:49"), 0);
+                QCOMPARE(sampleRows(q, "lock:paced:3"), 0); // within 100 ms of its countdown
+                QCOMPARE(sampleRows(q, "lock:paced:5"), 1); // extended, in minute 1
             }
             QSqlDatabase::removeDatabase(name);
         }

@@ -228,25 +228,13 @@ QList<QByteArray> AutoDetector::takeDeferred()
     return read;
 }
 
-namespace {
-
-// The pool is the detector's own, and ClaimPool offers no setter for a
-// family's figures (its header is included by most of backend/): what
-// ClaimPool::count() and add() do per key, done here for many at once.
-FamilyStats *statsOf(ClaimPool &pool, const QByteArray &family)
-{
-    return const_cast<FamilyStats *>(pool.family(family));
-}
-
-} // namespace
-
 void AutoDetector::countDeferred(ClaimPool &pool, const Sampling &s, const QByteArray &type)
 {
     pool.count(s.family, type);
     // Claimed like the family's first keys of its TYPE (a bare list is
     // claimed by its TYPE and name alone), so the family's evidence weighs
     // all of its keys, not only those read.
-    FamilyStats *f = statsOf(pool, s.family);
+    FamilyStats *f = pool.familyToUpdate(s.family);
     for (const auto &[t, kinds] : s.partnerClaims) {
         if (t != type || !f)
             continue;
@@ -265,7 +253,7 @@ void AutoDetector::countInto(const std::vector<Sampling> &samplings, ClaimPool &
         for (qsizetype t = 0; t < s.counted.size(); ++t) {
             if (s.counted.at(t) == 0)
                 continue;
-            FamilyStats *f = statsOf(pool, s.family);
+            FamilyStats *f = pool.familyToUpdate(s.family);
             if (!f) { // settled families had keys read whole: not expected
                 for (qint64 n = 0; n < s.counted.at(t); ++n)
                     pool.count(s.family, s.types.at(t));

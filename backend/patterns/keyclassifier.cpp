@@ -428,6 +428,12 @@ const FamilyStats *ClaimPool::family(const QByteArray &pattern) const
     return it == m_families.cend() ? nullptr : &*it;
 }
 
+FamilyStats *ClaimPool::familyToUpdate(const QByteArray &pattern)
+{
+    const auto it = m_families.find(pattern);
+    return it == m_families.end() ? nullptr : &*it;
+}
+
 bool ClaimPool::wantsMemorySample(const QByteArray &family)
 {
     FamilyStats &f = m_families[family];

@@ -143,6 +143,9 @@ public:
     QByteArray boundedFamily(const QByteArray &key) const;
     const QHash<QByteArray, FamilyStats> &families() const { return m_families; }
     const FamilyStats *family(const QByteArray &pattern) const;
+    // A family's figures, for a counter that adds many keys at once
+    // (AutoDetector's keys of a settled family); nullptr if none.
+    FamilyStats *familyToUpdate(const QByteArray &pattern);
 
     const Entry *find(const QByteArray &key) const;
     // Keys not taken that start with prefix, in key order (a library's keys

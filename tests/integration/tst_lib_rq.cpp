@@ -451,6 +451,112 @@ private slots:
         QCOMPARE(call(client, {"ZCARD", "rq:wip:emails"}).toInteger(), 1);
         QCOMPARE(call(client, {"LLEN", "rq:queue:emails"}).toInteger(), 0);
     }
+
+    // RQ 2's started-registry records as RQ 2.10's worker leaves them (what
+    // the GATEHOUSE_RQ_PYTHONPATH run of the test above reads live; written
+    // here with RQ 2's own commands, Execution.create and
+    // StartedJobRegistry.add_execution of rq/executions.py, so that CI,
+    // which has Debian's RQ 1, covers the RQ 2 paths of Gatehouse's
+    // scripts): a live execution is never touched; an abandoned one is
+    // ended (its hash, registry member and the job's executions entry) and
+    // its job requeued; a job with a live execution beside a dead one is
+    // refused; cancel and delete take the execution members too.
+    void rq2ExecutionsWrittenAsRq2Does()
+    {
+        RedisServer server;
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        std::unique_ptr<RedisClient> connected = gatehouse::test::connectedClient(server);
+        QVERIFY(connected);
+        RedisClient &client = *connected;
+        const QString queue = QStringLiteral("rq:queue:emails");
+        const qint64 now = serverSeconds(client);
+        // Execution.create: the execution hash (TTL = heartbeat TTL), the
+        // job's executions ZSET (score + 60) and the started member.
+        const auto execute = [&](const QByteArray &job, const QByteArray &exec, qint64 expiry) {
+            call(client,
+                 {"HSET", "rq:job:" + job, "origin", "emails", "status", "started", "description",
+                  "rq_app.block()", "timeout", "2", "started_at", "2026-11-24T07:06:28.836787Z"});
+            if (expiry > now)
+                call(client,
+                     {"HSET", "rq:execution:" + job + ":" + exec, "id", exec, "created_at",
+                      QByteArray::number(now - 1), "last_heartbeat", QByteArray::number(now - 1)});
+            call(client, {"ZADD", "rq:executions:" + job, QByteArray::number(expiry + 60), exec});
+            call(client, {"ZADD", "rq:wip:emails", QByteArray::number(expiry), job + ":" + exec});
+            call(client, {"SADD", "rq:queues", "rq:queue:emails"});
+        };
+        execute("live-1", "aaaa", now + 600);
+        execute("dead-1", "bbbb", now - 5);
+        execute("both-1", "cccc", now - 5);
+        execute("both-1", "dddd", now + 600);
+        execute("dead-2", "eeee", now - 5);
+
+        QJsonObject q = snapshot(server)[QStringLiteral("queues")].toArray().first().toObject();
+        QCOMPARE(q[QStringLiteral("library")][QStringLiteral("layoutKnown")].toBool(), true);
+        QCOMPARE(q[QStringLiteral("counts")][QStringLiteral("started")].toInt(), 5);
+        QStringList stuck;
+        for (const QJsonValue &v : q[QStringLiteral("stuck")].toArray())
+            stuck << v[QStringLiteral("job")].toString();
+        // (both-1, a dead execution beside a live one, is listed by its dead
+        // member; the requeue refuses it below.)
+        QVERIFY2(stuck.contains(QLatin1String("dead-1")) && stuck.contains(QLatin1String("dead-2"))
+                     && !stuck.contains(QLatin1String("live-1")),
+                 qPrintable(stuck.join(QLatin1Char(' '))));
+
+        const auto requeue = [&](const char *job) {
+            return cli(server, {QStringLiteral("queue"), QStringLiteral("requeue"), queue,
+                                QStringLiteral("--job"), QLatin1String(job)});
+        };
+        // Live: refused, nothing written.
+        CliRun run = requeue("live-1");
+        QCOMPARE(run.exitCode, 3);
+        QVERIFY2(run.err.contains(QLatin1String("live worker")), qPrintable(run.err + run.out));
+        run = requeue("both-1");
+        QCOMPARE(run.exitCode, 3);
+        QVERIFY2(run.err.contains(QLatin1String("live worker")), qPrintable(run.err + run.out));
+        QCOMPARE(call(client, {"ZCARD", "rq:wip:emails"}).toInteger(), 5);
+        QCOMPARE(call(client, {"LLEN", "rq:queue:emails"}).toInteger(), 0);
+
+        // Abandoned, by its job id: its execution ended, the job queued.
+        run = requeue("dead-1");
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
+        QVERIFY(call(client, {"ZSCORE", "rq:wip:emails", "dead-1:bbbb"}).isNil());
+        QCOMPARE(call(client, {"EXISTS", "rq:executions:dead-1"}).toInteger(), 0);
+        QCOMPARE(call(client, {"HGET", "rq:job:dead-1", "status"}).bytes(), QByteArray("queued"));
+        QCOMPARE(call(client, {"HGET", "rq:job:dead-1", "started_at"}).bytes(), QByteArray());
+        QCOMPARE(call(client, {"LRANGE", "rq:queue:emails", "0", "-1"}).size(), qsizetype(1));
+
+        // Every abandoned one: dead-2 only (both-1 has a live execution).
+        run = cli(server, {QStringLiteral("queue"), QStringLiteral("requeue"), queue,
+                           QStringLiteral("--stuck")});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
+        QVERIFY2(run.out.contains(QLatin1String("Requeued 1 abandoned jobs")), qPrintable(run.out));
+        QStringList queued;
+        const RedisValue queuedList = call(client, {"LRANGE", "rq:queue:emails", "0", "-1"});
+        for (const RedisValue &v : queuedList.elements())
+            queued << QString::fromUtf8(v.bytes());
+        QCOMPARE(queued, (QStringList{"dead-1", "dead-2"}));
+        QCOMPARE(call(client, {"ZRANGE", "rq:wip:emails", "0", "-1"}).size(), qsizetype(3));
+        QCOMPARE(call(client, {"ZCARD", "rq:executions:dead-2"}).toInteger(), 0);
+
+        // Delete refuses a live job; cancel of an abandoned-and-live one
+        // too; delete of the live one once its execution is past ends it.
+        run = cli(server, {QStringLiteral("queue"), QStringLiteral("delete"), queue,
+                           QStringLiteral("--job"), QStringLiteral("live-1")});
+        QCOMPARE(run.exitCode, 3);
+        call(client, {"ZADD", "rq:wip:emails", QByteArray::number(now - 1), "live-1:aaaa"});
+        run = cli(server, {QStringLiteral("queue"), QStringLiteral("delete"), queue,
+                           QStringLiteral("--job"), QStringLiteral("live-1")});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
+        for (const QByteArray key :
+             {QByteArray("rq:job:live-1"), QByteArray("rq:executions:live-1"),
+              QByteArray("rq:execution:live-1:aaaa")})
+            QCOMPARE(call(client, {"EXISTS", key}).toInteger(), 0);
+        QVERIFY(call(client, {"ZSCORE", "rq:wip:emails", "live-1:aaaa"}).isNil());
+        run = cli(server, {QStringLiteral("queue"), QStringLiteral("cancel"), queue,
+                           QStringLiteral("--job"), QStringLiteral("both-1")});
+        QCOMPARE(run.exitCode, 3);
+        QCOMPARE(call(client, {"ZCARD", "rq:wip:emails"}).toInteger(), 2);
+    }
 };
 
 QTEST_GUILESS_MAIN(tst_LibRq)

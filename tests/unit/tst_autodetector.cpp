@@ -254,7 +254,8 @@ private slots:
     // RQ 2's own keys (rq/executions.py, rq/intermediate_queue.py of 2.10,
     // as tst_lib_rq's RQ 2 run leaves them): an execution's hash, a job's
     // executions ZSET, the queue's intermediate list and its first-seen
-    // guard belong to the queue; none is a queue, lock, window or token.
+    // guard, its groups (rq/group.py) belong to RQ; none is a queue, lock,
+    // window or token.
     void rq2KeysBelongToTheirQueue()
     {
         const double now = double(s_now);
@@ -263,7 +264,8 @@ private slots:
         keys << test::sizedShape("rq:execution:job-1:4e16fcd022bb4345b21912265d41785a", "hash", 3)
              << zset("rq:executions:job-1", s + 120, s + 120, 121000)
              << list("rq:queue:emails:intermediate")
-             << str("rq:queue:emails:intermediate:first_seen:job-2", "1795503990.5", 86400000);
+             << str("rq:queue:emails:intermediate:first_seen:job-2", "1795503990.5", 86400000)
+             << zset("rq:groups", s + 600, s + 900) << test::sizedShape("rq:group:g1", "set", 2);
         QCOMPARE(describeAll(detect(keys)).size(), 1);
         QCOMPARE(detect(keys).first().key, QByteArray("rq:queue:emails"));
     }

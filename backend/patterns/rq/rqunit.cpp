@@ -28,9 +28,11 @@ constexpr int PerQueue = RqUnit::SchedulerLock + 1;
 
 // RQ's own keys that belong to no one queue: job hashes (and their
 // dependents, dependencies, RQ 1.12+ results streams, RQ 2 executions),
-// worker hashes, the scheduler's.
+// worker hashes, the scheduler's; RQ 2's groups (rq/group.py: "rq:group:<id>",
+// "rq:groups") and cron schedulers (rq/cron_scheduler_registry.py).
 constexpr const char *GlobalPrefixes[]
-    = {"rq:job:", "rq:worker:", "rq:results:", "rq:executions:", "rq:execution:", "rq:scheduler:"};
+    = {"rq:job:",       "rq:worker:",    "rq:results:", "rq:executions:",
+       "rq:execution:", "rq:scheduler:", "rq:group",    "rq:cron_scheduler"};
 
 // The state names RQ's own API uses (Queue.count, the registries'
 // counts, JobStatus), in RQ's order.
@@ -412,7 +414,10 @@ Reading RqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
         item.locked = !(ok && expiry <= double(nowSec));
         const qint64 since = startedAt.value(member, -1);
         item.ageMs = since >= 0 ? std::max<qint64>(0, saturatingSub(c.nowMs, since)) : 0;
-        if (!item.locked && reading.stuckJobs.size() < o.params.pageSize)
+        // One entry per job (an RQ 2 job may have several dead executions).
+        if (!item.locked && reading.stuckJobs.size() < o.params.pageSize
+            && std::none_of(reading.stuckJobs.cbegin(), reading.stuckJobs.cend(),
+                            [&](const auto &s) { return s.job == item.job; }))
             reading.stuckJobs.append({item.job, QString::fromLatin1(StuckReason), since});
         reading.oldestInFlightAgeMs = std::max(reading.oldestInFlightAgeMs, item.ageMs);
         reading.items.append(item);

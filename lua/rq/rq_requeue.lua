@@ -1,18 +1,24 @@
--- rq_requeue.lua: put RQ 1.x jobs back on their queue from one of the
--- queue's registries, as RQ's own BaseRegistry.requeue does (rq/registry.py
--- of RQ 1.13, with Queue.enqueue_job and Queue.push_job_id of rq/queue.py):
--- ZREM the job from the registry, clear started_at and ended_at and write
--- exc_info as RQ does (zlib of ""), status "queued", origin, enqueued_at
--- (RQ's utcformat), the queue's default timeout (180 s) when the job has
--- none, EXPIRE by the job's own "ttl" when it has one (Job.cleanup), SADD
--- the queue to rq:queues and RPUSH its id (the back: at_front is false).
+-- rq_requeue.lua: put RQ jobs (1.x and 2.x) back on their queue from one of
+-- the queue's registries, as RQ's own BaseRegistry.requeue does (rq/registry.py
+-- of RQ 1.13 and 2.10, with Queue.enqueue_job and Queue.push_job_id of
+-- rq/queue.py): ZREM the job from the registry, clear started_at and ended_at
+-- and write exc_info as RQ does (zlib of ""), status "queued", origin,
+-- enqueued_at (RQ's utcformat), the queue's default timeout (180 s) when the
+-- job has none, EXPIRE by the job's own "ttl" when it has one (Job.cleanup),
+-- SADD the queue to rq:queues and RPUSH its id (the back: at_front is false).
 -- From the failed registry (FailedJobRegistry.requeue, `rq requeue`), or
 -- from the started registry an abandoned job: one whose score (its expiry:
 -- the worker's heartbeat plus its timeout) is in the past, so no live
 -- worker holds it (what StartedJobRegistry.cleanup would fail). A started
 -- job whose score is in the future is never moved (a worker is running it).
--- RQ 2.x started-registry members are "job_id:execution_id"; Gatehouse
--- reads them but does not write RQ 2's execution records: refused.
+-- RQ 2 keeps a started job as "job_id:execution_id" members (rq/executions.py)
+-- with an rq:execution:<member> hash and the job's rq:executions:<id> ZSET of
+-- execution ids (scored expiry + 60 s while the execution heartbeats): each
+-- dead execution is ended as RQ's Execution.delete ends one (DEL its hash,
+-- ZREM it from the started registry and from the job's executions), then the
+-- job is requeued as above. A job with a live execution (one whose member's
+-- score is in the future) is refused. A member of neither shape (several
+-- ':') is refused before anything is written.
 --
 -- KEYS[1] the queue LIST rq:queue:<name>   KEYS[2] the registry ZSET
 -- (rq:failed:<name> or rq:wip:<name>)     KEYS[3] rq:queues SET
@@ -20,11 +26,15 @@
 -- first ARGV[4] of the registry (abandoned only, with "abandoned")
 -- ARGV[3] "failed" or "abandoned"; ARGV[5] cut of echoed ids (bytes)
 -- ARGV[6] the queue's name (a job's "origin" must be it)
+-- ARGV[7] RQ 2's execution hash prefix "rq:execution:"; ARGV[8] its
+-- executions ZSET prefix "rq:executions:"
 -- Reply   one job: 1 requeued, 0 not in that registry, -1 not abandoned
 --         (a worker holds it: its score is in the future), -2 no such job,
 --         -4 the job belongs to another queue; all: {requeued, requeued, id...}
 --         errors "GHTYPE <i> <type> <expected>", "GHSHAPE <i> <what>" (nothing written)
--- Cost    O(log N) per job plus O(batch) for the page; batch <= ARGV[4]
+-- Cost    one job: O(N) in the started registry (a ZSCAN for its RQ 2
+--         members; N is the jobs running now); all: O(log N) per member plus
+--         O(executions) per job, batch <= ARGV[4] members
 local function wrongType(i, want)
     local t = redis.call('TYPE', KEYS[i])['ok']
     if t ~= 'none' and t ~= want then
@@ -66,22 +76,86 @@ end
 -- zlib.compress(b'') as RQ writes an emptied exc_info.
 local emptyExcInfo = 'x\156\3\0\0\0\0\1'
 
--- Whether id can be requeued, without writing: 1, or the reply for it.
-local function check(id)
-    if string.find(id, ':', 1, true) then
-        return nil, 'GHSHAPE 2 member ' .. string.sub(id, 1, 80)
-            .. ' is an RQ 2 execution (job_id:execution_id); Gatehouse writes RQ 1 only'
+local executionPrefix = ARGV[7]
+local executionsPrefix = ARGV[8]
+
+-- A member's job id and execution id (nil for RQ 1's bare id); an error
+-- for a member of neither shape.
+local function parse(member)
+    local colon = string.find(member, ':', 1, true)
+    if not colon then
+        return member, nil
     end
+    local exec = string.sub(member, colon + 1)
+    if exec == '' or string.find(exec, ':', 1, true) then
+        return nil, nil, 'GHSHAPE 2 member ' .. string.sub(member, 1, 80)
+            .. ' is of neither RQ 1 (job id) nor RQ 2 (job_id:execution_id) shape'
+    end
+    return string.sub(member, 1, colon - 1), exec
+end
+
+-- id's members of KEYS[2] with their scores: RQ 1's bare id, and (started
+-- registry) RQ 2's "id:<execution>" members, found by ZSCAN (a glob of id
+-- escaped).
+local function membersOf(id)
+    local found, seen = {}, {}
     local score = redis.call('ZSCORE', KEYS[2], id)
-    if not score then
+    if score then
+        found[1] = {id, score}
+        seen[id] = true
+    end
+    if abandoned then
+        local glob = string.gsub(id, '([%*%?%[%]\\])', '\\%1') .. ':*'
+        local cursor = '0'
+        repeat
+            local r = redis.call('ZSCAN', KEYS[2], cursor, 'MATCH', glob, 'COUNT', 1000)
+            cursor = r[1]
+            for i = 1, #r[2], 2 do
+                if not seen[r[2][i]] then
+                    seen[r[2][i]] = true
+                    found[#found + 1] = {r[2][i], r[2][i + 1]}
+                end
+            end
+        until cursor == '0'
+    end
+    return found
+end
+
+-- Whether id (with members, its members of KEYS[2] and their scores) can
+-- be requeued, without writing: 1, or the reply for it; or an error.
+local function check(id, members)
+    if #members == 0 then
         return 0
+    end
+    for _, m in ipairs(members) do
+        local job, _, err = parse(m[1])
+        if err then
+            return nil, err
+        end
+        if job ~= id then
+            return nil, 'GHSHAPE 2 member ' .. string.sub(m[1], 1, 80) .. ' is not of job '
+                .. string.sub(id, 1, 80)
+        end
     end
     local jobKey = prefix .. id
     if redis.call('TYPE', jobKey)['ok'] ~= 'hash' then
         return -2
     end
-    if abandoned and tonumber(score) > nowSec then
-        return -1
+    if abandoned then
+        for _, m in ipairs(members) do
+            if tonumber(m[2]) > nowSec then
+                return -1
+            end
+        end
+        -- A live RQ 2 execution of the job not among members (a page of
+        -- the registry holds only the expired ones): by the job's executions.
+        local execs = redis.call('ZRANGE', executionsPrefix .. id, 0, 99)
+        for _, exec in ipairs(execs) do
+            local score = redis.call('ZSCORE', KEYS[2], id .. ':' .. exec)
+            if score and tonumber(score) > nowSec then
+                return -1
+            end
+        end
     end
     local origin = redis.call('HGET', jobKey, 'origin')
     if origin and origin ~= name then
@@ -90,9 +164,16 @@ local function check(id)
     return 1
 end
 
-local function requeue(id)
+local function requeue(id, members)
     local jobKey = prefix .. id
-    redis.call('ZREM', KEYS[2], id)
+    for _, m in ipairs(members) do
+        redis.call('ZREM', KEYS[2], m[1])
+        local _, exec = parse(m[1])
+        if exec then -- Execution.delete
+            redis.call('DEL', executionPrefix .. m[1])
+            redis.call('ZREM', executionsPrefix .. id, exec)
+        end
+    end
     redis.call('HSET', jobKey, 'started_at', '', 'ended_at', '', 'exc_info', emptyExcInfo,
         'status', 'queued', 'origin', name, 'enqueued_at', utcformat(nowSec, nowUsec))
     if not redis.call('HGET', jobKey, 'timeout') then
@@ -109,38 +190,52 @@ local function requeue(id)
 end
 
 if ARGV[2] ~= '' then
-    local ok, err = check(ARGV[2])
+    local members = membersOf(ARGV[2])
+    local ok, err = check(ARGV[2], members)
     if err then
         return redis.error_reply(err)
     end
     if ok == 1 then
-        requeue(ARGV[2])
+        requeue(ARGV[2], members)
     end
     return ok
 end
 
 local batch = tonumber(ARGV[4])
-local ids
+local page
 if abandoned then
-    ids = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', nowSec, 'LIMIT', 0, batch)
+    page = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', nowSec, 'WITHSCORES', 'LIMIT', 0, batch)
 else
-    ids = redis.call('ZRANGE', KEYS[2], 0, batch - 1)
+    page = redis.call('ZRANGE', KEYS[2], 0, batch - 1, 'WITHSCORES')
 end
--- Every member is checked before the first write.
+-- The page's members by job, in order; every job is checked before the
+-- first write.
+local jobs, membersByJob = {}, {}
+for i = 1, #page, 2 do
+    local job, _, err = parse(page[i])
+    if err then
+        return redis.error_reply(err)
+    end
+    if not membersByJob[job] then
+        membersByJob[job] = {}
+        jobs[#jobs + 1] = job
+    end
+    table.insert(membersByJob[job], {page[i], page[i + 1]})
+end
 local todo = {}
-for _, id in ipairs(ids) do
-    local ok, err = check(id)
+for _, job in ipairs(jobs) do
+    local ok, err = check(job, membersByJob[job])
     if err then
         return redis.error_reply(err)
     end
     if ok == 1 then
-        todo[#todo + 1] = id
+        todo[#todo + 1] = job
     end
 end
 local cut = tonumber(ARGV[5])
 local reply = {#todo, #todo}
-for _, id in ipairs(todo) do
-    requeue(id)
-    reply[#reply + 1] = string.sub(id, 1, cut)
+for _, job in ipairs(todo) do
+    requeue(job, membersByJob[job])
+    reply[#reply + 1] = string.sub(job, 1, cut)
 end
 return reply

@@ -417,9 +417,76 @@ private slots:
                     .isNil());
     }
 
+    // Plain RSemaphores, set and taken by Redisson's own scripts
+    // (RedissonSemaphore.trySetPermitsAsync and tryAcquireAsync0 of 3.52.0,
+    // tests/libraries/redisson/), found with no profile by their names: an
+    // integer STRING named with "semaphore" (camel case too) or "permits" and
+    // no TTL is shown; one with a TTL is a candidate. Counters of the same
+    // shape stay ordinary: a word of ordinary data (stats, views), a date,
+    // no semaphore word ("sem:plain", "semantic").
+    void plainSemaphoresByName()
+    {
+        const auto setPermits = [&](const QByteArray &name, const QByteArray &permits) {
+            return redisson(QStringLiteral("semaphore_trysetpermits"),
+                            {name, "redisson_sc:{" + name + "}"}, {permits, "publish"})
+                .toInteger();
+        };
+        QCOMPARE(setPermits("semaphore:api-calls", "3"), 1);
+        QCOMPARE(redisson(QStringLiteral("semaphore_tryacquire"), {"semaphore:api-calls"}, {"1"})
+                     .toInteger(),
+                 1);
+        QCOMPARE(setPermits("mySemaphore", "10"), 1);
+        QCOMPARE(setPermits("billing:permits", "0"), 1);
+        QCOMPARE(setPermits("semaphore:exports", "4"), 1);
+        QCOMPARE(call(*m_client, {"PEXPIRE", "semaphore:exports", "600000"}).toInteger(), 1);
+        QCOMPARE(setPermits("sem:plain", "2"), 1);
+        for (const char *counter : {"stats:semaphore_waits", "views:semaphore-docs",
+                                    "semaphore:2026-11-24", "semantic:index:count"})
+            QCOMPARE(call(*m_client, {"INCRBY", counter, "7"}).toInteger(), 7);
+
+        const QJsonObject snap = snapshot();
+        QStringList shown = everything(snap);
+        shown.sort();
+        // The candidate (no "key") is "redisson-semaphore " in everything().
+        QCOMPARE(shown, (QStringList{"redisson-semaphore ", "redisson-semaphore billing:permits",
+                                     "redisson-semaphore mySemaphore",
+                                     "redisson-semaphore semaphore:api-calls"}));
+        const QJsonObject api
+            = find(snap, QStringLiteral("semaphores"), QStringLiteral("semaphore:api-calls"));
+        QCOMPARE(api.value(QStringLiteral("redissonType")).toString(),
+                 QStringLiteral("RSemaphore"));
+        QCOMPARE(count(api, "available"), 2);
+        QCOMPARE(count(api, "acquired"), 0);
+        QCOMPARE(api.value(QStringLiteral("source")).toString(), QStringLiteral("autodetected"));
+        const QString evidence = QString::fromUtf8(
+            QJsonDocument(api.value(QStringLiteral("evidence")).toArray()).toJson());
+        QVERIFY2(
+            evidence.contains(QLatin1String("no TTL"))
+                && evidence.contains(QLatin1String("in its name argues for a Redisson semaphore")),
+            qPrintable(evidence));
+        QCOMPARE(count(find(snap, QStringLiteral("semaphores"), QStringLiteral("mySemaphore")),
+                       "available"),
+                 10);
+        QCOMPARE(count(find(snap, QStringLiteral("semaphores"), QStringLiteral("billing:permits")),
+                       "available"),
+                 0);
+        const QJsonArray candidates = snap.value(QStringLiteral("candidates")).toArray();
+        QCOMPARE(candidates.size(), 1);
+        const QJsonObject candidate = candidates.first().toObject();
+        QCOMPARE(candidate.value(QStringLiteral("pattern")).toString(),
+                 QStringLiteral("redisson-semaphore"));
+        QCOMPARE(candidate.value(QStringLiteral("keys")).toArray(),
+                 QJsonArray{QStringLiteral("semaphore:exports")});
+        QVERIFY2(QJsonDocument(candidate.value(QStringLiteral("evidence")).toArray())
+                     .toJson()
+                     .contains("with a TTL"),
+                 "the candidate's evidence names its TTL");
+    }
+
     // An RPermitExpirableSemaphore of 5 with a permit whose lease ended, one
     // leased and one without a lease; a plain RSemaphore beside it is an
-    // integer STRING only a profile names. Releasing the expired permit as
+    // integer STRING whose name says nothing of a semaphore, which only a
+    // profile names. Releasing the expired permit as
     // Redisson's reclaim does; a leased one is refused.
     void semaphores()
     {

@@ -6,8 +6,15 @@
 // abandoned job with no profile, requeues it through the CLI, and RQ's own
 // API and a real worker then show every job ran exactly once and nothing was
 // lost. A job that fails once is requeued from the failed registry; one is
-// canceled, then deleted. RQ 2's started-registry members are read, not
-// written; a layout of neither version is shown read-only.
+// canceled, then deleted. A started-registry member of neither version's
+// shape is shown read-only.
+//
+// GATEHOUSE_RQ_PYTHONPATH (a checkout of RQ 2.x, as README's
+// supported-libraries section fetches it) runs the same test with that RQ
+// instead of Debian's 1.13: its started registry holds "job_id:execution_id"
+// with an rq:execution:<member> hash and the job's rq:executions:<id> set,
+// which the requeue ends as RQ's Execution.delete does. Unset, Debian's RQ
+// runs (CI).
 //
 // Ordering against RQ's own cleanup (StartedJobRegistry.cleanup moves an
 // abandoned job to the failed registry; a worker runs it when it starts, and
@@ -43,6 +50,20 @@ namespace {
 const QString LibrariesDir = QStringLiteral(GATEHOUSE_LIBRARIES_DIR);
 const QString Python = QStringLiteral("/usr/bin/python3"); // Debian's, with python3-rq
 
+// An RQ checkout to run instead of Debian's (GATEHOUSE_RQ_PYTHONPATH), or empty.
+QString rqPath()
+{
+    return qEnvironmentVariable("GATEHOUSE_RQ_PYTHONPATH");
+}
+
+QProcessEnvironment pythonEnvironment()
+{
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    if (!rqPath().isEmpty())
+        env.insert(QStringLiteral("PYTHONPATH"), rqPath());
+    return env;
+}
+
 // One run of the RQ driver (tests/libraries/rq_app.py).
 struct RqApp
 {
@@ -59,6 +80,7 @@ struct RqApp
     QString run(const QString &command, const QString &arg = {}) const
     {
         QProcess p;
+        p.setProcessEnvironment(pythonEnvironment());
         p.start(Python, args(command, arg));
         if (!p.waitForFinished(60000) || p.exitStatus() != QProcess::NormalExit
             || p.exitCode() != 0) {
@@ -71,6 +93,7 @@ struct RqApp
     std::unique_ptr<QProcess> start(const QString &command) const
     {
         auto p = std::make_unique<QProcess>();
+        p->setProcessEnvironment(pythonEnvironment());
         p->start(Python, args(command));
         return p;
     }
@@ -100,6 +123,7 @@ class tst_LibRq : public QObject
     Q_OBJECT
 
 private:
+    bool m_rq2 = false; // the RQ under test is 2.x (a checkout), not Debian's 1.x
     CliRun cli(const RedisServer &server, QStringList args)
     {
         return gatehouse::test::libraryCli(QStringLiteral(GATEHOUSE_CLI), server, args);
@@ -152,9 +176,26 @@ private slots:
     {
         QVERIFY2(QFile::exists(Python), "/usr/bin/python3 is missing: run .ci/install-deps");
         QProcess p;
-        p.start(Python, {QStringLiteral("-c"), QStringLiteral("import rq, redis")});
+        p.setProcessEnvironment(pythonEnvironment());
+        p.start(Python, {QStringLiteral("-c"),
+                         QStringLiteral("import redis, rq; from rq.version import VERSION; "
+                                        "print(VERSION, rq.__file__)")});
         QVERIFY(p.waitForFinished(30000));
-        QVERIFY2(p.exitCode() == 0, "Debian's python3-rq is not installed: run .ci/install-deps");
+        QVERIFY2(p.exitCode() == 0,
+                 rqPath().isEmpty()
+                     ? "Debian's python3-rq is not installed: run .ci/install-deps"
+                     : "GATEHOUSE_RQ_PYTHONPATH holds no importable rq (it needs Debian's "
+                       "python3-redis, python3-click and python3-croniter)");
+        const QString found = QString::fromUtf8(p.readAllStandardOutput()).trimmed();
+        // Debian's is 1.x; a checkout the 2.x the test was run with.
+        m_rq2 = !rqPath().isEmpty();
+        QVERIFY2(found.startsWith(m_rq2 ? QLatin1String("2.") : QLatin1String("1."))
+                     && (!m_rq2 || found.contains(rqPath())),
+                 qPrintable(QStringLiteral("RQ %1 was expected, found \"%2\"")
+                                .arg(m_rq2 ? QStringLiteral("2.x from ") + rqPath()
+                                           : QStringLiteral("1.x (Debian)"),
+                                     found)));
+        qInfo("RQ %s", qPrintable(found));
     }
 
     void abandonedJobRequeuedAndRunOnce()
@@ -180,10 +221,23 @@ private slots:
         hung->kill(); // SIGKILL
         QVERIFY(hung->waitForFinished(10000));
         hung.reset();
-        QVERIFY(!call(client, {"ZSCORE", "rq:wip:emails", "job-1"}).isNil());
-        // The killed worker's start took RQ's cleaning guard: no worker cleans
-        // the registries (fails job-1) for the next 899 s.
-        QCOMPARE(call(client, {"EXISTS", "rq:clean_registries:emails"}).toInteger(), 1);
+        // In the started registry: RQ 1 by its id; RQ 2 as "job-1:<execution
+        // id>", with the execution's hash and the job's executions set.
+        const RedisValue started = call(client, {"ZRANGE", "rq:wip:emails", "0", "-1"});
+        QCOMPARE(started.size(), qsizetype(1));
+        const QByteArray member = started.at(0).bytes();
+        if (m_rq2) {
+            QVERIFY2(member.startsWith("job-1:") && member.count(':') == 1, member.constData());
+            QCOMPARE(call(client, {"TYPE", "rq:execution:" + member}).bytes(), QByteArray("hash"));
+            QCOMPARE(call(client, {"ZRANGE", "rq:executions:job-1", "0", "-1"}).size(),
+                     qsizetype(1));
+        } else {
+            QCOMPARE(member, QByteArray("job-1"));
+        }
+        // No worker cleans the registries (fails job-1) before the requeue:
+        // none starts. RQ 1.13's first worker took the cleaning guard for
+        // 899 s; RQ 2 releases it once done (worker/base.py clean_registries).
+        QCOMPARE(call(client, {"EXISTS", "rq:clean_registries:emails"}).toInteger(), m_rq2 ? 0 : 1);
 
         // Not abandoned yet: its expiry (timeout + 60 s) is ahead, as if a
         // worker still ran it; requeueing it is refused.
@@ -235,9 +289,16 @@ private slots:
         QCOMPARE(stuck.first()[QStringLiteral("job")].toString(), QStringLiteral("job-1"));
         QVERIFY(stuck.first()[QStringLiteral("reason")].toString().contains(
             QLatin1String("abandoned")));
-        const double since = stuck.first()[QStringLiteral("sinceMs")].toDouble();
-        QVERIFY2(since > 0 && since <= double(serverSeconds(client)) * 1000 - 60000,
-                 qPrintable(QString::number(since, 'f', 0)));
+        // When it was taken: RQ 1's job hash's started_at. RQ 2's abandoned
+        // execution's record expired with its last heartbeat: unknown (null);
+        // its job hash's started_at shows on the started page below.
+        const QJsonValue sinceValue = stuck.first()[QStringLiteral("sinceMs")];
+        const double since = sinceValue.toDouble();
+        if (m_rq2)
+            QVERIFY2(sinceValue.isNull(), qPrintable(QString::number(since, 'f', 0)));
+        else
+            QVERIFY2(since > 0 && since <= double(serverSeconds(client)) * 1000 - 60000,
+                     qPrintable(QString::number(since, 'f', 0)));
         QCOMPARE(others(snap, queue), QStringList());
 
         // The job lists, as the Queues page reads them: the abandoned job
@@ -247,7 +308,9 @@ private slots:
         QCOMPARE(jobs.total, 1);
         QCOMPARE(ids(jobs), QStringList{"job-1"});
         QCOMPARE(jobs.rows.first().name, QStringLiteral("rq_app.block"));
-        QVERIFY(jobs.rows.first().atMs > 0 && jobs.rows.first().atMs <= qint64(since) + 1000);
+        QVERIFY(jobs.rows.first().atMs > 0
+                && jobs.rows.first().atMs
+                       <= (m_rq2 ? serverSeconds(client) * 1000 - 60000 : qint64(since) + 1000));
         jobs = page(client, QStringLiteral("queued"));
         QCOMPARE(jobs.total, 2);
         QCOMPARE(ids(jobs), (QStringList{"job-2", "job-3"})); // RQ pushes at the right
@@ -279,6 +342,11 @@ private slots:
                  QStringLiteral("queued"));
         QCOMPARE(call(client, {"ZCARD", "rq:wip:emails"}).toInteger(), 0);
         QCOMPARE(call(client, {"LINDEX", "rq:queue:emails", "-1"}).bytes(), QByteArray("job-1"));
+        if (m_rq2) {
+            // The dead execution ended as RQ's Execution.delete ends one.
+            QCOMPARE(call(client, {"EXISTS", "rq:execution:" + member}).toInteger(), 0);
+            QCOMPARE(call(client, {"ZCARD", "rq:executions:job-1"}).toInteger(), 0);
+        }
 
         // A job that fails once; a new real worker runs everything queued.
         QCOMPARE(app.run(QStringLiteral("produce-failing"), QStringLiteral("failing-1")),
@@ -365,26 +433,129 @@ private slots:
         QCOMPARE(snap[QStringLiteral("queues")].toArray().size(), 1);
         QCOMPARE(others(snap, queue), QStringList());
 
-        // RQ 2's started registry holds "job_id:execution_id": read (the job
-        // id is shown abandoned), not written (Gatehouse does not write RQ 2's
-        // execution records); a member of neither shape is an unknown layout.
+        // A started-registry member of neither RQ 1's shape (a job id) nor RQ
+        // 2's ("job_id:execution_id") is an unknown layout: shown read-only,
+        // and the requeue refuses it before writing anything.
         call(client, {"HSET", "rq:job:job-9", "origin", "emails", "status", "started"});
-        call(client, {"ZADD", "rq:wip:emails", "1", "job-9:3f9a1c2e"});
-        q = snapshot(server)[QStringLiteral("queues")].toArray().first().toObject();
-        QCOMPARE(q[QStringLiteral("library")][QStringLiteral("layoutKnown")].toBool(), true);
-        QCOMPARE(q[QStringLiteral("stuck")].toArray().first()[QStringLiteral("job")].toString(),
-                 QStringLiteral("job-9"));
-        run = cli(server, {QStringLiteral("queue"), QStringLiteral("requeue"), queue,
-                           QStringLiteral("--stuck")});
-        QCOMPARE(run.exitCode, 3);
-        QVERIFY2(run.err.contains(QLatin1String("RQ 2")), qPrintable(run.err + run.out));
-        QCOMPARE(call(client, {"ZCARD", "rq:wip:emails"}).toInteger(), 1);
-        QCOMPARE(call(client, {"LLEN", "rq:queue:emails"}).toInteger(), 0);
         call(client, {"ZADD", "rq:wip:emails", "1", "job-9:a:b"});
         q = snapshot(server)[QStringLiteral("queues")].toArray().first().toObject();
         QCOMPARE(q[QStringLiteral("library")][QStringLiteral("layoutKnown")].toBool(), false);
         QVERIFY2(q[QStringLiteral("message")].toString().contains(QLatin1String("read-only")),
                  qPrintable(q[QStringLiteral("message")].toString()));
+        QCOMPARE(q[QStringLiteral("stuck")].toArray().first()[QStringLiteral("job")].toString(),
+                 QStringLiteral("job-9"));
+        run = cli(server, {QStringLiteral("queue"), QStringLiteral("requeue"), queue,
+                           QStringLiteral("--stuck")});
+        QCOMPARE(run.exitCode, 3);
+        QVERIFY2(run.err.contains(QLatin1String("neither")), qPrintable(run.err + run.out));
+        QCOMPARE(call(client, {"ZCARD", "rq:wip:emails"}).toInteger(), 1);
+        QCOMPARE(call(client, {"LLEN", "rq:queue:emails"}).toInteger(), 0);
+    }
+
+    // RQ 2's started-registry records as RQ 2.10's worker leaves them (what
+    // the GATEHOUSE_RQ_PYTHONPATH run of the test above reads live; written
+    // here with RQ 2's own commands, Execution.create and
+    // StartedJobRegistry.add_execution of rq/executions.py, so that CI,
+    // which has Debian's RQ 1, covers the RQ 2 paths of Gatehouse's
+    // scripts): a live execution is never touched; an abandoned one is
+    // ended (its hash, registry member and the job's executions entry) and
+    // its job requeued; a job with a live execution beside a dead one is
+    // refused; cancel and delete take the execution members too.
+    void rq2ExecutionsWrittenAsRq2Does()
+    {
+        RedisServer server;
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        std::unique_ptr<RedisClient> connected = gatehouse::test::connectedClient(server);
+        QVERIFY(connected);
+        RedisClient &client = *connected;
+        const QString queue = QStringLiteral("rq:queue:emails");
+        const qint64 now = serverSeconds(client);
+        // Execution.create: the execution hash (TTL = heartbeat TTL), the
+        // job's executions ZSET (score + 60) and the started member.
+        const auto execute = [&](const QByteArray &job, const QByteArray &exec, qint64 expiry) {
+            call(client,
+                 {"HSET", "rq:job:" + job, "origin", "emails", "status", "started", "description",
+                  "rq_app.block()", "timeout", "2", "started_at", "2026-11-24T07:06:28.836787Z"});
+            if (expiry > now)
+                call(client,
+                     {"HSET", "rq:execution:" + job + ":" + exec, "id", exec, "created_at",
+                      QByteArray::number(now - 1), "last_heartbeat", QByteArray::number(now - 1)});
+            call(client, {"ZADD", "rq:executions:" + job, QByteArray::number(expiry + 60), exec});
+            call(client, {"ZADD", "rq:wip:emails", QByteArray::number(expiry), job + ":" + exec});
+            call(client, {"SADD", "rq:queues", "rq:queue:emails"});
+        };
+        execute("live-1", "aaaa", now + 600);
+        execute("dead-1", "bbbb", now - 5);
+        execute("both-1", "cccc", now - 5);
+        execute("both-1", "dddd", now + 600);
+        execute("dead-2", "eeee", now - 5);
+
+        QJsonObject q = snapshot(server)[QStringLiteral("queues")].toArray().first().toObject();
+        QCOMPARE(q[QStringLiteral("library")][QStringLiteral("layoutKnown")].toBool(), true);
+        QCOMPARE(q[QStringLiteral("counts")][QStringLiteral("started")].toInt(), 5);
+        QStringList stuck;
+        for (const QJsonValue &v : q[QStringLiteral("stuck")].toArray())
+            stuck << v[QStringLiteral("job")].toString();
+        // (both-1, a dead execution beside a live one, is listed by its dead
+        // member; the requeue refuses it below.)
+        QVERIFY2(stuck.contains(QLatin1String("dead-1")) && stuck.contains(QLatin1String("dead-2"))
+                     && !stuck.contains(QLatin1String("live-1")),
+                 qPrintable(stuck.join(QLatin1Char(' '))));
+
+        const auto requeue = [&](const char *job) {
+            return cli(server, {QStringLiteral("queue"), QStringLiteral("requeue"), queue,
+                                QStringLiteral("--job"), QLatin1String(job)});
+        };
+        // Live: refused, nothing written.
+        CliRun run = requeue("live-1");
+        QCOMPARE(run.exitCode, 3);
+        QVERIFY2(run.err.contains(QLatin1String("live worker")), qPrintable(run.err + run.out));
+        run = requeue("both-1");
+        QCOMPARE(run.exitCode, 3);
+        QVERIFY2(run.err.contains(QLatin1String("live worker")), qPrintable(run.err + run.out));
+        QCOMPARE(call(client, {"ZCARD", "rq:wip:emails"}).toInteger(), 5);
+        QCOMPARE(call(client, {"LLEN", "rq:queue:emails"}).toInteger(), 0);
+
+        // Abandoned, by its job id: its execution ended, the job queued.
+        run = requeue("dead-1");
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
+        QVERIFY(call(client, {"ZSCORE", "rq:wip:emails", "dead-1:bbbb"}).isNil());
+        QCOMPARE(call(client, {"EXISTS", "rq:executions:dead-1"}).toInteger(), 0);
+        QCOMPARE(call(client, {"HGET", "rq:job:dead-1", "status"}).bytes(), QByteArray("queued"));
+        QCOMPARE(call(client, {"HGET", "rq:job:dead-1", "started_at"}).bytes(), QByteArray());
+        QCOMPARE(call(client, {"LRANGE", "rq:queue:emails", "0", "-1"}).size(), qsizetype(1));
+
+        // Every abandoned one: dead-2 only (both-1 has a live execution).
+        run = cli(server, {QStringLiteral("queue"), QStringLiteral("requeue"), queue,
+                           QStringLiteral("--stuck")});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
+        QVERIFY2(run.out.contains(QLatin1String("Requeued 1 abandoned jobs")), qPrintable(run.out));
+        QStringList queued;
+        const RedisValue queuedList = call(client, {"LRANGE", "rq:queue:emails", "0", "-1"});
+        for (const RedisValue &v : queuedList.elements())
+            queued << QString::fromUtf8(v.bytes());
+        QCOMPARE(queued, (QStringList{"dead-1", "dead-2"}));
+        QCOMPARE(call(client, {"ZRANGE", "rq:wip:emails", "0", "-1"}).size(), qsizetype(3));
+        QCOMPARE(call(client, {"ZCARD", "rq:executions:dead-2"}).toInteger(), 0);
+
+        // Delete refuses a live job; cancel of an abandoned-and-live one
+        // too; delete of the live one once its execution is past ends it.
+        run = cli(server, {QStringLiteral("queue"), QStringLiteral("delete"), queue,
+                           QStringLiteral("--job"), QStringLiteral("live-1")});
+        QCOMPARE(run.exitCode, 3);
+        call(client, {"ZADD", "rq:wip:emails", QByteArray::number(now - 1), "live-1:aaaa"});
+        run = cli(server, {QStringLiteral("queue"), QStringLiteral("delete"), queue,
+                           QStringLiteral("--job"), QStringLiteral("live-1")});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
+        for (const QByteArray key :
+             {QByteArray("rq:job:live-1"), QByteArray("rq:executions:live-1"),
+              QByteArray("rq:execution:live-1:aaaa")})
+            QCOMPARE(call(client, {"EXISTS", key}).toInteger(), 0);
+        QVERIFY(call(client, {"ZSCORE", "rq:wip:emails", "live-1:aaaa"}).isNil());
+        run = cli(server, {QStringLiteral("queue"), QStringLiteral("cancel"), queue,
+                           QStringLiteral("--job"), QStringLiteral("both-1")});
+        QCOMPARE(run.exitCode, 3);
+        QCOMPARE(call(client, {"ZCARD", "rq:wip:emails"}).toInteger(), 2);
     }
 };
 

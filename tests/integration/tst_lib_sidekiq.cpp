@@ -8,6 +8,13 @@
 // worker runs it, and Sidekiq's own API (Stats, Queue, RetrySet) and the
 // jobs' own record show every job ran exactly once and nothing was lost.
 // Retry now, kill, retry from the dead set and delete act on jobs that failed.
+//
+// GATEHOUSE_SIDEKIQ_RUBYLIB (a RUBYLIB: a Sidekiq checkout's lib, then
+// redis-client's and connection_pool's, as README's supported-libraries
+// section fetches them) runs the same test with that Sidekiq instead of
+// Debian's: its client and API through that RUBYLIB, and the `sidekiq`
+// executable of the checkout (bin/sidekiq beside the lib holding
+// sidekiq.rb). Unset, Debian's 6.x runs (CI).
 #include <monitor/jobbrowser.h>
 #include <patterns/sidekiq/sidekiqunit.h>
 #include <redis/redisclient.h>
@@ -36,12 +43,47 @@ namespace {
 const QString LibrariesDir = QStringLiteral(GATEHOUSE_LIBRARIES_DIR);
 const QString App = LibrariesDir + QStringLiteral("/sidekiq_app.rb");
 const QString Ruby = QStringLiteral("/usr/bin/ruby");
-const QString Sidekiq = QStringLiteral("/usr/bin/sidekiq");
+
+// The RUBYLIB of a Sidekiq checkout (GATEHOUSE_SIDEKIQ_RUBYLIB), or empty
+// for Debian's.
+QString rubyLib()
+{
+    return qEnvironmentVariable("GATEHOUSE_SIDEKIQ_RUBYLIB");
+}
+
+// The sidekiq executable: Debian's, or bin/sidekiq of the checkout whose
+// lib (an entry of the RUBYLIB) holds sidekiq.rb.
+QString sidekiqExecutable()
+{
+    if (rubyLib().isEmpty())
+        return QStringLiteral("/usr/bin/sidekiq");
+    for (const QString &dir : rubyLib().split(QLatin1Char(':'), Qt::SkipEmptyParts)) {
+        if (QFile::exists(dir + QStringLiteral("/sidekiq.rb")))
+            return dir + QStringLiteral("/../bin/sidekiq");
+    }
+    return {};
+}
+
+// A process's work hash after its identity: Sidekiq 6's, or 7's.
+QByteArray workSuffix()
+{
+    return rubyLib().isEmpty() ? QByteArray(":workers") : QByteArray(":work");
+}
+
+// The environment of every Ruby the test runs: RUBYLIB when one is given.
+QProcessEnvironment rubyEnvironment()
+{
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    if (!rubyLib().isEmpty())
+        env.insert(QStringLiteral("RUBYLIB"), rubyLib());
+    return env;
+}
 
 // tests/libraries/sidekiq_app.rb run as a command; its stdout, trimmed.
 QString app(const QString &url, const QStringList &args)
 {
     QProcess p;
+    p.setProcessEnvironment(rubyEnvironment());
     p.start(Ruby, QStringList{App, url} + args);
     if (!p.waitForFinished(60000) || p.exitCode() != 0) {
         qWarning("sidekiq_app.rb %s failed: %s", qPrintable(args.join(QLatin1Char(' '))),
@@ -60,12 +102,13 @@ QJsonObject stats(const QString &url)
 std::unique_ptr<QProcess> startWorker(const RedisServer &server)
 {
     auto p = std::make_unique<QProcess>();
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    QProcessEnvironment env = rubyEnvironment();
     env.insert(QStringLiteral("REDIS_URL"), server.url());
     p->setProcessEnvironment(env);
     p->setStandardOutputFile(server.dir() + QStringLiteral("/sidekiq.log"), QIODevice::Append);
     p->setStandardErrorFile(server.dir() + QStringLiteral("/sidekiq.log"), QIODevice::Append);
-    p->start(Sidekiq, {QStringLiteral("-r"), App, QStringLiteral("-c"), QStringLiteral("1")});
+    p->start(Ruby, {sidekiqExecutable(), QStringLiteral("-r"), App, QStringLiteral("-c"),
+                    QStringLiteral("1")});
     return p;
 }
 
@@ -137,16 +180,31 @@ private:
 private slots:
     void initTestCase()
     {
-        QVERIFY2(QFile::exists(Ruby) && QFile::exists(Sidekiq),
-                 "/usr/bin/ruby or /usr/bin/sidekiq is missing: run .ci/install-deps "
-                 "(Debian ruby-sidekiq)");
+        QVERIFY2(QFile::exists(Ruby) && QFile::exists(sidekiqExecutable()),
+                 rubyLib().isEmpty()
+                     ? "/usr/bin/ruby or /usr/bin/sidekiq is missing: run .ci/install-deps "
+                       "(Debian ruby-sidekiq)"
+                     : "GATEHOUSE_SIDEKIQ_RUBYLIB names no lib holding sidekiq.rb with a "
+                       "bin/sidekiq beside it (see README, supported libraries)");
         QProcess p;
+        p.setProcessEnvironment(rubyEnvironment());
         p.start(Ruby, {QStringLiteral("-e"),
-                       QStringLiteral("require 'sidekiq'; exit(Sidekiq::VERSION.start_with?('6.') "
-                                      "? 0 : 1)")});
-        QVERIFY2(p.waitForFinished(30000) && p.exitCode() == 0,
-                 "Sidekiq 6 is not installed for /usr/bin/ruby: run .ci/install-deps "
-                 "(Debian ruby-sidekiq)");
+                       QStringLiteral("require 'sidekiq'; print Sidekiq::VERSION")});
+        QVERIFY(p.waitForFinished(30000));
+        const QString version = QString::fromUtf8(p.readAllStandardOutput());
+        // Debian's is 6.x; a checkout is the 7.x the test was run with (8
+        // needs Ruby 3.2).
+        const QString major = rubyLib().isEmpty() ? QStringLiteral("6.") : QStringLiteral("7.");
+        QVERIFY2(p.exitCode() == 0 && version.startsWith(major),
+                 qPrintable(QStringLiteral("Sidekiq %1 is not loadable for /usr/bin/ruby (found "
+                                           "\"%2\"): %3")
+                                .arg(major + QLatin1Char('x'), version,
+                                     rubyLib().isEmpty()
+                                         ? QStringLiteral("run .ci/install-deps (Debian "
+                                                          "ruby-sidekiq)")
+                                         : QStringLiteral("check GATEHOUSE_SIDEKIQ_RUBYLIB"))));
+        qInfo("Sidekiq %s (%s)", qPrintable(version),
+              rubyLib().isEmpty() ? "Debian" : qPrintable(rubyLib()));
     }
 
     void sidekiq()
@@ -174,15 +232,16 @@ private slots:
                             == QStringList{QStringLiteral("stuck-1")};
                  }),
                  "the worker did not take stuck-1");
-        // Its heartbeat (every 5 s) records what it runs. Sidekiq 6 writes the
-        // work hash and the "busy" count in two transactions: both, before
+        // Its heartbeat (every 5 s) records what it runs, in the work hash
+        // ("<identity>:workers" in Sidekiq 6, "<identity>:work" in 7: its
+        // launcher.rb). Sidekiq 6 writes the work hash and the "busy" count in two transactions: both, before
         // the kill (a kill between them, likely on a loaded machine, leaves
         // the last beat's busy 0).
         QByteArray identity;
         QVERIFY2(waitFor([&] {
                      identity = call(client, {"SRANDMEMBER", "processes"}).bytes();
                      return !identity.isEmpty()
-                            && call(client, {"HLEN", identity + ":workers"}).toInteger() == 1
+                            && call(client, {"HLEN", identity + workSuffix()}).toInteger() == 1
                             && call(client, {"HGET", identity, "busy"}).bytes() == "1";
                  }),
                  "the worker's heartbeat never recorded its work");
@@ -298,7 +357,7 @@ private slots:
                                   QStringLiteral("queues"), QStringLiteral("--stuck")});
         QVERIFY2(run.exitCode == 0, qPrintable(run.err));
         QVERIFY2(run.out.contains(QLatin1String("Requeued 1 stuck jobs")), qPrintable(run.out));
-        QCOMPARE(call(client, {"EXISTS", identity + ":workers"}).toInteger(), 0);
+        QCOMPARE(call(client, {"EXISTS", identity + workSuffix()}).toInteger(), 0);
         QJsonObject s = stats(url);
         QCOMPARE(s[QStringLiteral("enqueued")].toInt(), 3);
         QCOMPARE(s[QStringLiteral("queues")][QStringLiteral("default")].toInt(), 3);

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 # RQ's own producer, worker and API for tests/integration/tst_lib_rq.cpp
-# (Debian python3-rq; run with /usr/bin/python3).
+# (Debian python3-rq, or an RQ 2 checkout on PYTHONPATH; run with /usr/bin/python3).
 #   rq_app.py URL QUEUE produce-blocking ID   a job that blocks on its first run
 #   rq_app.py URL QUEUE produce-failing ID    a job that fails on its first run
 #   rq_app.py URL QUEUE produce ID            a job that just runs
@@ -64,7 +64,9 @@ def main():
         print('working', flush=True)
         worker.work(burst=True)
     elif command == 'state':
-        print(Job.fetch(arg, connection=conn).get_status())
+        # RQ 2 prints its JobStatus enum as "JobStatus.QUEUED": its value.
+        status = Job.fetch(arg, connection=conn).get_status()
+        print(getattr(status, 'value', status))
     elif command == 'counts':
         # Registry counts run RQ's cleanup (the started registry's moves
         # abandoned jobs to failed): only asked once the test is done with them.

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 # Sidekiq's own client, API and worker for tests/integration/tst_lib_sidekiq
-# (Debian ruby-sidekiq 6.x). Loaded by the worker (sidekiq -r THIS) and run as
+# (Debian ruby-sidekiq 6.x, or a Sidekiq 7 checkout through RUBYLIB). Loaded by the worker (sidekiq -r THIS) and run as
 # a command:  ruby sidekiq_app.rb URL COMMAND [ARG]
 #   push CLASS TAG  enqueue one job with Sidekiq::Client; prints its jid
 #   stats           Sidekiq::Stats, Sidekiq::Queue and Sidekiq::RetrySet as JSON
@@ -20,7 +20,7 @@ class HangJob
 
   def perform(tag)
     Sidekiq.redis { |r| r.rpush("started", tag) }
-    sleep 1 while Sidekiq.redis { |r| r.exists?("hang") }
+    sleep 1 while Sidekiq.redis { |r| r.get("hang") } # redis-rb 4 and redis-client alike
     Sidekiq.redis { |r| r.rpush("ran", tag) }
   end
 end
@@ -38,6 +38,8 @@ class FailOnceJob
 end
 
 if $PROGRAM_NAME == __FILE__
+  # Sidekiq 7 logs its connection to stdout, where a command's answer goes.
+  Sidekiq.logger.level = Logger::WARN
   case ARGV[1]
   when "push"
     klass = Object.const_get(ARGV[2])

@@ -251,6 +251,55 @@ private slots:
                                      "rq rq:queue:reports", "sliding-window rl:api:failed"}));
     }
 
+    // RQ 2's own keys (rq/executions.py, rq/intermediate_queue.py of 2.10,
+    // as tst_lib_rq's RQ 2 run leaves them): an execution's hash, a job's
+    // executions ZSET, the queue's intermediate list and its first-seen
+    // guard, its groups (rq/group.py) belong to RQ; none is a queue, lock,
+    // window or token.
+    void rq2KeysBelongToTheirQueue()
+    {
+        const double now = double(s_now);
+        const double s = now / 1000;
+        QList<KeyShape> keys = test::rqQueueShapes("emails", now);
+        keys << test::sizedShape("rq:execution:job-1:4e16fcd022bb4345b21912265d41785a", "hash", 3)
+             << zset("rq:executions:job-1", s + 120, s + 120, 121000)
+             << list("rq:queue:emails:intermediate")
+             << str("rq:queue:emails:intermediate:first_seen:job-2", "1795503990.5", 86400000)
+             << zset("rq:groups", s + 600, s + 900) << test::sizedShape("rq:group:g1", "set", 2);
+        QCOMPARE(describeAll(detect(keys)).size(), 1);
+        QCOMPARE(detect(keys).first().key, QByteArray("rq:queue:emails"));
+    }
+
+    // A plain Redisson RSemaphore (an integer STRING, no partner) is found
+    // by its name: shown with no TTL, a candidate with one; integer
+    // counters of the same shape stay ordinary when their name carries no
+    // semaphore word, an ordinary-data word, or a date.
+    void plainRedissonSemaphoresByName()
+    {
+        AutoDetector kept;
+        const QList<PatternObject> found
+            = detect({str("semaphore:api", "3", -1), str("mySemaphore", "10", -1),
+                      str("billing:permits", "0", -1), str("jobs:sema", "-1", -1),
+                      str("semaphore:exports", "4", 600000), str("sem:plain", "2", -1),
+                      str("stats:semaphore_waits", "7", -1), str("views:semaphore", "7", -1),
+                      str("semaphore:2026-11-24", "7", -1), str("semantic:count", "7", -1),
+                      str("parking:permit:7", "7", -1), str("semaphore:name", "api", -1)},
+                     &kept);
+        QStringList shown;
+        for (const PatternObject &o : found)
+            shown << describe(o);
+        shown.sort();
+        QCOMPARE(shown,
+                 (QStringList{"redisson-semaphore billing:permits [{billing:permits}:timeout]",
+                              "redisson-semaphore jobs:sema [{jobs:sema}:timeout]",
+                              "redisson-semaphore mySemaphore [{mySemaphore}:timeout]",
+                              "redisson-semaphore semaphore:api [{semaphore:api}:timeout]"}));
+        QStringList candidates;
+        for (const Candidate &c : kept.detect().candidates)
+            candidates << c.kind.id() + QLatin1Char(' ') + QString::fromUtf8(c.family);
+        QCOMPARE(candidates, QStringList{"redisson-semaphore semaphore:exports"});
+    }
+
     // A Celery deployment is one queue object: its bindings, unacked keys,
     // mutex and results are not sets, windows, locks or tokens; an app's own
     // lock beside it stays a lock, and a lone "unacked" hash without kombu's

@@ -2,6 +2,7 @@
 #include "redissonsemaphoreunit.h"
 
 #include <patterns/globmatch.h>
+#include <patterns/keyclassifier.h>
 #include <patterns/redissonnames.h>
 
 #include <QDateTime>
@@ -17,6 +18,30 @@ QString leaseText(qint64 endMs)
     if (endMs < 0 || endMs >= RedissonSemaphoreUnit::NoLease)
         return QStringLiteral("no lease");
     return QDateTime::fromMSecsSinceEpoch(endMs).toUTC().toString(QStringLiteral("HH:mm:ss.zzz"));
+}
+
+// A plain RSemaphore's permits as Redisson writes them (RedissonSemaphore's
+// trySetPermits / addPermits / release: SET and INCRBY of a number): the
+// whole value a decimal integer.
+bool isPermitCount(const QByteArray &head)
+{
+    if (head.isEmpty() || head.size() > 19)
+        return false;
+    const qsizetype digits = head.startsWith('-') ? 1 : 0;
+    return head.size() > digits && std::all_of(head.cbegin() + digits, head.cend(), [](char c) {
+               return c >= '0' && c <= '9';
+           });
+}
+
+// A word of a key's name that says semaphore: one holding "semaphore"
+// ("mySemaphore", "semaphores"), the word "sema", or one of "permits"
+// ("availablePermits"). "semantic", "permit:<id>" are not.
+bool semaphoreWord(const QList<QByteArray> &words)
+{
+    return std::any_of(words.cbegin(), words.cend(), [](const QByteArray &w) {
+        return w.contains("semaphore") || w == "sema" || w == "semas" || w.startsWith("permits")
+               || w.endsWith("permits");
+    });
 }
 
 bool isHex(const QByteArray &s)
@@ -96,9 +121,22 @@ PatternObject RedissonSemaphoreUnit::conventionalObject(const QByteArray &key) c
 
 std::optional<KeyClaim> RedissonSemaphoreUnit::claimKey(const KeyShape &s, qint64) const
 {
+    // A plain RSemaphore: an integer STRING like any counter, claimed only
+    // when a word of its name says semaphore and none says ordinary data
+    // (stats, views, ...) or a day (a dated counter). Its channel
+    // redisson_sc:{name} is no key: the name is all there is.
+    if (s.type == "string") {
+        if (!isPermitCount(s.head))
+            return std::nullopt;
+        const QByteArray family = familyOf(s.key);
+        const QList<QByteArray> words = familyWords(family);
+        if (!semaphoreWord(words) || !matchWord(words, ordinaryWords()).isEmpty()
+            || familyHasDate(family))
+            return std::nullopt;
+        return KeyClaim{QString::fromLatin1(PlainRole), PlainStrength};
+    }
     // "{name}:timeout" scored by lease ends in ms (or Redisson's "no lease"
-    // score): its permits. The permits STRING itself is an integer like any
-    // counter; it is taken with its ZSET, never claimed alone.
+    // score): its permits. The permits STRING of it is taken with its ZSET.
     if (s.type != "zset" || redisson::nameOfSuffixed(s.key, "timeout").isEmpty())
         return std::nullopt;
     const auto isLeaseEnd = [](double score) {
@@ -121,7 +159,43 @@ QList<PatternObject> RedissonSemaphoreUnit::groupClaims(ClaimPool &pool) const
             pool.take(k);
         out.append(o);
     }
+    // Plain RSemaphores: the integer STRINGs claimed by name that no
+    // expirable semaphore took above and no stronger claim wants.
+    for (const QByteArray &key : pool.claimed(Kind, PlainStrength)) {
+        if (pool.roleOf(key, Kind) != QLatin1String(PlainRole) || !pool.take(key))
+            continue;
+        PatternObject o = objectForName(key);
+        o.source = QStringLiteral("autodetected");
+        out.append(o);
+    }
     return out;
+}
+
+QList<QByteArray> RedissonSemaphoreUnit::wordsFor() const
+{
+    return {"semaphore", "sema", "permits"};
+}
+
+QList<Evidence> RedissonSemaphoreUnit::structureEvidence(const PatternObject &o,
+                                                         const ClaimPool &pool) const
+{
+    const ClaimPool::Entry *e = pool.find(o.key);
+    if (!e || pool.roleOf(o.key, Kind) != QLatin1String(PlainRole)
+        || pool.roleOf(timeoutKey(o.key), Kind) == QLatin1String("permits"))
+        return PatternUnit::structureEvidence(o, pool); // its timeout ZSET: Redisson's layout
+    // A plain one: an integer STRING is any counter's shape; with no TTL (a
+    // semaphore's permits never expire in Redisson) it is a fair guess that
+    // its name decides (wordsFor: +2, shown); with a TTL, a counter of a
+    // window as likely (a candidate).
+    if (e->shape.pttlMs < 0)
+        return {{Evidence::Kind::Structure, 2,
+                 QStringLiteral("%1 is an integer STRING with no TTL, as a plain RSemaphore's "
+                                "permits are (its channel redisson_sc:{name} is no key)")
+                     .arg(printableBytes(o.key, 60))}};
+    return {{Evidence::Kind::Structure, 0,
+             QStringLiteral("%1 is an integer STRING, but with a TTL: Redisson sets none on a "
+                            "semaphore's permits, a window's counter has one")
+                 .arg(printableBytes(o.key, 60))}};
 }
 
 QList<PatternUnit::Command> RedissonSemaphoreUnit::probe(const PatternObject &o,

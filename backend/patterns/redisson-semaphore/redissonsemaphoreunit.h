@@ -17,8 +17,11 @@ namespace gatehouse {
 //
 // Reads the permits, the acquired count, the expired count and a page of
 // permits, soonest lease end first. Found without a profile by its
-// "{name}:timeout" ZSET; a plain RSemaphore is an integer STRING like any
-// counter, so only a profile rule ("pattern": "redisson-semaphore") names it.
+// "{name}:timeout" ZSET. A plain RSemaphore is an integer STRING like any
+// counter: found by its name (a word holding "semaphore", "sema" or
+// "permits", and no ordinary-data word or date), shown when it has no TTL,
+// a candidate when it has one; otherwise a profile rule ("pattern":
+// "redisson-semaphore") names it.
 // Reading: count = available permits; inFlight = acquired; stuck = expired
 // (stuckJobs: the expired permits read, as hex); items = the permits read
 // (job = hex id, ageMs = -1, attempts = lease end in ms, -1 without a lease);
@@ -34,6 +37,9 @@ public:
     static constexpr PatternKind Kind{"redisson-semaphore"};
     static constexpr qint64 NoLease = 922337203685477LL; // Redisson's nonExpirableTimeout
     static constexpr int Batch = 100;
+    // A plain RSemaphore's integer STRING, claimed by its name.
+    static constexpr const char *PlainRole = "plain permits";
+    static constexpr int PlainStrength = 20;
 
     static QByteArray timeoutKey(const QByteArray &name);
     static QByteArray channel(const QByteArray &name);
@@ -57,6 +63,9 @@ public:
     std::optional<KeyClaim> claimKey(const KeyShape &shape, qint64 serverNowMs) const override;
     int groupOrder() const override { return 15; }
     QList<PatternObject> groupClaims(ClaimPool &pool) const override;
+    QList<QByteArray> wordsFor() const override;
+    QList<Evidence> structureEvidence(const PatternObject &object,
+                                      const ClaimPool &pool) const override;
 
     QList<Command> probe(const PatternObject &object, const ProbeContext &context) const override;
     Reading read(const PatternObject &object, const QList<RedisValue> &replies,

@@ -28,9 +28,11 @@ constexpr int PerQueue = RqUnit::SchedulerLock + 1;
 
 // RQ's own keys that belong to no one queue: job hashes (and their
 // dependents, dependencies, RQ 1.12+ results streams, RQ 2 executions),
-// worker hashes, the scheduler's.
+// worker hashes, the scheduler's; RQ 2's groups (rq/group.py: "rq:group:<id>",
+// "rq:groups") and cron schedulers (rq/cron_scheduler_registry.py).
 constexpr const char *GlobalPrefixes[]
-    = {"rq:job:", "rq:worker:", "rq:results:", "rq:executions:", "rq:execution:", "rq:scheduler:"};
+    = {"rq:job:",       "rq:worker:",    "rq:results:", "rq:executions:",
+       "rq:execution:", "rq:scheduler:", "rq:group",    "rq:cron_scheduler"};
 
 // The state names RQ's own API uses (Queue.count, the registries'
 // counts, JobStatus), in RQ's order.
@@ -40,8 +42,20 @@ constexpr const char *CountNames[]
 const char *StuckReason = "abandoned: past its expiry in the started registry (its worker died "
                           "or overran its timeout); RQ's cleanup would fail it";
 
+// RQ 2's intermediate queue of a queue (rq/intermediate_queue.py: the LIST
+// "rq:queue:<name>:intermediate" a worker LMOVEs a job id into before it
+// registers the job as started, and its "...:intermediate:first_seen:<id>"
+// guards): the queue's own, never a queue of their own.
+bool isIntermediate(const QByteArray &key)
+{
+    return key.startsWith("rq:queue:")
+           && (key.endsWith(":intermediate") || key.contains(":intermediate:first_seen:"));
+}
+
 int perQueueState(const QByteArray &key)
 {
+    if (isIntermediate(key))
+        return -1;
     for (int s = 0; s < PerQueue; ++s) {
         const QByteArray p = Prefixes[s];
         if (key.startsWith(p) && key.size() > p.size())
@@ -131,6 +145,10 @@ QByteArray queueName(const PatternObject &o)
 }
 
 const QByteArray JobPrefix = "rq:job:";
+// RQ 2's executions (rq/executions.py): a started job's execution hash
+// "rq:execution:<job_id>:<execution_id>" and the job's ZSET of execution ids.
+const QByteArray ExecutionPrefix = "rq:execution:";
+const QByteArray ExecutionsPrefix = "rq:executions:";
 
 } // namespace
 
@@ -238,7 +256,7 @@ std::optional<KeyClaim> RqUnit::claimKey(const KeyShape &shape, qint64) const
                        ? std::optional<KeyClaim>(KeyClaim{QString::fromLatin1(Prefixes[g]), 30})
                        : std::nullopt;
     }
-    if (isGlobal(shape.key))
+    if (isGlobal(shape.key) || isIntermediate(shape.key))
         return KeyClaim{QStringLiteral("rq"), 20};
     return std::nullopt;
 }
@@ -300,11 +318,14 @@ QList<PatternUnit::Command> RqUnit::probe(const PatternObject &o, const ProbeCon
         {"ZCOUNT", keyOf(o, Started), "-inf", nowSec},
         // The started registry's first page by score, the most overdue
         // first, with scores; and the same page's started_at (SORT of a
-        // sorted set BY nosort keeps its order and reads only the page).
+        // sorted set BY nosort keeps its order and reads only the page): an
+        // RQ 1 member's job hash's, or an RQ 2 member's execution hash's
+        // created_at (epoch seconds; that hash expires with the execution's
+        // heartbeat, so an abandoned RQ 2 job's start is unknown here).
         {"ZRANGE", keyOf(o, Started), "0", number(std::max(1, o.params.pageSize) - 1),
          "WITHSCORES"},
         {"SORT_RO", keyOf(o, Started), "BY", "nosort", "LIMIT", "0", page, "GET", "#", "GET",
-         JobPrefix + "*->started_at"},
+         JobPrefix + "*->started_at", "GET", ExecutionPrefix + "*->created_at"},
         {"SCARD", keyOf(o, Workers)},
         // The workers' hashes expire unless they heartbeat: a page of them,
         // with their last heartbeat and RQ version (members are the hashes'
@@ -367,8 +388,15 @@ Reading RqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
     const auto &scored = r.at(8).elements();
     QHash<QByteArray, qint64> startedAt;
     const auto &sorted = r.at(9).elements();
-    for (qsizetype i = 0; i + 1 < sorted.size(); i += 2)
-        startedAt.insert(sorted.at(i).bytes(), rqTimeMs(sorted.at(i + 1).bytes()));
+    for (qsizetype i = 0; i + 2 < sorted.size(); i += 3) {
+        qint64 at = rqTimeMs(sorted.at(i + 1).bytes());
+        if (at < 0 && !sorted.at(i + 2).isNil()) {
+            bool ok = false;
+            const double sec = sorted.at(i + 2).bytes().toDouble(&ok);
+            at = ok && sec > 0 && sec < 1e11 ? qint64(sec * 1000) : -1;
+        }
+        startedAt.insert(sorted.at(i).bytes(), at);
+    }
     const qint64 nowSec = c.nowMs / 1000;
     bool rq2 = false;
     bool unknownMember = false;
@@ -386,7 +414,10 @@ Reading RqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
         item.locked = !(ok && expiry <= double(nowSec));
         const qint64 since = startedAt.value(member, -1);
         item.ageMs = since >= 0 ? std::max<qint64>(0, saturatingSub(c.nowMs, since)) : 0;
-        if (!item.locked && reading.stuckJobs.size() < o.params.pageSize)
+        // One entry per job (an RQ 2 job may have several dead executions).
+        if (!item.locked && reading.stuckJobs.size() < o.params.pageSize
+            && std::none_of(reading.stuckJobs.cbegin(), reading.stuckJobs.cend(),
+                            [&](const auto &s) { return s.job == item.job; }))
             reading.stuckJobs.append({item.job, QString::fromLatin1(StuckReason), since});
         reading.oldestInFlightAgeMs = std::max(reading.oldestInFlightAgeMs, item.ageMs);
         reading.items.append(item);
@@ -543,7 +574,9 @@ QList<PatternAction> RqUnit::actions() const
         ScriptCall call = baseCall(r.object, QStringLiteral("queue.requeue"),
                                    QStringLiteral("rq_requeue"), {Queue, Started, Queues});
         const QByteArray job = r.input(QStringLiteral("job"));
-        call.args = {JobPrefix, job, "abandoned", batch, cut, queueName(r.object)};
+        call.args
+            = {JobPrefix,       job, "abandoned", batch, cut, queueName(r.object), ExecutionPrefix,
+               ExecutionsPrefix};
         if (!job.isEmpty()) {
             call.summary = QStringLiteral("Put abandoned RQ job %1 of \"%2\" back on its queue "
                                           "(only if its started-registry expiry has passed), as "
@@ -574,7 +607,9 @@ QList<PatternAction> RqUnit::actions() const
             ScriptCall call = baseCall(r.object, QStringLiteral("queue.retry"),
                                        QStringLiteral("rq_requeue"), {Queue, Failed, Queues});
             const QByteArray job = r.input(QStringLiteral("job"));
-            call.args = {JobPrefix, job, "failed", batch, cut, queueName(r.object)};
+            call.args
+                = {JobPrefix,       job, "failed", batch, cut, queueName(r.object), ExecutionPrefix,
+                   ExecutionsPrefix};
             if (!job.isEmpty()) {
                 call.summary = QStringLiteral("Requeue failed RQ job %1 of \"%2\", as RQ's "
                                               "FailedJobRegistry.requeue does.")
@@ -613,7 +648,12 @@ QList<PatternAction> RqUnit::actions() const
                 QStringLiteral("rq_remove"),
                 {Queue, Started, Finished, Failed, Scheduled, Deferred, Canceled});
             const QByteArray job = r.input(QStringLiteral("job"));
-            call.args = {JobPrefix, job, cancel ? "cancel" : "delete", queueName(r.object)};
+            call.args = {JobPrefix,
+                         job,
+                         cancel ? "cancel" : "delete",
+                         queueName(r.object),
+                         ExecutionPrefix,
+                         ExecutionsPrefix};
             call.summary
                 = cancel ? QStringLiteral("Cancel RQ job %1 of \"%2\": off its queue and "
                                           "registries, status canceled, into the canceled "

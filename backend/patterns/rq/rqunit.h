@@ -20,12 +20,16 @@ namespace gatehouse {
 // queue's workers' heartbeats through another. A started job whose score is
 // in the past is abandoned: its worker died (or overran its timeout) and no
 // one holds it; RQ's own cleanup would move it to the failed registry. RQ 1.x
-// keeps job ids there, RQ 2.x "job_id:execution_id"; both are read, only 1.x
-// is written.
+// keeps job ids there, RQ 2.x (read from 2.10's rq/registry.py and
+// rq/executions.py) "job_id:execution_id" with an "rq:execution:<member>"
+// hash and the job's "rq:executions:<id>" ZSET; both are read and written.
+// RQ 2's intermediate queue ("rq:queue:<name>:intermediate") belongs to its
+// queue.
 //
 // Acts with Gatehouse's own scripts (lua/rq/) that do what RQ's own API does:
-// requeue abandoned and failed jobs (BaseRegistry.requeue), cancel
-// (Job.cancel) and delete (Job.delete) a job.
+// requeue abandoned and failed jobs (BaseRegistry.requeue; an RQ 2 job's dead
+// executions ended as Execution.delete does), cancel (Job.cancel) and delete
+// (Job.delete) a job.
 class RqUnit final : public PatternUnit
 {
 public:

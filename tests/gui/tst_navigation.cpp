@@ -25,6 +25,7 @@
 #include <QApplication>
 #include <QClipboard>
 #include <QDialog>
+#include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
@@ -352,6 +353,20 @@ private slots:
                                       QStringLiteral("yyyy-MM-dd HH:mm:ss"))
                     .isValid());
         QCOMPARE(page->table()->item(0, 1)->text(), account);
+        // Time, user, action and outcome whole, one line per entry.
+        QTableWidget *table = page->table();
+        const QFontMetrics metrics(table->font());
+        for (int row = 0; row < table->rowCount(); ++row) {
+            for (int column : {0, 1, 2, 4}) {
+                const QString text = table->item(row, column)->text();
+                QVERIFY2(table->columnWidth(column) >= metrics.horizontalAdvance(text) + 4,
+                         qPrintable(QStringLiteral("\"%1\" cut at %2 px")
+                                        .arg(text)
+                                        .arg(table->columnWidth(column))));
+            }
+            QCOMPARE(table->rowHeight(row), table->verticalHeader()->defaultSectionSize());
+            QVERIFY(table->rowHeight(row) < 2 * metrics.height());
+        }
 
         // Ctrl+F reaches the Audit page's own filter.
         c.window->activateWindow();

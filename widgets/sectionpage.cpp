@@ -224,6 +224,9 @@ SectionPage::SectionPage(const Section &section, bool readOnly, QWidget *parent)
         m_items->setSelectionMode(QAbstractItemView::SingleSelection);
         m_items->setEditTriggers(QAbstractItemView::NoEditTriggers);
         m_items->verticalHeader()->hide();
+        // One line per row, as the object table above (30 px rows read as
+        // wrapped ones).
+        m_items->verticalHeader()->setDefaultSectionSize(m_items->fontMetrics().height() + 8);
         m_items->hide(); // until an object with items is selected (updateItems)
         splitter->addWidget(m_items);
         connect(m_items, &QTableWidget::itemSelectionChanged, this,
@@ -320,13 +323,22 @@ void SectionPage::setSnapshot(const std::shared_ptr<const Snapshot> &snapshot)
     m_modelStale = true;
     for (ObjectPanel *panel : std::as_const(m_panels))
         panel->setSnapshot(snapshot);
-    if (isVisible())
+    if (isVisible()) {
         sync();
+        // The selected object's new state decides its actions: a lock that
+        // vanished (or a legacy one that expired) under the selection no
+        // longer offers Force release as if it were there. A few buttons,
+        // not a walk of the objects.
+        if (m_table->selectionModel()->hasSelection())
+            updateActions(selected());
+    }
 }
 
 void SectionPage::showEvent(QShowEvent *event)
 {
     sync();
+    if (m_table->selectionModel()->hasSelection())
+        updateActions(selected());
     QWidget::showEvent(event);
 }
 

@@ -208,8 +208,9 @@ void captureDialogs(MainWindow *window, const QString &dir, int look,
                 = window->findChild<ConsoleNavigation *>(QStringLiteral("consoleNavigation"));
             if (navigation)
                 navigation->triggerPrimaryAction();
-            QTimer::singleShot(1000, window, [poll, next] {
+            QTimer::singleShot(1000, window, [window, poll, next] {
                 poll->deleteLater();
+                window->statusBar()->clearMessage(); // "Cancelled: nothing was sent."
                 next();
             });
         });

@@ -337,6 +337,12 @@ private slots:
                 QCOMPARE(key.data(Qt::ToolTipRole).toString(), key.data().toString());
             }
             QVERIFY2(!table->wordWrap(), "cells must not wrap");
+            // Sorted by key, ascending, until the operator picks otherwise.
+            QCOMPARE(header->sortIndicatorSection(), 0);
+            QCOMPARE(header->sortIndicatorOrder(), Qt::AscendingOrder);
+            for (int row = 1; row < table->model()->rowCount(); ++row)
+                QVERIFY(table->model()->index(row - 1, 0).data().toString()
+                        <= table->model()->index(row, 0).data().toString());
         }
     }
 };

@@ -14,6 +14,7 @@
 #include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QHeaderView>
+#include <QPushButton>
 #include <QSortFilterProxyModel>
 #include <QTableView>
 #include <QTest>
@@ -211,6 +212,34 @@ private slots:
         }
         QVERIFY(column >= 0);
         QCOMPARE(model.index(0, column).data().toString(), QStringLiteral("none"));
+    }
+
+    // Reset was enabled for a Redisson limiter and refused afterwards: it is
+    // disabled, saying why, and enabled for a limiter it can reset.
+    void resetOnlyWhereItCanRun()
+    {
+        Snapshot snapshot;
+        snapshot.server.timeMs = Now;
+        ObjectState redisson = limiter("sim:redisson:0", 9, 10);
+        redisson.object.kind = PatternKind("redisson-limiter");
+        snapshot.objects = {redisson, limiter("sim:rl:api:0", 3, 10)};
+        const Section section = PatternUnit::of(PatternKind("sliding-window")).section();
+        SectionPage page(section, false);
+        page.resize(1080, 720);
+        page.show();
+        page.setSnapshot(std::make_shared<const Snapshot>(snapshot));
+        QVERIFY(QTest::qWaitForWindowExposed(&page));
+        auto *reset = page.findChild<QPushButton *>(QStringLiteral("resetLimiterButton"));
+        QVERIFY(reset);
+        QVERIFY(!reset->isEnabled()); // nothing selected
+        QVERIFY(!reset->toolTip().isEmpty());
+        QVERIFY(page.selectKey("sim:redisson:0"));
+        QVERIFY(!reset->isEnabled());
+        QVERIFY2(reset->toolTip().contains(QLatin1String("read-only")),
+                 qPrintable(reset->toolTip()));
+        QVERIFY(page.selectKey("sim:rl:api:0"));
+        QVERIFY(reset->isEnabled());
+        QVERIFY(reset->toolTip().isEmpty());
     }
 
     // Every section's table at the page size of a 1280x800 and a 1600x1000

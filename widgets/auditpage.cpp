@@ -18,6 +18,8 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace gatehouse {
 
 namespace {
@@ -60,7 +62,10 @@ AuditPage::AuditPage(const QString &path, QWidget *parent)
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_table->setWordWrap(false);
+    m_table->setTextElideMode(Qt::ElideMiddle);
     m_table->verticalHeader()->hide();
+    // One line per entry, as the object tables.
+    m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 8);
     connect(m_table, &QTableWidget::itemSelectionChanged, this, &AuditPage::showDetail);
 
     auto *detailPane = new QWidget(this);
@@ -199,7 +204,15 @@ void AuditPage::reload()
                 m_table->setItem(i, c, item);
             }
         }
-        m_table->resizeColumnToContents(0);
+        // Time, user, action and outcome whole ("lock.force-rel…" hid which
+        // action); keys up to a width, elided past it with the whole list in
+        // the tooltip; the message takes the rest.
+        const int keysCap = std::max(200, m_table->fontMetrics().averageCharWidth() * 34);
+        for (int c = 0; c < m_table->columnCount() - 1; ++c) {
+            m_table->resizeColumnToContents(c);
+            if (c == 3 && m_table->columnWidth(c) > keysCap)
+                m_table->setColumnWidth(c, keysCap);
+        }
         applyFilter();
         showDetail();
     });

@@ -661,6 +661,16 @@ void ObjectTableModel::setSelectedRow(int row)
     m_selectedFamily = valid && !m_list.at(row).state ? m_list.at(row).family : -1;
 }
 
+bool ObjectTableModel::columnUsed(int column) const
+{
+    for (const Row &r : m_list) {
+        const PatternKind kind = r.state ? r.state->object.kind : m_families.at(r.family).kind;
+        if (m_columns.column(column, kind))
+            return true;
+    }
+    return false;
+}
+
 bool ObjectTableModel::isFamilyRow(int row) const
 {
     return row >= 0 && row < m_list.size() && !m_list.at(row).state;

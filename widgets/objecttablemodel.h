@@ -91,6 +91,12 @@ public:
     // How many times a family's members were folded since the model was
     // made: a snapshot folds only the families whose members changed.
     quint64 foldCount() const { return m_foldCount; }
+    // Whether a row's pattern (a family row: its members') has this column:
+    // a column none of the listed patterns has (Library and Counts with no
+    // library lock) is empty on every row. Walks the rows: for a change of
+    // rows, not per snapshot.
+    bool columnUsed(int column) const;
+    int statusColumn() const { return m_statusColumn; }
 
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;

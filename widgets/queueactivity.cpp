@@ -91,8 +91,11 @@ QueueActivity::Sums QueueActivity::sum(const Snapshot &snapshot)
         auto f = figuresOf.find(o.object.kind);
         if (f == figuresOf.end())
             f = figuresOf.insert(o.object.kind, doneFigures(o.object.kind));
-        if (f->isEmpty())
+        if (f->isEmpty()) {
+            if (o.throughputPerS > 0 && std::isfinite(o.throughputPerS))
+                sums.donePerS += o.throughputPerS;
             continue;
+        }
         double done = 0;
         for (const Figure &figure : PatternUnit::of(o.object.kind).figures()) {
             if (f->contains(figure.id)) {
@@ -111,6 +114,11 @@ void QueueActivity::add(const Sums &sums)
     const qint64 at = sums.atMs;
     if (at <= 0 || at <= m_lastAtMs)
         return;
+    // A queue that keeps no count of finished jobs (a hand-written reliable
+    // queue) finished its rate times the time since the last sums: without
+    // it the Overview said "0 throughout" while the Queues page said 2 /s.
+    if (m_lastAtMs > 0)
+        m_done += sums.donePerS * double(at - m_lastAtMs) / 1000.0;
     m_lastAtMs = at;
     // What each queue finished since the last sums; a queue seen for the
     // first time only sets where it starts (its past is not this moment's).

@@ -37,6 +37,10 @@ public:
         double stuck = 0;
         double inFlight = 0;
         QHash<QByteArray, double> done; // each queue's done count (its done figures summed)
+        // Jobs per second finished by the queues that keep no count (a
+        // reliable queue's, from its LREM events): counted by the time
+        // between two sums.
+        double donePerS = 0;
         QList<QPair<QByteArray, PatternKind>> queues;
     };
     // Reads every object of the snapshot once: any thread (a million

@@ -29,6 +29,7 @@
 #include <QScrollBar>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
+#include <QStyledItemDelegate>
 #include <QTableView>
 #include <QTableWidget>
 #include <QVBoxLayout>
@@ -36,6 +37,45 @@
 #include <algorithm>
 
 namespace gatehouse {
+
+namespace {
+
+// The object table: a figure is sized to its content up to figureCap (past
+// it elided, whole in its tooltip); the Status column up to statusCap, wide
+// enough for a state's whole words ("expired 9.3 min ago: holder crashed,
+// may be taken over"): the state is what the operator reads the row for.
+class ObjectTableView : public QTableView
+{
+public:
+    using QTableView::QTableView;
+    int statusColumn = -1;
+    int figureCap = 0;
+    int statusCap = 0;
+
+protected:
+    int sizeHintForColumn(int column) const override
+    {
+        const int hint = QTableView::sizeHintForColumn(column);
+        return std::min(hint, column == statusColumn ? statusCap : figureCap);
+    }
+};
+
+// A state past its column's width loses its end, not its middle ("expired
+// 1.0 mi… be taken over"): its first words say the most.
+class ElideRightDelegate : public QStyledItemDelegate
+{
+public:
+    using QStyledItemDelegate::QStyledItemDelegate;
+
+protected:
+    void initStyleOption(QStyleOptionViewItem *option, const QModelIndex &index) const override
+    {
+        QStyledItemDelegate::initStyleOption(option, index);
+        option->textElideMode = Qt::ElideRight;
+    }
+};
+
+} // namespace
 
 SectionPage::SectionPage(const Section &section, bool readOnly, QWidget *parent)
     : QWidget(parent)
@@ -78,7 +118,8 @@ SectionPage::SectionPage(const Section &section, bool readOnly, QWidget *parent)
 
     auto *splitter = new QSplitter(Qt::Vertical, this);
     m_splitter = splitter;
-    m_table = new QTableView(splitter);
+    auto *table = new ObjectTableView(splitter);
+    m_table = table;
     m_table->setModel(m_proxy);
     m_table->viewport()->installEventFilter(this);
     m_table->installEventFilter(this);
@@ -100,7 +141,36 @@ SectionPage::SectionPage(const Section &section, bool readOnly, QWidget *parent)
     header->setResizeContentsPrecision(60);
     // A long figure (a holder token, a state's explanation) is elided past
     // this, its tooltip whole, so the key column keeps its room at 1280 px.
-    header->setMaximumSectionSize(std::max(200, fontMetrics().averageCharWidth() * 34));
+    table->figureCap = std::max(200, fontMetrics().averageCharWidth() * 34);
+    table->statusCap = std::max(320, fontMetrics().averageCharWidth() * 60);
+    table->statusColumn = m_model->statusColumn();
+    header->setMaximumSectionSize(std::max(table->figureCap, table->statusCap));
+    if (m_model->statusColumn() >= 0)
+        m_table->setItemDelegateForColumn(m_model->statusColumn(), new ElideRightDelegate(m_table));
+    // A column none of the listed objects' patterns has (Library and Counts
+    // with no library lock listed) is hidden, not an empty band; checked
+    // when rows come or go, not per snapshot.
+    auto columnsShown = [this] {
+        if (m_columnsQueued)
+            return;
+        m_columnsQueued = true;
+        QMetaObject::invokeMethod(
+            this,
+            [this] {
+                m_columnsQueued = false;
+                const bool any = m_model->rowCount() > 0;
+                for (int c = 1; c < m_model->columnCount(); ++c) {
+                    const bool shown
+                        = !any || c == m_model->statusColumn() || m_model->columnUsed(c);
+                    if (m_table->isColumnHidden(c) == shown)
+                        m_table->setColumnHidden(c, !shown);
+                }
+            },
+            Qt::QueuedConnection);
+    };
+    connect(m_model, &QAbstractItemModel::rowsInserted, this, columnsShown);
+    connect(m_model, &QAbstractItemModel::rowsRemoved, this, columnsShown);
+    connect(m_model, &QAbstractItemModel::modelReset, this, columnsShown);
     m_table->sortByColumn(0, Qt::AscendingOrder);
     m_table->setWordWrap(false);
     m_table->setTextElideMode(Qt::ElideMiddle);
@@ -154,6 +224,9 @@ SectionPage::SectionPage(const Section &section, bool readOnly, QWidget *parent)
         m_items->setSelectionMode(QAbstractItemView::SingleSelection);
         m_items->setEditTriggers(QAbstractItemView::NoEditTriggers);
         m_items->verticalHeader()->hide();
+        // One line per row, as the object table above (30 px rows read as
+        // wrapped ones).
+        m_items->verticalHeader()->setDefaultSectionSize(m_items->fontMetrics().height() + 8);
         m_items->hide(); // until an object with items is selected (updateItems)
         splitter->addWidget(m_items);
         connect(m_items, &QTableWidget::itemSelectionChanged, this,
@@ -250,13 +323,22 @@ void SectionPage::setSnapshot(const std::shared_ptr<const Snapshot> &snapshot)
     m_modelStale = true;
     for (ObjectPanel *panel : std::as_const(m_panels))
         panel->setSnapshot(snapshot);
-    if (isVisible())
+    if (isVisible()) {
         sync();
+        // The selected object's new state decides its actions: a lock that
+        // vanished (or a legacy one that expired) under the selection no
+        // longer offers Force release as if it were there. A few buttons,
+        // not a walk of the objects.
+        if (m_table->selectionModel()->hasSelection())
+            updateActions(selected());
+    }
 }
 
 void SectionPage::showEvent(QShowEvent *event)
 {
     sync();
+    if (m_table->selectionModel()->hasSelection())
+        updateActions(selected());
     QWidget::showEvent(event);
 }
 

@@ -136,6 +136,7 @@ private:
     QSplitter *m_splitter;
     QTableView *m_table;
     bool m_tableFitted = false;      // fitTable shrank it to its rows
+    bool m_columnsQueued = false;    // the columns shown are checked on the next turn
     QTableWidget *m_items = nullptr; // when the section's patterns list items
     QListWidget *m_parts;
     QLabel *m_why = nullptr;

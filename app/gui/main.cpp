@@ -8,7 +8,9 @@
 #include <alerts/alertengine.h>
 #include <alertspage.h>
 #include <chartpanel.h>
+#include <confirmactiondialog.h>
 #include <connectiondialog.h>
+#include <consolenavigation.h>
 #include <history/historystore.h>
 #include <mainwindow.h>
 #include <metrics/metricsserver.h>
@@ -29,6 +31,7 @@
 #include <QFileInfo>
 #include <QMenu>
 #include <QMessageBox>
+#include <QRandomGenerator>
 #include <QSettings>
 #include <QSize>
 #include <QStatusBar>
@@ -150,13 +153,84 @@ const QList<Look> &screenshotLooks()
     return looks;
 }
 
+// The Connect dialog as File > Connect opens it (on the current connection).
+using DialogFactory = std::function<QDialog *()>;
+
+void saveDialog(QWidget *dialog, const QString &dir, int look, const QString &name)
+{
+    const QString file = QDir(dir).filePath(
+        QStringLiteral("%1-dialog-%2.png").arg(screenshotLooks().at(look).name(), name));
+    dialog->grab().save(file);
+    QTextStream(stdout) << "dialog=" << name << " look=" << screenshotLooks().at(look).name()
+                        << " file=" << file << " size=" << dialog->width() << 'x'
+                        << dialog->height() << Qt::endl;
+}
+
+// The dialogs an operator meets, at a look: Connect, a new token's secret
+// (a sample secret: the dialog as an issued token opens it) and the
+// confirmation of a limiter's reset (Delete on sim:rl:api:0, then Cancel:
+// nothing runs). Then next.
+void captureDialogs(MainWindow *window, const QString &dir, int look,
+                    const DialogFactory &connectDialog, const std::function<void()> &next)
+{
+    QDialog *connect = connectDialog();
+    connect->show();
+    QTimer::singleShot(500, window, [=] {
+        saveDialog(connect, dir, look, QStringLiteral("connect"));
+        delete connect;
+        QString secret;
+        const QString alphabet = QStringLiteral("abcdefghijklmnopqrstuvwxyz0123456789");
+        for (int i = 0; i < 40; ++i)
+            secret += alphabet.at(QRandomGenerator::global()->bounded(int(alphabet.size())));
+        auto *issued
+            = new IssuedDialog("sim:code:" + secret.left(12).toUtf8(), secret.toUtf8(), window);
+        issued->show();
+        QTimer::singleShot(500, window, [=] {
+            saveDialog(issued, dir, look, QStringLiteral("issued"));
+            delete issued;
+            window->showPage(window->pageOf(QStringLiteral("limiter")));
+            window->sectionPage(QStringLiteral("limiter"))->selectKey("sim:rl:api:0");
+            // The confirmation is modal: saved and cancelled from a timer
+            // inside its own event loop.
+            auto *poll = new QTimer(window);
+            QObject::connect(poll, &QTimer::timeout, window, [=] {
+                auto *box = qobject_cast<QDialog *>(QApplication::activeModalWidget());
+                if (!box)
+                    return;
+                poll->stop();
+                QTimer::singleShot(500, box, [=] {
+                    saveDialog(box, dir, look, QStringLiteral("confirm"));
+                    box->reject();
+                });
+            });
+            poll->start(100);
+            auto *navigation
+                = window->findChild<ConsoleNavigation *>(QStringLiteral("consoleNavigation"));
+            if (navigation)
+                navigation->triggerPrimaryAction();
+            QTimer::singleShot(1000, window, [window, poll, next] {
+                poll->deleteLater();
+                window->statusBar()->clearMessage(); // "Cancelled: nothing was sent."
+                next();
+            });
+        });
+    });
+}
+
 // --screenshots DIR: every page captured at every look to
 // DIR/<look>-<n>-<page>.png after the console has run for a while, with a
 // line per page on stdout saying how many rows its table has and how many
-// points its charts draw; then quit.
-void captureAll(MainWindow *window, const QString &dir, int look, int page)
+// points its charts draw, and at 1280x800 the dialogs (captureDialogs); then
+// quit.
+void captureAll(MainWindow *window, const QString &dir, int look, int page,
+                const DialogFactory &connectDialog, bool dialogsDone = false)
 {
     if (page >= window->pageNames().size()) {
+        if (!dialogsDone && screenshotLooks().at(look).size.width() == 1280) {
+            captureDialogs(window, dir, look, connectDialog,
+                           [=] { captureAll(window, dir, look, page, connectDialog, true); });
+            return;
+        }
         ++look;
         page = 0;
     }
@@ -177,7 +251,7 @@ void captureAll(MainWindow *window, const QString &dir, int look, int page)
         window->table(section)->selectRow(0);
     // Two chart refreshes (500 ms each) after the selection: the window strip
     // needs one detailed reading first.
-    QTimer::singleShot(1600, window, [window, dir, look, page, section] {
+    QTimer::singleShot(1600, window, [window, dir, look, page, section, connectDialog] {
         const QString name
             = window->pageNames().at(page).toLower().replace(QLatin1Char(' '), QLatin1Char('-'));
         const QString file = QDir(dir).filePath(QStringLiteral("%1-%2-%3.png")
@@ -190,7 +264,7 @@ void captureAll(MainWindow *window, const QString &dir, int look, int page)
         QTextStream(stdout) << "page=" << name << " look=" << screenshotLooks().at(look).name()
                             << " file=" << file << " rows=" << rows << " points=" << points
                             << Qt::endl;
-        captureAll(window, dir, look, page + 1);
+        captureAll(window, dir, look, page + 1, connectDialog);
     });
 }
 
@@ -353,6 +427,11 @@ int main(int argc, char *argv[])
     }
     std::function<void()> askForConnection;
     ConnectionSettings current; // what the Connect dialog opens with
+    // The profile in use as the Connect dialog names it (a built-in name or
+    // a file): it opens on that, not on "(autodetect)".
+    QString profileName = !profile                      ? QString()
+                          : parser.isSet(profileOption) ? parser.value(profileOption)
+                                                        : QStringLiteral("demo");
     QList<AlertRule> alertRules = profile ? profile->alerts : QList<AlertRule>();
     auto startConsole = [&](const RedisEndpoint &ep, bool demoConsole) {
         console.teardown();
@@ -361,6 +440,7 @@ int main(int argc, char *argv[])
         current.readOnly = readOnlyMode;
         current.intervalMs = intervalMs;
         current.readFromReplicas = ep.readFromReplicas;
+        current.profile = profile ? profileName : QString();
         // The monitor's connection lives on the monitor thread with it: no
         // hop per round trip.
         console.client = std::make_unique<RedisClient>(ep, &monitorThread);
@@ -456,8 +536,14 @@ int main(int argc, char *argv[])
             const QString dir = parser.value(screenshots);
             QDir().mkpath(dir);
             MainWindow *window = console.window.get();
-            QTimer::singleShot(parser.value(quitAfter).toInt() * 1000, window,
-                               [window, dir] { captureAll(window, dir, 0, 0); });
+            const DialogFactory connectDialog = [&current] {
+                auto *dialog = new ConnectionDialog;
+                dialog->setSettings(current);
+                return dialog;
+            };
+            QTimer::singleShot(
+                parser.value(quitAfter).toInt() * 1000, window,
+                [window, dir, connectDialog] { captureAll(window, dir, 0, 0, connectDialog); });
         } else if (parser.isSet(quitAfter)) {
             QTimer::singleShot(parser.value(quitAfter).toInt() * 1000, &app,
                                &QCoreApplication::quit);
@@ -495,10 +581,14 @@ int main(int argc, char *argv[])
         // Back to the demo's own server: the demo goes on (simulator, its
         // profile unless another was chosen, the DEMO badge).
         const bool demoAgain = demoServer.serves(*ep);
-        if (demoAgain && chosen.profile.isEmpty())
+        profileName = chosen.profile;
+        if (demoAgain && chosen.profile.isEmpty()) {
             profile = Profile::load(QStringLiteral("demo"), &problem);
+            profileName = QStringLiteral("demo");
+        }
         startConsole(*ep, demoAgain);
         current = chosen; // as typed: TLS files and all, for the next reconnect
+        current.profile = profile ? profileName : QString();
     };
     if (parser.isSet(demo)) {
         QObject::connect(&demoServer, &DemoServer::ready, &app,

@@ -556,6 +556,64 @@ private slots:
         QCOMPARE(state(), before);
     }
 
+    // Force release and Extend on a legacy (SETNX) lock or a vanished lock
+    // did nothing and said nothing: they are disabled, and say why.
+    void lockActionsSayWhyNot()
+    {
+        const qint64 now = call(*m_client, {"TIME"}).at(0).toInteger();
+        call(*m_client, {"SET", "sim:lock.legacy:0", QByteArray::number(now - 600)});
+        call(*m_client, {"SET", "sim:lock:9", "c0ffee", "PX", "60000"});
+        Console c(m_server, false, audit());
+        QVERIFY(select(c, "lock", "sim:lock.legacy:0"));
+        for (const char *name : {"forceReleaseButton", "extendButton"}) {
+            QPushButton *b = button(c, name);
+            QVERIFY(b);
+            QVERIFY2(!b->isEnabled() && !b->toolTip().isEmpty(),
+                     qPrintable(QStringLiteral("%1 on a legacy lock: enabled %2, \"%3\"")
+                                    .arg(QLatin1String(name))
+                                    .arg(b->isEnabled())
+                                    .arg(b->toolTip())));
+        }
+        QVERIFY(select(c, "lock", "sim:lock:9"));
+        QVERIFY(button(c, "forceReleaseButton")->isEnabled());
+        QVERIFY(button(c, "extendButton")->isEnabled());
+        call(*m_client, {"DEL", "sim:lock:9"});
+        for (const char *name : {"forceReleaseButton", "extendButton"}) {
+            QPushButton *b = button(c, name);
+            QTRY_VERIFY_WITH_TIMEOUT(!b->isEnabled(), 5000);
+            QVERIFY2(b->toolTip().contains(QLatin1String("is gone")), qPrintable(b->toolTip()));
+        }
+        call(*m_client, {"DEL", "sim:lock.legacy:0"});
+    }
+
+    // Switching queues never pre-selects a job: an action then would target
+    // one the operator never picked.
+    void switchingQueuesSelectsNoJob()
+    {
+        const qint64 now = call(*m_client, {"TIME"}).at(0).toInteger() * 1000;
+        for (const QByteArray q : {QByteArray("sim:jobs:mail"), QByteArray("sim:jobs:web")}) {
+            call(*m_client, {"LPUSH", q + ":processing", q + "-j1", q + "-j2"});
+            call(*m_client, {"ZADD", q + ":claims", QByteArray::number(now - 90000), q + "-j1",
+                             QByteArray::number(now - 1000), q + "-j2"});
+        }
+        Console c(m_server, false, audit());
+        QVERIFY(select(c, "queue", "sim:jobs:mail"));
+        auto *jobs = c.window->sectionPage(QStringLiteral("queue"))->findChild<QTableWidget *>();
+        QVERIFY(jobs);
+        QTRY_COMPARE_WITH_TIMEOUT(jobs->rowCount(), 2, 5000);
+        QVERIFY(jobs->selectionModel()->selectedRows().isEmpty());
+        jobs->selectRow(0);
+        QVERIFY(select(c, "queue", "sim:jobs:web"));
+        QTRY_VERIFY_WITH_TIMEOUT(
+            jobs->rowCount() == 2
+                && jobs->item(0, 0)->text().startsWith(QLatin1String("sim:jobs:web")),
+            5000);
+        QVERIFY2(jobs->selectionModel()->selectedRows().isEmpty(),
+                 "a job of the new queue was selected by itself");
+        for (const QByteArray q : {QByteArray("sim:jobs:mail"), QByteArray("sim:jobs:web")})
+            call(*m_client, {"DEL", q + ":processing", q + ":claims"});
+    }
+
     void extendLock()
     {
         call(*m_client, {"SET", "sim:lock:2", "a1b2c3d4e5f6", "PX", "5000"});
@@ -904,6 +962,8 @@ private slots:
         // Dialog 1: the inputs; 2: the confirmation; 3: the token shown once.
         QByteArray shownToken;
         bool cancelDefault = false, secretFits = false, copied = false;
+        bool confirmCancelDefault = false;
+        QString confirmTitle, confirmText;
         auto *timer = new QTimer(this);
         timer->setInterval(10);
         int step = 0;
@@ -925,7 +985,12 @@ private slots:
                 static_cast<QDialog *>(modal)->accept();
                 step = 1;
             } else if (step == 1 && modal->objectName() == QLatin1String("confirmAction")) {
-                static_cast<QMessageBox *>(modal)->button(QMessageBox::Ok)->click();
+                auto *box = static_cast<QMessageBox *>(modal);
+                confirmTitle = box->windowTitle();
+                confirmText = box->text() + QLatin1Char('\n') + box->informativeText()
+                              + QLatin1Char('\n') + box->detailedText();
+                confirmCancelDefault = box->defaultButton() == box->button(QMessageBox::Cancel);
+                box->button(QMessageBox::Ok)->click();
                 step = 2;
             } else if (step == 2 && modal->objectName() == QLatin1String("issuedShown")) {
                 auto *secret = modal->findChild<QLineEdit *>(QStringLiteral("secret"));
@@ -950,6 +1015,16 @@ private slots:
         QVERIFY(cancelDefault);
         QVERIFY(secretFits);
         QVERIFY(copied);
+        // The confirmation: a human title (not "Confirm: token.issue"), what
+        // will run inline in a fixed-width block (not behind Show Details),
+        // Cancel the default, and never the secret: that is shown once, after.
+        QVERIFY2(!confirmTitle.contains(QLatin1String("token.")), qPrintable(confirmTitle));
+        QVERIFY2(confirmText.contains(QLatin1String("This will run exactly:"))
+                     && confirmText.contains(QLatin1String("<pre>"))
+                     && confirmText.contains(QLatin1String("KEYS")),
+                 qPrintable(confirmText));
+        QVERIFY(confirmCancelDefault);
+        QVERIFY2(!confirmText.contains(QString::fromUtf8(shownToken)), qPrintable(confirmText));
         QCOMPARE(call(*m_client, {"GET", "sim:code:" + shownToken}).bytes(),
                  QByteArray("{\"user\": 7}"));
 

@@ -25,6 +25,7 @@
 #include <QApplication>
 #include <QClipboard>
 #include <QDialog>
+#include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
@@ -310,6 +311,39 @@ private slots:
         QCOMPARE(QGuiApplication::clipboard()->text(), QStringLiteral("holder-7788"));
     }
 
+    // No dead band between the side list and the pages (about 100 px of
+    // grey once), and a minimum window size (at 640x420 the y label read
+    // "uests").
+    void noDeadBandAndAMinimumSize()
+    {
+        Console c(m_server, audit());
+        QVERIFY(QTest::qWaitForWindowExposed(c.window.get()));
+        QVERIFY(c.window->minimumSize().width() >= 900);
+        QVERIFY(c.window->minimumSize().height() >= 560);
+        c.window->resize(640, 420);
+        QVERIFY(c.window->width() >= c.window->minimumSize().width());
+        c.window->resize(1280, 800);
+        auto *side = c.window->findChild<QWidget *>(QStringLiteral("sideList"));
+        QVERIFY(side);
+        for (int page = 0; page < c.window->pageNames().size(); ++page) {
+            c.window->showPage(page);
+            QCoreApplication::processEvents();
+            QWidget *shown = c.window->page(page);
+            const int sideRight = side->mapTo(c.window.get(), QPoint(side->width(), 0)).x();
+            const int pageLeft = shown->mapTo(c.window.get(), QPoint(0, 0)).x();
+            QVERIFY2(pageLeft - sideRight <= 24 && pageLeft >= sideRight,
+                     qPrintable(QStringLiteral("%1: %2 px between the side list and the page")
+                                    .arg(c.window->pageNames().at(page))
+                                    .arg(pageLeft - sideRight)));
+            // The page takes the rest of the window's width.
+            const int pageRight = shown->mapTo(c.window.get(), QPoint(shown->width(), 0)).x();
+            QVERIFY2(c.window->width() - pageRight <= 24,
+                     qPrintable(QStringLiteral("%1: %2 px right of the page")
+                                    .arg(c.window->pageNames().at(page))
+                                    .arg(c.window->width() - pageRight)));
+        }
+    }
+
     // USER and USERNAME unset: the audit log names the account all the same.
     // The page filters, shows an entry in full and opens its object.
     void auditUserFilterDetailLink()
@@ -352,6 +386,20 @@ private slots:
                                       QStringLiteral("yyyy-MM-dd HH:mm:ss"))
                     .isValid());
         QCOMPARE(page->table()->item(0, 1)->text(), account);
+        // Time, user, action and outcome whole, one line per entry.
+        QTableWidget *table = page->table();
+        const QFontMetrics metrics(table->font());
+        for (int row = 0; row < table->rowCount(); ++row) {
+            for (int column : {0, 1, 2, 4}) {
+                const QString text = table->item(row, column)->text();
+                QVERIFY2(table->columnWidth(column) >= metrics.horizontalAdvance(text) + 4,
+                         qPrintable(QStringLiteral("\"%1\" cut at %2 px")
+                                        .arg(text)
+                                        .arg(table->columnWidth(column))));
+            }
+            QCOMPARE(table->rowHeight(row), table->verticalHeader()->defaultSectionSize());
+            QVERIFY(table->rowHeight(row) < 2 * metrics.height());
+        }
 
         // Ctrl+F reaches the Audit page's own filter.
         c.window->activateWindow();

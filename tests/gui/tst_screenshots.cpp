@@ -60,6 +60,25 @@ private slots:
             QVERIFY2(pages.value(QLatin1String(table)).first > 0, table);
         QVERIFY(pages.value(QStringLiteral("limiters")).second > 0);
         QVERIFY(pages.value(QStringLiteral("queues")).second > 0);
+        // The dialogs at 1280x800 in both palettes: Connect, a new token's
+        // secret, the confirmation of a reset (cancelled).
+        QRegularExpression dialogLine(
+            QStringLiteral("dialog=(\\S+) look=(1280x800-\\S+) file=(\\S+) size=(\\d+)x(\\d+)"));
+        QMap<QString, int> dialogs;
+        auto d = dialogLine.globalMatch(out);
+        while (d.hasNext()) {
+            const auto m = d.next();
+            const QImage image(m.captured(3));
+            QVERIFY2(!image.isNull(), qPrintable(m.captured(3)));
+            ++dialogs[m.captured(1)];
+            // The secret's dialog is wide enough for the secret on one line
+            // (it was 233 px, the key wrapped over three).
+            if (m.captured(1) == QLatin1String("issued"))
+                QVERIFY2(m.captured(4).toInt() >= 400, qPrintable(m.captured(0)));
+        }
+        QCOMPARE(dialogs.keys(), (QStringList{"confirm", "connect", "issued"}));
+        for (int n : std::as_const(dialogs))
+            QCOMPARE(n, 2);
         // The demo's redis-server went with it.
         QCOMPARE(QProcess::execute(QStringLiteral("pgrep"), {QStringLiteral("-f"), dir}), 1);
     }

@@ -14,6 +14,7 @@
 #include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QHeaderView>
+#include <QPushButton>
 #include <QSortFilterProxyModel>
 #include <QTableView>
 #include <QTest>
@@ -213,6 +214,34 @@ private slots:
         QCOMPARE(model.index(0, column).data().toString(), QStringLiteral("none"));
     }
 
+    // Reset was enabled for a Redisson limiter and refused afterwards: it is
+    // disabled, saying why, and enabled for a limiter it can reset.
+    void resetOnlyWhereItCanRun()
+    {
+        Snapshot snapshot;
+        snapshot.server.timeMs = Now;
+        ObjectState redisson = limiter("sim:redisson:0", 9, 10);
+        redisson.object.kind = PatternKind("redisson-limiter");
+        snapshot.objects = {redisson, limiter("sim:rl:api:0", 3, 10)};
+        const Section section = PatternUnit::of(PatternKind("sliding-window")).section();
+        SectionPage page(section, false);
+        page.resize(1080, 720);
+        page.show();
+        page.setSnapshot(std::make_shared<const Snapshot>(snapshot));
+        QVERIFY(QTest::qWaitForWindowExposed(&page));
+        auto *reset = page.findChild<QPushButton *>(QStringLiteral("resetLimiterButton"));
+        QVERIFY(reset);
+        QVERIFY(!reset->isEnabled()); // nothing selected
+        QVERIFY(!reset->toolTip().isEmpty());
+        QVERIFY(page.selectKey("sim:redisson:0"));
+        QVERIFY(!reset->isEnabled());
+        QVERIFY2(reset->toolTip().contains(QLatin1String("read-only")),
+                 qPrintable(reset->toolTip()));
+        QVERIFY(page.selectKey("sim:rl:api:0"));
+        QVERIFY(reset->isEnabled());
+        QVERIFY(reset->toolTip().isEmpty());
+    }
+
     // Every section's table at the page size of a 1280x800 and a 1600x1000
     // window: each header (bold, as a sorted header draws) and each cell
     // fits its section; only the key column may elide, and then its
@@ -282,6 +311,19 @@ private slots:
                   * (table->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, table) + 1);
             for (int c = 1; c < header->count(); ++c) {
                 const QString title = table->model()->headerData(c, Qt::Horizontal).toString();
+                // A column no listed object has is hidden, not an empty band
+                // (Library and Counts when no library lock is listed); an
+                // empty table shows every header.
+                bool used = table->model()->rowCount() == 0;
+                for (int row = 0; row < table->model()->rowCount(); ++row)
+                    used = used || !table->model()->index(row, c).data().toString().isEmpty();
+                QVERIFY2(table->isColumnHidden(c) == !used,
+                         qPrintable(QStringLiteral("%1: column \"%2\" %3")
+                                        .arg(section.id, title,
+                                             used ? QStringLiteral("hidden with text in it")
+                                                  : QStringLiteral("shown, empty on every row"))));
+                if (!used)
+                    continue;
                 // The header's text and its sort arrow.
                 const int arrow = table->style()->pixelMetric(QStyle::PM_HeaderMarkSize);
                 QVERIFY2(header->sectionSize(c) >= headerMetrics.horizontalAdvance(title) + arrow,
@@ -294,6 +336,12 @@ private slots:
                     // Fits, or is elided with the whole text in its tooltip.
                     const bool fits
                         = header->sectionSize(c) >= cellMetrics.horizontalAdvance(text) + margin;
+                    // A state is read whole, never elided ("expired 1.0 mi… be
+                    // taken over" hid the cause).
+                    if (title == QLatin1String("Status"))
+                        QVERIFY2(fits, qPrintable(QStringLiteral("%1: state \"%2\" cut (%3 px)")
+                                                      .arg(section.id, text)
+                                                      .arg(header->sectionSize(c))));
                     QVERIFY2(fits || cell.data(Qt::ToolTipRole).toString().contains(text),
                              qPrintable(QStringLiteral("%1: \"%2\" under \"%3\" cut (%4 px)")
                                             .arg(section.id, text, title)
@@ -318,6 +366,12 @@ private slots:
                 QCOMPARE(key.data(Qt::ToolTipRole).toString(), key.data().toString());
             }
             QVERIFY2(!table->wordWrap(), "cells must not wrap");
+            // Sorted by key, ascending, until the operator picks otherwise.
+            QCOMPARE(header->sortIndicatorSection(), 0);
+            QCOMPARE(header->sortIndicatorOrder(), Qt::AscendingOrder);
+            for (int row = 1; row < table->model()->rowCount(); ++row)
+                QVERIFY(table->model()->index(row - 1, 0).data().toString()
+                        <= table->model()->index(row, 0).data().toString());
         }
     }
 };

@@ -18,7 +18,11 @@
 -- ZREM it from the started registry and from the job's executions), then the
 -- job is requeued as above. A job with a live execution (one whose member's
 -- score is in the future) is refused. A member of neither shape (several
--- ':') is refused before anything is written.
+-- ':') is refused before anything is written. A started member that is a
+-- job's own id (RQ 1 takes ids with ':') is that job; the failed registry
+-- holds job ids only. A full page of the started registry with RQ 2 members
+-- takes its jobs' members past the page too (one ZSCAN), so that no job is
+-- requeued once per page.
 --
 -- KEYS[1] the queue LIST rq:queue:<name>   KEYS[2] the registry ZSET
 -- (rq:failed:<name> or rq:wip:<name>)     KEYS[3] rq:queues SET

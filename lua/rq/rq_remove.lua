@@ -23,7 +23,7 @@
 -- executions ZSET prefix "rq:executions:"
 -- Reply   1 done, -1 a worker is running it, -2 no such job, -4 the job
 --         belongs to another queue, -5 already canceled (cancel only)
---         errors "GHTYPE <i> <type> <expected>" (nothing written)
+--         errors "GHTYPE <i> <type> <expected>", "GHSHAPE <i> <what>" (nothing written)
 -- Cost    O(N) in the queue's length (LREM) and in the started registry (a
 --         ZSCAN for RQ 2's members) plus O(log N) per registry
 local function wrongType(i, want)
@@ -64,7 +64,10 @@ repeat
     local r = redis.call('ZSCAN', KEYS[2], cursor, 'MATCH', glob, 'COUNT', 1000)
     cursor = r[1]
     for i = 1, #r[2], 2 do
-        started[r[2][i]] = r[2][i + 1]
+        -- (an RQ 1 job of its own whose id is "<id>:...": RQ 1 takes any id)
+        if redis.call('TYPE', prefix .. r[2][i])['ok'] ~= 'hash' then
+            started[r[2][i]] = r[2][i + 1]
+        end
     end
 until cursor == '0'
 for _, s in pairs(started) do
@@ -74,6 +77,13 @@ for _, s in pairs(started) do
 end
 if cancel and redis.call('HGET', jobKey, 'status') == 'canceled' then
     return -5
+end
+-- Delete reads the job's executions ZSET after its first write: its type
+-- is checked before any.
+local executionsType = redis.call('TYPE', ARGV[6] .. id)['ok']
+if not cancel and executionsType ~= 'none' and executionsType ~= 'zset' then
+    return redis.error_reply('GHSHAPE 2 ' .. string.sub(ARGV[6] .. id, 1, 80) .. ' is a '
+        .. executionsType .. ', not the job\'s RQ 2 executions ZSET')
 end
 
 redis.call('LREM', KEYS[1], 1, id)

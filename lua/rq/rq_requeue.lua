@@ -18,7 +18,11 @@
 -- ZREM it from the started registry and from the job's executions), then the
 -- job is requeued as above. A job with a live execution (one whose member's
 -- score is in the future) is refused. A member of neither shape (several
--- ':') is refused before anything is written.
+-- ':') is refused before anything is written. A started member that is a
+-- job's own id (RQ 1 takes ids with ':') is that job; the failed registry
+-- holds job ids only. A full page of the started registry with RQ 2 members
+-- takes its jobs' members past the page too (one ZSCAN), so that no job is
+-- requeued once per page.
 --
 -- KEYS[1] the queue LIST rq:queue:<name>   KEYS[2] the registry ZSET
 -- (rq:failed:<name> or rq:wip:<name>)     KEYS[3] rq:queues SET
@@ -34,7 +38,8 @@
 --         errors "GHTYPE <i> <type> <expected>", "GHSHAPE <i> <what>" (nothing written)
 -- Cost    one job: O(N) in the started registry (a ZSCAN for its RQ 2
 --         members; N is the jobs running now); all: O(log N) per member plus
---         O(executions) per job, batch <= ARGV[4] members
+--         O(executions) per job, batch <= ARGV[4] members, and O(N) when the
+--         page is full and holds RQ 2 members (their jobs' other members)
 local function wrongType(i, want)
     local t = redis.call('TYPE', KEYS[i])['ok']
     if t ~= 'none' and t ~= want then
@@ -80,10 +85,16 @@ local executionPrefix = ARGV[7]
 local executionsPrefix = ARGV[8]
 
 -- A member's job id and execution id (nil for RQ 1's bare id); an error
--- for a member of neither shape.
+-- for a member of neither shape. The failed registry holds job ids (RQ 1
+-- and 2's FailedJobRegistry.add). RQ 1 takes any job id, ':' too ("report:42",
+-- RQ 2's are [A-Za-z0-9_-]+): a member that is a job's own id (its hash
+-- exists) is that job, never an execution of "report".
 local function parse(member)
+    if not abandoned then
+        return member, nil
+    end
     local colon = string.find(member, ':', 1, true)
-    if not colon then
+    if not colon or redis.call('TYPE', prefix .. member)['ok'] == 'hash' then
         return member, nil
     end
     local exec = string.sub(member, colon + 1)
@@ -111,7 +122,9 @@ local function membersOf(id)
             local r = redis.call('ZSCAN', KEYS[2], cursor, 'MATCH', glob, 'COUNT', 1000)
             cursor = r[1]
             for i = 1, #r[2], 2 do
-                if not seen[r[2][i]] then
+                local job, _, err = parse(r[2][i])
+                -- (an RQ 1 job "id:..." of its own is not id's)
+                if not seen[r[2][i]] and (err or job == id) then
                     seen[r[2][i]] = true
                     found[#found + 1] = {r[2][i], r[2][i + 1]}
                 end
@@ -148,8 +161,9 @@ local function check(id, members)
             end
         end
         -- A live RQ 2 execution of the job not among members (a page of
-        -- the registry holds only the expired ones): by the job's executions.
-        local execs = redis.call('ZRANGE', executionsPrefix .. id, 0, 99)
+        -- the registry holds only the expired ones): by the job's executions,
+        -- the latest first (scored by expiry + 60: a live one's is highest).
+        local execs = redis.call('ZREVRANGE', executionsPrefix .. id, 0, 99)
         for _, exec in ipairs(execs) do
             local score = redis.call('ZSCORE', KEYS[2], id .. ':' .. exec)
             if score and tonumber(score) > nowSec then
@@ -221,6 +235,33 @@ for i = 1, #page, 2 do
         jobs[#jobs + 1] = job
     end
     table.insert(membersByJob[job], {page[i], page[i + 1]})
+end
+-- A full page may leave an RQ 2 job's other members past it (a second dead
+-- execution scored later): requeued without them, the next page would
+-- requeue the job again (twice on its queue) and RQ's cleanup would fail
+-- the requeued job. One pass over the started registry takes every member
+-- of the page's jobs (a live one among them refuses its job).
+if abandoned and #page >= 2 * batch then
+    local inPage, rq2 = {}, false
+    for i = 1, #page, 2 do
+        inPage[page[i]] = true
+        rq2 = rq2 or select(2, parse(page[i])) ~= nil
+    end
+    local cursor = '0'
+    while rq2 do
+        local r = redis.call('ZSCAN', KEYS[2], cursor, 'COUNT', 1000)
+        cursor = r[1]
+        for i = 1, #r[2], 2 do
+            if not inPage[r[2][i]] then
+                local job, exec = parse(r[2][i])
+                if exec and membersByJob[job] then
+                    inPage[r[2][i]] = true -- (ZSCAN may return one twice)
+                    table.insert(membersByJob[job], {r[2][i], r[2][i + 1]})
+                end
+            end
+        end
+        rq2 = cursor ~= '0'
+    end
 end
 local todo = {}
 for _, job in ipairs(jobs) do

@@ -116,6 +116,51 @@ QStringList strings(const QJsonValue &v)
     return out;
 }
 
+// A private server with an RQ queue "emails" for the review tests below.
+struct RqFixture
+{
+    RedisServer server;
+    std::unique_ptr<RedisClient> client;
+    qint64 now = 0;
+
+    bool start()
+    {
+        if (!server.start())
+            return false;
+        client = gatehouse::test::connectedClient(server);
+        if (!client)
+            return false;
+        now = call({"TIME"}).at(0).bytes().toLongLong();
+        call({"SADD", "rq:queues", "rq:queue:emails"});
+        return true;
+    }
+    RedisValue call(const QList<QByteArray> &command)
+    {
+        return gatehouse::test::call(*client, command);
+    }
+    void job(const QByteArray &id, const QByteArray &status)
+    {
+        call({"HSET", "rq:job:" + id, "origin", "emails", "status", status, "description",
+              "rq_app.block()", "timeout", "2"});
+    }
+    QStringList queued()
+    {
+        const RedisValue list = call({"LRANGE", "rq:queue:emails", "0", "-1"});
+        QStringList out;
+        for (const RedisValue &v : list.elements())
+            out << QString::fromUtf8(v.bytes());
+        return out;
+    }
+    CliRun cli(const QList<QByteArray> &args)
+    {
+        QStringList a{QStringLiteral("queue"), QString::fromUtf8(args.first()),
+                      QStringLiteral("rq:queue:emails")};
+        for (qsizetype i = 1; i < args.size(); ++i)
+            a << QString::fromUtf8(args.at(i));
+        return gatehouse::test::libraryCli(QStringLiteral(GATEHOUSE_CLI), server, a);
+    }
+};
+
 } // namespace
 
 class tst_LibRq : public QObject
@@ -556,6 +601,107 @@ private slots:
                            QStringLiteral("--job"), QStringLiteral("both-1")});
         QCOMPARE(run.exitCode, 3);
         QCOMPARE(call(client, {"ZCARD", "rq:wip:emails"}).toInteger(), 2);
+    }
+
+    // A job with two dead RQ 2 executions whose second member lies past the
+    // first full page of --stuck (100 members) is requeued once, not once
+    // per page, and none of its members is left behind for RQ's cleanup to
+    // fail the requeued job by.
+    void rq2SplitPageRequeuedOnce()
+    {
+        RqFixture f;
+        QVERIFY(f.start());
+        f.job("split-1", "started");
+        f.call({"ZADD", "rq:executions:split-1", QByteArray::number(f.now - 240), "ffff",
+                QByteArray::number(f.now + 55), "gggg"});
+        f.call({"ZADD", "rq:wip:emails", QByteArray::number(f.now - 300), "split-1:ffff",
+                QByteArray::number(f.now - 5), "split-1:gggg"});
+        QList<QByteArray> zadd{"ZADD", "rq:wip:emails"};
+        for (int i = 0; i < 99; ++i) {
+            const QByteArray id = "fill-" + QByteArray::number(i);
+            f.job(id, "started");
+            zadd << QByteArray::number(f.now - 100) << id + ":0123456789abcdef0123456789abcdef";
+        }
+        f.call(zadd);
+        const CliRun run = f.cli({"requeue", "--stuck"});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
+        const QStringList queued = f.queued();
+        QCOMPARE(queued.count(QStringLiteral("split-1")), 1);
+        QCOMPARE(queued.size(), 100);
+        QCOMPARE(f.call({"ZCARD", "rq:wip:emails"}).toInteger(), 0);
+        QCOMPARE(f.call({"ZCARD", "rq:executions:split-1"}).toInteger(), 0);
+    }
+
+    // RQ 1 takes any job id, ':' too: an abandoned "report:42" beside a
+    // finished "report" is requeued itself, never read as an execution of
+    // "report" (which requeued the finished "report" and dropped
+    // "report:42" from the started registry).
+    void rq1ColonIdAbandonedIsItsOwnJob()
+    {
+        RqFixture f;
+        QVERIFY(f.start());
+        f.job("report", "finished");
+        f.call({"ZADD", "rq:finished:emails", QByteArray::number(f.now + 500), "report"});
+        f.job("report:42", "started");
+        f.call({"ZADD", "rq:wip:emails", QByteArray::number(f.now - 5), "report:42"});
+        CliRun run = f.cli({"requeue", "--stuck"});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
+        QCOMPARE(f.call({"HGET", "rq:job:report", "status"}).bytes(), QByteArray("finished"));
+        QCOMPARE(f.queued(), QStringList{QStringLiteral("report:42")});
+        QCOMPARE(f.call({"HGET", "rq:job:report:42", "status"}).bytes(), QByteArray("queued"));
+        // By its id too, and "report"'s own requeue does not take it.
+        f.call({"DEL", "rq:queue:emails"});
+        f.call({"ZADD", "rq:wip:emails", QByteArray::number(f.now - 5), "report:42"});
+        f.call({"ZADD", "rq:wip:emails", QByteArray::number(f.now - 5), "report"});
+        run = f.cli({"requeue", "--job", "report"});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
+        QCOMPARE(f.queued(), QStringList{QStringLiteral("report")});
+        QVERIFY(!f.call({"ZSCORE", "rq:wip:emails", "report:42"}).isNil());
+    }
+
+    // The failed registry holds job ids (RQ 1 and 2): "digest:7" is retried
+    // itself, not as "digest" (which dropped "digest:7" from the registry).
+    void rq1ColonIdFailedIsItsOwnJob()
+    {
+        RqFixture f;
+        QVERIFY(f.start());
+        f.job("digest", "finished");
+        f.job("digest:7", "failed");
+        f.call({"ZADD", "rq:failed:emails", QByteArray::number(f.now + 500), "digest:7"});
+        const CliRun run = f.cli({"retry", "--all"});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
+        QCOMPARE(f.call({"HGET", "rq:job:digest", "status"}).bytes(), QByteArray("finished"));
+        QCOMPARE(f.queued(), QStringList{QStringLiteral("digest:7")});
+        QCOMPARE(f.call({"ZCARD", "rq:failed:emails"}).toInteger(), 0);
+    }
+
+    // Delete of "sync" leaves the abandoned RQ 1 job "sync:1" where it is.
+    void rq1ColonIdNotTakenByDelete()
+    {
+        RqFixture f;
+        QVERIFY(f.start());
+        f.job("sync", "finished");
+        f.job("sync:1", "started");
+        f.call({"ZADD", "rq:wip:emails", QByteArray::number(f.now - 5), "sync:1"});
+        const CliRun run = f.cli({"delete", "--job", "sync"});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
+        QCOMPARE(f.call({"EXISTS", "rq:job:sync"}).toInteger(), 0);
+        QVERIFY(!f.call({"ZSCORE", "rq:wip:emails", "sync:1"}).isNil());
+    }
+
+    // Delete reads rq:executions:<id> after its first write: one that is not
+    // a ZSET is refused before anything is written (the job stays queued).
+    void deleteRefusedBeforeWriting()
+    {
+        RqFixture f;
+        QVERIFY(f.start());
+        f.job("odd-1", "queued");
+        f.call({"RPUSH", "rq:queue:emails", "odd-1"});
+        f.call({"SET", "rq:executions:odd-1", "not RQ's"});
+        const CliRun run = f.cli({"delete", "--job", "odd-1"});
+        QCOMPARE(run.exitCode, 3);
+        QCOMPARE(f.queued(), QStringList{QStringLiteral("odd-1")});
+        QCOMPARE(f.call({"EXISTS", "rq:job:odd-1"}).toInteger(), 1);
     }
 };
 

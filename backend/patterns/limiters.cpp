@@ -172,10 +172,17 @@ QString LimiterUnit::attentionText(const ObjectState &state, qint64 nowMs) const
     return left > 0 ? text + QStringLiteral(" (retry horizon %1)").arg(formatMs(left)) : text;
 }
 
+const QList<QByteArray> &LimiterUnit::nameWords()
+{
+    static const QList<QByteArray> words
+        = {"ratelimit", "ratelimiter", "rl",     "limit",  "limiter",
+           "throttle",  "quota",       "window", "bucket", "ratelimits"};
+    return words;
+}
+
 QList<QByteArray> LimiterUnit::wordsFor() const
 {
-    return {"ratelimit", "ratelimiter", "rl",     "limit",  "limiter",
-            "throttle",  "quota",       "window", "bucket", "ratelimits"};
+    return nameWords();
 }
 
 } // namespace gatehouse

@@ -24,6 +24,9 @@ public:
     QString attentionText(const ObjectState &state, qint64 nowMs) const override;
     // Autodetection: the words of rate limiters' names.
     QList<QByteArray> wordsFor() const override;
+    // The words of a limiter's name (ratelimit, throttle, quota, ...): also
+    // what keeps another pattern's weaker reading off a limiter's counter.
+    static const QList<QByteArray> &nameWords();
 
     // The reset as this pattern does it (limiter reset, in the CLI and the
     // console). A call with a refusal that cannot be forced when the pattern

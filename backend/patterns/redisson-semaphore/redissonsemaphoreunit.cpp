@@ -3,6 +3,7 @@
 
 #include <patterns/globmatch.h>
 #include <patterns/keyclassifier.h>
+#include <patterns/limiters.h>
 #include <patterns/redissonnames.h>
 
 #include <QDateTime>
@@ -130,8 +131,10 @@ std::optional<KeyClaim> RedissonSemaphoreUnit::claimKey(const KeyShape &s, qint6
             return std::nullopt;
         const QByteArray family = familyOf(s.key);
         const QList<QByteArray> words = familyWords(family);
+        // A limiter word too (throttle:permits:7) says a limiter's counter:
+        // the fixed window's reading, not a semaphore's.
         if (!semaphoreWord(words) || !matchWord(words, ordinaryWords()).isEmpty()
-            || familyHasDate(family))
+            || !matchWord(words, LimiterUnit::nameWords()).isEmpty() || familyHasDate(family))
             return std::nullopt;
         return KeyClaim{QString::fromLatin1(PlainRole), PlainStrength};
     }

@@ -34,7 +34,7 @@
 -- executions ZSET prefix "rq:executions:"
 -- Reply   one job: 1 requeued, 0 not in that registry, -1 not abandoned
 --         (a worker holds it: its score is in the future), -2 no such job,
---         -4 the job belongs to another queue; all: {requeued, requeued, id...}
+--         -4 the job belongs to another queue; all: {page size or 0 (see the end), requeued, id...}
 --         errors "GHTYPE <i> <type> <expected>", "GHSHAPE <i> <what>" (nothing written)
 -- Cost    one job: O(N) in the started registry (a ZSCAN for its RQ 2
 --         members; N is the jobs running now); all: O(log N) per member plus
@@ -273,8 +273,12 @@ for _, job in ipairs(jobs) do
         todo[#todo + 1] = job
     end
 end
+-- "Examined" tells the CLI whether to ask again: the page's size when this
+-- run took anything (the next page starts past what it took, so a refused
+-- job or a job of two members in the page does not end --stuck early), 0
+-- when it took nothing (a page of refused jobs would come back unchanged).
 local cut = tonumber(ARGV[5])
-local reply = {#todo, #todo}
+local reply = {#todo > 0 and #page / 2 or 0, #todo}
 for _, job in ipairs(todo) do
     requeue(job, membersByJob[job])
     reply[#reply + 1] = string.sub(job, 1, cut)

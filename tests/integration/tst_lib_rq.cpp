@@ -632,6 +632,43 @@ private slots:
         QCOMPARE(f.call({"ZCARD", "rq:executions:split-1"}).toInteger(), 0);
     }
 
+    // `requeue --stuck` goes on past a page that held a refused job (a live
+    // execution beside a dead one) and a job of two dead executions: it
+    // stopped after that page (98 jobs of 100 members), leaving the
+    // abandoned jobs behind it for a second run.
+    void stuckRequeueGoesPastRefusedAndTwinMembers()
+    {
+        RqFixture f;
+        QVERIFY(f.start());
+        f.job("twin", "started");
+        f.call({"ZADD", "rq:executions:twin", QByteArray::number(f.now - 340), "aaaa",
+                QByteArray::number(f.now - 330), "bbbb"});
+        f.call({"ZADD", "rq:wip:emails", QByteArray::number(f.now - 400), "twin:aaaa",
+                QByteArray::number(f.now - 390), "twin:bbbb"});
+        f.job("held", "started");
+        f.call({"ZADD", "rq:executions:held", QByteArray::number(f.now - 320), "cccc",
+                QByteArray::number(f.now + 55), "dddd"});
+        f.call({"ZADD", "rq:wip:emails", QByteArray::number(f.now - 380), "held:cccc",
+                QByteArray::number(f.now - 5 + 60), "held:dddd"});
+        QList<QByteArray> zadd{"ZADD", "rq:wip:emails"};
+        for (int i = 0; i < 120; ++i) {
+            const QByteArray id = "fill-" + QByteArray::number(i);
+            f.job(id, "started");
+            zadd << QByteArray::number(f.now - 100) << id + ":0123456789abcdef0123456789abcdef";
+        }
+        f.call(zadd);
+        const CliRun run = f.cli({"requeue", "--stuck"});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
+        const QStringList queued = f.queued();
+        QCOMPARE(queued.size(), 121);
+        QCOMPARE(queued.count(QStringLiteral("twin")), 1);
+        QVERIFY(!queued.contains(QStringLiteral("held")));
+        // What is left is the held job, both of its members, untouched.
+        QCOMPARE(f.call({"ZCARD", "rq:wip:emails"}).toInteger(), 2);
+        QCOMPARE(f.call({"ZCARD", "rq:executions:held"}).toInteger(), 2);
+        QCOMPARE(f.call({"HGET", "rq:job:held", "status"}).bytes(), QByteArray("started"));
+    }
+
     // RQ 1 takes any job id, ':' too: an abandoned "report:42" beside a
     // finished "report" is requeued itself, never read as an execution of
     // "report" (which requeued the finished "report" and dropped

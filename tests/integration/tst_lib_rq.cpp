@@ -681,6 +681,16 @@ private slots:
         f.call({"ZADD", "rq:finished:emails", QByteArray::number(f.now + 500), "report"});
         f.job("report:42", "started");
         f.call({"ZADD", "rq:wip:emails", QByteArray::number(f.now - 5), "report:42"});
+        // The snapshot names the stuck job by its own id, in RQ 1's layout.
+        const QJsonObject q = gatehouse::test::snapshotOf(gatehouse::test::libraryCli(
+            QStringLiteral(GATEHOUSE_CLI), f.server,
+            {QStringLiteral("snapshot"), QStringLiteral("--json")}))[QStringLiteral("queues")]
+                                  .toArray()
+                                  .first()
+                                  .toObject();
+        const QJsonArray stuck = q[QStringLiteral("stuck")].toArray();
+        QCOMPARE(stuck.size(), 1);
+        QCOMPARE(stuck.first()[QStringLiteral("job")].toString(), QStringLiteral("report:42"));
         CliRun run = f.cli({"requeue", "--stuck"});
         QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
         QCOMPARE(f.call({"HGET", "rq:job:report", "status"}).bytes(), QByteArray("finished"));

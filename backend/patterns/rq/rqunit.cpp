@@ -9,6 +9,7 @@
 #include <QDateTime>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QSet>
 
 #include <algorithm>
 
@@ -321,11 +322,13 @@ QList<PatternUnit::Command> RqUnit::probe(const PatternObject &o, const ProbeCon
         // sorted set BY nosort keeps its order and reads only the page): an
         // RQ 1 member's job hash's, or an RQ 2 member's execution hash's
         // created_at (epoch seconds; that hash expires with the execution's
-        // heartbeat, so an abandoned RQ 2 job's start is unknown here).
+        // heartbeat, so an abandoned RQ 2 job's start is unknown here); and the
+        // member's own job hash's origin (set: the member is an RQ 1 id).
         {"ZRANGE", keyOf(o, Started), "0", number(std::max(1, o.params.pageSize) - 1),
          "WITHSCORES"},
         {"SORT_RO", keyOf(o, Started), "BY", "nosort", "LIMIT", "0", page, "GET", "#", "GET",
-         JobPrefix + "*->started_at", "GET", ExecutionPrefix + "*->created_at"},
+         JobPrefix + "*->started_at", "GET", ExecutionPrefix + "*->created_at", "GET",
+         JobPrefix + "*->origin"},
         {"SCARD", keyOf(o, Workers)},
         // The workers' hashes expire unless they heartbeat: a page of them,
         // with their last heartbeat and RQ version (members are the hashes'
@@ -387,8 +390,14 @@ Reading RqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
     // The started page: members and scores, and the same page's started_at.
     const auto &scored = r.at(8).elements();
     QHash<QByteArray, qint64> startedAt;
+    // Members with a job hash of their own name are RQ 1 job ids, ':' or not
+    // (RQ 1 takes any id): "report:42" is its own job, not an execution of
+    // "report" (as rq_requeue.lua reads them).
+    QSet<QByteArray> ownJobs;
     const auto &sorted = r.at(9).elements();
-    for (qsizetype i = 0; i + 2 < sorted.size(); i += 3) {
+    for (qsizetype i = 0; i + 3 < sorted.size(); i += 4) {
+        if (!sorted.at(i + 3).isNil())
+            ownJobs.insert(sorted.at(i).bytes());
         qint64 at = rqTimeMs(sorted.at(i + 1).bytes());
         if (at < 0 && !sorted.at(i + 2).isNil()) {
             bool ok = false;
@@ -402,14 +411,15 @@ Reading RqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
     bool unknownMember = false;
     for (qsizetype i = 0; i + 1 < scored.size(); i += 2) {
         const QByteArray member = scored.at(i).bytes();
-        const int colons = int(member.count(':'));
+        const bool ownJob = ownJobs.contains(member);
+        const int colons = ownJob ? 0 : int(member.count(':'));
         rq2 = rq2 || colons == 1;
         unknownMember = unknownMember || colons > 1;
         const QByteArray score = scored.at(i + 1).bytes();
         bool ok = false;
         const double expiry = score.toDouble(&ok); // "inf" for a job without a timeout
         InFlightItem item;
-        item.job = jobOfMember(member);
+        item.job = ownJob ? member : jobOfMember(member);
         item.source = AgeSource::Library;
         item.locked = !(ok && expiry <= double(nowSec));
         const qint64 since = startedAt.value(member, -1);

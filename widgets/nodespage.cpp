@@ -338,12 +338,13 @@ void NodesPage::update(const Snapshot &snapshot)
                     ? figure(std::max<qint64>(0, of - n.replicationOffset))
                     : QString());
         setCell(row, Version, n.version);
-        setCell(row, Memory, memory(n.usedMemoryBytes));
-        setCell(row, Clients, figure(n.connectedClients));
-        setCell(row, OpsPerSec, figure(n.opsPerSec));
         if (row == 0 && nodes.size() == 1 && standalone()) {
             m_standaloneNode = n;
             showFigures();
+        } else {
+            setCell(row, Memory, memory(n.usedMemoryBytes));
+            setCell(row, Clients, figure(n.connectedClients));
+            setCell(row, OpsPerSec, figure(n.opsPerSec));
         }
         const Durability &d = n.durability;
         const qint64 nowS = server.timeMs / 1000;

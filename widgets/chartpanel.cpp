@@ -113,6 +113,7 @@ ChartPanel::ChartPanel(const QString &section, QWidget *parent)
     , m_rangeBar(new HistoryRangeBar(this))
     , m_title(new QLabel(this))
     , m_hover(new QLabel(this))
+    , m_folded(new QLabel(this))
 {
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -158,6 +159,9 @@ ChartPanel::ChartPanel(const QString &section, QWidget *parent)
     m_export = exportButton;
     bar->addWidget(exportButton);
     layout->addLayout(bar);
+    m_folded->setObjectName(QStringLiteral("foldedCharts"));
+    m_folded->hide();
+    layout->addWidget(m_folded);
 
     // The section's charts as its first pattern declares them; an object
     // of a pattern that charts otherwise rebuilds them (setObject).
@@ -365,6 +369,8 @@ void ChartPanel::showSeries(const QByteArray &key, const QString &title, const Q
         buildPlots(charts);
     for (QCustomPlot *plot : std::as_const(m_plots))
         plot->setVisible(true);
+    m_folded->clear();
+    m_folded->hide();
     setMaximumHeight(QWIDGETSIZE_MAX);
     m_rangeBar->setEnabled(!m_historyFile.isEmpty());
     if (m_export)
@@ -389,6 +395,8 @@ void ChartPanel::setObject(const ObjectState *state)
     // it so the table gets the room.
     for (QCustomPlot *plot : std::as_const(m_plots))
         plot->setVisible(state != nullptr);
+    m_folded->clear();
+    m_folded->hide();
     setMaximumHeight(state ? QWIDGETSIZE_MAX : m_title->sizeHint().height() + 16);
     m_rangeBar->setEnabled(state != nullptr && !m_historyFile.isEmpty());
     if (m_export)
@@ -557,6 +565,8 @@ void ChartPanel::refresh(const Snapshot &snapshot)
     };
     static const Reading NoReading; // a series' charts: no limit, no strip
     const Reading &r = state ? state->reading : NoReading;
+    QStringList foldedLines;
+    QList<bool> folded(m_plots.size(), false);
     for (int i = 0; i < m_plots.size() && i < m_charts.size(); ++i) {
         shown.clear();
         QCustomPlot *plot = m_plots.at(i);
@@ -594,6 +604,14 @@ void ChartPanel::refresh(const Snapshot &snapshot)
             hintText = tr("measuring… (needs %1 s)").arg(int(RiseLeastS));
         else if (drawn == 0)
             hintText = read > 0 ? tr("none in this range") : tr("no readings yet");
+        // Readings, none of them for this chart (a SETNX lock has no TTL),
+        // and nothing on its way (not measuring, not reading the file): a
+        // line instead of a page of empty axes.
+        if (drawn == 0 && !perMinute && !m_loading && !m_series
+            && (read > 0 || (fromFile && m_loaded))) {
+            folded[i] = true;
+            foldedLines << tr("%1: %2").arg(chart.title, hintText);
+        }
         if (!hintText.isEmpty()) {
             auto *hint = new QCPItemText(plot);
             hint->setObjectName(QStringLiteral("chartPlaceholder"));
@@ -650,8 +668,38 @@ void ChartPanel::refresh(const Snapshot &snapshot)
         m_settingX = false;
         plot->replot(QCustomPlot::rpQueuedReplot);
     }
+    fold(foldedLines, folded);
     if (fromFile && m_loaded)
         m_placeX = false;
+}
+
+void ChartPanel::fold(const QStringList &lines, const QList<bool> &folded)
+{
+    bool allFolded = !m_plots.isEmpty();
+    for (int i = 0; i < m_plots.size(); ++i) {
+        const bool hide = folded.value(i);
+        allFolded &= hide;
+        if (m_plots.at(i)->isHidden() != hide) // only a change relays out
+            m_plots.at(i)->setVisible(!hide);
+    }
+    const QString text = lines.join(QLatin1Char('\n'));
+    if (m_folded->text() != text)
+        m_folded->setText(text);
+    m_folded->setVisible(!lines.isEmpty());
+    // Every chart folded: the panel is its title bar and the lines, the
+    // tables above take the rest of the page.
+    const int height = allFolded ? m_title->sizeHint().height() + 16 + m_folded->sizeHint().height()
+                                       + layout()->spacing()
+                                 : QWIDGETSIZE_MAX;
+    if (maximumHeight() != height)
+        setMaximumHeight(height);
+}
+
+QStringList ChartPanel::foldedCharts() const
+{
+    return m_folded->isHidden() || m_folded->text().isEmpty()
+               ? QStringList()
+               : m_folded->text().split(QLatin1Char('\n'));
 }
 
 void ChartPanel::drawStrip(QCustomPlot *strip, const Reading &r, qint64 nowMs)

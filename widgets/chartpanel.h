@@ -48,6 +48,10 @@ public:
     // ("measuring… (needs 10 s)" for a throughput's first seconds); empty
     // for a chart with data.
     QStringList placeholders() const;
+    // The charts with nothing to draw for the selected object (a SETNX
+    // lock's ages: it has no TTL), folded to one line each ("Ages and
+    // countdowns: none in this range") so the page's tables get the room.
+    QStringList foldedCharts() const;
     // The connection's history file: ranges beyond the live 15 minutes
     // (HistoryRangeBar) are read from it, off the GUI thread. Empty: live only.
     void setHistoryFile(const QString &path);
@@ -75,6 +79,9 @@ private:
     void showHover(QCustomPlot *plot, QMouseEvent *event);
     bool historyMode() const;
     void updateTitle();
+    // Shows the plots not folded, the folded ones' line, and sizes the
+    // panel to what it shows.
+    void fold(const QStringList &lines, const QList<bool> &folded);
     // Reads [fromMs, toMs] of the selected object from the history file;
     // the result is applied only if it is still the current request.
     void loadHistory(qint64 fromMs, qint64 toMs);
@@ -88,6 +95,7 @@ private:
     QString m_pattern; // of the selected object
     QString m_heldBy;  // ServerStatus::heldBy of the selected object
     QLabel *m_hover;
+    QLabel *m_folded; // the folded charts' lines
     QWidget *m_export = nullptr;
     QList<Chart> m_charts; // what m_plots show, as the pattern declares them
     QList<QCustomPlot *> m_plots;

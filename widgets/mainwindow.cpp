@@ -94,7 +94,8 @@ MainWindow::MainWindow(RedisClient *client, Monitor *monitor, ActionEngine *acti
                     }
                 }
             });
-    m_overview->setServerPanel(new ServerPanel(m_client, m_overview));
+    auto *serverPanel = new ServerPanel(m_client, m_overview);
+    m_overview->setServerPanel(serverPanel);
     addPage(m_overview, tr("Overview"));
     for (const Section &section : PatternRegistry::instance().sections()) {
         auto *page = new SectionPage(section, m_options.readOnly, this);
@@ -133,6 +134,11 @@ MainWindow::MainWindow(RedisClient *client, Monitor *monitor, ActionEngine *acti
     m_otherKeys = new OtherKeysPage(this);
     addPage(m_otherKeys, tr("Other keys"));
     m_nodesPage = new NodesPage(this);
+    // A standalone server's memory, clients and ops/s on the Nodes page are
+    // the server panel's (its one INFO, read while either page is shown).
+    connect(serverPanel, &ServerPanel::updated, m_nodesPage,
+            [this, serverPanel] { m_nodesPage->setServerFigures(serverPanel->figures()); });
+    connect(m_nodesPage, &NodesPage::serverFiguresWanted, serverPanel, &ServerPanel::readNow);
     addPage(m_nodesPage, tr("Nodes"));
     m_audit = new AuditPage(m_actions->auditLogPath(), this);
     addPage(m_audit, tr("Audit log"));

@@ -5,6 +5,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLocale>
+#include <QStyledItemDelegate>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -88,6 +89,44 @@ QString durabilityDetail(const Durability &d)
     return lines.join(QLatin1Char('\n'));
 }
 
+bool wraps(int column)
+{
+    return column == NodesPage::Persistence || column == NodesPage::AtRisk;
+}
+
+// Persistence and "If it fails now" wrap within their columns and the row
+// grows to them: whole at 1280 px, where one line cannot hold them. Text
+// past what a row can show is elided at the end (the tooltip has it all).
+class WrapDelegate : public QStyledItemDelegate
+{
+public:
+    explicit WrapDelegate(QTableWidget *table)
+        : QStyledItemDelegate(table)
+        , m_table(table)
+    {}
+
+    QSize sizeHint(const QStyleOptionViewItem &option, const QModelIndex &index) const override
+    {
+        if (!wraps(index.column()))
+            return QStyledItemDelegate::sizeHint(option, index);
+        // The height the text takes wrapped at its column's width.
+        QStyleOptionViewItem o = option;
+        o.rect = QRect(0, 0, m_table->columnWidth(index.column()), 1);
+        return QStyledItemDelegate::sizeHint(o, index);
+    }
+
+protected:
+    void initStyleOption(QStyleOptionViewItem *option, const QModelIndex &index) const override
+    {
+        QStyledItemDelegate::initStyleOption(option, index);
+        if (wraps(index.column()))
+            option->features |= QStyleOptionViewItem::WrapText;
+    }
+
+private:
+    QTableWidget *m_table;
+};
+
 } // namespace
 
 NodesPage::NodesPage(QWidget *parent)
@@ -103,16 +142,29 @@ NodesPage::NodesPage(QWidget *parent)
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->verticalHeader()->hide();
-    // Figures sized to their contents and "If it fails now" taking the rest:
-    // no address wrapped over two lines, no scroll bar at 1280 px. A long
-    // cell (an address, a persistence summary) is elided, whole in its tooltip.
+    // Figures sized to their contents, Persistence and "If it fails now"
+    // sharing the rest, wrapped over as many lines as they need (the page
+    // has the height): no scroll bar at 1280 px. A long address is elided,
+    // whole in its tooltip.
     QHeaderView *header = m_table->horizontalHeader();
     header->setSectionResizeMode(QHeaderView::ResizeToContents);
-    header->setMaximumSectionSize(std::max(200, fontMetrics().averageCharWidth() * 34));
-    header->setStretchLastSection(true);
+    header->setSectionResizeMode(Persistence, QHeaderView::Stretch);
+    header->setSectionResizeMode(AtRisk, QHeaderView::Stretch);
+    header->setMaximumSectionSize(std::max(300, fontMetrics().averageCharWidth() * 60));
+    m_table->setItemDelegate(new WrapDelegate(m_table));
     m_table->setWordWrap(false);
     m_table->setTextElideMode(Qt::ElideRight);
-    m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 8);
+    m_table->verticalHeader()->setMinimumSectionSize(m_table->fontMetrics().height() + 8);
+    m_table->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    connect(header, &QHeaderView::sectionResized, this, [this](int column) {
+        if (wraps(column))
+            m_table->resizeRowsToContents(); // the wrapped cells' new heights
+    });
+    m_refresh.setInterval(RefreshMs);
+    connect(&m_refresh, &QTimer::timeout, this, [this] {
+        if (standalone())
+            Q_EMIT serverFiguresWanted();
+    });
     m_failover->setWordWrap(true);
     m_failover->hide();
     auto *layout = new QVBoxLayout(this);
@@ -120,6 +172,51 @@ NodesPage::NodesPage(QWidget *parent)
     layout->addWidget(m_failover);
     layout->addWidget(m_table, 1);
     m_heading->setText(tr("Not connected yet."));
+}
+
+void NodesPage::showEvent(QShowEvent *event)
+{
+    QWidget::showEvent(event);
+    m_refresh.start();
+    if (standalone())
+        Q_EMIT serverFiguresWanted();
+}
+
+void NodesPage::hideEvent(QHideEvent *event)
+{
+    QWidget::hideEvent(event);
+    m_refresh.stop();
+}
+
+bool NodesPage::standalone() const
+{
+    return !m_mode.isEmpty() && m_mode != QLatin1String("cluster")
+           && m_mode != QLatin1String("sentinel");
+}
+
+void NodesPage::setServerFigures(const ServerFigures &figures)
+{
+    if (!figures.error.isEmpty())
+        return; // INFO failed: the page keeps what it had
+    m_serverFigures = figures;
+    showFigures();
+}
+
+void NodesPage::showFigures()
+{
+    if (!standalone() || m_table->rowCount() != 1)
+        return;
+    // The monitor reads INFO of every node of a Cluster or a Sentinel
+    // deployment, not of a standalone server: the server panel's figures
+    // (one INFO of the same server) fill in what the snapshot lacks.
+    const NodeStatus &n = m_standaloneNode;
+    const ServerFigures *f = m_serverFigures ? &*m_serverFigures : nullptr;
+    const auto pick = [](qint64 own, qint64 panel) {
+        return own >= 0 ? own : panel;
+    };
+    setCell(0, Memory, memory(pick(n.usedMemoryBytes, f ? f->usedMemoryBytes : -1)));
+    setCell(0, Clients, figure(pick(n.connectedClients, f ? f->clients : -1)));
+    setCell(0, OpsPerSec, figure(pick(n.opsPerSec, f ? f->opsPerSec : -1)));
 }
 
 QString NodesPage::headline() const
@@ -148,6 +245,10 @@ void NodesPage::update(const Snapshot &snapshot)
 {
     const ServerStatus &server = snapshot.server;
     const QList<NodeStatus> &nodes = server.nodes;
+    const bool wasStandalone = standalone();
+    m_mode = server.mode.isEmpty() ? QStringLiteral("standalone") : server.mode;
+    if (standalone() && !wasStandalone && isVisible())
+        Q_EMIT serverFiguresWanted();
     int masters = 0;
     QStringList masterAddresses;
     QHash<QString, qint64> masterOffset;
@@ -201,6 +302,19 @@ void NodesPage::update(const Snapshot &snapshot)
 
     if (m_table->rowCount() != nodes.size())
         m_table->setRowCount(int(nodes.size()));
+    // Master, Slots and Lag only where some node has them (not for a
+    // standalone server): their room goes to the sentences.
+    bool hasMaster = false, hasSlots = false;
+    for (const NodeStatus &n : nodes) {
+        hasMaster |= n.role != QLatin1String("master") && !n.masterAddress.isEmpty();
+        hasSlots |= server.mode == QLatin1String("cluster") && n.role == QLatin1String("master");
+    }
+    if (m_table->isColumnHidden(MasterOf) == hasMaster) {
+        m_table->setColumnHidden(MasterOf, !hasMaster);
+        m_table->setColumnHidden(Lag, !hasMaster);
+    }
+    if (m_table->isColumnHidden(Slots) == hasSlots)
+        m_table->setColumnHidden(Slots, !hasSlots);
     for (int row = 0; row < nodes.size(); ++row) {
         const NodeStatus &n = nodes.at(row);
         const bool master = n.role == QLatin1String("master");
@@ -224,9 +338,14 @@ void NodesPage::update(const Snapshot &snapshot)
                     ? figure(std::max<qint64>(0, of - n.replicationOffset))
                     : QString());
         setCell(row, Version, n.version);
-        setCell(row, Memory, memory(n.usedMemoryBytes));
-        setCell(row, Clients, figure(n.connectedClients));
-        setCell(row, OpsPerSec, figure(n.opsPerSec));
+        if (row == 0 && nodes.size() == 1 && standalone()) {
+            m_standaloneNode = n;
+            showFigures();
+        } else {
+            setCell(row, Memory, memory(n.usedMemoryBytes));
+            setCell(row, Clients, figure(n.connectedClients));
+            setCell(row, OpsPerSec, figure(n.opsPerSec));
+        }
         const Durability &d = n.durability;
         const qint64 nowS = server.timeMs / 1000;
         if (master && (d.known || !d.error.isEmpty())) {

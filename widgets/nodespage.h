@@ -2,8 +2,12 @@
 #pragma once
 
 #include <monitor/snapshot.h>
+#include <redis/serverfigures.h>
 
+#include <QTimer>
 #include <QWidget>
+
+#include <optional>
 
 class QLabel;
 class QTableWidget;
@@ -43,19 +47,42 @@ public:
     // Cheap (a row per node, cells written only when their text changed):
     // called for every snapshot, shown or not, so no failover goes unseen.
     void update(const Snapshot &snapshot);
+    // The figures the Overview's server panel read (one INFO of the server
+    // the console is connected to): a standalone server's memory, clients
+    // and ops/s, which the monitor reads only for a Cluster's or a
+    // Sentinel deployment's nodes.
+    void setServerFigures(const ServerFigures &figures);
 
     QTableWidget *table() const { return m_table; }
     QString headline() const;
     QString lastFailover() const { return m_lastFailover; }
 
+Q_SIGNALS:
+    // On screen with a standalone server: fresh server figures wanted (on
+    // show, then every RefreshMs); answered with setServerFigures.
+    void serverFiguresWanted();
+
+public:
+    static constexpr int RefreshMs = 5000;
+
+protected:
+    void showEvent(QShowEvent *event) override;
+    void hideEvent(QHideEvent *event) override;
+
 private:
     void setCell(int row, int column, const QString &text, const QString &toolTip = {});
+    bool standalone() const;
+    void showFigures(); // a standalone server's row: its own figures, else the panel's
 
     QLabel *m_heading;
     QLabel *m_failover;
     QTableWidget *m_table;
     QStringList m_masters; // the masters' addresses at the last update
     QString m_lastFailover;
+    QString m_mode; // ServerStatus::mode at the last update
+    std::optional<ServerFigures> m_serverFigures;
+    NodeStatus m_standaloneNode; // the standalone server's row at the last update
+    QTimer m_refresh;
 };
 
 } // namespace gatehouse

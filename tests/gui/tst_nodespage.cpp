@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The Nodes page in the main window (offscreen), fed by a real monitor: the
 // six nodes of a Cluster with their roles and slots, the master and replica
-// of a Sentinel deployment, and a SENTINEL FAILOVER followed as it happens.
+// of a Sentinel deployment, and a SENTINEL FAILOVER followed as it happens;
+// a standalone server's figures as the Overview shows them.
 #include <actions/actionengine.h>
 #include <chartpanel.h>
 #include <mainwindow.h>
@@ -10,12 +11,16 @@
 #include <objecttablemodel.h>
 #include <redis/hashslot.h>
 #include <redis/redisclient.h>
+#include <serverpanel.h>
 
 #include "rediscluster.h"
 #include "redissentinel.h"
 #include "testconsole.h"
 
 #include <QApplication>
+#include <QHeaderView>
+#include <QLocale>
+#include <QScrollBar>
 #include <QTableView>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -146,6 +151,65 @@ private slots:
                 .contains(
                     QStringLiteral("held by %1 (master, slots ").arg(cluster.address(holder))),
             10000);
+    }
+
+    // A standalone server (the demo's): memory, clients and ops/s are the
+    // figures the Overview's server panel shows (they were "–"), and the
+    // persistence and "if it fails now" sentences show whole at 1280x800.
+    void standaloneFigures()
+    {
+        RedisServer server;
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        Console::Options options;
+        options.size = QSize(1280, 800);
+        Console c(server, m_dir.filePath(QStringLiteral("audit-standalone.jsonl")), options);
+        NodesPage *page = c.nodes();
+        QVERIFY(page);
+        auto *panel = c.window->findChild<ServerPanel *>();
+        QVERIFY(panel);
+        QTRY_COMPARE_WITH_TIMEOUT(page->table()->rowCount(), 1, 20000);
+        // The Overview (shown first) has read the server's figures.
+        QTRY_VERIFY_WITH_TIMEOUT(panel->figures().usedMemoryBytes > 0, 10000);
+        c.window->showPage(int(c.window->pageNames().indexOf(QStringLiteral("Nodes"))));
+        QTRY_VERIFY_WITH_TIMEOUT(page->isVisible(), 5000);
+        // The cells follow the panel's latest read (the page asks for one
+        // when shown): the same figures, not "–".
+        const auto same = [&] {
+            const ServerFigures &f = panel->figures();
+            return f.usedMemoryBytes > 0
+                   && cell(page, 0, NodesPage::Memory)
+                          == QLocale().formattedDataSize(f.usedMemoryBytes, 1,
+                                                         QLocale::DataSizeTraditionalFormat)
+                   && cell(page, 0, NodesPage::Clients) == QLocale().toString(f.clients)
+                   && cell(page, 0, NodesPage::OpsPerSec) == QLocale().toString(f.opsPerSec);
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(same(), 10000);
+        QVERIFY(panel->figures().clients >= 1); // the console itself is a client
+
+        // The sentences, whole: each fits its cell wrapped at its column's
+        // width, and the table needs no horizontal scroll bar.
+        QTableWidget *table = page->table();
+        QTRY_VERIFY_WITH_TIMEOUT(!cell(page, 0, NodesPage::Persistence).isEmpty()
+                                     && !cell(page, 0, NodesPage::AtRisk).isEmpty(),
+                                 10000);
+        const auto fits = [&](int column) {
+            const QString text = cell(page, 0, column);
+            const int width = table->columnWidth(column) - 10; // the cell's text margins
+            const QRect needed = table->fontMetrics().boundingRect(QRect(0, 0, width, 100000),
+                                                                   Qt::TextWordWrap, text);
+            return width > 0 && table->rowHeight(0) >= needed.height()
+                   && table->visualItemRect(table->item(0, column)).right()
+                          <= table->viewport()->width();
+        };
+        QTRY_VERIFY2_WITH_TIMEOUT(fits(NodesPage::Persistence),
+                                  qPrintable(cell(page, 0, NodesPage::Persistence)), 5000);
+        QTRY_VERIFY2_WITH_TIMEOUT(fits(NodesPage::AtRisk),
+                                  qPrintable(cell(page, 0, NodesPage::AtRisk)), 5000);
+        QVERIFY(!table->horizontalScrollBar()->isVisible());
+        // Long enough that one line at 1280 px could not hold them: the
+        // check above is about wrapping, not about short sentences.
+        QVERIFY(table->fontMetrics().horizontalAdvance(cell(page, 0, NodesPage::AtRisk))
+                > table->columnWidth(NodesPage::AtRisk));
     }
 
     void sentinelFailover()

@@ -588,6 +588,68 @@ private slots:
             c.window->grab().save(dir + QStringLiteral("/locks-plain-1280x800.png"));
     }
 
+    // Issue 19, a SETNX (legacy) lock at 1280x800: it has no TTL and no
+    // known holding time, so its "Ages and countdowns" chart has nothing to
+    // draw. It was an empty 0..1 s axis taking most of the page; it is one
+    // line now, and the page's panes above get the room. A lock with a TTL
+    // charts it over the page again.
+    void emptyChartFoldsToALine()
+    {
+        const qint64 now = call(*m_redis, {"TIME"}).at(0).toInteger();
+        call(*m_redis, {"SET", "sim:lock.legacy:0", QByteArray::number(now - 600)});
+        QCOMPARE(
+            call(*m_redis, {"SET", "sim:lock:orders", "holder-A", "NX", "PX", "60000"}).bytes(),
+            QByteArray("OK"));
+        gatehouse::test::TestConsole::Options o;
+        o.size = QSize(1280, 800);
+        gatehouse::test::TestConsole c(m_server, audit(), o);
+        const QString section = QStringLiteral("lock");
+        SectionPage *page = c.window->sectionPage(section);
+        ChartPanel *chart = page->chart();
+        auto *plot = chart->findChild<QCustomPlot *>();
+        QVERIFY(plot);
+
+        QVERIFY(c.select(section, "sim:lock.legacy:0"));
+        QTRY_COMPARE_WITH_TIMEOUT(
+            chart->foldedCharts(),
+            QStringList{QStringLiteral("Ages and countdowns: none in this range")}, 10000);
+        QTest::qWait(300); // the page's layout settles
+        QCOMPARE(c.window->size(), QSize(1280, 800));
+        QVERIFY(!plot->isVisible());
+        QVERIFY2(chart->height() <= 4 * chart->fontMetrics().height() + 24,
+                 qPrintable(QStringLiteral("the folded chart %1 px of %2")
+                                .arg(chart->height())
+                                .arg(page->height())));
+        // The room went to the panes above it: the table of locks and the
+        // holders' history fill the page down to the chart's line.
+        auto *timeline = page->findChild<LockTimelinePanel *>();
+        QVERIFY(timeline);
+        QTableView *view = c.window->table(section);
+        QVERIFY2(view->height() + timeline->height() + chart->height() >= page->height() * 3 / 4,
+                 qPrintable(QStringLiteral("table %1 + holders %2 + chart %3 px of %4")
+                                .arg(view->height())
+                                .arg(timeline->height())
+                                .arg(chart->height())
+                                .arg(page->height())));
+
+        // A lock with a TTL: its chart is back, over half the page.
+        QVERIFY(c.select(section, "sim:lock:orders"));
+        QTRY_VERIFY_WITH_TIMEOUT(plot->isVisible() && chart->foldedCharts().isEmpty()
+                                     && plot->graphCount() > 0 && plot->graph(0)->dataCount() > 0,
+                                 10000);
+        QTest::qWait(300);
+        QVERIFY2(
+            chart->height() >= page->height() / 2,
+            qPrintable(
+                QStringLiteral("the charts %1 px of %2").arg(chart->height()).arg(page->height())));
+        if (const QString dir = qEnvironmentVariable("GATEHOUSE_SHOTS"); !dir.isEmpty()) {
+            QVERIFY(c.select(section, "sim:lock.legacy:0"));
+            QTRY_VERIFY(!chart->foldedCharts().isEmpty());
+            QTest::qWait(300);
+            c.window->grab().save(dir + QStringLiteral("/locks-legacy-1280x800.png"));
+        }
+    }
+
     // A hand-written reliable queue's JSON jobs in flight read as the JSON
     // they are ({"id":7,...}), whole in the tooltip, in the normal text
     // colour: not escaped bytes ({\"id\"...}).

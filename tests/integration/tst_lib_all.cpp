@@ -204,7 +204,7 @@ private slots:
     void bull()
     {
         Program bull = node(QStringLiteral("bull-app.js"));
-        bull.leading << m_server.url() << QStringLiteral("images");
+        bull.leading << QStringLiteral("bull") << m_server.url() << QStringLiteral("images");
         QCOMPARE(bull.run({QStringLiteral("produce"), QStringLiteral("3")}), QString());
         QCOMPARE(bull.run({QStringLiteral("produce-failing"), QStringLiteral("1")}), QString());
         auto worker = bull.start({QStringLiteral("work"), QStringLiteral("bull-ran")}, log("bull"));

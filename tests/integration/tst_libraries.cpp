@@ -111,15 +111,37 @@ private:
         return gatehouse::test::objectsBesides(snapshot, queue);
     }
 
+    // The version of the npm package a module name installs ("bull3": Bull 3.x).
+    static QString bullVersion(const QString &module)
+    {
+        QFile f(LibrariesDir + QStringLiteral("/node_modules/") + module
+                + QStringLiteral("/package.json"));
+        if (!f.open(QIODevice::ReadOnly))
+            return QString();
+        return QJsonDocument::fromJson(f.readAll()).object()[QStringLiteral("version")].toString();
+    }
+
+    // The Bull majors the Bull tests run with (tests/libraries/package.json).
+    static void bullMajors()
+    {
+        QTest::addColumn<QString>("module");
+        QTest::addColumn<QString>("version");
+        QTest::newRow("bull 4") << QStringLiteral("bull") << QStringLiteral("4.");
+        QTest::newRow("bull 3") << QStringLiteral("bull3") << QStringLiteral("3.");
+    }
+
 private slots:
     void initTestCase()
     {
         QVERIFY2(!QStandardPaths::findExecutable(QStringLiteral("node")).isEmpty(),
                  "node is not installed: run .ci/install-deps");
-        QVERIFY2(QFile::exists(LibrariesDir + QStringLiteral("/node_modules/bullmq/package.json"))
-                     && QFile::exists(LibrariesDir
-                                      + QStringLiteral("/node_modules/bullmq5/package.json")),
-                 "npm packages missing: run .ci/install-deps (npm ci in tests/libraries)");
+        QVERIFY2(
+            QFile::exists(LibrariesDir + QStringLiteral("/node_modules/bullmq/package.json"))
+                && QFile::exists(LibrariesDir
+                                 + QStringLiteral("/node_modules/bullmq5/package.json"))
+                && QFile::exists(LibrariesDir + QStringLiteral("/node_modules/bull/package.json"))
+                && QFile::exists(LibrariesDir + QStringLiteral("/node_modules/bull3/package.json")),
+            "npm packages missing: run .ci/install-deps (npm ci in tests/libraries)");
     }
 
     void bullmq_data()
@@ -301,11 +323,16 @@ private slots:
         qunsetenv("BULL_PREFIX");
     }
 
+    void bull_data() { bullMajors(); }
+
     // Bull 3/4, the same way: found with its stalled job, none of its keys
     // mistaken for anything else, requeued and retried through the CLI, and
     // run exactly once by a real Bull worker.
     void bull()
     {
+        QFETCH(QString, module);
+        QFETCH(QString, version);
+        QCOMPARE(bullVersion(module).left(2), version); // the major the row names
         RedisServer server;
         QVERIFY2(server.start(), qPrintable(server.errorString()));
         std::unique_ptr<RedisClient> connected = gatehouse::test::connectedClient(server);
@@ -314,7 +341,7 @@ private slots:
         auto run = [&](const QStringList &args) {
             QProcess p;
             p.start(QStringLiteral("node"),
-                    QStringList{LibrariesDir + QStringLiteral("/bull-app.js"), server.url(),
+                    QStringList{LibrariesDir + QStringLiteral("/bull-app.js"), module, server.url(),
                                 QStringLiteral("emails")}
                         + args);
             p.waitForFinished(60000);
@@ -325,7 +352,7 @@ private slots:
         QCOMPARE(run({QStringLiteral("produce"), QStringLiteral("3")}), QString());
         auto hung = std::make_unique<QProcess>();
         hung->start(QStringLiteral("node"),
-                    {LibrariesDir + QStringLiteral("/bull-app.js"), server.url(),
+                    {LibrariesDir + QStringLiteral("/bull-app.js"), module, server.url(),
                      QStringLiteral("emails"), QStringLiteral("hang")});
         QVERIFY(waitFor([&] {
             hung->waitForReadyRead(100);
@@ -360,7 +387,7 @@ private slots:
 
         auto worker = std::make_unique<QProcess>();
         worker->start(QStringLiteral("node"),
-                      {LibrariesDir + QStringLiteral("/bull-app.js"), server.url(),
+                      {LibrariesDir + QStringLiteral("/bull-app.js"), module, server.url(),
                        QStringLiteral("emails"), QStringLiteral("work"), QStringLiteral("ran")});
         QVERIFY2(waitFor([&] {
                      return call(client, {"LLEN", "ran"}).toInteger() == 3
@@ -412,20 +439,23 @@ private slots:
                  qPrintable(detail.detail));
     }
 
+    void bullVerbs_data() { bullMajors(); }
+
     // Bull's other verbs, each done as Bull 4.16.5's own script does
-    // (lua/bull/), and checked through Bull's own API: promote a delayed job
-    // and all of them, pause and resume (the queue still found as Bull's
-    // while paused), remove refused while a worker holds the job's lock and
-    // done once it is gone, clean completed jobs with a count first.
+    // (lua/bull/), and checked through Bull's own API (Bull 3 and 4): promote
+    // a delayed job and all of them, pause and resume (the queue still found
+    // as Bull's while paused), remove refused while a worker holds the job's
+    // lock and done once it is gone, clean completed jobs with a count first.
     void bullVerbs()
     {
+        QFETCH(QString, module);
         RedisServer server;
         QVERIFY2(server.start(), qPrintable(server.errorString()));
         std::unique_ptr<RedisClient> connected = gatehouse::test::connectedClient(server);
         QVERIFY(connected);
         RedisClient &client = *connected;
-        const QStringList appArgs{LibrariesDir + QStringLiteral("/bull-app.js"), server.url(),
-                                  QStringLiteral("emails")};
+        const QStringList appArgs{LibrariesDir + QStringLiteral("/bull-app.js"), module,
+                                  server.url(), QStringLiteral("emails")};
         auto run = [&](const QStringList &args) {
             QProcess p;
             p.start(QStringLiteral("node"), appArgs + args);

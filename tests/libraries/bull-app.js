@@ -1,7 +1,8 @@
-// A real Bull 4 application for Gatehouse's integration tests
-// (tests/integration/tst_libraries.cpp).
+// A real Bull application for Gatehouse's integration tests
+// (tests/integration/tst_libraries.cpp), with the Bull major the test names.
 //
-//   node bull-app.js REDIS_URL QUEUE COMMAND [ARG]
+//   node bull-app.js MODULE REDIS_URL QUEUE COMMAND [ARG]
+//   MODULE       bull (4) or bull3
 //   produce N    add jobs "job-1".."job-N"
 //   produce-failing N  add "failing-1".."failing-N", failed on their first attempt
 //   produce-delayed N  add "delayed-1".."delayed-N", delayed by an hour
@@ -12,8 +13,8 @@
 //   paused       print whether Bull sees the queue paused (Queue#isPaused)
 //   state ID     print a job's state as Bull sees it ("missing" when getJob finds none)
 'use strict';
-const Queue = require('bull');
-const [, , url, queueName, command, arg] = process.argv;
+const [, , moduleName, url, queueName, command, arg] = process.argv;
+const Queue = require(moduleName === 'bull3' ? 'bull3' : 'bull');
 
 async function main() {
   // A short lock so a killed worker's job stalls within the test; a long

@@ -98,9 +98,6 @@ double finishedPerS(const PatternUnit &unit, const QList<Figure> &figures, const
     return nowMs - from >= MinSpanMs ? rise * 1000.0 / double(nowMs - from) : -1;
 }
 
-} // namespace
-
-namespace {
 // Monitor::Replaced::monitor: distinct for every monitor of the process.
 quint64 nextMonitorId()
 {

@@ -5,6 +5,7 @@
 #include <patterns/patternregistry.h>
 
 #include "exitcodes.h"
+#include "historyfeed.h"
 #include "interrupt.h"
 
 #include <QDateTime>
@@ -113,8 +114,7 @@ void SnapshotCommand::onReady()
             QTextStream(stderr) << "gatehouse-cli: " << message << Qt::endl;
         });
         connect(m_monitor.get(), &Monitor::tickFinished, this, [this](const Snapshot &s) {
-            if (m_discovered)
-                m_history->append(s);
+            feedHistory(*m_monitor, *m_history, s, m_discovered);
         });
         // Registered as discovery finds them, not in the first tick's write.
         connect(m_monitor.get(), &Monitor::objectsFound, this,

@@ -2,6 +2,7 @@
 #include "servecommand.h"
 
 #include "exitcodes.h"
+#include "historyfeed.h"
 
 #include <QDateTime>
 #include <QTextStream>
@@ -121,9 +122,10 @@ void ServeCommand::onReady()
             });
             m_history->open();
         }
+        // Only what the monitor replaced since the last tick is compared:
+        // an idle object costs this thread nothing (feedHistory).
         connect(m_monitor.get(), &Monitor::tickFinished, this, [this](const Snapshot &s) {
-            if (m_discovered)
-                m_history->append(s);
+            feedHistory(*m_monitor, *m_history, s, m_discovered);
         });
         // The objects get their ids in the file as discovery finds them
         // (HistoryStore::registerObjects): the first tick after it writes

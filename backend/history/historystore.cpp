@@ -350,6 +350,16 @@ void HistoryStore::open()
 
 void HistoryStore::append(const Snapshot &snapshot)
 {
+    feed(snapshot, nullptr);
+}
+
+void HistoryStore::append(const Snapshot &snapshot, const Replaced &replaced)
+{
+    feed(snapshot, &replaced);
+}
+
+void HistoryStore::feed(const Snapshot &snapshot, const Replaced *replaced)
+{
     HistoryTick tick;
     tick.atMs = snapshot.server.timeMs;
     {
@@ -357,21 +367,46 @@ void HistoryStore::append(const Snapshot &snapshot)
         const ObjectList &current = snapshot.objects;
         const qint64 at = tick.atMs;
         FigureCache cache;
-        QList<const ObjectState *> moving;
+        QList<std::pair<qint32, const ObjectState *>> moving;
+        qsizetype compared = 0;
         bool full
             = m_needFull.exchange(false) || !m_previous || m_previous->size() != current.size();
+        // The places to compare: every one, or what the monitor says it
+        // replaced since the last append and the states re-sent every tick.
+        QList<int> places;
+        const bool listed = !full && replaced && replaced->source != 0 && !replaced->all
+                            && replaced->source == m_previousSource
+                            && replaced->sinceSequence == m_previousSequence
+                            && replaced->sequence == snapshot.sequence;
+        if (listed) {
+            places.reserve(replaced->indices.size() + m_moving.size());
+            places += replaced->indices;
+            for (const auto &[place, state] : std::as_const(m_moving))
+                places.append(place);
+            std::sort(places.begin(), places.end());
+            places.erase(std::unique(places.begin(), places.end()), places.end());
+            if (!places.isEmpty() && (places.first() < 0 || places.last() >= current.size()))
+                full = true; // not this snapshot's places
+        }
         if (!full) {
             // The monitor replaces an object's state when it reads it again
             // (or marks it stale or gone) and shares the rest with the last
             // snapshot: an unchanged pointer is an object whose figures
-            // moved only as their motions say. One comparison per object.
+            // moved only as their motions say. One comparison per object,
+            // or per object listed.
             const ObjectList &previous = *m_previous;
             if (!m_lastFeed.full) // about as many as last time
                 tick.entries.reserve(m_lastFeed.entries);
             QSet<const ObjectState *> movingBefore;
-            if (!m_moving.isEmpty())
-                movingBefore = QSet<const ObjectState *>(m_moving.cbegin(), m_moving.cend());
-            for (qsizetype i = 0; i < current.size(); ++i) {
+            if (!m_moving.isEmpty()) {
+                movingBefore.reserve(m_moving.size());
+                for (const auto &[place, state] : std::as_const(m_moving))
+                    movingBefore.insert(state);
+            }
+            const qsizetype n = listed ? places.size() : current.size();
+            for (qsizetype k = 0; k < n; ++k) {
+                const qsizetype i = listed ? places.at(k) : k;
+                ++compared;
                 const ObjectList::Ptr &state = current.ptr(i);
                 if (state == previous.ptr(i)
                     && (movingBefore.isEmpty() || !movingBefore.contains(state.get())))
@@ -390,13 +425,14 @@ void HistoryStore::append(const Snapshot &snapshot)
                 fillEntry(*state, cache.of(state->object.kind), at, &e, &moves);
                 e.at = qint32(i);
                 if (moves)
-                    moving.append(state.get());
+                    moving.append({qint32(i), state.get()});
                 tick.entries.append(std::move(e));
             }
         }
         if (full) {
             tick.entries.clear();
             moving.clear();
+            compared = current.size();
             tick.entries.reserve(current.size());
             for (qsizetype i = 0; i < current.size(); ++i) {
                 const ObjectState &state = current.at(i);
@@ -407,14 +443,16 @@ void HistoryStore::append(const Snapshot &snapshot)
                 fillEntry(state, cache.of(state.object.kind), at, &e, &moves);
                 e.at = qint32(i);
                 if (moves)
-                    moving.append(&state);
+                    moving.append({qint32(i), &state});
                 tick.entries.append(std::move(e));
             }
         }
         tick.full = full;
         m_previous = std::make_unique<ObjectList>(current);
+        m_previousSource = replaced ? replaced->source : 0;
+        m_previousSequence = snapshot.sequence;
         m_moving = std::move(moving);
-        m_lastFeed = {tick.entries.size(), full};
+        m_lastFeed = {tick.entries.size(), full, compared};
     }
     append(std::move(tick));
 }

@@ -148,6 +148,20 @@ public:
     // since the last snapshot appended (a pointer comparison for the rest),
     // or every object when the writer asks for it or objects came or went.
     void append(const Snapshot &snapshot);
+    // What the monitor replaced since the snapshot of the last append
+    // (Monitor::takeReplaced): the objects not listed are not even compared.
+    // Used when it follows on from that append (the same source, its
+    // sinceSequence the last snapshot's sequence, its sequence this one's,
+    // not `all`); otherwise every object is compared, as append(snapshot).
+    struct Replaced
+    {
+        quint64 source = 0; // 0: none
+        quint64 sinceSequence = 0;
+        quint64 sequence = 0;
+        bool all = true;
+        QList<int> indices; // in snapshot.objects, any order, repeats allowed
+    };
+    void append(const Snapshot &snapshot, const Replaced &replaced);
     void append(HistoryTick tick);
     // Gives the objects their ids in the file ahead of their first tick, as
     // discovery finds them: registering 21,000 objects in a new file costs
@@ -175,6 +189,10 @@ public:
     {
         qsizetype entries = 0;
         bool full = false;
+        // Objects whose state was compared with the last snapshot's (or
+        // made into an entry, full): every object without Replaced, the
+        // ones it lists (and those re-sent every tick) with it.
+        qsizetype compared = 0;
     };
     FeedStats lastFeed() const;
 
@@ -187,8 +205,14 @@ private:
     QString m_path;
     std::atomic<bool> m_needFull{true};
     mutable std::mutex m_feedMutex;
+    void feed(const Snapshot &snapshot, const Replaced *replaced);
+
     std::unique_ptr<ObjectList> m_previous; // the last snapshot's objects (shared states)
-    QList<const ObjectState *> m_moving;    // states whose figures do not move as motions
+    quint64 m_previousSource = 0;           // Replaced::source of the last append; 0: none
+    quint64 m_previousSequence = 0;         // its snapshot's sequence
+    // States whose figures do not move as motions (sent every tick), by
+    // place in the last snapshot.
+    QList<std::pair<qint32, const ObjectState *>> m_moving;
     FeedStats m_lastFeed;
     QThread *m_thread = nullptr;
     Internal::HistoryWriter *m_writer = nullptr; // lives on m_thread

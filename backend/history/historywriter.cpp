@@ -308,6 +308,7 @@ void HistoryWriter::close()
     writePending(); // the current minute stays in `recent`: a restart adds to it
     exec(QStringLiteral("PRAGMA wal_checkpoint(TRUNCATE)"));
     m_ok = false;
+    m_insertRecent.reset(); // before its connection closes
     {
         QSqlDatabase db = QSqlDatabase::database(m_connection, false);
         db.close();
@@ -575,11 +576,22 @@ bool HistoryWriter::writeTick(const HistoryTick &tick)
             return false;
         }
     }
-    q.prepare(QStringLiteral("INSERT OR REPLACE INTO recent (t, data) VALUES (?, ?)"));
-    q.addBindValue(t);
-    q.addBindValue(blob);
-    if (!q.exec()) {
-        fail(QStringLiteral("INSERT INTO recent"), q.lastError().text());
+    // Once a tick, every tick: prepared once per connection, not parsed each time.
+    if (!m_insertRecent) {
+        m_insertRecent = std::make_unique<QSqlQuery>(QSqlDatabase::database(m_connection, false));
+        if (!m_insertRecent->prepare(
+                QStringLiteral("INSERT OR REPLACE INTO recent (t, data) VALUES (?, ?)"))) {
+            fail(QStringLiteral("INSERT INTO recent"), m_insertRecent->lastError().text());
+            m_insertRecent.reset();
+            requestFull();
+            return false;
+        }
+    }
+    QSqlQuery &insert = *m_insertRecent;
+    insert.bindValue(0, t);
+    insert.bindValue(1, blob);
+    if (!insert.exec()) {
+        fail(QStringLiteral("INSERT INTO recent"), insert.lastError().text());
         requestFull();
         return false;
     }

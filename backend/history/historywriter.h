@@ -77,6 +77,7 @@ private:
     QString m_connection;
     bool m_ok = false;
     QTimer *m_timer = nullptr;
+    std::unique_ptr<QSqlQuery> m_insertRecent; // a tick's `recent` row (writeTick)
     QList<HistoryTick> m_pending;
     QList<HistoryEvent> m_events;
     qsizetype m_dropped = 0;

@@ -14,6 +14,7 @@
 #include <QSet>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <numeric>
 
@@ -97,12 +98,19 @@ double finishedPerS(const PatternUnit &unit, const QList<Figure> &figures, const
     return nowMs - from >= MinSpanMs ? rise * 1000.0 / double(nowMs - from) : -1;
 }
 
+// Monitor::Replaced::monitor: distinct for every monitor of the process.
+quint64 nextMonitorId()
+{
+    static std::atomic<quint64> s_next{1};
+    return s_next.fetch_add(1);
+}
 } // namespace
 
 Monitor::Monitor(RedisClient *client, Options options, QObject *parent)
     : QObject(parent)
     , m_client(client)
     , m_options(std::move(options))
+    , m_monitorId(nextMonitorId())
 {
     NodeStatus node;
     node.address = m_client->endpoint().displayUrl();
@@ -1207,10 +1215,30 @@ void Monitor::restate(int index, std::optional<Reading> reading,
     o->staleSinceMs = t.stale ? t.readAtServerMs : -1;
     o->gone = o->reading.status == Reading::Status::Missing && t.unit->goneWhenMissing()
               && t.track.everRead;
-    if (index < m_states.size())
+    if (index < m_states.size()) {
         m_states[index] = std::move(o);
-    else
+        // Bounded whether or not anyone takes it (takeReplaced()).
+        if (!m_replacedPendingAll && m_replacedPending.size() < m_states.size())
+            m_replacedPending.append(index);
+        else
+            m_replacedPendingAll = true;
+    } else {
         m_states.append(std::move(o));
+        m_replacedPendingAll = true;
+    }
+}
+
+Monitor::Replaced Monitor::takeReplaced()
+{
+    Replaced r;
+    r.monitor = m_monitorId;
+    r.sinceSequence = m_replacedSince;
+    r.sequence = m_snapshot.sequence;
+    r.all = m_replacedMadeAll;
+    r.indices = std::exchange(m_replacedMade, {});
+    m_replacedMadeAll = false;
+    m_replacedSince = m_snapshot.sequence;
+    return r;
 }
 
 void Monitor::publish()
@@ -1274,6 +1302,16 @@ void Monitor::refreshSnapshot()
 {
     Snapshot s;
     s.sequence = ++m_sequence;
+    // What this snapshot replaced joins what the ones since the last
+    // takeReplaced() did.
+    m_replacedMadeAll = m_replacedMadeAll || m_replacedPendingAll
+                        || m_replacedMade.size() + m_replacedPending.size() > m_states.size();
+    if (m_replacedMadeAll)
+        m_replacedMade.clear();
+    else
+        m_replacedMade.append(m_replacedPending);
+    m_replacedPending.clear();
+    m_replacedPendingAll = false;
     s.server = m_server;
     s.server.lastReadingAgeMs = replyAgeMs();
     s.server.nodes[0].lastReadingAgeMs = s.server.lastReadingAgeMs;

@@ -156,6 +156,25 @@ public:
     qint64 lastTickWallMs() const { return m_lastTickMs; }
     int lastTickObjectsRead() const { return m_lastObjectsRead; }
 
+    // The tracked objects whose published state was replaced (read again,
+    // marked stale or gone) between the snapshot of the last call
+    // (sinceSequence; 0 before the first) and the latest one (sequence):
+    // their indices in the latest snapshot's objects, perhaps repeated.
+    // Every other object has there the very state (pointer) it had then.
+    // all: objects came, went or moved, or more were replaced than listed:
+    // compare every one. For one consumer calling it at each tickFinished
+    // (the history writer: HistoryStore::append); monitor tells monitors
+    // apart (a reconnect makes a new one).
+    struct Replaced
+    {
+        quint64 monitor = 0;
+        quint64 sinceSequence = 0;
+        quint64 sequence = 0;
+        bool all = true;
+        QList<int> indices;
+    };
+    Replaced takeReplaced();
+
 Q_SIGNALS:
     void snapshotReady(const gatehouse::Snapshot &snapshot);
     // After every full tick (every object read), with the snapshot it made.
@@ -324,6 +343,15 @@ private:
     std::shared_ptr<const QList<Candidate>> m_candidates;
     std::shared_ptr<const QList<OtherFamily>> m_other;
     Snapshot m_snapshot;
+    // takeReplaced(): indices restated since the last snapshot was made,
+    // and in the snapshots made since the last call; *All: objects came,
+    // went or moved, or the list outgrew the objects.
+    const quint64 m_monitorId;
+    QList<int> m_replacedPending;
+    QList<int> m_replacedMade;
+    bool m_replacedPendingAll = true;
+    bool m_replacedMadeAll = true;
+    quint64 m_replacedSince = 0;
     bool m_snapshotFresh = false;     // m_snapshot reflects every change so far
     bool m_emitPending = false;       // a snapshotReady is due (m_publishTimer)
     bool m_emitCarriesChange = false; // ... and it carries a change (requestEmit)

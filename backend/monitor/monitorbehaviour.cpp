@@ -62,6 +62,7 @@ void Monitor::dropDemoted()
         m_demotedKeys.insert(objectAt(i).key);
         m_tracked.removeAt(i);
         m_states.removeAt(i);
+        m_replacedPendingAll = true; // the indices after it moved
     }
     m_byKey.clear();
     m_byPrimaryKey.clear();

@@ -62,13 +62,26 @@ int main(int argc, char *argv[])
                                    QStringLiteral("Fill the server at url with the million "
                                                   "group's keyspace (FLUSHALL first)."),
                                    QStringLiteral("url"));
+    // For profiling the overhead group's console by hand: fill a server of
+    // your own, write the profile, and return.
+    QCommandLineOption overheadFill(QStringLiteral("overhead-fill"),
+                                    QStringLiteral("Fill the server at url with the overhead "
+                                                   "group's objects (FLUSHALL first) and write "
+                                                   "their profile to --overhead-profile."),
+                                    QStringLiteral("url"));
+    QCommandLineOption overheadProfile(QStringLiteral("overhead-profile"),
+                                       QStringLiteral("overhead-fill: where the profile goes."),
+                                       QStringLiteral("file"),
+                                       QStringLiteral("bench-profile.json"));
     parser.addOptions({smoke, requests, rounds, only, overheadSeconds, overheadFeatures, millionGui,
-                       millionFill});
+                       millionFill, overheadFill, overheadProfile});
     parser.process(app);
     if (parser.isSet(millionGui))
         return bench::runMillionGuiChild(parser.value(millionGui));
     if (parser.isSet(millionFill))
         return bench::runMillionFill(parser.value(millionFill), 1000000);
+    if (parser.isSet(overheadFill))
+        return bench::runOverheadFill(parser.value(overheadFill), parser.value(overheadProfile));
 
     const bool isSmoke = parser.isSet(smoke);
     const int n = isSmoke ? 2000 : parser.value(requests).toInt();

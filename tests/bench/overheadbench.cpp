@@ -297,6 +297,29 @@ QMap<QString, double> medianThreads(const QList<QMap<QString, double>> &runs)
 
 } // namespace
 
+int runOverheadFill(const QString &url, const QString &profilePath)
+{
+    QString error;
+    const std::optional<RedisEndpoint> endpoint = RedisEndpoint::fromUrl(url, &error);
+    if (!endpoint) {
+        QTextStream(stderr) << "gatehouse-bench: " << error << Qt::endl;
+        return 2;
+    }
+    auto client = test::connectedClient(*endpoint);
+    if (!client) {
+        QTextStream(stderr) << "gatehouse-bench: cannot connect to " << url << Qt::endl;
+        return 1;
+    }
+    test::call(*client, {"FLUSHALL"});
+    populateTracked(*client, MonitorBenchSizes());
+    QFile file(profilePath);
+    if (!file.open(QIODevice::WriteOnly) || file.write(benchProfile().toJson()) < 0) {
+        QTextStream(stderr) << "gatehouse-bench: cannot write " << profilePath << Qt::endl;
+        return 1;
+    }
+    return 0;
+}
+
 QList<Figure> runOverheadBench(const RedisEndpoint &endpoint, const MonitorBenchSizes &sizes,
                                int seconds, int rounds, const QList<int> &only)
 {

@@ -36,4 +36,8 @@ QList<OverheadFeature> overheadFeatures();
 QList<Figure> runOverheadBench(const RedisEndpoint &endpoint, const MonitorBenchSizes &sizes,
                                int seconds, int rounds, const QList<int> &only = {});
 
+// For profiling by hand: fills the server at url with the objects this group
+// watches (FLUSHALL first) and writes their profile to profilePath; 0 when done.
+int runOverheadFill(const QString &url, const QString &profilePath);
+
 } // namespace gatehouse::bench

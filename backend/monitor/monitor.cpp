@@ -855,13 +855,14 @@ void Monitor::probe(const QList<int> &indices, bool fullTick, bool paced)
         m_lastRoundTrips = 0;
         m_lastCommands = 0;
         m_lastObjectsRead = int(indices.size());
-        // A pass over every object replaces every state. When the ticks
-        // after it read few (keyspace events, budgeted polling), the memory
-        // the old ones held would stay idle in the allocator: armTrim.
-        // Polling every object, the next pass reuses it within a tick.
+        // A large pass replaces as many states. Refreshing adaptively (the
+        // ticks after it read few: keyspace events, budgeted polling, once
+        // the behaviour watch is over), the memory the old ones held would
+        // stay idle in the allocator: armTrim. Polling every object every
+        // tick, the next pass reuses it within a tick.
         const bool fewAfter
             = m_options.adaptive && (m_server.eventsLive || m_options.budgetPercent > 0);
-        if (fewAfter && indices.size() >= TrimAfterObjects && indices.size() == m_tracked.size())
+        if (fewAfter && indices.size() >= TrimAfterObjects)
             armTrim(m_states.at(indices.first()));
     }
     ++m_runsInFlight; // until finishRun: the run holds indices into m_tracked

@@ -365,15 +365,16 @@ private:
     QSet<QByteArray> m_candidatesSeen; // watched once: not again after a rescan
     bool m_candidateProbeInFlight = false;
     // Memory (glibc), one rule: a large discovery (its garbage, and the
-    // unread states its first readings replace) and a pass over every one of
-    // at least TrimAfterObjects objects when the ticks after it read few
-    // (keyspace events live, budgeted polling) leave several hundred bytes
-    // per object in the allocator's free lists, interleaved with what lives
-    // on. They go back to the OS once every object was read and the states
-    // replaced were let go by everyone (the console swapped in the snapshot
-    // with the new ones): checked at the end of every full tick and every
-    // TrimCheckMs after it, TrimChecks times. Once per arming, on the
-    // monitor's thread (a few ms at 20,000 objects).
+    // unread states its first readings replace) and, refreshing adaptively
+    // (keyspace events live or budgeted polling), a tick reading at least
+    // TrimAfterObjects objects (a full pass; the ticks of the behaviour
+    // watch after a discovery) leave several hundred bytes per object in the
+    // allocator's free lists, interleaved with what lives on. They go back
+    // to the OS once every object was read and the states replaced were let
+    // go by everyone (the console swapped in the snapshot with the new
+    // ones): checked at the end of every full tick and every TrimCheckMs
+    // after it, TrimChecks times. Once per arming, on the monitor's thread
+    // (1-4 ms at 30,000 objects).
     static constexpr int TrimCheckMs = 100;
     static constexpr int TrimChecks = 30;
     bool m_trimPending = false;

@@ -598,12 +598,14 @@ void Monitor::startDiscovery()
             m_complete = m_discovery->complete();
         }
         m_discovery->releaseObjects(); // the monitor holds every object itself
-        // Discovery's garbage and the unread states are returned once the
-        // objects were read (trimAfterDiscovery); a small keyspace's is not
-        // worth a trim.
-        m_trimStage = !cancelled && m_tracked.size() >= TrimAfterObjects
-                          ? TrimStage::WaitingForReadings
-                          : TrimStage::None;
+        // Discovery's garbage and the unread states go back once the objects
+        // were read (armTrim); a small keyspace's is not worth a trim.
+        if (!cancelled && m_tracked.size() >= TrimAfterObjects) {
+            qsizetype unread = m_tracked.size() - 1;
+            while (unread >= 0 && m_tracked.at(unread).track.everRead)
+                --unread;
+            armTrim(unread >= 0 ? m_states.at(unread) : ObjectList::Ptr());
+        }
         Q_EMIT discoveryFinished(cancelled);
         publish();
     });
@@ -861,6 +863,15 @@ void Monitor::probe(const QList<int> &indices, bool fullTick, bool paced)
         m_lastRoundTrips = 0;
         m_lastCommands = 0;
         m_lastObjectsRead = int(indices.size());
+        // A large pass replaces as many states. Refreshing adaptively (the
+        // ticks after it read few: keyspace events, budgeted polling, once
+        // the behaviour watch is over), the memory the old ones held would
+        // stay idle in the allocator: armTrim. Polling every object every
+        // tick, the next pass reuses it within a tick.
+        const bool fewAfter
+            = m_options.adaptive && (m_server.eventsLive || m_options.budgetPercent > 0);
+        if (fewAfter && indices.size() >= TrimAfterObjects)
+            armTrim(m_states.at(indices.first()));
     }
     ++m_runsInFlight; // until finishRun: the run holds indices into m_tracked
     auto run = std::make_shared<ProbeRun>();
@@ -1090,44 +1101,42 @@ void Monitor::finishRun(const ProbeRun &run)
     } else {
         publish();
     }
-#ifdef __GLIBC__
-    // A pass over every object replaced every state, and the old ones are
-    // now free: with events live the ticks that follow read a few objects,
-    // so glibc would keep that memory (a few hundred bytes per object) idle
-    // in its free lists. Return it (a few ms at 20,000 objects). Polling, the
-    // next pass reuses it within a second: kept.
-    if (run.fullTick && run.indices.size() >= 1000 && run.indices.size() == m_tracked.size()
-        && m_options.adaptive && m_server.eventsLive)
-        malloc_trim(0);
-#endif
-    if (m_trimStage != TrimStage::None)
-        trimAfterDiscovery(run.fullTick);
+    if (run.fullTick)
+        trimWhenReleased(TrimChecks);
     if (run.fullTick)
         Q_EMIT tickFinished(m_snapshot);
 }
 
-void Monitor::trimAfterDiscovery(bool fullTick)
+void Monitor::armTrim(const ObjectList::Ptr &replaced)
 {
-    // Discovery allocated and freed a lot per key (1,000,000 keys for
-    // 30,000 objects), and each object's first reading replaced the state
-    // published without one: glibc keeps that memory in its free lists,
-    // interleaved with what lives on (several hundred bytes per object).
-    // Once every object was read, and a full tick later (the console has
-    // had the snapshot with the new states and let go of the old ones), it
-    // goes back to the OS: once per discovery, on the monitor's thread.
-    if (m_trimStage == TrimStage::WaitingForReadings) {
-        if (std::any_of(m_tracked.cbegin(), m_tracked.cend(),
-                        [](const Tracked &t) { return !t.track.everRead; }))
-            return;
-        m_trimStage = TrimStage::WaitingForTick;
+    m_trimPending = true;
+    m_trimWatch = replaced;
+}
+
+void Monitor::trimWhenReleased(int checksLeft)
+{
+    if (!m_trimPending)
+        return;
+    if (std::any_of(m_tracked.cbegin(), m_tracked.cend(),
+                    [](const Tracked &t) { return !t.track.everRead; }))
+        return; // the next full tick reads them
+    if (m_trimWatch.expired()) {
+        m_trimPending = false;
+        m_trimWatch.reset();
+#ifdef __GLIBC__
+        malloc_trim(0);
+#endif
         return;
     }
-    if (!fullTick)
+    // The console still shows the snapshot before: it swaps it within a
+    // few ms, or by the next full tick.
+    if (m_trimCheckScheduled || checksLeft <= 0)
         return;
-    m_trimStage = TrimStage::None;
-#ifdef __GLIBC__
-    malloc_trim(0);
-#endif
+    m_trimCheckScheduled = true;
+    QTimer::singleShot(TrimCheckMs, &m_context, [this, checksLeft] {
+        m_trimCheckScheduled = false;
+        trimWhenReleased(checksLeft - 1);
+    });
 }
 
 void Monitor::absorb(int index, const PatternObject &object, const QList<RedisValue> &replies,

@@ -14,12 +14,14 @@ namespace gatehouse {
 // What the profile (or autodetection) says about one instance. Times in ms.
 struct PatternParams
 {
-    std::optional<qint64> limit;       // unknown when Redis does not store it
-    qint64 windowMs = 0;               // 0: unknown (limiters then count every member)
-    qint64 scoreUnitMs = 1;            // window ZSET scores: 1 = ms (seed 000), 1000 = s (seed 003)
-    qint64 stuckAfterMs = 60000;       // queues: in flight longer than this is stuck
-    int pageSize = 100;                // bounded reads: items, window entries, retry slots
-    QByteArray countField = "used_by"; // counted tokens (seed 002): the use counter
+    std::optional<qint64> limit; // unknown when Redis does not store it
+    qint64 windowMs = 0;         // 0: unknown (limiters then count every member)
+    qint64 scoreUnitMs = 1;      // window ZSET scores: 1 = ms (seed 000), 1000 = s (seed 003)
+    qint64 stuckAfterMs = 60000; // queues: in flight longer than this is stuck
+    int pageSize = 100;          // bounded reads: items, window entries, retry slots
+    // Counted tokens (seed 002): the use counter. A literal: the default
+    // shares static data instead of allocating for every object.
+    QByteArray countField = QByteArrayLiteral("used_by");
 };
 
 // One reason for or against what autodetection says an instance is

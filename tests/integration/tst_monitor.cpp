@@ -15,6 +15,8 @@
 #include <QElapsedTimer>
 #include <QJsonArray>
 #include <QJsonObject>
+#include <QProcess>
+#include <QSet>
 #include <QSignalSpy>
 #include <QTest>
 #include <QTimer>
@@ -651,6 +653,105 @@ private slots:
         QCOMPARE(s.server.objectsRead, locks);
         QCOMPARE(s.server.budgetPercent, 0.0);
         call(*m_client, {"CONFIG", "SET", "notify-keyspace-events", "KEA"});
+    }
+
+    // Budgeted polling never sends a tick's reads at once: round trips of at
+    // most PacedBatchObjects objects, one at a time, spread over most of the
+    // interval, so another client's command waits behind a fraction of a
+    // millisecond of them (bench figure 5, events off). Seen from the
+    // server: MONITOR lists every command with the server's time.
+    void budgetedPollingIsPaced()
+    {
+        call(*m_client, {"CONFIG", "SET", "notify-keyspace-events", ""});
+        const int locks = 3000;
+        for (int base = 0; base < locks; base += 500) {
+            QList<QList<QByteArray>> sets;
+            for (int i = base; i < base + 500; ++i)
+                sets.append({"SET", "sim:lock:" + QByteArray::number(i),
+                             "t0ken" + QByteArray::number(i), "PX", "3600000"});
+            bool done = false;
+            m_client->pipeline(sets, this, [&](const QList<RedisValue> &) { done = true; });
+            QVERIFY(QTest::qWaitFor([&] { return done; }, 10000));
+        }
+        Monitor::Options options;
+        options.profile = demoProfile();
+        options.intervalMs = 1000;
+        options.sweepMs = 20000; // at least 150 locks a tick: several round trips
+        Monitor monitor(m_client.get(), options);
+        QSignalSpy ticks(&monitor, &Monitor::tickFinished);
+        monitor.start();
+        QVERIFY(QTest::qWaitFor(
+            [&] {
+                return ticks.size() > 0
+                       && ticks.last().first().value<Snapshot>().server.budgetPercent > 0;
+            },
+            20000));
+
+        QProcess watch;
+        const RedisEndpoint ep = m_server.endpoint();
+        watch.start(QStringLiteral(GATEHOUSE_REDIS_CLI),
+                    {QStringLiteral("-h"), ep.host, QStringLiteral("-p"), QString::number(ep.port),
+                     QStringLiteral("monitor")});
+        QVERIFY(watch.waitForStarted());
+        QTest::qWait(5500); // three whole ticks at least
+        watch.kill();
+        watch.waitForFinished();
+        monitor.stop();
+        call(*m_client, {"CONFIG", "SET", "notify-keyspace-events", "KEA"});
+
+        // A tick starts with TIME; its round trips are the runs of probes
+        // without a gap (pipelined commands run back to back, microseconds
+        // apart; paced trips are tens of ms apart).
+        struct Trip
+        {
+            double startS = 0;
+            double lastS = 0;
+            QSet<QByteArray> keys;
+        };
+        QList<QList<Trip>> tickTrips;
+        bool inTick = false;
+        for (const QByteArray &line : watch.readAllStandardOutput().split('\n')) {
+            // 1732431234.567890 [0 127.0.0.1:34567] "PTTL" "sim:lock:12"
+            const qsizetype quote = line.indexOf('"');
+            if (quote < 0)
+                continue;
+            const double at = line.left(line.indexOf(' ')).toDouble();
+            const QList<QByteArray> args = line.mid(quote).split(' ');
+            const QByteArray command = args.value(0);
+            if (command == "\"TIME\"") {
+                tickTrips.append(QList<Trip>());
+                inTick = true;
+                continue;
+            }
+            const QByteArray key = args.value(1);
+            if (!inTick || !key.startsWith("\"sim:lock:"))
+                continue;
+            QList<Trip> &trips = tickTrips.last();
+            if (trips.isEmpty() || at - trips.last().lastS > 0.005)
+                trips.append(Trip{at, at, {}});
+            trips.last().lastS = at;
+            trips.last().keys.insert(key);
+        }
+        // The first and last ticks may be cut by the watch's start and end.
+        QVERIFY2(tickTrips.size() >= 4, qPrintable(QString::number(tickTrips.size())));
+        for (qsizetype t = 1; t + 1 < tickTrips.size(); ++t) {
+            const QList<Trip> &trips = tickTrips.at(t);
+            qsizetype read = 0;
+            for (const Trip &trip : trips) {
+                QVERIFY2(
+                    trip.keys.size() <= Monitor::PacedBatchObjects,
+                    qPrintable(QStringLiteral("%1 locks in one round trip").arg(trip.keys.size())));
+                read += trip.keys.size();
+            }
+            // At least the share that reads every lock within sweepMs.
+            QVERIFY2(read >= locks * options.intervalMs / options.sweepMs,
+                     qPrintable(QStringLiteral("%1 locks read in tick %2").arg(read).arg(t)));
+            const double spreadMs = (trips.last().startS - trips.first().startS) * 1000.0;
+            QVERIFY2(
+                spreadMs >= 0.4 * options.intervalMs,
+                qPrintable(
+                    QStringLiteral("%1 round trips within %2 ms").arg(trips.size()).arg(spreadMs)));
+        }
     }
 
     // Discovery can be cancelled mid-scan; what was found stays.

@@ -870,7 +870,8 @@ void Monitor::probe(const QList<int> &indices, bool fullTick, bool paced)
         // tick, the next pass reuses it within a tick.
         const bool fewAfter
             = m_options.adaptive && (m_server.eventsLive || m_options.budgetPercent > 0);
-        if (fewAfter && indices.size() >= TrimAfterObjects)
+        if (fewAfter && indices.size() >= TrimAfterObjects
+            && (!m_lastTrim.isValid() || m_lastTrim.elapsed() >= TrimTickEveryMs))
             armTrim(m_states.at(indices.first()));
     }
     ++m_runsInFlight; // until finishRun: the run holds indices into m_tracked
@@ -1126,6 +1127,7 @@ void Monitor::trimWhenReleased(int checksLeft)
 #ifdef __GLIBC__
         malloc_trim(0);
 #endif
+        m_lastTrim.start();
         return;
     }
     // The console still shows the snapshot before: it swaps it within a

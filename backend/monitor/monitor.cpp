@@ -605,6 +605,9 @@ void Monitor::startDiscovery()
             while (unread >= 0 && m_tracked.at(unread).track.everRead)
                 --unread;
             armTrim(unread >= 0 ? m_states.at(unread) : ObjectList::Ptr());
+            // The behaviour watch's ticks re-read every object: each may
+            // trim what the one before it replaced.
+            m_trimFreeTicks = m_options.behaviourTicks + 2;
         }
         Q_EMIT discoveryFinished(cancelled);
         publish();
@@ -870,8 +873,11 @@ void Monitor::probe(const QList<int> &indices, bool fullTick, bool paced)
         // tick, the next pass reuses it within a tick.
         const bool fewAfter
             = m_options.adaptive && (m_server.eventsLive || m_options.budgetPercent > 0);
-        if (fewAfter && indices.size() >= TrimAfterObjects
-            && (!m_lastTrim.isValid() || m_lastTrim.elapsed() >= TrimTickEveryMs))
+        const bool mayTrim = m_trimFreeTicks > 0 || !m_lastTrim.isValid()
+                             || m_lastTrim.elapsed() >= TrimTickEveryMs;
+        if (m_trimFreeTicks > 0)
+            --m_trimFreeTicks;
+        if (fewAfter && mayTrim && indices.size() >= TrimAfterObjects)
             armTrim(m_states.at(indices.first()));
     }
     ++m_runsInFlight; // until finishRun: the run holds indices into m_tracked

@@ -405,10 +405,13 @@ private:
     // (1-4 ms at 30,000 objects).
     static constexpr int TrimCheckMs = 100;
     static constexpr int TrimChecks = 30;
-    // A large tick (not a discovery) arms a trim at most this often: a
-    // thousand objects hot for good would otherwise trim every tick.
+    // A large tick arms a trim at most this often (a thousand objects hot
+    // for good would otherwise trim every tick), except the ticks of the
+    // behaviour watch after a discovery (m_trimFreeTicks), which re-read
+    // every object.
     static constexpr qint64 TrimTickEveryMs = 60000;
     QElapsedTimer m_lastTrim; // since the last malloc_trim; invalid: none yet
+    int m_trimFreeTicks = 0;
     bool m_trimPending = false;
     bool m_trimCheckScheduled = false;
     std::weak_ptr<const ObjectState> m_trimWatch; // a state replaced; empty: none to wait for

@@ -249,7 +249,7 @@ private slots:
         // And what an operator reads: a limiter written during the run, a
         // lock extended, the expired one.
         for (const QByteArray &key : {QByteArray("hf:rl:3"), QByteArray("hf:lock:5"),
-                                     QByteArray("hf:lock:expiring"), QByteArray("hf:rl:250")}) {
+                                      QByteArray("hf:lock:expiring"), QByteArray("hf:rl:250")}) {
             QString e1, e2;
             const auto a
                 = HistoryStore::read(walkedPath, key, 0, std::numeric_limits<qint64>::max(), &e1);

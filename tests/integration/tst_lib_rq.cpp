@@ -143,6 +143,18 @@ struct RqFixture
         call({"HSET", "rq:job:" + id, "origin", "emails", "status", status, "description",
               "rq_app.block()", "timeout", "2"});
     }
+    // n abandoned RQ 2 jobs "fill-<i>", one dead execution each in the
+    // started registry (expired 100 s ago).
+    void abandonedFill(int n)
+    {
+        QList<QByteArray> zadd{"ZADD", "rq:wip:emails"};
+        for (int i = 0; i < n; ++i) {
+            const QByteArray id = "fill-" + QByteArray::number(i);
+            job(id, "started");
+            zadd << QByteArray::number(now - 100) << id + ":0123456789abcdef0123456789abcdef";
+        }
+        call(zadd);
+    }
     QStringList queued()
     {
         const RedisValue list = call({"LRANGE", "rq:queue:emails", "0", "-1"});
@@ -616,13 +628,7 @@ private slots:
                 QByteArray::number(f.now + 55), "gggg"});
         f.call({"ZADD", "rq:wip:emails", QByteArray::number(f.now - 300), "split-1:ffff",
                 QByteArray::number(f.now - 5), "split-1:gggg"});
-        QList<QByteArray> zadd{"ZADD", "rq:wip:emails"};
-        for (int i = 0; i < 99; ++i) {
-            const QByteArray id = "fill-" + QByteArray::number(i);
-            f.job(id, "started");
-            zadd << QByteArray::number(f.now - 100) << id + ":0123456789abcdef0123456789abcdef";
-        }
-        f.call(zadd);
+        f.abandonedFill(99);
         const CliRun run = f.cli({"requeue", "--stuck"});
         QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
         const QStringList queued = f.queued();
@@ -650,13 +656,7 @@ private slots:
                 QByteArray::number(f.now + 55), "dddd"});
         f.call({"ZADD", "rq:wip:emails", QByteArray::number(f.now - 380), "held:cccc",
                 QByteArray::number(f.now - 5 + 60), "held:dddd"});
-        QList<QByteArray> zadd{"ZADD", "rq:wip:emails"};
-        for (int i = 0; i < 120; ++i) {
-            const QByteArray id = "fill-" + QByteArray::number(i);
-            f.job(id, "started");
-            zadd << QByteArray::number(f.now - 100) << id + ":0123456789abcdef0123456789abcdef";
-        }
-        f.call(zadd);
+        f.abandonedFill(120);
         const CliRun run = f.cli({"requeue", "--stuck"});
         QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
         const QStringList queued = f.queued();

@@ -234,9 +234,9 @@ private slots:
                  "the worker did not take stuck-1");
         // Its heartbeat (every 5 s) records what it runs, in the work hash
         // ("<identity>:workers" in Sidekiq 6, "<identity>:work" in 7: its
-        // launcher.rb). Sidekiq 6 writes the work hash and the "busy" count in two transactions: both, before
-        // the kill (a kill between them, likely on a loaded machine, leaves
-        // the last beat's busy 0).
+        // launcher.rb). Sidekiq 6 writes the work hash and the "busy" count in two transactions:
+        // both, before the kill (a kill between them, likely on a loaded machine, leaves the last
+        // beat's busy 0).
         QByteArray identity;
         QVERIFY2(waitFor([&] {
                      identity = call(client, {"SRANDMEMBER", "processes"}).bytes();

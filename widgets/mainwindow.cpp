@@ -21,6 +21,7 @@
 
 #include <actions/actionengine.h>
 #include <actions/matchcount.h>
+#include <history/historyfeed.h>
 #include <history/historystore.h>
 #include <monitor/monitor.h>
 #include <patterns/patternregistry.h>
@@ -271,12 +272,14 @@ MainWindow::MainWindow(RedisClient *client, Monitor *monitor, ActionEngine *acti
         m_history = std::make_shared<HistoryStore>(m_options.historyFile, m_options.historyOptions);
         HistoryStore *history = m_history.get();
         // Direct: the figures are computed on the monitor's thread, written
-        // on the store's; the GUI thread does neither.
+        // on the store's; the GUI thread does neither. Only the objects the
+        // monitor replaced since the last tick are compared (feedHistory).
         connect(
             m_monitor, &Monitor::tickFinished, history,
-            [weak = std::weak_ptr<HistoryStore>(m_history)](const Snapshot &s) {
+            [monitor = m_monitor,
+             weak = std::weak_ptr<HistoryStore>(m_history)](const Snapshot &s) {
                 if (const auto store = weak.lock())
-                    store->append(s);
+                    feedHistory(*monitor, *store, s, true);
             },
             Qt::DirectConnection);
         connect(history, &HistoryStore::problem, this,

@@ -5,8 +5,8 @@
 #include <patterns/patternregistry.h>
 
 #include "exitcodes.h"
-#include "historyfeed.h"
 #include "interrupt.h"
+#include <history/historyfeed.h>
 
 #include <QDateTime>
 #include <QDir>

@@ -2,7 +2,7 @@
 #include "servecommand.h"
 
 #include "exitcodes.h"
-#include "historyfeed.h"
+#include <history/historyfeed.h>
 
 #include <QDateTime>
 #include <QTextStream>

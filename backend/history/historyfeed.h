@@ -4,9 +4,9 @@
 #include <history/historystore.h>
 #include <monitor/monitor.h>
 
-namespace gatehouse::cli {
+namespace gatehouse {
 
-// A tick's snapshot into the history file (watch --history, serve
+// A tick's snapshot into the history file (the console, watch --history, serve
 // --history), with what the monitor replaced since the last one: the store
 // compares only those objects (HistoryStore::Replaced). Call it at every
 // tickFinished, write or not (write false: discovery is still running), so
@@ -26,4 +26,4 @@ inline void feedHistory(Monitor &monitor, HistoryStore &history, const Snapshot 
     history.append(snapshot, replaced);
 }
 
-} // namespace gatehouse::cli
+} // namespace gatehouse

@@ -274,12 +274,20 @@ MainWindow::MainWindow(RedisClient *client, Monitor *monitor, ActionEngine *acti
         // Direct: the figures are computed on the monitor's thread, written
         // on the store's; the GUI thread does neither. Only the objects the
         // monitor replaced since the last tick are compared (feedHistory).
+        // Written from the end of the first discovery on, as serve and watch
+        // do: its ticks list a growing part of the keyspace, each one a full
+        // comparison, and the first record of every object found would go
+        // through the minute's rows as well as the keyframe after it.
+        auto discovered = std::make_shared<bool>(false);
+        connect(
+            m_monitor, &Monitor::discoveryFinished, history,
+            [discovered](bool) { *discovered = true; }, Qt::DirectConnection);
         connect(
             m_monitor, &Monitor::tickFinished, history,
-            [monitor = m_monitor,
+            [monitor = m_monitor, discovered,
              weak = std::weak_ptr<HistoryStore>(m_history)](const Snapshot &s) {
                 if (const auto store = weak.lock())
-                    feedHistory(*monitor, *store, s, true);
+                    feedHistory(*monitor, *store, s, *discovered);
             },
             Qt::DirectConnection);
         connect(history, &HistoryStore::problem, this,

@@ -19,6 +19,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
 #include <utility>
 
 namespace gatehouse::Internal {
@@ -563,10 +564,10 @@ bool HistoryWriter::writeTick(const HistoryTick &tick)
             s.apply(r, t);
         }
     }
-    QSqlQuery q(QSqlDatabase::database(m_connection, false));
     if (fullRecord) {
         std::sort(keyframe.begin(), keyframe.end(),
                   [](const ChangeRecord &a, const ChangeRecord &b) { return a.head < b.head; });
+        QSqlQuery q(QSqlDatabase::database(m_connection, false));
         q.prepare(QStringLiteral("INSERT OR REPLACE INTO keyframes (t, data) VALUES (?, ?)"));
         q.addBindValue(t);
         q.addBindValue(encodeKeyframe(keyframe));
@@ -620,15 +621,19 @@ void HistoryWriter::writePending()
         requestFull(); // the ticks below register the objects they list again
     for (const HistoryTick &tick : ticks)
         writeTick(tick);
-    QSqlQuery q(db);
-    q.prepare(QStringLiteral("INSERT INTO events (at, key, kind, text) VALUES (?, ?, ?, ?)"));
+    // Most commits carry no alert event: no statement to prepare then.
+    std::optional<QSqlQuery> q;
+    if (!events.isEmpty()) {
+        q.emplace(db);
+        q->prepare(QStringLiteral("INSERT INTO events (at, key, kind, text) VALUES (?, ?, ?, ?)"));
+    }
     for (const HistoryEvent &e : events) {
-        q.addBindValue(e.atMs);
-        q.addBindValue(e.key);
-        q.addBindValue(e.kind);
-        q.addBindValue(e.text);
-        if (!q.exec())
-            fail(QStringLiteral("INSERT INTO events"), q.lastError().text());
+        q->addBindValue(e.atMs);
+        q->addBindValue(e.key);
+        q->addBindValue(e.kind);
+        q->addBindValue(e.text);
+        if (!q->exec())
+            fail(QStringLiteral("INSERT INTO events"), q->lastError().text());
     }
     if (!db.commit()) {
         fail(QStringLiteral("COMMIT"), db.lastError().text());

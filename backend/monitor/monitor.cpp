@@ -944,74 +944,72 @@ void Monitor::sendBatch(const std::shared_ptr<ProbeRun> &run)
     RedisClient *client = m_client;
     if (!run->fullTick && m_eventClient && m_eventClient->state() == RedisConnection::State::Ready)
         client = m_eventClient.get();
-    client->pipeline(commands, &m_context,
-                     [this, run, batch, probed, counts, contexts, withTime, sentAt,
-                      sentNs](const QList<RedisValue> &replies) {
-                         qsizetype at = 0;
-                         const qint64 arrived = m_clock.elapsed();
-                         if (run->paced) {
-                             const qint64 rttNs = m_clock.nsecsElapsed() - sentNs;
-                             run->busyNs += rttNs;
-                             // A round trip of a few objects is mostly the
-                             // loopback, not the server's work.
-                             if (batch.size() >= MinTimedObjects) {
-                                 run->timedNs += rttNs;
-                                 run->timedObjects += batch.size();
-                             }
-                         }
-                         if (withTime) {
-                             if (replies.value(0).isFailed())
-                                 run->failed = true;
-                             const qint64 serverMs = serverTimeMs(replies.value(0));
-                             if (serverMs > 0) {
-                                 const qint64 receivedAt = QDateTime::currentMSecsSinceEpoch();
-                                 m_offsetMs = serverMs - (sentAt + receivedAt) / 2;
-                                 m_server.clockOffsetMs = m_offsetMs;
-                                 m_server.nodes[0].clockOffsetMs = m_offsetMs;
-                                 m_server.timeMs = serverMs;
-                             }
-                             at = 1;
-                         }
-                         for (qsizetype b = 0; b < batch.size(); ++b) {
-                             const QList<RedisValue> part = replies.mid(at, counts.at(b));
-                             at += counts.at(b);
-                             // No reply (connection lost): the last reading stays.
-                             if (std::any_of(part.cbegin(), part.cend(),
-                                             [](const RedisValue &v) { return v.isFailed(); })) {
-                                 run->failed = true;
-                                 continue;
-                             }
-                             Tracked &t = m_tracked[batch.at(b)];
-                             t.freshAtMs = arrived;
-                             t.readAtServerMs = contexts.at(b).nowMs;
-                             m_lastReplyAtMs = arrived;
-                             absorb(batch.at(b), probed.at(b)->object, part, contexts.at(b));
-                         }
-                         --run->outstanding;
-                         if (run->next < run->indices.size() && run->paced) {
-                             // The next batch at its slot; stopped meanwhile:
-                             // the rest of the tick is not sent.
-                             const qint64 due
-                                 = run->batchesSent * run->spacingMs - m_tickClock.elapsed();
-                             QTimer::singleShot(std::max<qint64>(0, due), &m_context, [this, run] {
-                                 if (m_started) {
-                                     sendBatch(run);
-                                     return;
-                                 }
-                                 run->next = run->indices.size();
-                                 run->failed = true;
-                                 if (run->outstanding == 0)
-                                     finishRun(*run);
-                             });
-                             return;
-                         }
-                         if (run->next < run->indices.size()) {
-                             sendBatch(run);
-                             return;
-                         }
-                         if (run->outstanding == 0)
-                             finishRun(*run);
-                     });
+    client->pipeline(
+        commands, &m_context,
+        [this, run, batch, probed, counts, contexts, withTime, sentAt,
+         sentNs](const QList<RedisValue> &replies) {
+            qsizetype at = 0;
+            const qint64 arrived = m_clock.elapsed();
+            if (run->paced) {
+                const qint64 rttNs = m_clock.nsecsElapsed() - sentNs;
+                run->busyNs += rttNs;
+                // A round trip of a few objects is mostly the
+                // loopback, not the server's work.
+                if (batch.size() >= MinTimedObjects)
+                    run->timedUsPerObject.append(double(rttNs) / 1000.0 / double(batch.size()));
+            }
+            if (withTime) {
+                if (replies.value(0).isFailed())
+                    run->failed = true;
+                const qint64 serverMs = serverTimeMs(replies.value(0));
+                if (serverMs > 0) {
+                    const qint64 receivedAt = QDateTime::currentMSecsSinceEpoch();
+                    m_offsetMs = serverMs - (sentAt + receivedAt) / 2;
+                    m_server.clockOffsetMs = m_offsetMs;
+                    m_server.nodes[0].clockOffsetMs = m_offsetMs;
+                    m_server.timeMs = serverMs;
+                }
+                at = 1;
+            }
+            for (qsizetype b = 0; b < batch.size(); ++b) {
+                const QList<RedisValue> part = replies.mid(at, counts.at(b));
+                at += counts.at(b);
+                // No reply (connection lost): the last reading stays.
+                if (std::any_of(part.cbegin(), part.cend(),
+                                [](const RedisValue &v) { return v.isFailed(); })) {
+                    run->failed = true;
+                    continue;
+                }
+                Tracked &t = m_tracked[batch.at(b)];
+                t.freshAtMs = arrived;
+                t.readAtServerMs = contexts.at(b).nowMs;
+                m_lastReplyAtMs = arrived;
+                absorb(batch.at(b), probed.at(b)->object, part, contexts.at(b));
+            }
+            --run->outstanding;
+            if (run->next < run->indices.size() && run->paced) {
+                // The next batch at its slot; stopped meanwhile:
+                // the rest of the tick is not sent.
+                const qint64 due = run->batchesSent * run->spacingMs - m_tickClock.elapsed();
+                QTimer::singleShot(std::max<qint64>(0, due), &m_context, [this, run] {
+                    if (m_started) {
+                        sendBatch(run);
+                        return;
+                    }
+                    run->next = run->indices.size();
+                    run->failed = true;
+                    if (run->outstanding == 0)
+                        finishRun(*run);
+                });
+                return;
+            }
+            if (run->next < run->indices.size()) {
+                sendBatch(run);
+                return;
+            }
+            if (run->outstanding == 0)
+                finishRun(*run);
+        });
 }
 
 void Monitor::finishRun(const ProbeRun &run)
@@ -1038,21 +1036,36 @@ void Monitor::finishRun(const ProbeRun &run)
         // What one object's probes cost the server: a paced tick's round
         // trips (one batch in flight), or an unpaced tick's wall time (the
         // pipe kept full). Upper bounds, so the budget errs on the quiet side.
+        // Paced: the median batch's, so that a few replies held up by this
+        // process's own work (a history write, a paint, a page fault) do not
+        // shrink the budget; they say nothing of the server. An unpaced pass
+        // (the first, the one after a restart or a re-scan) measures how fast
+        // a full pipe drains, not what a paced batch costs: it seeds the
+        // estimate, never moves a paced one.
         double sample = -1;
         double spentUs = -1;
         if (run.paced) {
             spentUs = double(run.busyNs) / 1000.0;
-            if (run.timedObjects > 0)
-                sample = double(run.timedNs) / 1000.0 / double(run.timedObjects);
+            if (!run.timedUsPerObject.isEmpty()) {
+                QList<double> perObject = run.timedUsPerObject;
+                const auto mid = perObject.begin() + perObject.size() / 2;
+                std::nth_element(perObject.begin(), mid, perObject.end());
+                sample = *mid;
+            }
         } else if (run.indices.size() >= MinBudgetedObjects) {
             // A tick of a few objects is mostly its round trips: a handful
             // of objects cost the server nothing worth budgeting.
             spentUs = double(m_tickClock.nsecsElapsed()) / 1000.0;
-            sample = spentUs / double(run.indices.size());
+            if (!m_costPaced)
+                sample = spentUs / double(run.indices.size());
         }
-        if (!run.failed && sample > 0)
-            m_costPerObjectUs
-                = m_costPerObjectUs <= 0 ? sample : 0.7 * m_costPerObjectUs + 0.3 * sample;
+        if (!run.failed && sample > 0) {
+            // The first paced sample replaces the pass's seed outright.
+            m_costPerObjectUs = m_costPerObjectUs <= 0 || (run.paced && !m_costPaced)
+                                    ? sample
+                                    : 0.7 * m_costPerObjectUs + 0.3 * sample;
+            m_costPaced = m_costPaced || run.paced;
+        }
         if (!run.failed && spentUs >= 0)
             m_lastSharePercent = spentUs / (10.0 * m_options.intervalMs);
         m_server.objectsRead = int(run.indices.size());

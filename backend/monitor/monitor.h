@@ -248,9 +248,10 @@ private:
         bool paced = false;
         int batchesSent = 0;
         qint64 spacingMs = 0;
-        qint64 busyNs = 0;       // round-trip time of its batches (paced: one in flight)
-        qint64 timedNs = 0;      // ... of those of at least MinTimedObjects objects
-        qint64 timedObjects = 0; // objects in the batches timedNs covers
+        qint64 busyNs = 0; // round-trip time of its batches (paced: one in flight)
+        // Per object, the round trip of each batch of at least
+        // MinTimedObjects objects (us).
+        QList<double> timedUsPerObject;
     };
     void probe(const QList<int> &indices, bool fullTick, bool paced = false);
     // Budgeted polling (Options::budgetPercent): the objects this tick reads.
@@ -376,8 +377,10 @@ private:
     qint64 m_lastTickAtMs = 0;
     // Budgeted polling: the server time one object's probes cost, measured
     // from round trips (an upper bound: it includes the loopback), and what
-    // the last tick spent.
+    // the last tick spent. m_costPaced: measured by a paced tick (before the
+    // first one, the full pass's wall time per object stands in).
     double m_costPerObjectUs = -1;
+    bool m_costPaced = false;
     double m_lastSharePercent = -1;
     qsizetype m_hotNext = 0; // budgeted polling: where the hot objects' turn starts
     QList<std::pair<qint64, qint64>> m_bounds; // (server ms, age bound) of recent ticks

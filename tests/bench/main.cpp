@@ -44,8 +44,9 @@ int main(int argc, char *argv[])
                                   QStringLiteral("group"));
     const QCommandLineOption overheadSeconds(
         QStringLiteral("overhead-seconds"),
-        QStringLiteral("overhead: seconds of watching per run (default 30)."), QStringLiteral("S"),
-        QStringLiteral("30"));
+        QStringLiteral("overhead: seconds of watching per run (default 60: whole minutes, as the "
+                       "history file folds its minute once a minute)."),
+        QStringLiteral("S"), QStringLiteral("60"));
     const QCommandLineOption overheadFeatures(
         QStringLiteral("overhead-features"),
         QStringLiteral("overhead: which figures to run, 1-based and comma-separated (1: serve "

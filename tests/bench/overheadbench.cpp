@@ -165,56 +165,72 @@ quint16 freePort()
     return probe.serverPort();
 }
 
-Run watchOnce(const RedisEndpoint &endpoint, const QString &profile, bool console,
-              const OverheadFeature *feature, int seconds)
+// One watching process: gatehouse-cli serve or the console (offscreen),
+// with a feature or as the baseline.
+class Watched
 {
-    Run run;
-    QProcess serve;
-    QStringList args{QStringLiteral("--url"), endpoint.displayUrl(), QStringLiteral("--profile"),
-                     profile};
-    QTemporaryDir historyDir;
-    const bool history = feature && feature->history;
-    QUrl url;
-    if (console) {
-        // The console serves its metrics at a port it is given (both sides,
-        // the baseline never scraped), and keeps history unless told not to.
-        const quint16 port = freePort();
-        url = QUrl(QStringLiteral("http://127.0.0.1:%1/metrics").arg(port));
-        serve.setProgram(QStringLiteral(GATEHOUSE_GUI));
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
-        serve.setProcessEnvironment(env);
-        args += {QStringLiteral("--metrics"), QStringLiteral("127.0.0.1:%1").arg(port)};
-        args += history ? QStringList{QStringLiteral("--history-dir"), historyDir.path()}
-                        : QStringList{QStringLiteral("--no-history")};
-    } else {
-        serve.setProgram(QStringLiteral(GATEHOUSE_CLI));
-        args += {QStringLiteral("serve"), QStringLiteral("--metrics"),
-                 QStringLiteral("127.0.0.1:0")};
-        if (history)
-            args += {QStringLiteral("--history"), QStringLiteral("--history-dir"),
-                     historyDir.path()};
+public:
+    Watched(const RedisEndpoint &endpoint, const QString &profile, bool console,
+            const OverheadFeature *feature)
+        : m_feature(feature)
+    {
+        QStringList args{QStringLiteral("--url"), endpoint.displayUrl(),
+                         QStringLiteral("--profile"), profile};
+        const bool history = feature && feature->history;
+        if (console) {
+            // The console serves its metrics at a port it is given (both
+            // sides, the baseline never scraped), and keeps history unless
+            // told not to.
+            const quint16 port = freePort();
+            m_url = QUrl(QStringLiteral("http://127.0.0.1:%1/metrics").arg(port));
+            m_process.setProgram(QStringLiteral(GATEHOUSE_GUI));
+            QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+            env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+            m_process.setProcessEnvironment(env);
+            args += {QStringLiteral("--metrics"), QStringLiteral("127.0.0.1:%1").arg(port)};
+            args += history ? QStringList{QStringLiteral("--history-dir"), m_historyDir.path()}
+                            : QStringList{QStringLiteral("--no-history")};
+        } else {
+            m_process.setProgram(QStringLiteral(GATEHOUSE_CLI));
+            args += {QStringLiteral("serve"), QStringLiteral("--metrics"),
+                     QStringLiteral("127.0.0.1:0")};
+            if (history)
+                args += {QStringLiteral("--history"), QStringLiteral("--history-dir"),
+                         m_historyDir.path()};
+        }
+        if (feature)
+            args += feature->extraArgs;
+        m_process.setArguments(args);
+        m_process.setStandardErrorFile(QProcess::nullDevice());
+        m_process.start();
+        if (!m_process.waitForStarted(10000))
+            return;
+        if (!console) {
+            if (!m_process.waitForReadyRead(15000))
+                return;
+            m_url = QUrl(
+                QString::fromUtf8(m_process.readLine()).trimmed().section(QLatin1Char(' '), 3));
+        }
+        m_started = m_url.isValid();
     }
-    if (feature)
-        args += feature->extraArgs;
-    serve.setArguments(args);
-    serve.setStandardErrorFile(QProcess::nullDevice());
-    serve.start();
-    if (!serve.waitForStarted(10000))
-        return run;
-    if (!console) {
-        if (!serve.waitForReadyRead(15000))
-            return run;
-        url = QUrl(QString::fromUtf8(serve.readLine()).trimmed().section(QLatin1Char(' '), 3));
+    ~Watched()
+    {
+        if (m_process.state() == QProcess::NotRunning)
+            return;
+        ::kill(pid_t(m_process.processId()), SIGTERM);
+        if (!m_process.waitForFinished(10000)) {
+            m_process.kill();
+            m_process.waitForFinished(5000);
+        }
     }
-    QNetworkAccessManager net;
-    // Warm-up: until discovery is over and every tracked object was read
-    // (the scrapes both sides take before measuring).
-    QElapsedTimer warm;
-    warm.start();
-    while (warm.elapsed() < 180000) {
-        spin(1000);
-        const QByteArray body = get(net, url);
+
+    // Discovery over and every tracked object read (the scrapes both sides
+    // take before measuring): true once, false while warming.
+    bool warm(QNetworkAccessManager &net)
+    {
+        if (!m_started || m_warm)
+            return m_warm;
+        const QByteArray body = get(net, m_url);
         qint64 found = 0;
         bool discovering = true;
         for (const QByteArray &line : body.split('\n')) {
@@ -224,41 +240,88 @@ Run watchOnce(const RedisEndpoint &endpoint, const QString &profile, bool consol
                 discovering = false;
         }
         if (found > 0 && !discovering && body.contains("gatehouse_console_tick_commands ")) {
-            run.objects = found;
-            break;
+            m_run.objects = found;
+            m_warm = true;
         }
+        return m_warm;
     }
-    spin(2000); // the first full tick after discovery is done
-    const double before = processCpu(serve.processId());
-    const QHash<qint64, ThreadCpu> threadsBefore = threadsCpu(serve.processId());
+    void begin()
+    {
+        m_cpuBefore = processCpu(m_process.processId());
+        m_threadsBefore = threadsCpu(m_process.processId());
+    }
+    void scrape(QNetworkAccessManager &net)
+    {
+        get(net, m_url);
+        ++m_run.scrapes;
+    }
+    Run end(double minutes)
+    {
+        const double after = processCpu(m_process.processId());
+        if (m_warm && m_cpuBefore >= 0 && after >= 0) {
+            m_run.cpuPerMinute = (after - m_cpuBefore) / minutes;
+            m_run.threads
+                = threadsPerMinute(m_threadsBefore, threadsCpu(m_process.processId()), minutes);
+        }
+        return m_run;
+    }
+    const OverheadFeature *feature() const { return m_feature; }
+
+private:
+    const OverheadFeature *m_feature = nullptr;
+    QProcess m_process;
+    QTemporaryDir m_historyDir;
+    QUrl m_url;
+    bool m_started = false;
+    bool m_warm = false;
+    double m_cpuBefore = -1;
+    QHash<qint64, ThreadCpu> m_threadsBefore;
+    Run m_run;
+};
+
+// One round: the baseline and the feature's process watch at the same time,
+// their CPU measured over the same seconds, so whatever else the machine
+// does in that minute weighs on both alike (watching one after the other,
+// the per-round ratios spread over +-10 % on a quiet machine). Each process
+// takes a few per cent of one core: they do not crowd each other.
+std::pair<Run, Run> watchPair(const RedisEndpoint &endpoint, const QString &profile,
+                              const OverheadFeature &feature, int seconds)
+{
+    Watched off(endpoint, profile, feature.console, nullptr);
+    Watched on(endpoint, profile, feature.console, &feature);
+    QNetworkAccessManager net;
+    QElapsedTimer warmClock;
+    warmClock.start();
+    while (warmClock.elapsed() < 180000) {
+        spin(1000);
+        const bool a = off.warm(net);
+        if (on.warm(net) && a)
+            break;
+    }
+    // The first full tick after discovery, then the budget's estimate of what
+    // an object costs settles (a few paced ticks): both measure the steady
+    // state.
+    spin(10000);
+    off.begin();
+    on.begin();
     QElapsedTimer watch;
     watch.start();
     // Scrapes on the feature's schedule; the loop wakes once a second either way.
-    const int every = feature ? feature->scrapeEveryMs : 0;
+    const int every = feature.scrapeEveryMs;
     qint64 nextScrape = every;
     while (watch.elapsed() < seconds * 1000) {
         spin(every > 0 ? int(std::max<qint64>(1, std::min<qint64>(nextScrape, seconds * 1000)
                                                      - watch.elapsed()))
                        : 1000);
         if (every > 0 && watch.elapsed() >= nextScrape) {
-            get(net, url);
-            ++run.scrapes;
+            on.scrape(net);
             nextScrape += every;
         }
     }
-    const double after = processCpu(serve.processId());
-    const QHash<qint64, ThreadCpu> threadsAfter = threadsCpu(serve.processId());
-    const double elapsedMin = watch.elapsed() / 60000.0;
-    if (before >= 0 && after >= 0) {
-        run.cpuPerMinute = (after - before) / elapsedMin;
-        run.threads = threadsPerMinute(threadsBefore, threadsAfter, elapsedMin);
-    }
-    ::kill(pid_t(serve.processId()), SIGTERM);
-    if (!serve.waitForFinished(10000)) {
-        serve.kill();
-        serve.waitForFinished(5000);
-    }
-    return run;
+    const double minutes = watch.elapsed() / 60000.0;
+    Run a = off.end(minutes);
+    Run b = on.end(minutes);
+    return {a, b};
 }
 
 // "main 1.80, history 0.07": CPU s/min by thread name, the busiest first.
@@ -341,22 +404,14 @@ QList<Figure> runOverheadBench(const RedisEndpoint &endpoint, const MonitorBench
         if (!only.isEmpty() && !only.contains(int(fi) + 1))
             continue;
         const OverheadFeature &feature = features.at(fi);
-        // Alternating rounds, the median of each side: the machine's load
-        // moves both alike. Which side runs first alternates too (a run
-        // warms caches and the server for the next).
+        // Rounds of both sides at once (watchPair), the median of each side
+        // and of the per-round ratios.
         QList<double> off, on, ratios;
         QList<QMap<QString, double>> offThreads, onThreads;
         qint64 objects = 0;
         int scrapes = 0;
         for (int r = 0; r < rounds; ++r) {
-            Run a, b;
-            if (r % 2 == 0) {
-                a = watchOnce(endpoint, profile, feature.console, nullptr, seconds);
-                b = watchOnce(endpoint, profile, feature.console, &feature, seconds);
-            } else {
-                b = watchOnce(endpoint, profile, feature.console, &feature, seconds);
-                a = watchOnce(endpoint, profile, feature.console, nullptr, seconds);
-            }
+            const auto [a, b] = watchPair(endpoint, profile, feature, seconds);
             if (a.cpuPerMinute < 0 || b.cpuPerMinute < 0)
                 continue;
             off.append(a.cpuPerMinute);
@@ -390,25 +445,26 @@ QList<Figure> runOverheadBench(const RedisEndpoint &endpoint, const MonitorBench
         // A ratio target as the most CPU; no target: the figure is shown only.
         f.target = feature.target > 0 ? feature.target * f.peerValue
                                       : std::numeric_limits<double>::infinity();
-        f.note = QStringLiteral("%6 watching every object, %1 s per run, %2 "
-                                "alternating round(s), median; baseline never scraped, no "
-                                "history; %3 scrapes in all; ratio %4 (%5); per-round ratios "
-                                "%7 to %8, median %9. CPU s/min by thread (median): without "
-                                "%10; with %11.")
-                     .arg(seconds)
-                     .arg(off.size())
-                     .arg(scrapes)
-                     .arg(f.value / f.peerValue, 0, 'f', 3)
-                     .arg(feature.target > 0
-                              ? QStringLiteral("target <= %1").arg(feature.target, 0, 'f', 2)
-                              : QStringLiteral("no target: the stress case"))
-                     .arg(feature.console ? QStringLiteral("gatehouse (offscreen)")
-                                          : QStringLiteral("gatehouse-cli serve"))
-                     .arg(ratios.first(), 0, 'f', 3)
-                     .arg(ratios.last(), 0, 'f', 3)
-                     .arg(ratios.at(ratios.size() / 2), 0, 'f', 3)
-                     .arg(threadsText(medianThreads(offThreads)),
-                          threadsText(medianThreads(onThreads)));
+        f.note
+            = QStringLiteral("%6 watching every object, %1 s per run, %2 "
+                             "round(s) of both sides at once, median; baseline never scraped, no "
+                             "history; %3 scrapes in all; ratio %4 (%5); per-round ratios "
+                             "%7 to %8, median %9. CPU s/min by thread (median): without "
+                             "%10; with %11.")
+                  .arg(seconds)
+                  .arg(off.size())
+                  .arg(scrapes)
+                  .arg(f.value / f.peerValue, 0, 'f', 3)
+                  .arg(feature.target > 0
+                           ? QStringLiteral("target <= %1").arg(feature.target, 0, 'f', 2)
+                           : QStringLiteral("no target: the stress case"))
+                  .arg(feature.console ? QStringLiteral("gatehouse (offscreen)")
+                                       : QStringLiteral("gatehouse-cli serve"))
+                  .arg(ratios.first(), 0, 'f', 3)
+                  .arg(ratios.last(), 0, 'f', 3)
+                  .arg(ratios.at(ratios.size() / 2), 0, 'f', 3)
+                  .arg(threadsText(medianThreads(offThreads)),
+                       threadsText(medianThreads(onThreads)));
         figures.append(f);
     }
     return figures;

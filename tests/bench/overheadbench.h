@@ -29,9 +29,10 @@ struct OverheadFeature
 };
 QList<OverheadFeature> overheadFeatures();
 
-// Alternating rounds of baseline and each feature, seconds of watching each;
-// one figure per feature: its CPU against the baseline's, the note with the
-// per-round ratios and each side's CPU by thread (/proc/PID/task/*/stat).
+// Rounds of the baseline and each feature watching at the same time, their
+// CPU over the same seconds; one figure per feature: its CPU against the
+// baseline's, the note with the per-round ratios and each side's CPU by
+// thread (/proc/PID/task/*/stat).
 // only: the features to run, 1-based in overheadFeatures()' order; empty: all.
 QList<Figure> runOverheadBench(const RedisEndpoint &endpoint, const MonitorBenchSizes &sizes,
                                int seconds, int rounds, const QList<int> &only = {});

@@ -591,7 +591,7 @@ private slots:
     void switchingQueuesSelectsNoJob()
     {
         const qint64 now = call(*m_client, {"TIME"}).at(0).toInteger() * 1000;
-        for (const QByteArray q : {QByteArray("sim:jobs:mail"), QByteArray("sim:jobs:web")}) {
+        for (const QByteArray &q : {QByteArray("sim:jobs:mail"), QByteArray("sim:jobs:web")}) {
             call(*m_client, {"LPUSH", q + ":processing", q + "-j1", q + "-j2"});
             call(*m_client, {"ZADD", q + ":claims", QByteArray::number(now - 90000), q + "-j1",
                              QByteArray::number(now - 1000), q + "-j2"});
@@ -610,7 +610,7 @@ private slots:
             5000);
         QVERIFY2(jobs->selectionModel()->selectedRows().isEmpty(),
                  "a job of the new queue was selected by itself");
-        for (const QByteArray q : {QByteArray("sim:jobs:mail"), QByteArray("sim:jobs:web")})
+        for (const QByteArray &q : {QByteArray("sim:jobs:mail"), QByteArray("sim:jobs:web")})
             call(*m_client, {"DEL", q + ":processing", q + ":claims"});
     }
 

@@ -754,6 +754,77 @@ private slots:
         }
     }
 
+    // The budget's estimate of what one object costs comes from paced round
+    // trips. A full pass (the first, the one after a restart) drains a full
+    // pipe, many times cheaper per object: it seeds the estimate before any
+    // paced tick, then never moves it. Without that, the ticks after the
+    // first and after every restart read two or three times the budget.
+    void budgetEstimateIsPaced()
+    {
+        call(*m_client, {"CONFIG", "SET", "notify-keyspace-events", ""});
+        const int locks = 3000;
+        for (int base = 0; base < locks; base += 500) {
+            QList<QList<QByteArray>> sets;
+            for (int i = base; i < base + 500; ++i)
+                sets.append({"SET", "sim:lock:" + QByteArray::number(i),
+                             "t0ken" + QByteArray::number(i), "PX", "3600000"});
+            bool done = false;
+            m_client->pipeline(sets, this, [&](const QList<RedisValue> &) { done = true; });
+            QVERIFY(QTest::qWaitFor([&] { return done; }, 10000));
+        }
+        Monitor::Options options;
+        options.profile = demoProfile();
+        options.intervalMs = 500;
+        options.budgetPercent = 0.3; // 1.5 ms a tick: some tens of locks, above the sweep's floor
+        Monitor monitor(m_client.get(), options);
+        QSignalSpy ticks(&monitor, &Monitor::tickFinished);
+        // The objects read by each of the next n budgeted ticks.
+        const auto budgetTicks = [&](int n) {
+            QList<int> read;
+            QElapsedTimer clock;
+            clock.start();
+            while (read.size() < n && clock.elapsed() < 60000) {
+                if (ticks.isEmpty() && !ticks.wait(5000))
+                    continue;
+                const Snapshot s = ticks.takeFirst().first().value<Snapshot>();
+                if (s.server.budgetPercent > 0)
+                    read.append(s.server.objectsRead);
+            }
+            return read;
+        };
+        const auto median = [](QList<int> v) {
+            std::sort(v.begin(), v.end());
+            return v.isEmpty() ? 0.0 : double(v.at(v.size() / 2));
+        };
+        monitor.start();
+        const QList<int> first = budgetTicks(10);
+        QCOMPARE(first.size(), 10);
+        const double steady = median(first.mid(4));
+        QVERIFY2(steady >= 10 && steady < locks / 2, qPrintable(QString::number(steady)));
+        // The second budgeted tick plans with the first one's paced trips.
+        for (int t = 1; t < 4; ++t)
+            QVERIFY2(first.at(t) <= 1.5 * steady,
+                     qPrintable(QStringLiteral("budgeted tick %1 read %2 objects, steady %3")
+                                    .arg(t + 1)
+                                    .arg(first.at(t))
+                                    .arg(steady)));
+        // A restart's full pass leaves the estimate as it was.
+        monitor.stop();
+        ticks.clear();
+        monitor.start();
+        const QList<int> again = budgetTicks(3);
+        QCOMPARE(again.size(), 3);
+        for (int t = 0; t < again.size(); ++t)
+            QVERIFY2(again.at(t) <= 1.5 * steady,
+                     qPrintable(QStringLiteral("after the restart, tick %1 read %2 objects, "
+                                               "steady %3")
+                                    .arg(t + 1)
+                                    .arg(again.at(t))
+                                    .arg(steady)));
+        monitor.stop();
+        call(*m_client, {"CONFIG", "SET", "notify-keyspace-events", "KEA"});
+    }
+
     // Discovery can be cancelled mid-scan; what was found stays.
     void discoveryCancels()
     {

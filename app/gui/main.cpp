@@ -580,13 +580,11 @@ int main(int argc, char *argv[])
             return;
         // Back to the demo's own server: the demo goes on (simulator, its
         // profile unless another was chosen, the DEMO badge).
-        const bool demoAgain = demoServer.serves(*ep);
-        profileName = chosen.profile;
-        if (demoAgain && chosen.profile.isEmpty()) {
-            profile = Profile::load(QStringLiteral("demo"), &problem);
-            profileName = QStringLiteral("demo");
-        }
-        startConsole(*ep, demoAgain);
+        const DemoServer::Console next = demoServer.consoleFor(*ep, chosen.profile);
+        profileName = next.profile;
+        if (next.profile != chosen.profile)
+            profile = Profile::load(next.profile, &problem);
+        startConsole(*ep, next.demo);
         current = chosen; // as typed: TLS files and all, for the next reconnect
         current.profile = profile ? profileName : QString();
     };

@@ -100,4 +100,14 @@ bool DemoServer::serves(const RedisEndpoint &endpoint) const
            && endpoint.db == 0 && loopback.contains(endpoint.host.toLower());
 }
 
+DemoServer::Console DemoServer::consoleFor(const RedisEndpoint &endpoint,
+                                           const QString &chosenProfile) const
+{
+    Console console;
+    console.demo = serves(endpoint);
+    console.profile
+        = console.demo && chosenProfile.isEmpty() ? QStringLiteral("demo") : chosenProfile;
+    return console;
+}
+
 } // namespace gatehouse

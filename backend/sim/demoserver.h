@@ -29,6 +29,17 @@ public:
     // The endpoint reaches this running demo server (a reconnect to it from
     // the Connect dialog keeps the simulator, the demo profile and the badge).
     bool serves(const RedisEndpoint &endpoint) const;
+    // What a console connected to endpoint from the Connect dialog runs,
+    // chosenProfile being the profile chosen there (empty: autodetect).
+    struct Console
+    {
+        bool demo = false; // the simulator runs and the window wears the DEMO badge
+        QString profile;   // the profile to load (empty: autodetect)
+    };
+    // Back on this demo server the demo goes on: its simulator, the DEMO
+    // badge, and the demo profile unless another was chosen. Anywhere else:
+    // no demo, the profile chosen.
+    Console consoleFor(const RedisEndpoint &endpoint, const QString &chosenProfile) const;
     qint64 pid() const { return m_process ? m_process->processId() : 0; }
 
 Q_SIGNALS:

@@ -5,13 +5,17 @@
 #include <actioninputdialog.h>
 #include <actions/actionengine.h>
 #include <chartpanel.h>
+#include <connectiondialog.h>
 #include <mainwindow.h>
 #include <monitor/monitor.h>
+#include <monitor/profile.h>
 #include <objecttablemodel.h>
 #include <overviewpage.h>
 #include <patterns/patternregistry.h>
 #include <redis/redisclient.h>
 #include <sectionpage.h>
+#include <sim/demoserver.h>
+#include <sim/simulator.h>
 
 #include <qcustomplot.h>
 
@@ -19,6 +23,7 @@
 #include "tcpproxy.h"
 #include "testconsole.h"
 
+#include <QAction>
 #include <QApplication>
 #include <QClipboard>
 #include <QComboBox>
@@ -91,6 +96,44 @@ struct Console : gatehouse::test::TestConsole
             return o;
         }())
     {}
+};
+
+// The console app/gui/main.cpp starts on a connection (startConsole) as
+// DemoServer::consoleFor decides it: on the demo's server the simulator
+// writes through the monitor's client and the window wears the DEMO badge;
+// the monitor reads with the profile decided (none: autodetect).
+struct DemoConsole
+{
+    DemoConsole(const RedisEndpoint &endpoint, const DemoServer::Console &plan,
+                const QString &auditPath)
+        : client(endpoint)
+    {
+        Monitor::Options options;
+        QString error;
+        if (!plan.profile.isEmpty())
+            options.profile = Profile::load(plan.profile, &error);
+        options.intervalMs = 200;
+        monitor = std::make_unique<Monitor>(&client, options);
+        actions = std::make_unique<ActionEngine>(&client);
+        actions->setAuditLogPath(auditPath);
+        MainWindow::Options windowOptions;
+        windowOptions.demo = plan.demo;
+        window = std::make_unique<MainWindow>(&client, monitor.get(), actions.get(), windowOptions);
+        if (plan.demo)
+            simulator = std::make_unique<Simulator>(&client, Simulator::Options());
+        window->show();
+        client.open();
+        monitor->start();
+        if (simulator)
+            simulator->start();
+    }
+    ~DemoConsole() { monitor->stop(); }
+
+    RedisClient client;
+    std::unique_ptr<Monitor> monitor;
+    std::unique_ptr<ActionEngine> actions;
+    std::unique_ptr<MainWindow> window;
+    std::unique_ptr<Simulator> simulator; // first to go, before the client it writes through
 };
 
 } // namespace
@@ -905,6 +948,232 @@ private slots:
             = c.window->chart(QStringLiteral("limiter"))->findChildren<QCustomPlot *>();
         QVERIFY(!plots.isEmpty());
         QTRY_COMPARE(plots.first()->xAxis->basePen().color(), QColor(Qt::white));
+    }
+
+    // Charts keep the data clear. Every legend shown is laid out outside
+    // its plot's data area (a legend inside it covered the newest points).
+    // On the window strip no request is drawn right of the now line, even
+    // one stamped in the future by a client whose clock runs ahead of the
+    // server's: requests are in the past. Retry slots are in the future,
+    // right of the line.
+    void chartsKeepDataClear()
+    {
+        const qint64 now = call(*m_client, {"TIME"}).at(0).toInteger() * 1000;
+        QList<QByteArray> zadd{"ZADD", "sim:rl:api:1"};
+        for (int i = 1; i <= 4; ++i)
+            zadd << QByteArray::number(now - i * 1500) << "r" + QByteArray::number(i);
+        zadd << QByteArray::number(now + 20000) << "ahead"; // its client's clock 20 s fast
+        call(*m_client, zadd);
+        call(*m_client, {"ZADD", "sim:rl:api:1:retry", QByteArray::number(now + 25000), "slot"});
+        Console c(m_server, false, audit());
+        c.window->resize(1280, 800);
+        QVERIFY(select(c, "limiter", "sim:rl:api:1"));
+        ChartPanel *chart = c.window->chart(QStringLiteral("limiter"));
+        QVERIFY(chart);
+        // Found afresh: the panel rebuilds its plots for an object that
+        // charts otherwise.
+        const auto findStrip = [&]() -> QCustomPlot * {
+            for (QCustomPlot *plot : chart->findChildren<QCustomPlot *>()) {
+                auto *title = qobject_cast<QCPTextElement *>(plot->plotLayout()->element(0, 0));
+                if (title && title->text().startsWith(QLatin1String("Window strip")))
+                    return plot;
+            }
+            return nullptr;
+        };
+        const auto graphNamed = [](QCustomPlot *plot, const QString &name) -> QCPGraph * {
+            for (int g = 0; plot && g < plot->graphCount(); ++g) {
+                if (plot->graph(g)->name() == name)
+                    return plot->graph(g);
+            }
+            return nullptr;
+        };
+        // The detailed reading drawn: the request stamped ahead (it stays in
+        // the window for 30 s) and the retry slot.
+        const auto stripDrawn = [&] {
+            QCustomPlot *strip = findStrip();
+            QCPGraph *requests = graphNamed(strip, QStringLiteral("requests"));
+            QCPGraph *retrySlots = graphNamed(strip, QStringLiteral("retry slots"));
+            if (!requests || !retrySlots || retrySlots->dataCount() != 1)
+                return false;
+            for (auto it = requests->data()->constBegin(); it != requests->data()->constEnd(); ++it)
+                if (it->key > -1.0) // the older requests are 1.5 s ago or more
+                    return true;
+            return false;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(stripDrawn(), 10000);
+        QCustomPlot *strip = findStrip();
+        const QList<QCustomPlot *> plots = chart->findChildren<QCustomPlot *>();
+
+        int legends = 0;
+        for (QCustomPlot *plot : plots) {
+            if (!plot->isVisible())
+                continue;
+            plot->replot(QCustomPlot::rpImmediateRefresh); // lays the plot out at its size
+            if (!plot->legend->visible())
+                continue;
+            ++legends;
+            const QRect legend = plot->legend->outerRect();
+            const QRect data = plot->axisRect()->rect();
+            QVERIFY2(!legend.isEmpty() && !legend.intersects(data),
+                     qPrintable(QStringLiteral("legend at %1,%2 %3x%4 over the data at %5,%6 %7x%8")
+                                    .arg(legend.x())
+                                    .arg(legend.y())
+                                    .arg(legend.width())
+                                    .arg(legend.height())
+                                    .arg(data.x())
+                                    .arg(data.y())
+                                    .arg(data.width())
+                                    .arg(data.height())));
+        }
+        QVERIFY(legends >= 1); // the strip's: requests and retry slots
+
+        // The now line, where its "now" label stands, in pixels.
+        QCPItemText *nowLabel = nullptr;
+        for (int i = 0; i < strip->itemCount(); ++i) {
+            if (auto *text = qobject_cast<QCPItemText *>(strip->item(i));
+                text && text->text() == QLatin1String("now"))
+                nowLabel = text;
+        }
+        QVERIFY(nowLabel);
+        const double nowX = nowLabel->position->pixelPosition().x();
+        bool line = false;
+        for (int i = 0; i < strip->itemCount(); ++i) {
+            if (auto *l = qobject_cast<QCPItemStraightLine *>(strip->item(i)))
+                line |= qAbs(l->point1->pixelPosition().x() - nowX) < 0.5
+                        && qAbs(l->point2->pixelPosition().x() - nowX) < 0.5;
+        }
+        QVERIFY2(line, "no vertical line at the \"now\" label");
+        QCPGraph *requests = graphNamed(strip, QStringLiteral("requests"));
+        for (auto it = requests->data()->constBegin(); it != requests->data()->constEnd(); ++it) {
+            const double x = strip->xAxis->coordToPixel(it->key);
+            QVERIFY2(x <= nowX + 0.5,
+                     qPrintable(QStringLiteral("a request drawn at x = %1 px (t = %2 s), right of "
+                                               "the now line at %3 px")
+                                    .arg(x)
+                                    .arg(it->key)
+                                    .arg(nowX)));
+        }
+        // The retry slot, in the future: right of the line.
+        QCPGraph *retrySlots = graphNamed(strip, QStringLiteral("retry slots"));
+        QVERIFY(strip->xAxis->coordToPixel(retrySlots->data()->constBegin()->key) > nowX + 0.5);
+        call(*m_client, {"DEL", "sim:rl:api:1", "sim:rl:api:1:retry"});
+    }
+
+    // File > Disconnect, then Connect back to the demo's own server: the
+    // demo goes on. The simulator writes again, the window wears the DEMO
+    // badge, and the demo profile is in use (its limits shown) unless the
+    // dialog named another.
+    void demoReconnectKeepsDemo_data()
+    {
+        QTest::addColumn<QString>("chosen"); // the profile in the Connect dialog
+        QTest::addColumn<QString>("inUse");
+        QTest::newRow("as the dialog opens (demo)") << "demo"
+                                                    << "demo";
+        QTest::newRow("autodetect chosen") << ""
+                                           << "demo";
+        QTest::newRow("another chosen") << "seeds"
+                                        << "seeds";
+    }
+    void demoReconnectKeepsDemo()
+    {
+        QFETCH(QString, chosen);
+        QFETCH(QString, inUse);
+        DemoServer demo;
+        QSignalSpy ready(&demo, &DemoServer::ready);
+        QSignalSpy failed(&demo, &DemoServer::failed);
+        demo.start();
+        QVERIFY2(ready.wait(20000),
+                 failed.isEmpty() ? "no answer" : qPrintable(failed.first().first().toString()));
+        auto admin = gatehouse::test::connectedClient(demo.endpoint());
+        QVERIFY(admin);
+        // The time of the newest request in any simulated limiter: only a
+        // write moves it forward (an expiry can only take it back).
+        QList<QByteArray> limiters;
+        const auto newest = [&] {
+            double latest = 0;
+            for (const QByteArray &key : std::as_const(limiters)) {
+                const RedisValue v = call(*admin, {"ZRANGE", key, "-1", "-1", "WITHSCORES"});
+                if (v.size() == 2)
+                    latest = std::max(latest, v.at(1).bytes().toDouble());
+            }
+            return latest;
+        };
+
+        // `gatehouse --demo`: the demo's server, the demo profile.
+        auto console = std::make_unique<DemoConsole>(
+            demo.endpoint(), DemoServer::Console{true, QStringLiteral("demo")},
+            m_dir.filePath(QStringLiteral("demo.jsonl")));
+        limiters = console->simulator->slidingWindowKeys();
+        QVERIFY(!limiters.isEmpty());
+        double before = newest();
+        QTRY_VERIFY_WITH_TIMEOUT(newest() > before, 10000);
+
+        // File > Disconnect.
+        auto *disconnectAction
+            = console->window->findChild<QAction *>(QStringLiteral("disconnect"));
+        QVERIFY(disconnectAction);
+        QTRY_VERIFY(disconnectAction->isEnabled());
+        disconnectAction->trigger();
+        const auto stateText = [&] {
+            return console->window->statusBar()->findChildren<QLabel *>().first()->text();
+        };
+        QTRY_COMPARE(stateText(), QStringLiteral("Disconnected"));
+
+        // File > Connect: the dialog opens on the current connection (the
+        // demo's URL and the profile in use, or autodetect picked instead)
+        // and is accepted; the console is replaced as main.cpp does it.
+        ConnectionSettings current;
+        current.url = demo.endpoint().displayUrl();
+        current.profile = chosen;
+        ConnectionDialog dialog;
+        dialog.setSettings(current);
+        QVERIFY2(dialog.canConnect(), qPrintable(dialog.validationMessage()));
+        const ConnectionSettings settings = dialog.settings();
+        QCOMPARE(settings.profile, chosen);
+        QString problem;
+        const std::optional<RedisEndpoint> ep = dialog.endpoint(&problem);
+        QVERIFY2(ep, qPrintable(problem));
+        const DemoServer::Console next = demo.consoleFor(*ep, settings.profile);
+        console.reset();
+        // The old console's connections closed at the server: what they
+        // sent has landed, and nothing writes until the next console.
+        QTRY_VERIFY(
+            call(*admin, {"INFO", "clients"}).bytes().contains("\r\nconnected_clients:1\r\n"));
+        before = newest();
+        console = std::make_unique<DemoConsole>(*ep, next,
+                                                m_dir.filePath(QStringLiteral("demo.jsonl")));
+
+        // The DEMO badge, in the title too.
+        bool badge = false;
+        for (QLabel *l : console->window->statusBar()->findChildren<QLabel *>())
+            badge |= l->text() == QLatin1String("<b>DEMO</b>") && l->isVisible();
+        QVERIFY(badge);
+        QVERIFY2(console->window->windowTitle().contains(QLatin1String("DEMO")),
+                 qPrintable(console->window->windowTitle()));
+        // The simulator writes again.
+        QTRY_VERIFY_WITH_TIMEOUT(newest() > before, 10000);
+        // The profile in use, and what it says: the demo's limit of the
+        // sim:rl:api limiters (autodetect cannot know it: "n / ?").
+        if (inUse == QLatin1String("demo")) {
+            ObjectTableModel *model = console->window->model(QStringLiteral("limiter"));
+            int column = -1;
+            for (int col = 0; col < model->columnCount(); ++col) {
+                if (model->headerData(col, Qt::Horizontal).toString()
+                    == QLatin1String("In window / limit"))
+                    column = col;
+            }
+            QVERIFY(column >= 0);
+            const auto cell = [&] {
+                const int row = model->rowOf(limiters.first());
+                return row < 0 ? QString() : model->index(row, column).data().toString();
+            };
+            QTRY_VERIFY2_WITH_TIMEOUT(cell().endsWith(QLatin1String(" / 20")), qPrintable(cell()),
+                                      10000);
+        }
+        QVERIFY(console->monitor->options().profile);
+        QCOMPARE(console->monitor->options().profile->name, inUse);
+        console.reset();
+        admin.reset();
     }
 
     // The token's payload is checked as it is typed: OK stays disabled

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The demo's private server knows its own endpoint: a reconnect from the
 // Connect dialog to it keeps the demo (simulator, profile, badge), and only
-// to it.
+// to it. (tst_mainwindow reconnects a demo console through it.)
 #include <sim/demoserver.h>
 
 #include <QSignalSpy>
@@ -49,8 +49,24 @@ private slots:
         other.transport = RedisEndpoint::Transport::Tls;
         QVERIFY(!demo.serves(other));
 
+        // What a console connected there runs: back on the demo's server the
+        // demo goes on with its profile unless another was chosen; anywhere
+        // else, no demo and the profile chosen.
+        DemoServer::Console next = demo.consoleFor(*typed, QString());
+        QVERIFY(next.demo);
+        QCOMPARE(next.profile, QStringLiteral("demo"));
+        next = demo.consoleFor(ep, QStringLiteral("seeds"));
+        QVERIFY(next.demo);
+        QCOMPARE(next.profile, QStringLiteral("seeds"));
+        other = ep;
+        other.db = 1;
+        next = demo.consoleFor(other, QString());
+        QVERIFY(!next.demo);
+        QCOMPARE(next.profile, QString());
+
         demo.stop();
         QVERIFY(!demo.serves(ep));
+        QVERIFY(!demo.consoleFor(ep, QString()).demo);
     }
 };
 

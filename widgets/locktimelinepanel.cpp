@@ -95,13 +95,18 @@ void LockTimelinePanel::follow(const ObjectState &s)
 {
     const QByteArray &key = s.object.key;
     auto it = m_holders.find(key);
+    bool recorded = false; // its holder's "held" is in the history file already
     if (it == m_holders.end()) {
         if (!holdsNow(s))
             return; // nothing held yet: nothing to show
         if (m_order.size() >= MaxLocks)
-            m_holders.remove(m_order.takeFirst());
+            forget(m_order.takeFirst());
         m_order.append(key);
         it = m_holders.insert(key, {});
+        if (const auto was = m_forgotten.constFind(key); was != m_forgotten.cend()) {
+            recorded = *was == qHash(s.reading.token);
+            m_forgotten.erase(was);
+        }
     }
     QList<Holder> &holders = *it;
     const qint64 at = s.reading.atMs;
@@ -148,11 +153,23 @@ void LockTimelinePanel::follow(const ObjectState &s)
         if (holders.size() > MaxHolders)
             holders.removeFirst();
         open = &holders.last();
-        record(key, h, false);
+        if (!recorded)
+            record(key, h, false);
     }
     open->expiresAtMs = leaseEnd;
     if (lapsed)
         close(leaseEnd);
+}
+
+void LockTimelinePanel::forget(const QByteArray &key)
+{
+    const QList<Holder> holders = m_holders.take(key);
+    if (holders.isEmpty() || holders.last().endedMs >= 0)
+        return; // no holder now: a new one is recorded when it comes
+    m_forgotten.insert(key, qHash(holders.last().token));
+    m_forgottenOrder.append(key);
+    while (m_forgottenOrder.size() > MaxForgotten)
+        m_forgotten.remove(m_forgottenOrder.takeFirst());
 }
 
 void LockTimelinePanel::setObject(const ObjectState *state)

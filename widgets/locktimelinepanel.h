@@ -74,7 +74,15 @@ private:
     std::shared_ptr<const Snapshot> m_last;
     QHash<QByteArray, QList<Holder>> m_holders;
     QList<QByteArray> m_order; // locks by first seen, for forgetting the oldest
-    QByteArray m_key;          // the lock shown
+    // Locks forgotten past MaxLocks, with the holder the history file has
+    // for them (qHash of its token): read again with the same holder, a lock
+    // is followed again without a second "held" event. Past MaxForgotten the
+    // oldest go (one more event each, no more).
+    static constexpr int MaxForgotten = 8 * MaxLocks;
+    QHash<QByteArray, size_t> m_forgotten;
+    QList<QByteArray> m_forgottenOrder;
+    void forget(const QByteArray &key);
+    QByteArray m_key; // the lock shown
     qint64 m_clockOffsetMs = 0;
     QLabel *m_title;
     QTableWidget *m_table;

@@ -8,6 +8,7 @@
 // table; a batch requeue's confirmation names how many jobs are stuck now.
 #include <actions/actionengine.h>
 #include <chartpanel.h>
+#include <history/historystore.h>
 #include <historyrangebar.h>
 #include <locktimelinepanel.h>
 #include <mainwindow.h>
@@ -315,6 +316,69 @@ private slots:
         QTRY_COMPARE(view->model()->rowCount(), 1);
         QCOMPARE(view->model()->index(0, 0).data(ObjectTableModel::KeyRole).toByteArray(),
                  QByteArray("sim:lock:billing"));
+    }
+
+    // More locks than the timeline follows (MaxLocks): the oldest are
+    // forgotten and followed again when read again. A holder is recorded in
+    // the history file once, not at every reading of a lock the timeline had
+    // forgotten (with 10,000 locks that was an event a reading, 36,000 in
+    // three minutes); a new holder of a forgotten lock is still recorded.
+    void lockTimelineRecordsEachHolderOnce()
+    {
+        const QString file = m_dir.filePath(QStringLiteral("holders-once.sqlite"));
+        auto store = std::make_shared<HistoryStore>(file, HistoryStore::Options());
+        store->open();
+        LockTimelinePanel panel;
+        panel.setHistory(store, file);
+        const int locks = LockTimelinePanel::MaxLocks + 1000;
+        const auto snapshot = [&](qint64 atMs, int newHolder) {
+            auto s = std::make_shared<Snapshot>();
+            s->server.timeMs = atMs;
+            s->objects.reserve(locks);
+            for (int i = 0; i < locks; ++i) {
+                ObjectState o;
+                o.object.kind = PatternKind("lock");
+                o.object.key = "bench:lock:" + QByteArray::number(i);
+                o.reading.token = (i == newHolder ? "n3w" : "t0ken") + QByteArray::number(i);
+                o.reading.pttlMs = 3600000;
+                o.reading.atMs = atMs;
+                s->objects.append(o); // a new state: every lock read again
+            }
+            return std::shared_ptr<const Snapshot>(std::move(s));
+        };
+        const qint64 t0 = QDateTime::currentMSecsSinceEpoch();
+        for (int round = 0; round < 4; ++round)
+            panel.setSnapshot(snapshot(t0 + round * 1000, -1));
+        // Lock 3 was forgotten long ago (the oldest go first); another holder
+        // takes it.
+        panel.setSnapshot(snapshot(t0 + 4000, 3));
+        store->flush();
+        QString error;
+        const auto events
+            = HistoryStore::readEvents(file, t0 - 1000, t0 + 10000, QByteArray(), 100000, &error);
+        QVERIFY2(events, qPrintable(error));
+        QHash<QByteArray, QStringList> byKey;
+        for (const HistoryEvent &e : *events)
+            byKey[e.key].append(e.kind + QLatin1Char(' ') + e.text);
+        QCOMPARE(byKey.size(), locks);
+        int once = 0;
+        for (auto it = byKey.cbegin(); it != byKey.cend(); ++it) {
+            if (it.key() == "bench:lock:3")
+                continue;
+            QVERIFY2(it->size() == 1,
+                     qPrintable(QStringLiteral("%1: %2").arg(QString::fromUtf8(it.key()),
+                                                             it->join(QLatin1String(", ")))));
+            ++once;
+        }
+        QCOMPARE(once, locks - 1);
+        // Lock 3: its first holder, then the new one, recorded as holding it
+        // when read (the timeline had forgotten the lock: it did not see it
+        // taken).
+        const QStringList three = byKey.value("bench:lock:3");
+        QCOMPARE(three, QStringList({QStringLiteral("lock.held ")
+                                         + QString::fromLatin1(QByteArray("t0ken3").toBase64()),
+                                     QStringLiteral("lock.held ")
+                                         + QString::fromLatin1(QByteArray("n3w3").toBase64())}));
     }
 
     void lockTimelineReadsEarlierRuns()

@@ -96,6 +96,23 @@ private:
         return p.value_or(Profile());
     }
 
+    // Writes locks sim:lock:0..count-1 (tokens t0ken<i>, an hour's TTL), 500
+    // per round trip; false if the server did not answer within 10 s.
+    bool setLocks(int count)
+    {
+        for (int base = 0; base < count; base += 500) {
+            QList<QList<QByteArray>> sets;
+            for (int i = base; i < std::min(count, base + 500); ++i)
+                sets.append({"SET", "sim:lock:" + QByteArray::number(i),
+                             "t0ken" + QByteArray::number(i), "PX", "3600000"});
+            bool done = false;
+            m_client->pipeline(sets, this, [&](const QList<RedisValue> &) { done = true; });
+            if (!QTest::qWaitFor([&] { return done; }, 10000))
+                return false;
+        }
+        return true;
+    }
+
 private slots:
     void initTestCase()
     {
@@ -664,15 +681,7 @@ private slots:
     {
         call(*m_client, {"CONFIG", "SET", "notify-keyspace-events", ""});
         const int locks = 3000;
-        for (int base = 0; base < locks; base += 500) {
-            QList<QList<QByteArray>> sets;
-            for (int i = base; i < base + 500; ++i)
-                sets.append({"SET", "sim:lock:" + QByteArray::number(i),
-                             "t0ken" + QByteArray::number(i), "PX", "3600000"});
-            bool done = false;
-            m_client->pipeline(sets, this, [&](const QList<RedisValue> &) { done = true; });
-            QVERIFY(QTest::qWaitFor([&] { return done; }, 10000));
-        }
+        QVERIFY(setLocks(locks));
         Monitor::Options options;
         options.profile = demoProfile();
         options.intervalMs = 1000;
@@ -763,15 +772,7 @@ private slots:
     {
         call(*m_client, {"CONFIG", "SET", "notify-keyspace-events", ""});
         const int locks = 3000;
-        for (int base = 0; base < locks; base += 500) {
-            QList<QList<QByteArray>> sets;
-            for (int i = base; i < base + 500; ++i)
-                sets.append({"SET", "sim:lock:" + QByteArray::number(i),
-                             "t0ken" + QByteArray::number(i), "PX", "3600000"});
-            bool done = false;
-            m_client->pipeline(sets, this, [&](const QList<RedisValue> &) { done = true; });
-            QVERIFY(QTest::qWaitFor([&] { return done; }, 10000));
-        }
+        QVERIFY(setLocks(locks));
         Monitor::Options options;
         options.profile = demoProfile();
         options.intervalMs = 500;

@@ -203,6 +203,7 @@ MainWindow::MainWindow(RedisClient *client, Monitor *monitor, ActionEngine *acti
     connect(m_cancelDiscovery, &QToolButton::clicked, this,
             [this] { QMetaObject::invokeMethod(m_monitor, &Monitor::cancelDiscovery); });
     statusBar()->addPermanentWidget(m_cancelDiscovery);
+    m_eventsLabel->setObjectName(QStringLiteral("eventsLabel"));
     for (QLabel *l : {m_stateLabel, m_serverLabel, m_eventsLabel, m_ageLabel, m_offsetLabel})
         statusBar()->addPermanentWidget(l);
     if (m_options.readOnly) {
@@ -229,6 +230,16 @@ MainWindow::MainWindow(RedisClient *client, Monitor *monitor, ActionEngine *acti
         QMetaObject::invokeMethod(m_monitor, &Monitor::refreshNow);
     });
     refresh->setShortcut(QKeySequence::Refresh);
+    // Nothing is read while paused (a server in trouble, or a view to study
+    // as it stands); the readings show their age meanwhile.
+    QAction *pause = file->addAction(tr("&Pause refresh"));
+    pause->setObjectName(QStringLiteral("pauseRefresh"));
+    pause->setCheckable(true);
+    pause->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P));
+    connect(pause, &QAction::toggled, this, [this](bool paused) {
+        Monitor *monitor = m_monitor;
+        QMetaObject::invokeMethod(monitor, [monitor, paused] { monitor->setPaused(paused); });
+    });
     QAction *find = file->addAction(tr("&Find…"), this, [this] {
         if (m_stack->currentWidget() == m_audit) {
             m_audit->focusFilter();
@@ -560,11 +571,15 @@ void MainWindow::onTimer()
         const bool budget = !server.eventsLive && server.budgetPercent > 0;
         m_eventsLabel->setText(
             m_offline           ? tr("not live")
+            : server.paused     ? tr("refresh paused")
             : server.eventsLive ? tr("events live")
             : budget ? tr("polling, idle read within %1").arg(formatMs(server.ageBoundMs))
                      : tr("polling"));
         QStringList tip = server.notes;
-        if (budget)
+        if (server.paused)
+            tip << tr("Nothing is read until File > Pause refresh is turned off again; the "
+                      "readings shown get older meanwhile.");
+        else if (budget)
             tip << tr("Without keyspace events the console reads changing, selected and "
                       "attention-worthy objects every %1 and the others in turn, within %2 % "
                       "of one server core (last tick: %3 objects, %4 %); an idle object's "

@@ -124,12 +124,14 @@ Monitor::Monitor(RedisClient *client, Options options, QObject *parent)
     connect(&m_tickTimer, &QTimer::timeout, this, &Monitor::tick);
     m_rescanTimer.setInterval(std::max(1000, m_options.rescanMs));
     connect(&m_rescanTimer, &QTimer::timeout, this, [this] {
-        if (!m_discovery || !m_discovery->isRunning())
+        if (!m_paused && (!m_discovery || !m_discovery->isRunning()))
             startDiscovery();
     });
     m_eventTimer.setSingleShot(true);
     m_eventTimer.setInterval(m_options.eventDelayMs);
     connect(&m_eventTimer, &QTimer::timeout, this, [this] {
+        if (m_paused)
+            return; // setPaused(false) reads what was marked meanwhile
         QList<int> dirty;
         for (int i = 0; i < m_tracked.size(); ++i) {
             if (m_tracked.at(i).dirty)
@@ -306,6 +308,25 @@ void Monitor::stop()
     m_fullPassDue = true;
 }
 
+void Monitor::setPaused(bool paused)
+{
+    if (m_paused == paused)
+        return;
+    m_paused = paused;
+    m_server.paused = paused;
+    m_snapshotFresh = false;
+    if (paused) {
+        m_durability->stop();
+    } else if (m_started && m_tickTimer.isActive()) {
+        if (m_options.readDurability)
+            m_durability->start();
+        if (std::any_of(m_tracked.cbegin(), m_tracked.cend(),
+                        [](const Tracked &t) { return t.dirty; }))
+            m_eventTimer.start();
+    }
+    publish();
+}
+
 void Monitor::refreshNow()
 {
     QList<int> all(m_tracked.size());
@@ -403,7 +424,7 @@ void Monitor::readServerFacts()
                 }
             }
             readNodeInfo();
-            if (m_options.readDurability)
+            if (m_options.readDurability && !m_paused)
                 m_durability->start();
             if (m_tracked.isEmpty() && (!m_discovery || !m_discovery->isRunning()))
                 startDiscovery();
@@ -686,6 +707,8 @@ void Monitor::indexKeys(int index)
 
 void Monitor::tick()
 {
+    if (m_paused)
+        return;
     if (m_tickInFlight) {
         // The server is slower than the interval, stopped or asleep: skip,
         // never pile up, but say how old the readings are.
@@ -992,7 +1015,7 @@ void Monitor::sendBatch(const std::shared_ptr<ProbeRun> &run)
                 // the rest of the tick is not sent.
                 const qint64 due = run->batchesSent * run->spacingMs - m_tickClock.elapsed();
                 QTimer::singleShot(std::max<qint64>(0, due), &m_context, [this, run] {
-                    if (m_started) {
+                    if (m_started && !m_paused) {
                         sendBatch(run);
                         return;
                     }

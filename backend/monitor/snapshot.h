@@ -88,6 +88,7 @@ struct ServerStatus
     qint64 timeMs = 0;        // the server's clock at the last reading (the snapshot's now)
     qint64 clockOffsetMs = 0; // server clock - local clock
     bool eventsLive = false;  // keyspace events subscribed; otherwise polling
+    bool paused = false;      // Monitor::setPaused: nothing is read meanwhile
     qint64 intervalMs = 1000;
     // Local ms since the last reply to a probe arrived (the oldest over the
     // nodes); -1 before the first. Grows while a server is stopped, asleep

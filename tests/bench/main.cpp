@@ -129,7 +129,7 @@ int main(int argc, char *argv[])
         sizes.locks = 200;
         sizes.queues = 20;
         sizes.eventWrites = 20;
-        sizes.observerRequests = 2000;
+        sizes.observerSegmentMs = 300;
     }
     QList<bench::Figure> figures;
     if (group.isEmpty() || group == QLatin1String("wire"))

@@ -29,6 +29,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <limits>
 #include <thread>
 #include <vector>
 
@@ -145,39 +146,68 @@ qint64 residentKb()
     return 0;
 }
 
-// p99 latency (ms) of another client's GET, measured while this process's
-// event loop keeps going (so a monitor in it keeps refreshing): ten
-// connections with one GET in flight on each, as redis-benchmark -c 10 -P 1
-// runs it, on a thread of its own, every request timed (redis-benchmark's
-// histogram has 8 us buckets at this latency: the ratio moved in 5 % steps).
-double observedP99(const RedisEndpoint &ep, int requests)
+// Another client's GET latency, measured while this process's event loop
+// keeps going (so a monitor in it keeps refreshing): ten connections with
+// one GET in flight on each, as redis-benchmark -c 10 -P 1 runs it, on a
+// thread of its own, every request timed (redis-benchmark's histogram has
+// 8 us buckets at this latency: the ratio moved in 5 % steps). It runs
+// without a pause from start() to finish(); setSegment(n) files the requests
+// sent from then on under segment n, 0 files none, and a request whose reply
+// comes after the segment changed is not counted.
+class ObserverProbe
 {
-    constexpr int Connections = 10;
-    static const QByteArray Request = "*2\r\n$3\r\nGET\r\n$14\r\nbench:observer\r\n";
-    static const QByteArray Reply = "$1\r\nv\r\n";
-    std::atomic<bool> done{false};
-    QList<double> latencies; // ms
-    bool ok = true;
-    std::thread probe([&] {
+public:
+    explicit ObserverProbe(const RedisEndpoint &ep)
+        : m_ep(ep)
+    {}
+    ~ObserverProbe() { finish(); }
+
+    bool start(int segments)
+    {
+        m_latencies.assign(size_t(segments) + 1, {});
+        m_thread = std::thread([this] { run(); });
+        return true;
+    }
+    void setSegment(int n) { m_segment.store(n, std::memory_order_relaxed); }
+    // Stops the probe; false if a connection failed or stalled.
+    bool finish()
+    {
+        if (!m_thread.joinable())
+            return m_ok;
+        m_stop = true;
+        m_thread.join();
+        return m_ok;
+    }
+    const std::vector<float> &latencies(int segment) const { return m_latencies[size_t(segment)]; }
+
+private:
+    void run()
+    {
+        constexpr int Connections = 10;
+        static const QByteArray Request = "*2\r\n$3\r\nGET\r\n$14\r\nbench:observer\r\n";
+        static const QByteArray Reply = "$1\r\nv\r\n";
         struct Conn
         {
             int fd = -1;
             qint64 sentNs = 0;
+            int segment = 0;
             qsizetype got = 0;
         };
         std::vector<Conn> conns(Connections);
         sockaddr_in addr{};
         addr.sin_family = AF_INET;
-        addr.sin_port = htons(quint16(ep.port));
-        inet_pton(AF_INET, ep.host.toLatin1().constData(), &addr.sin_addr);
+        addr.sin_port = htons(quint16(m_ep.port));
+        inet_pton(AF_INET, m_ep.host.toLatin1().constData(), &addr.sin_addr);
         QElapsedTimer clock;
         clock.start();
         const auto send = [&](Conn &c) {
             c.got = 0;
+            c.segment = m_segment.load(std::memory_order_relaxed);
             c.sentNs = clock.nsecsElapsed();
             return ::write(c.fd, Request.constData(), size_t(Request.size()))
                    == ssize_t(Request.size());
         };
+        bool ok = true;
         for (Conn &c : conns) {
             c.fd = ::socket(AF_INET, SOCK_STREAM, 0);
             const int one = 1;
@@ -185,22 +215,20 @@ double observedP99(const RedisEndpoint &ep, int requests)
             if (c.fd < 0 || ::connect(c.fd, reinterpret_cast<sockaddr *>(&addr), sizeof addr) != 0)
                 ok = false;
         }
-        latencies.reserve(requests);
-        int sent = 0;
         for (Conn &c : conns) {
-            if (ok && sent < requests && send(c))
-                ++sent;
+            if (ok && !send(c))
+                ok = false;
         }
         std::vector<pollfd> fds(Connections);
         char buf[256];
-        while (ok && latencies.size() < sent) {
+        while (ok && !m_stop) {
             for (int i = 0; i < Connections; ++i)
                 fds[size_t(i)] = {conns[size_t(i)].fd, POLLIN, 0};
             if (::poll(fds.data(), nfds_t(fds.size()), 5000) <= 0) {
                 ok = false;
                 break;
             }
-            for (int i = 0; i < Connections; ++i) {
+            for (int i = 0; i < Connections && ok; ++i) {
                 if (!(fds[size_t(i)].revents & POLLIN))
                     continue;
                 Conn &c = conns[size_t(i)];
@@ -212,29 +240,35 @@ double observedP99(const RedisEndpoint &ep, int requests)
                 c.got += n;
                 if (c.got < Reply.size())
                     continue;
-                latencies.append(double(clock.nsecsElapsed() - c.sentNs) / 1e6);
-                if (sent < requests && send(c))
-                    ++sent;
+                const qint64 now = clock.nsecsElapsed();
+                if (c.segment > 0 && c.segment < int(m_latencies.size())
+                    && c.segment == m_segment.load(std::memory_order_relaxed))
+                    m_latencies[size_t(c.segment)].push_back(float(double(now - c.sentNs) / 1e6));
+                ok = send(c);
             }
         }
         for (Conn &c : conns) {
             if (c.fd >= 0)
                 ::close(c.fd);
         }
-        done = true;
-    });
-    QEventLoop loop;
-    QTimer poll;
-    QObject::connect(&poll, &QTimer::timeout, &loop, [&] {
-        if (done)
-            loop.quit();
-    });
-    poll.start(10);
-    loop.exec();
-    probe.join();
-    if (!ok || latencies.isEmpty())
+        m_ok = ok;
+    }
+
+    RedisEndpoint m_ep;
+    std::thread m_thread;
+    std::atomic<int> m_segment{0};
+    std::atomic<bool> m_stop{false};
+    bool m_ok = true;
+    std::vector<std::vector<float>> m_latencies; // ms, per segment
+};
+
+double p99(std::vector<float> v)
+{
+    if (v.empty())
         return 0;
-    return percentile(latencies, 0.99);
+    const size_t k = std::min(v.size() - 1, size_t(std::ceil(0.99 * double(v.size()))) - 1);
+    std::nth_element(v.begin(), v.begin() + qsizetype(k), v.end());
+    return double(v[k]);
 }
 
 } // namespace
@@ -480,79 +514,107 @@ QList<Figure> runRefreshBench(const RedisEndpoint &endpoint, const MonitorBenchS
                        .arg(monitor->tickTimeBytes());
     out << history;
 
-    // Figure 5: another client's p99 with and without the monitor refreshing,
-    // alternating; "with" is measured once the monitor is in its steady state
-    // (after the full pass that follows every subscription). Events live: the
-    // adaptive refresh (what the console does); events off: every object
-    // every tick, the fallback when the server publishes no events.
-    // p99 of one run swings by 20-30 % from run to run on this machine (the
-    // machine's state, not the monitor: 0.12-0.25 ms between runs of one
-    // group): each round takes both sides seconds apart, and the figure is
-    // the median of the rounds' ratios, applied to the baseline's median.
+    // Figure 5: another client's p99 with and without the monitor refreshing.
+    // Events live: the adaptive refresh (what the console does); events off:
+    // budgeted polling, the fallback when the server publishes no events.
+    // The probe runs without a pause through cycles of a segment with the
+    // monitor paused (Monitor::setPaused: connected, reading nothing) and one
+    // with it refreshing, and each side's p99 is taken over all its segments.
+    // Why so: p99s of separate runs seconds apart swung by 20-30 % on this
+    // machine, and the second of two was slower than the first (with no
+    // monitor on either side, "second / first" had a median of 1.08-1.12
+    // over nine pairs); stopping and starting the monitor between runs
+    // allowed cycles of 12 s at best (the full pass after a start), and ten
+    // of them left 6 % between two sides without a monitor. calibrate: the
+    // monitor stays paused on both sides, the instrument's own ratio.
     struct Observed
     {
         double with = 0;
         double without = 0;
-        QList<double> ratios; // sorted
+        QList<double> ratios; // per cycle, sorted
+        qsizetype samples = 0;
+        bool ok = false;
     };
-    const int observerRounds = rounds <= 1 ? 1 : std::max(9, rounds);
-    const auto observe = [&](Monitor *m, bool adaptive, int *objectsRead) {
-        QList<double> withRuns, withoutRuns;
-        for (int r = 0; r < observerRounds; ++r) {
-            m->stop();
-            withoutRuns.append(observedP99(endpoint, sizes.observerRequests));
-            {
-                QSignalSpy steady(m, &Monitor::tickFinished);
-                m->start();
-                // Steady: events as expected and, adaptive, the quiet ticks of
-                // a quiet keyspace (the sweep's share and what time changes).
-                (void)QTest::qWaitFor(
-                    [&] {
-                        return steady.size() >= 2 && m->snapshot().server.eventsLive == adaptive
-                               && (!adaptive || m->lastTickObjectsRead() <= tracked / 20);
-                    },
-                    60000);
-            }
-            withRuns.append(observedP99(endpoint, sizes.observerRequests));
-            *objectsRead = m->lastTickObjectsRead();
+    const int observerCycles = rounds <= 1 ? 1 : std::max(20, rounds);
+    const auto observe = [&](Monitor *m, bool adaptive, bool calibrate, int *objectsRead) {
+        // Steady first: events as expected, the budget's estimate settled
+        // (a few paced ticks) and, adaptive, the quiet ticks of a quiet
+        // keyspace (the sweep's share and what time changes).
+        m->setPaused(false);
+        {
+            QSignalSpy ticks(m, &Monitor::tickFinished);
+            (void)QTest::qWaitFor(
+                [&] {
+                    return ticks.size() >= 5 && m->snapshot().server.eventsLive == adaptive
+                           && (!adaptive || m->lastTickObjectsRead() <= tracked / 20);
+                },
+                60000);
         }
+        ObserverProbe probe(endpoint);
+        probe.start(2 * observerCycles);
+        int segment = 0;
+        QList<int> withSegments, withoutSegments;
+        const auto measure = [&](bool with) {
+            m->setPaused(!with || calibrate);
+            probe.setSegment(++segment);
+            QTest::qWait(sizes.observerSegmentMs);
+            (with ? withSegments : withoutSegments).append(segment);
+            if (with && !calibrate)
+                *objectsRead = m->lastTickObjectsRead();
+        };
+        for (int c = 0; c < observerCycles; ++c) {
+            measure(false);
+            measure(true);
+        }
+        probe.setSegment(0);
+        m->setPaused(false);
         Observed o;
-        o.without = percentile(withoutRuns, 0.5);
-        for (qsizetype r = 0; r < withRuns.size(); ++r) {
-            if (withoutRuns.at(r) > 0 && withRuns.at(r) > 0)
-                o.ratios.append(withRuns.at(r) / withoutRuns.at(r));
+        o.ok = probe.finish();
+        std::vector<float> with, without;
+        for (qsizetype c = 0; c < withSegments.size(); ++c) {
+            const std::vector<float> &w = probe.latencies(withSegments.at(c));
+            const std::vector<float> &wo = probe.latencies(withoutSegments.at(c));
+            with.insert(with.end(), w.begin(), w.end());
+            without.insert(without.end(), wo.begin(), wo.end());
+            if (p99(w) > 0 && p99(wo) > 0)
+                o.ratios.append(p99(w) / p99(wo));
         }
         std::sort(o.ratios.begin(), o.ratios.end());
-        o.with = o.ratios.isEmpty() ? 0 : o.without * percentile(o.ratios, 0.5);
+        o.samples = qsizetype(with.size() + without.size());
+        o.with = o.ok ? p99(with) : 0;
+        o.without = o.ok ? p99(without) : 0;
         return o;
     };
     // "per-round ratios 0.97 to 1.12, median 1.02"
     const auto ratiosText = [](const Observed &o) {
-        return o.ratios.isEmpty() ? QString()
-                                  : QStringLiteral(" Per-round ratios %1 to %2, median %3.")
-                                        .arg(o.ratios.first(), 0, 'f', 3)
-                                        .arg(o.ratios.last(), 0, 'f', 3)
-                                        .arg(percentile(o.ratios, 0.5), 0, 'f', 3);
+        return o.ratios.isEmpty()
+                   ? QString()
+                   : QStringLiteral(" %1 requests timed; cycles' own ratios %2 to %3, median %4.")
+                         .arg(o.samples)
+                         .arg(o.ratios.first(), 0, 'f', 3)
+                         .arg(o.ratios.last(), 0, 'f', 3)
+                         .arg(percentile(o.ratios, 0.5), 0, 'f', 3);
     };
     int readAdaptive = 0, readPolling = 0;
-    const Observed live = observe(monitor.get(), true, &readAdaptive);
+    const Observed live = observe(monitor.get(), true, false, &readAdaptive);
     Figure observer = budgetFigure(QStringLiteral("5. observer effect: p99 GET latency"),
                                    QStringLiteral("ms"), live.with, live.without * 1.10);
     observer.peer = QStringLiteral("without Gatehouse");
     observer.peerValue = live.without; // budget: at most 10 % above it
-    observer.note = QStringLiteral("GET on 10 connections, one in flight on each (as "
-                                   "redis-benchmark -c 10 -P 1), every request timed, %1 "
-                                   "requests per run, while "
-                                   "Gatehouse keeps %2 objects live at 1 Hz with keyspace events "
-                                   "(adaptive refresh: %3 objects read in the last tick, the "
-                                   "rest projected from their last reading; every object re-read "
-                                   "at least every 2 min) vs stopped; %4 rounds of both sides, "
-                                   "the baseline's median times the median ratio.")
-                        .arg(sizes.observerRequests)
-                        .arg(tracked)
-                        .arg(readAdaptive)
-                        .arg(observerRounds)
-                    + ratiosText(live);
+    observer.note
+        = QStringLiteral("GET on 10 connections, one in flight on each (as "
+                         "redis-benchmark -c 10 -P 1), every request timed, without a "
+                         "pause through %4 cycles of %1 ms with Gatehouse paused (connected, "
+                         "reading nothing) and %1 ms with it refreshing, while "
+                         "Gatehouse keeps %2 objects live at 1 Hz with keyspace events "
+                         "(adaptive refresh: %3 objects read in the last tick, the "
+                         "rest projected from their last reading; every object re-read "
+                         "at least every 2 min); each side's p99 over all its segments.")
+              .arg(sizes.observerSegmentMs)
+              .arg(tracked)
+              .arg(readAdaptive)
+              .arg(observerCycles)
+          + ratiosText(live);
     out << observer;
     {
         Monitor::Options pollingOptions = options;
@@ -562,8 +624,7 @@ QList<Figure> runRefreshBench(const RedisEndpoint &endpoint, const MonitorBenchS
         polling.start();
         found.wait(600000);
         monitor->stop(); // one monitor at a time
-        const Observed polled = observe(&polling, false, &readPolling);
-        polling.stop();
+        const Observed polled = observe(&polling, false, false, &readPolling);
         Figure p = budgetFigure(QStringLiteral("5. observer effect, events off"),
                                 QStringLiteral("ms"), polled.with, polled.without * 1.10);
         p.peer = QStringLiteral("without Gatehouse");
@@ -579,6 +640,21 @@ QList<Figure> runRefreshBench(const RedisEndpoint &endpoint, const MonitorBenchS
                      .arg(last.server.ageBoundMs)
                  + ratiosText(polled);
         out << p;
+        // The instrument on its own: the monitor paused on both sides.
+        int unused = 0;
+        const Observed aa = observe(&polling, false, true, &unused);
+        polling.stop();
+        Figure check;
+        check.name = QStringLiteral("5. instrument check, paused on both sides");
+        check.unit = QStringLiteral("ms");
+        check.value = aa.with;
+        check.peer = QStringLiteral("its pair");
+        check.peerValue = aa.without;
+        check.target = std::numeric_limits<double>::infinity();
+        check.note = QStringLiteral("The same cycles with the monitor paused on both sides: "
+                                    "the ratio the instrument gives for no effect.")
+                     + ratiosText(aa);
+        out << check;
         monitor->start();
         QSignalSpy back(monitor.get(), &Monitor::tickFinished);
         back.wait(10000);

@@ -15,8 +15,8 @@ struct MonitorBenchSizes
     int limiters = 10000; // figures 3, 5, 6, 7
     int locks = 10000;
     int queues = 1000;
-    int eventWrites = 1000;        // figure 6
-    int observerRequests = 200000; // figure 5, per redis-benchmark run
+    int eventWrites = 1000;       // figure 6
+    int observerSegmentMs = 2000; // figure 5: each side's time per cycle
 };
 
 // Writes the limiters, locks and queues of figures 3-7 (with the profile

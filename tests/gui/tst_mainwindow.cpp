@@ -241,6 +241,36 @@ private slots:
 
     // After a reconnect the status bar shows the current state only: the last
     // attempt's "Cannot connect … Next attempt in" sentence is gone.
+    // File > Pause refresh: nothing is read (a write by another client stays
+    // unseen), the status bar says so; turned off, the write shows.
+    void pauseRefreshReadsNothing()
+    {
+        RedisServer server;
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        auto other = gatehouse::test::connectedClient(server);
+        QVERIFY(other);
+        call(*other, {"SET", "sim:lock:1", "first0token1", "PX", "600000"});
+        Console c(server, false, audit());
+        QVERIFY(select(c, "lock", "sim:lock:1"));
+        const auto token = [&] {
+            ObjectTableModel *model = c.window->model(QStringLiteral("lock"));
+            const int row = model->rowOf("sim:lock:1");
+            return row < 0 ? QByteArray() : model->stateAt(row)->reading.token;
+        };
+        QCOMPARE(token(), QByteArray("first0token1"));
+        auto *pause = c.window->findChild<QAction *>(QStringLiteral("pauseRefresh"));
+        auto *events = c.window->findChild<QLabel *>(QStringLiteral("eventsLabel"));
+        QVERIFY(pause && pause->isCheckable() && events);
+        pause->trigger();
+        QTRY_COMPARE(events->text(), QStringLiteral("refresh paused"));
+        call(*other, {"SET", "sim:lock:1", "second1token2", "PX", "600000"});
+        QTest::qWait(1500); // events and ticks would have read it in a few ms
+        QCOMPARE(token(), QByteArray("first0token1"));
+        pause->trigger();
+        QTRY_COMPARE(token(), QByteArray("second1token2"));
+        QTRY_VERIFY(events->text() != QLatin1String("refresh paused"));
+    }
+
     void statusBarShowsOnlyCurrentState()
     {
         RedisServer server;

@@ -121,7 +121,12 @@ private slots:
         QVERIFY(m_client);
     }
 
-    void init() { QCOMPARE(call(*m_client, {"FLUSHALL"}), RedisValue::status("OK")); }
+    void init()
+    {
+        QCOMPARE(call(*m_client, {"FLUSHALL"}), RedisValue::status("OK"));
+        // As the server was started, whatever a test that failed left.
+        call(*m_client, {"CONFIG", "SET", "notify-keyspace-events", "KEA"});
+    }
 
     void cleanupTestCase()
     {
@@ -685,7 +690,7 @@ private slots:
         Monitor::Options options;
         options.profile = demoProfile();
         options.intervalMs = 1000;
-        options.sweepMs = 20000; // at least 150 locks a tick: several round trips
+        options.sweepMs = 5000; // at least 600 locks a tick: several round trips
         Monitor monitor(m_client.get(), options);
         QSignalSpy ticks(&monitor, &Monitor::tickFinished);
         monitor.start();
@@ -803,8 +808,11 @@ private slots:
         const double steady = median(first.mid(4));
         QVERIFY2(steady >= 10 && steady < locks / 2, qPrintable(QString::number(steady)));
         // The second budgeted tick plans with the first one's paced trips.
+        // Without that it read 2.9x the steady count on a quiet machine;
+        // with it, 0.9x-1.2x there, and up to 1.8x on a loaded CI run (the
+        // few round trips of one tick are all it has to go on).
         for (int t = 1; t < 4; ++t)
-            QVERIFY2(first.at(t) <= 1.5 * steady,
+            QVERIFY2(first.at(t) <= 2 * steady,
                      qPrintable(QStringLiteral("budgeted tick %1 read %2 objects, steady %3")
                                     .arg(t + 1)
                                     .arg(first.at(t))
@@ -816,7 +824,7 @@ private slots:
         const QList<int> again = budgetTicks(3);
         QCOMPARE(again.size(), 3);
         for (int t = 0; t < again.size(); ++t)
-            QVERIFY2(again.at(t) <= 1.5 * steady,
+            QVERIFY2(again.at(t) <= 2 * steady,
                      qPrintable(QStringLiteral("after the restart, tick %1 read %2 objects, "
                                                "steady %3")
                                     .arg(t + 1)
@@ -824,6 +832,61 @@ private slots:
                                     .arg(steady)));
         monitor.stop();
         call(*m_client, {"CONFIG", "SET", "notify-keyspace-events", "KEA"});
+    }
+
+    // Paused, a monitor sends the server nothing: no ticks, no re-reads of
+    // written keys, no persistence reads; resumed, it reads what was
+    // written meanwhile.
+    void pausedReadsNothing()
+    {
+        QVERIFY(setLocks(50));
+        auto other = gatehouse::test::connectedClient(m_server);
+        QVERIFY(other);
+        const auto commandsProcessed = [&] {
+            const QByteArray info = call(*other, {"INFO", "stats"}).bytes();
+            const qsizetype at = info.indexOf("total_commands_processed:");
+            return at < 0 ? -1 : info.mid(at + 25, info.indexOf('\r', at) - at - 25).toLongLong();
+        };
+        for (bool events : {false, true}) {
+            Monitor::Options options;
+            options.profile = demoProfile();
+            options.intervalMs = 100;
+            options.useEvents = events;
+            Monitor monitor(m_client.get(), options);
+            monitor.start();
+            QVERIFY(QTest::qWaitFor(
+                [&] {
+                    const Snapshot s = monitor.snapshot();
+                    const ObjectState *o = find(s, "sim:lock:1");
+                    return s.server.eventsLive == events && o && o->reading.token == "t0ken1";
+                },
+                10000));
+            QSignalSpy snapshots(&monitor, &Monitor::snapshotReady);
+            monitor.setPaused(true);
+            QVERIFY(snapshots.wait(2000));
+            QVERIFY(snapshots.last().first().value<Snapshot>().server.paused);
+            QTest::qWait(300); // a paced batch under way comes back
+            const qint64 before = commandsProcessed();
+            call(*other, {"SET", "sim:lock:1", "paused0token", "PX", "3600000"});
+            QTest::qWait(2500); // 25 ticks, a persistence read's period and more
+            // This INFO, the SET and the INFO before: nothing from the monitor.
+            QCOMPARE(commandsProcessed() - before, 2);
+            const ObjectState *o = find(monitor.snapshot(), "sim:lock:1");
+            QVERIFY(o);
+            QCOMPARE(o->reading.token, QByteArray("t0ken1"));
+
+            monitor.setPaused(false);
+            QVERIFY(QTest::qWaitFor(
+                [&] {
+                    const Snapshot s = monitor.snapshot();
+                    const ObjectState *o = find(s, "sim:lock:1");
+                    return !s.server.paused && o && o->reading.token == "paused0token";
+                },
+                events ? 500 : 2000));
+            QVERIFY(commandsProcessed() - before > 3);
+            call(*other, {"SET", "sim:lock:1", "t0ken1", "PX", "3600000"});
+            monitor.stop();
+        }
     }
 
     // Discovery can be cancelled mid-scan; what was found stays.

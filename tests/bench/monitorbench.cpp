@@ -9,6 +9,7 @@
 #include <redis/redisclient.h>
 #include <redis/serverinfo.h>
 
+#include <QDateTime>
 #include <QElapsedTimer>
 #include <QEventLoop>
 #include <QFile>
@@ -153,12 +154,15 @@ qint64 residentKb()
 // 8 us buckets at this latency: the ratio moved in 5 % steps). It runs
 // without a pause from start() to finish(); setSegment(n) files the requests
 // sent from then on under segment n, 0 files none, and a request whose reply
-// comes after the segment changed is not counted.
+// comes after the segment changed is not counted. With seedSha (the seed
+// 000 limiter's script, loaded), each request is a decision of that limiter
+// instead: EVALSHA on a window of its own per connection, at the local ms.
 class ObserverProbe
 {
 public:
-    explicit ObserverProbe(const RedisEndpoint &ep)
+    explicit ObserverProbe(const RedisEndpoint &ep, const QByteArray &seedSha = {})
         : m_ep(ep)
+        , m_seedSha(seedSha)
     {}
     ~ObserverProbe() { finish(); }
 
@@ -184,14 +188,22 @@ private:
     void run()
     {
         constexpr int Connections = 10;
-        static const QByteArray Request = "*2\r\n$3\r\nGET\r\n$14\r\nbench:observer\r\n";
-        static const QByteArray Reply = "$1\r\nv\r\n";
+        static const QByteArray Get = "*2\r\n$3\r\nGET\r\n$14\r\nbench:observer\r\n";
+        // A reply is whole at its last line end: "$1\r\nv\r\n", or ":0\r\n".
+        const int replyLines = m_seedSha.isEmpty() ? 2 : 1;
+        const char replyType = m_seedSha.isEmpty() ? '$' : ':';
+        const auto bulk
+            = [](const QByteArray &b) -> QByteArray { // not a QStringBuilder of temporaries
+            return '$' + QByteArray::number(b.size()) + "\r\n" + b + "\r\n";
+        };
         struct Conn
         {
             int fd = -1;
             qint64 sentNs = 0;
             int segment = 0;
-            qsizetype got = 0;
+            int lines = 0;
+            bool first = true;
+            QByteArray window;
         };
         std::vector<Conn> conns(Connections);
         sockaddr_in addr{};
@@ -200,12 +212,24 @@ private:
         inet_pton(AF_INET, m_ep.host.toLatin1().constData(), &addr.sin_addr);
         QElapsedTimer clock;
         clock.start();
+        for (int i = 0; i < Connections; ++i) {
+            const QByteArray key = "bench:seed:observer:" + QByteArray::number(i);
+            conns[size_t(i)].window = bulk(key) + bulk(key + ":retry");
+        }
+        QByteArray request;
         const auto send = [&](Conn &c) {
-            c.got = 0;
+            c.lines = 0;
+            c.first = true;
+            if (m_seedSha.isEmpty()) {
+                request = Get;
+            } else {
+                request = "*6\r\n$7\r\nEVALSHA\r\n" + bulk(m_seedSha) + "$1\r\n2\r\n" + c.window
+                          + bulk(QByteArray::number(QDateTime::currentMSecsSinceEpoch()));
+            }
             c.segment = m_segment.load(std::memory_order_relaxed);
             c.sentNs = clock.nsecsElapsed();
-            return ::write(c.fd, Request.constData(), size_t(Request.size()))
-                   == ssize_t(Request.size());
+            return ::write(c.fd, request.constData(), size_t(request.size()))
+                   == ssize_t(request.size());
         };
         bool ok = true;
         for (Conn &c : conns) {
@@ -237,8 +261,13 @@ private:
                     ok = false;
                     break;
                 }
-                c.got += n;
-                if (c.got < Reply.size())
+                if (c.first && buf[0] != replyType) {
+                    ok = false; // an error reply (NOSCRIPT, ...)
+                    break;
+                }
+                c.first = false;
+                c.lines += int(std::count(buf, buf + n, '\n'));
+                if (c.lines < replyLines)
                     continue;
                 const qint64 now = clock.nsecsElapsed();
                 if (c.segment > 0 && c.segment < int(m_latencies.size())
@@ -255,6 +284,7 @@ private:
     }
 
     RedisEndpoint m_ep;
+    QByteArray m_seedSha;
     std::thread m_thread;
     std::atomic<int> m_segment{0};
     std::atomic<bool> m_stop{false};
@@ -533,10 +563,13 @@ QList<Figure> runRefreshBench(const RedisEndpoint &endpoint, const MonitorBenchS
         double without = 0;
         QList<double> ratios; // per cycle, sorted
         qsizetype samples = 0;
+        qsizetype withCount = 0; // requests answered, each side over the same time
+        qsizetype withoutCount = 0;
         bool ok = false;
     };
     const int observerCycles = rounds <= 1 ? 1 : std::max(20, rounds);
-    const auto observe = [&](Monitor *m, bool adaptive, bool calibrate, int *objectsRead) {
+    const auto observe = [&](Monitor *m, bool adaptive, bool calibrate, int *objectsRead,
+                             const QByteArray &seedSha = {}) {
         // Steady first: events as expected, the budget's estimate settled
         // (a few paced ticks) and, adaptive, the quiet ticks of a quiet
         // keyspace (the sweep's share and what time changes).
@@ -550,7 +583,7 @@ QList<Figure> runRefreshBench(const RedisEndpoint &endpoint, const MonitorBenchS
                 },
                 60000);
         }
-        ObserverProbe probe(endpoint);
+        ObserverProbe probe(endpoint, seedSha);
         probe.start(2 * observerCycles);
         int segment = 0;
         QList<int> withSegments, withoutSegments;
@@ -581,6 +614,8 @@ QList<Figure> runRefreshBench(const RedisEndpoint &endpoint, const MonitorBenchS
         }
         std::sort(o.ratios.begin(), o.ratios.end());
         o.samples = qsizetype(with.size() + without.size());
+        o.withCount = qsizetype(with.size());
+        o.withoutCount = qsizetype(without.size());
         o.with = o.ok ? p99(with) : 0;
         o.without = o.ok ? p99(without) : 0;
         return o;
@@ -640,6 +675,31 @@ QList<Figure> runRefreshBench(const RedisEndpoint &endpoint, const MonitorBenchS
                      .arg(last.server.ageBoundMs)
                  + ratiosText(polled);
         out << p;
+        // The issue's own words: the seed's limiter with the console watching
+        // (events off), its decisions timed as the GETs above.
+        QFile seedFile(QStringLiteral(GATEHOUSE_TEST_DATA "/seed000_rolling.lua"));
+        const QByteArray seedSha
+            = seedFile.open(QIODevice::ReadOnly)
+                  ? test::call(client, {"SCRIPT", "LOAD", seedFile.readAll()}).bytes()
+                  : QByteArray();
+        if (!seedSha.isEmpty()) {
+            int unusedRead = 0;
+            const Observed seed = observe(&polling, false, false, &unusedRead, seedSha);
+            Figure l = budgetFigure(QStringLiteral("5. seed limiter p99 decision, events off"),
+                                    QStringLiteral("ms"), seed.with, seed.without * 1.10);
+            l.peer = QStringLiteral("without Gatehouse");
+            l.peerValue = seed.without;
+            l.note = QStringLiteral("Seed 000's rolling-window script (EVALSHA, one window per "
+                                    "connection), as the GETs above, while the console polls "
+                                    "within its budget; decisions per second with it %1 of "
+                                    "those without.")
+                         .arg(seed.withoutCount > 0
+                                  ? double(seed.withCount) / double(seed.withoutCount)
+                                  : 0.0,
+                              0, 'f', 3)
+                     + ratiosText(seed);
+            out << l;
+        }
         // The instrument on its own: the monitor paused on both sides.
         int unused = 0;
         const Observed aa = observe(&polling, false, true, &unused);

@@ -115,12 +115,12 @@ public:
 
     void start(); // when the client is ready: server facts, discovery, then ticks
     void stop();
-    // Paused: no reads at all (no ticks, no re-reads after keyspace events,
-    // no rescans, no persistence reads) until resumed; the connections stay
+    // Paused: no reads (no ticks, no re-reads after keyspace events, no
+    // rescans, no persistence reads) until resumed; the connections stay
     // open and idle, the readings keep their age, and what keyspace events
-    // marked written is read when resumed. A discovery under way finishes.
+    // marked written is read when resumed. A discovery under way finishes,
+    // and a reconnect still reads the server's facts (version, role, events).
     void setPaused(bool paused);
-    bool isPaused() const { return m_paused; }
     void refreshNow();
     void cancelDiscovery();
     // An operator's verdict changed the profile (the console's Unconfirmed

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "auditpage.h"
 
+#include "theme.h"
+
 #include <actions/auditlog.h>
 #include <patterns/patternregistry.h>
 
@@ -73,7 +75,7 @@ AuditPage::AuditPage(const QString &path, QWidget *parent)
     detailLayout->setContentsMargins(0, 0, 0, 0);
     m_detail->setObjectName(QStringLiteral("auditDetail"));
     m_detail->setReadOnly(true);
-    m_detail->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_detail->setFont(theme::fixedPitchFont());
     m_detail->setPlaceholderText(tr("Choose an entry to see all of it."));
     detailLayout->addWidget(m_detail, 1);
     auto *row = new QHBoxLayout;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "confirmactiondialog.h"
 
+#include "theme.h"
+
 #include <actions/actionengine.h>
 
 #include <QClipboard>
@@ -125,7 +127,7 @@ IssuedDialog::IssuedDialog(const QByteArray &key, const QByteArray &secret, QWid
     field->setObjectName(QStringLiteral("secret"));
     // Wide enough for the whole secret in a fixed-width font: read and
     // checked at a glance, never scrolled or wrapped.
-    field->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    field->setFont(theme::fixedPitchFont());
     field->setMinimumWidth(QFontMetrics(field->font()).horizontalAdvance(field->text()) + 24);
     field->setCursorPosition(0);
     auto *copy = new QPushButton(tr("&Copy"), this);

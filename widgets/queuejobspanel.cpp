@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "queuejobspanel.h"
 
+#include "theme.h"
+
 #include <monitor/jobbrowser.h>
 #include <patterns/objectstate.h>
 #include <patterns/patternunit.h>
@@ -112,7 +114,7 @@ QueueJobsPanel::QueueJobsPanel(const QString &section, QWidget *parent)
     m_detail = new QPlainTextEdit(split);
     m_detail->setObjectName(section + QStringLiteral("JobDetail"));
     m_detail->setReadOnly(true);
-    m_detail->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_detail->setFont(theme::fixedPitchFont());
     m_detail->setPlaceholderText(tr("Choose a job to see its data, options and error."));
     split->addWidget(m_jobs);
     split->addWidget(m_detail);

@@ -4,6 +4,7 @@
 #include <patterns/objecthealth.h>
 
 #include <QColor>
+#include <QFont>
 #include <QPalette>
 
 namespace gatehouse::theme {
@@ -39,6 +40,13 @@ QColor mutedText(const QPalette &palette);
 QColor series(int i, const QPalette &palette);
 // The limit line and its label.
 QColor limit(const QPalette &palette);
+
+// A fixed-pitch font for payloads, scripts and logs: the platform's fixed
+// font when it is one (desktops), else the "monospace" fontconfig alias,
+// else the first installed fixed-pitch family. Platforms without a theme
+// font (offscreen, minimal window managers) hand out the proportional
+// default as "FixedFont"; this never does while a fixed family exists.
+QFont fixedPitchFont();
 
 // WCAG 2 contrast ratio of two opaque colours, 1..21.
 double contrast(const QColor &a, const QColor &b);

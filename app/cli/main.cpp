@@ -64,8 +64,9 @@ const char s_commands[]
 
 const char s_commandsAfter[]
     = "  events enable                    Turn on keyspace notifications (CONFIG SET).\n"
-      "  simulate [--seconds N] [--seed S] [--scale K] [--rate R]\n"
-      "                                   Traffic over every pattern.\n"
+      "  simulate [--seconds N] [--seed S] [--scale K] [--rate R] [--allow-nonempty]\n"
+      "                                   Traffic over every pattern (writes sim:* keys;\n"
+      "                                   refuses a database holding other keys).\n"
       "\nActions take --read-only (refuse), --dry-run (print what would run) and\n"
       "--audit-log FILE. Exit codes: 0 done, 1 failed, 2 usage, 3 refused or nothing\n"
       "to do (token changed, job gone), 4 an alert fired (watch --fail-on-alert).\n";
@@ -171,7 +172,10 @@ int main(int argc, char *argv[])
     };
     const auto profile
         = option("profile", "A profile file, or a built-in name (demo, seeds).", "FILE|NAME");
-    const auto readOnly = option("read-only", "Refuse every action.");
+    const auto readOnly = option("read-only", "Refuse every action (and simulate).");
+    const auto allowNonEmpty
+        = option("allow-nonempty", "simulate: write sim:* keys into a database "
+                                   "that holds other keys too.");
     const auto dryRun = option("dry-run", "Print what an action would run and what its checks "
                                           "find now; change nothing.");
     const auto force = option("force", "limiter reset, token revoke, lock release: act even on a "
@@ -334,6 +338,13 @@ int main(int argc, char *argv[])
     if (command == QLatin1String("simulate")) {
         if (args.size() > 1)
             return usageError(QStringLiteral("simulate takes no arguments."));
+        if (parser.isSet(readOnly)) {
+            QTextStream(stderr) << "gatehouse-cli: simulate writes traffic (sim:* keys) and "
+                                   "--read-only refuses every write; nothing was sent. Run it "
+                                   "without --read-only against a private server."
+                                << Qt::endl;
+            return cli::ExitNothingDone;
+        }
         Simulator::Options options;
         const auto secs = intOption(parser, seconds, 1, 7 * 24 * 3600, 10, &error);
         const auto seedValue = intOption(parser, seed, 0, 0xffffffffLL, 1, &error);
@@ -351,7 +362,8 @@ int main(int argc, char *argv[])
                                                  "\"%1\".")
                                       .arg(echoed(parser.value(rate))));
         }
-        cli::SimulateCommand simulate(master, options, parser.isSet(json));
+        cli::SimulateCommand simulate(master, options, parser.isSet(json),
+                                      parser.isSet(allowNonEmpty));
         return runSession(app, simulate);
     }
     const QString historyFile = HistoryStore::fileFor(

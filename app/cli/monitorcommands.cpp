@@ -174,6 +174,7 @@ void SnapshotCommand::printTick(const Snapshot &s)
     }
     if (m_lost)
         ++m_missed;
+    printWorldEvents(s);
     if (m_alerts) {
         m_alerts->evaluate(s); // its transitions print themselves (printAlert)
         if (m_count > 0 && ++m_printed >= m_count)
@@ -244,6 +245,44 @@ void SnapshotCommand::onReconnected(qint64 gapMs)
             << " ticks missed\n";
     }
     out.flush();
+}
+
+void SnapshotCommand::printWorldEvents(const Snapshot &s)
+{
+    // A master switch or a restart (ServerStatus::World): said once when it
+    // is seen, and once when every object was read again.
+    const ServerStatus::World &w = s.server.world;
+    const bool began = w.generation != m_worldGeneration;
+    const bool whole = w.generation > 0 && w.wholeAtMs >= 0 && (began || !m_worldWhole);
+    m_worldGeneration = w.generation;
+    m_worldWhole = w.wholeAtMs >= 0;
+    QTextStream out(stdout);
+    if (began) {
+        if (m_json)
+            out << QJsonDocument(QJsonObject{{QStringLiteral("event"),
+                                              w.restart ? QStringLiteral("serverRestarted")
+                                                        : QStringLiteral("masterChanged")},
+                                             {QStringLiteral("atMs"), double(w.sinceMs)},
+                                             {QStringLiteral("message"), w.reason}})
+                       .toJson(QJsonDocument::Compact)
+                << '\n';
+        else
+            out << QDateTime::fromMSecsSinceEpoch(w.sinceMs, Qt::UTC).toString(Qt::ISODateWithMs)
+                << ' ' << w.reason << " Every object is read again.\n";
+    }
+    if (whole) {
+        if (m_json)
+            out << QJsonDocument(
+                       QJsonObject{{QStringLiteral("event"), QStringLiteral("readingsWhole")},
+                                   {QStringLiteral("atMs"), double(w.wholeAtMs)},
+                                   {QStringLiteral("afterMs"), double(w.wholeAtMs - w.sinceMs)}})
+                       .toJson(QJsonDocument::Compact)
+                << '\n';
+        else
+            out << QDateTime::fromMSecsSinceEpoch(w.wholeAtMs, Qt::UTC).toString(Qt::ISODateWithMs)
+                << " every object read again and the keyspace rescanned, "
+                << (w.wholeAtMs - w.sinceMs) << " ms after the change\n";
+    }
 }
 
 void SnapshotCommand::printWatchLine(const Snapshot &s)

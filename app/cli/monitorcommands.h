@@ -47,6 +47,7 @@ private:
     void printTick(const Snapshot &snapshot);
     void printText(const Snapshot &snapshot);
     void printWatchLine(const Snapshot &snapshot);
+    void printWorldEvents(const Snapshot &snapshot);
     void printAlert(const AlertEvent &event);
     int endCode() const;
     // snapshot: a server that stops answering (stopped, DEBUG SLEEP, a stalled
@@ -72,6 +73,8 @@ private:
     int m_missed = 0; // ticks printed while the connection was lost
     bool m_lost = false;
     bool m_discovered = false;
+    int m_worldGeneration = 0; // the last ServerStatus::World printed
+    bool m_worldWhole = false;
 };
 
 // `profile suggest`: autodetect, print the profile that finds the same as JSON.

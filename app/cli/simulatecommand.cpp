@@ -8,11 +8,25 @@
 namespace gatehouse::cli {
 
 SimulateCommand::SimulateCommand(const RedisEndpoint &endpoint, Simulator::Options options,
-                                 bool json, QObject *parent)
+                                 bool json, bool allowNonEmpty, QObject *parent)
     : Session(endpoint, parent)
-    , m_simulator(&client(), std::move(options))
+    , m_simulator(&client(), options)
+    , m_preflight(&client(), options.prefix)
+    , m_prefix(options.prefix)
     , m_json(json)
+    , m_allowNonEmpty(allowNonEmpty)
 {
+    connect(&m_preflight, &SimulatorPreflight::finished, this,
+            [this](const SimulatorPreflight::Verdict &verdict) {
+                if (verdict.own) {
+                    m_simulator.start();
+                    return;
+                }
+                // Could not check: a failure (1); foreign keys: refused (3).
+                fail(verdict.refusal(client().endpoint().displayUrl(), client().endpoint().db,
+                                     m_prefix),
+                     verdict.error.isEmpty() ? ExitNothingDone : ExitFailure);
+            });
     connect(&m_simulator, &Simulator::finished, this, &SimulateCommand::report);
     connect(&m_simulator, &Simulator::failed, this, [this](const QString &message) {
         fail(QStringLiteral("simulate against %1 failed: %2")
@@ -22,7 +36,10 @@ SimulateCommand::SimulateCommand(const RedisEndpoint &endpoint, Simulator::Optio
 
 void SimulateCommand::onReady()
 {
-    m_simulator.start();
+    if (m_allowNonEmpty)
+        m_simulator.start();
+    else
+        m_preflight.start(); // reads only; the simulator starts if the database is its own
 }
 
 void SimulateCommand::report(const SimulatorCensus &census)

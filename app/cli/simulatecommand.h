@@ -4,6 +4,7 @@
 #include "session.h"
 
 #include <sim/simulator.h>
+#include <sim/simulatorpreflight.h>
 
 namespace gatehouse::cli {
 
@@ -13,8 +14,11 @@ class SimulateCommand : public Session
 {
     Q_OBJECT
 public:
+    // allowNonEmpty: write even into a database holding keys other than
+    // the simulator's (SimulatorPreflight); otherwise that is refused
+    // before anything is written.
     SimulateCommand(const RedisEndpoint &endpoint, Simulator::Options options, bool json,
-                    QObject *parent = nullptr);
+                    bool allowNonEmpty, QObject *parent = nullptr);
 
 protected:
     void onReady() override;
@@ -23,7 +27,10 @@ private:
     void report(const SimulatorCensus &census);
 
     Simulator m_simulator;
+    SimulatorPreflight m_preflight;
+    QByteArray m_prefix;
     bool m_json = false;
+    bool m_allowNonEmpty = false;
 };
 
 } // namespace gatehouse::cli

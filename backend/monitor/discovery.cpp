@@ -252,6 +252,18 @@ void Discovery::step(int node)
 
 void Discovery::scan(int node)
 {
+    if (m_keysOnly && node < 0) { // setKeys(): one page, then the end
+        QList<QByteArray> keys = std::exchange(m_fixedKeys, {});
+        m_scanned += keys.size();
+        m_cursor = "0";
+        if (m_profile) {
+            onPage(keys, node);
+            return;
+        }
+        ++m_pagesInFlight;
+        detect(keys, node);
+        return;
+    }
     QList<QByteArray> cmd{"SCAN", node < 0 ? m_cursor : m_cursors.at(node)};
     if (m_match != "*")
         cmd << "MATCH" << m_match;

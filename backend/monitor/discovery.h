@@ -36,6 +36,13 @@ public:
     {}
 
     void setScanCount(int count) { m_count = count; }
+    // Instead of a SCAN, judge just these keys, as one page (autodetecting:
+    // the keys keyspace events named that no object holds). Before start().
+    void setKeys(QList<QByteArray> keys)
+    {
+        m_fixedKeys = std::move(keys);
+        m_keysOnly = true;
+    }
     // A Cluster (before start()): every master of topology is scanned, all at once,
     // through the one client (RedisClient::commandOn), and a key is kept
     // only from the master that owns its slot, so a key met on two nodes
@@ -115,6 +122,8 @@ private:
     std::optional<Profile> m_hints;   // autodetect mode: an operator's accept/reject
     AutoDetector m_detector;
     QByteArray m_cursor = "0";
+    QList<QByteArray> m_fixedKeys; // setKeys()
+    bool m_keysOnly = false;
     QByteArray m_match = "*";
     int m_count = 1000;
     qint64 m_total = 0;

@@ -239,7 +239,18 @@ void Monitor::applyTopology(const Topology &topology)
     for (int m : topology.masters())
         masters << topology.nodes.at(m).address();
     m_durability->setMasters(masters);
-    followEventMasters(topology);
+    QStringList sortedMasters = masters;
+    sortedMasters.sort();
+    const bool switched = topology.isCluster() && m_started && !m_knownMasters.isEmpty()
+                          && sortedMasters != m_knownMasters;
+    const QStringList before = std::exchange(m_knownMasters, sortedMasters);
+    if (switched) // a replica promoted (it may lack the last writes), a master added
+        beginNewWorld(
+            QStringLiteral("The Cluster's masters changed from %1 to %2.")
+                .arg(before.join(QStringLiteral(", ")), sortedMasters.join(QStringLiteral(", "))),
+            false);
+    else
+        followEventMasters(topology);
     publish();
     if (m_started)
         readNodeInfo();
@@ -304,6 +315,9 @@ void Monitor::stop()
     m_subscriber.reset();
     m_moreSubscribers.clear();
     m_eventClient.reset();
+    m_keyDiscovery.reset();
+    m_unknownKeys.clear();
+    m_unknownKeySet.clear();
     m_server.eventsLive = false;
     m_fullPassDue = true;
 }
@@ -365,7 +379,8 @@ void Monitor::readServerFacts()
         {{"INFO", "server"},
          {"INFO", "replication"},
          {"CONFIG", "GET", "notify-keyspace-events"},
-         {"TIME"}},
+         {"TIME"},
+         {"DBSIZE"}},
         &m_context, [this, sentAt](const QList<RedisValue> &r) {
             const qint64 receivedAt = QDateTime::currentMSecsSinceEpoch();
             m_server.notes.clear();
@@ -374,8 +389,12 @@ void Monitor::readServerFacts()
                                                  "(%1).")
                                       .arg(r.at(0).errorMessage());
             } else {
-                m_server.nodes[0].version
-                    = QString::fromUtf8(parseInfo(r.at(0).bytes()).value("redis_version"));
+                const QHash<QByteArray, QByteArray> info = parseInfo(r.at(0).bytes());
+                m_server.nodes[0].version = QString::fromUtf8(info.value("redis_version"));
+                // Is it the server read before? (a switch, a restart)
+                noteServerIdentity(m_client->endpoint().address(), info.value("run_id"),
+                                   info.value("uptime_in_seconds", "-1").toLongLong(),
+                                   r.value(4).isError() ? -1 : r.value(4).toInteger());
             }
             if (!r.at(1).isError())
                 m_server.nodes[0].role
@@ -509,10 +528,7 @@ void Monitor::subscribeEvents(const QByteArray &flags)
     m_eventsChecked.start();
     connect(m_subscriber.get(), &RedisSubscriber::subscribed, this, [this] {
         m_fullPassDue = true; // whatever changed before the subscription went unseen
-        if (!m_server.eventsLive && m_eventsCovered) {
-            m_server.eventsLive = true;
-            publish();
-        }
+        verifyEvents();       // live once the master counts the subscription
     });
     connect(m_subscriber.get(), &RedisSubscriber::stateChanged, this,
             [this](RedisConnection::State state, const QString &message) {
@@ -559,9 +575,11 @@ void Monitor::onEvent(const QByteArray &, const QByteArray &channel, const QByte
         // when it is requeued or dead-lettered: the queue's throughput.
         if (t.unit->isCompletion(objectAt(*it), key, event))
             ++t.track.completions;
-    } else if (m_options.profile) {
-        if (std::optional<PatternObject> o = m_options.profile->objectFor(key))
-            addObjects({*o}, true);
+    } else if (std::optional<PatternObject> o
+               = m_options.profile ? m_options.profile->objectFor(key) : std::nullopt) {
+        addObjects({*o}, true);
+    } else if (!m_options.profile || m_options.profile->autodetect) {
+        noteUnknownKey(key, event); // judged at once, not at the next rescan
     }
     for (WatchedCandidate &w : m_watchedCandidates) {
         if (w.object.key == key || w.object.related.contains(key) || w.object.members.contains(key))
@@ -617,6 +635,16 @@ void Monitor::startDiscovery()
             m_permissionNotes = m_discovery->permissionNotes();
             m_missingPermissions = m_discovery->missingPermissions();
             m_complete = m_discovery->complete();
+            m_worldRescanned = true;
+            m_lastDbSize = m_snapshot.total;
+            // Keys written from now on are judged afresh (noteUnknownKey).
+            m_judgedKeys.clear();
+            m_familyTries.clear();
+            m_ordinaryFamilies.clear();
+            if (m_other) {
+                for (const OtherFamily &f : *m_other)
+                    m_ordinaryFamilies.insert(f.family);
+            }
         }
         m_discovery->releaseObjects(); // the monitor holds every object itself
         // Discovery's garbage and the unread states go back once the objects
@@ -631,6 +659,7 @@ void Monitor::startDiscovery()
             m_trimFreeTicks = m_options.behaviourTicks + 2;
         }
         Q_EMIT discoveryFinished(cancelled);
+        checkWorldWhole();
         publish();
     });
     connect(m_discovery.get(), &Discovery::failed, this, [this](const QString &message) {
@@ -908,6 +937,7 @@ void Monitor::probe(const QList<int> &indices, bool fullTick, bool paced)
     run->indices = indices;
     run->fullTick = fullTick;
     run->paced = paced;
+    run->world = m_server.world.generation;
     if (paced) {
         // Spread over 70 % of the interval, so the tick is done before the next.
         const qsizetype batches = (indices.size() + PacedBatchObjects - 1) / PacedBatchObjects;
@@ -997,9 +1027,11 @@ void Monitor::sendBatch(const std::shared_ptr<ProbeRun> &run)
             for (qsizetype b = 0; b < batch.size(); ++b) {
                 const QList<RedisValue> part = replies.mid(at, counts.at(b));
                 at += counts.at(b);
-                // No reply (connection lost): the last reading stays.
-                if (std::any_of(part.cbegin(), part.cend(),
-                                [](const RedisValue &v) { return v.isFailed(); })) {
+                // No reply (connection lost): the last reading stays. Sent
+                // before a new world began: it may be the old server's.
+                if (run->world != m_server.world.generation
+                    || std::any_of(part.cbegin(), part.cend(),
+                                   [](const RedisValue &v) { return v.isFailed(); })) {
                     run->failed = true;
                     continue;
                 }
@@ -1039,7 +1071,9 @@ void Monitor::finishRun(const ProbeRun &run)
 {
     if (--m_runsInFlight == 0 && !m_demote.isEmpty())
         dropDemoted();
-    if (run.fullTick && !run.failed) {
+    // A run sent before a new world began proves nothing about this one.
+    const bool failed = run.failed || run.world != m_server.world.generation;
+    if (run.fullTick && !failed) {
         // Objects not re-read this tick are exact as projected (events live).
         const qint64 now = m_clock.elapsed();
         m_lastReplyAtMs = now;
@@ -1082,19 +1116,19 @@ void Monitor::finishRun(const ProbeRun &run)
             if (!m_costPaced)
                 sample = spentUs / double(run.indices.size());
         }
-        if (!run.failed && sample > 0) {
+        if (!failed && sample > 0) {
             // The first paced sample replaces the pass's seed outright.
             m_costPerObjectUs = m_costPerObjectUs <= 0 || (run.paced && !m_costPaced)
                                     ? sample
                                     : 0.7 * m_costPerObjectUs + 0.3 * sample;
             m_costPaced = m_costPaced || run.paced;
         }
-        if (!run.failed && spentUs >= 0)
+        if (!failed && spentUs >= 0)
             m_lastSharePercent = spentUs / (10.0 * m_options.intervalMs);
         m_server.objectsRead = int(run.indices.size());
         m_server.sharePercent = run.paced ? m_lastSharePercent : -1;
     }
-    if (run.fullTick && !run.failed) { // history holds readings, not gaps
+    if (run.fullTick && !failed) { // history holds readings, not gaps
         for (qsizetype i = 0; i < m_tracked.size(); ++i) {
             Tracked &t = m_tracked[i];
             // Readings not re-read this tick are projected to its time.
@@ -1136,7 +1170,7 @@ void Monitor::finishRun(const ProbeRun &run)
         // have changed (and a sweep): routine. It goes out with the next
         // change a write brings, or as a heartbeat once a second, so it never
         // takes the publication slot a write would need next.
-        if (m_server.eventsLive && m_options.adaptive && !staleChanged && !run.failed
+        if (m_server.eventsLive && m_options.adaptive && !staleChanged && !failed
             && !run.carriesWrites)
             requestRoutineEmit();
         else
@@ -1148,6 +1182,11 @@ void Monitor::finishRun(const ProbeRun &run)
         trimWhenReleased(TrimChecks);
     if (run.fullTick)
         Q_EMIT tickFinished(m_snapshot);
+    checkWorldWhole();
+    if (run.fullTick && m_tickAgain && m_started) {
+        m_tickAgain = false; // a new world began during this tick: read it now
+        QTimer::singleShot(0, &m_context, [this] { tick(); });
+    }
 }
 
 void Monitor::armTrim(const ObjectList::Ptr &replaced)
@@ -1189,7 +1228,10 @@ void Monitor::absorb(int index, const PatternObject &object, const QList<RedisVa
     Tracked &t = m_tracked[index];
     Reading reading = t.unit->read(object, replies, ctx);
     // Behaviour: what the keys did since the last reading.
-    const bool observed = t.observeUntilMs > 0 && t.track.everRead;
+    // Not across a new world: the reading before is another server's.
+    const bool observed
+        = t.observeUntilMs > 0 && t.track.everRead && t.world == m_server.world.generation;
+    t.world = m_server.world.generation;
     if (observed) {
         t.behaviour.eventsLive = m_server.eventsLive;
         t.unit->observeBehaviour(t.behaviour, object, m_states.at(index)->reading, reading,

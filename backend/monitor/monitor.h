@@ -218,6 +218,7 @@ private:
         bool stale = false;
         qint64 observeUntilMs = 0; // server ms: its behaviour is noted until then; 0: not
         BehaviourTrack behaviour;  // cleared when the watch ends
+        int world = 0;             // ServerStatus::World::generation of its last reading
     };
     // A candidate read for its behaviour (Options::behaviourTicks).
     struct WatchedCandidate
@@ -253,6 +254,7 @@ private:
         bool fullTick = false;
         bool failed = false;        // some replies did not arrive (connection lost)
         bool carriesWrites = false; // it re-reads an object a keyspace event marked
+        int world = 0;              // ServerStatus::World::generation when sent
         // Budgeted polling: one batch at a time, spread over most of the
         // interval, so another client never waits behind a whole tick.
         bool paced = false;
@@ -431,6 +433,50 @@ private:
     std::weak_ptr<const ObjectState> m_trimWatch; // a state replaced; empty: none to wait for
     void armTrim(const ObjectList::Ptr &replaced);
     void trimWhenReleased(int checksLeft);
+
+    // A new world (monitorworld.cpp). The server behind the connection is
+    // not the one read before: a Sentinel switched master, a Cluster master
+    // was replaced, or the server restarted (its run_id changed). A promoted
+    // replica may lack the old master's last writes, and a restart may have
+    // lost everything, so nothing read before is trusted: every object is
+    // marked stale and re-read at once, the keyspace is scanned again, the
+    // keyspace-event subscription is made anew and verified on the master
+    // (PUBSUB NUMPAT), and ServerStatus::world says when the readings are
+    // whole again.
+    void noteServerIdentity(const QString &address, const QByteArray &runId, qint64 uptimeS,
+                            qint64 keys);
+    void beginNewWorld(const QString &reason, bool restart, qint64 keysAfter = -1,
+                       qint64 uptimeS = -1);
+    void checkWorldWhole();
+    void verifyEvents();
+    QByteArray m_runId;           // of the server read last (INFO server)
+    QString m_runAddress;         // its address
+    QStringList m_knownMasters;   // a Cluster's masters as last seen (sorted)
+    qint64 m_lastDbSize = -1;     // DBSIZE of the last discovery or server facts
+    bool m_worldRescanned = true; // the rescan of the current world finished
+    bool m_tickAgain = false;     // a new world began while a tick was in flight
+
+    // Autodetecting, keyspace events name keys no object holds: a key
+    // written since the last scan is judged at once (a Discovery of just
+    // those keys) instead of at the next rescan. At most EventKeysBatch keys
+    // every EventKeysEveryMs; a family whose keys were judged ordinary
+    // EventKeysFamilyTries times (a library's job hashes, a cache) and the
+    // families the last scan judged ordinary are not asked about again until
+    // the next scan.
+    static constexpr int EventKeysBatch = 64;
+    static constexpr int EventKeysEveryMs = 200;
+    static constexpr int EventKeysFamilyTries = 3;
+    static constexpr qsizetype MaxPendingEventKeys = 4096;
+    void noteUnknownKey(const QByteArray &key, const QByteArray &event);
+    void discoverEventKeys();
+    std::unique_ptr<Discovery> m_keyDiscovery;
+    QList<QByteArray> m_unknownKeys;      // pending, in arrival order
+    QSet<QByteArray> m_unknownKeySet;     // the same, for lookups
+    QSet<QByteArray> m_judgedKeys;        // judged since the last scan
+    QHash<QByteArray, int> m_familyTries; // family -> keys judged ordinary since the last scan
+    QSet<QByteArray> m_ordinaryFamilies;  // the last scan's ordinary families
+    QElapsedTimer m_lastKeyDiscovery;
+    bool m_keyDiscoveryScheduled = false;
 };
 
 } // namespace gatehouse

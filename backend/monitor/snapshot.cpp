@@ -172,6 +172,23 @@ QJsonObject refreshJson(const ServerStatus &server)
             {QStringLiteral("ageBoundMs"), msOrNull(server.ageBoundMs)}};
 }
 
+// The world the readings belong to (ServerStatus::World); null before any
+// master switch or restart.
+QJsonValue worldJson(const ServerStatus::World &w)
+{
+    if (w.generation == 0)
+        return QJsonValue();
+    return QJsonObject{{QStringLiteral("generation"), w.generation},
+                       {QStringLiteral("reason"), w.reason},
+                       {QStringLiteral("restart"), w.restart},
+                       {QStringLiteral("sinceMs"), msOrNull(w.sinceMs)},
+                       {QStringLiteral("whole"), w.wholeAtMs >= 0},
+                       {QStringLiteral("wholeAtMs"), msOrNull(w.wholeAtMs)},
+                       {QStringLiteral("keysBefore"), msOrNull(w.keysBefore)},
+                       {QStringLiteral("keysAfter"), msOrNull(w.keysAfter)},
+                       {QStringLiteral("uptimeS"), msOrNull(w.uptimeS)}};
+}
+
 } // namespace
 
 QJsonObject Snapshot::objectJson(const ObjectState &s) const
@@ -326,6 +343,7 @@ QJsonObject Snapshot::headerJson() const
               server.lastReadingAgeMs < 0 ? QJsonValue()
                                           : QJsonValue(double(server.lastReadingAgeMs))},
              {QStringLiteral("refresh"), refreshJson(server)},
+             {QStringLiteral("world"), worldJson(server.world)},
              {QStringLiteral("notes"), notes},
              {QStringLiteral("complete"), server.complete},
              {QStringLiteral("permissions"), QJsonArray::fromStringList(server.permissions)}}},

@@ -103,6 +103,23 @@ struct ServerStatus
     double sharePercent = -1;
     int objectsRead = 0;
     qint64 ageBoundMs = -1;
+    // The world the readings belong to (Monitor::beginNewWorld): 0 until the
+    // server behind the connection changed (a master switch, a restart);
+    // then what happened, when (server ms), and when every object had been
+    // read again and the keyspace scanned again (-1 while not yet: until
+    // then objects read before are marked stale).
+    struct World
+    {
+        int generation = 0;
+        QString reason;
+        bool restart = false; // the same address, another run_id
+        qint64 sinceMs = -1;
+        qint64 wholeAtMs = -1;
+        qint64 keysBefore = -1; // DBSIZE before and after (a restart: what was lost)
+        qint64 keysAfter = -1;
+        qint64 uptimeS = -1; // a restart: the server's uptime when it was seen
+    };
+    World world;
     QStringList notes; // what is unavailable, and why
     // False when keys exist that this Redis user may not list or read (the
     // objects are then only what could be read); permissions names what is

@@ -314,7 +314,8 @@ private slots:
         const CliRun run
             = cli({QStringLiteral("simulate"), QStringLiteral("--seconds"), QStringLiteral("3"),
                    QStringLiteral("--scale"), QStringLiteral("2"), QStringLiteral("--seed"),
-                   QStringLiteral("5"), QStringLiteral("--json")});
+                   QStringLiteral("5"), QStringLiteral("--json"),
+                   QStringLiteral("--allow-nonempty")}); // beside the libraries' keys
         QVERIFY2(run.exitCode == 0, qPrintable(run.err));
         m_census = QJsonDocument::fromJson(run.out.toUtf8())
                        .object()[QStringLiteral("patterns")]

@@ -233,6 +233,71 @@ private slots:
                  qPrintable(QStringLiteral("%1 vs %2").arg(slow).arg(fast)));
     }
 
+    // simulate writes only where it was asked to: never under --read-only,
+    // never into a database holding other keys unless --allow-nonempty.
+    void refusesToWriteBesideOtherKeys()
+    {
+        auto simulate = [&](int db, QStringList extra) {
+            QString url = m_server.url() + QStringLiteral("/%1").arg(db);
+            QStringList args{QStringLiteral("--url"), url, QStringLiteral("simulate"),
+                             QStringLiteral("--seconds"), QStringLiteral("1")};
+            args << extra;
+            return runCli(QStringLiteral(GATEHOUSE_CLI), args);
+        };
+        auto keysIn = [&](int db) {
+            call(*m_client, {"SELECT", QByteArray::number(db)});
+            const qint64 n = call(*m_client, {"DBSIZE"}).toInteger();
+            call(*m_client, {"SELECT", "0"});
+            return n;
+        };
+        // Application data in db 3: a user's keys.
+        call(*m_client, {"SELECT", "3"});
+        call(*m_client, {"SET", "user:1", "alice"});
+        call(*m_client, {"HSET", "session:9", "uid", "1"});
+        call(*m_client, {"SELECT", "0"});
+
+        auto run = simulate(3, {});
+        QCOMPARE(run.exitCode, 3);
+        QVERIFY2(run.err.contains(QLatin1String("2 keys"))
+                     && run.err.contains(QLatin1String("--allow-nonempty"))
+                     && run.err.contains(QLatin1String("Nothing was written")),
+                 qPrintable(run.err));
+        QVERIFY2(run.err.contains(QLatin1String("user:1"))
+                     || run.err.contains(QLatin1String("session:9")),
+                 qPrintable(run.err));
+        QCOMPARE(keysIn(3), 2);
+
+        run = simulate(3, {QStringLiteral("--read-only")});
+        QCOMPARE(run.exitCode, 3);
+        QVERIFY2(run.err.contains(QLatin1String("--read-only")), qPrintable(run.err));
+        QCOMPARE(keysIn(3), 2);
+
+        // An empty database, and one holding only the simulator's keys
+        // (a second run), are its own.
+        run = simulate(4, {});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        const qint64 first = keysIn(4);
+        QVERIFY(first > 10);
+        run = simulate(4, {});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+
+        // --read-only refuses even there.
+        run = simulate(5, {QStringLiteral("--read-only")});
+        QCOMPARE(run.exitCode, 3);
+        QCOMPARE(keysIn(5), 0);
+
+        // Asked for explicitly: beside the user's keys, which stay as they were.
+        run = simulate(3, {QStringLiteral("--allow-nonempty")});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        QVERIFY(keysIn(3) > 2);
+        call(*m_client, {"SELECT", "3"});
+        QCOMPARE(call(*m_client, {"GET", "user:1"}).bytes(), QByteArray("alice"));
+        call(*m_client, {"FLUSHDB"});
+        call(*m_client, {"SELECT", "4"});
+        call(*m_client, {"FLUSHDB"});
+        call(*m_client, {"SELECT", "0"});
+    }
+
     void badArguments()
     {
         const auto rate

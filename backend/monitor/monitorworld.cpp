@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: MIT
+// The monitor's account of which server it reads: a master switch or a
+// restart begins a new world (nothing read before is trusted), and keys
+// written since the last scan are judged as their keyspace events arrive.
+#include "monitor.h"
+
+#include <patterns/familyof.h>
+#include <redis/redissubscriber.h>
+
+#include <limits>
+
+namespace gatehouse {
+
+void Monitor::noteServerIdentity(const QString &address, const QByteArray &runId, qint64 uptimeS,
+                                 qint64 keys)
+{
+    if (runId.isEmpty())
+        return; // INFO refused: no way to tell servers apart
+    // Sentinel: the endpoint names the sentinels; the master is the topology's first node.
+    const Topology &topology = m_client->topology();
+    const QString where = topology.isSentinel() && !topology.nodes.isEmpty()
+                              ? topology.nodes.first().address()
+                              : address;
+    const QByteArray before = std::exchange(m_runId, runId);
+    const QString beforeAddress = std::exchange(m_runAddress, where);
+    if (before.isEmpty() || before == runId) {
+        if (keys >= 0)
+            m_lastDbSize = keys;
+        return;
+    }
+    if (where == beforeAddress) {
+        QString reason = QStringLiteral("The server at %1 restarted %2 s ago (a new run_id)")
+                             .arg(where)
+                             .arg(uptimeS);
+        if (m_lastDbSize >= 0 && keys >= 0)
+            reason += QStringLiteral(": %1 keys before, %2 now").arg(m_lastDbSize).arg(keys);
+        if (m_lastDbSize > 0 && keys >= 0 && keys < m_lastDbSize / 2)
+            reason += QStringLiteral(" (what it had was not persisted, or it was flushed)");
+        beginNewWorld(reason + QLatin1Char('.'), true, keys, uptimeS);
+    } else {
+        beginNewWorld(QStringLiteral("The master is now %1 (was %2): a promoted replica may lack "
+                                     "the old master's last writes, so everything is read again.")
+                          .arg(where, beforeAddress),
+                      false, keys);
+    }
+    if (keys >= 0)
+        m_lastDbSize = keys;
+}
+
+void Monitor::beginNewWorld(const QString &reason, bool restart, qint64 keysAfter, qint64 uptimeS)
+{
+    ServerStatus::World &w = m_server.world;
+    ++w.generation;
+    w.reason = reason;
+    w.restart = restart;
+    w.sinceMs = serverNow();
+    w.wholeAtMs = -1;
+    w.keysBefore = m_lastDbSize;
+    w.keysAfter = keysAfter;
+    w.uptimeS = uptimeS;
+    // Nothing read before is current: stale until read again (a run sent
+    // before now is not counted: ProbeRun::world).
+    for (Tracked &t : m_tracked) {
+        t.freshAtMs = std::numeric_limits<qint64>::min() / 4;
+        t.dirty = true;
+        // What a key did before is no evidence of what it does now: a value
+        // that differs from the old master's was not overwritten in place.
+        t.behaviour = {};
+    }
+    updateStaleness();
+    // Events come from the master there is now: a new subscription, live
+    // once that master counts it (verifyEvents); polling until then.
+    if (m_subscriber) {
+        m_subscriber.reset();
+        m_moreSubscribers.clear();
+        m_eventClient.reset();
+        m_server.eventsLive = false;
+        subscribeEvents(m_eventFlags);
+    }
+    m_fullPassDue = true;
+    // Keys that exist only now, and the candidates: the keyspace again.
+    m_worldRescanned = false;
+    m_judgedKeys.clear();
+    m_familyTries.clear();
+    if (m_started && m_client->state() == RedisConnection::State::Ready)
+        startDiscovery(); // replaces one under way
+    // Every object now, not at the next tick.
+    if (m_tickInFlight)
+        m_tickAgain = true;
+    else
+        QTimer::singleShot(0, &m_context, [this] {
+            if (m_started)
+                tick();
+        });
+    publish();
+}
+
+void Monitor::checkWorldWhole()
+{
+    ServerStatus::World &w = m_server.world;
+    if (w.generation == 0 || w.wholeAtMs >= 0 || !m_worldRescanned)
+        return;
+    for (const Tracked &t : std::as_const(m_tracked)) {
+        if (t.stale || !t.track.everRead || t.readAtServerMs < w.sinceMs)
+            return;
+    }
+    w.wholeAtMs = serverNow();
+    publish();
+}
+
+void Monitor::verifyEvents()
+{
+    if (!m_subscriber || !m_eventsCovered)
+        return;
+    const auto live = [this] {
+        if (!m_server.eventsLive) {
+            m_server.eventsLive = true;
+            publish();
+        }
+    };
+    // A Cluster: one subscriber per master, each confirmed by its master.
+    if (m_client->topology().isCluster()) {
+        live();
+        return;
+    }
+    // The subscription must be on the master the readings come from (after
+    // a switch, a subscriber may still reach the old one).
+    RedisSubscriber *subscriber = m_subscriber.get();
+    m_client->command({"PUBSUB", "NUMPAT"}, &m_context,
+                      [this, subscriber, live](const RedisValue &v) {
+                          if (m_subscriber.get() != subscriber)
+                              return; // replaced meanwhile: its own check follows
+                          if (!v.isError() && v.toInteger() < 1) {
+                              QTimer::singleShot(1000, &m_context, [this, subscriber] {
+                                  if (m_subscriber.get() == subscriber)
+                                      verifyEvents();
+                              });
+                              return; // polling meanwhile
+                          }
+                          live(); // counted, or PUBSUB refused: the server's confirmation stands
+                      });
+}
+
+void Monitor::noteUnknownKey(const QByteArray &key, const QByteArray &event)
+{
+    // Gone or moved away: nothing to find.
+    if (event == "del" || event == "expired" || event == "evicted" || event == "rename_from"
+        || event == "move_from")
+        return;
+    if (m_unknownKeySet.contains(key) || m_judgedKeys.contains(key)
+        || m_unknownKeys.size() >= MaxPendingEventKeys)
+        return;
+    QByteArray family;
+    appendFamilyOf(family, key);
+    if (m_ordinaryFamilies.contains(family) || m_familyTries.value(family) >= EventKeysFamilyTries)
+        return;
+    m_unknownKeys.append(key);
+    m_unknownKeySet.insert(key);
+    if (m_keyDiscoveryScheduled || (m_keyDiscovery && m_keyDiscovery->isRunning()))
+        return; // the running one schedules the next batch when it ends
+    m_keyDiscoveryScheduled = true;
+    const qint64 wait = m_lastKeyDiscovery.isValid()
+                            ? std::max<qint64>(0, EventKeysEveryMs - m_lastKeyDiscovery.elapsed())
+                            : 0;
+    QTimer::singleShot(wait, &m_context, [this] {
+        m_keyDiscoveryScheduled = false;
+        discoverEventKeys();
+    });
+}
+
+void Monitor::discoverEventKeys()
+{
+    if (m_unknownKeys.isEmpty() || !m_started || m_paused
+        || m_client->state() != RedisConnection::State::Ready)
+        return;
+    if (m_keyDiscovery && m_keyDiscovery->isRunning())
+        return;
+    QList<QByteArray> keys = m_unknownKeys.mid(0, EventKeysBatch);
+    m_unknownKeys.remove(0, keys.size());
+    for (const QByteArray &k : std::as_const(keys)) {
+        m_unknownKeySet.remove(k);
+        m_judgedKeys.insert(k);
+    }
+    keys.removeIf([this](const QByteArray &k) { return m_byKey.contains(k); });
+    if (keys.isEmpty())
+        return;
+    m_lastKeyDiscovery.start();
+    auto discovery = std::make_unique<Discovery>(m_client, m_options.profile);
+    Discovery *d = discovery.get();
+    d->setKeys(keys);
+    connect(d, &Discovery::finished, this, [this, d, keys](bool cancelled) {
+        if (!cancelled) {
+            const QList<PatternObject> found = d->objects();
+            QSet<QByteArray> taken;
+            for (const PatternObject &o : found) {
+                taken.insert(o.key);
+                for (const QByteArray &k : o.related)
+                    taken.insert(k);
+                for (const QByteArray &k : o.members)
+                    taken.insert(k);
+            }
+            for (const QByteArray &k : keys) {
+                if (taken.contains(k))
+                    continue;
+                QByteArray family;
+                appendFamilyOf(family, k);
+                ++m_familyTries[family];
+            }
+            if (!found.isEmpty()) {
+                addObjects(found, true);
+                Q_EMIT objectsFound(found);
+                if (!m_eventTimer.isActive())
+                    m_eventTimer.start();
+                publish();
+            }
+        }
+        if (!m_unknownKeys.isEmpty() && !m_keyDiscoveryScheduled) {
+            m_keyDiscoveryScheduled = true;
+            QTimer::singleShot(EventKeysEveryMs, &m_context, [this] {
+                m_keyDiscoveryScheduled = false;
+                discoverEventKeys();
+            });
+        }
+    });
+    m_keyDiscovery = std::move(discovery);
+    d->start();
+}
+
+} // namespace gatehouse

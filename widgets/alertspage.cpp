@@ -159,7 +159,7 @@ void AlertsPage::onTransition(const AlertEvent &e)
     // Recent: newest on top, bounded.
     m_recent->insertRow(0);
     setRow(m_recent, 0, e,
-           {timeText(e.atMs), e.state == AlertEvent::State::Fired ? tr("firing") : tr("resolved"),
+           {timeText(e.atMs), e.stateId(), // firing, resolved, vanished
             e.rule.name, e.section + QLatin1Char(' ') + QString::fromUtf8(e.key),
             AlertRule::formatValue(e.value, e.rule.unit())});
     if (m_recent->rowCount() > MaxRecent)

@@ -108,8 +108,11 @@ void DesktopNotifier::notify(const AlertEvent &event)
 {
     const bool fired = event.state == AlertEvent::State::Fired;
     const bool critical = fired && event.rule.severity == AlertRule::Severity::Critical;
-    const QString summary = fired ? tr("Gatehouse alert: %1").arg(event.rule.name)
-                                  : tr("Gatehouse resolved: %1").arg(event.rule.name);
+    const QString summary
+        = fired ? tr("Gatehouse alert: %1").arg(event.rule.name)
+          : event.state == AlertEvent::State::Vanished
+              ? tr("Gatehouse: object vanished while firing: %1").arg(event.rule.name)
+              : tr("Gatehouse resolved: %1").arg(event.rule.name);
     if (QSystemTrayIcon *icon = tray()) {
         icon->showMessage(summary, event.sentence(),
                           critical ? QSystemTrayIcon::Critical

@@ -183,8 +183,11 @@ MainWindow::MainWindow(RedisClient *client, Monitor *monitor, ActionEngine *acti
     connect(m_bannerConnect, &QPushButton::clicked, this, &MainWindow::connectRequested);
     bannerLayout->addWidget(m_bannerConnect);
     m_bannerDismiss = new QPushButton(tr("Dismiss"), m_banner);
-    connect(m_bannerDismiss, &QPushButton::clicked, this,
-            [this] { showBanner(BannerKind::None, {}, {}, {}); });
+    connect(m_bannerDismiss, &QPushButton::clicked, this, [this] {
+        if (m_bannerKind == BannerKind::World)
+            m_worldNotice.dismiss();
+        showBanner(BannerKind::None, {}, {}, {});
+    });
     bannerLayout->addWidget(m_bannerDismiss);
     m_banner->hide();
     centralLayout->addWidget(m_banner);
@@ -545,6 +548,16 @@ void MainWindow::onSnapshot(const Snapshot &snapshot)
     updateSideList();
     if (const ConnectionStatus &c = snapshot.server.primary().connection; c != m_connection)
         showConnection(c);
+    // A restart or master switch: said until dismissed, below a connection
+    // fault or an action's outcome.
+    const bool worldChanged = m_worldNotice.update(snapshot.server);
+    if ((worldChanged || m_bannerKind == BannerKind::None)
+        && (m_bannerKind == BannerKind::None || m_bannerKind == BannerKind::World)) {
+        if (const auto notice = m_worldNotice.current())
+            showBanner(BannerKind::World, notice->title, notice->message, notice->advice);
+        else if (m_bannerKind == BannerKind::World)
+            showBanner(BannerKind::None, {}, {}, {});
+    }
     m_dirty = true;
 }
 
@@ -632,7 +645,7 @@ void MainWindow::showBanner(BannerKind kind, const QString &title, const QString
                                     "border: 1px solid #f9ab00; border-radius: 4px; } "
                                     "#faultBanner QLabel { color: #202124; }"));
     m_bannerConnect->setVisible(connection);
-    m_bannerDismiss->setVisible(kind == BannerKind::Action);
+    m_bannerDismiss->setVisible(kind == BannerKind::Action || kind == BannerKind::World);
     m_bannerText->setText(
         QStringLiteral("<b>%1</b><br>%2<br><i>%3</i>")
             .arg(title.toHtmlEscaped(), message.toHtmlEscaped(), advice.toHtmlEscaped()));

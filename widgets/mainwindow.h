@@ -5,6 +5,8 @@
 
 #include <history/historystore.h>
 #include <monitor/snapshot.h>
+
+#include "worldnotice.h"
 #include <patterns/scriptcall.h>
 
 #include <QMainWindow>
@@ -113,7 +115,7 @@ private:
     // over the pages says what happened and what to try.
     // Connection: it cannot be made (credentials, TLS); Offline: it was
     // there and is not now; Action: an outcome the operator must see.
-    enum class BannerKind { None, Connection, Offline, Action };
+    enum class BannerKind { None, Connection, Offline, Action, World };
     void showBanner(BannerKind kind, const QString &title, const QString &message,
                     const QString &advice);
     void showOutcome(const ActionOutcome &outcome, const QString &action);
@@ -140,7 +142,8 @@ private:
     JobBrowser *m_jobBrowser;
     Options m_options;
     std::shared_ptr<const Snapshot> m_snapshot;
-    SectionTallier m_tallier; // the side list's counts, snapshot to snapshot
+    SectionTallier m_tallier;  // the side list's counts, snapshot to snapshot
+    WorldNotice m_worldNotice; // a restart or master switch, until dismissed
     // Writes on its own thread; shared with the monitor thread's tick
     // handler (a weak reference), so closing never races a tick.
     std::shared_ptr<HistoryStore> m_history;

@@ -247,28 +247,43 @@ void SnapshotCommand::onReconnected(qint64 gapMs)
     out.flush();
 }
 
+namespace {
+
+// The watch --json event for a ServerStatus::World kind.
+QString worldEventName(const QString &kind)
+{
+    if (kind == QLatin1String("restart"))
+        return QStringLiteral("serverRestarted");
+    if (kind == QLatin1String("master"))
+        return QStringLiteral("masterChanged");
+    if (kind == QLatin1String("keys"))
+        return QStringLiteral("keysVanished");
+    return QStringLiteral("objectsVanished");
+}
+
+} // namespace
+
 void SnapshotCommand::printWorldEvents(const Snapshot &s)
 {
     // A master switch or a restart (ServerStatus::World): said once when it
     // is seen, and once when every object was read again.
     const ServerStatus::World &w = s.server.world;
     const bool began = w.generation != m_worldGeneration;
-    const bool whole = w.generation > 0 && w.wholeAtMs >= 0 && (began || !m_worldWhole);
+    const bool reread = w.kind == QLatin1String("restart") || w.kind == QLatin1String("master");
+    const bool whole = reread && w.wholeAtMs >= 0 && (began || !m_worldWhole);
     m_worldGeneration = w.generation;
     m_worldWhole = w.wholeAtMs >= 0;
     QTextStream out(stdout);
     if (began) {
         if (m_json)
-            out << QJsonDocument(QJsonObject{{QStringLiteral("event"),
-                                              w.restart ? QStringLiteral("serverRestarted")
-                                                        : QStringLiteral("masterChanged")},
+            out << QJsonDocument(QJsonObject{{QStringLiteral("event"), worldEventName(w.kind)},
                                              {QStringLiteral("atMs"), double(w.sinceMs)},
                                              {QStringLiteral("message"), w.reason}})
                        .toJson(QJsonDocument::Compact)
                 << '\n';
         else
             out << QDateTime::fromMSecsSinceEpoch(w.sinceMs, Qt::UTC).toString(Qt::ISODateWithMs)
-                << ' ' << w.reason << " Every object is read again.\n";
+                << ' ' << w.reason << (reread ? " Every object is read again.\n" : "\n");
     }
     if (whole) {
         if (m_json)

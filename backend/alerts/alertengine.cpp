@@ -44,7 +44,15 @@ std::optional<double> nodeValue(const QString &figure, const NodeStatus &n,
 
 QString AlertEvent::stateId() const
 {
-    return state == State::Fired ? QStringLiteral("firing") : QStringLiteral("resolved");
+    switch (state) {
+    case State::Fired:
+        return QStringLiteral("firing");
+    case State::Resolved:
+        return QStringLiteral("resolved");
+    case State::Vanished:
+        return QStringLiteral("vanished");
+    }
+    return QString();
 }
 
 QString AlertEvent::sentence() const
@@ -58,6 +66,14 @@ QString AlertEvent::sentence() const
                  AlertRule::formatValue(rule.threshold, unit),
                  atMs > sinceMs ? QStringLiteral(" for ") + formatMs(atMs - sinceMs) : QString(),
                  rule.name, AlertRule::severityId(rule.severity));
+    if (state == State::Vanished)
+        return QStringLiteral("VANISHED %1 %2: the object is gone (deleted, expired, or lost in a "
+                              "restart or failover) after %3 firing; %4 %5 %6 was its last "
+                              "reading (rule \"%7\")")
+            .arg(section, QString::fromUtf8(key), formatMs(atMs - firedAtMs), rule.figure, value,
+                 AlertRule::comparisonText(rule.comparison) + QLatin1Char(' ')
+                     + AlertRule::formatValue(rule.threshold, unit),
+                 rule.name);
     return QStringLiteral("RESOLVED %1 %2 %3 %4, no longer %5 %6 after %7 firing (rule \"%8\")")
         .arg(section, QString::fromUtf8(key), rule.figure, value,
              AlertRule::comparisonText(rule.comparison),
@@ -165,6 +181,16 @@ void AlertEngine::resolve(Track &t, qint64 nowMs, double value)
     Q_EMIT transition(resolved);
 }
 
+void AlertEngine::vanish(Track &t, qint64 nowMs)
+{
+    t.firing = false;
+    AlertEvent vanished = t.fired;
+    vanished.state = AlertEvent::State::Vanished;
+    vanished.atMs = nowMs;
+    setFiringCount(m_firingCount - 1);
+    Q_EMIT transition(vanished);
+}
+
 void AlertEngine::evaluate(const Snapshot &s)
 {
     if (m_rules.isEmpty() || s.sequence == m_sequence)
@@ -211,17 +237,18 @@ void AlertEngine::evaluate(const Snapshot &s)
                 && !(o.reading.status == Reading::Status::WrongType))
                 value = o.gone ? std::optional<double>() : f.value()->value(o, serverNow);
             if (o.gone && !o.stale) {
-                // Gone (expired, deleted): whatever held of it holds no longer.
+                // Gone (expired, deleted, lost): it vanished, which is not
+                // a resolution.
                 Track &t = m_tracks[i][o.object.key];
                 t.seen = true;
                 t.sinceMs = -1;
                 if (t.firing)
-                    resolve(t, serverNow, t.fired.value);
+                    vanish(t, serverNow);
                 continue;
             }
             observe(i, patternSection(o.object.kind), o.object.key, value, serverNow);
         }
-        // Objects no longer listed (a rescan dropped them) resolve, when the
+        // Objects no longer listed (a rescan dropped them) vanish, when the
         // snapshot is fresh; otherwise they wait.
         if (!connected)
             continue;
@@ -231,7 +258,7 @@ void AlertEngine::evaluate(const Snapshot &s)
                 continue;
             }
             if (it->firing)
-                resolve(*it, serverNow, it->fired.value);
+                vanish(*it, serverNow);
             it = m_tracks[i].erase(it);
         }
     }

@@ -16,7 +16,10 @@ namespace gatehouse {
 // node's address).
 struct AlertEvent
 {
-    enum class State { Fired, Resolved };
+    // Vanished: the object went away while firing (deleted, expired, lost
+    // in a restart or a failover): the condition can neither hold nor clear,
+    // which is not a resolution.
+    enum class State { Fired, Resolved, Vanished };
     State state = State::Fired;
     AlertRule rule;
     QString section; // "limiter", "node"
@@ -27,7 +30,7 @@ struct AlertEvent
     qint64 firedAtMs = 0; // Resolved: when it fired
     // "FIRING limiter sim:rl:api:0 occupancy 100 % >= 80 % for 5 s"
     QString sentence() const;
-    QString stateId() const; // "firing" | "resolved"
+    QString stateId() const; // "firing" | "resolved" | "vanished"
     QJsonObject toJson() const;
 };
 
@@ -75,6 +78,7 @@ private:
     void observe(int rule, const QString &section, const QByteArray &key,
                  std::optional<double> value, qint64 nowMs);
     void resolve(Track &t, qint64 nowMs, double value);
+    void vanish(Track &t, qint64 nowMs);
     void setFiringCount(int count);
 
     QList<AlertRule> m_rules;

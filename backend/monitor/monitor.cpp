@@ -636,7 +636,7 @@ void Monitor::startDiscovery()
             m_missingPermissions = m_discovery->missingPermissions();
             m_complete = m_discovery->complete();
             m_worldRescanned = true;
-            m_lastDbSize = m_snapshot.total;
+            noteKeyCount(m_snapshot.total);
             // Keys written from now on are judged afresh (noteUnknownKey).
             m_judgedKeys.clear();
             m_familyTries.clear();
@@ -1180,6 +1180,8 @@ void Monitor::finishRun(const ProbeRun &run)
     }
     if (run.fullTick)
         trimWhenReleased(TrimChecks);
+    if (run.fullTick && !failed)
+        noteVanished();
     if (run.fullTick)
         Q_EMIT tickFinished(m_snapshot);
     checkWorldWhole();
@@ -1310,6 +1312,10 @@ void Monitor::restate(int index, std::optional<Reading> reading,
     o->staleSinceMs = t.stale ? t.readAtServerMs : -1;
     o->gone = o->reading.status == Reading::Status::Missing && t.unit->goneWhenMissing()
               && t.track.everRead;
+    if (o->gone) // since the first reading that found it so
+        o->goneSinceMs = index < m_states.size() && m_states.at(index)->gone
+                             ? m_states.at(index)->goneSinceMs
+                             : o->reading.atMs;
     if (index < m_states.size()) {
         m_states[index] = std::move(o);
         // Bounded whether or not anyone takes it (takeReplaced()).

@@ -448,6 +448,15 @@ private:
     void beginNewWorld(const QString &reason, bool restart, qint64 keysAfter = -1,
                        qint64 uptimeS = -1);
     void checkWorldWhole();
+    // Not a new server, but a world that changed under the console: the key
+    // count fell by more than half between two scans (FLUSHALL, eviction,
+    // mass expiry), or most objects vanished in one tick. Announced as a
+    // world (kind "keys" or "objects"), with nothing to distrust.
+    void noteKeyCount(qint64 keys);
+    void noteVanished();
+    void announceWorld(const QString &kind, const QString &reason, qint64 keysBefore,
+                       qint64 keysAfter);
+    int m_goneObjects = 0; // gone after the last full tick
     void verifyEvents();
     QByteArray m_runId;           // of the server read last (INFO server)
     QString m_runAddress;         // its address

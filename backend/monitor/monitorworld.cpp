@@ -51,6 +51,7 @@ void Monitor::beginNewWorld(const QString &reason, bool restart, qint64 keysAfte
 {
     ServerStatus::World &w = m_server.world;
     ++w.generation;
+    w.kind = restart ? QStringLiteral("restart") : QStringLiteral("master");
     w.reason = reason;
     w.restart = restart;
     w.sinceMs = serverNow();
@@ -93,6 +94,54 @@ void Monitor::beginNewWorld(const QString &reason, bool restart, qint64 keysAfte
                 tick();
         });
     publish();
+}
+
+void Monitor::announceWorld(const QString &kind, const QString &reason, qint64 keysBefore,
+                            qint64 keysAfter)
+{
+    ServerStatus::World &w = m_server.world;
+    ++w.generation;
+    w.kind = kind;
+    w.reason = reason;
+    w.restart = false;
+    w.sinceMs = serverNow();
+    w.wholeAtMs = w.sinceMs; // the readings are the server's: nothing to read again
+    w.keysBefore = keysBefore;
+    w.keysAfter = keysAfter;
+    w.uptimeS = -1;
+    m_snapshotFresh = false;
+    publish();
+}
+
+void Monitor::noteKeyCount(qint64 keys)
+{
+    const qint64 before = std::exchange(m_lastDbSize, keys);
+    if (before >= 20 && keys >= 0 && keys < before / 2
+        && (m_server.world.generation == 0 || m_server.world.wholeAtMs >= 0))
+        announceWorld(QStringLiteral("keys"),
+                      QStringLiteral("The key count fell from %1 to %2 between two scans (a "
+                                     "FLUSHALL or FLUSHDB, eviction, or many keys expiring at "
+                                     "once); the server was not restarted.")
+                          .arg(before)
+                          .arg(keys),
+                      before, keys);
+}
+
+void Monitor::noteVanished()
+{
+    int gone = 0;
+    for (const ObjectList::Ptr &state : std::as_const(m_states))
+        gone += state->gone ? 1 : 0;
+    const int before = std::exchange(m_goneObjects, gone);
+    const int lost = gone - before;
+    if (lost >= 5 && lost * 2 >= int(m_states.size())
+        && (m_server.world.generation == 0 || m_server.world.wholeAtMs >= 0))
+        announceWorld(QStringLiteral("objects"),
+                      QStringLiteral("%1 of the %2 objects shown vanished at once (deleted, "
+                                     "expired or flushed); they show as gone.")
+                          .arg(lost)
+                          .arg(m_states.size()),
+                      -1, -1);
 }
 
 void Monitor::checkWorldWhole()

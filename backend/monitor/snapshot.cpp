@@ -179,6 +179,7 @@ QJsonValue worldJson(const ServerStatus::World &w)
     if (w.generation == 0)
         return QJsonValue();
     return QJsonObject{{QStringLiteral("generation"), w.generation},
+                       {QStringLiteral("kind"), w.kind},
                        {QStringLiteral("reason"), w.reason},
                        {QStringLiteral("restart"), w.restart},
                        {QStringLiteral("sinceMs"), msOrNull(w.sinceMs)},
@@ -205,6 +206,8 @@ QJsonObject Snapshot::objectJson(const ObjectState &s) const
                   {QStringLiteral("stale"), s.stale}};
     if (s.stale)
         j.insert(QStringLiteral("staleSinceMs"), double(s.staleSinceMs));
+    if (s.gone && s.goneSinceMs > 0)
+        j.insert(QStringLiteral("goneSinceMs"), double(s.goneSinceMs));
     // Budgeted polling leaves idle objects unread for a while: how old this
     // reading is (at most server.refresh.ageBoundMs), when older than a tick.
     if (server.budgetPercent > 0 && s.reading.atMs > 0

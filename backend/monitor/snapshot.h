@@ -111,8 +111,13 @@ struct ServerStatus
     struct World
     {
         int generation = 0;
+        // "restart" (the same address, another run_id), "master" (another
+        // server is the master now), "keys" (the key count fell by more than
+        // half between two scans), "objects" (most objects vanished at once).
+        // Only "restart" and "master" make the readings before untrusted.
+        QString kind;
         QString reason;
-        bool restart = false; // the same address, another run_id
+        bool restart = false; // kind == "restart"
         qint64 sinceMs = -1;
         qint64 wholeAtMs = -1;
         qint64 keysBefore = -1; // DBSIZE before and after (a restart: what was lost)

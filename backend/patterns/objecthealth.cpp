@@ -61,7 +61,11 @@ ObjectHealth defaultHealth(const ObjectState &s, qint64 nowMs)
 {
     const Reading &r = s.reading;
     if (s.gone)
-        return {states::Gone, QStringLiteral("gone"), Severity::Muted};
+        return {states::Gone,
+                s.goneSinceMs > 0 && nowMs >= s.goneSinceMs
+                    ? QStringLiteral("gone %1 ago").arg(formatMs(nowMs - s.goneSinceMs))
+                    : QStringLiteral("gone"),
+                Severity::Muted};
     if (s.stale)
         return {states::Stale,
                 s.staleSinceMs >= 0 && nowMs >= s.staleSinceMs

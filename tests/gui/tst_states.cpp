@@ -137,6 +137,11 @@ private slots:
         ObjectState gone = limiter("rl:gone", 12, 10);
         gone.gone = true;
         QTest::newRow("gone") << gone << states::Gone << QStringLiteral("gone") << Severity::Muted;
+        ObjectState goneSince = limiter("rl:gone-since", 12, 10);
+        goneSince.gone = true;
+        goneSince.goneSinceMs = Now - 90'000; // says since when
+        QTest::newRow("gone since")
+            << goneSince << states::Gone << QStringLiteral("gone 1.5 min ago") << Severity::Muted;
         ObjectState stale = limiter("rl:stale", 1, 10);
         stale.stale = true;
         stale.staleSinceMs = Now - 12'000;

@@ -277,6 +277,48 @@ private slots:
         QCOMPARE(none.size(), 0);
     }
 
+    // An object that goes away while its alert fires (deleted, expired, lost
+    // in a restart) vanishes: the alert ends as "vanished", never as
+    // "resolved"; so does one a rescan no longer lists.
+    void goneWhileFiringVanishes()
+    {
+        QString error;
+        auto rule
+            = AlertRule::parseExpression(QStringLiteral("occupancy >= 80% on limiter"), &error);
+        QVERIFY2(rule, qPrintable(error));
+        AlertEngine engine;
+        engine.setRules({*rule});
+        QSignalSpy transitions(&engine, &AlertEngine::transition);
+        const qint64 t0 = 1'700'000'000'000;
+        engine.evaluate(limiterAt(1, t0, 10));
+        QCOMPARE(transitions.size(), 1);
+        Snapshot gone = limiterAt(2, t0 + 4000, 0);
+        gone.objects = ObjectList();
+        ObjectState o = limiterAt(2, t0 + 4000, 0).objects.at(0);
+        o.gone = true;
+        o.reading.status = Reading::Status::Missing;
+        gone.objects.append(o);
+        engine.evaluate(gone);
+        QCOMPARE(transitions.size(), 2);
+        const auto vanished = transitions.last().first().value<AlertEvent>();
+        QCOMPARE(vanished.state, AlertEvent::State::Vanished);
+        QCOMPARE(vanished.stateId(), QStringLiteral("vanished"));
+        QVERIFY2(vanished.sentence().startsWith(QStringLiteral("VANISHED limiter rl:api: the "
+                                                               "object is gone")),
+                 qPrintable(vanished.sentence()));
+        QVERIFY(vanished.sentence().contains(QLatin1String("after 4.0 s firing")));
+        QCOMPARE(engine.firingCount(), 0);
+
+        // Fired again, then no longer listed at all (a rescan dropped it).
+        engine.evaluate(limiterAt(3, t0 + 5000, 10));
+        QCOMPARE(transitions.size(), 3);
+        Snapshot empty = limiterAt(4, t0 + 6000, 0);
+        empty.objects = ObjectList();
+        engine.evaluate(empty);
+        QCOMPARE(transitions.size(), 4);
+        QCOMPARE(transitions.last().first().value<AlertEvent>().state, AlertEvent::State::Vanished);
+    }
+
     void nodeDown()
     {
         QString error;

@@ -41,8 +41,10 @@ void PartsElideDelegate::initStyleOption(QStyleOptionViewItem *option,
                                          const QModelIndex &index) const
 {
     QStyledItemDelegate::initStyleOption(option, index);
-    // The text rect is the cell less the style's margins (3 px a side).
-    option->text = fitted(option->text, option->fontMetrics, option->rect.width() - 8);
+    // The text rect is the cell less the style's margins (3 px a side); no
+    // rect yet (sizeHint): the whole text, so the column is sized for it.
+    if (option->rect.width() > 0)
+        option->text = fitted(option->text, option->fontMetrics, option->rect.width() - 8);
 }
 
 } // namespace gatehouse

@@ -228,7 +228,8 @@ SectionPage::SectionPage(const Section &section, bool readOnly, QWidget *parent)
         updateWhy(s);
         const bool chartsWereHidden = m_chart->maximumHeight() < QWIDGETSIZE_MAX;
         m_chart->setObject(s);
-        // The charts appear: give them 60 % of the page, from the panes that
+        // The charts appear: give them 60 % of the page (35 % under a job
+        // browser), from the panes that
         // have the most (the splitter kept the hint's few pixels for them).
         if (s && chartsWereHidden && !m_splitter->property("sizesChosen").toBool()) {
             QList<int> sizes = m_splitter->sizes();
@@ -236,7 +237,10 @@ SectionPage::SectionPage(const Section &section, bool readOnly, QWidget *parent)
             int total = 0;
             for (int v : std::as_const(sizes))
                 total += v;
-            int need = total * 3 / 5 - sizes.value(chart);
+            // A job browser above them keeps the larger share.
+            const int share
+                = m_jobsPanel && !PatternUnit::of(s->object.kind).jobStates().isEmpty() ? 35 : 60;
+            int need = total * share / 100 - sizes.value(chart);
             for (int i = 0; i < sizes.size() && need > 0; ++i) {
                 if (i == chart)
                     continue;

@@ -150,8 +150,8 @@ const QList<Look> &screenshotLooks()
 {
     static const QList<Look> looks{{{1280, 800}, theme::Scheme::Light},
                                    {{1280, 800}, theme::Scheme::Dark},
-                                   {{1600, 1000}, theme::Scheme::Light},
-                                   {{1600, 1000}, theme::Scheme::Dark}};
+                                   {{1920, 1080}, theme::Scheme::Light},
+                                   {{1920, 1080}, theme::Scheme::Dark}};
     return looks;
 }
 

@@ -15,6 +15,7 @@
 #include <redis/redisclient.h>
 #include <sectionpage.h>
 #include <statusdetails.h>
+#include <theme.h>
 
 #include "redisserver.h"
 
@@ -152,8 +153,9 @@ private slots:
     void windowSizes_data()
     {
         QTest::addColumn<QSize>("size");
-        QTest::newRow("1280x800") << QSize(1280, 800);
-        QTest::newRow("1920x1080") << QSize(1920, 1080);
+        QTest::addColumn<bool>("dark");
+        QTest::newRow("1280x800-light") << QSize(1280, 800) << false;
+        QTest::newRow("1920x1080-dark") << QSize(1920, 1080) << true;
     }
 
     // Key columns whole at both sizes; the last column, not the key's, takes
@@ -161,6 +163,8 @@ private slots:
     void windowSizes()
     {
         QFETCH(QSize, size);
+        QFETCH(bool, dark);
+        theme::apply(dark ? theme::Scheme::Dark : theme::Scheme::Light);
         if (!QFile::exists(LibrariesDir + QStringLiteral("/node_modules/bullmq/package.json")))
             QSKIP("npm packages missing: run .ci/install-deps");
         RedisServer server;
@@ -231,6 +235,17 @@ private slots:
         // Ages move with the clock between readings.
         const QString age = jobs->item(0, 2)->text();
         QTRY_VERIFY_WITH_TIMEOUT(jobs->item(0, 2)->text() != age, 5000);
+
+        // The first job's detail, as the operator reads it; the window as a
+        // screenshot when asked (GATEHOUSE_JOBROOM_SHOTS=DIR).
+        jobs->selectRow(0);
+        auto *detail = page->findChild<QPlainTextEdit *>(QStringLiteral("queueJobDetail"));
+        QTRY_VERIFY(detail->toPlainText().contains(QLatin1String("timestamp:")));
+        QVERIFY2(detail->toPlainText().contains(QLatin1String(" ago)")),
+                 qPrintable(detail->toPlainText()));
+        if (const QString shots = qEnvironmentVariable("GATEHOUSE_JOBROOM_SHOTS"); !shots.isEmpty())
+            window.grab().save(QStringLiteral("%1/jobbrowser-%2.png")
+                                   .arg(shots, QString::fromLatin1(QTest::currentDataTag())));
 
         // Sizes the operator chose persist.
         auto *splitter = page->findChild<QSplitter *>(QStringLiteral("queuePageSplitter"));

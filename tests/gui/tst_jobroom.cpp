@@ -24,6 +24,7 @@
 #include <QDateTime>
 #include <QHeaderView>
 #include <QLabel>
+#include <QListWidget>
 #include <QMainWindow>
 #include <QPlainTextEdit>
 #include <QProcess>
@@ -194,6 +195,26 @@ private slots:
                 return row >= 0 && window.model(section)->stateAt(row)->reading.atMs > 0;
             },
             10000));
+        // The Overview's header and the side list count the same snapshot.
+        window.showPage(0);
+        auto *side = window.findChild<QListWidget *>(QStringLiteral("sideList"));
+        QVERIFY(side);
+        const auto overviewSays = [&]() -> QString {
+            for (QLabel *l : window.findChildren<QLabel *>()) {
+                if (l->text().contains(QLatin1String("Queues: ")))
+                    return l->text();
+            }
+            return {};
+        };
+        const auto sideSays = [&]() -> QString {
+            for (int i = 0; i < side->count(); ++i) {
+                if (side->item(i)->text().startsWith(QLatin1String("Queues")))
+                    return side->item(i)->text().section(QLatin1Char(' '), -1);
+            }
+            return {};
+        };
+        QTRY_VERIFY(overviewSays().contains(QStringLiteral("Queues: %1").arg(sideSays())));
+        QCOMPARE(sideSays(), QString::number(window.model(section)->rowCount()));
         window.showPage(window.pageOf(section));
         SectionPage *page = window.sectionPage(section);
         QTableView *view = window.table(section);

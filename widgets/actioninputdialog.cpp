@@ -9,6 +9,8 @@
 #include <QRegularExpressionValidator>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace gatehouse {
 
 ActionInputDialog::ActionInputDialog(const PatternUnit &unit, const PatternAction &action,
@@ -112,7 +114,20 @@ QString ActionInputDialog::problem() const
                        ? tr("Choose one in the list first (%1).").arg(in.label)
                        : tr("%1 is needed.").arg(in.label);
     }
-    return m_action.check ? m_action.check(r) : QString();
+    const QString why = m_action.check ? m_action.check(r) : QString();
+    // The check speaks the CLI ("needs either --job ID or --stuck"): the
+    // console's alternative to a flag is an action of its own, so what is
+    // missing here is the item the operator did not choose.
+    const bool hasFlag
+        = std::any_of(m_action.inputs.cbegin(), m_action.inputs.cend(),
+                      [](const ActionInput &in) { return in.source == ActionInput::Source::Flag; });
+    if (!why.isEmpty() && hasFlag) {
+        for (const ActionInput &in : m_action.inputs) {
+            if (in.source == ActionInput::Source::Item && !r.has(in.id))
+                return tr("Choose one in the list first (%1).").arg(in.label);
+        }
+    }
+    return why;
 }
 
 void ActionInputDialog::validate()

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "alertrulesdialog.h"
 
+#include <patterns/patternregistry.h>
+#include <patterns/patternunit.h>
+
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFormLayout>
@@ -9,6 +12,7 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
+#include <QScopedValueRollback>
 #include <QVBoxLayout>
 
 namespace gatehouse {
@@ -40,9 +44,21 @@ AlertRulesDialog::AlertRulesDialog(const QList<AlertRule> &rules, QWidget *paren
     m_problem->setObjectName(QStringLiteral("alertProblem"));
     m_problem->setWordWrap(true);
 
+    // Written by id ("lock": the section, "redisson-lock": one pattern),
+    // shown by title; a pattern named as its section is the section.
     m_target->addItem(tr("any pattern"), QString());
-    for (const QString &t : AlertRule::targets())
-        m_target->addItem(t, t);
+    const PatternRegistry &registry = PatternRegistry::instance();
+    for (const QString &t : AlertRule::targets()) {
+        if (m_target->findData(t) >= 0)
+            continue;
+        QString title = t == QLatin1String("node") ? tr("Nodes") : t;
+        if (const std::optional<Section> section = registry.section(t))
+            title = tr("%1 (every kind)").arg(section->title);
+        else if (const PatternUnit *unit = registry.find(t))
+            title = unit->title();
+        m_target->addItem(title, t);
+        m_target->setItemData(m_target->count() - 1, t, Qt::ToolTipRole);
+    }
     for (const char *op : {">=", ">", "<=", "<"})
         m_op->addItem(QLatin1String(op));
     for (const char *s : {"info", "warning", "critical"})
@@ -54,6 +70,15 @@ AlertRulesDialog::AlertRulesDialog(const QList<AlertRule> &rules, QWidget *paren
     m_name->setPlaceholderText(tr("the condition, unless named"));
     connect(m_target, &QComboBox::currentIndexChanged, this, &AlertRulesDialog::fillFigures);
     fillFigures();
+    // Anything typed or chosen marks the form edited: Save then keeps it.
+    const auto edited = [this] {
+        if (!m_showing)
+            m_edited = true;
+    };
+    for (QLineEdit *edit : {m_name, m_match, m_threshold, m_for})
+        connect(edit, &QLineEdit::textEdited, this, edited);
+    for (QComboBox *combo : {m_target, m_figure, m_op, m_severity})
+        connect(combo, &QComboBox::activated, this, edited);
 
     auto *form = new QFormLayout;
     form->addRow(tr("Name"), m_name);
@@ -93,7 +118,7 @@ AlertRulesDialog::AlertRulesDialog(const QList<AlertRule> &rules, QWidget *paren
     buttons->addStretch(1);
 
     auto *box = new QDialogButtonBox(QDialogButtonBox::Save | QDialogButtonBox::Cancel, this);
-    connect(box, &QDialogButtonBox::accepted, this, &QDialog::accept);
+    connect(box, &QDialogButtonBox::accepted, this, &AlertRulesDialog::save);
     connect(box, &QDialogButtonBox::rejected, this, &QDialog::reject);
 
     auto *layout = new QVBoxLayout(this);
@@ -111,18 +136,34 @@ void AlertRulesDialog::refreshList()
 {
     const int row = m_list->currentRow();
     m_list->clear();
-    for (const AlertRule &r : std::as_const(m_rules))
-        m_list->addItem(QStringLiteral("%1 — %2").arg(r.name, r.expression()));
+    // A rule named by its condition (the default) is not shown twice.
+    for (const AlertRule &r : std::as_const(m_rules)) {
+        const QString expression = r.expression();
+        m_list->addItem(r.name == expression ? expression
+                                             : QStringLiteral("%1 — %2").arg(r.name, expression));
+    }
     if (row >= 0 && row < m_list->count())
         m_list->setCurrentRow(row);
 }
 
+void AlertRulesDialog::save()
+{
+    if (m_edited && !apply())
+        return; // the problem is shown; what was typed stays on screen
+    accept();
+}
+
 void AlertRulesDialog::fillFigures()
 {
-    const QString current = m_figure->currentText();
+    const QString current = m_figure->currentData().toString();
+    const QString target = m_target->currentData().toString();
     m_figure->clear();
-    m_figure->addItems(AlertRule::figureIds(m_target->currentData().toString()));
-    const int i = m_figure->findText(current);
+    for (const QString &id : AlertRule::figureIds(target)) {
+        const std::optional<AlertFigure> figure = AlertRule::findFigure(target, id);
+        m_figure->addItem(figure && !figure->title.isEmpty() ? figure->title : id, id);
+        m_figure->setItemData(m_figure->count() - 1, id, Qt::ToolTipRole);
+    }
+    const int i = m_figure->findData(current);
     if (i >= 0)
         m_figure->setCurrentIndex(i);
 }
@@ -133,10 +174,11 @@ void AlertRulesDialog::showRule(int row)
         return;
     const AlertRule &r = m_rules.at(row);
     const QJsonObject json = r.toJson();
+    const QScopedValueRollback<bool> showing(m_showing, true);
     m_name->setText(r.name);
     m_target->setCurrentIndex(std::max(0, m_target->findData(r.target)));
     fillFigures();
-    m_figure->setCurrentIndex(m_figure->findText(r.figure));
+    m_figure->setCurrentIndex(m_figure->findData(r.figure));
     m_match->setText(QString::fromUtf8(r.match));
     m_op->setCurrentText(AlertRule::comparisonText(r.comparison));
     const QJsonValue t = json.value(QLatin1String("threshold"));
@@ -144,11 +186,12 @@ void AlertRulesDialog::showRule(int row)
     m_for->setText(json.value(QLatin1String("for")).toString());
     m_severity->setCurrentText(AlertRule::severityId(r.severity));
     m_problem->clear();
+    m_edited = false;
 }
 
 bool AlertRulesDialog::apply()
 {
-    QJsonObject o{{QStringLiteral("figure"), m_figure->currentText()},
+    QJsonObject o{{QStringLiteral("figure"), m_figure->currentData().toString()},
                   {QStringLiteral("op"), m_op->currentText()},
                   {QStringLiteral("threshold"), m_threshold->text()},
                   {QStringLiteral("severity"), m_severity->currentText()}};
@@ -177,6 +220,7 @@ bool AlertRulesDialog::apply()
         return false;
     }
     m_problem->clear();
+    m_edited = false;
     if (row >= 0 && row < m_rules.size()) {
         m_rules[row] = *rule;
     } else {

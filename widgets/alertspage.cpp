@@ -24,6 +24,8 @@ namespace {
 constexpr int SectionRole = Qt::UserRole + 1;
 constexpr int KeyRole = Qt::UserRole + 2;
 
+// Every column sized to its content on one line; the Object column (keys,
+// elided in the middle, whole in the tooltip) takes the rest of the width.
 QTableWidget *makeTable(const QStringList &headers, const QString &name, QWidget *parent)
 {
     auto *t = new QTableWidget(0, int(headers.size()), parent);
@@ -32,8 +34,15 @@ QTableWidget *makeTable(const QStringList &headers, const QString &name, QWidget
     t->setEditTriggers(QAbstractItemView::NoEditTriggers);
     t->setSelectionBehavior(QAbstractItemView::SelectRows);
     t->setSelectionMode(QAbstractItemView::SingleSelection);
+    t->setWordWrap(false);
+    t->setTextElideMode(Qt::ElideMiddle);
     t->verticalHeader()->hide();
-    t->horizontalHeader()->setStretchLastSection(true);
+    t->verticalHeader()->setDefaultSectionSize(t->fontMetrics().height() + 8);
+    QHeaderView *header = t->horizontalHeader();
+    header->setStretchLastSection(false);
+    header->setSectionResizeMode(QHeaderView::ResizeToContents);
+    header->setSectionResizeMode(int(headers.indexOf(AlertsPage::tr("Object"))),
+                                 QHeaderView::Stretch);
     return t;
 }
 
@@ -68,6 +77,7 @@ AlertsPage::AlertsPage(AlertEngine *engine, QWidget *parent)
 {
     auto *rules = new QPushButton(tr("Rules…"), this);
     rules->setObjectName(QStringLiteral("alertRulesButton"));
+    m_summary->setObjectName(QStringLiteral("alertsSummary"));
     rules->setToolTip(tr("Add, edit or remove alert rules; they are saved with the profile."));
     connect(rules, &QPushButton::clicked, this, &AlertsPage::editRules);
     auto *top = new QHBoxLayout;

@@ -39,7 +39,11 @@ QString exactly(const QStringList &descriptions)
     QString html = QStringLiteral("<p>%1</p>")
                        .arg(ConfirmActionDialog::tr("This will run exactly:").toHtmlEscaped());
     for (const QString &d : descriptions)
-        html += QStringLiteral("<pre>%1</pre>").arg(d.toHtmlEscaped());
+        // pre-wrap: a long KEYS line wraps (anywhere in a key without
+        // spaces) instead of being cut at the dialog's edge.
+        html += QStringLiteral("<p style=\"white-space: pre-wrap; font-family: monospace\">"
+                               "%1</p>")
+                    .arg(d.toHtmlEscaped());
     return html;
 }
 

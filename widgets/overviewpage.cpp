@@ -4,6 +4,8 @@
 #include "chartpanel.h"
 #include "overviewtiles.h"
 #include "queueactivity.h"
+#include "sidelist.h"
+#include "theme.h"
 
 #include <patterns/patternregistry.h>
 
@@ -61,8 +63,11 @@ public:
             return;
         painter->save();
         painter->setRenderHint(QPainter::Antialiasing);
-        painter->setPen(QPen(
-            opt.palette.color(selected ? QPalette::HighlightedText : QPalette::Highlight), 1.2));
+        // A series colour, tested for contrast on Base in both palettes (the
+        // Highlight colour of a dark palette is about 1.7:1 on its Base).
+        painter->setPen(QPen(selected ? opt.palette.color(QPalette::HighlightedText)
+                                      : theme::series(0, opt.palette),
+                             1.2));
         painter->drawPolyline(line.translated(spark.topLeft()));
         painter->restore();
     }
@@ -194,12 +199,12 @@ void OverviewPage::update(const Snapshot &snapshot, bool connected)
         m_counts->setText(tr("<h3>Not connected</h3><p>No reading yet.</p>"));
         return;
     }
-    QHash<QString, int> counts;
-    for (const ObjectState &o : snapshot.objects)
-        ++counts[patternSection(o.object.kind)];
+    // The side list's tally of the same snapshot (objects that are there,
+    // not those gone): one truth per figure.
+    const QHash<QString, SectionTally> tallies = tallySections(snapshot);
     QStringList parts;
     for (const Section &section : PatternRegistry::instance().sections()) {
-        parts << tr("%1: %2").arg(section.title).arg(counts.value(section.id));
+        parts << tr("%1: %2").arg(section.title).arg(tallies.value(section.id).objects);
     }
     m_counts->setText(
         tr("<h3>%1</h3><p>%2%3</p>")

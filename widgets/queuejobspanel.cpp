@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "queuejobspanel.h"
 
+#include "jobdetailtext.h"
+#include "splitterstate.h"
 #include "theme.h"
 
 #include <monitor/jobbrowser.h>
@@ -18,6 +20,7 @@
 #include <QSplitter>
 #include <QTabBar>
 #include <QTableWidget>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -40,6 +43,8 @@ QString stageName(JobStage stage)
     }
     return {};
 }
+
+constexpr int AgeColumn = 2;
 
 constexpr JobStage Stages[]
     = {JobStage::Waiting, JobStage::InFlight, JobStage::Dead, JobStage::Finished};
@@ -104,7 +109,13 @@ QueueJobsPanel::QueueJobsPanel(const QString &section, QWidget *parent)
     m_jobs->setObjectName(section + QStringLiteral("JobList"));
     m_jobs->setHorizontalHeaderLabels(
         {tr("Job"), tr("Name"), tr("Age"), tr("Attempts"), tr("Error")});
+    // Ids, names, ages and attempts whole on one line (to a cap, past it
+    // elided with the whole in the tooltip); the error takes the rest.
+    m_jobs->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_jobs->horizontalHeader()->setMaximumSectionSize(
+        std::max(320, fontMetrics().averageCharWidth() * 48));
     m_jobs->horizontalHeader()->setStretchLastSection(true);
+    m_jobs->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 8);
     m_jobs->setSelectionBehavior(QAbstractItemView::SelectRows);
     // A selection: the library's actions run on each job chosen.
     m_jobs->setSelectionMode(QAbstractItemView::ExtendedSelection);
@@ -118,8 +129,20 @@ QueueJobsPanel::QueueJobsPanel(const QString &section, QWidget *parent)
     m_detail->setPlaceholderText(tr("Choose a job to see its data, options and error."));
     split->addWidget(m_jobs);
     split->addWidget(m_detail);
+    split->setChildrenCollapsible(false);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    persistSplitter(split, section + QStringLiteral("JobsSplitter"));
     layout->addWidget(split, 1);
     setEnabled(false);
+    // Ages move with the clock, not only when a page is read again.
+    auto *ages = new QTimer(this);
+    ages->setInterval(1000);
+    connect(ages, &QTimer::timeout, this, [this] {
+        if (isVisible())
+            updateAges();
+    });
+    ages->start();
 
     connect(m_stages, &QTabBar::currentChanged, this, [this] {
         fillStates();
@@ -184,6 +207,8 @@ void QueueJobsPanel::setObject(const ObjectState *s, qint64 serverNowMs)
     const QStringList states = s ? PatternUnit::of(s->object.kind).jobStates() : QStringList();
     const QByteArray key = s && !states.isEmpty() ? s->object.key : QByteArray();
     m_nowMs = serverNowMs;
+    if (serverNowMs > 0)
+        m_clockOffsetMs = serverNowMs - QDateTime::currentMSecsSinceEpoch();
     // No queue chosen, or one whose pattern lists no jobs (a hand-written
     // reliable queue): no empty browser taking the page's room.
     setVisible(!key.isEmpty());
@@ -382,7 +407,7 @@ void QueueJobsPanel::showJobs(const JobListing &page)
     m_jobs->clearSelection();
     m_jobs->setCurrentCell(-1, -1);
     m_jobs->setRowCount(int(page.rows.size()));
-    const qint64 now = m_nowMs > 0 ? m_nowMs : QDateTime::currentMSecsSinceEpoch();
+    const qint64 now = nowMs();
     for (int r = 0; r < page.rows.size(); ++r) {
         const JobRow &row = page.rows.at(r);
         const QStringList cells{
@@ -393,6 +418,8 @@ void QueueJobsPanel::showJobs(const JobListing &page)
             auto *cell = new QTableWidgetItem(cells.at(c));
             if (c == 0)
                 cell->setData(Qt::UserRole, row.refOrId());
+            if (c == AgeColumn)
+                cell->setData(Qt::UserRole, row.atMs);
             cell->setToolTip(cells.at(c));
             m_jobs->setItem(r, c, cell);
         }
@@ -426,10 +453,33 @@ void QueueJobsPanel::showJobDetail(const JobListing &detail)
 {
     if (m_object.key.isEmpty() || detail.job != chosenJob())
         return;
-    QString text = detail.ok ? detail.detail : detail.message;
+    // Payloads pretty-printed, stack traces as lines, epoch times as dates.
+    const qint64 now = nowMs();
+    QString text = detail.ok ? jobDetailText(detail.detail, now) : detail.message;
     if (detail.ok && !detail.message.isEmpty())
         text = detail.message + QStringLiteral("\n\n") + text;
     m_detail->setPlainText(text);
+}
+
+qint64 QueueJobsPanel::nowMs() const
+{
+    return QDateTime::currentMSecsSinceEpoch() + m_clockOffsetMs;
+}
+
+void QueueJobsPanel::updateAges()
+{
+    const qint64 now = nowMs();
+    for (int r = 0; r < m_jobs->rowCount(); ++r) {
+        QTableWidgetItem *cell = m_jobs->item(r, AgeColumn);
+        const qint64 atMs = cell ? cell->data(Qt::UserRole).toLongLong() : -1;
+        if (atMs < 0)
+            continue;
+        const QString text = formatMs(std::max<qint64>(0, now - atMs));
+        if (cell->text() != text) {
+            cell->setText(text);
+            cell->setToolTip(text);
+        }
+    }
 }
 
 QString QueueJobsPanel::state() const

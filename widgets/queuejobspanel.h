@@ -76,7 +76,12 @@ private:
     PatternObject m_object;     // the queue listed; empty key: none
     QList<StateCount> m_counts; // the library's, as of the latest reading
     qint64 m_nowMs = 0;         // server time of the latest reading: ages
-    QStringList m_states;       // the library's, in its order
+    // Server time - desktop time (ms) as of the latest reading: ages move
+    // on with the clock between readings (and during an outage).
+    qint64 m_clockOffsetMs = 0;
+    qint64 nowMs() const;
+    void updateAges();
+    QStringList m_states; // the library's, in its order
 
     QTabBar *m_stages;
     QComboBox *m_state;

@@ -7,7 +7,9 @@
 #include "familyproxymodel.h"
 #include "objectpanel.h"
 #include "objecttablemodel.h"
+#include "objecttableview.h"
 #include "queuejobspanel.h"
+#include "splitterstate.h"
 
 #include <monitor/jobbrowser.h>
 #include <patterns/objecthealth.h>
@@ -37,45 +39,6 @@
 #include <algorithm>
 
 namespace gatehouse {
-
-namespace {
-
-// The object table: a figure is sized to its content up to figureCap (past
-// it elided, whole in its tooltip); the Status column up to statusCap, wide
-// enough for a state's whole words ("expired 9.3 min ago: holder crashed,
-// may be taken over"): the state is what the operator reads the row for.
-class ObjectTableView : public QTableView
-{
-public:
-    using QTableView::QTableView;
-    int statusColumn = -1;
-    int figureCap = 0;
-    int statusCap = 0;
-
-protected:
-    int sizeHintForColumn(int column) const override
-    {
-        const int hint = QTableView::sizeHintForColumn(column);
-        return std::min(hint, column == statusColumn ? statusCap : figureCap);
-    }
-};
-
-// A state past its column's width loses its end, not its middle ("expired
-// 1.0 mi… be taken over"): its first words say the most.
-class ElideRightDelegate : public QStyledItemDelegate
-{
-public:
-    using QStyledItemDelegate::QStyledItemDelegate;
-
-protected:
-    void initStyleOption(QStyleOptionViewItem *option, const QModelIndex &index) const override
-    {
-        QStyledItemDelegate::initStyleOption(option, index);
-        option->textElideMode = Qt::ElideRight;
-    }
-};
-
-} // namespace
 
 SectionPage::SectionPage(const Section &section, bool readOnly, QWidget *parent)
     : QWidget(parent)
@@ -131,9 +94,8 @@ SectionPage::SectionPage(const Section &section, bool readOnly, QWidget *parent)
     // Text too long for its column is elided (keys in the middle, where
     // they differ) with the whole text in the tooltip.
     QHeaderView *header = m_table->horizontalHeader();
-    header->setStretchLastSection(false);
     header->setSectionResizeMode(QHeaderView::ResizeToContents);
-    header->setSectionResizeMode(0, QHeaderView::Stretch);
+    header->setStretchLastSection(true); // the room left is the last column's
     // Rows measured, the visible ones first: every change of a cell (the
     // TTL and Status columns move every half second) measures them again
     // for each column, and 200 rows of text cost about 10 ms per repaint on
@@ -143,8 +105,13 @@ SectionPage::SectionPage(const Section &section, bool readOnly, QWidget *parent)
     // this, its tooltip whole, so the key column keeps its room at 1280 px.
     table->figureCap = std::max(200, fontMetrics().averageCharWidth() * 34);
     table->statusCap = std::max(320, fontMetrics().averageCharWidth() * 60);
+    table->keyCap = std::max(360, fontMetrics().averageCharWidth() * 64);
     table->statusColumn = m_model->statusColumn();
-    header->setMaximumSectionSize(std::max(table->figureCap, table->statusCap));
+    header->setMaximumSectionSize(std::max({table->figureCap, table->statusCap, table->keyCap}));
+    for (int c = 0; c < m_model->columnCount(); ++c) {
+        if (m_model->headerData(c, Qt::Horizontal).toString() == QLatin1String("Counts"))
+            m_table->setItemDelegateForColumn(c, new PartsElideDelegate(m_table));
+    }
     if (m_model->statusColumn() >= 0)
         m_table->setItemDelegateForColumn(m_model->statusColumn(), new ElideRightDelegate(m_table));
     // A column none of the listed objects' patterns has (Library and Counts
@@ -244,6 +211,8 @@ SectionPage::SectionPage(const Section &section, bool readOnly, QWidget *parent)
     }
     m_chart = new ChartPanel(section.id, splitter);
     splitter->addWidget(m_chart);
+    splitter->setChildrenCollapsible(false); // a dragged handle never hides a pane
+    persistSplitter(splitter, section.id + QStringLiteral("PageSplitter"));
     layout->addWidget(splitter, 1);
     // Why autodetection shows the selected object (its evidence in words).
     m_why = new QLabel(this);
@@ -259,15 +228,19 @@ SectionPage::SectionPage(const Section &section, bool readOnly, QWidget *parent)
         updateWhy(s);
         const bool chartsWereHidden = m_chart->maximumHeight() < QWIDGETSIZE_MAX;
         m_chart->setObject(s);
-        // The charts appear: give them 60 % of the page, from the panes that
+        // The charts appear: give them 60 % of the page (35 % under a job
+        // browser), from the panes that
         // have the most (the splitter kept the hint's few pixels for them).
-        if (s && chartsWereHidden) {
+        if (s && chartsWereHidden && !m_splitter->property("sizesChosen").toBool()) {
             QList<int> sizes = m_splitter->sizes();
             const int chart = m_splitter->indexOf(m_chart);
             int total = 0;
             for (int v : std::as_const(sizes))
                 total += v;
-            int need = total * 3 / 5 - sizes.value(chart);
+            // A job browser above them keeps the larger share.
+            const int share
+                = m_jobsPanel && !PatternUnit::of(s->object.kind).jobStates().isEmpty() ? 35 : 60;
+            int need = total * share / 100 - sizes.value(chart);
             for (int i = 0; i < sizes.size() && need > 0; ++i) {
                 if (i == chart)
                     continue;

@@ -11,6 +11,7 @@
 #include <confirmactiondialog.h>
 #include <connectiondialog.h>
 #include <consolenavigation.h>
+#include <englishplurals.h>
 #include <history/historystore.h>
 #include <mainwindow.h>
 #include <metrics/metricsserver.h>
@@ -21,6 +22,7 @@
 #include <sectionpage.h>
 #include <sim/demoserver.h>
 #include <sim/simulator.h>
+#include <statusdetails.h>
 #include <theme.h>
 #include <unconfirmedpage.h>
 
@@ -148,8 +150,8 @@ const QList<Look> &screenshotLooks()
 {
     static const QList<Look> looks{{{1280, 800}, theme::Scheme::Light},
                                    {{1280, 800}, theme::Scheme::Dark},
-                                   {{1600, 1000}, theme::Scheme::Light},
-                                   {{1600, 1000}, theme::Scheme::Dark}};
+                                   {{1920, 1080}, theme::Scheme::Light},
+                                   {{1920, 1080}, theme::Scheme::Dark}};
     return looks;
 }
 
@@ -268,11 +270,28 @@ void captureAll(MainWindow *window, const QString &dir, int look, int page,
     });
 }
 
+// --help and --version print and quit: they need no display, and a
+// QApplication without one aborts, so they get a QCoreApplication.
+bool answersWithoutDisplay(int argc, char *argv[])
+{
+    for (int i = 1; i < argc; ++i) {
+        const QByteArray arg(argv[i]);
+        if (arg == "-h" || arg == "--help" || arg == "-?" || arg == "--help-all" || arg == "-v"
+            || arg == "--version")
+            return true;
+    }
+    return false;
+}
+
 } // namespace
 
 int main(int argc, char *argv[])
 {
-    QApplication app(argc, argv);
+    const std::unique_ptr<QCoreApplication> application(answersWithoutDisplay(argc, argv)
+                                                            ? new QCoreApplication(argc, argv)
+                                                            : new QApplication(argc, argv));
+    QCoreApplication &app = *application;
+    QCoreApplication::installTranslator(new EnglishPlurals(&app));
     quitOnSignals(&app);
     QApplication::setApplicationName(QStringLiteral("gatehouse"));
     QApplication::setApplicationDisplayName(QStringLiteral("Gatehouse"));
@@ -500,6 +519,7 @@ int main(int argc, char *argv[])
                          [&] { QTimer::singleShot(0, &app, [&] { askForConnection(); }); });
         metricsEndpoint.attach(console.monitor.get());
         console.window->viewMenu()->addAction(metricsEndpoint.toggleAction());
+        new StatusDetails(console.window->statusBar()); // owned by the status bar
         QMainWindow *window = console.window.get();
         QObject::connect(&metricsEndpoint, &MetricsEndpoint::failed, window,
                          [window](const QString &m) { window->statusBar()->showMessage(m); });

@@ -88,7 +88,11 @@ QStringList AlertRule::targets()
     QStringList out{s_node};
     for (const Section &s : PatternRegistry::instance().sections())
         out << s.id;
-    out << PatternRegistry::instance().ids();
+    // A pattern named as its section ("lock") is listed once.
+    for (const QString &id : PatternRegistry::instance().ids()) {
+        if (!out.contains(id))
+            out << id;
+    }
     return out;
 }
 

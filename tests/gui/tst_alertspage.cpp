@@ -18,9 +18,12 @@
 #include <QApplication>
 #include <QComboBox>
 #include <QDateTime>
+#include <QDialogButtonBox>
 #include <QFile>
+#include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QStackedWidget>
 #include <QTableWidget>
@@ -182,9 +185,18 @@ private slots:
         auto *name = dialog.findChild<QLineEdit *>(QStringLiteral("alertName"));
         QVERIFY(figure && target && threshold && forEdit && name);
         target->setCurrentIndex(target->findData(QStringLiteral("lock")));
-        QVERIFY(figure->findText(QStringLiteral("heldForMs")) >= 0); // the targets' own figures
-        QVERIFY(figure->findText(QStringLiteral("occupancy")) < 0);
-        figure->setCurrentText(QStringLiteral("heldForMs"));
+        QVERIFY(figure->findData(QStringLiteral("heldForMs")) >= 0); // the targets' own figures
+        QVERIFY(figure->findData(QStringLiteral("occupancy")) < 0);
+        // Shown by title, not id; "lock" (section and pattern) listed once.
+        QCOMPARE(figure->itemText(figure->findData(QStringLiteral("heldForMs"))),
+                 QStringLiteral("Held for"));
+        int locks = 0;
+        for (int i = 0; i < target->count(); ++i) {
+            locks += target->itemData(i).toString() == QLatin1String("lock");
+            QVERIFY2(!target->itemText(i).isEmpty(), qPrintable(target->itemData(i).toString()));
+        }
+        QCOMPARE(locks, 1);
+        figure->setCurrentIndex(figure->findData(QStringLiteral("heldForMs")));
         threshold->setText(QStringLiteral("soon"));
         QVERIFY(!dialog.apply());
         QVERIFY2(dialog.problem().contains(QLatin1String("field \"threshold\"")),
@@ -202,6 +214,102 @@ private slots:
         list->setCurrentRow(-1);
         QVERIFY(!dialog.apply());
         QVERIFY(dialog.problem().contains(QLatin1String("long lock")));
+    }
+
+    // Save keeps what the form shows: a new rule filled in and saved (no
+    // "Add as new" first) and an edit of the selected one; a form that is
+    // not a rule keeps the dialog open with what was typed.
+    void saveKeepsTheForm()
+    {
+        AlertRulesDialog dialog({});
+        dialog.show();
+        auto *target = dialog.findChild<QComboBox *>(QStringLiteral("alertTarget"));
+        auto *figure = dialog.findChild<QComboBox *>(QStringLiteral("alertFigure"));
+        auto *op = dialog.findChild<QComboBox *>(QStringLiteral("alertOp"));
+        auto *threshold = dialog.findChild<QLineEdit *>(QStringLiteral("alertThreshold"));
+        auto *list = dialog.findChild<QListWidget *>(QStringLiteral("alertRuleList"));
+        auto *save = dialog.findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Save);
+        QVERIFY(target && figure && op && threshold && list && save);
+        const auto choose = [](QComboBox *combo, int index) {
+            QVERIFY(index >= 0);
+            combo->setCurrentIndex(index);
+            Q_EMIT combo->activated(index); // as a click on an entry does
+        };
+        choose(target, target->findData(QStringLiteral("lock")));
+        choose(figure, figure->findData(QStringLiteral("heldForMs")));
+        choose(op, op->findText(QStringLiteral(">")));
+        QTest::keyClicks(threshold, QStringLiteral("soon"));
+        QTest::mouseClick(save, Qt::LeftButton);
+        QVERIFY(dialog.isVisible()); // not a rule: nothing lost, nothing closed
+        QVERIFY(!dialog.problem().isEmpty());
+        QCOMPARE(threshold->text(), QStringLiteral("soon"));
+        threshold->clear();
+        QTest::keyClicks(threshold, QStringLiteral("0"));
+        QTest::mouseClick(save, Qt::LeftButton);
+        QCOMPARE(dialog.result(), int(QDialog::Accepted));
+        QCOMPARE(dialog.rules().size(), 1);
+        QCOMPARE(dialog.rules().first().figure, QStringLiteral("heldForMs"));
+        QCOMPARE(dialog.rules().first().comparison, AlertRule::Comparison::Above);
+        // The list names a rule named by its condition once.
+        QCOMPARE(list->count(), 1);
+        QCOMPARE(list->item(0)->text(), dialog.rules().first().expression());
+
+        // An edit of the selected rule, saved directly, replaces it.
+        AlertRulesDialog again(dialog.rules());
+        again.show();
+        auto *list2 = again.findChild<QListWidget *>(QStringLiteral("alertRuleList"));
+        list2->setCurrentRow(0);
+        auto *threshold2 = again.findChild<QLineEdit *>(QStringLiteral("alertThreshold"));
+        QVERIFY(!again.formEdited()); // shown, not typed
+        threshold2->selectAll();
+        QTest::keyClicks(threshold2, QStringLiteral("45s"));
+        QTest::mouseClick(again.findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Save),
+                          Qt::LeftButton);
+        QCOMPARE(again.result(), int(QDialog::Accepted));
+        QCOMPARE(again.rules().size(), 1);
+        QCOMPARE(again.rules().first().threshold, 45000.0);
+    }
+
+    // A rule filled in on the page and saved (no "Add as new") reaches the
+    // engine, the page's list and the profile's file.
+    void savedRuleLandsInFile()
+    {
+        const QString path = m_dir.filePath(QStringLiteral("typed.json"));
+        QString error;
+        auto profile = Profile::fromJson(
+            R"({"name": "typed", "rules": [{"pattern": "lock", "match": "l:*"}]})", path, &error);
+        QVERIFY2(profile, qPrintable(error));
+        AlertEngine engine;
+        AlertsPage page(&engine);
+        page.setProfile(*profile);
+        QSignalSpy saved(&page, &AlertsPage::saved);
+        QTimer::singleShot(0, this, [] {
+            auto *dialog = qobject_cast<AlertRulesDialog *>(QApplication::activeModalWidget());
+            if (!dialog)
+                return;
+            auto *target = dialog->findChild<QComboBox *>(QStringLiteral("alertTarget"));
+            const int t = target->findData(QStringLiteral("lock"));
+            target->setCurrentIndex(t);
+            Q_EMIT target->activated(t);
+            auto *figure = dialog->findChild<QComboBox *>(QStringLiteral("alertFigure"));
+            figure->setCurrentIndex(figure->findData(QStringLiteral("heldForMs")));
+            QTest::keyClicks(dialog->findChild<QLineEdit *>(QStringLiteral("alertThreshold")),
+                             QStringLiteral("2m"));
+            QTest::mouseClick(
+                dialog->findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Save),
+                Qt::LeftButton);
+        });
+        page.editRules();
+        QCOMPARE(engine.rules().size(), 1);
+        QVERIFY(saved.wait(10000));
+        QVERIFY2(page.findChild<QLabel *>(QStringLiteral("alertsSummary"))
+                     ->text()
+                     .contains(QLatin1String("1 rule")),
+                 qPrintable(page.findChild<QLabel *>(QStringLiteral("alertsSummary"))->text()));
+        const auto again = Profile::load(path, &error);
+        QVERIFY2(again, qPrintable(error));
+        QCOMPARE(again->alerts.size(), 1);
+        QCOMPARE(again->alerts.first().threshold, 120000.0);
     }
 
     // Rules edited on the page reach the engine and the profile's file.
@@ -223,8 +331,8 @@ private slots:
                 return;
             auto *target = dialog->findChild<QComboBox *>(QStringLiteral("alertTarget"));
             target->setCurrentIndex(target->findData(QStringLiteral("lock")));
-            dialog->findChild<QComboBox *>(QStringLiteral("alertFigure"))
-                ->setCurrentText(QStringLiteral("heldForMs"));
+            auto *figure = dialog->findChild<QComboBox *>(QStringLiteral("alertFigure"));
+            figure->setCurrentIndex(figure->findData(QStringLiteral("heldForMs")));
             dialog->findChild<QLineEdit *>(QStringLiteral("alertThreshold"))
                 ->setText(QStringLiteral("2m"));
             if (dialog->apply())

@@ -1319,7 +1319,7 @@ private slots:
         // Cancel the default, and never the secret: that is shown once, after.
         QVERIFY2(!confirmTitle.contains(QLatin1String("token.")), qPrintable(confirmTitle));
         QVERIFY2(confirmText.contains(QLatin1String("This will run exactly:"))
-                     && confirmText.contains(QLatin1String("<pre>"))
+                     && confirmText.contains(QLatin1String("white-space: pre-wrap"))
                      && confirmText.contains(QLatin1String("KEYS")),
                  qPrintable(confirmText));
         QVERIFY(confirmCancelDefault);

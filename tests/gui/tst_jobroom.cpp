@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: MIT
+// The job browser with room: job details an operator reads (payloads
+// pretty-printed, stack traces as lines, epoch times as dates), counts never
+// cut in the middle of a state, messages longer than the status bar reachable
+// whole, plurals in English, and on a real BullMQ queue (npm bullmq,
+// tests/libraries/bullmq-app.js) the key columns whole at 1280x800 and
+// 1920x1080, ages that move with the clock and splitter sizes that persist.
+#include <actions/actionengine.h>
+#include <englishplurals.h>
+#include <jobdetailtext.h>
+#include <mainwindow.h>
+#include <monitor/monitor.h>
+#include <objecttablemodel.h>
+#include <objecttableview.h>
+#include <redis/redisclient.h>
+#include <sectionpage.h>
+#include <statusdetails.h>
+#include <theme.h>
+
+#include "redisserver.h"
+
+#include <QApplication>
+#include <QComboBox>
+#include <QDateTime>
+#include <QHeaderView>
+#include <QLabel>
+#include <QListWidget>
+#include <QMainWindow>
+#include <QPlainTextEdit>
+#include <QProcess>
+#include <QSettings>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTabBar>
+#include <QTableView>
+#include <QTableWidget>
+#include <QTest>
+
+using namespace gatehouse;
+using gatehouse::test::RedisServer;
+
+namespace {
+
+const QString LibrariesDir = QStringLiteral(GATEHOUSE_LIBRARIES_DIR);
+
+QString node(const RedisServer &server, const QString &queue, const QString &command,
+             const QString &arg)
+{
+    QProcess p;
+    p.start(QStringLiteral("node"), {LibrariesDir + QStringLiteral("/bullmq-app.js"),
+                                     QStringLiteral("bullmq"), server.url(), queue, command, arg});
+    if (!p.waitForFinished(60000) || p.exitCode() != 0)
+        return QStringLiteral("<failed: %1>").arg(QString::fromUtf8(p.readAllStandardError()));
+    return QString::fromUtf8(p.readAllStandardOutput()).trimmed();
+}
+
+// Whether a cell is drawn whole in its column: its delegate's size hint
+// (text and margins) fits, so nothing is elided.
+bool whole(const QAbstractItemView *view, const QModelIndex &index, int width)
+{
+    return view->sizeHintForIndex(index).width() <= width;
+}
+
+} // namespace
+
+class tst_JobRoom : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void initTestCase()
+    {
+        QCoreApplication::setOrganizationName(QStringLiteral("GatehouseTest"));
+        QCoreApplication::setApplicationName(QStringLiteral("tst_jobroom"));
+        QSettings().clear();
+        QCoreApplication::installTranslator(new EnglishPlurals(this));
+    }
+
+    void detailReadsAsText()
+    {
+        const qint64 now = QDateTime::currentMSecsSinceEpoch();
+        const qint64 processed = now - 5 * 60 * 1000;
+        const QString detail
+            = QStringLiteral(
+                  "{\"data\": \"{\\\"to\\\":\\\"ops@example.com\\\",\\\"n\\\":1}\", "
+                  "\"processedOn\": \"%1\", \"timestamp\": %2, \"attemptsMade\": \"1\", "
+                  "\"stacktrace\": \"[\\\"Error: boom\\\\n    at work (w.js:3:9)\\\"]\", "
+                  "\"failedReason\": \"boom\"}")
+                  .arg(processed)
+                  .arg(processed - 1000);
+        const QString text = jobDetailText(detail, now);
+        QVERIFY2(text.contains(QLatin1String("\"to\": \"ops@example.com\"")), qPrintable(text));
+        QVERIFY2(text.contains(QLatin1String("stacktrace:\n    Error: boom\n        at work")),
+                 qPrintable(text));
+        QVERIFY2(!text.contains(QLatin1String("\\n")), qPrintable(text));
+        const QString date = QDateTime::fromMSecsSinceEpoch(processed).toLocalTime().toString(
+            QStringLiteral("yyyy-MM-dd HH:mm:ss"));
+        QVERIFY2(text.contains(QStringLiteral("processedOn: %1 (5.0 min ago)").arg(date)),
+                 qPrintable(text));
+        QVERIFY2(!text.contains(QString::number(processed)), qPrintable(text));
+        QVERIFY2(text.contains(QLatin1String("attemptsMade: 1")), qPrintable(text));
+        // Not JSON: as it came.
+        QCOMPARE(jobDetailText(QStringLiteral("plain"), now), QStringLiteral("plain"));
+    }
+
+    void countsNeverCutMidState()
+    {
+        const QString counts = QStringLiteral("wait 5 · active 1 · waiting-children 0 · "
+                                              "delayed 3 · failed 2");
+        const QFontMetrics fm(QApplication::font());
+        for (int width = 20; width < fm.horizontalAdvance(counts) + 20; width += 7) {
+            const QString shown = PartsElideDelegate::fitted(counts, fm, width);
+            if (shown == counts)
+                continue;
+            for (const QString &part : shown.split(QStringLiteral(" · "))) {
+                QVERIFY2(counts.contains(part) || part.startsWith(QLatin1Char('+'))
+                             || part.endsWith(QLatin1String("states")),
+                         qPrintable(shown));
+            }
+        }
+    }
+
+    void longMessageHasDetails()
+    {
+        QMainWindow window;
+        window.resize(500, 300);
+        auto *details = new StatusDetails(window.statusBar());
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        window.statusBar()->showMessage(QStringLiteral("Requeued."));
+        QVERIFY(!details->linkShown());
+        const QString text = QStringLiteral("Requeue: 3 of 4 done. Not done: job 17 changed "
+                                            "since the list was read (its worker took it "
+                                            "back); it was left as it is.");
+        window.statusBar()->showMessage(text, 100);
+        QVERIFY(details->linkShown());
+        QCOMPARE(details->text(), text);
+        QTRY_VERIFY(window.statusBar()->currentMessage().isEmpty());
+        QVERIFY(details->linkShown()); // still reachable after the bar cleared it
+        details->open();
+        auto *box = window.findChild<QWidget *>(QStringLiteral("statusDetailsBox"));
+        QVERIFY(box && box->isVisible());
+    }
+
+    void plurals()
+    {
+        QCOMPARE(QCoreApplication::translate("x", "%n job(s)", nullptr, 1),
+                 QStringLiteral("1 job"));
+        QCOMPARE(QCoreApplication::translate("x", "%n job(s)", nullptr, 3),
+                 QStringLiteral("3 jobs"));
+        QCOMPARE(QCoreApplication::translate("x", "no plural"), QStringLiteral("no plural"));
+    }
+
+    void windowSizes_data()
+    {
+        QTest::addColumn<QSize>("size");
+        QTest::addColumn<bool>("dark");
+        QTest::newRow("1280x800-light") << QSize(1280, 800) << false;
+        QTest::newRow("1920x1080-dark") << QSize(1920, 1080) << true;
+    }
+
+    // Key columns whole at both sizes; the last column, not the key's, takes
+    // a wide window's room; ages move on between readings.
+    void windowSizes()
+    {
+        QFETCH(QSize, size);
+        QFETCH(bool, dark);
+        theme::apply(dark ? theme::Scheme::Dark : theme::Scheme::Light);
+        if (!QFile::exists(LibrariesDir + QStringLiteral("/node_modules/bullmq/package.json")))
+            QFAIL("npm packages missing: run .ci/install-deps");
+        RedisServer server;
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        const QString queue = QStringLiteral("notifications-high-priority-emails");
+        QCOMPARE(node(server, queue, QStringLiteral("produce"), QStringLiteral("12")), QString());
+        QCOMPARE(node(server, QStringLiteral("rq"), QStringLiteral("produce"), QStringLiteral("2")),
+                 QString());
+
+        RedisClient client(server.endpoint());
+        Monitor::Options options;
+        options.intervalMs = 200;
+        Monitor monitor(&client, options);
+        ActionEngine actions(&client);
+        QTemporaryDir dir;
+        actions.setAuditLogPath(dir.filePath(QStringLiteral("audit.jsonl")));
+        MainWindow window(&client, &monitor, &actions, MainWindow::Options());
+        window.resize(size);
+        window.show();
+        client.open();
+        monitor.start();
+        const QString section = QStringLiteral("queue");
+        const QByteArray key = "bull:" + queue.toUtf8();
+        QVERIFY(QTest::qWaitFor(
+            [&] {
+                const int row = window.model(section)->rowOf(key);
+                return row >= 0 && window.model(section)->stateAt(row)->reading.atMs > 0;
+            },
+            10000));
+        // The Overview's header and the side list count the same snapshot.
+        window.showPage(0);
+        auto *side = window.findChild<QListWidget *>(QStringLiteral("sideList"));
+        QVERIFY(side);
+        const auto overviewSays = [&]() -> QString {
+            for (QLabel *l : window.findChildren<QLabel *>()) {
+                if (l->text().contains(QLatin1String("Queues: ")))
+                    return l->text();
+            }
+            return {};
+        };
+        const auto sideSays = [&]() -> QString {
+            for (int i = 0; i < side->count(); ++i) {
+                if (side->item(i)->text().startsWith(QLatin1String("Queues")))
+                    return side->item(i)->text().section(QLatin1Char(' '), -1);
+            }
+            return {};
+        };
+        QTRY_VERIFY(overviewSays().contains(QStringLiteral("Queues: %1").arg(sideSays())));
+        QCOMPARE(sideSays(), QString::number(window.model(section)->rowCount()));
+        window.showPage(window.pageOf(section));
+        SectionPage *page = window.sectionPage(section);
+        QTableView *view = window.table(section);
+        for (int row = 0; row < view->model()->rowCount(); ++row) {
+            if (view->model()->index(row, 0).data(ObjectTableModel::KeyRole).toByteArray() == key)
+                view->selectRow(row);
+        }
+        QTest::qWait(300);
+        for (int row = 0; row < view->model()->rowCount(); ++row) {
+            const QString text = view->model()->index(row, 0).data().toString();
+            QVERIFY2(whole(view, view->model()->index(row, 0), view->columnWidth(0)),
+                     qPrintable(QStringLiteral("%1 in %2 px").arg(text).arg(view->columnWidth(0))));
+        }
+        // Sized to its content, not half the window.
+        QVERIFY2(view->columnWidth(0) < size.width() / 3,
+                 qPrintable(QString::number(view->columnWidth(0))));
+
+        auto *stages = page->findChild<QTabBar *>(QStringLiteral("queueJobStages"));
+        auto *state = page->findChild<QComboBox *>(QStringLiteral("queueJobState"));
+        auto *jobs = page->findChild<QTableWidget *>(QStringLiteral("queueJobList"));
+        QVERIFY(stages && state && jobs);
+        for (int t = 0; t < stages->count(); ++t) {
+            stages->setCurrentIndex(t);
+            const int i = state->findData(QStringLiteral("wait"));
+            if (i >= 0) {
+                state->setCurrentIndex(i);
+                break;
+            }
+        }
+        QTRY_COMPARE(jobs->rowCount(), 12);
+        for (int row = 0; row < jobs->rowCount(); ++row) {
+            for (int c : {0, 1}) {
+                const QString text = jobs->item(row, c)->text();
+                QVERIFY2(
+                    whole(jobs, jobs->model()->index(row, c), jobs->columnWidth(c)),
+                    qPrintable(QStringLiteral("%1 in %2 px").arg(text).arg(jobs->columnWidth(c))));
+            }
+        }
+        // Ages move with the clock between readings.
+        const QString age = jobs->item(0, 2)->text();
+        QTRY_VERIFY_WITH_TIMEOUT(jobs->item(0, 2)->text() != age, 5000);
+
+        // The first job's detail, as the operator reads it; the window as a
+        // screenshot when asked (GATEHOUSE_JOBROOM_SHOTS=DIR).
+        jobs->selectRow(0);
+        auto *detail = page->findChild<QPlainTextEdit *>(QStringLiteral("queueJobDetail"));
+        QTRY_VERIFY(detail->toPlainText().contains(QLatin1String("timestamp:")));
+        QVERIFY2(detail->toPlainText().contains(QLatin1String(" ago)")),
+                 qPrintable(detail->toPlainText()));
+        if (const QString shots = qEnvironmentVariable("GATEHOUSE_JOBROOM_SHOTS"); !shots.isEmpty())
+            window.grab().save(QStringLiteral("%1/jobbrowser-%2.png")
+                                   .arg(shots, QString::fromLatin1(QTest::currentDataTag())));
+
+        // Sizes the operator chose persist.
+        auto *splitter = page->findChild<QSplitter *>(QStringLiteral("queuePageSplitter"));
+        QVERIFY(splitter);
+        QList<int> sizes = splitter->sizes();
+        QVERIFY(sizes.size() >= 2);
+        Q_EMIT splitter->splitterMoved(10, 1);
+        QVERIFY(!QSettings().value(QStringLiteral("splitters/queuePageSplitter")).isNull());
+        monitor.stop();
+        client.close();
+    }
+};
+
+QTEST_MAIN(tst_JobRoom)
+#include "tst_jobroom.moc"

@@ -578,9 +578,12 @@ void MainWindow::onTimer()
         m_offsetLabel->setText(tr("clock offset %1 ms").arg(server.clockOffsetMs));
         m_offsetLabel->setToolTip(tr("Server clock minus this machine's clock; window maths use "
                                      "the server's clock."));
-        m_serverLabel->setText(node.version.isEmpty()
-                                   ? tr("Redis (version unknown)")
-                                   : tr("Redis %1 %2").arg(node.version, node.role));
+        m_serverLabel->setText(
+            node.version.isEmpty()
+                ? tr("Redis (version unknown)")
+                : tr("%1 %2 %3")
+                      .arg(node.serverName.isEmpty() ? QStringLiteral("Redis") : node.serverName,
+                           node.version, node.role));
         const bool budget = !server.eventsLive && server.budgetPercent > 0;
         m_eventsLabel->setText(
             m_offline           ? tr("not live")

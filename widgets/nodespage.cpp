@@ -337,7 +337,10 @@ void NodesPage::update(const Snapshot &snapshot)
                 !master && of >= 0 && n.replicationOffset >= 0
                     ? figure(std::max<qint64>(0, of - n.replicationOffset))
                     : QString());
-        setCell(row, Version, n.version);
+        setCell(row, Version,
+                n.serverName.isEmpty() || n.version.isEmpty()
+                    ? n.version
+                    : n.serverName + QLatin1Char(' ') + n.version);
         if (row == 0 && nodes.size() == 1 && standalone()) {
             m_standaloneNode = n;
             showFigures();

@@ -4,6 +4,7 @@
 #include "exitcodes.h"
 
 #include <monitor/durabilityreader.h>
+#include <redis/serveridentity.h>
 #include <redis/serverinfo.h>
 #include <redis/userinput.h>
 
@@ -112,11 +113,16 @@ void PingCommand::onReady()
                     << " (version unknown: INFO is not permitted: " << info.errorMessage() << ")\n";
                 m_result.insert(QStringLiteral("version"), QJsonValue());
             } else {
-                const auto fields = parseInfo(info.bytes());
-                out << "server: Redis " << fields.value("redis_version", "?") << " ("
-                    << fields.value("redis_mode", "standalone") << ") at " << address << '\n';
-                m_result.insert(QStringLiteral("version"),
-                                QString::fromUtf8(fields.value("redis_version")));
+                const ServerIdentity id = ServerIdentity::fromInfo(parseInfo(info.bytes()));
+                out << "server: " << id.displayName() << " (" << id.mode;
+                if (id.compatVersion != id.version && !id.compatVersion.isEmpty())
+                    out << ", compatible with Redis " << id.compatVersion;
+                out << ") at " << address << '\n';
+                m_result.insert(QStringLiteral("version"), id.version);
+                m_result.insert(QStringLiteral("serverName"), id.name);
+                m_result.insert(QStringLiteral("serverVersion"), id.version);
+                m_result.insert(QStringLiteral("compatibilityVersion"), id.compatVersion);
+                m_result.insert(QStringLiteral("serverMode"), id.mode);
             }
 
             const qint64 serverMs = serverTimeMs(replies.at(1));

@@ -8,6 +8,7 @@
 #include <redis/redisrouter.h>
 #include <redis/redissubscriber.h>
 #include <redis/sentinelwatch.h>
+#include <redis/serveridentity.h>
 #include <redis/serverinfo.h>
 
 #include <QDateTime>
@@ -277,6 +278,7 @@ void Monitor::readNodeInfo()
             if (i > 0)
                 n.connection = {RedisConnection::State::Ready, QString(), -1};
             n.version = t.version;
+            n.serverName = t.serverName;
             n.usedMemoryBytes = t.usedMemoryBytes;
             n.connectedClients = t.connectedClients;
             n.opsPerSec = t.opsPerSec;
@@ -390,7 +392,9 @@ void Monitor::readServerFacts()
                                       .arg(r.at(0).errorMessage());
             } else {
                 const QHash<QByteArray, QByteArray> info = parseInfo(r.at(0).bytes());
-                m_server.nodes[0].version = QString::fromUtf8(info.value("redis_version"));
+                const ServerIdentity id = ServerIdentity::fromInfo(info);
+                m_server.nodes[0].version = id.version;
+                m_server.nodes[0].serverName = id.name;
                 // Is it the server read before? (a switch, a restart)
                 noteServerIdentity(m_client->endpoint().address(), info.value("run_id"),
                                    info.value("uptime_in_seconds", "-1").toLongLong(),

@@ -285,6 +285,7 @@ QJsonObject Snapshot::headerJson() const
         QJsonObject node{
             {QStringLiteral("address"), n.address},
             {QStringLiteral("version"), optionalString(n.version)},
+            {QStringLiteral("serverName"), optionalString(n.serverName)},
             {QStringLiteral("role"), optionalString(n.role)},
             {QStringLiteral("clockOffsetMs"), double(n.clockOffsetMs)},
             {QStringLiteral("lastReadingAgeMs"),

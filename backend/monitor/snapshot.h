@@ -41,8 +41,9 @@ struct ConnectionStatus
 struct NodeStatus
 {
     QString address;
-    QString version; // empty when INFO is not permitted
-    QString role;    // "master", "slave"/"replica"; empty when unknown
+    QString version;    // the product's own; empty when INFO is not permitted
+    QString serverName; // "Redis", "Valkey" (ServerIdentity)
+    QString role;       // "master", "slave"/"replica"; empty when unknown
     // A Cluster's (Topology): node id, slot ranges ("0-5460,16000"), the
     // address of a replica's master, health ("online", "failed", "loading").
     QByteArray id;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "topology.h"
 
+#include "serveridentity.h"
+
 #include "hashslot.h"
 #include "serverinfo.h"
 
@@ -67,8 +69,11 @@ void TopologyNode::applyInfo(const QByteArray &info)
 {
     const auto f = parseInfo(info);
     bool ok = false;
-    if (f.contains("redis_version"))
-        version = QString::fromUtf8(f.value("redis_version"));
+    if (f.contains("redis_version")) {
+        const ServerIdentity id = ServerIdentity::fromInfo(f);
+        version = id.version;
+        serverName = id.name;
+    }
     if (const qint64 v = f.value("used_memory").toLongLong(&ok); ok)
         usedMemoryBytes = v;
     if (const qint64 v = f.value("connected_clients").toLongLong(&ok); ok)

@@ -35,7 +35,8 @@ struct TopologyNode
     QString health;              // CLUSTER SHARDS: "online", "failed", "loading"; "" unknown
     qint64 replicationOffset = -1;
     // INFO essentials; empty / -1 until read (or when INFO is refused).
-    QString version;
+    QString version;    // the product's own (valkey_version on Valkey)
+    QString serverName; // "Redis", "Valkey" (ServerIdentity)
     qint64 usedMemoryBytes = -1;
     qint64 connectedClients = -1;
     qint64 opsPerSec = -1;

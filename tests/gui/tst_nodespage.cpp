@@ -120,7 +120,7 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(
             [&] {
                 for (int row = 0; row < page->table()->rowCount(); ++row) {
-                    if (!cell(page, row, NodesPage::Version).startsWith(QLatin1String("7.")))
+                    if (!cell(page, row, NodesPage::Version).startsWith(QLatin1String("Redis 7.")))
                         return false;
                 }
                 return true;

@@ -20,6 +20,14 @@ verbs_of() {
     sed -n '/^Commands:/,/^$/p' <<<"$help_cli" | grep -E "^  $1 [a-z]" \
         | awk '{print $2}' | grep -E '^[a-z-]+$' | sort -u | tr '\n' ' ' || true
 }
+# One line per command that has verbs: printf FORMAT with the command and its verbs.
+each_command_verbs() {
+    local c v
+    for c in $commands; do
+        v=$(verbs_of "$c")
+        if [ -n "$v" ]; then printf "$1\n" "$c" "$v"; fi
+    done
+}
 
 gui_options=$(QT_QPA_PLATFORM=offscreen "$gui" --help 2>/dev/null | options | tr '\n' ' ')
 
@@ -33,10 +41,7 @@ gui_options=$(QT_QPA_PLATFORM=offscreen "$gui" --help 2>/dev/null | options | tr
     echo "    case \$cur in -*) COMPREPLY=(\$(compgen -W \"$cli_options\" -- \"\$cur\")); return ;; esac"
     echo '    case $noun in'
     echo "        \"\") COMPREPLY=(\$(compgen -W \"$cmd_list\" -- \"\$cur\")) ;;"
-    for c in $commands; do
-        v=$(verbs_of "$c")
-        [ -n "$v" ] && echo "        $c) [ \"\$prev\" = $c ] && COMPREPLY=(\$(compgen -W \"$v\" -- \"\$cur\")) ;;"
-    done
+    each_command_verbs '        %s) [ "$prev" = "$noun" ] && COMPREPLY=($(compgen -W "%s" -- "$cur")) ;;'
     echo '    esac'
     echo '}'
     echo 'complete -o default -F _gatehouse_cli gatehouse-cli'
@@ -57,10 +62,7 @@ gui_options=$(QT_QPA_PLATFORM=offscreen "$gui" --help 2>/dev/null | options | tr
     echo "        compadd -- $cmd_list"
     echo '    else'
     echo '        case ${words[CURRENT-1]} in'
-    for c in $commands; do
-        v=$(verbs_of "$c")
-        [ -n "$v" ] && echo "            $c) compadd -- $v ;;"
-    done
+    each_command_verbs '            %s) compadd -- %s ;;'
     echo '            *) _files ;;'
     echo '        esac'
     echo '    fi'
@@ -71,10 +73,7 @@ gui_options=$(QT_QPA_PLATFORM=offscreen "$gui" --help 2>/dev/null | options | tr
 {
     echo "# fish completion for gatehouse-cli and gatehouse (generated from --help)"
     echo "complete -c gatehouse-cli -n __fish_use_subcommand -f -a '$cmd_list'"
-    for c in $commands; do
-        v=$(verbs_of "$c")
-        [ -n "$v" ] && echo "complete -c gatehouse-cli -n '__fish_seen_subcommand_from $c' -f -a '$v'"
-    done
+    each_command_verbs "complete -c gatehouse-cli -n '__fish_seen_subcommand_from %s' -f -a '%s'"
     for o in $cli_options; do echo "complete -c gatehouse-cli -l ${o#--}"; done
     for o in $gui_options; do echo "complete -c gatehouse -l ${o#--}"; done
 } >"$out/gatehouse-cli.fish"

@@ -45,7 +45,7 @@ if cli:
         for block in blocks:
             block = block.replace('\\\n', ' ')
             for line in block.splitlines():
-                if 'gatehouse-cli ' not in line:
+                if not line.strip().startswith('gatehouse-cli '):
                     continue
                 command = line.split('#')[0].split('|')[0]
                 for flag in re.findall(r'(?<![\w-])--[a-z][a-z0-9-]*', command):

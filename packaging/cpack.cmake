@@ -4,6 +4,19 @@
 # Runtime dependencies come from dpkg-shlibdeps; Qt plugins, which no binary
 # links, are named by hand.
 
+# The version is project()'s; a release tag (vX.Y.Z) on the commit built must
+# name the same version.
+find_package(Git QUIET)
+if(GIT_FOUND AND EXISTS ${PROJECT_SOURCE_DIR}/.git)
+    execute_process(COMMAND ${GIT_EXECUTABLE} describe --tags --exact-match --match "v[0-9]*"
+                    WORKING_DIRECTORY ${PROJECT_SOURCE_DIR} OUTPUT_VARIABLE gatehouse_tag
+                    OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+    if(gatehouse_tag AND NOT gatehouse_tag STREQUAL "v${PROJECT_VERSION}")
+        message(FATAL_ERROR "The commit is tagged ${gatehouse_tag} but project() says "
+                            "${PROJECT_VERSION}: make them agree in CMakeLists.txt.")
+    endif()
+endif()
+
 set(CPACK_PACKAGE_NAME gatehouse)
 set(CPACK_PACKAGE_VENDOR "The Gatehouse authors")
 set(CPACK_PACKAGE_CONTACT "The Gatehouse authors <gatehouse@users.noreply.github.com>")

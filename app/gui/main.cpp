@@ -272,6 +272,13 @@ void captureAll(MainWindow *window, const QString &dir, int look, int page,
 
 int main(int argc, char *argv[])
 {
+    // --version needs no display: answered before QApplication opens one.
+    for (int i = 1; i < argc; ++i) {
+        if (qstrcmp(argv[i], "--version") == 0 || qstrcmp(argv[i], "-v") == 0) {
+            QTextStream(stdout) << "gatehouse " << GATEHOUSE_VERSION << Qt::endl;
+            return 0;
+        }
+    }
     QApplication app(argc, argv);
     quitOnSignals(&app);
     QApplication::setApplicationName(QStringLiteral("gatehouse"));

@@ -4,6 +4,7 @@
 #include "actioncommand.h"
 #include "exitcodes.h"
 #include "historycommand.h"
+#include "infocommand.h"
 #include "monitorcommands.h"
 #include "pingcommand.h"
 #include "servecommand.h"
@@ -60,7 +61,11 @@ const char s_commands[]
       "  profile accept KEY|FAMILY --profile FILE\n"
       "                                   Show an unconfirmed candidate from now on.\n"
       "  profile reject KEY|FAMILY --profile FILE\n"
-      "                                   Take a candidate or instance for ordinary keys.\n";
+      "                                   Take a candidate or instance for ordinary keys.\n"
+      "  info                             Paths and settings in use, versions (and the\n"
+      "                                   server's, given a connection option).\n"
+      "  help [SUBJECT]                   The commands and options of one subject\n"
+      "                                   (queue, lock, watch, ...).\n";
 
 const char s_commandsAfter[]
     = "  events enable                    Turn on keyspace notifications (CONFIG SET).\n"
@@ -283,6 +288,16 @@ int main(int argc, char *argv[])
     const QStringList args = parser.positionalArguments();
     if (args.isEmpty())
         return usageError(QStringLiteral("No command given."));
+    if (args.first() == QLatin1String("help")) {
+        const QString text = cli::subjectHelp(args.value(1), parser.helpText());
+        if (!text.isEmpty() || args.size() == 1) {
+            QTextStream(stdout) << (args.size() == 1 ? parser.helpText() : text);
+            return cli::ExitOk;
+        }
+        return usageError(QStringLiteral("No help on \"%1\"; subjects: %2.")
+                              .arg(echoed(args.value(1)),
+                                   cli::helpSubjects(parser.helpText()).join(QLatin1String(", "))));
+    }
 
     QString error;
     const auto endpoint = endpointOptions.endpoint(parser, &error);
@@ -294,6 +309,17 @@ int main(int argc, char *argv[])
     master.readFromReplicas = false;
 
     const QString command = args.first();
+    if (command == QLatin1String("info")) {
+        cli::printLocalInfo(
+            *endpoint, {parser.value(profile), parser.value(auditLog), parser.value(historyDir)});
+        const QStringList where{QStringLiteral("url"), QStringLiteral("host"),
+                                QStringLiteral("port"), QStringLiteral("socket")};
+        if (std::none_of(where.cbegin(), where.cend(),
+                         [&](const QString &o) { return parser.isSet(o); }))
+            return cli::ExitOk;
+        cli::InfoCommand info(*endpoint);
+        return runSession(app, info);
+    }
     const bool verdict
         = command == QLatin1String("profile")
           && (args.value(1) == QLatin1String("accept") || args.value(1) == QLatin1String("reject"));

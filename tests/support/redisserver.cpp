@@ -55,7 +55,10 @@ RedisServer::~RedisServer()
 
 QString RedisServer::serverPath()
 {
-    return QStringLiteral(GATEHOUSE_REDIS_SERVER);
+    // .ci/extra-servers runs the server-facing tests against other server
+    // binaries (Valkey, Redis 7.4/8 built from their release sources).
+    const QString other = qEnvironmentVariable("GATEHOUSE_TEST_SERVER");
+    return other.isEmpty() ? QStringLiteral(GATEHOUSE_REDIS_SERVER) : other;
 }
 
 QString RedisServer::socketPath() const

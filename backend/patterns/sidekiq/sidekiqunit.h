@@ -42,6 +42,9 @@ public:
     static std::optional<QByteArray> namespaceOf(const QByteArray &key);
     static QByteArray keyOf(const PatternObject &o, Shared s);
     static PatternObject objectForKey(const QByteArray &queuesKey);
+    // The soonest a dead process's in-flight work expires with its hash
+    // (gone for good with the basic fetch), at nowMs; -1 when none is at risk.
+    static qint64 soonestLossMs(const Reading &r, qint64 nowMs);
 
     PatternKind kind() const override { return Kind; }
     Section section() const override;
@@ -72,6 +75,9 @@ public:
     bool goneWhenMissing() const override { return true; }
 
     QList<Figure> figures() const override;
+    // Besides the figures: "workLostInMs", the soonest a dead process's work
+    // expires (a rule "workLostInMs < 61s" fires as soon as one dies).
+    QList<AlertFigure> alertFigures() const override;
     QList<Chart> charts() const override;
     QList<Column> columns() const override;
     void writeJson(const ObjectState &state, const Reading &r, qint64 nowMs,

@@ -389,25 +389,26 @@ QList<Column> CeleryUnit::columns() const
         "backend. The queue's length rises with new messages and falls as workers take them, "
         "so its changes are not finished work either: no throughput is shown.");
     QList<Column> out = libraryqueue::columns(QStringLiteral("celery"), options);
-    Column restore;
-    restore.header = QStringLiteral("kombu restores oldest");
-    restore.text = [](const ObjectState &s, qint64 nowMs) {
-        const qint64 in = restoreInMs(s, nowMs);
-        if (in < 0)
-            return QString();
-        return in > 0 ? QStringLiteral("in %1").arg(formatMs(in))
-                      : QStringLiteral("now (when a worker polls)");
-    };
-    restore.sort = [](const ObjectState &s, qint64 nowMs) {
-        return QVariant(restoreInMs(s, nowMs));
-    };
-    restore.movesWithTime = true;
-    restore.toolTip = QStringLiteral(
-        "When kombu puts this queue's oldest unacked message back on the queue by itself: its "
-        "delivery plus the visibility timeout. kombu's restore_visible runs in a worker that "
-        "polls the broker, so with no worker running it waits. queue requeue QUEUE --older-than "
-        "MS --force restores it now.");
-    out.append(restore);
+    // The oldest unacked message's cell also says when kombu restores it by
+    // itself (a column of its own would be every queue's in the section).
+    for (Column &c : out) {
+        if (c.header != QLatin1String("Oldest in flight"))
+            continue;
+        c.text = [age = c.text](const ObjectState &s, qint64 nowMs) {
+            const qint64 in = restoreInMs(s, nowMs);
+            if (in < 0)
+                return age(s, nowMs);
+            return in > 0 ? QStringLiteral("%1 (kombu restores in %2)")
+                                .arg(age(s, nowMs), formatMs(in))
+                          : QStringLiteral("%1 (kombu restores it when a worker polls)")
+                                .arg(age(s, nowMs));
+        };
+        c.toolTip = QStringLiteral(
+            "How long the queue's oldest unacked message has been unacked, and when kombu puts "
+            "it back on the queue by itself: its delivery plus the visibility timeout. kombu's "
+            "restore_visible runs in a worker polling the broker, so with no worker it waits. "
+            "queue requeue QUEUE --older-than MS --force restores it now.");
+    }
     return out;
 }
 

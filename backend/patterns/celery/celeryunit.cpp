@@ -236,10 +236,13 @@ Reading CeleryUnit::read(const PatternObject &o, const QList<RedisValue> &r,
         return *f;
     Reading reading;
     reading.atMs = c.nowMs;
-    if (r.size() < replyKeys.size()) {
+    if (r.size() < replyKeys.size() + 1) { // and celery_count_unacked's
         reading.status = Reading::Status::Error;
-        reading.message = QStringLiteral("Unexpected reply reading Celery queue \"%1\".")
-                              .arg(printableBytes(o.key));
+        reading.message = QStringLiteral("Reading Celery queue \"%1\" got %2 replies for %3 "
+                                         "commands.")
+                              .arg(printableBytes(o.key))
+                              .arg(r.size())
+                              .arg(replyKeys.size() + 1);
         return reading;
     }
     qint64 queued = 0;

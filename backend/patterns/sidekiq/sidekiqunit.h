@@ -22,7 +22,13 @@ namespace gatehouse {
 // in-flight work ("<identity>:workers" in 6, "<identity>:work" in 7 and 8;
 // HSCAN, one page). Work of a process whose heartbeat hash is gone, or whose
 // beat is older than DeadAfterMs, is stuck: with the basic fetch no one else
-// will ever run it. Timestamps are seconds in 6 and 7, ms in 8 (by magnitude).
+// will ever run it, and it is gone for good when the work hash expires (60 s
+// after the last beat: its PTTL is the countdown). "busy" is what
+// Sidekiq::Stats#workers_size counts: the "busy" field of every member of
+// "processes" whose hash exists, a process killed -9 included. Timestamps are
+// seconds in 6 and 7, ms in 8 (by magnitude). Code: sidekiqunit.cpp (claims,
+// probe), sidekiqread.cpp (the reading, how it is shown), sidekiqactions.cpp,
+// sidekiqjobs.cpp (the job browser).
 //
 // Acts with lua/sidekiq/: recover a dead process's work to its queues (as
 // Sidekiq's BasicFetch#bulk_requeue does at shutdown), and Sidekiq Web's

@@ -349,6 +349,15 @@ private slots:
         QVERIFY2(lostLater > 0 && lostLater <= lostIn - 1000,
                  qPrintable(QStringLiteral("%1 then %2").arg(lostIn).arg(lostLater)));
         qInfo("work lost in %.1f s, then %.1f s", lostIn / 1000, lostLater / 1000);
+        // The alert figure for it fires on the first reading.
+        const CliRun alerted = cli(server, {QStringLiteral("watch"), QStringLiteral("--interval"),
+                                            QStringLiteral("300"), QStringLiteral("--count"),
+                                            QStringLiteral("2"), QStringLiteral("--alert"),
+                                            QStringLiteral("workLostInMs < 61s on sidekiq"),
+                                            QStringLiteral("--fail-on-alert")});
+        const QString alertSaid = alerted.out + alerted.err;
+        QVERIFY2(alerted.exitCode == 4, qPrintable(alertSaid));
+        QVERIFY2(alertSaid.contains(QLatin1String("workLostInMs")), qPrintable(alertSaid));
         QCOMPARE(process[QStringLiteral("concurrency")].toInt(), 1);
         QCOMPARE(process[QStringLiteral("busy")].toInt(), 1);
         QVERIFY(process[QStringLiteral("beatAgeMs")].toDouble() >= 20000);

@@ -548,6 +548,32 @@ private slots:
         kill9(worker);
         QCOMPARE(listOf(client, "ran"), QStringList{task});
         QCOMPARE(call(client, {"LLEN", "reports"}).toInteger(), 1);
+
+        // A message of priority 7 unacked on "reports" (written as kombu's
+        // QoS.append writes it): counted on reports, in its priority-6
+        // sub-queue (kombu's steps 0, 3, 6, 9), and not on celery.
+        const QByteArray entry
+            = "[{\"body\": \"W10=\", \"headers\": {\"id\": \"p-7\"}, \"properties\": "
+              "{\"delivery_info\": {\"exchange\": \"reports\", \"routing_key\": \"reports\"}, "
+              "\"priority\": 7, \"delivery_tag\": \"tag-p7\"}}, \"reports\", \"reports\"]";
+        call(client, {"HSET", "unacked", "tag-p7", entry});
+        call(client, {"ZADD", "unacked_index", QByteArray::number(qint64(serverSeconds(client))),
+                      "tag-p7"});
+        QHash<QString, QJsonObject> after;
+        for (const QJsonValue &q : snapshot(server, hour)[QStringLiteral("queues")].toArray())
+            after.insert(q[QStringLiteral("key")].toString(), q.toObject());
+        QCOMPARE(
+            after[QStringLiteral("reports")][QStringLiteral("counts")][QStringLiteral("unacked")]
+                .toInt(),
+            1);
+        QCOMPARE(after[QStringLiteral("reports")][QStringLiteral("unackedByPriority")]
+                      [QStringLiteral("6")]
+                          .toInt(),
+                 1);
+        QCOMPARE(
+            after[QStringLiteral("celery")][QStringLiteral("counts")][QStringLiteral("unacked")]
+                .toInt(),
+            0);
     }
 };
 

@@ -68,6 +68,9 @@ struct LibraryPart
     qint64 ageMs = -1;  // queue: its latency; process: since its last heartbeat; -1 unknown
     bool alive = true;  // process: its heartbeat is fresh
     bool quiet = false; // process: told to take no new work
+    // Process: ms until its record expires (PTTL at atMs) and what it holds in
+    // flight is gone with it (Sidekiq's work hash); -1 none or unknown.
+    qint64 expiresInMs = -1;
 };
 
 struct InFlightItem

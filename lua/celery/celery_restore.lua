@@ -1,7 +1,8 @@
 -- celery_restore.lua: put Celery messages whose worker never acknowledged
 -- them within the visibility timeout back on their queue, as kombu 5.2's
--- Redis transport does in QoS.restore_visible / restore_by_tag
--- (kombu/transport/redis.py): for each delivery tag in "unacked_index" whose
+-- Redis transport does in QoS.restore_visible / restore_by_tag (read in
+-- /usr/lib/python3/dist-packages/kombu/transport/redis.py, Debian python3-kombu
+-- 5.2.4-1): for each delivery tag in "unacked_index" whose
 -- delivery time is older than now - visibility_timeout, read its
 -- [payload, exchange, routing_key] from "unacked", mark the payload
 -- redelivered (headers.redelivered, properties.delivery_info.redelivered,
@@ -28,16 +29,23 @@
 -- ARGV[1] the queue's name (what a routing lookup must give)
 -- ARGV[2] the queue's exchange name (KEYS[5] is its binding set)
 -- ARGV[3] a delivery tag, or "" for every message past the timeout
--- ARGV[4] visibility timeout, seconds (kombu's default is 3600)
+-- ARGV[4] visibility timeout, seconds (kombu's default is 3600); or, for
+--         requeue --older-than MS --force, MS / 1000 (restored before kombu
+--         would: a live worker may still be running them)
 -- ARGV[5] batch size (messages restored per run)
 -- ARGV[6] the cut of echoed tags (bytes)
 -- Reply   one tag: 1 restored, 0 not unacked (acknowledged, or restored by
 --         someone else), -1 not past the visibility timeout (its worker may
 --         still run it), -2 routed elsewhere or unreadable (left as it was),
 --         -3 unacked_mutex held (nothing changed);
---         all: {restored, restored, skipped, tag...}; -3 when the mutex is held
+--         all: {restored, restored, skipped, waiting, oldest delivery, oldest tag,
+--         now, tag...}: waiting = this queue's messages still unacked and
+--         younger than ARGV[4] among the oldest 1000 of unacked_index (read
+--         only when none was restored: else 0, ""), the
+--         oldest of them (seconds and tag, "" none), the server's time
+--         (seconds); -3 when the mutex is held
 --         errors "GHTYPE <i> <type> <expected>", "GHSHAPE <i> <what>" (nothing written)
--- Cost    O(batch * (message size + bound binding members))
+-- Cost    O((batch + 1000) * (message size) + bound binding members)
 local function wrongType(i, want)
     local t = redis.call('TYPE', KEYS[i])['ok']
     if t ~= 'none' and t ~= want then
@@ -143,6 +151,20 @@ local function redelivered(text, t)
     return text
 end
 
+-- Whether an unacked entry [payload, exchange, routing_key] goes to this queue.
+local function routedHere(v)
+    local ok, whole = pcall(cjson.decode, v)
+    if not ok or type(whole) ~= 'table' or type(whole[2]) ~= 'string'
+        or type(whole[3]) ~= 'string' then
+        return false
+    end
+    local ex, rk = whole[2], whole[3]
+    if ex == '' then
+        return rk == queue
+    end
+    return ex == exchange and bindsQueue(rk)
+end
+
 local function restore(tag)
     local v = redis.call('HGET', KEYS[1], tag)
     if not v then
@@ -150,17 +172,7 @@ local function restore(tag)
         redis.call('ZREM', KEYS[2], tag)
         return 0
     end
-    local ok, whole = pcall(cjson.decode, v)
-    if not ok or type(whole) ~= 'table' or type(whole[2]) ~= 'string'
-        or type(whole[3]) ~= 'string' then
-        return -2
-    end
-    local ex, rk = whole[2], whole[3]
-    if ex == '' then
-        if rk ~= queue then
-            return -2
-        end
-    elseif ex ~= exchange or not bindsQueue(rk) then
+    if not routedHere(v) then
         return -2
     end
     local text, t = payloadText(v)
@@ -207,7 +219,26 @@ while #done < batch and offset < 10 * batch do
         break
     end
 end
-local reply = {#done, #done, skipped}
+-- What is left for kombu to restore later: this queue's unacked messages
+-- younger than the cutoff, among the oldest 1000 entries of the index.
+-- Read only when nothing was restored (the reply then explains why).
+local waiting, oldest, oldestTag = 0, '', ''
+local young = {}
+if #done == 0 then
+    young = redis.call('ZRANGEBYSCORE', KEYS[2], '(' .. cutoff, '+inf', 'WITHSCORES', 'LIMIT', 0,
+        1000)
+end
+for i = 1, #young, 2 do
+    local v = redis.call('HGET', KEYS[1], young[i])
+    if v and routedHere(v) then
+        waiting = waiting + 1
+        if oldest == '' then
+            oldest, oldestTag = young[i + 1], string.sub(young[i], 1, cut)
+        end
+    end
+end
+local reply = {#done, #done, skipped, waiting, oldest, oldestTag,
+    string.format('%.3f', tonumber(now[1]) + tonumber(now[2]) / 1000000)}
 for _, tag in ipairs(done) do
     reply[#reply + 1] = tag
 end

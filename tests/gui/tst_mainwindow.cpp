@@ -29,6 +29,8 @@
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
@@ -95,6 +97,9 @@ struct Console : gatehouse::test::TestConsole
             o.readOnly = readOnly;
             return o;
         }())
+    {}
+    Console(const RedisServer &server, const QString &auditPath, const Options &o)
+        : TestConsole(server.endpoint(), auditPath, o)
     {}
 };
 
@@ -873,6 +878,86 @@ private slots:
             else
                 QVERIFY2(outcome.startsWith(QLatin1String("Refused")), qPrintable(outcome));
         }
+    }
+
+    // Celery's requeue --older-than in the console: a message unacked for a
+    // minute (kombu's visibility timeout is an hour) is restored only after
+    // the refusal that says a live worker may run it twice, a Force, and the
+    // forced call's own confirmation.
+    void celeryRestoreBeforeTimeoutIsForced()
+    {
+        const qint64 now = call(*m_client, {"TIME"}).at(0).toInteger();
+        const QByteArray message
+            = "[{\"body\": \"W10=\", \"content-encoding\": \"utf-8\", \"content-type\": "
+              "\"application/json\", \"headers\": {\"id\": \"t-1\", \"task\": \"app.work\"}, "
+              "\"properties\": {\"delivery_info\": {\"exchange\": \"celery\", \"routing_key\": "
+              "\"celery\"}, \"priority\": 0, \"delivery_tag\": \"tag-1\"}}, \"celery\", "
+              "\"celery\"]";
+        call(*m_client, {"SADD", "_kombu.binding.celery",
+                         "celery\x06\x16\x06\x16"
+                         "celery"});
+        call(*m_client, {"HSET", "unacked", "tag-1", message});
+        call(*m_client, {"ZADD", "unacked_index", QByteArray::number(now - 60), "tag-1"});
+        QFile profile(m_dir.filePath(QStringLiteral("celery.json")));
+        QVERIFY(profile.open(QIODevice::WriteOnly));
+        profile.write(R"({"name": "celery", "rules": [{"pattern": "celery", "match": "celery"}]})");
+        profile.close();
+        Console::Options options;
+        options.profile = profile.fileName();
+        Console c(m_server, audit(), options);
+        QVERIFY(select(c, "queue", "celery"));
+        QString outcome;
+        const QMetaObject::Connection conn = connect(c.window.get(), &MainWindow::actionFinished,
+                                                     this, [&](const QString &m) { outcome = m; });
+        int step = 0;
+        QString refusal;
+        auto *timer = new QTimer(this);
+        timer->setInterval(10);
+        connect(timer, &QTimer::timeout, this, [&] {
+            QWidget *modal = QApplication::activeModalWidget();
+            if (auto *form = qobject_cast<ActionInputDialog *>(modal); form && step == 0) {
+                auto *edit = form->findChild<QLineEdit *>(QStringLiteral("input_older-than"));
+                QVERIFY(edit);
+                edit->setText(QStringLiteral("1000"));
+                form->accept();
+                step = 1;
+                return;
+            }
+            auto *box = qobject_cast<QMessageBox *>(modal);
+            if (!box)
+                return;
+            if (step == 1 && box->objectName() == QLatin1String("confirmAction")) {
+                box->button(QMessageBox::Ok)->click();
+                step = 2;
+            } else if (step == 2 && box->objectName() == QLatin1String("forceAction")) {
+                refusal = box->text();
+                QAbstractButton *run = nullptr;
+                for (QAbstractButton *b : box->buttons())
+                    run = b->text() == QLatin1String("Force") ? b : run;
+                run->click();
+                step = 3;
+            } else if (step == 3 && box->objectName() == QLatin1String("confirmAction")) {
+                box->button(QMessageBox::Ok)->click();
+                step = 4;
+            }
+        });
+        timer->start();
+        button(c, "requeueButton")->click();
+        QTRY_VERIFY_WITH_TIMEOUT(outcome.startsWith(QLatin1String("Requeued 1")), 10000);
+        delete timer;
+        disconnect(conn);
+        QCOMPARE(step, 4);
+        QVERIFY2(refusal.contains(QLatin1String("twice")), qPrintable(refusal));
+        QCOMPARE(call(*m_client, {"HLEN", "unacked"}).toInteger(), 0);
+        QCOMPARE(call(*m_client, {"ZCARD", "unacked_index"}).toInteger(), 0);
+        QCOMPARE(call(*m_client, {"LLEN", "celery"}).toInteger(), 1);
+        // Audited as forced, like every forced action.
+        QFile log(audit());
+        QVERIFY(log.open(QIODevice::ReadOnly));
+        const QJsonObject last
+            = QJsonDocument::fromJson(log.readAll().trimmed().split('\n').last()).object();
+        QCOMPARE(last[QStringLiteral("script")].toString(), QStringLiteral("celery_restore"));
+        QCOMPARE(last[QStringLiteral("force")].toBool(), true);
     }
 
     void queueActions()

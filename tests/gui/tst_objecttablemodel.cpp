@@ -295,6 +295,27 @@ private slots:
                            QStringLiteral("Counts="),      QStringLiteral("Delayed="),
                            QStringLiteral("Next due in="), QStringLiteral("Status=ok")};
 
+        // A Celery message unacked for 1 min (visibility timeout 1 h): the
+        // row says when kombu puts it back by itself.
+        ObjectState unacked = cel;
+        unacked.object.params.stuckAfterMs = 3600 * 1000;
+        unacked.reading.inFlight = 1;
+        unacked.reading.oldestInFlightAgeMs = 60000;
+        QTest::newRow("celery unacked")
+            << QStringLiteral("queue") << unacked
+            << QStringList{QStringLiteral("Queue=celery"),
+                           QStringLiteral("Length=4"),
+                           QStringLiteral("In flight=1"),
+                           QStringLiteral("Oldest in flight=1.0 min (kombu restores in 59.0 min)"),
+                           QStringLiteral("Stuck=0"),
+                           QStringLiteral("Dead="),
+                           QStringLiteral("Throughput=–"),
+                           QStringLiteral("Library=celery"),
+                           QStringLiteral("Counts="),
+                           QStringLiteral("Delayed="),
+                           QStringLiteral("Next due in="),
+                           QStringLiteral("Status=ok")};
+
         ObjectState sem;
         sem.object.kind = PatternKind("sorted-set-semaphore");
         sem.object.key = "sem:pool";

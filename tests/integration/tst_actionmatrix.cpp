@@ -228,6 +228,8 @@ QList<LibraryCall> libraryCalls()
         // Redisson's: a lock's holder, a semaphore's expired permit.
         {{QStringLiteral("token"), "8a2f6b1e-5a5c-4c3e-9d7e-1b2c3d4e5f60:1"}},
         {{QStringLiteral("holder"), "0a1b2c3d4e5f6071"}},
+        // Celery's requeue --older-than MS (refused unless forced).
+        {{QStringLiteral("older-than"), "1000"}},
         {}};
     QList<LibraryCall> out;
     for (const auto &[kind, key] : queues) {
@@ -243,7 +245,11 @@ QList<LibraryCall> libraryCalls()
                 r.inputs = ask;
                 if (a.check && !a.check(r).isEmpty())
                     continue;
-                const ScriptCall call = a.build(r);
+                // A call refused unless forced (Celery's requeue --older-than)
+                // is checked as the operator's --force sends it.
+                ScriptCall call = a.build(r);
+                if (!call.refusal.isEmpty() && call.isForceable())
+                    call = call.forced();
                 const QString shape = call.script + call.args.join(' ');
                 if (!call.isValid() || seen.contains(shape))
                     continue;

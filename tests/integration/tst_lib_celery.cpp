@@ -43,23 +43,24 @@ const QString Python = QStringLiteral("/usr/bin/python3");
 // The transport's visibility_timeout in the test (kombu's default is 3600 s).
 const QByteArray VisibilitySeconds = "2";
 
-QProcessEnvironment celeryEnv(const RedisServer &server)
+QProcessEnvironment celeryEnv(const RedisServer &server,
+                              const QByteArray &visibility = VisibilitySeconds)
 {
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert(QStringLiteral("GATEHOUSE_CELERY_URL"),
                QStringLiteral("redis://127.0.0.1:%1/0").arg(server.port()));
-    env.insert(QStringLiteral("GATEHOUSE_CELERY_VISIBILITY"),
-               QString::fromLatin1(VisibilitySeconds));
+    env.insert(QStringLiteral("GATEHOUSE_CELERY_VISIBILITY"), QString::fromLatin1(visibility));
     env.insert(QStringLiteral("PYTHONPATH"), LibrariesDir);
     env.insert(QStringLiteral("PYTHONDONTWRITEBYTECODE"), QStringLiteral("1"));
     return env;
 }
 
 // celery_app.py's produce / result, to its end; stdout trimmed.
-QString runApp(const RedisServer &server, const QStringList &args)
+QString runApp(const RedisServer &server, const QStringList &args,
+               const QByteArray &visibility = VisibilitySeconds)
 {
     QProcess p;
-    p.setProcessEnvironment(celeryEnv(server));
+    p.setProcessEnvironment(celeryEnv(server, visibility));
     p.setWorkingDirectory(LibrariesDir);
     p.start(Python, QStringList{LibrariesDir + QStringLiteral("/celery_app.py")} + args);
     if (!p.waitForFinished(60000) || p.exitCode() != 0) {
@@ -71,18 +72,22 @@ QString runApp(const RedisServer &server, const QStringList &args)
 }
 
 // A real Celery worker: one process (solo pool), one message at a time.
-std::unique_ptr<QProcess> startWorker(const RedisServer &server, const QString &name)
+std::unique_ptr<QProcess> startWorker(const RedisServer &server, const QString &name,
+                                      const QByteArray &visibility = VisibilitySeconds,
+                                      const QStringList &extra = {})
 {
     auto p = std::make_unique<QProcess>();
-    p->setProcessEnvironment(celeryEnv(server));
+    p->setProcessEnvironment(celeryEnv(server, visibility));
     p->setWorkingDirectory(LibrariesDir);
     p->setProcessChannelMode(QProcess::MergedChannels);
     p->setStandardOutputFile(server.dir() + QLatin1Char('/') + name + QStringLiteral(".log"));
-    p->start(Python, {QStringLiteral("-m"), QStringLiteral("celery"), QStringLiteral("-A"),
-                      QStringLiteral("celery_app"), QStringLiteral("worker"),
-                      QStringLiteral("--pool=solo"), QStringLiteral("--loglevel=INFO"),
-                      QStringLiteral("--without-mingle"), QStringLiteral("--without-gossip"),
-                      QStringLiteral("--hostname=%1@gatehouse-test").arg(name)});
+    p->start(Python,
+             QStringList{QStringLiteral("-m"), QStringLiteral("celery"), QStringLiteral("-A"),
+                         QStringLiteral("celery_app"), QStringLiteral("worker"),
+                         QStringLiteral("--pool=solo"), QStringLiteral("--loglevel=INFO"),
+                         QStringLiteral("--without-mingle"), QStringLiteral("--without-gossip"),
+                         QStringLiteral("--hostname=%1@gatehouse-test").arg(name)}
+                 + extra);
     return p;
 }
 
@@ -149,19 +154,21 @@ class tst_LibCelery : public QObject
     Q_OBJECT
 
 private:
-    CliRun cli(const RedisServer &server, QStringList args)
+    CliRun cli(const RedisServer &server, QStringList args,
+               const QByteArray &visibility = VisibilitySeconds)
     {
         // kombu keeps the visibility timeout in the workers' configuration:
         // without a profile, Gatehouse is told it this way.
         QProcessEnvironment env;
         env.insert(QStringLiteral("GATEHOUSE_CELERY_VISIBILITY_TIMEOUT"),
-                   QString::fromLatin1(VisibilitySeconds));
+                   QString::fromLatin1(visibility));
         return gatehouse::test::libraryCli(QStringLiteral(GATEHOUSE_CLI), server, args, env);
     }
-    QJsonObject snapshot(const RedisServer &server)
+    QJsonObject snapshot(const RedisServer &server,
+                         const QByteArray &visibility = VisibilitySeconds)
     {
         return gatehouse::test::snapshotOf(
-            cli(server, {QStringLiteral("snapshot"), QStringLiteral("--json")}));
+            cli(server, {QStringLiteral("snapshot"), QStringLiteral("--json")}, visibility));
     }
     // Every object of the snapshot other than the one queue: none may exist
     // (kombu's bindings, unacked keys and mutex and the result backend's
@@ -409,6 +416,164 @@ private slots:
                            QStringLiteral("--stuck")});
         QCOMPARE(run.exitCode, 3);
         QVERIFY2(run.err.contains(QLatin1String("unacked_mutex")), qPrintable(run.err + run.out));
+    }
+
+    // kombu's "unacked" hash is the broker's: each queue counts its own
+    // entries by routing key. Two queues, a worker of "celery" only, killed
+    // -9 holding a message (kombu's default visibility timeout, 1 h): celery
+    // shows it unacked with when kombu will restore it, "reports" none.
+    // requeue --stuck explains why it does nothing; --older-than MS is
+    // refused unless forced, and forced restores exactly that message.
+    void unackedPerQueueAndOlderThan()
+    {
+        const QByteArray hour = "3600";
+        RedisServer server;
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        std::unique_ptr<RedisClient> connected = gatehouse::test::connectedClient(server);
+        QVERIFY(connected);
+        RedisClient &client = *connected;
+        const auto run = [&](QStringList args) {
+            return cli(server, args, hour);
+        };
+
+        call(client, {"SET", "hold", "1"});
+        const QString task
+            = runApp(server, {QStringLiteral("produce"), QStringLiteral("held")}, hour);
+        QVERIFY2(task.size() == 36, qPrintable(task));
+        auto worker = startWorker(server, QStringLiteral("c1"), hour,
+                                  {QStringLiteral("-Q"), QStringLiteral("celery")});
+        QVERIFY2(waitFor([&] {
+                     return call(client, {"GET", "started"}).bytes() == task.toUtf8();
+                 }),
+                 workerLog(server, QStringLiteral("c1")).constData());
+        kill9(worker);
+        call(client, {"DEL", "hold"});
+        // A second queue no worker consumes, with one message waiting.
+        const QString waiting = runApp(
+            server, {QStringLiteral("produce"), QStringLiteral("r1"), QStringLiteral("reports")},
+            hour);
+        QVERIFY2(waiting.size() == 36, qPrintable(waiting));
+        QCOMPARE(call(client, {"HLEN", "unacked"}).toInteger(), 1);
+        QCOMPARE(call(client, {"LLEN", "reports"}).toInteger(), 1);
+        const QList<RedisValue> index
+            = call(client, {"ZRANGE", "unacked_index", "0", "-1", "WITHSCORES"}).elements();
+        QCOMPARE(index.size(), 2);
+        const QString tag = QString::fromUtf8(index.at(0).bytes());
+        const double deliveredS = index.at(1).bytes().toDouble();
+
+        const QJsonObject snap = snapshot(server, hour);
+        QHash<QString, QJsonObject> byKey;
+        for (const QJsonValue &q : snap[QStringLiteral("queues")].toArray())
+            byKey.insert(q[QStringLiteral("key")].toString(), q.toObject());
+        QVERIFY2(byKey.contains(QStringLiteral("celery"))
+                     && byKey.contains(QStringLiteral("reports")),
+                 QJsonDocument(snap).toJson().constData());
+        const QJsonObject celery = byKey.value(QStringLiteral("celery"));
+        const QJsonObject reports = byKey.value(QStringLiteral("reports"));
+        QCOMPARE(celery[QStringLiteral("counts")][QStringLiteral("unacked")].toInt(), 1);
+        QCOMPARE(reports[QStringLiteral("counts")][QStringLiteral("unacked")].toInt(), 0);
+        QCOMPARE(reports[QStringLiteral("counts")][QStringLiteral("queued")].toInt(), 1);
+        QCOMPARE(celery[QStringLiteral("unackedByPriority")][QStringLiteral("0")].toInt(), 1);
+        QCOMPARE(reports[QStringLiteral("unackedByPriority")][QStringLiteral("0")].toInt(), 0);
+        QCOMPARE(celery[QStringLiteral("stuck")].toArray().size(), 0);
+        // kombu restores it by itself an hour after its delivery.
+        const double restoreAt = celery[QStringLiteral("oldestUnackedRestoreAtMs")].toDouble();
+        QVERIFY2(qAbs(restoreAt - (deliveredS + 3600) * 1000) < 2000,
+                 qPrintable(QString::number(restoreAt - (deliveredS + 3600) * 1000)));
+        const double restoreIn = celery[QStringLiteral("oldestUnackedRestoreInMs")].toDouble();
+        QVERIFY2(restoreIn > 3500000 && restoreIn <= 3600000,
+                 qPrintable(QString::number(restoreIn)));
+        QVERIFY(reports[QStringLiteral("oldestUnackedRestoreInMs")].isNull());
+        qInfo("unacked per queue: celery %d, reports %d; kombu restores in %.0f s",
+              celery[QStringLiteral("counts")][QStringLiteral("unacked")].toInt(),
+              reports[QStringLiteral("counts")][QStringLiteral("unacked")].toInt(),
+              restoreIn / 1000);
+
+        // --stuck: nothing is past the timeout; it says what is unacked, for
+        // how long, when kombu restores it and how to restore it now.
+        CliRun r = run({QStringLiteral("queue"), QStringLiteral("requeue"),
+                        QStringLiteral("celery"), QStringLiteral("--stuck")});
+        QCOMPARE(r.exitCode, 3);
+        const QString said = r.err + r.out;
+        QVERIFY2(!said.contains(QLatin1String("Nothing to do; nothing changed.")),
+                 qPrintable(said));
+        for (const QString &part :
+             {QStringLiteral("1 message(s)"), tag, QStringLiteral("kombu puts it back"),
+              QStringLiteral("--older-than"), QStringLiteral("--force"),
+              QStringLiteral("runs twice")})
+            QVERIFY2(said.contains(part), qPrintable(said));
+        QCOMPARE(call(client, {"HLEN", "unacked"}).toInteger(), 1);
+
+        // --older-than without --force: refused, with the warning; nothing sent.
+        r = run({QStringLiteral("queue"), QStringLiteral("requeue"), QStringLiteral("celery"),
+                 QStringLiteral("--older-than"), QStringLiteral("0")});
+        QVERIFY(r.exitCode != 0);
+        const QString refused = r.err + r.out;
+        QVERIFY2(refused.contains(QLatin1String("twice")), qPrintable(refused));
+        QVERIFY2(refused.contains(QLatin1String("--force")), qPrintable(refused));
+        QCOMPARE(call(client, {"HLEN", "unacked"}).toInteger(), 1);
+        QCOMPARE(call(client, {"LLEN", "celery"}).toInteger(), 0);
+
+        QVERIFY(waitFor([&] { return serverSeconds(client) > deliveredS + 1.2; }));
+        // Forced: exactly that message back on its queue, gone from unacked
+        // and unacked_index, the other queue untouched; audited as forced.
+        r = run({QStringLiteral("queue"), QStringLiteral("requeue"), QStringLiteral("celery"),
+                 QStringLiteral("--older-than"), QStringLiteral("1000"),
+                 QStringLiteral("--force")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
+        QVERIFY2(r.out.contains(QLatin1String("Requeued 1")), qPrintable(r.out));
+        QCOMPARE(call(client, {"HLEN", "unacked"}).toInteger(), 0);
+        QCOMPARE(call(client, {"ZCARD", "unacked_index"}).toInteger(), 0);
+        QCOMPARE(call(client, {"LLEN", "celery"}).toInteger(), 1);
+        QCOMPARE(call(client, {"LLEN", "reports"}).toInteger(), 1);
+        const QJsonObject message
+            = QJsonDocument::fromJson(call(client, {"LINDEX", "celery", "0"}).bytes()).object();
+        QCOMPARE(message[QStringLiteral("headers")][QStringLiteral("id")].toString(), task);
+        QCOMPARE(message[QStringLiteral("headers")][QStringLiteral("redelivered")].toBool(), true);
+        QFile audit(server.dir() + QStringLiteral("/audit.jsonl"));
+        QVERIFY(audit.open(QIODevice::ReadOnly));
+        const QList<QByteArray> lines = audit.readAll().trimmed().split('\n');
+        const QJsonObject last = QJsonDocument::fromJson(lines.last()).object();
+        QCOMPARE(last[QStringLiteral("force")].toBool(), true);
+        QVERIFY2(lines.last().contains("celery_restore"), lines.last().constData());
+
+        // A worker runs it once; nothing is left unacked.
+        worker = startWorker(server, QStringLiteral("c2"), hour,
+                             {QStringLiteral("-Q"), QStringLiteral("celery")});
+        QVERIFY2(waitFor([&] {
+                     return call(client, {"LLEN", "ran"}).toInteger() >= 1;
+                 }),
+                 workerLog(server, QStringLiteral("c2")).constData());
+        QVERIFY(waitFor([&] { return call(client, {"HLEN", "unacked"}).toInteger() == 0; }));
+        kill9(worker);
+        QCOMPARE(listOf(client, "ran"), QStringList{task});
+        QCOMPARE(call(client, {"LLEN", "reports"}).toInteger(), 1);
+
+        // A message of priority 7 unacked on "reports" (written as kombu's
+        // QoS.append writes it): counted on reports, in its priority-6
+        // sub-queue (kombu's steps 0, 3, 6, 9), and not on celery.
+        const QByteArray entry
+            = "[{\"body\": \"W10=\", \"headers\": {\"id\": \"p-7\"}, \"properties\": "
+              "{\"delivery_info\": {\"exchange\": \"reports\", \"routing_key\": \"reports\"}, "
+              "\"priority\": 7, \"delivery_tag\": \"tag-p7\"}}, \"reports\", \"reports\"]";
+        call(client, {"HSET", "unacked", "tag-p7", entry});
+        call(client, {"ZADD", "unacked_index", QByteArray::number(qint64(serverSeconds(client))),
+                      "tag-p7"});
+        QHash<QString, QJsonObject> after;
+        for (const QJsonValue &q : snapshot(server, hour)[QStringLiteral("queues")].toArray())
+            after.insert(q[QStringLiteral("key")].toString(), q.toObject());
+        QCOMPARE(
+            after[QStringLiteral("reports")][QStringLiteral("counts")][QStringLiteral("unacked")]
+                .toInt(),
+            1);
+        QCOMPARE(after[QStringLiteral("reports")][QStringLiteral("unackedByPriority")]
+                      [QStringLiteral("6")]
+                          .toInt(),
+                 1);
+        QCOMPARE(
+            after[QStringLiteral("celery")][QStringLiteral("counts")][QStringLiteral("unacked")]
+                .toInt(),
+            0);
     }
 };
 

@@ -93,6 +93,24 @@ QString app(const QString &url, const QStringList &args)
     return QString::fromUtf8(p.readAllStandardOutput()).trimmed();
 }
 
+// What Sidekiq's own Busy figure says: `ruby -e` printing
+// Sidekiq::Stats.new.workers_size against the same server.
+qint64 workersSize(const QString &url)
+{
+    QProcess p;
+    QProcessEnvironment env = rubyEnvironment();
+    env.insert(QStringLiteral("REDIS_URL"), url);
+    p.setProcessEnvironment(env);
+    p.start(Ruby, {QStringLiteral("-e"), QStringLiteral("require 'sidekiq'; require 'sidekiq/api'; "
+                                                        "Sidekiq.logger.level = Logger::WARN; "
+                                                        "print Sidekiq::Stats.new.workers_size")});
+    if (!p.waitForFinished(60000) || p.exitCode() != 0)
+        return -1;
+    bool ok = false;
+    const qint64 n = QString::fromUtf8(p.readAllStandardOutput()).trimmed().toLongLong(&ok);
+    return ok ? n : -1;
+}
+
 QJsonObject stats(const QString &url)
 {
     return QJsonDocument::fromJson(app(url, {QStringLiteral("stats")}).toUtf8()).object();
@@ -286,7 +304,14 @@ private slots:
         QCOMPARE(library[QStringLiteral("layoutKnown")].toBool(), true);
         QJsonObject counts = d[QStringLiteral("counts")].toObject();
         QCOMPARE(counts[QStringLiteral("enqueued")].toInt(), 2);
-        QCOMPARE(counts[QStringLiteral("busy")].toInt(), 0); // a dead process runs nothing
+        // Busy as Sidekiq's own Stats#workers_size counts it: the killed
+        // process stays in "processes" with its last "busy" until its hash
+        // expires, and Sidekiq counts it.
+        const qint64 sidekiqBusy = workersSize(url);
+        QCOMPARE(sidekiqBusy, qint64(1));
+        QCOMPARE(qint64(counts[QStringLiteral("busy")].toInt()), sidekiqBusy);
+        qInfo("busy %d, Sidekiq::Stats#workers_size %lld", counts[QStringLiteral("busy")].toInt(),
+              sidekiqBusy);
         QCOMPARE(counts[QStringLiteral("retry")].toInt(), 0);
         QCOMPARE(counts[QStringLiteral("scheduled")].toInt(), 0);
         QCOMPARE(counts[QStringLiteral("dead")].toInt(), 0);
@@ -311,6 +336,28 @@ private slots:
         const QJsonObject process = processes.first().toObject();
         QCOMPARE(process[QStringLiteral("identity")].toString(), QString::fromUtf8(identity));
         QCOMPARE(process[QStringLiteral("alive")].toBool(), false);
+        QCOMPARE(process[QStringLiteral("state")].toString(), QStringLiteral("dead"));
+        // Its work is lost for good when its work hash expires (EXPIRE 60 at
+        // its last beat, at least 20 s ago): a countdown of about 40 s at most, which
+        // decreases with the server's clock.
+        const double lostIn = process[QStringLiteral("workLostInMs")].toDouble(-1);
+        QVERIFY2(lostIn > 0 && lostIn <= 41000, qPrintable(QString::number(lostIn)));
+        QCOMPARE(d[QStringLiteral("workLostInMs")].toDouble(-1), lostIn);
+        QTest::qWait(1500);
+        const QJsonObject later = deployment(snapshot(server));
+        const double lostLater = later[QStringLiteral("workLostInMs")].toDouble(-1);
+        QVERIFY2(lostLater > 0 && lostLater <= lostIn - 1000,
+                 qPrintable(QStringLiteral("%1 then %2").arg(lostIn).arg(lostLater)));
+        qInfo("work lost in %.1f s, then %.1f s", lostIn / 1000, lostLater / 1000);
+        // The alert figure for it fires on the first reading.
+        const CliRun alerted = cli(server, {QStringLiteral("watch"), QStringLiteral("--interval"),
+                                            QStringLiteral("300"), QStringLiteral("--count"),
+                                            QStringLiteral("2"), QStringLiteral("--alert"),
+                                            QStringLiteral("workLostInMs < 61s on sidekiq"),
+                                            QStringLiteral("--fail-on-alert")});
+        const QString alertSaid = alerted.out + alerted.err;
+        QVERIFY2(alerted.exitCode == 4, qPrintable(alertSaid));
+        QVERIFY2(alertSaid.contains(QLatin1String("workLostInMs")), qPrintable(alertSaid));
         QCOMPARE(process[QStringLiteral("concurrency")].toInt(), 1);
         QCOMPARE(process[QStringLiteral("busy")].toInt(), 1);
         QVERIFY(process[QStringLiteral("beatAgeMs")].toDouble() >= 20000);

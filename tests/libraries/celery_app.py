@@ -5,7 +5,7 @@ Redis transport), driven as the test's real producer and worker.
 Environment: GATEHOUSE_CELERY_URL (redis://127.0.0.1:PORT/0) and
 GATEHOUSE_CELERY_VISIBILITY (the transport's visibility_timeout, seconds).
 
-    python3 celery_app.py produce          -> prints the task id
+    python3 celery_app.py produce [LABEL [QUEUE]]  -> prints the task id
     python3 celery_app.py result ID        -> prints the task's state and result
     python3 -m celery -A celery_app worker --pool=solo ...
 
@@ -47,12 +47,16 @@ def work(self, label):
 
 def main(argv):
     if argv[1] == "produce":
-        print(work.delay(argv[2] if len(argv) > 2 else "job").id)
+        label = argv[2] if len(argv) > 2 else "job"
+        if len(argv) > 3:
+            print(work.apply_async((label,), queue=argv[3]).id)
+        else:
+            print(work.delay(label).id)
     elif argv[1] == "result":
         r = app.AsyncResult(argv[2])
         print(r.state, r.result if r.ready() else "")
     else:
-        sys.exit("usage: celery_app.py produce [LABEL] | result ID")
+        sys.exit("usage: celery_app.py produce [LABEL [QUEUE]] | result ID")
 
 
 if __name__ == "__main__":

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "celeryunit.h"
+#include "celerylayout.h"
 
 #include <patterns/globmatch.h>
 #include <patterns/libraryqueue.h>
-#include <patterns/matchcounter.h>
 #include <patterns/sections.h>
 
 #include <QJsonArray>
@@ -14,76 +14,7 @@
 
 namespace gatehouse {
 
-namespace {
-
-// kombu's default key names (Channel.unacked_key, unacked_index_key,
-// unacked_mutex_key, keyprefix_queue) and priority steps (PRIORITY_STEPS
-// [0, 3, 6, 9]: priority 0 is the queue's own list).
-const QByteArray UnackedKey = "unacked";
-const QByteArray UnackedIndexKey = "unacked_index";
-const QByteArray UnackedMutexKey = "unacked_mutex";
-const QByteArray BindingPrefix = "_kombu.binding.";
-// The Redis result backend's keys (celery/backends/base.py KeyValueStoreBackend).
-const QByteArray ResultPrefix = "celery-task-meta-";
-const QByteArray GroupResultPrefix = "celery-taskset-meta-";
-const QByteArray ChordPrefix = "chord-unlock-";
-
-constexpr const char *Types[] = {"list", "list", "list", "list", "hash", "zset", "string", "set"};
-constexpr const char *Roles[] = {"queue",   "priority 3 list", "priority 6 list", "priority 9 list",
-                                 "unacked", "unacked_index",   "unacked_mutex",   "binding"};
-
-// The exchanges of a worker's remote control and events: their queues are
-// fanout and topic queues served by PUB/SUB, not lists.
-bool isControlExchange(const QByteArray &exchange)
-{
-    return exchange.endsWith(".pidbox") || exchange == "celeryev";
-}
-
-// "<queue>\x06\x16<3|6|9>" -> "<queue>"; empty when key is not one.
-QByteArray priorityBase(const QByteArray &key)
-{
-    const qsizetype at = key.lastIndexOf(CeleryUnit::Sep);
-    if (at <= 0 || at + 3 != key.size())
-        return {};
-    const char p = key.at(at + 2);
-    return p == '3' || p == '6' || p == '9' ? key.left(at) : QByteArray();
-}
-
-QByteArray secondsArg(double s)
-{
-    return QByteArray::number(s, 'f', 3);
-}
-
-ReplyMeaning oneTag(qint64 reply, const QByteArray &tag)
-{
-    const QString name = printableBytes(tag, 80);
-    switch (reply) {
-    case 1:
-        return {true, QStringLiteral("Message %1 was put back on its queue.").arg(name)};
-    case 0:
-        return {false, QStringLiteral("Message %1 is not unacked (acknowledged, or already "
-                                      "restored); nothing changed.")
-                           .arg(name)};
-    case -1:
-        return {false, QStringLiteral("Message %1 is not past the visibility timeout (or has no "
-                                      "delivery time): its worker may still be running it; "
-                                      "nothing changed.")
-                           .arg(name)};
-    case -2:
-        return {false, QStringLiteral("Message %1 goes to another queue (or is unreadable); "
-                                      "nothing changed.")
-                           .arg(name)};
-    case -3:
-        return {false, QStringLiteral("unacked_mutex is held: a kombu worker is restoring unacked "
-                                      "messages right now; nothing changed. Try again shortly.")};
-    default:
-        return {
-            false,
-            QStringLiteral("Unexpected reply %1; nothing is known to have changed.").arg(reply)};
-    }
-}
-
-} // namespace
+using namespace CeleryInternal;
 
 QByteArray CeleryUnit::keyOf(const PatternObject &o, State s)
 {
@@ -283,6 +214,12 @@ QList<PatternUnit::Command> CeleryUnit::probe(const PatternObject &o, const Prob
         {"PTTL", keyOf(o, UnackedMutex)},
         {"SCARD", keyOf(o, Binding)},
         {"SRANDMEMBER", keyOf(o, Binding), "16"},
+        // This queue's share of the broker-wide unacked hash, by each entry's
+        // routing key and priority (bounded HSCAN pages, server-side: the
+        // messages never cross the wire). Read-only.
+        {"EVAL", unackedProbe(), "3", keyOf(o, Unacked), keyOf(o, UnackedIndex), keyOf(o, Binding),
+         o.key, exchangeOf(o), secondsArg(double(o.params.stuckAfterMs) / 1000.0),
+         number(MaxUnackedExamined), page},
     };
 }
 
@@ -294,14 +231,18 @@ Reading CeleryUnit::read(const PatternObject &o, const QList<RedisValue> &r,
         keyOf(o, Priority9),    keyOf(o, Unacked),      keyOf(o, UnackedIndex),
         keyOf(o, UnackedIndex), keyOf(o, UnackedIndex), keyOf(o, UnackedMutex),
         keyOf(o, Binding),      keyOf(o, Binding)};
-    if (auto f = failure(o, r, replyKeys, c.nowMs))
+    // The last reply, celery_count_unacked's, may fail alone (read below).
+    if (auto f = failure(o, r.mid(0, replyKeys.size()), replyKeys, c.nowMs))
         return *f;
     Reading reading;
     reading.atMs = c.nowMs;
-    if (r.size() < replyKeys.size()) {
+    if (r.size() < replyKeys.size() + 1) { // and celery_count_unacked's
         reading.status = Reading::Status::Error;
-        reading.message = QStringLiteral("Unexpected reply reading Celery queue \"%1\".")
-                              .arg(printableBytes(o.key));
+        reading.message = QStringLiteral("Reading Celery queue \"%1\" got %2 replies for %3 "
+                                         "commands.")
+                              .arg(printableBytes(o.key))
+                              .arg(r.size())
+                              .arg(replyKeys.size() + 1);
         return reading;
     }
     qint64 queued = 0;
@@ -315,34 +256,74 @@ Reading CeleryUnit::read(const PatternObject &o, const QList<RedisValue> &r,
         return reading;
     }
     reading.length = queued;
-    reading.inFlight = unacked;
-    reading.counts = {{QStringLiteral("queued"), queued}, {QStringLiteral("unacked"), unacked}};
-    reading.stuck = r.at(5).toInteger();
     const QString reason = QStringLiteral("unacked for longer than the visibility timeout (%1): "
                                           "its worker died or never acknowledged it")
                                .arg(formatMs(o.params.stuckAfterMs));
-    const QList<RedisValue> stuck = r.at(6).elements();
-    for (qsizetype i = 0; i + 1 < stuck.size(); i += 2) {
+    const auto stuckJob = [&](const QByteArray &tag, const QByteArray &delivered) {
         bool ok = false;
-        const double seconds = stuck.at(i + 1).bytes().toDouble(&ok);
+        const double seconds = delivered.toDouble(&ok);
         const qint64 deliveredMs = ok ? qint64(seconds * 1000.0) : -1;
-        reading.stuckJobs.append({stuck.at(i).bytes(), reason, deliveredMs});
+        reading.stuckJobs.append({tag, reason, deliveredMs});
         InFlightItem item;
-        item.job = stuck.at(i).bytes();
+        item.job = tag;
         item.source = AgeSource::Library;
         item.ageMs = ok ? std::max<qint64>(0, saturatingSub(c.nowMs, deliveredMs)) : 0;
         item.locked = false;
         reading.items.append(item);
-    }
-    reading.truncated = reading.stuck > reading.items.size();
-    const QList<RedisValue> oldest = r.at(7).elements();
-    if (oldest.size() == 2) {
+    };
+    const auto oldestAge = [&](const QByteArray &delivered) {
         bool ok = false;
-        const double seconds = oldest.at(1).bytes().toDouble(&ok);
+        const double seconds = delivered.toDouble(&ok);
         if (ok)
             reading.oldestInFlightAgeMs
                 = std::max<qint64>(0, saturatingSub(c.nowMs, qint64(seconds * 1000.0)));
+    };
+    // celery_count_unacked's reply: {examined, complete, n0, n3, n6, n9,
+    // oldest delivery, its tag, past the timeout, tag, delivery, ...}.
+    const RedisValue &mine = r.value(replyKeys.size());
+    QString note;
+    if (mine.isArray() && mine.size() >= 9) {
+        qint64 here = 0;
+        for (int i = 0; i < 4; ++i) {
+            const qint64 n = std::max<qint64>(0, mine.at(2 + i).toInteger());
+            here = saturatingAdd(here, n);
+            LibraryPart part;
+            part.kind = QStringLiteral("priority");
+            part.name = QByteArray::number(i * 3);
+            part.count = n;
+            reading.parts.append(part);
+        }
+        reading.inFlight = here;
+        reading.stuck = mine.at(8).toInteger();
+        if (!mine.at(6).bytes().isEmpty())
+            oldestAge(mine.at(6).bytes());
+        for (qsizetype i = 9; i + 1 < mine.size(); i += 2)
+            stuckJob(mine.at(i).bytes(), mine.at(i + 1).bytes());
+        if (mine.at(1).toInteger() != 1) {
+            reading.stuckIsLowerBound = true;
+            note = QStringLiteral(
+                       "unacked counted in the first %1 of its %2 entries (the broker's).")
+                       .arg(mine.at(0).toInteger())
+                       .arg(unacked);
+        }
+    } else {
+        // The probe script could not run (EVAL refused, a Cluster's slots):
+        // the broker's figures, which every queue shares.
+        reading.inFlight = unacked;
+        reading.stuck = r.at(5).toInteger();
+        const QList<RedisValue> stuck = r.at(6).elements();
+        for (qsizetype i = 0; i + 1 < stuck.size(); i += 2)
+            stuckJob(stuck.at(i).bytes(), stuck.at(i + 1).bytes());
+        const QList<RedisValue> oldest = r.at(7).elements();
+        if (oldest.size() == 2)
+            oldestAge(oldest.at(1).bytes());
+        note = QStringLiteral("unacked is the broker's, not this queue's: counting it by routing "
+                              "key failed (%1).")
+                   .arg(mine.isError() ? mine.errorMessage() : QStringLiteral("no reply"));
     }
+    reading.counts
+        = {{QStringLiteral("queued"), queued}, {QStringLiteral("unacked"), reading.inFlight}};
+    reading.truncated = reading.stuck > reading.items.size();
     const qint64 mutexMs = r.at(8).toInteger();
     QStringList bound;
     for (const RedisValue &m : r.at(10).elements()) {
@@ -364,6 +345,8 @@ Reading CeleryUnit::read(const PatternObject &o, const QList<RedisValue> &r,
         reading.message = QStringLiteral("%1 messages past the visibility timeout; %2 were read.")
                               .arg(reading.stuck)
                               .arg(reading.items.size());
+    else if (!note.isEmpty())
+        reading.message = note;
     return reading;
 }
 
@@ -408,14 +391,60 @@ QList<Column> CeleryUnit::columns() const
         "message by deleting it from \"unacked\", and results (if any) live in the result "
         "backend. The queue's length rises with new messages and falls as workers take them, "
         "so its changes are not finished work either: no throughput is shown.");
-    return libraryqueue::columns(QStringLiteral("celery"), options);
+    QList<Column> out = libraryqueue::columns(QStringLiteral("celery"), options);
+    // The oldest unacked message's cell also says when kombu restores it by
+    // itself (a column of its own would be every queue's in the section).
+    for (Column &c : out) {
+        if (c.header != QLatin1String("Oldest in flight"))
+            continue;
+        c.text = [age = c.text](const ObjectState &s, qint64 nowMs) {
+            const qint64 in = restoreInMs(s, nowMs);
+            if (in < 0)
+                return age(s, nowMs);
+            return in > 0 ? QStringLiteral("%1 (kombu restores in %2)")
+                                .arg(age(s, nowMs), formatMs(in))
+                          : QStringLiteral("%1 (kombu restores it when a worker polls)")
+                                .arg(age(s, nowMs));
+        };
+        c.toolTip = QStringLiteral(
+            "How long the queue's oldest unacked message has been unacked, and when kombu puts "
+            "it back on the queue by itself: its delivery plus the visibility timeout. kombu's "
+            "restore_visible runs in a worker polling the broker, so with no worker it waits. "
+            "queue requeue QUEUE --older-than MS --force restores it now.");
+    }
+    return out;
 }
 
-void CeleryUnit::writeJson(const ObjectState &s, const Reading &r, qint64, QJsonObject &j) const
+qint64 CeleryUnit::restoreInMs(const ObjectState &s, qint64 nowMs)
+{
+    const Reading &r = s.reading;
+    if (r.inFlight <= 0 || r.oldestInFlightAgeMs < 0)
+        return -1;
+    return std::max<qint64>(
+        0, saturatingSub(s.object.params.stuckAfterMs, r.ageAt(r.oldestInFlightAgeMs, nowMs)));
+}
+
+void CeleryUnit::writeJson(const ObjectState &s, const Reading &r, qint64 nowMs,
+                           QJsonObject &j) const
 {
     libraryqueue::writeJson(r, keysToJson(s.object.related), j,
                             {false, libraryqueue::LowerBound::Omitted});
     j.insert(QStringLiteral("visibilityTimeoutMs"), double(s.object.params.stuckAfterMs));
+    // This queue's unacked messages by priority sub-queue (kombu's steps).
+    QJsonObject byPriority;
+    for (const LibraryPart &p : s.reading.parts) {
+        if (p.kind == QLatin1String("priority"))
+            byPriority.insert(QString::fromLatin1(p.name), double(p.count));
+    }
+    if (!byPriority.isEmpty())
+        j.insert(QStringLiteral("unackedByPriority"), byPriority);
+    // When kombu puts the oldest back by itself (restore_visible, run by a
+    // polling worker): its delivery + the visibility timeout.
+    const qint64 in = restoreInMs(s, nowMs);
+    j.insert(QStringLiteral("oldestUnackedRestoreInMs"),
+             in >= 0 ? QJsonValue(double(in)) : QJsonValue());
+    j.insert(QStringLiteral("oldestUnackedRestoreAtMs"),
+             in >= 0 ? QJsonValue(double(saturatingAdd(nowMs, in))) : QJsonValue());
 }
 
 QStringList CeleryUnit::itemHeaders() const
@@ -448,253 +477,6 @@ QString CeleryUnit::attentionText(const ObjectState &state, qint64 nowMs) const
         .arg(printableBytes(state.object.key))
         .arg(r.stuck)
         .arg(formatMs(r.ageAt(r.oldestInFlightAgeMs, nowMs)));
-}
-
-namespace {
-
-// celery_restore with no tag (KEYS[2] unacked_index ZSET, delivery times in
-// epoch seconds; ARGV[4] visibility timeout in seconds, ARGV[5] batch): the
-// messages delivered before now - the timeout (ZCOUNT). The index is the
-// broker's, shared by its queues: messages of another queue are counted here
-// and left unacked by the run (it says how many).
-[[maybe_unused]] const bool s_restoreCounted = MatchCounter::add(
-    QStringLiteral("celery_restore"),
-    {[](const ScriptCall &call, qint64 nowMs) {
-         if (!call.args.value(2).isEmpty())
-             return QList<QList<QByteArray>>();
-         const double cutoff = double(nowMs) / 1000.0 - call.args.value(3).toDouble();
-         return QList<QList<QByteArray>>{
-             {"ZCOUNT", call.keys.value(1), "-inf", QByteArray::number(cutoff, 'f', 3)}};
-     },
-     [](const QList<RedisValue> &r) { return r.value(0).toInteger(); },
-     [](const ScriptCall &call) {
-         return QStringLiteral("they are restored %1 per run until none is left (the broker's "
-                               "other queues' messages are counted too and left unacked)")
-             .arg(QString::fromLatin1(call.args.value(4)));
-     }});
-
-} // namespace
-
-QList<PatternAction> CeleryUnit::actions() const
-{
-    const QByteArray cut = QByteArray::number(ScriptCall::ReplyCutBytes);
-    const QByteArray batch = QByteArray::number(Batch);
-
-    libraryqueue::RequeueSpec requeue;
-    requeue.jobLabel = QStringLiteral("Delivery tag");
-    requeue.jobValue = QStringLiteral("TAG");
-    requeue.stuckLabel = QStringLiteral("Every message past the visibility timeout");
-    requeue.olderThanRefusal
-        = QStringLiteral("A Celery message is stuck once it is unacked past the visibility "
-                         "timeout: queue requeue takes no --older-than for a Celery queue (set "
-                         "visibilityTimeout in its profile rule).");
-    requeue.build = [batch, cut](const ActionRequest &r) {
-        ScriptCall call;
-        call.action = QStringLiteral("queue.requeue");
-        call.script = QStringLiteral("celery_restore");
-        for (State s : {Unacked, UnackedIndex, UnackedMutex, Queue, Binding}) {
-            call.keys << keyOf(r.object, s);
-            call.keyRoles << QStringLiteral("%1 %2").arg(QString::fromLatin1(Roles[s]),
-                                                         QString::fromLatin1(Types[s]));
-        }
-        const QByteArray tag = r.input(QStringLiteral("job"));
-        const qint64 visibility = r.object.params.stuckAfterMs;
-        call.args = {r.object.key, r.object.key, tag, secondsArg(double(visibility) / 1000.0),
-                     batch,        cut};
-        if (!tag.isEmpty()) {
-            call.summary = QStringLiteral("Put Celery message %1 back on queue \"%2\" if it is "
-                                          "unacked past the visibility timeout (%3), as kombu's "
-                                          "restore_by_tag does.")
-                               .arg(printableBytes(tag, 80), printableBytes(r.object.key),
-                                    formatMs(visibility));
-            call.meaning = [tag](const RedisValue &v) {
-                return oneTag(v.toInteger(), tag);
-            };
-        } else {
-            call.action = QStringLiteral("queue.requeue-stuck");
-            call.summary = QStringLiteral("Put every Celery message of \"%1\" unacked past the "
-                                          "visibility timeout (%2) back on the queue, up to %3 per "
-                                          "run, as kombu's restore_visible does (not while "
-                                          "unacked_mutex is held).")
-                               .arg(printableBytes(r.object.key), formatMs(visibility))
-                               .arg(Batch);
-            call.batch = Batch;
-            call.batchSummary = QStringLiteral("Requeued %1 stuck messages.");
-            call.meaning = [](const RedisValue &v) {
-                if (!v.isArray())
-                    return oneTag(v.toInteger(), {});
-                const qint64 n = v.size() >= 2 ? v.at(1).toInteger() : 0;
-                const qint64 skipped = v.size() >= 3 ? v.at(2).toInteger() : 0;
-                QString text = n > 0 ? QStringLiteral("Requeued %1 stuck messages.").arg(n)
-                                     : QStringLiteral("Nothing to do; nothing changed.");
-                if (skipped > 0)
-                    text += QStringLiteral(" %1 routed to another queue or unreadable were left "
-                                           "unacked.")
-                                .arg(skipped);
-                return ReplyMeaning{n > 0, text};
-            };
-        }
-        return call;
-    };
-
-    return libraryqueue::requeueActions(requeue);
-}
-
-QStringList CeleryUnit::jobStates() const
-{
-    return {QStringLiteral("queued"), QStringLiteral("unacked")};
-}
-
-JobStage CeleryUnit::jobStage(const QString &state) const
-{
-    return state == QLatin1String("unacked") ? JobStage::InFlight : JobStage::Waiting;
-}
-
-QList<JobVerb> CeleryUnit::jobVerbs(const QString &state) const
-{
-    // kombu's Redis transport keeps no dead letters: a rejected message is
-    // dropped or requeued, so there is no dead tab's verb.
-    Q_UNUSED(state)
-    return {};
-}
-
-namespace {
-
-// A kombu message (kombu/transport/virtual/base.py Message; Celery's task
-// protocol 2 headers) as a page row: the task id, the task's name, its
-// retries and, when known, when it was delivered.
-JobRow messageRow(const QByteArray &message)
-{
-    JobRow row;
-    QJsonObject m = QJsonDocument::fromJson(message).object();
-    if (m.isEmpty()) {
-        // unacked holds [message, exchange, routing_key].
-        const QJsonArray a = QJsonDocument::fromJson(message).array();
-        m = a.isEmpty() ? QJsonObject() : a.first().toObject();
-    }
-    const QJsonObject headers = m.value(QStringLiteral("headers")).toObject();
-    row.id = headers.value(QStringLiteral("id")).toString().toUtf8().left(120);
-    row.name
-        = printableBytes(headers.value(QStringLiteral("task")).toString().toUtf8().left(200), 80);
-    const QJsonValue retries = headers.value(QStringLiteral("retries"));
-    row.attempts = retries.isDouble() ? qint64(retries.toDouble()) : -1;
-    if (row.id.isEmpty())
-        row.error = QStringLiteral("(not a Celery task message)");
-    return row;
-}
-
-} // namespace
-
-JobRead CeleryUnit::jobPage(const PatternObject &o, const QString &state, qint64 offset,
-                            int count) const
-{
-    if (state == QLatin1String("queued")) {
-        // kombu takes priority 0 (the queue's own list) first, then 3, 6, 9.
-        return libraryqueue::pageOfLists(
-            state, {keyOf(o, Queue), keyOf(o, Priority3), keyOf(o, Priority6), keyOf(o, Priority9)},
-            offset, count, [](JobListing page, QList<libraryqueue::PageEntry> entries) {
-                for (const libraryqueue::PageEntry &e : entries) {
-                    JobRow row = messageRow(e.value);
-                    row.ref
-                        = libraryqueue::entryRef(e, row.id.isEmpty() ? e.value.left(64) : row.id);
-                    page.rows.append(row);
-                }
-                return JobRead::done(page);
-            });
-    }
-    if (state != QLatin1String("unacked"))
-        return {};
-    // unacked_index by delivery time (the oldest first); each message's size
-    // before the message.
-    const QByteArray unacked = keyOf(o, Unacked);
-    return libraryqueue::pageOfSet(
-        state, keyOf(o, UnackedIndex), false, offset, count,
-        [unacked](JobListing page, QList<libraryqueue::PageEntry> entries) {
-            if (entries.isEmpty())
-                return JobRead::done(page);
-            JobRead sizes;
-            for (const libraryqueue::PageEntry &e : entries)
-                sizes.commands.append({"HSTRLEN", unacked, e.value});
-            sizes.next = [page, entries, unacked](const QList<RedisValue> &r) mutable {
-                QList<QByteArray> readable;
-                for (qsizetype i = 0; i < entries.size() && i < r.size(); ++i) {
-                    if (r.at(i).toInteger() > 0 && r.at(i).toInteger() <= JobFieldCutBytes)
-                        readable << entries.at(i).value;
-                }
-                auto finish
-                    = [page, entries, r, readable](const QList<RedisValue> &messages) mutable {
-                          for (qsizetype i = 0; i < entries.size(); ++i) {
-                              const qsizetype at = readable.indexOf(entries.at(i).value);
-                              JobRow row = at >= 0 && at < messages.size()
-                                               ? messageRow(messages.at(at).bytes())
-                                               : JobRow{};
-                              if (at < 0) {
-                                  const qint64 n = r.value(i).toInteger();
-                                  row.error = n > 0 ? QStringLiteral("(%1 bytes; not read)").arg(n)
-                                                    : QStringLiteral("(acknowledged or restored)");
-                              }
-                              if (row.id.isEmpty())
-                                  row.id = entries.at(i).value;
-                              row.ref = entries.at(i).value; // the delivery tag requeue --job takes
-                              bool ok = false;
-                              const double delivered = entries.at(i).score.toDouble(&ok);
-                              row.atMs = ok ? libraryqueue::epochMs(delivered) : -1;
-                              page.rows.append(row);
-                          }
-                          return JobRead::done(page);
-                      };
-                if (readable.isEmpty())
-                    return finish({});
-                JobRead messages;
-                messages.commands.append(QList<QByteArray>{"HMGET", unacked} + readable);
-                messages.next = [finish](const QList<RedisValue> &m) mutable {
-                    return finish(m.value(0).elements());
-                };
-                return messages;
-            };
-            return sizes;
-        });
-}
-
-JobRead CeleryUnit::jobDetail(const PatternObject &o, const QByteArray &job) const
-{
-    if (const auto entry = libraryqueue::parseEntryRef(job))
-        return libraryqueue::entryDetail(job, *entry, QStringLiteral("Queued message."));
-    // A delivery tag: the unacked message, [message, exchange, routing_key].
-    const QByteArray unacked = keyOf(o, Unacked);
-    JobRead read;
-    read.commands = {{"HSTRLEN", unacked, job}};
-    read.next = [unacked, job](const QList<RedisValue> &r) {
-        const qint64 n = r.value(0).toInteger();
-        if (r.value(0).isError() || n <= 0) {
-            JobListing detail;
-            detail.job = job;
-            detail.ok = false;
-            detail.message = r.value(0).isError()
-                                 ? r.value(0).errorMessage()
-                                 : QStringLiteral("Message %1 is not unacked any more "
-                                                  "(acknowledged, or restored to its queue).")
-                                       .arg(printableBytes(job, 80));
-            return JobRead::done(detail);
-        }
-        if (n > JobFieldCutBytes) {
-            JobListing detail;
-            detail.job = job;
-            detail.message = QStringLiteral("Not read (over %1 KiB): the message is %2 bytes.")
-                                 .arg(JobFieldCutBytes / 1024)
-                                 .arg(n);
-            return JobRead::done(detail);
-        }
-        JobRead message;
-        message.commands = {{"HGET", unacked, job}};
-        message.next = [job](const QList<RedisValue> &m) {
-            return JobRead::done(libraryqueue::jsonDetail(
-                job, m.value(0).bytes(),
-                QStringLiteral("Unacked message: [message, exchange, routing key].")));
-        };
-        return message;
-    };
-    return read;
 }
 
 } // namespace gatehouse

@@ -15,19 +15,22 @@ namespace gatehouse {
 // routing_key]) and the ZSET "unacked_index" (delivery tag -> delivery time
 // in seconds); kombu puts it back once it is older than the visibility
 // timeout (3600 s unless the transport option says otherwise), under the
-// lock "unacked_mutex". "unacked" is the whole database's: every queue of a
-// deployment shows the same unacked messages.
+// lock "unacked_mutex". "unacked" is the whole broker's: a queue's share is
+// counted by each entry's routing key (and priority sub-queue) by
+// lua/celery/celery_count_unacked.lua, in bounded HSCAN pages on the server.
 //
 // The object's key is the queue's name; related are its keys in State
-// order. Reads the lists' lengths, unacked's size, the unacked messages past
-// the visibility timeout (a page of their tags and delivery times) and a few
-// binding members (SRANDMEMBER, bounded). Messages themselves are never read
-// by the monitor: a stuck job is named by its delivery tag.
+// order. Reads the lists' lengths, unacked's size, the queue's own unacked
+// messages (by priority, the oldest, those past the visibility timeout: a
+// page of their tags and delivery times) and a few binding members
+// (SRANDMEMBER, bounded). Messages never cross the wire for the monitor: a
+// stuck job is named by its delivery tag.
 //
 // Acts with lua/celery/celery_restore.lua, which does what kombu's
-// QoS.restore_visible and restore_by_tag do. The Redis result backend's
-// "celery-task-meta-<id>" keys and the worker's pidbox and event bindings
-// are the deployment's: taken, never shown as tokens or locks.
+// QoS.restore_visible and restore_by_tag do; `--older-than MS --force` does
+// it before the visibility timeout (a live worker may then run it twice). The Redis result
+// backend's "celery-task-meta-<id>" keys and the worker's pidbox and event bindings are the
+// deployment's: taken, never shown as tokens or locks.
 class CeleryUnit final : public PatternUnit
 {
 public:
@@ -51,6 +54,9 @@ public:
     static PatternObject objectForQueue(const QByteArray &queue);
     // kombu's default, or GATEHOUSE_CELERY_VISIBILITY_TIMEOUT (seconds) when set.
     static qint64 defaultVisibilityMs();
+    // Until kombu restores the queue's oldest unacked message itself (its
+    // delivery + the visibility timeout), at nowMs; 0 due; -1 none unacked.
+    static qint64 restoreInMs(const ObjectState &state, qint64 nowMs);
     // kombu's separator in binding members and priority queue names.
     static constexpr const char *Sep = "\x06\x16";
 

@@ -22,7 +22,13 @@ namespace gatehouse {
 // in-flight work ("<identity>:workers" in 6, "<identity>:work" in 7 and 8;
 // HSCAN, one page). Work of a process whose heartbeat hash is gone, or whose
 // beat is older than DeadAfterMs, is stuck: with the basic fetch no one else
-// will ever run it. Timestamps are seconds in 6 and 7, ms in 8 (by magnitude).
+// will ever run it, and it is gone for good when the work hash expires (60 s
+// after the last beat: its PTTL is the countdown). "busy" is what
+// Sidekiq::Stats#workers_size counts: the "busy" field of every member of
+// "processes" whose hash exists, a process killed -9 included. Timestamps are
+// seconds in 6 and 7, ms in 8 (by magnitude). Code: sidekiqunit.cpp (claims,
+// probe), sidekiqread.cpp (the reading, how it is shown), sidekiqactions.cpp,
+// sidekiqjobs.cpp (the job browser).
 //
 // Acts with lua/sidekiq/: recover a dead process's work to its queues (as
 // Sidekiq's BasicFetch#bulk_requeue does at shutdown), and Sidekiq Web's
@@ -42,6 +48,9 @@ public:
     static std::optional<QByteArray> namespaceOf(const QByteArray &key);
     static QByteArray keyOf(const PatternObject &o, Shared s);
     static PatternObject objectForKey(const QByteArray &queuesKey);
+    // The soonest a dead process's in-flight work expires with its hash
+    // (gone for good with the basic fetch), at nowMs; -1 when none is at risk.
+    static qint64 soonestLossMs(const Reading &r, qint64 nowMs);
 
     PatternKind kind() const override { return Kind; }
     Section section() const override;
@@ -72,6 +81,9 @@ public:
     bool goneWhenMissing() const override { return true; }
 
     QList<Figure> figures() const override;
+    // Besides the figures: "workLostInMs", the soonest a dead process's work
+    // expires (a rule "workLostInMs < 61s" fires as soon as one dies).
+    QList<AlertFigure> alertFigures() const override;
     QList<Chart> charts() const override;
     QList<Column> columns() const override;
     void writeJson(const ObjectState &state, const Reading &r, qint64 nowMs,

@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: MIT
+#include "sidekiqlayout.h"
+#include "sidekiqunit.h"
+
+#include <patterns/libraryqueue.h>
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSet>
+
+#include <algorithm>
+
+namespace gatehouse {
+
+using namespace SidekiqInternal;
+
+namespace {
+
+// The part (process) named holder, or nullptr.
+const LibraryPart *processPart(const Reading &r, const QByteArray &holder)
+{
+    for (const LibraryPart &p : r.parts) {
+        if (p.kind == QLatin1String("process") && p.name == holder)
+            return &p;
+    }
+    return nullptr;
+}
+
+// A dead process's work that will expire (its countdown at nowMs); -1 when
+// the process is alive, holds nothing or its hash has no TTL.
+qint64 lostInMs(const Reading &r, const LibraryPart &p, qint64 nowMs)
+{
+    if (p.kind != QLatin1String("process") || p.alive || p.expiresInMs <= 0)
+        return -1;
+    for (const InFlightItem &item : r.items) {
+        if (item.holder == p.name)
+            return r.countdownAt(p.expiresInMs, nowMs);
+    }
+    return -1;
+}
+
+} // namespace
+
+qint64 SidekiqUnit::soonestLossMs(const Reading &r, qint64 nowMs)
+{
+    qint64 soonest = -1;
+    for (const LibraryPart &p : r.parts) {
+        const qint64 left = lostInMs(r, p, nowMs);
+        if (left >= 0 && (soonest < 0 || left < soonest))
+            soonest = left;
+    }
+    return soonest;
+}
+
+Reading SidekiqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
+                          const ProbeContext &c) const
+{
+    const QByteArray ns = nsOf(o);
+    const QList<QByteArray> queues = queueMembers(o, ns);
+    const QList<QByteArray> processes = processMembers(o, ns);
+    QList<QByteArray> replyKeys{keyOf(o, Queues),   keyOf(o, Queues), keyOf(o, Schedule),
+                                keyOf(o, Retry),    keyOf(o, Dead),   keyOf(o, Processes),
+                                keyOf(o, Processes)};
+    const qsizetype expected = FixedReplies + QueueReplies * queues.size()
+                               + ProcessReplies * processes.size() + StatReplies;
+    if (r.size() < expected) {
+        if (auto f = failure(o, r, replyKeys, c.nowMs))
+            return *f;
+        Reading bad;
+        bad.atMs = c.nowMs;
+        bad.status = Reading::Status::Error;
+        bad.message = QStringLiteral("Reading Sidekiq \"%1\" got %2 replies for %3 commands.")
+                          .arg(printableBytes(o.key))
+                          .arg(r.size())
+                          .arg(expected);
+        return bad;
+    }
+    if (auto f = failure(o, r.mid(0, FixedReplies), replyKeys, c.nowMs))
+        return *f;
+
+    Reading reading;
+    reading.atMs = c.nowMs;
+    const qint64 page = std::max(1, o.params.pageSize);
+    qint64 enqueued = 0, busy = 0;
+    int at = FixedReplies;
+    for (const QByteArray &q : queues) {
+        const RedisValue &len = r.at(at), &last = r.at(at + 1);
+        at += QueueReplies;
+        if (len.isError())
+            continue;
+        LibraryPart part;
+        part.kind = QStringLiteral("queue");
+        part.name = q.mid(ns.size() + 6);
+        part.count = len.toInteger();
+        enqueued = saturatingAdd(enqueued, part.count);
+        if (!last.isError() && !last.isNil()) {
+            const JobFields f = jobFields(last.bytes());
+            part.ageMs = since(c.nowMs, f.enqueuedAtMs);
+        } else {
+            part.ageMs = 0; // Sidekiq's latency of an empty queue
+        }
+        if (reading.parts.size() < page)
+            reading.parts.append(part);
+    }
+
+    // Queues "queues" lists whose list did not exist at the scan (an empty
+    // queue has no key): read from the next reading on (afterRead).
+    qint64 unread = 0;
+    for (const RedisValue &v : r.at(1).elements()) {
+        if (!queues.contains(ns + "queue:" + v.bytes()) && reading.parts.size() < page) {
+            ++unread;
+            reading.parts.append({QStringLiteral("queue"), v.bytes(), -1, -1, -1, true, false});
+        }
+    }
+
+    QSet<QByteArray> listed;
+    for (const RedisValue &v : r.at(5).elements())
+        listed.insert(v.bytes());
+    for (const QByteArray &p : processes) {
+        const RedisValue &fields = r.at(at);
+        const RedisValue &v6 = r.at(at + 1), &v7 = r.at(at + 2);
+        const bool inSet = r.at(at + 3).toInteger() == 1;
+        const qint64 hashTtl = r.at(at + 4).toInteger();
+        const qint64 workTtl = std::max(r.at(at + 5).toInteger(), r.at(at + 6).toInteger());
+        at += ProcessReplies;
+        const QByteArray identity = p.mid(ns.size());
+        LibraryPart part;
+        part.kind = QStringLiteral("process");
+        part.name = identity;
+        const bool hashGone = fields.isError() || fields.size() != 5
+                              || (fields.at(0).isNil() && fields.at(2).isNil());
+        if (!hashGone) {
+            const QJsonObject info = QJsonDocument::fromJson(fields.at(0).bytes()).object();
+            part.count = fields.at(1).bytes().toLongLong();
+            if (auto n = numberOf(fields.at(3)))
+                part.limit = toInt64(*n);
+            else if (auto ic = numberOf(info.value(QStringLiteral("concurrency"))))
+                part.limit = toInt64(*ic);
+            if (auto beat = numberOf(fields.at(2)))
+                part.ageMs = since(c.nowMs, epochMs(*beat));
+            part.quiet = fields.at(4).bytes() == "true";
+            const QString version = info.value(QStringLiteral("version")).toString();
+            if (!version.isEmpty() && reading.layoutVersion.isEmpty())
+                reading.layoutVersion = QStringLiteral("sidekiq:") + version.left(32);
+        }
+        part.alive = !hashGone && part.ageMs <= DeadAfterMs;
+        // Sidekiq::Stats#workers_size (api.rb, fetch_stats_slow!): HGET busy
+        // .to_i of every member of "processes", dead or alive: a process
+        // killed -9 counts until its hash expires and is pruned.
+        if (inSet && !hashGone)
+            busy = saturatingAdd(busy, std::max<qint64>(0, part.count));
+        // When its work is lost (work hash, else heartbeat hash: PTTL > 0).
+        part.expiresInMs = workTtl > 0 ? workTtl : hashTtl > 0 ? hashTtl : -1;
+        if (hashGone && !listed.contains(identity) && v6.size() == 2 && v7.size() == 2
+            && v6.at(1).size() == 0 && v7.at(1).size() == 0)
+            continue; // gone and pruned, nothing in flight: Sidekiq forgot it too
+        for (const RedisValue *work : {&v6, &v7}) {
+            if (work->isError() || work->size() != 2)
+                continue;
+            const auto &e = work->at(1).elements();
+            for (qsizetype i = 0; i + 1 < e.size(); i += 2) {
+                const QJsonObject entry = QJsonDocument::fromJson(e.at(i + 1).bytes()).object();
+                const QJsonValue payload = entry.value(QStringLiteral("payload"));
+                const QByteArray json = payload.isString()
+                                            ? payload.toString().toUtf8()
+                                            : QJsonDocument(payload.toObject()).toJson();
+                const JobFields f = jobFields(json);
+                InFlightItem item;
+                item.job = f.jid;
+                item.name = f.klass;
+                item.attempts = f.retryCount < 0 ? 0 : f.retryCount + 1;
+                item.queue = entry.value(QStringLiteral("queue")).toString().toUtf8().left(120);
+                item.holder = identity;
+                item.locked = part.alive;
+                item.source = AgeSource::Library;
+                const std::optional<double> runAt = numberOf(entry.value(QStringLiteral("run_at")));
+                const qint64 runAtMs = runAt ? epochMs(*runAt) : -1;
+                item.ageMs = since(c.nowMs, runAtMs);
+                ++reading.inFlight;
+                reading.oldestInFlightAgeMs = std::max(reading.oldestInFlightAgeMs, item.ageMs);
+                if (!part.alive) {
+                    ++reading.stuck;
+                    if (reading.stuckJobs.size() < page)
+                        reading.stuckJobs.append(
+                            {item.job, QString::fromLatin1(StuckReason), runAtMs});
+                }
+                if (reading.items.size() < page)
+                    reading.items.append(item);
+                else
+                    reading.truncated = true;
+            }
+        }
+        if (reading.parts.size() < 2 * page)
+            reading.parts.append(part);
+    }
+    std::sort(reading.items.begin(), reading.items.end(),
+              [](const InFlightItem &a, const InFlightItem &b) { return a.ageMs > b.ageMs; });
+
+    const qint64 queueCount = r.at(0).toInteger();
+    reading.length = enqueued;
+    reading.deadLength = r.at(4).toInteger();
+    reading.counts = {{QStringLiteral("enqueued"), enqueued},
+                      {QStringLiteral("scheduled"), r.at(2).toInteger()},
+                      {QStringLiteral("retry"), r.at(3).toInteger()},
+                      {QStringLiteral("dead"), reading.deadLength},
+                      {QStringLiteral("busy"), busy}};
+    // Sidekiq's own lifetime counters, as its dashboard shows them beside
+    // the sets (absent until a process first flushes them: 0). A counter
+    // that is not a number (not Sidekiq's) is left out, not shown as 0.
+    if (const qsizetype statAt = r.size() - StatReplies; statAt >= at && statAt >= 0) {
+        const RedisValue &stats = r.at(statAt);
+        if (!stats.isError() && stats.size() == 2) {
+            for (int i = 0; i < 2; ++i) {
+                const RedisValue &v = stats.at(i);
+                bool ok = v.isNil();
+                const qint64 n = ok ? 0 : v.bytes().toLongLong(&ok);
+                if (ok && n >= 0)
+                    reading.counts.append(
+                        {i == 0 ? QStringLiteral("processed") : QStringLiteral("failed"), n});
+            }
+        }
+    }
+    reading.stuckIsLowerBound = reading.truncated;
+    reading.layoutKnown = reading.layoutVersion.isEmpty()
+                          || reading.layoutVersion.startsWith(QLatin1String("sidekiq:6."))
+                          || reading.layoutVersion.startsWith(QLatin1String("sidekiq:7."))
+                          || reading.layoutVersion.startsWith(QLatin1String("sidekiq:8."));
+    if (queueCount == 0 && r.at(6).toInteger() == 0 && reading.inFlight == 0) {
+        reading.status = Reading::Status::Missing;
+        reading.message = QStringLiteral("No Sidekiq keys at \"%1\".").arg(printableBytes(o.key));
+        return reading;
+    }
+    if (!reading.layoutKnown)
+        reading.message = QStringLiteral("Layout %1 is not one Gatehouse knows (Sidekiq 6-8): "
+                                         "shown read-only.")
+                              .arg(reading.layoutVersion);
+    else if (unread > 0 || queueCount > queues.size() + unread)
+        reading.message = QStringLiteral("%1 queues listed; %2 were read (the others from the next "
+                                         "reading on).")
+                              .arg(queueCount)
+                              .arg(queues.size());
+    return reading;
+}
+
+void SidekiqUnit::writeJson(const ObjectState &s, const Reading &r, qint64 nowMs,
+                            QJsonObject &j) const
+{
+    libraryqueue::writeJson(r, keysToJson(s.object.keys()), j);
+    const Reading &read = s.reading;
+    QJsonArray queues, processes;
+    for (const LibraryPart &p : read.parts) {
+        const double age = double(read.ageAt(p.ageMs, nowMs));
+        if (p.kind == QLatin1String("queue")) {
+            const bool read = p.count >= 0;
+            queues.append(
+                QJsonObject{{QStringLiteral("name"), keyToJson(p.name)},
+                            {QStringLiteral("size"), read ? double(p.count) : QJsonValue()},
+                            {QStringLiteral("latencyMs"), read ? age : QJsonValue()}});
+            continue;
+        }
+        QJsonArray work;
+        for (const InFlightItem &item : read.items) {
+            if (item.holder != p.name)
+                continue;
+            work.append(
+                QJsonObject{{QStringLiteral("job"), keyToJson(item.job)},
+                            {QStringLiteral("class"), keyToJson(item.name)},
+                            {QStringLiteral("queue"), keyToJson(item.queue)},
+                            {QStringLiteral("ageMs"), double(read.ageAt(item.ageMs, nowMs))}});
+        }
+        const qint64 lost = lostInMs(read, p, nowMs);
+        processes.append(QJsonObject{
+            {QStringLiteral("identity"), keyToJson(p.name)},
+            {QStringLiteral("busy"), double(p.count)},
+            {QStringLiteral("concurrency"), p.limit < 0 ? QJsonValue() : double(p.limit)},
+            {QStringLiteral("beatAgeMs"), p.ageMs < 0 ? QJsonValue() : age},
+            {QStringLiteral("alive"), p.alive},
+            {QStringLiteral("state"), p.alive ? QStringLiteral("alive") : QStringLiteral("dead")},
+            // A dead process's in-flight work is gone for good (basic fetch)
+            // when its hash expires: the countdown, null when not at risk.
+            {QStringLiteral("workLostInMs"), lost >= 0 ? QJsonValue(double(lost)) : QJsonValue()},
+            {QStringLiteral("expiresInMs"),
+             p.expiresInMs > 0 ? QJsonValue(double(read.countdownAt(p.expiresInMs, nowMs)))
+                               : QJsonValue()},
+            {QStringLiteral("quiet"), p.quiet},
+            {QStringLiteral("work"), work}});
+    }
+    j.insert(QStringLiteral("queues"), queues);
+    j.insert(QStringLiteral("processes"), processes);
+    const qint64 soonest = soonestLossMs(read, nowMs);
+    j.insert(QStringLiteral("workLostInMs"),
+             soonest >= 0 ? QJsonValue(double(soonest)) : QJsonValue());
+}
+
+QStringList SidekiqUnit::itemHeaders() const
+{
+    return {QStringLiteral("Job (jid)"), QStringLiteral("Class"), QStringLiteral("Queue"),
+            QStringLiteral("Running for"), QStringLiteral("Process")};
+}
+
+QList<QStringList> SidekiqUnit::items(const ObjectState &s, qint64 nowMs) const
+{
+    QList<QStringList> rows;
+    for (const InFlightItem &item : s.reading.items) {
+        QString holder = printableBytes(item.holder, 120);
+        if (!item.locked) {
+            const LibraryPart *p = processPart(s.reading, item.holder);
+            const qint64 lost = p ? lostInMs(s.reading, *p, nowMs) : -1;
+            holder += lost >= 0 ? QStringLiteral(" (dead: stuck; lost in %1)").arg(formatMs(lost))
+                                : QStringLiteral(" (dead: stuck)");
+        }
+        rows.append({printableBytes(item.job, 120), printableBytes(item.name, 80),
+                     printableBytes(item.queue, 80), formatMs(s.reading.ageAt(item.ageMs, nowMs)),
+                     holder});
+    }
+    return rows;
+}
+
+QHash<QString, QByteArray> SidekiqUnit::itemInputs(const ObjectState &s, int i) const
+{
+    return libraryqueue::itemJob(s, i);
+}
+
+std::optional<Attention> SidekiqUnit::attention(const ObjectState &state, qint64) const
+{
+    return libraryqueue::stuckAttention(state, QStringLiteral("stuck"));
+}
+
+QString SidekiqUnit::attentionText(const ObjectState &state, qint64 nowMs) const
+{
+    const Reading &r = state.reading;
+    QString text = QStringLiteral("Sidekiq %1: %2 jobs in flight on dead processes, oldest "
+                                  "running %3")
+                       .arg(printableBytes(state.object.key))
+                       .arg(r.stuck)
+                       .arg(formatMs(r.ageAt(r.oldestInFlightAgeMs, nowMs)));
+    if (const qint64 lost = soonestLossMs(r, nowMs); lost >= 0)
+        text += QStringLiteral("; lost for good in %1 (the dead process's work hash expires): "
+                               "requeue now")
+                    .arg(formatMs(lost));
+    return text;
+}
+
+} // namespace gatehouse

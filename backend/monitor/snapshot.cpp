@@ -329,6 +329,7 @@ QJsonObject Snapshot::headerJson() const
     }
     const NodeStatus &primary = server.primary();
     return QJsonObject{
+        {QStringLiteral("schemaVersion"), SchemaVersion},
         {QStringLiteral("server"),
          QJsonObject{
              {QStringLiteral("mode"), server.mode},

@@ -239,7 +239,12 @@ struct Snapshot
     std::shared_ptr<const QList<Candidate>> candidates;
     std::shared_ptr<const QList<OtherFamily>> other;
 
-    // The snapshot --json contract (README, "snapshot --json").
+    // The version of the snapshot --json document (docs/json-schema.md): raised
+    // when a field is renamed, removed or changes meaning, or a consumer must
+    // know of new fields. 2: server.world, nodes[].serverName, goneSinceMs.
+    static constexpr int SchemaVersion = 2;
+
+    // The snapshot --json contract (docs/json-schema.md).
     QJsonObject toJson() const;
     // The same document written piece by piece (an object, a family at a
     // time) to out, each section cut to limit elements (-1: all), with
@@ -247,7 +252,7 @@ struct Snapshot
     bool writeJson(QIODevice *out, qsizetype limit = -1) const;
 
     // The pieces of the document.
-    QJsonObject headerJson() const; // server, profile, sequence
+    QJsonObject headerJson() const; // schemaVersion, server, profile, sequence
     QJsonObject objectJson(const ObjectState &state) const;
     static QJsonObject candidateJson(const Candidate &candidate);
     static QJsonObject otherJson(const OtherFamily &family);

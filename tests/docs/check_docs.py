@@ -41,10 +41,11 @@ if cli:
     help_text = subprocess.run([cli, '--help'], capture_output=True, text=True).stdout
     known = set(re.findall(r'--[a-z][a-z0-9-]*', help_text))
     for page in pages:
-        blocks = re.findall(r'```(?:sh)?\n(.*?)```', page.read_text(), re.S)
+        blocks = re.findall(r'```(?:sh|console)?(?: runnable)?\n(.*?)```', page.read_text(), re.S)
         for block in blocks:
             block = block.replace('\\\n', ' ')
             for line in block.splitlines():
+                line = line.removeprefix('$ ')
                 if not line.strip().startswith('gatehouse-cli '):
                     continue
                 command = line.split('#')[0].split('|')[0]

@@ -103,6 +103,8 @@ private slots:
         for (const QStringList &extra :
              {QStringList{}, QStringList{QStringLiteral("--profile"), QStringLiteral("demo")}}) {
             const QJsonObject s = snapshotJson(extra);
+            // docs/json-schema.md: raising it is a documented change.
+            QCOMPARE(s.value(QLatin1String("schemaVersion")).toInteger(), 2);
             const QJsonObject server = s.value(QLatin1String("server")).toObject();
             QCOMPARE(server.value(QLatin1String("version")).toString().left(2),
                      QStringLiteral("7."));
@@ -553,6 +555,22 @@ private slots:
         const QStringList lines = run.out.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
         QCOMPARE(lines.size(), 3);
         QVERIFY2(lines.first().contains(QLatin1String("locks=1")), qPrintable(lines.first()));
+
+        // --json: every line a whole snapshot document, with its schema version.
+        const CliRun json
+            = cli({QStringLiteral("watch"), QStringLiteral("--interval"), QStringLiteral("200"),
+                   QStringLiteral("--count"), QStringLiteral("2"), QStringLiteral("--json")});
+        QCOMPARE(json.exitCode, 0);
+        int snapshots = 0;
+        for (const QString &line : json.out.split(QLatin1Char('\n'), Qt::SkipEmptyParts)) {
+            const QJsonObject s = QJsonDocument::fromJson(line.toUtf8()).object();
+            if (s.contains(QLatin1String("event")))
+                continue; // a world event (docs/failover.md), not a snapshot
+            QCOMPARE(s.value(QLatin1String("schemaVersion")).toInteger(), 2);
+            QCOMPARE(s.value(QLatin1String("locks")).toArray().size(), 1);
+            ++snapshots;
+        }
+        QCOMPARE(snapshots, 2);
     }
 };
 

@@ -90,12 +90,16 @@ void SimulatorPreflight::scanNext(int node, const QByteArray &cursor, qint64 sca
         bool foreignHere = false;
         for (const RedisValue &k : v.at(1).elements()) {
             ++scanned;
-            if (k.bytes().startsWith(m_prefix))
+            // Its own keys: the prefix, or the prefix inside a hash tag
+            // (the Redisson layout's "{sim:redisson:0}:value").
+            const QByteArray &key = k.bytes();
+            if (key.startsWith(m_prefix)
+                || (key.startsWith('{') && QByteArrayView(key).sliced(1).startsWith(m_prefix)))
                 continue;
             ++m_verdict.foreignSeen;
             foreignHere = true;
             if (m_verdict.examples.size() < 3)
-                m_verdict.examples << k.bytes();
+                m_verdict.examples << key;
         }
         if (foreignHere && !m_verdict.where.contains(address))
             m_verdict.where

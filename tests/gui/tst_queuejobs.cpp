@@ -181,11 +181,12 @@ private slots:
             QTest::qWaitFor(
                 [&] { return detail->toPlainText().contains(QLatin1String("\"n\": 1")); }, 5000),
             qPrintable(detail->toPlainText()));
-        QVERIFY(detail->toPlainText().contains(QLatin1String("\"id\": \"job-1\"")));
-        QVERIFY(detail->toPlainText().contains(QLatin1String("\"opts\": {")));
-        // Pretty-printed (indented, not one escaped line), in a fixed font and
-        // the normal text colour.
-        QVERIFY2(detail->toPlainText().contains(QLatin1String("\n    \"")),
+        // Field by field (jobDetailText), nested JSON pretty-printed (indented,
+        // not one escaped line), in a fixed font and the normal text colour.
+        QVERIFY2(detail->toPlainText().contains(QLatin1String("id: job-1\n")),
+                 qPrintable(detail->toPlainText()));
+        QVERIFY(detail->toPlainText().contains(QLatin1String("\nopts:\n  {")));
+        QVERIFY2(detail->toPlainText().contains(QLatin1String("\n      \"")),
                  qPrintable(detail->toPlainText()));
         QVERIFY(QFontInfo(detail->font()).fixedPitch());
         QCOMPARE(detail->palette().color(QPalette::Text), window.palette().color(QPalette::Text));

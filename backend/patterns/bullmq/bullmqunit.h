@@ -69,6 +69,8 @@ public:
     std::optional<PatternObject> objectFor(const ProfileRule &rule,
                                            const QByteArray &key) const override;
     PatternObject conventionalObject(const QByteArray &key) const override;
+    // Every "<prefix>:<queue>:…" key: its job hashes, logs, locks, meta.
+    bool ownsKey(const PatternObject &object, const QByteArray &key) const override;
 
     std::optional<KeyClaim> claimKey(const KeyShape &shape, qint64 serverNowMs) const override;
     int groupOrder() const override { return 10; } // takes its queue's keys before anyone

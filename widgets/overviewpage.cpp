@@ -7,6 +7,7 @@
 #include "sidelist.h"
 #include "theme.h"
 
+#include <alerts/alertengine.h>
 #include <patterns/patternregistry.h>
 
 #include <QApplication>
@@ -111,6 +112,7 @@ QPolygonF sparklinePolygon(const QList<QPointF> &points)
 OverviewPage::OverviewPage(QWidget *parent)
     : QWidget(parent)
     , m_counts(new QLabel(this))
+    , m_firing(new QLabel(this))
     , m_tiles(new OverviewTiles(this))
     , m_attention(new QListWidget(this))
     , m_queueChart(new ChartPanel(QStringLiteral("overview"), this))
@@ -121,6 +123,12 @@ OverviewPage::OverviewPage(QWidget *parent)
     m_counts->setTextFormat(Qt::RichText);
     m_counts->setWordWrap(true);
     layout->addWidget(m_counts);
+    m_firing->setObjectName(QStringLiteral("overviewFiring"));
+    m_firing->setTextFormat(Qt::RichText);
+    m_firing->setWordWrap(true);
+    m_firing->hide();
+    connect(m_firing, &QLabel::linkActivated, this, &OverviewPage::alertsRequested);
+    layout->addWidget(m_firing);
     // The tiles before everything else: the figures an operator acts on.
     layout->addWidget(m_tiles);
     connect(m_tiles, &OverviewTiles::openRequested, this, &OverviewPage::openRequested);
@@ -163,6 +171,35 @@ void OverviewPage::record(const std::shared_ptr<const Snapshot> &snapshot)
         m_activity->add(watcher->result());
     });
     watcher->setFuture(QtConcurrent::run([snapshot] { return QueueActivity::sum(*snapshot); }));
+}
+
+void OverviewPage::setFiring(const QList<AlertEvent> &firing)
+{
+    if (firing.isEmpty()) {
+        m_firing->hide();
+        m_firing->clear();
+        return;
+    }
+    // The worst: the highest severity, the oldest of those (firing() is
+    // oldest first).
+    const AlertEvent *worst = &firing.first();
+    for (const AlertEvent &e : firing) {
+        if (e.rule.severity > worst->rule.severity)
+            worst = &e;
+    }
+    const theme::Badge colors
+        = theme::badge(worst->rule.severity == AlertRule::Severity::Critical ? Severity::Critical
+                                                                             : Severity::Warning,
+                       palette());
+    m_firing->setStyleSheet(QStringLiteral("#overviewFiring { background: %1; color: %2; "
+                                           "border-radius: 4px; padding: 4px 8px; }")
+                                .arg(colors.fill.name(), colors.text.name()));
+    m_firing->setText(
+        tr("<b>%1 firing</b>, the worst (%2): %3 &nbsp; <a href=\"alerts\">Open Alerts</a>")
+            .arg(firing.size() == 1 ? tr("1 alert") : tr("%1 alerts").arg(firing.size()),
+                 AlertRule::severityId(worst->rule.severity), worst->sentence().toHtmlEscaped()));
+    m_firing->setToolTip(tr("The Alerts page lists every firing with its rule."));
+    m_firing->show();
 }
 
 void OverviewPage::setHistoryFile(const QString &path)

@@ -13,6 +13,7 @@ class QListWidget;
 
 namespace gatehouse {
 
+struct AlertEvent;
 class ChartPanel;
 class OverviewTiles;
 class QueueActivity;
@@ -44,12 +45,18 @@ public:
     // The connection's history file: the chart's ranges beyond the live one.
     void setHistoryFile(const QString &path);
     ChartPanel *queueChart() const { return m_queueChart; }
+    // The alerts firing now (AlertEngine::firing): how many and the worst,
+    // a link to the Alerts page; hidden while none fire.
+    void setFiring(const QList<AlertEvent> &firing);
+    QLabel *firingLabel() const { return m_firing; }
 
 Q_SIGNALS:
     void openRequested(const QString &section, const QByteArray &key);
+    void alertsRequested();
 
 private:
     QLabel *m_counts;
+    QLabel *m_firing;
     OverviewTiles *m_tiles;
     QListWidget *m_attention;
     ChartPanel *m_queueChart;

@@ -156,6 +156,8 @@ private slots:
         QTest::addColumn<QSize>("size");
         QTest::addColumn<bool>("dark");
         QTest::newRow("1280x800-light") << QSize(1280, 800) << false;
+        QTest::newRow("1280x800-dark") << QSize(1280, 800) << true;
+        QTest::newRow("1920x1080-light") << QSize(1920, 1080) << false;
         QTest::newRow("1920x1080-dark") << QSize(1920, 1080) << true;
     }
 

@@ -11,6 +11,7 @@
 #include <patterns/patternregistry.h>
 
 #include <QApplication>
+#include <QEvent>
 #include <QFutureWatcher>
 #include <QLabel>
 #include <QListWidget>
@@ -176,6 +177,7 @@ void OverviewPage::record(const std::shared_ptr<const Snapshot> &snapshot)
 void OverviewPage::setFiring(const QList<AlertEvent> &firing)
 {
     if (firing.isEmpty()) {
+        m_firingText.clear();
         m_firing->hide();
         m_firing->clear();
         return;
@@ -187,19 +189,38 @@ void OverviewPage::setFiring(const QList<AlertEvent> &firing)
         if (e.rule.severity > worst->rule.severity)
             worst = &e;
     }
-    const theme::Badge colors
-        = theme::badge(worst->rule.severity == AlertRule::Severity::Critical ? Severity::Critical
-                                                                             : Severity::Warning,
-                       palette());
+    m_firingSeverity = worst->rule.severity == AlertRule::Severity::Critical ? Severity::Critical
+                                                                             : Severity::Warning;
+    // The sentence says its severity; "FIRING" is what the line is about.
+    QString sentence = worst->sentence();
+    if (sentence.startsWith(QLatin1String("FIRING ")))
+        sentence.remove(0, 7);
+    m_firingText = tr("<b>%1 firing</b>; the worst: %2")
+                       .arg(firing.size() == 1 ? tr("1 alert") : tr("%1 alerts").arg(firing.size()),
+                            sentence.toHtmlEscaped());
+    styleFiring();
+    m_firing->setToolTip(tr("The Alerts page lists every firing with its rule."));
+    m_firing->show();
+}
+
+void OverviewPage::styleFiring()
+{
+    const theme::Badge colors = theme::badge(m_firingSeverity, palette());
     m_firing->setStyleSheet(QStringLiteral("#overviewFiring { background: %1; color: %2; "
                                            "border-radius: 4px; padding: 4px 8px; }")
                                 .arg(colors.fill.name(), colors.text.name()));
-    m_firing->setText(
-        tr("<b>%1 firing</b>, the worst (%2): %3 &nbsp; <a href=\"alerts\">Open Alerts</a>")
-            .arg(firing.size() == 1 ? tr("1 alert") : tr("%1 alerts").arg(firing.size()),
-                 AlertRule::severityId(worst->rule.severity), worst->sentence().toHtmlEscaped()));
-    m_firing->setToolTip(tr("The Alerts page lists every firing with its rule."));
-    m_firing->show();
+    // The link in the line's own text colour: the palette's link colour is
+    // for the window's background, not the badge's fill.
+    if (!m_firingText.isEmpty())
+        m_firing->setText(QStringLiteral("%1 &nbsp; <a href=\"alerts\" style=\"color:%2\">%3</a>")
+                              .arg(m_firingText, colors.text.name(), tr("Open Alerts")));
+}
+
+void OverviewPage::changeEvent(QEvent *event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange) // the firing line in the palette's colours
+        styleFiring();
 }
 
 void OverviewPage::setHistoryFile(const QString &path)

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <monitor/snapshot.h>
+#include <patterns/objecthealth.h>
 
 #include <QPolygonF>
 #include <QWidget>
@@ -54,9 +55,16 @@ Q_SIGNALS:
     void openRequested(const QString &section, const QByteArray &key);
     void alertsRequested();
 
+protected:
+    void changeEvent(QEvent *event) override;
+
 private:
+    void styleFiring();
+
     QLabel *m_counts;
     QLabel *m_firing;
+    Severity m_firingSeverity = Severity::Warning; // the worst firing's
+    QString m_firingText;                          // HTML, without its link
     OverviewTiles *m_tiles;
     QListWidget *m_attention;
     ChartPanel *m_queueChart;

@@ -141,12 +141,6 @@ std::optional<PatternObject> BullMqUnit::objectFor(const ProfileRule &rule,
     return o;
 }
 
-bool BullMqUnit::ownsKey(const PatternObject &o, const QByteArray &key) const
-{
-    return (key.size() > o.key.size() + 1 && key.startsWith(o.key) && key.at(o.key.size()) == ':')
-           || PatternUnit::ownsKey(o, key);
-}
-
 PatternObject BullMqUnit::conventionalObject(const QByteArray &key) const
 {
     return objectForBase(key);

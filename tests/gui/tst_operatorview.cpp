@@ -29,6 +29,7 @@
 #include <QTabBar>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <QTimer>
 
 using namespace gatehouse;
 using gatehouse::test::call;
@@ -208,6 +209,51 @@ private slots:
             call(*client, {"RPUSH", "sim:legacyq:mail:processing", "job-3"});
         }
         QTRY_VERIFY_WITH_TIMEOUT(!cell().contains(QLatin1String("since watching")), 10000);
+    }
+
+    // Without keyspace events a hand-written queue's throughput is measured
+    // from the jobs that left its processing list, not left unknown (which
+    // the Overview's chart drew as 0 while jobs finished).
+    void throughputWhilePolling()
+    {
+        RedisServer server;
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        auto client = gatehouse::test::connectedClient(server);
+        QVERIFY(client);
+        call(*client, {"CONFIG", "SET", "notify-keyspace-events", ""});
+        call(*client, {"RPUSH", "sim:legacyq:work", "w"});
+        QTemporaryDir dir;
+        TestConsole c(server, dir.filePath(QStringLiteral("audit.jsonl")));
+        c.window->showPage(c.window->pageOf(QStringLiteral("queue")));
+        ObjectTableModel *model = c.window->model(QStringLiteral("queue"));
+        QTRY_VERIFY_WITH_TIMEOUT(model->rowOf("sim:legacyq:work") >= 0, 10000);
+        const auto state = [&] {
+            return model->stateAt(model->rowOf("sim:legacyq:work"));
+        };
+        // A worker finishing a job every 200 ms, seen only by reading the list.
+        QTimer worker;
+        int n = 0;
+        connect(&worker, &QTimer::timeout, this, [&] {
+            const QByteArray job = "job-" + QByteArray::number(++n);
+            call(*client, {"RPUSH", "sim:legacyq:work:processing", job});
+            if (n > 1)
+                call(*client, {"LREM", "sim:legacyq:work:processing", "1",
+                               "job-" + QByteArray::number(n - 1)});
+        });
+        worker.start(200);
+        QTRY_VERIFY_WITH_TIMEOUT(state() && state()->throughputPerS > 0, 25000);
+        QVERIFY(!c.window->snapshot()->server.eventsLive);
+        const int throughput = [&] {
+            for (int col = 0; col < model->columnCount(); ++col)
+                if (model->headerData(col, Qt::Horizontal).toString()
+                    == QLatin1String("Throughput"))
+                    return col;
+            return -1;
+        }();
+        QVERIFY(throughput >= 0);
+        const QString text
+            = model->index(model->rowOf("sim:legacyq:work"), throughput).data().toString();
+        QVERIFY2(text.endsWith(QLatin1String(" /min")), qPrintable(text));
     }
 
     // Other keys never lists a shown queue's own keys or its job hashes.

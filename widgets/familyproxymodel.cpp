@@ -10,9 +10,30 @@ namespace gatehouse {
 FamilyProxyModel::FamilyProxyModel(ObjectTableModel *source, QObject *parent)
     : QSortFilterProxyModel(parent)
     , m_model(source)
+    , m_columns(source->section())
 {
     setSourceModel(source);
     setSortRole(ObjectTableModel::SortRole);
+}
+
+void FamilyProxyModel::setTimesUnknown(bool unknown)
+{
+    if (unknown == m_timesUnknown)
+        return;
+    m_timesUnknown = unknown;
+    if (rowCount() > 0)
+        Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, columnCount() - 1));
+}
+
+QVariant FamilyProxyModel::data(const QModelIndex &index, int role) const
+{
+    if (m_timesUnknown && m_columns.movesWithTime(index.column())) {
+        if (role == Qt::DisplayRole)
+            return QStringLiteral("–");
+        if (role == Qt::ToolTipRole)
+            return tr("unknown while disconnected");
+    }
+    return QSortFilterProxyModel::data(index, role);
 }
 
 void FamilyProxyModel::setFilterText(const QString &text)

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <patterns/patternregistry.h>
+
 #include <QSortFilterProxyModel>
 
 namespace gatehouse {
@@ -20,6 +22,11 @@ public:
 
     void setFilterText(const QString &text);
     QString filterText() const { return m_text; }
+    // While disconnected the server's clock is not known: the columns that
+    // move with time (held for, expires in, ages) show "–", their tooltip
+    // says why, rather than a projection of the last reading.
+    void setTimesUnknown(bool unknown);
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
 
 protected:
     bool filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const override;
@@ -27,6 +34,8 @@ protected:
 
 private:
     ObjectTableModel *m_model;
+    SectionColumns m_columns; // which columns move with time
+    bool m_timesUnknown = false;
     QString m_text;
     QByteArray m_needle; // m_text as lower-case UTF-8
 };

@@ -5,8 +5,10 @@
 #include "auditpage.h"
 #include "chartpanel.h"
 #include "confirmactiondialog.h"
+#include "connectionwords.h"
 #include "consolenavigation.h"
 #include "desktopnotifier.h"
+#include "familyproxymodel.h"
 #include "nodespage.h"
 #include "objectpanel.h"
 #include "objecttablemodel.h"
@@ -79,22 +81,9 @@ MainWindow::MainWindow(RedisClient *client, Monitor *monitor, ActionEngine *acti
     // The pages: the Overview, a page per section of the pattern registry,
     // the audit log.
     m_overview = new OverviewPage(this);
-    connect(m_overview, &OverviewPage::openRequested, this,
-            [this](const QString &section, const QByteArray &key) {
-                if (SectionPage *page = sectionPage(section)) {
-                    showPage(pageOf(section));
-                    page->selectKey(key);
-                } else if (section == QLatin1String("node")) {
-                    // A node's alert (down, lagging): its row on the Nodes page.
-                    showPage(m_stack->indexOf(m_nodesPage));
-                    QTableWidget *nodes = m_nodesPage->table();
-                    for (int row = 0; row < nodes->rowCount(); ++row) {
-                        const QTableWidgetItem *cell = nodes->item(row, NodesPage::Address);
-                        if (cell && cell->text() == QString::fromUtf8(key))
-                            nodes->selectRow(row);
-                    }
-                }
-            });
+    connect(m_overview, &OverviewPage::openRequested, this, &MainWindow::openObject);
+    connect(m_overview, &OverviewPage::alertsRequested, this,
+            [this] { showPage(m_stack->indexOf(m_alertsPage)); });
     auto *serverPanel = new ServerPanel(m_client, m_overview);
     m_overview->setServerPanel(serverPanel);
     addPage(m_overview, tr("Overview"));
@@ -197,8 +186,7 @@ MainWindow::MainWindow(RedisClient *client, Monitor *monitor, ActionEngine *acti
     // Status bar: state, server, events, age of the reading, clock offset, badges.
     m_discoveryBar->setObjectName(QStringLiteral("discoveryProgress"));
     statusBar()->addPermanentWidget(m_discoveryBar);
-    m_discoveryBar->setMaximumWidth(180);
-    m_discoveryBar->setFormat(tr("scanning %v / %m"));
+    m_discoveryBar->setMaximumWidth(260);
     m_discoveryBar->hide();
     m_cancelDiscovery->setText(tr("Cancel"));
     m_cancelDiscovery->setToolTip(tr("Stop the key scan; what was found stays"));
@@ -316,10 +304,13 @@ MainWindow::MainWindow(RedisClient *client, Monitor *monitor, ActionEngine *acti
         m_overview->setHistoryFile(m_options.historyFile);
     }
     connect(m_monitor, &Monitor::discoveryProgress, this, [this](qint64 scanned, qint64 total) {
+        // Shown until the scan's keys are judged too (discoveryFinished).
         m_discoveryBar->setRange(0, int(std::min<qint64>(total, INT_MAX)));
         m_discoveryBar->setValue(int(std::min<qint64>(scanned, INT_MAX)));
-        m_discoveryBar->setVisible(scanned < total);
-        m_cancelDiscovery->setVisible(scanned < total);
+        m_discoveryBar->setFormat(ConnectionWords::scanning(scanned, total));
+        m_discoveryBar->setToolTip(m_discoveryBar->format());
+        m_discoveryBar->show();
+        m_cancelDiscovery->show();
     });
     connect(m_monitor, &Monitor::discoveryFinished, this, [this] {
         m_discoveryBar->hide();
@@ -357,6 +348,23 @@ void MainWindow::addPage(QWidget *page, const QString &title)
     item->setIcon(QIcon(blank));
 }
 
+void MainWindow::openObject(const QString &section, const QByteArray &key)
+{
+    if (SectionPage *page = sectionPage(section)) {
+        showPage(pageOf(section));
+        page->selectKey(key);
+    } else if (section == QLatin1String("node")) {
+        // A node's alert (down, lagging): its row on the Nodes page.
+        showPage(m_stack->indexOf(m_nodesPage));
+        QTableWidget *nodes = m_nodesPage->table();
+        for (int row = 0; row < nodes->rowCount(); ++row) {
+            const QTableWidgetItem *cell = nodes->item(row, NodesPage::Address);
+            if (cell && cell->text() == QString::fromUtf8(key))
+                nodes->selectRow(row);
+        }
+    }
+}
+
 void MainWindow::setAlerts(AlertEngine *engine, const Profile &profile)
 {
     if (m_alertsPage)
@@ -367,22 +375,13 @@ void MainWindow::setAlerts(AlertEngine *engine, const Profile &profile)
     QListWidgetItem *item = m_pages->item(m_pages->count() - 1);
     connect(engine, &AlertEngine::firingCountChanged, this,
             [item](int n) { item->setText(n > 0 ? tr("Alerts (%1)").arg(n) : tr("Alerts")); });
-    connect(m_alertsPage, &AlertsPage::openRequested, this,
-            [this](const QString &section, const QByteArray &key) {
-                if (SectionPage *page = sectionPage(section)) {
-                    showPage(pageOf(section));
-                    page->selectKey(key);
-                } else if (section == QLatin1String("node")) {
-                    // A node's alert (down, lagging): its row on the Nodes page.
-                    showPage(m_stack->indexOf(m_nodesPage));
-                    QTableWidget *nodes = m_nodesPage->table();
-                    for (int row = 0; row < nodes->rowCount(); ++row) {
-                        const QTableWidgetItem *cell = nodes->item(row, NodesPage::Address);
-                        if (cell && cell->text() == QString::fromUtf8(key))
-                            nodes->selectRow(row);
-                    }
-                }
-            });
+    connect(m_alertsPage, &AlertsPage::openRequested, this, &MainWindow::openObject);
+    // The Overview says how many fire and the worst of them.
+    const auto firing = [this, engine] {
+        m_overview->setFiring(engine->firing());
+    };
+    connect(engine, &AlertEngine::firingCountChanged, this, firing);
+    connect(engine, &AlertEngine::transition, this, firing);
     // Queued: the monitor ticks on its own thread; evaluating is cheap
     // (a figure per object per rule), so it runs here, beside the page.
     connect(m_monitor, &Monitor::tickFinished, engine, &AlertEngine::evaluate);
@@ -445,8 +444,14 @@ void MainWindow::updateSideList()
         const SectionTally t = tallies.value(page->section().id);
         item->setText(
             QStringLiteral("%1  %2").arg(item->data(Qt::UserRole).toString()).arg(t.objects));
-        item->setIcon(badgeIcon(t.worst, t.attention, m_pages->palette(), iconSize));
-        item->setToolTip(ConsoleNavigation::withShortcut(t.toolTip(), m_pages->row(item)));
+        // Offline the states are the last read, going stale: a grey badge
+        // without a count, not totals that read as so many problems.
+        item->setIcon(m_offline ? badgeIcon(Severity::Muted, 0, m_pages->palette(), iconSize)
+                                : badgeIcon(t.worst, t.attention, m_pages->palette(), iconSize));
+        item->setToolTip(ConsoleNavigation::withShortcut(
+            m_offline ? tr("States unknown while disconnected; last read: %1").arg(t.toolTip())
+                      : t.toolTip(),
+            m_pages->row(item)));
     }
     // Autodetection's pages: how many rows each lists.
     const auto counted = [this](QWidget *page, int n) {
@@ -566,15 +571,20 @@ void MainWindow::onTimer()
     const ServerStatus &server = m_snapshot->server;
     if (m_connection.state == RedisConnection::State::Reconnecting
         && m_connection.nextAttemptAtMs > 0) {
-        const qint64 left = std::max<qint64>(0, m_connection.nextAttemptAtMs
-                                                    - QDateTime::currentMSecsSinceEpoch());
-        m_stateLabel->setText(tr("Reconnecting… next attempt in %1").arg(formatMs(left)));
+        m_stateLabel->setText(ConnectionWords::reconnecting(m_connection.nextAttemptAtMs
+                                                            - QDateTime::currentMSecsSinceEpoch()));
     }
-    const qint64 serverNow = QDateTime::currentMSecsSinceEpoch() + server.clockOffsetMs;
+    // Offline the server's clock is unknown: the last reading's time, so
+    // nothing is projected on the desktop's clock.
+    const qint64 serverNow = m_offline && server.timeMs > 0
+                                 ? server.timeMs
+                                 : QDateTime::currentMSecsSinceEpoch() + server.clockOffsetMs;
     if (server.timeMs > 0) {
         const NodeStatus &node = server.primary();
         m_ageLabel->setText(
-            tr("reading %1 old").arg(formatMs(std::max<qint64>(0, serverNow - server.timeMs))));
+            tr("reading %1 old")
+                .arg(formatMs(std::max<qint64>(0, QDateTime::currentMSecsSinceEpoch()
+                                                      + server.clockOffsetMs - server.timeMs))));
         m_offsetLabel->setText(tr("clock offset %1 ms").arg(server.clockOffsetMs));
         m_offsetLabel->setToolTip(tr("Server clock minus this machine's clock; window maths use "
                                      "the server's clock."));
@@ -584,29 +594,8 @@ void MainWindow::onTimer()
                 : tr("%1 %2 %3")
                       .arg(node.serverName.isEmpty() ? QStringLiteral("Redis") : node.serverName,
                            node.version, node.role));
-        const bool budget = !server.eventsLive && server.budgetPercent > 0;
-        m_eventsLabel->setText(
-            m_offline           ? tr("not live")
-            : server.paused     ? tr("refresh paused")
-            : server.eventsLive ? tr("events live")
-            : budget ? tr("polling, idle read within %1").arg(formatMs(server.ageBoundMs))
-                     : tr("polling"));
-        QStringList tip = server.notes;
-        if (server.paused)
-            tip << tr("Nothing is read until File > Pause refresh is turned off again; the "
-                      "readings shown get older meanwhile.");
-        else if (budget)
-            tip << tr("Without keyspace events the console reads changing, selected and "
-                      "attention-worthy objects every %1 and the others in turn, within %2 % "
-                      "of one server core (last tick: %3 objects, %4 %); an idle object's "
-                      "reading is at most %5 old.")
-                       .arg(formatMs(server.intervalMs))
-                       .arg(server.budgetPercent)
-                       .arg(server.objectsRead)
-                       .arg(server.sharePercent < 0 ? QStringLiteral("?")
-                                                    : QString::number(server.sharePercent, 'f', 1))
-                       .arg(formatMs(server.ageBoundMs));
-        m_eventsLabel->setToolTip(tip.join(QLatin1Char('\n')));
+        m_eventsLabel->setText(ConnectionWords::events(server, m_offline));
+        m_eventsLabel->setToolTip(ConnectionWords::eventsToolTip(server));
     }
     // The Nodes page sees every snapshot: a failover shows when it happens.
     if (m_dirty) {
@@ -679,7 +668,8 @@ void MainWindow::showOutcome(const ActionOutcome &outcome, const QString &action
 void MainWindow::showConnection(const ConnectionStatus &status)
 {
     m_connection = status;
-    const QString &message = status.message;
+    // The sentence without its attempt countdown (the state label counts down).
+    const QString message = ConnectionWords::withoutAttempt(status.message);
     QString text;
     switch (status.state) {
     case RedisConnection::State::Disconnected:
@@ -743,29 +733,7 @@ void MainWindow::showConnection(const ConnectionStatus &status)
         const qint64 lastMs = m_snapshot && m_snapshot->server.timeMs > 0
                                   ? m_snapshot->server.timeMs - m_snapshot->server.clockOffsetMs
                                   : -1;
-        const QString from
-            = lastMs > 0
-                  ? QDateTime::fromMSecsSinceEpoch(lastMs).toString(QStringLiteral("HH:mm:ss"))
-                  : QString();
-        switch (status.state) {
-        case RedisConnection::State::Disconnected:
-            offline = tr("Disconnected.");
-            break;
-        case RedisConnection::State::Reconnecting:
-            offline = tr("Connection lost: reconnecting.");
-            break;
-        case RedisConnection::State::Failed:
-            offline = tr("Not connected.");
-            break;
-        case RedisConnection::State::Connecting:
-        case RedisConnection::State::Ready:
-            offline = tr("Connecting.");
-            break;
-        }
-        if (!from.isEmpty()) {
-            offline.chop(1); // the full stop: the time follows
-            offline += tr(": showing data from %1.").arg(from);
-        }
+        offline = ConnectionWords::offline(status.state, lastMs);
         if (m_everReady && m_bannerKind != BannerKind::Connection
             && m_bannerKind != BannerKind::Action)
             showBanner(BannerKind::Offline, offline, message,
@@ -774,10 +742,16 @@ void MainWindow::showConnection(const ConnectionStatus &status)
     } else if (m_bannerKind == BannerKind::Offline) {
         showBanner(BannerKind::None, {}, {}, {});
     }
-    for (SectionPage *page : std::as_const(m_sectionPages))
+    for (SectionPage *page : std::as_const(m_sectionPages)) {
         page->setOffline(offline);
+        if (auto *proxy = qobject_cast<FamilyProxyModel *>(page->table()->model()))
+            proxy->setTimesUnknown(!offline.isEmpty());
+    }
     m_unconfirmed->setOffline(offline);
-    m_offline = !offline.isEmpty();
+    if (m_offline != !offline.isEmpty()) {
+        m_offline = !offline.isEmpty();
+        updateSideList();
+    }
     m_stateLabel->setText(text);
     m_stateLabel->setToolTip(message);
     // Only the current state: a reconnect clears the last attempt's sentence

@@ -109,6 +109,8 @@ private:
     void onSnapshot(const Snapshot &snapshot);
     void onTimer();
     void updateSideList();
+    // A section's object (its page, selected), or a node's row on the Nodes page.
+    void openObject(const QString &section, const QByteArray &key);
     void showConnection(const ConnectionStatus &status);
     // Authentication and TLS failures do not heal by waiting, and an action
     // whose outcome is unknown must not pass by in the status bar: a banner

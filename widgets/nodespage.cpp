@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "nodespage.h"
 
+#include <patterns/presentation.h>
+
 #include <QDateTime>
 #include <QHeaderView>
 #include <QLabel>
@@ -22,9 +24,7 @@ QString figure(qint64 v)
 
 QString memory(qint64 bytes)
 {
-    if (bytes < 0)
-        return QStringLiteral("–");
-    return QLocale().formattedDataSize(bytes, 1, QLocale::DataSizeTraditionalFormat);
+    return formatBytes(bytes); // IEC, as the server panel
 }
 
 QString link(const NodeStatus &n)
@@ -85,7 +85,8 @@ QString durabilityDetail(const Durability &d)
         lines << NodesPage::tr("min-replicas-to-write off: the master takes writes with no "
                                "replica");
     if (d.writeBytesPerS >= 0)
-        lines << NodesPage::tr("Replication stream: %1 bytes/s").arg(qRound64(d.writeBytesPerS));
+        lines << NodesPage::tr("Replication stream: %1/s")
+                     .arg(formatBytes(qRound64(d.writeBytesPerS)));
     return lines.join(QLatin1Char('\n'));
 }
 

@@ -60,15 +60,18 @@ void ObjectSearch::update()
     const PatternRegistry &registry = PatternRegistry::instance();
     int matches = 0;
     for (const ObjectState &s : m_snapshot->objects) {
-        if (!needle.isEmpty() && !s.object.key.toLower().contains(needle))
+        const PatternUnit *unit = registry.find(s.object.kind);
+        // Found by its key or by the name the pages give it.
+        const QString name = unit ? unit->displayName(s.object) : printableBytes(s.object.key);
+        if (!needle.isEmpty() && !s.object.key.toLower().contains(needle)
+            && !name.contains(query, Qt::CaseInsensitive))
             continue;
         ++matches;
         if (matches > MaxShown)
             continue; // counted, not listed
-        const PatternUnit *unit = registry.find(s.object.kind);
         const Section section = unit ? unit->section() : Section();
-        auto *item = new QListWidgetItem(
-            tr("%1    %2").arg(printableBytes(s.object.key, 120), section.title), m_results);
+        auto *item
+            = new QListWidgetItem(tr("%1    %2").arg(name.left(120), section.title), m_results);
         item->setData(SectionRole, section.id);
         item->setData(KeyRole, s.object.key);
         item->setToolTip(printableBytes(s.object.key));

@@ -63,6 +63,7 @@ public:
     // Lock TTLs count down between readings: the server's time now (local
     // clock + offset); repaints the TTL and held-for columns.
     void advanceTo(qint64 serverNowMs);
+    const QString &section() const { return m_section; }
 
     // Families.
     bool isFamilyRow(int row) const;

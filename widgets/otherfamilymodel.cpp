@@ -83,8 +83,7 @@ QVariant OtherFamilyModel::data(const QModelIndex &index, int role) const
         case Memory:
             return f.estimatedBytes < 0
                        ? tr("unknown")
-                       : QStringLiteral("~")
-                             + QLocale(QLocale::English).formattedDataSize(f.estimatedBytes);
+                       : QString(QStringLiteral("~") + formatBytes(f.estimatedBytes));
         case Ttl:
             if (f.withTtl == 0)
                 return tr("none");

@@ -7,9 +7,11 @@
 #include "sidelist.h"
 #include "theme.h"
 
+#include <alerts/alertengine.h>
 #include <patterns/patternregistry.h>
 
 #include <QApplication>
+#include <QEvent>
 #include <QFutureWatcher>
 #include <QLabel>
 #include <QListWidget>
@@ -111,6 +113,7 @@ QPolygonF sparklinePolygon(const QList<QPointF> &points)
 OverviewPage::OverviewPage(QWidget *parent)
     : QWidget(parent)
     , m_counts(new QLabel(this))
+    , m_firing(new QLabel(this))
     , m_tiles(new OverviewTiles(this))
     , m_attention(new QListWidget(this))
     , m_queueChart(new ChartPanel(QStringLiteral("overview"), this))
@@ -121,6 +124,12 @@ OverviewPage::OverviewPage(QWidget *parent)
     m_counts->setTextFormat(Qt::RichText);
     m_counts->setWordWrap(true);
     layout->addWidget(m_counts);
+    m_firing->setObjectName(QStringLiteral("overviewFiring"));
+    m_firing->setTextFormat(Qt::RichText);
+    m_firing->setWordWrap(true);
+    m_firing->hide();
+    connect(m_firing, &QLabel::linkActivated, this, &OverviewPage::alertsRequested);
+    layout->addWidget(m_firing);
     // The tiles before everything else: the figures an operator acts on.
     layout->addWidget(m_tiles);
     connect(m_tiles, &OverviewTiles::openRequested, this, &OverviewPage::openRequested);
@@ -163,6 +172,55 @@ void OverviewPage::record(const std::shared_ptr<const Snapshot> &snapshot)
         m_activity->add(watcher->result());
     });
     watcher->setFuture(QtConcurrent::run([snapshot] { return QueueActivity::sum(*snapshot); }));
+}
+
+void OverviewPage::setFiring(const QList<AlertEvent> &firing)
+{
+    if (firing.isEmpty()) {
+        m_firingText.clear();
+        m_firing->hide();
+        m_firing->clear();
+        return;
+    }
+    // The worst: the highest severity, the oldest of those (firing() is
+    // oldest first).
+    const AlertEvent *worst = &firing.first();
+    for (const AlertEvent &e : firing) {
+        if (e.rule.severity > worst->rule.severity)
+            worst = &e;
+    }
+    m_firingSeverity = worst->rule.severity == AlertRule::Severity::Critical ? Severity::Critical
+                                                                             : Severity::Warning;
+    // The sentence says its severity; "FIRING" is what the line is about.
+    QString sentence = worst->sentence();
+    if (sentence.startsWith(QLatin1String("FIRING ")))
+        sentence.remove(0, 7);
+    m_firingText = tr("<b>%1 firing</b>; the worst: %2")
+                       .arg(firing.size() == 1 ? tr("1 alert") : tr("%1 alerts").arg(firing.size()),
+                            sentence.toHtmlEscaped());
+    styleFiring();
+    m_firing->setToolTip(tr("The Alerts page lists every firing with its rule."));
+    m_firing->show();
+}
+
+void OverviewPage::styleFiring()
+{
+    const theme::Badge colors = theme::badge(m_firingSeverity, palette());
+    m_firing->setStyleSheet(QStringLiteral("#overviewFiring { background: %1; color: %2; "
+                                           "border-radius: 4px; padding: 4px 8px; }")
+                                .arg(colors.fill.name(), colors.text.name()));
+    // The link in the line's own text colour: the palette's link colour is
+    // for the window's background, not the badge's fill.
+    if (!m_firingText.isEmpty())
+        m_firing->setText(QStringLiteral("%1 &nbsp; <a href=\"alerts\" style=\"color:%2\">%3</a>")
+                              .arg(m_firingText, colors.text.name(), tr("Open Alerts")));
+}
+
+void OverviewPage::changeEvent(QEvent *event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange) // the firing line in the palette's colours
+        styleFiring();
 }
 
 void OverviewPage::setHistoryFile(const QString &path)

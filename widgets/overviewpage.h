@@ -2,6 +2,7 @@
 #pragma once
 
 #include <monitor/snapshot.h>
+#include <patterns/objecthealth.h>
 
 #include <QPolygonF>
 #include <QWidget>
@@ -13,6 +14,7 @@ class QListWidget;
 
 namespace gatehouse {
 
+struct AlertEvent;
 class ChartPanel;
 class OverviewTiles;
 class QueueActivity;
@@ -44,12 +46,25 @@ public:
     // The connection's history file: the chart's ranges beyond the live one.
     void setHistoryFile(const QString &path);
     ChartPanel *queueChart() const { return m_queueChart; }
+    // The alerts firing now (AlertEngine::firing): how many and the worst,
+    // a link to the Alerts page; hidden while none fire.
+    void setFiring(const QList<AlertEvent> &firing);
+    QLabel *firingLabel() const { return m_firing; }
 
 Q_SIGNALS:
     void openRequested(const QString &section, const QByteArray &key);
+    void alertsRequested();
+
+protected:
+    void changeEvent(QEvent *event) override;
 
 private:
+    void styleFiring();
+
     QLabel *m_counts;
+    QLabel *m_firing;
+    Severity m_firingSeverity = Severity::Warning; // the worst firing's
+    QString m_firingText;                          // HTML, without its link
     OverviewTiles *m_tiles;
     QListWidget *m_attention;
     ChartPanel *m_queueChart;

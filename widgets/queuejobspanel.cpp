@@ -215,6 +215,14 @@ void QueueJobsPanel::setObject(const ObjectState *s, qint64 serverNowMs)
     if (key == m_object.key) {
         if (s && !key.isEmpty()) {
             m_object = s->object; // its members may have changed
+            // A reading whose count of a listed state moved is newer than
+            // the listing: its count is shown until the next listing.
+            for (const StateCount &c : s->reading.counts) {
+                for (const StateCount &old : std::as_const(m_counts)) {
+                    if (old.state == c.state && old.count != c.count)
+                        m_listed.remove(c.state);
+                }
+            }
             m_counts = s->reading.counts;
             updateCounts();
         }
@@ -225,6 +233,7 @@ void QueueJobsPanel::setObject(const ObjectState *s, qint64 serverNowMs)
     const QString previous = state();
     m_object = key.isEmpty() ? PatternObject() : s->object;
     m_counts = key.isEmpty() ? QList<StateCount>() : s->reading.counts;
+    m_listed.clear();
     m_states = states;
     m_offset = 0;
     m_jobs->setRowCount(0);
@@ -298,6 +307,10 @@ void QueueJobsPanel::updateCounts()
     // The library's own counts (Reading::counts), as of the last reading;
     // a state the library does not count shows its name alone.
     auto countOf = [this](const QString &st) -> std::optional<qint64> {
+        // The job list's own total wins over the reading's count: both
+        // are shown side by side ("busy (1)" above "1–1 of 1 busy").
+        if (const auto listed = m_listed.constFind(st); listed != m_listed.cend())
+            return *listed;
         for (const StateCount &c : std::as_const(m_counts)) {
             if (c.state == st)
                 return c.count;
@@ -434,6 +447,10 @@ void QueueJobsPanel::showJobs(const JobListing &page)
                              .arg(page.offset + page.rows.size())
                              .arg(page.total)
                              .arg(page.state));
+    if (page.ok && m_listed.value(page.state, -1) != page.total) {
+        m_listed.insert(page.state, page.total);
+        updateCounts();
+    }
     m_prev->setEnabled(page.offset > 0);
     m_next->setEnabled(page.offset + PageSize < page.total);
     m_filling = false;

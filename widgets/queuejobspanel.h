@@ -73,9 +73,10 @@ private:
 
     QString m_section;
     JobBrowser *m_browser = nullptr;
-    PatternObject m_object;     // the queue listed; empty key: none
-    QList<StateCount> m_counts; // the library's, as of the latest reading
-    qint64 m_nowMs = 0;         // server time of the latest reading: ages
+    PatternObject m_object;          // the queue listed; empty key: none
+    QList<StateCount> m_counts;      // the library's, as of the latest reading
+    QHash<QString, qint64> m_listed; // state -> the job list's total, when listed since
+    qint64 m_nowMs = 0;              // server time of the latest reading: ages
     // Server time - desktop time (ms) as of the latest reading: ages move
     // on with the clock between readings (and during an outage).
     qint64 m_clockOffsetMs = 0;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "serverpanel.h"
 
+#include <patterns/presentation.h>
+
 #include <QDateTime>
 #include <QGridLayout>
 #include <QLabel>
@@ -89,17 +91,7 @@ void ServerPanel::setRow(const QString &row, const QString &text, const QString 
 
 QString ServerPanel::bytes(qint64 n)
 {
-    if (n < 0)
-        return QStringLiteral("?");
-    static const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    double v = double(n);
-    int u = 0;
-    while (v >= 1024 && u < 4) {
-        v /= 1024;
-        ++u;
-    }
-    return u == 0 ? QStringLiteral("%1 B").arg(n)
-                  : QStringLiteral("%1 %2").arg(v, 0, 'f', 1).arg(QLatin1String(units[u]));
+    return n < 0 ? QStringLiteral("?") : formatBytes(n);
 }
 
 QString ServerPanel::duration(qint64 s)

@@ -380,8 +380,22 @@ Detection AutoDetector::detectFrom(ClaimPool &pool, const std::optional<Profile>
         if (const ClaimPool::Entry &e = pool.entryAt(i); e.taken)
             ++used[e.family];
     }
+    // A family whose keys belong to a shown object (a Bull queue's job
+    // hashes "bull:q:17", its own keys) is that object's, not other keys:
+    // each pattern says what it owns (PatternUnit::ownsKey), judged on the
+    // family's sample keys (its name when none were kept).
+    const auto owned = [&d](const QByteArray &key) {
+        return std::any_of(d.objects.cbegin(), d.objects.cend(), [&key](const PatternObject &o) {
+            return PatternUnit::of(o.kind).ownsKey(o, key);
+        });
+    };
     for (auto it = pool.families().cbegin(); it != pool.families().cend(); ++it) {
         const FamilyStats &f = *it;
+        if (!d.objects.isEmpty()
+            && (f.sampleKeys.isEmpty()
+                    ? owned(it.key())
+                    : std::all_of(f.sampleKeys.cbegin(), f.sampleKeys.cend(), owned)))
+            continue;
         const qint64 left
             = f.keys - std::max<qint64>(0, used.value(it.key()) - ordinary.value(it.key()));
         if (left <= 0)

@@ -21,7 +21,7 @@ QJsonValue orNull(qint64 v)
 
 QString bytesText(qint64 bytes)
 {
-    return QLocale::c().formattedDataSize(bytes, 1, QLocale::DataSizeTraditionalFormat);
+    return formatBytes(bytes);
 }
 
 // "ip=127.0.0.1,port=7004,state=online,offset=1234,lag=0"

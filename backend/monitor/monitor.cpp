@@ -1152,6 +1152,22 @@ void Monitor::finishRun(const ProbeRun &run)
                     t.throughputPerS = throughput;
                     restate(int(i));
                 }
+            } else if (t.unit->hasThroughput() && !m_server.eventsLive) {
+                // Polling: the jobs that left the list between readings,
+                // over at least 10 s (a reading is not every tick's).
+                if (t.leftAtMs < 0) {
+                    t.leftAtMs = m_server.timeMs;
+                    t.leftAtLast = t.track.leftInFlight;
+                } else if (m_server.timeMs - t.leftAtMs >= 10000) {
+                    const double throughput = double(t.track.leftInFlight - t.leftAtLast) * 1000.0
+                                              / double(m_server.timeMs - t.leftAtMs);
+                    t.leftAtMs = m_server.timeMs;
+                    t.leftAtLast = t.track.leftInFlight;
+                    if (throughput != t.throughputPerS) {
+                        t.throughputPerS = throughput;
+                        restate(int(i));
+                    }
+                }
             } else if (!t.unit->hasThroughput()) {
                 const double throughput
                     = finishedPerS(*t.unit, figures, t.history, m_tickTimes, m_server.timeMs);

@@ -211,6 +211,8 @@ private:
         bool dirty = false;
         qint64 validUntilMs = 0; // PatternUnit::validUntilMs of the last reading
         qint64 completionsAtTick = 0;
+        qint64 leftAtMs = -1; // polling: server time TrackState::leftInFlight was last taken
+        qint64 leftAtLast = 0;
         double throughputPerS = -1; // -1: unknown (needs keyspace events)
         qint64 freshAtMs = -1;      // m_clock ms when its reading was last known current
         qint64 readAtServerMs = -1; // server time of its last reading that arrived

@@ -174,9 +174,19 @@ std::optional<Attention> PatternUnit::attention(const ObjectState &, qint64) con
     return std::nullopt;
 }
 
+QString PatternUnit::displayName(const PatternObject &object) const
+{
+    return printableBytes(object.key);
+}
+
+bool PatternUnit::ownsKey(const PatternObject &object, const QByteArray &key) const
+{
+    return object.keys().contains(key);
+}
+
 QString PatternUnit::attentionText(const ObjectState &state, qint64) const
 {
-    return QStringLiteral("%1 %2").arg(title(), printableBytes(state.object.key));
+    return QStringLiteral("%1 %2").arg(title(), displayName(state.object));
 }
 
 ProfileRule PatternUnit::suggestRule(const PatternObject &o) const

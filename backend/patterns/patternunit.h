@@ -43,6 +43,11 @@ struct TrackState
     QByteArray heldToken;
     QHash<QByteArray, qint64> itemFirstSeen; // items without a recorded time; bounded by a page
     qint64 completions = 0; // items finished (keyspace events, PatternUnit::isCompletion)
+    // Without keyspace events: items in flight at one reading and gone at
+    // the next (finished, requeued or dead-lettered), the last reading's
+    // items (bounded by a page) to compare the next one with.
+    qint64 leftInFlight = 0;
+    QList<QByteArray> lastInFlight;
 };
 
 // Why an object needs an operator now (the Overview's list, highest score
@@ -83,6 +88,14 @@ public:
     virtual Section section() const = 0;
     // "sliding-window limiter": in sentences and tooltips.
     virtual QString title() const { return kind().id(); }
+    // The object's name for people: the key column of pages, the Ctrl+K
+    // palette and attention lines (a Sidekiq deployment is named by its
+    // namespace, not its "queues" set). The key itself by default.
+    virtual QString displayName(const PatternObject &object) const;
+    // Whether key belongs to object, shown: its own keys (PatternObject::keys)
+    // by default; a library queue owns its job hashes and bookkeeping keys
+    // too. Autodetection never lists such a key among the other keys.
+    virtual bool ownsKey(const PatternObject &object, const QByteArray &key) const;
     // The Redis type of the object's own key ("zset", "string"); empty when
     // the key is not a Redis key (a token family's prefix). The CLI tells
     // apart the patterns of a section offering the same action by it.

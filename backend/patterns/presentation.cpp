@@ -2,8 +2,11 @@
 #include "presentation.h"
 
 #include "objecthealth.h"
+#include "patternunit.h"
 
 #include <redis/redisvalue.h>
+
+#include <QLocale>
 
 #include <algorithm>
 #include <cmath>
@@ -29,6 +32,25 @@ QString formatMs(qint64 ms)
     return QStringLiteral("%1 d %2 h").arg(ms / Day).arg((ms % Day) / Hour);
 }
 
+QString formatBytes(qint64 bytes)
+{
+    if (bytes < 0)
+        return QStringLiteral("–");
+    return QLocale::c().formattedDataSize(bytes, 1, QLocale::DataSizeIecFormat);
+}
+
+QString formatAgeSinceWatching(qint64 ms)
+{
+    return QStringLiteral("≥ %1, since watching began").arg(formatMs(ms));
+}
+
+QString sinceWatchingToolTip()
+{
+    return QStringLiteral("The job was in flight already when this console began watching the "
+                          "queue: the list records no time, so its age counts from then and "
+                          "it may be older.");
+}
+
 QString formatPercent(double ratio)
 {
     if (!std::isfinite(ratio))
@@ -41,10 +63,10 @@ Column Column::key(const QString &header)
     Column c;
     c.header = header;
     c.text = [](const ObjectState &s, qint64) -> QString {
-        return printableBytes(s.object.key);
+        return PatternUnit::of(s.object.kind).displayName(s.object);
     };
     c.sort = [](const ObjectState &s, qint64) {
-        return QVariant(QString::fromUtf8(s.object.key));
+        return QVariant(PatternUnit::of(s.object.kind).displayName(s.object));
     };
     return c;
 }

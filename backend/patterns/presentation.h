@@ -95,6 +95,14 @@ struct Chart
 
 // "1.2 s", "350 ms", "3.0 min"; "–" for a negative (unknown) duration.
 QString formatMs(qint64 ms);
+// An age counted from when the console began watching, the thing being
+// older already: "≥ 5.0 min, since watching began".
+QString formatAgeSinceWatching(qint64 ms);
+// Why such an age is a lower bound (tooltips).
+QString sinceWatchingToolTip();
+// Bytes in IEC units, as everywhere in the console: "512 B", "12.3 MiB";
+// "–" for a negative (unknown) size.
+QString formatBytes(qint64 bytes);
 // A ratio as a whole percentage ("80"), any size; "?" when not a number.
 QString formatPercent(double ratio);
 

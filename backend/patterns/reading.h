@@ -105,6 +105,9 @@ struct Reading
     bool tokenTruncated = false;    // lock: value longer than the bounded read
     bool stuckIsLowerBound = false; // queue: ages known only for the page read
     bool truncated = false;         // queue: more in flight than the page holds
+    // queue: the oldest age counts from when the console began watching (the
+    // job was in flight already): a lower bound, said as such.
+    bool oldestSinceWatching = false;
     QString message; // for Missing/WrongType/Error, and notes (truncated, unknown limit)
     qint64 atMs = 0; // server time of the reading
 

@@ -288,12 +288,19 @@ private slots:
         };
         QTRY_COMPARE(stateText(), QStringLiteral("Connected"));
         server.kill();
-        QTRY_VERIFY(
-            c.window->statusBar()->currentMessage().contains(QLatin1String("Next attempt in")));
+        // The sentence, without a count to the next attempt that would stand
+        // still (the state label counts down instead).
+        QTRY_VERIFY(!c.window->statusBar()->currentMessage().isEmpty());
+        QVERIFY2(
+            !c.window->statusBar()->currentMessage().contains(QLatin1String("Next attempt in")),
+            qPrintable(c.window->statusBar()->currentMessage()));
         QVERIFY(server.start());
         QTRY_COMPARE_WITH_TIMEOUT(stateText(), QStringLiteral("Connected"), 3000);
         QCOMPARE(c.window->statusBar()->currentMessage(), QString());
-        QCOMPARE(c.window->bannerText(), QString());
+        // No outage banner; the restart's own notice (a new run_id) may stand.
+        QVERIFY2(c.window->bannerText().isEmpty()
+                     || c.window->bannerText().contains(QLatin1String("Server restarted")),
+                 qPrintable(c.window->bannerText()));
     }
 
     // The notes line is HTML with line breaks, never a literal "<br>".
@@ -777,7 +784,10 @@ private slots:
         // having no persistence: once re-read it is gone, and Reset says so.)
         QTRY_VERIFY_WITH_TIMEOUT(
             reset->isEnabled() || reset->toolTip().contains(QLatin1String("is gone")), 5000);
-        QCOMPARE(c.window->bannerText(), QString());
+        // No outage banner; the restart's own notice (a new run_id) may stand.
+        QVERIFY2(c.window->bannerText().isEmpty()
+                     || c.window->bannerText().contains(QLatin1String("Server restarted")),
+                 qPrintable(c.window->bannerText()));
         QVERIFY(!table->graphicsEffect());
         QVERIFY2(!reset->toolTip().contains(QLatin1String("Connection lost")),
                  qPrintable(reset->toolTip()));

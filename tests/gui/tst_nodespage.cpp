@@ -177,9 +177,7 @@ private slots:
         const auto same = [&] {
             const ServerFigures &f = panel->figures();
             return f.usedMemoryBytes > 0
-                   && cell(page, 0, NodesPage::Memory)
-                          == QLocale().formattedDataSize(f.usedMemoryBytes, 1,
-                                                         QLocale::DataSizeTraditionalFormat)
+                   && cell(page, 0, NodesPage::Memory) == ServerPanel::bytes(f.usedMemoryBytes)
                    && cell(page, 0, NodesPage::Clients) == QLocale().toString(f.clients)
                    && cell(page, 0, NodesPage::OpsPerSec) == QLocale().toString(f.opsPerSec);
         };

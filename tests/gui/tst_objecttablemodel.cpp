@@ -240,7 +240,7 @@ private slots:
                                               QStringLiteral("Oldest in flight=700 ms"),
                                               QStringLiteral("Stuck=2"),
                                               QStringLiteral("Dead=5"),
-                                              QStringLiteral("Throughput=12.5 /s"),
+                                              QStringLiteral("Throughput=750.0 /min"),
                                               QStringLiteral("Library="),
                                               QStringLiteral("Counts="),
                                               QStringLiteral("Delayed="),

@@ -91,6 +91,12 @@ std::optional<PatternObject> BullUnit::objectFor(const ProfileRule &rule,
     return o;
 }
 
+bool BullUnit::ownsKey(const PatternObject &o, const QByteArray &key) const
+{
+    return (key.size() > o.key.size() + 1 && key.startsWith(o.key) && key.at(o.key.size()) == ':')
+           || PatternUnit::ownsKey(o, key);
+}
+
 PatternObject BullUnit::conventionalObject(const QByteArray &key) const
 {
     return objectForBase(key);

@@ -52,6 +52,8 @@ public:
     std::optional<PatternObject> objectFor(const ProfileRule &rule,
                                            const QByteArray &key) const override;
     PatternObject conventionalObject(const QByteArray &key) const override;
+    // Every "<prefix>:<queue>:…" key: its job hashes, logs, locks, meta.
+    bool ownsKey(const PatternObject &object, const QByteArray &key) const override;
 
     std::optional<KeyClaim> claimKey(const KeyShape &shape, qint64 serverNowMs) const override;
     int groupOrder() const override { return 11; } // after BullMQ, which takes its own

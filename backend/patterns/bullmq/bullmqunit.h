@@ -69,6 +69,13 @@ public:
     std::optional<PatternObject> objectFor(const ProfileRule &rule,
                                            const QByteArray &key) const override;
     PatternObject conventionalObject(const QByteArray &key) const override;
+    // Every "<prefix>:<queue>:…" key: its job hashes, logs, locks, meta.
+    bool ownsKey(const PatternObject &object, const QByteArray &key) const override
+    {
+        return (key.size() > object.key.size() + 1 && key.startsWith(object.key)
+                && key.at(object.key.size()) == ':')
+               || PatternUnit::ownsKey(object, key);
+    }
 
     std::optional<KeyClaim> claimKey(const KeyShape &shape, qint64 serverNowMs) const override;
     int groupOrder() const override { return 10; } // takes its queue's keys before anyone

@@ -8,12 +8,25 @@
 
 #include <QJsonDocument>
 #include <QJsonParseError>
+#include <QSet>
 
 #include <algorithm>
 
 namespace gatehouse {
 
 namespace {
+
+// Where track() keeps the time this console first read the processing list,
+// beside the jobs' first sightings (a name no job of a list is given).
+const QByteArray WatchBegan = QByteArrayLiteral("\0gatehouse:watch-began");
+
+// The oldest job's age, a lower bound when it counts from first sight.
+QString oldestText(const Reading &r, qint64 nowMs)
+{
+    const qint64 age = r.ageAt(r.oldestInFlightAgeMs, nowMs);
+    return r.oldestSinceWatching ? formatAgeSinceWatching(age) : formatMs(age);
+}
+
 // queue_requeue / queue_dead_letter: 1 when the job moved, 0 when it was no
 // longer in flight.
 std::function<ReplyMeaning(const RedisValue &)> jobMoved(const QByteArray &job, const QString &to)
@@ -110,9 +123,15 @@ Reading ReliableQueueUnit::read(const PatternObject &o, const QList<RedisValue> 
         }
         reading.stuck = claimedStuck;
     } else {
+        // When this console first read the list (track() keeps it): a job
+        // seen then was in flight already, so its age is a lower bound.
+        const qint64 began = c.firstSeenMs ? c.firstSeenMs(WatchBegan) : -1;
+        qint64 oldestSeen = -1;
         for (qsizetype i = page.size() - 1; i >= 0; --i) {
             const QByteArray &job = page.at(i).bytes();
             const qint64 seen = c.firstSeenMs ? c.firstSeenMs(job) : -1;
+            if (i == page.size() - 1)
+                oldestSeen = seen;
             const qint64 age = seen < 0 ? 0 : std::max<qint64>(0, saturatingSub(c.nowMs, seen));
             InFlightItem item;
             item.job = job;
@@ -123,6 +142,9 @@ Reading ReliableQueueUnit::read(const PatternObject &o, const QList<RedisValue> 
                 ++reading.stuck;
         }
         reading.stuckIsLowerBound = reading.inFlight > page.size();
+        // began < 0: the list's first reading, every job in it was there before.
+        reading.oldestSinceWatching
+            = !page.isEmpty() && (began < 0 || (oldestSeen >= 0 && oldestSeen <= began));
     }
     for (const InFlightItem &item : std::as_const(reading.items))
         reading.oldestInFlightAgeMs = std::max(reading.oldestInFlightAgeMs, item.ageMs);
@@ -305,6 +327,20 @@ void ReliableQueueUnit::track(TrackState &t, const Reading &reading, qint64 nowM
         if (item.source == AgeSource::FirstSeen)
             seen.insert(item.job, t.itemFirstSeen.value(item.job, nowMs));
     }
+    seen.insert(WatchBegan, t.itemFirstSeen.value(WatchBegan, nowMs));
+    // A job of the last reading that is gone now left the list (the page
+    // holds the oldest jobs, and a job only gets older): polling's count of
+    // what LREM events count live.
+    if (reading.status == Reading::Status::Ok) {
+        QSet<QByteArray> now;
+        for (const InFlightItem &item : reading.items)
+            now.insert(item.job);
+        for (const QByteArray &job : std::as_const(t.lastInFlight))
+            t.leftInFlight += now.contains(job) ? 0 : 1;
+        t.lastInFlight.clear();
+        for (const InFlightItem &item : reading.items)
+            t.lastInFlight.append(item.job);
+    }
     t.itemFirstSeen = std::move(seen); // bounded by the page size
 }
 
@@ -354,13 +390,24 @@ QList<Column> ReliableQueueUnit::columns() const
         return QString::number(s.reading.stuck)
                + (s.reading.stuckIsLowerBound ? QStringLiteral("+") : QString());
     };
+    // Ages from first sight say so ("≥ 54 s, since watching began").
+    Column oldest = Column::age(QStringLiteral("Oldest in flight"), &Reading::oldestInFlightAgeMs);
+    oldest.text = [](const ObjectState &s, qint64 now) -> QString {
+        return oldestText(s.reading, now);
+    };
+    oldest.toolTip = QStringLiteral("The age of the oldest job in flight. \"≥ …, since "
+                                    "watching began\": ")
+                     + sinceWatchingToolTip();
     Column throughput;
     throughput.header = QStringLiteral("Throughput");
-    throughput.toolTip = QStringLiteral("Jobs finished per second (LREM on the processing list), "
-                                        "counted from keyspace events; unknown while polling.");
+    throughput.toolTip = QStringLiteral("Jobs that left the processing list per minute "
+                                        "(finished, requeued or dead-lettered): LREM keyspace "
+                                        "events, or without them the jobs gone between two "
+                                        "readings, over 10 s or more.");
     throughput.text = [](const ObjectState &s, qint64) -> QString {
-        return s.throughputPerS < 0 ? QStringLiteral("–")
-                                    : QStringLiteral("%1 /s").arg(s.throughputPerS, 0, 'f', 1);
+        return s.throughputPerS < 0
+                   ? QStringLiteral("–")
+                   : QStringLiteral("%1 /min").arg(s.throughputPerS * 60.0, 0, 'f', 1);
     };
     throughput.sort = [](const ObjectState &s, qint64) {
         return QVariant(s.throughputPerS);
@@ -368,7 +415,7 @@ QList<Column> ReliableQueueUnit::columns() const
     return {Column::key(QStringLiteral("Queue")),
             Column::count(QStringLiteral("Length"), &Reading::length),
             Column::count(QStringLiteral("In flight"), &Reading::inFlight),
-            Column::age(QStringLiteral("Oldest in flight"), &Reading::oldestInFlightAgeMs),
+            oldest,
             stuck,
             Column::count(QStringLiteral("Dead"), &Reading::deadLength),
             throughput,
@@ -385,6 +432,7 @@ void ReliableQueueUnit::writeJson(const ObjectState &s, const Reading &r, qint64
     j.insert(QStringLiteral("stuckCount"), double(r.stuck));
     j.insert(QStringLiteral("stuckIsLowerBound"), r.stuckIsLowerBound);
     j.insert(QStringLiteral("oldestInFlightAgeMs"), double(r.oldestInFlightAgeMs));
+    j.insert(QStringLiteral("oldestSinceWatching"), r.oldestSinceWatching);
     j.insert(QStringLiteral("truncated"), r.truncated);
     j.insert(QStringLiteral("throughputPerS"),
              s.throughputPerS < 0 ? QJsonValue() : QJsonValue(s.throughputPerS));
@@ -430,7 +478,10 @@ QList<QStringList> ReliableQueueUnit::items(const ObjectState &s, qint64 nowMs) 
 {
     QList<QStringList> rows;
     for (const InFlightItem &item : s.reading.items) {
-        rows.append({jobText(item.job), formatMs(s.reading.ageAt(item.ageMs, nowMs)),
+        const qint64 age = s.reading.ageAt(item.ageMs, nowMs);
+        const bool lowerBound
+            = s.reading.oldestSinceWatching && item.ageMs == s.reading.oldestInFlightAgeMs;
+        rows.append({jobText(item.job), lowerBound ? formatAgeSinceWatching(age) : formatMs(age),
                      ageSourceId(item.source)});
     }
     return rows;
@@ -541,9 +592,9 @@ QString ReliableQueueUnit::attentionText(const ObjectState &state, qint64 nowMs)
 {
     const Reading &r = state.reading;
     return QStringLiteral("Queue %1: %2 stuck, oldest in flight %3")
-        .arg(printableBytes(state.object.key))
+        .arg(displayName(state.object))
         .arg(r.stuck)
-        .arg(formatMs(r.ageAt(r.oldestInFlightAgeMs, nowMs)));
+        .arg(oldestText(r, nowMs));
 }
 
 namespace {

@@ -327,12 +327,18 @@ std::optional<Attention> SidekiqUnit::attention(const ObjectState &state, qint64
     return libraryqueue::stuckAttention(state, QStringLiteral("stuck"));
 }
 
+QString SidekiqUnit::displayName(const PatternObject &object) const
+{
+    const QByteArray ns = nsOf(object);
+    return ns.isEmpty() ? QStringLiteral("Sidekiq")
+                        : QStringLiteral("Sidekiq %1").arg(printableBytes(ns.chopped(1)));
+}
+
 QString SidekiqUnit::attentionText(const ObjectState &state, qint64 nowMs) const
 {
     const Reading &r = state.reading;
-    QString text = QStringLiteral("Sidekiq %1: %2 jobs in flight on dead processes, oldest "
-                                  "running %3")
-                       .arg(printableBytes(state.object.key))
+    QString text = QStringLiteral("%1: %2 jobs in flight on dead processes, oldest running %3")
+                       .arg(displayName(state.object))
                        .arg(r.stuck)
                        .arg(formatMs(r.ageAt(r.oldestInFlightAgeMs, nowMs)));
     if (const qint64 lost = soonestLossMs(r, nowMs); lost >= 0)

@@ -93,6 +93,8 @@ public:
     QHash<QString, QByteArray> itemInputs(const ObjectState &state, int i) const override;
     std::optional<Attention> attention(const ObjectState &state, qint64 nowMs) const override;
     QString attentionText(const ObjectState &state, qint64 nowMs) const override;
+    // "Sidekiq" (or "Sidekiq myapp" under a namespace), not its `queues` key.
+    QString displayName(const PatternObject &object) const override;
     QList<PatternAction> actions() const override;
     // Its jobs a page at a time by Sidekiq's state names: enqueued (every
     // queue, by name), scheduled, retry and dead (a sorted-set job named

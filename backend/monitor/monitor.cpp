@@ -1246,6 +1246,7 @@ void Monitor::absorb(int index, const PatternObject &object, const QList<RedisVa
     }
     t.behaviour.deletedSinceRead = false;
     t.behaviour.expiredSinceRead = false;
+    t.behaviour.writtenSinceRead = false;
     const PatternObject &current = objectAt(index);
     std::optional<PatternObject> changed = t.unit->afterRead(object, current, replies);
     if (changed) {

@@ -49,8 +49,24 @@ void LockUnit::observeBehaviour(BehaviourTrack &t, const PatternObject &, const 
         t.deleted = false;
         return;
     }
-    if (!before.isOk() || before.token == after.token)
-        return; // the same holder (extending its TTL is what a holder does)
+    if (!before.isOk())
+        return;
+    if (before.token == after.token) {
+        // The same value: the same holder (extending its TTL is what a holder
+        // does), or, with keyspace events live, a holder that writes one
+        // name for all released it and took it again, or a writer that sets
+        // the key again while it lives (a cache's refresh; a holder extends
+        // with PEXPIRE, which leaves the value).
+        if (!t.eventsLive)
+            return;
+        if (t.deletedSinceRead)
+            t.confirm(QStringLiteral("deleted and taken again (every holder writes the same "
+                                     "value)"));
+        else if (t.writtenSinceRead && !t.expiredSinceRead)
+            t.argue(QStringLiteral("its value was written again in place while its key lived"),
+                    true);
+        return;
+    }
     if (t.deletedSinceRead) {
         t.confirm(QStringLiteral("deleted and re-created with a new token"));
     } else if (lived && !t.expiredSinceRead) {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Autodetection on a keyspace like a production server's: about 90,000
+// Autodetection on a keyspace like a production server's: about 95,000
 // ordinary application keys (caches, sessions, dated counters, timelines,
 // leaderboards, page caches, flags, logs, profiles, carts, ...) from three
 // applications with their own prefixes, seeds and scales, and a few dozen

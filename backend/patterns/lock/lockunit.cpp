@@ -374,12 +374,28 @@ namespace {
 // Words that name a lock in a key ("lock:order:7", "job_lock:7",
 // "leader:scheduler", "lease:shard:3"): whole words of the family's literal
 // parts, so "blocklist", "clock" and "lockout" are not.
+// Whether key has needle (lower case) at i, in any case.
+bool hasAt(const QByteArray &key, qsizetype i, const char *needle)
+{
+    for (; *needle; ++needle, ++i) {
+        if (i >= key.size() || (key.at(i) | 0x20) != *needle)
+            return false;
+    }
+    return true;
+}
+
 bool hasLockWord(const QByteArray &key)
 {
-    const QByteArray lower = key.toLower();
-    if (!lower.contains("lock") && !lower.contains("mutex") && !lower.contains("lease")
-        && !lower.contains("leader") && !lower.contains("latch"))
-        return false; // most keys: no familyOf()
+    // Most keys have none of the letters: no allocation, no familyOf().
+    bool letters = false;
+    for (qsizetype i = 0; i < key.size() && !letters; ++i) {
+        const char c = char(key.at(i) | 0x20);
+        letters = (c == 'l'
+                   && (hasAt(key, i, "lock") || hasAt(key, i, "lea") || hasAt(key, i, "latch")))
+                  || (c == 'm' && hasAt(key, i, "mutex"));
+    }
+    if (!letters)
+        return false;
     static const QList<QByteArray> s_words{"lock",  "locks",  "mutex",  "mutexes",
                                            "lease", "leases", "leader", "latch"};
     const QList<QByteArray> words = familyWords(familyOf(key));

@@ -371,9 +371,6 @@ QString LockUnit::attentionText(const ObjectState &state, qint64 nowMs) const
 
 namespace {
 
-// Words that name a lock in a key ("lock:order:7", "job_lock:7",
-// "leader:scheduler", "lease:shard:3"): whole words of the family's literal
-// parts, so "blocklist", "clock" and "lockout" are not.
 // Whether key has needle (lower case) at i, in any case.
 bool hasAt(const QByteArray &key, qsizetype i, const char *needle)
 {
@@ -384,6 +381,9 @@ bool hasAt(const QByteArray &key, qsizetype i, const char *needle)
     return true;
 }
 
+// Words that name a lock in a key ("lock:order:7", "job_lock:7",
+// "leader:scheduler", "lease:shard:3"): whole words of the family's literal
+// parts, so "blocklist", "clock" and "lockout" are not.
 bool hasLockWord(const QByteArray &key)
 {
     // Most keys have none of the letters: no allocation, no familyOf().
@@ -440,7 +440,7 @@ QString LockUnit::holderShape(const QByteArray &head)
         return QStringLiteral("a UUID");
     if (isInteger(head))
         return QStringLiteral("an integer");
-    if (head.startsWith("{\"") && (head.endsWith('}') || head.size() >= 64))
+    if (head.startsWith('{') && head.contains('"') && (head.endsWith('}') || head.size() >= 64))
         return QStringLiteral("JSON");
     if (isProcessIdentity(head))
         return QStringLiteral("a process identity (host:pid)");

@@ -1262,6 +1262,7 @@ void Monitor::absorb(int index, const PatternObject &object, const QList<RedisVa
     }
     t.behaviour.deletedSinceRead = false;
     t.behaviour.expiredSinceRead = false;
+    t.behaviour.writtenSinceRead = false;
     const PatternObject &current = objectAt(index);
     std::optional<PatternObject> changed = t.unit->afterRead(object, current, replies);
     if (changed) {

@@ -20,6 +20,9 @@ void Monitor::noteEvent(BehaviourTrack &behaviour, const QByteArray &event) cons
         behaviour.deletedSinceRead = true;
     else if (event == "expired" || event == "evicted")
         behaviour.expiredSinceRead = true;
+    else if (event == "set" || event == "incrby" || event == "incrbyfloat" || event == "append"
+             || event == "setrange")
+        behaviour.writtenSinceRead = true;
 }
 
 void Monitor::applyBehaviour(int index)
@@ -193,6 +196,7 @@ void Monitor::probeCandidates()
                 }
                 w->behaviour.deletedSinceRead = false;
                 w->behaviour.expiredSinceRead = false;
+                w->behaviour.writtenSinceRead = false;
                 w->last = std::move(reading);
                 w->read = true;
                 const std::optional<Evidence> verdict = w->behaviour.verdict(unit.title());

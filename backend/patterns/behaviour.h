@@ -25,10 +25,12 @@ struct BehaviourTrack
     QString againstReason;
     // Keyspace events since the last reading (when they are live): one of
     // the instance's keys was deleted (DEL, UNLINK, a script's DEL) or
-    // expired; or written.
+    // expired; or its value written (SET, INCR, APPEND, SETRANGE: not an
+    // EXPIRE, which leaves the value).
     bool eventsLive = false;
     bool deletedSinceRead = false;
     bool expiredSinceRead = false;
+    bool writtenSinceRead = false;
     // A pattern's own notes across readings: a lock deleted before its TTL
     // ran out (re-creation confirms it); members' expiries (token
     // families), bounded by the page the pattern reads.

@@ -4,9 +4,12 @@
 // (Python's redis package, a process of its own) keeps writing while the
 // monitor watches: a cache overwritten in place every 200 ms under a lock's
 // name and shape, a lock taken and released again and again, and seed 000's
-// limiter script called every 300 ms under a name without a limiter's word.
+// limiter script called every 300 ms under a name without a limiter's word;
+// and the same with one value for every write: a lock whose holders all
+// write "tok", and a cache that sets "1" again and again under a lock's name.
 // With keyspace events on and off: the cache is demoted to a candidate, the
-// lock confirmed, the trimmed window confirmed and promoted from candidate.
+// locks confirmed, the trimmed window confirmed and promoted from candidate;
+// the cache of one value is demoted only when the events show its writes.
 #include <monitor/discovery.h>
 #include <monitor/monitor.h>
 #include <redis/redisclient.h>
@@ -42,11 +45,13 @@ release = r.register_script(
 start = time.monotonic()
 cache_at = lock_at = seed_at = 0.0
 token = None
+held = False
 ready = False
 while True:
     now = time.monotonic()
     if now >= cache_at:  # a cache refreshed in place, named and shaped like a lock
         r.set('lock:report:7', uuid.uuid4().hex, ex=60)
+        r.set('lock:report:8', '1', ex=60)  # the same value every time
         cache_at = now + 0.2
     if now >= lock_at:  # a lock: held 400 ms, free 200 ms
         if token is None:
@@ -57,6 +62,12 @@ while True:
             release(keys=['lock:job:1'], args=[token])
             token = None
             lock_at = now + 0.2
+        # a lock every holder takes with the same value, in step with job:1
+        if held:
+            release(keys=['lock:job:2'], args=['tok'])
+        else:
+            r.set('lock:job:2', 'tok', nx=True, px=5000)
+        held = not held
     if now >= seed_at:  # seed 000's limiter, 5 per second: a request every 300 ms
         seed(keys=['gw:acct:9', 'gw:acct:9:retry'], args=[int(time.time() * 1000)])
         seed_at = now + 0.3
@@ -172,6 +183,7 @@ private slots:
                 });
             };
             QVERIFY(has("lock:report:7", "lock"));
+            QVERIFY(has("lock:report:8", "lock")); // "1" under a lock's name, with a TTL
             const QList<Candidate> candidates = discovery.candidates();
             QVERIFY(std::any_of(candidates.cbegin(), candidates.cend(), [](const Candidate &c) {
                 return c.example.key == "gw:acct:9"
@@ -188,14 +200,17 @@ private slots:
         monitor.start();
 
         // The verdicts, as the console and snapshot --json get them.
-        const auto settled = [&monitor] {
+        const auto settled = [&monitor, events] {
             const Snapshot s = monitor.snapshot();
             const ObjectState *lock = shown(s, "lock:job:1");
+            const ObjectState *sameValueLock = shown(s, "lock:job:2");
             const ObjectState *window = shown(s, "gw:acct:9");
             const Candidate *cache = candidate(s, "lock:report:7");
             return !shown(s, "lock:report:7") && cache && behaviourWeight(cache->evidence) < 0
-                   && lock && behaviourWeight(lock->object.evidence) > 0 && window
-                   && behaviourWeight(window->object.evidence) > 0;
+                   && lock && behaviourWeight(lock->object.evidence) > 0 && sameValueLock
+                   && behaviourWeight(sameValueLock->object.evidence) > 0 && window
+                   && behaviourWeight(window->object.evidence) > 0
+                   && !shown(s, "lock:report:8") == events;
         };
         const bool done = gatehouse::test::waitUntil(settled, 30000);
         const Snapshot s = monitor.snapshot();
@@ -220,6 +235,18 @@ private slots:
         QCOMPARE(lock->object.kind.id(), QStringLiteral("lock"));
         QVERIFY2(reasonOf(lock->object.evidence).contains(QLatin1String("new token")),
                  qPrintable(reasonOf(lock->object.evidence)));
+        // The lock of one value: released and taken again, seen by events or
+        // by a reading in between. The cache of one value: its writes in
+        // place are only seen by events (polled, it is a holder extending).
+        const ObjectState *sameValueLock = shown(s, "lock:job:2");
+        QVERIFY2(reasonOf(sameValueLock->object.evidence).contains(QLatin1String("taken again")),
+                 qPrintable(reasonOf(sameValueLock->object.evidence)));
+        if (events) {
+            QVERIFY(!shown(s, "lock:report:8"));
+        } else {
+            QVERIFY(shown(s, "lock:report:8"));
+            QCOMPARE(behaviourWeight(shown(s, "lock:report:8")->object.evidence), 0);
+        }
         // The window: trimmed by time, shown now as a limiter.
         const ObjectState *window = shown(s, "gw:acct:9");
         QCOMPARE(window->object.kind.id(), QStringLiteral("sliding-window"));

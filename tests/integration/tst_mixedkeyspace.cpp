@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
-// Autodetection on a keyspace like a production server's: about 90,000
+// Autodetection on a keyspace like a production server's: about 95,000
 // ordinary application keys (caches, sessions, dated counters, timelines,
 // leaderboards, page caches, flags, logs, profiles, carts, ...) from three
 // applications with their own prefixes, seeds and scales, and a few dozen
 // real structures made by Gatehouse's own scripts (lua/): sliding windows
-// with retry slots, fixed windows, locks, one-time codes with short
+// with retry slots, fixed windows, locks (random tokens, and an integer,
+// JSON or one name as the holder's value), one-time codes with short
 // suffixes and a queue with work in flight. Every structure must be shown;
 // at most 0.1 % of the ordinary keys may be.
 #include <monitor/discovery.h>
@@ -149,6 +150,20 @@ void ordinaryKeys(const App &app, qint64 nowMs, QList<QList<QByteArray>> &cmds, 
         cmds.append({"SET", key(p + "ref:" + hexId(rng, 8)), "{\"to\":\"/home\"}", "EX", "3600"});
     for (int i = 0; i < share(0.01); ++i) // counters kept for good
         cmds.append({"SET", key(p + "counter:" + num(i)), num(rng.bounded(100000))});
+    // Most like a lock whose holder writes no random token (an integer, JSON
+    // with an id, a short word, with a TTL), but named as what they are.
+    for (int i = 0; i < share(0.02); ++i) // cached counts: small integers that expire
+        cmds.append({"SET", key(p + "cache:posts:" + num(i)), num(rng.bounded(40)), "EX",
+                     num(300 + rng.bounded(3300))});
+    for (int i = 0; i < share(0.02); ++i) // sessions keyed by a UUID: JSON that expires
+        cmds.append({"SET",
+                     key(p + "session:" + QUuid::createUuid().toByteArray(QUuid::WithoutBraces)),
+                     "{\"user\":" + num(i) + ",\"ts\":" + num(nowMs) + '}', "EX", "1800"});
+    for (int i = 0; i < share(0.005); ++i) // blocked addresses ("lock" only as letters)
+        cmds.append({"SET", key(p + "blocklist:ip:" + num(i)), "1", "EX", "600"});
+    for (int i = 0; i < share(0.005); ++i) // per-user counters with a short TTL and a word
+        cmds.append(
+            {"SET", key(p + "counter:user:" + num(i) + ":hits"), num(rng.bounded(9)), "EX", "60"});
 }
 
 // Pipelined in batches: one round trip per batch.
@@ -215,6 +230,15 @@ bool plantStructures(RedisClient &client, const App &app, Planted &planted)
                  {QUuid::createUuid().toByteArray(QUuid::WithoutBraces), "600000"})
                 .toInteger()
             != 1)
+            return false;
+        planted.structures.insert(QStringLiteral("lock ") + QString::fromUtf8(lock));
+        planted.structureKeys << lock;
+    }
+    // Locks whose holders write no random token: an integer, JSON, one name.
+    const QList<QByteArray> holders{"7", "{\"owner\":\"w-3\",\"ts\":1763800000000}", "tok"};
+    for (int i = 0; i < int(holders.size()); ++i) {
+        const QByteArray lock = p + "lock:job:" + num(i);
+        if (eval(client, "lock_acquire", {lock}, {holders.at(i), "600000"}).toInteger() != 1)
             return false;
         planted.structures.insert(QStringLiteral("lock ") + QString::fromUtf8(lock));
         planted.structureKeys << lock;
@@ -363,7 +387,7 @@ private slots:
         QVERIFY2(error.error == QJsonParseError::NoError, qPrintable(error.errorString()));
         const QJsonObject totals = s.value(QLatin1String("totals")).toObject();
         QCOMPARE(totals.value(QLatin1String("limiters")).toInt(), 36); // 18 + 18
-        QCOMPARE(totals.value(QLatin1String("locks")).toInt(), 15);
+        QCOMPARE(totals.value(QLatin1String("locks")).toInt(), 24);    // 15 + 9
         QCOMPARE(totals.value(QLatin1String("tokens")).toInt(), 3);
         QCOMPARE(totals.value(QLatin1String("queues")).toInt(), 3);
         QCOMPARE(s.value(QLatin1String("limiters")).toArray().size(), 3);

@@ -210,8 +210,57 @@ inline QList<KeyShape> ordinaryShapes(const QByteArray &kind, const QByteArray &
             out << sizedShape(prefix + "user:" + id, "hash", 8);
         } else if (kind == "counter") {
             out << stringShape(prefix + "counter:" + id, QByteArray::number(i * 3), -1);
+        } else if (kind == "integer-cache") { // a cached count: a small integer that expires
+            out << stringShape(prefix + "cache:uid:" + id, QByteArray::number(i % 40 + 1),
+                               300000 + i * 10);
+        } else if (kind == "uuid-session") {
+            out << stringShape(prefix + "session:8d3c1a2e-5b7f-4c1d-9e2a-" + hex(i, 12),
+                               "{\"user\":" + id + ",\"ts\":1763800000}", 1800000);
         }
     }
+    return out;
+}
+
+// The value the n-th holder of a lock writes, by shape: "tok" (tok<n>),
+// "literal" (the same "tok" in every key), "host-pid" (host-<n>:<pid>),
+// "integer" (a small one), "uuid", "json" ({"owner":"w-<n>","ts":...}),
+// "letters" (random letters only: no digit, so not "random-looking").
+inline QByteArray lockValue(const QByteArray &shape, int n)
+{
+    const QByteArray i = QByteArray::number(n);
+    if (shape == "tok")
+        return "tok" + i;
+    if (shape == "literal")
+        return "tok";
+    if (shape == "host-pid")
+        return "host-" + QByteArray::number(n % 7) + ':' + QByteArray::number(4100 + n * 13);
+    if (shape == "integer")
+        return QByteArray::number(n % 9 + 1);
+    if (shape == "uuid")
+        return "3f9a1c2e-77b1-4c1d-9e2a-" + QByteArray::number(0x100000000000ULL + quint64(n), 16);
+    if (shape == "json")
+        return "{\"owner\":\"w-" + QByteArray::number(n % 5)
+               + "\",\"ts\":" + QByteArray::number(1763800000000LL + n) + '}';
+    if (shape == "letters") {
+        QByteArray out;
+        quint32 x = 2654435761u * quint32(n + 1);
+        for (int c = 0; c < 16; ++c) {
+            x = x * 1664525u + 1013904223u;
+            const int r = int((x >> 16) % 52);
+            out += char(r < 26 ? 'a' + r : 'A' + r - 26);
+        }
+        return out;
+    }
+    return {};
+}
+
+// n locks "<prefix><k>" holding lockValue(shape, k), each with a PX TTL.
+inline QList<KeyShape> lockFamilyShapes(const QByteArray &shape, const QByteArray &prefix, int n,
+                                        qint64 pttlMs = 600000)
+{
+    QList<KeyShape> out;
+    for (int k = 0; k < n; ++k)
+        out << stringShape(prefix + QByteArray::number(k), lockValue(shape, k), pttlMs - k);
     return out;
 }
 

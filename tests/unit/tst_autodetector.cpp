@@ -826,6 +826,12 @@ private slots:
                                   << QByteArray("app:user:{int}");
         QTest::newRow("counters") << QByteArray("counter") << "counter"
                                   << QByteArray("app:counter:{int}");
+        // What looks most like a lock whose holder writes no random token:
+        // small integers and JSON with UUIDs, with TTLs, but no lock's name.
+        QTest::newRow("cached counts (integers with a TTL)")
+            << QByteArray("integer-cache") << "cache" << QByteArray("app:cache:uid:{int}");
+        QTest::newRow("sessions keyed by a UUID (JSON with a TTL)")
+            << QByteArray("uuid-session") << "session" << QByteArray("app:session:{uuid}");
     }
     void ordinaryFamiliesAreNotStructures()
     {
@@ -948,6 +954,105 @@ private slots:
             QVERIFY(c.score > 0 && c.score < AutoDetector::Threshold);
             QVERIFY(!c.sampleKeys.isEmpty());
         }
+    }
+
+    // A lock is found by every sign an operator uses, not only a random
+    // value: a lock's word in its name, a PX TTL, and any value a holder
+    // writes (a token, one name for all, a process identity, an integer, a
+    // UUID, JSON, random letters). Every one of the family's 30 keys is a lock.
+    void lockFamiliesByEveryValueShape_data()
+    {
+        QTest::addColumn<QByteArray>("shape");
+        QTest::addColumn<QByteArray>("prefix");
+        QTest::addColumn<QString>("reason"); // in every lock's evidence
+        QTest::newRow("tok<n>") << QByteArray("tok") << QByteArray("lock:c:")
+                                << QStringLiteral("different values among the 30 keys");
+        QTest::newRow("the literal tok")
+            << QByteArray("literal") << QByteArray("lock:c:")
+            << QStringLiteral("every one of the 30 keys named lock:c:{int} holds \"tok\"");
+        QTest::newRow("host-<n>:<pid>") << QByteArray("host-pid") << QByteArray("app:job_lock:")
+                                        << QStringLiteral("random token");
+        QTest::newRow("small integers")
+            << QByteArray("integer") << QByteArray("lock:c:") << QStringLiteral("holds an integer");
+        QTest::newRow("UUIDs") << QByteArray("uuid") << QByteArray("mutex:report:")
+                               << QStringLiteral("random token");
+        QTest::newRow("JSON") << QByteArray("json") << QByteArray("lease:shard:")
+                              << QStringLiteral("holds JSON");
+        QTest::newRow("random letters") << QByteArray("letters") << QByteArray("lock:c:")
+                                        << QStringLiteral("\"lock\" in its name");
+        QTest::newRow("leader election, integers")
+            << QByteArray("integer") << QByteArray("leader:scheduler:")
+            << QStringLiteral("holds an integer");
+    }
+    void lockFamiliesByEveryValueShape()
+    {
+        QFETCH(QByteArray, shape);
+        QFETCH(QByteArray, prefix);
+        QFETCH(QString, reason);
+        AutoDetector detector;
+        for (const KeyShape &k : test::lockFamilyShapes(shape, prefix, 30))
+            detector.add(k, s_now);
+        const Detection d = detector.detect();
+        QVERIFY2(d.candidates.isEmpty(),
+                 qPrintable(QString::fromUtf8(d.candidates.value(0).family)));
+        QVERIFY2(d.other.isEmpty(), qPrintable(QString::fromUtf8(d.other.value(0).family)));
+        QCOMPARE(d.objects.size(), 30);
+        for (const PatternObject &o : d.objects) {
+            QCOMPARE(o.kind.id(), QStringLiteral("lock"));
+            QVERIFY(evidenceScore(o.evidence) >= AutoDetector::Threshold);
+            QStringList reasons;
+            for (const Evidence &e : o.evidence)
+                reasons << QStringLiteral("%1 %2").arg(e.weight).arg(e.reason);
+            QVERIFY2(reasons.join(QLatin1Char('\n')).contains(reason),
+                     qPrintable(reasons.join(QLatin1Char('\n'))));
+        }
+    }
+
+    // Keys that hold what a holder writes, with a TTL, but whose name has no
+    // lock's word ("blocklist", "clock" and "lockout" contain one's letters):
+    // no lock, shown or candidate. A value no holder writes (text, markup) or
+    // a TTL of days is none either, whatever the name.
+    void lockLookalikesAreNotLocks_data()
+    {
+        QTest::addColumn<QList<KeyShape>>("shapes");
+        const auto family = [](const QByteArray &prefix, const auto &value, qint64 pttl) {
+            QList<KeyShape> out;
+            for (int i = 0; i < 30; ++i)
+                out << str(prefix + QByteArray::number(i), value(i), pttl);
+            return out;
+        };
+        const auto one = [](int) {
+            return QByteArray("1");
+        };
+        QTest::newRow("blocklist") << family("blocklist:ip:", one, 600000);
+        QTest::newRow("clock skew") << family(
+            "clock:skew:", [](int i) { return QByteArray::number(i * 3); }, 600000);
+        QTest::newRow("lockout") << family("lockout:user:", one, 900000);
+        QTest::newRow("cached ids") << family(
+            "cache:user:", [](int i) { return QByteArray::number(i + 7); }, 600000);
+        QTest::newRow("JSON sessions") << family(
+            "session:",
+            [](int i) -> QByteArray { return "{\"user\":" + QByteArray::number(i) + '}'; },
+            1800000);
+        QTest::newRow("worker heartbeats (short tokens, no word)") << family(
+            "worker:", [](int i) -> QByteArray { return "w" + QByteArray::number(i); }, 30000);
+        QTest::newRow("text under a lock's name") << family(
+            "lock:note:", [](int) { return QByteArray("held by the nightly job"); }, 600000);
+        QTest::newRow("markup under a lock's name") << family(
+            "lock:page:", [](int) { return QByteArray("<div>locked</div>"); }, 600000);
+        QTest::newRow("a lock's name kept for days") << family("lock:user:", one, 3LL * 86400000);
+    }
+    void lockLookalikesAreNotLocks()
+    {
+        QFETCH(QList<KeyShape>, shapes);
+        AutoDetector detector;
+        for (const KeyShape &k : shapes)
+            detector.add(k, s_now);
+        const Detection d = detector.detect();
+        for (const PatternObject &o : d.objects)
+            QVERIFY2(o.kind.id() != QLatin1String("lock"), qPrintable(describe(o)));
+        for (const Candidate &c : d.candidates)
+            QVERIFY2(c.kind.id() != QLatin1String("lock"), c.family.constData());
     }
 
     // The members of a family mostly say the same (20,000 locks holding

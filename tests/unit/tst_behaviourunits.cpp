@@ -59,13 +59,15 @@ Reading window(qint64 atMs, qint64 oldestAtMs, qint64 inWindow, qint64 stored, q
 // Feeds readings one after another, as the monitor does.
 BehaviourTrack watch(const char *pattern, const QList<Reading> &readings,
                      const PatternObject &object = {}, const QList<QList<RedisValue>> &replies = {},
-                     bool eventsLive = false, bool deletedBetween = false)
+                     bool eventsLive = false, bool deletedBetween = false,
+                     bool writtenBetween = false)
 {
     const PatternUnit &unit = PatternUnit::of(PatternKind(pattern));
     BehaviourTrack t;
     t.eventsLive = eventsLive;
     for (qsizetype i = 1; i < readings.size(); ++i) {
         t.deletedSinceRead = deletedBetween;
+        t.writtenSinceRead = writtenBetween;
         unit.observeBehaviour(t, object, readings.at(i - 1), readings.at(i), replies.value(i));
         ++t.steps;
     }
@@ -149,6 +151,25 @@ private slots:
         const BehaviourTrack expired
             = watch("lock", {lockHeld(0, "a1", 50), missing(200), lockHeld(300, "b2", 5000)});
         QCOMPARE(expired.confirms + expired.against, 0);
+    }
+
+    // A lock whose every holder writes the same value ("tok", "1"): only
+    // keyspace events tell a new holder, or a rewrite in place, from the same
+    // holder extending its TTL.
+    void lockOfOneValueByItsEvents()
+    {
+        const QList<Reading> same{lockHeld(0, "tok", 5000), lockHeld(200, "tok", 5000)};
+        QCOMPARE(weight(watch("lock", same)), 0);
+        QCOMPARE(weight(watch("lock", same, {}, {}, false, true, true)), 0); // not live: unseen
+        QCOMPARE(weight(watch("lock", same, {}, {}, true)), 0); // extended (PEXPIRE): no write
+        // Released and taken again between two readings.
+        const BehaviourTrack retaken = watch("lock", same, {}, {}, true, true, true);
+        QCOMPARE(weight(retaken), BehaviourTrack::ConfirmWeight);
+        QVERIFY(retaken.confirmReason.contains(QLatin1String("same value")));
+        // SET again while it lived: a cache refreshed in place.
+        const BehaviourTrack rewritten = watch("lock", same, {}, {}, true, false, true);
+        QCOMPARE(weight(rewritten), BehaviourTrack::AgainstWeight);
+        QVERIFY(rewritten.againstReason.contains(QLatin1String("written again in place")));
     }
 
     void counterResetAtItsBoundaryIsAFixedWindow()

@@ -4,6 +4,10 @@
 
 #include <patterns/sections.h>
 
+#include <QSet>
+
+#include <algorithm>
+
 namespace gatehouse {
 
 namespace {
@@ -45,8 +49,24 @@ void LockUnit::observeBehaviour(BehaviourTrack &t, const PatternObject &, const 
         t.deleted = false;
         return;
     }
-    if (!before.isOk() || before.token == after.token)
-        return; // the same holder (extending its TTL is what a holder does)
+    if (!before.isOk())
+        return;
+    if (before.token == after.token) {
+        // The same value: the same holder (extending its TTL is what a holder
+        // does), or, with keyspace events live, a holder that writes one
+        // name for all released it and took it again, or a writer that sets
+        // the key again while it lives (a cache's refresh; a holder extends
+        // with PEXPIRE, which leaves the value).
+        if (!t.eventsLive)
+            return;
+        if (t.deletedSinceRead)
+            t.confirm(QStringLiteral("deleted and taken again (every holder writes the same "
+                                     "value)"));
+        else if (t.writtenSinceRead && !t.expiredSinceRead)
+            t.argue(QStringLiteral("its value was written again in place while its key lived"),
+                    true);
+        return;
+    }
     if (t.deletedSinceRead) {
         t.confirm(QStringLiteral("deleted and re-created with a new token"));
     } else if (lived && !t.expiredSinceRead) {
@@ -349,18 +369,164 @@ QString LockUnit::attentionText(const ObjectState &state, qint64 nowMs) const
              formatMs(held));
 }
 
+namespace {
+
+// Whether key has needle (lower case) at i, in any case.
+bool hasAt(const QByteArray &key, qsizetype i, const char *needle)
+{
+    for (; *needle; ++needle, ++i) {
+        if (i >= key.size() || (key.at(i) | 0x20) != *needle)
+            return false;
+    }
+    return true;
+}
+
+// Words that name a lock in a key ("lock:order:7", "job_lock:7",
+// "leader:scheduler", "lease:shard:3"): whole words of the family's literal
+// parts, so "blocklist", "clock" and "lockout" are not.
+bool hasLockWord(const QByteArray &key)
+{
+    // Most keys have none of the letters: no allocation, no familyOf().
+    bool letters = false;
+    for (qsizetype i = 0; i < key.size() && !letters; ++i) {
+        const char c = char(key.at(i) | 0x20);
+        letters = (c == 'l'
+                   && (hasAt(key, i, "lock") || hasAt(key, i, "lea") || hasAt(key, i, "latch")))
+                  || (c == 'm' && hasAt(key, i, "mutex"));
+    }
+    if (!letters)
+        return false;
+    static const QList<QByteArray> s_words{"lock",  "locks",  "mutex",  "mutexes",
+                                           "lease", "leases", "leader", "latch"};
+    const QList<QByteArray> words = familyWords(familyOf(key));
+    return std::any_of(words.cbegin(), words.cend(),
+                       [](const QByteArray &w) { return s_words.contains(w); });
+}
+
+// "host-3:4121", "4121@host", "worker.7:4121:12": a name and a number joined
+// by ':' or '@' (a process id, a thread).
+bool isProcessIdentity(const QByteArray &v)
+{
+    if (v.size() < 3 || v.size() > 128 || (!v.contains(':') && !v.contains('@')))
+        return false;
+    bool number = false;
+    bool name = false;
+    for (const QByteArray &part : v.split(v.contains('@') ? '@' : ':')) {
+        if (part.isEmpty())
+            return false;
+        for (char c : part) {
+            const bool ok = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z')
+                            || (c >= 'A' && c <= 'Z') || c == '-' || c == '_' || c == '.'
+                            || c == ':';
+            if (!ok)
+                return false;
+        }
+        if (isInteger(part))
+            number = true;
+        else
+            name = true;
+    }
+    return number && name;
+}
+
+} // namespace
+
+QString LockUnit::holderShape(const QByteArray &head)
+{
+    // head is GETRANGE 0 63: a longer value is cut (JSON is judged by its start).
+    if (head.isEmpty())
+        return {};
+    if (segmentClass(head) == "uuid")
+        return QStringLiteral("a UUID");
+    if (isInteger(head))
+        return QStringLiteral("an integer");
+    if (head.startsWith('{') && head.contains('"') && (head.endsWith('}') || head.size() >= 64))
+        return QStringLiteral("JSON");
+    if (isProcessIdentity(head))
+        return QStringLiteral("a process identity (host:pid)");
+    if (looksRandom(head))
+        return QStringLiteral("a random token");
+    if (head.size() >= 64)
+        return {}; // a long value (text, a document): a cache's
+    for (char ch : head) {
+        const auto c = static_cast<unsigned char>(ch);
+        if (c <= ' ' || c >= 0x7f || c == '<' || c == '"')
+            return {}; // text, markup, bytes: not a name a holder writes
+    }
+    return QStringLiteral("a short token");
+}
+
 std::optional<KeyClaim> LockUnit::claimKey(const KeyShape &s, qint64) const
 {
+    if (s.type != "string" || s.pttlMs <= 0)
+        return std::nullopt;
     // A random-looking token that expires: SET key token NX PX ttl. Named
     // like a lock, it beats a token family's claim; otherwise a family wins.
-    if (s.type != "string" || s.pttlMs <= 0 || isInteger(s.head) || !looksRandom(s.head))
-        return std::nullopt;
-    return KeyClaim{QStringLiteral("holder-token"), namedLikeLock(s.key) ? 30 : 10};
+    if (!isInteger(s.head) && looksRandom(s.head))
+        return KeyClaim{QStringLiteral("holder-token"), namedLikeLock(s.key) ? 30 : 10};
+    // Any value a holder writes (a process identity, an integer, a UUID,
+    // JSON, a word) under a lock's name, expiring within a day: SET NX PX
+    // by a holder whose token is not random. Stronger than a counter's claim
+    // (an integer), weaker than a legacy lock's (an expiry time as value).
+    if (s.pttlMs <= MaxNamedTtlMs && hasLockWord(s.key) && !holderShape(s.head).isEmpty())
+        return KeyClaim{QString::fromLatin1(NamedHolder), 25};
+    return std::nullopt;
 }
 
 QList<PatternObject> LockUnit::groupClaims(ClaimPool &pool) const
 {
-    return eachWonKey(pool);
+    QList<PatternObject> out = eachWonKey(pool);
+    // The values of a family of named locks: different between holders, or
+    // one name every holder writes. Noted on each instance (Evidence::Family)
+    // for familyEvidence(); at most DistinctValues counted per family.
+    constexpr qsizetype DistinctValues = 64;
+    struct Values
+    {
+        qint64 keys = 0;
+        QSet<QByteArray> distinct;
+        QList<Evidence> noted;
+    };
+    QHash<QByteArray, Values> byFamily;
+    for (const PatternObject &o : std::as_const(out)) {
+        const ClaimPool::Entry *e = pool.find(o.key);
+        if (!e || pool.roleOf(o.key, kind()) != QLatin1String(NamedHolder))
+            continue;
+        Values &v = byFamily[e->family];
+        ++v.keys;
+        if (v.distinct.size() < DistinctValues)
+            v.distinct.insert(e->shape.head);
+    }
+    if (byFamily.isEmpty())
+        return out;
+    for (auto it = byFamily.begin(); it != byFamily.end(); ++it) {
+        Values &v = *it;
+        if (v.keys < 2)
+            continue;
+        const QString name = printableBytes(it.key(), 60);
+        if (v.distinct.size() > 1)
+            v.noted = {{Evidence::Kind::Family, 1,
+                        QStringLiteral("%1%2 different values among the %3 keys named %4: each "
+                                       "holder writes its own")
+                            .arg(v.distinct.size() >= DistinctValues ? QStringLiteral("at least ")
+                                                                     : QString())
+                            .arg(v.distinct.size())
+                            .arg(v.keys)
+                            .arg(name)}};
+        else
+            v.noted = {{Evidence::Kind::Family, 0,
+                        QStringLiteral("every one of the %1 keys named %2 holds \"%3\": one "
+                                       "name all holders write (the key, not the value, is the "
+                                       "lock)")
+                            .arg(v.keys)
+                            .arg(name, printableBytes(*v.distinct.cbegin(), 40))}};
+    }
+    for (PatternObject &o : out) {
+        const ClaimPool::Entry *e = pool.find(o.key);
+        const auto v = e ? byFamily.constFind(e->family) : byFamily.cend();
+        if (v != byFamily.cend() && pool.roleOf(o.key, kind()) == QLatin1String(NamedHolder))
+            o.evidence = v->noted;
+    }
+    return out;
 }
 
 QList<QByteArray> LockUnit::wordsFor() const
@@ -374,13 +540,32 @@ QList<Evidence> LockUnit::structureEvidence(const PatternObject &o, const ClaimP
     if (!e)
         return {};
     const KeyShape &s = e->shape;
-    if (pool.roleOf(o.key, kind()) == QLatin1String("holder-token"))
+    const QString role = pool.roleOf(o.key, kind());
+    if (role == QLatin1String("holder-token"))
         return {{Evidence::Kind::Structure, 3,
                  QStringLiteral("holds a random token (%1 bytes, not a number or a date) and "
                                 "expires in %2 s: SET NX PX")
                      .arg(s.head.size())
                      .arg(double(s.pttlMs) / 1000.0, 0, 'f', 1)}};
+    if (role == QLatin1String(NamedHolder))
+        // The value alone says little (a cache holds integers and JSON too):
+        // the name (judge()) and the family's values weigh with it.
+        return {{Evidence::Kind::Structure, 1,
+                 QStringLiteral("holds %1, a value a lock's holder writes, and expires in %2 s: "
+                                "SET NX PX")
+                     .arg(holderShape(s.head))
+                     .arg(double(s.pttlMs) / 1000.0, 0, 'f', 1)}};
     return PatternUnit::structureEvidence(o, pool);
+}
+
+QList<Evidence> LockUnit::familyEvidence(const PatternObject &o, const ClaimPool &pool) const
+{
+    QList<Evidence> out = PatternUnit::familyEvidence(o, pool);
+    for (const Evidence &e : o.evidence) {
+        if (e.kind == Evidence::Kind::Family)
+            out.append(e); // groupClaims' note on the family's values
+    }
+    return out;
 }
 
 } // namespace gatehouse

@@ -20,12 +20,26 @@ public:
     PatternKind kind() const override { return Kind; }
     Section section() const override;
     QByteArray keyType() const override { return "string"; }
-    // Autodetection (PatternUnit): its evidence and grouping.
+    // Autodetection (PatternUnit): its evidence and grouping. A key is a
+    // lock's by a random token that expires ("holder-token"), or by a lock's
+    // word in its name, a TTL of at most MaxNamedTtlMs and any value a holder
+    // writes (NamedHolder: holderShape()); then the name and the family's
+    // values weigh as much as the value's shape.
+    static constexpr const char *NamedHolder = "named-holder";
+    static constexpr qint64 MaxNamedTtlMs = qint64(24) * 3600 * 1000;
+    // What a value (a key's first 64 bytes) is as a holder's token: "a UUID",
+    // "an integer", "JSON", "a process identity (host:pid)", "a random
+    // token", "a short token"; empty when no holder writes it (text, markup).
+    static QString holderShape(const QByteArray &head);
     std::optional<KeyClaim> claimKey(const KeyShape &shape, qint64 serverNowMs) const override;
+    // Also notes, on each named-holder instance (Evidence::Family), whether
+    // its family's values differ between holders: familyEvidence() adds it.
     QList<PatternObject> groupClaims(ClaimPool &pool) const override;
     QList<QByteArray> wordsFor() const override;
     QList<Evidence> structureEvidence(const PatternObject &object,
                                       const ClaimPool &pool) const override;
+    QList<Evidence> familyEvidence(const PatternObject &object,
+                                   const ClaimPool &pool) const override;
     void observeBehaviour(BehaviourTrack &track, const PatternObject &object, const Reading &before,
                           const Reading &after, const QList<RedisValue> &replies) const override;
     QList<Command> probe(const PatternObject &object, const ProbeContext &context) const override;

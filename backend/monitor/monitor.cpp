@@ -318,6 +318,7 @@ void Monitor::stop()
     m_keyDiscovery.reset();
     m_unknownKeys.clear();
     m_unknownKeySet.clear();
+    m_judgingKeys.clear();
     m_server.eventsLive = false;
     m_fullPassDue = true;
 }

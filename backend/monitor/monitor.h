@@ -470,11 +470,12 @@ private:
     void noteUnknownKey(const QByteArray &key, const QByteArray &event);
     void discoverEventKeys();
     std::unique_ptr<Discovery> m_keyDiscovery;
-    QList<QByteArray> m_unknownKeys;      // pending, in arrival order
-    QSet<QByteArray> m_unknownKeySet;     // the same, for lookups
-    QSet<QByteArray> m_judgedKeys;        // judged since the last scan
-    QHash<QByteArray, int> m_familyTries; // family -> keys judged ordinary since the last scan
-    QSet<QByteArray> m_ordinaryFamilies;  // the last scan's ordinary families
+    QList<QByteArray> m_unknownKeys;       // pending, in arrival order
+    QSet<QByteArray> m_unknownKeySet;      // the same, for lookups
+    QSet<QByteArray> m_judgedKeys;         // judged since the last scan
+    QHash<QByteArray, bool> m_judgingKeys; // being judged -> written since (judge again)
+    QHash<QByteArray, int> m_familyTries;  // family -> keys judged ordinary since the last scan
+    QSet<QByteArray> m_ordinaryFamilies;   // the last scan's ordinary families
     QElapsedTimer m_lastKeyDiscovery;
     bool m_keyDiscoveryScheduled = false;
 };

@@ -996,5 +996,16 @@ void tst_Soak::soak()
     QVERIFY(injectedTotal > 0);
 }
 
-QTEST_GUILESS_MAIN(tst_Soak)
+int main(int argc, char **argv)
+{
+    // The run is one test function: Qt Test's watchdog (5 minutes by
+    // default, QTEST_FUNCTION_TIMEOUT in ms) waits for the whole of it.
+    if (!qEnvironmentVariableIsSet("QTEST_FUNCTION_TIMEOUT"))
+        qputenv("QTEST_FUNCTION_TIMEOUT",
+                QByteArray::number((2 * envNumber("GATEHOUSE_SOAK_SECONDS", 60) + 900) * 1000));
+    QCoreApplication app(argc, argv);
+    tst_Soak test;
+    QTEST_SET_MAIN_SOURCE_PATH
+    return QTest::qExec(&test, argc, argv);
+}
 #include "tst_soak.moc"

@@ -10,6 +10,7 @@
 //   GATEHOUSE_SOAK_SECONDS  run at least this long (default 60)
 //   GATEHOUSE_SOAK_FAULTS   and inject at least this many faults (default:
 //                           one of each type)
+#include <redis/hashslot.h>
 #include <redis/redisclient.h>
 
 #include "rediscluster.h"
@@ -279,6 +280,7 @@ struct ActionRun
     std::unique_ptr<QProcess> process;
     QString deployment;
     QString token;
+    bool replicated = false; // Deployment::actionReplicated when it started
 };
 
 } // namespace
@@ -299,7 +301,8 @@ private:
         QString url; // the watch's and the actions'
         std::unique_ptr<Writer> writer;
         std::unique_ptr<WatchProcess> watch;
-        QString actionToken; // on ActionKey now
+        QString actionToken;           // on ActionKey now
+        bool actionReplicated = false; // a replica acknowledged it (WAIT), or none can take over
     };
 
     bool healthy(Deployment &d, int timeoutMs);
@@ -522,12 +525,20 @@ bool tst_Soak::healthy(Deployment &d, int timeoutMs)
 bool tst_Soak::plantAction(Deployment &d)
 {
     d.actionToken = QString::fromLatin1(newToken(m_rng));
-    QStringList args{QStringLiteral("-p"), QString::number(masterPorts(d).value(0))};
-    if (d.name == QLatin1String("cluster"))
-        args << QStringLiteral("-c");
-    args << QStringLiteral("SET") << QString::fromLatin1(ActionKey) << d.actionToken
-         << QStringLiteral("PX") << QStringLiteral("600000");
-    return redisCli(args).out == "OK";
+    quint16 port = masterPorts(d).value(0);
+    if (d.name == QLatin1String("cluster")) {
+        const int master = m_cluster->masterOf(keyHashSlot(ActionKey));
+        port = master >= 0 ? m_cluster->node(master).port() : 0;
+    }
+    const QStringList args{QStringLiteral("-p"), QString::number(port)};
+    // Then WAIT: a lock the master took but no replica has could vanish in
+    // the next fault's failover, which would look like a release that ran.
+    const QByteArray input
+        = "SET " + ActionKey + ' ' + d.actionToken.toLatin1() + " PX 600000\nWAIT 1 2000\n";
+    const QList<QByteArray> replies = redisCli(args, input).out.split('\n');
+    d.actionReplicated
+        = d.name == QLatin1String("proxy") || replies.value(1).trimmed().toInt() >= 1;
+    return replies.value(0).trimmed() == "OK";
 }
 
 void tst_Soak::startAction(const QString &deployment)
@@ -538,6 +549,7 @@ void tst_Soak::startAction(const QString &deployment)
         ActionRun run;
         run.deployment = d.name;
         run.token = d.actionToken;
+        run.replicated = d.actionReplicated;
         run.process = std::make_unique<QProcess>();
         run.process->setChildProcessModifier([] { ::prctl(PR_SET_PDEATHSIG, SIGTERM); });
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
@@ -585,6 +597,12 @@ void tst_Soak::finishActions(const QHash<QString, QHash<QString, QString>> &trut
             outcome = QStringLiteral("failed (exit %1): %2")
                           .arg(code)
                           .arg(same ? QStringLiteral("held") : QStringLiteral("gone"));
+            // "Failed" means nothing ran: a lock gone that a replica had is
+            // a release that ran and was reported as not run.
+            if (!same && !present && run.replicated)
+                violation = true;
+            else if (!same && !present)
+                outcome += QStringLiteral(" (set before the fault, not yet on a replica)");
         }
         if (violation) {
             ++m_actionViolations;
@@ -596,8 +614,9 @@ void tst_Soak::finishActions(const QHash<QString, QHash<QString, QString>> &trut
                               .arg(key, truth.value(key), run.token, err.trimmed());
         }
         ++m_actionOutcomes[outcome];
-        qInfo("soak:   action on %s: lock release exit %d -> %s", qPrintable(run.deployment), code,
-              qPrintable(outcome));
+        qInfo("soak:   action on %s: lock release exit %d -> %s (%s)", qPrintable(run.deployment),
+              code, qPrintable(outcome),
+              qPrintable(err.trimmed().section(QLatin1Char('\n'), 0, 0)));
     }
     m_actions.clear();
 }

@@ -411,8 +411,11 @@ void Discovery::detect(const QList<QByteArray> &keys, int node, bool readWhole)
                     m_typeRefused = true;
                     continue;
                 }
-                if (type.isError() || type.bytes() == "none")
+                if (type.isError() || type.bytes() == "none") {
+                    if (m_keysOnly && !type.isError())
+                        m_missingKeys.append(keys.at(i));
                     continue; // expired since SCAN listed it
+                }
                 // Most keys: a settled family's, counted (no shape built).
                 if (!read && m_detector.countAt(indices.at(i), type.bytes(), keys.at(i)))
                     continue;

@@ -43,6 +43,9 @@ public:
         m_fixedKeys = std::move(keys);
         m_keysOnly = true;
     }
+    // setKeys(): the keys that did not exist when judged (deleted or expired
+    // since their event); they say nothing about their family.
+    const QList<QByteArray> &missingKeys() const { return m_missingKeys; }
     // A Cluster (before start()): every master of topology is scanned, all at once,
     // through the one client (RedisClient::commandOn), and a key is kept
     // only from the master that owns its slot, so a key met on two nodes
@@ -124,6 +127,7 @@ private:
     QByteArray m_cursor = "0";
     QList<QByteArray> m_fixedKeys; // setKeys()
     bool m_keysOnly = false;
+    QList<QByteArray> m_missingKeys; // setKeys(): TYPE none
     QByteArray m_match = "*";
     int m_count = 1000;
     qint64 m_total = 0;

@@ -320,6 +320,7 @@ void Monitor::stop()
     m_keyDiscovery.reset();
     m_unknownKeys.clear();
     m_unknownKeySet.clear();
+    m_judgingKeys.clear();
     m_server.eventsLive = false;
     m_fullPassDue = true;
 }
@@ -884,32 +885,67 @@ QList<int> Monitor::budgetedSelection()
 void Monitor::checkEventsConfig()
 {
     m_eventsChecked.start();
-    m_client->command(
-        {"CONFIG", "GET", "notify-keyspace-events"}, &m_context, [this](const RedisValue &config) {
-            if (config.isError() || config.size() != 2 || !m_subscriber)
-                return;
+    // Each master's own setting: a Cluster's masters are configured one by
+    // one, and one with events off announces nothing of its slots.
+    const Topology &topology = m_client->topology();
+    QStringList masters;
+    if (topology.isCluster()) {
+        for (int m : topology.masters())
+            masters << topology.nodes.at(m).address();
+    }
+    struct Answers
+    {
+        qsizetype pending = 0;
+        bool answered = false;
+        bool covered = true;
+        QByteArray flags; // of a master whose events do not cover the patterns
+    };
+    auto answers = std::make_shared<Answers>();
+    answers->pending = std::max<qsizetype>(1, masters.size());
+    const auto handler = [this, answers](const RedisValue &config) {
+        if (!config.isError() && config.size() == 2) {
+            answers->answered = true;
             const QByteArray flags = config.at(1).bytes();
-            const bool covered = eventsCover(flags);
-            if (covered == m_eventsCovered)
-                return;
-            m_eventsCovered = covered;
-            m_fullPassDue = true;
-            const bool live = covered && m_subscriber->state() == RedisConnection::State::Ready;
-            m_server.notes.removeIf([](const QString &note) {
-                return note.startsWith(QLatin1String("Keyspace events were "
-                                                     "turned off"));
-            });
-            if (!covered)
-                m_server.notes << QStringLiteral("Keyspace events were turned off "
-                                                 "(notify-keyspace-events is \"%1\"); "
-                                                 "polling every %2 ms.")
-                                      .arg(QString::fromUtf8(flags))
-                                      .arg(m_options.intervalMs);
-            if (live != m_server.eventsLive) {
-                m_server.eventsLive = live;
-                publish();
+            if (!eventsCover(flags)) {
+                answers->covered = false;
+                answers->flags = flags;
             }
-        });
+        }
+        if (--answers->pending == 0 && answers->answered && m_subscriber)
+            applyEventsConfig(answers->covered, answers->flags);
+    };
+    if (masters.isEmpty())
+        m_client->command({"CONFIG", "GET", "notify-keyspace-events"}, &m_context, handler);
+    for (const QString &address : std::as_const(masters))
+        m_client->commandOn(address, {"CONFIG", "GET", "notify-keyspace-events"}, &m_context,
+                            handler);
+}
+
+void Monitor::applyEventsConfig(bool covered, const QByteArray &flags)
+{
+    if (covered == m_eventsCovered)
+        return;
+    m_eventsCovered = covered;
+    m_fullPassDue = true;
+    const bool live = covered && m_subscriber->state() == RedisConnection::State::Ready;
+    m_server.notes.removeIf([](const QString &note) {
+        return note.startsWith(QLatin1String("Keyspace events were "
+                                             "turned off"));
+    });
+    if (!covered)
+        m_server.notes << QStringLiteral("Keyspace events were turned off "
+                                         "(notify-keyspace-events is \"%1\"); "
+                                         "polling every %2 ms.")
+                              .arg(QString::fromUtf8(flags))
+                              .arg(m_options.intervalMs);
+    // Back on: keys written while they were off were announced to no one;
+    // polling re-read the objects held, a rescan finds the new ones.
+    if (covered && m_started && m_client->state() == RedisConnection::State::Ready)
+        startDiscovery();
+    if (live != m_server.eventsLive) {
+        m_server.eventsLive = live;
+        publish();
+    }
 }
 
 void Monitor::probe(const QList<int> &indices, bool fullTick, bool paced)

@@ -54,9 +54,12 @@ public:
         // Reading::at(). Off, or events not live: every object every tick.
         bool adaptive = true;
         int sweepMs = 120000;
-        // notify-keyspace-events is read again this often while events are
-        // live: if someone turns them off, the monitor polls again.
-        int eventsCheckMs = 10000;
+        // notify-keyspace-events is read again (on every master) this often
+        // while subscribed: if someone turns them off, the monitor polls
+        // again, and when they are back it rescans (keys written meanwhile
+        // were announced to no one). A shorter gap goes unseen until the
+        // sweep reads every object (sweepMs).
+        int eventsCheckMs = 1000;
         // Without keyspace events (adaptive on), refreshing is planned against
         // this share of one server core, measured from the round trips the
         // monitor makes: hot objects (never read, selected or watched,
@@ -248,6 +251,7 @@ private:
     void indexKeys(int index);
     void tick();
     void checkEventsConfig();
+    void applyEventsConfig(bool covered, const QByteArray &flags);
     struct ProbeRun
     {
         QList<int> indices;
@@ -481,11 +485,12 @@ private:
     void noteUnknownKey(const QByteArray &key, const QByteArray &event);
     void discoverEventKeys();
     std::unique_ptr<Discovery> m_keyDiscovery;
-    QList<QByteArray> m_unknownKeys;      // pending, in arrival order
-    QSet<QByteArray> m_unknownKeySet;     // the same, for lookups
-    QSet<QByteArray> m_judgedKeys;        // judged since the last scan
-    QHash<QByteArray, int> m_familyTries; // family -> keys judged ordinary since the last scan
-    QSet<QByteArray> m_ordinaryFamilies;  // the last scan's ordinary families
+    QList<QByteArray> m_unknownKeys;       // pending, in arrival order
+    QSet<QByteArray> m_unknownKeySet;      // the same, for lookups
+    QSet<QByteArray> m_judgedKeys;         // judged since the last scan
+    QHash<QByteArray, bool> m_judgingKeys; // being judged -> written since (judge again)
+    QHash<QByteArray, int> m_familyTries;  // family -> keys judged ordinary since the last scan
+    QSet<QByteArray> m_ordinaryFamilies;   // the last scan's ordinary families
     QElapsedTimer m_lastKeyDiscovery;
     bool m_keyDiscoveryScheduled = false;
 };

@@ -82,6 +82,7 @@ void Monitor::beginNewWorld(const QString &reason, bool restart, qint64 keysAfte
     // Keys that exist only now, and the candidates: the keyspace again.
     m_worldRescanned = false;
     m_judgedKeys.clear();
+    m_judgingKeys.clear();
     m_familyTries.clear();
     if (m_started && m_client->state() == RedisConnection::State::Ready)
         startDiscovery(); // replaces one under way
@@ -192,10 +193,17 @@ void Monitor::verifyEvents()
 
 void Monitor::noteUnknownKey(const QByteArray &key, const QByteArray &event)
 {
-    // Gone or moved away: nothing to find.
-    if (event == "del" || event == "expired" || event == "evicted" || event == "rename_from"
-        || event == "move_from")
+    const bool gone = event == "del" || event == "expired" || event == "evicted"
+                      || event == "rename_from" || event == "move_from";
+    // Written or deleted while being judged: what the judge saw may be
+    // neither the key before nor after (discoverEventKeys judges it again).
+    if (m_judgingKeys.contains(key)) {
+        m_judgingKeys[key] |= !gone;
+        m_judgedKeys.remove(key);
         return;
+    }
+    if (gone)
+        return; // gone or moved away: nothing to find
     if (m_unknownKeySet.contains(key) || m_judgedKeys.contains(key)
         || m_unknownKeys.size() >= MaxPendingEventKeys)
         return;
@@ -226,20 +234,36 @@ void Monitor::discoverEventKeys()
         return;
     QList<QByteArray> keys = m_unknownKeys.mid(0, EventKeysBatch);
     m_unknownKeys.remove(0, keys.size());
-    for (const QByteArray &k : std::as_const(keys)) {
+    for (const QByteArray &k : std::as_const(keys))
         m_unknownKeySet.remove(k);
-        m_judgedKeys.insert(k);
-    }
     keys.removeIf([this](const QByteArray &k) { return m_byKey.contains(k); });
     if (keys.isEmpty())
         return;
+    for (const QByteArray &k : std::as_const(keys)) {
+        m_judgedKeys.insert(k);
+        m_judgingKeys.insert(k, false);
+    }
     m_lastKeyDiscovery.start();
     auto discovery = std::make_unique<Discovery>(m_client, m_options.profile);
     Discovery *d = discovery.get();
     d->setKeys(keys);
     connect(d, &Discovery::finished, this, [this, d, keys](bool cancelled) {
-        if (!cancelled) {
-            const QList<PatternObject> found = d->objects();
+        // Touched while judged (true: written since): not judged.
+        QHash<QByteArray, bool> touched;
+        QList<PatternObject> found;
+        for (const QByteArray &k : keys) {
+            const auto it = m_judgingKeys.constFind(k);
+            if (it == m_judgingKeys.cend())
+                continue; // a new world or a stop cleared it
+            if (it.value() || cancelled)
+                touched.insert(k, it.value());
+            m_judgingKeys.erase(it);
+        }
+        if (cancelled) {
+            for (const QByteArray &k : keys)
+                m_judgedKeys.remove(k);
+        } else {
+            found = d->objects();
             QSet<QByteArray> taken;
             for (const PatternObject &o : found) {
                 taken.insert(o.key);
@@ -248,20 +272,39 @@ void Monitor::discoverEventKeys()
                 for (const QByteArray &k : o.members)
                     taken.insert(k);
             }
+            const QList<QByteArray> &missing = d->missingKeys();
             for (const QByteArray &k : keys) {
-                if (taken.contains(k))
+                // Tracked now: if it is ever dropped, its next write is judged again.
+                if (taken.contains(k)) {
+                    m_judgedKeys.remove(k);
                     continue;
+                }
+                // Deleted before it was judged (a lock released at once),
+                // or changed meanwhile: no evidence about its family, and
+                // its next write is judged.
+                if (missing.contains(k) || !m_judgedKeys.contains(k)) {
+                    m_judgedKeys.remove(k);
+                    continue;
+                }
                 QByteArray family;
                 appendFamilyOf(family, k);
                 ++m_familyTries[family];
             }
-            if (!found.isEmpty()) {
-                addObjects(found, true);
-                Q_EMIT objectsFound(found);
-                if (!m_eventTimer.isActive())
-                    m_eventTimer.start();
-                publish();
+        }
+        // Written while judged: judged again with what it holds now.
+        for (auto it = touched.cbegin(); it != touched.cend(); ++it) {
+            if (it.value() && !m_byKey.contains(it.key()) && !m_unknownKeySet.contains(it.key())) {
+                m_judgedKeys.remove(it.key());
+                m_unknownKeys.append(it.key());
+                m_unknownKeySet.insert(it.key());
             }
+        }
+        if (!found.isEmpty()) {
+            addObjects(found, true);
+            Q_EMIT objectsFound(found);
+            if (!m_eventTimer.isActive())
+                m_eventTimer.start();
+            publish();
         }
         if (!m_unknownKeys.isEmpty() && !m_keyDiscoveryScheduled) {
             m_keyDiscoveryScheduled = true;

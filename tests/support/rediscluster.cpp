@@ -24,7 +24,7 @@ quint16 freePort()
 
 } // namespace
 
-RedisCluster::RedisCluster()
+RedisCluster::RedisCluster(const QStringList &extraConfig)
 {
     for (int i = 0; i < NodeCount; ++i) {
         RedisServer::Options options;
@@ -41,6 +41,7 @@ RedisCluster::RedisCluster()
                        // CLUSTER SHARDS calls a replica "loading" until its
                        // offset moves: the master pings it every second.
                        << QStringLiteral("repl-ping-replica-period 1");
+        options.config << extraConfig;
         m_nodes.append(std::make_shared<RedisServer>(options));
     }
 }

@@ -20,7 +20,9 @@ class RedisCluster
 public:
     static constexpr int NodeCount = 6;
 
-    RedisCluster();
+    // extraConfig: redis.conf lines for every node (notify-keyspace-events,
+    // enable-debug-command, ...), kept across restarts.
+    explicit RedisCluster(const QStringList &extraConfig = {});
     ~RedisCluster();
     RedisCluster(const RedisCluster &) = delete;
     RedisCluster &operator=(const RedisCluster &) = delete;

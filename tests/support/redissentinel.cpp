@@ -127,14 +127,14 @@ bool RedisSentinel::start()
 {
     if (m_tls && !RedisServer::makeCertificates(m_certs.path(), &m_error))
         return false;
-    auto master = std::make_shared<RedisServer>(options(nodeConfig(), false));
+    auto master = std::make_shared<RedisServer>(options(nodeConfig() + m_nodeConfig, false));
     if (!master->start()) {
         m_error = master->errorString();
         return false;
     }
     m_nodes.append(master);
     for (int i = 0; i < m_replicas; ++i) {
-        QStringList config = nodeConfig();
+        QStringList config = nodeConfig() + m_nodeConfig;
         config << QStringLiteral("replicaof 127.0.0.1 %1").arg(master->port());
         auto replica = std::make_shared<RedisServer>(options(config, false));
         if (!replica->start()) {

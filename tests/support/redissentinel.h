@@ -30,6 +30,10 @@ public:
     RedisSentinel(const RedisSentinel &) = delete;
     RedisSentinel &operator=(const RedisSentinel &) = delete;
 
+    // redis.conf lines for every data node (notify-keyspace-events,
+    // enable-debug-command, ...), kept across restarts. Set before start().
+    void setNodeConfig(const QStringList &lines) { m_nodeConfig = lines; }
+
     bool start();
     void stop();
     QString errorString() const { return m_error; }
@@ -76,6 +80,7 @@ private:
     QString m_masterName;
     int m_replicas;
     bool m_tls;
+    QStringList m_nodeConfig;
     QTemporaryDir m_certs; // with tls: the shared CA and certificates
     QList<std::shared_ptr<RedisServer>> m_nodes;
     QList<std::shared_ptr<RedisServer>> m_sentinels;

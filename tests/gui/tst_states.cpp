@@ -359,10 +359,9 @@ private slots:
             // (at least 160 px), elided with a tooltip.
             int widestKey = 0;
             for (int row = 0; row < table->model()->rowCount(); ++row)
-                widestKey = std::max(widestKey,
-                                     cellMetrics.horizontalAdvance(
-                                         table->model()->index(row, 0).data().toString())
-                                         + margin);
+                widestKey = std::max(widestKey, cellMetrics.horizontalAdvance(
+                                                    table->model()->index(row, 0).data().toString())
+                                                    + margin);
             QStringList sizes;
             for (int c = 0; c < header->count(); ++c)
                 sizes << QStringLiteral("%1=%2")

@@ -412,7 +412,7 @@ void Discovery::detect(const QList<QByteArray> &keys, int node, bool readWhole)
                     continue;
                 }
                 if (type.isError() || type.bytes() == "none") {
-                    if (m_keysOnly && !type.isError())
+                    if (m_keysOnly) // gone, or unread (a slot moving): not judged
                         m_missingKeys.append(keys.at(i));
                     continue; // expired since SCAN listed it
                 }

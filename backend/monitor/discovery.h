@@ -44,7 +44,8 @@ public:
         m_keysOnly = true;
     }
     // setKeys(): the keys that did not exist when judged (deleted or expired
-    // since their event); they say nothing about their family.
+    // since their event) or whose TYPE failed (a slot moving); they say
+    // nothing about their family.
     const QList<QByteArray> &missingKeys() const { return m_missingKeys; }
     // A Cluster (before start()): every master of topology is scanned, all at once,
     // through the one client (RedisClient::commandOn), and a key is kept

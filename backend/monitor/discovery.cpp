@@ -412,8 +412,11 @@ void Discovery::detect(const QList<QByteArray> &keys, int node, bool readWhole)
                     continue;
                 }
                 if (type.isError() || type.bytes() == "none") {
-                    if (m_keysOnly) // gone, or unread (a slot moving): not judged
+                    if (m_keysOnly) { // gone, or unread (a slot moving): not judged
                         m_missingKeys.append(keys.at(i));
+                        if (type.isError())
+                            m_unreadKeys.append(keys.at(i));
+                    }
                     continue; // expired since SCAN listed it
                 }
                 // Most keys: a settled family's, counted (no shape built).

@@ -47,6 +47,9 @@ public:
     // since their event) or whose TYPE failed (a slot moving); they say
     // nothing about their family.
     const QList<QByteArray> &missingKeys() const { return m_missingKeys; }
+    // Of those, the keys whose TYPE failed (a slot moving, a node failing
+    // over): they may well exist, and are worth asking about again.
+    const QList<QByteArray> &unreadKeys() const { return m_unreadKeys; }
     // A Cluster (before start()): every master of topology is scanned, all at once,
     // through the one client (RedisClient::commandOn), and a key is kept
     // only from the master that owns its slot, so a key met on two nodes
@@ -128,7 +131,8 @@ private:
     QByteArray m_cursor = "0";
     QList<QByteArray> m_fixedKeys; // setKeys()
     bool m_keysOnly = false;
-    QList<QByteArray> m_missingKeys; // setKeys(): TYPE none
+    QList<QByteArray> m_missingKeys; // setKeys(): TYPE none, or TYPE failed
+    QList<QByteArray> m_unreadKeys;  // setKeys(): TYPE failed
     QByteArray m_match = "*";
     int m_count = 1000;
     qint64 m_total = 0;

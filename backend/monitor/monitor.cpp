@@ -645,6 +645,7 @@ void Monitor::startDiscovery()
             // Keys written from now on are judged afresh (noteUnknownKey).
             m_judgedKeys.clear();
             m_familyTries.clear();
+            m_unreadTries.clear();
             m_ordinaryFamilies.clear();
             if (m_other) {
                 for (const OtherFamily &f : *m_other)

@@ -481,6 +481,8 @@ private:
     static constexpr int EventKeysBatch = 64;
     static constexpr int EventKeysEveryMs = 200;
     static constexpr int EventKeysFamilyTries = 3;
+    static constexpr int EventKeysUnreadTries = 5; // a key whose TYPE failed, asked again
+    QHash<QByteArray, int> m_unreadTries;          // cleared with each scan
     static constexpr qsizetype MaxPendingEventKeys = 4096;
     void noteUnknownKey(const QByteArray &key, const QByteArray &event);
     void discoverEventKeys();

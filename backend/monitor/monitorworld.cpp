@@ -84,6 +84,7 @@ void Monitor::beginNewWorld(const QString &reason, bool restart, qint64 keysAfte
     m_judgedKeys.clear();
     m_judgingKeys.clear();
     m_familyTries.clear();
+    m_unreadTries.clear();
     if (m_started && m_client->state() == RedisConnection::State::Ready)
         startDiscovery(); // replaces one under way
     // Every object now, not at the next tick.
@@ -289,6 +290,17 @@ void Monitor::discoverEventKeys()
                 QByteArray family;
                 appendFamilyOf(family, k);
                 ++m_familyTries[family];
+            }
+        }
+        // Unread (TYPE failed while a slot moved or a node failed over): asked
+        // again with the next batch, a few times, not left to the rescan.
+        if (!cancelled) {
+            for (const QByteArray &k : d->unreadKeys()) {
+                if (m_byKey.contains(k) || m_unknownKeySet.contains(k)
+                    || ++m_unreadTries[k] > EventKeysUnreadTries)
+                    continue;
+                m_unknownKeys.append(k);
+                m_unknownKeySet.insert(k);
             }
         }
         // Written while judged: judged again with what it holds now.

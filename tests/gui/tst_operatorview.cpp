@@ -378,13 +378,21 @@ private slots:
         QVERIFY2(why.startsWith(QLatin1String("Choose one in the list first")), qPrintable(why));
     }
 
-    // The display name hook: the key by default, used by the key column.
+    // The display name hook: the key by default, used by the key column;
+    // a Sidekiq deployment is named for what it is, not by its `queues` key.
     void displayNameDefaultsToKey()
     {
         for (const PatternUnit *unit : PatternRegistry::instance().units()) {
             PatternObject o;
             o.kind = unit->kind();
             o.key = "app:thing";
+            if (unit->kind().id() == QLatin1String("sidekiq")) {
+                o.key = "queues";
+                QCOMPARE(unit->displayName(o), QStringLiteral("Sidekiq"));
+                o.key = "myapp:queues";
+                QCOMPARE(unit->displayName(o), QStringLiteral("Sidekiq myapp"));
+                continue;
+            }
             QCOMPARE(unit->displayName(o), QStringLiteral("app:thing"));
         }
     }

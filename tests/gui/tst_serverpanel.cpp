@@ -89,7 +89,7 @@ private slots:
 
     void humanUnits()
     {
-        QCOMPARE(ServerPanel::bytes(512), QStringLiteral("512 B"));
+        QCOMPARE(ServerPanel::bytes(512), QStringLiteral("512 bytes"));
         QCOMPARE(ServerPanel::bytes(1536), QStringLiteral("1.5 KiB"));
         QCOMPARE(ServerPanel::bytes(3LL * 1024 * 1024 * 1024), QStringLiteral("3.0 GiB"));
         QCOMPARE(ServerPanel::duration(42), QStringLiteral("42 s"));

@@ -61,12 +61,13 @@ void tst_Registry::columnsKeyFirstStatusLast()
             QVERIFY2(!c.header.isEmpty(), qPrintable(unit->kind().id()));
             QVERIFY2(bool(c.text), qPrintable(unit->kind().id() + QLatin1Char('/') + c.header));
         }
-        // The first column shows the object's key (its header is the pattern's:
-        // "Key", "Queue", "Family"); the table is unusable without it.
+        // The first column names the object (its header is the pattern's:
+        // "Key", "Queue", "Family"): its key, or the name the pattern gives
+        // it (PatternUnit::displayName); the table is unusable without it.
         ObjectState state;
         state.object.kind = unit->kind();
         state.object.key = "probe:key:42";
-        QVERIFY2(columns.first().text(state, 1000).contains(QStringLiteral("probe:key:42")),
+        QVERIFY2(columns.first().text(state, 1000).contains(unit->displayName(state.object)),
                  qPrintable(unit->kind().id() + QStringLiteral(": ") + columns.first().header));
         QCOMPARE(columns.last().header, QStringLiteral("Status"));
     }

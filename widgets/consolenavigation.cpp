@@ -70,6 +70,7 @@ ConsoleNavigation::ConsoleNavigation(MainWindow *window)
 
     QMenu *view = window->viewMenu(); // one View menu, shared with the metrics item
     QMenu *pages = view->addMenu(tr("&Pages"));
+    pages->setObjectName(QStringLiteral("pagesMenu"));
     connect(pages, &QMenu::aboutToShow, this, [this, pages] { fillPagesMenu(pages); });
     fillPagesMenu(pages);
     QAction *search = view->addAction(tr("&Go to object…"), this, [this] { openSearch(); });
@@ -97,21 +98,7 @@ ConsoleNavigation::ConsoleNavigation(MainWindow *window)
     copyTokenAction->setObjectName(QStringLiteral("copyToken"));
 
     QMenu *help = window->menuBar()->addMenu(tr("&Help"));
-    help->addAction(tr("&Keyboard shortcuts"), this, [this] {
-        QMessageBox::information(
-            m_window, tr("Keyboard shortcuts"),
-            tr("<table>"
-               "<tr><td><b>Ctrl+1 … Ctrl+9, Ctrl+0, Alt+1 …</b></td><td>pages, in the side "
-               "list's order (View &gt; Pages names each)</td></tr>"
-               "<tr><td><b>Ctrl+K</b></td><td>go to any object by part of its key</td></tr>"
-               "<tr><td><b>Ctrl+F</b></td><td>the page's filter</td></tr>"
-               "<tr><td><b>Enter</b></td><td>details of the selected object</td></tr>"
-               "<tr><td><b>Delete</b></td><td>the selection's primary action, after its "
-               "confirmation</td></tr>"
-               "<tr><td><b>Ctrl+Shift+C</b></td><td>copy the selected key</td></tr>"
-               "<tr><td><b>F5</b></td><td>refresh now</td></tr>"
-               "</table>"));
-    });
+    help->addAction(tr("&Keyboard shortcuts"), this, [this] { showShortcuts(); });
     help->addAction(tr("&About Gatehouse"), this, [this] {
         QMessageBox::about(m_window, tr("About Gatehouse"),
                            tr("<b>Gatehouse %1</b><br>An operator console for Redis "
@@ -124,6 +111,57 @@ ConsoleNavigation::ConsoleNavigation(MainWindow *window)
         if (auto *page = qobject_cast<SectionPage *>(window->page(i)))
             addTableMenu(page);
     }
+}
+
+QList<ConsoleNavigation::Shortcut> ConsoleNavigation::shortcuts() const
+{
+    QList<Shortcut> out;
+    const QStringList names = m_window->pageNames();
+    for (int i = 0; i < names.size(); ++i) {
+        if (const QKeySequence keys = pageShortcut(i); !keys.isEmpty())
+            out.append({keys.toString(QKeySequence::PortableText), tr("page %1").arg(names.at(i))});
+    }
+    for (QAction *menu : m_window->menuBar()->actions()) {
+        if (menu->menu())
+            addMenuShortcuts(out, menu->text().remove(QLatin1Char('&')), menu->menu()->actions());
+    }
+    return out;
+}
+
+// An action's keys are its shortcut, or what its text shows after a tab for
+// keys another widget handles (Enter is the table's own).
+void ConsoleNavigation::addMenuShortcuts(QList<Shortcut> &out, const QString &path,
+                                         const QList<QAction *> &actions) const
+{
+    for (QAction *a : actions) {
+        QString text = a->text().remove(QLatin1Char('&'));
+        const qsizetype tab = text.indexOf(QLatin1Char('\t'));
+        const QString shown = tab >= 0 ? text.mid(tab + 1) : QString();
+        text = text.left(tab).trimmed();
+        if (a->menu()) {
+            // The Pages menu repeats the page shortcuts listed above.
+            if (a->menu()->objectName() != QLatin1String("pagesMenu"))
+                addMenuShortcuts(out, path + QStringLiteral(" > ") + text, a->menu()->actions());
+            continue;
+        }
+        QString keys = a->shortcut().toString(QKeySequence::PortableText);
+        if (keys.isEmpty())
+            keys = QKeySequence(shown).toString(QKeySequence::PortableText);
+        if (!keys.isEmpty())
+            out.append({keys, path + QStringLiteral(" > ") + text});
+    }
+}
+
+void ConsoleNavigation::showShortcuts()
+{
+    QString rows;
+    for (const Shortcut &s : shortcuts()) {
+        rows += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>")
+                    .arg(QKeySequence(s.keys).toString(QKeySequence::NativeText).toHtmlEscaped(),
+                         s.what.toHtmlEscaped());
+    }
+    QMessageBox::information(m_window, tr("Keyboard shortcuts"),
+                             QStringLiteral("<table>%1</table>").arg(rows));
 }
 
 void ConsoleNavigation::fillPagesMenu(QMenu *menu)

@@ -2,9 +2,11 @@
 #pragma once
 
 #include <QKeySequence>
+#include <QList>
 #include <QObject>
 #include <QPointer>
 
+class QAction;
 class QMenu;
 class QTableView;
 
@@ -33,6 +35,17 @@ public:
     static QKeySequence pageShortcut(int page);
     static QString withShortcut(const QString &toolTip, int page);
 
+    // Every keyboard shortcut of the window, as Help > Keyboard shortcuts
+    // lists it: the keys (QKeySequence::PortableText, "Ctrl+Shift+C") and what
+    // they do ("Actions > Copy key", "page Queues"), read from the window's own
+    // menus and page shortcuts so the list cannot drift from the keys.
+    struct Shortcut
+    {
+        QString keys;
+        QString what;
+    };
+    QList<Shortcut> shortcuts() const;
+
     // Ctrl+K: the search over every object; it selects the chosen one on its page.
     ObjectSearch *openSearch();
     // Delete: the current page's primary action for its selection (the first
@@ -49,6 +62,9 @@ private:
     void addTableMenu(SectionPage *page);
     void fillPagesMenu(QMenu *menu);
     void addPaletteMenu(QMenu *view);
+    void addMenuShortcuts(QList<Shortcut> &out, const QString &path,
+                          const QList<QAction *> &actions) const;
+    void showShortcuts();
     void say(const QString &text);
 
     MainWindow *m_window;

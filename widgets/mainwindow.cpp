@@ -267,7 +267,8 @@ MainWindow::MainWindow(RedisClient *client, Monitor *monitor, ActionEngine *acti
     csv->setShortcut(QKeySequence::Save);
     file->addSeparator();
     QAction *quit = file->addAction(tr("&Quit"), qApp, &QApplication::quit);
-    quit->setShortcut(QKeySequence::Quit);
+    // QKeySequence::Quit is empty under some platform themes (Windows' keys).
+    quit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Q));
 
     connect(m_monitor, &Monitor::snapshotReady, this, &MainWindow::onSnapshot);
     if (!m_options.historyFile.isEmpty()) {

@@ -11,6 +11,7 @@
 #include <consolenavigation.h>
 #include <mainwindow.h>
 #include <monitor/monitor.h>
+#include <monitor/profile.h>
 #include <objectsearch.h>
 #include <objecttablemodel.h>
 #include <redis/redisclient.h>
@@ -25,6 +26,7 @@
 #include <QApplication>
 #include <QClipboard>
 #include <QDialog>
+#include <QFile>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
@@ -34,6 +36,8 @@
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QRegularExpression>
+#include <QSet>
 #include <QSettings>
 #include <QTableView>
 #include <QTableWidget>
@@ -214,6 +218,52 @@ private slots:
     }
 
     // Ctrl+K, a part of a key, Enter: the object is selected on its own page.
+    // docs/console.md lists exactly the keys the console binds: every
+    // shortcut of the window's menus and pages is there, and every key the
+    // page names is one the console has. Help > Keyboard shortcuts is the
+    // same list, read from the menus.
+    void shortcutsAreDocumented()
+    {
+        Console c(m_server, audit());
+        AlertEngine alerts; // the console the app starts has the Alerts page
+        c.window->setAlerts(&alerts, Profile());
+        QSet<QString> app;
+        for (const ConsoleNavigation::Shortcut &s : c.navigation()->shortcuts())
+            app.insert(s.keys);
+        // What an operator reaches the most: pages, search, detail, the primary action.
+        for (const char *keys : {"Ctrl+1", "Ctrl+0", "Ctrl+K", "Enter", "Del", "Ctrl+O", "F5"})
+            QVERIFY2(app.contains(QLatin1String(keys)), keys);
+
+        QFile doc(QStringLiteral(GATEHOUSE_SOURCE_DIR "/docs/console.md"));
+        QVERIFY(doc.open(QIODevice::ReadOnly));
+        const QString section = QString::fromUtf8(doc.readAll());
+        QSet<QString> documented;
+        static const QRegularExpression keysPattern(
+            QStringLiteral("\\b(?:(?:Ctrl|Alt|Shift)\\+)+(?:[A-Z0-9]\\b|F\\d+)|\\bF\\d+\\b|"
+                           "\\bEnter\\b|\\bDelete\\b"));
+        for (auto it = keysPattern.globalMatch(section); it.hasNext();) {
+            const QString keys = it.next().captured();
+            documented.insert(QKeySequence(keys).toString(QKeySequence::PortableText));
+        }
+        QStringList undocumented;
+        for (const QString &keys : app) {
+            if (!documented.contains(keys))
+                undocumented << keys;
+        }
+        QStringList unbound;
+        for (const QString &keys : documented) {
+            if (!app.contains(keys))
+                unbound << keys;
+        }
+        undocumented.sort();
+        unbound.sort();
+        QVERIFY2(undocumented.isEmpty(),
+                 qPrintable(QStringLiteral("bound but not in docs/console.md: ")
+                            + undocumented.join(QStringLiteral(", "))));
+        QVERIFY2(unbound.isEmpty(), qPrintable(QStringLiteral("in docs/console.md but not bound: ")
+                                               + unbound.join(QStringLiteral(", "))));
+    }
+
     void ctrlKFindsAnObject()
     {
         call(*m_client, {"SET", "sim:lock:payments", "tok-123456", "PX", "60000"});

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "actionengine.h"
+#include "actionrights.h"
 
 #include <patterns/patternregistry.h>
 #include <redis/redisscript.h>
@@ -158,6 +159,7 @@ ActionEngine::ActionEngine(RedisClient *client, QObject *parent)
     : QObject(parent)
     , m_client(client)
     , m_audit(new AuditLog(client, this))
+    , m_rights(new ActionRights(client, this))
 {}
 
 QString ActionEngine::describe(const ScriptCall &call)
@@ -338,6 +340,32 @@ void ActionEngine::run(const ScriptCall &call, bool dryRun, const QObject *conte
         finish(call, out, context, handler);
         return;
     }
+    // Nothing is sent that the user may not run: a script stopped half-way by
+    // NOPERM would keep what it wrote before the refused command.
+    QPointer<const QObject> guard(context);
+    m_rights->check(call, this,
+                    [this, call, dryRun, guard, handler](const ActionRights::Verdict &v) {
+                        if (v.kind != ActionRights::Verdict::Kind::Denied) {
+                            send(call, dryRun, guard, handler);
+                            return;
+                        }
+                        ActionOutcome refused;
+                        refused.result = ActionOutcome::Result::Failed; // as a NOPERM reply would be
+                        refused.message = v.sentence;
+                        if (dryRun) {
+                            refused.wouldBe = refused.result;
+                            refused.result = ActionOutcome::Result::DryRun;
+                            refused.message = QStringLiteral("Dry run: it would be refused. ")
+                                              + refused.message;
+                        }
+                        finish(call, refused, guard, handler);
+                    });
+}
+
+void ActionEngine::send(const ScriptCall &call, bool dryRun, const QObject *context,
+                        const Handler &handler)
+{
+    ActionOutcome out;
     QPointer<const QObject> guard(context);
     if (dryRun) {
         if (call.script.isEmpty()) {

@@ -12,6 +12,8 @@
 
 namespace gatehouse {
 
+class ActionRights;
+
 struct ActionOutcome
 {
     enum class Result {
@@ -87,13 +89,16 @@ Q_SIGNALS:
     void audited(const QJsonObject &entry);
 
 private:
+    // Sends the call once everything before it passed (ActionRights included).
+    void send(const ScriptCall &call, bool dryRun, const QObject *context, const Handler &handler);
     void finish(const ScriptCall &call, const ActionOutcome &outcome, const QObject *context,
                 const Handler &handler);
     QJsonObject auditEntry(const ScriptCall &call, const ActionOutcome &outcome) const;
 
     RedisClient *m_client;
     bool m_readOnly = false;
-    AuditLog *m_audit; // owned (child)
+    AuditLog *m_audit;      // owned (child)
+    ActionRights *m_rights; // owned (child)
     int m_replyTimeoutMs = 10000;
 };
 

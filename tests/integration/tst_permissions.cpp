@@ -65,7 +65,10 @@ private slots:
                        << QStringLiteral("user nokeys on nopass resetkeys &* +@all")
                        << QStringLiteral("user somekeys on nopass ~plain:* &* +@all")
                        << QStringLiteral("user noevalsha on nopass ~* &* +@all -evalsha")
-                       << QStringLiteral("user noscripts on nopass ~* &* +@all -evalsha -eval");
+                       << QStringLiteral("user noscripts on nopass ~* &* +@all -evalsha -eval")
+                       << QStringLiteral("user norpush on nopass ~* &* +@all -rpush")
+                       << QStringLiteral("user readqueue on nopass %R~* ~qa ~qa:claims &* +@all")
+                       << QStringLiteral("user noevalro on nopass ~* &* +@all -eval_ro");
         m_server = std::make_unique<RedisServer>(options);
         QVERIFY2(m_server->start(), qPrintable(m_server->errorString()));
         m_client = gatehouse::test::connectedClient(*m_server);
@@ -228,6 +231,73 @@ private slots:
         QVERIFY2(run.err.contains(QLatin1String("EVAL")), qPrintable(run.err));
         QVERIFY2(!run.err.contains(QLatin1String("write access")), qPrintable(run.err));
         QCOMPARE(call(*m_client, {"EXISTS", "lock:orders"}).toInteger(), 1);
+    }
+
+    // A script the user may start but whose commands it may not all run
+    // would stop half-way, keeping what it wrote before the refused one: the
+    // requeue's LREM without its RPUSH loses the job. The rights are asked
+    // first (redis.acl_check_cmd in a read-only script), and nothing is sent.
+    void actionRefusedBeforeAnythingIsSent_data()
+    {
+        QTest::addColumn<QString>("user");
+        QTest::addColumn<QString>("says");
+        QTest::newRow("a command the script calls")
+            << "norpush"
+            << "Refused: the Redis user \"norpush\" may not run RPUSH on \"qa\" (which "
+               "queue.requeue calls)";
+        QTest::newRow("a key the script is given, read-only")
+            << "readqueue"
+            << "Refused: the Redis user \"readqueue\" may run neither EVALSHA nor EVAL with the "
+               "keys of queue.requeue (\"qa\", \"qa:processing\", \"qa:claims\")";
+    }
+    void actionRefusedBeforeAnythingIsSent()
+    {
+        QFETCH(QString, user);
+        QFETCH(QString, says);
+        call(*m_client, {"RPUSH", "qa:processing", "jobA"});
+        const qint64 scriptsBefore = commandCalls("evalsha") + commandCalls("eval");
+        const CliRun run
+            = cli(user, {QStringLiteral("queue"), QStringLiteral("requeue"), QStringLiteral("qa"),
+                         QStringLiteral("--job"), QStringLiteral("jobA")});
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(run.err.contains(says), qPrintable(run.err));
+        QVERIFY2(run.err.contains(QLatin1String("Nothing was sent")), qPrintable(run.err));
+        QVERIFY2(run.err.contains(QLatin1String("ACL SETUSER ") + user), qPrintable(run.err));
+        QCOMPARE(call(*m_client, {"LRANGE", "qa:processing", "0", "-1"}).size(), 1);
+        QCOMPARE(call(*m_client, {"EXISTS", "qa"}).toInteger(), 0);
+        // No action script ran (the rights check is an EVAL_RO of its own).
+        QCOMPARE(commandCalls("evalsha") + commandCalls("eval"), scriptsBefore);
+        // The same action's dry run says it would be refused.
+        const CliRun dry = cli(user, {QStringLiteral("--dry-run"), QStringLiteral("queue"),
+                                      QStringLiteral("requeue"), QStringLiteral("qa"),
+                                      QStringLiteral("--job"), QStringLiteral("jobA")});
+        QVERIFY2(dry.err.contains(QLatin1String("it would be refused"))
+                     || dry.out.contains(QLatin1String("it would be refused")),
+                 qPrintable(dry.out + dry.err));
+    }
+
+    // With every right, the same requeue moves the job; where the server
+    // cannot say (EVAL_RO refused), the action runs as before and the server's
+    // own NOPERM is the answer.
+    void actionAllowedOrUnknownRuns()
+    {
+        call(*m_client, {"RPUSH", "qa:processing", "jobA"});
+        const CliRun run
+            = cli(QStringLiteral("default"),
+                  {QStringLiteral("queue"), QStringLiteral("requeue"), QStringLiteral("qa"),
+                   QStringLiteral("--job"), QStringLiteral("jobA")});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.out + run.err));
+        QCOMPARE(call(*m_client, {"LRANGE", "qa", "0", "-1"}).size(), 1);
+        QCOMPARE(call(*m_client, {"EXISTS", "qa:processing"}).toInteger(), 0);
+
+        call(*m_client, {"FLUSHALL"});
+        call(*m_client, {"SET", "lock:orders", "a1b2c3d4e5f6", "PX", "60000"});
+        const CliRun unknown
+            = cli(QStringLiteral("noevalro"),
+                  {QStringLiteral("lock"), QStringLiteral("release"), QStringLiteral("lock:orders"),
+                   QStringLiteral("--token"), QStringLiteral("a1b2c3d4e5f6")});
+        QVERIFY2(unknown.exitCode == 0, qPrintable(unknown.out + unknown.err));
+        QCOMPARE(call(*m_client, {"EXISTS", "lock:orders"}).toInteger(), 0);
     }
 };
 

@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: MIT
+#include "actionrights.h"
+
+#include <redis/redisscript.h>
+
+#include <QCryptographicHash>
+#include <QPointer>
+#include <QRegularExpression>
+#include <QSet>
+
+namespace gatehouse {
+
+namespace {
+
+QByteArray upper(const QByteArray &s)
+{
+    return s.toUpper();
+}
+
+// One queued probe and what it stands for in the sentence.
+struct Probe
+{
+    QList<QByteArray> args;
+    QByteArray command; // what the script calls: "ZREM"; the call itself: "EVALSHA"
+    QByteArray key;     // empty for a keyless command
+    bool scriptCall = false;
+};
+
+QString quoted(const QByteArray &bytes)
+{
+    return QLatin1Char('"') + printableBytes(bytes, 120) + QLatin1Char('"');
+}
+
+QString denial(const ScriptCall &call, const QByteArray &user, const Probe &probe)
+{
+    const QString who = user.isEmpty() ? QStringLiteral("the connected Redis user")
+                                       : QStringLiteral("the Redis user %1").arg(quoted(user));
+    const QString name = user.isEmpty() ? QStringLiteral("USER") : QString::fromUtf8(user);
+    if (probe.scriptCall && probe.args.value(2) == "0") {
+        return QStringLiteral("Refused: %1 may run neither EVALSHA nor EVAL, which every action "
+                              "script needs (%2). Nothing was sent. Grant them (ACL SETUSER %3 "
+                              "+evalsha +eval), or connect as a user who may.")
+            .arg(who, call.action, name);
+    }
+    if (probe.scriptCall) {
+        // A script's keys are read and written as far as the ACL knows.
+        QStringList keys;
+        for (const QByteArray &k : call.keys)
+            keys << quoted(k);
+        return QStringLiteral("Refused: %1 may run neither EVALSHA nor EVAL with the keys of "
+                              "%2 (%3): its ACL refuses the commands or write access to one of "
+                              "the keys. Nothing was sent. Grant it (ACL SETUSER %4 +evalsha, and "
+                              "key patterns that cover those keys for writing), or connect as a "
+                              "user who may.")
+            .arg(who, call.action, keys.join(QLatin1String(", ")), name);
+    }
+    const QString command = QString::fromLatin1(probe.command);
+    QString what = command;
+    QString grant = QStringLiteral("ACL SETUSER %1 +%2").arg(name, command.toLower());
+    if (!probe.key.isEmpty()) {
+        what += QStringLiteral(" on %1").arg(quoted(probe.key));
+        grant += QStringLiteral(", and a key pattern that covers %1 (~%2)")
+                     .arg(quoted(probe.key), printableBytes(probe.key, 120));
+    }
+    return QStringLiteral("Refused: %1 may not run %2 (which %3 calls): its ACL refuses the "
+                          "command or the key. Nothing was sent. Grant it (%4), or connect as a "
+                          "user who may.")
+        .arg(who, what, call.action, grant);
+}
+
+} // namespace
+
+ActionRights::ActionRights(RedisClient *client, QObject *parent)
+    : QObject(parent)
+    , m_client(client)
+{}
+
+QList<QByteArray> ActionRights::scriptCommands(const QByteArray &source)
+{
+    static const QRegularExpression call(
+        QStringLiteral(R"(redis\.p?call\(\s*['"]([A-Za-z][A-Za-z_|]*)['"])"));
+    QList<QByteArray> out;
+    QSet<QByteArray> seen;
+    for (auto it = call.globalMatch(QString::fromUtf8(source)); it.hasNext();) {
+        const QByteArray command = it.next().captured(1).toLatin1().toUpper();
+        if (command == "PUBLISH" || seen.contains(command))
+            continue;
+        seen.insert(command);
+        out << command;
+    }
+    return out;
+}
+
+QList<QByteArray> ActionRights::probe(const QByteArray &command, const Shape &shape,
+                                      const QByteArray &key)
+{
+    const int count = std::max(shape.arity > 0 ? shape.arity : -shape.arity,
+                               shape.firstKey > 0 ? shape.firstKey + 1 : 1);
+    QList<QByteArray> args{command};
+    const QByteArray filler = shape.firstKey > 0 && !key.isEmpty() ? key : QByteArray("0");
+    while (args.size() < count)
+        args << filler;
+    return args;
+}
+
+void ActionRights::check(const ScriptCall &call, const QObject *context, Handler handler)
+{
+    QList<QByteArray> missing;
+    if (call.command.isEmpty()) {
+        for (const QByteArray &c :
+             scriptCommands(RedisScript::fromResource(call.script).source())) {
+            if (!m_shapes.contains(c))
+                missing << c;
+        }
+    }
+    if (missing.isEmpty()) {
+        probeAll(call, context, handler);
+        return;
+    }
+    QPointer<const QObject> guard(context);
+    m_client->command(QList<QByteArray>{"COMMAND", "INFO"} + missing, this,
+                      [this, call, guard, handler, missing](const RedisValue &reply) {
+                          // A command the server does not know, or COMMAND refused:
+                          // that command goes unprobed (the script finds out).
+                          for (qsizetype i = 0; reply.isArray() && i < reply.size(); ++i) {
+                              const RedisValue &info = reply.at(i);
+                              if (!info.isArray() || info.size() < 4)
+                                  continue;
+                              m_shapes.insert(missing.value(i), {int(info.at(1).toInteger()),
+                                                                 int(info.at(3).toInteger())});
+                          }
+                          if (guard)
+                              probeAll(call, guard, handler);
+                      });
+}
+
+void ActionRights::probeAll(const ScriptCall &call, const QObject *context, const Handler &handler)
+{
+    QList<Probe> probes;
+    if (!call.command.isEmpty()) {
+        probes.append({call.command, upper(call.command.value(0)), call.keys.value(0), false});
+    } else {
+        const QByteArray source = RedisScript::fromResource(call.script).source();
+        const QByteArray sha = QCryptographicHash::hash(source, QCryptographicHash::Sha1).toHex();
+        const QByteArray numKeys = QByteArray::number(call.keys.size());
+        probes.append({QList<QByteArray>{"EVALSHA", sha, numKeys} + call.keys + call.args,
+                       "EVALSHA", call.keys.value(0), true});
+        probes.append({QList<QByteArray>{"EVAL", source, numKeys} + call.keys + call.args, "EVAL",
+                       call.keys.value(0), true});
+        // The same without keys: the command refused, or only the keys.
+        probes.append({{"EVALSHA", sha, "0"}, "EVALSHA", {}, true});
+        probes.append({{"EVAL", source, "0"}, "EVAL", {}, true});
+        for (const QByteArray &command : scriptCommands(source)) {
+            const auto shape = m_shapes.constFind(command);
+            if (shape == m_shapes.cend())
+                continue;
+            if (shape->firstKey <= 0 || call.keys.isEmpty()) {
+                probes.append({probe(command, *shape, {}), command, {}, false});
+                continue;
+            }
+            for (const QByteArray &key : call.keys)
+                probes.append({probe(command, *shape, key), command, key, false});
+        }
+    }
+    const RedisScript check = RedisScript::fromResource(QStringLiteral("acl_check"));
+    QList<QByteArray> evalRo{"EVAL_RO", check.source(), QByteArray::number(call.keys.size())};
+    evalRo << call.keys;
+    for (const Probe &p : std::as_const(probes))
+        evalRo << QByteArray::number(p.args.size()) << p.args;
+    QPointer<const QObject> guard(context);
+    m_client->pipeline(
+        {{"ACL", "WHOAMI"}, evalRo}, this,
+        [call, probes, guard, handler](const QList<RedisValue> &replies) {
+            if (!guard)
+                return;
+            Verdict verdict;
+            const RedisValue &who = replies.value(0);
+            const QByteArray user = who.isError() ? QByteArray() : who.bytes();
+            const RedisValue &reply = replies.value(1);
+            if (!reply.isArray()) {
+                // Before Redis 7.0 (no EVAL_RO, no redis.acl_check_cmd), or
+                // EVAL_RO refused: the server's own reply will say.
+                verdict.sentence = QStringLiteral("The server did not say whether the user may "
+                                                  "run %1: %2")
+                                       .arg(call.action, reply.errorMessage());
+                handler(verdict);
+                return;
+            }
+            QSet<qsizetype> refused;
+            for (const RedisValue &index : reply.elements())
+                refused.insert(index.toInteger() - 1);
+            // EVALSHA, or EVAL when it is refused: the engine falls back to it.
+            const bool scripted = call.command.isEmpty();
+            qsizetype denied = -1;
+            if (scripted && refused.contains(0) && refused.contains(1))
+                denied = refused.contains(2) && refused.contains(3) ? 2 : 0;
+            for (qsizetype i = scripted ? 4 : 0; denied < 0 && i < probes.size(); ++i) {
+                if (refused.contains(i))
+                    denied = i;
+            }
+            if (denied < 0) {
+                verdict.kind = Verdict::Kind::Allowed;
+            } else {
+                verdict.kind = Verdict::Kind::Denied;
+                verdict.sentence = denial(call, user, probes.at(denied));
+            }
+            handler(verdict);
+        });
+}
+
+} // namespace gatehouse

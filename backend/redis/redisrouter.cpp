@@ -1,12 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "redisrouter.h"
 
-#include "hashslot.h"
 #include "redisscript.h"
 #include "sentinelwatch.h"
 #include "userinput.h"
-
-#include <QSet>
 
 #include <algorithm>
 
@@ -292,22 +289,6 @@ void RedisRouter::onSwitchMaster(const QString &from, const QString &to)
     m_sentinel->refresh();
 }
 
-RedisConnection *RedisRouter::replicaConnection(const QString &address)
-{
-    RedisConnection *c = m_byAddress.value(address);
-    if (!c) {
-        c = new RedisConnection(m_endpoint.nodeEndpoint(address), this);
-        // A replica read now and then (INFO): no reconnect loop of its own.
-        c->setAutoReconnect(false);
-        m_byAddress.insert(address, c);
-        c->open();
-    } else if (c->state() == RedisConnection::State::Failed
-               || c->state() == RedisConnection::State::Disconnected) {
-        c->open();
-    }
-    return c;
-}
-
 RedisConnection *RedisRouter::connectionFor(const QString &address)
 {
     if (!m_cluster)
@@ -347,126 +328,6 @@ RedisConnection *RedisRouter::connectionForKeys(const QList<QByteArray> &keys)
     if (owner < 0)
         return m_seed; // an unowned slot: the seed answers CLUSTERDOWN or MOVED
     return connectionFor(m_topology.nodes.at(owner).address());
-}
-
-bool RedisRouter::isNodeCommand(const QList<QByteArray> &args)
-{
-    static const QSet<QByteArray> s_own{
-        "INFO",     "CONFIG",  "ROLE",     "CLIENT",    "CLUSTER",  "SLOWLOG", "LATENCY",
-        "ACL",      "COMMAND", "READONLY", "READWRITE", "ASKING",   "SCRIPT",  "FUNCTION",
-        "FLUSHALL", "FLUSHDB", "SAVE",     "BGSAVE",    "LASTSAVE", "DEBUG",   "WAIT",
-        "PUBLISH",  "MULTI",   "EXEC",     "DISCARD",   "MONITOR",  "SHUTDOWN"};
-    return !args.isEmpty() && s_own.contains(upper(args.first()));
-}
-
-RedisConnection *RedisRouter::readConnection(const QString &masterAddress)
-{
-    const int m = m_topology.indexOf(masterAddress);
-    RedisConnection *master = m_cluster ? connectionFor(masterAddress) : m_seed;
-    if (m < 0 || m_topology.nodes.at(m).readsFrom.isEmpty())
-        return master;
-    const QString replica = m_topology.nodes.at(m).readsFrom;
-    return m_cluster ? connectionFor(replica) : replicaConnection(replica);
-}
-
-RedisConnection *RedisRouter::readConnectionForKeys(const QList<QByteArray> &keys)
-{
-    int owner = keys.isEmpty() ? -1 : m_topology.ownerOfKey(keys.first());
-    if (keys.isEmpty() && !m_topology.masters().isEmpty())
-        owner = m_topology.masters().first(); // TIME, DBSIZE, SCAN: any master's replica
-    if (owner < 0)
-        return m_seed;
-    return readConnection(m_topology.nodes.at(owner).address());
-}
-
-bool RedisRouter::updateReadRouting()
-{
-    if (!m_endpoint.readFromReplicas || (!m_cluster && !m_sentinel) || m_closing)
-        return false;
-    bool changed = false;
-    for (TopologyNode &master : m_topology.nodes) {
-        if (master.role != QLatin1String("master"))
-            continue;
-        QString chosen;
-        QStringList problems;
-        for (const TopologyNode &r : std::as_const(m_topology.nodes)) {
-            if (r.role == QLatin1String("master") || r.masterId.isEmpty()
-                || r.masterId != master.id)
-                continue;
-            const QString address = r.address();
-            if (!r.health.isEmpty() && r.health != QLatin1String("online")) {
-                problems << QStringLiteral("replica %1 is %2").arg(address, r.health);
-                continue;
-            }
-            // An existing connection as it is: reopening here would loop on
-            // a replica that refuses at once (its state change calls this).
-            RedisConnection *c = m_byAddress.value(address);
-            if (!c)
-                c = m_cluster ? connectionFor(address) : replicaConnection(address);
-            if (!m_readWatched.contains(c)) {
-                m_readWatched.insert(c);
-                connect(c, &RedisConnection::stateChanged, this,
-                        [this, address](RedisConnection::State state) {
-                            if (state == RedisConnection::State::Ready)
-                                m_readFailed.remove(address);
-                            else if (state != RedisConnection::State::Connecting)
-                                m_readFailed.insert(address);
-                            readRoutingChanged();
-                        });
-            }
-            const RedisConnection::State state = c->state();
-            if (state == RedisConnection::State::Ready
-                || (state == RedisConnection::State::Connecting
-                    && !m_readFailed.contains(address))) {
-                chosen = address;
-                break;
-            }
-            problems << QStringLiteral("replica %1 does not answer (%2)")
-                            .arg(address, c->errorString().isEmpty()
-                                              ? QStringLiteral("connecting again")
-                                              : c->errorString());
-        }
-        const QString note
-            = !chosen.isEmpty() ? QString()
-              : problems.isEmpty()
-                  ? QStringLiteral("--read-from replicas: master %1 has no replica; its reads go "
-                                   "to the master.")
-                        .arg(master.address())
-                  : QStringLiteral("--read-from replicas: %1; reads of master %2 go to the "
-                                   "master.")
-                        .arg(problems.join(QLatin1String("; ")), master.address());
-        if (chosen != master.readsFrom || note != master.readsNote) {
-            master.readsFrom = chosen;
-            master.readsNote = note;
-            changed = true;
-        }
-    }
-    return changed;
-}
-
-void RedisRouter::sendRead(RedisConnection *target, RedisConnection *master,
-                           const QList<QByteArray> &args, Callback callback)
-{
-    if (target == master) {
-        master->send(args, std::move(callback));
-        return;
-    }
-    target->send(args, [this, master, args, callback](const RedisValue &v) {
-        if (!v.isFailed() || m_closing) {
-            callback(v);
-            return;
-        }
-        master->send(args, callback);
-        master->flush();
-    });
-}
-
-void RedisRouter::readRoutingChanged()
-{
-    if (m_probing || !m_probed || m_closing)
-        return;
-    if (updateReadRouting())
-        Q_EMIT topologyChanged(m_topology);
 }
 
 RedisConnection *RedisRouter::anyReady() const
@@ -735,105 +596,6 @@ void RedisRouter::onRoutedReply(const std::shared_ptr<Routed> &request, const Re
         return;
     }
     request->callback(reply);
-}
-
-QList<QByteArray> RedisRouter::keysOf(const QList<QByteArray> &args)
-{
-    if (args.size() < 2)
-        return {};
-    const QByteArray cmd = upper(args.first());
-    const auto numKeysAt = [&](int at) {
-        QList<QByteArray> keys;
-        const int n = args.value(at).toInt();
-        for (int i = at + 1; i <= at + n && i < args.size(); ++i)
-            keys.append(args.at(i));
-        return keys;
-    };
-    if (cmd == "EVAL" || cmd == "EVALSHA" || cmd == "EVAL_RO" || cmd == "EVALSHA_RO"
-        || cmd == "FCALL" || cmd == "FCALL_RO")
-        return numKeysAt(2);
-    if (cmd == "ZUNIONSTORE" || cmd == "ZINTERSTORE" || cmd == "ZDIFFSTORE")
-        return QList<QByteArray>{args.at(1)} + numKeysAt(2);
-    if (cmd == "ZUNION" || cmd == "ZINTER" || cmd == "ZDIFF" || cmd == "SINTERCARD"
-        || cmd == "ZINTERCARD" || cmd == "LMPOP" || cmd == "ZMPOP")
-        return numKeysAt(1);
-    if (cmd == "MGET" || cmd == "DEL" || cmd == "UNLINK" || cmd == "EXISTS" || cmd == "TOUCH"
-        || cmd == "WATCH" || cmd == "SINTER" || cmd == "SUNION" || cmd == "SDIFF"
-        || cmd == "SINTERSTORE" || cmd == "SUNIONSTORE" || cmd == "SDIFFSTORE" || cmd == "PFCOUNT"
-        || cmd == "PFMERGE")
-        return args.mid(1);
-    if (cmd == "BLPOP" || cmd == "BRPOP" || cmd == "BZPOPMIN" || cmd == "BZPOPMAX")
-        return args.mid(1, args.size() - 2);
-    if (cmd == "MSET" || cmd == "MSETNX") {
-        QList<QByteArray> keys;
-        for (qsizetype i = 1; i < args.size(); i += 2)
-            keys.append(args.at(i));
-        return keys;
-    }
-    if (cmd == "RPOPLPUSH" || cmd == "LMOVE" || cmd == "BLMOVE" || cmd == "BRPOPLPUSH"
-        || cmd == "SMOVE" || cmd == "RENAME" || cmd == "RENAMENX" || cmd == "COPY" || cmd == "LCS")
-        return args.mid(1, 2);
-    if (cmd == "XREAD" || cmd == "XREADGROUP") {
-        qsizetype at = -1;
-        for (qsizetype i = 1; i < args.size(); ++i) {
-            if (upper(args.at(i)) == "STREAMS") {
-                at = i;
-                break;
-            }
-        }
-        if (at < 0)
-            return {};
-        const qsizetype n = (args.size() - at - 1) / 2;
-        return args.mid(at + 1, n);
-    }
-    if (cmd == "OBJECT" || cmd == "MEMORY" || cmd == "XINFO")
-        return args.size() > 2 ? QList<QByteArray>{args.at(2)} : QList<QByteArray>{};
-    // Commands of the server or the connection, not of a key.
-    static const QSet<QByteArray> s_keyless{
-        "PING",       "TIME",        "INFO",        "DBSIZE",   "SCAN",      "CONFIG",
-        "CLIENT",     "CLUSTER",     "COMMAND",     "MULTI",    "EXEC",      "DISCARD",
-        "SCRIPT",     "FLUSHALL",    "FLUSHDB",     "SELECT",   "AUTH",      "HELLO",
-        "ROLE",       "PUBLISH",     "ECHO",        "ACL",      "LATENCY",   "SLOWLOG",
-        "ASKING",     "READONLY",    "READWRITE",   "FUNCTION", "RANDOMKEY", "WAIT",
-        "SWAPDB",     "LASTSAVE",    "BGSAVE",      "SAVE",     "DEBUG",     "SUBSCRIBE",
-        "PSUBSCRIBE", "UNSUBSCRIBE", "PUNSUBSCRIBE"};
-    if (s_keyless.contains(cmd))
-        return {};
-    return {args.at(1)};
-}
-
-QString RedisRouter::crossSlotProblem(const QList<QByteArray> &keys)
-{
-    if (keys.size() < 2)
-        return QString();
-    const quint16 first = keyHashSlot(keys.first());
-    for (qsizetype i = 1; i < keys.size(); ++i) {
-        const quint16 other = keyHashSlot(keys.at(i));
-        if (other == first)
-            continue;
-        const QByteArray &a = keys.first();
-        const QByteArray &b = keys.at(i);
-        // The hash tag that would join them: their common beginning without
-        // a trailing separator, or the first key whole.
-        qsizetype common = 0;
-        while (common < a.size() && common < b.size() && a.at(common) == b.at(common))
-            ++common;
-        QByteArray stem = a.left(common);
-        while (!stem.isEmpty()
-               && (stem.endsWith(':') || stem.endsWith('.') || stem.endsWith('-')
-                   || stem.endsWith('_')))
-            stem.chop(1);
-        if (stem.isEmpty())
-            stem = a;
-        return QStringLiteral("%1 with %2 spans Cluster hash slots %3 and %4, and one command "
-                              "or script runs on one slot's node: give the keys a common hash "
-                              "tag, e.g. {%5} (keys named {%5}, {%5}:...), so they share a slot.")
-            .arg(printableBytes(a, 100), printableBytes(b, 100))
-            .arg(first)
-            .arg(other)
-            .arg(printableBytes(stem, 100));
-    }
-    return QString();
 }
 
 } // namespace gatehouse

@@ -2,6 +2,7 @@
 #include "historystore.h"
 
 #include "historychanges.h"
+#include "historytime.h"
 #include "historywriter.h"
 
 #include <monitor/snapshot.h>
@@ -29,14 +30,6 @@ namespace gatehouse {
 using namespace Internal;
 
 namespace {
-
-constexpr qint64 MinuteMs = 60 * 1000;
-constexpr qint64 HourMs = 3600 * 1000;
-
-qint64 floorDiv(qint64 a, qint64 b)
-{
-    return a >= 0 ? a / b : -((-a + b - 1) / b);
-}
 
 // A read-only connection for the calling thread's one read, removed after.
 class ReadConnection

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "historychanges.h"
+#include "historydownsample.h"
 #include "historystore.h"
 
 #include <QHash>
@@ -12,6 +13,7 @@
 
 #include <atomic>
 #include <limits>
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -48,6 +50,16 @@ private:
     void setAside(Verdict verdict, const QString &detail);
     void writePending();
     bool writeTick(const HistoryTick &tick);
+    // A tick's records: the listed objects that changed (every present one
+    // when fullRecord) into blob, or keyframe when fullRecord.
+    void recordEntries(const HistoryTick &tick, bool fullRecord, QByteArray &blob,
+                       QList<ChangeRecord> &keyframe);
+    // The present objects the tick did not list: absent (a full tick), or
+    // carried on into keyframe (a full record of a partial tick).
+    void recordUnlisted(qint64 t, bool tickFull, bool fullRecord, QByteArray &blob,
+                        QList<ChangeRecord> &keyframe);
+    bool insertKeyframe(qint64 t, QList<ChangeRecord> &keyframe); // sorts it by id
+    bool insertRecent(qint64 t, const QByteArray &blob);
     // The object's id; a new one is given at once, written to `objects` by
     // insertNewObjects() and kept once its transaction is committed.
     quint32 idFor(const QByteArray &key, PatternKind kind, int figures);
@@ -68,7 +80,15 @@ private:
     void fold(qint64 beforeMs);
     void maintain();
     void downsampleHour(qint64 hour);
+    // The hour's ticks and each object's records (keyframes and minute
+    // rows, in time order); false when they could not be read.
+    bool readHour(qint64 hour, MinuteTicks *hourTicks, std::map<quint32, TimedRecords> *records);
+    // The hour's buckets in, its keyframes and minute rows out, in one transaction.
+    void writeHour(qint64 hour, const std::map<quint32, HourBuckets> &objects);
     void enforceCap();
+    // The WAL's share of the cap: checkpointed (and truncated) at this size,
+    // so file plus WAL stay under the cap.
+    static qint64 walLimitBytes(qint64 capBytes);
     bool exec(const QString &sql);
     void fail(const QString &what, const QString &error);
 

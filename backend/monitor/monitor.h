@@ -237,19 +237,39 @@ private:
     // Figures kept per sample at most (PatternUnit::figures()).
     static constexpr int MaxFigures = 8;
 
+    // Server facts (monitortopology.cpp): version, role, clock, keyspace
+    // events, read on every (re)connect; then the reading starts.
     void readServerFacts();
+    void applyServerInfo(const RedisValue &server, const RedisValue &replication,
+                         const RedisValue &dbSize);
+    void startReading();
+    // The offset of the server's clock (TIME sent at sentAt, answered by
+    // receivedAt; local ms since the epoch).
+    void setServerClock(qint64 serverMs, qint64 sentAt, qint64 receivedAt);
     // A Cluster: the node list from the client's topology, then each
     // node's INFO figures (one INFO per node, not per tick).
     void applyTopology(const Topology &topology);
+    void applyNodes(const Topology &topology); // m_server.nodes, m_nodeAddresses
     void readNodeInfo();
+    // Keyspace events (monitorevents.cpp): subscribes when the server's
+    // notify-keyspace-events (CONFIG GET reply) covers the patterns, else
+    // notes why the monitor polls.
+    void followEventsConfig(const RedisValue &config);
     void subscribeEvents(const QByteArray &flags);
     // Subscribes again when the masters changed (failover, new master).
     void followEventMasters(const Topology &topology);
     static QStringList eventMasters(const Topology &topology); // sorted addresses
     void startDiscovery();
+    void onDiscoveryFinished(bool cancelled);
+    // A finished scan's candidates, ordinary families and permissions.
+    void adoptScan();
     void addObjects(const QList<PatternObject> &objects, bool dirty);
     void indexKeys(int index);
+    // Refresh planning (monitorrefresh.cpp).
     void tick();
+    // With keyspace events live: what events or time may have changed, the
+    // detailed object, and the rolling sweep's slice.
+    QList<int> sweepSelection();
     void checkEventsConfig();
     void applyEventsConfig(bool covered, const QByteArray &flags);
     struct ProbeRun
@@ -271,12 +291,37 @@ private:
         // MinTimedObjects objects (us).
         QList<double> timedUsPerObject;
     };
+    // One batch of a run in flight: what its replies answer.
+    struct SentBatch
+    {
+        QList<int> indices; // into m_tracked
+        // The states probed: their objects are what the replies answer, even
+        // if a family gains members before the replies arrive.
+        QList<ObjectList::Ptr> probed;
+        QList<int> counts; // commands per object
+        QList<ProbeContext> contexts;
+        bool withTime = false; // TIME first
+        qint64 sentAt = 0;     // local ms since the epoch
+        qint64 sentNs = 0;     // m_clock ns
+    };
+    // Probes (monitorprobe.cpp).
     void probe(const QList<int> &indices, bool fullTick, bool paced = false);
     // Budgeted polling (Options::budgetPercent): the objects this tick reads.
     QList<int> budgetedSelection();
     bool budgeted() const;
     void sendBatch(const std::shared_ptr<ProbeRun> &run);
+    void receiveBatch(const std::shared_ptr<ProbeRun> &run, const SentBatch &sent,
+                      const QList<RedisValue> &replies);
+    // The run's next batch (paced: at its slot), or finishRun once none is left.
+    void continueRun(const std::shared_ptr<ProbeRun> &run);
     void finishRun(const ProbeRun &run);
+    // What one object's probes cost the server (budgeted polling), from a
+    // finished full tick.
+    void measureCost(const ProbeRun &run, bool failed);
+    // A full tick's sample of every object's figures (monitorhistory.cpp),
+    // and the throughput figures derived from them.
+    void sampleHistory();
+    double nextThroughput(Tracked &t, const QList<Figure> &figures);
     void absorb(int index, const PatternObject &probed, const QList<RedisValue> &replies,
                 const ProbeContext &context);
     // Asks for a snapshot: the state changed. Emissions of snapshotReady
@@ -438,6 +483,8 @@ private:
     bool m_trimCheckScheduled = false;
     std::weak_ptr<const ObjectState> m_trimWatch; // a state replaced; empty: none to wait for
     void armTrim(const ObjectList::Ptr &replaced);
+    void armTrimAfterDiscovery();
+    void armTrimForPass(const QList<int> &indices);
     void trimWhenReleased(int checksLeft);
 
     // A new world (monitorworld.cpp). The server behind the connection is

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The monitor's behaviour watch (Monitor::Options::behaviourTicks): the
 // verdicts of what autodetected objects' keys did over their first ticks,
-// demotions of shown objects and promotions of candidates. Kept apart from
-// monitor.cpp, which only calls in here.
+// demotions of shown objects and promotions of candidates. The monitor's
+// other roles only call in here.
 #include "monitor.h"
 
 #include <patterns/patternregistry.h>

@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: MIT
+// The monitor's probes: a run's objects sent in pipelined batches (paced
+// with budgeted polling), their replies read by each object's unit.
+#include "monitor.h"
+
+#include <redis/serverinfo.h>
+
+#include <QDateTime>
+
+#include <algorithm>
+#include <cmath>
+
+namespace gatehouse {
+
+void Monitor::probe(const QList<int> &indices, bool fullTick, bool paced)
+{
+    if (fullTick) {
+        if (m_tickInFlight)
+            return; // the server is slower than the interval: skip, never pile up
+        m_tickInFlight = true;
+        m_tickClock.start();
+        m_lastRoundTrips = 0;
+        m_lastCommands = 0;
+        m_lastObjectsRead = int(indices.size());
+        armTrimForPass(indices);
+    }
+    ++m_runsInFlight; // until finishRun: the run holds indices into m_tracked
+    auto run = std::make_shared<ProbeRun>();
+    run->indices = indices;
+    run->fullTick = fullTick;
+    run->paced = paced;
+    run->world = m_server.world.generation;
+    if (paced) {
+        // Spread over 70 % of the interval, so the tick is done before the next.
+        const qsizetype batches = (indices.size() + PacedBatchObjects - 1) / PacedBatchObjects;
+        run->spacingMs = batches <= 1 ? 0 : m_options.intervalMs * 7 / 10 / batches;
+    }
+    // A few batches in flight keep the pipe full without queueing a whole
+    // tick on the server (other clients interleave) or in memory; paced,
+    // one at a time.
+    const int window = fullTick && !paced ? 2 : 1;
+    for (int i = 0; i < window && (run->next < run->indices.size() || (fullTick && i == 0)); ++i)
+        sendBatch(run);
+}
+
+void Monitor::sendBatch(const std::shared_ptr<ProbeRun> &run)
+{
+    const qsizetype chunk
+        = run->paced ? std::min<qsizetype>(PacedBatchObjects, std::max(1, m_options.batchObjects))
+                     : std::max(1, m_options.batchObjects);
+    SentBatch sent;
+    sent.indices = run->indices.mid(run->next, chunk);
+    ++run->batchesSent;
+    sent.sentNs = m_clock.nsecsElapsed();
+    sent.withTime = run->fullTick && run->next == 0;
+    run->next += chunk;
+    sent.sentAt = QDateTime::currentMSecsSinceEpoch();
+    const qint64 now = sent.sentAt + m_offsetMs;
+    QList<RedisClient::Command> commands;
+    sent.probed.reserve(sent.indices.size());
+    if (sent.withTime)
+        commands.append({"TIME"});
+    for (int i : std::as_const(sent.indices)) {
+        Tracked &t = m_tracked[i];
+        run->carriesWrites |= t.dirty; // a keyspace event said it was written
+        t.dirty = false;
+        const PatternObject &object = objectAt(i);
+        ProbeContext ctx;
+        ctx.nowMs = now;
+        ctx.detail = !m_detailKey.isEmpty() && object.key == m_detailKey;
+        ctx.firstSeenMs = [this, i](const QByteArray &item) {
+            return m_tracked.at(i).track.itemFirstSeen.value(item, -1);
+        };
+        const auto cmds = t.unit->probe(object, ctx);
+        sent.probed.append(m_states.at(i));
+        commands.append(cmds);
+        sent.counts.append(int(cmds.size()));
+        sent.contexts.append(ctx);
+    }
+    if (run->fullTick) {
+        ++m_lastRoundTrips;
+        m_lastCommands += commands.size();
+    }
+    ++run->outstanding;
+    RedisClient *client = m_client;
+    if (!run->fullTick && m_eventClient && m_eventClient->state() == RedisConnection::State::Ready)
+        client = m_eventClient.get();
+    client->pipeline(commands, &m_context, [this, run, sent](const QList<RedisValue> &replies) {
+        receiveBatch(run, sent, replies);
+    });
+}
+
+void Monitor::receiveBatch(const std::shared_ptr<ProbeRun> &run, const SentBatch &sent,
+                           const QList<RedisValue> &replies)
+{
+    qsizetype at = 0;
+    const qint64 arrived = m_clock.elapsed();
+    if (run->paced) {
+        const qint64 rttNs = m_clock.nsecsElapsed() - sent.sentNs;
+        run->busyNs += rttNs;
+        // A round trip of a few objects is mostly the
+        // loopback, not the server's work.
+        if (sent.indices.size() >= MinTimedObjects)
+            run->timedUsPerObject.append(double(rttNs) / 1000.0 / double(sent.indices.size()));
+    }
+    if (sent.withTime) {
+        if (replies.value(0).isFailed())
+            run->failed = true;
+        const qint64 serverMs = serverTimeMs(replies.value(0));
+        if (serverMs > 0)
+            setServerClock(serverMs, sent.sentAt, QDateTime::currentMSecsSinceEpoch());
+        at = 1;
+    }
+    for (qsizetype b = 0; b < sent.indices.size(); ++b) {
+        const QList<RedisValue> part = replies.mid(at, sent.counts.at(b));
+        at += sent.counts.at(b);
+        // No reply (connection lost): the last reading stays. Sent
+        // before a new world began: it may be the old server's.
+        if (run->world != m_server.world.generation
+            || std::any_of(part.cbegin(), part.cend(),
+                           [](const RedisValue &v) { return v.isFailed(); })) {
+            run->failed = true;
+            continue;
+        }
+        Tracked &t = m_tracked[sent.indices.at(b)];
+        t.freshAtMs = arrived;
+        t.readAtServerMs = sent.contexts.at(b).nowMs;
+        m_lastReplyAtMs = arrived;
+        absorb(sent.indices.at(b), sent.probed.at(b)->object, part, sent.contexts.at(b));
+    }
+    --run->outstanding;
+    continueRun(run);
+}
+
+void Monitor::continueRun(const std::shared_ptr<ProbeRun> &run)
+{
+    if (run->next < run->indices.size() && run->paced) {
+        // The next batch at its slot; stopped meanwhile:
+        // the rest of the tick is not sent.
+        const qint64 due = run->batchesSent * run->spacingMs - m_tickClock.elapsed();
+        QTimer::singleShot(std::max<qint64>(0, due), &m_context, [this, run] {
+            if (m_started && !m_paused) {
+                sendBatch(run);
+                return;
+            }
+            run->next = run->indices.size();
+            run->failed = true;
+            if (run->outstanding == 0)
+                finishRun(*run);
+        });
+        return;
+    }
+    if (run->next < run->indices.size()) {
+        sendBatch(run);
+        return;
+    }
+    if (run->outstanding == 0)
+        finishRun(*run);
+}
+
+void Monitor::absorb(int index, const PatternObject &object, const QList<RedisValue> &replies,
+                     const ProbeContext &ctx)
+{
+    Tracked &t = m_tracked[index];
+    Reading reading = t.unit->read(object, replies, ctx);
+    // Behaviour: what the keys did since the last reading.
+    // Not across a new world: the reading before is another server's.
+    const bool observed
+        = t.observeUntilMs > 0 && t.track.everRead && t.world == m_server.world.generation;
+    t.world = m_server.world.generation;
+    if (observed) {
+        t.behaviour.eventsLive = m_server.eventsLive;
+        t.unit->observeBehaviour(t.behaviour, object, m_states.at(index)->reading, reading,
+                                 replies);
+        ++t.behaviour.steps;
+    }
+    t.behaviour.deletedSinceRead = false;
+    t.behaviour.expiredSinceRead = false;
+    t.behaviour.writtenSinceRead = false;
+    const PatternObject &current = objectAt(index);
+    std::optional<PatternObject> changed = t.unit->afterRead(object, current, replies);
+    if (changed) {
+        // Forget the keys it no longer has (a family's used, revoked and
+        // expired tokens): a family sees a stream of new keys, and the index
+        // must not grow with it.
+        const QList<QByteArray> kept = changed->keys();
+        const QSet<QByteArray> keep(kept.cbegin(), kept.cend());
+        for (const QByteArray &k : current.keys()) {
+            if (!keep.contains(k))
+                m_byKey.remove(k);
+        }
+    }
+    // Budgeted polling reads hot objects every tick: one whose reading is
+    // not what its last one projects to now (something wrote it) stays hot
+    // for HotTicks ticks.
+    const bool budgetOn = m_options.adaptive && m_options.budgetPercent > 0 && !m_server.eventsLive;
+    bool hot = false;
+    if (budgetOn && t.track.everRead) {
+        const Reading &last = m_states.at(index)->reading;
+        const Reading projected = last.at(reading.atMs);
+        const QList<Figure> &figures = m_figures.value(t.kind);
+        hot = projected.status != reading.status
+              || std::any_of(figures.cbegin(), figures.cend(), [&](const Figure &f) {
+                     const double a = f.value(projected, reading.atMs);
+                     const double b = f.value(reading, reading.atMs);
+                     // A TTL read again differs from its projection by the
+                     // ms between the probe's send and Redis' clock.
+                     const double slack = f.isDuration ? DurationSlackMs : 0.0;
+                     return std::abs(a - b) > slack && !(std::isnan(a) && std::isnan(b));
+                 });
+    }
+    t.unit->track(t.track, reading, ctx.nowMs);
+    t.track.everRead = true;
+    t.validUntilMs = t.unit->validUntilMs(object, reading);
+    restate(index, std::move(reading), std::move(changed));
+    if (observed)
+        applyBehaviour(index);
+    if (t.observeUntilMs > 0 && ctx.nowMs > t.observeUntilMs) {
+        t.observeUntilMs = 0; // watched long enough: its verdict stays in its evidence
+        t.behaviour = BehaviourTrack();
+    }
+    // ... and so does one needing an operator (near its limit, work stuck).
+    // A lock held is routine (its attention is how long): a new holder or a
+    // moved TTL is a change, caught above.
+    if (!hot && budgetOn) {
+        const auto attention = t.unit->attention(*m_states.at(index), ctx.nowMs);
+        hot = attention && attention->figure != QLatin1String("pttlMs");
+    }
+    if (hot)
+        t.hotUntilMs = ctx.nowMs + qint64(HotTicks) * m_options.intervalMs;
+}
+
+} // namespace gatehouse

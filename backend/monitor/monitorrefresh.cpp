@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: MIT
+// The monitor's refresh planning and pacing: which objects each tick reads
+// (every one, the ones keyspace events or time may have changed plus a
+// rolling sweep, or a share of the server's time with budgeted polling),
+// what a finished tick cost the server, and which readings turned stale.
+#include "monitor.h"
+
+#include <redis/redisrouter.h>
+#include <redis/redissubscriber.h>
+#include <redis/sentinelwatch.h>
+
+#include <algorithm>
+#include <numeric>
+
+namespace gatehouse {
+
+void Monitor::tick()
+{
+    if (m_paused)
+        return;
+    if (m_tickInFlight) {
+        // The server is slower than the interval, stopped or asleep: skip,
+        // never pile up, but say how old the readings are.
+        updateStaleness();
+        refreshSnapshot();
+        requestEmit();
+        Q_EMIT tickOverdue(m_snapshot);
+        return;
+    }
+    if (m_subscriber && m_eventsChecked.isValid()
+        && m_eventsChecked.elapsed() >= m_options.eventsCheckMs)
+        checkEventsConfig();
+    probeCandidates();
+    // Sentinel: a master and a few replicas, read as often as the sentinels.
+    const qint64 nodeInfoMs = m_server.mode == QLatin1String("sentinel") ? SentinelWatch::RefreshMs
+                                                                         : RedisRouter::RefreshMs;
+    if (m_nodeInfoClock.isValid() && m_nodeInfoClock.elapsed() >= nodeInfoMs)
+        readNodeInfo();
+    const bool quiet = m_options.adaptive && m_server.eventsLive && !m_fullPassDue && m_subscriber
+                       && m_subscriber->state() == RedisConnection::State::Ready;
+    if (!quiet && budgeted()) {
+        m_fullPassDue = true;
+        probe(budgetedSelection(), true, true);
+        return;
+    }
+    if (!quiet) {
+        m_fullPassDue = !m_server.eventsLive;
+        m_server.budgetPercent = 0;
+        m_server.ageBoundMs = -1;
+        QList<int> read(m_tracked.size());
+        std::iota(read.begin(), read.end(), 0);
+        probe(read, true);
+        return;
+    }
+    probe(sweepSelection(), true);
+}
+
+QList<int> Monitor::sweepSelection()
+{
+    // The rolling sweep: every object is read at least every sweepMs, so a
+    // lost event (or a write Redis did not announce) heals by itself.
+    QList<int> read;
+    const qsizetype n = m_tracked.size();
+    const qsizetype slice
+        = n == 0 ? 0
+                 : std::min<qsizetype>(n, (n * m_options.intervalMs + m_options.sweepMs - 1)
+                                              / std::max(1, m_options.sweepMs));
+    const qsizetype sweepFrom = m_sweepNext;
+    m_sweepNext = n == 0 ? 0 : (m_sweepNext + slice) % n;
+    const qint64 now = serverNow();
+    const int detail = m_detailKey.isEmpty() ? -1 : m_byPrimaryKey.value(m_detailKey, -1);
+    for (qsizetype i = 0; i < n; ++i) {
+        const Tracked &t = m_tracked.at(i);
+        const qsizetype fromSweep = (i - sweepFrom + n) % n;
+        // The rest is exact as its reading projected to now (Reading::at).
+        if (fromSweep < slice || t.dirty || !t.track.everRead || now >= t.validUntilMs
+            || i == detail)
+            read.append(int(i));
+    }
+    return read;
+}
+
+bool Monitor::budgeted() const
+{
+    // The first pass reads every object (and measures what one costs).
+    return m_options.adaptive && m_options.budgetPercent > 0 && !m_server.eventsLive
+           && m_costPerObjectUs > 0;
+}
+
+QList<int> Monitor::budgetedSelection()
+{
+    const qint64 now = serverNow();
+    const int detail = m_detailKey.isEmpty() ? -1 : m_byPrimaryKey.value(m_detailKey, -1);
+    QSet<int> watched;
+    for (const QByteArray &key : std::as_const(m_watched)) {
+        if (const auto it = m_byPrimaryKey.constFind(key); it != m_byPrimaryKey.cend())
+            watched.insert(*it);
+    }
+    QList<int> read, hot, idle;
+    for (qsizetype i = 0; i < m_tracked.size(); ++i) {
+        const Tracked &t = m_tracked.at(i);
+        if (!t.track.everRead || t.dirty || i == detail || watched.contains(int(i)))
+            read.append(int(i)); // always
+        else if (now < t.hotUntilMs || now >= t.validUntilMs)
+            hot.append(int(i));
+        else
+            idle.append(int(i));
+    }
+    // More hot objects than the budget buys (a thousand queues with stuck
+    // jobs): they take turns too, ahead of the idle ones.
+    const double budgetObjects
+        = m_options.intervalMs * 1000.0 * m_options.budgetPercent / 100.0 / m_costPerObjectUs;
+    const qsizetype hotRoom = std::max<qsizetype>(1, qsizetype(budgetObjects) - read.size());
+    qint64 hotBound = m_options.intervalMs;
+    if (hot.size() <= hotRoom) {
+        read.append(hot);
+    } else {
+        const auto hotFrom = std::lower_bound(hot.cbegin(), hot.cend(), int(m_hotNext));
+        qsizetype h = hotFrom - hot.cbegin();
+        for (qsizetype k = 0; k < hotRoom; ++k, ++h)
+            read.append(hot.at(h % hot.size()));
+        m_hotNext = hot.at(h % hot.size());
+        hotBound = ((hot.size() + hotRoom - 1) / hotRoom) * qint64(m_options.intervalMs)
+                   + m_options.intervalMs;
+    }
+    // What is left of the budget after the hot objects, in objects; at
+    // least enough that every idle object is read within sweepMs.
+    const double budgetUs = m_options.intervalMs * 1000.0 * m_options.budgetPercent / 100.0;
+    const qsizetype n = idle.size();
+    const qsizetype floorShare
+        = (n * m_options.intervalMs + m_options.sweepMs - 1) / std::max(1, m_options.sweepMs);
+    const double left = budgetUs - double(read.size()) * m_costPerObjectUs;
+    const qsizetype share = std::clamp<qsizetype>(
+        std::max<qsizetype>(floorShare, qsizetype(std::max(0.0, left / m_costPerObjectUs))), 0, n);
+    // In turn, from where the last tick stopped (an object index, so the
+    // rotation survives objects turning hot or idle).
+    const auto from = std::lower_bound(idle.cbegin(), idle.cend(), int(m_sweepNext));
+    qsizetype at = from - idle.cbegin();
+    for (qsizetype k = 0; k < share; ++k, ++at)
+        read.append(idle.at(at % n));
+    if (n > 0 && share > 0)
+        m_sweepNext = idle.at(at % n);
+    std::sort(read.begin(), read.end());
+    m_server.budgetPercent = m_options.budgetPercent;
+    // An idle object waits at most ceil(n / share) ticks for its turn, and
+    // its reading arrives within the tick after. The share moves with the
+    // measured cost and the hot set: the bound stated is the largest of the
+    // last bound's length, so a reading taken under a smaller share is
+    // still within it.
+    const qint64 bound = std::max(
+        hotBound, n == 0 || share == 0 ? qint64(m_options.intervalMs) * 2
+                                       : ((n + share - 1) / share) * qint64(m_options.intervalMs)
+                                             + m_options.intervalMs);
+    // Once a whole rotation at the current share has passed since an
+    // earlier bound, every object has been read under the current one.
+    m_bounds.removeIf([&](const std::pair<qint64, qint64> &e) { return now - e.first > bound; });
+    m_bounds.append({now, bound});
+    qint64 stated = 0;
+    for (const auto &[at, b] : std::as_const(m_bounds))
+        stated = std::max(stated, b);
+    m_server.ageBoundMs = stated;
+    return read;
+}
+
+void Monitor::finishRun(const ProbeRun &run)
+{
+    if (--m_runsInFlight == 0 && !m_demote.isEmpty())
+        dropDemoted();
+    // A run sent before a new world began proves nothing about this one.
+    const bool failed = run.failed || run.world != m_server.world.generation;
+    if (run.fullTick && !failed) {
+        // Objects not re-read this tick are exact as projected (events live).
+        const qint64 now = m_clock.elapsed();
+        m_lastReplyAtMs = now;
+        for (Tracked &t : m_tracked) {
+            if (t.track.everRead) {
+                t.freshAtMs = now;
+                t.readAtServerMs = m_server.timeMs;
+            }
+        }
+        // Objects never read keep the time they were found: they turn stale
+        // if no reading comes within two ticks.
+    }
+    const bool staleChanged = run.fullTick && updateStaleness();
+    if (run.fullTick) {
+        m_tickInFlight = false;
+        m_lastTickMs = m_tickClock.elapsed();
+        measureCost(run, failed);
+        m_server.objectsRead = int(run.indices.size());
+        m_server.sharePercent = run.paced ? m_lastSharePercent : -1;
+    }
+    if (run.fullTick && !failed) // history holds readings, not gaps
+        sampleHistory();
+    if (run.fullTick) {
+        refreshSnapshot(); // the tick's own, for tickFinished at once
+        // With keyspace events live a tick only re-reads what time alone may
+        // have changed (and a sweep): routine. It goes out with the next
+        // change a write brings, or as a heartbeat once a second, so it never
+        // takes the publication slot a write would need next.
+        if (m_server.eventsLive && m_options.adaptive && !staleChanged && !failed
+            && !run.carriesWrites)
+            requestRoutineEmit();
+        else
+            requestEmit();
+    } else {
+        publish();
+    }
+    if (run.fullTick)
+        trimWhenReleased(TrimChecks);
+    if (run.fullTick && !failed)
+        noteVanished();
+    if (run.fullTick)
+        Q_EMIT tickFinished(m_snapshot);
+    checkWorldWhole();
+    if (run.fullTick && m_tickAgain && m_started) {
+        m_tickAgain = false; // a new world began during this tick: read it now
+        QTimer::singleShot(0, &m_context, [this] { tick(); });
+    }
+}
+
+void Monitor::measureCost(const ProbeRun &run, bool failed)
+{
+    // What one object's probes cost the server: a paced tick's round
+    // trips (one batch in flight), or an unpaced tick's wall time (the
+    // pipe kept full). Upper bounds, so the budget errs on the quiet side.
+    // Paced: the median batch's, so that a few replies held up by this
+    // process's own work (a history write, a paint, a page fault) do not
+    // shrink the budget; they say nothing of the server. An unpaced pass
+    // (the first, the one after a restart or a re-scan) measures how fast
+    // a full pipe drains, not what a paced batch costs: it seeds the
+    // estimate, never moves a paced one.
+    double sample = -1;
+    double spentUs = -1;
+    if (run.paced) {
+        spentUs = double(run.busyNs) / 1000.0;
+        if (!run.timedUsPerObject.isEmpty()) {
+            QList<double> perObject = run.timedUsPerObject;
+            const auto mid = perObject.begin() + perObject.size() / 2;
+            std::nth_element(perObject.begin(), mid, perObject.end());
+            sample = *mid;
+        }
+    } else if (run.indices.size() >= MinBudgetedObjects) {
+        // A tick of a few objects is mostly its round trips: a handful
+        // of objects cost the server nothing worth budgeting.
+        spentUs = double(m_tickClock.nsecsElapsed()) / 1000.0;
+        if (!m_costPaced)
+            sample = spentUs / double(run.indices.size());
+    }
+    if (!failed && sample > 0) {
+        // The first paced sample replaces the pass's seed outright.
+        m_costPerObjectUs = m_costPerObjectUs <= 0 || (run.paced && !m_costPaced)
+                                ? sample
+                                : 0.7 * m_costPerObjectUs + 0.3 * sample;
+        m_costPaced = m_costPaced || run.paced;
+    }
+    if (!failed && spentUs >= 0)
+        m_lastSharePercent = spentUs / (10.0 * m_options.intervalMs);
+}
+
+bool Monitor::updateStaleness()
+{
+    // Two ticks without a reply: the tick that should have refreshed it and
+    // the one after. 1.5 intervals, since a reading arrives some time after
+    // its tick started.
+    const qint64 limit = m_options.intervalMs * 3 / 2;
+    const qint64 now = m_clock.elapsed();
+    bool changed = false;
+    for (qsizetype i = 0; i < m_tracked.size(); ++i) {
+        Tracked &t = m_tracked[i];
+        const bool stale = now - t.freshAtMs > limit;
+        if (stale == t.stale)
+            continue;
+        t.stale = stale;
+        restate(int(i));
+        changed = true;
+    }
+    return changed;
+}
+
+} // namespace gatehouse

@@ -4,6 +4,7 @@
 #include "exitcodes.h"
 
 #include <monitor/durabilityreader.h>
+#include <redis/nodeorder.h>
 #include <redis/serveridentity.h>
 #include <redis/serverinfo.h>
 #include <redis/userinput.h>
@@ -182,19 +183,7 @@ void PingCommand::printTopology()
     }
     out.flush();
     // Masters in slot order, each followed by its replicas.
-    QList<int> order;
-    for (int m : topology.masters()) {
-        order << m;
-        for (int i = 0; i < topology.nodes.size(); ++i) {
-            if (topology.nodes.at(i).role != QLatin1String("master")
-                && topology.nodes.at(i).masterId == topology.nodes.at(m).id)
-                order << i;
-        }
-    }
-    for (int i = 0; i < topology.nodes.size(); ++i) {
-        if (!order.contains(i))
-            order << i;
-    }
+    const QList<int> order = nodeOrder(topology);
     auto infos = std::make_shared<QHash<int, RedisValue>>();
     for (int i : order) {
         m_client.commandOn(

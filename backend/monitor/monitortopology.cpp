@@ -6,6 +6,7 @@
 
 #include "durabilityreader.h"
 
+#include <redis/nodeorder.h>
 #include <redis/serveridentity.h>
 #include <redis/serverinfo.h>
 
@@ -14,25 +15,6 @@
 namespace gatehouse {
 
 namespace {
-
-// The topology's nodes, masters in slot order, each followed by its replicas.
-QList<int> nodeOrder(const Topology &topology)
-{
-    QList<int> order;
-    for (int m : topology.masters()) {
-        order << m;
-        for (int i = 0; i < topology.nodes.size(); ++i) {
-            if (topology.nodes.at(i).role != QLatin1String("master")
-                && topology.nodes.at(i).masterId == topology.nodes.at(m).id)
-                order << i;
-        }
-    }
-    for (int i = 0; i < topology.nodes.size(); ++i) {
-        if (!order.contains(i))
-            order << i;
-    }
-    return order;
-}
 
 // What the topology says of node t: role, slots, replication, health.
 void describeNode(NodeStatus &n, const TopologyNode &t, const Topology &topology)

@@ -50,7 +50,14 @@ void Monitor::applyTopology(const Topology &topology)
     for (int m : topology.masters())
         masters << topology.nodes.at(m).address();
     m_durability->setMasters(masters);
-    QStringList sortedMasters = masters;
+    // The masters that hold slots: a master with none (an old master on its
+    // way to becoming a replica, a node just added) serves no key, and its
+    // coming or going changes nothing any object is read from.
+    QStringList sortedMasters;
+    for (int m : topology.masters()) {
+        if (topology.nodes.at(m).slotCount() > 0)
+            sortedMasters << topology.nodes.at(m).address();
+    }
     sortedMasters.sort();
     const bool switched = topology.isCluster() && m_started && !m_knownMasters.isEmpty()
                           && sortedMasters != m_knownMasters;

@@ -278,6 +278,8 @@ private:
         put(open);
         const std::size_t shown = std::min<std::size_t>(items, std::size_t(m_limits.foldItems));
         for (std::size_t i = 0; i < shown && !m_cut; ++i) {
+            if (i > 0)
+                put(QStringLiteral(","));
             newline(depth + 1);
             if (isMap)
                 key(v.children.at(2 * i));

@@ -5,6 +5,7 @@
 #include "splitterstate.h"
 #include "theme.h"
 
+#include <decoders/payloaddecoder.h>
 #include <monitor/jobbrowser.h>
 #include <patterns/objectstate.h>
 #include <patterns/patternunit.h>
@@ -122,13 +123,31 @@ QueueJobsPanel::QueueJobsPanel(const QString &section, QWidget *parent)
     m_jobs->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_jobs->setWordWrap(false);
     m_jobs->verticalHeader()->hide();
-    m_detail = new QPlainTextEdit(split);
+    auto *detailPane = new QWidget(split);
+    m_decoder = new QLabel(detailPane);
+    m_decoder->setObjectName(section + QStringLiteral("JobDecoder"));
+    m_decoder->setWordWrap(true);
+    m_decoder->setToolTip(tr("The decoders that read the job's payloads, outermost first"));
+    m_raw = new QPushButton(tr("Raw (hex)"), detailPane);
+    m_raw->setObjectName(section + QStringLiteral("JobRaw"));
+    m_raw->setCheckable(true);
+    m_raw->setEnabled(false);
+    m_raw->setToolTip(tr("The payloads' bytes as stored (hex), instead of decoded"));
+    m_detail = new QPlainTextEdit(detailPane);
+    auto *detailBar = new QHBoxLayout;
+    detailBar->addWidget(m_decoder, 1);
+    detailBar->addWidget(m_raw);
+    auto *detailLayout = new QVBoxLayout(detailPane);
+    detailLayout->setContentsMargins(0, 0, 0, 0);
+    detailLayout->addLayout(detailBar);
+    detailLayout->addWidget(m_detail, 1);
+    connect(m_raw, &QPushButton::toggled, this, &QueueJobsPanel::renderDetail);
     m_detail->setObjectName(section + QStringLiteral("JobDetail"));
     m_detail->setReadOnly(true);
     m_detail->setFont(theme::fixedPitchFont());
     m_detail->setPlaceholderText(tr("Choose a job to see its data, options and error."));
     split->addWidget(m_jobs);
-    split->addWidget(m_detail);
+    split->addWidget(detailPane);
     split->setChildrenCollapsible(false);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
@@ -172,6 +191,7 @@ QueueJobsPanel::QueueJobsPanel(const QString &section, QWidget *parent)
         const QByteArray job = chosenJob();
         if (job.isEmpty() || m_object.key.isEmpty() || !m_browser)
             return;
+        forgetDetail();
         m_detail->setPlainText(tr("Reading job %1…").arg(printableBytes(job, 80)));
         m_browser->showJob(m_object, job);
     });
@@ -237,6 +257,7 @@ void QueueJobsPanel::setObject(const ObjectState *s, qint64 serverNowMs)
     m_states = states;
     m_offset = 0;
     m_jobs->setRowCount(0);
+    forgetDetail();
     m_detail->clear();
     m_range->clear();
     setEnabled(!key.isEmpty());
@@ -462,7 +483,8 @@ void QueueJobsPanel::showJobs(const JobListing &page)
         }
     }
     if (!before.isEmpty())
-        m_detail->clear();
+        forgetDetail();
+    m_detail->clear();
     updateVerbs();
 }
 
@@ -470,11 +492,46 @@ void QueueJobsPanel::showJobDetail(const JobListing &detail)
 {
     if (m_object.key.isEmpty() || detail.job != chosenJob())
         return;
-    // Payloads pretty-printed, stack traces as lines, epoch times as dates.
-    const qint64 now = nowMs();
-    QString text = detail.ok ? jobDetailText(detail.detail, now) : detail.message;
+    m_shown = detail;
+    QStringList used;
+    for (const JobPayload &p : detail.payloads)
+        used << tr("%1: %2").arg(p.field, p.decoder);
+    m_decoder->setText(used.isEmpty() ? QString()
+                                      : tr("Decoded — %1").arg(used.join(QStringLiteral("; "))));
+    m_raw->setEnabled(!detail.payloads.isEmpty());
+    renderDetail();
+}
+
+void QueueJobsPanel::forgetDetail()
+{
+    m_shown = JobListing();
+    m_decoder->clear();
+    m_raw->setEnabled(false);
+}
+
+void QueueJobsPanel::renderDetail()
+{
+    const JobListing &detail = m_shown;
+    if (detail.job.isEmpty())
+        return;
+    QString text;
+    if (m_raw->isChecked() && !detail.payloads.isEmpty()) {
+        for (const JobPayload &p : detail.payloads)
+            text += tr("── %1: %2 bytes as stored ──\n").arg(p.field).arg(p.size) + hexDump(p.bytes)
+                    + QLatin1Char('\n');
+        m_detail->setPlainText(text);
+        return;
+    }
+    // Stack traces as lines, epoch times as dates; each payload decoded below.
+    text = detail.ok ? jobDetailText(detail.detail, nowMs()) : detail.message;
     if (detail.ok && !detail.message.isEmpty())
         text = detail.message + QStringLiteral("\n\n") + text;
+    for (const JobPayload &p : detail.payloads) {
+        text += QStringLiteral("\n\n── %1 (%2) ──\n").arg(p.field, p.decoder);
+        if (!p.note.isEmpty())
+            text += p.note + QLatin1Char('\n');
+        text += p.decoded.isEmpty() ? tr("(see Raw (hex))") : p.decoded;
+    }
     m_detail->setPlainText(text);
 }
 

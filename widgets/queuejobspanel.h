@@ -25,7 +25,8 @@ struct ObjectState;
 // finished work), each with the library's count and, inside, the library's
 // own states with theirs ("wait (120)", "delayed (3)"); a page of the chosen
 // state's jobs at a time (never the whole list), several chosen at once; the
-// chosen job's fields as formatted JSON; and the library's verbs on the
+// chosen job's fields as formatted JSON, its payloads decoded (the
+// decoders named above it, the raw bytes as hex a click away); and the library's verbs on the
 // state shown (PatternUnit::jobVerbs: requeue from dead, move to dead,
 // purge), a button only where the library has the verb.
 //
@@ -70,6 +71,8 @@ private:
     void requestJobs();
     void showJobs(const JobListing &page);
     void showJobDetail(const JobListing &detail);
+    void renderDetail(); // m_shown, decoded or as raw hex (m_raw)
+    void forgetDetail(); // nothing shown: no decoders named, no hex to show
 
     QString m_section;
     JobBrowser *m_browser = nullptr;
@@ -91,6 +94,9 @@ private:
     QLabel *m_range;
     QTableWidget *m_jobs;
     QPlainTextEdit *m_detail;
+    QLabel *m_decoder;  // which decoders read the payloads
+    QPushButton *m_raw; // "Raw (hex)": the payloads' bytes instead
+    JobListing m_shown; // the detail shown
     QPushButton *m_requeueDead;
     QPushButton *m_deadLetter;
     QPushButton *m_purge;

@@ -5,6 +5,7 @@
 #include "exitcodes.h"
 #include "historycommand.h"
 #include "infocommand.h"
+#include "jobcommand.h"
 #include "monitorcommands.h"
 #include "pingcommand.h"
 #include "servecommand.h"
@@ -62,6 +63,9 @@ const char s_commands[]
       "                                   Show an unconfirmed candidate from now on.\n"
       "  profile reject KEY|FAMILY --profile FILE\n"
       "                                   Take a candidate or instance for ordinary keys.\n"
+      "  queue job QUEUE JOB [--json]     One job of a library queue: its fields and its\n"
+      "                                   payloads decoded (JSON, pickle, msgpack, PHP,\n"
+      "                                   protobuf, base64, gzip), with the raw hex.\n"
       "  info                             Paths and settings in use, versions (and the\n"
       "                                   server's, given a connection option).\n"
       "  help [SUBJECT]                   The commands and options of one subject\n"
@@ -540,6 +544,13 @@ int main(int argc, char *argv[])
                                              "KEY|FAMILY --profile FILE\"."));
         cli::SuggestCommand suggest(*endpoint);
         return runSession(app, suggest);
+    }
+    if (command == QLatin1String("queue") && args.value(1) == QLatin1String("job")) {
+        if (args.size() != 4)
+            return usageError(QStringLiteral("Use \"queue job QUEUE JOB [--json]\"."));
+        cli::JobCommand job(*endpoint, args.at(2).toUtf8(), args.at(3).toUtf8(), parser.isSet(json),
+                            loadedProfile);
+        return runSession(app, job);
     }
     if (PatternRegistry::instance().section(command) || command == QLatin1String("events")) {
         cli::ActionCommand::Request request;

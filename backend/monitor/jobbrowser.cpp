@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "jobbrowser.h"
 
+#include <decoders/payloaddecoder.h>
 #include <patterns/patternunit.h>
 #include <redis/redisclient.h>
 
@@ -32,13 +33,29 @@ bool JobBrowser::showJob(const PatternObject &object, const QByteArray &job)
     return true;
 }
 
+JobListing JobBrowser::decoded(JobListing detail)
+{
+    DecodeLimits limits;
+    limits.maxInput = JobFieldCutBytes;
+    for (JobPayload &p : detail.payloads) {
+        const DecodedPayload d = decodePayload(p.bytes, {p.contentType, p.encoding}, limits);
+        p.decoder = d.chainText();
+        p.decoded = d.text;
+        p.note = d.note;
+        if (p.size > p.bytes.size())
+            p.note
+                = QStringLiteral("%1 of %2 bytes read. ").arg(p.bytes.size()).arg(p.size) + p.note;
+    }
+    return detail;
+}
+
 void JobBrowser::step(JobRead read, quint64 generation, bool detail)
 {
     if (generation != (detail ? m_detailGeneration : m_listGeneration))
         return; // a newer request took over
     if (read.result) {
         if (detail)
-            Q_EMIT detailed(*read.result);
+            Q_EMIT detailed(decoded(*read.result));
         else
             Q_EMIT listed(*read.result);
         return;

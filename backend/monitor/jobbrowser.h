@@ -14,7 +14,8 @@ class RedisClient;
 // state, or one job's detail, through its pattern's bounded steps
 // (PatternUnit::jobPage, jobDetail). Asynchronous: nothing waits on the
 // network; a newer request makes an older one's replies ignored, so a quick
-// series of clicks shows only the last answer.
+// series of clicks shows only the last answer. A detail's payloads come
+// decoded (decoders/: JSON, pickle, msgpack, ...), each within its limits.
 class JobBrowser : public QObject
 {
     Q_OBJECT
@@ -31,6 +32,7 @@ Q_SIGNALS:
 
 private:
     void step(JobRead read, quint64 generation, bool detail);
+    static JobListing decoded(JobListing detail);
 
     RedisClient *m_client;
     quint64 m_listGeneration = 0;

@@ -29,6 +29,21 @@ struct JobRow
     QByteArray refOrId() const { return ref.isEmpty() ? id : ref; }
 };
 
+// A payload field of a job's detail, as read (at most JobFieldCutBytes of
+// it): a pattern fills field, bytes, size and the library's own hints;
+// JobBrowser decodes it (decoders/) and fills the rest.
+struct JobPayload
+{
+    QString field;       // the record's field: "data", "opts", "body", "args"
+    QByteArray bytes;    // as stored, cut to JobFieldCutBytes
+    qint64 size = 0;     // on the server (bytes)
+    QString contentType; // the library's word for the format (kombu's content-type)
+    QString encoding;    // the library's body encoding ("base64"); empty when none
+    QString decoder;     // the decoders that read it, "base64 → JSON"; "text", "binary"
+    QString decoded;     // the decoded form as text; empty when none (see the hex)
+    QString note;        // what was cut or refused, as a sentence
+};
+
 // What a job read found: a page of one state (total, rows from offset) or
 // one job's detail (its fields as formatted JSON, each large value cut).
 struct JobListing
@@ -41,6 +56,7 @@ struct JobListing
     QString detail;  // detail: JSON, indented
     QString message; // what went wrong or was cut; empty when nothing
     bool ok = true;
+    QList<JobPayload> payloads; // detail: its payload fields, decoded
 };
 
 // A job read in bounded steps (ids first, then their fields): the commands of

@@ -519,4 +519,25 @@ qint64 epochMs(const QJsonValue &v)
     return ok ? epochMs(d) : -1;
 }
 
+JobRead withResult(JobRead read, const std::function<void(JobListing *)> &add)
+{
+    if (read.result) {
+        add(&*read.result);
+    } else if (read.next) {
+        read.next = [next = read.next, add](const QList<RedisValue> &r) {
+            return withResult(next(r), add);
+        };
+    }
+    return read;
+}
+
+QJsonValue detailJson(const JobListing &detail)
+{
+    QJsonParseError error;
+    const QJsonDocument doc = QJsonDocument::fromJson(detail.detail.toUtf8(), &error);
+    if (!detail.ok || error.error != QJsonParseError::NoError)
+        return QJsonValue(QJsonValue::Undefined);
+    return doc.isObject() ? QJsonValue(doc.object()) : QJsonValue(doc.array());
+}
+
 } // namespace gatehouse::libraryqueue

@@ -161,6 +161,12 @@ JobListing failedListing(const QString &state, qint64 offset, const QString &why
 // A job record (JSON) as the detail shows it: indented, cut to
 // JobFieldCutBytes (the message says so).
 JobListing jsonDetail(const QByteArray &job, const QByteArray &json, const QString &where);
+// read, with add run on the listing it ends with (a detail's payloads, taken
+// from what the steps read).
+JobRead withResult(JobRead read, const std::function<void(JobListing *)> &add);
+// The detail's JSON (a record as jsonDetail indents it); undefined when it is
+// not JSON (cut, or not a record).
+QJsonValue detailJson(const JobListing &detail);
 // A time in a job record: epoch seconds (or ms, by magnitude) to ms; -1 when none.
 qint64 epochMs(const QJsonValue &v);
 qint64 epochMs(double v);

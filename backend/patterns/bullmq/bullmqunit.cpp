@@ -815,6 +815,14 @@ JobRead BullMqUnit::readJob(const PatternObject &o, const QByteArray &job,
                 if (error.error == QJsonParseError::NoError && doc.array().size() == 1)
                     value = doc.array().first();
                 json.insert(QString::fromLatin1(names.at(i)), value);
+                if (names.at(i) == "data" || names.at(i) == "opts"
+                    || names.at(i) == "returnvalue") {
+                    JobPayload payload;
+                    payload.field = QString::fromLatin1(names.at(i));
+                    payload.bytes = v;
+                    payload.size = v.size();
+                    detail.payloads.append(payload);
+                }
             }
             detail.detail = QString::fromUtf8(QJsonDocument(json).toJson(QJsonDocument::Indented));
             if (!cut.isEmpty())

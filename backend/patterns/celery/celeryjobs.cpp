@@ -128,12 +128,37 @@ JobRead CeleryUnit::jobPage(const PatternObject &o, const QString &state, qint64
         });
 }
 
-JobRead CeleryUnit::jobDetail(const PatternObject &o, const QByteArray &job) const
+namespace {
+
+// A kombu message's body (queued: the message; unacked: [message, exchange,
+// routing key]) with what the envelope says of it: content-type and
+// properties.body_encoding (the Redis transport's "base64").
+void addKombuBody(JobListing *detail)
+{
+    const QJsonValue record = libraryqueue::detailJson(*detail);
+    const QJsonObject message
+        = record.isArray() ? record.toArray().first().toObject() : record.toObject();
+    const QJsonValue body = message.value(QLatin1String("body"));
+    if (!body.isString())
+        return;
+    JobPayload payload;
+    payload.field = QStringLiteral("body");
+    payload.bytes = body.toString().toUtf8();
+    payload.size = payload.bytes.size();
+    payload.contentType = message.value(QLatin1String("content-type")).toString();
+    payload.encoding = message.value(QLatin1String("properties"))
+                           .toObject()
+                           .value(QLatin1String("body_encoding"))
+                           .toString();
+    detail->payloads.append(payload);
+}
+
+JobRead messageDetail(const PatternObject &o, const QByteArray &job)
 {
     if (const auto entry = libraryqueue::parseEntryRef(job))
         return libraryqueue::entryDetail(job, *entry, QStringLiteral("Queued message."));
     // A delivery tag: the unacked message, [message, exchange, routing_key].
-    const QByteArray unacked = keyOf(o, Unacked);
+    const QByteArray unacked = CeleryUnit::keyOf(o, CeleryUnit::Unacked);
     JobRead read;
     read.commands = {{"HSTRLEN", unacked, job}};
     read.next = [unacked, job](const QList<RedisValue> &r) {
@@ -167,6 +192,13 @@ JobRead CeleryUnit::jobDetail(const PatternObject &o, const QByteArray &job) con
         return message;
     };
     return read;
+}
+
+} // namespace
+
+JobRead CeleryUnit::jobDetail(const PatternObject &o, const QByteArray &job) const
+{
+    return libraryqueue::withResult(messageDetail(o, job), addKombuBody);
 }
 
 } // namespace gatehouse

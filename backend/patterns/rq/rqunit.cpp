@@ -875,15 +875,26 @@ JobRead RqUnit::jobDetail(const PatternObject &, const QByteArray &job) const
                 json.insert(QString::fromLatin1(small.at(i)),
                             QString::fromUtf8(f.at(i).bytes().left(1024)));
         }
-        // data and result are pickled: their size only.
+        // data and result are pickled: their size here, their decoded form as
+        // payloads (data zlib-compressed too, rq/job.py to_dict).
         for (int i : {3, 4}) {
             const qint64 n = r.at(i).toInteger();
             if (n > 0)
                 json.insert(i == 3 ? QStringLiteral("data") : QStringLiteral("result"),
                             QStringLiteral("(pickled, %1 bytes)").arg(n));
         }
+        const qint64 dataLen = r.at(3).toInteger();
         const qint64 excLen = r.at(2).toInteger();
-        auto finish = [json, detail](const QByteArray &exc, const QString &message) mutable {
+        auto finish = [json, detail, dataLen](const QByteArray &exc, const QString &message,
+                                              const QByteArray &data) mutable {
+            if (!data.isEmpty()) {
+                JobPayload payload;
+                payload.field = QStringLiteral("data");
+                payload.bytes = data;
+                payload.size = dataLen;
+                payload.contentType = QStringLiteral("application/x-python-serialize");
+                detail.payloads.append(payload);
+            }
             if (!exc.isEmpty())
                 json.insert(QStringLiteral("exc_info"),
                             QString::fromUtf8(exc.left(JobFieldCutBytes)));
@@ -891,22 +902,32 @@ JobRead RqUnit::jobDetail(const PatternObject &, const QByteArray &job) const
             detail.message = message;
             return JobRead::done(detail);
         };
-        if (excLen > JobFieldCutBytes)
-            return finish({}, QStringLiteral("Not read (over %1 KiB): exc_info (%2 bytes).")
+        // One more round trip for what is small enough to read: exc_info, data.
+        JobRead more;
+        const bool readExc = excLen > 0 && excLen <= JobFieldCutBytes;
+        more.commands
+            = {{"HGET", key, readExc ? QByteArray("exc_info") : QByteArray("-")},
+               {"HGET", key, dataLen <= JobFieldCutBytes ? QByteArray("data") : QByteArray("-")}};
+        const QByteArray streamed = excLen <= 0 ? streamExcInfo(r.at(5)) : QByteArray();
+        more.next = [finish, excLen, readExc, streamed](const QList<RedisValue> &v) mutable {
+            const QByteArray data = v.value(1).bytes();
+            if (excLen > JobFieldCutBytes)
+                return finish({},
+                              QStringLiteral("Not read (over %1 KiB): exc_info (%2 bytes).")
                                   .arg(JobFieldCutBytes / 1024)
-                                  .arg(excLen));
-        if (excLen <= 0)
-            return finish(streamExcInfo(r.at(5)), {});
-        JobRead exc;
-        exc.commands = {{"HGET", key, "exc_info"}};
-        exc.next = [finish](const QList<RedisValue> &v) mutable {
+                                  .arg(excLen),
+                              data);
+            if (!readExc)
+                return finish(streamed, {}, data);
             const QByteArray text = inflateExcInfo(v.value(0).bytes());
             return finish(
-                text, text.size() > JobFieldCutBytes
-                          ? QStringLiteral("exc_info cut to %1 KiB.").arg(JobFieldCutBytes / 1024)
-                          : QString());
+                text,
+                text.size() > JobFieldCutBytes
+                    ? QStringLiteral("exc_info cut to %1 KiB.").arg(JobFieldCutBytes / 1024)
+                    : QString(),
+                data);
         };
-        return exc;
+        return more;
     };
     return read;
 }

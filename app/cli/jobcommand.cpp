@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: MIT
+#include "jobcommand.h"
+
+#include "exitcodes.h"
+
+#include <decoders/payloaddecoder.h>
+#include <monitor/jobbrowser.h>
+#include <patterns/patternregistry.h>
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTextStream>
+
+namespace gatehouse::cli {
+
+JobCommand::JobCommand(const RedisEndpoint &endpoint, QByteArray queue, QByteArray job, bool json,
+                       std::optional<Profile> profile, QObject *parent)
+    : Session(endpoint, parent)
+    , m_queue(std::move(queue))
+    , m_job(std::move(job))
+    , m_json(json)
+    , m_profile(std::move(profile))
+{}
+
+JobCommand::~JobCommand() = default;
+
+void JobCommand::onReady()
+{
+    m_browser = std::make_unique<JobBrowser>(&client());
+    connect(m_browser.get(), &JobBrowser::detailed, this, &JobCommand::print);
+    if (m_profile) {
+        if (std::optional<PatternObject> o = m_profile->objectFor(m_queue)) {
+            show(*o);
+            return;
+        }
+    }
+    // The job libraries' queues: each says whether QUEUE is one of its own
+    // (its own key names), as `queue retry` asks them.
+    QList<const PatternUnit *> libraries;
+    QList<RedisClient::Command> probes;
+    QList<int> counts;
+    for (const PatternUnit *unit : PatternRegistry::instance().unitsIn(QStringLiteral("queue"))) {
+        if (unit->jobStates().isEmpty())
+            continue;
+        libraries << unit;
+        const QList<RedisClient::Command> mine = unit->identifyProbe(m_queue);
+        probes.append(mine);
+        counts.append(int(mine.size()));
+    }
+    client().pipeline(probes, this, [this, libraries, counts](const QList<RedisValue> &r) {
+        qsizetype at = 0;
+        for (qsizetype i = 0; i < libraries.size(); ++i) {
+            const QList<RedisValue> mine = r.mid(at, counts.at(i));
+            at += counts.at(i);
+            if (libraries.at(i)->identifies(m_queue, mine)) {
+                show(libraries.at(i)->conventionalObject(m_queue));
+                return;
+            }
+        }
+        fail(QStringLiteral("\"%1\" is not a job library's queue that Gatehouse knows (BullMQ, "
+                            "Bull, Sidekiq, Celery, RQ); name it as `snapshot` shows it.")
+                 .arg(printableBytes(m_queue, 80)),
+             ExitNothingDone);
+    });
+}
+
+void JobCommand::show(const PatternObject &object)
+{
+    if (!m_browser->showJob(object, m_job))
+        fail(QStringLiteral("%1 lists no jobs.").arg(printableBytes(object.key, 80)), ExitUsage);
+}
+
+void JobCommand::print(const JobListing &detail)
+{
+    if (!detail.ok) {
+        fail(detail.message, ExitNothingDone);
+        return;
+    }
+    QTextStream out(stdout);
+    if (m_json) {
+        QJsonArray decoded;
+        for (const JobPayload &p : detail.payloads) {
+            decoded.append(QJsonObject{
+                {QStringLiteral("field"), p.field},
+                {QStringLiteral("decoder"), p.decoder},
+                {QStringLiteral("chain"),
+                 QJsonArray::fromStringList(p.decoder.split(QStringLiteral(" → ")))},
+                {QStringLiteral("text"), p.decoded},
+                {QStringLiteral("note"), p.note},
+                {QStringLiteral("bytes"), p.size},
+                {QStringLiteral("hex"), QString::fromLatin1(p.bytes.toHex())},
+            });
+        }
+        const QJsonDocument record = QJsonDocument::fromJson(detail.detail.toUtf8());
+        const QJsonObject json{
+            {QStringLiteral("job"), QString::fromUtf8(detail.job)},
+            {QStringLiteral("detail"), record.isObject()  ? QJsonValue(record.object())
+                                       : record.isArray() ? QJsonValue(record.array())
+                                                          : QJsonValue(detail.detail)},
+            {QStringLiteral("message"), detail.message},
+            {QStringLiteral("decoded"), decoded},
+        };
+        out << QJsonDocument(json).toJson(QJsonDocument::Indented);
+    } else {
+        if (!detail.message.isEmpty())
+            out << detail.message << "\n\n";
+        out << detail.detail.trimmed() << '\n';
+        for (const JobPayload &p : detail.payloads) {
+            out << "\n== " << p.field << " (" << p.decoder << ")\n";
+            if (!p.note.isEmpty())
+                out << p.note << '\n';
+            out << (p.decoded.isEmpty() ? hexDump(p.bytes) : p.decoded).trimmed() << '\n';
+        }
+    }
+    out.flush();
+    done(ExitOk);
+}
+
+} // namespace gatehouse::cli

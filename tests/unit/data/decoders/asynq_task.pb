@@ -1,0 +1,2 @@
+
+email:deliver{"user_id": 4411}f0a1-fixture"default(@ˆ

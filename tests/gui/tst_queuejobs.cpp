@@ -191,6 +191,22 @@ private slots:
                  qPrintable(detail->toPlainText()));
         QVERIFY(QFontInfo(detail->font()).fixedPitch());
         QCOMPARE(detail->palette().color(QPalette::Text), window.palette().color(QPalette::Text));
+        // Which decoders read the payloads, named above them; the bytes as
+        // stored one click away, and the decoded form back with the next.
+        auto *decoder = page->findChild<QLabel *>(QStringLiteral("queueJobDecoder"));
+        auto *raw = page->findChild<QPushButton *>(QStringLiteral("queueJobRaw"));
+        QVERIFY(decoder && raw);
+        QVERIFY2(decoder->text().contains(QLatin1String("data: JSON")),
+                 qPrintable(decoder->text()));
+        QVERIFY(raw->isEnabled());
+        raw->click();
+        QVERIFY2(detail->toPlainText().contains(QLatin1String("data: "))
+                     && detail->toPlainText().contains(QLatin1String("bytes as stored")),
+                 qPrintable(detail->toPlainText()));
+        QVERIFY2(detail->toPlainText().contains(QLatin1String("7b 22")), // {"
+                 qPrintable(detail->toPlainText()));
+        raw->click();
+        QVERIFY(detail->toPlainText().contains(QRegularExpression(QStringLiteral("\n +\"n\": 1"))));
 
         // Promote the delayed job chosen in the list; BullMQ sees it waiting.
         QVERIFY(show("delayed"));

@@ -270,6 +270,27 @@ private slots:
         QCOMPARE(app.run(QStringLiteral("produce-blocking"), QStringLiteral("job-1")), QString());
         QCOMPARE(app.run(QStringLiteral("produce"), QStringLiteral("job-2")), QString());
         QCOMPARE(app.run(QStringLiteral("produce"), QStringLiteral("job-3")), QString());
+        // The job as RQ wrote it: its data a zlib-compressed pickle, read as
+        // a structure (the function's name, never run).
+        {
+            const CliRun shown = cli(server, {QStringLiteral("queue"), QStringLiteral("job"), queue,
+                                              QStringLiteral("job-2"), QStringLiteral("--json")});
+            QVERIFY2(shown.exitCode == 0, qPrintable(shown.out + shown.err));
+            const QJsonArray decoded
+                = QJsonDocument::fromJson(shown.out.toUtf8()).object().value("decoded").toArray();
+            QJsonObject data;
+            for (const QJsonValue &d : decoded) {
+                if (d.toObject().value("field").toString() == QLatin1String("data"))
+                    data = d.toObject();
+            }
+            QVERIFY2(!data.isEmpty(), qPrintable(shown.out));
+            const QString chain = data.value("decoder").toString();
+            QVERIFY2(chain.contains(QLatin1String("zlib"))
+                         && chain.contains(QLatin1String("pickle")),
+                     qPrintable(chain));
+            QVERIFY2(data.value("text").toString().contains(QLatin1String("rq_app.just_run")),
+                     qPrintable(data.value("text").toString()));
+        }
         auto hung = app.start(QStringLiteral("work"));
         QVERIFY2(waitFor([&] {
                      return call(client, {"LLEN", "taken"}).toInteger() == 1;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include <patterns/patternunit.h>
+#include <patterns/libraryqueue/bullfamilyunit.h>
 
 namespace gatehouse {
 
@@ -18,11 +18,13 @@ namespace gatehouse {
 // (moveStalledJobsToWait), retry (reprocessJob), promote, remove (refused
 // for a locked job; removeJob), pause/resume (pause) and clean completed or
 // failed jobs older than a grace period, counted first (cleanJobsInSet).
-class BullUnit final : public PatternUnit
+class BullUnit final : public BullFamilyUnit
 {
 public:
     static constexpr PatternKind Kind{"bull"};
+    static constexpr int Batch = 100; // jobs per script run (requeue/retry/promote all, clean)
 
+    // The keys in related, in this order.
     enum State {
         Wait,
         Active,
@@ -37,25 +39,21 @@ public:
         MetaPaused,
         KeyCount
     };
-    static QByteArray keyOf(const PatternObject &o, State s);
-    static PatternObject objectForBase(const QByteArray &base);
+    static const Layout &keys();
+    static PatternObject objectForBase(const QByteArray &base)
+    {
+        return keys().objectForBase(base);
+    }
 
-    PatternKind kind() const override { return Kind; }
-    Section section() const override;
+    BullUnit()
+        : BullFamilyUnit(keys())
+    {}
     QString title() const override { return QStringLiteral("Bull queue"); }
-    QByteArray keyType() const override { return {}; }
     LibraryInfo library() const override { return {QStringLiteral("bull"), QStringLiteral("3-4")}; }
     QList<Command> identifyProbe(const QByteArray &target) const override;
     bool identifies(const QByteArray &target, const QList<RedisValue> &replies) const override;
 
     QList<QByteArray> scanGlobs(const ProfileRule &rule) const override;
-    std::optional<PatternObject> objectFor(const ProfileRule &rule,
-                                           const QByteArray &key) const override;
-    PatternObject conventionalObject(const QByteArray &key) const override;
-    // Every "<prefix>:<queue>:…" key: its job hashes, logs, locks, meta.
-    bool ownsKey(const PatternObject &object, const QByteArray &key) const override;
-
-    std::optional<KeyClaim> claimKey(const KeyShape &shape, qint64 serverNowMs) const override;
     int groupOrder() const override { return 11; } // after BullMQ, which takes its own
     QList<PatternObject> groupClaims(ClaimPool &pool) const override;
 
@@ -65,22 +63,15 @@ public:
 
     QList<Figure> figures() const override;
     QList<Chart> charts() const override;
-    QList<Column> columns() const override;
-    void writeJson(const ObjectState &state, const Reading &r, qint64 nowMs,
-                   QJsonObject &json) const override;
     QList<PatternAction> actions() const override;
-    // Its jobs are hashes of BullMQ's shape: listed and read as BullMQ's.
-    QStringList jobStates() const override;
-    JobStage jobStage(const QString &state) const override;
-    QList<JobVerb> jobVerbs(const QString &state) const override;
-    JobRead jobPage(const PatternObject &object, const QString &state, qint64 offset,
-                    int count) const override;
-    JobRead jobDetail(const PatternObject &object, const QByteArray &job) const override;
-    QStringList itemHeaders() const override;
-    QList<QStringList> items(const ObjectState &state, qint64 nowMs) const override;
-    QHash<QString, QByteArray> itemInputs(const ObjectState &state, int i) const override;
-    std::optional<Attention> attention(const ObjectState &state, qint64 nowMs) const override;
-    QString attentionText(const ObjectState &state, qint64 nowMs) const override;
+
+protected:
+    // Its jobs are hashes of BullMQ's shape: listed and read the same way.
+    QList<JobState> states() const override;
+    StuckRule stuckRule() const override;
+    int claimStrength(int s) const override { return s == Id || s == MetaPaused ? 25 : 9; }
+    QByteArray attemptsField() const override { return "attemptsMade"; }
+    QList<QByteArray> detailFields() const override;
 };
 
 } // namespace gatehouse

@@ -2,7 +2,7 @@
 #include "celerylayout.h"
 #include "celeryunit.h"
 
-#include <patterns/libraryqueue.h>
+#include <patterns/libraryqueue/libraryqueue.h>
 #include <patterns/matchcounter.h>
 
 #include <algorithm>

@@ -2,7 +2,7 @@
 #include "celerylayout.h"
 #include "celeryunit.h"
 
-#include <patterns/libraryqueue.h>
+#include <patterns/libraryqueue/libraryqueue.h>
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -12,14 +12,9 @@ namespace gatehouse {
 
 using namespace CeleryInternal;
 
-QStringList CeleryUnit::jobStates() const
+QList<LibraryQueueUnit::JobState> CeleryUnit::states() const
 {
-    return {QStringLiteral("queued"), QStringLiteral("unacked")};
-}
-
-JobStage CeleryUnit::jobStage(const QString &state) const
-{
-    return state == QLatin1String("unacked") ? JobStage::InFlight : JobStage::Waiting;
+    return {{QStringLiteral("queued")}, {QStringLiteral("unacked"), JobStage::InFlight}};
 }
 
 QList<JobVerb> CeleryUnit::jobVerbs(const QString &state) const

@@ -3,8 +3,7 @@
 #include "celerylayout.h"
 
 #include <patterns/globmatch.h>
-#include <patterns/libraryqueue.h>
-#include <patterns/sections.h>
+#include <patterns/libraryqueue/libraryqueue.h>
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -62,11 +61,6 @@ PatternObject CeleryUnit::objectForQueue(const QByteArray &queue)
     for (int s = 0; s < KeyCount; ++s)
         o.related << keyOf(o, State(s));
     return o;
-}
-
-Section CeleryUnit::section() const
-{
-    return sections::queue();
 }
 
 QList<PatternUnit::Command> CeleryUnit::identifyProbe(const QByteArray &target) const
@@ -352,20 +346,12 @@ Reading CeleryUnit::read(const PatternObject &o, const QList<RedisValue> &r,
 
 QList<Figure> CeleryUnit::figures() const
 {
-    auto count = [](const char *state) {
-        return libraryqueue::countFigure(QString::fromLatin1(state));
-    };
     return {
-        {QStringLiteral("wait"), QStringLiteral("Queued"), false, count("queued")},
-        {QStringLiteral("inFlight"), QStringLiteral("Unacked"), false, count("unacked")},
-        {QStringLiteral("stuck"), QStringLiteral("Past visibility timeout"), false,
-         [](const Reading &r, qint64) {
-             return double(r.stuck);
-         }},
-        {QStringLiteral("oldestInFlightAgeMs"), QStringLiteral("Oldest unacked"), true,
-         [](const Reading &r, qint64 at) {
-             return double(r.ageAt(r.oldestInFlightAgeMs, at));
-         }},
+        countFigure(QStringLiteral("wait"), QStringLiteral("Queued"), QStringLiteral("queued")),
+        countFigure(QStringLiteral("inFlight"), QStringLiteral("Unacked"),
+                    QStringLiteral("unacked")),
+        stuckFigure(QStringLiteral("Past visibility timeout")),
+        oldestFigure(QStringLiteral("Oldest unacked")),
     };
 }
 
@@ -376,12 +362,10 @@ QList<Chart> CeleryUnit::charts() const
              {{QStringLiteral("wait"), QStringLiteral("queued")},
               {QStringLiteral("inFlight"), QStringLiteral("unacked")},
               {QStringLiteral("stuck"), QStringLiteral("past visibility timeout")}}},
-            {QStringLiteral("Oldest unacked"),
-             QStringLiteral("s"),
-             {{QStringLiteral("oldestInFlightAgeMs"), QStringLiteral("oldest (s)"), 0.001}}}};
+            oldestChart(QStringLiteral("Oldest unacked"))};
 }
 
-QList<Column> CeleryUnit::columns() const
+libraryqueue::ColumnOptions CeleryUnit::columnOptions() const
 {
     libraryqueue::ColumnOptions options;
     options.stuckMayBeMore = false;
@@ -391,7 +375,12 @@ QList<Column> CeleryUnit::columns() const
         "message by deleting it from \"unacked\", and results (if any) live in the result "
         "backend. The queue's length rises with new messages and falls as workers take them, "
         "so its changes are not finished work either: no throughput is shown.");
-    QList<Column> out = libraryqueue::columns(QStringLiteral("celery"), options);
+    return options;
+}
+
+QList<Column> CeleryUnit::columns() const
+{
+    QList<Column> out = LibraryQueueUnit::columns();
     // The oldest unacked message's cell also says when kombu restores it by
     // itself (a column of its own would be every queue's in the section).
     for (Column &c : out) {
@@ -424,11 +413,9 @@ qint64 CeleryUnit::restoreInMs(const ObjectState &s, qint64 nowMs)
         0, saturatingSub(s.object.params.stuckAfterMs, r.ageAt(r.oldestInFlightAgeMs, nowMs)));
 }
 
-void CeleryUnit::writeJson(const ObjectState &s, const Reading &r, qint64 nowMs,
-                           QJsonObject &j) const
+void CeleryUnit::writeLibraryJson(const ObjectState &s, const Reading &, qint64 nowMs,
+                                  QJsonObject &j) const
 {
-    libraryqueue::writeJson(r, keysToJson(s.object.related), j,
-                            {false, libraryqueue::LowerBound::Omitted});
     j.insert(QStringLiteral("visibilityTimeoutMs"), double(s.object.params.stuckAfterMs));
     // This queue's unacked messages by priority sub-queue (kombu's steps).
     QJsonObject byPriority;
@@ -460,23 +447,10 @@ QList<QStringList> CeleryUnit::items(const ObjectState &s, qint64 nowMs) const
     return rows;
 }
 
-QHash<QString, QByteArray> CeleryUnit::itemInputs(const ObjectState &s, int i) const
+LibraryQueueUnit::StuckRule CeleryUnit::stuckRule() const
 {
-    return libraryqueue::itemJob(s, i);
-}
-
-std::optional<Attention> CeleryUnit::attention(const ObjectState &state, qint64) const
-{
-    return libraryqueue::stuckAttention(state, QStringLiteral("inFlight"));
-}
-
-QString CeleryUnit::attentionText(const ObjectState &state, qint64 nowMs) const
-{
-    const Reading &r = state.reading;
-    return QStringLiteral("Celery queue %1: %2 unacked past the visibility timeout, oldest %3")
-        .arg(printableBytes(state.object.key))
-        .arg(r.stuck)
-        .arg(formatMs(r.ageAt(r.oldestInFlightAgeMs, nowMs)));
+    return {QStringLiteral("inFlight"), QStringLiteral("unacked past the visibility timeout"),
+            QStringLiteral("oldest")};
 }
 
 } // namespace gatehouse

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include <patterns/patternunit.h>
+#include <patterns/libraryqueue/libraryqueueunit.h>
 
 namespace gatehouse {
 
@@ -31,7 +31,7 @@ namespace gatehouse {
 // it before the visibility timeout (a live worker may then run it twice). The Redis result
 // backend's "celery-task-meta-<id>" keys and the worker's pidbox and event bindings are the
 // deployment's: taken, never shown as tokens or locks.
-class CeleryUnit final : public PatternUnit
+class CeleryUnit final : public LibraryQueueUnit
 {
 public:
     static constexpr PatternKind Kind{"celery"};
@@ -61,7 +61,6 @@ public:
     static constexpr const char *Sep = "\x06\x16";
 
     PatternKind kind() const override { return Kind; }
-    Section section() const override;
     QString title() const override { return QStringLiteral("Celery queue"); }
     QByteArray keyType() const override { return "list"; }
     LibraryInfo library() const override
@@ -85,29 +84,34 @@ public:
     QList<Command> probe(const PatternObject &object, const ProbeContext &context) const override;
     Reading read(const PatternObject &object, const QList<RedisValue> &replies,
                  const ProbeContext &context) const override;
-    bool goneWhenMissing() const override { return true; }
 
     QList<Figure> figures() const override;
     QList<Chart> charts() const override;
+    // The shared columns; the oldest unacked's also says when kombu restores it.
     QList<Column> columns() const override;
-    void writeJson(const ObjectState &state, const Reading &r, qint64 nowMs,
-                   QJsonObject &json) const override;
     QStringList itemHeaders() const override;
     QList<QStringList> items(const ObjectState &state, qint64 nowMs) const override;
-    QHash<QString, QByteArray> itemInputs(const ObjectState &state, int i) const override;
-    std::optional<Attention> attention(const ObjectState &state, qint64 nowMs) const override;
-    QString attentionText(const ObjectState &state, qint64 nowMs) const override;
     QList<PatternAction> actions() const override;
     // Its messages a page at a time: queued (the queue's list, then its
     // priority lists, as kombu takes them) and unacked (by delivery time;
     // "unacked" is the deployment's); id = the task id from the message's
     // headers, name = the task. A message over JobFieldCutBytes is not read.
-    QStringList jobStates() const override;
-    JobStage jobStage(const QString &state) const override;
     QList<JobVerb> jobVerbs(const QString &state) const override;
     JobRead jobPage(const PatternObject &object, const QString &state, qint64 offset,
                     int count) const override;
     JobRead jobDetail(const PatternObject &object, const QByteArray &job) const override;
+
+protected:
+    QList<JobState> states() const override;
+    StuckRule stuckRule() const override;
+    libraryqueue::ColumnOptions columnOptions() const override;
+    libraryqueue::JsonOptions jsonOptions() const override
+    {
+        return {false, libraryqueue::LowerBound::Omitted};
+    }
+    // The visibility timeout, the unacked by priority, when kombu restores.
+    void writeLibraryJson(const ObjectState &state, const Reading &r, qint64 nowMs,
+                          QJsonObject &json) const override;
 };
 
 } // namespace gatehouse

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "rqunit.h"
+#include "rqlayout.h"
 
 #include <patterns/globmatch.h>
-#include <patterns/libraryqueue.h>
+#include <patterns/libraryqueue/libraryqueue.h>
 #include <patterns/matchcounter.h>
-#include <patterns/sections.h>
 
 #include <QDateTime>
 #include <QJsonDocument>
@@ -15,17 +15,9 @@
 
 namespace gatehouse {
 
-namespace {
+using namespace RqInternal;
 
-// The per-queue keys' prefixes (State order up to SchedulerLock), then the
-// shared keys' whole names.
-constexpr const char *Prefixes[]
-    = {"rq:queue:",    "rq:wip:",      "rq:finished:", "rq:failed:",           "rq:scheduled:",
-       "rq:deferred:", "rq:canceled:", "rq:workers:",  "rq:clean_registries:", "rq:scheduler-lock:",
-       "rq:queues",    "rq:workers",   "rq:suspended"};
-constexpr const char *Types[] = {"list", "zset",   "zset",   "zset", "zset", "zset",  "zset",
-                                 "set",  "string", "string", "set",  "set",  "string"};
-constexpr int PerQueue = RqUnit::SchedulerLock + 1;
+namespace {
 
 // RQ's own keys that belong to no one queue: job hashes (and their
 // dependents, dependencies, RQ 1.12+ results streams, RQ 2 executions),
@@ -34,11 +26,6 @@ constexpr int PerQueue = RqUnit::SchedulerLock + 1;
 constexpr const char *GlobalPrefixes[]
     = {"rq:job:",       "rq:worker:",    "rq:results:", "rq:executions:",
        "rq:execution:", "rq:scheduler:", "rq:group",    "rq:cron_scheduler"};
-
-// The state names RQ's own API uses (Queue.count, the registries'
-// counts, JobStatus), in RQ's order.
-constexpr const char *CountNames[]
-    = {"queued", "started", "finished", "failed", "scheduled", "deferred", "canceled"};
 
 const char *StuckReason = "abandoned: past its expiry in the started registry (its worker died "
                           "or overran its timeout); RQ's cleanup would fail it";
@@ -83,9 +70,9 @@ bool isGlobal(const QByteArray &key)
     return false;
 }
 
-// RQ's utcformat ('%Y-%m-%dT%H:%M:%S.%fZ', UTC; older RQ without the
-// fraction) in ms; -1 when it is not one.
-qint64 rqTimeMs(const QByteArray &v)
+} // namespace
+
+qint64 RqInternal::rqTimeMs(const QByteArray &v)
 {
     if (v.size() < 19)
         return -1;
@@ -106,52 +93,6 @@ qint64 rqTimeMs(const QByteArray &v)
 }
 
 // A started-registry member's job id: RQ 1.x keeps the id, RQ 2.x
-// "job_id:execution_id" (job ids hold no ':' in RQ 2).
-QByteArray jobOfMember(const QByteArray &member)
-{
-    const qsizetype colon = member.indexOf(':');
-    return colon < 0 ? member : member.left(colon);
-}
-
-ReplyMeaning oneJob(qint64 reply, const QByteArray &job, const QString &did, const QString &where)
-{
-    return libraryqueue::jobMeaning(
-        reply, job, did,
-        {{0, QStringLiteral("Job %1 is not in %2 (it moved on); nothing changed.")
-                 .arg(QStringLiteral("%1"), where)},
-         {-1, QStringLiteral("Job %1 is held by a live worker (its started-registry expiry is in "
-                             "the future); nothing changed.")},
-         {-2, QStringLiteral("There is no job %1 (rq:job:%1); nothing changed.")},
-         {-4, QStringLiteral("Job %1 belongs to another queue (its origin); nothing changed.")},
-         {-5, QStringLiteral("Job %1 is already canceled; nothing changed.")}});
-}
-
-ScriptCall baseCall(const PatternObject &o, const QString &action, const QString &script,
-                    const QList<RqUnit::State> &keys)
-{
-    ScriptCall call;
-    call.action = action;
-    call.script = script;
-    for (RqUnit::State s : keys) {
-        call.keys << RqUnit::keyOf(o, s);
-        call.keyRoles << QStringLiteral("%1 %2").arg(QString::fromLatin1(Prefixes[s]),
-                                                     QString::fromLatin1(Types[s]));
-    }
-    return call;
-}
-
-QByteArray queueName(const PatternObject &o)
-{
-    return o.key.mid(qsizetype(qstrlen(Prefixes[RqUnit::Queue])));
-}
-
-const QByteArray JobPrefix = "rq:job:";
-// RQ 2's executions (rq/executions.py): a started job's execution hash
-// "rq:execution:<job_id>:<execution_id>" and the job's ZSET of execution ids.
-const QByteArray ExecutionPrefix = "rq:execution:";
-const QByteArray ExecutionsPrefix = "rq:executions:";
-
-} // namespace
 
 QByteArray RqUnit::prefixOf(State s)
 {
@@ -180,11 +121,6 @@ PatternObject RqUnit::objectForName(const QByteArray &name)
     for (int s = 0; s < KeyCount; ++s)
         o.related << (s < PerQueue ? Prefixes[s] + name : QByteArray(Prefixes[s]));
     return o;
-}
-
-Section RqUnit::section() const
-{
-    return sections::queue();
 }
 
 QList<PatternUnit::Command> RqUnit::identifyProbe(const QByteArray &target) const
@@ -359,8 +295,9 @@ Reading RqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
         return reading;
     }
     qint64 total = 0;
+    const QStringList names = jobStates(); // queued .. canceled, as probed
     for (int i = 0; i < 7; ++i) {
-        reading.counts.append({QString::fromLatin1(CountNames[i]), r.at(i).toInteger()});
+        reading.counts.append({names.at(i), r.at(i).toInteger()});
         total = saturatingAdd(total, r.at(i).toInteger()); // sizes from replies (fuzz_patternread)
     }
     reading.length = r.at(0).toInteger();
@@ -459,26 +396,19 @@ Reading RqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
 
 QList<Figure> RqUnit::figures() const
 {
-    auto count = [](const char *state) {
-        return libraryqueue::countFigure(QString::fromLatin1(state));
-    };
     return {
-        {QStringLiteral("queued"), QStringLiteral("Queued"), false, count("queued")},
-        {QStringLiteral("inFlight"), QStringLiteral("Started"), false, count("started")},
-        {QStringLiteral("failed"), QStringLiteral("Failed"), false, count("failed")},
-        {QStringLiteral("finished"), QStringLiteral("Finished"), false, count("finished")},
-        {QStringLiteral("stuck"), QStringLiteral("Abandoned"), false,
-         [](const Reading &r, qint64) {
-             return double(r.stuck);
-         }},
+        countFigure(QStringLiteral("queued"), QStringLiteral("Queued"), QStringLiteral("queued")),
+        countFigure(QStringLiteral("inFlight"), QStringLiteral("Started"),
+                    QStringLiteral("started")),
+        countFigure(QStringLiteral("failed"), QStringLiteral("Failed"), QStringLiteral("failed")),
+        countFigure(QStringLiteral("finished"), QStringLiteral("Finished"),
+                    QStringLiteral("finished")),
+        stuckFigure(QStringLiteral("Abandoned")),
         {QStringLiteral("workersAlive"), QStringLiteral("Workers alive"), false,
          [](const Reading &r, qint64) {
              return double(std::max<qint64>(0, r.workersAlive));
          }},
-        {QStringLiteral("oldestInFlightAgeMs"), QStringLiteral("Oldest started"), true,
-         [](const Reading &r, qint64 at) {
-             return double(r.ageAt(r.oldestInFlightAgeMs, at));
-         }},
+        oldestFigure(QStringLiteral("Oldest started")),
     };
 }
 
@@ -491,22 +421,37 @@ QList<Chart> RqUnit::charts() const
               {QStringLiteral("failed"), QStringLiteral("failed")},
               {QStringLiteral("stuck"), QStringLiteral("abandoned")},
               {QStringLiteral("workersAlive"), QStringLiteral("workers alive")}}},
-            {QStringLiteral("Oldest started"),
-             QStringLiteral("s"),
-             {{QStringLiteral("oldestInFlightAgeMs"), QStringLiteral("oldest (s)"), 0.001}}},
+            oldestChart(QStringLiteral("Oldest started")),
             libraryqueue::throughputChart(QStringLiteral("finished"), QStringLiteral("failed"))};
 }
 
-QList<Column> RqUnit::columns() const
+QList<LibraryQueueUnit::JobState> RqUnit::states() const
 {
-    return libraryqueue::columns(QStringLiteral("rq"));
+    // The state names RQ's own API uses (Queue.count, the registries'
+    // counts, JobStatus), in RQ's order.
+    return {{QStringLiteral("queued")},
+            {QStringLiteral("started"), JobStage::InFlight},
+            {QStringLiteral("finished"), JobStage::Finished},
+            {QStringLiteral("failed"), JobStage::Dead},
+            {QStringLiteral("scheduled")},
+            {QStringLiteral("deferred")},
+            {QStringLiteral("canceled"), JobStage::Finished}};
 }
 
-void RqUnit::writeJson(const ObjectState &s, const Reading &r, qint64, QJsonObject &j) const
+LibraryQueueUnit::StuckRule RqUnit::stuckRule() const
+{
+    return {QStringLiteral("stuck"), QStringLiteral("abandoned (started, past their expiry)"),
+            QStringLiteral("oldest started")};
+}
+
+libraryqueue::JsonOptions RqUnit::jsonOptions() const
 {
     // ZCOUNT counts the abandoned: exact.
-    libraryqueue::writeJson(r, keysToJson(s.object.related), j,
-                            {true, libraryqueue::LowerBound::Exact});
+    return {true, libraryqueue::LowerBound::Exact};
+}
+
+void RqUnit::writeLibraryJson(const ObjectState &, const Reading &r, qint64, QJsonObject &j) const
+{
     j.insert(QStringLiteral("workers"), double(r.workers));
     j.insert(QStringLiteral("workersWithHeartbeat"), double(r.workersAlive));
 }
@@ -524,412 +469,6 @@ QList<QStringList> RqUnit::items(const ObjectState &s, qint64 nowMs) const
                      item.locked ? QStringLiteral("ahead") : QStringLiteral("past: abandoned")});
     }
     return rows;
-}
-
-QHash<QString, QByteArray> RqUnit::itemInputs(const ObjectState &s, int i) const
-{
-    return libraryqueue::itemJob(s, i);
-}
-
-std::optional<Attention> RqUnit::attention(const ObjectState &state, qint64) const
-{
-    return libraryqueue::stuckAttention(state, QStringLiteral("stuck"));
-}
-
-QString RqUnit::attentionText(const ObjectState &state, qint64 nowMs) const
-{
-    const Reading &r = state.reading;
-    return QStringLiteral("RQ queue %1: %2 abandoned (started, past their expiry), oldest "
-                          "started %3")
-        .arg(printableBytes(state.object.key))
-        .arg(r.stuck)
-        .arg(formatMs(r.ageAt(r.oldestInFlightAgeMs, nowMs)));
-}
-
-namespace {
-
-// rq_requeue with no job (KEYS[2] the registry ZSET, ARGV[3] "failed" or
-// "abandoned", ARGV[4] batch): every failed job (ZCARD), or the started jobs
-// whose expiry (the score, epoch seconds) has passed by the server's clock
-// (ZCOUNT), as the script judges them.
-[[maybe_unused]] const bool s_requeueCounted = MatchCounter::add(
-    QStringLiteral("rq_requeue"),
-    {[](const ScriptCall &call, qint64 nowMs) {
-         if (!call.args.value(1).isEmpty())
-             return QList<QList<QByteArray>>();
-         if (call.args.value(2) == "abandoned")
-             return QList<QList<QByteArray>>{
-                 {"ZCOUNT", call.keys.value(1), "-inf", QByteArray::number(nowMs / 1000)}};
-         return QList<QList<QByteArray>>{{"ZCARD", call.keys.value(1)}};
-     },
-     [](const QList<RedisValue> &r) { return r.value(0).toInteger(); },
-     [](const ScriptCall &call) {
-         return QStringLiteral("they are requeued %1 per run until none is left")
-             .arg(QString::fromLatin1(call.args.value(3)));
-     }});
-
-} // namespace
-
-QList<PatternAction> RqUnit::actions() const
-{
-    const QByteArray cut = QByteArray::number(ScriptCall::ReplyCutBytes);
-    const QByteArray batch = QByteArray::number(Batch);
-
-    libraryqueue::RequeueSpec requeue;
-    requeue.stuckLabel = QStringLiteral("Every abandoned job");
-    requeue.olderThanRefusal
-        = QStringLiteral("An RQ job is abandoned when its started-registry expiry has passed: "
-                         "queue requeue takes no --older-than for an RQ queue.");
-    requeue.build = [batch, cut](const ActionRequest &r) {
-        ScriptCall call = baseCall(r.object, QStringLiteral("queue.requeue"),
-                                   QStringLiteral("rq_requeue"), {Queue, Started, Queues});
-        const QByteArray job = r.input(QStringLiteral("job"));
-        call.args
-            = {JobPrefix,       job, "abandoned", batch, cut, queueName(r.object), ExecutionPrefix,
-               ExecutionsPrefix};
-        if (!job.isEmpty()) {
-            call.summary = QStringLiteral("Put abandoned RQ job %1 of \"%2\" back on its queue "
-                                          "(only if its started-registry expiry has passed), as "
-                                          "RQ's StartedJobRegistry.requeue does.")
-                               .arg(printableBytes(job, 80), printableBytes(r.object.key));
-            call.meaning = [job](const RedisValue &v) {
-                return oneJob(v.toInteger(), job, QStringLiteral("was requeued"),
-                              QStringLiteral("the started registry"));
-            };
-        } else {
-            call.action = QStringLiteral("queue.requeue-stuck");
-            call.summary = QStringLiteral("Put every abandoned RQ job of \"%1\" (started, past its "
-                                          "expiry) back on its queue, up to %2 per run, as RQ's "
-                                          "StartedJobRegistry.requeue does.")
-                               .arg(printableBytes(r.object.key))
-                               .arg(Batch);
-            call.batch = Batch;
-            call.batchSummary = QStringLiteral("Requeued %1 abandoned jobs.");
-            call.meaning
-                = libraryqueue::batchMeaning(QStringLiteral("Requeued %1 abandoned jobs."));
-        }
-        return call;
-    };
-
-    PatternAction retry = libraryqueue::jobOrAllAction(
-        QStringLiteral("retry"), QStringLiteral("Retry…"), QStringLiteral("all"),
-        QStringLiteral("Every failed job"), [batch, cut](const ActionRequest &r) {
-            ScriptCall call = baseCall(r.object, QStringLiteral("queue.retry"),
-                                       QStringLiteral("rq_requeue"), {Queue, Failed, Queues});
-            const QByteArray job = r.input(QStringLiteral("job"));
-            call.args
-                = {JobPrefix,       job, "failed", batch, cut, queueName(r.object), ExecutionPrefix,
-                   ExecutionsPrefix};
-            if (!job.isEmpty()) {
-                call.summary = QStringLiteral("Requeue failed RQ job %1 of \"%2\", as RQ's "
-                                              "FailedJobRegistry.requeue does.")
-                                   .arg(printableBytes(job, 80), printableBytes(r.object.key));
-                call.meaning = [job](const RedisValue &v) {
-                    return oneJob(v.toInteger(), job, QStringLiteral("was requeued"),
-                                  QStringLiteral("the failed registry"));
-                };
-            } else {
-                call.summary = QStringLiteral("Requeue every failed RQ job of \"%1\", up to %2 per "
-                                              "run, as `rq requeue --all` does.")
-                                   .arg(printableBytes(r.object.key))
-                                   .arg(Batch);
-                call.batch = Batch;
-                call.batchSummary = QStringLiteral("Requeued %1 failed jobs.");
-                call.meaning
-                    = libraryqueue::batchMeaning(QStringLiteral("Requeued %1 failed jobs."));
-            }
-            return call;
-        });
-    retry.check = [](const ActionRequest &r) -> QString {
-        if (r.has(QStringLiteral("completed")))
-            return QStringLiteral("RQ requeues failed jobs only: queue retry takes no "
-                                  "--completed for an RQ queue.");
-        return libraryqueue::oneOf(r, QStringLiteral("retry"), QStringLiteral("all"));
-    };
-
-    auto removeAction = [](bool cancel) {
-        PatternAction a = libraryqueue::oneJobAction(
-            cancel ? QStringLiteral("cancel") : QStringLiteral("delete"),
-            cancel ? QStringLiteral("Cancel job…") : QStringLiteral("Delete job…"),
-            cancel ? QStringLiteral("cancelButton") : QStringLiteral("deleteButton"), {});
-        a.build = [cancel](const ActionRequest &r) {
-            ScriptCall call = baseCall(
-                r.object, cancel ? QStringLiteral("queue.cancel") : QStringLiteral("queue.delete"),
-                QStringLiteral("rq_remove"),
-                {Queue, Started, Finished, Failed, Scheduled, Deferred, Canceled});
-            const QByteArray job = r.input(QStringLiteral("job"));
-            call.args = {JobPrefix,
-                         job,
-                         cancel ? "cancel" : "delete",
-                         queueName(r.object),
-                         ExecutionPrefix,
-                         ExecutionsPrefix};
-            call.summary
-                = cancel ? QStringLiteral("Cancel RQ job %1 of \"%2\": off its queue and "
-                                          "registries, status canceled, into the canceled "
-                                          "registry, as RQ's Job.cancel does; refused while a "
-                                          "live worker holds it.")
-                               .arg(printableBytes(job, 80), printableBytes(r.object.key))
-                         : QStringLiteral("Delete RQ job %1 of \"%2\": off its queue and "
-                                          "registries, and its hash, as RQ's Job.delete does; "
-                                          "refused while a live worker holds it.")
-                               .arg(printableBytes(job, 80), printableBytes(r.object.key));
-            call.meaning = [job, cancel](const RedisValue &v) {
-                return oneJob(v.toInteger(), job,
-                              cancel ? QStringLiteral("was canceled")
-                                     : QStringLiteral("was deleted"),
-                              QStringLiteral("the queue"));
-            };
-            return call;
-        };
-        return a;
-    };
-
-    return libraryqueue::requeueActions(requeue)
-           + QList<PatternAction>{retry, removeAction(true), removeAction(false)};
-}
-
-QStringList RqUnit::jobStates() const
-{
-    QStringList states;
-    for (const char *name : CountNames)
-        states << QString::fromLatin1(name);
-    return states;
-}
-
-JobStage RqUnit::jobStage(const QString &state) const
-{
-    if (state == QLatin1String("started"))
-        return JobStage::InFlight;
-    if (state == QLatin1String("failed"))
-        return JobStage::Dead;
-    if (state == QLatin1String("finished") || state == QLatin1String("canceled"))
-        return JobStage::Finished;
-    return JobStage::Waiting; // queued, scheduled, deferred
-}
-
-QList<JobVerb> RqUnit::jobVerbs(const QString &state) const
-{
-    // FailedJobRegistry.requeue; RQ has no verb that fails a queued job or
-    // purges failed jobs by age (its registries expire them: failure_ttl).
-    if (state != QLatin1String("failed"))
-        return {};
-    return {{JobVerb::Role::RequeueFromDead, QStringLiteral("queue.retry"), {}}};
-}
-
-namespace {
-
-// A job's fields a page shows (RQ 1.x and 2.x job hashes, rq/job.py to_dict).
-const QList<QByteArray> RowFields{"description", "created_at", "enqueued_at", "started_at",
-                                  "ended_at"};
-
-// RQ keeps exc_info zlib-compressed (rq/job.py: zlib.compress(str(exc_info))):
-// its text, or empty when it is not that.
-QByteArray inflateExcInfo(const QByteArray &compressed)
-{
-    if (compressed.isEmpty())
-        return {};
-    // qUncompress wants the size first (big-endian); it grows past a short guess.
-    QByteArray framed(4, '\0');
-    const quint32 guess
-        = quint32(std::min<qint64>(qint64(compressed.size()) * 8, JobFieldCutBytes));
-    framed[0] = char(guess >> 24);
-    framed[1] = char(guess >> 16);
-    framed[2] = char(guess >> 8);
-    framed[3] = char(guess);
-    return qUncompress(framed + compressed);
-}
-
-// RQ 1.12+ on a server with streams keeps a failure's exc_info in the job's
-// results stream ("rq:results:<id>", rq/results.py: the latest entry's
-// exc_string, base64 of zlib) instead of its hash: the latest entry's text,
-// or empty.
-QByteArray streamExcInfo(const RedisValue &latest)
-{
-    if (latest.isError() || latest.size() < 1 || latest.at(0).size() != 2)
-        return {};
-    const RedisValue &fields = latest.at(0).at(1);
-    for (qsizetype i = 0; i + 1 < fields.size(); i += 2) {
-        if (fields.at(i).bytes() == "exc_string"
-            && fields.at(i + 1).bytes().size() <= JobFieldCutBytes)
-            return inflateExcInfo(QByteArray::fromBase64(fields.at(i + 1).bytes()));
-    }
-    return {};
-}
-
-// The exception a traceback ends with ("ZeroDivisionError: division by
-// zero"): what a page shows of it.
-QString lastLine(const QByteArray &text)
-{
-    const QList<QByteArray> lines = text.trimmed().split('\n');
-    return lines.isEmpty() ? QString() : printableBytes(lines.last().trimmed().left(512), 200);
-}
-
-} // namespace
-
-JobRead RqUnit::jobPage(const PatternObject &o, const QString &state, qint64 offset,
-                        int count) const
-{
-    const int s = int(jobStates().indexOf(state));
-    if (s < 0)
-        return {};
-    auto rows = [state](JobListing page, QList<libraryqueue::PageEntry> entries) {
-        if (entries.isEmpty())
-            return JobRead::done(page);
-        JobRead read;
-        QList<QByteArray> ids;
-        for (const libraryqueue::PageEntry &e : entries) {
-            ids << jobOfMember(e.value);
-            read.commands.append(QList<QByteArray>{"HMGET", JobPrefix + ids.last()} + RowFields);
-            read.commands.append({"HSTRLEN", JobPrefix + ids.last(), "exc_info"});
-            read.commands.append({"XREVRANGE", "rq:results:" + ids.last(), "+", "-", "COUNT", "1"});
-        }
-        read.next = [page, ids, state](const QList<RedisValue> &r) mutable {
-            QList<QByteArray> errors;
-            for (qsizetype i = 0; i < ids.size() && 3 * i + 2 < r.size(); ++i) {
-                JobRow row;
-                row.id = ids.at(i);
-                const RedisValue &f = r.at(3 * i);
-                if (f.size() == RowFields.size() && !f.at(0).isNil()) {
-                    const QByteArray description = f.at(0).bytes();
-                    const qsizetype paren = description.indexOf('(');
-                    row.name = printableBytes(
-                        (paren > 0 ? description.left(paren) : description).left(200), 80);
-                    // When it entered the state: enqueued, started, ended; created otherwise.
-                    const int field = state == QLatin1String("queued")    ? 2
-                                      : state == QLatin1String("started") ? 3
-                                      : state == QLatin1String("finished")
-                                              || state == QLatin1String("failed")
-                                              || state == QLatin1String("canceled")
-                                          ? 4
-                                          : 1;
-                    row.atMs = rqTimeMs(f.at(field).bytes());
-                    if (row.atMs < 0)
-                        row.atMs = rqTimeMs(f.at(1).bytes());
-                } else {
-                    row.error = QStringLiteral("(job hash gone: expired or deleted)");
-                }
-                const qint64 excLen = r.at(3 * i + 1).toInteger();
-                if (excLen > JobFieldCutBytes)
-                    row.error = QStringLiteral("(%1 bytes; see the job's detail)").arg(excLen);
-                else if (excLen > 0)
-                    errors << row.id;
-                else if (const QByteArray exc = streamExcInfo(r.at(3 * i + 2)); !exc.isEmpty())
-                    row.error = lastLine(exc);
-                page.rows.append(row);
-            }
-            if (errors.isEmpty())
-                return JobRead::done(page);
-            JobRead excs;
-            for (const QByteArray &id : errors)
-                excs.commands.append({"HGET", JobPrefix + id, "exc_info"});
-            excs.next = [page, errors](const QList<RedisValue> &rr) mutable {
-                for (qsizetype i = 0; i < errors.size() && i < rr.size(); ++i) {
-                    for (JobRow &row : page.rows) {
-                        if (row.id == errors.at(i))
-                            row.error = lastLine(inflateExcInfo(rr.at(i).bytes()));
-                    }
-                }
-                return JobRead::done(page);
-            };
-            return excs;
-        };
-        return read;
-    };
-    if (s == Queue)
-        return libraryqueue::pageOfLists(state, {keyOf(o, Queue)}, offset, count, rows);
-    // Registries by score (expiry, or the time it is due): the next first,
-    // finished and failed the latest first.
-    return libraryqueue::pageOfSet(state, keyOf(o, State(s)), s == Finished || s == Failed, offset,
-                                   count, rows);
-}
-
-JobRead RqUnit::jobDetail(const PatternObject &, const QByteArray &job) const
-{
-    static const QList<QByteArray> small{"description", "origin",      "status",   "created_at",
-                                         "enqueued_at", "started_at",  "ended_at", "timeout",
-                                         "worker_name", "retries_left"};
-    const QByteArray key = JobPrefix + jobOfMember(job);
-    JobRead read;
-    read.commands = {{"TYPE", key},
-                     QList<QByteArray>{"HMGET", key} + small,
-                     {"HSTRLEN", key, "exc_info"},
-                     {"HSTRLEN", key, "data"},
-                     {"HSTRLEN", key, "result"},
-                     {"XREVRANGE", "rq:results:" + jobOfMember(job), "+", "-", "COUNT", "1"}};
-    read.next = [key, job](const QList<RedisValue> &r) {
-        JobListing detail;
-        detail.job = job;
-        if (r.size() != 6 || r.at(0).bytes() != "hash") {
-            detail.ok = false;
-            detail.message = r.value(0).isError()
-                                 ? r.value(0).errorMessage()
-                                 : QStringLiteral("Job %1 is gone (%2 expired or was deleted).")
-                                       .arg(printableBytes(job, 80), printableBytes(key, 120));
-            return JobRead::done(detail);
-        }
-        QJsonObject json{{QStringLiteral("id"), keyToJson(jobOfMember(job))}};
-        const RedisValue &f = r.at(1);
-        for (qsizetype i = 0; i < small.size() && i < f.size(); ++i) {
-            if (!f.at(i).isNil() && !f.at(i).bytes().isEmpty())
-                json.insert(QString::fromLatin1(small.at(i)),
-                            QString::fromUtf8(f.at(i).bytes().left(1024)));
-        }
-        // data and result are pickled: their size here, their decoded form as
-        // payloads (data zlib-compressed too, rq/job.py to_dict).
-        for (int i : {3, 4}) {
-            const qint64 n = r.at(i).toInteger();
-            if (n > 0)
-                json.insert(i == 3 ? QStringLiteral("data") : QStringLiteral("result"),
-                            QStringLiteral("(pickled, %1 bytes)").arg(n));
-        }
-        const qint64 dataLen = r.at(3).toInteger();
-        const qint64 excLen = r.at(2).toInteger();
-        auto finish = [json, detail, dataLen](const QByteArray &exc, const QString &message,
-                                              const QByteArray &data) mutable {
-            if (!data.isEmpty()) {
-                JobPayload payload;
-                payload.field = QStringLiteral("data");
-                payload.bytes = data;
-                payload.size = dataLen;
-                payload.contentType = QStringLiteral("application/x-python-serialize");
-                detail.payloads.append(payload);
-            }
-            if (!exc.isEmpty())
-                json.insert(QStringLiteral("exc_info"),
-                            QString::fromUtf8(exc.left(JobFieldCutBytes)));
-            detail.detail = QString::fromUtf8(QJsonDocument(json).toJson(QJsonDocument::Indented));
-            detail.message = message;
-            return JobRead::done(detail);
-        };
-        // One more round trip for what is small enough to read: exc_info, data.
-        JobRead more;
-        const bool readExc = excLen > 0 && excLen <= JobFieldCutBytes;
-        more.commands
-            = {{"HGET", key, readExc ? QByteArray("exc_info") : QByteArray("-")},
-               {"HGET", key, dataLen <= JobFieldCutBytes ? QByteArray("data") : QByteArray("-")}};
-        const QByteArray streamed = excLen <= 0 ? streamExcInfo(r.at(5)) : QByteArray();
-        more.next = [finish, excLen, readExc, streamed](const QList<RedisValue> &v) mutable {
-            const QByteArray data = v.value(1).bytes();
-            if (excLen > JobFieldCutBytes)
-                return finish({},
-                              QStringLiteral("Not read (over %1 KiB): exc_info (%2 bytes).")
-                                  .arg(JobFieldCutBytes / 1024)
-                                  .arg(excLen),
-                              data);
-            if (!readExc)
-                return finish(streamed, {}, data);
-            const QByteArray text = inflateExcInfo(v.value(0).bytes());
-            return finish(
-                text,
-                text.size() > JobFieldCutBytes
-                    ? QStringLiteral("exc_info cut to %1 KiB.").arg(JobFieldCutBytes / 1024)
-                    : QString(),
-                data);
-        };
-        return more;
-    };
-    return read;
 }
 
 } // namespace gatehouse

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include <patterns/patternunit.h>
+#include <patterns/libraryqueue/libraryqueueunit.h>
 
 namespace gatehouse {
 
@@ -29,8 +29,9 @@ namespace gatehouse {
 // Acts with Gatehouse's own scripts (lua/rq/) that do what RQ's own API does:
 // requeue abandoned and failed jobs (BaseRegistry.requeue; an RQ 2 job's dead
 // executions ended as Execution.delete does), cancel (Job.cancel) and delete
-// (Job.delete) a job.
-class RqUnit final : public PatternUnit
+// (Job.delete) a job. Code: rqunit.cpp (claims, probe, reading),
+// rqactions.cpp, rqjobs.cpp (the job browser).
+class RqUnit final : public LibraryQueueUnit
 {
 public:
     static constexpr PatternKind Kind{"rq"};
@@ -62,9 +63,7 @@ public:
     static PatternObject objectForName(const QByteArray &name);
 
     PatternKind kind() const override { return Kind; }
-    Section section() const override;
     QString title() const override { return QStringLiteral("RQ queue"); }
-    QByteArray keyType() const override { return {}; }
     LibraryInfo library() const override { return {QStringLiteral("rq"), QStringLiteral("1-2")}; }
     QList<Command> identifyProbe(const QByteArray &target) const override;
     bool identifies(const QByteArray &target, const QList<RedisValue> &replies) const override;
@@ -84,26 +83,26 @@ public:
 
     QList<Figure> figures() const override;
     QList<Chart> charts() const override;
-    QList<Column> columns() const override;
-    void writeJson(const ObjectState &state, const Reading &r, qint64 nowMs,
-                   QJsonObject &json) const override;
     QStringList itemHeaders() const override;
     QList<QStringList> items(const ObjectState &state, qint64 nowMs) const override;
-    QHash<QString, QByteArray> itemInputs(const ObjectState &state, int i) const override;
-    std::optional<Attention> attention(const ObjectState &state, qint64 nowMs) const override;
-    QString attentionText(const ObjectState &state, qint64 nowMs) const override;
     QList<PatternAction> actions() const override;
     // RQ's states' jobs, a page at a time (the job hash's description,
     // times and the exception its exc_info ends with), and one job's hash
     // (exc_info inflated, from the hash or, RQ 1.12+ on Redis 5+, the
     // latest entry of its results stream; cut to JobFieldCutBytes; pickled
     // data by size).
-    QStringList jobStates() const override;
-    JobStage jobStage(const QString &state) const override;
     QList<JobVerb> jobVerbs(const QString &state) const override;
     JobRead jobPage(const PatternObject &object, const QString &state, qint64 offset,
                     int count) const override;
     JobRead jobDetail(const PatternObject &object, const QByteArray &job) const override;
+
+protected:
+    QList<JobState> states() const override;
+    StuckRule stuckRule() const override;
+    libraryqueue::JsonOptions jsonOptions() const override;
+    // Its workers and those with a heartbeat.
+    void writeLibraryJson(const ObjectState &state, const Reading &r, qint64 nowMs,
+                          QJsonObject &json) const override;
 };
 
 } // namespace gatehouse

@@ -2,7 +2,7 @@
 #include "sidekiqlayout.h"
 #include "sidekiqunit.h"
 
-#include <patterns/libraryqueue.h>
+#include <patterns/libraryqueue/libraryqueue.h>
 #include <patterns/matchcounter.h>
 #include <redis/redisscript.h>
 
@@ -53,26 +53,28 @@ namespace {
 
 } // namespace
 
-QList<PatternAction> SidekiqUnit::actions() const
-{
-    const QByteArray cut = QByteArray::number(ScriptCall::ReplyCutBytes);
-    const QByteArray batch = QByteArray::number(Batch);
-    const QByteArray deadAfter = QByteArray::number(DeadAfterMs);
+namespace {
 
+// requeue: a dead process's work back to its queues.
+libraryqueue::RequeueSpec requeueSpec()
+{
     libraryqueue::RequeueSpec requeue;
     requeue.jobLabel = QStringLiteral("Job id (jid)");
     requeue.stuckLabel = QStringLiteral("Every stuck job");
     requeue.olderThanRefusal
         = QStringLiteral("A Sidekiq job is stuck when its process is dead, whatever its age: queue "
                          "requeue takes no --older-than for Sidekiq.");
-    requeue.build = [batch, cut, deadAfter](const ActionRequest &r) {
+    requeue.build = [](const ActionRequest &r) {
         ScriptCall call;
         call.action = QStringLiteral("queue.requeue");
         call.script = QStringLiteral("sidekiq_recover");
-        call.keys = {keyOf(r.object, Queues), keyOf(r.object, Processes)};
+        call.keys = {SidekiqUnit::keyOf(r.object, SidekiqUnit::Queues),
+                     SidekiqUnit::keyOf(r.object, SidekiqUnit::Processes)};
         call.keyRoles = {QStringLiteral("queues set"), QStringLiteral("processes set")};
         const QByteArray job = r.input(QStringLiteral("job"));
-        call.args = {nsOf(r.object), job, deadAfter, batch, cut};
+        call.args = {nsOf(r.object), job, QByteArray::number(SidekiqUnit::DeadAfterMs),
+                     QByteArray::number(SidekiqUnit::Batch),
+                     QByteArray::number(ScriptCall::ReplyCutBytes)};
         if (!job.isEmpty()) {
             call.summary = QStringLiteral("Push Sidekiq job %1, in flight on a dead process of "
                                           "\"%2\", back to its queue and remove it from the "
@@ -85,18 +87,26 @@ QList<PatternAction> SidekiqUnit::actions() const
             };
         } else {
             call.action = QStringLiteral("queue.requeue-stuck");
-            call.summary = QStringLiteral("Push every job in flight on a dead Sidekiq process of "
-                                          "\"%1\" (heartbeat gone or older than %2) back to its "
-                                          "queue, up to %3 per run, as Sidekiq requeues "
-                                          "in-progress work at shutdown.")
-                               .arg(printableBytes(r.object.key), formatMs(DeadAfterMs))
-                               .arg(Batch);
-            call.batch = Batch;
-            call.batchSummary = QStringLiteral("Requeued %1 stuck jobs.");
-            call.meaning = libraryqueue::batchMeaning(QStringLiteral("Requeued %1 stuck jobs."));
+            call.summary
+                = QStringLiteral("Push every job in flight on a dead Sidekiq process of "
+                                 "\"%1\" (heartbeat gone or older than %2) back to its "
+                                 "queue, up to %3 per run, as Sidekiq requeues "
+                                 "in-progress work at shutdown.")
+                      .arg(printableBytes(r.object.key), formatMs(SidekiqUnit::DeadAfterMs))
+                      .arg(SidekiqUnit::Batch);
+            libraryqueue::batchRun(call, SidekiqUnit::Batch,
+                                   QStringLiteral("Requeued %1 stuck jobs."));
         }
         return call;
     };
+    return requeue;
+}
+
+} // namespace
+
+QList<PatternAction> SidekiqUnit::actions() const
+{
+    const QByteArray batch = QByteArray::number(Batch);
 
     // Sidekiq Web's buttons on a job of the retry, scheduled and dead pages.
     struct SetOp
@@ -198,7 +208,7 @@ QList<PatternAction> SidekiqUnit::actions() const
         setActions.append(a);
     }
 
-    return libraryqueue::requeueActions(requeue) + setActions;
+    return libraryqueue::requeueActions(requeueSpec()) + setActions;
 }
 
 } // namespace gatehouse

@@ -2,7 +2,7 @@
 #include "sidekiqlayout.h"
 #include "sidekiqunit.h"
 
-#include <patterns/libraryqueue.h>
+#include <patterns/libraryqueue/libraryqueue.h>
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -15,19 +15,14 @@ namespace gatehouse {
 
 using namespace SidekiqInternal;
 
-QStringList SidekiqUnit::jobStates() const
+QList<LibraryQueueUnit::JobState> SidekiqUnit::states() const
 {
-    return {QStringLiteral("enqueued"), QStringLiteral("scheduled"), QStringLiteral("retry"),
-            QStringLiteral("dead"), QStringLiteral("busy")};
-}
-
-JobStage SidekiqUnit::jobStage(const QString &state) const
-{
-    if (state == QLatin1String("busy"))
-        return JobStage::InFlight;
-    if (state == QLatin1String("dead"))
-        return JobStage::Dead;
-    return JobStage::Waiting; // enqueued, scheduled, and retry (failed, to run again)
+    // enqueued, scheduled, and retry (failed, to run again) are waiting.
+    return {{QStringLiteral("enqueued")},
+            {QStringLiteral("scheduled")},
+            {QStringLiteral("retry")},
+            {QStringLiteral("dead"), JobStage::Dead},
+            {QStringLiteral("busy"), JobStage::InFlight}};
 }
 
 QList<JobVerb> SidekiqUnit::jobVerbs(const QString &state) const

@@ -2,7 +2,7 @@
 #include "sidekiqlayout.h"
 #include "sidekiqunit.h"
 
-#include <patterns/libraryqueue.h>
+#include <patterns/libraryqueue/libraryqueue.h>
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -243,10 +243,14 @@ Reading SidekiqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
     return reading;
 }
 
-void SidekiqUnit::writeJson(const ObjectState &s, const Reading &r, qint64 nowMs,
-                            QJsonObject &j) const
+QJsonArray SidekiqUnit::jsonKeys(const PatternObject &object) const
 {
-    libraryqueue::writeJson(r, keysToJson(s.object.keys()), j);
+    return keysToJson(object.keys());
+}
+
+void SidekiqUnit::writeLibraryJson(const ObjectState &s, const Reading &, qint64 nowMs,
+                                   QJsonObject &j) const
+{
     const Reading &read = s.reading;
     QJsonArray queues, processes;
     for (const LibraryPart &p : read.parts) {
@@ -317,16 +321,6 @@ QList<QStringList> SidekiqUnit::items(const ObjectState &s, qint64 nowMs) const
     return rows;
 }
 
-QHash<QString, QByteArray> SidekiqUnit::itemInputs(const ObjectState &s, int i) const
-{
-    return libraryqueue::itemJob(s, i);
-}
-
-std::optional<Attention> SidekiqUnit::attention(const ObjectState &state, qint64) const
-{
-    return libraryqueue::stuckAttention(state, QStringLiteral("stuck"));
-}
-
 QString SidekiqUnit::displayName(const PatternObject &object) const
 {
     const QByteArray ns = nsOf(object);
@@ -337,10 +331,7 @@ QString SidekiqUnit::displayName(const PatternObject &object) const
 QString SidekiqUnit::attentionText(const ObjectState &state, qint64 nowMs) const
 {
     const Reading &r = state.reading;
-    QString text = QStringLiteral("%1: %2 jobs in flight on dead processes, oldest running %3")
-                       .arg(displayName(state.object))
-                       .arg(r.stuck)
-                       .arg(formatMs(r.ageAt(r.oldestInFlightAgeMs, nowMs)));
+    QString text = LibraryQueueUnit::attentionText(state, nowMs);
     if (const qint64 lost = soonestLossMs(r, nowMs); lost >= 0)
         text += QStringLiteral("; lost for good in %1 (the dead process's work hash expires): "
                                "requeue now")

@@ -4,8 +4,7 @@
 
 #include <patterns/alertfigure.h>
 #include <patterns/globmatch.h>
-#include <patterns/libraryqueue.h>
-#include <patterns/sections.h>
+#include <patterns/libraryqueue/libraryqueue.h>
 
 #include <algorithm>
 
@@ -40,11 +39,6 @@ PatternObject SidekiqUnit::objectForKey(const QByteArray &queuesKey)
     for (int s = Processes; s < SharedCount; ++s)
         o.related << ns + SharedNames[s];
     return o;
-}
-
-Section SidekiqUnit::section() const
-{
-    return sections::queue();
 }
 
 QList<PatternUnit::Command> SidekiqUnit::identifyProbe(const QByteArray &target) const
@@ -276,27 +270,19 @@ std::optional<PatternObject> SidekiqUnit::afterRead(const PatternObject &probed,
 
 QList<Figure> SidekiqUnit::figures() const
 {
-    auto count = [](const char *state) {
-        return libraryqueue::countFigure(QString::fromLatin1(state));
-    };
     auto lifetime = [](const char *counter) {
         return [name = QString::fromLatin1(counter)](const Reading &r, qint64) {
             return double(r.countOf(name) % (qint64(1) << 24));
         };
     };
     return {
-        {QStringLiteral("enqueued"), QStringLiteral("Enqueued"), false, count("enqueued")},
-        {QStringLiteral("inFlight"), QStringLiteral("Busy"), false, count("busy")},
-        {QStringLiteral("retry"), QStringLiteral("Retries"), false, count("retry")},
-        {QStringLiteral("dead"), QStringLiteral("Dead"), false, count("dead")},
-        {QStringLiteral("stuck"), QStringLiteral("Stuck"), false,
-         [](const Reading &r, qint64) {
-             return double(r.stuck);
-         }},
-        {QStringLiteral("oldestInFlightAgeMs"), QStringLiteral("Oldest in flight"), true,
-         [](const Reading &r, qint64 at) {
-             return double(r.ageAt(r.oldestInFlightAgeMs, at));
-         }},
+        countFigure(QStringLiteral("enqueued"), QStringLiteral("Enqueued"),
+                    QStringLiteral("enqueued")),
+        countFigure(QStringLiteral("inFlight"), QStringLiteral("Busy"), QStringLiteral("busy")),
+        countFigure(QStringLiteral("retry"), QStringLiteral("Retries"), QStringLiteral("retry")),
+        countFigure(QStringLiteral("dead"), QStringLiteral("Dead"), QStringLiteral("dead")),
+        stuckFigure(QStringLiteral("Stuck")),
+        oldestFigure(QStringLiteral("Oldest in flight")),
         // The lifetime counters for the throughput chart (their rise per
         // minute), modulo 2^24 so a float sample holds them exactly: a
         // counter in the billions would otherwise rise in steps of hundreds.
@@ -327,15 +313,14 @@ QList<Chart> SidekiqUnit::charts() const
               {QStringLiteral("inFlight"), QStringLiteral("busy")},
               {QStringLiteral("retry"), QStringLiteral("retry")},
               {QStringLiteral("stuck"), QStringLiteral("stuck")}}},
-            {QStringLiteral("Oldest in flight"),
-             QStringLiteral("s"),
-             {{QStringLiteral("oldestInFlightAgeMs"), QStringLiteral("oldest (s)"), 0.001}}},
+            oldestChart(QStringLiteral("Oldest in flight")),
             libraryqueue::throughputChart(QStringLiteral("processed"), QStringLiteral("failed"))};
 }
 
-QList<Column> SidekiqUnit::columns() const
+LibraryQueueUnit::StuckRule SidekiqUnit::stuckRule() const
 {
-    return libraryqueue::columns(QStringLiteral("sidekiq"), {true, true, QString()});
+    return {QStringLiteral("stuck"), QStringLiteral("jobs in flight on dead processes"),
+            QStringLiteral("oldest running")};
 }
 
 } // namespace gatehouse

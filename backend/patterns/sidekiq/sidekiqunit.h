@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include <patterns/patternunit.h>
+#include <patterns/libraryqueue/libraryqueueunit.h>
 
 namespace gatehouse {
 
@@ -33,7 +33,7 @@ namespace gatehouse {
 // Acts with lua/sidekiq/: recover a dead process's work to its queues (as
 // Sidekiq's BasicFetch#bulk_requeue does at shutdown), and Sidekiq Web's
 // retry, add to queue, delete and kill on the retry, schedule and dead sets.
-class SidekiqUnit final : public PatternUnit
+class SidekiqUnit final : public LibraryQueueUnit
 {
 public:
     static constexpr PatternKind Kind{"sidekiq"};
@@ -53,7 +53,6 @@ public:
     static qint64 soonestLossMs(const Reading &r, qint64 nowMs);
 
     PatternKind kind() const override { return Kind; }
-    Section section() const override;
     QString title() const override { return QStringLiteral("Sidekiq deployment"); }
     QByteArray keyType() const override { return "set"; }
     LibraryInfo library() const override
@@ -78,20 +77,15 @@ public:
     std::optional<PatternObject> afterRead(const PatternObject &probed,
                                            const PatternObject &current,
                                            const QList<RedisValue> &replies) const override;
-    bool goneWhenMissing() const override { return true; }
 
     QList<Figure> figures() const override;
     // Besides the figures: "workLostInMs", the soonest a dead process's work
     // expires (a rule "workLostInMs < 61s" fires as soon as one dies).
     QList<AlertFigure> alertFigures() const override;
     QList<Chart> charts() const override;
-    QList<Column> columns() const override;
-    void writeJson(const ObjectState &state, const Reading &r, qint64 nowMs,
-                   QJsonObject &json) const override;
     QStringList itemHeaders() const override;
     QList<QStringList> items(const ObjectState &state, qint64 nowMs) const override;
-    QHash<QString, QByteArray> itemInputs(const ObjectState &state, int i) const override;
-    std::optional<Attention> attention(const ObjectState &state, qint64 nowMs) const override;
+    // The stuck rule's sentence, and how soon the work is lost for good.
     QString attentionText(const ObjectState &state, qint64 nowMs) const override;
     // "Sidekiq" (or "Sidekiq myapp" under a namespace), not its `queues` key.
     QString displayName(const PatternObject &object) const override;
@@ -101,12 +95,24 @@ public:
     // "<score>-<jid>" as Sidekiq Web and the actions name it), busy (each
     // process's work, a page of each); id = jid, name = class, attempts =
     // retry_count, error = error_message. A job's detail: its record.
-    QStringList jobStates() const override;
-    JobStage jobStage(const QString &state) const override;
     QList<JobVerb> jobVerbs(const QString &state) const override;
     JobRead jobPage(const PatternObject &object, const QString &state, qint64 offset,
                     int count) const override;
     JobRead jobDetail(const PatternObject &object, const QByteArray &job) const override;
+
+protected:
+    QList<JobState> states() const override;
+    StuckRule stuckRule() const override;
+    QString attentionSubject(const PatternObject &object) const override
+    {
+        return displayName(object);
+    }
+    libraryqueue::ColumnOptions columnOptions() const override { return {true, true, QString()}; }
+    // Its keys with its queues and processes.
+    QJsonArray jsonKeys(const PatternObject &object) const override;
+    // Its queues (size, latency) and processes (alive, work, when it is lost).
+    void writeLibraryJson(const ObjectState &state, const Reading &r, qint64 nowMs,
+                          QJsonObject &json) const override;
 };
 
 } // namespace gatehouse

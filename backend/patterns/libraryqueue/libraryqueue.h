@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "patternunit.h"
+#include <patterns/patternunit.h>
 
 #include <QJsonArray>
 #include <QJsonValue>
@@ -69,6 +69,9 @@ void finishClean(ScriptCall &call, const ActionRequest &r, const QString &librar
                  const QString &itsVerb, int batch);
 
 // --- Replies ---------------------------------------------------------------
+// Makes call a batch run: batch jobs per run, repeated while a whole batch
+// was done; did is the sentence of its reply (%1 = done).
+void batchRun(ScriptCall &call, int batch, const QString &did);
 // A batch's reply {examined, done, id...}: "did" with %1 = done, or that
 // nothing was to do.
 std::function<ReplyMeaning(const RedisValue &)> batchMeaning(const QString &did);

@@ -194,9 +194,14 @@ void finishClean(ScriptCall &call, const ActionRequest &r, const QString &librar
                        .arg(st, library, printableBytes(r.object.key), formatMs(olderThan))
                        .arg(batch)
                        .arg(itsVerb);
+    batchRun(call, batch, QStringLiteral("Removed %1 jobs."));
+}
+
+void batchRun(ScriptCall &call, int batch, const QString &did)
+{
     call.batch = batch;
-    call.batchSummary = QStringLiteral("Removed %1 jobs.");
-    call.meaning = batchMeaning(QStringLiteral("Removed %1 jobs."));
+    call.batchSummary = did;
+    call.meaning = batchMeaning(did);
 }
 
 std::function<ReplyMeaning(const RedisValue &)> batchMeaning(const QString &did)

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: MIT
+#include "libraryqueueunit.h"
+
+#include <patterns/sections.h>
+
+namespace gatehouse {
+
+Section LibraryQueueUnit::section() const
+{
+    return sections::queue();
+}
+
+QStringList LibraryQueueUnit::jobStates() const
+{
+    QStringList names;
+    for (const JobState &s : states())
+        names << s.name;
+    return names;
+}
+
+JobStage LibraryQueueUnit::jobStage(const QString &state) const
+{
+    for (const JobState &s : states()) {
+        if (s.name == state)
+            return s.stage;
+    }
+    return JobStage::Waiting;
+}
+
+QList<Column> LibraryQueueUnit::columns() const
+{
+    return libraryqueue::columns(library().name, columnOptions());
+}
+
+void LibraryQueueUnit::writeJson(const ObjectState &s, const Reading &r, qint64 nowMs,
+                                 QJsonObject &j) const
+{
+    libraryqueue::writeJson(r, jsonKeys(s.object), j, jsonOptions());
+    writeLibraryJson(s, r, nowMs, j);
+}
+
+QJsonArray LibraryQueueUnit::jsonKeys(const PatternObject &object) const
+{
+    return keysToJson(object.related);
+}
+
+void LibraryQueueUnit::writeLibraryJson(const ObjectState &, const Reading &, qint64,
+                                        QJsonObject &) const
+{}
+
+QHash<QString, QByteArray> LibraryQueueUnit::itemInputs(const ObjectState &s, int i) const
+{
+    return libraryqueue::itemJob(s, i);
+}
+
+std::optional<Attention> LibraryQueueUnit::attention(const ObjectState &state, qint64) const
+{
+    return libraryqueue::stuckAttention(state, stuckRule().figure);
+}
+
+QString LibraryQueueUnit::attentionSubject(const PatternObject &object) const
+{
+    return QStringLiteral("%1 %2").arg(title(), displayName(object));
+}
+
+QString LibraryQueueUnit::attentionText(const ObjectState &state, qint64 nowMs) const
+{
+    const Reading &r = state.reading;
+    const StuckRule rule = stuckRule();
+    QString text = QStringLiteral("%1: %2 %3")
+                       .arg(attentionSubject(state.object))
+                       .arg(r.stuck)
+                       .arg(rule.phrase);
+    if (!rule.oldest.isEmpty())
+        text += QStringLiteral(", %1 %2").arg(rule.oldest,
+                                              formatMs(r.ageAt(r.oldestInFlightAgeMs, nowMs)));
+    return text;
+}
+
+Figure LibraryQueueUnit::countFigure(const QString &id, const QString &title, const QString &state)
+{
+    return {id, title, false, libraryqueue::countFigure(state)};
+}
+
+Figure LibraryQueueUnit::stuckFigure(const QString &title)
+{
+    return {QStringLiteral("stuck"), title, false, [](const Reading &r, qint64) {
+                return double(r.stuck);
+            }};
+}
+
+Figure LibraryQueueUnit::oldestFigure(const QString &title)
+{
+    return {QStringLiteral("oldestInFlightAgeMs"), title, true, [](const Reading &r, qint64 at) {
+                return double(r.ageAt(r.oldestInFlightAgeMs, at));
+            }};
+}
+
+Chart LibraryQueueUnit::oldestChart(const QString &title)
+{
+    return {title,
+            QStringLiteral("s"),
+            {{QStringLiteral("oldestInFlightAgeMs"), QStringLiteral("oldest (s)"), 0.001}}};
+}
+
+} // namespace gatehouse

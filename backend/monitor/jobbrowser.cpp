@@ -5,6 +5,10 @@
 #include <patterns/patternunit.h>
 #include <redis/redisclient.h>
 
+#include <QCoreApplication>
+#include <QPointer>
+#include <QThreadPool>
+
 #include <algorithm>
 
 namespace gatehouse {
@@ -54,10 +58,24 @@ void JobBrowser::step(JobRead read, quint64 generation, bool detail)
     if (generation != (detail ? m_detailGeneration : m_listGeneration))
         return; // a newer request took over
     if (read.result) {
-        if (detail)
-            Q_EMIT detailed(decoded(*read.result));
-        else
+        if (!detail) {
             Q_EMIT listed(*read.result);
+            return;
+        }
+        // Decoding takes up to its time limit per payload: on a pool
+        // thread, never on the thread that owns the browser (the GUI's, the
+        // application's main thread, where the answer is delivered).
+        QPointer<JobBrowser> self(this);
+        QThreadPool::globalInstance()->start([self, listing = *read.result, generation] {
+            JobListing done = decoded(listing);
+            QMetaObject::invokeMethod(
+                qApp,
+                [self, done = std::move(done), generation] {
+                    if (self && generation == self->m_detailGeneration)
+                        Q_EMIT self->detailed(done);
+                },
+                Qt::QueuedConnection);
+        });
         return;
     }
     QList<QList<QByteArray>> commands = read.commands;

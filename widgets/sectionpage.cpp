@@ -766,11 +766,16 @@ void SectionPage::actOn(const QString &actionId, const QHash<QString, QByteArray
     if (s)
         shown = *s;
     QString problem;
-    const std::optional<ActionRequest> request = ActionInputDialog::ask(
+    std::optional<ActionRequest> request = ActionInputDialog::ask(
         *unit, *action, shown ? &*shown : nullptr, chosen, known, this, &problem);
     if (!request) {
         Q_EMIT message(problem.isEmpty() ? tr("Cancelled: nothing was sent.") : problem);
         return;
+    }
+    // The server as the last snapshot named it (its commands: ServerIdentity::has).
+    if (m_snapshot && !m_snapshot->server.nodes.isEmpty()) {
+        request->server.name = m_snapshot->server.nodes.first().serverName;
+        request->server.version = m_snapshot->server.nodes.first().version;
     }
     // Several jobs chosen for an action on a job: the same request for each.
     // Every call is built and checked before anything is sent; one that

@@ -6,6 +6,7 @@
 #include <actions/matchcount.h>
 
 #include <patterns/patternregistry.h>
+#include <redis/serverinfo.h>
 
 #include <QTextStream>
 
@@ -85,6 +86,7 @@ ActionRequest ActionCommand::requestFor(const PatternUnit &unit, const QByteArra
     ActionRequest request;
     request.target = key;
     request.inputs = m_request.inputs;
+    request.server = m_server;
     if (m_request.profile) {
         for (const ProfileRule &rule : m_request.profile->rules) {
             if (PatternUnit::of(rule.kind).keyField() == QLatin1String("prefix"))
@@ -127,6 +129,16 @@ void ActionCommand::onReady()
                          });
         return;
     }
+    // Which server it is decides the commands some actions use (HSETEX).
+    client().command({"INFO", "server"}, this, [this](const RedisValue &info) {
+        if (!info.isError())
+            m_server = ServerIdentity::fromInfo(parseInfo(info.bytes()));
+        resolve();
+    });
+}
+
+void ActionCommand::resolve()
+{
     const auto found = candidates(m_request);
     const QByteArray key = m_request.words.value(2).toUtf8();
     // The profile's rule says which pattern the key is.

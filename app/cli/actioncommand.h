@@ -6,6 +6,7 @@
 #include <actions/actionengine.h>
 #include <monitor/profile.h>
 #include <patterns/patternunit.h>
+#include <redis/serveridentity.h>
 
 #include <memory>
 
@@ -38,6 +39,8 @@ public:
 
 protected:
     void onReady() override;
+    // After INFO server: picks the pattern whose action the request names.
+    void resolve();
 
 private:
     // The pattern action the words name: the units of the section offering
@@ -57,6 +60,7 @@ private:
     Request m_request;
     std::unique_ptr<ActionEngine> m_engine;
     QByteArray m_issuedToken;
+    ServerIdentity m_server; // INFO server; no version when refused
 };
 
 } // namespace gatehouse::cli

@@ -68,6 +68,24 @@ void AutoDetector::readShape(KeyShape &s, const QList<RedisValue> &r)
     }
 }
 
+QList<QByteArray> AutoDetector::fieldTtlCommand(const KeyShape &s)
+{
+    if (s.type != "hash" || s.sampleFields.size() < 2)
+        return {};
+    QList<QByteArray> cmd{"HPTTL", s.key, "FIELDS", QByteArray::number(s.sampleFields.size() / 2)};
+    for (qsizetype i = 0; i + 1 < s.sampleFields.size(); i += 2)
+        cmd.append(s.sampleFields.at(i));
+    return cmd;
+}
+
+void AutoDetector::readFieldTtls(KeyShape &s, const RedisValue &reply)
+{
+    if (reply.isError())
+        return; // the hash changed type, or the command is refused: no evidence
+    for (const RedisValue &ttl : reply.elements())
+        s.fieldTtlsMs.append(ttl.toInteger());
+}
+
 void AutoDetector::add(const KeyShape &shape, qint64 serverNowMs, const QByteArray &family)
 {
     m_pool.nowMs = serverNowMs;

@@ -75,6 +75,11 @@ public:
     static QList<QList<QByteArray>> shapeCommands(const QByteArray &key, const QByteArray &type);
     // Fills shape from the replies to shapeCommands.
     static void readShape(KeyShape &shape, const QList<RedisValue> &replies);
+    // A hash's sampled fields' TTLs (HPTTL ... FIELDS, Redis 7.4+): sent after
+    // shapeCommands, only to servers with per-field expiry; empty when the
+    // shape sampled no field.
+    static QList<QByteArray> fieldTtlCommand(const KeyShape &shape);
+    static void readFieldTtls(KeyShape &shape, const RedisValue &reply);
 
     // An operator's verdicts (Profile::autodetect): instances a rule of the
     // same pattern matches are shown whatever their score; keys a rejected

@@ -115,7 +115,7 @@ void Discovery::start()
     }
     // EVALSHA of a script that touches nothing: NOSCRIPT or 0 means allowed.
     m_nodes.first()->pipeline(
-        {{"DBSIZE"}, {"TIME"}, {"EVALSHA", probeSha, "0"}}, &m_context,
+        {{"DBSIZE"}, {"TIME"}, {"EVALSHA", probeSha, "0"}, {"INFO", "server"}}, &m_context,
         [this](const QList<RedisValue> &r) {
             if (r.at(0).isError() && !isNoPerm(r.at(0))) {
                 finish(false);
@@ -125,6 +125,10 @@ void Discovery::start()
             if (m_addresses.isEmpty()) // only shown as progress
                 m_total += r.at(0).isError() ? 0 : r.at(0).toInteger();
             m_serverNowMs = serverTimeMs(r.at(1));
+            // Which commands the shape reads may use (INFO refused: the oldest's).
+            m_server = r.value(3).isError()
+                           ? ServerIdentity()
+                           : ServerIdentity::fromInfo(parseInfo(r.value(3).bytes()));
             Q_EMIT progress(0, m_total);
             if (!isNoPerm(r.at(2))) {
                 step();
@@ -458,6 +462,7 @@ void Discovery::detect(const QList<QByteArray> &keys, int node, bool readWhole)
                 [this, shapes, shapeFamilies, counts, sampled, late,
                  node](const QList<RedisValue> &replies) mutable {
                     qsizetype at = 0;
+                    QList<bool> refused(shapes.size(), false);
                     for (qsizetype i = 0; i < shapes.size(); ++i) {
                         QList<RedisValue> mine = replies.mid(at, counts.at(i));
                         at += counts.at(i);
@@ -471,16 +476,54 @@ void Discovery::detect(const QList<QByteArray> &keys, int node, bool readWhole)
                         }
                         if (std::any_of(mine.cbegin(), mine.cend(), isKeyNoPerm)) {
                             ++m_keysRefused; // read-only patterns may allow TYPE only
+                            refused[i] = true;
                             continue;
                         }
                         if (late.at(i) && !mine.isEmpty())
                             shapes[i].pttlMs = mine.takeFirst().toInteger();
                         AutoDetector::readShape(shapes[i], mine);
-                        m_detector.add(shapes.at(i), m_serverNowMs, shapeFamilies.at(i));
                     }
-                    Q_EMIT progress(m_scanned, std::max(m_total, m_scanned));
-                    pageDone(node);
+                    readFieldTtls(std::move(shapes), shapeFamilies, refused, node);
                 });
+        });
+}
+
+void Discovery::readFieldTtls(QList<KeyShape> shapes, const QList<QByteArray> &families,
+                              const QList<bool> &refused, int node)
+{
+    // Per-field TTLs exist only on servers that have them: nothing is sent
+    // to the others, and their hashes are judged without.
+    QList<RedisClient::Command> cmds;
+    QList<qsizetype> asked;
+    if (m_server.has(ServerIdentity::Capability::HashFieldExpiry)) {
+        for (qsizetype i = 0; i < shapes.size(); ++i) {
+            if (refused.at(i))
+                continue;
+            if (QList<QByteArray> cmd = AutoDetector::fieldTtlCommand(shapes.at(i));
+                !cmd.isEmpty()) {
+                cmds.append(std::move(cmd));
+                asked.append(i);
+            }
+        }
+    }
+    const auto judge = [this, families, refused, node](QList<KeyShape> &all) {
+        for (qsizetype i = 0; i < all.size(); ++i) {
+            if (!refused.at(i))
+                m_detector.add(all.at(i), m_serverNowMs, families.at(i));
+        }
+        Q_EMIT progress(m_scanned, std::max(m_total, m_scanned));
+        pageDone(node);
+    };
+    if (cmds.isEmpty()) {
+        judge(shapes);
+        return;
+    }
+    client()->pipeline(
+        cmds, &m_context,
+        [shapes = std::move(shapes), asked, judge](const QList<RedisValue> &replies) mutable {
+            for (qsizetype k = 0; k < asked.size(); ++k)
+                AutoDetector::readFieldTtls(shapes[asked.at(k)], replies.value(k));
+            judge(shapes);
         });
 }
 

@@ -5,6 +5,7 @@
 #include "profile.h"
 
 #include <redis/redisclient.h>
+#include <redis/serveridentity.h>
 
 #include <QElapsedTimer>
 #include <QHash>
@@ -102,6 +103,10 @@ private:
     // when they are being read: the scan goes on once they are in.
     bool readDeferred();
     static constexpr int DeferredNode = -2; // detect()'s node for readDeferred()
+    // The shapes of a page read, their hashes' sampled fields' TTLs are read
+    // (servers with per-field expiry), then every shape not refused is judged.
+    void readFieldTtls(QList<KeyShape> shapes, const QList<QByteArray> &families,
+                       const QList<bool> &refused, int node);
     // A page's keys are all read (autodetecting): the scan goes on.
     void pageDone(int node);
     // Standalone nodes, autodetecting: SCAN pages whose keys are being read.
@@ -138,6 +143,7 @@ private:
     qint64 m_total = 0;
     qint64 m_scanned = 0;
     qint64 m_serverNowMs = 0;
+    ServerIdentity m_server; // INFO server at start(): which commands shape reads may use
     bool m_running = false;
     bool m_cancelled = false;
     bool m_firstStep = true;

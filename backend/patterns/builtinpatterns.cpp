@@ -21,6 +21,7 @@
 #include "sliding-window/slidingwindowunit.h"
 #include "sorted-set-semaphore/semaphoreunit.h"
 #include "token-family/tokenfamilyunit.h"
+#include "token-hash/tokenhashunit.h"
 
 namespace gatehouse {
 
@@ -33,6 +34,7 @@ void registerBuiltInPatterns(PatternRegistry &registry)
     registry.add(std::make_unique<LockUnit>());
     registry.add(std::make_unique<LegacyLockUnit>());
     registry.add(std::make_unique<TokenFamilyUnit>());
+    registry.add(std::make_unique<TokenHashUnit>());
     registry.add(std::make_unique<ReliableQueueUnit>());
     registry.add(std::make_unique<SemaphoreUnit>());
     registry.add(std::make_unique<BullMqUnit>());

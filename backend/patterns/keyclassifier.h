@@ -37,6 +37,9 @@ struct KeyShape
     // hashes: up to two fields and their values, HRANDFIELD's (all of them
     // when the hash has one or two), flat: field, value, field, value.
     QList<QByteArray> sampleFields;
+    // hashes, on a server with per-field expiry: HPTTL of the sampled fields
+    // in sampleFields' order (ms; -1 no TTL, -2 gone); empty when not read.
+    QList<qint64> fieldTtlsMs;
 };
 
 // What one pattern says a key is, judged on its shape alone

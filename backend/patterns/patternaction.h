@@ -4,6 +4,8 @@
 #include "objectstate.h"
 #include "scriptcall.h"
 
+#include <redis/serveridentity.h>
+
 #include <QHash>
 #include <QString>
 
@@ -42,6 +44,9 @@ struct ActionRequest
     std::optional<ObjectState> shown; // the state the console showed, when there is one
     QHash<QString, QByteArray> inputs;
     QList<QByteArray> families; // token families the console knows (token revoke)
+    // The server it will run on (INFO), for actions whose commands depend on
+    // it (ServerIdentity::has); no version when unknown.
+    ServerIdentity server;
 
     QByteArray input(const QString &id) const { return inputs.value(id); }
     bool has(const QString &id) const { return inputs.contains(id); }

@@ -19,7 +19,9 @@
 #include <patterns/sidekiq/sidekiqunit.h>
 #include <patterns/sorted-set-semaphore/semaphoreunit.h>
 #include <patterns/token-family/tokenfamilyunit.h>
+#include <patterns/token-hash/tokenhashunit.h>
 #include <redis/redisclient.h>
+#include <redis/serverinfo.h>
 
 #include "redisserver.h"
 
@@ -51,6 +53,10 @@ struct ActionCase
     std::function<ScriptCall()> makeCall;
     bool movesItems = false; // a queue action: list elements are conserved
 };
+
+// The server under test (INFO, at initTestCase): token fields are issued
+// only where per-field expiry exists.
+ServerIdentity s_server;
 
 qint64 nowMs()
 {
@@ -132,6 +138,25 @@ QList<ActionCase> cases()
                 [] {
                     return TokenFamilyUnit::revoke("code:7f3a9b2c", {"code:"});
                 }});
+
+    all.append({QStringLiteral("token.revoke-field"),
+                {"otp:pending"},
+                {{{"HSET", "otp:pending", "tok-5f2a9c", "user:1"}}},
+                {{{"HSET", "otp:pending", "tok-other", "user:2"}}},
+                {"hash"},
+                [] {
+                    return TokenHashUnit::revoke("otp:pending", "tok-5f2a9c");
+                }});
+    if (s_server.has(ServerIdentity::Capability::HashFieldExpiry))
+        all.append({QStringLiteral("token.issue-field"),
+                    {"otp:pending"},
+                    {{{"HSET", "otp:pending", "tok-other", "user:2"}}},
+                    {{{"HSET", "otp:pending", "tok-5f2a9c", "user:1"}}}, // a collision
+                    {"hash"},
+                    [] {
+                        return TokenHashUnit::issue("otp:pending", "tok-5f2a9c", "user:3", 90000,
+                                                    s_server);
+                    }});
 
     PatternObject window;
     window.kind = PatternKind("sliding-window");
@@ -344,6 +369,11 @@ private slots:
         QVERIFY(m_client);
         m_engine = std::make_unique<ActionEngine>(m_client.get());
         m_engine->setAuditLogPath(m_dir.filePath(QStringLiteral("audit.jsonl")));
+        s_server = ServerIdentity::fromInfo(parseInfo(call(*m_client, {"INFO", "server"}).bytes()));
+        if (!s_server.has(ServerIdentity::Capability::HashFieldExpiry))
+            qInfo("%s has no per-field expiry: token.issue-field is not in the matrix "
+                  "(tst_tokenhashabsent checks it is refused there)",
+                  qPrintable(s_server.displayName()));
     }
 
     void init() { QCOMPARE(call(*m_client, {"FLUSHALL"}), RedisValue::status("OK")); }
@@ -454,6 +484,12 @@ private slots:
             }
             if (moved.isEmpty()) // requeue-stuck dropped claims of jobs no longer in flight
                 QVERIFY(out.message.contains(QLatin1String("claim")));
+            return;
+        }
+        if (c.name == QLatin1String("token.issue-field")) {
+            const RedisValue ttl = call(*m_client, {"HPTTL", target, "FIELDS", "1", "tok-5f2a9c"});
+            QVERIFY2(ttl.at(0).toInteger() > 60000, qPrintable(ttl.at(0).errorMessage()));
+            QCOMPARE(call(*m_client, {"HGET", target, "tok-5f2a9c"}).bytes(), QByteArray("user:3"));
             return;
         }
         if (c.name == QLatin1String("lock.extend")) {

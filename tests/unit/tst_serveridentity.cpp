@@ -8,6 +8,7 @@
 #include <redis/serveridentity.h>
 #include <redis/serverinfo.h>
 
+#include <QFile>
 #include <QTest>
 
 using namespace gatehouse;
@@ -87,6 +88,49 @@ private slots:
         QCOMPARE(id.displayName(), display);
         QCOMPARE(id.compatVersion, compat);
         QCOMPARE(id.mode, mode);
+    }
+
+    // INFO server and HELLO 2 as the servers sent them (redis-cli, recorded
+    // from binaries built from their release sources): the name, version and
+    // mode read from INFO, the capabilities decided from them, and the name and
+    // version HELLO gives agree.
+    void recorded_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QString>("display");
+        QTest::addColumn<QString>("mode");
+        QTest::addColumn<bool>("fieldExpiry");
+        QTest::addColumn<bool>("getSetEx");
+        QTest::newRow("redis 7.0.15") << "redis-7.0.15"
+                                      << "Redis 7.0.15"
+                                      << "standalone" << false << false;
+        QTest::newRow("redis 7.4.1") << "redis-7.4.1"
+                                     << "Redis 7.4.1"
+                                     << "standalone" << true << false;
+    }
+
+    void recorded()
+    {
+        QFETCH(QString, name);
+        QFETCH(QString, display);
+        QFETCH(QString, mode);
+        QFETCH(bool, fieldExpiry);
+        QFETCH(bool, getSetEx);
+        const QString dir = QStringLiteral(GATEHOUSE_TEST_DATA "/servers/");
+        QFile infoFile(dir + name + QStringLiteral(".info"));
+        QFile helloFile(dir + name + QStringLiteral(".hello"));
+        QVERIFY(infoFile.open(QIODevice::ReadOnly));
+        QVERIFY(helloFile.open(QIODevice::ReadOnly));
+        const ServerIdentity id = ServerIdentity::fromInfo(parseInfo(infoFile.readAll()));
+        QCOMPARE(id.displayName(), display);
+        QCOMPARE(id.mode, mode);
+        QCOMPARE(id.has(Cap::HashFieldExpiry), fieldExpiry);
+        QCOMPARE(id.has(Cap::HashGetSetEx), getSetEx);
+        // HELLO: server, <name>, version, <version>, ... one element a line.
+        const QList<QByteArray> hello = helloFile.readAll().split('\n');
+        QCOMPARE(QString::fromUtf8(hello.value(hello.indexOf("server") + 1)), id.name.toLower());
+        QCOMPARE(QString::fromUtf8(hello.value(hello.indexOf("version") + 1)), id.version);
+        QCOMPARE(QString::fromUtf8(hello.value(hello.indexOf("mode") + 1)), id.mode);
     }
 
     void capabilities()

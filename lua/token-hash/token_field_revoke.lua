@@ -12,4 +12,7 @@ end
 if kind ~= 'hash' then
     return redis.error_reply('GHTYPE 1 ' .. kind .. ' hash')
 end
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then
+    return 0
+end
 return redis.call('HDEL', KEYS[1], ARGV[1])

@@ -130,6 +130,16 @@ KeyShape countedToken(const QByteArray &key)
     return s;
 }
 
+// A hash of tokens on a server with per-field expiry: its two sampled fields
+// each expire on their own (HPTTL).
+KeyShape tokenHash(const QByteArray &key)
+{
+    KeyShape s = hash(key);
+    s.sampleFields = {"x7Kp2mQ9zA", "user:1", "0aZ9bY8cX7", "user:2"};
+    s.fieldTtlsMs = {240000, 590000};
+    return s;
+}
+
 // One keyspace per registered pattern, each yielding instances of it.
 QMap<QString, QList<KeyShape>> samplePerPattern()
 {
@@ -151,6 +161,7 @@ QMap<QString, QList<KeyShape>> samplePerPattern()
         {QStringLiteral("token-family"),
          {str("code:x7Kp2mQ9zA", "{}", 60000), str("code:0aZ9bY8cX7", "{}", 60000),
           countedToken("user_token:0an3dks7000xcj201ls")}},
+        {QStringLiteral("token-hash"), {tokenHash("otp:pending")}},
         {QStringLiteral("reliable-queue"),
          {list("jobs:mail"), list("jobs:mail:processing"),
           zset("jobs:mail:claims", now - 60000, now - 10), list("jobs:mail:dead"),
@@ -726,7 +737,8 @@ private slots:
             str("lock.report", QByteArray::number(s_now / 1000 + 30), -1),
             str("code:x7Kp2mQ9zA", "{}", 60000),
             list("jobs:mail:processing"),
-            zset("sim:sem:gpu", now - 4000, now - 100)};
+            zset("sim:sem:gpu", now - 4000, now - 100),
+            tokenHash("otp:pending")};
         const QList<PatternObject> found = detect(
             shapes + test::bullMqQueueShapes("bull:q", now) + test::bullQueueShapes("bull:old", now)
             + test::rqQueueShapes("q", now) + test::celeryShapes(now) + test::sidekiqShapes("", now)

@@ -28,9 +28,35 @@ QList<QList<QByteArray>> AutoDetector::shapeCommands(const QByteArray &key, cons
     if (type == "set")
         return {{"SCARD", key}};
     if (type == "stream")
-        return {{"XLEN", key}};
+        // A stream's consumer groups (O(groups)) tell a queue from an event log.
+        return {{"XLEN", key}, {"XINFO", "GROUPS", key}};
     return {};
 }
+
+namespace {
+
+// XINFO GROUPS's reply: the first two groups' names into sampleFields (RESP2
+// answers each group as field, value, ...; RESP3 as pairs).
+void readGroupNames(KeyShape &s, const RedisValue &groups)
+{
+    for (const RedisValue &g : groups.elements()) {
+        if (s.sampleFields.size() >= 2)
+            break;
+        const auto &f = g.elements();
+        for (qsizetype i = 0; i < f.size(); ++i) {
+            if (f.at(i).isArray() && f.at(i).size() == 2 && f.at(i).at(0).bytes() == "name") {
+                s.sampleFields.append(f.at(i).at(1).bytes().left(128));
+                break;
+            }
+            if (f.at(i).bytes() == "name" && i + 1 < f.size()) {
+                s.sampleFields.append(f.at(i + 1).bytes().left(128));
+                break;
+            }
+        }
+    }
+}
+
+} // namespace
 
 void AutoDetector::readShape(KeyShape &s, const QList<RedisValue> &r)
 {
@@ -63,7 +89,10 @@ void AutoDetector::readShape(KeyShape &s, const QList<RedisValue> &r)
         s.rate = ok ? rate : -1;
         const qint64 interval = f.at(1).toInteger(&ok);
         s.interval = ok ? interval : -1;
-    } else if ((s.type == "list" || s.type == "set" || s.type == "stream") && r.size() == 1) {
+    } else if (s.type == "stream" && r.size() == 2) {
+        s.size = r.at(0).toInteger();
+        readGroupNames(s, r.at(1));
+    } else if ((s.type == "list" || s.type == "set") && r.size() == 1) {
         s.size = r.at(0).toInteger();
     }
 }

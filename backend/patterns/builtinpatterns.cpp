@@ -20,6 +20,7 @@
 #include "sidekiq/sidekiqunit.h"
 #include "sliding-window/slidingwindowunit.h"
 #include "sorted-set-semaphore/semaphoreunit.h"
+#include "stream-group/streamgroupunit.h"
 #include "token-family/tokenfamilyunit.h"
 #include "token-hash/tokenhashunit.h"
 
@@ -45,6 +46,7 @@ void registerBuiltInPatterns(PatternRegistry &registry)
     registry.add(std::make_unique<RedissonLockUnit>());
     registry.add(std::make_unique<RedissonSemaphoreUnit>());
     registry.add(std::make_unique<RedissonDelayedQueueUnit>());
+    registry.add(std::make_unique<StreamGroupUnit>());
 }
 
 } // namespace gatehouse

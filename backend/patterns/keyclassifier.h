@@ -34,8 +34,8 @@ struct KeyShape
     qint64 rate = -1;           // hashes: Redisson's rate and interval (ms), when present
     qint64 interval = -1;
     QByteArray hashMode; // hashes: the "mode" field (Redisson's read-write lock), when present
-    // hashes: up to two fields and their values, HRANDFIELD's (all of them
-    // when the hash has one or two), flat: field, value, field, value.
+    // hashes: up to two fields and values, HRANDFIELD's, flat: field, value,
+    // ...; streams: up to two of its consumer groups' names (XINFO GROUPS).
     QList<QByteArray> sampleFields;
     // hashes, on a server with per-field expiry: HPTTL of the sampled fields
     // in sampleFields' order (ms; -1 no TTL, -2 gone); empty when not read.

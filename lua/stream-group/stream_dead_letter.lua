@@ -1,0 +1,70 @@
+-- stream_dead_letter.lua: copy one pending entry of a consumer group to a
+-- dead-letter stream and acknowledge it, in one script: never lost (the copy
+-- is written before the ack), never doubled (only an entry still pending is
+-- copied, and the ack removes it from the PEL).
+-- Redis's own semantics (redis.io/commands, Redis 7.0):
+--   XPENDING key group id id 1: the entry's PEL record {id, consumer, idle,
+--     deliveries}, or none when it is not pending (acked, or never read).
+--   XRANGE key id id: the entry's fields (none when it was deleted from the
+--     stream while still pending: then there is nothing to copy).
+--   XADD dead * field value ...: appends a new entry with those fields.
+--   XACK key group id: removes the entry from the group's PEL.
+-- Both keys are checked (stream or missing) and the stream must have the
+-- group before anything is written; on a mismatch nothing is written.
+--
+-- KEYS[1]  the stream
+-- KEYS[2]  the dead-letter stream (created by XADD when missing)
+-- ARGV[1]  the group
+-- ARGV[2]  the entry id
+-- Reply    {1, the dead-letter entry's id, the consumer that held it,
+--          deliveries}: the copy carries the entry's fields, then
+--          "dead-letter-id" (the original id), "dead-letter-stream",
+--          "dead-letter-group", "dead-letter-consumer", "dead-letter-deliveries";
+--          {0} the entry is not pending in the group (nothing written);
+--          {-1} the stream does not exist; {-2} it has no such group;
+--          {-3} the entry is pending but no longer in the stream;
+--          error "GHTYPE <i> <type> stream" (nothing written)
+-- Cost     O(log N + entry size)
+local function wrongType(i)
+    local t = redis.call('TYPE', KEYS[i])['ok']
+    if t ~= 'none' and t ~= 'stream' then
+        return redis.error_reply('GHTYPE ' .. i .. ' ' .. t .. ' stream')
+    end
+end
+local bad = wrongType(1) or wrongType(2)
+if bad then
+    return bad
+end
+if redis.call('EXISTS', KEYS[1]) == 0 then
+    return {-1}
+end
+local found = false
+for _, g in ipairs(redis.call('XINFO', 'GROUPS', KEYS[1])) do
+    if g[2] == ARGV[1] then
+        found = true
+    end
+end
+if not found then
+    return {-2}
+end
+local pel = redis.call('XPENDING', KEYS[1], ARGV[1], ARGV[2], ARGV[2], 1)
+if #pel == 0 or pel[1][1] ~= ARGV[2] then
+    return {0}
+end
+local entry = redis.call('XRANGE', KEYS[1], ARGV[2], ARGV[2])
+if #entry == 0 then
+    return {-3}
+end
+local args = {'XADD', KEYS[2], '*'}
+for _, v in ipairs(entry[1][2]) do
+    args[#args + 1] = v
+end
+for _, kv in ipairs({{'dead-letter-id', ARGV[2]}, {'dead-letter-stream', KEYS[1]},
+                     {'dead-letter-group', ARGV[1]}, {'dead-letter-consumer', pel[1][2]},
+                     {'dead-letter-deliveries', tostring(pel[1][4])}}) do
+    args[#args + 1] = kv[1]
+    args[#args + 1] = kv[2]
+end
+local id = redis.call(unpack(args))
+redis.call('XACK', KEYS[1], ARGV[1], ARGV[2])
+return {1, id, pel[1][2], pel[1][4]}

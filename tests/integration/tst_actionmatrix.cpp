@@ -18,6 +18,7 @@
 #include <patterns/rq/rqunit.h>
 #include <patterns/sidekiq/sidekiqunit.h>
 #include <patterns/sorted-set-semaphore/semaphoreunit.h>
+#include <patterns/stream-group/streamgroupunit.h>
 #include <patterns/token-family/tokenfamilyunit.h>
 #include <patterns/token-hash/tokenhashunit.h>
 #include <redis/redisclient.h>
@@ -201,6 +202,25 @@ QList<ActionCase> cases()
                 [semaphore, acquired] {
                     return SemaphoreUnit::release(semaphore, "worker-7", acquired);
                 }});
+
+    // A stream's pending entry dead-lettered: copied with its id, then acked,
+    // only while it is pending in the group. "unexpected": the group never
+    // read it (not pending); a stream without the group ("stream") or none
+    // ("missing") finds nothing to do.
+    PatternObject stream = StreamGroupUnit().conventionalObject("s");
+    const QList<Command> pendingEntry{
+        {"XADD", "s", "1-1", "job", "jobA"},
+        {"XGROUP", "CREATE", "s", "g", "0"},
+        {"XREADGROUP", "GROUP", "g", "c", "COUNT", "1", "STREAMS", "s", ">"}};
+    all.append({QStringLiteral("queue.dead-letter stream"),
+                {"s", "s:dead"},
+                {pendingEntry, {{"XADD", "s:dead", "1-0", "job", "old"}}},
+                {{{"XADD", "s", "1-1", "job", "jobA"}, {"XGROUP", "CREATE", "s", "g", "0"}},
+                 {{"XADD", "s:dead", "1-0", "other", "x"}}},
+                {"stream", "stream"},
+                [stream] {
+                    return StreamGroupUnit::deadLetter(stream, "g", "1-1");
+                }});
     return all;
 }
 
@@ -237,7 +257,8 @@ QList<LibraryCall> libraryCalls()
         {BullMqUnit::Kind, "bull:q"},          {BullUnit::Kind, "bull:q"},
         {SidekiqUnit::Kind, "queues"},         {CeleryUnit::Kind, "celery"},
         {RqUnit::Kind, "rq:queue:q"},          {RedissonLockUnit::Kind, "rlock"},
-        {RedissonSemaphoreUnit::Kind, "rsem"}, {RedissonDelayedQueueUnit::Kind, "rdq"}};
+        {RedissonSemaphoreUnit::Kind, "rsem"}, {RedissonDelayedQueueUnit::Kind, "rdq"},
+        {StreamGroupUnit::Kind, "s"}};
     // The ways of asking; an action takes those its check accepts.
     const QList<QHash<QString, QByteArray>> asks{
         {{QStringLiteral("job"), "1700000000.5-j1"}},
@@ -255,6 +276,18 @@ QList<LibraryCall> libraryCalls()
         {{QStringLiteral("holder"), "0a1b2c3d4e5f6071"}},
         // Celery's requeue --older-than MS (refused unless forced).
         {{QStringLiteral("older-than"), "1000"}},
+        // A stream's: claim (all idle, or one entry of one consumer),
+        // dead-letter, delete a consumer, trim counted and trimmed.
+        {{QStringLiteral("group"), "g"}, {QStringLiteral("to"), "c2"}},
+        {{QStringLiteral("group"), "g"},
+         {QStringLiteral("to"), "c2"},
+         {QStringLiteral("from"), "c"},
+         {QStringLiteral("job"), "1-1"}},
+        {{QStringLiteral("group"), "g"}, {QStringLiteral("job"), "1-1"}},
+        {{QStringLiteral("group"), "g"}, {QStringLiteral("consumer"), "c"}},
+        {{QStringLiteral("maxlen"), "1"}, {QStringLiteral("count-only"), {}}},
+        {{QStringLiteral("maxlen"), "1"}, {QStringLiteral("expect"), "1"}},
+        {{QStringLiteral("minid"), "2-0"}, {QStringLiteral("expect"), "1"}},
         {}};
     QList<LibraryCall> out;
     for (const auto &[kind, key] : queues) {
@@ -502,6 +535,17 @@ private slots:
             QVERIFY(call(*m_client, {"ZSCORE", target, "worker-7"}).isNil());
             QCOMPARE(call(*m_client, {"ZRANGE", target, "0", "-1"}),
                      RedisValue::array({RedisValue::bulk("worker-9")}));
+            return;
+        }
+        if (c.name == QLatin1String("queue.dead-letter stream")) {
+            // Copied once, with its id, and acked; the entry stays in the stream.
+            const RedisValue dead = call(*m_client, {"XRANGE", "s:dead", "-", "+"});
+            int copies = 0;
+            for (const RedisValue &e : dead.elements())
+                copies += e.at(1).elements().contains(RedisValue::bulk("1-1")) ? 1 : 0;
+            QCOMPARE(copies, 1);
+            QCOMPARE(call(*m_client, {"XPENDING", "s", "g"}).at(0).toInteger(), 0);
+            QCOMPARE(call(*m_client, {"XLEN", "s"}).toInteger(), 1);
             return;
         }
         // Deleting actions delete exactly their keys, of the right type.

@@ -6,7 +6,8 @@
 // real structures made by Gatehouse's own scripts (lua/): sliding windows
 // with retry slots, fixed windows, locks (random tokens, and an integer,
 // JSON or one name as the holder's value), one-time codes with short
-// suffixes and a queue with work in flight. Every structure must be shown;
+// suffixes, a queue with work in flight and a stream read by a consumer
+// group (beside event streams without one). Every structure must be shown;
 // at most 0.1 % of the ordinary keys may be.
 #include <monitor/discovery.h>
 #include <redis/redisclient.h>
@@ -260,6 +261,19 @@ bool plantStructures(RedisClient &client, const App &app, Planted &planted)
     }
     planted.structures.insert(QStringLiteral("reliable-queue ") + QString::fromUtf8(queue));
     planted.structureKeys << queue << queue + ":processing" << queue + ":claims";
+    // A stream read by a consumer group, one entry pending (beside the
+    // ordinary event streams, which have no group).
+    const QByteArray stream = p + "orders:stream";
+    for (const QList<QByteArray> &c : QList<QList<QByteArray>>{
+             {"XADD", stream, "*", "order", "1"},
+             {"XADD", stream, "*", "order", "2"},
+             {"XGROUP", "CREATE", stream, "billing", "0"},
+             {"XREADGROUP", "GROUP", "billing", "w1", "COUNT", "1", "STREAMS", stream, ">"}}) {
+        if (call(client, c).isError())
+            return false;
+    }
+    planted.structures.insert(QStringLiteral("stream-group ") + QString::fromUtf8(stream));
+    planted.structureKeys << stream;
     return true;
 }
 
@@ -389,7 +403,7 @@ private slots:
         QCOMPARE(totals.value(QLatin1String("limiters")).toInt(), 36); // 18 + 18
         QCOMPARE(totals.value(QLatin1String("locks")).toInt(), 24);    // 15 + 9
         QCOMPARE(totals.value(QLatin1String("tokens")).toInt(), 3);
-        QCOMPARE(totals.value(QLatin1String("queues")).toInt(), 3);
+        QCOMPARE(totals.value(QLatin1String("queues")).toInt(), 6); // 3 lists + 3 streams
         QCOMPARE(s.value(QLatin1String("limiters")).toArray().size(), 3);
         QCOMPARE(s.value(QLatin1String("limit")).toInt(), 3);
         for (const QJsonValue &v : s.value(QLatin1String("limiters")).toArray()) {

@@ -94,6 +94,15 @@ QStringList rulesJson(const Profile &profile)
     return out;
 }
 
+// A stream with its consumer groups' names as the shape probe samples them
+// (XINFO GROUPS); none: an event log.
+KeyShape stream(const QByteArray &key, const QList<QByteArray> &groups)
+{
+    KeyShape s = test::sizedShape(key, "stream", 40);
+    s.sampleFields = groups;
+    return s;
+}
+
 KeyShape hash(const QByteArray &key)
 {
     KeyShape s;
@@ -181,6 +190,9 @@ QMap<QString, QList<KeyShape>> samplePerPattern()
         {QStringLiteral("redisson-delayed-queue"),
          {zset("redisson_delay_queue_timeout:{mail}", now - 2000, now + 60000),
           list("redisson_delay_queue:{mail}"), list("mail")}},
+        {QStringLiteral("stream-group"),
+         {stream("orders", {"billing", "audit"}), stream("orders:dead", {}),
+          stream("audit:events", {})}},
     };
 }
 
@@ -600,6 +612,15 @@ private slots:
             << QStringList{R"({"claimsKey":"{key}:claims","deadKey":"{key}:dead",)"
                            R"("match":"jobs:*","pattern":"reliable-queue",)"
                            R"("processingKey":"{key}:processing","stuckAfter":60000})"};
+        QTest::newRow("stream with consumer groups")
+            << QList<KeyShape>{stream("orders", {"billing"}), stream("orders:dead", {}),
+                               stream("audit:events", {})}
+            << QStringList{"stream-group orders [orders:dead] window=0ms unit=1ms"}
+            << QStringList{R"({"deadKey":"{key}:dead","match":"orders","pattern":"stream-group",)"
+                           R"("stuckAfter":300000})"};
+        QTest::newRow("stream without groups is an event log")
+            << QList<KeyShape>{stream("audit:events", {}), stream("app:log", {})} << QStringList()
+            << QStringList();
         QTest::newRow("sorted-set semaphore")
             << QList<KeyShape>{zset("sim:sem:gpu", now - 4000, now - 100)}
             << QStringList{"sorted-set-semaphore sim:sem:gpu [] window=0ms unit=1ms"}
@@ -744,7 +765,8 @@ private slots:
             + test::rqQueueShapes("q", now) + test::celeryShapes(now) + test::sidekiqShapes("", now)
             + samplePerPattern().value(QStringLiteral("redisson-lock"))
             + samplePerPattern().value(QStringLiteral("redisson-semaphore"))
-            + samplePerPattern().value(QStringLiteral("redisson-delayed-queue")));
+            + samplePerPattern().value(QStringLiteral("redisson-delayed-queue"))
+            + samplePerPattern().value(QStringLiteral("stream-group")));
         QSet<QString> kinds;
         for (const PatternObject &o : found)
             kinds.insert(o.kind.id());

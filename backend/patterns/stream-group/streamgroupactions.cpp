@@ -71,7 +71,7 @@ PatternAction claimAction()
     PatternAction a;
     a.id = QStringLiteral("queue.claim");
     a.verb = QStringLiteral("claim");
-    a.label = QStringLiteral("Claim for consumer…");
+    a.label = QStringLiteral("Claim…");
     a.objectName = QStringLiteral("claimEntriesButton");
     a.usage = QStringLiteral("queue claim STREAM --group G --to CONSUMER [--idle MS] "
                              "[--from CONSUMER] [--job ID] [--most N]");

@@ -71,8 +71,9 @@ QList<Row> rowsOf(const Reading &r, qint64 stuckAfterMs, qint64 nowMs)
                      {QStringLiteral("group %1").arg(printableBytes(g.name, 80)),
                       printableBytes(g.name, 80), QString(), QString(),
                       QStringLiteral("%1 pending").arg(g.pending),
-                      QStringLiteral("%1 consumers · lag %2 · last delivered %3")
+                      QStringLiteral("%1 consumer%2 · lag %3 · last delivered %4")
                           .arg(g.consumers)
+                          .arg(g.consumers == 1 ? QString() : QStringLiteral("s"))
                           .arg(g.lag < 0 ? QStringLiteral("unknown") : QString::number(g.lag))
                           .arg(QString::fromLatin1(g.lastDeliveredId))}});
         for (const Consumer &c : g.consumerList) {

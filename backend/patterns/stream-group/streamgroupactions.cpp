@@ -6,6 +6,8 @@
 
 #include <patterns/libraryqueue.h>
 
+#include <algorithm>
+
 namespace gatehouse {
 
 namespace {
@@ -66,30 +68,48 @@ qint64 orDefault(const ActionRequest &r, const QString &id, qint64 fallback)
     return r.has(id) ? r.integer(id, fallback) : fallback;
 }
 
-PatternAction claimAction()
+// A verb of `queue VERB STREAM`: action id "queue.<verb>".
+PatternAction action(const QString &verb, const QString &label, const QString &objectName,
+                     const QString &usage, QList<ActionInput> inputs)
 {
     PatternAction a;
-    a.id = QStringLiteral("queue.claim");
-    a.verb = QStringLiteral("claim");
-    a.label = QStringLiteral("Claim…");
-    a.objectName = QStringLiteral("claimEntriesButton");
-    a.usage = QStringLiteral("queue claim STREAM --group G --to CONSUMER [--idle MS] "
-                             "[--from CONSUMER] [--job ID] [--most N]");
-    ActionInput job{Job, QStringLiteral("Entry id"), ActionInput::Source::Item, false};
-    a.inputs = {operatorInput(Group, QStringLiteral("Group"), true),
-                operatorInput(To, QStringLiteral("Give to consumer"), true),
-                operatorInput(Idle, QStringLiteral("Idle at least (ms)"), false, true),
-                operatorInput(From, QStringLiteral("Only entries of consumer"), false),
-                job,
-                operatorInput(Most, QStringLiteral("At most (entries)"), false, true)};
+    a.id = QStringLiteral("queue.") + verb;
+    a.verb = verb;
+    a.label = label;
+    a.objectName = objectName;
+    a.usage = usage;
+    a.inputs = std::move(inputs);
+    return a;
+}
+
+// The sentence when one of the inputs ids is missing; empty when all are given.
+QString needs(const ActionRequest &r, const QStringList &ids, const QString &sentence)
+{
+    return std::any_of(ids.cbegin(), ids.cend(),
+                       [&r](const QString &id) { return r.input(id).isEmpty(); })
+               ? sentence
+               : QString();
+}
+
+PatternAction claimAction()
+{
+    PatternAction a = action(
+        QStringLiteral("claim"), QStringLiteral("Claim…"), QStringLiteral("claimEntriesButton"),
+        QStringLiteral("queue claim STREAM --group G --to CONSUMER [--idle MS] "
+                       "[--from CONSUMER] [--job ID] [--most N]"),
+        {operatorInput(Group, QStringLiteral("Group"), true),
+         operatorInput(To, QStringLiteral("Give to consumer"), true),
+         operatorInput(Idle, QStringLiteral("Idle at least (ms)"), false, true),
+         operatorInput(From, QStringLiteral("Only entries of consumer"), false),
+         {Job, QStringLiteral("Entry id"), ActionInput::Source::Item, false},
+         operatorInput(Most, QStringLiteral("At most (entries)"), false, true)});
     a.check = [](const ActionRequest &r) -> QString {
-        if (r.input(Group).isEmpty() || r.input(To).isEmpty())
-            return QStringLiteral("queue claim needs --group G and --to CONSUMER.");
         const qint64 most = orDefault(r, Most, 100);
         if (most < 1 || most > StreamGroupUnit::MaxClaim)
             return QStringLiteral("queue claim: --most is from 1 to %1.")
                 .arg(StreamGroupUnit::MaxClaim);
-        return QString();
+        return needs(r, {Group, To},
+                     QStringLiteral("queue claim needs --group G and --to CONSUMER."));
     };
     a.build = [](const ActionRequest &r) {
         return StreamGroupUnit::claim(r.object, r.input(Group), r.input(To),
@@ -101,18 +121,14 @@ PatternAction claimAction()
 
 PatternAction deadLetterAction()
 {
-    PatternAction a;
-    a.id = QStringLiteral("queue.dead-letter");
-    a.verb = QStringLiteral("dead-letter");
-    a.label = QStringLiteral("Dead-letter…");
-    a.objectName = QStringLiteral("deadLetterButton");
-    a.usage = QStringLiteral("queue dead-letter STREAM --group G --job ID");
-    a.inputs = {operatorInput(Group, QStringLiteral("Group"), true),
-                {Job, QStringLiteral("Entry id"), ActionInput::Source::Item, true}};
-    a.check = [](const ActionRequest &r) -> QString {
-        return r.input(Group).isEmpty() || r.input(Job).isEmpty()
-                   ? QStringLiteral("queue dead-letter of a stream needs --group G and --job ID.")
-                   : QString();
+    PatternAction a = action(QStringLiteral("dead-letter"), QStringLiteral("Dead-letter…"),
+                             QStringLiteral("deadLetterButton"),
+                             QStringLiteral("queue dead-letter STREAM --group G --job ID"),
+                             {operatorInput(Group, QStringLiteral("Group"), true),
+                              {Job, QStringLiteral("Entry id"), ActionInput::Source::Item, true}});
+    a.check = [](const ActionRequest &r) {
+        return needs(r, {Group, Job},
+                     QStringLiteral("queue dead-letter of a stream needs --group G and --job ID."));
     };
     a.build = [](const ActionRequest &r) {
         return StreamGroupUnit::deadLetter(r.object, r.input(Group), r.input(Job));
@@ -122,19 +138,16 @@ PatternAction deadLetterAction()
 
 PatternAction deleteConsumerAction()
 {
-    PatternAction a;
-    a.id = QStringLiteral("queue.delete-consumer");
-    a.verb = QStringLiteral("delete-consumer");
-    a.label = QStringLiteral("Delete consumer…");
-    a.objectName = QStringLiteral("deleteConsumerButton");
-    a.usage = QStringLiteral("queue delete-consumer STREAM --group G --consumer C [--idle MS]");
-    a.inputs = {operatorInput(Group, QStringLiteral("Group"), true),
-                operatorInput(ConsumerId, QStringLiteral("Consumer"), true),
-                operatorInput(Idle, QStringLiteral("Idle at least (ms)"), false, true)};
-    a.check = [](const ActionRequest &r) -> QString {
-        return r.input(Group).isEmpty() || r.input(ConsumerId).isEmpty()
-                   ? QStringLiteral("queue delete-consumer needs --group G and --consumer C.")
-                   : QString();
+    PatternAction a
+        = action(QStringLiteral("delete-consumer"), QStringLiteral("Delete consumer…"),
+                 QStringLiteral("deleteConsumerButton"),
+                 QStringLiteral("queue delete-consumer STREAM --group G --consumer C [--idle MS]"),
+                 {operatorInput(Group, QStringLiteral("Group"), true),
+                  operatorInput(ConsumerId, QStringLiteral("Consumer"), true),
+                  operatorInput(Idle, QStringLiteral("Idle at least (ms)"), false, true)});
+    a.check = [](const ActionRequest &r) {
+        return needs(r, {Group, ConsumerId},
+                     QStringLiteral("queue delete-consumer needs --group G and --consumer C."));
     };
     a.build = [](const ActionRequest &r) {
         return StreamGroupUnit::deleteConsumer(r.object, r.input(Group), r.input(ConsumerId),
@@ -145,18 +158,13 @@ PatternAction deleteConsumerAction()
 
 PatternAction trimAction()
 {
-    PatternAction a;
-    a.id = QStringLiteral("queue.trim");
-    a.verb = QStringLiteral("trim");
-    a.label = QStringLiteral("Trim…");
-    a.objectName = QStringLiteral("trimStreamButton");
-    a.usage = QStringLiteral("queue trim STREAM (--maxlen N | --minid ID) "
-                             "(--count-only | --expect N)");
-    a.inputs
-        = {operatorInput(MaxLen, QStringLiteral("Keep the newest (entries)"), false, true),
-           operatorInput(MinId, QStringLiteral("Delete below id"), false),
-           libraryqueue::flag(CountOnly, QStringLiteral("Only count")),
-           operatorInput(Expect, QStringLiteral("Delete at most (the count shown)"), false, true)};
+    PatternAction a = action(
+        QStringLiteral("trim"), QStringLiteral("Trim…"), QStringLiteral("trimStreamButton"),
+        QStringLiteral("queue trim STREAM (--maxlen N | --minid ID) (--count-only | --expect N)"),
+        {operatorInput(MaxLen, QStringLiteral("Keep the newest (entries)"), false, true),
+         operatorInput(MinId, QStringLiteral("Delete below id"), false),
+         libraryqueue::flag(CountOnly, QStringLiteral("Only count")),
+         operatorInput(Expect, QStringLiteral("Delete at most (the count shown)"), false, true)});
     a.check = [](const ActionRequest &r) -> QString {
         if (r.has(MaxLen) == r.has(MinId))
             return QStringLiteral("queue trim needs either --maxlen N or --minid ID.");

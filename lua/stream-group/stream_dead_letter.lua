@@ -23,7 +23,8 @@
 --          {0} the entry is not pending in the group (nothing written);
 --          {-1} the stream does not exist; {-2} it has no such group;
 --          {-3} the entry is pending but no longer in the stream;
---          error "GHTYPE <i> <type> stream" (nothing written)
+--          error "GHTYPE <i> <type> stream", or "NOPERM ..." when the
+--          user's ACL refuses the XADD or the XACK (nothing written)
 -- Cost     O(log N + entry size)
 local function wrongType(i)
     local t = redis.call('TYPE', KEYS[i])['ok']
@@ -55,16 +56,26 @@ local entry = redis.call('XRANGE', KEYS[1], ARGV[2], ARGV[2])
 if #entry == 0 then
     return {-3}
 end
-local args = {'XADD', KEYS[2], '*'}
+local fields = {}
 for _, v in ipairs(entry[1][2]) do
-    args[#args + 1] = v
+    fields[#fields + 1] = v
 end
 for _, kv in ipairs({{'dead-letter-id', ARGV[2]}, {'dead-letter-stream', KEYS[1]},
                      {'dead-letter-group', ARGV[1]}, {'dead-letter-consumer', pel[1][2]},
                      {'dead-letter-deliveries', tostring(pel[1][4])}}) do
-    args[#args + 1] = kv[1]
-    args[#args + 1] = kv[2]
+    fields[#fields + 1] = kv[1]
+    fields[#fields + 1] = kv[2]
 end
-local id = redis.call(unpack(args))
+-- Two writes: a user allowed the copy but not the ack would leave the entry
+-- pending and copied. Redis 7.0+ says so before either is made.
+if redis.acl_check_cmd then
+    if not redis.acl_check_cmd('XADD', KEYS[2], '*', unpack(fields)) then
+        return redis.error_reply('NOPERM this user may not run XADD on ' .. KEYS[2])
+    end
+    if not redis.acl_check_cmd('XACK', KEYS[1], ARGV[1], ARGV[2]) then
+        return redis.error_reply('NOPERM this user may not run XACK on ' .. KEYS[1])
+    end
+end
+local id = redis.call('XADD', KEYS[2], '*', unpack(fields))
 redis.call('XACK', KEYS[1], ARGV[1], ARGV[2])
 return {1, id, pel[1][2], pel[1][4]}

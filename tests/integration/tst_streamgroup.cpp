@@ -361,6 +361,33 @@ private slots:
                  qPrintable(noGroup.err));
     }
 
+    // A user whose ACL allows the copy but not the ack: refused before
+    // either is written (the entry neither copied nor acked).
+    void deadLetterNeedsBothWrites()
+    {
+        produceAndDie();
+        QCOMPARE(call(*m_client, {"ACL", "SETUSER", "no-ack", "on", ">pw", "~*", "+@all", "-xack"}),
+                 RedisValue::status("OK"));
+        QStringList args{QStringLiteral("--url"),
+                         QStringLiteral("redis://no-ack:pw@127.0.0.1:%1").arg(m_server.port()),
+                         QStringLiteral("queue"),
+                         QStringLiteral("dead-letter"),
+                         QStringLiteral("orders"),
+                         QStringLiteral("--group"),
+                         QStringLiteral("billing"),
+                         QStringLiteral("--job"),
+                         QString::fromLatin1(m_ids.at(1))};
+        QProcessEnvironment env;
+        env.insert(QStringLiteral("GATEHOUSE_AUDIT_LOG"),
+                   m_dir.filePath(QStringLiteral("a.jsonl")));
+        const CliRun run = gatehouse::test::runCli(QStringLiteral(GATEHOUSE_CLI), args, env);
+        call(*m_client, {"ACL", "DELUSER", "no-ack"});
+        QVERIFY2(run.exitCode != 0, qPrintable(run.out));
+        QVERIFY2(run.err.contains(QLatin1String("XACK")), qPrintable(run.err));
+        QCOMPARE(call(*m_client, {"EXISTS", "orders:dead"}).toInteger(), 0);
+        QCOMPARE(pel("billing").size(), 2);
+    }
+
     // A consumer holding entries is kept; once they are claimed away it goes.
     void deleteConsumerOnlyWithoutPending()
     {

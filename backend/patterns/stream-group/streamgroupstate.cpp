@@ -52,8 +52,9 @@ Group groupOf(const RedisValue &g)
     return group;
 }
 
-// Why a pending entry idle past the threshold is stuck, by what its consumer does.
-QString stuckReason(const Group &g, const PendingEntry &e)
+// Why a pending entry idle past the threshold is stuck, by what its consumer
+// does: gone quiet (idle past the threshold too), or active.
+QString stuckReason(const Group &g, const PendingEntry &e, qint64 stuckAfterMs)
 {
     const auto c = std::find_if(g.consumerList.cbegin(), g.consumerList.cend(),
                                 [&e](const Consumer &c) { return c.name == e.consumer; });
@@ -64,7 +65,7 @@ QString stuckReason(const Group &g, const PendingEntry &e)
               .arg(printableBytes(e.consumer, 60));
     if (c == g.consumerList.cend())
         return held + QStringLiteral(", which was not read");
-    if (c->idleMs >= e.idleMs || c->idleMs < 0)
+    if (c->idleMs >= stuckAfterMs || c->idleMs < 0)
         return held
                + QStringLiteral(", which has gone quiet (idle %1): it will not ack it")
                      .arg(formatMs(c->idleMs));
@@ -193,7 +194,8 @@ bool readReply(const RedisValue &reply, qint64 stuckAfterMs, int pageSize, Readi
         for (const PendingEntry &p : stuck) {
             r.oldestInFlightAgeMs = std::max(r.oldestInFlightAgeMs, p.idleMs);
             if (r.stuckJobs.size() < page)
-                r.stuckJobs.append({p.id, stuckReason(g, p), saturatingSub(r.atMs, p.idleMs)});
+                r.stuckJobs.append(
+                    {p.id, stuckReason(g, p, stuckAfterMs), saturatingSub(r.atMs, p.idleMs)});
         }
         // Entries idle past the threshold, or held by a consumer gone quiet
         // that long (their idle times are at least its own).

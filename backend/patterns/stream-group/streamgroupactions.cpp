@@ -4,7 +4,7 @@
 // header says).
 #include "streamgroupunit.h"
 
-#include <patterns/libraryqueue.h>
+#include <patterns/libraryqueue/libraryqueue.h>
 
 #include <algorithm>
 

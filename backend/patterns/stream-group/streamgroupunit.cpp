@@ -4,7 +4,7 @@
 #include "streamgroupstate.h"
 
 #include <patterns/globmatch.h>
-#include <patterns/libraryqueue.h>
+#include <patterns/libraryqueue/libraryqueue.h>
 #include <patterns/sections.h>
 #include <redis/redisscript.h>
 

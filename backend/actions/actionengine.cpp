@@ -343,23 +343,40 @@ void ActionEngine::run(const ScriptCall &call, bool dryRun, const QObject *conte
     // Nothing is sent that the user may not run: a script stopped half-way by
     // NOPERM would keep what it wrote before the refused command.
     QPointer<const QObject> guard(context);
-    m_rights->check(call, this,
-                    [this, call, dryRun, guard, handler](const ActionRights::Verdict &v) {
-                        if (v.kind != ActionRights::Verdict::Kind::Denied) {
-                            send(call, dryRun, guard, handler);
-                            return;
-                        }
-                        ActionOutcome refused;
-                        refused.result = ActionOutcome::Result::Failed; // as a NOPERM reply would be
-                        refused.message = v.sentence;
-                        if (dryRun) {
-                            refused.wouldBe = refused.result;
-                            refused.result = ActionOutcome::Result::DryRun;
-                            refused.message = QStringLiteral("Dry run: it would be refused. ")
-                                              + refused.message;
-                        }
-                        finish(call, refused, guard, handler);
-                    });
+    // One outcome: the verdict, or no answer in time (nothing sent either way).
+    auto answered = std::make_shared<bool>(false);
+    if (m_replyTimeoutMs > 0)
+        QTimer::singleShot(m_replyTimeoutMs, this, [this, call, guard, handler, answered] {
+            if (std::exchange(*answered, true))
+                return;
+            ActionOutcome silent;
+            silent.result = ActionOutcome::Result::Failed;
+            silent.message = QStringLiteral("%1 was not sent: %2 did not answer within %3 ms "
+                                            "whether the user may run it. Nothing was sent.")
+                                 .arg(call.action, m_client->endpoint().address())
+                                 .arg(m_replyTimeoutMs);
+            finish(call, silent, guard, handler);
+        });
+    m_rights->check(
+        call, this, [this, call, dryRun, guard, handler, answered](const ActionRights::Verdict &v) {
+            if (std::exchange(*answered, true))
+                return;
+            if (v.kind == ActionRights::Verdict::Kind::Allowed
+                || v.kind == ActionRights::Verdict::Kind::Unknown) {
+                send(call, dryRun, guard, handler);
+                return;
+            }
+            ActionOutcome refused;
+            refused.result = ActionOutcome::Result::Failed; // as a NOPERM reply would be
+            refused.message = v.sentence;
+            if (dryRun && v.kind == ActionRights::Verdict::Kind::Denied) {
+                refused.wouldBe = refused.result;
+                refused.result = ActionOutcome::Result::DryRun;
+                refused.message
+                    = QStringLiteral("Dry run: it would be refused. ") + refused.message;
+            }
+            finish(call, refused, guard, handler);
+        });
 }
 
 void ActionEngine::send(const ScriptCall &call, bool dryRun, const QObject *context,

@@ -77,13 +77,26 @@ ActionRights::ActionRights(RedisClient *client, QObject *parent)
 
 QList<QByteArray> ActionRights::scriptCommands(const QByteArray &source)
 {
-    static const QRegularExpression call(
-        QStringLiteral(R"(redis\.p?call\(\s*['"]([A-Za-z][A-Za-z_|]*)['"])"));
+    // The command, and the literal word after it: a container command's
+    // subcommand (XINFO GROUPS), which the ACL checks as its own.
+    static const QRegularExpression call(QStringLiteral(
+        R"(redis\.p?call\(\s*['"]([A-Za-z][A-Za-z_]*)['"](?:\s*,\s*['"]([A-Za-z][A-Za-z_-]*)['"])?)"));
+    static const QSet<QByteArray> containers{"XINFO",  "XGROUP", "OBJECT",  "MEMORY", "CLIENT",
+                                             "CONFIG", "SCRIPT", "CLUSTER", "PUBSUB", "FUNCTION"};
     QList<QByteArray> out;
     QSet<QByteArray> seen;
     for (auto it = call.globalMatch(QString::fromUtf8(source)); it.hasNext();) {
-        const QByteArray command = it.next().captured(1).toLatin1().toUpper();
-        if (command == "PUBLISH" || seen.contains(command))
+        const QRegularExpressionMatch m = it.next();
+        QByteArray command = m.captured(1).toLatin1().toUpper();
+        if (command == "PUBLISH")
+            continue;
+        if (containers.contains(command)) {
+            // A computed subcommand cannot be checked before it is known.
+            if (m.captured(2).isEmpty())
+                continue;
+            command += '|' + m.captured(2).toLatin1().toUpper();
+        }
+        if (seen.contains(command))
             continue;
         seen.insert(command);
         out << command;
@@ -96,7 +109,8 @@ QList<QByteArray> ActionRights::probe(const QByteArray &command, const Shape &sh
 {
     const int count = std::max(shape.arity > 0 ? shape.arity : -shape.arity,
                                shape.firstKey > 0 ? shape.firstKey + 1 : 1);
-    QList<QByteArray> args{command};
+    // "XINFO|GROUPS" is the words XINFO GROUPS, counted in the arity.
+    QList<QByteArray> args = command.split('|');
     const QByteArray filler = shape.firstKey > 0 && !key.isEmpty() ? key : QByteArray("0");
     while (args.size() < count)
         args << filler;
@@ -177,6 +191,15 @@ void ActionRights::probeAll(const ScriptCall &call, const QObject *context, cons
             const RedisValue &who = replies.value(0);
             const QByteArray user = who.isError() ? QByteArray() : who.bytes();
             const RedisValue &reply = replies.value(1);
+            if (replies.size() != 2 || reply.isFailed()) {
+                verdict.kind = Verdict::Kind::Lost;
+                verdict.sentence = QStringLiteral("%1 was not sent: the connection failed while "
+                                                  "asking whether the user may run it (%2). "
+                                                  "Nothing was sent; try again once connected.")
+                                       .arg(call.action, reply.errorMessage());
+                handler(verdict);
+                return;
+            }
             if (!reply.isArray()) {
                 // Before Redis 7.0 (no EVAL_RO, no redis.acl_check_cmd), or
                 // EVAL_RO refused: the server's own reply will say.

@@ -29,7 +29,8 @@ public:
         enum class Kind {
             Allowed, // every probe was queued
             Denied,  // the server refused one: sentence says which and what to grant
-            Unknown, // the server could not say (no MULTI right, a failed read)
+            Unknown, // the server could not say (before 7.0, EVAL_RO refused)
+            Lost,    // the connection failed before it answered: send nothing now
         };
         Kind kind = Kind::Unknown;
         QString sentence;

@@ -7,7 +7,8 @@
 --       below name them again in their own arguments)
 -- ARGV: the commands, each as a count N followed by its N words
 --       (N1, word, ..., N2, word, ...)
--- Reply: the 1-based positions of the commands the ACL refuses (empty: all allowed).
+-- Reply: the 1-based positions of the commands the ACL refuses (empty: none is
+-- known to be refused).
 local refused = {}
 local i, index = 1, 0
 while i <= #ARGV do
@@ -16,7 +17,11 @@ while i <= #ARGV do
         return redis.error_reply('GHSHAPE 0 a malformed command list')
     end
     index = index + 1
-    if not redis.acl_check_cmd(unpack(ARGV, i + 1, i + n)) then
+    -- A command the server does not know or whose arguments it rejects
+    -- raises an error: it is not known to be refused, and the rest is
+    -- still checked.
+    local ok, allowed = pcall(redis.acl_check_cmd, unpack(ARGV, i + 1, i + n))
+    if ok and not allowed then
         refused[#refused + 1] = index
     end
     i = i + n + 1

@@ -528,7 +528,7 @@ private slots:
 
         test::TcpProxy proxy(m_server.port());
         QVERIFY(proxy.start());
-        proxy.cutOnReplyTo(s_job);
+        proxy.cutOnReplyTo(s_job, "EVAL_RO"); // the action's reply, not its rights check's
         const QStringList args{
             QStringLiteral("--url"),      QStringLiteral("redis://127.0.0.1:%1").arg(proxy.port()),
             QStringLiteral("queue"),      QStringLiteral("requeue"),

@@ -37,7 +37,11 @@ public:
 
     void setDelay(int ms) { m_delayMs = ms; }
     void setRefusing(bool on) { m_refusing = on; }
-    void setCutMarker(const QByteArray &marker) { m_cutMarker = marker; }
+    void setCutMarker(const QByteArray &marker, const QByteArray &unless)
+    {
+        m_cutMarker = marker;
+        m_cutUnless = unless;
+    }
     void setStallMarker(const QByteArray &marker) { m_stallMarker = marker; }
     void setStalled(bool on)
     {
@@ -146,7 +150,8 @@ private:
         }
         if (m_stalled || (toUpstream && !p.upstreamConnected) || held.isEmpty())
             return;
-        if (toUpstream && !m_cutMarker.isEmpty() && held.contains(m_cutMarker)) {
+        if (toUpstream && !m_cutMarker.isEmpty() && held.contains(m_cutMarker)
+            && (m_cutUnless.isEmpty() || !held.contains(m_cutUnless))) {
             p.cutOnReply = true;
             m_cutMarker.clear();
         }
@@ -194,6 +199,7 @@ private:
     QTcpServer *m_server = nullptr;
     QElapsedTimer m_clock;
     QByteArray m_cutMarker;   // armed by cutOnReplyTo(); cleared once seen
+    QByteArray m_cutUnless;   // bytes that contain this too do not trigger it
     QByteArray m_stallMarker; // armed by stallOn(); cleared once seen
     std::list<Pipe> m_pipes;  // std::list: a Pipe's address is stable
     int m_delayMs = 0;
@@ -269,11 +275,11 @@ void TcpProxy::setRefusing(bool on)
     });
 }
 
-void TcpProxy::cutOnReplyTo(const QByteArray &marker)
+void TcpProxy::cutOnReplyTo(const QByteArray &marker, const QByteArray &unless)
 {
     Internal::ProxyWorker *w = m_worker;
-    onWorker(w, [w, marker] {
-        w->setCutMarker(marker);
+    onWorker(w, [w, marker, unless] {
+        w->setCutMarker(marker, unless);
         return true;
     });
 }

@@ -39,7 +39,9 @@ public:
     // The next bytes sent to the server that contain marker are forwarded;
     // when the server answers on that connection, the answer is dropped and
     // every connection cut: the request ran, its client never learns it.
-    void cutOnReplyTo(const QByteArray &marker);
+    // Bytes that also contain unless are forwarded as usual (the actions
+    // engine's rights check names the same job as the action after it).
+    void cutOnReplyTo(const QByteArray &marker, const QByteArray &unless = {});
     // Stalls (as setStalled(true)) when bytes sent to the server contain
     // marker, before forwarding them: the server never sees that request.
     void stallOn(const QByteArray &marker);

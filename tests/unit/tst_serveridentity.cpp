@@ -107,6 +107,13 @@ private slots:
         QTest::newRow("redis 7.4.1") << "redis-7.4.1"
                                      << "Redis 7.4.1"
                                      << "standalone" << true << false;
+        // Valkey keeps redis_version:7.2.4 and names its mode server_mode.
+        QTest::newRow("valkey 8.0.1") << "valkey-8.0.1"
+                                      << "Valkey 8.0.1"
+                                      << "standalone" << false << false;
+        QTest::newRow("valkey 8.0.1 cluster") << "valkey-8.0.1-cluster"
+                                              << "Valkey 8.0.1"
+                                              << "cluster" << false << false;
     }
 
     void recorded()

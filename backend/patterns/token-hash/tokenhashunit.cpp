@@ -91,6 +91,8 @@ Reading TokenHashUnit::read(const PatternObject &o, const QList<RedisValue> &r,
 {
     Reading reading;
     reading.atMs = c.nowMs;
+    if (r.isEmpty()) // the probe's one reply is missing: nothing is known
+        return *failure(o, r, {o.key}, c.nowMs);
     const RedisValue reply = r.value(0);
     if (reply.isError()) {
         const bool wrongType = reply.errorCode() == "GHTYPE";

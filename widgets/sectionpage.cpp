@@ -694,6 +694,8 @@ void SectionPage::setOffline(const QString &why)
         m_table->setGraphicsEffect(grey);
     }
     m_table->setToolTip(why);
+    // Times that cannot be known offline are shown as unknown, not projected.
+    m_proxy->setTimesUnknown(!why.isEmpty());
     for (ObjectPanel *panel : std::as_const(m_panels))
         panel->setOffline(why);
     updateActions(selected());

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// gatehouse-screenshots DIR SECONDS: the console as `gatehouse --demo` runs
-// it (a private redis-server with the simulator's traffic, the demo profile
+// gatehouse-screenshots DIR SECONDS [SCALE]: the console as `gatehouse --demo
+// [--scale SCALE]` runs it (a private redis-server with the simulator's traffic, the demo profile
 // and its alert rules), every page captured at every look to
 // DIR/<look>-<n>-<page>.png after SECONDS, with a line per page on stdout
 // saying how many rows its table has, how many of them show whole and how
@@ -197,7 +197,7 @@ void captureAll(MainWindow *window, const QString &dir, int look, int page,
 // The demo's console, as gatehouse --demo wires it, on this thread.
 struct DemoConsole
 {
-    explicit DemoConsole(const RedisEndpoint &endpoint)
+    DemoConsole(const RedisEndpoint &endpoint, int scale)
         : client(endpoint)
         , actionsClient(endpoint)
         , actions(&actionsClient)
@@ -207,7 +207,9 @@ struct DemoConsole
         Monitor::Options options;
         options.profile = profile;
         monitor = std::make_unique<Monitor>(&client, options);
-        simulator = std::make_unique<Simulator>(&client, Simulator::Options());
+        Simulator::Options sim;
+        sim.scale = scale;
+        simulator = std::make_unique<Simulator>(&client, sim);
         MainWindow::Options windowOptions;
         windowOptions.demo = true;
         window
@@ -250,17 +252,18 @@ int main(int argc, char *argv[])
     QApplication::setApplicationName(QStringLiteral("gatehouse-screenshots"));
     QApplication::setOrganizationName(QStringLiteral("Gatehouse"));
     const QStringList args = QCoreApplication::arguments();
-    if (args.size() != 3) {
-        QTextStream(stderr) << "usage: gatehouse-screenshots DIR SECONDS" << Qt::endl;
+    if (args.size() != 3 && args.size() != 4) {
+        QTextStream(stderr) << "usage: gatehouse-screenshots DIR SECONDS [SCALE]" << Qt::endl;
         return 2;
     }
     const QString dir = args.at(1);
     const int seconds = args.at(2).toInt();
+    const int scale = std::max(1, args.value(3, QStringLiteral("1")).toInt());
     QDir().mkpath(dir);
     DemoServer demoServer;
     std::unique_ptr<DemoConsole> console;
     QObject::connect(&demoServer, &DemoServer::ready, &app, [&] {
-        console = std::make_unique<DemoConsole>(demoServer.endpoint());
+        console = std::make_unique<DemoConsole>(demoServer.endpoint(), scale);
         MainWindow *window = console->window.get();
         ConnectionSettings current;
         current.url = demoServer.endpoint().displayUrl();

@@ -19,6 +19,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include "chartscale.h"
+#include "chartseries.h"
 #include "theme.h"
 
 #include <QDateTime>
@@ -76,33 +77,6 @@ void showLegend(QCustomPlot *plot, bool shown)
         cell->setMinimumSize(0, shown ? 0 : 1);
         cell->setMaximumSize(QWIDGETSIZE_MAX, shown ? QWIDGETSIZE_MAX : 1);
     }
-}
-
-constexpr double RiseLeastS = 10.0; // the least span of samples a rise per minute is taken over
-
-// A growing count (x in seconds) as its rise per minute over the minute
-// before each point: the rises between readings summed (a fall, a clean or
-// a trim of finished jobs, counts as none), over at least 10 s so that one
-// job done between two close readings is not charted as hundreds a minute.
-void risePerMinute(QVector<double> &keys, QVector<double> &values)
-{
-    constexpr double Window = 60.0, Least = RiseLeastS;
-    QVector<double> rises(values.size() + 1, 0.0); // rises[i]: sum of rises up to point i
-    for (qsizetype i = 1; i < values.size(); ++i)
-        rises[i] = rises[i - 1] + std::max(0.0, values.at(i) - values.at(i - 1));
-    QVector<double> outKeys, outValues;
-    qsizetype j = 0;
-    for (qsizetype i = 1; i < keys.size(); ++i) {
-        while (j < i - 1 && keys.at(i) - keys.at(j) > Window)
-            ++j;
-        const double span = keys.at(i) - keys.at(j);
-        if (span < Least)
-            continue;
-        outKeys.append(keys.at(i));
-        outValues.append((rises.at(i) - rises.at(j)) * 60.0 / span);
-    }
-    keys = outKeys;
-    values = outValues;
 }
 
 } // namespace
@@ -462,28 +436,53 @@ void ChartPanel::refresh(const Snapshot &snapshot)
     }
     if (!state && !m_series)
         return;
-    const double now = double(snapshot.server.timeMs);
     // The monitor publishes the history of the watched objects (the selected
     // ones) with each snapshot; the first after a selection brings it.
-    const ObjectHistoryPtr history = snapshot.history.value(m_key);
-    const bool fromFile = historyMode();
-    const HistoryRangeBar::Mode mode = m_rangeBar->mode();
-    const double range = double(m_rangeBar->spanMs()) / 1000.0;
+    SeriesPoints::Source source;
+    source.history = snapshot.history.value(m_key);
+    source.fromFile = historyMode();
+    source.custom = m_rangeBar->mode() == HistoryRangeBar::Mode::Custom;
+    source.nowMs = double(snapshot.server.timeMs);
+    source.rangeS = double(m_rangeBar->spanMs()) / 1000.0;
+    readHistoryFor(snapshot.server.timeMs, source);
+    source.loaded = m_loaded ? &*m_loaded : nullptr;
+    SeriesPoints points(source);
+    static const Reading NoReading; // a series' charts: no limit, no strip
+    const Reading &r = state ? state->reading : NoReading;
+    QStringList foldedLines;
+    QList<bool> folded(m_plots.size(), false);
+    for (int i = 0; i < m_plots.size() && i < m_charts.size(); ++i) {
+        points.startChart();
+        QCustomPlot *plot = m_plots.at(i);
+        const Chart &chart = m_charts.at(i);
+        if (chart.kind == Chart::Kind::WindowStrip) {
+            drawStrip(plot, r, snapshot.server.timeMs);
+            plot->replot(QCustomPlot::rpQueuedReplot);
+            continue;
+        }
+        const QString foldedLine = drawChart(plot, chart, points, r, source);
+        if (!foldedLine.isEmpty()) {
+            folded[i] = true;
+            foldedLines << foldedLine;
+        }
+    }
+    fold(foldedLines, folded);
+    if (source.fromFile && m_loaded)
+        m_placeX = false;
+}
+
+void ChartPanel::readHistoryFor(qint64 nowMs, SeriesPoints::Source &source)
+{
     // History ranges: x in seconds since the epoch (a date-time axis), the
     // file's points then the live ones after them. The last-N ranges read
     // again once what was read is a minute behind.
-    qint64 wantFrom = 0, wantTo = 0;
-    if (fromFile) {
-        wantFrom = mode == HistoryRangeBar::Mode::Custom
-                       ? m_rangeBar->customFromMs()
-                       : snapshot.server.timeMs - m_rangeBar->spanMs();
-        wantTo = mode == HistoryRangeBar::Mode::Custom ? m_rangeBar->customToMs()
-                                                       : snapshot.server.timeMs;
-        const bool behind = mode != HistoryRangeBar::Mode::Custom
-                            && snapshot.server.timeMs - m_loadedToMs > 60 * 1000;
+    if (source.fromFile) {
+        source.wantFrom = source.custom ? m_rangeBar->customFromMs() : nowMs - m_rangeBar->spanMs();
+        source.wantTo = source.custom ? m_rangeBar->customToMs() : nowMs;
+        const bool behind = !source.custom && nowMs - m_loadedToMs > 60 * 1000;
         if (!m_loading && (!m_loaded || behind))
-            loadHistory(m_loaded ? std::min(wantFrom, m_loadedFromMs) : wantFrom,
-                        std::max(wantTo, m_loadedToMs));
+            loadHistory(m_loaded ? std::min(source.wantFrom, m_loadedFromMs) : source.wantFrom,
+                        std::max(source.wantTo, m_loadedToMs));
     } else if (!m_historyFile.isEmpty() && !m_loading && m_loadedToMs == 0
                && std::any_of(m_charts.cbegin(), m_charts.cend(), [](const Chart &c) {
                       return std::any_of(c.series.cbegin(), c.series.cend(),
@@ -493,184 +492,132 @@ void ChartPanel::refresh(const Snapshot &snapshot)
         // samples): the file's last 15 minutes, read once per object, come
         // before the monitor's samples, so the chart starts from an earlier
         // run's instead of empty.
-        loadHistory(snapshot.server.timeMs - m_rangeBar->spanMs(), snapshot.server.timeMs);
+        loadHistory(nowMs - m_rangeBar->spanMs(), nowMs);
     }
-    QList<double> shown; // the values inside the range, for the y axis
-    qsizetype read = 0;  // points the plot's figures have, charted or not (none, NaN)
-    auto series = [&](QCustomPlot *plot, int index, const QString &figure, const QString &name,
-                      double scale, bool perMinute) {
-        const qsizetype shownBefore = shown.size();
-        while (plot->graphCount() <= index) {
+}
+
+QString ChartPanel::drawChart(QCustomPlot *plot, const Chart &chart, SeriesPoints &points,
+                              const Reading &r, const SeriesPoints::Source &source)
+{
+    bool perMinute = false;
+    for (int j = 0; j < chart.series.size(); ++j) {
+        while (plot->graphCount() <= j) {
             QCPGraph *g = plot->addGraph();
             g->setPen(QPen(theme::series(plot->graphCount() - 1, palette()), 1.5));
         }
-        QCPGraph *g = plot->graph(index);
-        g->setName(name);
-        QVector<double> keys, values;
-        const QList<QPointF> points = history ? history->points(figure) : QList<QPointF>();
-        read += points.size();
-        double lastKey = -qInf();
-        if (fromFile && m_loaded) {
-            for (const QPointF &p : m_loaded->points(figure)) {
-                ++read;
-                if (std::isnan(p.y()))
-                    continue;
-                keys.append(p.x() / 1000.0);
-                values.append(p.y() * scale);
-                lastKey = p.x() / 1000.0;
-            }
-        } else if (!fromFile && m_loaded) {
-            // Live after a read of the file: its points before the
-            // monitor's first (an earlier run's), seconds back from now.
-            const double firstLive = points.isEmpty() ? qInf() : points.first().x();
-            for (const QPointF &p : m_loaded->points(figure)) {
-                if (p.x() >= firstLive)
-                    break;
-                ++read;
-                if (std::isnan(p.y()) || (scale < 1.0 && p.y() < 0))
-                    continue;
-                keys.append((p.x() - now) / 1000.0);
-                values.append(p.y() * scale);
-                if (keys.last() >= -range)
-                    shown.append(values.last());
-            }
-        }
-        for (const QPointF &p : points) {
-            // NaN: not known then; a negative duration (scaled from ms) is
-            // the figures' "none" (-1 ms), not a value to chart.
-            if (std::isnan(p.y()) || (scale < 1.0 && p.y() < 0))
-                continue;
-            if (fromFile) {
-                if (p.x() / 1000.0 <= lastKey)
-                    continue; // the file has it already
-                if (mode == HistoryRangeBar::Mode::Custom && (p.x() < wantFrom || p.x() > wantTo))
-                    continue;
-                keys.append(p.x() / 1000.0);
-            } else {
-                keys.append((p.x() - now) / 1000.0);
-            }
-            values.append(p.y() * scale);
-            if (keys.last() >= -range)
-                shown.append(values.last());
-        }
-        if (perMinute) {
-            shown.resize(shownBefore);
-            risePerMinute(keys, values);
-            for (qsizetype i = 0; i < keys.size(); ++i) {
-                if (fromFile || keys.at(i) >= -range)
-                    shown.append(values.at(i));
-            }
-        }
-        g->setData(keys, values, true);
-    };
-    static const Reading NoReading; // a series' charts: no limit, no strip
-    const Reading &r = state ? state->reading : NoReading;
-    QStringList foldedLines;
-    QList<bool> folded(m_plots.size(), false);
-    for (int i = 0; i < m_plots.size() && i < m_charts.size(); ++i) {
-        shown.clear();
-        QCustomPlot *plot = m_plots.at(i);
-        const Chart &chart = m_charts.at(i);
-        if (chart.kind == Chart::Kind::WindowStrip) {
-            drawStrip(plot, r, snapshot.server.timeMs);
-            plot->replot(QCustomPlot::rpQueuedReplot);
-            continue;
-        }
-        read = 0;
-        bool perMinute = false;
-        for (int j = 0; j < chart.series.size(); ++j) {
-            series(plot, j, chart.series.at(j).figure, chart.series.at(j).name,
-                   chart.series.at(j).scale, chart.series.at(j).perMinute);
-            perMinute |= chart.series.at(j).perMinute;
-        }
-        plot->clearItems();
-        // Nothing to draw, or nothing but 0 (a line hidden in the x axis):
-        // the plot says so instead of showing empty axes.
-        int drawn = 0;
-        bool allZero = true;
-        for (int g = 0; g < plot->graphCount(); ++g) {
-            drawn += plot->graph(g)->dataCount();
-            for (auto it = plot->graph(g)->data()->constBegin();
-                 allZero && it != plot->graph(g)->data()->constEnd(); ++it)
-                allZero = it->value == 0;
-        }
-        QString hintText;
-        if (drawn > 0 && allZero)
-            hintText = tr("0 throughout this range");
-        else if (drawn == 0 && fromFile)
-            hintText = m_loading ? tr("reading the history file…")
-                                 : tr("nothing recorded in this range");
-        else if (drawn == 0 && perMinute)
-            hintText = tr("measuring… (needs %1 s)").arg(int(RiseLeastS));
-        else if (drawn == 0)
-            hintText = read > 0 ? tr("none in this range") : tr("no readings yet");
-        // Readings, none of them for this chart (a SETNX lock has no TTL),
-        // and nothing on its way (not measuring, not reading the file): a
-        // line instead of a page of empty axes.
-        if (drawn == 0 && !perMinute && !m_loading && !m_series
-            && (read > 0 || (fromFile && m_loaded))) {
-            folded[i] = true;
-            foldedLines << tr("%1: %2").arg(chart.title, hintText);
-        }
-        if (!hintText.isEmpty()) {
-            auto *hint = new QCPItemText(plot);
-            hint->setObjectName(QStringLiteral("chartPlaceholder"));
-            hint->position->setType(QCPItemPosition::ptAxisRectRatio);
-            hint->position->setCoords(0.5, 0.5);
-            hint->setPositionAlignment(Qt::AlignCenter);
-            hint->setColor(palette().color(QPalette::Text));
-            hint->setBrush(palette().brush(QPalette::Base)); // over the grid, not crossed by it
-            hint->setPadding(QMargins(6, 2, 6, 2));
-            hint->setText(hintText);
-        }
-        std::optional<double> limit;
-        QCPItemText *limitLabel = nullptr;
-        if (chart.limitLine && r.limit) {
-            limit = double(*r.limit);
-            const QColor color = theme::limit(palette());
-            const double from = fromFile ? double(wantFrom) / 1000.0 : -range;
-            auto *line = new QCPItemStraightLine(plot);
-            line->point1->setCoords(from, *limit);
-            line->point2->setCoords(fromFile ? double(wantTo) / 1000.0 : 0, *limit);
-            line->setPen(QPen(color, 1, Qt::DashLine));
-            auto *label = new QCPItemText(plot);
-            label->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
-            label->position->setCoords(from, *limit);
-            label->setText(tr("limit %1").arg(*limit));
-            label->setColor(color);
-            label->setPadding(QMargins(4, 0, 0, 1));
-            limitLabel = label;
-        }
-        // Every value shown and the limit, zero-based: an overshoot past
-        // the limit stays on the chart.
-        const ValueRange y = valueRange(shown, limit);
-        plot->yAxis->setRange(y.lower, y.upper);
-        if (limitLabel && y.upper > y.lower) {
-            // The label sits above the line when there is room for it
-            // there, else just below it: never cut by the frame.
-            const double above
-                = (y.upper - *limit) / (y.upper - y.lower) * plot->axisRect()->height();
-            if (above < QFontMetrics(limitLabel->font()).height() + 2) {
-                limitLabel->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
-                limitLabel->setPadding(QMargins(4, 1, 0, 0));
-            }
-        }
-        plot->yAxis->ticker()->setTickCount(tickCountFor(plot->axisRect()->height()));
-        plot->xAxis->ticker()->setTickCount(tickCountFor(plot->axisRect()->width()));
-        showLegend(plot, plot->graphCount() > 1);
-        // Live: the last 15 minutes, always. History: placed once per range
-        // or object, then where the operator pans and zooms it.
-        m_settingX = true;
-        if (!fromFile)
-            plot->xAxis->setRange(-range, 0);
-        else if (m_placeX)
-            plot->xAxis->setRange(double(wantFrom) / 1000.0, double(wantTo) / 1000.0);
-        m_settingX = false;
-        plot->replot(QCustomPlot::rpQueuedReplot);
+        QCPGraph *g = plot->graph(j);
+        g->setName(chart.series.at(j).name);
+        points.fill(g, chart.series.at(j).figure, chart.series.at(j).scale,
+                    chart.series.at(j).perMinute);
+        perMinute |= chart.series.at(j).perMinute;
     }
-    fold(foldedLines, folded);
-    if (fromFile && m_loaded)
-        m_placeX = false;
+    plot->clearItems();
+    const QString hintText = placeholder(plot, points.read, perMinute, source.fromFile);
+    // Readings, none of them for this chart (a SETNX lock has no TTL), and
+    // nothing on its way (not measuring, not reading the file): a line
+    // instead of a page of empty axes.
+    QString foldedLine;
+    if (drawnPoints(plot) == 0 && !perMinute && !m_loading && !m_series
+        && (points.read > 0 || (source.fromFile && m_loaded)))
+        foldedLine = tr("%1: %2").arg(chart.title, hintText);
+    std::optional<double> limit;
+    QCPItemText *limitLabel = nullptr;
+    if (chart.limitLine && r.limit) {
+        limit = double(*r.limit);
+        limitLabel = drawLimit(plot, *limit, source);
+    }
+    placeAxes(plot, valueRange(points.shown, limit), limit, limitLabel, source);
+    return foldedLine;
+}
+
+int ChartPanel::drawnPoints(const QCustomPlot *plot)
+{
+    int drawn = 0;
+    for (int g = 0; g < plot->graphCount(); ++g)
+        drawn += plot->graph(g)->dataCount();
+    return drawn;
+}
+
+QString ChartPanel::placeholder(QCustomPlot *plot, qsizetype read, bool perMinute, bool fromFile)
+{
+    // Nothing to draw, or nothing but 0 (a line hidden in the x axis): the
+    // plot says so instead of showing empty axes.
+    const int drawn = drawnPoints(plot);
+    bool allZero = true;
+    for (int g = 0; g < plot->graphCount(); ++g) {
+        for (auto it = plot->graph(g)->data()->constBegin();
+             allZero && it != plot->graph(g)->data()->constEnd(); ++it)
+            allZero = it->value == 0;
+    }
+    QString hintText;
+    if (drawn > 0 && allZero)
+        hintText = tr("0 throughout this range");
+    else if (drawn == 0 && fromFile)
+        hintText
+            = m_loading ? tr("reading the history file…") : tr("nothing recorded in this range");
+    else if (drawn == 0 && perMinute)
+        hintText = tr("measuring… (needs %1 s)").arg(int(RiseLeastS));
+    else if (drawn == 0)
+        hintText = read > 0 ? tr("none in this range") : tr("no readings yet");
+    if (!hintText.isEmpty()) {
+        auto *hint = new QCPItemText(plot);
+        hint->setObjectName(QStringLiteral("chartPlaceholder"));
+        hint->position->setType(QCPItemPosition::ptAxisRectRatio);
+        hint->position->setCoords(0.5, 0.5);
+        hint->setPositionAlignment(Qt::AlignCenter);
+        hint->setColor(palette().color(QPalette::Text));
+        hint->setBrush(palette().brush(QPalette::Base)); // over the grid, not crossed by it
+        hint->setPadding(QMargins(6, 2, 6, 2));
+        hint->setText(hintText);
+    }
+    return hintText;
+}
+
+QCPItemText *ChartPanel::drawLimit(QCustomPlot *plot, double limit,
+                                   const SeriesPoints::Source &source)
+{
+    const QColor color = theme::limit(palette());
+    const double from = source.fromFile ? double(source.wantFrom) / 1000.0 : -source.rangeS;
+    auto *line = new QCPItemStraightLine(plot);
+    line->point1->setCoords(from, limit);
+    line->point2->setCoords(source.fromFile ? double(source.wantTo) / 1000.0 : 0, limit);
+    line->setPen(QPen(color, 1, Qt::DashLine));
+    auto *label = new QCPItemText(plot);
+    label->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+    label->position->setCoords(from, limit);
+    label->setText(tr("limit %1").arg(limit));
+    label->setColor(color);
+    label->setPadding(QMargins(4, 0, 0, 1));
+    return label;
+}
+
+void ChartPanel::placeAxes(QCustomPlot *plot, const ValueRange &y, std::optional<double> limit,
+                           QCPItemText *limitLabel, const SeriesPoints::Source &source)
+{
+    // Every value shown and the limit, zero-based: an overshoot past the
+    // limit stays on the chart.
+    plot->yAxis->setRange(y.lower, y.upper);
+    if (limitLabel && limit && y.upper > y.lower) {
+        // The label sits above the line when there is room for it there,
+        // else just below it: never cut by the frame.
+        const double above = (y.upper - *limit) / (y.upper - y.lower) * plot->axisRect()->height();
+        if (above < QFontMetrics(limitLabel->font()).height() + 2) {
+            limitLabel->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+            limitLabel->setPadding(QMargins(4, 1, 0, 0));
+        }
+    }
+    plot->yAxis->ticker()->setTickCount(tickCountFor(plot->axisRect()->height()));
+    plot->xAxis->ticker()->setTickCount(tickCountFor(plot->axisRect()->width()));
+    showLegend(plot, plot->graphCount() > 1);
+    // Live: the last 15 minutes, always. History: placed once per range or
+    // object, then where the operator pans and zooms it.
+    m_settingX = true;
+    if (!source.fromFile)
+        plot->xAxis->setRange(-source.rangeS, 0);
+    else if (m_placeX)
+        plot->xAxis->setRange(double(source.wantFrom) / 1000.0, double(source.wantTo) / 1000.0);
+    m_settingX = false;
+    plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void ChartPanel::fold(const QStringList &lines, const QList<bool> &folded)

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "chartseries.h"
+
 #include <history/historystore.h>
 #include <monitor/snapshot.h>
 #include <patterns/presentation.h>
@@ -11,12 +13,14 @@
 #include <functional>
 #include <optional>
 
+class QCPItemText;
 class QCustomPlot;
 class QLabel;
 
 namespace gatehouse {
 
 class HistoryRangeBar;
+struct ValueRange;
 
 // The charts of the selected object as its pattern declares them
 // (PatternUnit::charts), from the history its snapshot carries: figures over
@@ -76,6 +80,21 @@ private:
     void buildPlots(const QList<Chart> &charts);
     QCustomPlot *addPlot(const QString &title, const QString &yLabel);
     void drawStrip(QCustomPlot *plot, const Reading &reading, qint64 nowMs);
+    // A history range: what it wants of the file (source's wantFrom and
+    // wantTo), read when not read yet or a minute behind; live, with a
+    // throughput, the file's last minutes once.
+    void readHistoryFor(qint64 nowMs, SeriesPoints::Source &source);
+    // One chart of figures: its series, a placeholder when there is nothing
+    // to draw, its limit, its axes. The line it folds to when it has nothing
+    // to show; empty otherwise.
+    QString drawChart(QCustomPlot *plot, const Chart &chart, SeriesPoints &points,
+                      const Reading &reading, const SeriesPoints::Source &source);
+    static int drawnPoints(const QCustomPlot *plot);
+    // "no readings yet", "0 throughout this range"... over the plot; the text.
+    QString placeholder(QCustomPlot *plot, qsizetype read, bool perMinute, bool fromFile);
+    QCPItemText *drawLimit(QCustomPlot *plot, double limit, const SeriesPoints::Source &source);
+    void placeAxes(QCustomPlot *plot, const ValueRange &y, std::optional<double> limit,
+                   QCPItemText *limitLabel, const SeriesPoints::Source &source);
     void showHover(QCustomPlot *plot, QMouseEvent *event);
     bool historyMode() const;
     void updateTitle();

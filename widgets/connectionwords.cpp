@@ -35,6 +35,11 @@ QString ConnectionWords::reconnecting(qint64 leftMs)
         .arg(left >= 1000 ? QStringLiteral("%1 s").arg((left + 999) / 1000) : formatMs(left));
 }
 
+QString ConnectionWords::offline(RedisConnection::State state, const ServerStatus &server)
+{
+    return offline(state, server.timeMs > 0 ? server.timeMs - server.clockOffsetMs : -1);
+}
+
 QString ConnectionWords::offline(RedisConnection::State state, qint64 lastMs)
 {
     QString text;

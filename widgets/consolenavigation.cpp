@@ -2,6 +2,7 @@
 #include "consolenavigation.h"
 
 #include "mainwindow.h"
+#include "nodespage.h"
 #include "objectsearch.h"
 #include "objecttablemodel.h"
 #include "sectionpage.h"
@@ -26,6 +27,7 @@
 #include <QShortcut>
 #include <QStatusBar>
 #include <QTableView>
+#include <QTableWidget>
 #include <QVBoxLayout>
 
 #include <tuple>
@@ -208,6 +210,30 @@ void ConsoleNavigation::addTableMenu(SectionPage *page)
         }
         menu.exec(page->table()->viewport()->mapToGlobal(at));
     });
+}
+
+void ConsoleNavigation::openObject(const QString &section, const QByteArray &key)
+{
+    if (SectionPage *page = m_window->sectionPage(section)) {
+        m_window->showPage(m_window->pageOf(section));
+        page->selectKey(key);
+        return;
+    }
+    if (section != QLatin1String("node"))
+        return;
+    // A node's alert (down, lagging): its row on the Nodes page.
+    for (int i = 0; i < m_window->pageNames().size(); ++i) {
+        auto *nodesPage = qobject_cast<NodesPage *>(m_window->page(i));
+        if (!nodesPage)
+            continue;
+        m_window->showPage(i);
+        QTableWidget *nodes = nodesPage->table();
+        for (int row = 0; row < nodes->rowCount(); ++row) {
+            const QTableWidgetItem *cell = nodes->item(row, NodesPage::Address);
+            if (cell && cell->text() == QString::fromUtf8(key))
+                nodes->selectRow(row);
+        }
+    }
 }
 
 SectionPage *ConsoleNavigation::currentSection() const

@@ -46,6 +46,9 @@ public:
     };
     QList<Shortcut> shortcuts() const;
 
+    // A section's object (its page, selected), or a node's row on the Nodes
+    // page: where the Overview, the Alerts page and the audit log point.
+    void openObject(const QString &section, const QByteArray &key);
     // Ctrl+K: the search over every object; it selects the chosen one on its page.
     ObjectSearch *openSearch();
     // Delete: the current page's primary action for its selection (the first

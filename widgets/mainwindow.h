@@ -6,49 +6,47 @@
 #include <history/historystore.h>
 #include <monitor/snapshot.h>
 
-#include "worldnotice.h"
-#include <patterns/scriptcall.h>
-
 #include <QMainWindow>
 #include <QTimer>
 
 #include <memory>
 
-class QLabel;
-class QListWidget;
 class QMenu;
-class QProgressBar;
-class QPushButton;
 class QStackedWidget;
 class QTableView;
-class QToolButton;
 
 namespace gatehouse {
 
 class ActionEngine;
+class ActionWorkflow;
 class AlertEngine;
 class AlertsPage;
 class Profile;
 class JobBrowser;
 class AuditPage;
 class ChartPanel;
+class ConsoleNavigation;
+class FaultBanner;
 class Monitor;
 class ObjectTableModel;
 class OverviewPage;
 class NodesPage;
 class OtherKeysPage;
+class PageList;
+class StatusPresenter;
 class UnconfirmedPage;
 class RedisClient;
 class SectionPage;
-struct ActionOutcome;
 
 // The console's main window hosts pages: the Overview, one SectionPage per
 // section of the pattern registry, the Audit log. Everything it shows comes
 // from the monitor's snapshots (objects, history, attention, connection
 // state); what it sends the monitor are commands (refresh, cancel discovery,
-// the watched objects). An action a page builds is confirmed
-// (ConfirmActionDialog: exactly what will run) and run by the actions engine.
-// The backend objects are injected; the window never opens a socket.
+// the watched objects). An action a page builds goes to the ActionWorkflow
+// (confirmed, run, reported); faults that must not pass by go to the
+// FaultBanner, the connection and the readings' figures to the status bar
+// (StatusPresenter). The backend objects are injected; the window never
+// opens a socket.
 class MainWindow : public QMainWindow
 {
     Q_OBJECT
@@ -98,6 +96,8 @@ public:
     // The View menu, made at first use: the application adds the options it
     // wires (the metrics endpoint).
     QMenu *viewMenu();
+    // A passing sentence in the status bar (lastOutcome() until the next).
+    void showMessage(const QString &text, int timeoutMs = 8000);
 
 Q_SIGNALS:
     void actionFinished(const QString &message);
@@ -105,37 +105,18 @@ Q_SIGNALS:
     void connectRequested();
 
 private:
+    void buildPages();
+    void buildLayout();
+    // Every tick into the history file; the charts read their longer ranges from it.
+    void recordHistory();
     void addPage(QWidget *page, const QString &title);
     void onSnapshot(const Snapshot &snapshot);
     void onTimer();
     void updateSideList();
-    // A section's object (its page, selected), or a node's row on the Nodes page.
-    void openObject(const QString &section, const QByteArray &key);
     void showConnection(const ConnectionStatus &status);
-    // Authentication and TLS failures do not heal by waiting, and an action
-    // whose outcome is unknown must not pass by in the status bar: a banner
-    // over the pages says what happened and what to try.
-    // Connection: it cannot be made (credentials, TLS); Offline: it was
-    // there and is not now; Action: an outcome the operator must see.
-    enum class BannerKind { None, Connection, Offline, Action, World };
-    void showBanner(BannerKind kind, const QString &title, const QString &message,
-                    const QString &advice);
-    void showOutcome(const ActionOutcome &outcome, const QString &action);
-    void showMessage(const QString &text, int timeoutMs = 8000);
     // The selected objects of every page: the monitor reads the latest in
     // detail and publishes their history.
     void watchSelection(const QByteArray &latest);
-    // Confirmation (exact script, KEYS, ARGV), then run; the outcome goes to
-    // the status bar and, when unknown, a banner.
-    void act(const ScriptCall &call);
-    void actOnEach(const QList<ScriptCall> &calls);
-    // After the count of what matches now (MatchCount), if any was read.
-    void confirmAndRun(const ScriptCall &call, const QString &matchNow);
-    void confirmAndRunEach(const QList<ScriptCall> &calls, const QString &matchNow);
-    static QString itemsOf(const QList<ScriptCall> &calls);
-    qint64 serverNowMs() const; // the desktop's clock plus the server's offset
-    void runEach(const QList<ScriptCall> &calls, qsizetype next, const QStringList &done,
-                 const QStringList &notDone);
 
     RedisClient *m_client;
     Monitor *m_monitor;
@@ -144,14 +125,13 @@ private:
     JobBrowser *m_jobBrowser;
     Options m_options;
     std::shared_ptr<const Snapshot> m_snapshot;
-    SectionTallier m_tallier;  // the side list's counts, snapshot to snapshot
-    WorldNotice m_worldNotice; // a restart or master switch, until dismissed
+    SectionTallier m_tallier; // the side list's counts, snapshot to snapshot
     // Writes on its own thread; shared with the monitor thread's tick
     // handler (a weak reference), so closing never races a tick.
     std::shared_ptr<HistoryStore> m_history;
     QString m_lastOutcome;
 
-    QListWidget *m_pages;
+    PageList *m_pages;
     QStackedWidget *m_stack;
     OverviewPage *m_overview = nullptr;
     QList<SectionPage *> m_sectionPages;
@@ -161,21 +141,12 @@ private:
     UnconfirmedPage *m_unconfirmed = nullptr;
     OtherKeysPage *m_otherKeys = nullptr;
 
-    QLabel *m_stateLabel;
-    QWidget *m_banner = nullptr;
-    QLabel *m_bannerText = nullptr;
-    QPushButton *m_bannerConnect = nullptr;
-    QPushButton *m_bannerDismiss = nullptr;
-    BannerKind m_bannerKind = BannerKind::None;
+    ConsoleNavigation *m_navigation = nullptr;
+    FaultBanner *m_banner;
+    StatusPresenter *m_status;
+    ActionWorkflow *m_workflow;
     ConnectionStatus m_connection; // as last shown
-    QString m_stateMessage;        // the connection sentence in the status bar, if any
-    QLabel *m_serverLabel;
-    QLabel *m_eventsLabel;
-    QLabel *m_ageLabel;
-    QLabel *m_offsetLabel;
-    QProgressBar *m_discoveryBar;
-    QToolButton *m_cancelDiscovery;
-    QTimer m_timer; // replots and the age of the last reading, never per sample
+    QTimer m_timer;                // replots and the age of the last reading, never per sample
     bool m_dirty = false;
     bool m_everReady = false; // a handshake succeeded: the figures are readings
     bool m_offline = false;   // not connected now: pages greyed, actions disabled

@@ -22,29 +22,6 @@ namespace gatehouse {
 
 namespace {
 
-// "2,000": counts of a family read the same on every desktop.
-QString grouped(double n)
-{
-    static const QLocale s_english(QLocale::English);
-    if (std::abs(n) < 1e15 && n == std::floor(n))
-        return s_english.toString(qint64(n));
-    return s_english.toString(n, 'f', 1);
-}
-
-// The states shared by the patterns, as a count of members reads them
-// ("3 at or over limit"); a pattern's own state reads as its id.
-QString stateWords(const QString &id)
-{
-    if (id == states::OverLimit)
-        return QStringLiteral("at or over limit");
-    if (id == states::ExpiredPresent)
-        return QStringLiteral("expired");
-    if (id == states::Orphaned)
-        return QStringLiteral("without TTL");
-    QString words = id;
-    return words.replace(QLatin1Char('-'), QLatin1Char(' '));
-}
-
 // A family's members and their states, order aside: the sum of this over
 // them changes when one comes, goes or has a new state (splitmix64's mix of
 // the state's address).
@@ -54,14 +31,6 @@ quint64 fingerprintOf(const ObjectState *state)
     x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
     x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
     return x ^ (x >> 31);
-}
-
-// Short words every member in the state said ("free", "over limit"), or
-// the state's.
-template<typename Tally>
-QString tallyWords(const Tally &t)
-{
-    return t.sameWords && !t.words.isEmpty() && t.words.size() <= 24 ? t.words : stateWords(t.id);
 }
 
 } // namespace
@@ -80,6 +49,7 @@ ObjectTableModel::ObjectTableModel(const QString &section, QObject *parent)
     : QAbstractTableModel(parent)
     , m_section(section)
     , m_columns(section)
+    , m_cells(m_section, m_columns, m_folds, m_statusColumn)
 {
     for (int c = 0; c < m_columns.count(); ++c) {
         m_folds.append(familyFold(section, m_columns.headers().at(c)));
@@ -123,7 +93,42 @@ void ObjectTableModel::applySnapshot(const Snapshot &snapshot)
     m_serverTimeMs = snapshot.server.timeMs;
     m_nowMs = std::max(m_nowMs, m_serverTimeMs);
     const quint64 generation = ++m_generation;
+    QList<int> familyAt = assignMembers(snapshot, generation);
+    const QList<int> forming = regroup(generation);
+    RowChanges changes = updateRows(snapshot, familyAt, generation);
+    const QList<int> foldedRows = refold(timeMoved, generation, changes);
+    for (int i : std::as_const(forming))
+        changes.added.append({nullptr, i, generation});
+    publish(changes, foldedRows);
+    for (int i : std::as_const(forming)) {
+        if (m_families.at(i).expanded)
+            listWorst(i);
+    }
+    rememberPlaces(snapshot, familyAt);
+    // Rows whose state was not re-read still move with time (readings are
+    // projected to the snapshot's time): repaint their time columns. Display
+    // only: every projected value moves by the same amount, so the sort
+    // order holds.
+    if (timeMoved)
+        timeColumnsChanged();
+}
 
+ObjectFamily::Judging ObjectTableModel::judging()
+{
+    return [this](const QByteArray &key, int judged) {
+        if (const auto it = m_familyOf.find(key); it != m_familyOf.end())
+            it->judged = judged;
+    };
+}
+
+void ObjectTableModel::RowChanges::changed(int row)
+{
+    first = first < 0 ? row : std::min(first, row);
+    last = std::max(last, row);
+}
+
+QList<int> ObjectTableModel::assignMembers(const Snapshot &snapshot, quint64 generation)
+{
     // Which family each object is in, and which rows still have their object.
     for (Family &f : m_families) {
         f.members.clear(); // keeps the capacity: no allocation per member
@@ -194,9 +199,14 @@ void ObjectTableModel::applySnapshot(const Snapshot &snapshot)
         m_familyOf.swap(kept);
     }
 
-    // Regrouping: a family forms past the threshold and dissolves at half of
-    // it (no flapping at the edge). Rows of objects gone, and of a family
-    // forming, go first.
+    return familyAt;
+}
+
+// A family forms past the threshold and dissolves at half of it (no flapping
+// at the edge). Rows of objects gone, and of a family forming, go first. The
+// families forming.
+QList<int> ObjectTableModel::regroup(quint64 generation)
+{
     QList<bool> drop(m_list.size(), false);
     bool dropping = false;
     for (int r = 0; r < m_list.size(); ++r) {
@@ -245,15 +255,16 @@ void ObjectTableModel::applySnapshot(const Snapshot &snapshot)
         removeRows(rows);
     }
 
+    return forming;
+}
+
+ObjectTableModel::RowChanges ObjectTableModel::updateRows(const Snapshot &snapshot,
+                                                          const QList<int> &familyAt,
+                                                          quint64 generation)
+{
     // Rows of objects: ordinary ones and listed members take the new state;
     // new objects of ordinary families are appended.
-    QList<Row> added;
-    int firstChanged = -1;
-    int lastChanged = -1;
-    const auto changed = [&](int row) {
-        firstChanged = firstChanged < 0 ? row : std::min(firstChanged, row);
-        lastChanged = std::max(lastChanged, row);
-    };
+    RowChanges changes;
     for (qsizetype i = 0; i < snapshot.objects.size(); ++i) {
         if (familyAt.at(i) < 0)
             continue;
@@ -265,14 +276,20 @@ void ObjectTableModel::applySnapshot(const Snapshot &snapshot)
         if (it == m_rows.cend()) {
             // New rows in the snapshot's order; none for a family's members.
             if (!f.grouped)
-                added.append({s, -1, generation});
+                changes.added.append({s, -1, generation});
             continue;
         }
         if (m_list.at(*it).state == s)
             continue; // the same state as last time: nothing to repaint
         m_list[*it].state = s;
-        changed(*it);
+        changes.changed(*it);
     }
+    return changes;
+}
+
+// The family rows folded again.
+QList<int> ObjectTableModel::refold(bool timeMoved, quint64 generation, RowChanges &changes)
+{
     // Only the families whose members changed are folded again: a fold is
     // O(members) (20,000 limiters of one family are common), and most
     // snapshots change a few objects. Time alone changes nothing a fold
@@ -286,10 +303,11 @@ void ObjectTableModel::applySnapshot(const Snapshot &snapshot)
         if (!f.grouped)
             continue;
         if (timeMoved && f.worst != Severity::Ok)
-            rejudge(f, false);
+            f.rejudge(false, now(), judging());
         if (!f.dirty && f.fingerprint == f.foldedFingerprint)
             continue;
-        fold(f);
+        ++m_foldCount;
+        f.fold(m_columns, m_statusColumn, now(), judging());
         f.foldedAt = generation;
         if (f.row >= 0)
             foldedRows.append(f.row);
@@ -299,19 +317,23 @@ void ObjectTableModel::applySnapshot(const Snapshot &snapshot)
     for (int r = 0; r < m_list.size(); ++r) {
         if (m_list.at(r).state && m_list.at(r).family >= 0
             && m_families.at(m_list.at(r).family).foldedAt == generation)
-            changed(r);
+            changes.changed(r);
     }
-    for (int i : std::as_const(forming))
-        added.append({nullptr, i, generation});
+    return foldedRows;
+}
+
+void ObjectTableModel::publish(const RowChanges &changes, const QList<int> &foldedRows)
+{
     const QList<int> roles{Qt::DisplayRole, Qt::ToolTipRole, Qt::ForegroundRole, Qt::BackgroundRole,
                            SortRole,        GoneRole,        StaleRole,          SeverityRole,
                            StateIdRole,     MembersRole};
-    if (firstChanged >= 0)
-        Q_EMIT dataChanged(index(firstChanged, 0), index(lastChanged, columnCount() - 1), roles);
+    if (changes.first >= 0)
+        Q_EMIT dataChanged(index(changes.first, 0), index(changes.last, columnCount() - 1), roles);
     // A family row on its own: a range from it to a changed object's row
     // would repaint (and re-sort) every family between them.
     for (int row : std::as_const(foldedRows))
         Q_EMIT dataChanged(index(row, 0), index(row, columnCount() - 1), roles);
+    const QList<Row> &added = changes.added;
     if (!added.isEmpty()) {
         const int first = int(m_list.size());
         beginInsertRows({}, first, first + int(added.size()) - 1);
@@ -325,10 +347,10 @@ void ObjectTableModel::applySnapshot(const Snapshot &snapshot)
         }
         endInsertRows();
     }
-    for (int i : std::as_const(forming)) {
-        if (m_families.at(i).expanded)
-            listWorst(i);
-    }
+}
+
+void ObjectTableModel::rememberPlaces(const Snapshot &snapshot, QList<int> &familyAt)
+{
     // The next snapshot finds its unchanged states by place: each one's
     // family and judgement (members are in snapshot order in their family).
     m_lastObjects = snapshot.objects;
@@ -341,133 +363,6 @@ void ObjectTableModel::applySnapshot(const Snapshot &snapshot)
         }
     }
     m_lastFamilyAt.swap(familyAt);
-    // Rows whose state was not re-read still move with time (readings are
-    // projected to the snapshot's time): repaint their time columns. Display
-    // only: every projected value moves by the same amount, so the sort
-    // order holds.
-    if (timeMoved)
-        timeColumnsChanged();
-}
-
-int ObjectTableModel::judgedIndex(Family &f, const ObjectHealth &h)
-{
-    // A family's members mostly share a handful of judgements.
-    if (f.judged.size() <= 16) {
-        for (int j = 0; j < f.judged.size(); ++j) {
-            if (f.judged.at(j).id == h.id && f.judged.at(j).words == h.words)
-                return j;
-        }
-    } else if (const auto it = f.judgedOf.constFind(h.id + QLatin1Char('\n') + h.words);
-               it != f.judgedOf.cend()) {
-        return *it;
-    }
-    const int index = int(f.judged.size());
-    const bool timed
-        = h.severity != Severity::Ok
-          && std::any_of(h.words.cbegin(), h.words.cend(), [](QChar c) { return c.isDigit(); });
-    f.judged.append({h.id, h.words, h.severity, 0, timed});
-    f.judgedOf.insert(h.id + QLatin1Char('\n') + h.words, index);
-    return index;
-}
-
-void ObjectTableModel::rejudge(Family &f, bool all)
-{
-    // all: the members not judged yet; otherwise those whose words may move
-    // with time (Judged::timed). A new judgement makes the family's fold out
-    // of date.
-    const qint64 at = now();
-    for (qsizetype m = 0; m < f.members.size(); ++m) {
-        int &j = f.memberJudged[m];
-        if (all ? j >= 0 : j < 0 || !f.judged.at(j).timed)
-            continue;
-        const ObjectList::Ptr &s = f.members.at(m);
-        const int judged = judgedIndex(f, objectHealth(*s, at));
-        if (judged == j)
-            continue;
-        j = judged;
-        f.dirty = f.dirty || !all;
-        if (const auto it = m_familyOf.find(s->object.key); it != m_familyOf.end())
-            it->judged = j;
-    }
-}
-
-void ObjectTableModel::fold(Family &f)
-{
-    // O(members), no allocation per member: one sort value per folded column
-    // each; a member is judged (objectHealth, its state in words) only when
-    // its state is new since the last fold.
-    ++m_foldCount;
-    f.dirty = false;
-    f.foldedFingerprint = f.fingerprint;
-    const qint64 at = now();
-    f.cells.resize(m_columns.count());
-    for (FoldCell &cell : f.cells)
-        cell = FoldCell();
-    f.states.clear();
-    f.worst = Severity::Ok;
-    f.worstId.clear();
-    if (f.members.isEmpty())
-        return;
-    // The family's columns, looked up once (one pattern per family).
-    const ObjectState &first = *f.members.first();
-    QVarLengthArray<std::pair<int, const Column *>, 16> numeric;
-    for (int c = 1; c < m_columns.count(); ++c) {
-        const Column *column = m_columns.column(c, f.kind);
-        if (c == m_statusColumn || !column)
-            continue;
-        const QVariant v = column->sortValue(first, at);
-        f.cells[c].numeric = v.typeId() != QMetaType::QString && v.canConvert<double>();
-        if (f.cells[c].numeric)
-            numeric.append({c, column});
-    }
-    for (const ObjectList::Ptr &s : std::as_const(f.members)) {
-        for (const auto &[c, column] : numeric) {
-            FoldCell &cell = f.cells[c];
-            const double v = column->sortValue(*s, at).toDouble();
-            cell.sum += v;
-            if (!cell.maxState || v > cell.max) {
-                cell.max = v;
-                cell.maxState = s;
-            }
-        }
-    }
-
-    // Judgements whose words moved with time pile up: past a few dozen
-    // mostly unused, every member is judged afresh.
-    qsizetype used = 0;
-    for (const Judged &j : std::as_const(f.judged))
-        used += j.count > 0 ? 1 : 0;
-    if (f.judged.size() > 64 && f.judged.size() > 2 * used) {
-        f.judged.clear();
-        f.judgedOf.clear();
-        f.memberJudged.fill(-1);
-    }
-    rejudge(f, true);
-    for (Judged &j : f.judged)
-        j.count = 0;
-    for (const int j : std::as_const(f.memberJudged))
-        ++f.judged[j].count;
-    // By state, worst first: the words shown when all its members said the
-    // same (one judgement of that id).
-    for (const Judged &j : std::as_const(f.judged)) {
-        if (j.count == 0)
-            continue;
-        auto tally = std::find_if(f.states.begin(), f.states.end(),
-                                  [&](const StateTally &t) { return t.id == j.id; });
-        if (tally == f.states.end()) {
-            f.states.append({j.id, j.severity, j.count, j.words, true});
-        } else {
-            tally->count += j.count;
-            tally->sameWords = false;
-        }
-    }
-    std::sort(f.states.begin(), f.states.end(), [](const StateTally &a, const StateTally &b) {
-        if (a.severity != b.severity)
-            return a.severity > b.severity;
-        return a.count != b.count ? a.count > b.count : a.id < b.id;
-    });
-    f.worst = f.states.first().severity;
-    f.worstId = f.states.first().id;
 }
 
 void ObjectTableModel::removeRows(QList<int> rows)
@@ -730,143 +625,12 @@ bool ObjectTableModel::memberBefore(int a, int b) const
     return sa->object.key < sb->object.key;
 }
 
-QString ObjectTableModel::pluralTitle(qsizetype n) const
-{
-    const std::optional<Section> section = PatternRegistry::instance().section(m_section);
-    QString word = section ? section->singular : m_section;
-    if (n != 1)
-        word = word.endsWith(QLatin1Char('y')) ? QString(word.chopped(1) + QStringLiteral("ies"))
-                                               : QString(word + QLatin1Char('s'));
-    return QStringLiteral("%1 %2").arg(grouped(double(n)), word);
-}
-
 QString ObjectTableModel::familyTitle(int row) const
 {
     if (!isFamilyRow(row))
         return {};
     const Family &f = m_families.at(m_list.at(row).family);
-    return QStringLiteral("%1 · %2").arg(printableBytes(f.glob), pluralTitle(f.members.size()));
-}
-
-QString ObjectTableModel::foldText(const Family &f, int column) const
-{
-    const FoldCell &cell = f.cells.value(column);
-    if (!cell.numeric || !cell.maxState) {
-        // Text columns: the pattern's (one per family), nothing else.
-        if (m_columns.headers().value(column) == QLatin1String("Pattern") && !f.members.isEmpty())
-            return m_columns.text(column, *f.members.first(), now());
-        return {};
-    }
-    // "max 26 / 20", "max 9.3 min"; a maximum that is no figure ("none",
-    // "–": no member has one) reads as itself.
-    const QString max = m_columns.text(column, *cell.maxState, now());
-    if (!max.isEmpty() && !max.front().isDigit() && m_folds.value(column) == FamilyFold::Max)
-        return max;
-    switch (m_folds.value(column)) {
-    case FamilyFold::Sum:
-        return QStringLiteral("Σ %1").arg(grouped(cell.sum));
-    case FamilyFold::SumAndMax:
-        return QStringLiteral("Σ %1 · max %2").arg(grouped(cell.sum), max);
-    case FamilyFold::Max:
-        break;
-    }
-    return QStringLiteral("max %1").arg(max);
-}
-
-QString ObjectTableModel::statesText(const Family &f) const
-{
-    QStringList parts;
-    for (const StateTally &t : f.states)
-        parts << QStringLiteral("%1 %2").arg(grouped(double(t.count)), tallyWords(t));
-    return parts.join(QStringLiteral(" · "));
-}
-
-QVariant ObjectTableModel::familyData(const Family &f, int column, int role) const
-{
-    const bool status = isStatusColumn(column);
-    switch (role) {
-    case Qt::DisplayRole:
-        if (column == 0) {
-            // The arrow says it opens; the count says how much is behind it.
-            QString text = QStringLiteral("%1 %2 · %3")
-                               .arg(f.expanded ? QStringLiteral("▾") : QStringLiteral("▸"),
-                                    printableBytes(f.glob), pluralTitle(f.members.size()));
-            if (f.expanded && f.members.size() > FamilyCap)
-                text += QStringLiteral(" (the %1 worst listed)").arg(FamilyCap);
-            return text;
-        }
-        return status ? statesText(f) : foldText(f, column);
-    case Qt::ToolTipRole:
-        if (column == 0) {
-            const QString what
-                = tr("%1: %2 of one pattern (%3) whose keys share the name shape %4.")
-                      .arg(printableBytes(f.glob), pluralTitle(f.members.size()), f.kind.id(),
-                           printableBytes(f.members.isEmpty()
-                                              ? f.glob
-                                              : familyOf(f.members.first()->object.key)));
-            const QString how
-                = f.expanded ? tr("The worst (at most %1) are listed under it; Enter or a "
-                                  "click on its arrow collapses them.")
-                                   .arg(FamilyCap)
-                             : tr("Enter or a click on its arrow lists the worst (at most %1).")
-                                   .arg(FamilyCap);
-            return QString(what + QLatin1Char('\n') + how + QLatin1Char('\n')
-                           + tr("Select one of them for its charts and actions."));
-        }
-        if (status) {
-            QStringList lines;
-            const QList<StateInfo> declared = declaredStates(f.kind);
-            for (const StateTally &t : f.states) {
-                QString meaning;
-                for (const StateInfo &info : declared) {
-                    if (info.id == t.id)
-                        meaning = info.meaning;
-                }
-                lines << QStringLiteral("%1 %2%3").arg(
-                    grouped(double(t.count)), tallyWords(t),
-                    meaning.isEmpty() ? QString() : QStringLiteral(": ") + meaning);
-            }
-            return lines.join(QLatin1Char('\n'));
-        }
-        return foldText(f, column);
-    case Qt::ForegroundRole:
-        if (status)
-            return QBrush(theme::badge(f.worst, QGuiApplication::palette()).text);
-        return {};
-    case Qt::BackgroundRole:
-        if (status)
-            return QBrush(theme::badge(f.worst, QGuiApplication::palette()).fill);
-        return {};
-    case SeverityRole:
-        return int(f.worst);
-    case StateIdRole:
-        return f.worstId;
-    case KeyRole:
-        return QByteArray();
-    case KindRole:
-        return f.kind.id();
-    case FamilyRole:
-        return f.glob;
-    case MembersRole:
-        return int(f.members.size());
-    case ExpandedRole:
-        return f.expanded;
-    case SortRole: {
-        if (column == 0)
-            return QString::fromUtf8(f.glob);
-        if (status)
-            return int(f.worst);
-        const FoldCell &cell = f.cells.value(column);
-        if (!cell.numeric)
-            return foldText(f, column);
-        return m_folds.value(column) == FamilyFold::Max ? cell.max : cell.sum;
-    }
-    case GoneRole:
-    case StaleRole:
-        return false;
-    default:
-        return {};
-    }
+    return m_cells.title(f);
 }
 
 int ObjectTableModel::rowCount(const QModelIndex &parent) const
@@ -908,7 +672,7 @@ QVariant ObjectTableModel::data(const QModelIndex &index, int role) const
         return {};
     const Row &row = m_list.at(index.row());
     if (!row.state)
-        return familyData(m_families.at(row.family), index.column(), role);
+        return m_cells.data(m_families.at(row.family), index.column(), role, now());
     const ObjectState &s = *row.state;
     switch (role) {
     case Qt::DisplayRole:

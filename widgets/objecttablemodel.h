@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "objectfamily.h"
+
 #include <monitor/snapshot.h>
 #include <patterns/familyfold.h>
 #include <patterns/objecthealth.h>
@@ -106,62 +108,7 @@ public:
                         int role = Qt::DisplayRole) const override;
 
 private:
-    // One column of a family folded over its members (this snapshot's).
-    struct FoldCell
-    {
-        bool numeric = false;
-        double sum = 0;
-        double max = 0;
-        ObjectList::Ptr maxState; // the member with the maximum: its text is shown
-    };
-    struct StateTally
-    {
-        QString id;
-        Severity severity = Severity::Ok;
-        qsizetype count = 0;
-        // The members' words when they all say the same ("free", "over
-        // limit"); otherwise the state's own (stateWords).
-        QString words;
-        bool sameWords = true;
-    };
-    // One distinct judgement (objectHealth) of a family's members: a state
-    // and its words, and how many members it was at the last fold.
-    struct Judged
-    {
-        QString id;
-        QString words;
-        Severity severity = Severity::Ok;
-        qsizetype count = 0;
-        // Words with a figure in them, not ok ("stale for 12 s", "expired
-        // 9.3 min ago"): they may move with time.
-        bool timed = false;
-    };
-    struct Family
-    {
-        QByteArray id; // the pattern's id, a space, familyOf(key)
-        QByteArray glob;
-        PatternKind kind;
-        QList<ObjectList::Ptr> members; // this snapshot's; cleared with its capacity kept
-        // By member: its index in judged, -1 while its state is not judged
-        // (new, or a new reading since the last fold).
-        QList<int> memberJudged;
-        QList<Judged> judged;         // the judgements its members had, as first seen
-        QHash<QString, int> judgedOf; // id, '\n', words -> index in judged (past 16)
-        bool grouped = false;         // shown as one row
-        bool expanded = false;        // its members listed
-        // A member to judge again since the last fold.
-        bool dirty = true;
-        // fingerprintOf summed over this snapshot's members, and the last
-        // fold's: they differ when a member came, went or has a new state.
-        quint64 fingerprint = 0;
-        quint64 foldedFingerprint = 0;
-        quint64 foldedAt = 0;     // the snapshot generation of the last fold
-        int row = -1;             // its row while grouped
-        QList<FoldCell> cells;    // by column
-        QList<StateTally> states; // worst first
-        Severity worst = Severity::Ok;
-        QString worstId;
-    };
+    using Family = ObjectFamily;
     // What the model keeps of an object of its section by key: its family
     // (computed once per key), and the state last judged and the
     // judgement's index in the family's judged (-1: none yet).
@@ -180,6 +127,29 @@ private:
         quint64 seen = 0; // the snapshot generation that last had the object
     };
 
+    // What a snapshot changed in the rows: rows to append, and the range of
+    // rows whose state is new.
+    struct RowChanges
+    {
+        QList<Row> added;
+        int first = -1;
+        int last = -1;
+        void changed(int row);
+    };
+
+    // applySnapshot's steps: which family each object is in (by place in
+    // the snapshot; -1: not of this section) and which rows still have
+    // their object; families forming and dissolving; the rows' new states;
+    // the families folded again; the views told; the places kept for the
+    // next snapshot.
+    QList<int> assignMembers(const Snapshot &snapshot, quint64 generation);
+    QList<int> regroup(quint64 generation);
+    RowChanges updateRows(const Snapshot &snapshot, const QList<int> &familyAt, quint64 generation);
+    QList<int> refold(bool timeMoved, quint64 generation, RowChanges &changes);
+    void publish(const RowChanges &changes, const QList<int> &foldedRows);
+    void rememberPlaces(const Snapshot &snapshot, QList<int> &familyAt);
+    // A member's new judgement, kept by key.
+    ObjectFamily::Judging judging();
     void timeColumnsChanged();
     QString toolTip(int column, const ObjectState &s) const;
     bool isStateColumn(int column, const ObjectState &s) const;
@@ -187,16 +157,9 @@ private:
     Severity health(const ObjectState &s) const;
     Member &memberOf(const ObjectList::Ptr &s);
     int familyIndexOfKey(const QByteArray &key) const;
-    void fold(Family &f);
-    int judgedIndex(Family &f, const ObjectHealth &h);
-    void rejudge(Family &f, bool all);
     void listWorst(int family);       // appends rows for the worst members not listed
     void removeRows(QList<int> rows); // ascending or not; reindexes
     void reindex();
-    QVariant familyData(const Family &f, int column, int role) const;
-    QString foldText(const Family &f, int column) const;
-    QString statesText(const Family &f) const;
-    QString pluralTitle(qsizetype n) const;
 
     qint64 now() const { return std::max(m_nowMs, m_serverTimeMs); }
 
@@ -204,6 +167,7 @@ private:
     SectionColumns m_columns;
     int m_statusColumn = -1;
     QList<FamilyFold> m_folds; // by column
+    FamilyCells m_cells;       // what a family's row shows
     QList<Row> m_list;
     QHash<QByteArray, int> m_rows;        // object key -> row
     QList<Family> m_families;             // grows during a connection; clear() empties it

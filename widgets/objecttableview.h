@@ -6,6 +6,8 @@
 
 namespace gatehouse {
 
+class ObjectTableModel;
+
 // The object table: a figure is sized to its content up to figureCap (past
 // it elided, whole in its tooltip); the Status column up to statusCap, wide
 // enough for a state's whole words ("expired 9.3 min ago: holder crashed,
@@ -16,6 +18,12 @@ class ObjectTableView : public QTableView
 {
 public:
     using QTableView::QTableView;
+    // The columns of model (the source of the view's model): figures sized to
+    // their contents, the key column taking the rest, the caps from the
+    // font, the Status and Counts columns' delegates, sorted by key; a column
+    // none of the listed objects' patterns has is hidden.
+    void configure(const ObjectTableModel *model);
+
     int statusColumn = -1;
     int figureCap = 0;
     int statusCap = 0;
@@ -23,6 +31,13 @@ public:
 
 protected:
     int sizeHintForColumn(int column) const override;
+
+private:
+    // Hides the columns no listed object uses; on the next turn of the event
+    // loop, once however many rows came or went.
+    void showUsedColumns(const ObjectTableModel *model);
+
+    bool m_columnsQueued = false;
 };
 
 // A state past its column's width loses its end, not its middle ("expired

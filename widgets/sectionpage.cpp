@@ -3,20 +3,19 @@
 
 #include "actioninputdialog.h"
 #include "chartpanel.h"
+#include "csvwriter.h"
 #include "evidencetext.h"
 #include "familyproxymodel.h"
 #include "objectpanel.h"
 #include "objecttablemodel.h"
 #include "objecttableview.h"
+#include "panesizer.h"
 #include "queuejobspanel.h"
 #include "splitterstate.h"
 
 #include <monitor/jobbrowser.h>
 #include <patterns/objecthealth.h>
 
-#include <QComboBox>
-#include <QDateTime>
-#include <QFontDatabase>
 #include <QGraphicsOpacityEffect>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -25,13 +24,8 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QMouseEvent>
-#include <QPlainTextEdit>
 #include <QPushButton>
-#include <QSaveFile>
-#include <QScrollBar>
-#include <QSortFilterProxyModel>
 #include <QSplitter>
-#include <QStyledItemDelegate>
 #include <QTableView>
 #include <QTableWidget>
 #include <QVBoxLayout>
@@ -47,6 +41,7 @@ SectionPage::SectionPage(const Section &section, bool readOnly, QWidget *parent)
     , m_proxy(new FamilyProxyModel(m_model, this))
     , m_filter(new QLineEdit(this))
     , m_readOnly(readOnly)
+    , m_splitter(new QSplitter(Qt::Vertical, this))
 {
     setObjectName(section.id + QStringLiteral("Page"));
     auto *layout = new QVBoxLayout(this);
@@ -55,15 +50,34 @@ SectionPage::SectionPage(const Section &section, bool readOnly, QWidget *parent)
     m_filter->setPlaceholderText(tr("Filter by key"));
     m_filter->setClearButtonEnabled(true);
     bar->addWidget(m_filter, 1);
-    // Every action the section's patterns offer, once each; a click acts on
-    // the selected object if its pattern offers it.
+    addActionButtons(bar);
+    layout->addLayout(bar);
+    buildTable();
+    buildPanes();
+    layout->addWidget(m_splitter, 1);
+    // Why autodetection shows the selected object (its evidence in words).
+    m_why = new QLabel(this);
+    m_why->setObjectName(section.id + QStringLiteral("Why"));
+    m_why->setWordWrap(true);
+    m_why->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_why->hide();
+    layout->addWidget(m_why);
+    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+            &SectionPage::onSelectionChanged);
+    // A table fitted to a few rows grows with them (up to 40 % of the page).
+    connect(m_proxy, &QAbstractItemModel::rowsInserted, this, [this] {
+        if (m_sizer->tableFitted())
+            m_sizer->fitTable(m_proxy->rowCount(), true);
+    });
+    updateActions(nullptr);
+}
+
+// Every action the section's patterns offer, once each; a click acts on the
+// selected object if its pattern offers it.
+void SectionPage::addActionButtons(QHBoxLayout *bar)
+{
     QStringList ids;
-    QStringList itemHeaders;
-    bool listsJobs = false;
-    for (const PatternUnit *unit : PatternRegistry::instance().unitsIn(section.id)) {
-        if (itemHeaders.isEmpty())
-            itemHeaders = unit->itemHeaders();
-        listsJobs = listsJobs || !unit->jobStates().isEmpty();
+    for (const PatternUnit *unit : PatternRegistry::instance().unitsIn(m_section.id)) {
         for (const PatternAction &action : unit->actions()) {
             if (ids.contains(action.id))
                 continue;
@@ -77,73 +91,18 @@ SectionPage::SectionPage(const Section &section, bool readOnly, QWidget *parent)
             connect(button, &QPushButton::clicked, this, [this, id = action.id] { actOn(id); });
         }
     }
-    layout->addLayout(bar);
+}
 
-    auto *splitter = new QSplitter(Qt::Vertical, this);
-    m_splitter = splitter;
-    auto *table = new ObjectTableView(splitter);
+void SectionPage::buildTable()
+{
+    auto *table = new ObjectTableView(m_splitter);
     m_table = table;
+    m_sizer = std::make_unique<PaneSizer>(m_splitter, m_table);
     m_table->setModel(m_proxy);
     m_table->viewport()->installEventFilter(this);
     m_table->installEventFilter(this);
-    m_table->setSortingEnabled(true);
-    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
-    // Figures sized to their contents, the key column taking the rest:
-    // no clipped header, no wrapped cell, no "ok" stretched over 600 px.
-    // Text too long for its column is elided (keys in the middle, where
-    // they differ) with the whole text in the tooltip.
-    QHeaderView *header = m_table->horizontalHeader();
-    header->setSectionResizeMode(QHeaderView::ResizeToContents);
-    header->setStretchLastSection(true); // the room left is the last column's
-    // Rows measured, the visible ones first: every change of a cell (the
-    // TTL and Status columns move every half second) measures them again
-    // for each column, and 200 rows of text cost about 10 ms per repaint on
-    // the GUI thread (figure 4's stalls); 60 covers a 1600x1000 page.
-    header->setResizeContentsPrecision(60);
-    // A long figure (a holder token, a state's explanation) is elided past
-    // this, its tooltip whole, so the key column keeps its room at 1280 px.
-    table->figureCap = std::max(200, fontMetrics().averageCharWidth() * 34);
-    table->statusCap = std::max(320, fontMetrics().averageCharWidth() * 60);
-    table->keyCap = std::max(360, fontMetrics().averageCharWidth() * 64);
-    table->statusColumn = m_model->statusColumn();
-    header->setMaximumSectionSize(std::max({table->figureCap, table->statusCap, table->keyCap}));
-    for (int c = 0; c < m_model->columnCount(); ++c) {
-        if (m_model->headerData(c, Qt::Horizontal).toString() == QLatin1String("Counts"))
-            m_table->setItemDelegateForColumn(c, new PartsElideDelegate(m_table));
-    }
-    if (m_model->statusColumn() >= 0)
-        m_table->setItemDelegateForColumn(m_model->statusColumn(), new ElideRightDelegate(m_table));
-    // A column none of the listed objects' patterns has (Library and Counts
-    // with no library lock listed) is hidden, not an empty band; checked
-    // when rows come or go, not per snapshot.
-    auto columnsShown = [this] {
-        if (m_columnsQueued)
-            return;
-        m_columnsQueued = true;
-        QMetaObject::invokeMethod(
-            this,
-            [this] {
-                m_columnsQueued = false;
-                const bool any = m_model->rowCount() > 0;
-                for (int c = 1; c < m_model->columnCount(); ++c) {
-                    const bool shown
-                        = !any || c == m_model->statusColumn() || m_model->columnUsed(c);
-                    if (m_table->isColumnHidden(c) == shown)
-                        m_table->setColumnHidden(c, !shown);
-                }
-            },
-            Qt::QueuedConnection);
-    };
-    connect(m_model, &QAbstractItemModel::rowsInserted, this, columnsShown);
-    connect(m_model, &QAbstractItemModel::rowsRemoved, this, columnsShown);
-    connect(m_model, &QAbstractItemModel::modelReset, this, columnsShown);
-    m_table->sortByColumn(0, Qt::AscendingOrder);
-    m_table->setWordWrap(false);
-    m_table->setTextElideMode(Qt::ElideMiddle);
-    m_table->verticalHeader()->hide();
-    m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 8);
-    splitter->addWidget(m_table);
+    table->configure(m_model);
+    m_splitter->addWidget(m_table);
     // Filtering never moves the selection to another object (an action
     // would then target one the operator never picked): the selected object
     // (or family) stays selected while it matches, and nothing is selected
@@ -168,40 +127,31 @@ SectionPage::SectionPage(const Section &section, bool readOnly, QWidget *parent)
         if (m_model->isFamilyRow(m_proxy->mapToSource(index).row()))
             toggleFamily(index);
     });
+}
+
+// Below the table: the selected object's parts, its items, its jobs, then
+// its charts (panels come later, above the charts: addPanel).
+void SectionPage::buildPanes()
+{
+    QStringList itemHeaders;
+    bool listsJobs = false;
+    for (const PatternUnit *unit : PatternRegistry::instance().unitsIn(m_section.id)) {
+        if (itemHeaders.isEmpty())
+            itemHeaders = unit->itemHeaders();
+        listsJobs = listsJobs || !unit->jobStates().isEmpty();
+    }
     // The parts of the selected object (a resource's consumers): objects
     // whose parent it is.
-    m_parts = new QListWidget(splitter);
-    m_parts->setObjectName(section.id + QStringLiteral("Parts"));
+    m_parts = new QListWidget(m_splitter);
+    m_parts->setObjectName(m_section.id + QStringLiteral("Parts"));
     m_parts->setMaximumHeight(110);
     m_parts->hide();
-    splitter->addWidget(m_parts);
-    if (!itemHeaders.isEmpty()) {
-        m_items = new QTableWidget(0, int(itemHeaders.size()), splitter);
-        m_items->setObjectName(section.id + QStringLiteral("Items"));
-        m_items->setHorizontalHeaderLabels(itemHeaders);
-        // Headers and cells whole (no "Hold count / plac"), long ones elided
-        // with their tooltip.
-        m_items->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-        m_items->horizontalHeader()->setMaximumSectionSize(
-            std::max(200, fontMetrics().averageCharWidth() * 48));
-        m_items->setWordWrap(false);
-        m_items->horizontalHeader()->setStretchLastSection(true);
-        m_items->setColumnWidth(0, 360);
-        m_items->setSelectionBehavior(QAbstractItemView::SelectRows);
-        m_items->setSelectionMode(QAbstractItemView::SingleSelection);
-        m_items->setEditTriggers(QAbstractItemView::NoEditTriggers);
-        m_items->verticalHeader()->hide();
-        // One line per row, as the object table above (30 px rows read as
-        // wrapped ones).
-        m_items->verticalHeader()->setDefaultSectionSize(m_items->fontMetrics().height() + 8);
-        m_items->hide(); // until an object with items is selected (updateItems)
-        splitter->addWidget(m_items);
-        connect(m_items, &QTableWidget::itemSelectionChanged, this,
-                [this] { m_jobChosenLast = false; });
-    }
+    m_splitter->addWidget(m_parts);
+    if (!itemHeaders.isEmpty())
+        buildItems(itemHeaders);
     if (listsJobs) {
-        m_jobsPanel = new QueueJobsPanel(section.id, splitter);
-        splitter->addWidget(m_jobsPanel);
+        m_jobsPanel = new QueueJobsPanel(m_section.id, m_splitter);
+        m_splitter->addWidget(m_jobsPanel);
         connect(m_jobsPanel, &QueueJobsPanel::jobsChosen, this, [this] { m_jobChosenLast = true; });
         connect(m_jobsPanel, &QueueJobsPanel::verbRequested, this,
                 [this](const QString &id, const QHash<QString, QByteArray> &inputs) {
@@ -209,69 +159,67 @@ SectionPage::SectionPage(const Section &section, bool readOnly, QWidget *parent)
                     actOn(id, inputs);
                 });
     }
-    m_chart = new ChartPanel(section.id, splitter);
-    splitter->addWidget(m_chart);
-    splitter->setChildrenCollapsible(false); // a dragged handle never hides a pane
-    persistSplitter(splitter, section.id + QStringLiteral("PageSplitter"));
-    layout->addWidget(splitter, 1);
-    // Why autodetection shows the selected object (its evidence in words).
-    m_why = new QLabel(this);
-    m_why->setObjectName(section.id + QStringLiteral("Why"));
-    m_why->setWordWrap(true);
-    m_why->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_why->hide();
-    layout->addWidget(m_why);
-    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
-        const ObjectState *s = selected();
-        // Regrouping keeps the selected row (ObjectTableModel).
-        m_model->setSelectedRow(selectedRow());
-        updateWhy(s);
-        const bool chartsWereHidden = m_chart->maximumHeight() < QWIDGETSIZE_MAX;
-        m_chart->setObject(s);
-        // The charts appear: give them 60 % of the page (35 % under a job
-        // browser), from the panes that
-        // have the most (the splitter kept the hint's few pixels for them).
-        if (s && chartsWereHidden && !m_splitter->property("sizesChosen").toBool()) {
-            QList<int> sizes = m_splitter->sizes();
-            const int chart = m_splitter->indexOf(m_chart);
-            int total = 0;
-            for (int v : std::as_const(sizes))
-                total += v;
-            // A job browser above them keeps the larger share.
-            const int share
-                = m_jobsPanel && !PatternUnit::of(s->object.kind).jobStates().isEmpty() ? 35 : 60;
-            int need = total * share / 100 - sizes.value(chart);
-            for (int i = 0; i < sizes.size() && need > 0; ++i) {
-                if (i == chart)
-                    continue;
-                const int give = std::min(need, std::max(0, sizes[i] - 120));
-                sizes[i] -= give;
-                sizes[chart] += give;
-                need -= give;
-            }
-            m_splitter->setSizes(sizes);
-        }
-        updateItems();
-        updateParts();
-        if (m_jobsPanel)
-            m_jobsPanel->setObject(s, m_snapshot ? m_snapshot->server.timeMs : 0);
-        for (ObjectPanel *panel : std::as_const(m_panels)) {
-            panel->setObject(s);
-            // A pane that appears (a family's tokens, a lock's holders) gets
-            // a third of the page, at most what it can use.
-            if (!panel->isHidden() && m_splitter->sizes().value(m_splitter->indexOf(panel)) < 120)
-                giveRoom(panel, std::min(m_splitter->height() / 3, panel->maximumHeight()));
-        }
-        fitTable(false);
-        updateActions(s);
-        Q_EMIT selectionChanged(s ? s->object.key : QByteArray());
-    });
-    // A table fitted to a few rows grows with them (up to 40 % of the page).
-    connect(m_proxy, &QAbstractItemModel::rowsInserted, this, [this] {
-        if (m_tableFitted)
-            fitTable(true);
-    });
-    updateActions(nullptr);
+    m_chart = new ChartPanel(m_section.id, m_splitter);
+    m_splitter->addWidget(m_chart);
+    m_splitter->setChildrenCollapsible(false); // a dragged handle never hides a pane
+    persistSplitter(m_splitter, m_section.id + QStringLiteral("PageSplitter"));
+}
+
+void SectionPage::buildItems(const QStringList &headers)
+{
+    m_items = new QTableWidget(0, int(headers.size()), m_splitter);
+    m_items->setObjectName(m_section.id + QStringLiteral("Items"));
+    m_items->setHorizontalHeaderLabels(headers);
+    // Headers and cells whole (no "Hold count / plac"), long ones elided
+    // with their tooltip.
+    m_items->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_items->horizontalHeader()->setMaximumSectionSize(
+        std::max(200, fontMetrics().averageCharWidth() * 48));
+    m_items->setWordWrap(false);
+    m_items->horizontalHeader()->setStretchLastSection(true);
+    m_items->setColumnWidth(0, 360);
+    m_items->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_items->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_items->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_items->verticalHeader()->hide();
+    // One line per row, as the object table above (30 px rows read as
+    // wrapped ones).
+    m_items->verticalHeader()->setDefaultSectionSize(m_items->fontMetrics().height() + 8);
+    m_items->hide(); // until an object with items is selected (updateItems)
+    m_splitter->addWidget(m_items);
+    connect(m_items, &QTableWidget::itemSelectionChanged, this,
+            [this] { m_jobChosenLast = false; });
+}
+
+void SectionPage::onSelectionChanged()
+{
+    const ObjectState *s = selected();
+    // Regrouping keeps the selected row (ObjectTableModel).
+    m_model->setSelectedRow(selectedRow());
+    updateWhy(s);
+    const bool chartsWereHidden = m_chart->maximumHeight() < QWIDGETSIZE_MAX;
+    m_chart->setObject(s);
+    // The charts appear: give them 60 % of the page (35 % under a job
+    // browser, which keeps the larger share), from the panes that have the
+    // most (the splitter kept the hint's few pixels for them).
+    if (s && chartsWereHidden && !m_splitter->property("sizesChosen").toBool())
+        m_sizer->giveShare(
+            m_chart,
+            m_jobsPanel && !PatternUnit::of(s->object.kind).jobStates().isEmpty() ? 35 : 60);
+    updateItems();
+    updateParts();
+    if (m_jobsPanel)
+        m_jobsPanel->setObject(s, m_snapshot ? m_snapshot->server.timeMs : 0);
+    for (ObjectPanel *panel : std::as_const(m_panels)) {
+        panel->setObject(s);
+        // A pane that appears (a family's tokens, a lock's holders) gets
+        // a third of the page, at most what it can use.
+        if (!panel->isHidden() && m_splitter->sizes().value(m_splitter->indexOf(panel)) < 120)
+            m_sizer->giveRoom(panel, std::min(m_splitter->height() / 3, panel->maximumHeight()));
+    }
+    m_sizer->fitTable(m_proxy->rowCount(), false);
+    updateActions(s);
+    Q_EMIT selectionChanged(s ? s->object.key : QByteArray());
 }
 
 SectionPage::~SectionPage() = default;
@@ -507,7 +455,8 @@ void SectionPage::updateItems()
     if (appears) {
         // As high as its rows (2 to 8, then it scrolls), at most a third of the page.
         const int shown = std::clamp(int(rows.size()), 2, 8);
-        giveRoom(m_items, std::min(m_splitter->height() / 3, rowsHeight(m_items, shown)));
+        m_sizer->giveRoom(
+            m_items, std::min(m_splitter->height() / 3, PaneSizer::rowsHeight(m_items, shown)));
     }
     if (sameObject && current >= 0 && current < rows.size()) {
         m_items->selectRow(current);
@@ -515,79 +464,6 @@ void SectionPage::updateItems()
         m_items->clearSelection();
         m_items->setCurrentCell(-1, -1);
     }
-}
-
-void SectionPage::giveRoom(QWidget *pane, int want)
-{
-    // From the other panes in proportion to what they have beyond 120 px (a
-    // hidden pane has none).
-    QList<int> sizes = m_splitter->sizes();
-    const int at = m_splitter->indexOf(pane);
-    int spare = 0;
-    for (int i = 0; i < sizes.size(); ++i) {
-        if (i != at)
-            spare += std::max(0, sizes.at(i) - 120);
-    }
-    const int need = std::min(spare, want - sizes.value(at));
-    if (need <= 0)
-        return;
-    for (int i = 0; i < sizes.size(); ++i) {
-        if (i == at)
-            continue;
-        const int give = int(qint64(need) * std::max(0, sizes.at(i) - 120) / spare);
-        sizes[i] -= give;
-        sizes[at] += give;
-    }
-    m_splitter->setSizes(sizes);
-}
-
-int SectionPage::rowsHeight(const QTableView *table, int rows)
-{
-    const int scrollBar
-        = table->horizontalScrollBar()->isVisible() ? table->horizontalScrollBar()->height() : 0;
-    return table->horizontalHeader()->sizeHint().height()
-           + rows * table->verticalHeader()->defaultSectionSize() + 2 * table->frameWidth()
-           + scrollBar;
-}
-
-void SectionPage::fitTable(bool grow)
-{
-    // A table of a few rows (two token families, two queues) keeps what its
-    // rows need and half a row more, at least MinTableRows; the band it
-    // would leave empty goes to the charts, or the last pane shown that can
-    // take it. Nothing selected: no other pane to give to, the table keeps
-    // the page.
-    QList<int> sizes = m_splitter->sizes();
-    const int table = m_splitter->indexOf(m_table);
-    int to = -1;
-    for (int i = int(sizes.size()) - 1; i >= 0 && to < 0; --i) {
-        QWidget *pane = m_splitter->widget(i);
-        if (i != table && pane->isVisibleTo(this) && pane->maximumHeight() == QWIDGETSIZE_MAX)
-            to = i;
-    }
-    if (to < 0 || sizes.value(table) <= 0)
-        return;
-    const int rows = std::max(m_proxy->rowCount(), MinTableRows);
-    const int needed
-        = rowsHeight(m_table, rows) + m_table->verticalHeader()->defaultSectionSize() / 2;
-    int delta = sizes.at(table) - needed; // > 0: more than it needs
-    if (grow) {
-        // Back up to what the rows need, at most 40 % of the page, from
-        // what the other pane has beyond 120 px.
-        int total = 0;
-        for (int v : std::as_const(sizes))
-            total += v;
-        const int want = std::min(needed, total * 2 / 5) - sizes.at(table);
-        delta = -std::min(want, std::max(0, sizes.at(to) - 120));
-        if (delta >= 0)
-            return;
-    } else if (delta <= 0) {
-        return;
-    }
-    sizes[table] -= delta;
-    sizes[to] += delta;
-    m_splitter->setSizes(sizes);
-    m_tableFitted = true;
 }
 
 void SectionPage::updateParts()
@@ -694,6 +570,8 @@ void SectionPage::setOffline(const QString &why)
         m_table->setGraphicsEffect(grey);
     }
     m_table->setToolTip(why);
+    // Times that cannot be known offline are shown as unknown, not projected.
+    m_proxy->setTimesUnknown(!why.isEmpty());
     for (ObjectPanel *panel : std::as_const(m_panels))
         panel->setOffline(why);
     updateActions(selected());
@@ -818,27 +696,7 @@ void SectionPage::actOn(const QString &actionId, const QHash<QString, QByteArray
 bool SectionPage::exportCsv(const QString &fileName) const
 {
     sync();
-    auto quote = [](QString cell) {
-        if (cell.contains(QLatin1Char(',')) || cell.contains(QLatin1Char('"'))
-            || cell.contains(QLatin1Char('\n')))
-            cell = QLatin1Char('"') + cell.replace(QLatin1Char('"'), QLatin1String("\"\""))
-                   + QLatin1Char('"');
-        return cell;
-    };
-    QSaveFile file(fileName);
-    if (!file.open(QIODevice::WriteOnly | QIODevice::Text))
-        return false;
-    QStringList header;
-    for (int c = 0; c < m_proxy->columnCount(); ++c)
-        header << quote(m_proxy->headerData(c, Qt::Horizontal).toString());
-    file.write(header.join(QLatin1Char(',')).toUtf8() + '\n');
-    for (int r = 0; r < m_proxy->rowCount(); ++r) {
-        QStringList cells;
-        for (int c = 0; c < m_proxy->columnCount(); ++c)
-            cells << quote(m_proxy->index(r, c).data().toString());
-        file.write(cells.join(QLatin1Char(',')).toUtf8() + '\n');
-    }
-    return file.commit();
+    return writeCsv(m_proxy, fileName);
 }
 
 void SectionPage::setJobBrowser(JobBrowser *browser)

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "panesizer.h"
+
 #include <monitor/snapshot.h>
 #include <patterns/patternregistry.h>
 #include <patterns/scriptcall.h>
@@ -10,6 +12,7 @@
 #include <memory>
 
 class QComboBox;
+class QHBoxLayout;
 class QLabel;
 class QLineEdit;
 class QListWidget;
@@ -89,8 +92,8 @@ public:
     QList<ObjectPanel *> panels() const { return m_panels; }
     // The jobs panel's page size: a page is all that is ever read.
     static constexpr int JobPageSize = 50;
-    // A table of fewer rows is as high as this many (fitTable).
-    static constexpr int MinTableRows = 2;
+    // A table of fewer rows is as high as this many (PaneSizer::fitTable).
+    static constexpr int MinTableRows = PaneSizer::MinTableRows;
 
 Q_SIGNALS:
     void selectionChanged(const QByteArray &key); // empty: nothing selected
@@ -107,18 +110,17 @@ protected:
     bool eventFilter(QObject *watched, QEvent *event) override;
 
 private:
+    void addActionButtons(QHBoxLayout *bar);
+    void buildTable();
+    void buildPanes();
+    void buildItems(const QStringList &headers);
+    void onSelectionChanged();
     // fixed: inputs the place it was started from gives (a job browser
     // verb's "from": "dead"), never asked.
     void actOn(const QString &actionId, const QHash<QString, QByteArray> &fixed = {});
     void updateItems();
     void updateWhy(const ObjectState *s);
     void updateParts();
-    // Panes of the splitter: pane gets up to want px from the others; the
-    // table keeps what its rows need (grow: takes back what they need).
-    void giveRoom(QWidget *pane, int want);
-    void fitTable(bool grow);
-    // A table's height for rows rows (its header, frame and scroll bar).
-    static int rowsHeight(const QTableView *table, int rows);
     void sync() const;
     void updateActions(const ObjectState *s);
     QString familyHint() const;           // for the selected family row; empty otherwise
@@ -135,9 +137,8 @@ private:
     bool m_readOnly;
     QSplitter *m_splitter;
     QTableView *m_table;
-    bool m_tableFitted = false;      // fitTable shrank it to its rows
-    bool m_columnsQueued = false;    // the columns shown are checked on the next turn
-    QTableWidget *m_items = nullptr; // when the section's patterns list items
+    std::unique_ptr<PaneSizer> m_sizer; // how the panes share the page
+    QTableWidget *m_items = nullptr;    // when the section's patterns list items
     QListWidget *m_parts;
     QLabel *m_why = nullptr;
     ChartPanel *m_chart;

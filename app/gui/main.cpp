@@ -7,19 +7,14 @@
 #include <actions/actionengine.h>
 #include <alerts/alertengine.h>
 #include <alertspage.h>
-#include <chartpanel.h>
-#include <confirmactiondialog.h>
 #include <connectiondialog.h>
-#include <consolenavigation.h>
 #include <englishplurals.h>
 #include <history/historystore.h>
 #include <mainwindow.h>
 #include <metrics/metricsserver.h>
 #include <monitor/monitor.h>
-#include <objecttablemodel.h>
 #include <redis/endpointoptions.h>
 #include <redis/redisclient.h>
-#include <sectionpage.h>
 #include <sim/demoserver.h>
 #include <sim/simulator.h>
 #include <statusdetails.h>
@@ -33,11 +28,8 @@
 #include <QFileInfo>
 #include <QMenu>
 #include <QMessageBox>
-#include <QRandomGenerator>
 #include <QSettings>
-#include <QSize>
 #include <QStatusBar>
-#include <QTableView>
 #include <QTextStream>
 #include <QThread>
 #include <QTimer>
@@ -132,144 +124,6 @@ void fatal(const QString &message)
         QMessageBox::critical(nullptr, QStringLiteral("Gatehouse"), message);
 }
 
-// The window sizes and palettes the screenshots are taken at.
-struct Look
-{
-    QSize size;
-    theme::Scheme scheme;
-    QString name() const
-    {
-        return QStringLiteral("%1x%2-%3")
-            .arg(size.width())
-            .arg(size.height())
-            .arg(scheme == theme::Scheme::Dark ? QStringLiteral("dark") : QStringLiteral("light"));
-    }
-};
-
-const QList<Look> &screenshotLooks()
-{
-    static const QList<Look> looks{{{1280, 800}, theme::Scheme::Light},
-                                   {{1280, 800}, theme::Scheme::Dark},
-                                   {{1920, 1080}, theme::Scheme::Light},
-                                   {{1920, 1080}, theme::Scheme::Dark}};
-    return looks;
-}
-
-// The Connect dialog as File > Connect opens it (on the current connection).
-using DialogFactory = std::function<QDialog *()>;
-
-void saveDialog(QWidget *dialog, const QString &dir, int look, const QString &name)
-{
-    const QString file = QDir(dir).filePath(
-        QStringLiteral("%1-dialog-%2.png").arg(screenshotLooks().at(look).name(), name));
-    dialog->grab().save(file);
-    QTextStream(stdout) << "dialog=" << name << " look=" << screenshotLooks().at(look).name()
-                        << " file=" << file << " size=" << dialog->width() << 'x'
-                        << dialog->height() << Qt::endl;
-}
-
-// The dialogs an operator meets, at a look: Connect, a new token's secret
-// (a sample secret: the dialog as an issued token opens it) and the
-// confirmation of a limiter's reset (Delete on sim:rl:api:0, then Cancel:
-// nothing runs). Then next.
-void captureDialogs(MainWindow *window, const QString &dir, int look,
-                    const DialogFactory &connectDialog, const std::function<void()> &next)
-{
-    QDialog *connect = connectDialog();
-    connect->show();
-    QTimer::singleShot(500, window, [=] {
-        saveDialog(connect, dir, look, QStringLiteral("connect"));
-        delete connect;
-        QString secret;
-        const QString alphabet = QStringLiteral("abcdefghijklmnopqrstuvwxyz0123456789");
-        for (int i = 0; i < 40; ++i)
-            secret += alphabet.at(QRandomGenerator::global()->bounded(int(alphabet.size())));
-        auto *issued
-            = new IssuedDialog("sim:code:" + secret.left(12).toUtf8(), secret.toUtf8(), window);
-        issued->show();
-        QTimer::singleShot(500, window, [=] {
-            saveDialog(issued, dir, look, QStringLiteral("issued"));
-            delete issued;
-            window->showPage(window->pageOf(QStringLiteral("limiter")));
-            window->sectionPage(QStringLiteral("limiter"))->selectKey("sim:rl:api:0");
-            // The confirmation is modal: saved and cancelled from a timer
-            // inside its own event loop.
-            auto *poll = new QTimer(window);
-            QObject::connect(poll, &QTimer::timeout, window, [=] {
-                auto *box = qobject_cast<QDialog *>(QApplication::activeModalWidget());
-                if (!box)
-                    return;
-                poll->stop();
-                QTimer::singleShot(500, box, [=] {
-                    saveDialog(box, dir, look, QStringLiteral("confirm"));
-                    box->reject();
-                });
-            });
-            poll->start(100);
-            auto *navigation
-                = window->findChild<ConsoleNavigation *>(QStringLiteral("consoleNavigation"));
-            if (navigation)
-                navigation->triggerPrimaryAction();
-            QTimer::singleShot(1000, window, [window, poll, next] {
-                poll->deleteLater();
-                window->statusBar()->clearMessage(); // "Cancelled: nothing was sent."
-                next();
-            });
-        });
-    });
-}
-
-// --screenshots DIR: every page captured at every look to
-// DIR/<look>-<n>-<page>.png after the console has run for a while, with a
-// line per page on stdout saying how many rows its table has and how many
-// points its charts draw, and at 1280x800 the dialogs (captureDialogs); then
-// quit.
-void captureAll(MainWindow *window, const QString &dir, int look, int page,
-                const DialogFactory &connectDialog, bool dialogsDone = false)
-{
-    if (page >= window->pageNames().size()) {
-        if (!dialogsDone && screenshotLooks().at(look).size.width() == 1280) {
-            captureDialogs(window, dir, look, connectDialog,
-                           [=] { captureAll(window, dir, look, page, connectDialog, true); });
-            return;
-        }
-        ++look;
-        page = 0;
-    }
-    if (look >= screenshotLooks().size()) {
-        QApplication::quit();
-        return;
-    }
-    const Look &l = screenshotLooks().at(look);
-    if (page == 0) {
-        theme::apply(l.scheme);
-        window->resize(l.size);
-    }
-    window->showPage(page);
-    // A section's page (the registry's): its first row selected.
-    const auto *sectionPage = qobject_cast<SectionPage *>(window->page(page));
-    const QString section = sectionPage ? sectionPage->section().id : QString();
-    if (!section.isEmpty() && window->table(section))
-        window->table(section)->selectRow(0);
-    // Two chart refreshes (500 ms each) after the selection: the window strip
-    // needs one detailed reading first.
-    QTimer::singleShot(1600, window, [window, dir, look, page, section, connectDialog] {
-        const QString name
-            = window->pageNames().at(page).toLower().replace(QLatin1Char(' '), QLatin1Char('-'));
-        const QString file = QDir(dir).filePath(QStringLiteral("%1-%2-%3.png")
-                                                    .arg(screenshotLooks().at(look).name())
-                                                    .arg(page)
-                                                    .arg(name));
-        window->grab().save(file);
-        const int rows = section.isEmpty() ? -1 : window->model(section)->rowCount();
-        const int points = window->chart(section) ? window->chart(section)->pointCount() : -1;
-        QTextStream(stdout) << "page=" << name << " look=" << screenshotLooks().at(look).name()
-                            << " file=" << file << " rows=" << rows << " points=" << points
-                            << Qt::endl;
-        captureAll(window, dir, look, page + 1, connectDialog);
-    });
-}
-
 // --help and --version print and quit: they need no display, and a
 // QApplication without one aborts, so they get a QCoreApplication.
 bool answersWithoutDisplay(int argc, char *argv[])
@@ -320,13 +174,9 @@ int main(int argc, char *argv[])
     const QCommandLineOption interval(QStringLiteral("interval"),
                                       QStringLiteral("Refresh interval in ms (default 1000)."),
                                       QStringLiteral("MS"), QStringLiteral("1000"));
-    const QCommandLineOption screenshots(QStringLiteral("screenshots"),
-                                         QStringLiteral("Capture every page to DIR, then quit."),
-                                         QStringLiteral("DIR"));
-    const QCommandLineOption quitAfter(
-        QStringLiteral("quit-after"),
-        QStringLiteral("Seconds to run (then the screenshots, if asked), then quit."),
-        QStringLiteral("S"), QStringLiteral("8"));
+    const QCommandLineOption quitAfter(QStringLiteral("quit-after"),
+                                       QStringLiteral("Seconds to run, then quit."),
+                                       QStringLiteral("S"), QStringLiteral("8"));
     const QCommandLineOption budget(
         QStringLiteral("refresh-budget"),
         QStringLiteral("Without keyspace events, refresh within PCT % of one server core "
@@ -362,9 +212,8 @@ int main(int argc, char *argv[])
         QStringLiteral("palette"),
         QStringLiteral("light or dark (default: whichever the desktop's colours are closer to)."),
         QStringLiteral("light|dark"));
-    parser.addOptions({profileOption, readOnly, demo, scale, interval, budget, screenshots,
-                       quitAfter, noHistory, historyDir, historyFull, historyKeep, historyCap,
-                       metrics, paletteOption});
+    parser.addOptions({profileOption, readOnly, demo, scale, interval, budget, quitAfter, noHistory,
+                       historyDir, historyFull, historyKeep, historyCap, metrics, paletteOption});
     parser.process(app);
     if (parser.isSet(paletteOption)) {
         const std::optional<theme::Scheme> scheme
@@ -552,19 +401,7 @@ int main(int argc, char *argv[])
         QMetaObject::invokeMethod(console.monitor.get(), &Monitor::start);
         if (console.simulator)
             QMetaObject::invokeMethod(console.simulator.get(), &Simulator::start);
-        if (parser.isSet(screenshots)) {
-            const QString dir = parser.value(screenshots);
-            QDir().mkpath(dir);
-            MainWindow *window = console.window.get();
-            const DialogFactory connectDialog = [&current] {
-                auto *dialog = new ConnectionDialog;
-                dialog->setSettings(current);
-                return dialog;
-            };
-            QTimer::singleShot(
-                parser.value(quitAfter).toInt() * 1000, window,
-                [window, dir, connectDialog] { captureAll(window, dir, 0, 0, connectDialog); });
-        } else if (parser.isSet(quitAfter)) {
+        if (parser.isSet(quitAfter)) {
             QTimer::singleShot(parser.value(quitAfter).toInt() * 1000, &app,
                                &QCoreApplication::quit);
         }

@@ -39,7 +39,8 @@ Monitor::Monitor(RedisClient *client, Options options, QObject *parent)
 {
     NodeStatus node;
     node.address = m_client->endpoint().displayUrl();
-    node.connection = {m_client->state(), m_client->errorString(), m_client->nextAttemptAtMs()};
+    node.connection = {m_client->state(), m_client->errorString(), m_client->nextAttemptAtMs(),
+                       m_client->errorKind()};
     m_server.nodes = {node};
     m_server.intervalMs = m_options.intervalMs;
     m_server.readFrom = m_client->endpoint().readFromReplicas ? QStringLiteral("replicas")
@@ -70,8 +71,9 @@ Monitor::Monitor(RedisClient *client, Options options, QObject *parent)
     // The connection's state travels in the snapshot: the console shows it
     // from there, as a structure (never parsed out of a sentence).
     connect(m_client, &RedisClient::stateChanged, this,
-            [this](RedisConnection::State state, const QString &message, qint64 nextAttemptAtMs) {
-                m_server.nodes[0].connection = {state, message, nextAttemptAtMs};
+            [this](RedisConnection::State state, const QString &message, qint64 nextAttemptAtMs,
+                   RedisConnection::ErrorKind kind) {
+                m_server.nodes[0].connection = {state, message, nextAttemptAtMs, kind};
                 publish();
             });
     connect(m_client, &RedisClient::ready, this, [this] {

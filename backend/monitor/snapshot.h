@@ -21,17 +21,20 @@
 namespace gatehouse {
 
 // A connection as the console shows it, structured (no one parses the
-// sentence): its state, the sentence for the operator, and while
-// reconnecting when the next attempt starts (local epoch ms; -1 otherwise).
+// sentence): its state, the sentence for the operator, while reconnecting
+// when the next attempt starts (local epoch ms; -1 otherwise), and what the
+// sentence is about (authentication, TLS, the network...).
 struct ConnectionStatus
 {
     RedisConnection::State state = RedisConnection::State::Disconnected;
     QString message;
     qint64 nextAttemptAtMs = -1;
+    RedisConnection::ErrorKind errorKind = RedisConnection::ErrorKind::None;
 
     bool operator==(const ConnectionStatus &o) const
     {
-        return state == o.state && message == o.message && nextAttemptAtMs == o.nextAttemptAtMs;
+        return state == o.state && message == o.message && nextAttemptAtMs == o.nextAttemptAtMs
+               && errorKind == o.errorKind;
     }
     bool operator!=(const ConnectionStatus &o) const { return !(*this == o); }
 };

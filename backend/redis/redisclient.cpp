@@ -96,11 +96,13 @@ RedisClient::RedisClient(const RedisEndpoint &endpoint, QThread *worker, QObject
     // inside the connection's own code.
     connect(
         m_connection, &RedisRouter::stateChanged, this,
-        [this](RedisConnection::State state, const QString &message, qint64 nextAttemptAtMs) {
+        [this](RedisConnection::State state, const QString &message, qint64 nextAttemptAtMs,
+               RedisConnection::ErrorKind kind) {
             m_state = state;
             m_error = message;
+            m_errorKind = kind;
             m_nextAttemptAtMs = nextAttemptAtMs;
-            Q_EMIT stateChanged(state, message, nextAttemptAtMs);
+            Q_EMIT stateChanged(state, message, nextAttemptAtMs, kind);
         },
         Qt::QueuedConnection);
     connect(

@@ -79,6 +79,7 @@ public:
     // As last reported by the worker (queued, so it may trail by an event).
     RedisConnection::State state() const { return m_state; }
     QString errorString() const { return m_error; }
+    RedisConnection::ErrorKind errorKind() const { return m_errorKind; }
     qint64 nextAttemptAtMs() const { return m_nextAttemptAtMs; }
     const RedisEndpoint &endpoint() const { return m_endpoint; }
 
@@ -99,9 +100,9 @@ public:
 
 Q_SIGNALS:
     // As RedisConnection::stateChanged: nextAttemptAtMs (local epoch ms) while
-    // Reconnecting, -1 otherwise.
+    // Reconnecting, -1 otherwise; kind: what message is about.
     void stateChanged(gatehouse::RedisConnection::State state, const QString &message,
-                      qint64 nextAttemptAtMs);
+                      qint64 nextAttemptAtMs, gatehouse::RedisConnection::ErrorKind kind);
     void ready();
     // The Cluster's topology changed (a refresh, a redirection); before
     // the first ready() for every endpoint that discovers its topology.
@@ -119,6 +120,7 @@ private:
     std::shared_ptr<Internal::ClientRelay> m_relay;
     RedisConnection::State m_state = RedisConnection::State::Disconnected;
     QString m_error;
+    RedisConnection::ErrorKind m_errorKind = RedisConnection::ErrorKind::None;
     qint64 m_nextAttemptAtMs = -1;
     Topology m_topology;
 };

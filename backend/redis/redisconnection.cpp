@@ -77,18 +77,21 @@ void RedisConnection::close()
         m_retryTimer->stop();
     const bool wasAuto = m_autoReconnect;
     m_autoReconnect = false;
-    handleLoss(QStringLiteral("The connection to %1 was closed.").arg(shown(m_endpoint)), true);
+    handleLoss(QStringLiteral("The connection to %1 was closed.").arg(shown(m_endpoint)), true,
+               ErrorKind::Network);
     m_autoReconnect = wasAuto;
-    setState(State::Disconnected, m_error);
+    setState(State::Disconnected, m_error, -1, m_errorKind);
 }
 
-void RedisConnection::setState(State state, const QString &message, qint64 nextAttemptAtMs)
+void RedisConnection::setState(State state, const QString &message, qint64 nextAttemptAtMs,
+                               ErrorKind kind)
 {
-    if (state == m_state && message == m_error)
+    if (state == m_state && message == m_error && kind == m_errorKind)
         return;
     m_state = state;
     m_error = message;
-    Q_EMIT stateChanged(state, message, nextAttemptAtMs);
+    m_errorKind = kind;
+    Q_EMIT stateChanged(state, message, nextAttemptAtMs, kind);
 }
 
 void RedisConnection::startAttempt()
@@ -107,14 +110,14 @@ void RedisConnection::startAttempt()
                                           "(non-TLS) port? Try redis:// instead of rediss://.")
                                .arg(shown(m_endpoint))
                                .arg(m_endpoint.connectTimeoutMs),
-                           false);
+                           false, ErrorKind::Tls);
                 return;
             }
             handleLoss(QStringLiteral("Cannot connect to %1: no answer within %2 ms "
                                       "(is the address right and the port reachable?).")
                            .arg(shown(m_endpoint))
                            .arg(m_endpoint.connectTimeoutMs),
-                       false);
+                       false, ErrorKind::Network);
         });
     }
     m_sslProblem.clear();
@@ -129,7 +132,7 @@ void RedisConnection::startAttempt()
     if (m_endpoint.sentinelMaster.isEmpty()) {
         handleLoss(QStringLiteral("The Sentinel URL names no master: add #NAME to it or give "
                                   "--sentinel-master NAME."),
-                   true);
+                   true, ErrorKind::Setup);
         return;
     }
     m_resolver = new SentinelResolver(
@@ -138,7 +141,7 @@ void RedisConnection::startAttempt()
             m_resolver->deleteLater();
             m_resolver = nullptr;
             if (!r.ok) {
-                handleLoss(r.message, r.final);
+                handleLoss(r.message, r.final, r.final ? ErrorKind::Setup : ErrorKind::Network);
                 return;
             }
             m_endpoint.host = r.host;
@@ -175,7 +178,7 @@ void RedisConnection::connectTransport()
             const auto pem = readPemFile(m_endpoint.caFile, PemContent::Certificates,
                                          QStringLiteral("The CA file"), &problem);
             if (!pem) {
-                handleLoss(problem, true);
+                handleLoss(problem, true, ErrorKind::Tls);
                 return;
             }
             conf.setCaCertificates(QSslCertificate::fromData(*pem, QSsl::Pem));
@@ -187,7 +190,7 @@ void RedisConnection::connectTransport()
                                                       QStringLiteral("The client key"), &problem)
                                         : std::nullopt;
             if (!certPem || !keyPem) {
-                handleLoss(problem, true);
+                handleLoss(problem, true, ErrorKind::Tls);
                 return;
             }
             QSslKey key(*keyPem, QSsl::Rsa);
@@ -236,9 +239,11 @@ void RedisConnection::onTransportConnected()
             if (code == "NOAUTH") {
                 handshakeFailed(QStringLiteral("%1 requires a password: give one with --pass, "
                                                "the URL or REDISCLI_AUTH.")
-                                    .arg(shown(m_endpoint)));
+                                    .arg(shown(m_endpoint)),
+                                ErrorKind::Authentication);
             } else if (fatal) {
-                handshakeFailed(what + QStringLiteral(": ") + reply.errorMessage());
+                handshakeFailed(what + QStringLiteral(": ") + reply.errorMessage(),
+                                ErrorKind::Setup);
             }
         };
     };
@@ -259,10 +264,12 @@ void RedisConnection::onTransportConnected()
                     || reply.errorMessage().contains(QLatin1String("invalid password"))) {
                     handshakeFailed(QStringLiteral("Authentication as %1 on %2 failed: wrong user "
                                                    "name or password (%3).")
-                                        .arg(who, shown(m_endpoint), reply.errorMessage()));
+                                        .arg(who, shown(m_endpoint), reply.errorMessage()),
+                                    ErrorKind::Authentication);
                 } else {
                     handshakeFailed(QStringLiteral("Authentication as %1 on %2 failed: %3")
-                                        .arg(who, shown(m_endpoint), reply.errorMessage()));
+                                        .arg(who, shown(m_endpoint), reply.errorMessage()),
+                                    ErrorKind::Authentication);
                 }
             }});
     }
@@ -303,7 +310,7 @@ void RedisConnection::onTransportConnected()
                                                    "is a %3 now; asking the sentinels again.")
                                         .arg(shown(m_endpoint), echoed(m_endpoint.sentinelMaster),
                                              QString::fromUtf8(role)),
-                                    false);
+                                    false, ErrorKind::Network);
                          return;
                      }
                      becomeReady();
@@ -313,7 +320,7 @@ void RedisConnection::onTransportConnected()
 void RedisConnection::reconnect(const QString &why)
 {
     if (m_state == State::Ready || m_state == State::Connecting)
-        handleLoss(why, false);
+        handleLoss(why, false, ErrorKind::Network);
 }
 
 void RedisConnection::becomeReady()
@@ -333,9 +340,9 @@ void RedisConnection::becomeReady()
     Q_EMIT ready();
 }
 
-void RedisConnection::handshakeFailed(const QString &message)
+void RedisConnection::handshakeFailed(const QString &message, ErrorKind kind)
 {
-    handleLoss(message, true);
+    handleLoss(message, true, kind);
 }
 
 void RedisConnection::writeCommand(const QList<QByteArray> &args, Pending pending)
@@ -465,7 +472,10 @@ void RedisConnection::onReadyRead()
                                : QStringLiteral("%1 sent something that is not RESP (%2); is "
                                                 "it a Redis server?")
                                      .arg(shown(m_endpoint), m_reader.errorString()),
-                           false);
+                           false,
+                           m_endpoint.transport == RedisEndpoint::Transport::Tcp
+                               ? ErrorKind::Tls
+                               : ErrorKind::Network);
                 return;
             }
             dispatch(reply);
@@ -484,7 +494,7 @@ void RedisConnection::dispatch(const RedisValue &reply)
         }
         handleLoss(QStringLiteral("%1 sent a reply nobody asked for; the connection was reset.")
                        .arg(shown(m_endpoint)),
-                   false);
+                   false, ErrorKind::Network);
         return;
     }
     Pending p = std::move(m_pending.front());
@@ -597,6 +607,19 @@ QString RedisConnection::describeSocketError() const
     }
 }
 
+// TLS when the handshake failed or the server hung up during it (a plain
+// port spoken to in TLS, or the reverse), or wants a client certificate.
+RedisConnection::ErrorKind RedisConnection::socketErrorKind() const
+{
+    if (!m_tcp)
+        return ErrorKind::Network;
+    if (m_tcp->error() == QAbstractSocket::SslHandshakeFailedError
+        || m_tcp->errorString().contains(QLatin1String("certificate required"))
+        || (m_tcp->error() == QAbstractSocket::RemoteHostClosedError && m_state != State::Ready))
+        return ErrorKind::Tls;
+    return ErrorKind::Network;
+}
+
 void RedisConnection::onSocketError()
 {
     // Configuration problems do not heal by retrying: untrusted or misnamed
@@ -606,7 +629,7 @@ void RedisConnection::onSocketError()
           && ((m_tcp->error() == QAbstractSocket::SslHandshakeFailedError
                && !m_sslProblem.isEmpty())
               || m_tcp->errorString().contains(QLatin1String("certificate required")));
-    handleLoss(describeSocketError(), tlsConfig);
+    handleLoss(describeSocketError(), tlsConfig, socketErrorKind());
 }
 
 void RedisConnection::failAll(std::deque<Pending> &queue, const QString &message)
@@ -618,7 +641,7 @@ void RedisConnection::failAll(std::deque<Pending> &queue, const QString &message
         complete(p, failure);
 }
 
-void RedisConnection::handleLoss(const QString &message, bool final)
+void RedisConnection::handleLoss(const QString &message, bool final, ErrorKind kind)
 {
     ++m_generation;
     const bool wasReady = m_state == State::Ready;
@@ -652,9 +675,9 @@ void RedisConnection::handleLoss(const QString &message, bool final)
         delay = base * QRandomGenerator::global()->bounded(75, 101) / 100;
         setState(State::Reconnecting,
                  QStringLiteral("%1 Next attempt in %2 ms.").arg(message).arg(delay),
-                 QDateTime::currentMSecsSinceEpoch() + delay);
+                 QDateTime::currentMSecsSinceEpoch() + delay, kind);
     } else {
-        setState(State::Failed, message);
+        setState(State::Failed, message, -1, kind);
     }
 
     // State first, so callbacks that send again are answered at once.

@@ -40,6 +40,13 @@ class RedisConnection : public QObject
 public:
     enum class State { Disconnected, Connecting, Ready, Reconnecting, Failed };
     Q_ENUM(State)
+    // What the last error was about, so a console can say what to try without
+    // reading the sentence: Network heals by waiting (refused, lost, no
+    // answer); Authentication and Tls need the operator (credentials,
+    // certificates, a TLS port spoken in plain text or the reverse); Setup is
+    // any other final refusal (no such database, no master named).
+    enum class ErrorKind { None, Network, Authentication, Tls, Setup };
+    Q_ENUM(ErrorKind)
 
     // Subscriber: after the handshake every reply is a push (pub/sub message
     // or subscription confirmation) delivered by pushReceived().
@@ -61,6 +68,7 @@ public:
 
     State state() const { return m_state; }
     QString errorString() const { return m_error; }
+    ErrorKind errorKind() const { return m_errorKind; }
     const RedisEndpoint &endpoint() const { return m_endpoint; }
 
     void send(const QList<QByteArray> &args, Callback callback);
@@ -92,9 +100,9 @@ public:
 Q_SIGNALS:
     // message: the sentence for the operator ("Connection refused… Next
     // attempt in 800 ms."); nextAttemptAtMs: Reconnecting, when the next
-    // attempt starts (local epoch ms), -1 otherwise.
+    // attempt starts (local epoch ms), -1 otherwise; kind: what message is about.
     void stateChanged(gatehouse::RedisConnection::State state, const QString &message,
-                      qint64 nextAttemptAtMs);
+                      qint64 nextAttemptAtMs, gatehouse::RedisConnection::ErrorKind kind);
     void ready(); // after every successful handshake
     void pushReceived(const gatehouse::RedisValue &message);
 
@@ -130,12 +138,14 @@ private:
     void submit(const QList<QByteArray> &args, Pending pending);
     void writeCommand(const QList<QByteArray> &args, Pending pending);
     void becomeReady();
-    void handshakeFailed(const QString &message);
+    void handshakeFailed(const QString &message, ErrorKind kind);
     // Tears the socket down, fails every request, then reconnects or fails.
-    void handleLoss(const QString &message, bool final);
+    void handleLoss(const QString &message, bool final, ErrorKind kind);
     void failAll(std::deque<Pending> &queue, const QString &message);
-    void setState(State state, const QString &message, qint64 nextAttemptAtMs = -1);
+    void setState(State state, const QString &message, qint64 nextAttemptAtMs = -1,
+                  ErrorKind kind = ErrorKind::None);
     QString describeSocketError() const;
+    ErrorKind socketErrorKind() const;
 
     RedisEndpoint m_endpoint;
     Mode m_mode = Mode::Commands;
@@ -143,6 +153,7 @@ private:
     bool m_evalOnly = false; // EVALSHA was refused by ACL: scripts go as EVAL
     State m_state = State::Disconnected;
     QString m_error;
+    ErrorKind m_errorKind = ErrorKind::None;
 
     QIODevice *m_io = nullptr;        // the transport below, owned by this
     QAbstractSocket *m_tcp = nullptr; // set for Tcp and Tls

@@ -60,12 +60,13 @@ RedisRouter::RedisRouter(RedisEndpoint endpoint, QObject *parent)
         m_endpoint.readOnly = true;
     m_seed = new RedisConnection(m_endpoint, this);
     connect(m_seed, &RedisConnection::stateChanged, this,
-            [this](RedisConnection::State state, const QString &message, qint64 next) {
+            [this](RedisConnection::State state, const QString &message, qint64 next,
+                   RedisConnection::ErrorKind kind) {
                 // Ready is announced once the topology is known (onSeedReady).
                 if (state == RedisConnection::State::Ready
                     && (m_endpoint.discoverTopology || m_endpoint.isSentinel()) && !m_probed)
                     return;
-                Q_EMIT stateChanged(state, message, next);
+                Q_EMIT stateChanged(state, message, next, kind);
             });
     connect(m_seed, &RedisConnection::ready, this, &RedisRouter::onSeedReady);
     m_refreshTimer.setInterval(RefreshMs);
@@ -180,7 +181,7 @@ void RedisRouter::finishProbe()
     m_probing = false;
     m_probed = true;
     Q_EMIT topologyChanged(m_topology);
-    Q_EMIT stateChanged(m_seed->state(), m_seed->errorString(), -1);
+    Q_EMIT stateChanged(m_seed->state(), m_seed->errorString(), -1, m_seed->errorKind());
     Q_EMIT ready();
     const auto jobs = std::exchange(m_waiting, {});
     for (const auto &job : jobs)

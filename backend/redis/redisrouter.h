@@ -85,7 +85,7 @@ public:
 Q_SIGNALS:
     // The seed connection's (the address given); Ready only once the topology is known.
     void stateChanged(gatehouse::RedisConnection::State state, const QString &message,
-                      qint64 nextAttemptAtMs);
+                      qint64 nextAttemptAtMs, gatehouse::RedisConnection::ErrorKind kind);
     void ready();
     void topologyChanged(const gatehouse::Topology &topology);
 

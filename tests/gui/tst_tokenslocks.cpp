@@ -33,6 +33,7 @@
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QSettings>
 #include <QTableView>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -650,6 +651,53 @@ private slots:
         QTRY_VERIFY(!items->isVisible());
         if (const QString dir = qEnvironmentVariable("GATEHOUSE_SHOTS"); !dir.isEmpty())
             c.window->grab().save(dir + QStringLiteral("/locks-plain-1280x800.png"));
+    }
+
+    // Issue 40, the Queues page at 1280x800: a queue selected opens its jobs
+    // in flight and its charts below the list, and the list keeps at least
+    // eight of its rows whole (it was about two).
+    void queueListKeepsItsRows()
+    {
+        QSettings().remove(QStringLiteral("splitters")); // the default split
+        for (int q = 0; q < 10; ++q) {
+            const QByteArray key = "sim:jobs:q" + QByteArray::number(q);
+            for (int j = 0; j < 5; ++j)
+                QVERIFY(call(*m_redis, {"LPUSH", key, "job-" + QByteArray::number(j)}).isInteger());
+            for (int j = 0; j < 12; ++j)
+                QVERIFY(
+                    call(*m_redis, {"LPUSH", key + ":processing", "busy-" + QByteArray::number(j)})
+                        .isInteger());
+        }
+        gatehouse::test::TestConsole::Options o;
+        o.size = QSize(1280, 800);
+        gatehouse::test::TestConsole c(m_server, audit(), o);
+        const QString section = QStringLiteral("queue");
+        QVERIFY(c.select(section, "sim:jobs:q0"));
+        QTRY_COMPARE_WITH_TIMEOUT(c.window->model(section)->rowCount(), 10, 10000);
+        SectionPage *page = c.window->sectionPage(section);
+        auto *items = page->findChild<QTableWidget *>(QStringLiteral("queueItems"));
+        QVERIFY(items);
+        QTRY_VERIFY_WITH_TIMEOUT(items->isVisible() && items->rowCount() == 12, 10000);
+        QTest::qWait(300); // the page's layout settles
+        QCOMPARE(c.window->size(), QSize(1280, 800));
+        QTableView *view = c.window->table(section);
+        int whole = 0;
+        for (int row = 0; row < view->model()->rowCount(); ++row) {
+            const QRect rect = view->visualRect(view->model()->index(row, 0));
+            if (!rect.isEmpty() && rect.bottom() < view->viewport()->height())
+                ++whole;
+        }
+        QVERIFY2(
+            whole >= 8,
+            qPrintable(
+                QStringLiteral("%1 of 10 queues whole in %2 px").arg(whole).arg(view->height())));
+        // The panes below still have their room.
+        QVERIFY2(items->viewport()->height() >= 2 * items->verticalHeader()->defaultSectionSize(),
+                 qPrintable(QString::number(items->viewport()->height())));
+        QVERIFY2(page->chart()->height() >= page->height() / 4,
+                 qPrintable(QStringLiteral("the charts %1 px of %2")
+                                .arg(page->chart()->height())
+                                .arg(page->height())));
     }
 
     // Issue 19, a SETNX (legacy) lock at 1280x800: it has no TTL and no

@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <QObject>
+
+namespace gatehouse {
+
+class MainWindow;
+class Monitor;
+class RedisClient;
+
+// The window's File menu: Connect…, Disconnect, Refresh now (F5), Pause
+// refresh, Find… (the current page's filter), Export table as CSV…, Quit.
+// What it asks of the monitor goes to the monitor's thread as commands; it
+// uses only the window's public face otherwise.
+class FileMenu : public QObject
+{
+    Q_OBJECT
+public:
+    FileMenu(MainWindow *window, Monitor *monitor, RedisClient *client);
+
+private:
+    void find();
+    void exportCsv();
+
+    MainWindow *m_window;
+    Monitor *m_monitor;
+};
+
+} // namespace gatehouse

@@ -193,9 +193,10 @@ void ActionRights::probeAll(const ScriptCall &call, const QObject *context, cons
             const RedisValue &reply = replies.value(1);
             if (replies.size() != 2 || reply.isFailed()) {
                 verdict.kind = Verdict::Kind::Lost;
-                verdict.sentence = QStringLiteral("%1 was not sent: the connection failed while "
-                                                  "asking whether the user may run it (%2). "
-                                                  "Nothing was sent; try again once connected.")
+                verdict.sentence = QStringLiteral("%1 was not sent, so nothing ran: the connection "
+                                                  "failed while asking whether the user may run "
+                                                  "it (%2). Nothing was sent; try again once "
+                                                  "connected.")
                                        .arg(call.action, reply.errorMessage());
                 handler(verdict);
                 return;

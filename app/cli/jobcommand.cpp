@@ -40,15 +40,17 @@ void JobCommand::onReady()
     QList<const PatternUnit *> libraries;
     QList<RedisClient::Command> probes;
     QList<int> counts;
-    for (const PatternUnit *unit : PatternRegistry::instance().unitsIn(QStringLiteral("queue"))) {
-        if (unit->jobStates().isEmpty())
+    QStringList titles;
+    for (const PatternUnit *unit : PatternRegistry::instance().units()) {
+        if (unit->jobStates().isEmpty()) // lists no jobs: not a job library
             continue;
+        titles << unit->title();
         libraries << unit;
         const QList<RedisClient::Command> mine = unit->identifyProbe(m_queue);
         probes.append(mine);
         counts.append(int(mine.size()));
     }
-    client().pipeline(probes, this, [this, libraries, counts](const QList<RedisValue> &r) {
+    client().pipeline(probes, this, [this, libraries, counts, titles](const QList<RedisValue> &r) {
         qsizetype at = 0;
         for (qsizetype i = 0; i < libraries.size(); ++i) {
             const QList<RedisValue> mine = r.mid(at, counts.at(i));
@@ -58,9 +60,9 @@ void JobCommand::onReady()
                 return;
             }
         }
-        fail(QStringLiteral("\"%1\" is not a job library's queue that Gatehouse knows (BullMQ, "
-                            "Bull, Sidekiq, Celery, RQ); name it as `snapshot` shows it.")
-                 .arg(printableBytes(m_queue, 80)),
+        fail(QStringLiteral("\"%1\" is not a queue whose jobs Gatehouse lists (%2); name it as "
+                            "`snapshot` shows it.")
+                 .arg(printableBytes(m_queue, 80), titles.join(QStringLiteral(", "))),
              ExitNothingDone);
     });
 }

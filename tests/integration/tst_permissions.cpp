@@ -68,7 +68,9 @@ private slots:
                        << QStringLiteral("user noscripts on nopass ~* &* +@all -evalsha -eval")
                        << QStringLiteral("user norpush on nopass ~* &* +@all -rpush")
                        << QStringLiteral("user readqueue on nopass %R~* ~qa ~qa:claims &* +@all")
-                       << QStringLiteral("user noevalro on nopass ~* &* +@all -eval_ro");
+                       << QStringLiteral("user noevalro on nopass ~* &* +@all -eval_ro")
+                       << QStringLiteral("user nodelconsumer on nopass ~* &* +@all "
+                                         "-xgroup|delconsumer");
         m_server = std::make_unique<RedisServer>(options);
         QVERIFY2(m_server->start(), qPrintable(m_server->errorString()));
         m_client = gatehouse::test::connectedClient(*m_server);
@@ -298,6 +300,25 @@ private slots:
                    QStringLiteral("--token"), QStringLiteral("a1b2c3d4e5f6")});
         QVERIFY2(unknown.exitCode == 0, qPrintable(unknown.out + unknown.err));
         QCOMPARE(call(*m_client, {"EXISTS", "lock:orders"}).toInteger(), 0);
+    }
+
+    // A container command's subcommand is what the ACL allows or refuses
+    // (XGROUP DELCONSUMER): checked as such, the consumer stays.
+    void subcommandRefusedBeforeAnythingIsSent()
+    {
+        call(*m_client, {"XADD", "orders:stream", "*", "n", "1"});
+        call(*m_client, {"XGROUP", "CREATE", "orders:stream", "workers", "$"});
+        call(*m_client, {"XGROUP", "CREATECONSUMER", "orders:stream", "workers", "w1"});
+        const CliRun run
+            = cli(QStringLiteral("nodelconsumer"),
+                  {QStringLiteral("queue"), QStringLiteral("delete-consumer"),
+                   QStringLiteral("orders:stream"), QStringLiteral("--group"),
+                   QStringLiteral("workers"), QStringLiteral("--consumer"), QStringLiteral("w1")});
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(run.err.contains(QLatin1String("may not run XGROUP|DELCONSUMER on "
+                                                "\"orders:stream\"")),
+                 qPrintable(run.err));
+        QCOMPARE(call(*m_client, {"XINFO", "CONSUMERS", "orders:stream", "workers"}).size(), 1);
     }
 };
 

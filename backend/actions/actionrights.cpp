@@ -193,11 +193,17 @@ void ActionRights::probeAll(const ScriptCall &call, const QObject *context, cons
             const RedisValue &reply = replies.value(1);
             if (replies.size() != 2 || reply.isFailed()) {
                 verdict.kind = Verdict::Kind::Lost;
-                verdict.sentence = QStringLiteral("%1 was not sent, so nothing ran: the connection "
-                                                  "failed while asking whether the user may run "
-                                                  "it (%2). Nothing was sent; try again once "
-                                                  "connected.")
-                                       .arg(call.action, reply.errorMessage());
+                // The engine's own words for a request never sent (interpret):
+                // why, without the connection's retry noise, and what to do.
+                static const QRegularExpression noise(QStringLiteral(
+                    "^(Not sent: |Not connected to [^ ]+: )|\\s*Next attempt in \\d+ ms\\.$"));
+                QString why = reply.errorMessage().remove(noise);
+                if (why.contains(QLatin1String("may or may not have run")))
+                    why = QStringLiteral("the connection was lost while asking whether the user "
+                                         "may run it.");
+                verdict.sentence = QStringLiteral("%1 was not sent, so nothing ran: %2 Try again "
+                                                  "once the connection is back.")
+                                       .arg(call.action, why);
                 handler(verdict);
                 return;
             }

@@ -97,7 +97,7 @@ PatternAction claimAction()
         QStringLiteral("claim"), QStringLiteral("Claim…"), QStringLiteral("claimEntriesButton"),
         QStringLiteral("queue claim STREAM --group G --to CONSUMER [--idle MS] "
                        "[--from CONSUMER] [--job ID] [--most N]"),
-        {operatorInput(Group, QStringLiteral("Group"), true),
+        {{Group, QStringLiteral("Group"), ActionInput::Source::Item, true},
          operatorInput(To, QStringLiteral("Give to consumer"), true),
          operatorInput(Idle, QStringLiteral("Idle at least (ms)"), false, true),
          operatorInput(From, QStringLiteral("Only entries of consumer"), false),
@@ -124,7 +124,7 @@ PatternAction deadLetterAction()
     PatternAction a = action(QStringLiteral("dead-letter"), QStringLiteral("Dead-letter…"),
                              QStringLiteral("deadLetterButton"),
                              QStringLiteral("queue dead-letter STREAM --group G --job ID"),
-                             {operatorInput(Group, QStringLiteral("Group"), true),
+                             {{Group, QStringLiteral("Group"), ActionInput::Source::Item, true},
                               {Job, QStringLiteral("Entry id"), ActionInput::Source::Item, true}});
     a.check = [](const ActionRequest &r) {
         return needs(r, {Group, Job},

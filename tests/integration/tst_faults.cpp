@@ -368,7 +368,10 @@ private slots:
         qInfo("proxy cut: reconnected after %lld ms", cut.elapsed());
         waitFresh(rig);
 
-        // Cut while an action waits for its reply: unknown, never lost.
+        // Cut while an action waits to be sent (its rights check written into
+        // the stalled proxy): not sent, so nothing ran, and never lost. The
+        // cut after the action itself was sent ("may or may not have run")
+        // is cliActionReplyLost's.
         QCOMPARE(call(*m_admin, {"LMOVE", s_queue, s_processing, "LEFT", "RIGHT"}).bytes(),
                  QByteArray("w1"));
         proxy.setStalled(true);
@@ -384,8 +387,8 @@ private slots:
         waitUntil([] { return false; }, 100); // written into the stalled proxy
         proxy.cutAll();
         QVERIFY(waitUntil([&] { return got; }, 5000));
-        QCOMPARE(cutOut.result, ActionOutcome::Result::Unknown);
-        QVERIFY2(cutOut.message.contains(QLatin1String("may or may not have run")),
+        QCOMPARE(cutOut.result, ActionOutcome::Result::Failed);
+        QVERIFY2(cutOut.message.contains(QLatin1String("was not sent, so nothing ran")),
                  qPrintable(cutOut.message));
         proxy.setStalled(false);
         waitFresh(rig);

@@ -80,6 +80,10 @@ void followsEventsAfterFailover(Monitor &monitor, RedisClient &writer, const QBy
     QVERIFY2(gatehouse::test::waitUntil(
                  [&] { return tokenOf(monitor, key) == QLatin1String("event-2"); }, 10000),
              qPrintable(tokenOf(monitor, key)));
+    // Events live on the new master: the master switch may be seen (and the
+    // subscription renewed and verified) only after event-2 was read.
+    QVERIFY(
+        gatehouse::test::waitUntil([&] { return monitor.snapshot().server.eventsLive; }, 20000));
     QVERIFY(setToken(writer, key, "event-3"));
     QVERIFY2(gatehouse::test::waitUntil(
                  [&] { return tokenOf(monitor, key) == QLatin1String("event-3"); }, 5000),

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "alertrule.h"
-
+#include <alerts/alertrule.h>
 #include <monitor/snapshot.h>
 
 #include <QHash>

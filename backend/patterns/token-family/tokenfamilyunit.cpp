@@ -378,14 +378,12 @@ QList<Figure> TokenFamilyUnit::figures() const
 
 QList<Column> TokenFamilyUnit::columns() const
 {
-    Column live;
-    live.header = QStringLiteral("Live");
-    live.text = [](const ObjectState &s, qint64) -> QString {
-        return QString::number(s.reading.count);
-    };
-    live.sort = [](const ObjectState &s, qint64) {
-        return QVariant(double(s.reading.count));
-    };
+    return tokenColumns();
+}
+
+QList<Column> TokenFamilyUnit::tokenColumns()
+{
+    Column live = Column::count(QStringLiteral("Live"), &Reading::count);
     Column range;
     range.header = QStringLiteral("TTL range");
     range.movesWithTime = true;
@@ -394,14 +392,7 @@ QList<Column> TokenFamilyUnit::columns() const
         return QStringLiteral("%1 – %2").arg(formatMs(r.countdownAt(r.minTtlMs, now)),
                                              formatMs(r.countdownAt(r.maxTtlMs, now)));
     };
-    Column noTtl;
-    noTtl.header = QStringLiteral("No TTL");
-    noTtl.text = [](const ObjectState &s, qint64) -> QString {
-        return QString::number(s.reading.withoutTtl);
-    };
-    noTtl.sort = [](const ObjectState &s, qint64) {
-        return QVariant(double(s.reading.withoutTtl));
-    };
+    Column noTtl = Column::count(QStringLiteral("No TTL"), &Reading::withoutTtl);
     return {Column::key(QStringLiteral("Family")), live, range, noTtl, Column::status()};
 }
 

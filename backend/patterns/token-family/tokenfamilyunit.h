@@ -50,6 +50,9 @@ public:
     bool rereadOnEvent() const override { return false; }
     QList<Figure> figures() const override;
     QList<Column> columns() const override;
+    // The token section's columns (family, live, TTL range, no TTL, status),
+    // shared by every unit listed under Tokens.
+    static QList<Column> tokenColumns();
     void writeJson(const ObjectState &state, const Reading &r, qint64 nowMs,
                    QJsonObject &json) const override;
     QList<PatternAction> actions() const override;

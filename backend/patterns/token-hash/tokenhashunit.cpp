@@ -163,17 +163,7 @@ QList<Figure> TokenHashUnit::figures() const
 QList<Column> TokenHashUnit::columns() const
 {
     // The token section's columns, by the same headers as a token family's.
-    Column live = Column::count(QStringLiteral("Live"), &Reading::count);
-    Column range;
-    range.header = QStringLiteral("TTL range");
-    range.movesWithTime = true;
-    range.text = [](const ObjectState &s, qint64 now) -> QString {
-        const Reading &r = s.reading;
-        return QStringLiteral("%1 – %2").arg(formatMs(r.countdownAt(r.minTtlMs, now)),
-                                             formatMs(r.countdownAt(r.maxTtlMs, now)));
-    };
-    Column noTtl = Column::count(QStringLiteral("No TTL"), &Reading::withoutTtl);
-    return {Column::key(QStringLiteral("Family")), live, range, noTtl, Column::status()};
+    return TokenFamilyUnit::tokenColumns();
 }
 
 void TokenHashUnit::writeJson(const ObjectState &, const Reading &r, qint64, QJsonObject &j) const

@@ -483,15 +483,11 @@ void ChartPanel::readHistoryFor(qint64 nowMs, SeriesPoints::Source &source)
         if (!m_loading && (!m_loaded || behind))
             loadHistory(m_loaded ? std::min(source.wantFrom, m_loadedFromMs) : source.wantFrom,
                         std::max(source.wantTo, m_loadedToMs));
-    } else if (!m_historyFile.isEmpty() && !m_loading && m_loadedToMs == 0
-               && std::any_of(m_charts.cbegin(), m_charts.cend(), [](const Chart &c) {
-                      return std::any_of(c.series.cbegin(), c.series.cend(),
-                                         [](const Chart::Series &s) { return s.perMinute; });
-                  })) {
-        // Live, with a throughput (a rise per minute, which needs 10 s of
-        // samples): the file's last 15 minutes, read once per object, come
-        // before the monitor's samples, so the chart starts from an earlier
-        // run's instead of empty.
+    } else if (!m_historyFile.isEmpty() && !m_loading && m_loadedToMs == 0) {
+        // Live: the file's last 15 minutes (an earlier run's), read once per
+        // object, come before the monitor's samples, so a chart starts full
+        // instead of with a few points at its right edge, and a throughput
+        // is drawn before 10 s of the monitor's own samples.
         loadHistory(nowMs - m_rangeBar->spanMs(), nowMs);
     }
 }
@@ -517,8 +513,12 @@ QString ChartPanel::drawChart(QCustomPlot *plot, const Chart &chart, SeriesPoint
     // nothing on its way (not measuring, not reading the file): a line
     // instead of a page of empty axes.
     QString foldedLine;
-    if (drawnPoints(plot) == 0 && !perMinute && !m_loading && !m_series
-        && (points.read > 0 || (source.fromFile && m_loaded)))
+    const bool nothingDrawn = drawnPoints(plot) == 0 && !perMinute && !m_loading
+                              && (points.read > 0 || (source.fromFile && m_loaded));
+    // A figure that has been 0 throughout the range (a limiter that never
+    // asked a caller to retry) is one line too: the line says so.
+    const bool zeroThroughout = drawnPoints(plot) > 0 && hintText == ZeroThroughout();
+    if (!m_series && (nothingDrawn || zeroThroughout))
         foldedLine = tr("%1: %2").arg(chart.title, hintText);
     std::optional<double> limit;
     QCPItemText *limitLabel = nullptr;
@@ -551,7 +551,7 @@ QString ChartPanel::placeholder(QCustomPlot *plot, qsizetype read, bool perMinut
     }
     QString hintText;
     if (drawn > 0 && allZero)
-        hintText = tr("0 throughout this range");
+        hintText = ZeroThroughout();
     else if (drawn == 0 && fromFile)
         hintText
             = m_loading ? tr("reading the history file…") : tr("nothing recorded in this range");
@@ -613,11 +613,26 @@ void ChartPanel::placeAxes(QCustomPlot *plot, const ValueRange &y, std::optional
     // object, then where the operator pans and zooms it.
     m_settingX = true;
     if (!source.fromFile)
-        plot->xAxis->setRange(-source.rangeS, 0);
+        plot->xAxis->setRange(-liveSpanS(plot, source.rangeS), 0);
     else if (m_placeX)
         plot->xAxis->setRange(double(source.wantFrom) / 1000.0, double(source.wantTo) / 1000.0);
     m_settingX = false;
     plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+double ChartPanel::liveSpanS(const QCustomPlot *plot, double rangeS)
+{
+    // Until the range fills, the axis fits the data: from a little before
+    // the oldest point (10 s at least) to now, not 15 minutes with the
+    // points in its last pixels.
+    double oldest = 0;
+    for (int g = 0; g < plot->graphCount(); ++g) {
+        const auto *data = plot->graph(g)->data().data();
+        if (!data->isEmpty())
+            oldest = std::min(oldest, data->constBegin()->key);
+    }
+    constexpr double LeastS = 10.0;
+    return std::clamp(-oldest * 1.05, LeastS, std::max(LeastS, rangeS));
 }
 
 void ChartPanel::fold(const QStringList &lines, const QList<bool> &folded)

@@ -95,6 +95,9 @@ private:
     QCPItemText *drawLimit(QCustomPlot *plot, double limit, const SeriesPoints::Source &source);
     void placeAxes(QCustomPlot *plot, const ValueRange &y, std::optional<double> limit,
                    QCPItemText *limitLabel, const SeriesPoints::Source &source);
+    // The live axis' span (s): the range, or less while the data does not fill it.
+    static double liveSpanS(const QCustomPlot *plot, double rangeS);
+    static QString ZeroThroughout() { return tr("0 throughout this range"); }
     void showHover(QCustomPlot *plot, QMouseEvent *event);
     bool historyMode() const;
     void updateTitle();

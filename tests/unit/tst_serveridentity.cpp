@@ -107,6 +107,11 @@ private slots:
         QTest::newRow("redis 7.4.1") << "redis-7.4.1"
                                      << "Redis 7.4.1"
                                      << "standalone" << true << false;
+        // Redis 8.0's first milestone calls itself 7.9.224: per-field expiry,
+        // and not yet HGETEX/HSETEX.
+        QTest::newRow("redis 8.0-m01") << "redis-8.0-m01"
+                                       << "Redis 7.9.224"
+                                       << "standalone" << true << false;
         // Valkey keeps redis_version:7.2.4 and names its mode server_mode.
         QTest::newRow("valkey 8.0.1") << "valkey-8.0.1"
                                       << "Valkey 8.0.1"

@@ -123,6 +123,12 @@ void SnapshotCommand::onReady()
                         m_history->registerObjects(objects);
                 });
         m_history->open();
+        // The connection's timeline (gatehouse-cli timeline reads it back).
+        connect(m_monitor.get(), &Monitor::snapshotReady, this, [this](const Snapshot &s) {
+            for (const ConnectionTimeline::Entry &e :
+                 m_timeline.observe(s, QDateTime::currentMSecsSinceEpoch()))
+                m_history->recordEvent(e.atMs, QByteArray(), e.historyKind(), e.text);
+        });
         // watch --alerts --history: firings and resolutions go in the file too.
         if (m_alerts) {
             connect(m_alerts.get(), &AlertEngine::transition, this, [this](const AlertEvent &e) {

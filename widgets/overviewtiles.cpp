@@ -139,7 +139,7 @@ QString OverviewTile::countdownText() const
         return tr("lost in: unknown (no reading now)");
     const qint64 left = std::max<qint64>(0, m_tile.deadlineAtMs - m_nowMs);
     return left >= 120000 ? tr("lost in %1 min").arg(left / 60000)
-                          : tr("lost in %1 s").arg((left + 999) / 1000);
+                          : tr("lost in %1 s").arg(left / 1000);
 }
 
 QSize OverviewTile::sizeHint() const

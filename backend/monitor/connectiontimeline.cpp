@@ -2,6 +2,7 @@
 #include "connectiontimeline.h"
 
 #include <QDateTime>
+#include <QRegularExpression>
 
 namespace gatehouse {
 
@@ -142,7 +143,10 @@ void ConnectionTimeline::observeNodes(const Snapshot &s, qint64 nowMs, QList<Ent
                                  : QStringLiteral("Connected to %1 again.").arg(n.address)});
         } else if (t.everReady) {
             t.lostAtMs = nowMs;
-            const QString why = n.connection.message.trimmed();
+            // The sentence without its retry countdown (a figure of that moment).
+            static const QRegularExpression attempt(
+                QStringLiteral("\\s*Next attempt in \\d+ ms\\.$"));
+            const QString why = QString(n.connection.message).remove(attempt).trimmed();
             add(added, {nowMs, QStringLiteral("connectionLost"), n.address,
                         why.isEmpty()
                             ? QStringLiteral("Lost the connection to %1.").arg(n.address)
@@ -163,8 +167,10 @@ void ConnectionTimeline::observeWorld(const Snapshot &s, QList<Entry> &added)
     if (reread && whole && (began || !m_worldWhole))
         add(added, {w.wholeAtMs, QStringLiteral("readingsWhole"), QString(),
                     QStringLiteral("Every object was read again and the keyspace rescanned, "
-                                   "%1 s after the change.")
-                        .arg(seconds(w.wholeAtMs - w.sinceMs))});
+                                   "%1 after the change.")
+                        .arg(w.wholeAtMs - w.sinceMs < 10000
+                                 ? QStringLiteral("%1 ms").arg(w.wholeAtMs - w.sinceMs)
+                                 : seconds(w.wholeAtMs - w.sinceMs) + QStringLiteral(" s"))});
     m_worldWhole = !reread || whole;
 }
 
@@ -189,7 +195,9 @@ void ConnectionTimeline::observeStale(const Snapshot &s, qint64 nowMs, QList<Ent
                                : QStringLiteral("%1 objects are stale; their figures are the "
                                                 "last ones read.")
                                      .arg(stale)});
-    } else if (before > 0 && stale == 0 && m_worldWhole) {
+    } else if (before > 0 && stale == 0 && m_worldWhole
+               && (added.isEmpty() || added.last().event != QLatin1String("readingsWhole"))) {
+        // After a new world, its readingsWhole entry says so already.
         add(added, {s.server.timeMs, QStringLiteral("readingsCurrent"), QString(),
                     QStringLiteral("Every object was read again: the readings are current.")});
     }

@@ -253,22 +253,6 @@ void SnapshotCommand::onReconnected(qint64 gapMs)
     out.flush();
 }
 
-namespace {
-
-// The watch --json event for a ServerStatus::World kind.
-QString worldEventName(const QString &kind)
-{
-    if (kind == QLatin1String("restart"))
-        return QStringLiteral("serverRestarted");
-    if (kind == QLatin1String("master"))
-        return QStringLiteral("masterChanged");
-    if (kind == QLatin1String("keys"))
-        return QStringLiteral("keysVanished");
-    return QStringLiteral("objectsVanished");
-}
-
-} // namespace
-
 void SnapshotCommand::printWorldEvents(const Snapshot &s)
 {
     // A master switch or a restart (ServerStatus::World): said once when it
@@ -282,7 +266,8 @@ void SnapshotCommand::printWorldEvents(const Snapshot &s)
     QTextStream out(stdout);
     if (began) {
         if (m_json)
-            out << QJsonDocument(QJsonObject{{QStringLiteral("event"), worldEventName(w.kind)},
+            out << QJsonDocument(QJsonObject{{QStringLiteral("event"),
+                                              ConnectionTimeline::worldEvent(w.kind)},
                                              {QStringLiteral("atMs"), double(w.sinceMs)},
                                              {QStringLiteral("message"), w.reason}})
                        .toJson(QJsonDocument::Compact)

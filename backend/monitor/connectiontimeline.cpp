@@ -37,18 +37,6 @@ const EventName *find(const QString &event)
     return nullptr;
 }
 
-// The timeline's name for a ServerStatus::World kind.
-QString worldEvent(const QString &kind)
-{
-    if (kind == QLatin1String("restart"))
-        return QStringLiteral("serverRestarted");
-    if (kind == QLatin1String("master"))
-        return QStringLiteral("masterChanged");
-    if (kind == QLatin1String("keys"))
-        return QStringLiteral("keysVanished");
-    return QStringLiteral("objectsVanished");
-}
-
 QString clock(qint64 serverMs)
 {
     return QDateTime::fromMSecsSinceEpoch(serverMs).toLocalTime().toString(
@@ -61,6 +49,17 @@ QString seconds(qint64 ms)
 }
 
 } // namespace
+
+QString ConnectionTimeline::worldEvent(const QString &kind)
+{
+    if (kind == QLatin1String("restart"))
+        return QStringLiteral("serverRestarted");
+    if (kind == QLatin1String("master"))
+        return QStringLiteral("masterChanged");
+    if (kind == QLatin1String("keys"))
+        return QStringLiteral("keysVanished");
+    return QStringLiteral("objectsVanished");
+}
 
 QJsonObject ConnectionTimeline::Entry::toJson() const
 {

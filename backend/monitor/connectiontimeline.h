@@ -48,6 +48,10 @@ public:
         static bool isLoss(const QString &event);
     };
 
+    // The event a ServerStatus::World kind begins ("restart": "serverRestarted",
+    // "master": "masterChanged", "keys": "keysVanished", else "objectsVanished").
+    static QString worldEvent(const QString &kind);
+
     static constexpr int MaxEntries = 500;
     static inline const QString HistoryPrefix = QStringLiteral("connection.");
 

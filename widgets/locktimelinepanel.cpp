@@ -186,8 +186,14 @@ void LockTimelinePanel::setObject(const ObjectState *state)
         follow(*state); // a lock selected before the first snapshot reached the panel
         readHistory(m_key);
     }
+    m_asReadAtMs = state->stale || m_offline ? state->reading.atMs : -1;
     setVisible(true);
     fill();
+}
+
+void LockTimelinePanel::setOffline(const QString &why)
+{
+    m_offline = !why.isEmpty();
 }
 
 void LockTimelinePanel::setHistory(const std::weak_ptr<HistoryStore> &store, const QString &file)
@@ -313,7 +319,9 @@ void LockTimelinePanel::fill()
     const QList<Holder> holders = this->holders(m_key);
     m_title->setText(tr("Holders of <b>%1</b> since the console began watching (newest first)")
                          .arg(printableBytes(m_key, 80).toHtmlEscaped()));
-    const qint64 now = m_last ? m_last->server.timeMs : QDateTime::currentMSecsSinceEpoch();
+    const qint64 now = m_asReadAtMs >= 0 ? m_asReadAtMs
+                       : m_last          ? m_last->server.timeMs
+                                         : QDateTime::currentMSecsSinceEpoch();
     const auto clock = [this](qint64 serverMs) {
         return QDateTime::fromMSecsSinceEpoch(serverMs - m_clockOffsetMs)
             .toString(QStringLiteral("HH:mm:ss.zzz"));
@@ -335,6 +343,8 @@ void LockTimelinePanel::fill()
                                     + formatMs(std::max<qint64>(0, (h.endedMs < 0 ? now : h.endedMs)
                                                                        - h.acquiredMs))
                                     + (h.endedMs < 0 ? tr(" so far") : QString());
+        if (h.endedMs < 0 && !h.fromHistory && m_asReadAtMs >= 0)
+            heldFor += tr(" as of %1 (no reading since)").arg(clock(m_asReadAtMs));
         QString heldForTip = heldFor;
         if (seenAfterEnd) {
             acquired = tr("before %1").arg(clock(h.endedMs));

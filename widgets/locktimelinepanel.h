@@ -50,6 +50,7 @@ public:
 
     void setSnapshot(const std::shared_ptr<const Snapshot> &snapshot) override;
     void setObject(const ObjectState *state) override;
+    void setOffline(const QString &why) override;
     void setHistory(const std::weak_ptr<HistoryStore> &store, const QString &file) override;
 
     // For tests: the holders of a lock, oldest first, as shown (earlier runs'
@@ -72,6 +73,10 @@ private:
     bool m_reading = false;
 
     std::shared_ptr<const Snapshot> m_last;
+    // The lock's last reading's server time while it is stale or the
+    // console offline (its holder's "held for" stops there); -1: current.
+    qint64 m_asReadAtMs = -1;
+    bool m_offline = false;
     QHash<QByteArray, QList<Holder>> m_holders;
     QList<QByteArray> m_order; // locks by first seen, for forgetting the oldest
     // Locks forgotten past MaxLocks, with the holder the history file has

@@ -14,10 +14,12 @@
 #include "objectpanel.h"
 #include "otherkeyspage.h"
 #include "overviewpage.h"
+#include "overviewtiles.h"
 #include "pagelist.h"
 #include "sectionpage.h"
 #include "serverpanel.h"
 #include "statuspresenter.h"
+#include "timelinepage.h"
 #include "unconfirmedpage.h"
 
 #include <monitor/jobbrowser.h>
@@ -153,6 +155,8 @@ void MainWindow::buildPages()
     m_audit = new AuditPage(m_actions->auditLogPath(), this);
     addPage(m_audit, tr("Audit log"));
     connect(m_audit, &AuditPage::openRequested, m_overview, &OverviewPage::openRequested);
+    m_timeline = new TimelinePage(this);
+    addPage(m_timeline, tr("Timeline"));
 }
 
 void MainWindow::buildLayout()
@@ -194,6 +198,7 @@ void MainWindow::recordHistory()
             panel->setHistory(m_history, m_options.historyFile);
     }
     m_overview->setHistoryFile(m_options.historyFile);
+    m_timeline->setHistory(m_history, m_options.historyFile);
 }
 
 void MainWindow::addPage(QWidget *page, const QString &title)
@@ -325,6 +330,7 @@ void MainWindow::onSnapshot(const Snapshot &snapshot)
         page->setSnapshot(m_snapshot);
     m_unconfirmed->setSnapshot(m_snapshot);
     m_otherKeys->setSnapshot(m_snapshot);
+    m_timeline->setSnapshot(snapshot);
     updateSideList();
     if (const ConnectionStatus &c = snapshot.server.primary().connection; c != m_connection)
         showConnection(c);
@@ -351,8 +357,11 @@ void MainWindow::onTimer()
     m_dirty = false;
     if (auto *page = qobject_cast<SectionPage *>(m_stack->currentWidget()))
         page->refresh(serverNow, changed);
-    else if (m_stack->currentWidget() == m_overview && changed)
-        m_overview->update(*m_snapshot, m_everReady);
+    else if (m_stack->currentWidget() == m_overview) {
+        if (changed)
+            m_overview->update(*m_snapshot, m_everReady);
+        m_overview->tiles()->tick(serverNow, m_offline);
+    }
 }
 
 QString MainWindow::bannerText() const

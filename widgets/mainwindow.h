@@ -24,6 +24,7 @@ class AlertsPage;
 class Profile;
 class JobBrowser;
 class AuditPage;
+class TimelinePage;
 class ChartPanel;
 class ConsoleNavigation;
 class FaultBanner;
@@ -137,6 +138,7 @@ private:
     QList<SectionPage *> m_sectionPages;
     AuditPage *m_audit = nullptr;
     NodesPage *m_nodesPage = nullptr;
+    TimelinePage *m_timeline = nullptr;
     AlertsPage *m_alertsPage = nullptr;
     UnconfirmedPage *m_unconfirmed = nullptr;
     OtherKeysPage *m_otherKeys = nullptr;

@@ -2,7 +2,9 @@
 #include "overviewtiles.h"
 
 #include "overviewpage.h"
+#include "theme.h"
 
+#include <patterns/countdownfigures.h>
 #include <patterns/patternregistry.h>
 #include <patterns/patternunit.h>
 
@@ -29,6 +31,32 @@ void add(TileCounts::Tile &tile, qint64 count, qint64 value, const ObjectState &
     }
 }
 
+// The soonest deadline of o's countdown figures into tile (figures: the
+// countdown figures of each kind met, made once per count).
+void addDeadline(TileCounts::Tile &tile, const ObjectState &o, qint64 now,
+                 QHash<QString, QList<AlertFigure>> &figures)
+{
+    auto it = figures.find(o.object.kind.id());
+    if (it == figures.end()) {
+        QList<AlertFigure> countdowns = PatternUnit::of(o.object.kind).alertFigures();
+        const PatternKind kind = o.object.kind;
+        countdowns.removeIf([kind](const AlertFigure &f) {
+            return !f.value || !CountdownFigures::contains(kind, f.id);
+        });
+        it = figures.insert(o.object.kind.id(), countdowns);
+    }
+    for (const AlertFigure &f : std::as_const(*it)) {
+        const std::optional<double> left = f.value(o, now);
+        if (!left || *left < 0 || *left >= double(Reading::Forever))
+            continue;
+        const qint64 at = now + qint64(*left);
+        if (tile.deadlineAtMs < 0 || at < tile.deadlineAtMs)
+            tile.deadlineAtMs = at;
+        if (o.stale)
+            tile.deadlineKnown = false;
+    }
+}
+
 } // namespace
 
 TileCounts countTiles(const Snapshot &snapshot)
@@ -36,6 +64,7 @@ TileCounts countTiles(const Snapshot &snapshot)
     TileCounts t;
     const qint64 now = snapshot.server.timeMs;
     static const PatternKind legacyLock("legacy-lock");
+    QHash<QString, QList<AlertFigure>> countdowns;
     for (const ObjectState &o : snapshot.objects) {
         if (o.gone || !o.reading.isOk())
             continue;
@@ -44,6 +73,7 @@ TileCounts countTiles(const Snapshot &snapshot)
         if (section == QLatin1String("queue")) {
             if (r.stuck > 0)
                 add(t.stuck, r.stuck, r.stuck, o);
+            addDeadline(t.stuck, o, now, countdowns);
             if (r.deadLength > 0)
                 add(t.dead, r.deadLength, r.deadLength, o);
         } else if (section == QLatin1String("limiter")) {
@@ -93,6 +123,25 @@ void OverviewTile::setReading(const TileCounts::Tile &tile, qint64 serverNowMs)
     QWidget::update();
 }
 
+void OverviewTile::setNow(qint64 serverNowMs, bool offline)
+{
+    m_nowMs = serverNowMs;
+    m_offline = offline;
+    if (m_tile.deadlineAtMs >= 0)
+        QWidget::update();
+}
+
+QString OverviewTile::countdownText() const
+{
+    if (m_tile.deadlineAtMs < 0)
+        return QString();
+    if (m_offline || !m_tile.deadlineKnown)
+        return tr("lost in: unknown (no reading now)");
+    const qint64 left = std::max<qint64>(0, m_tile.deadlineAtMs - m_nowMs);
+    return left >= 120000 ? tr("lost in %1 min").arg(left / 60000)
+                          : tr("lost in %1 s").arg(left / 1000);
+}
+
 QSize OverviewTile::sizeHint() const
 {
     const QFontMetrics fm(font());
@@ -118,9 +167,25 @@ void OverviewTile::paintEvent(QPaintEvent *)
     // Text in the palette's text colours (both styles keep their contrast);
     // a tile that counts something says so with its weight, not a colour.
     const QFontMetrics fm(font());
+    // A deadline (work lost for good when a key expires) counts down in red
+    // at the right of the title, the one colour a tile uses.
+    const QString countdown = countdownText();
+    int titleWidth = width() - 20;
+    if (!countdown.isEmpty()) {
+        QFont bold = font();
+        bold.setBold(true);
+        const QFontMetrics cm(bold);
+        const int w = std::min(cm.horizontalAdvance(countdown) + 4, (width() - 20) * 2 / 3);
+        p.setFont(bold);
+        p.setPen(theme::limit(pal));
+        p.drawText(QRectF(width() - 10 - w, 6, w, fm.height()), Qt::AlignRight | Qt::AlignVCenter,
+                   cm.elidedText(countdown, Qt::ElideRight, w));
+        p.setFont(font());
+        titleWidth -= w + 8;
+    }
     p.setPen(pal.color(QPalette::Active, QPalette::WindowText));
-    p.drawText(QRectF(10, 6, width() - 20, fm.height()), Qt::AlignLeft | Qt::AlignVCenter,
-               fm.elidedText(m_title, Qt::ElideRight, width() - 20));
+    p.drawText(QRectF(10, 6, titleWidth, fm.height()), Qt::AlignLeft | Qt::AlignVCenter,
+               fm.elidedText(m_title, Qt::ElideRight, titleWidth));
     QFont big = font();
     big.setPointSizeF(big.pointSizeF() * 2);
     big.setBold(alarm);
@@ -177,6 +242,12 @@ void OverviewTiles::update(const Snapshot &snapshot, bool connected)
     m_dead->setReading(t.dead, now);
     m_limited->setReading(t.limited, now);
     m_expired->setReading(t.expired, now);
+}
+
+void OverviewTiles::tick(qint64 serverNowMs, bool offline)
+{
+    for (OverviewTile *tile : {m_stuck, m_dead, m_limited, m_expired})
+        tile->setNow(serverNowMs, offline);
 }
 
 } // namespace gatehouse

@@ -21,6 +21,12 @@ struct TileCounts
         QString section;  // the page that shows them; empty when count is 0
         QByteArray worst; // the object a click selects
         qint64 worstValue = -1;
+        // The soonest deadline among them (AlertFigure::countdown: a dead
+        // Sidekiq process's work): the server time it is lost for good, -1
+        // when none; deadlineKnown false when the object with one is stale
+        // (its time left cannot be known now).
+        qint64 deadlineAtMs = -1;
+        bool deadlineKnown = true;
     };
     Tile stuck;   // jobs no worker will finish without an operator
     Tile dead;    // jobs in dead-letter lists (dead, failed)
@@ -37,6 +43,10 @@ class OverviewTile : public QAbstractButton
 public:
     OverviewTile(const QString &title, const QString &hint, QWidget *parent = nullptr);
     void setReading(const TileCounts::Tile &tile, qint64 serverNowMs);
+    // The clock the countdown counts with (server ms); offline: unknown.
+    void setNow(qint64 serverNowMs, bool offline);
+    // "lost in 38 s", "lost in: unknown (no reading now)"; empty without a deadline.
+    QString countdownText() const;
     qint64 count() const { return m_tile.count; }
     const TileCounts::Tile &tile() const { return m_tile; }
     const QList<QPointF> &trend() const { return m_trend; }
@@ -51,6 +61,8 @@ private:
     QString m_hint;
     TileCounts::Tile m_tile;
     QList<QPointF> m_trend; // x: server ms, y: count
+    qint64 m_nowMs = 0;
+    bool m_offline = false;
 };
 
 // The row of tiles; a click on one opens its page on the worst object.
@@ -60,6 +72,8 @@ class OverviewTiles : public QWidget
 public:
     explicit OverviewTiles(QWidget *parent = nullptr);
     void update(const Snapshot &snapshot, bool connected);
+    // Every repaint of the window's timer: the countdowns move with the clock.
+    void tick(qint64 serverNowMs, bool offline);
     OverviewTile *stuck() const { return m_stuck; }
     OverviewTile *dead() const { return m_dead; }
     OverviewTile *limited() const { return m_limited; }

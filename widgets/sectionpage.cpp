@@ -12,10 +12,12 @@
 #include "panesizer.h"
 #include "queuejobspanel.h"
 #include "splitterstate.h"
+#include "theme.h"
 
 #include <monitor/jobbrowser.h>
 #include <patterns/objecthealth.h>
 
+#include <QDateTime>
 #include <QGraphicsOpacityEffect>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -388,8 +390,12 @@ void SectionPage::refresh(qint64 serverNowMs, bool changed)
     updateWhy(selected());
     updateItems();
     updateParts();
-    if (m_jobsPanel)
-        m_jobsPanel->setObject(selected(), m_snapshot->server.timeMs);
+    if (m_jobsPanel) {
+        // Offline or stale: job ages as of the object's last reading.
+        const ObjectState *s = selected();
+        const bool asRead = s && (s->stale || !m_offline.isEmpty());
+        m_jobsPanel->setObject(s, asRead ? s->reading.atMs : m_snapshot->server.timeMs);
+    }
     for (ObjectPanel *panel : std::as_const(m_panels))
         panel->setObject(selected());
 }
@@ -410,7 +416,19 @@ void SectionPage::updateItems()
     const ObjectState *s = selected();
     const auto chosen = m_items->selectionModel()->selectedRows();
     const int current = chosen.isEmpty() ? -1 : chosen.first().row();
-    const qint64 now = m_snapshot ? m_snapshot->server.timeMs : 0;
+    // Offline, or the object stale: its items as last read, their times at
+    // that reading (never moved on by the clock), greyed and said so.
+    const bool asRead = s && (s->stale || !m_offline.isEmpty());
+    const qint64 now = asRead ? s->reading.atMs : m_snapshot ? m_snapshot->server.timeMs : 0;
+    const QString asReadWhy
+        = asRead ? tr("As last read at %1: no reading since, so its times (ages, TTLs, time "
+                      "left) are not current.")
+                       .arg(QDateTime::fromMSecsSinceEpoch(s->reading.atMs)
+                                .toLocalTime()
+                                .toString(QStringLiteral("HH:mm:ss")))
+                 : QString();
+    m_items->setToolTip(asReadWhy);
+    m_items->setProperty("asReadAtMs", asRead ? s->reading.atMs : qint64(-1));
     const QList<QStringList> rows
         = s ? PatternUnit::of(s->object.kind).items(*s, now) : QList<QStringList>();
     // The headers of the selected object's pattern (a BullMQ queue's active
@@ -433,7 +451,11 @@ void SectionPage::updateItems()
     for (int r = 0; r < rows.size(); ++r) {
         for (int c = 0; c < rows.at(r).size() && c < m_items->columnCount(); ++c) {
             auto *cell = new QTableWidgetItem(rows.at(r).at(c));
-            cell->setToolTip(rows.at(r).at(c)); // a long job elided in its cell, whole here
+            // A long job elided in its cell, whole here.
+            cell->setToolTip(asRead ? rows.at(r).at(c) + QLatin1Char('\n') + asReadWhy
+                                    : rows.at(r).at(c));
+            if (asRead)
+                cell->setForeground(theme::mutedText(palette()));
             m_items->setItem(r, c, cell);
         }
     }
@@ -574,6 +596,7 @@ void SectionPage::setOffline(const QString &why)
     m_proxy->setTimesUnknown(!why.isEmpty());
     for (ObjectPanel *panel : std::as_const(m_panels))
         panel->setOffline(why);
+    updateItems();
     updateActions(selected());
 }
 

@@ -10,7 +10,9 @@
 #include "pingcommand.h"
 #include "servecommand.h"
 #include "simulatecommand.h"
+#include "timelinecommand.h"
 
+#include <alerts/builtinalerts.h>
 #include <history/historystore.h>
 #include <patterns/patternregistry.h>
 #include <redis/endpointoptions.h>
@@ -42,6 +44,10 @@ const char s_commands[]
       "  history KEY [--since T] [--until T] [--figure NAME] [--csv|--json]\n"
       "                                   What the history file holds of KEY (T: ISO\n"
       "                                   time, or back from now: 30m, 2h, 7d).\n"
+      "  timeline [--since T] [--until T] [--json]\n"
+      "                                   What happened to the connection (lost, back,\n"
+      "                                   restarts, master switches, readings stale and\n"
+      "                                   whole again), from the history file.\n"
       "  serve --metrics ADDR [--seconds N] Watch and serve the figures to Prometheus at\n"
       "                                   http://ADDR/metrics (e.g. 127.0.0.1:9187);\n"
       "                                   --history also writes the history file.\n"
@@ -201,6 +207,9 @@ int main(int argc, char *argv[])
         = option("alerts", "watch: print alert firings and resolutions (profile \"alerts\").");
     const auto alert
         = option("alert", "watch: an alert rule, repeatable (see watch --alerts).", "EXPR");
+    const auto noDefaultAlerts
+        = option("no-default-alerts", "watch --alerts: without the built-in rules (a dead "
+                                      "Sidekiq process's work about to be lost).");
     const auto failOnAlert
         = option("fail-on-alert", "watch --alerts: exit 4 at the end if any alert fired.");
     const auto limit = option("limit",
@@ -339,6 +348,7 @@ int main(int argc, char *argv[])
                                   .arg(args.value(1)));
         const QString file = parser.value(profile);
         Profile verdicts;
+        verdicts.alerts = builtInAlertRules(); // a new file: no list, so the built-in rules
         if (QFileInfo::exists(file)) {
             const std::optional<Profile> p = Profile::load(file, &error);
             if (!p) {
@@ -407,8 +417,12 @@ int main(int argc, char *argv[])
         && !parser.isSet(history))
         return usageError(QStringLiteral("--history-full, --history-keep and --history-cap "
                                          "apply with --history (watch, serve)."));
-    if (command == QLatin1String("history")) {
-        if (args.size() != 2)
+    const bool timeline = command == QLatin1String("timeline");
+    if (command == QLatin1String("history") || timeline) {
+        if (timeline && (args.size() != 1 || parser.isSet(csv) || parser.isSet(figure)))
+            return usageError(QStringLiteral("Use \"timeline [--since T] [--until T] "
+                                             "[--json]\"."));
+        if (!timeline && args.size() != 2)
             return usageError(QStringLiteral("Use \"history KEY [--since T] [--until T] "
                                              "[--figure NAME] [--csv|--json]\"."));
         if (parser.isSet(csv) && parser.isSet(json))
@@ -417,7 +431,7 @@ int main(int argc, char *argv[])
         cli::HistoryRequest request;
         request.path = historyFile;
         request.connection = endpoint->displayUrl();
-        request.key = args.at(1).toUtf8();
+        request.key = timeline ? QByteArray() : args.at(1).toUtf8();
         const auto from = cli::parseHistoryTime(
             parser.isSet(since) ? parser.value(since) : QStringLiteral("1h"), now, &error);
         if (!from)
@@ -433,7 +447,7 @@ int main(int argc, char *argv[])
         request.figure = parser.value(figure);
         request.csv = parser.isSet(csv);
         request.json = parser.isSet(json);
-        return cli::runHistory(request);
+        return timeline ? cli::runTimeline(request) : cli::runHistory(request);
     }
     // --refresh-budget PCT, for every command that watches.
     const auto readBudget = [&](Monitor::Options *options) {
@@ -468,9 +482,13 @@ int main(int argc, char *argv[])
             return usageError(error);
         if (parser.isSet(limit) && (watch || !parser.isSet(json)))
             return usageError(QStringLiteral("--limit applies to snapshot --json only."));
-        const bool alerting
-            = parser.isSet(alerts) || parser.isSet(alert) || parser.isSet(failOnAlert);
-        QList<AlertRule> rules = loadedProfile ? loadedProfile->alerts : QList<AlertRule>();
+        const bool alerting = parser.isSet(alerts) || parser.isSet(alert)
+                              || parser.isSet(failOnAlert) || parser.isSet(noDefaultAlerts);
+        QList<AlertRule> rules = loadedProfile ? loadedProfile->alerts : builtInAlertRules();
+        if (parser.isSet(noDefaultAlerts)) {
+            const QList<AlertRule> builtIn = builtInAlertRules();
+            rules.removeIf([&](const AlertRule &r) { return builtIn.contains(r); });
+        }
         if (alerting) {
             if (!watch)
                 return usageError(QStringLiteral("--alerts, --alert and --fail-on-alert apply to "

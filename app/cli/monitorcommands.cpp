@@ -123,6 +123,12 @@ void SnapshotCommand::onReady()
                         m_history->registerObjects(objects);
                 });
         m_history->open();
+        // The connection's timeline (gatehouse-cli timeline reads it back).
+        connect(m_monitor.get(), &Monitor::snapshotReady, this, [this](const Snapshot &s) {
+            for (const ConnectionTimeline::Entry &e :
+                 m_timeline.observe(s, QDateTime::currentMSecsSinceEpoch()))
+                m_history->recordEvent(e.atMs, QByteArray(), e.historyKind(), e.text);
+        });
         // watch --alerts --history: firings and resolutions go in the file too.
         if (m_alerts) {
             connect(m_alerts.get(), &AlertEngine::transition, this, [this](const AlertEvent &e) {
@@ -247,22 +253,6 @@ void SnapshotCommand::onReconnected(qint64 gapMs)
     out.flush();
 }
 
-namespace {
-
-// The watch --json event for a ServerStatus::World kind.
-QString worldEventName(const QString &kind)
-{
-    if (kind == QLatin1String("restart"))
-        return QStringLiteral("serverRestarted");
-    if (kind == QLatin1String("master"))
-        return QStringLiteral("masterChanged");
-    if (kind == QLatin1String("keys"))
-        return QStringLiteral("keysVanished");
-    return QStringLiteral("objectsVanished");
-}
-
-} // namespace
-
 void SnapshotCommand::printWorldEvents(const Snapshot &s)
 {
     // A master switch or a restart (ServerStatus::World): said once when it
@@ -276,7 +266,8 @@ void SnapshotCommand::printWorldEvents(const Snapshot &s)
     QTextStream out(stdout);
     if (began) {
         if (m_json)
-            out << QJsonDocument(QJsonObject{{QStringLiteral("event"), worldEventName(w.kind)},
+            out << QJsonDocument(QJsonObject{{QStringLiteral("event"),
+                                              ConnectionTimeline::worldEvent(w.kind)},
                                              {QStringLiteral("atMs"), double(w.sinceMs)},
                                              {QStringLiteral("message"), w.reason}})
                        .toJson(QJsonDocument::Compact)

@@ -5,6 +5,7 @@
 
 #include <alerts/alertengine.h>
 #include <history/historystore.h>
+#include <monitor/connectiontimeline.h>
 #include <monitor/discovery.h>
 #include <monitor/monitor.h>
 
@@ -65,6 +66,7 @@ private:
     HistoryStore::Options m_historyOptions;
     std::unique_ptr<HistoryStore> m_history; // written on its own thread
     std::unique_ptr<AlertEngine> m_alerts;   // watch --alerts only
+    ConnectionTimeline m_timeline;           // watch --history: recorded in the file
     bool m_failOnAlert = false;
     bool m_json = false;
     bool m_watch = false;

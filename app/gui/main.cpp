@@ -6,6 +6,7 @@
 
 #include <actions/actionengine.h>
 #include <alerts/alertengine.h>
+#include <alerts/builtinalerts.h>
 #include <alertspage.h>
 #include <connectiondialog.h>
 #include <englishplurals.h>
@@ -300,7 +301,7 @@ int main(int argc, char *argv[])
     QString profileName = !profile                      ? QString()
                           : parser.isSet(profileOption) ? parser.value(profileOption)
                                                         : QStringLiteral("demo");
-    QList<AlertRule> alertRules = profile ? profile->alerts : QList<AlertRule>();
+    QList<AlertRule> alertRules = profile ? profile->alerts : builtInAlertRules();
     auto startConsole = [&](const RedisEndpoint &ep, bool demoConsole) {
         console.teardown();
         current = ConnectionSettings();
@@ -429,7 +430,7 @@ int main(int argc, char *argv[])
         } else {
             profile.reset();
         }
-        alertRules = profile ? profile->alerts : QList<AlertRule>();
+        alertRules = profile ? profile->alerts : builtInAlertRules();
         readOnlyMode = chosen.readOnly || parser.isSet(readOnly);
         intervalMs = chosen.intervalMs;
         const auto ep = dialog.endpoint(&problem);

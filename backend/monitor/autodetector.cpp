@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "autodetector.h"
 
+#include <alerts/builtinalerts.h>
+
 #include <patterns/familyof.h>
 #include <patterns/patternregistry.h>
 
@@ -524,6 +526,7 @@ Profile AutoDetector::suggestedProfile(const QList<PatternObject> &objects)
 {
     Profile profile;
     profile.name = QStringLiteral("suggested");
+    profile.alerts = builtInAlertRules(); // written as no list: the built-in rules
     // One rule per pattern and glob (or prefix), widened by every instance.
     QMap<QPair<int, QByteArray>, ProfileRule> rules;
     for (const PatternObject &o : objects) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "profile.h"
 
+#include <alerts/builtinalerts.h>
 #include <patterns/globmatch.h>
 #include <patterns/patternregistry.h>
 #include <redis/redisendpoint.h>
@@ -76,11 +77,14 @@ std::optional<Profile> Profile::fromJson(const QByteArray &json, const QString &
         return std::nullopt;
     }
     profile.autodetect = autodetect.toBool(false);
-    const std::optional<QList<AlertRule>> alerts
-        = AlertRule::listFromJson(root.value(QLatin1String("alerts")), fileName, error);
-    if (!alerts)
-        return std::nullopt;
-    profile.alerts = *alerts;
+    profile.alerts = builtInAlertRules(); // unless the file has a list of its own
+    if (root.contains(QLatin1String("alerts"))) {
+        const std::optional<QList<AlertRule>> alerts
+            = AlertRule::listFromJson(root.value(QLatin1String("alerts")), fileName, error);
+        if (!alerts)
+            return std::nullopt;
+        profile.alerts = *alerts;
+    }
     RuleReader r(fileName, error);
     const QJsonArray rules = root.value(QLatin1String("rules")).toArray();
     for (r.index = 0; r.index < rules.size(); ++r.index) {
@@ -194,7 +198,8 @@ QByteArray Profile::toJson() const
     QJsonObject root{{QStringLiteral("name"), name}, {QStringLiteral("rules"), rules}};
     if (autodetect)
         root.insert(QStringLiteral("autodetect"), true);
-    if (!alerts.isEmpty())
+    // No list is the built-in rules; any other, an empty one too, is written.
+    if (alerts != builtInAlertRules())
         root.insert(QStringLiteral("alerts"), AlertRule::listToJson(alerts));
     if (!rejected.isEmpty()) {
         QJsonArray globs;

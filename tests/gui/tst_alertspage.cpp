@@ -277,7 +277,8 @@ private slots:
         const QString path = m_dir.filePath(QStringLiteral("typed.json"));
         QString error;
         auto profile = Profile::fromJson(
-            R"({"name": "typed", "rules": [{"pattern": "lock", "match": "l:*"}]})", path, &error);
+            R"({"name": "typed", "rules": [{"pattern": "lock", "match": "l:*"}], "alerts": []})",
+            path, &error);
         QVERIFY2(profile, qPrintable(error));
         AlertEngine engine;
         AlertsPage page(&engine);
@@ -318,7 +319,8 @@ private slots:
         const QString path = m_dir.filePath(QStringLiteral("mine.json"));
         QString error;
         auto profile = Profile::fromJson(
-            R"({"name": "mine", "rules": [{"pattern": "lock", "match": "l:*"}]})", path, &error);
+            R"({"name": "mine", "rules": [{"pattern": "lock", "match": "l:*"}], "alerts": []})",
+            path, &error);
         QVERIFY2(profile, qPrintable(error));
         AlertEngine engine;
         AlertsPage page(&engine);

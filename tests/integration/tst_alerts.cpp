@@ -276,7 +276,8 @@ private slots:
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("mention");
         QTest::newRow("no rules") << QStringList{QStringLiteral("watch"),
-                                                 QStringLiteral("--alerts")}
+                                                 QStringLiteral("--alerts"),
+                                                 QStringLiteral("--no-default-alerts")}
                                   << QStringLiteral("no rules");
         QTest::newRow("bad expression")
             << QStringList{QStringLiteral("watch"), QStringLiteral("--alert"),

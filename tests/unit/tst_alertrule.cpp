@@ -4,6 +4,7 @@
 // after the duration, resolve on the first reading that clears, and let a
 // stale reading change nothing.
 #include <alerts/alertengine.h>
+#include <alerts/builtinalerts.h>
 #include <monitor/profile.h>
 #include <patterns/patternregistry.h>
 
@@ -53,6 +54,37 @@ private:
     }
 
 private slots:
+    // Without an "alerts" list a profile has the built-in rules; its own
+    // list, an empty one too, replaces them and is written back as it is.
+    void builtInRules()
+    {
+        QString error;
+        const auto none = Profile::fromJson(R"({"name": "n", "autodetect": true, "rules": []})",
+                                            QString(), &error);
+        QVERIFY2(none, qPrintable(error));
+        QCOMPARE(none->alerts, builtInAlertRules());
+        QCOMPARE(none->alerts.size(), 1);
+        const AlertRule &lost = none->alerts.first();
+        QCOMPARE(lost.name, QStringLiteral("sidekiq-work-lost"));
+        // The same rule as an --alert expression (the name aside).
+        std::optional<AlertRule> parsed = AlertRule::parseExpression(lost.expression(), &error);
+        QVERIFY2(parsed, qPrintable(error));
+        parsed->name = lost.name;
+        QVERIFY2(*parsed == lost, qPrintable(lost.expression()));
+        QVERIFY(lost.holds(40000));
+        QVERIFY(!lost.holds(double(Reading::Forever)));
+        QCOMPARE(lost.severity, AlertRule::Severity::Critical);
+        QVERIFY(AlertRule::findFigure(lost.target, lost.figure));
+        QVERIFY(!none->toJson().contains("\"alerts\""));
+        const auto off = Profile::fromJson(
+            R"({"name": "o", "autodetect": true, "rules": [], "alerts": []})", QString(), &error);
+        QVERIFY2(off, qPrintable(error));
+        QVERIFY(off->alerts.isEmpty());
+        const auto again = Profile::fromJson(off->toJson(), QString(), &error);
+        QVERIFY2(again, qPrintable(error));
+        QVERIFY(again->alerts.isEmpty());
+    }
+
     void profileAlerts()
     {
         const Profile p = profileWith(

@@ -3,6 +3,7 @@
 #include "sidekiqlayout.h"
 
 #include <patterns/alertfigure.h>
+#include <patterns/countdownfigures.h>
 #include <patterns/globmatch.h>
 #include <patterns/libraryqueue/libraryqueue.h>
 
@@ -290,6 +291,11 @@ QList<Figure> SidekiqUnit::figures() const
         {QStringLiteral("processed"), QStringLiteral("Processed"), false, lifetime("processed")},
         {QStringLiteral("failed"), QStringLiteral("Failed"), false, lifetime("failed")},
     };
+}
+
+SidekiqUnit::SidekiqUnit()
+{
+    CountdownFigures::add(Kind, QStringLiteral("workLostInMs"));
 }
 
 QList<AlertFigure> SidekiqUnit::alertFigures() const

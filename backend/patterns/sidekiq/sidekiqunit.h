@@ -37,6 +37,7 @@ class SidekiqUnit final : public LibraryQueueUnit
 {
 public:
     static constexpr PatternKind Kind{"sidekiq"};
+    SidekiqUnit();                    // registers workLostInMs as a countdown (CountdownFigures)
     static constexpr int Batch = 100; // jobs per script run (requeue --stuck)
     // A heartbeat comes every 5 s (Launcher::BEAT_PAUSE) and its hash lives
     // 60 s: four beats missed is a dead process whose work is still readable.

@@ -1,0 +1,16 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "alertrule.h"
+
+namespace gatehouse {
+
+// The alert rules an operator has without configuring any: those of a
+// profile without an "alerts" list, and of the console and `watch --alerts`
+// without a profile. A profile's own list replaces them (an empty list turns
+// them off; so does `watch --no-default-alerts`). Today one: a dead Sidekiq
+// process's work, lost for good when its work hash expires, fires at once
+// (critical).
+QList<AlertRule> builtInAlertRules();
+
+} // namespace gatehouse

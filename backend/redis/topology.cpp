@@ -225,6 +225,17 @@ void Topology::rebuildOwners()
     }
 }
 
+namespace {
+
+// CLUSTER SHARDS' health of a node that is down: "fail" (Valkey, Redis 7.x)
+// or "failed" (as Redis documents it).
+bool failed(const TopologyNode &node)
+{
+    return node.health.startsWith(QLatin1String("fail"));
+}
+
+} // namespace
+
 std::optional<Topology> Topology::fromClusterShards(const RedisValue &reply, const NatMap &nat,
                                                     QString *error)
 {
@@ -242,7 +253,6 @@ std::optional<Topology> Topology::fromClusterShards(const RedisValue &reply, con
         const RedisValue bounds = shard.value("slots");
         for (qsizetype i = 0; i + 1 < bounds.size(); i += 2)
             ranges.append({int(bounds.at(i).toInteger()), int(bounds.at(i + 1).toInteger())});
-        QByteArray masterId;
         QList<TopologyNode> members;
         const RedisValue nodeList = shard.value("nodes");
         for (const RedisValue &nodeValue : nodeList.elements()) {
@@ -259,14 +269,24 @@ std::optional<Topology> Topology::fromClusterShards(const RedisValue &reply, con
                                                             : QStringLiteral("replica");
             node.health = QString::fromUtf8(n.value("health").bytes());
             node.replicationOffset = n.value("replication-offset").toInteger();
-            if (node.role == QLatin1String("master")) {
-                masterId = node.id;
-                node.slotRanges = ranges;
-            }
             members.append(node);
         }
-        for (TopologyNode &node : members) {
-            if (node.role != QLatin1String("master"))
+        // The shard's slots are its master's. A shard keeps its failed
+        // master beside the replica promoted in its place (Valkey 8 lists
+        // both as "master"): the one not failed holds the slots.
+        qsizetype owner = -1;
+        for (qsizetype i = 0; i < members.size(); ++i) {
+            if (members.at(i).role != QLatin1String("master"))
+                continue;
+            if (owner < 0 || (failed(members.at(owner)) && !failed(members.at(i))))
+                owner = i;
+        }
+        const QByteArray masterId = owner >= 0 ? members.at(owner).id : QByteArray();
+        for (qsizetype i = 0; i < members.size(); ++i) {
+            TopologyNode &node = members[i];
+            if (i == owner)
+                node.slotRanges = ranges;
+            else if (node.role != QLatin1String("master"))
                 node.masterId = masterId;
             t.nodes.append(node);
         }

@@ -106,8 +106,8 @@ private slots:
             // docs/json-schema.md: raising it is a documented change.
             QCOMPARE(s.value(QLatin1String("schemaVersion")).toInteger(), 2);
             const QJsonObject server = s.value(QLatin1String("server")).toObject();
-            QCOMPARE(server.value(QLatin1String("version")).toString().left(2),
-                     QStringLiteral("7."));
+            QCOMPARE(server.value(QLatin1String("version")).toString(),
+                     RedisServer::serverVersion());
             QVERIFY(server.value(QLatin1String("timeMs")).toDouble() > 1.7e12);
             QVERIFY(server.contains(QLatin1String("clockOffsetMs")));
             QCOMPARE(s.value(QLatin1String("limiters")).toArray().size(), 8 + 8 + 4 + 2);

@@ -90,6 +90,15 @@ void followsEventsAfterFailover(Monitor &monitor, RedisClient &writer, const QBy
              qPrintable(tokenOf(monitor, key)));
 }
 
+// "addr role, ..." of the monitor's nodes, for a failure's message.
+QString nodesText(const ServerStatus &s)
+{
+    QStringList out;
+    for (const NodeStatus &n : s.nodes)
+        out << n.address + QLatin1Char(' ') + n.role;
+    return out.join(QLatin1String(", "));
+}
+
 } // namespace
 
 class tst_EventsFailover : public QObject
@@ -151,7 +160,11 @@ private slots:
                          return listed && s.eventsLive;
                      },
                      30000),
-                 qPrintable(promotedAddress));
+                 qPrintable(QStringLiteral("promoted %1; nodes %2; events %3")
+                                .arg(promotedAddress, nodesText(monitor->snapshot().server),
+                                     monitor->snapshot().server.eventsLive
+                                         ? QStringLiteral("live")
+                                         : QStringLiteral("not live"))));
         // Writes on the new master, seen through its keyspace events.
         followsEventsAfterFailover(*monitor, *writer, key);
         monitor.reset();

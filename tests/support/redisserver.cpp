@@ -7,6 +7,8 @@
 #include <QEventLoop>
 #include <QFile>
 #include <QFileInfo>
+#include <QProcess>
+#include <QRegularExpression>
 #include <QTcpServer>
 #include <QTest>
 #include <QTimer>
@@ -59,6 +61,37 @@ QString RedisServer::serverPath()
     // binaries (Valkey, Redis 7.4/8 built from their release sources).
     const QString other = qEnvironmentVariable("GATEHOUSE_TEST_SERVER");
     return other.isEmpty() ? QStringLiteral(GATEHOUSE_REDIS_SERVER) : other;
+}
+
+namespace {
+
+// "Redis server v=7.0.15 sha=..." -> {"Redis", "7.0.15"}
+QStringList binaryIdentity()
+{
+    static const QStringList identity = [] {
+        QProcess p;
+        p.start(RedisServer::serverPath(), {QStringLiteral("--version")});
+        if (!p.waitForFinished(10000))
+            return QStringList{QString(), QString()};
+        const QString line = QString::fromUtf8(p.readAllStandardOutput());
+        const QRegularExpressionMatch m
+            = QRegularExpression(QStringLiteral("^(\\w+) server v=([0-9.]+)")).match(line);
+        return m.hasMatch() ? QStringList{m.captured(1), m.captured(2)}
+                            : QStringList{QString(), QString()};
+    }();
+    return identity;
+}
+
+} // namespace
+
+QString RedisServer::serverProduct()
+{
+    return binaryIdentity().at(0);
+}
+
+QString RedisServer::serverVersion()
+{
+    return binaryIdentity().at(1);
 }
 
 QString RedisServer::socketPath() const

@@ -69,6 +69,12 @@ public:
     QString url() const;
 
     static QString serverPath();
+    // What serverPath() says it is: its product ("Redis", "Valkey") and
+    // version ("7.0.15"), from its --version line; empty when unreadable.
+    // Server-facing tests compare with it, so they hold for every binary
+    // .ci/extra-servers runs them against.
+    static QString serverProduct();
+    static QString serverVersion();
     // Makes a test CA (ca.crt), an unrelated CA (other-ca.crt), a server
     // certificate for localhost and 127.0.0.1 signed by the CA (server.crt,
     // server.key) and a client certificate (client.crt, client.key) in dir

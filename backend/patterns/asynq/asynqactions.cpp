@@ -28,31 +28,6 @@ ScriptCall baseCall(const PatternObject &o, const QString &action, const QString
     return call;
 }
 
-// A task's own call: its hash first, then the queue's state keys.
-ScriptCall taskCall(const ActionRequest &r, const QString &action, const QString &script,
-                    const QList<AsynqUnit::State> &keys)
-{
-    const QByteArray id = r.input(QStringLiteral("job"));
-    ScriptCall call = baseCall(r.object, action, script, {});
-    call.keys << taskPrefix(r.object) + id;
-    call.keyRoles << QStringLiteral("task hash");
-    const ScriptCall rest = baseCall(r.object, action, script, keys);
-    call.keys << rest.keys;
-    call.keyRoles << rest.keyRoles;
-    call.args = {id};
-    return call;
-}
-
-ReplyMeaning taskMeaning(qint64 reply, const QByteArray &id, const QString &did,
-                         const QHash<qint64, QString> &more)
-{
-    QHash<qint64, QString> refusals{
-        {0, QStringLiteral("There is no task %1 in this queue; nothing changed.")},
-        {-3, QStringLiteral("Task %1 is aggregating in a group; nothing changed.")}};
-    refusals.insert(more);
-    return libraryqueue::jobMeaning(reply, id, did, refusals);
-}
-
 // asynq_requeue with no task: the leases expired 30 s ago or more (ZCOUNT).
 [[maybe_unused]] const bool s_requeueCounted = MatchCounter::add(
     QStringLiteral("asynq_requeue"),
@@ -69,85 +44,79 @@ ReplyMeaning taskMeaning(qint64 reply, const QByteArray &id, const QString &did,
              .arg(QString::fromLatin1(call.args.value(3)));
      }});
 
-PatternAction runAction()
+// asynq_task: one task run, archived or deleted, as the Inspector does.
+struct TaskVerb
 {
-    PatternAction a = libraryqueue::oneJobAction(QStringLiteral("run"), QStringLiteral("Run now…"),
-                                                 QStringLiteral("runButton"), {});
-    a.build = [](const ActionRequest &r) {
-        ScriptCall call = taskCall(r, QStringLiteral("queue.run"), QStringLiteral("asynq_run"),
-                                   {AsynqUnit::Pending, AsynqUnit::Scheduled, AsynqUnit::Retry,
-                                    AsynqUnit::Archived, AsynqUnit::Completed});
-        const QByteArray id = call.args.first();
-        call.summary = QStringLiteral("Move asynq task %1 of \"%2\" (scheduled, retry, archived or "
-                                      "completed) to pending, as asynq's Inspector.RunTask does.")
-                           .arg(printableBytes(id, 80), printableBytes(queueName(r.object)));
-        call.meaning = [id](const RedisValue &v) {
-            return taskMeaning(v.toInteger(), id, QStringLiteral("is pending"),
-                               {{-1, QStringLiteral("Task %1 is active; nothing changed.")},
-                                {-2, QStringLiteral("Task %1 is already pending; nothing "
-                                                    "changed.")}});
-        };
-        return call;
-    };
-    return a;
-}
+    QString verb;
+    QString label;
+    QString objectName;
+    QString summary; // %1 the task, %2 the queue
+    QString did;     // after "Task <id> "
+    QString already; // reply -2; empty: not a reply of this verb
+};
 
-PatternAction archiveAction()
+PatternAction taskAction(const TaskVerb &v)
 {
-    PatternAction a = libraryqueue::oneJobAction(
-        QStringLiteral("archive"), QStringLiteral("Archive…"), QStringLiteral("archiveButton"), {});
-    a.build = [](const ActionRequest &r) {
-        ScriptCall call
-            = taskCall(r, QStringLiteral("queue.archive"), QStringLiteral("asynq_archive"),
-                       {AsynqUnit::Archived, AsynqUnit::Pending, AsynqUnit::Scheduled,
-                        AsynqUnit::Retry, AsynqUnit::Completed});
-        const QByteArray id = call.args.first();
-        call.args << QByteArray::number(MaxArchiveSize) << QByteArray::number(ArchiveRetentionS);
-        call.summary = QStringLiteral("Archive asynq task %1 of \"%2\", as asynq's "
-                                      "Inspector.ArchiveTask does (the archive is trimmed as "
-                                      "asynq trims it: 90 days, 10,000 tasks); refused while "
-                                      "it is active.")
-                           .arg(printableBytes(id, 80), printableBytes(queueName(r.object)));
-        call.meaning = [id](const RedisValue &v) {
-            return taskMeaning(v.toInteger(), id, QStringLiteral("was archived"),
-                               {{-1, QStringLiteral("Task %1 is already archived; nothing "
-                                                    "changed.")},
-                                {-2, QStringLiteral("Task %1 is active; nothing changed.")}});
-        };
-        return call;
-    };
-    return a;
-}
-
-PatternAction deleteAction()
-{
-    PatternAction a
-        = libraryqueue::oneJobAction(QStringLiteral("delete"), QStringLiteral("Delete task…"),
-                                     QStringLiteral("deleteButton"), {});
-    a.build = [](const ActionRequest &r) {
-        ScriptCall call
-            = taskCall(r, QStringLiteral("queue.delete"), QStringLiteral("asynq_delete"),
+    PatternAction a = libraryqueue::oneJobAction(v.verb, v.label, v.objectName, {});
+    a.build = [v](const ActionRequest &r) {
+        const QByteArray id = r.input(QStringLiteral("job"));
+        ScriptCall call = baseCall(r.object, QStringLiteral("queue.") + v.verb,
+                                   QStringLiteral("asynq_task"), {});
+        call.keys << taskPrefix(r.object) + id;
+        call.keyRoles << QStringLiteral("task hash");
+        const ScriptCall states
+            = baseCall(r.object, call.action, call.script,
                        {AsynqUnit::Pending, AsynqUnit::Scheduled, AsynqUnit::Retry,
                         AsynqUnit::Archived, AsynqUnit::Completed});
-        const QByteArray id = call.args.first();
-        call.summary = QStringLiteral("Delete asynq task %1 of \"%2\": off its state's list or "
-                                      "set, and its hash, as asynq's Inspector.DeleteTask "
-                                      "does; refused while it is active.")
-                           .arg(printableBytes(id, 80), printableBytes(queueName(r.object)));
-        call.meaning = [id](const RedisValue &v) {
-            if (v.size() == 2 && v.at(0).toInteger() == 1) {
+        call.keys << states.keys;
+        call.keyRoles << states.keyRoles;
+        call.args = {v.verb.toLatin1(), id, QByteArray::number(MaxArchiveSize),
+                     QByteArray::number(ArchiveRetentionS)};
+        call.summary = v.summary.arg(printableBytes(id, 80), printableBytes(queueName(r.object)));
+        call.meaning = [v, id](const RedisValue &reply) {
+            if (reply.size() == 2 && reply.at(0).toInteger() == 1) { // delete's
                 QString said = QStringLiteral("Task %1 was deleted.").arg(printableBytes(id, 80));
-                if (!v.at(1).bytes().isEmpty())
+                if (!reply.at(1).bytes().isEmpty())
                     said += QStringLiteral(" Its uniqueness lock %1 expires by its TTL.")
-                                .arg(printableBytes(v.at(1).bytes(), 120));
+                                .arg(printableBytes(reply.at(1).bytes(), 120));
                 return ReplyMeaning{true, said};
             }
-            return taskMeaning(v.toInteger(), id, QString(),
-                               {{-1, QStringLiteral("Task %1 is active; nothing changed.")}});
+            QHash<qint64, QString> refusals{
+                {0, QStringLiteral("There is no task %1 in this queue; nothing changed.")},
+                {-1, QStringLiteral("Task %1 is active; nothing changed.")},
+                {-3, QStringLiteral("Task %1 is aggregating in a group; nothing changed.")}};
+            if (!v.already.isEmpty())
+                refusals.insert(-2, v.already);
+            return libraryqueue::jobMeaning(reply.toInteger(), id, v.did, refusals);
         };
         return call;
     };
     return a;
+}
+
+QList<PatternAction> taskActions()
+{
+    return {
+        taskAction({QStringLiteral("run"), QStringLiteral("Run now…"), QStringLiteral("runButton"),
+                    QStringLiteral("Move asynq task %1 of \"%2\" (scheduled, retry, archived or "
+                                   "completed) to pending, as asynq's Inspector.RunTask does."),
+                    QStringLiteral("is pending"),
+                    QStringLiteral("Task %1 is already pending; nothing changed.")}),
+        taskAction({QStringLiteral("archive"), QStringLiteral("Archive…"),
+                    QStringLiteral("archiveButton"),
+                    QStringLiteral("Archive asynq task %1 of \"%2\", as asynq's "
+                                   "Inspector.ArchiveTask does (the archive is trimmed as asynq "
+                                   "trims it: 90 days, 10,000 tasks); refused while it is "
+                                   "active."),
+                    QStringLiteral("was archived"),
+                    QStringLiteral("Task %1 is already archived; nothing changed.")}),
+        taskAction({QStringLiteral("delete"), QStringLiteral("Delete task…"),
+                    QStringLiteral("deleteButton"),
+                    QStringLiteral("Delete asynq task %1 of \"%2\": off its state's list or set, "
+                                   "and its hash, as asynq's Inspector.DeleteTask does; refused "
+                                   "while it is active."),
+                    QStringLiteral("was deleted"), QString()}),
+    };
 }
 
 PatternAction pause(bool pausing)
@@ -212,9 +181,8 @@ QList<PatternAction> AsynqUnit::actions() const
         return call;
     };
 
-    return libraryqueue::requeueActions(requeue)
-           + QList<PatternAction>{runAction(), archiveAction(), deleteAction(), pause(true),
-                                  pause(false)};
+    return libraryqueue::requeueActions(requeue) + taskActions()
+           + QList<PatternAction>{pause(true), pause(false)};
 }
 
 } // namespace gatehouse

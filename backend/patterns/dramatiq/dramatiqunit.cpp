@@ -228,6 +228,42 @@ QList<PatternObject> DramatiqUnit::groupClaims(ClaimPool &pool) const
     return out;
 }
 
+bool DramatiqUnit::merge(PatternObject &current, const PatternObject &found) const
+{
+    bool changed = false;
+    for (qsizetype i = KeyCount; i < found.related.size(); ++i) {
+        const QByteArray &acks = found.related.at(i);
+        if (current.related.size() < KeyCount + MaxAckSets
+            && !current.related.mid(KeyCount).contains(acks)) {
+            current.related << acks;
+            changed = true;
+        }
+    }
+    return changed;
+}
+
+std::optional<PatternObject> DramatiqUnit::afterRead(const PatternObject &probed,
+                                                     const PatternObject &current,
+                                                     const QList<RedisValue> &r) const
+{
+    QList<QByteArray> empty;
+    for (qsizetype i = KeyCount, at = 11; i < probed.related.size() && at < r.size();
+         ++i, at += 3) {
+        if (at + 1 < r.size() && !r.at(at).isError() && r.at(at).toInteger() == 0
+            && r.at(at + 1).isNil())
+            empty << probed.related.at(i);
+    }
+    if (empty.isEmpty())
+        return std::nullopt;
+    PatternObject o = current;
+    o.related = o.related.mid(0, KeyCount);
+    for (qsizetype i = KeyCount; i < current.related.size(); ++i) {
+        if (!empty.contains(current.related.at(i)))
+            o.related << current.related.at(i);
+    }
+    return o;
+}
+
 QList<PatternUnit::Command> DramatiqUnit::probe(const PatternObject &o, const ProbeContext &) const
 {
     const QByteArray page = number(std::max(1, o.params.pageSize));

@@ -54,6 +54,15 @@ public:
     int groupOrder() const override { return 10; }
     QList<PatternObject> groupClaims(ClaimPool &pool) const override;
 
+    // Ack sets found again are added (a worker that started since), up to
+    // MaxAckSets; one read empty whose worker has no heartbeat left is
+    // dropped (Dramatiq's maintenance removes a heartbeat once the worker's
+    // ack sets are gone).
+    bool merge(PatternObject &current, const PatternObject &found) const override;
+    std::optional<PatternObject> afterRead(const PatternObject &probed,
+                                           const PatternObject &current,
+                                           const QList<RedisValue> &replies) const override;
+
     QList<Command> probe(const PatternObject &object, const ProbeContext &context) const override;
     Reading read(const PatternObject &object, const QList<RedisValue> &replies,
                  const ProbeContext &context) const override;

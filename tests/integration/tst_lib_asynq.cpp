@@ -15,6 +15,7 @@
 // (currentStatsCmd in internal/rdb/inspect.go, lines 80-137: LLEN/ZCARD of
 // each state, GET of the day's and the total counters), read here with the
 // same commands.
+#include <monitor/jobbrowser.h>
 #include <patterns/asynq/asynqunit.h>
 #include <redis/redisclient.h>
 
@@ -25,6 +26,7 @@
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonObject>
+#include <QSignalSpy>
 #include <QTest>
 
 using namespace gatehouse;
@@ -274,6 +276,16 @@ private slots:
                      "counts")][QStringLiteral("pending")]
                      .toInt(),
                  1);
+        // The job browser's pages: ids in the list's order, a bounded page.
+        JobBrowser browser(s.client.get());
+        QSignalSpy listed(&browser, &JobBrowser::listed);
+        QVERIFY(
+            browser.listJobs(AsynqUnit::objectForName("default"), QStringLiteral("pending"), 0, 2));
+        QVERIFY(listed.wait(5000));
+        const JobListing page = listed.first().first().value<JobListing>();
+        QCOMPARE(page.total, 3);
+        QCOMPARE(page.rows.size(), qsizetype(2));
+        QCOMPARE(page.rows.first().id, QByteArray("pending-3")); // asynq LPUSHes
         // asynq's counters, task hashes and server keys are nobody else's.
         QStringList others;
         for (const QString &o :

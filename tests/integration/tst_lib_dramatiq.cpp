@@ -13,6 +13,8 @@
 // worker "killed mid-message" is one whose heartbeat stopped with messages
 // in its ack set; dispatch.lua's maintenance (114-146) is the rule that
 // makes them orphans.
+#include <monitor/jobbrowser.h>
+#include <patterns/dramatiq/dramatiqunit.h>
 #include <redis/redisclient.h>
 
 #include "librarytest.h"
@@ -21,6 +23,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QSignalSpy>
 #include <QTest>
 
 using namespace gatehouse;
@@ -179,6 +182,15 @@ private slots:
         }
         stuck.sort();
         QCOMPARE(stuck, (QStringList{"d1", "m2", "m3"}));
+        // The job browser's page of dead letters, newest first (ties by id).
+        JobBrowser browser(s.client.get());
+        QSignalSpy listed(&browser, &JobBrowser::listed);
+        QVERIFY(browser.listJobs(DramatiqUnit::objectForName("default"), QStringLiteral("dead"), 0,
+                                 10));
+        QVERIFY(listed.wait(5000));
+        const JobListing page = listed.first().first().value<JobListing>();
+        QCOMPARE(page.total, 2);
+        QCOMPARE(page.rows.size(), qsizetype(2));
         QMap<QString, int> perWorker;
         for (const QJsonValue &w : q[QStringLiteral("workers")].toArray())
             perWorker[w[QStringLiteral("worker")].toString()]

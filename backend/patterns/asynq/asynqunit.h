@@ -24,7 +24,7 @@ namespace gatehouse {
 // Acts with Gatehouse's own scripts (lua/asynq/) that do what asynq's
 // Inspector does: run (RunTask), archive (ArchiveTask), delete (DeleteTask),
 // requeue a lease-expired task (rdb.Requeue), pause and unpause. Code:
-// asynqunit.cpp (claims, probe, reading), asynqactions.cpp.
+// asynqunit.cpp (claims, probe, reading), asynqactions.cpp, asynqjobs.cpp.
 class AsynqUnit final : public LibraryQueueUnit
 {
 public:
@@ -85,6 +85,9 @@ public:
     QStringList itemHeaders() const override;
     QList<QStringList> items(const ObjectState &state, qint64 nowMs) const override;
     QList<PatternAction> actions() const override;
+    // A page of a state's ids (asynqjobs.cpp).
+    JobRead jobPage(const PatternObject &object, const QString &state, qint64 offset,
+                    int count) const override;
 
 protected:
     QList<JobState> states() const override;

@@ -22,7 +22,7 @@ namespace gatehouse {
 // or gone: dispatch.lua's maintenance puts them back on their queue. Acts
 // with Gatehouse's own scripts (lua/dramatiq/): requeue orphans as that
 // maintenance step does, and retry dead letters. Code: dramatiqunit.cpp,
-// dramatiqactions.cpp.
+// dramatiqactions.cpp, dramatiqjobs.cpp.
 class DramatiqUnit final : public LibraryQueueUnit
 {
 public:
@@ -72,6 +72,9 @@ public:
     QStringList itemHeaders() const override;
     QList<QStringList> items(const ObjectState &state, qint64 nowMs) const override;
     QList<PatternAction> actions() const override;
+    // A page of a state's ids (dramatiqjobs.cpp).
+    JobRead jobPage(const PatternObject &object, const QString &state, qint64 offset,
+                    int count) const override;
 
 protected:
     QList<JobState> states() const override;

@@ -4,9 +4,11 @@
 // line here; nothing else in Gatehouse names it.
 #include "patternregistry.h"
 
+#include "asynq/asynqunit.h"
 #include "bull/bullunit.h"
 #include "bullmq/bullmqunit.h"
 #include "celery/celeryunit.h"
+#include "dramatiq/dramatiqunit.h"
 #include "fixed-window/fixedwindowunit.h"
 #include "legacy-lock/legacylockunit.h"
 #include "lock/lockunit.h"
@@ -47,6 +49,8 @@ void registerBuiltInPatterns(PatternRegistry &registry)
     registry.add(std::make_unique<RedissonSemaphoreUnit>());
     registry.add(std::make_unique<RedissonDelayedQueueUnit>());
     registry.add(std::make_unique<StreamGroupUnit>());
+    registry.add(std::make_unique<AsynqUnit>());
+    registry.add(std::make_unique<DramatiqUnit>());
 }
 
 } // namespace gatehouse

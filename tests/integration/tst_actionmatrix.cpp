@@ -6,9 +6,11 @@
 // where it was or exactly where the reply says it went; nothing disappears,
 // nothing doubles; a refusal writes nothing and names the key and its type.
 #include <actions/actionengine.h>
+#include <patterns/asynq/asynqunit.h>
 #include <patterns/bull/bullunit.h>
 #include <patterns/bullmq/bullmqunit.h>
 #include <patterns/celery/celeryunit.h>
+#include <patterns/dramatiq/dramatiqunit.h>
 #include <patterns/limiters.h>
 #include <patterns/lock/lockunit.h>
 #include <patterns/redisson-delayed-queue/redissondelayedqueueunit.h>
@@ -258,7 +260,8 @@ QList<LibraryCall> libraryCalls()
         {SidekiqUnit::Kind, "queues"},         {CeleryUnit::Kind, "celery"},
         {RqUnit::Kind, "rq:queue:q"},          {RedissonLockUnit::Kind, "rlock"},
         {RedissonSemaphoreUnit::Kind, "rsem"}, {RedissonDelayedQueueUnit::Kind, "rdq"},
-        {StreamGroupUnit::Kind, "s"}};
+        {StreamGroupUnit::Kind, "s"},          {AsynqUnit::Kind, "asynq:{q}:pending"},
+        {DramatiqUnit::Kind, "dramatiq:q"}};
     // The ways of asking; an action takes those its check accepts.
     const QList<QHash<QString, QByteArray>> asks{
         {{QStringLiteral("job"), "1700000000.5-j1"}},

@@ -308,6 +308,66 @@ private slots:
         m_planted.append({QStringLiteral("rq:queue:reports"), QStringLiteral("rq"), counts});
     }
 
+    // asynq and Dramatiq cannot be installed here: their state is written as
+    // their own scripts write it (tst_lib_asynq and tst_lib_dramatiq cite the
+    // sources): an asynq queue with a task active under a live lease, a
+    // retried one and a pending one; a Dramatiq queue with a message fetched
+    // by a live worker, one enqueued, one delayed and one dead letter.
+    void asynqAndDramatiq()
+    {
+        const RedisValue t = call(*m_client, {"TIME"});
+        const qint64 nowMs
+            = t.at(0).bytes().toLongLong() * 1000 + t.at(1).bytes().toLongLong() / 1000;
+        const QByteArray a = "asynq:{billing}:";
+        // TaskMessage: type "charge", id, queue "billing" (protobuf fields 1, 3, 4).
+        const auto msg = [](const QByteArray &id) -> QByteArray {
+            return QByteArray("\x0a\x06"
+                              "charge"
+                              "\x1a")
+                   + char(id.size()) + id
+                   + QByteArray("\x22\x07"
+                                "billing");
+        };
+        const QByteArray d = R"({"queue_name":"%q","actor_name":"send","args":[],"kwargs":{},)"
+                             R"("options":{"redis_message_id":"%1"},"message_id":"m",)"
+                             R"("message_timestamp":1})";
+        const auto dmsg = [&](const QByteArray &id, const QByteArray &queue) -> QByteArray {
+            return QByteArray(d).replace("%1", id).replace("%q", queue);
+        };
+        const QList<QList<QByteArray>> cmds{
+            {"SADD", "asynq:queues", "billing"},
+            {"HSET", a + "t:b1", "msg", msg("b1"), "state", "active"},
+            {"HSET", a + "t:b2", "msg", msg("b2"), "state", "pending", "pending_since", "1"},
+            {"HSET", a + "t:b3", "msg", msg("b3"), "state", "retry"},
+            {"LPUSH", a + "pending", "b2"},
+            {"LPUSH", a + "active", "b1"},
+            {"ZADD", a + "lease", QByteArray::number(nowMs / 1000 + 600), "b1"},
+            {"ZADD", a + "retry", QByteArray::number(nowMs / 1000 + 60), "b3"},
+            {"SET", a + "processed", "4"},
+            {"SET", a + "failed", "1"},
+            {"ZADD", "dramatiq:__heartbeats__", QByteArray::number(nowMs), "w1"},
+            {"HSET", "dramatiq:mail.msgs", "d1", dmsg("d1", "mail"), "d2", dmsg("d2", "mail")},
+            {"RPUSH", "dramatiq:mail", "d2"},
+            {"SADD", "dramatiq:__acks__.w1.mail", "d1"},
+            {"HSET", "dramatiq:mail.DQ.msgs", "d3", dmsg("d3", "mail.DQ")},
+            {"RPUSH", "dramatiq:mail.DQ", "d3"},
+            {"HSET", "dramatiq:mail.XQ.msgs", "d4", dmsg("d4", "mail")},
+            {"ZADD", "dramatiq:mail.XQ", QByteArray::number(nowMs), "d4"}};
+        for (const QList<QByteArray> &c : cmds)
+            QVERIFY2(!call(*m_client, c).isError(), c.join(' ').constData());
+        m_planted.append({QStringLiteral("asynq:{billing}:pending"), QStringLiteral("asynq"),
+                          QJsonObject{{QStringLiteral("pending"), 1},
+                                      {QStringLiteral("active"), 1},
+                                      {QStringLiteral("retry"), 1},
+                                      {QStringLiteral("processedTotal"), 4},
+                                      {QStringLiteral("failedTotal"), 1}}});
+        m_planted.append({QStringLiteral("dramatiq:mail"), QStringLiteral("dramatiq"),
+                          QJsonObject{{QStringLiteral("enqueued"), 1},
+                                      {QStringLiteral("delayed"), 1},
+                                      {QStringLiteral("unacked"), 1},
+                                      {QStringLiteral("dead"), 1}}});
+    }
+
     // The seed patterns' traffic, last, so its short-lived locks still stand.
     void seeds()
     {
@@ -325,7 +385,7 @@ private slots:
 
     void oneSnapshotShowsEveryone()
     {
-        QCOMPARE(m_planted.size(), 6);
+        QCOMPARE(m_planted.size(), 8);
         QVERIFY(!m_census.isEmpty());
         // Seed objects that still stand (a crashed holder's lock expires in
         // seconds): read before and after the snapshot, both must hold.

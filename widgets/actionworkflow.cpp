@@ -5,6 +5,7 @@
 
 #include <actions/actionengine.h>
 #include <actions/matchcount.h>
+#include <deployment/consolereads.h>
 
 #include <QDateTime>
 #include <QSet>
@@ -12,10 +13,10 @@
 
 namespace gatehouse {
 
-ActionWorkflow::ActionWorkflow(RedisClient *client, ActionEngine *actions, bool readOnly,
+ActionWorkflow::ActionWorkflow(ConsoleReads *reads, ActionEngine *actions, bool readOnly,
                                QWidget *window)
     : QObject(window)
-    , m_client(client)
+    , m_reads(reads)
     , m_actions(actions)
     , m_readOnly(readOnly)
     , m_window(window)
@@ -31,10 +32,10 @@ void ActionWorkflow::act(const ScriptCall &call)
     // A batch says how many match now: counted (one bounded round trip)
     // before its confirmation opens, never on this thread's time.
     if (!m_readOnly && MatchCount::counts({call})) {
-        MatchCount::read(m_client, {call}, serverNowMs(), this,
-                         [this, call](const MatchCount::Result &r) {
-                             confirmAndRun(call, MatchCount::sentence(r, {call}));
-                         });
+        m_reads->countMatches({call}, serverNowMs(), this,
+                              [this, call](const MatchCount::Result &r) {
+                                  confirmAndRun(call, MatchCount::sentence(r, {call}));
+                              });
         return;
     }
     confirmAndRun(call, QString());
@@ -84,10 +85,10 @@ void ActionWorkflow::actOnEach(const QList<ScriptCall> &calls)
         return;
     }
     if (MatchCount::counts(calls)) {
-        MatchCount::read(m_client, calls, serverNowMs(), this,
-                         [this, calls](const MatchCount::Result &r) {
-                             confirmAndRunEach(calls, MatchCount::sentence(r, calls));
-                         });
+        m_reads->countMatches(calls, serverNowMs(), this,
+                              [this, calls](const MatchCount::Result &r) {
+                                  confirmAndRunEach(calls, MatchCount::sentence(r, calls));
+                              });
         return;
     }
     confirmAndRunEach(calls, QString());

@@ -11,7 +11,7 @@ class QWidget;
 
 namespace gatehouse {
 
-class RedisClient;
+class ConsoleReads;
 
 // What happens to an action a page builds: for a batch, the count of what
 // matches now (MatchCount, one bounded round trip); the confirmation
@@ -25,7 +25,7 @@ class ActionWorkflow : public QObject
     Q_OBJECT
 public:
     // window: the dialogs' parent, and this object's.
-    ActionWorkflow(RedisClient *client, ActionEngine *actions, bool readOnly, QWidget *window);
+    ActionWorkflow(ConsoleReads *reads, ActionEngine *actions, bool readOnly, QWidget *window);
 
     // The server's clock minus the desktop's (the latest snapshot's): what
     // "matches now" counts against.
@@ -57,7 +57,7 @@ private:
                     const QStringList &notDone, const QString &stopped);
     qint64 serverNowMs() const; // the desktop's clock plus the server's offset
 
-    RedisClient *m_client;
+    ConsoleReads *m_reads;
     ActionEngine *m_actions;
     bool m_readOnly;
     QWidget *m_window;

@@ -16,6 +16,7 @@
 #include "overviewpage.h"
 #include "overviewtiles.h"
 #include "pagelist.h"
+#include "panels/panelregistry.h"
 #include "sectionpage.h"
 #include "serverpanel.h"
 #include "statuspresenter.h"
@@ -25,6 +26,7 @@
 #include <monitor/jobbrowser.h>
 
 #include <actions/actionengine.h>
+#include <deployment/consolereads.h>
 #include <history/historyfeed.h>
 #include <monitor/monitor.h>
 #include <patterns/patternregistry.h>
@@ -47,13 +49,14 @@ MainWindow::MainWindow(RedisClient *client, Monitor *monitor, ActionEngine *acti
     , m_monitor(monitor)
     , m_actions(actions)
     , m_jobBrowser(new JobBrowser(client, this))
+    , m_reads(new ConsoleReads(client, this))
     , m_options(options)
     , m_snapshot(std::make_shared<const Snapshot>())
     , m_pages(new PageList(this))
     , m_stack(new QStackedWidget(this))
     , m_banner(new FaultBanner(this))
     , m_status(new StatusPresenter(statusBar(), options.readOnly, options.demo))
-    , m_workflow(new ActionWorkflow(client, actions, options.readOnly, this))
+    , m_workflow(new ActionWorkflow(m_reads, actions, options.readOnly, this))
 {
     setWindowTitle(QStringLiteral("Gatehouse%1 — %2")
                        .arg(m_options.demo ? QStringLiteral(" — DEMO") : QString(),
@@ -106,14 +109,14 @@ void MainWindow::buildPages()
     m_overview = new OverviewPage(this);
     connect(m_overview, &OverviewPage::alertsRequested, this,
             [this] { showPage(m_stack->indexOf(m_alertsPage)); });
-    auto *serverPanel = new ServerPanel(m_client, m_overview);
+    auto *serverPanel = new ServerPanel(m_reads, m_overview);
     m_overview->setServerPanel(serverPanel);
     addPage(m_overview, tr("Overview"));
     for (const Section &section : PatternRegistry::instance().sections()) {
         auto *page = new SectionPage(section, m_options.readOnly, this);
         page->setJobBrowser(m_jobBrowser);
-        for (ObjectPanel *panel :
-             ObjectPanel::create(section.id, {m_client, m_options.readOnly}, page))
+        for (ObjectPanel *panel : PanelRegistry::instance().createPanels(
+                 section, {m_reads, m_options.readOnly, {}}, page))
             page->addPanel(panel);
         connect(page, &SectionPage::selectionChanged, this, &MainWindow::watchSelection);
         connect(page, &SectionPage::actionRequested, m_workflow, &ActionWorkflow::act);

@@ -26,6 +26,7 @@ class JobBrowser;
 class AuditPage;
 class TimelinePage;
 class ChartPanel;
+class ConsoleReads;
 class ConsoleNavigation;
 class FaultBanner;
 class Monitor;
@@ -124,6 +125,8 @@ private:
     ActionEngine *m_actions;
     // Library queues' job lists, read on demand over the window's connection.
     JobBrowser *m_jobBrowser;
+    // The server panel's and the panels' reads, over the same connection.
+    ConsoleReads *m_reads;
     Options m_options;
     std::shared_ptr<const Snapshot> m_snapshot;
     SectionTallier m_tallier; // the side list's counts, snapshot to snapshot

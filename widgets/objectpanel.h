@@ -4,6 +4,7 @@
 #include <monitor/snapshot.h>
 #include <patterns/scriptcall.h>
 
+#include <QSet>
 #include <QWidget>
 
 #include <memory>
@@ -11,31 +12,31 @@
 namespace gatehouse {
 
 class HistoryStore;
-class RedisClient;
+class ConsoleReads;
 
 // A pane a section's page shows under its table for the selected object,
 // beyond the columns, items and charts every pattern declares: a token
 // family's live tokens (TokenListPanel), a lock's holders over time
-// (LockTimelinePanel). Registered per section (create()); the page hands
-// each one every snapshot and the selection, and forwards what it asks for
-// (actions go through the window's confirmation, like the page's own).
+// (LockTimelinePanel). A pattern registers its panels with the
+// PanelRegistry (panels/builtinpanels.cpp); a section's page gets those of its
+// patterns, hands each one every snapshot and the selection, and forwards
+// what it asks for (actions go through the window's confirmation, like the
+// page's own).
 class ObjectPanel : public QWidget
 {
     Q_OBJECT
 public:
-    // What a panel may use: the window's connection (reads only, through a
-    // backend helper) and whether actions are disabled for good.
+    // What a panel may use: the console's reads (ConsoleReads; none in
+    // tests that need no Redis), whether actions are disabled for good, and the
+    // patterns it was registered for on this page (the objects it follows).
     struct Context
     {
-        RedisClient *client = nullptr;
+        ConsoleReads *reads = nullptr;
         bool readOnly = false;
+        QSet<PatternKind> kinds;
     };
 
     using QWidget::QWidget;
-
-    // The panels registered for a section (objectpanel.cpp), parented to parent.
-    static QList<ObjectPanel *> create(const QString &section, const Context &context,
-                                       QWidget *parent);
 
     // Every snapshot, on screen or not (a panel that follows objects over
     // time must see each one; it keeps the work per snapshot small).

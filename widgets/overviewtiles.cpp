@@ -4,6 +4,8 @@
 #include "overviewpage.h"
 #include "theme.h"
 
+#include <panels/panelregistry.h>
+
 #include <patterns/countdownfigures.h>
 #include <patterns/patternregistry.h>
 #include <patterns/patternunit.h>
@@ -61,36 +63,20 @@ void addDeadline(TileCounts::Tile &tile, const ObjectState &o, qint64 now,
 
 TileCounts countTiles(const Snapshot &snapshot)
 {
+    const PanelRegistry &registry = PanelRegistry::instance();
     TileCounts t;
+    t.tiles.resize(registry.tiles().size());
     const qint64 now = snapshot.server.timeMs;
-    static const PatternKind legacyLock("legacy-lock");
     QHash<QString, QList<AlertFigure>> countdowns;
     for (const ObjectState &o : snapshot.objects) {
         if (o.gone || !o.reading.isOk())
             continue;
-        const Reading &r = o.reading;
-        const QString section = patternSection(o.object.kind);
-        if (section == QLatin1String("queue")) {
-            if (r.stuck > 0)
-                add(t.stuck, r.stuck, r.stuck, o);
-            addDeadline(t.stuck, o, now, countdowns);
-            if (r.deadLength > 0)
-                add(t.dead, r.deadLength, r.deadLength, o);
-        } else if (section == QLatin1String("limiter")) {
-            // As read: the occupancy the table and the limiter's chart show.
-            // One limiter counts once; the fullest is the one a click opens.
-            if (const std::optional<double> occ = r.occupancy(); occ && *occ >= 0.8)
-                add(t.limited, 1, qint64(*occ * 100), o);
-        } else if (o.object.kind == legacyLock && r.expiresAtMs > 0 && r.expiresAtMs < now) {
-            // Past the expiry in its value and still set: the holder died
-            // without deleting it; the longest expired first.
-            const qint64 since = now - r.expiresAtMs;
-            ++t.expired.count;
-            if (since > t.expired.worstValue) {
-                t.expired.worstValue = since;
-                t.expired.worst = o.object.key;
-                t.expired.section = section;
-            }
+        for (const int i : registry.tilesOf(o.object.kind)) {
+            const PanelRegistry::Tile &tile = registry.tiles().at(i);
+            if (tile.countdown)
+                addDeadline(t.tiles[i], o, now, countdowns);
+            if (const auto adds = tile.count(o, now))
+                add(t.tiles[i], adds->count, adds->value, o);
         }
     }
     return t;
@@ -206,15 +192,17 @@ OverviewTiles::OverviewTiles(QWidget *parent)
     setObjectName(QStringLiteral("overviewTiles"));
     auto *row = new QHBoxLayout(this);
     row->setContentsMargins(0, 0, 0, 0);
-    m_stuck = add(QStringLiteral("tileStuck"), tr("Stuck jobs"),
-                  tr("Jobs no worker will finish without an operator."));
-    m_dead = add(QStringLiteral("tileDead"), tr("Dead jobs"),
-                 tr("Jobs in dead-letter lists (dead, failed)."));
-    m_limited = add(QStringLiteral("tileLimited"), tr("Limiters ≥ 80 %"),
-                    tr("Limiters at or over 80 % of their limit."));
-    m_expired = add(QStringLiteral("tileExpired"), tr("Expired locks"),
-                    tr("Legacy locks past their expiry and still set: the holder crashed, the "
-                       "next client may take it over."));
+    for (const PanelRegistry::Tile &tile : PanelRegistry::instance().tiles())
+        m_tiles.append(add(tile.name, tile.title, tile.hint));
+}
+
+OverviewTile *OverviewTiles::tile(const QString &name) const
+{
+    for (OverviewTile *tile : m_tiles) {
+        if (tile->objectName() == name)
+            return tile;
+    }
+    return nullptr;
 }
 
 OverviewTile *OverviewTiles::add(const QString &name, const QString &title, const QString &hint)
@@ -238,15 +226,13 @@ void OverviewTiles::update(const Snapshot &snapshot, bool connected)
     m_lastSequence = snapshot.sequence;
     const TileCounts t = countTiles(snapshot);
     const qint64 now = snapshot.server.timeMs;
-    m_stuck->setReading(t.stuck, now);
-    m_dead->setReading(t.dead, now);
-    m_limited->setReading(t.limited, now);
-    m_expired->setReading(t.expired, now);
+    for (int i = 0; i < m_tiles.size() && i < t.tiles.size(); ++i)
+        m_tiles.at(i)->setReading(t.tiles.at(i), now);
 }
 
 void OverviewTiles::tick(qint64 serverNowMs, bool offline)
 {
-    for (OverviewTile *tile : {m_stuck, m_dead, m_limited, m_expired})
+    for (OverviewTile *tile : std::as_const(m_tiles))
         tile->setNow(serverNowMs, offline);
 }
 

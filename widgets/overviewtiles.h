@@ -28,10 +28,7 @@ struct TileCounts
         qint64 deadlineAtMs = -1;
         bool deadlineKnown = true;
     };
-    Tile stuck;   // jobs no worker will finish without an operator
-    Tile dead;    // jobs in dead-letter lists (dead, failed)
-    Tile limited; // limiters at or over 80 % of their limit
-    Tile expired; // legacy locks past their expiry, still set: holder crashed
+    QList<Tile> tiles; // as PanelRegistry::tiles()
 };
 TileCounts countTiles(const Snapshot &snapshot);
 
@@ -72,22 +69,17 @@ class OverviewTiles : public QWidget
 public:
     explicit OverviewTiles(QWidget *parent = nullptr);
     void update(const Snapshot &snapshot, bool connected);
+    // The tile of that object name (PanelRegistry::Tile::name), or nullptr.
+    OverviewTile *tile(const QString &name) const;
     // Every repaint of the window's timer: the countdowns move with the clock.
     void tick(qint64 serverNowMs, bool offline);
-    OverviewTile *stuck() const { return m_stuck; }
-    OverviewTile *dead() const { return m_dead; }
-    OverviewTile *limited() const { return m_limited; }
-    OverviewTile *expired() const { return m_expired; }
 
 Q_SIGNALS:
     void openRequested(const QString &section, const QByteArray &key);
 
 private:
     OverviewTile *add(const QString &name, const QString &title, const QString &hint);
-    OverviewTile *m_stuck;
-    OverviewTile *m_dead;
-    OverviewTile *m_limited;
-    OverviewTile *m_expired;
+    QList<OverviewTile *> m_tiles; // as PanelRegistry::tiles()
     quint64 m_lastSequence = 0;
 };
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "queueactivity.h"
 
-#include <patterns/patternregistry.h>
+#include <panels/panelregistry.h>
+
 #include <patterns/patternunit.h>
 
 #include <QMap>
@@ -21,11 +22,6 @@ const QString Processed = QStringLiteral("processed");
 constexpr qint64 LiveMs = 15 * 60 * 1000;
 // The most queues a history range sums (each is one read of the file).
 constexpr int MaxQueuesRead = 500;
-
-bool isQueue(PatternKind kind)
-{
-    return patternSection(kind) == QLatin1String("queue");
-}
 
 // The figures a queue's throughput chart charts per minute (its done and
 // failed counts): their sum is the jobs it has finished.
@@ -80,7 +76,7 @@ QueueActivity::Sums QueueActivity::sum(const Snapshot &snapshot)
     for (const ObjectState &o : snapshot.objects) {
         if (o.object.kind.name() != lastKind) {
             lastKind = o.object.kind.name();
-            lastIsQueue = isQueue(o.object.kind);
+            lastIsQueue = PanelRegistry::instance().inQueueActivity(o.object.kind);
         }
         if (!lastIsQueue || o.gone)
             continue;

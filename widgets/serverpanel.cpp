@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "serverpanel.h"
 
+#include <deployment/consolereads.h>
+
 #include <patterns/presentation.h>
 
 #include <QDateTime>
@@ -28,9 +30,9 @@ QString count(qint64 n)
 
 } // namespace
 
-ServerPanel::ServerPanel(RedisClient *client, QWidget *parent)
+ServerPanel::ServerPanel(ConsoleReads *reads, QWidget *parent)
     : QGroupBox(tr("Server"), parent)
-    , m_client(client)
+    , m_reads(reads)
 {
     setObjectName(QStringLiteral("serverPanel"));
     auto *grid = new QGridLayout(this);
@@ -50,7 +52,7 @@ ServerPanel::ServerPanel(RedisClient *client, QWidget *parent)
     m_timer.setInterval(ReadIntervalMs);
     connect(&m_timer, &QTimer::timeout, this, &ServerPanel::readNow);
     // A (re)connection reads at once rather than up to ReadIntervalMs later.
-    connect(m_client, &RedisClient::ready, this, [this] {
+    connect(m_reads, &ConsoleReads::ready, this, [this] {
         if (isVisible())
             readNow();
     });
@@ -71,9 +73,9 @@ void ServerPanel::hideEvent(QHideEvent *event)
 
 void ServerPanel::readNow()
 {
-    if (m_client->state() != RedisConnection::State::Ready || m_pending.isActive())
-        return; // one INFO in flight at most; figures stay as last read
-    m_pending = ServerFigures::read(m_client, this, [this](const ServerFigures &f) { display(f); });
+    // One INFO in flight at most; while one is, or offline, the figures
+    // stay as last read.
+    m_reads->readServer(this, [this](const ServerFigures &f) { display(f); });
 }
 
 QString ServerPanel::value(const QString &row) const

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include <redis/redisclient.h>
 #include <redis/serverfigures.h>
 
 #include <QGroupBox>
@@ -11,6 +10,8 @@
 class QLabel;
 
 namespace gatehouse {
+
+class ConsoleReads;
 
 // The Overview's server panel: version, role, uptime, memory used / peak /
 // limit and policy, clients, ops/s, evictions, hit rate, RDB and AOF state,
@@ -23,7 +24,7 @@ class ServerPanel : public QGroupBox
 public:
     static constexpr int ReadIntervalMs = 5000;
 
-    explicit ServerPanel(RedisClient *client, QWidget *parent = nullptr);
+    explicit ServerPanel(ConsoleReads *reads, QWidget *parent = nullptr);
 
     const ServerFigures &figures() const { return m_figures; }
     // The value shown for a row ("Version", "Memory", ...), for tests.
@@ -45,9 +46,8 @@ private:
     void display(const ServerFigures &f);
     void setRow(const QString &row, const QString &text, const QString &tip = {});
 
-    RedisClient *m_client;
+    ConsoleReads *m_reads;
     QTimer m_timer;
-    RequestHandle m_pending;
     ServerFigures m_figures;
     QHash<QString, QLabel *> m_values;
 };

@@ -15,6 +15,7 @@
 #include <alerts/builtinalerts.h>
 #include <history/historystore.h>
 #include <patterns/patternregistry.h>
+#include <patterns/patternunit.h>
 #include <redis/endpointoptions.h>
 #include <redis/userinput.h>
 
@@ -158,6 +159,16 @@ int runSession(QCoreApplication &app, Command &command)
                      [](int code) { QCoreApplication::exit(code); });
     command.start();
     return app.exec();
+}
+
+// Whether noun is the section of a pattern that lists jobs ("queue job").
+bool listsJobs(const QString &noun)
+{
+    for (const PatternUnit *unit : PatternRegistry::instance().units()) {
+        if (!unit->jobStates().isEmpty() && unit->section().id == noun)
+            return true;
+    }
+    return false;
 }
 
 } // namespace
@@ -563,7 +574,7 @@ int main(int argc, char *argv[])
         cli::SuggestCommand suggest(*endpoint);
         return runSession(app, suggest);
     }
-    if (command == QLatin1String("queue") && args.value(1) == QLatin1String("job")) {
+    if (args.value(1) == QLatin1String("job") && listsJobs(command)) {
         if (args.size() != 4)
             return usageError(QStringLiteral("Use \"queue job QUEUE JOB [--json]\"."));
         cli::JobCommand job(*endpoint, args.at(2).toUtf8(), args.at(3).toUtf8(), parser.isSet(json),

@@ -5,6 +5,8 @@
 
 #include <QTextStream>
 
+#include <algorithm>
+
 namespace gatehouse::cli {
 
 SimulateCommand::SimulateCommand(const RedisEndpoint &endpoint, Simulator::Options options,
@@ -64,7 +66,13 @@ void SimulateCommand::report(const SimulatorCensus &census)
             const qsizetype shown = std::min<qsizetype>(3, it.value().size());
             for (qsizetype i = 0; i < shown; ++i)
                 out << (i == 0 ? "  e.g. " : ", ") << QString::fromUtf8(it.value().at(i));
-            if (it.key() == QLatin1String("token-family")) {
+            // The pattern whose objects are the counted token families
+            // (their prefixes) gets the live token counts.
+            const bool counted
+                = std::any_of(it.value().cbegin(), it.value().cend(), [&](const QByteArray &k) {
+                      return census.tokenCounts.contains(QString::fromUtf8(k));
+                  });
+            if (counted) {
                 out << "  (";
                 bool first = true;
                 for (auto t = census.tokenCounts.cbegin(); t != census.tokenCounts.cend(); ++t) {

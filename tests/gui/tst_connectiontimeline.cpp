@@ -105,7 +105,7 @@ private slots:
         c.window->showPage(0);
         auto *tiles = c.window->findChild<OverviewTiles *>();
         QVERIFY(tiles);
-        QCOMPARE(tiles->stuck()->countdownText(), QString());
+        QCOMPARE(tiles->tile(QStringLiteral("tileStuck"))->countdownText(), QString());
 
         QVERIFY2(server.start(), qPrintable(server.errorString())); // no persistence
         QTRY_VERIFY_WITH_TIMEOUT(events(page).contains(QStringLiteral("reconnected")), 15000);
@@ -223,11 +223,15 @@ private slots:
         auto *tiles = c.window->findChild<OverviewTiles *>();
         QVERIFY(tiles);
         // Dead once its last beat is 20 s old; its hash expires 60 s after it.
-        QTRY_VERIFY_WITH_TIMEOUT(secondsLeft(tiles->stuck()->countdownText()) > 0, 45000);
-        const int first = secondsLeft(tiles->stuck()->countdownText());
-        QVERIFY2(first <= 41, qPrintable(tiles->stuck()->countdownText()));
-        QVERIFY(tiles->stuck()->count() >= 1);
-        QTRY_VERIFY_WITH_TIMEOUT(secondsLeft(tiles->stuck()->countdownText()) <= first - 2, 5000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            secondsLeft(tiles->tile(QStringLiteral("tileStuck"))->countdownText()) > 0, 45000);
+        const int first = secondsLeft(tiles->tile(QStringLiteral("tileStuck"))->countdownText());
+        QVERIFY2(first <= 41,
+                 qPrintable(tiles->tile(QStringLiteral("tileStuck"))->countdownText()));
+        QVERIFY(tiles->tile(QStringLiteral("tileStuck"))->count() >= 1);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            secondsLeft(tiles->tile(QStringLiteral("tileStuck"))->countdownText()) <= first - 2,
+            5000);
         QTRY_COMPARE_WITH_TIMEOUT(alerts.firingCount(), 1, 5000);
         QCOMPARE(alerts.firing().first().rule.name, QStringLiteral("sidekiq-work-lost"));
         QCOMPARE(alerts.firing().first().rule.severity, AlertRule::Severity::Critical);
@@ -236,10 +240,10 @@ private slots:
                                   + QStringLiteral("/overview-countdown.png"));
 
         server.stop();
-        QTRY_COMPARE_WITH_TIMEOUT(tiles->stuck()->countdownText(),
+        QTRY_COMPARE_WITH_TIMEOUT(tiles->tile(QStringLiteral("tileStuck"))->countdownText(),
                                   QStringLiteral("lost in: unknown (no reading now)"), 15000);
         QTest::qWait(1500);
-        QCOMPARE(tiles->stuck()->countdownText(),
+        QCOMPARE(tiles->tile(QStringLiteral("tileStuck"))->countdownText(),
                  QStringLiteral("lost in: unknown (no reading now)"));
     }
 };

@@ -92,20 +92,25 @@ private slots:
         OverviewTiles *tiles = overview->tiles();
         const auto counts = [&] {
             return QStringLiteral("stuck %1, dead %2, limiters %3, expired %4")
-                .arg(tiles->stuck()->count())
-                .arg(tiles->dead()->count())
-                .arg(tiles->limited()->count())
-                .arg(tiles->expired()->count());
+                .arg(tiles->tile(QStringLiteral("tileStuck"))->count())
+                .arg(tiles->tile(QStringLiteral("tileDead"))->count())
+                .arg(tiles->tile(QStringLiteral("tileLimited"))->count())
+                .arg(tiles->tile(QStringLiteral("tileExpired"))->count());
         };
         QTRY_COMPARE_WITH_TIMEOUT(counts(),
                                   QStringLiteral("stuck 2, dead 4, limiters 2, expired 1"), 10000);
-        QCOMPARE(tiles->limited()->tile().worst, QByteArray("sim:rl:api:1"));
-        QCOMPARE(tiles->stuck()->tile().worst, QByteArray("sim:jobs:mail"));
-        QCOMPARE(tiles->dead()->tile().worst, QByteArray("sim:jobs:mail"));
-        QCOMPARE(tiles->expired()->tile().worst, QByteArray("sim:lock.legacy:0"));
+        QCOMPARE(tiles->tile(QStringLiteral("tileLimited"))->tile().worst,
+                 QByteArray("sim:rl:api:1"));
+        QCOMPARE(tiles->tile(QStringLiteral("tileStuck"))->tile().worst,
+                 QByteArray("sim:jobs:mail"));
+        QCOMPARE(tiles->tile(QStringLiteral("tileDead"))->tile().worst,
+                 QByteArray("sim:jobs:mail"));
+        QCOMPARE(tiles->tile(QStringLiteral("tileExpired"))->tile().worst,
+                 QByteArray("sim:lock.legacy:0"));
         // A trend: one point per snapshot, the count over time.
-        QTRY_VERIFY_WITH_TIMEOUT(tiles->dead()->trend().size() >= 3, 5000);
-        QCOMPARE(tiles->dead()->trend().last().y(), 4.0);
+        QTRY_VERIFY_WITH_TIMEOUT(tiles->tile(QStringLiteral("tileDead"))->trend().size() >= 3,
+                                 5000);
+        QCOMPARE(tiles->tile(QStringLiteral("tileDead"))->trend().last().y(), 4.0);
 
         // The attention list: the crashed legacy lock in words, the lock
         // just taken left out.
@@ -121,13 +126,13 @@ private slots:
         QVERIFY(legacy);
 
         // A click opens the page on the worst object.
-        QTest::mouseClick(tiles->dead(), Qt::LeftButton);
+        QTest::mouseClick(tiles->tile(QStringLiteral("tileDead")), Qt::LeftButton);
         QCOMPARE(c.window->currentPage(), c.window->pageOf(QStringLiteral("queue")));
         QTRY_VERIFY(c.window->sectionPage(QStringLiteral("queue"))->selected());
         QCOMPARE(c.window->sectionPage(QStringLiteral("queue"))->selected()->object.key,
                  QByteArray("sim:jobs:mail"));
         c.window->showPage(0);
-        QTest::mouseClick(tiles->expired(), Qt::LeftButton);
+        QTest::mouseClick(tiles->tile(QStringLiteral("tileExpired")), Qt::LeftButton);
         QCOMPARE(c.window->currentPage(), c.window->pageOf(QStringLiteral("lock")));
         QTRY_VERIFY(c.window->sectionPage(QStringLiteral("lock"))->selected());
         QCOMPARE(c.window->sectionPage(QStringLiteral("lock"))->selected()->object.key,
@@ -140,10 +145,14 @@ private slots:
         Console c(m_server, m_dir.filePath(QStringLiteral("audit.jsonl")));
         auto *overview = qobject_cast<OverviewPage *>(c.window->page(0));
         OverviewTiles *tiles = overview->tiles();
-        QTRY_VERIFY_WITH_TIMEOUT(tiles->stuck()->trend().size() >= 2, 10000);
-        for (OverviewTile *t : {tiles->stuck(), tiles->dead(), tiles->limited(), tiles->expired()})
+        QTRY_VERIFY_WITH_TIMEOUT(tiles->tile(QStringLiteral("tileStuck"))->trend().size() >= 2,
+                                 10000);
+        for (OverviewTile *t :
+             {tiles->tile(QStringLiteral("tileStuck")), tiles->tile(QStringLiteral("tileDead")),
+              tiles->tile(QStringLiteral("tileLimited")),
+              tiles->tile(QStringLiteral("tileExpired"))})
             QCOMPARE(t->count(), 0);
-        QTest::mouseClick(tiles->dead(), Qt::LeftButton);
+        QTest::mouseClick(tiles->tile(QStringLiteral("tileDead")), Qt::LeftButton);
         QCOMPARE(c.window->currentPage(), 0);
     }
 

@@ -2,6 +2,7 @@
 // The Overview's server panel against a real redis-server: every figure is
 // the one INFO gives (version, role, memory limit and policy, clients,
 // evictions, hit rate, persistence, replicas), read asynchronously.
+#include <deployment/consolereads.h>
 #include <redis/redisclient.h>
 #include <redis/serverinfo.h>
 #include <serverpanel.h>
@@ -37,7 +38,8 @@ private slots:
         QSignalSpy ready(&panelClient, &RedisClient::ready);
         panelClient.open();
         QVERIFY(ready.wait(5000));
-        ServerPanel panel(&panelClient);
+        ConsoleReads reads(&panelClient);
+        ServerPanel panel(&reads);
         QSignalSpy updated(&panel, &ServerPanel::updated);
         panel.show(); // reads at once when shown
         QVERIFY(updated.wait(5000));
@@ -78,7 +80,8 @@ private slots:
         QSignalSpy limitedReady(&limitedClient, &RedisClient::ready);
         limitedClient.open();
         QVERIFY(limitedReady.wait(5000));
-        ServerPanel refused(&limitedClient);
+        ConsoleReads limitedReads(&limitedClient);
+        ServerPanel refused(&limitedReads);
         QSignalSpy refusedUpdated(&refused, &ServerPanel::updated);
         refused.show();
         QVERIFY(refusedUpdated.wait(5000));

@@ -10,13 +10,13 @@
 #include <chartpanel.h>
 #include <history/historystore.h>
 #include <historyrangebar.h>
-#include <locktimelinepanel.h>
 #include <mainwindow.h>
 #include <monitor/monitor.h>
 #include <objecttablemodel.h>
+#include <panels/lock/locktimelinepanel.h>
+#include <panels/token-family/tokenlistpanel.h>
 #include <redis/redisclient.h>
 #include <sectionpage.h>
-#include <tokenlistpanel.h>
 
 #include "redisserver.h"
 #include "testconsole.h"
@@ -329,7 +329,9 @@ private slots:
         const QString file = m_dir.filePath(QStringLiteral("holders-once.sqlite"));
         auto store = std::make_shared<HistoryStore>(file, HistoryStore::Options());
         store->open();
-        LockTimelinePanel panel;
+        ObjectPanel::Context context;
+        context.kinds = {PatternKind("lock")};
+        LockTimelinePanel panel(context);
         panel.setHistory(store, file);
         const int locks = LockTimelinePanel::MaxLocks + 1000;
         const auto snapshot = [&](qint64 atMs, int newHolder) {

@@ -2,7 +2,6 @@
 #include "locktimelinepanel.h"
 
 #include <history/historystore.h>
-#include <patterns/patternunit.h>
 
 #include <QDateTime>
 #include <QFutureWatcher>
@@ -22,19 +21,6 @@ namespace {
 // holder: a poll that lands within it counts as an expiry, not a release.
 constexpr qint64 ExpirySlackMs = 250;
 
-// Whether a kind's objects are the Locks page's (asked of the registry once
-// per kind: a snapshot may carry many changed objects).
-bool isLock(PatternKind kind)
-{
-    static QHash<PatternKind, bool> known; // GUI thread only
-    const auto it = known.constFind(kind);
-    if (it != known.cend())
-        return *it;
-    const bool lock = PatternUnit::of(kind).section().id == QLatin1String("lock");
-    known.insert(kind, lock);
-    return lock;
-}
-
 bool holdsNow(const ObjectState &s)
 {
     return !s.gone && s.reading.status == Reading::Status::Ok && !s.reading.token.isEmpty()
@@ -43,8 +29,17 @@ bool holdsNow(const ObjectState &s)
 
 } // namespace
 
-LockTimelinePanel::LockTimelinePanel(QWidget *parent)
+PanelRegistry::Panel LockTimelinePanel::registration()
+{
+    return {QStringLiteral("lockTimeline"),
+            [](const Context &context, QWidget *parent) -> ObjectPanel * {
+                return new LockTimelinePanel(context, parent);
+            }};
+}
+
+LockTimelinePanel::LockTimelinePanel(const Context &context, QWidget *parent)
     : ObjectPanel(parent)
+    , m_kinds(context.kinds)
     , m_title(new QLabel(this))
     , m_table(new QTableWidget(0, 5, this))
 {
@@ -82,7 +77,7 @@ void LockTimelinePanel::setSnapshot(const std::shared_ptr<const Snapshot> &snaps
         if (last && i < last->size() && last->ptr(i) == objects.ptr(i))
             continue;
         const ObjectState &s = objects.at(i);
-        if (!isLock(s.object.kind))
+        if (!m_kinds.contains(s.object.kind))
             continue;
         follow(s);
     }
@@ -174,7 +169,7 @@ void LockTimelinePanel::forget(const QByteArray &key)
 
 void LockTimelinePanel::setObject(const ObjectState *state)
 {
-    const bool lock = state && isLock(state->object.kind);
+    const bool lock = state && m_kinds.contains(state->object.kind);
     if (!lock) {
         m_key.clear();
         m_table->setRowCount(0);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "objectpanel.h"
+#include <panels/panelregistry.h>
 
 #include <monitor/tokenlister.h>
 
@@ -33,6 +33,9 @@ class TokenListPanel : public ObjectPanel
 {
     Q_OBJECT
 public:
+    // Its registration (panels/builtinpanels.cpp).
+    static PanelRegistry::Panel registration();
+
     static constexpr int MaxShown = 200;
     // A family with more members than this is not diffed (its chart says so).
     static constexpr int MaxDiffedMembers = 50000;

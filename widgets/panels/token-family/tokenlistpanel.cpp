@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "tokenlistpanel.h"
 
-#include "historyrangebar.h"
-#include "theme.h"
+#include <historyrangebar.h>
+#include <theme.h>
 
 #include <history/historystore.h>
+#include <deployment/consolereads.h>
 
 #include <patterns/patternunit.h>
 #include <patterns/token-family/tokenfamilyunit.h>
@@ -26,10 +27,18 @@
 
 namespace gatehouse {
 
+PanelRegistry::Panel TokenListPanel::registration()
+{
+    return {QStringLiteral("tokenList"),
+            [](const Context &context, QWidget *parent) -> ObjectPanel * {
+                return new TokenListPanel(context, parent);
+            }};
+}
+
 TokenListPanel::TokenListPanel(const Context &context, QWidget *parent)
     : ObjectPanel(parent)
     , m_context(context)
-    , m_lister(new TokenLister(context.client, this))
+    , m_lister(context.reads ? context.reads->newTokenLister(this) : nullptr)
     , m_title(new QLabel(this))
     , m_range(new QLabel(this))
     , m_reload(new QPushButton(tr("Reload"), this))
@@ -127,7 +136,8 @@ TokenListPanel::TokenListPanel(const Context &context, QWidget *parent)
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
     layout->addWidget(split, 1);
-    connect(m_lister, &TokenLister::listed, this, &TokenListPanel::showListing);
+    if (m_lister)
+        connect(m_lister, &TokenLister::listed, this, &TokenListPanel::showListing);
     connect(m_reload, &QPushButton::clicked, this, &TokenListPanel::reload);
     connect(m_revoke, &QPushButton::clicked, this, &TokenListPanel::revokeSelected);
     connect(m_tokens, &QTableWidget::itemSelectionChanged, this, &TokenListPanel::updateButtons);
@@ -372,7 +382,7 @@ void TokenListPanel::setOffline(const QString &why)
 
 void TokenListPanel::reload()
 {
-    if (!m_family || !m_context.client)
+    if (!m_family || !m_lister)
         return;
     m_loading = true;
     m_range->setText(tr("Reading…"));

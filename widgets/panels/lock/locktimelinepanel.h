@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "objectpanel.h"
+#include <panels/panelregistry.h>
 
 #include <QHash>
 
@@ -13,7 +13,7 @@ namespace gatehouse {
 // A lock's holders over time: who held it (the token), since when, when it
 // ended (released before its TTL ran out, or expired) and for how long,
 // built from the monitor's readings as they arrive (every lock of the
-// section is followed, the selected one shown). The first holder seen may
+// patterns it serves is followed, the selected one shown). The first holder seen may
 // have taken it before the console watched: its start is marked "≤". With a
 // history file, every change of holder is recorded there as an event
 // ("lock.acquired", "lock.released", "lock.expired": the token) and a
@@ -23,6 +23,9 @@ class LockTimelinePanel : public ObjectPanel
 {
     Q_OBJECT
 public:
+    // Its registration (panels/builtinpanels.cpp).
+    static PanelRegistry::Panel registration();
+
     // Holders kept per lock and locks followed (the oldest forgotten first).
     static constexpr int MaxHolders = 50;
     static constexpr int MaxLocks = 5000;
@@ -46,7 +49,7 @@ public:
     static constexpr qint64 HistoryReachMs = 7LL * 24 * 3600 * 1000;
     static constexpr int MaxHistoryEvents = 400;
 
-    explicit LockTimelinePanel(QWidget *parent = nullptr);
+    explicit LockTimelinePanel(const Context &context, QWidget *parent = nullptr);
 
     void setSnapshot(const std::shared_ptr<const Snapshot> &snapshot) override;
     void setObject(const ObjectState *state) override;
@@ -65,6 +68,7 @@ private:
     void record(const QByteArray &key, const Holder &holder, bool ended);
     void readHistory(const QByteArray &key);
 
+    QSet<PatternKind> m_kinds; // the lock patterns followed
     std::weak_ptr<HistoryStore> m_store;
     QString m_historyFile;
     qint64 m_watchStartMs = -1;                 // server time of the first snapshot seen

@@ -57,6 +57,16 @@ public:
         bool countdown = false;
     };
 
+    // The registration of a panel class P (constructed from a context and a
+    // parent), under id.
+    template<typename P>
+    static Panel panel(const QString &id)
+    {
+        return {id, [](const ObjectPanel::Context &context, QWidget *parent) -> ObjectPanel * {
+                    return new P(context, parent);
+                }};
+    }
+
     // The registry of the built-in panels (registerBuiltInPanels).
     static const PanelRegistry &instance();
 

@@ -31,10 +31,7 @@ bool holdsNow(const ObjectState &s)
 
 PanelRegistry::Panel LockTimelinePanel::registration()
 {
-    return {QStringLiteral("lockTimeline"),
-            [](const Context &context, QWidget *parent) -> ObjectPanel * {
-                return new LockTimelinePanel(context, parent);
-            }};
+    return PanelRegistry::panel<LockTimelinePanel>(QStringLiteral("lockTimeline"));
 }
 
 LockTimelinePanel::LockTimelinePanel(const Context &context, QWidget *parent)

@@ -4,8 +4,8 @@
 #include <historyrangebar.h>
 #include <theme.h>
 
-#include <history/historystore.h>
 #include <deployment/consolereads.h>
+#include <history/historystore.h>
 
 #include <patterns/patternunit.h>
 #include <patterns/token-family/tokenfamilyunit.h>
@@ -29,10 +29,7 @@ namespace gatehouse {
 
 PanelRegistry::Panel TokenListPanel::registration()
 {
-    return {QStringLiteral("tokenList"),
-            [](const Context &context, QWidget *parent) -> ObjectPanel * {
-                return new TokenListPanel(context, parent);
-            }};
+    return PanelRegistry::panel<TokenListPanel>(QStringLiteral("tokenList"));
 }
 
 TokenListPanel::TokenListPanel(const Context &context, QWidget *parent)

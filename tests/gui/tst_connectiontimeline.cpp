@@ -10,9 +10,9 @@
 #include <alerts/alertengine.h>
 #include <alerts/builtinalerts.h>
 #include <history/historystore.h>
-#include <locktimelinepanel.h>
 #include <overviewpage.h>
 #include <overviewtiles.h>
+#include <panels/lock/locktimelinepanel.h>
 #include <sectionpage.h>
 #include <timelinepage.h>
 

@@ -530,14 +530,6 @@ QString ChartPanel::drawChart(QCustomPlot *plot, const Chart &chart, SeriesPoint
     return foldedLine;
 }
 
-int ChartPanel::drawnPoints(const QCustomPlot *plot)
-{
-    int drawn = 0;
-    for (int g = 0; g < plot->graphCount(); ++g)
-        drawn += plot->graph(g)->dataCount();
-    return drawn;
-}
-
 QString ChartPanel::placeholder(QCustomPlot *plot, qsizetype read, bool perMinute, bool fromFile)
 {
     // Nothing to draw, or nothing but 0 (a line hidden in the x axis): the
@@ -618,21 +610,6 @@ void ChartPanel::placeAxes(QCustomPlot *plot, const ValueRange &y, std::optional
         plot->xAxis->setRange(double(source.wantFrom) / 1000.0, double(source.wantTo) / 1000.0);
     m_settingX = false;
     plot->replot(QCustomPlot::rpQueuedReplot);
-}
-
-double ChartPanel::liveSpanS(const QCustomPlot *plot, double rangeS)
-{
-    // Until the range fills, the axis fits the data: from a little before
-    // the oldest point (10 s at least) to now, not 15 minutes with the
-    // points in its last pixels.
-    double oldest = 0;
-    for (int g = 0; g < plot->graphCount(); ++g) {
-        const auto *data = plot->graph(g)->data().data();
-        if (!data->isEmpty())
-            oldest = std::min(oldest, data->constBegin()->key);
-    }
-    constexpr double LeastS = 10.0;
-    return std::clamp(-oldest * 1.05, LeastS, std::max(LeastS, rangeS));
 }
 
 void ChartPanel::fold(const QStringList &lines, const QList<bool> &folded)

@@ -89,14 +89,11 @@ private:
     // to show; empty otherwise.
     QString drawChart(QCustomPlot *plot, const Chart &chart, SeriesPoints &points,
                       const Reading &reading, const SeriesPoints::Source &source);
-    static int drawnPoints(const QCustomPlot *plot);
     // "no readings yet", "0 throughout this range"... over the plot; the text.
     QString placeholder(QCustomPlot *plot, qsizetype read, bool perMinute, bool fromFile);
     QCPItemText *drawLimit(QCustomPlot *plot, double limit, const SeriesPoints::Source &source);
     void placeAxes(QCustomPlot *plot, const ValueRange &y, std::optional<double> limit,
                    QCPItemText *limitLabel, const SeriesPoints::Source &source);
-    // The live axis' span (s): the range, or less while the data does not fill it.
-    static double liveSpanS(const QCustomPlot *plot, double rangeS);
     static QString ZeroThroughout() { return tr("0 throughout this range"); }
     void showHover(QCustomPlot *plot, QMouseEvent *event);
     bool historyMode() const;

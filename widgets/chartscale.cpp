@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "chartscale.h"
 
+#include <qcustomplot.h>
+
 #include <QDateTime>
 #include <QRegularExpression>
 
@@ -54,6 +56,29 @@ QString chartFileName(const QString &chart, const QString &key, qint64 timeMs)
     return QStringLiteral("%1-%2-%3.png")
         .arg(safe(chart), safe(key),
              QDateTime::fromMSecsSinceEpoch(timeMs).toString(QStringLiteral("yyyyMMdd-HHmmss")));
+}
+
+int drawnPoints(const QCustomPlot *plot)
+{
+    int drawn = 0;
+    for (int g = 0; g < plot->graphCount(); ++g)
+        drawn += plot->graph(g)->dataCount();
+    return drawn;
+}
+
+double liveSpanS(const QCustomPlot *plot, double rangeS)
+{
+    // Until the range fills, the axis fits the data: from a little before
+    // the oldest point (10 s at least) to now, not 15 minutes with the
+    // points in its last pixels.
+    double oldest = 0;
+    for (int g = 0; g < plot->graphCount(); ++g) {
+        const auto *data = plot->graph(g)->data().data();
+        if (!data->isEmpty())
+            oldest = std::min(oldest, data->constBegin()->key);
+    }
+    constexpr double LeastS = 10.0;
+    return std::clamp(-oldest * 1.05, LeastS, std::max(LeastS, rangeS));
 }
 
 } // namespace gatehouse

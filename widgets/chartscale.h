@@ -6,6 +6,8 @@
 
 #include <optional>
 
+class QCustomPlot;
+
 namespace gatehouse {
 
 // The y range of a history chart: it always holds every value and the
@@ -27,5 +29,12 @@ int tickCountFor(int axisPixels);
 // the chart's title and the key reduced to file-name-safe characters, the
 // time as yyyyMMdd-HHmmss (local).
 QString chartFileName(const QString &chart, const QString &key, qint64 timeMs);
+
+// The data points drawn in all of plot's graphs.
+int drawnPoints(const QCustomPlot *plot);
+
+// A live chart's time axis span (s): the range, or less while the data does
+// not fill it (from a little before the oldest point, 10 s at least).
+double liveSpanS(const QCustomPlot *plot, double rangeS);
 
 } // namespace gatehouse

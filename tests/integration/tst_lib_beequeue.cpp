@@ -306,6 +306,20 @@ void tst_LibBeeQueue::failedRetriedDelayedRemoved()
     QCOMPARE(health[QStringLiteral("succeeded")].toInt(), 1);
     compareCounts(queueOf(snapshot(server), Queue), health);
 
+    // Named by a profile rule: the same queue and counts.
+    const QString profile = server.dir() + QStringLiteral("/bee.json");
+    QFile f(profile);
+    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    f.write(R"({"name": "bee", "rules": [{"pattern": "bee-queue", "match": "bq:*"}]})");
+    f.close();
+    const QJsonObject ruled = gatehouse::test::snapshotOf(
+        cli(server, {QStringLiteral("--profile"), profile, QStringLiteral("snapshot"),
+                     QStringLiteral("--json")}));
+    QCOMPARE(ruled[QStringLiteral("queues")].toArray().size(), 1);
+    const QJsonObject byRule = queueOf(ruled, Queue);
+    QCOMPARE(byRule[QStringLiteral("pattern")].toString(), QStringLiteral("bee-queue"));
+    compareCounts(byRule, health);
+
     // No such job: refused, nothing written.
     run = cli(server, {QStringLiteral("queue"), QStringLiteral("remove"), Queue,
                        QStringLiteral("--job"), QStringLiteral("nope")});

@@ -18,6 +18,7 @@
 #include <redis/redisclient.h>
 
 #include "librarytest.h"
+#include "matchnow.h"
 #include "redisserver.h"
 
 #include <QFile>
@@ -88,6 +89,18 @@ struct BeeApp
 bool waitFor(const std::function<bool()> &done, int ms = 20000)
 {
     return gatehouse::test::pollUntil(done, ms);
+}
+
+// The count the console's confirmation shows for a batch verb, read from the
+// server as the console reads it.
+qint64 matchCount(RedisClient &client, const QString &action, const QString &flag)
+{
+    const gatehouse::test::MatchNow m = gatehouse::test::matchNow(
+        client, BeeQueueUnit::Kind, BeeQueueUnit::objectForBase(Queue.toUtf8()), action,
+        {{flag, {}}});
+    if (!m.ok)
+        qWarning("%s", qPrintable(m.error));
+    return m.ok ? m.count : -1;
 }
 
 QJsonObject queueOf(const QJsonObject &snapshot, const QString &key)
@@ -190,6 +203,7 @@ void tst_LibBeeQueue::stalledJobRequeuedAndRunOnce()
     QVERIFY2(call(client, {"EXISTS", "bq:emails:stallBlock"}).toInteger() == 1,
              "the stall check's 8 s passed before the test could look");
     QCOMPARE(q[QStringLiteral("stuck")].toArray().size(), 0);
+    QCOMPARE(matchCount(client, QStringLiteral("queue.requeue"), QStringLiteral("stuck")), 0);
     QVERIFY2(done.exitCode != 0, qPrintable(done.out));
     QVERIFY2(done.out.contains(QLatin1String("not stalled yet"))
                  || done.err.contains(QLatin1String("not stalled yet")),
@@ -212,6 +226,7 @@ void tst_LibBeeQueue::stalledJobRequeuedAndRunOnce()
     QCOMPARE(q[QStringLiteral("library")][QStringLiteral("layoutKnown")].toBool(), true);
     QCOMPARE(gatehouse::test::objectsBesides(snap, Queue), QStringList());
 
+    QCOMPARE(matchCount(client, QStringLiteral("queue.requeue"), QStringLiteral("stuck")), 1);
     done = cli(server, {QStringLiteral("queue"), QStringLiteral("requeue"), Queue,
                         QStringLiteral("--stuck")});
     QVERIFY2(done.exitCode == 0, qPrintable(done.err + done.out));
@@ -275,6 +290,7 @@ void tst_LibBeeQueue::failedRetriedDelayedRemoved()
     QJsonObject q = queueOf(snapshot(server), Queue);
     compareCounts(q, app.health());
     QCOMPARE(q[QStringLiteral("deadLength")].toInt(), 1);
+    QCOMPARE(matchCount(client, QStringLiteral("queue.retry"), QStringLiteral("all")), 1);
     QCOMPARE(q[QStringLiteral("counts")][QStringLiteral("delayed")].toInt(), 1);
 
     // A job that is not failed is not retried.

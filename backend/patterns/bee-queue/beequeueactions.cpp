@@ -2,6 +2,7 @@
 #include "beequeueunit.h"
 
 #include <patterns/libraryqueue/libraryqueue.h>
+#include <patterns/matchcounter.h>
 
 namespace gatehouse {
 
@@ -34,6 +35,38 @@ ScriptCall baseCall(const PatternObject &o, const QString &action, const QString
     }
     return call;
 }
+
+// bq_retry with no job (KEYS[2] the failed SET, ARGV[2] batch): every failed job.
+[[maybe_unused]] const bool s_retryCounted = MatchCounter::add(
+    QStringLiteral("bq_retry"), {[](const ScriptCall &call, qint64) {
+                                     if (!call.args.value(0).isEmpty())
+                                         return QList<QList<QByteArray>>();
+                                     return QList<QList<QByteArray>>{{"SCARD", call.keys.value(1)}};
+                                 },
+                                 [](const QList<RedisValue> &r) { return r.value(0).toInteger(); },
+                                 [](const ScriptCall &call) {
+                                     return QStringLiteral("up to %1 will be retried per run")
+                                         .arg(QString::fromLatin1(call.args.value(1)));
+                                 }});
+
+// bq_requeue with no job (KEYS[3] stalling SET, KEYS[4] stallBlock, ARGV[2]
+// batch): none while stallBlock exists, else the stalling set's members
+// (those still in active are requeued; the others only leave the set).
+[[maybe_unused]] const bool s_requeueCounted = MatchCounter::add(
+    QStringLiteral("bq_requeue"),
+    {[](const ScriptCall &call, qint64) {
+         if (!call.args.value(0).isEmpty())
+             return QList<QList<QByteArray>>();
+         return QList<QList<QByteArray>>{{"EXISTS", call.keys.value(3)},
+                                         {"SCARD", call.keys.value(2)}};
+     },
+     [](const QList<RedisValue> &r) {
+         return r.value(0).toInteger() == 1 ? 0 : r.value(1).toInteger();
+     },
+     [](const ScriptCall &call) {
+         return QStringLiteral("those still active are requeued, up to %1 per run")
+             .arg(QString::fromLatin1(call.args.value(1)));
+     }});
 
 } // namespace
 

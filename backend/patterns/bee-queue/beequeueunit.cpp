@@ -275,15 +275,22 @@ Reading BeeQueueUnit::read(const PatternObject &o, const QList<RedisValue> &r,
         return reading;
     }
     // A name of bee-queue's with another type is not its layout: shown with
-    // what could be read, read-only; the other replies' failures are real.
+    // what could be read, read-only (its WRONGTYPE replies count 0); any
+    // other failure is the reading's.
     if (auto f
         = failure(o, r.mid(TypeReplies, KeyCount), replyKeys.mid(TypeReplies, KeyCount), c.nowMs))
         return *f;
     const QStringList foreign = foreignParts(o, r);
-    if (foreign.isEmpty()) {
-        if (auto f = failure(o, r, replyKeys, c.nowMs))
-            return *f;
+    QList<RedisValue> checked;
+    QList<QByteArray> checkedKeys;
+    for (qsizetype i = 0; i < replyKeys.size(); ++i) {
+        if (foreign.isEmpty() || !r.at(i).errorMessage().startsWith(QLatin1String("WRONGTYPE"))) {
+            checked << r.at(i);
+            checkedKeys << replyKeys.at(i);
+        }
     }
+    if (auto f = failure(o, checked, checkedKeys, c.nowMs))
+        return *f;
     auto count = [&](int i) {
         return r.at(i).isError() ? 0 : r.at(i).toInteger();
     };

@@ -117,9 +117,9 @@ QList<PatternObject> BullUnit::groupClaims(ClaimPool &pool) const
                 return k.endsWith(":lock");
             }))
             continue;
-        PatternObject o = objectForBase(it.key());
+        PatternObject o = objectForBase(base);
         o.source = QStringLiteral("autodetected");
-        for (const QByteArray &key : pool.under(it.key() + ':'))
+        for (const QByteArray &key : under)
             pool.take(key);
         out.append(o);
     }

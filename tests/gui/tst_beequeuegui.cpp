@@ -4,29 +4,23 @@
 // each state by bee-queue's own name with the count its checkHealth() gives,
 // a failed job's record from the jobs hash, and "Retry…" on the job chosen in
 // the list, through its confirmation, which bee-queue itself then sees.
-#include <actions/actionengine.h>
 #include <mainwindow.h>
-#include <monitor/monitor.h>
-#include <objecttablemodel.h>
 #include <redis/redisclient.h>
 #include <sectionpage.h>
 
 #include "redisserver.h"
+#include "testconsole.h"
 
-#include <QApplication>
 #include <QComboBox>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
-#include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QProcess>
 #include <QPushButton>
 #include <QTabBar>
-#include <QTableView>
 #include <QTableWidget>
 #include <QTest>
-#include <QTimer>
 
 using namespace gatehouse;
 using gatehouse::test::call;
@@ -50,21 +44,6 @@ QString node(const RedisServer &server, const QStringList &command)
     if (!p.waitForFinished(60000) || p.exitCode() != 0)
         return QStringLiteral("<failed: %1>").arg(QString::fromUtf8(p.readAllStandardError()));
     return QString::fromUtf8(p.readAllStandardOutput()).trimmed();
-}
-
-// Accepts the confirmation of the next action (the job comes from the list).
-void confirmNext(QObject *owner)
-{
-    auto *timer = new QTimer(owner);
-    timer->setInterval(10);
-    QObject::connect(timer, &QTimer::timeout, timer, [timer] {
-        auto *box = qobject_cast<QMessageBox *>(QApplication::activeModalWidget());
-        if (!box)
-            return;
-        timer->stop();
-        box->button(QMessageBox::Ok)->click();
-    });
-    timer->start();
 }
 
 } // namespace
@@ -100,37 +79,19 @@ private slots:
         QCOMPARE(health.value(QStringLiteral("waiting")).toInt(), 2);
         QCOMPARE(health.value(QStringLiteral("failed")).toInt(), 1);
 
-        RedisClient client(server.endpoint());
-        Monitor::Options options; // no profile: autodetected
-        options.intervalMs = 200;
-        Monitor monitor(&client, options);
-        ActionEngine actions(&client);
         QTemporaryDir dir;
-        actions.setAuditLogPath(dir.filePath(QStringLiteral("audit.jsonl")));
-        MainWindow window(&client, &monitor, &actions, MainWindow::Options());
-        window.resize(1400, 900);
-        window.show();
-        client.open();
-        monitor.start();
-
+        gatehouse::test::TestConsoleOptions options;
+        options.autodetect = true; // no profile
+        options.size = QSize(1400, 900);
+        gatehouse::test::TestConsole console(server, dir.filePath(QStringLiteral("audit.jsonl")),
+                                             options);
+        MainWindow &window = *console.window;
         const QString section = QStringLiteral("queue");
-        QVERIFY(QTest::qWaitFor(
-            [&] {
-                const int row = window.model(section)->rowOf("bq:emails");
-                return row >= 0 && window.model(section)->stateAt(row)->reading.atMs > 0;
-            },
-            10000));
+        QVERIFY(console.select(section, "bq:emails"));
         const int row = window.model(section)->rowOf("bq:emails");
         QCOMPARE(window.model(section)->stateAt(row)->object.kind.id(),
                  QStringLiteral("bee-queue"));
-        window.showPage(window.pageOf(section));
         SectionPage *page = window.sectionPage(section);
-        QTableView *view = window.table(section);
-        for (int r = 0; r < view->model()->rowCount(); ++r) {
-            if (view->model()->index(r, 0).data(ObjectTableModel::KeyRole).toByteArray()
-                == "bq:emails")
-                view->selectRow(r);
-        }
         auto *state = page->findChild<QComboBox *>(QStringLiteral("queueJobState"));
         auto *jobs = page->findChild<QTableWidget *>(QStringLiteral("queueJobList"));
         auto *range = page->findChild<QLabel *>(QStringLiteral("queueJobsRange"));
@@ -175,7 +136,7 @@ private slots:
         QString outcome;
         connect(&window, &MainWindow::actionFinished, this, [&](const QString &m) { outcome = m; });
         QObject owner;
-        confirmNext(&owner);
+        gatehouse::test::acceptNextConfirmation(&owner);
         auto *retry = page->findChild<QPushButton *>(QStringLiteral("retryButton"));
         QVERIFY(retry);
         retry->click();

@@ -119,6 +119,10 @@ class tst_LibBeeQueue : public QObject
     Q_OBJECT
 
 private:
+    // Each test function's own server, and a client of it (init, cleanup).
+    std::unique_ptr<RedisServer> m_server;
+    std::unique_ptr<RedisClient> m_client;
+
     CliRun cli(const RedisServer &server, QStringList args)
     {
         return gatehouse::test::libraryCli(QStringLiteral(GATEHOUSE_CLI), server, args);
@@ -154,6 +158,19 @@ private slots:
         qInfo("bee-queue %s", qPrintable(version));
     }
 
+    void init()
+    {
+        m_server = std::make_unique<RedisServer>();
+        QVERIFY2(m_server->start(), qPrintable(m_server->errorString()));
+        m_client = gatehouse::test::connectedClient(*m_server);
+        QVERIFY(m_client);
+    }
+    void cleanup()
+    {
+        m_client.reset();
+        m_server.reset();
+    }
+
     void stalledJobRequeuedAndRunOnce();
     void failedRetriedDelayedRemoved();
     void notTakenForBull();
@@ -164,11 +181,8 @@ private slots:
 // requeued by Gatehouse and run once by a real worker.
 void tst_LibBeeQueue::stalledJobRequeuedAndRunOnce()
 {
-    RedisServer server;
-    QVERIFY2(server.start(), qPrintable(server.errorString()));
-    std::unique_ptr<RedisClient> connected = gatehouse::test::connectedClient(server);
-    QVERIFY(connected);
-    RedisClient &client = *connected;
+    RedisServer &server = *m_server;
+    RedisClient &client = *m_client;
     BeeApp app{server.url()};
     QCOMPARE(app.run({QStringLiteral("produce"), QStringLiteral("3")}), QString());
     auto hung = app.start({QStringLiteral("hang")}, "taken job-1");
@@ -277,11 +291,8 @@ void tst_LibBeeQueue::stalledJobRequeuedAndRunOnce()
 // (Queue#removeJob), through the CLI, checked with bee-queue's own API.
 void tst_LibBeeQueue::failedRetriedDelayedRemoved()
 {
-    RedisServer server;
-    QVERIFY2(server.start(), qPrintable(server.errorString()));
-    std::unique_ptr<RedisClient> connected = gatehouse::test::connectedClient(server);
-    QVERIFY(connected);
-    RedisClient &client = *connected;
+    RedisServer &server = *m_server;
+    RedisClient &client = *m_client;
     BeeApp app{server.url()};
     QCOMPARE(app.run({QStringLiteral("produce-failing"), QStringLiteral("1")}), QString());
     QCOMPARE(app.run({QStringLiteral("produce-delayed"), QStringLiteral("1")}), QString());
@@ -348,11 +359,8 @@ void tst_LibBeeQueue::failedRetriedDelayedRemoved()
 // too: with them, and beside a real Bull queue, each is its own library's.
 void tst_LibBeeQueue::notTakenForBull()
 {
-    RedisServer server;
-    QVERIFY2(server.start(), qPrintable(server.errorString()));
-    std::unique_ptr<RedisClient> connected = gatehouse::test::connectedClient(server);
-    QVERIFY(connected);
-    RedisClient &client = *connected;
+    RedisServer &server = *m_server;
+    RedisClient &client = *m_client;
     BeeApp app{server.url()};
     QCOMPARE(app.run({QStringLiteral("produce"), QStringLiteral("2")}), QString());
     QCOMPARE(app.run({QStringLiteral("produce-delayed"), QStringLiteral("1")}), QString());
@@ -399,11 +407,8 @@ void tst_LibBeeQueue::notTakenForBull()
 // unknown layout (its keys listed), and each script refuses before writing.
 void tst_LibBeeQueue::resemblingLayoutReadOnly()
 {
-    RedisServer server;
-    QVERIFY2(server.start(), qPrintable(server.errorString()));
-    std::unique_ptr<RedisClient> connected = gatehouse::test::connectedClient(server);
-    QVERIFY(connected);
-    RedisClient &client = *connected;
+    RedisServer &server = *m_server;
+    RedisClient &client = *m_client;
     // Jobs listed with no jobs hash.
     call(client, {"RPUSH", "bq:nohash:waiting", "1", "2"});
     call(client, {"RPUSH", "bq:nohash:active", "3"});

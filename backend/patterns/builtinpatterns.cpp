@@ -5,6 +5,7 @@
 #include "patternregistry.h"
 
 #include "asynq/asynqunit.h"
+#include "bee-queue/beequeueunit.h"
 #include "bull/bullunit.h"
 #include "bullmq/bullmqunit.h"
 #include "celery/celeryunit.h"
@@ -51,6 +52,7 @@ void registerBuiltInPatterns(PatternRegistry &registry)
     registry.add(std::make_unique<StreamGroupUnit>());
     registry.add(std::make_unique<AsynqUnit>());
     registry.add(std::make_unique<DramatiqUnit>());
+    registry.add(std::make_unique<BeeQueueUnit>());
 }
 
 } // namespace gatehouse

@@ -13,6 +13,7 @@
 #include <sectionpage.h>
 
 #include "redisserver.h"
+#include "testconsole.h"
 
 #include <QApplication>
 #include <QComboBox>
@@ -46,22 +47,6 @@ QString node(const RedisServer &server, const QString &command, const QString &a
     if (!p.waitForFinished(60000) || p.exitCode() != 0)
         return QStringLiteral("<failed: %1>").arg(QString::fromUtf8(p.readAllStandardError()));
     return QString::fromUtf8(p.readAllStandardOutput()).trimmed();
-}
-
-// Accepts the confirmation of the next action (no inputs are typed: the job
-// comes from the list).
-void confirmNext(QObject *owner)
-{
-    auto *timer = new QTimer(owner);
-    timer->setInterval(10);
-    QObject::connect(timer, &QTimer::timeout, timer, [timer] {
-        auto *box = qobject_cast<QMessageBox *>(QApplication::activeModalWidget());
-        if (!box)
-            return;
-        timer->stop();
-        box->button(QMessageBox::Ok)->click();
-    });
-    timer->start();
 }
 
 } // namespace
@@ -230,7 +215,7 @@ private slots:
         QString outcome;
         connect(&window, &MainWindow::actionFinished, this, [&](const QString &m) { outcome = m; });
         QObject owner;
-        confirmNext(&owner);
+        gatehouse::test::acceptNextConfirmation(&owner);
         auto *promote = page->findChild<QPushButton *>(QStringLiteral("promoteButton"));
         QVERIFY(promote);
         promote->click();
@@ -249,7 +234,7 @@ private slots:
         jobs->selectAll();
         QCOMPARE(jobs->selectionModel()->selectedRows().size(), 2);
         outcome.clear();
-        confirmNext(&owner);
+        gatehouse::test::acceptNextConfirmation(&owner);
         promote->click();
         QVERIFY2(QTest::qWaitFor([&] { return !outcome.isEmpty(); }, 5000), "no outcome");
         QVERIFY2(outcome.contains(QLatin1String("2 of 2 jobs done")), qPrintable(outcome));

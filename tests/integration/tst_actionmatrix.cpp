@@ -7,6 +7,7 @@
 // nothing doubles; a refusal writes nothing and names the key and its type.
 #include <actions/actionengine.h>
 #include <patterns/asynq/asynqunit.h>
+#include <patterns/bee-queue/beequeueunit.h>
 #include <patterns/bull/bullunit.h>
 #include <patterns/bullmq/bullmqunit.h>
 #include <patterns/celery/celeryunit.h>
@@ -245,7 +246,7 @@ QList<Command> variantLayout(const QString &variant, const QByteArray &key)
 }
 
 // Every script call the job-library units' actions build (lua/bullmq, bull,
-// sidekiq, celery, rq): each action with each way of asking it (one job,
+// sidekiq, celery, rq, bee-queue): each action with each way of asking it (one job,
 // --stuck, --all, clean, pause), on a queue named by its conventional key.
 struct LibraryCall
 {
@@ -261,7 +262,7 @@ QList<LibraryCall> libraryCalls()
         {RqUnit::Kind, "rq:queue:q"},          {RedissonLockUnit::Kind, "rlock"},
         {RedissonSemaphoreUnit::Kind, "rsem"}, {RedissonDelayedQueueUnit::Kind, "rdq"},
         {StreamGroupUnit::Kind, "s"},          {AsynqUnit::Kind, "asynq:{q}:pending"},
-        {DramatiqUnit::Kind, "dramatiq:q"}};
+        {DramatiqUnit::Kind, "dramatiq:q"},    {BeeQueueUnit::Kind, "bq:q"}};
     // The ways of asking; an action takes those its check accepts.
     const QList<QHash<QString, QByteArray>> asks{
         {{QStringLiteral("job"), "1700000000.5-j1"}},

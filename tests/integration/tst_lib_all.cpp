@@ -2,8 +2,9 @@
 // Every library at once, on one server, with the seed patterns beside them:
 // the keyspace an operator meets on a real deployment. BullMQ 6 and 5 (the
 // latter under a Cluster hash-tag prefix), Bull 4 under BullMQ's own default
-// prefix, Sidekiq, Celery and RQ, each driven by its own producer and a real
-// worker (tests/libraries/), then `gatehouse-cli simulate` for the seeds.
+// prefix, Sidekiq, Celery, RQ and bee-queue, each driven by its own producer
+// and a real worker (tests/libraries/), then `gatehouse-cli simulate` for the
+// seeds.
 // One snapshot with no profile must show every queue under its library with
 // the library's own counts, every seed object under its pattern, and nothing
 // else: no stats counter, job hash, result, binding, registry or worker key
@@ -368,6 +369,27 @@ private slots:
                                       {QStringLiteral("dead"), 1}}});
     }
 
+    void beeQueue()
+    {
+        Program bee = node(QStringLiteral("beequeue-app.js"));
+        bee.leading << m_server.url() << QStringLiteral("mail");
+        QCOMPARE(bee.run({QStringLiteral("produce"), QStringLiteral("3")}), QString());
+        QCOMPARE(bee.run({QStringLiteral("produce-failing"), QStringLiteral("1")}), QString());
+        QCOMPARE(bee.run({QStringLiteral("produce-delayed"), QStringLiteral("1")}), QString());
+        auto worker = bee.start({QStringLiteral("work"), QStringLiteral("bq-ran")}, log("bee"));
+        QVERIFY2(waitFor([&] {
+                     return integer({"SCARD", "bq:mail:succeeded"}) == 3
+                            && integer({"SCARD", "bq:mail:failed"}) == 1;
+                 }),
+                 tail(log("bee")).constData());
+        stop(worker);
+        QCOMPARE(bee.run({QStringLiteral("produce"), QStringLiteral("5")}), QString()); // 4, 5 new
+        QJsonObject counts = bee.json({QStringLiteral("health")});
+        QCOMPARE(counts[QStringLiteral("waiting")].toInt(), 2);
+        counts.remove(QStringLiteral("newestJob")); // no state: the id counter
+        m_planted.append({QStringLiteral("bq:mail"), QStringLiteral("bee-queue"), counts});
+    }
+
     // The seed patterns' traffic, last, so its short-lived locks still stand.
     void seeds()
     {
@@ -385,7 +407,7 @@ private slots:
 
     void oneSnapshotShowsEveryone()
     {
-        QCOMPARE(m_planted.size(), 8);
+        QCOMPARE(m_planted.size(), 9);
         QVERIFY(!m_census.isEmpty());
         // Seed objects that still stand (a crashed holder's lock expires in
         // seconds): read before and after the snapshot, both must hold.

@@ -6,9 +6,9 @@
 // real structures made by Gatehouse's own scripts (lua/): sliding windows
 // with retry slots, fixed windows, locks (random tokens, and an integer,
 // JSON or one name as the holder's value), one-time codes with short
-// suffixes, a queue with work in flight and a stream read by a consumer
-// group (beside event streams without one). Every structure must be shown;
-// at most 0.1 % of the ordinary keys may be.
+// suffixes, a queue with work in flight, a stream read by a consumer group
+// (beside event streams without one) and a bee-queue queue. Every structure
+// must be shown; at most 0.1 % of the ordinary keys may be.
 #include <monitor/discovery.h>
 #include <redis/redisclient.h>
 #include <redis/redisscript.h>
@@ -274,6 +274,25 @@ bool plantStructures(RedisClient &client, const App &app, Planted &planted)
     }
     planted.structures.insert(QStringLiteral("stream-group ") + QString::fromUtf8(stream));
     planted.structureKeys << stream;
+    // A bee-queue queue as its own scripts leave it (bee-queue 2.0.0's
+    // lib/lua/addJob.lua, a worker's BRPOPLPUSH): three jobs, two waiting,
+    // one active (no set: largeFamiliesJudgedOnTheirFirstKeys counts SCARDs).
+    const QByteArray bee = p + "bq:mail";
+    for (int id = 1; id <= 3; ++id) {
+        const QByteArray n = QByteArray::number(id);
+        if (call(client, {"INCR", bee + ":id"}).isError()
+            || call(client, {"HSET", bee + ":jobs", n,
+                             "{\"data\":{\"n\":" + n
+                                 + "},\"options\":{\"timestamp\":1700000000000},"
+                                   "\"status\":\"created\"}"})
+                   .isError()
+            || call(client, {"LPUSH", bee + ":waiting", n}).isError())
+            return false;
+    }
+    if (call(client, {"LMOVE", bee + ":waiting", bee + ":active", "RIGHT", "LEFT"}).isError())
+        return false;
+    planted.structures.insert(QStringLiteral("bee-queue ") + QString::fromUtf8(bee));
+    planted.structureKeys << bee + ":id" << bee + ":jobs" << bee + ":waiting" << bee + ":active";
     return true;
 }
 
@@ -448,8 +467,8 @@ private slots:
         QCOMPARE(totals.value(QLatin1String("limiters")).toInt(), 36); // 18 + 18
         QCOMPARE(totals.value(QLatin1String("locks")).toInt(), 24);    // 15 + 9
         QCOMPARE(totals.value(QLatin1String("tokens")).toInt(), 3);
-        // 3 lists + 3 streams + an asynq and a Dramatiq queue
-        QCOMPARE(totals.value(QLatin1String("queues")).toInt(), 8);
+        // 3 lists + 3 streams + an asynq and a Dramatiq queue + 3 bee-queue queues
+        QCOMPARE(totals.value(QLatin1String("queues")).toInt(), 11);
         QCOMPARE(s.value(QLatin1String("limiters")).toArray().size(), 3);
         QCOMPARE(s.value(QLatin1String("limit")).toInt(), 3);
         for (const QJsonValue &v : s.value(QLatin1String("limiters")).toArray()) {

@@ -14,9 +14,13 @@
 #include <objecttablemodel.h>
 #include <redis/redisclient.h>
 
+#include <QApplication>
+#include <QMessageBox>
+#include <QPushButton>
 #include <QSize>
 #include <QTableView>
 #include <QTest>
+#include <QTimer>
 
 #include <memory>
 
@@ -26,11 +30,28 @@ namespace gatehouse::test {
 struct TestConsoleOptions
 {
     bool readOnly = false;
-    QString historyFile; // empty: no history
-    int rescanMs = -1;   // < 0: the monitor's default
-    QSize size;          // empty: the window's default
-    QString profile;     // a profile's file; empty: the demo's
+    QString historyFile;     // empty: no history
+    int rescanMs = -1;       // < 0: the monitor's default
+    QSize size;              // empty: the window's default
+    QString profile;         // a profile's file; empty: the demo's
+    bool autodetect = false; // no profile at all: what autodetection finds
 };
+
+// Accepts the next confirmation box (an action's: its inputs come from what
+// the console shows) as soon as it opens; owner ends the watch.
+inline void acceptNextConfirmation(QObject *owner)
+{
+    auto *timer = new QTimer(owner);
+    timer->setInterval(10);
+    QObject::connect(timer, &QTimer::timeout, timer, [timer] {
+        auto *box = qobject_cast<QMessageBox *>(QApplication::activeModalWidget());
+        if (!box)
+            return;
+        timer->stop();
+        box->button(QMessageBox::Ok)->click();
+    });
+    timer->start();
+}
 
 struct TestConsole
 {
@@ -41,8 +62,9 @@ struct TestConsole
     {
         Monitor::Options options;
         QString error;
-        options.profile
-            = Profile::load(o.profile.isEmpty() ? QStringLiteral("demo") : o.profile, &error);
+        if (!o.autodetect)
+            options.profile
+                = Profile::load(o.profile.isEmpty() ? QStringLiteral("demo") : o.profile, &error);
         options.intervalMs = 200;
         if (o.rescanMs >= 0)
             options.rescanMs = o.rescanMs;

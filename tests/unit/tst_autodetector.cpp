@@ -179,6 +179,7 @@ QMap<QString, QList<KeyShape>> samplePerPattern()
         {QStringLiteral("bullmq"), test::bullMqQueueShapes("bull:emails", now)},
         {QStringLiteral("bull"), test::bullQueueShapes("bull:legacy", now)},
         {QStringLiteral("rq"), test::rqQueueShapes("emails", now)},
+        {QStringLiteral("bee-queue"), test::beeQueueShapes("bq:emails", now)},
         {QStringLiteral("celery"), test::celeryShapes(now)},
         {QStringLiteral("sidekiq"), test::sidekiqShapes("", now)},
         {QStringLiteral("redisson-lock"),
@@ -252,6 +253,34 @@ private slots:
         QCOMPARE(kinds,
                  (QStringList{"bull bull:legacy", "bullmq bull:emails", "bullmq {bull}:reports",
                               "lock app:order:7:lock", "sliding-window rl:api:completed"}));
+    }
+
+    // A bee-queue queue is its own library's, never Bull's: it shares the
+    // names id, active and delayed with Bull, but its jobs hash and stall
+    // check's stalling set and stallBlock guard are only its own. A base with
+    // Bull's id counter, active and delayed alone is neither library's.
+    void beeQueueIsNotBull()
+    {
+        const double now = double(s_now);
+        QList<KeyShape> keys = test::beeQueueShapes("bq:emails", now);
+        keys << test::bullQueueShapes("bull:legacy", now);
+        keys << str("jobs:bare:id", "3", -1) << list("jobs:bare:active")
+             << zset("jobs:bare:delayed", now + 60000, now + 3600000);
+        QStringList kinds;
+        for (const PatternObject &o : detect(keys))
+            kinds << o.kind.id() + QLatin1Char(' ') + QString::fromUtf8(o.key);
+        kinds.sort();
+        QVERIFY2(kinds.contains(QLatin1String("bee-queue bq:emails")),
+                 qPrintable(kinds.join(u',')));
+        QVERIFY2(kinds.contains(QLatin1String("bull bull:legacy")), qPrintable(kinds.join(u',')));
+        for (const QString &k : std::as_const(kinds)) {
+            QVERIFY2(!k.startsWith(QLatin1String("bull bq:"))
+                         && !k.contains(QLatin1String("bq:emails:")),
+                     qPrintable(k));
+            QVERIFY2(!k.startsWith(QLatin1String("bull jobs:bare"))
+                         && !k.startsWith(QLatin1String("bee-queue jobs:bare")),
+                     qPrintable(k));
+        }
     }
 
     // RQ's queues are one object each, named by their list: its registries
@@ -762,7 +791,8 @@ private slots:
             tokenHash("otp:pending")};
         const QList<PatternObject> found = detect(
             shapes + test::bullMqQueueShapes("bull:q", now) + test::bullQueueShapes("bull:old", now)
-            + test::rqQueueShapes("q", now) + test::celeryShapes(now) + test::sidekiqShapes("", now)
+            + test::rqQueueShapes("q", now) + test::beeQueueShapes("bq:q", now)
+            + test::celeryShapes(now) + test::sidekiqShapes("", now)
             + samplePerPattern().value(QStringLiteral("redisson-lock"))
             + samplePerPattern().value(QStringLiteral("redisson-semaphore"))
             + samplePerPattern().value(QStringLiteral("redisson-delayed-queue"))

@@ -25,6 +25,21 @@ void addKey(ScriptCall &call, const PatternObject &o, const char *suffix, const 
                                                  QString::fromLatin1(type));
 }
 
+// bee-queue's own keys under a base that also has an "id" counter, active
+// and delayed as Bull's (bee-queue lib/queue.js): its jobs hash, or its
+// stall check's set or guard.
+bool isBeeQueueBase(const QByteArray &jobsType, const QByteArray &stallingType,
+                    const QByteArray &stallBlockType)
+{
+    return jobsType == "hash" || stallingType == "set" || stallBlockType == "string";
+}
+
+QByteArray typeIn(const ClaimPool &pool, const QByteArray &key)
+{
+    const ClaimPool::Entry *e = pool.find(key);
+    return e ? e->shape.type : QByteArray("none");
+}
+
 } // namespace
 
 const BullFamilyUnit::Layout &BullUnit::keys()
@@ -46,16 +61,19 @@ const BullFamilyUnit::Layout &BullUnit::keys()
 
 QList<PatternUnit::Command> BullUnit::identifyProbe(const QByteArray &target) const
 {
-    return {
-        {"TYPE", target + ":id"}, {"TYPE", target + ":meta"}, {"TYPE", target + ":meta-paused"}};
+    return {{"TYPE", target + ":id"},          {"TYPE", target + ":meta"},
+            {"TYPE", target + ":meta-paused"}, {"TYPE", target + ":jobs"},
+            {"TYPE", target + ":stalling"},    {"TYPE", target + ":stallBlock"}};
 }
 
 bool BullUnit::identifies(const QByteArray &, const QList<RedisValue> &r) const
 {
     // No BullMQ meta hash; or the one Bull's own pause writes beside its
-    // "meta-paused".
-    return r.size() == 3 && r.at(0).bytes() == "string"
-           && (r.at(1).bytes() != "hash" || r.at(2).bytes() == "string");
+    // "meta-paused". Not bee-queue's base, which has an "id" counter too but
+    // keeps every job in a "jobs" hash and runs a stall check of its own.
+    return r.size() == 6 && r.at(0).bytes() == "string"
+           && (r.at(1).bytes() != "hash" || r.at(2).bytes() == "string")
+           && !isBeeQueueBase(r.at(3).bytes(), r.at(4).bytes(), r.at(5).bytes());
 }
 
 QList<QByteArray> BullUnit::scanGlobs(const ProfileRule &rule) const
@@ -65,23 +83,43 @@ QList<QByteArray> BullUnit::scanGlobs(const ProfileRule &rule) const
 
 QList<PatternObject> BullUnit::groupClaims(ClaimPool &pool) const
 {
-    // A base with Bull's id counter and another of its names (BullMQ's
-    // queues, which group first, are gone from the pool by now).
-    QMap<QByteArray, std::pair<int, bool>> bases;
+    // A base with Bull's id counter and one of the names only Bull keeps
+    // (wait, paused, priority, completed and failed sorted sets, stalled,
+    // stalled-check, meta-paused) or a job's lock: "id", "active" and
+    // "delayed" alone are bee-queue's names too. BullMQ's and bee-queue's
+    // queues, which group first, are gone from the pool by now; a base with
+    // bee-queue's own keys is never Bull's.
+    struct Base
+    {
+        int keys = 0;
+        bool id = false;
+        bool own = false;
+    };
+    QMap<QByteArray, Base> bases;
     for (const QByteArray &key : pool.claimed(Kind, 1000)) {
         if (pool.roleOf(key, Kind).isEmpty())
             continue;
-        auto &b = bases[key.left(key.lastIndexOf(':'))];
-        ++b.first;
-        b.second = b.second || keys().stateOf(key, pool.find(key)->shape.type) == Id;
+        Base &b = bases[key.left(key.lastIndexOf(':'))];
+        ++b.keys;
+        const int s = keys().stateOf(key, pool.find(key)->shape.type);
+        b.id = b.id || s == Id;
+        b.own = b.own || (s >= 0 && s != Id && s != Active && s != Delayed);
     }
     QList<PatternObject> out;
     for (auto it = bases.cbegin(); it != bases.cend(); ++it) {
-        if (it->first < 2 || !it->second)
+        const QByteArray &base = it.key();
+        if (it->keys < 2 || !it->id
+            || isBeeQueueBase(typeIn(pool, base + ":jobs"), typeIn(pool, base + ":stalling"),
+                              typeIn(pool, base + ":stallBlock")))
             continue;
-        PatternObject o = objectForBase(it.key());
+        const QList<QByteArray> under = pool.under(base + ':');
+        if (!it->own && std::none_of(under.cbegin(), under.cend(), [](const QByteArray &k) {
+                return k.endsWith(":lock");
+            }))
+            continue;
+        PatternObject o = objectForBase(base);
         o.source = QStringLiteral("autodetected");
-        for (const QByteArray &key : pool.under(it.key() + ':'))
+        for (const QByteArray &key : under)
             pool.take(key);
         out.append(o);
     }

@@ -1,0 +1,455 @@
+// SPDX-License-Identifier: MIT
+// bee-queue (npm bee-queue, tests/libraries/package.json), driven for real:
+// its own producer and worker (tests/libraries/beequeue-app.js) against a
+// private redis-server. A worker is killed with SIGKILL in the middle of a
+// job; bee-queue's own stall check (Queue#checkStalledJobs) puts the job
+// under watch; once a stall interval passes with no renewal Gatehouse shows it
+// stalled with no profile, counts as bee-queue's own checkHealth() does,
+// requeues it through the CLI, and a real worker then runs every job exactly
+// once. A job that fails is retried, a delayed one removed, each checked
+// through bee-queue's own API.
+//
+// Resemblance: a bee-queue queue is never taken for a Bull queue (with
+// bee-queue's own id counter, and with a real Bull queue beside it), and a
+// layout with bee-queue's names but a missing or foreign part is shown
+// read-only as an unknown layout whose scripts refuse before writing.
+#include <monitor/jobbrowser.h>
+#include <patterns/bee-queue/beequeueunit.h>
+#include <redis/redisclient.h>
+
+#include "librarytest.h"
+#include "matchnow.h"
+#include "redisserver.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTest>
+
+using namespace gatehouse;
+using gatehouse::test::call;
+using gatehouse::test::CliRun;
+using gatehouse::test::RedisServer;
+
+namespace {
+
+const QString LibrariesDir = QStringLiteral(GATEHOUSE_LIBRARIES_DIR);
+const QString Queue = QStringLiteral("bq:emails");
+
+// One queue of the bee-queue application (tests/libraries/beequeue-app.js).
+struct BeeApp
+{
+    QString url;
+    QString queue = QStringLiteral("emails");
+
+    QStringList args(const QStringList &command) const
+    {
+        return QStringList{LibrariesDir + QStringLiteral("/beequeue-app.js"), url, queue} + command;
+    }
+    QString run(const QStringList &command) const
+    {
+        QProcess p;
+        p.start(QStringLiteral("node"), args(command));
+        if (!p.waitForFinished(60000) || p.exitCode() != 0) {
+            qWarning("node beequeue-app.js %s failed: %s", qPrintable(command.join(u' ')),
+                     p.readAllStandardError().constData());
+            return QStringLiteral("<failed>");
+        }
+        return QString::fromUtf8(p.readAllStandardOutput()).trimmed();
+    }
+    std::unique_ptr<QProcess> start(const QStringList &command, const QByteArray &want) const
+    {
+        auto p = std::make_unique<QProcess>();
+        p->start(QStringLiteral("node"), args(command));
+        QByteArray out;
+        gatehouse::test::pollUntil(
+            [&] {
+                p->waitForReadyRead(100);
+                out += p->readAllStandardOutput();
+                return out.contains(want) || p->state() == QProcess::NotRunning;
+            },
+            30000);
+        if (!out.contains(want))
+            qWarning("node beequeue-app.js %s did not print %s: %s %s",
+                     qPrintable(command.join(u' ')), want.constData(), out.constData(),
+                     p->readAllStandardError().constData());
+        return p;
+    }
+    // bee-queue's own Queue#checkHealth().
+    QJsonObject health() const
+    {
+        return QJsonDocument::fromJson(run({QStringLiteral("health")}).toUtf8()).object();
+    }
+};
+
+bool waitFor(const std::function<bool()> &done, int ms = 20000)
+{
+    return gatehouse::test::pollUntil(done, ms);
+}
+
+// The count the console's confirmation shows for a batch verb, read from the
+// server as the console reads it.
+qint64 matchCount(RedisClient &client, const QString &action, const QString &flag)
+{
+    const gatehouse::test::MatchNow m = gatehouse::test::matchNow(
+        client, BeeQueueUnit::Kind, BeeQueueUnit::objectForBase(Queue.toUtf8()), action,
+        {{flag, {}}});
+    if (!m.ok)
+        qWarning("%s", qPrintable(m.error));
+    return m.ok ? m.count : -1;
+}
+
+QJsonObject queueOf(const QJsonObject &snapshot, const QString &key)
+{
+    for (const QJsonValue &q : snapshot[QStringLiteral("queues")].toArray()) {
+        if (q[QStringLiteral("key")].toString() == key)
+            return q.toObject();
+    }
+    return {};
+}
+
+} // namespace
+
+class tst_LibBeeQueue : public QObject
+{
+    Q_OBJECT
+
+private:
+    // Each test function's own server, and a client of it (init, cleanup).
+    std::unique_ptr<RedisServer> m_server;
+    std::unique_ptr<RedisClient> m_client;
+
+    CliRun cli(const RedisServer &server, QStringList args)
+    {
+        return gatehouse::test::libraryCli(QStringLiteral(GATEHOUSE_CLI), server, args);
+    }
+    QJsonObject snapshot(const RedisServer &server)
+    {
+        return gatehouse::test::snapshotOf(
+            cli(server, {QStringLiteral("snapshot"), QStringLiteral("--json")}));
+    }
+    // Gatehouse's counts under bee-queue's names equal checkHealth()'s.
+    static void compareCounts(const QJsonObject &q, const QJsonObject &health)
+    {
+        const QJsonObject counts = q[QStringLiteral("counts")].toObject();
+        QCOMPARE(counts.size(), 5);
+        for (const char *state : {"waiting", "active", "succeeded", "failed", "delayed"})
+            QCOMPARE(counts[QLatin1String(state)].toInt(-1), health[QLatin1String(state)].toInt());
+        QCOMPARE(q[QStringLiteral("newestJob")].toInt(-1),
+                 health[QStringLiteral("newestJob")].toInt());
+    }
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY2(!QStandardPaths::findExecutable(QStringLiteral("node")).isEmpty(),
+                 "node is not installed: run .ci/install-deps");
+        QFile f(LibrariesDir + QStringLiteral("/node_modules/bee-queue/package.json"));
+        QVERIFY2(f.open(QIODevice::ReadOnly),
+                 "npm bee-queue is not installed in tests/libraries: run .ci/install-deps");
+        const QString version
+            = QJsonDocument::fromJson(f.readAll()).object()[QStringLiteral("version")].toString();
+        QVERIFY2(version.startsWith(QLatin1String("1.")) || version.startsWith(QLatin1String("2.")),
+                 qPrintable(version));
+        qInfo("bee-queue %s", qPrintable(version));
+    }
+
+    void init()
+    {
+        m_server = std::make_unique<RedisServer>();
+        QVERIFY2(m_server->start(), qPrintable(m_server->errorString()));
+        m_client = gatehouse::test::connectedClient(*m_server);
+        QVERIFY(m_client);
+    }
+    void cleanup()
+    {
+        m_client.reset();
+        m_server.reset();
+    }
+
+    void stalledJobRequeuedAndRunOnce();
+    void failedRetriedDelayedRemoved();
+    void notTakenForBull();
+    void resemblingLayoutReadOnly();
+};
+
+// A worker killed mid-job: not stalled until bee-queue's rule says so, then
+// requeued by Gatehouse and run once by a real worker.
+void tst_LibBeeQueue::stalledJobRequeuedAndRunOnce()
+{
+    RedisServer &server = *m_server;
+    RedisClient &client = *m_client;
+    BeeApp app{server.url()};
+    QCOMPARE(app.run({QStringLiteral("produce"), QStringLiteral("3")}), QString());
+    auto hung = app.start({QStringLiteral("hang")}, "taken job-1");
+    hung->kill(); // SIGKILL, in the middle of job-1
+    hung->waitForFinished(10000);
+    hung.reset();
+
+    // Active, and not under a stall check yet (the worker's own check ran
+    // before it took the job): not stalled by bee-queue's rule.
+    QVERIFY(waitFor([&] {
+        return call(client, {"EXISTS", "bq:emails:stallBlock"}).toInteger() == 0;
+    }));
+    QJsonObject snap = snapshot(server);
+    QJsonObject q = queueOf(snap, Queue);
+    QCOMPARE(q[QStringLiteral("pattern")].toString(), QStringLiteral("bee-queue"));
+    QCOMPARE(snap[QStringLiteral("queues")].toArray().size(), 1);
+    compareCounts(q, app.health());
+    QCOMPARE(q[QStringLiteral("counts")][QStringLiteral("waiting")].toInt(), 2);
+    QCOMPARE(q[QStringLiteral("counts")][QStringLiteral("active")].toInt(), 1);
+    QCOMPARE(q[QStringLiteral("stuck")].toArray().size(), 0);
+    QCOMPARE(gatehouse::test::objectsBesides(snap, Queue), QStringList());
+
+    // bee-queue's own check (here with an 8 s interval) puts job-1 under
+    // watch and requeues nothing yet; within the interval it may still be
+    // renewed: not stalled, and Gatehouse's requeue refuses it.
+    QCOMPARE(app.run({QStringLiteral("check-stalled"), QStringLiteral("8000")}),
+             QStringLiteral("0"));
+    QCOMPARE(call(client, {"SISMEMBER", "bq:emails:stalling", "job-1"}).toInteger(), 1);
+    q = queueOf(snapshot(server), Queue);
+    CliRun done = cli(server, {QStringLiteral("queue"), QStringLiteral("requeue"), Queue,
+                               QStringLiteral("--job"), QStringLiteral("job-1")});
+    QVERIFY2(call(client, {"EXISTS", "bq:emails:stallBlock"}).toInteger() == 1,
+             "the stall check's 8 s passed before the test could look");
+    QCOMPARE(q[QStringLiteral("stuck")].toArray().size(), 0);
+    QCOMPARE(matchCount(client, QStringLiteral("queue.requeue"), QStringLiteral("stuck")), 0);
+    QVERIFY2(done.exitCode != 0, qPrintable(done.out));
+    QVERIFY2(done.out.contains(QLatin1String("not stalled yet"))
+                 || done.err.contains(QLatin1String("not stalled yet")),
+             qPrintable(done.out + done.err));
+    QCOMPARE(call(client, {"LLEN", "bq:emails:active"}).toInteger(), 1);
+
+    // A whole interval with no renewal: stalled, as bee-queue's next check
+    // would find it.
+    QVERIFY(waitFor([&] {
+        return call(client, {"EXISTS", "bq:emails:stallBlock"}).toInteger() == 0;
+    }));
+    snap = snapshot(server);
+    q = queueOf(snap, Queue);
+    compareCounts(q, app.health());
+    const QJsonArray stuck = q[QStringLiteral("stuck")].toArray();
+    QCOMPARE(stuck.size(), 1);
+    QCOMPARE(stuck.first()[QStringLiteral("job")].toString(), QStringLiteral("job-1"));
+    QVERIFY2(stuck.first()[QStringLiteral("reason")].toString().contains(QLatin1String("stalled")),
+             qPrintable(stuck.first()[QStringLiteral("reason")].toString()));
+    QCOMPARE(q[QStringLiteral("library")][QStringLiteral("layoutKnown")].toBool(), true);
+    QCOMPARE(gatehouse::test::objectsBesides(snap, Queue), QStringList());
+
+    QCOMPARE(matchCount(client, QStringLiteral("queue.requeue"), QStringLiteral("stuck")), 1);
+    done = cli(server, {QStringLiteral("queue"), QStringLiteral("requeue"), Queue,
+                        QStringLiteral("--stuck")});
+    QVERIFY2(done.exitCode == 0, qPrintable(done.err + done.out));
+    QVERIFY2(done.out.contains(QLatin1String("Requeued 1 stalled jobs")), qPrintable(done.out));
+    QJsonObject health = app.health();
+    QCOMPARE(health[QStringLiteral("waiting")].toInt(), 3);
+    QCOMPARE(health[QStringLiteral("active")].toInt(), 0);
+    // bee-queue's own check finds nothing left to requeue.
+    QCOMPARE(app.run({QStringLiteral("check-stalled")}), QStringLiteral("0"));
+
+    auto worker = app.start({QStringLiteral("work"), QStringLiteral("ran")}, "working");
+    QVERIFY2(waitFor([&] {
+                 return call(client, {"SCARD", "bq:emails:succeeded"}).toInteger() == 3;
+             }),
+             "the bee-queue worker did not run the requeued job");
+    gatehouse::test::stopProcess(worker);
+    QStringList ran;
+    const RedisValue ranList = call(client, {"LRANGE", "ran", "0", "-1"});
+    for (const RedisValue &v : ranList.elements())
+        ran << QString::fromUtf8(v.bytes());
+    ran.sort();
+    QCOMPARE(ran, (QStringList{"job-1", "job-2", "job-3"}));
+    health = app.health();
+    QCOMPARE(health[QStringLiteral("succeeded")].toInt(), 3);
+    compareCounts(queueOf(snapshot(server), Queue), health);
+
+    // The job browser's succeeded page and one job's record.
+    JobBrowser browser(&client);
+    QSignalSpy listed(&browser, &JobBrowser::listed);
+    QSignalSpy detailed(&browser, &JobBrowser::detailed);
+    const PatternObject object = BeeQueueUnit::objectForBase(Queue.toUtf8());
+    QVERIFY(browser.listJobs(object, QStringLiteral("succeeded"), 0, 50));
+    QVERIFY(listed.wait(5000));
+    const JobListing page = listed.first().first().value<JobListing>();
+    QCOMPARE(page.total, 3);
+    QCOMPARE(page.rows.size(), 3);
+    QCOMPARE(page.rows.first().id, QByteArray("job-1"));
+    QVERIFY(page.rows.first().atMs > 0);
+    QVERIFY(browser.showJob(object, "job-2"));
+    QVERIFY(detailed.wait(5000));
+    const JobListing detail = detailed.first().first().value<JobListing>();
+    QVERIFY2(detail.ok, qPrintable(detail.message));
+    QVERIFY2(detail.detail.contains(QLatin1String("\"succeeded\"")), qPrintable(detail.detail));
+    QVERIFY2(detail.detail.contains(QLatin1String("\"n\": 2")), qPrintable(detail.detail));
+}
+
+// Retry a failed job (Job#retry) and remove a delayed one
+// (Queue#removeJob), through the CLI, checked with bee-queue's own API.
+void tst_LibBeeQueue::failedRetriedDelayedRemoved()
+{
+    RedisServer &server = *m_server;
+    RedisClient &client = *m_client;
+    BeeApp app{server.url()};
+    QCOMPARE(app.run({QStringLiteral("produce-failing"), QStringLiteral("1")}), QString());
+    QCOMPARE(app.run({QStringLiteral("produce-delayed"), QStringLiteral("1")}), QString());
+    auto worker = app.start({QStringLiteral("work"), QStringLiteral("ran")}, "working");
+    QVERIFY(waitFor([&] { return call(client, {"SCARD", "bq:emails:failed"}).toInteger() == 1; }));
+    QJsonObject q = queueOf(snapshot(server), Queue);
+    compareCounts(q, app.health());
+    QCOMPARE(q[QStringLiteral("deadLength")].toInt(), 1);
+    QCOMPARE(matchCount(client, QStringLiteral("queue.retry"), QStringLiteral("all")), 1);
+    QCOMPARE(q[QStringLiteral("counts")][QStringLiteral("delayed")].toInt(), 1);
+
+    // A job that is not failed is not retried.
+    CliRun run = cli(server, {QStringLiteral("queue"), QStringLiteral("retry"), Queue,
+                              QStringLiteral("--job"), QStringLiteral("delayed-1")});
+    QVERIFY(run.exitCode != 0);
+    QCOMPARE(call(client, {"ZCARD", "bq:emails:delayed"}).toInteger(), 1);
+
+    run = cli(server, {QStringLiteral("queue"), QStringLiteral("retry"), Queue,
+                       QStringLiteral("--job"), QStringLiteral("failing-1")});
+    QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
+    QVERIFY2(waitFor([&] {
+                 return call(client, {"LLEN", "ran"}).toInteger() == 1;
+             }),
+             "the bee-queue worker did not run the retried job");
+    QVERIFY(waitFor([&] {
+        return call(client, {"SCARD", "bq:emails:succeeded"}).toInteger() == 1;
+    }));
+    gatehouse::test::stopProcess(worker);
+
+    run = cli(server, {QStringLiteral("queue"), QStringLiteral("remove"), Queue,
+                       QStringLiteral("--job"), QStringLiteral("delayed-1")});
+    QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
+    QCOMPARE(app.run({QStringLiteral("exists"), QStringLiteral("delayed-1")}),
+             QStringLiteral("false"));
+    const QJsonObject health = app.health();
+    QCOMPARE(health[QStringLiteral("delayed")].toInt(), 0);
+    QCOMPARE(health[QStringLiteral("failed")].toInt(), 0);
+    QCOMPARE(health[QStringLiteral("succeeded")].toInt(), 1);
+    compareCounts(queueOf(snapshot(server), Queue), health);
+
+    // Named by a profile rule: the same queue and counts.
+    const QString profile = server.dir() + QStringLiteral("/bee.json");
+    QFile f(profile);
+    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    f.write(R"({"name": "bee", "rules": [{"pattern": "bee-queue", "match": "bq:*"}]})");
+    f.close();
+    const QJsonObject ruled = gatehouse::test::snapshotOf(
+        cli(server, {QStringLiteral("--profile"), profile, QStringLiteral("snapshot"),
+                     QStringLiteral("--json")}));
+    QCOMPARE(ruled[QStringLiteral("queues")].toArray().size(), 1);
+    const QJsonObject byRule = queueOf(ruled, Queue);
+    QCOMPARE(byRule[QStringLiteral("pattern")].toString(), QStringLiteral("bee-queue"));
+    compareCounts(byRule, health);
+
+    // No such job: refused, nothing written.
+    run = cli(server, {QStringLiteral("queue"), QStringLiteral("remove"), Queue,
+                       QStringLiteral("--job"), QStringLiteral("nope")});
+    QVERIFY(run.exitCode != 0);
+    QVERIFY2(run.out.contains(QLatin1String("no job")) || run.err.contains(QLatin1String("no job")),
+             qPrintable(run.out + run.err));
+}
+
+// bee-queue's id counter, active list and delayed set are names Bull uses
+// too: with them, and beside a real Bull queue, each is its own library's.
+void tst_LibBeeQueue::notTakenForBull()
+{
+    RedisServer &server = *m_server;
+    RedisClient &client = *m_client;
+    BeeApp app{server.url()};
+    QCOMPARE(app.run({QStringLiteral("produce"), QStringLiteral("2")}), QString());
+    QCOMPARE(app.run({QStringLiteral("produce-delayed"), QStringLiteral("1")}), QString());
+    // A job with bee-queue's own id counter ("bq:emails:id"), as createJob
+    // without setId does.
+    QCOMPARE(app.run({QStringLiteral("produce-counted"), QStringLiteral("1")}), QString());
+    auto hung = app.start({QStringLiteral("hang")}, "taken job-1");
+    hung->kill();
+    hung->waitForFinished(10000);
+    hung.reset();
+    QCOMPARE(call(client, {"GET", "bq:emails:id"}).bytes(), QByteArray("1"));
+
+    QProcess bull;
+    bull.start(QStringLiteral("node"),
+               {LibrariesDir + QStringLiteral("/bull-app.js"), QStringLiteral("bull"), server.url(),
+                QStringLiteral("emails"), QStringLiteral("produce"), QStringLiteral("2")});
+    QVERIFY(bull.waitForFinished(60000));
+    QCOMPARE(bull.exitCode(), 0);
+
+    const QJsonObject snap = snapshot(server);
+    QCOMPARE(snap[QStringLiteral("queues")].toArray().size(), 2);
+    const QJsonObject bee = queueOf(snap, Queue);
+    QCOMPARE(bee[QStringLiteral("pattern")].toString(), QStringLiteral("bee-queue"));
+    compareCounts(bee, app.health());
+    QCOMPARE(bee[QStringLiteral("newestJob")].toInt(), 1);
+    QCOMPARE(bee[QStringLiteral("counts")][QStringLiteral("waiting")].toInt(), 2);
+    const QJsonObject bullQueue = queueOf(snap, QStringLiteral("bull:emails"));
+    QCOMPARE(bullQueue[QStringLiteral("pattern")].toString(), QStringLiteral("bull"));
+    QCOMPARE(bullQueue[QStringLiteral("counts")][QStringLiteral("wait")].toInt(), 2);
+    QStringList others = gatehouse::test::objectsBesides(snap, Queue);
+    others.removeAll(QStringLiteral("queues bull:emails"));
+    QCOMPARE(others, QStringList());
+
+    // Named on the command line, the base is bee-queue's, not Bull's: its
+    // job "1" (a record in the jobs hash, no hash of its own) is removed.
+    const CliRun run = cli(server, {QStringLiteral("queue"), QStringLiteral("remove"), Queue,
+                                    QStringLiteral("--job"), QStringLiteral("1")});
+    QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
+    QCOMPARE(app.run({QStringLiteral("exists"), QStringLiteral("1")}), QStringLiteral("false"));
+    QCOMPARE(app.health()[QStringLiteral("waiting")].toInt(), 1);
+}
+
+// bee-queue's names with a missing or foreign part: shown read-only as an
+// unknown layout (its keys listed), and each script refuses before writing.
+void tst_LibBeeQueue::resemblingLayoutReadOnly()
+{
+    RedisServer &server = *m_server;
+    RedisClient &client = *m_client;
+    // Jobs listed with no jobs hash.
+    call(client, {"RPUSH", "bq:nohash:waiting", "1", "2"});
+    call(client, {"RPUSH", "bq:nohash:active", "3"});
+    call(client, {"SADD", "bq:nohash:stalling", "3"});
+    // A jobs hash beside a "failed" sorted set (Bull's type, not bee-queue's).
+    call(client, {"HSET", "bq:foreign:jobs", "1",
+                  "{\"data\":{},\"options\":{},\"status\":"
+                  "\"failed\"}"});
+    call(client, {"ZADD", "bq:foreign:failed", "1", "1"});
+    call(client, {"RPUSH", "bq:foreign:waiting", "2"});
+
+    const QJsonObject snap = snapshot(server);
+    for (const QString &key : {QStringLiteral("bq:nohash"), QStringLiteral("bq:foreign")}) {
+        const QJsonObject q = queueOf(snap, key);
+        QCOMPARE(q[QStringLiteral("pattern")].toString(), QStringLiteral("bee-queue"));
+        QCOMPARE(q[QStringLiteral("library")][QStringLiteral("layoutKnown")].toBool(), false);
+        QVERIFY2(q[QStringLiteral("message")].toString().contains(QLatin1String("read-only")),
+                 qPrintable(q[QStringLiteral("message")].toString()));
+        QVERIFY(!q[QStringLiteral("keys")].toArray().isEmpty());
+    }
+    QCOMPARE(snap[QStringLiteral("queues")].toArray().size(), 2);
+
+    const QList<QStringList> refused{
+        {QStringLiteral("requeue"), QStringLiteral("bq:nohash"), QStringLiteral("--stuck")},
+        {QStringLiteral("remove"), QStringLiteral("bq:nohash"), QStringLiteral("--job"),
+         QStringLiteral("3")},
+        {QStringLiteral("retry"), QStringLiteral("bq:foreign"), QStringLiteral("--all")},
+        {QStringLiteral("remove"), QStringLiteral("bq:foreign"), QStringLiteral("--job"),
+         QStringLiteral("1")},
+    };
+    for (const QStringList &args : refused) {
+        const CliRun run = cli(server, QStringList{QStringLiteral("queue")} + args);
+        QVERIFY2(run.exitCode != 0, qPrintable(args.join(u' ') + run.out));
+    }
+    QCOMPARE(call(client, {"LLEN", "bq:nohash:waiting"}).toInteger(), 2);
+    QCOMPARE(call(client, {"LLEN", "bq:nohash:active"}).toInteger(), 1);
+    QCOMPARE(call(client, {"SCARD", "bq:nohash:stalling"}).toInteger(), 1);
+    QCOMPARE(call(client, {"ZCARD", "bq:foreign:failed"}).toInteger(), 1);
+    QCOMPARE(call(client, {"HLEN", "bq:foreign:jobs"}).toInteger(), 1);
+    QCOMPARE(call(client, {"LLEN", "bq:foreign:waiting"}).toInteger(), 1);
+}
+
+QTEST_GUILESS_MAIN(tst_LibBeeQueue)
+#include "tst_lib_beequeue.moc"

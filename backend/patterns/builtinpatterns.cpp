@@ -19,6 +19,7 @@
 #include "redisson-semaphore/redissonsemaphoreunit.h"
 #include "reliable-queue/reliablequeueunit.h"
 #include "resource-consumer/resourceconsumerunit.h"
+#include "resque/resqueunit.h"
 #include "rq/rqunit.h"
 #include "sidekiq/sidekiqunit.h"
 #include "sliding-window/slidingwindowunit.h"
@@ -53,6 +54,7 @@ void registerBuiltInPatterns(PatternRegistry &registry)
     registry.add(std::make_unique<AsynqUnit>());
     registry.add(std::make_unique<DramatiqUnit>());
     registry.add(std::make_unique<BeeQueueUnit>());
+    registry.add(std::make_unique<ResqueUnit>());
 }
 
 } // namespace gatehouse

@@ -83,6 +83,7 @@ Reading SidekiqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
     reading.atMs = c.nowMs;
     const qint64 page = std::max(1, o.params.pageSize);
     qint64 enqueued = 0, busy = 0;
+    QByteArray foreignQueue; // a queue whose next job is not Sidekiq's
     int at = FixedReplies;
     for (const QByteArray &q : queues) {
         const RedisValue &len = r.at(at), &last = r.at(at + 1);
@@ -97,6 +98,10 @@ Reading SidekiqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
         if (!last.isError() && !last.isNil()) {
             const JobFields f = jobFields(last.bytes());
             part.ageMs = since(c.nowMs, f.enqueuedAtMs);
+            // Every Sidekiq job carries a jid (Sidekiq::Client#normalize_item);
+            // Resque's {class, args} does not.
+            if (f.jid.isEmpty() && foreignQueue.isEmpty())
+                foreignQueue = part.name;
         } else {
             part.ageMs = 0; // Sidekiq's latency of an empty queue
         }
@@ -226,12 +231,17 @@ Reading SidekiqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
                           || reading.layoutVersion.startsWith(QLatin1String("sidekiq:6."))
                           || reading.layoutVersion.startsWith(QLatin1String("sidekiq:7."))
                           || reading.layoutVersion.startsWith(QLatin1String("sidekiq:8."));
+    reading.layoutKnown = reading.layoutKnown && foreignQueue.isEmpty();
     if (queueCount == 0 && r.at(6).toInteger() == 0 && reading.inFlight == 0) {
         reading.status = Reading::Status::Missing;
         reading.message = QStringLiteral("No Sidekiq keys at \"%1\".").arg(printableBytes(o.key));
         return reading;
     }
-    if (!reading.layoutKnown)
+    if (!foreignQueue.isEmpty())
+        reading.message = QStringLiteral("Queue \"%1\"'s next job has no jid: not a Sidekiq job "
+                                         "(Resque's {class, args}?); shown read-only.")
+                              .arg(printableBytes(foreignQueue, 80));
+    else if (!reading.layoutKnown)
         reading.message = QStringLiteral("Layout %1 is not one Gatehouse knows (Sidekiq 6-8): "
                                          "shown read-only.")
                               .arg(reading.layoutVersion);

@@ -45,15 +45,22 @@ PatternObject SidekiqUnit::objectForKey(const QByteArray &queuesKey)
 QList<PatternUnit::Command> SidekiqUnit::identifyProbe(const QByteArray &target) const
 {
     const QByteArray ns = namespaceOf(target).value_or(QByteArray("\x01"));
-    return {{"TYPE", target}, {"TYPE", ns + "processes"}, {"TYPE", ns + "retry"}};
+    return {{"TYPE", target},
+            {"TYPE", ns + "processes"},
+            {"TYPE", ns + "retry"},
+            {"TYPE", ns + "failed"},
+            {"TYPE", ns + "workers"}};
 }
 
 bool SidekiqUnit::identifies(const QByteArray &target, const QList<RedisValue> &r) const
 {
     // "queues" is a plain name: a SET of that name is Sidekiq's when its
-    // processes or retry set sits beside it (or nothing else says otherwise).
-    return namespaceOf(target) && r.size() == 3 && r.at(0).bytes() == "set"
-           && (r.at(1).bytes() == "set" || r.at(2).bytes() == "zset" || r.at(1).bytes() == "none");
+    // processes or retry set sits beside it (or nothing else says otherwise:
+    // a "failed" LIST or "workers" SET beside it is Resque's, never Sidekiq 6-8's).
+    if (!namespaceOf(target) || r.size() != 5 || r.at(0).bytes() != "set"
+        || r.at(3).bytes() == "list" || r.at(4).bytes() == "set")
+        return false;
+    return r.at(1).bytes() == "set" || r.at(2).bytes() == "zset" || r.at(1).bytes() == "none";
 }
 
 std::optional<PatternObject> SidekiqUnit::objectFor(const ProfileRule &rule,

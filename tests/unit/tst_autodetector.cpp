@@ -149,6 +149,34 @@ KeyShape tokenHash(const QByteArray &key)
     return s;
 }
 
+// A Resque namespace as node-resque 9 (delayed jobs, a working worker with
+// its ping) or Resque 2 (its heartbeat hash) writes it.
+QList<KeyShape> resqueShapes(const QByteArray &ns, bool node)
+{
+    const double s = double(s_now) / 1000;
+    const QByteArray worker = ns + "worker:web-1:4242:mail";
+    QList<KeyShape> keys{test::sizedShape(ns + "queues", "set", 2),
+                         test::listShape(ns + "queue:mail"),
+                         test::listShape(ns + "queue:sms"),
+                         test::listShape(ns + "failed"),
+                         test::sizedShape(ns + "workers", "set", 1),
+                         test::stringShape(worker, "{\"run_at\":\"Wed Nov 25", -1),
+                         test::stringShape(worker + ":started", "1764000000", -1),
+                         test::stringShape(ns + "stat:processed", "12", -1),
+                         test::stringShape(ns + "stat:failed", "3", -1),
+                         test::stringShape(ns + "stat:processed:web-1:4242", "12", -1)};
+    if (node)
+        keys << test::zsetShape(ns + "delayed_queue_schedule", s + 60, s + 3600)
+             << test::listShape(ns + "delayed:" + QByteArray::number(qint64(s) + 60))
+             << test::sizedShape(
+                    ns + "timestamps:{\"class\":\"add\",\"queue\":\"mail\",\"args\":[1]}", "set", 1)
+             << test::stringShape(ns + "worker:ping:web-1:4242", "{\"time\":1764000000}", -1)
+             << test::stringShape(ns + "resque_scheduler_leader_lock", "web-1", 3000);
+    else
+        keys << test::sizedShape(ns + "workers:heartbeat", "hash", 1);
+    return keys;
+}
+
 // One keyspace per registered pattern, each yielding instances of it.
 QMap<QString, QList<KeyShape>> samplePerPattern()
 {
@@ -182,6 +210,7 @@ QMap<QString, QList<KeyShape>> samplePerPattern()
         {QStringLiteral("bee-queue"), test::beeQueueShapes("bq:emails", now)},
         {QStringLiteral("celery"), test::celeryShapes(now)},
         {QStringLiteral("sidekiq"), test::sidekiqShapes("", now)},
+        {QStringLiteral("resque"), resqueShapes("resque:", true)},
         {QStringLiteral("redisson-lock"),
          {redissonLock("reports", {"1b4e28ba-2ca1-41d2-a5c6-3d3f3c7c1a5e:41", "2"}),
           list("redisson_lock_queue:{fair:res}"),
@@ -413,6 +442,27 @@ private slots:
         kinds.sort();
         QCOMPARE(kinds, (QStringList{"lock app:order:7:lock", "sidekiq myapp:queues",
                                      "sidekiq queues", "sliding-window other"}));
+    }
+
+    // A Resque namespace is one deployment, never a Sidekiq one, beside
+    // Sidekiq's and RQ's own keys (which are not taken for Resque); its
+    // workers' strings, stats and scheduler lock are not locks, counters or
+    // tokens. Resque's queues and queue lists alone (no failed list, worker,
+    // heartbeat or delayed schedule) are not called Resque.
+    void resqueDeploymentsAreOneObjectEach()
+    {
+        const double now = double(s_now);
+        QList<KeyShape> keys = resqueShapes("resque:", true);
+        keys << resqueShapes("app:jobs:", false) << test::sidekiqShapes("", now)
+             << test::sidekiqShapes("myapp:", now) << test::rqQueueShapes("emails", now)
+             << test::sizedShape("bare:queues", "set", 1) << test::listShape("bare:queue:q");
+        QStringList kinds;
+        for (const PatternObject &o : detect(keys))
+            kinds << o.kind.id() + QLatin1Char(' ') + QString::fromUtf8(o.key);
+        kinds.sort();
+        QCOMPARE(kinds, (QStringList{"resque app:jobs:queues", "resque resque:queues",
+                                     "rq rq:queue:emails", "sidekiq bare:queues",
+                                     "sidekiq myapp:queues", "sidekiq queues"}));
     }
 
     void slidingWindows()
@@ -804,7 +854,8 @@ private slots:
             + samplePerPattern().value(QStringLiteral("redisson-lock"))
             + samplePerPattern().value(QStringLiteral("redisson-semaphore"))
             + samplePerPattern().value(QStringLiteral("redisson-delayed-queue"))
-            + samplePerPattern().value(QStringLiteral("stream-group")));
+            + samplePerPattern().value(QStringLiteral("stream-group"))
+            + resqueShapes("resque:", false));
         QSet<QString> kinds;
         for (const PatternObject &o : found)
             kinds.insert(o.kind.id());

@@ -18,6 +18,7 @@
 #include <patterns/redisson-lock/redissonlockunit.h>
 #include <patterns/redisson-semaphore/redissonsemaphoreunit.h>
 #include <patterns/reliable-queue/reliablequeueunit.h>
+#include <patterns/resque/resqueunit.h>
 #include <patterns/rq/rqunit.h>
 #include <patterns/sidekiq/sidekiqunit.h>
 #include <patterns/sorted-set-semaphore/semaphoreunit.h>
@@ -246,7 +247,7 @@ QList<Command> variantLayout(const QString &variant, const QByteArray &key)
 }
 
 // Every script call the job-library units' actions build (lua/bullmq, bull,
-// sidekiq, celery, rq, bee-queue): each action with each way of asking it (one job,
+// sidekiq, celery, rq, bee-queue, resque): each action with each way of asking it (one job,
 // --stuck, --all, clean, pause), on a queue named by its conventional key.
 struct LibraryCall
 {
@@ -262,7 +263,8 @@ QList<LibraryCall> libraryCalls()
         {RqUnit::Kind, "rq:queue:q"},          {RedissonLockUnit::Kind, "rlock"},
         {RedissonSemaphoreUnit::Kind, "rsem"}, {RedissonDelayedQueueUnit::Kind, "rdq"},
         {StreamGroupUnit::Kind, "s"},          {AsynqUnit::Kind, "asynq:{q}:pending"},
-        {DramatiqUnit::Kind, "dramatiq:q"},    {BeeQueueUnit::Kind, "bq:q"}};
+        {DramatiqUnit::Kind, "dramatiq:q"},    {BeeQueueUnit::Kind, "bq:q"},
+        {ResqueUnit::Kind, "resque:queues"}};
     // The ways of asking; an action takes those its check accepts.
     const QList<QHash<QString, QByteArray>> asks{
         {{QStringLiteral("job"), "1700000000.5-j1"}},

@@ -7,8 +7,9 @@
 // with retry slots, fixed windows, locks (random tokens, and an integer,
 // JSON or one name as the holder's value), one-time codes with short
 // suffixes, a queue with work in flight, a stream read by a consumer group
-// (beside event streams without one) and a bee-queue queue. Every structure
-// must be shown; at most 0.1 % of the ordinary keys may be.
+// (beside event streams without one), a bee-queue queue and a Resque
+// namespace. Every structure must be shown; at most 0.1 % of the ordinary
+// keys may be.
 #include <monitor/discovery.h>
 #include <redis/redisclient.h>
 #include <redis/redisscript.h>
@@ -293,6 +294,24 @@ bool plantStructures(RedisClient &client, const App &app, Planted &planted)
         return false;
     planted.structures.insert(QStringLiteral("bee-queue ") + QString::fromUtf8(bee));
     planted.structureKeys << bee + ":id" << bee + ":jobs" << bee + ":waiting" << bee + ":active";
+    // A Resque namespace as node-resque 9 writes it (Queue#enqueue, a
+    // worker's failure and counters): a queue, a failure, the stats.
+    const QByteArray ns = p + "resque:";
+    const QByteArray job = R"({"class":"Mail","queue":"mail","args":[7]})";
+    for (const QList<QByteArray> &c : QList<QList<QByteArray>>{
+             {"SADD", ns + "queues", "mail"},
+             {"RPUSH", ns + "queue:mail", job},
+             {"RPUSH", ns + "failed",
+              R"({"worker":"h:1","queue":"mail","payload":)" + job
+                  + R"(,"exception":"Error","error":"x","backtrace":[],"failed_at":"now"})"},
+             {"INCR", ns + "stat:failed"},
+             {"INCR", ns + "stat:processed"}}) {
+        if (call(client, c).isError())
+            return false;
+    }
+    planted.structures.insert(QStringLiteral("resque ") + QString::fromUtf8(ns + "queues"));
+    planted.structureKeys << ns + "queues" << ns + "queue:mail" << ns + "failed"
+                          << ns + "stat:failed" << ns + "stat:processed";
     return true;
 }
 
@@ -467,8 +486,9 @@ private slots:
         QCOMPARE(totals.value(QLatin1String("limiters")).toInt(), 36); // 18 + 18
         QCOMPARE(totals.value(QLatin1String("locks")).toInt(), 24);    // 15 + 9
         QCOMPARE(totals.value(QLatin1String("tokens")).toInt(), 3);
-        // 3 lists + 3 streams + an asynq and a Dramatiq queue + 3 bee-queue queues
-        QCOMPARE(totals.value(QLatin1String("queues")).toInt(), 11);
+        // 3 lists + 3 streams + an asynq and a Dramatiq queue + 3 bee-queue
+        // queues + 3 Resque deployments
+        QCOMPARE(totals.value(QLatin1String("queues")).toInt(), 14);
         QCOMPARE(s.value(QLatin1String("limiters")).toArray().size(), 3);
         QCOMPARE(s.value(QLatin1String("limit")).toInt(), 3);
         for (const QJsonValue &v : s.value(QLatin1String("limiters")).toArray()) {
@@ -493,7 +513,8 @@ private slots:
     void largeFamiliesJudgedOnTheirFirstKeys()
     {
         // A set named like the per-user caches; the only other sets here are
-        // asynq:queues and a Dramatiq ack set, so three SCARDs say it was read.
+        // asynq:queues, a Dramatiq ack set and the three Resque deployments'
+        // "queues", so six SCARDs say it was read.
         call(*m_client, {"SADD", "shop:cache:user:999999", "odd"});
         const qint64 cacheKeys
             = std::count_if(m_planted.ordinaryKeys.cbegin(), m_planted.ordinaryKeys.cend(),
@@ -513,7 +534,7 @@ private slots:
         QCOMPARE(types, dbsize);
         QVERIFY2(pttls * 2 < dbsize, "most keys are in large ordinary families: counted only");
         QVERIFY(getranges * 2 < dbsize);
-        QCOMPARE(commandCalls("scard"), 3);
+        QCOMPARE(commandCalls("scard"), 6);
 
         bool found = false;
         for (const OtherFamily &f : discovery.otherFamilies()) {

@@ -226,6 +226,18 @@ ReplyMeaning jobMeaning(qint64 reply, const QByteArray &job, const QString &did,
             QStringLiteral("Unexpected reply %1; nothing is known to have changed.").arg(reply)};
 }
 
+bool mergeMembers(PatternObject &current, const PatternObject &found)
+{
+    bool changed = false;
+    for (const QByteArray &m : found.members) {
+        if (!current.members.contains(m) && current.members.size() < 4 * current.params.pageSize) {
+            current.members << m;
+            changed = true;
+        }
+    }
+    return changed;
+}
+
 QList<Column> columns(const QString &library, ColumnOptions options)
 {
     Column stuck = Column::count(QStringLiteral("Stuck"), &Reading::stuck);

@@ -81,6 +81,11 @@ std::function<ReplyMeaning(const RedisValue &)> batchMeaning(const QString &did)
 ReplyMeaning jobMeaning(qint64 reply, const QByteArray &job, const QString &did,
                         const QHash<qint64, QString> &refusals);
 
+// --- Objects made of members (a deployment's queues and processes) -----------
+// Adds found's members that current lacks, up to 4 pages of them (restarts
+// and new queues never grow an object without bound); true when it grew.
+bool mergeMembers(PatternObject &current, const PatternObject &found);
+
 // --- Presentation ------------------------------------------------------------
 struct ColumnOptions
 {

@@ -3,6 +3,7 @@
 #include "resquelayout.h"
 
 #include <patterns/globmatch.h>
+#include <patterns/libraryqueue/libraryqueue.h>
 
 #include <QSet>
 
@@ -248,14 +249,7 @@ QList<PatternUnit::Command> ResqueUnit::probe(const PatternObject &o, const Prob
 
 bool ResqueUnit::merge(PatternObject &current, const PatternObject &found) const
 {
-    bool changed = false;
-    for (const QByteArray &m : found.members) {
-        if (!current.members.contains(m) && current.members.size() < 4 * current.params.pageSize) {
-            current.members << m;
-            changed = true;
-        }
-    }
-    return changed;
+    return libraryqueue::mergeMembers(current, found);
 }
 
 std::optional<PatternObject> ResqueUnit::afterRead(const PatternObject &probed,

@@ -222,14 +222,7 @@ QList<PatternUnit::Command> SidekiqUnit::probe(const PatternObject &o, const Pro
 
 bool SidekiqUnit::merge(PatternObject &current, const PatternObject &found) const
 {
-    bool changed = false;
-    for (const QByteArray &m : found.members) {
-        if (!current.members.contains(m) && current.members.size() < 4 * current.params.pageSize) {
-            current.members << m;
-            changed = true;
-        }
-    }
-    return changed;
+    return libraryqueue::mergeMembers(current, found);
 }
 
 std::optional<PatternObject> SidekiqUnit::afterRead(const PatternObject &probed,

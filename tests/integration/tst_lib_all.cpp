@@ -2,9 +2,9 @@
 // Every library at once, on one server, with the seed patterns beside them:
 // the keyspace an operator meets on a real deployment. BullMQ 6 and 5 (the
 // latter under a Cluster hash-tag prefix), Bull 4 under BullMQ's own default
-// prefix, Sidekiq, Celery, RQ and bee-queue, each driven by its own producer
-// and a real worker (tests/libraries/), then `gatehouse-cli simulate` for the
-// seeds.
+// prefix, Sidekiq, Celery, RQ, bee-queue and node-resque, each driven by its
+// own producer and a real worker (tests/libraries/), then `gatehouse-cli
+// simulate` for the seeds.
 // One snapshot with no profile must show every queue under its library with
 // the library's own counts, every seed object under its pattern, and nothing
 // else: no stats counter, job hash, result, binding, registry or worker key
@@ -157,6 +157,8 @@ private slots:
                 && QFile::exists(LibrariesDir
                                  + QStringLiteral("/node_modules/bullmq5/package.json"))
                 && QFile::exists(LibrariesDir + QStringLiteral("/node_modules/bull/package.json"))
+                && QFile::exists(LibrariesDir
+                                 + QStringLiteral("/node_modules/node-resque/package.json"))
                 && QFile::exists(QStringLiteral("/usr/bin/sidekiq")) && QFile::exists(Python),
             "node, the npm packages or a Debian library package is missing: run "
             ".ci/install-deps");
@@ -390,6 +392,33 @@ private slots:
         m_planted.append({QStringLiteral("bq:mail"), QStringLiteral("bee-queue"), counts});
     }
 
+    // node-resque under its default namespace "resque" beside Sidekiq's
+    // unnamespaced keys: a failure (its worker ran), queued and delayed jobs.
+    void resque()
+    {
+        Program app = node(QStringLiteral("resque-app.js"));
+        app.leading << m_server.url() << QStringLiteral("resque");
+        QCOMPARE(app.run({QStringLiteral("produce-failing"), QStringLiteral("mail"),
+                          QStringLiteral("1")}),
+                 QString());
+        QCOMPARE(app.run({QStringLiteral("drain"), QStringLiteral("mail"), QStringLiteral("ran")}),
+                 QString());
+        QCOMPARE(app.run({QStringLiteral("produce"), QStringLiteral("mail"), QStringLiteral("2")}),
+                 QString());
+        QCOMPARE(app.run({QStringLiteral("produce-delayed"), QStringLiteral("mail"),
+                          QStringLiteral("1")}),
+                 QString());
+        const QJsonObject counts = app.json({QStringLiteral("counts"), QStringLiteral("mail")});
+        QCOMPARE(counts[QStringLiteral("failedCount")].toInt(), 1);
+        m_planted.append(
+            {QStringLiteral("resque:queues"), QStringLiteral("resque"),
+             QJsonObject{{QStringLiteral("queued"),
+                          counts[QStringLiteral("length")][QStringLiteral("mail")].toInt()},
+                         {QStringLiteral("failed"), counts[QStringLiteral("failedCount")].toInt()},
+                         {QStringLiteral("working"), 0}}});
+        QCOMPARE(m_planted.last().counts[QStringLiteral("queued")].toInt(), 2);
+    }
+
     // The seed patterns' traffic, last, so its short-lived locks still stand.
     void seeds()
     {
@@ -407,7 +436,7 @@ private slots:
 
     void oneSnapshotShowsEveryone()
     {
-        QCOMPARE(m_planted.size(), 9);
+        QCOMPARE(m_planted.size(), 10);
         QVERIFY(!m_census.isEmpty());
         // Seed objects that still stand (a crashed holder's lock expires in
         // seconds): read before and after the snapshot, both must hold.

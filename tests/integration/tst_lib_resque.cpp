@@ -176,6 +176,9 @@ private slots:
         QCOMPARE(patternsOf(snap), QStringList{QStringLiteral("resque resque:queues")});
         QCOMPARE(gatehouse::test::objectsBesides(snap, QStringLiteral("resque:queues")),
                  QStringList());
+        // Nor offered as a candidate, nor left over: every key is Resque's.
+        QCOMPARE(snap[QStringLiteral("candidates")].toArray().size(), 0);
+        QCOMPARE(snap[QStringLiteral("other")].toArray().size(), 0);
         QJsonObject d = resqueOf(snap, QStringLiteral("resque:queues"));
         QCOMPARE(d[QStringLiteral("library")][QStringLiteral("layoutKnown")].toBool(), true);
         QCOMPARE(sizeOf(d, QStringLiteral("mail")),

@@ -193,6 +193,11 @@ private slots:
         // count of delayed jobs is 3 over at most 3 timestamps.
         QCOMPARE(counts[QStringLiteral("delayed")].toInt(), 3);
         QVERIFY(c[QStringLiteral("delayed timestamps")].toInt() >= 1);
+        const QJsonObject delayed = d[QStringLiteral("delayed")].toObject();
+        QCOMPARE(delayed[QStringLiteral("timestamps")].toInt(),
+                 c[QStringLiteral("delayed timestamps")].toInt());
+        const qint64 due = delayed[QStringLiteral("nextDueInMs")].toInteger(-1);
+        QVERIFY2(due > 3500 * 1000 && due <= 3600 * 1000, qPrintable(QString::number(due)));
         QCOMPARE(c[QStringLiteral("stat:failed")].toInteger(),
                  counts[QStringLiteral("stats")][QStringLiteral("failed")].toString().toLongLong());
 

@@ -202,6 +202,16 @@ Reading ResqueUnit::read(const PatternObject &o, const QList<RedisValue> &r,
         else
             foreign.note(QString::fromLatin1(i == 0 ? "stat:processed" : "stat:failed"));
     }
+    // resque-scheduler's next due timestamp (s): how soon a delayed job
+    // is due to be enqueued.
+    if (const auto &next = r.at(7).elements(); next.size() == 2) {
+        bool ok = false;
+        const double due = next.at(1).bytes().toDouble(&ok);
+        if (ok && due > 0 && due < 1e11)
+            reading.parts.append({QStringLiteral("delayed"), next.at(0).bytes().left(32),
+                                  r.at(6).toInteger(), -1, -1, true, false,
+                                  std::max<qint64>(0, qint64(due * 1000) - c.nowMs)});
+    }
     std::sort(reading.items.begin(), reading.items.end(),
               [](const InFlightItem &a, const InFlightItem &b) { return a.ageMs > b.ageMs; });
     reading.stuckIsLowerBound = reading.truncated;
@@ -293,6 +303,13 @@ void ResqueUnit::writeLibraryJson(const ObjectState &s, const Reading &, qint64 
         if (p.kind == QLatin1String("queue")) {
             queues.append(QJsonObject{{QStringLiteral("name"), keyToJson(p.name)},
                                       {QStringLiteral("size"), double(p.count)}});
+            continue;
+        }
+        if (p.kind == QLatin1String("delayed")) {
+            j.insert(QStringLiteral("delayed"),
+                     QJsonObject{{QStringLiteral("timestamps"), double(p.count)},
+                                 {QStringLiteral("nextDueInMs"),
+                                  double(read.countdownAt(p.expiresInMs, nowMs))}});
             continue;
         }
         QJsonObject worker{{QStringLiteral("id"), keyToJson(p.name)},

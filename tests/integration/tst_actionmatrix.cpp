@@ -12,6 +12,7 @@
 #include <patterns/bullmq/bullmqunit.h>
 #include <patterns/celery/celeryunit.h>
 #include <patterns/dramatiq/dramatiqunit.h>
+#include <patterns/laravel-queue/laravelqueueunit.h>
 #include <patterns/limiters.h>
 #include <patterns/lock/lockunit.h>
 #include <patterns/redisson-delayed-queue/redissondelayedqueueunit.h>
@@ -22,6 +23,7 @@
 #include <patterns/sidekiq/sidekiqunit.h>
 #include <patterns/sorted-set-semaphore/semaphoreunit.h>
 #include <patterns/stream-group/streamgroupunit.h>
+#include <patterns/symfony-delayed/symfonydelayedunit.h>
 #include <patterns/token-family/tokenfamilyunit.h>
 #include <patterns/token-hash/tokenhashunit.h>
 #include <redis/redisclient.h>
@@ -262,7 +264,8 @@ QList<LibraryCall> libraryCalls()
         {RqUnit::Kind, "rq:queue:q"},          {RedissonLockUnit::Kind, "rlock"},
         {RedissonSemaphoreUnit::Kind, "rsem"}, {RedissonDelayedQueueUnit::Kind, "rdq"},
         {StreamGroupUnit::Kind, "s"},          {AsynqUnit::Kind, "asynq:{q}:pending"},
-        {DramatiqUnit::Kind, "dramatiq:q"},    {BeeQueueUnit::Kind, "bq:q"}};
+        {DramatiqUnit::Kind, "dramatiq:q"},    {BeeQueueUnit::Kind, "bq:q"},
+        {LaravelQueueUnit::Kind, "queues:q"},  {SymfonyDelayedUnit::Kind, "s__queue"}};
     // The ways of asking; an action takes those its check accepts.
     const QList<QHash<QString, QByteArray>> asks{
         {{QStringLiteral("job"), "1700000000.5-j1"}},

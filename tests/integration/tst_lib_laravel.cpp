@@ -15,6 +15,7 @@
 
 #include "librarytest.h"
 #include "matchnow.h"
+#include "phpapp.h"
 #include "redisserver.h"
 
 #include <QFile>
@@ -32,45 +33,16 @@ using gatehouse::test::RedisServer;
 namespace {
 
 const QString LibrariesDir = QStringLiteral(GATEHOUSE_LIBRARIES_DIR);
-const QString Php = QStringLiteral("/usr/bin/php"); // Debian's php-cli, with php-redis
+const QString Php = gatehouse::test::PhpApp::php(); // Debian's php-cli, with php-redis
 const QByteArray Prefix = "laravel_database_";
 const QString QueueKey = QStringLiteral("laravel_database_queues:emails");
 
-// One run of the Laravel driver (tests/libraries/laravel_app.php).
-struct LaravelApp
+// The Laravel driver (tests/libraries/laravel_app.php) on a server.
+gatehouse::test::PhpApp laravelApp(const QString &url)
 {
-    QString url;
-    QString queue = QStringLiteral("emails");
-
-    QStringList args(const QStringList &command) const
-    {
-        return QStringList{LibrariesDir + QStringLiteral("/laravel_app.php"), url,
-                           QString::fromLatin1(Prefix), queue}
-               + command;
-    }
-    QString run(const QStringList &command) const
-    {
-        QProcess p;
-        p.start(Php, args(command));
-        if (!p.waitForFinished(60000) || p.exitStatus() != QProcess::NormalExit
-            || p.exitCode() != 0) {
-            qWarning("laravel_app.php %s failed: %s", qPrintable(command.join(QLatin1Char(' '))),
-                     p.readAllStandardError().constData());
-            return QStringLiteral("<failed>");
-        }
-        return QString::fromUtf8(p.readAllStandardOutput()).trimmed();
-    }
-    std::unique_ptr<QProcess> start(const QStringList &command) const
-    {
-        auto p = std::make_unique<QProcess>();
-        p->start(Php, args(command));
-        return p;
-    }
-    QJsonObject counts() const
-    {
-        return QJsonDocument::fromJson(run({QStringLiteral("counts")}).toUtf8()).object();
-    }
-};
+    return {LibrariesDir + QStringLiteral("/laravel_app.php"),
+            {url, QString::fromLatin1(Prefix), QStringLiteral("emails")}};
+}
 
 bool waitFor(const std::function<bool()> &done, int ms = 30000)
 {
@@ -147,7 +119,7 @@ private slots:
         std::unique_ptr<RedisClient> connected = gatehouse::test::connectedClient(server);
         QVERIFY(connected);
         RedisClient &client = *connected;
-        const LaravelApp app{server.url()};
+        const gatehouse::test::PhpApp app = laravelApp(server.url());
 
         QCOMPARE(app.run({QStringLiteral("produce-blocking"), QStringLiteral("job-1")}), QString());
         QCOMPARE(app.run({QStringLiteral("produce"), QStringLiteral("job-2")}), QString());
@@ -265,7 +237,7 @@ private slots:
         QVERIFY2(server.start(), qPrintable(server.errorString()));
         std::unique_ptr<RedisClient> connected = gatehouse::test::connectedClient(server);
         QVERIFY(connected);
-        const LaravelApp app{server.url()};
+        const gatehouse::test::PhpApp app = laravelApp(server.url());
         for (const char *name : {"a", "b", "c"})
             QCOMPARE(app.run({QStringLiteral("produce"), QLatin1String(name)}), QString());
         const QString b = idOf(call(*connected, {"LINDEX", QueueKey.toUtf8(), "1"}).bytes());
@@ -296,7 +268,7 @@ private slots:
         QVERIFY2(server.start(), qPrintable(server.errorString()));
         std::unique_ptr<RedisClient> c = gatehouse::test::connectedClient(server);
         QVERIFY(c);
-        const LaravelApp app{server.url()};
+        const gatehouse::test::PhpApp app = laravelApp(server.url());
         QCOMPARE(app.run({QStringLiteral("produce"), QStringLiteral("a")}), QString());
         const qint64 now = serverSeconds(*c);
         const QByteArray h = "laravel_horizon:";
@@ -305,10 +277,14 @@ private slots:
             const QByteArray score = "-" + QByteArray::number(at) + ".25";
             for (const QByteArray &set : sets)
                 call(*c, {"ZADD", h + set, score, id});
-            call(*c, {"HSET", h + id, "id", id, "connection", "redis", "queue", "emails", "name",
-                      "App\\Jobs\\Run", "status", status, "payload",
-                      "{\"uuid\":\"" + id + "\",\"job\":\"App\\\\Jobs\\\\Run\",\"attempts\":1}",
-                      "created_at", QByteArray::number(at) + ".25"});
+            call(*c,
+                 {"HSET", h + id, "id", id, "connection", "redis", "queue", "emails", "name",
+                  "App\\Jobs\\Run", "status", status, "payload",
+                  "{\"uuid\":\"" + id + "\",\"id\":\"" + id
+                      + "\",\"displayName\":\"App\\\\Jobs\\\\Run\",\"job\":\"App\\\\Jobs\\\\Run\","
+                        "\"data\":{\"name\":\"retried\"},\"attempts\":1,\"pushedAt\":\""
+                      + QByteArray::number(at) + ".25\"}",
+                  "created_at", QByteArray::number(at) + ".25"});
             call(*c, {"EXPIREAT", h + id, QByteArray::number(now + 3600)});
         };
         job("0b6e2c4a-1f7e-4a8b-9c3d-5e6f7a8b9c01", "pending", {"recent_jobs", "pending_jobs"},
@@ -362,6 +338,46 @@ private slots:
         shown.sort();
         QCOMPARE(shown, (QStringList{QStringLiteral("queues ") + QueueKey,
                                      QStringLiteral("queues laravel_horizon:")}));
+
+        // The failed job retried as RetryFailedJob does: a new job at the end
+        // of its Laravel queue, recorded by Horizon, the retry on the failed
+        // job's record; a real worker runs it. A job that did not fail is
+        // refused.
+        const QByteArray failed = "0b6e2c4a-1f7e-4a8b-9c3d-5e6f7a8b9c03";
+        CliRun run
+            = cli(server, {QStringLiteral("queue"), QStringLiteral("retry"), QString::fromLatin1(h),
+                           QStringLiteral("--job"), QString::fromLatin1(failed),
+                           QStringLiteral("--queue"), QueueKey});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
+        QCOMPARE(app.run({QStringLiteral("size")}), QStringLiteral("2"));
+        const QJsonObject retried
+            = QJsonDocument::fromJson(call(*c, {"LINDEX", QueueKey.toUtf8(), "-1"}).bytes())
+                  .object();
+        const QString fresh = retried[QStringLiteral("id")].toString();
+        QCOMPARE(retried[QStringLiteral("uuid")].toString(), fresh);
+        QCOMPARE(retried[QStringLiteral("retry_of")].toString(), QString::fromLatin1(failed));
+        QCOMPARE(retried[QStringLiteral("attempts")].toInt(), 0);
+        QCOMPARE(call(*c, {"ZCARD", h + "pending_jobs"}).toInteger(), qint64(2));
+        QCOMPARE(call(*c, {"HGET", h + fresh.toUtf8(), "status"}).bytes(), QByteArray("pending"));
+        const QJsonArray retries
+            = QJsonDocument::fromJson(call(*c, {"HGET", h + failed, "retried_by"}).bytes()).array();
+        QCOMPARE(retries.size(), 1);
+        QCOMPARE(retries.first()[QStringLiteral("id")].toString(), fresh);
+        run = cli(server,
+                  {QStringLiteral("queue"), QStringLiteral("retry"), QString::fromLatin1(h),
+                   QStringLiteral("--job"), QStringLiteral("0b6e2c4a-1f7e-4a8b-9c3d-5e6f7a8b9c01"),
+                   QStringLiteral("--queue"), QueueKey});
+        QCOMPARE(run.exitCode, 3);
+        QVERIFY2(run.err.contains(QLatin1String("not a failed")), qPrintable(run.err + run.out));
+        auto worker = app.start({QStringLiteral("work"), QStringLiteral("60")});
+        QVERIFY2(gatehouse::test::pollUntil(
+                     [&] {
+                         return call(*c, {"LLEN", Prefix + "ran"}).toInteger() == 2;
+                     },
+                     30000),
+                 "the worker did not run the retried job");
+        gatehouse::test::stopProcess(worker);
+        QCOMPARE(call(*c, {"LINDEX", Prefix + "ran", "-1"}).bytes(), QByteArray("retried"));
     }
 
     // Layouts that resemble Laravel's: a bare "queues:" list is not a

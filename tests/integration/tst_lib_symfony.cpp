@@ -12,6 +12,7 @@
 #include <redis/redisclient.h>
 
 #include "librarytest.h"
+#include "phpapp.h"
 #include "redisserver.h"
 
 #include <QFile>
@@ -29,39 +30,7 @@ using gatehouse::test::RedisServer;
 namespace {
 
 const QString LibrariesDir = QStringLiteral(GATEHOUSE_LIBRARIES_DIR);
-const QString Php = QStringLiteral("/usr/bin/php");
-
-struct SymfonyApp
-{
-    QString url;
-
-    QStringList args(const QStringList &command) const
-    {
-        return QStringList{LibrariesDir + QStringLiteral("/symfony_app.php"), url} + command;
-    }
-    QString run(const QStringList &command) const
-    {
-        QProcess p;
-        p.start(Php, args(command));
-        if (!p.waitForFinished(60000) || p.exitStatus() != QProcess::NormalExit
-            || p.exitCode() != 0) {
-            qWarning("symfony_app.php %s failed: %s", qPrintable(command.join(QLatin1Char(' '))),
-                     p.readAllStandardError().constData());
-            return QStringLiteral("<failed>");
-        }
-        return QString::fromUtf8(p.readAllStandardOutput()).trimmed();
-    }
-    std::unique_ptr<QProcess> start(const QStringList &command) const
-    {
-        auto p = std::make_unique<QProcess>();
-        p->start(Php, args(command));
-        return p;
-    }
-    QJsonObject counts() const
-    {
-        return QJsonDocument::fromJson(run({QStringLiteral("counts")}).toUtf8()).object();
-    }
-};
+const QString Php = gatehouse::test::PhpApp::php();
 
 QJsonObject objectOf(const QJsonObject &snapshot, const QString &key)
 {
@@ -100,7 +69,8 @@ private slots:
         std::unique_ptr<RedisClient> connected = gatehouse::test::connectedClient(server);
         QVERIFY(connected);
         RedisClient &client = *connected;
-        const SymfonyApp app{server.url()};
+        const gatehouse::test::PhpApp app{LibrariesDir + QStringLiteral("/symfony_app.php"),
+                                          {server.url()}};
 
         QCOMPARE(app.run({QStringLiteral("produce-blocking"), QStringLiteral("a")}), QString());
         QCOMPARE(app.run({QStringLiteral("produce"), QStringLiteral("b")}), QString());

@@ -68,6 +68,25 @@ PatternObject LaravelHorizonUnit::objectForPrefix(const QByteArray &prefix)
     return o;
 }
 
+QList<PatternUnit::Command> LaravelHorizonUnit::identifyProbe(const QByteArray &target) const
+{
+    return {{"TYPE", target + Names[Recent]},
+            {"TYPE", target + Names[Failed]},
+            {"TYPE", target + Names[Supervisors]}};
+}
+
+bool LaravelHorizonUnit::identifies(const QByteArray &, const QList<RedisValue> &r) const
+{
+    // The prefix of Horizon's sets: at least one of them is there, each a ZSET.
+    bool any = false;
+    for (const RedisValue &t : r) {
+        if (t.bytes() != "none" && t.bytes() != "zset")
+            return false;
+        any = any || t.bytes() == "zset";
+    }
+    return r.size() == 3 && any;
+}
+
 QList<QByteArray> LaravelHorizonUnit::scanGlobs(const ProfileRule &rule) const
 {
     // A rule names the prefix ("laravel_horizon:"); its sets are found by name.

@@ -22,14 +22,16 @@ namespace gatehouse {
 //
 // Recognised by its "recent_jobs" ZSET of negative scores with another of
 // its sets beside it; every key under the prefix is Horizon's (its own
-// Redis connection prefix). Read-only: Horizon's counts (ZCARD, as its
+// Redis connection prefix). Shows Horizon's counts (ZCARD, as its
 // totalRecent and totalFailed) and its supervisors; a supervisor in
 // "supervisors" whose heartbeat is older than 29 s is one Horizon's own
-// names() no longer lists (gone quiet). Code: laravelhorizonunit.cpp.
+// names() no longer lists (gone quiet). Acts: retry a failed job. Code:
+// laravelhorizonunit.cpp, laravelhorizonactions.cpp.
 class LaravelHorizonUnit final : public LibraryQueueUnit
 {
 public:
     static constexpr PatternKind Kind{"laravel-horizon"};
+    static constexpr int PendingJobExpiresSec = 3600; // Horizon's trim.pending default
 
     enum State {
         Recent,
@@ -53,6 +55,8 @@ public:
     {
         return {QStringLiteral("horizon"), QStringLiteral("5")};
     }
+    QList<Command> identifyProbe(const QByteArray &target) const override;
+    bool identifies(const QByteArray &target, const QList<RedisValue> &replies) const override;
     QList<QByteArray> scanGlobs(const ProfileRule &rule) const override;
     std::optional<PatternObject> objectFor(const ProfileRule &rule,
                                            const QByteArray &key) const override;
@@ -70,6 +74,9 @@ public:
     QList<Chart> charts() const override;
     QStringList itemHeaders() const override;
     QList<QStringList> items(const ObjectState &state, qint64 nowMs) const override;
+    // retry: a failed job back on its Laravel queue, as RetryFailedJob does
+    // (laravelhorizonactions.cpp).
+    QList<PatternAction> actions() const override;
 
 protected:
     QList<JobState> states() const override;

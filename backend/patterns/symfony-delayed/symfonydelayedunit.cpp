@@ -56,6 +56,19 @@ PatternObject SymfonyDelayedUnit::objectForSet(const QByteArray &key)
     return o;
 }
 
+QList<PatternUnit::Command> SymfonyDelayedUnit::identifyProbe(const QByteArray &target) const
+{
+    return {{"TYPE", target}, {"TYPE", streamOf(target).isEmpty() ? target : streamOf(target)}};
+}
+
+bool SymfonyDelayedUnit::identifies(const QByteArray &target, const QList<RedisValue> &r) const
+{
+    // "<stream>__queue", a ZSET (or gone), beside its stream.
+    return !streamOf(target).isEmpty() && r.size() == 2
+           && (r.at(0).bytes() == "zset" || r.at(0).bytes() == "none")
+           && r.at(1).bytes() == "stream";
+}
+
 std::optional<PatternObject> SymfonyDelayedUnit::objectFor(const ProfileRule &rule,
                                                            const QByteArray &key) const
 {

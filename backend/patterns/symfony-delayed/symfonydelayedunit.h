@@ -34,6 +34,8 @@ public:
     {
         return {QStringLiteral("symfony-messenger"), QStringLiteral("5")};
     }
+    QList<Command> identifyProbe(const QByteArray &target) const override;
+    bool identifies(const QByteArray &target, const QList<RedisValue> &replies) const override;
     std::optional<PatternObject> objectFor(const ProfileRule &rule,
                                            const QByteArray &key) const override;
     PatternObject conventionalObject(const QByteArray &key) const override;

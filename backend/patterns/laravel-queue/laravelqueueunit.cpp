@@ -211,14 +211,21 @@ QList<PatternUnit::Command> LaravelQueueUnit::probe(const PatternObject &o,
 Reading LaravelQueueUnit::read(const PatternObject &o, const QList<RedisValue> &r,
                                const ProbeContext &c) const
 {
+    const QList<QByteArray> replyKeys{o.key,
+                                      keyOf(o, Delayed),
+                                      keyOf(o, Reserved),
+                                      keyOf(o, Notify),
+                                      o.key,
+                                      keyOf(o, Delayed),
+                                      keyOf(o, Reserved),
+                                      keyOf(o, Reserved),
+                                      keyOf(o, Reserved),
+                                      o.key,
+                                      keyOf(o, Delayed)};
+    if (r.size() < replyKeys.size())
+        return *failure(o, r, replyKeys, c.nowMs);
     Reading reading;
     reading.atMs = c.nowMs;
-    if (r.size() < 11) {
-        reading.status = Reading::Status::Error;
-        reading.message
-            = QStringLiteral("Unexpected reply reading \"%1\".").arg(printableBytes(o.key));
-        return reading;
-    }
     // Keys of other types than Laravel's: an unknown layout, read-only.
     QStringList foreign;
     bool any = false;
@@ -236,17 +243,6 @@ Reading LaravelQueueUnit::read(const PatternObject &o, const QList<RedisValue> &
                               .arg(foreign.join(QStringLiteral("; ")));
         return reading;
     }
-    const QList<QByteArray> replyKeys{o.key,
-                                      keyOf(o, Delayed),
-                                      keyOf(o, Reserved),
-                                      keyOf(o, Notify),
-                                      o.key,
-                                      keyOf(o, Delayed),
-                                      keyOf(o, Reserved),
-                                      keyOf(o, Reserved),
-                                      keyOf(o, Reserved),
-                                      o.key,
-                                      keyOf(o, Delayed)};
     if (auto f = failure(o, r, replyKeys, c.nowMs))
         return *f;
     if (!any) {

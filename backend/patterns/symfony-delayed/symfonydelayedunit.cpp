@@ -72,9 +72,11 @@ bool SymfonyDelayedUnit::identifies(const QByteArray &target, const QList<RedisV
 std::optional<PatternObject> SymfonyDelayedUnit::objectFor(const ProfileRule &rule,
                                                            const QByteArray &key) const
 {
-    if (streamOf(key).isEmpty() || !globMatch(rule.match, key) || rule.excludes(key))
+    // The set, or its stream (the object's related key).
+    const QByteArray set = streamOf(key).isEmpty() ? key + Suffix : key;
+    if (!globMatch(rule.match, set) || rule.excludes(set))
         return std::nullopt;
-    PatternObject o = objectForSet(key);
+    PatternObject o = objectForSet(set);
     o.params = rule.params;
     o.source = QString();
     return o;
@@ -94,12 +96,15 @@ std::optional<KeyClaim> SymfonyDelayedUnit::claimKey(const KeyShape &shape, qint
 
 QList<PatternObject> SymfonyDelayedUnit::groupClaims(ClaimPool &pool) const
 {
-    // "<stream>__queue" beside its stream; the stream stays the stream
-    // pattern's.
+    // "<stream>__queue" beside its stream (which stays the stream pattern's),
+    // or scored in epoch ms as the transport scores it.
     QList<PatternObject> out;
     for (const QByteArray &key : pool.claimed(Kind, 1000)) {
         const ClaimPool::Entry *stream = pool.find(streamOf(key));
-        if (pool.roleOf(key, Kind).isEmpty() || !stream || stream->shape.type != "stream")
+        const ClaimPool::Entry *set = pool.find(key);
+        const bool beside = stream && stream->shape.type == "stream";
+        const bool epochMs = set && set->shape.firstScore >= 1e12 && set->shape.lastScore < 1e14;
+        if (pool.roleOf(key, Kind).isEmpty() || !(beside || epochMs))
             continue;
         PatternObject o = objectForSet(key);
         o.source = QStringLiteral("autodetected");
@@ -123,14 +128,11 @@ QList<PatternUnit::Command> SymfonyDelayedUnit::probe(const PatternObject &o,
 Reading SymfonyDelayedUnit::read(const PatternObject &o, const QList<RedisValue> &r,
                                  const ProbeContext &c) const
 {
+    const QList<QByteArray> replyKeys{o.key, o.related.value(0), o.key, o.key, o.key};
+    if (r.size() < replyKeys.size())
+        return *failure(o, r, replyKeys, c.nowMs);
     Reading reading;
     reading.atMs = c.nowMs;
-    if (r.size() < 5) {
-        reading.status = Reading::Status::Error;
-        reading.message
-            = QStringLiteral("Unexpected reply reading \"%1\".").arg(printableBytes(o.key));
-        return reading;
-    }
     const QByteArray setType = r.at(0).bytes();
     const QByteArray streamType = r.at(1).bytes();
     if (setType == "none") {
@@ -147,7 +149,7 @@ Reading SymfonyDelayedUnit::read(const PatternObject &o, const QList<RedisValue>
                        printableBytes(o.related.value(0)), QString::fromLatin1(streamType));
         return reading;
     }
-    if (auto f = failure(o, r, {o.key, o.key, o.key, o.key, o.key}, c.nowMs))
+    if (auto f = failure(o, r, replyKeys, c.nowMs))
         return *f;
     reading.length = r.at(2).toInteger();
     reading.counts = {{QStringLiteral("delayed"), reading.length}};

@@ -327,14 +327,8 @@ private slots:
         QVERIFY(stuck.first()[QStringLiteral("reason")].toString().contains(
             QLatin1String("gone quiet")));
 
-        QStringList shown;
-        for (auto it = snap.begin(); it != snap.end(); ++it) {
-            if (!it->isArray() || it.key() == QLatin1String("candidates")
-                || it.key() == QLatin1String("other"))
-                continue;
-            for (const QJsonValue &o : it->toArray())
-                shown << it.key() + QLatin1Char(' ') + o[QStringLiteral("key")].toString();
-        }
+        // Every object shown (objectsBesides no queue).
+        QStringList shown = gatehouse::test::objectsBesides(snap, QString());
         shown.sort();
         QCOMPARE(shown, (QStringList{QStringLiteral("queues ") + QueueKey,
                                      QStringLiteral("queues laravel_horizon:")}));

@@ -114,14 +114,8 @@ private slots:
                  symfony[QStringLiteral("delayed")].toInt());
         QCOMPARE(delayed[QStringLiteral("library")][QStringLiteral("layoutKnown")].toBool(), true);
         QCOMPARE(delayed[QStringLiteral("dueCount")].toInt(), 0);
-        QStringList shown;
-        for (auto it = snap.begin(); it != snap.end(); ++it) {
-            if (!it->isArray() || it.key() == QLatin1String("candidates")
-                || it.key() == QLatin1String("other"))
-                continue;
-            for (const QJsonValue &o : it->toArray())
-                shown << it.key() + QLatin1Char(' ') + o[QStringLiteral("key")].toString();
-        }
+        // Every object shown (objectsBesides no queue).
+        QStringList shown = gatehouse::test::objectsBesides(snap, QString());
         shown.sort();
         QCOMPARE(shown, (QStringList{QStringLiteral("queues messages"),
                                      QStringLiteral("queues messages__queue")}));

@@ -11,6 +11,8 @@
 #include "celery/celeryunit.h"
 #include "dramatiq/dramatiqunit.h"
 #include "fixed-window/fixedwindowunit.h"
+#include "laravel-horizon/laravelhorizonunit.h"
+#include "laravel-queue/laravelqueueunit.h"
 #include "legacy-lock/legacylockunit.h"
 #include "lock/lockunit.h"
 #include "redisson-delayed-queue/redissondelayedqueueunit.h"
@@ -25,6 +27,7 @@
 #include "sliding-window/slidingwindowunit.h"
 #include "sorted-set-semaphore/semaphoreunit.h"
 #include "stream-group/streamgroupunit.h"
+#include "symfony-delayed/symfonydelayedunit.h"
 #include "token-family/tokenfamilyunit.h"
 #include "token-hash/tokenhashunit.h"
 
@@ -46,6 +49,9 @@ void registerBuiltInPatterns(PatternRegistry &registry)
     registry.add(std::make_unique<BullUnit>());
     registry.add(std::make_unique<RqUnit>());
     registry.add(std::make_unique<CeleryUnit>());
+    registry.add(std::make_unique<LaravelQueueUnit>());
+    registry.add(std::make_unique<LaravelHorizonUnit>());
+    registry.add(std::make_unique<SymfonyDelayedUnit>());
     registry.add(std::make_unique<SidekiqUnit>());
     registry.add(std::make_unique<RedissonLockUnit>());
     registry.add(std::make_unique<RedissonSemaphoreUnit>());

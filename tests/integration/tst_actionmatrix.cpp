@@ -12,6 +12,8 @@
 #include <patterns/bullmq/bullmqunit.h>
 #include <patterns/celery/celeryunit.h>
 #include <patterns/dramatiq/dramatiqunit.h>
+#include <patterns/laravel-horizon/laravelhorizonunit.h>
+#include <patterns/laravel-queue/laravelqueueunit.h>
 #include <patterns/limiters.h>
 #include <patterns/lock/lockunit.h>
 #include <patterns/redisson-delayed-queue/redissondelayedqueueunit.h>
@@ -23,6 +25,7 @@
 #include <patterns/sidekiq/sidekiqunit.h>
 #include <patterns/sorted-set-semaphore/semaphoreunit.h>
 #include <patterns/stream-group/streamgroupunit.h>
+#include <patterns/symfony-delayed/symfonydelayedunit.h>
 #include <patterns/token-family/tokenfamilyunit.h>
 #include <patterns/token-hash/tokenhashunit.h>
 #include <redis/redisclient.h>
@@ -264,7 +267,12 @@ QList<LibraryCall> libraryCalls()
         {RedissonSemaphoreUnit::Kind, "rsem"}, {RedissonDelayedQueueUnit::Kind, "rdq"},
         {StreamGroupUnit::Kind, "s"},          {AsynqUnit::Kind, "asynq:{q}:pending"},
         {DramatiqUnit::Kind, "dramatiq:q"},    {BeeQueueUnit::Kind, "bq:q"},
+<<<<<<< HEAD
         {ResqueUnit::Kind, "resque:queues"}};
+=======
+        {LaravelQueueUnit::Kind, "queues:q"},  {SymfonyDelayedUnit::Kind, "s__queue"},
+        {LaravelHorizonUnit::Kind, "h:"}};
+>>>>>>> laravel
     // The ways of asking; an action takes those its check accepts.
     const QList<QHash<QString, QByteArray>> asks{
         {{QStringLiteral("job"), "1700000000.5-j1"}},
@@ -294,6 +302,8 @@ QList<LibraryCall> libraryCalls()
         {{QStringLiteral("maxlen"), "1"}, {QStringLiteral("count-only"), {}}},
         {{QStringLiteral("maxlen"), "1"}, {QStringLiteral("expect"), "1"}},
         {{QStringLiteral("minid"), "2-0"}, {QStringLiteral("expect"), "1"}},
+        // Horizon's retry: a failed job and its Laravel queue.
+        {{QStringLiteral("job"), "j1"}, {QStringLiteral("queue"), "queues:q"}},
         {}};
     QList<LibraryCall> out;
     for (const auto &[kind, key] : queues) {

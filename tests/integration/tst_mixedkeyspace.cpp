@@ -7,8 +7,9 @@
 // with retry slots, fixed windows, locks (random tokens, and an integer,
 // JSON or one name as the holder's value), one-time codes with short
 // suffixes, a queue with work in flight, a stream read by a consumer group
-// (beside event streams without one), a bee-queue queue and a Resque
-// namespace. Every structure must be shown; at most 0.1 % of the ordinary
+// (beside event streams without one), a bee-queue queue, a Resque
+// namespace and a Laravel queue (its layout). Every structure must be shown;
+// at most 0.1 % of the ordinary
 // keys may be.
 #include <monitor/discovery.h>
 #include <redis/redisclient.h>
@@ -17,6 +18,7 @@
 
 #include "redisserver.h"
 
+#include <QDateTime>
 #include <QElapsedTimer>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -312,6 +314,23 @@ bool plantStructures(RedisClient &client, const App &app, Planted &planted)
     planted.structures.insert(QStringLiteral("resque ") + QString::fromUtf8(ns + "queues"));
     planted.structureKeys << ns + "queues" << ns + "queue:mail" << ns + "failed"
                           << ns + "stat:failed" << ns + "stat:processed";
+    // A Laravel queue as illuminate/queue 8.83's RedisQueue leaves it (push:
+    // RPUSH the payload and a notification; pop: the payload, its attempts
+    // counted, into :reserved scored by its expiry in s).
+    const QByteArray laravel = p + "queues:default";
+    const QByteArray payload = "{\"uuid\":\"6f1c\",\"displayName\":\"App\\\\Jobs\\\\Mail\","
+                               "\"job\":\"Illuminate\\\\Queue\\\\CallQueuedHandler@call\","
+                               "\"data\":{},\"id\":\"";
+    const QByteArray expiry = QByteArray::number(QDateTime::currentSecsSinceEpoch() + 90);
+    for (const QList<QByteArray> &c : QList<QList<QByteArray>>{
+             {"RPUSH", laravel, payload + "j1\",\"attempts\":0}", payload + "j2\",\"attempts\":0}"},
+             {"RPUSH", laravel + ":notify", "1", "1"},
+             {"ZADD", laravel + ":reserved", expiry, payload + "j3\",\"attempts\":1}"}}) {
+        if (call(client, c).isError())
+            return false;
+    }
+    planted.structures.insert(QStringLiteral("laravel-queue ") + QString::fromUtf8(laravel));
+    planted.structureKeys << laravel << laravel + ":notify" << laravel + ":reserved";
     return true;
 }
 
@@ -487,8 +506,8 @@ private slots:
         QCOMPARE(totals.value(QLatin1String("locks")).toInt(), 24);    // 15 + 9
         QCOMPARE(totals.value(QLatin1String("tokens")).toInt(), 3);
         // 3 lists + 3 streams + an asynq and a Dramatiq queue + 3 bee-queue
-        // queues + 3 Resque deployments
-        QCOMPARE(totals.value(QLatin1String("queues")).toInt(), 14);
+        // queues + 3 Resque deployments + 3 Laravel queues
+        QCOMPARE(totals.value(QLatin1String("queues")).toInt(), 17);
         QCOMPARE(s.value(QLatin1String("limiters")).toArray().size(), 3);
         QCOMPARE(s.value(QLatin1String("limit")).toInt(), 3);
         for (const QJsonValue &v : s.value(QLatin1String("limiters")).toArray()) {

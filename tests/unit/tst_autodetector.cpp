@@ -231,6 +231,16 @@ QMap<QString, QList<KeyShape>> samplePerPattern()
         {QStringLiteral("stream-group"),
          {stream("orders", {"billing", "audit"}), stream("orders:dead", {}),
           stream("audit:events", {})}},
+        {QStringLiteral("laravel-queue"),
+         {list("laravel_database_queues:default"), list("laravel_database_queues:default:notify"),
+          zset("laravel_database_queues:default:reserved", s - 5, s + 90),
+          zset("laravel_database_queues:default:delayed", s + 600, s + 900)}},
+        {QStringLiteral("laravel-horizon"),
+         {zset("laravel_horizon:recent_jobs", -s, -(s - 100)),
+          zset("laravel_horizon:failed_jobs", -s, -(s - 50)),
+          zset("laravel_horizon:supervisors", s - 3, s)}},
+        {QStringLiteral("symfony-delayed"),
+         {zset("messages__queue", now + 60000, now + 90000), stream("messages", {})}},
     };
 }
 
@@ -855,7 +865,10 @@ private slots:
             + samplePerPattern().value(QStringLiteral("redisson-semaphore"))
             + samplePerPattern().value(QStringLiteral("redisson-delayed-queue"))
             + samplePerPattern().value(QStringLiteral("stream-group"))
-            + resqueShapes("resque:", false));
+            + resqueShapes("resque:", false)
+            + samplePerPattern().value(QStringLiteral("laravel-queue"))
+            + samplePerPattern().value(QStringLiteral("laravel-horizon"))
+            + samplePerPattern().value(QStringLiteral("symfony-delayed")));
         QSet<QString> kinds;
         for (const PatternObject &o : found)
             kinds.insert(o.kind.id());

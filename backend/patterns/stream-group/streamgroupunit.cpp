@@ -9,6 +9,7 @@
 #include <redis/redisscript.h>
 
 #include <QJsonArray>
+#include <QJsonDocument>
 
 namespace gatehouse {
 
@@ -203,17 +204,44 @@ QList<PatternUnit::Command> StreamGroupUnit::probe(const PatternObject &o,
 {
     return {{"EVAL", readScript(), "1", o.key, number(MaxGroups), number(MaxConsumers),
              number(std::clamp(o.params.pageSize, 1, 1000)), number(o.params.stuckAfterMs)},
-            {"XLEN", deadKey(o)}};
+            {"XLEN", deadKey(o)},
+            // The newest entry: whose messages the stream carries.
+            {"XREVRANGE", o.key, "+", "-", "COUNT", "1"}};
 }
+
+// Whether a stream's newest entry (XREVRANGE COUNT 1) is a Symfony
+// Messenger message (symfony/redis-messenger 5.4, Connection::add): one
+// field "message" holding JSON {"body", "headers"}, PHP-serialized by the
+// transport's default phpredis serializer ('s:<bytes>:"<json>";') or not.
+namespace {
+
+bool isSymfonyMessenger(const RedisValue &newest)
+{
+    if (newest.size() != 1 || newest.at(0).size() != 2)
+        return false;
+    const RedisValue fields = newest.at(0).at(1);
+    if (fields.size() != 2 || fields.at(0).bytes() != "message")
+        return false;
+    QByteArray json = fields.at(1).bytes();
+    if (json.startsWith("s:") && json.endsWith("\";")) {
+        const qsizetype quote = json.indexOf(':', 2);
+        json = quote > 0 ? json.mid(quote + 2).chopped(2) : QByteArray();
+    }
+    const QJsonDocument doc = QJsonDocument::fromJson(json);
+    return doc.isObject() && doc.object().value(QStringLiteral("body")).isString()
+           && doc.object().contains(QStringLiteral("headers"));
+}
+
+} // namespace
 
 Reading StreamGroupUnit::read(const PatternObject &o, const QList<RedisValue> &r,
                               const ProbeContext &c) const
 {
-    if (auto f = failure(o, r, {o.key, deadKey(o)}, c.nowMs))
+    if (auto f = failure(o, r, {o.key, deadKey(o), o.key}, c.nowMs))
         return *f;
     Reading reading;
     reading.atMs = c.nowMs;
-    if (r.size() < 2
+    if (r.size() < 3
         || !readReply(r.at(0), o.params.stuckAfterMs, std::clamp(o.params.pageSize, 1, 1000),
                       reading)) {
         reading = Reading{};
@@ -228,6 +256,8 @@ Reading StreamGroupUnit::read(const PatternObject &o, const QList<RedisValue> &r
         return reading;
     }
     reading.deadLength = std::max<qint64>(0, r.at(1).toInteger());
+    if (isSymfonyMessenger(r.at(2)))
+        reading.layoutVersion = QStringLiteral("Symfony Messenger");
     return reading;
 }
 

@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: MIT
+#include "laravelhorizonunit.h"
+
+#include <patterns/globmatch.h>
+#include <patterns/libraryqueue/libraryqueue.h>
+
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include <algorithm>
+
+namespace gatehouse {
+
+namespace {
+
+constexpr const char *Names[]
+    = {"recent_jobs", "pending_jobs",       "completed_jobs", "silenced_jobs",
+       "failed_jobs", "recent_failed_jobs", "supervisors",    "masters"};
+// Horizon's own liveness windows (names() of its supervisor and master
+// repositories), seconds.
+constexpr qint64 SupervisorFreshSec = 29;
+constexpr qint64 MasterFreshSec = 14;
+
+const char *QuietReason = "supervisor gone quiet: no heartbeat for 29 s, so Horizon no longer "
+                          "lists it; its processes are not taking jobs";
+
+int stateOfName(const QByteArray &key)
+{
+    for (int s = 0; s < LaravelHorizonUnit::KeyCount; ++s) {
+        const QByteArray name = Names[s];
+        if (key.endsWith(name)
+            && (key.size() == name.size() || key.at(key.size() - name.size() - 1) == ':'
+                || key.at(key.size() - name.size() - 1) == '}'))
+            return s;
+    }
+    return -1;
+}
+
+// The processes of a supervisor hash's "processes" field
+// ({"<connection>:<queue>": n, ...}); -1 when unreadable.
+qint64 processesOf(const QByteArray &json)
+{
+    const QJsonDocument doc = QJsonDocument::fromJson(json);
+    if (!doc.isObject())
+        return -1;
+    qint64 n = 0;
+    const QJsonObject o = doc.object();
+    for (auto it = o.begin(); it != o.end(); ++it)
+        n += qint64(it->toDouble());
+    return n;
+}
+
+} // namespace
+
+QByteArray LaravelHorizonUnit::prefixOf(const QByteArray &key)
+{
+    const int s = stateOfName(key);
+    return s < 0 ? QByteArray() : key.chopped(qsizetype(qstrlen(Names[s])));
+}
+
+PatternObject LaravelHorizonUnit::objectForPrefix(const QByteArray &prefix)
+{
+    PatternObject o;
+    o.kind = Kind;
+    o.key = prefix;
+    for (int s = 0; s < KeyCount; ++s)
+        o.related << prefix + Names[s];
+    return o;
+}
+
+QList<PatternUnit::Command> LaravelHorizonUnit::identifyProbe(const QByteArray &target) const
+{
+    return {{"TYPE", target + Names[Recent]},
+            {"TYPE", target + Names[Failed]},
+            {"TYPE", target + Names[Supervisors]}};
+}
+
+bool LaravelHorizonUnit::identifies(const QByteArray &, const QList<RedisValue> &r) const
+{
+    // The prefix of Horizon's sets: at least one of them is there, each a ZSET.
+    bool any = false;
+    for (const RedisValue &t : r) {
+        if (t.bytes() != "none" && t.bytes() != "zset")
+            return false;
+        any = any || t.bytes() == "zset";
+    }
+    return r.size() == 3 && any;
+}
+
+QList<QByteArray> LaravelHorizonUnit::scanGlobs(const ProfileRule &rule) const
+{
+    // A rule names the prefix ("laravel_horizon:"); its sets are found by name.
+    QList<QByteArray> globs;
+    for (const char *name : Names)
+        globs << rule.match + name;
+    return globs;
+}
+
+std::optional<PatternObject> LaravelHorizonUnit::objectFor(const ProfileRule &rule,
+                                                           const QByteArray &key) const
+{
+    const QByteArray prefix = prefixOf(key);
+    if (prefix.isEmpty() || !globMatch(rule.match, prefix) || rule.excludes(prefix))
+        return std::nullopt;
+    PatternObject o = objectForPrefix(prefix);
+    o.params = rule.params;
+    o.source = QString();
+    return o;
+}
+
+PatternObject LaravelHorizonUnit::conventionalObject(const QByteArray &key) const
+{
+    const QByteArray prefix = prefixOf(key);
+    return objectForPrefix(prefix.isEmpty() ? key : prefix);
+}
+
+std::optional<KeyClaim> LaravelHorizonUnit::claimKey(const KeyShape &shape, qint64) const
+{
+    // Horizon's set names, ZSETs; its recent_jobs by their negative scores.
+    const int s = stateOfName(shape.key);
+    if (s < 0 || shape.type != "zset")
+        return std::nullopt;
+    if (s == Recent)
+        return shape.size > 0 && shape.firstScore < 0 && shape.lastScore < 0
+                   ? std::optional<KeyClaim>(KeyClaim{QString::fromLatin1(Names[s]), 40})
+                   : std::nullopt;
+    return KeyClaim{QString::fromLatin1(Names[s]), 30};
+}
+
+QList<PatternObject> LaravelHorizonUnit::groupClaims(ClaimPool &pool) const
+{
+    // A prefix is Horizon's when its recent_jobs (negative scores) has
+    // another of Horizon's sets beside it; then every claimed key under the
+    // prefix is Horizon's (job hashes, supervisors, metrics), so none shows
+    // as a token, lock or limiter.
+    QMap<QByteArray, QList<QByteArray>> byPrefix;
+    for (const QByteArray &key : pool.claimed(Kind, 1000)) {
+        if (!pool.roleOf(key, Kind).isEmpty())
+            byPrefix[prefixOf(key)] << key;
+    }
+    QList<PatternObject> out;
+    for (auto it = byPrefix.cbegin(); it != byPrefix.cend(); ++it) {
+        const QByteArray &prefix = it.key();
+        const bool recent = it->contains(prefix + Names[Recent]);
+        if (!recent || it->size() < 2 || prefix.isEmpty())
+            continue;
+        PatternObject o = objectForPrefix(prefix);
+        o.source = QStringLiteral("autodetected");
+        out.append(o);
+        for (const QByteArray &key : *it)
+            pool.take(key);
+        for (const QByteArray &key : pool.under(prefix))
+            pool.take(key);
+    }
+    return out;
+}
+
+QList<PatternUnit::Command> LaravelHorizonUnit::probe(const PatternObject &o,
+                                                      const ProbeContext &c) const
+{
+    const QByteArray page = number(std::max(1, o.params.pageSize));
+    const qint64 nowSec = c.nowMs / 1000;
+    const QByteArray supervisors = o.related.value(Supervisors);
+    QList<Command> commands;
+    for (int s = Recent; s <= RecentFailed; ++s)
+        commands.append({"ZCARD", o.related.value(s)});
+    commands.append({"ZCARD", supervisors});
+    commands.append({"ZCOUNT", supervisors, number(nowSec - SupervisorFreshSec), "+inf"});
+    commands.append({"ZCARD", o.related.value(Masters)});
+    commands.append({"ZCOUNT", o.related.value(Masters), number(nowSec - MasterFreshSec), "+inf"});
+    // The supervisors, the longest quiet first, with their heartbeats; and
+    // the same page's status and processes (SORT of a sorted set BY nosort
+    // keeps its order and reads only the page).
+    commands.append(
+        {"ZRANGE", supervisors, "0", number(std::max(1, o.params.pageSize) - 1), "WITHSCORES"});
+    commands.append({"SORT_RO", supervisors, "BY", "nosort", "LIMIT", "0", page, "GET", "#", "GET",
+                     o.key + "supervisor:*->status", "GET", o.key + "supervisor:*->processes"});
+    return commands;
+}
+
+Reading LaravelHorizonUnit::read(const PatternObject &o, const QList<RedisValue> &r,
+                                 const ProbeContext &c) const
+{
+    QList<QByteArray> replyKeys;
+    for (int s = Recent; s <= RecentFailed; ++s)
+        replyKeys << o.related.value(s);
+    replyKeys << o.related.value(Supervisors) << o.related.value(Supervisors)
+              << o.related.value(Masters) << o.related.value(Masters)
+              << o.related.value(Supervisors) << o.related.value(Supervisors);
+    if (auto f = failure(o, r, replyKeys, c.nowMs))
+        return *f;
+    Reading reading;
+    reading.atMs = c.nowMs;
+    qint64 total = 0;
+    const QStringList names = jobStates();
+    for (int s = Recent; s <= RecentFailed; ++s) {
+        reading.counts.append({names.at(s), r.at(s).toInteger()});
+        total = saturatingAdd(total, r.at(s).toInteger());
+    }
+    reading.length = r.at(Pending).toInteger();
+    reading.inFlight = 0; // Horizon marks a reserved job in its hash only
+    reading.deadLength = r.at(Failed).toInteger();
+    reading.workers = r.at(6).toInteger();
+    reading.workersAlive = r.at(7).toInteger();
+    reading.stuck = std::max<qint64>(0, reading.workers - reading.workersAlive);
+    if (total == 0 && reading.workers == 0 && r.at(8).toInteger() == 0) {
+        reading.status = Reading::Status::Missing;
+        reading.message
+            = QStringLiteral("No Horizon keys under \"%1\".").arg(printableBytes(o.key));
+        return reading;
+    }
+    const qint64 nowSec = c.nowMs / 1000;
+    QHash<QByteArray, std::pair<QByteArray, qint64>> detail; // name -> status, processes
+    const auto &sorted = r.at(11).elements();
+    for (qsizetype i = 0; i + 2 < sorted.size(); i += 3)
+        detail.insert(sorted.at(i).bytes(),
+                      {sorted.at(i + 1).bytes().left(32), processesOf(sorted.at(i + 2).bytes())});
+    const auto &page = r.at(10).elements();
+    for (qsizetype i = 0; i + 1 < page.size(); i += 2) {
+        const QByteArray name = page.at(i).bytes();
+        const qint64 beat = qint64(page.at(i + 1).bytes().toDouble());
+        LibraryPart part;
+        part.kind = QStringLiteral("process");
+        part.name = name;
+        part.ageMs = std::max<qint64>(0, (nowSec - beat) * 1000);
+        part.alive = beat >= nowSec - SupervisorFreshSec;
+        const auto d = detail.value(name, {QByteArray(), -1});
+        part.count = std::max<qint64>(0, d.second);
+        part.quiet = d.first == "paused";
+        reading.parts.append(part);
+        if (!part.alive && reading.stuckJobs.size() < o.params.pageSize)
+            reading.stuckJobs.append({name, QString::fromLatin1(QuietReason), beat * 1000});
+    }
+    reading.truncated = reading.workers > reading.parts.size();
+    return reading;
+}
+
+QList<Figure> LaravelHorizonUnit::figures() const
+{
+    return {
+        countFigure(QStringLiteral("recent"), QStringLiteral("Recent"), QStringLiteral("recent")),
+        countFigure(QStringLiteral("pending"), QStringLiteral("Pending"),
+                    QStringLiteral("pending")),
+        countFigure(QStringLiteral("completed"), QStringLiteral("Completed"),
+                    QStringLiteral("completed")),
+        countFigure(QStringLiteral("failed"), QStringLiteral("Failed"), QStringLiteral("failed")),
+        stuckFigure(QStringLiteral("Supervisors gone quiet")),
+        {QStringLiteral("workersAlive"), QStringLiteral("Supervisors alive"), false,
+         [](const Reading &r, qint64) {
+             return double(std::max<qint64>(0, r.workersAlive));
+         }},
+    };
+}
+
+QList<Chart> LaravelHorizonUnit::charts() const
+{
+    return {{QStringLiteral("Jobs by state"),
+             QStringLiteral("jobs"),
+             {{QStringLiteral("pending"), QStringLiteral("pending")},
+              {QStringLiteral("failed"), QStringLiteral("failed")},
+              {QStringLiteral("workersAlive"), QStringLiteral("supervisors alive")}}},
+            libraryqueue::throughputChart(QStringLiteral("completed"), QStringLiteral("failed"))};
+}
+
+QList<LibraryQueueUnit::JobState> LaravelHorizonUnit::states() const
+{
+    // Horizon's own names (JobRepository's countRecent, countPending,
+    // countCompleted, countSilenced, countFailed, countRecentlyFailed).
+    return {{QStringLiteral("recent"), JobStage::Finished},
+            {QStringLiteral("pending")},
+            {QStringLiteral("completed"), JobStage::Finished},
+            {QStringLiteral("silenced"), JobStage::Finished},
+            {QStringLiteral("failed"), JobStage::Dead},
+            {QStringLiteral("recent_failed"), JobStage::Dead}};
+}
+
+LibraryQueueUnit::StuckRule LaravelHorizonUnit::stuckRule() const
+{
+    return {QStringLiteral("stuck"),
+            QStringLiteral("supervisors gone quiet (no heartbeat for 29 s)"), QString()};
+}
+
+libraryqueue::ColumnOptions LaravelHorizonUnit::columnOptions() const
+{
+    return {};
+}
+
+libraryqueue::JsonOptions LaravelHorizonUnit::jsonOptions() const
+{
+    return {true, libraryqueue::LowerBound::Exact};
+}
+
+void LaravelHorizonUnit::writeLibraryJson(const ObjectState &, const Reading &r, qint64,
+                                          QJsonObject &j) const
+{
+    j.insert(QStringLiteral("supervisors"), double(r.workers));
+    j.insert(QStringLiteral("supervisorsWithHeartbeat"), double(r.workersAlive));
+}
+
+QStringList LaravelHorizonUnit::itemHeaders() const
+{
+    return {QStringLiteral("Supervisor"), QStringLiteral("Processes"), QStringLiteral("Heartbeat"),
+            QStringLiteral("State")};
+}
+
+QList<QStringList> LaravelHorizonUnit::items(const ObjectState &s, qint64 nowMs) const
+{
+    QList<QStringList> rows;
+    for (const LibraryPart &p : s.reading.parts) {
+        rows.append({printableBytes(p.name, 120), QString::number(p.count),
+                     QStringLiteral("%1 ago").arg(formatMs(s.reading.ageAt(p.ageMs, nowMs))),
+                     !p.alive  ? QStringLiteral("gone quiet")
+                     : p.quiet ? QStringLiteral("paused")
+                               : QStringLiteral("running")});
+    }
+    return rows;
+}
+
+} // namespace gatehouse

@@ -1,0 +1,424 @@
+// SPDX-License-Identifier: MIT
+// Laravel's Redis queue (Debian php-illuminate-queue 8.83), driven for real:
+// Illuminate\Queue\RedisQueue's own push, later, pop and delete
+// (tests/libraries/laravel_app.php) over phpredis with the application
+// prefix "laravel_database_", against a private redis-server. A worker is
+// killed with SIGKILL in the middle of a job; once its reservation's expiry
+// (pop time + retry_after) has passed, Gatehouse finds the queue and the
+// expired reservation with no profile, puts it back through the CLI as
+// RedisQueue::migrateExpiredJobs does, and a real worker then runs every job
+// exactly once. A delayed job is removed. Layouts that resemble Laravel's
+// with a foreign part are shown read-only, and other libraries' keys are
+// not taken for a Laravel queue.
+#include <patterns/laravel-queue/laravelqueueunit.h>
+#include <redis/redisclient.h>
+
+#include "librarytest.h"
+#include "matchnow.h"
+#include "phpapp.h"
+#include "redisserver.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTest>
+
+using namespace gatehouse;
+using gatehouse::test::call;
+using gatehouse::test::CliRun;
+using gatehouse::test::RedisServer;
+
+namespace {
+
+const QString LibrariesDir = QStringLiteral(GATEHOUSE_LIBRARIES_DIR);
+const QString Php = gatehouse::test::PhpApp::php(); // Debian's php-cli, with php-redis
+const QByteArray Prefix = "laravel_database_";
+const QString QueueKey = QStringLiteral("laravel_database_queues:emails");
+
+// The Laravel driver (tests/libraries/laravel_app.php) on a server.
+gatehouse::test::PhpApp laravelApp(const QString &url)
+{
+    return {LibrariesDir + QStringLiteral("/laravel_app.php"),
+            {url, QString::fromLatin1(Prefix), QStringLiteral("emails")}};
+}
+
+bool waitFor(const std::function<bool()> &done, int ms = 30000)
+{
+    return gatehouse::test::pollUntil(done, ms);
+}
+
+QStringList strings(const RedisValue &list)
+{
+    QStringList out;
+    for (const RedisValue &v : list.elements())
+        out << QString::fromUtf8(v.bytes());
+    return out;
+}
+
+// The "id" of a Laravel payload.
+QString idOf(const QByteArray &payload)
+{
+    return QJsonDocument::fromJson(payload).object().value(QStringLiteral("id")).toString();
+}
+
+QJsonArray queuesOf(const QJsonObject &snapshot, const QString &pattern)
+{
+    QJsonArray out;
+    for (const QJsonValue &q : snapshot.value(QStringLiteral("queues")).toArray()) {
+        if (q[QStringLiteral("pattern")].toString() == pattern)
+            out.append(q);
+    }
+    return out;
+}
+
+} // namespace
+
+class tst_LibLaravel : public QObject
+{
+    Q_OBJECT
+
+private:
+    CliRun cli(const RedisServer &server, QStringList args)
+    {
+        return gatehouse::test::libraryCli(QStringLiteral(GATEHOUSE_CLI), server, args);
+    }
+    QJsonObject snapshot(const RedisServer &server)
+    {
+        return gatehouse::test::snapshotOf(
+            cli(server, {QStringLiteral("snapshot"), QStringLiteral("--json")}));
+    }
+    static qint64 serverSeconds(RedisClient &client)
+    {
+        return call(client, {"TIME"}).at(0).bytes().toLongLong();
+    }
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY2(QFile::exists(Php), "/usr/bin/php is missing: run .ci/install-deps");
+        QProcess p;
+        p.start(Php, {QStringLiteral("-r"),
+                      QStringLiteral("require 'Illuminate/Queue/autoload.php'; "
+                                     "echo class_exists('Redis') ? 'redis ' : 'none ', "
+                                     "(new ReflectionClass('Illuminate\\Queue\\RedisQueue'))"
+                                     "->getFileName();")});
+        QVERIFY(p.waitForFinished(30000));
+        const QString found = QString::fromUtf8(p.readAllStandardOutput()).trimmed();
+        QVERIFY2(p.exitCode() == 0 && found.startsWith(QLatin1String("redis /usr/share/php/")),
+                 qPrintable(QStringLiteral("php-redis and php-illuminate-queue are needed (run "
+                                           ".ci/install-deps): %1 %2")
+                                .arg(found, QString::fromUtf8(p.readAllStandardError()))));
+    }
+
+    void expiredReservationReleasedAndRunOnce()
+    {
+        RedisServer server;
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        std::unique_ptr<RedisClient> connected = gatehouse::test::connectedClient(server);
+        QVERIFY(connected);
+        RedisClient &client = *connected;
+        const gatehouse::test::PhpApp app = laravelApp(server.url());
+
+        QCOMPARE(app.run({QStringLiteral("produce-blocking"), QStringLiteral("job-1")}), QString());
+        QCOMPARE(app.run({QStringLiteral("produce"), QStringLiteral("job-2")}), QString());
+        QCOMPARE(app.run({QStringLiteral("produce"), QStringLiteral("job-3")}), QString());
+        QCOMPARE(app.run({QStringLiteral("later"), QStringLiteral("600"), QStringLiteral("job-4")}),
+                 QString());
+
+        // A worker (retry_after 3 s) takes job-1 and is killed in it.
+        auto hung = app.start({QStringLiteral("work"), QStringLiteral("3")});
+        QVERIFY2(waitFor([&] {
+                     return call(client, {"LLEN", Prefix + "taken"}).toInteger() == 1;
+                 }),
+                 "the worker never took job-1");
+        hung->kill(); // SIGKILL
+        QVERIFY(hung->waitForFinished(10000));
+        hung.reset();
+        const RedisValue reserved
+            = call(client, {"ZRANGE", QueueKey.toUtf8() + ":reserved", "0", "-1"});
+        QCOMPARE(reserved.size(), qsizetype(1));
+        const QString job1 = idOf(reserved.at(0).bytes());
+        QVERIFY(!job1.isEmpty());
+
+        // Found with no profile, Laravel's own counts: their sum is
+        // RedisQueue::size; nothing else is shown.
+        QJsonObject snap = snapshot(server);
+        QJsonArray queues = snap[QStringLiteral("queues")].toArray();
+        QCOMPARE(queues.size(), 1);
+        QJsonObject q = queues.first().toObject();
+        QCOMPARE(q[QStringLiteral("key")].toString(), QueueKey);
+        QCOMPARE(q[QStringLiteral("pattern")].toString(), QStringLiteral("laravel-queue"));
+        QCOMPARE(q[QStringLiteral("library")][QStringLiteral("layoutKnown")].toBool(), true);
+        QJsonObject counts = q[QStringLiteral("counts")].toObject();
+        QCOMPARE(counts[QStringLiteral("pending")].toInt(), 2);
+        QCOMPARE(counts[QStringLiteral("delayed")].toInt(), 1);
+        QCOMPARE(counts[QStringLiteral("reserved")].toInt(), 1);
+        const QJsonObject laravel = app.counts();
+        QCOMPARE(counts[QStringLiteral("pending")].toInt(),
+                 laravel[QStringLiteral("ready")].toInt());
+        QCOMPARE(app.run({QStringLiteral("size")}), QStringLiteral("4"));
+        QCOMPARE(gatehouse::test::objectsBesides(snap, QueueKey), QStringList());
+        // Not stuck while its reservation runs: releasing it is refused.
+        QCOMPARE(q[QStringLiteral("stuck")].toArray().size(), 0);
+        CliRun run = cli(server, {QStringLiteral("queue"), QStringLiteral("requeue"), QueueKey,
+                                  QStringLiteral("--job"), job1});
+        QCOMPARE(run.exitCode, 3);
+        QVERIFY2(run.err.contains(QLatin1String("has not expired")), qPrintable(run.err + run.out));
+
+        // Past retry_after by the server's clock: stuck, with the reason.
+        const double expiry
+            = call(client, {"ZSCORE", QueueKey.toUtf8() + ":reserved", reserved.at(0).bytes()})
+                  .bytes()
+                  .toDouble();
+        QVERIFY2(waitFor([&] { return double(serverSeconds(client)) > expiry; }, 15000),
+                 "the reservation never expired");
+        snap = snapshot(server);
+        q = queuesOf(snap, QStringLiteral("laravel-queue")).first().toObject();
+        const QJsonArray stuck = q[QStringLiteral("stuck")].toArray();
+        QCOMPARE(stuck.size(), 1);
+        QCOMPARE(stuck.first()[QStringLiteral("job")].toString(), job1);
+        QVERIFY(stuck.first()[QStringLiteral("reason")].toString().contains(
+            QLatin1String("retry_after")));
+        QCOMPARE(q[QStringLiteral("reservedExpired")].toInt(), 1);
+
+        const gatehouse::test::MatchNow counted = gatehouse::test::matchNow(
+            client, LaravelQueueUnit::Kind, LaravelQueueUnit::objectForQueue(QueueKey.toUtf8()),
+            QStringLiteral("queue.requeue"), {{QStringLiteral("stuck"), QByteArray()}});
+        QVERIFY2(counted.ok, qPrintable(counted.error));
+        QCOMPARE(counted.count, qint64(1));
+
+        // Released through the CLI: back at the end of the queue, attempts
+        // kept, one notification per job, as migrateExpiredJobs leaves them.
+        run = cli(server, {QStringLiteral("queue"), QStringLiteral("requeue"), QueueKey,
+                           QStringLiteral("--stuck")});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        QVERIFY2(run.out.contains(QLatin1String("Put 1 expired reservations")),
+                 qPrintable(run.out));
+        const QJsonObject after = app.counts();
+        QCOMPARE(after[QStringLiteral("ready")].toInt(), 3);
+        QCOMPARE(after[QStringLiteral("reserved")].toInt(), 0);
+        const QByteArray back = call(client, {"LINDEX", QueueKey.toUtf8(), "-1"}).bytes();
+        QCOMPARE(idOf(back), job1);
+        QCOMPARE(QJsonDocument::fromJson(back)["attempts"].toInt(), 1);
+        QCOMPARE(call(client, {"LLEN", QueueKey.toUtf8() + ":notify"}).toInteger(), qint64(3));
+
+        // A real worker runs each job once (job-1 on its second attempt).
+        auto worker = app.start({QStringLiteral("work"), QStringLiteral("60")});
+        QVERIFY2(waitFor([&] {
+                     return call(client, {"LLEN", Prefix + "ran"}).toInteger() == 3;
+                 }),
+                 "the worker did not run the three jobs");
+        gatehouse::test::stopProcess(worker);
+        QStringList ran = strings(call(client, {"LRANGE", Prefix + "ran", "0", "-1"}));
+        ran.sort();
+        QCOMPARE(ran, (QStringList{"job-1", "job-2", "job-3"}));
+        QCOMPARE(app.run({QStringLiteral("size")}), QStringLiteral("1"));
+
+        // An id the queue does not hold is refused; the delayed job is
+        // removed by its id.
+        run = cli(server, {QStringLiteral("queue"), QStringLiteral("remove"), QueueKey,
+                           QStringLiteral("--job"), job1});
+        QCOMPARE(run.exitCode, 3);
+        QVERIFY2(run.err.contains(QLatin1String("no job")), qPrintable(run.err + run.out));
+        QCOMPARE(app.run({QStringLiteral("size")}), QStringLiteral("1"));
+        const QString job4 = idOf(
+            call(client, {"ZRANGE", QueueKey.toUtf8() + ":delayed", "0", "0"}).at(0).bytes());
+        run = cli(server, {QStringLiteral("queue"), QStringLiteral("remove"), QueueKey,
+                           QStringLiteral("--job"), job4});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        QCOMPARE(app.run({QStringLiteral("size")}), QStringLiteral("0"));
+    }
+
+    void pendingJobRemoved()
+    {
+        RedisServer server;
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        std::unique_ptr<RedisClient> connected = gatehouse::test::connectedClient(server);
+        QVERIFY(connected);
+        const gatehouse::test::PhpApp app = laravelApp(server.url());
+        for (const char *name : {"a", "b", "c"})
+            QCOMPARE(app.run({QStringLiteral("produce"), QLatin1String(name)}), QString());
+        const QString b = idOf(call(*connected, {"LINDEX", QueueKey.toUtf8(), "1"}).bytes());
+        const CliRun run = cli(server, {QStringLiteral("queue"), QStringLiteral("remove"), QueueKey,
+                                        QStringLiteral("--job"), b});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        QCOMPARE(app.run({QStringLiteral("size")}), QStringLiteral("2"));
+        // One notification per job left, as a pop of it would leave.
+        QCOMPARE(call(*connected, {"LLEN", QueueKey.toUtf8() + ":notify"}).toInteger(), qint64(2));
+        QStringList left;
+        const RedisValue list = call(*connected, {"LRANGE", QueueKey.toUtf8(), "0", "-1"});
+        for (const RedisValue &v : list.elements())
+            left << QJsonDocument::fromJson(v.bytes())["data"]["name"].toString();
+        QCOMPARE(left, (QStringList{"a", "c"}));
+    }
+
+    // Horizon 5 is not in Debian: its bookkeeping is written here as
+    // laravel/horizon v5.29.1 writes it (src/Repositories/
+    // RedisJobRepository.php pushed, completed, failed: ZADD of -microtime,
+    // HMSET and EXPIREAT of the job hash; RedisSupervisorRepository::update
+    // and RedisMasterSupervisorRepository::update: HMSET, ZADD of the time,
+    // EXPIRE), beside a real Laravel queue. Both are shown, Horizon with its
+    // counts and supervisors (one gone quiet), and nothing else: its job
+    // hashes are not tokens, its sets not limiters.
+    void horizonBesideItsQueue()
+    {
+        RedisServer server;
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        std::unique_ptr<RedisClient> c = gatehouse::test::connectedClient(server);
+        QVERIFY(c);
+        const gatehouse::test::PhpApp app = laravelApp(server.url());
+        QCOMPARE(app.run({QStringLiteral("produce"), QStringLiteral("a")}), QString());
+        const qint64 now = serverSeconds(*c);
+        const QByteArray h = "laravel_horizon:";
+        auto job = [&](const QByteArray &id, const QByteArray &status,
+                       const QList<QByteArray> &sets, qint64 at) {
+            const QByteArray score = "-" + QByteArray::number(at) + ".25";
+            for (const QByteArray &set : sets)
+                call(*c, {"ZADD", h + set, score, id});
+            call(*c,
+                 {"HSET", h + id, "id", id, "connection", "redis", "queue", "emails", "name",
+                  "App\\Jobs\\Run", "status", status, "payload",
+                  "{\"uuid\":\"" + id + "\",\"id\":\"" + id
+                      + "\",\"displayName\":\"App\\\\Jobs\\\\Run\",\"job\":\"App\\\\Jobs\\\\Run\","
+                        "\"data\":{\"name\":\"retried\"},\"attempts\":1,\"pushedAt\":\""
+                      + QByteArray::number(at) + ".25\"}",
+                  "created_at", QByteArray::number(at) + ".25"});
+            call(*c, {"EXPIREAT", h + id, QByteArray::number(now + 3600)});
+        };
+        job("0b6e2c4a-1f7e-4a8b-9c3d-5e6f7a8b9c01", "pending", {"recent_jobs", "pending_jobs"},
+            now - 5);
+        job("0b6e2c4a-1f7e-4a8b-9c3d-5e6f7a8b9c02", "completed", {"recent_jobs", "completed_jobs"},
+            now - 50);
+        job("0b6e2c4a-1f7e-4a8b-9c3d-5e6f7a8b9c03", "failed",
+            {"recent_jobs", "failed_jobs", "recent_failed_jobs"}, now - 80);
+        auto supervisor = [&](const QByteArray &name, qint64 beat) {
+            call(*c,
+                 {"HSET", h + "supervisor:" + name, "name", name, "master", "host-1", "pid", "4242",
+                  "status", "running", "processes", "{\"redis:emails\":3}", "options", "{}"});
+            call(*c, {"ZADD", h + "supervisors", QByteArray::number(beat), name});
+            call(*c, {"EXPIRE", h + "supervisor:" + name, "30"});
+        };
+        supervisor("host-1:supervisor-1", now);
+        supervisor("host-1:supervisor-2", now - 120);
+        call(*c, {"HSET", h + "master:host-1", "name", "host-1", "pid", "4241", "status", "running",
+                  "supervisors", "[\"host-1:supervisor-1\"]", "environment", "production"});
+        call(*c, {"ZADD", h + "masters", QByteArray::number(now), "host-1"});
+        call(*c, {"EXPIRE", h + "master:host-1", "15"});
+
+        const QJsonObject snap = snapshot(server);
+        const QJsonArray horizon = queuesOf(snap, QStringLiteral("laravel-horizon"));
+        QCOMPARE(horizon.size(), 1);
+        const QJsonObject q = horizon.first().toObject();
+        QCOMPARE(q[QStringLiteral("key")].toString(), QString::fromLatin1(h));
+        const QJsonObject counts = q[QStringLiteral("counts")].toObject();
+        QCOMPARE(counts[QStringLiteral("recent")].toInt(), 3);
+        QCOMPARE(counts[QStringLiteral("pending")].toInt(), 1);
+        QCOMPARE(counts[QStringLiteral("completed")].toInt(), 1);
+        QCOMPARE(counts[QStringLiteral("failed")].toInt(), 1);
+        QCOMPARE(counts[QStringLiteral("recent_failed")].toInt(), 1);
+        QCOMPARE(q[QStringLiteral("supervisors")].toInt(), 2);
+        QCOMPARE(q[QStringLiteral("supervisorsWithHeartbeat")].toInt(), 1);
+        const QJsonArray stuck = q[QStringLiteral("stuck")].toArray();
+        QCOMPARE(stuck.size(), 1);
+        QCOMPARE(stuck.first()[QStringLiteral("job")].toString(),
+                 QStringLiteral("host-1:supervisor-2"));
+        QVERIFY(stuck.first()[QStringLiteral("reason")].toString().contains(
+            QLatin1String("gone quiet")));
+
+        // Every object shown (objectsBesides no queue).
+        QStringList shown = gatehouse::test::objectsBesides(snap, QString());
+        shown.sort();
+        QCOMPARE(shown, (QStringList{QStringLiteral("queues ") + QueueKey,
+                                     QStringLiteral("queues laravel_horizon:")}));
+
+        // The failed job retried as RetryFailedJob does: a new job at the end
+        // of its Laravel queue, recorded by Horizon, the retry on the failed
+        // job's record; a real worker runs it. A job that did not fail is
+        // refused.
+        const QByteArray failed = "0b6e2c4a-1f7e-4a8b-9c3d-5e6f7a8b9c03";
+        CliRun run
+            = cli(server, {QStringLiteral("queue"), QStringLiteral("retry"), QString::fromLatin1(h),
+                           QStringLiteral("--job"), QString::fromLatin1(failed),
+                           QStringLiteral("--queue"), QueueKey});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
+        QCOMPARE(app.run({QStringLiteral("size")}), QStringLiteral("2"));
+        const QJsonObject retried
+            = QJsonDocument::fromJson(call(*c, {"LINDEX", QueueKey.toUtf8(), "-1"}).bytes())
+                  .object();
+        const QString fresh = retried[QStringLiteral("id")].toString();
+        QCOMPARE(retried[QStringLiteral("uuid")].toString(), fresh);
+        QCOMPARE(retried[QStringLiteral("retry_of")].toString(), QString::fromLatin1(failed));
+        QCOMPARE(retried[QStringLiteral("attempts")].toInt(), 0);
+        QCOMPARE(call(*c, {"ZCARD", h + "pending_jobs"}).toInteger(), qint64(2));
+        QCOMPARE(call(*c, {"HGET", h + fresh.toUtf8(), "status"}).bytes(), QByteArray("pending"));
+        const QJsonArray retries
+            = QJsonDocument::fromJson(call(*c, {"HGET", h + failed, "retried_by"}).bytes()).array();
+        QCOMPARE(retries.size(), 1);
+        QCOMPARE(retries.first()[QStringLiteral("id")].toString(), fresh);
+        run = cli(server,
+                  {QStringLiteral("queue"), QStringLiteral("retry"), QString::fromLatin1(h),
+                   QStringLiteral("--job"), QStringLiteral("0b6e2c4a-1f7e-4a8b-9c3d-5e6f7a8b9c01"),
+                   QStringLiteral("--queue"), QueueKey});
+        QCOMPARE(run.exitCode, 3);
+        QVERIFY2(run.err.contains(QLatin1String("not a failed")), qPrintable(run.err + run.out));
+        auto worker = app.start({QStringLiteral("work"), QStringLiteral("60")});
+        QVERIFY2(gatehouse::test::pollUntil(
+                     [&] {
+                         return call(*c, {"LLEN", Prefix + "ran"}).toInteger() == 2;
+                     },
+                     30000),
+                 "the worker did not run the retried job");
+        gatehouse::test::stopProcess(worker);
+        QCOMPARE(call(*c, {"LINDEX", Prefix + "ran", "-1"}).bytes(), QByteArray("retried"));
+    }
+
+    // Layouts that resemble Laravel's: a bare "queues:" list is not a
+    // queue; one whose reserved set holds no Laravel payloads, or whose
+    // reserved key is a hash, is shown read-only as unknown, and the release
+    // script refuses it; other libraries' keys are not Laravel's.
+    void resemblingLayouts()
+    {
+        RedisServer server;
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        std::unique_ptr<RedisClient> c = gatehouse::test::connectedClient(server);
+        QVERIFY(c);
+        call(*c, {"RPUSH", "app:queues:bare", "x", "y"});
+        call(*c, {"RPUSH", "queues:foreign", "not json"});
+        call(*c, {"ZADD", "queues:foreign:reserved", "1", "member-1"});
+        call(*c, {"RPUSH", "queues:typed:notify", "1"});
+        call(*c, {"HSET", "queues:typed:reserved", "f", "v"});
+        // Sidekiq's, RQ's and Bull's keys beside them.
+        call(*c, {"SADD", "queues", "default"});
+        call(*c, {"RPUSH", "queue:default", "{\"class\":\"W\",\"args\":[],\"jid\":\"j1\"}"});
+        call(*c, {"SADD", "rq:queues", "rq:queue:default"});
+        call(*c, {"RPUSH", "rq:queue:default", "job-1"});
+        call(*c, {"RPUSH", "bull:mail:wait", "1"});
+        call(*c, {"HSET", "bull:mail:1", "data", "{}", "opts", "{}", "name", "__default__"});
+        call(*c, {"SET", "bull:mail:id", "1"});
+
+        const QJsonObject snap = snapshot(server);
+        QStringList laravel;
+        QHash<QString, QJsonObject> byKey;
+        for (const QJsonValue &q : queuesOf(snap, QStringLiteral("laravel-queue"))) {
+            laravel << q[QStringLiteral("key")].toString();
+            byKey.insert(q[QStringLiteral("key")].toString(), q.toObject());
+        }
+        laravel.sort();
+        QCOMPARE(laravel, (QStringList{"queues:foreign", "queues:typed"}));
+        for (const QJsonObject &q : std::as_const(byKey)) {
+            QCOMPARE(q[QStringLiteral("library")][QStringLiteral("layoutKnown")].toBool(), false);
+            QVERIFY(!q[QStringLiteral("keys")].toArray().isEmpty());
+        }
+        const CliRun run
+            = cli(server, {QStringLiteral("queue"), QStringLiteral("requeue"),
+                           QStringLiteral("queues:foreign"), QStringLiteral("--stuck")});
+        QVERIFY2(run.exitCode != 0, qPrintable(run.out));
+        QCOMPARE(call(*c, {"ZCARD", "queues:foreign:reserved"}).toInteger(), qint64(1));
+        QCOMPARE(call(*c, {"LLEN", "queues:foreign"}).toInteger(), qint64(1));
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_LibLaravel)
+#include "tst_lib_laravel.moc"

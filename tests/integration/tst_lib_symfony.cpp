@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: MIT
+// Symfony Messenger's Redis transport (Debian php-symfony-redis-messenger
+// 5.4), driven for real: its own Connection's add, get and ack
+// (tests/libraries/symfony_app.php) over phpredis, on the transport's
+// defaults (stream "messages", group "symfony", delayed set
+// "messages__queue"), against a private redis-server. A consumer is killed
+// with SIGKILL in the middle of a message: the stream pattern shows the
+// stream as Symfony Messenger's with that consumer's pending entry, which
+// is claimed to another consumer; the delayed set is shown with its own
+// count and released into the stream through the CLI, and a real consumer
+// then handles every message once.
+#include <redis/redisclient.h>
+
+#include "librarytest.h"
+#include "phpapp.h"
+#include "redisserver.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTest>
+
+using namespace gatehouse;
+using gatehouse::test::call;
+using gatehouse::test::CliRun;
+using gatehouse::test::RedisServer;
+
+namespace {
+
+const QString LibrariesDir = QStringLiteral(GATEHOUSE_LIBRARIES_DIR);
+const QString Php = gatehouse::test::PhpApp::php();
+
+QJsonObject objectOf(const QJsonObject &snapshot, const QString &key)
+{
+    for (const QJsonValue &q : snapshot.value(QStringLiteral("queues")).toArray()) {
+        if (q[QStringLiteral("key")].toString() == key)
+            return q.toObject();
+    }
+    return {};
+}
+
+} // namespace
+
+class tst_LibSymfony : public QObject
+{
+    Q_OBJECT
+
+private:
+    CliRun cli(const RedisServer &server, QStringList args)
+    {
+        return gatehouse::test::libraryCli(QStringLiteral(GATEHOUSE_CLI), server, args);
+    }
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY2(QFile::exists(Php), "/usr/bin/php is missing: run .ci/install-deps");
+        QVERIFY2(QFile::exists(QStringLiteral("/usr/share/php/Symfony/Component/Messenger/"
+                                              "Bridge/Redis/Transport/Connection.php")),
+                 "php-symfony-redis-messenger is missing: run .ci/install-deps");
+    }
+
+    void killedConsumerAndDelayedMessages()
+    {
+        RedisServer server;
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        std::unique_ptr<RedisClient> connected = gatehouse::test::connectedClient(server);
+        QVERIFY(connected);
+        RedisClient &client = *connected;
+        const gatehouse::test::PhpApp app{LibrariesDir + QStringLiteral("/symfony_app.php"),
+                                          {server.url()}};
+
+        QCOMPARE(app.run({QStringLiteral("produce-blocking"), QStringLiteral("a")}), QString());
+        QCOMPARE(app.run({QStringLiteral("produce"), QStringLiteral("b")}), QString());
+        QCOMPARE(app.run({QStringLiteral("later"), QStringLiteral("600000"), QStringLiteral("c")}),
+                 QString());
+        auto hung = app.start({QStringLiteral("work"), QStringLiteral("c1")});
+        QVERIFY2(gatehouse::test::pollUntil(
+                     [&] {
+                         return call(client, {"LLEN", "taken"}).toInteger() == 1;
+                     },
+                     30000),
+                 "the consumer never took a");
+        hung->kill(); // SIGKILL
+        QVERIFY(hung->waitForFinished(10000));
+        hung.reset();
+        const QJsonObject symfony = app.counts();
+
+        // The stream through the stream pattern, named as Symfony Messenger's,
+        // with the killed consumer's pending entry; the delayed set with its
+        // own count; nothing else.
+        const QJsonObject snap = gatehouse::test::snapshotOf(
+            cli(server, {QStringLiteral("snapshot"), QStringLiteral("--json")}));
+        const QJsonObject stream = objectOf(snap, QStringLiteral("messages"));
+        QCOMPARE(stream[QStringLiteral("pattern")].toString(), QStringLiteral("stream-group"));
+        QCOMPARE(stream[QStringLiteral("library")][QStringLiteral("layout")].toString(),
+                 QStringLiteral("Symfony Messenger"));
+        QCOMPARE(stream[QStringLiteral("length")].toInt(),
+                 symfony[QStringLiteral("stream")].toInt());
+        QCOMPARE(stream[QStringLiteral("inFlight")].toInt(), 1);
+        QCOMPARE(stream[QStringLiteral("inFlight")].toInt(),
+                 symfony[QStringLiteral("pending")].toInt());
+        const QJsonObject group = stream[QStringLiteral("groups")].toArray().first().toObject();
+        QCOMPARE(group[QStringLiteral("name")].toString(), QStringLiteral("symfony"));
+        const QJsonArray pending = stream[QStringLiteral("pendingEntries")].toArray();
+        QCOMPARE(pending.size(), 1);
+        QCOMPARE(pending.first()[QStringLiteral("consumer")].toString(), QStringLiteral("c1"));
+
+        const QJsonObject delayed = objectOf(snap, QStringLiteral("messages__queue"));
+        QCOMPARE(delayed[QStringLiteral("pattern")].toString(), QStringLiteral("symfony-delayed"));
+        QCOMPARE(delayed[QStringLiteral("counts")][QStringLiteral("delayed")].toInt(),
+                 symfony[QStringLiteral("delayed")].toInt());
+        QCOMPARE(delayed[QStringLiteral("library")][QStringLiteral("layoutKnown")].toBool(), true);
+        QCOMPARE(delayed[QStringLiteral("dueCount")].toInt(), 0);
+        // Every object shown (objectsBesides no queue).
+        QStringList shown = gatehouse::test::objectsBesides(snap, QString());
+        shown.sort();
+        QCOMPARE(shown, (QStringList{QStringLiteral("queues messages"),
+                                     QStringLiteral("queues messages__queue")}));
+
+        // Released now through the CLI: in the stream, as the transport's
+        // get() moves a due message.
+        CliRun run = cli(server, {QStringLiteral("queue"), QStringLiteral("release"),
+                                  QStringLiteral("messages__queue"), QStringLiteral("--all")});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        QVERIFY2(run.out.contains(QLatin1String("Moved 1 delayed")), qPrintable(run.out));
+        QJsonObject after = app.counts();
+        QCOMPARE(after[QStringLiteral("delayed")].toInt(), 0);
+        QCOMPARE(after[QStringLiteral("stream")].toInt(), 3);
+
+        // The killed consumer's entry claimed to c2 (the stream pattern's
+        // claim); c2 then handles it (its second delivery), b and the
+        // released c, once each, and acknowledges them.
+        run = cli(server,
+                  {QStringLiteral("queue"), QStringLiteral("claim"), QStringLiteral("messages"),
+                   QStringLiteral("--group"), QStringLiteral("symfony"), QStringLiteral("--to"),
+                   QStringLiteral("c2"), QStringLiteral("--idle"), QStringLiteral("0")});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
+        auto worker = app.start({QStringLiteral("work"), QStringLiteral("c2")});
+        QVERIFY2(gatehouse::test::pollUntil(
+                     [&] {
+                         return call(client, {"LLEN", "ran"}).toInteger() >= 3;
+                     },
+                     30000),
+                 "c2 did not handle the messages");
+        gatehouse::test::stopProcess(worker);
+        QStringList ran;
+        const RedisValue ranList = call(client, {"LRANGE", "ran", "0", "-1"});
+        for (const RedisValue &v : ranList.elements())
+            ran << QString::fromUtf8(v.bytes());
+        ran.sort();
+        QCOMPARE(ran, (QStringList{"a", "b", "c"}));
+        after = app.counts();
+        QCOMPARE(after[QStringLiteral("pending")].toInt(), 0);
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_LibSymfony)
+#include "tst_lib_symfony.moc"

@@ -13,6 +13,8 @@
 #include "fixed-window/fixedwindowunit.h"
 #include "legacy-lock/legacylockunit.h"
 #include "lock/lockunit.h"
+#include "python-limits/pythonlimitsunit.h"
+#include "redis-semaphore/redissemaphoreunit.h"
 #include "redisson-delayed-queue/redissondelayedqueueunit.h"
 #include "redisson-limiter/redissonlimiterunit.h"
 #include "redisson-lock/redissonlockunit.h"
@@ -33,6 +35,7 @@ void registerBuiltInPatterns(PatternRegistry &registry)
 {
     registry.add(std::make_unique<SlidingWindowUnit>());
     registry.add(std::make_unique<ResourceConsumerUnit>());
+    registry.add(std::make_unique<PythonLimitsUnit>());
     registry.add(std::make_unique<FixedWindowUnit>());
     registry.add(std::make_unique<RedissonLimiterUnit>());
     registry.add(std::make_unique<LockUnit>());
@@ -40,6 +43,7 @@ void registerBuiltInPatterns(PatternRegistry &registry)
     registry.add(std::make_unique<TokenFamilyUnit>());
     registry.add(std::make_unique<TokenHashUnit>());
     registry.add(std::make_unique<ReliableQueueUnit>());
+    registry.add(std::make_unique<RedisSemaphoreUnit>());
     registry.add(std::make_unique<SemaphoreUnit>());
     registry.add(std::make_unique<BullMqUnit>());
     registry.add(std::make_unique<BullUnit>());

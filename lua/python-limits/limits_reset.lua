@@ -9,7 +9,8 @@
 -- Every check comes before the only write (DEL).
 --
 -- KEYS[1]  the limit's key: LIMITER/<identifiers...>/<amount>/<multiples>/<granularity>
--- ARGV     none
+-- ARGV[1]  the type the console showed: "string" (fixed window), "list"
+--          (moving window), or "" when it showed none (either is accepted)
 -- Reply    the number of keys deleted (1, or 0 when the key is gone: nothing
 --          written); error "GHTYPE 1 <type> string|list" or "GHSHAPE 1 <what
 --          was found>" (nothing written)
@@ -20,9 +21,13 @@ local granularities = {second = 1, minute = 1, hour = 1, day = 1, month = 1, yea
 if string.sub(key, 1, 8) ~= 'LIMITER/' or not amount or not granularities[granularity] then
     return redis.error_reply('GHSHAPE 1 the name does not end in amount/multiples/granularity')
 end
+local want = ARGV[1] or ''
 local t = redis.call('TYPE', key)['ok']
 if t == 'none' then
     return 0
+end
+if (want ~= '' and t ~= want) or (t ~= 'string' and t ~= 'list') then
+    return redis.error_reply('GHTYPE 1 ' .. t .. ' ' .. (want ~= '' and want or 'string|list'))
 end
 if redis.call('PTTL', key) < 0 then
     return redis.error_reply('GHSHAPE 1 the key has no TTL (the library always sets one)')
@@ -32,7 +37,7 @@ if t == 'string' then
     if not string.match(v, '^%-?%d+$') then
         return redis.error_reply('GHSHAPE 1 the counter is not a whole number')
     end
-elseif t == 'list' then
+else
     for _, at in ipairs({0, -1}) do
         local v = redis.call('LINDEX', key, at)
         local s = v and string.len(v) <= 32 and tonumber(v)
@@ -40,7 +45,5 @@ elseif t == 'list' then
             return redis.error_reply('GHSHAPE 1 an entry is not a time in epoch seconds')
         end
     end
-else
-    return redis.error_reply('GHTYPE 1 ' .. t .. ' string|list')
 end
 return redis.call('DEL', key)

@@ -18,7 +18,7 @@
 --          there (nothing written); {0, "changed", current score} when it holds
 --          another score (nothing written). The identifier is not echoed.
 --          Error "GHTYPE 1 <type> zset" when the key is not a ZSET, "GHSHAPE 1
---          ..." when it has no TTL, "ERR redis_semaphore_release: ..." when
+--          ..." when it has no TTL or ARGV[1] is not the library's identifier, "ERR redis_semaphore_release: ..." when
 --          ARGV[2] is not a whole number (nothing written either way)
 -- Cost     O(P log N), P = the holder's permits (at most 10000 looked at)
 local t = redis.call('TYPE', KEYS[1])['ok']
@@ -29,6 +29,13 @@ local shown = #ARGV[2] <= 15 and string.match(ARGV[2], '^%-?%d+$') and tonumber(
 if not shown then
     return redis.error_reply(
         'ERR redis_semaphore_release: the shown score must be a whole number of ms')
+end
+-- The library's identifiers: a UUID (crypto.randomUUID, lib/Lock.js), with
+-- "-<identifierSuffix>" when given; never another holder's member.
+local uuid = '^%x%x%x%x%x%x%x%x%-%x%x%x%x%-%x%x%x%x%-%x%x%x%x%-%x%x%x%x%x%x%x%x%x%x%x%x'
+local rest = string.match(ARGV[1], uuid .. '(.*)$')
+if not rest or (rest ~= '' and not string.match(rest, '^%-[^_]+$')) then
+    return redis.error_reply('GHSHAPE 1 the holder is not a redis-semaphore identifier')
 end
 if t == 'none' then
     return {0, 'gone'}

@@ -234,21 +234,34 @@ QList<PatternAction> PythonLimitsUnit::actions() const
                     .arg(printableBytes(r.object.key));
             return QString();
         };
+        a.build = [](const ActionRequest &r) {
+            QByteArray type;
+            if (r.shown && r.shown->reading.isOk())
+                type = r.shown->reading.layoutVersion.endsWith(QLatin1String("moving window"))
+                           ? "list"
+                           : "string";
+            return resetCall(r.object, type);
+        };
     }
     return out;
 }
 
-ScriptCall PythonLimitsUnit::reset(const PatternObject &o) const
+ScriptCall PythonLimitsUnit::resetCall(const PatternObject &o, const QByteArray &shownType)
 {
     ScriptCall call;
     call.action = QStringLiteral("limiter.reset");
     call.script = QStringLiteral("limits_reset");
     call.keys = {o.key};
     call.keyRoles = {QStringLiteral("window")};
+    call.args = {shownType};
     call.summary = QStringLiteral("Delete Python limits key \"%1\" (its fixed-window counter or "
                                   "moving-window list), as the library's clear() does: its "
                                   "window starts again at zero.")
                        .arg(printableBytes(o.key));
+    const QByteArray key = o.key;
+    call.meaning = [key](const RedisValue &reply) {
+        return limiterKeysDeleted(key, reply);
+    };
     return call;
 }
 

@@ -45,7 +45,11 @@ public:
     void writeJson(const ObjectState &state, const Reading &r, qint64 nowMs,
                    QJsonObject &json) const override;
     QList<PatternAction> actions() const override;
-    ScriptCall reset(const PatternObject &object) const override;
+    ScriptCall reset(const PatternObject &object) const override { return resetCall(object, {}); }
+
+    // The reset of key, checked to still be of type shownType ("string",
+    // "list"; empty: either).
+    static ScriptCall resetCall(const PatternObject &object, const QByteArray &shownType);
 
     // What a key's name says: the limit and the window (ms); nullopt when the
     // name is not RateLimitItem.key_for's.

@@ -51,7 +51,7 @@ QString staleReason(const Reading &r, const InFlightItem &h)
 {
     return QStringLiteral("acquired or last refreshed %1 ago, past the lock timeout of %2 (a "
                           "live holder refreshes every %3): its process stopped; "
-                          "redis-semaphore prunes it only at the next acquire")
+                          "redis-semaphore prunes it at the next acquire or refresh of any holder")
         .arg(formatMs(h.ageMs), formatMs(r.windowMs), formatMs(r.windowMs * 8 / 10));
 }
 
@@ -229,8 +229,8 @@ QList<Column> RedisSemaphoreUnit::columns() const
 {
     Column stale = Column::count(QStringLiteral("Stale"), &Reading::stuck);
     stale.toolTip = QStringLiteral("Holders older than the lock timeout: their process stopped "
-                                   "refreshing; redis-semaphore prunes them only at the next "
-                                   "acquire.");
+                                   "refreshing; redis-semaphore prunes them at the next "
+                                   "acquire or refresh of any holder.");
     return {Column::key(QStringLiteral("Key")),
             Column::library(QStringLiteral("redis-semaphore")),
             Column::usedOfLimit(QStringLiteral("Holders / limit")),
@@ -331,6 +331,10 @@ QList<PatternAction> RedisSemaphoreUnit::actions() const
         a.check = [usageCheck](const ActionRequest &r) -> QString {
             if (QString problem = usageCheck(r); !problem.isEmpty())
                 return problem;
+            if (!isIdentifier(r.input(QStringLiteral("holder"))))
+                return QStringLiteral("\"%1\" is not a redis-semaphore identifier (a UUID): "
+                                      "that holder is shown read-only.")
+                    .arg(printableBytes(r.input(QStringLiteral("holder")), 80));
             if (r.shown && !r.shown->reading.layoutKnown)
                 return QStringLiteral("\"%1\" is not a redis-semaphore layout Gatehouse knows: "
                                       "shown read-only.")

@@ -14,7 +14,8 @@ namespace gatehouse {
 // (multiSemaphore/acquire/lua.js). Every acquire and refresh PEXPIREs the key
 // to the lock timeout (default 10 s); refreshes come every 0.8 x timeout.
 // Holders older than the timeout are stale (their process stopped
-// refreshing) and are pruned only by the next acquire (zremrangebyscore).
+// refreshing) and are pruned by the next acquire or refresh of any holder
+// (zremrangebyscore in both scripts).
 // The limit is an argument of each acquire, not stored: the profile's.
 // The timeout is the profile's, or else PTTL + the newest holder's age (the
 // key's TTL was set to it by that holder's acquire or refresh).

@@ -17,9 +17,10 @@
 -- Reply    {1, "released", permits removed}; {0, "gone"} when the holder is not
 --          there (nothing written); {0, "changed", current score} when it holds
 --          another score (nothing written). The identifier is not echoed.
---          Error "GHTYPE 1 <type> zset" when the key is not a ZSET, "GHSHAPE 1
---          ..." when it has no TTL or ARGV[1] is not the library's identifier, "ERR redis_semaphore_release: ..." when
---          ARGV[2] is not a whole number (nothing written either way)
+--          Error "GHTYPE 1 <type> zset" when the key is not a ZSET; "GHSHAPE 1
+--          ..." when it has no TTL or ARGV[1] is not the library's identifier;
+--          "ERR redis_semaphore_release: ..." when ARGV[2] is not a whole
+--          number (nothing written either way)
 -- Cost     O(P log N), P = the holder's permits (at most 10000 looked at)
 local t = redis.call('TYPE', KEYS[1])['ok']
 if t ~= 'none' and t ~= 'zset' then

@@ -30,7 +30,10 @@ public:
     PatternKind kind() const override { return Kind; }
     QString title() const override { return QStringLiteral("Python limits limiter"); }
     QByteArray keyType() const override { return "string"; } // or a list: identifies()
-    LibraryInfo library() const override { return {QStringLiteral("limits"), QStringLiteral("2")}; }
+    LibraryInfo library() const override
+    {
+        return {QStringLiteral("python-limits"), QStringLiteral("2")};
+    }
     bool identifies(const QByteArray &target, const QList<RedisValue> &replies) const override;
     std::optional<KeyClaim> claimKey(const KeyShape &shape, qint64 serverNowMs) const override;
     int groupOrder() const override { return 40; }

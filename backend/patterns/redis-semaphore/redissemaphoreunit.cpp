@@ -325,8 +325,8 @@ QList<PatternAction> RedisSemaphoreUnit::actions() const
 {
     QList<PatternAction> out = SemaphoreUnit().actions();
     for (PatternAction &a : out) {
-        a.id = QStringLiteral("redis-semaphore.release");
-        a.label = QStringLiteral("Release holder…");
+        // The section's one "Release holder…" (semaphore.release), built
+        // the library's way for its objects.
         const auto usageCheck = a.check;
         a.check = [usageCheck](const ActionRequest &r) -> QString {
             if (QString problem = usageCheck(r); !problem.isEmpty())
@@ -344,7 +344,6 @@ QList<PatternAction> RedisSemaphoreUnit::actions() const
         a.build = [](const ActionRequest &r) {
             ScriptCall call = SemaphoreUnit::release(r.object, r.input(QStringLiteral("holder")),
                                                      r.integer(QStringLiteral("score")));
-            call.action = QStringLiteral("redis-semaphore.release");
             call.script = QStringLiteral("redis_semaphore_release");
             call.summary
                 = QStringLiteral("Remove holder \"%1\" (all its permits) from "

@@ -38,13 +38,13 @@ bool isStale(const Reading &r, const InFlightItem &h)
 }
 
 // The lock timeout from the key's TTL: the newest holder's acquire or refresh
-// set PEXPIRE to it. Rounded to 100 ms (client clocks and the round trip
-// blur it by a few ms).
+// set PEXPIRE to it. Its score is the client's clock read before the script
+// ran, so PTTL + age exceeds the timeout by that delay: rounded down to 100 ms.
 qint64 timeoutFromTtl(qint64 pttlMs, qint64 newestAgeMs)
 {
     if (pttlMs <= 0 || newestAgeMs < 0)
         return 0;
-    return std::max<qint64>(100, (pttlMs + newestAgeMs + 50) / 100 * 100);
+    return std::max<qint64>(100, (pttlMs + newestAgeMs) / 100 * 100);
 }
 
 QString staleReason(const Reading &r, const InFlightItem &h)
@@ -227,32 +227,30 @@ QList<Chart> RedisSemaphoreUnit::charts() const
 
 QList<Column> RedisSemaphoreUnit::columns() const
 {
-    Column stale = Column::count(QStringLiteral("Stale"), &Reading::stuck);
-    stale.toolTip = QStringLiteral("Holders older than the lock timeout: their process stopped "
-                                   "refreshing; redis-semaphore prunes them at the next "
+    // The section's headers in the sorted-set and Redisson semaphores' order.
+    Column stale = Column::count(QStringLiteral("Expired"), &Reading::stuck);
+    stale.toolTip = QStringLiteral("Stale holders, older than the lock timeout: their process "
+                                   "stopped refreshing; redis-semaphore prunes them at the next "
                                    "acquire or refresh of any holder.");
     return {Column::key(QStringLiteral("Key")),
-            Column::library(QStringLiteral("redis-semaphore")),
             Column::usedOfLimit(QStringLiteral("Holders / limit")),
             Column::occupancy(),
             Column::age(QStringLiteral("Oldest holder"), &Reading::oldestAgeMs),
             stale,
+            Column::library(QStringLiteral("redis-semaphore")),
+            Column::counts(),
             Column::status()};
 }
 
-void RedisSemaphoreUnit::writeJson(const ObjectState &, const Reading &r, qint64,
+void RedisSemaphoreUnit::writeJson(const ObjectState &s, const Reading &r, qint64 nowMs,
                                    QJsonObject &j) const
 {
-    j.insert(QStringLiteral("holders"), double(r.inWindow));
-    j.insert(QStringLiteral("limit"), r.limit ? QJsonValue(double(*r.limit)) : QJsonValue());
-    const auto occupancy = r.occupancy();
-    j.insert(QStringLiteral("occupancy"), occupancy ? QJsonValue(*occupancy) : QJsonValue());
-    j.insert(QStringLiteral("timeoutMs"), double(r.windowMs));
+    // The sorted-set semaphore's fields (holders, limit, occupancy,
+    // timeoutMs, stored, expired, oldestHolderAgeMs, truncated), then the
+    // library's: its stale holders and each holder's permits.
+    SemaphoreUnit().writeJson(s, r, nowMs, j);
     j.insert(QStringLiteral("pttlMs"), double(r.pttlMs));
-    j.insert(QStringLiteral("stored"), double(r.stored));
     j.insert(QStringLiteral("staleHolders"), double(r.stuck));
-    j.insert(QStringLiteral("oldestHolderAgeMs"), double(r.oldestAgeMs));
-    j.insert(QStringLiteral("truncated"), r.truncated);
     QJsonArray list;
     for (const InFlightItem &h : r.items) {
         list.append(
@@ -289,11 +287,7 @@ QList<QStringList> RedisSemaphoreUnit::items(const ObjectState &s, qint64 nowMs)
 
 QHash<QString, QByteArray> RedisSemaphoreUnit::itemInputs(const ObjectState &s, int i) const
 {
-    if (i < 0 || i >= s.reading.items.size())
-        return {};
-    const InFlightItem &h = s.reading.items.at(i);
-    return {{QStringLiteral("holder"), h.job},
-            {QStringLiteral("score"), QByteArray::number(s.reading.atMs - h.ageMs)}};
+    return SemaphoreUnit().itemInputs(s, i); // {"holder": identifier, "score": acquired at}
 }
 
 std::optional<Attention> RedisSemaphoreUnit::attention(const ObjectState &state, qint64) const
@@ -331,10 +325,6 @@ QList<PatternAction> RedisSemaphoreUnit::actions() const
         a.check = [usageCheck](const ActionRequest &r) -> QString {
             if (QString problem = usageCheck(r); !problem.isEmpty())
                 return problem;
-            if (!isIdentifier(r.input(QStringLiteral("holder"))))
-                return QStringLiteral("\"%1\" is not a redis-semaphore identifier (a UUID): "
-                                      "that holder is shown read-only.")
-                    .arg(printableBytes(r.input(QStringLiteral("holder")), 80));
             if (r.shown && !r.shown->reading.layoutKnown)
                 return QStringLiteral("\"%1\" is not a redis-semaphore layout Gatehouse knows: "
                                       "shown read-only.")

@@ -15,6 +15,8 @@
 #include "laravel-queue/laravelqueueunit.h"
 #include "legacy-lock/legacylockunit.h"
 #include "lock/lockunit.h"
+#include "python-limits/pythonlimitsunit.h"
+#include "redis-semaphore/redissemaphoreunit.h"
 #include "redisson-delayed-queue/redissondelayedqueueunit.h"
 #include "redisson-limiter/redissonlimiterunit.h"
 #include "redisson-lock/redissonlockunit.h"
@@ -37,6 +39,7 @@ void registerBuiltInPatterns(PatternRegistry &registry)
 {
     registry.add(std::make_unique<SlidingWindowUnit>());
     registry.add(std::make_unique<ResourceConsumerUnit>());
+    registry.add(std::make_unique<PythonLimitsUnit>());
     registry.add(std::make_unique<FixedWindowUnit>());
     registry.add(std::make_unique<RedissonLimiterUnit>());
     registry.add(std::make_unique<LockUnit>());
@@ -44,6 +47,7 @@ void registerBuiltInPatterns(PatternRegistry &registry)
     registry.add(std::make_unique<TokenFamilyUnit>());
     registry.add(std::make_unique<TokenHashUnit>());
     registry.add(std::make_unique<ReliableQueueUnit>());
+    registry.add(std::make_unique<RedisSemaphoreUnit>());
     registry.add(std::make_unique<SemaphoreUnit>());
     registry.add(std::make_unique<BullMqUnit>());
     registry.add(std::make_unique<BullUnit>());

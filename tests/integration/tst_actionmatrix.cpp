@@ -16,6 +16,8 @@
 #include <patterns/laravel-queue/laravelqueueunit.h>
 #include <patterns/limiters.h>
 #include <patterns/lock/lockunit.h>
+#include <patterns/python-limits/pythonlimitsunit.h>
+#include <patterns/redis-semaphore/redissemaphoreunit.h>
 #include <patterns/redisson-delayed-queue/redissondelayedqueueunit.h>
 #include <patterns/redisson-lock/redissonlockunit.h>
 #include <patterns/redisson-semaphore/redissonsemaphoreunit.h>
@@ -210,6 +212,59 @@ QList<ActionCase> cases()
                     return SemaphoreUnit::release(semaphore, "worker-7", acquired);
                 }});
 
+    // Python limits (limits 2.8): a fixed-window counter and a moving window
+    // (hit times in epoch seconds), each deleted only while it holds what
+    // the library writes, with its TTL.
+    PatternObject limitsCounter;
+    limitsCounter.kind = PythonLimitsUnit::Kind;
+    limitsCounter.key = "LIMITER/api/alice/10/1/minute";
+    all.append({QStringLiteral("limiter.reset limits fixed"),
+                {limitsCounter.key},
+                {{{"SET", limitsCounter.key, "4", "EX", "60"}}},
+                {{{"SET", limitsCounter.key, "<html>cached page</html>", "EX", "60"}}},
+                {"string"},
+                [limitsCounter] {
+                    return PythonLimitsUnit::resetCall(limitsCounter, "string");
+                }});
+    PatternObject movingWindow;
+    movingWindow.kind = PythonLimitsUnit::Kind;
+    movingWindow.key = "LIMITER/api/bob/5/1/minute";
+    const QByteArray hitAt = QByteArray::number(double(nowMs()) / 1000.0, 'f', 6);
+    all.append({QStringLiteral("limiter.reset limits moving"),
+                {movingWindow.key},
+                {{{"LPUSH", movingWindow.key, hitAt, hitAt}, {"EXPIRE", movingWindow.key, "60"}}},
+                {{{"LPUSH", movingWindow.key, "jobA", "jobB"}, {"EXPIRE", movingWindow.key, "60"}}},
+                {"list"},
+                [movingWindow] {
+                    return PythonLimitsUnit::resetCall(movingWindow, "list");
+                }});
+
+    // A redis-semaphore MultiSemaphore holder (two permits) released only
+    // while it holds both with the acquire time shown; a Semaphore holder is
+    // there throughout. "unexpected": it refreshed since (a newer score).
+    PatternObject libSemaphore;
+    libSemaphore.kind = RedisSemaphoreUnit::Kind;
+    libSemaphore.key = "semaphore:jobs";
+    const QByteArray holder = "0b6c59a4-7f7e-4b5e-9d0e-3c1f2a4b5c6d";
+    const QByteArray other = "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d";
+    all.append({QStringLiteral("redis-semaphore.release"),
+                {libSemaphore.key},
+                {{{"ZADD", libSemaphore.key, num(acquired), holder + "_0", num(acquired),
+                   holder + "_1", num(acquired + 10), other},
+                  {"PEXPIRE", libSemaphore.key, "60000"}}},
+                {{{"ZADD", libSemaphore.key, num(acquired + 3000), holder + "_0",
+                   num(acquired + 3000), holder + "_1", num(acquired + 10), other},
+                  {"PEXPIRE", libSemaphore.key, "60000"}}},
+                {"zset"},
+                [libSemaphore, holder, acquired] {
+                    ActionRequest request;
+                    request.object = libSemaphore;
+                    request.target = libSemaphore.key;
+                    request.inputs = {{QStringLiteral("holder"), holder},
+                                      {QStringLiteral("score"), num(acquired)}};
+                    return RedisSemaphoreUnit().actions().first().build(request);
+                }});
+
     // A stream's pending entry dead-lettered: copied with its id, then acked,
     // only while it is pending in the group. "unexpected": the group never
     // read it (not pending); a stream without the group ("stream") or none
@@ -267,12 +322,8 @@ QList<LibraryCall> libraryCalls()
         {RedissonSemaphoreUnit::Kind, "rsem"}, {RedissonDelayedQueueUnit::Kind, "rdq"},
         {StreamGroupUnit::Kind, "s"},          {AsynqUnit::Kind, "asynq:{q}:pending"},
         {DramatiqUnit::Kind, "dramatiq:q"},    {BeeQueueUnit::Kind, "bq:q"},
-<<<<<<< HEAD
-        {ResqueUnit::Kind, "resque:queues"}};
-=======
-        {LaravelQueueUnit::Kind, "queues:q"},  {SymfonyDelayedUnit::Kind, "s__queue"},
-        {LaravelHorizonUnit::Kind, "h:"}};
->>>>>>> laravel
+        {ResqueUnit::Kind, "resque:queues"},   {LaravelQueueUnit::Kind, "queues:q"},
+        {SymfonyDelayedUnit::Kind, "s__queue"}, {LaravelHorizonUnit::Kind, "h:"}};
     // The ways of asking; an action takes those its check accepts.
     const QList<QHash<QString, QByteArray>> asks{
         {{QStringLiteral("job"), "1700000000.5-j1"}},
@@ -551,6 +602,13 @@ private slots:
             QVERIFY(call(*m_client, {"ZSCORE", target, "worker-7"}).isNil());
             QCOMPARE(call(*m_client, {"ZRANGE", target, "0", "-1"}),
                      RedisValue::array({RedisValue::bulk("worker-9")}));
+            return;
+        }
+        if (c.name == QLatin1String("redis-semaphore.release")) {
+            // Both permits of the holder shown are gone; the other holder stays.
+            QCOMPARE(variant, QStringLiteral("right"));
+            QCOMPARE(call(*m_client, {"ZRANGE", target, "0", "-1"}),
+                     RedisValue::array({RedisValue::bulk("9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d")}));
             return;
         }
         if (c.name == QLatin1String("queue.dead-letter stream")) {

@@ -3,8 +3,8 @@
 // the keyspace an operator meets on a real deployment. BullMQ 6 and 5 (the
 // latter under a Cluster hash-tag prefix), Bull 4 under BullMQ's own default
 // prefix, Sidekiq, Celery, RQ, bee-queue and node-resque, each driven by its
-// own producer and a real worker (tests/libraries/), then `gatehouse-cli
-// simulate` for the seeds.
+// own producer and a real worker (tests/libraries/), Python limits' windows
+// and a redis-semaphore holder, then `gatehouse-cli simulate` for the seeds.
 // One snapshot with no profile must show every queue under its library with
 // the library's own counts, every seed object under its pattern, and nothing
 // else: no stats counter, job hash, result, binding, registry or worker key
@@ -419,6 +419,40 @@ private slots:
         QCOMPARE(m_planted.last().counts[QStringLiteral("queued")].toInt(), 2);
     }
 
+    // Python limits' fixed and moving windows, and a redis-semaphore holder
+    // killed once it holds (a ten-minute lock timeout: not stale yet).
+    void limiters()
+    {
+        Program limits = python(QStringLiteral("limits_app.py"));
+        limits.leading << m_server.url();
+        for (const QString &strategy : {QStringLiteral("fixed"), QStringLiteral("moving")}) {
+            const QStringList item{strategy, QStringLiteral("5/minute"), QStringLiteral("api"),
+                                   strategy};
+            QCOMPARE(limits.run(QStringList{QStringLiteral("hit"), item.at(0), item.at(1),
+                                            QStringLiteral("3"), item.at(2), item.at(3)}),
+                     QStringLiteral("3"));
+            const QJsonObject stats = limits.json(QStringList{QStringLiteral("stats")} + item);
+            m_planted.append({stats[QStringLiteral("key")].toString(),
+                              QStringLiteral("python-limits"),
+                              QJsonObject{{QStringLiteral("hits"),
+                                           stats[QStringLiteral("limit")].toInt()
+                                               - stats[QStringLiteral("remaining")].toInt()}}});
+        }
+        QProcess holder;
+        holder.start(QStringLiteral("node"),
+                     {LibrariesDir + QStringLiteral("/semaphore-app.js"), m_server.url(),
+                      QStringLiteral("hold"), QStringLiteral("reports"), QStringLiteral("3"),
+                      QStringLiteral("0"), QStringLiteral("600000")});
+        QVERIFY(holder.waitForReadyRead(60000));
+        const QByteArray identifier = holder.readLine().trimmed();
+        holder.kill();
+        holder.waitForFinished(10000);
+        QVERIFY(!call(*m_client, {"ZSCORE", "semaphore:reports", identifier}).isNil());
+        m_planted.append(
+            {QStringLiteral("semaphore:reports"), QStringLiteral("redis-semaphore"),
+             QJsonObject{{QStringLiteral("permits held"), 1}, {QStringLiteral("stale"), 0}}});
+    }
+
     // The seed patterns' traffic, last, so its short-lived locks still stand.
     void seeds()
     {
@@ -436,7 +470,7 @@ private slots:
 
     void oneSnapshotShowsEveryone()
     {
-        QCOMPARE(m_planted.size(), 10);
+        QCOMPARE(m_planted.size(), 13);
         QVERIFY(!m_census.isEmpty());
         // Seed objects that still stand (a crashed holder's lock expires in
         // seconds): read before and after the snapshot, both must hold.

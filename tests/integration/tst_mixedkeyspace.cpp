@@ -8,9 +8,11 @@
 // JSON or one name as the holder's value), one-time codes with short
 // suffixes, a queue with work in flight, a stream read by a consumer group
 // (beside event streams without one), a bee-queue queue, a Resque
-// namespace and a Laravel queue (its layout). Every structure must be shown;
-// at most 0.1 % of the ordinary
-// keys may be.
+// namespace and a Laravel queue (its layout); and the real state of two
+// limiter libraries, written by the libraries themselves
+// (tests/libraries/): Python limits' fixed and moving windows, a
+// redis-semaphore semaphore whose holder was killed. Every structure must be
+// shown; at most 0.1 % of the ordinary keys may be.
 #include <monitor/discovery.h>
 #include <redis/redisclient.h>
 #include <redis/redisscript.h>
@@ -23,6 +25,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QProcess>
 #include <QRandomGenerator>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -378,6 +381,38 @@ bool plantLibraryQueues(RedisClient &client, qint64 nowMs, Planted &planted)
     return true;
 }
 
+// The limiter libraries' own state, by their own code: Python limits (a
+// fixed and a moving window of ten minutes) and a redis-semaphore holder of
+// a ten-minute lock timeout, killed once it holds.
+bool plantLibraries(const QString &url, Planted &planted)
+{
+    const QString dir = QStringLiteral(GATEHOUSE_LIBRARIES_DIR);
+    for (const QString &strategy : {QStringLiteral("fixed"), QStringLiteral("moving")}) {
+        const QString who
+            = strategy == QLatin1String("fixed") ? QStringLiteral("alice") : QStringLiteral("bob");
+        if (QProcess::execute(QStringLiteral("/usr/bin/python3"),
+                              {dir + QStringLiteral("/limits_app.py"), url, QStringLiteral("hit"),
+                               strategy, QStringLiteral("5 per 10 minute"), QStringLiteral("3"),
+                               QStringLiteral("api"), who})
+            != 0)
+            return false;
+        const QByteArray key = "LIMITER/api/" + who.toUtf8() + "/5/10/minute";
+        planted.structures.insert(QStringLiteral("python-limits ") + QString::fromUtf8(key));
+        planted.structureKeys << key;
+    }
+    QProcess holder;
+    holder.start(QStringLiteral("node"),
+                 {dir + QStringLiteral("/semaphore-app.js"), url, QStringLiteral("hold"),
+                  QStringLiteral("reports"), QStringLiteral("3"), QStringLiteral("0"),
+                  QStringLiteral("600000")});
+    const bool held = holder.waitForReadyRead(60000) && !holder.readLine().trimmed().isEmpty();
+    holder.kill();
+    holder.waitForFinished(10000);
+    planted.structures.insert(QStringLiteral("redis-semaphore semaphore:reports"));
+    planted.structureKeys << "semaphore:reports";
+    return held;
+}
+
 } // namespace
 
 class tst_MixedKeyspace : public QObject
@@ -410,6 +445,7 @@ private slots:
         for (const App &app : apps)
             QVERIFY(plantStructures(*m_client, app, m_planted));
         QVERIFY(plantLibraryQueues(*m_client, now, m_planted));
+        QVERIFY(plantLibraries(m_server.url(), m_planted));
         const qint64 dbsize = call(*m_client, {"DBSIZE"}).toInteger();
         QCOMPARE(dbsize, qint64(m_planted.ordinaryKeys.size() + m_planted.structureKeys.size()));
         QVERIFY(m_planted.ordinaryKeys.size() >= 85000);
@@ -502,7 +538,7 @@ private slots:
         const QJsonObject s = QJsonDocument::fromJson(run.out.toUtf8(), &error).object();
         QVERIFY2(error.error == QJsonParseError::NoError, qPrintable(error.errorString()));
         const QJsonObject totals = s.value(QLatin1String("totals")).toObject();
-        QCOMPARE(totals.value(QLatin1String("limiters")).toInt(), 36); // 18 + 18
+        QCOMPARE(totals.value(QLatin1String("limiters")).toInt(), 38); // 18 + 18 + 2 (limits)
         QCOMPARE(totals.value(QLatin1String("locks")).toInt(), 24);    // 15 + 9
         QCOMPARE(totals.value(QLatin1String("tokens")).toInt(), 3);
         // 3 lists + 3 streams + an asynq and a Dramatiq queue + 3 bee-queue

@@ -32,6 +32,14 @@ KeyShape list(const QByteArray &key)
 {
     return gatehouse::test::listShape(key);
 }
+// A list of size entries that expires in pttl ms.
+KeyShape listOf(const QByteArray &key, qint64 size, qint64 pttl)
+{
+    KeyShape k = list(key);
+    k.size = size;
+    k.pttlMs = pttl;
+    return k;
+}
 
 QList<PatternObject> detect(const QList<KeyShape> &shapes, AutoDetector *keep = nullptr)
 {
@@ -204,6 +212,11 @@ QMap<QString, QList<KeyShape>> samplePerPattern()
           zset("jobs:mail:claims", now - 60000, now - 10), list("jobs:mail:dead"),
           list("work-processing")}},
         {QStringLiteral("sorted-set-semaphore"), {zset("sim:sem:gpu", now - 4000, now - 100)}},
+        {QStringLiteral("redis-semaphore"),
+         {zset("semaphore:reports", now - 4000, now - 100, 9000)}},
+        {QStringLiteral("python-limits"),
+         {str("LIMITER/api/alice/10/1/minute", "4", 50000),
+          listOf("LIMITER/api/bob/5/1/minute", 3, 40000)}},
         {QStringLiteral("bullmq"), test::bullMqQueueShapes("bull:emails", now)},
         {QStringLiteral("bull"), test::bullQueueShapes("bull:legacy", now)},
         {QStringLiteral("rq"), test::rqQueueShapes("emails", now)},
@@ -868,7 +881,9 @@ private slots:
             + resqueShapes("resque:", false)
             + samplePerPattern().value(QStringLiteral("laravel-queue"))
             + samplePerPattern().value(QStringLiteral("laravel-horizon"))
-            + samplePerPattern().value(QStringLiteral("symfony-delayed")));
+            + samplePerPattern().value(QStringLiteral("symfony-delayed"))
+            + samplePerPattern().value(QStringLiteral("redis-semaphore"))
+            + samplePerPattern().value(QStringLiteral("python-limits")));
         QSet<QString> kinds;
         for (const PatternObject &o : found)
             kinds.insert(o.kind.id());

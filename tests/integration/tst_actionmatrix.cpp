@@ -316,13 +316,13 @@ struct LibraryCall
 QList<LibraryCall> libraryCalls()
 {
     const QList<std::pair<PatternKind, QByteArray>> queues{
-        {BullMqUnit::Kind, "bull:q"},          {BullUnit::Kind, "bull:q"},
-        {SidekiqUnit::Kind, "queues"},         {CeleryUnit::Kind, "celery"},
-        {RqUnit::Kind, "rq:queue:q"},          {RedissonLockUnit::Kind, "rlock"},
-        {RedissonSemaphoreUnit::Kind, "rsem"}, {RedissonDelayedQueueUnit::Kind, "rdq"},
-        {StreamGroupUnit::Kind, "s"},          {AsynqUnit::Kind, "asynq:{q}:pending"},
-        {DramatiqUnit::Kind, "dramatiq:q"},    {BeeQueueUnit::Kind, "bq:q"},
-        {ResqueUnit::Kind, "resque:queues"},   {LaravelQueueUnit::Kind, "queues:q"},
+        {BullMqUnit::Kind, "bull:q"},           {BullUnit::Kind, "bull:q"},
+        {SidekiqUnit::Kind, "queues"},          {CeleryUnit::Kind, "celery"},
+        {RqUnit::Kind, "rq:queue:q"},           {RedissonLockUnit::Kind, "rlock"},
+        {RedissonSemaphoreUnit::Kind, "rsem"},  {RedissonDelayedQueueUnit::Kind, "rdq"},
+        {StreamGroupUnit::Kind, "s"},           {AsynqUnit::Kind, "asynq:{q}:pending"},
+        {DramatiqUnit::Kind, "dramatiq:q"},     {BeeQueueUnit::Kind, "bq:q"},
+        {ResqueUnit::Kind, "resque:queues"},    {LaravelQueueUnit::Kind, "queues:q"},
         {SymfonyDelayedUnit::Kind, "s__queue"}, {LaravelHorizonUnit::Kind, "h:"}};
     // The ways of asking; an action takes those its check accepts.
     const QList<QHash<QString, QByteArray>> asks{

@@ -372,9 +372,10 @@ Reading DramatiqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
     reading.deadLength = r.at(4).toInteger();
     reading.truncated = unacked > reading.items.size();
 
-    const qint64 total = r.at(0).toInteger() + r.at(1).toInteger() + r.at(2).toInteger()
-                         + r.at(3).toInteger() + r.at(4).toInteger() + unacked;
-    if (total == 0) {
+    const bool none = unacked == 0
+                      && std::all_of(r.cbegin(), r.cbegin() + 5,
+                                     [](const RedisValue &v) { return v.toInteger() == 0; });
+    if (none) {
         reading.status = Reading::Status::Missing;
         reading.message
             = QStringLiteral("No Dramatiq messages for queue \"%1\".").arg(printableBytes(q));

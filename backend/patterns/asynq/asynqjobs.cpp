@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "asynqlayout.h"
+
 #include "asynqunit.h"
+#include <patterns/timemath.h>
 
 #include <patterns/libraryqueue/libraryqueue.h>
 
@@ -17,7 +19,7 @@ JobRead AsynqUnit::jobPage(const PatternObject &o, const QString &state, qint64 
             row.id = e.value;
             bool ok = false;
             const double s = e.score.toDouble(&ok);
-            row.atMs = ok ? qint64(s * 1000) : -1;
+            row.atMs = ok ? secondsToMs(s).value_or(-1) : -1;
             page.rows << row;
         }
         return JobRead::done(page);

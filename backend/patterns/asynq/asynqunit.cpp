@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "asynqunit.h"
+
 #include "asynqlayout.h"
+#include <patterns/timemath.h>
 
 #include <patterns/globmatch.h>
 #include <patterns/libraryqueue/libraryqueue.h>
@@ -353,8 +355,10 @@ Reading AsynqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
         item.locked = !(ok && expiry < nowSec - RecovererGraceS);
         // The lease is extended to now + 30 s while the worker lives: its
         // last extension was 30 s before the expiry.
-        const qint64 lastAliveMs = ok ? (expiry - RecovererGraceS) * 1000 : -1;
-        item.ageMs = lastAliveMs >= 0 ? std::max<qint64>(0, c.nowMs - lastAliveMs) : 0;
+        const qint64 lastAliveMs
+            = ok ? secondsToMs(double(expiry) - double(RecovererGraceS)).value_or(-1) : -1;
+        item.ageMs
+            = lastAliveMs >= 0 ? std::max<qint64>(0, saturatingSub(c.nowMs, lastAliveMs)) : 0;
         if (!item.locked && reading.stuckJobs.size() < o.params.pageSize)
             reading.stuckJobs.append({id, QString::fromLatin1(StuckReason), lastAliveMs});
         reading.oldestInFlightAgeMs = std::max(reading.oldestInFlightAgeMs, item.ageMs);

@@ -324,17 +324,17 @@ Reading DramatiqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
         p.kind = QStringLiteral("process");
         p.name = worker;
         p.count = saturatingAdd(p.count, n);
-        p.ageMs = ok ? std::max<qint64>(0, c.nowMs - beat) : -1;
-        p.alive = ok && c.nowMs - beat <= timeoutMs;
+        p.ageMs = ok ? std::max<qint64>(0, saturatingSub(c.nowMs, beat)) : -1;
+        p.alive = ok && saturatingSub(c.nowMs, beat) <= timeoutMs;
         // Without a heartbeat at all Dramatiq's maintenance never finds the
         // worker (it removes a heartbeat only once its ack sets are gone):
         // listed, not counted as orphaned.
         if (p.alive || n == 0 || !ok)
             continue;
         reading.stuck = saturatingAdd(reading.stuck, n);
-        const QString why
-            = QString::fromLatin1(OrphanReason)
-                  .arg(printableBytes(worker, 64), formatMs(c.nowMs - beat), formatMs(timeoutMs));
+        const QString why = QString::fromLatin1(OrphanReason)
+                                .arg(printableBytes(worker, 64),
+                                     formatMs(saturatingSub(c.nowMs, beat)), formatMs(timeoutMs));
         for (const RedisValue &m : r.at(at + 2).elements()) {
             if (reading.stuckJobs.size() < o.params.pageSize)
                 reading.stuckJobs.append({m.bytes(), why, beat});

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "laravelhorizonunit.h"
 
+#include <patterns/timemath.h>
+
 #include <patterns/globmatch.h>
 #include <patterns/libraryqueue/libraryqueue.h>
 
@@ -202,7 +204,7 @@ Reading LaravelHorizonUnit::read(const PatternObject &o, const QList<RedisValue>
     reading.deadLength = r.at(Failed).toInteger();
     reading.workers = r.at(6).toInteger();
     reading.workersAlive = r.at(7).toInteger();
-    reading.stuck = std::max<qint64>(0, reading.workers - reading.workersAlive);
+    reading.stuck = std::max<qint64>(0, saturatingSub(reading.workers, reading.workersAlive));
     if (total == 0 && reading.workers == 0 && r.at(8).toInteger() == 0) {
         reading.status = Reading::Status::Missing;
         reading.message
@@ -222,14 +224,15 @@ Reading LaravelHorizonUnit::read(const PatternObject &o, const QList<RedisValue>
         LibraryPart part;
         part.kind = QStringLiteral("process");
         part.name = name;
-        part.ageMs = std::max<qint64>(0, (nowSec - beat) * 1000);
+        part.ageMs = std::max<qint64>(0, secondsToMs(double(nowSec) - double(beat)).value_or(0));
         part.alive = beat >= nowSec - SupervisorFreshSec;
         const auto d = detail.value(name, {QByteArray(), -1});
         part.count = std::max<qint64>(0, d.second);
         part.quiet = d.first == "paused";
         reading.parts.append(part);
         if (!part.alive && reading.stuckJobs.size() < o.params.pageSize)
-            reading.stuckJobs.append({name, QString::fromLatin1(QuietReason), beat * 1000});
+            reading.stuckJobs.append(
+                {name, QString::fromLatin1(QuietReason), secondsToMs(double(beat)).value_or(-1)});
     }
     reading.truncated = reading.workers > reading.parts.size();
     return reading;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "laravelqueueunit.h"
 
+#include <patterns/timemath.h>
+
 #include <patterns/globmatch.h>
 #include <patterns/libraryqueue/libraryqueue.h>
 
@@ -282,7 +284,7 @@ Reading LaravelQueueUnit::read(const PatternObject &o, const QList<RedisValue> &
         item.locked = !(ok && expiry <= double(nowSec));
         // Laravel records no reservation time, only its expiry: the age
         // shown is how far past (negative: before) the expiry it is.
-        item.ageMs = ok ? qint64((double(nowSec) - expiry) * 1000) : 0;
+        item.ageMs = ok ? secondsToMs(double(nowSec) - expiry).value_or(0) : 0;
         if (!item.locked && reading.stuckJobs.size() < o.params.pageSize)
             reading.stuckJobs.append({item.job, QString::fromLatin1(StuckReason), -1});
         reading.items.append(item);
@@ -298,7 +300,7 @@ Reading LaravelQueueUnit::read(const PatternObject &o, const QList<RedisValue> &
         const auto head = payloadOf(r.at(9).bytes());
         foreignMember = foreignMember || !head;
         const qint64 at = head ? pushedAtMs(*head) : -1;
-        part.ageMs = at > 0 ? std::max<qint64>(0, c.nowMs - at) : -1;
+        part.ageMs = at > 0 ? std::max<qint64>(0, saturatingSub(c.nowMs, at)) : -1;
     }
     if (!r.at(10).elements().isEmpty())
         foreignMember = foreignMember || !payloadOf(r.at(10).elements().first().bytes());
@@ -391,7 +393,8 @@ QList<QStringList> LaravelQueueUnit::items(const ObjectState &s, qint64 nowMs) c
 {
     QList<QStringList> rows;
     for (const InFlightItem &item : s.reading.items) {
-        const qint64 past = item.ageMs + std::max<qint64>(0, nowMs - s.reading.atMs);
+        const qint64 past
+            = saturatingAdd(item.ageMs, std::max<qint64>(0, saturatingSub(nowMs, s.reading.atMs)));
         rows.append({printableBytes(item.job, 120), printableBytes(item.name, 120),
                      QString::number(item.attempts),
                      item.locked ? QStringLiteral("expires in %1").arg(formatMs(-past))

@@ -156,7 +156,7 @@ Reading PythonLimitsUnit::read(const PatternObject &o, const QList<RedisValue> &
         reading.layoutVersion = QStringLiteral("limits: moving window");
         const QList<RedisValue> &entries = r.at(3).elements();
         reading.stored = entries.size();
-        const qint64 from = c.nowMs - reading.windowMs;
+        const qint64 from = saturatingSub(c.nowMs, reading.windowMs);
         qint64 oldest = -1;
         for (const RedisValue &e : entries) {
             const std::optional<qint64> at = entryMs(e.bytes());
@@ -167,8 +167,11 @@ Reading PythonLimitsUnit::read(const PatternObject &o, const QList<RedisValue> &
             oldest = *at;
             reading.windowTimes.prepend(*at);
         }
-        reading.oldestAgeMs = oldest < 0 ? -1 : std::max<qint64>(0, c.nowMs - oldest);
-        reading.resetMs = oldest < 0 ? 0 : std::max<qint64>(0, oldest + reading.windowMs - c.nowMs);
+        reading.oldestAgeMs = oldest < 0 ? -1 : std::max<qint64>(0, saturatingSub(c.nowMs, oldest));
+        reading.resetMs
+            = oldest < 0 ? 0
+                         : std::max<qint64>(
+                             0, saturatingSub(saturatingAdd(oldest, reading.windowMs), c.nowMs));
     } else {
         reading.status = Reading::Status::WrongType;
         reading.message = QStringLiteral("Key \"%1\" holds a %2, not a limits counter or moving "

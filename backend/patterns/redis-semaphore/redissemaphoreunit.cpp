@@ -175,14 +175,14 @@ Reading RedisSemaphoreUnit::read(const PatternObject &o, const QList<RedisValue>
     // Oldest first: the stale members are the page's first ones.
     reading.stuckIsLowerBound = reading.truncated && staleInPage == membersInPage;
     reading.stuck = staleInPage;
-    reading.inWindow = std::max<qint64>(0, reading.stored - staleInPage);
+    reading.inWindow = std::max<qint64>(0, saturatingSub(reading.stored, staleInPage));
     reading.oldestAgeMs = -1;
     for (const InFlightItem &h : std::as_const(reading.items)) {
         if (h.locked) {
             reading.oldestAgeMs = std::max<qint64>(0, h.ageMs);
             break;
         }
-        reading.stuckJobs.append({h.job, staleReason(reading, h), c.nowMs - h.ageMs});
+        reading.stuckJobs.append({h.job, staleReason(reading, h), saturatingSub(c.nowMs, h.ageMs)});
     }
     reading.counts = {{QStringLiteral("permits held"), reading.inWindow},
                       {QStringLiteral("stale"), reading.stuck}};
@@ -257,7 +257,7 @@ void RedisSemaphoreUnit::writeJson(const ObjectState &s, const Reading &r, qint6
             QJsonObject{{QStringLiteral("holder"), keyToJson(h.job)},
                         {QStringLiteral("permits"), double(std::max<qint64>(1, h.attempts))},
                         {QStringLiteral("multi"), h.attempts > 0},
-                        {QStringLiteral("acquiredAtMs"), double(r.atMs - h.ageMs)},
+                        {QStringLiteral("acquiredAtMs"), double(saturatingSub(r.atMs, h.ageMs))},
                         {QStringLiteral("ageMs"), double(h.ageMs)},
                         {QStringLiteral("stale"), !h.locked}});
     }
@@ -277,7 +277,7 @@ QList<QStringList> RedisSemaphoreUnit::items(const ObjectState &s, qint64 nowMs)
     for (const InFlightItem &h : r.items) {
         rows.append({printableBytes(h.job, 120), QString::number(std::max<qint64>(1, h.attempts)),
                      formatMs(h.ageMs),
-                     QDateTime::fromMSecsSinceEpoch(r.atMs - h.ageMs)
+                     QDateTime::fromMSecsSinceEpoch(saturatingSub(r.atMs, h.ageMs))
                          .toUTC()
                          .toString(QStringLiteral("HH:mm:ss.zzz")),
                      isStale(r, h) ? QStringLiteral("stale") : QStringLiteral("holding")});

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "resquelayout.h"
+
 #include "resqueunit.h"
+#include <patterns/timemath.h>
 
 #include <patterns/libraryqueue/libraryqueue.h>
 
@@ -81,7 +83,7 @@ JobRead ResqueUnit::jobPage(const PatternObject &o, const QString &state, qint64
                     JobRow row;
                     row.id = entry.value;
                     row.name = QStringLiteral("delayed:%1").arg(QString::fromUtf8(entry.value));
-                    row.atMs = qint64(entry.score.toDouble() * 1000);
+                    row.atMs = secondsToMs(entry.score.toDouble()).value_or(-1);
                     page.rows.append(row);
                 }
                 return JobRead::done(page);

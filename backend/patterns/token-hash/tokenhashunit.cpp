@@ -5,6 +5,8 @@
 #include <patterns/token-family/tokenfamilyunit.h>
 #include <redis/redisscript.h>
 
+#include <limits>
+
 namespace gatehouse {
 
 namespace {
@@ -121,11 +123,17 @@ Reading TokenHashUnit::read(const PatternObject &o, const QList<RedisValue> &r,
     reading.minTtlMs = v.at(4).toInteger();
     reading.maxTtlMs = v.at(5).toInteger();
     // A sample of part of the hash speaks for all of it in proportion.
-    const auto scaled = [&](qint64 n) {
-        return sampled > 0 ? n * fields / sampled : 0;
+    // In double, clamped: counts no server holds never overflow.
+    const auto scaled = [&](qint64 n) -> qint64 {
+        if (sampled <= 0)
+            return 0;
+        const double v = double(n) * double(fields) / double(sampled);
+        return v >= 9.2e18    ? std::numeric_limits<qint64>::max()
+               : v <= -9.2e18 ? std::numeric_limits<qint64>::min()
+                              : qint64(v);
     };
     const bool whole = sampled >= fields;
-    reading.count = std::max<qint64>(0, fields - (whole ? gone : scaled(gone)));
+    reading.count = std::max<qint64>(0, saturatingSub(fields, whole ? gone : scaled(gone)));
     reading.withoutTtl = whole ? without : scaled(without);
     if (!whole)
         reading.message

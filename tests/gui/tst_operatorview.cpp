@@ -393,6 +393,12 @@ private slots:
                 QCOMPARE(unit->displayName(o), QStringLiteral("Sidekiq myapp"));
                 continue;
             }
+            if (unit->kind().id() == QLatin1String("resque")) {
+                QCOMPARE(unit->displayName(o), QStringLiteral("app:thing"));
+                o.key = "resque:queues";
+                QCOMPARE(unit->displayName(o), QStringLiteral("Resque resque"));
+                continue;
+            }
             QCOMPARE(unit->displayName(o), QStringLiteral("app:thing"));
         }
     }

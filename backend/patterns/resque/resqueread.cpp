@@ -286,6 +286,9 @@ LibraryQueueUnit::StuckRule ResqueUnit::stuckRule() const
 
 QString ResqueUnit::displayName(const PatternObject &object) const
 {
+    // Named by its namespace ("Resque resque"); a key that names none, by the key.
+    if (!namespaceOf(object.key))
+        return LibraryQueueUnit::displayName(object);
     return QStringLiteral("Resque %1").arg(printableBytes(nsOf(object).chopped(1)));
 }
 

@@ -61,9 +61,9 @@ private slots:
                          qPrintable(m.captured(0)));
         }
         QCOMPARE(looks.size(), 4);
-        QCOMPARE(pages.keys(),
-                 (QStringList{"alerts", "audit-log", "limiters", "locks", "nodes", "other-keys",
-                              "overview", "queues", "semaphores", "tokens", "unconfirmed"}));
+        QCOMPARE(pages.keys(), (QStringList{"alerts", "audit-log", "limiters", "locks", "nodes",
+                                            "other-keys", "overview", "queues", "semaphores",
+                                            "timeline", "tokens", "unconfirmed"}));
         for (const char *table : {"limiters", "locks", "tokens", "queues"})
             QVERIFY2(pages.value(QLatin1String(table)).first > 0, table);
         QVERIFY(pages.value(QStringLiteral("limiters")).second > 0);

@@ -135,7 +135,7 @@ void Monitor::stop()
     m_unknownKeys.clear();
     m_unknownKeySet.clear();
     m_judgingKeys.clear();
-    m_server.eventsLive = false;
+    setEventsLive(false);
     m_fullPassDue = true;
 }
 

@@ -362,6 +362,12 @@ private:
     void watchCandidates();
     void probeCandidates();
     void noteEvent(BehaviourTrack &behaviour, const QByteArray &event) const;
+    // Keyspace events live or not (m_server.eventsLive), and since when.
+    void setEventsLive(bool live);
+    // Events were live without a break since server time atMs (an earlier
+    // reading's send): what they did not report between then and now did
+    // not happen.
+    bool eventsHeardSince(qint64 atMs) const;
     void onEvent(const QByteArray &pattern, const QByteArray &channel, const QByteArray &event);
     qint64 serverNow() const;
 
@@ -430,7 +436,8 @@ private:
     int m_lastObjectsRead = 0;
     bool m_fullPassDue = true; // until every object was read with events live
     qsizetype m_sweepNext = 0;
-    bool m_eventsCovered = false; // notify-keyspace-events covers the patterns
+    bool m_eventsCovered = false;    // notify-keyspace-events covers the patterns
+    qint64 m_eventsLiveSinceMs = -1; // server time events went live; -1: not live
     QElapsedTimer m_eventsChecked;
     qint64 m_lastCommands = 0;
     qint64 m_lastTickMs = 0;

@@ -25,6 +25,20 @@ void Monitor::noteEvent(BehaviourTrack &behaviour, const QByteArray &event) cons
         behaviour.writtenSinceRead = true;
 }
 
+void Monitor::setEventsLive(bool live)
+{
+    if (live && !m_server.eventsLive)
+        m_eventsLiveSinceMs = serverNow();
+    else if (!live)
+        m_eventsLiveSinceMs = -1;
+    m_server.eventsLive = live;
+}
+
+bool Monitor::eventsHeardSince(qint64 atMs) const
+{
+    return m_server.eventsLive && m_eventsLiveSinceMs >= 0 && m_eventsLiveSinceMs <= atMs;
+}
+
 void Monitor::applyBehaviour(int index)
 {
     const Tracked &t = m_tracked.at(index);
@@ -190,7 +204,7 @@ void Monitor::probeCandidates()
                 const PatternUnit &unit = PatternUnit::of(w->object.kind);
                 Reading reading = unit.read(w->object, part, ctx);
                 if (w->read) {
-                    w->behaviour.eventsLive = m_server.eventsLive;
+                    w->behaviour.eventsLive = eventsHeardSince(w->last.atMs);
                     unit.observeBehaviour(w->behaviour, w->object, w->last, reading, part);
                     ++w->behaviour.steps;
                 }

@@ -87,7 +87,7 @@ void Monitor::followEventMasters(const Topology &topology)
     // The re-reading connection too: its own slot map may still name the
     // lost master, and a read sent there would be lost with it.
     m_eventClient.reset();
-    m_server.eventsLive = false;
+    setEventsLive(false);
     m_fullPassDue = true;
     subscribeEvents(m_eventFlags);
     // Every object once now, not at the next tick: writes made on the new
@@ -143,7 +143,7 @@ void Monitor::subscribeEvents(const QByteArray &flags)
                     return;
                 m_fullPassDue = true;
                 if (m_server.eventsLive) {
-                    m_server.eventsLive = false;
+                    setEventsLive(false);
                     m_server.notes << QStringLiteral("Keyspace events lost (%1); polling until "
                                                      "they are back.")
                                           .arg(message);
@@ -257,7 +257,7 @@ void Monitor::applyEventsConfig(bool covered, const QByteArray &flags)
     if (covered && m_started && m_client->state() == RedisConnection::State::Ready)
         startDiscovery();
     if (live != m_server.eventsLive) {
-        m_server.eventsLive = live;
+        setEventsLive(live);
         publish();
     }
 }

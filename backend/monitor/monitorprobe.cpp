@@ -169,7 +169,9 @@ void Monitor::absorb(int index, const PatternObject &object, const QList<RedisVa
         = t.observeUntilMs > 0 && t.track.everRead && t.world == m_server.world.generation;
     t.world = m_server.world.generation;
     if (observed) {
-        t.behaviour.eventsLive = m_server.eventsLive;
+        // Certain only if events were heard since the earlier reading was
+        // sent: a subscription renewed meanwhile missed what came before it.
+        t.behaviour.eventsLive = eventsHeardSince(m_states.at(index)->reading.atMs);
         t.unit->observeBehaviour(t.behaviour, object, m_states.at(index)->reading, reading,
                                  replies);
         ++t.behaviour.steps;

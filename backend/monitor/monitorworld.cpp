@@ -68,6 +68,10 @@ void Monitor::beginNewWorld(const QString &reason, bool restart, qint64 keysAfte
         // that differs from the old master's was not overwritten in place.
         t.behaviour = {};
     }
+    for (WatchedCandidate &w : m_watchedCandidates) {
+        w.behaviour = {};
+        w.read = false; // its last reading is another server's
+    }
     updateStaleness();
     // Events come from the master there is now: a new subscription, live
     // once that master counts it (verifyEvents); polling until then.
@@ -75,7 +79,7 @@ void Monitor::beginNewWorld(const QString &reason, bool restart, qint64 keysAfte
         m_subscriber.reset();
         m_moreSubscribers.clear();
         m_eventClient.reset();
-        m_server.eventsLive = false;
+        setEventsLive(false);
         subscribeEvents(m_eventFlags);
     }
     m_fullPassDue = true;
@@ -165,7 +169,7 @@ void Monitor::verifyEvents()
         return;
     const auto live = [this] {
         if (!m_server.eventsLive) {
-            m_server.eventsLive = true;
+            setEventsLive(true);
             publish();
         }
     };

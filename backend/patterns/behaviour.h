@@ -35,6 +35,10 @@ struct BehaviourTrack
     // ran out (re-creation confirms it); members' expiries (token
     // families), bounded by the page the pattern reads.
     bool deleted = false;
+    // A lock's new token with events live and no deletion heard by that
+    // reading: judged at the next one (the deletion's event comes on another
+    // connection and may arrive after the reading's reply).
+    bool overwriteUnheard = false;
     QHash<QByteArray, qint64> expiries;
 
     // An observation for the pattern, or against it: certain (a keyspace

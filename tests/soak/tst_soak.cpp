@@ -249,7 +249,7 @@ QString whereShown(const QJsonObject &line)
             const QString text
                 = QString::fromUtf8(QJsonDocument(v.toObject()).toJson(QJsonDocument::Compact));
             if (text.contains(QLatin1String("lock:soak")))
-                out << it.key() + QLatin1String(": ") + text.left(300);
+                out << it.key() + QLatin1String(": ") + text.left(3000);
         }
     }
     const QJsonObject server = line.value(QLatin1String("server")).toObject();

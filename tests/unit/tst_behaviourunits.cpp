@@ -130,10 +130,32 @@ private slots:
                              lockHeld(400, "c3", 59800), lockHeld(600, "d4", 59800)});
         QCOMPARE(weight(t), BehaviourTrack::AgainstWeight);
         QVERIFY(t.verdict(QStringLiteral("lock"))->reason.contains(QLatin1String("overwritten")));
-        // With keyspace events live and no deletion between: one write is enough.
+        // With keyspace events live and no deletion heard: one write is
+        // enough, once the next reading shows no deletion's event came late.
         QCOMPARE(weight(watch("lock", {lockHeld(0, "a1", 60000), lockHeld(200, "b2", 60000)}, {},
                               {}, true)),
+                 0);
+        QCOMPARE(weight(watch("lock",
+                              {lockHeld(0, "a1", 60000), lockHeld(200, "b2", 60000),
+                               lockHeld(400, "b2", 59800)},
+                              {}, {}, true)),
                  BehaviourTrack::AgainstWeight);
+    }
+
+    // Events come on their own connection: a release's deletion may be heard
+    // after the reading that already shows the next holder's token.
+    void lockDeletionHeardAfterTheNewTokenIsALock()
+    {
+        const PatternUnit &unit = PatternUnit::of(PatternKind("lock"));
+        const QList<Reading> r{lockHeld(0, "a1", 60000), lockHeld(200, "b2", 60000),
+                               lockHeld(400, "b2", 59800)};
+        BehaviourTrack t;
+        t.eventsLive = true;
+        unit.observeBehaviour(t, {}, r.at(0), r.at(1), {});
+        t.deletedSinceRead = true; // the "del" event, arrived after the reply
+        unit.observeBehaviour(t, {}, r.at(1), r.at(2), {});
+        QCOMPARE(weight(t), BehaviourTrack::ConfirmWeight);
+        QCOMPARE(t.against, 0);
     }
 
     void lockDeletedAndTakenAgainIsALock()

@@ -7,6 +7,7 @@
 #include <QSet>
 
 #include <algorithm>
+#include <utility>
 
 namespace gatehouse {
 
@@ -32,6 +33,15 @@ void LockUnit::observeBehaviour(BehaviourTrack &t, const PatternObject &, const 
                                 const Reading &after, const QList<RedisValue> &) const
 {
     const qint64 elapsed = after.atMs - before.atMs;
+    if (std::exchange(t.overwriteUnheard, false)) {
+        // Heard since: a release and a new holder whose deletion's event
+        // arrived after the reading's reply.
+        if (t.deletedSinceRead)
+            t.confirm(QStringLiteral("deleted and re-created with a new token"));
+        else
+            t.argue(QStringLiteral("its value was overwritten in place while its key lived"),
+                    t.eventsLive);
+    }
     // The earlier holder's TTL had not run out by the later reading: its
     // key cannot have expired in between (a reading's time is its probe's
     // send time, hence the slack).
@@ -71,9 +81,12 @@ void LockUnit::observeBehaviour(BehaviourTrack &t, const PatternObject &, const 
         t.confirm(QStringLiteral("deleted and re-created with a new token"));
     } else if (lived && !t.expiredSinceRead) {
         // Polled, a release and a new holder between two readings look the
-        // same; with keyspace events live, no deletion came between: certain.
-        t.argue(QStringLiteral("its value was overwritten in place while its key lived"),
-                t.eventsLive);
+        // same; with keyspace events live, no deletion came between: certain,
+        // once the next reading shows no deletion's event arrived late.
+        if (t.eventsLive)
+            t.overwriteUnheard = true;
+        else
+            t.argue(QStringLiteral("its value was overwritten in place while its key lived"));
     }
     t.deleted = false;
 }

@@ -22,9 +22,29 @@
 -- ARGV[4] the queue key prefix "<ns>:queue:" (the queue list is named by
 --         the entry, so it is not in KEYS: Resque's keys carry no hash tag)
 -- Reply   1 done, 0 no entry at that index, -1 the entry changed, -3 the
---         entry is not a Resque failure (payload {class, args}, a queue)
+--         entry is not a Resque failure (payload {class, args}, a queue), -4
+--         (retry) its args hold what cjson would not write back exactly (a
+--         number of more than 14 significant digits, an empty nested list)
 --         errors "GHTYPE <i> <type> <expected>", "GHSHAPE <i> <what>" (nothing written)
 -- Cost    O(index) for LINDEX/LSET, O(N) for LREM in the failed list's length
+-- cjson writes numbers with 14 significant digits and every empty table as
+-- {}: args it would not write back exactly are refused, never changed.
+local function faithful(v, depth)
+    if type(v) == 'number' then
+        return tonumber(cjson.encode(v)) == v
+    end
+    if type(v) == 'table' then
+        if depth > 64 or (depth > 0 and next(v) == nil) then
+            return false
+        end
+        for _, x in pairs(v) do
+            if not faithful(x, depth + 1) then
+                return false
+            end
+        end
+    end
+    return true
+end
 local function wrongType(key, i, want)
     local t = redis.call('TYPE', key)['ok']
     if t ~= 'none' and t ~= want then
@@ -62,6 +82,9 @@ if ARGV[1] == 'retry' then
         return redis.error_reply('GHSHAPE 1 queue ' .. string.sub(queueKey, 1, 80) .. ' is a '
                                      .. t .. ', not a list')
     end
+end
+if ARGV[1] == 'retry' and not faithful(payload.args, 0) then
+    return -4
 end
 -- Resque's remove: the entry becomes the sentinel, then one sentinel goes.
 redis.call('LSET', KEYS[1], index, '')

@@ -24,10 +24,30 @@
 -- Reply   one worker: 1 requeued, 0 not registered, -1 not stuck yet (its
 --         job is younger than the threshold), -2 idle (works on nothing),
 --         -3 what it works on is not Resque's ({queue, run_at, payload})
+--         -4 its args hold what cjson would not write back exactly (a number
+--         of more than 14 significant digits, an empty nested list)
 --         every stuck worker: {requeued, requeued, id...} (run again while a whole
 --         batch was requeued)
 --         errors "GHTYPE <i> <type> <expected>", "GHSHAPE <i> <what>" (nothing written)
 -- Cost    O(1) per worker; O(workers) to list them for every stuck one
+-- cjson writes numbers with 14 significant digits and every empty table as
+-- {}: args it would not write back exactly are refused, never changed.
+local function faithful(v, depth)
+    if type(v) == 'number' then
+        return tonumber(cjson.encode(v)) == v
+    end
+    if type(v) == 'table' then
+        if depth > 64 or (depth > 0 and next(v) == nil) then
+            return false
+        end
+        for _, x in pairs(v) do
+            if not faithful(x, depth + 1) then
+                return false
+            end
+        end
+    end
+    return true
+end
 local function keyType(key)
     return redis.call('TYPE', key)['ok']
 end
@@ -102,6 +122,9 @@ local function examine(id)
         or type(working.payload.class) ~= 'string' or type(working.payload.args) ~= 'table'
         or working.payload.jid ~= nil or type(working.queue) ~= 'string' or working.queue == '' then
         return nil, -3
+    end
+    if not faithful(working.payload.args, 0) then
+        return nil, -4
     end
     local started = runAtMs(working.run_at)
     if not started or nowMs - started < threshold then

@@ -384,6 +384,61 @@ private slots:
         QCOMPARE(call(r, {"LLEN", "resque:failed"}).toInteger(), 0);
     }
 
+    // A script writes a job back with cjson: what it would not write exactly
+    // (17 digits, an empty nested list) is refused and left where it was;
+    // what it writes exactly goes back unchanged.
+    void argsWrittenBackExactlyOrNotAtAll()
+    {
+        RedisServer server;
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        std::unique_ptr<RedisClient> client = gatehouse::test::connectedClient(server);
+        QVERIFY(client);
+        RedisClient &r = *client;
+        call(r, {"SADD", "resque:queues", "reports"});
+        call(r, {"RPUSH", "resque:queue:reports", R"({"class":"ReportJob","args":[1]})"});
+        const QByteArray failure
+            = R"({"failed_at":"Tue, 24 Nov 2026 10:00:00 +0000","payload":{"class":"ReportJob",)"
+              R"("args":[12345678901234567,[]]},"exception":"RuntimeError","error":"boom",)"
+              R"("worker":"host-1:4242:reports","queue":"reports"})";
+        call(r, {"RPUSH", "resque:failed", failure});
+        const QByteArray id = "host-1:4243:reports";
+        const QByteArray working = R"({"queue":"reports","run_at":"2000-01-01T00:00:00Z",)"
+                                   R"("payload":{"class":"ReportJob","args":[[],"x"]}})";
+        call(r, {"SADD", "resque:workers", id});
+        call(r, {"SET", "resque:worker:" + id, working});
+
+        CliRun run = cli(server, {QStringLiteral("queue"), QStringLiteral("retry"),
+                                  QStringLiteral("resque:queues"), QStringLiteral("--job"),
+                                  QStringLiteral("0")});
+        QVERIFY2(run.exitCode != 0, qPrintable(run.out));
+        QVERIFY2(run.err.contains(QLatin1String("nothing changed")), qPrintable(run.err));
+        run = cli(server, {QStringLiteral("queue"), QStringLiteral("requeue"),
+                           QStringLiteral("resque:queues"), QStringLiteral("--job"),
+                           QString::fromUtf8(id)});
+        QVERIFY2(run.exitCode != 0, qPrintable(run.out));
+        QVERIFY2(run.err.contains(QLatin1String("Requeue it with Resque itself")),
+                 qPrintable(run.err));
+        // Everything where it was.
+        QCOMPARE(call(r, {"LLEN", "resque:failed"}).toInteger(), 1);
+        QCOMPARE(call(r, {"LINDEX", "resque:failed", "0"}).bytes(), failure);
+        QCOMPARE(call(r, {"GET", "resque:worker:" + id}).bytes(), working);
+        QCOMPARE(call(r, {"SISMEMBER", "resque:workers", id}).toInteger(), 1);
+        QCOMPARE(call(r, {"LLEN", "resque:queue:reports"}).toInteger(), 1);
+
+        // Numbers of up to 14 digits, fractions, nested lists and objects.
+        call(r, {"LSET", "resque:failed", "0",
+                 R"({"failed_at":"Tue, 24 Nov 2026 10:00:00 +0000","payload":{"class":)"
+                 R"("ReportJob","args":[1.5,"x",{"k":[1,2]},1795585335551]},)"
+                 R"("exception":"RuntimeError","error":"boom","queue":"reports"})"});
+        run = cli(server,
+                  {QStringLiteral("queue"), QStringLiteral("retry"),
+                   QStringLiteral("resque:queues"), QStringLiteral("--job"), QStringLiteral("0")});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
+        QCOMPARE(call(r, {"LINDEX", "resque:queue:reports", "-1"}).bytes(),
+                 QByteArray(R"({"class":"ReportJob","args":[1.5,"x",{"k":[1,2]},1795585335551]})"));
+        QCOMPARE(call(r, {"LLEN", "resque:failed"}).toInteger(), 0);
+    }
+
     // What resembles Resque and is not, and Resque as others see it.
     void resemblance()
     {

@@ -60,7 +60,11 @@ PatternAction failedAction(bool retry)
                      {-1, QStringLiteral("The failed list moved on (another entry is at %1 now): "
                                          "nothing changed; read it again.")},
                      {-3, QStringLiteral("Entry %1 is not a Resque failure (payload {class, args} "
-                                         "and a queue); nothing changed.")}});
+                                         "and a queue); nothing changed.")},
+                     {-4, QStringLiteral("Failed job %1's arguments hold a number of more than 14 "
+                                         "digits or an empty nested list, which a script cannot "
+                                         "write back exactly; nothing changed. Retry it with "
+                                         "Resque itself.")}});
             };
             return call;
         });
@@ -101,7 +105,11 @@ QList<PatternAction> ResqueUnit::actions() const
                                          "nothing changed.")},
                      {-2, QStringLiteral("Worker %1 works on nothing; nothing changed.")},
                      {-3, QStringLiteral("What worker %1 works on is not Resque's; nothing "
-                                         "changed.")}});
+                                         "changed.")},
+                     {-4, QStringLiteral("Worker %1's job has arguments (a number of more than "
+                                         "14 digits or an empty nested list) a script cannot "
+                                         "write back exactly; nothing changed. Requeue it with "
+                                         "Resque itself.")}});
             };
         } else {
             call.action = QStringLiteral("queue.requeue-stuck");

@@ -285,9 +285,14 @@ bool RedisServer::start()
         return false;
     if (m_port != 0)
         return launch(); // a restart keeps its port
-    // The free port can be taken between probe and bind; try a few.
+    // The free port can be taken between probe and bind; try a few. A
+    // Cluster node's bus port too: a new one with each try.
     for (int attempt = 0; attempt < 5; ++attempt) {
         m_port = freePort();
+        for (QString &line : m_options.config) {
+            if (attempt > 0 && line.startsWith(QLatin1String("cluster-port ")))
+                line = QStringLiteral("cluster-port %1").arg(freePort());
+        }
         if (m_port != 0 && launch())
             return true;
     }

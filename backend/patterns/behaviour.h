@@ -39,6 +39,9 @@ struct BehaviourTrack
     // reading: judged at the next one (the deletion's event comes on another
     // connection and may arrive after the reading's reply).
     bool overwriteUnheard = false;
+    // A lock's last pair of readings ended on a value just written (a new
+    // key, a new token): a "set" event heard next may be that write's.
+    bool valueJustWritten = false;
     QHash<QByteArray, qint64> expiries;
 
     // An observation for the pattern, or against it: certain (a keyspace

@@ -52,11 +52,16 @@ void LockUnit::observeBehaviour(BehaviourTrack &t, const PatternObject &, const 
     }
     if (!after.isOk() || after.tokenTruncated)
         return;
+    // The first pair, or one after a new value: a write event heard now
+    // may be the one that wrote the value the earlier reading showed (it
+    // travels on another connection than the reading's reply).
+    const bool justWritten = std::exchange(t.valueJustWritten, false) || t.steps == 0;
     if (before.status == Reading::Status::Missing) {
         if (t.deleted)
             t.confirm(QStringLiteral("deleted before its TTL ran out, then taken again with a new "
                                      "token"));
         t.deleted = false;
+        t.valueJustWritten = true;
         return;
     }
     if (!before.isOk())
@@ -72,11 +77,12 @@ void LockUnit::observeBehaviour(BehaviourTrack &t, const PatternObject &, const 
         if (t.deletedSinceRead)
             t.confirm(QStringLiteral("deleted and taken again (every holder writes the same "
                                      "value)"));
-        else if (t.writtenSinceRead && !t.expiredSinceRead)
+        else if (t.writtenSinceRead && !t.expiredSinceRead && !justWritten)
             t.argue(QStringLiteral("its value was written again in place while its key lived"),
                     true);
         return;
     }
+    t.valueJustWritten = true;
     if (t.deletedSinceRead) {
         t.confirm(QStringLiteral("deleted and re-created with a new token"));
     } else if (lived && !t.expiredSinceRead) {

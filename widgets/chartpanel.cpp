@@ -20,6 +20,7 @@
 
 #include "chartscale.h"
 #include "chartseries.h"
+#include "chartstyle.h"
 #include "theme.h"
 
 #include <QDateTime>
@@ -33,53 +34,6 @@
 #include <qcustomplot.h>
 
 namespace gatehouse {
-
-namespace {
-
-// pal: the panel's. (A plot's own palette may not have followed yet: the
-// panel hears of a change before the grid between them passes it on.)
-void styleForPalette(QCustomPlot *plot, const QPalette &pal)
-{
-    // Titles, labels and series in the palette's colours (theme: >= 4.5:1
-    // on Base in light and dark), never QCustomPlot's black.
-    for (int i = 0; i < plot->plotLayout()->elementCount(); ++i) {
-        if (auto *title = qobject_cast<QCPTextElement *>(plot->plotLayout()->elementAt(i)))
-            title->setTextColor(pal.color(QPalette::Text));
-    }
-    for (int g = 0; g < plot->graphCount(); ++g) {
-        QCPGraph *graph = plot->graph(g);
-        if (graph->lineStyle() == QCPGraph::lsNone)
-            graph->setScatterStyle(
-                QCPScatterStyle(QCPScatterStyle::ssDisc, theme::series(g, pal), 6));
-        else
-            graph->setPen(QPen(theme::series(g, pal), 1.5));
-    }
-    plot->setBackground(pal.brush(QPalette::Base));
-    for (QCPAxis *axis : {plot->xAxis, plot->yAxis}) {
-        axis->setBasePen(QPen(pal.color(QPalette::Text)));
-        axis->setTickPen(QPen(pal.color(QPalette::Text)));
-        axis->setSubTickPen(QPen(pal.color(QPalette::Text)));
-        axis->setTickLabelColor(pal.color(QPalette::Text));
-        axis->setLabelColor(pal.color(QPalette::Text));
-        axis->grid()->setPen(QPen(pal.color(QPalette::Mid), 0, Qt::DotLine));
-    }
-    plot->legend->setBrush(pal.brush(QPalette::Base));
-    plot->legend->setTextColor(pal.color(QPalette::Text));
-}
-
-// A hidden legend keeps its row: QCustomPlot sizes a layout grid's rows from
-// every element in them, visible or not, which left a blank band over a
-// chart of one series. Hidden, its row (addPlot's cell) is squeezed to a pixel.
-void showLegend(QCustomPlot *plot, bool shown)
-{
-    plot->legend->setVisible(shown);
-    if (QCPLayoutElement *cell = plot->legend->layout()) {
-        cell->setMinimumSize(0, shown ? 0 : 1);
-        cell->setMaximumSize(QWIDGETSIZE_MAX, shown ? QWIDGETSIZE_MAX : 1);
-    }
-}
-
-} // namespace
 
 ChartPanel::ChartPanel(const QString &section, QWidget *parent)
     : QWidget(parent)
@@ -183,22 +137,9 @@ void ChartPanel::buildPlots(const QList<Chart> &charts)
 QCustomPlot *ChartPanel::addPlot(const QString &title, const QString &yLabel)
 {
     auto *plot = new QCustomPlot(this);
-    // About 100 px of plot (the axis rect) under the title, over the x axis.
-    plot->setMinimumHeight(100 + 6 * fontMetrics().height());
-    plot->plotLayout()->insertRow(0);
-    plot->plotLayout()->addElement(0, 0, new QCPTextElement(plot, title));
-    plot->yAxis->setLabel(yLabel);
-    plot->xAxis->setLabel(tr("seconds (0 = now)"));
-    // The legend in its own row under the title, outside the data: it never
-    // covers the newest points.
-    plot->plotLayout()->insertRow(1);
-    auto *legendCell = new QCPLayoutGrid;
-    plot->plotLayout()->addElement(1, 0, legendCell);
-    legendCell->addElement(0, 0, plot->legend);
-    plot->legend->setFillOrder(QCPLegend::foColumnsFirst);
-    plot->legend->setBorderPen(Qt::NoPen);
-    plot->plotLayout()->setRowStretchFactor(1, 0.001);
-    showLegend(plot, false); // until a second series (refresh) or the strip's
+    // About 100 px of plot (the axis rect) under the title, over the x axis;
+    // the legend shown at a second series (refresh) or the strip's.
+    layOutChart(plot, title, yLabel, 100 + 6 * fontMetrics().height());
     plot->setInteractions(QCP::iRangeZoom | QCP::iRangeDrag);
     plot->axisRect()->setRangeZoom(Qt::Horizontal);
     plot->axisRect()->setRangeDrag(Qt::Horizontal);

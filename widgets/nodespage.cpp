@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: MIT
 #include "nodespage.h"
 
+#include "nodecharts.h"
+#include "splitterstate.h"
+
 #include <patterns/presentation.h>
 
 #include <QDateTime>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLocale>
+#include <QSplitter>
 #include <QStyledItemDelegate>
 #include <QTableWidget>
 #include <QVBoxLayout>
@@ -135,6 +139,7 @@ NodesPage::NodesPage(QWidget *parent)
     , m_heading(new QLabel(this))
     , m_failover(new QLabel(this))
     , m_table(new QTableWidget(0, ColumnCount, this))
+    , m_charts(new NodeCharts(this))
 {
     m_table->setHorizontalHeaderLabels({tr("Address"), tr("Role"), tr("Master"), tr("Slots"),
                                         tr("Link"), tr("Offset"), tr("Lag (bytes)"), tr("Version"),
@@ -168,10 +173,19 @@ NodesPage::NodesPage(QWidget *parent)
     });
     m_failover->setWordWrap(true);
     m_failover->hide();
+    // The table over the charts; the operator's division persists.
+    auto *split = new QSplitter(Qt::Vertical, this);
+    split->setObjectName(QStringLiteral("nodesPageSplitter"));
+    split->setChildrenCollapsible(false);
+    split->addWidget(m_table);
+    split->addWidget(m_charts);
+    split->setStretchFactor(0, 1);
+    split->setStretchFactor(1, 3);
+    persistSplitter(split, QStringLiteral("splitters/nodesPageSplitter"));
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(m_heading);
     layout->addWidget(m_failover);
-    layout->addWidget(m_table, 1);
+    layout->addWidget(split, 1);
     m_heading->setText(tr("Not connected yet."));
 }
 
@@ -200,10 +214,10 @@ void NodesPage::setServerFigures(const ServerFigures &figures)
     if (!figures.error.isEmpty())
         return; // INFO failed: the page keeps what it had
     m_serverFigures = figures;
-    showFigures();
+    showFigures(true);
 }
 
-void NodesPage::showFigures()
+void NodesPage::showFigures(bool fresh)
 {
     if (!standalone() || m_table->rowCount() != 1)
         return;
@@ -215,9 +229,24 @@ void NodesPage::showFigures()
     const auto pick = [](qint64 own, qint64 panel) {
         return own >= 0 ? own : panel;
     };
-    setCell(0, Memory, memory(pick(n.usedMemoryBytes, f ? f->usedMemoryBytes : -1)));
-    setCell(0, Clients, figure(pick(n.connectedClients, f ? f->clients : -1)));
-    setCell(0, OpsPerSec, figure(pick(n.opsPerSec, f ? f->opsPerSec : -1)));
+    const qint64 bytes = pick(n.usedMemoryBytes, f ? f->usedMemoryBytes : -1);
+    const qint64 clients = pick(n.connectedClients, f ? f->clients : -1);
+    const qint64 ops = pick(n.opsPerSec, f ? f->opsPerSec : -1);
+    setCell(0, Memory, memory(bytes));
+    setCell(0, Clients, figure(clients));
+    setCell(0, OpsPerSec, figure(ops));
+    // Charted when just read (an INFO reply), never again from the last one.
+    if (!fresh)
+        return;
+    NodeCharts::Sample sample;
+    sample.node = n.address;
+    const auto known = [](qint64 v) {
+        return v < 0 ? std::nan("") : double(v);
+    };
+    sample.memoryMiB = bytes < 0 ? std::nan("") : double(bytes) / (1024.0 * 1024.0);
+    sample.clients = known(clients);
+    sample.opsPerSec = known(ops);
+    m_charts->addSamples(m_serverNowMs, {sample});
 }
 
 QString NodesPage::headline() const
@@ -242,9 +271,41 @@ void NodesPage::setCell(int row, int column, const QString &text, const QString 
         item->setToolTip(tip);
 }
 
+void NodesPage::chartNodes(const Snapshot &snapshot)
+{
+    const QList<NodeStatus> &nodes = snapshot.server.nodes;
+    QHash<QString, qint64> masterOffset;
+    for (const NodeStatus &n : nodes) {
+        if (n.role == QLatin1String("master"))
+            masterOffset.insert(n.address, n.replicationOffset);
+    }
+    const auto known = [](qint64 v) {
+        return v < 0 ? std::nan("") : double(v);
+    };
+    QList<NodeCharts::Sample> samples;
+    for (const NodeStatus &n : nodes) {
+        // Not read now: a gap, never the last figures again.
+        const bool fresh = n.connection.state == RedisConnection::State::Ready;
+        NodeCharts::Sample s;
+        s.node = n.address;
+        if (fresh) {
+            s.memoryMiB = n.usedMemoryBytes < 0 ? std::nan("")
+                                                : double(n.usedMemoryBytes) / (1024.0 * 1024.0);
+            s.clients = known(n.connectedClients);
+            s.opsPerSec = known(n.opsPerSec);
+            const qint64 of = masterOffset.value(n.masterAddress, -1);
+            if (n.role != QLatin1String("master") && of >= 0 && n.replicationOffset >= 0)
+                s.lagBytes = double(std::max<qint64>(0, of - n.replicationOffset));
+        }
+        samples << s;
+    }
+    m_charts->addSamples(snapshot.server.timeMs, samples);
+}
+
 void NodesPage::update(const Snapshot &snapshot)
 {
     const ServerStatus &server = snapshot.server;
+    m_serverNowMs = server.timeMs;
     const QList<NodeStatus> &nodes = server.nodes;
     const bool wasStandalone = standalone();
     m_mode = server.mode.isEmpty() ? QStringLiteral("standalone") : server.mode;
@@ -344,7 +405,7 @@ void NodesPage::update(const Snapshot &snapshot)
                     : n.serverName + QLatin1Char(' ') + n.version);
         if (row == 0 && nodes.size() == 1 && standalone()) {
             m_standaloneNode = n;
-            showFigures();
+            showFigures(n.opsPerSec >= 0 && n.connection.state == RedisConnection::State::Ready);
         } else {
             setCell(row, Memory, memory(n.usedMemoryBytes));
             setCell(row, Clients, figure(n.connectedClients));
@@ -368,6 +429,8 @@ void NodesPage::update(const Snapshot &snapshot)
                          .arg(QDateTime::fromSecsSinceEpoch(n.rdbLastSaveS).toString(Qt::ISODate));
         setCell(row, Persistence, persistence);
     }
+    if (!standalone() || nodes.size() != 1)
+        chartNodes(snapshot);
 }
 
 } // namespace gatehouse

@@ -14,13 +14,16 @@ class QTableWidget;
 
 namespace gatehouse {
 
+class NodeCharts;
+
 // The Nodes page: every node of the deployment (a standalone server, a
 // Cluster's masters and replicas, a Sentinel master and its replicas) with
 // role, master, slots, link, replication offset and lag, version, memory,
 // clients, ops/s and persistence, and for each master what a failover or a
 // crash would lose at this moment (Durability), from each snapshot. It notices a failover
 // (another node becomes the master of the deployment or of a slot range) and
-// says which node took over and when.
+// says which node took over and when. Under the table, each node's memory,
+// clients, ops/s and replication lag over time (NodeCharts).
 class NodesPage : public QWidget
 {
     Q_OBJECT
@@ -54,6 +57,7 @@ public:
     void setServerFigures(const ServerFigures &figures);
 
     QTableWidget *table() const { return m_table; }
+    NodeCharts *charts() const { return m_charts; }
     QString headline() const;
     QString lastFailover() const { return m_lastFailover; }
 
@@ -72,16 +76,21 @@ protected:
 private:
     void setCell(int row, int column, const QString &text, const QString &toolTip = {});
     bool standalone() const;
-    void showFigures(); // a standalone server's row: its own figures, else the panel's
+    // A standalone server's row: its own figures, else the panel's; fresh:
+    // just read, and charted.
+    void showFigures(bool fresh);
+    void chartNodes(const Snapshot &snapshot);
 
     QLabel *m_heading;
     QLabel *m_failover;
     QTableWidget *m_table;
+    NodeCharts *m_charts;
     QStringList m_masters; // the masters' addresses at the last update
     QString m_lastFailover;
     QString m_mode; // ServerStatus::mode at the last update
     std::optional<ServerFigures> m_serverFigures;
     NodeStatus m_standaloneNode; // the standalone server's row at the last update
+    qint64 m_serverNowMs = 0;    // the server's time at the last update
     QTimer m_refresh;
 };
 

@@ -2,11 +2,12 @@
 // The Nodes page in the main window (offscreen), fed by a real monitor: the
 // six nodes of a Cluster with their roles and slots, the master and replica
 // of a Sentinel deployment, and a SENTINEL FAILOVER followed as it happens;
-// a standalone server's figures as the Overview shows them.
+// a standalone server's figures as the Overview shows them; each node charted.
 #include <actions/actionengine.h>
 #include <chartpanel.h>
 #include <mainwindow.h>
 #include <monitor/monitor.h>
+#include <nodecharts.h>
 #include <nodespage.h>
 #include <objecttablemodel.h>
 #include <redis/hashslot.h>
@@ -25,6 +26,8 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <qcustomplot.h>
 
 using namespace gatehouse;
 using gatehouse::test::RedisCluster;
@@ -126,6 +129,30 @@ private slots:
                 return true;
             }(),
             20000);
+        // Charted over time: a line per node, named by its address, in every
+        // chart; the replicas' lag too.
+        c.window->showPage(int(c.window->pageNames().indexOf(QStringLiteral("Nodes"))));
+        NodeCharts *charts = page->charts();
+        const auto charted = [&] {
+            for (int f = 0; f < NodeCharts::FigureCount; ++f) {
+                QCustomPlot *plot = charts->plot(NodeCharts::Figure(f));
+                if (plot->graphCount() != RedisCluster::NodeCount)
+                    return false;
+                for (int g = 0; g < plot->graphCount(); ++g) {
+                    if (plot->graph(g)->data()->size() < 2)
+                        return false;
+                }
+            }
+            return true;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(charted(), 20000);
+        QCustomPlot *memory = charts->plot(NodeCharts::Memory);
+        for (int row = 0; row < page->table()->rowCount(); ++row) {
+            QCOMPARE(memory->graph(row)->name(), cell(page, row, NodesPage::Address));
+            QVERIFY(memory->graph(row)->data()->constBegin()->value > 0); // MiB, read
+        }
+        QVERIFY(charts->plot(NodeCharts::Lag)->isVisible());
+        QVERIFY(charts->note().isEmpty()); // all six charted
         // Each master says what a failover and a crash would lose now.
         QTRY_VERIFY_WITH_TIMEOUT(
             [&] {
@@ -183,6 +210,17 @@ private slots:
         };
         QTRY_VERIFY_WITH_TIMEOUT(same(), 10000);
         QVERIFY(panel->figures().clients >= 1); // the console itself is a client
+        // Charted from the reads: the memory the panel read, in MiB; no lag
+        // chart without replicas.
+        NodeCharts *charts = page->charts();
+        QCustomPlot *memory = charts->plot(NodeCharts::Memory);
+        QTRY_VERIFY_WITH_TIMEOUT(memory->graphCount() == 1 && !memory->graph(0)->data()->isEmpty(),
+                                 10000);
+        QTRY_COMPARE_WITH_TIMEOUT((memory->graph(0)->data()->constEnd() - 1)->value,
+                                  double(panel->figures().usedMemoryBytes) / (1024.0 * 1024.0),
+                                  10000);
+        QVERIFY(!charts->plot(NodeCharts::Lag)->isVisible());
+        QVERIFY(charts->plot(NodeCharts::OpsPerSec)->isVisible());
 
         // The sentences, whole: each fits its cell wrapped at its column's
         // width, and the table needs no horizontal scroll bar.

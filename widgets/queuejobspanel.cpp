@@ -18,6 +18,7 @@
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QSplitter>
 #include <QTabBar>
 #include <QTableWidget>
@@ -158,8 +159,12 @@ QueueJobsPanel::QueueJobsPanel(const QString &section, QWidget *parent)
     auto *ages = new QTimer(this);
     ages->setInterval(1000);
     connect(ages, &QTimer::timeout, this, [this] {
-        if (isVisible())
-            updateAges();
+        if (!isVisible())
+            return;
+        updateAges();
+        // The detail's "ago" too, unless the operator is selecting in it.
+        if (!m_detail->textCursor().hasSelection())
+            renderDetail();
     });
     ages->start();
 
@@ -532,7 +537,14 @@ void QueueJobsPanel::renderDetail()
             text += p.note + QLatin1Char('\n');
         text += p.decoded.isEmpty() ? tr("(see Raw (hex))") : p.decoded;
     }
+    if (text == m_detail->toPlainText())
+        return;
+    // Re-rendered as time passes: the reader's place kept.
+    const int v = m_detail->verticalScrollBar()->value();
+    const int h = m_detail->horizontalScrollBar()->value();
     m_detail->setPlainText(text);
+    m_detail->verticalScrollBar()->setValue(v);
+    m_detail->horizontalScrollBar()->setValue(h);
 }
 
 qint64 QueueJobsPanel::nowMs() const

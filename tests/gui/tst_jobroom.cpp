@@ -4,7 +4,8 @@
 // cut in the middle of a state, messages longer than the status bar reachable
 // whole, plurals in English, and on a real BullMQ queue (npm bullmq,
 // tests/libraries/bullmq-app.js) the key columns whole at 1280x800 and
-// 1920x1080, ages that move with the clock and splitter sizes that persist.
+// 1920x1080, ages that move with the clock and splitter sizes that persist;
+// a job stuck under a killed worker counted and listed where the operator looks.
 #include <actions/actionengine.h>
 #include <chartpanel.h>
 #include <englishplurals.h>
@@ -19,6 +20,7 @@
 #include <theme.h>
 
 #include "redisserver.h"
+#include "testconsole.h"
 
 #include <QApplication>
 #include <QComboBox>
@@ -39,6 +41,8 @@
 
 using namespace gatehouse;
 using gatehouse::test::RedisServer;
+using gatehouse::test::TestConsole;
+using gatehouse::test::TestConsoleOptions;
 
 namespace {
 
@@ -287,6 +291,80 @@ private slots:
         QVERIFY(!QSettings().value(QStringLiteral("splitters/queuePageSplitter")).isNull());
         monitor.stop();
         client.close();
+    }
+
+    // A job whose worker was killed mid-job (npm bullmq's own worker, a
+    // short lock) is what an operator opens the job browser for: the queue's
+    // row counts it stuck, In flight is the tab shown, and the job is listed
+    // there with its data. The window as a screenshot when asked
+    // (GATEHOUSE_JOBROOM_SHOTS=DIR: jobbrowser-stuck-1920x1080-light.png).
+    void stuckJobInTheBrowser()
+    {
+        theme::apply(theme::Scheme::Light);
+        QSettings().remove(QStringLiteral("splitters"));
+        if (!QFile::exists(LibrariesDir + QStringLiteral("/node_modules/bullmq/package.json")))
+            QFAIL("npm packages missing: run .ci/install-deps");
+        RedisServer server;
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        const QString queue = QStringLiteral("payments");
+        QCOMPARE(node(server, queue, QStringLiteral("produce"), QStringLiteral("6")), QString());
+        QCOMPARE(
+            node(server, QStringLiteral("emails"), QStringLiteral("produce"), QStringLiteral("3")),
+            QString());
+        // The worker takes the first job and hangs; killed (SIGKILL), its
+        // lock (1.5 s) runs out with the job still active.
+        QProcess worker;
+        worker.start(QStringLiteral("node"),
+                     {LibrariesDir + QStringLiteral("/bullmq-app.js"), QStringLiteral("bullmq"),
+                      server.url(), queue, QStringLiteral("hang"), QStringLiteral("done")});
+        QVERIFY(worker.waitForStarted(10000));
+        QTRY_VERIFY_WITH_TIMEOUT(
+            (worker.waitForReadyRead(100), worker.peek(4096).contains("taken job-1")), 30000);
+        worker.kill();
+        QVERIFY(worker.waitForFinished(10000));
+
+        QTemporaryDir dir;
+        TestConsoleOptions o;
+        o.autodetect = true;
+        o.size = QSize(1920, 1080);
+        TestConsole console(server, dir.filePath(QStringLiteral("audit.jsonl")), o);
+        MainWindow &window = *console.window;
+        const QString section = QStringLiteral("queue");
+        const QByteArray key = "bull:" + queue.toUtf8();
+        const auto stuck = [&]() -> qint64 {
+            const int row = window.model(section)->rowOf(key);
+            return row < 0 ? -1 : window.model(section)->stateAt(row)->reading.stuck;
+        };
+        QTRY_COMPARE_WITH_TIMEOUT(stuck(), qint64(1), 20000);
+        QVERIFY(console.select(section, key));
+        SectionPage *page = window.sectionPage(section);
+        auto *stages = page->findChild<QTabBar *>(QStringLiteral("queueJobStages"));
+        auto *jobs = page->findChild<QTableWidget *>(QStringLiteral("queueJobList"));
+        auto *detail = page->findChild<QPlainTextEdit *>(QStringLiteral("queueJobDetail"));
+        QVERIFY(stages && jobs && detail);
+        QTRY_COMPARE(stages->tabText(stages->currentIndex()), QStringLiteral("In flight (1)"));
+        QTRY_COMPARE(jobs->rowCount(), 1);
+        QCOMPARE(jobs->item(0, 0)->text(), QStringLiteral("job-1"));
+        jobs->selectRow(0);
+        QTRY_VERIFY(detail->toPlainText().contains(QLatin1String("\"n\": 1")));
+        // The detail's times say how long ago as the clock moves, not as
+        // when the job was read.
+        const auto processedOn = [&] {
+            const QStringList lines = detail->toPlainText().split(QLatin1Char('\n'));
+            for (const QString &l : lines) {
+                if (l.startsWith(QLatin1String("processedOn:")))
+                    return l;
+            }
+            return QString();
+        };
+        const QString first = processedOn();
+        QVERIFY2(first.contains(QLatin1String(" ago)")), qPrintable(first));
+        QTRY_VERIFY_WITH_TIMEOUT(processedOn() != first, 5000);
+        if (const QString shots = qEnvironmentVariable("GATEHOUSE_JOBROOM_SHOTS");
+            !shots.isEmpty()) {
+            QTest::qWait(15000); // charts with a little history, as an operator finds them
+            window.grab().save(shots + QStringLiteral("/jobbrowser-stuck-1920x1080-light.png"));
+        }
     }
 };
 

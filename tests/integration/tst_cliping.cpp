@@ -2,6 +2,8 @@
 // gatehouse-cli ping against real plain, TLS, ACL and unix-socket servers.
 #include "redisserver.h"
 
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QTest>
 
@@ -55,6 +57,17 @@ private slots:
                                   .arg(RedisServer::serverProduct(), RedisServer::serverVersion());
         QVERIFY2(!RedisServer::serverProduct().isEmpty() && r.out.contains(named),
                  qPrintable(named + QLatin1String(" in: ") + r.out));
+        // And in JSON: the product, its own version, the Redis version it
+        // keeps for compatibility, and the mode.
+        const Run json = cli({QStringLiteral("--url"), server.url(), QStringLiteral("ping"),
+                              QStringLiteral("--json")});
+        QVERIFY2(json.exitCode == 0, qPrintable(json.err));
+        const QJsonObject pong = QJsonDocument::fromJson(json.out.toUtf8()).object();
+        QCOMPARE(pong.value(QLatin1String("serverName")).toString(), RedisServer::serverProduct());
+        QCOMPARE(pong.value(QLatin1String("serverVersion")).toString(),
+                 RedisServer::serverVersion());
+        QVERIFY(!pong.value(QLatin1String("compatibilityVersion")).toString().isEmpty());
+        QCOMPARE(pong.value(QLatin1String("serverMode")).toString(), QStringLiteral("standalone"));
         // The same with --host/--port.
         verifyPong(cli(
             {QStringLiteral("--port"), QString::number(server.port()), QStringLiteral("ping")}));

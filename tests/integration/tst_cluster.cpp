@@ -134,6 +134,15 @@ private slots:
         QVERIFY2(ping.exitCode == 0, qPrintable(ping.err));
         QVERIFY2(ping.out.contains(QLatin1String("mode: cluster (3 masters, 3 replicas")),
                  qPrintable(ping.out));
+        // The node named by what it is, in its mode (Valkey says so by
+        // server_mode, Redis by redis_mode), never "standalone".
+        const QString named = QStringLiteral("server: %1 %2 (cluster")
+                                  .arg(RedisServer::serverProduct(), RedisServer::serverVersion());
+        QVERIFY2(ping.out.contains(named), qPrintable(named + QLatin1String(" in: ") + ping.out));
+        const CliRun json = cli(3, {QStringLiteral("ping"), QStringLiteral("--json")});
+        QVERIFY2(json.exitCode == 0, qPrintable(json.err));
+        const QJsonObject pong = QJsonDocument::fromJson(json.out.toUtf8()).object();
+        QCOMPARE(pong.value(QLatin1String("serverMode")).toString(), QStringLiteral("cluster"));
         for (int i = 0; i < m_cluster.size(); ++i)
             QVERIFY2(ping.out.contains(m_cluster.address(i)), qPrintable(ping.out));
         QCOMPARE(ping.out.count(QLatin1String("  master  slots ")), 3);

@@ -536,6 +536,16 @@ void SectionPage::updateActions(const ObjectState *s)
     // lock has no token to check, a vanished lock nothing to release, a
     // Redisson limiter refuses a reset).
     QHash<QString, PatternAction> offered;
+    // Keys that resemble a pattern without matching it are shown read-only:
+    // no script of the pattern's may misread them.
+    const QString unknownLayout
+        = s && !s->gone && !s->reading.layoutKnown
+              ? tr("%1 is not a layout %2 knows, so it is shown read-only and nothing acts on "
+                   "it. %3")
+                    .arg(printableBytes(s->object.key, 60), PatternUnit::of(s->object.kind).title(),
+                         s->reading.message)
+                    .trimmed()
+              : QString();
     if (s) {
         for (const PatternAction &a : PatternUnit::of(s->object.kind).actions())
             offered.insert(a.id, a);
@@ -563,6 +573,8 @@ void SectionPage::updateActions(const ObjectState *s)
             else if (s->gone)
                 why = tr("%1 is gone (its keys expired or were deleted): nothing to act on.")
                           .arg(printableBytes(s->object.key, 60));
+            else if (!unknownLayout.isEmpty())
+                why = unknownLayout;
             else
                 why = actionUnavailable(id, *s);
         }
@@ -572,9 +584,9 @@ void SectionPage::updateActions(const ObjectState *s)
     if (m_jobsPanel)
         m_jobsPanel->setBlocked(
             m_readOnly ? tr("Read-only mode: actions are disabled (started with --read-only).")
-            : m_offline.isEmpty()
-                ? QString()
-                : m_offline + QLatin1Char(' ') + tr("Actions are disabled until it is back."));
+            : !m_offline.isEmpty()
+                ? m_offline + QLatin1Char(' ') + tr("Actions are disabled until it is back.")
+                : unknownLayout);
 }
 
 void SectionPage::setOffline(const QString &why)

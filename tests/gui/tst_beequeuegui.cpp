@@ -3,7 +3,8 @@
 // tests/libraries/beequeue-app.js): found with no profile under bee-queue,
 // each state by bee-queue's own name with the count its checkHealth() gives,
 // a failed job's record from the jobs hash, and "Retry…" on the job chosen in
-// the list, through its confirmation, which bee-queue itself then sees.
+// the list, through its confirmation, which bee-queue itself then sees; a
+// resembling layout shown with every action disabled and why.
 #include <mainwindow.h>
 #include <redis/redisclient.h>
 #include <sectionpage.h>
@@ -20,6 +21,7 @@
 #include <QPushButton>
 #include <QTabBar>
 #include <QTableWidget>
+#include <QTemporaryDir>
 #include <QTest>
 
 using namespace gatehouse;
@@ -146,6 +148,68 @@ private slots:
             = QJsonDocument::fromJson(node(server, {QStringLiteral("health")}).toUtf8()).object();
         QCOMPARE(after.value(QStringLiteral("failed")).toInt(), 0);
         QCOMPARE(after.value(QStringLiteral("waiting")).toInt(), 3);
+    }
+
+    // Keys that resemble bee-queue's without being its layout (jobs listed
+    // with no jobs hash) are shown, read-only: every action of the page and
+    // every job verb is disabled and says why, and nothing was written.
+    void resemblingLayoutOffersNoAction()
+    {
+        RedisServer server;
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        std::unique_ptr<RedisClient> redis = gatehouse::test::connectedClient(server);
+        QVERIFY(redis);
+        call(*redis, {"RPUSH", "bq:nohash:waiting", "1", "2"});
+        call(*redis, {"RPUSH", "bq:nohash:active", "3"});
+        call(*redis, {"SADD", "bq:nohash:stalling", "3"});
+        call(*redis, {"SADD", "bq:nohash:failed", "4"});
+
+        QTemporaryDir dir;
+        gatehouse::test::TestConsoleOptions options;
+        options.autodetect = true;
+        gatehouse::test::TestConsole console(server, dir.filePath(QStringLiteral("audit.jsonl")),
+                                             options);
+        MainWindow &window = *console.window;
+        const QString section = QStringLiteral("queue");
+        QVERIFY(console.select(section, "bq:nohash"));
+        const int row = window.model(section)->rowOf("bq:nohash");
+        QCOMPARE(window.model(section)->stateAt(row)->object.kind.id(),
+                 QStringLiteral("bee-queue"));
+        QVERIFY(!window.model(section)->stateAt(row)->reading.layoutKnown);
+        SectionPage *page = window.sectionPage(section);
+        int offered = 0;
+        for (QPushButton *b : page->findChildren<QPushButton *>()) {
+            if (!b->property("patternAction").isValid() || !b->isVisibleTo(page))
+                continue;
+            ++offered;
+            QVERIFY2(!b->isEnabled(), qPrintable(b->text()));
+            QVERIFY2(b->toolTip().contains(QLatin1String("read-only")), qPrintable(b->toolTip()));
+            QVERIFY2(b->toolTip().contains(QLatin1String("no jobs hash")),
+                     qPrintable(b->toolTip()));
+        }
+        QVERIFY(offered >= 3); // requeue, retry, remove at least
+        // The job list's verb too (Retry on the failed jobs).
+        auto *stages = page->findChild<QTabBar *>(QStringLiteral("queueJobStages"));
+        auto *state = page->findChild<QComboBox *>(QStringLiteral("queueJobState"));
+        auto *retry = page->findChild<QPushButton *>(QStringLiteral("queueRequeueDead"));
+        QVERIFY(stages && state && retry);
+        bool shown = false;
+        for (int t = 0; t < stages->count() && !shown; ++t) {
+            stages->setCurrentIndex(t);
+            const int i = state->findData(QStringLiteral("failed"));
+            if (i >= 0) {
+                state->setCurrentIndex(i);
+                shown = true;
+            }
+        }
+        QVERIFY(shown);
+        QTRY_VERIFY(retry->isVisibleTo(page));
+        QVERIFY(!retry->isEnabled());
+        QVERIFY2(retry->toolTip().contains(QLatin1String("read-only")),
+                 qPrintable(retry->toolTip()));
+        QCOMPARE(call(*redis, {"LLEN", "bq:nohash:waiting"}).toInteger(), 2);
+        QCOMPARE(call(*redis, {"LLEN", "bq:nohash:active"}).toInteger(), 1);
+        QCOMPARE(call(*redis, {"SCARD", "bq:nohash:failed"}).toInteger(), 1);
     }
 };
 

@@ -28,8 +28,12 @@ PaneSizer::PaneSizer(QSplitter *splitter, QTableView *table)
 
 int PaneSizer::rowsHeight(const QTableView *table, int rows)
 {
-    const int scrollBar
-        = table->horizontalScrollBar()->isVisible() ? table->horizontalScrollBar()->height() : 0;
+    // The scroll bar takes a row's room once the columns are wider than the
+    // view, shown yet or not (it appears after the columns are sized).
+    const QScrollBar *bar = table->horizontalScrollBar();
+    const bool scrolls
+        = bar->isVisible() || table->horizontalHeader()->length() > table->viewport()->width();
+    const int scrollBar = scrolls ? bar->sizeHint().height() : 0;
     return table->horizontalHeader()->sizeHint().height()
            + rows * table->verticalHeader()->defaultSectionSize() + 2 * table->frameWidth()
            + scrollBar;
@@ -45,8 +49,16 @@ int PaneSizer::floorOf(int i, int total) const
     return std::max(PaneFloor, std::min(keep, total * KeepSharePercent / 100));
 }
 
+void PaneSizer::keepTableFloor()
+{
+    // The splitter honours a pane's minimum (a chart's) by squeezing the
+    // others to theirs: the table's is MinTableRows whole rows.
+    m_table->setMinimumHeight(rowsHeight(m_table, MinTableRows));
+}
+
 void PaneSizer::giveRoom(QWidget *pane, int want)
 {
+    keepTableFloor();
     // From the other panes in proportion to what they have beyond what they
     // keep (a hidden pane has none).
     QList<int> sizes = m_splitter->sizes();
@@ -73,6 +85,7 @@ void PaneSizer::giveRoom(QWidget *pane, int want)
 
 void PaneSizer::giveShare(QWidget *pane, int sharePercent)
 {
+    keepTableFloor();
     QList<int> sizes = m_splitter->sizes();
     const int total = sum(sizes);
     const int at = m_splitter->indexOf(pane);
@@ -90,6 +103,7 @@ void PaneSizer::giveShare(QWidget *pane, int sharePercent)
 
 void PaneSizer::fitTable(int rows, bool grow)
 {
+    keepTableFloor();
     // A table of a few rows (two token families, two queues) leaves no empty
     // band: it goes to the charts, or the last pane shown that can take it.
     // Nothing selected: no other pane to give to, the table keeps the page.

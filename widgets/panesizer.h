@@ -44,6 +44,8 @@ public:
 private:
     // What pane i keeps when another takes room from it.
     int floorOf(int i, int total) const;
+    // The table's minimum height: MinTableRows whole rows.
+    void keepTableFloor();
 
     QSplitter *m_splitter;
     QTableView *m_table;

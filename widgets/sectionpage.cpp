@@ -27,6 +27,7 @@
 #include <QListWidget>
 #include <QMouseEvent>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QSplitter>
 #include <QTableView>
 #include <QTableWidget>
@@ -66,11 +67,15 @@ SectionPage::SectionPage(const Section &section, bool readOnly, QWidget *parent)
     layout->addWidget(m_why);
     connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this,
             &SectionPage::onSelectionChanged);
-    // A table fitted to a few rows grows with them (up to 40 % of the page).
-    connect(m_proxy, &QAbstractItemModel::rowsInserted, this, [this] {
+    // A table fitted to a few rows grows with them (up to 40 % of the page),
+    // and with the horizontal scroll bar when it appears (it covers a row).
+    const auto refit = [this] {
         if (m_sizer->tableFitted())
             m_sizer->fitTable(m_proxy->rowCount(), true);
-    });
+    };
+    connect(m_proxy, &QAbstractItemModel::rowsInserted, this, refit);
+    connect(m_table->horizontalScrollBar(), &QScrollBar::rangeChanged, this, refit,
+            Qt::QueuedConnection); // once the view's geometry has settled
     updateActions(nullptr);
 }
 

@@ -241,6 +241,15 @@ private slots:
         // Sized to its content, not half the window.
         QVERIFY2(view->columnWidth(0) < size.width() / 3,
                  qPrintable(QString::number(view->columnWidth(0))));
+        // Every queue's row whole above the horizontal scroll bar.
+        for (int row = 0; row < view->model()->rowCount(); ++row) {
+            const QRect r = view->visualRect(view->model()->index(row, 0));
+            QVERIFY2(r.bottom() < view->viewport()->height(),
+                     qPrintable(QStringLiteral("row %1 ends at %2 in %3 px")
+                                    .arg(row)
+                                    .arg(r.bottom())
+                                    .arg(view->viewport()->height())));
+        }
 
         auto *stages = page->findChild<QTabBar *>(QStringLiteral("queueJobStages"));
         auto *state = page->findChild<QComboBox *>(QStringLiteral("queueJobState"));

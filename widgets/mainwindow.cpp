@@ -224,21 +224,6 @@ void MainWindow::setAlerts(AlertEngine *engine, const Profile &profile)
             [this] { showPage(m_stack->indexOf(m_alertsPage)); });
 }
 
-QStringList MainWindow::pageNames() const
-{
-    return m_pages->names();
-}
-
-void MainWindow::showPage(int index)
-{
-    m_pages->setCurrentRow(index);
-}
-
-int MainWindow::currentPage() const
-{
-    return m_stack->currentIndex();
-}
-
 void MainWindow::updateSideList()
 {
     // Each section's count, and a badge in the worst state's colour with how
@@ -252,38 +237,6 @@ void MainWindow::updateSideList()
     m_pages->fillBlankIcons();
 }
 
-int MainWindow::pageOf(const QString &section) const
-{
-    SectionPage *page = sectionPage(section);
-    return page ? m_stack->indexOf(page) : -1;
-}
-
-QWidget *MainWindow::page(int index) const
-{
-    return m_stack->widget(index);
-}
-
-SectionPage *MainWindow::sectionPage(const QString &section) const
-{
-    for (SectionPage *page : m_sectionPages) {
-        if (page->section().id == section)
-            return page;
-    }
-    return nullptr;
-}
-
-ObjectTableModel *MainWindow::model(const QString &section) const
-{
-    SectionPage *page = sectionPage(section);
-    return page ? page->model() : nullptr;
-}
-
-ChartPanel *MainWindow::chart(const QString &section) const
-{
-    SectionPage *page = sectionPage(section);
-    return page ? page->chart() : nullptr;
-}
-
 QMenu *MainWindow::viewMenu()
 {
     if (QMenu *view
@@ -292,24 +245,6 @@ QMenu *MainWindow::viewMenu()
     QMenu *view = menuBar()->addMenu(tr("&View"));
     view->setObjectName(QStringLiteral("viewMenu"));
     return view;
-}
-
-QTableView *MainWindow::table(const QString &section) const
-{
-    SectionPage *page = sectionPage(section);
-    return page ? page->table() : nullptr;
-}
-
-void MainWindow::selectRow(const QString &section, int row)
-{
-    if (SectionPage *page = sectionPage(section))
-        page->selectRow(row);
-}
-
-bool MainWindow::exportCsv(const QString &section, const QString &fileName) const
-{
-    SectionPage *page = sectionPage(section);
-    return page && page->exportCsv(fileName);
 }
 
 void MainWindow::watchSelection(const QByteArray &latest)
@@ -334,7 +269,6 @@ void MainWindow::onSnapshot(const Snapshot &snapshot)
     m_unconfirmed->setSnapshot(m_snapshot);
     m_otherKeys->setSnapshot(m_snapshot);
     m_timeline->setSnapshot(snapshot);
-    updateSideList();
     if (const ConnectionStatus &c = snapshot.server.primary().connection; c != m_connection)
         showConnection(c);
     m_banner->showWorld(snapshot.server);
@@ -351,7 +285,9 @@ void MainWindow::onTimer()
                                  ? server.timeMs
                                  : QDateTime::currentMSecsSinceEpoch() + server.clockOffsetMs;
     // The Nodes page sees every snapshot: a failover shows when it happens.
+    // The side list with the Overview: both count the same snapshot.
     if (m_dirty) {
+        updateSideList();
         m_nodesPage->update(*m_snapshot);
         m_overview->record(m_snapshot); // the queues' chart keeps its live history
     }

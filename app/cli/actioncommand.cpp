@@ -5,6 +5,7 @@
 
 #include <actions/matchcount.h>
 
+#include <patterns/countedsentence.h>
 #include <patterns/patternregistry.h>
 #include <redis/serverinfo.h>
 
@@ -283,7 +284,7 @@ void ActionCommand::batchLoop(const ScriptCall &call, qint64 total)
             || (o.result == ActionOutcome::Result::NothingDone && total > 0)) {
             ActionOutcome sum = o;
             sum.result = ActionOutcome::Result::Done;
-            sum.message = call.batchSummary.arg(total + done);
+            sum.message = countedSentence(call.batchSummary, total + done);
             report(sum);
             return;
         }

@@ -244,7 +244,7 @@ void tst_LibBeeQueue::stalledJobRequeuedAndRunOnce()
     done = cli(server, {QStringLiteral("queue"), QStringLiteral("requeue"), Queue,
                         QStringLiteral("--stuck")});
     QVERIFY2(done.exitCode == 0, qPrintable(done.err + done.out));
-    QVERIFY2(done.out.contains(QLatin1String("Requeued 1 stalled jobs")), qPrintable(done.out));
+    QVERIFY2(done.out.contains(QLatin1String("Requeued 1 stalled job.")), qPrintable(done.out));
     QJsonObject health = app.health();
     QCOMPARE(health[QStringLiteral("waiting")].toInt(), 3);
     QCOMPARE(health[QStringLiteral("active")].toInt(), 0);

@@ -301,7 +301,7 @@ private slots:
         run = cli(server, {QStringLiteral("queue"), QStringLiteral("requeue"), queue,
                            QStringLiteral("--stuck")});
         QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
-        QVERIFY2(run.out.contains(QLatin1String("Requeued 1 stuck messages")), qPrintable(run.out));
+        QVERIFY2(run.out.contains(QLatin1String("Requeued 1 stuck message.")), qPrintable(run.out));
         QCOMPARE(call(client, {"HLEN", "unacked"}).toInteger(), 0);
         QCOMPARE(call(client, {"ZCARD", "unacked_index"}).toInteger(), 0);
         QCOMPARE(call(client, {"LLEN", "celery"}).toInteger(), 1);

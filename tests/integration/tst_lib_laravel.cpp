@@ -194,7 +194,7 @@ private slots:
         run = cli(server, {QStringLiteral("queue"), QStringLiteral("requeue"), QueueKey,
                            QStringLiteral("--stuck")});
         QVERIFY2(run.exitCode == 0, qPrintable(run.err));
-        QVERIFY2(run.out.contains(QLatin1String("Put 1 expired reservations")),
+        QVERIFY2(run.out.contains(QLatin1String("Put 1 expired reservation back")),
                  qPrintable(run.out));
         const QJsonObject after = app.counts();
         QCOMPARE(after[QStringLiteral("ready")].toInt(), 3);

@@ -415,7 +415,7 @@ private slots:
         run = cli(server, {QStringLiteral("queue"), QStringLiteral("requeue"), queue,
                            QStringLiteral("--stuck")});
         QVERIFY2(run.exitCode == 0, qPrintable(run.err));
-        QVERIFY2(run.out.contains(QLatin1String("Requeued 1 abandoned jobs")), qPrintable(run.out));
+        QVERIFY2(run.out.contains(QLatin1String("Requeued 1 abandoned job.")), qPrintable(run.out));
         QCOMPARE(app.run(QStringLiteral("state"), QStringLiteral("job-1")),
                  QStringLiteral("queued"));
         QCOMPARE(call(client, {"ZCARD", "rq:wip:emails"}).toInteger(), 0);
@@ -607,7 +607,7 @@ private slots:
         run = cli(server, {QStringLiteral("queue"), QStringLiteral("requeue"), queue,
                            QStringLiteral("--stuck")});
         QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
-        QVERIFY2(run.out.contains(QLatin1String("Requeued 1 abandoned jobs")), qPrintable(run.out));
+        QVERIFY2(run.out.contains(QLatin1String("Requeued 1 abandoned job.")), qPrintable(run.out));
         QStringList queued;
         const RedisValue queuedList = call(client, {"LRANGE", "rq:queue:emails", "0", "-1"});
         for (const RedisValue &v : queuedList.elements())

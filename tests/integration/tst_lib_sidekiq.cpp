@@ -403,7 +403,7 @@ private slots:
         CliRun run = cli(server, {QStringLiteral("queue"), QStringLiteral("requeue"),
                                   QStringLiteral("queues"), QStringLiteral("--stuck")});
         QVERIFY2(run.exitCode == 0, qPrintable(run.err));
-        QVERIFY2(run.out.contains(QLatin1String("Requeued 1 stuck jobs")), qPrintable(run.out));
+        QVERIFY2(run.out.contains(QLatin1String("Requeued 1 stuck job.")), qPrintable(run.out));
         QCOMPARE(call(client, {"EXISTS", identity + workSuffix()}).toInteger(), 0);
         QJsonObject s = stats(url);
         QCOMPARE(s[QStringLiteral("enqueued")].toInt(), 3);

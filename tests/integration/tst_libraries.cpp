@@ -208,7 +208,7 @@ private slots:
         CliRun run = cli(server, {QStringLiteral("queue"), QStringLiteral("requeue"), queue,
                                   QStringLiteral("--stuck")});
         QVERIFY2(run.exitCode == 0, qPrintable(run.err));
-        QVERIFY2(run.out.contains(QLatin1String("Requeued 1 stalled jobs")), qPrintable(run.out));
+        QVERIFY2(run.out.contains(QLatin1String("Requeued 1 stalled job.")), qPrintable(run.out));
         QCOMPARE(app.run(QStringLiteral("state"), QStringLiteral("job-1")),
                  QStringLiteral("waiting"));
 
@@ -382,7 +382,7 @@ private slots:
         CliRun done = cli(server, {QStringLiteral("queue"), QStringLiteral("requeue"),
                                    QStringLiteral("bull:emails"), QStringLiteral("--stuck")});
         QVERIFY2(done.exitCode == 0, qPrintable(done.err));
-        QVERIFY2(done.out.contains(QLatin1String("Requeued 1 stalled jobs")), qPrintable(done.out));
+        QVERIFY2(done.out.contains(QLatin1String("Requeued 1 stalled job.")), qPrintable(done.out));
         QCOMPARE(run({QStringLiteral("produce-failing"), QStringLiteral("1")}), QString());
 
         auto worker = std::make_unique<QProcess>();
@@ -510,7 +510,7 @@ private slots:
         QCOMPARE(state(QStringLiteral("delayed-2")), QStringLiteral("delayed"));
         done = queueCli({QStringLiteral("promote"), queue, QStringLiteral("--all")});
         QVERIFY2(done.exitCode == 0, qPrintable(done.err + done.out));
-        QVERIFY2(done.out.contains(QLatin1String("Promoted 1 jobs")), qPrintable(done.out));
+        QVERIFY2(done.out.contains(QLatin1String("Promoted 1 job.")), qPrintable(done.out));
         QCOMPARE(counts()[QStringLiteral("paused")].toInt(), 4); // promoted while paused
         done = queueCli({QStringLiteral("resume"), queue});
         QVERIFY2(done.exitCode == 0, qPrintable(done.err + done.out));

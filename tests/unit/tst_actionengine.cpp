@@ -6,6 +6,7 @@
 // (read-only mode, no connection), each written to the audit log. Every call
 // is built by the pattern's own action, as the console and the CLI build it.
 #include <actions/actionengine.h>
+#include <patterns/countedsentence.h>
 #include <patterns/patternaction.h>
 #include <patterns/patternregistry.h>
 #include <redis/redisclient.h>
@@ -146,6 +147,31 @@ private:
 
 private slots:
     void initTestCase() { QVERIFY(m_dir.isValid()); }
+
+    // What an action did, in English: one job, two jobs (never "1 jobs").
+    void countedSentenceSaysOneInTheSingular_data()
+    {
+        QTest::addColumn<QString>("sentence");
+        QTest::addColumn<qint64>("n");
+        QTest::addColumn<QString>("said");
+        QTest::newRow("one") << "Requeued %1 stuck jobs." << qint64(1) << "Requeued 1 stuck job.";
+        QTest::newRow("two") << "Requeued %1 stuck jobs." << qint64(2) << "Requeued 2 stuck jobs.";
+        QTest::newRow("zero") << "Removed %1 jobs." << qint64(0) << "Removed 0 jobs.";
+        QTest::newRow("hyphen") << "Requeued %1 lease-expired tasks." << qint64(1)
+                                << "Requeued 1 lease-expired task.";
+        QTest::newRow("a word after")
+            << "Moved %1 due items to the queue." << qint64(1) << "Moved 1 due item to the queue.";
+        QTest::newRow("a second argument")
+            << "%1 %2 jobs would be removed." << qint64(1) << "1 %2 job would be removed.";
+    }
+
+    void countedSentenceSaysOneInTheSingular()
+    {
+        QFETCH(QString, sentence);
+        QFETCH(qint64, n);
+        QFETCH(QString, said);
+        QCOMPARE(countedSentence(sentence, n), said);
+    }
 
     // The confirmation shows the script by file and SHA1 (what EVALSHA runs)
     // and every KEY and ARGV byte for byte: binary bytes escaped, nothing cut

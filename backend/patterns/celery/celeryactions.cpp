@@ -2,6 +2,7 @@
 #include "celerylayout.h"
 #include "celeryunit.h"
 
+#include <patterns/countedsentence.h>
 #include <patterns/libraryqueue/libraryqueue.h>
 #include <patterns/matchcounter.h>
 
@@ -82,7 +83,7 @@ ReplyMeaning restoredMeaning(const RedisValue &v, const QByteArray &queue, qint6
     const qint64 skipped = v.size() >= 3 ? v.at(2).toInteger() : 0;
     QString text;
     if (n > 0) {
-        text = QStringLiteral("Requeued %1 stuck messages.").arg(n);
+        text = countedSentence(QStringLiteral("Requeued %1 stuck messages."), n);
     } else {
         const auto part = [&v](qsizetype i) {
             return i < v.size() ? v.at(i).bytes() : QByteArray();

@@ -2,6 +2,7 @@
 #include "libraryqueue.h"
 
 #include <QJsonDocument>
+#include <patterns/countedsentence.h>
 
 #include <algorithm>
 
@@ -167,7 +168,8 @@ std::function<ReplyMeaning(const RedisValue &)> cleanCountMeaning(const QString 
 {
     return [state](const RedisValue &v) {
         const qint64 n = v.size() == 1 ? v.at(0).toInteger() : -1;
-        return ReplyMeaning{true, QStringLiteral("%1 %2 jobs would be removed.").arg(n).arg(state)};
+        return ReplyMeaning{
+            true, countedSentence(QStringLiteral("%1 %2 jobs would be removed."), n).arg(state)};
     };
 }
 
@@ -208,8 +210,8 @@ std::function<ReplyMeaning(const RedisValue &)> batchMeaning(const QString &did)
 {
     return [did](const RedisValue &reply) {
         const qint64 n = reply.size() >= 2 ? reply.at(1).toInteger() : 0;
-        return ReplyMeaning{n > 0,
-                            n > 0 ? did.arg(n) : QStringLiteral("Nothing to do; nothing changed.")};
+        return ReplyMeaning{n > 0, n > 0 ? countedSentence(did, n)
+                                         : QStringLiteral("Nothing to do; nothing changed.")};
     };
 }
 

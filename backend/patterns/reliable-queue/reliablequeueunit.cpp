@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "reliablequeueunit.h"
 
+#include <patterns/countedsentence.h>
 #include <patterns/familyfold.h>
 #include <patterns/globmatch.h>
 #include <patterns/matchcounter.h>
@@ -256,7 +257,8 @@ ScriptCall ReliableQueueUnit::requeueStuck(const PatternObject &o, qint64 olderT
                                                 .arg(dropped)
                                           : QString();
         return ReplyMeaning{n > 0 || dropped > 0,
-                            n > 0 ? QStringLiteral("Requeued %1 stuck jobs.%2").arg(n).arg(drops)
+                            n > 0 ? countedSentence(QStringLiteral("Requeued %1 stuck jobs."), n)
+                                        + drops
                             : dropped > 0 ? QStringLiteral("No job was stuck.") + drops
                                           : QStringLiteral("No job was stuck; nothing changed.")};
     };

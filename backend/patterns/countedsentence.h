@@ -1,0 +1,13 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <QString>
+
+namespace gatehouse {
+
+// sentence with its %1 filled with n, in English: "Requeued %1 stuck jobs."
+// says "Requeued 1 stuck job." for one (the first plural word after %1, a
+// word ending in s, loses its s).
+QString countedSentence(const QString &sentence, qint64 n);
+
+} // namespace gatehouse

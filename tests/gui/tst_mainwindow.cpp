@@ -28,7 +28,6 @@
 #include <QClipboard>
 #include <QComboBox>
 #include <QDialogButtonBox>
-#include <QElapsedTimer>
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -1424,55 +1423,6 @@ private slots:
                         {{QStringLiteral("target"), QString::fromUtf8("sim:code:" + shownToken)}});
         QVERIFY2(outcome.startsWith(QLatin1String("Revoked")), qPrintable(outcome));
         QCOMPARE(call(*m_client, {"EXISTS", "sim:code:" + shownToken}).toInteger(), 0);
-    }
-
-    // Under the simulator's traffic, the Overview's header and the side list
-    // say the same count for every section whenever the window is looked at:
-    // both come from one snapshot at one moment.
-    void overviewAndSideListAgreeAtEveryMoment()
-    {
-        call(*m_client, {"FLUSHALL"});
-        RedisClient simClient(m_server.endpoint());
-        Simulator sim(&simClient, Simulator::Options());
-        simClient.open();
-        sim.start();
-        // Its structures are there before the console's first scan.
-        QTRY_VERIFY_WITH_TIMEOUT(call(*m_client, {"EXISTS", "sim:jobs:mail"}).toInteger() == 1,
-                                 10000);
-        QTest::qWait(1000);
-        Console c(m_server, audit(), {});
-        c.window->showPage(0);
-        auto *side = c.window->findChild<QListWidget *>(QStringLiteral("sideList"));
-        QVERIFY(side);
-        const auto header = [&]() -> QString {
-            for (QLabel *l : c.window->findChildren<QLabel *>()) {
-                if (l->text().contains(QLatin1String("Locks: ")))
-                    return l->text();
-            }
-            return {};
-        };
-        QTRY_VERIFY2_WITH_TIMEOUT(header().contains(QLatin1String("Queues: 2")),
-                                  qPrintable(header()), 10000);
-        int compared = 0;
-        QElapsedTimer watching;
-        watching.start();
-        while (watching.elapsed() < 6000) {
-            QTest::qWait(97); // any moment, not the window's own tick
-            const QString said = header();
-            for (const Section &section : PatternRegistry::instance().sections()) {
-                for (int i = 0; i < side->count(); ++i) {
-                    const QString item = side->item(i)->text();
-                    if (!item.startsWith(section.title + QLatin1Char(' ')))
-                        continue;
-                    const QString count = item.section(QLatin1Char(' '), -1);
-                    QVERIFY2(said.contains(QStringLiteral("%1: %2").arg(section.title, count)),
-                             qPrintable(item + QLatin1String(" beside ") + said));
-                    ++compared;
-                }
-            }
-        }
-        QVERIFY(compared > 100);
-        sim.stop();
     }
 };
 

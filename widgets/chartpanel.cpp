@@ -594,13 +594,13 @@ void ChartPanel::drawStrip(QCustomPlot *strip, const Reading &r, qint64 nowMs)
     strip->graph(0)->setName(tr("requests"));
     strip->graph(1)->setName(tr("retry slots"));
     QVector<double> wx, wy, rx, ry;
-    for (qint64 t : r.windowTimes) {
+    for (qint64 t : r.windowTimes()) {
         // Requests are in the past: a reading a little ahead of the
         // snapshot's clock must not put them after the now line.
         wx.append(std::min(0.0, double(t - nowMs) / 1000.0));
         wy.append(1.0);
     }
-    for (qint64 t : r.retryTimes) {
+    for (qint64 t : r.retryTimes()) {
         rx.append(double(t - nowMs) / 1000.0);
         ry.append(1.0);
     }
@@ -622,7 +622,7 @@ void ChartPanel::drawStrip(QCustomPlot *strip, const Reading &r, qint64 nowMs)
     // A counter (fixed window) or a permit store (Redisson) keeps no
     // request times: the strip says what it counts instead of staying
     // empty, and where the window resets or the next permit frees.
-    if (r.windowTimes.isEmpty() && r.inWindow > 0) {
+    if (r.windowTimes().isEmpty() && r.inWindow > 0) {
         auto *counted = new QCPItemText(strip);
         counted->position->setCoords(-window / 2, 1.0);
         counted->setText(tr("%n counted in this window (no request times are kept)", nullptr,

@@ -299,7 +299,7 @@ void Monitor::addObjects(const QList<PatternObject> &objects, bool dirty)
             // of all of them ahead of the next keyspace event's.
             continue;
         }
-        const bool autodetected = o.source == QLatin1String("autodetected");
+        const bool autodetected = o.autodetected();
         if (autodetected && m_demotedKeys.contains(o.key))
             continue; // its behaviour argued against it: a candidate now
         Tracked t;
@@ -310,6 +310,7 @@ void Monitor::addObjects(const QList<PatternObject> &objects, bool dirty)
             // Watched, and read every tick while watched (budgeted polling too).
             t.observeUntilMs = now + qint64(m_options.behaviourTicks) * m_options.intervalMs;
             t.hotUntilMs = t.observeUntilMs;
+            t.behaviour = std::make_shared<BehaviourTrack>();
         }
         t.dirty = dirty;
         // Not read yet: stale too if no reading comes within two ticks.

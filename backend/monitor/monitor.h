@@ -211,7 +211,6 @@ private:
         TrackState track; // what the unit keeps across readings
         qint64 firstSeenMs = 0;
         HistoryRing history;
-        bool dirty = false;
         qint64 validUntilMs = 0; // PatternUnit::validUntilMs of the last reading
         qint64 completionsAtTick = 0;
         qint64 leftAtMs = -1; // polling: server time TrackState::leftInFlight was last taken
@@ -220,10 +219,14 @@ private:
         qint64 freshAtMs = -1;      // m_clock ms when its reading was last known current
         qint64 readAtServerMs = -1; // server time of its last reading that arrived
         qint64 hotUntilMs = 0;      // server ms: read every tick until then (budgeted polling)
+        qint64 observeUntilMs = 0;  // server ms: its behaviour is noted until then; 0: not
+        // While observeUntilMs > 0 only (autodetected objects, for a few
+        // ticks): most objects never have one, and a Tracked is kept per
+        // object for as long as it is shown.
+        std::shared_ptr<BehaviourTrack> behaviour;
+        int world = 0; // ServerStatus::World::generation of its last reading
+        bool dirty = false;
         bool stale = false;
-        qint64 observeUntilMs = 0; // server ms: its behaviour is noted until then; 0: not
-        BehaviourTrack behaviour;  // cleared when the watch ends
-        int world = 0;             // ServerStatus::World::generation of its last reading
     };
     // A candidate read for its behaviour (Options::behaviourTicks).
     struct WatchedCandidate

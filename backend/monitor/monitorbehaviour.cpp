@@ -42,7 +42,8 @@ bool Monitor::eventsHeardSince(qint64 atMs) const
 void Monitor::applyBehaviour(int index)
 {
     const Tracked &t = m_tracked.at(index);
-    const std::optional<Evidence> verdict = t.behaviour.verdict(t.unit->title());
+    const std::optional<Evidence> verdict
+        = t.behaviour ? t.behaviour->verdict(t.unit->title()) : std::nullopt;
     const PatternObject &o = objectAt(index);
     const auto old = std::find_if(o.evidence.cbegin(), o.evidence.cend(), [](const Evidence &e) {
         return e.kind == Evidence::Kind::Behaviour;
@@ -246,7 +247,7 @@ void Monitor::probeCandidates()
                 addObjects({o}, true);
                 if (m_tracked.size() > before) {
                     Tracked &t = m_tracked.last();
-                    t.behaviour = behaviour;
+                    t.behaviour = std::make_shared<BehaviourTrack>(behaviour);
                     t.observeUntilMs = until;
                     t.hotUntilMs = until;
                 }

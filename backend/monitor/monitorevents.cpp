@@ -176,8 +176,8 @@ void Monitor::onEvent(const QByteArray &, const QByteArray &channel, const QByte
     if (it != m_byKey.cend()) {
         Tracked &t = m_tracked[*it];
         t.dirty = t.unit->rereadOnEvent(); // a busy token family: by the tick
-        if (t.observeUntilMs > 0)
-            noteEvent(t.behaviour, event);
+        if (t.observeUntilMs > 0 && t.behaviour)
+            noteEvent(*t.behaviour, event);
         // A job leaves the processing list when a worker is done (LREM), or
         // when it is requeued or dead-lettered: the queue's throughput.
         if (t.unit->isCompletion(objectAt(*it), key, event))

@@ -165,20 +165,22 @@ void Monitor::absorb(int index, const PatternObject &object, const QList<RedisVa
     Reading reading = t.unit->read(object, replies, ctx);
     // Behaviour: what the keys did since the last reading.
     // Not across a new world: the reading before is another server's.
-    const bool observed
-        = t.observeUntilMs > 0 && t.track.everRead && t.world == m_server.world.generation;
+    const bool observed = t.observeUntilMs > 0 && t.behaviour && t.track.everRead
+                          && t.world == m_server.world.generation;
     t.world = m_server.world.generation;
     if (observed) {
         // Certain only if events were heard since the earlier reading was
         // sent: a subscription renewed meanwhile missed what came before it.
-        t.behaviour.eventsLive = eventsHeardSince(m_states.at(index)->reading.atMs);
-        t.unit->observeBehaviour(t.behaviour, object, m_states.at(index)->reading, reading,
+        t.behaviour->eventsLive = eventsHeardSince(m_states.at(index)->reading.atMs);
+        t.unit->observeBehaviour(*t.behaviour, object, m_states.at(index)->reading, reading,
                                  replies);
-        ++t.behaviour.steps;
+        ++t.behaviour->steps;
     }
-    t.behaviour.deletedSinceRead = false;
-    t.behaviour.expiredSinceRead = false;
-    t.behaviour.writtenSinceRead = false;
+    if (t.behaviour) {
+        t.behaviour->deletedSinceRead = false;
+        t.behaviour->expiredSinceRead = false;
+        t.behaviour->writtenSinceRead = false;
+    }
     const PatternObject &current = objectAt(index);
     std::optional<PatternObject> changed = t.unit->afterRead(object, current, replies);
     if (changed) {
@@ -219,7 +221,7 @@ void Monitor::absorb(int index, const PatternObject &object, const QList<RedisVa
         applyBehaviour(index);
     if (t.observeUntilMs > 0 && ctx.nowMs > t.observeUntilMs) {
         t.observeUntilMs = 0; // watched long enough: its verdict stays in its evidence
-        t.behaviour = BehaviourTrack();
+        t.behaviour.reset();
     }
     // ... and so does one needing an operator (near its limit, work stuck).
     // A lock held is routine (its attention is how long): a new holder or a

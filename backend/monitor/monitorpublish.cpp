@@ -24,8 +24,10 @@ void Monitor::restate(int index, std::optional<Reading> reading,
     o->throughputPerS = t.throughputPerS;
     o->stale = t.stale;
     o->staleSinceMs = t.stale ? t.readAtServerMs : -1;
-    o->gone = o->reading.status == Reading::Status::Missing && t.unit->goneWhenMissing()
-              && t.track.everRead;
+    // None of its keys exists any more: gone, whatever the pattern (an
+    // empty semaphore or queue has no key either, and a fresh console would
+    // not list it), with when, until a key is back.
+    o->gone = o->reading.status == Reading::Status::Missing && t.track.everRead;
     if (o->gone) // since the first reading that found it so
         o->goneSinceMs = index < m_states.size() && m_states.at(index)->gone
                              ? m_states.at(index)->goneSinceMs

@@ -66,7 +66,8 @@ void Monitor::beginNewWorld(const QString &reason, bool restart, qint64 keysAfte
         t.dirty = true;
         // What a key did before is no evidence of what it does now: a value
         // that differs from the old master's was not overwritten in place.
-        t.behaviour = {};
+        if (t.behaviour)
+            *t.behaviour = {};
     }
     for (WatchedCandidate &w : m_watchedCandidates) {
         w.behaviour = {};

@@ -57,6 +57,8 @@ struct PatternObject
     QString source;           // the profile rule that matched, or "autodetected"
     QList<Evidence> evidence; // autodetected: why it is shown (or only a candidate)
 
+    // Found by its shape rather than named by a profile rule.
+    bool autodetected() const { return source == QLatin1String("autodetected"); }
     QByteArray relatedKey(int i) const { return i < related.size() ? related.at(i) : QByteArray(); }
     // Every key this object reads (for keyspace events and for the snapshot).
     QList<QByteArray> keys() const;

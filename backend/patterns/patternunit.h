@@ -275,9 +275,6 @@ public:
     virtual bool isCompletion(const PatternObject &object, const QByteArray &key,
                               const QByteArray &event) const;
     virtual bool hasThroughput() const { return false; }
-    // Whether a Missing reading means the instance is gone (an empty queue
-    // is still a queue).
-    virtual bool goneWhenMissing() const { return true; }
 
     // --- Presentation ----------------------------------------------------
     // The figures kept per tick in its history (charts, sparklines).

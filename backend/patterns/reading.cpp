@@ -56,4 +56,23 @@ QString readingStatusId(Reading::Status status)
     return {};
 }
 
+const QList<qint64> &Reading::windowTimes() const
+{
+    static const QList<qint64> none;
+    return detailTimes ? detailTimes->window : none;
+}
+
+const QList<qint64> &Reading::retryTimes() const
+{
+    static const QList<qint64> none;
+    return detailTimes ? detailTimes->retry : none;
+}
+
+Reading::DetailTimes &Reading::times()
+{
+    if (!detailTimes)
+        detailTimes = new DetailTimes;
+    return *detailTimes;
+}
+
 } // namespace gatehouse

@@ -3,6 +3,8 @@
 
 #include <QByteArray>
 #include <QList>
+#include <QSharedData>
+#include <QSharedDataPointer>
 #include <QString>
 #include <QtNumeric>
 
@@ -121,8 +123,18 @@ struct Reading
                                  // Redisson: time to the next permit)
     qint64 retrySlots = 0;       // future retry slots
     qint64 resetMs = -1;         // fixed window: ms until the counter expires
-    QList<qint64> windowTimes;   // detail: entry times in the window, oldest first (bounded)
-    QList<qint64> retryTimes;    // detail: future retry slot times (bounded)
+    // The detail strip (ProbeContext::detail): entry times in the window,
+    // oldest first, and future retry slot times, each bounded. Out of line:
+    // a routine reading has none, and one is kept per object shown.
+    struct DetailTimes : QSharedData
+    {
+        QList<qint64> window;
+        QList<qint64> retry;
+    };
+    QSharedDataPointer<DetailTimes> detailTimes;
+    const QList<qint64> &windowTimes() const;
+    const QList<qint64> &retryTimes() const;
+    DetailTimes &times(); // made on first use
 
     // Locks.
     QByteArray token;        // holder token (lock) or raw value (legacy lock)

@@ -2,8 +2,12 @@
 // A restart that lost every key is not "all clear": the real window (a real
 // server, stopped and started again with no persistence) says so in its
 // banner, with the keys before and after, until the operator dismisses it;
-// what was shown is read again and the locks it held show as gone.
+// what was shown is read again and the locks it held show as gone. So do
+// a semaphore and a queue emptied to no key at all.
 #include "testconsole.h"
+
+#include <objecttablemodel.h>
+#include <patterns/objecthealth.h>
 
 #include <QPushButton>
 #include <QTemporaryDir>
@@ -69,6 +73,59 @@ private slots:
         QCOMPARE(c.window->bannerText(), QString());
         QTest::qWait(600);
         QCOMPARE(c.window->bannerText(), QString());
+    }
+
+    // A semaphore whose last holder left and a queue drained to nothing have
+    // no key left (Redis removes an empty sorted set or list): a fresh
+    // console would list neither, so the window does not keep them as "ok".
+    // Their rows say gone, with when, until a key is back.
+    void emptiedStructuresShowAsGone()
+    {
+        RedisServer server;
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        auto client = gatehouse::test::connectedClient(server);
+        QVERIFY(client);
+        const auto nowMs = [&] {
+            const auto t = call(*client, {"TIME"}).elements();
+            return QByteArray::number(t.at(0).bytes().toLongLong() * 1000
+                                      + t.at(1).bytes().toLongLong() / 1000);
+        };
+        call(*client, {"ZADD", "sim:sem:pool", nowMs(), "worker-1"});
+        call(*client, {"RPUSH", "sim:jobs:mail", "job-1"});
+        QTemporaryDir dir;
+        TestConsole c(server, dir.filePath(QStringLiteral("audit.jsonl")));
+        QVERIFY(QTest::qWaitForWindowExposed(c.window.get()));
+        const auto status = [&](const QString &section, const QByteArray &key) {
+            ObjectTableModel *model = c.window->model(section);
+            const int row = model ? model->rowOf(key) : -1;
+            if (row < 0)
+                return QStringLiteral("(no row)");
+            const ObjectState *s = model->stateAt(row);
+            return s->reading.atMs > 0 ? objectHealth(*s, s->reading.atMs + 1500).words
+                                       : QStringLiteral("(not read)");
+        };
+        QTRY_COMPARE_WITH_TIMEOUT(status(QStringLiteral("semaphore"), "sim:sem:pool"),
+                                  QStringLiteral("ok"), 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(status(QStringLiteral("queue"), "sim:jobs:mail"),
+                                  QStringLiteral("ok"), 10000);
+
+        call(*client, {"ZREM", "sim:sem:pool", "worker-1"}); // the last holder leaves
+        call(*client, {"LPOP", "sim:jobs:mail"});            // the last job is taken
+        QTRY_VERIFY_WITH_TIMEOUT(
+            status(QStringLiteral("semaphore"), "sim:sem:pool").startsWith(QLatin1String("gone")),
+            5000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            status(QStringLiteral("queue"), "sim:jobs:mail").startsWith(QLatin1String("gone")),
+            5000);
+        // "gone 1.5 s ago": when, from the first reading that found no key.
+        QVERIFY2(status(QStringLiteral("queue"), "sim:jobs:mail").contains(QLatin1String("ago")),
+                 qPrintable(status(QStringLiteral("queue"), "sim:jobs:mail")));
+
+        // A new holder: the same row is a semaphore in use again.
+        call(*client, {"ZADD", "sim:sem:pool", nowMs(), "worker-2"});
+        QTRY_COMPARE_WITH_TIMEOUT(status(QStringLiteral("semaphore"), "sim:sem:pool"),
+                                  QStringLiteral("ok"), 5000);
+        QCOMPARE(c.window->model(QStringLiteral("semaphore"))->rowCount(), 1);
     }
 };
 

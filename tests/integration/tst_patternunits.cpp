@@ -132,8 +132,8 @@ private slots:
         QCOMPARE(r.retryHorizonMs, 4000);
         QCOMPARE(r.retrySlots, 2);
         QCOMPARE(r.occupancy().value(), 0.6);
-        QCOMPARE(r.windowTimes, (QList<qint64>{now - 9000, now - 5000, now - 100}));
-        QCOMPARE(r.retryTimes, (QList<qint64>{now + 2000, now + 4000}));
+        QCOMPARE(r.windowTimes(), (QList<qint64>{now - 9000, now - 5000, now - 100}));
+        QCOMPARE(r.retryTimes(), (QList<qint64>{now + 2000, now + 4000}));
 
         // Without a limit: counted, occupancy unknown, and said so.
         o.params.limit.reset();
@@ -141,7 +141,7 @@ private slots:
         QCOMPARE(unknown.inWindow, 3);
         QVERIFY(!unknown.occupancy());
         QVERIFY(unknown.message.contains(QLatin1String("limit")));
-        QVERIFY(unknown.windowTimes.isEmpty()); // no detail asked
+        QVERIFY(unknown.windowTimes().isEmpty()); // no detail asked
 
         // Reset deletes both keys.
         QCOMPARE(runScript(*m_client, SlidingWindowUnit::resetWindow(o)).toInteger(), 2);
@@ -551,7 +551,16 @@ private slots:
         QTest::newRow("legacy lock is a zset")
             << QByteArray("legacy-lock") << QByteArray("zset") << wrong;
         QTest::newRow("tokens all gone") << QByteArray("token-family") << QByteArray() << missing;
-        QTest::newRow("queue empty") << QByteArray("reliable-queue") << QByteArray() << ok;
+        // Redis removes an empty list or sorted set: no key, whatever the
+        // pattern, reads as Missing (the monitor shows it gone).
+        QTest::newRow("queue empty, no key")
+            << QByteArray("reliable-queue") << QByteArray() << missing;
+        QTest::newRow("queue with a job")
+            << QByteArray("reliable-queue") << QByteArray("list") << ok;
+        QTest::newRow("semaphore without holder, no key")
+            << QByteArray("sorted-set-semaphore") << QByteArray() << missing;
+        QTest::newRow("semaphore held")
+            << QByteArray("sorted-set-semaphore") << QByteArray("zset") << ok;
         QTest::newRow("queue is a string")
             << QByteArray("reliable-queue") << QByteArray("string") << wrong;
     }

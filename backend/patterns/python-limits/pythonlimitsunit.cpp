@@ -165,7 +165,7 @@ Reading PythonLimitsUnit::read(const PatternObject &o, const QList<RedisValue> &
                 break; // newest first: the rest are older (moving_window.lua)
             ++reading.inWindow;
             oldest = *at;
-            reading.windowTimes.prepend(*at);
+            reading.times().window.prepend(*at);
         }
         reading.oldestAgeMs = oldest < 0 ? -1 : std::max<qint64>(0, saturatingSub(c.nowMs, oldest));
         reading.resetMs

@@ -195,13 +195,18 @@ Reading RedisSemaphoreUnit::read(const PatternObject &o, const QList<RedisValue>
     else if (!reading.limit)
         reading.message = QStringLiteral("The limit is an argument of each acquire, not kept in "
                                          "Redis: a profile rule's \"limit\" gives it.");
+    if (reading.stored == 0 && reading.pttlMs == -2) {
+        // The last release deleted the sorted set: no holder and no key.
+        reading.status = Reading::Status::Missing;
+        reading.message = QStringLiteral("No holder: the key does not exist.");
+    }
     return reading;
 }
 
 qint64 RedisSemaphoreUnit::validUntilMs(const PatternObject &, const Reading &r) const
 {
-    if (!r.isOk())
-        return r.atMs;
+    if (!r.isOk()) // no key: only a write changes it
+        return r.status == Reading::Status::Missing ? Reading::Forever : r.atMs;
     // The oldest live holder turns stale when its timeout passes; the key
     // expires at its PTTL.
     qint64 until = r.pttlMs > 0 ? saturatingAdd(r.atMs, r.pttlMs) : Reading::Forever;

@@ -55,8 +55,6 @@ public:
     Reading read(const PatternObject &object, const QList<RedisValue> &replies,
                  const ProbeContext &context) const override;
     qint64 validUntilMs(const PatternObject &object, const Reading &reading) const override;
-    // The library deletes the key with its last holder: a free semaphore.
-    bool goneWhenMissing() const override { return false; }
     QList<Figure> figures() const override;
     QList<Chart> charts() const override;
     QList<Column> columns() const override;

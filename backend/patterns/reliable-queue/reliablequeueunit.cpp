@@ -156,6 +156,12 @@ Reading ReliableQueueUnit::read(const PatternObject &o, const QList<RedisValue> 
                               .arg(reading.items.size());
     else if (reading.length == 0 && reading.inFlight == 0)
         reading.message = QStringLiteral("Empty: nothing queued, nothing in flight.");
+    if (reading.length == 0 && reading.inFlight == 0 && reading.deadLength <= 0
+        && reading.items.isEmpty() && claimedStuck == 0) {
+        // Redis removes an empty list: none of the queue's keys exists.
+        reading.status = Reading::Status::Missing;
+        reading.message = QStringLiteral("Empty, and none of its keys exists.");
+    }
     return reading;
 }
 
@@ -333,7 +339,7 @@ void ReliableQueueUnit::track(TrackState &t, const Reading &reading, qint64 nowM
     // A job of the last reading that is gone now left the list (the page
     // holds the oldest jobs, and a job only gets older): polling's count of
     // what LREM events count live.
-    if (reading.status == Reading::Status::Ok) {
+    if (reading.isOk() || reading.status == Reading::Status::Missing) {
         QSet<QByteArray> now;
         for (const InFlightItem &item : reading.items)
             now.insert(item.job);

@@ -52,7 +52,6 @@ public:
     bool isCompletion(const PatternObject &object, const QByteArray &key,
                       const QByteArray &event) const override;
     bool hasThroughput() const override { return true; }
-    bool goneWhenMissing() const override { return false; } // an empty queue is a queue
     QList<Figure> figures() const override;
     QList<Chart> charts() const override;
     QList<Column> columns() const override;

@@ -96,10 +96,11 @@ Reading SlidingWindowUnit::read(const PatternObject &o, const QList<RedisValue> 
         reading.retrySlots = r.at(next++).toInteger();
     }
     if (c.detail) {
-        reading.windowTimes = scoresMs(r.at(next++), unit);
-        std::reverse(reading.windowTimes.begin(), reading.windowTimes.end());
+        QList<qint64> &window = reading.times().window;
+        window = scoresMs(r.at(next++), unit);
+        std::reverse(window.begin(), window.end());
         if (!retry.isEmpty())
-            reading.retryTimes = scoresMs(r.at(next++), 1);
+            reading.times().retry = scoresMs(r.at(next++), 1);
     }
     if (reading.stored == 0 && !retryExists) {
         reading.status = Reading::Status::Missing;
@@ -116,7 +117,7 @@ qint64 SlidingWindowUnit::validUntilMs(const PatternObject &, const Reading &r) 
 {
     if (r.status == Reading::Status::Missing)
         return Reading::Forever; // idle: the first request arrives as an event
-    if (!r.isOk() || !r.windowTimes.isEmpty() || !r.retryTimes.isEmpty())
+    if (!r.isOk() || !r.windowTimes().isEmpty() || !r.retryTimes().isEmpty())
         return r.atMs; // errors and the detail strip are always read
     qint64 until = Reading::Forever;
     // The window is (now - window, +inf): the oldest entry leaves it when its

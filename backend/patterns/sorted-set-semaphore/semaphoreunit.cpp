@@ -113,13 +113,18 @@ Reading SemaphoreUnit::read(const PatternObject &o, const QList<RedisValue> &r,
     reading.truncated = reading.stored > reading.items.size();
     if (!reading.limit)
         reading.message = QStringLiteral("The profile gives no limit for this semaphore.");
+    if (reading.stored == 0 && reading.items.isEmpty()) {
+        // Redis removes an empty sorted set: no holder and no key.
+        reading.status = Reading::Status::Missing;
+        reading.message = QStringLiteral("No holder: the key does not exist.");
+    }
     return reading;
 }
 
 qint64 SemaphoreUnit::validUntilMs(const PatternObject &, const Reading &r) const
 {
-    if (!r.isOk())
-        return r.atMs;
+    if (!r.isOk()) // no key: only a write changes it
+        return r.status == Reading::Status::Missing ? Reading::Forever : r.atMs;
     // The count drops when the oldest live holder's timeout passes; only
     // writes change anything else (ages grow by projection).
     if (r.windowMs <= 0 || r.oldestAgeMs < 0)

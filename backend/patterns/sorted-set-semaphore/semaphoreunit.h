@@ -34,8 +34,6 @@ public:
     Reading read(const PatternObject &object, const QList<RedisValue> &replies,
                  const ProbeContext &context) const override;
     qint64 validUntilMs(const PatternObject &object, const Reading &reading) const override;
-    // No holder is a free semaphore, not a gone one.
-    bool goneWhenMissing() const override { return false; }
     QList<Figure> figures() const override;
     QList<Chart> charts() const override;
     // Nearly or fully taken: holders >= 80 % of the limit.

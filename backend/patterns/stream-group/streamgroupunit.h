@@ -63,7 +63,6 @@ public:
     QList<Command> probe(const PatternObject &object, const ProbeContext &context) const override;
     Reading read(const PatternObject &object, const QList<RedisValue> &replies,
                  const ProbeContext &context) const override;
-    bool goneWhenMissing() const override { return true; }
 
     QList<Figure> figures() const override;
     QList<Column> columns() const override;

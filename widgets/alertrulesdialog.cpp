@@ -136,11 +136,15 @@ void AlertRulesDialog::refreshList()
 {
     const int row = m_list->currentRow();
     m_list->clear();
-    // A rule named by its condition (the default) is not shown twice.
+    // A rule named by its condition (the default) is not shown twice, and
+    // its figure is named by its title, as the editor's fields show it.
     for (const AlertRule &r : std::as_const(m_rules)) {
-        const QString expression = r.expression();
-        m_list->addItem(r.name == expression ? expression
-                                             : QStringLiteral("%1 — %2").arg(r.name, expression));
+        AlertRule unnamed = r;
+        unnamed.name.clear();
+        const QString condition = unnamed.shownName();
+        const QString shown = r.shownName();
+        m_list->addItem(shown == condition ? condition
+                                           : QStringLiteral("%1 — %2").arg(shown, condition));
     }
     if (row >= 0 && row < m_list->count())
         m_list->setCurrentRow(row);

@@ -51,6 +51,12 @@ QString timeText(qint64 ms)
     return QDateTime::fromMSecsSinceEpoch(ms).toLocalTime().toString(QStringLiteral("HH:mm:ss"));
 }
 
+// The object as every page names it ("queue Sidekiq", not the key "queues").
+QString objectText(const AlertEvent &e)
+{
+    return e.section + QLatin1Char(' ') + (e.name.isEmpty() ? QString::fromUtf8(e.key) : e.name);
+}
+
 // Row cells; the first carries the object for a click.
 void setRow(QTableWidget *t, int row, const AlertEvent &e, const QStringList &cells)
 {
@@ -170,8 +176,7 @@ void AlertsPage::onTransition(const AlertEvent &e)
     m_recent->insertRow(0);
     setRow(m_recent, 0, e,
            {timeText(e.atMs), e.stateId(), // firing, resolved, vanished
-            e.rule.name, e.section + QLatin1Char(' ') + QString::fromUtf8(e.key),
-            AlertRule::formatValue(e.value, e.rule.unit())});
+            e.rule.shownName(), objectText(e), AlertRule::formatValue(e.value, e.rule.unit())});
     if (m_recent->rowCount() > MaxRecent)
         m_recent->setRowCount(MaxRecent);
     refreshFiring();
@@ -184,8 +189,7 @@ void AlertsPage::refreshFiring()
     for (int i = 0; i < firing.size(); ++i) {
         const AlertEvent &e = firing.at(i);
         setRow(m_firing, i, e,
-               {timeText(e.atMs), e.rule.name,
-                e.section + QLatin1Char(' ') + QString::fromUtf8(e.key),
+               {timeText(e.atMs), e.rule.shownName(), objectText(e),
                 AlertRule::formatValue(e.value, e.rule.unit()),
                 AlertRule::severityId(e.rule.severity)});
     }

@@ -109,10 +109,10 @@ void DesktopNotifier::notify(const AlertEvent &event)
     const bool fired = event.state == AlertEvent::State::Fired;
     const bool critical = fired && event.rule.severity == AlertRule::Severity::Critical;
     const QString summary
-        = fired ? tr("Gatehouse alert: %1").arg(event.rule.name)
+        = fired ? tr("Gatehouse alert: %1").arg(event.rule.shownName())
           : event.state == AlertEvent::State::Vanished
-              ? tr("Gatehouse: object vanished while firing: %1").arg(event.rule.name)
-              : tr("Gatehouse resolved: %1").arg(event.rule.name);
+              ? tr("Gatehouse: object vanished while firing: %1").arg(event.rule.shownName())
+              : tr("Gatehouse resolved: %1").arg(event.rule.shownName());
     if (QSystemTrayIcon *icon = tray()) {
         icon->showMessage(summary, event.sentence(),
                           critical ? QSystemTrayIcon::Critical

@@ -59,25 +59,23 @@ QString AlertEvent::sentence() const
 {
     const AlertFigure::Unit unit = rule.unit();
     const QString value = AlertRule::formatValue(this->value, unit);
+    const QString object
+        = section + QLatin1Char(' ') + (name.isEmpty() ? QString::fromUtf8(key) : name);
+    const QString figure = figureTitle.isEmpty() ? rule.figureTitle() : figureTitle;
+    const QString condition = AlertRule::comparisonText(rule.comparison) + QLatin1Char(' ')
+                              + AlertRule::formatValue(rule.threshold, unit);
     if (state == State::Fired)
-        return QStringLiteral("FIRING %1 %2 %3 %4 %5 %6%7 (rule \"%8\", %9)")
-            .arg(section, QString::fromUtf8(key), rule.figure, value,
-                 AlertRule::comparisonText(rule.comparison),
-                 AlertRule::formatValue(rule.threshold, unit),
+        return QStringLiteral("FIRING %1: %2 %3 %4%5 (rule \"%6\", %7)")
+            .arg(object, figure, value, condition,
                  atMs > sinceMs ? QStringLiteral(" for ") + formatMs(atMs - sinceMs) : QString(),
-                 rule.name, AlertRule::severityId(rule.severity));
+                 rule.shownName(), AlertRule::severityId(rule.severity));
     if (state == State::Vanished)
-        return QStringLiteral("VANISHED %1 %2: the object is gone (deleted, expired, or lost in a "
-                              "restart or failover) after %3 firing; %4 %5 %6 was its last "
-                              "reading (rule \"%7\")")
-            .arg(section, QString::fromUtf8(key), formatMs(atMs - firedAtMs), rule.figure, value,
-                 AlertRule::comparisonText(rule.comparison) + QLatin1Char(' ')
-                     + AlertRule::formatValue(rule.threshold, unit),
-                 rule.name);
-    return QStringLiteral("RESOLVED %1 %2 %3 %4, no longer %5 %6 after %7 firing (rule \"%8\")")
-        .arg(section, QString::fromUtf8(key), rule.figure, value,
-             AlertRule::comparisonText(rule.comparison),
-             AlertRule::formatValue(rule.threshold, unit), formatMs(atMs - firedAtMs), rule.name);
+        return QStringLiteral("VANISHED %1: the object is gone (deleted, expired, or lost in a "
+                              "restart or failover) after %2 firing; %3 %4 %5 was its last "
+                              "reading (rule \"%6\")")
+            .arg(object, formatMs(atMs - firedAtMs), figure, value, condition, rule.shownName());
+    return QStringLiteral("RESOLVED %1: %2 %3, no longer %4 after %5 firing (rule \"%6\")")
+        .arg(object, figure, value, condition, formatMs(atMs - firedAtMs), rule.shownName());
 }
 
 QJsonObject AlertEvent::toJson() const
@@ -88,6 +86,7 @@ QJsonObject AlertEvent::toJson() const
             {QStringLiteral("severity"), AlertRule::severityId(rule.severity)},
             {QStringLiteral("section"), section},
             {QStringLiteral("key"), QString::fromUtf8(key)},
+            {QStringLiteral("name"), name.isEmpty() ? QString::fromUtf8(key) : name},
             {QStringLiteral("figure"), rule.figure},
             {QStringLiteral("op"), AlertRule::comparisonText(rule.comparison)},
             {QStringLiteral("value"), value},
@@ -144,10 +143,10 @@ void AlertEngine::setFiringCount(int count)
     Q_EMIT firingCountChanged(count);
 }
 
-void AlertEngine::observe(int rule, const QString &section, const QByteArray &key,
-                          std::optional<double> value, qint64 nowMs)
+void AlertEngine::observe(int rule, const Subject &subject, std::optional<double> value,
+                          qint64 nowMs)
 {
-    Track &t = m_tracks[rule][key];
+    Track &t = m_tracks[rule][subject.key];
     t.seen = true;
     if (!value)
         return; // unknown: neither fires nor resolves
@@ -159,7 +158,17 @@ void AlertEngine::observe(int rule, const QString &section, const QByteArray &ke
             t.firing = true;
             m_everFired = true;
             t.fired = AlertEvent{
-                AlertEvent::State::Fired, r, section, key, *value, nowMs, t.sinceMs, nowMs};
+                AlertEvent::State::Fired,
+                r,
+                subject.section,
+                subject.key,
+                subject.object ? PatternUnit::of(subject.object->kind).displayName(*subject.object)
+                               : QString::fromUtf8(subject.key),
+                subject.figureTitle,
+                *value,
+                nowMs,
+                t.sinceMs,
+                nowMs};
             setFiringCount(m_firingCount + 1);
             Q_EMIT transition(t.fired);
         }
@@ -212,7 +221,8 @@ void AlertEngine::evaluate(const Snapshot &s)
                 const QByteArray address = n.address.toUtf8();
                 if (!rule.match.isEmpty() && !globMatch(rule.match, address))
                     continue;
-                observe(i, s_node, address, nodeValue(rule.figure, n, s.server), now);
+                observe(i, {s_node, address, nullptr, {}}, nodeValue(rule.figure, n, s.server),
+                        now);
             }
             continue;
         }
@@ -246,7 +256,8 @@ void AlertEngine::evaluate(const Snapshot &s)
                     vanish(t, serverNow);
                 continue;
             }
-            observe(i, patternSection(o.object.kind), o.object.key, value, serverNow);
+            observe(i, {patternSection(o.object.kind), o.object.key, &o.object, f.value()->title},
+                    value, serverNow);
         }
         // Objects no longer listed (a rescan dropped them) vanish, when the
         // snapshot is fresh; otherwise they wait.

@@ -21,13 +21,16 @@ struct AlertEvent
     enum class State { Fired, Resolved, Vanished };
     State state = State::Fired;
     AlertRule rule;
-    QString section; // "limiter", "node"
-    QByteArray key;  // the object's key; a node's address
+    QString section;     // "limiter", "node"
+    QByteArray key;      // the object's key; a node's address
+    QString name;        // as the console names it ("Sidekiq", a limiter's key); empty: the key
+    QString figureTitle; // the object's own title of rule.figure; empty: the rule's
     double value = 0;
     qint64 atMs = 0;      // server time of the reading that changed it
     qint64 sinceMs = 0;   // server time the condition started holding
     qint64 firedAtMs = 0; // Resolved: when it fired
-    // "FIRING limiter sim:rl:api:0 occupancy 100 % >= 80 % for 5 s"
+    // "FIRING limiter sim:rl:api:0: Occupancy 100 % >= 80 % for 5 s (rule …)",
+    // the figure by its title
     QString sentence() const;
     QString stateId() const; // "firing" | "resolved" | "vanished"
     QJsonObject toJson() const;
@@ -74,8 +77,15 @@ private:
         AlertEvent fired;  // while firing
         bool seen = false; // in this snapshot
     };
-    void observe(int rule, const QString &section, const QByteArray &key,
-                 std::optional<double> value, qint64 nowMs);
+    // Who an event is about, as the console shows it.
+    struct Subject
+    {
+        QString section;
+        QByteArray key;
+        const PatternObject *object = nullptr; // named only when it fires; none: a node
+        QString figureTitle;
+    };
+    void observe(int rule, const Subject &subject, std::optional<double> value, qint64 nowMs);
     void resolve(Track &t, qint64 nowMs, double value);
     void vanish(Track &t, qint64 nowMs);
     void setFiringCount(int count);

@@ -252,10 +252,32 @@ std::optional<double> AlertRule::parseValue(const QString &text, AlertFigure::Un
     return suffix.isEmpty() ? std::optional(v) : std::nullopt;
 }
 
+QString AlertRule::figureTitle() const
+{
+    const std::optional<AlertFigure> f = findFigure(target, figure);
+    return f && !f->title.isEmpty() ? f->title : figure;
+}
+
 QString AlertRule::conditionText() const
 {
     return QStringLiteral("%1 %2 %3")
-        .arg(figure, comparisonText(comparison), formatValue(threshold, unit()));
+        .arg(figureTitle(), comparisonText(comparison), formatValue(threshold, unit()));
+}
+
+QString AlertRule::shownName() const
+{
+    if (!name.isEmpty() && name != expression())
+        return name;
+    QString out = conditionText();
+    if (forMs > 0)
+        out += QStringLiteral(" for ") + formatValue(double(forMs), AlertFigure::Unit::Duration);
+    if (!target.isEmpty() || !match.isEmpty()) {
+        out += QStringLiteral(" on ") + target;
+        if (!target.isEmpty() && !match.isEmpty())
+            out += QLatin1Char(' ');
+        out += QString::fromUtf8(match);
+    }
+    return out;
 }
 
 QString AlertRule::expression() const

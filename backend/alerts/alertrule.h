@@ -30,6 +30,8 @@ struct AlertRule
     QString target;
     QByteArray match;
     QString figure; // an AlertFigure id of the targeted patterns, or a node figure
+    // The figure as the console shows it ("Work lost in"); its id when unknown.
+    QString figureTitle() const;
     Comparison comparison = Comparison::AtLeast;
     // In the figure's own unit: a ratio (0.8 for 80 %), ms, or a count.
     double threshold = 0;
@@ -43,8 +45,13 @@ struct AlertRule
     bool targets(PatternKind kind, const QByteArray &key) const;
     bool targetsNodes() const { return target == QLatin1String("node"); }
 
-    // "occupancy >= 80 %", "heldForMs > 30 s"
+    // The condition as the console shows it: "Occupancy >= 80 %",
+    // "Oldest in flight > 5.0 min" (the figure's title, never its id).
     QString conditionText() const;
+    // The rule as an operator reads it in lists and sentences: its own name,
+    // or for a rule named by its --alert expression (the default), the
+    // condition and what it watches ("Stuck > 0 on queue").
+    QString shownName() const;
     // The rule as an --alert expression (parseExpression gives it back).
     QString expression() const;
     QJsonObject toJson() const;

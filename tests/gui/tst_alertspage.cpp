@@ -109,8 +109,22 @@ private slots:
         QCOMPARE(page->recentTable()->item(0, 1)->text(), QStringLiteral("firing"));
 
         // A click on the firing opens the limiter on its page.
-        window.showPage(window.pageNames().indexOf(QStringLiteral("Alerts (1)")));
+        window.resize(1280, 800);
+        QVERIFY(window.pageNames().contains(QStringLiteral("Alerts")));
+        window.showPage(window.pageNames().indexOf(QStringLiteral("Alerts")));
         QTableWidget *firing = page->firingTable();
+        // Columns fit their content on one line; the Object column takes the
+        // rest (Severity was once given 500 px while Rule and Object wrapped).
+        QTRY_VERIFY(firing->isVisible());
+        QVERIFY(!firing->wordWrap());
+        const int severity = firing->columnCount() - 1;
+        const int object = 2;
+        QVERIFY2(firing->columnWidth(severity)
+                     <= firing->fontMetrics().horizontalAdvance(QStringLiteral("Severity")) + 40,
+                 qPrintable(QString::number(firing->columnWidth(severity))));
+        QVERIFY(firing->columnWidth(object) > firing->columnWidth(severity));
+        QVERIFY(firing->columnWidth(1)
+                >= firing->fontMetrics().horizontalAdvance(QStringLiteral("api-full")));
         QTest::mouseClick(firing->viewport(), Qt::LeftButton, {},
                           firing->visualItemRect(firing->item(0, 2)).center());
         auto *stack = window.findChild<QStackedWidget *>();
@@ -250,9 +264,14 @@ private slots:
         QCOMPARE(dialog.rules().size(), 1);
         QCOMPARE(dialog.rules().first().figure, QStringLiteral("heldForMs"));
         QCOMPARE(dialog.rules().first().comparison, AlertRule::Comparison::Above);
-        // The list names a rule named by its condition once.
+        // The list names a rule named by its condition once, by the figure's
+        // title as the editor shows it, never its id.
         QCOMPARE(list->count(), 1);
-        QCOMPARE(list->item(0)->text(), dialog.rules().first().expression());
+        QCOMPARE(list->item(0)->text(), dialog.rules().first().shownName());
+        QVERIFY2(!list->item(0)->text().contains(QLatin1String("heldForMs")),
+                 qPrintable(list->item(0)->text()));
+        QVERIFY2(list->item(0)->text().startsWith(QLatin1String("Held for > ")),
+                 qPrintable(list->item(0)->text()));
 
         // An edit of the selected rule, saved directly, replaces it.
         AlertRulesDialog again(dialog.rules());

@@ -173,7 +173,7 @@ private slots:
         QVERIFY2(run.exitCode == 0, qPrintable(run.err));
         QCOMPARE(run.out.count(QStringLiteral("FIRING")), 1);
         QVERIFY2(
-            run.out.contains(QStringLiteral("FIRING limiter cl:rl:full occupancy 100 % >= 80 %")),
+            run.out.contains(QStringLiteral("FIRING limiter cl:rl:full: Occupancy 100 % >= 80 %")),
             qPrintable(run.out));
         QVERIFY2(!run.out.contains(QStringLiteral("cl:rl:calm")), qPrintable(run.out));
 

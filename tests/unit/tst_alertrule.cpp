@@ -98,9 +98,12 @@ private slots:
         QCOMPARE(full.threshold, 0.8);
         QCOMPARE(full.forMs, 5000);
         QCOMPARE(full.severity, AlertRule::Severity::Critical);
-        QCOMPARE(full.conditionText(), QStringLiteral("occupancy >= 80 %"));
+        QCOMPARE(full.conditionText(), QStringLiteral("Occupancy >= 80 %"));
+        QCOMPARE(full.shownName(), QStringLiteral("api full"));
         QCOMPARE(p.alerts.at(1).threshold, 30000.0);
         QCOMPARE(p.alerts.at(1).name, QStringLiteral("heldForMs > 30000ms on lock"));
+        // Unnamed: shown by the figure's title, never its id.
+        QCOMPARE(p.alerts.at(1).shownName(), QStringLiteral("Held for > 30 s on lock"));
         // Written back and read again: the same rules.
         QString error;
         const auto again = Profile::fromJson(p.toJson(), QStringLiteral("p.json"), &error);
@@ -249,6 +252,42 @@ private slots:
         QVERIFY2(error.startsWith(QStringLiteral("--alert")), qPrintable(error));
     }
 
+    // An alert's sentence names the object as the console does and the
+    // figure by its title: "queue Sidekiq: Stuck …", never the deployment's
+    // key ("queues") or the figure's id.
+    void sentenceNamesObjectAndFigureAsShown()
+    {
+        QString error;
+        auto rule = AlertRule::parseExpression(QStringLiteral("oldestInFlightAgeMs > 60s on queue"),
+                                               &error);
+        QVERIFY2(rule, qPrintable(error));
+        AlertEngine engine;
+        engine.setRules({*rule});
+        QSignalSpy transitions(&engine, &AlertEngine::transition);
+        Snapshot s = limiterAt(1, 1'700'000'000'000, 0);
+        s.objects = ObjectList();
+        ObjectState o;
+        o.object.kind = *patternFromId(QStringLiteral("sidekiq"));
+        o.object.key = "queues";
+        o.reading.atMs = s.server.timeMs;
+        o.reading.oldestInFlightAgeMs = 95000;
+        s.objects.append(o);
+        engine.evaluate(s);
+        QCOMPARE(transitions.size(), 1);
+        const auto fired = transitions.first().first().value<AlertEvent>();
+        QCOMPARE(fired.key, QByteArray("queues"));
+        QCOMPARE(fired.sentence().left(38),
+                 QStringLiteral("FIRING queue Sidekiq: Oldest in flight"));
+        // The rule, named by its expression, is quoted by the figure's title too.
+        const QString said = fired.sentence();
+        QVERIFY2(!said.contains(QLatin1String("oldestInFlightAgeMs")), qPrintable(said));
+        QVERIFY2(!said.contains(QLatin1String("queues")), qPrintable(said));
+        QVERIFY2(said.contains(QLatin1String("(rule \"Oldest in flight > 1.0 min on queue\"")),
+                 qPrintable(said));
+        QCOMPARE(fired.toJson().value(QStringLiteral("name")).toString(),
+                 QStringLiteral("Sidekiq"));
+    }
+
     // Fires once after holding for the duration, stays fired without
     // repeating, resolves on the first clear reading; stale readings in
     // between change nothing.
@@ -273,8 +312,8 @@ private slots:
         QCOMPARE(fired.state, AlertEvent::State::Fired);
         QCOMPARE(fired.key, QByteArray("rl:api"));
         QCOMPARE(fired.sentence(),
-                 QStringLiteral("FIRING limiter rl:api occupancy 100 % >= 80 % for 1.0 s "
-                                "(rule \"occupancy >= 80% for 1000ms on limiter\", warning)"));
+                 QStringLiteral("FIRING limiter rl:api: Occupancy 100 % >= 80 % for 1.0 s "
+                                "(rule \"Occupancy >= 80 % for 1.0 s on limiter\", warning)"));
         QCOMPARE(engine.firingCount(), 1);
         for (int i = 0; i < 5; ++i)
             engine.evaluate(limiterAt(++seq, t0 + 1500 + i * 500, 10));
@@ -290,7 +329,7 @@ private slots:
         QCOMPARE(resolved.state, AlertEvent::State::Resolved);
         QCOMPARE(resolved.firedAtMs, t0 + 1000);
         QVERIFY2(resolved.sentence().startsWith(
-                     QStringLiteral("RESOLVED limiter rl:api occupancy 30 %")),
+                     QStringLiteral("RESOLVED limiter rl:api: Occupancy 30 %")),
                  qPrintable(resolved.sentence()));
         QCOMPARE(engine.firingCount(), 0);
         QCOMPARE(counts.size(), 2);

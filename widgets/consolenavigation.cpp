@@ -313,8 +313,8 @@ QWidget *ConsoleNavigation::showDetail()
     m_detail = dialog;
     dialog->setObjectName(QStringLiteral("objectDetail"));
     dialog->setAttribute(Qt::WA_DeleteOnClose);
-    dialog->setWindowTitle(
-        tr("%1: %2").arg(page->section().singular, printableBytes(s->object.key, 60)));
+    dialog->setWindowTitle(tr("%1: %2").arg(
+        page->section().singular, PatternUnit::of(s->object.kind).displayName(s->object).left(60)));
     auto *form = new QFormLayout;
     auto addRow = [dialog, form](const QString &label, const QString &value) {
         auto *field = new QLabel(value, dialog);

@@ -251,6 +251,12 @@ void OverviewPage::update(const Snapshot &snapshot, bool connected)
             item->setData(SparklineRole, QVariant::fromValue(sparklinePolygon(a.sparkline)));
             item->setData(Qt::UserRole, a.section);
             item->setData(Qt::UserRole + 1, a.key);
+            if (a.deadlineAtMs >= 0) { // data lost for good when it passes: red, as the tile
+                item->setForeground(theme::limit(m_attention->palette()));
+                QFont bold = m_attention->font();
+                bold.setBold(true);
+                item->setFont(bold);
+            }
         }
     }
     if (!connected) { // no zeros that look like readings

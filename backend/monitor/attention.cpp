@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "attention.h"
 
+#include <patterns/countdownfigures.h>
 #include <patterns/patternunit.h>
 
 #include <algorithm>
@@ -44,6 +45,17 @@ QList<AttentionItem> rankAttention(const ObjectList &objects, qint64 nowMs, int 
         item.section = PatternUnit::of(c.state->object.kind).section().id;
         item.key = c.state->object.key;
         item.figure = c.attention.figure;
+        const PatternKind kind = c.state->object.kind;
+        for (const AlertFigure &f : PatternUnit::of(kind).alertFigures()) {
+            if (!f.value || !CountdownFigures::contains(kind, f.id))
+                continue;
+            const std::optional<double> left = f.value(*c.state, nowMs);
+            if (!left || *left < 0 || *left >= double(Reading::Forever))
+                continue;
+            const qint64 at = nowMs + qint64(*left);
+            if (item.deadlineAtMs < 0 || at < item.deadlineAtMs)
+                item.deadlineAtMs = at;
+        }
         items.append(std::move(item));
     }
     return items;

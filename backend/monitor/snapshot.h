@@ -158,6 +158,9 @@ struct AttentionItem
     QByteArray key;
     QString figure;           // the figure its sparkline draws
     QList<QPointF> sparkline; // at most AttentionSparkPoints points of it
+    // Server ms when data is lost for good (a countdown figure of its
+    // pattern, CountdownFigures); -1: no deadline. Shown in red.
+    qint64 deadlineAtMs = -1;
 };
 
 // The instances of a snapshot. Each ObjectState is shared, never changed

@@ -10,16 +10,19 @@
 #include <alerts/alertengine.h>
 #include <alerts/builtinalerts.h>
 #include <history/historystore.h>
+#include <objecttablemodel.h>
 #include <overviewpage.h>
 #include <overviewtiles.h>
 #include <panels/lock/locktimelinepanel.h>
 #include <sectionpage.h>
+#include <theme.h>
 #include <timelinepage.h>
 
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QListWidget>
 #include <QPixmap>
 #include <QProcess>
 #include <QRegularExpression>
@@ -235,6 +238,40 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(alerts.firingCount(), 1, 5000);
         QCOMPARE(alerts.firing().first().rule.name, QStringLiteral("sidekiq-work-lost"));
         QCOMPARE(alerts.firing().first().rule.severity, AlertRule::Severity::Critical);
+        // Its sentence names the deployment and the figure as the window does.
+        const QString sentence = alerts.firing().first().sentence();
+        QVERIFY2(sentence.startsWith(
+                     QLatin1String("FIRING queue Sidekiq: Dead process's work lost in ")),
+                 qPrintable(sentence));
+        // The same deadline in the deployment's row, its Status cell critical
+        // (red) ...
+        ObjectTableModel *queues = c.window->model(QStringLiteral("queue"));
+        QVERIFY(queues);
+        QVERIFY(queues->rowOf("queues") >= 0);
+        int statusColumn = -1;
+        for (int column = 0; column < queues->columnCount(); ++column) {
+            if (queues->headerData(column, Qt::Horizontal).toString() == QLatin1String("Status"))
+                statusColumn = column;
+        }
+        QVERIFY(statusColumn >= 0);
+        const auto status = [&] {
+            return queues->index(queues->rowOf("queues"), statusColumn);
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(status().data().toString().contains(QStringLiteral(" · lost in ")),
+                                 5000);
+        QCOMPARE(status().data(ObjectTableModel::SeverityRole).toInt(), int(Severity::Critical));
+        // ... and in red in the Overview's attention line.
+        auto *attention = c.window->findChild<QListWidget *>(QStringLiteral("attention"));
+        QVERIFY(attention);
+        const auto urgentLine = [&]() -> QListWidgetItem * {
+            for (int i = 0; i < attention->count(); ++i) {
+                if (attention->item(i)->text().contains(QLatin1String("lost for good in")))
+                    return attention->item(i);
+            }
+            return nullptr;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(urgentLine(), 5000);
+        QCOMPARE(urgentLine()->foreground().color(), theme::limit(attention->palette()));
         if (qEnvironmentVariableIsSet("GATEHOUSE_TEST_SHOTS"))
             c.window->grab().save(qEnvironmentVariable("GATEHOUSE_TEST_SHOTS")
                                   + QStringLiteral("/overview-countdown.png"));

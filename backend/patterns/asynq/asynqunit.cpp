@@ -428,7 +428,8 @@ QList<LibraryQueueUnit::JobState> AsynqUnit::states() const
 
 LibraryQueueUnit::StuckRule AsynqUnit::stuckRule() const
 {
-    return {QStringLiteral("stuck"), QStringLiteral("lease expired (active, no worker extends it)"),
+    return {QStringLiteral("stuck"),
+            QStringLiteral("leases expired (active, not extended by any worker)"),
             QStringLiteral("longest without a lease extension")};
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "libraryqueueunit.h"
 
+#include <patterns/countedsentence.h>
 #include <patterns/sections.h>
 
 namespace gatehouse {
@@ -67,10 +68,9 @@ QString LibraryQueueUnit::attentionText(const ObjectState &state, qint64 nowMs) 
 {
     const Reading &r = state.reading;
     const StuckRule rule = stuckRule();
-    QString text = QStringLiteral("%1: %2 %3")
-                       .arg(attentionSubject(state.object))
-                       .arg(r.stuck)
-                       .arg(rule.phrase);
+    // "1 job stalled", not "1 jobs".
+    QString text = attentionSubject(state.object) + QStringLiteral(": ")
+                   + countedSentence(QStringLiteral("%1 ") + rule.phrase, r.stuck);
     if (!rule.oldest.isEmpty())
         text += QStringLiteral(", %1 %2").arg(rule.oldest,
                                               formatMs(r.ageAt(r.oldestInFlightAgeMs, nowMs)));

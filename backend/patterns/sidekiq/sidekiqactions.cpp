@@ -12,6 +12,13 @@ using namespace SidekiqInternal;
 
 namespace {
 
+// The deployment as the console names it ("Sidekiq", "Sidekiq myapp"), never
+// its processes set's key ("queues").
+QString deployment(const PatternObject &object)
+{
+    return PatternUnit::of(object.kind).displayName(object);
+}
+
 ReplyMeaning oneJob(qint64 reply, const QByteArray &jid, const QString &did, const QString &where)
 {
     return libraryqueue::jobMeaning(
@@ -77,23 +84,22 @@ libraryqueue::RequeueSpec requeueSpec()
                      QByteArray::number(ScriptCall::ReplyCutBytes)};
         if (!job.isEmpty()) {
             call.summary = QStringLiteral("Push Sidekiq job %1, in flight on a dead process of "
-                                          "\"%2\", back to its queue and remove it from the "
+                                          "%2, back to its queue and remove it from the "
                                           "process's work, as Sidekiq requeues in-progress work "
                                           "at shutdown.")
-                               .arg(printableBytes(job, 80), printableBytes(r.object.key));
+                               .arg(printableBytes(job, 80), deployment(r.object));
             call.meaning = [job](const RedisValue &v) {
                 return oneJob(v.toInteger(), job, QStringLiteral("was pushed back to its queue"),
                               QStringLiteral("in flight on a dead process"));
             };
         } else {
             call.action = QStringLiteral("queue.requeue-stuck");
-            call.summary
-                = QStringLiteral("Push every job in flight on a dead Sidekiq process of "
-                                 "\"%1\" (heartbeat gone or older than %2) back to its "
-                                 "queue, up to %3 per run, as Sidekiq requeues "
-                                 "in-progress work at shutdown.")
-                      .arg(printableBytes(r.object.key), formatMs(SidekiqUnit::DeadAfterMs))
-                      .arg(SidekiqUnit::Batch);
+            call.summary = QStringLiteral("Push every job in flight on a dead Sidekiq process of "
+                                          "%1 (heartbeat gone or older than %2) back to its "
+                                          "queue, up to %3 per run, as Sidekiq requeues "
+                                          "in-progress work at shutdown.")
+                               .arg(deployment(r.object), formatMs(SidekiqUnit::DeadAfterMs))
+                               .arg(SidekiqUnit::Batch);
             libraryqueue::batchRun(call, SidekiqUnit::Batch,
                                    QStringLiteral("Requeued %1 stuck jobs."));
         }
@@ -185,21 +191,21 @@ QList<PatternAction> SidekiqUnit::actions() const
             const QString where = QStringLiteral("in %1").arg(QString::fromLatin1(from));
             QString did;
             if (op == "delete") {
-                call.summary = QStringLiteral("Delete Sidekiq job %1 from the %2 set of \"%3\", "
+                call.summary = QStringLiteral("Delete Sidekiq job %1 from the %2 set of %3, "
                                               "as Sidekiq Web's Delete does.");
                 did = QStringLiteral("was deleted");
             } else if (op == "kill") {
-                call.summary = QStringLiteral("Move Sidekiq job %1 from the %2 set of \"%3\" to "
+                call.summary = QStringLiteral("Move Sidekiq job %1 from the %2 set of %3 to "
                                               "the dead set, as Sidekiq Web's Kill does.");
                 did = QStringLiteral("was moved to the dead set");
             } else {
-                call.summary = QStringLiteral("Push Sidekiq job %1 from the %2 set of \"%3\" to "
+                call.summary = QStringLiteral("Push Sidekiq job %1 from the %2 set of %3 to "
                                               "its queue now, as Sidekiq Web's Retry Now (Add to "
                                               "Queue) does.");
                 did = QStringLiteral("was pushed to its queue");
             }
-            call.summary = call.summary.arg(jobName, QString::fromLatin1(from),
-                                            printableBytes(r.object.key));
+            call.summary
+                = call.summary.arg(jobName, QString::fromLatin1(from), deployment(r.object));
             call.meaning = [job, did, where](const RedisValue &v) {
                 return oneJob(v.toInteger(), job, did, where);
             };

@@ -6,6 +6,8 @@
 #include <patterns/countdownfigures.h>
 #include <patterns/globmatch.h>
 #include <patterns/libraryqueue/libraryqueue.h>
+#include <patterns/objecthealth.h>
+#include <patterns/presentation.h>
 
 #include <algorithm>
 
@@ -292,6 +294,27 @@ QList<Figure> SidekiqUnit::figures() const
         {QStringLiteral("failed"), QStringLiteral("Failed"), false, lifetime("failed")},
     };
 }
+
+namespace {
+
+// Stuck work of a dead process counts down in its row's Status cell (red,
+// as every stuck state): Sidekiq's basic fetch loses it for good when the
+// process's work hash expires.
+[[maybe_unused]] const bool s_judged = registerJudgement(
+    SidekiqUnit::Kind, {[](const ObjectState &s, qint64 nowMs) {
+                            ObjectHealth h = defaultHealth(s, nowMs);
+                            if (h.id != states::Stuck)
+                                return h;
+                            if (const qint64 lost = SidekiqUnit::soonestLossMs(s.reading, nowMs);
+                                lost >= 0)
+                                h.words += QStringLiteral(" · lost in %1").arg(formatMs(lost));
+                            return h;
+                        },
+                        {},
+                        {},
+                        {}});
+
+} // namespace
 
 SidekiqUnit::SidekiqUnit()
 {

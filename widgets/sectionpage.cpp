@@ -545,8 +545,8 @@ void SectionPage::updateActions(const ObjectState *s)
     // no script of the pattern's may misread them.
     const QString unknownLayout
         = s && !s->gone && !s->reading.layoutKnown
-              ? tr("%1 is not a layout %2 knows, so it is shown read-only and nothing acts on "
-                   "it. %3")
+              ? tr("%1 is not a %2 layout Gatehouse knows, so it is shown read-only and "
+                   "nothing acts on it. %3")
                     .arg(printableBytes(s->object.key, 60), PatternUnit::of(s->object.kind).title(),
                          s->reading.message)
                     .trimmed()

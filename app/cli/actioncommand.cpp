@@ -221,11 +221,66 @@ void ActionCommand::act(const PatternUnit &unit, const PatternAction &action)
     }
     if (!mismatch.isEmpty() && call.refusal.isEmpty())
         call.refusal = mismatch;
-    if (call.batch > 0 && !m_request.dryRun && !m_request.readOnly && !m_request.force) {
-        batchLoop(call, 0);
+    // An action that creates its target (a prefix) has nothing to read; one
+    // forced past its checks is told by the operator what the key is.
+    if (action.targetIsPrefix || m_request.force || !call.refusal.isEmpty()) {
+        if (call.batch > 0 && !m_request.dryRun && !m_request.readOnly && !m_request.force) {
+            batchLoop(call, 0);
+            return;
+        }
+        runCall(call);
         return;
     }
-    runCall(call);
+    actAfterReading(unit, request, call);
+}
+
+void ActionCommand::actAfterReading(const PatternUnit &unit, const ActionRequest &request,
+                                    const ScriptCall &call)
+{
+    // The server's clock first (ages and deadlines are read against it),
+    // then the pattern's own bounded probe of the object.
+    client().pipeline(
+        {{QByteArrayLiteral("TIME")}}, this,
+        [this, &unit, request, call](const QList<RedisValue> &t) {
+            const QList<RedisValue> now = t.value(0).elements();
+            ProbeContext context;
+            context.nowMs = now.value(0).bytes().toLongLong() * 1000
+                            + now.value(1).bytes().toLongLong() / 1000;
+            context.firstSeenMs = [](const QByteArray &) {
+                return qint64(-1);
+            };
+            const QList<RedisClient::Command> probe = unit.probe(request.object, context);
+            client().pipeline(
+                probe, this,
+                [this, &unit, request, call, context](const QList<RedisValue> &replies) {
+                    if (const auto bad
+                        = std::find_if(replies.cbegin(), replies.cend(),
+                                       [](const RedisValue &v) { return v.isFailed(); });
+                        bad != replies.cend()) {
+                        fail(QStringLiteral("Cannot read \"%1\" before acting on it: %2 "
+                                            "Nothing was sent.")
+                                 .arg(printableBytes(request.target, 80), bad->errorMessage()),
+                             ExitFailure);
+                        return;
+                    }
+                    const Reading reading = unit.read(request.object, replies, context);
+                    if (reading.status != Reading::Status::Missing && !reading.layoutKnown) {
+                        fail(QStringLiteral("\"%1\" is not a %2 layout Gatehouse knows, so "
+                                            "nothing acts on it (the console shows it "
+                                            "read-only). %3")
+                                 .arg(printableBytes(request.target, 80), unit.title(),
+                                      reading.message)
+                                 .trimmed(),
+                             ExitNothingDone);
+                        return;
+                    }
+                    if (call.batch > 0 && !m_request.dryRun && !m_request.readOnly) {
+                        batchLoop(call, 0);
+                        return;
+                    }
+                    runCall(call);
+                });
+        });
 }
 
 void ActionCommand::runCall(const ScriptCall &plain)

@@ -16,7 +16,9 @@ namespace gatehouse::cli {
 // PatternRegistry) and `events enable`: build the ScriptCall with the
 // pattern's action from the arguments (and the profile's key templates), run
 // it through the ActionEngine (read-only, dry run, audit), print the outcome.
-// Exit 0 done, 3 refused or nothing to do, 1 failed.
+// An action on an existing object first reads it with its pattern's probe:
+// keys that only resemble the pattern's layout are refused before any script
+// is sent. Exit 0 done, 3 refused or nothing to do, 1 failed.
 class ActionCommand : public Session
 {
     Q_OBJECT
@@ -52,6 +54,11 @@ private:
     ActionRequest requestFor(const PatternUnit &unit, const QByteArray &key,
                              QString *mismatch) const;
     void act(const PatternUnit &unit, const PatternAction &action);
+    // Reads the target with its pattern's own probe (bounded, read-only) and
+    // refuses with the reading's reason when its keys are not a layout the
+    // pattern knows, as the console shows them read-only; then runs call.
+    void actAfterReading(const PatternUnit &unit, const ActionRequest &request,
+                         const ScriptCall &call);
     void runCall(const ScriptCall &call);
     void runDry(const ScriptCall &call);
     void batchLoop(const ScriptCall &call, qint64 total);

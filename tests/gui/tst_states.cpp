@@ -200,6 +200,33 @@ private slots:
                  qPrintable(text));
     }
 
+    // During an outage the attention line tells the lock as it was at the
+    // last reading and says so; it never recomputes "held for" or "expired"
+    // against a clock the server no longer answers to.
+    void attentionDuringOutageIsTheLastReading()
+    {
+        ObjectState s = legacyLock("sim:lock.legacy:0", 396'000); // expired 6.6 min ago
+        s.stale = true;
+        s.staleSinceMs = Now;
+        const QString text
+            = PatternUnit::of(s.object.kind).attentionText(s, Now + 312'000); // 5.2 min later
+        QVERIFY2(text.contains(QLatin1String("expired 6.6 min ago")), qPrintable(text));
+        QVERIFY2(text.contains(QLatin1String("at the last reading, 5.2 min ago (not known since)")),
+                 qPrintable(text));
+        QVERIFY2(!text.contains(QLatin1String("held for")), qPrintable(text));
+
+        ObjectState held = make("lock", "lock:api");
+        held.reading.token = "abc";
+        held.reading.pttlMs = 30'000;
+        held.heldSinceMs = Now - 60'000;
+        held.stale = true;
+        const QString heldText
+            = PatternUnit::of(held.object.kind).attentionText(held, Now + 90'000);
+        QVERIFY2(
+            heldText.contains(QLatin1String("held for 1.0 min at the last reading, 1.5 min ago")),
+            qPrintable(heldText));
+    }
+
     // No "0 ms" retry horizon where nobody waits.
     void noZeroRetryHorizon()
     {

@@ -122,14 +122,16 @@ private slots:
         QCOMPARE(items.at(6).section, QStringLiteral("semaphore"));
     }
 
-    // Held-for is a lower bound when the lock was already held when first seen.
+    // Held-for is a lower bound when the lock was already held when first
+    // seen, and says it counts from when watching began.
     void lockHeldAtLeastSinceFirstSeen()
     {
         ObjectList objects{lock("lock:x", -1, s_now - 12000)};
         const QList<AttentionItem> items = rankAttention(objects, s_now);
         QCOMPARE(items.size(), 1);
-        QVERIFY2(items.first().text.contains(QLatin1String("held for at least 12 s")),
-                 qPrintable(items.first().text));
+        QVERIFY2(
+            items.first().text.contains(QStringLiteral("held for ≥ 12 s, since watching began")),
+            qPrintable(items.first().text));
     }
 
     // Gone, failed and unknown-limit objects need no attention for what they

@@ -377,15 +377,23 @@ namespace {
 
 QString LockUnit::attentionText(const ObjectState &state, qint64 nowMs) const
 {
+    // While the server does not answer nothing after the last reading is
+    // known: the lock is told as it was then, and says so.
+    if (state.stale && state.reading.atMs > 0 && nowMs > state.reading.atMs) {
+        ObjectState then = state;
+        then.stale = false;
+        return QStringLiteral("%1 at the last reading, %2 ago (not known since)")
+            .arg(attentionText(then, state.reading.atMs), formatMs(nowMs - state.reading.atMs));
+    }
     // A lock whose pattern judges it expired (a SETNX lock's expiry passed)
     // says so, not how long it has been "held".
     if (const ObjectHealth h = objectHealth(state, nowMs); h.id == states::ExpiredPresent)
         return QStringLiteral("Lock %1 %2").arg(printableBytes(state.object.key), h.words);
     const bool known = state.heldSinceMs >= 0;
     const qint64 held = saturatingSub(nowMs, known ? state.heldSinceMs : state.firstSeenMs);
-    return QStringLiteral("Lock %1 held for %2%3")
-        .arg(printableBytes(state.object.key), known ? QString() : QStringLiteral("at least "),
-             formatMs(held));
+    return QStringLiteral("Lock %1 held for %2")
+        .arg(printableBytes(state.object.key),
+             known ? formatMs(held) : formatAgeSinceWatching(held));
 }
 
 namespace {

@@ -211,7 +211,7 @@ private slots:
         const QString text
             = PatternUnit::of(s.object.kind).attentionText(s, Now + 312'000); // 5.2 min later
         QVERIFY2(text.contains(QLatin1String("expired 6.6 min ago")), qPrintable(text));
-        QVERIFY2(text.contains(QLatin1String("at the last reading, 5.2 min ago (not known since)")),
+        QVERIFY2(text.contains(QLatin1String(", as last read 5.2 min ago (not known since)")),
                  qPrintable(text));
         QVERIFY2(!text.contains(QLatin1String("held for")), qPrintable(text));
 
@@ -222,9 +222,8 @@ private slots:
         held.stale = true;
         const QString heldText
             = PatternUnit::of(held.object.kind).attentionText(held, Now + 90'000);
-        QVERIFY2(
-            heldText.contains(QLatin1String("held for 1.0 min at the last reading, 1.5 min ago")),
-            qPrintable(heldText));
+        QVERIFY2(heldText.contains(QLatin1String("held for 1.0 min, as last read 1.5 min ago")),
+                 qPrintable(heldText));
     }
 
     // No "0 ms" retry horizon where nobody waits.

@@ -382,7 +382,7 @@ QString LockUnit::attentionText(const ObjectState &state, qint64 nowMs) const
     if (state.stale && state.reading.atMs > 0 && nowMs > state.reading.atMs) {
         ObjectState then = state;
         then.stale = false;
-        return QStringLiteral("%1 at the last reading, %2 ago (not known since)")
+        return QStringLiteral("%1, as last read %2 ago (not known since)")
             .arg(attentionText(then, state.reading.atMs), formatMs(nowMs - state.reading.atMs));
     }
     // A lock whose pattern judges it expired (a SETNX lock's expiry passed)

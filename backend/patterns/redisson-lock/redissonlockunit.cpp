@@ -511,7 +511,7 @@ QString RedissonLockUnit::attentionText(const ObjectState &state, qint64 nowMs) 
     if (state.stale && state.reading.atMs > 0 && nowMs > state.reading.atMs) {
         ObjectState then = state;
         then.stale = false;
-        return QStringLiteral("%1 at the last reading, %2 ago (not known since)")
+        return QStringLiteral("%1, as last read %2 ago (not known since)")
             .arg(attentionText(then, state.reading.atMs), formatMs(nowMs - state.reading.atMs));
     }
     const bool known = state.heldSinceMs >= 0;

@@ -52,6 +52,10 @@ constexpr int ConvergeMs = 30000;                // past the bound: how long to 
 constexpr int WriterRate = 20;                   // writes per second per deployment
 constexpr int LockKeys = 40;                     // lock:soak:0 .. 39
 const QByteArray ActionKey = "lock:soak:action"; // released by the CLI, never by a writer
+// A hand-written reliable queue in one hash slot: its in-flight job is
+// requeued by the CLI during a fault; nothing else writes to it.
+const QByteArray JobQueueKey = "{soakq}:jobs";
+const QByteArray JobProcessingKey = "{soakq}:jobs:processing";
 
 // Every data node: keyspace events on (kept across restarts), DEBUG from loopback.
 const QStringList NodeConfig{QStringLiteral("notify-keyspace-events KEA"),
@@ -280,7 +284,8 @@ struct ActionRun
     std::unique_ptr<QProcess> process;
     QString deployment;
     QString token;
-    bool replicated = false; // Deployment::actionReplicated when it started
+    QString job;             // a job requeue (JobQueueKey) when set, else a lock release
+    bool replicated = false; // what it acts on was on a replica when it started
 };
 
 } // namespace
@@ -303,13 +308,19 @@ private:
         std::unique_ptr<WatchProcess> watch;
         QString actionToken;           // on ActionKey now
         bool actionReplicated = false; // a replica acknowledged it (WAIT), or none can take over
+        QString actionJob;             // in JobProcessingKey now
+        bool jobReplicated = false;
     };
 
     bool healthy(Deployment &d, int timeoutMs);
     bool sentinelHealthy();
     bool clusterHealthy();
     QList<quint16> masterPorts(const Deployment &d);
+    quint16 masterFor(const Deployment &d, const QByteArray &key);
     bool plantAction(Deployment &d);
+    bool plantJob(Deployment &d);
+    bool readJob(const Deployment &d, const QString &job, int *inQueue, int *inProcessing);
+    QString jobOutcome(const ActionRun &run, int code, const QString &err, bool *violation);
     bool inject(Fault fault, QString *name, QString *deployment);
     QList<Check> checkAll();
     bool waitWritesResume(int timeoutMs);
@@ -381,6 +392,7 @@ void tst_Soak::initTestCase()
     QTest::qWait(2000);
     for (Deployment &d : m_deployments) {
         QVERIFY2(plantAction(d), qPrintable(d.name));
+        QVERIFY2(plantJob(d), qPrintable(d.name));
         d.watch = std::make_unique<WatchProcess>(QStringLiteral(GATEHOUSE_CLI),
                                                  QStringList{QStringLiteral("--url"), d.url,
                                                              QStringLiteral("--interval"),
@@ -522,14 +534,19 @@ bool tst_Soak::healthy(Deployment &d, int timeoutMs)
     return false;
 }
 
+quint16 tst_Soak::masterFor(const Deployment &d, const QByteArray &key)
+{
+    if (d.name == QLatin1String("cluster")) {
+        const int master = m_cluster->masterOf(keyHashSlot(key));
+        return master >= 0 ? m_cluster->node(master).port() : 0;
+    }
+    return masterPorts(d).value(0);
+}
+
 bool tst_Soak::plantAction(Deployment &d)
 {
     d.actionToken = QString::fromLatin1(newToken(m_rng));
-    quint16 port = masterPorts(d).value(0);
-    if (d.name == QLatin1String("cluster")) {
-        const int master = m_cluster->masterOf(keyHashSlot(ActionKey));
-        port = master >= 0 ? m_cluster->node(master).port() : 0;
-    }
+    const quint16 port = masterFor(d, ActionKey);
     const QStringList args{QStringLiteral("-p"), QString::number(port)};
     // Then WAIT: a lock the master took but no replica has could vanish in
     // the next fault's failover, which would look like a release that ran.
@@ -541,30 +558,130 @@ bool tst_Soak::plantAction(Deployment &d)
     return replies.value(0).trimmed() == "OK";
 }
 
+// A queue with one job waiting and one in flight (the one the CLI requeues),
+// then WAIT as for the lock.
+bool tst_Soak::plantJob(Deployment &d)
+{
+    d.actionJob = QStringLiteral("job-%1").arg(m_rng.generate64(), 0, 16);
+    const quint16 port = masterFor(d, JobQueueKey);
+    const QByteArray input = "DEL " + JobQueueKey + ' ' + JobProcessingKey + "\nRPUSH "
+                             + JobQueueKey + " waiting-job\nRPUSH " + JobProcessingKey + ' '
+                             + d.actionJob.toLatin1() + "\nWAIT 1 2000\n";
+    const QList<QByteArray> replies
+        = redisCli({QStringLiteral("-p"), QString::number(port)}, input).out.split('\n');
+    d.jobReplicated = d.name == QLatin1String("proxy") || replies.value(3).trimmed().toInt() >= 1;
+    return replies.value(2).trimmed() == "1";
+}
+
+// Where the job is now on the master of its slot: copies in the queue and in
+// the processing list (both lists hold at most two entries).
+bool tst_Soak::readJob(const Deployment &d, const QString &job, int *inQueue, int *inProcessing)
+{
+    for (int attempt = 0; attempt < 5; ++attempt) {
+        const quint16 port = masterFor(d, JobQueueKey);
+        if (port == 0) {
+            QTest::qWait(500);
+            continue;
+        }
+        const Cli queue = nodeCli(port, {QStringLiteral("LRANGE"), QString::fromLatin1(JobQueueKey),
+                                         QStringLiteral("0"), QStringLiteral("-1")});
+        const Cli processing
+            = nodeCli(port, {QStringLiteral("LRANGE"), QString::fromLatin1(JobProcessingKey),
+                             QStringLiteral("0"), QStringLiteral("-1")});
+        if (queue.exitCode != 0 || processing.exitCode != 0 || queue.out.startsWith("MOVED")
+            || processing.out.startsWith("MOVED")) {
+            QTest::qWait(500);
+            continue;
+        }
+        const auto count = [&job](const QByteArray &out) {
+            int n = 0;
+            for (const QByteArray &line : out.split('\n'))
+                n += line.trimmed() == job.toLatin1() ? 1 : 0;
+            return n;
+        };
+        *inQueue = count(queue.out);
+        *inProcessing = count(processing.out);
+        return true;
+    }
+    return false;
+}
+
+// A job requeue started during the fault: the job is where it was (in
+// flight) or where the reply says (back in the queue), exactly once.
+QString tst_Soak::jobOutcome(const ActionRun &run, int code, const QString &err, bool *violation)
+{
+    const auto d = std::find_if(m_deployments.begin(), m_deployments.end(),
+                                [&run](const Deployment &x) { return x.name == run.deployment; });
+    int inQueue = 0;
+    int inProcessing = 0;
+    if (d == m_deployments.end() || !readJob(*d, run.job, &inQueue, &inProcessing)) {
+        m_failures
+            << QStringLiteral("%1: where job %2 is could not be read").arg(run.deployment, run.job);
+        return QStringLiteral("job requeue: truth not read");
+    }
+    const int copies = inQueue + inProcessing;
+    const QString where = inQueue == 1 && inProcessing == 0   ? QStringLiteral("in the queue")
+                          : inProcessing == 1 && inQueue == 0 ? QStringLiteral("in flight")
+                          : copies == 0                       ? QStringLiteral("gone")
+                                        : QStringLiteral("%1 copies").arg(copies);
+    // Never two copies; never gone once a replica had it (a failover may
+    // lose a plant no replica had yet: said so, not counted).
+    *violation = copies > 1 || (copies == 0 && run.replicated);
+    QString outcome;
+    if (code == 0) {
+        outcome = QStringLiteral("job requeued: %1").arg(where);
+        if (inProcessing == 1 && inQueue == 0)
+            outcome += QStringLiteral(" (requeue lost by failover)");
+    } else if (code == 3) {
+        outcome = QStringLiteral("job not requeued: %1").arg(where);
+        *violation = *violation || inQueue > 0; // refused, yet moved
+    } else if (err.contains(QLatin1String("may or may not have run"))) {
+        outcome = QStringLiteral("job requeue may or may not have run: %1").arg(where);
+    } else {
+        outcome = QStringLiteral("job requeue failed: %1").arg(where);
+        *violation = *violation || inQueue > 0; // "failed" means nothing ran
+    }
+    if (copies == 0 && !run.replicated)
+        outcome += QStringLiteral(" (planted before the fault, not yet on a replica)");
+    return outcome;
+}
+
 void tst_Soak::startAction(const QString &deployment)
 {
-    for (Deployment &d : m_deployments) {
-        if (d.name != deployment || d.actionToken.isEmpty())
-            continue;
-        ActionRun run;
-        run.deployment = d.name;
-        run.token = d.actionToken;
-        run.replicated = d.actionReplicated;
+    const auto start = [this](ActionRun run, const QStringList &args) {
         run.process = std::make_unique<QProcess>();
         run.process->setChildProcessModifier([] { ::prctl(PR_SET_PDEATHSIG, SIGTERM); });
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.remove(QStringLiteral("REDISCLI_AUTH"));
         run.process->setProcessEnvironment(env);
-        run.process->start(QStringLiteral(GATEHOUSE_CLI),
-                           {QStringLiteral("--url"), d.url, QStringLiteral("lock"),
-                            QStringLiteral("release"), QString::fromLatin1(ActionKey),
-                            QStringLiteral("--token"), d.actionToken});
+        run.process->start(QStringLiteral(GATEHOUSE_CLI), args);
         m_actions.push_back(std::move(run));
+    };
+    for (Deployment &d : m_deployments) {
+        if (d.name != deployment || d.actionToken.isEmpty())
+            continue;
+        ActionRun lock;
+        lock.deployment = d.name;
+        lock.token = d.actionToken;
+        lock.replicated = d.actionReplicated;
+        start(std::move(lock),
+              {QStringLiteral("--url"), d.url, QStringLiteral("lock"), QStringLiteral("release"),
+               QString::fromLatin1(ActionKey), QStringLiteral("--token"), d.actionToken});
+        if (d.actionJob.isEmpty())
+            continue;
+        ActionRun job;
+        job.deployment = d.name;
+        job.job = d.actionJob;
+        job.replicated = d.jobReplicated;
+        start(std::move(job),
+              {QStringLiteral("--url"), d.url, QStringLiteral("queue"), QStringLiteral("requeue"),
+               QString::fromLatin1(JobQueueKey), QStringLiteral("--job"), d.actionJob});
     }
 }
 
 // The actions started during the fault: every lock where it was (the same
-// token) or where the reply says (gone after "released"), never another token.
+// token) or where the reply says (gone after "released"), never another token;
+// every job once, where it was or where the reply says (jobOutcome).
 void tst_Soak::finishActions(const QHash<QString, QHash<QString, QString>> &truths)
 {
     for (ActionRun &run : m_actions) {
@@ -577,6 +694,23 @@ void tst_Soak::finishActions(const QHash<QString, QHash<QString, QString>> &trut
         if (code == -1) {
             p.kill();
             p.waitForFinished(5000);
+        }
+        if (!run.job.isEmpty()) {
+            bool violation = false;
+            QString outcome = jobOutcome(run, code, err, &violation);
+            if (violation) {
+                ++m_actionViolations;
+                outcome += QStringLiteral(" VIOLATION");
+                m_failures << QStringLiteral("%1: job requeue exit %2 left job %3 %4: %5")
+                                  .arg(run.deployment)
+                                  .arg(code)
+                                  .arg(run.job, outcome, err.trimmed());
+            }
+            ++m_actionOutcomes[outcome];
+            qInfo("soak:   action on %s: job requeue exit %d -> %s (%s)",
+                  qPrintable(run.deployment), code, qPrintable(outcome),
+                  qPrintable(err.trimmed().section(QLatin1Char('\n'), 0, 0)));
+            continue;
         }
         const QHash<QString, QString> &truth = truths.value(run.deployment);
         const QString key = QString::fromLatin1(ActionKey);
@@ -741,6 +875,7 @@ QList<Check> tst_Soak::checkAll()
         if (!truths.value(d.name).contains(QString::fromLatin1(ActionKey))
             || truths.value(d.name).value(QString::fromLatin1(ActionKey)) != d.actionToken)
             plantAction(d);
+        plantJob(d); // a new job in flight for the next fault
     }
     for (Deployment &d : m_deployments)
         d.writer->setPaused(false);

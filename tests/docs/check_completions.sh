@@ -75,8 +75,18 @@ done
 grep -qx -- --read-only <<<"$(zsh_complete gatehouse-cli --read)" \
     || fail "zsh: '--read' does not offer --read-only"
 
+# The console's --help and --version answer on a machine with no display (a
+# server, an SSH session): printed, exit 0, never a platform-plugin abort.
+for flag in --help --version; do
+    said=$(env -u DISPLAY -u WAYLAND_DISPLAY -u QT_QPA_PLATFORM "$gui" "$flag" 2>&1) \
+        || fail "gatehouse $flag without a display exits $?: $said"
+    grep -qi -- "gatehouse" <<<"$said" || fail "gatehouse $flag without a display printed: $said"
+done
+grep -q -- "--url" <<<"$(env -u DISPLAY -u WAYLAND_DISPLAY -u QT_QPA_PLATFORM "$gui" --help 2>&1)" \
+    || fail "gatehouse --help without a display does not list --url"
+
 if [ "$failures" -gt 0 ]; then
     echo "$failures completion check(s) failed" >&2
     exit 1
 fi
-echo "completions: bash, zsh and fish parse and complete commands, queue verbs and options"
+echo "completions: bash, zsh and fish parse and complete commands, queue verbs and options; gatehouse --help and --version answer without a display"

@@ -242,10 +242,15 @@ void ActionCommand::actAfterReading(const PatternUnit &unit, const ActionRequest
     client().pipeline(
         {{QByteArrayLiteral("TIME")}}, this,
         [this, &unit, request, call](const QList<RedisValue> &t) {
-            const QList<RedisValue> now = t.value(0).elements();
             ProbeContext context;
-            context.nowMs = now.value(0).bytes().toLongLong() * 1000
-                            + now.value(1).bytes().toLongLong() / 1000;
+            context.nowMs = serverTimeMs(t.value(0));
+            if (context.nowMs < 0) {
+                fail(QStringLiteral("Cannot read the server's clock before acting on \"%1\": %2 "
+                                    "Nothing was sent.")
+                         .arg(printableBytes(request.target, 80), t.value(0).errorMessage()),
+                     ExitFailure);
+                return;
+            }
             context.firstSeenMs = [](const QByteArray &) {
                 return qint64(-1);
             };

@@ -660,22 +660,14 @@ void tst_Soak::startAction(const QString &deployment)
     for (Deployment &d : m_deployments) {
         if (d.name != deployment || d.actionToken.isEmpty())
             continue;
-        ActionRun lock;
-        lock.deployment = d.name;
-        lock.token = d.actionToken;
-        lock.replicated = d.actionReplicated;
-        start(std::move(lock),
+        start({nullptr, d.name, d.actionToken, {}, d.actionReplicated},
               {QStringLiteral("--url"), d.url, QStringLiteral("lock"), QStringLiteral("release"),
                QString::fromLatin1(ActionKey), QStringLiteral("--token"), d.actionToken});
-        if (d.actionJob.isEmpty())
-            continue;
-        ActionRun job;
-        job.deployment = d.name;
-        job.job = d.actionJob;
-        job.replicated = d.jobReplicated;
-        start(std::move(job),
-              {QStringLiteral("--url"), d.url, QStringLiteral("queue"), QStringLiteral("requeue"),
-               QString::fromLatin1(JobQueueKey), QStringLiteral("--job"), d.actionJob});
+        if (!d.actionJob.isEmpty())
+            start({nullptr, d.name, {}, d.actionJob, d.jobReplicated},
+                  {QStringLiteral("--url"), d.url, QStringLiteral("queue"),
+                   QStringLiteral("requeue"), QString::fromLatin1(JobQueueKey),
+                   QStringLiteral("--job"), d.actionJob});
     }
 }
 

@@ -2,12 +2,14 @@
 #include "confirmactiondialog.h"
 
 #include "theme.h"
+#include "wrappingtext.h"
 
 #include <actions/actionengine.h>
 
 #include <QClipboard>
 #include <QDialogButtonBox>
 #include <QFontDatabase>
+#include <QGridLayout>
 #include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -32,6 +34,41 @@ QString matching(const QString &matchNow)
                               : QStringLiteral("<p><b>%1</b></p>").arg(matchNow.toHtmlEscaped());
 }
 
+// QMessageBox's labels wrap only at spaces and cut a long key at the dialog's
+// edge: their text goes into WrappingTexts in the same places. The labels stay
+// (hidden) so text() and informativeText() still answer. Called last: a later
+// QMessageBox setter may lay the box out again.
+void wrapLabels(QMessageBox *box)
+{
+    auto *grid = qobject_cast<QGridLayout *>(box->layout());
+    if (!grid)
+        return; // laid out otherwise: its own labels stay
+    const auto replace = [&](const QString &labelName, const QString &name, bool html) {
+        auto *label = box->findChild<QLabel *>(labelName);
+        const int index = label ? grid->indexOf(label) : -1;
+        if (index < 0)
+            return;
+        int row = 0;
+        int column = 0;
+        int rows = 0;
+        int columns = 0;
+        grid->getItemPosition(index, &row, &column, &rows, &columns);
+        auto *text = new WrappingText(box);
+        text->setObjectName(name);
+        text->setFont(label->font());
+        if (html)
+            text->setHtml(label->text());
+        else
+            text->setPlainText(label->text());
+        grid->removeWidget(label);
+        label->hide();
+        grid->addWidget(text, row, column, rows, columns, label->alignment());
+    };
+    replace(QStringLiteral("qt_msgbox_label"), QStringLiteral("confirmSummary"),
+            box->textFormat() == Qt::RichText);
+    replace(QStringLiteral("qt_msgbox_informativelabel"), QStringLiteral("confirmText"), true);
+}
+
 // What will run, inline and in a fixed-width font: no "Show Details…" to
 // find it behind.
 QString exactly(const QStringList &descriptions)
@@ -39,8 +76,8 @@ QString exactly(const QStringList &descriptions)
     QString html = QStringLiteral("<p>%1</p>")
                        .arg(ConfirmActionDialog::tr("This will run exactly:").toHtmlEscaped());
     for (const QString &d : descriptions)
-        // pre-wrap: a long KEYS line wraps (anywhere in a key without
-        // spaces) instead of being cut at the dialog's edge.
+        // pre-wrap keeps the indentation; WrappingText wraps a key longer
+        // than a line anywhere in it.
         html += QStringLiteral("<p style=\"white-space: pre-wrap; font-family: monospace\">"
                                "%1</p>")
                     .arg(d.toHtmlEscaped());
@@ -61,6 +98,7 @@ ConfirmActionDialog::ConfirmActionDialog(const ScriptCall &call, QWidget *parent
                        + exactly({ActionEngine::describe(call).section(QLatin1Char('\n'), 1)}));
     button(QMessageBox::Ok)->setText(tr("Run"));
     setDefaultButton(QMessageBox::Cancel);
+    wrapLabels(this);
 }
 
 bool ConfirmActionDialog::confirm(const ScriptCall &call, QWidget *parent, const QString &matchNow)
@@ -98,6 +136,7 @@ bool ConfirmActionDialog::confirmMany(const QList<ScriptCall> &calls, const QStr
         box.setDetailedText(scripts.join(QStringLiteral("\n\n")));
     box.button(QMessageBox::Ok)->setText(tr("Run %n", nullptr, int(calls.size())));
     box.setDefaultButton(QMessageBox::Cancel);
+    wrapLabels(&box);
     return box.exec() == QMessageBox::Ok;
 }
 

@@ -40,6 +40,23 @@ QString ActionEngine::osUser()
 
 namespace {
 
+// One KEY or ARGV as the operator confirms it: whole up to ShownWholeBytes
+// (a key's tail tells apart ":wait" from ":active"); a longer one by its head
+// and its tail, and how many bytes are not shown between them.
+constexpr qsizetype ShownWholeBytes = 1024;
+constexpr qsizetype ShownEndBytes = 480;
+
+QString shown(const QByteArray &item)
+{
+    if (item.size() <= ShownWholeBytes)
+        return printableBytes(item, ShownWholeBytes);
+    return printableBytes(item.left(ShownEndBytes), ShownEndBytes)
+           + QStringLiteral("\u2026 (%1 bytes in all; %2 not shown) \u2026")
+                 .arg(item.size())
+                 .arg(item.size() - 2 * ShownEndBytes)
+           + printableBytes(item.right(ShownEndBytes), ShownEndBytes);
+}
+
 // secret: a token the call creates, shown to the operator once after it
 // ran and never before (its first four bytes stand for it here).
 QString list(const QList<QByteArray> &items, const QByteArray &secret = {})
@@ -48,7 +65,7 @@ QString list(const QList<QByteArray> &items, const QByteArray &secret = {})
     for (QByteArray i : items) {
         if (!secret.isEmpty())
             i.replace(secret, QByteArray(secret.left(4) + "..."));
-        out << QLatin1Char('"') + printableBytes(i, 120) + QLatin1Char('"');
+        out << QLatin1Char('"') + shown(i) + QLatin1Char('"');
     }
     return out.join(QLatin1String(", "));
 }

@@ -1062,6 +1062,25 @@ void tst_Soak::soak()
         if (injected && survived)
             ++m_survived;
         ++faults;
+        if (!survived) {
+            // Printed now: a run cut by CTest's timeout still shows what differed.
+            for (const Check &c : checks) {
+                if (c.exact)
+                    continue;
+                QStringList events;
+                for (const Deployment &d : std::as_const(m_deployments)) {
+                    if (d.name != c.deployment)
+                        continue;
+                    for (const QJsonObject &e : d.watch->allEvents().mid(
+                             std::max<qsizetype>(0, d.watch->allEvents().size() - 8)))
+                        events << QString::fromUtf8(
+                            QJsonDocument(e).toJson(QJsonDocument::Compact));
+                }
+                qWarning("soak: fault %d %s: %s not exact: %s\nsoak:   its last events: %s", faults,
+                         qPrintable(name), qPrintable(c.deployment), qPrintable(c.detail),
+                         qPrintable(events.join(QStringLiteral("\nsoak:     "))));
+            }
+        }
         QStringList figures;
         for (const Check &c : checks)
             figures << QStringLiteral("%1 %2").arg(
@@ -1070,6 +1089,15 @@ void tst_Soak::soak()
         qInfo("soak: fault %d %s%s (%lld ms): %s", faults, qPrintable(name),
               injected ? "" : " (not injected)", faultClock.elapsed(),
               qPrintable(figures.join(QStringLiteral(", "))));
+        // A watch that never equalled the truth will not be told apart by more faults,
+        // and each further check would wait ConvergeMs: end here with the summary.
+        if (std::any_of(checks.cbegin(), checks.cend(),
+                        [](const Check &c) { return c.firstEqualMs < 0; })) {
+            m_failures << QStringLiteral("the run ended after fault %1: a watch never equalled "
+                                         "the truth")
+                              .arg(faults);
+            break;
+        }
     }
 
     // The summary, and one machine-readable line.

@@ -26,6 +26,7 @@ public:
     // Every snapshot line so far (lines with "server"), and event lines.
     const QList<QJsonObject> &snapshots() const { return m_snapshots; }
     QList<QJsonObject> events(const QString &name) const;
+    const QList<QJsonObject> &allEvents() const { return m_events; }
     QJsonObject latest() const { return m_snapshots.value(m_snapshots.size() - 1); }
     QString errors() { return QString::fromUtf8(m_process.readAllStandardError()); }
 

@@ -204,6 +204,22 @@ private slots:
             << "lua/sorted-set-semaphore/semaphore_release.lua"
             << "KEYS: [\"sim:sem:gpu\"]"
             << "ARGV: [\"w\\xc3(7\", \"1700000000123\"]";
+        // A long key whole: its tail is what tells two keys of one queue apart.
+        const QByteArray longKey = "lock:" + QByteArray(300, 'e') + ":tail";
+        QTest::newRow("lock release, a 310-byte key whole")
+            << "lock.force-release" << longKey << Inputs{{QStringLiteral("token"), "t1"}}
+            << "lua/lock/lock_release.lua"
+            << QStringLiteral("KEYS: [\"%1\"]").arg(QString::fromLatin1(longKey))
+            << "ARGV: [\"t1\", \"256\", \"\"]";
+        // Past 1,024 bytes: the head and the tail, and how much is between them.
+        const QByteArray hugeKey = "lock:" + QByteArray(2000, 'h') + ":end";
+        QTest::newRow("lock release, a 2,009-byte key by its ends")
+            << "lock.force-release" << hugeKey << Inputs{{QStringLiteral("token"), "t1"}}
+            << "lua/lock/lock_release.lua"
+            << QStringLiteral("KEYS: [\"%1\u2026 (2009 bytes in all; 1049 not shown) \u2026%2\"]")
+                   .arg(QString::fromLatin1(hugeKey.left(480)),
+                        QString::fromLatin1(hugeKey.right(480)))
+            << "ARGV: [\"t1\", \"256\", \"\"]";
         QTest::newRow("semaphore release, UTF-8 key")
             << "semaphore.release" << QByteArray("sem:caf\xc3\xa9")
             << Inputs{{QStringLiteral("holder"), "h1"}, {QStringLiteral("score"), "-5"}}

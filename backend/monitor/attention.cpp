@@ -3,8 +3,10 @@
 
 #include <patterns/countdownfigures.h>
 #include <patterns/patternunit.h>
+#include <patterns/presentation.h>
 
 #include <algorithm>
+#include <deque>
 
 namespace gatehouse {
 
@@ -14,8 +16,13 @@ QList<AttentionItem> rankAttention(const ObjectList &objects, qint64 nowMs, int 
     {
         Attention attention;
         const ObjectState *state;
+        qint64 atMs; // the time it is told at: now, or its last reading's
     };
     QList<Candidate> candidates;
+    // While the server does not answer nothing after an object's last reading
+    // is known: it is judged and told as it was then (a copy, not stale), and
+    // the line says so; nothing is projected past that reading.
+    std::deque<ObjectState> asLastRead;
     // The unit of the last kind seen: objects come grouped by kind.
     PatternKind kind;
     const PatternUnit *unit = nullptr;
@@ -24,8 +31,18 @@ QList<AttentionItem> rankAttention(const ObjectList &objects, qint64 nowMs, int 
             kind = o.object.kind;
             unit = &PatternUnit::of(kind);
         }
-        if (std::optional<Attention> a = unit->attention(o, nowMs))
-            candidates.append({std::move(*a), &o});
+        const ObjectState *told = &o;
+        qint64 at = nowMs;
+        if (o.stale && o.reading.atMs > 0 && nowMs > o.reading.atMs) {
+            ObjectState &then = asLastRead.emplace_back(o);
+            then.stale = false;
+            told = &then;
+            at = o.reading.atMs;
+        }
+        if (std::optional<Attention> a = unit->attention(*told, at))
+            candidates.append({std::move(*a), told, at});
+        else if (told != &o)
+            asLastRead.pop_back();
     }
     // Only the items shown are sorted: a busy server has hundreds of candidates.
     const qsizetype n = std::min<qsizetype>(std::max(0, maxItems), candidates.size());
@@ -41,12 +58,18 @@ QList<AttentionItem> rankAttention(const ObjectList &objects, qint64 nowMs, int 
         const Candidate &c = candidates.at(i);
         AttentionItem item;
         item.score = c.attention.score;
-        item.text = PatternUnit::of(c.state->object.kind).attentionText(*c.state, nowMs);
+        item.text = PatternUnit::of(c.state->object.kind).attentionText(*c.state, c.atMs);
+        const bool lastRead = c.atMs != nowMs;
+        if (lastRead)
+            item.text += QStringLiteral(", as last read %1 ago (not known since)")
+                             .arg(formatMs(nowMs - c.atMs));
         item.section = PatternUnit::of(c.state->object.kind).section().id;
         item.key = c.state->object.key;
         item.figure = c.attention.figure;
         const PatternKind kind = c.state->object.kind;
         for (const AlertFigure &f : PatternUnit::of(kind).alertFigures()) {
+            if (lastRead)
+                break; // no countdown from a reading the server has not confirmed since
             if (!f.value || !CountdownFigures::contains(kind, f.id))
                 continue;
             const std::optional<double> left = f.value(*c.state, nowMs);

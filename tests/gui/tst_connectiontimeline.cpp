@@ -282,6 +282,14 @@ private slots:
         QTest::qWait(1500);
         QCOMPARE(tiles->tile(QStringLiteral("tileStuck"))->countdownText(),
                  QStringLiteral("lost in: unknown (no reading now)"));
+        // The attention line too: the last reading, said so, and no deadline
+        // drawn from it while the server does not answer.
+        QTRY_VERIFY_WITH_TIMEOUT(
+            urgentLine() && urgentLine()->text().contains(QLatin1String(" ago (not known since)")),
+            15000);
+        QVERIFY2(urgentLine()->text().contains(QLatin1String(", as last read ")),
+                 qPrintable(urgentLine()->text()));
+        QVERIFY(urgentLine()->foreground().color() != theme::limit(attention->palette()));
     }
 };
 

@@ -4,6 +4,7 @@
 // legacy lock or a limiter past its limit is never "ok"); durations read as
 // people say them; and the tables fit their text at 1280x800 and 1600x1000
 // (no header or cell cut or wrapped: QFontMetrics against section sizes).
+#include <monitor/attention.h>
 #include <objecttablemodel.h>
 #include <sectionpage.h>
 #include <theme.h>
@@ -208,8 +209,11 @@ private slots:
         ObjectState s = legacyLock("sim:lock.legacy:0", 396'000); // expired 6.6 min ago
         s.stale = true;
         s.staleSinceMs = Now;
-        const QString text
-            = PatternUnit::of(s.object.kind).attentionText(s, Now + 312'000); // 5.2 min later
+        const auto lineOf = [](const ObjectState &state, qint64 nowMs) {
+            const QList<AttentionItem> items = rankAttention({state}, nowMs);
+            return items.isEmpty() ? QString() : items.first().text;
+        };
+        const QString text = lineOf(s, Now + 312'000); // 5.2 min later
         QVERIFY2(text.contains(QLatin1String("expired 6.6 min ago")), qPrintable(text));
         QVERIFY2(text.contains(QLatin1String(", as last read 5.2 min ago (not known since)")),
                  qPrintable(text));
@@ -220,10 +224,14 @@ private slots:
         held.reading.pttlMs = 30'000;
         held.heldSinceMs = Now - 60'000;
         held.stale = true;
-        const QString heldText
-            = PatternUnit::of(held.object.kind).attentionText(held, Now + 90'000);
+        const QString heldText = lineOf(held, Now + 90'000);
         QVERIFY2(heldText.contains(QLatin1String("held for 1.0 min, as last read 1.5 min ago")),
                  qPrintable(heldText));
+        // Answering again: the same lock told at the time asked, no suffix.
+        held.stale = false;
+        const QString liveText = lineOf(held, Now + 90'000);
+        QVERIFY2(liveText.contains(QLatin1String("held for 2.5 min")), qPrintable(liveText));
+        QVERIFY2(!liveText.contains(QLatin1String("as last read")), qPrintable(liveText));
     }
 
     // No "0 ms" retry horizon where nobody waits.

@@ -165,6 +165,39 @@ private slots:
         QCOMPARE(rankAttention(objects, s_now, 3).size(), 3);
         QCOMPARE(rankAttention(objects, s_now, 0).size(), 0);
     }
+
+    // While the server does not answer, every pattern's line is what it said
+    // at the last reading, with how long ago that was: nothing recomputed
+    // against a clock the server has not confirmed.
+    void outageTellsEachPatternAsLastRead_data()
+    {
+        QTest::addColumn<ObjectState>("object");
+        QTest::newRow("limiter") << limiter("rl:full", 10, 10);
+        QTest::newRow("lock") << lock("lock:long", s_now - 60000, s_now - 60000);
+        QTest::newRow("queue") << queue("jobs:b", 3, 120000);
+        QTest::newRow("semaphore") << semaphore("sem:gpu", 4, 4);
+    }
+
+    void outageTellsEachPatternAsLastRead()
+    {
+        QFETCH(ObjectState, object);
+        const qint64 readAt = object.reading.atMs;
+        const QList<AttentionItem> then = rankAttention({object}, readAt);
+        QCOMPARE(then.size(), 1);
+        object.stale = true;
+        object.staleSinceMs = readAt;
+        const qint64 later = readAt + 150'000; // 2.5 min without an answer
+        const QList<AttentionItem> now = rankAttention({object}, later);
+        QCOMPARE(now.size(), 1);
+        QCOMPARE(now.first().text,
+                 then.first().text
+                     + QStringLiteral(", as last read 2.5 min ago (not known since)"));
+        QCOMPARE(now.first().score, then.first().score);
+        QCOMPARE(now.first().deadlineAtMs, qint64(-1));
+        // Answering again: told at the time asked, with no suffix.
+        object.stale = false;
+        QVERIFY(!rankAttention({object}, later).first().text.contains(QLatin1String("last read")));
+    }
 };
 
 QTEST_GUILESS_MAIN(tst_Attention)

@@ -377,14 +377,6 @@ namespace {
 
 QString LockUnit::attentionText(const ObjectState &state, qint64 nowMs) const
 {
-    // While the server does not answer nothing after the last reading is
-    // known: the lock is told as it was then, and says so.
-    if (state.stale && state.reading.atMs > 0 && nowMs > state.reading.atMs) {
-        ObjectState then = state;
-        then.stale = false;
-        return QStringLiteral("%1, as last read %2 ago (not known since)")
-            .arg(attentionText(then, state.reading.atMs), formatMs(nowMs - state.reading.atMs));
-    }
     // A lock whose pattern judges it expired (a SETNX lock's expiry passed)
     // says so, not how long it has been "held".
     if (const ObjectHealth h = objectHealth(state, nowMs); h.id == states::ExpiredPresent)

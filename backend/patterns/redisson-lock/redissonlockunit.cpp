@@ -507,13 +507,6 @@ std::optional<Attention> RedissonLockUnit::attention(const ObjectState &state, q
 
 QString RedissonLockUnit::attentionText(const ObjectState &state, qint64 nowMs) const
 {
-    // During an outage: as at the last reading, and said so.
-    if (state.stale && state.reading.atMs > 0 && nowMs > state.reading.atMs) {
-        ObjectState then = state;
-        then.stale = false;
-        return QStringLiteral("%1, as last read %2 ago (not known since)")
-            .arg(attentionText(then, state.reading.atMs), formatMs(nowMs - state.reading.atMs));
-    }
     const bool known = state.heldSinceMs >= 0;
     const qint64 held = saturatingSub(nowMs, known ? state.heldSinceMs : state.firstSeenMs);
     return QStringLiteral("%1 %2 held for %3 (%4 waiting)")

@@ -105,6 +105,27 @@ ActionRequest ActionInputDialog::request() const
     return r;
 }
 
+QHash<QString, QByteArray> ActionInputDialog::typed() const
+{
+    QHash<QString, QByteArray> out;
+    if (m_target)
+        out.insert(QStringLiteral("target"), m_target->text().toUtf8());
+    for (auto it = m_fields.cbegin(); it != m_fields.cend(); ++it)
+        out.insert(it.key(), it.value()->text().toUtf8());
+    return out;
+}
+
+void ActionInputDialog::setTyped(const QHash<QString, QByteArray> &typed)
+{
+    if (m_target && typed.contains(QStringLiteral("target")))
+        m_target->setText(QString::fromUtf8(typed.value(QStringLiteral("target"))));
+    for (auto it = m_fields.cbegin(); it != m_fields.cend(); ++it) {
+        if (typed.contains(it.key()))
+            it.value()->setText(QString::fromUtf8(typed.value(it.key())));
+    }
+    validate();
+}
+
 QString ActionInputDialog::problem() const
 {
     const ActionRequest r = request();
@@ -141,9 +162,12 @@ void ActionInputDialog::validate()
 std::optional<ActionRequest>
 ActionInputDialog::ask(const PatternUnit &unit, const PatternAction &action,
                        const ObjectState *state, const QHash<QString, QByteArray> &chosen,
-                       const QList<QByteArray> &families, QWidget *parent, QString *problem)
+                       const QList<QByteArray> &families, QWidget *parent, QString *problem,
+                       QHash<QString, QByteArray> *typed)
 {
     ActionInputDialog dialog(unit, action, state, chosen, families, parent);
+    if (typed)
+        dialog.setTyped(*typed);
     if (!dialog.needsOperator() && !action.targetIsPrefix) {
         const QString why = dialog.problem();
         if (!why.isEmpty()) {
@@ -153,7 +177,10 @@ ActionInputDialog::ask(const PatternUnit &unit, const PatternAction &action,
         }
         return dialog.request();
     }
-    if (dialog.exec() != QDialog::Accepted)
+    const bool accepted = dialog.exec() == QDialog::Accepted;
+    if (typed)
+        *typed = dialog.typed();
+    if (!accepted)
         return std::nullopt;
     return dialog.request();
 }

@@ -37,15 +37,21 @@ public:
     // Whether the operator has anything to type (otherwise there is no
     // need to show the dialog: the confirmation shows what will run).
     bool needsOperator() const { return !m_fields.isEmpty(); }
+    // What the operator typed, by input id ("target" for a prefix action's
+    // key), and the same put back into the fields (a later dialog for the
+    // same action and object starts with it).
+    QHash<QString, QByteArray> typed() const;
+    void setTyped(const QHash<QString, QByteArray> &typed);
 
     // The request for action on state, asking the operator only when the
     // action needs typed inputs; nullopt when cancelled. problem gets why an
-    // action without typed inputs cannot run (an item not chosen).
-    static std::optional<ActionRequest> ask(const PatternUnit &unit, const PatternAction &action,
-                                            const ObjectState *state,
-                                            const QHash<QString, QByteArray> &chosen,
-                                            const QList<QByteArray> &families, QWidget *parent,
-                                            QString *problem);
+    // action without typed inputs cannot run (an item not chosen). typed:
+    // what was typed the last time (the fields start with it), and what is
+    // typed now, whether it was accepted or cancelled; none to forget it.
+    static std::optional<ActionRequest>
+    ask(const PatternUnit &unit, const PatternAction &action, const ObjectState *state,
+        const QHash<QString, QByteArray> &chosen, const QList<QByteArray> &families,
+        QWidget *parent, QString *problem, QHash<QString, QByteArray> *typed = nullptr);
 
 private:
     void validate();

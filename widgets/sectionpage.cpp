@@ -684,8 +684,12 @@ void SectionPage::actOn(const QString &actionId, const QHash<QString, QByteArray
     if (s)
         shown = *s;
     QString problem;
+    // What was typed for this action on this object the last time, kept
+    // when the form or its confirmation was cancelled.
+    QHash<QString, QByteArray> &typed
+        = m_typed[action->id.toUtf8() + '\n' + (s ? s->object.key : QByteArray())];
     std::optional<ActionRequest> request = ActionInputDialog::ask(
-        *unit, *action, shown ? &*shown : nullptr, chosen, known, this, &problem);
+        *unit, *action, shown ? &*shown : nullptr, chosen, known, this, &problem, &typed);
     if (!request) {
         Q_EMIT message(problem.isEmpty() ? tr("Cancelled: nothing was sent.") : problem);
         return;

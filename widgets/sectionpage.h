@@ -148,6 +148,9 @@ private:
     QList<QPushButton *> m_actionButtons;  // every pattern action of the section
     QString m_offline;                     // why the connection is not there; empty when it is
     bool m_jobChosenLast = false;          // an action's job: from the jobs panel, not the items
+    // What the operator typed in an action's form, by action id and object
+    // key: a form opened again for the same starts with it.
+    QHash<QByteArray, QHash<QString, QByteArray>> m_typed;
 };
 
 } // namespace gatehouse

@@ -7,6 +7,7 @@
 #include <actions/actionengine.h>
 
 #include <QClipboard>
+#include <QCoreApplication>
 #include <QDialogButtonBox>
 #include <QFontDatabase>
 #include <QGridLayout>
@@ -32,41 +33,6 @@ QString matching(const QString &matchNow)
 {
     return matchNow.isEmpty() ? QString()
                               : QStringLiteral("<p><b>%1</b></p>").arg(matchNow.toHtmlEscaped());
-}
-
-// QMessageBox's labels wrap only at spaces and cut a long key at the dialog's
-// edge: their text goes into WrappingTexts in the same places. The labels stay
-// (hidden) so text() and informativeText() still answer. Called last: a later
-// QMessageBox setter may lay the box out again.
-void wrapLabels(QMessageBox *box)
-{
-    auto *grid = qobject_cast<QGridLayout *>(box->layout());
-    if (!grid)
-        return; // laid out otherwise: its own labels stay
-    const auto replace = [&](const QString &labelName, const QString &name, bool html) {
-        auto *label = box->findChild<QLabel *>(labelName);
-        const int index = label ? grid->indexOf(label) : -1;
-        if (index < 0)
-            return;
-        int row = 0;
-        int column = 0;
-        int rows = 0;
-        int columns = 0;
-        grid->getItemPosition(index, &row, &column, &rows, &columns);
-        auto *text = new WrappingText(box);
-        text->setObjectName(name);
-        text->setFont(label->font());
-        if (html)
-            text->setHtml(label->text());
-        else
-            text->setPlainText(label->text());
-        grid->removeWidget(label);
-        label->hide();
-        grid->addWidget(text, row, column, rows, columns, label->alignment());
-    };
-    replace(QStringLiteral("qt_msgbox_label"), QStringLiteral("confirmSummary"),
-            box->textFormat() == Qt::RichText);
-    replace(QStringLiteral("qt_msgbox_informativelabel"), QStringLiteral("confirmText"), true);
 }
 
 // What will run, inline and in a fixed-width font: no "Show Details…" to
@@ -98,7 +64,64 @@ ConfirmActionDialog::ConfirmActionDialog(const ScriptCall &call, QWidget *parent
                        + exactly({ActionEngine::describe(call).section(QLatin1Char('\n'), 1)}));
     button(QMessageBox::Ok)->setText(tr("Run"));
     setDefaultButton(QMessageBox::Cancel);
-    wrapLabels(this);
+    wrapLabels();
+}
+
+ConfirmActionDialog::ConfirmActionDialog(const QString &title, const QString &text, QWidget *parent)
+    : QMessageBox(QMessageBox::Question, title, text, QMessageBox::Ok | QMessageBox::Cancel, parent)
+{
+    setObjectName(QStringLiteral("confirmAction"));
+    setTextFormat(Qt::PlainText);
+}
+
+// QMessageBox's labels wrap only at spaces and cut a long key at the dialog's
+// edge: their text goes into WrappingTexts in the same places. The labels stay
+// (hidden) so text() and informativeText() still answer. Called last, and again
+// after a style change: QMessageBox's setters may lay the box out again.
+void ConfirmActionDialog::wrapLabels()
+{
+    auto *grid = qobject_cast<QGridLayout *>(layout());
+    if (!grid)
+        return; // laid out otherwise: its own labels stay
+    const auto replace = [&](const QString &labelName, const QString &name, bool html) {
+        auto *label = findChild<QLabel *>(labelName, Qt::FindDirectChildrenOnly);
+        const int index = label ? grid->indexOf(label) : -1;
+        if (index < 0)
+            return; // not laid out, or already replaced
+        int row = 0;
+        int column = 0;
+        int rows = 0;
+        int columns = 0;
+        grid->getItemPosition(index, &row, &column, &rows, &columns);
+        auto *text = findChild<WrappingText *>(name, Qt::FindDirectChildrenOnly);
+        if (!text) {
+            text = new WrappingText(this);
+            text->setObjectName(name);
+        }
+        text->setFont(label->font());
+        text->setContentsMargins(label->contentsMargins());
+        if (html)
+            text->setHtml(label->text());
+        else
+            text->setPlainText(label->text());
+        grid->removeWidget(label);
+        label->hide();
+        grid->removeWidget(text);
+        grid->addWidget(text, row, column, rows, columns);
+    };
+    replace(QStringLiteral("qt_msgbox_label"), QStringLiteral("confirmSummary"),
+            textFormat() == Qt::RichText);
+    replace(QStringLiteral("qt_msgbox_informativelabel"), QStringLiteral("confirmText"), true);
+}
+
+void ConfirmActionDialog::changeEvent(QEvent *event)
+{
+    QMessageBox::changeEvent(event);
+    if (event->type() == QEvent::StyleChange || event->type() == QEvent::FontChange) {
+        wrapLabels();
+        // QMessageBox sized itself before the texts were back: again, with them.
+        QCoreApplication::postEvent(this, new QEvent(QEvent::LayoutRequest));
+    }
 }
 
 bool ConfirmActionDialog::confirm(const ScriptCall &call, QWidget *parent, const QString &matchNow)
@@ -112,10 +135,7 @@ bool ConfirmActionDialog::confirmMany(const QList<ScriptCall> &calls, const QStr
 {
     if (calls.isEmpty())
         return false;
-    QMessageBox box(QMessageBox::Question, tr("Confirm: %1").arg(titleOf(calls.first())), what,
-                    QMessageBox::Ok | QMessageBox::Cancel, parent);
-    box.setObjectName(QStringLiteral("confirmAction"));
-    box.setTextFormat(Qt::PlainText);
+    ConfirmActionDialog box(tr("Confirm: %1").arg(titleOf(calls.first())), what, parent);
     // Each script inline for the first few; all of them under the details.
     QStringList scripts;
     for (const ScriptCall &call : calls)
@@ -136,7 +156,7 @@ bool ConfirmActionDialog::confirmMany(const QList<ScriptCall> &calls, const QStr
         box.setDetailedText(scripts.join(QStringLiteral("\n\n")));
     box.button(QMessageBox::Ok)->setText(tr("Run %n", nullptr, int(calls.size())));
     box.setDefaultButton(QMessageBox::Cancel);
-    wrapLabels(&box);
+    box.wrapLabels();
     return box.exec() == QMessageBox::Ok;
 }
 

@@ -30,6 +30,17 @@ public:
     // says it is (refusal): only a second, explicit choice forces it (the
     // checks skipped, audited as forced). True when the operator chose Force.
     static bool confirmForce(const ScriptCall &call, const QString &refusal, QWidget *parent);
+
+protected:
+    // A style change lays QMessageBox out again from its own labels: the
+    // wrapping texts go back in their places.
+    void changeEvent(QEvent *event) override;
+
+private:
+    // A confirmation titled and worded so, its details to be set (confirmMany).
+    ConfirmActionDialog(const QString &title, const QString &text, QWidget *parent);
+    // Shows the box's text and informative text in WrappingTexts.
+    void wrapLabels();
 };
 
 // Shows once a secret an action created (an issued token), with a copy

@@ -684,12 +684,18 @@ void SectionPage::actOn(const QString &actionId, const QHash<QString, QByteArray
     if (s)
         shown = *s;
     QString problem;
-    // What was typed for this action on this object the last time, kept
-    // when the form or its confirmation was cancelled.
-    QHash<QString, QByteArray> &typed
-        = m_typed[action->id.toUtf8() + '\n' + (s ? s->object.key : QByteArray())];
+    // What was typed for this action on this object the last time (the form
+    // or its confirmation cancelled, or the same action again): the form
+    // starts with it. Kept for the window's life, at most TypedKept entries.
+    const QByteArray typedKey = action->id.toUtf8() + '\n' + (s ? s->object.key : QByteArray());
+    QHash<QString, QByteArray> typed = m_typed.value(typedKey);
     std::optional<ActionRequest> request = ActionInputDialog::ask(
         *unit, *action, shown ? &*shown : nullptr, chosen, known, this, &problem, &typed);
+    if (!typed.isEmpty()) {
+        if (m_typed.size() >= TypedKept && !m_typed.contains(typedKey))
+            m_typed.clear();
+        m_typed.insert(typedKey, typed);
+    }
     if (!request) {
         Q_EMIT message(problem.isEmpty() ? tr("Cancelled: nothing was sent.") : problem);
         return;

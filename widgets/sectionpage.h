@@ -150,6 +150,7 @@ private:
     bool m_jobChosenLast = false;          // an action's job: from the jobs panel, not the items
     // What the operator typed in an action's form, by action id and object
     // key: a form opened again for the same starts with it.
+    static constexpr int TypedKept = 256;
     QHash<QByteArray, QHash<QString, QByteArray>> m_typed;
 };
 

@@ -22,7 +22,8 @@ WrappingText::WrappingText(QWidget *parent)
     setReadOnly(true);
     setFrameShape(QFrame::NoFrame);
     setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    // Past half the screen's height it scrolls: a dialog's buttons stay on it.
+    setVerticalScrollBarPolicy(Qt::ScrollBarAsNeeded);
     setWordWrapMode(Wrap);
     setLineWrapMode(QTextEdit::WidgetWidth);
     document()->setDocumentMargin(0);
@@ -45,7 +46,9 @@ int WrappingText::heightForWidth(int width) const
     option.setWrapMode(Wrap);
     doc->setDefaultTextOption(option);
     doc->setTextWidth(std::max(1, width - m.left() - m.right()));
-    return int(std::ceil(doc->size().height())) + m.top() + m.bottom();
+    const int whole = int(std::ceil(doc->size().height())) + m.top() + m.bottom();
+    const QScreen *shown = screen();
+    return shown ? std::min(whole, shown->availableGeometry().height() / 2) : whole;
 }
 
 QSize WrappingText::sizeHint() const

@@ -5,9 +5,10 @@
 
 namespace gatehouse {
 
-// Read-only rich text as tall as its text at the width it is given, wrapped at
-// word boundaries or, for a word longer than a line (a Redis key has no spaces),
-// anywhere in it. Selected and copied as it is: nothing is added to make it wrap.
+// Read-only rich text as tall as its text at the width it is given (at most
+// half the screen, then it scrolls), wrapped at word boundaries or, for a word
+// longer than a line (a Redis key has no spaces), anywhere in it. Selected and
+// copied as it is: nothing is added to make it wrap.
 class WrappingText : public QTextEdit
 {
     Q_OBJECT

@@ -9,12 +9,18 @@
 #include <QApplication>
 #include <QClipboard>
 #include <QDir>
+#include <QLabel>
+#include <QLayout>
 #include <QPushButton>
 #include <QScreen>
 #include <QScrollBar>
+#include <QStyle>
+#include <QStyleFactory>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
+
+#include <memory>
 
 using namespace gatehouse;
 
@@ -46,16 +52,30 @@ void checkShownWhole(QMessageBox *box, const QList<QByteArray> &keys)
              qPrintable(QStringLiteral("the dialog is %1 px wide on a %2 px screen")
                             .arg(box->frameGeometry().width())
                             .arg(screen.width())));
+    QVERIFY2(box->frameGeometry().height() <= screen.height(),
+             qPrintable(QStringLiteral("the dialog is %1 px tall on a %2 px screen")
+                            .arg(box->frameGeometry().height())
+                            .arg(screen.height())));
     auto *text = box->findChild<WrappingText *>(QStringLiteral("confirmText"));
     QVERIFY(text);
     QVERIFY(text->isVisible());
-    QVERIFY(box->rect().contains(text->geometry()));
+    QVERIFY(box->layout()->indexOf(text) >= 0);
+    QVERIFY2(box->rect().contains(text->geometry()),
+             qPrintable(QStringLiteral("text at %1,%2 %3x%4 in a %5x%6 box")
+                            .arg(text->x())
+                            .arg(text->y())
+                            .arg(text->width())
+                            .arg(text->height())
+                            .arg(box->width())
+                            .arg(box->height())));
     QVERIFY2(text->document()->idealWidth() <= text->viewport()->width(),
              qPrintable(QStringLiteral("the text needs %1 px, it has %2")
                             .arg(text->document()->idealWidth())
                             .arg(text->viewport()->width())));
     QCOMPARE(text->horizontalScrollBar()->maximum(), 0);
-    QVERIFY2(text->document()->size().height() <= text->viewport()->height(),
+    // All of it shown, or (taller than half the screen) scrolled within it.
+    QVERIFY2(text->document()->size().height() <= text->viewport()->height()
+                 || text->verticalScrollBar()->isVisible(),
              qPrintable(QStringLiteral("the text is %1 px tall, %2 shown")
                             .arg(text->document()->size().height())
                             .arg(text->viewport()->height())));
@@ -100,6 +120,48 @@ private slots:
         if (!qEnvironmentVariableIsEmpty("GATEHOUSE_SCREENSHOT_DIR"))
             dialog.grab().save(QDir(qEnvironmentVariable("GATEHOUSE_SCREENSHOT_DIR"))
                                    .filePath(QStringLiteral("confirm-long-keys.png")));
+    }
+
+    // Keys of 1,024 bytes that are not text (four characters each shown):
+    // the dialog stays on the screen, its text scrolls, Run and Cancel show.
+    void hugeKeysScrollWithin()
+    {
+        ScriptCall call = requeueCall("job-1");
+        const QByteArray binary(1000, '\xff');
+        for (QByteArray &key : call.keys)
+            key = key.left(20) + binary;
+        ConfirmActionDialog dialog(call, nullptr);
+        dialog.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+        const QRect screen = dialog.screen()->availableGeometry();
+        QVERIFY2(dialog.frameGeometry().height() <= screen.height(),
+                 qPrintable(QString::number(dialog.frameGeometry().height())));
+        auto *text = dialog.findChild<WrappingText *>(QStringLiteral("confirmText"));
+        QVERIFY(text);
+        QVERIFY(text->verticalScrollBar()->isVisible());
+        for (QMessageBox::StandardButton b : {QMessageBox::Ok, QMessageBox::Cancel})
+            QVERIFY(dialog.rect().contains(dialog.button(b)->geometry()));
+    }
+
+    // A style change lays QMessageBox out again: the wrapping texts stay in
+    // their places and the labels hidden.
+    void styleChangeKeepsTheTexts()
+    {
+        const ScriptCall call = requeueCall("job-1");
+        ConfirmActionDialog dialog(call, nullptr);
+        dialog.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+        std::unique_ptr<QStyle> fusion(QStyleFactory::create(QStringLiteral("Fusion")));
+        QVERIFY(fusion);
+        dialog.setStyle(fusion.get());
+        QTest::qWait(50);
+        checkShownWhole(&dialog, call.keys);
+        for (QLabel *label : dialog.findChildren<QLabel *>()) {
+            if (label->objectName() == QLatin1String("qt_msgbox_label")
+                || label->objectName() == QLatin1String("qt_msgbox_informativelabel"))
+                QVERIFY(!label->isVisible());
+        }
+        dialog.setStyle(nullptr);
     }
 
     void severalActions()

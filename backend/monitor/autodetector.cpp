@@ -19,12 +19,20 @@ QList<QList<QByteArray>> AutoDetector::shapeCommands(const QByteArray &key, cons
                 {"ZRANGE", key, "-1", "-1", "WITHSCORES"}};
     if (type == "string")
         return {{"GETRANGE", key, "0", "63"}};
-    if (type == "hash")
-        // HRANDFIELD (Redis 6.2+) samples two fields, bounded however large
-        // the hash: a Redisson lock's holder "<uuid>:<thread>" is only found
-        // by its field's name. Older servers answer with an error: no sample.
-        return {{"HMGET", key, "rate", "interval", "type", "used_by", "mode"},
-                {"HRANDFIELD", key, "2", "WITHVALUES"}};
+    if (type == "hash") {
+        // The fields the patterns look for by name (PatternUnit::
+        // shapeHashFields), then HRANDFIELD (Redis 6.2+) samples two, bounded
+        // however large the hash: a Redisson lock's holder "<uuid>:<thread>"
+        // is only found by its field's name. Older servers answer with an
+        // error: no sample.
+        QList<QByteArray> hmget{"HMGET", key};
+        hmget += PatternRegistry::instance().shapeHashFields();
+        QList<QList<QByteArray>> out;
+        if (hmget.size() > 2)
+            out.append(hmget);
+        out.append({"HRANDFIELD", key, "2", "WITHVALUES"});
+        return out;
+    }
     if (type == "list")
         return {{"LLEN", key}};
     if (type == "set")
@@ -70,11 +78,19 @@ void AutoDetector::readShape(KeyShape &s, const QList<RedisValue> &r)
             s.lastScore = r.at(2).at(1).bytes().toDouble();
     } else if (s.type == "string" && r.size() == 1) {
         s.head = r.at(0).bytes();
-    } else if (s.type == "hash" && r.size() == 2 && r.at(0).size() == 5) {
-        const RedisValue &f = r.at(0);
-        s.hashMode = f.at(4).bytes().left(16);
+    } else if (s.type == "hash" && !r.isEmpty()) {
+        const QList<QByteArray> &names = PatternRegistry::instance().shapeHashFields();
+        const bool named = !names.isEmpty();
+        if (r.size() != (named ? 2 : 1) || (named && r.at(0).size() != names.size()))
+            return;
+        if (named) {
+            for (qsizetype i = 0; i < names.size(); ++i) {
+                if (!r.at(0).at(i).isNil() && !r.at(0).at(i).isError())
+                    s.hashFields.insert(names.at(i), r.at(0).at(i).bytes().left(64));
+            }
+        }
         // RESP2 answers field, value, ...; RESP3 pairs.
-        for (const RedisValue &e : r.at(1).elements()) {
+        for (const RedisValue &e : r.last().elements()) {
             if (e.isArray()) {
                 for (const RedisValue &part : e.elements())
                     s.sampleFields.append(part.bytes().left(128));
@@ -82,15 +98,6 @@ void AutoDetector::readShape(KeyShape &s, const QList<RedisValue> &r)
                 s.sampleFields.append(e.bytes().left(128));
             }
         }
-        s.hasRate = !f.at(0).isNil();
-        s.hasInterval = !f.at(1).isNil();
-        s.hasType = !f.at(2).isNil();
-        s.hasCountField = !f.at(3).isNil();
-        bool ok = false;
-        const qint64 rate = f.at(0).toInteger(&ok);
-        s.rate = ok ? rate : -1;
-        const qint64 interval = f.at(1).toInteger(&ok);
-        s.interval = ok ? interval : -1;
     } else if (s.type == "stream" && r.size() == 2) {
         s.size = r.at(0).toInteger();
         readGroupNames(s, r.at(1));

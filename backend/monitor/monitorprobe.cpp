@@ -228,7 +228,7 @@ void Monitor::absorb(int index, const PatternObject &object, const QList<RedisVa
     // moved TTL is a change, caught above.
     if (!hot && budgetOn) {
         const auto attention = t.unit->attention(*m_states.at(index), ctx.nowMs);
-        hot = attention && attention->figure != QLatin1String("pttlMs");
+        hot = attention && !attention->routine;
     }
     if (hot)
         t.hotUntilMs = ctx.nowMs + qint64(HotTicks) * m_options.intervalMs;

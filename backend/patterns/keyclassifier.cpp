@@ -10,6 +10,16 @@
 
 namespace gatehouse {
 
+qint64 KeyShape::hashFieldInteger(const QByteArray &field) const
+{
+    const auto it = hashFields.constFind(field);
+    if (it == hashFields.cend())
+        return -1;
+    bool ok = false;
+    const qint64 v = it->toLongLong(&ok);
+    return ok ? v : -1;
+}
+
 namespace {
 constexpr double s_dayMs = 24.0 * 3600.0 * 1000.0;
 } // namespace

@@ -27,13 +27,12 @@ struct KeyShape
     qint64 size = 0;       // ZCARD, LLEN, SCARD or XLEN
     double firstScore = 0; // zsets, when size > 0
     double lastScore = 0;
-    bool hasRate = false; // hashes: Redisson's rate/interval/type fields present
-    bool hasInterval = false;
-    bool hasType = false;
-    bool hasCountField = false; // hashes: the token use counter field present
-    qint64 rate = -1;           // hashes: Redisson's rate and interval (ms), when present
-    qint64 interval = -1;
-    QByteArray hashMode; // hashes: the "mode" field (Redisson's read-write lock), when present
+    // hashes: the fields pattern units look for by name (PatternUnit::
+    // shapeHashFields) that the hash has, each with its value's first 64 bytes.
+    QHash<QByteArray, QByteArray> hashFields;
+    bool hasHashField(const QByteArray &field) const { return hashFields.contains(field); }
+    // The field's value as an integer; -1 when absent or not one.
+    qint64 hashFieldInteger(const QByteArray &field) const;
     // hashes: up to two fields and values, HRANDFIELD's, flat: field, value,
     // ...; streams: up to two of its consumer groups' names (XINFO GROUPS).
     QList<QByteArray> sampleFields;

@@ -19,6 +19,10 @@ void PatternRegistry::add(std::unique_ptr<PatternUnit> unit)
     const Section s = unit->section();
     if (!section(s.id))
         m_sections.append(s);
+    for (const QByteArray &field : unit->shapeHashFields()) {
+        if (!m_shapeHashFields.contains(field))
+            m_shapeHashFields.append(field);
+    }
     m_units.append(unit.get());
     m_owned.append(std::shared_ptr<const PatternUnit>(std::move(unit)));
 }

@@ -27,6 +27,8 @@ public:
     std::optional<Section> section(const QString &id) const;
     QList<const PatternUnit *> unitsIn(const QString &section) const;
     QStringList ids() const;
+    // Every pattern's shapeHashFields(), each once, in registration order.
+    const QList<QByteArray> &shapeHashFields() const { return m_shapeHashFields; }
 
     // Registration (builtinpatterns.cpp, and tests that add a pattern).
     void add(std::unique_ptr<PatternUnit> unit);
@@ -36,6 +38,7 @@ private:
     QList<std::shared_ptr<const PatternUnit>> m_owned;
     QList<const PatternUnit *> m_units;
     QList<Section> m_sections;
+    QList<QByteArray> m_shapeHashFields;
 };
 
 // The columns of one section's table: the union, by header, of its patterns'

@@ -58,6 +58,10 @@ struct Attention
 {
     double score = 0;
     QString figure; // the history figure its sparkline draws
+    // Routine: listed for the operator to see (a lock held for a while, an
+    // expired legacy lock) but no reason to read the object more often than
+    // others: nothing about it is expected to change soon.
+    bool routine = false;
 };
 
 // The job or lock library whose layout a pattern reads (BullMQ, Sidekiq, ...):
@@ -185,6 +189,10 @@ public:
         Q_UNUSED(serverNowMs)
         return std::nullopt;
     }
+    // The hash fields whose presence and value (its first 64 bytes) this
+    // pattern's claimKey() reads in KeyShape::hashFields: discovery samples
+    // every pattern's with one HMGET per hash and names none itself.
+    virtual QList<QByteArray> shapeHashFields() const { return {}; }
     // Patterns group in this order (lower first): one that takes keys
     // another would win (a resource whose consumers show it is one) goes
     // before it.

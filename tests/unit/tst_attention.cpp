@@ -193,7 +193,6 @@ private slots:
                  then.first().text
                      + QStringLiteral(", as last read 2.5 min ago (not known since)"));
         QCOMPARE(now.first().score, then.first().score);
-        QCOMPARE(now.first().deadlineAtMs, qint64(-1));
         // Answering again: told at the time asked, with no suffix.
         object.stale = false;
         QVERIFY(!rankAttention({object}, later).first().text.contains(QLatin1String("last read")));

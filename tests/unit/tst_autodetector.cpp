@@ -123,9 +123,9 @@ KeyShape hash(const QByteArray &key)
 KeyShape redissonConfig(const QByteArray &key, qint64 rate, qint64 intervalMs)
 {
     KeyShape s = hash(key);
-    s.hasRate = s.hasInterval = s.hasType = true;
-    s.rate = rate;
-    s.interval = intervalMs;
+    s.hashFields = {{"rate", QByteArray::number(rate)},
+                    {"interval", QByteArray::number(intervalMs)},
+                    {"type", "0"}};
     return s;
 }
 
@@ -135,7 +135,8 @@ KeyShape redissonLock(const QByteArray &key, QList<QByteArray> fields, const QBy
 {
     KeyShape s = hash(key);
     s.pttlMs = 30000;
-    s.hashMode = mode;
+    if (!mode.isEmpty())
+        s.hashFields.insert("mode", mode);
     s.sampleFields = std::move(fields);
     return s;
 }
@@ -143,7 +144,7 @@ KeyShape redissonLock(const QByteArray &key, QList<QByteArray> fields, const QBy
 KeyShape countedToken(const QByteArray &key)
 {
     KeyShape s = hash(key);
-    s.hasCountField = true;
+    s.hashFields.insert("used_by", "0");
     return s;
 }
 
@@ -265,6 +266,43 @@ class tst_AutoDetector : public QObject
     Q_OBJECT
 
 private slots:
+    // A hash's shape: the fields the patterns declare (PatternUnit::
+    // shapeHashFields), sampled with one HMGET; the autodetector names none.
+    void hashFieldsAreThePatterns()
+    {
+        const QList<QByteArray> &fields = PatternRegistry::instance().shapeHashFields();
+        for (const char *f : {"rate", "interval", "type", "used_by", "mode"})
+            QVERIFY2(fields.contains(f), f);
+        QCOMPARE(QSet<QByteArray>(fields.cbegin(), fields.cend()).size(), fields.size());
+        const QList<QList<QByteArray>> cmds = AutoDetector::shapeCommands("api", "hash");
+        QCOMPARE(cmds.size(), 2);
+        QCOMPARE(cmds.first(), QList<QByteArray>({"HMGET", "api"}) + fields);
+        QCOMPARE(cmds.last().first(), QByteArray("HRANDFIELD"));
+
+        // The replies: present fields with their values, absent ones left out.
+        QList<RedisValue> values;
+        for (const QByteArray &f : fields)
+            values << (f == "rate"       ? RedisValue::bulk("10")
+                       : f == "interval" ? RedisValue::bulk("20000")
+                       : f == "type"     ? RedisValue::bulk("0")
+                                         : RedisValue::nil());
+        KeyShape s = hash("api"); // Redisson's config hash is the limiter's name
+        AutoDetector::readShape(
+            s, {RedisValue::array(values),
+                RedisValue::array({RedisValue::bulk("rate"), RedisValue::bulk("10")})});
+        QCOMPARE(s.hashFields.size(), 3);
+        QCOMPARE(s.hashFieldInteger("interval"), 20000);
+        QVERIFY(!s.hasHashField("mode"));
+        QCOMPARE(s.sampleFields, QList<QByteArray>({"rate", "10"}));
+        const QList<PatternObject> found = detect({s, str("{api}:value", "7", -1)});
+        QCOMPARE(found.size(), 1);
+        QCOMPARE(found.first().kind.id(), QStringLiteral("redisson-limiter"));
+        QCOMPARE(found.first().key, QByteArray("api"));
+        QVERIFY(found.first().related.contains("{api}:value"));
+        QCOMPARE(found.first().params.windowMs, 20000);
+        QCOMPARE(found.first().params.limit, std::optional<qint64>(10));
+    }
+
     // Redisson's locks are one object each, found by their holder fields or
     // their fair-lock keys; its bookkeeping keys (read-lock timeouts, unlock
     // latches) are nobody's objects; an application's own "x:lock" stays a
@@ -536,13 +574,11 @@ private slots:
         KeyShape config; // Redisson: the name is the config hash's key
         config.key = "api";
         config.type = "hash";
-        config.hasRate = config.hasInterval = config.hasType = true;
-        config.rate = 10;
-        config.interval = 20000;
+        config.hashFields = {{"rate", "10"}, {"interval", "20000"}, {"type", "0"}};
         KeyShape counted;
         counted.key = "user_token:0an3dks7000xcj201ls";
         counted.type = "hash";
-        counted.hasCountField = true;
+        counted.hashFields.insert("used_by", "0");
         const QList<PatternObject> found
             = detect({str("throttle:user:1", "17", 25000), config, str("{api}:value", "7", -1),
                       zset("{api}:permits", 1, 2), str("lock:orders", "3f9a1c2e-77b1-4c1d", 30000),
@@ -858,7 +894,7 @@ private slots:
         KeyShape config;
         config.key = "api";
         config.type = "hash";
-        config.hasRate = config.hasInterval = config.hasType = true;
+        config.hashFields = {{"rate", "10"}, {"interval", "1000"}, {"type", "0"}};
         const QList<KeyShape> shapes{
             zset("rl:api:1", now - 4000, now - 10, 8000),
             zset("z:rl:r:1{1}", now / 1000 - 5, now / 1000, 1000),

@@ -88,13 +88,13 @@ private slots:
         KeyShape config;
         config.key = "lim";
         config.type = "hash";
-        config.hasRate = config.hasInterval = config.hasType = true;
+        config.hashFields = {{"rate", "10"}, {"interval", "1000"}, {"type", "0"}};
         QTest::newRow("redisson config")
             << config << QString(QStringLiteral("redisson-limiter/config"));
         KeyShape counted;
         counted.key = "user_token:abc123def";
         counted.type = "hash";
-        counted.hasCountField = true;
+        counted.hashFields.insert("used_by", "0");
         QTest::newRow("counted token")
             << counted << QString(QStringLiteral("token-family/counted-token"));
         KeyShape list;

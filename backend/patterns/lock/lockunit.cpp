@@ -333,12 +333,12 @@ std::optional<Attention> LockUnit::attention(const ObjectState &state, qint64 no
     const qint64 held = saturatingSub(nowMs, known ? state.heldSinceMs : state.firstSeenMs);
     // Locks held briefly are routine churn (a request's length): listing
     // them would bury the ones that are stuck. A legacy lock past the expiry
-    // in its value is never routine: its holder crashed.
+    // in its value is always listed: its holder crashed.
     const bool expired = state.reading.expiresAtMs > 0 && state.reading.expiresAtMs < nowMs;
     if (held < RoutineHoldMs && !expired)
         return std::nullopt;
     // The longest held first among locks.
-    return Attention{1.0 + double(held) / 1e9, QStringLiteral("pttlMs")};
+    return Attention{1.0 + double(held) / 1e9, QStringLiteral("pttlMs"), true};
 }
 
 namespace {

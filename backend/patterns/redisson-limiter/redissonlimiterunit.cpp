@@ -147,7 +147,8 @@ namespace {
 std::optional<KeyClaim> RedissonLimiterUnit::claimKey(const KeyShape &s, qint64) const
 {
     // Redisson's layout: the config hash, "{name}:value" and "{name}:permits".
-    if (s.type == "hash" && s.hasRate && s.hasInterval && s.hasType)
+    if (s.type == "hash" && s.hasHashField("rate") && s.hasHashField("interval")
+        && s.hasHashField("type"))
         return KeyClaim{QStringLiteral("config"), 90};
     if (s.type == "zset" && s.key.endsWith(":permits") && s.key.startsWith('{'))
         return KeyClaim{QStringLiteral("permits"), 90};
@@ -168,8 +169,9 @@ QList<PatternObject> RedissonLimiterUnit::groupClaims(ClaimPool &pool) const
         o.key = key;
         o.source = QStringLiteral("autodetected");
         o.related = {valueKey(key), permitsKey(key)};
-        o.params.windowMs = std::max<qint64>(0, s.interval);
-        o.params.limit = s.rate >= 0 ? std::optional<qint64>(s.rate) : std::nullopt;
+        o.params.windowMs = std::max<qint64>(0, s.hashFieldInteger("interval"));
+        const qint64 rate = s.hashFieldInteger("rate");
+        o.params.limit = rate >= 0 ? std::optional<qint64>(rate) : std::nullopt;
         for (const QByteArray &k : o.keys())
             pool.take(k);
         out.append(o);

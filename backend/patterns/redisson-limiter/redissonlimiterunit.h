@@ -22,6 +22,8 @@ public:
     QByteArray keyType() const override { return "hash"; }
     // Autodetection (PatternUnit): its evidence and grouping.
     std::optional<KeyClaim> claimKey(const KeyShape &shape, qint64 serverNowMs) const override;
+    // The config hash's fields.
+    QList<QByteArray> shapeHashFields() const override { return {"rate", "interval", "type"}; }
     QList<PatternObject> groupClaims(ClaimPool &pool) const override;
     QList<QByteArray> scanGlobs(const ProfileRule &rule) const override;
     std::optional<PatternObject> objectFor(const ProfileRule &rule,

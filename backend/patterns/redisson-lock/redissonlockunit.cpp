@@ -49,8 +49,9 @@ QString lockRole(const KeyShape &s)
 {
     if (s.type != "hash" || s.pttlMs <= 0 || s.sampleFields.isEmpty())
         return {};
-    const bool rw = s.hashMode == "read" || s.hashMode == "write";
-    if (!rw && !s.hashMode.isEmpty())
+    const QByteArray mode = s.hashFields.value("mode");
+    const bool rw = mode == "read" || mode == "write";
+    if (!rw && !mode.isEmpty())
         return {};
     int holders = 0;
     for (qsizetype i = 0; i + 1 < s.sampleFields.size(); i += 2) {
@@ -502,7 +503,7 @@ std::optional<Attention> RedissonLockUnit::attention(const ObjectState &state, q
     const qint64 held = saturatingSub(nowMs, known ? state.heldSinceMs : state.firstSeenMs);
     if (held <= 1000)
         return std::nullopt;
-    return Attention{1.0 + double(held) / 1e9, QStringLiteral("pttlMs")};
+    return Attention{1.0 + double(held) / 1e9, QStringLiteral("pttlMs"), true};
 }
 
 QString RedissonLockUnit::attentionText(const ObjectState &state, qint64 nowMs) const

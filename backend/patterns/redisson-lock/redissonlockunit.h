@@ -61,6 +61,8 @@ public:
                                            const QByteArray &key) const override;
     PatternObject conventionalObject(const QByteArray &key) const override;
     std::optional<KeyClaim> claimKey(const KeyShape &shape, qint64 serverNowMs) const override;
+    // A read-write lock's "mode" ("read" or "write").
+    QList<QByteArray> shapeHashFields() const override { return {"mode"}; }
     int groupOrder() const override { return 15; } // before the generic locks and tokens
     QList<PatternObject> groupClaims(ClaimPool &pool) const override;
 

@@ -514,7 +514,7 @@ std::optional<KeyClaim> TokenFamilyUnit::claimKey(const KeyShape &s, qint64) con
         && colon > 0 && isShortCode(s.key.mid(colon + 1))
         && prefixNamedLikeToken(s.key.left(colon)))
         return KeyClaim{QStringLiteral("token"), 20};
-    if (s.type == "hash" && s.hasCountField)
+    if (s.type == "hash" && s.hasHashField(PatternParams().countField))
         return KeyClaim{QStringLiteral("counted-token"), 10};
     return std::nullopt;
 }

@@ -24,6 +24,8 @@ public:
     QString keyField() const override { return QStringLiteral("prefix"); }
     // Autodetection (PatternUnit): its evidence and grouping.
     std::optional<KeyClaim> claimKey(const KeyShape &shape, qint64 serverNowMs) const override;
+    // A counted token's use counter, under its default name.
+    QList<QByteArray> shapeHashFields() const override { return {PatternParams().countField}; }
     QList<PatternObject> groupClaims(ClaimPool &pool) const override;
     QList<QByteArray> wordsFor() const override;
     QList<Evidence> structureEvidence(const PatternObject &object,

@@ -233,13 +233,14 @@ enum class Fault {
     SentinelFailover,
     SentinelKillMaster,
     ClusterFailover,
+    ClusterKillMaster,
     ClusterReshard,
     PubsubKill,
     EventsOff,
     DebugSleep,
     ProxyStall,
 };
-constexpr int FaultTypes = 8;
+constexpr int FaultTypes = 9;
 
 // Where a line shows each lock:soak: key that is not in its locks (a
 // candidate, an ordinary key), and its world; for a failure's message.
@@ -921,6 +922,27 @@ bool tst_Soak::inject(Fault fault, QString *name, QString *deployment)
                     .out.startsWith("master");
             },
             20000);
+    }
+    case Fault::ClusterKillMaster: {
+        // A master crashes (SIGKILL): its replica is promoted once the others
+        // mark it failed (cluster-node-timeout 1 s); it comes back as a replica.
+        *name = QStringLiteral("cluster.kill-master");
+        *deployment = QStringLiteral("cluster");
+        // Only with every replica in sync: a master whose replica still
+        // resyncs after an earlier kill could not fail over.
+        const QList<int> masters = m_cluster->masters();
+        if (masters.size() < 3 || !m_cluster->replicasInSync())
+            return false;
+        const int victim = masters.at(int(m_rng.bounded(int(masters.size()))));
+        startAction(*deployment);
+        m_cluster->node(victim).kill();
+        const bool promoted = waitUntil(
+            [&] {
+                const QList<int> now = m_cluster->masters();
+                return now.size() >= 3 && !now.contains(victim);
+            },
+            30000);
+        return m_cluster->node(victim).start() && promoted;
     }
     case Fault::ClusterReshard: {
         *name = QStringLiteral("cluster.reshard");

@@ -67,9 +67,10 @@ QList<AttentionItem> rankAttention(const ObjectList &objects, qint64 nowMs, int 
         item.key = c.state->object.key;
         item.figure = c.attention.figure;
         const PatternKind kind = c.state->object.kind;
-        for (const AlertFigure &f : PatternUnit::of(kind).alertFigures()) {
-            if (lastRead)
-                break; // no countdown from a reading the server has not confirmed since
+        // No countdown from a reading the server has not confirmed since.
+        const QList<AlertFigure> figures
+            = lastRead ? QList<AlertFigure>() : PatternUnit::of(kind).alertFigures();
+        for (const AlertFigure &f : figures) {
             if (!f.value || !CountdownFigures::contains(kind, f.id))
                 continue;
             const std::optional<double> left = f.value(*c.state, nowMs);

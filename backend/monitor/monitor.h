@@ -510,6 +510,23 @@ private:
                             qint64 keys);
     void beginNewWorld(const QString &reason, bool restart, qint64 keysAfter = -1,
                        qint64 uptimeS = -1);
+    // Sentinel: the sentinels name a new master before the connection has
+    // reached it. The new world begins at once (everything stale, events not
+    // live), but nothing is read until INFO on the connection shows the
+    // master the sentinels name (its run_id, or a master other than the old
+    // one): a read sent meanwhile may reach the demoted master.
+    void awaitMaster(const QString &address, const QByteArray &runId, const QString &was);
+    void checkAwaitedMaster();
+    void resumeReading();
+    struct AwaitedMaster
+    {
+        QString address;        // empty: reading
+        QByteArray runId;       // as the sentinels know it; may be empty
+        QByteArray runIdWas;    // of the server read before the switch
+        bool subscribe = false; // events were on: subscribe once reading
+        bool checking = false;  // INFO on its way
+    } m_awaited;
+    static constexpr int AwaitCheckMs = 500;
     void checkWorldWhole();
     // Not a new server, but a world that changed under the console: the key
     // count fell by more than half between two scans (FLUSHALL, eviction,
@@ -523,7 +540,7 @@ private:
     void verifyEvents();
     QByteArray m_runId;           // of the server read last (INFO server)
     QString m_runAddress;         // its address
-    QStringList m_knownMasters;   // a Cluster's masters as last seen (sorted)
+    QStringList m_knownMasters;   // the masters holding slots (Sentinel: the one) as last seen
     qint64 m_lastDbSize = -1;     // DBSIZE of the last discovery or server facts
     bool m_worldRescanned = true; // the rescan of the current world finished
     bool m_tickAgain = false;     // a new world began while a tick was in flight

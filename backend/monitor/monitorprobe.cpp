@@ -14,6 +14,8 @@ namespace gatehouse {
 
 void Monitor::probe(const QList<int> &indices, bool fullTick, bool paced)
 {
+    if (!m_awaited.address.isEmpty())
+        return; // a read now may reach the demoted master (awaitMaster)
     if (fullTick) {
         if (m_tickInFlight)
             return; // the server is slower than the interval: skip, never pile up

@@ -18,6 +18,15 @@ void Monitor::tick()
 {
     if (m_paused)
         return;
+    if (!m_awaited.address.isEmpty()) {
+        // Nothing is read until the connection reaches the new master.
+        checkAwaitedMaster();
+        updateStaleness();
+        refreshSnapshot();
+        requestEmit();
+        Q_EMIT tickOverdue(m_snapshot);
+        return;
+    }
     if (m_tickInFlight) {
         // The server is slower than the interval, stopped or asleep: skip,
         // never pile up, but say how old the readings are.

@@ -59,16 +59,31 @@ void Monitor::applyTopology(const Topology &topology)
             sortedMasters << topology.nodes.at(m).address();
     }
     sortedMasters.sort();
-    const bool switched = topology.isCluster() && m_started && !m_knownMasters.isEmpty()
+    if (topology.isSentinel()) {
+        sortedMasters.clear(); // the master the sentinels name, if they name one
+        if (!topology.nodes.isEmpty() && !topology.nodes.first().host.isEmpty())
+            sortedMasters << topology.nodes.first().address();
+    }
+    const bool switched = m_started && !m_knownMasters.isEmpty() && !sortedMasters.isEmpty()
                           && sortedMasters != m_knownMasters;
-    const QStringList before = std::exchange(m_knownMasters, sortedMasters);
-    if (switched) // a replica promoted (it may lack the last writes), a master added
+    const QStringList before = m_knownMasters;
+    if (!sortedMasters.isEmpty())
+        m_knownMasters = sortedMasters; // none: a topology read half-way, not a change
+    if (switched && topology.isCluster()) {
+        // A replica promoted (it may lack the last writes), a master added.
         beginNewWorld(
             QStringLiteral("The Cluster's masters changed from %1 to %2.")
                 .arg(before.join(QStringLiteral(", ")), sortedMasters.join(QStringLiteral(", "))),
             false);
-    else
+    } else if (switched && sortedMasters.first() != m_runAddress) {
+        // Sentinel: unless the connection's INFO already showed that master.
+        awaitMaster(sortedMasters.first(), topology.nodes.first().id, before.first());
+    } else {
+        if (topology.isSentinel() && !m_awaited.address.isEmpty() && !topology.nodes.isEmpty()
+            && !topology.nodes.first().id.isEmpty())
+            m_awaited.runId = topology.nodes.first().id; // the sentinels read it again
         followEventMasters(topology);
+    }
     publish();
     if (m_started)
         readNodeInfo();
@@ -171,22 +186,23 @@ void Monitor::readServerFacts()
 void Monitor::applyServerInfo(const RedisValue &server, const RedisValue &replication,
                               const RedisValue &dbSize)
 {
+    QHash<QByteArray, QByteArray> info;
     if (server.isError()) {
         m_server.notes << QStringLiteral("Server version unknown: INFO is not permitted "
                                          "(%1).")
                               .arg(server.errorMessage());
     } else {
-        const QHash<QByteArray, QByteArray> info = parseInfo(server.bytes());
+        info = parseInfo(server.bytes());
         const ServerIdentity id = ServerIdentity::fromInfo(info);
         m_server.nodes[0].version = id.version;
         m_server.nodes[0].serverName = id.name;
-        // Is it the server read before? (a switch, a restart)
-        noteServerIdentity(m_client->endpoint().address(), info.value("run_id"),
-                           info.value("uptime_in_seconds", "-1").toLongLong(),
-                           dbSize.isError() ? -1 : dbSize.toInteger());
     }
     if (!replication.isError())
         m_server.nodes[0].role = QString::fromUtf8(parseInfo(replication.bytes()).value("role"));
+    // Is it the server read before? (a switch, a restart)
+    noteServerIdentity(m_client->endpoint().address(), info.value("run_id"),
+                       info.value("uptime_in_seconds", "-1").toLongLong(),
+                       dbSize.isError() ? -1 : dbSize.toInteger());
     if (m_client->endpoint().readFromReplicas && !m_client->topology().isCluster()
         && !m_client->topology().isSentinel())
         m_server.notes << QStringLiteral("--read-from replicas: a standalone server has no "
@@ -198,7 +214,8 @@ void Monitor::startReading()
     readNodeInfo();
     if (m_options.readDurability && !m_paused)
         m_durability->start();
-    if (m_tracked.isEmpty() && (!m_discovery || !m_discovery->isRunning()))
+    if (m_tracked.isEmpty() && (!m_discovery || !m_discovery->isRunning())
+        && m_awaited.address.isEmpty())
         startDiscovery();
     if (!m_tickTimer.isActive()) {
         m_tickTimer.start();

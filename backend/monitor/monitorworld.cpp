@@ -6,6 +6,7 @@
 
 #include <patterns/familyof.h>
 #include <redis/redissubscriber.h>
+#include <redis/serverinfo.h>
 
 #include <limits>
 
@@ -14,13 +15,41 @@ namespace gatehouse {
 void Monitor::noteServerIdentity(const QString &address, const QByteArray &runId, qint64 uptimeS,
                                  qint64 keys)
 {
+    if (!m_awaited.address.isEmpty()) {
+        // Sentinel, a switch announced: is the connection on that master yet?
+        // (INFO refused: no way to tell; read.)
+        const bool there = runId.isEmpty()
+                           || (!m_awaited.runId.isEmpty()
+                                   ? runId == m_awaited.runId
+                                   : runId != m_awaited.runIdWas
+                                         && m_server.nodes.at(0).role == QLatin1String("master"));
+        if (!there) {
+            QTimer::singleShot(AwaitCheckMs, &m_context, [this] { checkAwaitedMaster(); });
+            return;
+        }
+        m_runId = runId;
+        m_runAddress = m_awaited.address;
+        if (keys >= 0) {
+            m_server.world.keysAfter = keys;
+            m_lastDbSize = keys;
+        }
+        resumeReading();
+        return;
+    }
     if (runId.isEmpty())
         return; // INFO refused: no way to tell servers apart
-    // Sentinel: the endpoint names the sentinels; the master is the topology's first node.
+    // Sentinel: the endpoint names the sentinels; the server is the node with
+    // that run_id (a replica being promoted while the sentinels' account is
+    // read again), else the master they name.
     const Topology &topology = m_client->topology();
-    const QString where = topology.isSentinel() && !topology.nodes.isEmpty()
-                              ? topology.nodes.first().address()
-                              : address;
+    QString where = address;
+    if (topology.isSentinel() && !topology.nodes.isEmpty()) {
+        where = topology.nodes.first().address();
+        for (const TopologyNode &n : topology.nodes) {
+            if (n.id == runId)
+                where = n.address();
+        }
+    }
     const QByteArray before = std::exchange(m_runId, runId);
     const QString beforeAddress = std::exchange(m_runAddress, where);
     if (before.isEmpty() || before == runId) {
@@ -45,6 +74,44 @@ void Monitor::noteServerIdentity(const QString &address, const QByteArray &runId
     }
     if (keys >= 0)
         m_lastDbSize = keys;
+}
+
+void Monitor::awaitMaster(const QString &address, const QByteArray &runId, const QString &was)
+{
+    const bool awaiting = !m_awaited.address.isEmpty();
+    m_awaited.address = address;
+    m_awaited.runId = runId;
+    if (!awaiting) {
+        m_awaited.runIdWas = m_runId;
+        beginNewWorld(QStringLiteral("The master is now %1 (was %2): a promoted replica may lack "
+                                     "the old master's last writes, so everything is read again.")
+                          .arg(address, was),
+                      false);
+    }
+    checkAwaitedMaster();
+}
+
+void Monitor::checkAwaitedMaster()
+{
+    if (m_awaited.address.isEmpty() || m_awaited.checking || !m_started
+        || m_client->state() != RedisConnection::State::Ready)
+        return; // not connected: the reconnect reads the server's facts
+    m_awaited.checking = true;
+    m_client->pipeline({{"INFO", "server"}, {"INFO", "replication"}, {"DBSIZE"}}, &m_context,
+                       [this](const QList<RedisValue> &r) {
+                           m_awaited.checking = false;
+                           if (m_awaited.address.isEmpty() || r.at(0).isFailed())
+                               return; // lost: the reconnect reads the server's facts
+                           if (!r.at(1).isError())
+                               m_server.nodes[0].role
+                                   = QString::fromUtf8(parseInfo(r.at(1).bytes()).value("role"));
+                           const QHash<QByteArray, QByteArray> info
+                               = r.at(0).isError() ? QHash<QByteArray, QByteArray>()
+                                                   : parseInfo(r.at(0).bytes());
+                           noteServerIdentity(m_client->endpoint().address(), info.value("run_id"),
+                                              info.value("uptime_in_seconds", "-1").toLongLong(),
+                                              r.at(2).isError() ? -1 : r.at(2).toInteger());
+                       });
 }
 
 void Monitor::beginNewWorld(const QString &reason, bool restart, qint64 keysAfter, qint64 uptimeS)
@@ -81,7 +148,7 @@ void Monitor::beginNewWorld(const QString &reason, bool restart, qint64 keysAfte
         m_moreSubscribers.clear();
         m_eventClient.reset();
         setEventsLive(false);
-        subscribeEvents(m_eventFlags);
+        m_awaited.subscribe = true;
     }
     m_fullPassDue = true;
     // Keys that exist only now, and the candidates: the keyspace again.
@@ -90,6 +157,22 @@ void Monitor::beginNewWorld(const QString &reason, bool restart, qint64 keysAfte
     m_judgingKeys.clear();
     m_familyTries.clear();
     m_unreadTries.clear();
+    if (m_awaited.address.isEmpty()) {
+        resumeReading();
+    } else {
+        if (m_discovery)
+            m_discovery->cancel(); // it scans the old master
+        publish();
+    }
+}
+
+void Monitor::resumeReading()
+{
+    const bool subscribe = m_awaited.subscribe;
+    m_awaited = {};
+    if (subscribe && !m_subscriber)
+        subscribeEvents(m_eventFlags);
+    m_worldRescanned = false;
     if (m_started && m_client->state() == RedisConnection::State::Ready)
         startDiscovery(); // replaces one under way
     // Every object now, not at the next tick.

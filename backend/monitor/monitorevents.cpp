@@ -103,6 +103,10 @@ void Monitor::subscribeEvents(const QByteArray &flags)
     if (m_subscriber)
         return;
     m_eventFlags = flags;
+    if (!m_awaited.address.isEmpty()) {
+        m_awaited.subscribe = true; // on the new master, once the connection reaches it
+        return;
+    }
     m_eventMasters = eventMasters(m_client->topology());
     // A Cluster: one subscriber per master (events are node-local).
     QList<RedisEndpoint> masters;

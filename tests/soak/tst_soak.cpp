@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // A chaos soak: a Sentinel set, a six-node Cluster and a server behind a TCP
-// proxy, each under a steady writer of locks and watched by `gatehouse-cli
-// watch --json` with no profile, take a seeded random sequence of faults.
-// After each one, with the writers paused, what every watch prints two ticks
+// proxy, each under a steady writer of locks and watched with no profile by
+// `gatehouse-cli watch --json` and by the console's Monitor (in this
+// process), take a seeded random sequence of faults. After each one, with the
+// writers paused, what every watch prints and every console shows two ticks
 // later must be exactly what the servers hold. docs/soak.md has the command
 // and the figures.
 //
@@ -69,6 +70,15 @@ void tst_Soak::initTestCase()
                                                              QStringLiteral("--interval"),
                                                              QString::number(IntervalMs)});
         QVERIFY(d.watch->started());
+        auto ep = RedisEndpoint::fromUrl(d.url, &error);
+        QVERIFY2(ep, qPrintable(error));
+        ep->discoverTopology = true; // as the connection dialog and the CLI set it
+        d.consoleClient = std::make_unique<RedisClient>(*ep);
+        d.consoleClient->open();
+        Monitor::Options options;
+        options.intervalMs = IntervalMs;
+        d.console = std::make_unique<Monitor>(d.consoleClient.get(), options);
+        d.console->start();
     }
     // Every watch has found the locks before the first fault; the
     // autodetector's behaviour watch (20 ticks) has run on them.
@@ -81,6 +91,8 @@ void tst_Soak::cleanupTestCase()
 {
     m_actions.clear();
     for (Deployment &d : m_deployments) {
+        d.console.reset();
+        d.consoleClient.reset();
         d.watch.reset();
         d.writer.reset();
     }
@@ -93,8 +105,9 @@ void tst_Soak::cleanupTestCase()
 }
 
 // Pauses every writer, reads the truth from every master, notes T0 and
-// compares each watch's first line printed at least BoundMs after T0; then
-// follows each watch until it equals the truth (at most ConvergeMs).
+// compares each watch's first line printed at least BoundMs after T0, and
+// each console monitor's snapshot then; then follows each until it equals
+// the truth (at most ConvergeMs).
 QList<Check> tst_Soak::checkAll()
 {
     for (Deployment &d : m_deployments)
@@ -125,13 +138,28 @@ QList<Check> tst_Soak::checkAll()
     }
     QElapsedTimer t0;
     t0.start();
-    QList<qsizetype> boundLine;
-    for (Deployment &d : m_deployments) {
-        d.watch->poll();
+    // Observers: each deployment's watch, then each deployment's console
+    // monitor (the window's Monitor, in this process: its "line" is the
+    // snapshot as --json prints it, sampled as the loop spins).
+    struct Observer
+    {
+        size_t deployment;
+        bool console;
+        QList<QJsonObject> lines; // the console's latest sample
+        qsizetype bound = -1;     // the line at the bound
+    };
+    std::vector<Observer> observers;
+    for (bool console : {false, true}) {
+        for (size_t i = 0; i < m_deployments.size(); ++i)
+            observers.push_back({i, console, {}, -1});
+    }
+    for (const Observer &o : observers) {
+        Deployment &d = m_deployments[o.deployment];
+        if (!o.console)
+            d.watch->poll();
         Check c;
-        c.deployment = d.name;
+        c.deployment = o.console ? d.name + QStringLiteral(" console") : d.name;
         checks << c;
-        boundLine << -1;
     }
     const auto compare
         = [&](const QJsonObject &line, const QHash<QString, QString> &truth, Check *c) {
@@ -172,39 +200,47 @@ QList<Check> tst_Soak::checkAll()
               }
               return lost == 0 && invented == 0 && stale == 0;
           };
-    // The bound line of each watch, and the first exact line.
+    // The bound line of each observer, and the first exact line.
     waitUntil(
         [&] {
             bool pending = false;
-            for (size_t i = 0; i < m_deployments.size(); ++i) {
-                Deployment &d = m_deployments[i];
-                Check &c = checks[i];
-                const qsizetype before = d.watch->snapshots().size();
-                d.watch->poll();
-                const QList<QJsonObject> &lines = d.watch->snapshots();
-                const QHash<QString, QString> &truth = truths.value(d.name);
+            for (size_t i = 0; i < observers.size(); ++i) {
+                Observer &o = observers[i];
+                Deployment &d = m_deployments[o.deployment];
+                Check &c = checks[qsizetype(i)];
+                qsizetype before = 0;
+                if (o.console) {
+                    o.lines = {d.console->snapshot().toJson()}; // only the latest is kept
+                } else {
+                    before = d.watch->snapshots().size();
+                    d.watch->poll();
+                }
+                const QList<QJsonObject> &lines = o.console ? o.lines : d.watch->snapshots();
+                const QHash<QString, QString> truth = truths.value(d.name);
                 for (qsizetype l = before; l < lines.size(); ++l) {
                     if (c.firstEqualMs < 0 && compare(lines.at(l), truth, nullptr))
                         c.firstEqualMs = t0.elapsed();
-                    if (boundLine.at(i) < 0 && t0.elapsed() >= BoundMs) {
-                        boundLine[i] = l;
+                    if (o.bound < 0 && t0.elapsed() >= BoundMs) {
+                        o.bound = l;
                         c.exact = compare(lines.at(l), truth, &c);
                     }
                 }
-                if (boundLine.at(i) < 0 || (!c.exact && c.firstEqualMs < 0))
+                if (o.bound < 0 || (!c.exact && c.firstEqualMs < 0))
                     pending = true;
             }
             return !pending;
         },
         ConvergeMs);
-    for (size_t i = 0; i < m_deployments.size(); ++i) {
-        Check &c = checks[i];
+    for (size_t i = 0; i < observers.size(); ++i) {
+        const Observer &o = observers[i];
+        Check &c = checks[qsizetype(i)];
         c.convergedLater = !c.exact && c.firstEqualMs >= 0;
         if (c.firstEqualMs < 0 && c.detail.isEmpty())
             c.detail = QStringLiteral("no line printed");
         if (!c.exact)
-            c.detail
-                += QStringLiteral(" | last line: ") + whereShown(m_deployments[i].watch->latest());
+            c.detail += QStringLiteral(" | last line: ")
+                        + whereShown(o.console ? o.lines.value(o.lines.size() - 1)
+                                               : m_deployments[o.deployment].watch->latest());
     }
     finishActions(truths);
     // The action lock back for the next fault (the writers stay paused).

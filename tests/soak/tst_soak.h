@@ -5,6 +5,9 @@
 
 #include "soakkit.h"
 
+#include <monitor/monitor.h>
+#include <redis/redisclient.h>
+
 #include "rediscluster.h"
 #include "redissentinel.h"
 #include "redisserver.h"
@@ -44,6 +47,10 @@ private:
         QString url; // the watch's and the actions'
         std::unique_ptr<Writer> writer;
         std::unique_ptr<WatchProcess> watch;
+        // The window's own reading: a Monitor as the console runs it (no
+        // profile, the same interval), on a connection of its own.
+        std::unique_ptr<RedisClient> consoleClient;
+        std::unique_ptr<Monitor> console;
         QString actionToken;           // on ActionKey now
         bool actionReplicated = false; // a replica acknowledged it (WAIT), or none can take over
         QString actionJob;             // in JobProcessingKey now

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "mainwindow.h"
 
+#include "actionrightsgate.h"
 #include "actionworkflow.h"
 #include "alertpresenter.h"
 #include "alertspage.h"
@@ -48,6 +49,7 @@ MainWindow::MainWindow(RedisClient *client, Monitor *monitor, ActionEngine *acti
     , m_client(client)
     , m_monitor(monitor)
     , m_actions(actions)
+    , m_rights(new ActionRightsGate(actions, this))
     , m_jobBrowser(new JobBrowser(client, this))
     , m_reads(new ConsoleReads(client, this))
     , m_options(options)
@@ -115,6 +117,7 @@ void MainWindow::buildPages()
     for (const Section &section : PatternRegistry::instance().sections()) {
         auto *page = new SectionPage(section, m_options.readOnly, this);
         page->setJobBrowser(m_jobBrowser);
+        page->setRightsGate(m_rights);
         for (ObjectPanel *panel : PanelRegistry::instance().createPanels(
                  section, {m_reads, m_options.readOnly, {}}, page))
             page->addPanel(panel);
@@ -323,6 +326,8 @@ void MainWindow::showConnection(const ConnectionStatus &status)
     if (QAction *disconnect = findChild<QAction *>(QStringLiteral("disconnect")))
         disconnect->setEnabled(status.state != RedisConnection::State::Disconnected
                                && status.state != RedisConnection::State::Failed);
+    if (!ready)
+        m_rights->forget(); // another server, or another user, may answer next
     if (ready && !m_everReady) {
         m_everReady = true;
         m_dirty = true; // the overview shows figures from now on

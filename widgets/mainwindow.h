@@ -18,6 +18,7 @@ class QTableView;
 namespace gatehouse {
 
 class ActionEngine;
+class ActionRightsGate;
 class ActionWorkflow;
 class AlertEngine;
 class AlertsPage;
@@ -123,6 +124,7 @@ private:
     RedisClient *m_client;
     Monitor *m_monitor;
     ActionEngine *m_actions;
+    ActionRightsGate *m_rights; // what the user's ACL allows, for every page's buttons
     // Library queues' job lists, read on demand over the window's connection.
     JobBrowser *m_jobBrowser;
     // The server panel's and the panels' reads, over the same connection.

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "sectionpage.h"
 
+#include "actionrightsgate.h"
+
 #include "actioninputdialog.h"
 #include "chartpanel.h"
 #include "csvwriter.h"
@@ -36,6 +38,21 @@
 #include <algorithm>
 
 namespace gatehouse {
+
+namespace {
+
+// The server as a snapshot names it (its commands: ServerIdentity::has).
+ServerIdentity serverOf(const Snapshot *snapshot)
+{
+    ServerIdentity server;
+    if (snapshot && !snapshot->server.nodes.isEmpty()) {
+        server.name = snapshot->server.nodes.first().serverName;
+        server.version = snapshot->server.nodes.first().version;
+    }
+    return server;
+}
+
+} // namespace
 
 SectionPage::SectionPage(const Section &section, bool readOnly, QWidget *parent)
     : QWidget(parent)
@@ -582,6 +599,8 @@ void SectionPage::updateActions(const ObjectState *s)
                 why = unknownLayout;
             else
                 why = actionUnavailable(id, *s);
+            if (why.isEmpty() && m_rights && a != offered.cend())
+                why = m_rights->denied(*a, *s, serverOf(m_snapshot.get()));
         }
         button->setEnabled(why.isEmpty());
         button->setToolTip(why);
@@ -700,11 +719,7 @@ void SectionPage::actOn(const QString &actionId, const QHash<QString, QByteArray
         Q_EMIT message(problem.isEmpty() ? tr("Cancelled: nothing was sent.") : problem);
         return;
     }
-    // The server as the last snapshot named it (its commands: ServerIdentity::has).
-    if (m_snapshot && !m_snapshot->server.nodes.isEmpty()) {
-        request->server.name = m_snapshot->server.nodes.first().serverName;
-        request->server.version = m_snapshot->server.nodes.first().version;
-    }
+    request->server = serverOf(m_snapshot.get()); // as the last snapshot named it
     // Several jobs chosen for an action on a job: the same request for each.
     // Every call is built and checked before anything is sent; one that
     // cannot be built stops them all.
@@ -771,6 +786,13 @@ QByteArray SectionPage::chosenJob() const
 QList<QByteArray> SectionPage::chosenJobs() const
 {
     return m_jobsPanel ? m_jobsPanel->chosenJobs() : QList<QByteArray>();
+}
+
+void SectionPage::setRightsGate(ActionRightsGate *gate)
+{
+    m_rights = gate;
+    if (gate)
+        connect(gate, &ActionRightsGate::changed, this, [this] { updateActions(selected()); });
 }
 
 } // namespace gatehouse

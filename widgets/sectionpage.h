@@ -24,6 +24,7 @@ class QTableWidget;
 
 namespace gatehouse {
 
+class ActionRightsGate;
 class ChartPanel;
 class FamilyProxyModel;
 class JobBrowser;
@@ -90,6 +91,9 @@ public:
     // A pane for the selected object (ObjectPanel::create), above the charts.
     void addPanel(ObjectPanel *panel);
     QList<ObjectPanel *> panels() const { return m_panels; }
+    // What the connected user's ACL allows: a button it would refuse is
+    // disabled with what to grant (the window's one gate, shared by pages).
+    void setRightsGate(ActionRightsGate *gate);
     // The jobs panel's page size: a page is all that is ever read.
     static constexpr int JobPageSize = 50;
     // A table of fewer rows is as high as this many (PaneSizer::fitTable).
@@ -145,9 +149,10 @@ private:
     QList<ObjectPanel *> m_panels;
 
     QueueJobsPanel *m_jobsPanel = nullptr; // when the section's patterns list jobs
-    QList<QPushButton *> m_actionButtons;  // every pattern action of the section
-    QString m_offline;                     // why the connection is not there; empty when it is
-    bool m_jobChosenLast = false;          // an action's job: from the jobs panel, not the items
+    ActionRightsGate *m_rights = nullptr;
+    QList<QPushButton *> m_actionButtons; // every pattern action of the section
+    QString m_offline;                    // why the connection is not there; empty when it is
+    bool m_jobChosenLast = false;         // an action's job: from the jobs panel, not the items
     // What the operator typed in an action's form, by action id and object
     // key: a form opened again for the same starts with it.
     static constexpr int TypedKept = 256;

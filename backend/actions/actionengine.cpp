@@ -396,6 +396,15 @@ void ActionEngine::run(const ScriptCall &call, bool dryRun, const QObject *conte
         });
 }
 
+void ActionEngine::checkRights(const ScriptCall &call, const QObject *context,
+                               RightsHandler handler)
+{
+    m_rights->check(call, context, [handler](const ActionRights::Verdict &v) {
+        using Kind = ActionRights::Verdict::Kind;
+        handler(v.kind != Kind::Lost, v.kind == Kind::Denied ? v.sentence : QString());
+    });
+}
+
 void ActionEngine::send(const ScriptCall &call, bool dryRun, const QObject *context,
                         const Handler &handler)
 {

@@ -78,6 +78,12 @@ public:
 
     using Handler = std::function<void(const ActionOutcome &)>;
     void run(const ScriptCall &call, bool dryRun, const QObject *context, Handler handler);
+    // Whether the connected user may run call (ActionRights), asked before
+    // any click: answered false when the connection failed first; denied
+    // says which command or key the ACL refuses and what to grant; empty
+    // when it may or when the server cannot say.
+    using RightsHandler = std::function<void(bool answered, const QString &denied)>;
+    void checkRights(const ScriptCall &call, const QObject *context, RightsHandler handler);
 
     // The last maxEntries audit entries, newest last (AuditLog::readTail: bounded).
     static QList<QJsonObject> readAudit(const QString &path, int maxEntries = 1000)

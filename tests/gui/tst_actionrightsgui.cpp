@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: MIT
+// The console knows the connected user's rights before a click: against a
+// real redis-server with ACL users, a lock's release and extend buttons are
+// disabled for a user whose ACL lets it read the lock's key but not write
+// it, with a tooltip that names the user and what to grant; a user with the
+// rights, or one whose server cannot say (EVAL_RO refused), keeps them
+// enabled; a grant takes effect after a reconnect; and asking acts on nothing.
+#include <actions/actionengine.h>
+#include <mainwindow.h>
+#include <sectionpage.h>
+
+#include "redisserver.h"
+#include "testconsole.h"
+
+#include <QPushButton>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace gatehouse;
+using gatehouse::test::call;
+using gatehouse::test::RedisServer;
+using gatehouse::test::TestConsole;
+
+namespace {
+
+const QByteArray LockKey = "sim:lock:orders";
+
+qint64 calls(RedisClient &client, const QByteArray &command)
+{
+    const QByteArray info = call(client, {"INFO", "commandstats"}).bytes();
+    const QByteArray line = "cmdstat_" + command + ":calls=";
+    const qsizetype at = info.indexOf(line);
+    return at < 0 ? 0 : info.mid(at + line.size()).split(',').first().toLongLong();
+}
+
+} // namespace
+
+class tst_ActionRightsGui : public QObject
+{
+    Q_OBJECT
+
+private:
+    std::unique_ptr<RedisServer> m_server;
+    std::unique_ptr<RedisClient> m_admin;
+    QTemporaryDir m_dir;
+
+    RedisEndpoint as(const QString &user) const
+    {
+        RedisEndpoint ep = m_server->endpoint();
+        ep.user = user;
+        ep.password = QStringLiteral("pw");
+        return ep;
+    }
+
+    static QPushButton *button(TestConsole &c, const char *name)
+    {
+        return c.window->sectionPage(QStringLiteral("lock"))
+            ->findChild<QPushButton *>(QLatin1String(name));
+    }
+
+private slots:
+    void initTestCase()
+    {
+        RedisServer::Options options;
+        options.config << QStringLiteral("user default on nopass ~* &* +@all")
+                       << QStringLiteral("user locker on >pw ~* &* +@all")
+                       << QStringLiteral("user lockreader on >pw %R~sim:lock:* ~sim:other:* &* "
+                                         "+@all")
+                       << QStringLiteral("user noevalro on >pw ~* &* +@all -eval_ro");
+        m_server = std::make_unique<RedisServer>(options);
+        QVERIFY2(m_server->start(), qPrintable(m_server->errorString()));
+        m_admin = gatehouse::test::connectedClient(*m_server);
+        QVERIFY(m_admin);
+    }
+
+    void init()
+    {
+        call(*m_admin,
+             {"ACL", "SETUSER", "lockreader", "resetkeys", "%R~sim:lock:*", "~sim:other:*"});
+        QCOMPARE(call(*m_admin, {"SET", LockKey, "holder-A", "PX", "600000"}).bytes(),
+                 QByteArray("OK"));
+    }
+
+    void cleanupTestCase()
+    {
+        m_admin.reset();
+        m_server.reset();
+        QCOMPARE(RedisServer::runningChildren(), 0);
+    }
+
+    // Read access only: shown, but every action on it is disabled with why.
+    void refusedUserSeesWhyBeforeClicking()
+    {
+        const qint64 checksBefore = calls(*m_admin, "eval_ro");
+        const QString audit = m_dir.filePath(QStringLiteral("refused.jsonl"));
+        TestConsole c(as(QStringLiteral("lockreader")), audit);
+        QVERIFY(c.select(QStringLiteral("lock"), LockKey));
+        for (const char *name : {"forceReleaseButton", "extendButton"}) {
+            QPushButton *b = button(c, name);
+            QVERIFY2(b, name);
+            QTRY_VERIFY2_WITH_TIMEOUT(!b->isEnabled(), qPrintable(b->toolTip()), 10000);
+            const QString tip = b->toolTip();
+            QVERIFY2(tip.startsWith(QLatin1String("Your Redis user may not run this.")),
+                     qPrintable(tip));
+            QVERIFY2(tip.contains(QLatin1String("\"lockreader\"")), qPrintable(tip));
+            QVERIFY2(tip.contains(QLatin1String("ACL SETUSER lockreader")), qPrintable(tip));
+            QVERIFY2(tip.contains(QString::fromLatin1(LockKey)), qPrintable(tip));
+            QVERIFY2(!tip.contains(QLatin1String("Nothing was sent")), qPrintable(tip));
+        }
+        // The server was asked (EVAL_RO of the rights check); no action was
+        // attempted (the audit log records every attempt) and the lock is as it was.
+        QVERIFY(calls(*m_admin, "eval_ro") > checksBefore);
+        QVERIFY(ActionEngine::readAudit(audit).isEmpty());
+        QCOMPARE(call(*m_admin, {"GET", LockKey}).bytes(), QByteArray("holder-A"));
+
+        // Granted write access: once the connection is made again (the ACL
+        // kills the user's connections when asked to), the buttons come back.
+        call(*m_admin, {"ACL", "SETUSER", "lockreader", "~sim:lock:*"});
+        call(*m_admin, {"CLIENT", "KILL", "USER", "lockreader"});
+        QTRY_VERIFY2_WITH_TIMEOUT(button(c, "forceReleaseButton")->isEnabled(),
+                                  qPrintable(button(c, "forceReleaseButton")->toolTip()), 15000);
+        QVERIFY(button(c, "extendButton")->isEnabled());
+        QCOMPARE(call(*m_admin, {"GET", LockKey}).bytes(), QByteArray("holder-A"));
+    }
+
+    // Every right, or a server that cannot say: the buttons stay enabled
+    // (the engine asks again before it sends, and the server has the last word).
+    void allowedOrUnknownStaysEnabled_data()
+    {
+        QTest::addColumn<QString>("user");
+        QTest::newRow("every right") << QStringLiteral("locker");
+        QTest::newRow("EVAL_RO refused") << QStringLiteral("noevalro");
+    }
+    void allowedOrUnknownStaysEnabled()
+    {
+        QFETCH(QString, user);
+        TestConsole c(as(user), m_dir.filePath(QStringLiteral("audit.jsonl")));
+        QVERIFY(c.select(QStringLiteral("lock"), LockKey));
+        QPushButton *b = button(c, "forceReleaseButton");
+        QVERIFY(b);
+        // Long enough for the check to have answered (a round trip on loopback).
+        QTest::qWait(1500);
+        QVERIFY2(b->isEnabled(), qPrintable(b->toolTip()));
+        QVERIFY2(b->toolTip().isEmpty(), qPrintable(b->toolTip()));
+    }
+};
+
+QTEST_MAIN(tst_ActionRightsGui)
+#include "tst_actionrightsgui.moc"

@@ -6,7 +6,7 @@
 // --json` shows every key as a lock.
 #include <redis/redisclient.h>
 
-#include "keyshapes.h"
+#include "lock/lockshapes.h"
 #include "redisserver.h"
 
 #include <QJsonArray>

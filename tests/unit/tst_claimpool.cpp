@@ -10,6 +10,7 @@
 // stated bound, in bounded time.
 #include <monitor/autodetector.h>
 
+#include "bullmq/bullmqshapes.h"
 #include "keyshapes.h"
 
 #include <QCryptographicHash>

@@ -209,19 +209,11 @@ private slots:
         window.showPage(0);
         auto *side = window.findChild<QListWidget *>(QStringLiteral("sideList"));
         QVERIFY(side);
-        const auto overviewSays = [&]() -> QString {
-            for (QLabel *l : window.findChildren<QLabel *>()) {
-                if (l->text().contains(QLatin1String("Queues: ")))
-                    return l->text();
-            }
-            return {};
+        const auto overviewSays = [&] {
+            return gatehouse::test::overviewCounts(window, QStringLiteral("Queues"));
         };
-        const auto sideSays = [&]() -> QString {
-            for (int i = 0; i < side->count(); ++i) {
-                if (side->item(i)->text().startsWith(QLatin1String("Queues")))
-                    return side->item(i)->text().section(QLatin1Char(' '), -1);
-            }
-            return {};
+        const auto sideSays = [&] {
+            return gatehouse::test::sideListCount(window, QStringLiteral("Queues"));
         };
         QTRY_VERIFY(overviewSays().contains(QStringLiteral("Queues: %1").arg(sideSays())));
         QCOMPARE(sideSays(), QString::number(window.model(section)->rowCount()));

@@ -380,7 +380,8 @@ private slots:
         run = cli(server, {QStringLiteral("queue"), QStringLiteral("requeue"), queue,
                            QStringLiteral("--job"), secondTag});
         QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
-        QVERIFY2(run.out.contains(QLatin1String("was put back on its queue")), qPrintable(run.out));
+        QVERIFY2(run.out.contains(QStringLiteral("was put back on queue \"%1\"").arg(queue)),
+                 qPrintable(run.out));
         QCOMPARE(call(client, {"HLEN", "unacked"}).toInteger(), 0);
         QCOMPARE(call(client, {"LLEN", "celery"}).toInteger(), 1);
         // Gone from unacked: asking again changes nothing.

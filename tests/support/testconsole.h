@@ -15,6 +15,8 @@
 #include <redis/redisclient.h>
 
 #include <QApplication>
+#include <QLabel>
+#include <QListWidget>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSize>
@@ -51,6 +53,28 @@ inline void acceptNextConfirmation(QObject *owner)
         box->button(QMessageBox::Ok)->click();
     });
     timer->start();
+}
+
+// The Overview's label that counts the objects of a section ("Queues: 2 ·
+// Locks: 1"), found by "<title>: "; empty when none says it.
+inline QString overviewCounts(const MainWindow &window, const QString &title)
+{
+    for (QLabel *l : window.findChildren<QLabel *>()) {
+        if (l->text().contains(title + QLatin1String(": ")))
+            return l->text();
+    }
+    return {};
+}
+
+// The side list's count for a section ("Queues 8" gives "8"); empty when none.
+inline QString sideListCount(const MainWindow &window, const QString &title)
+{
+    auto *side = window.findChild<QListWidget *>(QStringLiteral("sideList"));
+    for (int i = 0; side && i < side->count(); ++i) {
+        if (side->item(i)->text().startsWith(title))
+            return side->item(i)->text().section(QLatin1Char(' '), -1);
+    }
+    return {};
 }
 
 struct TestConsole

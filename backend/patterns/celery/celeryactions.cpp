@@ -14,12 +14,13 @@ using namespace CeleryInternal;
 
 namespace {
 
-ReplyMeaning oneTag(qint64 reply, const QByteArray &tag)
+ReplyMeaning oneTag(qint64 reply, const QByteArray &tag, const QByteArray &queue)
 {
     const QString name = printableBytes(tag, 80);
     switch (reply) {
     case 1:
-        return {true, QStringLiteral("Message %1 was put back on its queue.").arg(name)};
+        return {true, QStringLiteral("Message %1 was put back on queue \"%2\".")
+                          .arg(name, printableBytes(queue))};
     case 0:
         return {false, QStringLiteral("Message %1 is not unacked (acknowledged, or already "
                                       "restored); nothing changed.")
@@ -78,7 +79,7 @@ ReplyMeaning restoredMeaning(const RedisValue &v, const QByteArray &queue, qint6
                              qint64 olderThanMs)
 {
     if (!v.isArray())
-        return oneTag(v.toInteger(), {});
+        return oneTag(v.toInteger(), {}, queue);
     const qint64 n = v.size() >= 2 ? v.at(1).toInteger() : 0;
     const qint64 skipped = v.size() >= 3 ? v.at(2).toInteger() : 0;
     QString text;
@@ -183,8 +184,9 @@ QList<PatternAction> CeleryUnit::actions() const
                                           "restore_by_tag does.")
                                .arg(printableBytes(tag, 80), printableBytes(r.object.key),
                                     formatMs(visibility));
-            call.meaning = [tag](const RedisValue &v) {
-                return oneTag(v.toInteger(), tag);
+            const QByteArray queue = r.object.key;
+            call.meaning = [tag, queue](const RedisValue &v) {
+                return oneTag(v.toInteger(), tag, queue);
             };
         } else {
             call.action = QStringLiteral("queue.requeue-stuck");

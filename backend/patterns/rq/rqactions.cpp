@@ -86,8 +86,10 @@ QList<PatternAction> RqUnit::actions() const
                                           "(only if its started-registry expiry has passed), as "
                                           "RQ's StartedJobRegistry.requeue does.")
                                .arg(printableBytes(job, 80), printableBytes(r.object.key));
-            call.meaning = [job](const RedisValue &v) {
-                return oneJob(v.toInteger(), job, QStringLiteral("was requeued"),
+            const QString queue = printableBytes(r.object.key);
+            call.meaning = [job, queue](const RedisValue &v) {
+                return oneJob(v.toInteger(), job,
+                              QStringLiteral("was requeued at the back of \"%1\"").arg(queue),
                               QStringLiteral("the started registry"));
             };
         } else {

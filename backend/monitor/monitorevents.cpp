@@ -6,6 +6,11 @@
 
 #include <redis/redissubscriber.h>
 
+#include <QSet>
+
+#include <algorithm>
+#include <memory>
+
 namespace gatehouse {
 
 namespace {
@@ -28,6 +33,19 @@ bool eventsCover(const QByteArray &flags)
             return false;
     }
     return true;
+}
+
+// A Cluster's masters whose events count: those serving slots and not
+// down (a master failed over keeps its entry, without slots, until it is
+// forgotten; a subscriber there would wait for it forever).
+QList<int> eventNodes(const Topology &topology)
+{
+    QList<int> nodes = topology.masters();
+    nodes.removeIf([&topology](int i) {
+        const TopologyNode &n = topology.nodes.at(i);
+        return n.slotRanges.isEmpty() || n.health.startsWith(QLatin1String("fail"));
+    });
+    return nodes;
 }
 
 } // namespace
@@ -66,7 +84,7 @@ QStringList Monitor::eventMasters(const Topology &topology)
 {
     QStringList masters;
     if (topology.isCluster()) {
-        for (int i : topology.masters())
+        for (int i : eventNodes(topology))
             masters << topology.nodes.at(i).address();
     } else if (topology.isSentinel()) {
         masters << topology.nodes.value(0).address();
@@ -112,7 +130,7 @@ void Monitor::subscribeEvents(const QByteArray &flags)
     QList<RedisEndpoint> masters;
     const Topology topology = m_client->topology();
     if (topology.isCluster()) {
-        for (int i : topology.masters()) {
+        for (int i : eventNodes(topology)) {
             RedisEndpoint ep = m_client->endpoint();
             ep.host = topology.nodes.at(i).host;
             ep.port = topology.nodes.at(i).port;
@@ -137,36 +155,52 @@ void Monitor::subscribeEvents(const QByteArray &flags)
     }
     m_eventsCovered = true;
     m_eventsChecked.start();
-    connect(m_subscriber.get(), &RedisSubscriber::subscribed, this, [this] {
-        m_fullPassDue = true; // whatever changed before the subscription went unseen
-        verifyEvents();       // live once the master counts the subscription
-    });
-    connect(m_subscriber.get(), &RedisSubscriber::stateChanged, this,
-            [this](RedisConnection::State state, const QString &message) {
-                if (state == RedisConnection::State::Ready)
-                    return;
-                m_fullPassDue = true;
-                if (m_server.eventsLive) {
-                    setEventsLive(false);
-                    m_server.notes << QStringLiteral("Keyspace events lost (%1); polling until "
-                                                     "they are back.")
-                                          .arg(message);
-                }
-            });
-    connect(m_subscriber.get(), &RedisSubscriber::patternMessage, this, &Monitor::onEvent);
-    m_subscriber->psubscribe(patterns);
-    m_subscriber->open();
-    for (qsizetype i = 1; i < masters.size(); ++i) {
-        auto subscriber = std::make_unique<RedisSubscriber>(masters.at(i));
-        connect(subscriber.get(), &RedisSubscriber::patternMessage, this, &Monitor::onEvent);
-        connect(subscriber.get(), &RedisSubscriber::stateChanged, this,
-                [this](RedisConnection::State state) {
-                    if (state != RedisConnection::State::Ready)
-                        m_fullPassDue = true; // events of that master missed: read everything
+    // Live once every master counts its subscription. A subscriber that lost
+    // its connection missed its master's events: objects are polled until
+    // it is back, and keys written in the gap were announced to no one, so
+    // the keyspace is scanned again once it is.
+    struct Subscriptions
+    {
+        qsizetype total = 0;
+        QSet<const RedisSubscriber *> subscribed;
+        QSet<const RedisSubscriber *> lapsed;
+    };
+    auto subscriptions = std::make_shared<Subscriptions>();
+    subscriptions->total = std::max<qsizetype>(1, masters.size());
+    const auto follow = [this, subscriptions, &patterns](RedisSubscriber *subscriber) {
+        connect(subscriber, &RedisSubscriber::patternMessage, this, &Monitor::onEvent);
+        connect(subscriber, &RedisSubscriber::subscribed, this, [this, subscriptions, subscriber] {
+            m_fullPassDue = true; // whatever changed before the subscription went unseen
+            const bool wasComplete = subscriptions->subscribed.size() == subscriptions->total;
+            subscriptions->subscribed.insert(subscriber);
+            if (subscriptions->lapsed.remove(subscriber) && m_started && m_awaited.address.isEmpty()
+                && m_client->state() == RedisConnection::State::Ready)
+                startDiscovery();
+            if (!wasComplete && subscriptions->subscribed.size() == subscriptions->total)
+                verifyEvents(); // live once the master counts the subscription
+        });
+        connect(subscriber, &RedisSubscriber::stateChanged, this,
+                [this, subscriptions, subscriber](RedisConnection::State state,
+                                                  const QString &message) {
+                    if (state == RedisConnection::State::Ready)
+                        return;
+                    m_fullPassDue = true;
+                    if (subscriptions->subscribed.remove(subscriber))
+                        subscriptions->lapsed.insert(subscriber);
+                    if (m_server.eventsLive) {
+                        setEventsLive(false);
+                        m_server.notes << QStringLiteral("Keyspace events lost (%1); polling "
+                                                         "until they are back.")
+                                              .arg(message);
+                    }
                 });
         subscriber->psubscribe(patterns);
         subscriber->open();
-        m_moreSubscribers.push_back(std::move(subscriber));
+    };
+    follow(m_subscriber.get());
+    for (qsizetype i = 1; i < masters.size(); ++i) {
+        m_moreSubscribers.push_back(std::make_unique<RedisSubscriber>(masters.at(i)));
+        follow(m_moreSubscribers.back().get());
     }
 }
 

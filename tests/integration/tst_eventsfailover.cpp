@@ -3,7 +3,9 @@
 // run) with events live and a tick only every two minutes sees a write at
 // once; after kill -9 of a Cluster master and after a Sentinel failover it
 // subscribes on the new master, and a write there is seen at once again
-// (no tick could have read it in that time).
+// (no tick could have read it in that time). A key written while the
+// subscription was cut (CLIENT KILL TYPE pubsub) is found once it is back,
+// though no event announced it and no rescan is due.
 #include <monitor/monitor.h>
 #include <redis/hashslot.h>
 #include <redis/redisclient.h>
@@ -11,6 +13,7 @@
 #include "rediscluster.h"
 #include "redissentinel.h"
 
+#include <QElapsedTimer>
 #include <QJsonObject>
 #include <QTest>
 
@@ -90,6 +93,22 @@ void followsEventsAfterFailover(Monitor &monitor, RedisClient &writer, const QBy
              qPrintable(tokenOf(monitor, key)));
 }
 
+// Cuts the subscriptions of the server behind client and, in the same
+// pipeline (before the subscriber can be back), writes a new lock: no
+// subscription exists to announce it.
+bool killSubscriptionsAndWrite(RedisClient &client, const QByteArray &key)
+{
+    gatehouse::test::ReplyWait wait;
+    QList<RedisValue> replies;
+    client.pipeline({{"CLIENT", "KILL", "TYPE", "pubsub"}, {"SET", key, "gap", "PX", "600000"}},
+                    &client, [&](const QList<RedisValue> &r) {
+                        replies = r;
+                        wait.finish();
+                    });
+    return wait.wait(10000) && replies.size() == 2 && replies.at(0).toInteger() >= 1
+           && replies.at(1) == RedisValue::status("OK");
+}
+
 // "addr role, ..." of the monitor's nodes, for a failure's message.
 QString nodesText(const ServerStatus &s)
 {
@@ -107,6 +126,87 @@ class tst_EventsFailover : public QObject
 
 private slots:
     void cleanupTestCase() { QCOMPARE(RedisServer::runningChildren(), 0); }
+
+    void subscriptionCut()
+    {
+        RedisServer::Options options;
+        options.config << QStringLiteral("notify-keyspace-events KEA");
+        RedisServer server(options);
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        auto writer = gatehouse::test::connectedClient(server);
+        QVERIFY(writer);
+        const QByteArray key = "sim:lock:cut";
+        QVERIFY(setToken(*writer, key, "before"));
+        auto client = gatehouse::test::connectedClient(server);
+        QVERIFY(client);
+        auto monitor = eventMonitor(client.get());
+        QVERIFY(followsFirstEvent(*monitor, *writer, key));
+
+        QElapsedTimer since;
+        since.start();
+        QVERIFY(killSubscriptionsAndWrite(*writer, "sim:lock:gap"));
+        QVERIFY2(
+            gatehouse::test::waitUntil(
+                [&] { return tokenOf(*monitor, "sim:lock:gap") == QLatin1String("gap"); }, 5000),
+            "a key written while the subscription was cut is not shown");
+        qInfo("shown %lld ms after the subscription was cut", qint64(since.elapsed()));
+        // Events are live again, and a write is seen through them.
+        QVERIFY(gatehouse::test::waitUntil([&] { return monitor->snapshot().server.eventsLive; },
+                                           10000));
+        QVERIFY(setToken(*writer, key, "event-2"));
+        QVERIFY(gatehouse::test::waitUntil(
+            [&] { return tokenOf(*monitor, key) == QLatin1String("event-2"); }, 5000));
+        monitor.reset();
+    }
+
+    void clusterSubscriptionsCut()
+    {
+        RedisCluster cluster;
+        QVERIFY2(cluster.start(), qPrintable(cluster.errorString()));
+        for (int i = 0; i < cluster.size(); ++i)
+            QCOMPARE(cluster
+                         .cli(i, {QStringLiteral("CONFIG"), QStringLiteral("SET"),
+                                  QStringLiteral("notify-keyspace-events"), QStringLiteral("KEA")})
+                         .trimmed(),
+                     QByteArray("OK"));
+        const QList<int> masters = cluster.masters();
+        QVERIFY(masters.size() >= 3);
+        RedisEndpoint ep = cluster.endpoint(masters.first());
+        ep.discoverTopology = true;
+        auto writer = gatehouse::test::connectedClient(ep);
+        QVERIFY(writer);
+        const QByteArray key = "sim:lock:cut";
+        QVERIFY(setToken(*writer, key, "before"));
+        auto client = gatehouse::test::connectedClient(ep);
+        QVERIFY(client);
+        auto monitor = eventMonitor(client.get());
+        QVERIFY(followsFirstEvent(*monitor, *writer, key));
+
+        // Every master's subscription cut, each with a new key in its slots:
+        // the monitor's first subscriber and the others alike.
+        QList<QByteArray> gapKeys;
+        for (int m : masters) {
+            QByteArray gapKey;
+            for (int n = 0; gapKey.isEmpty(); ++n) {
+                const QByteArray candidate = "sim:lock:gap-" + QByteArray::number(n);
+                if (cluster.masterOf(keyHashSlot(candidate)) == m && !gapKeys.contains(candidate))
+                    gapKey = candidate;
+            }
+            RedisEndpoint node = cluster.endpoint(m);
+            node.discoverTopology = false;
+            auto direct = gatehouse::test::connectedClient(node);
+            QVERIFY(direct);
+            QVERIFY2(killSubscriptionsAndWrite(*direct, gapKey), qPrintable(cluster.address(m)));
+            gapKeys << gapKey;
+        }
+        for (const QByteArray &gapKey : std::as_const(gapKeys))
+            QVERIFY2(gatehouse::test::waitUntil(
+                         [&] { return tokenOf(*monitor, gapKey) == QLatin1String("gap"); }, 5000),
+                     gapKey.constData());
+        QVERIFY(gatehouse::test::waitUntil([&] { return monitor->snapshot().server.eventsLive; },
+                                           10000));
+        monitor.reset();
+    }
 
     void clusterMasterKilled()
     {

@@ -5,9 +5,11 @@
 
 #include <actions/actionengine.h>
 #include <patterns/patternaction.h>
+#include <patterns/patternunit.h>
 
 #include <QDateTime>
 #include <QPointer>
+#include <QStringList>
 
 #include <utility>
 
@@ -35,11 +37,16 @@ ActionRightsGate::ActionRightsGate(ActionEngine *engine, QObject *parent)
 {}
 
 QString ActionRightsGate::denied(const PatternAction &action, const ObjectState &state,
-                                 const ServerIdentity &server)
+                                 const ServerIdentity &server,
+                                 const QHash<QString, QByteArray> &given)
 {
     if (!m_engine || action.targetIsPrefix || !action.build)
         return QString();
-    const QByteArray id = action.id.toUtf8() + '\n' + state.object.key;
+    QByteArray id = action.id.toUtf8() + '\n' + state.object.key;
+    QStringList names = given.keys();
+    names.sort();
+    for (const QString &name : std::as_const(names))
+        id += '\n' + name.toUtf8() + '=' + given.value(name);
     const qint64 now = QDateTime::currentMSecsSinceEpoch();
     const auto known = m_answers.constFind(id);
     if (known != m_answers.cend() && (known->pending || now - known->atMs < KeptMs))
@@ -53,7 +60,9 @@ QString ActionRightsGate::denied(const PatternAction &action, const ObjectState 
     for (const ActionInput &in : action.inputs) {
         if (in.source == ActionInput::Source::Flag)
             continue;
-        request.inputs.insert(in.id, in.integer ? QByteArray("1") : QByteArray("x"));
+        request.inputs.insert(in.id, given.contains(in.id) ? given.value(in.id)
+                                     : in.integer          ? QByteArray("1")
+                                                           : QByteArray("x"));
     }
     if (action.check && !action.check(request).isEmpty())
         return QString(); // it cannot be built without what the operator gives
@@ -81,6 +90,21 @@ QString ActionRightsGate::denied(const PatternAction &action, const ObjectState 
             Q_EMIT self->changed();
     });
     return before;
+}
+
+ActionRightsGate::Check ActionRightsGate::checkFor(const ObjectState &state,
+                                                   const ServerIdentity &server)
+{
+    return [self = QPointer<ActionRightsGate>(this), state,
+            server](const QString &actionId, const QHash<QString, QByteArray> &inputs) {
+        if (!self || state.gone)
+            return QString();
+        for (const PatternAction &a : PatternUnit::of(state.object.kind).actions()) {
+            if (a.id == actionId)
+                return self->denied(a, state, server, inputs);
+        }
+        return QString();
+    };
 }
 
 } // namespace gatehouse

@@ -8,6 +8,8 @@
 #include <QObject>
 #include <QString>
 
+#include <functional>
+
 namespace gatehouse {
 
 class ActionEngine;
@@ -30,8 +32,14 @@ public:
 
     // Why the user may not run action on state, for a tooltip; empty when it
     // may, or while not known (a check is then under way: changed() follows).
+    // given: inputs the call has (the others are stand-ins).
     QString denied(const PatternAction &action, const ObjectState &state,
-                   const ServerIdentity &server);
+                   const ServerIdentity &server, const QHash<QString, QByteArray> &given = {});
+    // Answers for the actions of one object as it is now (the job
+    // browser's verbs, each with its own inputs): denied() by action id.
+    using Check
+        = std::function<QString(const QString &actionId, const QHash<QString, QByteArray> &inputs)>;
+    Check checkFor(const ObjectState &state, const ServerIdentity &server);
     void forget() { m_answers.clear(); }
 
     static constexpr qint64 KeptMs = 60000;

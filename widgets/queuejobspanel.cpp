@@ -396,6 +396,8 @@ void QueueJobsPanel::updateVerbs()
         if (it == verbs.cend())
             return;
         QString why = m_blocked;
+        if (why.isEmpty() && m_rightsCheck)
+            why = m_rightsCheck(it->action, it->inputs);
         if (why.isEmpty() && role != JobVerb::Role::Purge && chosen == 0)
             why = tr("Choose one or more %1 jobs in the list first.").arg(state());
         button->setEnabled(why.isEmpty());

@@ -8,6 +8,8 @@
 #include <QHash>
 #include <QWidget>
 
+#include <functional>
+
 class QComboBox;
 class QLabel;
 class QPlainTextEdit;
@@ -50,6 +52,12 @@ public:
     void reload();
     // Why the verbs cannot run (read-only, not connected); empty when they can.
     void setBlocked(const QString &why);
+    // Why the connected user may not run an action with inputs, empty when
+    // it may or while not known (the page's ActionRightsGate, which calls
+    // setBlocked again when an answer arrives): a verb refused is disabled.
+    using RightsCheck
+        = std::function<QString(const QString &actionId, const QHash<QString, QByteArray> &inputs)>;
+    void setRightsCheck(RightsCheck check) { m_rightsCheck = std::move(check); }
 
     // The state listed, by the library's name ("wait", "dead").
     QString state() const;
@@ -101,6 +109,7 @@ private:
     QPushButton *m_deadLetter;
     QPushButton *m_purge;
     QString m_blocked;
+    RightsCheck m_rightsCheck;
     qint64 m_offset = 0;
     bool m_filling = false; // a page is being shown: no job is being chosen
 };

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "sectionpage.h"
 
-#include "actionrightsgate.h"
-
 #include "actioninputdialog.h"
+#include "actionrightsgate.h"
 #include "chartpanel.h"
 #include "csvwriter.h"
 #include "evidencetext.h"
@@ -605,12 +604,15 @@ void SectionPage::updateActions(const ObjectState *s)
         button->setEnabled(why.isEmpty());
         button->setToolTip(why);
     }
-    if (m_jobsPanel)
-        m_jobsPanel->setBlocked(
-            m_readOnly ? tr("Read-only mode: actions are disabled (started with --read-only).")
-            : !m_offline.isEmpty()
-                ? m_offline + QLatin1Char(' ') + tr("Actions are disabled until it is back.")
-                : unknownLayout);
+    if (!m_jobsPanel)
+        return;
+    m_jobsPanel->setRightsCheck(s && m_rights ? m_rights->checkFor(*s, serverOf(m_snapshot.get()))
+                                              : nullptr);
+    m_jobsPanel->setBlocked(
+        m_readOnly ? tr("Read-only mode: actions are disabled (started with --read-only).")
+        : !m_offline.isEmpty()
+            ? m_offline + QLatin1Char(' ') + tr("Actions are disabled until it is back.")
+            : unknownLayout);
 }
 
 void SectionPage::setOffline(const QString &why)

@@ -20,8 +20,9 @@
 -- ARGV[3] dead after (ms since the last beat)
 -- ARGV[4] batch size (processes examined, and jobs moved, per run)
 -- ARGV[5] the cut of echoed jids (bytes)
--- Reply   one job: 1 requeued, 0 not in flight on a dead process, -1 in
---         flight on a live process, -2 its record is not a Sidekiq job;
+-- Reply   one job: {1, queue name} requeued (RPUSH to ARGV[1] .. "queue:" ..
+--         name), 0 not in flight on a dead process, -1 in flight on a live
+--         process, -2 its record is not a Sidekiq job;
 --         all: {requeued, requeued, jid...}
 --         errors "GHTYPE <i> <type> <expected>", "GHSHAPE <i> <what>" (nothing written)
 -- Cost    O(P + W) for P <= batch processes and W work fields read
@@ -128,7 +129,7 @@ end
 
 if wanted ~= '' then
     if #done > 0 then
-        return 1
+        return {1, moves[1][4]}
     elseif liveHit then
         return -1
     elseif unreadable then

@@ -5,6 +5,8 @@
 // it, with a tooltip that names the user and what to grant; a user with the
 // rights, or one whose server cannot say (EVAL_RO refused), keeps them
 // enabled; a grant takes effect after a reconnect; and asking acts on nothing.
+// The job browser's verbs are asked the same way: on a real BullMQ queue
+// (npm bullmq) a user who may only read it sees Purge disabled with why.
 #include <actions/actionengine.h>
 #include <mainwindow.h>
 #include <sectionpage.h>
@@ -12,7 +14,10 @@
 #include "redisserver.h"
 #include "testconsole.h"
 
+#include <QComboBox>
+#include <QProcess>
 #include <QPushButton>
+#include <QTabBar>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -24,6 +29,7 @@ using gatehouse::test::TestConsole;
 namespace {
 
 const QByteArray LockKey = "sim:lock:orders";
+const QString LibrariesDir = QStringLiteral(GATEHOUSE_LIBRARIES_DIR);
 
 qint64 calls(RedisClient &client, const QByteArray &command)
 {
@@ -66,7 +72,8 @@ private slots:
                        << QStringLiteral("user locker on >pw ~* &* +@all")
                        << QStringLiteral("user lockreader on >pw %R~sim:lock:* ~sim:other:* &* "
                                          "+@all")
-                       << QStringLiteral("user noevalro on >pw ~* &* +@all -eval_ro");
+                       << QStringLiteral("user noevalro on >pw ~* &* +@all -eval_ro")
+                       << QStringLiteral("user queuereader on >pw %R~bull:* &* +@all");
         m_server = std::make_unique<RedisServer>(options);
         QVERIFY2(m_server->start(), qPrintable(m_server->errorString()));
         m_admin = gatehouse::test::connectedClient(*m_server);
@@ -142,6 +149,55 @@ private slots:
         QTest::qWait(1500);
         QVERIFY2(b->isEnabled(), qPrintable(b->toolTip()));
         QVERIFY2(b->toolTip().isEmpty(), qPrintable(b->toolTip()));
+    }
+
+    // A queue the user may read but not write: the job browser's verbs
+    // (actions of the queue) are disabled with the same sentence.
+    void jobBrowserVerbsAskedToo()
+    {
+        QVERIFY2(QFile::exists(LibrariesDir + QStringLiteral("/node_modules/bullmq/package.json")),
+                 "npm packages missing: run .ci/install-deps");
+        QProcess producer;
+        producer.start(QStringLiteral("node"),
+                       {LibrariesDir + QStringLiteral("/bullmq-app.js"), QStringLiteral("bullmq"),
+                        m_server->url(), QStringLiteral("emails"), QStringLiteral("produce"),
+                        QStringLiteral("2")});
+        QVERIFY(producer.waitForFinished(60000));
+        QCOMPARE(producer.exitCode(), 0);
+        const auto purgeOf = [](TestConsole &c) {
+            SectionPage *page = c.window->sectionPage(QStringLiteral("queue"));
+            auto *stages = page->findChild<QTabBar *>(QStringLiteral("queueJobStages"));
+            auto *state = page->findChild<QComboBox *>(QStringLiteral("queueJobState"));
+            for (int t = 0; stages && t < stages->count(); ++t) {
+                if (stages->tabText(t).startsWith(QLatin1String("Dead (")))
+                    stages->setCurrentIndex(t);
+            }
+            if (state)
+                state->setCurrentIndex(state->findData(QStringLiteral("failed")));
+            return page->findChild<QPushButton *>(QStringLiteral("queuePurgeDead"));
+        };
+        const QString audit = m_dir.filePath(QStringLiteral("queue.jsonl"));
+        TestConsole::Options autodetect;
+        autodetect.autodetect = true;
+        {
+            TestConsole c(as(QStringLiteral("queuereader")), audit, autodetect);
+            QVERIFY(c.select(QStringLiteral("queue"), "bull:emails"));
+            QPushButton *purge = purgeOf(c);
+            QVERIFY(purge && !purge->isHidden());
+            QTRY_VERIFY2_WITH_TIMEOUT(!purge->isEnabled(), qPrintable(purge->toolTip()), 10000);
+            const QString tip = purge->toolTip();
+            QVERIFY2(tip.startsWith(QLatin1String("Your Redis user may not run this.")),
+                     qPrintable(tip));
+            QVERIFY2(tip.contains(QLatin1String("ACL SETUSER queuereader")), qPrintable(tip));
+        }
+        // The user with every right: Purge is enabled (nothing needs choosing).
+        TestConsole c(as(QStringLiteral("locker")), audit, autodetect);
+        QVERIFY(c.select(QStringLiteral("queue"), "bull:emails"));
+        QPushButton *purge = purgeOf(c);
+        QVERIFY(purge);
+        QTest::qWait(1500); // the check's round trip
+        QVERIFY2(purge->isEnabled(), qPrintable(purge->toolTip()));
+        QVERIFY(ActionEngine::readAudit(audit).isEmpty()); // asking ran nothing
     }
 };
 

@@ -250,8 +250,9 @@ class tst_FirstHour : public QObject
         worker->kill(); // -9: no shutdown, no requeue by Sidekiq
         worker->waitForFinished(10000);
         s.job = jid;
-        s.said = QStringLiteral("Job %1 was pushed back to its queue.").arg(jid);
-        s.where = QStringLiteral("to its queue");
+        s.said = QStringLiteral("Job %1 was pushed back to queue \"default\" (queue:default).")
+                     .arg(jid);
+        s.where = QStringLiteral("to queue \"default\"");
         s.misplaced = [&redis, identity, jid]() -> QString {
             const QList<QByteArray> queued = listOf(redis, "queue:default");
             if (queued.size() != 1

@@ -592,8 +592,13 @@ private slots:
         QCOMPARE(run.exitCode, 3);
         QVERIFY2(run.err.contains(QLatin1String("live")), qPrintable(run.err));
         run = cli(server, {QStringLiteral("queue"), QStringLiteral("requeue"),
-                           QStringLiteral("myapp:queues"), QStringLiteral("--stuck")});
+                           QStringLiteral("myapp:queues"), QStringLiteral("--job"),
+                           QStringLiteral("j8dead")});
         QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        // The outcome names the queue the job went to, as its key is named.
+        QVERIFY2(run.out.contains(QLatin1String("Job j8dead was pushed back to queue \"critical\" "
+                                                "(myapp:queue:critical).")),
+                 qPrintable(run.out));
         QCOMPARE(call(client, {"LRANGE", "myapp:queue:critical", "0", "-1"}).size(), 1);
         QCOMPARE(call(client, {"LINDEX", "myapp:queue:critical", "0"}).bytes(), deadJob);
         QCOMPARE(call(client, {"SISMEMBER", "myapp:queues", "critical"}).toInteger(), 1);

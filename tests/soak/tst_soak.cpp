@@ -236,7 +236,9 @@ QList<Check> tst_Soak::checkAll()
         Check &c = checks[qsizetype(i)];
         c.convergedLater = !c.exact && c.firstEqualMs >= 0;
         if (c.firstEqualMs < 0 && c.detail.isEmpty())
-            c.detail = QStringLiteral("no line printed");
+            c.detail = o.console ? QStringLiteral("no snapshot")
+                                 : QStringLiteral("no line printed (the watch %1)")
+                                       .arg(m_deployments[o.deployment].watch->status());
         if (!c.exact)
             c.detail += QStringLiteral(" | last line: ")
                         + whereShown(o.console ? o.lines.value(o.lines.size() - 1)

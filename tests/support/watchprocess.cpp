@@ -70,4 +70,20 @@ QHash<QString, QJsonObject> WatchProcess::objects(const QJsonObject &snapshot)
     return out;
 }
 
+QString WatchProcess::status()
+{
+    QString out = m_process.state() == QProcess::Running ? QStringLiteral("running")
+                  : m_process.exitStatus() == QProcess::CrashExit
+                      ? QStringLiteral("crashed")
+                      : QStringLiteral("exited with %1").arg(m_process.exitCode());
+    if (!m_events.isEmpty())
+        out += QStringLiteral("; last event ")
+               + QString::fromUtf8(
+                   QJsonDocument(m_events.last()).toJson(QJsonDocument::Compact).left(300));
+    const QString err = errors().trimmed();
+    if (!err.isEmpty())
+        out += QStringLiteral("; stderr ") + err.right(500);
+    return out;
+}
+
 } // namespace gatehouse::test

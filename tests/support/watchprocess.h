@@ -29,6 +29,9 @@ public:
     const QList<QJsonObject> &allEvents() const { return m_events; }
     QJsonObject latest() const { return m_snapshots.value(m_snapshots.size() - 1); }
     QString errors() { return QString::fromUtf8(m_process.readAllStandardError()); }
+    // "running", or how the process ended, with the last event line and
+    // the end of what it wrote on stderr: for a failure's message.
+    QString status();
 
     // Every object of a snapshot, whatever its section, by key (a family's
     // key is its prefix); each carries "section" (locks, queues, ...).

@@ -176,6 +176,35 @@ private slots:
         QCOMPARE(t.against, 0);
     }
 
+    // A release and a new holder right after a reading, whose events
+    // arrive before that reading's reply: the deletion is heard with a
+    // pair that shows one token, and the next pair shows the new token.
+    void lockDeletionHeardBeforeItsReadingsReplyIsALock()
+    {
+        const PatternUnit &unit = PatternUnit::of(PatternKind("lock"));
+        const QList<Reading> r{lockHeld(0, "a1", 60000), lockHeld(200, "a1", 59800),
+                               lockHeld(400, "b2", 60000), lockHeld(600, "b2", 59800),
+                               lockHeld(800, "b2", 59600)};
+        BehaviourTrack t;
+        t.eventsLive = true;
+        for (int i = 1; i < r.size(); ++i) {
+            t.deletedSinceRead = i == 1; // a1's "del", heard before the reply at 200
+            t.writtenSinceRead = i == 1; // b2's "set"
+            unit.observeBehaviour(t, {}, r.at(i - 1), r.at(i), {});
+            ++t.steps;
+        }
+        QCOMPARE(t.against, 0);
+        // Without that deletion, the new token is an overwrite in place.
+        BehaviourTrack u;
+        u.eventsLive = true;
+        for (int i = 1; i < r.size(); ++i) {
+            u.writtenSinceRead = i == 2;
+            unit.observeBehaviour(u, {}, r.at(i - 1), r.at(i), {});
+            ++u.steps;
+        }
+        QCOMPARE(u.against, BehaviourTrack::CertainWeight);
+    }
+
     void lockDeletedAndTakenAgainIsALock()
     {
         const BehaviourTrack t

@@ -72,6 +72,10 @@ void LockUnit::observeBehaviour(BehaviourTrack &t, const PatternObject &, const 
         // name for all released it and took it again, or a writer that sets
         // the key again while it lives (a cache's refresh; a holder extends
         // with PEXPIRE, which leaves the value).
+        // A deletion heard by now may have come after the later reading (a
+        // release and a new holder right after it, whose events arrived
+        // before the reading's reply): it stands for the next pair too.
+        t.deleted = t.eventsLive && t.deletedSinceRead;
         if (!t.eventsLive)
             return;
         if (t.deletedSinceRead)
@@ -83,7 +87,7 @@ void LockUnit::observeBehaviour(BehaviourTrack &t, const PatternObject &, const 
         return;
     }
     t.valueJustWritten = true;
-    if (t.deletedSinceRead) {
+    if (t.deletedSinceRead || t.deleted) {
         t.confirm(QStringLiteral("deleted and re-created with a new token"));
     } else if (lived && !t.expiredSinceRead) {
         // Polled, a release and a new holder between two readings look the

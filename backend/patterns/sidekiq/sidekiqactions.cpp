@@ -88,9 +88,16 @@ libraryqueue::RequeueSpec requeueSpec()
                                           "process's work, as Sidekiq requeues in-progress work "
                                           "at shutdown.")
                                .arg(printableBytes(job, 80), deployment(r.object));
-            call.meaning = [job](const RedisValue &v) {
-                return oneJob(v.toInteger(), job, QStringLiteral("was pushed back to its queue"),
-                              QStringLiteral("in flight on a dead process"));
+            const QByteArray ns = nsOf(r.object);
+            call.meaning = [job, ns](const RedisValue &v) {
+                // Requeued: {1, the queue's name}, as the job's work record named it.
+                const bool moved = v.isArray() && v.size() == 2;
+                const QByteArray queue = moved ? v.at(1).bytes() : QByteArray();
+                return oneJob(
+                    moved ? v.at(0).toInteger() : v.toInteger(), job,
+                    QStringLiteral("was pushed back to queue \"%1\" (%2)")
+                        .arg(printableBytes(queue, 80), printableBytes(ns + "queue:" + queue, 120)),
+                    QStringLiteral("in flight on a dead process"));
             };
         } else {
             call.action = QStringLiteral("queue.requeue-stuck");

@@ -11,6 +11,7 @@
 #include <mainwindow.h>
 #include <sectionpage.h>
 
+#include "commandstats.h"
 #include "redisserver.h"
 #include "testconsole.h"
 
@@ -30,14 +31,6 @@ namespace {
 
 const QByteArray LockKey = "sim:lock:orders";
 const QString LibrariesDir = QStringLiteral(GATEHOUSE_LIBRARIES_DIR);
-
-qint64 calls(RedisClient &client, const QByteArray &command)
-{
-    const QByteArray info = call(client, {"INFO", "commandstats"}).bytes();
-    const QByteArray line = "cmdstat_" + command + ":calls=";
-    const qsizetype at = info.indexOf(line);
-    return at < 0 ? 0 : info.mid(at + line.size()).split(',').first().toLongLong();
-}
 
 } // namespace
 
@@ -98,7 +91,7 @@ private slots:
     // Read access only: shown, but every action on it is disabled with why.
     void refusedUserSeesWhyBeforeClicking()
     {
-        const qint64 checksBefore = calls(*m_admin, "eval_ro");
+        const qint64 checksBefore = gatehouse::test::commandStat(*m_admin, "eval_ro");
         const QString audit = m_dir.filePath(QStringLiteral("refused.jsonl"));
         TestConsole c(as(QStringLiteral("lockreader")), audit);
         QVERIFY(c.select(QStringLiteral("lock"), LockKey));
@@ -116,7 +109,7 @@ private slots:
         }
         // The server was asked (EVAL_RO of the rights check); no action was
         // attempted (the audit log records every attempt) and the lock is as it was.
-        QVERIFY(calls(*m_admin, "eval_ro") > checksBefore);
+        QVERIFY(gatehouse::test::commandStat(*m_admin, "eval_ro") > checksBefore);
         QVERIFY(ActionEngine::readAudit(audit).isEmpty());
         QCOMPARE(call(*m_admin, {"GET", LockKey}).bytes(), QByteArray("holder-A"));
 

@@ -6,283 +6,42 @@
 // where it was or exactly where the reply says it went; nothing disappears,
 // nothing doubles; a refusal writes nothing and names the key and its type.
 #include <actions/actionengine.h>
-#include <patterns/asynq/asynqunit.h>
-#include <patterns/bee-queue/beequeueunit.h>
-#include <patterns/bull/bullunit.h>
-#include <patterns/bullmq/bullmqunit.h>
-#include <patterns/celery/celeryunit.h>
-#include <patterns/dramatiq/dramatiqunit.h>
-#include <patterns/laravel-horizon/laravelhorizonunit.h>
-#include <patterns/laravel-queue/laravelqueueunit.h>
-#include <patterns/limiters.h>
 #include <patterns/lock/lockunit.h>
-#include <patterns/python-limits/pythonlimitsunit.h>
-#include <patterns/redis-semaphore/redissemaphoreunit.h>
-#include <patterns/redisson-delayed-queue/redissondelayedqueueunit.h>
-#include <patterns/redisson-lock/redissonlockunit.h>
-#include <patterns/redisson-semaphore/redissonsemaphoreunit.h>
+#include <patterns/patternregistry.h>
 #include <patterns/reliable-queue/reliablequeueunit.h>
-#include <patterns/resque/resqueunit.h>
-#include <patterns/rq/rqunit.h>
-#include <patterns/sidekiq/sidekiqunit.h>
-#include <patterns/sorted-set-semaphore/semaphoreunit.h>
-#include <patterns/stream-group/streamgroupunit.h>
-#include <patterns/symfony-delayed/symfonydelayedunit.h>
-#include <patterns/token-family/tokenfamilyunit.h>
-#include <patterns/token-hash/tokenhashunit.h>
 #include <redis/redisclient.h>
 #include <redis/serverinfo.h>
 
+#include "commandstats.h"
+#include "kit/actioncases.h"
 #include "redisserver.h"
 
-#include <QDateTime>
 #include <QTemporaryDir>
 #include <QTest>
 
 #include <functional>
 
 using namespace gatehouse;
+using gatehouse::test::ActionCase;
 using gatehouse::test::call;
+using gatehouse::test::Command;
+using gatehouse::test::PatternActionRows;
 using gatehouse::test::RedisServer;
 
 namespace {
 
-using Command = QList<QByteArray>;
 using R = ActionOutcome::Result;
-
-// One action of the matrix: the keys it touches with the commands that lay
-// them out as the pattern keeps them, the call, and which types each key may
-// have for the action to write (others must be refused).
-struct ActionCase
-{
-    QString name;
-    QList<QByteArray> keys;
-    QList<QList<Command>> layout;     // per key: the right type, expected content
-    QList<QList<Command>> unexpected; // per key: the right type, content it did not expect
-    QList<QByteArray> accepted;       // per key: the type it must have (or be missing)
-    std::function<ScriptCall()> makeCall;
-    bool movesItems = false; // a queue action: list elements are conserved
-};
 
 // The server under test (INFO, at initTestCase): token fields are issued
 // only where per-field expiry exists.
 ServerIdentity s_server;
 
-qint64 nowMs()
-{
-    return QDateTime::currentMSecsSinceEpoch();
-}
-
-QByteArray num(qint64 v)
-{
-    return QByteArray::number(v);
-}
-
-PatternObject queueObject()
-{
-    PatternObject o;
-    o.kind = PatternKind("reliable-queue");
-    o.key = "q";
-    o.related = {"q:processing", "q:claims", "q:dead"};
-    return o;
-}
-
+// Every pattern's adversarial rows (tests/patterns/<pattern>/*actions.cpp).
 QList<ActionCase> cases()
 {
-    const QByteArray past = num(nowMs() - 600000);
-    const QList<Command> queue{{"RPUSH", "q", "waiting-1", "waiting-2"}};
-    const QList<Command> processing{{"RPUSH", "q:processing", "jobA", "jobB"}};
-    const QList<Command> processingWithout{{"RPUSH", "q:processing", "jobB", "jobC"}};
-    const QList<Command> claims{{"ZADD", "q:claims", past, "jobA", past, "jobB"}};
-    const QList<Command> claimsOther{{"ZADD", "q:claims", "1", "someone-else"}};
-    const QList<Command> dead{{"RPUSH", "q:dead", "dead-1"}};
-    const QList<Command> lists{{"RPUSH", "UNUSED", "x"}};
-
     QList<ActionCase> all;
-    all.append({QStringLiteral("queue.requeue"),
-                {"q", "q:processing", "q:claims"},
-                {queue, processing, claims},
-                {{{"RPUSH", "q", "jobA"}}, processingWithout, claimsOther},
-                {"list", "list", "zset"},
-                [] { return ReliableQueueUnit::requeue(queueObject(), "jobA"); },
-                true});
-    all.append({QStringLiteral("queue.dead-letter"),
-                {"q:processing", "q:dead", "q:claims"},
-                {processing, dead, claims},
-                {processingWithout, {{"RPUSH", "q:dead", "jobA"}}, claimsOther},
-                {"list", "list", "zset"},
-                [] { return ReliableQueueUnit::deadLetter(queueObject(), "jobA"); },
-                true});
-    all.append({QStringLiteral("queue.requeue-stuck"),
-                {"q", "q:processing", "q:claims"},
-                {queue, processing, claims},
-                {{{"RPUSH", "q", "jobA"}}, processingWithout, claimsOther},
-                {"list", "list", "zset"},
-                [] { return ReliableQueueUnit::requeueStuck(queueObject(), 1000, 100); },
-                true});
-
-    PatternObject lock;
-    lock.kind = PatternKind("lock");
-    lock.key = "lock:x";
-    all.append({QStringLiteral("lock.force-release"),
-                {"lock:x"},
-                {{{"SET", "lock:x", "tok-5f2a9c", "PX", "60000"}}},
-                {{{"SET", "lock:x", "tok-someone-else", "PX", "60000"}}},
-                {"string"},
-                [lock] {
-                    return LockUnit::forceRelease(lock, "tok-5f2a9c");
-                }});
-    all.append({QStringLiteral("lock.extend"),
-                {"lock:x"},
-                {{{"SET", "lock:x", "tok-5f2a9c", "PX", "60000"}}},
-                {{{"SET", "lock:x", "tok-someone-else", "PX", "60000"}}},
-                {"string"},
-                [lock] {
-                    return LockUnit::extend(lock, "tok-5f2a9c", 90000);
-                }});
-    all.append({QStringLiteral("token.revoke"),
-                {"code:7f3a9b2c"},
-                {{{"SET", "code:7f3a9b2c", "{\"user\":1}", "EX", "600"}}},
-                {{{"HSET", "code:7f3a9b2c", "used_by", "0"}}},
-                {"string"}, // or hash (seed 002): both are tokens; see below
-                [] {
-                    return TokenFamilyUnit::revoke("code:7f3a9b2c", {"code:"});
-                }});
-
-    all.append({QStringLiteral("token.revoke-field"),
-                {"otp:pending"},
-                {{{"HSET", "otp:pending", "tok-5f2a9c", "user:1"}}},
-                {{{"HSET", "otp:pending", "tok-other", "user:2"}}},
-                {"hash"},
-                [] {
-                    return TokenHashUnit::revoke("otp:pending", "tok-5f2a9c");
-                }});
-    if (s_server.has(ServerIdentity::Capability::HashFieldExpiry))
-        all.append({QStringLiteral("token.issue-field"),
-                    {"otp:pending"},
-                    {{{"HSET", "otp:pending", "tok-other", "user:2"}}},
-                    {{{"HSET", "otp:pending", "tok-5f2a9c", "user:1"}}}, // a collision
-                    {"hash"},
-                    [] {
-                        return TokenHashUnit::issue("otp:pending", "tok-5f2a9c", "user:3", 90000,
-                                                    s_server);
-                    }});
-
-    PatternObject window;
-    window.kind = PatternKind("sliding-window");
-    window.key = "rl:api";
-    window.related = {"rl:api:retry"};
-    const QByteArray t = num(nowMs());
-    all.append({QStringLiteral("limiter.reset sliding"),
-                {"rl:api", "rl:api:retry"},
-                {{{"ZADD", "rl:api", t, t + "-1", t, t + "-2"}},
-                 {{"ZADD", "rl:api:retry", num(nowMs() + 5000), num(nowMs() + 5000)}}},
-                {{{"ZADD", "rl:api", "1", "alice", "2", "bob"}}, // a leaderboard
-                 {{"ZADD", "rl:api:retry", "3", "x"}}},
-                {"zset", "zset"},
-                [window] {
-                    return limiterReset(window);
-                }});
-    PatternObject counter;
-    counter.kind = PatternKind("fixed-window");
-    counter.key = "rl:fixed";
-    all.append({QStringLiteral("limiter.reset fixed"),
-                {"rl:fixed"},
-                {{{"SET", "rl:fixed", "7", "PX", "60000"}}},
-                {{{"SET", "rl:fixed", "<html>cached page</html>", "PX", "60000"}}},
-                {"string"},
-                [counter] {
-                    return limiterReset(counter);
-                }});
-
-    // A semaphore holder released only if it still holds the slot shown
-    // (its score); another holder is there throughout. "zset" (the holder
-    // gone, the other still holding) and "missing" find nothing to do.
-    PatternObject semaphore;
-    semaphore.kind = PatternKind("sorted-set-semaphore");
-    semaphore.key = "sem:pool";
-    const qint64 acquired = nowMs() - 5000;
-    all.append({QStringLiteral("semaphore.release"),
-                {"sem:pool"},
-                {{{"ZADD", "sem:pool", num(acquired), "worker-7", num(acquired + 10), "worker-9"}}},
-                {{{"ZADD", "sem:pool", num(acquired + 3000), "worker-7", num(acquired + 10),
-                   "worker-9"}}}, // worker-7 released and acquired again
-                {"zset"},
-                [semaphore, acquired] {
-                    return SemaphoreUnit::release(semaphore, "worker-7", acquired);
-                }});
-
-    // Python limits (limits 2.8): a fixed-window counter and a moving window
-    // (hit times in epoch seconds), each deleted only while it holds what
-    // the library writes, with its TTL.
-    PatternObject limitsCounter;
-    limitsCounter.kind = PythonLimitsUnit::Kind;
-    limitsCounter.key = "LIMITER/api/alice/10/1/minute";
-    all.append({QStringLiteral("limiter.reset limits fixed"),
-                {limitsCounter.key},
-                {{{"SET", limitsCounter.key, "4", "EX", "60"}}},
-                {{{"SET", limitsCounter.key, "<html>cached page</html>", "EX", "60"}}},
-                {"string"},
-                [limitsCounter] {
-                    return PythonLimitsUnit::resetCall(limitsCounter, "string");
-                }});
-    PatternObject movingWindow;
-    movingWindow.kind = PythonLimitsUnit::Kind;
-    movingWindow.key = "LIMITER/api/bob/5/1/minute";
-    const QByteArray hitAt = QByteArray::number(double(nowMs()) / 1000.0, 'f', 6);
-    all.append({QStringLiteral("limiter.reset limits moving"),
-                {movingWindow.key},
-                {{{"LPUSH", movingWindow.key, hitAt, hitAt}, {"EXPIRE", movingWindow.key, "60"}}},
-                {{{"LPUSH", movingWindow.key, "jobA", "jobB"}, {"EXPIRE", movingWindow.key, "60"}}},
-                {"list"},
-                [movingWindow] {
-                    return PythonLimitsUnit::resetCall(movingWindow, "list");
-                }});
-
-    // A redis-semaphore MultiSemaphore holder (two permits) released only
-    // while it holds both with the acquire time shown; a Semaphore holder is
-    // there throughout. "unexpected": it refreshed since (a newer score).
-    PatternObject libSemaphore;
-    libSemaphore.kind = RedisSemaphoreUnit::Kind;
-    libSemaphore.key = "semaphore:jobs";
-    const QByteArray holder = "0b6c59a4-7f7e-4b5e-9d0e-3c1f2a4b5c6d";
-    const QByteArray other = "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d";
-    all.append({QStringLiteral("redis-semaphore.release"),
-                {libSemaphore.key},
-                {{{"ZADD", libSemaphore.key, num(acquired), holder + "_0", num(acquired),
-                   holder + "_1", num(acquired + 10), other},
-                  {"PEXPIRE", libSemaphore.key, "60000"}}},
-                {{{"ZADD", libSemaphore.key, num(acquired + 3000), holder + "_0",
-                   num(acquired + 3000), holder + "_1", num(acquired + 10), other},
-                  {"PEXPIRE", libSemaphore.key, "60000"}}},
-                {"zset"},
-                [libSemaphore, holder, acquired] {
-                    ActionRequest request;
-                    request.object = libSemaphore;
-                    request.target = libSemaphore.key;
-                    request.inputs = {{QStringLiteral("holder"), holder},
-                                      {QStringLiteral("score"), num(acquired)}};
-                    return RedisSemaphoreUnit().actions().first().build(request);
-                }});
-
-    // A stream's pending entry dead-lettered: copied with its id, then acked,
-    // only while it is pending in the group. "unexpected": the group never
-    // read it (not pending); a stream without the group ("stream") or none
-    // ("missing") finds nothing to do.
-    PatternObject stream = StreamGroupUnit().conventionalObject("s");
-    const QList<Command> pendingEntry{
-        {"XADD", "s", "1-1", "job", "jobA"},
-        {"XGROUP", "CREATE", "s", "g", "0"},
-        {"XREADGROUP", "GROUP", "g", "c", "COUNT", "1", "STREAMS", "s", ">"}};
-    all.append({QStringLiteral("queue.dead-letter stream"),
-                {"s", "s:dead"},
-                {pendingEntry, {{"XADD", "s:dead", "1-0", "job", "old"}}},
-                {{{"XADD", "s", "1-1", "job", "jobA"}, {"XGROUP", "CREATE", "s", "g", "0"}},
-                 {{"XADD", "s:dead", "1-0", "other", "x"}}},
-                {"stream", "stream"},
-                [stream] {
-                    return StreamGroupUnit::deadLetter(stream, "g", "1-1");
-                }});
+    for (const PatternActionRows &rows : test::registeredActionRows(s_server))
+        all.append(rows.cases);
     return all;
 }
 
@@ -304,26 +63,27 @@ QList<Command> variantLayout(const QString &variant, const QByteArray &key)
     return {}; // missing
 }
 
-// Every script call the job-library units' actions build (lua/bullmq, bull,
-// sidekiq, celery, rq, bee-queue, resque): each action with each way of asking it (one job,
-// --stuck, --all, clean, pause), on a queue named by its conventional key.
+// Every script call the actions of a pattern registered with a
+// conventional key build (the job and lock libraries): each action with
+// each way of asking it (one job, --stuck, --all, clean, pause), on the
+// structure at that key.
 struct LibraryCall
 {
     QString name;
     ScriptCall call;
 };
 
-QList<LibraryCall> libraryCalls()
+// refused: only the calls a pattern always refuses (no script to check:
+// Redisson's limiter is read-only in Gatehouse), instead of the others.
+QList<LibraryCall> libraryCalls(bool refused = false)
 {
-    const QList<std::pair<PatternKind, QByteArray>> queues{
-        {BullMqUnit::Kind, "bull:q"},           {BullUnit::Kind, "bull:q"},
-        {SidekiqUnit::Kind, "queues"},          {CeleryUnit::Kind, "celery"},
-        {RqUnit::Kind, "rq:queue:q"},           {RedissonLockUnit::Kind, "rlock"},
-        {RedissonSemaphoreUnit::Kind, "rsem"},  {RedissonDelayedQueueUnit::Kind, "rdq"},
-        {StreamGroupUnit::Kind, "s"},           {AsynqUnit::Kind, "asynq:{q}:pending"},
-        {DramatiqUnit::Kind, "dramatiq:q"},     {BeeQueueUnit::Kind, "bq:q"},
-        {ResqueUnit::Kind, "resque:queues"},    {LaravelQueueUnit::Kind, "queues:q"},
-        {SymfonyDelayedUnit::Kind, "s__queue"}, {LaravelHorizonUnit::Kind, "h:"}};
+    QList<std::pair<PatternKind, QByteArray>> queues;
+    const QMap<QString, PatternActionRows> registered = test::registeredActionRows(s_server);
+    for (auto it = registered.cbegin(); it != registered.cend(); ++it) {
+        const PatternUnit *unit = PatternRegistry::instance().find(it.key());
+        if (unit && !it->conventionalKey.isEmpty())
+            queues.append({unit->kind(), it->conventionalKey});
+    }
     // The ways of asking; an action takes those its check accepts.
     const QList<QHash<QString, QByteArray>> asks{
         {{QStringLiteral("job"), "1700000000.5-j1"}},
@@ -376,7 +136,8 @@ QList<LibraryCall> libraryCalls()
                 if (!call.refusal.isEmpty() && call.isForceable())
                     call = call.forced();
                 const QString shape = call.script + call.args.join(' ');
-                if (!call.isValid() || seen.contains(shape))
+                if (!call.isValid() || seen.contains(shape)
+                    || (!call.refusal.isEmpty() && !call.isForceable()) != refused)
                     continue;
                 seen.insert(shape);
                 QStringList given;
@@ -685,6 +446,34 @@ private slots:
         QCOMPARE(state(c.call.keys), before);
     }
 
+    // A call its pattern always refuses is refused with the pattern's reason
+    // and sends nothing, whatever the keys hold.
+    void alwaysRefusedSendNothing_data()
+    {
+        QTest::addColumn<int>("call");
+        const QList<LibraryCall> all = libraryCalls(true);
+        for (int c = 0; c < all.size(); ++c)
+            QTest::newRow(qPrintable(all.at(c).name)) << c;
+    }
+
+    void alwaysRefusedSendNothing()
+    {
+        QFETCH(int, call);
+        const LibraryCall c = libraryCalls(true).at(call);
+        for (const QByteArray &k : c.call.keys)
+            lay(variantLayout(QStringLiteral("hash"), k));
+        const QList<RedisValue> before = state(c.call.keys);
+        const qint64 scriptsBefore
+            = test::commandStat(*m_client, "evalsha") + test::commandStat(*m_client, "eval");
+        const ActionOutcome out = run(c.call);
+        QVERIFY2(out.result == R::Refused && !out.forceable, qPrintable(out.message));
+        QVERIFY2(out.message.contains(c.call.refusal), qPrintable(out.message));
+        QCOMPARE(state(c.call.keys), before);
+        // No script reached the server.
+        QCOMPARE(test::commandStat(*m_client, "evalsha") + test::commandStat(*m_client, "eval"),
+                 scriptsBefore);
+    }
+
     // --force is the operator's way past the shape checks of deleting
     // actions: it deletes, and the audit log says it was forced.
     void forcedDeletesWhatItWasShown_data()
@@ -711,6 +500,34 @@ private slots:
         QCOMPARE(call(*m_client, {"EXISTS", c.keys.first()}).toInteger(), 0);
     }
 
+    // Every pattern whose actions an operator can run has rows in the matrix
+    // (tests/patterns/<pattern>/<pattern>actions.cpp): a new pattern's
+    // actions cannot go untested here by omission.
+    void everyPatternWithActionsHasRows()
+    {
+        const QMap<QString, PatternActionRows> registered = test::registeredActionRows(s_server);
+        QStringList missing;
+        for (const PatternUnit *unit : PatternRegistry::instance().units()) {
+            const QList<PatternAction> actions = unit->actions();
+            const bool runnable
+                = std::any_of(actions.cbegin(), actions.cend(),
+                              [](const PatternAction &a) { return !a.consoleOnly; });
+            const auto rows = registered.constFind(unit->kind().id());
+            if (runnable
+                && (rows == registered.cend()
+                    || (rows->cases.isEmpty() && rows->conventionalKey.isEmpty())))
+                missing << unit->kind().id();
+        }
+        QVERIFY2(missing.isEmpty(),
+                 qPrintable(QStringLiteral("patterns with actions and no rows in the matrix: %1 "
+                                           "(add tests/patterns/<pattern>/<pattern>actions.cpp "
+                                           "with an ActionRowsRegistrar)")
+                                .arg(missing.join(QLatin1String(", ")))));
+        for (auto it = registered.cbegin(); it != registered.cend(); ++it)
+            QVERIFY2(PatternRegistry::instance().find(it.key()),
+                     qPrintable(it.key() + QLatin1String(" is registered by no unit")));
+    }
+
     // A value a script reports back is cut: a 100 MB "lock" answers in bytes.
     void repliesAreBounded()
     {
@@ -733,7 +550,11 @@ private slots:
         // Requeued jobs come back cut too.
         const QByteArray job(4096, 'j');
         lay({{"RPUSH", "q:processing", job}, {"ZADD", "q:claims", "1", job}});
-        const ActionOutcome out = run(ReliableQueueUnit::requeueStuck(queueObject(), 0, 10));
+        PatternObject queue;
+        queue.kind = PatternKind("reliable-queue");
+        queue.key = "q";
+        queue.related = {"q:processing", "q:claims", "q:dead"};
+        const ActionOutcome out = run(ReliableQueueUnit::requeueStuck(queue, 0, 10));
         QCOMPARE(out.result, R::Done);
         QCOMPARE(out.reply.at(2).at(0).bytes().size(), qsizetype(ScriptCall::ReplyCutBytes));
         QCOMPARE(call(*m_client, {"LINDEX", "q", "0"}).bytes(), job); // the whole job moved

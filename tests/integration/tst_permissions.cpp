@@ -6,6 +6,7 @@
 
 #include <redis/redisclient.h>
 
+#include "commandstats.h"
 #include "redisserver.h"
 
 #include <QJsonArray>
@@ -37,22 +38,6 @@ private:
         return gatehouse::test::runCli(QStringLiteral(GATEHOUSE_CLI),
                                        QStringList{QStringLiteral("--url"), urlAs(user)} + args, {},
                                        60000);
-    }
-
-    qint64 commandCalls(const QByteArray &command, const char *field = "calls")
-    {
-        const QByteArray info = call(*m_client, {"INFO", "commandstats"}).bytes();
-        const QByteArray line = QByteArray("cmdstat_") + command + ':';
-        const qsizetype at = info.indexOf(line);
-        if (at < 0)
-            return 0;
-        const QByteArray stats = info.mid(at + line.size()).split('\r').first();
-        const QByteArray prefix = QByteArray(field) + '=';
-        for (const QByteArray &part : stats.split(',')) {
-            if (part.startsWith(prefix))
-                return part.mid(prefix.size()).toLongLong();
-        }
-        return 0;
     }
 
 private slots:
@@ -210,16 +195,16 @@ private slots:
     // EVALSHA refused, EVAL allowed: the action runs through EVAL.
     void actionFallsBackToEval()
     {
-        const qint64 evalsBefore = commandCalls("eval");
-        const qint64 refusedBefore = commandCalls("evalsha", "rejected_calls");
+        const qint64 evalsBefore = test::commandStat(*m_client, "eval");
+        const qint64 refusedBefore = test::commandStat(*m_client, "evalsha", "rejected_calls");
         const CliRun run
             = cli(QStringLiteral("noevalsha"),
                   {QStringLiteral("lock"), QStringLiteral("release"), QStringLiteral("lock:orders"),
                    QStringLiteral("--token"), QStringLiteral("a1b2c3d4e5f6")});
         QVERIFY2(run.exitCode == 0, qPrintable(run.out + run.err));
         QCOMPARE(call(*m_client, {"EXISTS", "lock:orders"}).toInteger(), 0);
-        QVERIFY(commandCalls("eval") > evalsBefore);
-        QVERIFY(commandCalls("evalsha", "rejected_calls") > refusedBefore);
+        QVERIFY(test::commandStat(*m_client, "eval") > evalsBefore);
+        QVERIFY(test::commandStat(*m_client, "evalsha", "rejected_calls") > refusedBefore);
     }
 
     // Neither EVALSHA nor EVAL: the refusal names EVAL, not "write access".
@@ -257,7 +242,8 @@ private slots:
         QFETCH(QString, user);
         QFETCH(QString, says);
         call(*m_client, {"RPUSH", "qa:processing", "jobA"});
-        const qint64 scriptsBefore = commandCalls("evalsha") + commandCalls("eval");
+        const qint64 scriptsBefore
+            = test::commandStat(*m_client, "evalsha") + test::commandStat(*m_client, "eval");
         const CliRun run
             = cli(user, {QStringLiteral("queue"), QStringLiteral("requeue"), QStringLiteral("qa"),
                          QStringLiteral("--job"), QStringLiteral("jobA")});
@@ -268,7 +254,8 @@ private slots:
         QCOMPARE(call(*m_client, {"LRANGE", "qa:processing", "0", "-1"}).size(), 1);
         QCOMPARE(call(*m_client, {"EXISTS", "qa"}).toInteger(), 0);
         // No action script ran (the rights check is an EVAL_RO of its own).
-        QCOMPARE(commandCalls("evalsha") + commandCalls("eval"), scriptsBefore);
+        QCOMPARE(test::commandStat(*m_client, "evalsha") + test::commandStat(*m_client, "eval"),
+                 scriptsBefore);
         // The same action's dry run says it would be refused.
         const CliRun dry = cli(user, {QStringLiteral("--dry-run"), QStringLiteral("queue"),
                                       QStringLiteral("requeue"), QStringLiteral("qa"),

@@ -13,6 +13,7 @@
 #include <redis/serveridentity.h>
 #include <redis/serverinfo.h>
 
+#include "commandstats.h"
 #include "redisserver.h"
 
 #include <QJsonArray>
@@ -53,18 +54,6 @@ private:
                 return v.toObject();
         }
         return {};
-    }
-
-    // Calls of command counted by INFO commandstats ("cmdstat_hgetall").
-    qint64 calls(const QByteArray &command)
-    {
-        const RedisValue info = call(*m_client, {"INFO", "commandstats"});
-        const QByteArray line = "cmdstat_" + command + ":calls=";
-        const qsizetype at = info.bytes().indexOf(line);
-        if (at < 0)
-            return 0;
-        const qsizetype from = at + line.size();
-        return info.bytes().mid(from, info.bytes().indexOf(',', from) - from).toLongLong();
     }
 
     void fill(const QByteArray &key, int fields, qint64 ttlMs, int withoutTtl = 0)
@@ -123,13 +112,13 @@ private slots:
     void largeHashIsReadInABoundedSample()
     {
         fill("codes:pending", 5000, 900000);
-        const qint64 before = calls("hgetall");
+        const qint64 before = test::commandStat(*m_client, "hgetall");
         const QJsonObject o = tokenObject(QStringLiteral("codes:pending"));
         QVERIFY2(!o.isEmpty(), "codes:pending is not among the tokens");
         QCOMPARE(o.value(QLatin1String("fields")).toInt(), 5000);
         QCOMPARE(o.value(QLatin1String("sampledFields")).toInt(), 100);
         QCOMPARE(o.value(QLatin1String("count")).toInt(), 5000);
-        QCOMPARE(calls("hgetall"), before);
+        QCOMPARE(test::commandStat(*m_client, "hgetall"), before);
     }
 
     void plainHashStaysOrdinary()

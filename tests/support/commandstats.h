@@ -17,9 +17,10 @@ inline qint64 commandStat(RedisClient &client, const QByteArray &command,
     if (at < 0)
         return 0;
     const QByteArray stats = info.mid(at + line.size()).split('\r').first().split('\n').first();
+    const QByteArray prefix = QByteArray(field).append('=');
     for (const QByteArray &part : stats.split(',')) {
-        if (part.startsWith(field + '='))
-            return part.mid(field.size() + 1).toLongLong();
+        if (part.startsWith(prefix))
+            return part.mid(prefix.size()).toLongLong();
     }
     return 0;
 }

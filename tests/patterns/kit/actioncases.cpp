@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "kit/actioncases.h"
 
+#include "redisserver.h"
+
+#include <algorithm>
+
 namespace gatehouse::test {
 
 namespace {
@@ -30,6 +34,31 @@ QMap<QString, PatternActionRows> registeredActionRows(const ServerIdentity &serv
     for (auto it = registry().cbegin(); it != registry().cend(); ++it)
         out.insert(it.key(), it.value()(server));
     return out;
+}
+
+QList<QByteArray> listItems(RedisClient &client, const QList<QByteArray> &keys)
+{
+    QList<QByteArray> items;
+    for (const QByteArray &k : keys) {
+        if (call(client, {"TYPE", k}).bytes() != "list")
+            continue;
+        const RedisValue range = call(client, {"LRANGE", k, "0", "-1"});
+        for (const RedisValue &v : range.elements())
+            items << v.bytes();
+    }
+    std::sort(items.begin(), items.end());
+    return items;
+}
+
+int countInList(RedisClient &client, const QByteArray &key, const QByteArray &item)
+{
+    if (call(client, {"TYPE", key}).bytes() != "list")
+        return 0;
+    int n = 0;
+    const RedisValue range = call(client, {"LRANGE", key, "0", "-1"});
+    for (const RedisValue &v : range.elements())
+        n += v.bytes() == item ? 1 : 0;
+    return n;
 }
 
 } // namespace gatehouse::test

@@ -5,6 +5,10 @@
 
 #include <patterns/lock/lockunit.h>
 
+#include "redisserver.h"
+
+#include <QTest>
+
 namespace gatehouse::test {
 namespace {
 
@@ -27,8 +31,10 @@ PatternActionRows rows(const ServerIdentity &)
                     {{{"SET", "lock:x", "tok-5f2a9c", "PX", "60000"}}},
                     {{{"SET", "lock:x", "tok-someone-else", "PX", "60000"}}},
                     {"string"},
-                    [lock] {
-                        return LockUnit::extend(lock, "tok-5f2a9c", 90000);
+                    [lock] { return LockUnit::extend(lock, "tok-5f2a9c", 90000); },
+                    [](const ActionCaseRun &r) {
+                        if (r.out.result == ActionOutcome::Result::Done)
+                            QVERIFY(call(r.client, {"PTTL", r.target}).toInteger() > 60000);
                     }});
     return r;
 }

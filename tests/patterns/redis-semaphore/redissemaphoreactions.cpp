@@ -6,6 +6,10 @@
 
 #include <patterns/redis-semaphore/redissemaphoreunit.h>
 
+#include "redisserver.h"
+
+#include <QTest>
+
 namespace gatehouse::test {
 namespace {
 
@@ -34,6 +38,14 @@ PatternActionRows rows(const ServerIdentity &)
                         request.inputs = {{QStringLiteral("holder"), holder},
                                           {QStringLiteral("score"), num(acquired)}};
                         return RedisSemaphoreUnit().actions().first().build(request);
+                    },
+                    [other](const ActionCaseRun &r) {
+                        if (r.out.result != ActionOutcome::Result::Done)
+                            return;
+                        // Both permits of the holder shown are gone; the other holder stays.
+                        QCOMPARE(r.variant, QStringLiteral("right"));
+                        QCOMPARE(call(r.client, {"ZRANGE", r.target, "0", "-1"}),
+                                 RedisValue::array({RedisValue::bulk(other)}));
                     }});
     return r;
 }

@@ -6,6 +6,10 @@
 
 #include <patterns/reliable-queue/reliablequeueunit.h>
 
+#include "redisserver.h"
+
+#include <QTest>
+
 namespace gatehouse::test {
 namespace {
 
@@ -16,6 +20,32 @@ PatternObject queueObject()
     o.key = "q";
     o.related = {"q:processing", "q:claims", "q:dead"};
     return o;
+}
+
+// Done: every job is where it was or where the reply says it went (moved
+// from the processing list to `to`, not copied or lost, its claim gone);
+// fromReply: the jobs moved are the reply's (requeue-stuck), else jobA.
+std::function<void(const ActionCaseRun &)> moved(const QByteArray &to, bool fromReply)
+{
+    return [to, fromReply](const ActionCaseRun &r) {
+        if (r.out.result != ActionOutcome::Result::Done)
+            return;
+        QCOMPARE(listItems(r.client, r.keys), r.itemsBefore);
+        QList<QByteArray> jobs{"jobA"};
+        if (fromReply) {
+            jobs.clear();
+            for (const RedisValue &j : r.out.reply.at(2).elements())
+                jobs << j.bytes();
+        }
+        QCOMPARE(countInList(r.client, "q:processing", "jobA") + countInList(r.client, to, "jobA"),
+                 int(r.itemsBefore.count("jobA")));
+        for (const QByteArray &job : std::as_const(jobs)) {
+            QVERIFY(countInList(r.client, to, job) >= 1);
+            QVERIFY(call(r.client, {"ZSCORE", "q:claims", job}).isNil());
+        }
+        if (jobs.isEmpty()) // claims of jobs no longer in flight were dropped
+            QVERIFY(r.out.message.contains(QLatin1String("claim")));
+    };
 }
 
 PatternActionRows rows(const ServerIdentity &)
@@ -35,21 +65,21 @@ PatternActionRows rows(const ServerIdentity &)
                     {{{"RPUSH", "q", "jobA"}}, processingWithout, claimsOther},
                     {"list", "list", "zset"},
                     [] { return ReliableQueueUnit::requeue(queueObject(), "jobA"); },
-                    true});
+                    moved("q", false)});
     r.cases.append({QStringLiteral("queue.dead-letter"),
                     {"q:processing", "q:dead", "q:claims"},
                     {processing, dead, claims},
                     {processingWithout, {{"RPUSH", "q:dead", "jobA"}}, claimsOther},
                     {"list", "list", "zset"},
                     [] { return ReliableQueueUnit::deadLetter(queueObject(), "jobA"); },
-                    true});
+                    moved("q:dead", false)});
     r.cases.append({QStringLiteral("queue.requeue-stuck"),
                     {"q", "q:processing", "q:claims"},
                     {queue, processing, claims},
                     {{{"RPUSH", "q", "jobA"}}, processingWithout, claimsOther},
                     {"list", "list", "zset"},
                     [] { return ReliableQueueUnit::requeueStuck(queueObject(), 1000, 100); },
-                    true});
+                    moved("q", true)});
     return r;
 }
 

@@ -6,6 +6,10 @@
 
 #include <patterns/sorted-set-semaphore/semaphoreunit.h>
 
+#include "redisserver.h"
+
+#include <QTest>
+
 namespace gatehouse::test {
 namespace {
 
@@ -23,8 +27,25 @@ PatternActionRows rows(const ServerIdentity &)
          {{{"ZADD", "sem:pool", num(acquired + 3000), "worker-7", num(acquired + 10),
             "worker-9"}}}, // worker-7 released and acquired again
          {"zset"},
-         [semaphore, acquired] {
-             return SemaphoreUnit::release(semaphore, "worker-7", acquired);
+         [semaphore, acquired] { return SemaphoreUnit::release(semaphore, "worker-7", acquired); },
+         [](const ActionCaseRun &r) {
+             using R = ActionOutcome::Result;
+             if (r.out.result != R::Done) {
+                 if (!r.wrongType) {
+                     QCOMPARE(r.out.result, R::NothingDone);
+                     QVERIFY2(r.out.message.contains(QLatin1String("\"sem:pool\"")),
+                              qPrintable(r.out.message));
+                 }
+                 if (r.variant == QLatin1String("unexpected"))
+                     QVERIFY2(r.out.message.contains(QLatin1String("not the one shown")),
+                              qPrintable(r.out.message));
+                 return;
+             }
+             // Exactly the holder shown is gone; the other still holds its slot.
+             QCOMPARE(r.variant, QStringLiteral("right"));
+             QVERIFY(call(r.client, {"ZSCORE", r.target, "worker-7"}).isNil());
+             QCOMPARE(call(r.client, {"ZRANGE", r.target, "0", "-1"}),
+                      RedisValue::array({RedisValue::bulk("worker-9")}));
          }});
     return r;
 }

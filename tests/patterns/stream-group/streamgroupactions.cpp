@@ -8,6 +8,10 @@
 
 #include <patterns/stream-group/streamgroupunit.h>
 
+#include "redisserver.h"
+
+#include <QTest>
+
 namespace gatehouse::test {
 namespace {
 
@@ -25,8 +29,18 @@ PatternActionRows rows(const ServerIdentity &)
                     {{{"XADD", "s", "1-1", "job", "jobA"}, {"XGROUP", "CREATE", "s", "g", "0"}},
                      {{"XADD", "s:dead", "1-0", "other", "x"}}},
                     {"stream", "stream"},
-                    [stream] {
-                        return StreamGroupUnit::deadLetter(stream, "g", "1-1");
+                    [stream] { return StreamGroupUnit::deadLetter(stream, "g", "1-1"); },
+                    [](const ActionCaseRun &r) {
+                        if (r.out.result != ActionOutcome::Result::Done)
+                            return;
+                        // Copied once, with its id, and acked; the entry stays in the stream.
+                        const RedisValue dead = call(r.client, {"XRANGE", "s:dead", "-", "+"});
+                        int copies = 0;
+                        for (const RedisValue &e : dead.elements())
+                            copies += e.at(1).elements().contains(RedisValue::bulk("1-1")) ? 1 : 0;
+                        QCOMPARE(copies, 1);
+                        QCOMPARE(call(r.client, {"XPENDING", "s", "g"}).at(0).toInteger(), 0);
+                        QCOMPARE(call(r.client, {"XLEN", "s"}).toInteger(), 1);
                     }});
     r.conventionalKey = "s";
     return r;

@@ -14,7 +14,7 @@ PatternActionRows rows(const ServerIdentity &)
                     {"code:7f3a9b2c"},
                     {{{"SET", "code:7f3a9b2c", "{\"user\":1}", "EX", "600"}}},
                     {{{"HSET", "code:7f3a9b2c", "used_by", "0"}}},
-                    {"string"}, // or hash (seed 002): both are tokens
+                    {"string|hash"}, // a JSON string, or a hash (seed 002)
                     [] {
                         return TokenFamilyUnit::revoke("code:7f3a9b2c", {"code:"});
                     }});

@@ -6,6 +6,10 @@
 
 #include <patterns/token-hash/tokenhashunit.h>
 
+#include "redisserver.h"
+
+#include <QTest>
+
 namespace gatehouse::test {
 namespace {
 
@@ -21,15 +25,24 @@ PatternActionRows rows(const ServerIdentity &server)
                         return TokenHashUnit::revoke("otp:pending", "tok-5f2a9c");
                     }});
     if (server.has(ServerIdentity::Capability::HashFieldExpiry))
-        r.cases.append({QStringLiteral("token.issue-field"),
-                        {"otp:pending"},
-                        {{{"HSET", "otp:pending", "tok-other", "user:2"}}},
-                        {{{"HSET", "otp:pending", "tok-5f2a9c", "user:1"}}}, // a collision
-                        {"hash"},
-                        [server] {
-                            return TokenHashUnit::issue("otp:pending", "tok-5f2a9c", "user:3",
-                                                        90000, server);
-                        }});
+        r.cases.append(
+            {QStringLiteral("token.issue-field"),
+             {"otp:pending"},
+             {{{"HSET", "otp:pending", "tok-other", "user:2"}}},
+             {{{"HSET", "otp:pending", "tok-5f2a9c", "user:1"}}}, // a collision
+             {"hash"},
+             [server] {
+                 return TokenHashUnit::issue("otp:pending", "tok-5f2a9c", "user:3", 90000, server);
+             },
+             [](const ActionCaseRun &r) {
+                 if (r.out.result != ActionOutcome::Result::Done)
+                     return;
+                 const RedisValue ttl
+                     = call(r.client, {"HPTTL", r.target, "FIELDS", "1", "tok-5f2a9c"});
+                 QVERIFY2(ttl.at(0).toInteger() > 60000, qPrintable(ttl.at(0).errorMessage()));
+                 QCOMPARE(call(r.client, {"HGET", r.target, "tok-5f2a9c"}).bytes(),
+                          QByteArray("user:3"));
+             }});
     return r;
 }
 

@@ -291,8 +291,13 @@ void Monitor::noteUnknownKey(const QByteArray &key, const QByteArray &event)
         m_judgedKeys.remove(key);
         return;
     }
-    if (gone)
-        return; // gone or moved away: nothing to find
+    if (gone) {
+        // Gone or moved away: nothing to find. A key created again is new:
+        // judged again at its next write (its deletion may also have come
+        // while it was judged, its event arriving after the judge's reply).
+        m_judgedKeys.remove(key);
+        return;
+    }
     if (m_unknownKeySet.contains(key) || m_judgedKeys.contains(key)
         || m_unknownKeys.size() >= MaxPendingEventKeys)
         return;
@@ -363,9 +368,14 @@ void Monitor::discoverEventKeys()
             }
             const QList<QByteArray> &missing = d->missingKeys();
             for (const QByteArray &k : keys) {
-                // Tracked now: if it is ever dropped, its next write is judged again.
+                // Tracked now: if it is ever dropped, its next write is judged
+                // again. Its family holds structures, whatever its other keys
+                // were judged: their next keys are judged too.
                 if (taken.contains(k)) {
                     m_judgedKeys.remove(k);
+                    QByteArray family;
+                    appendFamilyOf(family, k);
+                    m_familyTries.remove(family);
                     continue;
                 }
                 // Deleted before it was judged (a lock released at once),

@@ -5,7 +5,9 @@
 // subscribes on the new master, and a write there is seen at once again
 // (no tick could have read it in that time). A key written while the
 // subscription was cut (CLIENT KILL TYPE pubsub) is found once it is back,
-// though no event announced it and no rescan is due.
+// though no event announced it and no rescan is due. A key judged ordinary
+// from its write event, then deleted and created again as a lock, is judged
+// again.
 #include <monitor/monitor.h>
 #include <redis/hashslot.h>
 #include <redis/redisclient.h>
@@ -157,6 +159,38 @@ private slots:
         QVERIFY(gatehouse::test::waitUntil(
             [&] { return tokenOf(*monitor, key) == QLatin1String("event-2"); }, 5000));
         monitor.reset();
+    }
+
+    void keyCreatedAgainIsJudgedAgain()
+    {
+        RedisServer::Options options;
+        options.config << QStringLiteral("notify-keyspace-events KEA");
+        RedisServer server(options);
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        auto writer = gatehouse::test::connectedClient(server);
+        QVERIFY(writer);
+        auto client = gatehouse::test::connectedClient(server);
+        QVERIFY(client);
+        Monitor::Options autodetect; // no profile: what the events' keys are is judged
+        autodetect.intervalMs = s_slowTickMs;
+        autodetect.rescanMs = 0;
+        Monitor monitor(client.get(), autodetect);
+        monitor.start();
+        QVERIFY(gatehouse::test::waitUntil([&] { return monitor.snapshot().server.eventsLive; },
+                                           20000));
+        // A value no lock holds, judged from its write event (after at most
+        // EventKeysEveryMs), and not shown.
+        const QByteArray key = "orders:lock:7f3a";
+        QCOMPARE(call(*writer, {"SET", key, "hello"}), RedisValue::status("OK"));
+        QTest::qWait(1000);
+        QVERIFY(tokenOf(monitor, key).isEmpty());
+        // Released and taken as a lock: a new key, judged again at its write.
+        QCOMPARE(call(*writer, {"DEL", key}).toInteger(), 1);
+        QVERIFY(setToken(*writer, key, "9c2e1b7d4a6085c1ef3a"));
+        QVERIFY2(gatehouse::test::waitUntil(
+                     [&] { return tokenOf(monitor, key) == QLatin1String("9c2e1b7d4a6085c1ef3a"); },
+                     5000),
+                 "a key created again as a lock is not shown");
     }
 
     void clusterSubscriptionsCut()

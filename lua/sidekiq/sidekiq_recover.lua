@@ -20,8 +20,8 @@
 -- ARGV[3] dead after (ms since the last beat)
 -- ARGV[4] batch size (processes examined, and jobs moved, per run)
 -- ARGV[5] the cut of echoed jids (bytes)
--- Reply   one job: {1, queue name} requeued (RPUSH to ARGV[1] .. "queue:" ..
---         name), 0 not in flight on a dead process, -1 in flight on a live
+-- Reply   one job: {1, queue name (cut to ARGV[5])} requeued (RPUSH to
+--         ARGV[1] .. "queue:" .. name), 0 not in flight on a dead process, -1 in flight on a live
 --         process, -2 its record is not a Sidekiq job;
 --         all: {requeued, requeued, jid...}
 --         errors "GHTYPE <i> <type> <expected>", "GHSHAPE <i> <what>" (nothing written)
@@ -119,17 +119,19 @@ for _, m in ipairs(moves) do
 end
 
 local done = {}
+local doneQueue = nil -- the queue the first job moved went to
 for _, m in ipairs(moves) do
     if redis.call('HDEL', m[1], m[2]) == 1 then
         redis.call('RPUSH', m[3], m[5])
         redis.call('SADD', KEYS[1], m[4])
         done[#done + 1] = string.sub(m[6], 1, cut)
+        doneQueue = doneQueue or m[4]
     end
 end
 
 if wanted ~= '' then
     if #done > 0 then
-        return {1, moves[1][4]}
+        return {1, string.sub(doneQueue, 1, cut)}
     elseif liveHit then
         return -1
     elseif unreadable then

@@ -5,14 +5,7 @@
 namespace gatehouse::test {
 namespace {
 
-PatternActionRows rows(const ServerIdentity &)
-{
-    PatternActionRows r;
-    r.conventionalKey = "asynq:{q}:pending";
-    return r;
-}
-
-const ActionRowsRegistrar s_registrar("asynq", &rows);
+const ActionRowsRegistrar s_registrar("asynq", "asynq:{q}:pending");
 
 } // namespace
 } // namespace gatehouse::test

@@ -5,14 +5,7 @@
 namespace gatehouse::test {
 namespace {
 
-PatternActionRows rows(const ServerIdentity &)
-{
-    PatternActionRows r;
-    r.conventionalKey = "bq:q";
-    return r;
-}
-
-const ActionRowsRegistrar s_registrar("bee-queue", &rows);
+const ActionRowsRegistrar s_registrar("bee-queue", "bq:q");
 
 } // namespace
 } // namespace gatehouse::test

@@ -5,14 +5,7 @@
 namespace gatehouse::test {
 namespace {
 
-PatternActionRows rows(const ServerIdentity &)
-{
-    PatternActionRows r;
-    r.conventionalKey = "bull:q";
-    return r;
-}
-
-const ActionRowsRegistrar s_registrar("bull", &rows);
+const ActionRowsRegistrar s_registrar("bull", "bull:q");
 
 } // namespace
 } // namespace gatehouse::test

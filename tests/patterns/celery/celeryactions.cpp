@@ -5,14 +5,7 @@
 namespace gatehouse::test {
 namespace {
 
-PatternActionRows rows(const ServerIdentity &)
-{
-    PatternActionRows r;
-    r.conventionalKey = "celery";
-    return r;
-}
-
-const ActionRowsRegistrar s_registrar("celery", &rows);
+const ActionRowsRegistrar s_registrar("celery", "celery");
 
 } // namespace
 } // namespace gatehouse::test

@@ -5,14 +5,7 @@
 namespace gatehouse::test {
 namespace {
 
-PatternActionRows rows(const ServerIdentity &)
-{
-    PatternActionRows r;
-    r.conventionalKey = "dramatiq:q";
-    return r;
-}
-
-const ActionRowsRegistrar s_registrar("dramatiq", &rows);
+const ActionRowsRegistrar s_registrar("dramatiq", "dramatiq:q");
 
 } // namespace
 } // namespace gatehouse::test

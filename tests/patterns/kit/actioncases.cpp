@@ -9,7 +9,7 @@ namespace gatehouse::test {
 
 namespace {
 
-using Make = PatternActionRows (*)(const ServerIdentity &);
+using Make = std::function<PatternActionRows(const ServerIdentity &)>;
 
 // Filled by the registrars during static initialisation, read by the test
 // functions afterwards (one thread).
@@ -19,13 +19,28 @@ QMap<QString, Make> &registry()
     return s_registry;
 }
 
-} // namespace
-
-ActionRowsRegistrar::ActionRowsRegistrar(const char *pattern, Make make)
+void add(const char *pattern, Make make)
 {
     Q_ASSERT_X(!registry().contains(QLatin1String(pattern)), "ActionRowsRegistrar",
                "a pattern registers its action rows once");
-    registry().insert(QLatin1String(pattern), make);
+    registry().insert(QLatin1String(pattern), std::move(make));
+}
+
+} // namespace
+
+ActionRowsRegistrar::ActionRowsRegistrar(const char *pattern,
+                                         PatternActionRows (*make)(const ServerIdentity &))
+{
+    add(pattern, make);
+}
+
+ActionRowsRegistrar::ActionRowsRegistrar(const char *pattern, const char *conventionalKey)
+{
+    add(pattern, [key = QByteArray(conventionalKey)](const ServerIdentity &) {
+        PatternActionRows rows;
+        rows.conventionalKey = key;
+        return rows;
+    });
 }
 
 QMap<QString, PatternActionRows> registeredActionRows(const ServerIdentity &server)

@@ -68,10 +68,13 @@ struct PatternActionRows
 //   const ActionRowsRegistrar s_registrar("lock", &rows);
 // make() runs each time the rows are asked for, with the server under test
 // (an action its server cannot run is left out).
+// A library whose rows are its conventional key alone registers that:
+//   const ActionRowsRegistrar s_registrar("bullmq", "bull:q");
 class ActionRowsRegistrar
 {
 public:
     ActionRowsRegistrar(const char *pattern, PatternActionRows (*make)(const ServerIdentity &));
+    ActionRowsRegistrar(const char *pattern, const char *conventionalKey);
 };
 
 // Every registration, by pattern id.

@@ -5,14 +5,7 @@
 namespace gatehouse::test {
 namespace {
 
-PatternActionRows rows(const ServerIdentity &)
-{
-    PatternActionRows r;
-    r.conventionalKey = "h:";
-    return r;
-}
-
-const ActionRowsRegistrar s_registrar("laravel-horizon", &rows);
+const ActionRowsRegistrar s_registrar("laravel-horizon", "h:");
 
 } // namespace
 } // namespace gatehouse::test

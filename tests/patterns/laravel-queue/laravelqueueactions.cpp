@@ -5,14 +5,7 @@
 namespace gatehouse::test {
 namespace {
 
-PatternActionRows rows(const ServerIdentity &)
-{
-    PatternActionRows r;
-    r.conventionalKey = "queues:q";
-    return r;
-}
-
-const ActionRowsRegistrar s_registrar("laravel-queue", &rows);
+const ActionRowsRegistrar s_registrar("laravel-queue", "queues:q");
 
 } // namespace
 } // namespace gatehouse::test

@@ -5,14 +5,7 @@
 namespace gatehouse::test {
 namespace {
 
-PatternActionRows rows(const ServerIdentity &)
-{
-    PatternActionRows r;
-    r.conventionalKey = "rdq";
-    return r;
-}
-
-const ActionRowsRegistrar s_registrar("redisson-delayed-queue", &rows);
+const ActionRowsRegistrar s_registrar("redisson-delayed-queue", "rdq");
 
 } // namespace
 } // namespace gatehouse::test

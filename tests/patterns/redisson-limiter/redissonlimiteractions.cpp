@@ -6,14 +6,7 @@
 namespace gatehouse::test {
 namespace {
 
-PatternActionRows rows(const ServerIdentity &)
-{
-    PatternActionRows r;
-    r.conventionalKey = "rrl";
-    return r;
-}
-
-const ActionRowsRegistrar s_registrar("redisson-limiter", &rows);
+const ActionRowsRegistrar s_registrar("redisson-limiter", "rrl");
 
 } // namespace
 } // namespace gatehouse::test

@@ -5,14 +5,7 @@
 namespace gatehouse::test {
 namespace {
 
-PatternActionRows rows(const ServerIdentity &)
-{
-    PatternActionRows r;
-    r.conventionalKey = "rlock";
-    return r;
-}
-
-const ActionRowsRegistrar s_registrar("redisson-lock", &rows);
+const ActionRowsRegistrar s_registrar("redisson-lock", "rlock");
 
 } // namespace
 } // namespace gatehouse::test

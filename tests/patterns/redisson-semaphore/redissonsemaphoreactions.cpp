@@ -5,14 +5,7 @@
 namespace gatehouse::test {
 namespace {
 
-PatternActionRows rows(const ServerIdentity &)
-{
-    PatternActionRows r;
-    r.conventionalKey = "rsem";
-    return r;
-}
-
-const ActionRowsRegistrar s_registrar("redisson-semaphore", &rows);
+const ActionRowsRegistrar s_registrar("redisson-semaphore", "rsem");
 
 } // namespace
 } // namespace gatehouse::test

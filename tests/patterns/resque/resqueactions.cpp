@@ -5,14 +5,7 @@
 namespace gatehouse::test {
 namespace {
 
-PatternActionRows rows(const ServerIdentity &)
-{
-    PatternActionRows r;
-    r.conventionalKey = "resque:queues";
-    return r;
-}
-
-const ActionRowsRegistrar s_registrar("resque", &rows);
+const ActionRowsRegistrar s_registrar("resque", "resque:queues");
 
 } // namespace
 } // namespace gatehouse::test

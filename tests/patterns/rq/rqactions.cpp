@@ -5,14 +5,7 @@
 namespace gatehouse::test {
 namespace {
 
-PatternActionRows rows(const ServerIdentity &)
-{
-    PatternActionRows r;
-    r.conventionalKey = "rq:queue:q";
-    return r;
-}
-
-const ActionRowsRegistrar s_registrar("rq", &rows);
+const ActionRowsRegistrar s_registrar("rq", "rq:queue:q");
 
 } // namespace
 } // namespace gatehouse::test

@@ -5,14 +5,7 @@
 namespace gatehouse::test {
 namespace {
 
-PatternActionRows rows(const ServerIdentity &)
-{
-    PatternActionRows r;
-    r.conventionalKey = "queues";
-    return r;
-}
-
-const ActionRowsRegistrar s_registrar("sidekiq", &rows);
+const ActionRowsRegistrar s_registrar("sidekiq", "queues");
 
 } // namespace
 } // namespace gatehouse::test

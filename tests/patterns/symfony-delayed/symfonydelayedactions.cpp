@@ -6,14 +6,7 @@
 namespace gatehouse::test {
 namespace {
 
-PatternActionRows rows(const ServerIdentity &)
-{
-    PatternActionRows r;
-    r.conventionalKey = "s__queue";
-    return r;
-}
-
-const ActionRowsRegistrar s_registrar("symfony-delayed", &rows);
+const ActionRowsRegistrar s_registrar("symfony-delayed", "s__queue");
 
 } // namespace
 } // namespace gatehouse::test

@@ -5,6 +5,7 @@
 // other roles only call in here.
 #include "monitor.h"
 
+#include <patterns/behaviourreadings.h>
 #include <patterns/patternregistry.h>
 
 #include <algorithm>
@@ -181,7 +182,8 @@ void Monitor::probeCandidates()
     ctx.firstSeenMs = [](const QByteArray &) {
         return qint64(-1);
     };
-    for (const WatchedCandidate &w : std::as_const(m_watchedCandidates)) {
+    for (WatchedCandidate &w : m_watchedCandidates) {
+        readingSent(w.behaviour, !w.read);
         const auto cmds = PatternUnit::of(w.object.kind).probe(w.object, ctx);
         commands.append(cmds);
         keys.append(w.object.key);
@@ -209,9 +211,7 @@ void Monitor::probeCandidates()
                     unit.observeBehaviour(w->behaviour, w->object, w->last, reading, part);
                     ++w->behaviour.steps;
                 }
-                w->behaviour.deletedSinceRead = false;
-                w->behaviour.expiredSinceRead = false;
-                w->behaviour.writtenSinceRead = false;
+                readingTaken(w->behaviour, !w->read);
                 w->last = std::move(reading);
                 w->read = true;
                 const std::optional<Evidence> verdict = w->behaviour.verdict(unit.title());

@@ -3,6 +3,7 @@
 // with budgeted polling), their replies read by each object's unit.
 #include "monitor.h"
 
+#include <patterns/behaviourreadings.h>
 #include <redis/serverinfo.h>
 
 #include <QDateTime>
@@ -66,6 +67,8 @@ void Monitor::sendBatch(const std::shared_ptr<ProbeRun> &run)
         Tracked &t = m_tracked[i];
         run->carriesWrites |= t.dirty; // a keyspace event said it was written
         t.dirty = false;
+        if (t.behaviour)
+            readingSent(*t.behaviour, !t.track.everRead);
         const PatternObject &object = objectAt(i);
         ProbeContext ctx;
         ctx.nowMs = now;
@@ -178,11 +181,8 @@ void Monitor::absorb(int index, const PatternObject &object, const QList<RedisVa
                                  replies);
         ++t.behaviour->steps;
     }
-    if (t.behaviour) {
-        t.behaviour->deletedSinceRead = false;
-        t.behaviour->expiredSinceRead = false;
-        t.behaviour->writtenSinceRead = false;
-    }
+    if (t.behaviour)
+        readingTaken(*t.behaviour, !t.track.everRead);
     const PatternObject &current = objectAt(index);
     std::optional<PatternObject> changed = t.unit->afterRead(object, current, replies);
     if (changed) {

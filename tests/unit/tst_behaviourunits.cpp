@@ -2,6 +2,7 @@
 // Behaviour evidence without a server: each pattern's notes on two
 // consecutive readings (PatternUnit::observeBehaviour) and the verdict they
 // add up to (BehaviourTrack::verdict). tst_behaviour watches a real client.
+#include <patterns/behaviourreadings.h>
 #include <patterns/patternregistry.h>
 #include <patterns/patternunit.h>
 
@@ -203,6 +204,37 @@ private slots:
             ++u.steps;
         }
         QCOMPARE(u.against, BehaviourTrack::CertainWeight);
+    }
+
+    // A lock just found, a new holder right after its first reading: the
+    // release's and the new holder's events arrive before that reading's
+    // reply. They belong to the first pair, not to the key's past.
+    void lockTakenOverWhileItsFirstReadingTravels()
+    {
+        const PatternUnit &unit = PatternUnit::of(PatternKind("lock"));
+        const QList<Reading> r{lockHeld(0, "a1", 60000), lockHeld(200, "b2", 60000),
+                               lockHeld(400, "b2", 59800), lockHeld(600, "b2", 59600)};
+        BehaviourTrack t;
+        t.eventsLive = true;
+        t.writtenSinceRead = true; // a1's own "set", heard before the first reading was sent
+        t.deletedSinceRead = true; // an earlier holder's release
+        readingSent(t, true);
+        QVERIFY(!t.deletedSinceRead && !t.writtenSinceRead); // the key's past
+        t.deletedSinceRead = true; // a1 released and b2 taken, heard before the reply
+        t.writtenSinceRead = true;
+        readingTaken(t, true);
+        for (int i = 1; i < r.size(); ++i) {
+            readingSent(t, false);
+            unit.observeBehaviour(t, {}, r.at(i - 1), r.at(i), {});
+            ++t.steps;
+            readingTaken(t, false);
+        }
+        QCOMPARE(t.against, 0);
+        QCOMPARE(t.confirms, 1);
+        // A later reading hands what it heard to its pair and forgets it.
+        t.deletedSinceRead = true;
+        readingTaken(t, false);
+        QVERIFY(!t.deletedSinceRead);
     }
 
     void lockDeletedAndTakenAgainIsALock()

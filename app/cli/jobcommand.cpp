@@ -2,10 +2,10 @@
 #include "jobcommand.h"
 
 #include "exitcodes.h"
+#include "queuelookup.h"
 
 #include <decoders/payloaddecoder.h>
 #include <monitor/jobbrowser.h>
-#include <patterns/patternregistry.h>
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -29,42 +29,13 @@ void JobCommand::onReady()
 {
     m_browser = std::make_unique<JobBrowser>(&client());
     connect(m_browser.get(), &JobBrowser::detailed, this, &JobCommand::print);
-    if (m_profile) {
-        if (std::optional<PatternObject> o = m_profile->objectFor(m_queue)) {
-            show(*o);
-            return;
-        }
-    }
-    // The job libraries' queues: each says whether QUEUE is one of its own
-    // (its own key names), as `queue retry` asks them.
-    QList<const PatternUnit *> libraries;
-    QList<RedisClient::Command> probes;
-    QList<int> counts;
-    QStringList titles;
-    for (const PatternUnit *unit : PatternRegistry::instance().units()) {
-        if (unit->jobStates().isEmpty()) // lists no jobs: not a job library
-            continue;
-        titles << unit->title();
-        libraries << unit;
-        const QList<RedisClient::Command> mine = unit->identifyProbe(m_queue);
-        probes.append(mine);
-        counts.append(int(mine.size()));
-    }
-    client().pipeline(probes, this, [this, libraries, counts, titles](const QList<RedisValue> &r) {
-        qsizetype at = 0;
-        for (qsizetype i = 0; i < libraries.size(); ++i) {
-            const QList<RedisValue> mine = r.mid(at, counts.at(i));
-            at += counts.at(i);
-            if (libraries.at(i)->identifies(m_queue, mine)) {
-                show(libraries.at(i)->conventionalObject(m_queue));
-                return;
-            }
-        }
-        fail(QStringLiteral("\"%1\" is not a queue whose jobs Gatehouse lists (%2); name it as "
-                            "`snapshot` shows it.")
-                 .arg(printableBytes(m_queue, 80), titles.join(QStringLiteral(", "))),
-             ExitNothingDone);
-    });
+    findQueue(client(), this, m_queue, m_profile,
+              [this](const std::optional<PatternObject> &o, const QString &error) {
+                  if (o)
+                      show(*o);
+                  else
+                      fail(error, ExitNothingDone);
+              });
 }
 
 void JobCommand::show(const PatternObject &object)

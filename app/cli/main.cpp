@@ -8,6 +8,7 @@
 #include "jobcommand.h"
 #include "monitorcommands.h"
 #include "pingcommand.h"
+#include "searchcommand.h"
 #include "servecommand.h"
 #include "simulatecommand.h"
 #include "timelinecommand.h"
@@ -73,6 +74,10 @@ const char s_commands[]
       "  queue job QUEUE JOB [--json]     One job of a library queue: its fields and its\n"
       "                                   payloads decoded (JSON, pickle, msgpack, PHP,\n"
       "                                   protobuf, base64, gzip), with the raw hex.\n"
+      "  queue search QUEUE EXPR [--state S] [--limit N] [--json]\n"
+      "                                   The jobs of a library queue matching EXPR, in\n"
+      "                                   paced pages: a word, error~ETIMEDOUT, name=X,\n"
+      "                                   age>1h, attempts>2, data.customerId=4411.\n"
       "  info                             Paths and settings in use, versions (and the\n"
       "                                   server's, given a connection option).\n"
       "  help [SUBJECT]                   The commands and options of one subject\n"
@@ -580,6 +585,28 @@ int main(int argc, char *argv[])
         cli::JobCommand job(*endpoint, args.at(2).toUtf8(), args.at(3).toUtf8(), parser.isSet(json),
                             loadedProfile);
         return runSession(app, job);
+    }
+    if (args.value(1) == QLatin1String("search") && listsJobs(command)) {
+        if (args.size() != 4)
+            return usageError(QStringLiteral("Use \"queue search QUEUE EXPR [--state S] [--limit "
+                                             "N] [--json]\" (quote EXPR: 'error~timeout "
+                                             "age>1h')."));
+        cli::SearchCommand::Request request;
+        request.queue = args.at(2).toUtf8();
+        request.expression = args.at(3);
+        if (const auto state = inputOptions.constFind(QStringLiteral("state"));
+            state != inputOptions.cend() && parser.isSet(*state))
+            request.states = parser.value(*state).split(QLatin1Char(','), Qt::SkipEmptyParts);
+        if (parser.isSet(limit)) {
+            const auto n = intOption(parser, limit, 1, 100000, 50, &error);
+            if (!n)
+                return usageError(error);
+            request.limit = int(*n);
+        }
+        request.json = parser.isSet(json);
+        request.profile = loadedProfile;
+        cli::SearchCommand search(*endpoint, std::move(request));
+        return runSession(app, search);
     }
     if (PatternRegistry::instance().section(command) || command == QLatin1String("events")) {
         cli::ActionCommand::Request request;

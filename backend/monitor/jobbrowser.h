@@ -25,6 +25,9 @@ public:
     // False when the object's pattern lists no jobs (nothing is sent).
     bool listJobs(const PatternObject &object, const QString &state, qint64 offset, int count);
     bool showJob(const PatternObject &object, const QByteArray &job);
+    // A detail's payloads decoded, each within the decoders' limits. Takes
+    // up to their time limit per payload: not on the GUI thread.
+    static JobListing decoded(JobListing detail);
 
 Q_SIGNALS:
     void listed(const gatehouse::JobListing &page);
@@ -32,7 +35,6 @@ Q_SIGNALS:
 
 private:
     void step(JobRead read, quint64 generation, bool detail);
-    static JobListing decoded(JobListing detail);
 
     RedisClient *m_client;
     quint64 m_listGeneration = 0;

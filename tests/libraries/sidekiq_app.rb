@@ -4,6 +4,8 @@
 # a command:  ruby sidekiq_app.rb URL COMMAND [ARG]
 #   push CLASS TAG  enqueue one job with Sidekiq::Client; prints its jid
 #   stats           Sidekiq::Stats, Sidekiq::Queue and Sidekiq::RetrySet as JSON
+#   dead N          N failed jobs into the dead set by Sidekiq::DeadSet#kill (args
+#                   ["customer-<i>"]; every third one's error a Net::ReadTimeout)
 # Every job appends its tag to the list "ran" once it has run; HangJob first
 # appends it to "started" and then blocks (the test kills its worker); a
 # FailOnceJob raises on its first run (and waits an hour for its retry).
@@ -53,8 +55,23 @@ if $PROGRAM_NAME == __FILE__
       "queues" => Sidekiq::Queue.all.map { |q| [q.name, q.size] }.to_h,
       "retries" => Sidekiq::RetrySet.new.map { |e| {"jid" => e.jid, "score" => e.score.to_s} }
     )
+  when "dead"
+    dead = Sidekiq::DeadSet.new
+    (1..ARGV[2].to_i).each do |i|
+      now = Time.now.to_f
+      timeout = (i % 3).zero?
+      dead.kill(JSON.generate(
+                  "class" => timeout ? "SyncJob" : "ChargeJob", "args" => ["customer-#{i}"],
+                  "jid" => format("dead%020d", i), "queue" => "default", "retry" => true,
+                  "created_at" => now - 7200, "enqueued_at" => now - 7200,
+                  "failed_at" => now - 3600, "retry_count" => 25,
+                  "error_class" => timeout ? "Net::ReadTimeout" : "RuntimeError",
+                  "error_message" => timeout ? "Net::ReadTimeout with #<TCPSocket>" : "card declined"
+                ), notify_failure: false)
+    end
+    puts dead.size
   else
-    warn "usage: sidekiq_app.rb URL push CLASS TAG | stats"
+    warn "usage: sidekiq_app.rb URL push CLASS TAG | stats | dead N"
     exit 2
   end
 end

@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: MIT
+#include "jobsearch.h"
+
+#include "jobbrowser.h"
+
+#include <patterns/patternunit.h>
+#include <redis/redisclient.h>
+
+#include <QCoreApplication>
+#include <QDateTime>
+#include <QPointer>
+#include <QThreadPool>
+#include <QTimer>
+
+#include <algorithm>
+
+namespace gatehouse {
+
+// Reads run side by side, step by step: every read's commands of this step
+// in one pipeline.
+struct ReadBatch
+{
+    QList<JobRead> reads;
+    QList<std::optional<JobListing>> results;
+    std::function<void(QList<JobListing>)> done;
+    quint64 generation = 0;
+};
+
+JobSearch::JobSearch(RedisClient *client, PatternObject object, JobQuery query, Options options,
+                     QObject *parent)
+    : QObject(parent)
+    , m_client(client)
+    , m_object(std::move(object))
+    , m_query(std::move(query))
+    , m_options(std::move(options))
+{
+    m_options.limit = std::max(1, m_options.limit);
+    m_options.pageRows = std::clamp(m_options.pageRows, 1, 1000);
+    m_options.busyPercent = std::clamp(m_options.busyPercent, 1.0, 100.0);
+}
+
+JobSearch::~JobSearch() = default;
+
+bool JobSearch::start(QString *error)
+{
+    const PatternUnit &unit = PatternUnit::of(m_object.kind);
+    const QStringList own = unit.jobStates();
+    QString ignored;
+    if (!error)
+        error = &ignored;
+    if (own.isEmpty()) {
+        *error = QStringLiteral("%1 is a %2, which lists no jobs.")
+                     .arg(printableBytes(m_object.key, 80), unit.title());
+        return false;
+    }
+    m_states = m_options.states.isEmpty() ? own : m_options.states;
+    for (const QString &s : std::as_const(m_states)) {
+        if (!own.contains(s)) {
+            *error = QStringLiteral("\"%1\" is not a state of %2 (%3): use one of %4.")
+                         .arg(s, printableBytes(m_object.key, 80), unit.title(),
+                              own.join(QStringLiteral(", ")));
+            return false;
+        }
+    }
+    m_running = true;
+    m_clock.start();
+    ++m_generation;
+    nextPage();
+    return true;
+}
+
+void JobSearch::cancel()
+{
+    if (m_running)
+        finish(JobSearchResult::End::Cancelled);
+}
+
+JobSearchProgress JobSearch::progress() const
+{
+    JobSearchProgress p;
+    p.state = m_states.value(m_stateAt);
+    p.scanned = m_scanned;
+    p.total = m_totalBefore + m_stateTotal;
+    p.matched = m_hits.size();
+    p.detailsRead = m_detailsRead;
+    p.elapsedMs = m_clock.isValid() ? m_clock.elapsed() : 0;
+    p.busyMs = m_busyNs / 1'000'000;
+    return p;
+}
+
+void JobSearch::finish(JobSearchResult::End end, const QString &message)
+{
+    m_running = false;
+    ++m_generation; // replies still on their way are dropped
+    JobSearchResult r;
+    r.end = end;
+    r.progress = progress();
+    r.message = message;
+    Q_EMIT finished(r);
+}
+
+void JobSearch::paced(std::function<void()> then)
+{
+    // The busy share so far: wait until it is back at busyPercent.
+    const qint64 targetNs = qint64(double(m_busyNs) * 100.0 / m_options.busyPercent);
+    const qint64 waitMs = (targetNs - m_clock.nsecsElapsed()) / 1'000'000;
+    const quint64 generation = m_generation;
+    QTimer::singleShot(std::max<qint64>(0, waitMs), this, [this, generation, then] {
+        if (generation == m_generation && m_running)
+            then();
+    });
+}
+
+void JobSearch::run(QList<JobRead> reads, std::function<void(QList<JobListing>)> done)
+{
+    auto batch = std::make_shared<ReadBatch>();
+    batch->results.resize(reads.size());
+    batch->reads = std::move(reads);
+    batch->done = std::move(done);
+    batch->generation = m_generation;
+    runStep(batch);
+}
+
+void JobSearch::runStep(std::shared_ptr<ReadBatch> batch)
+{
+    QList<QList<QByteArray>> commands;
+    QList<qsizetype> owners;
+    QList<int> counts;
+    for (qsizetype i = 0; i < batch->reads.size(); ++i) {
+        if (batch->results.at(i))
+            continue;
+        JobRead &r = batch->reads[i];
+        if (r.result) {
+            batch->results[i] = std::move(*r.result);
+            continue;
+        }
+        commands.append(r.commands);
+        owners.append(i);
+        counts.append(int(r.commands.size()));
+    }
+    if (owners.isEmpty()) {
+        QList<JobListing> out;
+        out.reserve(batch->results.size());
+        for (const std::optional<JobListing> &l : std::as_const(batch->results))
+            out.append(*l);
+        batch->done(std::move(out));
+        return;
+    }
+    QElapsedTimer roundTrip;
+    roundTrip.start();
+    m_client->pipeline(
+        std::move(commands), this,
+        [this, batch, owners, counts, roundTrip](const QList<RedisValue> &replies) {
+            if (batch->generation != m_generation)
+                return;
+            m_busyNs += roundTrip.nsecsElapsed();
+            qsizetype at = 0;
+            for (qsizetype k = 0; k < owners.size(); ++k) {
+                const QList<RedisValue> part = replies.mid(at, counts.at(k));
+                at += counts.at(k);
+                const auto bad = std::find_if(part.cbegin(), part.cend(),
+                                              [](const RedisValue &v) { return v.isFailed(); });
+                JobRead &read = batch->reads[owners.at(k)];
+                if (bad != part.cend() || part.size() != counts.at(k)) {
+                    JobListing failed;
+                    failed.ok = false;
+                    failed.message
+                        = QStringLiteral("Reading jobs failed: %1")
+                              .arg(bad != part.cend() ? bad->errorMessage()
+                                                      : QStringLiteral("the connection was lost"));
+                    read = JobRead::done(failed);
+                    continue;
+                }
+                read = read.next(part);
+                if (!read.isValid()) {
+                    JobListing failed;
+                    failed.ok = false;
+                    failed.message = QStringLiteral("Reading jobs failed: an unexpected reply.");
+                    read = JobRead::done(failed);
+                }
+            }
+            paced([this, batch] { runStep(batch); });
+        });
+}
+
+void JobSearch::nextPage()
+{
+    if (m_stateAt >= m_states.size()) {
+        finish(JobSearchResult::End::Complete);
+        return;
+    }
+    const QString state = m_states.at(m_stateAt);
+    const PatternUnit &unit = PatternUnit::of(m_object.kind);
+    JobRead page = unit.jobPage(m_object, state, m_offset, m_options.pageRows);
+    if (!page.isValid()) {
+        finish(JobSearchResult::End::Failed, QStringLiteral("Cannot list the %1 jobs of %2.")
+                                                 .arg(state, printableBytes(m_object.key, 80)));
+        return;
+    }
+    Q_EMIT progressed(progress());
+    run({page}, [this, state](QList<JobListing> pages) {
+        JobListing page = pages.value(0);
+        if (!page.ok) {
+            finish(JobSearchResult::End::Failed, page.message);
+            return;
+        }
+        m_stateTotal = page.total;
+        const qint64 nowMs = QDateTime::currentMSecsSinceEpoch();
+        QList<JobRow> rows;
+        QList<JobRead> reads;
+        const PatternUnit &unit = PatternUnit::of(m_object.kind);
+        for (const JobRow &row : std::as_const(page.rows)) {
+            if (!m_query.rowMayMatch(row, nowMs))
+                continue;
+            rows.append(row);
+            // Settled by its row, or no record to read: judged by its row.
+            JobListing none;
+            none.ok = false;
+            JobRead read = m_query.rowSettles(row, nowMs) ? JobRead::done(none)
+                                                          : unit.jobDetail(m_object, row.refOrId());
+            reads.append(read.isValid() ? std::move(read) : JobRead::done(none));
+        }
+        m_scanned += page.rows.size();
+        if (rows.isEmpty()) {
+            judge(std::move(page), {}, {});
+            return;
+        }
+        run(std::move(reads), [this, page, rows](QList<JobListing> details) {
+            judge(page, rows, std::move(details));
+        });
+    });
+}
+
+void JobSearch::judge(JobListing page, QList<JobRow> rows, QList<JobListing> details)
+{
+    for (const JobListing &d : std::as_const(details))
+        m_detailsRead += d.ok ? 1 : 0;
+    const auto advance = [this, page]() {
+        m_offset += m_options.pageRows;
+        if (page.rows.isEmpty() || m_offset >= page.total) {
+            m_totalBefore += page.total;
+            m_stateTotal = 0;
+            m_offset = 0;
+            ++m_stateAt;
+        }
+        Q_EMIT progressed(progress());
+        paced([this] { nextPage(); });
+    };
+    if (rows.isEmpty()) {
+        advance();
+        return;
+    }
+    // Decoding a payload and matching take time: on a pool thread.
+    QPointer<JobSearch> self(this);
+    const quint64 generation = m_generation;
+    const JobQuery query = m_query;
+    QThreadPool::globalInstance()->start([self, generation, query, page, rows, details, advance] {
+        QList<JobHit> hits;
+        const qint64 nowMs = QDateTime::currentMSecsSinceEpoch();
+        for (qsizetype i = 0; i < rows.size(); ++i) {
+            JobListing detail = details.value(i);
+            if (detail.ok)
+                detail = JobBrowser::decoded(std::move(detail));
+            if (query.matches(rows.at(i), detail, nowMs))
+                hits.append({page.state, rows.at(i), detail});
+        }
+        // Delivered on the application's thread, where the search lives.
+        QMetaObject::invokeMethod(
+            qApp,
+            [self, generation, hits = std::move(hits), advance] {
+                if (!self || generation != self->m_generation || !self->m_running)
+                    return;
+                QList<JobHit> fresh;
+                for (const JobHit &h : hits) {
+                    if (self->m_hits.size() >= self->m_options.limit)
+                        break;
+                    const QByteArray id = h.state.toUtf8() + '\n' + h.row.id;
+                    if (self->m_hitIds.contains(id))
+                        continue; // met again after moving in its list
+                    self->m_hitIds.insert(id);
+                    self->m_hits.append(h);
+                    fresh.append(h);
+                }
+                if (!fresh.isEmpty())
+                    Q_EMIT self->found(fresh);
+                if (self->m_hits.size() >= self->m_options.limit) {
+                    self->finish(JobSearchResult::End::Limit);
+                    return;
+                }
+                advance();
+            },
+            Qt::QueuedConnection);
+    });
+}
+
+} // namespace gatehouse

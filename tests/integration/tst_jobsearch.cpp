@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: MIT
+// `queue search` against what real libraries wrote: BullMQ (npm, a real
+// worker completing and failing jobs) and Sidekiq (Debian's ruby-sidekiq,
+// its own DeadSet#kill). Each search is checked against the jobs the test
+// made, by id: the payload path, the error text, the name, the state filter,
+// the limit, nothing found, and the sentences for what is wrong.
+#include "librarytest.h"
+#include "redisserver.h"
+
+#include <redis/redisclient.h>
+
+#include <QtTest>
+
+using namespace gatehouse;
+using namespace gatehouse::test;
+
+namespace {
+
+const QString LibrariesDir = QStringLiteral(GATEHOUSE_LIBRARIES_DIR);
+
+QProcess *node(const RedisServer &server, const QStringList &args,
+               const QProcessEnvironment &env = QProcessEnvironment::systemEnvironment())
+{
+    auto *p = new QProcess;
+    p->setProcessEnvironment(env);
+    p->start(QStringLiteral("node"),
+             QStringList{LibrariesDir + QStringLiteral("/bullmq-app.js"), QStringLiteral("bullmq"),
+                         server.url(), QStringLiteral("orders")}
+                 + args);
+    return p;
+}
+
+bool nodeRun(const RedisServer &server, const QStringList &args,
+             const QProcessEnvironment &env = QProcessEnvironment::systemEnvironment())
+{
+    std::unique_ptr<QProcess> p(node(server, args, env));
+    if (!p->waitForFinished(60000) || p->exitCode() != 0) {
+        qWarning("bullmq-app %s: %s", qPrintable(args.join(QLatin1Char(' '))),
+                 p->readAllStandardError().constData());
+        return false;
+    }
+    return true;
+}
+
+CliRun search(const RedisServer &server, const QStringList &args)
+{
+    return runCli(QStringLiteral(GATEHOUSE_CLI),
+                  QStringList{QStringLiteral("--url"), server.url(), QStringLiteral("queue"),
+                              QStringLiteral("search")}
+                      + args,
+                  {}, 60000);
+}
+
+QStringList hitIds(const CliRun &run)
+{
+    QStringList ids;
+    const QJsonObject o = QJsonDocument::fromJson(run.out.toUtf8()).object();
+    for (const QJsonValue &h : o.value(QLatin1String("hits")).toArray())
+        ids << h[QStringLiteral("state")].toString() + QLatin1Char(':')
+                   + h[QStringLiteral("id")].toString();
+    ids.sort();
+    return ids;
+}
+
+} // namespace
+
+class tst_JobSearch : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void bullmqCompletedAndFailed()
+    {
+        QVERIFY2(QFile::exists(LibrariesDir + QStringLiteral("/node_modules/bullmq/package.json")),
+                 "npm bullmq is missing: run .ci/install-deps");
+        RedisServer server(RedisServer::Options{});
+        QVERIFY(server.start());
+        // 30 jobs done, 6 failed by a real worker ("failing on purpose").
+        QVERIFY(nodeRun(server, {QStringLiteral("produce"), QStringLiteral("30")}));
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("JOB_ID_BASE"), QStringLiteral("100"));
+        QVERIFY(nodeRun(server, {QStringLiteral("produce-failing"), QStringLiteral("6")}, env));
+        std::unique_ptr<QProcess> worker(
+            node(server, {QStringLiteral("work"), QStringLiteral("ran")}));
+        RedisClient client(server.endpoint());
+        client.open();
+        QVERIFY(pollUntil(
+            [&] {
+                return call(client, {"ZCARD", "bull:orders:completed"}).toInteger() == 30
+                       && call(client, {"ZCARD", "bull:orders:failed"}).toInteger() == 6;
+            },
+            60000));
+        stopProcess(worker);
+
+        // A JSON path into the payload BullMQ stored: exactly the one job.
+        CliRun run = search(server, {QStringLiteral("bull:orders"), QStringLiteral("data.n = 17"),
+                                     QStringLiteral("--json")});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
+        QCOMPARE(hitIds(run), QStringList{QStringLiteral("completed:job-17")});
+        const QJsonObject figures = QJsonDocument::fromJson(run.out.toUtf8()).object();
+        QCOMPARE(figures[QStringLiteral("end")].toString(), QStringLiteral("complete"));
+        QCOMPARE(figures[QStringLiteral("scanned")].toInt(), 36); // every state read
+        QCOMPARE(figures[QStringLiteral("total")].toInt(), 36);
+
+        // The error text of the failed ones, as text: a table and a summary.
+        run = search(server,
+                     {QStringLiteral("bull:orders"), QStringLiteral("error~\"ON PURPOSE\"")});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        for (int n = 101; n <= 106; ++n)
+            QVERIFY2(run.out.contains(QStringLiteral("failed     failing-%1   ").arg(n)),
+                     qPrintable(run.out));
+        QVERIFY2(
+            run.out.contains(QLatin1String("6 jobs found in bull:orders (BullMQ queue): 36 of 36 "
+                                           "jobs searched, every state read")),
+            qPrintable(run.out));
+
+        // Name and payload together, in one state, stopped at the limit.
+        run = search(server,
+                     {QStringLiteral("bull:orders"), QStringLiteral("name=fail-once data.n>102"),
+                      QStringLiteral("--state"), QStringLiteral("failed"),
+                      QStringLiteral("--limit"), QStringLiteral("2"), QStringLiteral("--json")});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        const QStringList two = hitIds(run);
+        QCOMPARE(two.size(), 2);
+        for (const QString &id : two)
+            QVERIFY2(QStringList({QStringLiteral("failed:failing-103"),
+                                  QStringLiteral("failed:failing-104"),
+                                  QStringLiteral("failed:failing-105"),
+                                  QStringLiteral("failed:failing-106")})
+                         .contains(id),
+                     qPrintable(id));
+        QCOMPARE(QJsonDocument::fromJson(run.out.toUtf8())[QStringLiteral("end")].toString(),
+                 QStringLiteral("limit"));
+
+        // A word anywhere: the id, the name, the payload.
+        run = search(server, {QStringLiteral("bull:orders"), QStringLiteral("job-2"),
+                              QStringLiteral("--json")});
+        QCOMPARE(
+            hitIds(run),
+            QStringList({QStringLiteral("completed:job-2"), QStringLiteral("completed:job-20"),
+                         QStringLiteral("completed:job-21"), QStringLiteral("completed:job-22"),
+                         QStringLiteral("completed:job-23"), QStringLiteral("completed:job-24"),
+                         QStringLiteral("completed:job-25"), QStringLiteral("completed:job-26"),
+                         QStringLiteral("completed:job-27"), QStringLiteral("completed:job-28"),
+                         QStringLiteral("completed:job-29")}));
+
+        // Nothing found: exit 3, and a sentence that says how much was read.
+        run = search(server, {QStringLiteral("bull:orders"), QStringLiteral("data.n=999")});
+        QCOMPARE(run.exitCode, 3);
+        QVERIFY2(run.out.contains(QLatin1String("0 jobs found")), qPrintable(run.out));
+
+        // What is wrong, said: the expression, the state, the queue.
+        run = search(server, {QStringLiteral("bull:orders"), QStringLiteral("age>soon")});
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(run.err.contains(QLatin1String("age>30s")), qPrintable(run.err));
+        run = search(server, {QStringLiteral("bull:orders"), QStringLiteral("x"),
+                              QStringLiteral("--state"), QStringLiteral("bogus")});
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(run.err.contains(QLatin1String("\"bogus\" is not a state")), qPrintable(run.err));
+        run = search(server, {QStringLiteral("bull:nothing"), QStringLiteral("x")});
+        QCOMPARE(run.exitCode, 3);
+        QVERIFY2(run.err.contains(QLatin1String("is not a queue whose jobs")), qPrintable(run.err));
+
+        // Searching wrote nothing.
+        QCOMPARE(call(client, {"ZCARD", "bull:orders:completed"}).toInteger(), 30);
+        QCOMPARE(call(client, {"ZCARD", "bull:orders:failed"}).toInteger(), 6);
+    }
+
+    void sidekiqDeadSet()
+    {
+        RedisServer server(RedisServer::Options{});
+        QVERIFY(server.start());
+        // A job pushed by Sidekiq's client (its "queues" set names the
+        // deployment), then twelve dead ones.
+        QProcess push;
+        push.start(QStringLiteral("/usr/bin/ruby"),
+                   {LibrariesDir + QStringLiteral("/sidekiq_app.rb"), server.url(),
+                    QStringLiteral("push"), QStringLiteral("HangJob"),
+                    QStringLiteral("customer-7")});
+        QVERIFY(push.waitForFinished(60000));
+        QVERIFY2(push.exitCode() == 0, push.readAllStandardError().constData());
+        QProcess ruby;
+        ruby.start(QStringLiteral("/usr/bin/ruby"),
+                   {LibrariesDir + QStringLiteral("/sidekiq_app.rb"), server.url(),
+                    QStringLiteral("dead"), QStringLiteral("12")});
+        QVERIFY(ruby.waitForFinished(60000));
+        QVERIFY2(ruby.exitCode() == 0, ruby.readAllStandardError().constData());
+        QCOMPARE(QString::fromUtf8(ruby.readAllStandardOutput()).trimmed(), QStringLiteral("12"));
+
+        // Sidekiq's args, by path and by index, in its dead set.
+        CliRun run = search(server, {QStringLiteral("queues"), QStringLiteral("args.0=customer-7"),
+                                     QStringLiteral("--state"), QStringLiteral("dead"),
+                                     QStringLiteral("--json")});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
+        QCOMPARE(hitIds(run).size(), 1);
+        QVERIFY2(hitIds(run).first().endsWith(QLatin1String("dead00000000000000000007")),
+                 qPrintable(hitIds(run).join(QLatin1Char(' '))));
+        // Every third job timed out: 4 of 12, by their error, dead for
+        // less than ten minutes (an age is the time in the state: the dead
+        // set's score, when it was killed).
+        run = search(server, {QStringLiteral("queues"), QStringLiteral("error~ReadTimeout age<10m"),
+                              QStringLiteral("--json")});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        const QStringList timedOut = hitIds(run);
+        QCOMPARE(timedOut.size(), 4);
+        for (int i : {3, 6, 9, 12})
+            QVERIFY2(timedOut.join(QLatin1Char(' '))
+                         .contains(QStringLiteral("dead%1").arg(i, 20, 10, QLatin1Char('0'))),
+                     qPrintable(timedOut.join(QLatin1Char(' '))));
+        // ... and none dead for over half an hour.
+        run = search(server,
+                     {QStringLiteral("queues"), QStringLiteral("error~ReadTimeout age>30m")});
+        QCOMPARE(run.exitCode, 3);
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_JobSearch)
+#include "tst_jobsearch.moc"

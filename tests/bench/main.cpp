@@ -8,6 +8,7 @@
 #include "monitorbench.h"
 #include "overheadbench.h"
 #include "redisserver.h"
+#include "searchbench.h"
 #include "wirebench.h"
 
 #include <QApplication>
@@ -113,10 +114,10 @@ int main(int argc, char *argv[])
                             .arg(cores - 2);
     }
     const QString group = parser.value(only);
-    static const QStringList s_groups{QStringLiteral("wire"),    QStringLiteral("discovery"),
-                                      QStringLiteral("refresh"), QStringLiteral("gui"),
-                                      QStringLiteral("limiter"), QStringLiteral("overhead"),
-                                      QStringLiteral("cluster"), QStringLiteral("million")};
+    static const QStringList s_groups{
+        QStringLiteral("wire"),    QStringLiteral("discovery"), QStringLiteral("refresh"),
+        QStringLiteral("gui"),     QStringLiteral("limiter"),   QStringLiteral("overhead"),
+        QStringLiteral("cluster"), QStringLiteral("million"),   QStringLiteral("search")};
     if (!group.isEmpty() && !s_groups.contains(group)) {
         QTextStream(stderr) << "gatehouse-bench: unknown group \"" << group << "\"; use one of "
                             << s_groups.join(QLatin1String(", ")) << "." << Qt::endl;
@@ -183,6 +184,9 @@ int main(int argc, char *argv[])
             clusterSizes = {3000, 60, 60, 6};
         figures += bench::runClusterBench(clusterSizes, r);
     }
+    if (group.isEmpty() || group == QLatin1String("search"))
+        figures += bench::runSearchBench(server.endpoint(), isSmoke ? 5000 : 1000000,
+                                         isSmoke ? 2 : 10, isSmoke ? 300 : 1500);
     if (group.isEmpty() || group == QLatin1String("million"))
         figures += bench::runMillionBench(server.endpoint(), isSmoke ? 20000 : 1000000);
     bench::report(figures,

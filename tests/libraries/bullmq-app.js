@@ -15,6 +15,9 @@
 //   hang               take one job and never finish it (the test kills us)
 //   counts             print the library's own job counts as JSON
 //   state ID           print a job's state as the library sees it
+//   search-data N      the library's own way to find a job by its data: every
+//                      completed job read with Queue#getJobs, 1000 at a time,
+//                      data.n compared; prints {"matched", "scanned", "ms"}
 'use strict';
 const [, , moduleName, url, queueName, command, arg] = process.argv;
 const { Queue, Worker } = require(moduleName === 'bullmq5' ? 'bullmq5' : 'bullmq');
@@ -50,6 +53,20 @@ async function main() {
     case 'state': {
       const job = await queue.getJob(arg);
       console.log(job ? await job.getState() : 'missing');
+      break;
+    }
+    case 'search-data': {
+      const want = Number(arg);
+      const started = Date.now();
+      let matched = 0;
+      let scanned = 0;
+      const total = await queue.getJobCountByTypes('completed');
+      for (let start = 0; start < total; start += 1000) {
+        const jobs = await queue.getJobs(['completed'], start, start + 999, true);
+        scanned += jobs.length;
+        for (const job of jobs) if (job && job.data && job.data.n === want) ++matched;
+      }
+      console.log(JSON.stringify({ matched, scanned, ms: Date.now() - started }));
       break;
     }
     case 'work':

@@ -4,6 +4,8 @@
 # a command:  ruby sidekiq_app.rb URL COMMAND [ARG]
 #   push CLASS TAG  enqueue one job with Sidekiq::Client; prints its jid
 #   stats           Sidekiq::Stats, Sidekiq::Queue and Sidekiq::RetrySet as JSON
+#   scan-dead TEXT  Sidekiq Web's filter on the dead set (SortedSet#scan: ZSCAN
+#                   MATCH *TEXT*); prints {"matched", "ms"}
 #   dead N          N failed jobs into the dead set by Sidekiq::DeadSet#kill (args
 #                   ["customer-<i>"]; every third one's error a Net::ReadTimeout)
 # Every job appends its tag to the list "ran" once it has run; HangJob first
@@ -55,6 +57,12 @@ if $PROGRAM_NAME == __FILE__
       "queues" => Sidekiq::Queue.all.map { |q| [q.name, q.size] }.to_h,
       "retries" => Sidekiq::RetrySet.new.map { |e| {"jid" => e.jid, "score" => e.score.to_s} }
     )
+  when "scan-dead"
+    started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+    matched = 0
+    Sidekiq::DeadSet.new.scan(ARGV[2]) { |_entry| matched += 1 }
+    ms = ((Process.clock_gettime(Process::CLOCK_MONOTONIC) - started) * 1000).round
+    puts JSON.generate("matched" => matched, "ms" => ms)
   when "dead"
     dead = Sidekiq::DeadSet.new
     (1..ARGV[2].to_i).each do |i|

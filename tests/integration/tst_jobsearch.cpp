@@ -11,6 +11,8 @@
 
 #include <QtTest>
 
+#include <csignal>
+
 using namespace gatehouse;
 using namespace gatehouse::test;
 
@@ -163,6 +165,33 @@ private Q_SLOTS:
         // Searching wrote nothing.
         QCOMPARE(call(client, {"ZCARD", "bull:orders:completed"}).toInteger(), 30);
         QCOMPARE(call(client, {"ZCARD", "bull:orders:failed"}).toInteger(), 6);
+
+        // Ctrl+C during a long search: it stops, prints what it found so far
+        // and how far it got. 200,000 more completed entries (ids only: the
+        // search reads each page's rows all the same).
+        for (int from = 0; from < 200000; from += 10000) {
+            QList<QByteArray> zadd{"ZADD", "bull:orders:completed"};
+            for (int n = from + 1; n <= from + 10000; ++n)
+                zadd << "1"
+                     << "x-" + QByteArray::number(n);
+            QCOMPARE(call(client, zadd).toInteger(), 10000);
+        }
+        QProcess long_;
+        long_.start(QStringLiteral(GATEHOUSE_CLI),
+                    {QStringLiteral("--url"), server.url(), QStringLiteral("queue"),
+                     QStringLiteral("search"), QStringLiteral("bull:orders"),
+                     QStringLiteral("name=fail-once"), QStringLiteral("--state"),
+                     QStringLiteral("failed,completed"), QStringLiteral("--json")});
+        QVERIFY(long_.waitForStarted());
+        QTest::qWait(1500);
+        QCOMPARE(long_.state(), QProcess::Running); // 200,000 jobs, paced: not done yet
+        ::kill(pid_t(long_.processId()), SIGINT);
+        QVERIFY(long_.waitForFinished(10000));
+        QCOMPARE(long_.exitCode(), 0); // failed was read first: found
+        const QJsonObject stopped = QJsonDocument::fromJson(long_.readAllStandardOutput()).object();
+        QCOMPARE(stopped[QStringLiteral("end")].toString(), QStringLiteral("cancelled"));
+        QVERIFY(stopped[QStringLiteral("scanned")].toInt() < 200036);
+        QCOMPARE(stopped[QStringLiteral("hits")].toArray().size(), 6);
     }
 
     void sidekiqDeadSet()

@@ -2,6 +2,7 @@
 #include "queuejobspanel.h"
 
 #include "jobdetailtext.h"
+#include "jobsearchbar.h"
 #include "splitterstate.h"
 #include "theme.h"
 
@@ -47,6 +48,9 @@ QString stageName(JobStage stage)
 }
 
 constexpr int AgeColumn = 2;
+// After the error in the model (column 0 stays the job), shown second; a
+// search's hits only: a state's list has no need of it.
+constexpr int StateColumn = 5;
 
 constexpr JobStage Stages[]
     = {JobStage::Waiting, JobStage::InFlight, JobStage::Dead, JobStage::Finished};
@@ -56,6 +60,7 @@ constexpr JobStage Stages[]
 QueueJobsPanel::QueueJobsPanel(const QString &section, QWidget *parent)
     : QWidget(parent)
     , m_section(section)
+    , m_searchBar(new JobSearchBar(section, this))
     , m_stages(new QTabBar(this))
     , m_state(new QComboBox(this))
     , m_prev(new QPushButton(tr("Newer"), this))
@@ -90,6 +95,7 @@ QueueJobsPanel::QueueJobsPanel(const QString &section, QWidget *parent)
 
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_searchBar);
     auto *top = new QHBoxLayout;
     top->addWidget(m_stages);
     top->addStretch(1);
@@ -107,10 +113,12 @@ QueueJobsPanel::QueueJobsPanel(const QString &section, QWidget *parent)
     layout->addLayout(bar);
 
     auto *split = new QSplitter(Qt::Horizontal, this);
-    m_jobs = new QTableWidget(0, 5, split);
+    m_jobs = new QTableWidget(0, 6, split);
     m_jobs->setObjectName(section + QStringLiteral("JobList"));
     m_jobs->setHorizontalHeaderLabels(
-        {tr("Job"), tr("Name"), tr("Age"), tr("Attempts"), tr("Error")});
+        {tr("Job"), tr("Name"), tr("Age"), tr("Attempts"), tr("Error"), tr("State")});
+    m_jobs->horizontalHeader()->moveSection(StateColumn, 1);
+    m_jobs->setColumnHidden(StateColumn, true);
     // Ids, names, ages and attempts whole on one line (to a cap, past it
     // elided with the whole in the tooltip); the error takes the rest.
     m_jobs->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
@@ -200,10 +208,18 @@ QueueJobsPanel::QueueJobsPanel(const QString &section, QWidget *parent)
         m_detail->setPlainText(tr("Reading job %1…").arg(printableBytes(job, 80)));
         m_browser->showJob(m_object, job);
     });
+    connect(m_searchBar, &JobSearchBar::started, this, [this] { setResults(true); });
+    connect(m_searchBar, &JobSearchBar::found, this, &QueueJobsPanel::addHits);
+    connect(m_searchBar, &JobSearchBar::cleared, this, [this] {
+        setResults(false);
+        requestJobs();
+    });
     auto verb = [this](JobVerb::Role role) {
-        if (m_object.key.isEmpty())
+        // The chosen jobs' one state (updateVerbs disables a verb otherwise).
+        const QStringList states = chosenStates();
+        if (m_object.key.isEmpty() || states.size() != 1)
             return;
-        for (const JobVerb &v : PatternUnit::of(m_object.kind).jobVerbs(state())) {
+        for (const JobVerb &v : PatternUnit::of(m_object.kind).jobVerbs(states.first())) {
             if (v.role == role) {
                 Q_EMIT verbRequested(v.action, v.inputs);
                 return;
@@ -216,8 +232,9 @@ QueueJobsPanel::QueueJobsPanel(const QString &section, QWidget *parent)
     connect(m_purge, &QPushButton::clicked, this, [verb] { verb(JobVerb::Role::Purge); });
 }
 
-void QueueJobsPanel::setJobBrowser(JobBrowser *browser)
+void QueueJobsPanel::setJobBrowser(JobBrowser *browser, RedisClient *searches)
 {
+    m_searchBar->setClient(searches);
     if (m_browser)
         disconnect(m_browser, nullptr, this, nullptr);
     m_browser = browser;
@@ -240,6 +257,7 @@ void QueueJobsPanel::setObject(const ObjectState *s, qint64 serverNowMs)
     if (key == m_object.key) {
         if (s && !key.isEmpty()) {
             m_object = s->object; // its members may have changed
+            m_searchBar->setObject(m_object);
             // A reading whose count of a listed state moved is newer than
             // the listing: its count is shown until the next listing.
             for (const StateCount &c : s->reading.counts) {
@@ -261,10 +279,12 @@ void QueueJobsPanel::setObject(const ObjectState *s, qint64 serverNowMs)
     m_listed.clear();
     m_states = states;
     m_offset = 0;
-    m_jobs->setRowCount(0);
-    forgetDetail();
-    m_detail->clear();
-    m_range->clear();
+    {
+        // A search of the last queue is dropped with its hits, here.
+        const QSignalBlocker block(m_searchBar);
+        m_searchBar->setObject(m_object);
+    }
+    setResults(false);
     setEnabled(!key.isEmpty());
     {
         const QSignalBlocker blockTabs(m_stages);
@@ -381,9 +401,18 @@ void QueueJobsPanel::updateCounts()
 
 void QueueJobsPanel::updateVerbs()
 {
-    const QList<JobVerb> verbs = m_object.key.isEmpty()
-                                     ? QList<JobVerb>()
-                                     : PatternUnit::of(m_object.kind).jobVerbs(state());
+    // Search hits in several states offer each state's verbs, disabled: a
+    // verb runs with the inputs of one state (Sidekiq's "from").
+    const QStringList states = m_object.key.isEmpty() ? QStringList() : chosenStates();
+    QList<JobVerb> verbs;
+    for (const QString &st : states) {
+        for (const JobVerb &v : PatternUnit::of(m_object.kind).jobVerbs(st)) {
+            if (std::none_of(verbs.cbegin(), verbs.cend(),
+                             [&v](const JobVerb &had) { return had.role == v.role; }))
+                verbs.append(v);
+        }
+    }
+    const QString st = states.value(0);
     const int chosen = int(chosenJobs().size());
     const QString lib
         = m_object.key.isEmpty() ? QString() : PatternUnit::of(m_object.kind).library().name;
@@ -391,22 +420,26 @@ void QueueJobsPanel::updateVerbs()
         const auto it = std::find_if(verbs.cbegin(), verbs.cend(),
                                      [role](const JobVerb &v) { return v.role == role; });
         // Absent where the library has no such verb: not a button that
-        // can never work.
-        button->setVisible(it != verbs.cend());
-        if (it == verbs.cend())
+        // can never work. Purge takes a state's old jobs, not the hits.
+        const bool shown = it != verbs.cend() && !(m_results && role == JobVerb::Role::Purge);
+        button->setVisible(shown);
+        if (!shown)
             return;
         QString why = m_blocked;
+        if (why.isEmpty() && states.size() > 1)
+            why = tr("The jobs chosen are in different states (%1): choose jobs of one state.")
+                      .arg(states.join(QLatin1String(", ")));
         if (why.isEmpty() && m_rightsCheck)
             why = m_rightsCheck(it->action, it->inputs);
         if (why.isEmpty() && role != JobVerb::Role::Purge && chosen == 0)
-            why = tr("Choose one or more %1 jobs in the list first.").arg(state());
+            why = tr("Choose one or more %1 jobs in the list first.").arg(st);
         button->setEnabled(why.isEmpty());
         if (!why.isEmpty()) {
             button->setToolTip(why);
         } else if (role == JobVerb::Role::Purge) {
             button->setToolTip(tr("Remove the %1 jobs older than an age you give, as %2 "
                                   "cleans them (%3); the confirmation shows the script first.")
-                                   .arg(state(), lib, it->action));
+                                   .arg(st, lib, it->action));
         } else {
             button->setToolTip(tr("%n chosen job(s): %1 runs on each, as %2 does it; the "
                                   "confirmation shows the script first.",
@@ -427,12 +460,14 @@ void QueueJobsPanel::setBlocked(const QString &why)
 
 void QueueJobsPanel::reload()
 {
-    requestJobs();
+    // The hits as they are now: the jobs acted on may have left the state.
+    if (!m_results || !m_searchBar->rerun())
+        requestJobs();
 }
 
 void QueueJobsPanel::requestJobs()
 {
-    if (m_object.key.isEmpty() || !m_browser || state().isEmpty())
+    if (m_object.key.isEmpty() || !m_browser || state().isEmpty() || m_results)
         return;
     m_range->setText(tr("Reading…"));
     m_browser->listJobs(m_object, state(), m_offset, PageSize);
@@ -440,7 +475,7 @@ void QueueJobsPanel::requestJobs()
 
 void QueueJobsPanel::showJobs(const JobListing &page)
 {
-    if (m_object.key.isEmpty() || page.state != state() || page.offset != m_offset)
+    if (m_object.key.isEmpty() || m_results || page.state != state() || page.offset != m_offset)
         return;
     // A new page: nothing chosen in it yet (the detail shown was of the old one).
     const QByteArray before = chosenJob();
@@ -449,22 +484,8 @@ void QueueJobsPanel::showJobs(const JobListing &page)
     m_jobs->setCurrentCell(-1, -1);
     m_jobs->setRowCount(int(page.rows.size()));
     const qint64 now = nowMs();
-    for (int r = 0; r < page.rows.size(); ++r) {
-        const JobRow &row = page.rows.at(r);
-        const QStringList cells{
-            printableBytes(row.id, 120), row.name,
-            row.atMs < 0 ? QStringLiteral("–") : formatMs(std::max<qint64>(0, now - row.atMs)),
-            row.attempts < 0 ? QStringLiteral("–") : QString::number(row.attempts), row.error};
-        for (int c = 0; c < cells.size(); ++c) {
-            auto *cell = new QTableWidgetItem(cells.at(c));
-            if (c == 0)
-                cell->setData(Qt::UserRole, row.refOrId());
-            if (c == AgeColumn)
-                cell->setData(Qt::UserRole, row.atMs);
-            cell->setToolTip(cells.at(c));
-            m_jobs->setItem(r, c, cell);
-        }
-    }
+    for (int r = 0; r < page.rows.size(); ++r)
+        fillRow(r, page.rows.at(r), page.state, now);
     if (!page.ok)
         m_range->setText(page.message);
     else if (page.total == 0)
@@ -492,6 +513,57 @@ void QueueJobsPanel::showJobs(const JobListing &page)
     if (!before.isEmpty())
         forgetDetail();
     m_detail->clear();
+    updateVerbs();
+}
+
+void QueueJobsPanel::fillRow(int r, const JobRow &row, const QString &st, qint64 now)
+{
+    const QStringList cells{printableBytes(row.id, 120),
+                            row.name,
+                            row.atMs < 0 ? QStringLiteral("–")
+                                         : formatMs(std::max<qint64>(0, now - row.atMs)),
+                            row.attempts < 0 ? QStringLiteral("–") : QString::number(row.attempts),
+                            row.error,
+                            st};
+    for (int c = 0; c < cells.size(); ++c) {
+        auto *cell = new QTableWidgetItem(cells.at(c));
+        if (c == 0)
+            cell->setData(Qt::UserRole, row.refOrId());
+        if (c == AgeColumn)
+            cell->setData(Qt::UserRole, row.atMs);
+        cell->setToolTip(cells.at(c));
+        m_jobs->setItem(r, c, cell);
+    }
+}
+
+void QueueJobsPanel::setResults(bool on)
+{
+    m_results = on;
+    // Nothing chosen among the hits stays chosen in the list, nor the other way.
+    m_filling = true;
+    m_jobs->clearSelection();
+    m_jobs->setCurrentCell(-1, -1);
+    m_jobs->setRowCount(0);
+    m_filling = false;
+    forgetDetail();
+    m_detail->clear();
+    m_jobs->setColumnHidden(StateColumn, !on);
+    for (QWidget *w : std::initializer_list<QWidget *>{m_stages, m_state, m_prev, m_next})
+        w->setEnabled(!on);
+    m_range->setText(on ? tr("Search results: choose jobs to see them and act on them.")
+                        : QString());
+    updateVerbs();
+}
+
+void QueueJobsPanel::addHits(const QList<JobHit> &hits)
+{
+    if (!m_results)
+        return;
+    const int first = m_jobs->rowCount();
+    m_jobs->setRowCount(first + int(hits.size()));
+    const qint64 now = nowMs();
+    for (int i = 0; i < hits.size(); ++i)
+        fillRow(first + i, hits.at(i).row, hits.at(i).state, now);
     updateVerbs();
 }
 
@@ -613,6 +685,26 @@ QByteArray QueueJobsPanel::chosenJob() const
         row = rows.first().row();
     const QTableWidgetItem *cell = row >= 0 ? m_jobs->item(row, 0) : nullptr;
     return cell ? cell->data(Qt::UserRole).toByteArray() : QByteArray();
+}
+
+QStringList QueueJobsPanel::chosenStates() const
+{
+    if (!m_results)
+        return state().isEmpty() ? QStringList() : QStringList{state()};
+    QList<int> rows;
+    for (const QModelIndex &i : m_jobs->selectionModel()->selectedRows())
+        rows << i.row();
+    if (rows.isEmpty()) {
+        for (int r = 0; r < m_jobs->rowCount(); ++r)
+            rows << r;
+    }
+    QStringList states;
+    for (int r : std::as_const(rows)) {
+        const QTableWidgetItem *cell = m_jobs->item(r, StateColumn);
+        if (cell && !states.contains(cell->text()))
+            states << cell->text();
+    }
+    return states;
 }
 
 QList<QByteArray> QueueJobsPanel::chosenJobs() const

@@ -20,6 +20,9 @@ class QTableWidget;
 namespace gatehouse {
 
 class JobBrowser;
+class JobSearchBar;
+class RedisClient;
+struct JobHit;
 struct ObjectState;
 
 // The job browser of a library queue (the Queues page, under its table):
@@ -31,6 +34,12 @@ struct ObjectState;
 // decoders named above it, the raw bytes as hex a click away); and the library's verbs on the
 // state shown (PatternUnit::jobVerbs: requeue from dead, move to dead,
 // purge), a button only where the library has the verb.
+//
+// Above them a job search (JobSearchBar): while its hits are shown they take
+// the list's place, each with its state; a hit chosen shows its detail as a
+// listed job does, and the verbs are those of the chosen hits' state (none
+// while they are in several). Back to the list, or clearing the search,
+// lists by state again.
 //
 // Reads through the window's JobBrowser (asynchronous, bounded); runs
 // nothing itself: a verb is handed to the page (verbRequested), which asks
@@ -44,11 +53,14 @@ public:
 
     explicit QueueJobsPanel(const QString &section, QWidget *parent = nullptr);
 
-    void setJobBrowser(JobBrowser *browser);
+    // searches: the connection job searches read over (the window's, not
+    // owned); without one there is no search bar.
+    void setJobBrowser(JobBrowser *browser, RedisClient *searches = nullptr);
     // The selected object: another one (or none) starts over with nothing
     // chosen; the same one updates the counts (each reading's).
     void setObject(const ObjectState *state, qint64 serverNowMs);
-    // Reads the page shown again (after an action changed the queue).
+    // Reads the page shown again, or runs the search shown again (after an
+    // action changed the queue).
     void reload();
     // Why the verbs cannot run (read-only, not connected); empty when they can.
     void setBlocked(const QString &why);
@@ -59,8 +71,14 @@ public:
         = std::function<QString(const QString &actionId, const QHash<QString, QByteArray> &inputs)>;
     void setRightsCheck(RightsCheck check) { m_rightsCheck = std::move(check); }
 
-    // The state listed, by the library's name ("wait", "dead").
+    // The state listed, by the library's name ("wait", "dead"); the state
+    // combo's while search results are shown (see chosenStates).
     QString state() const;
+    // Search results are shown instead of a state's list.
+    bool showsResults() const { return m_results; }
+    // The states of the jobs chosen (of every job shown while none is),
+    // each once: the list's state, or the search hits' states.
+    QStringList chosenStates() const;
     // Shows state's tab and lists it; false when the library has no such state.
     bool showState(const QString &state);
     QByteArray chosenJob() const;         // the job whose detail is shown
@@ -79,6 +97,9 @@ private:
     void requestJobs();
     void showJobs(const JobListing &page);
     void showJobDetail(const JobListing &detail);
+    void fillRow(int row, const JobRow &job, const QString &state, qint64 nowMs);
+    void setResults(bool on); // search hits instead of the list, or back
+    void addHits(const QList<JobHit> &hits);
     void renderDetail(); // m_shown, decoded or as raw hex (m_raw)
     void forgetDetail(); // nothing shown: no decoders named, no hex to show
 
@@ -95,6 +116,8 @@ private:
     void updateAges();
     QStringList m_states; // the library's, in its order
 
+    JobSearchBar *m_searchBar;
+    bool m_results = false; // the search's hits are listed, not a state's page
     QTabBar *m_stages;
     QComboBox *m_state;
     QPushButton *m_prev;

@@ -766,10 +766,10 @@ bool SectionPage::exportCsv(const QString &fileName) const
     return writeCsv(m_proxy, fileName);
 }
 
-void SectionPage::setJobBrowser(JobBrowser *browser)
+void SectionPage::setJobBrowser(JobBrowser *browser, RedisClient *searches)
 {
     if (m_jobsPanel)
-        m_jobsPanel->setJobBrowser(browser);
+        m_jobsPanel->setJobBrowser(browser, searches);
 }
 
 void SectionPage::reloadJobs()

@@ -101,9 +101,18 @@ void JobSearch::finish(JobSearchResult::End end, const QString &message)
 
 void JobSearch::paced(std::function<void()> then)
 {
-    // The busy share so far: wait until it is back at busyPercent.
+    // The busy share so far: wait until it is back at busyPercent. A round
+    // trip is timed on the caller's thread: one that stalled (a GUI busy
+    // elsewhere) counts as busy without the server having been; more than
+    // MaxPaceWaitMs of debt is forgiven, not waited for.
     const qint64 targetNs = qint64(double(m_busyNs) * 100.0 / m_options.busyPercent);
-    const qint64 waitMs = (targetNs - m_clock.nsecsElapsed()) / 1'000'000;
+    qint64 waitNs = targetNs - m_clock.nsecsElapsed();
+    if (waitNs > MaxPaceWaitMs * 1'000'000) {
+        m_busyNs
+            -= qint64(double(waitNs - MaxPaceWaitMs * 1'000'000) * m_options.busyPercent / 100.0);
+        waitNs = MaxPaceWaitMs * 1'000'000;
+    }
+    const qint64 waitMs = waitNs / 1'000'000;
     const quint64 generation = m_generation;
     QTimer::singleShot(std::max<qint64>(0, waitMs), this, [this, generation, then] {
         if (generation == m_generation && m_running)

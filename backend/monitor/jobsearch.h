@@ -67,6 +67,9 @@ public:
         double busyPercent = 20; // of wall time spent waiting for replies
     };
 
+    // The longest pause between two round trips.
+    static constexpr qint64 MaxPaceWaitMs = 1000;
+
     JobSearch(RedisClient *client, PatternObject object, JobQuery query, Options options,
               QObject *parent = nullptr);
     ~JobSearch() override;

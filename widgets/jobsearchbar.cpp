@@ -257,10 +257,11 @@ void JobSearchBar::showEnd(const JobSearchResult &result)
     }
     // The cost, for the operator who wonders what the search did to the server.
     m_status->setToolTip(tr("%1 job records read for payload terms; %2 s, of which %3 s waiting "
-                            "for the server (paced to keep it busy at most a fifth of the time).")
+                            "for the server (paced to wait on it at most %4 % of the time).")
                              .arg(number(p.detailsRead))
                              .arg(double(p.elapsedMs) / 1000.0, 0, 'f', 1)
-                             .arg(double(p.busyMs) / 1000.0, 0, 'f', 1));
+                             .arg(double(p.busyMs) / 1000.0, 0, 'f', 1)
+                             .arg(JobSearch::Options().busyPercent));
     updateButtons();
 }
 

@@ -23,7 +23,7 @@ class RedisClient;
 // expression cannot be read (never a dialog: nothing is sent then).
 //
 // Runs a JobSearch over the window's connection (bounded pages, paced so
-// the server is kept busy at most a fifth of the time), at most HitLimit
+// waiting on the server at most JobSearch::Options::busyPercent of the time), at most HitLimit
 // hits, and hands them on (found) for the browser to list and act on; keeps
 // no rows itself.
 class JobSearchBar : public QWidget

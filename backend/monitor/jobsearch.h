@@ -64,7 +64,7 @@ public:
         QStringList states;      // empty: every state the pattern lists
         int limit = 50;          // hits, then it stops
         int pageRows = 100;      // jobs per page (one round trip, two with records)
-        double busyPercent = 20; // of wall time spent waiting for replies
+        double busyPercent = 10; // of wall time spent waiting for replies
     };
 
     // The longest pause between two round trips.

@@ -185,7 +185,11 @@ int main(int argc, char *argv[])
         figures += bench::runClusterBench(clusterSizes, r);
     }
     if (group.isEmpty() || group == QLatin1String("search"))
-        figures += bench::runSearchBench(server.endpoint(), isSmoke ? 5000 : 1000000,
+        figures += bench::runSearchBench(server.endpoint(),
+                                         qEnvironmentVariableIsSet("GATEHOUSE_SEARCH_JOBS")
+                                             ? qEnvironmentVariableIntValue("GATEHOUSE_SEARCH_JOBS")
+                                         : isSmoke ? 5000
+                                                   : 1000000,
                                          isSmoke ? 2 : 10, isSmoke ? 300 : 1500);
     if (group.isEmpty() || group == QLatin1String("million"))
         figures += bench::runMillionBench(server.endpoint(), isSmoke ? 20000 : 1000000);

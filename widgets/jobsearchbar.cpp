@@ -3,6 +3,8 @@
 
 #include "theme.h"
 
+#include <monitor/jobbrowser.h>
+
 #include <patterns/patternunit.h>
 
 #include <QComboBox>
@@ -85,13 +87,13 @@ JobSearchBar::JobSearchBar(const QString &section, QWidget *parent)
 
 JobSearchBar::~JobSearchBar() = default;
 
-void JobSearchBar::setClient(RedisClient *client)
+void JobSearchBar::setBrowser(JobBrowser *browser)
 {
-    if (client == m_client)
+    if (browser == m_browser)
         return;
     drop();
-    m_client = client;
-    setVisible(m_client && !m_object.key.isEmpty());
+    m_browser = browser;
+    setVisible(m_browser && !m_object.key.isEmpty());
     updateButtons();
 }
 
@@ -119,7 +121,7 @@ void JobSearchBar::setObject(const PatternObject &object)
         }
         m_state->setCurrentIndex(std::max(0, m_state->findData(previous)));
     }
-    setVisible(m_client && !m_object.key.isEmpty());
+    setVisible(m_browser && !m_object.key.isEmpty());
     updateButtons();
     if (wasShowing)
         Q_EMIT cleared();
@@ -136,7 +138,7 @@ void JobSearchBar::search()
 
 void JobSearchBar::run(const QString &text, const QString &state)
 {
-    if (m_object.key.isEmpty() || !m_client)
+    if (m_object.key.isEmpty() || !m_browser)
         return;
     QString error;
     const std::optional<JobQuery> query = JobQuery::parse(text, &error);
@@ -150,7 +152,7 @@ void JobSearchBar::run(const QString &text, const QString &state)
     if (!state.isEmpty())
         options.states = {state};
     options.limit = HitLimit;
-    m_search = new JobSearch(m_client, m_object, *query, options, this);
+    m_search = m_browser->newSearch(m_object, *query, options, this);
     connect(m_search, &JobSearch::progressed, this, [this](const JobSearchProgress &p) {
         m_progress = p;
         if (!m_progressTimer.isActive()) {
@@ -279,7 +281,7 @@ void JobSearchBar::say(const QString &text, bool error)
 
 void JobSearchBar::updateButtons()
 {
-    const bool can = m_client && !m_object.key.isEmpty();
+    const bool can = m_browser && !m_object.key.isEmpty();
     m_go->setEnabled(can);
     m_stop->setEnabled(isSearching());
     m_back->setVisible(m_showing);

@@ -14,7 +14,7 @@ class QPushButton;
 
 namespace gatehouse {
 
-class RedisClient;
+class JobBrowser;
 
 // The job search above a library queue's job browser (the Queues page): an
 // expression as JobQuery reads it ("error~timeout age>1h data.customerId=4411"),
@@ -36,9 +36,9 @@ public:
     explicit JobSearchBar(const QString &section, QWidget *parent = nullptr);
     ~JobSearchBar() override;
 
-    // The connection searches read over (the window's; not owned). Without
-    // one the bar is hidden.
-    void setClient(RedisClient *client);
+    // What searches read through (the window's job browser, its
+    // connection; not owned). Without one the bar is hidden.
+    void setBrowser(JobBrowser *browser);
     // The queue searched: another one (or none) stops a search and goes
     // back to the list.
     void setObject(const PatternObject &object);
@@ -68,7 +68,7 @@ private:
     void say(const QString &text, bool error = false);
     void updateButtons();
 
-    RedisClient *m_client = nullptr;
+    JobBrowser *m_browser = nullptr;
     PatternObject m_object;        // empty key: none
     JobSearch *m_search = nullptr; // owned; the one whose hits are shown
     QString m_shownExpression;     // of the hits shown: rerun() reads it again

@@ -116,7 +116,7 @@ void MainWindow::buildPages()
     addPage(m_overview, tr("Overview"));
     for (const Section &section : PatternRegistry::instance().sections()) {
         auto *page = new SectionPage(section, m_options.readOnly, this);
-        page->setJobBrowser(m_jobBrowser, m_client);
+        page->setJobBrowser(m_jobBrowser);
         page->setRightsGate(m_rights);
         for (ObjectPanel *panel : PanelRegistry::instance().createPanels(
                  section, {m_reads, m_options.readOnly, {}}, page))

@@ -232,9 +232,9 @@ QueueJobsPanel::QueueJobsPanel(const QString &section, QWidget *parent)
     connect(m_purge, &QPushButton::clicked, this, [verb] { verb(JobVerb::Role::Purge); });
 }
 
-void QueueJobsPanel::setJobBrowser(JobBrowser *browser, RedisClient *searches)
+void QueueJobsPanel::setJobBrowser(JobBrowser *browser)
 {
-    m_searchBar->setClient(searches);
+    m_searchBar->setBrowser(browser);
     if (m_browser)
         disconnect(m_browser, nullptr, this, nullptr);
     m_browser = browser;

@@ -21,7 +21,6 @@ namespace gatehouse {
 
 class JobBrowser;
 class JobSearchBar;
-class RedisClient;
 struct JobHit;
 struct ObjectState;
 
@@ -53,9 +52,9 @@ public:
 
     explicit QueueJobsPanel(const QString &section, QWidget *parent = nullptr);
 
-    // searches: the connection job searches read over (the window's, not
-    // owned); without one there is no search bar.
-    void setJobBrowser(JobBrowser *browser, RedisClient *searches = nullptr);
+    // Job lists, details and searches are read through browser; without one
+    // the panel stays empty and there is no search bar.
+    void setJobBrowser(JobBrowser *browser);
     // The selected object: another one (or none) starts over with nothing
     // chosen; the same one updates the counts (each reading's).
     void setObject(const ObjectState *state, qint64 serverNowMs);

@@ -766,10 +766,10 @@ bool SectionPage::exportCsv(const QString &fileName) const
     return writeCsv(m_proxy, fileName);
 }
 
-void SectionPage::setJobBrowser(JobBrowser *browser, RedisClient *searches)
+void SectionPage::setJobBrowser(JobBrowser *browser)
 {
     if (m_jobsPanel)
-        m_jobsPanel->setJobBrowser(browser, searches);
+        m_jobsPanel->setJobBrowser(browser);
 }
 
 void SectionPage::reloadJobs()

@@ -31,7 +31,6 @@ class JobBrowser;
 class ObjectPanel;
 class ObjectTableModel;
 class QueueJobsPanel;
-class RedisClient;
 
 // The page of one section of the pattern registry, the same for every
 // section: a filter, one button per action the section's patterns offer
@@ -80,9 +79,8 @@ public:
     // The table as shown (filter and sort applied) as CSV.
     bool exportCsv(const QString &fileName) const;
     // Where the job lists of library queues are read from (the window's
-    // connection); without one the jobs panel stays empty. searches: the
-    // connection job searches read over (not owned); none: no search bar.
-    void setJobBrowser(JobBrowser *browser, RedisClient *searches = nullptr);
+    // connection), searches too; without one the jobs panel stays empty.
+    void setJobBrowser(JobBrowser *browser);
     // Not connected (why, one sentence) or connected (empty): the table is
     // greyed and every action disabled with that sentence as its tooltip.
     void setOffline(const QString &why);

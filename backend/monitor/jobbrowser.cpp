@@ -37,6 +37,12 @@ bool JobBrowser::showJob(const PatternObject &object, const QByteArray &job)
     return true;
 }
 
+JobSearch *JobBrowser::newSearch(const PatternObject &object, const JobQuery &query,
+                                 const JobSearch::Options &options, QObject *parent) const
+{
+    return new JobSearch(m_client, object, query, options, parent);
+}
+
 JobListing JobBrowser::decoded(JobListing detail)
 {
     DecodeLimits limits;

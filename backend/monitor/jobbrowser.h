@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "jobsearch.h"
+
 #include <patterns/jobs.h>
 #include <patterns/patternobject.h>
 
@@ -28,6 +30,10 @@ public:
     // A detail's payloads decoded, each within the decoders' limits. Takes
     // up to their time limit per payload: not on the GUI thread.
     static JobListing decoded(JobListing detail);
+    // A search of object's jobs over the browser's connection, not started
+    // (JobSearch::start); parent owns it.
+    JobSearch *newSearch(const PatternObject &object, const JobQuery &query,
+                         const JobSearch::Options &options, QObject *parent) const;
 
 Q_SIGNALS:
     void listed(const gatehouse::JobListing &page);

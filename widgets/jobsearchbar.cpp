@@ -9,6 +9,7 @@
 
 #include <QComboBox>
 #include <QHBoxLayout>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
@@ -81,11 +82,27 @@ JobSearchBar::JobSearchBar(const QString &section, QWidget *parent)
         if (text.trimmed().isEmpty() && m_showing)
             backToList();
     });
+    m_query->installEventFilter(this); // Escape
     setVisible(false);
     updateButtons();
 }
 
 JobSearchBar::~JobSearchBar() = default;
+
+bool JobSearchBar::eventFilter(QObject *watched, QEvent *event)
+{
+    // Escape in the field stops a search, or goes back to the list.
+    if (watched == m_query && event->type() == QEvent::KeyPress
+        && static_cast<QKeyEvent *>(event)->key() == Qt::Key_Escape
+        && (isSearching() || m_showing)) {
+        if (isSearching())
+            stop();
+        else
+            backToList();
+        return true;
+    }
+    return QWidget::eventFilter(watched, event);
+}
 
 void JobSearchBar::setBrowser(JobBrowser *browser)
 {

@@ -57,6 +57,9 @@ Q_SIGNALS:
     // Back to the list: Back pressed, the field cleared, another queue.
     void cleared();
 
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override;
+
 private:
     void search(); // what the field and the state choice say
     void run(const QString &expression, const QString &state);

@@ -68,7 +68,7 @@ void putRecord(QByteArray &out, const ChangeRecord &r)
     out.append(char(r.absent ? RecordAbsent : 0));
     if (r.absent)
         return;
-    const int n = std::clamp(r.figures, 0, 8);
+    const int n = std::clamp(r.figures, 0, HistoryFigures);
     out.append(char(uchar(n)));
     for (int f = 0; f < n; ++f) {
         const double v = r.values[f];
@@ -100,7 +100,7 @@ bool getRecord(const uchar **p, const uchar *end, ChangeRecord *r)
     if (*p >= end)
         return false;
     const int n = *(*p)++;
-    if (n > 8)
+    if (n > HistoryFigures)
         return false;
     r->figures = n;
     for (int f = 0; f < n; ++f) {

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "historycodec.h"
 #include <QByteArray>
+
 #include <QList>
 
 #include <algorithm>
@@ -79,8 +81,8 @@ struct ChangeRecord
     quint64 head = 0; // the object id (tick blobs) or ms since the minute's start (minute blobs)
     bool absent = false;
     int figures = 0;
-    double values[8] = {};
-    qint8 slopes[8] = {};
+    double values[HistoryFigures] = {};
+    qint8 slopes[HistoryFigures] = {};
 };
 void putRecord(QByteArray &out, const ChangeRecord &r);
 // Reads one record at *p (advanced); false at a malformed one.
@@ -121,8 +123,8 @@ struct SeriesState
     bool present = false;
     qint64 atMs = 0;
     int figures = 0;
-    double values[8] = {};
-    qint8 slopes[8] = {};
+    double values[HistoryFigures] = {};
+    qint8 slopes[HistoryFigures] = {};
 
     void apply(const ChangeRecord &r, qint64 atMs);
     float valueAt(int f, qint64 t) const

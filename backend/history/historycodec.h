@@ -4,6 +4,12 @@
 #include <QByteArray>
 #include <QList>
 
+namespace gatehouse {
+// The most figures of one object the history keeps (PatternUnit::figures():
+// a library queue's counts, ages and wait and run quantiles).
+constexpr int HistoryFigures = 16;
+} // namespace gatehouse
+
 namespace gatehouse::Internal {
 
 // The blobs of the history database (HistoryStore). Every blob starts with a

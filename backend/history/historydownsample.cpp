@@ -41,9 +41,9 @@ std::vector<MinuteSpan> minuteSpans(const MinuteTicks &hourTicks)
 // known (non-NaN), last.
 struct MinuteSums
 {
-    double sums[8] = {};
-    int known[8] = {};
-    Bucket acc[8];
+    double sums[HistoryFigures] = {};
+    int known[HistoryFigures] = {};
+    Bucket acc[HistoryFigures];
     int samples = 0;
 };
 

@@ -174,7 +174,8 @@ public:
         if (!m_last || !(m_lastKind == kind)) {
             auto found = m_figures.find(kind);
             if (found == m_figures.end())
-                found = m_figures.insert(kind, PatternUnit::of(kind).figures().mid(0, 8));
+                found = m_figures.insert(kind,
+                                         PatternUnit::of(kind).figures().mid(0, HistoryFigures));
             m_lastKind = kind;
             m_last = &*found;
         }

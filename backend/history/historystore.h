@@ -39,10 +39,10 @@ struct HistoryTick
         QByteArray key;
         PatternKind kind;
         int figures = 0;
-        double values[8] = {}; // at the tick's time
+        double values[HistoryFigures] = {}; // at the tick's time
         // How each value moves from there while the object is not re-read
         // (historychanges.h): 0 flat, -1 counting down to 0, +1 growing.
-        qint8 slopes[8] = {};
+        qint8 slopes[HistoryFigures] = {};
         bool absent = false; // stale, gone or removed: no samples from here
         // Its place in the snapshot's objects, -1 unknown: the writer finds
         // its id there while the same key is (a hint, checked).

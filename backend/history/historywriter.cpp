@@ -216,20 +216,20 @@ void HistoryWriter::registerObjects(const QList<std::pair<QByteArray, PatternKin
     // Ids now; the rows go with the next commit (writePending), so a
     // discovery's batches make a few transactions, not one each.
     for (const auto &[key, kind] : objects)
-        idFor(key, kind, int(std::min<qsizetype>(8, declaredFigures(kind).size())));
+        idFor(key, kind, int(std::min<qsizetype>(HistoryFigures, declaredFigures(kind).size())));
 }
 
-quint8 HistoryWriter::durationsOf(PatternKind kind)
+quint16 HistoryWriter::durationsOf(PatternKind kind)
 {
     // Entries come in runs of one kind: hash a kind only when it changes.
     if (m_durationsKind == kind)
         return m_durations;
     auto it = m_durationMasks.constFind(kind);
     if (it == m_durationMasks.cend()) {
-        quint8 mask = 0;
+        quint16 mask = 0;
         const QList<Figure> figures = PatternUnit::of(kind).figures();
-        for (qsizetype f = 0; f < figures.size() && f < 8; ++f)
-            mask |= figures.at(f).isDuration ? quint8(1u << f) : quint8(0);
+        for (qsizetype f = 0; f < figures.size() && f < HistoryFigures; ++f)
+            mask |= figures.at(f).isDuration ? quint16(1u << f) : quint16(0);
         it = m_durationMasks.insert(kind, mask);
     }
     m_durationsKind = kind;
@@ -309,13 +309,13 @@ void HistoryWriter::recordEntries(const HistoryTick &tick, bool fullRecord, QByt
             continue; // one key listed twice in a tick: the first counts
         series.seen = m_tickNumber;
         SeriesState &s = series.state;
-        const int figures = std::clamp(e.figures, 0, 8);
+        const int figures = std::clamp(e.figures, 0, HistoryFigures);
         bool changed;
         if (e.absent) {
             changed = s.present;
         } else {
             changed = !s.present || s.figures != figures;
-            const quint8 durations = changed ? 0 : durationsOf(e.kind);
+            const quint16 durations = changed ? 0 : durationsOf(e.kind);
             for (int f = 0; f < figures && !changed; ++f)
                 changed = !sameMotion(projectMotion(s.values[f], s.slopes[f], t - s.atMs),
                                       s.slopes[f], e.values[f], e.slopes[f], (durations >> f) & 1);
@@ -325,7 +325,7 @@ void HistoryWriter::recordEntries(const HistoryTick &tick, bool fullRecord, QByt
         r.head = id;
         r.absent = e.absent;
         r.figures = e.absent ? 0 : figures;
-        for (int f = 0; f < 8; ++f) {
+        for (int f = 0; f < HistoryFigures; ++f) {
             r.values[f] = f < figures ? e.values[f] : 0.0;
             r.slopes[f] = f < figures ? e.slopes[f] : 0;
         }
@@ -359,7 +359,7 @@ void HistoryWriter::recordUnlisted(qint64 t, bool tickFull, bool fullRecord, QBy
         } else {
             r.absent = false;
             r.figures = s.figures;
-            for (int f = 0; f < 8; ++f) {
+            for (int f = 0; f < HistoryFigures; ++f) {
                 r.values[f]
                     = f < s.figures ? projectMotion(s.values[f], s.slopes[f], t - s.atMs) : 0.0;
                 r.slopes[f] = s.slopes[f];

@@ -75,7 +75,7 @@ private:
     const QStringList &declaredFigures(PatternKind kind);
     // Bit f set: figure f of the kind is a duration (ms), within
     // DurationSlackMs of its motion when read again.
-    quint8 durationsOf(PatternKind kind);
+    quint16 durationsOf(PatternKind kind);
     void requestFull();
     void fold(qint64 beforeMs);
     void maintain();
@@ -147,10 +147,10 @@ private:
     bool m_awaitFull = true; // partial ticks are dropped until a full one
     bool m_tickBeforeOpen = false;
     std::atomic<bool> *m_needFull = nullptr;
-    QHash<PatternKind, QStringList> m_declared; // a pattern's figure ids
-    QHash<PatternKind, quint8> m_durationMasks; // durationsOf(), per kind
-    PatternKind m_durationsKind;                // the last kind asked for ...
-    quint8 m_durations = 0;                     // ... and its mask
+    QHash<PatternKind, QStringList> m_declared;  // a pattern's figure ids
+    QHash<PatternKind, quint16> m_durationMasks; // durationsOf(), per kind
+    PatternKind m_durationsKind;                 // the last kind asked for ...
+    quint16 m_durations = 0;                     // ... and its mask
 };
 
 } // namespace gatehouse::Internal

@@ -100,7 +100,10 @@ struct Kind
     QList<Figure> figures;
     QList<QByteArray> names; // per slot
     QList<QByteArray> helps;
+    QList<QByteArray> types;        // per slot: "gauge", or "summary" for a quantile
+    QList<QByteArray> figureLabels; // per figure: its quantile label, if any
     int slot(Extra e) const { return int(figures.size()) + int(e); }
+    bool isSummary(int slot) const { return types.at(slot) == "summary"; }
 };
 
 // The samples of one object: its pattern's figures as of the snapshot's time,
@@ -132,7 +135,7 @@ public:
             const double v = f.value(r, m_nowMs);
             if (std::isnan(v) || (f.isDuration && v < 0))
                 continue; // unknown (no limit, no entry in flight, no TTL)
-            add(int(i), f.isDuration ? v / 1000.0 : v);
+            add(int(i), f.isDuration ? v / 1000.0 : v, k.figureLabels.at(i));
         }
         // Held for: exact from when Gatehouse saw the current holder take it,
         // a lower bound (since it was first seen) when it already held it then.
@@ -168,17 +171,35 @@ public:
         auto k = std::make_unique<Kind>();
         k->figures = unit.figures();
         for (const Figure &f : std::as_const(k->figures)) {
+            if (!f.summary.isEmpty()) {
+                // One summary per distribution, a sample per quantile.
+                k->names.append(
+                    MetricsExposition::figureMetricName(section.id, f.summary, f.isDuration));
+                k->helps.append(
+                    (f.title.section(QLatin1Char(' '), 0, 0) + QStringLiteral(" time of each ")
+                     + section.singular
+                     + QStringLiteral("'s jobs, by quantile, in seconds (figures \"") + f.summary
+                     + QStringLiteral("\"); over the newest jobs finished in the last ")
+                     + formatMs(JobTimes::WindowMs) + QStringLiteral(", or those running now)."))
+                        .toUtf8());
+                k->types.append("summary");
+                k->figureLabels.append(label("quantile", QByteArray::number(f.quantile)));
+                continue;
+            }
             k->names.append(MetricsExposition::figureMetricName(section.id, f.id, f.isDuration));
             QString help = f.title + QStringLiteral(" of each ") + section.singular
                            + QStringLiteral(" (figure \"") + f.id + QLatin1Char('"');
             if (f.isDuration)
                 help += QStringLiteral(", in seconds");
             k->helps.append((help + QStringLiteral(").")).toUtf8());
+            k->types.append("gauge");
+            k->figureLabels.append(QByteArray());
         }
         const QByteArray prefix = "gatehouse_" + MetricsExposition::snakeCase(section.id);
         const auto extra = [&](const char *suffix, const QByteArray &help) {
             k->names.append(prefix + suffix);
             k->helps.append(help);
+            k->types.append("gauge");
         };
         // In the order of Kind::Extra.
         extra("_held_seconds",
@@ -491,7 +512,7 @@ QByteArray MetricsExposition::render(const Snapshot &s) const
                 const QByteArray keyLabels
                     = label("key", keyLabel(o.object.key)) + ',' + label("pattern", pattern);
                 for (const Sample &sample : of) {
-                    out.add(*sample.name, *sample.help, "gauge",
+                    out.add(*sample.name, *sample.help, k.types.at(sample.slot).constData(),
                             sample.extraLabels.isEmpty() ? keyLabels
                                                          : keyLabels + ',' + sample.extraLabels,
                             sample.value);
@@ -499,6 +520,9 @@ QByteArray MetricsExposition::render(const Snapshot &s) const
                 continue;
             }
             for (const Sample &sample : of) {
+                // A quantile of many objects' jobs is none of theirs.
+                if (k.isSummary(sample.slot))
+                    continue;
                 Aggregate &a = sample.extraLabels.isEmpty() ? perSlot[size_t(sample.slot)]
                                                             : perState[sample.extraLabels];
                 ++a.count;

@@ -8,11 +8,14 @@ namespace gatehouse {
 
 namespace {
 
-// FirstWord: the motion's first sample number (bits 0-39), its slopes (2
-// bits per figure from bit 40: 0 flat, 1 falling, 2 rising) and whether
-// they are still unknown (bit 63: one sample so far).
+// FirstWord: the motion's first sample number (bits 0-39), the slopes of
+// its first 8 figures (2 bits per figure from bit 40: 0 flat, 1 falling, 2
+// rising) and whether they are still unknown (bit 63: one sample so far).
+// A ring of more figures keeps the others' slopes in one word after the
+// values (2 bits each).
 constexpr quint64 FirstMask = (quint64(1) << 40) - 1;
 constexpr int SlopeShift = 40;
+constexpr int SlopesInFirst = 8;
 constexpr quint64 OpenBit = quint64(1) << 63;
 
 enum Slope : quint64 { Flat = 0, Falling = 1, Rising = 2 };
@@ -53,10 +56,18 @@ qint64 HistoryRing::motionFirst(qsizetype m) const
     return qint64(m_motions.at(m * stride() + FirstWord) & FirstMask);
 }
 
+qsizetype HistoryRing::stride() const
+{
+    return Header + m_figures + (m_figures > SlopesInFirst ? 1 : 0);
+}
+
 double HistoryRing::motionValue(qsizetype m, int figure, qint64 atMs) const
 {
     const qsizetype base = m * stride();
-    const quint64 slope = (m_motions.at(base + FirstWord) >> (SlopeShift + 2 * figure)) & 3;
+    const quint64 slope
+        = figure < SlopesInFirst
+              ? (m_motions.at(base + FirstWord) >> (SlopeShift + 2 * figure)) & 3
+              : (m_motions.at(base + Header + m_figures) >> (2 * (figure - SlopesInFirst))) & 3;
     const qint64 dt = atMs - qint64(m_motions.at(base + AtWord));
     return project(doubleOf(m_motions.at(base + Header + figure)), slope, dt);
 }
@@ -70,6 +81,8 @@ void HistoryRing::startMotion(const double *values, qint64 atMs)
     m_motions.append(OpenBit | (quint64(m_appended) & FirstMask));
     for (int f = 0; f < m_figures; ++f)
         m_motions.append(bitsOf(values[f]));
+    if (m_figures > SlopesInFirst)
+        m_motions.append(0); // the other figures' slopes
 }
 
 // True when the last motion gives exactly values at atMs (a motion's second
@@ -86,7 +99,7 @@ bool HistoryRing::predicted(const double *values, qint64 atMs)
         return true;
     }
     const qint64 dt = atMs - qint64(m_motions.at(base + AtWord));
-    quint64 slopes = 0;
+    quint64 slopes = 0, more = 0;
     for (int f = 0; f < m_figures; ++f) {
         const double v0 = doubleOf(m_motions.at(base + Header + f));
         quint64 s;
@@ -98,9 +111,14 @@ bool HistoryRing::predicted(const double *values, qint64 atMs)
             s = Rising;
         else
             return false;
-        slopes |= s << (SlopeShift + 2 * f);
+        if (f < SlopesInFirst)
+            slopes |= s << (SlopeShift + 2 * f);
+        else
+            more |= s << (2 * (f - SlopesInFirst));
     }
     first = (first & FirstMask) | slopes;
+    if (m_figures > SlopesInFirst)
+        m_motions[base + Header + m_figures] = more;
     return true;
 }
 

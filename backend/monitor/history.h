@@ -27,7 +27,7 @@ namespace gatehouse {
 class HistoryRing
 {
 public:
-    static constexpr int MaxFigures = 8;
+    static constexpr int MaxFigures = 16; // as the history file keeps (HistoryFigures)
 
     HistoryRing() = default;
     // Nothing is allocated before the first sample. figures: at most MaxFigures.
@@ -48,9 +48,11 @@ public:
     bool isDense() const { return !m_dense.isEmpty(); }
 
 private:
-    // A motion in m_motions: Header words, then one double per figure.
+    // A motion in m_motions: Header words, then one double per figure (and
+    // with more than 8 figures a word of their slopes).
     enum : qsizetype { AtWord, FirstWord, Header };
-    qsizetype stride() const { return Header + m_figures; }
+    // Header words, one per figure, and one of slopes past the 8th figure.
+    qsizetype stride() const;
     qsizetype motionCount() const { return m_motions.size() / stride(); }
     qint64 motionFirst(qsizetype m) const;
     void startMotion(const double *values, qint64 atMs);

@@ -238,7 +238,7 @@ private:
         qint64 untilMs = 0; // server ms
     };
     // Figures kept per sample at most (PatternUnit::figures()).
-    static constexpr int MaxFigures = 8;
+    static constexpr int MaxFigures = HistoryRing::MaxFigures;
 
     // Server facts (monitortopology.cpp): version, role, clock, keyspace
     // events, read on every (re)connect; then the reading starts.

@@ -68,6 +68,11 @@ struct Figure
     QString title;           // "In window"
     bool isDuration = false; // ms: charted in seconds
     std::function<double(const Reading &r, qint64 atMs)> value;
+    // A quantile of a distribution (how long jobs waited): Prometheus gets
+    // the figures of one summary id as one summary with a quantile label
+    // (gatehouse_queue_job_wait_seconds{quantile="0.95"}); empty: a gauge.
+    QString summary;
+    double quantile = 0;
 };
 
 // One chart of the selected object (the console's ChartPanel), declared by

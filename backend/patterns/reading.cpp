@@ -38,6 +38,8 @@ Reading Reading::at(qint64 nowMs) const
     r.oldestInFlightAgeMs = ageAt(oldestInFlightAgeMs, nowMs);
     for (InFlightItem &item : r.items)
         item.ageMs = ageAt(item.ageMs, nowMs);
+    if (jobTimesData && jobTimesData->oldestWaitingAgeMs > 0) // 0: none waits
+        r.jobTimesData->oldestWaitingAgeMs = ageAt(jobTimesData->oldestWaitingAgeMs, nowMs);
     return r;
 }
 
@@ -73,6 +75,13 @@ Reading::DetailTimes &Reading::times()
     if (!detailTimes)
         detailTimes = new DetailTimes;
     return *detailTimes;
+}
+
+JobTimes &Reading::latency()
+{
+    if (!jobTimesData)
+        jobTimesData = new JobTimes;
+    return *jobTimesData;
 }
 
 } // namespace gatehouse

@@ -90,6 +90,22 @@ struct InFlightItem
     QByteArray holder;
 };
 
+// How long a library's jobs waited for a worker and how long they ran, as
+// far as the library records it (Reading::jobTimes): quantiles of the newest
+// jobs finished within the window before the reading (or, where the library
+// keeps no finished jobs, of the jobs running now), and the age of the
+// oldest job waiting. Every time is in ms; -1 unknown.
+struct JobTimes : QSharedData
+{
+    static constexpr qint64 WindowMs = 5 * 60 * 1000;
+    qint64 oldestWaitingAgeMs = -1; // at Reading::atMs; -1 none waiting or not recorded
+    qint64 waitSamples = 0;
+    qint64 runSamples = 0;
+    qint64 wait[3] = {-1, -1, -1}; // p50, p95, p99
+    qint64 run[3] = {-1, -1, -1};
+    bool waitOfRunning = false; // the waits are of the jobs running now (Sidekiq)
+};
+
 // One reading of one pattern instance at one server time. A value type: the
 // fields that apply depend on the pattern; the rest keep their defaults.
 // Every time is in ms; ages and horizons are relative to atMs.
@@ -171,6 +187,10 @@ struct Reading
     qint64 workers = -1;
     qint64 workersAlive = -1;
     QList<LibraryPart> parts; // at most a page of each kind
+    // Wait and run times, where the library records them; null otherwise.
+    QSharedDataPointer<JobTimes> jobTimesData;
+    const JobTimes *jobTimes() const { return jobTimesData.constData(); }
+    JobTimes &latency(); // made on first use
     qint64 countOf(QStringView state) const
     {
         for (const StateCount &c : counts) {

@@ -19,6 +19,7 @@
 #include <theme.h>
 
 #include "librarytest.h"
+#include "nodeapp.h"
 #include "redisserver.h"
 
 #include <QApplication>
@@ -44,32 +45,25 @@
 
 using namespace gatehouse;
 using gatehouse::test::call;
+using gatehouse::test::NodeApp;
 using gatehouse::test::RedisServer;
 
 namespace {
 
 const QString LibrariesDir = QStringLiteral(GATEHOUSE_LIBRARIES_DIR);
 
-QProcess *bullmq(const RedisServer &server, const QStringList &args, int idBase = 0)
+// The test's BullMQ queue "orders"; its job ids from idBase + 1.
+NodeApp orders(const RedisServer &server, int idBase = 0)
 {
-    auto *p = new QProcess;
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    NodeApp app{QStringLiteral("bullmq"), server.url(), QStringLiteral("orders")};
     if (idBase > 0)
-        env.insert(QStringLiteral("JOB_ID_BASE"), QString::number(idBase));
-    p->setProcessEnvironment(env);
-    p->start(QStringLiteral("node"),
-             QStringList{LibrariesDir + QStringLiteral("/bullmq-app.js"), QStringLiteral("bullmq"),
-                         server.url(), QStringLiteral("orders")}
-                 + args);
-    return p;
+        app.env.insert(QStringLiteral("JOB_ID_BASE"), QString::number(idBase));
+    return app;
 }
 
 QString node(const RedisServer &server, const QStringList &args, int idBase = 0)
 {
-    std::unique_ptr<QProcess> p(bullmq(server, args, idBase));
-    if (!p->waitForFinished(60000) || p->exitCode() != 0)
-        return QStringLiteral("<failed: %1>").arg(QString::fromUtf8(p->readAllStandardError()));
-    return QString::fromUtf8(p->readAllStandardOutput()).trimmed();
+    return orders(server, idBase).run(args.first(), args.mid(1));
 }
 
 QString stateOf(const RedisServer &server, const QString &job)
@@ -136,8 +130,8 @@ private slots:
         std::unique_ptr<RedisClient> redis = gatehouse::test::connectedClient(server);
         QVERIFY(redis);
         {
-            std::unique_ptr<QProcess> worker(
-                bullmq(server, {QStringLiteral("work"), QStringLiteral("ran")}));
+            std::unique_ptr<QProcess> worker
+                = orders(server).start(QStringLiteral("work"), QStringLiteral("ran"), "working");
             QVERIFY(gatehouse::test::pollUntil(
                 [&] {
                     return call(*redis, {"ZCARD", "bull:orders:completed"}).toInteger() == 30
@@ -370,6 +364,18 @@ private slots:
         QCOMPARE(status->text(), said);
         QCOMPARE(jobs->rowCount(), 0);
         QVERIFY(panel->showsResults());
+
+        // Escape in the field: a running search stops; pressed again, the
+        // list by state.
+        QTest::keyClick(field, Qt::Key_Return);
+        QVERIFY(bar->isSearching());
+        QTest::keyClick(field, Qt::Key_Escape);
+        QVERIFY(!bar->isSearching());
+        QVERIFY2(status->text().startsWith(QLatin1String("Stopped: ")), qPrintable(status->text()));
+        QVERIFY(panel->showsResults());
+        QTest::keyClick(field, Qt::Key_Escape);
+        QVERIFY(!panel->showsResults());
+        QVERIFY(stages->isEnabled());
 
         monitor.stop();
     }

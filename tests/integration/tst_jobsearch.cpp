@@ -5,6 +5,7 @@
 // made, by id: the payload path, the error text, the name, the state filter,
 // the limit, nothing found, and the sentences for what is wrong.
 #include "librarytest.h"
+#include "nodeapp.h"
 #include "redisserver.h"
 
 #include <redis/redisclient.h>
@@ -19,30 +20,6 @@ using namespace gatehouse::test;
 namespace {
 
 const QString LibrariesDir = QStringLiteral(GATEHOUSE_LIBRARIES_DIR);
-
-QProcess *node(const RedisServer &server, const QStringList &args,
-               const QProcessEnvironment &env = QProcessEnvironment::systemEnvironment())
-{
-    auto *p = new QProcess;
-    p->setProcessEnvironment(env);
-    p->start(QStringLiteral("node"),
-             QStringList{LibrariesDir + QStringLiteral("/bullmq-app.js"), QStringLiteral("bullmq"),
-                         server.url(), QStringLiteral("orders")}
-                 + args);
-    return p;
-}
-
-bool nodeRun(const RedisServer &server, const QStringList &args,
-             const QProcessEnvironment &env = QProcessEnvironment::systemEnvironment())
-{
-    std::unique_ptr<QProcess> p(node(server, args, env));
-    if (!p->waitForFinished(60000) || p->exitCode() != 0) {
-        qWarning("bullmq-app %s: %s", qPrintable(args.join(QLatin1Char(' '))),
-                 p->readAllStandardError().constData());
-        return false;
-    }
-    return true;
-}
 
 CliRun search(const RedisServer &server, const QStringList &args)
 {
@@ -77,12 +54,13 @@ private Q_SLOTS:
         RedisServer server(RedisServer::Options{});
         QVERIFY(server.start());
         // 30 jobs done, 6 failed by a real worker ("failing on purpose").
-        QVERIFY(nodeRun(server, {QStringLiteral("produce"), QStringLiteral("30")}));
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.insert(QStringLiteral("JOB_ID_BASE"), QStringLiteral("100"));
-        QVERIFY(nodeRun(server, {QStringLiteral("produce-failing"), QStringLiteral("6")}, env));
-        std::unique_ptr<QProcess> worker(
-            node(server, {QStringLiteral("work"), QStringLiteral("ran")}));
+        NodeApp app{QStringLiteral("bullmq"), server.url(), QStringLiteral("orders")};
+        QCOMPARE(app.run(QStringLiteral("produce"), QStringLiteral("30")), QString());
+        NodeApp failing = app;
+        failing.env.insert(QStringLiteral("JOB_ID_BASE"), QStringLiteral("100"));
+        QCOMPARE(failing.run(QStringLiteral("produce-failing"), QStringLiteral("6")), QString());
+        std::unique_ptr<QProcess> worker
+            = app.start(QStringLiteral("work"), QStringLiteral("ran"), "working");
         RedisClient client(server.endpoint());
         client.open();
         QVERIFY(pollUntil(

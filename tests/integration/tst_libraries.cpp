@@ -10,6 +10,7 @@
 #include <redis/redisclient.h>
 
 #include "librarytest.h"
+#include "nodeapp.h"
 #include "redisserver.h"
 
 #include <QDeadlineTimer>
@@ -30,56 +31,7 @@ namespace {
 
 const QString LibrariesDir = QStringLiteral(GATEHOUSE_LIBRARIES_DIR);
 
-// One run of the BullMQ application (tests/libraries/bullmq-app.js).
-struct NodeApp
-{
-    QString module; // "bullmq" (6) or "bullmq5"
-    QString url;
-    QString queue = QStringLiteral("emails");
-
-    QStringList args(const QString &command, const QString &arg = {}) const
-    {
-        QStringList a{LibrariesDir + QStringLiteral("/bullmq-app.js"), module, url, queue, command};
-        if (!arg.isEmpty())
-            a << arg;
-        return a;
-    }
-    // Runs a command to its end; its stdout, trimmed.
-    QString run(const QString &command, const QString &arg = {}) const
-    {
-        QProcess p;
-        p.start(QStringLiteral("node"), args(command, arg));
-        if (!p.waitForFinished(60000) || p.exitCode() != 0) {
-            qWarning("node %s %s failed: %s", qPrintable(command), qPrintable(arg),
-                     p.readAllStandardError().constData());
-            return QStringLiteral("<failed>");
-        }
-        return QString::fromUtf8(p.readAllStandardOutput()).trimmed();
-    }
-    // A long-running worker; returns once it printed want.
-    std::unique_ptr<QProcess> start(const QString &command, const QString &arg,
-                                    const QByteArray &want) const
-    {
-        auto p = std::make_unique<QProcess>();
-        p->start(QStringLiteral("node"), args(command, arg));
-        QByteArray out;
-        QDeadlineTimer deadline(30000);
-        while (!out.contains(want) && !deadline.hasExpired()
-               && p->state() != QProcess::NotRunning) {
-            p->waitForReadyRead(200);
-            out += p->readAllStandardOutput();
-        }
-        if (!out.contains(want))
-            qWarning("node %s did not print %s: %s %s", qPrintable(command), want.constData(),
-                     out.constData(), p->readAllStandardError().constData());
-        return p;
-    }
-    QJsonObject counts() const
-    {
-        return QJsonDocument::fromJson(run(QStringLiteral("counts")).toUtf8()).object();
-    }
-};
-
+using gatehouse::test::NodeApp;
 using gatehouse::test::stopProcess;
 
 bool waitFor(const std::function<bool()> &done, int ms = 20000)

@@ -9,12 +9,16 @@
 //   produce-failing N  add N jobs a worker fails on their first attempt
 //                      (ids from JOB_ID_BASE+1 when that is set)
 //   produce-one ID     add one job with that id
+//   produce-timed N MS add jobs "timed-1".."timed-N" that run for MS ms each
 //   paused             print whether the library sees the queue paused
 //   work LOG           run jobs: each run appends "<id>" to the Redis list LOG
 //                      (RPUSH), so a test counts how often each job ran
 //   hang               take one job and never finish it (the test kills us)
 //   counts             print the library's own job counts as JSON
 //   state ID           print a job's state as the library sees it
+//   times              every finished job's times as the library's Job reads
+//                      them ({"finished": [{id, timestamp, delay, processedOn,
+//                      finishedOn}]}) and the waiting jobs' ({"waiting": [...]})
 //   search-data N      the library's own way to find a job by its data: every
 //                      completed job read with Queue#getJobs, 1000 at a time,
 //                      data.n compared; prints {"matched", "scanned", "ms"}
@@ -44,6 +48,18 @@ async function main() {
     case 'produce-one':
       await queue.add('work', { n: 0 }, { jobId: arg });
       break;
+    case 'produce-timed':
+      for (let n = 1; n <= Number(arg); ++n)
+        await queue.add('timed', { n, sleepMs: Number(process.argv[7]) }, { jobId: `timed-${n}` });
+      break;
+    case 'times': {
+      const pick = (job) => ({ id: job.id, timestamp: job.timestamp, delay: job.delay || 0,
+                               processedOn: job.processedOn, finishedOn: job.finishedOn });
+      const finished = (await queue.getJobs(['completed', 'failed'], 0, -1)).filter(Boolean);
+      const waiting = (await queue.getJobs(['wait'], 0, -1)).filter(Boolean);
+      console.log(JSON.stringify({ finished: finished.map(pick), waiting: waiting.map(pick) }));
+      break;
+    }
     case 'paused':
       console.log(String(await queue.isPaused()));
       break;
@@ -81,6 +97,7 @@ async function main() {
           await new Promise(() => {});
         }
         if (job.name === 'fail-once' && job.attemptsMade === 0) throw new Error('failing on purpose');
+        if (job.data && job.data.sleepMs) await new Promise((r) => setTimeout(r, job.data.sleepMs));
         await client.rpush(arg, job.id);
         return 'ok';
       }, { connection, prefix, lockDuration: 1500, stalledInterval: 3600 * 1000, concurrency: 1 });

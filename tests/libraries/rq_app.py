@@ -7,12 +7,16 @@
 #   rq_app.py URL QUEUE work                  a SimpleWorker, burst (prints "working")
 #   rq_app.py URL QUEUE state ID              the job's status, by RQ
 #   rq_app.py URL QUEUE counts                every count, by RQ's own API (JSON)
+#   rq_app.py URL QUEUE times                 the finished and failed jobs' enqueued_at,
+#                                             started_at and ended_at as RQ's Job reads
+#                                             them (epoch ms), and the queued jobs' (JSON)
 # Every job appends its id to the list "ran" when it completes and counts its
 # runs in the hash "runs"; the blocking job appends to "taken" when it starts
 # the run that blocks.
 # The worker is a SimpleWorker: it runs the job in its own process, so a
 # kill -9 of it stops the job too (a forking Worker's work horse would live
 # on, then time out and fail the job by itself).
+import calendar
 import json
 import sys
 import time
@@ -81,6 +85,24 @@ def main():
             'finishedIds': sorted(FinishedJobRegistry(queue=q).get_job_ids()),
             'canceledIds': sorted(CanceledJobRegistry(queue=q).get_job_ids()),
             'queuedIds': q.job_ids,
+        }))
+    elif command == 'times':
+        def ms(t):
+            if t is None:
+                return -1
+            return calendar.timegm(t.utctimetuple()) * 1000 + t.microsecond // 1000
+
+        def times(ids):
+            out = []
+            for job in Job.fetch_many(ids, connection=conn):
+                if job is not None:
+                    out.append({'id': job.id, 'enqueued': ms(job.enqueued_at),
+                                'started': ms(job.started_at), 'ended': ms(job.ended_at)})
+            return out
+        print(json.dumps({
+            'finished': times(FinishedJobRegistry(queue=q).get_job_ids()
+                              + FailedJobRegistry(queue=q).get_job_ids()),
+            'queued': times(q.job_ids),
         }))
     elif command == 'exists':
         print('true' if Job.exists(arg, connection=conn) else 'false')

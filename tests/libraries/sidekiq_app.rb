@@ -6,6 +6,8 @@
 #   stats           Sidekiq::Stats, Sidekiq::Queue and Sidekiq::RetrySet as JSON
 #   scan-dead TEXT  Sidekiq Web's filter on the dead set (SortedSet#scan: ZSCAN
 #                   MATCH *TEXT*); prints {"matched", "ms"}
+#   waits           the jobs running now: run_at - enqueued_at (ms) of each, by
+#                   Sidekiq::Workers
 #   dead N          N failed jobs into the dead set by Sidekiq::DeadSet#kill (args
 #                   ["customer-<i>"]; every third one's error a Net::ReadTimeout)
 # Every job appends its tag to the list "ran" once it has run; HangJob first
@@ -57,6 +59,15 @@ if $PROGRAM_NAME == __FILE__
       "queues" => Sidekiq::Queue.all.map { |q| [q.name, q.size] }.to_h,
       "retries" => Sidekiq::RetrySet.new.map { |e| {"jid" => e.jid, "score" => e.score.to_s} }
     )
+  when "waits"
+    # Sidekiq::Workers: each job running now, its run_at and its payload's
+    # enqueued_at (epoch seconds), as ms.
+    waits = Sidekiq::Workers.new.map do |_process, _thread, work|
+      payload = work["payload"]
+      payload = JSON.parse(payload) if payload.is_a?(String)
+      (work["run_at"].to_f * 1000).floor - (payload["enqueued_at"].to_f * 1000).floor
+    end
+    puts JSON.generate(waits)
   when "scan-dead"
     started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
     matched = 0

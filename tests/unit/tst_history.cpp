@@ -158,6 +158,43 @@ private slots:
             QVERIFY(ring.isDense());
     }
 
+    // A library queue's 14 figures (counts, ages, wait and run quantiles):
+    // the slopes of figures past the 8th are kept too, so a countdown or an
+    // age there reads back exactly between readings.
+    void manyFiguresReadBack()
+    {
+        constexpr int Figures = 14;
+        HistoryRing ring(Figures, 200);
+        QList<qint64> times;
+        QList<std::array<float, Figures>> appended;
+        std::array<double, Figures> v{};
+        qint64 t = 10'000'000;
+        for (int i = 0; i < 200; ++i) {
+            const qint64 dt = 1000 + i % 7;
+            t += dt;
+            for (int f = 0; f < Figures; ++f) {
+                if (i % 20 == 0)
+                    v[f] = 1000.0 * (f + 1) + i; // a reading: every figure anew
+                else if (f % 3 == 1)
+                    v[f] = std::max(0.0, v[f] - double(dt)); // counting down
+                else if (f % 3 == 2)
+                    v[f] += double(dt); // an age growing
+            }
+            ring.append(v.data(), t);
+            times.append(t);
+            std::array<float, Figures> asFloat;
+            for (int f = 0; f < Figures; ++f)
+                asFloat[f] = float(v[f]);
+            appended.append(asFloat);
+        }
+        QVERIFY(!ring.isDense()); // motions: one per reading
+        for (int k = 0; k < ring.size(); ++k) {
+            const qsizetype j = appended.size() - ring.size() + k;
+            for (int f = 0; f < Figures; ++f)
+                QCOMPARE(ring.at(f, k, times.at(j)), appended.at(j)[f]);
+        }
+    }
+
     // 10,000 idle objects (a third of the million-key bench's planted structures): a
     // lock's TTL counting down, re-read every 2 minutes a millisecond off.
     // Their 15 minutes of history take a few hundred bytes each, not the

@@ -22,6 +22,7 @@ private slots:
     void escaping();
     void keyWithQuotesAndNewlinesParses();
     void figuresInBaseUnits();
+    void latencyIsASummary();
     void everyPatternLints();
     void cardinalityCapAggregates();
     void nodesAndConsole();
@@ -226,6 +227,47 @@ void tst_MetricsExposition::figuresInBaseUnits()
     QVERIFY(text.indexOf("# HELP gatehouse_queue_stuck ") < text.indexOf("gatehouse_queue_stuck{"));
 }
 
+// A library queue's wait and run quantiles are one Prometheus summary each,
+// a sample per quantile, in seconds; the oldest waiting job a gauge. Beyond
+// the cap no quantile is folded into "<other>": a quantile of many queues'
+// quantiles is no queue's.
+void tst_MetricsExposition::latencyIsASummary()
+{
+    Snapshot snap;
+    snap.server.timeMs = 1'002'000;
+    ObjectState q = object("bullmq", "bull:mail");
+    JobTimes &t = q.reading.latency();
+    t.waitSamples = t.runSamples = 20;
+    t.wait[0] = 1500;
+    t.wait[1] = 2500;
+    t.wait[2] = 2900;
+    t.run[0] = 120;
+    t.run[1] = 300;
+    t.run[2] = 450;
+    t.oldestWaitingAgeMs = 4000;
+    snap.objects.append(q);
+    ObjectState other = q;
+    other.object.key = "bull:zz";
+    snap.objects.append(other);
+    MetricsExposition exposition;
+    exposition.maxObjectsPerPattern = 1;
+    const QByteArray text = exposition.render(snap);
+    QVERIFY2(promtoolErrors(text).isEmpty(), promtoolErrors(text).constData());
+    const auto all = samples(text);
+    const QByteArray labels = "{key=\"bull:mail\",pattern=\"bullmq\"";
+    QCOMPARE(all.value("gatehouse_queue_job_wait_seconds" + labels + ",quantile=\"0.5\"}"), 1.5);
+    QCOMPARE(all.value("gatehouse_queue_job_wait_seconds" + labels + ",quantile=\"0.95\"}"), 2.5);
+    QCOMPARE(all.value("gatehouse_queue_job_wait_seconds" + labels + ",quantile=\"0.99\"}"), 2.9);
+    QCOMPARE(all.value("gatehouse_queue_job_run_seconds" + labels + ",quantile=\"0.95\"}"), 0.3);
+    // Projected to the snapshot's time, 2 s after the reading.
+    QCOMPARE(all.value("gatehouse_queue_oldest_waiting_age_seconds" + labels + '}'), 6.0);
+    QCOMPARE(text.count("# TYPE gatehouse_queue_job_wait_seconds summary\n"), 1);
+    QCOMPARE(text.count("# TYPE gatehouse_queue_job_run_seconds summary\n"), 1);
+    QVERIFY(!text.contains("wait_p95"));
+    QVERIFY(!text.contains("job_wait_seconds{key=\"<other>\""));
+    QVERIFY(text.contains("gatehouse_queue_oldest_waiting_age_seconds{key=\"<other>\""));
+}
+
 // Every registered pattern, with a library's counts by state: the text
 // parses, and every figure the pattern declares is there.
 void tst_MetricsExposition::everyPatternLints()
@@ -243,8 +285,14 @@ void tst_MetricsExposition::everyPatternLints()
         s.reading.pttlMs = 5;
         s.reading.minTtlMs = 5;
         s.reading.maxTtlMs = 5;
-        if (!unit->library().isEmpty())
+        if (!unit->library().isEmpty()) {
             s.reading.counts = {{QStringLiteral("wait"), 3}, {QStringLiteral("active"), 1}};
+            JobTimes &t = s.reading.latency();
+            t.waitSamples = t.runSamples = 3;
+            t.wait[0] = t.wait[1] = t.wait[2] = 1000;
+            t.run[0] = t.run[1] = t.run[2] = 2000;
+            t.oldestWaitingAgeMs = 3000;
+        }
         snap.objects.append(s);
     }
     const QByteArray text = MetricsExposition().render(snap);
@@ -256,12 +304,16 @@ void tst_MetricsExposition::everyPatternLints()
         const QByteArray labels = "{key=\"" + unit->kind().id().toUtf8() + ":1\",pattern=\""
                                   + unit->kind().id().toUtf8() + "\"";
         for (const Figure &f : unit->figures()) {
-            const QByteArray name
-                = MetricsExposition::figureMetricName(unit->section().id, f.id, f.isDuration);
+            const QByteArray name = MetricsExposition::figureMetricName(
+                unit->section().id, f.summary.isEmpty() ? f.id : f.summary, f.isDuration);
             const double value = f.value(s.reading, snap.server.timeMs);
             if (std::isnan(value) || (f.isDuration && value < 0))
                 continue;
-            QVERIFY2(all.contains(name + labels + '}'), QByteArray(name + labels).constData());
+            const QByteArray quantile = f.summary.isEmpty()
+                                            ? QByteArray()
+                                            : ",quantile=\"" + QByteArray::number(f.quantile) + '"';
+            QVERIFY2(all.contains(name + labels + quantile + '}'),
+                     QByteArray(name + labels + quantile).constData());
         }
         if (!unit->library().isEmpty()) {
             const QByteArray name = "gatehouse_" + unit->section().id.toUtf8() + "_state_count";

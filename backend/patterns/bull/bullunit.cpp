@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "bullunit.h"
 
+#include <patterns/libraryqueue/jobtimes.h>
 #include <patterns/matchcounter.h>
 
 #include <algorithm>
@@ -133,8 +134,10 @@ QList<PatternUnit::Command> BullUnit::probe(const PatternObject &o, const ProbeC
         cmds.append({keys().type(s) == "list" ? "LLEN" : "ZCARD", keyOf(o, State(s))});
     cmds.append({"EXISTS", keyOf(o, MetaPaused)});
     cmds.append({"EXISTS", keyOf(o, Id)});
-    if (auto active = activeJobsProbe(o, Active))
+    if (auto active = activeJobsProbe(o, Active)) {
         cmds.append(*active);
+        cmds.append(jobTimesProbe(o, Completed, Failed, Wait));
+    }
     return cmds;
 }
 
@@ -147,8 +150,8 @@ Reading BullUnit::read(const PatternObject &o, const QList<RedisValue> &r,
     replyKeys << keyOf(o, MetaPaused) << keyOf(o, Id);
     QList<QByteArray> allKeys = replyKeys;
     const bool sorts = activeJobsProbe(o, Active).has_value();
-    if (sorts)
-        allKeys << keyOf(o, Active);
+    if (sorts) // and the job times' reads
+        allKeys << keyOf(o, Active) << keyOf(o, Completed) << keyOf(o, Failed) << keyOf(o, Wait);
     if (r.size() < allKeys.size()) {
         if (auto f = failure(o, r, allKeys, c.nowMs))
             return *f;
@@ -178,6 +181,8 @@ Reading BullUnit::read(const PatternObject &o, const QList<RedisValue> &r,
     } else {
         reading.stuckIsLowerBound = true;
     }
+    if (sorts && r.size() >= CountedStates + 6)
+        readJobTimes(reading, r.mid(CountedStates + 3, 3), reading.countOf(u"wait"), c.nowMs);
     return reading;
 }
 
@@ -419,29 +424,32 @@ QList<QByteArray> BullUnit::detailFields() const
 
 QList<Figure> BullUnit::figures() const
 {
-    return {
-        {QStringLiteral("length"), QStringLiteral("Waiting"), false,
-         [](const Reading &r, qint64) {
-             return double(r.length);
-         }},
-        {QStringLiteral("inFlight"), QStringLiteral("Active"), false,
-         [](const Reading &r, qint64) {
-             return double(r.inFlight);
-         }},
-        stuckFigure(QStringLiteral("Stalled")),
-        countFigure(QStringLiteral("completed"), QStringLiteral("Completed"),
-                    QStringLiteral("completed")),
-        countFigure(QStringLiteral("failed"), QStringLiteral("Failed"), QStringLiteral("failed"))};
+    return QList<Figure>{{QStringLiteral("length"), QStringLiteral("Waiting"), false,
+                          [](const Reading &r, qint64) {
+                              return double(r.length);
+                          }},
+                         {QStringLiteral("inFlight"), QStringLiteral("Active"), false,
+                          [](const Reading &r, qint64) {
+                              return double(r.inFlight);
+                          }},
+                         stuckFigure(QStringLiteral("Stalled")),
+                         countFigure(QStringLiteral("completed"), QStringLiteral("Completed"),
+                                     QStringLiteral("completed")),
+                         countFigure(QStringLiteral("failed"), QStringLiteral("Failed"),
+                                     QStringLiteral("failed"))}
+           + libraryqueue::latencyFigures();
 }
 
 QList<Chart> BullUnit::charts() const
 {
-    return {{QStringLiteral("Over time"),
-             QString(),
-             {{QStringLiteral("length"), QStringLiteral("Waiting")},
-              {QStringLiteral("inFlight"), QStringLiteral("Active")},
-              {QStringLiteral("stuck"), QStringLiteral("Stalled")}}},
-            libraryqueue::throughputChart(QStringLiteral("completed"), QStringLiteral("failed"))};
+    return QList<Chart>{{QStringLiteral("Over time"),
+                         QString(),
+                         {{QStringLiteral("length"), QStringLiteral("Waiting")},
+                          {QStringLiteral("inFlight"), QStringLiteral("Active")},
+                          {QStringLiteral("stuck"), QStringLiteral("Stalled")}}}}
+           + libraryqueue::latencyCharts()
+           + QList<Chart>{libraryqueue::throughputChart(QStringLiteral("completed"),
+                                                        QStringLiteral("failed"))};
 }
 
 } // namespace gatehouse

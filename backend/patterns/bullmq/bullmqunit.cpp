@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "bullmqunit.h"
 
+#include <patterns/libraryqueue/jobtimes.h>
 #include <patterns/matchcounter.h>
 
 #include <algorithm>
@@ -126,8 +127,10 @@ QList<PatternUnit::Command> BullMqUnit::probe(const PatternObject &o, const Prob
         {"ZCARD", keyOf(o, WaitingChildren)},
         {"EXISTS", keyOf(o, Id), keyOf(o, Events)},
     };
-    if (auto active = activeJobsProbe(o, Active))
+    if (auto active = activeJobsProbe(o, Active)) {
         cmds.append(*active);
+        cmds.append(jobTimesProbe(o, Completed, Failed, Wait));
+    }
     return cmds;
 }
 
@@ -140,8 +143,8 @@ Reading BullMqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
         keyOf(o, Completed), keyOf(o, Failed),      keyOf(o, WaitingChildren),
         keyOf(o, Id)};
     QList<QByteArray> allKeys = replyKeys;
-    if (activeJobsProbe(o, Active))
-        allKeys << keyOf(o, Active);
+    if (activeJobsProbe(o, Active)) // and the job times' reads
+        allKeys << keyOf(o, Active) << keyOf(o, Completed) << keyOf(o, Failed) << keyOf(o, Wait);
     if (r.size() < allKeys.size()) {
         if (auto f = failure(o, r, allKeys, c.nowMs))
             return *f;
@@ -192,6 +195,8 @@ Reading BullMqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
         reading.message = QStringLiteral("The queue's name holds '*' or \"->\": stalled jobs are "
                                          "not read.");
     }
+    if (r.size() >= 14)
+        readJobTimes(reading, r.mid(11, 3), wait, c.nowMs);
     if (!reading.layoutKnown)
         reading.message = QStringLiteral("Layout %1 is not one Gatehouse knows (BullMQ 5-6): shown "
                                          "read-only.")
@@ -204,29 +209,35 @@ Reading BullMqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
 
 QList<Figure> BullMqUnit::figures() const
 {
-    return {
-        countFigure(QStringLiteral("wait"), QStringLiteral("Waiting"), QStringLiteral("wait")),
-        countFigure(QStringLiteral("inFlight"), QStringLiteral("Active"), QStringLiteral("active")),
-        countFigure(QStringLiteral("delayed"), QStringLiteral("Delayed"),
-                    QStringLiteral("delayed")),
-        countFigure(QStringLiteral("failed"), QStringLiteral("Failed"), QStringLiteral("failed")),
-        countFigure(QStringLiteral("completed"), QStringLiteral("Completed"),
-                    QStringLiteral("completed")),
-        stuckFigure(QStringLiteral("Stalled")),
-        oldestFigure(QStringLiteral("Oldest active")),
-    };
+    return QList<Figure>{
+               countFigure(QStringLiteral("wait"), QStringLiteral("Waiting"),
+                           QStringLiteral("wait")),
+               countFigure(QStringLiteral("inFlight"), QStringLiteral("Active"),
+                           QStringLiteral("active")),
+               countFigure(QStringLiteral("delayed"), QStringLiteral("Delayed"),
+                           QStringLiteral("delayed")),
+               countFigure(QStringLiteral("failed"), QStringLiteral("Failed"),
+                           QStringLiteral("failed")),
+               countFigure(QStringLiteral("completed"), QStringLiteral("Completed"),
+                           QStringLiteral("completed")),
+               stuckFigure(QStringLiteral("Stalled")),
+               oldestFigure(QStringLiteral("Oldest active")),
+           }
+           + libraryqueue::latencyFigures();
 }
 
 QList<Chart> BullMqUnit::charts() const
 {
-    return {{QStringLiteral("Jobs by state"),
-             QStringLiteral("jobs"),
-             {{QStringLiteral("wait"), QStringLiteral("waiting")},
-              {QStringLiteral("inFlight"), QStringLiteral("active")},
-              {QStringLiteral("delayed"), QStringLiteral("delayed")},
-              {QStringLiteral("stuck"), QStringLiteral("stalled")}}},
-            oldestChart(QStringLiteral("Oldest active")),
-            libraryqueue::throughputChart(QStringLiteral("completed"), QStringLiteral("failed"))};
+    return QList<Chart>{{QStringLiteral("Jobs by state"),
+                         QStringLiteral("jobs"),
+                         {{QStringLiteral("wait"), QStringLiteral("waiting")},
+                          {QStringLiteral("inFlight"), QStringLiteral("active")},
+                          {QStringLiteral("delayed"), QStringLiteral("delayed")},
+                          {QStringLiteral("stuck"), QStringLiteral("stalled")}}},
+                        oldestChart(QStringLiteral("Oldest active"))}
+           + libraryqueue::latencyCharts()
+           + QList<Chart>{libraryqueue::throughputChart(QStringLiteral("completed"),
+                                                        QStringLiteral("failed"))};
 }
 
 QList<LibraryQueueUnit::JobState> BullMqUnit::states() const

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "bullfamilyunit.h"
 
+#include "jobtimes.h"
+
 #include <patterns/globmatch.h>
 
 #include <QJsonArray>
@@ -115,6 +117,55 @@ std::optional<PatternUnit::Command> BullFamilyUnit::activeJobsProbe(const Patter
                    o.key + ":*->name",
                    "GET",
                    o.key + ":*->" + attemptsField()};
+}
+
+QList<PatternUnit::Command> BullFamilyUnit::jobTimesProbe(const PatternObject &o, int completed,
+                                                          int failed, int wait) const
+{
+    // Both libraries write a job's times into its hash: timestamp (added),
+    // delay, processedOn (taken by a worker), finishedOn.
+    static const QList<QByteArray> Fields{"timestamp", "delay", "processedOn", "finishedOn"};
+    QList<Command> cmds;
+    const QByteArray prefix = o.key + ':';
+    for (const auto &[state, count, fromEnd] :
+         {std::tuple{completed, libraryqueue::FinishedPage, true},
+          std::tuple{failed, libraryqueue::FinishedPage / 4, true}, std::tuple{wait, 1, true}}) {
+        auto cmd = libraryqueue::jobFieldsProbe(m_layout.keyOf(o, state), prefix,
+                                                state == wait ? Fields.mid(0, 2) : Fields, count,
+                                                fromEnd);
+        if (!cmd)
+            return {};
+        cmds.append(*cmd);
+    }
+    return cmds;
+}
+
+void BullFamilyUnit::readJobTimes(Reading &reading, const QList<RedisValue> &r, qint64 waiting,
+                                  qint64 nowMs)
+{
+    if (r.size() != 3)
+        return;
+    const auto ms = [](const QByteArray &v) {
+        bool ok = false;
+        const qint64 n = v.toLongLong(&ok);
+        return ok && n >= 0 ? n : qint64(-1);
+    };
+    // Ready to run when added, or when its delay ended.
+    const auto queued = [&](const QList<QByteArray> &row) {
+        const qint64 at = ms(row.at(1));
+        return at < 0 ? at : saturatingAdd(at, std::max<qint64>(0, ms(row.at(2))));
+    };
+    QList<libraryqueue::JobTiming> finished;
+    for (int i = 0; i < 2; ++i) {
+        for (const QList<QByteArray> &row : libraryqueue::jobFieldRows(r.at(i), 4))
+            finished.append({queued(row), ms(row.at(3)), ms(row.at(4))});
+    }
+    if (r.at(0).isError() || r.at(1).isError())
+        return; // unknown, not none (a Cluster refusing SORT's patterns)
+    libraryqueue::setFinishedTimes(reading, finished, nowMs);
+    const auto oldest = libraryqueue::jobFieldRows(r.at(2), 2);
+    libraryqueue::setOldestWaiting(reading, oldest.isEmpty() ? -1 : queued(oldest.first()), nowMs,
+                                   waiting == 0);
 }
 
 void BullFamilyUnit::readActiveJobs(Reading &reading, const RedisValue &reply,

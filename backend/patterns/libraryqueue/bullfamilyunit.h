@@ -103,6 +103,17 @@ protected:
     static void readActiveJobs(Reading &reading, const RedisValue &reply,
                                const PatternObject &object, qint64 active, qint64 nowMs);
 
+    // The job times (Reading::jobTimes): a page of the newest completed
+    // and failed jobs with their timestamp, delay, processedOn and
+    // finishedOn, and the oldest waiting job's timestamp and delay (three
+    // SORT_RO reads of a page, appended to the probe); none when the base
+    // holds '*' or "->".
+    QList<Command> jobTimesProbe(const PatternObject &object, int completed, int failed,
+                                 int wait) const;
+    // Their replies (from jobTimesProbe, in order) into reading's job times.
+    static void readJobTimes(Reading &reading, const QList<RedisValue> &replies, qint64 waiting,
+                             qint64 nowMs);
+
 private:
     const Layout &m_layout; // static storage: the unit's own layout()
 };

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "libraryqueueunit.h"
+#include "jobtimes.h"
 
 #include <patterns/countedsentence.h>
 #include <patterns/sections.h>
@@ -37,6 +38,7 @@ void LibraryQueueUnit::writeJson(const ObjectState &s, const Reading &r, qint64 
                                  QJsonObject &j) const
 {
     libraryqueue::writeJson(r, jsonKeys(s.object), j, jsonOptions());
+    libraryqueue::writeLatencyJson(r, nowMs, j);
     writeLibraryJson(s, r, nowMs, j);
 }
 
@@ -54,9 +56,25 @@ QHash<QString, QByteArray> LibraryQueueUnit::itemInputs(const ObjectState &s, in
     return libraryqueue::itemJob(s, i);
 }
 
+namespace {
+
+// Jobs wait and the library's record of its workers names none alive.
+bool noWorkerSeen(const Reading &r)
+{
+    return r.isOk() && r.workersAlive == 0 && r.length > 0 && !r.paused;
+}
+
+} // namespace
+
 std::optional<Attention> LibraryQueueUnit::attention(const ObjectState &state, qint64) const
 {
-    return libraryqueue::stuckAttention(state, stuckRule().figure);
+    if (auto stuck = libraryqueue::stuckAttention(state, stuckRule().figure))
+        return stuck;
+    // Work at risk, below any stuck job: nothing will run it.
+    if (noWorkerSeen(state.reading))
+        return Attention{2.0, state.reading.jobTimes() ? QStringLiteral("oldestWaitingAgeMs")
+                                                       : stuckRule().figure};
+    return std::nullopt;
 }
 
 QString LibraryQueueUnit::attentionSubject(const PatternObject &object) const
@@ -67,6 +85,13 @@ QString LibraryQueueUnit::attentionSubject(const PatternObject &object) const
 QString LibraryQueueUnit::attentionText(const ObjectState &state, qint64 nowMs) const
 {
     const Reading &r = state.reading;
+    if (r.stuck == 0 && noWorkerSeen(r)) {
+        QString text = attentionSubject(state.object) + QStringLiteral(": no worker seen, ")
+                       + countedSentence(QStringLiteral("%1 jobs waiting"), r.length);
+        if (const qint64 oldest = libraryqueue::oldestWaitingAt(r, nowMs); oldest >= 0)
+            text += QStringLiteral(", oldest %1").arg(formatMs(oldest));
+        return text;
+    }
     const StuckRule rule = stuckRule();
     // "1 job stalled", not "1 jobs".
     QString text = attentionSubject(state.object) + QStringLiteral(": ")

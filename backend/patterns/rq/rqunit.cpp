@@ -3,6 +3,7 @@
 #include "rqlayout.h"
 
 #include <patterns/globmatch.h>
+#include <patterns/libraryqueue/jobtimes.h>
 #include <patterns/libraryqueue/libraryqueue.h>
 #include <patterns/matchcounter.h>
 
@@ -244,36 +245,69 @@ QList<PatternUnit::Command> RqUnit::probe(const PatternObject &o, const ProbeCon
     // RQ scores the started registry in whole seconds of its clock and
     // takes a score <= now as expired (StartedJobRegistry.cleanup).
     const QByteArray nowSec = number(c.nowMs / 1000);
-    return {
-        {"LLEN", keyOf(o, Queue)},
-        {"ZCARD", keyOf(o, Started)},
-        {"ZCARD", keyOf(o, Finished)},
-        {"ZCARD", keyOf(o, Failed)},
-        {"ZCARD", keyOf(o, Scheduled)},
-        {"ZCARD", keyOf(o, Deferred)},
-        {"ZCARD", keyOf(o, Canceled)},
-        {"ZCOUNT", keyOf(o, Started), "-inf", nowSec},
-        // The started registry's first page by score, the most overdue
-        // first, with scores; and the same page's started_at (SORT of a
-        // sorted set BY nosort keeps its order and reads only the page): an
-        // RQ 1 member's job hash's, or an RQ 2 member's execution hash's
-        // created_at (epoch seconds; that hash expires with the execution's
-        // heartbeat, so an abandoned RQ 2 job's start is unknown here); and the
-        // member's own job hash's origin (set: the member is an RQ 1 id).
-        {"ZRANGE", keyOf(o, Started), "0", number(std::max(1, o.params.pageSize) - 1),
-         "WITHSCORES"},
-        {"SORT_RO", keyOf(o, Started), "BY", "nosort", "LIMIT", "0", page, "GET", "#", "GET",
-         JobPrefix + "*->started_at", "GET", ExecutionPrefix + "*->created_at", "GET",
-         JobPrefix + "*->origin"},
-        {"SCARD", keyOf(o, Workers)},
-        // The workers' hashes expire unless they heartbeat: a page of them,
-        // with their last heartbeat and RQ version (members are the hashes'
-        // keys). O(workers of the queue) to collect: a few, not jobs.
-        {"SORT_RO", keyOf(o, Workers), "BY", "nosort", "LIMIT", "0", page, "GET", "#", "GET",
-         "*->last_heartbeat", "GET", "*->version"},
-        {"SISMEMBER", keyOf(o, Queues), o.key},
-        {"EXISTS", keyOf(o, Suspended)},
-    };
+    return QList<Command>{
+               {"LLEN", keyOf(o, Queue)},
+               {"ZCARD", keyOf(o, Started)},
+               {"ZCARD", keyOf(o, Finished)},
+               {"ZCARD", keyOf(o, Failed)},
+               {"ZCARD", keyOf(o, Scheduled)},
+               {"ZCARD", keyOf(o, Deferred)},
+               {"ZCARD", keyOf(o, Canceled)},
+               {"ZCOUNT", keyOf(o, Started), "-inf", nowSec},
+               // The started registry's first page by score, the most overdue
+               // first, with scores; and the same page's started_at (SORT of a
+               // sorted set BY nosort keeps its order and reads only the page): an
+               // RQ 1 member's job hash's, or an RQ 2 member's execution hash's
+               // created_at (epoch seconds; that hash expires with the execution's
+               // heartbeat, so an abandoned RQ 2 job's start is unknown here); and the
+               // member's own job hash's origin (set: the member is an RQ 1 id).
+               {"ZRANGE", keyOf(o, Started), "0", number(std::max(1, o.params.pageSize) - 1),
+                "WITHSCORES"},
+               {"SORT_RO", keyOf(o, Started), "BY", "nosort", "LIMIT", "0", page, "GET", "#", "GET",
+                JobPrefix + "*->started_at", "GET", ExecutionPrefix + "*->created_at", "GET",
+                JobPrefix + "*->origin"},
+               {"SCARD", keyOf(o, Workers)},
+               // The workers' hashes expire unless they heartbeat: a page of them,
+               // with their last heartbeat and RQ version (members are the hashes'
+               // keys). O(workers of the queue) to collect: a few, not jobs.
+               {"SORT_RO", keyOf(o, Workers), "BY", "nosort", "LIMIT", "0", page, "GET", "#", "GET",
+                "*->last_heartbeat", "GET", "*->version"},
+               {"SISMEMBER", keyOf(o, Queues), o.key},
+               {"EXISTS", keyOf(o, Suspended)},
+           }
+           + jobTimesProbe(o);
+}
+
+QList<PatternUnit::Command> RqUnit::jobTimesProbe(const PatternObject &o)
+{
+    // The finished and failed registries score a job by when its record
+    // expires (result_ttl, failure_ttl after it ended): the highest are the
+    // newest. The queue is pushed on the right and popped on the left.
+    static const QList<QByteArray> Fields{"enqueued_at", "started_at", "ended_at"};
+    QList<Command> cmds;
+    for (const auto &[key, fields, count, fromEnd] :
+         {std::tuple{keyOf(o, Finished), Fields, libraryqueue::FinishedPage, true},
+          std::tuple{keyOf(o, Failed), Fields, libraryqueue::FinishedPage / 4, true},
+          std::tuple{keyOf(o, Queue), Fields.mid(0, 1), 1, false}}) {
+        if (auto cmd = libraryqueue::jobFieldsProbe(key, JobPrefix, fields, count, fromEnd))
+            cmds.append(*cmd);
+    }
+    return cmds;
+}
+
+void RqUnit::readJobTimes(Reading &reading, const QList<RedisValue> &r, qint64 nowMs)
+{
+    if (r.size() != 3 || r.at(0).isError() || r.at(1).isError())
+        return; // unknown, not none (a Cluster refusing SORT's patterns)
+    QList<libraryqueue::JobTiming> finished;
+    for (int i = 0; i < 2; ++i) {
+        for (const QList<QByteArray> &row : libraryqueue::jobFieldRows(r.at(i), 3))
+            finished.append({rqTimeMs(row.at(1)), rqTimeMs(row.at(2)), rqTimeMs(row.at(3))});
+    }
+    libraryqueue::setFinishedTimes(reading, finished, nowMs);
+    const auto oldest = libraryqueue::jobFieldRows(r.at(2), 1);
+    libraryqueue::setOldestWaiting(reading, oldest.isEmpty() ? -1 : rqTimeMs(oldest.first().at(1)),
+                                   nowMs, reading.length == 0);
 }
 
 Reading RqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
@@ -284,7 +318,14 @@ Reading RqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
                                       keyOf(o, Canceled), keyOf(o, Started),   keyOf(o, Started),
                                       keyOf(o, Started),  keyOf(o, Workers),   keyOf(o, Workers),
                                       keyOf(o, Queues),   keyOf(o, Suspended)};
-    if (auto f = failure(o, r, replyKeys, c.nowMs))
+    if (const QList<QByteArray> allKeys
+        = replyKeys + QList<QByteArray>{keyOf(o, Finished), keyOf(o, Failed), keyOf(o, Queue)};
+        r.size() < allKeys.size()) {
+        if (auto f = failure(o, r, allKeys, c.nowMs))
+            return *f;
+    }
+    // A failed read of the job times leaves the counts good.
+    if (auto f = failure(o, r.mid(0, replyKeys.size()), replyKeys, c.nowMs))
         return *f;
     Reading reading;
     reading.atMs = c.nowMs;
@@ -372,6 +413,7 @@ Reading RqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
     std::sort(reading.items.begin(), reading.items.end(),
               [](const InFlightItem &a, const InFlightItem &b) { return a.ageMs > b.ageMs; });
     reading.truncated = reading.inFlight > reading.items.size();
+    readJobTimes(reading, r.mid(replyKeys.size(), 3), c.nowMs);
 
     // RQ records no layout version in Redis; its workers their own version.
     if (!version.isEmpty())
@@ -396,33 +438,38 @@ Reading RqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
 
 QList<Figure> RqUnit::figures() const
 {
-    return {
-        countFigure(QStringLiteral("queued"), QStringLiteral("Queued"), QStringLiteral("queued")),
-        countFigure(QStringLiteral("inFlight"), QStringLiteral("Started"),
-                    QStringLiteral("started")),
-        countFigure(QStringLiteral("failed"), QStringLiteral("Failed"), QStringLiteral("failed")),
-        countFigure(QStringLiteral("finished"), QStringLiteral("Finished"),
-                    QStringLiteral("finished")),
-        stuckFigure(QStringLiteral("Abandoned")),
-        {QStringLiteral("workersAlive"), QStringLiteral("Workers alive"), false,
-         [](const Reading &r, qint64) {
-             return double(std::max<qint64>(0, r.workersAlive));
-         }},
-        oldestFigure(QStringLiteral("Oldest started")),
-    };
+    return QList<Figure>{
+               countFigure(QStringLiteral("queued"), QStringLiteral("Queued"),
+                           QStringLiteral("queued")),
+               countFigure(QStringLiteral("inFlight"), QStringLiteral("Started"),
+                           QStringLiteral("started")),
+               countFigure(QStringLiteral("failed"), QStringLiteral("Failed"),
+                           QStringLiteral("failed")),
+               countFigure(QStringLiteral("finished"), QStringLiteral("Finished"),
+                           QStringLiteral("finished")),
+               stuckFigure(QStringLiteral("Abandoned")),
+               {QStringLiteral("workersAlive"), QStringLiteral("Workers alive"), false,
+                [](const Reading &r, qint64) {
+                    return double(std::max<qint64>(0, r.workersAlive));
+                }},
+               oldestFigure(QStringLiteral("Oldest started")),
+           }
+           + libraryqueue::latencyFigures();
 }
 
 QList<Chart> RqUnit::charts() const
 {
-    return {{QStringLiteral("Jobs by state"),
-             QStringLiteral("jobs"),
-             {{QStringLiteral("queued"), QStringLiteral("queued")},
-              {QStringLiteral("inFlight"), QStringLiteral("started")},
-              {QStringLiteral("failed"), QStringLiteral("failed")},
-              {QStringLiteral("stuck"), QStringLiteral("abandoned")},
-              {QStringLiteral("workersAlive"), QStringLiteral("workers alive")}}},
-            oldestChart(QStringLiteral("Oldest started")),
-            libraryqueue::throughputChart(QStringLiteral("finished"), QStringLiteral("failed"))};
+    return QList<Chart>{{QStringLiteral("Jobs by state"),
+                         QStringLiteral("jobs"),
+                         {{QStringLiteral("queued"), QStringLiteral("queued")},
+                          {QStringLiteral("inFlight"), QStringLiteral("started")},
+                          {QStringLiteral("failed"), QStringLiteral("failed")},
+                          {QStringLiteral("stuck"), QStringLiteral("abandoned")},
+                          {QStringLiteral("workersAlive"), QStringLiteral("workers alive")}}},
+                        oldestChart(QStringLiteral("Oldest started"))}
+           + libraryqueue::latencyCharts()
+           + QList<Chart>{
+               libraryqueue::throughputChart(QStringLiteral("finished"), QStringLiteral("failed"))};
 }
 
 QList<LibraryQueueUnit::JobState> RqUnit::states() const

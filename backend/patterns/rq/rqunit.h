@@ -78,6 +78,11 @@ public:
     QList<PatternObject> groupClaims(ClaimPool &pool) const override;
 
     QList<Command> probe(const PatternObject &object, const ProbeContext &context) const override;
+    // The newest finished and failed jobs' enqueued_at, started_at and
+    // ended_at, and the oldest queued job's enqueued_at (appended to the
+    // probe), and their replies into the reading's job times.
+    static QList<Command> jobTimesProbe(const PatternObject &object);
+    static void readJobTimes(Reading &reading, const QList<RedisValue> &replies, qint64 nowMs);
     Reading read(const PatternObject &object, const QList<RedisValue> &replies,
                  const ProbeContext &context) const override;
 

@@ -2,6 +2,7 @@
 #include "sidekiqlayout.h"
 #include "sidekiqunit.h"
 
+#include <patterns/libraryqueue/jobtimes.h>
 #include <patterns/libraryqueue/libraryqueue.h>
 
 #include <QJsonArray>
@@ -119,6 +120,7 @@ Reading SidekiqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
         }
     }
 
+    QList<qint64> runningWaits; // of the jobs in flight: run_at - enqueued_at
     QSet<QByteArray> listed;
     for (const RedisValue &v : r.at(5).elements())
         listed.insert(v.bytes());
@@ -150,6 +152,12 @@ Reading SidekiqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
                 reading.layoutVersion = QStringLiteral("sidekiq:") + version.left(32);
         }
         part.alive = !hashGone && part.ageMs <= DeadAfterMs;
+        // The processes Sidekiq lists (its Busy page), and of those the
+        // ones beating: none alive with jobs enqueued is "no worker seen".
+        if (inSet) {
+            reading.workers = std::max<qint64>(0, reading.workers) + 1;
+            reading.workersAlive = std::max<qint64>(0, reading.workersAlive) + (part.alive ? 1 : 0);
+        }
         // Sidekiq::Stats#workers_size (api.rb, fetch_stats_slow!): HGET busy
         // .to_i of every member of "processes", dead or alive: a process
         // killed -9 counts until its hash expires and is pruned.
@@ -182,6 +190,8 @@ Reading SidekiqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
                 const std::optional<double> runAt = numberOf(entry.value(QStringLiteral("run_at")));
                 const qint64 runAtMs = runAt ? epochMs(*runAt) : -1;
                 item.ageMs = since(c.nowMs, runAtMs);
+                if (runAtMs >= 0 && f.enqueuedAtMs >= 0)
+                    runningWaits.append(saturatingSub(runAtMs, f.enqueuedAtMs));
                 ++reading.inFlight;
                 reading.oldestInFlightAgeMs = std::max(reading.oldestInFlightAgeMs, item.ageMs);
                 if (!part.alive) {
@@ -201,9 +211,21 @@ Reading SidekiqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
     }
     std::sort(reading.items.begin(), reading.items.end(),
               [](const InFlightItem &a, const InFlightItem &b) { return a.ageMs > b.ageMs; });
+    if (reading.workers < 0 && !r.at(5).isError() && r.at(5).elements().isEmpty())
+        reading.workers = reading.workersAlive = 0; // no process ever started, or all pruned
 
     const qint64 queueCount = r.at(0).toInteger();
     reading.length = enqueued;
+    // Sidekiq keeps no finished job: the waits known are the running jobs';
+    // the oldest waiting is the largest of its queues' latencies.
+    libraryqueue::setRunningWaits(reading, runningWaits);
+    qint64 oldestAge = -1;
+    for (const LibraryPart &p : std::as_const(reading.parts)) {
+        if (p.kind == QLatin1String("queue"))
+            oldestAge = std::max(oldestAge, p.ageMs);
+    }
+    libraryqueue::setOldestWaiting(reading, oldestAge >= 0 ? saturatingSub(c.nowMs, oldestAge) : -1,
+                                   c.nowMs, enqueued == 0);
     reading.deadLength = r.at(4).toInteger();
     reading.counts = {{QStringLiteral("enqueued"), enqueued},
                       {QStringLiteral("scheduled"), r.at(2).toInteger()},

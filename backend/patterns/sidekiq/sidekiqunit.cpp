@@ -5,6 +5,7 @@
 #include <patterns/alertfigure.h>
 #include <patterns/countdownfigures.h>
 #include <patterns/globmatch.h>
+#include <patterns/libraryqueue/jobtimes.h>
 #include <patterns/libraryqueue/libraryqueue.h>
 #include <patterns/objecthealth.h>
 #include <patterns/presentation.h>
@@ -278,21 +279,25 @@ QList<Figure> SidekiqUnit::figures() const
             return double(r.countOf(name) % (qint64(1) << 24));
         };
     };
-    return {
-        countFigure(QStringLiteral("enqueued"), QStringLiteral("Enqueued"),
-                    QStringLiteral("enqueued")),
-        countFigure(QStringLiteral("inFlight"), QStringLiteral("Busy"), QStringLiteral("busy")),
-        countFigure(QStringLiteral("retry"), QStringLiteral("Retries"), QStringLiteral("retry")),
-        countFigure(QStringLiteral("dead"), QStringLiteral("Dead"), QStringLiteral("dead")),
-        stuckFigure(QStringLiteral("Stuck")),
-        oldestFigure(QStringLiteral("Oldest in flight")),
-        // The lifetime counters for the throughput chart (their rise per
-        // minute), modulo 2^24 so a float sample holds them exactly: a
-        // counter in the billions would otherwise rise in steps of hundreds.
-        // A wrap reads as a fall, which the chart counts as none once.
-        {QStringLiteral("processed"), QStringLiteral("Processed"), false, lifetime("processed")},
-        {QStringLiteral("failed"), QStringLiteral("Failed"), false, lifetime("failed")},
-    };
+    return QList<Figure>{
+               countFigure(QStringLiteral("enqueued"), QStringLiteral("Enqueued"),
+                           QStringLiteral("enqueued")),
+               countFigure(QStringLiteral("inFlight"), QStringLiteral("Busy"),
+                           QStringLiteral("busy")),
+               countFigure(QStringLiteral("retry"), QStringLiteral("Retries"),
+                           QStringLiteral("retry")),
+               countFigure(QStringLiteral("dead"), QStringLiteral("Dead"), QStringLiteral("dead")),
+               stuckFigure(QStringLiteral("Stuck")),
+               oldestFigure(QStringLiteral("Oldest in flight")),
+               // The lifetime counters for the throughput chart (their rise per
+               // minute), modulo 2^24 so a float sample holds them exactly: a
+               // counter in the billions would otherwise rise in steps of hundreds.
+               // A wrap reads as a fall, which the chart counts as none once.
+               {QStringLiteral("processed"), QStringLiteral("Processed"), false,
+                lifetime("processed")},
+               {QStringLiteral("failed"), QStringLiteral("Failed"), false, lifetime("failed")},
+           }
+           + libraryqueue::latencyFigures(false);
 }
 
 namespace {
@@ -336,14 +341,16 @@ QList<AlertFigure> SidekiqUnit::alertFigures() const
 
 QList<Chart> SidekiqUnit::charts() const
 {
-    return {{QStringLiteral("Jobs by state"),
-             QStringLiteral("jobs"),
-             {{QStringLiteral("enqueued"), QStringLiteral("enqueued")},
-              {QStringLiteral("inFlight"), QStringLiteral("busy")},
-              {QStringLiteral("retry"), QStringLiteral("retry")},
-              {QStringLiteral("stuck"), QStringLiteral("stuck")}}},
-            oldestChart(QStringLiteral("Oldest in flight")),
-            libraryqueue::throughputChart(QStringLiteral("processed"), QStringLiteral("failed"))};
+    return QList<Chart>{{QStringLiteral("Jobs by state"),
+                         QStringLiteral("jobs"),
+                         {{QStringLiteral("enqueued"), QStringLiteral("enqueued")},
+                          {QStringLiteral("inFlight"), QStringLiteral("busy")},
+                          {QStringLiteral("retry"), QStringLiteral("retry")},
+                          {QStringLiteral("stuck"), QStringLiteral("stuck")}}},
+                        oldestChart(QStringLiteral("Oldest in flight"))}
+           + libraryqueue::latencyCharts(false)
+           + QList<Chart>{libraryqueue::throughputChart(QStringLiteral("processed"),
+                                                        QStringLiteral("failed"))};
 }
 
 LibraryQueueUnit::StuckRule SidekiqUnit::stuckRule() const

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <patterns/patternunit.h>
+
+#include <QJsonObject>
+
+#include <optional>
+
+namespace gatehouse::libraryqueue {
+
+// How long a library's jobs wait and run (Reading::jobTimes), read with the
+// queue's other figures: each library's probe adds a page of its newest
+// finished jobs with their recorded times, and its oldest waiting job.
+
+// One job's times as its library recorded them, in ms; -1 not recorded.
+struct JobTiming
+{
+    qint64 queuedMs = -1;   // when it became ready to run (added, or its delay ended)
+    qint64 startedMs = -1;  // when a worker took it
+    qint64 finishedMs = -1; // when it completed or failed
+};
+
+// The jobs finished longest ago count as samples no more.
+constexpr int FinishedPage = 100;
+
+// A page of count job ids of a list or sorted set, from its end (the newest
+// of a finished set scored by time, the oldest of a list pushed on the left)
+// or its start, with fields of each job's hash (hashPrefix + id) in one
+// SORT_RO that reads only the page. Its reply: per job, the id and then the
+// fields. nullopt when the prefix holds '*' or "->", SORT's pattern syntax.
+std::optional<PatternUnit::Command> jobFieldsProbe(const QByteArray &key,
+                                                   const QByteArray &hashPrefix,
+                                                   const QList<QByteArray> &fields, int count,
+                                                   bool fromEnd);
+// The reply of jobFieldsProbe as rows of the id and its fields (nil as
+// empty); none when the reply is not one (an error, a wrong shape).
+QList<QList<QByteArray>> jobFieldRows(const RedisValue &reply, int fields);
+
+// The quantiles of the waits (started - queued) and runs (finished -
+// started) of the jobs finished within JobTimes::WindowMs before nowMs,
+// into r's job times. A negative span (clocks of two machines) is left out.
+void setFinishedTimes(Reading &r, const QList<JobTiming> &jobs, qint64 nowMs);
+// The quantiles of the waits of the jobs running now, for a library that
+// keeps no finished jobs (Sidekiq).
+void setRunningWaits(Reading &r, QList<qint64> waits);
+// The oldest waiting job became ready at queuedMs: its age at the reading.
+// none: nothing waits (an age of 0, as Sidekiq's latency says).
+void setOldestWaiting(Reading &r, qint64 queuedMs, qint64 nowMs, bool none);
+
+// The oldest waiting job's age projected to at: it grows while the job
+// waits; 0 (none waits) stays 0; -1 not recorded.
+qint64 oldestWaitingAt(const Reading &r, qint64 at);
+
+// The nearest-rank quantile q (0.5, 0.95) of sorted values; -1 when none.
+qint64 quantile(const QList<qint64> &sorted, double q);
+
+// The figures of Reading::jobTimes, NaN when not known: waitP50/P95/P99,
+// runP50/P95/P99 (without run when the library records no run time) and
+// oldestWaitingAgeMs; and their charts, "Wait time" (with the oldest
+// waiting) and "Run time".
+QList<Figure> latencyFigures(bool run = true);
+QList<Chart> latencyCharts(bool run = true);
+// "latency": {"windowMs", "waitSamples", "waitP50Ms", ..., "oldestWaitingAgeMs"}
+// when the library records it.
+void writeLatencyJson(const Reading &r, qint64 nowMs, QJsonObject &json);
+
+} // namespace gatehouse::libraryqueue

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "actioninputdialog.h"
 
+#include "environment.h"
+
 #include <QDialogButtonBox>
 #include <QFormLayout>
 #include <QLabel>
@@ -20,8 +22,9 @@ ActionInputDialog::ActionInputDialog(const PatternUnit &unit, const PatternActio
     : QDialog(parent)
     , m_action(action)
 {
-    setWindowTitle(action.label.endsWith(QStringLiteral("…")) ? action.label.chopped(1)
-                                                              : action.label);
+    // "[PRODUCTION] Issue token" on a marked window, as its confirmation.
+    setWindowTitle(environmentOf(parent).titled(
+        action.label.endsWith(QStringLiteral("…")) ? action.label.chopped(1) : action.label));
     setObjectName(QStringLiteral("actionInputDialog"));
     m_base.families = families;
     if (state) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "confirmactiondialog.h"
 
+#include "environmentbadge.h"
 #include "theme.h"
 #include "wrappingtext.h"
 
@@ -13,6 +14,7 @@
 #include <QGridLayout>
 #include <QGuiApplication>
 #include <QHBoxLayout>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
@@ -64,14 +66,122 @@ ConfirmActionDialog::ConfirmActionDialog(const ScriptCall &call, QWidget *parent
                        + exactly({ActionEngine::describe(call).section(QLatin1Char('\n'), 1)}));
     button(QMessageBox::Ok)->setText(tr("Run"));
     setDefaultButton(QMessageBox::Cancel);
+    setUpEnvironment(button(QMessageBox::Ok));
     wrapLabels();
 }
 
-ConfirmActionDialog::ConfirmActionDialog(const QString &title, const QString &text, QWidget *parent)
-    : QMessageBox(QMessageBox::Question, title, text, QMessageBox::Ok | QMessageBox::Cancel, parent)
+ConfirmActionDialog::ConfirmActionDialog(QMessageBox::Icon icon, const QString &title,
+                                         const QString &text, QMessageBox::StandardButtons buttons,
+                                         QWidget *parent)
+    : QMessageBox(icon, title, text, buttons, parent)
 {
     setObjectName(QStringLiteral("confirmAction"));
     setTextFormat(Qt::PlainText);
+}
+
+void ConfirmActionDialog::setUpEnvironment(QAbstractButton *run)
+{
+    m_run = run;
+    m_environment = environmentOf(parentWidget());
+    if (!m_environment.isSet())
+        return;
+    setWindowTitle(m_environment.titled(windowTitle()));
+    const QString connection = connectionOf(parentWidget());
+    auto *line = new EnvironmentBadge(
+        m_environment,
+        connection.isEmpty() ? m_environment.shown()
+                             : QStringLiteral("%1 — %2").arg(m_environment.shown(), connection),
+        this);
+    line->setObjectName(QStringLiteral("confirmEnvironmentLine"));
+    line->setWordWrap(true);
+    line->setToolTip(tr("The environment this connection is marked as (File > Connect…)."));
+    m_environmentLine = line;
+    if (!m_environment.isProduction())
+        return;
+    m_typing = new QWidget(this);
+    m_typing->setObjectName(QStringLiteral("confirmEnvironmentTyping"));
+    auto *typing = new QVBoxLayout(m_typing);
+    typing->setContentsMargins(0, 0, 0, 0);
+    auto *prompt = new QLabel(m_typing);
+    prompt->setObjectName(QStringLiteral("confirmEnvironmentPrompt"));
+    prompt->setTextFormat(Qt::RichText);
+    prompt->setWordWrap(true);
+    prompt->setText(tr("Type <b>%1</b> to run this on a production connection.")
+                        .arg(m_environment.label.trimmed().toHtmlEscaped()));
+    m_typed = new QLineEdit(m_typing);
+    m_typed->setObjectName(QStringLiteral("confirmEnvironment"));
+    prompt->setBuddy(m_typed);
+    typing->addWidget(prompt);
+    typing->addWidget(m_typed);
+    connect(m_typed, &QLineEdit::textChanged, this, &ConfirmActionDialog::updateRun);
+    m_typed->setFocus(); // typed first: Cancel stays the default button
+    updateRun();
+}
+
+void ConfirmActionDialog::updateRun()
+{
+    if (m_run)
+        m_run->setEnabled(environmentConfirmed());
+}
+
+bool ConfirmActionDialog::environmentConfirmed() const
+{
+    return !m_environment.isProduction() || (m_typed && m_environment.typedBack(m_typed->text()));
+}
+
+void ConfirmActionDialog::keyPressEvent(QKeyEvent *event)
+{
+    if (m_typed && m_typed->hasFocus()
+        && (event->key() == Qt::Key_Return || event->key() == Qt::Key_Enter)) {
+        event->accept();
+        return;
+    }
+    QMessageBox::keyPressEvent(event);
+}
+
+// QMessageBox's grid a row lower: the environment's line across the top,
+// and the typing field in a row of its own above the buttons, under the texts.
+void ConfirmActionDialog::placeEnvironment()
+{
+    auto *grid = qobject_cast<QGridLayout *>(layout());
+    if (!grid || !m_environmentLine || grid->indexOf(m_environmentLine) >= 0)
+        return; // none, or placed in this grid already
+    auto *buttons = findChild<QDialogButtonBox *>(QString(), Qt::FindDirectChildrenOnly);
+    const int buttonIndex = buttons ? grid->indexOf(buttons) : -1;
+    int buttonRow = grid->rowCount();
+    int textColumn = grid->columnCount() - 1;
+    int row = 0;
+    int column = 0;
+    int rows = 0;
+    int columns = 0;
+    if (buttonIndex >= 0) {
+        grid->getItemPosition(buttonIndex, &row, &column, &rows, &columns);
+        buttonRow = row;
+    }
+    struct Placed
+    {
+        QLayoutItem *item;
+        int row, column, rows, columns;
+    };
+    QList<Placed> items;
+    while (grid->count() > 0) {
+        grid->getItemPosition(0, &row, &column, &rows, &columns);
+        QLayoutItem *item = grid->takeAt(0);
+        const QString name = item->widget() ? item->widget()->objectName() : QString();
+        if (name == QLatin1String("qt_msgbox_label") || name == QLatin1String("confirmSummary"))
+            textColumn = column;
+        items.append({item, row, column, rows, columns});
+    }
+    const int columnCount = std::max(1, grid->columnCount());
+    grid->addWidget(m_environmentLine, 0, 0, 1, columnCount);
+    for (const Placed &p : std::as_const(items))
+        grid->addItem(p.item, p.row + (p.row >= buttonRow ? 2 : 1), p.column, p.rows, p.columns,
+                      p.item->alignment());
+    if (m_typing)
+        grid->addWidget(m_typing, buttonRow + 1, textColumn, 1, columnCount - textColumn);
+    m_environmentLine->show();
+    if (m_typing)
+        m_typing->show();
 }
 
 // QMessageBox's labels wrap only at spaces and cut a long key at the dialog's
@@ -112,13 +222,17 @@ void ConfirmActionDialog::wrapLabels()
     replace(QStringLiteral("qt_msgbox_label"), QStringLiteral("confirmSummary"),
             textFormat() == Qt::RichText);
     replace(QStringLiteral("qt_msgbox_informativelabel"), QStringLiteral("confirmText"), true);
+    m_wrapped = true;
+    placeEnvironment();
 }
 
 void ConfirmActionDialog::changeEvent(QEvent *event)
 {
     QMessageBox::changeEvent(event);
     if (event->type() == QEvent::StyleChange || event->type() == QEvent::FontChange) {
-        wrapLabels();
+        if (m_wrapped)
+            wrapLabels();
+        placeEnvironment();
         // QMessageBox sized itself before the texts were back: again, with them.
         QCoreApplication::postEvent(this, new QEvent(QEvent::LayoutRequest));
     }
@@ -127,7 +241,7 @@ void ConfirmActionDialog::changeEvent(QEvent *event)
 bool ConfirmActionDialog::confirm(const ScriptCall &call, QWidget *parent, const QString &matchNow)
 {
     ConfirmActionDialog box(call, parent, matchNow);
-    return box.exec() == QMessageBox::Ok;
+    return box.exec() == QMessageBox::Ok && box.environmentConfirmed();
 }
 
 bool ConfirmActionDialog::confirmMany(const QList<ScriptCall> &calls, const QString &what,
@@ -135,7 +249,8 @@ bool ConfirmActionDialog::confirmMany(const QList<ScriptCall> &calls, const QStr
 {
     if (calls.isEmpty())
         return false;
-    ConfirmActionDialog box(tr("Confirm: %1").arg(titleOf(calls.first())), what, parent);
+    ConfirmActionDialog box(QMessageBox::Question, tr("Confirm: %1").arg(titleOf(calls.first())),
+                            what, QMessageBox::Ok | QMessageBox::Cancel, parent);
     // Each script inline for the first few; all of them under the details.
     QStringList scripts;
     for (const ScriptCall &call : calls)
@@ -156,23 +271,26 @@ bool ConfirmActionDialog::confirmMany(const QList<ScriptCall> &calls, const QStr
         box.setDetailedText(scripts.join(QStringLiteral("\n\n")));
     box.button(QMessageBox::Ok)->setText(tr("Run %n", nullptr, int(calls.size())));
     box.setDefaultButton(QMessageBox::Cancel);
+    box.setUpEnvironment(box.button(QMessageBox::Ok));
     box.wrapLabels();
-    return box.exec() == QMessageBox::Ok;
+    return box.exec() == QMessageBox::Ok && box.environmentConfirmed();
 }
 
 bool ConfirmActionDialog::confirmForce(const ScriptCall &call, const QString &refusal,
                                        QWidget *parent)
 {
-    QMessageBox force(QMessageBox::Warning, tr("Refused: %1").arg(titleOf(call)), refusal,
-                      QMessageBox::Cancel, parent);
+    ConfirmActionDialog force(QMessageBox::Warning, tr("Refused: %1").arg(titleOf(call)), refusal,
+                              QMessageBox::Cancel, parent);
     force.setObjectName(QStringLiteral("forceAction"));
     force.setInformativeText(tr("Force it? The checks are skipped and the attempt is written to "
                                 "the audit log as forced."));
     force.setDetailedText(ActionEngine::describe(call.forced()));
     QPushButton *run = force.addButton(tr("Force"), QMessageBox::DestructiveRole);
     force.setDefaultButton(QMessageBox::Cancel);
+    force.setUpEnvironment(run);
+    force.placeEnvironment();
     force.exec();
-    return force.clickedButton() == run;
+    return force.clickedButton() == run && force.environmentConfirmed();
 }
 
 IssuedDialog::IssuedDialog(const QByteArray &key, const QByteArray &secret, QWidget *parent)

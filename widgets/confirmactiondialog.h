@@ -1,15 +1,23 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "environment.h"
+
 #include <patterns/scriptcall.h>
 
 #include <QMessageBox>
+#include <QPointer>
+
+class QLineEdit;
 
 namespace gatehouse {
 
 // The one confirmation every operator action goes through: the action's
 // sentence, and under "Show Details…" exactly what will run (script, KEYS,
 // ARGV: ActionEngine::describe). Cancel is the default button.
+// On a window marked with an environment (markWindow), a line in its colour
+// across the top names it and the connection; on production, Run (or Force)
+// is enabled only once the environment's label is typed back.
 class ConfirmActionDialog : public QMessageBox
 {
     Q_OBJECT
@@ -31,16 +39,38 @@ public:
     // checks skipped, audited as forced). True when the operator chose Force.
     static bool confirmForce(const ScriptCall &call, const QString &refusal, QWidget *parent);
 
+    // True unless the window is marked production and its label has not
+    // been typed back (what confirm() and the others require besides Run).
+    bool environmentConfirmed() const;
+
 protected:
+    // Enter in the field where the label is typed neither runs nor cancels.
+    void keyPressEvent(QKeyEvent *event) override;
     // A style change lays QMessageBox out again from its own labels: the
     // wrapping texts go back in their places.
     void changeEvent(QEvent *event) override;
 
 private:
-    // A confirmation titled and worded so, its details to be set (confirmMany).
-    ConfirmActionDialog(const QString &title, const QString &text, QWidget *parent);
+    // A confirmation titled and worded so, its details to be set
+    // (confirmMany, confirmForce).
+    ConfirmActionDialog(QMessageBox::Icon icon, const QString &title, const QString &text,
+                        QMessageBox::StandardButtons buttons, QWidget *parent);
     // Shows the box's text and informative text in WrappingTexts.
     void wrapLabels();
+    // The parent window's environment: the line naming it, and on
+    // production the field that gates run.
+    void setUpEnvironment(QAbstractButton *run);
+    // Puts the environment's line and field in QMessageBox's grid (again
+    // after it made a new one).
+    void placeEnvironment();
+    void updateRun();
+
+    Environment m_environment; // the parent window's; none: unmarked
+    QPointer<QWidget> m_environmentLine;
+    QPointer<QWidget> m_typing;  // the sentence and the field, production only
+    QPointer<QLineEdit> m_typed; // where the label is typed back
+    QPointer<QAbstractButton> m_run;
+    bool m_wrapped = false; // the texts are in WrappingTexts (wrapLabels)
 };
 
 // Shows once a secret an action created (an issued token), with a copy

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "connectiondialog.h"
 
+#include "theme.h"
+
 #include <monitor/profile.h>
 #include <redis/connectionprobe.h>
 #include <redis/userinput.h>
@@ -15,6 +17,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QPixmap>
 #include <QPointer>
 #include <QPushButton>
 #include <QSettings>
@@ -105,6 +108,10 @@ QList<ConnectionSettings> ConnectionStore::saved()
         c.intervalMs = settings.value(QStringLiteral("intervalMs"), 1000).toInt();
         c.readFromReplicas
             = settings.value(QStringLiteral("readFrom")).toString() == QLatin1String("replicas");
+        c.environment.label = settings.value(QStringLiteral("environment")).toString();
+        c.environment.colour = Environment::colourFromName(
+                                   settings.value(QStringLiteral("environmentColour")).toString())
+                                   .value_or(Environment::defaultColour(c.environment.label));
         out.append(c);
         settings.endGroup();
     }
@@ -130,6 +137,10 @@ void ConnectionStore::save(const ConnectionSettings &c)
     // As the flag spells it: --read-from master|replicas.
     settings.setValue(QStringLiteral("readFrom"),
                       c.readFromReplicas ? QStringLiteral("replicas") : QStringLiteral("master"));
+    settings.setValue(QStringLiteral("environment"), c.environment.label);
+    // As --environment-colour spells it.
+    settings.setValue(QStringLiteral("environmentColour"),
+                      Environment::colourName(c.environment.colour));
 }
 
 void ConnectionStore::remove(const QString &name)
@@ -204,6 +215,8 @@ ConnectionDialog::ConnectionDialog(QWidget *parent)
     , m_insecure(new QCheckBox(tr("Do not verify the server (insecure)"), this))
     , m_profile(new QComboBox(this))
     , m_readOnly(new QCheckBox(tr("Read-only: no actions"), this))
+    , m_environment(new QComboBox(this))
+    , m_environmentColour(new QComboBox(this))
     , m_interval(new QSpinBox(this))
     , m_message(new QLabel(this))
     , m_testResult(new QLabel(this))
@@ -280,6 +293,10 @@ ConnectionDialog::ConnectionDialog(QWidget *parent)
     form->addRow(tr("Gatehouse &profile:"), m_profile);
     form->addRow(tr("Re&fresh every:"), m_interval);
     form->addRow(QString(), m_readOnly);
+    QWidget *environmentRow = buildEnvironmentRow();
+    form->addRow(tr("&Environment:"), environmentRow);
+    if (auto *label = qobject_cast<QLabel *>(form->labelForField(environmentRow)))
+        label->setBuddy(m_environment);
 
     auto *buttons = new QDialogButtonBox(this);
     m_connect = buttons->addButton(tr("&Connect"), QDialogButtonBox::AcceptRole);
@@ -351,6 +368,39 @@ ConnectionDialog::ConnectionDialog(QWidget *parent)
     reloadList();
     setSettings(ConnectionSettings());
     resize(820, 520);
+}
+
+// The environment and its colour on one row; a label of free text is kept
+// as typed.
+QWidget *ConnectionDialog::buildEnvironmentRow()
+{
+    m_environment->setObjectName(QStringLiteral("environment"));
+    m_environment->setEditable(true);
+    m_environment->setInsertPolicy(QComboBox::NoInsert);
+    m_environment->addItem(tr("(none)"), QString());
+    for (const QString &preset : Environment::presets())
+        m_environment->addItem(preset, preset);
+    m_environment->setToolTip(tr("Shown in the window's title, its status bar and every "
+                                 "confirmation. On a connection marked production (a label "
+                                 "starting with \"prod\"), each action asks for the label to "
+                                 "be typed before it runs."));
+    m_environmentColour->setObjectName(QStringLiteral("environmentColour"));
+    for (const QString &name : Environment::colourNames()) {
+        QPixmap swatch(12, 12);
+        swatch.fill(theme::environmentBadge(*Environment::colourFromName(name), palette()).fill);
+        m_environmentColour->addItem(QIcon(swatch), name, name);
+    }
+    auto *environmentRow = new QWidget(this);
+    auto *environmentLayout = new QHBoxLayout(environmentRow);
+    environmentLayout->setContentsMargins(0, 0, 0, 0);
+    environmentLayout->addWidget(m_environment, 1);
+    auto *colourLabel = new QLabel(tr("Co&lour:"), this);
+    colourLabel->setBuddy(m_environmentColour);
+    environmentLayout->addWidget(colourLabel);
+    environmentLayout->addWidget(m_environmentColour);
+    connect(m_environment, &QComboBox::currentTextChanged, this,
+            &ConnectionDialog::environmentLabelChanged);
+    return environmentRow;
 }
 
 QLineEdit *ConnectionDialog::fileField(const QString &placeholder)
@@ -445,6 +495,15 @@ void ConnectionDialog::setSettings(const ConnectionSettings &c)
     m_readOnly->setChecked(c.readOnly);
     m_interval->setValue(c.intervalMs);
     m_readFrom->setCurrentIndex(c.readFromReplicas ? 1 : 0);
+    const int environment = m_environment->findData(c.environment.label);
+    if (environment >= 0)
+        m_environment->setCurrentIndex(environment);
+    else
+        m_environment->setEditText(c.environment.label);
+    m_environmentColour->setCurrentIndex(
+        m_environmentColour->findData(Environment::colourName(c.environment.colour)));
+    m_environmentLabel = c.environment.label.trimmed();
+    m_environmentColour->setEnabled(c.environment.isSet());
     validate();
 }
 
@@ -465,7 +524,25 @@ ConnectionSettings ConnectionDialog::settings() const
     c.intervalMs = m_interval->value();
     // A choice that cannot apply (disabled) is not passed on.
     c.readFromReplicas = m_readFrom->isEnabled() && m_readFrom->currentData().toBool();
+    const int environment = m_environment->findText(m_environment->currentText());
+    c.environment.label = environment >= 0 ? m_environment->itemData(environment).toString()
+                                           : m_environment->currentText().trimmed();
+    c.environment.colour
+        = Environment::colourFromName(m_environmentColour->currentData().toString())
+              .value_or(Environment::defaultColour(c.environment.label));
     return c;
+}
+
+void ConnectionDialog::environmentLabelChanged(const QString &text)
+{
+    const int preset = m_environment->findText(text);
+    const QString label = preset >= 0 ? m_environment->itemData(preset).toString() : text.trimmed();
+    const QString chosen = m_environmentColour->currentData().toString();
+    if (chosen == Environment::colourName(Environment::defaultColour(m_environmentLabel)))
+        m_environmentColour->setCurrentIndex(m_environmentColour->findData(
+            Environment::colourName(Environment::defaultColour(label))));
+    m_environmentLabel = label;
+    m_environmentColour->setEnabled(!label.isEmpty());
 }
 
 QString ConnectionDialog::password() const

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "environment.h"
+
 #include <redis/redisendpoint.h>
 
 #include <QDialog>
@@ -34,6 +36,9 @@ struct ConnectionSettings
     // --read-from replicas: the monitor reads a Sentinel master's or each
     // Cluster master's replica; actions still go to the master.
     bool readFromReplicas = false;
+    // "production", "staging", ...: shown in the window's title, status bar
+    // and confirmations; production asks for the word before an action.
+    Environment environment;
 
     // The endpoint, or nothing with a sentence in *error.
     std::optional<RedisEndpoint> endpoint(const QString &password, QString *error) const;
@@ -84,10 +89,14 @@ private:
     void reloadList();
     void validate();
     void updateReadFrom();
+    // A new label takes its preset's colour, unless a colour was chosen for
+    // the one before.
+    void environmentLabelChanged(const QString &text);
     void saveCurrent();
     void test();
     void showTestResult(bool ok, const QString &text);
     QLineEdit *fileField(const QString &placeholder);
+    QWidget *buildEnvironmentRow();
 
     QListWidget *m_list;
     QLineEdit *m_name;
@@ -103,6 +112,9 @@ private:
     QCheckBox *m_insecure;
     QComboBox *m_profile;
     QCheckBox *m_readOnly;
+    QComboBox *m_environment;
+    QComboBox *m_environmentColour;
+    QString m_environmentLabel; // the label the colour was last matched to
     QSpinBox *m_interval;
     QLabel *m_message;
     QLabel *m_testResult;

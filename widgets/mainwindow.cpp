@@ -57,12 +57,16 @@ MainWindow::MainWindow(RedisClient *client, Monitor *monitor, ActionEngine *acti
     , m_pages(new PageList(this))
     , m_stack(new QStackedWidget(this))
     , m_banner(new FaultBanner(this))
-    , m_status(new StatusPresenter(statusBar(), options.readOnly, options.demo))
+    , m_status(
+          new StatusPresenter(statusBar(), options.readOnly, options.demo, options.environment))
     , m_workflow(new ActionWorkflow(m_reads, actions, options.readOnly, this))
 {
-    setWindowTitle(QStringLiteral("Gatehouse%1 — %2")
-                       .arg(m_options.demo ? QStringLiteral(" — DEMO") : QString(),
-                            client->endpoint().displayUrl()));
+    const QString url = client->endpoint().displayUrl();
+    setWindowTitle(m_options.environment.titled(
+        QStringLiteral("Gatehouse%1 — %2")
+            .arg(m_options.demo ? QStringLiteral(" — DEMO") : QString(), url)));
+    // What the confirmations read from their parent window.
+    markWindow(this, m_options.environment, url);
     setWindowIcon(QIcon(QStringLiteral(":/resources/gatehouse.svg")));
     buildPages();
     buildLayout();

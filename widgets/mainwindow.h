@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "environment.h"
 #include "sidelist.h"
 
 #include <history/historystore.h>
@@ -63,6 +64,10 @@ public:
         // Empty: no history kept (--no-history).
         QString historyFile;
         HistoryStore::Options historyOptions; // horizons and cap (--history-full, ...)
+        // The connection's environment (--environment, or the Connect
+        // dialog's): first in the title, a badge in the status bar, and in
+        // every action's confirmation. Unset: none.
+        Environment environment;
     };
 
     MainWindow(RedisClient *client, Monitor *monitor, ActionEngine *actions, Options options,

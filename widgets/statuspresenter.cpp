@@ -2,6 +2,7 @@
 #include "statuspresenter.h"
 
 #include "connectionwords.h"
+#include "environmentbadge.h"
 
 #include <monitor/monitor.h>
 #include <patterns/presentation.h>
@@ -14,7 +15,8 @@
 
 namespace gatehouse {
 
-StatusPresenter::StatusPresenter(QStatusBar *bar, bool readOnly, bool demo)
+StatusPresenter::StatusPresenter(QStatusBar *bar, bool readOnly, bool demo,
+                                 const Environment &environment)
     : QObject(bar)
     , m_bar(bar)
     , m_discoveryBar(new QProgressBar(bar))
@@ -45,6 +47,17 @@ StatusPresenter::StatusPresenter(QStatusBar *bar, bool readOnly, bool demo)
         auto *badge = new QLabel(tr("<b>DEMO</b>"), bar);
         badge->setToolTip(tr("A private redis-server with simulated traffic; it is removed "
                              "when you quit."));
+        bar->addPermanentWidget(badge);
+    }
+    if (environment.isSet()) {
+        auto *badge = new EnvironmentBadge(environment, QString(), bar);
+        badge->setObjectName(QStringLiteral("environmentBadge"));
+        badge->setToolTip(
+            environment.isProduction()
+                ? tr("This connection is marked %1: every action asks for the "
+                     "word to be typed before it runs.")
+                      .arg(environment.label.trimmed())
+                : tr("This connection is marked %1.").arg(environment.label.trimmed()));
         bar->addPermanentWidget(badge);
     }
 }

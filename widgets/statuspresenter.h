@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "environment.h"
+
 #include <monitor/snapshot.h>
 
 #include <QObject>
@@ -17,13 +19,15 @@ class Monitor;
 // The window's status bar: the connection's state (a live countdown while
 // reconnecting), the server, keyspace events, the age of the reading, the
 // clock offset, the key scan's progress with Cancel, the READ-ONLY and DEMO
-// badges, and passing messages. A connection's sentence is shown only where
-// no action's outcome is: it never hides one.
+// badges, the connection's environment in its colour, and passing messages. A connection's sentence
+// is shown only where no action's outcome is: it never hides one.
 class StatusPresenter : public QObject
 {
     Q_OBJECT
 public:
-    StatusPresenter(QStatusBar *bar, bool readOnly, bool demo);
+    // environment: unset for none (no badge).
+    StatusPresenter(QStatusBar *bar, bool readOnly, bool demo,
+                    const Environment &environment = Environment());
 
     // The connection as last reported; message is its sentence without the
     // attempt countdown.

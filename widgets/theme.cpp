@@ -108,6 +108,29 @@ Badge badge(Severity severity, const QPalette &p)
     return {p.color(QPalette::Text), p.color(QPalette::Base)};
 }
 
+Badge environmentBadge(Environment::Colour colour, const QPalette &p)
+{
+    // Light and dark alike: a saturated fill reads as a warning on either
+    // window colour; the dark palette's fills are a shade deeper so they do
+    // not glare.
+    const bool dark = isDark(p);
+    const QColor white(0xff, 0xff, 0xff);
+    switch (colour) {
+    case Environment::Colour::Red:
+        return {white, dark ? QColor(0x9c, 0x1c, 0x15) : QColor(0xb3, 0x26, 0x1e)};
+    case Environment::Colour::Amber:
+        return {QColor(0x1f, 0x1f, 0x1f),
+                dark ? QColor(0xe0, 0xa8, 0x00) : QColor(0xfb, 0xbc, 0x04)};
+    case Environment::Colour::Green:
+        return {white, dark ? QColor(0x1b, 0x5e, 0x2b) : QColor(0x1e, 0x6e, 0x34)};
+    case Environment::Colour::Blue:
+        return {white, dark ? QColor(0x17, 0x4e, 0xa6) : QColor(0x1a, 0x5f, 0xb4)};
+    case Environment::Colour::Grey:
+        break;
+    }
+    return {white, dark ? QColor(0x4a, 0x4a, 0x4a) : QColor(0x5f, 0x63, 0x68)};
+}
+
 QColor mutedText(const QPalette &p)
 {
     return isDark(p) ? QColor(0xa8, 0xa8, 0xa8) : QColor(0x5f, 0x5f, 0x5f);

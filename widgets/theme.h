@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "environment.h"
+
 #include <patterns/objecthealth.h>
 
 #include <QColor>
@@ -33,6 +35,9 @@ struct Badge
 // A state's badge (the Status cell, the side list's counts): its words in
 // text on fill.
 Badge badge(Severity severity, const QPalette &palette);
+// A connection's environment badge (the status bar, a confirmation's top
+// line): strong fills that stand out from the window, their text bold.
+Badge environmentBadge(Environment::Colour colour, const QPalette &palette);
 // Greyed rows (gone, stale, disconnected): readable on Base, visibly dimmer
 // than Text.
 QColor mutedText(const QPalette &palette);

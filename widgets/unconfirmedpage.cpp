@@ -2,6 +2,7 @@
 #include "unconfirmedpage.h"
 
 #include "candidatemodel.h"
+#include "environment.h"
 #include "evidencetext.h"
 
 #include <monitor/profileverdict.h>
@@ -280,6 +281,7 @@ void UnconfirmedPage::judge(bool accept)
                                  .arg(family, printableBytes(familyGlob(candidate.family), 100),
                                       QDir::toNativeSeparators(path)),
                     QMessageBox::Ok | QMessageBox::Cancel, this);
+    box.setWindowTitle(environmentOf(this).titled(box.windowTitle()));
     box.button(QMessageBox::Ok)->setText(accept ? tr("Accept") : tr("Reject"));
     box.setDefaultButton(QMessageBox::Cancel);
     box.setDetailedText(tr("gatehouse-cli profile %1 '%2' --profile %3\n\n%4")

@@ -10,6 +10,7 @@
 #include <alertspage.h>
 #include <connectiondialog.h>
 #include <englishplurals.h>
+#include <environment.h>
 #include <history/historystore.h>
 #include <mainwindow.h>
 #include <metrics/metricsserver.h>
@@ -213,8 +214,20 @@ int main(int argc, char *argv[])
         QStringLiteral("palette"),
         QStringLiteral("light or dark (default: whichever the desktop's colours are closer to)."),
         QStringLiteral("light|dark"));
+    const QCommandLineOption environmentOption(
+        QStringLiteral("environment"),
+        QStringLiteral("Mark the connection as LABEL (production, staging, ...): shown in the "
+                       "title, the status bar and every confirmation; on production (a label "
+                       "starting with \"prod\") each action runs only once LABEL is typed."),
+        QStringLiteral("LABEL"));
+    const QCommandLineOption environmentColourOption(
+        QStringLiteral("environment-colour"),
+        QStringLiteral("The environment's colour: red, amber, green, blue or grey (default: red "
+                       "for production, amber for staging, green for development, else grey)."),
+        QStringLiteral("COLOUR"));
     parser.addOptions({profileOption, readOnly, demo, scale, interval, budget, quitAfter, noHistory,
-                       historyDir, historyFull, historyKeep, historyCap, metrics, paletteOption});
+                       historyDir, historyFull, historyKeep, historyCap, metrics, paletteOption,
+                       environmentOption, environmentColourOption});
     parser.process(app);
     if (parser.isSet(paletteOption)) {
         const std::optional<theme::Scheme> scheme
@@ -233,6 +246,21 @@ int main(int argc, char *argv[])
         // The console's own palettes (tested for contrast), light or dark
         // as the desktop is.
         theme::apply(theme::schemeOf(QApplication::palette()));
+    }
+
+    // The environment of a console started with an address (the Connect
+    // dialog's replaces it for the connections chosen there).
+    Environment environment = Environment::named(parser.value(environmentOption).trimmed());
+    if (parser.isSet(environmentColourOption)) {
+        const auto colour = Environment::colourFromName(parser.value(environmentColourOption));
+        if (!colour || !environment.isSet()) {
+            fatal(!colour ? QStringLiteral("--environment-colour %1: not a colour; use one of %2.")
+                                .arg(parser.value(environmentColourOption),
+                                     Environment::colourNames().join(QStringLiteral(", ")))
+                          : QStringLiteral("--environment-colour needs --environment LABEL."));
+            return 2;
+        }
+        environment.colour = *colour;
     }
 
     QString error;
@@ -310,6 +338,7 @@ int main(int argc, char *argv[])
         current.intervalMs = intervalMs;
         current.readFromReplicas = ep.readFromReplicas;
         current.profile = profile ? profileName : QString();
+        current.environment = environment;
         // The monitor's connection lives on the monitor thread with it: no
         // hop per round trip.
         console.client = std::make_unique<RedisClient>(ep, &monitorThread);
@@ -362,6 +391,7 @@ int main(int argc, char *argv[])
                 ep, parser.isSet(historyDir) ? parser.value(historyDir)
                                              : HistoryStore::defaultDirectory());
         windowOptions.historyOptions = *historyOptions;
+        windowOptions.environment = environment;
         console.window
             = std::make_unique<MainWindow>(console.actionsClient.get(), console.monitor.get(),
                                            console.actions.get(), windowOptions);
@@ -412,8 +442,13 @@ int main(int argc, char *argv[])
     // recent connections, passwords from the keychain).
     askForConnection = [&] {
         ConnectionDialog dialog; // no parent: the window it came from may be replaced
-        if (console.window)
+        if (console.window) {
             dialog.setSettings(current);
+        } else if (environment.isSet()) { // --environment without an address
+            ConnectionSettings marked;
+            marked.environment = environment;
+            dialog.setSettings(marked);
+        }
         if (dialog.exec() != QDialog::Accepted) {
             if (!console.window)
                 QCoreApplication::exit(0);
@@ -442,6 +477,7 @@ int main(int argc, char *argv[])
         profileName = next.profile;
         if (next.profile != chosen.profile)
             profile = Profile::load(next.profile, &problem);
+        environment = chosen.environment;
         startConsole(*ep, next.demo);
         current = chosen; // as typed: TLS files and all, for the next reconnect
         current.profile = profile ? profileName : QString();

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Light and dark palettes whose text reads (contrast of at least 4.5:1,
 // computed from the colours the console paints with: table text, greyed
-// "gone" rows, state badges, chart titles, series and the limit line), and
+// "gone" rows, state and environment badges, chart titles, series and the limit line), and
 // charts that show what happened: a y range holding every value and the
 // limit (an overshoot is not cut off), zero-based, the hover readout
 // cleared on a new selection, and an export of one file per chart named
@@ -71,6 +71,10 @@ private slots:
         atLeastAA(theme::mutedText(p), p.color(QPalette::AlternateBase), "gone rows, alternate");
         for (Severity s : {Severity::Ok, Severity::Muted, Severity::Warning, Severity::Critical})
             atLeastAA(theme::badge(s, p).text, theme::badge(s, p).fill, "state badge");
+        for (const QString &name : Environment::colourNames()) {
+            const theme::Badge b = theme::environmentBadge(*Environment::colourFromName(name), p);
+            atLeastAA(b.text, b.fill, "environment badge");
+        }
         for (int i = 0; i < 4; ++i)
             atLeastAA(theme::series(i, p), p.color(QPalette::Base), "chart series, sparklines");
         atLeastAA(theme::limit(p), p.color(QPalette::Base), "limit line");

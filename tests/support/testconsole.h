@@ -37,6 +37,7 @@ struct TestConsoleOptions
     QSize size;              // empty: the window's default
     QString profile;         // a profile's file; empty: the demo's
     bool autodetect = false; // no profile at all: what autodetection finds
+    Environment environment; // the window's; unset: none
 };
 
 // Accepts the next confirmation box (an action's: its inputs come from what
@@ -99,6 +100,7 @@ struct TestConsole
         MainWindow::Options windowOptions;
         windowOptions.readOnly = o.readOnly;
         windowOptions.historyFile = o.historyFile;
+        windowOptions.environment = o.environment;
         window = std::make_unique<MainWindow>(&client, monitor.get(), actions.get(), windowOptions);
         if (!o.size.isEmpty())
             window->resize(o.size);

@@ -229,7 +229,9 @@ private Q_SLOTS:
         QCOMPARE(q[QStringLiteral("latency")][QStringLiteral("waitSamples")].toInt(-1), 0);
         QVERIFY(q[QStringLiteral("latency")][QStringLiteral("oldestWaitingAgeMs")].toInteger(-1)
                 >= 0);
-        QTest::qWait(600);
+        // Sidekiq 6 records run_at in whole seconds: waits are known to the
+        // second, so the jobs wait long enough for that to show.
+        QTest::qWait(2500);
 
         // A process of two threads takes both.
         auto worker = std::make_unique<QProcess>();
@@ -265,7 +267,8 @@ private Q_SLOTS:
         for (const QJsonValue &w : std::as_const(waits))
             library << w.toInteger();
         compareQuantiles(latency.value(QLatin1String("waitMs")).toObject(), library, 1);
-        QVERIFY(library.first() >= 600);
+        for (qint64 w : std::as_const(library))
+            QVERIFY2(w >= 1500, qPrintable(QString::number(w)));
         QCOMPARE(latency.value(QLatin1String("oldestWaitingAgeMs")).toInteger(-1), 0);
 
         call(client, {"DEL", "hang"});

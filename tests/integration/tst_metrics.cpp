@@ -189,6 +189,15 @@ void tst_Metrics::initTestCase()
     lay({"HSET", "bull:emails:5", "name", "send", "processedOn", QByteArray::number(now - 3000)});
     lay({"SET", "bull:emails:5:lock", "worker-token", "PX", "600000"});
     lay({"ZADD", "bull:emails:failed", "1", "6", "2", "7"});
+    // Their times: waited 2 s and 5 s, ran 1 s and 1.5 s; job 1 waits (the
+    // wait list's last) since a minute ago.
+    lay({"HSET", "bull:emails:6", "name", "send", "timestamp", QByteArray::number(now - 10000),
+         "processedOn", QByteArray::number(now - 8000), "finishedOn",
+         QByteArray::number(now - 7000)});
+    lay({"HSET", "bull:emails:7", "name", "send", "timestamp", QByteArray::number(now - 9000),
+         "processedOn", QByteArray::number(now - 4000), "finishedOn",
+         QByteArray::number(now - 2500)});
+    lay({"HSET", "bull:emails:1", "name", "send", "timestamp", QByteArray::number(now - 60000)});
 
     m_profile = m_dir.filePath(QStringLiteral("profile.json"));
     QFile profile(m_profile);
@@ -317,6 +326,7 @@ void tst_Metrics::prometheusScrapesEveryFigure()
             const QString labels = QStringLiteral("{%1,pattern=\"%2\"}")
                                        .arg(labelMatch(o.value(QStringLiteral("key"))), pattern);
             const QJsonObject counts = o.value(QStringLiteral("counts")).toObject();
+            const QJsonObject latency = o.value(QStringLiteral("latency")).toObject();
             QList<Figure> figures = unit->figures();
             if (o.contains(QStringLiteral("limit")))
                 figures.append({QStringLiteral("limit"), {}, false, {}});
@@ -326,17 +336,28 @@ void tst_Metrics::prometheusScrapesEveryFigure()
                     want = counts.value(f.id);
                 if (!want.isDouble() && f.id == QLatin1String("stuck"))
                     want = o.value(QStringLiteral("stuckCount"));
+                // A library queue's job times: "waitP95" is latency.waitMs.p95.
+                if (!want.isDouble() && latency.contains(f.id))
+                    want = latency.value(f.id);
+                if (!want.isDouble() && !f.summary.isEmpty())
+                    want = latency.value(f.id.chopped(3) + QStringLiteral("Ms"))
+                               .toObject()
+                               .value(f.id.right(3).toLower());
                 QVERIFY2(want.isDouble() || want.isNull(),
                          qPrintable(pattern + QLatin1String(": no field for figure ") + f.id));
                 if (!want.isDouble() || (f.isDuration && want.toDouble() < 0))
                     continue; // unknown in the snapshot: not exposed either
-                const QString metric = QString::fromUtf8(
-                    MetricsExposition::figureMetricName(section.id, f.id, f.isDuration));
-                const double got = valueOf(metric + labels);
+                const QString metric = QString::fromUtf8(MetricsExposition::figureMetricName(
+                    section.id, f.summary.isEmpty() ? f.id : f.summary, f.isDuration));
+                const QString series
+                    = f.summary.isEmpty()
+                          ? labels
+                          : labels.chopped(1) + QStringLiteral(",quantile=\"%1\"}").arg(f.quantile);
+                const double got = valueOf(metric + series);
                 const double expected = want.toDouble() * (f.isDuration ? 0.001 : 1);
                 QVERIFY2(qAbs(got - expected) <= (f.isDuration ? 120 : 1e-9),
                          qPrintable(QStringLiteral("%1%2: %3, snapshot %4")
-                                        .arg(metric, labels)
+                                        .arg(metric, series)
                                         .arg(got)
                                         .arg(expected)));
                 ++compared;
@@ -359,6 +380,12 @@ void tst_Metrics::prometheusScrapesEveryFigure()
     QCOMPARE(valueOf(QStringLiteral("gatehouse_limiter_occupancy{key=\"rl:api\"}")), 0.6);
     QCOMPARE(valueOf(QStringLiteral("gatehouse_queue_stuck{key=\"jobs:mail\"}")), 2.0);
     QCOMPARE(valueOf(QStringLiteral("gatehouse_queue_stuck{key=\"bull:emails\"}")), 1.0);
+    QCOMPARE(valueOf(QStringLiteral(
+                 "gatehouse_queue_job_wait_seconds{key=\"bull:emails\",quantile=\"0.95\"}")),
+             5.0);
+    QCOMPARE(valueOf(QStringLiteral(
+                 "gatehouse_queue_job_run_seconds{key=\"bull:emails\",quantile=\"0.5\"}")),
+             1.0);
     QCOMPARE(valueOf(QStringLiteral("gatehouse_queue_state_count{key=\"bull:emails\",state="
                                     "\"failed\"}")),
              2.0);

@@ -27,6 +27,10 @@ FileMenu::FileMenu(MainWindow *window, Monitor *monitor, RedisClient *client)
     QAction *connectAction
         = file->addAction(tr("&Connect…"), window, &MainWindow::connectRequested);
     connectAction->setShortcut(QKeySequence::Open);
+    QAction *another = file->addAction(tr("Open &Another Deployment…"), window,
+                                       &MainWindow::connectAnotherRequested);
+    another->setObjectName(QStringLiteral("openAnotherDeployment"));
+    another->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
     QAction *disconnectAction = file->addAction(tr("&Disconnect"), this, [monitor, client] {
         QMetaObject::invokeMethod(monitor, &Monitor::stop);
         client->close();

@@ -244,6 +244,11 @@ void MainWindow::updateSideList()
     m_pages->fillBlankIcons();
 }
 
+void MainWindow::openObject(const QString &section, const QByteArray &key)
+{
+    m_navigation->openObject(section, key);
+}
+
 QMenu *MainWindow::viewMenu()
 {
     if (QMenu *view

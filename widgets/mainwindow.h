@@ -104,6 +104,8 @@ public:
     // The View menu, made at first use: the application adds the options it
     // wires (the metrics endpoint).
     QMenu *viewMenu();
+    // Opens section's page on key (as a click on an Overview tile does).
+    void openObject(const QString &section, const QByteArray &key);
     // A passing sentence in the status bar (lastOutcome() until the next).
     void showMessage(const QString &text, int timeoutMs = 8000);
 
@@ -111,6 +113,9 @@ Q_SIGNALS:
     void actionFinished(const QString &message);
     // File > Connect…: the application opens the connection dialog.
     void connectRequested();
+    // File > Open Another Deployment…: the application opens the connection
+    // dialog for one more window, this one staying as it is.
+    void connectAnotherRequested();
 
 private:
     void buildPages();

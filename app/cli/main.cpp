@@ -25,6 +25,7 @@
 #include <QDateTime>
 #include <QFileInfo>
 #include <QMap>
+#include <QRegularExpression>
 #include <QSet>
 #include <QTextStream>
 
@@ -295,6 +296,12 @@ int main(int argc, char *argv[])
                                    "serve: objects per pattern exposed one by one (default 500); "
                                    "the rest as key=\"<other>\".",
                                    "N");
+    const auto deployment
+        = option("deployment",
+                 "serve: watch this deployment, as NAME=URL (its samples carry "
+                 "deployment=\"NAME\"); repeat for each, in place of --url. The other connection "
+                 "flags apply to every one.",
+                 "NAME=URL");
     const auto seed = option("seed", "simulate: random seed (default 1).", "S");
     const auto scale = option("scale", "simulate: multiply the instances by K (default 1).", "K");
     const auto rate
@@ -338,6 +345,9 @@ int main(int argc, char *argv[])
     master.readFromReplicas = false;
 
     const QString command = args.first();
+    if (parser.isSet(deployment) && command != QLatin1String("serve"))
+        return usageError(QStringLiteral("--deployment applies to serve only; other commands "
+                                         "take one server, with --url."));
     if (command == QLatin1String("info")) {
         cli::printLocalInfo(
             *endpoint, {parser.value(profile), parser.value(auditLog), parser.value(historyDir)});
@@ -422,9 +432,9 @@ int main(int argc, char *argv[])
                                       parser.isSet(allowNonEmpty));
         return runSession(app, simulate);
     }
-    const QString historyFile = HistoryStore::fileFor(
-        *endpoint,
-        parser.isSet(historyDir) ? parser.value(historyDir) : HistoryStore::defaultDirectory());
+    const QString historyDirectory
+        = parser.isSet(historyDir) ? parser.value(historyDir) : HistoryStore::defaultDirectory();
+    const QString historyFile = HistoryStore::fileFor(*endpoint, historyDirectory);
     const std::optional<HistoryStore::Options> historyOptions = HistoryStore::Options::fromText(
         parser.value(historyFull), parser.value(historyKeep), parser.value(historyCap), &error);
     if (!historyOptions)
@@ -558,15 +568,46 @@ int main(int argc, char *argv[])
         if (!readBudget(&options))
             return usageError(error);
         cli::ServeCommand::Options serveOptions;
-        if (parser.isSet(history)) {
-            serveOptions.historyFile = historyFile;
-            serveOptions.historyOptions = *historyOptions;
-        }
         serveOptions.address = *address;
         serveOptions.allowRemote = parser.isSet(metricsRemote);
         serveOptions.seconds = int(*secs);
         serveOptions.maxObjectsPerPattern = int(*most);
-        cli::ServeCommand serve(*endpoint, options, serveOptions);
+        // One deployment (--url and its flags), or each --deployment NAME=URL.
+        QList<Deployment::Options> deployments;
+        const QStringList named = parser.values(deployment);
+        for (qsizetype i = 0; i < std::max<qsizetype>(1, named.size()); ++i) {
+            Deployment::Options d;
+            d.monitor = options;
+            if (named.isEmpty()) {
+                d.endpoint = *endpoint;
+            } else {
+                const QString entry = named.at(i);
+                const qsizetype eq = entry.indexOf(QLatin1Char('='));
+                d.name = entry.left(std::max<qsizetype>(0, eq)).trimmed();
+                static const QRegularExpression nameRule(QStringLiteral("^[A-Za-z0-9_.:-]{1,64}$"));
+                if (eq < 0 || !nameRule.match(d.name).hasMatch())
+                    return usageError(QStringLiteral("--deployment \"%1\" is not NAME=URL with a "
+                                                     "NAME of letters, digits and _.:- (e.g. "
+                                                     "--deployment eu=redis://10.0.0.5:6379).")
+                                          .arg(echoed(entry)));
+                if (std::any_of(deployments.cbegin(), deployments.cend(),
+                                [&](const Deployment::Options &o) { return o.name == d.name; }))
+                    return usageError(QStringLiteral("--deployment names \"%1\" twice; each "
+                                                     "deployment needs its own name.")
+                                          .arg(echoed(d.name)));
+                const QString url = entry.mid(eq + 1).trimmed();
+                const auto ep = endpointOptions.endpoint(parser, &error, &url);
+                if (!ep)
+                    return usageError(error);
+                d.endpoint = *ep;
+            }
+            if (parser.isSet(history)) {
+                d.historyFile = HistoryStore::fileFor(d.endpoint, historyDirectory);
+                d.historyOptions = *historyOptions;
+            }
+            deployments.append(d);
+        }
+        cli::ServeCommand serve(deployments, serveOptions);
         if (!serve.listen())
             return cli::ExitFailure;
         return runSession(app, serve);

@@ -2,7 +2,6 @@
 #include "servecommand.h"
 
 #include "exitcodes.h"
-#include <history/historyfeed.h>
 
 #include <QDateTime>
 #include <QTextStream>
@@ -28,16 +27,53 @@ void onUnixSignal(int)
 
 } // namespace
 
-ServeCommand::ServeCommand(const RedisEndpoint &endpoint, Monitor::Options monitorOptions,
-                           Options options, QObject *parent)
-    : Session(endpoint, parent)
-    , m_monitorOptions(std::move(monitorOptions))
+ServeCommand::ServeCommand(const QList<Deployment::Options> &deployments, Options options,
+                           QObject *parent)
+    : QObject(parent)
     , m_options(options)
 {
-    setReconnecting(true);
     MetricsExposition exposition;
     exposition.maxObjectsPerPattern = m_options.maxObjectsPerPattern;
     m_server.setExposition(exposition);
+    for (const Deployment::Options &d : deployments) {
+        const int source = m_server.addSource(d.name);
+        auto deployment = std::make_unique<Deployment>(d);
+        Deployment *w = deployment.get();
+        const QString prefix = QStringLiteral("gatehouse-cli: ") + w->sentencePrefix();
+        connect(w, &Deployment::failed, this, [this, prefix](const QString &why) {
+            if (m_done)
+                return;
+            QTextStream(stderr) << prefix << why << Qt::endl;
+            done(ExitFailure);
+        });
+        connect(w, &Deployment::connectionLost, this, [prefix](const QString &why) {
+            QTextStream(stderr) << prefix << QDateTime::currentDateTimeUtc().toString(Qt::ISODate)
+                                << " connection lost: " << why
+                                << " Reconnecting; the metrics keep the last reading "
+                                   "(gatehouse_reading_age_seconds grows)."
+                                << Qt::endl;
+        });
+        connect(w, &Deployment::reconnected, this, [prefix](qint64 gapMs) {
+            QTextStream(stderr) << prefix << "reconnected after "
+                                << QString::number(double(gapMs) / 1000.0, 'f', 1) << " s"
+                                << Qt::endl;
+        });
+        connect(w, &Deployment::historyProblem, this, [prefix](const QString &message) {
+            QTextStream(stderr) << prefix << message << Qt::endl;
+        });
+        // Every snapshot the monitor publishes (at most ten a second)
+        // replaces the one served; a scrape renders the latest once.
+        connect(w, &Deployment::snapshotReady, this,
+                [this, source](const Snapshot &s) { m_server.setSnapshotOf(source, s); });
+        // The tick's cost, complete when it finished (the counters restart
+        // with the next tick).
+        connect(w, &Deployment::tickFinished, this, [this, source, w] {
+            const Monitor *m = w->monitor();
+            m_server.setTickCostOf(source, {m->lastTickWallMs(), m->lastTickCommands(),
+                                            m->lastTickRoundTrips(), m->lastTickObjectsRead()});
+        });
+        m_deployments.push_back(std::move(deployment));
+    }
     if (::socketpair(AF_UNIX, SOCK_STREAM, 0, s_signalFds) == 0) {
         m_signals = std::make_unique<QSocketNotifier>(s_signalFds[1], QSocketNotifier::Read);
         connect(m_signals.get(), &QSocketNotifier::activated, this, &ServeCommand::onSignal);
@@ -83,6 +119,12 @@ bool ServeCommand::listen()
     return true;
 }
 
+void ServeCommand::start()
+{
+    for (const auto &d : m_deployments)
+        d->start();
+}
+
 void ServeCommand::onSignal()
 {
     char c = 0;
@@ -91,68 +133,12 @@ void ServeCommand::onSignal()
     done(ExitOk);
 }
 
-void ServeCommand::onReady()
+void ServeCommand::done(int exitCode)
 {
-    m_monitor = std::make_unique<Monitor>(&client(), m_monitorOptions);
-    m_discovered = false;
-    connect(m_monitor.get(), &Monitor::failed, this, [this](const QString &m) { fail(m); });
-    connect(m_monitor.get(), &Monitor::discoveryFinished, this, [this](bool) {
-        m_discovered = true;
-        m_monitor->refreshNow();
-    });
-    // Every snapshot the monitor publishes (at most ten a second) replaces
-    // the one served; a scrape renders the latest once.
-    connect(m_monitor.get(), &Monitor::snapshotReady, &m_server, &MetricsServer::setSnapshot);
-    connect(m_monitor.get(), &Monitor::tickOverdue, &m_server, &MetricsServer::setSnapshot);
-    // The tick's cost, complete when it finished (the counters restart with
-    // the next tick).
-    connect(m_monitor.get(), &Monitor::tickFinished, this, [this] {
-        m_server.setTickCost({m_monitor->lastTickWallMs(), m_monitor->lastTickCommands(),
-                              m_monitor->lastTickRoundTrips(), m_monitor->lastTickObjectsRead()});
-    });
-    if (!m_options.historyFile.isEmpty()) {
-        // As watch --history: what the console would chart, written on the
-        // store's own thread. Opened once; after a reconnect the new
-        // monitor's ticks go on into the same file.
-        if (!m_history) {
-            m_history
-                = std::make_unique<HistoryStore>(m_options.historyFile, m_options.historyOptions);
-            connect(m_history.get(), &HistoryStore::problem, this, [](const QString &message) {
-                QTextStream(stderr) << "gatehouse-cli: " << message << Qt::endl;
-            });
-            m_history->open();
-        }
-        // Only what the monitor replaced since the last tick is compared:
-        // an idle object costs this thread nothing (feedHistory).
-        connect(m_monitor.get(), &Monitor::tickFinished, this, [this](const Snapshot &s) {
-            feedHistory(*m_monitor, *m_history, s, m_discovered);
-        });
-        // The objects get their ids in the file as discovery finds them
-        // (HistoryStore::registerObjects): the first tick after it writes
-        // their records only.
-        connect(m_monitor.get(), &Monitor::objectsFound, this,
-                [this](const QList<PatternObject> &objects) {
-                    if (!m_discovered)
-                        m_history->registerObjects(objects);
-                });
-    }
-    m_monitor->start();
-}
-
-void ServeCommand::onConnectionLost(const QString &why)
-{
-    QTextStream(stderr) << "gatehouse-cli: "
-                        << QDateTime::currentDateTimeUtc().toString(Qt::ISODate)
-                        << " connection lost: " << why
-                        << " Reconnecting; the metrics keep the last reading "
-                           "(gatehouse_reading_age_seconds grows)."
-                        << Qt::endl;
-}
-
-void ServeCommand::onReconnected(qint64 gapMs)
-{
-    QTextStream(stderr) << "gatehouse-cli: reconnected after "
-                        << QString::number(double(gapMs) / 1000.0, 'f', 1) << " s" << Qt::endl;
+    if (m_done)
+        return;
+    m_done = true;
+    Q_EMIT finished(exitCode);
 }
 
 } // namespace gatehouse::cli

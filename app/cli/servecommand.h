@@ -1,24 +1,24 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "session.h"
-
-#include <history/historystore.h>
+#include <deployment/deployment.h>
 #include <metrics/metricsserver.h>
-#include <monitor/monitor.h>
 
 #include <QSocketNotifier>
 #include <QTimer>
 
 #include <memory>
+#include <vector>
 
 namespace gatehouse::cli {
 
-// `serve --metrics ADDR [--seconds N]`: runs the monitor like `watch` (it
-// reconnects after a lost connection) and serves its latest snapshot at
-// http://ADDR/metrics for Prometheus, until SIGINT or SIGTERM, or for N
-// seconds. Listens before connecting to Redis, so a taken port fails at once.
-class ServeCommand : public Session
+// `serve --metrics ADDR [--seconds N]`: watches one deployment, or several
+// (--deployment NAME=URL, each sample labelled deployment="NAME"), like
+// `watch` (each reconnects after a lost connection) and serves their latest
+// snapshots at http://ADDR/metrics for Prometheus, until SIGINT or SIGTERM,
+// or for N seconds. Listens before connecting to Redis, so a taken port
+// fails at once; a deployment whose first connection fails ends the run.
+class ServeCommand : public QObject
 {
     Q_OBJECT
 public:
@@ -27,33 +27,29 @@ public:
         MetricsServer::Address address;
         bool allowRemote = false;
         int maxObjectsPerPattern = MetricsExposition::DefaultMaxObjectsPerPattern;
-        int seconds = 0;     // 0: until a signal
-        QString historyFile; // not empty: every tick also goes into this history file
-        HistoryStore::Options historyOptions;
+        int seconds = 0; // 0: until a signal
     };
-    ServeCommand(const RedisEndpoint &endpoint, Monitor::Options monitorOptions, Options options,
+    ServeCommand(const QList<Deployment::Options> &deployments, Options options,
                  QObject *parent = nullptr);
     ~ServeCommand() override;
 
     // Listens; false (and the sentence on stderr) when it cannot.
     bool listen();
+    void start();
 
-protected:
-    void onReady() override;
-    void onConnectionLost(const QString &why) override;
-    void onReconnected(qint64 gapMs) override;
+Q_SIGNALS:
+    void finished(int exitCode);
 
 private:
     void onSignal();
+    void done(int exitCode);
 
-    Monitor::Options m_monitorOptions;
     Options m_options;
     MetricsServer m_server;
-    std::unique_ptr<Monitor> m_monitor;
-    std::unique_ptr<HistoryStore> m_history;
-    bool m_discovered = false;
+    std::vector<std::unique_ptr<Deployment>> m_deployments;
     QTimer m_stopTimer;
     std::unique_ptr<QSocketNotifier> m_signals;
+    bool m_done = false;
 };
 
 } // namespace gatehouse::cli

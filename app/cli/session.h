@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <redis/connectionwatch.h>
 #include <redis/redisclient.h>
 
-#include <QElapsedTimer>
 #include <QObject>
 
 namespace gatehouse::cli {
@@ -20,7 +20,7 @@ public:
     explicit Session(const RedisEndpoint &endpoint, QObject *parent = nullptr);
     void start();
     // Before start(). The first connection still fails fast.
-    void setReconnecting(bool on) { m_reconnecting = on; }
+    void setReconnecting(bool on) { m_watch.setReconnecting(on); }
 
 Q_SIGNALS:
     void finished(int exitCode);
@@ -39,10 +39,8 @@ protected:
 
 private:
     RedisClient m_client;
+    ConnectionWatch m_watch;
     bool m_done = false;
-    bool m_started = false;
-    bool m_reconnecting = false;
-    QElapsedTimer m_lostFor; // valid while the connection is lost
 };
 
 } // namespace gatehouse::cli

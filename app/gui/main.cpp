@@ -9,6 +9,7 @@
 #include <alerts/builtinalerts.h>
 #include <alertspage.h>
 #include <connectiondialog.h>
+#include <deploymentsoverview.h>
 #include <englishplurals.h>
 #include <environment.h>
 #include <history/historystore.h>
@@ -23,6 +24,7 @@
 #include <theme.h>
 #include <unconfirmedpage.h>
 
+#include <QAction>
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDebug>
@@ -38,6 +40,7 @@
 
 #include <QSocketNotifier>
 
+#include <algorithm>
 #include <csignal>
 #include <memory>
 
@@ -109,6 +112,8 @@ struct Console
     }
 
     QThread *monitorThread;
+    ConnectionSettings settings;          // what the Connect dialog opens with
+    int overviewId = 0;                   // its row in All Deployments; 0: none yet
     QObject anchor;                       // lives on the monitor thread: the context for teardown
     std::unique_ptr<RedisClient> client;  // monitor thread
     std::unique_ptr<Monitor> monitor;     // monitor thread
@@ -117,6 +122,29 @@ struct Console
     std::unique_ptr<ActionEngine> actions;
     std::unique_ptr<AlertEngine> alerts; // GUI thread
     std::unique_ptr<MainWindow> window;
+};
+
+// Calls onClose when watched's window is closed (the application then lets
+// that console go, if others are open).
+class CloseWatch : public QObject
+{
+public:
+    CloseWatch(QObject *watched, std::function<void()> onClose)
+        : QObject(watched)
+        , m_onClose(std::move(onClose))
+    {
+        watched->installEventFilter(this);
+    }
+    bool eventFilter(QObject *, QEvent *event) override
+    {
+        // Later, and not in the window's name: onClose may delete the window.
+        if (event->type() == QEvent::Close)
+            QTimer::singleShot(0, QCoreApplication::instance(), m_onClose);
+        return false;
+    }
+
+private:
+    std::function<void()> m_onClose;
 };
 
 void fatal(const QString &message)
@@ -311,7 +339,30 @@ int main(int argc, char *argv[])
     monitorThread.setObjectName(QStringLiteral("gatehouse-monitor"));
     monitorThread.start();
     DemoServer demoServer;
-    Console console(&monitorThread);
+    // Every open deployment, a window each; the first is the one the
+    // command line or the first Connect dialog named.
+    std::vector<std::unique_ptr<Console>> consoles;
+    DeploymentsOverview overview;
+    overview.setAttribute(Qt::WA_QuitOnClose, false);
+    overview.resize(1100, 320);
+    const auto consoleOf = [&](int overviewId) -> Console * {
+        for (const auto &c : consoles) {
+            if (c->overviewId == overviewId)
+                return c.get();
+        }
+        return nullptr;
+    };
+    QObject::connect(&overview, &DeploymentsOverview::openRequested, &app,
+                     [&](int id, const QString &section, const QByteArray &key) {
+                         Console *c = consoleOf(id);
+                         if (!c || !c->window)
+                             return;
+                         c->window->showNormal();
+                         c->window->raise();
+                         c->window->activateWindow();
+                         if (!section.isEmpty())
+                             c->window->openObject(section, key);
+                     });
     bool readOnlyMode = parser.isSet(readOnly);
     int intervalMs = std::max(100, parser.value(interval).toInt());
     bool budgetOk = false;
@@ -322,16 +373,21 @@ int main(int argc, char *argv[])
                   .arg(parser.value(budget)));
         return 2;
     }
-    std::function<void()> askForConnection;
-    ConnectionSettings current; // what the Connect dialog opens with
+    std::function<void(Console *)> askForConnection; // null: one more window
     // The profile in use as the Connect dialog names it (a built-in name or
     // a file): it opens on that, not on "(autodetect)".
     QString profileName = !profile                      ? QString()
                           : parser.isSet(profileOption) ? parser.value(profileOption)
                                                         : QStringLiteral("demo");
     QList<AlertRule> alertRules = profile ? profile->alerts : builtInAlertRules();
-    auto startConsole = [&](const RedisEndpoint &ep, bool demoConsole) {
+    auto startConsole = [&](const RedisEndpoint &ep, bool demoConsole, Console *into) -> Console & {
+        if (!into) {
+            consoles.push_back(std::make_unique<Console>(&monitorThread));
+            into = consoles.back().get();
+        }
+        Console &console = *into;
         console.teardown();
+        ConnectionSettings &current = console.settings;
         current = ConnectionSettings();
         current.url = ep.displayUrl(); // with the user, never the password
         current.readOnly = readOnlyMode;
@@ -395,10 +451,46 @@ int main(int argc, char *argv[])
         console.window
             = std::make_unique<MainWindow>(console.actionsClient.get(), console.monitor.get(),
                                            console.actions.get(), windowOptions);
-        QObject::connect(console.window.get(), &MainWindow::connectRequested, &app,
-                         [&] { QTimer::singleShot(0, &app, [&] { askForConnection(); }); });
-        metricsEndpoint.attach(console.monitor.get());
-        console.window->viewMenu()->addAction(metricsEndpoint.toggleAction());
+        QObject::connect(console.window.get(), &MainWindow::connectRequested, &app, [&, into] {
+            QTimer::singleShot(0, &app, [&, into] { askForConnection(into); });
+        });
+        QObject::connect(console.window.get(), &MainWindow::connectAnotherRequested, &app,
+                         [&] { QTimer::singleShot(0, &app, [&] { askForConnection(nullptr); }); });
+        // Its row in All Deployments, fed every snapshot its window gets.
+        overview.removeDeployment(console.overviewId);
+        console.overviewId = overview.addDeployment(ep.displayUrl(), environment);
+        QObject::connect(console.monitor.get(), &Monitor::snapshotReady, &overview,
+                         [&overview, id = console.overviewId](const Snapshot &s) {
+                             overview.setSnapshot(id, s);
+                         });
+        QAction *all = console.window->viewMenu()->addAction(QObject::tr("All &Deployments"));
+        all->setObjectName(QStringLiteral("allDeployments"));
+        all->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D));
+        QObject::connect(all, &QAction::triggered, &overview, [&overview] {
+            overview.show();
+            overview.raise();
+            overview.activateWindow();
+        });
+        // A window closed while others are open lets its deployment go.
+        new CloseWatch(console.window.get(), [&, into] {
+            const bool open = std::any_of(consoles.cbegin(), consoles.cend(),
+                                          [into](const auto &c) { return c.get() == into; });
+            if (!open || consoles.size() < 2 || !into->window || into->window->isVisible())
+                return;
+            overview.removeDeployment(into->overviewId);
+            if (into == consoles.front().get())
+                metricsEndpoint.attach(nullptr);
+            into->teardown();
+            consoles.erase(std::remove_if(consoles.begin(), consoles.end(),
+                                          [into](const auto &c) { return c.get() == into; }),
+                           consoles.end());
+        });
+        // The metrics endpoint serves the first deployment (serve
+        // --deployment serves several).
+        if (into == consoles.front().get()) {
+            metricsEndpoint.attach(console.monitor.get());
+            console.window->viewMenu()->addAction(metricsEndpoint.toggleAction());
+        }
         new StatusDetails(console.window->statusBar()); // owned by the status bar
         QMainWindow *window = console.window.get();
         QObject::connect(&metricsEndpoint, &MetricsEndpoint::failed, window,
@@ -432,25 +524,28 @@ int main(int argc, char *argv[])
         QMetaObject::invokeMethod(console.monitor.get(), &Monitor::start);
         if (console.simulator)
             QMetaObject::invokeMethod(console.simulator.get(), &Simulator::start);
-        if (parser.isSet(quitAfter)) {
+        static bool quitTimerSet = false;
+        if (parser.isSet(quitAfter) && !quitTimerSet) {
+            quitTimerSet = true;
             QTimer::singleShot(parser.value(quitAfter).toInt() * 1000, &app,
                                &QCoreApplication::quit);
         }
+        return console;
     };
 
     // No address on the command line: the connection dialog (saved and
     // recent connections, passwords from the keychain).
-    askForConnection = [&] {
+    askForConnection = [&](Console *target) {
         ConnectionDialog dialog; // no parent: the window it came from may be replaced
-        if (console.window) {
-            dialog.setSettings(current);
-        } else if (environment.isSet()) { // --environment without an address
+        if (target && target->window) {
+            dialog.setSettings(target->settings);
+        } else if (consoles.empty() && environment.isSet()) { // --environment without an address
             ConnectionSettings marked;
             marked.environment = environment;
             dialog.setSettings(marked);
         }
         if (dialog.exec() != QDialog::Accepted) {
-            if (!console.window)
+            if (consoles.empty())
                 QCoreApplication::exit(0);
             return;
         }
@@ -478,13 +573,20 @@ int main(int argc, char *argv[])
         if (next.profile != chosen.profile)
             profile = Profile::load(next.profile, &problem);
         environment = chosen.environment;
-        startConsole(*ep, next.demo);
-        current = chosen; // as typed: TLS files and all, for the next reconnect
-        current.profile = profile ? profileName : QString();
+        // One simulator at most: another window on the demo's server only watches.
+        const bool simulate = next.demo && (target || consoles.empty());
+        Console &started = startConsole(*ep, simulate, target);
+        started.settings = chosen; // as typed: TLS files and all, for the next reconnect
+        started.settings.profile = profile ? profileName : QString();
+        if (consoles.size() > 1)
+            started.window->showMessage(
+                QObject::tr("%n deployment(s) open: View > All Deployments (Ctrl+Shift+D) shows "
+                            "them side by side.",
+                            nullptr, int(consoles.size())));
     };
     if (parser.isSet(demo)) {
         QObject::connect(&demoServer, &DemoServer::ready, &app,
-                         [&] { startConsole(demoServer.endpoint(), true); });
+                         [&] { startConsole(demoServer.endpoint(), true, nullptr); });
         QObject::connect(&demoServer, &DemoServer::failed, &app, [](const QString &message) {
             fatal(message);
             QCoreApplication::exit(1);
@@ -492,13 +594,14 @@ int main(int argc, char *argv[])
         demoServer.start();
     } else {
         if (endpoint)
-            startConsole(*endpoint, false);
+            startConsole(*endpoint, false, nullptr);
         else
-            QTimer::singleShot(0, &app, [&] { askForConnection(); });
+            QTimer::singleShot(0, &app, [&] { askForConnection(nullptr); });
     }
     const int code = app.exec();
     // Stop traffic and readings before the server goes away.
-    console.teardown();
+    overview.close();
+    consoles.clear(); // each tears itself down
     monitorThread.quit();
     monitorThread.wait();
     demoServer.stop();

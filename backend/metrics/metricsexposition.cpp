@@ -24,6 +24,12 @@ namespace {
 class Families
 {
 public:
+    // constant: labels every sample carries first (deployment="eu"); empty
+    // for none.
+    explicit Families(QByteArray constant = {})
+        : m_constant(std::move(constant))
+    {}
+
     // The family's place in the text, before its first sample.
     void declare(const QByteArray &name, const QByteArray &help, const char *type)
     {
@@ -47,7 +53,9 @@ public:
         }
         QByteArray &lines = m_families[i].lines;
         lines += name;
-        if (!labels.isEmpty())
+        if (!m_constant.isEmpty())
+            lines += '{' + m_constant + (labels.isEmpty() ? QByteArray() : ',' + labels) + '}';
+        else if (!labels.isEmpty())
             lines += '{' + labels + '}';
         lines += ' ' + MetricsExposition::formatValue(value) + '\n';
     }
@@ -71,6 +79,7 @@ private:
         QByteArray type;
         QByteArray lines;
     };
+    QByteArray m_constant;
     QList<Family> m_families;
     QHash<QByteArray, int> m_index;
 };
@@ -477,9 +486,14 @@ int MetricsExposition::layoutsMade() const
     return m_layout->made;
 }
 
+QByteArray MetricsExposition::deploymentLabels(const QString &deployment)
+{
+    return deployment.isEmpty() ? QByteArray() : label("deployment", deployment.toUtf8());
+}
+
 QByteArray MetricsExposition::render(const Snapshot &s) const
 {
-    Families out;
+    Families out(deploymentLabels(deployment));
     const qint64 now = s.server.timeMs;
     Layout &layout = *m_layout;
     const int cap = std::max(0, maxObjectsPerPattern);
@@ -618,9 +632,9 @@ QByteArray MetricsExposition::render(const Snapshot &s) const
     return out.text();
 }
 
-QByteArray MetricsExposition::renderConsole(const ConsoleFigures &f)
+QByteArray MetricsExposition::renderConsole(const ConsoleFigures &f, const QString &deployment)
 {
-    Families out;
+    Families out(deploymentLabels(deployment));
     if (f.lastTick.wallMs >= 0) {
         out.add("gatehouse_console_tick_duration_seconds",
                 "Wall time of the monitor's last full refresh, first probe to last reply.", "gauge",
@@ -647,6 +661,52 @@ QByteArray MetricsExposition::renderConsole(const ConsoleFigures &f)
         out.add("gatehouse_console_scrapes_total", "GET /metrics answered, this one included.",
                 "counter", {}, double(f.scrapes));
     return out.text();
+}
+
+QByteArray MetricsExposition::merge(const QList<QByteArray> &texts)
+{
+    // Each text lists its families as HELP, TYPE, samples; a family met
+    // again in a later text adds its samples under the first one's header.
+    struct Family
+    {
+        QByteArray header;
+        QByteArray samples;
+    };
+    QList<Family> families;
+    QHash<QByteArray, qsizetype> index;
+    for (const QByteArray &text : texts) {
+        Family *current = nullptr;
+        for (qsizetype at = 0; at < text.size();) {
+            qsizetype end = text.indexOf('\n', at);
+            end = end < 0 ? text.size() : end + 1;
+            const QByteArray line = text.mid(at, end - at);
+            at = end;
+            if (line.startsWith("# HELP ")) {
+                const qsizetype nameEnd = line.indexOf(' ', 7);
+                const QByteArray name = line.mid(7, nameEnd < 0 ? -1 : nameEnd - 7);
+                auto it = index.constFind(name);
+                if (it == index.constEnd()) {
+                    it = index.insert(name, families.size());
+                    families.append({line, {}});
+                }
+                current = &families[*it];
+                continue;
+            }
+            if (!current)
+                continue;
+            if (line.startsWith("# ")) {
+                // The TYPE line of a family met first here.
+                if (current->samples.isEmpty() && !current->header.contains("\n# TYPE "))
+                    current->header += line;
+                continue;
+            }
+            current->samples += line;
+        }
+    }
+    QByteArray out;
+    for (const Family &f : std::as_const(families))
+        out += f.header + f.samples;
+    return out;
 }
 
 } // namespace gatehouse

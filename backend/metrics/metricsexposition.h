@@ -61,13 +61,24 @@ struct MetricsExposition
     static constexpr const char *OtherKey = "<other>";
 
     int maxObjectsPerPattern = DefaultMaxObjectsPerPattern;
+    // Not empty: every sample carries deployment="<this>" first (serve
+    // watching several deployments in one endpoint).
+    QString deployment;
 
     MetricsExposition();
 
     // The snapshot's part (objects, nodes, server).
     QByteArray render(const Snapshot &snapshot) const;
-    // The console's part, measured at scrape time (appended to render()'s).
-    static QByteArray renderConsole(const ConsoleFigures &figures);
+    // The console's part, measured at scrape time (appended to render()'s);
+    // with a deployment, its samples carry that label.
+    static QByteArray renderConsole(const ConsoleFigures &figures,
+                                    const QString &deployment = QString());
+    // Several expositions as one: a family named in more than one keeps its
+    // first HELP and TYPE, and its samples follow in the order given (the
+    // format allows a name's header once, with all its samples after it).
+    static QByteArray merge(const QList<QByteArray> &texts);
+    // deployment="<name>", escaped; empty for an empty name.
+    static QByteArray deploymentLabels(const QString &deployment);
 
     // Pieces, public for their tests.
     // A label value escaped per the format: \ as \\, " as \", newline as \n.

@@ -137,27 +137,70 @@ QString MetricsServer::url() const
     return QStringLiteral("http://%1:%2/metrics").arg(host).arg(m_port);
 }
 
-void MetricsServer::setSnapshot(const Snapshot &snapshot)
+void MetricsServer::setExposition(const MetricsExposition &exposition)
 {
-    m_snapshot = snapshot;
-    m_haveSnapshot = true;
-    m_rendered.clear(); // rendered at the next scrape, not per snapshot
-    m_snapshotAge.start();
+    m_exposition = exposition;
+    for (Source &s : m_sources) {
+        const QString deployment = s.exposition.deployment;
+        s.exposition = exposition;
+        s.exposition.deployment = deployment;
+        s.rendered.clear();
+    }
+}
+
+int MetricsServer::addSource(const QString &deployment)
+{
+    Source s;
+    s.exposition = m_exposition;
+    s.exposition.deployment = deployment;
+    m_sources.append(s);
+    return int(m_sources.size() - 1);
+}
+
+MetricsServer::Source &MetricsServer::source(int index)
+{
+    if (m_sources.isEmpty())
+        addSource(QString());
+    return m_sources[qBound(0, index, int(m_sources.size() - 1))];
+}
+
+void MetricsServer::setSnapshotOf(int index, const Snapshot &snapshot)
+{
+    Source &s = source(index);
+    s.snapshot = snapshot;
+    s.haveSnapshot = true;
+    s.rendered.clear(); // rendered at the next scrape, not per snapshot
+    s.snapshotAge.start();
+}
+
+void MetricsServer::setTickCostOf(int index, const TickCost &cost)
+{
+    source(index).tickCost = cost;
 }
 
 QByteArray MetricsServer::body()
 {
     ++m_scrapes;
-    if (m_haveSnapshot && m_rendered.isEmpty())
-        m_rendered = m_exposition.render(m_snapshot);
-    ConsoleFigures console;
-    console.lastTick = m_tickCost;
-    console.cpuSeconds = processCpuSeconds();
-    console.residentBytes = processResidentBytes();
-    console.snapshotAgeSeconds = m_haveSnapshot ? m_snapshotAge.elapsed() / 1000.0 : -1;
-    console.scrapes = m_scrapes;
+    // Each source's own figures (its snapshot's and what its monitor
+    // cost), then the process's: one header per family across them all.
+    QList<QByteArray> parts;
+    for (Source &s : m_sources) {
+        if (s.haveSnapshot && s.rendered.isEmpty())
+            s.rendered = s.exposition.render(s.snapshot);
+        ConsoleFigures own;
+        own.lastTick = s.tickCost;
+        own.snapshotAgeSeconds = s.haveSnapshot ? s.snapshotAge.elapsed() / 1000.0 : -1;
+        parts.append(s.rendered + MetricsExposition::renderConsole(own, s.exposition.deployment));
+    }
+    ConsoleFigures process;
+    process.cpuSeconds = processCpuSeconds();
+    process.residentBytes = processResidentBytes();
+    process.scrapes = m_scrapes;
+    parts.append(MetricsExposition::renderConsole(process));
     Q_EMIT scraped();
-    return m_rendered + MetricsExposition::renderConsole(console);
+    // One source and the process share no family: the parts follow one
+    // another as they are.
+    return m_sources.size() <= 1 ? parts.join() : MetricsExposition::merge(parts);
 }
 
 double processCpuSeconds()

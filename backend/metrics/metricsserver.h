@@ -46,7 +46,9 @@ public:
     explicit MetricsServer(QObject *parent = nullptr);
     ~MetricsServer() override;
 
-    void setExposition(const MetricsExposition &exposition) { m_exposition = exposition; }
+    // Every source's exposition starts as this one (its deployment label
+    // set by addSource).
+    void setExposition(const MetricsExposition &exposition);
     // Listens on address; false with a sentence in error (the port is taken,
     // the address is not this machine's). A non-loopback host is refused
     // unless allowRemote (the caller warns).
@@ -56,10 +58,17 @@ public:
     quint16 port() const { return m_port; }
     QString url() const; // "http://127.0.0.1:9187/metrics"
 
-    // The snapshot the next scrape serves.
-    void setSnapshot(const gatehouse::Snapshot &snapshot);
+    // Several deployments in one endpoint: each source is one deployment
+    // whose samples carry deployment="<name>" (the families merged, one
+    // header each). Returns the source's index. Without any, the one
+    // snapshot set is served unlabelled.
+    int addSource(const QString &deployment);
+    // The snapshot the next scrape serves (of the source given).
+    void setSnapshot(const gatehouse::Snapshot &snapshot) { setSnapshotOf(0, snapshot); }
+    void setSnapshotOf(int source, const gatehouse::Snapshot &snapshot);
     // The monitor's last full tick (after its tickFinished).
-    void setTickCost(const gatehouse::TickCost &cost) { m_tickCost = cost; }
+    void setTickCost(const gatehouse::TickCost &cost) { setTickCostOf(0, cost); }
+    void setTickCostOf(int source, const gatehouse::TickCost &cost);
     qint64 scrapes() const { return m_scrapes; }
     // The body of GET /metrics now (for tests and the benchmark).
     QByteArray body();
@@ -72,13 +81,20 @@ private:
     QTcpServer *m_tcp = nullptr; // owned by m_http once bound
     quint16 m_port = 0;
     QHostAddress m_host;
+    struct Source
+    {
+        MetricsExposition exposition;
+        Snapshot snapshot;
+        bool haveSnapshot = false;
+        QByteArray rendered; // snapshot rendered; empty: to render on the next scrape
+        QElapsedTimer snapshotAge;
+        TickCost tickCost;
+    };
+    Source &source(int index);
+
     MetricsExposition m_exposition;
-    Snapshot m_snapshot;
-    bool m_haveSnapshot = false;
-    QByteArray m_rendered; // m_snapshot rendered; empty: to render on the next scrape
-    QElapsedTimer m_snapshotAge;
+    QList<Source> m_sources;
     qint64 m_scrapes = 0;
-    TickCost m_tickCost;
 };
 
 // The process's own CPU time (user + system) in seconds and resident memory

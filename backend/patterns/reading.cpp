@@ -38,8 +38,8 @@ Reading Reading::at(qint64 nowMs) const
     r.oldestInFlightAgeMs = ageAt(oldestInFlightAgeMs, nowMs);
     for (InFlightItem &item : r.items)
         item.ageMs = ageAt(item.ageMs, nowMs);
-    if (jobTimesData && jobTimesData->oldestWaitingAgeMs > 0) // 0: none waits
-        r.jobTimesData->oldestWaitingAgeMs = ageAt(jobTimesData->oldestWaitingAgeMs, nowMs);
+    if (const JobTimes *t = jobTimes(); t && t->oldestWaitingAgeMs > 0) // 0: none waits
+        r.latency().oldestWaitingAgeMs = ageAt(t->oldestWaitingAgeMs, nowMs);
     return r;
 }
 
@@ -77,11 +77,17 @@ Reading::DetailTimes &Reading::times()
     return *detailTimes;
 }
 
+const JobTimes *Reading::jobTimes() const
+{
+    return detailTimes && detailTimes->job ? &*detailTimes->job : nullptr;
+}
+
 JobTimes &Reading::latency()
 {
-    if (!jobTimesData)
-        jobTimesData = new JobTimes;
-    return *jobTimesData;
+    std::optional<JobTimes> &job = times().job;
+    if (!job)
+        job.emplace();
+    return *job;
 }
 
 } // namespace gatehouse

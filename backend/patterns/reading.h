@@ -95,7 +95,7 @@ struct InFlightItem
 // jobs finished within the window before the reading (or, where the library
 // keeps no finished jobs, of the jobs running now), and the age of the
 // oldest job waiting. Every time is in ms; -1 unknown.
-struct JobTimes : QSharedData
+struct JobTimes
 {
     static constexpr qint64 WindowMs = 5 * 60 * 1000;
     qint64 oldestWaitingAgeMs = -1; // at Reading::atMs; -1 none waiting or not recorded
@@ -139,13 +139,15 @@ struct Reading
                                  // Redisson: time to the next permit)
     qint64 retrySlots = 0;       // future retry slots
     qint64 resetMs = -1;         // fixed window: ms until the counter expires
-    // The detail strip (ProbeContext::detail): entry times in the window,
-    // oldest first, and future retry slot times, each bounded. Out of line:
-    // a routine reading has none, and one is kept per object shown.
+    // Out of line, as most readings have none of it and one reading is kept
+    // per object shown: the detail strip's times (ProbeContext::detail:
+    // entry times in the window, oldest first, and future retry slot times,
+    // each bounded) and a library queue's wait and run times (jobTimes()).
     struct DetailTimes : QSharedData
     {
         QList<qint64> window;
         QList<qint64> retry;
+        std::optional<JobTimes> job;
     };
     QSharedDataPointer<DetailTimes> detailTimes;
     const QList<qint64> &windowTimes() const;
@@ -188,8 +190,7 @@ struct Reading
     qint64 workersAlive = -1;
     QList<LibraryPart> parts; // at most a page of each kind
     // Wait and run times, where the library records them; null otherwise.
-    QSharedDataPointer<JobTimes> jobTimesData;
-    const JobTimes *jobTimes() const { return jobTimesData.constData(); }
+    const JobTimes *jobTimes() const;
     JobTimes &latency(); // made on first use
     qint64 countOf(QStringView state) const
     {

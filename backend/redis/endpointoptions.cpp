@@ -72,7 +72,7 @@ void EndpointOptions::addTo(QCommandLineParser &parser) const
 }
 
 std::optional<RedisEndpoint> EndpointOptions::endpoint(const QCommandLineParser &parser,
-                                                       QString *error) const
+                                                       QString *error, const QString *url) const
 {
     const auto fail = [error](const QString &message) {
         if (error)
@@ -81,7 +81,17 @@ std::optional<RedisEndpoint> EndpointOptions::endpoint(const QCommandLineParser 
     };
 
     RedisEndpoint ep;
-    if (parser.isSet(m_url)) {
+    if (url) {
+        if (parser.isSet(m_url) || parser.isSet(m_host) || parser.isSet(m_port)
+            || parser.isSet(m_socket))
+            return fail(QStringLiteral("--deployment carries its own URL: drop --url, --host, "
+                                       "--port and --socket, or give that server as one more "
+                                       "--deployment NAME=URL."));
+        auto parsed = RedisEndpoint::fromUrl(*url, error);
+        if (!parsed)
+            return std::nullopt;
+        ep = *parsed;
+    } else if (parser.isSet(m_url)) {
         if (parser.isSet(m_host) || parser.isSet(m_port) || parser.isSet(m_socket))
             return fail(QStringLiteral("--url cannot be combined with --host, --port or "
                                        "--socket; put the address in the URL."));

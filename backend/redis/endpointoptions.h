@@ -24,7 +24,11 @@ public:
     // Builds the endpoint from --url and the flags that refine it; the
     // password falls back to REDISCLI_AUTH as in redis-cli. On bad input,
     // returns nothing and sets *error to a sentence naming the flag.
-    std::optional<RedisEndpoint> endpoint(const QCommandLineParser &parser, QString *error) const;
+    // With url, that URL takes --url's place (serve --deployment NAME=URL);
+    // then --url, --host, --port and --socket are refused, and the other
+    // flags refine it as they would --url.
+    std::optional<RedisEndpoint> endpoint(const QCommandLineParser &parser, QString *error,
+                                          const QString *url = nullptr) const;
 
 private:
     QCommandLineOption m_url;

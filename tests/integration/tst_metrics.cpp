@@ -6,6 +6,7 @@
 // asks Prometheus' HTTP API for each figure and compares it with what
 // `gatehouse-cli snapshot --json` of the same server says. Every process is
 // bounded in time and stopped by pid.
+#include "prometheusserver.h"
 #include "redisserver.h"
 
 #include <metrics/metricsexposition.h>
@@ -43,99 +44,31 @@ private slots:
     void stopsOnSigterm();
 
 private:
-    struct Http
+    using Http = test::HttpReply;
+    Http request(const QByteArray &verb, const QUrl &url, const QByteArray &body = {})
     {
-        int status = 0;
-        QByteArray body;
-        QByteArray contentType;
-    };
-    Http request(const QByteArray &verb, const QUrl &url, const QByteArray &body = {});
-    // Prometheus' instant query: the result vector (empty on error).
-    QJsonArray query(const QString &promql, QString *error = nullptr);
-    // The value of the one series matching promql, waiting until it appears;
-    // NaN when it never did.
-    double valueOf(const QString &promql, int timeoutMs = 20000);
-    static quint16 freePort();
+        return test::httpRequest(m_net, verb, url, body);
+    }
+    QJsonArray query(const QString &promql, QString *error = nullptr)
+    {
+        return m_prometheus.query(promql, error);
+    }
+    double valueOf(const QString &promql, int timeoutMs = 20000)
+    {
+        return m_prometheus.valueOf(promql, timeoutMs);
+    }
     static QString labelMatch(const QJsonValue &key);
 
     RedisServer m_redis;
     QTemporaryDir m_dir;
     QString m_profile;
     QProcess m_serve;
-    QProcess m_prometheus;
+    test::PrometheusServer m_prometheus{QStringLiteral(GATEHOUSE_PROMETHEUS)};
     QUrl m_metricsUrl;
-    QUrl m_prometheusUrl;
     QJsonObject m_snapshot;
     QElapsedTimer m_served;
     QNetworkAccessManager m_net;
 };
-
-quint16 tst_Metrics::freePort()
-{
-    QTcpServer probe;
-    if (!probe.listen(QHostAddress::LocalHost, 0))
-        return 0;
-    return probe.serverPort(); // closed when probe goes: free for the next listener
-}
-
-tst_Metrics::Http tst_Metrics::request(const QByteArray &verb, const QUrl &url,
-                                       const QByteArray &body)
-{
-    QNetworkRequest req(url);
-    req.setTransferTimeout(10000);
-    if (!body.isEmpty())
-        req.setHeader(QNetworkRequest::ContentTypeHeader,
-                      QByteArrayLiteral("application/x-www-form-urlencoded"));
-    QNetworkReply *reply = m_net.sendCustomRequest(req, verb, body);
-    QSignalSpy finished(reply, &QNetworkReply::finished);
-    if (!reply->isFinished())
-        finished.wait(15000);
-    Http out;
-    out.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-    out.body = reply->readAll();
-    out.contentType = reply->header(QNetworkRequest::ContentTypeHeader).toByteArray();
-    reply->deleteLater();
-    return out;
-}
-
-QJsonArray tst_Metrics::query(const QString &promql, QString *error)
-{
-    // POSTed as a form: PromQL's '+' and '&' need no care in a URL.
-    QUrl url = m_prometheusUrl;
-    url.setPath(QStringLiteral("/api/v1/query"));
-    const Http h = request("POST", url, "query=" + QUrl::toPercentEncoding(promql));
-    const QJsonObject doc = QJsonDocument::fromJson(h.body).object();
-    if (doc.value(QStringLiteral("status")).toString() != QLatin1String("success")) {
-        if (error)
-            *error = QString::fromUtf8(h.body);
-        return {};
-    }
-    return doc.value(QStringLiteral("data")).toObject().value(QStringLiteral("result")).toArray();
-}
-
-double tst_Metrics::valueOf(const QString &promql, int timeoutMs)
-{
-    QElapsedTimer t;
-    t.start();
-    do {
-        const QJsonArray r = query(promql);
-        if (r.size() == 1)
-            return r.first()
-                .toObject()
-                .value(QStringLiteral("value"))
-                .toArray()
-                .at(1)
-                .toString()
-                .toDouble();
-        if (r.size() > 1) {
-            qWarning("%s: %lld series", qPrintable(promql), qint64(r.size()));
-            return qQNaN();
-        }
-        QTest::qWait(250);
-    } while (t.elapsed() < timeoutMs);
-    qWarning("%s: no series in %d ms", qPrintable(promql), timeoutMs);
-    return qQNaN();
-}
 
 // A key as a PromQL label matcher: the string, escaped as PromQL reads it.
 QString tst_Metrics::labelMatch(const QJsonValue &key)
@@ -239,48 +172,15 @@ void tst_Metrics::initTestCase()
     QVERIFY(m_metricsUrl.port() > 0);
 
     // Prometheus, scraping it every second, with its storage in the temp dir.
-    const quint16 promPort = freePort();
-    QVERIFY(promPort > 0);
-    QFile config(m_dir.filePath(QStringLiteral("prometheus.yml")));
-    QVERIFY(config.open(QIODevice::WriteOnly));
-    config.write(QStringLiteral("global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
-                                "scrape_configs:\n  - job_name: gatehouse\n"
-                                "    scrape_timeout: 1s\n"
-                                "    static_configs:\n      - targets: ['127.0.0.1:%1']\n")
-                     .arg(m_metricsUrl.port())
-                     .toUtf8());
-    config.close();
-    m_prometheus.setProgram(QStringLiteral(GATEHOUSE_PROMETHEUS));
-    m_prometheus.setArguments(
-        {QStringLiteral("--config.file=") + config.fileName(),
-         QStringLiteral("--storage.tsdb.path=") + m_dir.filePath(QStringLiteral("tsdb")),
-         QStringLiteral("--web.listen-address=127.0.0.1:%1").arg(promPort),
-         QStringLiteral("--log.level=warn")});
-    m_prometheus.setProcessChannelMode(QProcess::ForwardedErrorChannel);
-    m_prometheus.start();
-    QVERIFY(m_prometheus.waitForStarted(10000));
-    m_prometheusUrl = QUrl(QStringLiteral("http://127.0.0.1:%1").arg(promPort));
-    QElapsedTimer ready;
-    ready.start();
-    while (request("GET", m_prometheusUrl.resolved(QUrl(QStringLiteral("/-/ready")))).status
-           != 200) {
-        QVERIFY2(ready.elapsed() < 60000, "Prometheus was not ready within 60 s");
-        QVERIFY2(m_prometheus.state() == QProcess::Running, "Prometheus exited");
-        QTest::qWait(200);
-    }
+    QString error;
+    QVERIFY2(m_prometheus.start({quint16(m_metricsUrl.port())}, m_dir.path(), &error),
+             qPrintable(error));
 }
 
 void tst_Metrics::cleanupTestCase()
 {
-    for (QProcess *p : {&m_serve, &m_prometheus}) {
-        if (p->state() == QProcess::NotRunning)
-            continue;
-        ::kill(pid_t(p->processId()), SIGTERM);
-        if (!p->waitForFinished(10000)) {
-            p->kill();
-            p->waitForFinished(5000);
-        }
-    }
+    test::stopProcess(m_serve);
+    m_prometheus.stop();
     m_redis.stop();
     QCOMPARE(RedisServer::runningChildren(), 0);
 }

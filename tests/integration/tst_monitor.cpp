@@ -807,29 +807,28 @@ private slots:
         QCOMPARE(first.size(), 10);
         const double steady = median(first.mid(4));
         QVERIFY2(steady >= 10 && steady < locks / 2, qPrintable(QString::number(steady)));
-        // The second budgeted tick plans with the first one's paced trips.
-        // Without that it read 2.9x the steady count on a quiet machine;
-        // with it, 0.9x-1.2x there, and up to 1.8x on a loaded CI run (the
-        // few round trips of one tick are all it has to go on).
-        for (int t = 1; t < 4; ++t)
-            QVERIFY2(first.at(t) <= 2 * steady,
-                     qPrintable(QStringLiteral("budgeted tick %1 read %2 objects, steady %3")
-                                    .arg(t + 1)
-                                    .arg(first.at(t))
-                                    .arg(steady)));
+        // The ticks after the first plan with the first one's paced trips.
+        // Without that each of them read 2.9x the steady count on a quiet
+        // machine; with it, 0.9x-1.2x there. On a loaded CI run one tick may
+        // read up to about 2x (the few round trips of one tick are all it has
+        // to go on), so the typical tick of the three is what is asserted.
+        const double early = median(first.mid(1, 3));
+        QVERIFY2(early <= 1.6 * steady,
+                 qPrintable(QStringLiteral("budgeted ticks 2-4 read %1 objects (median), "
+                                           "steady %2")
+                                .arg(early)
+                                .arg(steady)));
         // A restart's full pass leaves the estimate as it was.
         monitor.stop();
         ticks.clear();
         monitor.start();
         const QList<int> again = budgetTicks(3);
         QCOMPARE(again.size(), 3);
-        for (int t = 0; t < again.size(); ++t)
-            QVERIFY2(again.at(t) <= 2 * steady,
-                     qPrintable(QStringLiteral("after the restart, tick %1 read %2 objects, "
-                                               "steady %3")
-                                    .arg(t + 1)
-                                    .arg(again.at(t))
-                                    .arg(steady)));
+        QVERIFY2(median(again) <= 1.6 * steady,
+                 qPrintable(QStringLiteral("after the restart, ticks read %1 objects (median), "
+                                           "steady %2")
+                                .arg(median(again))
+                                .arg(steady)));
         monitor.stop();
         call(*m_client, {"CONFIG", "SET", "notify-keyspace-events", "KEA"});
     }

@@ -26,6 +26,7 @@ private slots:
     void everyPatternLints();
     void cardinalityCapAggregates();
     void nodesAndConsole();
+    void deploymentsMergeIntoOneExposition();
     void layoutKeptWhileTheObjectsAre();
 
 private:
@@ -406,6 +407,62 @@ void tst_MetricsExposition::nodesAndConsole()
     QCOMPARE(all.value("gatehouse_console_scrapes_total"), 9.0);
     QCOMPARE(all.value("gatehouse_server_time_seconds"), 1'700'000'000.123);
     QVERIFY(text.contains("# TYPE gatehouse_console_cpu_seconds_total counter\n"));
+}
+
+// Two deployments in one scrape (serve --deployment): every sample of each
+// carries its deployment="..." label first, each family's HELP and TYPE
+// once with the samples of both under it, and promtool reads it.
+void tst_MetricsExposition::deploymentsMergeIntoOneExposition()
+{
+    const auto snapshotWith = [&](const QByteArray &lockKey, qint64 pttlMs) {
+        Snapshot snap;
+        snap.server.timeMs = 1'000'000;
+        snap.server.lastReadingAgeMs = 100;
+        ObjectState lock = object("lock", lockKey);
+        lock.reading.token = "t";
+        lock.reading.pttlMs = pttlMs;
+        snap.objects.append(lock);
+        return snap;
+    };
+    MetricsExposition eu;
+    eu.deployment = QStringLiteral("eu");
+    MetricsExposition us;
+    us.deployment = QStringLiteral("us \"east\"");
+    ConsoleFigures euCost;
+    euCost.lastTick = {10, 5, 1, 1};
+    euCost.snapshotAgeSeconds = 0.5;
+    ConsoleFigures process;
+    process.cpuSeconds = 2;
+    process.scrapes = 3;
+    const QByteArray text = MetricsExposition::merge(
+        {eu.render(snapshotWith("lock:a", 30000))
+             + MetricsExposition::renderConsole(euCost, eu.deployment),
+         us.render(snapshotWith("lock:b", 45000)), MetricsExposition::renderConsole(process)});
+    QVERIFY2(promtoolErrors(text).isEmpty(), promtoolErrors(text).constData());
+    const auto all = samples(text);
+    QVERIFY(!all.isEmpty());
+    const QByteArray euLock
+        = "gatehouse_lock_pttl_seconds{deployment=\"eu\",key=\"lock:a\",pattern=\"lock\"}";
+    const QByteArray usLock = "gatehouse_lock_pttl_seconds{deployment=\"us \\\"east\\\"\","
+                              "key=\"lock:b\",pattern=\"lock\"}";
+    QCOMPARE(all.value(euLock), 30.0);
+    QCOMPARE(all.value(usLock), 45.0);
+    QCOMPARE(all.value("gatehouse_reading_age_seconds{deployment=\"eu\"}"), 0.1);
+    QCOMPARE(all.value("gatehouse_console_tick_commands{deployment=\"eu\"}"), 5.0);
+    QCOMPARE(all.value("gatehouse_console_cpu_seconds_total"), 2.0);
+    QCOMPARE(text.count("# TYPE gatehouse_lock_pttl_seconds "), 1);
+    QCOMPARE(text.count("# HELP gatehouse_lock_pttl_seconds "), 1);
+    // The second deployment's sample sits under the first one's header.
+    const qsizetype header = text.indexOf("# TYPE gatehouse_lock_pttl_seconds ");
+    const qsizetype next = text.indexOf("# HELP ", header);
+    const QByteArray family = text.mid(header, next - header);
+    QVERIFY2(family.contains("lock:a") && family.contains("lock:b"), family.constData());
+    for (auto it = all.cbegin(); it != all.cend(); ++it) {
+        const QByteArray &series = it.key();
+        if (!series.startsWith("gatehouse_console_cpu")
+            && !series.startsWith("gatehouse_console_scr"))
+            QVERIFY2(series.contains("{deployment="), series.constData());
+    }
 }
 
 // A scrape of a snapshot like the last one (the same keys in the same

@@ -78,6 +78,10 @@ ConsoleNavigation::ConsoleNavigation(MainWindow *window)
     QAction *search = view->addAction(tr("&Go to object…"), this, [this] { openSearch(); });
     search->setObjectName(QStringLiteral("goToObject"));
     search->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_K));
+    QAction *all
+        = view->addAction(tr("All &Deployments"), window, &MainWindow::allDeploymentsRequested);
+    all->setObjectName(QStringLiteral("allDeployments"));
+    all->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D));
     addPaletteMenu(view);
 
     QMenu *actions = window->menuBar()->addMenu(tr("&Actions"));

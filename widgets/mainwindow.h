@@ -116,6 +116,8 @@ Q_SIGNALS:
     // File > Open Another Deployment…: the application opens the connection
     // dialog for one more window, this one staying as it is.
     void connectAnotherRequested();
+    // View > All Deployments: the application shows every open deployment.
+    void allDeploymentsRequested();
 
 private:
     void buildPages();

@@ -463,14 +463,12 @@ int main(int argc, char *argv[])
                          [&overview, id = console.overviewId](const Snapshot &s) {
                              overview.setSnapshot(id, s);
                          });
-        QAction *all = console.window->viewMenu()->addAction(QObject::tr("All &Deployments"));
-        all->setObjectName(QStringLiteral("allDeployments"));
-        all->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D));
-        QObject::connect(all, &QAction::triggered, &overview, [&overview] {
-            overview.show();
-            overview.raise();
-            overview.activateWindow();
-        });
+        QObject::connect(console.window.get(), &MainWindow::allDeploymentsRequested, &overview,
+                         [&overview] {
+                             overview.show();
+                             overview.raise();
+                             overview.activateWindow();
+                         });
         // A window closed while others are open lets its deployment go.
         new CloseWatch(console.window.get(), [&, into] {
             const bool open = std::any_of(consoles.cbegin(), consoles.cend(),

@@ -121,6 +121,23 @@ private slots:
                 [&](const Snapshot &s) { overview.setSnapshot(euId, s); });
         connect(us.monitor.get(), &Monitor::snapshotReady, &overview,
                 [&](const Snapshot &s) { overview.setSnapshot(usId, s); });
+        // Every window offers it: View > All Deployments (Ctrl+Shift+D), and
+        // File > Open Another Deployment (Ctrl+Shift+O) asks for one more.
+        for (TestConsole *c : {&eu, &us}) {
+            auto *all = c->window->findChild<QAction *>(QStringLiteral("allDeployments"));
+            QVERIFY(all);
+            QCOMPARE(all->shortcut(), QKeySequence(QStringLiteral("Ctrl+Shift+D")));
+            QSignalSpy asked(c->window.get(), &MainWindow::allDeploymentsRequested);
+            all->trigger();
+            QCOMPARE(asked.size(), 1);
+            auto *another
+                = c->window->findChild<QAction *>(QStringLiteral("openAnotherDeployment"));
+            QVERIFY(another);
+            QCOMPARE(another->shortcut(), QKeySequence(QStringLiteral("Ctrl+Shift+O")));
+            QSignalSpy more(c->window.get(), &MainWindow::connectAnotherRequested);
+            another->trigger();
+            QCOMPARE(more.size(), 1);
+        }
         overview.show();
         QCOMPARE(overview.deploymentCount(), 2);
 

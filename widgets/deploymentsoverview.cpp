@@ -209,14 +209,30 @@ void DeploymentsOverview::showRow(int row, const Snapshot *snapshot)
         = server.timeMs > 0 ? QDateTime::fromMSecsSinceEpoch(server.timeMs - server.clockOffsetMs)
                                   .toString(QStringLiteral("HH:mm:ss"))
                             : QString();
+    // Between two attempts (Reconnecting) and during one (Connecting) the
+    // connection is lost alike; Disconnected is the operator's own doing;
+    // Failed will not be retried.
+    const auto ofLastRead = [&](const QString &state) {
+        return lastRead.isEmpty() ? state : tr("%1: figures of %2").arg(state, lastRead);
+    };
     QString connection;
-    if (!connected && state == RedisConnection::State::Reconnecting)
-        connection = lastRead.isEmpty() ? tr("Connection lost")
-                                        : tr("Connection lost: figures of %1").arg(lastRead);
-    else if (!connected)
-        connection = lastRead.isEmpty() ? tr("Not connected")
-                                        : tr("Not connected: figures of %1").arg(lastRead);
-    else if (rereading)
+    if (!connected) {
+        switch (state) {
+        case RedisConnection::State::Connecting:
+            connection = lastRead.isEmpty() ? tr("Connecting") : ofLastRead(tr("Connection lost"));
+            break;
+        case RedisConnection::State::Reconnecting:
+            connection = ofLastRead(tr("Connection lost"));
+            break;
+        case RedisConnection::State::Disconnected:
+            connection = ofLastRead(tr("Disconnected"));
+            break;
+        case RedisConnection::State::Failed:
+        case RedisConnection::State::Ready:
+            connection = ofLastRead(tr("Not connected"));
+            break;
+        }
+    } else if (rereading)
         connection = tr("Reading again after a %1").arg(server.world.kind);
     else if (snapshot->discovering)
         connection = ConnectionWords::scanning(snapshot->scanned, snapshot->total);

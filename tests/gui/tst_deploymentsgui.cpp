@@ -196,8 +196,13 @@ private slots:
         m_us.kill();
         QVERIFY2(QTest::qWaitFor([&] { return overview.isStale(usId); }, 15000),
                  qPrintable(overview.cellText(usId, QStringLiteral("Connection"))));
-        QVERIFY2(overview.cellText(usId, QStringLiteral("Connection"))
-                     .startsWith(QLatin1String("Connection lost")),
+        // Between attempts and during one alike: lost, with the time of its figures.
+        QVERIFY2(QTest::qWaitFor(
+                     [&] {
+                         return overview.cellText(usId, QStringLiteral("Connection"))
+                             .startsWith(QLatin1String("Connection lost: figures of "));
+                     },
+                     5000),
                  qPrintable(overview.cellText(usId, QStringLiteral("Connection"))));
         QCOMPARE(overview.cellText(usId, limited()), QStringLiteral("1"));
         const int usRow = 1;
@@ -237,6 +242,45 @@ private slots:
                      30000),
                  qPrintable(overview.cellText(usId, QStringLiteral("Connection")) + QLatin1Char('/')
                             + overview.cellText(usId, limited())));
+    }
+
+    // What the Connection cell says in each state of the connection, the
+    // figures being those of the last reading (its local time shown).
+    void connectionInWords_data()
+    {
+        QTest::addColumn<RedisConnection::State>("state");
+        QTest::addColumn<QString>("words");
+        QTest::addColumn<bool>("stale");
+        QTest::newRow("ready") << RedisConnection::State::Ready << QStringLiteral("Live") << false;
+        QTest::newRow("between attempts") << RedisConnection::State::Reconnecting
+                                          << QStringLiteral("Connection lost: figures of ") << true;
+        QTest::newRow("during an attempt")
+            << RedisConnection::State::Connecting << QStringLiteral("Connection lost: figures of ")
+            << true;
+        QTest::newRow("disconnected") << RedisConnection::State::Disconnected
+                                      << QStringLiteral("Disconnected: figures of ") << true;
+        QTest::newRow("given up") << RedisConnection::State::Failed
+                                  << QStringLiteral("Not connected: figures of ") << true;
+    }
+    void connectionInWords()
+    {
+        QFETCH(RedisConnection::State, state);
+        QFETCH(QString, words);
+        QFETCH(bool, stale);
+        DeploymentsOverview overview;
+        const int id = overview.addDeployment(QStringLiteral("redis://10.0.0.5:6379"), {});
+        QCOMPARE(overview.cellText(id, QStringLiteral("Connection")), QStringLiteral("Connecting"));
+        Snapshot s;
+        s.server.timeMs = 1'700'000'000'000;
+        NodeStatus node;
+        node.address = QStringLiteral("10.0.0.5:6379");
+        node.connection.state = state;
+        s.server.nodes = {node};
+        overview.setSnapshot(id, s);
+        overview.refresh();
+        QVERIFY2(overview.cellText(id, QStringLiteral("Connection")).startsWith(words),
+                 qPrintable(overview.cellText(id, QStringLiteral("Connection"))));
+        QCOMPARE(overview.isStale(id), stale);
     }
 };
 

@@ -43,7 +43,6 @@ public:
     QString sentencePrefix() const;
     // Null until started().
     Monitor *monitor() const { return m_monitor.get(); }
-    bool isDiscovered() const { return m_discovered; }
 
 Q_SIGNALS:
     // Connected for the first time; the monitor runs.

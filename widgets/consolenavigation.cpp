@@ -197,7 +197,7 @@ void ConsoleNavigation::addTableMenu(SectionPage *page)
         menu.addAction(tr("Details"), this, [this] { showDetail(); });
         menu.addAction(tr("Copy key"), this, [this] { copyKey(); });
         const ObjectState *s = page->selected();
-        if (s && !s->reading.token.isEmpty())
+        if (s && !PatternUnit::of(s->object.kind).holderToken(*s).isEmpty())
             menu.addAction(tr("Copy token"), this, [this] { copyToken(); });
         // The page's own action buttons, as they stand (enabled, with their reasons).
         bool first = true;
@@ -342,8 +342,8 @@ QWidget *ConsoleNavigation::showDetail()
                    tip.isEmpty() || tip == text ? text : text + QLatin1String("\n") + tip);
         }
     }
-    if (!s->reading.token.isEmpty())
-        addRow(tr("Token:"), printableBytes(s->reading.token));
+    if (const QByteArray token = PatternUnit::of(s->object.kind).holderToken(*s); !token.isEmpty())
+        addRow(tr("Token:"), printableBytes(token));
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close, dialog);
     QPushButton *copy = buttons->addButton(tr("Copy key"), QDialogButtonBox::ActionRole);
     const QByteArray key = s->object.key;
@@ -376,11 +376,12 @@ void ConsoleNavigation::copyToken()
 {
     SectionPage *page = currentSection();
     const ObjectState *s = page ? page->selected() : nullptr;
-    if (!s || s->reading.token.isEmpty()) {
+    const QByteArray token = s ? PatternUnit::of(s->object.kind).holderToken(*s) : QByteArray();
+    if (token.isEmpty()) {
         say(tr("The selection has no holder token to copy (only locks do)."));
         return;
     }
-    QGuiApplication::clipboard()->setText(QString::fromUtf8(s->reading.token));
+    QGuiApplication::clipboard()->setText(QString::fromUtf8(token));
     say(tr("Copied the holder token of %1.").arg(printableBytes(s->object.key, 80)));
 }
 

@@ -18,6 +18,8 @@
 #include <QSaveFile>
 #include <QTextStream>
 
+#include <cmath>
+
 namespace gatehouse::cli {
 
 namespace {
@@ -294,7 +296,28 @@ void SnapshotCommand::printWorldEvents(const Snapshot &s)
 void SnapshotCommand::printWatchLine(const Snapshot &s)
 {
     int full = 0, stale = 0;
-    qint64 tokens = 0, length = 0, inFlight = 0, stuck = 0;
+    qint64 length = 0, inFlight = 0, stuck = 0;
+    // The totals the patterns' figures declare (Figure::total), in the
+    // registry's order; each summed over the objects of its patterns.
+    struct Totals
+    {
+        QStringList names;
+        QHash<PatternKind, QList<std::pair<qsizetype, Figure>>> figures; // name's index, figure
+    };
+    static const Totals declared = [] {
+        Totals t;
+        for (const PatternUnit *unit : PatternRegistry::instance().units()) {
+            for (const Figure &f : unit->figures()) {
+                if (f.total.isEmpty())
+                    continue;
+                if (!t.names.contains(f.total))
+                    t.names.append(f.total);
+                t.figures[unit->kind()].append({t.names.indexOf(f.total), f});
+            }
+        }
+        return t;
+    }();
+    QList<qint64> totals(declared.names.size(), 0);
     qint64 staleSince = -1; // server ms of the oldest stale reading
     QHash<QString, int> perSection;
     for (const ObjectState &o : s.objects) {
@@ -306,7 +329,11 @@ void SnapshotCommand::printWatchLine(const Snapshot &s)
         if (!o.gone)
             ++perSection[PatternUnit::of(o.object.kind).section().jsonKey];
         full += o.reading.occupancy().value_or(0) >= 1.0 ? 1 : 0;
-        tokens += o.reading.count;
+        for (const auto &[at, f] : declared.figures.value(o.object.kind)) {
+            const double v = f.value(o.reading, s.server.timeMs);
+            if (!std::isnan(v))
+                totals[at] += qint64(v);
+        }
         length += o.reading.length;
         inFlight += o.reading.inFlight;
         stuck += o.reading.stuck;
@@ -319,8 +346,10 @@ void SnapshotCommand::printWatchLine(const Snapshot &s)
     line << QDateTime::fromMSecsSinceEpoch(at).toUTC().toString(Qt::ISODateWithMs);
     for (const Section &section : PatternRegistry::instance().sections())
         line << ' ' << section.jsonKey << '=' << perSection.value(section.jsonKey);
-    line << " full=" << full << " liveTokens=" << tokens << " queued=" << length
-         << " inFlight=" << inFlight << " stuck=" << stuck
+    line << " full=" << full;
+    for (qsizetype i = 0; i < declared.names.size(); ++i)
+        line << ' ' << declared.names.at(i) << '=' << totals.at(i);
+    line << " queued=" << length << " inFlight=" << inFlight << " stuck=" << stuck
          << " events=" << (s.server.eventsLive ? "live" : "polling");
     if (!s.server.eventsLive && s.server.budgetPercent > 0)
         line << " budget=" << s.server.budgetPercent << "% read=" << s.server.objectsRead

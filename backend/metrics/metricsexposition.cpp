@@ -106,6 +106,7 @@ struct Kind
 {
     // Slots after the pattern's own figures (0 .. figures-1).
     enum Extra { Held, HeldExact, Limit, Throughput, Workers, Alive, StateCount, ExtraCount };
+    const PatternUnit *unit = nullptr;
     QList<Figure> figures;
     QList<QByteArray> names; // per slot
     QList<QByteArray> helps;
@@ -148,7 +149,7 @@ public:
         }
         // Held for: exact from when Gatehouse saw the current holder take it,
         // a lower bound (since it was first seen) when it already held it then.
-        if (s.heldSinceMs >= 0 || !r.token.isEmpty()) {
+        if (s.heldSinceMs >= 0 || !k.unit->holderToken(s).isEmpty()) {
             const bool exact = s.heldSinceMs >= 0;
             const qint64 since = exact ? s.heldSinceMs : s.firstSeenMs;
             add(k.slot(Kind::Held), std::max<qint64>(0, saturatingSub(m_nowMs, since)) / 1000.0);
@@ -178,6 +179,7 @@ public:
         const Section section = unit.section();
         const QByteArray noun = section.singular.toUtf8();
         auto k = std::make_unique<Kind>();
+        k->unit = &unit;
         k->figures = unit.figures();
         for (const Figure &f : std::as_const(k->figures)) {
             if (!f.summary.isEmpty()) {

@@ -97,9 +97,6 @@ ObjectHealth defaultHealth(const ObjectState &s, qint64 nowMs)
         if (*o >= 0.8)
             return {states::NearLimit, QStringLiteral("near limit"), Severity::Warning};
     }
-    if (r.withoutTtl > 0)
-        return {states::Orphaned, QStringLiteral("%1 without TTL").arg(r.withoutTtl),
-                Severity::Warning};
     return {states::Ok, QStringLiteral("ok"), Severity::Ok};
 }
 

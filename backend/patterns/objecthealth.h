@@ -74,8 +74,8 @@ struct Judgement
 bool registerJudgement(PatternKind kind, Judgement judgement);
 
 // What every reading carries: gone, stale, missing, wrong type or error,
-// stuck jobs, a limit fully (>= 100 %) or nearly (>= 80 %) used, tokens
-// without a TTL; "ok" otherwise.
+// stuck jobs, a limit fully (>= 100 %) or nearly (>= 80 %) used; "ok"
+// otherwise.
 ObjectHealth defaultHealth(const ObjectState &state, qint64 nowMs);
 QList<StateInfo> defaultStates();
 

@@ -77,6 +77,11 @@ QHash<QString, QByteArray> PatternUnit::shownInputs(const ObjectState &) const
     return {};
 }
 
+QByteArray PatternUnit::holderToken(const ObjectState &) const
+{
+    return {};
+}
+
 QHash<QString, QByteArray> PatternUnit::itemInputs(const ObjectState &, int) const
 {
     return {};

@@ -306,6 +306,10 @@ public:
     // The inputs an action takes from what the console shows of the object
     // (ActionInput::Source::Shown): a lock's {"token": ...}.
     virtual QHash<QString, QByteArray> shownInputs(const ObjectState &state) const;
+    // The token of whoever holds the object now (a lock's holder), as read;
+    // empty when it has none or the pattern has no holders. The console's
+    // "Copy token" and the "held for" metric.
+    virtual QByteArray holderToken(const ObjectState &state) const;
     // The inputs an action on item i takes from it (ActionInput::Source::Item):
     // {"job": ...}, {"holder": ..., "score": ...}.
     virtual QHash<QString, QByteArray> itemInputs(const ObjectState &state, int i) const;

@@ -7,6 +7,7 @@
 #include <QVariant>
 
 #include <functional>
+#include <type_traits>
 
 namespace gatehouse {
 
@@ -54,6 +55,20 @@ struct Column
     // over the limit ("12 / 20"), occupancy ("60 %"), a countdown and an age
     // projected to now ("1.2 s").
     static Column count(const QString &header, qint64 Reading::*field);
+    // A count of the pattern's own data (PatternData: Reading::data<T>()).
+    template<class T, std::enable_if_t<std::is_base_of_v<PatternData, T>, int> = 0>
+    static Column count(const QString &header, qint64 T::*field)
+    {
+        Column c;
+        c.header = header;
+        c.text = [field](const ObjectState &s, qint64) -> QString {
+            return QString::number(s.reading.data<T>().*field);
+        };
+        c.sort = [field](const ObjectState &s, qint64) {
+            return QVariant(double(s.reading.data<T>().*field));
+        };
+        return c;
+    }
     static Column usedOfLimit(const QString &header);
     static Column occupancy();
     static Column countdown(const QString &header, qint64 Reading::*field);
@@ -73,6 +88,10 @@ struct Figure
     // (gatehouse_queue_job_wait_seconds{quantile="0.95"}); empty: a gauge.
     QString summary;
     double quantile = 0;
+    // The total of `gatehouse-cli watch`'s line this figure adds to, summed
+    // over every object of every pattern that declares it ("liveTokens");
+    // empty: none.
+    QString total;
 };
 
 // One chart of the selected object (the console's ChartPanel), declared by

@@ -16,6 +16,13 @@ QString ageSourceId(AgeSource source)
     return {};
 }
 
+PatternData::~PatternData() = default;
+
+PatternData *PatternData::projected(const Reading &, qint64) const
+{
+    return nullptr;
+}
+
 std::optional<double> Reading::occupancy() const
 {
     if (!limit || *limit <= 0)
@@ -33,13 +40,15 @@ Reading Reading::at(qint64 nowMs) const
     r.retryHorizonMs = countdownAt(retryHorizonMs, nowMs);
     r.resetMs = countdownAt(resetMs, nowMs);
     r.pttlMs = countdownAt(pttlMs, nowMs);
-    r.minTtlMs = countdownAt(minTtlMs, nowMs);
-    r.maxTtlMs = countdownAt(maxTtlMs, nowMs);
     r.oldestInFlightAgeMs = ageAt(oldestInFlightAgeMs, nowMs);
     for (InFlightItem &item : r.items)
         item.ageMs = ageAt(item.ageMs, nowMs);
     if (const JobTimes *t = jobTimes(); t && t->oldestWaitingAgeMs > 0) // 0: none waits
         r.latency().oldestWaitingAgeMs = ageAt(t->oldestWaitingAgeMs, nowMs);
+    if (m_data) {
+        if (PatternData *moved = m_data->projected(*this, nowMs))
+            r.m_data = moved;
+    }
     return r;
 }
 

@@ -106,6 +106,23 @@ struct JobTimes
     bool waitOfRunning = false; // the waits are of the jobs running now (Sidekiq)
 };
 
+struct Reading;
+
+// What one pattern reads beyond the figures every reading shares (a lock's
+// holder token, a token family's TTL spread): declared, written and read
+// only by the pattern's own folder (its unit, its panels, its JSON), held
+// out of line and shared between copies of a reading. A pattern derives its
+// data from this and reaches it through Reading::data<T>() and edit<T>().
+struct PatternData : QSharedData
+{
+    virtual ~PatternData();
+    virtual PatternData *clone() const = 0;
+    // A copy projected to server time nowMs from the reading's atMs
+    // (Reading::at: countdowns down, ages up), or null when nothing in the
+    // data moves with time (most data: the reading then shares it).
+    virtual PatternData *projected(const Reading &from, qint64 nowMs) const;
+};
+
 // One reading of one pattern instance at one server time. A value type: the
 // fields that apply depend on the pattern; the rest keep their defaults.
 // Every time is in ms; ages and horizons are relative to atMs.
@@ -120,7 +137,6 @@ struct Reading
 
     Status status = Status::Ok;
     // The flags sit with the status, not beside their fields: no padding.
-    bool tokenTruncated = false;    // lock: value longer than the bounded read
     bool stuckIsLowerBound = false; // queue: ages known only for the page read
     bool truncated = false;         // queue: more in flight than the page holds
     // queue: the oldest age counts from when the console began watching (the
@@ -154,17 +170,8 @@ struct Reading
     const QList<qint64> &retryTimes() const;
     DetailTimes &times(); // made on first use
 
-    // Locks.
-    QByteArray token;        // holder token (lock) or raw value (legacy lock)
-    qint64 pttlMs = -2;      // -1: no TTL, -2: gone
-    qint64 expiresAtMs = -1; // legacy lock: the expiry written in the value
-
-    // Token families.
-    qint64 count = 0;      // live tokens
-    qint64 withoutTtl = 0; // tokens that never expire (a leak)
-    qint64 minTtlMs = -1;
-    qint64 maxTtlMs = -1;
-    qint64 used = 0; // counted tokens with a use counter above zero
+    // The key's TTL (a lock's lease, a limiter's or token's expiry).
+    qint64 pttlMs = -2; // -1: no TTL, -2: gone
 
     // Reliable queues.
     qint64 length = 0;
@@ -201,6 +208,28 @@ struct Reading
         return 0;
     }
 
+    // The pattern's own data (PatternData): data<T>() reads it (a default T
+    // when the reading has none or another pattern's); edit<T>() makes it on
+    // first use, or copies it if another reading shares it, and writes it.
+    template<class T>
+    const T &data() const
+    {
+        if (const T *d = dynamic_cast<const T *>(m_data.data()))
+            return *d;
+        static const T none;
+        return none;
+    }
+    template<class T>
+    T &edit()
+    {
+        if (!dynamic_cast<T *>(m_data.data()))
+            m_data = new T;
+        else if (m_data->ref.loadRelaxed() != 1)
+            m_data = m_data->clone();
+        return static_cast<T &>(*m_data);
+    }
+    bool hasData() const { return bool(m_data); }
+
     bool isOk() const { return status == Status::Ok; }
     // in window / limit; nullopt when the limit is unknown.
     std::optional<double> occupancy() const;
@@ -223,6 +252,9 @@ struct Reading
                           : value;
     }
     static constexpr qint64 Forever = std::numeric_limits<qint64>::max();
+
+private:
+    QExplicitlySharedDataPointer<PatternData> m_data;
 };
 
 QString readingStatusId(Reading::Status status); // "ok" | "missing" | "wrong-type" | "error"

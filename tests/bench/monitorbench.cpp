@@ -8,6 +8,7 @@
 
 #include <monitor/discovery.h>
 #include <monitor/monitor.h>
+#include <patterns/lock/lockdata.h>
 #include <redis/redisclient.h>
 #include <redis/serverinfo.h>
 
@@ -584,7 +585,8 @@ QList<Figure> runRefreshBench(const RedisEndpoint &endpoint, const MonitorBenchS
         QMetaObject::Connection c = QObject::connect(
             monitor.get(), &Monitor::snapshotReady, &loop, [&](const Snapshot &s) {
                 for (const ObjectState &o : s.objects) {
-                    if (o.object.key == key && o.reading.token == token && latency < 0) {
+                    if (o.object.key == key && LockData::of(o.reading).token == token
+                        && latency < 0) {
                         latency = clock.nsecsElapsed() / 1e6;
                         loop.quit();
                     }

@@ -11,6 +11,7 @@
 #include <monitor/profile.h>
 #include <objecttablemodel.h>
 #include <overviewpage.h>
+#include <patterns/lock/lockdata.h>
 #include <patterns/patternregistry.h>
 #include <redis/redisclient.h>
 #include <sectionpage.h>
@@ -260,7 +261,7 @@ private slots:
         const auto token = [&] {
             ObjectTableModel *model = c.window->model(QStringLiteral("lock"));
             const int row = model->rowOf("sim:lock:1");
-            return row < 0 ? QByteArray() : model->stateAt(row)->reading.token;
+            return row < 0 ? QByteArray() : LockData::of(model->stateAt(row)->reading).token;
         };
         QCOMPARE(token(), QByteArray("first0token1"));
         auto *pause = c.window->findChild<QAction *>(QStringLiteral("pauseRefresh"));
@@ -725,7 +726,7 @@ private slots:
             [&] {
                 for (const ObjectState &o : published.objects) {
                     if (o.object.key == "sim:lock:5")
-                        return o.reading.token == "second1token5";
+                        return LockData::of(o.reading).token == "second1token5";
                 }
                 return false;
             },

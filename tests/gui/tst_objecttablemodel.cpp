@@ -2,6 +2,8 @@
 // The table models update incrementally: inserted rows for new instances,
 // dataChanged for changed ones, never a reset while connected.
 #include <objecttablemodel.h>
+#include <patterns/lock/lockdata.h>
+#include <patterns/token-family/tokendata.h>
 #include <sidelist.h>
 
 #include <QAbstractItemModelTester>
@@ -22,7 +24,7 @@ ObjectState lock(const QByteArray &key, const QByteArray &token, qint64 pttl)
     ObjectState s;
     s.object.kind = PatternKind("lock");
     s.object.key = key;
-    s.reading.token = token;
+    LockData::in(s.reading).token = token;
     s.reading.pttlMs = pttl;
     s.reading.atMs = 1000;
     return s;
@@ -200,9 +202,9 @@ private slots:
         rl.reading.atMs = 1000;
         rl.reading.status = Reading::Status::Ok;
         rl.reading.pttlMs = 25000;
-        rl.reading.token = "6fa459ea-ee8a-4ca4-894e-db77e160355e:41";
+        LockData::in(rl.reading).token = "6fa459ea-ee8a-4ca4-894e-db77e160355e:41";
         InFlightItem holder;
-        holder.job = rl.reading.token;
+        holder.job = LockData::of(rl.reading).token;
         holder.attempts = 2;
         rl.reading.items = {holder};
         rl.reading.inFlight = 1;
@@ -226,10 +228,10 @@ private slots:
         tk.object.kind = PatternKind("token-family");
         tk.object.key = "tok:*";
         tk.reading.atMs = 1000;
-        tk.reading.count = 7;
-        tk.reading.minTtlMs = 2000;
-        tk.reading.maxTtlMs = 5000;
-        tk.reading.withoutTtl = 3;
+        TokenData::in(tk.reading).count = 7;
+        TokenData::in(tk.reading).minTtlMs = 2000;
+        TokenData::in(tk.reading).maxTtlMs = 5000;
+        TokenData::in(tk.reading).withoutTtl = 3;
         tk.reading.status = Reading::Status::Ok;
         QTest::newRow("token") << QStringLiteral("token") << tk
                                << QStringList{QStringLiteral("Family=tok:*"),

@@ -6,6 +6,8 @@
 // (no header or cell cut or wrapped: QFontMetrics against section sizes).
 #include <monitor/attention.h>
 #include <objecttablemodel.h>
+#include <patterns/lock/lockdata.h>
+#include <patterns/token-family/tokendata.h>
 #include <sectionpage.h>
 #include <theme.h>
 
@@ -50,8 +52,8 @@ ObjectState limiter(const QByteArray &key, qint64 inWindow, qint64 limit)
 ObjectState legacyLock(const QByteArray &key, qint64 expiredAgoMs)
 {
     ObjectState s = make("legacy-lock", key);
-    s.reading.expiresAtMs = Now - expiredAgoMs;
-    s.reading.token = QByteArray::number(s.reading.expiresAtMs);
+    LockData::in(s.reading).expiresAtMs = Now - expiredAgoMs;
+    LockData::in(s.reading).token = QByteArray::number(LockData::of(s.reading).expiresAtMs);
     s.reading.pttlMs = -1; // SETNX locks carry their expiry in the value, not a TTL
     return s;
 }
@@ -120,7 +122,7 @@ private slots:
         QTest::newRow("legacy lock held")
             << legacyHeld << states::Ok << QStringLiteral("ok") << Severity::Ok;
         ObjectState noTtl = make("lock", "lock:forever");
-        noTtl.reading.token = "abc";
+        LockData::in(noTtl.reading).token = "abc";
         noTtl.reading.pttlMs = -1;
         QTest::newRow("lock without TTL")
             << noTtl << states::Orphaned
@@ -131,8 +133,8 @@ private slots:
         QTest::newRow("queue stuck")
             << queue << states::Stuck << QStringLiteral("3 stuck") << Severity::Critical;
         ObjectState family = make("token-family", "tok:");
-        family.reading.count = 9;
-        family.reading.withoutTtl = 2;
+        TokenData::in(family.reading).count = 9;
+        TokenData::in(family.reading).withoutTtl = 2;
         QTest::newRow("tokens without TTL")
             << family << states::Orphaned << QStringLiteral("2 without TTL") << Severity::Warning;
         ObjectState gone = limiter("rl:gone", 12, 10);
@@ -220,7 +222,7 @@ private slots:
         QVERIFY2(!text.contains(QLatin1String("held for")), qPrintable(text));
 
         ObjectState held = make("lock", "lock:api");
-        held.reading.token = "abc";
+        LockData::in(held.reading).token = "abc";
         held.reading.pttlMs = 30'000;
         held.heldSinceMs = Now - 60'000;
         held.stale = true;
@@ -306,7 +308,7 @@ private slots:
         fixed.reading.limit = 100;
         fixed.reading.resetMs = 42'000;
         ObjectState held = make("lock", "sim:lock:report:0");
-        held.reading.token = "7f3c2a9e-5b1d-4c6e-9a8f-2d4b6c8e0a1f";
+        LockData::in(held.reading).token = "7f3c2a9e-5b1d-4c6e-9a8f-2d4b6c8e0a1f";
         held.reading.pttlMs = 25'000;
         held.heldSinceMs = Now - 125'000;
         ObjectState queue = make("reliable-queue", "sim:queue:emails");
@@ -317,9 +319,9 @@ private slots:
         queue.reading.oldestInFlightAgeMs = 562'800;
         queue.throughputPerS = 118.4;
         ObjectState family = make("token-family", "sim:token:invite:");
-        family.reading.count = 380;
-        family.reading.minTtlMs = 12'000;
-        family.reading.maxTtlMs = 3'540'000;
+        TokenData::in(family.reading).count = 380;
+        TokenData::in(family.reading).minTtlMs = 12'000;
+        TokenData::in(family.reading).maxTtlMs = 3'540'000;
         snapshot.objects = {busy,
                             limiter("sim:rl:api:0", 8, 10),
                             resource,

@@ -15,6 +15,7 @@
 #include <objecttablemodel.h>
 #include <panels/lock/locktimelinepanel.h>
 #include <panels/token-family/tokenlistpanel.h>
+#include <patterns/lock/lockdata.h>
 #include <redis/redisclient.h>
 #include <sectionpage.h>
 
@@ -342,7 +343,8 @@ private slots:
                 ObjectState o;
                 o.object.kind = PatternKind("lock");
                 o.object.key = "bench:lock:" + QByteArray::number(i);
-                o.reading.token = (i == newHolder ? "n3w" : "t0ken") + QByteArray::number(i);
+                LockData::in(o.reading).token
+                    = (i == newHolder ? "n3w" : "t0ken") + QByteArray::number(i);
                 o.reading.pttlMs = 3600000;
                 o.reading.atMs = atMs;
                 s->objects.append(o); // a new state: every lock read again

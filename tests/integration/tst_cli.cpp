@@ -548,6 +548,9 @@ private slots:
     void watchPrintsALinePerTick()
     {
         call(*m_client, {"SET", "lock:a", "t0k3n1abcd", "PX", "30000"});
+        // A Redisson semaphore's free permits (as trySetPermits writes them)
+        // are not tokens: the line's liveTokens sums token families only.
+        call(*m_client, {"SET", "mySemaphore", "10"});
         const CliRun run
             = cli({QStringLiteral("watch"), QStringLiteral("--interval"), QStringLiteral("200"),
                    QStringLiteral("--count"), QStringLiteral("3")});
@@ -555,6 +558,9 @@ private slots:
         const QStringList lines = run.out.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
         QCOMPARE(lines.size(), 3);
         QVERIFY2(lines.first().contains(QLatin1String("locks=1")), qPrintable(lines.first()));
+        QVERIFY2(lines.first().contains(QLatin1String("semaphores=1")), qPrintable(lines.first()));
+        QVERIFY2(lines.first().contains(QLatin1String(" liveTokens=0 ")),
+                 qPrintable(lines.first()));
 
         // --json: every line a whole snapshot document, with its schema version.
         const CliRun json

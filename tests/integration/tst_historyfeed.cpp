@@ -8,6 +8,7 @@
 #include <history/historystore.h>
 #include <monitor/monitor.h>
 #include <monitor/profile.h>
+#include <patterns/lock/lockdata.h>
 #include <redis/redisclient.h>
 
 #include "redisserver.h"
@@ -275,7 +276,7 @@ private slots:
             o.object.kind = PatternKind{"lock"};
             o.object.key = "lk:" + QByteArray::number(i);
             o.reading.atMs = 1000;
-            o.reading.token = "t";
+            LockData::in(o.reading).token = "t";
             o.reading.pttlMs = 60000;
             s.objects.append(o);
         }

@@ -5,6 +5,8 @@
 #include <monitor/discovery.h>
 #include <monitor/monitor.h>
 #include <monitor/profile.h>
+#include <patterns/lock/lockdata.h>
+#include <patterns/token-family/tokendata.h>
 #include <redis/redisclient.h>
 #include <redis/serverinfo.h>
 #include <sim/simulator.h>
@@ -68,7 +70,7 @@ bool liveWithLock(Monitor &monitor)
         [&] {
             const Snapshot s = monitor.snapshot();
             const ObjectState *o = find(s, "sim:lock:1");
-            return s.server.eventsLive && o && o->reading.token == "token0";
+            return s.server.eventsLive && o && LockData::of(o->reading).token == "token0";
         },
         10000);
 }
@@ -219,7 +221,7 @@ private slots:
 
         const ObjectState *lock = find(s, "sim:lock:9");
         QVERIFY(lock);
-        QCOMPARE(lock->reading.token, QByteArray("tok3n4b1c9"));
+        QCOMPARE(LockData::of(lock->reading).token, QByteArray("tok3n4b1c9"));
         QVERIFY(lock->reading.pttlMs <= 8000 && lock->reading.pttlMs > 8000 - elapsed - 100);
         QCOMPARE(lock->heldSinceMs, -1); // held before Gatehouse looked: start unknown
 
@@ -262,7 +264,7 @@ private slots:
             [&] {
                 const Snapshot s = monitor.snapshot();
                 const ObjectState *o = find(s, "sim:lock:1");
-                return s.server.eventsLive && o && o->reading.token == "first0token1";
+                return s.server.eventsLive && o && LockData::of(o->reading).token == "first0token1";
             },
             10000));
 
@@ -274,7 +276,7 @@ private slots:
         QVERIFY(QTest::qWaitFor(
             [&] {
                 const ObjectState *o = find(monitor.snapshot(), "sim:lock:1");
-                return o && o->reading.token == "second1token2";
+                return o && LockData::of(o->reading).token == "second1token2";
             },
             5000));
         const qint64 ms = clock.elapsed();
@@ -327,7 +329,7 @@ private slots:
                 if (snapshots.isEmpty())
                     return false;
                 const ObjectState *o = find(snapshots.last().at(0).value<Snapshot>(), "sim:lock:1");
-                return o && o->reading.token == last;
+                return o && LockData::of(o->reading).token == last;
             },
             2000));
         const qint64 ms = clock.elapsed();
@@ -409,14 +411,14 @@ private slots:
         QVERIFY(QTest::qWaitFor(
             [&] {
                 const ObjectState *f = find(monitor.snapshot(), "sim:code:");
-                return f && f->reading.count == 200;
+                return f && TokenData::of(f->reading).count == 200;
             },
             5000));
         // They expire: the family empties and its member list with it.
         QVERIFY(QTest::qWaitFor(
             [&] {
                 const ObjectState *f = find(monitor.snapshot(), "sim:code:");
-                return f && f->object.members.isEmpty() && f->reading.count == 0;
+                return f && f->object.members.isEmpty() && TokenData::of(f->reading).count == 0;
             },
             5000));
     }
@@ -510,7 +512,10 @@ private slots:
         QElapsedTimer clock;
         clock.start();
         QVERIFY(QTest::qWaitFor(
-            [&] { return find(monitor.snapshot(), "sim:lock:3")->reading.token == "silent0write"; },
+            [&] {
+                return LockData::of(find(monitor.snapshot(), "sim:lock:3")->reading).token
+                       == "silent0write";
+            },
             6000));
         QVERIFY2(clock.elapsed() < 3000 + 400,
                  qPrintable(QStringLiteral("seen after %1 ms").arg(clock.elapsed())));
@@ -559,11 +564,12 @@ private slots:
         call(*m_client, {"SET", "sim:lock:1", "second1token2", "PX", "60000"});
         ticks.clear();
         QVERIFY(ticks.wait(2000)); // the next tick...
-        if (find(ticks.last().first().value<Snapshot>(), "sim:lock:1")->reading.token
+        if (LockData::of(find(ticks.last().first().value<Snapshot>(), "sim:lock:1")->reading).token
             != "second1token2")
             QVERIFY(ticks.wait(2000)); // ...or the one after, if one was in flight
-        QCOMPARE(find(ticks.last().first().value<Snapshot>(), "sim:lock:1")->reading.token,
-                 QByteArray("second1token2"));
+        QCOMPARE(
+            LockData::of(find(ticks.last().first().value<Snapshot>(), "sim:lock:1")->reading).token,
+            QByteArray("second1token2"));
         call(*m_client, {"CONFIG", "SET", "notify-keyspace-events", "KEA"});
     }
 
@@ -653,7 +659,9 @@ private slots:
         QElapsedTimer seen;
         seen.start();
         QVERIFY(QTest::qWaitFor(
-            [&] { return lockAt(monitor.snapshot(), 500)->reading.token == "n3wt0ken"; },
+            [&] {
+                return LockData::of(lockAt(monitor.snapshot(), 500)->reading).token == "n3wt0ken";
+            },
             bound + 3 * options.intervalMs));
         QVERIFY2(seen.elapsed() <= bound + options.intervalMs,
                  qPrintable(QString::number(seen.elapsed())));
@@ -857,7 +865,8 @@ private slots:
                 [&] {
                     const Snapshot s = monitor.snapshot();
                     const ObjectState *o = find(s, "sim:lock:1");
-                    return s.server.eventsLive == events && o && o->reading.token == "t0ken1";
+                    return s.server.eventsLive == events && o
+                           && LockData::of(o->reading).token == "t0ken1";
                 },
                 10000));
             QSignalSpy snapshots(&monitor, &Monitor::snapshotReady);
@@ -872,14 +881,15 @@ private slots:
             QCOMPARE(commandsProcessed() - before, 2);
             const ObjectState *o = find(monitor.snapshot(), "sim:lock:1");
             QVERIFY(o);
-            QCOMPARE(o->reading.token, QByteArray("t0ken1"));
+            QCOMPARE(LockData::of(o->reading).token, QByteArray("t0ken1"));
 
             monitor.setPaused(false);
             QVERIFY(QTest::qWaitFor(
                 [&] {
                     const Snapshot s = monitor.snapshot();
                     const ObjectState *o = find(s, "sim:lock:1");
-                    return !s.server.paused && o && o->reading.token == "paused0token";
+                    return !s.server.paused && o
+                           && LockData::of(o->reading).token == "paused0token";
                 },
                 events ? 500 : 2000));
             QVERIFY(commandsProcessed() - before > 3);
@@ -929,7 +939,7 @@ private slots:
         QVERIFY(QTest::qWaitFor(
             [&] {
                 const ObjectState *o = find(monitor.snapshot(), "sim:lock:2");
-                return o && o->reading.token == "second1token2";
+                return o && LockData::of(o->reading).token == "second1token2";
             },
             5000));
         // And one that disappears is marked gone, not dropped.
@@ -978,7 +988,7 @@ private slots:
                 [&] {
                     for (const QList<QVariant> &args : std::as_const(snapshots)) {
                         const ObjectState *o = find(args.at(0).value<Snapshot>(), "sim:lock:1");
-                        if (o && o->reading.token == token)
+                        if (o && LockData::of(o->reading).token == token)
                             return true;
                     }
                     return false;
@@ -1021,13 +1031,13 @@ private slots:
                       if (!o)
                           return;
                       if (token.isEmpty()) {
-                          if (o->reading.token != expected)
+                          if (LockData::of(o->reading).token != expected)
                               return;
                           token = "token" + QByteArray::number(i);
                           clock.start();
                           other->command({"SET", "sim:lock:1", token, "PX", "60000"}, this,
                                          [](const RedisValue &) {});
-                      } else if (o->reading.token == token && shownAfter < 0) {
+                      } else if (LockData::of(o->reading).token == token && shownAfter < 0) {
                           shownAfter = clock.elapsed();
                       }
                   });

@@ -3,12 +3,14 @@
 // relative to the server's TIME, in a real redis-server.
 #include <patterns/fixed-window/fixedwindowunit.h>
 #include <patterns/legacy-lock/legacylockunit.h>
+#include <patterns/lock/lockdata.h>
 #include <patterns/lock/lockunit.h>
 #include <patterns/patternregistry.h>
 #include <patterns/patternunit.h>
 #include <patterns/redisson-limiter/redissonlimiterunit.h>
 #include <patterns/reliable-queue/reliablequeueunit.h>
 #include <patterns/sliding-window/slidingwindowunit.h>
+#include <patterns/token-family/tokendata.h>
 #include <patterns/token-family/tokenfamilyunit.h>
 #include <redis/redisclient.h>
 #include <redis/serverinfo.h>
@@ -336,17 +338,19 @@ private slots:
         o.key = "lock:orders";
         const Reading r = probe(o, serverNow());
         QVERIFY(r.isOk());
-        QCOMPARE(r.token, QByteArray("3f9a1c2e-77b1-4c1d"));
+        QCOMPARE(LockData::of(r).token, QByteArray("3f9a1c2e-77b1-4c1d"));
         QVERIFY(r.pttlMs > 29000 && r.pttlMs <= 30000);
 
         // Force-release compares the token it was shown.
         QCOMPARE(runScript(*m_client, LockUnit::forceRelease(o, "someone-else")).at(0).bytes(),
                  QByteArray("3f9a1c2e-77b1-4c1d"));
-        QCOMPARE(runScript(*m_client, LockUnit::extend(o, r.token, 90000)).toInteger(), 1);
+        QCOMPARE(
+            runScript(*m_client, LockUnit::extend(o, LockData::of(r).token, 90000)).toInteger(), 1);
         QVERIFY(probe(o, serverNow()).pttlMs > 89000);
-        QCOMPARE(runScript(*m_client, LockUnit::forceRelease(o, r.token)).toInteger(), 1);
+        QCOMPARE(runScript(*m_client, LockUnit::forceRelease(o, LockData::of(r).token)).toInteger(),
+                 1);
         QCOMPARE(probe(o, serverNow()).status, Reading::Status::Missing);
-        QVERIFY(runScript(*m_client, LockUnit::forceRelease(o, r.token)).isNil());
+        QVERIFY(runScript(*m_client, LockUnit::forceRelease(o, LockData::of(r).token)).isNil());
 
         call(*m_client, {"LPUSH", "lock:orders", "x"});
         const Reading wrong = probe(o, serverNow());
@@ -364,11 +368,11 @@ private slots:
         o.key = "lock.foo";
         Reading r = probe(o, now);
         QVERIFY(r.isOk());
-        QCOMPARE(r.expiresAtMs, (now / 1000 + 10) * 1000);
+        QCOMPARE(LockData::of(r).expiresAtMs, (now / 1000 + 10) * 1000);
         QCOMPARE(r.pttlMs, -1);
         o.key = "lock.bar";
         r = probe(o, now);
-        QCOMPARE(r.expiresAtMs, now - 5000);
+        QCOMPARE(LockData::of(r).expiresAtMs, now - 5000);
         QVERIFY(r.message.contains(QLatin1String("crashed")));
     }
 
@@ -383,10 +387,10 @@ private slots:
         o.members = {"code:a1b2c3d4e5", "code:f6g7h8i9j0", "code:k1l2m3n4o5", "code:consumed0001"};
         const Reading r = probe(o, serverNow());
         QVERIFY(r.isOk());
-        QCOMPARE(r.count, 3);
-        QCOMPARE(r.withoutTtl, 1);
-        QVERIFY(r.minTtlMs > 29000 && r.minTtlMs <= 30000);
-        QVERIFY(r.maxTtlMs > 59000 && r.maxTtlMs <= 60000);
+        QCOMPARE(TokenData::of(r).count, 3);
+        QCOMPARE(TokenData::of(r).withoutTtl, 1);
+        QVERIFY(TokenData::of(r).minTtlMs > 29000 && TokenData::of(r).minTtlMs <= 30000);
+        QVERIFY(TokenData::of(r).maxTtlMs > 59000 && TokenData::of(r).maxTtlMs <= 60000);
         QVERIFY(r.message.contains(QLatin1String("no TTL")));
 
         // Issue and revoke through the unit's calls.
@@ -417,8 +421,8 @@ private slots:
         o.countedTokens = true;
         o.members = {"user_token:aaaa1111", "user_token:bbbb2222", "user_token:cccc3333"};
         const Reading r = probe(o, serverNow());
-        QCOMPARE(r.count, 2);
-        QCOMPARE(r.used, 1);
+        QCOMPARE(TokenData::of(r).count, 2);
+        QCOMPARE(TokenData::of(r).used, 1);
         QVERIFY(r.message.contains(QLatin1String("not hashes")));
     }
 

@@ -2,6 +2,7 @@
 // The Overview's "needs attention" list, ranked in the backend from what each
 // pattern says about its objects (PatternUnit::attention): no server needed.
 #include <monitor/attention.h>
+#include <patterns/lock/lockdata.h>
 #include <patterns/patternregistry.h>
 
 #include <QtTest>
@@ -37,7 +38,7 @@ ObjectState lock(const QByteArray &key, qint64 heldSinceMs, qint64 firstSeenMs)
     s.object.kind = kindOf("lock");
     s.object.key = key;
     s.reading.atMs = s_now;
-    s.reading.token = "a1b2c3d4";
+    LockData::in(s.reading).token = "a1b2c3d4";
     s.reading.pttlMs = 30000;
     s.heldSinceMs = heldSinceMs;
     s.firstSeenMs = firstSeenMs;

@@ -3,6 +3,7 @@
 // consecutive readings (PatternUnit::observeBehaviour) and the verdict they
 // add up to (BehaviourTrack::verdict). tst_behaviour watches a real client.
 #include <patterns/behaviourreadings.h>
+#include <patterns/lock/lockdata.h>
 #include <patterns/patternregistry.h>
 #include <patterns/patternunit.h>
 
@@ -24,7 +25,7 @@ Reading ok(qint64 atMs)
 Reading lockHeld(qint64 atMs, const QByteArray &token, qint64 pttlMs)
 {
     Reading r = ok(atMs);
-    r.token = token;
+    LockData::in(r).token = token;
     r.pttlMs = pttlMs;
     return r;
 }

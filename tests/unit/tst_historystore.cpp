@@ -3,6 +3,7 @@
 // a killed writer, corrupt and locked files.
 #include <history/historystore.h>
 #include <monitor/snapshot.h>
+#include <patterns/lock/lockdata.h>
 #include <patterns/patternregistry.h>
 
 #include <QDateTime>
@@ -477,7 +478,7 @@ private slots:
             l.object.kind = lock;
             l.object.key = "lock:idle:" + QByteArray::number(i);
             l.reading.atMs = T0 - 700;
-            l.reading.token = "holder";
+            LockData::in(l.reading).token = "holder";
             l.reading.pttlMs = i == 4 ? 50000 : 600000 + i; // lock 4 expires mid-run
             snapshot.objects.append(l);
         }
@@ -618,7 +619,7 @@ private slots:
             l.object.kind = lock;
             l.object.key = "lock:paced:" + QByteArray::number(i);
             l.reading.atMs = T0 + 20 * i; // read 0-980 ms after the tick
-            l.reading.token = "holder";
+            LockData::in(l.reading).token = "holder";
             l.reading.pttlMs = 600000;
             snapshot.objects.append(l);
         }

@@ -3,7 +3,9 @@
 // the cap on label cardinality; every rendering is checked by Prometheus'
 // own linter (promtool check metrics, Debian 'prometheus').
 #include <metrics/metricsexposition.h>
+#include <patterns/lock/lockdata.h>
 #include <patterns/patternregistry.h>
+#include <patterns/token-family/tokendata.h>
 
 #include <QProcess>
 #include <QRegularExpression>
@@ -158,7 +160,7 @@ void tst_MetricsExposition::keyWithQuotesAndNewlinesParses()
     Snapshot snap;
     snap.server.timeMs = 1'000'000;
     ObjectState s = object("lock", "lock:\"we\\ird\"\nkey");
-    s.reading.token = "t1";
+    LockData::in(s.reading).token = "t1";
     s.reading.pttlMs = 5000;
     snap.objects.append(s);
     const QByteArray text = MetricsExposition().render(snap);
@@ -183,7 +185,7 @@ void tst_MetricsExposition::figuresInBaseUnits()
     limiter.reading.retryHorizonMs = 4500;
     snap.objects.append(limiter);
     ObjectState lock = object("lock", "lock:job");
-    lock.reading.token = "abc";
+    LockData::in(lock.reading).token = "abc";
     lock.reading.pttlMs = 30000;
     lock.heldSinceMs = 990'000; // Gatehouse saw this holder take it
     snap.objects.append(lock);
@@ -284,8 +286,8 @@ void tst_MetricsExposition::everyPatternLints()
         s.reading.oldestInFlightAgeMs = 5;
         s.reading.retryHorizonMs = 5;
         s.reading.pttlMs = 5;
-        s.reading.minTtlMs = 5;
-        s.reading.maxTtlMs = 5;
+        TokenData::in(s.reading).minTtlMs = 5;
+        TokenData::in(s.reading).maxTtlMs = 5;
         if (!unit->library().isEmpty()) {
             s.reading.counts = {{QStringLiteral("wait"), 3}, {QStringLiteral("active"), 1}};
             JobTimes &t = s.reading.latency();
@@ -419,7 +421,7 @@ void tst_MetricsExposition::deploymentsMergeIntoOneExposition()
         snap.server.timeMs = 1'000'000;
         snap.server.lastReadingAgeMs = 100;
         ObjectState lock = object("lock", lockKey);
-        lock.reading.token = "t";
+        LockData::in(lock.reading).token = "t";
         lock.reading.pttlMs = pttlMs;
         snap.objects.append(lock);
         return snap;
@@ -475,7 +477,7 @@ void tst_MetricsExposition::layoutKeptWhileTheObjectsAre()
     first.server.timeMs = 1'000'000;
     for (int i = 0; i < 40; ++i) {
         ObjectState lock = object("lock", "lock:" + QByteArray::number(39 - i));
-        lock.reading.token = "t" + QByteArray::number(i);
+        LockData::in(lock.reading).token = "t" + QByteArray::number(i);
         lock.reading.pttlMs = 30000 + i;
         first.objects.append(lock);
         ObjectState queue = object("reliable-queue", "q:" + QByteArray::number(i));
@@ -508,7 +510,7 @@ void tst_MetricsExposition::layoutKeptWhileTheObjectsAre()
     QVERIFY2(promtoolErrors(text1).isEmpty(), promtoolErrors(text1).constData());
 
     ObjectState freed = first.objects.at(0); // lock:39, not among the 10 lowest keys
-    freed.reading.token.clear();
+    LockData::in(freed.reading).token.clear();
     freed.reading.pttlMs = -2;
     const Snapshot second = next(first, 0, freed);
     ObjectState grown = second.objects.at(1); // q:0, one of the 10 lowest

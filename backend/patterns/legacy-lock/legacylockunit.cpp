@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "legacylockunit.h"
+#include <patterns/lock/lockdata.h>
 #include <patterns/objecthealth.h>
 
 #include <cmath>
@@ -31,15 +32,16 @@ Reading LegacyLockUnit::read(const PatternObject &o, const QList<RedisValue> &r,
     Reading reading = LockUnit::readValueAndTtl(o, r, c.nowMs);
     if (!reading.isOk())
         return reading;
-    reading.expiresAtMs = expiryFromValue(reading.token);
-    if (reading.expiresAtMs < 0) {
+    LockData &lock = LockData::in(reading);
+    lock.expiresAtMs = expiryFromValue(lock.token);
+    if (lock.expiresAtMs < 0) {
         reading.status = Reading::Status::WrongType;
         reading.message = QStringLiteral("Lock \"%1\" does not hold an expiry time (\"%2\").")
-                              .arg(printableBytes(o.key), printableBytes(reading.token, 64));
-    } else if (reading.expiresAtMs < c.nowMs) {
+                              .arg(printableBytes(o.key), printableBytes(lock.token, 64));
+    } else if (lock.expiresAtMs < c.nowMs) {
         reading.message = QStringLiteral("Expired %1 ms ago and still set: its holder probably "
                                          "crashed; the next client must break it with GETSET.")
-                              .arg(saturatingSub(c.nowMs, reading.expiresAtMs));
+                              .arg(saturatingSub(c.nowMs, lock.expiresAtMs));
     }
     return reading;
 }
@@ -48,15 +50,15 @@ void LegacyLockUnit::writeJson(const ObjectState &s, const Reading &r, qint64 no
                                QJsonObject &j) const
 {
     LockUnit::writeJson(s, r, nowMs, j);
-    j.insert(QStringLiteral("expiresAtMs"), double(r.expiresAtMs));
+    j.insert(QStringLiteral("expiresAtMs"), double(LockData::of(r).expiresAtMs));
 }
 
 QString LegacyLockUnit::ttlText(const ObjectState &s, qint64 now) const
 {
     const Reading &r = s.reading;
-    if (r.expiresAtMs <= 0)
+    if (LockData::of(r).expiresAtMs <= 0)
         return LockUnit::ttlText(s, now);
-    const qint64 left = saturatingSub(r.expiresAtMs, now);
+    const qint64 left = saturatingSub(LockData::of(r).expiresAtMs, now);
     return left < 0 ? QStringLiteral("expired %1 ago").arg(formatMs(-left)) : formatMs(left);
 }
 
@@ -70,11 +72,11 @@ namespace {
     LegacyLockUnit::Kind,
     {[](const ObjectState &s, qint64 nowMs) {
          const ObjectHealth h = defaultHealth(s, nowMs);
-         const Reading &r = s.reading;
-         if (h.id == states::Ok && r.expiresAtMs > 0 && r.expiresAtMs < nowMs)
+         const qint64 expiresAtMs = LockData::of(s.reading).expiresAtMs;
+         if (h.id == states::Ok && expiresAtMs > 0 && expiresAtMs < nowMs)
              return ObjectHealth{states::ExpiredPresent,
                                  QStringLiteral("expired %1 ago: holder crashed, may be taken over")
-                                     .arg(formatMs(saturatingSub(nowMs, r.expiresAtMs))),
+                                     .arg(formatMs(saturatingSub(nowMs, expiresAtMs))),
                                  Severity::Warning};
          if (h.id == states::Missing)
              return ObjectHealth{states::Missing, QStringLiteral("free"), Severity::Muted};

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "lockunit.h"
+#include <patterns/lock/lockdata.h>
 #include <patterns/objecthealth.h>
 
 #include <patterns/sections.h>
@@ -50,7 +51,7 @@ void LockUnit::observeBehaviour(BehaviourTrack &t, const PatternObject &, const 
         t.deleted = t.deletedSinceRead || (lived && !t.expiredSinceRead);
         return;
     }
-    if (!after.isOk() || after.tokenTruncated)
+    if (!after.isOk() || LockData::of(after).tokenTruncated)
         return;
     // The first pair, or one after a new value: a write event heard now
     // may be the one that wrote the value the earlier reading showed (it
@@ -66,7 +67,7 @@ void LockUnit::observeBehaviour(BehaviourTrack &t, const PatternObject &, const 
     }
     if (!before.isOk())
         return;
-    if (before.token == after.token) {
+    if (LockData::of(before).token == LockData::of(after).token) {
         // The same value: the same holder (extending its TTL is what a holder
         // does), or, with keyspace events live, a holder that writes one
         // name for all released it and took it again, or a writer that sets
@@ -122,7 +123,7 @@ Reading LockUnit::readValueAndTtl(const PatternObject &o, const QList<RedisValue
         reading.message = QStringLiteral("Free: nobody holds the lock.");
         return reading;
     }
-    reading.token = r.at(0).bytes();
+    LockData::in(reading).token = r.at(0).bytes();
     return reading;
 }
 
@@ -132,9 +133,9 @@ Reading LockUnit::read(const PatternObject &o, const QList<RedisValue> &r,
     Reading reading = readValueAndTtl(o, r, c.nowMs);
     if (!reading.isOk())
         return reading;
-    if (reading.token.size() > MaxTokenBytes) {
-        reading.token.truncate(MaxTokenBytes);
-        reading.tokenTruncated = true;
+    if (LockData &lock = LockData::in(reading); lock.token.size() > MaxTokenBytes) {
+        lock.token.truncate(MaxTokenBytes);
+        lock.tokenTruncated = true;
         reading.message = QStringLiteral("The value is longer than %1 bytes; it is not a lock "
                                          "token Gatehouse can compare.")
                               .arg(MaxTokenBytes);
@@ -211,10 +212,10 @@ void LockUnit::track(TrackState &t, const Reading &reading, qint64 nowMs) const
     if (!reading.isOk()) {
         t.heldToken.clear();
         t.heldSinceMs = -1;
-    } else if (reading.token != t.heldToken) {
+    } else if (LockData::of(reading).token != t.heldToken) {
         // Held-for is known only when Gatehouse saw the lock taken: a lock
         // already held at the first reading has an unknown start.
-        t.heldToken = reading.token;
+        t.heldToken = LockData::of(reading).token;
         t.heldSinceMs = t.everRead ? nowMs : -1;
     }
 }
@@ -245,7 +246,7 @@ QList<Column> LockUnit::columns() const
     Column token;
     token.header = QStringLiteral("Holder token");
     token.text = [](const ObjectState &s, qint64) -> QString {
-        return printableBytes(s.reading.token, 64);
+        return printableBytes(LockData::of(s.reading).token, 64);
     };
     Column ttl;
     ttl.header = QStringLiteral("TTL");
@@ -270,7 +271,7 @@ QList<Column> LockUnit::columns() const
 
 void LockUnit::writeJson(const ObjectState &s, const Reading &r, qint64 nowMs, QJsonObject &j) const
 {
-    j.insert(QStringLiteral("token"), keyToJson(r.token));
+    j.insert(QStringLiteral("token"), keyToJson(LockData::of(r).token));
     j.insert(QStringLiteral("pttlMs"), double(r.pttlMs));
     j.insert(QStringLiteral("heldForMs"),
              s.heldSinceMs >= 0 ? QJsonValue(double(nowMs - s.heldSinceMs)) : QJsonValue());
@@ -280,7 +281,12 @@ QHash<QString, QByteArray> LockUnit::shownInputs(const ObjectState &s) const
 {
     if (!s.reading.isOk())
         return {};
-    return {{QStringLiteral("token"), s.reading.token}};
+    return {{QStringLiteral("token"), LockData::of(s.reading).token}};
+}
+
+QByteArray LockUnit::holderToken(const ObjectState &s) const
+{
+    return LockData::of(s.reading).token;
 }
 
 QList<PatternAction> LockUnit::actions() const
@@ -338,7 +344,8 @@ std::optional<Attention> LockUnit::attention(const ObjectState &state, qint64 no
     // Locks held briefly are routine churn (a request's length): listing
     // them would bury the ones that are stuck. A legacy lock past the expiry
     // in its value is always listed: its holder crashed.
-    const bool expired = state.reading.expiresAtMs > 0 && state.reading.expiresAtMs < nowMs;
+    const bool expired = LockData::of(state.reading).expiresAtMs > 0
+                         && LockData::of(state.reading).expiresAtMs < nowMs;
     if (held < RoutineHoldMs && !expired)
         return std::nullopt;
     // The longest held first among locks.

@@ -61,6 +61,7 @@ public:
     std::optional<Attention> attention(const ObjectState &state, qint64 nowMs) const override;
     QString attentionText(const ObjectState &state, qint64 nowMs) const override;
     QHash<QString, QByteArray> shownInputs(const ObjectState &state) const override;
+    QByteArray holderToken(const ObjectState &state) const override;
 
     // The read shared with LegacyLockUnit: replies {GETRANGE, PTTL} give the
     // value and PTTL, or a reading that is already final (failed, free).

@@ -2,6 +2,7 @@
 #include "redissonlockunit.h"
 
 #include <patterns/globmatch.h>
+#include <patterns/lock/lockdata.h>
 #include <patterns/redissonnames.h>
 #include <patterns/sections.h>
 
@@ -279,7 +280,7 @@ Reading RedissonLockUnit::read(const PatternObject &o, const QList<RedisValue> &
     reading.truncated = holders > reading.items.size();
     reading.inFlight = holders;
     if (!reading.items.isEmpty())
-        reading.token = reading.items.first().job;
+        LockData::in(reading).token = reading.items.first().job;
     // Waiters in queue order, each with its timeout from the page read.
     QHash<QByteArray, qint64> timeouts;
     const RedisValue &scored = r.at(7);
@@ -344,11 +345,11 @@ qint64 RedissonLockUnit::validUntilMs(const PatternObject &, const Reading &r) c
 
 void RedissonLockUnit::track(TrackState &t, const Reading &reading, qint64 nowMs) const
 {
-    if (!reading.isOk() || reading.token.isEmpty()) {
+    if (!reading.isOk() || LockData::of(reading).token.isEmpty()) {
         t.heldToken.clear();
         t.heldSinceMs = -1;
-    } else if (reading.token != t.heldToken) {
-        t.heldToken = reading.token;
+    } else if (LockData::of(reading).token != t.heldToken) {
+        t.heldToken = LockData::of(reading).token;
         t.heldSinceMs = t.everRead ? nowMs : -1;
     }
 }
@@ -380,7 +381,7 @@ QList<Column> RedissonLockUnit::columns() const
     holder.header = QStringLiteral("Holder token");
     holder.text = [](const ObjectState &s, qint64) -> QString {
         const Reading &r = s.reading;
-        QString text = printableBytes(r.token, 64);
+        QString text = printableBytes(LockData::of(r).token, 64);
         if (!r.items.isEmpty() && r.items.first().attempts > 1)
             text += QStringLiteral(" (×%1)").arg(r.items.first().attempts);
         if (r.inFlight > 1)
@@ -432,7 +433,7 @@ void RedissonLockUnit::writeJson(const ObjectState &s, const Reading &r, qint64 
     j.insert(QStringLiteral("redissonTypeText"), redissonTypeText(r));
     const QString mode = modeOf(r);
     j.insert(QStringLiteral("mode"), mode.isEmpty() ? QJsonValue() : QJsonValue(mode));
-    j.insert(QStringLiteral("token"), keyToJson(r.token));
+    j.insert(QStringLiteral("token"), keyToJson(LockData::of(r).token));
     j.insert(QStringLiteral("pttlMs"), double(r.pttlMs));
     j.insert(QStringLiteral("heldForMs"),
              s.heldSinceMs >= 0 ? QJsonValue(double(nowMs - s.heldSinceMs)) : QJsonValue());
@@ -483,9 +484,14 @@ QList<QStringList> RedissonLockUnit::items(const ObjectState &s, qint64 nowMs) c
 
 QHash<QString, QByteArray> RedissonLockUnit::shownInputs(const ObjectState &s) const
 {
-    if (!s.reading.isOk() || s.reading.token.isEmpty())
+    if (!s.reading.isOk() || LockData::of(s.reading).token.isEmpty())
         return {};
-    return {{QStringLiteral("token"), s.reading.token}};
+    return {{QStringLiteral("token"), LockData::of(s.reading).token}};
+}
+
+QByteArray RedissonLockUnit::holderToken(const ObjectState &s) const
+{
+    return LockData::of(s.reading).token;
 }
 
 QHash<QString, QByteArray> RedissonLockUnit::itemInputs(const ObjectState &s, int i) const
@@ -497,7 +503,7 @@ QHash<QString, QByteArray> RedissonLockUnit::itemInputs(const ObjectState &s, in
 
 std::optional<Attention> RedissonLockUnit::attention(const ObjectState &state, qint64 nowMs) const
 {
-    if (state.gone || !state.reading.isOk() || state.reading.token.isEmpty())
+    if (state.gone || !state.reading.isOk() || LockData::of(state.reading).token.isEmpty())
         return std::nullopt;
     const bool known = state.heldSinceMs >= 0;
     const qint64 held = saturatingSub(nowMs, known ? state.heldSinceMs : state.firstSeenMs);

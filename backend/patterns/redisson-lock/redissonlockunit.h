@@ -79,6 +79,7 @@ public:
     QStringList itemHeaders() const override;
     QList<QStringList> items(const ObjectState &state, qint64 nowMs) const override;
     QHash<QString, QByteArray> shownInputs(const ObjectState &state) const override;
+    QByteArray holderToken(const ObjectState &state) const override;
     QHash<QString, QByteArray> itemInputs(const ObjectState &state, int i) const override;
     std::optional<Attention> attention(const ObjectState &state, qint64 nowMs) const override;
     QString attentionText(const ObjectState &state, qint64 nowMs) const override;

@@ -14,6 +14,19 @@
 namespace gatehouse {
 
 namespace {
+
+// What a Redisson semaphore's reading holds beyond the shared figures: the
+// permits its key says are free (negative when more were acquired than set).
+struct PermitData : PatternData
+{
+    qint64 available = 0;
+    PatternData *clone() const override { return new PermitData(*this); }
+};
+
+qint64 available(const Reading &r)
+{
+    return r.data<PermitData>().available;
+}
 QString leaseText(qint64 endMs)
 {
     if (endMs < 0 || endMs >= RedissonSemaphoreUnit::NoLease)
@@ -234,7 +247,7 @@ Reading RedissonSemaphoreUnit::read(const PatternObject &o, const QList<RedisVal
     }
     const QByteArray value = r.at(0).bytes();
     bool ok = value.isEmpty();
-    reading.count = value.isEmpty() ? 0 : value.toLongLong(&ok);
+    const qint64 permits = value.isEmpty() ? 0 : value.toLongLong(&ok);
     if (!ok) {
         reading.status = Reading::Status::Error;
         reading.message = QStringLiteral("\"%1\" holds \"%2\", not a number of permits: not a "
@@ -260,11 +273,12 @@ Reading RedissonSemaphoreUnit::read(const PatternObject &o, const QList<RedisVal
     }
     reading.truncated = reading.inFlight > reading.items.size();
     reading.inWindow = reading.inFlight;
-    reading.limit = saturatingAdd(reading.count, reading.inFlight);
-    reading.counts = {{QStringLiteral("available"), reading.count},
+    reading.edit<PermitData>().available = permits;
+    reading.limit = saturatingAdd(permits, reading.inFlight);
+    reading.counts = {{QStringLiteral("available"), permits},
                       {QStringLiteral("acquired"), reading.inFlight},
                       {QStringLiteral("expired"), reading.stuck}};
-    if (reading.count < 0)
+    if (permits < 0)
         reading.message = QStringLiteral("Fewer than zero permits: more were acquired than set.");
     return reading;
 }
@@ -289,7 +303,7 @@ QList<Figure> RedissonSemaphoreUnit::figures() const
     return {
         {QStringLiteral("available"), QStringLiteral("Available"), false,
          [](const Reading &r, qint64) {
-             return double(r.count);
+             return double(available(r));
          }},
         {QStringLiteral("acquired"), QStringLiteral("Acquired"), false,
          [](const Reading &r, qint64) {
@@ -328,7 +342,7 @@ void RedissonSemaphoreUnit::writeJson(const ObjectState &s, const Reading &r, qi
     j.insert(QStringLiteral("redissonType"), r.inFlight > 0
                                                  ? QStringLiteral("RPermitExpirableSemaphore")
                                                  : QStringLiteral("RSemaphore"));
-    j.insert(QStringLiteral("available"), double(r.count));
+    j.insert(QStringLiteral("available"), double(available(r)));
     j.insert(QStringLiteral("acquired"), double(r.inFlight));
     j.insert(QStringLiteral("expired"), double(r.stuck));
     j.insert(QStringLiteral("pttlMs"), double(r.pttlMs));
@@ -389,7 +403,7 @@ QString RedissonSemaphoreUnit::attentionText(const ObjectState &state, qint64) c
     return QStringLiteral("Redisson semaphore %1: %2 permits expired, %3 available")
         .arg(printableBytes(state.object.key))
         .arg(state.reading.stuck)
-        .arg(state.reading.count);
+        .arg(available(state.reading));
 }
 
 ScriptCall RedissonSemaphoreUnit::releaseExpired(const PatternObject &o, const QByteArray &hex)

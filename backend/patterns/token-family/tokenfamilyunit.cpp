@@ -4,6 +4,7 @@
 #include <patterns/keyclassifier.h>
 #include <patterns/matchcounter.h>
 #include <patterns/sections.h>
+#include <patterns/token-family/tokendata.h>
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -19,6 +20,9 @@ qsizetype probedMembers(const PatternObject &o)
 {
     return std::min<qsizetype>(o.members.size(), TokenFamilyUnit::MaxMembersPerProbe);
 }
+
+[[maybe_unused]] const bool s_judged
+    = registerJudgement(TokenFamilyUnit::Kind, {&TokenData::health, {}, {}, {}});
 } // namespace
 
 QList<PatternUnit::Command> TokenFamilyUnit::probe(const PatternObject &o,
@@ -84,6 +88,7 @@ Reading TokenFamilyUnit::read(const PatternObject &o, const QList<RedisValue> &r
                               .arg(n * stride);
         return reading;
     }
+    TokenData &tokens = TokenData::in(reading);
     qint64 wrongType = 0;
     for (qsizetype i = 0; i < n && (i + 1) * stride <= r.size(); ++i) {
         const RedisValue &pttl = r.at(i * stride);
@@ -103,27 +108,27 @@ Reading TokenFamilyUnit::read(const PatternObject &o, const QList<RedisValue> &r
                 continue;
             }
             if (used.toInteger() > 0)
-                ++reading.used;
+                ++tokens.used;
         }
-        ++reading.count;
+        ++tokens.count;
         if (ttl == -1) {
-            ++reading.withoutTtl;
+            ++tokens.withoutTtl;
             continue;
         }
-        reading.minTtlMs = reading.minTtlMs < 0 ? ttl : std::min(reading.minTtlMs, ttl);
-        reading.maxTtlMs = std::max(reading.maxTtlMs, ttl);
+        tokens.minTtlMs = tokens.minTtlMs < 0 ? ttl : std::min(tokens.minTtlMs, ttl);
+        tokens.maxTtlMs = std::max(tokens.maxTtlMs, ttl);
     }
     if (n < o.members.size() && n > 0) // extrapolate from the sample
-        reading.count = reading.count * o.members.size() / n;
+        tokens.count = tokens.count * o.members.size() / n;
     if (wrongType > 0)
         reading.message = QStringLiteral("%1 keys of the family are not hashes with a \"%2\" "
                                          "counter; they are not counted.")
                               .arg(wrongType)
                               .arg(QString::fromUtf8(o.params.countField));
-    else if (reading.withoutTtl > 0)
+    else if (tokens.withoutTtl > 0)
         reading.message
-            = QStringLiteral("%1 tokens have no TTL and never expire.").arg(reading.withoutTtl);
-    if (reading.count == 0 && wrongType == 0) {
+            = QStringLiteral("%1 tokens have no TTL and never expire.").arg(tokens.withoutTtl);
+    if (tokens.count == 0 && wrongType == 0) {
         reading.status = Reading::Status::Missing;
         reading.message
             = QStringLiteral("No live tokens in family \"%1\".").arg(printableBytes(o.key));
@@ -370,10 +375,7 @@ std::optional<PatternObject> TokenFamilyUnit::afterRead(const PatternObject &pro
 
 QList<Figure> TokenFamilyUnit::figures() const
 {
-    return {{QStringLiteral("count"), QStringLiteral("Live tokens"), false,
-             [](const Reading &r, qint64) {
-                 return double(r.count);
-             }}};
+    return {TokenData::liveTokens()};
 }
 
 QList<Column> TokenFamilyUnit::columns() const
@@ -383,29 +385,30 @@ QList<Column> TokenFamilyUnit::columns() const
 
 QList<Column> TokenFamilyUnit::tokenColumns()
 {
-    Column live = Column::count(QStringLiteral("Live"), &Reading::count);
+    Column live = Column::count(QStringLiteral("Live"), &TokenData::count);
     Column range;
     range.header = QStringLiteral("TTL range");
     range.movesWithTime = true;
     range.text = [](const ObjectState &s, qint64 now) -> QString {
         const Reading &r = s.reading;
-        return QStringLiteral("%1 – %2").arg(formatMs(r.countdownAt(r.minTtlMs, now)),
-                                             formatMs(r.countdownAt(r.maxTtlMs, now)));
+        return QStringLiteral("%1 – %2").arg(
+            formatMs(r.countdownAt(TokenData::of(r).minTtlMs, now)),
+            formatMs(r.countdownAt(TokenData::of(r).maxTtlMs, now)));
     };
-    Column noTtl = Column::count(QStringLiteral("No TTL"), &Reading::withoutTtl);
+    Column noTtl = Column::count(QStringLiteral("No TTL"), &TokenData::withoutTtl);
     return {Column::key(QStringLiteral("Family")), live, range, noTtl, Column::status()};
 }
 
 void TokenFamilyUnit::writeJson(const ObjectState &s, const Reading &r, qint64,
                                 QJsonObject &j) const
 {
-    j.insert(QStringLiteral("count"), double(r.count));
-    j.insert(QStringLiteral("withoutTtl"), double(r.withoutTtl));
-    j.insert(QStringLiteral("minTtlMs"), double(r.minTtlMs));
-    j.insert(QStringLiteral("maxTtlMs"), double(r.maxTtlMs));
+    j.insert(QStringLiteral("count"), double(TokenData::of(r).count));
+    j.insert(QStringLiteral("withoutTtl"), double(TokenData::of(r).withoutTtl));
+    j.insert(QStringLiteral("minTtlMs"), double(TokenData::of(r).minTtlMs));
+    j.insert(QStringLiteral("maxTtlMs"), double(TokenData::of(r).maxTtlMs));
     j.insert(QStringLiteral("counted"), s.object.countedTokens);
     if (s.object.countedTokens)
-        j.insert(QStringLiteral("used"), double(r.used));
+        j.insert(QStringLiteral("used"), double(TokenData::of(r).used));
 }
 
 QList<PatternAction> TokenFamilyUnit::actions() const

@@ -2,6 +2,7 @@
 #include "tokenhashunit.h"
 
 #include <patterns/sections.h>
+#include <patterns/token-family/tokendata.h>
 #include <patterns/token-family/tokenfamilyunit.h>
 #include <redis/redisscript.h>
 
@@ -25,6 +26,9 @@ bool isSessionWord(const QByteArray &word)
 {
     return word == "session" || word == "sess" || word == "sid";
 }
+
+[[maybe_unused]] const bool s_judged
+    = registerJudgement(TokenHashUnit::Kind, {&TokenData::health, {}, {}, {}});
 
 } // namespace
 
@@ -120,8 +124,9 @@ Reading TokenHashUnit::read(const PatternObject &o, const QList<RedisValue> &r,
     const qint64 without = v.at(3).toInteger();
     reading.stored = fields;
     reading.length = sampled;
-    reading.minTtlMs = v.at(4).toInteger();
-    reading.maxTtlMs = v.at(5).toInteger();
+    TokenData &tokens = TokenData::in(reading);
+    tokens.minTtlMs = v.at(4).toInteger();
+    tokens.maxTtlMs = v.at(5).toInteger();
     // A sample of part of the hash speaks for all of it in proportion.
     // In double, clamped: counts no server holds never overflow.
     const auto scaled = [&](qint64 n) -> qint64 {
@@ -133,15 +138,15 @@ Reading TokenHashUnit::read(const PatternObject &o, const QList<RedisValue> &r,
                               : qint64(v);
     };
     const bool whole = sampled >= fields;
-    reading.count = std::max<qint64>(0, saturatingSub(fields, whole ? gone : scaled(gone)));
-    reading.withoutTtl = whole ? without : scaled(without);
+    tokens.count = std::max<qint64>(0, saturatingSub(fields, whole ? gone : scaled(gone)));
+    tokens.withoutTtl = whole ? without : scaled(without);
     if (!whole)
         reading.message
             = QStringLiteral("TTLs read in a sample of %1 of %2 fields.").arg(sampled).arg(fields);
-    else if (reading.withoutTtl > 0)
+    else if (tokens.withoutTtl > 0)
         reading.message
-            = QStringLiteral("%1 fields have no TTL and never expire.").arg(reading.withoutTtl);
-    if (reading.count == 0) {
+            = QStringLiteral("%1 fields have no TTL and never expire.").arg(tokens.withoutTtl);
+    if (tokens.count == 0) {
         reading.status = Reading::Status::Missing;
         reading.message
             = QStringLiteral("No live fields in token hash \"%1\".").arg(printableBytes(o.key));
@@ -155,17 +160,14 @@ qint64 TokenHashUnit::validUntilMs(const PatternObject &, const Reading &r) cons
     // hash does not know the soonest: read every tick.
     if (!r.isOk() || r.length < r.stored)
         return r.atMs;
-    if (r.minTtlMs <= 0)
+    if (TokenData::of(r).minTtlMs <= 0)
         return Reading::Forever; // no field expires: only a write changes it
-    return saturatingAdd(r.atMs, r.minTtlMs);
+    return saturatingAdd(r.atMs, TokenData::of(r).minTtlMs);
 }
 
 QList<Figure> TokenHashUnit::figures() const
 {
-    return {{QStringLiteral("count"), QStringLiteral("Live tokens"), false,
-             [](const Reading &r, qint64) {
-                 return double(r.count);
-             }}};
+    return {TokenData::liveTokens()};
 }
 
 QList<Column> TokenHashUnit::columns() const
@@ -176,10 +178,10 @@ QList<Column> TokenHashUnit::columns() const
 
 void TokenHashUnit::writeJson(const ObjectState &, const Reading &r, qint64, QJsonObject &j) const
 {
-    j.insert(QStringLiteral("count"), double(r.count));
-    j.insert(QStringLiteral("withoutTtl"), double(r.withoutTtl));
-    j.insert(QStringLiteral("minTtlMs"), double(r.minTtlMs));
-    j.insert(QStringLiteral("maxTtlMs"), double(r.maxTtlMs));
+    j.insert(QStringLiteral("count"), double(TokenData::of(r).count));
+    j.insert(QStringLiteral("withoutTtl"), double(TokenData::of(r).withoutTtl));
+    j.insert(QStringLiteral("minTtlMs"), double(TokenData::of(r).minTtlMs));
+    j.insert(QStringLiteral("maxTtlMs"), double(TokenData::of(r).maxTtlMs));
     j.insert(QStringLiteral("fields"), double(r.stored));
     j.insert(QStringLiteral("sampledFields"), double(r.length));
 }

@@ -2,6 +2,7 @@
 #include "legacylocktiles.h"
 
 #include <QCoreApplication>
+#include <patterns/lock/lockdata.h>
 
 namespace gatehouse::legacylocktiles {
 
@@ -15,7 +16,7 @@ PanelRegistry::Tile expired()
             [](const ObjectState &o, qint64 nowMs) -> std::optional<PanelRegistry::TileAdd> {
                 // Past the expiry in its value and still set: the holder died
                 // without deleting it; the longest expired first.
-                const qint64 expiresAtMs = o.reading.expiresAtMs;
+                const qint64 expiresAtMs = LockData::of(o.reading).expiresAtMs;
                 if (expiresAtMs <= 0 || expiresAtMs >= nowMs)
                     return std::nullopt;
                 return PanelRegistry::TileAdd{1, nowMs - expiresAtMs};

@@ -2,6 +2,7 @@
 #include "locktimelinepanel.h"
 
 #include <history/historystore.h>
+#include <patterns/lock/lockdata.h>
 
 #include <QDateTime>
 #include <QFutureWatcher>
@@ -23,8 +24,8 @@ constexpr qint64 ExpirySlackMs = 250;
 
 bool holdsNow(const ObjectState &s)
 {
-    return !s.gone && s.reading.status == Reading::Status::Ok && !s.reading.token.isEmpty()
-           && s.reading.pttlMs != -2;
+    return !s.gone && s.reading.status == Reading::Status::Ok
+           && !LockData::of(s.reading).token.isEmpty() && s.reading.pttlMs != -2;
 }
 
 } // namespace
@@ -96,7 +97,7 @@ void LockTimelinePanel::follow(const ObjectState &s)
         m_order.append(key);
         it = m_holders.insert(key, {});
         if (const auto was = m_forgotten.constFind(key); was != m_forgotten.cend()) {
-            recorded = *was == qHash(s.reading.token);
+            recorded = *was == qHash(LockData::of(s.reading).token);
             m_forgotten.erase(was);
         }
     }
@@ -118,7 +119,7 @@ void LockTimelinePanel::follow(const ObjectState &s)
             close(at);
         return;
     }
-    if (open && open->token != s.reading.token) {
+    if (open && open->token != LockData::of(s.reading).token) {
         // Taken by another holder between two readings: the old one ended
         // at the latest when the new one took it.
         close(s.heldSinceMs > 0 ? std::max(open->acquiredMs, s.heldSinceMs) : at);
@@ -126,15 +127,17 @@ void LockTimelinePanel::follow(const ObjectState &s)
     }
     // A lock whose value carries its expiry (a legacy lock) can outlive it:
     // its holder crashed and the key stays until the next client breaks it.
-    const qint64 leaseEnd = s.reading.pttlMs >= 0       ? at + s.reading.pttlMs
-                            : s.reading.expiresAtMs > 0 ? s.reading.expiresAtMs
-                                                        : -1;
+    const qint64 leaseEnd = s.reading.pttlMs >= 0 ? at + s.reading.pttlMs
+                            : LockData::of(s.reading).expiresAtMs > 0
+                                ? LockData::of(s.reading).expiresAtMs
+                                : -1;
     const bool lapsed = s.reading.pttlMs < 0 && leaseEnd > 0 && leaseEnd <= at;
-    if (!open && lapsed && !holders.isEmpty() && holders.last().token == s.reading.token)
+    if (!open && lapsed && !holders.isEmpty()
+        && holders.last().token == LockData::of(s.reading).token)
         return; // its expiry is shown already
     if (!open) {
         Holder h;
-        h.token = s.reading.token;
+        h.token = LockData::of(s.reading).token;
         h.acquiredMs = s.heldSinceMs > 0 ? s.heldSinceMs : at;
         // The first holder the console sees held it already when watching
         // began; a later one took it between two readings (one tick apart).

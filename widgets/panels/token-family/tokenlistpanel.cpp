@@ -2,6 +2,7 @@
 #include "tokenlistpanel.h"
 
 #include <historyrangebar.h>
+#include <patterns/token-family/tokendata.h>
 #include <theme.h>
 
 #include <deployment/consolereads.h>
@@ -364,10 +365,11 @@ void TokenListPanel::setObject(const ObjectState *state)
         drawFlow();
     } else if (!m_loading && m_listedOk) {
         // "about": the family's live count as the monitor last read it.
-        m_range->setText(m_complete ? tr("%n live tokens", nullptr, int(m_shown))
-                                    : tr("%1 of about %2 live tokens")
-                                          .arg(m_shown)
-                                          .arg(std::max<qint64>(m_shown, state->reading.count)));
+        m_range->setText(
+            m_complete ? tr("%n live tokens", nullptr, int(m_shown))
+                       : tr("%1 of about %2 live tokens")
+                             .arg(m_shown)
+                             .arg(std::max<qint64>(m_shown, TokenData::of(state->reading).count)));
     }
 }
 
@@ -428,9 +430,10 @@ void TokenListPanel::showListing(const TokenListing &listing)
     else if (listing.complete)
         m_range->setText(tr("%n live tokens", nullptr, int(m_shown)));
     else
-        m_range->setText(tr("%1 of about %2 live tokens")
-                             .arg(m_shown)
-                             .arg(std::max<qint64>(m_shown, m_family->reading.count)));
+        m_range->setText(
+            tr("%1 of about %2 live tokens")
+                .arg(m_shown)
+                .arg(std::max<qint64>(m_shown, TokenData::of(m_family->reading).count)));
     m_range->setToolTip(tr("Read at %1 by SCAN MATCH %2 (at most %3 shown, %4 keys examined "
                            "at most per node).")
                             .arg(QDateTime::currentDateTime().toString(QStringLiteral("HH:mm:ss")),

@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <patterns/reading.h>
+
+#include <QByteArray>
+
+namespace gatehouse {
+
+// What a lock's reading holds beyond the key's TTL (Reading::pttlMs): its
+// holder. Written by the lock units (SET NX locks, legacy locks, Redisson
+// locks), read by them, their panels and their JSON.
+struct LockData : PatternData
+{
+    QByteArray token;            // holder token (lock) or raw value (legacy lock)
+    qint64 expiresAtMs = -1;     // legacy lock: the expiry written in the value
+    bool tokenTruncated = false; // the value is longer than the bounded read
+
+    PatternData *clone() const override;
+
+    static const LockData &of(const Reading &r) { return r.data<LockData>(); }
+    static LockData &in(Reading &r) { return r.edit<LockData>(); }
+};
+
+} // namespace gatehouse

@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: MIT
+// A pattern's own data in a reading (PatternData): written by its unit only,
+// shared between copies until one is written, projected by itself, and
+// judged by the pattern that owns it. No server needed.
+#include <patterns/lock/lockdata.h>
+#include <patterns/objecthealth.h>
+#include <patterns/patternregistry.h>
+#include <patterns/token-family/tokendata.h>
+
+#include <QtTest>
+
+using namespace gatehouse;
+
+namespace {
+
+PatternKind kindOf(const char *id)
+{
+    const std::optional<PatternKind> kind = patternFromId(QLatin1String(id));
+    Q_ASSERT(kind);
+    return *kind;
+}
+
+} // namespace
+
+class tst_PatternData : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void initTestCase() { PatternRegistry::instance(); }
+
+    // A copy shares the data (snapshots and history hold many copies of a
+    // reading); writing a copy leaves the reading it came from as it was.
+    void copiesShareUntilWritten()
+    {
+        Reading read;
+        LockData::in(read).token = "holder-1";
+        const Reading shown = read;
+        QCOMPARE(&LockData::of(shown), &LockData::of(read));
+
+        Reading changed = read;
+        LockData::in(changed).token = "holder-2";
+        QCOMPARE(LockData::of(read).token, QByteArray("holder-1"));
+        QCOMPARE(LockData::of(shown).token, QByteArray("holder-1"));
+        QCOMPARE(LockData::of(changed).token, QByteArray("holder-2"));
+        QVERIFY(&LockData::of(changed) != &LockData::of(read));
+    }
+
+    // Another pattern's reading answers with defaults, and asking writes
+    // nothing into it.
+    void anotherPatternsDataReadsAsDefaults()
+    {
+        Reading limiter;
+        limiter.inWindow = 4;
+        QVERIFY(!limiter.hasData());
+        QCOMPARE(LockData::of(limiter).token, QByteArray());
+        QCOMPARE(LockData::of(limiter).expiresAtMs, qint64(-1));
+        QCOMPARE(TokenData::of(limiter).count, qint64(0));
+        QVERIFY(!limiter.hasData());
+
+        Reading lock;
+        LockData::in(lock).token = "t";
+        QCOMPARE(TokenData::of(lock).minTtlMs, qint64(-1));
+        QCOMPARE(LockData::of(lock).token, QByteArray("t"));
+    }
+
+    // Reading::at projects the shared figures and the pattern's own times;
+    // data with no times is shared by the projection, not copied.
+    void projectionMovesTheDatasOwnTimes()
+    {
+        Reading family;
+        family.atMs = 1'000;
+        family.pttlMs = 8'000;
+        TokenData &tokens = TokenData::in(family);
+        tokens.count = 3;
+        tokens.minTtlMs = 5'000;
+        tokens.maxTtlMs = 9'000;
+
+        const Reading later = family.at(3'500);
+        QCOMPARE(later.pttlMs, qint64(5'500));
+        QCOMPARE(TokenData::of(later).minTtlMs, qint64(2'500));
+        QCOMPARE(TokenData::of(later).maxTtlMs, qint64(6'500));
+        QCOMPARE(TokenData::of(later).count, qint64(3));
+        QCOMPARE(TokenData::of(family).minTtlMs, qint64(5'000)); // the reading as read
+
+        // Past the shortest TTL it stops at 0, as every countdown does.
+        QCOMPARE(TokenData::of(family.at(7'000)).minTtlMs, qint64(0));
+
+        Reading lock;
+        lock.atMs = 1'000;
+        LockData::in(lock).token = "holder";
+        LockData::in(lock).expiresAtMs = 60'000;
+        const Reading lockLater = lock.at(3'000);
+        QCOMPARE(&LockData::of(lockLater), &LockData::of(lock));
+        QCOMPARE(LockData::of(lockLater).expiresAtMs, qint64(60'000)); // a time, not a countdown
+    }
+
+    // A token family's tokens without a TTL are its own judgement now, not
+    // the default health every pattern gets.
+    void tokensWithoutTtlAreJudgedByTheirPattern()
+    {
+        ObjectState family;
+        family.object.kind = kindOf("token-family");
+        family.object.key = "reset:*";
+        family.reading.atMs = 1'000;
+        TokenData::in(family.reading).count = 5;
+        TokenData::in(family.reading).withoutTtl = 2;
+        ObjectHealth h = objectHealth(family, 1'000);
+        QCOMPARE(h.id, states::Orphaned);
+        QCOMPARE(h.words, QStringLiteral("2 without TTL"));
+        QCOMPARE(h.severity, Severity::Warning);
+
+        ObjectState hash = family;
+        hash.object.kind = kindOf("token-hash");
+        QCOMPARE(objectHealth(hash, 1'000).id, states::Orphaned);
+
+        TokenData::in(family.reading).withoutTtl = 0;
+        QCOMPARE(objectHealth(family, 1'000).id, states::Ok);
+
+        // A gone family is gone, whatever its last reading held.
+        TokenData::in(family.reading).withoutTtl = 2;
+        family.gone = true;
+        QCOMPARE(objectHealth(family, 1'000).id, states::Gone);
+    }
+
+    // The console's Copy token and the held-for metric ask the unit.
+    void holderTokenIsTheLocksOnly()
+    {
+        ObjectState lock;
+        lock.object.kind = kindOf("lock");
+        LockData::in(lock.reading).token = "a1b2";
+        QCOMPARE(PatternUnit::of(lock.object.kind).holderToken(lock), QByteArray("a1b2"));
+
+        ObjectState family;
+        family.object.kind = kindOf("token-family");
+        TokenData::in(family.reading).count = 1;
+        QCOMPARE(PatternUnit::of(family.object.kind).holderToken(family), QByteArray());
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_PatternData)
+#include "tst_patterndata.moc"

@@ -12,6 +12,7 @@
 #include "servecommand.h"
 #include "simulatecommand.h"
 #include "timelinecommand.h"
+#include "watchcommand.h"
 
 #include <alerts/builtinalerts.h>
 #include <history/historystore.h>
@@ -537,16 +538,19 @@ int main(int argc, char *argv[])
                     "watch --alerts has no rules to watch: give --alert 'occupancy >= 80% for "
                     "5s on limiter', or a --profile with an \"alerts\" list."));
         }
-        cli::SnapshotCommand snapshot(*endpoint, options, parser.isSet(json), watch, int(*n));
-        snapshot.setLimit(qsizetype(*most));
-        if (parser.isSet(history)) {
-            if (!watch)
-                return usageError(QStringLiteral("--history applies to watch and serve only."));
-            snapshot.setHistoryFile(historyFile, *historyOptions);
+        if (parser.isSet(history) && !watch)
+            return usageError(QStringLiteral("--history applies to watch and serve only."));
+        if (!watch) {
+            cli::SnapshotCommand snapshot(*endpoint, options, parser.isSet(json));
+            snapshot.setLimit(qsizetype(*most));
+            return runSession(app, snapshot);
         }
+        cli::WatchCommand watchCommand(*endpoint, options, parser.isSet(json), int(*n));
+        if (parser.isSet(history))
+            watchCommand.setHistoryFile(historyFile, *historyOptions);
         if (alerting)
-            snapshot.setAlerts(rules, parser.isSet(failOnAlert));
-        return runSession(app, snapshot);
+            watchCommand.setAlerts(rules, parser.isSet(failOnAlert));
+        return runSession(app, watchCommand);
     }
     if (command == QLatin1String("serve")) {
         if (args.size() > 1)

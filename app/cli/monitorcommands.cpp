@@ -5,8 +5,6 @@
 #include <patterns/patternregistry.h>
 
 #include "exitcodes.h"
-#include "interrupt.h"
-#include <history/historyfeed.h>
 
 #include <QDateTime>
 #include <QDir>
@@ -17,8 +15,6 @@
 #include <QLocale>
 #include <QSaveFile>
 #include <QTextStream>
-
-#include <cmath>
 
 namespace gatehouse::cli {
 
@@ -38,47 +34,15 @@ QString cell(const QString &s, int width)
 } // namespace
 
 SnapshotCommand::SnapshotCommand(const RedisEndpoint &endpoint, Monitor::Options options, bool json,
-                                 bool watch, int count, QObject *parent)
+                                 QObject *parent)
     : Session(endpoint, parent)
     , m_options(std::move(options))
     , m_json(json)
-    , m_watch(watch)
-    , m_count(count)
 {
-    setReconnecting(m_watch);
-    if (!m_watch) {
-        m_options.useEvents = false; // one reading: no subscription
-        m_options.singleReading = true;
-        m_options.rescanMs = 0;
-        m_options.intervalMs = 3600 * 1000; // ticks are driven below
-    }
-}
-
-void SnapshotCommand::setAlerts(const QList<AlertRule> &rules, bool failOnAlert)
-{
-    m_alerts = std::make_unique<AlertEngine>();
-    m_alerts->setRules(rules);
-    m_failOnAlert = failOnAlert;
-    connect(m_alerts.get(), &AlertEngine::transition, this, &SnapshotCommand::printAlert);
-    // Interrupted: the run ends with its verdict, not the shell's 130.
-    auto *interrupt = new Interrupt(this);
-    connect(interrupt, &Interrupt::interrupted, this, [this] { done(endCode()); });
-}
-
-int SnapshotCommand::endCode() const
-{
-    return m_failOnAlert && m_alerts && m_alerts->everFired() ? ExitAlertFired : ExitOk;
-}
-
-void SnapshotCommand::printAlert(const AlertEvent &e)
-{
-    QTextStream out(stdout);
-    if (m_json)
-        out << QJsonDocument(e.toJson()).toJson(QJsonDocument::Compact) << '\n';
-    else
-        out << QDateTime::fromMSecsSinceEpoch(e.atMs).toUTC().toString(Qt::ISODateWithMs) << ' '
-            << e.sentence() << '\n';
-    out.flush();
+    m_options.useEvents = false; // one reading: no subscription
+    m_options.singleReading = true;
+    m_options.rescanMs = 0;
+    m_options.intervalMs = 3600 * 1000; // ticks are driven below
 }
 
 void SnapshotCommand::onReady()
@@ -90,59 +54,24 @@ void SnapshotCommand::onReady()
         m_progress.start();
         m_monitor->refreshNow(); // every object read after the scan, in one tick
     });
-    if (!m_watch) {
+    m_progress.start();
+    m_progressLine.start();
+    // A long scan says how far it is, once a second, on stderr (stdout
+    // carries only the snapshot).
+    const auto progressed = [this](qint64 scanned, qint64 total) {
         m_progress.start();
+        if (m_progressLine.elapsed() < 1000)
+            return;
         m_progressLine.start();
-        // A long scan says how far it is, once a second, on stderr (stdout
-        // carries only the snapshot).
-        const auto progressed = [this](qint64 scanned, qint64 total) {
-            m_progress.start();
-            if (m_progressLine.elapsed() < 1000)
-                return;
-            m_progressLine.start();
-            m_progressShown = true;
-            QTextStream(stderr) << "gatehouse-cli: scanned " << scanned << " of about "
-                                << std::max(scanned, total) << " keys" << Qt::endl;
-        };
-        connect(m_monitor.get(), &Monitor::discoveryProgress, this, progressed);
-        m_silenceCheck.setInterval(1000);
-        connect(&m_silenceCheck, &QTimer::timeout, this, &SnapshotCommand::checkSilence);
-        m_silenceCheck.start();
-    }
+        m_progressShown = true;
+        QTextStream(stderr) << "gatehouse-cli: scanned " << scanned << " of about "
+                            << std::max(scanned, total) << " keys" << Qt::endl;
+    };
+    connect(m_monitor.get(), &Monitor::discoveryProgress, this, progressed);
+    m_silenceCheck.setInterval(1000);
+    connect(&m_silenceCheck, &QTimer::timeout, this, &SnapshotCommand::checkSilence);
+    m_silenceCheck.start();
     connect(m_monitor.get(), &Monitor::tickFinished, this, &SnapshotCommand::printTick);
-    if (m_watch && !m_historyFile.isEmpty()) {
-        m_history = std::make_unique<HistoryStore>(m_historyFile, m_historyOptions);
-        connect(m_history.get(), &HistoryStore::problem, this, [](const QString &message) {
-            QTextStream(stderr) << "gatehouse-cli: " << message << Qt::endl;
-        });
-        connect(m_monitor.get(), &Monitor::tickFinished, this, [this](const Snapshot &s) {
-            feedHistory(*m_monitor, *m_history, s, m_discovered);
-        });
-        // Registered as discovery finds them, not in the first tick's write.
-        connect(m_monitor.get(), &Monitor::objectsFound, this,
-                [this](const QList<PatternObject> &objects) {
-                    if (!m_discovered)
-                        m_history->registerObjects(objects);
-                });
-        m_history->open();
-        // The connection's timeline (gatehouse-cli timeline reads it back).
-        connect(m_monitor.get(), &Monitor::snapshotReady, this, [this](const Snapshot &s) {
-            for (const ConnectionTimeline::Entry &e :
-                 m_timeline.observe(s, QDateTime::currentMSecsSinceEpoch()))
-                m_history->recordEvent(e.atMs, QByteArray(), e.historyKind(), e.text);
-        });
-        // watch --alerts --history: firings and resolutions go in the file too.
-        if (m_alerts) {
-            connect(m_alerts.get(), &AlertEngine::transition, this, [this](const AlertEvent &e) {
-                m_history->recordEvent(e.atMs, e.key, QStringLiteral("alert.") + e.stateId(),
-                                       e.sentence());
-            });
-        }
-    }
-    connect(m_monitor.get(), &Monitor::tickOverdue, this, [this](const Snapshot &s) {
-        if (m_watch)
-            printTick(s); // a line per tick even when the server does not answer
-    });
     m_monitor->start();
 }
 
@@ -150,52 +79,32 @@ void SnapshotCommand::printTick(const Snapshot &s)
 {
     if (!m_discovered || isDone())
         return;
+    if (client().state() != RedisConnection::State::Ready)
+        return; // lost during the reading: the session fails with why
     QTextStream out(stdout);
-    if (!m_watch) {
-        if (client().state() != RedisConnection::State::Ready)
-            return; // lost during the reading: the session fails with why
-        if (m_progressShown)
-            QTextStream(stderr) << "gatehouse-cli: scanned " << s.scanned << " keys; "
-                                << s.objects.size() << " objects found" << Qt::endl;
-        if (m_json) {
-            out.flush();
-            QFile file;
-            if (!file.open(stdout, QIODevice::WriteOnly) || !s.writeJson(&file, m_limit)) {
-                fail(QStringLiteral("Could not write the snapshot to stdout: %1.")
-                         .arg(file.errorString()));
-                return;
-            }
-            file.flush();
-        } else {
-            printText(s);
-        }
+    if (m_progressShown)
+        QTextStream(stderr) << "gatehouse-cli: scanned " << s.scanned << " keys; "
+                            << s.objects.size() << " objects found" << Qt::endl;
+    if (m_json) {
         out.flush();
-        // Keys this user may not list or read: what could be read is printed,
-        // but it is not everything there is (README, "Permissions").
-        if (!s.server.complete)
-            QTextStream(stderr)
-                << "gatehouse-cli: incomplete: "
-                << s.server.notes.filter(QLatin1String("NOPERM")).join(QLatin1Char(' '))
-                << Qt::endl;
-        done(s.server.complete ? ExitOk : ExitFailure);
-        return;
+        QFile file;
+        if (!file.open(stdout, QIODevice::WriteOnly) || !s.writeJson(&file, m_limit)) {
+            fail(QStringLiteral("Could not write the snapshot to stdout: %1.")
+                     .arg(file.errorString()));
+            return;
+        }
+        file.flush();
+    } else {
+        printText(s);
     }
-    if (m_lost)
-        ++m_missed;
-    printWorldEvents(s);
-    if (m_alerts) {
-        m_alerts->evaluate(s); // its transitions print themselves (printAlert)
-        if (m_count > 0 && ++m_printed >= m_count)
-            done(endCode());
-        return;
-    }
-    if (m_json)
-        out << QJsonDocument(s.toJson()).toJson(QJsonDocument::Compact) << '\n';
-    else
-        printWatchLine(s);
     out.flush();
-    if (m_count > 0 && ++m_printed >= m_count)
-        done(ExitOk);
+    // Keys this user may not list or read: what could be read is printed,
+    // but it is not everything there is (README, "Permissions").
+    if (!s.server.complete)
+        QTextStream(stderr) << "gatehouse-cli: incomplete: "
+                            << s.server.notes.filter(QLatin1String("NOPERM")).join(QLatin1Char(' '))
+                            << Qt::endl;
+    done(s.server.complete ? ExitOk : ExitFailure);
 }
 
 void SnapshotCommand::checkSilence()
@@ -216,152 +125,6 @@ void SnapshotCommand::checkSilence()
              .arg(limitMs / 1000)
              .arg(m_discovered ? QStringLiteral("while reading")
                                : QStringLiteral("while scanning")));
-}
-
-void SnapshotCommand::onConnectionLost(const QString &why)
-{
-    m_lost = true;
-    m_missed = 0;
-    const QDateTime now = QDateTime::currentDateTimeUtc();
-    QTextStream out(stdout);
-    if (m_json) {
-        const QJsonObject event{{QStringLiteral("event"), QStringLiteral("connectionLost")},
-                                {QStringLiteral("atMs"), double(now.toMSecsSinceEpoch())},
-                                {QStringLiteral("message"), why}};
-        out << QJsonDocument(event).toJson(QJsonDocument::Compact) << '\n';
-    } else {
-        out << now.toString(Qt::ISODateWithMs) << " connection lost: " << why;
-        out << " Reconnecting.\n";
-    }
-    out.flush();
-}
-
-void SnapshotCommand::onReconnected(qint64 gapMs)
-{
-    m_lost = false;
-    const QDateTime now = QDateTime::currentDateTimeUtc();
-    QTextStream out(stdout);
-    if (m_json) {
-        const QJsonObject event{{QStringLiteral("event"), QStringLiteral("reconnected")},
-                                {QStringLiteral("atMs"), double(now.toMSecsSinceEpoch())},
-                                {QStringLiteral("gapMs"), double(gapMs)},
-                                {QStringLiteral("ticksMissed"), m_missed}};
-        out << QJsonDocument(event).toJson(QJsonDocument::Compact) << '\n';
-    } else {
-        out << now.toString(Qt::ISODateWithMs) << " reconnected after "
-            << QString::number(double(gapMs) / 1000.0, 'f', 1) << " s; " << m_missed
-            << " ticks missed\n";
-    }
-    out.flush();
-}
-
-void SnapshotCommand::printWorldEvents(const Snapshot &s)
-{
-    // A master switch or a restart (ServerStatus::World): said once when it
-    // is seen, and once when every object was read again.
-    const ServerStatus::World &w = s.server.world;
-    const bool began = w.generation != m_worldGeneration;
-    const bool reread = w.kind == QLatin1String("restart") || w.kind == QLatin1String("master");
-    const bool whole = reread && w.wholeAtMs >= 0 && (began || !m_worldWhole);
-    m_worldGeneration = w.generation;
-    m_worldWhole = w.wholeAtMs >= 0;
-    QTextStream out(stdout);
-    if (began) {
-        if (m_json)
-            out << QJsonDocument(QJsonObject{{QStringLiteral("event"),
-                                              ConnectionTimeline::worldEvent(w.kind)},
-                                             {QStringLiteral("atMs"), double(w.sinceMs)},
-                                             {QStringLiteral("message"), w.reason}})
-                       .toJson(QJsonDocument::Compact)
-                << '\n';
-        else
-            out << QDateTime::fromMSecsSinceEpoch(w.sinceMs, Qt::UTC).toString(Qt::ISODateWithMs)
-                << ' ' << w.reason << (reread ? " Every object is read again.\n" : "\n");
-    }
-    if (whole) {
-        if (m_json)
-            out << QJsonDocument(
-                       QJsonObject{{QStringLiteral("event"), QStringLiteral("readingsWhole")},
-                                   {QStringLiteral("atMs"), double(w.wholeAtMs)},
-                                   {QStringLiteral("afterMs"), double(w.wholeAtMs - w.sinceMs)}})
-                       .toJson(QJsonDocument::Compact)
-                << '\n';
-        else
-            out << QDateTime::fromMSecsSinceEpoch(w.wholeAtMs, Qt::UTC).toString(Qt::ISODateWithMs)
-                << " every object read again and the keyspace rescanned, "
-                << (w.wholeAtMs - w.sinceMs) << " ms after the change\n";
-    }
-}
-
-void SnapshotCommand::printWatchLine(const Snapshot &s)
-{
-    int full = 0, stale = 0;
-    qint64 length = 0, inFlight = 0, stuck = 0;
-    // The totals the patterns' figures declare (Figure::total), in the
-    // registry's order; each summed over the objects of its patterns.
-    struct Totals
-    {
-        QStringList names;
-        QHash<PatternKind, QList<std::pair<qsizetype, Figure>>> figures; // name's index, figure
-    };
-    static const Totals declared = [] {
-        Totals t;
-        for (const PatternUnit *unit : PatternRegistry::instance().units()) {
-            for (const Figure &f : unit->figures()) {
-                if (f.total.isEmpty())
-                    continue;
-                if (!t.names.contains(f.total))
-                    t.names.append(f.total);
-                t.figures[unit->kind()].append({t.names.indexOf(f.total), f});
-            }
-        }
-        return t;
-    }();
-    QList<qint64> totals(declared.names.size(), 0);
-    qint64 staleSince = -1; // server ms of the oldest stale reading
-    QHash<QString, int> perSection;
-    for (const ObjectState &o : s.objects) {
-        if (o.stale) {
-            ++stale;
-            if (staleSince < 0 || (o.staleSinceMs >= 0 && o.staleSinceMs < staleSince))
-                staleSince = o.staleSinceMs;
-        }
-        if (!o.gone)
-            ++perSection[PatternUnit::of(o.object.kind).section().jsonKey];
-        full += o.reading.occupancy().value_or(0) >= 1.0 ? 1 : 0;
-        for (const auto &[at, f] : declared.figures.value(o.object.kind)) {
-            const double v = f.value(o.reading, s.server.timeMs);
-            if (!std::isnan(v))
-                totals[at] += qint64(v);
-        }
-        length += o.reading.length;
-        inFlight += o.reading.inFlight;
-        stuck += o.reading.stuck;
-    }
-    // The reading's server time; while stale, the time of this line (server
-    // clock estimated from the local one), so the lines do not repeat a time.
-    const qint64 at = stale > 0 ? QDateTime::currentMSecsSinceEpoch() + s.server.clockOffsetMs
-                                : s.server.timeMs;
-    QTextStream line(stdout);
-    line << QDateTime::fromMSecsSinceEpoch(at).toUTC().toString(Qt::ISODateWithMs);
-    for (const Section &section : PatternRegistry::instance().sections())
-        line << ' ' << section.jsonKey << '=' << perSection.value(section.jsonKey);
-    line << " full=" << full;
-    for (qsizetype i = 0; i < declared.names.size(); ++i)
-        line << ' ' << declared.names.at(i) << '=' << totals.at(i);
-    line << " queued=" << length << " inFlight=" << inFlight << " stuck=" << stuck
-         << " events=" << (s.server.eventsLive ? "live" : "polling");
-    if (!s.server.eventsLive && s.server.budgetPercent > 0)
-        line << " budget=" << s.server.budgetPercent << "% read=" << s.server.objectsRead
-             << " ageBound=" << ms(s.server.ageBoundMs);
-    if (stale > 0) {
-        QTextStream(stdout) << " STALE objects=" << stale << " since="
-                            << QDateTime::fromMSecsSinceEpoch(staleSince)
-                                   .toUTC()
-                                   .toString(QStringLiteral("HH:mm:ss.zzz'Z'"))
-                            << " lastReadingAge=" << ms(s.server.lastReadingAgeMs);
-    }
-    QTextStream(stdout) << '\n';
 }
 
 void SnapshotCommand::printText(const Snapshot &s)

@@ -3,6 +3,7 @@
 
 #include <history/historyfeed.h>
 
+#include <QDateTime>
 #include <QThread>
 
 namespace gatehouse {
@@ -38,6 +39,13 @@ void Deployment::start()
     m_client.open();
 }
 
+void Deployment::recordEvent(qint64 atMs, const QByteArray &key, const QString &kind,
+                             const QString &text)
+{
+    if (m_history)
+        m_history->recordEvent(atMs, key, kind, text);
+}
+
 QString Deployment::sentencePrefix() const
 {
     return m_options.name.isEmpty() ? QString()
@@ -60,6 +68,7 @@ void Deployment::onFirstReady()
     });
     connect(monitor, &Monitor::snapshotReady, this, &Deployment::snapshotReady);
     connect(monitor, &Monitor::tickOverdue, this, &Deployment::snapshotReady);
+    connect(monitor, &Monitor::tickOverdue, this, &Deployment::tickOverdue);
     if (!m_options.historyFile.isEmpty()) {
         // What the console would chart, written on the store's own thread.
         m_history = std::make_unique<HistoryStore>(m_options.historyFile, m_options.historyOptions);
@@ -76,6 +85,12 @@ void Deployment::onFirstReady()
         connect(monitor, &Monitor::objectsFound, this, [this](const QList<PatternObject> &objects) {
             if (!m_discovered)
                 m_history->registerObjects(objects);
+        });
+        // The connection's timeline (gatehouse-cli timeline reads it back).
+        connect(monitor, &Monitor::snapshotReady, this, [this](const Snapshot &s) {
+            for (const ConnectionTimeline::Entry &e :
+                 m_timeline.observe(s, QDateTime::currentMSecsSinceEpoch()))
+                m_history->recordEvent(e.atMs, QByteArray(), e.historyKind(), e.text);
         });
     }
     connect(monitor, &Monitor::tickFinished, this, &Deployment::tickFinished);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <history/historystore.h>
+#include <monitor/connectiontimeline.h>
 #include <monitor/monitor.h>
 #include <redis/connectionwatch.h>
 #include <redis/redisclient.h>
@@ -18,7 +19,7 @@ namespace gatehouse {
 // handshake fails fast (a wrong URL or password is said at once); after it
 // a lost connection is retried and the monitor re-reads what it shows (see
 // Monitor on reconnects and failovers). What `serve` makes once per
-// deployment it watches.
+// deployment it watches, and `watch` once.
 class Deployment : public QObject
 {
     Q_OBJECT
@@ -43,6 +44,12 @@ public:
     QString sentencePrefix() const;
     // Null until started().
     Monitor *monitor() const { return m_monitor.get(); }
+    // The first scan has finished: every tick from here on is whole.
+    bool isDiscovered() const { return m_discovered; }
+    // Writes an event into the history file beside the figures (an alert's
+    // firing, say); nothing without one. The connection's timeline is
+    // written there already (ConnectionTimeline).
+    void recordEvent(qint64 atMs, const QByteArray &key, const QString &kind, const QString &text);
 
 Q_SIGNALS:
     // Connected for the first time; the monitor runs.
@@ -57,6 +64,8 @@ Q_SIGNALS:
     // tick's, after which monitor()->lastTick*() describe it.
     void snapshotReady(const gatehouse::Snapshot &snapshot);
     void tickFinished(const gatehouse::Snapshot &snapshot);
+    // A tick that has not finished in time (also in snapshotReady).
+    void tickOverdue(const gatehouse::Snapshot &snapshot);
     // The history file could not be written as asked (a sentence).
     void historyProblem(const QString &message);
 
@@ -68,6 +77,7 @@ private:
     ConnectionWatch m_watch;
     std::unique_ptr<Monitor> m_monitor;
     std::unique_ptr<HistoryStore> m_history;
+    ConnectionTimeline m_timeline; // with a history file: written into it
     bool m_discovered = false;
     bool m_failed = false;
 };

@@ -76,7 +76,7 @@ const char s_commands[]
       "  queue job QUEUE JOB [--json]     One job of a library queue: its fields and its\n"
       "                                   payloads decoded (JSON, pickle, msgpack, PHP,\n"
       "                                   protobuf, base64, gzip), with the raw hex.\n"
-      "  queue search QUEUE EXPR [--state S] [--limit N] [--json]\n"
+      "  queue search QUEUE EXPR [--state S] [--limit N] [--busy PERCENT] [--json]\n"
       "                                   The jobs of a library queue matching EXPR, in\n"
       "                                   paced pages: a word, error~ETIMEDOUT, name=X,\n"
       "                                   age>1h, attempts>2, data.customerId=4411.\n"
@@ -234,6 +234,10 @@ int main(int argc, char *argv[])
                               "snapshot --json: at most N elements per section "
                               "(\"totals\" counts them all).",
                               "N");
+    const auto busy = option("busy",
+                             "queue search: at most PERCENT of its time waiting on the server "
+                             "(1-100, default 10); more is faster and weighs on other clients.",
+                             "PERCENT");
     const auto history = option("history", "watch, serve: write every figure to the "
                                            "connection's history file.");
     const auto historyDir = option("history-dir",
@@ -349,6 +353,8 @@ int main(int argc, char *argv[])
     if (parser.isSet(deployment) && command != QLatin1String("serve"))
         return usageError(QStringLiteral("--deployment applies to serve only; other commands "
                                          "take one server, with --url."));
+    if (parser.isSet(busy) && args.value(1) != QLatin1String("search"))
+        return usageError(QStringLiteral("--busy applies to queue search only."));
     if (command == QLatin1String("info")) {
         cli::printLocalInfo(
             *endpoint, {parser.value(profile), parser.value(auditLog), parser.value(historyDir)});
@@ -634,8 +640,8 @@ int main(int argc, char *argv[])
     if (args.value(1) == QLatin1String("search") && listsJobs(command)) {
         if (args.size() != 4)
             return usageError(QStringLiteral("Use \"queue search QUEUE EXPR [--state S] [--limit "
-                                             "N] [--json]\" (quote EXPR: 'error~timeout "
-                                             "age>1h')."));
+                                             "N] [--busy PERCENT] [--json]\" (quote EXPR: "
+                                             "'error~timeout age>1h')."));
         cli::SearchCommand::Request request;
         request.queue = args.at(2).toUtf8();
         request.expression = args.at(3);
@@ -647,6 +653,12 @@ int main(int argc, char *argv[])
             if (!n)
                 return usageError(error);
             request.limit = int(*n);
+        }
+        if (parser.isSet(busy)) {
+            const auto percent = intOption(parser, busy, 1, 100, 10, &error);
+            if (!percent)
+                return usageError(error);
+            request.busyPercent = double(*percent);
         }
         request.json = parser.isSet(json);
         request.profile = loadedProfile;

@@ -82,6 +82,7 @@ void SearchCommand::search(const PatternObject &object)
     JobSearch::Options options;
     options.states = m_request.states;
     options.limit = m_request.limit;
+    options.busyPercent = m_request.busyPercent;
     m_search = std::make_unique<JobSearch>(&client(), object, *m_query, options);
     const bool tty = isatty(STDERR_FILENO) != 0;
     connect(m_search.get(), &JobSearch::progressed, this, [this, tty](const JobSearchProgress &p) {
@@ -137,6 +138,7 @@ void SearchCommand::report(const JobSearchResult &result)
             {QStringLiteral("total"), p.total},
             {QStringLiteral("recordsRead"), p.detailsRead},
             {QStringLiteral("elapsedMs"), p.elapsedMs},
+            {QStringLiteral("busyMs"), p.busyMs},
             {QStringLiteral("hits"), rows},
         };
         out << QJsonDocument(json).toJson(QJsonDocument::Indented);

@@ -29,6 +29,7 @@ public:
         QString expression;
         QStringList states;
         int limit = 50;
+        double busyPercent = 10; // JobSearch::Options::busyPercent
         bool json = false;
         std::optional<Profile> profile;
     };

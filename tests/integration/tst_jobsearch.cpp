@@ -139,6 +139,18 @@ private Q_SLOTS:
         run = search(server, {QStringLiteral("bull:nothing"), QStringLiteral("x")});
         QCOMPARE(run.exitCode, 3);
         QVERIFY2(run.err.contains(QLatin1String("is not a queue whose jobs")), qPrintable(run.err));
+        run = search(server, {QStringLiteral("bull:orders"), QStringLiteral("x"),
+                              QStringLiteral("--busy"), QStringLiteral("0")});
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(run.err.contains(QLatin1String("--busy")), qPrintable(run.err));
+        const CliRun other
+            = runCli(QStringLiteral(GATEHOUSE_CLI),
+                     {QStringLiteral("--url"), server.url(), QStringLiteral("snapshot"),
+                      QStringLiteral("--busy"), QStringLiteral("50")},
+                     {}, 30000);
+        QCOMPARE(other.exitCode, 2);
+        QVERIFY2(other.err.contains(QLatin1String("--busy applies to queue search only")),
+                 qPrintable(other.err));
 
         // Searching wrote nothing.
         QCOMPARE(call(client, {"ZCARD", "bull:orders:completed"}).toInteger(), 30);
@@ -170,6 +182,25 @@ private Q_SLOTS:
         QCOMPARE(stopped[QStringLiteral("end")].toString(), QStringLiteral("cancelled"));
         QVERIFY(stopped[QStringLiteral("scanned")].toInt() < 200036);
         QCOMPARE(stopped[QStringLiteral("hits")].toArray().size(), 6);
+        // Paced at the default tenth: its time waiting on the server.
+        const qint64 pacedBusy = stopped[QStringLiteral("busyMs")].toInteger();
+        const qint64 pacedElapsed = stopped[QStringLiteral("elapsedMs")].toInteger();
+        QVERIFY2(pacedElapsed >= 1000 && pacedBusy * 4 <= pacedElapsed,
+                 qPrintable(QStringLiteral("busy %1 of %2 ms").arg(pacedBusy).arg(pacedElapsed)));
+
+        // --busy 100: not paced; the same 200,036 jobs read to the end.
+        run = search(server,
+                     {QStringLiteral("bull:orders"), QStringLiteral("name=fail-once"),
+                      QStringLiteral("--state"), QStringLiteral("completed"),
+                      QStringLiteral("--busy"), QStringLiteral("100"), QStringLiteral("--json")});
+        QCOMPARE(run.exitCode, 3); // none of the completed jobs failed once
+        const QJsonObject unpaced = QJsonDocument::fromJson(run.out.toUtf8()).object();
+        QCOMPARE(unpaced[QStringLiteral("end")].toString(), QStringLiteral("complete"));
+        QCOMPARE(unpaced[QStringLiteral("scanned")].toInt(), 200030);
+        const qint64 busy = unpaced[QStringLiteral("busyMs")].toInteger();
+        const qint64 elapsed = unpaced[QStringLiteral("elapsedMs")].toInteger();
+        QVERIFY2(busy * 5 >= elapsed * 2,
+                 qPrintable(QStringLiteral("busy %1 of %2 ms").arg(busy).arg(elapsed)));
     }
 
     void sidekiqDeadSet()

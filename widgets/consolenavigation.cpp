@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "consolenavigation.h"
 
+#include "jobsearchbar.h"
 #include "mainwindow.h"
 #include "nodespage.h"
 #include "objectsearch.h"
@@ -78,6 +79,9 @@ ConsoleNavigation::ConsoleNavigation(MainWindow *window)
     QAction *search = view->addAction(tr("&Go to object…"), this, [this] { openSearch(); });
     search->setObjectName(QStringLiteral("goToObject"));
     search->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_K));
+    QAction *jobs = view->addAction(tr("Search &jobs…"), this, [this] { focusJobSearch(); });
+    jobs->setObjectName(QStringLiteral("searchJobs"));
+    jobs->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F));
     QAction *all
         = view->addAction(tr("All &Deployments"), window, &MainWindow::allDeploymentsRequested);
     all->setObjectName(QStringLiteral("allDeployments"));
@@ -238,6 +242,18 @@ void ConsoleNavigation::openObject(const QString &section, const QByteArray &key
                 nodes->selectRow(row);
         }
     }
+}
+
+void ConsoleNavigation::focusJobSearch()
+{
+    // The page shown: its search bar is on screen once a library queue is
+    // chosen (the Queues page).
+    SectionPage *page = currentSection();
+    JobSearchBar *bar = page ? page->findChild<JobSearchBar *>() : nullptr;
+    if (bar && bar->focusField())
+        return;
+    say(tr("Choose a library queue on the Queues page first: its jobs can then be searched "
+           "(Ctrl+Shift+F)."));
 }
 
 SectionPage *ConsoleNavigation::currentSection() const

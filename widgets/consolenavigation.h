@@ -59,6 +59,9 @@ public:
     QWidget *showDetail();
     void copyKey();
     void copyToken();
+    // View > Search jobs (Ctrl+Shift+F): the keyboard in the job search field
+    // of the queue shown, or a sentence saying how to get one.
+    void focusJobSearch();
 
 private:
     SectionPage *currentSection() const;

@@ -104,6 +104,15 @@ bool JobSearchBar::eventFilter(QObject *watched, QEvent *event)
     return QWidget::eventFilter(watched, event);
 }
 
+bool JobSearchBar::focusField()
+{
+    if (!isVisible() || !m_query->isEnabled())
+        return false;
+    m_query->setFocus(Qt::ShortcutFocusReason);
+    m_query->selectAll();
+    return true;
+}
+
 void JobSearchBar::setBrowser(JobBrowser *browser)
 {
     if (browser == m_browser)

@@ -46,6 +46,9 @@ public:
     // are where the jobs are now. False when no search is shown.
     bool rerun();
     bool isSearching() const;
+    // Puts the keyboard in the field, its text selected (View > Search jobs);
+    // false when the bar is not on screen (no library queue chosen).
+    bool focusField();
     // A search's hits are shown (running or ended) instead of the list.
     bool isShowing() const { return m_showing; }
 

@@ -22,6 +22,7 @@
 #include "nodeapp.h"
 #include "redisserver.h"
 
+#include <QAction>
 #include <QApplication>
 #include <QComboBox>
 #include <QDialog>
@@ -36,6 +37,7 @@
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QSettings>
+#include <QStatusBar>
 #include <QTabBar>
 #include <QTableView>
 #include <QTableWidget>
@@ -161,6 +163,14 @@ private slots:
                 return row >= 0 && window.model(section)->stateAt(row)->reading.atMs > 0;
             },
             10000));
+        // View > Search jobs with no queue on screen: a sentence, not a jump.
+        auto *searchJobs = window.findChild<QAction *>(QStringLiteral("searchJobs"));
+        QVERIFY(searchJobs);
+        QCOMPARE(searchJobs->shortcut(), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F));
+        searchJobs->trigger();
+        QVERIFY2(window.statusBar()->currentMessage().startsWith(
+                     QLatin1String("Choose a library queue on the Queues page first")),
+                 qPrintable(window.statusBar()->currentMessage()));
         window.showPage(window.pageOf(section));
         SectionPage *page = window.sectionPage(section);
         QTableView *view = window.table(section);
@@ -186,6 +196,12 @@ private slots:
         QVERIFY(panel && bar && field && states && go && stop && back && status && jobs && detail
                 && range && stages && retry && purge);
         QTRY_VERIFY(bar->isVisible());
+        // With a queue chosen it puts the keyboard in the field.
+        window.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&window));
+        view->setFocus();
+        searchJobs->trigger();
+        QTRY_VERIFY(field->hasFocus());
         QVERIFY(!back->isVisible());
         QVERIFY(!stop->isEnabled());
         QCOMPARE(states->itemText(0), QStringLiteral("All states"));

@@ -546,6 +546,19 @@ private slots:
         QTRY_VERIFY2(noWorkerAlive() ? attentionLine().contains(noWorker)
                                      : attentionLine().isEmpty(),
                      qPrintable(attentionLine()));
+        // Its row's Status says the same, in a warning's colours.
+        const auto status = [&] {
+            ObjectTableModel *m = window.model(QueueSection);
+            for (int c = 0; c < m->columnCount(); ++c) {
+                if (m->headerData(c, Qt::Horizontal).toString() == QLatin1String("Status"))
+                    return m->index(m->rowOf(key), c)
+                        .data(ObjectTableModel::StateIdRole)
+                        .toString();
+            }
+            return QString();
+        };
+        QTRY_COMPARE(status(),
+                     noWorkerAlive() ? QStringLiteral("no-worker") : QStringLiteral("ok"));
         QTRY_COMPARE(stuckTile->count(), qint64(0));
     }
 

@@ -132,6 +132,38 @@ private slots:
         queue.reading.stuck = 3;
         QTest::newRow("queue stuck")
             << queue << states::Stuck << QStringLiteral("3 stuck") << Severity::Critical;
+        // A library's queue with jobs waiting and none of the library's
+        // workers alive: nothing will run them. Not when paused, not when
+        // the library keeps no worker record (BullMQ: -1), not for a stream
+        // group (its length counts entries already acknowledged), and a
+        // stuck job says more.
+        const auto waiting = [](const char *kind, qint64 alive) {
+            ObjectState s = make(kind, "q:mail");
+            s.reading.length = 4;
+            s.reading.workers = std::max<qint64>(alive, 0);
+            s.reading.workersAlive = alive;
+            return s;
+        };
+        QTest::newRow("rq, no worker") << waiting("rq", 0) << QStringLiteral("no-worker")
+                                       << QStringLiteral("no worker seen") << Severity::Warning;
+        QTest::newRow("sidekiq, no worker")
+            << waiting("sidekiq", 0) << QStringLiteral("no-worker")
+            << QStringLiteral("no worker seen") << Severity::Warning;
+        QTest::newRow("rq, a worker alive")
+            << waiting("rq", 1) << states::Ok << QStringLiteral("ok") << Severity::Ok;
+        ObjectState paused = waiting("rq", 0);
+        paused.reading.paused = true;
+        QTest::newRow("rq paused, no worker")
+            << paused << states::Ok << QStringLiteral("ok") << Severity::Ok;
+        QTest::newRow("bullmq, no worker record")
+            << waiting("bullmq", -1) << states::Ok << QStringLiteral("ok") << Severity::Ok;
+        QTest::newRow("stream group, no consumer")
+            << waiting("stream-group", 0) << states::Ok << QStringLiteral("ok") << Severity::Ok;
+        ObjectState stuckNoWorker = waiting("celery", 0);
+        stuckNoWorker.reading.inFlight = 1;
+        stuckNoWorker.reading.stuck = 1;
+        QTest::newRow("celery stuck, no worker")
+            << stuckNoWorker << states::Stuck << QStringLiteral("1 stuck") << Severity::Critical;
         ObjectState family = make("token-family", "tok:");
         TokenData::in(family.reading).count = 9;
         TokenData::in(family.reading).withoutTtl = 2;

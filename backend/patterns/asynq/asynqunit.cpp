@@ -16,6 +16,10 @@
 
 namespace gatehouse {
 
+// "no worker seen" in the Status column: the library-queue kit's judgement.
+[[maybe_unused]] static const bool s_judged
+    = registerJudgement(AsynqUnit::Kind, LibraryQueueUnit::judgement());
+
 using namespace AsynqInternal;
 
 namespace {

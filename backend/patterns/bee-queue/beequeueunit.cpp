@@ -10,6 +10,10 @@
 
 namespace gatehouse {
 
+// "no worker seen" in the Status column: the library-queue kit's judgement.
+[[maybe_unused]] static const bool s_judged
+    = registerJudgement(BeeQueueUnit::Kind, LibraryQueueUnit::judgement());
+
 namespace {
 
 // bee-queue's names and types, in State order (lib/queue.js Queue#destroy

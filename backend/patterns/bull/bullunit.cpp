@@ -8,6 +8,10 @@
 
 namespace gatehouse {
 
+// "no worker seen" in the Status column: the library-queue kit's judgement.
+[[maybe_unused]] static const bool s_judged
+    = registerJudgement(BullUnit::Kind, LibraryQueueUnit::judgement());
+
 namespace {
 
 constexpr int CountedStates = 7; // wait .. failed: Bull's own state names

@@ -8,6 +8,10 @@
 
 namespace gatehouse {
 
+// "no worker seen" in the Status column: the library-queue kit's judgement.
+[[maybe_unused]] static const bool s_judged
+    = registerJudgement(BullMqUnit::Kind, LibraryQueueUnit::judgement());
+
 namespace {
 
 // Keys whose name and type alone say "BullMQ": enough for a queue with

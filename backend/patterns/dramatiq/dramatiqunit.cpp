@@ -14,6 +14,10 @@
 
 namespace gatehouse {
 
+// "no worker seen" in the Status column: the library-queue kit's judgement.
+[[maybe_unused]] static const bool s_judged
+    = registerJudgement(DramatiqUnit::Kind, LibraryQueueUnit::judgement());
+
 namespace {
 
 const QByteArray Ns = "dramatiq:";

@@ -13,6 +13,10 @@
 
 namespace gatehouse {
 
+// "no worker seen" in the Status column: the library-queue kit's judgement.
+[[maybe_unused]] static const bool s_judged
+    = registerJudgement(LaravelHorizonUnit::Kind, LibraryQueueUnit::judgement());
+
 namespace {
 
 constexpr const char *Names[]

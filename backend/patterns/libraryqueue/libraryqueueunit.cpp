@@ -77,6 +77,34 @@ std::optional<Attention> LibraryQueueUnit::attention(const ObjectState &state, q
     return std::nullopt;
 }
 
+const QString &LibraryQueueUnit::noWorkerState()
+{
+    static const QString id = QStringLiteral("no-worker");
+    return id;
+}
+
+ObjectHealth LibraryQueueUnit::health(const ObjectState &state, qint64 nowMs)
+{
+    ObjectHealth h = defaultHealth(state, nowMs);
+    if (h.id == states::Ok && !state.gone && !state.stale && noWorkerSeen(state.reading))
+        return {noWorkerState(), QStringLiteral("no worker seen"), Severity::Warning};
+    return h;
+}
+
+QList<StateInfo> LibraryQueueUnit::healthStates()
+{
+    return defaultStates() << StateInfo{
+               noWorkerState(), Severity::Warning,
+               QStringLiteral("Jobs wait, the queue is not paused, and the library's "
+                              "record of its workers names none alive: nothing will "
+                              "run them until a worker starts.")};
+}
+
+Judgement LibraryQueueUnit::judgement()
+{
+    return {&LibraryQueueUnit::health, &LibraryQueueUnit::healthStates, {}, {}};
+}
+
 QString LibraryQueueUnit::attentionSubject(const PatternObject &object) const
 {
     return QStringLiteral("%1 %2").arg(title(), displayName(object));

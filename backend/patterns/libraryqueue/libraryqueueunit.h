@@ -3,6 +3,7 @@
 
 #include "libraryqueue.h"
 
+#include <patterns/objecthealth.h>
 #include <patterns/patternunit.h>
 
 namespace gatehouse {
@@ -35,6 +36,16 @@ public:
     std::optional<Attention> attention(const ObjectState &state, qint64 nowMs) const override;
     // "<subject>: <n> <phrase>, <oldest> <age>" by the stuck rule.
     QString attentionText(const ObjectState &state, qint64 nowMs) const override;
+
+    // The judgement of a library's queues, registered by each library's
+    // unit (`registerJudgement(Kind, LibraryQueueUnit::judgement())`): the
+    // default states, and "no worker seen" (a warning) when jobs wait, the
+    // queue is not paused and the library's record of its workers names
+    // none alive. health() is what a library's own judgement refines.
+    static ObjectHealth health(const ObjectState &state, qint64 nowMs);
+    static QList<StateInfo> healthStates();
+    static Judgement judgement();
+    static const QString &noWorkerState(); // "no-worker"
 
 protected:
     // A state of the library's jobs, by its own name, and the job browser's

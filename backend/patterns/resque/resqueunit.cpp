@@ -11,6 +11,10 @@
 
 namespace gatehouse {
 
+// "no worker seen" in the Status column: the library-queue kit's judgement.
+[[maybe_unused]] static const bool s_judged
+    = registerJudgement(ResqueUnit::Kind, LibraryQueueUnit::judgement());
+
 using namespace ResqueInternal;
 
 namespace {

@@ -302,12 +302,13 @@ QList<Figure> SidekiqUnit::figures() const
 
 namespace {
 
-// Stuck work of a dead process counts down in its row's Status cell (red,
-// as every stuck state): Sidekiq's basic fetch loses it for good when the
-// process's work hash expires.
+// The library-queue kit's judgement, and stuck work of a dead process
+// counts down in its row's Status cell (red, as every stuck state):
+// Sidekiq's basic fetch loses it for good when the process's work hash
+// expires.
 [[maybe_unused]] const bool s_judged = registerJudgement(
     SidekiqUnit::Kind, {[](const ObjectState &s, qint64 nowMs) {
-                            ObjectHealth h = defaultHealth(s, nowMs);
+                            ObjectHealth h = LibraryQueueUnit::health(s, nowMs);
                             if (h.id != states::Stuck)
                                 return h;
                             if (const qint64 lost = SidekiqUnit::soonestLossMs(s.reading, nowMs);
@@ -315,7 +316,7 @@ namespace {
                                 h.words += QStringLiteral(" · lost in %1").arg(formatMs(lost));
                             return h;
                         },
-                        {},
+                        &LibraryQueueUnit::healthStates,
                         {},
                         {}});
 

@@ -29,7 +29,7 @@ void onUnixSignal(int)
 
 ServeCommand::ServeCommand(const QList<Deployment::Options> &deployments, Options options,
                            QObject *parent)
-    : QObject(parent)
+    : Command(parent)
     , m_options(options)
 {
     MetricsExposition exposition;
@@ -40,12 +40,8 @@ ServeCommand::ServeCommand(const QList<Deployment::Options> &deployments, Option
         auto deployment = std::make_unique<Deployment>(d);
         Deployment *w = deployment.get();
         const QString prefix = QStringLiteral("gatehouse-cli: ") + w->sentencePrefix();
-        connect(w, &Deployment::failed, this, [this, prefix](const QString &why) {
-            if (m_done)
-                return;
-            QTextStream(stderr) << prefix << why << Qt::endl;
-            done(ExitFailure);
-        });
+        connect(w, &Deployment::failed, this,
+                [this, w](const QString &why) { fail(w->sentencePrefix() + why); });
         connect(w, &Deployment::connectionLost, this, [prefix](const QString &why) {
             QTextStream(stderr) << prefix << QDateTime::currentDateTimeUtc().toString(Qt::ISODate)
                                 << " connection lost: " << why
@@ -131,14 +127,6 @@ void ServeCommand::onSignal()
     [[maybe_unused]] const auto n = ::read(s_signalFds[1], &c, 1);
     m_server.close();
     done(ExitOk);
-}
-
-void ServeCommand::done(int exitCode)
-{
-    if (m_done)
-        return;
-    m_done = true;
-    Q_EMIT finished(exitCode);
 }
 
 } // namespace gatehouse::cli

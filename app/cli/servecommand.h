@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "command.h"
+
 #include <deployment/deployment.h>
 #include <metrics/metricsserver.h>
 
@@ -18,7 +20,7 @@ namespace gatehouse::cli {
 // snapshots at http://ADDR/metrics for Prometheus, until SIGINT or SIGTERM,
 // or for N seconds. Listens before connecting to Redis, so a taken port
 // fails at once; a deployment whose first connection fails ends the run.
-class ServeCommand : public QObject
+class ServeCommand : public Command
 {
     Q_OBJECT
 public:
@@ -37,19 +39,14 @@ public:
     bool listen();
     void start();
 
-Q_SIGNALS:
-    void finished(int exitCode);
-
 private:
     void onSignal();
-    void done(int exitCode);
 
     Options m_options;
     MetricsServer m_server;
     std::vector<std::unique_ptr<Deployment>> m_deployments;
     QTimer m_stopTimer;
     std::unique_ptr<QSocketNotifier> m_signals;
-    bool m_done = false;
 };
 
 } // namespace gatehouse::cli

@@ -3,12 +3,10 @@
 
 #include <QThread>
 
-#include <QTextStream>
-
 namespace gatehouse::cli {
 
 Session::Session(const RedisEndpoint &endpoint, QObject *parent)
-    : QObject(parent)
+    : Command(parent)
     , m_client(endpoint, QThread::currentThread()) // one thread: no hop per round trip
     , m_watch(&m_client)
 {
@@ -22,23 +20,6 @@ Session::Session(const RedisEndpoint &endpoint, QObject *parent)
 void Session::start()
 {
     m_client.open();
-}
-
-void Session::fail(const QString &message, int exitCode)
-{
-    if (m_done)
-        return;
-    m_done = true;
-    QTextStream(stderr) << "gatehouse-cli: " << message << Qt::endl;
-    Q_EMIT finished(exitCode);
-}
-
-void Session::done(int exitCode)
-{
-    if (m_done)
-        return;
-    m_done = true;
-    Q_EMIT finished(exitCode);
 }
 
 } // namespace gatehouse::cli

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "command.h"
+
 #include <redis/connectionwatch.h>
 #include <redis/redisclient.h>
-
-#include <QObject>
 
 namespace gatehouse::cli {
 
@@ -13,7 +13,7 @@ namespace gatehouse::cli {
 // A long-running command (watch) turns reconnecting on: after the first
 // handshake a lost connection is retried like the GUI does, and reported
 // through onConnectionLost() and onReconnected() instead of ending the run.
-class Session : public QObject
+class Session : public Command
 {
     Q_OBJECT
 public:
@@ -22,25 +22,17 @@ public:
     // Before start(). The first connection still fails fast.
     void setReconnecting(bool on) { m_watch.setReconnecting(on); }
 
-Q_SIGNALS:
-    void finished(int exitCode);
-
 protected:
     virtual void onReady() = 0;
     // Reconnecting only: once per outage, with why.
     virtual void onConnectionLost(const QString &) {}
     // Reconnecting only: the outage ended after gapMs (local clock).
     virtual void onReconnected(qint64) {}
-    // One sentence on stderr, then the exit code (ExitFailure unless given).
-    void fail(const QString &message, int exitCode = 1);
-    void done(int exitCode);
     RedisClient &client() { return m_client; }
-    bool isDone() const { return m_done; }
 
 private:
     RedisClient m_client;
     ConnectionWatch m_watch;
-    bool m_done = false;
 };
 
 } // namespace gatehouse::cli

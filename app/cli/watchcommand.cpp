@@ -18,7 +18,7 @@ namespace gatehouse::cli {
 
 WatchCommand::WatchCommand(const RedisEndpoint &endpoint, Monitor::Options options, bool json,
                            int count, QObject *parent)
-    : QObject(parent)
+    : Command(parent)
     , m_json(json)
     , m_count(count)
 {
@@ -38,7 +38,7 @@ void WatchCommand::start()
 {
     m_deployment = std::make_unique<Deployment>(m_options);
     Deployment *d = m_deployment.get();
-    connect(d, &Deployment::failed, this, &WatchCommand::fail);
+    connect(d, &Deployment::failed, this, [this](const QString &why) { fail(why); });
     connect(d, &Deployment::connectionLost, this, &WatchCommand::onConnectionLost);
     connect(d, &Deployment::reconnected, this, &WatchCommand::onReconnected);
     connect(d, &Deployment::historyProblem, this, [](const QString &message) {
@@ -57,26 +57,9 @@ void WatchCommand::start()
     d->start();
 }
 
-void WatchCommand::fail(const QString &message)
-{
-    if (m_done)
-        return;
-    m_done = true;
-    QTextStream(stderr) << "gatehouse-cli: " << message << Qt::endl;
-    Q_EMIT finished(ExitFailure);
-}
-
-void WatchCommand::done(int exitCode)
-{
-    if (m_done)
-        return;
-    m_done = true;
-    Q_EMIT finished(exitCode);
-}
-
 void WatchCommand::printTick(const Snapshot &s)
 {
-    if (!m_deployment->isDiscovered() || m_done)
+    if (!m_deployment->isDiscovered() || isDone())
         return;
     if (m_lost)
         ++m_missed;

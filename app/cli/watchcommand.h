@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "command.h"
+
 #include <alerts/alertengine.h>
 #include <deployment/deployment.h>
-
-#include <QObject>
 
 #include <memory>
 
@@ -16,7 +16,7 @@ namespace gatehouse::cli {
 // with a line when it goes and one for the gap when it is back; a master
 // switch or a restart said when it is seen and when every object was read
 // again. The first connection still fails fast.
-class WatchCommand : public QObject
+class WatchCommand : public Command
 {
     Q_OBJECT
 public:
@@ -32,9 +32,6 @@ public:
     void setAlerts(const QList<AlertRule> &rules, bool failOnAlert);
     void start();
 
-Q_SIGNALS:
-    void finished(int exitCode);
-
 private:
     void printTick(const Snapshot &snapshot);
     void printWatchLine(const Snapshot &snapshot);
@@ -43,9 +40,6 @@ private:
     void onConnectionLost(const QString &why);
     void onReconnected(qint64 gapMs);
     int endCode() const;
-    // One sentence on stderr, then the exit code.
-    void fail(const QString &message);
-    void done(int exitCode);
 
     Deployment::Options m_options;
     std::unique_ptr<Deployment> m_deployment;
@@ -56,7 +50,6 @@ private:
     int m_printed = 0;
     int m_missed = 0; // ticks printed while the connection was lost
     bool m_lost = false;
-    bool m_done = false;
     int m_worldGeneration = 0; // the last ServerStatus::World printed
     bool m_worldWhole = false;
 };

@@ -26,7 +26,6 @@
 #include <QDateTime>
 #include <QFileInfo>
 #include <QMap>
-#include <QRegularExpression>
 #include <QSet>
 #include <QTextStream>
 
@@ -584,33 +583,15 @@ int main(int argc, char *argv[])
         serveOptions.maxObjectsPerPattern = int(*most);
         // One deployment (--url and its flags), or each --deployment NAME=URL.
         QList<Deployment::Options> deployments;
-        const QStringList named = parser.values(deployment);
-        for (qsizetype i = 0; i < std::max<qsizetype>(1, named.size()); ++i) {
+        const std::optional<QList<EndpointOptions::Named>> named
+            = endpointOptions.namedEndpoints(parser, parser.values(deployment), &error);
+        if (!named)
+            return usageError(error);
+        for (qsizetype i = 0; i < std::max<qsizetype>(1, named->size()); ++i) {
             Deployment::Options d;
             d.monitor = options;
-            if (named.isEmpty()) {
-                d.endpoint = *endpoint;
-            } else {
-                const QString entry = named.at(i);
-                const qsizetype eq = entry.indexOf(QLatin1Char('='));
-                d.name = entry.left(std::max<qsizetype>(0, eq)).trimmed();
-                static const QRegularExpression nameRule(QStringLiteral("^[A-Za-z0-9_.:-]{1,64}$"));
-                if (eq < 0 || !nameRule.match(d.name).hasMatch())
-                    return usageError(QStringLiteral("--deployment \"%1\" is not NAME=URL with a "
-                                                     "NAME of letters, digits and _.:- (e.g. "
-                                                     "--deployment eu=redis://10.0.0.5:6379).")
-                                          .arg(echoed(entry)));
-                if (std::any_of(deployments.cbegin(), deployments.cend(),
-                                [&](const Deployment::Options &o) { return o.name == d.name; }))
-                    return usageError(QStringLiteral("--deployment names \"%1\" twice; each "
-                                                     "deployment needs its own name.")
-                                          .arg(echoed(d.name)));
-                const QString url = entry.mid(eq + 1).trimmed();
-                const auto ep = endpointOptions.endpoint(parser, &error, &url);
-                if (!ep)
-                    return usageError(error);
-                d.endpoint = *ep;
-            }
+            d.name = named->isEmpty() ? QString() : named->at(i).name;
+            d.endpoint = named->isEmpty() ? *endpoint : named->at(i).endpoint;
             if (parser.isSet(history)) {
                 d.historyFile = HistoryStore::fileFor(d.endpoint, historyDirectory);
                 d.historyOptions = *historyOptions;

@@ -113,6 +113,8 @@ struct Console
 
     QThread *monitorThread;
     ConnectionSettings settings;          // what the Connect dialog opens with
+    QString name;                         // --deployment NAME, or the URL
+    bool named = false;                   // opened by --deployment NAME=URL
     int overviewId = 0;                   // its row in All Deployments; 0: none yet
     QObject anchor;                       // lives on the monitor thread: the context for teardown
     std::unique_ptr<RedisClient> client;  // monitor thread
@@ -248,6 +250,13 @@ int main(int argc, char *argv[])
                        "title, the status bar and every confirmation; on production (a label "
                        "starting with \"prod\") each action runs only once LABEL is typed."),
         QStringLiteral("LABEL"));
+    const QCommandLineOption deploymentOption(
+        QStringLiteral("deployment"),
+        QStringLiteral("Open a window on this deployment, as NAME=URL; repeat for each, in place "
+                       "of --url. NAME marks the window as --environment NAME would (a NAME "
+                       "starting with \"prod\" must be typed before each action), and labels "
+                       "its --metrics samples deployment=\"NAME\"."),
+        QStringLiteral("NAME=URL"));
     const QCommandLineOption environmentColourOption(
         QStringLiteral("environment-colour"),
         QStringLiteral("The environment's colour: red, amber, green, blue or grey (default: red "
@@ -255,7 +264,7 @@ int main(int argc, char *argv[])
         QStringLiteral("COLOUR"));
     parser.addOptions({profileOption, readOnly, demo, scale, interval, budget, quitAfter, noHistory,
                        historyDir, historyFull, historyKeep, historyCap, metrics, paletteOption,
-                       environmentOption, environmentColourOption});
+                       environmentOption, environmentColourOption, deploymentOption});
     parser.process(app);
     if (parser.isSet(paletteOption)) {
         const std::optional<theme::Scheme> scheme
@@ -319,6 +328,28 @@ int main(int argc, char *argv[])
             return 2;
         }
     }
+    // --deployment NAME=URL, each a window marked NAME.
+    QList<EndpointOptions::Named> deployments;
+    if (parser.isSet(deploymentOption)) {
+        const char *clash = parser.isSet(demo)                      ? "--demo"
+                            : parser.isSet(environmentOption)       ? "--environment"
+                            : parser.isSet(environmentColourOption) ? "--environment-colour"
+                                                                    : nullptr;
+        if (clash) {
+            fatal(QStringLiteral("%1 cannot be combined with --deployment: each deployment's "
+                                 "window is marked with its NAME (name one prod-eu=URL to have "
+                                 "its actions confirmed by typing it).")
+                      .arg(QLatin1String(clash)));
+            return 2;
+        }
+        const auto named
+            = endpointOptions.namedEndpoints(parser, parser.values(deploymentOption), &error);
+        if (!named) {
+            fatal(error);
+            return 2;
+        }
+        deployments = *named;
+    }
 
     MetricsEndpoint metricsEndpoint;
     if (parser.isSet(metrics)) {
@@ -380,13 +411,17 @@ int main(int argc, char *argv[])
                           : parser.isSet(profileOption) ? parser.value(profileOption)
                                                         : QStringLiteral("demo");
     QList<AlertRule> alertRules = profile ? profile->alerts : builtInAlertRules();
-    auto startConsole = [&](const RedisEndpoint &ep, bool demoConsole, Console *into) -> Console & {
+    auto startConsole = [&](const RedisEndpoint &ep, bool demoConsole, Console *into,
+                            const QString &name = QString()) -> Console & {
         if (!into) {
             consoles.push_back(std::make_unique<Console>(&monitorThread));
             into = consoles.back().get();
         }
         Console &console = *into;
+        metricsEndpoint.remove(console.monitor.get());
         console.teardown();
+        console.named = !name.isEmpty();
+        console.name = console.named ? name : ep.displayUrl();
         ConnectionSettings &current = console.settings;
         current = ConnectionSettings();
         current.url = ep.displayUrl(); // with the user, never the password
@@ -458,7 +493,7 @@ int main(int argc, char *argv[])
                          [&] { QTimer::singleShot(0, &app, [&] { askForConnection(nullptr); }); });
         // Its row in All Deployments, fed every snapshot its window gets.
         overview.removeDeployment(console.overviewId);
-        console.overviewId = overview.addDeployment(ep.displayUrl(), environment);
+        console.overviewId = overview.addDeployment(console.name, environment);
         QObject::connect(console.monitor.get(), &Monitor::snapshotReady, &overview,
                          [&overview, id = console.overviewId](const Snapshot &s) {
                              overview.setSnapshot(id, s);
@@ -476,19 +511,15 @@ int main(int argc, char *argv[])
             if (!open || consoles.size() < 2 || !into->window || into->window->isVisible())
                 return;
             overview.removeDeployment(into->overviewId);
-            if (into == consoles.front().get())
-                metricsEndpoint.attach(nullptr);
+            metricsEndpoint.remove(into->monitor.get());
             into->teardown();
             consoles.erase(std::remove_if(consoles.begin(), consoles.end(),
                                           [into](const auto &c) { return c.get() == into; }),
                            consoles.end());
         });
-        // The metrics endpoint serves the first deployment (serve
-        // --deployment serves several).
-        if (into == consoles.front().get()) {
-            metricsEndpoint.attach(console.monitor.get());
-            console.window->viewMenu()->addAction(metricsEndpoint.toggleAction());
-        }
+        // The metrics endpoint serves every open deployment.
+        metricsEndpoint.add(console.monitor.get(), console.name, console.named);
+        console.window->viewMenu()->addAction(metricsEndpoint.toggleAction());
         new StatusDetails(console.window->statusBar()); // owned by the status bar
         QMainWindow *window = console.window.get();
         QObject::connect(&metricsEndpoint, &MetricsEndpoint::failed, window,
@@ -590,6 +621,11 @@ int main(int argc, char *argv[])
             QCoreApplication::exit(1);
         });
         demoServer.start();
+    } else if (!deployments.isEmpty()) {
+        for (const EndpointOptions::Named &d : deployments) {
+            environment = Environment::named(d.name);
+            startConsole(d.endpoint, false, nullptr, d.name);
+        }
     } else {
         if (endpoint)
             startConsole(*endpoint, false, nullptr);

@@ -4,6 +4,7 @@
 #include <metrics/metricsserver.h>
 #include <monitor/monitor.h>
 
+#include <QHash>
 #include <QSettings>
 
 namespace gatehouse {
@@ -55,22 +56,60 @@ bool MetricsEndpoint::setAddress(const QString &address, QString *error)
     return true;
 }
 
-void MetricsEndpoint::attach(Monitor *monitor)
+void MetricsEndpoint::add(Monitor *monitor, const QString &name, bool named)
 {
-    disconnect(m_feed);
-    disconnect(m_cost);
-    m_monitor = monitor;
-    if (!monitor)
-        return;
-    // Queued: the monitor's thread to the server's.
-    m_feed = connect(monitor, &Monitor::snapshotReady, m_server, &MetricsServer::setSnapshot);
+    Feed f;
+    f.monitor = monitor;
+    f.source = m_sources++;
+    f.name = name;
+    f.named = named;
+    MetricsServer *server = m_server;
+    // Queued, in order, to the server's thread: the source exists before
+    // the first snapshot reaches it.
+    QMetaObject::invokeMethod(server, [server] { server->addSource(QString()); });
+    f.snapshots = connect(
+        monitor, &Monitor::snapshotReady, server,
+        [server, source = f.source](const Snapshot &s) { server->setSnapshotOf(source, s); });
     // The tick's cost is read on the monitor's thread when the tick ends,
     // then handed over by value.
-    m_cost = connect(monitor, &Monitor::tickFinished, monitor, [monitor, server = m_server] {
-        const TickCost cost{monitor->lastTickWallMs(), monitor->lastTickCommands(),
-                            monitor->lastTickRoundTrips(), monitor->lastTickObjectsRead()};
-        QMetaObject::invokeMethod(server, [server, cost] { server->setTickCost(cost); });
-    });
+    f.cost
+        = connect(monitor, &Monitor::tickFinished, monitor, [monitor, server, source = f.source] {
+              const TickCost cost{monitor->lastTickWallMs(), monitor->lastTickCommands(),
+                                  monitor->lastTickRoundTrips(), monitor->lastTickObjectsRead()};
+              QMetaObject::invokeMethod(
+                  server, [server, source, cost] { server->setTickCostOf(source, cost); });
+          });
+    m_feeds.push_back(f);
+    relabel();
+}
+
+void MetricsEndpoint::remove(Monitor *monitor)
+{
+    for (auto it = m_feeds.begin(); it != m_feeds.end(); ++it) {
+        if (it->monitor != monitor)
+            continue;
+        disconnect(it->snapshots);
+        disconnect(it->cost);
+        QMetaObject::invokeMethod(
+            m_server, [server = m_server, source = it->source] { server->removeSource(source); });
+        m_feeds.erase(it);
+        relabel();
+        return;
+    }
+}
+
+void MetricsEndpoint::relabel()
+{
+    const bool several = m_feeds.size() > 1;
+    QHash<QString, int> seen; // two windows on one server: "url", "url#2"
+    for (const Feed &f : m_feeds) {
+        QString label = several || f.named ? f.name : QString();
+        if (const int n = ++seen[label]; n > 1)
+            label += QStringLiteral("#%1").arg(n);
+        QMetaObject::invokeMethod(m_server, [server = m_server, source = f.source, label] {
+            server->setSourceName(source, label);
+        });
+    }
 }
 
 void MetricsEndpoint::startIfEnabled()

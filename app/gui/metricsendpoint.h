@@ -3,8 +3,9 @@
 
 #include <QAction>
 #include <QObject>
-#include <QPointer>
 #include <QThread>
+
+#include <vector>
 
 namespace gatehouse {
 
@@ -30,8 +31,13 @@ public:
     QString address() const { return m_address; }
     // The checkable menu item; toggling it starts or stops the endpoint.
     QAction *toggleAction() { return &m_toggle; }
-    // Feeds the endpoint from monitor (the one of the current connection).
-    void attach(Monitor *monitor);
+    // Feeds the endpoint from monitor, one per open deployment. Its samples
+    // carry deployment="<name>" when more than one deployment is fed, or
+    // when named (the command line's --deployment NAME=URL); with a single
+    // unnamed deployment they carry no such label.
+    void add(Monitor *monitor, const QString &name, bool named);
+    // The deployment closed: its samples go from the next scrape on.
+    void remove(Monitor *monitor);
     // Starts serving if it is on (settings or --metrics); a failure (the
     // port taken) turns it off and is reported through failed().
     void startIfEnabled();
@@ -44,14 +50,23 @@ Q_SIGNALS:
 private:
     void setEnabled(bool on); // the menu: remembered in the settings
     void apply(bool on);
+    void relabel();
 
     QThread m_thread;
     MetricsServer *m_server = nullptr; // lives on m_thread; deleted when it finishes
     QAction m_toggle;
     QString m_address;
-    QPointer<Monitor> m_monitor;
-    QMetaObject::Connection m_feed;
-    QMetaObject::Connection m_cost;
+    struct Feed
+    {
+        Monitor *monitor = nullptr;
+        int source = 0; // the server's source index
+        QString name;
+        bool named = false;
+        QMetaObject::Connection snapshots;
+        QMetaObject::Connection cost;
+    };
+    std::vector<Feed> m_feeds;
+    int m_sources = 0; // sources added to the server, in order: the next one's index
     bool m_serving = false;
 };
 

@@ -157,6 +157,24 @@ int MetricsServer::addSource(const QString &deployment)
     return int(m_sources.size() - 1);
 }
 
+void MetricsServer::removeSource(int index)
+{
+    if (index < 0 || index >= m_sources.size())
+        return;
+    Source &s = m_sources[index];
+    s = Source();
+    s.removed = true;
+}
+
+void MetricsServer::setSourceName(int index, const QString &deployment)
+{
+    if (index < 0 || index >= m_sources.size() || m_sources.at(index).removed
+        || m_sources.at(index).exposition.deployment == deployment)
+        return;
+    m_sources[index].exposition.deployment = deployment;
+    m_sources[index].rendered.clear();
+}
+
 MetricsServer::Source &MetricsServer::source(int index)
 {
     if (m_sources.isEmpty())
@@ -185,6 +203,8 @@ QByteArray MetricsServer::body()
     // cost), then the process's: one header per family across them all.
     QList<QByteArray> parts;
     for (Source &s : m_sources) {
+        if (s.removed)
+            continue;
         if (s.haveSnapshot && s.rendered.isEmpty())
             s.rendered = s.exposition.render(s.snapshot);
         ConsoleFigures own;
@@ -200,7 +220,7 @@ QByteArray MetricsServer::body()
     Q_EMIT scraped();
     // One source and the process share no family: the parts follow one
     // another as they are.
-    return m_sources.size() <= 1 ? parts.join() : MetricsExposition::merge(parts);
+    return parts.size() <= 2 ? parts.join() : MetricsExposition::merge(parts);
 }
 
 double processCpuSeconds()

@@ -63,6 +63,11 @@ public:
     // header each). Returns the source's index. Without any, the one
     // snapshot set is served unlabelled.
     int addSource(const QString &deployment);
+    // A source no longer served (its deployment closed); indices of the
+    // others stay as they are.
+    void removeSource(int source);
+    // The deployment label of a source's samples from the next scrape on.
+    void setSourceName(int source, const QString &deployment);
     // The snapshot the next scrape serves (of the source given).
     void setSnapshot(const gatehouse::Snapshot &snapshot) { setSnapshotOf(0, snapshot); }
     void setSnapshotOf(int source, const gatehouse::Snapshot &snapshot);
@@ -89,6 +94,7 @@ private:
         QByteArray rendered; // snapshot rendered; empty: to render on the next scrape
         QElapsedTimer snapshotAge;
         TickCost tickCost;
+        bool removed = false;
     };
     Source &source(int index);
 

@@ -5,6 +5,9 @@
 #include "userinput.h"
 
 #include <QCommandLineParser>
+#include <QRegularExpression>
+
+#include <algorithm>
 
 namespace gatehouse {
 
@@ -205,6 +208,42 @@ std::optional<RedisEndpoint> EndpointOptions::endpoint(const QCommandLineParser 
     // The applications follow a Cluster from any one node's address.
     ep.discoverTopology = true;
     return ep;
+}
+
+std::optional<QList<EndpointOptions::Named>>
+EndpointOptions::namedEndpoints(const QCommandLineParser &parser, const QStringList &entries,
+                                QString *error) const
+{
+    static const QRegularExpression nameRule(QStringLiteral("^[A-Za-z0-9_.:-]{1,64}$"));
+    QList<Named> named;
+    for (const QString &entry : entries) {
+        const qsizetype eq = entry.indexOf(QLatin1Char('='));
+        Named d;
+        d.name = entry.left(std::max<qsizetype>(0, eq)).trimmed();
+        if (eq < 0 || !nameRule.match(d.name).hasMatch()) {
+            if (error)
+                *error = QStringLiteral("--deployment \"%1\" is not NAME=URL with a NAME of "
+                                        "letters, digits and _.:- (e.g. --deployment "
+                                        "eu=redis://10.0.0.5:6379).")
+                             .arg(echoed(entry));
+            return std::nullopt;
+        }
+        if (std::any_of(named.cbegin(), named.cend(),
+                        [&](const Named &o) { return o.name == d.name; })) {
+            if (error)
+                *error = QStringLiteral("--deployment names \"%1\" twice; each deployment "
+                                        "needs its own name.")
+                             .arg(echoed(d.name));
+            return std::nullopt;
+        }
+        const QString url = entry.mid(eq + 1).trimmed();
+        const std::optional<RedisEndpoint> ep = endpoint(parser, error, &url);
+        if (!ep)
+            return std::nullopt;
+        d.endpoint = *ep;
+        named.append(d);
+    }
+    return named;
 }
 
 } // namespace gatehouse

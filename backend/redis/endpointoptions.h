@@ -30,6 +30,20 @@ public:
     std::optional<RedisEndpoint> endpoint(const QCommandLineParser &parser, QString *error,
                                           const QString *url = nullptr) const;
 
+    // A deployment named on the command line: --deployment NAME=URL.
+    struct Named
+    {
+        QString name;
+        RedisEndpoint endpoint;
+    };
+    // Each entry ("eu=redis://10.0.0.5:6379") as a name and its endpoint,
+    // refined by the other flags as endpoint() refines a URL. At the first
+    // bad entry (not NAME=URL, a NAME of other than letters, digits and
+    // _.:-, a name given twice, a bad URL or flag) nothing, and a sentence
+    // in *error.
+    std::optional<QList<Named>> namedEndpoints(const QCommandLineParser &parser,
+                                               const QStringList &entries, QString *error) const;
+
 private:
     QCommandLineOption m_url;
     QCommandLineOption m_host;

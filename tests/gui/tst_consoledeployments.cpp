@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: MIT
+// The console opened on several deployments from its command line: the real
+// `gatehouse` binary (offscreen) with --deployment eu=URL --deployment
+// prod-us=URL against two real servers, what each window shows read from the
+// console's own Prometheus endpoint. Every sample of an object names its
+// deployment, each object only its own, and each family is declared once;
+// bad --deployment values are refused with a sentence and exit 2 before any
+// window opens.
+
+#include "redisserver.h"
+
+#include <redis/redisclient.h>
+
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QSignalSpy>
+#include <QTcpServer>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QUuid>
+
+using namespace gatehouse;
+using gatehouse::test::call;
+using gatehouse::test::RedisServer;
+
+class tst_ConsoleDeployments : public QObject
+{
+    Q_OBJECT
+
+private:
+    static quint16 freePort()
+    {
+        QTcpServer probe;
+        if (!probe.listen(QHostAddress::LocalHost, 0))
+            return 0;
+        return probe.serverPort();
+    }
+
+    QByteArray scrape(const QUrl &url)
+    {
+        QNetworkRequest req(url);
+        req.setTransferTimeout(5000);
+        QNetworkReply *reply = m_net.get(req);
+        QSignalSpy finished(reply, &QNetworkReply::finished);
+        if (!reply->isFinished())
+            finished.wait(8000);
+        const QByteArray body
+            = reply->error() == QNetworkReply::NoError ? reply->readAll() : QByteArray();
+        reply->deleteLater();
+        return body;
+    }
+
+    QProcessEnvironment environment() const
+    {
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+        env.insert(QStringLiteral("XDG_CONFIG_HOME"), m_dir.filePath(QStringLiteral("config")));
+        env.insert(QStringLiteral("XDG_DATA_HOME"), m_dir.filePath(QStringLiteral("data")));
+        return env;
+    }
+
+    static void stop(QProcess &gui)
+    {
+        gui.terminate();
+        if (!gui.waitForFinished(10000)) {
+            gui.kill();
+            gui.waitForFinished(5000);
+        }
+    }
+
+    static void lock(RedisServer &server, const QByteArray &key)
+    {
+        auto client = gatehouse::test::connectedClient(server);
+        QVERIFY(client);
+        const QByteArray token = QUuid::createUuid().toByteArray(QUuid::WithoutBraces);
+        QCOMPARE(call(*client, {"SET", key, token, "PX", "600000"}).bytes(), QByteArray("OK"));
+    }
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        QVERIFY2(m_eu.start(), qPrintable(m_eu.errorString()));
+        QVERIFY2(m_us.start(), qPrintable(m_us.errorString()));
+        lock(m_eu, "lock:eu:1");
+        lock(m_eu, "lock:eu:2");
+        lock(m_us, "lock:us:1");
+    }
+
+    void cleanupTestCase()
+    {
+        m_eu.stop();
+        m_us.stop();
+    }
+
+    void eachDeploymentIsLabelled()
+    {
+        const quint16 port = freePort();
+        QVERIFY(port);
+        QProcess gui;
+        gui.setProcessEnvironment(environment());
+        gui.start(QStringLiteral(GATEHOUSE_GUI),
+                  {QStringLiteral("--deployment"), QStringLiteral("eu=") + m_eu.url(),
+                   QStringLiteral("--deployment"), QStringLiteral("prod-us=") + m_us.url(),
+                   QStringLiteral("--metrics"), QStringLiteral("127.0.0.1:%1").arg(port)});
+        QVERIFY(gui.waitForStarted(10000));
+        const QUrl url(QStringLiteral("http://127.0.0.1:%1/metrics").arg(port));
+        QByteArray body;
+        QTest::qWaitFor(
+            [&] {
+                body = scrape(url);
+                // Both locks read, and each monitor's first tick ended.
+                return body.contains("key=\"lock:eu:2\"") && body.contains("key=\"lock:us:1\"")
+                       && body.count("gatehouse_console_tick_duration_seconds{") == 2;
+            },
+            30000);
+        stop(gui);
+        QVERIFY2(body.contains("key=\"lock:eu:2\"") && body.contains("key=\"lock:us:1\""),
+                 body.left(3000).constData());
+
+        // Every sample of an object names the deployment it is in.
+        int eu = 0;
+        int us = 0;
+        for (const QByteArray &line : body.split('\n')) {
+            if (line.startsWith('#') || !line.contains("key=\""))
+                continue;
+            if (line.contains("key=\"lock:eu:")) {
+                QVERIFY2(line.contains("{deployment=\"eu\","), line.constData());
+                ++eu;
+            } else if (line.contains("key=\"lock:us:")) {
+                QVERIFY2(line.contains("{deployment=\"prod-us\","), line.constData());
+                ++us;
+            }
+        }
+        QVERIFY(eu >= 2);
+        QVERIFY(us >= 1);
+        // Each window's monitor cost is its own sample; the process's once.
+        QVERIFY2(
+            body.contains("gatehouse_console_tick_duration_seconds{deployment=\"eu\"}")
+                && body.contains("gatehouse_console_tick_duration_seconds{deployment=\"prod-us\"}"),
+            body.constData());
+        QVERIFY2(QRegularExpression(QStringLiteral("\\ngatehouse_console_scrapes_total \\d"))
+                     .match(QString::fromUtf8(body))
+                     .hasMatch(),
+                 body.constData());
+        // One HELP per family across both deployments.
+        QSet<QByteArray> helps;
+        for (const QByteArray &line : body.split('\n')) {
+            if (line.startsWith("# HELP ")) {
+                const QByteArray family = line.split(' ').value(2);
+                QVERIFY2(!helps.contains(family), family.constData());
+                helps.insert(family);
+            }
+        }
+    }
+
+    void badDeploymentsAreRefused_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("said");
+        const QString eu = QStringLiteral("eu=redis://127.0.0.1:1");
+        QTest::newRow("no name") << QStringList{QStringLiteral("--deployment"),
+                                                QStringLiteral("redis://127.0.0.1:1")}
+                                 << QStringLiteral("is not NAME=URL");
+        QTest::newRow("twice") << QStringList{QStringLiteral("--deployment"), eu,
+                                              QStringLiteral("--deployment"), eu}
+                               << QStringLiteral("names \"eu\" twice");
+        QTest::newRow("with --url")
+            << QStringList{QStringLiteral("--deployment"), eu, QStringLiteral("--url"),
+                           QStringLiteral("redis://127.0.0.1:2")}
+            << QStringLiteral("--deployment carries its own URL");
+        QTest::newRow("with --environment")
+            << QStringList{QStringLiteral("--deployment"), eu, QStringLiteral("--environment"),
+                           QStringLiteral("production")}
+            << QStringLiteral("--environment cannot be combined with --deployment");
+        QTest::newRow("bad URL") << QStringList{QStringLiteral("--deployment"),
+                                                QStringLiteral("eu=http://127.0.0.1:1")}
+                                 << QStringLiteral("http://127.0.0.1:1");
+    }
+    void badDeploymentsAreRefused()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, said);
+        QProcess gui;
+        gui.setProcessEnvironment(environment());
+        gui.start(QStringLiteral(GATEHOUSE_GUI), args);
+        QVERIFY(gui.waitForStarted(10000));
+        if (!gui.waitForFinished(15000))
+            stop(gui);
+        const QString err = QString::fromUtf8(gui.readAllStandardError());
+        QCOMPARE(gui.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(gui.exitCode(), 2);
+        QVERIFY2(err.contains(said), qPrintable(err));
+        QVERIFY2(err.contains(QLatin1String("gatehouse: ")), qPrintable(err));
+    }
+
+private:
+    RedisServer m_eu;
+    RedisServer m_us;
+    QTemporaryDir m_dir;
+    QNetworkAccessManager m_net;
+};
+
+QTEST_MAIN(tst_ConsoleDeployments)
+#include "tst_consoledeployments.moc"

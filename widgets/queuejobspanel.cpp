@@ -51,6 +51,8 @@ constexpr int AgeColumn = 2;
 // After the error in the model (column 0 stays the job), shown second; a
 // search's hits only: a state's list has no need of it.
 constexpr int StateColumn = 5;
+// The tab data of the search results' tab (a stage's tab holds its JobStage).
+constexpr int ResultsTab = -1;
 
 constexpr JobStage Stages[]
     = {JobStage::Waiting, JobStage::InFlight, JobStage::Dead, JobStage::Finished};
@@ -333,7 +335,8 @@ void QueueJobsPanel::fillStates()
 {
     const QSignalBlocker block(m_state);
     m_state->clear();
-    if (m_object.key.isEmpty() || m_stages->currentIndex() < 0)
+    if (m_object.key.isEmpty() || m_stages->currentIndex() < 0
+        || m_stages->currentIndex() == resultsTab())
         return;
     const PatternUnit &unit = PatternUnit::of(m_object.kind);
     const auto stage = JobStage(m_stages->tabData(m_stages->currentIndex()).toInt());
@@ -374,6 +377,8 @@ void QueueJobsPanel::updateCounts()
     // the tooltip ("wait 120, paused 0, delayed 3").
     const PatternUnit &unit = PatternUnit::of(m_object.kind);
     for (int t = 0; t < m_stages->count(); ++t) {
+        if (t == resultsTab())
+            continue;
         const auto stage = JobStage(m_stages->tabData(t).toInt());
         qint64 sum = 0;
         bool counted = false;
@@ -548,8 +553,27 @@ void QueueJobsPanel::setResults(bool on)
     forgetDetail();
     m_detail->clear();
     m_jobs->setColumnHidden(StateColumn, !on);
-    for (QWidget *w : std::initializer_list<QWidget *>{m_stages, m_state, m_prev, m_next})
+    for (QWidget *w : std::initializer_list<QWidget *>{m_state, m_prev, m_next})
         w->setEnabled(!on);
+    // The hits are a tab of their own while shown, the only one enabled; the
+    // list's tab is current again after them.
+    {
+        const QSignalBlocker block(m_stages);
+        const int results = resultsTab();
+        if (on && results < 0) {
+            m_listTab = std::max(0, m_stages->currentIndex());
+            const int t = m_stages->addTab(tr("Search results"));
+            m_stages->setTabData(t, ResultsTab);
+            m_stages->setTabToolTip(t, tr("The search's hits; Back to the list shows the list "
+                                          "by state again."));
+            m_stages->setCurrentIndex(t);
+        } else if (!on && results >= 0) {
+            m_stages->removeTab(results);
+            m_stages->setCurrentIndex(std::min(m_listTab, m_stages->count() - 1));
+        }
+        for (int t = 0; t < m_stages->count(); ++t)
+            m_stages->setTabEnabled(t, !on || m_stages->tabData(t).toInt() == ResultsTab);
+    }
     m_range->setText(on ? tr("Search results: choose jobs to see them and act on them.")
                         : QString());
     updateVerbs();
@@ -564,7 +588,18 @@ void QueueJobsPanel::addHits(const QList<JobHit> &hits)
     const qint64 now = nowMs();
     for (int i = 0; i < hits.size(); ++i)
         fillRow(first + i, hits.at(i).row, hits.at(i).state, now);
+    if (const int t = resultsTab(); t >= 0)
+        m_stages->setTabText(t, tr("Search results (%1)").arg(m_jobs->rowCount()));
     updateVerbs();
+}
+
+int QueueJobsPanel::resultsTab() const
+{
+    for (int t = 0; t < m_stages->count(); ++t) {
+        if (m_stages->tabData(t).toInt() == ResultsTab)
+            return t;
+    }
+    return -1;
 }
 
 void QueueJobsPanel::showJobDetail(const JobListing &detail)

@@ -98,6 +98,8 @@ private:
     void showJobDetail(const JobListing &detail);
     void fillRow(int row, const JobRow &job, const QString &state, qint64 nowMs);
     void setResults(bool on); // search hits instead of the list, or back
+    // The "Search results (N)" tab, current while hits are listed; -1 none.
+    int resultsTab() const;
     void addHits(const QList<JobHit> &hits);
     void renderDetail(); // m_shown, decoded or as raw hex (m_raw)
     void forgetDetail(); // nothing shown: no decoders named, no hex to show
@@ -117,6 +119,7 @@ private:
 
     JobSearchBar *m_searchBar;
     bool m_results = false; // the search's hits are listed, not a state's page
+    int m_listTab = 0;      // the tab shown before the hits, shown again after
     QTabBar *m_stages;
     QComboBox *m_state;
     QPushButton *m_prev;

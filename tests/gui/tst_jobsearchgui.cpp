@@ -211,6 +211,8 @@ private slots:
         const int stateColumn = jobs->columnCount() - 1;
         QVERIFY(jobs->isColumnHidden(stateColumn)); // a state's list: no State column
 
+        const int listTab = stages->currentIndex(); // shown again after Back
+        const int listTabs = stages->count();
         // A payload path, Enter: exactly the one job, with its state.
         QTest::keyClicks(field, QStringLiteral("data.n=17"));
         QTest::keyClick(field, Qt::Key_Return);
@@ -227,7 +229,10 @@ private slots:
         QCOMPARE(jobs->horizontalHeader()->visualIndex(stateColumn), 1); // beside the job
         QCOMPARE(jobs->horizontalHeaderItem(stateColumn)->text(), QStringLiteral("State"));
         QVERIFY(back->isVisible());
-        QVERIFY(!stages->isEnabled()); // the list's tabs wait for Back
+        // The hits are a tab of their own, current; the list's tabs wait for Back.
+        QCOMPARE(stages->tabText(stages->currentIndex()), QStringLiteral("Search results (1)"));
+        for (int t = 0; t < stages->count(); ++t)
+            QCOMPARE(stages->isTabEnabled(t), t == stages->currentIndex());
         // Chosen: its detail, read and decoded as a listed job's.
         jobs->selectRow(0);
         QVERIFY2(
@@ -350,8 +355,12 @@ private slots:
         back->click();
         QVERIFY(!panel->showsResults());
         QVERIFY(jobs->isColumnHidden(stateColumn));
-        QVERIFY(stages->isEnabled());
-        QVERIFY(!back->isVisible());
+        QCOMPARE(stages->count(), listTabs);
+        QCOMPARE(stages->currentIndex(), listTab);
+        for (int t = 0; t < stages->count(); ++t) {
+            QVERIFY(stages->isTabEnabled(t));
+            QVERIFY(!stages->tabText(t).startsWith(QLatin1String("Search results")));
+        }
         QVERIFY(!status->isVisible());
 
         // Stop: a search of 2,036 jobs, each record read (a payload term
@@ -391,7 +400,7 @@ private slots:
         QVERIFY(panel->showsResults());
         QTest::keyClick(field, Qt::Key_Escape);
         QVERIFY(!panel->showsResults());
-        QVERIFY(stages->isEnabled());
+        QCOMPARE(stages->count(), listTabs); // its results' tab gone with them
 
         monitor.stop();
     }

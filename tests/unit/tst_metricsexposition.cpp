@@ -3,6 +3,7 @@
 // the cap on label cardinality; every rendering is checked by Prometheus'
 // own linter (promtool check metrics, Debian 'prometheus').
 #include <metrics/metricsexposition.h>
+#include <metrics/metricsserver.h>
 #include <patterns/lock/lockdata.h>
 #include <patterns/patternregistry.h>
 #include <patterns/token-family/tokendata.h>
@@ -29,6 +30,7 @@ private slots:
     void cardinalityCapAggregates();
     void nodesAndConsole();
     void deploymentsMergeIntoOneExposition();
+    void sourcesComeAndGo();
     void layoutKeptWhileTheObjectsAre();
 
 private:
@@ -465,6 +467,58 @@ void tst_MetricsExposition::deploymentsMergeIntoOneExposition()
             && !series.startsWith("gatehouse_console_scr"))
             QVERIFY2(series.contains("{deployment="), series.constData());
     }
+}
+
+// The console's endpoint: a source per window, labelled while there are
+// several, a closed window's samples gone from the next scrape on, the
+// others' indices kept.
+void tst_MetricsExposition::sourcesComeAndGo()
+{
+    const auto snapshotWith = [&](const QByteArray &lockKey) {
+        Snapshot snap;
+        snap.server.timeMs = 1'000'000;
+        ObjectState lock = object("lock", lockKey);
+        LockData::in(lock.reading).token = "t";
+        lock.reading.pttlMs = 30000;
+        snap.objects.append(lock);
+        return snap;
+    };
+    MetricsServer server;
+    const int eu = server.addSource(QStringLiteral("eu"));
+    const int us = server.addSource(QStringLiteral("us"));
+    server.setSnapshotOf(eu, snapshotWith("lock:eu"));
+    server.setSnapshotOf(us, snapshotWith("lock:us"));
+    QByteArray text = server.body();
+    QVERIFY2(promtoolErrors(text).isEmpty(), promtoolErrors(text).constData());
+    QVERIFY(samples(text).contains(
+        "gatehouse_lock_pttl_seconds{deployment=\"eu\",key=\"lock:eu\",pattern=\"lock\"}"));
+    QVERIFY(samples(text).contains(
+        "gatehouse_lock_pttl_seconds{deployment=\"us\",key=\"lock:us\",pattern=\"lock\"}"));
+
+    // eu's window closed: only us is served; then us alone, unlabelled.
+    server.removeSource(eu);
+    server.setSnapshotOf(eu, snapshotWith("lock:late")); // a snapshot queued before
+    text = server.body();
+    QVERIFY2(!text.contains("lock:eu") && !text.contains("lock:late"), text.constData());
+    QVERIFY(text.contains("{deployment=\"us\",key=\"lock:us\""));
+    server.setSourceName(us, QString());
+    text = server.body();
+    QVERIFY2(promtoolErrors(text).isEmpty(), promtoolErrors(text).constData());
+    QVERIFY2(
+        samples(text).contains("gatehouse_lock_pttl_seconds{key=\"lock:us\",pattern=\"lock\"}"),
+        text.constData());
+    QVERIFY(!text.contains("deployment="));
+
+    // A third window: a new index, the others unchanged.
+    const int third = server.addSource(QStringLiteral("staging"));
+    QCOMPARE(third, 2);
+    server.setSourceName(us, QStringLiteral("us"));
+    server.setSnapshotOf(third, snapshotWith("lock:staging"));
+    text = server.body();
+    QVERIFY2(promtoolErrors(text).isEmpty(), promtoolErrors(text).constData());
+    QVERIFY(text.contains("{deployment=\"us\",key=\"lock:us\""));
+    QVERIFY(text.contains("{deployment=\"staging\",key=\"lock:staging\""));
+    QCOMPARE(text.count("# TYPE gatehouse_lock_pttl_seconds "), 1);
 }
 
 // A scrape of a snapshot like the last one (the same keys in the same

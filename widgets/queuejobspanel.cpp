@@ -262,13 +262,13 @@ void QueueJobsPanel::setObject(const ObjectState *s, qint64 serverNowMs)
             m_searchBar->setObject(m_object);
             // A reading whose count of a listed state moved is newer than
             // the listing: its count is shown until the next listing.
-            for (const StateCount &c : s->reading.counts) {
+            for (const StateCount &c : s->reading.library().counts) {
                 for (const StateCount &old : std::as_const(m_counts)) {
                     if (old.state == c.state && old.count != c.count)
                         m_listed.remove(c.state);
                 }
             }
-            m_counts = s->reading.counts;
+            m_counts = s->reading.library().counts;
             updateCounts();
         }
         return;
@@ -277,7 +277,7 @@ void QueueJobsPanel::setObject(const ObjectState *s, qint64 serverNowMs)
     // never targets a job the operator did not pick here.
     const QString previous = state();
     m_object = key.isEmpty() ? PatternObject() : s->object;
-    m_counts = key.isEmpty() ? QList<StateCount>() : s->reading.counts;
+    m_counts = key.isEmpty() ? QList<StateCount>() : s->reading.library().counts;
     m_listed.clear();
     m_states = states;
     m_offset = 0;

@@ -560,7 +560,7 @@ void SectionPage::updateActions(const ObjectState *s)
     // Keys that resemble a pattern without matching it are shown read-only:
     // no script of the pattern's may misread them.
     const QString unknownLayout
-        = s && !s->gone && !s->reading.layoutKnown
+        = s && !s->gone && !s->reading.library().layoutKnown
               ? tr("%1 is not a %2 layout Gatehouse knows, so it is shown read-only and "
                    "nothing acts on it. %3")
                     .arg(printableBytes(s->object.key, 60), PatternUnit::of(s->object.kind).title(),

@@ -269,7 +269,8 @@ void ActionCommand::actAfterReading(const PatternUnit &unit, const ActionRequest
                         return;
                     }
                     const Reading reading = unit.read(request.object, replies, context);
-                    if (reading.status != Reading::Status::Missing && !reading.layoutKnown) {
+                    if (reading.status != Reading::Status::Missing
+                        && !reading.library().layoutKnown) {
                         fail(QStringLiteral("\"%1\" is not a %2 layout Gatehouse knows, so "
                                             "nothing acts on it (the console shows it "
                                             "read-only). %3")

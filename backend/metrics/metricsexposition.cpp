@@ -157,14 +157,14 @@ public:
         }
         if (r.limit)
             add(k.slot(Kind::Limit), double(*r.limit));
-        for (const StateCount &c : r.counts)
+        for (const StateCount &c : r.library().counts)
             add(k.slot(Kind::StateCount), double(c.count), label("state", c.state.toUtf8()));
         if (s.throughputPerS >= 0)
             add(k.slot(Kind::Throughput), s.throughputPerS);
-        if (r.workers >= 0)
-            add(k.slot(Kind::Workers), double(r.workers));
-        if (r.workersAlive >= 0)
-            add(k.slot(Kind::Alive), double(r.workersAlive));
+        if (r.library().workers >= 0)
+            add(k.slot(Kind::Workers), double(r.library().workers));
+        if (r.library().workersAlive >= 0)
+            add(k.slot(Kind::Alive), double(r.library().workersAlive));
         return m_out;
     }
 

@@ -109,14 +109,14 @@ void writeLibraryJson(const LibraryInfo &library, const Reading &r, QJsonObject 
     j.insert(QStringLiteral("library"),
              QJsonObject{{QStringLiteral("name"), library.name},
                          {QStringLiteral("versions"), library.versions},
-                         {QStringLiteral("layout"), optionalString(r.layoutVersion)},
-                         {QStringLiteral("layoutKnown"), r.layoutKnown}});
+                         {QStringLiteral("layout"), optionalString(r.library().layoutVersion)},
+                         {QStringLiteral("layoutKnown"), r.library().layoutKnown}});
     QJsonObject counts;
-    for (const StateCount &c : r.counts)
+    for (const StateCount &c : r.library().counts)
         counts.insert(c.state, double(c.count));
     j.insert(QStringLiteral("counts"), counts);
     QJsonArray stuck;
-    for (const StuckJob &job : r.stuckJobs) {
+    for (const StuckJob &job : r.library().stuckJobs) {
         stuck.append(
             QJsonObject{{QStringLiteral("job"), keyToJson(job.job)},
                         {QStringLiteral("reason"), job.reason},
@@ -124,7 +124,7 @@ void writeLibraryJson(const LibraryInfo &library, const Reading &r, QJsonObject 
                          job.sinceMs < 0 ? QJsonValue() : QJsonValue(double(job.sinceMs))}});
     }
     j.insert(QStringLiteral("stuck"), stuck);
-    j.insert(QStringLiteral("paused"), r.paused);
+    j.insert(QStringLiteral("paused"), r.library().paused);
 }
 
 QJsonArray evidenceJson(const PatternObject &o)

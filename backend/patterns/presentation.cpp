@@ -105,10 +105,10 @@ Column Column::library(const QString &name)
                                "recorded; \"unknown layout\" is shown read-only.");
     c.text = [name](const ObjectState &s, qint64) -> QString {
         const Reading &r = s.reading;
-        QString text = r.layoutVersion.isEmpty() ? name : r.layoutVersion;
-        if (!r.layoutKnown)
+        QString text = r.library().layoutVersion.isEmpty() ? name : r.library().layoutVersion;
+        if (!r.library().layoutKnown)
             text += QStringLiteral(" (unknown layout, read-only)");
-        else if (r.paused)
+        else if (r.library().paused)
             text += QStringLiteral(" (paused)");
         return text;
     };
@@ -122,13 +122,13 @@ Column Column::counts()
     c.toolTip = QStringLiteral("Jobs per state, by the library's own state names.");
     c.text = [](const ObjectState &s, qint64) -> QString {
         QStringList parts;
-        for (const StateCount &n : s.reading.counts)
+        for (const StateCount &n : s.reading.library().counts)
             parts << QStringLiteral("%1 %2").arg(n.state).arg(n.count);
         return parts.join(QStringLiteral(" · "));
     };
     c.sort = [](const ObjectState &s, qint64) {
         qint64 total = 0;
-        for (const StateCount &n : s.reading.counts)
+        for (const StateCount &n : s.reading.library().counts)
             total = saturatingAdd(total, n.count); // counts come from replies
         return QVariant(total);
     };

@@ -86,6 +86,19 @@ Reading::DetailTimes &Reading::times()
     return *detailTimes;
 }
 
+const Reading::Library &Reading::library() const
+{
+    static const Library none;
+    return m_library ? *m_library : none;
+}
+
+Reading::Library &Reading::editLibrary()
+{
+    if (!m_library)
+        m_library = new Library;
+    return *m_library; // detached by QSharedDataPointer when another reading shares it
+}
+
 const JobTimes *Reading::jobTimes() const
 {
     return detailTimes && detailTimes->job ? &*detailTimes->job : nullptr;

@@ -181,32 +181,40 @@ struct Reading
     qint64 oldestInFlightAgeMs = -1;
     QList<InFlightItem> items; // oldest first, at most the page size
 
-    // Library objects (PatternUnit::library()): the layout's version as the
-    // library recorded it ("bullmq:6.7.0"), empty when it records none;
-    // layoutKnown false when the keys differ from every version the pattern
-    // knows (shown read-only); counts in the library's order; the stuck jobs
-    // read (at most a page: stuck counts them all).
-    QString layoutVersion;
-    bool layoutKnown = true;
-    bool paused = false;
-    QList<StateCount> counts;
-    QList<StuckJob> stuckJobs;
-    // The library's workers for the object: registered, and of those read
-    // (a page) the ones whose heartbeat is alive; -1 when not read.
-    qint64 workers = -1;
-    qint64 workersAlive = -1;
-    QList<LibraryPart> parts; // at most a page of each kind
+    // Library objects (PatternUnit::library(): every job library's queue,
+    // Redisson's objects, redis-semaphore, Python limits): their layout,
+    // counts, stuck jobs, workers and parts. Out of line, as most readings
+    // have none of it: library() reads it (the defaults when there is none),
+    // editLibrary() makes it on first use and writes it.
+    struct Library : QSharedData
+    {
+        // The layout's version as the library recorded it ("bullmq:6.7.0"),
+        // empty when it records none; layoutKnown false when the keys differ
+        // from every version the pattern knows (shown read-only).
+        QString layoutVersion;
+        bool layoutKnown = true;
+        bool paused = false;
+        QList<StateCount> counts;  // in the library's order
+        QList<StuckJob> stuckJobs; // the stuck jobs read (at most a page: stuck counts them all)
+        // The library's workers for the object: registered, and of those
+        // read (a page) the ones whose heartbeat is alive; -1 when not read.
+        qint64 workers = -1;
+        qint64 workersAlive = -1;
+        QList<LibraryPart> parts; // at most a page of each kind
+        qint64 countOf(QStringView state) const
+        {
+            for (const StateCount &c : counts) {
+                if (c.state == state)
+                    return c.count;
+            }
+            return 0;
+        }
+    };
+    const Library &library() const;
+    Library &editLibrary();
     // Wait and run times, where the library records them; null otherwise.
     const JobTimes *jobTimes() const;
     JobTimes &latency(); // made on first use
-    qint64 countOf(QStringView state) const
-    {
-        for (const StateCount &c : counts) {
-            if (c.state == state)
-                return c.count;
-        }
-        return 0;
-    }
 
     // The pattern's own data (PatternData): data<T>() reads it (a default T
     // when the reading has none or another pattern's); edit<T>() makes it on
@@ -254,6 +262,7 @@ struct Reading
     static constexpr qint64 Forever = std::numeric_limits<qint64>::max();
 
 private:
+    QSharedDataPointer<Library> m_library;
     QExplicitlySharedDataPointer<PatternData> m_data;
 };
 

@@ -175,7 +175,7 @@ private slots:
         const int row = window.model(section)->rowOf("bq:nohash");
         QCOMPARE(window.model(section)->stateAt(row)->object.kind.id(),
                  QStringLiteral("bee-queue"));
-        QVERIFY(!window.model(section)->stateAt(row)->reading.layoutKnown);
+        QVERIFY(!window.model(section)->stateAt(row)->reading.library().layoutKnown);
         SectionPage *page = window.sectionPage(section);
         int offered = 0;
         for (QPushButton *b : page->findChildren<QPushButton *>()) {

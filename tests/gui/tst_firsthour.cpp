@@ -538,7 +538,7 @@ private slots:
             const int row = window.model(QueueSection)->rowOf(key);
             const ObjectState *state
                 = row >= 0 ? window.model(QueueSection)->stateAt(row) : nullptr;
-            return state && state->reading.workersAlive == 0;
+            return state && state->reading.library().workersAlive == 0;
         };
         const QString noWorker = QStringLiteral(": no worker seen, 1 job waiting, oldest ");
         if (QLatin1String(QTest::currentDataTag()) == QLatin1String("sidekiq"))

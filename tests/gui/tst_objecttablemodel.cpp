@@ -208,9 +208,9 @@ private slots:
         holder.attempts = 2;
         rl.reading.items = {holder};
         rl.reading.inFlight = 1;
-        rl.reading.counts = {{QStringLiteral("holders"), 1},
-                             {QStringLiteral("holdCount"), 2},
-                             {QStringLiteral("waiters"), 0}};
+        rl.reading.editLibrary().counts = {{QStringLiteral("holders"), 1},
+                                           {QStringLiteral("holdCount"), 2},
+                                           {QStringLiteral("waiters"), 0}};
         QTest::newRow("redisson-lock")
             << QStringLiteral("lock") << rl
             << QStringList{QStringLiteral("Key=reports"),
@@ -276,11 +276,11 @@ private slots:
         b.reading.oldestInFlightAgeMs = 2500;
         b.reading.stuck = 1;
         b.reading.deadLength = 2;
-        b.reading.layoutVersion = QStringLiteral("bullmq:6.7.0");
-        b.reading.paused = true;
-        b.reading.counts = {{QStringLiteral("wait"), 3},
-                            {QStringLiteral("active"), 1},
-                            {QStringLiteral("failed"), 2}};
+        b.reading.editLibrary().layoutVersion = QStringLiteral("bullmq:6.7.0");
+        b.reading.editLibrary().paused = true;
+        b.reading.editLibrary().counts = {{QStringLiteral("wait"), 3},
+                                          {QStringLiteral("active"), 1},
+                                          {QStringLiteral("failed"), 2}};
         b.throughputPerS = 0.2; // the rise of its completed and failed counts: per minute
         QTest::newRow("bullmq") << QStringLiteral("queue") << b
                                 << QStringList{QStringLiteral("Queue=bull:emails"),

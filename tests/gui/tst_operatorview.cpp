@@ -315,7 +315,8 @@ private slots:
         QVERIFY(unit);
         ObjectState state;
         state.object = unit->conventionalObject("bull:mail");
-        state.reading.counts = {{QStringLiteral("wait"), 0}, {QStringLiteral("active"), 0}};
+        state.reading.editLibrary().counts
+            = {{QStringLiteral("wait"), 0}, {QStringLiteral("active"), 0}};
         const qint64 now = QDateTime::currentMSecsSinceEpoch();
         state.reading.atMs = now;
         JobBrowser browser(client.get());
@@ -332,7 +333,8 @@ private slots:
                                   QStringLiteral("In flight (1)"), 10000);
         QCOMPARE(states->currentText(), QStringLiteral("active (1)"));
         // A newer reading whose count moved is shown until the next listing.
-        state.reading.counts = {{QStringLiteral("wait"), 0}, {QStringLiteral("active"), 2}};
+        state.reading.editLibrary().counts
+            = {{QStringLiteral("wait"), 0}, {QStringLiteral("active"), 2}};
         panel.setObject(&state, now);
         QCOMPARE(tabs->tabText(tabs->currentIndex()), QStringLiteral("In flight (2)"));
     }

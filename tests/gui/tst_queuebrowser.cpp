@@ -722,12 +722,12 @@ private slots:
         // Sidekiq's counters as its dashboard shows them, in the Counts column.
         stats = sidekiqStats(url);
         QTRY_VERIFY2_WITH_TIMEOUT(
-            model->stateAt(model->rowOf(key))->reading.countOf(u"processed")
+            model->stateAt(model->rowOf(key))->reading.library().countOf(u"processed")
                 == stats.value(QStringLiteral("processed")).toInt(),
-            qPrintable(
-                QString::number(model->stateAt(model->rowOf(key))->reading.countOf(u"processed"))),
+            qPrintable(QString::number(
+                model->stateAt(model->rowOf(key))->reading.library().countOf(u"processed"))),
             10000);
-        QCOMPARE(model->stateAt(model->rowOf(key))->reading.countOf(u"failed"),
+        QCOMPARE(model->stateAt(model->rowOf(key))->reading.library().countOf(u"failed"),
                  qint64(stats.value(QStringLiteral("failed")).toInt()));
         worker.terminate();
         QVERIFY(worker.waitForFinished(15000));

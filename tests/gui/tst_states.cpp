@@ -140,8 +140,8 @@ private slots:
         const auto waiting = [](const char *kind, qint64 alive) {
             ObjectState s = make(kind, "q:mail");
             s.reading.length = 4;
-            s.reading.workers = std::max<qint64>(alive, 0);
-            s.reading.workersAlive = alive;
+            s.reading.editLibrary().workers = std::max<qint64>(alive, 0);
+            s.reading.editLibrary().workersAlive = alive;
             return s;
         };
         QTest::newRow("rq, no worker") << waiting("rq", 0) << QStringLiteral("no-worker")
@@ -152,7 +152,7 @@ private slots:
         QTest::newRow("rq, a worker alive")
             << waiting("rq", 1) << states::Ok << QStringLiteral("ok") << Severity::Ok;
         ObjectState paused = waiting("rq", 0);
-        paused.reading.paused = true;
+        paused.reading.editLibrary().paused = true;
         QTest::newRow("rq paused, no worker")
             << paused << states::Ok << QStringLiteral("ok") << Severity::Ok;
         QTest::newRow("bullmq, no worker record")

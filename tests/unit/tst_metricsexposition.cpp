@@ -291,7 +291,8 @@ void tst_MetricsExposition::everyPatternLints()
         TokenData::in(s.reading).minTtlMs = 5;
         TokenData::in(s.reading).maxTtlMs = 5;
         if (!unit->library().isEmpty()) {
-            s.reading.counts = {{QStringLiteral("wait"), 3}, {QStringLiteral("active"), 1}};
+            s.reading.editLibrary().counts
+                = {{QStringLiteral("wait"), 3}, {QStringLiteral("active"), 1}};
             JobTimes &t = s.reading.latency();
             t.waitSamples = t.runSamples = 3;
             t.wait[0] = t.wait[1] = t.wait[2] = 1000;

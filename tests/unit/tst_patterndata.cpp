@@ -46,6 +46,36 @@ private slots:
         QVERIFY(&LockData::of(changed) != &LockData::of(read));
     }
 
+    // A library object's part of a reading (layout, counts, stuck jobs,
+    // workers, parts): none in a reading that was never given one (every
+    // such reading answers with the one set of defaults), shared by copies,
+    // copied before a write.
+    void libraryPartOnlyWhereWritten()
+    {
+        const Reading lock;
+        const Reading limiter;
+        QCOMPARE(&lock.library(), &limiter.library()); // the defaults, not a part each
+        QVERIFY(lock.library().layoutKnown);
+        QCOMPARE(lock.library().workersAlive, qint64(-1));
+        QVERIFY(lock.library().counts.isEmpty());
+
+        Reading queue;
+        queue.editLibrary().counts = {{QStringLiteral("wait"), 3}};
+        queue.editLibrary().workersAlive = 0;
+        QVERIFY(&queue.library() != &lock.library());
+        QCOMPARE(queue.library().countOf(u"wait"), qint64(3));
+        const Reading shown = queue;
+        QCOMPARE(&shown.library(), &queue.library());
+        Reading later = queue;
+        later.editLibrary().paused = true;
+        QVERIFY(!queue.library().paused);
+        QVERIFY(!shown.library().paused);
+        QVERIFY(later.library().paused);
+        QCOMPARE(later.library().countOf(u"wait"), qint64(3));
+        // A projection keeps it, shared.
+        QCOMPARE(&queue.at(queue.atMs + 5000).library(), &queue.library());
+    }
+
     // Another pattern's reading answers with defaults, and asking writes
     // nothing into it.
     void anotherPatternsDataReadsAsDefaults()

@@ -306,23 +306,23 @@ Reading AsynqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
     qint64 total = 0;
     const QStringList names = jobStates(); // pending .. completed, as probed
     for (int i = 0; i < 6; ++i) {
-        reading.counts.append({names.at(i), r.at(i).toInteger()});
+        reading.editLibrary().counts.append({names.at(i), r.at(i).toInteger()});
         total = saturatingAdd(total, r.at(i).toInteger());
     }
     // asynq's QueueInfo: Processed and Failed are today's (UTC), the totals beside.
     const char *counters[] = {"processed", "failed", "processedTotal", "failedTotal"};
     for (int i = 0; i < 4; ++i) {
         if (const qint64 n = counter(r.at(9 + i)); n >= 0)
-            reading.counts.append({QString::fromLatin1(counters[i]), n});
+            reading.editLibrary().counts.append({QString::fromLatin1(counters[i]), n});
     }
     reading.length = r.at(0).toInteger();
     reading.inFlight = r.at(1).toInteger();
     reading.deadLength = r.at(4).toInteger();
     reading.stuck = r.at(7).toInteger();
-    reading.paused = r.at(8).toInteger() == 1;
-    reading.workers = r.at(18).toInteger();      // servers
-    reading.workersAlive = r.at(17).toInteger(); // servers whose info has not expired
-    reading.parts.append(
+    reading.editLibrary().paused = r.at(8).toInteger() == 1;
+    reading.editLibrary().workers = r.at(18).toInteger();      // servers
+    reading.editLibrary().workersAlive = r.at(17).toInteger(); // servers whose info has not expired
+    reading.editLibrary().parts.append(
         {QStringLiteral("process"), "asynq:workers", r.at(19).toInteger(), -1, -1, true, false});
 
     if (total == 0 && r.at(6).toInteger() == 0 && r.at(13).toInteger() == 0) {
@@ -363,8 +363,9 @@ Reading AsynqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
             = ok ? secondsToMs(double(expiry) - double(RecovererGraceS)).value_or(-1) : -1;
         item.ageMs
             = lastAliveMs >= 0 ? std::max<qint64>(0, saturatingSub(c.nowMs, lastAliveMs)) : 0;
-        if (!item.locked && reading.stuckJobs.size() < o.params.pageSize)
-            reading.stuckJobs.append({id, QString::fromLatin1(StuckReason), lastAliveMs});
+        if (!item.locked && reading.editLibrary().stuckJobs.size() < o.params.pageSize)
+            reading.editLibrary().stuckJobs.append(
+                {id, QString::fromLatin1(StuckReason), lastAliveMs});
         reading.oldestInFlightAgeMs = std::max(reading.oldestInFlightAgeMs, item.ageMs);
         reading.items.append(item);
     }
@@ -372,8 +373,8 @@ Reading AsynqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
               [](const InFlightItem &a, const InFlightItem &b) { return a.ageMs > b.ageMs; });
     reading.truncated = r.at(6).toInteger() > reading.items.size();
 
-    reading.layoutKnown = foreign.isEmpty();
-    if (!reading.layoutKnown)
+    reading.editLibrary().layoutKnown = foreign.isEmpty();
+    if (!reading.editLibrary().layoutKnown)
         reading.message = QStringLiteral("Layout with a %1 is not asynq's (0.2x): shown "
                                          "read-only.")
                               .arg(printableBytes(foreign));
@@ -400,7 +401,7 @@ QList<Figure> AsynqUnit::figures() const
         stuckFigure(QStringLiteral("Lease expired")),
         {QStringLiteral("serversAlive"), QStringLiteral("Servers alive"), false,
          [](const Reading &r, qint64) {
-             return double(std::max<qint64>(0, r.workersAlive));
+             return double(std::max<qint64>(0, r.library().workersAlive));
          }},
         oldestFigure(QStringLiteral("Longest without a lease extension")),
     };
@@ -445,11 +446,11 @@ libraryqueue::JsonOptions AsynqUnit::jsonOptions() const
 void AsynqUnit::writeLibraryJson(const ObjectState &, const Reading &r, qint64,
                                  QJsonObject &j) const
 {
-    j.insert(QStringLiteral("paused"), r.paused);
-    j.insert(QStringLiteral("servers"), double(r.workers));
-    j.insert(QStringLiteral("serversAlive"), double(r.workersAlive));
-    if (!r.parts.isEmpty())
-        j.insert(QStringLiteral("workerSetsAlive"), double(r.parts.first().count));
+    j.insert(QStringLiteral("paused"), r.library().paused);
+    j.insert(QStringLiteral("servers"), double(r.library().workers));
+    j.insert(QStringLiteral("serversAlive"), double(r.library().workersAlive));
+    if (!r.library().parts.isEmpty())
+        j.insert(QStringLiteral("workerSetsAlive"), double(r.library().parts.first().count));
 }
 
 QStringList AsynqUnit::itemHeaders() const

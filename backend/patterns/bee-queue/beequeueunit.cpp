@@ -246,8 +246,9 @@ void readActive(Reading &reading, const PatternObject &o, const QList<RedisValue
         item.locked = !(blockGone && stalling.contains(item.job));
         if (!item.locked) {
             ++reading.stuck;
-            if (reading.stuckJobs.size() < o.params.pageSize)
-                reading.stuckJobs.append({item.job, QString::fromLatin1(StalledReason), -1});
+            if (reading.editLibrary().stuckJobs.size() < o.params.pageSize)
+                reading.editLibrary().stuckJobs.append(
+                    {item.job, QString::fromLatin1(StalledReason), -1});
         }
         reading.items.append(item);
     }
@@ -300,7 +301,7 @@ Reading BeeQueueUnit::read(const PatternObject &o, const QList<RedisValue> &r,
     };
     qint64 total = 0;
     for (int s = 0; s < CountedStates; ++s) {
-        reading.counts.append({QString::fromLatin1(Suffixes[s]), count(s)});
+        reading.editLibrary().counts.append({QString::fromLatin1(Suffixes[s]), count(s)});
         total = saturatingAdd(total, count(s)); // sizes from replies (fuzz_patternread)
     }
     const QByteArray jobsType = r.at(TypeReplies + Jobs).bytes();
@@ -313,13 +314,13 @@ Reading BeeQueueUnit::read(const PatternObject &o, const QList<RedisValue> &r,
             = QStringLiteral("No bee-queue keys under \"%1\".").arg(printableBytes(o.key));
         return reading;
     }
-    reading.length = reading.countOf(u"waiting");
-    reading.inFlight = reading.countOf(u"active");
-    reading.deadLength = reading.countOf(u"failed");
-    reading.parts.append({QStringLiteral("counter"), "id", idOk ? newest : 0});
+    reading.length = reading.library().countOf(u"waiting");
+    reading.inFlight = reading.library().countOf(u"active");
+    reading.deadLength = reading.library().countOf(u"failed");
+    reading.editLibrary().parts.append({QStringLiteral("counter"), "id", idOk ? newest : 0});
     LibraryPart check{QStringLiteral("stall-check"), "stallBlock", count(5)};
     check.expiresInMs = blockPttl;
-    reading.parts.append(check);
+    reading.editLibrary().parts.append(check);
 
     // Jobs listed with no record of them, or a name of another type.
     QStringList unknown = foreign;
@@ -327,8 +328,8 @@ Reading BeeQueueUnit::read(const PatternObject &o, const QList<RedisValue> &r,
         unknown << QStringLiteral("%1 jobs are listed but there is no jobs hash (%2)")
                        .arg(total)
                        .arg(printableBytes(keyOf(o, Jobs), 80));
-    reading.layoutKnown = unknown.isEmpty();
-    if (!reading.layoutKnown) {
+    reading.editLibrary().layoutKnown = unknown.isEmpty();
+    if (!reading.editLibrary().layoutKnown) {
         reading.message = QStringLiteral("Not bee-queue's layout: %1. Shown read-only as an "
                                          "unknown layout.")
                               .arg(unknown.join(QStringLiteral("; ")));
@@ -394,7 +395,7 @@ libraryqueue::JsonOptions BeeQueueUnit::jsonOptions() const
 void BeeQueueUnit::writeLibraryJson(const ObjectState &, const Reading &r, qint64,
                                     QJsonObject &j) const
 {
-    for (const LibraryPart &p : r.parts) {
+    for (const LibraryPart &p : r.library().parts) {
         if (p.kind == QLatin1String("counter")) {
             j.insert(QStringLiteral("newestJob"), double(p.count));
         } else {

@@ -166,7 +166,8 @@ Reading BullUnit::read(const PatternObject &o, const QList<RedisValue> &r,
     reading.atMs = c.nowMs;
     qint64 total = 0;
     for (int s = 0; s < CountedStates; ++s) {
-        reading.counts.append({QString::fromLatin1(keys().suffix(s)), r.at(s).toInteger()});
+        reading.editLibrary().counts.append(
+            {QString::fromLatin1(keys().suffix(s)), r.at(s).toInteger()});
         total = saturatingAdd(total, r.at(s).toInteger()); // sizes from replies (fuzz_patternread)
     }
     const bool metaPaused = r.at(CountedStates).toInteger() == 1;
@@ -176,17 +177,19 @@ Reading BullUnit::read(const PatternObject &o, const QList<RedisValue> &r,
         return reading;
     }
     // Bull keeps a prioritised job's id in wait too: queued is wait + paused.
-    reading.length = saturatingAdd(reading.countOf(u"wait"), reading.countOf(u"paused"));
-    reading.inFlight = reading.countOf(u"active");
-    reading.deadLength = reading.countOf(u"failed");
-    reading.paused = metaPaused;
+    reading.length
+        = saturatingAdd(reading.library().countOf(u"wait"), reading.library().countOf(u"paused"));
+    reading.inFlight = reading.library().countOf(u"active");
+    reading.deadLength = reading.library().countOf(u"failed");
+    reading.editLibrary().paused = metaPaused;
     if (sorts && r.size() > CountedStates + 2 && !r.at(CountedStates + 2).isError()) {
         readActiveJobs(reading, r.at(CountedStates + 2), o, reading.inFlight, c.nowMs);
     } else {
         reading.stuckIsLowerBound = true;
     }
     if (sorts && r.size() >= CountedStates + 6)
-        readJobTimes(reading, r.mid(CountedStates + 3, 3), reading.countOf(u"wait"), c.nowMs);
+        readJobTimes(reading, r.mid(CountedStates + 3, 3), reading.library().countOf(u"wait"),
+                     c.nowMs);
     return reading;
 }
 

@@ -165,21 +165,22 @@ Reading BullMqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
         return reading;
     }
     const RedisValue &meta = r.at(0);
-    reading.paused = !meta.at(0).isNil();
-    reading.layoutVersion = QString::fromUtf8(meta.at(4).bytes().left(64));
-    reading.layoutKnown = reading.layoutVersion.isEmpty()
-                          || reading.layoutVersion.startsWith(QLatin1String("bullmq:5."))
-                          || reading.layoutVersion.startsWith(QLatin1String("bullmq:6."));
+    reading.editLibrary().paused = !meta.at(0).isNil();
+    reading.editLibrary().layoutVersion = QString::fromUtf8(meta.at(4).bytes().left(64));
+    reading.editLibrary().layoutKnown
+        = reading.editLibrary().layoutVersion.isEmpty()
+          || reading.editLibrary().layoutVersion.startsWith(QLatin1String("bullmq:5."))
+          || reading.editLibrary().layoutVersion.startsWith(QLatin1String("bullmq:6."));
     const QStringList names = jobStates(); // wait .. waiting-children, as probed
     for (int i = 0; i < 8; ++i)
-        reading.counts.append({names.at(i), r.at(1 + i).toInteger()});
+        reading.editLibrary().counts.append({names.at(i), r.at(1 + i).toInteger()});
     const qint64 wait = r.at(1).toInteger(), active = r.at(2).toInteger(),
                  paused = r.at(3).toInteger(), prioritized = r.at(4).toInteger();
     reading.length = saturatingAdd(saturatingAdd(wait, paused), prioritized);
     reading.inFlight = active;
     reading.deadLength = r.at(7).toInteger();
     qint64 total = 0;
-    for (const StateCount &n : std::as_const(reading.counts))
+    for (const StateCount &n : std::as_const(reading.editLibrary().counts))
         total = saturatingAdd(total, n.count); // sizes from replies (fuzz_patternread)
     if (total == 0 && meta.at(4).isNil() && r.at(9).toInteger() == 0) {
         reading.status = Reading::Status::Missing;
@@ -201,10 +202,10 @@ Reading BullMqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
     }
     if (r.size() >= 14)
         readJobTimes(reading, r.mid(11, 3), wait, c.nowMs);
-    if (!reading.layoutKnown)
+    if (!reading.editLibrary().layoutKnown)
         reading.message = QStringLiteral("Layout %1 is not one Gatehouse knows (BullMQ 5-6): shown "
                                          "read-only.")
-                              .arg(reading.layoutVersion);
+                              .arg(reading.editLibrary().layoutVersion);
     else if (reading.truncated)
         reading.message
             = QStringLiteral("%1 jobs active; %2 were read.").arg(active).arg(reading.items.size());

@@ -261,7 +261,7 @@ Reading CeleryUnit::read(const PatternObject &o, const QList<RedisValue> &r,
         bool ok = false;
         const double seconds = delivered.toDouble(&ok);
         const qint64 deliveredMs = ok ? qint64(seconds * 1000.0) : -1;
-        reading.stuckJobs.append({tag, reason, deliveredMs});
+        reading.editLibrary().stuckJobs.append({tag, reason, deliveredMs});
         InFlightItem item;
         item.job = tag;
         item.source = AgeSource::Library;
@@ -289,7 +289,7 @@ Reading CeleryUnit::read(const PatternObject &o, const QList<RedisValue> &r,
             part.kind = QStringLiteral("priority");
             part.name = QByteArray::number(i * 3);
             part.count = n;
-            reading.parts.append(part);
+            reading.editLibrary().parts.append(part);
         }
         reading.inFlight = here;
         reading.stuck = mine.at(8).toInteger();
@@ -319,7 +319,7 @@ Reading CeleryUnit::read(const PatternObject &o, const QList<RedisValue> &r,
                               "key failed (%1).")
                    .arg(mine.isError() ? mine.errorMessage() : QStringLiteral("no reply"));
     }
-    reading.counts
+    reading.editLibrary().counts
         = {{QStringLiteral("queued"), queued}, {QStringLiteral("unacked"), reading.inFlight}};
     reading.truncated = reading.stuck > reading.items.size();
     const qint64 mutexMs = r.at(8).toInteger();
@@ -423,7 +423,7 @@ void CeleryUnit::writeLibraryJson(const ObjectState &s, const Reading &, qint64 
     j.insert(QStringLiteral("visibilityTimeoutMs"), double(s.object.params.stuckAfterMs));
     // This queue's unacked messages by priority sub-queue (kombu's steps).
     QJsonObject byPriority;
-    for (const LibraryPart &p : s.reading.parts) {
+    for (const LibraryPart &p : s.reading.library().parts) {
         if (p.kind == QLatin1String("priority"))
             byPriority.insert(QString::fromLatin1(p.name), double(p.count));
     }

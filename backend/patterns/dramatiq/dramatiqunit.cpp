@@ -340,8 +340,8 @@ Reading DramatiqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
                                 .arg(printableBytes(worker, 64),
                                      formatMs(saturatingSub(c.nowMs, beat)), formatMs(timeoutMs));
         for (const RedisValue &m : r.at(at + 2).elements()) {
-            if (reading.stuckJobs.size() < o.params.pageSize)
-                reading.stuckJobs.append({m.bytes(), why, beat});
+            if (reading.editLibrary().stuckJobs.size() < o.params.pageSize)
+                reading.editLibrary().stuckJobs.append({m.bytes(), why, beat});
         }
     }
     for (qsizetype i = KeyCount, at = 11; i < o.related.size(); ++i, at += 3) {
@@ -361,16 +361,17 @@ Reading DramatiqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
             reading.items.append(item);
         }
     }
-    reading.parts = workers.values();
-    reading.workers = workers.size();
-    reading.workersAlive = std::count_if(reading.parts.cbegin(), reading.parts.cend(),
-                                         [](const LibraryPart &p) { return p.alive; });
+    reading.editLibrary().parts = workers.values();
+    reading.editLibrary().workers = workers.size();
+    reading.editLibrary().workersAlive
+        = std::count_if(reading.editLibrary().parts.cbegin(), reading.editLibrary().parts.cend(),
+                        [](const LibraryPart &p) { return p.alive; });
 
-    reading.counts = {{QStringLiteral("enqueued"), r.at(0).toInteger()},
-                      {QStringLiteral("delayed"), r.at(2).toInteger()},
-                      {QStringLiteral("unacked"), unacked},
-                      {QStringLiteral("dead"), r.at(4).toInteger()},
-                      {QStringLiteral("orphaned"), reading.stuck}};
+    reading.editLibrary().counts = {{QStringLiteral("enqueued"), r.at(0).toInteger()},
+                                    {QStringLiteral("delayed"), r.at(2).toInteger()},
+                                    {QStringLiteral("unacked"), unacked},
+                                    {QStringLiteral("dead"), r.at(4).toInteger()},
+                                    {QStringLiteral("orphaned"), reading.stuck}};
     reading.length = r.at(0).toInteger();
     reading.inFlight = unacked;
     reading.deadLength = r.at(4).toInteger();
@@ -390,8 +391,8 @@ Reading DramatiqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
         foreign = foreignMessage(r.at(7), {q + ".DQ"});
     if (foreign.isEmpty())
         foreign = foreignMessage(r.at(8), {q, q + ".DQ"});
-    reading.layoutKnown = foreign.isEmpty();
-    if (!reading.layoutKnown)
+    reading.editLibrary().layoutKnown = foreign.isEmpty();
+    if (!reading.editLibrary().layoutKnown)
         reading.message = QStringLiteral("Layout with a %1 is not Dramatiq's (1.x): shown "
                                          "read-only.")
                               .arg(printableBytes(foreign));
@@ -415,7 +416,7 @@ QList<Figure> DramatiqUnit::figures() const
         stuckFigure(QStringLiteral("Orphaned")),
         {QStringLiteral("workersAlive"), QStringLiteral("Workers alive"), false,
          [](const Reading &r, qint64) {
-             return double(std::max<qint64>(0, r.workersAlive));
+             return double(std::max<qint64>(0, r.library().workersAlive));
          }},
     };
 }
@@ -463,7 +464,7 @@ void DramatiqUnit::writeLibraryJson(const ObjectState &, const Reading &r, qint6
                                     QJsonObject &j) const
 {
     QJsonArray workers;
-    for (const LibraryPart &p : r.parts) {
+    for (const LibraryPart &p : r.library().parts) {
         workers.append(QJsonObject{
             {QStringLiteral("worker"), QString::fromUtf8(p.name)},
             {QStringLiteral("unacked"), double(p.count)},

@@ -200,16 +200,17 @@ Reading LaravelHorizonUnit::read(const PatternObject &o, const QList<RedisValue>
     qint64 total = 0;
     const QStringList names = jobStates();
     for (int s = Recent; s <= RecentFailed; ++s) {
-        reading.counts.append({names.at(s), r.at(s).toInteger()});
+        reading.editLibrary().counts.append({names.at(s), r.at(s).toInteger()});
         total = saturatingAdd(total, r.at(s).toInteger());
     }
     reading.length = r.at(Pending).toInteger();
     reading.inFlight = 0; // Horizon marks a reserved job in its hash only
     reading.deadLength = r.at(Failed).toInteger();
-    reading.workers = r.at(6).toInteger();
-    reading.workersAlive = r.at(7).toInteger();
-    reading.stuck = std::max<qint64>(0, saturatingSub(reading.workers, reading.workersAlive));
-    if (total == 0 && reading.workers == 0 && r.at(8).toInteger() == 0) {
+    reading.editLibrary().workers = r.at(6).toInteger();
+    reading.editLibrary().workersAlive = r.at(7).toInteger();
+    reading.stuck = std::max<qint64>(
+        0, saturatingSub(reading.editLibrary().workers, reading.editLibrary().workersAlive));
+    if (total == 0 && reading.editLibrary().workers == 0 && r.at(8).toInteger() == 0) {
         reading.status = Reading::Status::Missing;
         reading.message
             = QStringLiteral("No Horizon keys under \"%1\".").arg(printableBytes(o.key));
@@ -233,12 +234,12 @@ Reading LaravelHorizonUnit::read(const PatternObject &o, const QList<RedisValue>
         const auto d = detail.value(name, {QByteArray(), -1});
         part.count = std::max<qint64>(0, d.second);
         part.quiet = d.first == "paused";
-        reading.parts.append(part);
-        if (!part.alive && reading.stuckJobs.size() < o.params.pageSize)
-            reading.stuckJobs.append(
+        reading.editLibrary().parts.append(part);
+        if (!part.alive && reading.editLibrary().stuckJobs.size() < o.params.pageSize)
+            reading.editLibrary().stuckJobs.append(
                 {name, QString::fromLatin1(QuietReason), secondsToMs(double(beat)).value_or(-1)});
     }
-    reading.truncated = reading.workers > reading.parts.size();
+    reading.truncated = reading.editLibrary().workers > reading.editLibrary().parts.size();
     return reading;
 }
 
@@ -254,7 +255,7 @@ QList<Figure> LaravelHorizonUnit::figures() const
         stuckFigure(QStringLiteral("Supervisors gone quiet")),
         {QStringLiteral("workersAlive"), QStringLiteral("Supervisors alive"), false,
          [](const Reading &r, qint64) {
-             return double(std::max<qint64>(0, r.workersAlive));
+             return double(std::max<qint64>(0, r.library().workersAlive));
          }},
     };
 }
@@ -300,8 +301,8 @@ libraryqueue::JsonOptions LaravelHorizonUnit::jsonOptions() const
 void LaravelHorizonUnit::writeLibraryJson(const ObjectState &, const Reading &r, qint64,
                                           QJsonObject &j) const
 {
-    j.insert(QStringLiteral("supervisors"), double(r.workers));
-    j.insert(QStringLiteral("supervisorsWithHeartbeat"), double(r.workersAlive));
+    j.insert(QStringLiteral("supervisors"), double(r.library().workers));
+    j.insert(QStringLiteral("supervisorsWithHeartbeat"), double(r.library().workersAlive));
 }
 
 QStringList LaravelHorizonUnit::itemHeaders() const
@@ -313,7 +314,7 @@ QStringList LaravelHorizonUnit::itemHeaders() const
 QList<QStringList> LaravelHorizonUnit::items(const ObjectState &s, qint64 nowMs) const
 {
     QList<QStringList> rows;
-    for (const LibraryPart &p : s.reading.parts) {
+    for (const LibraryPart &p : s.reading.library().parts) {
         rows.append({printableBytes(p.name, 120), QString::number(p.count),
                      QStringLiteral("%1 ago").arg(formatMs(s.reading.ageAt(p.ageMs, nowMs))),
                      !p.alive  ? QStringLiteral("gone quiet")

@@ -244,7 +244,7 @@ Reading LaravelQueueUnit::read(const PatternObject &o, const QList<RedisValue> &
                                 QString::fromLatin1(Types[s]));
     }
     if (!foreign.isEmpty()) {
-        reading.layoutKnown = false;
+        reading.editLibrary().layoutKnown = false;
         reading.message = QStringLiteral("Not Laravel's layout (%1): shown read-only.")
                               .arg(foreign.join(QStringLiteral("; ")));
         return reading;
@@ -260,9 +260,9 @@ Reading LaravelQueueUnit::read(const PatternObject &o, const QList<RedisValue> &
     const qint64 pending = r.at(4).toInteger();
     const qint64 delayed = r.at(5).toInteger();
     const qint64 reserved = r.at(6).toInteger();
-    reading.counts = {{QStringLiteral("pending"), pending},
-                      {QStringLiteral("delayed"), delayed},
-                      {QStringLiteral("reserved"), reserved}};
+    reading.editLibrary().counts = {{QStringLiteral("pending"), pending},
+                                    {QStringLiteral("delayed"), delayed},
+                                    {QStringLiteral("reserved"), reserved}};
     reading.length = pending;
     reading.inFlight = reserved;
     reading.deadLength = 0; // Laravel keeps failed jobs in its database, not in Redis
@@ -289,8 +289,9 @@ Reading LaravelQueueUnit::read(const PatternObject &o, const QList<RedisValue> &
         // Laravel records no reservation time, only its expiry: the age
         // shown is how far past (negative: before) the expiry it is.
         item.ageMs = ok ? secondsToMs(double(nowSec) - expiry).value_or(0) : 0;
-        if (!item.locked && reading.stuckJobs.size() < o.params.pageSize)
-            reading.stuckJobs.append({item.job, QString::fromLatin1(StuckReason), -1});
+        if (!item.locked && reading.editLibrary().stuckJobs.size() < o.params.pageSize)
+            reading.editLibrary().stuckJobs.append(
+                {item.job, QString::fromLatin1(StuckReason), -1});
         reading.items.append(item);
     }
     reading.truncated = reading.inFlight > reading.items.size();
@@ -308,10 +309,10 @@ Reading LaravelQueueUnit::read(const PatternObject &o, const QList<RedisValue> &
     }
     if (!r.at(10).elements().isEmpty())
         foreignMember = foreignMember || !payloadOf(r.at(10).elements().first().bytes());
-    reading.parts.append(part);
+    reading.editLibrary().parts.append(part);
 
-    reading.layoutKnown = !foreignMember;
-    if (!reading.layoutKnown)
+    reading.editLibrary().layoutKnown = !foreignMember;
+    if (!reading.editLibrary().layoutKnown)
         reading.message = QStringLiteral("Entries of \"%1\" are not Laravel job payloads (JSON "
                                          "with job, id and attempts): shown read-only.")
                               .arg(printableBytes(o.key));
@@ -334,7 +335,9 @@ QList<Figure> LaravelQueueUnit::figures() const
         stuckFigure(QStringLiteral("Reserved past retry_after")),
         {QStringLiteral("waitMs"), QStringLiteral("Oldest pending wait"), false,
          [](const Reading &r, qint64) {
-             return r.parts.isEmpty() ? 0.0 : double(std::max<qint64>(0, r.parts.first().ageMs));
+             return r.library().parts.isEmpty()
+                        ? 0.0
+                        : double(std::max<qint64>(0, r.library().parts.first().ageMs));
          }},
     };
 }
@@ -381,7 +384,7 @@ libraryqueue::JsonOptions LaravelQueueUnit::jsonOptions() const
 void LaravelQueueUnit::writeLibraryJson(const ObjectState &, const Reading &r, qint64,
                                         QJsonObject &j) const
 {
-    const qint64 wait = r.parts.isEmpty() ? -1 : r.parts.first().ageMs;
+    const qint64 wait = r.library().parts.isEmpty() ? -1 : r.library().parts.first().ageMs;
     j.insert(QStringLiteral("oldestPendingWaitMs"),
              wait >= 0 ? QJsonValue(double(wait)) : QJsonValue());
     j.insert(QStringLiteral("reservedExpired"), double(r.stuck));

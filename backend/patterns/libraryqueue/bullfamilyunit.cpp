@@ -188,8 +188,9 @@ void BullFamilyUnit::readActiveJobs(Reading &reading, const RedisValue &reply,
         item.attempts = e.at(i + 4).isNil() ? 0 : e.at(i + 4).toInteger();
         if (!item.locked) {
             ++reading.stuck;
-            if (reading.stuckJobs.size() < o.params.pageSize)
-                reading.stuckJobs.append({item.job, stuckReason, ok ? processedOn : -1});
+            if (reading.editLibrary().stuckJobs.size() < o.params.pageSize)
+                reading.editLibrary().stuckJobs.append(
+                    {item.job, stuckReason, ok ? processedOn : -1});
         }
         reading.oldestInFlightAgeMs = std::max(reading.oldestInFlightAgeMs, item.ageMs);
         reading.items.append(item);

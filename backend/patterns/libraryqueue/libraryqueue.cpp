@@ -333,7 +333,7 @@ std::optional<Attention> stuckAttention(const ObjectState &state, const QString 
 std::function<double(const Reading &, qint64)> countFigure(const QString &state)
 {
     return [state](const Reading &r, qint64) {
-        return double(r.countOf(state));
+        return double(r.library().countOf(state));
     };
 }
 

@@ -61,7 +61,7 @@ namespace {
 // Jobs wait and the library's record of its workers names none alive.
 bool noWorkerSeen(const Reading &r)
 {
-    return r.isOk() && r.workersAlive == 0 && r.length > 0 && !r.paused;
+    return r.isOk() && r.library().workersAlive == 0 && r.length > 0 && !r.library().paused;
 }
 
 } // namespace

@@ -146,14 +146,14 @@ Reading PythonLimitsUnit::read(const PatternObject &o, const QList<RedisValue> &
     }
     bool known = name.has_value() && reading.pttlMs > 0;
     if (type == "string") {
-        reading.layoutVersion = QStringLiteral("limits: fixed window");
+        reading.editLibrary().layoutVersion = QStringLiteral("limits: fixed window");
         bool ok = false;
         reading.inWindow = r.at(2).bytes().toLongLong(&ok);
         known = known && ok;
         reading.stored = reading.inWindow;
         reading.resetMs = reading.pttlMs;
     } else if (type == "list") {
-        reading.layoutVersion = QStringLiteral("limits: moving window");
+        reading.editLibrary().layoutVersion = QStringLiteral("limits: moving window");
         const QList<RedisValue> &entries = r.at(3).elements();
         reading.stored = entries.size();
         const qint64 from = saturatingSub(c.nowMs, reading.windowMs);
@@ -179,10 +179,10 @@ Reading PythonLimitsUnit::read(const PatternObject &o, const QList<RedisValue> &
                               .arg(printableBytes(o.key), QString::fromLatin1(type));
         return reading;
     }
-    reading.counts = {{QStringLiteral("hits"), reading.inWindow}};
+    reading.editLibrary().counts = {{QStringLiteral("hits"), reading.inWindow}};
     if (reading.limit && reading.inWindow >= *reading.limit)
         reading.retryHorizonMs = reading.resetMs;
-    reading.layoutKnown = known;
+    reading.editLibrary().layoutKnown = known;
     if (!known)
         reading.message = name ? QStringLiteral("Its value or TTL is not what Python limits "
                                                 "writes: an unknown layout, shown read-only.")
@@ -216,7 +216,7 @@ void PythonLimitsUnit::writeJson(const ObjectState &s, const Reading &r, qint64 
                                  QJsonObject &j) const
 {
     LimiterUnit::writeJson(s, r, nowMs, j);
-    const QString strategy = r.layoutVersion.section(QStringLiteral(": "), 1);
+    const QString strategy = r.library().layoutVersion.section(QStringLiteral(": "), 1);
     j.insert(QStringLiteral("strategy"), strategy.isEmpty() ? QJsonValue() : QJsonValue(strategy));
     j.insert(QStringLiteral("resetMs"), double(r.resetMs));
     j.insert(QStringLiteral("stored"), double(r.stored));
@@ -231,7 +231,7 @@ QList<PatternAction> PythonLimitsUnit::actions() const
                 return QStringLiteral("\"%1\" is not a Python limits key (LIMITER/.../amount/"
                                       "multiples/granularity): shown read-only.")
                     .arg(printableBytes(r.object.key));
-            if (r.shown && !r.shown->reading.layoutKnown)
+            if (r.shown && !r.shown->reading.library().layoutKnown)
                 return QStringLiteral("\"%1\" does not hold what Python limits writes: shown "
                                       "read-only.")
                     .arg(printableBytes(r.object.key));
@@ -240,7 +240,8 @@ QList<PatternAction> PythonLimitsUnit::actions() const
         a.build = [](const ActionRequest &r) {
             QByteArray type;
             if (r.shown && r.shown->reading.isOk())
-                type = r.shown->reading.layoutVersion.endsWith(QLatin1String("moving window"))
+                type = r.shown->reading.library().layoutVersion.endsWith(
+                           QLatin1String("moving window"))
                            ? "list"
                            : "string";
             return resetCall(r.object, type);

@@ -182,12 +182,13 @@ Reading RedisSemaphoreUnit::read(const PatternObject &o, const QList<RedisValue>
             reading.oldestAgeMs = std::max<qint64>(0, h.ageMs);
             break;
         }
-        reading.stuckJobs.append({h.job, staleReason(reading, h), saturatingSub(c.nowMs, h.ageMs)});
+        reading.editLibrary().stuckJobs.append(
+            {h.job, staleReason(reading, h), saturatingSub(c.nowMs, h.ageMs)});
     }
-    reading.counts = {{QStringLiteral("permits held"), reading.inWindow},
-                      {QStringLiteral("stale"), reading.stuck}};
-    reading.layoutKnown = known;
-    reading.layoutVersion = QStringLiteral("redis-semaphore");
+    reading.editLibrary().counts = {{QStringLiteral("permits held"), reading.inWindow},
+                                    {QStringLiteral("stale"), reading.stuck}};
+    reading.editLibrary().layoutKnown = known;
+    reading.editLibrary().layoutVersion = QStringLiteral("redis-semaphore");
     if (!known)
         reading.message = QStringLiteral("A holder is not a redis-semaphore identifier (a UUID), "
                                          "or the key has no TTL: an unknown layout, shown "
@@ -330,7 +331,7 @@ QList<PatternAction> RedisSemaphoreUnit::actions() const
         a.check = [usageCheck](const ActionRequest &r) -> QString {
             if (QString problem = usageCheck(r); !problem.isEmpty())
                 return problem;
-            if (r.shown && !r.shown->reading.layoutKnown)
+            if (r.shown && !r.shown->reading.library().layoutKnown)
                 return QStringLiteral("\"%1\" is not a redis-semaphore layout Gatehouse knows: "
                                       "shown read-only.")
                     .arg(printableBytes(r.object.key));

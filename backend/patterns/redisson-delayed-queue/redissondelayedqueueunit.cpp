@@ -171,21 +171,22 @@ Reading RedissonDelayedQueueUnit::read(const PatternObject &o, const QList<Redis
     const RedisValue &due = r.at(5);
     for (qsizetype i = 0; i + 1 < due.size(); i += 2) {
         const qint64 at = redisson::scoreMs(due.at(i + 1).bytes());
-        reading.stuckJobs.append({unpack(due.at(i).bytes()).left(ItemCutBytes),
-                                  QStringLiteral("due, not moved to the destination queue (no "
-                                                 "Redisson client ran its transfer task)"),
-                                  at});
+        reading.editLibrary().stuckJobs.append(
+            {unpack(due.at(i).bytes()).left(ItemCutBytes),
+             QStringLiteral("due, not moved to the destination queue (no "
+                            "Redisson client ran its transfer task)"),
+             at});
         InFlightItem item;
-        item.job = reading.stuckJobs.last().job;
+        item.job = reading.editLibrary().stuckJobs.last().job;
         item.ageMs = std::max<qint64>(0, saturatingSub(c.nowMs, at));
         item.source = AgeSource::Library;
         item.locked = false;
         reading.items.append(item);
     }
     reading.truncated = reading.stuck > reading.items.size();
-    reading.counts = {{QStringLiteral("delayed"), reading.inFlight},
-                      {QStringLiteral("due"), reading.stuck},
-                      {QStringLiteral("queued"), reading.length}};
+    reading.editLibrary().counts = {{QStringLiteral("delayed"), reading.inFlight},
+                                    {QStringLiteral("due"), reading.stuck},
+                                    {QStringLiteral("queued"), reading.length}};
     if (listed != reading.inFlight)
         reading.message = QStringLiteral("The delay list holds %1 items, the timeout set %2: "
                                          "a transfer is under way or was cut short.")

@@ -19,7 +19,7 @@ constexpr char LatchPrefix[] = "redisson_unlock_latch";
 
 bool hasState(const Reading &r, QStringView state)
 {
-    return std::any_of(r.counts.cbegin(), r.counts.cend(),
+    return std::any_of(r.library().counts.cbegin(), r.library().counts.cend(),
                        [state](const StateCount &c) { return c.state == state; });
 }
 
@@ -32,7 +32,7 @@ QString modeOf(const Reading &r)
 {
     if (!isReadWrite(r))
         return {};
-    return r.countOf(u"writers") > 0 ? QStringLiteral("write") : QStringLiteral("read");
+    return r.library().countOf(u"writers") > 0 ? QStringLiteral("write") : QStringLiteral("read");
 }
 
 // The name of a lock whose queue or timeout set key is; empty otherwise.
@@ -294,14 +294,14 @@ Reading RedissonLockUnit::read(const PatternObject &o, const QList<RedisValue> &
         w.count = i + 1;
         w.limit = timeouts.value(queue.at(i).bytes(), -1);
         w.alive = w.limit < 0 || w.limit > c.nowMs;
-        reading.parts.append(w);
+        reading.editLibrary().parts.append(w);
     }
-    reading.counts = {{QStringLiteral("holders"), holders},
-                      {QStringLiteral("holdCount"), holdCount},
-                      {QStringLiteral("waiters"), reading.length}};
+    reading.editLibrary().counts = {{QStringLiteral("holders"), holders},
+                                    {QStringLiteral("holdCount"), holdCount},
+                                    {QStringLiteral("waiters"), reading.length}};
     if (rw) {
-        reading.counts.append({QStringLiteral("readers"), readers});
-        reading.counts.append({QStringLiteral("writers"), writers});
+        reading.editLibrary().counts.append({QStringLiteral("readers"), readers});
+        reading.editLibrary().counts.append({QStringLiteral("writers"), writers});
     }
     if (reading.pttlMs == -1 && fields > 0)
         reading.message = QStringLiteral("The lock has no lease (no TTL): if its holder "
@@ -336,7 +336,7 @@ qint64 RedissonLockUnit::validUntilMs(const PatternObject &, const Reading &r) c
         return r.atMs;
     qint64 until = r.pttlMs > 0 ? saturatingAdd(r.atMs, r.pttlMs) : Reading::Forever;
     // A waiter turning stale changes what the table says.
-    for (const LibraryPart &w : r.parts) {
+    for (const LibraryPart &w : r.library().parts) {
         if (w.limit > r.atMs)
             until = std::min(until, w.limit);
     }
@@ -368,7 +368,7 @@ QList<Figure> RedissonLockUnit::figures() const
          }},
         {QStringLiteral("holdCount"), QStringLiteral("Hold count"), false,
          [](const Reading &r, qint64) {
-             return double(r.countOf(u"holdCount"));
+             return double(r.library().countOf(u"holdCount"));
          }},
         {QStringLiteral("waiters"), QStringLiteral("Waiters"), false, [](const Reading &r, qint64) {
              return double(r.length);
@@ -446,7 +446,7 @@ void RedissonLockUnit::writeJson(const ObjectState &s, const Reading &r, qint64 
     j.insert(QStringLiteral("holders"), holders);
     j.insert(QStringLiteral("holdersTruncated"), r.truncated);
     QJsonArray waiters;
-    for (const LibraryPart &w : r.parts) {
+    for (const LibraryPart &w : r.library().parts) {
         waiters.append(QJsonObject{
             {QStringLiteral("waiter"), keyToJson(w.name)},
             {QStringLiteral("position"), double(w.count)},
@@ -471,7 +471,7 @@ QList<QStringList> RedissonLockUnit::items(const ObjectState &s, qint64 nowMs) c
     for (const InFlightItem &h : s.reading.items)
         rows.append({printableBytes(h.job, 120), QString::fromLatin1(h.name),
                      QString::number(h.attempts), QStringLiteral("–")});
-    for (const LibraryPart &w : s.reading.parts) {
+    for (const LibraryPart &w : s.reading.library().parts) {
         const qint64 left = saturatingSub(w.limit, nowMs);
         rows.append({printableBytes(w.name, 120), QStringLiteral("waiter"),
                      QString::number(w.count),

@@ -265,19 +265,20 @@ Reading RedissonSemaphoreUnit::read(const PatternObject &o, const QList<RedisVal
         permit.source = AgeSource::Library;
         permit.locked = permit.attempts < 0 || permit.attempts > c.nowMs;
         if (!permit.locked)
-            reading.stuckJobs.append({permit.job,
-                                      QStringLiteral("lease ended; Redisson gives the permit "
-                                                     "back at the next acquire"),
-                                      permit.attempts});
+            reading.editLibrary().stuckJobs.append(
+                {permit.job,
+                 QStringLiteral("lease ended; Redisson gives the permit "
+                                "back at the next acquire"),
+                 permit.attempts});
         reading.items.append(permit);
     }
     reading.truncated = reading.inFlight > reading.items.size();
     reading.inWindow = reading.inFlight;
     reading.edit<PermitData>().available = permits;
     reading.limit = saturatingAdd(permits, reading.inFlight);
-    reading.counts = {{QStringLiteral("available"), permits},
-                      {QStringLiteral("acquired"), reading.inFlight},
-                      {QStringLiteral("expired"), reading.stuck}};
+    reading.editLibrary().counts = {{QStringLiteral("available"), permits},
+                                    {QStringLiteral("acquired"), reading.inFlight},
+                                    {QStringLiteral("expired"), reading.stuck}};
     if (permits < 0)
         reading.message = QStringLiteral("Fewer than zero permits: more were acquired than set.");
     return reading;

@@ -133,11 +133,12 @@ void readWorkers(const PatternObject &o, const QList<RedisValue> &r, qint64 nowM
             reading.oldestInFlightAgeMs = std::max(reading.oldestInFlightAgeMs, item.ageMs);
             if (!item.locked) {
                 ++reading.stuck;
-                reading.stuckJobs.append({id, QString::fromLatin1(StuckReason), runAt});
+                reading.editLibrary().stuckJobs.append(
+                    {id, QString::fromLatin1(StuckReason), runAt});
             }
             reading.items.append(item);
         }
-        reading.parts.append(part);
+        reading.editLibrary().parts.append(part);
     }
     reading.truncated = r.at(3).toInteger() > w.size() / 3;
 }
@@ -183,21 +184,22 @@ Reading ResqueUnit::read(const PatternObject &o, const QList<RedisValue> &r,
             node = node || job.contains(QStringLiteral("queue"));
         }
         queued = saturatingAdd(queued, len.toInteger());
-        reading.parts.append({QStringLiteral("queue"), name, len.toInteger(), -1, -1, true, false});
+        reading.editLibrary().parts.append(
+            {QStringLiteral("queue"), name, len.toInteger(), -1, -1, true, false});
     }
     readWorkers(o, r, c.nowMs, reading, foreign, node);
 
     reading.length = queued;
     reading.deadLength = r.at(2).toInteger();
-    reading.workers = r.at(3).toInteger();
-    reading.counts = {{QStringLiteral("queued"), queued},
-                      {QStringLiteral("working"), reading.inFlight},
-                      {QStringLiteral("failed"), reading.deadLength},
-                      {QStringLiteral("delayed timestamps"), r.at(6).toInteger()}};
+    reading.editLibrary().workers = r.at(3).toInteger();
+    reading.editLibrary().counts = {{QStringLiteral("queued"), queued},
+                                    {QStringLiteral("working"), reading.inFlight},
+                                    {QStringLiteral("failed"), reading.deadLength},
+                                    {QStringLiteral("delayed timestamps"), r.at(6).toInteger()}};
     const auto &stats = r.at(8).elements();
     for (int i = 0; i < 2 && i < stats.size(); ++i) {
         if (const auto n = counter(stats.at(i)))
-            reading.counts.append(
+            reading.editLibrary().counts.append(
                 {i == 0 ? QStringLiteral("stat:processed") : QStringLiteral("stat:failed"), *n});
         else
             foreign.note(QString::fromLatin1(i == 0 ? "stat:processed" : "stat:failed"));
@@ -208,15 +210,15 @@ Reading ResqueUnit::read(const PatternObject &o, const QList<RedisValue> &r,
         bool ok = false;
         const double due = next.at(1).bytes().toDouble(&ok);
         if (ok && due > 0 && due < 1e11)
-            reading.parts.append({QStringLiteral("delayed"), next.at(0).bytes().left(32),
-                                  r.at(6).toInteger(), -1, -1, true, false,
-                                  std::max<qint64>(0, qint64(due * 1000) - c.nowMs)});
+            reading.editLibrary().parts.append(
+                {QStringLiteral("delayed"), next.at(0).bytes().left(32), r.at(6).toInteger(), -1,
+                 -1, true, false, std::max<qint64>(0, qint64(due * 1000) - c.nowMs)});
     }
     std::sort(reading.items.begin(), reading.items.end(),
               [](const InFlightItem &a, const InFlightItem &b) { return a.ageMs > b.ageMs; });
     reading.stuckIsLowerBound = reading.truncated;
     if (node)
-        reading.layoutVersion = QStringLiteral("node-resque");
+        reading.editLibrary().layoutVersion = QStringLiteral("node-resque");
 
     const qint64 queueCount = r.at(0).toInteger();
     if (queueCount == 0 && r.at(9).toInteger() == 0 && queues.isEmpty()) {
@@ -224,8 +226,8 @@ Reading ResqueUnit::read(const PatternObject &o, const QList<RedisValue> &r,
         reading.message = QStringLiteral("No Resque keys at \"%1\".").arg(printableBytes(o.key));
         return reading;
     }
-    reading.layoutKnown = foreign.what.isEmpty();
-    if (!reading.layoutKnown)
+    reading.editLibrary().layoutKnown = foreign.what.isEmpty();
+    if (!reading.editLibrary().layoutKnown)
         reading.message = QStringLiteral("Layout not one Gatehouse knows (Resque 2, node-resque "
                                          "9): %1 is not Resque's; shown read-only.")
                               .arg(foreign.what);
@@ -302,7 +304,7 @@ void ResqueUnit::writeLibraryJson(const ObjectState &s, const Reading &, qint64 
 {
     const Reading &read = s.reading;
     QJsonArray queues, workers;
-    for (const LibraryPart &p : read.parts) {
+    for (const LibraryPart &p : read.library().parts) {
         if (p.kind == QLatin1String("queue")) {
             queues.append(QJsonObject{{QStringLiteral("name"), keyToJson(p.name)},
                                       {QStringLiteral("size"), double(p.count)}});

@@ -342,28 +342,29 @@ Reading RqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
     qint64 total = 0;
     const QStringList names = jobStates(); // queued .. canceled, as probed
     for (int i = 0; i < 7; ++i) {
-        reading.counts.append({names.at(i), r.at(i).toInteger()});
+        reading.editLibrary().counts.append({names.at(i), r.at(i).toInteger()});
         total = saturatingAdd(total, r.at(i).toInteger()); // sizes from replies (fuzz_patternread)
     }
     reading.length = r.at(0).toInteger();
     reading.inFlight = r.at(1).toInteger();
     reading.deadLength = r.at(3).toInteger();
     reading.stuck = r.at(7).toInteger();
-    reading.paused = r.at(13).toInteger() == 1; // rq suspend: every worker stops taking jobs
-    reading.workers = r.at(10).toInteger();
+    reading.editLibrary().paused
+        = r.at(13).toInteger() == 1; // rq suspend: every worker stops taking jobs
+    reading.editLibrary().workers = r.at(10).toInteger();
 
     // Workers: alive while their hash (which they re-expire) exists.
-    reading.workersAlive = 0;
+    reading.editLibrary().workersAlive = 0;
     QByteArray version;
     const auto &w = r.at(11).elements();
     for (qsizetype i = 0; i + 2 < w.size(); i += 3) {
         if (!w.at(i + 1).isNil())
-            ++reading.workersAlive;
+            ++reading.editLibrary().workersAlive;
         if (version.isEmpty() && !w.at(i + 2).isNil())
             version = w.at(i + 2).bytes().left(32);
     }
 
-    if (total == 0 && r.at(12).toInteger() == 0 && reading.workers == 0) {
+    if (total == 0 && r.at(12).toInteger() == 0 && reading.editLibrary().workers == 0) {
         reading.status = Reading::Status::Missing;
         reading.message = QStringLiteral("No RQ keys for queue \"%1\".").arg(printableBytes(o.key));
         return reading;
@@ -407,10 +408,12 @@ Reading RqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
         const qint64 since = startedAt.value(member, -1);
         item.ageMs = since >= 0 ? std::max<qint64>(0, saturatingSub(c.nowMs, since)) : 0;
         // One entry per job (an RQ 2 job may have several dead executions).
-        if (!item.locked && reading.stuckJobs.size() < o.params.pageSize
-            && std::none_of(reading.stuckJobs.cbegin(), reading.stuckJobs.cend(),
+        if (!item.locked && reading.editLibrary().stuckJobs.size() < o.params.pageSize
+            && std::none_of(reading.editLibrary().stuckJobs.cbegin(),
+                            reading.editLibrary().stuckJobs.cend(),
                             [&](const auto &s) { return s.job == item.job; }))
-            reading.stuckJobs.append({item.job, QString::fromLatin1(StuckReason), since});
+            reading.editLibrary().stuckJobs.append(
+                {item.job, QString::fromLatin1(StuckReason), since});
         reading.oldestInFlightAgeMs = std::max(reading.oldestInFlightAgeMs, item.ageMs);
         reading.items.append(item);
     }
@@ -421,18 +424,18 @@ Reading RqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
 
     // RQ records no layout version in Redis; its workers their own version.
     if (!version.isEmpty())
-        reading.layoutVersion = QStringLiteral("rq:") + QString::fromUtf8(version);
+        reading.editLibrary().layoutVersion = QStringLiteral("rq:") + QString::fromUtf8(version);
     else if (rq2)
-        reading.layoutVersion = QStringLiteral("rq:2 (execution members)");
+        reading.editLibrary().layoutVersion = QStringLiteral("rq:2 (execution members)");
     const bool knownMajor
         = version.isEmpty() || version.startsWith("1.") || version.startsWith("2.");
-    reading.layoutKnown = knownMajor && !unknownMember;
-    if (!reading.layoutKnown)
+    reading.editLibrary().layoutKnown = knownMajor && !unknownMember;
+    if (!reading.editLibrary().layoutKnown)
         reading.message = QStringLiteral("Layout %1 is not one Gatehouse knows (RQ 1-2): shown "
                                          "read-only.")
                               .arg(unknownMember ? QStringLiteral("of started-registry members "
                                                                   "with several ':'")
-                                                 : reading.layoutVersion);
+                                                 : reading.editLibrary().layoutVersion);
     else if (reading.truncated)
         reading.message = QStringLiteral("%1 jobs started; %2 were read.")
                               .arg(reading.inFlight)
@@ -454,7 +457,7 @@ QList<Figure> RqUnit::figures() const
                stuckFigure(QStringLiteral("Abandoned")),
                {QStringLiteral("workersAlive"), QStringLiteral("Workers alive"), false,
                 [](const Reading &r, qint64) {
-                    return double(std::max<qint64>(0, r.workersAlive));
+                    return double(std::max<qint64>(0, r.library().workersAlive));
                 }},
                oldestFigure(QStringLiteral("Oldest started")),
            }
@@ -503,8 +506,8 @@ libraryqueue::JsonOptions RqUnit::jsonOptions() const
 
 void RqUnit::writeLibraryJson(const ObjectState &, const Reading &r, qint64, QJsonObject &j) const
 {
-    j.insert(QStringLiteral("workers"), double(r.workers));
-    j.insert(QStringLiteral("workersWithHeartbeat"), double(r.workersAlive));
+    j.insert(QStringLiteral("workers"), double(r.library().workers));
+    j.insert(QStringLiteral("workersWithHeartbeat"), double(r.library().workersAlive));
 }
 
 QStringList RqUnit::itemHeaders() const

@@ -21,7 +21,7 @@ namespace {
 // The part (process) named holder, or nullptr.
 const LibraryPart *processPart(const Reading &r, const QByteArray &holder)
 {
-    for (const LibraryPart &p : r.parts) {
+    for (const LibraryPart &p : r.library().parts) {
         if (p.kind == QLatin1String("process") && p.name == holder)
             return &p;
     }
@@ -46,7 +46,7 @@ qint64 lostInMs(const Reading &r, const LibraryPart &p, qint64 nowMs)
 qint64 SidekiqUnit::soonestLossMs(const Reading &r, qint64 nowMs)
 {
     qint64 soonest = -1;
-    for (const LibraryPart &p : r.parts) {
+    for (const LibraryPart &p : r.library().parts) {
         const qint64 left = lostInMs(r, p, nowMs);
         if (left >= 0 && (soonest < 0 || left < soonest))
             soonest = left;
@@ -106,17 +106,19 @@ Reading SidekiqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
         } else {
             part.ageMs = 0; // Sidekiq's latency of an empty queue
         }
-        if (reading.parts.size() < page)
-            reading.parts.append(part);
+        if (reading.editLibrary().parts.size() < page)
+            reading.editLibrary().parts.append(part);
     }
 
     // Queues "queues" lists whose list did not exist at the scan (an empty
     // queue has no key): read from the next reading on (afterRead).
     qint64 unread = 0;
     for (const RedisValue &v : r.at(1).elements()) {
-        if (!queues.contains(ns + "queue:" + v.bytes()) && reading.parts.size() < page) {
+        if (!queues.contains(ns + "queue:" + v.bytes())
+            && reading.editLibrary().parts.size() < page) {
             ++unread;
-            reading.parts.append({QStringLiteral("queue"), v.bytes(), -1, -1, -1, true, false});
+            reading.editLibrary().parts.append(
+                {QStringLiteral("queue"), v.bytes(), -1, -1, -1, true, false});
         }
     }
 
@@ -148,15 +150,16 @@ Reading SidekiqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
                 part.ageMs = since(c.nowMs, epochMs(*beat));
             part.quiet = fields.at(4).bytes() == "true";
             const QString version = info.value(QStringLiteral("version")).toString();
-            if (!version.isEmpty() && reading.layoutVersion.isEmpty())
-                reading.layoutVersion = QStringLiteral("sidekiq:") + version.left(32);
+            if (!version.isEmpty() && reading.editLibrary().layoutVersion.isEmpty())
+                reading.editLibrary().layoutVersion = QStringLiteral("sidekiq:") + version.left(32);
         }
         part.alive = !hashGone && part.ageMs <= DeadAfterMs;
         // The processes Sidekiq lists (its Busy page), and of those the
         // ones beating: none alive with jobs enqueued is "no worker seen".
         if (inSet) {
-            reading.workers = std::max<qint64>(0, reading.workers) + 1;
-            reading.workersAlive = std::max<qint64>(0, reading.workersAlive) + (part.alive ? 1 : 0);
+            reading.editLibrary().workers = std::max<qint64>(0, reading.editLibrary().workers) + 1;
+            reading.editLibrary().workersAlive
+                = std::max<qint64>(0, reading.editLibrary().workersAlive) + (part.alive ? 1 : 0);
         }
         // Sidekiq::Stats#workers_size (api.rb, fetch_stats_slow!): HGET busy
         // .to_i of every member of "processes", dead or alive: a process
@@ -196,8 +199,8 @@ Reading SidekiqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
                 reading.oldestInFlightAgeMs = std::max(reading.oldestInFlightAgeMs, item.ageMs);
                 if (!part.alive) {
                     ++reading.stuck;
-                    if (reading.stuckJobs.size() < page)
-                        reading.stuckJobs.append(
+                    if (reading.editLibrary().stuckJobs.size() < page)
+                        reading.editLibrary().stuckJobs.append(
                             {item.job, QString::fromLatin1(StuckReason), runAtMs});
                 }
                 if (reading.items.size() < page)
@@ -206,13 +209,14 @@ Reading SidekiqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
                     reading.truncated = true;
             }
         }
-        if (reading.parts.size() < 2 * page)
-            reading.parts.append(part);
+        if (reading.editLibrary().parts.size() < 2 * page)
+            reading.editLibrary().parts.append(part);
     }
     std::sort(reading.items.begin(), reading.items.end(),
               [](const InFlightItem &a, const InFlightItem &b) { return a.ageMs > b.ageMs; });
-    if (reading.workers < 0 && !r.at(5).isError() && r.at(5).elements().isEmpty())
-        reading.workers = reading.workersAlive = 0; // no process ever started, or all pruned
+    if (reading.editLibrary().workers < 0 && !r.at(5).isError() && r.at(5).elements().isEmpty())
+        reading.editLibrary().workers = reading.editLibrary().workersAlive
+            = 0; // no process ever started, or all pruned
 
     const qint64 queueCount = r.at(0).toInteger();
     reading.length = enqueued;
@@ -220,18 +224,18 @@ Reading SidekiqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
     // the oldest waiting is the largest of its queues' latencies.
     libraryqueue::setRunningWaits(reading, runningWaits);
     qint64 oldestAge = -1;
-    for (const LibraryPart &p : std::as_const(reading.parts)) {
+    for (const LibraryPart &p : std::as_const(reading.editLibrary().parts)) {
         if (p.kind == QLatin1String("queue"))
             oldestAge = std::max(oldestAge, p.ageMs);
     }
     libraryqueue::setOldestWaiting(reading, oldestAge >= 0 ? saturatingSub(c.nowMs, oldestAge) : -1,
                                    c.nowMs, enqueued == 0);
     reading.deadLength = r.at(4).toInteger();
-    reading.counts = {{QStringLiteral("enqueued"), enqueued},
-                      {QStringLiteral("scheduled"), r.at(2).toInteger()},
-                      {QStringLiteral("retry"), r.at(3).toInteger()},
-                      {QStringLiteral("dead"), reading.deadLength},
-                      {QStringLiteral("busy"), busy}};
+    reading.editLibrary().counts = {{QStringLiteral("enqueued"), enqueued},
+                                    {QStringLiteral("scheduled"), r.at(2).toInteger()},
+                                    {QStringLiteral("retry"), r.at(3).toInteger()},
+                                    {QStringLiteral("dead"), reading.deadLength},
+                                    {QStringLiteral("busy"), busy}};
     // Sidekiq's own lifetime counters, as its dashboard shows them beside
     // the sets (absent until a process first flushes them: 0). A counter
     // that is not a number (not Sidekiq's) is left out, not shown as 0.
@@ -243,17 +247,18 @@ Reading SidekiqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
                 bool ok = v.isNil();
                 const qint64 n = ok ? 0 : v.bytes().toLongLong(&ok);
                 if (ok && n >= 0)
-                    reading.counts.append(
+                    reading.editLibrary().counts.append(
                         {i == 0 ? QStringLiteral("processed") : QStringLiteral("failed"), n});
             }
         }
     }
     reading.stuckIsLowerBound = reading.truncated;
-    reading.layoutKnown = reading.layoutVersion.isEmpty()
-                          || reading.layoutVersion.startsWith(QLatin1String("sidekiq:6."))
-                          || reading.layoutVersion.startsWith(QLatin1String("sidekiq:7."))
-                          || reading.layoutVersion.startsWith(QLatin1String("sidekiq:8."));
-    reading.layoutKnown = reading.layoutKnown && foreignQueue.isEmpty();
+    reading.editLibrary().layoutKnown
+        = reading.editLibrary().layoutVersion.isEmpty()
+          || reading.editLibrary().layoutVersion.startsWith(QLatin1String("sidekiq:6."))
+          || reading.editLibrary().layoutVersion.startsWith(QLatin1String("sidekiq:7."))
+          || reading.editLibrary().layoutVersion.startsWith(QLatin1String("sidekiq:8."));
+    reading.editLibrary().layoutKnown = reading.editLibrary().layoutKnown && foreignQueue.isEmpty();
     if (queueCount == 0 && r.at(6).toInteger() == 0 && reading.inFlight == 0) {
         reading.status = Reading::Status::Missing;
         reading.message = QStringLiteral("No Sidekiq keys at \"%1\".").arg(printableBytes(o.key));
@@ -263,10 +268,10 @@ Reading SidekiqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
         reading.message = QStringLiteral("Queue \"%1\"'s next job has no jid: not a Sidekiq job "
                                          "(Resque's {class, args}?); shown read-only.")
                               .arg(printableBytes(foreignQueue, 80));
-    else if (!reading.layoutKnown)
+    else if (!reading.editLibrary().layoutKnown)
         reading.message = QStringLiteral("Layout %1 is not one Gatehouse knows (Sidekiq 6-8): "
                                          "shown read-only.")
-                              .arg(reading.layoutVersion);
+                              .arg(reading.editLibrary().layoutVersion);
     else if (unread > 0 || queueCount > queues.size() + unread)
         reading.message = QStringLiteral("%1 queues listed; %2 were read (the others from the next "
                                          "reading on).")
@@ -285,7 +290,7 @@ void SidekiqUnit::writeLibraryJson(const ObjectState &s, const Reading &, qint64
 {
     const Reading &read = s.reading;
     QJsonArray queues, processes;
-    for (const LibraryPart &p : read.parts) {
+    for (const LibraryPart &p : read.library().parts) {
         const double age = double(read.ageAt(p.ageMs, nowMs));
         if (p.kind == QLatin1String("queue")) {
             const bool read = p.count >= 0;

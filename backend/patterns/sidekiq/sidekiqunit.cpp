@@ -276,7 +276,7 @@ QList<Figure> SidekiqUnit::figures() const
 {
     auto lifetime = [](const char *counter) {
         return [name = QString::fromLatin1(counter)](const Reading &r, qint64) {
-            return double(r.countOf(name) % (qint64(1) << 24));
+            return double(r.library().countOf(name) % (qint64(1) << 24));
         };
     };
     return QList<Figure>{

@@ -85,20 +85,20 @@ qint64 idMs(const QByteArray &id)
 
 void pack(const StreamInfo &info, qint64 stuckAfterMs, Reading &r)
 {
-    r.parts.append({QStringLiteral("stream"),
-                    info.firstId + ' ' + info.lastId + ' ' + info.lastGeneratedId, info.length,
-                    info.groupsTotal});
+    r.editLibrary().parts.append({QStringLiteral("stream"),
+                                  info.firstId + ' ' + info.lastId + ' ' + info.lastGeneratedId,
+                                  info.length, info.groupsTotal});
     for (const Group &g : info.groups) {
         LibraryPart group{QStringLiteral("group"), g.name, g.pending, g.consumers, g.lag};
         group.expiresInMs = g.entriesRead;
-        r.parts.append(group);
-        r.parts.append(
+        r.editLibrary().parts.append(group);
+        r.editLibrary().parts.append(
             {QStringLiteral("cursor"), g.lastDeliveredId + ' ' + g.oldestPendingId, 0, -1, -1});
         for (const Consumer &c : g.consumerList) {
             LibraryPart consumer{QStringLiteral("consumer"), c.name, c.pending, -1, c.idleMs};
             consumer.expiresInMs = c.inactiveMs;
             consumer.alive = c.idleMs >= 0 && c.idleMs < stuckAfterMs;
-            r.parts.append(consumer);
+            r.editLibrary().parts.append(consumer);
         }
     }
 }
@@ -106,7 +106,7 @@ void pack(const StreamInfo &info, qint64 stuckAfterMs, Reading &r)
 StreamInfo unpack(const Reading &r)
 {
     StreamInfo info;
-    for (const LibraryPart &p : r.parts) {
+    for (const LibraryPart &p : r.library().parts) {
         if (p.kind == QLatin1String("stream")) {
             const QList<QByteArray> ids = words(p.name, 3);
             info.firstId = ids.at(0);
@@ -155,7 +155,7 @@ bool readReply(const RedisValue &reply, qint64 stuckAfterMs, int pageSize, Readi
     qint64 lag = 0;
     bool lagKnown = true;
     r.oldestInFlightAgeMs = -1;
-    r.workersAlive = 0;
+    r.editLibrary().workersAlive = 0;
     for (qsizetype i = 6; i < e.size(); ++i) {
         const RedisValue &raw = e.at(i);
         if (raw.size() < 10)
@@ -169,7 +169,7 @@ bool readReply(const RedisValue &reply, qint64 stuckAfterMs, int pageSize, Readi
         qint64 quietPending = 0;
         for (const Consumer &c : g.consumerList) {
             const bool alive = c.idleMs >= 0 && c.idleMs < stuckAfterMs;
-            r.workersAlive += alive ? 1 : 0;
+            r.editLibrary().workersAlive += alive ? 1 : 0;
             if (!alive)
                 quietPending = saturatingAdd(quietPending, c.pending);
         }
@@ -193,8 +193,8 @@ bool readReply(const RedisValue &reply, qint64 stuckAfterMs, int pageSize, Readi
         const QList<PendingEntry> stuck = entriesOf(raw.at(9));
         for (const PendingEntry &p : stuck) {
             r.oldestInFlightAgeMs = std::max(r.oldestInFlightAgeMs, p.idleMs);
-            if (r.stuckJobs.size() < page)
-                r.stuckJobs.append(
+            if (r.library().stuckJobs.size() < page)
+                r.editLibrary().stuckJobs.append(
                     {p.id, stuckReason(g, p, stuckAfterMs), saturatingSub(r.atMs, p.idleMs)});
         }
         // Entries idle past the threshold, or held by a consumer gone quiet
@@ -206,13 +206,13 @@ bool readReply(const RedisValue &reply, qint64 stuckAfterMs, int pageSize, Readi
     r.truncated = info.groups.size() < info.groupsTotal || r.inFlight > r.items.size();
     r.stuckIsLowerBound = r.stuckIsLowerBound || info.groups.size() < info.groupsTotal;
     r.length = info.length;
-    r.workers = consumers;
-    r.counts = {{QStringLiteral("entries"), info.length},
-                {QStringLiteral("groups"), info.groupsTotal},
-                {QStringLiteral("consumers"), consumers},
-                {QStringLiteral("pending"), r.inFlight}};
+    r.editLibrary().workers = consumers;
+    r.editLibrary().counts = {{QStringLiteral("entries"), info.length},
+                              {QStringLiteral("groups"), info.groupsTotal},
+                              {QStringLiteral("consumers"), consumers},
+                              {QStringLiteral("pending"), r.inFlight}};
     if (lagKnown)
-        r.counts.append({QStringLiteral("lag"), lag});
+        r.editLibrary().counts.append({QStringLiteral("lag"), lag});
     if (info.groups.size() < info.groupsTotal)
         r.message = QStringLiteral("Read %1 of %2 consumer groups.")
                         .arg(info.groups.size())

@@ -257,7 +257,7 @@ Reading StreamGroupUnit::read(const PatternObject &o, const QList<RedisValue> &r
     }
     reading.deadLength = std::max<qint64>(0, r.at(1).toInteger());
     if (isSymfonyMessenger(r.at(2)))
-        reading.layoutVersion = QStringLiteral("Symfony Messenger");
+        reading.editLibrary().layoutVersion = QStringLiteral("Symfony Messenger");
     return reading;
 }
 
@@ -278,7 +278,7 @@ QList<Figure> StreamGroupUnit::figures() const
          }},
         {QStringLiteral("lag"), QStringLiteral("Lag"), false,
          [](const Reading &r, qint64) {
-             for (const StateCount &c : r.counts) {
+             for (const StateCount &c : r.library().counts) {
                  if (c.state == QLatin1String("lag"))
                      return double(c.count);
              }

@@ -145,7 +145,7 @@ Reading SymfonyDelayedUnit::read(const PatternObject &o, const QList<RedisValue>
         return reading;
     }
     if (setType != "zset" || (streamType != "stream" && streamType != "none")) {
-        reading.layoutKnown = false;
+        reading.editLibrary().layoutKnown = false;
         reading.message
             = QStringLiteral("Not Symfony Messenger's layout (\"%1\" is a %2, \"%3\" "
                              "a %4): shown read-only.")
@@ -156,20 +156,20 @@ Reading SymfonyDelayedUnit::read(const PatternObject &o, const QList<RedisValue>
     if (auto f = failure(o, r, replyKeys, c.nowMs))
         return *f;
     reading.length = r.at(2).toInteger();
-    reading.counts = {{QStringLiteral("delayed"), reading.length}};
+    reading.editLibrary().counts = {{QStringLiteral("delayed"), reading.length}};
     reading.stuck = r.at(3).toInteger();
     reading.inFlight = 0;
     const auto &first = r.at(4).elements();
     if (first.size() >= 2) {
         const QByteArray member = first.at(0).bytes();
-        reading.layoutKnown = isMessage(member);
+        reading.editLibrary().layoutKnown = isMessage(member);
         const qint64 due = qint64(first.at(1).bytes().toDouble());
-        if (due <= c.nowMs && reading.layoutKnown)
-            reading.stuckJobs.append(
+        if (due <= c.nowMs && reading.editLibrary().layoutKnown)
+            reading.editLibrary().stuckJobs.append(
                 {QJsonDocument::fromJson(member)[QStringLiteral("uniqid")].toString().toUtf8(),
                  QString::fromLatin1(StuckReason), due});
     }
-    if (!reading.layoutKnown)
+    if (!reading.editLibrary().layoutKnown)
         reading.message = QStringLiteral("Members of \"%1\" are not Symfony Messenger messages "
                                          "(JSON with body and headers): shown read-only.")
                               .arg(printableBytes(o.key));

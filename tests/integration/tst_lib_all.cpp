@@ -2,16 +2,24 @@
 // Every library at once, on one server, with the seed patterns beside them:
 // the keyspace an operator meets on a real deployment. BullMQ 6 and 5 (the
 // latter under a Cluster hash-tag prefix), Bull 4 under BullMQ's own default
-// prefix, Sidekiq, Celery, RQ, bee-queue and node-resque, each driven by its
-// own producer and a real worker (tests/libraries/), Python limits' windows
-// and a redis-semaphore holder, then `gatehouse-cli simulate` for the seeds.
-// One snapshot with no profile must show every queue under its library with
-// the library's own counts, every seed object under its pattern, and nothing
-// else: no stats counter, job hash, result, binding, registry or worker key
-// of any library shown as a limiter, lock, token or queue of its own.
+// prefix, Sidekiq, Celery, RQ, bee-queue, node-resque, Laravel's Redis queue
+// and Symfony Messenger's Redis transport, each driven by its own producer
+// and a real worker (tests/libraries/); asynq, Dramatiq and Laravel Horizon
+// written as their own code writes them; a stream read by consumer groups;
+// Redisson's locks, semaphores and delayed queue built by Redisson's own Lua;
+// Python limits' windows and a redis-semaphore holder, then `gatehouse-cli
+// simulate` for the seeds (Redisson's rate limiter among them). One
+// snapshot with no profile must show every library object under its
+// pattern and library with the library's own counts, every seed object
+// under its pattern, and nothing else: no stats counter, job hash, result,
+// binding, registry, worker, delay or timeout key of any library, nor an
+// event stream without a group, shown as a limiter, lock, token or queue of
+// its own.
 #include <redis/redisclient.h>
 
+#include "libplanting.h"
 #include "librarytest.h"
+#include "phpapp.h"
 #include "redisserver.h"
 
 #include <QDeadlineTimer>
@@ -27,7 +35,11 @@
 using namespace gatehouse;
 using gatehouse::test::call;
 using gatehouse::test::CliRun;
+using gatehouse::test::PhpApp;
+using gatehouse::test::plantHorizon;
+using gatehouse::test::plantRedisson;
 using gatehouse::test::RedisServer;
+using gatehouse::test::streamCounts;
 
 namespace {
 
@@ -138,15 +150,10 @@ private:
         return p;
     }
 
-    // The library queues planted, and what each library itself counts.
-    struct Planted
-    {
-        QString key;        // the queue's object key in the snapshot
-        QString library;    // the snapshot's library name
-        QJsonObject counts; // by the library's own API, in its own state names
-    };
+    using Planted = gatehouse::test::LibraryObject; // with the library's own counts
     QList<Planted> m_planted;
-    QJsonObject m_census; // simulate's account of the seed objects
+    QJsonObject m_census;            // simulate's account of the seed objects
+    qint64 m_horizonSupervisors = 0; // in Horizon's "supervisors", all beating
 
 private slots:
     void initTestCase()
@@ -159,7 +166,12 @@ private slots:
                 && QFile::exists(LibrariesDir + QStringLiteral("/node_modules/bull/package.json"))
                 && QFile::exists(LibrariesDir
                                  + QStringLiteral("/node_modules/node-resque/package.json"))
-                && QFile::exists(QStringLiteral("/usr/bin/sidekiq")) && QFile::exists(Python),
+                && QFile::exists(QStringLiteral("/usr/bin/sidekiq")) && QFile::exists(Python)
+                && QFile::exists(PhpApp::php())
+                && QFile::exists(QStringLiteral("/usr/share/php/Illuminate/Queue/RedisQueue.php"))
+                && QFile::exists(QStringLiteral("/usr/share/php/Symfony/Component/Messenger/"
+                                                "Bridge/Redis/Transport/Connection.php"))
+                && QFile::exists(LibrariesDir + QStringLiteral("/redisson/rlock_trylock.lua")),
             "node, the npm packages or a Debian library package is missing: run "
             ".ci/install-deps");
         QVERIFY2(m_server.start(), qPrintable(m_server.errorString()));
@@ -453,6 +465,134 @@ private slots:
              QJsonObject{{QStringLiteral("permits held"), 1}, {QStringLiteral("stale"), 0}}});
     }
 
+    // Laravel's Redis queue, by its own RedisQueue (tests/libraries/
+    // laravel_app.php, php-illuminate-queue 8.83) under the application
+    // prefix "laravel_database_": a worker (retry_after ten minutes) killed
+    // in its job holds the reservation, two jobs wait, one is delayed.
+    void laravel()
+    {
+        const PhpApp app{
+            LibrariesDir + QStringLiteral("/laravel_app.php"),
+            {m_server.url(), QStringLiteral("laravel_database_"), QStringLiteral("emails")}};
+        QCOMPARE(app.run({QStringLiteral("produce-blocking"), QStringLiteral("l-1")}), QString());
+        auto worker = app.start({QStringLiteral("work"), QStringLiteral("600")});
+        QVERIFY2(waitFor([&] {
+                     return integer({"LLEN", "laravel_database_taken"}) == 1;
+                 }),
+                 "the Laravel worker never took l-1");
+        worker->kill(); // SIGKILL, in the job
+        QVERIFY(worker->waitForFinished(10000));
+        worker.reset();
+        QCOMPARE(app.run({QStringLiteral("produce"), QStringLiteral("l-2")}), QString());
+        QCOMPARE(app.run({QStringLiteral("produce"), QStringLiteral("l-3")}), QString());
+        QCOMPARE(app.run({QStringLiteral("later"), QStringLiteral("600"), QStringLiteral("l-4")}),
+                 QString());
+        const QJsonObject laravel = app.counts();
+        QCOMPARE(laravel[QStringLiteral("reserved")].toInt(), 1);
+        // RedisQueue::size is the sum of the three.
+        QCOMPARE(app.run({QStringLiteral("size")}).toInt(),
+                 laravel[QStringLiteral("ready")].toInt()
+                     + laravel[QStringLiteral("delayed")].toInt()
+                     + laravel[QStringLiteral("reserved")].toInt());
+        // Laravel's "ready" (the LIST pop takes from) is the "pending" state.
+        m_planted.append(
+            {QStringLiteral("laravel_database_queues:emails"), QStringLiteral("laravel"),
+             QJsonObject{{QStringLiteral("pending"), laravel[QStringLiteral("ready")]},
+                         {QStringLiteral("delayed"), laravel[QStringLiteral("delayed")]},
+                         {QStringLiteral("reserved"), laravel[QStringLiteral("reserved")]}},
+             QStringLiteral("laravel-queue")});
+    }
+
+    // Symfony Messenger's Redis transport, by its own Connection
+    // (tests/libraries/symfony_app.php, php-symfony-redis-messenger 5.4) on
+    // its defaults: a consumer killed in a message holds it pending, one
+    // message waits in the stream, one is delayed ten minutes. The delayed
+    // set is Symfony's; the stream, with the transport's group, is shown by
+    // the stream pattern.
+    void symfony()
+    {
+        const PhpApp app{LibrariesDir + QStringLiteral("/symfony_app.php"), {m_server.url()}};
+        QCOMPARE(app.run({QStringLiteral("produce-blocking"), QStringLiteral("s-1")}), QString());
+        QCOMPARE(app.run({QStringLiteral("produce"), QStringLiteral("s-2")}), QString());
+        QCOMPARE(
+            app.run({QStringLiteral("later"), QStringLiteral("600000"), QStringLiteral("s-3")}),
+            QString());
+        auto consumer = app.start({QStringLiteral("work"), QStringLiteral("c1")});
+        QVERIFY2(waitFor([&] {
+                     return integer({"LLEN", "taken"}) == 1;
+                 }),
+                 "the Symfony consumer never took s-1");
+        consumer->kill(); // SIGKILL, in the message
+        QVERIFY(consumer->waitForFinished(10000));
+        consumer.reset();
+        const QJsonObject symfony = app.counts(); // the transport's XLEN, XPENDING, ZCARD
+        QCOMPARE(symfony[QStringLiteral("pending")].toInt(), 1);
+        m_planted.append(
+            {QStringLiteral("messages__queue"), QStringLiteral("symfony-messenger"),
+             QJsonObject{{QStringLiteral("delayed"), symfony[QStringLiteral("delayed")]}},
+             QStringLiteral("symfony-delayed")});
+        QJsonObject stream = streamCounts(*m_client, "messages");
+        QCOMPARE(stream[QStringLiteral("entries")], symfony[QStringLiteral("stream")]);
+        QCOMPARE(stream[QStringLiteral("pending")], symfony[QStringLiteral("pending")]);
+        m_planted.append({QStringLiteral("messages"), QStringLiteral("redis-streams"), stream,
+                          QStringLiteral("stream-group")});
+    }
+
+    // A stream read by consumer groups, as the Redis documentation presents
+    // it: five orders; group billing's worker-1 read three and acknowledged
+    // one, group audit read nothing yet. An event stream without a group
+    // beside it (as BullMQ's "<queue>:events") is no queue.
+    void streamGroups()
+    {
+        for (int n = 1; n <= 5; ++n)
+            QVERIFY(!call(*m_client, {"XADD", "orders", "*", "order", QByteArray::number(n)})
+                         .isError());
+        QCOMPARE(call(*m_client, {"XGROUP", "CREATE", "orders", "billing", "0"}),
+                 RedisValue::status("OK"));
+        QCOMPARE(call(*m_client, {"XGROUP", "CREATE", "orders", "audit", "0"}),
+                 RedisValue::status("OK"));
+        const RedisValue read = call(*m_client, {"XREADGROUP", "GROUP", "billing", "worker-1",
+                                                 "COUNT", "3", "STREAMS", "orders", ">"});
+        const QByteArray first = read.at(0).at(1).at(0).at(0).bytes();
+        QCOMPARE(integer({"XACK", "orders", "billing", first}), 1);
+        QVERIFY(
+            !call(*m_client, {"XADD", "app:events", "*", "user", "ada", "did", "login"}).isError());
+        const QJsonObject counts = streamCounts(*m_client, "orders");
+        QCOMPARE(counts[QStringLiteral("pending")].toInt(), 2);
+        m_planted.append({QStringLiteral("orders"), QStringLiteral("redis-streams"), counts,
+                          QStringLiteral("stream-group")});
+    }
+
+    // Redisson (Java cannot be installed here), by Redisson 3.52.0's own Lua
+    // (tests/libraries/redisson/, as tst_lib_redisson runs it): locks, two
+    // semaphores and a delayed queue (libplanting.h). Its rate limiters are
+    // among simulate's seeds.
+    void redisson()
+    {
+        const QString failed = plantRedisson(*m_client, m_planted);
+        QVERIFY2(failed.isEmpty(), qPrintable(failed));
+    }
+
+    // Laravel Horizon beside its Laravel queue (Horizon 5 is not in Debian:
+    // written as it writes it, libplanting.h): the queue's waiting job l-2
+    // pending, one job completed and one failed, a supervisor and its master
+    // beating now. Last before the seeds: a supervisor goes quiet after 29 s.
+    void horizon()
+    {
+        const QByteArray pending
+            = QJsonDocument::fromJson(
+                  call(*m_client, {"LINDEX", "laravel_database_queues:emails", "0"}).bytes())
+                  .object()[QStringLiteral("id")]
+                  .toString()
+                  .toUtf8();
+        QVERIFY(!pending.isEmpty());
+        const QString failed = plantHorizon(*m_client, "laravel_horizon:", pending, m_planted);
+        QVERIFY2(failed.isEmpty(), qPrintable(failed));
+        QCOMPARE(m_planted.last().counts[QStringLiteral("recent")].toInt(), 3);
+        m_horizonSupervisors = integer({"ZCARD", "laravel_horizon:supervisors"});
+        QCOMPARE(m_horizonSupervisors, 1);
+    }
+
     // The seed patterns' traffic, last, so its short-lived locks still stand.
     void seeds()
     {
@@ -470,7 +610,9 @@ private slots:
 
     void oneSnapshotShowsEveryone()
     {
-        QCOMPARE(m_planted.size(), 13);
+        // 13 job and limiter libraries' objects, Laravel's queue and Horizon,
+        // Symfony's delayed set and stream, a stream of groups, 6 Redisson.
+        QCOMPARE(m_planted.size(), 24);
         QVERIFY(!m_census.isEmpty());
         // Seed objects that still stand (a crashed holder's lock expires in
         // seconds): read before and after the snapshot, both must hold.
@@ -534,10 +676,12 @@ private slots:
         }
         QCOMPARE(offered, QStringList());
 
-        // Every queue under its library, with the library's own counts.
+        // Every library object under its pattern and library, with the
+        // library's own counts.
         for (const Planted &p : std::as_const(m_planted)) {
-            const QJsonObject o = shown.value(p.library + QLatin1Char(' ') + p.key);
-            QVERIFY2(!o.isEmpty(), qPrintable(p.library + QStringLiteral(" queue ") + p.key
+            const QString pattern = p.pattern.isEmpty() ? p.library : p.pattern;
+            const QJsonObject o = shown.value(pattern + QLatin1Char(' ') + p.key);
+            QVERIFY2(!o.isEmpty(), qPrintable(pattern + QLatin1Char(' ') + p.key
                                               + QStringLiteral(" is not shown")));
             const QJsonObject library = o[QStringLiteral("library")].toObject();
             QCOMPARE(library[QStringLiteral("name")].toString(), p.library);
@@ -563,6 +707,15 @@ private slots:
             }
         }
 
+        // Horizon's supervisors, each with its heartbeat.
+        const QJsonObject horizon = shown.value(QStringLiteral("laravel-horizon laravel_horizon:"));
+        QCOMPARE(horizon[QStringLiteral("supervisors")].toInt(), m_horizonSupervisors);
+        QCOMPARE(horizon[QStringLiteral("supervisorsWithHeartbeat")].toInt(), m_horizonSupervisors);
+        // Symfony's stream named as the transport's.
+        const QJsonObject messages = shown.value(QStringLiteral("stream-group messages"));
+        QCOMPARE(messages[QStringLiteral("library")][QStringLiteral("layout")].toString(),
+                 QStringLiteral("Symfony Messenger"));
+
         // Every standing seed object under its pattern.
         QStringList missing;
         for (const QString &id : before) {
@@ -570,6 +723,12 @@ private slots:
                 missing << id;
         }
         QCOMPARE(missing, QStringList());
+        // Redisson's rate limiters are among them.
+        QVERIFY2(std::any_of(before.cbegin(), before.cend(),
+                             [](const QString &id) {
+                                 return id.startsWith(QLatin1String("redisson-limiter "));
+                             }),
+                 "simulate left no Redisson rate limiter standing");
         QVERIFY2(before.size() >= 25,
                  qPrintable(QStringList(before.cbegin(), before.cend()).join(QLatin1Char(','))));
     }

@@ -28,16 +28,16 @@ bool allOk(RedisClient &client, const QList<QList<QByteArray>> &commands)
 // Horizon's job, as RedisJobRepository::pushed, completed and failed leave
 // it: ZADD of -microtime to each of its sets, HMSET of the job hash,
 // EXPIREAT by the trim settings (an hour here).
-bool writeHorizonJob(RedisClient &client, const QByteArray &prefix, const QByteArray &id,
-                     const QByteArray &status, const QList<QByteArray> &sets, qint64 atSeconds,
-                     qint64 nowSeconds)
+bool writeHorizonJob(RedisClient &client, const QByteArray &prefix, const QByteArray &queue,
+                     const QByteArray &id, const QByteArray &status, const QList<QByteArray> &sets,
+                     qint64 atSeconds, qint64 nowSeconds)
 {
     const QByteArray at = QByteArray::number(atSeconds) + ".25"; // microtime(true)
     QList<QList<QByteArray>> commands;
     for (const QByteArray &set : sets)
         commands.append({"ZADD", prefix + set, '-' + at, id});
     commands.append(
-        {"HSET", prefix + id, "id", id, "connection", "redis", "queue", "emails", "name",
+        {"HSET", prefix + id, "id", id, "connection", "redis", "queue", queue, "name",
          "App\\Jobs\\Run", "status", status, "payload",
          "{\"uuid\":\"" + id + "\",\"id\":\"" + id
              + "\",\"displayName\":\"App\\\\Jobs\\\\Run\",\"job\":\"App\\\\Jobs\\\\Run\","
@@ -206,30 +206,31 @@ QString plantRedisson(RedisClient &client, QList<LibraryObject> &planted)
     return {};
 }
 
-QString plantHorizon(RedisClient &client, const QByteArray &prefix, const QByteArray &pendingJob,
-                     QList<LibraryObject> &planted)
+QString plantHorizon(RedisClient &client, const QByteArray &prefix, const QByteArray &queue,
+                     const QByteArray &pendingJob, bool supervisor, QList<LibraryObject> &planted)
 {
     const qint64 now = serverMs(client) / 1000;
-    if (!writeHorizonJob(client, prefix, pendingJob, "pending", {"recent_jobs", "pending_jobs"},
-                         now - 5, now)
-        || !writeHorizonJob(client, prefix, "0b6e2c4a-1f7e-4a8b-9c3d-5e6f7a8b9c02", "completed",
-                            {"recent_jobs", "completed_jobs"}, now - 50, now)
-        || !writeHorizonJob(client, prefix, "0b6e2c4a-1f7e-4a8b-9c3d-5e6f7a8b9c03", "failed",
+    if (!writeHorizonJob(client, prefix, queue, pendingJob, "pending",
+                         {"recent_jobs", "pending_jobs"}, now - 5, now)
+        || !writeHorizonJob(client, prefix, queue, "0b6e2c4a-1f7e-4a8b-9c3d-5e6f7a8b9c02",
+                            "completed", {"recent_jobs", "completed_jobs"}, now - 50, now)
+        || !writeHorizonJob(client, prefix, queue, "0b6e2c4a-1f7e-4a8b-9c3d-5e6f7a8b9c03", "failed",
                             {"recent_jobs", "failed_jobs", "recent_failed_jobs"}, now - 80, now))
         return QStringLiteral("Horizon's jobs were not written");
     // RedisSupervisorRepository::update and RedisMasterSupervisorRepository::
     // update: HMSET, ZADD of the heartbeat, EXPIRE (30 s and 15 s).
-    const QByteArray supervisor = "host-1:supervisor-1";
-    if (!allOk(client,
-               {{"HSET", prefix + "supervisor:" + supervisor, "name", supervisor, "master",
-                 "host-1", "pid", "4242", "status", "running", "processes", "{\"redis:emails\":3}",
-                 "options", "{}"},
-                {"ZADD", prefix + "supervisors", QByteArray::number(now), supervisor},
-                {"EXPIRE", prefix + "supervisor:" + supervisor, "30"},
-                {"HSET", prefix + "master:host-1", "name", "host-1", "pid", "4241", "status",
-                 "running", "supervisors", "[\"" + supervisor + "\"]", "environment", "production"},
-                {"ZADD", prefix + "masters", QByteArray::number(now), "host-1"},
-                {"EXPIRE", prefix + "master:host-1", "15"}}))
+    const QByteArray name = "host-1:supervisor-1";
+    if (supervisor
+        && !allOk(client,
+                  {{"HSET", prefix + "supervisor:" + name, "name", name, "master", "host-1", "pid",
+                    "4242", "status", "running", "processes", "{\"redis:" + queue + "\":3}",
+                    "options", "{}"},
+                   {"ZADD", prefix + "supervisors", QByteArray::number(now), name},
+                   {"EXPIRE", prefix + "supervisor:" + name, "30"},
+                   {"HSET", prefix + "master:host-1", "name", "host-1", "pid", "4241", "status",
+                    "running", "supervisors", "[\"" + name + "\"]", "environment", "production"},
+                   {"ZADD", prefix + "masters", QByteArray::number(now), "host-1"},
+                   {"EXPIRE", prefix + "master:host-1", "15"}}))
         return QStringLiteral("Horizon's supervisor was not written");
     // Horizon's own totals are the sets' ZCARDs (RedisJobRepository's
     // countRecent, countPending, countCompleted, countFailed,

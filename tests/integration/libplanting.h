@@ -59,10 +59,11 @@ QJsonObject streamCounts(RedisClient &client, const QByteArray &stream);
 QString plantRedisson(RedisClient &client, QList<LibraryObject> &planted);
 
 // Laravel Horizon 5 (not in Debian), as laravel/horizon v5.29.1 writes it
-// under PREFIX for the Laravel queue "emails": the job PENDING_JOB (an id of
-// that queue's) pending, one job completed and one failed, one supervisor
-// and its master beating now. An empty string, or what failed.
-QString plantHorizon(RedisClient &client, const QByteArray &prefix, const QByteArray &pendingJob,
-                     QList<LibraryObject> &planted);
+// under PREFIX for the Laravel queue QUEUE: the job PENDING_JOB (an id of
+// that queue's) pending, one job completed and one failed, and with
+// SUPERVISOR one supervisor and its master beating now (their hashes expire
+// in 30 and 15 s, as Horizon's do). An empty string, or what failed.
+QString plantHorizon(RedisClient &client, const QByteArray &prefix, const QByteArray &queue,
+                     const QByteArray &pendingJob, bool supervisor, QList<LibraryObject> &planted);
 
 } // namespace gatehouse::test

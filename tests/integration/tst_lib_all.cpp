@@ -586,7 +586,8 @@ private slots:
                   .toString()
                   .toUtf8();
         QVERIFY(!pending.isEmpty());
-        const QString failed = plantHorizon(*m_client, "laravel_horizon:", pending, m_planted);
+        const QString failed
+            = plantHorizon(*m_client, "laravel_horizon:", "emails", pending, true, m_planted);
         QVERIFY2(failed.isEmpty(), qPrintable(failed));
         QCOMPARE(m_planted.last().counts[QStringLiteral("recent")].toInt(), 3);
         m_horizonSupervisors = integer({"ZCARD", "laravel_horizon:supervisors"});

@@ -8,8 +8,9 @@
 // JSON or one name as the holder's value), one-time codes with short
 // suffixes, a queue with work in flight, a stream read by a consumer group
 // (beside event streams without one), a bee-queue queue, a Resque
-// namespace and a Laravel queue (its layout); and the real state of two
-// limiter libraries, written by the libraries themselves
+// namespace, a Laravel queue with Horizon beside it and a Symfony Messenger
+// transport with a delayed message (their layouts); and the real state of
+// two limiter libraries, written by the libraries themselves
 // (tests/libraries/): Python limits' fixed and moving windows, a
 // redis-semaphore semaphore whose holder was killed. Every structure must be
 // shown; at most 0.1 % of the ordinary keys may be.
@@ -18,6 +19,7 @@
 #include <redis/redisscript.h>
 #include <redis/serverinfo.h>
 
+#include "libplanting.h"
 #include "redisserver.h"
 
 #include <QDateTime>
@@ -334,6 +336,40 @@ bool plantStructures(RedisClient &client, const App &app, Planted &planted)
     }
     planted.structures.insert(QStringLiteral("laravel-queue ") + QString::fromUtf8(laravel));
     planted.structureKeys << laravel << laravel + ":notify" << laravel + ":reserved";
+    // Laravel Horizon beside it under its default prefix ("<app>_horizon:"),
+    // as Horizon 5 writes its jobs (libplanting.h): j1 pending, a job
+    // completed and one failed; no supervisor (its heartbeat would go quiet
+    // and its hash expire within a slow run).
+    const QByteArray horizon = (p.isEmpty() ? QByteArray("laravel") : p.chopped(1)) + "_horizon:";
+    QList<gatehouse::test::LibraryObject> objects;
+    if (!gatehouse::test::plantHorizon(client, horizon, "default", "j1", false, objects).isEmpty())
+        return false;
+    planted.structures.insert(QStringLiteral("laravel-horizon ") + QString::fromUtf8(horizon));
+    const RedisValue written
+        = call(client, {"SCAN", "0", "MATCH", horizon + '*', "COUNT", "1000000"});
+    if (written.at(0).bytes() != "0")
+        return false;
+    for (const RedisValue &k : written.at(1).elements())
+        planted.structureKeys << k.bytes();
+    // Symfony Messenger's Redis transport as 5.4's Connection leaves it
+    // (setup: XGROUP CREATE ... MKSTREAM; add: XADD of {body, headers}, or a
+    // delayed one ZADD NX to "<stream>__queue" scored by its due time in ms
+    // with a uniqid): one message queued, one delayed ten minutes.
+    const QByteArray messages = p + "messages";
+    const QByteArray body = "{\"body\":\"{\\\"to\\\":\\\"ada\\\"}\",\"headers\":[]";
+    for (const QList<QByteArray> &c :
+         QList<QList<QByteArray>>{{"XGROUP", "CREATE", messages, "symfony", "0", "MKSTREAM"},
+                                  {"XADD", messages, "*", "message", body + '}'},
+                                  {"ZADD", messages + "__queue", "NX",
+                                   QByteArray::number(QDateTime::currentMSecsSinceEpoch() + 600000),
+                                   body + ",\"uniqid\":\"6743a1f2c3b4d5.12345678\"}"}}) {
+        if (call(client, c).isError())
+            return false;
+    }
+    planted.structures << QStringLiteral("stream-group ") + QString::fromUtf8(messages)
+                       << QStringLiteral("symfony-delayed ") + QString::fromUtf8(messages)
+                              + QStringLiteral("__queue");
+    planted.structureKeys << messages << messages + "__queue";
     return true;
 }
 
@@ -542,8 +578,9 @@ private slots:
         QCOMPARE(totals.value(QLatin1String("locks")).toInt(), 24);    // 15 + 9
         QCOMPARE(totals.value(QLatin1String("tokens")).toInt(), 3);
         // 3 lists + 3 streams + an asynq and a Dramatiq queue + 3 bee-queue
-        // queues + 3 Resque deployments + 3 Laravel queues
-        QCOMPARE(totals.value(QLatin1String("queues")).toInt(), 17);
+        // queues + 3 Resque deployments + 3 Laravel queues + 3 Horizons + 3
+        // Symfony Messenger transports (a stream and a delayed set each)
+        QCOMPARE(totals.value(QLatin1String("queues")).toInt(), 26);
         QCOMPARE(s.value(QLatin1String("limiters")).toArray().size(), 3);
         QCOMPARE(s.value(QLatin1String("limit")).toInt(), 3);
         for (const QJsonValue &v : s.value(QLatin1String("limiters")).toArray()) {

@@ -85,9 +85,10 @@ public:
     QStringList itemHeaders() const override;
     QList<QStringList> items(const ObjectState &state, qint64 nowMs) const override;
     QList<PatternAction> actions() const override;
-    // A page of a state's ids (asynqjobs.cpp).
+    // A page of a state's ids, and a task's record (asynqjobs.cpp).
     JobRead jobPage(const PatternObject &object, const QString &state, qint64 offset,
                     int count) const override;
+    JobRead jobDetail(const PatternObject &object, const QByteArray &job) const override;
 
 protected:
     QList<JobState> states() const override;

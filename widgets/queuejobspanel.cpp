@@ -48,6 +48,12 @@ QString stageName(JobStage stage)
 }
 
 constexpr int AgeColumn = 2;
+// A row's time: how long ago, or how far ahead (a delayed job's due time).
+QString ageText(qint64 atMs, qint64 nowMs)
+{
+    return atMs > nowMs ? QueueJobsPanel::tr("in %1").arg(formatMs(atMs - nowMs))
+                        : formatMs(nowMs - atMs);
+}
 // After the error in the model (column 0 stays the job), shown second; a
 // search's hits only: a state's list has no need of it.
 constexpr int StateColumn = 5;
@@ -208,7 +214,9 @@ QueueJobsPanel::QueueJobsPanel(const QString &section, QWidget *parent)
             return;
         forgetDetail();
         m_detail->setPlainText(tr("Reading job %1…").arg(printableBytes(job, 80)));
-        m_browser->showJob(m_object, job);
+        if (!m_browser->showJob(m_object, job))
+            m_detail->setPlainText(tr("Gatehouse cannot read one job's record of this %1 queue.")
+                                       .arg(PatternUnit::of(m_object.kind).library().name));
     });
     connect(m_searchBar, &JobSearchBar::started, this, [this] { setResults(true); });
     connect(m_searchBar, &JobSearchBar::found, this, &QueueJobsPanel::addHits);
@@ -475,7 +483,9 @@ void QueueJobsPanel::requestJobs()
     if (m_object.key.isEmpty() || !m_browser || state().isEmpty() || m_results)
         return;
     m_range->setText(tr("Reading…"));
-    m_browser->listJobs(m_object, state(), m_offset, PageSize);
+    if (!m_browser->listJobs(m_object, state(), m_offset, PageSize))
+        m_range->setText(tr("Gatehouse cannot list the %1 jobs of this %2 queue.")
+                             .arg(state(), PatternUnit::of(m_object.kind).library().name));
 }
 
 void QueueJobsPanel::showJobs(const JobListing &page)
@@ -525,8 +535,7 @@ void QueueJobsPanel::fillRow(int r, const JobRow &row, const QString &st, qint64
 {
     const QStringList cells{printableBytes(row.id, 120),
                             row.name,
-                            row.atMs < 0 ? QStringLiteral("–")
-                                         : formatMs(std::max<qint64>(0, now - row.atMs)),
+                            row.atMs < 0 ? QStringLiteral("–") : ageText(row.atMs, now),
                             row.attempts < 0 ? QStringLiteral("–") : QString::number(row.attempts),
                             row.error,
                             st};
@@ -669,7 +678,7 @@ void QueueJobsPanel::updateAges()
         const qint64 atMs = cell ? cell->data(Qt::UserRole).toLongLong() : -1;
         if (atMs < 0)
             continue;
-        const QString text = formatMs(std::max<qint64>(0, now - atMs));
+        const QString text = ageText(atMs, now);
         if (cell->text() != text) {
             cell->setText(text);
             cell->setToolTip(text);

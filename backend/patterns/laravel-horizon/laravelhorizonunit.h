@@ -26,7 +26,8 @@ namespace gatehouse {
 // totalRecent and totalFailed) and its supervisors; a supervisor in
 // "supervisors" whose heartbeat is older than 29 s is one Horizon's own
 // names() no longer lists (gone quiet). Acts: retry a failed job. Code:
-// laravelhorizonunit.cpp, laravelhorizonactions.cpp.
+// laravelhorizonunit.cpp, laravelhorizonactions.cpp, laravelhorizonjobs.cpp
+// (the job browser).
 class LaravelHorizonUnit final : public LibraryQueueUnit
 {
 public:
@@ -77,6 +78,13 @@ public:
     // retry: a failed job back on its Laravel queue, as RetryFailedJob does
     // (laravelhorizonactions.cpp).
     QList<PatternAction> actions() const override;
+    // Its jobs by Horizon's set names, the latest first (the sets' order):
+    // each row the job's id with its hash's name, attempts (its payload's)
+    // and exception; the detail the job hash, its payload as JSON and
+    // data.command decoded.
+    JobRead jobPage(const PatternObject &object, const QString &state, qint64 offset,
+                    int count) const override;
+    JobRead jobDetail(const PatternObject &object, const QByteArray &job) const override;
 
 protected:
     QList<JobState> states() const override;

@@ -56,7 +56,7 @@ QList<PatternAction> LaravelQueueUnit::actions() const
         ScriptCall call
             = baseCall(r.object, QStringLiteral("queue.requeue"),
                        QStringLiteral("laravel_migrate_expired"), {Reserved, Queue, Notify});
-        const QByteArray job = r.input(QStringLiteral("job"));
+        const QByteArray job = jobIdOf(r.input(QStringLiteral("job")));
         call.args = {QByteArray(), batch, job, cut};
         if (!job.isEmpty()) {
             call.summary = QStringLiteral("Put reserved Laravel job %1 of \"%2\" back on its queue "
@@ -91,7 +91,7 @@ QList<PatternAction> LaravelQueueUnit::actions() const
             ScriptCall call
                 = baseCall(r.object, QStringLiteral("queue.remove"),
                            QStringLiteral("laravel_remove"), {Queue, Delayed, Reserved, Notify});
-            const QByteArray job = r.input(QStringLiteral("job"));
+            const QByteArray job = jobIdOf(r.input(QStringLiteral("job")));
             call.args = {job, QByteArray(), QByteArray::number(ListSearch)};
             call.summary = QStringLiteral("Remove Laravel job %1 (its payload's id) from \"%2\": "
                                           "from the reserved or delayed set or the queue's list "

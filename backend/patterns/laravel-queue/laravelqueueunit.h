@@ -28,7 +28,8 @@ namespace gatehouse {
 //
 // Acts with lua/laravel-queue/: release expired reservations as
 // RedisQueue::migrateExpiredJobs does, and remove one job. Code:
-// laravelqueueunit.cpp (claims, probe, reading), laravelqueueactions.cpp.
+// laravelqueueunit.cpp (claims, probe, reading), laravelqueueactions.cpp,
+// laravelqueuejobs.cpp (the job browser).
 class LaravelQueueUnit final : public LibraryQueueUnit
 {
 public:
@@ -43,6 +44,9 @@ public:
     static State stateOf(const QByteArray &key);
     static PatternObject objectForQueue(const QByteArray &queueKey);
     static QByteArray keyOf(const PatternObject &o, State s);
+    // The payload id a job browser row's ref names (what remove and requeue
+    // take): a pending entry's place or a set member's "<score>\x1e<id>".
+    static QByteArray jobIdOf(const QByteArray &ref);
 
     PatternKind kind() const override { return Kind; }
     QString title() const override { return QStringLiteral("Laravel queue"); }
@@ -71,6 +75,13 @@ public:
     QStringList itemHeaders() const override;
     QList<QStringList> items(const ObjectState &state, qint64 nowMs) const override;
     QList<PatternAction> actions() const override;
+    // Its jobs by Laravel's state names: pending (the list, from its head),
+    // delayed and reserved (the sets by score); each row's id is its
+    // payload's "id", its detail the payload with data.command decoded.
+    // Failed jobs live in Laravel's database, not in Redis.
+    JobRead jobPage(const PatternObject &object, const QString &state, qint64 offset,
+                    int count) const override;
+    JobRead jobDetail(const PatternObject &object, const QByteArray &job) const override;
 
 protected:
     QList<JobState> states() const override;

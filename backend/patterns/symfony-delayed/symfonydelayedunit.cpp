@@ -225,7 +225,7 @@ QList<PatternAction> SymfonyDelayedUnit::actions() const
             call.script = QStringLiteral("symfony_release_delayed");
             call.keys = {r.object.key, r.object.related.value(0)};
             call.keyRoles = {QStringLiteral("delayed zset"), QStringLiteral("stream stream")};
-            const QByteArray message = r.input(QStringLiteral("job"));
+            const QByteArray message = messageIdOf(r.input(QStringLiteral("job")));
             call.args = {message, QByteArray::number(Batch), cut, "php"};
             if (!message.isEmpty()) {
                 call.summary = QStringLiteral("Move delayed Symfony Messenger message %1 of \"%2\" "

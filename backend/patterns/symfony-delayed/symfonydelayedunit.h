@@ -17,7 +17,8 @@ namespace gatehouse {
 // stream; a member that is not the transport's message is shown read-only
 // as an unknown layout. Stuck: due messages not yet moved (no consumer has
 // called get() since). Acts with lua/symfony-delayed/: release delayed
-// messages into the stream now.
+// messages into the stream now. Code: symfonydelayedunit.cpp,
+// symfonydelayedjobs.cpp (the job browser).
 class SymfonyDelayedUnit final : public LibraryQueueUnit
 {
 public:
@@ -27,6 +28,9 @@ public:
     // "<stream>" of "<stream>__queue"; empty when key is not so named.
     static QByteArray streamOf(const QByteArray &key);
     static PatternObject objectForSet(const QByteArray &key);
+    // The uniqid a job browser row's ref ("<score>\x1e<uniqid>") names, as
+    // release takes it; a bare uniqid as it is.
+    static QByteArray messageIdOf(const QByteArray &ref);
 
     PatternKind kind() const override { return Kind; }
     QString title() const override { return QStringLiteral("Symfony Messenger delayed"); }
@@ -50,6 +54,12 @@ public:
 
     QList<Figure> figures() const override;
     QList<PatternAction> actions() const override;
+    // Its delayed messages by due time: each row the message's uniqid, its
+    // class (the Serializer's "type" header, or PhpSerializer's envelope),
+    // deliveries and due time; the detail the member with its body decoded.
+    JobRead jobPage(const PatternObject &object, const QString &state, qint64 offset,
+                    int count) const override;
+    JobRead jobDetail(const PatternObject &object, const QByteArray &job) const override;
 
 protected:
     QList<JobState> states() const override;

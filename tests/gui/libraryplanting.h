@@ -37,6 +37,15 @@
 // worker "killed mid-message" is one whose heartbeat stopped with messages
 // in its ack set; dispatch.lua's maintenance (114-146) is the rule that
 // makes them orphans.
+//
+// Laravel Horizon:
+// Horizon 5 is not in Debian: HorizonState writes its bookkeeping as
+// laravel/horizon v5.29.1 writes it (the planting of tst_lib_laravel's
+// horizonBesideItsQueue): src/Repositories/RedisJobRepository.php pushed,
+// completed and failed ZADD the job id to their sets scored by minus the
+// microtime (storeJobReference), HMSET the job hash (id, connection, queue,
+// name, status, payload, created_at; failed: exception, context,
+// failed_at) and EXPIREAT it.
 
 #include "redisserver.h"
 
@@ -311,6 +320,69 @@ struct DramatiqState
         fetch("worker-a", "default", 2, nowMs);
         nack("worker-a", "m4");
         nack("worker-a", "m5");
+    }
+};
+
+struct HorizonState
+{
+    RedisServer server;
+    std::unique_ptr<RedisClient> client;
+    qint64 now = 0; // server time, s
+    static constexpr const char *Prefix = "laravel_horizon:";
+    // A queued command's data.command: PHP serialize() of the job object.
+    static constexpr const char *Command
+        = R"(O:19:\"App\\Jobs\\SendDigest\":1:{s:4:\"name\";s:13:\"weekly-digest\";})";
+
+    bool start()
+    {
+        if (!server.start())
+            return false;
+        client = gatehouse::test::connectedClient(server);
+        if (!client)
+            return false;
+        now = call({"TIME"}).at(0).bytes().toLongLong();
+        return true;
+    }
+    RedisValue call(const QList<QByteArray> &command)
+    {
+        return gatehouse::test::call(*client, command);
+    }
+    void job(const QByteArray &id, const QByteArray &status, const QList<QByteArray> &sets,
+             qint64 at, const QByteArray &exception = {})
+    {
+        const QByteArray h = Prefix;
+        const QByteArray time = QByteArray::number(at) + ".25";
+        for (const QByteArray &set : sets)
+            call({"ZADD", h + set, "-" + time, id});
+        const QByteArray payload
+            = "{\"uuid\":\"" + id + "\",\"id\":\"" + id
+              + "\",\"displayName\":\"App\\\\Jobs\\\\SendDigest\",\"job\":"
+                "\"Illuminate\\\\Queue\\\\CallQueuedHandler@call\",\"data\":{\"commandName\":"
+                "\"App\\\\Jobs\\\\SendDigest\",\"command\":\""
+              + Command + "\"},\"attempts\":2,\"pushedAt\":\"" + time + "\"}";
+        call({"HSET", h + id, "id", id, "connection", "redis", "queue", "emails", "name",
+              "App\\Jobs\\SendDigest", "status", status, "payload", payload, "created_at", time});
+        if (!exception.isEmpty())
+            call({"HSET", h + id, "exception", exception, "context", "[]", "failed_at",
+                  QByteArray::number(at + 1) + ".5"});
+        call({"EXPIREAT", h + id, QByteArray::number(now + 3600)});
+    }
+    // 3 recent: one pending, one completed, one failed (its exception kept).
+    void populate()
+    {
+        job("0b6e2c4a-1f7e-4a8b-9c3d-5e6f7a8b9c01", "pending", {"recent_jobs", "pending_jobs"},
+            now - 5);
+        job("0b6e2c4a-1f7e-4a8b-9c3d-5e6f7a8b9c02", "completed", {"recent_jobs", "completed_jobs"},
+            now - 50);
+        job("0b6e2c4a-1f7e-4a8b-9c3d-5e6f7a8b9c03", "failed",
+            {"recent_jobs", "failed_jobs", "recent_failed_jobs"}, now - 80,
+            "RuntimeException: mail server refused in /app/Jobs/SendDigest.php:31\n"
+            "Stack trace:\n#0 /app/vendor/laravel/framework/src/Illuminate/Bus/"
+            "Dispatcher.php(128): App\\Jobs\\SendDigest->handle()");
+        call({"ZADD", QByteArray(Prefix) + "supervisors", QByteArray::number(now),
+              "host-1:supervisor-1"});
+        call({"HSET", QByteArray(Prefix) + "supervisor:host-1:supervisor-1", "name",
+              "host-1:supervisor-1", "status", "running", "processes", "{\"redis:emails\":3}"});
     }
 };
 

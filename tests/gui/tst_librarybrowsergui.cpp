@@ -4,14 +4,18 @@
 // failed (dead) state's list showing the job planted there, and its record
 // in the detail pane. Resque (npm node-resque, tests/libraries/
 // resque-app.js) is driven for real, and its failed job is retried through
-// the confirmation, which node-resque itself then sees. asynq and Dramatiq
-// cannot be installed here: their state is written as their own code writes
-// it (libraryplanting.h, with its sources).
+// the confirmation, which node-resque itself then sees. Laravel's Redis
+// queue (tests/libraries/laravel_app.php) and Symfony Messenger's delayed
+// messages (symfony_app.php) are Debian's packages driven for real. asynq,
+// Dramatiq and Laravel Horizon cannot be installed here: their state is
+// written as their own code writes it (libraryplanting.h, with its sources).
 #include <mainwindow.h>
 #include <redis/redisclient.h>
 #include <sectionpage.h>
 
 #include "libraryplanting.h"
+#include "librarytest.h"
+#include "phpapp.h"
 #include "redisserver.h"
 #include "testconsole.h"
 
@@ -25,6 +29,7 @@
 #include <QPlainTextEdit>
 #include <QProcess>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QTabBar>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -32,6 +37,7 @@
 
 using namespace gatehouse;
 using gatehouse::test::call;
+using gatehouse::test::PhpApp;
 using gatehouse::test::RedisServer;
 
 namespace {
@@ -304,6 +310,152 @@ private slots:
         browse(s.server, e);
     }
 
+    // Laravel: a job reserved by a worker killed in it, two pending, and a
+    // queued command (App\Jobs\SendDigest) delayed 10 min; the delayed
+    // job's record with its data.command decoded from PHP serialize().
+    void laravelQueue()
+    {
+        QVERIFY2(QFile::exists(PhpApp::php()), "/usr/bin/php is missing: run .ci/install-deps");
+        RedisServer server;
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        std::unique_ptr<RedisClient> redis = gatehouse::test::connectedClient(server);
+        QVERIFY(redis);
+        const PhpApp app{
+            LibrariesDir + QStringLiteral("/laravel_app.php"),
+            {server.url(), QStringLiteral("laravel_database_"), QStringLiteral("emails")}};
+        QCOMPARE(app.run({QStringLiteral("produce-blocking"), QStringLiteral("held")}), QString());
+        auto hung = app.start({QStringLiteral("work"), QStringLiteral("600")});
+        QVERIFY2(gatehouse::test::pollUntil(
+                     [&] {
+                         return call(*redis, {"LLEN", "laravel_database_taken"}).toInteger() == 1;
+                     },
+                     30000),
+                 "the worker never took its job");
+        hung->kill(); // SIGKILL
+        QVERIFY(hung->waitForFinished(10000));
+        hung.reset();
+        QCOMPARE(app.run({QStringLiteral("produce"), QStringLiteral("job-2")}), QString());
+        QCOMPARE(app.run({QStringLiteral("produce"), QStringLiteral("job-3")}), QString());
+        QCOMPARE(app.run({QStringLiteral("later-command"), QStringLiteral("600"),
+                          QStringLiteral("weekly-digest")}),
+                 QString());
+        const QJsonObject delayed
+            = QJsonDocument::fromJson(
+                  call(*redis, {"ZRANGE", "laravel_database_queues:emails:delayed", "0", "0"})
+                      .at(0)
+                      .bytes())
+                  .object();
+        // Laravel's own counts (RedisQueue's ready, delayed and reserved).
+        const QJsonObject counts = app.counts();
+        Expected e;
+        e.key = "laravel_database_queues:emails";
+        e.kind = QStringLiteral("laravel-queue");
+        e.counts = {{QStringLiteral("pending"), counts[QStringLiteral("ready")].toInteger()},
+                    {QStringLiteral("delayed"), counts[QStringLiteral("delayed")].toInteger()},
+                    {QStringLiteral("reserved"), counts[QStringLiteral("reserved")].toInteger()}};
+        QCOMPARE(e.counts.at(2).second, qint64(1));
+        e.deadState = QStringLiteral("delayed");
+        e.deadId = delayed[QStringLiteral("id")].toString();
+        QVERIFY(!e.deadId.isEmpty());
+        e.detail = {delayed[QStringLiteral("uuid")].toString(),
+                    QStringLiteral("── data.command (PHP serialize) ──"),
+                    QStringLiteral("weekly-digest")};
+        e.shot = QStringLiteral("laravel");
+        browse(server, e);
+        if (QTest::currentTestFailed())
+            return;
+        QCOMPARE(jobs->item(jobs->currentRow(), 1)->text(),
+                 QStringLiteral("App\\Jobs\\SendDigest"));
+        // The reserved job, by its payload's id, with its attempt counted.
+        QVERIFY(show(QStringLiteral("reserved")));
+        const QJsonObject held
+            = QJsonDocument::fromJson(
+                  call(*redis, {"ZRANGE", "laravel_database_queues:emails:reserved", "0", "0"})
+                      .at(0)
+                      .bytes())
+                  .object();
+        QTRY_COMPARE(jobs->rowCount(), 1);
+        QCOMPARE(jobs->item(0, 0)->text(), held[QStringLiteral("id")].toString());
+    }
+
+    // Horizon: the planting of tst_lib_laravel (a pending, a completed and
+    // a failed job); the failed job's exception listed, its record shown.
+    void laravelHorizon()
+    {
+        gatehouse::test::HorizonState s;
+        QVERIFY2(s.start(), qPrintable(s.server.errorString()));
+        s.populate();
+        // Horizon's own counts: ZCARD of its sets (JobRepository's
+        // countRecent, countPending, countCompleted, countSilenced,
+        // countFailed, countRecentlyFailed).
+        const QByteArray h = gatehouse::test::HorizonState::Prefix;
+        Expected e;
+        e.key = h;
+        e.kind = QStringLiteral("laravel-horizon");
+        for (const char *st :
+             {"recent", "pending", "completed", "silenced", "failed", "recent_failed"})
+            e.counts.append({QLatin1String(st), s.call({"ZCARD", h + st + "_jobs"}).toInteger()});
+        QCOMPARE(e.counts.at(4).second, qint64(1));
+        e.deadState = QStringLiteral("failed");
+        e.deadId = QStringLiteral("0b6e2c4a-1f7e-4a8b-9c3d-5e6f7a8b9c03");
+        e.detail = {QStringLiteral("mail server refused"), QStringLiteral("emails"),
+                    QStringLiteral("── data.command (PHP serialize) ──"),
+                    QStringLiteral("weekly-digest")};
+        e.shot = QStringLiteral("horizon");
+        browse(s.server, e);
+        if (QTest::currentTestFailed())
+            return;
+        const int r = jobs->currentRow();
+        QCOMPARE(jobs->item(r, 1)->text(), QStringLiteral("App\\Jobs\\SendDigest"));
+        bool errorShown = false;
+        for (int c = 2; c < jobs->columnCount(); ++c)
+            errorShown = errorShown
+                         || (jobs->item(r, c)
+                             && jobs->item(r, c)->text().startsWith(
+                                 QLatin1String("RuntimeException: mail server refused")));
+        QVERIFY(errorShown);
+    }
+
+    // Symfony Messenger: a message sent now and two delayed (10 and 15 min),
+    // by the transport's own Connection::add.
+    void symfonyDelayed()
+    {
+        QVERIFY2(QFile::exists(PhpApp::php()), "/usr/bin/php is missing: run .ci/install-deps");
+        RedisServer server;
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        std::unique_ptr<RedisClient> redis = gatehouse::test::connectedClient(server);
+        QVERIFY(redis);
+        const PhpApp app{LibrariesDir + QStringLiteral("/symfony_app.php"), {server.url()}};
+        QCOMPARE(app.run({QStringLiteral("produce"), QStringLiteral("a")}), QString());
+        QCOMPARE(app.run({QStringLiteral("later"), QStringLiteral("600000"), QStringLiteral("c")}),
+                 QString());
+        QCOMPARE(app.run({QStringLiteral("later"), QStringLiteral("900000"), QStringLiteral("d")}),
+                 QString());
+        // The next due: "run:c", named by its uniqid.
+        const QJsonObject next
+            = QJsonDocument::fromJson(
+                  call(*redis, {"ZRANGE", "messages__queue", "0", "0"}).at(0).bytes())
+                  .object();
+        Expected e;
+        e.key = "messages__queue";
+        e.kind = QStringLiteral("symfony-delayed");
+        e.counts
+            = {{QStringLiteral("delayed"), app.counts()[QStringLiteral("delayed")].toInteger()}};
+        QCOMPARE(e.counts.first().second, qint64(2));
+        e.deadState = QStringLiteral("delayed");
+        e.deadId = next[QStringLiteral("uniqid")].toString();
+        QVERIFY(!e.deadId.isEmpty());
+        e.detail = {QStringLiteral("run:c"), e.deadId};
+        e.shot = QStringLiteral("symfony");
+        browse(server, e);
+        if (QTest::currentTestFailed())
+            return;
+        // When it is due, ahead of now (its score).
+        QVERIFY2(QRegularExpression(QStringLiteral("^in (9\\.\\d|10\\.0) min$"))
+                     .match(jobs->item(jobs->currentRow(), 2)->text())
+                     .hasMatch(),
+                 qPrintable(jobs->item(jobs->currentRow(), 2)->text()));
+    }
 };
 
 QTEST_MAIN(tst_LibraryBrowserGui)

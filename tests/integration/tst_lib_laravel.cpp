@@ -254,6 +254,55 @@ private slots:
         QCOMPARE(left, (QStringList{"a", "c"}));
     }
 
+    // The job browser's reads through the CLI: `queue search` finds a job by
+    // a word of its payload (its pending list or delayed set, read a page at
+    // a time), and `queue job` shows a job named by its payload's id, its
+    // data.command decoded from PHP serialize().
+    void jobsSearchedAndShown()
+    {
+        RedisServer server;
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        std::unique_ptr<RedisClient> c = gatehouse::test::connectedClient(server);
+        QVERIFY(c);
+        const gatehouse::test::PhpApp app = laravelApp(server.url());
+        QCOMPARE(app.run({QStringLiteral("produce"), QStringLiteral("alpha")}), QString());
+        QCOMPARE(app.run({QStringLiteral("produce"), QStringLiteral("bravo")}), QString());
+        QCOMPARE(app.run({QStringLiteral("later-command"), QStringLiteral("600"),
+                          QStringLiteral("weekly-digest")}),
+                 QString());
+        const QString bravo = idOf(call(*c, {"LINDEX", QueueKey.toUtf8(), "1"}).bytes());
+        const QString digest
+            = idOf(call(*c, {"ZRANGE", QueueKey.toUtf8() + ":delayed", "0", "0"}).at(0).bytes());
+        QVERIFY(!bravo.isEmpty() && !digest.isEmpty());
+        auto hits = [&](const QString &query) {
+            const CliRun run = cli(server, {QStringLiteral("queue"), QStringLiteral("search"),
+                                            QueueKey, query, QStringLiteral("--json")});
+            QStringList ids;
+            const QJsonObject o = QJsonDocument::fromJson(run.out.toUtf8()).object();
+            for (const QJsonValue &h : o.value(QLatin1String("hits")).toArray())
+                ids << h[QStringLiteral("state")].toString() + QLatin1Char(':')
+                           + h[QStringLiteral("id")].toString();
+            return run.exitCode == 0 ? ids : QStringList{run.err + run.out};
+        };
+        QCOMPARE(hits(QStringLiteral("bravo")), QStringList{QStringLiteral("pending:") + bravo});
+        QCOMPARE(hits(QStringLiteral("weekly-digest")),
+                 QStringList{QStringLiteral("delayed:") + digest});
+        QCOMPARE(hits(QStringLiteral("name=App\\Jobs\\SendDigest")),
+                 QStringList{QStringLiteral("delayed:") + digest});
+
+        const CliRun job
+            = cli(server, {QStringLiteral("queue"), QStringLiteral("job"), QueueKey, digest});
+        QVERIFY2(job.exitCode == 0, qPrintable(job.err + job.out));
+        QVERIFY2(job.out.contains(QLatin1String("== data.command (PHP serialize)")),
+                 qPrintable(job.out));
+        QVERIFY2(job.out.contains(QLatin1String("weekly-digest")), qPrintable(job.out));
+        const CliRun missing = cli(server, {QStringLiteral("queue"), QStringLiteral("job"),
+                                            QueueKey, QStringLiteral("no-such-id")});
+        QCOMPARE(missing.exitCode, 3);
+        QVERIFY2(missing.err.contains(QLatin1String("There is no job no-such-id")),
+                 qPrintable(missing.err + missing.out));
+    }
+
     // Horizon 5 is not in Debian: its bookkeeping is written here as
     // laravel/horizon v5.29.1 writes it (src/Repositories/
     // RedisJobRepository.php pushed, completed, failed: ZADD of -microtime,
@@ -332,6 +381,14 @@ private slots:
         shown.sort();
         QCOMPARE(shown, (QStringList{QStringLiteral("queues ") + QueueKey,
                                      QStringLiteral("queues laravel_horizon:")}));
+
+        // Its record through the CLI, as the job browser shows it.
+        const CliRun record
+            = cli(server, {QStringLiteral("queue"), QStringLiteral("job"), QString::fromLatin1(h),
+                           QStringLiteral("0b6e2c4a-1f7e-4a8b-9c3d-5e6f7a8b9c03")});
+        QVERIFY2(record.exitCode == 0, qPrintable(record.err + record.out));
+        QVERIFY2(record.out.contains(QLatin1String("\"status\": \"failed\"")),
+                 qPrintable(record.out));
 
         // The failed job retried as RetryFailedJob does: a new job at the end
         // of its Laravel queue, recorded by Horizon, the retry on the failed

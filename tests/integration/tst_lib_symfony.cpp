@@ -155,6 +155,46 @@ private slots:
         after = app.counts();
         QCOMPARE(after[QStringLiteral("pending")].toInt(), 0);
     }
+
+    // The job browser's reads through the CLI: `queue search` finds a
+    // delayed message by a word of its body, and `queue job` shows it by
+    // its uniqid.
+    void delayedSearchedAndShown()
+    {
+        RedisServer server;
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        std::unique_ptr<RedisClient> c = gatehouse::test::connectedClient(server);
+        QVERIFY(c);
+        const gatehouse::test::PhpApp app{LibrariesDir + QStringLiteral("/symfony_app.php"),
+                                          {server.url()}};
+        QCOMPARE(app.run({QStringLiteral("produce"), QStringLiteral("now")}), QString());
+        QCOMPARE(app.run({QStringLiteral("later"), QStringLiteral("600000"),
+                          QStringLiteral("weekly-digest")}),
+                 QString());
+        QCOMPARE(app.run({QStringLiteral("later"), QStringLiteral("900000"),
+                          QStringLiteral("monthly-report")}),
+                 QString());
+        const QString digest = QJsonDocument::fromJson(
+                                   call(*c, {"ZRANGE", "messages__queue", "0", "0"}).at(0).bytes())
+                                   .object()[QStringLiteral("uniqid")]
+                                   .toString();
+        QVERIFY(!digest.isEmpty());
+        const CliRun run = cli(server, {QStringLiteral("queue"), QStringLiteral("search"),
+                                        QStringLiteral("messages__queue"),
+                                        QStringLiteral("weekly-digest"), QStringLiteral("--json")});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
+        const QJsonArray hits
+            = QJsonDocument::fromJson(run.out.toUtf8()).object()[QStringLiteral("hits")].toArray();
+        QCOMPARE(hits.size(), 1);
+        QCOMPARE(hits.first()[QStringLiteral("state")].toString(), QStringLiteral("delayed"));
+        QCOMPARE(hits.first()[QStringLiteral("id")].toString(), digest);
+
+        const CliRun job = cli(server, {QStringLiteral("queue"), QStringLiteral("job"),
+                                        QStringLiteral("messages__queue"), digest});
+        QVERIFY2(job.exitCode == 0, qPrintable(job.err + job.out));
+        QVERIFY2(job.out.contains(QLatin1String("run:weekly-digest")), qPrintable(job.out));
+        QVERIFY2(!job.out.contains(QLatin1String("monthly-report")), qPrintable(job.out));
+    }
 };
 
 QTEST_GUILESS_MAIN(tst_LibSymfony)

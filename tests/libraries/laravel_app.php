@@ -10,6 +10,10 @@
 //   produce NAME            push a job whose data is {"name": NAME}
 //   produce-blocking NAME   the same; the worker hangs in it
 //   later SECONDS NAME      a delayed job
+//   later-command SECONDS NAME  a delayed queued command (App\Jobs\SendDigest
+//                           with its "name"): its payload's data.command is
+//                           the PHP serialize() of the object, as for any
+//                           ShouldQueue job dispatched
 //   work [RETRY_AFTER]      pop jobs (retry_after s, 2 by default) and run them:
 //                           RPUSH the name to "<prefix>ran", delete the job; a
 //                           blocking job's first attempt RPUSHes "<prefix>taken"
@@ -75,6 +79,11 @@ switch ($command) {
     case 'later':
         $name = $argv[6];
         $queue->later((int) $arg, 'App\\Jobs\\Run', ['name' => $name]);
+        break;
+    case 'later-command':
+        eval('namespace App\Jobs; final class SendDigest { '
+             . 'public function __construct(public string $name) {} }');
+        $queue->later((int) $arg, new \App\Jobs\SendDigest($argv[6]));
         break;
     case 'work':
         while (true) {

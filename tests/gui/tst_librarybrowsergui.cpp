@@ -125,7 +125,7 @@ private:
         QVERIFY(console->select(section, e.key));
         const int row = window.model(section)->rowOf(e.key);
         QCOMPARE(window.model(section)->stateAt(row)->object.kind.id(), e.kind);
-        QVERIFY(window.model(section)->stateAt(row)->reading.layoutKnown);
+        QVERIFY(window.model(section)->stateAt(row)->reading.library().layoutKnown);
         page = window.sectionPage(section);
         state = page->findChild<QComboBox *>(QStringLiteral("queueJobState"));
         jobs = page->findChild<QTableWidget *>(QStringLiteral("queueJobList"));

@@ -49,7 +49,15 @@ void SnapshotCommand::onReady()
 {
     m_monitor = std::make_unique<Monitor>(&client(), m_options);
     connect(m_monitor.get(), &Monitor::failed, this, [this](const QString &m) { fail(m); });
-    connect(m_monitor.get(), &Monitor::discoveryFinished, this, [this](bool) {
+    connect(m_monitor.get(), &Monitor::discoveryFinished, this, [this](bool cancelled) {
+        // A scan cut by a node that did not answer: one snapshot is not
+        // printed from part of the keyspace.
+        if (cancelled) {
+            fail(QStringLiteral("The scan of the keyspace was cut: a node did not answer. Run "
+                                "it again once every node is up (gatehouse-cli ping lists "
+                                "them)."));
+            return;
+        }
         m_discovered = true;
         m_progress.start();
         m_monitor->refreshNow(); // every object read after the scan, in one tick

@@ -62,7 +62,11 @@ void Deployment::onFirstReady()
             Q_EMIT failed(why);
         }
     });
-    connect(monitor, &Monitor::discoveryFinished, this, [this](bool) {
+    // A scan cut by a node that did not answer is made again (Monitor);
+    // the figures are whole after the first scan that was not.
+    connect(monitor, &Monitor::discoveryFinished, this, [this](bool cancelled) {
+        if (cancelled)
+            return;
         m_discovered = true;
         m_monitor->refreshNow();
     });

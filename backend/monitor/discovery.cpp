@@ -117,6 +117,10 @@ void Discovery::start()
     m_nodes.first()->pipeline(
         {{"DBSIZE"}, {"TIME"}, {"EVALSHA", probeSha, "0"}, {"INFO", "server"}}, &m_context,
         [this](const QList<RedisValue> &r) {
+            if (r.at(0).isFailed()) { // no reply: cut, scanned again (see SCAN below)
+                finish(true);
+                return;
+            }
             if (r.at(0).isError() && !isNoPerm(r.at(0))) {
                 finish(false);
                 Q_EMIT failed(QStringLiteral("DBSIZE failed: %1").arg(r.at(0).errorMessage()));
@@ -282,6 +286,13 @@ void Discovery::scan(int node)
                         .arg(keysText(m_total), userName()),
                     true);
             finish(false);
+            return;
+        }
+        if (v.isFailed()) {
+            // No reply at all (a node killed or its connection lost): the
+            // scan is cut, not refused. What it found so far is not the
+            // keyspace; the monitor scans again once the node answers.
+            finish(true);
             return;
         }
         if (v.isError() || v.size() != 2) {

@@ -240,6 +240,17 @@ void Monitor::onDiscoveryFinished(bool cancelled)
     m_discovery->releaseObjects(); // the monitor holds every object itself
     if (!cancelled)
         armTrimAfterDiscovery();
+    // A scan cut by a node that did not answer (a Cluster master killed
+    // before the topology says so, a connection lost) is made again soon,
+    // then less often while it stays cut: 2 s, 4 s, ... up to the rescan
+    // interval, to which a whole scan sets it back.
+    const int full = std::max(1000, m_options.rescanMs);
+    if (cancelled && m_started && !m_paused && m_options.rescanMs > 0)
+        m_rescanTimer.start(m_rescanTimer.interval() >= full
+                                ? std::min(2000, full)
+                                : std::min(full, m_rescanTimer.interval() * 2));
+    else if (!cancelled && m_rescanTimer.interval() != full)
+        m_rescanTimer.setInterval(full);
     Q_EMIT discoveryFinished(cancelled);
     checkWorldWhole();
     publish();

@@ -6,6 +6,7 @@
 // shown; another is, as a control that discovery ran; a damaged file is said
 // and the console autodetects without it.
 
+#include "loopback.h"
 #include "redisserver.h"
 
 #include <monitor/profile.h>
@@ -16,10 +17,8 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QNetworkAccessManager>
-#include <QNetworkReply>
 #include <QProcess>
 #include <QSignalSpy>
-#include <QTcpServer>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUuid>
@@ -33,26 +32,14 @@ class tst_ConnectionProfile : public QObject
     Q_OBJECT
 
 private:
-    static quint16 freePort()
-    {
-        QTcpServer probe;
-        if (!probe.listen(QHostAddress::LocalHost, 0))
-            return 0;
-        return probe.serverPort();
-    }
+    static quint16 freePort() { return gatehouse::test::freeLoopbackPort(); }
 
+    // The body of a GET that answered 200; empty otherwise.
     QByteArray scrape(const QUrl &url)
     {
-        QNetworkRequest req(url);
-        req.setTransferTimeout(5000);
-        QNetworkReply *reply = m_net.get(req);
-        QSignalSpy finished(reply, &QNetworkReply::finished);
-        if (!reply->isFinished())
-            finished.wait(8000);
-        const QByteArray body
-            = reply->error() == QNetworkReply::NoError ? reply->readAll() : QByteArray();
-        reply->deleteLater();
-        return body;
+        const gatehouse::test::HttpReply reply
+            = gatehouse::test::httpRequest(m_net, QByteArrayLiteral("GET"), url);
+        return reply.status == 200 ? reply.body : QByteArray();
     }
 
     // Runs the console on m_redis with XDG_CONFIG_HOME at m_dir, until the

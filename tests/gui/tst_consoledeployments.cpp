@@ -7,16 +7,15 @@
 // bad --deployment values are refused with a sentence and exit 2 before any
 // window opens.
 
+#include "loopback.h"
 #include "redisserver.h"
 
 #include <redis/redisclient.h>
 
 #include <QNetworkAccessManager>
-#include <QNetworkReply>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QSignalSpy>
-#include <QTcpServer>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUuid>
@@ -30,26 +29,14 @@ class tst_ConsoleDeployments : public QObject
     Q_OBJECT
 
 private:
-    static quint16 freePort()
-    {
-        QTcpServer probe;
-        if (!probe.listen(QHostAddress::LocalHost, 0))
-            return 0;
-        return probe.serverPort();
-    }
+    static quint16 freePort() { return gatehouse::test::freeLoopbackPort(); }
 
+    // The body of a GET that answered 200; empty otherwise.
     QByteArray scrape(const QUrl &url)
     {
-        QNetworkRequest req(url);
-        req.setTransferTimeout(5000);
-        QNetworkReply *reply = m_net.get(req);
-        QSignalSpy finished(reply, &QNetworkReply::finished);
-        if (!reply->isFinished())
-            finished.wait(8000);
-        const QByteArray body
-            = reply->error() == QNetworkReply::NoError ? reply->readAll() : QByteArray();
-        reply->deleteLater();
-        return body;
+        const gatehouse::test::HttpReply reply
+            = gatehouse::test::httpRequest(m_net, QByteArrayLiteral("GET"), url);
+        return reply.status == 200 ? reply.body : QByteArray();
     }
 
     QProcessEnvironment environment() const

@@ -1,24 +1,14 @@
 // SPDX-License-Identifier: MIT
-// asynq (Go, github.com/hibiken/asynq) cannot be installed here, so its
-// state is written by AsynqState below, command for command as asynq
-// v0.25.1 writes it (read from its source, not run):
-//   internal/base/base.go   key names (QueueKeyPrefix .. FailedKey, lines 105-186)
-//   internal/rdb/rdb.go     Enqueue: SADD asynq:queues + enqueueCmd (98-140),
-//                           Dequeue: dequeueCmd (227-242), Done: doneCmd (285-316),
-//                           MarkAsComplete: markAsCompleteCmd (382-417),
-//                           Schedule: scheduleCmd (647-656), Retry: retryCmd (772-802),
-//                           Archive: archiveCmd (861-904), WriteServerState (1379-1414)
-//   internal/proto/asynq.proto  TaskMessage's field numbers (the "msg" field)
-// A worker "killed mid-task" is a task Dequeue moved to active whose lease
-// nobody extends (the server's heartbeater stops with its process). The
-// counts are compared with what asynq's Inspector.GetQueueInfo reads
-// (currentStatsCmd in internal/rdb/inspect.go, lines 80-137: LLEN/ZCARD of
-// each state, GET of the day's and the total counters), read here with the
-// same commands.
+// asynq (Go) cannot be installed here: its state is written by
+// test::AsynqState (tests/support/libraryplanting.h) command for command as
+// asynq v0.25.1 writes it, and the counts are compared with what asynq's
+// Inspector.GetQueueInfo reads, with the same commands (the sources are cited
+// there).
 #include <monitor/jobbrowser.h>
 #include <patterns/asynq/asynqunit.h>
 #include <redis/redisclient.h>
 
+#include "libraryplanting.h"
 #include "librarytest.h"
 #include "redisserver.h"
 
@@ -35,170 +25,9 @@ using gatehouse::test::RedisServer;
 
 namespace {
 
-// protobuf wire format: a varint, and a field of either kind.
-QByteArray varint(quint64 v)
+// asynq's state, planted as asynq writes it, with the CLI runs of this test.
+struct AsynqState : gatehouse::test::AsynqState
 {
-    QByteArray out;
-    do {
-        quint8 b = v & 0x7f;
-        v >>= 7;
-        if (v)
-            b |= 0x80;
-        out.append(char(b));
-    } while (v);
-    return out;
-}
-QByteArray field(int number, const QByteArray &bytes)
-{
-    return varint(quint64(number) << 3 | 2) + varint(quint64(bytes.size())) + bytes;
-}
-QByteArray field(int number, qint64 v)
-{
-    return varint(quint64(number) << 3) + varint(quint64(v));
-}
-
-// asynq's TaskMessage (asynq.proto: type 1, payload 2, id 3, queue 4,
-// retry 5, retried 6, timeout 8).
-QByteArray taskMessage(const QByteArray &id, const QByteArray &queue, const QByteArray &type)
-{
-    return field(1, type) + field(2, QByteArray(R"({"user":42})")) + field(3, id) + field(4, queue)
-           + field(5, qint64(25)) + field(8, qint64(1800));
-}
-
-struct AsynqState
-{
-    RedisServer server;
-    std::unique_ptr<RedisClient> client;
-    qint64 now = 0; // server time, s
-
-    bool start()
-    {
-        if (!server.start())
-            return false;
-        client = gatehouse::test::connectedClient(server);
-        if (!client)
-            return false;
-        now = call({"TIME"}).at(0).bytes().toLongLong();
-        return true;
-    }
-    RedisValue call(const QList<QByteArray> &command)
-    {
-        return gatehouse::test::call(*client, command);
-    }
-    static QByteArray q(const QByteArray &queue) { return "asynq:{" + queue + "}:"; }
-    QByteArray day() const
-    {
-        return QDateTime::fromSecsSinceEpoch(now, Qt::UTC)
-            .toString(QStringLiteral("yyyy-MM-dd"))
-            .toLatin1();
-    }
-    // RDB.Enqueue
-    void enqueue(const QByteArray &queue, const QByteArray &id)
-    {
-        call({"SADD", "asynq:queues", queue});
-        call({"HSET", q(queue) + "t:" + id, "msg", taskMessage(id, queue, "email:send"), "state",
-              "pending", "pending_since", QByteArray::number(now * 1000000000LL)});
-        call({"LPUSH", q(queue) + "pending", id});
-    }
-    // RDB.Dequeue: the lease runs 30 s from the dequeue (rdb.LeaseDuration).
-    QByteArray dequeue(const QByteArray &queue, qint64 leaseExpiry)
-    {
-        const QByteArray id
-            = call({"RPOPLPUSH", q(queue) + "pending", q(queue) + "active"}).bytes();
-        call({"HSET", q(queue) + "t:" + id, "state", "active"});
-        call({"HDEL", q(queue) + "t:" + id, "pending_since"});
-        call({"ZADD", q(queue) + "lease", QByteArray::number(leaseExpiry), id});
-        return id;
-    }
-    void stats(const QByteArray &queue, bool failed)
-    {
-        const QByteArray expireAt = QByteArray::number(now + 90 * 24 * 3600);
-        for (const QByteArray &k :
-             failed ? QList<QByteArray>{"processed", "failed"} : QList<QByteArray>{"processed"}) {
-            if (call({"INCR", q(queue) + k + ":" + day()}).toInteger() == 1)
-                call({"EXPIREAT", q(queue) + k + ":" + day(), expireAt});
-            call({"INCR", q(queue) + k});
-        }
-    }
-    void leave(const QByteArray &queue, const QByteArray &id)
-    {
-        call({"LREM", q(queue) + "active", "0", id});
-        call({"ZREM", q(queue) + "lease", id});
-    }
-    // RDB.Done (no retention: the task hash is deleted)
-    void done(const QByteArray &queue, const QByteArray &id)
-    {
-        leave(queue, id);
-        call({"DEL", q(queue) + "t:" + id});
-        stats(queue, false);
-    }
-    // RDB.MarkAsComplete (with retention)
-    void complete(const QByteArray &queue, const QByteArray &id)
-    {
-        leave(queue, id);
-        call({"ZADD", q(queue) + "completed", QByteArray::number(now + 3600), id});
-        call({"HSET", q(queue) + "t:" + id, "msg", taskMessage(id, queue, "email:send"), "state",
-              "completed"});
-        stats(queue, false);
-    }
-    // RDB.Retry (a failure)
-    void retry(const QByteArray &queue, const QByteArray &id)
-    {
-        leave(queue, id);
-        call({"ZADD", q(queue) + "retry", QByteArray::number(now + 60), id});
-        call({"HSET", q(queue) + "t:" + id, "msg", taskMessage(id, queue, "email:send"), "state",
-              "retry"});
-        stats(queue, true);
-    }
-    // RDB.Archive
-    void archive(const QByteArray &queue, const QByteArray &id)
-    {
-        leave(queue, id);
-        call({"ZADD", q(queue) + "archived", QByteArray::number(now), id});
-        call({"HSET", q(queue) + "t:" + id, "msg", taskMessage(id, queue, "email:send"), "state",
-              "archived"});
-        stats(queue, true);
-    }
-    // RDB.Schedule
-    void schedule(const QByteArray &queue, const QByteArray &id)
-    {
-        call({"SADD", "asynq:queues", queue});
-        call({"HSET", q(queue) + "t:" + id, "msg", taskMessage(id, queue, "report:daily"), "state",
-              "scheduled"});
-        call({"ZADD", q(queue) + "scheduled", QByteArray::number(now + 3600), id});
-    }
-    // RDB.WriteServerState: info and workers expire with the TTL (s).
-    void writeServerState(const QByteArray &name, qint64 ttl)
-    {
-        const QByteArray skey = "asynq:servers:{" + name + "}";
-        const QByteArray wkey = "asynq:workers:{" + name + "}";
-        call({"ZADD", "asynq:servers", QByteArray::number(now + ttl), skey});
-        call({"ZADD", "asynq:workers", QByteArray::number(now + ttl), wkey});
-        call({"SETEX", skey, QByteArray::number(ttl), field(1, QByteArray("host"))});
-        call({"HSET", wkey, "w1", field(1, QByteArray("host"))});
-        call({"EXPIRE", wkey, QByteArray::number(ttl)});
-    }
-    // What Inspector.GetQueueInfo reads (currentStatsCmd), by its field names.
-    QJsonObject queueInfo(const QByteArray &queue)
-    {
-        auto n = [this](const QList<QByteArray> &c) {
-            return double(call(c).toInteger());
-        };
-        auto g = [this](const QByteArray &k) {
-            const RedisValue v = call({"GET", k});
-            return v.isNil() ? 0.0 : v.bytes().toDouble();
-        };
-        return {{QStringLiteral("pending"), n({"LLEN", q(queue) + "pending"})},
-                {QStringLiteral("active"), n({"LLEN", q(queue) + "active"})},
-                {QStringLiteral("scheduled"), n({"ZCARD", q(queue) + "scheduled"})},
-                {QStringLiteral("retry"), n({"ZCARD", q(queue) + "retry"})},
-                {QStringLiteral("archived"), n({"ZCARD", q(queue) + "archived"})},
-                {QStringLiteral("completed"), n({"ZCARD", q(queue) + "completed"})},
-                {QStringLiteral("processed"), g(q(queue) + "processed:" + day())},
-                {QStringLiteral("failed"), g(q(queue) + "failed:" + day())},
-                {QStringLiteral("processedTotal"), g(q(queue) + "processed")},
-                {QStringLiteral("failedTotal"), g(q(queue) + "failed")}};
-    }
     CliRun cli(const QStringList &args)
     {
         return gatehouse::test::libraryCli(QStringLiteral(GATEHOUSE_CLI), server, args);
@@ -217,25 +46,6 @@ struct AsynqState
                 return v.toObject();
         }
         return {};
-    }
-    // The default queue: 2 done, 1 completed, 1 retried, 1 archived, 1
-    // scheduled, 3 pending, and 2 active: "live" (lease ahead) and
-    // "killed-1" (its worker was killed: lease expired 90 s ago).
-    void populate()
-    {
-        for (const char *id : {"done-1", "done-2", "completed-1", "retry-1", "archived-1",
-                               "killed-1", "live-1", "pending-1", "pending-2", "pending-3"})
-            enqueue("default", id);
-        done("default", dequeue("default", now + 30));
-        done("default", dequeue("default", now + 30));
-        complete("default", dequeue("default", now + 30));
-        retry("default", dequeue("default", now + 30));
-        archive("default", dequeue("default", now + 30));
-        QCOMPARE(dequeue("default", now - 90), QByteArray("killed-1"));
-        QCOMPARE(dequeue("default", now + 25), QByteArray("live-1"));
-        schedule("default", "scheduled-1");
-        enqueue("critical", "crit-1");
-        writeServerState("host:4242:srv-a", 16);
     }
 };
 

@@ -1,22 +1,14 @@
 // SPDX-License-Identifier: MIT
-// Dramatiq's Redis broker cannot be installed here, so its state is written
-// by DramatiqState below, command for command as Dramatiq 1.17.1's
-// dramatiq/brokers/redis/dispatch.lua writes it (read from its source, not
-// run): every call ZADDs the caller's id to "<ns>:__heartbeats__" with the
-// time in ms (lines 54-56); "enqueue" HSETs "<q>.msgs" and RPUSHes "<q>"
-// (151-157); "fetch" LPOPs ids and SADDs them to
-// "<ns>:__acks__.<worker>.<q>" (160-177); "ack" SREMs and HDELs (194-200);
-// "nack" SREMs, ZADDs "<q>.XQ" and moves the message to "<q>.XQ.msgs"
-// (203-215). The messages are Message.encode's JSON (dramatiq/message.py)
-// with the broker's "redis_message_id" option (brokers/redis.py, enqueue,
-// lines 154-188; a delayed message goes to "<q>.DQ" with an "eta"). A
-// worker "killed mid-message" is one whose heartbeat stopped with messages
-// in its ack set; dispatch.lua's maintenance (114-146) is the rule that
-// makes them orphans.
+// Dramatiq's Redis broker cannot be installed here: its state is written by
+// test::DramatiqState (tests/support/libraryplanting.h) command for command as
+// Dramatiq 1.17.1's dispatch.lua writes it (the sources are cited there). A
+// worker "killed mid-message" is one whose heartbeat stopped with messages in
+// its ack set; dispatch.lua's maintenance is the rule that makes them orphans.
 #include <monitor/jobbrowser.h>
 #include <patterns/dramatiq/dramatiqunit.h>
 #include <redis/redisclient.h>
 
+#include "libraryplanting.h"
 #include "librarytest.h"
 #include "redisserver.h"
 
@@ -32,86 +24,10 @@ using gatehouse::test::RedisServer;
 
 namespace {
 
-struct DramatiqState
+// Dramatiq's state, planted as its dispatch.lua writes it, with the CLI runs
+// of this test.
+struct DramatiqState : gatehouse::test::DramatiqState
 {
-    RedisServer server;
-    std::unique_ptr<RedisClient> client;
-    qint64 nowMs = 0; // server time
-
-    bool start()
-    {
-        if (!server.start())
-            return false;
-        client = gatehouse::test::connectedClient(server);
-        if (!client)
-            return false;
-        const RedisValue t = call({"TIME"});
-        nowMs = t.at(0).bytes().toLongLong() * 1000 + t.at(1).bytes().toLongLong() / 1000;
-        return true;
-    }
-    RedisValue call(const QList<QByteArray> &command)
-    {
-        return gatehouse::test::call(*client, command);
-    }
-    void beat(const QByteArray &worker, qint64 atMs)
-    {
-        call({"ZADD", "dramatiq:__heartbeats__", QByteArray::number(atMs), worker});
-    }
-    static QByteArray message(const QByteArray &rid, const QByteArray &queue, qint64 eta = -1)
-    {
-        QJsonObject options{{QStringLiteral("redis_message_id"), QString::fromUtf8(rid)}};
-        if (eta >= 0)
-            options.insert(QStringLiteral("eta"), double(eta));
-        QJsonObject m;
-        m.insert(QStringLiteral("queue_name"), QString::fromUtf8(queue));
-        m.insert(QStringLiteral("actor_name"), QStringLiteral("send_email"));
-        m.insert(QStringLiteral("args"), QJsonArray{42});
-        m.insert(QStringLiteral("kwargs"), QJsonObject());
-        m.insert(QStringLiteral("options"), options);
-        m.insert(QStringLiteral("message_id"),
-                 QString(QStringLiteral("msg-") + QString::fromUtf8(rid)));
-        m.insert(QStringLiteral("message_timestamp"), 1700000000000.0);
-        return QJsonDocument(m).toJson(QJsonDocument::Compact);
-    }
-    void enqueue(const QByteArray &rid, bool delayed = false)
-    {
-        const QByteArray queue = delayed ? "default.DQ" : "default";
-        beat("producer-1", nowMs);
-        call({"HSET", "dramatiq:" + queue + ".msgs", rid,
-              message(rid, queue, delayed ? nowMs + 3600000 : -1)});
-        call({"RPUSH", "dramatiq:" + queue, rid});
-    }
-    QList<QByteArray> fetch(const QByteArray &worker, const QByteArray &queue, int n, qint64 atMs)
-    {
-        beat(worker, atMs);
-        QList<QByteArray> ids;
-        for (int i = 0; i < n; ++i) {
-            const RedisValue id = call({"LPOP", "dramatiq:" + queue});
-            if (id.isNil())
-                break;
-            ids << id.bytes();
-            call({"SADD", "dramatiq:__acks__." + worker + "." + queue, id.bytes()});
-        }
-        return ids;
-    }
-    void nack(const QByteArray &worker, const QByteArray &id)
-    {
-        beat(worker, nowMs);
-        if (call({"SREM", "dramatiq:__acks__." + worker + ".default", id}).toInteger() > 0) {
-            const QByteArray m = call({"HGET", "dramatiq:default.msgs", id}).bytes();
-            call({"ZADD", "dramatiq:default.XQ", QByteArray::number(nowMs), id});
-            call({"HSET", "dramatiq:default.XQ.msgs", id, m});
-            call({"HDEL", "dramatiq:default.msgs", id});
-        }
-    }
-    QList<QByteArray> list(const QByteArray &key)
-    {
-        QList<QByteArray> out;
-        const RedisValue range = call({"LRANGE", key, "0", "-1"});
-        for (const RedisValue &v : range.elements())
-            out << v.bytes();
-        return out;
-    }
     CliRun cli(const QStringList &args)
     {
         return gatehouse::test::libraryCli(QStringLiteral(GATEHOUSE_CLI), server, args);
@@ -129,22 +45,6 @@ struct DramatiqState
     {
         return cli(QStringList{QStringLiteral("queue"), verb, QStringLiteral("dramatiq:default")}
                    + more);
-    }
-    // m1..m7 on "default", d1 and d2 delayed; worker-a (alive) holds m1 and
-    // dead-lettered m4 and m5; worker-b, whose heartbeat stopped 2 min ago,
-    // holds m2, m3 and d1.
-    void populate()
-    {
-        for (const char *id : {"m1", "m2", "m3", "m4", "m5", "m6", "m7"})
-            enqueue(id);
-        enqueue("d1", true);
-        enqueue("d2", true);
-        fetch("worker-a", "default", 1, nowMs);
-        fetch("worker-b", "default", 2, nowMs - 120000);
-        fetch("worker-b", "default.DQ", 1, nowMs - 120000);
-        fetch("worker-a", "default", 2, nowMs);
-        nack("worker-a", "m4");
-        nack("worker-a", "m5");
     }
 };
 

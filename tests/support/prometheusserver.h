@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "loopback.h"
+
 #include <QByteArray>
 #include <QJsonArray>
 #include <QList>
@@ -10,22 +12,6 @@
 #include <QUrl>
 
 namespace gatehouse::test {
-
-// Stops a child process by pid: SIGTERM, 10 s to end, then SIGKILL.
-void stopProcess(QProcess &process);
-
-// A loopback port free now (closed again at once: free for the next listener).
-quint16 freeLoopbackPort();
-
-struct HttpReply
-{
-    int status = 0;
-    QByteArray body;
-    QByteArray contentType;
-};
-// One HTTP request, bounded to 15 s; status 0 when it got no answer.
-HttpReply httpRequest(QNetworkAccessManager &net, const QByteArray &verb, const QUrl &url,
-                      const QByteArray &body = {});
 
 // A real Prometheus (/usr/bin/prometheus, Debian 'prometheus') on a free
 // loopback port, scraping the given metrics endpoints every second, its

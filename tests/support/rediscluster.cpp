@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "rediscluster.h"
+#include "loopback.h"
 
 #include <QElapsedTimer>
 #include <QProcess>
-#include <QTcpServer>
 #include <QThread>
 
 #include <sys/prctl.h>
@@ -12,25 +12,13 @@
 
 namespace gatehouse::test {
 
-namespace {
-
-quint16 freePort()
-{
-    QTcpServer probe;
-    if (!probe.listen(QHostAddress::LocalHost, 0))
-        return 0;
-    return probe.serverPort();
-}
-
-} // namespace
-
 RedisCluster::RedisCluster(const QStringList &extraConfig)
 {
     for (int i = 0; i < NodeCount; ++i) {
         RedisServer::Options options;
         // The bus port defaults to port + 10000, past 65535 for many
         // ephemeral ports: each node gets a free one of its own.
-        options.config << QStringLiteral("cluster-port %1").arg(freePort());
+        options.config << QStringLiteral("cluster-port %1").arg(freeLoopbackPort());
         // A short node timeout: failover tests wait seconds, not the default 15 s.
         options.config << QStringLiteral("cluster-enabled yes")
                        << QStringLiteral("cluster-config-file nodes.conf")

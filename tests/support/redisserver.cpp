@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "redisserver.h"
+#include "loopback.h"
 
 #include <redis/redisclient.h>
 
@@ -9,7 +10,6 @@
 #include <QFileInfo>
 #include <QProcess>
 #include <QRegularExpression>
-#include <QTcpServer>
 #include <QTest>
 #include <QTimer>
 
@@ -34,14 +34,6 @@ bool runOpenssl(const QStringList &args, const QString &dir, QString *error)
         return false;
     }
     return true;
-}
-
-quint16 freePort()
-{
-    QTcpServer probe;
-    if (!probe.listen(QHostAddress::LocalHost, 0))
-        return 0;
-    return probe.serverPort();
 }
 
 } // namespace
@@ -288,10 +280,10 @@ bool RedisServer::start()
     // The free port can be taken between probe and bind; try a few. A
     // Cluster node's bus port too: a new one with each try.
     for (int attempt = 0; attempt < 5; ++attempt) {
-        m_port = freePort();
+        m_port = freeLoopbackPort();
         for (QString &line : m_options.config) {
             if (attempt > 0 && line.startsWith(QLatin1String("cluster-port ")))
-                line = QStringLiteral("cluster-port %1").arg(freePort());
+                line = QStringLiteral("cluster-port %1").arg(freeLoopbackPort());
         }
         if (m_port != 0 && launch())
             return true;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // The state of libraries that cannot be installed here, written the way
-// their own code writes it (the same planting as tests/integration/
-// tst_lib_asynq.cpp and tst_lib_dramatiq.cpp).
+// their own code writes it (used by tst_lib_asynq, tst_lib_dramatiq and
+// tst_librarybrowsergui).
 //
 // asynq:
 // asynq (Go, github.com/hibiken/asynq) cannot be installed here, so its

@@ -234,6 +234,38 @@ private slots:
         QCOMPARE(
             shownWorkers.first()[QStringLiteral("workingOn")][QStringLiteral("class")].toString(),
             QStringLiteral("add"));
+        // A search over every state reads the working job too, from the
+        // worker's own record, and the record is what `queue job` shows.
+        {
+            const CliRun found = cli(server, {QStringLiteral("queue"), QStringLiteral("search"),
+                                              QStringLiteral("resque:queues"),
+                                              QStringLiteral("add"), QStringLiteral("--state"),
+                                              QStringLiteral("working"), QStringLiteral("--json")});
+            QVERIFY2(found.exitCode == 0, qPrintable(found.err + found.out));
+            const QJsonObject o = QJsonDocument::fromJson(found.out.toUtf8()).object();
+            QCOMPARE(o[QStringLiteral("end")].toString(), QStringLiteral("complete"));
+            const QJsonArray hits = o[QStringLiteral("hits")].toArray();
+            QCOMPARE(hits.size(), 1);
+            QCOMPARE(hits.first()[QStringLiteral("id")].toString(), worker);
+            QCOMPARE(hits.first()[QStringLiteral("name")].toString(), QStringLiteral("add"));
+            QVERIFY(hits.first()[QStringLiteral("ageMs")].toInteger(-1) >= 0);
+            const CliRun everyState
+                = cli(server, {QStringLiteral("queue"), QStringLiteral("search"),
+                               QStringLiteral("resque:queues"), QStringLiteral("add"),
+                               QStringLiteral("--json")});
+            const QJsonObject all = QJsonDocument::fromJson(everyState.out.toUtf8()).object();
+            QCOMPARE(all[QStringLiteral("end")].toString(), QStringLiteral("complete"));
+            QStringList states;
+            for (const QJsonValue &h : all[QStringLiteral("hits")].toArray())
+                states << h[QStringLiteral("state")].toString();
+            QVERIFY2(states.contains(QStringLiteral("working"))
+                         && states.contains(QStringLiteral("queued")),
+                     qPrintable(everyState.err + everyState.out));
+            const CliRun job = cli(server, {QStringLiteral("queue"), QStringLiteral("job"),
+                                            QStringLiteral("resque:queues"), worker});
+            QVERIFY2(job.exitCode == 0, qPrintable(job.err + job.out));
+            QVERIFY2(job.out.contains(QLatin1String("\"class\": \"add\"")), qPrintable(job.out));
+        }
         // Not stuck yet: the requeue refuses and writes nothing.
         CliRun run
             = cli(server, {QStringLiteral("queue"), QStringLiteral("requeue"),

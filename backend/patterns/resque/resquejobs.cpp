@@ -54,18 +54,123 @@ JobRow failedRow(const libraryqueue::PageEntry &e)
     return row;
 }
 
+// A working job's reference: the worker that holds it (Resque keeps the job
+// a worker works on in worker:<id>, not in a list).
+constexpr char WorkingRef[] = "worker\x1f";
+
+// A worker's working_on record ({queue, run_at, payload}), read up to the
+// field cut.
+QList<QByteArray> workingRead(const PatternObject &o, const QByteArray &worker)
+{
+    return {"GETRANGE", nsOf(o) + "worker:" + worker, "0", QByteArray::number(JobFieldCutBytes)};
+}
+
+// The jobs workers hold: a page of the workers set (SORT of a SET BY nosort
+// reads only the page), then each one's record; an idle worker has none and
+// is no row.
+JobRead workingPage(const PatternObject &o, const QString &state, qint64 offset, int count)
+{
+    JobRead read;
+    read.commands = {{"SCARD", ResqueUnit::keyOf(o, ResqueUnit::Workers)},
+                     {"SORT_RO", ResqueUnit::keyOf(o, ResqueUnit::Workers), "BY", "nosort", "LIMIT",
+                      QByteArray::number(offset), QByteArray::number(count)}};
+    read.next = [o, state, offset](const QList<RedisValue> &r) {
+        if (r.size() != 2 || r.at(0).isError() || r.at(1).isError())
+            return JobRead::done(libraryqueue::failedListing(
+                state, offset,
+                r.value(0).isError() ? r.value(0).errorMessage() : r.value(1).errorMessage()));
+        JobListing page;
+        page.state = state;
+        page.offset = offset;
+        page.total = r.at(0).toInteger();
+        QList<QByteArray> workers;
+        JobRead records;
+        for (const RedisValue &v : r.at(1).elements()) {
+            workers << v.bytes();
+            records.commands << workingRead(o, v.bytes());
+        }
+        if (workers.isEmpty())
+            return JobRead::done(page);
+        records.next = [page, workers](const QList<RedisValue> &w) mutable {
+            for (qsizetype i = 0; i < workers.size() && i < w.size(); ++i) {
+                const QByteArray record = w.at(i).bytes();
+                if (w.at(i).isError() || record.isEmpty())
+                    continue; // idle, or it finished since the page was read
+                const QJsonObject working = QJsonDocument::fromJson(record).object();
+                JobRow row;
+                row.id = workers.at(i);
+                row.name = record.size() > JobFieldCutBytes
+                               ? QStringLiteral("(record longer than %1 KiB)")
+                                     .arg(JobFieldCutBytes / 1024)
+                               : cut(working.value(QStringLiteral("payload"))
+                                         .toObject()
+                                         .value(QStringLiteral("class")));
+                row.atMs = resqueTimeMs(cut(working.value(QStringLiteral("run_at")), 64));
+                row.ref = WorkingRef + workers.at(i);
+                page.rows.append(row);
+            }
+            return JobRead::done(page);
+        };
+        return records;
+    };
+    return read;
+}
+
+// What worker works on, as its record says now.
+JobRead workingDetail(const PatternObject &o, const QByteArray &job, const QByteArray &worker)
+{
+    JobRead read;
+    read.commands = {workingRead(o, worker)};
+    read.next = [job, worker](const QList<RedisValue> &r) {
+        const RedisValue v = r.value(0);
+        if (v.isError() || v.bytes().isEmpty()) {
+            JobListing detail;
+            detail.job = job;
+            detail.ok = false;
+            detail.message = v.isError() ? v.errorMessage()
+                                         : QStringLiteral("Worker %1 works on no job now (it "
+                                                          "finished it, or is not a worker of "
+                                                          "this Resque): reload the page.")
+                                               .arg(printableBytes(worker, 120));
+            return JobRead::done(detail);
+        }
+        return JobRead::done(libraryqueue::jsonDetail(job, v.bytes(), QStringLiteral("Working")));
+    };
+    return read;
+}
+
 } // namespace
 
 JobRead ResqueUnit::jobPage(const PatternObject &o, const QString &state, qint64 offset,
                             int count) const
 {
     if (state == QLatin1String("queued")) {
-        return libraryqueue::pageOfLists(state, queueMembers(o), offset, count,
-                                         [](JobListing page, QList<libraryqueue::PageEntry> e) {
-                                             for (const auto &entry : e)
-                                                 page.rows.append(queuedRow(entry));
-                                             return JobRead::done(page);
-                                         });
+        const auto pageOf = [state, offset, count](const QList<QByteArray> &lists) {
+            return libraryqueue::pageOfLists(state, lists, offset, count,
+                                             [](JobListing page, QList<libraryqueue::PageEntry> e) {
+                                                 for (const auto &entry : e)
+                                                     page.rows.append(queuedRow(entry));
+                                                 return JobRead::done(page);
+                                             });
+        };
+        if (const QList<QByteArray> lists = queueMembers(o); !lists.isEmpty())
+            return pageOf(lists);
+        // Named by its key alone (the CLI's `queue search`): the queues its
+        // "queues" set lists, in name order, first (SRANDMEMBER with a count
+        // answers distinct members, bounded).
+        JobRead read;
+        read.commands = {{"SRANDMEMBER", keyOf(o, Queues), "1000"}};
+        read.next = [state, offset, pageOf, ns = nsOf(o)](const QList<RedisValue> &r) {
+            if (r.value(0).isError())
+                return JobRead::done(
+                    libraryqueue::failedListing(state, offset, r.value(0).errorMessage()));
+            QList<QByteArray> lists;
+            for (const RedisValue &v : r.value(0).elements())
+                lists << ns + "queue:" + v.bytes();
+            std::sort(lists.begin(), lists.end());
+            return pageOf(lists);
+        };
+        return read;
     }
     if (state == QLatin1String("failed")) {
         return libraryqueue::pageOfLists(state, {keyOf(o, Failed)}, offset, count,
@@ -90,9 +195,7 @@ JobRead ResqueUnit::jobPage(const PatternObject &o, const QString &state, qint64
             });
     }
     if (state == QLatin1String("working"))
-        return JobRead::done(libraryqueue::failedListing(
-            state, offset,
-            QStringLiteral("the workers and their jobs are listed under the table")));
+        return workingPage(o, state, offset, count);
     return {};
 }
 
@@ -100,12 +203,15 @@ JobRead ResqueUnit::jobDetail(const PatternObject &o, const QByteArray &job) con
 {
     if (const auto entry = libraryqueue::parseEntryRef(job))
         return libraryqueue::entryDetail(job, *entry, QStringLiteral("Queued job"));
+    if (job.startsWith(WorkingRef))
+        return workingDetail(o, job, job.mid(qsizetype(sizeof(WorkingRef)) - 1));
     // A failed job: "<index>:<sha1>", shown while the entry is still that one.
+    // Anything else is a worker's id (a working job named by its worker).
     const qsizetype colon = job.indexOf(':');
     bool ok = false;
     const qint64 index = job.left(colon).toLongLong(&ok);
     if (colon < 0 || !ok)
-        return {};
+        return workingDetail(o, job, job);
     const QByteArray sha = job.mid(colon + 1);
     JobRead read;
     read.commands = {{"LINDEX", keyOf(o, Failed), QByteArray::number(index)}};

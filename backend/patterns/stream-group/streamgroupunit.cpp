@@ -257,7 +257,7 @@ Reading StreamGroupUnit::read(const PatternObject &o, const QList<RedisValue> &r
     }
     reading.deadLength = std::max<qint64>(0, r.at(1).toInteger());
     if (isSymfonyMessenger(r.at(2)))
-        reading.editLibrary().layoutVersion = QStringLiteral("Symfony Messenger");
+        reading.editLibrary().layoutVersion = QStringLiteral("symfony-messenger");
     return reading;
 }
 

@@ -43,12 +43,17 @@ void styleForPalette(QCustomPlot *plot, const QPalette &pal)
 // A hidden legend keeps its row: QCustomPlot sizes a layout grid's rows from
 // every element in them, visible or not, which left a blank band over a
 // chart of one series. Hidden, its row (addPlot's cell) is squeezed to a pixel.
+// Its width is set, not left to the legend: an empty legend's largest width
+// is its margins, and a grid's column is no wider than its narrowest
+// element's largest, which drew a chart with no series yet a few pixels wide.
 void showLegend(QCustomPlot *plot, bool shown)
 {
     plot->legend->setVisible(shown);
     if (QCPLayoutElement *cell = plot->legend->layout()) {
+        // QCustomPlot reads a maximum of QWIDGETSIZE_MAX as "unset".
+        constexpr int Unbounded = QWIDGETSIZE_MAX - 1;
         cell->setMinimumSize(0, shown ? 0 : 1);
-        cell->setMaximumSize(QWIDGETSIZE_MAX, shown ? QWIDGETSIZE_MAX : 1);
+        cell->setMaximumSize(Unbounded, shown ? QWIDGETSIZE_MAX : 1);
     }
 }
 

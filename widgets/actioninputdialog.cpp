@@ -8,6 +8,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QRegularExpressionValidator>
 #include <QVBoxLayout>
 
@@ -151,6 +152,25 @@ QString ActionInputDialog::problem() const
                 return tr("Choose one in the list first (%1).").arg(in.label);
         }
     }
+    return consoleWords(why);
+}
+
+QString ActionInputDialog::consoleWords(QString why) const
+{
+    // "queue trim needs either --maxlen N or --minid ID." names the fields
+    // of this form: "Needs either "Keep the newest (entries)" or "Delete
+    // below id"."; a flag's placeholder (N, MS, ID) goes with it.
+    for (const ActionInput &in : m_action.inputs) {
+        if (in.id.isEmpty())
+            continue;
+        const QRegularExpression flag(QStringLiteral("--%1(?![\\w-])(?:[ =][A-Z][A-Z_]*\\b)?")
+                                          .arg(QRegularExpression::escape(in.id)));
+        why.replace(flag, QStringLiteral("\u201c%1\u201d").arg(in.label));
+    }
+    static const QRegularExpression command(QStringLiteral("^[a-z]+ [a-z-]+ (?=needs |counts )"));
+    why.remove(command);
+    if (!why.isEmpty())
+        why[0] = why.at(0).toUpper();
     return why;
 }
 

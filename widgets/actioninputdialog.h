@@ -55,6 +55,9 @@ public:
 
 private:
     void validate();
+    // A check's sentence in the form's words: its CLI flags named by their
+    // fields' labels, no command before "needs".
+    QString consoleWords(QString why) const;
 
     PatternAction m_action;
     ActionRequest m_base;

@@ -264,6 +264,23 @@ QString AlertRule::conditionText() const
         .arg(figureTitle(), comparisonText(comparison), formatValue(threshold, unit()));
 }
 
+namespace {
+
+// How the console names a rule's target: a section's title ("Queues"), a
+// pattern's ("Sidekiq deployment"), the nodes; the id itself otherwise.
+QString targetTitle(const QString &target)
+{
+    if (target == QLatin1String("node"))
+        return QStringLiteral("Nodes");
+    if (const std::optional<Section> s = PatternRegistry::instance().section(target))
+        return s->title;
+    if (const std::optional<PatternKind> kind = patternFromId(target))
+        return PatternUnit::of(*kind).title();
+    return target;
+}
+
+} // namespace
+
 QString AlertRule::shownName() const
 {
     if (!name.isEmpty() && name != expression())
@@ -272,7 +289,7 @@ QString AlertRule::shownName() const
     if (forMs > 0)
         out += QStringLiteral(" for ") + formatValue(double(forMs), AlertFigure::Unit::Duration);
     if (!target.isEmpty() || !match.isEmpty()) {
-        out += QStringLiteral(" on ") + target;
+        out += QStringLiteral(" on ") + targetTitle(target);
         if (!target.isEmpty() && !match.isEmpty())
             out += QLatin1Char(' ');
         out += QString::fromUtf8(match);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "connectiontimeline.h"
 
+#include <patterns/countedsentence.h>
+
 #include <QDateTime>
 #include <QRegularExpression>
 
@@ -187,13 +189,14 @@ void ConnectionTimeline::observeStale(const Snapshot &s, qint64 nowMs, QList<Ent
     const int before = std::exchange(m_stale, stale);
     if (before == 0 && stale > 0) {
         add(added, {nowMs, QStringLiteral("readingsStale"), QString(),
-                    since >= 0 ? QStringLiteral("%1 objects are stale: nothing read since %2; "
-                                                "their figures are the last ones read.")
-                                     .arg(stale)
+                    since >= 0 ? countedSentence(QStringLiteral("Stale: %1 objects, nothing read "
+                                                                "since %2; their figures are the "
+                                                                "last ones read."),
+                                                 stale)
                                      .arg(clock(since))
-                               : QStringLiteral("%1 objects are stale; their figures are the "
-                                                "last ones read.")
-                                     .arg(stale)});
+                               : countedSentence(QStringLiteral("Stale: %1 objects; their figures "
+                                                                "are the last ones read."),
+                                                 stale)});
     } else if (before > 0 && stale == 0 && m_worldWhole
                && (added.isEmpty() || added.last().event != QLatin1String("readingsWhole"))) {
         // After a new world, its readingsWhole entry says so already.

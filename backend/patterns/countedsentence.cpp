@@ -15,6 +15,10 @@ QString countedSentence(const QString &sentence, qint64 n)
             qsizetype end = i;
             while (end < out.size() && out.at(end).isLetter())
                 ++end;
+            if (end - i > 3 && out.mid(end - 3, 3) == QLatin1String("ies")) {
+                out.replace(end - 3, 3, QStringLiteral("y")); // entries: entry
+                break;
+            }
             if (end - i > 2 && out.at(end - 1) == QLatin1Char('s')) {
                 out.remove(end - 1, 1);
                 break;

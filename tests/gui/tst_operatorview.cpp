@@ -24,6 +24,7 @@
 #include <QLabel>
 #include <QListWidget>
 #include <QProgressBar>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QStatusBar>
 #include <QTabBar>
@@ -380,6 +381,53 @@ private slots:
         QVERIFY2(why.startsWith(QLatin1String("Choose one in the list first")), qPrintable(why));
     }
 
+    // Every action's form, with nothing typed and with every field typed,
+    // says what is missing in the form's words: no CLI flag, no command
+    // ("queue trim needs either --maxlen N or --minid ID." names the
+    // fields by their labels).
+    void formsSpeakTheConsolesWords_data()
+    {
+        QTest::addColumn<QString>("kind");
+        QTest::addColumn<QString>("action");
+        QTest::addColumn<bool>("typed");
+        for (const PatternUnit *unit : PatternRegistry::instance().units()) {
+            for (const PatternAction &a : unit->actions()) {
+                QTest::addRow("%s %s, empty", unit->kind().name(), qPrintable(a.id))
+                    << unit->kind().id() << a.id << false;
+                QTest::addRow("%s %s, typed", unit->kind().name(), qPrintable(a.id))
+                    << unit->kind().id() << a.id << true;
+            }
+        }
+    }
+    void formsSpeakTheConsolesWords()
+    {
+        QFETCH(QString, kind);
+        QFETCH(QString, action);
+        QFETCH(bool, typed);
+        const PatternUnit *unit = nullptr;
+        for (const PatternUnit *u : PatternRegistry::instance().units())
+            if (u->kind().id() == kind)
+                unit = u;
+        QVERIFY(unit);
+        PatternAction chosen;
+        for (const PatternAction &a : unit->actions())
+            if (a.id == action)
+                chosen = a;
+        ObjectState state;
+        state.object.kind = unit->kind();
+        state.object.key = "q";
+        ActionInputDialog dialog(*unit, chosen, &state, {}, {});
+        if (typed) {
+            QHash<QString, QByteArray> all;
+            for (const ActionInput &in : chosen.inputs)
+                all.insert(in.id, "1");
+            dialog.setTyped(all);
+        }
+        const QString why = dialog.problem();
+        QVERIFY2(!why.contains(QLatin1String("--")), qPrintable(why));
+        QVERIFY2(!why.contains(QRegularExpression(QStringLiteral("^[a-z]+ [a-z-]+ needs "))),
+                 qPrintable(why));
+    }
     // The display name hook: the key by default, used by the key column;
     // a Sidekiq deployment is named for what it is, not by its `queues` key.
     void displayNameDefaultsToKey()

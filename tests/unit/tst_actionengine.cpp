@@ -163,6 +163,12 @@ private slots:
             << "Moved %1 due items to the queue." << qint64(1) << "Moved 1 due item to the queue.";
         QTest::newRow("a second argument")
             << "%1 %2 jobs would be removed." << qint64(1) << "1 %2 job would be removed.";
+        QTest::newRow("ies") << "Gave %1 entries of group \"%2\"." << qint64(1)
+                             << "Gave 1 entry of group \"%2\".";
+        QTest::newRow("ies, two") << "Deleted %1 entries." << qint64(2) << "Deleted 2 entries.";
+        QTest::newRow("a word before the count")
+            << "Stale: %1 objects, nothing read since %2." << qint64(1)
+            << "Stale: 1 object, nothing read since %2.";
     }
 
     void countedSentenceSaysOneInTheSingular()

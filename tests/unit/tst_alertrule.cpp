@@ -103,7 +103,7 @@ private slots:
         QCOMPARE(p.alerts.at(1).threshold, 30000.0);
         QCOMPARE(p.alerts.at(1).name, QStringLiteral("heldForMs > 30000ms on lock"));
         // Unnamed: shown by the figure's title, never its id.
-        QCOMPARE(p.alerts.at(1).shownName(), QStringLiteral("Held for > 30 s on lock"));
+        QCOMPARE(p.alerts.at(1).shownName(), QStringLiteral("Held for > 30 s on Locks"));
         // Written back and read again: the same rules.
         QString error;
         const auto again = Profile::fromJson(p.toJson(), QStringLiteral("p.json"), &error);
@@ -282,7 +282,7 @@ private slots:
         const QString said = fired.sentence();
         QVERIFY2(!said.contains(QLatin1String("oldestInFlightAgeMs")), qPrintable(said));
         QVERIFY2(!said.contains(QLatin1String("queues")), qPrintable(said));
-        QVERIFY2(said.contains(QLatin1String("(rule \"Oldest in flight > 1.0 min on queue\"")),
+        QVERIFY2(said.contains(QLatin1String("(rule \"Oldest in flight > 1.0 min on Queues\"")),
                  qPrintable(said));
         QCOMPARE(fired.toJson().value(QStringLiteral("name")).toString(),
                  QStringLiteral("Sidekiq"));
@@ -313,7 +313,7 @@ private slots:
         QCOMPARE(fired.key, QByteArray("rl:api"));
         QCOMPARE(fired.sentence(),
                  QStringLiteral("FIRING limiter rl:api: Occupancy 100 % >= 80 % for 1.0 s "
-                                "(rule \"Occupancy >= 80 % for 1.0 s on limiter\", warning)"));
+                                "(rule \"Occupancy >= 80 % for 1.0 s on Limiters\", warning)"));
         QCOMPARE(engine.firingCount(), 1);
         for (int i = 0; i < 5; ++i)
             engine.evaluate(limiterAt(++seq, t0 + 1500 + i * 500, 10));

@@ -248,10 +248,11 @@ ScriptCall ReliableQueueUnit::requeueStuck(const PatternObject &o, qint64 olderT
                      QStringLiteral("claims set")};
     call.args = {QByteArray::number(olderThanMs), QByteArray::number(most), QByteArray(),
                  QByteArray::number(ScriptCall::ReplyCutBytes)};
-    call.summary = QStringLiteral("Requeue up to %1 jobs of \"%2\" claimed more than %3 ms ago.")
-                       .arg(most)
-                       .arg(printableBytes(o.key))
-                       .arg(olderThanMs);
+    call.summary
+        = countedSentence(
+              QStringLiteral("Requeue up to %1 jobs of \"%2\" claimed more than %3 ms ago."), most)
+              .arg(printableBytes(o.key))
+              .arg(olderThanMs);
     call.batch = most;
     call.batchSummary = QStringLiteral("Requeued %1 stuck jobs.");
     // {claims examined, jobs requeued, the jobs cut to ReplyCutBytes}

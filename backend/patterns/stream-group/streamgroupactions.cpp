@@ -4,6 +4,7 @@
 // header says).
 #include "streamgroupunit.h"
 
+#include <patterns/countedsentence.h>
 #include <patterns/libraryqueue/libraryqueue.h>
 
 #include <algorithm>
@@ -251,10 +252,11 @@ ScriptCall StreamGroupUnit::claim(const PatternObject &o, const QByteArray &grou
         const qint64 claimed = reply.size() >= 2 ? reply.at(1).toInteger() : 0;
         if (claimed <= 0)
             return ReplyMeaning{
-                false, examined > 0 ? QStringLiteral("None of the %1 entries found was still "
-                                                     "in stream \"%2\" (deleted; dropped "
-                                                     "from the group's pending list).")
-                                          .arg(examined)
+                false, examined > 0 ? countedSentence(QStringLiteral("No longer in stream \"%2\" "
+                                                                     "(deleted), so dropped from "
+                                                                     "the group's pending list: "
+                                                                     "the %1 entries found."),
+                                                      examined)
                                           .arg(stream)
                                     : QStringLiteral("No pending entry of group \"%1\" "
                                                      "matched; nothing changed.")
@@ -263,9 +265,9 @@ ScriptCall StreamGroupUnit::claim(const PatternObject &o, const QByteArray &grou
         for (qsizetype i = 2; i < reply.size() && ids.size() < 10; ++i)
             ids << QString::fromLatin1(reply.at(i).bytes().left(ScriptCall::ReplyCutBytes));
         return ReplyMeaning{true,
-                            QStringLiteral("Gave %1 entries of group \"%2\" to consumer "
-                                           "\"%3\": %4%5.")
-                                .arg(claimed)
+                            countedSentence(QStringLiteral("Gave %1 entries of group \"%2\" "
+                                                           "to consumer \"%3\": %4%5."),
+                                            claimed)
                                 .arg(g, target, ids.join(QStringLiteral(", ")),
                                      claimed > ids.size() ? QStringLiteral(", …") : QString())};
     };
@@ -376,10 +378,11 @@ ScriptCall StreamGroupUnit::trim(const PatternObject &o, const QByteArray &strat
         const qint64 code = reply.size() >= 1 ? reply.at(0).toInteger() : 0;
         const qint64 n = reply.size() >= 2 ? reply.at(1).toInteger() : 0;
         if (word == "trimmed" && reply.size() >= 3)
-            return ReplyMeaning{true, QStringLiteral("Deleted %1 entries of stream \"%2\" (of %3).")
-                                          .arg(n)
-                                          .arg(stream)
-                                          .arg(reply.at(2).toInteger())};
+            return ReplyMeaning{
+                true,
+                countedSentence(QStringLiteral("Deleted %1 entries of stream \"%2\" (of %3)."), n)
+                    .arg(stream)
+                    .arg(reply.at(2).toInteger())};
         if (word == "count" && reply.size() >= 6) // count-only, or nothing to delete
             return ReplyMeaning{agreed < 0 && n > 0,
                                 countText(reply, stream)

@@ -47,6 +47,23 @@ class tst_OperatorView : public QObject
         return labels.isEmpty() ? QString() : labels.first()->text();
     }
 
+private:
+    // The registered unit of kind, and its action of that id.
+    static const PatternUnit *unitOf(const QString &kind)
+    {
+        for (const PatternUnit *u : PatternRegistry::instance().units())
+            if (u->kind().id() == kind)
+                return u;
+        return nullptr;
+    }
+    static PatternAction actionOf(const PatternUnit &unit, const QString &id)
+    {
+        for (const PatternAction &a : unit.actions())
+            if (a.id == id)
+                return a;
+        return {};
+    }
+
 private slots:
     void cleanupTestCase() { QCOMPARE(RedisServer::runningChildren(), 0); }
 
@@ -362,15 +379,9 @@ private slots:
     {
         QFETCH(QString, kind);
         QFETCH(QString, action);
-        const PatternUnit *unit = nullptr;
-        for (const PatternUnit *u : PatternRegistry::instance().units())
-            if (u->kind().id() == kind)
-                unit = u;
+        const PatternUnit *unit = unitOf(kind);
         QVERIFY(unit);
-        PatternAction chosen;
-        for (const PatternAction &a : unit->actions())
-            if (a.id == action)
-                chosen = a;
+        const PatternAction chosen = actionOf(*unit, action);
         ObjectState state;
         state.object.kind = unit->kind();
         state.object.key = "q";
@@ -404,15 +415,9 @@ private slots:
         QFETCH(QString, kind);
         QFETCH(QString, action);
         QFETCH(bool, typed);
-        const PatternUnit *unit = nullptr;
-        for (const PatternUnit *u : PatternRegistry::instance().units())
-            if (u->kind().id() == kind)
-                unit = u;
+        const PatternUnit *unit = unitOf(kind);
         QVERIFY(unit);
-        PatternAction chosen;
-        for (const PatternAction &a : unit->actions())
-            if (a.id == action)
-                chosen = a;
+        const PatternAction chosen = actionOf(*unit, action);
         ObjectState state;
         state.object.kind = unit->kind();
         state.object.key = "q";

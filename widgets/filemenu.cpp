@@ -49,6 +49,13 @@ FileMenu::FileMenu(MainWindow *window, Monitor *monitor, RedisClient *client)
     connect(pause, &QAction::toggled, this, [monitor](bool paused) {
         QMetaObject::invokeMethod(monitor, [monitor, paused] { monitor->setPaused(paused); });
     });
+    // Gone objects stay, with when they went, until the operator has seen
+    // them: this lets them go (a key written again is found again).
+    QAction *dismiss = file->addAction(tr("Dis&miss gone objects"), this, [monitor] {
+        QMetaObject::invokeMethod(monitor, &Monitor::dismissGone);
+    });
+    dismiss->setObjectName(QStringLiteral("dismissGone"));
+    dismiss->setStatusTip(tr("Removes the objects shown as gone; one written again comes back"));
     QAction *findAction = file->addAction(tr("&Find…"), this, &FileMenu::find);
     findAction->setShortcut(QKeySequence::Find);
     QAction *csv = file->addAction(tr("Export table as &CSV…"), this, &FileMenu::exportCsv);

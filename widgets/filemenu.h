@@ -10,7 +10,8 @@ class Monitor;
 class RedisClient;
 
 // The window's File menu: Connect…, Disconnect, Refresh now (F5), Pause
-// refresh, Find… (the current page's filter), Export table as CSV…, Quit.
+// refresh, Dismiss gone objects, Find… (the current page's filter), Export
+// table as CSV…, Quit.
 // What it asks of the monitor goes to the monitor's thread as commands; it
 // uses only the window's public face otherwise.
 class FileMenu : public QObject

@@ -7,6 +7,7 @@
 #include "csvwriter.h"
 #include "evidencetext.h"
 #include "familyproxymodel.h"
+#include "itemrows.h"
 #include "objectpanel.h"
 #include "objecttablemodel.h"
 #include "objecttableview.h"
@@ -468,18 +469,9 @@ void SectionPage::updateItems()
             }
         }
     }
-    m_items->setRowCount(int(rows.size()));
-    for (int r = 0; r < rows.size(); ++r) {
-        for (int c = 0; c < rows.at(r).size() && c < m_items->columnCount(); ++c) {
-            auto *cell = new QTableWidgetItem(rows.at(r).at(c));
-            // A long job elided in its cell, whole here.
-            cell->setToolTip(asRead ? rows.at(r).at(c) + QLatin1Char('\n') + asReadWhy
-                                    : rows.at(r).at(c));
-            if (asRead)
-                cell->setForeground(theme::mutedText(palette()));
-            m_items->setItem(r, c, cell);
-        }
-    }
+    fillItemRows(
+        m_items, rows,
+        [&](int r) { return PatternUnit::of(s->object.kind).itemUrgent(*s, r, now); }, asReadWhy);
     // The item chosen stays chosen while the same object is shown; another
     // object (switching queues) starts with nothing chosen, so an action
     // never targets a job the operator did not pick.

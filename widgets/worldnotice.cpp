@@ -59,7 +59,7 @@ std::optional<WorldNotice::Text> WorldNotice::current() const
         = QDateTime::fromMSecsSinceEpoch(w.sinceMs).toString(QStringLiteral("HH:mm:ss"));
     if (w.kind == QLatin1String("keys") || w.kind == QLatin1String("objects")) {
         t.advice = tr("Seen at %1. What vanished shows as gone, with when, until it is back or "
-                      "a scan drops it.")
+                      "you dismiss it (File > Dismiss gone objects).")
                        .arg(when);
         return t;
     }

@@ -165,6 +165,25 @@ void Monitor::refreshNow()
     probe(all, true);
 }
 
+void Monitor::dismissGone()
+{
+    m_dismissGone = m_runsInFlight > 0;
+    if (m_dismissGone)
+        return; // finishRun() comes back here
+    if (!m_demote.isEmpty())
+        dropDemoted();
+    QList<int> gone;
+    for (int i = 0; i < m_states.size(); ++i) {
+        if (m_states.at(i)->gone)
+            gone.append(i);
+    }
+    if (gone.isEmpty())
+        return;
+    removeTracked(std::move(gone));
+    m_goneObjects = 0; // the next vanishing counts from none
+    publish();
+}
+
 void Monitor::cancelDiscovery()
 {
     if (m_discovery)

@@ -125,6 +125,11 @@ public:
     // and a reconnect still reads the server's facts (version, role, events).
     void setPaused(bool paused);
     void refreshNow();
+    // The operator's dismissal: objects that are gone (none of their keys
+    // exists) leave the console. A key written again is found again, by its
+    // keyspace event or the next scan, as a new object. Waits for the reads
+    // under way, which hold the objects' indices.
+    void dismissGone();
     void cancelDiscovery();
     // An operator's verdict changed the profile (the console's Unconfirmed
     // page): discovery runs again with it at once. Objects found stay; the
@@ -359,6 +364,8 @@ private:
     // indices) into the candidates or the ordinary keys.
     void applyBehaviour(int index);
     void dropDemoted();
+    // Stops tracking the objects at these indices (no probe run in flight).
+    void removeTracked(QList<int> indices);
     // The demoted objects into candidates or other (a rescan's lists too),
     // without the promoted candidates.
     void applyVerdicts(QList<Candidate> &candidates, QList<OtherFamily> &other) const;
@@ -462,6 +469,7 @@ private:
     // tracked objects to drop once none is; what was demoted and promoted
     // (a rescan finds them as before); the candidates read.
     int m_runsInFlight = 0;
+    bool m_dismissGone = false; // dismissGone() asked for while runs were in flight
     QSet<int> m_demote;
     QList<PatternObject> m_demoted;
     QSet<QByteArray> m_demotedKeys;

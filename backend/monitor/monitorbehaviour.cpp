@@ -75,14 +75,27 @@ void Monitor::dropDemoted()
     m_demote.clear();
     if (drop.isEmpty())
         return;
-    std::sort(drop.begin(), drop.end(), std::greater<int>());
     for (int i : std::as_const(drop)) {
         m_demoted.append(objectAt(i));
         m_demotedKeys.insert(objectAt(i).key);
+    }
+    removeTracked(std::move(drop));
+    QList<Candidate> candidates = m_candidates ? *m_candidates : QList<Candidate>();
+    QList<OtherFamily> other = m_other ? *m_other : QList<OtherFamily>();
+    applyVerdicts(candidates, other);
+    m_candidates = std::make_shared<const QList<Candidate>>(std::move(candidates));
+    m_other = std::make_shared<const QList<OtherFamily>>(std::move(other));
+    publish();
+}
+
+void Monitor::removeTracked(QList<int> indices)
+{
+    std::sort(indices.begin(), indices.end(), std::greater<int>());
+    for (int i : std::as_const(indices)) {
         m_tracked.removeAt(i);
         m_states.removeAt(i);
-        m_replacedPendingAll = true; // the indices after it moved
     }
+    m_replacedPendingAll = true; // the indices after each moved
     m_byKey.clear();
     m_byPrimaryKey.clear();
     for (int i = 0; i < m_tracked.size(); ++i) {
@@ -91,12 +104,6 @@ void Monitor::dropDemoted()
     }
     m_historyCache.clear();
     m_attentionAtMs = -1;
-    QList<Candidate> candidates = m_candidates ? *m_candidates : QList<Candidate>();
-    QList<OtherFamily> other = m_other ? *m_other : QList<OtherFamily>();
-    applyVerdicts(candidates, other);
-    m_candidates = std::make_shared<const QList<Candidate>>(std::move(candidates));
-    m_other = std::make_shared<const QList<OtherFamily>>(std::move(other));
-    publish();
 }
 
 void Monitor::applyVerdicts(QList<Candidate> &candidates, QList<OtherFamily> &other) const

@@ -173,7 +173,9 @@ QList<int> Monitor::budgetedSelection()
 
 void Monitor::finishRun(const ProbeRun &run)
 {
-    if (--m_runsInFlight == 0 && !m_demote.isEmpty())
+    if (--m_runsInFlight == 0 && m_dismissGone)
+        dismissGone(); // demoted objects leave too
+    else if (m_runsInFlight == 0 && !m_demote.isEmpty())
         dropDemoted();
     // A run sent before a new world began proves nothing about this one.
     const bool failed = run.failed || run.world != m_server.world.generation;

@@ -303,6 +303,16 @@ public:
     // queue's jobs in flight, a semaphore's holders): text per item.
     virtual QStringList itemHeaders() const { return {}; }
     virtual QList<QStringList> items(const ObjectState &state, qint64 nowMs) const;
+    // Item i of items() is about to be lost for good (a dead Sidekiq
+    // process's job, once its work hash expires): the console shows its row
+    // in the critical colour.
+    virtual bool itemUrgent(const ObjectState &state, int i, qint64 nowMs) const
+    {
+        Q_UNUSED(state);
+        Q_UNUSED(i);
+        Q_UNUSED(nowMs);
+        return false;
+    }
     // The inputs an action takes from what the console shows of the object
     // (ActionInput::Source::Shown): a lock's {"token": ...}.
     virtual QHash<QString, QByteArray> shownInputs(const ObjectState &state) const;

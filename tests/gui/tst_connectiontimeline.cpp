@@ -272,6 +272,30 @@ private slots:
         };
         QTRY_VERIFY_WITH_TIMEOUT(urgentLine(), 5000);
         QCOMPARE(urgentLine()->foreground().color(), theme::limit(attention->palette()));
+        // ... and the stuck job's own row under the table, in the critical
+        // badge's colours, saying when it is lost.
+        QVERIFY(c.select(QStringLiteral("queue"), "queues"));
+        auto *items = c.window->findChild<QTableWidget *>(QStringLiteral("queueItems"));
+        QVERIFY(items);
+        const auto stuckCell = [&]() -> QTableWidgetItem * {
+            for (int r = 0; r < items->rowCount(); ++r) {
+                for (int col = 0; col < items->columnCount(); ++col) {
+                    if (items->item(r, col)
+                        && items->item(r, col)->text().contains(QLatin1String("; lost in ")))
+                        return items->item(r, col);
+                }
+            }
+            return nullptr;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(stuckCell(), 5000);
+        const theme::Badge critical = theme::badge(Severity::Critical, items->palette());
+        QCOMPARE(stuckCell()->background().color(), critical.fill);
+        QCOMPARE(stuckCell()->foreground().color(), critical.text);
+        QCOMPARE(items->item(stuckCell()->row(), 0)->background().color(), critical.fill);
+        if (qEnvironmentVariableIsSet("GATEHOUSE_TEST_SHOTS"))
+            c.window->grab().save(qEnvironmentVariable("GATEHOUSE_TEST_SHOTS")
+                                  + QStringLiteral("/queues-countdown.png"));
+        c.window->showPage(0);
         if (qEnvironmentVariableIsSet("GATEHOUSE_TEST_SHOTS"))
             c.window->grab().save(qEnvironmentVariable("GATEHOUSE_TEST_SHOTS")
                                   + QStringLiteral("/overview-countdown.png"));

@@ -1318,7 +1318,11 @@ private slots:
         field("ttl")->setText(QStringLiteral("60"));
         field("value")->setText(QStringLiteral("{\"user\": 42"));
         QVERIFY(!ok->isEnabled());
-        QVERIFY2(dialog.problem().contains(QLatin1String("--value")), qPrintable(dialog.problem()));
+        // The problem names the field the way the form labels it.
+        QVERIFY2(dialog.problem().startsWith(QStringLiteral("\u201cPayload (JSON)\u201d: ")),
+                 qPrintable(dialog.problem()));
+        QVERIFY2(dialog.problem().contains(QLatin1String("not valid JSON")),
+                 qPrintable(dialog.problem()));
         field("value")->setText(QStringLiteral("{\"user\": 42}"));
         QVERIFY2(dialog.problem().isEmpty(), qPrintable(dialog.problem()));
         QVERIFY(ok->isEnabled());

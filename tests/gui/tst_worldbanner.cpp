@@ -3,12 +3,14 @@
 // server, stopped and started again with no persistence) says so in its
 // banner, with the keys before and after, until the operator dismisses it;
 // what was shown is read again and the locks it held show as gone. So do
-// a semaphore and a queue emptied to no key at all.
+// a semaphore and a queue emptied to no key at all, until the operator
+// dismisses what is gone.
 #include "testconsole.h"
 
 #include <objecttablemodel.h>
 #include <patterns/objecthealth.h>
 
+#include <QAction>
 #include <QPushButton>
 #include <QTemporaryDir>
 
@@ -126,6 +128,55 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(status(QStringLiteral("semaphore"), "sim:sem:pool"),
                                   QStringLiteral("ok"), 5000);
         QCOMPARE(c.window->model(QStringLiteral("semaphore"))->rowCount(), 1);
+    }
+
+    // Objects that vanished at once are announced and stay as gone until the
+    // operator dismisses them (File > Dismiss gone objects); what still
+    // exists stays, and a key written again is found again.
+    void dismissedGoneObjectsLeave()
+    {
+        RedisServer server;
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        auto client = gatehouse::test::connectedClient(server);
+        QVERIFY(client);
+        call(*client, {"CONFIG", "SET", "notify-keyspace-events", "KEA"});
+        for (int i = 0; i < 6; ++i)
+            call(*client, {"SET", "sim:lock:" + QByteArray::number(i), "holder", "PX", "600000"});
+        call(*client, {"SET", "sim:lock:kept", "holder", "PX", "600000"});
+        QTemporaryDir dir;
+        TestConsole c(server, dir.filePath(QStringLiteral("audit.jsonl")));
+        QVERIFY(QTest::qWaitForWindowExposed(c.window.get()));
+        const auto locks = [&](bool gone) {
+            int n = 0;
+            if (const auto s = c.window->snapshot()) {
+                for (const ObjectState &o : s->objects)
+                    n += o.object.key.startsWith("sim:lock:") && o.gone == gone ? 1 : 0;
+            }
+            return n;
+        };
+        QTRY_COMPARE_WITH_TIMEOUT(locks(false), 7, 10000);
+
+        for (int i = 0; i < 6; ++i)
+            call(*client, {"DEL", "sim:lock:" + QByteArray::number(i)});
+        QTRY_COMPARE_WITH_TIMEOUT(locks(true), 6, 5000);
+        QTRY_VERIFY_WITH_TIMEOUT(c.window->bannerText().contains(QLatin1String("vanished")), 5000);
+        QVERIFY2(c.window->bannerText().contains(QLatin1String("Dismiss gone objects")),
+                 qPrintable(c.window->bannerText()));
+        QCOMPARE(c.window->model(QStringLiteral("lock"))->rowCount(), 7);
+
+        auto *dismiss = c.window->findChild<QAction *>(QStringLiteral("dismissGone"));
+        QVERIFY(dismiss);
+        dismiss->trigger();
+        QTRY_COMPARE_WITH_TIMEOUT(locks(true), 0, 5000);
+        QCOMPARE(locks(false), 1);
+        QTRY_COMPARE_WITH_TIMEOUT(c.window->model(QStringLiteral("lock"))->rowCount(), 1, 2000);
+        QVERIFY(c.window->model(QStringLiteral("lock"))->rowOf("sim:lock:kept") >= 0);
+        QTest::qWait(1000); // five ticks: nothing dismissed comes back by itself
+        QCOMPARE(locks(true) + locks(false), 1);
+
+        call(*client, {"SET", "sim:lock:3", "new-holder", "PX", "600000"});
+        QTRY_COMPARE_WITH_TIMEOUT(locks(false), 2, 5000);
+        QVERIFY(c.window->model(QStringLiteral("lock"))->rowOf("sim:lock:3") >= 0);
     }
 };
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Redisson's locks, semaphores and delayed queue, found with no profile in
+// Redisson's locks, semaphores, rate limiters and delayed queue, found with no profile in
 // gatehouse-cli's snapshot and acted on as Redisson does. Java (and so
 // Redisson) is not installable here: the layouts are built by running
 // Redisson's own Lua (tests/libraries/redisson/*.lua, copied from Redisson
@@ -16,6 +16,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRandomGenerator>
 #include <QTcpSocket>
 #include <QTemporaryDir>
 #include <QTest>
@@ -584,6 +585,67 @@ private slots:
         run = cli({QStringLiteral("semaphore"), QStringLiteral("release"),
                    QString::fromLatin1(name), QStringLiteral("--all")});
         QCOMPARE(run.exitCode, 3);
+    }
+
+    // An RRateLimiter set and used by Redisson's own scripts
+    // (RedissonRateLimiter.trySetRateAsync, tryAcquireAsync and
+    // availablePermitsAsync, tests/libraries/redisson/), found with no
+    // profile: grants of several permits count as many in the window as
+    // Redisson counts them, and once it is full the retry horizon is when
+    // Redisson itself would let the next permit through. A name with a hash
+    // tag keeps it in its value and permits keys.
+    void rateLimiter()
+    {
+        for (const QByteArray name : {QByteArray("api-limiter"), QByteArray("rl:{billing}")}) {
+            const auto suffixed = [&](const QByteArray &suffix) -> QByteArray {
+                if (name.contains('{'))
+                    return name + ':' + suffix;
+                return '{' + name + "}:" + suffix;
+            };
+            const QList<QByteArray> keys{name, suffixed("value"), suffixed("value:" + s_uuidA),
+                                         suffixed("permits"), suffixed("permits:" + s_uuidA)};
+            QCOMPARE(redisson(QStringLiteral("ratelimiter_trysetrate"), {name},
+                              {"10", "60000", "0", "0"})
+                         .toInteger(),
+                     1);
+            const auto acquire = [&](int permits) {
+                QByteArray random(16, '\0');
+                for (char &c : random)
+                    c = char(QRandomGenerator::global()->bounded(256));
+                return redisson(
+                    QStringLiteral("ratelimiter_tryacquire"), keys,
+                    {QByteArray::number(permits), QByteArray::number(serverMs()), random});
+            };
+            for (int permits : {3, 1, 4})
+                QVERIFY(acquire(permits).isNil());
+            QCOMPARE(redisson(QStringLiteral("ratelimiter_availablepermits"), keys,
+                              {QByteArray::number(serverMs())})
+                         .toInteger(),
+                     2);
+            QJsonObject o = find(snapshot(), QStringLiteral("limiters"), QString::fromUtf8(name));
+            QCOMPARE(o.value(QStringLiteral("pattern")).toString(),
+                     QStringLiteral("redisson-limiter"));
+            QCOMPARE(o.value(QStringLiteral("inWindow")).toInt(), 8); // Redisson: 10 - 2
+            QCOMPARE(o.value(QStringLiteral("limit")).toInt(), 10);
+            QCOMPARE(o.value(QStringLiteral("windowMs")).toInt(), 60000);
+            QCOMPARE(o.value(QStringLiteral("retryHorizonMs")).toInt(), 0);
+
+            QVERIFY(acquire(2).isNil()); // full
+            const RedisValue wait = acquire(1);
+            QVERIFY2(wait.isInteger() && wait.toInteger() > 3, qPrintable(wait.toDebugString()));
+            o = find(snapshot(), QStringLiteral("limiters"), QString::fromUtf8(name));
+            QCOMPARE(o.value(QStringLiteral("inWindow")).toInt(), 10);
+            QCOMPARE(
+                o.value(QStringLiteral("state")).toObject().value(QStringLiteral("id")).toString(),
+                QStringLiteral("over-limit"));
+            // Redisson's wait is 3 ms more than the oldest grant's time left,
+            // read a little earlier than the snapshot's.
+            const qint64 horizon = o.value(QStringLiteral("retryHorizonMs")).toInteger();
+            QVERIFY2(
+                horizon <= wait.toInteger() - 3 && horizon >= wait.toInteger() - 3 - 15000,
+                qPrintable(
+                    QStringLiteral("%1 against Redisson's %2").arg(horizon).arg(wait.toInteger())));
+        }
     }
 
     // An RDelayedQueue with two items due (no Redisson client ran its

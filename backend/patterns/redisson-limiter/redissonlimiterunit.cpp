@@ -21,11 +21,23 @@ qint64 intervalOf(const PatternObject &o)
 
 qint64 RedissonLimiterUnit::permitsInGrant(const QByteArray &member)
 {
-    // Lua's struct.pack('fI') on x86-64: a 4-byte float then a 4-byte
-    // unsigned, little endian, no padding.
-    if (member.size() != 8)
+    // Lua's struct.pack on x86-64: little endian, no padding, a 4-byte
+    // unsigned last. Redisson now packs 'Bc0I' (a length byte, that many
+    // random bytes, 16 from Redisson, then the permits); the seed's older
+    // Redisson packed 'fI' (a 4-byte float, then the permits).
+    const qsizetype n = member.size();
+    const bool lengthFirst = n >= 5 && quint8(member.at(0)) == n - 5;
+    if (!lengthFirst && n != 8)
         return 1;
-    return qFromLittleEndian<quint32>(member.constData() + 4);
+    return qFromLittleEndian<quint32>(member.constData() + n - 4);
+}
+
+QByteArray RedissonLimiterUnit::suffixed(const QByteArray &name, const char *suffix)
+{
+    // RedissonObject.suffixName: a name with a hash tag keeps it.
+    if (name.contains('{'))
+        return name + ':' + suffix;
+    return '{' + name + "}:" + suffix;
 }
 
 QList<PatternUnit::Command> RedissonLimiterUnit::probe(const PatternObject &o,
@@ -96,8 +108,8 @@ Reading RedissonLimiterUnit::read(const PatternObject &o, const QList<RedisValue
 
 QList<QByteArray> RedissonLimiterUnit::scanGlobs(const ProfileRule &rule) const
 {
-    // The value and permits keys start with '{' + name.
-    return {rule.match, '{' + rule.match + "}:*"};
+    // The value and permits keys are the name's, suffixed (suffixed()).
+    return {rule.match, suffixed(rule.match, "*")};
 }
 
 std::optional<PatternObject> RedissonLimiterUnit::objectFor(const ProfileRule &rule,
@@ -150,9 +162,9 @@ std::optional<KeyClaim> RedissonLimiterUnit::claimKey(const KeyShape &s, qint64)
     if (s.type == "hash" && s.hasHashField("rate") && s.hasHashField("interval")
         && s.hasHashField("type"))
         return KeyClaim{QStringLiteral("config"), 90};
-    if (s.type == "zset" && s.key.endsWith(":permits") && s.key.startsWith('{'))
+    if (s.type == "zset" && s.key.endsWith("}:permits"))
         return KeyClaim{QStringLiteral("permits"), 90};
-    if (s.type == "string" && s.key.startsWith('{') && s.key.contains("}:value"))
+    if (s.type == "string" && s.key.endsWith("}:value"))
         return KeyClaim{QStringLiteral("value"), 90};
     return std::nullopt;
 }

@@ -8,7 +8,8 @@ namespace gatehouse {
 // Redisson's RRateLimiter (seed 001), read-only: a HASH with rate, interval
 // (ms) and type, "{name}:value" holding the permits left, and
 // "{name}:permits", a ZSET of grants scored by time whose members are
-// struct.pack('fI', random, permits). Permits used = the sum over grants in
+// struct.pack('Bc0I', #random, random, permits) (older Redisson:
+// 'fI', random, permits). Permits used = the sum over grants in
 // the last interval; the next permit frees when the oldest grant leaves it.
 //
 // Object: key = config HASH; related = {value STRING, permits ZSET}.
@@ -35,10 +36,14 @@ public:
     // Refused (read-only in Gatehouse), and not forceable.
     ScriptCall reset(const PatternObject &object) const override;
 
-    // The permits in one grant member; 1 when the layout is not Redisson's 'fI'.
+    // The permits in one grant member; 1 when the layout is neither of
+    // Redisson's ('Bc0I' or 'fI').
     static qint64 permitsInGrant(const QByteArray &member);
-    static QByteArray valueKey(const QByteArray &name) { return '{' + name + "}:value"; }
-    static QByteArray permitsKey(const QByteArray &name) { return '{' + name + "}:permits"; }
+    // name's key for suffix as Redisson names it: "{name}:<suffix>", or
+    // "name:<suffix>" when name has a hash tag already.
+    static QByteArray suffixed(const QByteArray &name, const char *suffix);
+    static QByteArray valueKey(const QByteArray &name) { return suffixed(name, "value"); }
+    static QByteArray permitsKey(const QByteArray &name) { return suffixed(name, "permits"); }
 };
 
 } // namespace gatehouse

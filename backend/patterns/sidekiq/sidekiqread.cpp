@@ -358,6 +358,14 @@ QList<QStringList> SidekiqUnit::items(const ObjectState &s, qint64 nowMs) const
     return rows;
 }
 
+bool SidekiqUnit::itemUrgent(const ObjectState &s, int i, qint64 nowMs) const
+{
+    if (i < 0 || i >= s.reading.items.size() || s.reading.items.at(i).locked)
+        return false;
+    const LibraryPart *p = processPart(s.reading, s.reading.items.at(i).holder);
+    return p && lostInMs(s.reading, *p, nowMs) >= 0;
+}
+
 QString SidekiqUnit::displayName(const PatternObject &object) const
 {
     const QByteArray ns = nsOf(object);

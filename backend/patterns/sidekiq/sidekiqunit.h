@@ -86,6 +86,7 @@ public:
     QList<Chart> charts() const override;
     QStringList itemHeaders() const override;
     QList<QStringList> items(const ObjectState &state, qint64 nowMs) const override;
+    bool itemUrgent(const ObjectState &state, int i, qint64 nowMs) const override;
     // The stuck rule's sentence, and how soon the work is lost for good.
     QString attentionText(const ObjectState &state, qint64 nowMs) const override;
     // "Sidekiq" (or "Sidekiq myapp" under a namespace), not its `queues` key.

@@ -39,8 +39,12 @@ std::optional<WorldNotice::Text> WorldNotice::current() const
     const ServerStatus::World &w = m_world;
     Text t;
     if (w.restart) {
-        t.title = w.uptimeS >= 0 ? tr("Server restarted %1 ago").arg(formatMs(w.uptimeS * 1000))
-                                 : tr("Server restarted");
+        // A time, not "4 s ago": the banner stays, and an age in it would not move on.
+        t.title = w.uptimeS >= 0
+                      ? tr("Server restarted at %1")
+                            .arg(QDateTime::fromMSecsSinceEpoch(w.sinceMs - w.uptimeS * 1000)
+                                     .toString(QStringLiteral("HH:mm:ss")))
+                      : tr("Server restarted");
         if (w.keysBefore >= 0 && w.keysAfter >= 0)
             t.title += tr(": %1 keys → %2").arg(w.keysBefore).arg(w.keysAfter);
         if (w.keysBefore > 0 && w.keysAfter >= 0 && w.keysAfter < w.keysBefore / 2)

@@ -10,7 +10,7 @@
 namespace gatehouse {
 
 // What the window says about a new world (ServerStatus::World): a restart
-// ("Server restarted 4 s ago: 151 keys → 0") or a master switch, first
+// ("Server restarted at 14:02:17: 151 keys → 0") or a master switch, first
 // while every object is being read again, then once the readings are whole.
 // One notice per world, shown until the operator dismisses it; a later world
 // replaces it. The main window shows it in its banner.

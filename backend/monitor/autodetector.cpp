@@ -440,10 +440,31 @@ Detection AutoDetector::detectFrom(ClaimPool &pool, const std::optional<Profile>
     // hashes "bull:q:17", its own keys) is that object's, not other keys:
     // each pattern says what it owns (PatternUnit::ownsKey), judged on the
     // family's sample keys (its name when none were kept).
-    const auto owned = [&d](const QByteArray &key) {
-        return std::any_of(d.objects.cbegin(), d.objects.cend(), [&key](const PatternObject &o) {
-            return PatternUnit::of(o.kind).ownsKey(o, key);
-        });
+    // Asked for every family's sample keys: the objects' own keys in one
+    // set, and beyond them only the objects whose key is the key's prefix
+    // up to a ':' (PatternUnit::ownsKey), not every object found.
+    QSet<QByteArray> ownKeys;
+    QHash<QByteArray, QList<qsizetype>> byKey;
+    for (qsizetype i = 0; i < d.objects.size(); ++i) {
+        const PatternObject &o = d.objects.at(i);
+        for (const QByteArray &k : o.keys())
+            ownKeys.insert(k);
+        byKey[o.key].append(i);
+    }
+    const auto owned = [&d, &ownKeys, &byKey](const QByteArray &key) {
+        if (ownKeys.contains(key))
+            return true;
+        for (qsizetype colon = key.indexOf(':'); colon > 0; colon = key.indexOf(':', colon + 1)) {
+            const auto at = byKey.constFind(QByteArray::fromRawData(key.constData(), colon));
+            if (at == byKey.cend())
+                continue;
+            for (qsizetype i : *at) {
+                const PatternObject &o = d.objects.at(i);
+                if (PatternUnit::of(o.kind).ownsKey(o, key))
+                    return true;
+            }
+        }
+        return false;
     };
     for (auto it = pool.families().cbegin(); it != pool.families().cend(); ++it) {
         const FamilyStats &f = *it;

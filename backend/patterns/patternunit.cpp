@@ -186,7 +186,12 @@ QString PatternUnit::displayName(const PatternObject &object) const
 
 bool PatternUnit::ownsKey(const PatternObject &object, const QByteArray &key) const
 {
-    return object.keys().contains(key);
+    // PatternObject::keys() without building the list: asked for every
+    // family's sample keys against every object found.
+    if (key.isEmpty())
+        return false;
+    return (object.key == key && !keyType().isEmpty()) || object.related.contains(key)
+           || object.members.contains(key);
 }
 
 QString PatternUnit::attentionText(const ObjectState &state, qint64) const

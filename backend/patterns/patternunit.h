@@ -98,7 +98,9 @@ public:
     virtual QString displayName(const PatternObject &object) const;
     // Whether key belongs to object, shown: its own keys (PatternObject::keys)
     // by default; a library queue owns its job hashes and bookkeeping keys
-    // too. Autodetection never lists such a key among the other keys.
+    // too. Autodetection never lists such a key among the other keys. A key
+    // owned beyond the object's own keys starts with the object's key and a
+    // ':' ("bull:q" owns "bull:q:17"): autodetection asks only such objects.
     virtual bool ownsKey(const PatternObject &object, const QByteArray &key) const;
     // The Redis type of the object's own key ("zset", "string"); empty when
     // the key is not a Redis key (a token family's prefix). The CLI tells

@@ -49,12 +49,13 @@ class tst_OperatorView : public QObject
 
 private:
     // The registered unit of kind, and its action of that id.
-    static const PatternUnit *unitOf(const QString &kind)
+    // An object of unit's pattern at key "q", as a form is opened on it.
+    static ObjectState objectOf(const PatternUnit &unit)
     {
-        for (const PatternUnit *u : PatternRegistry::instance().units())
-            if (u->kind().id() == kind)
-                return u;
-        return nullptr;
+        ObjectState state;
+        state.object.kind = unit.kind();
+        state.object.key = "q";
+        return state;
     }
     static PatternAction actionOf(const PatternUnit &unit, const QString &id)
     {
@@ -379,12 +380,10 @@ private slots:
     {
         QFETCH(QString, kind);
         QFETCH(QString, action);
-        const PatternUnit *unit = unitOf(kind);
+        const PatternUnit *unit = PatternRegistry::instance().find(kind);
         QVERIFY(unit);
         const PatternAction chosen = actionOf(*unit, action);
-        ObjectState state;
-        state.object.kind = unit->kind();
-        state.object.key = "q";
+        const ObjectState state = objectOf(*unit);
         ActionInputDialog dialog(*unit, chosen, &state, {}, {});
         const QString why = dialog.problem();
         QVERIFY2(!why.isEmpty(), qPrintable(action));
@@ -415,12 +414,10 @@ private slots:
         QFETCH(QString, kind);
         QFETCH(QString, action);
         QFETCH(bool, typed);
-        const PatternUnit *unit = unitOf(kind);
+        const PatternUnit *unit = PatternRegistry::instance().find(kind);
         QVERIFY(unit);
         const PatternAction chosen = actionOf(*unit, action);
-        ObjectState state;
-        state.object.kind = unit->kind();
-        state.object.key = "q";
+        const ObjectState state = objectOf(*unit);
         ActionInputDialog dialog(*unit, chosen, &state, {}, {});
         if (typed) {
             QHash<QString, QByteArray> all;

@@ -512,6 +512,13 @@ void ObjectTableModel::advanceTo(qint64 serverNowMs)
     timeColumnsChanged();
 }
 
+void ObjectTableModel::releasePlaces()
+{
+    m_lastObjects = ObjectList();
+    m_lastFamilyAt.clear();
+    m_lastJudged.clear();
+}
+
 void ObjectTableModel::clear()
 {
     beginResetModel();

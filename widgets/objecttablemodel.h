@@ -58,6 +58,11 @@ public:
 
     void applySnapshot(const Snapshot &snapshot);
     void clear();
+    // Forgets where the last snapshot's objects were: that place index holds
+    // every object of the snapshot, so a model no longer applied every
+    // snapshot (its page hidden) would keep states the monitor replaced
+    // alive. The next applySnapshot finds each object by key instead.
+    void releasePlaces();
     // nullptr for a family row.
     const ObjectState *stateAt(int row) const;
     int rowOf(const QByteArray &key) const { return m_rows.value(key, -1); }

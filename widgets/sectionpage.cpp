@@ -276,6 +276,8 @@ void SectionPage::setSnapshot(const std::shared_ptr<const Snapshot> &snapshot)
         // not a walk of the objects.
         if (m_table->selectionModel()->hasSelection())
             updateActions(selected());
+    } else {
+        m_model->releasePlaces(); // until it is shown, it holds only its rows
     }
 }
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "connectiontimeline.h"
 
+#include <algorithm>
+
 #include <patterns/countedsentence.h>
 
 #include <QDateTime>
@@ -118,8 +120,17 @@ void ConnectionTimeline::prepend(const QList<Entry> &earlier)
 
 void ConnectionTimeline::add(QList<Entry> &added, Entry entry)
 {
-    added.append(entry);
-    m_entries.append(std::move(entry));
+    // In time order, whatever order they were noticed in: one snapshot can
+    // tell of a restart that began before the readings it made stale were
+    // noticed (the world's own time beside the local clock's).
+    const auto later = [&entry](const Entry &e) {
+        return e.atMs > entry.atMs;
+    };
+    added.insert(std::find_if(added.begin(), added.end(), later) - added.begin(), entry);
+    qsizetype at = m_entries.size();
+    while (at > 0 && later(m_entries.at(at - 1)))
+        --at;
+    m_entries.insert(at, std::move(entry));
     if (m_entries.size() > MaxEntries)
         m_entries.removeFirst();
 }
@@ -198,7 +209,9 @@ void ConnectionTimeline::observeStale(const Snapshot &s, qint64 nowMs, QList<Ent
                                                                 "are the last ones read."),
                                                  stale)});
     } else if (before > 0 && stale == 0 && m_worldWhole
-               && (added.isEmpty() || added.last().event != QLatin1String("readingsWhole"))) {
+               && std::none_of(added.cbegin(), added.cend(), [](const Entry &e) {
+                      return e.event == QLatin1String("readingsWhole");
+                  })) {
         // After a new world, its readingsWhole entry says so already.
         add(added, {s.server.timeMs, QStringLiteral("readingsCurrent"), QString(),
                     QStringLiteral("Every object was read again: the readings are current.")});

@@ -56,7 +56,9 @@ void Monitor::trimWhenReleased(int checksLeft)
     if (std::any_of(m_tracked.cbegin(), m_tracked.cend(),
                     [](const Tracked &t) { return !t.track.everRead; }))
         return; // the next full tick reads them
-    if (m_trimWatch.expired()) {
+    // A view may keep an older state for good (a hidden page's rows): what
+    // everyone else let go goes back all the same once the checks are over.
+    if (m_trimWatch.expired() || checksLeft <= 0) {
         m_trimPending = false;
         m_trimWatch.reset();
 #ifdef __GLIBC__
@@ -67,7 +69,7 @@ void Monitor::trimWhenReleased(int checksLeft)
     }
     // The console still shows the snapshot before: it swaps it within a
     // few ms, or by the next full tick.
-    if (m_trimCheckScheduled || checksLeft <= 0)
+    if (m_trimCheckScheduled)
         return;
     m_trimCheckScheduled = true;
     QTimer::singleShot(TrimCheckMs, &m_context, [this, checksLeft] {

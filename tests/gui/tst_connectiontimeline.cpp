@@ -130,6 +130,11 @@ private slots:
         }
         QVERIFY2(restart.contains(QLatin1String("5 keys before, 0 now")), qPrintable(restart));
         QCOMPARE(table->item(table->rowCount() - 1, 1)->text(), QStringLiteral("Connected"));
+        // Newest first by time, not by when the console noticed each.
+        for (int r = 1; r < table->rowCount(); ++r)
+            QVERIFY2(table->item(r - 1, 0)->text() >= table->item(r, 0)->text(),
+                     qPrintable(table->item(r - 1, 1)->text() + QLatin1String(" above ")
+                                + table->item(r, 1)->text()));
         c.window->showPage(int(c.window->pageNames().indexOf(QStringLiteral("Timeline"))));
         if (qEnvironmentVariableIsSet("GATEHOUSE_TEST_SHOTS"))
             c.window->grab().save(qEnvironmentVariable("GATEHOUSE_TEST_SHOTS")

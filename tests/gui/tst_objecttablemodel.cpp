@@ -102,6 +102,43 @@ private slots:
         QCOMPARE(model.rowCount(), 0);
     }
 
+    // A page not shown applies no snapshot; it must not keep the states of
+    // the last one it applied alive beyond its own rows (30,000 objects'
+    // worth of replaced states, bench M4), and finds its rows again after.
+    void releasedPlacesHoldNoOtherSectionsStates()
+    {
+        ObjectTableModel model(QStringLiteral("lock"));
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        std::weak_ptr<const ObjectState> otherSection;
+        {
+            Snapshot s;
+            s.server.timeMs = 1000;
+            s.objects = {lock("lock:a", "t1", 900), window("rl:x", 3), lock("lock:b", "t2", 800)};
+            otherSection = s.objects.ptr(1);
+            model.applySnapshot(s);
+        }
+        QVERIFY(!otherSection.expired()); // the place index still has it
+
+        model.releasePlaces();
+        QVERIFY(otherSection.expired());
+        QCOMPARE(model.rowCount(), 2); // its own rows stay as they were
+        QCOMPARE(model.index(0, 1).data().toString(), QStringLiteral("t1"));
+
+        // The next snapshot finds each row by key: same rows, new readings.
+        QSignalSpy inserted(&model, &QAbstractItemModel::rowsInserted);
+        QSignalSpy removed(&model, &QAbstractItemModel::rowsRemoved);
+        Snapshot next;
+        next.server.timeMs = 2000;
+        next.objects = {window("rl:x", 4), lock("lock:b", "t7", 700), lock("lock:a", "t1", 600)};
+        model.applySnapshot(next);
+        QCOMPARE(inserted.size(), 0);
+        QCOMPARE(removed.size(), 0);
+        QCOMPARE(model.rowOf("lock:a"), 0);
+        QCOMPARE(model.rowOf("lock:b"), 1);
+        QCOMPARE(model.index(1, 1).data().toString(), QStringLiteral("t7"));
+    }
+
     // Lock TTLs count down between readings.
     void ttlCountsDown()
     {

@@ -2,17 +2,21 @@
 // A restart that lost every key is not "all clear": the real window (a real
 // server, stopped and started again with no persistence) says so in its
 // banner, with the keys before and after, until the operator dismisses it;
-// what was shown is read again and the locks it held show as gone. So do
-// a semaphore and a queue emptied to no key at all, until the operator
-// dismisses what is gone.
+// what was shown is read again and the locks it held show as gone, their
+// alerts ending as vanished, never resolved. So do a semaphore and a queue
+// emptied to no key at all, until the operator dismisses what is gone.
 #include "testconsole.h"
 
+#include <alerts/alertengine.h>
+#include <alertspage.h>
 #include <objecttablemodel.h>
 #include <patterns/objecthealth.h>
 #include <theme.h>
 
 #include <QAction>
 #include <QPushButton>
+#include <QSet>
+#include <QTableWidget>
 #include <QTemporaryDir>
 
 using namespace gatehouse;
@@ -105,6 +109,88 @@ private slots:
         QCOMPARE(c.window->bannerText(), QString());
         QTest::qWait(600);
         QCOMPARE(c.window->bannerText(), QString());
+    }
+
+    // The same restart seen from the alerts and every section: the alert of
+    // each lock that was firing ends as vanished, never resolved, and the
+    // hand-written queue goes gone like the locks (not "ok" with no key).
+    void restartEndsAlertsAsVanished()
+    {
+        RedisServer server;
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        {
+            auto client = gatehouse::test::connectedClient(server);
+            QVERIFY(client);
+            for (int i = 0; i < 3; ++i)
+                call(*client, {"SET", "sim:lock:" + QByteArray::number(i),
+                               "holder-" + QByteArray::number(i), "PX", "600000"});
+            call(*client, {"LPUSH", "sim:jobs:mail", "job-1", "job-2"});
+            call(*client, {"LPUSH", "sim:jobs:mail:processing", "job-0"});
+        }
+        QTemporaryDir dir;
+        AlertEngine alerts; // outlives the window, which is told of it
+        QString error;
+        const auto rule
+            = AlertRule::parseExpression(QStringLiteral("pttlMs > 0 on lock as lock-held"), &error);
+        QVERIFY2(rule, qPrintable(error));
+        alerts.setRules({*rule});
+        TestConsole c(server, dir.filePath(QStringLiteral("audit.jsonl")));
+        c.window->setAlerts(&alerts, Profile());
+        QVERIFY(QTest::qWaitForWindowExposed(c.window.get()));
+        QTRY_COMPARE_WITH_TIMEOUT(alerts.firingCount(), 3, 10000);
+        const auto present = [&](const QByteArray &key) {
+            if (const auto s = c.window->snapshot()) {
+                for (const ObjectState &o : s->objects) {
+                    if (o.object.key == key)
+                        return o.reading.atMs > 0 && !o.gone && !o.stale;
+                }
+            }
+            return false;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(present("sim:jobs:mail"), 10000);
+
+        server.stop(); // no persistence: everything is gone
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        QTRY_VERIFY_WITH_TIMEOUT(c.window->bannerText().contains(QLatin1String("restarted")),
+                                 15000);
+        QTRY_COMPARE_WITH_TIMEOUT(alerts.firingCount(), 0, 10000);
+        // The Alerts page: three "vanished" ends, one per lock; none resolved.
+        QTableWidget *recent = c.window->alertsPage()->recentTable();
+        QStringList ends;
+        QSet<QString> objects;
+        for (int r = 0; r < recent->rowCount(); ++r) {
+            const QString state = recent->item(r, 1)->text();
+            if (state == QLatin1String("firing"))
+                continue;
+            ends << state;
+            objects.insert(recent->item(r, 3)->text());
+        }
+        QCOMPARE(ends, QStringList(3, QStringLiteral("vanished")));
+        QCOMPARE(objects.size(), 3);
+        // Every section the same: the queue is gone like the locks.
+        QTRY_VERIFY_WITH_TIMEOUT(
+            [&] {
+                const auto s = c.window->snapshot();
+                int gone = 0;
+                for (const ObjectState &o : s ? s->objects : ObjectList()) {
+                    if (o.object.key.startsWith("sim:") && !o.gone)
+                        return false;
+                    gone += o.object.key.startsWith("sim:") ? 1 : 0;
+                }
+                return gone == 4;
+            }(),
+            10000);
+        // And its row says so, as the locks' do.
+        for (const auto &[section, key] :
+             {std::pair{QStringLiteral("queue"), QByteArray("sim:jobs:mail")},
+              std::pair{QStringLiteral("lock"), QByteArray("sim:lock:0")}}) {
+            ObjectTableModel *model = c.window->model(section);
+            const int row = model ? model->rowOf(key) : -1;
+            QVERIFY2(row >= 0, key.constData());
+            const ObjectState *state = model->stateAt(row);
+            const QString words = objectHealth(*state, state->reading.atMs + 1500).words;
+            QVERIFY2(words.startsWith(QLatin1String("gone")), qPrintable(key + ": " + words));
+        }
     }
 
     // A semaphore whose last holder left and a queue drained to nothing have

@@ -15,6 +15,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -107,16 +108,26 @@ void ChartPanel::buildPlots(const QList<Chart> &charts)
     for (const Chart &c : charts)
         addPlot(c.title, c.yLabel);
     // Two history charts side by side, the window strip (and a chart left
-    // alone on its row) across both: every plot keeps a readable height at
-    // 1280x800.
-    auto *grid = findChild<QWidget *>(QStringLiteral("chartGrid"), Qt::FindDirectChildrenOnly);
+    // alone on its row) across both. Every plot keeps its readable height
+    // (addPlot): where the pane is shorter than the rows need (1280x800 under
+    // a stuck-job table) the charts scroll, never squeezed over each other.
+    auto *grid = findChild<QWidget *>(QStringLiteral("chartGrid"));
     if (!grid) {
-        grid = new QWidget(this);
+        auto *scroll = new QScrollArea(this);
+        scroll->setObjectName(QStringLiteral("chartScroll"));
+        scroll->setFrameShape(QFrame::NoFrame);
+        scroll->setWidgetResizable(true);
+        scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+        grid = new QWidget(scroll);
         grid->setObjectName(QStringLiteral("chartGrid"));
         auto *gridLayout = new QGridLayout(grid);
         gridLayout->setContentsMargins(0, 0, 0, 0);
-        static_cast<QVBoxLayout *>(layout())->addWidget(grid, 1);
+        scroll->setWidget(grid);
+        static_cast<QVBoxLayout *>(layout())->addWidget(scroll, 1);
     }
+    // One row of charts at least, whatever the panes above take.
+    findChild<QScrollArea *>(QStringLiteral("chartScroll"))
+        ->setMinimumHeight(m_plots.isEmpty() ? 0 : m_plots.first()->minimumHeight());
     auto *gridLayout = static_cast<QGridLayout *>(grid->layout());
     int row = 0, column = 0;
     for (int i = 0; i < m_plots.size(); ++i) {

@@ -6,12 +6,12 @@
 // alerts ending as vanished, never resolved. So do a semaphore and a queue
 // emptied to no key at all, until the operator dismisses what is gone.
 #include "testconsole.h"
+#include "testshots.h"
 
 #include <alerts/alertengine.h>
 #include <alertspage.h>
 #include <objecttablemodel.h>
 #include <patterns/objecthealth.h>
-#include <theme.h>
 
 #include <QAction>
 #include <QPushButton>
@@ -32,26 +32,10 @@ class tst_WorldBanner : public QObject
     // dark, into $GATEHOUSE_TEST_SHOTS/<what>-<page>-<size>-<look>.png.
     static void saveShots(TestConsole &c, const QString &what)
     {
-        const QString dir = qEnvironmentVariable("GATEHOUSE_TEST_SHOTS");
-        for (const auto scheme : {theme::Scheme::Light, theme::Scheme::Dark}) {
-            theme::apply(scheme);
-            for (const QSize size : {QSize(1280, 800), QSize(1920, 1080)}) {
-                c.window->resize(size);
-                for (const QString &page :
-                     {QStringLiteral("Overview"), QStringLiteral("Timeline")}) {
-                    c.window->showPage(int(c.window->pageNames().indexOf(page)));
-                    QTest::qWait(400);
-                    c.window->grab().save(QStringLiteral("%1/%2-%3-%4x%5-%6.png")
-                                              .arg(dir, what, page.toLower())
-                                              .arg(size.width())
-                                              .arg(size.height())
-                                              .arg(scheme == theme::Scheme::Light
-                                                       ? QStringLiteral("light")
-                                                       : QStringLiteral("dark")));
-                }
-            }
-        }
-        theme::apply(theme::Scheme::Light);
+        QList<std::pair<QString, int>> pages;
+        for (const QString &page : {QStringLiteral("Overview"), QStringLiteral("Timeline")})
+            pages.append({page.toLower(), int(c.window->pageNames().indexOf(page))});
+        gatehouse::test::saveShots(*c.window, what, pages);
         c.window->showPage(0);
     }
 
@@ -96,7 +80,7 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(heldLocks(), 0, 5000);
         QTRY_VERIFY_WITH_TIMEOUT(c.window->bannerText().contains(QLatin1String("read again")),
                                  5000);
-        if (qEnvironmentVariableIsSet("GATEHOUSE_TEST_SHOTS"))
+        if (gatehouse::test::shotsWanted())
             saveShots(c, QStringLiteral("restart"));
         // Dismissed: gone, and not back with the next snapshot.
         QPushButton *dismiss = nullptr;

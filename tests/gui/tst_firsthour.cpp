@@ -13,7 +13,8 @@
 // Sidekiq process's heartbeat, RQ's started-registry expiry), the console
 // reads the job in flight and not stuck until the grace has passed. A BullMQ
 // job that failed reads as text: its stack trace as lines, its times as
-// dates.
+// dates. An alert added on the Alerts page fires, is saved, and is listed by
+// its name when the editor opens again (a restart: tst_worldbanner).
 //
 // The libraries: BullMQ and Bull (npm, tests/libraries/bullmq-app.js and
 // bull-app.js), Sidekiq (Debian ruby-sidekiq, tests/libraries/sidekiq_app.rb),
@@ -22,8 +23,12 @@
 // GATEHOUSE_CELERY_VISIBILITY_TIMEOUT, as the CLI's tests tell the CLI) and RQ
 // (Debian python3-rq, tests/libraries/rq_app.py). The RQ row waits for RQ's
 // own expiry of a started job (its timeout + 60 s): about a minute.
+#include <alertrulesdialog.h>
+#include <alerts/alertengine.h>
+#include <alertspage.h>
 #include <mainwindow.h>
 #include <monitor/monitor.h>
+#include <monitor/profile.h>
 #include <objecttablemodel.h>
 #include <overviewpage.h>
 #include <overviewtiles.h>
@@ -35,10 +40,15 @@
 #include "testconsole.h"
 
 #include <QApplication>
+#include <QComboBox>
 #include <QDateTime>
+#include <QDialogButtonBox>
+#include <QDir>
+#include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
+#include <QLineEdit>
 #include <QListWidget>
 #include <QMessageBox>
 #include <QPlainTextEdit>
@@ -46,6 +56,8 @@
 #include <QProcess>
 #include <QPushButton>
 #include <QScopeGuard>
+#include <QSignalSpy>
+#include <QStandardPaths>
 #include <QTabBar>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -560,6 +572,96 @@ private slots:
         QTRY_COMPARE(status(),
                      noWorkerAlive() ? QStringLiteral("no-worker") : QStringLiteral("ok"));
         QTRY_COMPARE(stuckTile->count(), qint64(0));
+    }
+
+    // An alert added as an operator adds one: on the window's Alerts page,
+    // Rules…, the form filled in and saved with no "Add as new" first. The
+    // rule fires on the lock it names, is in the profile's file, and the
+    // editor opened again lists it by its name.
+    void addAnAlert()
+    {
+        QStandardPaths::setTestModeEnabled(true); // the demo profile's copy goes there
+        const auto back = qScopeGuard([] { QStandardPaths::setTestModeEnabled(false); });
+        RedisServer server;
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        std::unique_ptr<RedisClient> redis = gatehouse::test::connectedClient(server);
+        QVERIFY(redis);
+        call(*redis, {"SET", "sim:lock:checkout", "holder-1", "PX", "600000"});
+        QString error;
+        const std::optional<Profile> demo = Profile::load(QStringLiteral("demo"), &error);
+        QVERIFY2(demo, qPrintable(error));
+        QTemporaryDir dir;
+        AlertEngine alerts; // outlives the window, which is told of it
+        TestConsoleOptions o;
+        o.size = QSize(1280, 800);
+        TestConsole console(server, dir.filePath(QStringLiteral("audit.jsonl")), o);
+        console.window->setAlerts(&alerts, *demo);
+        AlertsPage *page = console.window->alertsPage();
+        QVERIFY(page);
+        QSignalSpy saved(page, &AlertsPage::saved);
+        console.window->showPage(
+            int(console.window->pageNames().indexOf(QStringLiteral("Alerts"))));
+
+        QTimer::singleShot(0, this, [] {
+            auto *dialog = qobject_cast<AlertRulesDialog *>(QApplication::activeModalWidget());
+            QVERIFY(dialog);
+            auto *target = dialog->findChild<QComboBox *>(QStringLiteral("alertTarget"));
+            const int t = target->findData(QStringLiteral("lock"));
+            QVERIFY(t >= 0);
+            target->setCurrentIndex(t);
+            Q_EMIT target->activated(t);
+            auto *figure = dialog->findChild<QComboBox *>(QStringLiteral("alertFigure"));
+            QCOMPARE(figure->itemText(figure->findData(QStringLiteral("pttlMs"))),
+                     QStringLiteral("TTL"));
+            figure->setCurrentIndex(figure->findData(QStringLiteral("pttlMs")));
+            auto *op = dialog->findChild<QComboBox *>(QStringLiteral("alertOp"));
+            op->setCurrentIndex(op->findText(QStringLiteral(">")));
+            QTest::keyClicks(dialog->findChild<QLineEdit *>(QStringLiteral("alertThreshold")),
+                             QStringLiteral("1m"));
+            QTest::keyClicks(dialog->findChild<QLineEdit *>(QStringLiteral("alertName")),
+                             QStringLiteral("long lease"));
+            QTest::mouseClick(
+                dialog->findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Save),
+                Qt::LeftButton);
+        });
+        QTest::mouseClick(page->findChild<QPushButton *>(QStringLiteral("alertRulesButton")),
+                          Qt::LeftButton);
+        QCOMPARE(alerts.rules().size(), 1);
+        QCOMPARE(alerts.rules().first().name, QStringLiteral("long lease"));
+
+        // It fires on the lock, on the page and in the side list.
+        QTRY_COMPARE_WITH_TIMEOUT(page->firingTable()->rowCount(), 1, 10000);
+        QCOMPARE(page->firingTable()->item(0, 1)->text(), QStringLiteral("long lease"));
+        QCOMPARE(page->firingTable()->item(0, 2)->text(), QStringLiteral("lock sim:lock:checkout"));
+        QTRY_COMPARE(gatehouse::test::sideListCount(*console.window, QStringLiteral("Alerts")),
+                     QStringLiteral("(1)"));
+
+        // Saved where the page said, as typed.
+        QVERIFY(saved.wait(10000) || saved.size() == 1);
+        QCOMPARE(saved.first().at(1).toString(), QString());
+        const QString path = saved.first().at(0).toString();
+        const auto removeCopy = qScopeGuard([path] { QFile::remove(path); });
+        QVERIFY2(page->saveNote().contains(QDir::toNativeSeparators(path)),
+                 qPrintable(page->saveNote()));
+        const std::optional<Profile> kept = Profile::load(path, &error);
+        QVERIFY2(kept, qPrintable(error));
+        QCOMPARE(kept->alerts.size(), 1);
+        QCOMPARE(kept->alerts.first().name, QStringLiteral("long lease"));
+        QCOMPARE(kept->alerts.first().threshold, 60000.0);
+
+        // The editor opened again lists it by its name; Cancel changes nothing.
+        QString listed;
+        QTimer::singleShot(0, this, [&listed] {
+            auto *dialog = qobject_cast<AlertRulesDialog *>(QApplication::activeModalWidget());
+            QVERIFY(dialog);
+            auto *list = dialog->findChild<QListWidget *>(QStringLiteral("alertRuleList"));
+            listed = list && list->count() == 1 ? list->item(0)->text() : QString();
+            dialog->reject();
+        });
+        QTest::mouseClick(page->findChild<QPushButton *>(QStringLiteral("alertRulesButton")),
+                          Qt::LeftButton);
+        QVERIFY2(listed.contains(QLatin1String("long lease")), qPrintable(listed));
+        QCOMPARE(alerts.rules().size(), 1);
     }
 
     // A BullMQ job failed by its worker (an Error: a stack of several lines)

@@ -122,15 +122,16 @@ void ConnectionTimeline::add(QList<Entry> &added, Entry entry)
 {
     // In time order, whatever order they were noticed in: one snapshot can
     // tell of a restart that began before the readings it made stale were
-    // noticed (the world's own time beside the local clock's).
-    const auto later = [&entry](const Entry &e) {
-        return e.atMs > entry.atMs;
+    // noticed (the world's own time beside the local clock's). After the
+    // last entry no later than it, so equal times keep their arrival order.
+    const auto insertByTime = [](QList<Entry> &list, Entry e) {
+        qsizetype at = list.size();
+        while (at > 0 && list.at(at - 1).atMs > e.atMs)
+            --at;
+        list.insert(at, std::move(e));
     };
-    added.insert(std::find_if(added.begin(), added.end(), later) - added.begin(), entry);
-    qsizetype at = m_entries.size();
-    while (at > 0 && later(m_entries.at(at - 1)))
-        --at;
-    m_entries.insert(at, std::move(entry));
+    insertByTime(added, entry);
+    insertByTime(m_entries, std::move(entry));
     if (m_entries.size() > MaxEntries)
         m_entries.removeFirst();
 }

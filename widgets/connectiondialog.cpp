@@ -222,6 +222,18 @@ ConnectionDialog::ConnectionDialog(QWidget *parent)
     , m_testResult(new QLabel(this))
 {
     setWindowTitle(tr("Connect to Redis"));
+    setUpFields();
+    QFormLayout *form = buildForm();
+    QDialogButtonBox *buttons = buildButtons();
+    buildLayout(form, buttons);
+    connectFields();
+    reloadList();
+    setSettings(ConnectionSettings());
+    resize(820, 520);
+}
+
+void ConnectionDialog::setUpFields()
+{
     m_url->setPlaceholderText(tr("redis://host:6379/0, rediss://…, unix:///path/to/redis.sock, "
                                  "redis-sentinel://host:26379,host:26380#master"));
     m_password->setEchoMode(QLineEdit::Password);
@@ -237,22 +249,13 @@ ConnectionDialog::ConnectionDialog(QWidget *parent)
     m_interval->setSuffix(tr(" ms"));
     m_message->setWordWrap(true);
     m_message->setStyleSheet(QStringLiteral("color: red"));
+}
 
+QFormLayout *ConnectionDialog::buildForm()
+{
     auto *form = new QFormLayout;
     form->addRow(tr("&Name:"), m_name);
-    // The read-from choice beside the URL: whether it can apply depends on
-    // what the URL reaches.
-    m_readFrom->setObjectName(QStringLiteral("readFrom"));
-    m_readFrom->addItem(tr("master"), false);
-    m_readFrom->addItem(tr("replicas"), true);
-    auto *urlRow = new QWidget(this);
-    auto *urlLayout = new QHBoxLayout(urlRow);
-    urlLayout->setContentsMargins(0, 0, 0, 0);
-    urlLayout->addWidget(m_url, 1);
-    auto *readFromLabel = new QLabel(tr("Read fro&m:"), this);
-    readFromLabel->setBuddy(m_readFrom);
-    urlLayout->addWidget(readFromLabel);
-    urlLayout->addWidget(m_readFrom);
+    QWidget *urlRow = buildUrlRow();
     form->addRow(tr("&URL:"), urlRow);
     if (auto *label = qobject_cast<QLabel *>(form->labelForField(urlRow)))
         label->setBuddy(m_url);
@@ -267,6 +270,37 @@ ConnectionDialog::ConnectionDialog(QWidget *parent)
     form->addRow(tr("&Password:"), pwRow);
     if (auto *label = qobject_cast<QLabel *>(form->labelForField(pwRow)))
         label->setBuddy(m_password); // the field, not its row
+    form->addRow(buildTlsGroup());
+    form->addRow(tr("Gatehouse &profile:"), m_profile);
+    form->addRow(tr("Re&fresh every:"), m_interval);
+    form->addRow(QString(), m_readOnly);
+    QWidget *environmentRow = buildEnvironmentRow();
+    form->addRow(tr("&Environment:"), environmentRow);
+    if (auto *label = qobject_cast<QLabel *>(form->labelForField(environmentRow)))
+        label->setBuddy(m_environment);
+    return form;
+}
+
+// The read-from choice beside the URL: whether it can apply depends on
+// what the URL reaches.
+QWidget *ConnectionDialog::buildUrlRow()
+{
+    m_readFrom->setObjectName(QStringLiteral("readFrom"));
+    m_readFrom->addItem(tr("master"), false);
+    m_readFrom->addItem(tr("replicas"), true);
+    auto *urlRow = new QWidget(this);
+    auto *urlLayout = new QHBoxLayout(urlRow);
+    urlLayout->setContentsMargins(0, 0, 0, 0);
+    urlLayout->addWidget(m_url, 1);
+    auto *readFromLabel = new QLabel(tr("Read fro&m:"), this);
+    readFromLabel->setBuddy(m_readFrom);
+    urlLayout->addWidget(readFromLabel);
+    urlLayout->addWidget(m_readFrom);
+    return urlRow;
+}
+
+QGroupBox *ConnectionDialog::buildTlsGroup()
+{
     auto *tls = new QGroupBox(tr("TLS"), this);
     auto *tlsForm = new QFormLayout(tls);
     auto fileRow = [this, tlsForm](const QString &label, QLineEdit *field) {
@@ -289,15 +323,11 @@ ConnectionDialog::ConnectionDialog(QWidget *parent)
     fileRow(tr("Key:"), m_key);
     tlsForm->addRow(tr("SNI:"), m_sni);
     tlsForm->addRow(QString(), m_insecure);
-    form->addRow(tls);
-    form->addRow(tr("Gatehouse &profile:"), m_profile);
-    form->addRow(tr("Re&fresh every:"), m_interval);
-    form->addRow(QString(), m_readOnly);
-    QWidget *environmentRow = buildEnvironmentRow();
-    form->addRow(tr("&Environment:"), environmentRow);
-    if (auto *label = qobject_cast<QLabel *>(form->labelForField(environmentRow)))
-        label->setBuddy(m_environment);
+    return tls;
+}
 
+QDialogButtonBox *ConnectionDialog::buildButtons()
+{
     auto *buttons = new QDialogButtonBox(this);
     m_connect = buttons->addButton(tr("&Connect"), QDialogButtonBox::AcceptRole);
     m_save = buttons->addButton(tr("&Save"), QDialogButtonBox::ActionRole);
@@ -319,7 +349,12 @@ ConnectionDialog::ConnectionDialog(QWidget *parent)
         ConnectionStore::remove(m_name->text().trimmed());
         reloadList();
     });
+    return buttons;
+}
 
+// The list on the left; on the right the form, the messages and the buttons.
+void ConnectionDialog::buildLayout(QFormLayout *form, QDialogButtonBox *buttons)
+{
     auto *right = new QWidget(this);
     auto *rightLayout = new QVBoxLayout(right);
     rightLayout->addLayout(form);
@@ -337,7 +372,12 @@ ConnectionDialog::ConnectionDialog(QWidget *parent)
     splitter->setStretchFactor(1, 1);
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(splitter);
+}
 
+// A connection chosen in the list fills the fields (its password from the
+// keychain); every edit is validated.
+void ConnectionDialog::connectFields()
+{
     connect(m_list, &QListWidget::currentItemChanged, this, [this](QListWidgetItem *item) {
         if (!item || !(item->flags() & Qt::ItemIsSelectable)) // a heading
             return;
@@ -365,9 +405,6 @@ ConnectionDialog::ConnectionDialog(QWidget *parent)
         connect(e, &QLineEdit::textChanged, this, &ConnectionDialog::validate);
     connect(m_insecure, &QCheckBox::toggled, this, &ConnectionDialog::validate);
     connect(m_readFrom, &QComboBox::currentIndexChanged, this, &ConnectionDialog::validate);
-    reloadList();
-    setSettings(ConnectionSettings());
-    resize(820, 520);
 }
 
 // The environment and its colour on one row; a label of free text is kept

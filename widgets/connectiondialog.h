@@ -10,6 +10,9 @@
 
 class QCheckBox;
 class QComboBox;
+class QDialogButtonBox;
+class QFormLayout;
+class QGroupBox;
 class QLabel;
 class QLineEdit;
 class QListWidget;
@@ -96,7 +99,15 @@ private:
     void test();
     void showTestResult(bool ok, const QString &text);
     QLineEdit *fileField(const QString &placeholder);
+    // The constructor's parts, in the order it runs them.
+    void setUpFields(); // placeholders, choices and ranges
+    QFormLayout *buildForm();
+    QWidget *buildUrlRow();
+    QGroupBox *buildTlsGroup();
     QWidget *buildEnvironmentRow();
+    QDialogButtonBox *buildButtons();
+    void buildLayout(QFormLayout *form, QDialogButtonBox *buttons);
+    void connectFields();
 
     QListWidget *m_list;
     QLineEdit *m_name;

@@ -321,6 +321,24 @@ void NodesPage::update(const Snapshot &snapshot)
             masterOffset.insert(n.address, n.replicationOffset);
         }
     }
+    updateHeading(server, masters, masterAddresses);
+    noticeFailover(masterAddresses);
+    if (!masterAddresses.isEmpty())
+        m_masters = masterAddresses;
+
+    if (m_table->rowCount() != nodes.size())
+        m_table->setRowCount(int(nodes.size()));
+    showColumnsFor(server);
+    for (int row = 0; row < nodes.size(); ++row)
+        fillRow(row, server, masterOffset);
+    if (!standalone() || nodes.size() != 1)
+        chartNodes(snapshot);
+}
+
+void NodesPage::updateHeading(const ServerStatus &server, int masters,
+                              const QStringList &masterAddresses)
+{
+    const QList<NodeStatus> &nodes = server.nodes;
     if (server.mode == QLatin1String("sentinel"))
         m_heading->setText(
             tr("Sentinel: master %1 with %n replica(s).", nullptr, int(nodes.size()) - masters)
@@ -338,36 +356,38 @@ void NodesPage::update(const Snapshot &snapshot)
             m_heading->text() + QLatin1Char(' ')
             + tr("Reads from replicas for %1 of %2 masters.").arg(fromReplicas).arg(masters));
     }
+}
 
+void NodesPage::noticeFailover(const QStringList &masterAddresses)
+{
     // A node that was not a master at the last update and is one now took
     // over from another: a failover (Sentinel, or a Cluster's replica).
-    if (!m_masters.isEmpty()) {
-        for (const QString &address : std::as_const(masterAddresses)) {
-            if (m_masters.contains(address))
-                continue;
-            QStringList gone;
-            for (const QString &old : std::as_const(m_masters)) {
-                if (!masterAddresses.contains(old))
-                    gone << old;
-            }
-            if (gone.isEmpty())
-                continue; // a master added (resharding), not a failover
-            m_lastFailover = tr("Failover at %1: %2 is master now (was %3).")
-                                 .arg(QDateTime::currentDateTime().toString(Qt::ISODate), address,
-                                      gone.join(QLatin1String(", ")));
-            m_failover->setText(m_lastFailover);
-            m_failover->show();
+    if (m_masters.isEmpty())
+        return;
+    for (const QString &address : masterAddresses) {
+        if (m_masters.contains(address))
+            continue;
+        QStringList gone;
+        for (const QString &old : std::as_const(m_masters)) {
+            if (!masterAddresses.contains(old))
+                gone << old;
         }
+        if (gone.isEmpty())
+            continue; // a master added (resharding), not a failover
+        m_lastFailover = tr("Failover at %1: %2 is master now (was %3).")
+                             .arg(QDateTime::currentDateTime().toString(Qt::ISODate), address,
+                                  gone.join(QLatin1String(", ")));
+        m_failover->setText(m_lastFailover);
+        m_failover->show();
     }
-    if (!masterAddresses.isEmpty())
-        m_masters = masterAddresses;
+}
 
-    if (m_table->rowCount() != nodes.size())
-        m_table->setRowCount(int(nodes.size()));
+void NodesPage::showColumnsFor(const ServerStatus &server)
+{
     // Master, Slots and Lag only where some node has them (not for a
     // standalone server): their room goes to the sentences.
     bool hasMaster = false, hasSlots = false;
-    for (const NodeStatus &n : nodes) {
+    for (const NodeStatus &n : server.nodes) {
         hasMaster |= n.role != QLatin1String("master") && !n.masterAddress.isEmpty();
         hasSlots |= server.mode == QLatin1String("cluster") && n.role == QLatin1String("master");
     }
@@ -377,60 +397,62 @@ void NodesPage::update(const Snapshot &snapshot)
     }
     if (m_table->isColumnHidden(Slots) == hasSlots)
         m_table->setColumnHidden(Slots, !hasSlots);
-    for (int row = 0; row < nodes.size(); ++row) {
-        const NodeStatus &n = nodes.at(row);
-        const bool master = n.role == QLatin1String("master");
-        // --read-from replicas: where this master's reads go, and why not
-        // to a replica when they cannot.
-        setCell(row, Address, n.address,
-                !n.readsFrom.isEmpty()
-                    ? tr("Reads from replica %1 (--read-from replicas).").arg(n.readsFrom)
-                    : n.readsNote);
-        setCell(row, Role, n.role.isEmpty() ? tr("?") : n.role);
-        setCell(row, MasterOf, master ? QString() : n.masterAddress);
-        setCell(row, Slots,
-                server.mode == QLatin1String("cluster") && master
-                    ? QStringLiteral("%1 (%2)").arg(n.slotRanges).arg(n.slotCount)
-                    : QString());
-        setCell(row, Link, link(n));
-        setCell(row, Offset, figure(n.replicationOffset));
-        const qint64 of = masterOffset.value(n.masterAddress, -1);
-        setCell(row, Lag,
-                !master && of >= 0 && n.replicationOffset >= 0
-                    ? figure(std::max<qint64>(0, of - n.replicationOffset))
-                    : QString());
-        setCell(row, Version,
-                n.serverName.isEmpty() || n.version.isEmpty()
-                    ? n.version
-                    : n.serverName + QLatin1Char(' ') + n.version);
-        if (row == 0 && nodes.size() == 1 && standalone()) {
-            m_standaloneNode = n;
-            showFigures(n.opsPerSec >= 0 && n.connection.state == RedisConnection::State::Ready);
-        } else {
-            setCell(row, Memory, memory(n.usedMemoryBytes));
-            setCell(row, Clients, figure(n.connectedClients));
-            setCell(row, OpsPerSec, figure(n.opsPerSec));
-        }
-        const Durability &d = n.durability;
-        const qint64 nowS = server.timeMs / 1000;
-        if (master && (d.known || !d.error.isEmpty())) {
-            setCell(row, Persistence, persistenceText(d), d.persistenceSummary(nowS));
-            setCell(row, AtRisk, d.sentence(nowS), durabilityDetail(d));
-            continue;
-        }
-        setCell(row, AtRisk, QString());
-        QString persistence;
-        if (n.aofEnabled >= 0)
-            persistence = n.aofEnabled == 1 ? tr("AOF on") : tr("AOF off");
-        if (n.rdbLastSaveS > 0)
-            persistence
-                += (persistence.isEmpty() ? QString() : QStringLiteral(", "))
-                   + tr("RDB saved %1")
-                         .arg(QDateTime::fromSecsSinceEpoch(n.rdbLastSaveS).toString(Qt::ISODate));
-        setCell(row, Persistence, persistence);
+}
+
+void NodesPage::fillRow(int row, const ServerStatus &server,
+                        const QHash<QString, qint64> &masterOffset)
+{
+    const QList<NodeStatus> &nodes = server.nodes;
+    const NodeStatus &n = nodes.at(row);
+    const bool master = n.role == QLatin1String("master");
+    // --read-from replicas: where this master's reads go, and why not
+    // to a replica when they cannot.
+    setCell(row, Address, n.address,
+            !n.readsFrom.isEmpty()
+                ? tr("Reads from replica %1 (--read-from replicas).").arg(n.readsFrom)
+                : n.readsNote);
+    setCell(row, Role, n.role.isEmpty() ? tr("?") : n.role);
+    setCell(row, MasterOf, master ? QString() : n.masterAddress);
+    setCell(row, Slots,
+            server.mode == QLatin1String("cluster") && master
+                ? QStringLiteral("%1 (%2)").arg(n.slotRanges).arg(n.slotCount)
+                : QString());
+    setCell(row, Link, link(n));
+    setCell(row, Offset, figure(n.replicationOffset));
+    const qint64 of = masterOffset.value(n.masterAddress, -1);
+    setCell(row, Lag,
+            !master && of >= 0 && n.replicationOffset >= 0
+                ? figure(std::max<qint64>(0, of - n.replicationOffset))
+                : QString());
+    setCell(row, Version,
+            n.serverName.isEmpty() || n.version.isEmpty()
+                ? n.version
+                : n.serverName + QLatin1Char(' ') + n.version);
+    if (row == 0 && nodes.size() == 1 && standalone()) {
+        m_standaloneNode = n;
+        showFigures(n.opsPerSec >= 0 && n.connection.state == RedisConnection::State::Ready);
+    } else {
+        setCell(row, Memory, memory(n.usedMemoryBytes));
+        setCell(row, Clients, figure(n.connectedClients));
+        setCell(row, OpsPerSec, figure(n.opsPerSec));
     }
-    if (!standalone() || nodes.size() != 1)
-        chartNodes(snapshot);
+    const Durability &d = n.durability;
+    const qint64 nowS = server.timeMs / 1000;
+    if (master && (d.known || !d.error.isEmpty())) {
+        setCell(row, Persistence, persistenceText(d), d.persistenceSummary(nowS));
+        setCell(row, AtRisk, d.sentence(nowS), durabilityDetail(d));
+        return;
+    }
+    setCell(row, AtRisk, QString());
+    QString persistence;
+    if (n.aofEnabled >= 0)
+        persistence = n.aofEnabled == 1 ? tr("AOF on") : tr("AOF off");
+    if (n.rdbLastSaveS > 0)
+        persistence
+            += (persistence.isEmpty() ? QString() : QStringLiteral(", "))
+               + tr("RDB saved %1")
+                     .arg(QDateTime::fromSecsSinceEpoch(n.rdbLastSaveS).toString(Qt::ISODate));
+    setCell(row, Persistence, persistence);
 }
 
 } // namespace gatehouse

@@ -80,6 +80,12 @@ private:
     // just read, and charted.
     void showFigures(bool fresh);
     void chartNodes(const Snapshot &snapshot);
+    // update's parts: the heading, a failover since the last update, the
+    // columns shown, and a node's row.
+    void updateHeading(const ServerStatus &server, int masters, const QStringList &masterAddresses);
+    void noticeFailover(const QStringList &masterAddresses);
+    void showColumnsFor(const ServerStatus &server);
+    void fillRow(int row, const ServerStatus &server, const QHash<QString, qint64> &masterOffset);
 
     QLabel *m_heading;
     QLabel *m_failover;

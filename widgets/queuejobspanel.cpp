@@ -78,6 +78,15 @@ QueueJobsPanel::QueueJobsPanel(const QString &section, QWidget *parent)
     , m_deadLetter(new QPushButton(tr("Move to dead…"), this))
     , m_purge(new QPushButton(tr("Purge older than…"), this))
 {
+    QPushButton *reload = setUpControls(section);
+    buildLayout(section, reload);
+    setEnabled(false);
+    connectControls(reload);
+}
+
+// Names the controls; makes and returns the Reload button.
+QPushButton *QueueJobsPanel::setUpControls(const QString &section)
+{
     setObjectName(section + QStringLiteral("JobsPanel"));
     m_stages->setObjectName(section + QStringLiteral("JobStages"));
     m_stages->setDrawBase(false);
@@ -100,7 +109,13 @@ QueueJobsPanel::QueueJobsPanel(const QString &section, QWidget *parent)
         verb->setProperty("jobVerb", true);
         verb->hide();
     }
+    return reload;
+}
 
+// The search bar; the stage tabs and the verbs; the state, paging and
+// range bar; under them the job list beside the chosen job's detail.
+void QueueJobsPanel::buildLayout(const QString &section, QPushButton *reload)
+{
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_searchBar);
@@ -121,6 +136,19 @@ QueueJobsPanel::QueueJobsPanel(const QString &section, QWidget *parent)
     layout->addLayout(bar);
 
     auto *split = new QSplitter(Qt::Horizontal, this);
+    buildJobList(section, split);
+    QWidget *detailPane = buildDetailPane(section, split);
+    split->addWidget(m_jobs);
+    split->addWidget(detailPane);
+    split->setChildrenCollapsible(false);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    persistSplitter(split, section + QStringLiteral("JobsSplitter"));
+    layout->addWidget(split, 1);
+}
+
+void QueueJobsPanel::buildJobList(const QString &section, QSplitter *split)
+{
     m_jobs = new QTableWidget(0, 6, split);
     m_jobs->setObjectName(section + QStringLiteral("JobList"));
     m_jobs->setHorizontalHeaderLabels(
@@ -140,6 +168,11 @@ QueueJobsPanel::QueueJobsPanel(const QString &section, QWidget *parent)
     m_jobs->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_jobs->setWordWrap(false);
     m_jobs->verticalHeader()->hide();
+}
+
+// The decoders named over the detail, and the Raw (hex) switch.
+QWidget *QueueJobsPanel::buildDetailPane(const QString &section, QSplitter *split)
+{
     auto *detailPane = new QWidget(split);
     m_decoder = new QLabel(detailPane);
     m_decoder->setObjectName(section + QStringLiteral("JobDecoder"));
@@ -163,14 +196,12 @@ QueueJobsPanel::QueueJobsPanel(const QString &section, QWidget *parent)
     m_detail->setReadOnly(true);
     m_detail->setFont(theme::fixedPitchFont());
     m_detail->setPlaceholderText(tr("Choose a job to see its data, options and error."));
-    split->addWidget(m_jobs);
-    split->addWidget(detailPane);
-    split->setChildrenCollapsible(false);
-    split->setStretchFactor(0, 3);
-    split->setStretchFactor(1, 2);
-    persistSplitter(split, section + QStringLiteral("JobsSplitter"));
-    layout->addWidget(split, 1);
-    setEnabled(false);
+    return detailPane;
+}
+
+// The ages' timer, then what each control does (a verb is handed to the page).
+void QueueJobsPanel::connectControls(QPushButton *reload)
+{
     // Ages move with the clock, not only when a page is read again.
     auto *ages = new QTimer(this);
     ages->setInterval(1000);

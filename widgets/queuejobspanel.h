@@ -14,6 +14,7 @@ class QComboBox;
 class QLabel;
 class QPlainTextEdit;
 class QPushButton;
+class QSplitter;
 class QTabBar;
 class QTableWidget;
 
@@ -90,6 +91,13 @@ Q_SIGNALS:
     void verbRequested(const QString &actionId, const QHash<QString, QByteArray> &inputs);
 
 private:
+    // The constructor's parts, in the order it runs them.
+    QPushButton *setUpControls(const QString &section);
+    void buildLayout(const QString &section, QPushButton *reload);
+    void buildJobList(const QString &section, QSplitter *split);
+    QWidget *buildDetailPane(const QString &section, QSplitter *split);
+    void connectControls(QPushButton *reload);
+
     void fillStates(); // the current tab's states into the combo
     void updateCounts();
     void updateVerbs();

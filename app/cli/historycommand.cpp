@@ -73,6 +73,99 @@ std::optional<qint64> parseHistoryTime(const QString &text, qint64 nowMs, QStrin
     return std::nullopt;
 }
 
+namespace {
+
+// history --json: the figures' samples and buckets, and the events.
+void printJson(QTextStream &out, const HistoryRequest &request, const HistoryRange &range,
+               const QList<qsizetype> &figures, const QList<HistoryEvent> &events)
+{
+    QJsonArray eventList;
+    for (const HistoryEvent &e : events) {
+        eventList.append(QJsonObject{{QStringLiteral("atMs"), double(e.atMs)},
+                                     {QStringLiteral("kind"), e.kind},
+                                     {QStringLiteral("text"), e.text}});
+    }
+    QJsonArray samples;
+    for (qsizetype i = 0; i < range.times.size(); ++i) {
+        QJsonObject s{{QStringLiteral("atMs"), double(range.times.at(i))}};
+        for (qsizetype f : figures)
+            s.insert(range.figures.at(f), number(range.values.at(f).at(i)));
+        samples.append(s);
+    }
+    QJsonArray buckets;
+    for (qsizetype i = 0; i < range.bucketTimes.size(); ++i) {
+        QJsonObject b{{QStringLiteral("atMs"), double(range.bucketTimes.at(i))}};
+        for (qsizetype f : figures) {
+            const Internal::Bucket &v = range.buckets.at(f).at(i);
+            b.insert(range.figures.at(f), QJsonObject{{QStringLiteral("min"), number(v.min)},
+                                                      {QStringLiteral("max"), number(v.max)},
+                                                      {QStringLiteral("mean"), number(v.mean)},
+                                                      {QStringLiteral("last"), number(v.last)}});
+        }
+        buckets.append(b);
+    }
+    QJsonArray names;
+    for (qsizetype f : figures)
+        names.append(range.figures.at(f));
+    const QJsonObject doc{{QStringLiteral("key"), QString::fromUtf8(request.key)},
+                          {QStringLiteral("pattern"), range.pattern},
+                          {QStringLiteral("figures"), names},
+                          {QStringLiteral("sinceMs"), double(request.sinceMs)},
+                          {QStringLiteral("untilMs"), double(request.untilMs)},
+                          {QStringLiteral("buckets"), buckets},
+                          {QStringLiteral("samples"), samples},
+                          {QStringLiteral("events"), eventList}};
+    out << QJsonDocument(doc).toJson(QJsonDocument::Indented);
+}
+
+// CSV and text: one row per time; a bucket row gives its minute's mean
+// (CSV adds min, max, last columns per figure for them).
+void printRows(QTextStream &out, const HistoryRequest &request, const HistoryRange &range,
+               const QList<qsizetype> &figures, const QList<HistoryEvent> &events)
+{
+    const QString sep = request.csv ? QStringLiteral(",") : QStringLiteral("  ");
+    QStringList header{QStringLiteral("time"), QStringLiteral("atMs"),
+                       QStringLiteral("resolution")};
+    for (qsizetype f : figures) {
+        header << range.figures.at(f);
+        if (request.csv && !range.bucketTimes.isEmpty())
+            header << range.figures.at(f) + QStringLiteral(".min")
+                   << range.figures.at(f) + QStringLiteral(".max")
+                   << range.figures.at(f) + QStringLiteral(".last");
+    }
+    if (!request.csv) {
+        out << "# " << QString::fromUtf8(request.key) << " (" << range.pattern << ") "
+            << range.bucketTimes.size() << " one-minute buckets, " << range.times.size()
+            << " samples\n";
+        for (const HistoryEvent &e : events)
+            out << "# " << isoTime(e.atMs) << ' ' << e.kind << ": " << e.text << '\n';
+    }
+    out << header.join(sep) << '\n';
+    for (qsizetype i = 0; i < range.bucketTimes.size(); ++i) {
+        QStringList row{isoTime(range.bucketTimes.at(i)), QString::number(range.bucketTimes.at(i)),
+                        QStringLiteral("1m")};
+        for (qsizetype f : figures) {
+            const Internal::Bucket &v = range.buckets.at(f).at(i);
+            row << text(v.mean);
+            if (request.csv)
+                row << text(v.min) << text(v.max) << text(v.last);
+        }
+        out << row.join(sep) << '\n';
+    }
+    for (qsizetype i = 0; i < range.times.size(); ++i) {
+        QStringList row{isoTime(range.times.at(i)), QString::number(range.times.at(i)),
+                        QStringLiteral("sample")};
+        for (qsizetype f : figures) {
+            row << text(range.values.at(f).at(i));
+            if (request.csv && !range.bucketTimes.isEmpty())
+                row << QString() << QString() << QString();
+        }
+        out << row.join(sep) << '\n';
+    }
+}
+
+} // namespace
+
 int runHistory(const HistoryRequest &request)
 {
     QTextStream out(stdout);
@@ -117,88 +210,10 @@ int runHistory(const HistoryRequest &request)
         = HistoryStore::readEvents(request.path, request.sinceMs, request.untilMs, request.key,
                                    MaxEvents, &eventsError)
               .value_or(QList<HistoryEvent>());
-    if (request.json) {
-        QJsonArray eventList;
-        for (const HistoryEvent &e : events) {
-            eventList.append(QJsonObject{{QStringLiteral("atMs"), double(e.atMs)},
-                                         {QStringLiteral("kind"), e.kind},
-                                         {QStringLiteral("text"), e.text}});
-        }
-        QJsonArray samples;
-        for (qsizetype i = 0; i < range->times.size(); ++i) {
-            QJsonObject s{{QStringLiteral("atMs"), double(range->times.at(i))}};
-            for (qsizetype f : figures)
-                s.insert(range->figures.at(f), number(range->values.at(f).at(i)));
-            samples.append(s);
-        }
-        QJsonArray buckets;
-        for (qsizetype i = 0; i < range->bucketTimes.size(); ++i) {
-            QJsonObject b{{QStringLiteral("atMs"), double(range->bucketTimes.at(i))}};
-            for (qsizetype f : figures) {
-                const Internal::Bucket &v = range->buckets.at(f).at(i);
-                b.insert(range->figures.at(f),
-                         QJsonObject{{QStringLiteral("min"), number(v.min)},
-                                     {QStringLiteral("max"), number(v.max)},
-                                     {QStringLiteral("mean"), number(v.mean)},
-                                     {QStringLiteral("last"), number(v.last)}});
-            }
-            buckets.append(b);
-        }
-        QJsonArray names;
-        for (qsizetype f : figures)
-            names.append(range->figures.at(f));
-        const QJsonObject doc{{QStringLiteral("key"), QString::fromUtf8(request.key)},
-                              {QStringLiteral("pattern"), range->pattern},
-                              {QStringLiteral("figures"), names},
-                              {QStringLiteral("sinceMs"), double(request.sinceMs)},
-                              {QStringLiteral("untilMs"), double(request.untilMs)},
-                              {QStringLiteral("buckets"), buckets},
-                              {QStringLiteral("samples"), samples},
-                              {QStringLiteral("events"), eventList}};
-        out << QJsonDocument(doc).toJson(QJsonDocument::Indented);
-        return ExitOk;
-    }
-    // CSV and text: one row per time; a bucket row gives its minute's mean
-    // (CSV adds min, max, last columns per figure for them).
-    const QString sep = request.csv ? QStringLiteral(",") : QStringLiteral("  ");
-    QStringList header{QStringLiteral("time"), QStringLiteral("atMs"),
-                       QStringLiteral("resolution")};
-    for (qsizetype f : figures) {
-        header << range->figures.at(f);
-        if (request.csv && !range->bucketTimes.isEmpty())
-            header << range->figures.at(f) + QStringLiteral(".min")
-                   << range->figures.at(f) + QStringLiteral(".max")
-                   << range->figures.at(f) + QStringLiteral(".last");
-    }
-    if (!request.csv) {
-        out << "# " << QString::fromUtf8(request.key) << " (" << range->pattern << ") "
-            << range->bucketTimes.size() << " one-minute buckets, " << range->times.size()
-            << " samples\n";
-        for (const HistoryEvent &e : events)
-            out << "# " << isoTime(e.atMs) << ' ' << e.kind << ": " << e.text << '\n';
-    }
-    out << header.join(sep) << '\n';
-    for (qsizetype i = 0; i < range->bucketTimes.size(); ++i) {
-        QStringList row{isoTime(range->bucketTimes.at(i)),
-                        QString::number(range->bucketTimes.at(i)), QStringLiteral("1m")};
-        for (qsizetype f : figures) {
-            const Internal::Bucket &v = range->buckets.at(f).at(i);
-            row << text(v.mean);
-            if (request.csv)
-                row << text(v.min) << text(v.max) << text(v.last);
-        }
-        out << row.join(sep) << '\n';
-    }
-    for (qsizetype i = 0; i < range->times.size(); ++i) {
-        QStringList row{isoTime(range->times.at(i)), QString::number(range->times.at(i)),
-                        QStringLiteral("sample")};
-        for (qsizetype f : figures) {
-            row << text(range->values.at(f).at(i));
-            if (request.csv && !range->bucketTimes.isEmpty())
-                row << QString() << QString() << QString();
-        }
-        out << row.join(sep) << '\n';
-    }
+    if (request.json)
+        printJson(out, request, *range, figures, events);
+    else
+        printRows(out, request, *range, figures, events);
     return ExitOk;
 }
 

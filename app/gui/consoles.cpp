@@ -173,6 +173,23 @@ Consoles::Console &Consoles::startConsole(const RedisEndpoint &ep, bool demoCons
     Console &console = *into;
     m_metrics->remove(console.monitor.get());
     console.teardown();
+    describeConsole(console, ep, name);
+    // The monitor's connection lives on the monitor thread with it: no
+    // hop per round trip.
+    console.client = std::make_unique<RedisClient>(ep, m_monitorThread);
+    QString ownProblem;
+    const QString ownProfile = loadOwnProfile(ep, &ownProblem);
+    buildMonitor(console, demoConsole);
+    buildWindow(console, ep, demoConsole);
+    connectWindow(console);
+    addToMetrics(console);
+    setUpAlerts(console, ownProfile);
+    openConsole(console, ownProblem);
+    return console;
+}
+
+void Consoles::describeConsole(Console &console, const RedisEndpoint &ep, const QString &name)
+{
     console.named = !name.isEmpty();
     console.name = console.named ? name : ep.displayUrl();
     ConnectionSettings &current = console.settings;
@@ -183,16 +200,16 @@ Consoles::Console &Consoles::startConsole(const RedisEndpoint &ep, bool demoCons
     current.readFromReplicas = ep.readFromReplicas;
     current.profile = m_options.profile ? m_options.profileName : QString();
     current.environment = m_options.environment;
-    // The monitor's connection lives on the monitor thread with it: no
-    // hop per round trip.
-    console.client = std::make_unique<RedisClient>(ep, m_monitorThread);
+}
+
+QString Consoles::loadOwnProfile(const RedisEndpoint &ep, QString *ownProblem)
+{
     // Without --profile: this deployment's own profile, the verdicts and
     // alert rules given in earlier runs (read once, small and bounded,
     // before the window shows).
     const QString ownProfile = m_options.profile ? QString() : Profile::connectionFile(ep);
-    QString ownProblem;
     if (!ownProfile.isEmpty() && QFileInfo::exists(ownProfile)) {
-        m_options.profile = Profile::load(ownProfile, &ownProblem);
+        m_options.profile = Profile::load(ownProfile, ownProblem);
         if (m_options.profile) {
             m_options.profile->autodetect = true; // it refines autodetection, never replaces it
             m_alertRules = m_options.profile->alerts;
@@ -200,12 +217,17 @@ Consoles::Console &Consoles::startConsole(const RedisEndpoint &ep, bool demoCons
                                                 "alert rules are in %1")
                                      .arg(QDir::toNativeSeparators(ownProfile));
         } else {
-            ownProblem = QObject::tr("This connection's saved profile could not be read, so "
-                                     "autodetection runs without its verdicts: %1")
-                             .arg(ownProblem);
-            qWarning().noquote() << ownProblem;
+            *ownProblem = QObject::tr("This connection's saved profile could not be read, so "
+                                      "autodetection runs without its verdicts: %1")
+                              .arg(*ownProblem);
+            qWarning().noquote() << *ownProblem;
         }
     }
+    return ownProfile;
+}
+
+void Consoles::buildMonitor(Console &console, bool demoConsole)
+{
     Monitor::Options options;
     options.profile = m_options.profile;
     options.intervalMs = m_options.intervalMs;
@@ -220,6 +242,10 @@ Consoles::Console &Consoles::startConsole(const RedisEndpoint &ep, bool demoCons
     }
     console.client->moveToThread(m_monitorThread);
     console.monitor->moveToThread(m_monitorThread);
+}
+
+void Consoles::buildWindow(Console &console, const RedisEndpoint &ep, bool demoConsole)
+{
     // Actions always run on the master, whatever --read-from says.
     RedisEndpoint actionsEndpoint = ep;
     actionsEndpoint.readFromReplicas = false;
@@ -236,6 +262,11 @@ Consoles::Console &Consoles::startConsole(const RedisEndpoint &ep, bool demoCons
     windowOptions.environment = m_options.environment;
     console.window = std::make_unique<MainWindow>(
         console.actionsClient.get(), console.monitor.get(), console.actions.get(), windowOptions);
+}
+
+void Consoles::connectWindow(Console &console)
+{
+    Console *into = &console;
     connect(console.window.get(), &MainWindow::connectRequested, this,
             [this, into] { QTimer::singleShot(0, this, [this, into] { ask(into); }); });
     connect(console.window.get(), &MainWindow::connectAnotherRequested, this,
@@ -266,6 +297,10 @@ Consoles::Console &Consoles::startConsole(const RedisEndpoint &ep, bool demoCons
                                         [into](const auto &c) { return c.get() == into; }),
                          m_consoles.end());
     });
+}
+
+void Consoles::addToMetrics(Console &console)
+{
     // The metrics endpoint serves every open deployment.
     m_metrics->add(console.monitor.get(), console.name, console.named);
     console.window->viewMenu()->addAction(m_metrics->toggleAction());
@@ -277,6 +312,10 @@ Consoles::Console &Consoles::startConsole(const RedisEndpoint &ep, bool demoCons
         window->statusBar()->showMessage(QObject::tr("Serving metrics at %1").arg(url), 8000);
     });
     m_metrics->startIfEnabled();
+}
+
+void Consoles::setUpAlerts(Console &console, const QString &ownProfile)
+{
     // Rules edited in the console outlive a reconnection.
     Profile alertProfile = m_options.profile.value_or(Profile());
     if (!m_options.profile && !ownProfile.isEmpty()) // what is saved goes to this connection's file
@@ -292,6 +331,10 @@ Consoles::Console &Consoles::startConsole(const RedisEndpoint &ep, bool demoCons
         alertProfile, !m_options.profile || m_options.profile->autodetect);
     connect(console.window->unconfirmedPage(), &UnconfirmedPage::profileChanged, this,
             [this](const Profile &p) { m_options.profile = p; });
+}
+
+void Consoles::openConsole(Console &console, const QString &ownProblem)
+{
     console.window->show();
     if (!ownProblem.isEmpty())
         console.window->statusBar()->showMessage(ownProblem);
@@ -305,7 +348,6 @@ Consoles::Console &Consoles::startConsole(const RedisEndpoint &ep, bool demoCons
         QTimer::singleShot(m_options.quitAfterS * 1000, QCoreApplication::instance(),
                            &QCoreApplication::quit);
     }
-    return console;
 }
 
 // No address on the command line, File > Connect… or File > Open Another

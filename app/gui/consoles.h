@@ -69,6 +69,22 @@ private:
     struct Console;
     Console &startConsole(const RedisEndpoint &ep, bool demoConsole, Console *into,
                           const QString &name);
+    // startConsole's parts, in the order it runs them. describeConsole:
+    // its name, and the settings the Connect dialog opens with.
+    void describeConsole(Console &console, const RedisEndpoint &ep, const QString &name);
+    // With no profile in use, loads ep's own if one is saved (a problem
+    // reading it in *ownProblem); returns the file ep's own is kept in,
+    // empty when a profile was in use.
+    QString loadOwnProfile(const RedisEndpoint &ep, QString *ownProblem);
+    void buildMonitor(Console &console, bool demoConsole); // with the demo's simulator
+    // The actions' client and engine (GUI thread), and the window.
+    void buildWindow(Console &console, const RedisEndpoint &ep, bool demoConsole);
+    // The window's requests, its row in All Deployments, and its closing.
+    void connectWindow(Console &console);
+    void addToMetrics(Console &console);
+    void setUpAlerts(Console &console, const QString &ownProfile);
+    // Shows the window and starts the clients, the monitor and the simulator.
+    void openConsole(Console &console, const QString &ownProblem);
     // The Connect dialog for target's window (replacing its connection), or
     // for one more (target null).
     void ask(Console *target);

@@ -74,112 +74,131 @@ bool answersWithoutDisplay(int argc, char *argv[])
     return false;
 }
 
-} // namespace
-
-int main(int argc, char *argv[])
+void setUpApplication(QCoreApplication *app)
 {
-    const std::unique_ptr<QCoreApplication> application(answersWithoutDisplay(argc, argv)
-                                                            ? new QCoreApplication(argc, argv)
-                                                            : new QApplication(argc, argv));
-    QCoreApplication &app = *application;
-    QCoreApplication::installTranslator(new EnglishPlurals(&app));
-    quitOnSignals(&app);
+    QCoreApplication::installTranslator(new EnglishPlurals(app));
+    quitOnSignals(app);
     QApplication::setApplicationName(QStringLiteral("gatehouse"));
     QApplication::setApplicationDisplayName(QStringLiteral("Gatehouse"));
     QApplication::setOrganizationName(QStringLiteral("Gatehouse"));
     QApplication::setApplicationVersion(QStringLiteral(GATEHOUSE_VERSION));
     QApplication::setDesktopFileName(QStringLiteral("gatehouse"));
+}
+
+// The command line: every option, declared to parser.
+struct CommandLine
+{
+    CommandLine();
 
     QCommandLineParser parser;
-    parser.setApplicationDescription(
-        QStringLiteral("Operator console for Redis-based limiters, locks, tokens and queues."));
-    parser.addHelpOption();
-    parser.addVersionOption();
     const EndpointOptions endpointOptions;
-    endpointOptions.addTo(parser);
-    const QCommandLineOption profileOption(QStringLiteral("profile"),
+    const QCommandLineOption profileOption{QStringLiteral("profile"),
                                            QStringLiteral("A profile file or a built-in name."),
-                                           QStringLiteral("FILE|NAME"));
-    const QCommandLineOption readOnly(QStringLiteral("read-only"),
-                                      QStringLiteral("Disable every action."));
-    const QCommandLineOption demo(QStringLiteral("demo"),
+                                           QStringLiteral("FILE|NAME")};
+    const QCommandLineOption readOnly{QStringLiteral("read-only"),
+                                      QStringLiteral("Disable every action.")};
+    const QCommandLineOption demo{QStringLiteral("demo"),
                                   QStringLiteral("Start a private redis-server with simulated "
-                                                 "traffic and watch it."));
-    const QCommandLineOption scale(QStringLiteral("scale"),
+                                                 "traffic and watch it.")};
+    const QCommandLineOption scale{QStringLiteral("scale"),
                                    QStringLiteral("--demo: simulator scale (default 1)."),
-                                   QStringLiteral("K"), QStringLiteral("1"));
-    const QCommandLineOption interval(QStringLiteral("interval"),
+                                   QStringLiteral("K"), QStringLiteral("1")};
+    const QCommandLineOption interval{QStringLiteral("interval"),
                                       QStringLiteral("Refresh interval in ms (default 1000)."),
-                                      QStringLiteral("MS"), QStringLiteral("1000"));
-    const QCommandLineOption quitAfter(QStringLiteral("quit-after"),
+                                      QStringLiteral("MS"), QStringLiteral("1000")};
+    const QCommandLineOption quitAfter{QStringLiteral("quit-after"),
                                        QStringLiteral("Seconds to run, then quit."),
-                                       QStringLiteral("S"), QStringLiteral("8"));
-    const QCommandLineOption budget(
+                                       QStringLiteral("S"), QStringLiteral("8")};
+    const QCommandLineOption budget{
         QStringLiteral("refresh-budget"),
         QStringLiteral("Without keyspace events, refresh within PCT % of one server core "
                        "(default 2; 0 reads every object every interval)."),
-        QStringLiteral("PCT"), QStringLiteral("2"));
-    const QCommandLineOption noHistory(QStringLiteral("no-history"),
-                                       QStringLiteral("Keep no history file for the connection."));
-    const QCommandLineOption historyDir(
+        QStringLiteral("PCT"), QStringLiteral("2")};
+    const QCommandLineOption noHistory{QStringLiteral("no-history"),
+                                       QStringLiteral("Keep no history file for the connection.")};
+    const QCommandLineOption historyDir{
         QStringLiteral("history-dir"),
         QStringLiteral("The directory of history files (default: the user's data directory, "
                        "or $GATEHOUSE_HISTORY_DIR)."),
-        QStringLiteral("DIR"));
-    const QCommandLineOption historyFull(
+        QStringLiteral("DIR")};
+    const QCommandLineOption historyFull{
         QStringLiteral("history-full"),
         QStringLiteral("Keep every sample in the history file for this long (default 24h)."),
-        QStringLiteral("DURATION"));
-    const QCommandLineOption historyKeep(
+        QStringLiteral("DURATION")};
+    const QCommandLineOption historyKeep{
         QStringLiteral("history-keep"),
         QStringLiteral("Keep one-minute buckets in the history file for this long (default "
                        "30d)."),
-        QStringLiteral("DURATION"));
-    const QCommandLineOption historyCap(
+        QStringLiteral("DURATION")};
+    const QCommandLineOption historyCap{
         QStringLiteral("history-cap"),
         QStringLiteral("The most the history file may take, oldest dropped first (default "
                        "1GiB)."),
-        QStringLiteral("SIZE"));
-    const QCommandLineOption metrics(
+        QStringLiteral("SIZE")};
+    const QCommandLineOption metrics{
         QStringLiteral("metrics"),
         QStringLiteral("Serve every live figure to Prometheus at http://HOST:PORT/metrics "
                        "(loopback, e.g. 127.0.0.1:9187; View > Serve metrics turns it off)."),
-        QStringLiteral("HOST:PORT"));
-    const QCommandLineOption paletteOption(
+        QStringLiteral("HOST:PORT")};
+    const QCommandLineOption paletteOption{
         QStringLiteral("palette"),
         QStringLiteral("light or dark (default: whichever the desktop's colours are closer to)."),
-        QStringLiteral("light|dark"));
-    const QCommandLineOption environmentOption(
+        QStringLiteral("light|dark")};
+    const QCommandLineOption environmentOption{
         QStringLiteral("environment"),
         QStringLiteral("Mark the connection as LABEL (production, staging, ...): shown in the "
                        "title, the status bar and every confirmation; on production (a label "
                        "starting with \"prod\") each action runs only once LABEL is typed."),
-        QStringLiteral("LABEL"));
-    const QCommandLineOption deploymentOption(
+        QStringLiteral("LABEL")};
+    const QCommandLineOption deploymentOption{
         QStringLiteral("deployment"),
         QStringLiteral("Open a window on this deployment, as NAME=URL; repeat for each, in place "
                        "of --url. NAME marks the window as --environment NAME would (a NAME "
                        "starting with \"prod\" must be typed before each action), and labels "
                        "its --metrics samples deployment=\"NAME\"."),
-        QStringLiteral("NAME=URL"));
-    const QCommandLineOption environmentColourOption(
+        QStringLiteral("NAME=URL")};
+    const QCommandLineOption environmentColourOption{
         QStringLiteral("environment-colour"),
         QStringLiteral("The environment's colour: red, amber, green, blue or grey (default: red "
                        "for production, amber for staging, green for development, else grey)."),
-        QStringLiteral("COLOUR"));
+        QStringLiteral("COLOUR")};
+};
+
+CommandLine::CommandLine()
+{
+    parser.setApplicationDescription(
+        QStringLiteral("Operator console for Redis-based limiters, locks, tokens and queues."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    endpointOptions.addTo(parser);
     parser.addOptions({profileOption, readOnly, demo, scale, interval, budget, quitAfter, noHistory,
                        historyDir, historyFull, historyKeep, historyCap, metrics, paletteOption,
                        environmentOption, environmentColourOption, deploymentOption});
-    parser.process(app);
-    if (parser.isSet(paletteOption)) {
+}
+
+// What the command line asks to run, once read and checked.
+struct Launch
+{
+    Consoles::Options options;
+    std::optional<RedisEndpoint> endpoint;     // --url and the flags that refine it
+    QList<EndpointOptions::Named> deployments; // --deployment NAME=URL, each a window marked NAME
+};
+
+// Each reader below reports a bad value (reportFatal) and returns false:
+// main then exits with 2.
+
+bool applyPalette(const CommandLine &cl)
+{
+    const QCommandLineParser &parser = cl.parser;
+    if (parser.isSet(cl.paletteOption)) {
         const std::optional<theme::Scheme> scheme
-            = theme::schemeFromName(parser.value(paletteOption));
+            = theme::schemeFromName(parser.value(cl.paletteOption));
         if (!scheme) {
             reportFatal(
                 QStringLiteral("--palette %1: not a palette; use --palette light or --palette "
                                "dark.")
-                    .arg(parser.value(paletteOption)));
-            return 2;
+                    .arg(parser.value(cl.paletteOption)));
+            return false;
         }
         theme::apply(*scheme);
     } else if (const std::optional<theme::Scheme> chosen = theme::schemeFromName(
@@ -190,116 +209,151 @@ int main(int argc, char *argv[])
         // as the desktop is.
         theme::apply(theme::schemeOf(QApplication::palette()));
     }
+    return true;
+}
 
+bool readEnvironment(const CommandLine &cl, Consoles::Options *options)
+{
+    const QCommandLineParser &parser = cl.parser;
     // The environment of a console started with an address (the Connect
     // dialog's replaces it for the connections chosen there).
-    Environment environment = Environment::named(parser.value(environmentOption).trimmed());
-    if (parser.isSet(environmentColourOption)) {
-        const auto colour = Environment::colourFromName(parser.value(environmentColourOption));
+    Environment environment = Environment::named(parser.value(cl.environmentOption).trimmed());
+    if (parser.isSet(cl.environmentColourOption)) {
+        const auto colour = Environment::colourFromName(parser.value(cl.environmentColourOption));
         if (!colour || !environment.isSet()) {
             reportFatal(
                 !colour ? QStringLiteral("--environment-colour %1: not a colour; use one of %2.")
-                              .arg(parser.value(environmentColourOption),
+                              .arg(parser.value(cl.environmentColourOption),
                                    Environment::colourNames().join(QStringLiteral(", ")))
                         : QStringLiteral("--environment-colour needs --environment LABEL."));
-            return 2;
+            return false;
         }
         environment.colour = *colour;
     }
+    options->environment = environment;
+    return true;
+}
 
-    QString error;
+bool readHistoryAndProfile(const CommandLine &cl, Consoles::Options *options, QString *error)
+{
+    const QCommandLineParser &parser = cl.parser;
     const std::optional<HistoryStore::Options> historyOptions = HistoryStore::Options::fromText(
-        parser.value(historyFull), parser.value(historyKeep), parser.value(historyCap), &error);
+        parser.value(cl.historyFull), parser.value(cl.historyKeep), parser.value(cl.historyCap),
+        error);
     if (!historyOptions) {
-        reportFatal(error);
-        return 2;
+        reportFatal(*error);
+        return false;
     }
-    std::optional<Profile> profile;
-    if (parser.isSet(profileOption) || parser.isSet(demo)) {
-        profile = Profile::load(parser.isSet(profileOption) ? parser.value(profileOption)
-                                                            : QStringLiteral("demo"),
-                                &error);
-        if (!profile) {
-            reportFatal(error);
-            return 2;
+    options->historyOptions = *historyOptions;
+    if (parser.isSet(cl.profileOption) || parser.isSet(cl.demo)) {
+        options->profile
+            = Profile::load(parser.isSet(cl.profileOption) ? parser.value(cl.profileOption)
+                                                           : QStringLiteral("demo"),
+                            error);
+        if (!options->profile) {
+            reportFatal(*error);
+            return false;
         }
     }
-    std::optional<RedisEndpoint> endpoint;
+    return true;
+}
+
+bool readAddresses(const CommandLine &cl, Launch *launch, QString *error)
+{
+    const QCommandLineParser &parser = cl.parser;
     bool addressGiven = false;
     for (const char *name : {"url", "host", "port", "socket"})
         addressGiven |= parser.isSet(QLatin1String(name));
-    if (!parser.isSet(demo) && addressGiven) {
-        endpoint = endpointOptions.endpoint(parser, &error);
-        if (!endpoint) {
-            reportFatal(error);
-            return 2;
+    if (!parser.isSet(cl.demo) && addressGiven) {
+        launch->endpoint = cl.endpointOptions.endpoint(parser, error);
+        if (!launch->endpoint) {
+            reportFatal(*error);
+            return false;
         }
     }
     // --deployment NAME=URL, each a window marked NAME.
-    QList<EndpointOptions::Named> deployments;
-    if (parser.isSet(deploymentOption)) {
-        const char *clash = parser.isSet(demo)                      ? "--demo"
-                            : parser.isSet(environmentOption)       ? "--environment"
-                            : parser.isSet(environmentColourOption) ? "--environment-colour"
-                                                                    : nullptr;
+    if (parser.isSet(cl.deploymentOption)) {
+        const char *clash = parser.isSet(cl.demo)                      ? "--demo"
+                            : parser.isSet(cl.environmentOption)       ? "--environment"
+                            : parser.isSet(cl.environmentColourOption) ? "--environment-colour"
+                                                                       : nullptr;
         if (clash) {
             reportFatal(
                 QStringLiteral("%1 cannot be combined with --deployment: each deployment's "
                                "window is marked with its NAME (name one prod-eu=URL to have "
                                "its actions confirmed by typing it).")
                     .arg(QLatin1String(clash)));
-            return 2;
+            return false;
         }
         const auto named
-            = endpointOptions.namedEndpoints(parser, parser.values(deploymentOption), &error);
+            = cl.endpointOptions.namedEndpoints(parser, parser.values(cl.deploymentOption), error);
         if (!named) {
-            reportFatal(error);
-            return 2;
+            reportFatal(*error);
+            return false;
         }
-        deployments = *named;
+        launch->deployments = *named;
     }
+    return true;
+}
 
-    MetricsEndpoint metricsEndpoint;
-    if (parser.isSet(metrics)) {
-        const QString address = parser.value(metrics);
-        const auto parsed = MetricsServer::parseAddress(address, &error);
+bool readMetrics(const CommandLine &cl, MetricsEndpoint *metricsEndpoint, QString *error)
+{
+    const QCommandLineParser &parser = cl.parser;
+    if (parser.isSet(cl.metrics)) {
+        const QString address = parser.value(cl.metrics);
+        const auto parsed = MetricsServer::parseAddress(address, error);
         if (parsed && !MetricsServer::isLoopback(parsed->host))
-            error = QStringLiteral("--metrics %1 is not a loopback address: the console serves "
-                                   "its figures (key names included) on loopback only; use "
-                                   "gatehouse-cli serve --metrics-remote to publish them wider.")
-                        .arg(address);
-        if (!parsed || !error.isEmpty() || !metricsEndpoint.setAddress(address, &error)) {
-            reportFatal(error);
-            return 2;
+            *error = QStringLiteral("--metrics %1 is not a loopback address: the console serves "
+                                    "its figures (key names included) on loopback only; use "
+                                    "gatehouse-cli serve --metrics-remote to publish them wider.")
+                         .arg(address);
+        if (!parsed || !error->isEmpty() || !metricsEndpoint->setAddress(address, error)) {
+            reportFatal(*error);
+            return false;
         }
     }
+    return true;
+}
 
+bool readBudget(const CommandLine &cl, Consoles::Options *options)
+{
+    const QCommandLineParser &parser = cl.parser;
     bool budgetOk = false;
-    const double budgetPercent = parser.value(budget).toDouble(&budgetOk);
+    const double budgetPercent = parser.value(cl.budget).toDouble(&budgetOk);
     if (!budgetOk || budgetPercent < 0 || budgetPercent > 100) {
         reportFatal(QStringLiteral("--refresh-budget must be a percentage from 0 to 100 (of one "
                                    "server core), not \"%1\".")
-                        .arg(parser.value(budget)));
-        return 2;
+                        .arg(parser.value(cl.budget)));
+        return false;
     }
-    Consoles::Options options;
-    options.readOnly = parser.isSet(readOnly);
-    options.intervalMs = std::max(100, parser.value(interval).toInt());
-    options.budgetPercent = budgetPercent;
-    options.demoScale = parser.value(scale).toInt();
-    options.keepHistory = !parser.isSet(noHistory);
-    options.historyDir
-        = parser.isSet(historyDir) ? parser.value(historyDir) : HistoryStore::defaultDirectory();
-    options.historyOptions = *historyOptions;
-    options.quitAfterS = parser.isSet(quitAfter) ? parser.value(quitAfter).toInt() : -1;
-    options.environment = environment;
-    options.profile = profile;
+    options->budgetPercent = budgetPercent;
+    return true;
+}
+
+// The rest of what the command line sets for every console (nothing left
+// to check).
+void readConsoleOptions(const CommandLine &cl, Consoles::Options *options)
+{
+    const QCommandLineParser &parser = cl.parser;
+    options->readOnly = parser.isSet(cl.readOnly);
+    options->intervalMs = std::max(100, parser.value(cl.interval).toInt());
+    options->demoScale = parser.value(cl.scale).toInt();
+    options->keepHistory = !parser.isSet(cl.noHistory);
+    options->historyDir = parser.isSet(cl.historyDir) ? parser.value(cl.historyDir)
+                                                      : HistoryStore::defaultDirectory();
+    options->quitAfterS = parser.isSet(cl.quitAfter) ? parser.value(cl.quitAfter).toInt() : -1;
     // The profile in use as the Connect dialog names it (a built-in name or
     // a file): it opens on that, not on "(autodetect)".
-    options.profileName = !profile                      ? QString()
-                          : parser.isSet(profileOption) ? parser.value(profileOption)
-                                                        : QStringLiteral("demo");
+    options->profileName = !options->profile                ? QString()
+                           : parser.isSet(cl.profileOption) ? parser.value(cl.profileOption)
+                                                            : QStringLiteral("demo");
+}
 
+// Opens what the command line names (--demo, --deployment, an address, or
+// else the Connect dialog) and runs until quit.
+int run(QCoreApplication &app, const CommandLine &cl, const Launch &launch,
+        MetricsEndpoint *metricsEndpoint)
+{
     QThread monitorThread;
     monitorThread.setObjectName(QStringLiteral("gatehouse-monitor"));
     monitorThread.start();
@@ -307,8 +361,8 @@ int main(int argc, char *argv[])
     DeploymentsOverview overview;
     overview.setAttribute(Qt::WA_QuitOnClose, false);
     overview.resize(1100, 320);
-    Consoles consoles(options, &monitorThread, &demoServer, &overview, &metricsEndpoint);
-    if (parser.isSet(demo)) {
+    Consoles consoles(launch.options, &monitorThread, &demoServer, &overview, metricsEndpoint);
+    if (cl.parser.isSet(cl.demo)) {
         QObject::connect(&demoServer, &DemoServer::ready, &app,
                          [&] { consoles.start(demoServer.endpoint(), true); });
         QObject::connect(&demoServer, &DemoServer::failed, &app, [](const QString &message) {
@@ -316,11 +370,11 @@ int main(int argc, char *argv[])
             QCoreApplication::exit(1);
         });
         demoServer.start();
-    } else if (!deployments.isEmpty()) {
-        for (const EndpointOptions::Named &d : deployments)
+    } else if (!launch.deployments.isEmpty()) {
+        for (const EndpointOptions::Named &d : launch.deployments)
             consoles.start(d.endpoint, false, d.name);
-    } else if (endpoint) {
-        consoles.start(*endpoint, false);
+    } else if (launch.endpoint) {
+        consoles.start(*launch.endpoint, false);
     } else {
         QTimer::singleShot(0, &app, [&] { consoles.askForConnection(); });
     }
@@ -332,4 +386,34 @@ int main(int argc, char *argv[])
     monitorThread.wait();
     demoServer.stop();
     return code;
+}
+
+} // namespace
+
+int main(int argc, char *argv[])
+{
+    const std::unique_ptr<QCoreApplication> application(answersWithoutDisplay(argc, argv)
+                                                            ? new QCoreApplication(argc, argv)
+                                                            : new QApplication(argc, argv));
+    QCoreApplication &app = *application;
+    setUpApplication(&app);
+
+    CommandLine commandLine;
+    commandLine.parser.process(app);
+    if (!applyPalette(commandLine))
+        return 2;
+    Launch launch;
+    // One error sentence for the checks in turn, as the readers leave it
+    // (--metrics refuses one left there).
+    QString error;
+    if (!readEnvironment(commandLine, &launch.options)
+        || !readHistoryAndProfile(commandLine, &launch.options, &error)
+        || !readAddresses(commandLine, &launch, &error))
+        return 2;
+    MetricsEndpoint metricsEndpoint;
+    if (!readMetrics(commandLine, &metricsEndpoint, &error)
+        || !readBudget(commandLine, &launch.options))
+        return 2;
+    readConsoleOptions(commandLine, &launch.options);
+    return run(app, commandLine, launch, &metricsEndpoint);
 }

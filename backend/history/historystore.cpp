@@ -491,6 +491,222 @@ void HistoryStore::flush()
     QMetaObject::invokeMethod(m_writer, &HistoryWriter::flushAll, Qt::BlockingQueuedConnection);
 }
 
+namespace {
+
+// The ticks' times and flags, over which format 2 replays an object's
+// records (TimedRecords).
+using TickTimes = std::vector<std::pair<qint64, uchar>>; // time, flags
+
+// The lowest and highest value of a table's column; false when it has none.
+// MIN and MAX in separate statements: each alone is one seek to an end
+// of the key; together SQLite scans the table.
+bool bounds(QSqlQuery &q, const QString &column, const QString &table, qint64 *lo, qint64 *hi)
+{
+    for (const auto &[fn, out] :
+         {std::pair{QStringLiteral("MIN"), lo}, std::pair{QStringLiteral("MAX"), hi}}) {
+        if (!q.exec(QStringLiteral("SELECT %1(%2) FROM %3").arg(fn, column, table)) || !q.next()
+            || q.value(0).isNull())
+            return false;
+        *out = q.value(0).toLongLong();
+        q.finish();
+    }
+    return true;
+}
+
+// One sample of every figure at t: valueAt(figure).
+template<typename ValueAt>
+void addSample(HistoryRange *range, qint64 t, const ValueAt &valueAt)
+{
+    const qsizetype figureCount = range->figures.size();
+    range->times.append(t);
+    for (qsizetype f = 0; f < figureCount; ++f)
+        range->values[f].append(valueAt(f));
+}
+
+// Point lookups over the populated part of the range: the keys lead
+// with time, so one object's rows are one seek each.
+void readBuckets(QSqlQuery &q, const ReadConnection &connection, quint32 id, qint64 sinceMs,
+                 qint64 untilMs, HistoryRange *range)
+{
+    qint64 lo = 0, hi = 0;
+    if (!bounds(q, QStringLiteral("hour"), QStringLiteral("buckets"), &lo, &hi))
+        return;
+    const qsizetype figureCount = range->figures.size();
+    const qint64 first = std::max(lo, floorDiv(sinceMs, HourMs));
+    const qint64 last = std::min(hi, floorDiv(untilMs, HourMs));
+    QSqlQuery b(connection.db());
+    b.setForwardOnly(true);
+    b.prepare(QStringLiteral("SELECT data FROM buckets WHERE hour = ? AND object = ?"));
+    HourBuckets h;
+    for (qint64 hour = first; hour <= last; ++hour) {
+        b.bindValue(0, hour);
+        b.bindValue(1, id);
+        if (!b.exec() || !b.next())
+            continue;
+        if (!decodeHour(b.value(0).toByteArray(), &h))
+            continue;
+        for (qsizetype i = 0; i < h.minutes.size(); ++i) {
+            const qint64 t = h.minutes.at(i);
+            if (t + MinuteMs <= sinceMs || t > untilMs)
+                continue;
+            range->bucketTimes.append(t);
+            for (qsizetype f = 0; f < figureCount; ++f)
+                range->buckets[f].append(f < h.buckets.size() ? h.buckets.at(f).value(i)
+                                                              : Bucket());
+        }
+    }
+}
+
+// Format 1: every figure every tick, by minute and then from `recent`.
+void readFormat1(QSqlQuery &q, const ReadConnection &connection, quint32 id, qint64 sinceMs,
+                 qint64 untilMs, HistoryRange *range)
+{
+    qint64 lo = 0, hi = 0;
+    if (bounds(q, QStringLiteral("minute"), QStringLiteral("samples"), &lo, &hi)) {
+        const qint64 first = std::max(lo, floorDiv(sinceMs, MinuteMs));
+        const qint64 last = std::min(hi, floorDiv(untilMs, MinuteMs));
+        QSqlQuery s(connection.db());
+        s.setForwardOnly(true);
+        s.prepare(QStringLiteral("SELECT data FROM samples WHERE minute = ? AND object = ?"));
+        MinuteSamples m;
+        for (qint64 minute = first; minute <= last; ++minute) {
+            s.bindValue(0, minute);
+            s.bindValue(1, id);
+            if (!s.exec() || !s.next())
+                continue;
+            if (!decodeMinute(s.value(0).toByteArray(), &m))
+                continue;
+            for (qsizetype i = 0; i < m.times.size(); ++i) {
+                const qint64 t = m.times.at(i);
+                if (t < sinceMs || t > untilMs)
+                    continue;
+                addSample(range, t, [&](qsizetype f) {
+                    return f < m.values.size() ? m.values.at(f).value(i) : 0.0f;
+                });
+            }
+        }
+    }
+    q.prepare(QStringLiteral("SELECT t, data FROM recent WHERE t >= ? AND t <= ? ORDER BY t"));
+    q.addBindValue(sinceMs);
+    q.addBindValue(untilMs);
+    if (q.exec()) {
+        QList<float> v;
+        while (q.next()) {
+            if (!tickValues(q.value(1).toByteArray(), id, &v))
+                continue;
+            addSample(range, q.value(0).toLongLong(), [&](qsizetype f) { return v.value(f); });
+        }
+    }
+}
+
+// Format 2, the minutes folded: the ticks' times and flags (object 0's rows)
+// and the object's records.
+void readFoldedChanges(QSqlQuery &q, const ReadConnection &connection, quint32 id, qint64 fromMs,
+                       qint64 untilMs, TickTimes *ticks, TimedRecords *records)
+{
+    qint64 lo = 0, hi = 0;
+    if (!bounds(q, QStringLiteral("minute"), QStringLiteral("samples"), &lo, &hi))
+        return;
+    const qint64 first = std::max(lo, floorDiv(fromMs, MinuteMs));
+    const qint64 last = std::min(hi, floorDiv(untilMs, MinuteMs));
+    QSqlQuery s(connection.db());
+    s.setForwardOnly(true);
+    // One range scan each on the index (object, minute): the table's
+    // own key leads with the minute and would visit every object's row.
+    s.prepare(QStringLiteral("SELECT minute, data FROM samples INDEXED BY samples_object "
+                             "WHERE object = ? AND minute >= ? AND minute <= ? ORDER BY "
+                             "minute"));
+    MinuteTicks m;
+    QList<ChangeRecord> list;
+    for (const quint32 object : {quint32(0), id}) {
+        s.bindValue(0, object);
+        s.bindValue(1, first);
+        s.bindValue(2, last);
+        if (!s.exec())
+            continue;
+        while (s.next()) {
+            const qint64 minuteStart = s.value(0).toLongLong() * MinuteMs;
+            if (object == 0) {
+                if (!decodeTicks(s.value(1).toByteArray(), minuteStart, &m))
+                    continue;
+                for (qsizetype i = 0; i < m.times.size(); ++i)
+                    ticks->emplace_back(m.times.at(i), m.flags.at(i));
+            } else if (decodeRecords(s.value(1).toByteArray(), &list)) {
+                for (const ChangeRecord &r : std::as_const(list))
+                    records->emplace_back(minuteStart + qint64(r.head), r);
+            }
+        }
+    }
+}
+
+// Format 2, the ticks in `recent` and the object's records from them and
+// from the full ticks (`keyframes`).
+void readRecentChanges(QSqlQuery &q, quint32 id, qint64 fromMs, qint64 untilMs, TickTimes *ticks,
+                       TimedRecords *records)
+{
+    // The minutes not folded yet: a row per tick with every change of it.
+    q.prepare(QStringLiteral("SELECT t, data FROM recent WHERE t >= ? AND t <= ? ORDER BY t"));
+    q.addBindValue(fromMs);
+    q.addBindValue(untilMs);
+    if (q.exec()) {
+        ChangeRecord r;
+        while (q.next()) {
+            const qint64 t = q.value(0).toLongLong();
+            const QByteArray blob = q.value(1).toByteArray();
+            if (blob.isEmpty())
+                continue;
+            ticks->emplace_back(t, uchar(blob.at(0)));
+            const uchar *p = reinterpret_cast<const uchar *>(blob.constData()) + 1;
+            const uchar *end = reinterpret_cast<const uchar *>(blob.constData()) + blob.size();
+            while (p < end && getRecord(&p, end, &r)) {
+                if (r.head == id)
+                    records->emplace_back(t, r);
+            }
+        }
+    }
+    // The full ticks' records of the object (one binary search each).
+    q.prepare(QStringLiteral("SELECT t, data FROM keyframes WHERE t >= ? AND t <= ? ORDER BY t"));
+    q.addBindValue(fromMs);
+    q.addBindValue(untilMs);
+    if (q.exec()) {
+        ChangeRecord r;
+        while (q.next()) {
+            if (keyframeRecord(q.value(1).toByteArray(), id, &r))
+                records->emplace_back(q.value(0).toLongLong(), r);
+        }
+    }
+}
+
+// Format 2: the object's records from the full tick that starts its
+// hour (every hour's first tick lists every present object), replayed
+// over the tick times of the range.
+void readFormat2(QSqlQuery &q, const ReadConnection &connection, quint32 id, qint64 sinceMs,
+                 qint64 untilMs, HistoryRange *range)
+{
+    const qint64 fromMs = floorDiv(sinceMs, HourMs) * HourMs;
+    TickTimes ticks;
+    TimedRecords records;
+    readFoldedChanges(q, connection, id, fromMs, untilMs, &ticks, &records);
+    readRecentChanges(q, id, fromMs, untilMs, &ticks, &records);
+    std::stable_sort(records.begin(), records.end(),
+                     [](const auto &a, const auto &b) { return a.first < b.first; });
+    SeriesState state;
+    size_t next = 0;
+    for (const auto &[t, flags] : ticks) {
+        if (flags & FullTick)
+            state.present = false;
+        while (next < records.size() && records[next].first <= t) {
+            state.apply(records[next].second, records[next].first);
+            ++next;
+        }
+        if (!state.present || t < sinceMs || t > untilMs)
+            continue;
+        addSample(range, t, [&](qsizetype f) { return state.valueAt(int(f), t); });
+    }
+}
+
+} // namespace
+
 std::optional<HistoryRange> HistoryStore::read(const QString &path, const QByteArray &key,
                                                qint64 sinceMs, qint64 untilMs, QString *error)
 {
@@ -533,174 +749,11 @@ std::optional<HistoryRange> HistoryStore::read(const QString &path, const QByteA
     range.buckets.resize(figureCount);
     q.finish();
 
-    // Point lookups over the populated part of the range: the keys lead
-    // with time, so one object's rows are one seek each.
-    // MIN and MAX in separate statements: each alone is one seek to an end
-    // of the key; together SQLite scans the table.
-    const auto bounds = [&](const QString &column, const QString &table, qint64 *lo, qint64 *hi) {
-        for (const auto &[fn, out] :
-             {std::pair{QStringLiteral("MIN"), lo}, std::pair{QStringLiteral("MAX"), hi}}) {
-            if (!q.exec(QStringLiteral("SELECT %1(%2) FROM %3").arg(fn, column, table)) || !q.next()
-                || q.value(0).isNull())
-                return false;
-            *out = q.value(0).toLongLong();
-            q.finish();
-        }
-        return true;
-    };
-    qint64 lo = 0, hi = 0;
-    if (bounds(QStringLiteral("hour"), QStringLiteral("buckets"), &lo, &hi)) {
-        const qint64 first = std::max(lo, floorDiv(sinceMs, HourMs));
-        const qint64 last = std::min(hi, floorDiv(untilMs, HourMs));
-        QSqlQuery b(connection.db());
-        b.setForwardOnly(true);
-        b.prepare(QStringLiteral("SELECT data FROM buckets WHERE hour = ? AND object = ?"));
-        HourBuckets h;
-        for (qint64 hour = first; hour <= last; ++hour) {
-            b.bindValue(0, hour);
-            b.bindValue(1, id);
-            if (!b.exec() || !b.next())
-                continue;
-            if (!decodeHour(b.value(0).toByteArray(), &h))
-                continue;
-            for (qsizetype i = 0; i < h.minutes.size(); ++i) {
-                const qint64 t = h.minutes.at(i);
-                if (t + MinuteMs <= sinceMs || t > untilMs)
-                    continue;
-                range.bucketTimes.append(t);
-                for (qsizetype f = 0; f < figureCount; ++f)
-                    range.buckets[f].append(f < h.buckets.size() ? h.buckets.at(f).value(i)
-                                                                 : Bucket());
-            }
-        }
-    }
-    const auto addSample = [&](qint64 t, const auto &valueAt) {
-        range.times.append(t);
-        for (qsizetype f = 0; f < figureCount; ++f)
-            range.values[f].append(valueAt(f));
-    };
-    if (format1) {
-        if (bounds(QStringLiteral("minute"), QStringLiteral("samples"), &lo, &hi)) {
-            const qint64 first = std::max(lo, floorDiv(sinceMs, MinuteMs));
-            const qint64 last = std::min(hi, floorDiv(untilMs, MinuteMs));
-            QSqlQuery s(connection.db());
-            s.setForwardOnly(true);
-            s.prepare(QStringLiteral("SELECT data FROM samples WHERE minute = ? AND object = ?"));
-            MinuteSamples m;
-            for (qint64 minute = first; minute <= last; ++minute) {
-                s.bindValue(0, minute);
-                s.bindValue(1, id);
-                if (!s.exec() || !s.next())
-                    continue;
-                if (!decodeMinute(s.value(0).toByteArray(), &m))
-                    continue;
-                for (qsizetype i = 0; i < m.times.size(); ++i) {
-                    const qint64 t = m.times.at(i);
-                    if (t < sinceMs || t > untilMs)
-                        continue;
-                    addSample(t, [&](qsizetype f) {
-                        return f < m.values.size() ? m.values.at(f).value(i) : 0.0f;
-                    });
-                }
-            }
-        }
-        q.prepare(QStringLiteral("SELECT t, data FROM recent WHERE t >= ? AND t <= ? ORDER BY t"));
-        q.addBindValue(sinceMs);
-        q.addBindValue(untilMs);
-        if (q.exec()) {
-            QList<float> v;
-            while (q.next()) {
-                if (!tickValues(q.value(1).toByteArray(), id, &v))
-                    continue;
-                addSample(q.value(0).toLongLong(), [&](qsizetype f) { return v.value(f); });
-            }
-        }
-        return range;
-    }
-    // Format 2: the object's records from the full tick that starts its
-    // hour (every hour's first tick lists every present object), replayed
-    // over the tick times of the range.
-    const qint64 fromMs = floorDiv(sinceMs, HourMs) * HourMs;
-    std::vector<std::pair<qint64, uchar>> ticks;          // time, flags
-    std::vector<std::pair<qint64, ChangeRecord>> records; // time, record
-    if (bounds(QStringLiteral("minute"), QStringLiteral("samples"), &lo, &hi)) {
-        const qint64 first = std::max(lo, floorDiv(fromMs, MinuteMs));
-        const qint64 last = std::min(hi, floorDiv(untilMs, MinuteMs));
-        QSqlQuery s(connection.db());
-        s.setForwardOnly(true);
-        // One range scan each on the index (object, minute): the table's
-        // own key leads with the minute and would visit every object's row.
-        s.prepare(QStringLiteral("SELECT minute, data FROM samples INDEXED BY samples_object "
-                                 "WHERE object = ? AND minute >= ? AND minute <= ? ORDER BY "
-                                 "minute"));
-        MinuteTicks m;
-        QList<ChangeRecord> list;
-        for (const quint32 object : {quint32(0), id}) {
-            s.bindValue(0, object);
-            s.bindValue(1, first);
-            s.bindValue(2, last);
-            if (!s.exec())
-                continue;
-            while (s.next()) {
-                const qint64 minuteStart = s.value(0).toLongLong() * MinuteMs;
-                if (object == 0) {
-                    if (!decodeTicks(s.value(1).toByteArray(), minuteStart, &m))
-                        continue;
-                    for (qsizetype i = 0; i < m.times.size(); ++i)
-                        ticks.emplace_back(m.times.at(i), m.flags.at(i));
-                } else if (decodeRecords(s.value(1).toByteArray(), &list)) {
-                    for (const ChangeRecord &r : std::as_const(list))
-                        records.emplace_back(minuteStart + qint64(r.head), r);
-                }
-            }
-        }
-    }
-    // The minutes not folded yet: a row per tick with every change of it.
-    q.prepare(QStringLiteral("SELECT t, data FROM recent WHERE t >= ? AND t <= ? ORDER BY t"));
-    q.addBindValue(fromMs);
-    q.addBindValue(untilMs);
-    if (q.exec()) {
-        ChangeRecord r;
-        while (q.next()) {
-            const qint64 t = q.value(0).toLongLong();
-            const QByteArray blob = q.value(1).toByteArray();
-            if (blob.isEmpty())
-                continue;
-            ticks.emplace_back(t, uchar(blob.at(0)));
-            const uchar *p = reinterpret_cast<const uchar *>(blob.constData()) + 1;
-            const uchar *end = reinterpret_cast<const uchar *>(blob.constData()) + blob.size();
-            while (p < end && getRecord(&p, end, &r)) {
-                if (r.head == id)
-                    records.emplace_back(t, r);
-            }
-        }
-    }
-    // The full ticks' records of the object (one binary search each).
-    q.prepare(QStringLiteral("SELECT t, data FROM keyframes WHERE t >= ? AND t <= ? ORDER BY t"));
-    q.addBindValue(fromMs);
-    q.addBindValue(untilMs);
-    if (q.exec()) {
-        ChangeRecord r;
-        while (q.next()) {
-            if (keyframeRecord(q.value(1).toByteArray(), id, &r))
-                records.emplace_back(q.value(0).toLongLong(), r);
-        }
-    }
-    std::stable_sort(records.begin(), records.end(),
-                     [](const auto &a, const auto &b) { return a.first < b.first; });
-    SeriesState state;
-    size_t next = 0;
-    for (const auto &[t, flags] : ticks) {
-        if (flags & FullTick)
-            state.present = false;
-        while (next < records.size() && records[next].first <= t) {
-            state.apply(records[next].second, records[next].first);
-            ++next;
-        }
-        if (!state.present || t < sinceMs || t > untilMs)
-            continue;
-        addSample(t, [&](qsizetype f) { return state.valueAt(int(f), t); });
-    }
+    readBuckets(q, connection, id, sinceMs, untilMs, &range);
+    if (format1)
+        readFormat1(q, connection, id, sinceMs, untilMs, &range);
+    else
+        readFormat2(q, connection, id, sinceMs, untilMs, &range);
     return range;
 }
 

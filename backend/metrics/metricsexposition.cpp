@@ -293,6 +293,143 @@ double seconds(qint64 ms)
     return double(ms) / 1000.0;
 }
 
+// What render() gathers over one pattern's objects: their states counted,
+// and the samples of those beyond the cap folded per slot (and per state
+// label for the counts).
+struct PatternTally
+{
+    explicit PatternTally(const Kind &k)
+        : perSlot(size_t(k.names.size()))
+    {}
+
+    std::array<qint64, size_t(ObjectStateLabel::Count)> states{};
+    std::vector<Aggregate> perSlot;
+    QMap<QByteArray, Aggregate> perState;
+
+    void fold(const Kind &k, const std::vector<Sample> &samples)
+    {
+        for (const Sample &sample : samples) {
+            // A quantile of many objects' jobs is none of theirs.
+            if (k.isSummary(sample.slot))
+                continue;
+            Aggregate &a = sample.extraLabels.isEmpty() ? perSlot[size_t(sample.slot)]
+                                                        : perState[sample.extraLabels];
+            ++a.count;
+            a.sum += sample.value;
+            a.max = std::max(a.max, sample.value);
+        }
+    }
+};
+
+// An individually exposed object's samples, labelled with its key and pattern.
+void addIndividual(Families &out, const Kind &k, const std::vector<Sample> &samples,
+                   const QByteArray &keyLabels)
+{
+    for (const Sample &sample : samples) {
+        out.add(*sample.name, *sample.help, k.types.at(sample.slot).constData(),
+                sample.extraLabels.isEmpty() ? keyLabels : keyLabels + ',' + sample.extraLabels,
+                sample.value);
+    }
+}
+
+// A pattern's counts by state, how many objects went beyond the cap, and
+// their key="<other>" series.
+void addPatternTotals(Families &out, const QByteArray &objectsName, const QByteArray &objectsHelp,
+                      const QByteArray &sectionId, const QByteArray &pattern, const Kind &k,
+                      const PatternTally &tally, qsizetype aggregated)
+{
+    for (size_t st = 0; st < tally.states.size(); ++st) {
+        if (tally.states[st] == 0)
+            continue;
+        out.add(objectsName, objectsHelp, "gauge",
+                label("section", sectionId) + ',' + label("pattern", pattern) + ','
+                    + label("state", stateLabel(ObjectStateLabel(st))),
+                double(tally.states[st]));
+    }
+    out.add("gatehouse_objects_aggregated",
+            "Objects of a pattern beyond the cap on label cardinality, exposed only in "
+            "its key=\"<other>\" series (aggregate=\"sum\" and \"max\").",
+            "gauge", label("pattern", pattern), double(aggregated));
+    const QByteArray otherLabels
+        = label("key", MetricsExposition::OtherKey) + ',' + label("pattern", pattern);
+    const auto addOther = [&](int slot, const QByteArray &extra, const Aggregate &a) {
+        if (a.count == 0)
+            return;
+        const QByteArray labels = extra.isEmpty() ? otherLabels : otherLabels + ',' + extra;
+        out.add(k.names.at(slot), k.helps.at(slot), "gauge", labels + ",aggregate=\"sum\"", a.sum);
+        out.add(k.names.at(slot), k.helps.at(slot), "gauge", labels + ",aggregate=\"max\"", a.max);
+    };
+    for (size_t slot = 0; slot < tally.perSlot.size(); ++slot) {
+        if (int(slot) != k.slot(Kind::StateCount))
+            addOther(int(slot), {}, tally.perSlot[slot]);
+    }
+    for (auto a = tally.perState.cbegin(); a != tally.perState.cend(); ++a)
+        addOther(k.slot(Kind::StateCount), a.key(), a.value());
+}
+
+// Each node as read.
+void addNodes(Families &out, const ServerStatus &server)
+{
+    for (const NodeStatus &n : server.nodes) {
+        const QByteArray node = label("node", n.address.toUtf8());
+        out.add("gatehouse_node_up",
+                "1 when Gatehouse's connection to the node is ready, 0 otherwise.", "gauge", node,
+                n.connection.state == RedisConnection::State::Ready ? 1 : 0);
+        out.add("gatehouse_node_info",
+                "Always 1: the node's role (master, replica), version and the deployment's "
+                "mode as labels.",
+                "gauge",
+                node + ',' + label("role", n.role.toUtf8()) + ','
+                    + label("version", n.version.toUtf8()) + ','
+                    + label("mode", server.mode.toUtf8()),
+                1);
+        const auto figure = [&](const char *name, const char *help, qint64 v, double scale = 1) {
+            if (v >= 0)
+                out.add(name, help, "gauge", node, double(v) * scale);
+        };
+        figure("gatehouse_node_used_memory_bytes", "The node's used_memory (INFO memory).",
+               n.usedMemoryBytes);
+        figure("gatehouse_node_connected_clients", "The node's connected_clients (INFO clients).",
+               n.connectedClients);
+        figure("gatehouse_node_ops_per_second",
+               "The node's instantaneous_ops_per_sec (INFO stats).", n.opsPerSec);
+        figure("gatehouse_node_replication_offset_bytes",
+               "The node's replication offset (INFO replication).", n.replicationOffset);
+        figure("gatehouse_node_reading_age_seconds",
+               "Seconds since the last reply from the node arrived.", n.lastReadingAgeMs, 0.001);
+        out.add("gatehouse_node_clock_offset_seconds",
+                "The node's clock minus this machine's, in seconds.", "gauge", node,
+                seconds(n.clockOffsetMs));
+    }
+}
+
+// The monitor's own state.
+void addMonitor(Families &out, const Snapshot &s)
+{
+    out.add("gatehouse_server_time_seconds",
+            "The server's clock at the snapshot's reading (Unix time, seconds).", "gauge", {},
+            seconds(s.server.timeMs));
+    if (s.server.lastReadingAgeMs >= 0) {
+        out.add("gatehouse_reading_age_seconds",
+                "Seconds since the last reply to a probe arrived (the oldest over the nodes); "
+                "grows while a server is stopped or unreachable.",
+                "gauge", {}, seconds(s.server.lastReadingAgeMs));
+    }
+    out.add("gatehouse_events_live", "1 when keyspace events are live, 0 when polling.", "gauge",
+            {}, s.server.eventsLive ? 1 : 0);
+    out.add("gatehouse_refresh_interval_seconds", "The monitor's tick interval.", "gauge", {},
+            seconds(s.server.intervalMs));
+    out.add("gatehouse_discovery_running", "1 while a scan for instances runs.", "gauge", {},
+            s.discovering ? 1 : 0);
+    out.add("gatehouse_discovery_scanned_keys", "Keys the last scan went over.", "gauge", {},
+            double(s.scanned));
+    out.add("gatehouse_snapshot_sequence", "The sequence number of the snapshot served.", "gauge",
+            {}, double(s.sequence));
+    out.add("gatehouse_read_complete",
+            "0 when keys exist that this Redis user may not list or read.", "gauge", {},
+            s.server.complete ? 1 : 0);
+}
+
 } // namespace
 
 QByteArray MetricsExposition::escapeLabelValue(const QByteArray &utf8)
@@ -514,12 +651,10 @@ QByteArray MetricsExposition::render(const Snapshot &s) const
         // individual ones written, the rest folded per slot (and per state
         // label for the counts).
         const Kind &k = samples.kindOf(p.kind);
-        std::array<qint64, size_t(ObjectStateLabel::Count)> states{};
-        std::vector<Aggregate> perSlot(size_t(k.names.size()));
-        QMap<QByteArray, Aggregate> perState;
+        PatternTally tally(k);
         for (qsizetype i : p.all) {
             const ObjectState &o = s.objects.at(i);
-            ++states[size_t(objectState(o))];
+            ++tally.states[size_t(objectState(o))];
             const Layout::Place where = layout.place[size_t(i)];
             if (where == Layout::Gone)
                 continue;
@@ -527,110 +662,18 @@ QByteArray MetricsExposition::render(const Snapshot &s) const
             if (where == Layout::Individual) {
                 const QByteArray keyLabels
                     = label("key", keyLabel(o.object.key)) + ',' + label("pattern", pattern);
-                for (const Sample &sample : of) {
-                    out.add(*sample.name, *sample.help, k.types.at(sample.slot).constData(),
-                            sample.extraLabels.isEmpty() ? keyLabels
-                                                         : keyLabels + ',' + sample.extraLabels,
-                            sample.value);
-                }
+                addIndividual(out, k, of, keyLabels);
                 continue;
             }
-            for (const Sample &sample : of) {
-                // A quantile of many objects' jobs is none of theirs.
-                if (k.isSummary(sample.slot))
-                    continue;
-                Aggregate &a = sample.extraLabels.isEmpty() ? perSlot[size_t(sample.slot)]
-                                                            : perState[sample.extraLabels];
-                ++a.count;
-                a.sum += sample.value;
-                a.max = std::max(a.max, sample.value);
-            }
+            tally.fold(k, of);
         }
-        for (size_t st = 0; st < states.size(); ++st) {
-            if (states[st] == 0)
-                continue;
-            out.add(objectsName, objectsHelp, "gauge",
-                    label("section", sectionId) + ',' + label("pattern", pattern) + ','
-                        + label("state", stateLabel(ObjectStateLabel(st))),
-                    double(states[st]));
-        }
-        const qsizetype aggregated = std::max<qsizetype>(0, p.present - cap);
-        out.add("gatehouse_objects_aggregated",
-                "Objects of a pattern beyond the cap on label cardinality, exposed only in "
-                "its key=\"<other>\" series (aggregate=\"sum\" and \"max\").",
-                "gauge", label("pattern", pattern), double(aggregated));
-        const QByteArray otherLabels = label("key", OtherKey) + ',' + label("pattern", pattern);
-        const auto addOther = [&](int slot, const QByteArray &extra, const Aggregate &a) {
-            if (a.count == 0)
-                return;
-            const QByteArray labels = extra.isEmpty() ? otherLabels : otherLabels + ',' + extra;
-            out.add(k.names.at(slot), k.helps.at(slot), "gauge", labels + ",aggregate=\"sum\"",
-                    a.sum);
-            out.add(k.names.at(slot), k.helps.at(slot), "gauge", labels + ",aggregate=\"max\"",
-                    a.max);
-        };
-        for (size_t slot = 0; slot < perSlot.size(); ++slot) {
-            if (int(slot) != k.slot(Kind::StateCount))
-                addOther(int(slot), {}, perSlot[slot]);
-        }
-        for (auto a = perState.cbegin(); a != perState.cend(); ++a)
-            addOther(k.slot(Kind::StateCount), a.key(), a.value());
+        addPatternTotals(out, objectsName, objectsHelp, sectionId, pattern, k, tally,
+                         std::max<qsizetype>(0, p.present - cap));
     }
 
     // The deployment: each node as read, and the monitor's own state.
-    for (const NodeStatus &n : s.server.nodes) {
-        const QByteArray node = label("node", n.address.toUtf8());
-        out.add("gatehouse_node_up",
-                "1 when Gatehouse's connection to the node is ready, 0 otherwise.", "gauge", node,
-                n.connection.state == RedisConnection::State::Ready ? 1 : 0);
-        out.add("gatehouse_node_info",
-                "Always 1: the node's role (master, replica), version and the deployment's "
-                "mode as labels.",
-                "gauge",
-                node + ',' + label("role", n.role.toUtf8()) + ','
-                    + label("version", n.version.toUtf8()) + ','
-                    + label("mode", s.server.mode.toUtf8()),
-                1);
-        const auto figure = [&](const char *name, const char *help, qint64 v, double scale = 1) {
-            if (v >= 0)
-                out.add(name, help, "gauge", node, double(v) * scale);
-        };
-        figure("gatehouse_node_used_memory_bytes", "The node's used_memory (INFO memory).",
-               n.usedMemoryBytes);
-        figure("gatehouse_node_connected_clients", "The node's connected_clients (INFO clients).",
-               n.connectedClients);
-        figure("gatehouse_node_ops_per_second",
-               "The node's instantaneous_ops_per_sec (INFO stats).", n.opsPerSec);
-        figure("gatehouse_node_replication_offset_bytes",
-               "The node's replication offset (INFO replication).", n.replicationOffset);
-        figure("gatehouse_node_reading_age_seconds",
-               "Seconds since the last reply from the node arrived.", n.lastReadingAgeMs, 0.001);
-        out.add("gatehouse_node_clock_offset_seconds",
-                "The node's clock minus this machine's, in seconds.", "gauge", node,
-                seconds(n.clockOffsetMs));
-    }
-    out.add("gatehouse_server_time_seconds",
-            "The server's clock at the snapshot's reading (Unix time, seconds).", "gauge", {},
-            seconds(s.server.timeMs));
-    if (s.server.lastReadingAgeMs >= 0) {
-        out.add("gatehouse_reading_age_seconds",
-                "Seconds since the last reply to a probe arrived (the oldest over the nodes); "
-                "grows while a server is stopped or unreachable.",
-                "gauge", {}, seconds(s.server.lastReadingAgeMs));
-    }
-    out.add("gatehouse_events_live", "1 when keyspace events are live, 0 when polling.", "gauge",
-            {}, s.server.eventsLive ? 1 : 0);
-    out.add("gatehouse_refresh_interval_seconds", "The monitor's tick interval.", "gauge", {},
-            seconds(s.server.intervalMs));
-    out.add("gatehouse_discovery_running", "1 while a scan for instances runs.", "gauge", {},
-            s.discovering ? 1 : 0);
-    out.add("gatehouse_discovery_scanned_keys", "Keys the last scan went over.", "gauge", {},
-            double(s.scanned));
-    out.add("gatehouse_snapshot_sequence", "The sequence number of the snapshot served.", "gauge",
-            {}, double(s.sequence));
-    out.add("gatehouse_read_complete",
-            "0 when keys exist that this Redis user may not list or read.", "gauge", {},
-            s.server.complete ? 1 : 0);
+    addNodes(out, s.server);
+    addMonitor(out, s);
     return out.text();
 }
 

@@ -350,58 +350,75 @@ Detection AutoDetector::takeDetection()
     return detectFrom(pool, m_hints);
 }
 
-Detection AutoDetector::detectFrom(ClaimPool &pool, const std::optional<Profile> &hints)
+namespace {
+
+// The instances the patterns group (AutoDetector::detectFrom), judged into
+// a detection one by one, and the keys of those found ordinary counted.
+class Judging
 {
-    QList<const PatternUnit *> units = PatternRegistry::instance().units();
-    std::stable_sort(units.begin(), units.end(), [](const PatternUnit *a, const PatternUnit *b) {
-        return a->groupOrder() < b->groupOrder();
-    });
-    Detection d;
-    QHash<QByteArray, qint64> ordinary; // family -> keys of instances judged ordinary
-    QHash<QPair<QByteArray, QByteArray>, qsizetype> candidateAt; // (kind, family) -> index
+public:
+    Judging(const ClaimPool &pool, const std::optional<Profile> &hints, Detection *d)
+        : m_pool(pool)
+        , m_hints(hints)
+        , m_d(*d)
+    {}
+
     // Judges one instance: shown, a candidate, or ordinary keys after all
     // (then dropped: its evidence is freed with it).
-    const auto judgeOne = [&](PatternObject &o) {
+    void judge(PatternObject &o)
+    {
         const PatternUnit &unit = PatternUnit::of(o.kind);
-        o.evidence = unit.judge(o, pool);
+        o.evidence = unit.judge(o, m_pool);
         const QByteArray named = !o.members.isEmpty() ? o.members.first()
                                  : unit.keyType().isEmpty() && !o.related.isEmpty()
                                      ? o.related.first()
                                      : o.key;
         bool rejected = false;
-        if (hints) {
-            rejected = hints->rejects(o.key) || hints->rejects(named);
-            const std::optional<PatternObject> rule = hints->objectFor(named);
+        if (m_hints) {
+            rejected = m_hints->rejects(o.key) || m_hints->rejects(named);
+            const std::optional<PatternObject> rule = m_hints->objectFor(named);
             if (!rejected && rule && rule->kind == o.kind)
-                o.evidence.append({Evidence::Kind::Profile, Threshold,
-                                   QStringLiteral("accepted in profile \"%1\"").arg(hints->name)});
+                o.evidence.append(
+                    {Evidence::Kind::Profile, AutoDetector::Threshold,
+                     QStringLiteral("accepted in profile \"%1\"").arg(m_hints->name)});
         }
         const int score = rejected ? 0 : evidenceScore(o.evidence);
-        if (score >= Threshold) {
-            d.objects.append(std::move(o));
+        if (score >= AutoDetector::Threshold) {
+            m_d.objects.append(std::move(o));
             return;
         }
         if (score <= 0) { // nothing left for it: an ordinary key after all
             for (const QByteArray &k : o.keys()) {
-                if (const ClaimPool::Entry *e = pool.find(k))
-                    ++ordinary[e->family];
+                if (const ClaimPool::Entry *e = m_pool.find(k))
+                    ++m_ordinary[e->family];
             }
             return;
         }
-        const QByteArray family = PatternUnit::familyOfObject(o, pool);
+        addCandidate(o, score);
+    }
+
+    // Family -> keys of instances judged ordinary.
+    const QHash<QByteArray, qint64> &ordinary() const { return m_ordinary; }
+
+private:
+    // One candidate per kind and family: the instance counted in it, kept
+    // as its example when it scores best.
+    void addCandidate(const PatternObject &o, int score)
+    {
+        const QByteArray family = PatternUnit::familyOfObject(o, m_pool);
         const auto id = qMakePair(QByteArray(o.kind.name()), family);
-        auto at = candidateAt.constFind(id);
-        if (at == candidateAt.cend()) {
-            at = candidateAt.insert(id, d.candidates.size());
+        auto at = m_candidateAt.constFind(id);
+        if (at == m_candidateAt.cend()) {
+            at = m_candidateAt.insert(id, m_d.candidates.size());
             Candidate c;
             c.kind = o.kind;
             c.family = family;
             c.score = score;
             c.evidence = o.evidence;
             c.example = o;
-            d.candidates.append(c);
+            m_d.candidates.append(c);
         }
-        Candidate &c = d.candidates[*at];
+        Candidate &c = m_d.candidates[*at];
         ++c.count;
         c.keys += o.keys().size();
         if (c.sampleKeys.size() < 3)
@@ -411,7 +428,130 @@ Detection AutoDetector::detectFrom(ClaimPool &pool, const std::optional<Profile>
             c.evidence = o.evidence;
             c.example = o;
         }
+    }
+
+    const ClaimPool &m_pool;
+    const std::optional<Profile> &m_hints;
+    Detection &m_d;
+    QHash<QByteArray, qint64> m_ordinary;
+    QHash<QPair<QByteArray, QByteArray>, qsizetype> m_candidateAt; // (kind, family) -> index
+};
+
+// A family whose keys belong to a shown object (a Bull queue's job
+// hashes "bull:q:17", its own keys) is that object's, not other keys:
+// each pattern says what it owns (PatternUnit::ownsKey), judged on the
+// family's sample keys (its name when none were kept).
+// Asked for every family's sample keys: the objects' own keys in one
+// set, and beyond them only the objects whose key is the key's prefix
+// up to a ':' (PatternUnit::ownsKey), not every object found.
+class OwnedKeys
+{
+public:
+    explicit OwnedKeys(const QList<PatternObject> &objects)
+        : m_objects(objects)
+    {
+        for (qsizetype i = 0; i < objects.size(); ++i) {
+            const PatternObject &o = objects.at(i);
+            for (const QByteArray &k : o.keys())
+                m_ownKeys.insert(k);
+            m_byKey[o.key].append(i);
+        }
+    }
+
+    bool operator()(const QByteArray &key) const
+    {
+        if (m_ownKeys.contains(key))
+            return true;
+        for (qsizetype colon = key.indexOf(':'); colon > 0; colon = key.indexOf(':', colon + 1)) {
+            const auto at = m_byKey.constFind(QByteArray::fromRawData(key.constData(), colon));
+            if (at == m_byKey.cend())
+                continue;
+            for (qsizetype i : *at) {
+                const PatternObject &o = m_objects.at(i);
+                if (PatternUnit::of(o.kind).ownsKey(o, key))
+                    return true;
+            }
+        }
+        return false;
+    }
+
+private:
+    const QList<PatternObject> &m_objects;
+    QSet<QByteArray> m_ownKeys;
+    QHash<QByteArray, QList<qsizetype>> m_byKey;
+};
+
+// The row of a family with `left` keys no shown object or candidate uses.
+OtherFamily otherFamily(const QByteArray &family, const FamilyStats &f, qint64 left)
+{
+    OtherFamily o;
+    o.family = family;
+    o.keys = left;
+    qint64 most = 0;
+    for (auto t = f.types.cbegin(); t != f.types.cend(); ++t) {
+        if (t.value() > most || (t.value() == most && t.key() < o.type)) {
+            most = t.value();
+            o.type = t.key();
+        }
+    }
+    o.kind = AutoDetector::ordinaryKind(family, f);
+    // Over the keys read whole; a settled family's rest is estimated from them.
+    o.keysRead = std::min(f.keysRead, left);
+    o.withTtl
+        = f.keysRead >= f.keys || f.keysRead == 0
+              ? std::min(f.withTtl, left)
+              : std::min(left, qint64(double(f.withTtl) * double(left) / double(f.keysRead) + 0.5));
+    o.minTtlMs = f.minTtlMs;
+    o.maxTtlMs = f.maxTtlMs;
+    o.sampledKeys = f.samples;
+    if (f.samples > 0)
+        o.estimatedBytes = qint64(double(f.sampledBytes) / f.samples * double(left));
+    o.sampleKeys = f.sampleKeys;
+    return o;
+}
+
+// The ordinary keys: every family's keys but those shown or candidates
+// (ordinary: the keys of instances judged ordinary, per family).
+void addOtherFamilies(Detection *d, const ClaimPool &pool,
+                      const QHash<QByteArray, qint64> &ordinary)
+{
+    QHash<QByteArray, qint64> used;
+    for (qsizetype i = 0; i < pool.size(); ++i) {
+        if (const ClaimPool::Entry &e = pool.entryAt(i); e.taken)
+            ++used[e.family];
+    }
+    const OwnedKeys owns(d->objects);
+    const auto owned = [&owns](const QByteArray &key) {
+        return owns(key);
     };
+    for (auto it = pool.families().cbegin(); it != pool.families().cend(); ++it) {
+        const FamilyStats &f = *it;
+        if (!d->objects.isEmpty()
+            && (f.sampleKeys.isEmpty()
+                    ? owned(it.key())
+                    : std::all_of(f.sampleKeys.cbegin(), f.sampleKeys.cend(), owned)))
+            continue;
+        const qint64 left
+            = f.keys - std::max<qint64>(0, used.value(it.key()) - ordinary.value(it.key()));
+        if (left <= 0)
+            continue;
+        d->other.append(otherFamily(it.key(), f, left));
+    }
+    std::sort(d->other.begin(), d->other.end(), [](const OtherFamily &a, const OtherFamily &b) {
+        return a.keys != b.keys ? a.keys > b.keys : a.family < b.family;
+    });
+}
+
+} // namespace
+
+Detection AutoDetector::detectFrom(ClaimPool &pool, const std::optional<Profile> &hints)
+{
+    QList<const PatternUnit *> units = PatternRegistry::instance().units();
+    std::stable_sort(units.begin(), units.end(), [](const PatternUnit *a, const PatternUnit *b) {
+        return a->groupOrder() < b->groupOrder();
+    });
+    Detection d;
+    Judging judging(pool, hints, &d);
     // Each pattern's instances are judged as soon as it grouped them, and the
     // ordinary ones dropped at once: a million keys group into a few hundred
     // thousand instances, most of them ordinary, and judging only reads the
@@ -419,7 +559,7 @@ Detection AutoDetector::detectFrom(ClaimPool &pool, const std::optional<Profile>
     for (const PatternUnit *groupingUnit : std::as_const(units)) {
         QList<PatternObject> grouped = groupingUnit->groupClaims(pool);
         for (PatternObject &o : grouped) {
-            judgeOne(o);
+            judging.judge(o);
             o = PatternObject();
         }
     }
@@ -429,83 +569,7 @@ Detection AutoDetector::detectFrom(ClaimPool &pool, const std::optional<Profile>
         });
     std::stable_sort(d.candidates.begin(), d.candidates.end(),
                      [](const Candidate &a, const Candidate &b) { return a.count > b.count; });
-
-    // The ordinary keys: every family's keys but those shown or candidates.
-    QHash<QByteArray, qint64> used;
-    for (qsizetype i = 0; i < pool.size(); ++i) {
-        if (const ClaimPool::Entry &e = pool.entryAt(i); e.taken)
-            ++used[e.family];
-    }
-    // A family whose keys belong to a shown object (a Bull queue's job
-    // hashes "bull:q:17", its own keys) is that object's, not other keys:
-    // each pattern says what it owns (PatternUnit::ownsKey), judged on the
-    // family's sample keys (its name when none were kept).
-    // Asked for every family's sample keys: the objects' own keys in one
-    // set, and beyond them only the objects whose key is the key's prefix
-    // up to a ':' (PatternUnit::ownsKey), not every object found.
-    QSet<QByteArray> ownKeys;
-    QHash<QByteArray, QList<qsizetype>> byKey;
-    for (qsizetype i = 0; i < d.objects.size(); ++i) {
-        const PatternObject &o = d.objects.at(i);
-        for (const QByteArray &k : o.keys())
-            ownKeys.insert(k);
-        byKey[o.key].append(i);
-    }
-    const auto owned = [&d, &ownKeys, &byKey](const QByteArray &key) {
-        if (ownKeys.contains(key))
-            return true;
-        for (qsizetype colon = key.indexOf(':'); colon > 0; colon = key.indexOf(':', colon + 1)) {
-            const auto at = byKey.constFind(QByteArray::fromRawData(key.constData(), colon));
-            if (at == byKey.cend())
-                continue;
-            for (qsizetype i : *at) {
-                const PatternObject &o = d.objects.at(i);
-                if (PatternUnit::of(o.kind).ownsKey(o, key))
-                    return true;
-            }
-        }
-        return false;
-    };
-    for (auto it = pool.families().cbegin(); it != pool.families().cend(); ++it) {
-        const FamilyStats &f = *it;
-        if (!d.objects.isEmpty()
-            && (f.sampleKeys.isEmpty()
-                    ? owned(it.key())
-                    : std::all_of(f.sampleKeys.cbegin(), f.sampleKeys.cend(), owned)))
-            continue;
-        const qint64 left
-            = f.keys - std::max<qint64>(0, used.value(it.key()) - ordinary.value(it.key()));
-        if (left <= 0)
-            continue;
-        OtherFamily o;
-        o.family = it.key();
-        o.keys = left;
-        qint64 most = 0;
-        for (auto t = f.types.cbegin(); t != f.types.cend(); ++t) {
-            if (t.value() > most || (t.value() == most && t.key() < o.type)) {
-                most = t.value();
-                o.type = t.key();
-            }
-        }
-        o.kind = ordinaryKind(it.key(), f);
-        // Over the keys read whole; a settled family's rest is estimated from them.
-        o.keysRead = std::min(f.keysRead, left);
-        o.withTtl
-            = f.keysRead >= f.keys || f.keysRead == 0
-                  ? std::min(f.withTtl, left)
-                  : std::min(left,
-                             qint64(double(f.withTtl) * double(left) / double(f.keysRead) + 0.5));
-        o.minTtlMs = f.minTtlMs;
-        o.maxTtlMs = f.maxTtlMs;
-        o.sampledKeys = f.samples;
-        if (f.samples > 0)
-            o.estimatedBytes = qint64(double(f.sampledBytes) / f.samples * double(left));
-        o.sampleKeys = f.sampleKeys;
-        d.other.append(o);
-    }
-    std::sort(d.other.begin(), d.other.end(), [](const OtherFamily &a, const OtherFamily &b) {
-        return a.keys != b.keys ? a.keys > b.keys : a.family < b.family;
-    });
+    addOtherFamilies(&d, pool, judging.ordinary());
     return d;
 }
 

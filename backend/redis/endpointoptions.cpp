@@ -74,49 +74,152 @@ void EndpointOptions::addTo(QCommandLineParser &parser) const
                        m_sentinelUser, m_sentinelPass, m_readFrom});
 }
 
+namespace {
+
+// Sets *error (when there is one) to message; false, to return.
+bool refuse(QString *error, const QString &message)
+{
+    if (error)
+        *error = message;
+    return false;
+}
+
+// The address: the deployment's URL or --url, then --socket, --host and
+// --port over it.
+bool applyAddress(const QCommandLineParser &parser, const QString *url,
+                  const QCommandLineOption &urlFlag, const QCommandLineOption &host,
+                  const QCommandLineOption &port, const QCommandLineOption &socket,
+                  RedisEndpoint *ep, QString *error)
+{
+    if (url) {
+        if (parser.isSet(urlFlag) || parser.isSet(host) || parser.isSet(port)
+            || parser.isSet(socket))
+            return refuse(error, QStringLiteral("--deployment carries its own URL: drop --url, "
+                                                "--host, --port and --socket, or give that server "
+                                                "as one more --deployment NAME=URL."));
+        auto parsed = RedisEndpoint::fromUrl(*url, error);
+        if (!parsed)
+            return false;
+        *ep = *parsed;
+    } else if (parser.isSet(urlFlag)) {
+        if (parser.isSet(host) || parser.isSet(port) || parser.isSet(socket))
+            return refuse(error, QStringLiteral("--url cannot be combined with --host, --port or "
+                                                "--socket; put the address in the URL."));
+        auto parsed = RedisEndpoint::fromUrl(parser.value(urlFlag), error);
+        if (!parsed)
+            return false;
+        *ep = *parsed;
+    }
+    if (parser.isSet(socket)) {
+        ep->transport = RedisEndpoint::Transport::Unix;
+        ep->socketPath = parser.value(socket);
+    }
+    if (parser.isSet(host))
+        ep->host = parser.value(host);
+    if (parser.isSet(port)) {
+        bool ok = false;
+        const uint number = parser.value(port).toUInt(&ok);
+        if (!ok || number == 0 || number > 65535)
+            return refuse(error, QStringLiteral("--port \"%1\" is not a port number (1-65535).")
+                                     .arg(echoed(parser.value(port))));
+        ep->port = quint16(number);
+    }
+    return true;
+}
+
+// --tls and the flags that need it, the PEM files read.
+bool applyTls(const QCommandLineParser &parser, const QCommandLineOption &tls,
+              const QCommandLineOption &cacert, const QCommandLineOption &cert,
+              const QCommandLineOption &key, const QCommandLineOption &sni,
+              const QCommandLineOption &insecure, RedisEndpoint *ep, QString *error)
+{
+    const bool tlsFlags = parser.isSet(cacert) || parser.isSet(cert) || parser.isSet(key)
+                          || parser.isSet(sni) || parser.isSet(insecure);
+    if (parser.isSet(tls)) {
+        if (ep->transport == RedisEndpoint::Transport::Unix)
+            return refuse(error, QStringLiteral("--tls cannot be used with a unix socket."));
+        ep->transport = RedisEndpoint::Transport::Tls;
+    }
+    if (tlsFlags && ep->transport != RedisEndpoint::Transport::Tls)
+        return refuse(error, QStringLiteral("--cacert, --cert, --key, --sni and --insecure need "
+                                            "TLS: use a rediss:// URL or add --tls."));
+    if (parser.isSet(cert) != parser.isSet(key))
+        return refuse(error, QStringLiteral("--cert and --key go together: give both or neither."));
+    // Checked here, before connecting: a missing, unreadable, empty or non-PEM
+    // file is a usage error naming the file.
+    for (const QCommandLineOption *file : {&cacert, &cert, &key}) {
+        if (!parser.isSet(*file))
+            continue;
+        QString problem;
+        if (!readPemFile(parser.value(*file),
+                         file == &key ? PemContent::PrivateKey : PemContent::Certificates,
+                         QStringLiteral("--") + file->names().first(), &problem))
+            return refuse(error, problem);
+    }
+    ep->caFile = parser.value(cacert);
+    ep->certFile = parser.value(cert);
+    ep->keyFile = parser.value(key);
+    ep->sniName = parser.value(sni);
+    ep->verifyPeer = !parser.isSet(insecure);
+    return true;
+}
+
+// --nat-map FROM=TO, each entry.
+bool applyNatMap(const QStringList &entries, RedisEndpoint *ep, QString *error)
+{
+    for (const QString &entry : entries) {
+        const qsizetype eq = entry.indexOf(QLatin1Char('='));
+        QString host;
+        quint16 port = 0;
+        const QString from = entry.left(eq).trimmed();
+        const QString to = entry.mid(eq + 1).trimmed();
+        if (eq < 0 || !Topology::splitAddress(from, &host, &port)
+            || !Topology::splitAddress(to, &host, &port))
+            return refuse(error,
+                          QStringLiteral("--nat-map \"%1\" is not FROM=TO with two host:port "
+                                         "addresses (e.g. --nat-map 10.0.0.5:6379=127.0.0.1:7005).")
+                              .arg(echoed(entry)));
+        ep->natMap.insert(from, to);
+    }
+    return true;
+}
+
+// The --sentinel-* flags, and a Sentinel URL's master name checked.
+bool applySentinel(const QCommandLineParser &parser, const QCommandLineOption &master,
+                   const QCommandLineOption &user, const QCommandLineOption &password,
+                   RedisEndpoint *ep, QString *error)
+{
+    if (parser.isSet(master) || parser.isSet(user) || parser.isSet(password)) {
+        if (!ep->isSentinel())
+            return refuse(error, QStringLiteral("--sentinel-master, --sentinel-user and "
+                                                "--sentinel-password need a Sentinel URL: --url "
+                                                "redis-sentinel://host:26379[,host:port...]"
+                                                "#master-name."));
+        if (parser.isSet(master))
+            ep->sentinelMaster = parser.value(master);
+        ep->sentinelUser = parser.value(user);
+        ep->sentinelPassword = parser.value(password);
+    }
+    if (ep->isSentinel() && ep->sentinelMaster.trimmed().isEmpty())
+        return refuse(error, QStringLiteral("The Sentinel URL names no master: add #NAME to it "
+                                            "(redis-sentinel://host:26379#mymaster) or give "
+                                            "--sentinel-master NAME."));
+    return true;
+}
+
+} // namespace
+
 std::optional<RedisEndpoint> EndpointOptions::endpoint(const QCommandLineParser &parser,
                                                        QString *error, const QString *url) const
 {
     const auto fail = [error](const QString &message) {
-        if (error)
-            *error = message;
+        refuse(error, message);
         return std::nullopt;
     };
 
     RedisEndpoint ep;
-    if (url) {
-        if (parser.isSet(m_url) || parser.isSet(m_host) || parser.isSet(m_port)
-            || parser.isSet(m_socket))
-            return fail(QStringLiteral("--deployment carries its own URL: drop --url, --host, "
-                                       "--port and --socket, or give that server as one more "
-                                       "--deployment NAME=URL."));
-        auto parsed = RedisEndpoint::fromUrl(*url, error);
-        if (!parsed)
-            return std::nullopt;
-        ep = *parsed;
-    } else if (parser.isSet(m_url)) {
-        if (parser.isSet(m_host) || parser.isSet(m_port) || parser.isSet(m_socket))
-            return fail(QStringLiteral("--url cannot be combined with --host, --port or "
-                                       "--socket; put the address in the URL."));
-        auto parsed = RedisEndpoint::fromUrl(parser.value(m_url), error);
-        if (!parsed)
-            return std::nullopt;
-        ep = *parsed;
-    }
-    if (parser.isSet(m_socket)) {
-        ep.transport = RedisEndpoint::Transport::Unix;
-        ep.socketPath = parser.value(m_socket);
-    }
-    if (parser.isSet(m_host))
-        ep.host = parser.value(m_host);
-    if (parser.isSet(m_port)) {
-        bool ok = false;
-        const uint port = parser.value(m_port).toUInt(&ok);
-        if (!ok || port == 0 || port > 65535)
-            return fail(QStringLiteral("--port \"%1\" is not a port number (1-65535).")
-                            .arg(echoed(parser.value(m_port))));
-        ep.port = quint16(port);
-    }
+    if (!applyAddress(parser, url, m_url, m_host, m_port, m_socket, &ep, error))
+        return std::nullopt;
     if (parser.isSet(m_db)) {
         bool ok = false;
         const int db = parser.value(m_db).toInt(&ok);
@@ -132,34 +235,8 @@ std::optional<RedisEndpoint> EndpointOptions::endpoint(const QCommandLineParser 
     else if (ep.password.isEmpty() && qEnvironmentVariableIsSet("REDISCLI_AUTH"))
         ep.password = qEnvironmentVariable("REDISCLI_AUTH");
 
-    const bool tlsFlags = parser.isSet(m_cacert) || parser.isSet(m_cert) || parser.isSet(m_key)
-                          || parser.isSet(m_sni) || parser.isSet(m_insecure);
-    if (parser.isSet(m_tls)) {
-        if (ep.transport == RedisEndpoint::Transport::Unix)
-            return fail(QStringLiteral("--tls cannot be used with a unix socket."));
-        ep.transport = RedisEndpoint::Transport::Tls;
-    }
-    if (tlsFlags && ep.transport != RedisEndpoint::Transport::Tls)
-        return fail(QStringLiteral("--cacert, --cert, --key, --sni and --insecure need TLS: "
-                                   "use a rediss:// URL or add --tls."));
-    if (parser.isSet(m_cert) != parser.isSet(m_key))
-        return fail(QStringLiteral("--cert and --key go together: give both or neither."));
-    // Checked here, before connecting: a missing, unreadable, empty or non-PEM
-    // file is a usage error naming the file.
-    for (const QCommandLineOption *file : {&m_cacert, &m_cert, &m_key}) {
-        if (!parser.isSet(*file))
-            continue;
-        QString problem;
-        if (!readPemFile(parser.value(*file),
-                         file == &m_key ? PemContent::PrivateKey : PemContent::Certificates,
-                         QStringLiteral("--") + file->names().first(), &problem))
-            return fail(problem);
-    }
-    ep.caFile = parser.value(m_cacert);
-    ep.certFile = parser.value(m_cert);
-    ep.keyFile = parser.value(m_key);
-    ep.sniName = parser.value(m_sni);
-    ep.verifyPeer = !parser.isSet(m_insecure);
+    if (!applyTls(parser, m_tls, m_cacert, m_cert, m_key, m_sni, m_insecure, &ep, error))
+        return std::nullopt;
     if (parser.isSet(m_timeout)) {
         bool ok = false;
         const int ms = parser.value(m_timeout).toInt(&ok);
@@ -168,34 +245,10 @@ std::optional<RedisEndpoint> EndpointOptions::endpoint(const QCommandLineParser 
                             .arg(echoed(parser.value(m_timeout))));
         ep.connectTimeoutMs = ms;
     }
-    for (const QString &entry : parser.values(m_natMap)) {
-        const qsizetype eq = entry.indexOf(QLatin1Char('='));
-        QString host;
-        quint16 port = 0;
-        const QString from = entry.left(eq).trimmed();
-        const QString to = entry.mid(eq + 1).trimmed();
-        if (eq < 0 || !Topology::splitAddress(from, &host, &port)
-            || !Topology::splitAddress(to, &host, &port))
-            return fail(QStringLiteral("--nat-map \"%1\" is not FROM=TO with two host:port "
-                                       "addresses (e.g. --nat-map 10.0.0.5:6379=127.0.0.1:7005).")
-                            .arg(echoed(entry)));
-        ep.natMap.insert(from, to);
-    }
-    if (parser.isSet(m_sentinelMaster) || parser.isSet(m_sentinelUser)
-        || parser.isSet(m_sentinelPass)) {
-        if (!ep.isSentinel())
-            return fail(QStringLiteral("--sentinel-master, --sentinel-user and --sentinel-password "
-                                       "need a Sentinel URL: --url "
-                                       "redis-sentinel://host:26379[,host:port...]#master-name."));
-        if (parser.isSet(m_sentinelMaster))
-            ep.sentinelMaster = parser.value(m_sentinelMaster);
-        ep.sentinelUser = parser.value(m_sentinelUser);
-        ep.sentinelPassword = parser.value(m_sentinelPass);
-    }
-    if (ep.isSentinel() && ep.sentinelMaster.trimmed().isEmpty())
-        return fail(QStringLiteral("The Sentinel URL names no master: add #NAME to it "
-                                   "(redis-sentinel://host:26379#mymaster) or give "
-                                   "--sentinel-master NAME."));
+    if (!applyNatMap(parser.values(m_natMap), &ep, error))
+        return std::nullopt;
+    if (!applySentinel(parser, m_sentinelMaster, m_sentinelUser, m_sentinelPass, &ep, error))
+        return std::nullopt;
     if (parser.isSet(m_readFrom)) {
         const QString where = parser.value(m_readFrom).trimmed().toLower();
         if (where != QLatin1String("master") && where != QLatin1String("replicas"))

@@ -221,6 +221,102 @@ QList<PatternUnit::Command> CeleryUnit::probe(const PatternObject &o, const Prob
     };
 }
 
+namespace {
+
+// A message past the visibility timeout, by its delivery tag and its
+// delivery time (epoch seconds): a stuck job and an item.
+void addStuck(Reading &reading, const QByteArray &tag, const QByteArray &delivered,
+              const QString &reason, qint64 nowMs)
+{
+    bool ok = false;
+    const double seconds = delivered.toDouble(&ok);
+    const qint64 deliveredMs = ok ? qint64(seconds * 1000.0) : -1;
+    reading.editLibrary().stuckJobs.append({tag, reason, deliveredMs});
+    InFlightItem item;
+    item.job = tag;
+    item.source = AgeSource::Library;
+    item.ageMs = ok ? std::max<qint64>(0, saturatingSub(nowMs, deliveredMs)) : 0;
+    item.locked = false;
+    reading.items.append(item);
+}
+
+// The oldest delivery (epoch seconds): how long the oldest unacked message
+// has run.
+void setOldestAge(Reading &reading, const QByteArray &delivered, qint64 nowMs)
+{
+    bool ok = false;
+    const double seconds = delivered.toDouble(&ok);
+    if (ok)
+        reading.oldestInFlightAgeMs
+            = std::max<qint64>(0, saturatingSub(nowMs, qint64(seconds * 1000.0)));
+}
+
+// celery_count_unacked's reply: {examined, complete, n0, n3, n6, n9,
+// oldest delivery, its tag, past the timeout, tag, delivery, ...}. The note
+// when it counted only the first entries of the broker's unacked.
+QString readCounted(Reading &reading, const RedisValue &mine, qint64 unacked, const QString &reason,
+                    qint64 nowMs)
+{
+    qint64 here = 0;
+    for (int i = 0; i < 4; ++i) {
+        const qint64 n = std::max<qint64>(0, mine.at(2 + i).toInteger());
+        here = saturatingAdd(here, n);
+        LibraryPart part;
+        part.kind = QStringLiteral("priority");
+        part.name = QByteArray::number(i * 3);
+        part.count = n;
+        reading.editLibrary().parts.append(part);
+    }
+    reading.inFlight = here;
+    reading.stuck = mine.at(8).toInteger();
+    if (!mine.at(6).bytes().isEmpty())
+        setOldestAge(reading, mine.at(6).bytes(), nowMs);
+    for (qsizetype i = 9; i + 1 < mine.size(); i += 2)
+        addStuck(reading, mine.at(i).bytes(), mine.at(i + 1).bytes(), reason, nowMs);
+    if (mine.at(1).toInteger() != 1) {
+        reading.stuckIsLowerBound = true;
+        return QStringLiteral("unacked counted in the first %1 of its %2 entries (the broker's).")
+            .arg(mine.at(0).toInteger())
+            .arg(unacked);
+    }
+    return QString();
+}
+
+// The probe script could not run (EVAL refused, a Cluster's slots): the
+// broker's figures, which every queue shares; the note saying so.
+QString readBroker(Reading &reading, const QList<RedisValue> &r, const RedisValue &mine,
+                   qint64 unacked, const QString &reason, qint64 nowMs)
+{
+    reading.inFlight = unacked;
+    reading.stuck = r.at(5).toInteger();
+    const QList<RedisValue> &stuck = r.at(6).elements();
+    for (qsizetype i = 0; i + 1 < stuck.size(); i += 2)
+        addStuck(reading, stuck.at(i).bytes(), stuck.at(i + 1).bytes(), reason, nowMs);
+    const QList<RedisValue> &oldest = r.at(7).elements();
+    if (oldest.size() == 2)
+        setOldestAge(reading, oldest.at(1).bytes(), nowMs);
+    return QStringLiteral("unacked is the broker's, not this queue's: counting it by routing "
+                          "key failed (%1).")
+        .arg(mine.isError() ? mine.errorMessage() : QStringLiteral("no reply"));
+}
+
+// The queues a sample of the binding set's members binds, sorted.
+QStringList boundQueues(const RedisValue &members)
+{
+    QStringList bound;
+    for (const RedisValue &m : members.elements()) {
+        const QList<QByteArray> parts = m.bytes().split('\x06');
+        // "<rk>\x06\x16<pattern>\x06\x16<queue>": split at \x06, the queue after the last \x16.
+        if (parts.size() == 3 && parts.at(2).startsWith('\x16'))
+            bound << printableBytes(parts.at(2).mid(1), 80);
+    }
+    bound.removeDuplicates();
+    bound.sort();
+    return bound;
+}
+
+} // namespace
+
 Reading CeleryUnit::read(const PatternObject &o, const QList<RedisValue> &r,
                          const ProbeContext &c) const
 {
@@ -257,81 +353,16 @@ Reading CeleryUnit::read(const PatternObject &o, const QList<RedisValue> &r,
     const QString reason = QStringLiteral("unacked for longer than the visibility timeout (%1): "
                                           "its worker died or never acknowledged it")
                                .arg(formatMs(o.params.stuckAfterMs));
-    const auto stuckJob = [&](const QByteArray &tag, const QByteArray &delivered) {
-        bool ok = false;
-        const double seconds = delivered.toDouble(&ok);
-        const qint64 deliveredMs = ok ? qint64(seconds * 1000.0) : -1;
-        reading.editLibrary().stuckJobs.append({tag, reason, deliveredMs});
-        InFlightItem item;
-        item.job = tag;
-        item.source = AgeSource::Library;
-        item.ageMs = ok ? std::max<qint64>(0, saturatingSub(c.nowMs, deliveredMs)) : 0;
-        item.locked = false;
-        reading.items.append(item);
-    };
-    const auto oldestAge = [&](const QByteArray &delivered) {
-        bool ok = false;
-        const double seconds = delivered.toDouble(&ok);
-        if (ok)
-            reading.oldestInFlightAgeMs
-                = std::max<qint64>(0, saturatingSub(c.nowMs, qint64(seconds * 1000.0)));
-    };
-    // celery_count_unacked's reply: {examined, complete, n0, n3, n6, n9,
-    // oldest delivery, its tag, past the timeout, tag, delivery, ...}.
+    // celery_count_unacked's reply, else the broker's figures.
     const RedisValue &mine = r.value(replyKeys.size());
-    QString note;
-    if (mine.isArray() && mine.size() >= 9) {
-        qint64 here = 0;
-        for (int i = 0; i < 4; ++i) {
-            const qint64 n = std::max<qint64>(0, mine.at(2 + i).toInteger());
-            here = saturatingAdd(here, n);
-            LibraryPart part;
-            part.kind = QStringLiteral("priority");
-            part.name = QByteArray::number(i * 3);
-            part.count = n;
-            reading.editLibrary().parts.append(part);
-        }
-        reading.inFlight = here;
-        reading.stuck = mine.at(8).toInteger();
-        if (!mine.at(6).bytes().isEmpty())
-            oldestAge(mine.at(6).bytes());
-        for (qsizetype i = 9; i + 1 < mine.size(); i += 2)
-            stuckJob(mine.at(i).bytes(), mine.at(i + 1).bytes());
-        if (mine.at(1).toInteger() != 1) {
-            reading.stuckIsLowerBound = true;
-            note = QStringLiteral(
-                       "unacked counted in the first %1 of its %2 entries (the broker's).")
-                       .arg(mine.at(0).toInteger())
-                       .arg(unacked);
-        }
-    } else {
-        // The probe script could not run (EVAL refused, a Cluster's slots):
-        // the broker's figures, which every queue shares.
-        reading.inFlight = unacked;
-        reading.stuck = r.at(5).toInteger();
-        const QList<RedisValue> stuck = r.at(6).elements();
-        for (qsizetype i = 0; i + 1 < stuck.size(); i += 2)
-            stuckJob(stuck.at(i).bytes(), stuck.at(i + 1).bytes());
-        const QList<RedisValue> oldest = r.at(7).elements();
-        if (oldest.size() == 2)
-            oldestAge(oldest.at(1).bytes());
-        note = QStringLiteral("unacked is the broker's, not this queue's: counting it by routing "
-                              "key failed (%1).")
-                   .arg(mine.isError() ? mine.errorMessage() : QStringLiteral("no reply"));
-    }
+    const QString note = mine.isArray() && mine.size() >= 9
+                             ? readCounted(reading, mine, unacked, reason, c.nowMs)
+                             : readBroker(reading, r, mine, unacked, reason, c.nowMs);
     reading.editLibrary().counts
         = {{QStringLiteral("queued"), queued}, {QStringLiteral("unacked"), reading.inFlight}};
     reading.truncated = reading.stuck > reading.items.size();
     const qint64 mutexMs = r.at(8).toInteger();
-    QStringList bound;
-    for (const RedisValue &m : r.at(10).elements()) {
-        const QList<QByteArray> parts = m.bytes().split('\x06');
-        // "<rk>\x06\x16<pattern>\x06\x16<queue>": split at \x06, the queue after the last \x16.
-        if (parts.size() == 3 && parts.at(2).startsWith('\x16'))
-            bound << printableBytes(parts.at(2).mid(1), 80);
-    }
-    bound.removeDuplicates();
-    bound.sort();
+    const QStringList bound = boundQueues(r.at(10));
     if (!bound.isEmpty() && !bound.contains(printableBytes(o.key, 80)))
         reading.message = QStringLiteral("Exchange \"%1\" binds %2, not this queue.")
                               .arg(printableBytes(o.key), bound.join(QStringLiteral(", ")));

@@ -314,6 +314,109 @@ void RqUnit::readJobTimes(Reading &reading, const QList<RedisValue> &r, qint64 n
                                    nowMs, reading.length == 0);
 }
 
+namespace {
+
+// What the started registry's members say of the layout.
+struct StartedMembers
+{
+    bool rq2 = false;           // a member "<job>:<execution>" (RQ 2)
+    bool unknownMember = false; // a member with several ':' that is no job's id
+};
+
+// Workers: alive while their hash (which they re-expire) exists. Their page
+// (SORT: #, last_heartbeat, version); the first version one reports.
+QByteArray readWorkers(Reading &reading, const RedisValue &page)
+{
+    reading.editLibrary().workersAlive = 0;
+    QByteArray version;
+    const auto &w = page.elements();
+    for (qsizetype i = 0; i + 2 < w.size(); i += 3) {
+        if (!w.at(i + 1).isNil())
+            ++reading.editLibrary().workersAlive;
+        if (version.isEmpty() && !w.at(i + 2).isNil())
+            version = w.at(i + 2).bytes().left(32);
+    }
+    return version;
+}
+
+// The started page: members and scores (ZRANGE), and the same page's
+// started_at (SORT: #, started_at, the execution's created_at, origin).
+StartedMembers readStarted(Reading &reading, const PatternObject &o, const RedisValue &scoredPage,
+                           const RedisValue &sortedPage, qint64 nowMs)
+{
+    const auto &scored = scoredPage.elements();
+    QHash<QByteArray, qint64> startedAt;
+    // Members with a job hash of their own name are RQ 1 job ids, ':' or not
+    // (RQ 1 takes any id): "report:42" is its own job, not an execution of
+    // "report" (as rq_requeue.lua reads them).
+    QSet<QByteArray> ownJobs;
+    const auto &sorted = sortedPage.elements();
+    for (qsizetype i = 0; i + 3 < sorted.size(); i += 4) {
+        if (!sorted.at(i + 3).isNil())
+            ownJobs.insert(sorted.at(i).bytes());
+        qint64 at = rqTimeMs(sorted.at(i + 1).bytes());
+        if (at < 0 && !sorted.at(i + 2).isNil()) {
+            bool ok = false;
+            const double sec = sorted.at(i + 2).bytes().toDouble(&ok);
+            at = ok && sec > 0 && sec < 1e11 ? qint64(sec * 1000) : -1;
+        }
+        startedAt.insert(sorted.at(i).bytes(), at);
+    }
+    const qint64 nowSec = nowMs / 1000;
+    StartedMembers m;
+    for (qsizetype i = 0; i + 1 < scored.size(); i += 2) {
+        const QByteArray member = scored.at(i).bytes();
+        const bool ownJob = ownJobs.contains(member);
+        const int colons = ownJob ? 0 : int(member.count(':'));
+        m.rq2 = m.rq2 || colons == 1;
+        m.unknownMember = m.unknownMember || colons > 1;
+        const QByteArray score = scored.at(i + 1).bytes();
+        bool ok = false;
+        const double expiry = score.toDouble(&ok); // "inf" for a job without a timeout
+        InFlightItem item;
+        item.job = ownJob ? member : jobOfMember(member);
+        item.source = AgeSource::Library;
+        item.locked = !(ok && expiry <= double(nowSec));
+        const qint64 since = startedAt.value(member, -1);
+        item.ageMs = since >= 0 ? std::max<qint64>(0, saturatingSub(nowMs, since)) : 0;
+        // One entry per job (an RQ 2 job may have several dead executions).
+        if (!item.locked && reading.editLibrary().stuckJobs.size() < o.params.pageSize
+            && std::none_of(reading.editLibrary().stuckJobs.cbegin(),
+                            reading.editLibrary().stuckJobs.cend(),
+                            [&](const auto &s) { return s.job == item.job; }))
+            reading.editLibrary().stuckJobs.append(
+                {item.job, QString::fromLatin1(StuckReason), since});
+        reading.oldestInFlightAgeMs = std::max(reading.oldestInFlightAgeMs, item.ageMs);
+        reading.items.append(item);
+    }
+    return m;
+}
+
+// RQ records no layout version in Redis; its workers their own version.
+// Then the note: an unknown layout, else a started page cut short.
+void setLayout(Reading &reading, const QByteArray &version, const StartedMembers &m)
+{
+    if (!version.isEmpty())
+        reading.editLibrary().layoutVersion = QStringLiteral("rq:") + QString::fromUtf8(version);
+    else if (m.rq2)
+        reading.editLibrary().layoutVersion = QStringLiteral("rq:2 (execution members)");
+    const bool knownMajor
+        = version.isEmpty() || version.startsWith("1.") || version.startsWith("2.");
+    reading.editLibrary().layoutKnown = knownMajor && !m.unknownMember;
+    if (!reading.editLibrary().layoutKnown)
+        reading.message = QStringLiteral("Layout %1 is not one Gatehouse knows (RQ 1-2): shown "
+                                         "read-only.")
+                              .arg(m.unknownMember ? QStringLiteral("of started-registry members "
+                                                                    "with several ':'")
+                                                   : reading.editLibrary().layoutVersion);
+    else if (reading.truncated)
+        reading.message = QStringLiteral("%1 jobs started; %2 were read.")
+                              .arg(reading.inFlight)
+                              .arg(reading.items.size());
+}
+
+} // namespace
+
 Reading RqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
                      const ProbeContext &c) const
 {
@@ -352,17 +455,7 @@ Reading RqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
     reading.editLibrary().paused
         = r.at(13).toInteger() == 1; // rq suspend: every worker stops taking jobs
     reading.editLibrary().workers = r.at(10).toInteger();
-
-    // Workers: alive while their hash (which they re-expire) exists.
-    reading.editLibrary().workersAlive = 0;
-    QByteArray version;
-    const auto &w = r.at(11).elements();
-    for (qsizetype i = 0; i + 2 < w.size(); i += 3) {
-        if (!w.at(i + 1).isNil())
-            ++reading.editLibrary().workersAlive;
-        if (version.isEmpty() && !w.at(i + 2).isNil())
-            version = w.at(i + 2).bytes().left(32);
-    }
+    const QByteArray version = readWorkers(reading, r.at(11));
 
     if (total == 0 && r.at(12).toInteger() == 0 && reading.editLibrary().workers == 0) {
         reading.status = Reading::Status::Missing;
@@ -370,76 +463,12 @@ Reading RqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
         return reading;
     }
 
-    // The started page: members and scores, and the same page's started_at.
-    const auto &scored = r.at(8).elements();
-    QHash<QByteArray, qint64> startedAt;
-    // Members with a job hash of their own name are RQ 1 job ids, ':' or not
-    // (RQ 1 takes any id): "report:42" is its own job, not an execution of
-    // "report" (as rq_requeue.lua reads them).
-    QSet<QByteArray> ownJobs;
-    const auto &sorted = r.at(9).elements();
-    for (qsizetype i = 0; i + 3 < sorted.size(); i += 4) {
-        if (!sorted.at(i + 3).isNil())
-            ownJobs.insert(sorted.at(i).bytes());
-        qint64 at = rqTimeMs(sorted.at(i + 1).bytes());
-        if (at < 0 && !sorted.at(i + 2).isNil()) {
-            bool ok = false;
-            const double sec = sorted.at(i + 2).bytes().toDouble(&ok);
-            at = ok && sec > 0 && sec < 1e11 ? qint64(sec * 1000) : -1;
-        }
-        startedAt.insert(sorted.at(i).bytes(), at);
-    }
-    const qint64 nowSec = c.nowMs / 1000;
-    bool rq2 = false;
-    bool unknownMember = false;
-    for (qsizetype i = 0; i + 1 < scored.size(); i += 2) {
-        const QByteArray member = scored.at(i).bytes();
-        const bool ownJob = ownJobs.contains(member);
-        const int colons = ownJob ? 0 : int(member.count(':'));
-        rq2 = rq2 || colons == 1;
-        unknownMember = unknownMember || colons > 1;
-        const QByteArray score = scored.at(i + 1).bytes();
-        bool ok = false;
-        const double expiry = score.toDouble(&ok); // "inf" for a job without a timeout
-        InFlightItem item;
-        item.job = ownJob ? member : jobOfMember(member);
-        item.source = AgeSource::Library;
-        item.locked = !(ok && expiry <= double(nowSec));
-        const qint64 since = startedAt.value(member, -1);
-        item.ageMs = since >= 0 ? std::max<qint64>(0, saturatingSub(c.nowMs, since)) : 0;
-        // One entry per job (an RQ 2 job may have several dead executions).
-        if (!item.locked && reading.editLibrary().stuckJobs.size() < o.params.pageSize
-            && std::none_of(reading.editLibrary().stuckJobs.cbegin(),
-                            reading.editLibrary().stuckJobs.cend(),
-                            [&](const auto &s) { return s.job == item.job; }))
-            reading.editLibrary().stuckJobs.append(
-                {item.job, QString::fromLatin1(StuckReason), since});
-        reading.oldestInFlightAgeMs = std::max(reading.oldestInFlightAgeMs, item.ageMs);
-        reading.items.append(item);
-    }
+    const StartedMembers members = readStarted(reading, o, r.at(8), r.at(9), c.nowMs);
     std::sort(reading.items.begin(), reading.items.end(),
               [](const InFlightItem &a, const InFlightItem &b) { return a.ageMs > b.ageMs; });
     reading.truncated = reading.inFlight > reading.items.size();
     readJobTimes(reading, r.mid(replyKeys.size(), 3), c.nowMs);
-
-    // RQ records no layout version in Redis; its workers their own version.
-    if (!version.isEmpty())
-        reading.editLibrary().layoutVersion = QStringLiteral("rq:") + QString::fromUtf8(version);
-    else if (rq2)
-        reading.editLibrary().layoutVersion = QStringLiteral("rq:2 (execution members)");
-    const bool knownMajor
-        = version.isEmpty() || version.startsWith("1.") || version.startsWith("2.");
-    reading.editLibrary().layoutKnown = knownMajor && !unknownMember;
-    if (!reading.editLibrary().layoutKnown)
-        reading.message = QStringLiteral("Layout %1 is not one Gatehouse knows (RQ 1-2): shown "
-                                         "read-only.")
-                              .arg(unknownMember ? QStringLiteral("of started-registry members "
-                                                                  "with several ':'")
-                                                 : reading.editLibrary().layoutVersion);
-    else if (reading.truncated)
-        reading.message = QStringLiteral("%1 jobs started; %2 were read.")
-                              .arg(reading.inFlight)
-                              .arg(reading.items.size());
+    setLayout(reading, version, members);
     return reading;
 }
 

@@ -54,6 +54,211 @@ qint64 SidekiqUnit::soonestLossMs(const Reading &r, qint64 nowMs)
     return soonest;
 }
 
+namespace {
+
+// What reading the queues and processes gathers besides the Reading itself.
+struct Tally
+{
+    int at = FixedReplies; // the next reply to read
+    qint64 enqueued = 0, busy = 0;
+    qint64 unread = 0;          // queues "queues" lists that were not read
+    QByteArray foreignQueue;    // a queue whose next job is not Sidekiq's
+    QList<qint64> runningWaits; // of the jobs in flight: run_at - enqueued_at
+};
+
+// Each queue's size and latency (LLEN, LINDEX -1), then the queues "queues"
+// lists that were not read.
+void readQueues(Reading &reading, Tally &t, const QList<RedisValue> &r,
+                const QList<QByteArray> &queues, const QByteArray &ns, qint64 page, qint64 nowMs)
+{
+    for (const QByteArray &q : queues) {
+        const RedisValue &len = r.at(t.at), &last = r.at(t.at + 1);
+        t.at += QueueReplies;
+        if (len.isError())
+            continue;
+        LibraryPart part;
+        part.kind = QStringLiteral("queue");
+        part.name = q.mid(ns.size() + 6);
+        part.count = len.toInteger();
+        t.enqueued = saturatingAdd(t.enqueued, part.count);
+        if (!last.isError() && !last.isNil()) {
+            const JobFields f = jobFields(last.bytes());
+            part.ageMs = since(nowMs, f.enqueuedAtMs);
+            // Every Sidekiq job carries a jid (Sidekiq::Client#normalize_item);
+            // Resque's {class, args} does not.
+            if (f.jid.isEmpty() && t.foreignQueue.isEmpty())
+                t.foreignQueue = part.name;
+        } else {
+            part.ageMs = 0; // Sidekiq's latency of an empty queue
+        }
+        if (reading.editLibrary().parts.size() < page)
+            reading.editLibrary().parts.append(part);
+    }
+
+    // Queues "queues" lists whose list did not exist at the scan (an empty
+    // queue has no key): read from the next reading on (afterRead).
+    for (const RedisValue &v : r.at(1).elements()) {
+        if (!queues.contains(ns + "queue:" + v.bytes())
+            && reading.editLibrary().parts.size() < page) {
+            ++t.unread;
+            reading.editLibrary().parts.append(
+                {QStringLiteral("queue"), v.bytes(), -1, -1, -1, true, false});
+        }
+    }
+}
+
+// A process's heartbeat hash (HMGET info, busy, beat, concurrency, quiet)
+// into its part; the first version a process reports is the layout's.
+void readHeartbeat(Reading &reading, LibraryPart &part, const RedisValue &fields, qint64 nowMs)
+{
+    const QJsonObject info = QJsonDocument::fromJson(fields.at(0).bytes()).object();
+    part.count = fields.at(1).bytes().toLongLong();
+    if (auto n = numberOf(fields.at(3)))
+        part.limit = toInt64(*n);
+    else if (auto ic = numberOf(info.value(QStringLiteral("concurrency"))))
+        part.limit = toInt64(*ic);
+    if (auto beat = numberOf(fields.at(2)))
+        part.ageMs = since(nowMs, epochMs(*beat));
+    part.quiet = fields.at(4).bytes() == "true";
+    const QString version = info.value(QStringLiteral("version")).toString();
+    if (!version.isEmpty() && reading.editLibrary().layoutVersion.isEmpty())
+        reading.editLibrary().layoutVersion = QStringLiteral("sidekiq:") + version.left(32);
+}
+
+// One HSCAN page of a process's work hash (":workers" in 6, ":work" in 7
+// and 8): its jobs in flight, stuck when the process is dead.
+void readWork(Reading &reading, Tally &t, const RedisValue &work, const LibraryPart &part,
+              qint64 page, qint64 nowMs)
+{
+    if (work.isError() || work.size() != 2)
+        return;
+    const auto &e = work.at(1).elements();
+    for (qsizetype i = 0; i + 1 < e.size(); i += 2) {
+        const QJsonObject entry = QJsonDocument::fromJson(e.at(i + 1).bytes()).object();
+        const QJsonValue payload = entry.value(QStringLiteral("payload"));
+        const QByteArray json = payload.isString() ? payload.toString().toUtf8()
+                                                   : QJsonDocument(payload.toObject()).toJson();
+        const JobFields f = jobFields(json);
+        InFlightItem item;
+        item.job = f.jid;
+        item.name = f.klass;
+        item.attempts = f.retryCount < 0 ? 0 : f.retryCount + 1;
+        item.queue = entry.value(QStringLiteral("queue")).toString().toUtf8().left(120);
+        item.holder = part.name; // the process's identity
+        item.locked = part.alive;
+        item.source = AgeSource::Library;
+        const std::optional<double> runAt = numberOf(entry.value(QStringLiteral("run_at")));
+        const qint64 runAtMs = runAt ? epochMs(*runAt) : -1;
+        item.ageMs = since(nowMs, runAtMs);
+        if (runAtMs >= 0 && f.enqueuedAtMs >= 0)
+            t.runningWaits.append(saturatingSub(runAtMs, f.enqueuedAtMs));
+        ++reading.inFlight;
+        reading.oldestInFlightAgeMs = std::max(reading.oldestInFlightAgeMs, item.ageMs);
+        if (!part.alive) {
+            ++reading.stuck;
+            if (reading.editLibrary().stuckJobs.size() < page)
+                reading.editLibrary().stuckJobs.append(
+                    {item.job, QString::fromLatin1(StuckReason), runAtMs});
+        }
+        if (reading.items.size() < page)
+            reading.items.append(item);
+        else
+            reading.truncated = true;
+    }
+}
+
+// Each process: its heartbeat, whether "processes" lists it, its hash's and
+// its work's PTTL, and its work in flight.
+void readProcesses(Reading &reading, Tally &t, const QList<RedisValue> &r,
+                   const QList<QByteArray> &processes, const QByteArray &ns, qint64 page,
+                   qint64 nowMs)
+{
+    QSet<QByteArray> listed;
+    for (const RedisValue &v : r.at(5).elements())
+        listed.insert(v.bytes());
+    for (const QByteArray &p : processes) {
+        const RedisValue &fields = r.at(t.at);
+        const RedisValue &v6 = r.at(t.at + 1), &v7 = r.at(t.at + 2);
+        const bool inSet = r.at(t.at + 3).toInteger() == 1;
+        const qint64 hashTtl = r.at(t.at + 4).toInteger();
+        const qint64 workTtl = std::max(r.at(t.at + 5).toInteger(), r.at(t.at + 6).toInteger());
+        t.at += ProcessReplies;
+        const QByteArray identity = p.mid(ns.size());
+        LibraryPart part;
+        part.kind = QStringLiteral("process");
+        part.name = identity;
+        const bool hashGone = fields.isError() || fields.size() != 5
+                              || (fields.at(0).isNil() && fields.at(2).isNil());
+        if (!hashGone)
+            readHeartbeat(reading, part, fields, nowMs);
+        part.alive = !hashGone && part.ageMs <= SidekiqUnit::DeadAfterMs;
+        // The processes Sidekiq lists (its Busy page), and of those the
+        // ones beating: none alive with jobs enqueued is "no worker seen".
+        if (inSet) {
+            reading.editLibrary().workers = std::max<qint64>(0, reading.editLibrary().workers) + 1;
+            reading.editLibrary().workersAlive
+                = std::max<qint64>(0, reading.editLibrary().workersAlive) + (part.alive ? 1 : 0);
+        }
+        // Sidekiq::Stats#workers_size (api.rb, fetch_stats_slow!): HGET busy
+        // .to_i of every member of "processes", dead or alive: a process
+        // killed -9 counts until its hash expires and is pruned.
+        if (inSet && !hashGone)
+            t.busy = saturatingAdd(t.busy, std::max<qint64>(0, part.count));
+        // When its work is lost (work hash, else heartbeat hash: PTTL > 0).
+        part.expiresInMs = workTtl > 0 ? workTtl : hashTtl > 0 ? hashTtl : -1;
+        if (hashGone && !listed.contains(identity) && v6.size() == 2 && v7.size() == 2
+            && v6.at(1).size() == 0 && v7.at(1).size() == 0)
+            continue; // gone and pruned, nothing in flight: Sidekiq forgot it too
+        for (const RedisValue *work : {&v6, &v7})
+            readWork(reading, t, *work, part, page, nowMs);
+        if (reading.editLibrary().parts.size() < 2 * page)
+            reading.editLibrary().parts.append(part);
+    }
+}
+
+// Sidekiq keeps no finished job: the waits known are the running jobs';
+// the oldest waiting is the largest of its queues' latencies.
+void readTimes(Reading &reading, const Tally &t, qint64 nowMs)
+{
+    libraryqueue::setRunningWaits(reading, t.runningWaits);
+    qint64 oldestAge = -1;
+    for (const LibraryPart &p : std::as_const(reading.editLibrary().parts)) {
+        if (p.kind == QLatin1String("queue"))
+            oldestAge = std::max(oldestAge, p.ageMs);
+    }
+    libraryqueue::setOldestWaiting(reading, oldestAge >= 0 ? saturatingSub(nowMs, oldestAge) : -1,
+                                   nowMs, t.enqueued == 0);
+}
+
+// The sets' sizes and busy, then the lifetime counters (the last reply).
+void readCounts(Reading &reading, const Tally &t, const QList<RedisValue> &r)
+{
+    reading.deadLength = r.at(4).toInteger();
+    reading.editLibrary().counts = {{QStringLiteral("enqueued"), t.enqueued},
+                                    {QStringLiteral("scheduled"), r.at(2).toInteger()},
+                                    {QStringLiteral("retry"), r.at(3).toInteger()},
+                                    {QStringLiteral("dead"), reading.deadLength},
+                                    {QStringLiteral("busy"), t.busy}};
+    // Sidekiq's own lifetime counters, as its dashboard shows them beside
+    // the sets (absent until a process first flushes them: 0). A counter
+    // that is not a number (not Sidekiq's) is left out, not shown as 0.
+    if (const qsizetype statAt = r.size() - StatReplies; statAt >= t.at && statAt >= 0) {
+        const RedisValue &stats = r.at(statAt);
+        if (!stats.isError() && stats.size() == 2) {
+            for (int i = 0; i < 2; ++i) {
+                const RedisValue &v = stats.at(i);
+                bool ok = v.isNil();
+                const qint64 n = ok ? 0 : v.bytes().toLongLong(&ok);
+                if (ok && n >= 0)
+                    reading.editLibrary().counts.append(
+                        {i == 0 ? QStringLiteral("processed") : QStringLiteral("failed"), n});
+            }
+        }
+    }
+}
+
+} // namespace
+
 Reading SidekiqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
                           const ProbeContext &c) const
 {
@@ -83,135 +288,9 @@ Reading SidekiqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
     Reading reading;
     reading.atMs = c.nowMs;
     const qint64 page = std::max(1, o.params.pageSize);
-    qint64 enqueued = 0, busy = 0;
-    QByteArray foreignQueue; // a queue whose next job is not Sidekiq's
-    int at = FixedReplies;
-    for (const QByteArray &q : queues) {
-        const RedisValue &len = r.at(at), &last = r.at(at + 1);
-        at += QueueReplies;
-        if (len.isError())
-            continue;
-        LibraryPart part;
-        part.kind = QStringLiteral("queue");
-        part.name = q.mid(ns.size() + 6);
-        part.count = len.toInteger();
-        enqueued = saturatingAdd(enqueued, part.count);
-        if (!last.isError() && !last.isNil()) {
-            const JobFields f = jobFields(last.bytes());
-            part.ageMs = since(c.nowMs, f.enqueuedAtMs);
-            // Every Sidekiq job carries a jid (Sidekiq::Client#normalize_item);
-            // Resque's {class, args} does not.
-            if (f.jid.isEmpty() && foreignQueue.isEmpty())
-                foreignQueue = part.name;
-        } else {
-            part.ageMs = 0; // Sidekiq's latency of an empty queue
-        }
-        if (reading.editLibrary().parts.size() < page)
-            reading.editLibrary().parts.append(part);
-    }
-
-    // Queues "queues" lists whose list did not exist at the scan (an empty
-    // queue has no key): read from the next reading on (afterRead).
-    qint64 unread = 0;
-    for (const RedisValue &v : r.at(1).elements()) {
-        if (!queues.contains(ns + "queue:" + v.bytes())
-            && reading.editLibrary().parts.size() < page) {
-            ++unread;
-            reading.editLibrary().parts.append(
-                {QStringLiteral("queue"), v.bytes(), -1, -1, -1, true, false});
-        }
-    }
-
-    QList<qint64> runningWaits; // of the jobs in flight: run_at - enqueued_at
-    QSet<QByteArray> listed;
-    for (const RedisValue &v : r.at(5).elements())
-        listed.insert(v.bytes());
-    for (const QByteArray &p : processes) {
-        const RedisValue &fields = r.at(at);
-        const RedisValue &v6 = r.at(at + 1), &v7 = r.at(at + 2);
-        const bool inSet = r.at(at + 3).toInteger() == 1;
-        const qint64 hashTtl = r.at(at + 4).toInteger();
-        const qint64 workTtl = std::max(r.at(at + 5).toInteger(), r.at(at + 6).toInteger());
-        at += ProcessReplies;
-        const QByteArray identity = p.mid(ns.size());
-        LibraryPart part;
-        part.kind = QStringLiteral("process");
-        part.name = identity;
-        const bool hashGone = fields.isError() || fields.size() != 5
-                              || (fields.at(0).isNil() && fields.at(2).isNil());
-        if (!hashGone) {
-            const QJsonObject info = QJsonDocument::fromJson(fields.at(0).bytes()).object();
-            part.count = fields.at(1).bytes().toLongLong();
-            if (auto n = numberOf(fields.at(3)))
-                part.limit = toInt64(*n);
-            else if (auto ic = numberOf(info.value(QStringLiteral("concurrency"))))
-                part.limit = toInt64(*ic);
-            if (auto beat = numberOf(fields.at(2)))
-                part.ageMs = since(c.nowMs, epochMs(*beat));
-            part.quiet = fields.at(4).bytes() == "true";
-            const QString version = info.value(QStringLiteral("version")).toString();
-            if (!version.isEmpty() && reading.editLibrary().layoutVersion.isEmpty())
-                reading.editLibrary().layoutVersion = QStringLiteral("sidekiq:") + version.left(32);
-        }
-        part.alive = !hashGone && part.ageMs <= DeadAfterMs;
-        // The processes Sidekiq lists (its Busy page), and of those the
-        // ones beating: none alive with jobs enqueued is "no worker seen".
-        if (inSet) {
-            reading.editLibrary().workers = std::max<qint64>(0, reading.editLibrary().workers) + 1;
-            reading.editLibrary().workersAlive
-                = std::max<qint64>(0, reading.editLibrary().workersAlive) + (part.alive ? 1 : 0);
-        }
-        // Sidekiq::Stats#workers_size (api.rb, fetch_stats_slow!): HGET busy
-        // .to_i of every member of "processes", dead or alive: a process
-        // killed -9 counts until its hash expires and is pruned.
-        if (inSet && !hashGone)
-            busy = saturatingAdd(busy, std::max<qint64>(0, part.count));
-        // When its work is lost (work hash, else heartbeat hash: PTTL > 0).
-        part.expiresInMs = workTtl > 0 ? workTtl : hashTtl > 0 ? hashTtl : -1;
-        if (hashGone && !listed.contains(identity) && v6.size() == 2 && v7.size() == 2
-            && v6.at(1).size() == 0 && v7.at(1).size() == 0)
-            continue; // gone and pruned, nothing in flight: Sidekiq forgot it too
-        for (const RedisValue *work : {&v6, &v7}) {
-            if (work->isError() || work->size() != 2)
-                continue;
-            const auto &e = work->at(1).elements();
-            for (qsizetype i = 0; i + 1 < e.size(); i += 2) {
-                const QJsonObject entry = QJsonDocument::fromJson(e.at(i + 1).bytes()).object();
-                const QJsonValue payload = entry.value(QStringLiteral("payload"));
-                const QByteArray json = payload.isString()
-                                            ? payload.toString().toUtf8()
-                                            : QJsonDocument(payload.toObject()).toJson();
-                const JobFields f = jobFields(json);
-                InFlightItem item;
-                item.job = f.jid;
-                item.name = f.klass;
-                item.attempts = f.retryCount < 0 ? 0 : f.retryCount + 1;
-                item.queue = entry.value(QStringLiteral("queue")).toString().toUtf8().left(120);
-                item.holder = identity;
-                item.locked = part.alive;
-                item.source = AgeSource::Library;
-                const std::optional<double> runAt = numberOf(entry.value(QStringLiteral("run_at")));
-                const qint64 runAtMs = runAt ? epochMs(*runAt) : -1;
-                item.ageMs = since(c.nowMs, runAtMs);
-                if (runAtMs >= 0 && f.enqueuedAtMs >= 0)
-                    runningWaits.append(saturatingSub(runAtMs, f.enqueuedAtMs));
-                ++reading.inFlight;
-                reading.oldestInFlightAgeMs = std::max(reading.oldestInFlightAgeMs, item.ageMs);
-                if (!part.alive) {
-                    ++reading.stuck;
-                    if (reading.editLibrary().stuckJobs.size() < page)
-                        reading.editLibrary().stuckJobs.append(
-                            {item.job, QString::fromLatin1(StuckReason), runAtMs});
-                }
-                if (reading.items.size() < page)
-                    reading.items.append(item);
-                else
-                    reading.truncated = true;
-            }
-        }
-        if (reading.editLibrary().parts.size() < 2 * page)
-            reading.editLibrary().parts.append(part);
-    }
+    Tally t;
+    readQueues(reading, t, r, queues, ns, page, c.nowMs);
+    readProcesses(reading, t, r, processes, ns, page, c.nowMs);
     std::sort(reading.items.begin(), reading.items.end(),
               [](const InFlightItem &a, const InFlightItem &b) { return a.ageMs > b.ageMs; });
     if (reading.editLibrary().workers < 0 && !r.at(5).isError() && r.at(5).elements().isEmpty())
@@ -219,60 +298,31 @@ Reading SidekiqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
             = 0; // no process ever started, or all pruned
 
     const qint64 queueCount = r.at(0).toInteger();
-    reading.length = enqueued;
-    // Sidekiq keeps no finished job: the waits known are the running jobs';
-    // the oldest waiting is the largest of its queues' latencies.
-    libraryqueue::setRunningWaits(reading, runningWaits);
-    qint64 oldestAge = -1;
-    for (const LibraryPart &p : std::as_const(reading.editLibrary().parts)) {
-        if (p.kind == QLatin1String("queue"))
-            oldestAge = std::max(oldestAge, p.ageMs);
-    }
-    libraryqueue::setOldestWaiting(reading, oldestAge >= 0 ? saturatingSub(c.nowMs, oldestAge) : -1,
-                                   c.nowMs, enqueued == 0);
-    reading.deadLength = r.at(4).toInteger();
-    reading.editLibrary().counts = {{QStringLiteral("enqueued"), enqueued},
-                                    {QStringLiteral("scheduled"), r.at(2).toInteger()},
-                                    {QStringLiteral("retry"), r.at(3).toInteger()},
-                                    {QStringLiteral("dead"), reading.deadLength},
-                                    {QStringLiteral("busy"), busy}};
-    // Sidekiq's own lifetime counters, as its dashboard shows them beside
-    // the sets (absent until a process first flushes them: 0). A counter
-    // that is not a number (not Sidekiq's) is left out, not shown as 0.
-    if (const qsizetype statAt = r.size() - StatReplies; statAt >= at && statAt >= 0) {
-        const RedisValue &stats = r.at(statAt);
-        if (!stats.isError() && stats.size() == 2) {
-            for (int i = 0; i < 2; ++i) {
-                const RedisValue &v = stats.at(i);
-                bool ok = v.isNil();
-                const qint64 n = ok ? 0 : v.bytes().toLongLong(&ok);
-                if (ok && n >= 0)
-                    reading.editLibrary().counts.append(
-                        {i == 0 ? QStringLiteral("processed") : QStringLiteral("failed"), n});
-            }
-        }
-    }
+    reading.length = t.enqueued;
+    readTimes(reading, t, c.nowMs);
+    readCounts(reading, t, r);
     reading.stuckIsLowerBound = reading.truncated;
     reading.editLibrary().layoutKnown
         = reading.editLibrary().layoutVersion.isEmpty()
           || reading.editLibrary().layoutVersion.startsWith(QLatin1String("sidekiq:6."))
           || reading.editLibrary().layoutVersion.startsWith(QLatin1String("sidekiq:7."))
           || reading.editLibrary().layoutVersion.startsWith(QLatin1String("sidekiq:8."));
-    reading.editLibrary().layoutKnown = reading.editLibrary().layoutKnown && foreignQueue.isEmpty();
+    reading.editLibrary().layoutKnown
+        = reading.editLibrary().layoutKnown && t.foreignQueue.isEmpty();
     if (queueCount == 0 && r.at(6).toInteger() == 0 && reading.inFlight == 0) {
         reading.status = Reading::Status::Missing;
         reading.message = QStringLiteral("No Sidekiq keys at \"%1\".").arg(printableBytes(o.key));
         return reading;
     }
-    if (!foreignQueue.isEmpty())
+    if (!t.foreignQueue.isEmpty())
         reading.message = QStringLiteral("Queue \"%1\"'s next job has no jid: not a Sidekiq job "
                                          "(Resque's {class, args}?); shown read-only.")
-                              .arg(printableBytes(foreignQueue, 80));
+                              .arg(printableBytes(t.foreignQueue, 80));
     else if (!reading.editLibrary().layoutKnown)
         reading.message = QStringLiteral("Layout %1 is not one Gatehouse knows (Sidekiq 6-8): "
                                          "shown read-only.")
                               .arg(reading.editLibrary().layoutVersion);
-    else if (unread > 0 || queueCount > queues.size() + unread)
+    else if (t.unread > 0 || queueCount > queues.size() + t.unread)
         reading.message = QStringLiteral("%1 queues listed; %2 were read (the others from the next "
                                          "reading on).")
                               .arg(queueCount)

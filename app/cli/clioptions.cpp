@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: MIT
+#include "clioptions.h"
+
+#include <patterns/patternregistry.h>
+#include <patterns/patternunit.h>
+
+#include <QCommandLineParser>
+#include <QMap>
+#include <QStringList>
+
+namespace gatehouse::cli {
+
+namespace {
+
+// Adds the option to the parser and returns it.
+QCommandLineOption option(QCommandLineParser &parser, const char *name, const char *description,
+                          const char *value = nullptr)
+{
+    QCommandLineOption o{QString::fromLatin1(name), QString::fromLatin1(description)};
+    if (value)
+        o.setValueName(QLatin1String(value));
+    parser.addOption(o);
+    return o;
+}
+
+// The connection's options, added to the parser.
+EndpointOptions addEndpointOptions(QCommandLineParser &parser)
+{
+    const EndpointOptions options;
+    options.addTo(parser);
+    return options;
+}
+
+// The actions' inputs (PatternRegistry): --token, --ttl, --job, ...
+ActionInputOptions actionInputOptions(QCommandLineParser &parser)
+{
+    QMap<QString, QStringList> inputUse;
+    QHash<QString, ActionInput> inputs;
+    for (const PatternUnit *unit : PatternRegistry::instance().units()) {
+        for (const PatternAction &a : unit->actions()) {
+            if (a.consoleOnly)
+                continue;
+            for (const ActionInput &in : a.inputs) {
+                inputs.insert(in.id, in);
+                const QString use = unit->section().id + QLatin1Char(' ') + a.verb;
+                if (!inputUse[in.id].contains(use))
+                    inputUse[in.id] << use;
+            }
+        }
+    }
+    QHash<QString, QCommandLineOption> inputOptions;
+    for (auto it = inputUse.cbegin(); it != inputUse.cend(); ++it) {
+        const ActionInput &in = inputs.value(it.key());
+        QCommandLineOption o{it.key(), QStringLiteral("%1: %2.").arg(
+                                           it.value().join(QLatin1String(", ")), in.label)};
+        if (in.source != ActionInput::Source::Flag)
+            o.setValueName(in.integer ? QStringLiteral("N") : QStringLiteral("VALUE"));
+        parser.addOption(o);
+        inputOptions.insert(it.key(), o);
+    }
+    return {inputs, inputOptions};
+}
+
+} // namespace
+
+CliOptions::CliOptions(QCommandLineParser &parser)
+    : help(parser.addHelpOption())
+    , version(parser.addVersionOption())
+    , endpointOptions(addEndpointOptions(parser))
+    , profile(option(parser, "profile", "A profile file, or a built-in name (demo, seeds).",
+                     "FILE|NAME"))
+    , readOnly(option(parser, "read-only", "Refuse every action (and simulate)."))
+    , allowNonEmpty(option(parser, "allow-nonempty",
+                           "simulate: write sim:* keys into a database that holds other keys "
+                           "too."))
+    , dryRun(option(parser, "dry-run",
+                    "Print what an action would run and what its checks find now; change "
+                    "nothing."))
+    , force(option(parser, "force",
+                   "limiter reset, token revoke, lock release: act even on a key that is not "
+                   "what it is said to be (audited)."))
+    , json(option(parser, "json", "Print JSON."))
+    , interval(option(parser, "interval", "watch: ms between readings (default 1000).", "MS"))
+    , count(option(parser, "count", "watch: stop after N readings.", "N"))
+    , budget(option(parser, "refresh-budget",
+                    "snapshot, watch: without keyspace events, refresh within PCT % of one "
+                    "server core (default 2; 0 reads every object every interval).",
+                    "PCT"))
+    , alerts(option(parser, "alerts",
+                    "watch: print alert firings and resolutions (profile \"alerts\")."))
+    , alert(
+          option(parser, "alert", "watch: an alert rule, repeatable (see watch --alerts).", "EXPR"))
+    , noDefaultAlerts(option(parser, "no-default-alerts",
+                             "watch --alerts: without the built-in rules (a dead Sidekiq "
+                             "process's work about to be lost)."))
+    , failOnAlert(
+          option(parser, "fail-on-alert", "watch --alerts: exit 4 at the end if any alert fired."))
+    , limit(option(parser, "limit",
+                   "snapshot --json: at most N elements per section (\"totals\" counts them "
+                   "all).",
+                   "N"))
+    , busy(option(parser, "busy",
+                  "queue search: at most PERCENT of its time waiting on the server (1-100, "
+                  "default 10); more is faster and weighs on other clients.",
+                  "PERCENT"))
+    , history(option(parser, "history",
+                     "watch, serve: write every figure to the connection's history file."))
+    , historyDir(option(parser, "history-dir",
+                        "history, watch --history: the directory of history files (default: "
+                        "the user's data directory, or $GATEHOUSE_HISTORY_DIR).",
+                        "DIR"))
+    , historyFull(option(parser, "history-full",
+                         "watch --history, serve --history: keep every sample for this long "
+                         "(default 24h).",
+                         "DURATION"))
+    , historyKeep(option(parser, "history-keep",
+                         "watch --history, serve --history: keep one-minute buckets for this "
+                         "long (default 30d).",
+                         "DURATION"))
+    , historyCap(option(parser, "history-cap",
+                        "watch --history, serve --history: the most the history file may "
+                        "take, oldest dropped first (default 1GiB).",
+                        "SIZE"))
+    , since(option(parser, "since", "history: from T (default 1h).", "T"))
+    , until(option(parser, "until", "history: to T (default now).", "T"))
+    , figure(option(parser, "figure", "history: only this figure (inWindow, ...).", "NAME"))
+    , csv(option(parser, "csv", "history: print CSV."))
+    , actionInputs(actionInputOptions(parser))
+    , auditLog(option(parser, "audit-log", "Append audit entries to FILE.", "FILE"))
+    , seconds(option(parser, "seconds",
+                     "simulate: run for N seconds (default 10); serve: stop after N seconds "
+                     "(default: at SIGINT or SIGTERM).",
+                     "N"))
+    , metrics(option(parser, "metrics",
+                     "serve: the address of the metrics endpoint (loopback unless "
+                     "--metrics-remote).",
+                     "HOST:PORT"))
+    , metricsRemote(
+          option(parser, "metrics-remote", "serve: allow a --metrics address other than loopback."))
+    , metricsMax(option(parser, "metrics-max-objects",
+                        "serve: objects per pattern exposed one by one (default 500); the rest "
+                        "as key=\"<other>\".",
+                        "N"))
+    , deployment(option(parser, "deployment",
+                        "serve: watch this deployment, as NAME=URL (its samples carry "
+                        "deployment=\"NAME\"); repeat for each, in place of --url. The other "
+                        "connection flags apply to every one.",
+                        "NAME=URL"))
+    , seed(option(parser, "seed", "simulate: random seed (default 1).", "S"))
+    , scale(option(parser, "scale", "simulate: multiply the instances by K (default 1).", "K"))
+    , rate(option(parser, "rate", "simulate: multiply every client's rate by R (default 1).", "R"))
+{
+    parser.addPositionalArgument(QStringLiteral("command"),
+                                 QStringLiteral("What to do (see Commands)."));
+}
+
+} // namespace gatehouse::cli

@@ -361,6 +361,7 @@ private slots:
         QCOMPARE(horizon.size(), 1);
         const QJsonObject q = horizon.first().toObject();
         QCOMPARE(q[QStringLiteral("key")].toString(), QString::fromLatin1(h));
+        QCOMPARE(q[QStringLiteral("library")][QStringLiteral("layoutKnown")].toBool(), true);
         const QJsonObject counts = q[QStringLiteral("counts")].toObject();
         QCOMPARE(counts[QStringLiteral("recent")].toInt(), 3);
         QCOMPARE(counts[QStringLiteral("pending")].toInt(), 1);
@@ -429,6 +430,45 @@ private slots:
                  "the worker did not run the retried job");
         gatehouse::test::stopProcess(worker);
         QCOMPARE(call(*c, {"LINDEX", Prefix + "ran", "-1"}).bytes(), QByteArray("retried"));
+    }
+
+    // A layout that resembles Horizon's: its set names and negative scores,
+    // but a job hash whose status no Horizon writes. It is shown read-only,
+    // saying why, and a retry is refused with nothing written, though the
+    // job it names looks retryable to the retry script.
+    void horizonResemblingLayoutReadOnly()
+    {
+        RedisServer server;
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        std::unique_ptr<RedisClient> c = gatehouse::test::connectedClient(server);
+        QVERIFY(c);
+        const QByteArray h = "tracker:";
+        call(*c, {"ZADD", h + "recent_jobs", "-1700000100.5", "a", "-1700000090.5", "b"});
+        call(*c, {"ZADD", h + "failed_jobs", "-1700000090.5", "b"});
+        call(*c, {"HSET", h + "a", "status", "archived", "queue", "emails"});
+        call(*c, {"HSET", h + "b", "status", "failed", "queue", "emails", "payload",
+                  "{\"uuid\":\"b\",\"id\":\"b\",\"job\":\"App\\\\Jobs\\\\Run\","
+                  "\"attempts\":1,\"data\":{}}"});
+
+        const QJsonObject snap = snapshot(server);
+        const QJsonArray horizon = queuesOf(snap, QStringLiteral("laravel-horizon"));
+        QCOMPARE(horizon.size(), 1);
+        const QJsonObject q = horizon.first().toObject();
+        QCOMPARE(q[QStringLiteral("key")].toString(), QString::fromLatin1(h));
+        QCOMPARE(q[QStringLiteral("library")][QStringLiteral("layoutKnown")].toBool(), false);
+        const QString message = q[QStringLiteral("message")].toString();
+        QVERIFY2(message.contains(QLatin1String("status \"archived\""))
+                     && message.contains(QLatin1String("read-only")),
+                 qPrintable(message));
+
+        const CliRun run = cli(server, {QStringLiteral("queue"), QStringLiteral("retry"),
+                                        QString::fromLatin1(h), QStringLiteral("--job"),
+                                        QStringLiteral("b"), QStringLiteral("--queue"), QueueKey});
+        QCOMPARE(run.exitCode, 3);
+        QVERIFY2(run.err.contains(QLatin1String("archived")), qPrintable(run.err + run.out));
+        QCOMPARE(call(*c, {"EXISTS", QueueKey.toUtf8()}).toInteger(), qint64(0));
+        QCOMPARE(call(*c, {"ZCARD", h + "recent_jobs"}).toInteger(), qint64(2));
+        QCOMPARE(call(*c, {"HEXISTS", h + "b", "retried_by"}).toInteger(), qint64(0));
     }
 
     // Layouts that resemble Laravel's: a bare "queues:" list is not a

@@ -27,6 +27,9 @@ constexpr const char *Names[]
 constexpr qint64 SupervisorFreshSec = 29;
 constexpr qint64 MasterFreshSec = 14;
 
+// Recent jobs whose status says whose layout it is (LaravelHorizonUnit::read).
+constexpr int SampledJobs = 10;
+
 const char *QuietReason = "supervisor gone quiet: no heartbeat for 29 s, so Horizon no longer "
                           "lists it; its processes are not taking jobs";
 
@@ -54,6 +57,28 @@ qint64 processesOf(const QByteArray &json)
     for (auto it = o.begin(); it != o.end(); ++it)
         n += qint64(it->toDouble());
     return n;
+}
+
+// What is not Horizon's among the sampled keys, in words; empty when all is.
+// Horizon scores its recent jobs by minus the time they entered
+// (storeJobReference), and its job hashes' status is one its repository
+// writes (pushed, reserved, released: pending/reserved; completed; failed).
+// A hash gone (trimmed before the set) or without a status says nothing.
+QString foreignPart(const RedisValue &highest, const RedisValue &statuses)
+{
+    const auto &scored = highest.elements();
+    if (scored.size() == 2 && scored.at(1).bytes().toDouble() >= 0)
+        return QStringLiteral("recent_jobs entry scored %1 (Horizon scores by minus the time)")
+            .arg(printableBytes(scored.at(1).bytes(), 24));
+    for (const RedisValue &v : statuses.elements()) {
+        const QByteArray status = v.bytes();
+        if (v.isNil() || status.isEmpty())
+            continue;
+        if (status != "pending" && status != "reserved" && status != "completed"
+            && status != "failed")
+            return QStringLiteral("recent job with status \"%1\"").arg(printableBytes(status, 32));
+    }
+    return QString();
 }
 
 } // namespace
@@ -181,6 +206,12 @@ QList<PatternUnit::Command> LaravelHorizonUnit::probe(const PatternObject &o,
         {"ZRANGE", supervisors, "0", number(std::max(1, o.params.pageSize) - 1), "WITHSCORES"});
     commands.append({"SORT_RO", supervisors, "BY", "nosort", "LIMIT", "0", page, "GET", "#", "GET",
                      o.key + "supervisor:*->status", "GET", o.key + "supervisor:*->processes"});
+    // Whether the layout is Horizon's (layoutOf): the highest score in
+    // recent_jobs, and the newest recent jobs' statuses (a page).
+    const QByteArray recent = o.related.value(Recent);
+    commands.append({"ZRANGE", recent, "-1", "-1", "WITHSCORES"});
+    commands.append({"SORT_RO", recent, "BY", "nosort", "LIMIT", "0", number(SampledJobs), "GET",
+                     o.key + "*->status"});
     return commands;
 }
 
@@ -192,7 +223,8 @@ Reading LaravelHorizonUnit::read(const PatternObject &o, const QList<RedisValue>
         replyKeys << o.related.value(s);
     replyKeys << o.related.value(Supervisors) << o.related.value(Supervisors)
               << o.related.value(Masters) << o.related.value(Masters)
-              << o.related.value(Supervisors) << o.related.value(Supervisors);
+              << o.related.value(Supervisors) << o.related.value(Supervisors)
+              << o.related.value(Recent) << o.related.value(Recent);
     if (auto f = failure(o, r, replyKeys, c.nowMs))
         return *f;
     Reading reading;
@@ -240,6 +272,11 @@ Reading LaravelHorizonUnit::read(const PatternObject &o, const QList<RedisValue>
                 {name, QString::fromLatin1(QuietReason), secondsToMs(double(beat)).value_or(-1)});
     }
     reading.truncated = reading.editLibrary().workers > reading.editLibrary().parts.size();
+    const QString foreign = foreignPart(r.at(12), r.at(13));
+    reading.editLibrary().layoutKnown = foreign.isEmpty();
+    if (!foreign.isEmpty())
+        reading.message = QStringLiteral("Layout with a %1 is not Horizon's (5): shown read-only.")
+                              .arg(foreign);
     return reading;
 }
 

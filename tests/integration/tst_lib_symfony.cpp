@@ -15,6 +15,7 @@
 #include "phpapp.h"
 #include "redisserver.h"
 
+#include <QDateTime>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -195,6 +196,52 @@ private slots:
         QVERIFY2(job.exitCode == 0, qPrintable(job.err + job.out));
         QVERIFY2(job.out.contains(QLatin1String("run:weekly-digest")), qPrintable(job.out));
         QVERIFY2(!job.out.contains(QLatin1String("monthly-report")), qPrintable(job.out));
+    }
+
+    // Sets that resemble the transport's delayed set: "<name>__queue" scored
+    // in epoch ms but holding no messages, and one of messages whose
+    // "<name>" is a hash, not a stream. Each is shown read-only, saying why,
+    // and releasing is refused with nothing moved.
+    void resemblingDelayedSetsReadOnly()
+    {
+        RedisServer server;
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        std::unique_ptr<RedisClient> c = gatehouse::test::connectedClient(server);
+        QVERIFY(c);
+        // Due a second ago, in epoch ms as the transport scores (the server is
+        // on this machine: its clock).
+        const QByteArray due = QByteArray::number(QDateTime::currentMSecsSinceEpoch() - 1000);
+        call(*c, {"ZADD", "jobs__queue", due, "plain-1", due, "plain-2"});
+        const QByteArray message = "{\"body\":\"O:36:\\\"Symfony\\\\Component\\\\Messenger"
+                                   "\\\\Envelope\\\":0:{}\",\"headers\":[],\"uniqid\":\"a1\"}";
+        call(*c, {"ZADD", "orders__queue", due, message});
+        call(*c, {"HSET", "orders", "open", "3"});
+
+        const QJsonObject snap = gatehouse::test::snapshotOf(
+            cli(server, {QStringLiteral("snapshot"), QStringLiteral("--json")}));
+        const QJsonObject plain = objectOf(snap, QStringLiteral("jobs__queue"));
+        QCOMPARE(plain[QStringLiteral("pattern")].toString(), QStringLiteral("symfony-delayed"));
+        QCOMPARE(plain[QStringLiteral("library")][QStringLiteral("layoutKnown")].toBool(), false);
+        QVERIFY2(plain[QStringLiteral("message")].toString().contains(
+                     QLatin1String("are not Symfony Messenger messages")),
+                 qPrintable(plain[QStringLiteral("message")].toString()));
+        const QJsonObject typed = objectOf(snap, QStringLiteral("orders__queue"));
+        QCOMPARE(typed[QStringLiteral("pattern")].toString(), QStringLiteral("symfony-delayed"));
+        QCOMPARE(typed[QStringLiteral("library")][QStringLiteral("layoutKnown")].toBool(), false);
+        QVERIFY2(typed[QStringLiteral("message")].toString().contains(QLatin1String("a hash")),
+                 qPrintable(typed[QStringLiteral("message")].toString()));
+
+        for (const QString &set :
+             {QStringLiteral("jobs__queue"), QStringLiteral("orders__queue")}) {
+            const CliRun run = cli(server, {QStringLiteral("queue"), QStringLiteral("release"), set,
+                                            QStringLiteral("--all")});
+            QCOMPARE(run.exitCode, 3);
+            QVERIFY2(run.err.contains(QLatin1String("read-only")), qPrintable(run.err + run.out));
+        }
+        QCOMPARE(call(*c, {"ZCARD", "jobs__queue"}).toInteger(), qint64(2));
+        QCOMPARE(call(*c, {"ZCARD", "orders__queue"}).toInteger(), qint64(1));
+        QCOMPARE(call(*c, {"EXISTS", "jobs"}).toInteger(), qint64(0));
+        QCOMPARE(call(*c, {"TYPE", "orders"}).bytes(), QByteArray("hash"));
     }
 };
 

@@ -9,11 +9,11 @@
 #include <redis/redisclient.h>
 #include <sectionpage.h>
 
+#include "limiterapps.h"
 #include "loopback.h"
 #include "redisserver.h"
 #include "testconsole.h"
 
-#include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
@@ -32,19 +32,6 @@ using gatehouse::test::RedisServer;
 using gatehouse::test::TestConsole;
 
 namespace {
-
-const QString LibrariesDir = QStringLiteral(GATEHOUSE_LIBRARIES_DIR);
-const QString Python = QStringLiteral("/usr/bin/python3"); // Debian's, with python3-limits
-
-// One run of a driver to its end: its output, or "<failed: …>".
-QString runToEnd(const QString &program, const QStringList &args)
-{
-    QProcess p;
-    p.start(program, args);
-    if (!p.waitForFinished(60000) || p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0)
-        return QStringLiteral("<failed: %1>").arg(QString::fromUtf8(p.readAllStandardError()));
-    return QString::fromUtf8(p.readAllStandardOutput()).trimmed();
-}
 
 // The text of key's row in a section's table, in the column headed header.
 QString cell(const MainWindow &window, const QString &section, const QByteArray &key,
@@ -106,11 +93,8 @@ private:
 private slots:
     void initTestCase()
     {
-        QVERIFY2(QFile::exists(LibrariesDir + QStringLiteral("/node_modules/redis-semaphore")),
-                 "npm redis-semaphore is not installed: run .ci/install-deps");
-        QVERIFY2(QProcess::execute(Python, {QStringLiteral("-c"), QStringLiteral("import limits")})
-                     == 0,
-                 "python3-limits is not installed: run .ci/install-deps");
+        const QString missing = gatehouse::test::limiterLibrariesMissing();
+        QVERIFY2(missing.isEmpty(), qPrintable(missing));
     }
 
     // A Semaphore holder killed with SIGKILL (no release, no refresh) turns
@@ -127,45 +111,41 @@ private slots:
         QVERIFY2(server.start(), qPrintable(server.errorString()));
         auto redis = gatehouse::test::connectedClient(server);
         QVERIFY(redis);
-        const QString script = LibrariesDir + QStringLiteral("/semaphore-app.js");
-        const auto holder = [&](const QString &permits) {
-            auto p = std::make_unique<QProcess>();
+        const gatehouse::test::SemaphoreApp app{server.url()};
+        const auto holding = [&](const QString &permits) {
             // hold KEY LIMIT PERMITS(0: a Semaphore) LOCK_TIMEOUT_MS
-            p->start(QStringLiteral("node"),
-                     {script, server.url(), QStringLiteral("hold"), QStringLiteral("jobs"),
-                      QStringLiteral("3"), permits, QString::number(timeoutMs)});
-            (void)QTest::qWaitFor(
-                [&] { return p->canReadLine() || p->state() == QProcess::NotRunning; }, 30000);
-            return p;
+            return QStringList{QStringLiteral("hold"), QStringLiteral("jobs"), QStringLiteral("3"),
+                               permits, QString::number(timeoutMs)};
         };
         const auto tryAcquire = [&] {
             // A long timeout of its own: its acquire prunes no holder.
-            return runToEnd(QStringLiteral("node"),
-                            {script, server.url(), QStringLiteral("try"), QStringLiteral("jobs"),
-                             QStringLiteral("3"), QStringLiteral("600000")});
+            return app.run({QStringLiteral("try"), QStringLiteral("jobs"), QStringLiteral("3"),
+                            QStringLiteral("600000")});
         };
         const auto serverNowMs = [&] {
             const RedisValue t = call(*redis, {"TIME"});
             return t.at(0).bytes().toLongLong() * 1000 + t.at(1).bytes().toLongLong() / 1000;
         };
-        std::unique_ptr<QProcess> killed = holder(QStringLiteral("0"));
-        QVERIFY2(killed->canReadLine(), killed->readAllStandardError().constData());
-        const QByteArray stale = killed->readLine().trimmed();
-        killed->kill();
-        killed->waitForFinished(10000);
+        gatehouse::test::SemaphoreHolder killed;
+        QVERIFY(killed.start(app, holding(QStringLiteral("0"))));
+        const QByteArray stale = killed.identifier;
+        killed.process->kill(); // SIGKILL: no release, no more refreshes
+        killed.process->waitForFinished(10000);
         const qint64 acquiredAt
             = call(*redis, {"ZSCORE", "semaphore:jobs", stale}).bytes().toLongLong();
         QVERIFY(acquiredAt > 0);
         QVERIFY(QTest::qWaitFor([&] { return serverNowMs() - acquiredAt > timeoutMs * 7 / 10; },
                                 30000));
-        std::unique_ptr<QProcess> live = holder(QStringLiteral("2"));
+        gatehouse::test::SemaphoreHolder live;
         const auto stopLive = qScopeGuard([&] {
-            ::kill(pid_t(live->processId()), SIGCONT);
-            gatehouse::test::stopProcess(*live);
+            if (!live.process)
+                return;
+            ::kill(pid_t(live.process->processId()), SIGCONT);
+            gatehouse::test::stopProcess(*live.process);
         });
-        QVERIFY2(live->canReadLine(), live->readAllStandardError().constData());
-        const QByteArray alive = live->readLine().trimmed();
-        QCOMPARE(::kill(pid_t(live->processId()), SIGSTOP), 0);
+        QVERIFY(live.start(app, holding(QStringLiteral("2"))));
+        const QByteArray alive = live.identifier;
+        QCOMPARE(::kill(pid_t(live.process->processId()), SIGSTOP), 0);
         QVERIFY(
             QTest::qWaitFor([&] { return serverNowMs() - acquiredAt > timeoutMs + 200; }, 30000));
         QVERIFY(!call(*redis, {"ZSCORE", "semaphore:jobs", stale}).isNil());
@@ -226,9 +206,9 @@ private slots:
     {
         RedisServer server;
         QVERIFY2(server.start(), qPrintable(server.errorString()));
-        const QString app = LibrariesDir + QStringLiteral("/limits_app.py");
+        const gatehouse::test::LimitsApp app{server.url()};
         const auto limits = [&](const QString &command, const QStringList &args) {
-            return runToEnd(Python, QStringList{app, server.url(), command} + args);
+            return app.run(command, args);
         };
         const QStringList fixed{QStringLiteral("fixed"), QStringLiteral("10/minute"),
                                 QStringLiteral("api"), QStringLiteral("alice")};

@@ -15,6 +15,7 @@
 #include <redis/redisclient.h>
 
 #include "librarytest.h"
+#include "limiterapps.h"
 #include "redisserver.h"
 
 #include <QFile>
@@ -33,61 +34,11 @@
 using namespace gatehouse;
 using gatehouse::test::CliRun;
 using gatehouse::test::RedisServer;
+using gatehouse::test::SemaphoreHolder;
 
 namespace {
 
-const QString LibrariesDir = QStringLiteral(GATEHOUSE_LIBRARIES_DIR);
-const QString Python = QStringLiteral("/usr/bin/python3"); // Debian's, with python3-limits
 const qint64 TimeoutMs = 10000; // the holders' lockTimeout: refreshed every 8 s
-
-QStringList nodeArgs(const RedisServer &server, const QStringList &args)
-{
-    return QStringList{LibrariesDir + QStringLiteral("/semaphore-app.js"), server.url()} + args;
-}
-
-// One run of a driver to its end: its output, or "<failed>" with a warning.
-QString runToEnd(const QString &program, const QStringList &args)
-{
-    QProcess p;
-    p.start(program, args);
-    if (!p.waitForFinished(60000) || p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0) {
-        qWarning("%s %s failed: %s", qPrintable(program), qPrintable(args.join(QLatin1Char(' '))),
-                 p.readAllStandardError().constData());
-        return QStringLiteral("<failed>");
-    }
-    return QString::fromUtf8(p.readAllStandardOutput()).trimmed();
-}
-
-// A holder process: started, its identifier read from its first line.
-struct Holder
-{
-    std::unique_ptr<QProcess> process;
-    QByteArray identifier;
-    QByteArray output; // everything after the identifier ("lost")
-
-    bool start(const RedisServer &server, const QStringList &args)
-    {
-        process = std::make_unique<QProcess>();
-        process->start(QStringLiteral("node"), nodeArgs(server, args));
-        if (!gatehouse::test::pollUntil(
-                [this] {
-                    return process->canReadLine() || process->state() == QProcess::NotRunning;
-                },
-                30000)
-            || !process->canReadLine()) {
-            qWarning("semaphore-app.js %s: %s", qPrintable(args.join(QLatin1Char(' '))),
-                     process->readAllStandardError().constData());
-            return false;
-        }
-        identifier = process->readLine().trimmed();
-        return !identifier.isEmpty();
-    }
-    QByteArray rest()
-    {
-        output += process->readAllStandardOutput();
-        return output;
-    }
-};
 
 QJsonObject objectOf(const QJsonObject &snapshot, const QString &section, const QString &key)
 {
@@ -137,27 +88,21 @@ private:
     }
     QJsonObject limits(const QString &command, const QStringList &args)
     {
-        const QString out
-            = runToEnd(Python, QStringList{LibrariesDir + QStringLiteral("/limits_app.py"),
-                                           m_server.url(), command}
-                                   + args);
-        return QJsonDocument::fromJson(out.toUtf8()).object();
+        return QJsonDocument::fromJson(
+                   gatehouse::test::LimitsApp{m_server.url()}.run(command, args).toUtf8())
+            .object();
     }
     QString hits(const QStringList &args)
     {
-        return runToEnd(Python, QStringList{LibrariesDir + QStringLiteral("/limits_app.py"),
-                                            m_server.url(), QStringLiteral("hit")}
-                                    + args);
+        return gatehouse::test::LimitsApp{m_server.url()}.run(QStringLiteral("hit"), args);
     }
+    gatehouse::test::SemaphoreApp semaphores() const { return {m_server.url()}; }
 
 private slots:
     void initTestCase()
     {
-        QVERIFY2(QFile::exists(LibrariesDir + QStringLiteral("/node_modules/redis-semaphore")),
-                 "npm redis-semaphore is not installed: run .ci/install-deps");
-        QVERIFY2(QProcess::execute(Python, {QStringLiteral("-c"), QStringLiteral("import limits")})
-                     == 0,
-                 "python3-limits is not installed: run .ci/install-deps");
+        const QString missing = gatehouse::test::limiterLibrariesMissing();
+        QVERIFY2(missing.isEmpty(), qPrintable(missing));
         QVERIFY2(m_server.start(), qPrintable(m_server.errorString()));
         m_client = gatehouse::test::connectedClient(m_server);
         QVERIFY(m_client);
@@ -183,15 +128,15 @@ private slots:
     {
         const QString limit = QStringLiteral("5");
         const QString timeout = QString::number(TimeoutMs);
-        Holder killed, multi, mutex;
+        SemaphoreHolder killed, multi, mutex;
         const auto stopAll = qScopeGuard([&] {
             if (multi.process)
                 ::kill(pid_t(multi.process->processId()), SIGCONT);
-            for (Holder *h : {&killed, &multi, &mutex})
+            for (SemaphoreHolder *h : {&killed, &multi, &mutex})
                 gatehouse::test::stopProcess(h->process);
         });
-        QVERIFY(killed.start(m_server, {QStringLiteral("hold"), QStringLiteral("jobs"), limit,
-                                        QStringLiteral("0"), timeout}));
+        QVERIFY(killed.start(semaphores(), {QStringLiteral("hold"), QStringLiteral("jobs"), limit,
+                                            QStringLiteral("0"), timeout}));
         killed.process->kill(); // SIGKILL: no release, no more refreshes
         killed.process->waitForFinished(10000);
         const qint64 acquiredAt
@@ -199,11 +144,11 @@ private slots:
         QVERIFY(acquiredAt > 0);
         QVERIFY(gatehouse::test::pollUntil(
             [&] { return serverNowMs() - acquiredAt > TimeoutMs * 7 / 10; }, 30000));
-        QVERIFY(multi.start(m_server, {QStringLiteral("hold"), QStringLiteral("jobs"), limit,
-                                       QStringLiteral("2"), timeout}));
+        QVERIFY(multi.start(semaphores(), {QStringLiteral("hold"), QStringLiteral("jobs"), limit,
+                                           QStringLiteral("2"), timeout}));
         QCOMPARE(::kill(pid_t(multi.process->processId()), SIGSTOP), 0);
-        QVERIFY(mutex.start(m_server, {QStringLiteral("mutex"), QStringLiteral("report"),
-                                       QStringLiteral("30000")}));
+        QVERIFY(mutex.start(semaphores(), {QStringLiteral("mutex"), QStringLiteral("report"),
+                                           QStringLiteral("30000")}));
         QVERIFY(gatehouse::test::pollUntil(
             [&] { return serverNowMs() - acquiredAt > TimeoutMs + 200; }, 30000));
 
@@ -280,9 +225,8 @@ private slots:
             int(TimeoutMs)));
         QVERIFY2(!multi.rest().contains("lost"), multi.output.constData());
         // The library's own acquire: 2 permits held of a limit of 3 leaves one.
-        QCOMPARE(runToEnd(QStringLiteral("node"),
-                          nodeArgs(m_server, {QStringLiteral("try"), QStringLiteral("jobs"),
-                                              QStringLiteral("2"), timeout})),
+        QCOMPARE(semaphores().run(
+                     {QStringLiteral("try"), QStringLiteral("jobs"), QStringLiteral("2"), timeout}),
                  QStringLiteral("full"));
 
         // Releasing the live MultiSemaphore holder removes both its permits;

@@ -374,6 +374,20 @@ bool readBudget(const Invocation &run, Monitor::Options *options, QString *error
     return true;
 }
 
+// What every command that watches gives its monitor: the profile, the
+// interval (ms) and --refresh-budget; nullopt, with the sentence in *error,
+// when the budget is not a percentage.
+std::optional<Monitor::Options> monitorOptions(const Invocation &run, qint64 intervalMs,
+                                               QString *error)
+{
+    Monitor::Options options;
+    options.profile = run.profile;
+    options.intervalMs = int(intervalMs);
+    if (!readBudget(run, &options, error))
+        return std::nullopt;
+    return options;
+}
+
 // Adds each --alert EXPR to rules; false and an error sentence at the first
 // that does not parse or takes a name already taken, or when that leaves
 // no rules at all.
@@ -415,11 +429,10 @@ int runMonitor(const Invocation &run, const HistoryFiles &history)
     const auto n = intOption(parser, o.count, 0, 1000000000, 0, &error);
     if (!ms || !n)
         return usageError(error);
-    Monitor::Options options;
-    options.profile = run.profile;
-    options.intervalMs = int(*ms);
-    if (!readBudget(run, &options, &error))
+    const std::optional<Monitor::Options> watching = monitorOptions(run, *ms, &error);
+    if (!watching)
         return usageError(error);
+    Monitor::Options options = *watching;
     const auto most = intOption(parser, o.limit, 0, 1000000000, -1, &error);
     if (!most)
         return usageError(error);
@@ -473,11 +486,10 @@ int runServe(const Invocation &run, const HistoryFiles &history)
     const auto most = intOption(parser, o.metricsMax, 0, 1000000, 500, &error);
     if (!ms || !secs || !most)
         return usageError(error);
-    Monitor::Options options;
-    options.profile = run.profile;
-    options.intervalMs = int(*ms);
-    if (!readBudget(run, &options, &error))
+    const std::optional<Monitor::Options> watching = monitorOptions(run, *ms, &error);
+    if (!watching)
         return usageError(error);
+    Monitor::Options options = *watching;
     cli::ServeCommand::Options serveOptions;
     serveOptions.address = *address;
     serveOptions.allowRemote = parser.isSet(o.metricsRemote);

@@ -15,7 +15,10 @@
 #include <redis/redisclient.h>
 
 #include <QApplication>
+#include <QDialogButtonBox>
+#include <QHash>
 #include <QLabel>
+#include <QLineEdit>
 #include <QListWidget>
 #include <QMessageBox>
 #include <QPushButton>
@@ -41,16 +44,43 @@ struct TestConsoleOptions
 };
 
 // Accepts the next confirmation box (an action's: its inputs come from what
-// the console shows) as soon as it opens; owner ends the watch.
-inline void acceptNextConfirmation(QObject *owner)
+// the console shows) as soon as it opens; owner ends the watch. typed: what
+// the operator types first in the action's form (ActionInputDialog), by
+// input id; the form is then accepted with its OK, as the operator does (a
+// form whose OK stays disabled is cancelled, its problem in said). said:
+// when given, the confirmation's sentence (the action's summary).
+inline void acceptNextConfirmation(QObject *owner, const QHash<QString, QString> &typed = {},
+                                   QString *said = nullptr)
 {
     auto *timer = new QTimer(owner);
     timer->setInterval(10);
-    QObject::connect(timer, &QTimer::timeout, timer, [timer] {
-        auto *box = qobject_cast<QMessageBox *>(QApplication::activeModalWidget());
+    QObject::connect(timer, &QTimer::timeout, timer, [timer, typed, said] {
+        QWidget *modal = QApplication::activeModalWidget();
+        if (modal && modal->objectName() == QLatin1String("actionInputDialog")) {
+            for (auto it = typed.cbegin(); it != typed.cend(); ++it) {
+                const QString field = QStringLiteral("input_") + it.key();
+                if (auto *edit = modal->findChild<QLineEdit *>(field))
+                    edit->setText(it.value());
+            }
+            auto *buttons = modal->findChild<QDialogButtonBox *>();
+            if (buttons->button(QDialogButtonBox::Ok)->isEnabled()) {
+                buttons->button(QDialogButtonBox::Ok)->click();
+                return;
+            }
+            if (said) {
+                const auto *problem = modal->findChild<QLabel *>(QStringLiteral("inputProblem"));
+                *said = QStringLiteral("the form was refused: ")
+                        + (problem ? problem->text() : QString());
+            }
+            buttons->button(QDialogButtonBox::Cancel)->click();
+            return;
+        }
+        auto *box = qobject_cast<QMessageBox *>(modal);
         if (!box)
             return;
         timer->stop();
+        if (said)
+            *said = box->text();
         box->button(QMessageBox::Ok)->click();
     });
     timer->start();

@@ -3,6 +3,7 @@
 
 #include "jobbrowser.h"
 
+#include <patterns/libraryqueue/libraryqueue.h>
 #include <patterns/patternunit.h>
 #include <redis/redisclient.h>
 
@@ -217,16 +218,24 @@ void JobSearch::nextPage()
         const qint64 nowMs = QDateTime::currentMSecsSinceEpoch();
         QList<JobRow> rows;
         QList<JobRead> reads;
+        QList<bool> fetched; // its record read from the server (not from the page)
         const PatternUnit &unit = PatternUnit::of(m_object.kind);
         for (const JobRow &row : std::as_const(page.rows)) {
             if (!m_query.rowMayMatch(row, nowMs))
                 continue;
             rows.append(row);
             // Settled by its row, or no record to read: judged by its row.
+            // A record the page read whole is judged as its detail would
+            // show it, with no second read.
             JobListing none;
             none.ok = false;
-            JobRead read = m_query.rowSettles(row, nowMs) ? JobRead::done(none)
-                                                          : unit.jobDetail(m_object, row.refOrId());
+            const bool settled = m_query.rowSettles(row, nowMs);
+            const bool onPage = !settled && !row.record.isEmpty();
+            JobRead read = settled  ? JobRead::done(none)
+                           : onPage ? JobRead::done(
+                                 libraryqueue::jsonDetail(row.refOrId(), row.record, QString()))
+                                    : unit.jobDetail(m_object, row.refOrId());
+            fetched.append(!settled && !onPage);
             reads.append(read.isValid() ? std::move(read) : JobRead::done(none));
         }
         m_scanned += page.rows.size();
@@ -234,7 +243,9 @@ void JobSearch::nextPage()
             judge(std::move(page), {}, {});
             return;
         }
-        run(std::move(reads), [this, page, rows](QList<JobListing> details) {
+        run(std::move(reads), [this, page, rows, fetched](QList<JobListing> details) {
+            for (qsizetype i = 0; i < details.size() && i < fetched.size(); ++i)
+                m_detailsRead += fetched.at(i) && details.at(i).ok ? 1 : 0;
             judge(page, rows, std::move(details));
         });
     });
@@ -242,8 +253,6 @@ void JobSearch::nextPage()
 
 void JobSearch::judge(JobListing page, QList<JobRow> rows, QList<JobListing> details)
 {
-    for (const JobListing &d : std::as_const(details))
-        m_detailsRead += d.ok ? 1 : 0;
     const auto advance = [this, page]() {
         m_offset += m_options.pageRows;
         if (page.rows.isEmpty() || m_offset >= page.total) {

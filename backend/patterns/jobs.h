@@ -26,6 +26,11 @@ struct JobRow
     // does not (Sidekiq Web's "<score>-<jid>" for a sorted-set job, kombu's
     // delivery tag, a list entry's place); empty: the id.
     QByteArray ref;
+    // The job's whole record as JSON when the page read it whole (a Sidekiq
+    // job in its sorted set or list) and it is at most JobFieldCutBytes: a
+    // search judges it as its detail would show it, without reading it
+    // again. Empty: the detail is read (PatternUnit::jobDetail).
+    QByteArray record;
     QByteArray refOrId() const { return ref.isEmpty() ? id : ref; }
 };
 

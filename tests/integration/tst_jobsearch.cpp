@@ -232,6 +232,11 @@ private Q_SLOTS:
         QCOMPARE(hitIds(run).size(), 1);
         QVERIFY2(hitIds(run).first().endsWith(QLatin1String("dead00000000000000000007")),
                  qPrintable(hitIds(run).join(QLatin1Char(' '))));
+        // Judged from the records the dead set's page held whole: every job
+        // scanned, none read a second time.
+        const QJsonObject paged = QJsonDocument::fromJson(run.out.toUtf8()).object();
+        QCOMPARE(paged[QStringLiteral("scanned")].toInt(), 12);
+        QCOMPARE(paged[QStringLiteral("recordsRead")].toInt(), 0);
         // Every third job timed out: 4 of 12, by their error, dead for
         // less than ten minutes (an age is the time in the state: the dead
         // set's score, when it was killed).

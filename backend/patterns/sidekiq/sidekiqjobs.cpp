@@ -64,6 +64,8 @@ JobRow sidekiqRow(const QByteArray &json, qint64 atMs)
         o.value(QStringLiteral("error_message")).toString().toUtf8().left(512), 200);
     if (o.isEmpty())
         row.error = QStringLiteral("(not a Sidekiq job record)");
+    else if (json.size() <= JobFieldCutBytes)
+        row.record = json;
     return row;
 }
 
@@ -180,7 +182,11 @@ JobRead SidekiqUnit::jobPage(const PatternObject &o, const QString &state, qint6
                             page.total = total;
                             for (qsizetype i = offset; i < work.size() && i < offset + count; ++i) {
                                 const auto payload = workPayload(work.at(i));
-                                page.rows.append(sidekiqRow(payload.first, payload.second));
+                                JobRow row = sidekiqRow(payload.first, payload.second);
+                                // Its detail is the whole work entry, not the
+                                // payload inside it: read as such.
+                                row.record.clear();
+                                page.rows.append(row);
                             }
                             if (total > work.size())
                                 page.message = QStringLiteral("%1 jobs busy; the first %2 read.")

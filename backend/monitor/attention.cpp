@@ -16,7 +16,8 @@ QList<AttentionItem> rankAttention(const ObjectList &objects, qint64 nowMs, int 
     {
         Attention attention;
         const ObjectState *state;
-        qint64 atMs; // the time it is told at: now, or its last reading's
+        qint64 atMs;   // the time it is told at: now, or its last reading's
+        bool lastRead; // stale: told as last read, with no deadline drawn from it
     };
     QList<Candidate> candidates;
     // While the server does not answer nothing after an object's last reading
@@ -33,14 +34,17 @@ QList<AttentionItem> rankAttention(const ObjectList &objects, qint64 nowMs, int 
         }
         const ObjectState *told = &o;
         qint64 at = nowMs;
-        if (o.stale && o.reading.atMs > 0 && nowMs > o.reading.atMs) {
+        // Stale whatever the clock says: offline, now is the last snapshot's
+        // time, which may be the reading's own.
+        const bool stale = o.stale && o.reading.atMs > 0;
+        if (stale) {
             ObjectState &then = asLastRead.emplace_back(o);
             then.stale = false;
             told = &then;
             at = o.reading.atMs;
         }
         if (std::optional<Attention> a = unit->attention(*told, at))
-            candidates.append({std::move(*a), told, at});
+            candidates.append({std::move(*a), told, at, stale});
         else if (told != &o)
             asLastRead.pop_back();
     }
@@ -59,10 +63,10 @@ QList<AttentionItem> rankAttention(const ObjectList &objects, qint64 nowMs, int 
         AttentionItem item;
         item.score = c.attention.score;
         item.text = PatternUnit::of(c.state->object.kind).attentionText(*c.state, c.atMs);
-        const bool lastRead = c.atMs != nowMs;
+        const bool lastRead = c.lastRead;
         if (lastRead)
             item.text += QStringLiteral(", as last read %1 ago (not known since)")
-                             .arg(formatMs(nowMs - c.atMs));
+                             .arg(formatMs(std::max<qint64>(0, nowMs - c.atMs)));
         item.section = PatternUnit::of(c.state->object.kind).section().id;
         item.key = c.state->object.key;
         item.figure = c.attention.figure;

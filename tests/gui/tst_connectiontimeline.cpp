@@ -341,9 +341,15 @@ private slots:
                  QStringLiteral("lost in: unknown (no reading now)"));
         // The attention line too: the last reading, said so, and no deadline
         // drawn from it while the server does not answer.
-        QTRY_VERIFY_WITH_TIMEOUT(
+        const auto attentionLines = [&] {
+            QStringList lines;
+            for (int i = 0; i < attention->count(); ++i)
+                lines << attention->item(i)->text();
+            return lines.join(QLatin1String(" | "));
+        };
+        QTRY_VERIFY2_WITH_TIMEOUT(
             urgentLine() && urgentLine()->text().contains(QLatin1String(" ago (not known since)")),
-            15000);
+            qPrintable(attentionLines()), 15000);
         QVERIFY2(urgentLine()->text().contains(QLatin1String(", as last read ")),
                  qPrintable(urgentLine()->text()));
         QVERIFY(urgentLine()->foreground().color() != theme::limit(attention->palette()));

@@ -11,7 +11,8 @@
 // timestamps), never a Sidekiq deployment; it requeues a stuck worker's job,
 // retries and removes failures, and node-resque then sees every job where it
 // should be. Layouts that resemble Resque and are not (Sidekiq's, RQ's, a
-// Resque namespace holding a Sidekiq job) are not taken for it.
+// Resque namespace holding a Sidekiq job) are not taken for it. Jobs waiting
+// with no live worker listening to their queue read "no worker seen".
 #include <monitor/jobbrowser.h>
 #include <patterns/resque/resqueunit.h>
 #include <redis/redisclient.h>
@@ -19,6 +20,7 @@
 #include "librarytest.h"
 #include "redisserver.h"
 
+#include <QDateTime>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -65,6 +67,23 @@ struct ResqueApp
         p->start(QStringLiteral("node"), args(command));
         return p;
     }
+    // A real worker on queue that takes a job and hangs in it; taken says
+    // whether it said so (within 30 s) and still runs.
+    std::unique_ptr<QProcess> takeAndHang(const QString &queue, bool *taken) const
+    {
+        std::unique_ptr<QProcess> p = start({QStringLiteral("hang"), queue});
+        bool said = false;
+        if (p->waitForStarted(10000)) {
+            gatehouse::test::pollUntil(
+                [&] {
+                    said = said || p->readAllStandardOutput().contains("taken");
+                    return said || p->state() == QProcess::NotRunning;
+                },
+                30000);
+        }
+        *taken = said && p->state() == QProcess::Running;
+        return p;
+    }
     QJsonObject counts() const
     {
         return QJsonDocument::fromJson(
@@ -91,6 +110,22 @@ QStringList patternsOf(const QJsonObject &snapshot)
                    + q[QStringLiteral("key")].toString();
     out.sort();
     return out;
+}
+
+// A time as Resque's heartbeat! writes it (data_store.rb: the server's time,
+// Time#iso8601), seconds ago.
+QByteArray heartbeatAt(qint64 secondsAgo)
+{
+    return QDateTime::currentDateTimeUtc()
+               .addSecs(-secondsAgo)
+               .toString(QStringLiteral("yyyy-MM-ddTHH:mm:ss"))
+               .toUtf8()
+           + "+00:00";
+}
+
+QString stateOf(const QJsonObject &deployment)
+{
+    return deployment[QStringLiteral("state")][QStringLiteral("id")].toString();
 }
 
 qint64 sizeOf(const QJsonObject &deployment, const QString &queue)
@@ -205,15 +240,9 @@ private slots:
 
         // A real worker takes a mail job and is killed with SIGKILL: it stays
         // registered, working on the job.
-        std::unique_ptr<QProcess> hang
-            = app.start({QStringLiteral("hang"), QStringLiteral("mail")});
-        QVERIFY(hang->waitForStarted(10000));
-        QVERIFY(gatehouse::test::pollUntil(
-            [&] {
-                return hang->readAllStandardOutput().contains("taken")
-                       || hang->state() == QProcess::NotRunning;
-            },
-            30000));
+        bool taken = false;
+        std::unique_ptr<QProcess> hang = app.takeAndHang(QStringLiteral("mail"), &taken);
+        QVERIFY(taken);
         hang->kill();
         hang->waitForFinished(10000);
         hang.reset();
@@ -469,6 +498,108 @@ private slots:
         QCOMPARE(call(r, {"LINDEX", "resque:queue:reports", "-1"}).bytes(),
                  QByteArray(R"({"class":"ReportJob","args":[1.5,"x",{"k":[1,2]},1795585335551]})"));
         QCOMPARE(call(r, {"LLEN", "resque:failed"}).toInteger(), 0);
+    }
+
+    // Jobs wait and no live worker listens to their queue: "no worker
+    // seen". node-resque's real workers write no heartbeat: one on another
+    // queue does not count, one on the queue might be alive (unknown).
+    void nodeResqueNoWorkerSeen()
+    {
+        RedisServer server;
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        std::unique_ptr<RedisClient> client = gatehouse::test::connectedClient(server);
+        QVERIFY(client);
+        const ResqueApp app{server.url()};
+        app.run({QStringLiteral("produce"), QStringLiteral("mail"), QStringLiteral("3")});
+        // A delayed job makes the namespace Resque's (a part only it writes).
+        app.run({QStringLiteral("produce-delayed"), QStringLiteral("mail"), QStringLiteral("1")});
+        QJsonObject d = resqueOf(snapshot(server), QStringLiteral("resque:queues"));
+        QCOMPARE(d[QStringLiteral("length")].toInt(), 3);
+        QCOMPARE(stateOf(d), QStringLiteral("no-worker"));
+        QCOMPARE(d[QStringLiteral("state")][QStringLiteral("words")].toString(),
+                 QStringLiteral("no worker seen"));
+        QCOMPARE(d[QStringLiteral("workersAlive")].toInt(-1), 0);
+
+        // A real worker on sms only: registered, and no help to mail's jobs.
+        std::unique_ptr<QProcess> sms = app.start({QStringLiteral("hang"), QStringLiteral("sms")});
+        QVERIFY(sms->waitForStarted(10000));
+        QVERIFY(gatehouse::test::pollUntil(
+            [&] {
+                return call(*client, {"SCARD", "resque:workers"}).toInteger() == 1;
+            },
+            30000));
+        d = resqueOf(snapshot(server), QStringLiteral("resque:queues"));
+        QCOMPARE(d[QStringLiteral("workers")].toArray().size(), 1);
+        QCOMPARE(stateOf(d), QStringLiteral("no-worker"));
+        QCOMPARE(d[QStringLiteral("workersAlive")].toInt(-1), 0);
+
+        // A real worker on mail takes a job; two wait. node-resque keeps no
+        // workers:heartbeat entry: alive or not is unknown, never "no worker".
+        bool taken = false;
+        std::unique_ptr<QProcess> mail = app.takeAndHang(QStringLiteral("mail"), &taken);
+        QVERIFY(taken);
+        d = resqueOf(snapshot(server), QStringLiteral("resque:queues"));
+        QCOMPARE(d[QStringLiteral("length")].toInt(), 2);
+        QCOMPARE(d[QStringLiteral("workers")].toArray().size(), 2);
+        QCOMPARE(call(*client, {"EXISTS", "resque:workers:heartbeat"}).toInteger(), 0);
+        QVERIFY(d[QStringLiteral("workersAlive")].isNull());
+        QCOMPARE(stateOf(d), QStringLiteral("ok"));
+        gatehouse::test::stopProcess(mail);
+        gatehouse::test::stopProcess(sms);
+    }
+
+    // Ruby Resque 2's heartbeats, written with the commands of its source
+    // (data_store.rb heartbeat!, worker.rb register_worker): alive within
+    // Resque.prune_interval (300 s), only for the queues its id names.
+    void rubyResqueHeartbeats()
+    {
+        RedisServer server;
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        std::unique_ptr<RedisClient> client = gatehouse::test::connectedClient(server);
+        QVERIFY(client);
+        RedisClient &r = *client;
+        call(r, {"SADD", "resque:queues", "reports"});
+        call(r, {"RPUSH", "resque:queue:reports", "{\"class\":\"ReportJob\",\"args\":[1]}"});
+        call(r, {"RPUSH", "resque:queue:reports", "{\"class\":\"ReportJob\",\"args\":[2]}"});
+        const auto beating = [&](const QByteArray &id, qint64 secondsAgo) {
+            call(r, {"HSET", "resque:workers:heartbeat", id, heartbeatAt(secondsAgo)});
+            call(r, {"SADD", "resque:workers", id});
+            call(r, {"SET", "resque:worker:" + id + ":started", heartbeatAt(secondsAgo)});
+        };
+        const auto gone = [&](const QByteArray &id) {
+            call(r, {"SREM", "resque:workers", id});
+            call(r, {"HDEL", "resque:workers:heartbeat", id});
+            call(r, {"DEL", "resque:worker:" + id + ":started"});
+        };
+        // A live worker of another queue, and one of reports whose last
+        // heartbeat is 6 min old (prune_dead_workers would unregister it).
+        beating("host-1:100:mail", 0);
+        beating("host-1:101:reports", 360);
+        QJsonObject d = resqueOf(snapshot(server), QStringLiteral("resque:queues"));
+        QCOMPARE(d[QStringLiteral("workers")].toArray().size(), 2);
+        QCOMPARE(d[QStringLiteral("workersAlive")].toInt(-1), 0);
+        QCOMPARE(stateOf(d), QStringLiteral("no-worker"));
+
+        // Alive on reports: "*" (every queue), or a glob among its queues.
+        for (const QByteArray &id : {QByteArray("host-2:102:*"), QByteArray("host-2:103:mail,rep*"),
+                                     QByteArray("host-2:104:reports")}) {
+            beating(id, 30);
+            d = resqueOf(snapshot(server), QStringLiteral("resque:queues"));
+            QVERIFY2(d[QStringLiteral("workersAlive")].toInt(-1) == 1, id.constData());
+            QVERIFY2(stateOf(d) == QLatin1String("ok"), id.constData());
+            gone(id);
+        }
+        // A worker of reports with no heartbeat (Resque 1): unknown.
+        call(r, {"SADD", "resque:workers", "host-3:105:reports"});
+        d = resqueOf(snapshot(server), QStringLiteral("resque:queues"));
+        QVERIFY(d[QStringLiteral("workersAlive")].isNull());
+        QCOMPARE(stateOf(d), QStringLiteral("ok"));
+        // No job waiting: nothing at risk, whatever the workers.
+        call(r, {"SREM", "resque:workers", "host-3:105:reports"});
+        call(r, {"DEL", "resque:queue:reports"});
+        d = resqueOf(snapshot(server), QStringLiteral("resque:queues"));
+        QCOMPARE(d[QStringLiteral("workersAlive")].toInt(-1), 1); // host-1:100:mail
+        QCOMPARE(stateOf(d), QStringLiteral("ok"));
     }
 
     // What resembles Resque and is not, and Resque as others see it.

@@ -2,6 +2,7 @@
 #include "resquelayout.h"
 #include "resqueunit.h"
 
+#include <patterns/globmatch.h>
 #include <patterns/libraryqueue/libraryqueue.h>
 
 #include <QCryptographicHash>
@@ -143,6 +144,66 @@ void readWorkers(const PatternObject &o, const QList<RedisValue> &r, qint64 nowM
     reading.truncated = r.at(3).toInteger() > w.size() / 3;
 }
 
+// Resque's own threshold for a dead worker: prune_dead_workers unregisters
+// a worker whose workers:heartbeat entry is older than Resque.prune_interval,
+// DEFAULT_PRUNE_INTERVAL = DEFAULT_HEARTBEAT_INTERVAL * 5 = 300 s (resque/resque
+// v2.6.0, lib/resque.rb; lib/resque/worker.rb all_workers_with_expired_heartbeats:
+// seconds since the heartbeat > prune_interval; the same in v3.0.0).
+constexpr qint64 PruneIntervalMs = 300 * 1000;
+
+// The queues a worker's id names, comma-separated: Resque's "host:pid:a,b"
+// (Worker#to_s; Worker.find splits it with split(':', 3)), node-resque's
+// "<name>:a,b" with a name "host:pid" or its own (queue.js workers(): two
+// parts are name and queues). Patterns: "*" every queue, "mail*" (Resque's
+// glob_match, File.fnmatch?). Empty when the id names none.
+QList<QByteArray> workerQueues(const QByteArray &id)
+{
+    const QList<QByteArray> parts = id.split(':');
+    if (parts.size() < 2)
+        return {};
+    const qsizetype at = parts.size() == 2 ? id.indexOf(':') : id.indexOf(':', id.indexOf(':') + 1);
+    return id.mid(at + 1).split(',');
+}
+
+// Whether a worker would take a job of one of the queues (every queue when
+// the list is empty); an id that names no queue might take any.
+bool listensTo(const QByteArray &id, const QList<QByteArray> &queues)
+{
+    const QList<QByteArray> patterns = workerQueues(id);
+    if (queues.isEmpty() || patterns.isEmpty())
+        return true;
+    return std::any_of(queues.cbegin(), queues.cend(), [&](const QByteArray &q) {
+        return std::any_of(patterns.cbegin(), patterns.cend(),
+                           [&](const QByteArray &p) { return globMatch(p.trimmed(), q); });
+    });
+}
+
+// workersAlive: of the page of workers read, those that listen to a queue
+// with jobs waiting (any worker when none waits) and whose heartbeat is
+// within Resque's prune interval. A worker with no heartbeat read (one that
+// writes none, as node-resque and Resque 1, or one past the HSCAN page) or
+// workers past the page may be alive: with none seen alive, -1 (unknown),
+// never 0.
+void countAlive(Reading &reading)
+{
+    QList<QByteArray> waiting;
+    for (const LibraryPart &p : reading.library().parts) {
+        if (p.kind == QLatin1String("queue") && p.count > 0)
+            waiting << p.name;
+    }
+    qint64 alive = 0;
+    bool unknown = reading.truncated;
+    for (const LibraryPart &p : reading.library().parts) {
+        if (p.kind != QLatin1String("worker") || !listensTo(p.name, waiting))
+            continue;
+        if (p.ageMs < 0)
+            unknown = true;
+        else if (p.ageMs <= PruneIntervalMs)
+            ++alive;
+    }
+    reading.editLibrary().workersAlive = alive > 0 || !unknown ? alive : -1;
+}
+
 } // namespace
 
 Reading ResqueUnit::read(const PatternObject &o, const QList<RedisValue> &r,
@@ -188,6 +249,7 @@ Reading ResqueUnit::read(const PatternObject &o, const QList<RedisValue> &r,
             {QStringLiteral("queue"), name, len.toInteger(), -1, -1, true, false});
     }
     readWorkers(o, r, c.nowMs, reading, foreign, node);
+    countAlive(reading);
 
     reading.length = queued;
     reading.deadLength = r.at(2).toInteger();
@@ -334,6 +396,9 @@ void ResqueUnit::writeLibraryJson(const ObjectState &s, const Reading &, qint64 
     }
     j.insert(QStringLiteral("queues"), queues);
     j.insert(QStringLiteral("workers"), workers);
+    // Of them, alive and listening to a queue with jobs waiting; null unknown.
+    j.insert(QStringLiteral("workersAlive"),
+             read.library().workersAlive < 0 ? QJsonValue() : double(read.library().workersAlive));
     j.insert(QStringLiteral("stuckAfterMs"), double(s.object.params.stuckAfterMs));
 }
 

@@ -7,6 +7,8 @@
 #include <QDateTime>
 
 #include <algorithm>
+#include <cmath>
+#include <utility>
 
 namespace gatehouse {
 
@@ -55,15 +57,37 @@ QString AlertEvent::stateId() const
     return QString();
 }
 
+namespace {
+
+// A value and the threshold it is compared with, each as an operator reads
+// it, told apart when rounding would print them alike ("30 s > 30 s").
+std::pair<QString, QString> valueAndThreshold(double value, double threshold,
+                                              AlertFigure::Unit unit)
+{
+    QString v = AlertRule::formatValue(value, unit);
+    QString t = AlertRule::formatValue(threshold, unit);
+    if (v != t || value == threshold)
+        return {v, t};
+    if (unit == AlertFigure::Unit::Duration)
+        return {QStringLiteral("%1 ms").arg(std::llround(value)),
+                QStringLiteral("%1 ms").arg(std::llround(threshold))};
+    if (unit == AlertFigure::Unit::Ratio)
+        return {QString::number(value * 100, 'g', 8) + QStringLiteral(" %"),
+                QString::number(threshold * 100, 'g', 8) + QStringLiteral(" %")};
+    return {v, t};
+}
+
+} // namespace
+
 QString AlertEvent::sentence() const
 {
     const AlertFigure::Unit unit = rule.unit();
-    const QString value = AlertRule::formatValue(this->value, unit);
+    const auto [value, threshold] = valueAndThreshold(this->value, rule.threshold, unit);
     const QString object
         = section + QLatin1Char(' ') + (name.isEmpty() ? QString::fromUtf8(key) : name);
     const QString figure = figureTitle.isEmpty() ? rule.figureTitle() : figureTitle;
-    const QString condition = AlertRule::comparisonText(rule.comparison) + QLatin1Char(' ')
-                              + AlertRule::formatValue(rule.threshold, unit);
+    const QString condition
+        = AlertRule::comparisonText(rule.comparison) + QLatin1Char(' ') + threshold;
     if (state == State::Fired)
         return QStringLiteral("FIRING %1: %2 %3 %4%5 (rule \"%6\", %7)")
             .arg(object, figure, value, condition,

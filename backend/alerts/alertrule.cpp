@@ -288,11 +288,13 @@ QString AlertRule::shownName() const
     QString out = conditionText();
     if (forMs > 0)
         out += QStringLiteral(" for ") + formatValue(double(forMs), AlertFigure::Unit::Duration);
-    if (!target.isEmpty() || !match.isEmpty()) {
+    // "on Queues", not "on Queues *": every key is what the section says.
+    const QByteArray keys = match == "*" && !target.isEmpty() ? QByteArray() : match;
+    if (!target.isEmpty() || !keys.isEmpty()) {
         out += QStringLiteral(" on ") + targetTitle(target);
-        if (!target.isEmpty() && !match.isEmpty())
+        if (!target.isEmpty() && !keys.isEmpty())
             out += QLatin1Char(' ');
-        out += QString::fromUtf8(match);
+        out += QString::fromUtf8(keys);
     }
     return out;
 }

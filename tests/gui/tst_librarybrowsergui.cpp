@@ -48,6 +48,7 @@
 
 using namespace gatehouse;
 using gatehouse::test::call;
+using gatehouse::test::keyspace;
 using gatehouse::test::PhpApp;
 using gatehouse::test::RedisServer;
 
@@ -81,21 +82,6 @@ QList<QByteArray> items(RedisClient &redis, const QList<QByteArray> &command)
     const RedisValue reply = call(redis, command);
     for (const RedisValue &v : reply.elements())
         out << v.bytes();
-    return out;
-}
-
-// Every key of a test's server (a planting's few dozen) with what it holds,
-// as DUMP serialises it; found by SCAN, as the console would.
-QMap<QByteArray, QByteArray> keyspace(RedisClient &redis)
-{
-    QMap<QByteArray, QByteArray> out;
-    QByteArray cursor = "0";
-    do {
-        const RedisValue page = call(redis, {"SCAN", cursor, "COUNT", "1000"});
-        cursor = page.at(0).bytes();
-        for (const RedisValue &key : page.at(1).elements())
-            out.insert(key.bytes(), call(redis, {"DUMP", key.bytes()}).bytes());
-    } while (cursor != "0" && !cursor.isEmpty());
     return out;
 }
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // `queue search` against what real libraries wrote: BullMQ (npm, a real
-// worker completing and failing jobs) and Sidekiq (Debian's ruby-sidekiq,
-// its own DeadSet#kill). Each search is checked against the jobs the test
+// worker completing and failing jobs), Sidekiq (Debian's ruby-sidekiq,
+// its own DeadSet#kill) and RQ (Debian's python3-rq, its SimpleWorker
+// finishing and failing jobs). Each search is checked against the jobs the test
 // made, by id: the payload path, the error text, the name, the state filter,
 // the limit, nothing found, and the sentences for what is wrong.
 #include "librarytest.h"
@@ -20,6 +21,42 @@ using namespace gatehouse::test;
 namespace {
 
 const QString LibrariesDir = QStringLiteral(GATEHOUSE_LIBRARIES_DIR);
+const QString Python = QStringLiteral("/usr/bin/python3"); // Debian's, with python3-rq
+
+// RQ as tst_lib_rq runs it: Debian's, or a checkout on GATEHOUSE_RQ_PYTHONPATH.
+QProcessEnvironment rqEnvironment()
+{
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    const QString path = qEnvironmentVariable("GATEHOUSE_RQ_PYTHONPATH");
+    if (!path.isEmpty())
+        env.insert(QStringLiteral("PYTHONPATH"), path);
+    return env;
+}
+
+// python3 ARGS (rq_app.py's commands, or a script of RQ's own API); its
+// output, or "<failed>" with a warning.
+QString pythonRun(const QStringList &args)
+{
+    QProcess p;
+    p.setProcessEnvironment(rqEnvironment());
+    p.start(Python, args);
+    if (!p.waitForFinished(60000) || p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0) {
+        qWarning("python3 %s: %s", qPrintable(args.join(QLatin1Char(' '))),
+                 p.readAllStandardError().constData());
+        return QStringLiteral("<failed>");
+    }
+    return QString::fromUtf8(p.readAllStandardOutput()).trimmed();
+}
+
+// The RQ driver (tests/libraries/rq_app.py) on queue "billing".
+QString rqApp(const RedisServer &server, const QString &command, const QString &arg = {})
+{
+    QStringList args{LibrariesDir + QStringLiteral("/rq_app.py"), server.url(),
+                     QStringLiteral("billing"), command};
+    if (!arg.isEmpty())
+        args << arg;
+    return pythonRun(args);
+}
 
 CliRun search(const RedisServer &server, const QStringList &args)
 {
@@ -253,6 +290,102 @@ private Q_SLOTS:
         run = search(server,
                      {QStringLiteral("queues"), QStringLiteral("error~ReadTimeout age>30m")});
         QCOMPARE(run.exitCode, 3);
+    }
+
+    // RQ's finished and failed registries as its SimpleWorker left them: six
+    // jobs done, four that raised "failing once, as asked", and two that
+    // failed in int() on their argument, one of them a customer's id. The
+    // error text RQ keeps (zlib-compressed, in the job's results stream on
+    // RQ 1.12+) finds exactly that one; the name and the state filter find
+    // the others; and searching writes nothing.
+    void rqFinishedAndFailed()
+    {
+        QVERIFY2(QFile::exists(Python), "/usr/bin/python3 is missing: run .ci/install-deps");
+        RedisServer server(RedisServer::Options{});
+        QVERIFY(server.start());
+        for (int i = 1; i <= 6; ++i)
+            QCOMPARE(rqApp(server, QStringLiteral("produce"), QStringLiteral("done-%1").arg(i)),
+                     QString());
+        for (int i = 1; i <= 4; ++i)
+            QCOMPARE(
+                rqApp(server, QStringLiteral("produce-failing"), QStringLiteral("fail-%1").arg(i)),
+                QString());
+        // RQ's own Queue.enqueue of a real function with an argument it
+        // cannot take: the worker fails them with "ValueError: invalid
+        // literal for int() with base 10: 'customer-4411'".
+        QCOMPARE(pythonRun({QStringLiteral("-c"),
+                            QStringLiteral("import sys, redis\n"
+                                           "from rq import Queue\n"
+                                           "q = Queue('billing', connection="
+                                           "redis.Redis.from_url(sys.argv[1]))\n"
+                                           "q.enqueue('builtins.int', 'customer-4411', "
+                                           "job_id='parse-1')\n"
+                                           "q.enqueue('builtins.int', 'customer-5100', "
+                                           "job_id='parse-2')\n"),
+                            server.url()}),
+                 QString());
+        QVERIFY(rqApp(server, QStringLiteral("work")).startsWith(QLatin1String("working")));
+        const QJsonObject counts
+            = QJsonDocument::fromJson(rqApp(server, QStringLiteral("counts")).toUtf8()).object();
+        QCOMPARE(counts.value(QLatin1String("finished")).toInt(), 6);
+        QCOMPARE(counts.value(QLatin1String("failed")).toInt(), 6);
+        QCOMPARE(counts.value(QLatin1String("queued")).toInt(), 0);
+
+        RedisClient client(server.endpoint());
+        client.open();
+        const qint64 keys = call(client, {"DBSIZE"}).toInteger();
+        const QMap<QByteArray, QByteArray> before = keyspace(client);
+        QCOMPARE(qint64(before.size()), keys);
+        QVERIFY(before.contains("rq:job:parse-1"));
+
+        // The error text: the one job, every state read.
+        const QString queue = QStringLiteral("rq:queue:billing");
+        CliRun run = search(
+            server, {queue, QStringLiteral("error~customer-4411"), QStringLiteral("--json")});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
+        QCOMPARE(hitIds(run), QStringList{QStringLiteral("failed:parse-1")});
+        QJsonObject figures = QJsonDocument::fromJson(run.out.toUtf8()).object();
+        QCOMPARE(figures[QStringLiteral("end")].toString(), QStringLiteral("complete"));
+        QCOMPARE(figures[QStringLiteral("scanned")].toInt(), 12);
+        QCOMPARE(figures[QStringLiteral("total")].toInt(), 12);
+        const QJsonObject hit = figures[QStringLiteral("hits")][0].toObject();
+        QVERIFY2(hit[QStringLiteral("error")].toString().contains(
+                     QLatin1String("invalid literal for int() with base 10: 'customer-4411'")),
+                 qPrintable(run.out));
+
+        // The word anywhere (the job's error, its description, its pickled
+        // arguments): the same one job, not its neighbour.
+        run = search(server, {queue, QStringLiteral("customer-4411"), QStringLiteral("--json")});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
+        QCOMPARE(hitIds(run), QStringList{QStringLiteral("failed:parse-1")});
+
+        // By RQ's function name and the failed state alone: the four.
+        run = search(server,
+                     {queue, QStringLiteral("name=rq_app.fail_once"), QStringLiteral("--state"),
+                      QStringLiteral("failed"), QStringLiteral("--json")});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
+        QCOMPARE(hitIds(run),
+                 QStringList({QStringLiteral("failed:fail-1"), QStringLiteral("failed:fail-2"),
+                              QStringLiteral("failed:fail-3"), QStringLiteral("failed:fail-4")}));
+        figures = QJsonDocument::fromJson(run.out.toUtf8()).object();
+        QCOMPARE(figures[QStringLiteral("scanned")].toInt(), 6);
+        QCOMPARE(figures[QStringLiteral("total")].toInt(), 6);
+
+        // Their error, in the finished state: none (exit 3), all six read.
+        run = search(server,
+                     {queue, QStringLiteral("error~\"failing once\""), QStringLiteral("--state"),
+                      QStringLiteral("finished"), QStringLiteral("--json")});
+        QCOMPARE(run.exitCode, 3);
+        figures = QJsonDocument::fromJson(run.out.toUtf8()).object();
+        QCOMPARE(figures[QStringLiteral("hits")].toArray().size(), 0);
+        QCOMPARE(figures[QStringLiteral("scanned")].toInt(), 6);
+
+        // Searching wrote nothing: the same keys, each holding the same.
+        QCOMPARE(call(client, {"DBSIZE"}).toInteger(), keys);
+        const QMap<QByteArray, QByteArray> after = keyspace(client);
+        QCOMPARE(after.keys(), before.keys());
+        for (auto it = before.begin(); it != before.end(); ++it)
+            QVERIFY2(after.value(it.key()) == it.value(), it.key().constData());
     }
 };
 

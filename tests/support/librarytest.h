@@ -11,6 +11,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QMap>
 #include <QProcess>
 #include <QProcessEnvironment>
 #include <QTest>
@@ -61,6 +62,22 @@ inline QStringList objectsBesides(const QJsonObject &snapshot, const QString &qu
 
 // Waits for done() to hold, checking every 100 ms (a library's workers
 // poll Redis themselves: no need to spin faster beside them).
+// Every key of a test's server (a planting's few dozen) with what it holds,
+// as DUMP serialises it; found by SCAN, as the console would. Equal before
+// and after: nothing was written.
+inline QMap<QByteArray, QByteArray> keyspace(RedisClient &redis)
+{
+    QMap<QByteArray, QByteArray> out;
+    QByteArray cursor = "0";
+    do {
+        const RedisValue page = call(redis, {"SCAN", cursor, "COUNT", "1000"});
+        cursor = page.at(0).bytes();
+        for (const RedisValue &key : page.at(1).elements())
+            out.insert(key.bytes(), call(redis, {"DUMP", key.bytes()}).bytes());
+    } while (cursor != "0" && !cursor.isEmpty());
+    return out;
+}
+
 inline bool pollUntil(const std::function<bool()> &done, int ms)
 {
     QDeadlineTimer deadline(ms);

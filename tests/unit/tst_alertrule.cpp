@@ -6,6 +6,7 @@
 #include <alerts/alertengine.h>
 #include <alerts/builtinalerts.h>
 #include <monitor/profile.h>
+#include <patterns/libraryqueue/jobtimes.h>
 #include <patterns/patternregistry.h>
 
 #include <QSignalSpy>
@@ -49,6 +50,30 @@ private:
         o.reading.inWindow = inWindow;
         o.reading.limit = 10;
         o.stale = stale;
+        s.objects.append(o);
+        return s;
+    }
+
+    // A snapshot with one RQ queue whose finished jobs waited waitsMs (each
+    // ran 50 ms and finished a minute before atMs), its wait quantiles
+    // computed by the library queues' own code.
+    static Snapshot rqQueueAt(quint64 sequence, qint64 atMs, const QList<qint64> &waitsMs)
+    {
+        Snapshot s = limiterAt(sequence, atMs, 0);
+        s.objects = ObjectList();
+        ObjectState o;
+        o.object.kind = *patternFromId(QStringLiteral("rq"));
+        o.object.key = "rq:queue:mail";
+        o.reading.atMs = atMs;
+        QList<libraryqueue::JobTiming> jobs;
+        for (qint64 wait : waitsMs) {
+            libraryqueue::JobTiming j;
+            j.finishedMs = atMs - 60000;
+            j.startedMs = j.finishedMs - 50;
+            j.queuedMs = j.startedMs - wait;
+            jobs.append(j);
+        }
+        libraryqueue::setFinishedTimes(o.reading, jobs, atMs);
         s.objects.append(o);
         return s;
     }
@@ -388,6 +413,100 @@ private slots:
         engine.evaluate(empty);
         QCOMPARE(transitions.size(), 4);
         QCOMPARE(transitions.last().first().value<AlertEvent>().state, AlertEvent::State::Vanished);
+    }
+
+    // The issue's own example: "waitP95 > 30s on queue:*" on a library
+    // queue's wait p95 (the nearest rank of its finished jobs' waits). It
+    // fires when the 95th percentile is over 30 s, not when only the p99
+    // is; and the operator reads the figure's title and the threshold as a
+    // duration, never "waitP95" or "30000".
+    void waitP95DurationRuleOnLibraryQueue()
+    {
+        QString error;
+        const auto rule
+            = AlertRule::parseExpression(QStringLiteral("waitP95 > 30s on queue:*"), &error);
+        QVERIFY2(rule, qPrintable(error));
+        QCOMPARE(rule->figure, QStringLiteral("waitP95"));
+        QCOMPARE(rule->target, QStringLiteral("queue"));
+        QCOMPARE(rule->match, QByteArray("*"));
+        QCOMPARE(rule->threshold, 30000.0);
+        QCOMPARE(rule->unit(), AlertFigure::Unit::Duration);
+        QCOMPARE(rule->figureTitle(), QStringLiteral("Wait p95"));
+        QCOMPARE(rule->conditionText(), QStringLiteral("Wait p95 > 30 s"));
+        QVERIFY2(AlertRule::figureIds(QStringLiteral("rq")).contains(QStringLiteral("waitP95")),
+                 qPrintable(AlertRule::figureIds(QStringLiteral("rq")).join(QLatin1Char(' '))));
+        // Its expression reads back as the same rule.
+        const auto again = AlertRule::parseExpression(rule->expression(), &error);
+        QVERIFY2(again, qPrintable(error));
+        QVERIFY2(*again == *rule, qPrintable(rule->expression()));
+
+        const qint64 t0 = 1'700'000'000'000;
+        // 20 jobs: 18 waited 1 s, 2 waited 45 s. The p95 (rank 19 of 20) is 45 s.
+        QList<qint64> slow(18, 1000);
+        slow << 45000 << 45000;
+        // 19 waited 1 s, 1 waited 45 s: the p99 is 45 s, the p95 1 s.
+        QList<qint64> calm(19, 1000);
+        calm << 45000;
+        {
+            const Snapshot s = rqQueueAt(1, t0, calm);
+            QCOMPARE(s.objects.at(0).reading.jobTimes()->wait[1], 1000);
+            QCOMPARE(s.objects.at(0).reading.jobTimes()->wait[2], 45000);
+        }
+
+        AlertEngine engine;
+        engine.setRules({*rule});
+        QSignalSpy transitions(&engine, &AlertEngine::transition);
+        engine.evaluate(rqQueueAt(1, t0, calm));
+        QCOMPARE(transitions.size(), 0);
+        QCOMPARE(engine.firingCount(), 0);
+        engine.evaluate(rqQueueAt(2, t0 + 1000, slow));
+        QCOMPARE(transitions.size(), 1);
+        const auto fired = transitions.first().first().value<AlertEvent>();
+        QCOMPARE(fired.state, AlertEvent::State::Fired);
+        QCOMPARE(fired.key, QByteArray("rq:queue:mail"));
+        QCOMPARE(fired.value, 45000.0);
+        QCOMPARE(fired.sentence(),
+                 QStringLiteral("FIRING queue rq:queue:mail: Wait p95 45 s > 30 s "
+                                "(rule \"Wait p95 > 30 s on Queues\", warning)"));
+        QCOMPARE(fired.toJson().value(QStringLiteral("figure")).toString(),
+                 QStringLiteral("waitP95"));
+        // Back under: it resolves, saying the p95 it now reads.
+        engine.evaluate(rqQueueAt(3, t0 + 2000, calm));
+        QCOMPARE(transitions.size(), 2);
+        const auto resolved = transitions.last().first().value<AlertEvent>();
+        QCOMPARE(resolved.state, AlertEvent::State::Resolved);
+        QCOMPARE(resolved.value, 1000.0);
+        QVERIFY2(resolved.sentence().startsWith(QStringLiteral(
+                     "RESOLVED queue rq:queue:mail: Wait p95 1.0 s, no longer > 30 s")),
+                 qPrintable(resolved.sentence()));
+        // A queue whose jobs' times are not known (none finished in the
+        // window) neither fires nor resolves.
+        engine.evaluate(rqQueueAt(4, t0 + 3000, slow));
+        QCOMPARE(transitions.size(), 3);
+        engine.evaluate(rqQueueAt(5, t0 + 4000, {}));
+        QCOMPARE(transitions.size(), 3);
+        QCOMPARE(engine.firingCount(), 1);
+        // Just over: the value and the threshold are told apart, never
+        // "30 s > 30 s".
+        AlertEngine near;
+        near.setRules({*rule});
+        QSignalSpy nearSpy(&near, &AlertEngine::transition);
+        QList<qint64> justOver(18, 1000);
+        justOver << 30400 << 30400;
+        near.evaluate(rqQueueAt(1, t0, justOver));
+        QCOMPARE(nearSpy.size(), 1);
+        const QString nearSaid = nearSpy.first().first().value<AlertEvent>().sentence();
+        QVERIFY2(nearSaid.contains(QStringLiteral("Wait p95 30400 ms > 30000 ms")),
+                 qPrintable(nearSaid));
+        // The same threshold on the p50 never fires on either.
+        auto p50 = AlertRule::parseExpression(QStringLiteral("waitP50 > 30s on queue"), &error);
+        QVERIFY2(p50, qPrintable(error));
+        AlertEngine median;
+        median.setRules({*p50});
+        QSignalSpy none(&median, &AlertEngine::transition);
+        median.evaluate(rqQueueAt(1, t0, slow));
+        median.evaluate(rqQueueAt(2, t0 + 1000, calm));
+        QCOMPARE(none.size(), 0);
     }
 
     void nodeDown()

@@ -2,6 +2,7 @@
 #include "connectionprobe.h"
 
 #include "redisclient.h"
+#include "serveridentity.h"
 #include "serverinfo.h"
 
 #include <QPointer>
@@ -63,9 +64,13 @@ private:
                 if (replies.at(0).isError()) {
                     missing << QStringLiteral("version (%1)").arg(replies.at(0).errorMessage());
                 } else {
-                    const auto server = parseInfo(replies.at(0).bytes());
-                    r.version = QString::fromLatin1(server.value("redis_version"));
-                    if (server.value("redis_mode") == "sentinel")
+                    // By what it is (Valkey names itself beside the Redis
+                    // version it keeps), its mode in redis_mode or server_mode.
+                    const ServerIdentity id
+                        = ServerIdentity::fromInfo(parseInfo(replies.at(0).bytes()));
+                    r.version = id.version;
+                    r.server = id.displayName();
+                    if (id.mode == QLatin1String("sentinel"))
                         r.role = QStringLiteral("sentinel");
                 }
                 if (r.role.isEmpty() && !replies.at(1).isError())
@@ -74,8 +79,8 @@ private:
                     missing << QStringLiteral("ACL user (%1)").arg(replies.at(2).errorMessage());
                 else
                     r.user = QString::fromUtf8(replies.at(2).bytes());
-                r.message = QObject::tr("Connected: Redis %1, %2, as user %3.")
-                                .arg(r.version.isEmpty() ? QStringLiteral("?") : r.version,
+                r.message = QObject::tr("Connected: %1, %2, as user %3.")
+                                .arg(r.server.isEmpty() ? QStringLiteral("Redis ?") : r.server,
                                      r.role.isEmpty() ? QStringLiteral("role ?") : r.role,
                                      r.user.isEmpty() ? QStringLiteral("?") : r.user);
                 if (!missing.isEmpty())

@@ -14,7 +14,9 @@ namespace gatehouse {
 struct ProbeResult
 {
     bool ok = false;
-    QString version; // "7.0.15"; empty when INFO is not permitted
+    QString
+        version; // the product's own: "7.0.15", Valkey's "8.0.1"; empty when INFO is not permitted
+    QString server;  // "Redis 7.0.15", "Valkey 8.0.1"; empty when INFO is not permitted
     QString role;    // "master", "slave", "sentinel"; empty when unknown
     QString user;    // the ACL user the server says this is (ACL WHOAMI)
     QString message; // one sentence: what was found, or why it failed

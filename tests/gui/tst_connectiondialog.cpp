@@ -231,7 +231,12 @@ private slots:
         QVERIFY(tested.wait(10000));
         QCOMPARE(tested.first().first().toBool(), true);
         const QString report = dialog.testResult();
-        QVERIFY2(report.contains(QStringLiteral("Redis 7.")), qPrintable(report));
+        // Named by what the binary is (Valkey by its own name and version).
+        const QString named
+            = QStringLiteral("Connected: %1 %2,")
+                  .arg(test::RedisServer::serverProduct(), test::RedisServer::serverVersion());
+        QVERIFY2(!test::RedisServer::serverProduct().isEmpty() && report.startsWith(named),
+                 qPrintable(report + QStringLiteral(" / expected ") + named));
         QVERIFY2(report.contains(QStringLiteral("master")), qPrintable(report));
         QVERIFY2(report.contains(QStringLiteral("user probe")), qPrintable(report));
         QVERIFY(button->isEnabled());

@@ -57,7 +57,8 @@ QString RedisServer::serverPath()
 
 namespace {
 
-// "Redis server v=7.0.15 sha=..." -> {"Redis", "7.0.15"}
+// "Redis server v=7.0.15 sha=..." -> {"Redis", "7.0.15"}; Valkey 7.2 prints
+// "Server v=7.2.7 ...": the product is then the binary's ("valkey-server").
 QStringList binaryIdentity()
 {
     static const QStringList identity = [] {
@@ -67,9 +68,16 @@ QStringList binaryIdentity()
             return QStringList{QString(), QString()};
         const QString line = QString::fromUtf8(p.readAllStandardOutput());
         const QRegularExpressionMatch m
-            = QRegularExpression(QStringLiteral("^(\\w+) server v=([0-9.]+)")).match(line);
-        return m.hasMatch() ? QStringList{m.captured(1), m.captured(2)}
-                            : QStringList{QString(), QString()};
+            = QRegularExpression(QStringLiteral("^(?:(\\w+) )?[Ss]erver v=([0-9.]+)")).match(line);
+        if (!m.hasMatch())
+            return QStringList{QString(), QString()};
+        QString product = m.captured(1);
+        if (product.isEmpty()) {
+            const QString binary = QFileInfo(RedisServer::serverPath()).fileName();
+            product = binary.startsWith(QLatin1String("valkey")) ? QStringLiteral("Valkey")
+                                                                 : QStringLiteral("Redis");
+        }
+        return QStringList{product, m.captured(2)};
     }();
     return identity;
 }

@@ -229,6 +229,38 @@ void RedisRouter::onTopologyReply(const RedisValue &reply, bool shards, bool fir
     QString error;
     const auto topology = shards ? Topology::fromClusterShards(reply, m_endpoint.natMap, &error)
                                  : Topology::fromClusterSlots(reply, m_endpoint.natMap, &error);
+    if (topology && shards && !topology->coversAllSlots()) {
+        completeFromSlots(*topology, first);
+        return;
+    }
+    takeTopology(topology, first);
+}
+
+void RedisRouter::completeFromSlots(Topology shards, bool first)
+{
+    RedisConnection *c = first ? m_seed : anyReady();
+    if (!c) {
+        takeTopology(shards, first);
+        return;
+    }
+    if (!first)
+        m_refreshInFlight = true;
+    c->send({"CLUSTER", "SLOTS"}, [this, shards, first](const RedisValue &reply) mutable {
+        if (m_closing)
+            return;
+        if (!first)
+            m_refreshInFlight = false;
+        // Failed or refused: the shards as read, slots unknown where they
+        // said none (a MOVED reply still routes there).
+        if (const auto bySlots = Topology::fromClusterSlots(reply, m_endpoint.natMap, nullptr))
+            shards.fillUncoveredSlots(*bySlots);
+        takeTopology(shards, first);
+    });
+    c->flush();
+}
+
+void RedisRouter::takeTopology(const std::optional<Topology> &topology, bool first)
+{
     if (topology)
         applyTopology(*topology);
     if (first)

@@ -93,6 +93,10 @@ private:
     struct Routed;
     void onSeedReady();
     void onTopologyReply(const RedisValue &reply, bool shards, bool first);
+    // A CLUSTER SHARDS reading that leaves slots without a master: their
+    // masters asked of CLUSTER SLOTS (Topology::fillUncoveredSlots).
+    void completeFromSlots(Topology shards, bool first);
+    void takeTopology(const std::optional<Topology> &topology, bool first);
     void applyTopology(const Topology &topology);
     void finishProbe();
     void route(const std::shared_ptr<Routed> &request, RedisConnection *target, bool asking);

@@ -225,6 +225,58 @@ void Topology::rebuildOwners()
     }
 }
 
+bool Topology::coversAllSlots() const
+{
+    if (mode != Mode::Cluster)
+        return true;
+    return m_owner.size() == SlotCount
+           && std::none_of(m_owner.cbegin(), m_owner.cend(), [](qint16 o) { return o < 0; });
+}
+
+void Topology::fillUncoveredSlots(const Topology &from)
+{
+    if (mode != Mode::Cluster || !from.isCluster())
+        return;
+    bool changed = false;
+    for (const TopologyNode &source : from.nodes) {
+        if (source.role != QLatin1String("master"))
+            continue;
+        // The runs of source's slots that no master holds here.
+        QList<SlotRange> free;
+        for (const SlotRange &r : source.slotRanges) {
+            for (int s = std::max(0, r.first); s <= std::min(SlotCount - 1, r.last); ++s) {
+                if (ownerOf(quint16(s)) >= 0)
+                    continue;
+                if (!free.isEmpty() && free.last().last == s - 1)
+                    free.last().last = s;
+                else
+                    free.append({s, s});
+            }
+        }
+        if (free.isEmpty())
+            continue;
+        int to = -1;
+        for (int i = 0; i < nodes.size() && to < 0; ++i) {
+            if (!source.id.isEmpty() ? nodes.at(i).id == source.id
+                                     : nodes.at(i).address() == source.address())
+                to = i;
+        }
+        if (to < 0) {
+            nodes.append(source);
+            nodes.last().slotRanges.clear();
+            to = int(nodes.size() - 1);
+        }
+        TopologyNode &node = nodes[to];
+        node.role = QStringLiteral("master");
+        node.slotRanges += free;
+        std::sort(node.slotRanges.begin(), node.slotRanges.end(),
+                  [](const SlotRange &a, const SlotRange &b) { return a.first < b.first; });
+        changed = true;
+    }
+    if (changed)
+        rebuildOwners();
+}
+
 namespace {
 
 // CLUSTER SHARDS' health of a node that is down: "fail" (Valkey, Redis 7.x)

@@ -98,6 +98,14 @@ public:
                                                      QString *error);
     static std::optional<Topology> fromClusterSlots(const RedisValue &reply, const NatMap &nat,
                                                     QString *error);
+    // A Cluster's slots all have a master here.
+    bool coversAllSlots() const;
+    // Gives the slots no master holds here to the masters another reading
+    // (CLUSTER SLOTS) names for them, matched by node id or address (added
+    // when this one lists none): Redis 7.4's CLUSTER SHARDS lists the shard
+    // of a failed-over master with no slots at all, while the promoted
+    // replica serves them.
+    void fillUncoveredSlots(const Topology &from);
 
     // "host:port" through the NAT map.
     static QString mapAddress(const QString &address, const NatMap &nat);

@@ -92,6 +92,47 @@ private Q_SLOTS:
         QCOMPARE(byPort(*t, 7004)->slotRanges.size(), 1);
     }
 
+    // Redis 7.4.1 after a master was killed and its replica promoted: the
+    // shard lists both, and no slots at all (recorded from 7.4.1's CLUSTER
+    // SHARDS); CLUSTER SLOTS of the same moment names the promoted one.
+    void redis74ShardWithoutSlotsAfterFailover()
+    {
+        RedisValue emptied = shard(
+            0, 0, {node("old", 7001, "master", "fail"), node("new", 7004, "master", "online")});
+        emptied = RedisValue::array(
+            {bulk("slots"), RedisValue::array({}), bulk("nodes"), emptied.at(3)});
+        const RedisValue reply = RedisValue::array(
+            {emptied,
+             shard(5461, 16383,
+                   {node("c", 7003, "master", "online"), node("d", 7005, "replica", "online")})});
+        auto t = Topology::fromClusterShards(reply, {}, nullptr);
+        QVERIFY(t);
+        QVERIFY(!t->coversAllSlots());
+        QCOMPARE(t->ownerOf(0), -1);
+
+        const auto endpoint = [](qint64 port, const char *id) {
+            return RedisValue::array({bulk("127.0.0.1"), RedisValue::integer(port), bulk(id)});
+        };
+        const RedisValue slotsReply = RedisValue::array(
+            {RedisValue::array(
+                 {RedisValue::integer(0), RedisValue::integer(5460), endpoint(7004, "new")}),
+             RedisValue::array({RedisValue::integer(5461), RedisValue::integer(16383),
+                                endpoint(7003, "c"), endpoint(7005, "d")})});
+        const auto fromSlots = Topology::fromClusterSlots(slotsReply, {}, nullptr);
+        QVERIFY(fromSlots);
+        t->fillUncoveredSlots(*fromSlots);
+        QVERIFY(t->coversAllSlots());
+        QCOMPARE(t->nodes.at(t->ownerOf(0)).port, quint16(7004));
+        QCOMPARE(t->nodes.at(t->ownerOf(5460)).port, quint16(7004));
+        QCOMPARE(byPort(*t, 7004)->slotsText(), QStringLiteral("0-5460"));
+        // What SHARDS said stays: the failed master, its health, no slots;
+        // the other shard as it was.
+        QCOMPARE(byPort(*t, 7001)->health, QStringLiteral("fail"));
+        QVERIFY(byPort(*t, 7001)->slotRanges.isEmpty());
+        QCOMPARE(byPort(*t, 7003)->slotsText(), QStringLiteral("5461-16383"));
+        QCOMPARE(t->nodes.size(), 4);
+    }
+
     // Before the failover: the failed master is the only one, and its slots
     // stay its (unreachable) own rather than nobody's.
     void failedMasterAlone()

@@ -79,6 +79,15 @@ CliOptions::CliOptions(QCommandLineParser &parser)
     , force(option(parser, "force",
                    "limiter reset, token revoke, lock release: act even on a key that is not "
                    "what it is said to be (audited)."))
+    , environment(option(parser, "environment",
+                         "The connection's environment (production, staging, ...; default "
+                         "$GATEHOUSE_ENVIRONMENT). On production (a NAME starting with "
+                         "\"prod\") an action runs only with --confirm-environment NAME.",
+                         "NAME"))
+    , confirmEnvironment(option(parser, "confirm-environment",
+                                "Run an action on a production connection: its environment's "
+                                "NAME typed back (any case).",
+                                "NAME"))
     , json(option(parser, "json", "Print JSON."))
     , interval(option(parser, "interval", "watch: ms between readings (default 1000).", "MS"))
     , count(option(parser, "count", "watch: stop after N readings.", "N"))

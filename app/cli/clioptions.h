@@ -36,6 +36,8 @@ struct CliOptions
     QCommandLineOption allowNonEmpty;
     QCommandLineOption dryRun;
     QCommandLineOption force;
+    QCommandLineOption environment;
+    QCommandLineOption confirmEnvironment;
     QCommandLineOption json;
     QCommandLineOption interval;
     QCommandLineOption count;

@@ -3,6 +3,7 @@
 
 #include "actioncommand.h"
 #include "clioptions.h"
+#include "environmentgate.h"
 #include "exitcodes.h"
 #include "historycommand.h"
 #include "infocommand.h"
@@ -256,6 +257,20 @@ int runProfileVerdict(const Invocation &run)
     return runSession(run.app, verdict);
 }
 
+// A write on a connection marked production, without its name typed back:
+// said, and nothing sent.
+bool refusedByEnvironment(const Invocation &run)
+{
+    const QString why
+        = cli::environmentRefusal(cli::cliEnvironment(run.parser, run.options),
+                                  run.parser.value(run.options.confirmEnvironment),
+                                  run.args.join(QLatin1Char(' ')), run.master.displayUrl());
+    if (why.isEmpty())
+        return false;
+    QTextStream(stderr) << "gatehouse-cli: " << why << Qt::endl;
+    return true;
+}
+
 int runSimulate(const Invocation &run)
 {
     const QCommandLineParser &parser = run.parser;
@@ -269,6 +284,8 @@ int runSimulate(const Invocation &run)
                             << Qt::endl;
         return cli::ExitNothingDone;
     }
+    if (refusedByEnvironment(run))
+        return cli::ExitNothingDone;
     QString error;
     Simulator::Options options;
     const auto secs = intOption(parser, o.seconds, 1, 7 * 24 * 3600, 10, &error);
@@ -580,6 +597,8 @@ int runAction(const Invocation &run)
     request.auditLog = parser.value(o.auditLog);
     if (const QString problem = cli::ActionCommand::validate(request); !problem.isEmpty())
         return usageError(problem);
+    if (!request.dryRun && !request.readOnly && refusedByEnvironment(run))
+        return cli::ExitNothingDone;
     cli::ActionCommand action(run.master, request);
     return runSession(run.app, action);
 }

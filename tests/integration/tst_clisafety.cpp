@@ -30,12 +30,14 @@ private:
 
     QString auditPath() const { return m_dir.filePath(QStringLiteral("audit.jsonl")); }
 
-    CliRun cli(QStringList args)
+    CliRun cli(QStringList args, const QString &environment = {})
     {
         args.prepend(m_server.url());
         args.prepend(QStringLiteral("--url"));
         QProcessEnvironment env;
         env.insert(QStringLiteral("GATEHOUSE_AUDIT_LOG"), auditPath());
+        if (!environment.isEmpty())
+            env.insert(QStringLiteral("GATEHOUSE_ENVIRONMENT"), environment);
         return gatehouse::test::runCli(QStringLiteral(GATEHOUSE_CLI), args, env, 60000);
     }
 
@@ -276,6 +278,67 @@ private slots:
     }
 
     // Was: pttlMs -2 for a lock key of another type, though the key exists.
+    // Connections the server has taken so far (INFO stats).
+    qint64 connectionsReceived()
+    {
+        const QByteArray info = call(*m_client, {"INFO", "stats"}).bytes();
+        const QByteArray field = "total_connections_received:";
+        const qsizetype at = info.indexOf(field);
+        return at < 0 ? -1 : info.mid(at + field.size()).split('\r').first().toLongLong();
+    }
+
+    // A connection marked production (--environment, or GATEHOUSE_ENVIRONMENT
+    // set once on a production host): an action runs only with its name
+    // typed back; refused, the CLI never connects. Other environments, dry
+    // runs and reads need nothing typed.
+    void productionAsksForItsName()
+    {
+        call(*m_client, {"SET", "lock:pay", "tok-1", "PX", "600000"});
+        const qint64 before = connectionsReceived();
+        QVERIFY(before > 0);
+        CliRun run = cli(
+            {"--environment", "production", "lock", "release", "lock:pay", "--token", "tok-1"});
+        QCOMPARE(run.exitCode, 3);
+        QVERIFY2(run.err.contains(QLatin1String("is marked PRODUCTION"))
+                     && run.err.contains(QLatin1String("--confirm-environment production"))
+                     && run.err.contains(QLatin1String("Nothing was sent")),
+                 qPrintable(run.err));
+        // From the host's environment variable, and a name typed wrong.
+        run = cli({"lock", "release", "lock:pay", "--token", "tok-1"}, QStringLiteral("Prod-EU"));
+        QCOMPARE(run.exitCode, 3);
+        QVERIFY2(run.err.contains(QLatin1String("PROD-EU")), qPrintable(run.err));
+        run = cli({"--confirm-environment", "production", "lock", "release", "lock:pay", "--token",
+                   "tok-1"},
+                  QStringLiteral("prod-eu"));
+        QCOMPARE(run.exitCode, 3);
+        QVERIFY2(run.err.contains(QLatin1String("is not this connection's environment")),
+                 qPrintable(run.err));
+        // simulate writes too.
+        run = cli({"--environment", "production", "simulate", "--seconds", "1"});
+        QCOMPARE(run.exitCode, 3);
+        // None of them connected; the lock is where it was.
+        QCOMPARE(connectionsReceived(), before);
+        QCOMPARE(call(*m_client, {"GET", "lock:pay"}).bytes(), QByteArray("tok-1"));
+        QCOMPARE(call(*m_client, {"DBSIZE"}).toInteger(), 1);
+
+        // A dry run writes nothing and needs nothing typed.
+        run = cli({"--environment", "production", "--dry-run", "lock", "release", "lock:pay",
+                   "--token", "tok-1"});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
+        QCOMPARE(call(*m_client, {"GET", "lock:pay"}).bytes(), QByteArray("tok-1"));
+        // Typed back, in any case: it runs, and is audited.
+        run = cli({"--environment", "production", "--confirm-environment", "PRODUCTION", "lock",
+                   "release", "lock:pay", "--token", "tok-1"});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
+        QCOMPARE(call(*m_client, {"EXISTS", "lock:pay"}).toInteger(), 0);
+        QCOMPARE(lastAudit().value(QStringLiteral("outcome")).toString(), QStringLiteral("done"));
+        // Staging asks for nothing.
+        call(*m_client, {"SET", "lock:stage", "tok-2", "PX", "600000"});
+        run = cli({"lock", "release", "lock:stage", "--token", "tok-2"}, QStringLiteral("staging"));
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
+        QCOMPARE(call(*m_client, {"EXISTS", "lock:stage"}).toInteger(), 0);
+    }
+
     void wrongTypeLockShowsItsTtl()
     {
         const QString p = profile(R"({"pattern": "lock", "match": "lock:*"})");

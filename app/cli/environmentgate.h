@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <actions/environment.h>
+
+#include <QString>
+
+class QCommandLineParser;
+
+namespace gatehouse::cli {
+
+struct CliOptions;
+
+// The connection's environment as the operator named it: --environment, else
+// $GATEHOUSE_ENVIRONMENT (a shell profile on a production host sets it once).
+Environment cliEnvironment(const QCommandLineParser &parser, const CliOptions &options);
+
+// Why a write (an action, simulate) may not run on a connection marked env:
+// on production (Environment::isProduction) only with its name typed back
+// with --confirm-environment (typed); a name typed that is not env's is
+// refused on any environment. Empty when it may run; else the sentence,
+// which says what to type. what: the command as the operator gave it; where:
+// the connection as displayed.
+QString environmentRefusal(const Environment &env, const QString &typed, const QString &what,
+                           const QString &where);
+
+} // namespace gatehouse::cli

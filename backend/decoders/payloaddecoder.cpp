@@ -4,6 +4,7 @@
 #include "bodyencoding.h"
 #include "jsondecoder.h"
 #include "msgpackdecoder.h"
+#include "payloadjson.h"
 #include "phpserializedecoder.h"
 #include "pickledecoder.h"
 #include "protobufdecoder.h"
@@ -143,6 +144,7 @@ bool structured(const QByteArray &data, const QString &contentType, DecodeBudget
             for (const QString &inner : r.inner)
                 out->chain << inner + QStringLiteral(" (inside strings)");
             out->text = renderPayloadValue(r.value, budget.limits());
+            out->json = payloadJson(r.value, budget.limits().maxDepth);
             out->structured = true;
             return true;
         }
@@ -191,6 +193,7 @@ DecodedPayload decodePayload(const QByteArray &bytes, const DecodeHints &hints,
         if (structured(decoded, hints.contentType, budget, &nested, &notes)) {
             out.chain << inner << nested.chain;
             out.text = nested.text;
+            out.json = nested.json;
             out.structured = true;
             done = true;
         }

@@ -4,6 +4,7 @@
 #include "decodebudget.h"
 
 #include <QByteArray>
+#include <QJsonValue>
 #include <QString>
 #include <QStringList>
 
@@ -29,6 +30,7 @@ struct DecodedPayload
     QString text;
     QString note;            // what was cut or refused, as a sentence; empty when nothing
     bool structured = false; // a decoder read it (not only as text)
+    QJsonValue json;         // structured: the tree as JSON (payloadJson); else undefined
 
     // "base64 → JSON"; "text" or "binary" when nothing structured read it.
     QString chainText() const;

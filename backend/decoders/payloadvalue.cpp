@@ -230,7 +230,10 @@ private:
                 return false;
         }
         const auto [open, close] = brackets(v);
-        *line = open + parts.join(QStringLiteral(", ")) + close;
+        // Python's one-element tuple keeps its comma: ("a",), not ("a").
+        const bool single = v.tag == QLatin1String("tuple") && parts.size() == 1;
+        *line = open + parts.join(QStringLiteral(", ")) + (single ? QStringLiteral(",") : QString())
+                + close;
         return true;
     }
 
@@ -285,6 +288,8 @@ private:
                 key(v.children.at(2 * i));
             value(v.children.at(step * i + step - 1), depth + 1);
         }
+        if (items == 1 && v.tag == QLatin1String("tuple"))
+            put(QStringLiteral(","));
         if (items > shown) {
             newline(depth + 1);
             put(QStringLiteral("… (%1 more %2)")

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "jobquery.h"
 
+#include <decoders/payloaddecoder.h>
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -301,12 +303,15 @@ bool pathMatches(const Term &t, const JobListing &detail)
         resolve(record.object(), t.path, 0, &leaves);
     else if (record.isArray())
         resolve(record.array(), t.path, 0, &leaves);
-    // A payload decoded into JSON (base64 → JSON, msgpack, pickle shown as
-    // JSON): its field name leads the path.
+    // A payload, whatever its format (JSON, base64 → JSON, msgpack, a
+    // pickle, PHP serialize), as JSON: its field name leads the path (RQ's
+    // pickled data.2.0 is its job's first argument).
     for (const JobPayload &p : detail.payloads) {
-        if (p.field != t.path.first() || p.decoded.isEmpty())
+        if (p.field != t.path.first() || (p.decoded.isEmpty() && p.bytes.isEmpty()))
             continue;
-        const QJsonValue decoded = parsedIfJson(QJsonValue(p.decoded));
+        QJsonValue decoded = parsedIfJson(QJsonValue(p.decoded));
+        if (!decoded.isObject() && !decoded.isArray() && !p.bytes.isEmpty())
+            decoded = decodePayload(p.bytes, {p.contentType, p.encoding}).json;
         if (decoded.isObject() || decoded.isArray())
             resolve(decoded, t.path, 1, &leaves);
     }

@@ -359,6 +359,18 @@ private Q_SLOTS:
         QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
         QCOMPARE(hitIds(run), QStringList{QStringLiteral("failed:parse-1")});
 
+        // By path through the pickled data (RQ's (function, instance, args,
+        // kwargs)): its first argument, exactly; not the neighbour's.
+        run = search(server,
+                     {queue, QStringLiteral("data.2.0=customer-4411"), QStringLiteral("--json")});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
+        QCOMPARE(hitIds(run), QStringList{QStringLiteral("failed:parse-1")});
+        run = search(server,
+                     {queue, QStringLiteral("data.0=builtins.int"), QStringLiteral("--json")});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
+        QCOMPARE(hitIds(run),
+                 QStringList({QStringLiteral("failed:parse-1"), QStringLiteral("failed:parse-2")}));
+
         // By RQ's function name and the failed state alone: the four.
         run = search(server,
                      {queue, QStringLiteral("name=rq_app.fail_once"), QStringLiteral("--state"),

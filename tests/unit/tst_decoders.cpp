@@ -9,6 +9,7 @@
 #include <decoders/payloaddecoder.h>
 
 #include <QFile>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTest>
@@ -56,6 +57,29 @@ private slots:
         QVERIFY(d.text.contains("set {") || d.text.contains("set {\"a\", \"b\"}")
                 || d.text.contains("set {\"b\", \"a\"}"));
         QVERIFY(d.note.isEmpty());
+        // The same tree as JSON, for job search's paths: data.2.0 is the
+        // first argument, data.3.ratio a keyword argument.
+        QVERIFY(d.json.isArray());
+        const QJsonArray data = d.json.toArray();
+        QCOMPARE(data.size(), 4);
+        QCOMPARE(data.at(0).toString(), QStringLiteral("rq_app.just_run"));
+        QVERIFY(data.at(1).isNull());
+        QCOMPARE(data.at(2).toArray().at(0).toDouble(), 4411.0);
+        QCOMPARE(data.at(2).toArray().at(1).toString(), QStringLiteral("customer"));
+        QCOMPARE(data.at(3).toObject().value(QStringLiteral("ratio")).toDouble(), 0.5);
+    }
+
+    // Python's one-element tuple keeps its comma, as Python writes it.
+    void oneElementTupleKeepsItsComma()
+    {
+        // PROTO 2, BINUNICODE "a", TUPLE1, STOP.
+        const QByteArray pickle = QByteArray::fromHex("800258010000006185"
+                                                      "2e");
+        const DecodedPayload d
+            = decodePayload(pickle, {QStringLiteral("application/x-python-serialize"), {}});
+        QVERIFY2(d.structured, qPrintable(d.note));
+        QCOMPARE(d.text, QStringLiteral("(\"a\",)"));
+        QCOMPARE(d.json.toArray(), QJsonArray{QStringLiteral("a")});
     }
 
     void kombuJsonBodyIsBase64Json()

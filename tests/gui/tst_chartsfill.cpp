@@ -2,13 +2,17 @@
 // Live charts are full from the first second: the axis fits the data until
 // the 15-minute range fills, a chart starts from what the history file
 // already holds for the object (an earlier run's), and a figure that has
-// been 0 throughout folds to one line. Real widgets (offscreen) on a real
-// redis-server.
+// been 0 throughout folds to one line. A limiter's charts and a queue's (a
+// hand-written reliable queue of the demo profile). Real widgets
+// (offscreen) on a real redis-server.
 
 #include "redisserver.h"
 #include "testconsole.h"
 
 #include <chartpanel.h>
+#include <chartscale.h>
+#include <history/historystore.h>
+#include <patterns/reliable-queue/reliablequeueunit.h>
 #include <sectionpage.h>
 
 #include <qcustomplot.h>
@@ -38,6 +42,64 @@ double oldestKey(QCustomPlot *plot)
             oldest = std::min(oldest, plot->graph(g)->data()->constBegin()->key);
     }
     return oldest;
+}
+
+// The plot of chart panel titled title (its title element's text).
+QCustomPlot *plotTitled(ChartPanel *chart, const QString &title)
+{
+    for (QCustomPlot *plot : plots(chart)) {
+        for (int i = 0; i < plot->plotLayout()->elementCount(); ++i) {
+            auto *text = qobject_cast<QCPTextElement *>(plot->plotLayout()->elementAt(i));
+            if (text && text->text() == title)
+                return plot;
+        }
+    }
+    return nullptr;
+}
+
+// The graph of plot named name (its legend's).
+QCPGraph *graphNamed(QCustomPlot *plot, const QString &name)
+{
+    for (int g = 0; plot && g < plot->graphCount(); ++g) {
+        if (plot->graph(g)->name() == name)
+            return plot->graph(g);
+    }
+    return nullptr;
+}
+
+// What an earlier run wrote for a reliable queue: one tick a second over
+// [fromMs, toMs] (server time), each of ReliableQueueUnit's figures by its
+// id, written by the history store the console itself uses, then closed.
+void plantQueueHistory(const QString &path, const QByteArray &key, qint64 fromMs, qint64 toMs,
+                       const QHash<QString, double> &values)
+{
+    const QList<Figure> figures = PatternUnit::of(ReliableQueueUnit::Kind).figures();
+    HistoryStore store(path);
+    store.open();
+    for (qint64 t = fromMs; t <= toMs; t += 1000) {
+        HistoryTick tick;
+        tick.atMs = t;
+        HistoryTick::Entry e;
+        e.key = key;
+        e.kind = ReliableQueueUnit::Kind;
+        e.figures = int(figures.size());
+        for (int f = 0; f < figures.size(); ++f)
+            e.values[f] = values.value(figures.at(f).id, -1.0);
+        tick.entries.append(e);
+        store.append(std::move(tick));
+        if ((t - fromMs) % 60000 == 59000)
+            store.flush(); // never more pending than it keeps (maxPendingTicks)
+    }
+    store.flush();
+}
+
+// "x axis -252.1 .. 0 s, oldest point -240.3 s"
+QString axisText(QCustomPlot *plot)
+{
+    return QStringLiteral("x axis %1 .. %2 s, oldest point %3 s")
+        .arg(plot->xAxis->range().lower)
+        .arg(plot->xAxis->range().upper)
+        .arg(oldestKey(plot));
 }
 
 } // namespace
@@ -150,6 +212,86 @@ private Q_SLOTS:
                  qPrintable(QStringLiteral("oldest point %1 s, console open %2 s")
                                 .arg(oldestKey(inWindow))
                                 .arg(opened.elapsed() / 1000.0)));
+    }
+
+    // A queue an earlier console watched for two minutes, four minutes
+    // ago (8 jobs waiting then): its "Length and in flight" chart starts at
+    // the file's first sample, the time axis beginning just before it (5%),
+    // not 15 minutes back with the data in its last pixels; the file's
+    // points come before this console's own (3 waiting now). Nothing was
+    // ever in flight: "Oldest in flight" is one line.
+    void queueChartStartsFromHistoryFile()
+    {
+        const QByteArray key = "sim:jobs:fill";
+        const qint64 now = call(*m_client, {"TIME"}).at(0).toInteger() * 1000;
+        QTemporaryDir dir;
+        TestConsole::Options o;
+        o.historyFile = dir.filePath(QStringLiteral("history.sqlite"));
+        plantQueueHistory(o.historyFile, key, now - 240000, now - 120000,
+                          {{QStringLiteral("length"), 8},
+                           {QStringLiteral("inFlight"), 0},
+                           {QStringLiteral("stuck"), 0}});
+        call(*m_client, {"RPUSH", key, "j1", "j2", "j3"});
+
+        TestConsole c(m_server, dir.filePath(QStringLiteral("audit.jsonl")), o);
+        const QString section = QStringLiteral("queue");
+        QVERIFY(c.select(section, key));
+        ChartPanel *chart = c.window->sectionPage(section)->chart();
+        QCustomPlot *lengths = plotTitled(chart, QStringLiteral("Length and in flight"));
+        QVERIFY(lengths);
+        const auto length = [&] {
+            return graphNamed(lengths, QStringLiteral("length"));
+        };
+        // The file's first sample, about 240 s back, and this console's own.
+        QVERIFY2(QTest::qWaitFor(
+                     [&] {
+                         return length() && oldestKey(lengths) < -230
+                                && length()->dataCount() > 121 + 2
+                                && (length()->data()->constEnd() - 1)->value == 3;
+                     },
+                     10000),
+                 qPrintable(axisText(lengths)));
+        lengths->replot();
+        QVERIFY(lengths->isVisible());
+        const double first = length()->data()->constBegin()->key;
+        QVERIFY2(first < -240 && first > -260, qPrintable(axisText(lengths)));
+        QCOMPARE(length()->data()->constBegin()->value, 8.0);
+        const QCPRange x = lengths->xAxis->range();
+        QVERIFY2(x.lower <= first && x.lower >= first * 1.05 - 1 && qFuzzyIsNull(x.upper),
+                 qPrintable(axisText(lengths)));
+        QCustomPlot *oldest = plotTitled(chart, QStringLiteral("Oldest in flight"));
+        QVERIFY(oldest);
+        QTRY_COMPARE(chart->foldedCharts(),
+                     QStringList{QStringLiteral("Oldest in flight: none in this range")});
+        QVERIFY(!oldest->isVisible());
+    }
+
+    // A queue drained long ago, with a dead letter left (the list that
+    // names it): nothing waiting, nothing in flight, throughout. Both its
+    // charts fold to a line each; a job pushed draws the chart again.
+    void queueZeroThroughoutFolds()
+    {
+        const QByteArray key = "sim:jobs:drained";
+        call(*m_client, {"RPUSH", key + ":dead", "lost"});
+        QTemporaryDir dir;
+        TestConsole c(m_server, dir.filePath(QStringLiteral("audit.jsonl")));
+        const QString section = QStringLiteral("queue");
+        QVERIFY(c.select(section, key));
+        ChartPanel *chart = c.window->sectionPage(section)->chart();
+        const QString zero = QStringLiteral("Length and in flight: 0 throughout this range");
+        QTRY_VERIFY_WITH_TIMEOUT(chart->foldedCharts().contains(zero), 10000);
+        QCOMPARE(chart->foldedCharts(),
+                 (QStringList{zero, QStringLiteral("Oldest in flight: none in this range")}));
+        for (QCustomPlot *p : plots(chart))
+            QVERIFY(!p->isVisible());
+        QCustomPlot *lengths = plotTitled(chart, QStringLiteral("Length and in flight"));
+        QVERIFY(lengths && drawnPoints(lengths) > 0); // zeros drawn, then folded
+
+        call(*m_client, {"RPUSH", key, "j1"});
+        QTRY_VERIFY_WITH_TIMEOUT(!chart->foldedCharts().contains(zero), 10000);
+        QVERIFY(lengths->isVisible());
+        QCOMPARE(chart->foldedCharts(),
+                 QStringList{QStringLiteral("Oldest in flight: none in this range")});
     }
 
 private:

@@ -16,6 +16,7 @@
 #include <qcustomplot.h>
 
 #include <QListWidget>
+#include <QScrollArea>
 #include <QSettings>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -148,6 +149,25 @@ private Q_SLOTS:
         QVERIFY2(wait >= 1.0 && wait < 10.0, qPrintable(QString::number(wait)));
         QVERIFY2(run >= 0.15 && run < 2.0, qPrintable(QString::number(run)));
         QVERIFY2(oldest > 0 && oldest < 60.0, qPrintable(QString::number(oldest)));
+
+        // The Queues page says what the Overview says: the Sidekiq queue's
+        // Status (the row beside the chart's in the picture).
+        ObjectTableModel *queues = console.window->model(QStringLiteral("queue"));
+        int sidekiqRow = -1;
+        for (int r = 0; r < queues->rowCount(); ++r) {
+            const ObjectState *s = queues->stateAt(r);
+            if (s && s->object.kind.id() == QLatin1String("sidekiq"))
+                sidekiqRow = r;
+        }
+        QVERIFY(sidekiqRow >= 0);
+        QTRY_COMPARE(queues->index(sidekiqRow, queues->statusColumn()).data().toString(),
+                     QStringLiteral("no worker seen"));
+
+        // The picture is of the wait and run charts: the chart area under
+        // the job browser scrolled to them, as an operator scrolls it.
+        auto *scroll = panel->findChild<QScrollArea *>(QStringLiteral("chartScroll"));
+        QVERIFY(scroll);
+        scroll->ensureWidgetVisible(waitPlot, 0, 0);
 
         QTest::qWait(1500); // a few more points, for the picture
         const QString shot = QStringLiteral(GATEHOUSE_SCREENSHOT_DIR "/job-latency.png");

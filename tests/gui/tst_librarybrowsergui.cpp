@@ -27,6 +27,7 @@
 #include "phpapp.h"
 #include "redisserver.h"
 #include "testconsole.h"
+#include "testshots.h"
 
 #include <QComboBox>
 #include <QCryptographicHash>
@@ -40,11 +41,14 @@
 #include <QProcess>
 #include <QPushButton>
 #include <QRegularExpression>
+#include <QScrollBar>
 #include <QStatusBar>
 #include <QTabBar>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTextCursor>
+#include <QTextDocument>
 
 using namespace gatehouse;
 using gatehouse::test::call;
@@ -495,6 +499,28 @@ private slots:
             return;
         QCOMPARE(jobs->item(jobs->currentRow(), 1)->text(),
                  QStringLiteral("App\\Jobs\\SendDigest"));
+        // The docs' picture of a decoded payload (console.md): the delayed
+        // job's detail scrolled, as an operator scrolls it, to its
+        // data.command as PHP's serialize() wrote it, shown as a structure.
+        if (gatehouse::test::shotsWanted()) {
+            // At the size of the docs' picture, the decoded part's header at
+            // the top of the pane (or the pane scrolled to its end): from
+            // the end up to the header, as ensureCursorVisible scrolls.
+            console->window->resize(1280, 800);
+            QTest::qWait(300);
+            const QString header = QStringLiteral("── data.command (PHP serialize) ──");
+            QTextCursor at = detail->document()->find(header);
+            QVERIFY(!at.isNull());
+            at.setPosition(at.selectionStart());
+            detail->moveCursor(QTextCursor::End);
+            detail->ensureCursorVisible();
+            detail->setTextCursor(at);
+            detail->ensureCursorVisible();
+            gatehouse::test::saveShots(
+                *console->window, QStringLiteral("payload-decoded"),
+                {{QStringLiteral("laravel"), console->window->currentPage()}});
+            QVERIFY(detail->toPlainText().contains(header)); // still the job pictured
+        }
         // The reserved job, by its payload's id, with its attempt counted.
         QVERIFY(show(QStringLiteral("reserved")));
         const QByteArray queue = "laravel_database_queues:emails";

@@ -485,11 +485,9 @@ private:
     // allocator's free lists, interleaved with what lives on. They go back
     // to the OS once every object was read and the states replaced were let
     // go by everyone (the console swapped in the snapshot with the new
-    // ones), or once the allocator's free memory grew by a generation's
-    // worth since the pass (the watched state may sit on a hidden page
-    // while the rest was let go): checked at the end of every full tick
-    // and every TrimCheckMs after it, TrimChecks times. Once per arming,
-    // on the monitor's thread (1-4 ms at 30,000 objects).
+    // ones): checked at the end of every full tick and every TrimCheckMs
+    // after it, TrimChecks times. Once per arming, on the monitor's thread
+    // (1-4 ms at 30,000 objects).
     static constexpr int TrimCheckMs = 100;
     static constexpr int TrimChecks = 30;
     // A large tick arms a trim at most this often (a thousand objects hot
@@ -502,7 +500,6 @@ private:
     bool m_trimPending = false;
     bool m_trimCheckScheduled = false;
     std::weak_ptr<const ObjectState> m_trimWatch; // a state replaced; empty: none to wait for
-    std::size_t m_trimLowFree = 0;                // the allocator's least free bytes since armed
     void armTrim(const ObjectList::Ptr &replaced);
     void armTrimAfterDiscovery();
     void armTrimForPass(const QList<int> &indices);

@@ -11,21 +11,6 @@
 
 namespace gatehouse {
 
-namespace {
-
-// Bytes the allocator holds free, returned to the OS or not; 0 where
-// unknown.
-std::size_t allocatorFreeBytes()
-{
-#ifdef __GLIBC__
-    return mallinfo2().fordblks;
-#else
-    return 0;
-#endif
-}
-
-} // namespace
-
 void Monitor::armTrimAfterDiscovery()
 {
     // Discovery's garbage and the unread states go back once the objects
@@ -62,7 +47,6 @@ void Monitor::armTrim(const ObjectList::Ptr &replaced)
 {
     m_trimPending = true;
     m_trimWatch = replaced;
-    m_trimLowFree = allocatorFreeBytes();
 }
 
 void Monitor::trimWhenReleased(int checksLeft)
@@ -74,14 +58,7 @@ void Monitor::trimWhenReleased(int checksLeft)
         return; // the next full tick reads them
     // A view may keep an older state for good (a hidden page's rows): what
     // everyone else let go goes back all the same once the checks are over.
-    // What the replaced states held shows as free memory gained since the
-    // pass allocated their successors: about 500 B per object.
-    const std::size_t freeNow = allocatorFreeBytes();
-    m_trimLowFree = std::min(m_trimLowFree, freeNow);
-    const std::size_t generation
-        = std::max<std::size_t>(4u << 20, std::size_t(m_tracked.size()) * 128);
-    const bool released = freeNow - m_trimLowFree >= generation;
-    if (m_trimWatch.expired() || released || checksLeft <= 0) {
+    if (m_trimWatch.expired() || checksLeft <= 0) {
         m_trimPending = false;
         m_trimWatch.reset();
 #ifdef __GLIBC__

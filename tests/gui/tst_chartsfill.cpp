@@ -6,6 +6,7 @@
 // hand-written reliable queue of the demo profile). Real widgets
 // (offscreen) on a real redis-server.
 
+#include "chartprobe.h"
 #include "redisserver.h"
 #include "testconsole.h"
 
@@ -23,6 +24,8 @@
 
 using namespace gatehouse;
 using gatehouse::test::call;
+using gatehouse::test::graphNamed;
+using gatehouse::test::plotTitled;
 using gatehouse::test::RedisServer;
 using gatehouse::test::TestConsole;
 
@@ -42,29 +45,6 @@ double oldestKey(QCustomPlot *plot)
             oldest = std::min(oldest, plot->graph(g)->data()->constBegin()->key);
     }
     return oldest;
-}
-
-// The plot of chart panel titled title (its title element's text).
-QCustomPlot *plotTitled(ChartPanel *chart, const QString &title)
-{
-    for (QCustomPlot *plot : plots(chart)) {
-        for (int i = 0; i < plot->plotLayout()->elementCount(); ++i) {
-            auto *text = qobject_cast<QCPTextElement *>(plot->plotLayout()->elementAt(i));
-            if (text && text->text() == title)
-                return plot;
-        }
-    }
-    return nullptr;
-}
-
-// The graph of plot named name (its legend's).
-QCPGraph *graphNamed(QCustomPlot *plot, const QString &name)
-{
-    for (int g = 0; plot && g < plot->graphCount(); ++g) {
-        if (plot->graph(g)->name() == name)
-            return plot->graph(g);
-    }
-    return nullptr;
 }
 
 // What an earlier run wrote for a reliable queue: one tick a second over

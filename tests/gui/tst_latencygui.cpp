@@ -8,6 +8,7 @@
 #include <englishplurals.h>
 #include <overviewpage.h>
 
+#include "chartprobe.h"
 #include "librarytest.h"
 #include "nodeapp.h"
 #include "redisserver.h"
@@ -27,28 +28,6 @@ using namespace gatehouse::test;
 namespace {
 
 const QString LibrariesDir = QStringLiteral(GATEHOUSE_LIBRARIES_DIR);
-
-QCustomPlot *plotTitled(ChartPanel *panel, const QString &title)
-{
-    for (QCustomPlot *plot : panel->findChildren<QCustomPlot *>()) {
-        for (int i = 0; i < plot->plotLayout()->elementCount(); ++i) {
-            auto *text = qobject_cast<QCPTextElement *>(plot->plotLayout()->elementAt(i));
-            if (text && text->text() == title)
-                return plot;
-        }
-    }
-    return nullptr;
-}
-
-// The series of plot named name (its legend's), with its points.
-QCPGraph *graphNamed(QCustomPlot *plot, const QString &name)
-{
-    for (int g = 0; plot && g < plot->graphCount(); ++g) {
-        if (plot->graph(g)->name() == name)
-            return plot->graph(g);
-    }
-    return nullptr;
-}
 
 } // namespace
 

@@ -20,6 +20,7 @@
 #include <redis/redisclient.h>
 #include <sectionpage.h>
 
+#include "chartprobe.h"
 #include "redisserver.h"
 
 #include <QApplication>
@@ -43,6 +44,7 @@
 #include <qcustomplot.h>
 
 using namespace gatehouse;
+using gatehouse::test::plotTitled;
 using gatehouse::test::RedisServer;
 
 namespace {
@@ -136,19 +138,6 @@ private:
     QTimer m_timer;
     QPointer<QWidget> m_last;
 };
-
-QCustomPlot *plotTitled(QWidget *panel, const QString &title)
-{
-    const auto plots = panel->findChildren<QCustomPlot *>();
-    for (QCustomPlot *plot : plots) {
-        for (int i = 0; i < plot->plotLayout()->elementCount(); ++i) {
-            auto *text = qobject_cast<QCPTextElement *>(plot->plotLayout()->elementAt(i));
-            if (text && text->text() == title)
-                return plot;
-        }
-    }
-    return nullptr;
-}
 
 // The largest value any graph of the plot titled title draws; -1 when none.
 double largest(QWidget *panel, const QString &title)

@@ -249,6 +249,7 @@ void ChartPanel::loadHistory(qint64 fromMs, qint64 toMs)
         return;
     const quint64 generation = ++m_loadGeneration;
     m_loading = true;
+    m_reread = false;
     const QString path = m_historyFile;
     const QByteArray key = m_key;
     auto *watcher = new QFutureWatcher<std::optional<HistoryRange>>(this);
@@ -432,14 +433,14 @@ void ChartPanel::readHistoryFor(qint64 nowMs, SeriesPoints::Source &source)
         source.wantFrom = source.custom ? m_rangeBar->customFromMs() : nowMs - m_rangeBar->spanMs();
         source.wantTo = source.custom ? m_rangeBar->customToMs() : nowMs;
         const bool behind = !source.custom && nowMs - m_loadedToMs > 60 * 1000;
-        if (!m_loading && (!m_loaded || behind))
+        if (!m_loading && (!m_loaded || behind || m_reread))
             loadHistory(m_loaded ? std::min(source.wantFrom, m_loadedFromMs) : source.wantFrom,
                         std::max(source.wantTo, m_loadedToMs));
-    } else if (!m_historyFile.isEmpty() && !m_loading && m_loadedToMs == 0) {
+    } else if (!m_historyFile.isEmpty() && !m_loading && (m_loadedToMs == 0 || m_reread)) {
         // Live: the file's last 15 minutes (an earlier run's), read once per
-        // object, come before the monitor's samples, so a chart starts full
-        // instead of with a few points at its right edge, and a throughput
-        // is drawn before 10 s of the monitor's own samples.
+        // object (again when the reader's answer changed), come before the monitor's samples, so a
+        // chart starts full instead of with a few points at its right edge, and a throughput is
+        // drawn before 10 s of the monitor's own samples.
         loadHistory(nowMs - m_rangeBar->spanMs(), nowMs);
     }
 }
@@ -470,7 +471,7 @@ QString ChartPanel::drawChart(QCustomPlot *plot, const Chart &chart, SeriesPoint
     // A figure that has been 0 throughout the range (a limiter that never
     // asked a caller to retry) is one line too: the line says so.
     const bool zeroThroughout = drawnPoints(plot) > 0 && hintText == ZeroThroughout();
-    if (!m_series && (nothingDrawn || zeroThroughout))
+    if (nothingDrawn || zeroThroughout)
         foldedLine = tr("%1: %2").arg(chart.title, hintText);
     std::optional<double> limit;
     QCPItemText *limitLabel = nullptr;

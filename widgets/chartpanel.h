@@ -45,6 +45,10 @@ public:
     using HistoryReader = std::function<std::optional<HistoryRange>(
         const QString &path, const QByteArray &key, qint64 fromMs, qint64 toMs)>;
     void setHistoryReader(HistoryReader reader) { m_reader = std::move(reader); }
+    // What the reader returns for the key has changed (the Overview's sums
+    // now cover queues it did not know of): the next refresh reads the file
+    // again, live or a range; what is drawn stays until the read ends.
+    void rereadHistory() { m_reread = true; }
     void refresh(const Snapshot &snapshot);
     // Data points drawn in all graphs (the screenshot test checks they carry data).
     int pointCount() const;
@@ -124,6 +128,7 @@ private:
     qint64 m_loadedToMs = 0;
     quint64 m_loadGeneration = 0; // a read's result applies only to the latest request
     bool m_loading = false;
+    bool m_reread = false;   // rereadHistory: read again at the next refresh
     bool m_placeX = true;    // the next refresh sets the x range (new range or object)
     bool m_settingX = false; // the panel itself moves the x ranges
     QTimer m_panTimer;       // single shot: loads what a pan brought into view

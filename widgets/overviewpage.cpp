@@ -169,7 +169,10 @@ void OverviewPage::record(const std::shared_ptr<const Snapshot> &snapshot)
     connect(watcher, &QFutureWatcher<QueueActivity::Sums>::finished, this, [this, watcher] {
         watcher->deleteLater();
         m_summing = false;
-        m_activity->add(watcher->result());
+        // Queues not summed before: the file's earlier points summed again,
+        // theirs included (the first sums come after the chart's first read).
+        if (m_activity->add(watcher->result()))
+            m_queueChart->rereadHistory();
     });
     watcher->setFuture(QtConcurrent::run([snapshot] { return QueueActivity::sum(*snapshot); }));
 }

@@ -105,11 +105,11 @@ QueueActivity::Sums QueueActivity::sum(const Snapshot &snapshot)
     return sums;
 }
 
-void QueueActivity::add(const Sums &sums)
+bool QueueActivity::add(const Sums &sums)
 {
     const qint64 at = sums.atMs;
     if (at <= 0 || at <= m_lastAtMs)
-        return;
+        return false;
     // A queue that keeps no count of finished jobs (a hand-written reliable
     // queue) finished its rate times the time since the last sums: without
     // it the Overview said "0 throughout" while the Queues page said 2 /s.
@@ -124,6 +124,13 @@ void QueueActivity::add(const Sums &sums)
             m_done += std::max(0.0, it.value() - last.value());
     }
     m_lastDone = sums.done;
+    bool gained = false;
+    for (const auto &queue : sums.queues) {
+        if (!m_known.contains(queue.first)) {
+            m_known.insert(queue.first);
+            gained = true;
+        }
+    }
     {
         QMutexLocker lock(&m_shared->mutex);
         m_shared->queues = sums.queues;
@@ -139,6 +146,7 @@ void QueueActivity::add(const Sums &sums)
         points.erase(points.cbegin(), old);
     }
     m_published = next;
+    return gained;
 }
 
 QueueActivity::Reader QueueActivity::reader() const

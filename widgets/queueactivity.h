@@ -7,6 +7,7 @@
 
 #include <QHash>
 #include <QMutex>
+#include <QSet>
 
 #include <functional>
 #include <memory>
@@ -47,7 +48,9 @@ public:
     // objects take a while, so the Overview sums off the GUI thread).
     static Sums sum(const Snapshot &snapshot);
     // Adds the sums to the live history, which keeps the last 15 minutes.
-    void add(const Sums &sums);
+    // True when they name a queue no sums named before: what reader() sums
+    // from the history file changed (the chart reads it again).
+    bool add(const Sums &sums);
     // sum() and add() at once (tests; a small snapshot).
     void record(const Snapshot &snapshot) { add(sum(snapshot)); }
     qint64 lastAtMs() const { return m_lastAtMs; }
@@ -66,6 +69,7 @@ private:
     };
     std::shared_ptr<Shared> m_shared;
     QHash<QByteArray, double> m_lastDone; // each queue's done count at the last record
+    QSet<QByteArray> m_known;             // every queue any sums named
     double m_done = 0;                    // finished since the first record
     qint64 m_lastAtMs = -1;
     ObjectHistoryPtr m_published;

@@ -2,9 +2,9 @@
 // Live charts are full from the first second: the axis fits the data until
 // the 15-minute range fills, a chart starts from what the history file
 // already holds for the object (an earlier run's), and a figure that has
-// been 0 throughout folds to one line. A limiter's charts and a queue's (a
-// hand-written reliable queue of the demo profile). Real widgets
-// (offscreen) on a real redis-server.
+// been 0 throughout folds to one line. A limiter's charts, a queue's (a
+// hand-written reliable queue of the demo profile) and the Overview's sums
+// over every queue. Real widgets (offscreen) on a real redis-server.
 
 #include "chartprobe.h"
 #include "redisserver.h"
@@ -13,6 +13,7 @@
 #include <chartpanel.h>
 #include <chartscale.h>
 #include <history/historystore.h>
+#include <overviewpage.h>
 #include <patterns/reliable-queue/reliablequeueunit.h>
 #include <sectionpage.h>
 
@@ -272,6 +273,77 @@ private Q_SLOTS:
         QVERIFY(lengths->isVisible());
         QCOMPARE(chart->foldedCharts(),
                  QStringList{QStringLiteral("Oldest in flight: none in this range")});
+    }
+
+    // The Overview's "every queue" charts, live, start from what the
+    // history file holds for the queues (an earlier run's), although the
+    // chart's first read of the file comes before the console knows any
+    // queue: when the first queues are summed, the file is read again.
+    void overviewChartStartsFromHistoryFile()
+    {
+        const QByteArray key = "sim:jobs:overview";
+        const qint64 now = call(*m_client, {"TIME"}).at(0).toInteger() * 1000;
+        QTemporaryDir dir;
+        TestConsole::Options o;
+        o.historyFile = dir.filePath(QStringLiteral("history.sqlite"));
+        plantQueueHistory(o.historyFile, key, now - 240000, now - 120000,
+                          {{QStringLiteral("length"), 8},
+                           {QStringLiteral("inFlight"), 5},
+                           {QStringLiteral("stuck"), 0}});
+        call(*m_client, {"RPUSH", key, "j1"});
+        call(*m_client, {"RPUSH", key + ":processing", "j2", "j3"});
+
+        TestConsole c(m_server, dir.filePath(QStringLiteral("audit.jsonl")), o);
+        auto *overview = qobject_cast<OverviewPage *>(c.window->page(0));
+        QVERIFY(overview);
+        c.window->showPage(0);
+        ChartPanel *chart = overview->queueChart();
+        QCustomPlot *plot = plotTitled(chart, QStringLiteral("Stuck and in flight"));
+        QVERIFY(plot);
+        const auto inFlight = [&] {
+            return graphNamed(plot, QStringLiteral("in flight"));
+        };
+        // The file's 121 samples, about 240 s back, then this console's own
+        // (2 in flight now).
+        QVERIFY2(QTest::qWaitFor(
+                     [&] {
+                         return inFlight() && oldestKey(plot) < -230
+                                && inFlight()->dataCount() > 121 + 2
+                                && (inFlight()->data()->constEnd() - 1)->value == 2;
+                     },
+                     15000),
+                 qPrintable(axisText(plot)));
+        QCOMPARE(inFlight()->data()->constBegin()->value, 5.0);
+        QVERIFY(plot->isVisible());
+        QVERIFY(!chart->foldedCharts().contains(
+            QStringLiteral("Stuck and in flight: 0 throughout this range")));
+    }
+
+    // Every queue idle (a drained queue with a dead letter left): nothing
+    // stuck, nothing in flight, nothing finished. The Overview's charts fold
+    // to a line each, as an object's do, and the attention list gets the
+    // room; a job taken (in flight) draws the chart again.
+    void overviewChartsFoldWhenEveryQueueIsIdle()
+    {
+        const QByteArray key = "sim:jobs:idle";
+        call(*m_client, {"RPUSH", key + ":dead", "lost"});
+        QTemporaryDir dir;
+        TestConsole c(m_server, dir.filePath(QStringLiteral("audit.jsonl")));
+        auto *overview = qobject_cast<OverviewPage *>(c.window->page(0));
+        QVERIFY(overview);
+        c.window->showPage(0);
+        ChartPanel *chart = overview->queueChart();
+        const QStringList idle{QStringLiteral("Stuck and in flight: 0 throughout this range"),
+                               QStringLiteral("Throughput: 0 throughout this range")};
+        // The throughput needs 10 s of samples before it says anything.
+        QTRY_COMPARE_WITH_TIMEOUT(chart->foldedCharts(), idle, 20000);
+        for (QCustomPlot *p : plots(chart))
+            QVERIFY(!p->isVisible());
+        QVERIFY(chart->maximumHeight() < 200);
+
+        call(*m_client, {"RPUSH", key + ":processing", "j1"});
+        QTRY_COMPARE_WITH_TIMEOUT(chart->foldedCharts(), idle.mid(1), 10000);
+        QVERIFY(plotTitled(chart, QStringLiteral("Stuck and in flight"))->isVisible());
     }
 
 private:

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include <redis/printabletext.h>
 #include <redis/respreader.h>
 
 #include <QTest>
@@ -179,6 +180,27 @@ private slots:
         RedisValue::bulk("12x").toInteger(&ok);
         QVERIFY(!ok);
         QCOMPARE(printableBytes(QByteArray("a\0\r\n\xff", 5)), QStringLiteral("a\\x00\\r\\n\\xff"));
+    }
+
+    // A library's text (a PHP job class, a queue's name with an accent) is
+    // shown as it reads; only what would break a table row is escaped, and
+    // bytes that are not UTF-8 as a key's.
+    void printableTextReadsAsWritten()
+    {
+        QCOMPARE(printableText("App\\Jobs\\Block"), QStringLiteral("App\\Jobs\\Block"));
+        QCOMPARE(printableText("say \"hi\""), QStringLiteral("say \"hi\""));
+        QCOMPARE(printableText("\xc3\x9c"
+                               "berweisung"),
+                 QString::fromUtf8("\xc3\x9c"
+                                   "berweisung"));
+        QCOMPARE(printableText("a\nb\tc\x01"), QStringLiteral("a\\nb\\tc\\x01"));
+        QCOMPARE(printableText("\xff\\"), QStringLiteral("\\xff\\\\"));
+        QCOMPARE(printableText("abcdef", 3), QStringLiteral("abc... (6 bytes)"));
+        // A character beyond the BMP is never cut in half.
+        QCOMPARE(printableText("a\xf0\x9f\x93\xa6"
+                               "b",
+                               2),
+                 QString::fromUtf8("a\xf0\x9f\x93\xa6... (6 bytes)"));
     }
 };
 

@@ -3,6 +3,7 @@
 
 #include <patterns/globmatch.h>
 #include <patterns/libraryqueue/libraryqueue.h>
+#include <redis/printabletext.h>
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -484,7 +485,7 @@ QList<QStringList> DramatiqUnit::items(const ObjectState &s, qint64 nowMs) const
 {
     QList<QStringList> rows;
     for (const InFlightItem &item : s.reading.items) {
-        rows.append({printableBytes(item.job, 120), printableBytes(item.holder, 64),
+        rows.append({printableBytes(item.job, 120), printableText(item.holder, 64),
                      item.locked
                          ? formatMs(s.reading.ageAt(item.ageMs, nowMs)) + QStringLiteral(" ago")
                          : QStringLiteral("stopped: orphaned")});

@@ -5,6 +5,7 @@
 
 #include <patterns/globmatch.h>
 #include <patterns/libraryqueue/libraryqueue.h>
+#include <redis/printabletext.h>
 
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -402,7 +403,7 @@ QList<QStringList> LaravelQueueUnit::items(const ObjectState &s, qint64 nowMs) c
     for (const InFlightItem &item : s.reading.items) {
         const qint64 past
             = saturatingAdd(item.ageMs, std::max<qint64>(0, saturatingSub(nowMs, s.reading.atMs)));
-        rows.append({printableBytes(item.job, 120), printableBytes(item.name, 120),
+        rows.append({printableBytes(item.job, 120), printableText(item.name, 120),
                      QString::number(item.attempts),
                      item.locked ? QStringLiteral("expires in %1").arg(formatMs(-past))
                                  : QStringLiteral("expired %1 ago").arg(formatMs(past))});

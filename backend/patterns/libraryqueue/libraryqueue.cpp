@@ -3,6 +3,7 @@
 
 #include <QJsonDocument>
 #include <patterns/countedsentence.h>
+#include <redis/printabletext.h>
 
 #include <algorithm>
 
@@ -309,7 +310,7 @@ QList<QStringList> activeJobRows(const ObjectState &s, qint64 nowMs)
 {
     QList<QStringList> rows;
     for (const InFlightItem &item : s.reading.items) {
-        rows.append({printableBytes(item.job, 120), printableBytes(item.name, 80),
+        rows.append({printableBytes(item.job, 120), printableText(item.name, 80),
                      formatMs(s.reading.ageAt(item.ageMs, nowMs)), QString::number(item.attempts),
                      item.locked ? QStringLiteral("held") : QStringLiteral("none: stalled")});
     }

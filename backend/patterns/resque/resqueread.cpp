@@ -4,6 +4,7 @@
 
 #include <patterns/globmatch.h>
 #include <patterns/libraryqueue/libraryqueue.h>
+#include <redis/printabletext.h>
 
 #include <QCryptographicHash>
 #include <QDateTime>
@@ -412,10 +413,10 @@ QList<QStringList> ResqueUnit::items(const ObjectState &s, qint64 nowMs) const
 {
     QList<QStringList> rows;
     for (const InFlightItem &item : s.reading.items) {
-        QString worker = printableBytes(item.holder, 120);
+        QString worker = printableText(item.holder, 120);
         if (!item.locked)
             worker += QStringLiteral(" (stuck)");
-        rows.append({worker, printableBytes(item.name, 80), printableBytes(item.queue, 80),
+        rows.append({worker, printableText(item.name, 80), printableText(item.queue, 80),
                      formatMs(s.reading.ageAt(item.ageMs, nowMs))});
     }
     return rows;

@@ -4,6 +4,7 @@
 
 #include <patterns/libraryqueue/jobtimes.h>
 #include <patterns/libraryqueue/libraryqueue.h>
+#include <redis/printabletext.h>
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -394,15 +395,15 @@ QList<QStringList> SidekiqUnit::items(const ObjectState &s, qint64 nowMs) const
 {
     QList<QStringList> rows;
     for (const InFlightItem &item : s.reading.items) {
-        QString holder = printableBytes(item.holder, 120);
+        QString holder = printableText(item.holder, 120);
         if (!item.locked) {
             const LibraryPart *p = processPart(s.reading, item.holder);
             const qint64 lost = p ? lostInMs(s.reading, *p, nowMs) : -1;
             holder += lost >= 0 ? QStringLiteral(" (dead: stuck; lost in %1)").arg(formatMs(lost))
                                 : QStringLiteral(" (dead: stuck)");
         }
-        rows.append({printableBytes(item.job, 120), printableBytes(item.name, 80),
-                     printableBytes(item.queue, 80), formatMs(s.reading.ageAt(item.ageMs, nowMs)),
+        rows.append({printableBytes(item.job, 120), printableText(item.name, 80),
+                     printableText(item.queue, 80), formatMs(s.reading.ageAt(item.ageMs, nowMs)),
                      holder});
     }
     return rows;

@@ -108,7 +108,8 @@ void SectionPage::addActionButtons(QHBoxLayout *bar)
             ids << action.id;
             auto *button = new QPushButton(action.label, this);
             button->setObjectName(action.objectName);
-            button->setProperty("patternAction", action.id); // an action, not navigation
+            button->setProperty("sectionLabel", action.label); // with no selection
+            button->setProperty("patternAction", action.id);   // an action, not navigation
             button->setProperty("targetIsPrefix", action.targetIsPrefix);
             bar->addWidget(button);
             m_actionButtons << button;
@@ -572,6 +573,14 @@ void SectionPage::updateActions(const ObjectState *s)
         // section's (a SETNX lock) shows them all, disabled with the reason,
         // rather than an empty bar that says nothing.
         button->setVisible(!s || offered.isEmpty() || offered.contains(id));
+        // Patterns share an action id under their own words (Resque's retry
+        // is "Retry failed job…"): the selected pattern's, as its
+        // confirmation says.
+        const auto own = s ? offered.constFind(id) : offered.cend();
+        const QString label
+            = own != offered.cend() ? own->label : button->property("sectionLabel").toString();
+        if (button->text() != label)
+            button->setText(label);
         QString why;
         if (m_readOnly) {
             why = tr("Read-only mode: actions are disabled (started with --read-only).");

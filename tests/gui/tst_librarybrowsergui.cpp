@@ -309,7 +309,10 @@ private slots:
                  failed[QStringLiteral("payload")][QStringLiteral("class")].toString());
 
         // Retry the chosen failure through its confirmation: node-resque
-        // sees it back on its queue and no failure left.
+        // sees it back on its queue and no failure left. The button says
+        // what Resque's retry is, not the first queue library's word.
+        QCOMPARE(page->findChild<QPushButton *>(QStringLiteral("retryButton"))->text(),
+                 QStringLiteral("Retry failed job…"));
         Acted retry;
         act(QStringLiteral("retryButton"), &retry);
         if (QTest::currentTestFailed())
@@ -499,6 +502,12 @@ private slots:
             return;
         QCOMPARE(jobs->item(jobs->currentRow(), 1)->text(),
                  QStringLiteral("App\\Jobs\\SendDigest"));
+        // The job the killed worker reserved, in the table under the queues:
+        // its class as PHP names it, not escaped as a key would be.
+        auto *items = page->findChild<QTableWidget *>(QStringLiteral("queueItems"));
+        QVERIFY(items);
+        QTRY_COMPARE(items->rowCount(), 1);
+        QCOMPARE(items->item(0, 1)->text(), QStringLiteral("App\\Jobs\\Block"));
         // The docs' picture of a decoded payload (console.md): the delayed
         // job's detail scrolled, as an operator scrolls it, to its
         // data.command as PHP's serialize() wrote it, shown as a structure.
@@ -623,6 +632,8 @@ private slots:
         const QJsonObject was
             = QJsonDocument::fromJson(s.call({"HGET", h + failed, "payload"}).bytes()).object();
         const auto before = keyspace(*s.client);
+        QCOMPARE(page->findChild<QPushButton *>(QStringLiteral("retryButton"))->text(),
+                 QStringLiteral("Retry failed job…"));
         Acted retry;
         act(QStringLiteral("retryButton"), &retry,
             {{QStringLiteral("queue"), QString::fromLatin1(queue)}});

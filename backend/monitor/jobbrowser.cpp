@@ -51,6 +51,7 @@ JobListing JobBrowser::decoded(JobListing detail)
         const DecodedPayload d = decodePayload(p.bytes, {p.contentType, p.encoding}, limits);
         p.decoder = d.chainText();
         p.decoded = d.text;
+        p.json = d.json;
         p.note = d.note;
         if (p.size > p.bytes.size())
             p.note

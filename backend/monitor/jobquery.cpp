@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "jobquery.h"
 
-#include <decoders/payloaddecoder.h>
-
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -304,14 +302,13 @@ bool pathMatches(const Term &t, const JobListing &detail)
     else if (record.isArray())
         resolve(record.array(), t.path, 0, &leaves);
     // A payload, whatever its format (JSON, base64 → JSON, msgpack, a
-    // pickle, PHP serialize), as JSON: its field name leads the path (RQ's
-    // pickled data.2.0 is its job's first argument).
+    // pickle, PHP serialize), as JobBrowser::decoded made it JSON: its field
+    // name leads the path (RQ's pickled data.2.0 is its job's first argument).
     for (const JobPayload &p : detail.payloads) {
-        if (p.field != t.path.first() || (p.decoded.isEmpty() && p.bytes.isEmpty()))
+        if (p.field != t.path.first())
             continue;
-        QJsonValue decoded = parsedIfJson(QJsonValue(p.decoded));
-        if (!decoded.isObject() && !decoded.isArray() && !p.bytes.isEmpty())
-            decoded = decodePayload(p.bytes, {p.contentType, p.encoding}).json;
+        const QJsonValue decoded
+            = p.json.isUndefined() ? parsedIfJson(QJsonValue(p.decoded)) : p.json;
         if (decoded.isObject() || decoded.isArray())
             resolve(decoded, t.path, 1, &leaves);
     }

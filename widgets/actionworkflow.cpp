@@ -59,7 +59,7 @@ void ActionWorkflow::confirmAndRun(const ScriptCall &call, const QString &matchN
     m_actions->run(call, false, this, [this, call](const ActionOutcome &o) {
         Q_EMIT outcome(o, call.action);
         Q_EMIT message(o.message, 10000);
-        Q_EMIT ran();
+        Q_EMIT ran(call.keys);
         if (o.result == ActionOutcome::Result::Refused && o.forceable && !call.force) {
             // The target is not what the console says it is: only a second,
             // explicit confirmation (audited as forced) acts on it anyway.
@@ -140,7 +140,14 @@ void ActionWorkflow::finishEach(const QList<ScriptCall> &calls, const QStringLis
     if (!stopped.isEmpty())
         text += QLatin1Char(' ') + stopped;
     Q_EMIT message(text, 15000);
-    Q_EMIT ran();
+    QList<QByteArray> keys;
+    for (const ScriptCall &call : calls) {
+        for (const QByteArray &key : call.keys) {
+            if (!keys.contains(key))
+                keys << key;
+        }
+    }
+    Q_EMIT ran(keys);
     Q_EMIT finished(text);
 }
 

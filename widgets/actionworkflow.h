@@ -42,8 +42,9 @@ Q_SIGNALS:
     void message(const QString &text, int timeoutMs);
     // An action ran (or may have): its outcome, for the banner.
     void outcome(const gatehouse::ActionOutcome &outcome, const QString &action);
-    // Something was sent: what it acted on is to be read again.
-    void ran();
+    // Something was sent: what it acted on is to be read again, and keys
+    // are the calls' keys (one may be new: the queue a retry pushed into).
+    void ran(const QList<QByteArray> &keys);
     // The workflow is over: its last sentence.
     void finished(const QString &message);
 

@@ -75,8 +75,11 @@ MainWindow::MainWindow(RedisClient *client, Monitor *monitor, ActionEngine *acti
     connect(m_banner, &FaultBanner::connectRequested, this, &MainWindow::connectRequested);
     connect(m_workflow, &ActionWorkflow::message, this, &MainWindow::showMessage);
     connect(m_workflow, &ActionWorkflow::outcome, m_banner, &FaultBanner::showOutcome);
-    connect(m_workflow, &ActionWorkflow::ran, this, [this] {
-        QMetaObject::invokeMethod(m_monitor, &Monitor::refreshNow);
+    connect(m_workflow, &ActionWorkflow::ran, this, [this](const QList<QByteArray> &keys) {
+        QMetaObject::invokeMethod(m_monitor, [monitor = m_monitor, keys] {
+            monitor->judgeWritten(keys);
+            monitor->refreshNow();
+        });
         for (SectionPage *page : std::as_const(m_sectionPages))
             page->reloadJobs(); // the job lists show where the jobs went
     });

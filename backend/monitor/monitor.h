@@ -125,6 +125,11 @@ public:
     // and a reconnect still reads the server's facts (version, role, events).
     void setPaused(bool paused);
     void refreshNow();
+    // Keys an operator's action wrote: one no object holds (the queue a
+    // retry pushed into, a dead-letter stream it created) is judged at once,
+    // as a keyspace event's key is, so the console shows where the job went
+    // now, with or without keyspace events, and not a rescan later.
+    void judgeWritten(const QList<QByteArray> &keys);
     // The operator's dismissal: objects that are gone (none of their keys
     // exists) leave the console. A key written again is found again, by its
     // keyspace event or the next scan, as a new object. Waits for the reads

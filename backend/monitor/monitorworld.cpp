@@ -280,6 +280,19 @@ void Monitor::verifyEvents()
                       });
 }
 
+void Monitor::judgeWritten(const QList<QByteArray> &keys)
+{
+    for (const QByteArray &key : keys) {
+        if (key.isEmpty() || m_byKey.contains(key))
+            continue; // read again by the refresh that follows an action
+        if (std::optional<PatternObject> o
+            = m_options.profile ? m_options.profile->objectFor(key) : std::nullopt)
+            addObjects({*o}, true);
+        else if (!m_options.profile || m_options.profile->autodetect)
+            noteUnknownKey(key, "written");
+    }
+}
+
 void Monitor::noteUnknownKey(const QByteArray &key, const QByteArray &event)
 {
     const bool gone = event == "del" || event == "expired" || event == "evicted"

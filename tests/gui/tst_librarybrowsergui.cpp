@@ -686,6 +686,14 @@ private slots:
         QTRY_COMPARE(label(QStringLiteral("pending")), QStringLiteral("pending (2)"));
         QTRY_COMPARE(range->text(), QStringLiteral("1–2 of 2 pending"));
         QCOMPARE(jobs->item(0, 0)->text(), fresh); // the newest first
+        // The Laravel queue the retry created is on the Queues page at once,
+        // as Laravel's, with its job: not unknown until the next rescan (a
+        // minute on; this server publishes no keyspace events).
+        ObjectTableModel *model = console->window->model(QStringLiteral("queue"));
+        QTRY_VERIFY_WITH_TIMEOUT(model->rowOf(queue) >= 0, 5000);
+        const ObjectState *created = model->stateAt(model->rowOf(queue));
+        QCOMPARE(created->object.kind.id(), QStringLiteral("laravel-queue"));
+        QTRY_COMPARE(model->stateAt(model->rowOf(queue))->reading.length, qint64(1));
     }
 
     // Symfony Messenger: a message sent now and two delayed (10 and 15 min),

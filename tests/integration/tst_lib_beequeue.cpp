@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// bee-queue (npm bee-queue, tests/libraries/package.json), driven for real:
+// bee-queue 2.x and 1.x (npm bee-queue and its bee-queue1 alias,
+// tests/libraries/package.json), driven for real:
 // its own producer and worker (tests/libraries/beequeue-app.js) against a
 // private redis-server. A worker is killed with SIGKILL in the middle of a
 // job; bee-queue's own stall check (Queue#checkStalledJobs) puts the job
@@ -45,14 +46,22 @@ struct BeeApp
 {
     QString url;
     QString queue = QStringLiteral("emails");
+    QString module = QStringLiteral("bee-queue"); // or "bee-queue1": 1.x
 
     QStringList args(const QStringList &command) const
     {
         return QStringList{LibrariesDir + QStringLiteral("/beequeue-app.js"), url, queue} + command;
     }
+    void setUp(QProcess &p) const
+    {
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("BEE_QUEUE_MODULE"), module);
+        p.setProcessEnvironment(env);
+    }
     QString run(const QStringList &command) const
     {
         QProcess p;
+        setUp(p);
         p.start(QStringLiteral("node"), args(command));
         if (!p.waitForFinished(60000) || p.exitCode() != 0) {
             qWarning("node beequeue-app.js %s failed: %s", qPrintable(command.join(u' ')),
@@ -64,6 +73,7 @@ struct BeeApp
     std::unique_ptr<QProcess> start(const QStringList &command, const QByteArray &want) const
     {
         auto p = std::make_unique<QProcess>();
+        setUp(*p);
         p->start(QStringLiteral("node"), args(command));
         QByteArray out;
         gatehouse::test::pollUntil(
@@ -143,19 +153,39 @@ private:
                  health[QStringLiteral("newestJob")].toInt());
     }
 
+    // Each test with a row per major version: bee-queue 2 and 1
+    // (package.json's "bee-queue1" alias).
+    static void versions()
+    {
+        QTest::addColumn<QString>("module");
+        QTest::newRow("bee-queue 2") << QStringLiteral("bee-queue");
+        QTest::newRow("bee-queue 1") << QStringLiteral("bee-queue1");
+    }
+    static BeeApp app(const QString &url)
+    {
+        QFETCH(QString, module);
+        BeeApp a{url};
+        a.module = module;
+        return a;
+    }
+
 private slots:
     void initTestCase()
     {
         QVERIFY2(!QStandardPaths::findExecutable(QStringLiteral("node")).isEmpty(),
                  "node is not installed: run .ci/install-deps");
-        QFile f(LibrariesDir + QStringLiteral("/node_modules/bee-queue/package.json"));
-        QVERIFY2(f.open(QIODevice::ReadOnly),
-                 "npm bee-queue is not installed in tests/libraries: run .ci/install-deps");
-        const QString version
-            = QJsonDocument::fromJson(f.readAll()).object()[QStringLiteral("version")].toString();
-        QVERIFY2(version.startsWith(QLatin1String("1.")) || version.startsWith(QLatin1String("2.")),
-                 qPrintable(version));
-        qInfo("bee-queue %s", qPrintable(version));
+        for (const auto &[module, major] : {std::pair{"bee-queue", "2."}, {"bee-queue1", "1."}}) {
+            QFile f(LibrariesDir + QStringLiteral("/node_modules/%1/package.json").arg(module));
+            QVERIFY2(f.open(QIODevice::ReadOnly),
+                     qPrintable(QStringLiteral("npm %1 is not installed in tests/libraries: run "
+                                               ".ci/install-deps")
+                                    .arg(module)));
+            const QString version = QJsonDocument::fromJson(f.readAll())
+                                        .object()[QStringLiteral("version")]
+                                        .toString();
+            QVERIFY2(version.startsWith(QLatin1String(major)), qPrintable(version));
+            qInfo("%s: bee-queue %s", module, qPrintable(version));
+        }
     }
 
     void init()
@@ -171,8 +201,11 @@ private slots:
         m_server.reset();
     }
 
+    void stalledJobRequeuedAndRunOnce_data() { versions(); }
     void stalledJobRequeuedAndRunOnce();
+    void failedRetriedDelayedRemoved_data() { versions(); }
     void failedRetriedDelayedRemoved();
+    void notTakenForBull_data() { versions(); }
     void notTakenForBull();
     void resemblingLayoutReadOnly();
 };
@@ -183,7 +216,7 @@ void tst_LibBeeQueue::stalledJobRequeuedAndRunOnce()
 {
     RedisServer &server = *m_server;
     RedisClient &client = *m_client;
-    BeeApp app{server.url()};
+    const BeeApp app = tst_LibBeeQueue::app(server.url());
     QCOMPARE(app.run({QStringLiteral("produce"), QStringLiteral("3")}), QString());
     auto hung = app.start({QStringLiteral("hang")}, "taken job-1");
     hung->kill(); // SIGKILL, in the middle of job-1
@@ -293,7 +326,7 @@ void tst_LibBeeQueue::failedRetriedDelayedRemoved()
 {
     RedisServer &server = *m_server;
     RedisClient &client = *m_client;
-    BeeApp app{server.url()};
+    const BeeApp app = tst_LibBeeQueue::app(server.url());
     QCOMPARE(app.run({QStringLiteral("produce-failing"), QStringLiteral("1")}), QString());
     QCOMPARE(app.run({QStringLiteral("produce-delayed"), QStringLiteral("1")}), QString());
     auto worker = app.start({QStringLiteral("work"), QStringLiteral("ran")}, "working");
@@ -361,7 +394,7 @@ void tst_LibBeeQueue::notTakenForBull()
 {
     RedisServer &server = *m_server;
     RedisClient &client = *m_client;
-    BeeApp app{server.url()};
+    const BeeApp app = tst_LibBeeQueue::app(server.url());
     QCOMPARE(app.run({QStringLiteral("produce"), QStringLiteral("2")}), QString());
     QCOMPARE(app.run({QStringLiteral("produce-delayed"), QStringLiteral("1")}), QString());
     // A job with bee-queue's own id counter ("bq:emails:id"), as createJob

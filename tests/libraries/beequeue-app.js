@@ -12,8 +12,11 @@
 //   check-stalled [MS] run bee-queue's own stall check once (stall interval MS); print how
 //                      many it requeued
 //   exists ID          print whether Queue#getJob finds the job
+//
+// BEE_QUEUE_MODULE names the package: bee-queue (2.x, the default) or
+// bee-queue1 (1.x, package.json's alias).
 'use strict';
-const Queue = require('bee-queue');
+const Queue = require(process.env.BEE_QUEUE_MODULE === 'bee-queue1' ? 'bee-queue1' : 'bee-queue');
 const [, , url, queueName, command, arg] = process.argv;
 
 // A short stall interval so a killed worker's job stalls within the test.

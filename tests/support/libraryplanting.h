@@ -367,6 +367,45 @@ struct HorizonState
                   QByteArray::number(at + 1) + ".5"});
         call({"EXPIREAT", h + id, QByteArray::number(now + 3600)});
     }
+    // A job through RedisJobRepository (v5.29.1) as a worker runs it, its
+    // times in ms since the epoch: pushed() (recent_jobs, pending_jobs, the
+    // hash with created_at), then reserved() (reserved_at) when reservedMs
+    // >= 0, then completed() (completed_jobs, completed_at) or failed()
+    // (failed_jobs, recent_failed_jobs, failed_at) when doneMs >= 0. Each
+    // time as microtime(true) writes it: seconds with four decimals.
+    void ran(const QByteArray &id, qint64 createdMs, qint64 reservedMs, qint64 doneMs,
+             bool failed = false)
+    {
+        const QByteArray h = Prefix;
+        const auto micro = [](qint64 ms) {
+            return QByteArray::number(double(ms) / 1000.0, 'f', 4);
+        };
+        const auto minus = [&](qint64 ms) -> QByteArray {
+            return '-' + micro(ms);
+        };
+        call({"ZADD", h + "recent_jobs", minus(createdMs), id});
+        call({"ZADD", h + "pending_jobs", minus(createdMs), id});
+        call({"HSET", h + id, "id", id, "connection", "redis", "queue", "emails", "name",
+              "App\\Jobs\\SendDigest", "status", "pending", "payload",
+              "{\"uuid\":\"" + id + "\",\"displayName\":\"App\\\\Jobs\\\\SendDigest\"}",
+              "created_at", micro(createdMs), "updated_at", micro(createdMs)});
+        if (reservedMs >= 0)
+            call({"HSET", h + id, "status", "reserved", "updated_at", micro(reservedMs),
+                  "reserved_at", micro(reservedMs)});
+        if (doneMs >= 0) {
+            call({"ZREM", h + "pending_jobs", id});
+            if (failed) {
+                call({"ZADD", h + "failed_jobs", minus(doneMs), id});
+                call({"ZADD", h + "recent_failed_jobs", minus(doneMs), id});
+                call({"HSET", h + id, "status", "failed", "exception", "RuntimeException",
+                      "failed_at", micro(doneMs)});
+            } else {
+                call({"ZADD", h + "completed_jobs", minus(doneMs), id});
+                call({"HSET", h + id, "status", "completed", "completed_at", micro(doneMs)});
+            }
+        }
+        call({"EXPIREAT", h + id, QByteArray::number(now + 3600)});
+    }
     // 3 recent: one pending, one completed, one failed (its exception kept).
     void populate()
     {

@@ -4,6 +4,7 @@
 #include <patterns/timemath.h>
 
 #include <patterns/globmatch.h>
+#include <patterns/libraryqueue/jobtimes.h>
 #include <patterns/libraryqueue/libraryqueue.h>
 
 #include <QJsonDocument>
@@ -79,6 +80,66 @@ QString foreignPart(const RedisValue &highest, const RedisValue &statuses)
             return QStringLiteral("recent job with status \"%1\"").arg(printableBytes(status, 32));
     }
     return QString();
+}
+
+// A job hash's time (microtime(true): seconds, a fraction) in ms; -1 when
+// not recorded.
+qint64 horizonTimeMs(const QByteArray &field)
+{
+    bool ok = false;
+    const double seconds = field.toDouble(&ok);
+    return ok && seconds > 0 ? secondsToMs(seconds).value_or(-1) : -1;
+}
+
+// How long jobs waited and ran, from the times Horizon's job hashes record
+// (RedisJobRepository, v5.29.1: pushed() sets created_at, reserved()
+// reserved_at, completed() completed_at, failed() failed_at). Its sets score
+// a job by minus the time it entered, so a set's start is its newest: a page
+// of the newest completed and failed jobs, and pending_jobs' oldest (its
+// end) with their status (it holds reserved jobs too, until they finish).
+// Nothing when the prefix holds SORT's pattern syntax.
+QList<PatternUnit::Command> jobTimesProbe(const PatternObject &o)
+{
+    using libraryqueue::jobFieldsProbe;
+    const QByteArray &prefix = o.key;
+    const auto completed = jobFieldsProbe(o.related.value(LaravelHorizonUnit::Completed), prefix,
+                                          {"created_at", "reserved_at", "completed_at"},
+                                          libraryqueue::FinishedPage, false);
+    const auto failed = jobFieldsProbe(o.related.value(LaravelHorizonUnit::Failed), prefix,
+                                       {"created_at", "reserved_at", "failed_at"},
+                                       libraryqueue::FinishedPage / 4, false);
+    const auto pending = jobFieldsProbe(o.related.value(LaravelHorizonUnit::Pending), prefix,
+                                        {"status", "created_at"}, SampledJobs, true);
+    if (!completed || !failed || !pending)
+        return {};
+    return {*completed, *failed, *pending};
+}
+
+// The three replies of jobTimesProbe into the reading's job times. A
+// delayed job's wait counts its delay: Horizon records when it was pushed,
+// not when it became due.
+void readJobTimes(Reading &reading, const QList<RedisValue> &r, qint64 nowMs)
+{
+    if (r.size() != 3 || r.at(0).isError() || r.at(1).isError())
+        return; // unknown, not none (a Cluster refusing SORT's patterns)
+    QList<libraryqueue::JobTiming> finished;
+    for (int i = 0; i < 2; ++i) {
+        for (const QList<QByteArray> &row : libraryqueue::jobFieldRows(r.at(i), 3))
+            finished.append(
+                {horizonTimeMs(row.at(1)), horizonTimeMs(row.at(2)), horizonTimeMs(row.at(3))});
+    }
+    libraryqueue::setFinishedTimes(reading, finished, nowMs);
+    qint64 oldest = -1;
+    const QList<QList<QByteArray>> page = libraryqueue::jobFieldRows(r.at(2), 2);
+    for (const QList<QByteArray> &row : page) {
+        const qint64 at = horizonTimeMs(row.at(2));
+        if (row.at(1) == "pending" && at >= 0 && (oldest < 0 || at < oldest))
+            oldest = at;
+    }
+    // Nothing waits when the page held all of pending_jobs and none of it
+    // was pending (reserved, or its hash already trimmed).
+    const bool none = oldest < 0 && !r.at(2).isError() && page.size() >= reading.length;
+    libraryqueue::setOldestWaiting(reading, oldest, nowMs, none);
 }
 
 } // namespace
@@ -212,7 +273,7 @@ QList<PatternUnit::Command> LaravelHorizonUnit::probe(const PatternObject &o,
     commands.append({"ZRANGE", recent, "-1", "-1", "WITHSCORES"});
     commands.append({"SORT_RO", recent, "BY", "nosort", "LIMIT", "0", number(SampledJobs), "GET",
                      o.key + "*->status"});
-    return commands;
+    return commands + jobTimesProbe(o);
 }
 
 Reading LaravelHorizonUnit::read(const PatternObject &o, const QList<RedisValue> &r,
@@ -225,7 +286,19 @@ Reading LaravelHorizonUnit::read(const PatternObject &o, const QList<RedisValue>
               << o.related.value(Masters) << o.related.value(Masters)
               << o.related.value(Supervisors) << o.related.value(Supervisors)
               << o.related.value(Recent) << o.related.value(Recent);
-    if (auto f = failure(o, r, replyKeys, c.nowMs))
+    // Fewer replies than commands: an error (the job times' included).
+    if (const QList<QByteArray> allKeys
+        = replyKeys
+          + (jobTimesProbe(o).isEmpty()
+                 ? QList<QByteArray>()
+                 : QList<QByteArray>{o.related.value(Completed), o.related.value(Failed),
+                                     o.related.value(Pending)});
+        r.size() < allKeys.size()) {
+        if (auto f = failure(o, r, allKeys, c.nowMs))
+            return *f;
+    }
+    // A failed read of the job times leaves the counts good.
+    if (auto f = failure(o, r.mid(0, replyKeys.size()), replyKeys, c.nowMs))
         return *f;
     Reading reading;
     reading.atMs = c.nowMs;
@@ -272,6 +345,7 @@ Reading LaravelHorizonUnit::read(const PatternObject &o, const QList<RedisValue>
                 {name, QString::fromLatin1(QuietReason), secondsToMs(double(beat)).value_or(-1)});
     }
     reading.truncated = reading.editLibrary().workers > reading.editLibrary().parts.size();
+    readJobTimes(reading, r.mid(replyKeys.size(), 3), c.nowMs);
     const QString foreign = foreignPart(r.at(12), r.at(13));
     reading.editLibrary().layoutKnown = foreign.isEmpty();
     if (!foreign.isEmpty())
@@ -282,29 +356,34 @@ Reading LaravelHorizonUnit::read(const PatternObject &o, const QList<RedisValue>
 
 QList<Figure> LaravelHorizonUnit::figures() const
 {
-    return {
-        countFigure(QStringLiteral("recent"), QStringLiteral("Recent"), QStringLiteral("recent")),
-        countFigure(QStringLiteral("pending"), QStringLiteral("Pending"),
-                    QStringLiteral("pending")),
-        countFigure(QStringLiteral("completed"), QStringLiteral("Completed"),
-                    QStringLiteral("completed")),
-        countFigure(QStringLiteral("failed"), QStringLiteral("Failed"), QStringLiteral("failed")),
-        stuckFigure(QStringLiteral("Supervisors gone quiet")),
-        {QStringLiteral("workersAlive"), QStringLiteral("Supervisors alive"), false,
-         [](const Reading &r, qint64) {
-             return double(std::max<qint64>(0, r.library().workersAlive));
-         }},
-    };
+    return QList<Figure>{
+               countFigure(QStringLiteral("recent"), QStringLiteral("Recent"),
+                           QStringLiteral("recent")),
+               countFigure(QStringLiteral("pending"), QStringLiteral("Pending"),
+                           QStringLiteral("pending")),
+               countFigure(QStringLiteral("completed"), QStringLiteral("Completed"),
+                           QStringLiteral("completed")),
+               countFigure(QStringLiteral("failed"), QStringLiteral("Failed"),
+                           QStringLiteral("failed")),
+               stuckFigure(QStringLiteral("Supervisors gone quiet")),
+               {QStringLiteral("workersAlive"), QStringLiteral("Supervisors alive"), false,
+                [](const Reading &r, qint64) {
+                    return double(std::max<qint64>(0, r.library().workersAlive));
+                }},
+           }
+           + libraryqueue::latencyFigures();
 }
 
 QList<Chart> LaravelHorizonUnit::charts() const
 {
-    return {{QStringLiteral("Jobs by state"),
-             QStringLiteral("jobs"),
-             {{QStringLiteral("pending"), QStringLiteral("pending")},
-              {QStringLiteral("failed"), QStringLiteral("failed")},
-              {QStringLiteral("workersAlive"), QStringLiteral("supervisors alive")}}},
-            libraryqueue::throughputChart(QStringLiteral("completed"), QStringLiteral("failed"))};
+    return QList<Chart>{
+               {QStringLiteral("Jobs by state"),
+                QStringLiteral("jobs"),
+                {{QStringLiteral("pending"), QStringLiteral("pending")},
+                 {QStringLiteral("failed"), QStringLiteral("failed")},
+                 {QStringLiteral("workersAlive"), QStringLiteral("supervisors alive")}}},
+               libraryqueue::throughputChart(QStringLiteral("completed"), QStringLiteral("failed"))}
+           + libraryqueue::latencyCharts();
 }
 
 QList<LibraryQueueUnit::JobState> LaravelHorizonUnit::states() const

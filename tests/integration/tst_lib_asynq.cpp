@@ -76,6 +76,25 @@ private slots:
         QCOMPARE(info[QStringLiteral("failed")].toInt(), 2);
         QCOMPARE(q[QStringLiteral("paused")].toBool(), false);
         QCOMPARE(q[QStringLiteral("serversAlive")].toInt(), 1);
+        // Its latency, as asynq's Inspector gives it (QueueInfo.Latency:
+        // since the oldest pending task's pending_since, the list's right
+        // end): the newest, LPUSHed last, is not it.
+        QCOMPARE(s.call({"LINDEX", "asynq:{default}:pending", "-1"}).bytes(),
+                 QByteArray("pending-1"));
+        const qint64 waitingSinceMs = s.now * 1000 - 42'500;
+        QCOMPARE(s.call({"HSET", "asynq:{default}:t:pending-1", "pending_since",
+                         QByteArray::number(waitingSinceMs * 1'000'000)})
+                     .toInteger(),
+                 0);
+        const qint64 latency
+            = s.queueOf(s.snapshot(), QStringLiteral("asynq:{default}:pending"))[QStringLiteral(
+                "latency")][QStringLiteral("oldestWaitingAgeMs")]
+                  .toInteger(-1);
+        const qint64 serverNowMs = s.call({"TIME"}).at(0).toInteger() * 1000 + 1000;
+        QVERIFY2(latency >= 42'500 && latency <= serverNowMs - waitingSinceMs,
+                 qPrintable(QStringLiteral("latency %1 ms; pending-1 waits since %2 ms ago at most")
+                                .arg(latency)
+                                .arg(serverNowMs - waitingSinceMs)));
         // The lease-expired task alone is stuck, with asynq's reason.
         const QJsonArray stuck = q[QStringLiteral("stuck")].toArray();
         QCOMPARE(stuck.size(), 1);

@@ -5,6 +5,7 @@
 #include <patterns/timemath.h>
 
 #include <patterns/globmatch.h>
+#include <patterns/libraryqueue/jobtimes.h>
 #include <patterns/libraryqueue/libraryqueue.h>
 
 #include <QDateTime>
@@ -286,6 +287,11 @@ QList<PatternUnit::Command> AsynqUnit::probe(const PatternObject &o, const Probe
         {"ZCOUNT", keyOf(o, Servers), number(nowSec), "+inf"},
         {"ZCARD", keyOf(o, Servers)},
         {"ZCOUNT", keyOf(o, Workers), number(nowSec), "+inf"},
+        // The oldest pending task (the right end: dequeue takes it from
+        // there) and when it began to wait (pending_since, ns), asynq's
+        // Inspector's queue latency.
+        {"SORT_RO", keyOf(o, Pending), "BY", "nosort", "LIMIT", "0", "1", "DESC", "GET", "#", "GET",
+         base + "t:*->pending_since"},
     };
 }
 
@@ -293,12 +299,13 @@ Reading AsynqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
                         const ProbeContext &c) const
 {
     const QByteArray base = prefixOf(nameOf(o.key));
-    const QList<QByteArray> replyKeys{
-        keyOf(o, Pending),  keyOf(o, Active),    keyOf(o, Scheduled), keyOf(o, Retry),
-        keyOf(o, Archived), keyOf(o, Completed), keyOf(o, Lease),     keyOf(o, Lease),
-        keyOf(o, Paused),   base + "processed:", base + "failed:",    keyOf(o, Processed),
-        keyOf(o, Failed),   keyOf(o, Queues),    keyOf(o, Lease),     keyOf(o, Lease),
-        keyOf(o, Pending),  keyOf(o, Servers),   keyOf(o, Servers),   keyOf(o, Workers)};
+    const QList<QByteArray> replyKeys{keyOf(o, Pending),   keyOf(o, Active),   keyOf(o, Scheduled),
+                                      keyOf(o, Retry),     keyOf(o, Archived), keyOf(o, Completed),
+                                      keyOf(o, Lease),     keyOf(o, Lease),    keyOf(o, Paused),
+                                      base + "processed:", base + "failed:",   keyOf(o, Processed),
+                                      keyOf(o, Failed),    keyOf(o, Queues),   keyOf(o, Lease),
+                                      keyOf(o, Lease),     keyOf(o, Pending),  keyOf(o, Servers),
+                                      keyOf(o, Servers),   keyOf(o, Workers),  keyOf(o, Pending)};
     if (auto f = failure(o, r, replyKeys, c.nowMs))
         return *f;
     Reading reading;
@@ -372,6 +379,13 @@ Reading AsynqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
     std::sort(reading.items.begin(), reading.items.end(),
               [](const InFlightItem &a, const InFlightItem &b) { return a.ageMs > b.ageMs; });
     reading.truncated = r.at(6).toInteger() > reading.items.size();
+    // asynq records when a task began to wait, and drops it when the task
+    // is taken: the oldest waiting task's age, no wait of finished ones.
+    const auto &oldest = r.at(20).elements();
+    bool nsOk = false;
+    const qint64 sinceNs = oldest.size() == 2 ? oldest.at(1).bytes().toLongLong(&nsOk) : -1;
+    libraryqueue::setOldestWaiting(reading, nsOk && sinceNs > 0 ? sinceNs / 1'000'000 : -1, c.nowMs,
+                                   reading.length == 0);
 
     reading.editLibrary().layoutKnown = foreign.isEmpty();
     if (!reading.editLibrary().layoutKnown)
@@ -404,6 +418,7 @@ QList<Figure> AsynqUnit::figures() const
              return double(std::max<qint64>(0, r.library().workersAlive));
          }},
         oldestFigure(QStringLiteral("Longest without a lease extension")),
+        libraryqueue::oldestWaitingFigure(),
     };
 }
 
@@ -417,7 +432,8 @@ QList<Chart> AsynqUnit::charts() const
               {QStringLiteral("archived"), QStringLiteral("archived")},
               {QStringLiteral("stuck"), QStringLiteral("lease expired")}}},
             oldestChart(QStringLiteral("Longest without a lease extension")),
-            libraryqueue::throughputChart(QStringLiteral("processed"), QStringLiteral("failed"))};
+            libraryqueue::throughputChart(QStringLiteral("processed"), QStringLiteral("failed")),
+            libraryqueue::oldestWaitingChart()};
 }
 
 QList<LibraryQueueUnit::JobState> AsynqUnit::states() const

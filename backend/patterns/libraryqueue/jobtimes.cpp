@@ -151,11 +151,23 @@ QList<Figure> latencyFigures(bool run)
             out.append(f);
         }
     }
-    out.append({QStringLiteral("oldestWaitingAgeMs"), QStringLiteral("Oldest waiting"), true,
-                [](const Reading &r, qint64 at) {
-                    return known(oldestWaitingAt(r, at));
-                }});
+    out.append(oldestWaitingFigure());
     return out;
+}
+
+Figure oldestWaitingFigure()
+{
+    return {QStringLiteral("oldestWaitingAgeMs"), QStringLiteral("Oldest waiting"), true,
+            [](const Reading &r, qint64 at) {
+                return known(oldestWaitingAt(r, at));
+            }};
+}
+
+Chart oldestWaitingChart()
+{
+    return {QStringLiteral("Oldest waiting"),
+            QStringLiteral("s"),
+            {{QStringLiteral("oldestWaitingAgeMs"), QStringLiteral("oldest waiting"), 0.001}}};
 }
 
 QList<Chart> latencyCharts(bool run)

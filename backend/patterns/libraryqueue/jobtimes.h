@@ -61,6 +61,10 @@ qint64 quantile(const QList<qint64> &sorted, double q);
 // waiting) and "Run time".
 QList<Figure> latencyFigures(bool run = true);
 QList<Chart> latencyCharts(bool run = true);
+// Only the oldest waiting job's age, for a library that records when a job
+// began to wait but not when it was taken (asynq: its Inspector's latency).
+Figure oldestWaitingFigure();
+Chart oldestWaitingChart();
 // "latency": {"windowMs", "waitSamples", "waitP50Ms", ..., "oldestWaitingAgeMs"}
 // when the library records it.
 void writeLatencyJson(const Reading &r, qint64 nowMs, QJsonObject &json);

@@ -569,18 +569,13 @@ void SectionPage::updateActions(const ObjectState *s)
     for (QPushButton *button : std::as_const(m_actionButtons)) {
         const QString id = button->property("patternAction").toString();
         const bool prefix = button->property("targetIsPrefix").toBool();
-        // The selected pattern's own actions; a pattern offering none of the
-        // section's (a SETNX lock) shows them all, disabled with the reason,
-        // rather than an empty bar that says nothing.
+        // The selected pattern's own actions, in its words (Resque's retry is
+        // "Retry failed job…"); a pattern offering none of the section's (a
+        // SETNX lock) shows them all, disabled with the reason.
         button->setVisible(!s || offered.isEmpty() || offered.contains(id));
-        // Patterns share an action id under their own words (Resque's retry
-        // is "Retry failed job…"): the selected pattern's, as its
-        // confirmation says.
         const auto own = s ? offered.constFind(id) : offered.cend();
-        const QString label
-            = own != offered.cend() ? own->label : button->property("sectionLabel").toString();
-        if (button->text() != label)
-            button->setText(label);
+        button->setText(own != offered.cend() ? own->label
+                                              : button->property("sectionLabel").toString());
         QString why;
         if (m_readOnly) {
             why = tr("Read-only mode: actions are disabled (started with --read-only).");

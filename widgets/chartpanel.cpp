@@ -438,9 +438,10 @@ void ChartPanel::readHistoryFor(qint64 nowMs, SeriesPoints::Source &source)
                         std::max(source.wantTo, m_loadedToMs));
     } else if (!m_historyFile.isEmpty() && !m_loading && (m_loadedToMs == 0 || m_reread)) {
         // Live: the file's last 15 minutes (an earlier run's), read once per
-        // object (again when the reader's answer changed), come before the monitor's samples, so a
-        // chart starts full instead of with a few points at its right edge, and a throughput is
-        // drawn before 10 s of the monitor's own samples.
+        // object (again when the reader's answer changed), come before the
+        // monitor's samples, so a chart starts full instead of with a few
+        // points at its right edge, and a throughput is drawn before 10 s of
+        // the monitor's own samples.
         loadHistory(nowMs - m_rangeBar->spanMs(), nowMs);
     }
 }

@@ -22,6 +22,8 @@ const QString Processed = QStringLiteral("processed");
 constexpr qint64 LiveMs = 15 * 60 * 1000;
 // The most queues a history range sums (each is one read of the file).
 constexpr int MaxQueuesRead = 500;
+// The most queue names kept to tell a new queue from one seen before.
+constexpr qsizetype MaxKnownQueues = 100'000;
 
 // The figures a queue's throughput chart charts per minute (its done and
 // failed counts): their sum is the jobs it has finished.
@@ -124,6 +126,11 @@ bool QueueActivity::add(const Sums &sums)
             m_done += std::max(0.0, it.value() - last.value());
     }
     m_lastDone = sums.done;
+    // Queues come and go (a drained list's key is deleted): a queue seen
+    // before is not new when it comes back. Bounded: a keyspace of
+    // short-lived queue names starts the set again.
+    if (m_known.size() > MaxKnownQueues)
+        m_known.clear();
     bool gained = false;
     for (const auto &queue : sums.queues) {
         if (!m_known.contains(queue.first)) {

@@ -308,7 +308,7 @@ bool pathMatches(const Term &t, const JobListing &detail)
         if (p.field != t.path.first())
             continue;
         const QJsonValue decoded
-            = p.json.isUndefined() ? parsedIfJson(QJsonValue(p.decoded)) : p.json;
+            = p.json.isObject() || p.json.isArray() ? p.json : parsedIfJson(QJsonValue(p.decoded));
         if (decoded.isObject() || decoded.isArray())
             resolve(decoded, t.path, 1, &leaves);
     }

@@ -47,7 +47,7 @@ struct JobPayload
     QString encoding;    // the library's body encoding ("base64"); empty when none
     QString decoder;     // the decoders that read it, "base64 → JSON"; "text", "binary"
     QString decoded;     // the decoded form as text; empty when none (see the hex)
-    QJsonValue json;     // the decoded form as JSON (search paths); undefined when none
+    QJsonValue json;     // the decoded form as JSON (search paths); null when none
     QString note;        // what was cut or refused, as a sentence
 };
 

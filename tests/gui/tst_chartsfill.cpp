@@ -83,6 +83,21 @@ QString axisText(QCustomPlot *plot)
         .arg(oldestKey(plot));
 }
 
+// Waits until plot's series named series holds an earlier run's samples
+// (its oldest point before olderThanS, more than filePoints + 2 points) and
+// then this console's own, its newest value live; false on timeout.
+bool waitForFileThenLive(QCustomPlot *plot, const QString &series, double olderThanS,
+                         qsizetype filePoints, double live, int timeoutMs)
+{
+    return QTest::qWaitFor(
+        [&] {
+            const QCPGraph *g = gatehouse::test::graphNamed(plot, series);
+            return g && oldestKey(plot) < olderThanS && g->dataCount() > filePoints + 2
+                   && (g->data()->constEnd() - 1)->value == live;
+        },
+        timeoutMs);
+}
+
 } // namespace
 
 class TestChartsFill : public QObject
@@ -224,13 +239,7 @@ private Q_SLOTS:
             return graphNamed(lengths, QStringLiteral("length"));
         };
         // The file's first sample, about 240 s back, and this console's own.
-        QVERIFY2(QTest::qWaitFor(
-                     [&] {
-                         return length() && oldestKey(lengths) < -230
-                                && length()->dataCount() > 121 + 2
-                                && (length()->data()->constEnd() - 1)->value == 3;
-                     },
-                     10000),
+        QVERIFY2(waitForFileThenLive(lengths, QStringLiteral("length"), -230, 121, 3, 10000),
                  qPrintable(axisText(lengths)));
         lengths->replot();
         QVERIFY(lengths->isVisible());
@@ -305,13 +314,7 @@ private Q_SLOTS:
         };
         // The file's 121 samples, about 240 s back, then this console's own
         // (2 in flight now).
-        QVERIFY2(QTest::qWaitFor(
-                     [&] {
-                         return inFlight() && oldestKey(plot) < -230
-                                && inFlight()->dataCount() > 121 + 2
-                                && (inFlight()->data()->constEnd() - 1)->value == 2;
-                     },
-                     15000),
+        QVERIFY2(waitForFileThenLive(plot, QStringLiteral("in flight"), -230, 121, 2, 15000),
                  qPrintable(axisText(plot)));
         QCOMPARE(inFlight()->data()->constBegin()->value, 5.0);
         QVERIFY(plot->isVisible());

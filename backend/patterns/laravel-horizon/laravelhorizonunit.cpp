@@ -289,7 +289,7 @@ Reading LaravelHorizonUnit::read(const PatternObject &o, const QList<RedisValue>
     // Fewer replies than commands: an error (the job times' included).
     if (const QList<QByteArray> allKeys
         = replyKeys
-          + (jobTimesProbe(o).isEmpty()
+          + (!libraryqueue::sortPatternSafe(o.key)
                  ? QList<QByteArray>()
                  : QList<QByteArray>{o.related.value(Completed), o.related.value(Failed),
                                      o.related.value(Pending)});

@@ -37,12 +37,17 @@ QJsonObject quantilesJson(const qint64 (&q)[3])
 
 } // namespace
 
+bool sortPatternSafe(const QByteArray &hashPrefix)
+{
+    return !hashPrefix.contains('*') && !hashPrefix.contains("->");
+}
+
 std::optional<PatternUnit::Command> jobFieldsProbe(const QByteArray &key,
                                                    const QByteArray &hashPrefix,
                                                    const QList<QByteArray> &fields, int count,
                                                    bool fromEnd)
 {
-    if (hashPrefix.contains('*') || hashPrefix.contains("->"))
+    if (!sortPatternSafe(hashPrefix))
         return std::nullopt;
     // BY nosort with LIMIT reads only the page, in the key's own order (a
     // sorted set's by score); DESC walks it from the end.

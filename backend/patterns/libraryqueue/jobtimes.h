@@ -29,6 +29,7 @@ constexpr int FinishedPage = 100;
 // or its start, with fields of each job's hash (hashPrefix + id) in one
 // SORT_RO that reads only the page. Its reply: per job, the id and then the
 // fields. nullopt when the prefix holds '*' or "->", SORT's pattern syntax.
+bool sortPatternSafe(const QByteArray &hashPrefix);
 std::optional<PatternUnit::Command> jobFieldsProbe(const QByteArray &key,
                                                    const QByteArray &hashPrefix,
                                                    const QList<QByteArray> &fields, int count,

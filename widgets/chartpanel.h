@@ -83,7 +83,6 @@ protected:
 private:
     void buildPlots(const QList<Chart> &charts);
     QCustomPlot *addPlot(const QString &title, const QString &yLabel);
-    void drawStrip(QCustomPlot *plot, const Reading &reading, qint64 nowMs);
     // A history range: what it wants of the file (source's wantFrom and
     // wantTo), read when not read yet or a minute behind; live, with a
     // throughput, the file's last minutes once.

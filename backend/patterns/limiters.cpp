@@ -2,6 +2,7 @@
 #include "limiters.h"
 
 #include "familyfold.h"
+#include "limiterdata.h"
 #include "sections.h"
 
 namespace gatehouse {
@@ -32,7 +33,7 @@ QList<Figure> LimiterUnit::figures() const
          }},
         {QStringLiteral("retryHorizonMs"), QStringLiteral("Retry horizon"), true,
          [](const Reading &r, qint64 at) {
-             return double(r.countdownAt(r.retryHorizonMs, at));
+             return double(r.countdownAt(LimiterData::of(r).retryHorizonMs, at));
          }},
     };
 }
@@ -70,13 +71,14 @@ namespace {
 // horizon reads as a figure where there is nothing to wait for.
 QString horizonText(const Reading &r, qint64 nowMs)
 {
-    const qint64 left = r.countdownAt(r.retryHorizonMs, nowMs);
+    const qint64 left = r.countdownAt(LimiterData::of(r).retryHorizonMs, nowMs);
     return left > 0 ? formatMs(left) : QStringLiteral("none");
 }
 
 Column retryHorizon()
 {
-    Column c = Column::countdown(QStringLiteral("Retry horizon"), &Reading::retryHorizonMs);
+    Column c
+        = LimiterData::countdown(QStringLiteral("Retry horizon"), &LimiterData::retryHorizonMs);
     c.text = [](const ObjectState &s, qint64 nowMs) -> QString {
         return horizonText(s.reading, nowMs);
     };
@@ -104,10 +106,11 @@ void LimiterUnit::writeJson(const ObjectState &s, const Reading &r, qint64, QJso
     j.insert(QStringLiteral("limit"), r.limit ? QJsonValue(double(*r.limit)) : QJsonValue());
     const auto occupancy = r.occupancy();
     j.insert(QStringLiteral("occupancy"), occupancy ? QJsonValue(*occupancy) : QJsonValue());
-    j.insert(QStringLiteral("windowMs"), double(r.windowMs));
-    j.insert(QStringLiteral("retryHorizonMs"), double(r.retryHorizonMs));
-    j.insert(QStringLiteral("retrySlots"), double(r.retrySlots));
-    j.insert(QStringLiteral("oldestAgeMs"), double(r.oldestAgeMs));
+    const LimiterData &d = LimiterData::of(r);
+    j.insert(QStringLiteral("windowMs"), double(d.windowMs));
+    j.insert(QStringLiteral("retryHorizonMs"), double(d.retryHorizonMs));
+    j.insert(QStringLiteral("retrySlots"), double(d.retrySlots));
+    j.insert(QStringLiteral("oldestAgeMs"), double(d.oldestAgeMs));
 }
 
 QList<PatternAction> LimiterUnit::actions() const
@@ -168,7 +171,7 @@ QString LimiterUnit::attentionText(const ObjectState &state, qint64 nowMs) const
     const QString text = QStringLiteral("Limiter %1 at %2 %")
                              .arg(printableBytes(state.object.key),
                                   formatPercent(r.occupancy().value_or(qQNaN())));
-    const qint64 left = r.countdownAt(r.retryHorizonMs, nowMs);
+    const qint64 left = r.countdownAt(LimiterData::of(r).retryHorizonMs, nowMs);
     return left > 0 ? text + QStringLiteral(" (retry horizon %1)").arg(formatMs(left)) : text;
 }
 

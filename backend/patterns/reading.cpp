@@ -36,9 +36,6 @@ Reading Reading::at(qint64 nowMs) const
     if (nowMs <= atMs)
         return r;
     r.atMs = nowMs;
-    r.oldestAgeMs = ageAt(oldestAgeMs, nowMs);
-    r.retryHorizonMs = countdownAt(retryHorizonMs, nowMs);
-    r.resetMs = countdownAt(resetMs, nowMs);
     r.pttlMs = countdownAt(pttlMs, nowMs);
     r.oldestInFlightAgeMs = ageAt(oldestInFlightAgeMs, nowMs);
     for (InFlightItem &item : r.items)
@@ -67,25 +64,6 @@ QString readingStatusId(Reading::Status status)
     return {};
 }
 
-const QList<qint64> &Reading::windowTimes() const
-{
-    static const QList<qint64> none;
-    return detailTimes ? detailTimes->window : none;
-}
-
-const QList<qint64> &Reading::retryTimes() const
-{
-    static const QList<qint64> none;
-    return detailTimes ? detailTimes->retry : none;
-}
-
-Reading::DetailTimes &Reading::times()
-{
-    if (!detailTimes)
-        detailTimes = new DetailTimes;
-    return *detailTimes;
-}
-
 const Reading::Library &Reading::library() const
 {
     static const Library none;
@@ -106,7 +84,9 @@ const JobTimes *Reading::jobTimes() const
 
 JobTimes &Reading::latency()
 {
-    std::optional<JobTimes> &job = times().job;
+    if (!detailTimes)
+        detailTimes = new DetailTimes;
+    std::optional<JobTimes> &job = detailTimes->job;
     if (!job)
         job.emplace();
     return *job;

@@ -145,30 +145,17 @@ struct Reading
     QString message; // for Missing/WrongType/Error, and notes (truncated, unknown limit)
     qint64 atMs = 0; // server time of the reading
 
-    // Limiters (sliding, resource/consumer, fixed, Redisson).
+    // Limiters and semaphores: the count against the limit (the rest of
+    // what they read is their LimiterData).
     qint64 inWindow = 0;         // requests (or permits) counted in the current window
     std::optional<qint64> limit; // unknown when Redis does not store it
-    qint64 windowMs = 0;         // 0: unknown
-    qint64 stored = 0;           // members stored (includes ones not yet trimmed)
-    qint64 oldestAgeMs = -1;     // age of the oldest entry in the window; -1: empty
-    qint64 retryHorizonMs = 0;   // last retry slot - now (fixed: PTTL when over the limit;
-                                 // Redisson: time to the next permit)
-    qint64 retrySlots = 0;       // future retry slots
-    qint64 resetMs = -1;         // fixed window: ms until the counter expires
     // Out of line, as most readings have none of it and one reading is kept
-    // per object shown: the detail strip's times (ProbeContext::detail:
-    // entry times in the window, oldest first, and future retry slot times,
-    // each bounded) and a library queue's wait and run times (jobTimes()).
+    // per object shown: a library queue's wait and run times (jobTimes()).
     struct DetailTimes : QSharedData
     {
-        QList<qint64> window;
-        QList<qint64> retry;
         std::optional<JobTimes> job;
     };
     QSharedDataPointer<DetailTimes> detailTimes;
-    const QList<qint64> &windowTimes() const;
-    const QList<qint64> &retryTimes() const;
-    DetailTimes &times(); // made on first use
 
     // The key's TTL (a lock's lease, a limiter's or token's expiry).
     qint64 pttlMs = -2; // -1: no TTL, -2: gone

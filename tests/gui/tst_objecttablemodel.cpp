@@ -2,6 +2,7 @@
 // The table models update incrementally: inserted rows for new instances,
 // dataChanged for changed ones, never a reset while connected.
 #include <objecttablemodel.h>
+#include <patterns/limiterdata.h>
 #include <patterns/lock/lockdata.h>
 #include <patterns/token-family/tokendata.h>
 #include <sidelist.h>
@@ -205,7 +206,7 @@ private slots:
 
         ObjectState limiter = window("rl:x", 8);
         limiter.reading.atMs = 1000;
-        limiter.reading.retryHorizonMs = 1500;
+        LimiterData::in(limiter.reading).retryHorizonMs = 1500;
         limiter.reading.status = Reading::Status::Ok;
         QTest::newRow("limiter")
             << QStringLiteral("limiter") << limiter
@@ -377,8 +378,8 @@ private slots:
         sem.reading.atMs = 1000;
         sem.reading.inWindow = 3;
         sem.reading.limit = 4;
-        sem.reading.stored = 5;
-        sem.reading.oldestAgeMs = 2500;
+        LimiterData::in(sem.reading).stored = 5;
+        LimiterData::in(sem.reading).oldestAgeMs = 2500;
         QTest::newRow("semaphore")
             << QStringLiteral("semaphore") << sem
             << QStringList{QStringLiteral("Key=sem:pool"),

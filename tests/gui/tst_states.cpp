@@ -6,6 +6,7 @@
 // (no header or cell cut or wrapped: QFontMetrics against section sizes).
 #include <monitor/attention.h>
 #include <objecttablemodel.h>
+#include <patterns/limiterdata.h>
 #include <patterns/lock/lockdata.h>
 #include <patterns/token-family/tokendata.h>
 #include <sectionpage.h>
@@ -45,7 +46,7 @@ ObjectState limiter(const QByteArray &key, qint64 inWindow, qint64 limit)
     ObjectState s = make("sliding-window", key);
     s.reading.inWindow = inWindow;
     s.reading.limit = limit;
-    s.reading.windowMs = 60000;
+    LimiterData::in(s.reading).windowMs = 60000;
     return s;
 }
 
@@ -275,7 +276,7 @@ private slots:
         Snapshot snapshot;
         snapshot.server.timeMs = Now;
         ObjectState s = limiter("rl:idle", 1, 10);
-        s.reading.retryHorizonMs = 0;
+        LimiterData::in(s.reading).retryHorizonMs = 0;
         snapshot.objects = {s};
         model.applySnapshot(snapshot);
         int column = -1;
@@ -331,14 +332,14 @@ private slots:
         Snapshot snapshot;
         snapshot.server.timeMs = Now;
         ObjectState busy = limiter("sim:throttle:user:1", 75, 50);
-        busy.reading.retryHorizonMs = 2'400;
+        LimiterData::in(busy.reading).retryHorizonMs = 2'400;
         ObjectState resource = make("resource-consumer", "{sim:res:export}:resource");
         resource.reading.inWindow = 701;
         resource.reading.limit = 1000;
         ObjectState fixed = make("fixed-window", "sim:fixed:api:0");
         fixed.reading.inWindow = 12;
         fixed.reading.limit = 100;
-        fixed.reading.resetMs = 42'000;
+        LimiterData::in(fixed.reading).resetMs = 42'000;
         ObjectState held = make("lock", "sim:lock:report:0");
         LockData::in(held.reading).token = "7f3c2a9e-5b1d-4c6e-9a8f-2d4b6c8e0a1f";
         held.reading.pttlMs = 25'000;

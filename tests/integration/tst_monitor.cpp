@@ -5,6 +5,7 @@
 #include <monitor/discovery.h>
 #include <monitor/monitor.h>
 #include <monitor/profile.h>
+#include <patterns/limiterdata.h>
 #include <patterns/lock/lockdata.h>
 #include <patterns/token-family/tokendata.h>
 #include <redis/redisclient.h>
@@ -216,8 +217,8 @@ private slots:
         QVERIFY(limiter);
         QCOMPARE(limiter->reading.inWindow, 2);
         QCOMPARE(limiter->reading.limit.value(), 20);
-        QVERIFY(qAbs(limiter->reading.oldestAgeMs - (2000 + elapsed)) <= 50);
-        QVERIFY(qAbs(limiter->reading.retryHorizonMs - (3000 - elapsed)) <= 50);
+        QVERIFY(qAbs(LimiterData::of(limiter->reading).oldestAgeMs - (2000 + elapsed)) <= 50);
+        QVERIFY(qAbs(LimiterData::of(limiter->reading).retryHorizonMs - (3000 - elapsed)) <= 50);
 
         const ObjectState *lock = find(s, "sim:lock:9");
         QVERIFY(lock);

@@ -3,6 +3,7 @@
 // relative to the server's TIME, in a real redis-server.
 #include <patterns/fixed-window/fixedwindowunit.h>
 #include <patterns/legacy-lock/legacylockunit.h>
+#include <patterns/limiterdata.h>
 #include <patterns/lock/lockdata.h>
 #include <patterns/lock/lockunit.h>
 #include <patterns/patternregistry.h>
@@ -129,13 +130,14 @@ private slots:
         const Reading r = probe(o, now, true);
         QVERIFY2(r.isOk(), qPrintable(r.message));
         QCOMPARE(r.inWindow, 3);
-        QCOMPARE(r.stored, 4);
-        QCOMPARE(r.oldestAgeMs, 9000);
-        QCOMPARE(r.retryHorizonMs, 4000);
-        QCOMPARE(r.retrySlots, 2);
+        QCOMPARE(LimiterData::of(r).stored, 4);
+        QCOMPARE(LimiterData::of(r).oldestAgeMs, 9000);
+        QCOMPARE(LimiterData::of(r).retryHorizonMs, 4000);
+        QCOMPARE(LimiterData::of(r).retrySlots, 2);
         QCOMPARE(r.occupancy().value(), 0.6);
-        QCOMPARE(r.windowTimes(), (QList<qint64>{now - 9000, now - 5000, now - 100}));
-        QCOMPARE(r.retryTimes(), (QList<qint64>{now + 2000, now + 4000}));
+        QCOMPARE(LimiterData::of(r).windowTimes,
+                 (QList<qint64>{now - 9000, now - 5000, now - 100}));
+        QCOMPARE(LimiterData::of(r).retryTimes, (QList<qint64>{now + 2000, now + 4000}));
 
         // Without a limit: counted, occupancy unknown, and said so.
         o.params.limit.reset();
@@ -143,7 +145,7 @@ private slots:
         QCOMPARE(unknown.inWindow, 3);
         QVERIFY(!unknown.occupancy());
         QVERIFY(unknown.message.contains(QLatin1String("limit")));
-        QVERIFY(unknown.windowTimes().isEmpty()); // no detail asked
+        QVERIFY(LimiterData::of(unknown).windowTimes.isEmpty()); // no detail asked
 
         // Reset deletes both keys.
         QCOMPARE(runScript(*m_client, SlidingWindowUnit::resetWindow(o)).toInteger(), 2);
@@ -166,9 +168,10 @@ private slots:
         for (qint64 later : {now + 300, now + 998}) {
             const Reading projected = r0.at(later), read = probe(w, later);
             QCOMPARE(projected.inWindow, read.inWindow);
-            QCOMPARE(projected.oldestAgeMs, read.oldestAgeMs);
-            QCOMPARE(projected.retryHorizonMs, read.retryHorizonMs);
-            QCOMPARE(projected.retrySlots, read.retrySlots);
+            QCOMPARE(LimiterData::of(projected).oldestAgeMs, LimiterData::of(read).oldestAgeMs);
+            QCOMPARE(LimiterData::of(projected).retryHorizonMs,
+                     LimiterData::of(read).retryHorizonMs);
+            QCOMPARE(LimiterData::of(projected).retrySlots, LimiterData::of(read).retrySlots);
         }
         QCOMPARE(probe(w, now + 1000).inWindow, 2); // past it, the count fell
         call(*m_client, {"ZADD", "rl:p:retry", n(now + 3000), "s2"});
@@ -219,9 +222,14 @@ private slots:
         const Reading l1 = probe(lock, later), f1 = probe(fixed, later);
         QVERIFY2(std::abs(l0.at(later).pttlMs - l1.pttlMs) <= 25,
                  qPrintable(QStringLiteral("%1 vs %2").arg(l0.at(later).pttlMs).arg(l1.pttlMs)));
-        QVERIFY2(std::abs(f0.at(later).resetMs - f1.resetMs) <= 25,
-                 qPrintable(QStringLiteral("%1 vs %2").arg(f0.at(later).resetMs).arg(f1.resetMs)));
-        QVERIFY(std::abs(f0.at(later).retryHorizonMs - f1.retryHorizonMs) <= 25);
+        QVERIFY2(std::abs(LimiterData::of(f0.at(later)).resetMs - LimiterData::of(f1).resetMs)
+                     <= 25,
+                 qPrintable(QStringLiteral("%1 vs %2")
+                                .arg(LimiterData::of(f0.at(later)).resetMs)
+                                .arg(LimiterData::of(f1).resetMs)));
+        QVERIFY(std::abs(LimiterData::of(f0.at(later)).retryHorizonMs
+                         - LimiterData::of(f1).retryHorizonMs)
+                <= 25);
         QCOMPARE(l0.at(l0.atMs + 60000).pttlMs, 0); // never below zero
         call(*m_client, {"PERSIST", "lock:p"});
         QCOMPARE(PatternUnit::of(lock.kind).validUntilMs(lock, probe(lock, serverNow())),
@@ -244,8 +252,8 @@ private slots:
         const Reading r = probe(o, now);
         QCOMPARE(r.inWindow, 5);
         QCOMPARE(r.occupancy().value(), 1.0);
-        QCOMPARE(r.retrySlots, 3);
-        QCOMPARE(r.retryHorizonMs, 600); // three slots of window/limit = 200 ms
+        QCOMPARE(LimiterData::of(r).retrySlots, 3);
+        QCOMPARE(LimiterData::of(r).retryHorizonMs, 600); // three slots of window/limit = 200 ms
     }
 
     // Seed 003's layout: scores in seconds, members in microseconds.
@@ -264,8 +272,8 @@ private slots:
         res.params.scoreUnitMs = 1000;
         const Reading r = probe(res, s * 1000);
         QCOMPARE(r.inWindow, 2);
-        QCOMPARE(r.stored, 3);
-        QCOMPARE(r.oldestAgeMs, 5000);
+        QCOMPARE(LimiterData::of(r).stored, 3);
+        QCOMPARE(LimiterData::of(r).oldestAgeMs, 5000);
 
         PatternObject consumer = res;
         consumer.key = "z:rl:resource:12{12}:consumer:1";
@@ -286,8 +294,9 @@ private slots:
         const Reading r = probe(o, serverNow());
         QVERIFY(r.isOk());
         QCOMPARE(r.inWindow, 7);
-        QVERIFY(r.resetMs > 4000 && r.resetMs <= 5000);
-        QCOMPARE(r.retryHorizonMs, r.resetMs); // over the limit: wait for the reset
+        QVERIFY(LimiterData::of(r).resetMs > 4000 && LimiterData::of(r).resetMs <= 5000);
+        QCOMPARE(LimiterData::of(r).retryHorizonMs,
+                 LimiterData::of(r).resetMs); // over the limit: wait for the reset
 
         call(*m_client, {"SET", "throttle:u1", "not a number"});
         QCOMPARE(probe(o, serverNow()).status, Reading::Status::WrongType);
@@ -315,16 +324,16 @@ private slots:
         Reading r = probe(o, now);
         QVERIFY2(r.isOk(), qPrintable(r.message));
         QCOMPARE(r.limit.value(), 3);
-        QCOMPARE(r.windowMs, 60000);
+        QCOMPARE(LimiterData::of(r).windowMs, 60000);
         QCOMPARE(r.inWindow, 2);
-        QCOMPARE(r.retryHorizonMs, 0);
+        QCOMPARE(LimiterData::of(r).retryHorizonMs, 0);
 
         // A grant of 2 permits exhausts it: the next permit frees when the
         // oldest grant in the window (30 s ago) leaves it.
         call(*m_client, {"EVAL", grant, "1", permits, n(now - 5000), "0.1", "2"});
         r = probe(o, now);
         QCOMPARE(r.inWindow, 4);
-        QCOMPARE(r.retryHorizonMs, 30000);
+        QCOMPARE(LimiterData::of(r).retryHorizonMs, 30000);
 
         call(*m_client, {"DEL", "my-rate-limiter"});
         QCOMPARE(probe(o, now).status, Reading::Status::Missing);

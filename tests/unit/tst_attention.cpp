@@ -2,6 +2,7 @@
 // The Overview's "needs attention" list, ranked in the backend from what each
 // pattern says about its objects (PatternUnit::attention): no server needed.
 #include <monitor/attention.h>
+#include <patterns/limiterdata.h>
 #include <patterns/lock/lockdata.h>
 #include <patterns/patternregistry.h>
 
@@ -28,7 +29,7 @@ ObjectState limiter(const QByteArray &key, qint64 inWindow, qint64 limit)
     s.reading.atMs = s_now - 200;
     s.reading.inWindow = inWindow;
     s.reading.limit = limit;
-    s.reading.retryHorizonMs = 1500;
+    LimiterData::in(s.reading).retryHorizonMs = 1500;
     return s;
 }
 
@@ -64,9 +65,9 @@ ObjectState semaphore(const QByteArray &key, qint64 holders, qint64 limit)
     s.object.key = key;
     s.reading.atMs = s_now;
     s.reading.inWindow = holders;
-    s.reading.stored = holders;
+    LimiterData::in(s.reading).stored = holders;
     s.reading.limit = limit;
-    s.reading.oldestAgeMs = 4000;
+    LimiterData::in(s.reading).oldestAgeMs = 4000;
     return s;
 }
 

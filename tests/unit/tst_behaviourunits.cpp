@@ -3,6 +3,7 @@
 // consecutive readings (PatternUnit::observeBehaviour) and the verdict they
 // add up to (BehaviourTrack::verdict). tst_behaviour watches a real client.
 #include <patterns/behaviourreadings.h>
+#include <patterns/limiterdata.h>
 #include <patterns/lock/lockdata.h>
 #include <patterns/patternregistry.h>
 #include <patterns/patternunit.h>
@@ -42,9 +43,9 @@ Reading counter(qint64 atMs, qint64 count, qint64 pttlMs)
 {
     Reading r = ok(atMs);
     r.inWindow = count;
-    r.stored = count;
+    LimiterData::in(r).stored = count;
     r.pttlMs = pttlMs;
-    r.resetMs = pttlMs;
+    LimiterData::in(r).resetMs = pttlMs;
     return r;
 }
 
@@ -52,9 +53,9 @@ Reading window(qint64 atMs, qint64 oldestAtMs, qint64 inWindow, qint64 stored, q
 {
     Reading r = ok(atMs);
     r.inWindow = inWindow;
-    r.stored = stored;
-    r.windowMs = windowMs;
-    r.oldestAgeMs = atMs - oldestAtMs;
+    LimiterData::in(r).stored = stored;
+    LimiterData::in(r).windowMs = windowMs;
+    LimiterData::in(r).oldestAgeMs = atMs - oldestAtMs;
     return r;
 }
 

@@ -3,6 +3,7 @@
 // a killed writer, corrupt and locked files.
 #include <history/historystore.h>
 #include <monitor/snapshot.h>
+#include <patterns/limiterdata.h>
 #include <patterns/lock/lockdata.h>
 #include <patterns/patternregistry.h>
 
@@ -255,7 +256,7 @@ private slots:
             s.reading.atMs = i % 2 ? T0 : T0 - 500; // half kept from an earlier tick
             s.reading.inWindow = i % 100;
             s.reading.limit = 100;
-            s.reading.windowMs = 10000;
+            LimiterData::in(s.reading).windowMs = 10000;
             snapshot.objects.append(s);
         }
         HistoryTick tick = HistoryTick::fromSnapshot(snapshot);
@@ -471,8 +472,9 @@ private slots:
             s.reading.atMs = T0 - 300;
             s.reading.inWindow = i;
             s.reading.limit = 100;
-            s.reading.windowMs = 60000;
-            s.reading.retryHorizonMs = i == 5 ? 20000 : 0; // counts down to 0, then stays
+            LimiterData::in(s.reading).windowMs = 60000;
+            LimiterData::in(s.reading).retryHorizonMs
+                = i == 5 ? 20000 : 0; // counts down to 0, then stays
             snapshot.objects.append(s);
             ObjectState l;
             l.object.kind = lock;
@@ -716,7 +718,7 @@ private slots:
             s.reading.atMs = T0;
             s.reading.inWindow = i % 100;
             s.reading.limit = 100;
-            s.reading.windowMs = 10000;
+            LimiterData::in(s.reading).windowMs = 10000;
             snapshot.objects.append(s);
         }
         store.registerObjects(found.mid(0, 700));
@@ -781,7 +783,7 @@ private slots:
             s.reading.atMs = T0;
             s.reading.inWindow = 10 + i;
             s.reading.limit = 100;
-            s.reading.windowMs = 60000;
+            LimiterData::in(s.reading).windowMs = 60000;
             snapshot.objects.append(s);
         }
         const qint64 change = T0 + 13 * HourMs + 37 * MinuteMs + 12000; // 13:37:12

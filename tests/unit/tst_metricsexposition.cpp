@@ -4,6 +4,7 @@
 // own linter (promtool check metrics, Debian 'prometheus').
 #include <metrics/metricsexposition.h>
 #include <metrics/metricsserver.h>
+#include <patterns/limiterdata.h>
 #include <patterns/lock/lockdata.h>
 #include <patterns/patternregistry.h>
 #include <patterns/token-family/tokendata.h>
@@ -184,7 +185,7 @@ void tst_MetricsExposition::figuresInBaseUnits()
     ObjectState limiter = object("sliding-window", "rl:api");
     limiter.reading.inWindow = 45;
     limiter.reading.limit = 60;
-    limiter.reading.retryHorizonMs = 4500;
+    LimiterData::in(limiter.reading).retryHorizonMs = 4500;
     snap.objects.append(limiter);
     ObjectState lock = object("lock", "lock:job");
     LockData::in(lock.reading).token = "abc";
@@ -286,7 +287,7 @@ void tst_MetricsExposition::everyPatternLints()
         s.reading.atMs = snap.server.timeMs;
         s.reading.limit = 10;
         s.reading.oldestInFlightAgeMs = 5;
-        s.reading.retryHorizonMs = 5;
+        LimiterData::in(s.reading).retryHorizonMs = 5;
         s.reading.pttlMs = 5;
         TokenData::in(s.reading).minTtlMs = 5;
         TokenData::in(s.reading).maxTtlMs = 5;

@@ -7,6 +7,7 @@
 
 #include "legacy-lock/legacylocktiles.h"
 #include "limiter/limitertiles.h"
+#include "limiter/windowstrip.h"
 #include "lock/locktimelinepanel.h"
 #include "queue/queuetiles.h"
 #include "token-family/tokenlistpanel.h"
@@ -25,6 +26,7 @@ void registerBuiltInPanels(PanelRegistry &registry)
     registry.addTile(sections::queue(), queuetiles::dead());
     registry.addToQueueActivity(sections::queue());
     registry.addTile(sections::limiter(), limitertiles::busy());
+    registry.setStrip(sections::limiter(), windowstrip::drawer());
     registry.addTile(LegacyLockUnit::Kind, legacylocktiles::expired());
     registry.addPanel(LockUnit::Kind, LockTimelinePanel::registration());
     registry.addPanel(LegacyLockUnit::Kind, LockTimelinePanel::registration());

@@ -54,6 +54,18 @@ void PanelRegistry::addToQueueActivity(const Section &section)
     m_queueActivitySections.insert(section.id);
 }
 
+void PanelRegistry::setStrip(const Section &section, const StripDrawer &draw)
+{
+    m_strips.insert(section.id, draw);
+}
+
+const PanelRegistry::StripDrawer &PanelRegistry::strip(PatternKind kind) const
+{
+    static const StripDrawer none;
+    const auto of = m_of.constFind(kind);
+    return of != m_of.cend() ? of->strip : none;
+}
+
 void PanelRegistry::finish()
 {
     for (const PatternUnit *unit : PatternRegistry::instance().units()) {
@@ -66,6 +78,7 @@ void PanelRegistry::finish()
                 of.tiles.append(i);
         }
         of.queueActivity = m_queueActivitySections.contains(section);
+        of.strip = m_strips.value(section);
         m_of.insert(kind, of);
     }
 }

@@ -14,6 +14,9 @@
 #include <functional>
 #include <optional>
 
+class QCustomPlot;
+class QPalette;
+
 namespace gatehouse {
 
 // The console's side of the patterns: what a pattern shows beyond the
@@ -57,6 +60,11 @@ public:
         bool countdown = false;
     };
 
+    // What draws the strip of a chart of kind Chart::Kind::WindowStrip from
+    // the selected object's reading, at server time nowMs.
+    using StripDrawer = std::function<void(QCustomPlot *plot, const Reading &reading, qint64 nowMs,
+                                           const QPalette &palette)>;
+
     // The registration of a panel class P (constructed from a context and a
     // parent), under id.
     template<typename P>
@@ -75,6 +83,7 @@ public:
     // For every pattern of the section, those registered later included.
     void addTile(const Section &section, const Tile &tile);
     void addToQueueActivity(const Section &section);
+    void setStrip(const Section &section, const StripDrawer &draw);
 
     // The panels of the section's patterns, one per panel id, in the order
     // registered; each one's context names the patterns it serves here.
@@ -86,6 +95,8 @@ public:
     QList<int> tilesOf(PatternKind kind) const { return m_of.value(kind).tiles; }
     // Whether kind's objects add to the Overview's queue activity chart.
     bool inQueueActivity(PatternKind kind) const { return m_of.value(kind).queueActivity; }
+    // What draws kind's window strip; empty when none is registered.
+    const StripDrawer &strip(PatternKind kind) const;
 
 private:
     struct PanelEntry
@@ -102,6 +113,7 @@ private:
     {
         QList<int> tiles;
         bool queueActivity = false;
+        StripDrawer strip;
     };
 
     int tileIndex(const Tile &tile);
@@ -113,6 +125,7 @@ private:
     QList<Tile> m_tiles;
     QList<TileEntry> m_tileEntries;
     QSet<QString> m_queueActivitySections;
+    QHash<QString, StripDrawer> m_strips; // by section id
     QHash<PatternKind, Of> m_of;
 };
 

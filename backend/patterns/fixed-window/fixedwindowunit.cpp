@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "fixedwindowunit.h"
 
+#include <patterns/limiterdata.h>
+
 namespace gatehouse {
 
 QList<PatternUnit::Command> FixedWindowUnit::probe(const PatternObject &o,
@@ -47,9 +49,10 @@ Reading FixedWindowUnit::read(const PatternObject &o, const QList<RedisValue> &r
     if (auto f = failure(o, r, {o.key, o.key}, c.nowMs))
         return *f;
     Reading reading;
+    LimiterData &lim = LimiterData::in(reading);
     reading.atMs = c.nowMs;
     reading.limit = o.params.limit;
-    reading.windowMs = o.params.windowMs;
+    lim.windowMs = o.params.windowMs;
     reading.pttlMs = r.at(1).toInteger();
     if (reading.pttlMs == -2) {
         reading.status = Reading::Status::Missing;
@@ -64,12 +67,12 @@ Reading FixedWindowUnit::read(const PatternObject &o, const QList<RedisValue> &r
                               .arg(printableBytes(o.key), printableBytes(r.at(0).bytes(), 32));
         return reading;
     }
-    reading.stored = reading.inWindow;
-    reading.resetMs = reading.pttlMs;
+    lim.stored = reading.inWindow;
+    lim.resetMs = reading.pttlMs;
     if (reading.pttlMs == -1)
         reading.message = QStringLiteral("The counter has no TTL: its window never resets.");
     if (reading.limit && reading.inWindow >= *reading.limit && reading.pttlMs > 0)
-        reading.retryHorizonMs = reading.pttlMs;
+        lim.retryHorizonMs = reading.pttlMs;
     return reading;
 }
 
@@ -115,7 +118,7 @@ void FixedWindowUnit::writeJson(const ObjectState &s, const Reading &r, qint64 n
                                 QJsonObject &j) const
 {
     LimiterUnit::writeJson(s, r, nowMs, j);
-    j.insert(QStringLiteral("resetMs"), double(r.resetMs));
+    j.insert(QStringLiteral("resetMs"), double(LimiterData::of(r).resetMs));
 }
 
 std::optional<KeyClaim> FixedWindowUnit::claimKey(const KeyShape &s, qint64) const

@@ -12,9 +12,10 @@ namespace gatehouse {
 // locks), read by them, their panels and their JSON.
 struct LockData : PatternData
 {
-    QByteArray token;            // holder token (lock) or raw value (legacy lock)
-    qint64 expiresAtMs = -1;     // legacy lock: the expiry written in the value
-    bool tokenTruncated = false; // the value is longer than the bounded read
+    QByteArray token;              // holder token (lock) or raw value (legacy lock)
+    qint64 expiresAtMs = -1;       // legacy lock: the expiry written in the value
+    bool tokenTruncated = false;   // the value is longer than the bounded read
+    qint64 waitersWithTimeout = 0; // Redisson fair lock: members of its timeout set
 
     PatternData *clone() const override;
 

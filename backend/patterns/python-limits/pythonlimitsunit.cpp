@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "pythonlimitsunit.h"
 
+#include <patterns/limiterdata.h>
+
 #include <QJsonArray>
 
 #include <cmath>
@@ -133,10 +135,11 @@ Reading PythonLimitsUnit::read(const PatternObject &o, const QList<RedisValue> &
     if (r.size() < 4)
         return *failure(o, r, {o.key, o.key, o.key, o.key}, c.nowMs);
     Reading reading;
+    LimiterData &lim = LimiterData::in(reading);
     reading.atMs = c.nowMs;
     const std::optional<KeyName> name = parseKey(o.key);
     reading.limit = name ? std::optional<qint64>(name->limit) : o.params.limit;
-    reading.windowMs = name ? name->windowMs : o.params.windowMs;
+    lim.windowMs = name ? name->windowMs : o.params.windowMs;
     reading.pttlMs = r.at(1).toInteger();
     const QByteArray type = r.at(0).bytes();
     if (type == "none" || reading.pttlMs == -2) {
@@ -150,13 +153,13 @@ Reading PythonLimitsUnit::read(const PatternObject &o, const QList<RedisValue> &
         bool ok = false;
         reading.inWindow = r.at(2).bytes().toLongLong(&ok);
         known = known && ok;
-        reading.stored = reading.inWindow;
-        reading.resetMs = reading.pttlMs;
+        lim.stored = reading.inWindow;
+        lim.resetMs = reading.pttlMs;
     } else if (type == "list") {
         reading.editLibrary().layoutVersion = QStringLiteral("limits: moving window");
         const QList<RedisValue> &entries = r.at(3).elements();
-        reading.stored = entries.size();
-        const qint64 from = saturatingSub(c.nowMs, reading.windowMs);
+        lim.stored = entries.size();
+        const qint64 from = saturatingSub(c.nowMs, lim.windowMs);
         qint64 oldest = -1;
         for (const RedisValue &e : entries) {
             const std::optional<qint64> at = entryMs(e.bytes());
@@ -165,13 +168,13 @@ Reading PythonLimitsUnit::read(const PatternObject &o, const QList<RedisValue> &
                 break; // newest first: the rest are older (moving_window.lua)
             ++reading.inWindow;
             oldest = *at;
-            reading.times().window.prepend(*at);
+            lim.windowTimes.prepend(*at);
         }
-        reading.oldestAgeMs = oldest < 0 ? -1 : std::max<qint64>(0, saturatingSub(c.nowMs, oldest));
-        reading.resetMs
-            = oldest < 0 ? 0
-                         : std::max<qint64>(
-                             0, saturatingSub(saturatingAdd(oldest, reading.windowMs), c.nowMs));
+        lim.oldestAgeMs = oldest < 0 ? -1 : std::max<qint64>(0, saturatingSub(c.nowMs, oldest));
+        lim.resetMs = oldest < 0
+                          ? 0
+                          : std::max<qint64>(
+                              0, saturatingSub(saturatingAdd(oldest, lim.windowMs), c.nowMs));
     } else {
         reading.status = Reading::Status::WrongType;
         reading.message = QStringLiteral("Key \"%1\" holds a %2, not a limits counter or moving "
@@ -181,7 +184,7 @@ Reading PythonLimitsUnit::read(const PatternObject &o, const QList<RedisValue> &
     }
     reading.editLibrary().counts = {{QStringLiteral("hits"), reading.inWindow}};
     if (reading.limit && reading.inWindow >= *reading.limit)
-        reading.retryHorizonMs = reading.resetMs;
+        lim.retryHorizonMs = lim.resetMs;
     reading.editLibrary().layoutKnown = known;
     if (!known)
         reading.message = name ? QStringLiteral("Its value or TTL is not what Python limits "
@@ -201,14 +204,16 @@ qint64 PythonLimitsUnit::validUntilMs(const PatternObject &, const Reading &r) c
         return r.atMs;
     // A fixed window resets when the key expires; a moving window's count
     // drops when its oldest hit leaves the window.
-    return saturatingAdd(r.atMs, r.resetMs > 0 ? r.resetMs : std::max<qint64>(r.pttlMs, 0));
+    return saturatingAdd(r.atMs, LimiterData::of(r).resetMs > 0 ? LimiterData::of(r).resetMs
+                                                                : std::max<qint64>(r.pttlMs, 0));
 }
 
 QList<Column> PythonLimitsUnit::columns() const
 {
     QList<Column> cols = LimiterUnit::columns();
     cols.insert(2, Column::library(QStringLiteral("limits")));
-    cols.insert(cols.size() - 1, Column::countdown(QStringLiteral("Resets in"), &Reading::resetMs));
+    cols.insert(cols.size() - 1,
+                LimiterData::countdown(QStringLiteral("Resets in"), &LimiterData::resetMs));
     return cols;
 }
 
@@ -218,8 +223,8 @@ void PythonLimitsUnit::writeJson(const ObjectState &s, const Reading &r, qint64 
     LimiterUnit::writeJson(s, r, nowMs, j);
     const QString strategy = r.library().layoutVersion.section(QStringLiteral(": "), 1);
     j.insert(QStringLiteral("strategy"), strategy.isEmpty() ? QJsonValue() : QJsonValue(strategy));
-    j.insert(QStringLiteral("resetMs"), double(r.resetMs));
-    j.insert(QStringLiteral("stored"), double(r.stored));
+    j.insert(QStringLiteral("resetMs"), double(LimiterData::of(r).resetMs));
+    j.insert(QStringLiteral("stored"), double(LimiterData::of(r).stored));
 }
 
 QList<PatternAction> PythonLimitsUnit::actions() const

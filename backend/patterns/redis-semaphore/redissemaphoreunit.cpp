@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "redissemaphoreunit.h"
 
+#include <patterns/limiterdata.h>
+
 #include <patterns/sorted-set-semaphore/semaphoreunit.h>
 
 #include <QDateTime>
@@ -34,7 +36,7 @@ std::pair<QByteArray, int> holderOf(const QByteArray &member)
 
 bool isStale(const Reading &r, const InFlightItem &h)
 {
-    return r.windowMs > 0 && h.ageMs >= r.windowMs;
+    return LimiterData::of(r).windowMs > 0 && h.ageMs >= LimiterData::of(r).windowMs;
 }
 
 // The lock timeout from the key's TTL: the newest holder's acquire or refresh
@@ -52,7 +54,8 @@ QString staleReason(const Reading &r, const InFlightItem &h)
     return QStringLiteral("acquired or last refreshed %1 ago, past the lock timeout of %2 (a "
                           "live holder refreshes every %3): its process stopped; "
                           "redis-semaphore prunes it at the next acquire or refresh of any holder")
-        .arg(formatMs(h.ageMs), formatMs(r.windowMs), formatMs(r.windowMs * 8 / 10));
+        .arg(formatMs(h.ageMs), formatMs(LimiterData::of(r).windowMs),
+             formatMs(LimiterData::of(r).windowMs * 8 / 10));
 }
 
 } // namespace
@@ -132,15 +135,16 @@ Reading RedisSemaphoreUnit::read(const PatternObject &o, const QList<RedisValue>
     if (auto f = failure(o, r, {o.key, o.key, o.key, o.key}, c.nowMs))
         return *f;
     Reading reading;
+    LimiterData &lim = LimiterData::in(reading);
     reading.atMs = c.nowMs;
     reading.limit = o.params.limit;
-    reading.stored = std::max<qint64>(0, r.at(0).toInteger());
+    lim.stored = std::max<qint64>(0, r.at(0).toInteger());
     reading.pttlMs = r.at(1).toInteger();
     const QList<qint64> newest = scoresMs(r.at(3), 1);
     const qint64 newestAge = newest.isEmpty() ? -1 : saturatingSub(c.nowMs, newest.first());
-    reading.windowMs
+    lim.windowMs
         = o.params.windowMs > 0 ? o.params.windowMs : timeoutFromTtl(reading.pttlMs, newestAge);
-    bool known = reading.pttlMs > 0 || reading.stored == 0;
+    bool known = reading.pttlMs > 0 || lim.stored == 0;
     // One item per holder: a MultiSemaphore holder's permits are consecutive
     // members of one score (ZRANGE orders equal scores by member).
     const auto &page = r.at(2).elements();
@@ -169,17 +173,17 @@ Reading RedisSemaphoreUnit::read(const PatternObject &o, const QList<RedisValue>
         if (!h.locked)
             ++staleInPage;
     }
-    reading.truncated = reading.stored > membersInPage;
+    reading.truncated = lim.stored > membersInPage;
     if (r.at(2).isArray() && !reading.truncated)
-        reading.stored = membersInPage; // the page is the whole set, read after ZCARD
+        lim.stored = membersInPage; // the page is the whole set, read after ZCARD
     // Oldest first: the stale members are the page's first ones.
     reading.stuckIsLowerBound = reading.truncated && staleInPage == membersInPage;
     reading.stuck = staleInPage;
-    reading.inWindow = std::max<qint64>(0, saturatingSub(reading.stored, staleInPage));
-    reading.oldestAgeMs = -1;
+    reading.inWindow = std::max<qint64>(0, saturatingSub(lim.stored, staleInPage));
+    lim.oldestAgeMs = -1;
     for (const InFlightItem &h : std::as_const(reading.items)) {
         if (h.locked) {
-            reading.oldestAgeMs = std::max<qint64>(0, h.ageMs);
+            lim.oldestAgeMs = std::max<qint64>(0, h.ageMs);
             break;
         }
         reading.editLibrary().stuckJobs.append(
@@ -196,7 +200,7 @@ Reading RedisSemaphoreUnit::read(const PatternObject &o, const QList<RedisValue>
     else if (!reading.limit)
         reading.message = QStringLiteral("The limit is an argument of each acquire, not kept in "
                                          "Redis: a profile rule's \"limit\" gives it.");
-    if (reading.stored == 0 && reading.pttlMs == -2) {
+    if (lim.stored == 0 && reading.pttlMs == -2) {
         // The last release deleted the sorted set: no holder and no key.
         reading.status = Reading::Status::Missing;
         reading.message = QStringLiteral("No holder: the key does not exist.");
@@ -211,8 +215,9 @@ qint64 RedisSemaphoreUnit::validUntilMs(const PatternObject &, const Reading &r)
     // The oldest live holder turns stale when its timeout passes; the key
     // expires at its PTTL.
     qint64 until = r.pttlMs > 0 ? saturatingAdd(r.atMs, r.pttlMs) : Reading::Forever;
-    if (r.windowMs > 0 && r.oldestAgeMs >= 0)
-        until = std::min(until, saturatingAdd(r.atMs, r.windowMs - r.oldestAgeMs));
+    if (LimiterData::of(r).windowMs > 0 && LimiterData::of(r).oldestAgeMs >= 0)
+        until = std::min(until, saturatingAdd(r.atMs, LimiterData::of(r).windowMs
+                                                          - LimiterData::of(r).oldestAgeMs));
     return until;
 }
 
@@ -241,7 +246,7 @@ QList<Column> RedisSemaphoreUnit::columns() const
     return {Column::key(QStringLiteral("Key")),
             Column::usedOfLimit(QStringLiteral("Holders / limit")),
             Column::occupancy(),
-            Column::age(QStringLiteral("Oldest holder"), &Reading::oldestAgeMs),
+            LimiterData::age(QStringLiteral("Oldest holder"), &LimiterData::oldestAgeMs),
             stale,
             Column::library(QStringLiteral("redis-semaphore")),
             Column::counts(),
@@ -302,8 +307,11 @@ std::optional<Attention> RedisSemaphoreUnit::attention(const ObjectState &state,
     if (state.gone)
         return std::nullopt;
     if (r.stuck > 0)
-        return Attention{1.0 + double(r.oldestAgeMs < 0 ? 0 : r.oldestAgeMs) / 1e9,
-                         QStringLiteral("expired")};
+        return Attention{
+            1.0
+                + double(LimiterData::of(r).oldestAgeMs < 0 ? 0 : LimiterData::of(r).oldestAgeMs)
+                      / 1e9,
+            QStringLiteral("expired")};
     const std::optional<double> occupancy = r.occupancy();
     if (!occupancy || *occupancy < 0.8)
         return std::nullopt;
@@ -317,7 +325,7 @@ QString RedisSemaphoreUnit::attentionText(const ObjectState &state, qint64 nowMs
         return QStringLiteral("Semaphore %1: %2 stale holder(s) past the %3 lock timeout")
             .arg(printableBytes(state.object.key))
             .arg(r.stuck)
-            .arg(formatMs(r.windowMs));
+            .arg(formatMs(LimiterData::of(r).windowMs));
     return SemaphoreUnit().attentionText(state, nowMs);
 }
 

@@ -144,6 +144,25 @@ QList<PatternUnit::Command> RedissonDelayedQueueUnit::probe(const PatternObject 
     };
 }
 
+namespace {
+
+// Until the next delayed item is due (0 when one is due): a countdown.
+struct NextDue : PatternData
+{
+    qint64 inMs = 0;
+
+    PatternData *clone() const override { return new NextDue(*this); }
+    PatternData *projected(const Reading &from, qint64 nowMs) const override
+    {
+        auto *moved = new NextDue(*this);
+        moved->inMs = from.countdownAt(inMs, nowMs);
+        return moved;
+    }
+    static qint64 of(const Reading &r) { return r.data<NextDue>().inMs; }
+};
+
+} // namespace
+
 Reading RedissonDelayedQueueUnit::read(const PatternObject &o, const QList<RedisValue> &r,
                                        const ProbeContext &c) const
 {
@@ -164,7 +183,7 @@ Reading RedissonDelayedQueueUnit::read(const PatternObject &o, const QList<Redis
     }
     if (r.at(2).size() == 2) {
         const qint64 next = redisson::scoreMs(r.at(2).at(1).bytes());
-        reading.retryHorizonMs = std::max<qint64>(0, saturatingSub(next, c.nowMs));
+        reading.edit<NextDue>().inMs = std::max<qint64>(0, saturatingSub(next, c.nowMs));
         if (next <= c.nowMs)
             reading.oldestInFlightAgeMs = saturatingSub(c.nowMs, next);
     }
@@ -202,7 +221,7 @@ qint64 RedissonDelayedQueueUnit::validUntilMs(const PatternObject &, const Readi
     if (!r.isOk())
         return r.atMs;
     // The next item turning due changes the figures.
-    return r.retryHorizonMs > 0 ? saturatingAdd(r.atMs, r.retryHorizonMs) : r.atMs;
+    return NextDue::of(r) > 0 ? saturatingAdd(r.atMs, NextDue::of(r)) : r.atMs;
 }
 
 QList<Figure> RedissonDelayedQueueUnit::figures() const
@@ -227,12 +246,11 @@ QList<Column> RedissonDelayedQueueUnit::columns() const
     next.header = QStringLiteral("Next due in");
     next.movesWithTime = true;
     next.text = [](const ObjectState &s, qint64 now) -> QString {
-        return s.reading.inFlight > 0
-                   ? formatMs(s.reading.countdownAt(s.reading.retryHorizonMs, now))
-                   : QStringLiteral("–");
+        return s.reading.inFlight > 0 ? formatMs(s.reading.countdownAt(NextDue::of(s.reading), now))
+                                      : QStringLiteral("–");
     };
     next.sort = [](const ObjectState &s, qint64 now) {
-        return QVariant(double(s.reading.countdownAt(s.reading.retryHorizonMs, now)));
+        return QVariant(double(s.reading.countdownAt(NextDue::of(s.reading), now)));
     };
     return {Column::key(QStringLiteral("Queue")),
             Column::library(QStringLiteral("redisson")),
@@ -254,7 +272,7 @@ void RedissonDelayedQueueUnit::writeJson(const ObjectState &s, const Reading &r,
     j.insert(QStringLiteral("due"), double(r.stuck));
     j.insert(QStringLiteral("stuckCount"), double(r.stuck));
     j.insert(QStringLiteral("nextDueInMs"),
-             r.inFlight > 0 ? QJsonValue(double(r.retryHorizonMs)) : QJsonValue());
+             r.inFlight > 0 ? QJsonValue(double(NextDue::of(r))) : QJsonValue());
     j.insert(QStringLiteral("oldestDueAgeMs"), double(r.oldestInFlightAgeMs));
     j.insert(QStringLiteral("truncated"), r.truncated);
 }

@@ -17,7 +17,7 @@ namespace gatehouse {
 //
 // Reads the counts, the next due time and a page of due items.
 // Reading: length = the destination's length; inFlight = delayed items;
-// stuck = due items; retryHorizonMs = until the next item is due (0 when
+// stuck = due items; its own data: until the next item is due (0 when
 // one is due); oldestInFlightAgeMs = how long the oldest due item has been
 // due; stuckJobs = the due items read (job = the element, cut);
 // counts delayed, due, queued.

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "redissonlimiterunit.h"
+
+#include <patterns/limiterdata.h>
 #include <patterns/objecthealth.h>
 
 #include <patterns/globmatch.h>
@@ -61,6 +63,7 @@ Reading RedissonLimiterUnit::read(const PatternObject &o, const QList<RedisValue
     if (auto f = failure(o, r, {o.key, o.relatedKey(0), o.relatedKey(1), o.relatedKey(1)}, c.nowMs))
         return *f;
     Reading reading;
+    LimiterData &lim = LimiterData::in(reading);
     reading.atMs = c.nowMs;
     const RedisValue &config = r.at(0);
     bool rateOk = false;
@@ -75,7 +78,7 @@ Reading RedissonLimiterUnit::read(const PatternObject &o, const QList<RedisValue
         return reading;
     }
     reading.limit = rate;
-    reading.windowMs = interval;
+    lim.windowMs = interval;
     const qint64 grants = r.at(2).toInteger();
     const auto &page = r.at(3).elements();
     qint64 permits = 0;
@@ -90,11 +93,11 @@ Reading RedissonLimiterUnit::read(const PatternObject &o, const QList<RedisValue
     if (grants > pageGrants) // beyond the page, count one permit per grant
         permits = saturatingAdd(permits, grants - pageGrants);
     reading.inWindow = permits;
-    reading.stored = grants;
+    lim.stored = grants;
     if (oldest >= 0) {
-        reading.oldestAgeMs = std::max<qint64>(0, saturatingSub(c.nowMs, oldest));
+        lim.oldestAgeMs = std::max<qint64>(0, saturatingSub(c.nowMs, oldest));
         if (permits >= rate)
-            reading.retryHorizonMs
+            lim.retryHorizonMs
                 = std::max<qint64>(0, saturatingSub(saturatingAdd(oldest, interval), c.nowMs));
     }
     if (config.at(2).bytes() == "1")

@@ -237,8 +237,10 @@ Reading RedissonLockUnit::read(const PatternObject &o, const QList<RedisValue> &
     const qint64 fields = r.at(1).toInteger();
     const QByteArray mode = r.at(2).bytes();
     reading.length = r.at(4).toInteger(); // waiters
-    reading.stored = r.at(6).toInteger(); // waiters with a timeout
-    if (reading.pttlMs == -2 && reading.length == 0 && reading.stored == 0) {
+    if (const qint64 timed = r.at(6).toInteger(); timed > 0)
+        LockData::in(reading).waitersWithTimeout = timed;
+    if (reading.pttlMs == -2 && reading.length == 0
+        && LockData::of(reading).waitersWithTimeout == 0) {
         reading.status = Reading::Status::Missing;
         reading.message = QStringLiteral("Free: nobody holds the lock.");
         return reading;
@@ -317,7 +319,8 @@ QString RedissonLockUnit::redissonType(const Reading &r)
 {
     if (isReadWrite(r))
         return QStringLiteral("RReadWriteLock");
-    return r.length > 0 || r.stored > 0 ? QStringLiteral("RFairLock") : QStringLiteral("RLock");
+    return r.length > 0 || LockData::of(r).waitersWithTimeout > 0 ? QStringLiteral("RFairLock")
+                                                                  : QStringLiteral("RLock");
 }
 
 QString RedissonLockUnit::redissonTypeText(const Reading &r)

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "slidingwindowunit.h"
 
+#include <patterns/limiterdata.h>
+
 #include <patterns/globmatch.h>
 
 #include <algorithm>
@@ -48,15 +50,18 @@ void SlidingWindowUnit::observeBehaviour(BehaviourTrack &t, const PatternObject 
                                          const Reading &before, const Reading &after,
                                          const QList<RedisValue> &) const
 {
-    if (!before.isOk() || !after.isOk() || before.oldestAgeMs < 0 || after.oldestAgeMs < 0)
+    if (!before.isOk() || !after.isOk() || LimiterData::of(before).oldestAgeMs < 0
+        || LimiterData::of(after).oldestAgeMs < 0)
         return;
-    const qint64 oldestBefore = saturatingSub(before.atMs, before.oldestAgeMs);
-    const qint64 oldestAfter = saturatingSub(after.atMs, after.oldestAgeMs);
+    const qint64 oldestBefore = saturatingSub(before.atMs, LimiterData::of(before).oldestAgeMs);
+    const qint64 oldestAfter = saturatingSub(after.atMs, LimiterData::of(after).oldestAgeMs);
     // The oldest entry read is the oldest in the window (all of them when
     // the window is unknown): it moving forward means an entry left. It
     // left the set, not just the window, when nothing older than the
     // window is stored: trimmed by time.
-    if (oldestAfter > oldestBefore && (after.windowMs <= 0 || after.stored == after.inWindow))
+    if (oldestAfter > oldestBefore
+        && (LimiterData::of(after).windowMs <= 0
+            || LimiterData::of(after).stored == after.inWindow))
         t.confirm(QStringLiteral("its oldest entries were removed while newer ones stayed "
                                  "(trimmed by time)"));
 }
@@ -78,31 +83,32 @@ Reading SlidingWindowUnit::read(const PatternObject &o, const QList<RedisValue> 
 
     const qint64 unit = std::max<qint64>(1, o.params.scoreUnitMs);
     Reading reading;
+    LimiterData &lim = LimiterData::in(reading);
     reading.atMs = c.nowMs;
     reading.limit = o.params.limit;
-    reading.windowMs = o.params.windowMs;
+    lim.windowMs = o.params.windowMs;
     reading.inWindow = r.at(0).toInteger();
-    reading.stored = r.at(1).toInteger();
+    lim.stored = r.at(1).toInteger();
     const QList<qint64> oldest = scoresMs(r.at(2), unit);
     if (!oldest.isEmpty())
-        reading.oldestAgeMs = std::max<qint64>(0, saturatingSub(c.nowMs, oldest.first()));
+        lim.oldestAgeMs = std::max<qint64>(0, saturatingSub(c.nowMs, oldest.first()));
     int next = 3;
     bool retryExists = false;
     if (!retry.isEmpty()) {
         const QList<qint64> last = scoresMs(r.at(next++), 1);
         retryExists = !last.isEmpty();
         if (retryExists)
-            reading.retryHorizonMs = std::max<qint64>(0, saturatingSub(last.first(), c.nowMs));
-        reading.retrySlots = r.at(next++).toInteger();
+            lim.retryHorizonMs = std::max<qint64>(0, saturatingSub(last.first(), c.nowMs));
+        lim.retrySlots = r.at(next++).toInteger();
     }
     if (c.detail) {
-        QList<qint64> &window = reading.times().window;
+        QList<qint64> &window = lim.windowTimes;
         window = scoresMs(r.at(next++), unit);
         std::reverse(window.begin(), window.end());
         if (!retry.isEmpty())
-            reading.times().retry = scoresMs(r.at(next++), 1);
+            lim.retryTimes = scoresMs(r.at(next++), 1);
     }
-    if (reading.stored == 0 && !retryExists) {
+    if (lim.stored == 0 && !retryExists) {
         reading.status = Reading::Status::Missing;
         reading.message = QStringLiteral("Idle: the window key does not exist (no requests, or "
                                          "it expired).");
@@ -117,20 +123,22 @@ qint64 SlidingWindowUnit::validUntilMs(const PatternObject &, const Reading &r) 
 {
     if (r.status == Reading::Status::Missing)
         return Reading::Forever; // idle: the first request arrives as an event
-    if (!r.isOk() || !r.windowTimes().isEmpty() || !r.retryTimes().isEmpty())
+    if (!r.isOk() || !LimiterData::of(r).windowTimes.isEmpty()
+        || !LimiterData::of(r).retryTimes.isEmpty())
         return r.atMs; // errors and the detail strip are always read
     qint64 until = Reading::Forever;
     // The window is (now - window, +inf): the oldest entry leaves it when its
     // age reaches the window; the count then drops, and only Redis knows by
     // how much. (1 ms early for scores kept in seconds.)
-    if (r.oldestAgeMs >= 0 && r.windowMs > 0)
-        until = saturatingAdd(saturatingSub(r.atMs, r.oldestAgeMs), r.windowMs - 1);
+    if (LimiterData::of(r).oldestAgeMs >= 0 && LimiterData::of(r).windowMs > 0)
+        until = saturatingAdd(saturatingSub(r.atMs, LimiterData::of(r).oldestAgeMs),
+                              LimiterData::of(r).windowMs - 1);
     // Only the last retry slot's time is read: with more than one future
     // slot the count falls at times Gatehouse does not know.
-    if (r.retrySlots > 1)
+    if (LimiterData::of(r).retrySlots > 1)
         return r.atMs;
-    if (r.retrySlots == 1)
-        until = std::min(until, saturatingAdd(r.atMs, r.retryHorizonMs));
+    if (LimiterData::of(r).retrySlots == 1)
+        until = std::min(until, saturatingAdd(r.atMs, LimiterData::of(r).retryHorizonMs));
     return until;
 }
 

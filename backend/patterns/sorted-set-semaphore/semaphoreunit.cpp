@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "semaphoreunit.h"
 
+#include <patterns/limiterdata.h>
+
 #include "semaphoredemo.h"
 
 #include <patterns/familyfold.h>
@@ -29,7 +31,7 @@ int pageOf(const PatternObject &o)
 
 bool isExpired(const Reading &r, const InFlightItem &holder)
 {
-    return r.windowMs > 0 && holder.ageMs >= r.windowMs;
+    return LimiterData::of(r).windowMs > 0 && holder.ageMs >= LimiterData::of(r).windowMs;
 }
 
 // A family row of semaphores: holders and expired holders add up.
@@ -77,13 +79,14 @@ Reading SemaphoreUnit::read(const PatternObject &o, const QList<RedisValue> &r,
     if (auto f = failure(o, r, {o.key, o.key, o.key, o.key}, c.nowMs))
         return *f;
     Reading reading;
+    LimiterData &lim = LimiterData::in(reading);
     reading.atMs = c.nowMs;
     reading.limit = o.params.limit;
-    reading.windowMs = o.params.windowMs;
+    lim.windowMs = o.params.windowMs;
     reading.inWindow = std::max<qint64>(0, r.at(0).toInteger());
-    reading.stored = std::max<qint64>(0, r.at(1).toInteger());
+    lim.stored = std::max<qint64>(0, r.at(1).toInteger());
     const QList<qint64> oldest = scoresMs(r.at(2), 1);
-    reading.oldestAgeMs
+    lim.oldestAgeMs
         = oldest.isEmpty() ? -1 : std::max<qint64>(0, saturatingSub(c.nowMs, oldest.first()));
     const auto &page = r.at(3).elements();
     for (qsizetype i = 0; i + 1 < page.size(); i += 2) {
@@ -100,20 +103,20 @@ Reading SemaphoreUnit::read(const PatternObject &o, const QList<RedisValue> &r,
     // every member, the counts and the oldest age come from it, so what the
     // row says and the holders listed agree.
     if (r.at(3).isArray() && reading.items.size() < pageOf(o)) {
-        reading.stored = reading.items.size();
+        lim.stored = reading.items.size();
         reading.inWindow = 0;
-        reading.oldestAgeMs = -1;
+        lim.oldestAgeMs = -1;
         for (const InFlightItem &h : std::as_const(reading.items)) {
             if (o.params.windowMs > 0 && h.ageMs >= o.params.windowMs)
                 continue; // past the timeout: trimmed at the next acquire
             ++reading.inWindow;
-            reading.oldestAgeMs = std::max(reading.oldestAgeMs, std::max<qint64>(0, h.ageMs));
+            lim.oldestAgeMs = std::max(lim.oldestAgeMs, std::max<qint64>(0, h.ageMs));
         }
     }
-    reading.truncated = reading.stored > reading.items.size();
+    reading.truncated = lim.stored > reading.items.size();
     if (!reading.limit)
         reading.message = QStringLiteral("The profile gives no limit for this semaphore.");
-    if (reading.stored == 0 && reading.items.isEmpty()) {
+    if (lim.stored == 0 && reading.items.isEmpty()) {
         // Redis removes an empty sorted set: no holder and no key.
         reading.status = Reading::Status::Missing;
         reading.message = QStringLiteral("No holder: the key does not exist.");
@@ -127,9 +130,9 @@ qint64 SemaphoreUnit::validUntilMs(const PatternObject &, const Reading &r) cons
         return r.status == Reading::Status::Missing ? Reading::Forever : r.atMs;
     // The count drops when the oldest live holder's timeout passes; only
     // writes change anything else (ages grow by projection).
-    if (r.windowMs <= 0 || r.oldestAgeMs < 0)
+    if (LimiterData::of(r).windowMs <= 0 || LimiterData::of(r).oldestAgeMs < 0)
         return Reading::Forever;
-    return saturatingAdd(r.atMs, r.windowMs - r.oldestAgeMs);
+    return saturatingAdd(r.atMs, LimiterData::of(r).windowMs - LimiterData::of(r).oldestAgeMs);
 }
 
 QList<Figure> SemaphoreUnit::figures() const
@@ -145,11 +148,11 @@ QList<Figure> SemaphoreUnit::figures() const
          }},
         {QStringLiteral("oldestHolderAgeMs"), QStringLiteral("Oldest holder"), true,
          [](const Reading &r, qint64 at) {
-             return double(r.ageAt(r.oldestAgeMs, at));
+             return double(r.ageAt(LimiterData::of(r).oldestAgeMs, at));
          }},
         {QStringLiteral("expired"), QStringLiteral("Expired, still present"), false,
          [](const Reading &r, qint64) {
-             return double(std::max<qint64>(0, r.stored - r.inWindow));
+             return double(std::max<qint64>(0, LimiterData::of(r).stored - r.inWindow));
          }},
     };
 }
@@ -175,15 +178,16 @@ QList<Column> SemaphoreUnit::columns() const
                                      "acquire trims them; many of them mean clients that "
                                      "never release.");
     expired.text = [](const ObjectState &s, qint64) -> QString {
-        return QString::number(std::max<qint64>(0, s.reading.stored - s.reading.inWindow));
+        return QString::number(
+            std::max<qint64>(0, LimiterData::of(s.reading).stored - s.reading.inWindow));
     };
     expired.sort = [](const ObjectState &s, qint64) {
-        return QVariant(double(s.reading.stored - s.reading.inWindow));
+        return QVariant(double(LimiterData::of(s.reading).stored - s.reading.inWindow));
     };
     return {Column::key(QStringLiteral("Key")),
             Column::usedOfLimit(QStringLiteral("Holders / limit")),
             Column::occupancy(),
-            Column::age(QStringLiteral("Oldest holder"), &Reading::oldestAgeMs),
+            LimiterData::age(QStringLiteral("Oldest holder"), &LimiterData::oldestAgeMs),
             expired,
             Column::status()};
 }
@@ -194,10 +198,11 @@ void SemaphoreUnit::writeJson(const ObjectState &, const Reading &r, qint64, QJs
     j.insert(QStringLiteral("limit"), r.limit ? QJsonValue(double(*r.limit)) : QJsonValue());
     const auto occupancy = r.occupancy();
     j.insert(QStringLiteral("occupancy"), occupancy ? QJsonValue(*occupancy) : QJsonValue());
-    j.insert(QStringLiteral("timeoutMs"), double(r.windowMs));
-    j.insert(QStringLiteral("stored"), double(r.stored));
-    j.insert(QStringLiteral("expired"), double(std::max<qint64>(0, r.stored - r.inWindow)));
-    j.insert(QStringLiteral("oldestHolderAgeMs"), double(r.oldestAgeMs));
+    j.insert(QStringLiteral("timeoutMs"), double(LimiterData::of(r).windowMs));
+    j.insert(QStringLiteral("stored"), double(LimiterData::of(r).stored));
+    j.insert(QStringLiteral("expired"),
+             double(std::max<qint64>(0, LimiterData::of(r).stored - r.inWindow)));
+    j.insert(QStringLiteral("oldestHolderAgeMs"), double(LimiterData::of(r).oldestAgeMs));
     j.insert(QStringLiteral("truncated"), r.truncated);
     QJsonArray list;
     for (const InFlightItem &h : r.items) {
@@ -319,7 +324,7 @@ QString SemaphoreUnit::attentionText(const ObjectState &state, qint64 nowMs) con
         .arg(printableBytes(state.object.key))
         .arg(r.inWindow)
         .arg(r.limit.value_or(0))
-        .arg(formatMs(r.ageAt(r.oldestAgeMs, nowMs)));
+        .arg(formatMs(r.ageAt(LimiterData::of(r).oldestAgeMs, nowMs)));
 }
 
 std::unique_ptr<DemoTraffic> SemaphoreUnit::demoTraffic(quint32 seed) const

@@ -18,6 +18,9 @@ struct TokenData : PatternData
     qint64 minTtlMs = -1;
     qint64 maxTtlMs = -1;
     qint64 used = 0; // counted tokens with a use counter above zero
+    // A hash of tokens: its fields (HLEN) and how many the reading sampled.
+    qint64 fields = 0;
+    qint64 sampledFields = 0;
 
     PatternData *clone() const override;
     // The TTLs count down.

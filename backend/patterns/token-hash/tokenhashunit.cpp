@@ -122,9 +122,9 @@ Reading TokenHashUnit::read(const PatternObject &o, const QList<RedisValue> &r,
     const qint64 sampled = v.at(1).toInteger();
     const qint64 gone = v.at(2).toInteger();
     const qint64 without = v.at(3).toInteger();
-    reading.stored = fields;
-    reading.length = sampled;
     TokenData &tokens = TokenData::in(reading);
+    tokens.fields = fields;
+    tokens.sampledFields = sampled;
     tokens.minTtlMs = v.at(4).toInteger();
     tokens.maxTtlMs = v.at(5).toInteger();
     // A sample of part of the hash speaks for all of it in proportion.
@@ -158,7 +158,7 @@ qint64 TokenHashUnit::validUntilMs(const PatternObject &, const Reading &r) cons
 {
     // The soonest field expiry changes the count; a sample of part of the
     // hash does not know the soonest: read every tick.
-    if (!r.isOk() || r.length < r.stored)
+    if (!r.isOk() || TokenData::of(r).sampledFields < TokenData::of(r).fields)
         return r.atMs;
     if (TokenData::of(r).minTtlMs <= 0)
         return Reading::Forever; // no field expires: only a write changes it
@@ -182,8 +182,8 @@ void TokenHashUnit::writeJson(const ObjectState &, const Reading &r, qint64, QJs
     j.insert(QStringLiteral("withoutTtl"), double(TokenData::of(r).withoutTtl));
     j.insert(QStringLiteral("minTtlMs"), double(TokenData::of(r).minTtlMs));
     j.insert(QStringLiteral("maxTtlMs"), double(TokenData::of(r).maxTtlMs));
-    j.insert(QStringLiteral("fields"), double(r.stored));
-    j.insert(QStringLiteral("sampledFields"), double(r.length));
+    j.insert(QStringLiteral("fields"), double(TokenData::of(r).fields));
+    j.insert(QStringLiteral("sampledFields"), double(TokenData::of(r).sampledFields));
 }
 
 QString TokenHashUnit::fieldProblem(const QByteArray &field)

@@ -12,8 +12,8 @@ namespace gatehouse {
 // the sample; never HGETALL). Discovery reads per-field TTLs only on servers
 // that have them (ServerIdentity::Capability::HashFieldExpiry).
 // Object: key = the hash. Reading: count (live fields, extrapolated from the
-// sample), withoutTtl, minTtlMs / maxTtlMs (over the sample), stored (HLEN),
-// length (fields sampled).
+// sample), withoutTtl, minTtlMs / maxTtlMs (over the sample), fields (HLEN),
+// sampledFields (TokenData).
 class TokenHashUnit final : public PatternUnit
 {
 public:

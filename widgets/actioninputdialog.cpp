@@ -31,7 +31,7 @@ ActionInputDialog::ActionInputDialog(const PatternUnit &unit, const PatternActio
     if (state) {
         m_base.object = state->object;
         m_base.shown = *state;
-        m_base.target = state->object.key;
+        m_base.target = state->object->key;
     }
     const QHash<QString, QByteArray> shown
         = state ? unit.shownInputs(*state) : QHash<QString, QByteArray>();
@@ -100,7 +100,7 @@ ActionRequest ActionInputDialog::request() const
     if (m_target) {
         r.target = m_target->text().toUtf8();
         if (!m_base.shown)
-            r.object.key = r.target;
+            r.object.edit().key = r.target;
     }
     for (auto it = m_fields.cbegin(); it != m_fields.cend(); ++it) {
         if (!it.value()->text().isEmpty())

@@ -42,7 +42,7 @@ QString ActionRightsGate::denied(const PatternAction &action, const ObjectState 
 {
     if (!m_engine || action.targetIsPrefix || !action.build)
         return QString();
-    QByteArray id = action.id.toUtf8() + '\n' + state.object.key;
+    QByteArray id = action.id.toUtf8() + '\n' + state.object->key;
     QStringList names = given.keys();
     names.sort();
     for (const QString &name : std::as_const(names))
@@ -54,7 +54,7 @@ QString ActionRightsGate::denied(const PatternAction &action, const ObjectState 
     // The call as the operator's would be, with stand-in inputs.
     ActionRequest request;
     request.object = state.object;
-    request.target = state.object.key;
+    request.target = state.object->key;
     request.shown = state;
     request.server = server;
     for (const ActionInput &in : action.inputs) {
@@ -99,7 +99,7 @@ ActionRightsGate::Check ActionRightsGate::checkFor(const ObjectState &state,
             server](const QString &actionId, const QHash<QString, QByteArray> &inputs) {
         if (!self || state.gone)
             return QString();
-        for (const PatternAction &a : PatternUnit::of(state.object.kind).actions()) {
+        for (const PatternAction &a : PatternUnit::of(state.object->kind).actions()) {
             if (a.id == actionId)
                 return self->denied(a, state, server, inputs);
         }

@@ -310,7 +310,7 @@ void ChartPanel::showSeries(const QByteArray &key, const QString &title, const Q
 void ChartPanel::setObject(const ObjectState *state)
 {
     m_series = false;
-    const QByteArray key = state ? state->object.key : QByteArray();
+    const QByteArray key = state ? state->object->key : QByteArray();
     if (key != m_key) {
         m_loaded.reset();
         m_loadedFromMs = m_loadedToMs = 0;
@@ -331,7 +331,7 @@ void ChartPanel::setObject(const ObjectState *state)
     if (m_export)
         m_export->setEnabled(state != nullptr);
     if (state) {
-        const QList<Chart> charts = PatternUnit::of(state->object.kind).charts();
+        const QList<Chart> charts = PatternUnit::of(state->object->kind).charts();
         QStringList titles, now;
         for (const Chart &c : charts)
             titles << c.title;
@@ -343,7 +343,7 @@ void ChartPanel::setObject(const ObjectState *state)
                 plot->setVisible(true);
         }
     }
-    m_pattern = state ? patternId(state->object.kind) : QString();
+    m_pattern = state ? patternId(state->object->kind) : QString();
     m_heldBy = state ? m_last.server.heldBy(m_key) : QString();
     updateTitle();
     for (QCustomPlot *plot : std::as_const(m_plots)) {
@@ -384,7 +384,7 @@ void ChartPanel::refresh(const Snapshot &snapshot)
         return;
     const ObjectState *state = nullptr;
     for (const ObjectState &o : snapshot.objects) {
-        if (o.object.key == m_key) {
+        if (o.object->key == m_key) {
             state = &o;
             break;
         }
@@ -412,7 +412,7 @@ void ChartPanel::refresh(const Snapshot &snapshot)
         const Chart &chart = m_charts.at(i);
         if (chart.kind == Chart::Kind::WindowStrip) {
             if (state) {
-                if (const auto &draw = PanelRegistry::instance().strip(state->object.kind))
+                if (const auto &draw = PanelRegistry::instance().strip(state->object->kind))
                     draw(plot, r, snapshot.server.timeMs, palette());
             }
             showLegend(plot, true);

@@ -201,7 +201,7 @@ void ConsoleNavigation::addTableMenu(SectionPage *page)
         menu.addAction(tr("Details"), this, [this] { showDetail(); });
         menu.addAction(tr("Copy key"), this, [this] { copyKey(); });
         const ObjectState *s = page->selected();
-        if (s && !PatternUnit::of(s->object.kind).holderToken(*s).isEmpty())
+        if (s && !PatternUnit::of(s->object->kind).holderToken(*s).isEmpty())
             menu.addAction(tr("Copy token"), this, [this] { copyToken(); });
         // The page's own action buttons, as they stand (enabled, with their reasons).
         bool first = true;
@@ -333,8 +333,9 @@ QWidget *ConsoleNavigation::showDetail()
     m_detail = dialog;
     dialog->setObjectName(QStringLiteral("objectDetail"));
     dialog->setAttribute(Qt::WA_DeleteOnClose);
-    dialog->setWindowTitle(tr("%1: %2").arg(
-        page->section().singular, PatternUnit::of(s->object.kind).displayName(s->object).left(60)));
+    dialog->setWindowTitle(
+        tr("%1: %2").arg(page->section().singular,
+                         PatternUnit::of(s->object->kind).displayName(s->object).left(60)));
     auto *form = new QFormLayout;
     auto addRow = [dialog, form](const QString &label, const QString &value) {
         auto *field = new QLabel(value, dialog);
@@ -342,7 +343,7 @@ QWidget *ConsoleNavigation::showDetail()
         field->setWordWrap(true);
         form->addRow(label, field);
     };
-    addRow(tr("Key:"), printableBytes(s->object.key));
+    addRow(tr("Key:"), printableBytes(s->object->key));
     // Every column as the table shows it now (the row of the selection).
     const QModelIndexList rows = page->table()->selectionModel()->selectedRows();
     const QAbstractItemModel *model = page->table()->model();
@@ -358,11 +359,11 @@ QWidget *ConsoleNavigation::showDetail()
                    tip.isEmpty() || tip == text ? text : text + QLatin1String("\n") + tip);
         }
     }
-    if (const QByteArray token = PatternUnit::of(s->object.kind).holderToken(*s); !token.isEmpty())
+    if (const QByteArray token = PatternUnit::of(s->object->kind).holderToken(*s); !token.isEmpty())
         addRow(tr("Token:"), printableBytes(token));
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close, dialog);
     QPushButton *copy = buttons->addButton(tr("Copy key"), QDialogButtonBox::ActionRole);
-    const QByteArray key = s->object.key;
+    const QByteArray key = s->object->key;
     connect(copy, &QPushButton::clicked, dialog, [copy, key] {
         QGuiApplication::clipboard()->setText(QString::fromUtf8(key));
         copy->setText(ConsoleNavigation::tr("Copied"));
@@ -384,21 +385,21 @@ void ConsoleNavigation::copyKey()
         say(tr("Select an object first to copy its key."));
         return;
     }
-    QGuiApplication::clipboard()->setText(QString::fromUtf8(s->object.key));
-    say(tr("Copied the key %1.").arg(printableBytes(s->object.key, 80)));
+    QGuiApplication::clipboard()->setText(QString::fromUtf8(s->object->key));
+    say(tr("Copied the key %1.").arg(printableBytes(s->object->key, 80)));
 }
 
 void ConsoleNavigation::copyToken()
 {
     SectionPage *page = currentSection();
     const ObjectState *s = page ? page->selected() : nullptr;
-    const QByteArray token = s ? PatternUnit::of(s->object.kind).holderToken(*s) : QByteArray();
+    const QByteArray token = s ? PatternUnit::of(s->object->kind).holderToken(*s) : QByteArray();
     if (token.isEmpty()) {
         say(tr("The selection has no holder token to copy (only locks do)."));
         return;
     }
     QGuiApplication::clipboard()->setText(QString::fromUtf8(token));
-    say(tr("Copied the holder token of %1.").arg(printableBytes(s->object.key, 80)));
+    say(tr("Copied the holder token of %1.").arg(printableBytes(s->object->key, 80)));
 }
 
 void ConsoleNavigation::addPaletteMenu(QMenu *view)

@@ -267,7 +267,7 @@ void MainWindow::watchSelection(const QByteArray &latest)
     QList<QByteArray> keys;
     for (SectionPage *page : std::as_const(m_sectionPages)) {
         if (const ObjectState *s = page->selected())
-            keys << s->object.key;
+            keys << s->object->key;
     }
     QMetaObject::invokeMethod(m_monitor, [monitor = m_monitor, keys, latest] {
         monitor->setWatched(keys);

@@ -86,7 +86,7 @@ void ObjectFamily::rejudge(bool all, qint64 at, const Judging &judgedNow)
             continue;
         j = index;
         dirty = dirty || !all;
-        judgedNow(s->object.key, j);
+        judgedNow(s->object->key, j);
     }
 }
 
@@ -245,7 +245,7 @@ QVariant FamilyCells::data(const ObjectFamily &f, int column, int role, qint64 n
                       .arg(printableBytes(f.glob), pluralTitle(f.members.size()), f.kind.id(),
                            printableBytes(f.members.isEmpty()
                                               ? f.glob
-                                              : familyOf(f.members.first()->object.key)));
+                                              : familyOf(f.members.first()->object->key)));
             const QString how
                 = f.expanded ? ObjectTableModel::tr(
                                    "The worst (at most %1) are listed under it; Enter or a "

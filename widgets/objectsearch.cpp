@@ -60,10 +60,10 @@ void ObjectSearch::update()
     const PatternRegistry &registry = PatternRegistry::instance();
     int matches = 0;
     for (const ObjectState &s : m_snapshot->objects) {
-        const PatternUnit *unit = registry.find(s.object.kind);
+        const PatternUnit *unit = registry.find(s.object->kind);
         // Found by its key or by the name the pages give it.
-        const QString name = unit ? unit->displayName(s.object) : printableBytes(s.object.key);
-        if (!needle.isEmpty() && !s.object.key.toLower().contains(needle)
+        const QString name = unit ? unit->displayName(s.object) : printableBytes(s.object->key);
+        if (!needle.isEmpty() && !s.object->key.toLower().contains(needle)
             && !name.contains(query, Qt::CaseInsensitive))
             continue;
         ++matches;
@@ -73,8 +73,8 @@ void ObjectSearch::update()
         auto *item
             = new QListWidgetItem(tr("%1    %2").arg(name.left(120), section.title), m_results);
         item->setData(SectionRole, section.id);
-        item->setData(KeyRole, s.object.key);
-        item->setToolTip(printableBytes(s.object.key));
+        item->setData(KeyRole, s.object->key);
+        item->setToolTip(printableBytes(s.object->key));
     }
     if (matches > MaxShown)
         m_results->addItem(tr("… and %1 more: type more of the key.").arg(matches - MaxShown));

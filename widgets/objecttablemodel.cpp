@@ -60,25 +60,25 @@ ObjectTableModel::ObjectTableModel(const QString &section, QObject *parent)
 
 ObjectTableModel::Member &ObjectTableModel::memberOf(const ObjectList::Ptr &s)
 {
-    const auto it = m_familyOf.find(s->object.key);
+    const auto it = m_familyOf.find(s->object->key);
     if (it != m_familyOf.end())
         return *it;
     // Once per key: the family of its name's shape, per pattern.
-    const QByteArray family = familyOf(s->object.key);
-    const QByteArray id = QByteArray(s->object.kind.name()) + ' ' + family;
+    const QByteArray family = familyOf(s->object->key);
+    const QByteArray id = QByteArray(s->object->kind.name()) + ' ' + family;
     int index = m_familyIds.value(id, -1);
     if (index < 0) {
         index = int(m_families.size());
         Family f;
         f.id = id;
         f.glob = familyGlob(family);
-        f.kind = s->object.kind;
+        f.kind = s->object->kind;
         m_families.append(f);
         m_familyIds.insert(id, index);
     }
     Member m;
     m.family = index;
-    return *m_familyOf.insert(s->object.key, m);
+    return *m_familyOf.insert(s->object->key, m);
 }
 
 int ObjectTableModel::familyIndexOfKey(const QByteArray &key) const
@@ -159,12 +159,12 @@ QList<int> ObjectTableModel::assignMembers(const Snapshot &snapshot, quint64 gen
             f.memberJudged.append(m_lastJudged.at(i));
             if (f.grouped && !f.expanded)
                 continue;
-            if (const auto it = m_rows.constFind(s->object.key); it != m_rows.cend())
+            if (const auto it = m_rows.constFind(s->object->key); it != m_rows.cend())
                 m_list[*it].seen = generation;
             continue;
         }
-        if (!(s->object.kind == lastKind)) { // runs of one kind: one lookup per run
-            lastKind = s->object.kind;
+        if (!(s->object->kind == lastKind)) { // runs of one kind: one lookup per run
+            lastKind = s->object->kind;
             lastKindHere = m_columns.contains(lastKind);
         }
         if (!lastKindHere)
@@ -185,7 +185,7 @@ QList<int> ObjectTableModel::assignMembers(const Snapshot &snapshot, quint64 gen
         f.memberJudged.append(m.judged);
         if (f.grouped && !f.expanded)
             continue;
-        if (const auto it = m_rows.constFind(s->object.key); it != m_rows.cend())
+        if (const auto it = m_rows.constFind(s->object->key); it != m_rows.cend())
             m_list[*it].seen = generation;
     }
     // Keys whose objects went (tokens come and go) are forgotten now and then.
@@ -194,7 +194,7 @@ QList<int> ObjectTableModel::assignMembers(const Snapshot &snapshot, quint64 gen
         kept.reserve(inSection);
         for (const Family &f : std::as_const(m_families)) {
             for (const ObjectList::Ptr &s : f.members)
-                kept.insert(s->object.key, m_familyOf.value(s->object.key));
+                kept.insert(s->object->key, m_familyOf.value(s->object->key));
         }
         m_familyOf.swap(kept);
     }
@@ -225,7 +225,7 @@ QList<int> ObjectTableModel::regroup(quint64 generation)
             f.expanded = !m_selectedKey.isEmpty() && familyIndexOfKey(m_selectedKey) == i
                          && m_rows.contains(m_selectedKey);
             for (int r = 0; r < m_list.size(); ++r) {
-                if (!m_list.at(r).state || familyIndexOfKey(m_list.at(r).state->object.key) != i)
+                if (!m_list.at(r).state || familyIndexOfKey(m_list.at(r).state->object->key) != i)
                     continue;
                 if (f.expanded)
                     m_list[r].family = i;
@@ -272,7 +272,7 @@ ObjectTableModel::RowChanges ObjectTableModel::updateRows(const Snapshot &snapsh
         const Family &f = m_families.at(familyAt.at(i));
         if (f.grouped && !f.expanded)
             continue; // no row
-        const auto it = m_rows.constFind(s->object.key);
+        const auto it = m_rows.constFind(s->object->key);
         if (it == m_rows.cend()) {
             // New rows in the snapshot's order; none for a family's members.
             if (!f.grouped)
@@ -340,7 +340,7 @@ void ObjectTableModel::publish(const RowChanges &changes, const QList<int> &fold
         for (const Row &row : std::as_const(added)) {
             const int r = int(m_list.size());
             if (row.state)
-                m_rows.insert(row.state->object.key, r);
+                m_rows.insert(row.state->object->key, r);
             else
                 m_families[row.family].row = r;
             m_list.append(row);
@@ -395,7 +395,7 @@ void ObjectTableModel::reindex()
         f.row = -1;
     for (int r = 0; r < m_list.size(); ++r) {
         if (m_list.at(r).state)
-            m_rows.insert(m_list.at(r).state->object.key, r);
+            m_rows.insert(m_list.at(r).state->object->key, r);
         else
             m_families[m_list.at(r).family].row = r;
     }
@@ -433,7 +433,7 @@ void ObjectTableModel::listWorst(int i)
     rank.reserve(members.size());
     qsizetype listedAlready = 0;
     for (qsizetype m = 0; m < members.size(); ++m) {
-        if (m_rows.contains(members.at(m)->object.key))
+        if (m_rows.contains(members.at(m)->object->key))
             ++listedAlready;
         else if (const int j = f.memberJudged.value(m, -1); j >= 0) // as its row folds it
             rank.append({f.judged.at(j).severity, m});
@@ -448,7 +448,7 @@ void ObjectTableModel::listWorst(int i)
               const double ob = members.at(b.second)->reading.occupancy().value_or(-1);
               if (oa != ob)
                   return oa > ob;
-              return members.at(a.second)->object.key < members.at(b.second)->object.key;
+              return members.at(a.second)->object->key < members.at(b.second)->object->key;
           };
     const qsizetype n = std::clamp<qsizetype>(FamilyCap - listedAlready, 0, qsizetype(rank.size()));
     if (n == 0)
@@ -458,7 +458,7 @@ void ObjectTableModel::listWorst(int i)
     beginInsertRows({}, first, first + int(n) - 1);
     for (qsizetype k = 0; k < n; ++k) {
         const ObjectList::Ptr &s = members.at(rank.at(k).second);
-        m_rows.insert(s->object.key, int(m_list.size()));
+        m_rows.insert(s->object->key, int(m_list.size()));
         m_list.append({s, i, m_generation});
     }
     endInsertRows();
@@ -478,7 +478,7 @@ int ObjectTableModel::reveal(const QByteArray &key)
         return row;
     // Past the cap: listed all the same.
     for (const ObjectList::Ptr &s : std::as_const(f.members)) {
-        if (s->object.key != key)
+        if (s->object->key != key)
             continue;
         const int r = int(m_list.size());
         beginInsertRows({}, r, r);
@@ -538,7 +538,7 @@ void ObjectTableModel::clear()
 bool ObjectTableModel::isStateColumn(int column, const ObjectState &s) const
 {
     // Column::status(), which every section's table ends with.
-    return m_columns.column(column, s.object.kind) && column == m_statusColumn;
+    return m_columns.column(column, s.object->kind) && column == m_statusColumn;
 }
 
 bool ObjectTableModel::isStatusColumn(int column) const
@@ -559,14 +559,15 @@ const ObjectState *ObjectTableModel::stateAt(int row) const
 void ObjectTableModel::setSelectedRow(int row)
 {
     const bool valid = row >= 0 && row < m_list.size();
-    m_selectedKey = valid && m_list.at(row).state ? m_list.at(row).state->object.key : QByteArray();
+    m_selectedKey
+        = valid && m_list.at(row).state ? m_list.at(row).state->object->key : QByteArray();
     m_selectedFamily = valid && !m_list.at(row).state ? m_list.at(row).family : -1;
 }
 
 bool ObjectTableModel::columnUsed(int column) const
 {
     for (const Row &r : m_list) {
-        const PatternKind kind = r.state ? r.state->object.kind : m_families.at(r.family).kind;
+        const PatternKind kind = r.state ? r.state->object->kind : m_families.at(r.family).kind;
         if (m_columns.column(column, kind))
             return true;
     }
@@ -611,7 +612,7 @@ bool ObjectTableModel::familyHasMember(int row, const QByteArray &needle) const
         return false;
     const Family &f = m_families.at(m_list.at(row).family);
     return std::any_of(f.members.cbegin(), f.members.cend(), [&](const ObjectList::Ptr &s) {
-        return containsFolded(s->object.key, needle);
+        return containsFolded(s->object->key, needle);
     });
 }
 
@@ -629,7 +630,7 @@ bool ObjectTableModel::memberBefore(int a, int b) const
     const double ob = sb->reading.occupancy().value_or(-1);
     if (oa != ob)
         return oa > ob;
-    return sa->object.key < sb->object.key;
+    return sa->object->key < sb->object->key;
 }
 
 QString ObjectTableModel::familyTitle(int row) const
@@ -664,7 +665,7 @@ QString ObjectTableModel::toolTip(int column, const ObjectState &s) const
                   "reading that arrived.")
             .arg(QDateTime::fromMSecsSinceEpoch(s.staleSinceMs)
                      .toString(QStringLiteral("HH:mm:ss")));
-    if (const Column *c = m_columns.column(column, s.object.kind); c && !c->toolTip.isEmpty())
+    if (const Column *c = m_columns.column(column, s.object->kind); c && !c->toolTip.isEmpty())
         return c->toolTip;
     // The state's words in full (the cell may be elided), with the
     // reading's reason when it has one.
@@ -689,9 +690,9 @@ QVariant ObjectTableModel::data(const QModelIndex &index, int role) const
         return m_columns.text(index.column(), s, now());
     case Qt::ToolTipRole:
         // The key cell says why autodetection shows the object.
-        if (index.column() == 0 && !s.object.evidence.isEmpty())
+        if (index.column() == 0 && !s.object->evidence.isEmpty())
             return QString(toolTip(index.column(), s) + QStringLiteral("\n\n")
-                           + evidenceToolTip(s.object.evidence));
+                           + evidenceToolTip(s.object->evidence));
         return toolTip(index.column(), s);
     case Qt::ForegroundRole: {
         const QPalette palette = QGuiApplication::palette();
@@ -713,9 +714,9 @@ QVariant ObjectTableModel::data(const QModelIndex &index, int role) const
     case StateIdRole:
         return objectHealth(s, now()).id;
     case KeyRole:
-        return s.object.key;
+        return s.object->key;
     case KindRole:
-        return s.object.kind.id();
+        return s.object->kind.id();
     case SortRole:
         return m_columns.sortValue(index.column(), s, now());
     case GoneRole:

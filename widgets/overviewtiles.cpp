@@ -26,10 +26,10 @@ constexpr int TrendMaxPoints = 600;
 void add(TileCounts::Tile &tile, qint64 count, qint64 value, const ObjectState &o)
 {
     tile.count += count;
-    if (value > tile.worstValue || (value == tile.worstValue && o.object.key < tile.worst)) {
+    if (value > tile.worstValue || (value == tile.worstValue && o.object->key < tile.worst)) {
         tile.worstValue = value;
-        tile.worst = o.object.key;
-        tile.section = patternSection(o.object.kind);
+        tile.worst = o.object->key;
+        tile.section = patternSection(o.object->kind);
     }
 }
 
@@ -38,14 +38,14 @@ void add(TileCounts::Tile &tile, qint64 count, qint64 value, const ObjectState &
 void addDeadline(TileCounts::Tile &tile, const ObjectState &o, qint64 now,
                  QHash<QString, QList<AlertFigure>> &figures)
 {
-    auto it = figures.find(o.object.kind.id());
+    auto it = figures.find(o.object->kind.id());
     if (it == figures.end()) {
-        QList<AlertFigure> countdowns = PatternUnit::of(o.object.kind).alertFigures();
-        const PatternKind kind = o.object.kind;
+        QList<AlertFigure> countdowns = PatternUnit::of(o.object->kind).alertFigures();
+        const PatternKind kind = o.object->kind;
         countdowns.removeIf([kind](const AlertFigure &f) {
             return !f.value || !CountdownFigures::contains(kind, f.id);
         });
-        it = figures.insert(o.object.kind.id(), countdowns);
+        it = figures.insert(o.object->kind.id(), countdowns);
     }
     for (const AlertFigure &f : std::as_const(*it)) {
         const std::optional<double> left = f.value(o, now);
@@ -71,7 +71,7 @@ TileCounts countTiles(const Snapshot &snapshot)
     for (const ObjectState &o : snapshot.objects) {
         if (o.gone || !o.reading.isOk())
             continue;
-        for (const int i : registry.tilesOf(o.object.kind)) {
+        for (const int i : registry.tilesOf(o.object->kind)) {
             const PanelRegistry::Tile &tile = registry.tiles().at(i);
             if (tile.countdown)
                 addDeadline(t.tiles[i], o, now, countdowns);

@@ -76,33 +76,33 @@ QueueActivity::Sums QueueActivity::sum(const Snapshot &snapshot)
     bool lastIsQueue = false;
     QHash<PatternKind, QStringList> figuresOf;
     for (const ObjectState &o : snapshot.objects) {
-        if (o.object.kind.name() != lastKind) {
-            lastKind = o.object.kind.name();
-            lastIsQueue = PanelRegistry::instance().inQueueActivity(o.object.kind);
+        if (o.object->kind.name() != lastKind) {
+            lastKind = o.object->kind.name();
+            lastIsQueue = PanelRegistry::instance().inQueueActivity(o.object->kind);
         }
         if (!lastIsQueue || o.gone)
             continue;
-        sums.queues.append({o.object.key, o.object.kind});
+        sums.queues.append({o.object->key, o.object->kind});
         const Reading r = o.reading.at(at);
         sums.stuck += double(std::max<qint64>(0, r.stuck));
         sums.inFlight += double(std::max<qint64>(0, r.inFlight));
-        auto f = figuresOf.find(o.object.kind);
+        auto f = figuresOf.find(o.object->kind);
         if (f == figuresOf.end())
-            f = figuresOf.insert(o.object.kind, doneFigures(o.object.kind));
+            f = figuresOf.insert(o.object->kind, doneFigures(o.object->kind));
         if (f->isEmpty()) {
             if (o.throughputPerS > 0 && std::isfinite(o.throughputPerS))
                 sums.donePerS += o.throughputPerS;
             continue;
         }
         double done = 0;
-        for (const Figure &figure : PatternUnit::of(o.object.kind).figures()) {
+        for (const Figure &figure : PatternUnit::of(o.object->kind).figures()) {
             if (f->contains(figure.id)) {
                 const double v = figure.value(r, at);
                 if (!std::isnan(v))
                     done += v;
             }
         }
-        sums.done.insert(o.object.key, done);
+        sums.done.insert(o.object->key, done);
     }
     return sums;
 }

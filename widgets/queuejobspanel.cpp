@@ -287,8 +287,8 @@ void QueueJobsPanel::setJobBrowser(JobBrowser *browser)
 
 void QueueJobsPanel::setObject(const ObjectState *s, qint64 serverNowMs)
 {
-    const QStringList states = s ? PatternUnit::of(s->object.kind).jobStates() : QStringList();
-    const QByteArray key = s && !states.isEmpty() ? s->object.key : QByteArray();
+    const QStringList states = s ? PatternUnit::of(s->object->kind).jobStates() : QStringList();
+    const QByteArray key = s && !states.isEmpty() ? s->object->key : QByteArray();
     m_nowMs = serverNowMs;
     if (serverNowMs > 0)
         m_clockOffsetMs = serverNowMs - QDateTime::currentMSecsSinceEpoch();
@@ -315,7 +315,7 @@ void QueueJobsPanel::setObject(const ObjectState *s, qint64 serverNowMs)
     // Another queue: nothing of the last one stays chosen, so an action
     // never targets a job the operator did not pick here.
     const QString previous = state();
-    m_object = key.isEmpty() ? PatternObject() : s->object;
+    m_object = key.isEmpty() ? PatternObject() : *s->object;
     m_counts = key.isEmpty() ? QList<StateCount>() : s->reading.library().counts;
     m_listed.clear();
     m_states = states;

@@ -230,7 +230,7 @@ void SectionPage::onSelectionChanged()
     if (s && chartsWereHidden && !m_splitter->property("sizesChosen").toBool())
         m_sizer->giveShare(
             m_chart,
-            m_jobsPanel && !PatternUnit::of(s->object.kind).jobStates().isEmpty() ? 35 : 60);
+            m_jobsPanel && !PatternUnit::of(s->object->kind).jobStates().isEmpty() ? 35 : 60);
     updateItems();
     updateParts();
     if (m_jobsPanel)
@@ -244,7 +244,7 @@ void SectionPage::onSelectionChanged()
     }
     m_sizer->fitTable(m_proxy->rowCount(), false);
     updateActions(s);
-    Q_EMIT selectionChanged(s ? s->object.key : QByteArray());
+    Q_EMIT selectionChanged(s ? s->object->key : QByteArray());
 }
 
 SectionPage::~SectionPage() = default;
@@ -340,7 +340,7 @@ void SectionPage::toggleFamily(const QModelIndex &index)
     // Collapsing takes away the selected member's row: the selection goes to
     // the family's (the operator folded it), never elsewhere.
     const ObjectState *s = selected();
-    const bool memberSelected = !expand && s && m_model->familyRowOfKey(s->object.key) == row;
+    const bool memberSelected = !expand && s && m_model->familyRowOfKey(s->object->key) == row;
     m_model->setExpanded(row, expand);
     if (memberSelected && familyRow.isValid()) {
         const QModelIndex shown = m_proxy->mapFromSource(familyRow);
@@ -429,7 +429,7 @@ void SectionPage::updateWhy(const ObjectState *s)
 {
     // A family row: what it is and how to reach its members (its charts are
     // its members': "select one of them").
-    const QString why = s ? evidenceWhy(s->object.evidence) : familyHint();
+    const QString why = s ? evidenceWhy(s->object->evidence) : familyHint();
     m_why->setText(why);
     m_why->setVisible(!why.isEmpty());
 }
@@ -455,12 +455,12 @@ void SectionPage::updateItems()
     m_items->setToolTip(asReadWhy);
     m_items->setProperty("asReadAtMs", asRead ? s->reading.atMs : qint64(-1));
     const QList<QStringList> rows
-        = s ? PatternUnit::of(s->object.kind).items(*s, now) : QList<QStringList>();
+        = s ? PatternUnit::of(s->object->kind).items(*s, now) : QList<QStringList>();
     // The headers of the selected object's pattern (a BullMQ queue's active
     // jobs have a name, attempts and a lock; a reliable queue's items an
     // age source).
     if (s) {
-        const QStringList headers = PatternUnit::of(s->object.kind).itemHeaders();
+        const QStringList headers = PatternUnit::of(s->object->kind).itemHeaders();
         if (!headers.isEmpty() && headers.size() != m_items->columnCount()) {
             m_items->setColumnCount(int(headers.size()));
             m_items->setHorizontalHeaderLabels(headers);
@@ -474,11 +474,11 @@ void SectionPage::updateItems()
     }
     fillItemRows(
         m_items, rows,
-        [&](int r) { return PatternUnit::of(s->object.kind).itemUrgent(*s, r, now); }, asReadWhy);
+        [&](int r) { return PatternUnit::of(s->object->kind).itemUrgent(*s, r, now); }, asReadWhy);
     // The item chosen stays chosen while the same object is shown; another
     // object (switching queues) starts with nothing chosen, so an action
     // never targets a job the operator did not pick.
-    const QByteArray key = s ? s->object.key : QByteArray();
+    const QByteArray key = s ? s->object->key : QByteArray();
     const bool sameObject = m_items->property("shownKey").toByteArray() == key;
     m_items->setProperty("shownKey", key);
     // Shown for an object with items to list (a Redisson lock's holders, a
@@ -486,7 +486,7 @@ void SectionPage::updateItems()
     // would take a pane of the page. Once shown it stays while the same
     // object is selected, so a queue emptying and filling does not move the
     // panes under the operator.
-    const bool listsItems = s && !PatternUnit::of(s->object.kind).itemHeaders().isEmpty()
+    const bool listsItems = s && !PatternUnit::of(s->object->kind).itemHeaders().isEmpty()
                             && (!rows.isEmpty() || (sameObject && m_items->isVisibleTo(this)));
     const bool appears = listsItems && !m_items->isVisibleTo(this);
     m_items->setVisible(listsItems);
@@ -516,18 +516,18 @@ void SectionPage::updateParts()
     const qint64 now = m_snapshot->server.timeMs;
     QList<const ObjectState *> parts;
     for (const ObjectState &o : m_snapshot->objects) {
-        if (!o.object.parent.isEmpty() && o.object.parent == s->object.key)
+        if (!o.object->parent.isEmpty() && o.object->parent == s->object->key)
             parts.append(&o);
     }
     std::sort(parts.begin(), parts.end(), [](const ObjectState *a, const ObjectState *b) {
-        return a->object.key < b->object.key;
+        return a->object->key < b->object->key;
     });
     for (const ObjectState *part : std::as_const(parts)) {
         const ObjectState &o = *part;
         // The part's own figures, as its row would show them.
         QStringList cells;
         for (int c = 1; c < columns.count(); ++c) {
-            const Column *column = columns.column(c, o.object.kind);
+            const Column *column = columns.column(c, o.object->kind);
             if (!column || column->header == QLatin1String("Pattern"))
                 continue;
             const QString text = column->text(o, now);
@@ -535,7 +535,7 @@ void SectionPage::updateParts()
                 cells << QStringLiteral("%1 %2").arg(column->header, text);
         }
         m_parts->addItem(
-            QStringLiteral("%1: %2").arg(printableBytes(o.object.key.mid(s->object.key.size())),
+            QStringLiteral("%1: %2").arg(printableBytes(o.object->key.mid(s->object->key.size())),
                                          cells.join(QLatin1String(" · "))));
     }
     m_parts->setVisible(m_parts->count() > 0);
@@ -558,12 +558,12 @@ void SectionPage::updateActions(const ObjectState *s)
         = s && !s->gone && !s->reading.library().layoutKnown
               ? tr("%1 is not a %2 layout Gatehouse knows, so it is shown read-only and "
                    "nothing acts on it. %3")
-                    .arg(printableBytes(s->object.key, 60), PatternUnit::of(s->object.kind).title(),
-                         s->reading.message)
+                    .arg(printableBytes(s->object->key, 60),
+                         PatternUnit::of(s->object->kind).title(), s->reading.message)
                     .trimmed()
               : QString();
     if (s) {
-        for (const PatternAction &a : PatternUnit::of(s->object.kind).actions())
+        for (const PatternAction &a : PatternUnit::of(s->object->kind).actions())
             offered.insert(a.id, a);
     }
     for (QPushButton *button : std::as_const(m_actionButtons)) {
@@ -587,11 +587,11 @@ void SectionPage::updateActions(const ObjectState *s)
         } else if (s && !prefix) {
             const auto a = offered.constFind(id);
             if (a == offered.cend())
-                why = whyNotOffered(s->object.kind, PatternUnit::of(s->object.kind).title(),
+                why = whyNotOffered(s->object->kind, PatternUnit::of(s->object->kind).title(),
                                     button->text());
             else if (s->gone)
                 why = tr("%1 is gone (its keys expired or were deleted): nothing to act on.")
-                          .arg(printableBytes(s->object.key, 60));
+                          .arg(printableBytes(s->object->key, 60));
             else if (!unknownLayout.isEmpty())
                 why = unknownLayout;
             else
@@ -652,7 +652,7 @@ void SectionPage::actOn(const QString &actionId, const QHash<QString, QByteArray
     const ObjectState *s = selected();
     // The pattern whose action it is: the selected object's, or for an
     // action on a prefix (token issue) the first of the section offering it.
-    const PatternUnit *unit = s ? &PatternUnit::of(s->object.kind) : nullptr;
+    const PatternUnit *unit = s ? &PatternUnit::of(s->object->kind) : nullptr;
     std::optional<PatternAction> action;
     auto find = [&](const PatternUnit *u) {
         for (const PatternAction &a : u->actions()) {
@@ -695,8 +695,8 @@ void SectionPage::actOn(const QString &actionId, const QHash<QString, QByteArray
     QList<QByteArray> known;
     if (m_snapshot) {
         for (const ObjectState &o : m_snapshot->objects) {
-            if (o.object.kind == unit->kind())
-                known << o.object.key;
+            if (o.object->kind == unit->kind())
+                known << o.object->key;
         }
     }
     std::optional<ObjectState> shown; // the state as the operator saw it
@@ -706,7 +706,7 @@ void SectionPage::actOn(const QString &actionId, const QHash<QString, QByteArray
     // What was typed for this action on this object the last time (the form
     // or its confirmation cancelled, or the same action again): the form
     // starts with it. Kept for the window's life, at most TypedKept entries.
-    const QByteArray typedKey = action->id.toUtf8() + '\n' + (s ? s->object.key : QByteArray());
+    const QByteArray typedKey = action->id.toUtf8() + '\n' + (s ? s->object->key : QByteArray());
     QHash<QString, QByteArray> typed = m_typed.value(typedKey);
     std::optional<ActionRequest> request = ActionInputDialog::ask(
         *unit, *action, shown ? &*shown : nullptr, chosen, known, this, &problem, &typed);

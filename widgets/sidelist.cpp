@@ -61,16 +61,16 @@ QHash<QString, SectionTally> SectionTallier::tally(const std::shared_ptr<const S
         } else {
             j.state = &s;
             if (!s.gone) {
-                auto it = m_sectionOf.constFind(s.object.kind);
+                auto it = m_sectionOf.constFind(s.object->kind);
                 if (it == m_sectionOf.cend()) {
-                    const QString id = PatternUnit::of(s.object.kind).section().id;
+                    const QString id = PatternUnit::of(s.object->kind).section().id;
                     qsizetype at = m_sections.indexOf(id);
                     if (at < 0) {
                         at = m_sections.size();
                         m_sections.append(id);
                         tallies.append(SectionTally());
                     }
-                    it = m_sectionOf.insert(s.object.kind, int(at));
+                    it = m_sectionOf.insert(s.object->kind, int(at));
                 }
                 j.section = qint16(*it);
                 const ObjectHealth h = objectHealth(s, now);
@@ -114,7 +114,7 @@ QHash<QString, SectionTally> tallySections(const Snapshot &snapshot)
     for (const ObjectState &s : snapshot.objects) {
         if (s.gone)
             continue;
-        SectionTally &t = out[PatternUnit::of(s.object.kind).section().id];
+        SectionTally &t = out[PatternUnit::of(s.object->kind).section().id];
         ++t.objects;
         const ObjectHealth h = objectHealth(s, now);
         if (h.severity < Severity::Warning)

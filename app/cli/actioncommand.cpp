@@ -61,7 +61,7 @@ QString ActionCommand::validate(const Request &r)
     // The inputs (the target's layout is checked by the call, once it is known).
     ActionRequest request;
     request.target = r.words.value(2).toUtf8();
-    request.object.key = request.target;
+    request.object.edit().key = request.target;
     request.inputs = r.inputs;
     // A usage problem for every pattern offering the verb is one now; one
     // for some only is told once the target's pattern is known (act()).

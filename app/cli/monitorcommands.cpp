@@ -153,7 +153,7 @@ void SnapshotCommand::printText(const Snapshot &s)
     for (const ObjectState &o : s.objects)
         sorted.append(&o);
     std::sort(sorted.begin(), sorted.end(), [](const ObjectState *a, const ObjectState *b) {
-        return a->object.key < b->object.key;
+        return a->object->key < b->object->key;
     });
     // A table per section, its columns the patterns' (SectionColumns); every
     // figure as of the snapshot's time.
@@ -161,7 +161,7 @@ void SnapshotCommand::printText(const Snapshot &s)
         const SectionColumns columns(section.id);
         QList<const ObjectState *> rows;
         for (const ObjectState *o : std::as_const(sorted)) {
-            if (columns.contains(o->object.kind))
+            if (columns.contains(o->object->kind))
                 rows.append(o);
         }
         QList<QStringList> cells;

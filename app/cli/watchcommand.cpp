@@ -216,9 +216,9 @@ void WatchCommand::printWatchLine(const Snapshot &s)
                 staleSince = o.staleSinceMs;
         }
         if (!o.gone)
-            ++perSection[PatternUnit::of(o.object.kind).section().jsonKey];
+            ++perSection[PatternUnit::of(o.object->kind).section().jsonKey];
         full += o.reading.occupancy().value_or(0) >= 1.0 ? 1 : 0;
-        for (const auto &[at, f] : declared.figures.value(o.object.kind)) {
+        for (const auto &[at, f] : declared.figures.value(o.object->kind)) {
             const double v = f.value(o.reading, s.server.timeMs);
             if (!std::isnan(v))
                 totals[at] += qint64(v);

@@ -252,16 +252,16 @@ void AlertEngine::evaluate(const Snapshot &s)
         }
         auto &figures = m_figures[i];
         for (const ObjectState &o : s.objects) {
-            if (!rule.targets(o.object.kind, o.object.key))
+            if (!rule.targets(o.object->kind, o.object->key))
                 continue;
-            auto f = figures.find(o.object.kind);
+            auto f = figures.find(o.object->kind);
             if (f == figures.end()) {
                 std::optional<AlertFigure> found;
-                for (const AlertFigure &af : PatternUnit::of(o.object.kind).alertFigures()) {
+                for (const AlertFigure &af : PatternUnit::of(o.object->kind).alertFigures()) {
                     if (af.id == rule.figure)
                         found = af;
                 }
-                f = figures.insert(o.object.kind, found);
+                f = figures.insert(o.object->kind, found);
             }
             if (!f.value())
                 continue;
@@ -273,14 +273,15 @@ void AlertEngine::evaluate(const Snapshot &s)
             if (o.gone && !o.stale) {
                 // Gone (expired, deleted, lost): it vanished, which is not
                 // a resolution.
-                Track &t = m_tracks[i][o.object.key];
+                Track &t = m_tracks[i][o.object->key];
                 t.seen = true;
                 t.sinceMs = -1;
                 if (t.firing)
                     vanish(t, serverNow);
                 continue;
             }
-            observe(i, {patternSection(o.object.kind), o.object.key, &o.object, f.value()->title},
+            observe(i,
+                    {patternSection(o.object->kind), o.object->key, &*o.object, f.value()->title},
                     value, serverNow);
         }
         // Objects no longer listed (a rescan dropped them) vanish, when the

@@ -191,8 +191,8 @@ private:
 void fillEntry(const ObjectState &s, const QList<Figure> &figures, qint64 atMs,
                HistoryTick::Entry *e, bool *moves)
 {
-    e->key = s.object.key;
-    e->kind = s.object.kind;
+    e->key = s.object->key;
+    e->kind = s.object->kind;
     e->figures = int(figures.size());
     e->absent = s.stale || s.gone; // history holds readings, not gaps
     if (e->absent)
@@ -243,7 +243,7 @@ void fillEntry(const ObjectState &s, const QList<Figure> &figures, qint64 atMs,
 void HistoryTick::entryOf(const ObjectState &state, qint64 atMs, Entry *entry, bool *moves)
 {
     FigureCache cache;
-    fillEntry(state, cache.of(state.object.kind), atMs, entry, moves);
+    fillEntry(state, cache.of(state.object->kind), atMs, entry, moves);
 }
 
 HistoryTick HistoryTick::fromSnapshot(const Snapshot &snapshot)
@@ -257,7 +257,7 @@ HistoryTick HistoryTick::fromSnapshot(const Snapshot &snapshot)
             continue; // history holds readings, not gaps
         Entry e;
         bool moves = false;
-        fillEntry(s, cache.of(s.object.kind), tick.atMs, &e, &moves);
+        fillEntry(s, cache.of(s.object->kind), tick.atMs, &e, &moves);
         tick.entries.append(std::move(e));
     }
     return tick;
@@ -408,15 +408,15 @@ void HistoryStore::feed(const Snapshot &snapshot, const Replaced *replaced)
                 const ObjectState &was = previous.at(i);
                 // A state read again shares its key's bytes with the last one.
                 if (state != previous.ptr(i)
-                    && ((was.object.key.constData() != state->object.key.constData()
-                         && was.object.key != state->object.key)
-                        || !(was.object.kind == state->object.kind))) {
+                    && ((was.object->key.constData() != state->object->key.constData()
+                         && was.object->key != state->object->key)
+                        || !(was.object->kind == state->object->kind))) {
                     full = true; // objects came or went: a full tick, the writer compares
                     break;
                 }
                 HistoryTick::Entry e;
                 bool moves = false;
-                fillEntry(*state, cache.of(state->object.kind), at, &e, &moves);
+                fillEntry(*state, cache.of(state->object->kind), at, &e, &moves);
                 e.at = qint32(i);
                 if (moves)
                     moving.append({qint32(i), state.get()});
@@ -434,7 +434,7 @@ void HistoryStore::feed(const Snapshot &snapshot, const Replaced *replaced)
                     continue;
                 HistoryTick::Entry e;
                 bool moves = false;
-                fillEntry(state, cache.of(state.object.kind), at, &e, &moves);
+                fillEntry(state, cache.of(state.object->kind), at, &e, &moves);
                 e.at = qint32(i);
                 if (moves)
                     moving.append({qint32(i), &state});

@@ -127,7 +127,7 @@ public:
         : m_nowMs(nowMs)
     {}
 
-    // The samples of s (of kind k, kindOf(s.object.kind)), valid until the
+    // The samples of s (of kind k, kindOf(s.object->kind)), valid until the
     // next call.
     const std::vector<Sample> &of(const ObjectState &s, const Kind &k)
     {
@@ -562,9 +562,9 @@ struct MetricsExposition::Layout
             const ObjectState &a = objects.at(i);
             const ObjectState &b = now.at(i);
             // A state read again shares its key's bytes with the last one.
-            if (a.gone != b.gone || !(a.object.kind == b.object.kind)
-                || (a.object.key.constData() != b.object.key.constData()
-                    && a.object.key != b.object.key))
+            if (a.gone != b.gone || !(a.object->kind == b.object->kind)
+                || (a.object->key.constData() != b.object->key.constData()
+                    && a.object->key != b.object->key))
                 return false;
         }
         return true;
@@ -581,7 +581,7 @@ struct MetricsExposition::Layout
         QHash<PatternKind, qsizetype> byKind;
         Pattern *run = nullptr;
         for (qsizetype i = 0; i < list.size(); ++i) {
-            const PatternKind kind = list.at(i).object.kind;
+            const PatternKind kind = list.at(i).object->kind;
             if (!run || !(run->kind == kind)) {
                 auto it = byKind.constFind(kind);
                 if (it == byKind.constEnd()) {
@@ -607,7 +607,7 @@ struct MetricsExposition::Layout
             if (present.size() > cap) {
                 std::nth_element(present.begin(), present.begin() + cap, present.end(),
                                  [&](qsizetype a, qsizetype b) {
-                                     return list.at(a).object.key < list.at(b).object.key;
+                                     return list.at(a).object->key < list.at(b).object->key;
                                  });
             }
             for (qsizetype n = 0; n < present.size(); ++n)
@@ -661,7 +661,7 @@ QByteArray MetricsExposition::render(const Snapshot &s) const
             const std::vector<Sample> &of = samples.of(o, k);
             if (where == Layout::Individual) {
                 const QByteArray keyLabels
-                    = label("key", keyLabel(o.object.key)) + ',' + label("pattern", pattern);
+                    = label("key", keyLabel(o.object->key)) + ',' + label("pattern", pattern);
                 addIndividual(out, k, of, keyLabels);
                 continue;
             }

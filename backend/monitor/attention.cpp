@@ -28,8 +28,8 @@ QList<AttentionItem> rankAttention(const ObjectList &objects, qint64 nowMs, int 
     PatternKind kind;
     const PatternUnit *unit = nullptr;
     for (const ObjectState &o : objects) {
-        if (!unit || o.object.kind != kind) {
-            kind = o.object.kind;
+        if (!unit || o.object->kind != kind) {
+            kind = o.object->kind;
             unit = &PatternUnit::of(kind);
         }
         const ObjectState *told = &o;
@@ -54,7 +54,7 @@ QList<AttentionItem> rankAttention(const ObjectList &objects, qint64 nowMs, int 
                       [](const Candidate &a, const Candidate &b) {
                           if (a.attention.score != b.attention.score)
                               return a.attention.score > b.attention.score;
-                          return a.state->object.key < b.state->object.key;
+                          return a.state->object->key < b.state->object->key;
                       });
     QList<AttentionItem> items;
     items.reserve(n);
@@ -62,15 +62,15 @@ QList<AttentionItem> rankAttention(const ObjectList &objects, qint64 nowMs, int 
         const Candidate &c = candidates.at(i);
         AttentionItem item;
         item.score = c.attention.score;
-        item.text = PatternUnit::of(c.state->object.kind).attentionText(*c.state, c.atMs);
+        item.text = PatternUnit::of(c.state->object->kind).attentionText(*c.state, c.atMs);
         const bool lastRead = c.lastRead;
         if (lastRead)
             item.text += QStringLiteral(", as last read %1 ago (not known since)")
                              .arg(formatMs(std::max<qint64>(0, nowMs - c.atMs)));
-        item.section = PatternUnit::of(c.state->object.kind).section().id;
-        item.key = c.state->object.key;
+        item.section = PatternUnit::of(c.state->object->kind).section().id;
+        item.key = c.state->object->key;
         item.figure = c.attention.figure;
-        const PatternKind kind = c.state->object.kind;
+        const PatternKind kind = c.state->object->kind;
         // No countdown from a reading the server has not confirmed since.
         const QList<AlertFigure> figures
             = lastRead ? QList<AlertFigure>() : PatternUnit::of(kind).alertFigures();

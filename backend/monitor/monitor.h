@@ -241,7 +241,7 @@ private:
     // A candidate read for its behaviour (Options::behaviourTicks).
     struct WatchedCandidate
     {
-        PatternObject object; // the candidate's example, its evidence as judged
+        SharedObject object; // the candidate's example, its evidence as judged
         BehaviourTrack behaviour;
         Reading last;
         bool read = false;

@@ -191,9 +191,9 @@ void Monitor::probeCandidates()
     };
     for (WatchedCandidate &w : m_watchedCandidates) {
         readingSent(w.behaviour, !w.read);
-        const auto cmds = PatternUnit::of(w.object.kind).probe(w.object, ctx);
+        const auto cmds = PatternUnit::of(w.object->kind).probe(w.object, ctx);
         commands.append(cmds);
-        keys.append(w.object.key);
+        keys.append(w.object->key);
         counts.append(int(cmds.size()));
     }
     m_candidateProbeInFlight = true;
@@ -206,12 +206,12 @@ void Monitor::probeCandidates()
                 at += counts.at(b);
                 const auto w = std::find_if(
                     m_watchedCandidates.begin(), m_watchedCandidates.end(),
-                    [&](const WatchedCandidate &x) { return x.object.key == keys.at(b); });
+                    [&](const WatchedCandidate &x) { return x.object->key == keys.at(b); });
                 if (w == m_watchedCandidates.end()
                     || std::any_of(part.cbegin(), part.cend(),
                                    [](const RedisValue &v) { return v.isFailed(); }))
                     continue;
-                const PatternUnit &unit = PatternUnit::of(w->object.kind);
+                const PatternUnit &unit = PatternUnit::of(w->object->kind);
                 Reading reading = unit.read(w->object, part, ctx);
                 if (w->read) {
                     w->behaviour.eventsLive = eventsHeardSince(w->last.atMs);

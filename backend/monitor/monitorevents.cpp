@@ -227,7 +227,8 @@ void Monitor::onEvent(const QByteArray &, const QByteArray &channel, const QByte
         noteUnknownKey(key, event); // judged at once, not at the next rescan
     }
     for (WatchedCandidate &w : m_watchedCandidates) {
-        if (w.object.key == key || w.object.related.contains(key) || w.object.members.contains(key))
+        if (w.object->key == key || w.object->related.contains(key)
+            || w.object->members.contains(key))
             noteEvent(w.behaviour, event);
     }
     if (!m_eventTimer.isActive())

@@ -14,7 +14,7 @@ void Monitor::restate(int index, std::optional<Reading> reading,
 {
     const Tracked &t = m_tracked.at(index);
     auto o = std::make_shared<ObjectState>();
-    o->object = object ? std::move(*object) : m_states.at(index)->object;
+    o->object = object ? SharedObject(std::move(*object)) : m_states.at(index)->object;
     if (reading)
         o->reading = std::move(*reading);
     else if (index < m_states.size())

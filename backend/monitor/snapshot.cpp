@@ -194,15 +194,15 @@ QJsonValue worldJson(const ServerStatus::World &w)
 
 QJsonObject Snapshot::objectJson(const ObjectState &s) const
 {
-    const PatternUnit &unit = PatternUnit::of(s.object.kind);
+    const PatternUnit &unit = PatternUnit::of(s.object->kind);
     // Every figure as of the snapshot's time: readings not re-read by
     // the last tick are projected (TTLs down, ages up).
     const Reading r = s.reading.at(server.timeMs);
-    QJsonObject j{{QStringLiteral("key"), keyToJson(s.object.key)},
-                  {QStringLiteral("pattern"), patternId(s.object.kind)},
+    QJsonObject j{{QStringLiteral("key"), keyToJson(s.object->key)},
+                  {QStringLiteral("pattern"), patternId(s.object->kind)},
                   {QStringLiteral("status"), readingStatusId(s.reading.status)},
                   {QStringLiteral("gone"), s.gone},
-                  {QStringLiteral("source"), s.object.source},
+                  {QStringLiteral("source"), s.object->source},
                   {QStringLiteral("stale"), s.stale}};
     if (s.stale)
         j.insert(QStringLiteral("staleSinceMs"), double(s.staleSinceMs));
@@ -224,22 +224,22 @@ QJsonObject Snapshot::objectJson(const ObjectState &s) const
     // Which node holds it (Cluster: by its key's slot; Sentinel: the master).
     if (server.mode != QLatin1String("standalone")) {
         QJsonObject node;
-        if (const int i = server.nodeOfKey(s.object.key); i >= 0) {
+        if (const int i = server.nodeOfKey(s.object->key); i >= 0) {
             const NodeStatus &n = server.nodes.at(i);
             node = {{QStringLiteral("address"), n.address}, {QStringLiteral("role"), n.role}};
             if (!n.readsFrom.isEmpty())
                 node.insert(QStringLiteral("readFrom"), n.readsFrom);
         }
         if (server.mode == QLatin1String("cluster"))
-            node.insert(QStringLiteral("slot"), keyHashSlot(s.object.key));
+            node.insert(QStringLiteral("slot"), keyHashSlot(s.object->key));
         j.insert(QStringLiteral("node"), node);
     }
     unit.writeJson(s, r, server.timeMs, j);
     if (const LibraryInfo library = unit.library(); !library.isEmpty())
         writeLibraryJson(library, r, j);
     j.insert(QStringLiteral("evidence"), evidenceJson(s.object));
-    if (!s.object.evidence.isEmpty())
-        j.insert(QStringLiteral("score"), evidenceScore(s.object.evidence));
+    if (!s.object->evidence.isEmpty())
+        j.insert(QStringLiteral("score"), evidenceScore(s.object->evidence));
     return j;
 }
 
@@ -362,7 +362,7 @@ QJsonObject Snapshot::toJson() const
     const PatternRegistry &registry = PatternRegistry::instance();
     QHash<QString, QJsonArray> sections;
     for (const ObjectState &s : objects)
-        sections[PatternUnit::of(s.object.kind).section().jsonKey].append(objectJson(s));
+        sections[PatternUnit::of(s.object->kind).section().jsonKey].append(objectJson(s));
     QJsonObject root = headerJson();
     // Every section's array, empty ones too: a script can rely on them.
     for (const Section &section : registry.sections())
@@ -401,7 +401,7 @@ bool Snapshot::writeJson(QIODevice *out, qsizetype limit) const
         write(",\n\"" + section.jsonKey.toUtf8() + "\":[");
         qsizetype n = 0;
         for (const ObjectState &s : objects) {
-            if (PatternUnit::of(s.object.kind).section().jsonKey != section.jsonKey)
+            if (PatternUnit::of(s.object->kind).section().jsonKey != section.jsonKey)
                 continue;
             if (limit < 0 || n < limit)
                 write((n == 0 ? "\n" : ",\n") + compact(objectJson(s)));

@@ -99,9 +99,9 @@ QList<Column> LimiterUnit::columns() const
 
 void LimiterUnit::writeJson(const ObjectState &s, const Reading &r, qint64, QJsonObject &j) const
 {
-    j.insert(QStringLiteral("keys"), keysToJson(s.object.keys()));
-    if (!s.object.parent.isEmpty())
-        j.insert(QStringLiteral("parent"), keyToJson(s.object.parent));
+    j.insert(QStringLiteral("keys"), keysToJson(s.object->keys()));
+    if (!s.object->parent.isEmpty())
+        j.insert(QStringLiteral("parent"), keyToJson(s.object->parent));
     j.insert(QStringLiteral("inWindow"), double(r.inWindow));
     j.insert(QStringLiteral("limit"), r.limit ? QJsonValue(double(*r.limit)) : QJsonValue());
     const auto occupancy = r.occupancy();
@@ -169,7 +169,7 @@ QString LimiterUnit::attentionText(const ObjectState &state, qint64 nowMs) const
 {
     const Reading &r = state.reading;
     const QString text = QStringLiteral("Limiter %1 at %2 %")
-                             .arg(printableBytes(state.object.key),
+                             .arg(printableBytes(state.object->key),
                                   formatPercent(r.occupancy().value_or(qQNaN())));
     const qint64 left = r.countdownAt(LimiterData::of(r).retryHorizonMs, nowMs);
     return left > 0 ? text + QStringLiteral(" (retry horizon %1)").arg(formatMs(left)) : text;

@@ -124,7 +124,7 @@ QList<StateInfo> defaultStates()
 
 ObjectHealth objectHealth(const ObjectState &s, qint64 nowMs)
 {
-    const Judgement *j = judgementOf(s.object.kind);
+    const Judgement *j = judgementOf(s.object->kind);
     return j && j->health ? j->health(s, nowMs) : defaultHealth(s, nowMs);
 }
 
@@ -136,7 +136,7 @@ QList<StateInfo> declaredStates(PatternKind kind)
 
 QString actionUnavailable(const QString &actionId, const ObjectState &s)
 {
-    const Judgement *j = judgementOf(s.object.kind);
+    const Judgement *j = judgementOf(s.object->kind);
     return j && j->unavailable ? j->unavailable(actionId, s) : QString();
 }
 

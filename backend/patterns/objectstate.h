@@ -10,7 +10,7 @@ namespace gatehouse {
 // what the monitor tracked across readings (PatternUnit::track).
 struct ObjectState
 {
-    PatternObject object;
+    SharedObject object;
     Reading reading;
     qint64 firstSeenMs = 0;     // server time Gatehouse first saw the instance
     qint64 heldSinceMs = -1;    // locks: first seen with the current token

@@ -39,7 +39,7 @@ struct ActionInput
 // pattern's conventional layout) says it is, and the inputs by id.
 struct ActionRequest
 {
-    PatternObject object;
+    SharedObject object;
     QByteArray target; // the key as the operator gave it (a token key, a family prefix)
     std::optional<ObjectState> shown; // the state the console showed, when there is one
     QHash<QString, QByteArray> inputs;

@@ -43,4 +43,19 @@ QList<QByteArray> PatternObject::keys() const
     return all;
 }
 
+PatternObject &SharedObject::edit()
+{
+    if (!m_d)
+        m_d = std::make_shared<PatternObject>();
+    else if (m_d.use_count() > 1)
+        m_d = std::make_shared<PatternObject>(*m_d);
+    return *m_d;
+}
+
+const PatternObject &SharedObject::empty()
+{
+    static const PatternObject none;
+    return none;
+}
+
 } // namespace gatehouse

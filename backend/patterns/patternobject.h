@@ -7,6 +7,7 @@
 #include <QList>
 #include <QString>
 
+#include <memory>
 #include <optional>
 
 namespace gatehouse {
@@ -62,6 +63,34 @@ struct PatternObject
     QByteArray relatedKey(int i) const { return i < related.size() ? related.at(i) : QByteArray(); }
     // Every key this object reads (for keyspace events and for the snapshot).
     QList<QByteArray> keys() const;
+};
+
+// A PatternObject shared between the states that show it: an object's
+// keys, parameters and evidence change only when it is found again, while
+// its state is replaced at every reading, so each state holds a pointer, not
+// a copy. Read through -> and * (or as a const PatternObject &); edit()
+// copies it first when another state shares it.
+class SharedObject
+{
+public:
+    SharedObject() = default;
+    SharedObject(const PatternObject &object)
+        : m_d(std::make_shared<PatternObject>(object))
+    {}
+    SharedObject(PatternObject &&object)
+        : m_d(std::make_shared<PatternObject>(std::move(object)))
+    {}
+
+    const PatternObject *operator->() const { return &get(); }
+    const PatternObject &operator*() const { return get(); }
+    operator const PatternObject &() const { return get(); }
+    const PatternObject &get() const { return m_d ? *m_d : empty(); }
+    // Made on first use; a copy when another state holds it too.
+    PatternObject &edit();
+
+private:
+    static const PatternObject &empty();
+    std::shared_ptr<PatternObject> m_d;
 };
 
 } // namespace gatehouse

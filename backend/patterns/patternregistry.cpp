@@ -141,13 +141,13 @@ const Column *SectionColumns::column(int i, PatternKind kind) const
 
 QString SectionColumns::text(int i, const ObjectState &s, qint64 nowMs) const
 {
-    const Column *c = column(i, s.object.kind);
+    const Column *c = column(i, s.object->kind);
     return c ? c->text(s, nowMs) : QString();
 }
 
 QVariant SectionColumns::sortValue(int i, const ObjectState &s, qint64 nowMs) const
 {
-    const Column *c = column(i, s.object.kind);
+    const Column *c = column(i, s.object->kind);
     return c ? c->sortValue(s, nowMs) : QVariant();
 }
 

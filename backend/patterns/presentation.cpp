@@ -63,10 +63,10 @@ Column Column::key(const QString &header)
     Column c;
     c.header = header;
     c.text = [](const ObjectState &s, qint64) -> QString {
-        return PatternUnit::of(s.object.kind).displayName(s.object);
+        return PatternUnit::of(s.object->kind).displayName(s.object);
     };
     c.sort = [](const ObjectState &s, qint64) {
-        return QVariant(PatternUnit::of(s.object.kind).displayName(s.object));
+        return QVariant(PatternUnit::of(s.object->kind).displayName(s.object));
     };
     return c;
 }
@@ -76,7 +76,7 @@ Column Column::pattern()
     Column c;
     c.header = QStringLiteral("Pattern");
     c.text = [](const ObjectState &s, qint64) -> QString {
-        return s.object.kind.id();
+        return s.object->kind.id();
     };
     return c;
 }

@@ -372,11 +372,12 @@ QList<Figure> runRefreshBench(const RedisEndpoint &endpoint, const MonitorBenchS
     qint64 figures = 0;
     qint64 totalSamples = 0;
     for (const ObjectState &o : monitor->snapshot().objects) {
-        const qsizetype n = Monitor::figureNames(o.object.kind).size();
+        const qsizetype n = Monitor::figureNames(o.object->kind).size();
         figures += n;
         totalSamples
             += n
-               * monitor->history(o.object.key, Monitor::figureNames(o.object.kind).first()).size();
+               * monitor->history(o.object->key, Monitor::figureNames(o.object->kind).first())
+                     .size();
     }
     Figure history = budgetFigure(QStringLiteral("7. history bytes per sample per figure"),
                                   QStringLiteral("bytes"),
@@ -585,7 +586,7 @@ QList<Figure> runRefreshBench(const RedisEndpoint &endpoint, const MonitorBenchS
         QMetaObject::Connection c = QObject::connect(
             monitor.get(), &Monitor::snapshotReady, &loop, [&](const Snapshot &s) {
                 for (const ObjectState &o : s.objects) {
-                    if (o.object.key == key && LockData::of(o.reading).token == token
+                    if (o.object->key == key && LockData::of(o.reading).token == token
                         && latency < 0) {
                         latency = clock.nsecsElapsed() / 1e6;
                         loop.quit();

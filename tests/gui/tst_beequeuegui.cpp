@@ -91,7 +91,7 @@ private slots:
         const QString section = QStringLiteral("queue");
         QVERIFY(console.select(section, "bq:emails"));
         const int row = window.model(section)->rowOf("bq:emails");
-        QCOMPARE(window.model(section)->stateAt(row)->object.kind.id(),
+        QCOMPARE(window.model(section)->stateAt(row)->object->kind.id(),
                  QStringLiteral("bee-queue"));
         SectionPage *page = window.sectionPage(section);
         auto *state = page->findChild<QComboBox *>(QStringLiteral("queueJobState"));
@@ -173,7 +173,7 @@ private slots:
         const QString section = QStringLiteral("queue");
         QVERIFY(console.select(section, "bq:nohash"));
         const int row = window.model(section)->rowOf("bq:nohash");
-        QCOMPARE(window.model(section)->stateAt(row)->object.kind.id(),
+        QCOMPARE(window.model(section)->stateAt(row)->object->kind.id(),
                  QStringLiteral("bee-queue"));
         QVERIFY(!window.model(section)->stateAt(row)->reading.library().layoutKnown);
         SectionPage *page = window.sectionPage(section);

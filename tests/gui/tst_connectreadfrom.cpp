@@ -95,7 +95,7 @@ private:
                 const Snapshot s = monitor.snapshot();
                 bool found = false;
                 for (const ObjectState &o : s.objects)
-                    found |= o.object.key == key;
+                    found |= o.object->key == key;
                 held = found ? s.server.heldBy(key) : QString();
                 return found && (!replicas || held.contains(QLatin1String("read from replica")));
             },

@@ -291,13 +291,13 @@ private slots:
         // ... and on an object whose rows become a family: it forms expanded,
         // the selected row kept.
         view->selectRow(keyRow(view, "sim:throttle:user:3"));
-        QCOMPARE(page->selected()->object.key, QByteArray("sim:throttle:user:3"));
+        QCOMPARE(page->selected()->object->key, QByteArray("sim:throttle:user:3"));
         for (int i = 100; i < 160; ++i)
             plantCounter("sim:throttle:user:" + QByteArray::number(i));
         QTRY_VERIFY_WITH_TIMEOUT(familyRow(view, "sim:throttle:user:*") >= 0, 15000);
         QCOMPARE(selectedKey(view), QByteArray("sim:throttle:user:3"));
         QVERIFY(page->selected());
-        QCOMPARE(page->selected()->object.key, QByteArray("sim:throttle:user:3"));
+        QCOMPARE(page->selected()->object->key, QByteArray("sim:throttle:user:3"));
         const QByteArray throttle = "sim:throttle:user:*";
         QVERIFY(familyCell(throttle, 0).data(ObjectTableModel::ExpandedRole).toBool());
         QTRY_COMPARE(familyCell(throttle, 0).data(ObjectTableModel::MembersRole).toInt(), 65);

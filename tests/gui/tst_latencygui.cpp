@@ -135,7 +135,7 @@ private Q_SLOTS:
         int sidekiqRow = -1;
         for (int r = 0; r < queues->rowCount(); ++r) {
             const ObjectState *s = queues->stateAt(r);
-            if (s && s->object.kind.id() == QLatin1String("sidekiq"))
+            if (s && s->object->kind.id() == QLatin1String("sidekiq"))
                 sidekiqRow = r;
         }
         QVERIFY(sidekiqRow >= 0);

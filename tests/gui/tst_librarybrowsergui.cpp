@@ -167,7 +167,7 @@ private:
         const QString section = QStringLiteral("queue");
         QVERIFY(console->select(section, e.key));
         const int row = window.model(section)->rowOf(e.key);
-        QCOMPARE(window.model(section)->stateAt(row)->object.kind.id(), e.kind);
+        QCOMPARE(window.model(section)->stateAt(row)->object->kind.id(), e.kind);
         QVERIFY(window.model(section)->stateAt(row)->reading.library().layoutKnown);
         page = window.sectionPage(section);
         state = page->findChild<QComboBox *>(QStringLiteral("queueJobState"));
@@ -692,7 +692,7 @@ private slots:
         ObjectTableModel *model = console->window->model(QStringLiteral("queue"));
         QTRY_VERIFY_WITH_TIMEOUT(model->rowOf(queue) >= 0, 5000);
         const ObjectState *created = model->stateAt(model->rowOf(queue));
-        QCOMPARE(created->object.kind.id(), QStringLiteral("laravel-queue"));
+        QCOMPARE(created->object->kind.id(), QStringLiteral("laravel-queue"));
         QTRY_COMPARE(model->stateAt(model->rowOf(queue))->reading.length, qint64(1));
     }
 

@@ -725,7 +725,7 @@ private slots:
         QVERIFY(QTest::qWaitFor(
             [&] {
                 for (const ObjectState &o : published.objects) {
-                    if (o.object.key == "sim:lock:5")
+                    if (o.object->key == "sim:lock:5")
                         return LockData::of(o.reading).token == "second1token5";
                 }
                 return false;

@@ -285,7 +285,7 @@ private slots:
         QCOMPARE(c.window->currentPage(), c.window->pageOf(QStringLiteral("lock")));
         const ObjectState *s = c.window->sectionPage(QStringLiteral("lock"))->selected();
         QVERIFY(s);
-        QCOMPARE(s->object.key, QByteArray("sim:lock:payments"));
+        QCOMPARE(s->object->key, QByteArray("sim:lock:payments"));
         // No match says so instead of an empty list.
         ObjectSearch *again = c.navigation()->openSearch();
         again->setQuery(QStringLiteral("no-such-key"));
@@ -482,7 +482,7 @@ private slots:
         QCOMPARE(c.window->currentPage(), c.window->pageOf(QStringLiteral("lock")));
         const ObjectState *s = c.window->sectionPage(QStringLiteral("lock"))->selected();
         QVERIFY(s);
-        QCOMPARE(s->object.key, QByteArray("sim:lock:a"));
+        QCOMPARE(s->object->key, QByteArray("sim:lock:a"));
     }
 };
 

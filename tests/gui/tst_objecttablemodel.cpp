@@ -23,8 +23,8 @@ namespace {
 ObjectState lock(const QByteArray &key, const QByteArray &token, qint64 pttl)
 {
     ObjectState s;
-    s.object.kind = PatternKind("lock");
-    s.object.key = key;
+    s.object.edit().kind = PatternKind("lock");
+    s.object.edit().key = key;
     LockData::in(s.reading).token = token;
     s.reading.pttlMs = pttl;
     s.reading.atMs = 1000;
@@ -34,8 +34,8 @@ ObjectState lock(const QByteArray &key, const QByteArray &token, qint64 pttl)
 ObjectState window(const QByteArray &key, qint64 inWindow)
 {
     ObjectState s;
-    s.object.kind = PatternKind("sliding-window");
-    s.object.key = key;
+    s.object.edit().kind = PatternKind("sliding-window");
+    s.object.edit().key = key;
     s.reading.inWindow = inWindow;
     s.reading.limit = 10;
     return s;
@@ -170,8 +170,8 @@ private slots:
         QAbstractItemModelTester tester(&model,
                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
         ObjectState q;
-        q.object.kind = PatternKind("reliable-queue");
-        q.object.key = "jobs:mail";
+        q.object.edit().kind = PatternKind("reliable-queue");
+        q.object.edit().key = "jobs:mail";
         q.reading.atMs = 1000;
         q.reading.inFlight = 1;
         q.reading.oldestInFlightAgeMs = 500;
@@ -235,8 +235,8 @@ private slots:
         // A Redisson lock in the same table: its holder (reentered twice) and
         // lease under the shared headers, its library and counts.
         ObjectState rl;
-        rl.object.kind = PatternKind("redisson-lock");
-        rl.object.key = "reports";
+        rl.object.edit().kind = PatternKind("redisson-lock");
+        rl.object.edit().key = "reports";
         rl.reading.atMs = 1000;
         rl.reading.status = Reading::Status::Ok;
         rl.reading.pttlMs = 25000;
@@ -263,8 +263,8 @@ private slots:
                            QStringLiteral("Status=") + readingStatusId(Reading::Status::Ok)};
 
         ObjectState tk;
-        tk.object.kind = PatternKind("token-family");
-        tk.object.key = "tok:*";
+        tk.object.edit().kind = PatternKind("token-family");
+        tk.object.edit().key = "tok:*";
         tk.reading.atMs = 1000;
         TokenData::in(tk.reading).count = 7;
         TokenData::in(tk.reading).minTtlMs = 2000;
@@ -279,8 +279,8 @@ private slots:
                                               QStringLiteral("Status=3 without TTL")};
 
         ObjectState q;
-        q.object.kind = PatternKind("reliable-queue");
-        q.object.key = "jobs:mail";
+        q.object.edit().kind = PatternKind("reliable-queue");
+        q.object.edit().key = "jobs:mail";
         q.reading.atMs = 1000;
         q.reading.length = 11;
         q.reading.inFlight = 4;
@@ -306,8 +306,8 @@ private slots:
         // A BullMQ queue in the same table: the shared figures under the
         // shared headers, its library and its counts by BullMQ's state names.
         ObjectState b;
-        b.object.kind = PatternKind("bullmq");
-        b.object.key = "bull:emails";
+        b.object.edit().kind = PatternKind("bullmq");
+        b.object.edit().key = "bull:emails";
         b.reading.atMs = 1000;
         b.reading.length = 3;
         b.reading.inFlight = 1;
@@ -337,8 +337,8 @@ private slots:
 
         // Celery counts nothing finished: "–", and the cell says why, not 0.
         ObjectState cel;
-        cel.object.kind = PatternKind("celery");
-        cel.object.key = "celery";
+        cel.object.edit().kind = PatternKind("celery");
+        cel.object.edit().key = "celery";
         cel.reading.atMs = 1000;
         cel.reading.length = 4;
         cel.throughputPerS = -1;
@@ -354,7 +354,7 @@ private slots:
         // A Celery message unacked for 1 min (visibility timeout 1 h): the
         // row says when kombu puts it back by itself.
         ObjectState unacked = cel;
-        unacked.object.params.stuckAfterMs = 3600 * 1000;
+        unacked.object.edit().params.stuckAfterMs = 3600 * 1000;
         unacked.reading.inFlight = 1;
         unacked.reading.oldestInFlightAgeMs = 60000;
         QTest::newRow("celery unacked")
@@ -373,8 +373,8 @@ private slots:
                            QStringLiteral("Status=ok")};
 
         ObjectState sem;
-        sem.object.kind = PatternKind("sorted-set-semaphore");
-        sem.object.key = "sem:pool";
+        sem.object.edit().kind = PatternKind("sorted-set-semaphore");
+        sem.object.edit().key = "sem:pool";
         sem.reading.atMs = 1000;
         sem.reading.inWindow = 3;
         sem.reading.limit = 4;
@@ -415,7 +415,7 @@ private slots:
         QVERIFY(model.headerData(model.columnCount(), Qt::Horizontal).toString().isEmpty());
         // A queue without throughput says why in the cell's tooltip.
         const int throughput = int(expected.indexOf(QStringLiteral("Throughput=–")));
-        if (state.object.kind == PatternKind("celery")) {
+        if (state.object->kind == PatternKind("celery")) {
             const QString why = model.index(0, throughput).data(Qt::ToolTipRole).toString();
             QVERIFY2(why.contains(QLatin1String("keeps no count of finished tasks")),
                      qPrintable(why));
@@ -482,7 +482,7 @@ private slots:
         // A member asked for by key is listed (Ctrl+K, the Overview's links).
         const int row = model.reveal("rl:api:7");
         QVERIFY(row >= 0);
-        QCOMPARE(model.stateAt(row)->object.key, QByteArray("rl:api:7"));
+        QCOMPARE(model.stateAt(row)->object->key, QByteArray("rl:api:7"));
         QVERIFY(model.isExpanded(family));
         model.setExpanded(family, false);
 

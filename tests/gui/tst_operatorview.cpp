@@ -53,8 +53,8 @@ private:
     static ObjectState objectOf(const PatternUnit &unit)
     {
         ObjectState state;
-        state.object.kind = unit.kind();
-        state.object.key = "q";
+        state.object.edit().kind = unit.kind();
+        state.object.edit().key = "q";
         return state;
     }
     static PatternAction actionOf(const PatternUnit &unit, const QString &id)
@@ -219,7 +219,7 @@ private slots:
         QVERIFY(s);
         QVERIFY(s->reading.oldestSinceWatching);
         QJsonObject json;
-        PatternUnit::of(s->object.kind).writeJson(*s, s->reading, s->reading.atMs, json);
+        PatternUnit::of(s->object->kind).writeJson(*s, s->reading, s->reading.atMs, json);
         QCOMPARE(json.value(QStringLiteral("oldestSinceWatching")).toBool(), true);
         // A job that arrives while the console watches has a known age.
         {

@@ -129,13 +129,13 @@ private slots:
         QTest::mouseClick(tiles->tile(QStringLiteral("tileDead")), Qt::LeftButton);
         QCOMPARE(c.window->currentPage(), c.window->pageOf(QStringLiteral("queue")));
         QTRY_VERIFY(c.window->sectionPage(QStringLiteral("queue"))->selected());
-        QCOMPARE(c.window->sectionPage(QStringLiteral("queue"))->selected()->object.key,
+        QCOMPARE(c.window->sectionPage(QStringLiteral("queue"))->selected()->object->key,
                  QByteArray("sim:jobs:mail"));
         c.window->showPage(0);
         QTest::mouseClick(tiles->tile(QStringLiteral("tileExpired")), Qt::LeftButton);
         QCOMPARE(c.window->currentPage(), c.window->pageOf(QStringLiteral("lock")));
         QTRY_VERIFY(c.window->sectionPage(QStringLiteral("lock"))->selected());
-        QCOMPARE(c.window->sectionPage(QStringLiteral("lock"))->selected()->object.key,
+        QCOMPARE(c.window->sectionPage(QStringLiteral("lock"))->selected()->object->key,
                  QByteArray("sim:lock.legacy:0"));
     }
 
@@ -212,12 +212,12 @@ private slots:
     {
         QueueActivity activity;
         ObjectState q;
-        q.object.kind = PatternKind("reliable-queue");
-        q.object.key = "sim:jobs:mail";
+        q.object.edit().kind = PatternKind("reliable-queue");
+        q.object.edit().key = "sim:jobs:mail";
         q.reading.length = 3;
         q.throughputPerS = 2.0;
         ObjectState idle = q;
-        idle.object.key = "sim:jobs:idle";
+        idle.object.edit().key = "sim:jobs:idle";
         idle.throughputPerS = -1; // no events yet: unknown, not counted
         for (int tick = 0; tick <= 10; ++tick) {
             Snapshot snapshot;

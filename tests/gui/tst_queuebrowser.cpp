@@ -574,8 +574,8 @@ private slots:
                 ObjectTableModel *model = window.model(section);
                 for (int row = 0; row < model->rowCount(); ++row) {
                     const ObjectState *s = model->stateAt(row);
-                    if (s->object.kind.id() == QLatin1String("sidekiq") && s->reading.atMs > 0)
-                        key = s->object.key;
+                    if (s->object->kind.id() == QLatin1String("sidekiq") && s->reading.atMs > 0)
+                        key = s->object->key;
                 }
                 return !key.isEmpty();
             },

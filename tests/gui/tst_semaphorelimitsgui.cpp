@@ -159,7 +159,7 @@ private slots:
         QVERIFY(c.select(section, "semaphore:jobs"));
         const ObjectState *s
             = c.window->model(section)->stateAt(c.window->model(section)->rowOf("semaphore:jobs"));
-        QCOMPARE(s->object.kind.id(), QStringLiteral("redis-semaphore"));
+        QCOMPARE(s->object->kind.id(), QStringLiteral("redis-semaphore"));
         QTRY_COMPARE(cell(*c.window, section, "semaphore:jobs", QStringLiteral("Expired")),
                      QStringLiteral("1"));
         QCOMPARE(cell(*c.window, section, "semaphore:jobs", QStringLiteral("Library")),

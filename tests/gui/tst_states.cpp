@@ -35,8 +35,8 @@ constexpr qint64 Now = 1'700'000'000'000; // server time of the snapshot
 ObjectState make(const char *kind, const QByteArray &key)
 {
     ObjectState s;
-    s.object.kind = PatternKind(kind);
-    s.object.key = key;
+    s.object.edit().kind = PatternKind(kind);
+    s.object.edit().key = key;
     s.reading.atMs = Now;
     return s;
 }
@@ -61,7 +61,7 @@ ObjectState legacyLock(const QByteArray &key, qint64 expiredAgoMs)
 
 QString sectionOf(const ObjectState &s)
 {
-    return PatternUnit::of(s.object.kind).section().id;
+    return PatternUnit::of(s.object->kind).section().id;
 }
 
 int statusColumn(const ObjectTableModel &model)
@@ -201,7 +201,7 @@ private slots:
         QCOMPARE(h.words, words);
         QCOMPARE(h.severity, severity);
         bool declared = false;
-        for (const StateInfo &info : declaredStates(state.object.kind))
+        for (const StateInfo &info : declaredStates(state.object->kind))
             declared = declared || info.id == h.id;
         QVERIFY2(declared, qPrintable(h.id + QStringLiteral(" is not in states()")));
 
@@ -231,7 +231,7 @@ private slots:
     void attentionAgreesWithState()
     {
         const ObjectState s = legacyLock("sim:lock.legacy:0", 558'000);
-        const QString text = PatternUnit::of(s.object.kind).attentionText(s, Now);
+        const QString text = PatternUnit::of(s.object->kind).attentionText(s, Now);
         QVERIFY2(text.contains(QLatin1String("expired 9.3 min ago: holder crashed")),
                  qPrintable(text));
     }
@@ -295,7 +295,7 @@ private slots:
         Snapshot snapshot;
         snapshot.server.timeMs = Now;
         ObjectState redisson = limiter("sim:redisson:0", 9, 10);
-        redisson.object.kind = PatternKind("redisson-limiter");
+        redisson.object.edit().kind = PatternKind("redisson-limiter");
         snapshot.objects = {redisson, limiter("sim:rl:api:0", 3, 10)};
         const Section section = PatternUnit::of(PatternKind("sliding-window")).section();
         SectionPage page(section, false);

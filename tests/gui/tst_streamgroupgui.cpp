@@ -91,7 +91,7 @@ private slots:
             10000));
         const ObjectState *s
             = window.model(section)->stateAt(window.model(section)->rowOf("orders"));
-        QCOMPARE(s->object.kind.id(), QStringLiteral("stream-group"));
+        QCOMPARE(s->object->kind.id(), QStringLiteral("stream-group"));
         QCOMPARE(s->reading.stuck, qint64(2));
         QCOMPARE(s->reading.inFlight, qint64(2));
         QCOMPARE(s->reading.length, qint64(3));

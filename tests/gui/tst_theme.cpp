@@ -142,15 +142,15 @@ private slots:
         panel.show();
         QVERIFY(QTest::qWaitForWindowExposed(&panel));
         ObjectState s;
-        s.object.kind = PatternKind("sliding-window");
-        s.object.key = "sim:rl:api:0";
+        s.object.edit().kind = PatternKind("sliding-window");
+        s.object.edit().key = "sim:rl:api:0";
         s.reading.inWindow = 75;
         s.reading.limit = 50;
         panel.setObject(&s);
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
         const QStringList files = panel.exportPngs(dir.path(), at);
-        const QList<Chart> charts = PatternUnit::of(s.object.kind).charts();
+        const QList<Chart> charts = PatternUnit::of(s.object->kind).charts();
         QCOMPARE(files.size(), charts.size());
         for (int i = 0; i < charts.size(); ++i) {
             QCOMPARE(QFileInfo(files.at(i)).fileName(),

@@ -341,8 +341,8 @@ private slots:
             s->objects.reserve(locks);
             for (int i = 0; i < locks; ++i) {
                 ObjectState o;
-                o.object.kind = PatternKind("lock");
-                o.object.key = "bench:lock:" + QByteArray::number(i);
+                o.object.edit().kind = PatternKind("lock");
+                o.object.edit().key = "bench:lock:" + QByteArray::number(i);
                 LockData::in(o.reading).token
                     = (i == newHolder ? "n3w" : "t0ken") + QByteArray::number(i);
                 o.reading.pttlMs = 3600000;

@@ -62,7 +62,7 @@ private slots:
             int held = 0;
             if (const auto s = c.window->snapshot()) {
                 for (const ObjectState &o : s->objects)
-                    held += o.object.key.startsWith("sim:lock:") && !o.gone && !o.stale ? 1 : 0;
+                    held += o.object->key.startsWith("sim:lock:") && !o.gone && !o.stale ? 1 : 0;
             }
             return held;
         };
@@ -125,7 +125,7 @@ private slots:
         const auto present = [&](const QByteArray &key) {
             if (const auto s = c.window->snapshot()) {
                 for (const ObjectState &o : s->objects) {
-                    if (o.object.key == key)
+                    if (o.object->key == key)
                         return o.reading.atMs > 0 && !o.gone && !o.stale;
                 }
             }
@@ -157,9 +157,9 @@ private slots:
                 const auto s = c.window->snapshot();
                 int gone = 0;
                 for (const ObjectState &o : s ? s->objects : ObjectList()) {
-                    if (o.object.key.startsWith("sim:") && !o.gone)
+                    if (o.object->key.startsWith("sim:") && !o.gone)
                         return false;
-                    gone += o.object.key.startsWith("sim:") ? 1 : 0;
+                    gone += o.object->key.startsWith("sim:") ? 1 : 0;
                 }
                 return gone == 4;
             }(),
@@ -250,7 +250,7 @@ private slots:
             int n = 0;
             if (const auto s = c.window->snapshot()) {
                 for (const ObjectState &o : s->objects)
-                    n += o.object.key.startsWith("sim:lock:") && o.gone == gone ? 1 : 0;
+                    n += o.object->key.startsWith("sim:lock:") && o.gone == gone ? 1 : 0;
             }
             return n;
         };

@@ -80,7 +80,7 @@ while True:
 const ObjectState *shown(const Snapshot &s, const QByteArray &key)
 {
     for (const ObjectState &o : s.objects) {
-        if (o.object.key == key)
+        if (o.object->key == key)
             return &o;
     }
     return nullptr;
@@ -207,9 +207,9 @@ private slots:
             const ObjectState *window = shown(s, "gw:acct:9");
             const Candidate *cache = candidate(s, "lock:report:7");
             return !shown(s, "lock:report:7") && cache && behaviourWeight(cache->evidence) < 0
-                   && lock && behaviourWeight(lock->object.evidence) > 0 && sameValueLock
-                   && behaviourWeight(sameValueLock->object.evidence) > 0 && window
-                   && behaviourWeight(window->object.evidence) > 0
+                   && lock && behaviourWeight(lock->object->evidence) > 0 && sameValueLock
+                   && behaviourWeight(sameValueLock->object->evidence) > 0 && window
+                   && behaviourWeight(window->object->evidence) > 0
                    && !shown(s, "lock:report:8") == events;
         };
         const bool done = gatehouse::test::waitUntil(settled, 30000);
@@ -232,27 +232,27 @@ private slots:
                  qPrintable(reasonOf(cache->evidence)));
         // The lock: deleted and taken again with a new token.
         const ObjectState *lock = shown(s, "lock:job:1");
-        QCOMPARE(lock->object.kind.id(), QStringLiteral("lock"));
-        QVERIFY2(reasonOf(lock->object.evidence).contains(QLatin1String("new token")),
-                 qPrintable(reasonOf(lock->object.evidence)));
+        QCOMPARE(lock->object->kind.id(), QStringLiteral("lock"));
+        QVERIFY2(reasonOf(lock->object->evidence).contains(QLatin1String("new token")),
+                 qPrintable(reasonOf(lock->object->evidence)));
         // The lock of one value: released and taken again, seen by events or
         // by a reading in between. The cache of one value: its writes in
         // place are only seen by events (polled, it is a holder extending).
         const ObjectState *sameValueLock = shown(s, "lock:job:2");
-        QVERIFY2(reasonOf(sameValueLock->object.evidence).contains(QLatin1String("taken again")),
-                 qPrintable(reasonOf(sameValueLock->object.evidence)));
+        QVERIFY2(reasonOf(sameValueLock->object->evidence).contains(QLatin1String("taken again")),
+                 qPrintable(reasonOf(sameValueLock->object->evidence)));
         if (events) {
             QVERIFY(!shown(s, "lock:report:8"));
         } else {
             QVERIFY(shown(s, "lock:report:8"));
-            QCOMPARE(behaviourWeight(shown(s, "lock:report:8")->object.evidence), 0);
+            QCOMPARE(behaviourWeight(shown(s, "lock:report:8")->object->evidence), 0);
         }
         // The window: trimmed by time, shown now as a limiter.
         const ObjectState *window = shown(s, "gw:acct:9");
-        QCOMPARE(window->object.kind.id(), QStringLiteral("sliding-window"));
-        QVERIFY(evidenceScore(window->object.evidence) >= AutoDetector::Threshold);
-        QVERIFY2(reasonOf(window->object.evidence).contains(QLatin1String("trimmed by time")),
-                 qPrintable(reasonOf(window->object.evidence)));
+        QCOMPARE(window->object->kind.id(), QStringLiteral("sliding-window"));
+        QVERIFY(evidenceScore(window->object->evidence) >= AutoDetector::Threshold);
+        QVERIFY2(reasonOf(window->object->evidence).contains(QLatin1String("trimmed by time")),
+                 qPrintable(reasonOf(window->object->evidence)));
         QVERIFY(!candidate(s, "gw:acct:9"));
 
         // snapshot --json: "behaviour" evidence in each, the cache not a lock.

@@ -35,7 +35,7 @@ QString tokenOf(Monitor &monitor, const QByteArray &key)
 {
     const Snapshot s = monitor.snapshot();
     for (const ObjectState &o : s.objects) {
-        if (o.object.key == key)
+        if (o.object->key == key)
             return s.objectJson(o).value(QLatin1String("token")).toString();
     }
     return QString();

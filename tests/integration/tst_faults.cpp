@@ -68,7 +68,7 @@ struct Rig
     const ObjectState *queue() const
     {
         for (const ObjectState &o : current.objects) {
-            if (o.object.key == s_queue)
+            if (o.object->key == s_queue)
                 return &o;
         }
         return nullptr;

@@ -164,7 +164,7 @@ private slots:
                         continue;
                     ++changedStates;
                     if (!places.contains(int(i)) && missed.isEmpty())
-                        missed = QString::fromLatin1(s.objects.at(i).object.key);
+                        missed = QString::fromLatin1(s.objects.at(i).object->key);
                 }
             }
             previous = s.objects;
@@ -273,8 +273,8 @@ private slots:
         Snapshot s;
         for (int i = 0; i < 50; ++i) {
             ObjectState o;
-            o.object.kind = PatternKind{"lock"};
-            o.object.key = "lk:" + QByteArray::number(i);
+            o.object.edit().kind = PatternKind{"lock"};
+            o.object.edit().key = "lk:" + QByteArray::number(i);
             o.reading.atMs = 1000;
             LockData::in(o.reading).token = "t";
             o.reading.pttlMs = 60000;

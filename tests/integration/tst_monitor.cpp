@@ -57,7 +57,7 @@ QList<PatternObject> discover(RedisClient &client, std::optional<Profile> profil
 const ObjectState *find(const Snapshot &s, const QByteArray &key)
 {
     for (const ObjectState &o : s.objects) {
-        if (o.object.key == key)
+        if (o.object->key == key)
             return &o;
     }
     return nullptr;
@@ -419,7 +419,7 @@ private slots:
         QVERIFY(QTest::qWaitFor(
             [&] {
                 const ObjectState *f = find(monitor.snapshot(), "sim:code:");
-                return f && f->object.members.isEmpty() && TokenData::of(f->reading).count == 0;
+                return f && f->object->members.isEmpty() && TokenData::of(f->reading).count == 0;
             },
             5000));
     }
@@ -624,7 +624,7 @@ private slots:
             for (const ObjectState &o : s.objects) {
                 const qint64 age = s.server.timeMs - o.reading.atMs;
                 QVERIFY2(age <= bound, qPrintable(QStringLiteral("%1 read %2 ms ago, bound %3 ms")
-                                                      .arg(QString::fromUtf8(o.object.key))
+                                                      .arg(QString::fromUtf8(o.object->key))
                                                       .arg(age)
                                                       .arg(bound)));
                 QVERIFY(!o.stale);

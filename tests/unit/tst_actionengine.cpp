@@ -38,9 +38,9 @@ const QByteArray s_tokenKey = "code:7f3a9b2c1d";
 ScriptCall build(const QString &actionId, const ActionRequest &request)
 {
     ScriptCall problem;
-    const PatternUnit *unit = PatternRegistry::instance().find(request.object.kind);
+    const PatternUnit *unit = PatternRegistry::instance().find(request.object->kind);
     if (!unit) {
-        problem.refusal = QStringLiteral("no pattern %1").arg(request.object.kind.id());
+        problem.refusal = QStringLiteral("no pattern %1").arg(request.object->kind.id());
         return problem;
     }
     for (const PatternAction &a : unit->actions()) {
@@ -62,8 +62,8 @@ ActionRequest requestFor(const char *kind, const QByteArray &key,
                          QHash<QString, QByteArray> inputs = {})
 {
     ActionRequest r;
-    r.object.kind = PatternKind(kind);
-    r.object.key = key;
+    r.object.edit().kind = PatternKind(kind);
+    r.object.edit().key = key;
     r.target = key;
     r.inputs = std::move(inputs);
     return r;
@@ -72,7 +72,7 @@ ActionRequest requestFor(const char *kind, const QByteArray &key,
 ActionRequest queueRequest(QHash<QString, QByteArray> inputs)
 {
     ActionRequest r = requestFor("reliable-queue", "q", std::move(inputs));
-    r.object.related = {"q:processing", "q:claims", "q:dead"};
+    r.object.edit().related = {"q:processing", "q:claims", "q:dead"};
     return r;
 }
 
@@ -110,7 +110,7 @@ ScriptCall callFor(const QString &name)
         return build(name, requestFor("token-family", "code:", {{QStringLiteral("ttl"), "600"}}));
     if (name == QLatin1String("limiter.reset")) {
         ActionRequest r = requestFor("sliding-window", "rl:api");
-        r.object.related = {"rl:api:retry"};
+        r.object.edit().related = {"rl:api:retry"};
         return build(name, r);
     }
     if (name == QLatin1String("events.enable"))
@@ -697,7 +697,7 @@ private slots:
         engine.setAuditLogPath(path);
         ActionRequest request
             = requestFor("reliable-queue", "q:noclaims", {{QStringLiteral("stuck"), QByteArray()}});
-        request.object.related = {"q:noclaims:processing"};
+        request.object.edit().related = {"q:noclaims:processing"};
         const ScriptCall call = build(QStringLiteral("queue.requeue"), request);
         QVERIFY(!call.isValid());
         QVERIFY(!call.refusal.isEmpty());

@@ -44,8 +44,8 @@ private:
             = stale ? RedisConnection::State::Reconnecting : RedisConnection::State::Ready;
         s.server.nodes << node;
         ObjectState o;
-        o.object.kind = *patternFromId(QStringLiteral("sliding-window"));
-        o.object.key = "rl:api";
+        o.object.edit().kind = *patternFromId(QStringLiteral("sliding-window"));
+        o.object.edit().key = "rl:api";
         o.reading.atMs = atMs;
         o.reading.inWindow = inWindow;
         o.reading.limit = 10;
@@ -62,8 +62,8 @@ private:
         Snapshot s = limiterAt(sequence, atMs, 0);
         s.objects = ObjectList();
         ObjectState o;
-        o.object.kind = *patternFromId(QStringLiteral("rq"));
-        o.object.key = "rq:queue:mail";
+        o.object.edit().kind = *patternFromId(QStringLiteral("rq"));
+        o.object.edit().key = "rq:queue:mail";
         o.reading.atMs = atMs;
         QList<libraryqueue::JobTiming> jobs;
         for (qint64 wait : waitsMs) {
@@ -292,8 +292,8 @@ private slots:
         Snapshot s = limiterAt(1, 1'700'000'000'000, 0);
         s.objects = ObjectList();
         ObjectState o;
-        o.object.kind = *patternFromId(QStringLiteral("sidekiq"));
-        o.object.key = "queues";
+        o.object.edit().kind = *patternFromId(QStringLiteral("sidekiq"));
+        o.object.edit().key = "queues";
         o.reading.atMs = s.server.timeMs;
         o.reading.oldestInFlightAgeMs = 95000;
         s.objects.append(o);

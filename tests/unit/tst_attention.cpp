@@ -24,8 +24,8 @@ PatternKind kindOf(const char *id)
 ObjectState limiter(const QByteArray &key, qint64 inWindow, qint64 limit)
 {
     ObjectState s;
-    s.object.kind = kindOf("sliding-window");
-    s.object.key = key;
+    s.object.edit().kind = kindOf("sliding-window");
+    s.object.edit().key = key;
     s.reading.atMs = s_now - 200;
     s.reading.inWindow = inWindow;
     s.reading.limit = limit;
@@ -36,8 +36,8 @@ ObjectState limiter(const QByteArray &key, qint64 inWindow, qint64 limit)
 ObjectState lock(const QByteArray &key, qint64 heldSinceMs, qint64 firstSeenMs)
 {
     ObjectState s;
-    s.object.kind = kindOf("lock");
-    s.object.key = key;
+    s.object.edit().kind = kindOf("lock");
+    s.object.edit().key = key;
     s.reading.atMs = s_now;
     LockData::in(s.reading).token = "a1b2c3d4";
     s.reading.pttlMs = 30000;
@@ -49,8 +49,8 @@ ObjectState lock(const QByteArray &key, qint64 heldSinceMs, qint64 firstSeenMs)
 ObjectState queue(const QByteArray &key, qint64 stuck, qint64 oldestMs)
 {
     ObjectState s;
-    s.object.kind = kindOf("reliable-queue");
-    s.object.key = key;
+    s.object.edit().kind = kindOf("reliable-queue");
+    s.object.edit().key = key;
     s.reading.atMs = s_now - 1000;
     s.reading.stuck = stuck;
     s.reading.inFlight = stuck;
@@ -61,8 +61,8 @@ ObjectState queue(const QByteArray &key, qint64 stuck, qint64 oldestMs)
 ObjectState semaphore(const QByteArray &key, qint64 holders, qint64 limit)
 {
     ObjectState s;
-    s.object.kind = kindOf("sorted-set-semaphore");
-    s.object.key = key;
+    s.object.edit().kind = kindOf("sorted-set-semaphore");
+    s.object.edit().key = key;
     s.reading.atMs = s_now;
     s.reading.inWindow = holders;
     LimiterData::in(s.reading).stored = holders;

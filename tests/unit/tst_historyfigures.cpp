@@ -42,8 +42,8 @@ private Q_SLOTS:
             Snapshot snapshot;
             snapshot.server.timeMs = T0 + tick * 1000;
             ObjectState s;
-            s.object.kind = bullmq;
-            s.object.key = "bull:mail";
+            s.object.edit().kind = bullmq;
+            s.object.edit().key = "bull:mail";
             s.reading.atMs = T0 + (tick == 2 ? 1000 : tick * 1000); // tick 2: not re-read
             s.reading.length = 3;
             JobTimes &t = s.reading.latency();

@@ -251,8 +251,8 @@ private slots:
         snapshot.server.timeMs = T0;
         for (int i = 0; i < 10000; ++i) {
             ObjectState s;
-            s.object.kind = s_limiter;
-            s.object.key = keyOf(i);
+            s.object.edit().kind = s_limiter;
+            s.object.edit().key = keyOf(i);
             s.reading.atMs = i % 2 ? T0 : T0 - 500; // half kept from an earlier tick
             s.reading.inWindow = i % 100;
             s.reading.limit = 100;
@@ -467,8 +467,8 @@ private slots:
         Snapshot snapshot;
         for (int i = 0; i < 100; ++i) {
             ObjectState s;
-            s.object.kind = s_limiter;
-            s.object.key = "rl:idle:" + QByteArray::number(i);
+            s.object.edit().kind = s_limiter;
+            s.object.edit().key = "rl:idle:" + QByteArray::number(i);
             s.reading.atMs = T0 - 300;
             s.reading.inWindow = i;
             s.reading.limit = 100;
@@ -477,8 +477,8 @@ private slots:
                 = i == 5 ? 20000 : 0; // counts down to 0, then stays
             snapshot.objects.append(s);
             ObjectState l;
-            l.object.kind = lock;
-            l.object.key = "lock:idle:" + QByteArray::number(i);
+            l.object.edit().kind = lock;
+            l.object.edit().key = "lock:idle:" + QByteArray::number(i);
             l.reading.atMs = T0 - 700;
             LockData::in(l.reading).token = "holder";
             l.reading.pttlMs = i == 4 ? 50000 : 600000 + i; // lock 4 expires mid-run
@@ -486,7 +486,7 @@ private slots:
         }
         const auto indexOf = [&](const QByteArray &key) {
             for (qsizetype i = 0; i < snapshot.objects.size(); ++i) {
-                if (snapshot.objects.at(i).object.key == key)
+                if (snapshot.objects.at(i).object->key == key)
                     return i;
             }
             return qsizetype(-1);
@@ -504,10 +504,10 @@ private slots:
                 ObjectList replaced;
                 for (qsizetype i = 0; i < snapshot.objects.size(); ++i) {
                     ObjectState s = snapshot.objects.at(i);
-                    if (k == 90 && s.object.key == "rl:idle:7") {
+                    if (k == 90 && s.object->key == "rl:idle:7") {
                         s.reading.atMs = t;
                         s.reading.inWindow = 60;
-                    } else if (k == 120 && s.object.key == "lock:idle:3") {
+                    } else if (k == 120 && s.object->key == "lock:idle:3") {
                         s.reading.pttlMs = s.reading.countdownAt(s.reading.pttlMs, t);
                         s.reading.atMs = t;
                     } else {
@@ -618,8 +618,8 @@ private slots:
         Snapshot snapshot;
         for (int i = 0; i < 50; ++i) {
             ObjectState l;
-            l.object.kind = lock;
-            l.object.key = "lock:paced:" + QByteArray::number(i);
+            l.object.edit().kind = lock;
+            l.object.edit().key = "lock:paced:" + QByteArray::number(i);
             l.reading.atMs = T0 + 20 * i; // read 0-980 ms after the tick
             LockData::in(l.reading).token = "holder";
             l.reading.pttlMs = 600000;
@@ -628,7 +628,7 @@ private slots:
         const auto replace = [&](const QByteArray &key, qint64 atMs, qint64 pttlMs) {
             ObjectList replaced;
             for (qsizetype i = 0; i < snapshot.objects.size(); ++i) {
-                if (snapshot.objects.at(i).object.key != key) {
+                if (snapshot.objects.at(i).object->key != key) {
                     replaced.append(snapshot.objects.ptr(i));
                     continue;
                 }
@@ -778,8 +778,8 @@ private slots:
         Snapshot snapshot;
         for (int i = 0; i < 3; ++i) {
             ObjectState s;
-            s.object.kind = s_limiter;
-            s.object.key = "rl:day:" + QByteArray::number(i);
+            s.object.edit().kind = s_limiter;
+            s.object.edit().key = "rl:day:" + QByteArray::number(i);
             s.reading.atMs = T0;
             s.reading.inWindow = 10 + i;
             s.reading.limit = 100;

@@ -58,8 +58,8 @@ ObjectState tst_MetricsExposition::object(const char *pattern, const QByteArray 
     if (!unit)
         qFatal("no pattern %s", pattern);
     ObjectState s;
-    s.object.kind = unit->kind();
-    s.object.key = key;
+    s.object.edit().kind = unit->kind();
+    s.object.edit().key = key;
     s.reading.atMs = 1'000'000;
     s.firstSeenMs = 1'000'000;
     return s;
@@ -253,7 +253,7 @@ void tst_MetricsExposition::latencyIsASummary()
     t.oldestWaitingAgeMs = 4000;
     snap.objects.append(q);
     ObjectState other = q;
-    other.object.key = "bull:zz";
+    other.object.edit().key = "bull:zz";
     snap.objects.append(other);
     MetricsExposition exposition;
     exposition.maxObjectsPerPattern = 1;
@@ -282,8 +282,8 @@ void tst_MetricsExposition::everyPatternLints()
     snap.server.timeMs = 1'000'000;
     for (const PatternUnit *unit : PatternRegistry::instance().units()) {
         ObjectState s;
-        s.object.kind = unit->kind();
-        s.object.key = unit->kind().id().toUtf8() + ":1";
+        s.object.edit().kind = unit->kind();
+        s.object.edit().key = unit->kind().id().toUtf8() + ":1";
         s.reading.atMs = snap.server.timeMs;
         s.reading.limit = 10;
         s.reading.oldestInFlightAgeMs = 5;
@@ -307,7 +307,7 @@ void tst_MetricsExposition::everyPatternLints()
     const auto all = samples(text);
     QVERIFY(!all.isEmpty());
     for (const ObjectState &s : snap.objects) {
-        const PatternUnit *unit = &PatternUnit::of(s.object.kind);
+        const PatternUnit *unit = &PatternUnit::of(s.object->kind);
         const QByteArray labels = "{key=\"" + unit->kind().id().toUtf8() + ":1\",pattern=\""
                                   + unit->kind().id().toUtf8() + "\"";
         for (const Figure &f : unit->figures()) {
@@ -593,7 +593,7 @@ void tst_MetricsExposition::layoutKeptWhileTheObjectsAre()
     const QByteArray goneText = exposition.render(withGone);
     QCOMPARE(goneText, fresh(withGone, 10));
     QCOMPARE(exposition.layoutsMade(), 3);
-    QVERIFY(!goneText.contains(QByteArray("key=\"" + gone.object.key + '"')));
+    QVERIFY(!goneText.contains(QByteArray("key=\"" + gone.object->key + '"')));
     // One more object: made again.
     Snapshot more = withGone;
     more.objects.append(object("lock", "lock:new"));

@@ -130,7 +130,7 @@ private Q_SLOTS:
                          compare)
                      .isEmpty());
         QVERIFY(!matches(QStringLiteral("x.cpp"),
-                         QStringLiteral("if (o.object.kind == TokenFamilyUnit::Kind)"), compare)
+                         QStringLiteral("if (o.object->kind == TokenFamilyUnit::Kind)"), compare)
                      .isEmpty());
         QVERIFY(matches(QStringLiteral("x.cpp"),
                         QStringLiteral("if (theme == QLatin1String(\"dark\"))"), compare)

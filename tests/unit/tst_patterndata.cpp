@@ -130,8 +130,8 @@ private slots:
     void tokensWithoutTtlAreJudgedByTheirPattern()
     {
         ObjectState family;
-        family.object.kind = kindOf("token-family");
-        family.object.key = "reset:*";
+        family.object.edit().kind = kindOf("token-family");
+        family.object.edit().key = "reset:*";
         family.reading.atMs = 1'000;
         TokenData::in(family.reading).count = 5;
         TokenData::in(family.reading).withoutTtl = 2;
@@ -141,7 +141,7 @@ private slots:
         QCOMPARE(h.severity, Severity::Warning);
 
         ObjectState hash = family;
-        hash.object.kind = kindOf("token-hash");
+        hash.object.edit().kind = kindOf("token-hash");
         QCOMPARE(objectHealth(hash, 1'000).id, states::Orphaned);
 
         TokenData::in(family.reading).withoutTtl = 0;
@@ -157,14 +157,14 @@ private slots:
     void holderTokenIsTheLocksOnly()
     {
         ObjectState lock;
-        lock.object.kind = kindOf("lock");
+        lock.object.edit().kind = kindOf("lock");
         LockData::in(lock.reading).token = "a1b2";
-        QCOMPARE(PatternUnit::of(lock.object.kind).holderToken(lock), QByteArray("a1b2"));
+        QCOMPARE(PatternUnit::of(lock.object->kind).holderToken(lock), QByteArray("a1b2"));
 
         ObjectState family;
-        family.object.kind = kindOf("token-family");
+        family.object.edit().kind = kindOf("token-family");
         TokenData::in(family.reading).count = 1;
-        QCOMPARE(PatternUnit::of(family.object.kind).holderToken(family), QByteArray());
+        QCOMPARE(PatternUnit::of(family.object->kind).holderToken(family), QByteArray());
     }
 };
 

@@ -158,14 +158,14 @@ private slots:
     void hugeOccupancyIsShown()
     {
         ObjectState s;
-        s.object.kind = *patternFromId(QStringLiteral("sorted-set-semaphore"));
+        s.object.edit().kind = *patternFromId(QStringLiteral("sorted-set-semaphore"));
         s.reading.inWindow = qint64(5'707'130'000);
         s.reading.limit = 1;
         QCOMPARE(Column::occupancy().text(s, 0), QStringLiteral("570713000000 %"));
         s.reading.limit = 0;
         QVERIFY(!Column::occupancy().text(s, 0).isEmpty());
         for (const PatternUnit *unit : PatternRegistry::instance().units()) {
-            s.object.kind = unit->kind();
+            s.object.edit().kind = unit->kind();
             for (const Column &c : unit->columns())
                 QVERIFY(!c.header.isEmpty() && c.text);
         }

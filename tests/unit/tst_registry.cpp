@@ -65,8 +65,8 @@ void tst_Registry::columnsKeyFirstStatusLast()
         // "Key", "Queue", "Family"): its key, or the name the pattern gives
         // it (PatternUnit::displayName); the table is unusable without it.
         ObjectState state;
-        state.object.kind = unit->kind();
-        state.object.key = "probe:key:42";
+        state.object.edit().kind = unit->kind();
+        state.object.edit().key = "probe:key:42";
         QVERIFY2(columns.first().text(state, 1000).contains(unit->displayName(state.object)),
                  qPrintable(unit->kind().id() + QStringLiteral(": ") + columns.first().header));
         QCOMPARE(columns.last().header, QStringLiteral("Status"));

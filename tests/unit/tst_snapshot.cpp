@@ -95,8 +95,8 @@ void tst_Snapshot::objectInItsSection()
     for (const PatternUnit *unit : PatternRegistry::instance().units()) {
         Snapshot snap;
         ObjectState state;
-        state.object.kind = unit->kind();
-        state.object.key = "k:1";
+        state.object.edit().kind = unit->kind();
+        state.object.edit().key = "k:1";
         snap.objects.append(state);
         const QJsonObject json = snap.toJson();
         const QJsonArray mine = json.value(unit->section().jsonKey).toArray();
@@ -116,8 +116,8 @@ void tst_Snapshot::nonUtf8KeyIsBase64()
 {
     Snapshot snap;
     ObjectState state;
-    state.object.kind = PatternRegistry::instance().units().first()->kind();
-    state.object.key = QByteArray("lock:\xff\xfe", 7);
+    state.object.edit().kind = PatternRegistry::instance().units().first()->kind();
+    state.object.edit().key = QByteArray("lock:\xff\xfe", 7);
     snap.objects.append(state);
     const QJsonArray mine
         = snap.toJson()
@@ -129,7 +129,7 @@ void tst_Snapshot::nonUtf8KeyIsBase64()
     QVERIFY(key.isObject());
     QCOMPARE(QByteArray::fromBase64(
                  key.toObject().value(QStringLiteral("base64")).toString().toLatin1()),
-             state.object.key);
+             state.object->key);
 }
 
 QTEST_GUILESS_MAIN(tst_Snapshot)

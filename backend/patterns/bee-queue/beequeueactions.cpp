@@ -91,7 +91,7 @@ QList<PatternAction> BeeQueueUnit::actions() const
             call.summary = QStringLiteral("Put stalled bee-queue job %1 of \"%2\" back on waiting "
                                           "(only if it is still in stalling after a whole stall "
                                           "interval), as bee-queue's checkStalledJobs does.")
-                               .arg(printableBytes(job, 80), printableBytes(r.object.key));
+                               .arg(printableBytes(job, 80), printableBytes(r.object->key));
             call.meaning = [job](const RedisValue &v) {
                 return oneJob(v.toInteger(), job, QStringLiteral("was requeued"),
                               QStringLiteral("stalled"));
@@ -101,7 +101,7 @@ QList<PatternAction> BeeQueueUnit::actions() const
             call.summary = QStringLiteral("Put every stalled bee-queue job of \"%1\" (active, not "
                                           "renewed for a stall interval) back on waiting, up to "
                                           "%2 per run, as bee-queue's checkStalledJobs does.")
-                               .arg(printableBytes(r.object.key))
+                               .arg(printableBytes(r.object->key))
                                .arg(Batch);
             libraryqueue::batchRun(call, Batch, QStringLiteral("Requeued %1 stalled jobs."));
         }
@@ -119,7 +119,7 @@ QList<PatternAction> BeeQueueUnit::actions() const
                 call.summary = QStringLiteral("Retry failed bee-queue job %1 of \"%2\": off "
                                               "failed, onto waiting, as bee-queue's Job#retry "
                                               "does.")
-                                   .arg(printableBytes(job, 80), printableBytes(r.object.key));
+                                   .arg(printableBytes(job, 80), printableBytes(r.object->key));
                 call.meaning = [job](const RedisValue &v) {
                     return oneJob(v.toInteger(), job, QStringLiteral("was retried"),
                                   QStringLiteral("failed"));
@@ -127,7 +127,7 @@ QList<PatternAction> BeeQueueUnit::actions() const
             } else {
                 call.summary = QStringLiteral("Retry every failed bee-queue job of \"%1\", up to "
                                               "%2 per run, as bee-queue's Job#retry does.")
-                                   .arg(printableBytes(r.object.key))
+                                   .arg(printableBytes(r.object->key))
                                    .arg(Batch);
                 libraryqueue::batchRun(call, Batch, QStringLiteral("Retried %1 failed jobs."));
             }
@@ -152,7 +152,7 @@ QList<PatternAction> BeeQueueUnit::actions() const
                                           "its record from the jobs hash, as bee-queue's "
                                           "Queue#removeJob does; refused while it is active and "
                                           "not stalled.")
-                               .arg(printableBytes(job, 80), printableBytes(r.object.key));
+                               .arg(printableBytes(job, 80), printableBytes(r.object->key));
             call.meaning = [job](const RedisValue &v) {
                 return oneJob(v.toInteger(), job, QStringLiteral("was removed"),
                               QStringLiteral("in this queue"));

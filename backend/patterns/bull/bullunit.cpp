@@ -241,12 +241,12 @@ RequeueSpec requeueSpec()
                                                 {BullUnit::Wait, BullUnit::Active, BullUnit::Paused,
                                                  BullUnit::MetaPaused, BullUnit::Stalled});
         const QByteArray id = r.input(QStringLiteral("job"));
-        call.args = {r.object.key + ':', id, batchArg(), cutArg()};
+        call.args = {r.object->key + ':', id, batchArg(), cutArg()};
         if (!id.isEmpty()) {
             call.summary = QStringLiteral("Move Bull job %1 of \"%2\" from active back to wait, "
                                           "only if its lock is gone (stalled), as Bull's stall "
                                           "check does.")
-                               .arg(printableBytes(id, 80), printableBytes(r.object.key));
+                               .arg(printableBytes(id, 80), printableBytes(r.object->key));
             call.meaning = BullFamilyUnit::jobReply(id, QStringLiteral("was requeued to wait"),
                                                     QStringLiteral("active"));
         } else {
@@ -254,7 +254,7 @@ RequeueSpec requeueSpec()
             call.summary = QStringLiteral("Move every stalled Bull job of \"%1\" (active without "
                                           "a lock) back to wait, up to %2 per run, as Bull's "
                                           "stall check does.")
-                               .arg(printableBytes(r.object.key))
+                               .arg(printableBytes(r.object->key))
                                .arg(BullUnit::Batch);
             batchRun(call, BullUnit::Batch, QStringLiteral("Requeued %1 stalled jobs."));
         }
@@ -276,18 +276,18 @@ PatternAction retryAction()
                 {BullUnit::Wait, BullUnit::Paused, BullUnit::MetaPaused,
                  completed ? BullUnit::Completed : BullUnit::Failed});
             const QByteArray id = r.input(QStringLiteral("job"));
-            call.args = {r.object.key + ':', id, batchArg(), cutArg()};
+            call.args = {r.object->key + ':', id, batchArg(), cutArg()};
             if (!id.isEmpty()) {
                 call.summary
                     = QStringLiteral("Retry Bull job %1 of \"%2\": from %3 back to wait, "
                                      "as Bull's Job#retry does.")
-                          .arg(printableBytes(id, 80), printableBytes(r.object.key), state);
+                          .arg(printableBytes(id, 80), printableBytes(r.object->key), state);
                 call.meaning
                     = BullFamilyUnit::jobReply(id, QStringLiteral("was moved back to wait"), state);
             } else {
                 call.summary = QStringLiteral("Retry every %1 Bull job of \"%2\", oldest first, up "
                                               "to %3 per run.")
-                                   .arg(state, printableBytes(r.object.key))
+                                   .arg(state, printableBytes(r.object->key))
                                    .arg(BullUnit::Batch);
                 batchRun(call, BullUnit::Batch, QStringLiteral("Retried %1 jobs."));
             }
@@ -309,18 +309,18 @@ PatternAction promoteAction()
                 {BullUnit::Delayed, BullUnit::Wait, BullUnit::Paused, BullUnit::MetaPaused,
                  BullUnit::Priority});
             const QByteArray id = r.input(QStringLiteral("job"));
-            call.args = {r.object.key + ':', id, batchArg(), cutArg()};
+            call.args = {r.object->key + ':', id, batchArg(), cutArg()};
             if (!id.isEmpty()) {
                 call.summary = QStringLiteral("Run delayed Bull job %1 of \"%2\" now, as Bull's "
                                               "Job#promote does.")
-                                   .arg(printableBytes(id, 80), printableBytes(r.object.key));
+                                   .arg(printableBytes(id, 80), printableBytes(r.object->key));
                 call.meaning = BullFamilyUnit::jobReply(id, QStringLiteral("was promoted to wait"),
                                                         QStringLiteral("delayed"));
             } else {
                 call.summary = QStringLiteral("Run every delayed Bull job of \"%1\" now, soonest "
                                               "first, up to %2 per run, as Bull's Job#promote "
                                               "does for each.")
-                                   .arg(printableBytes(r.object.key))
+                                   .arg(printableBytes(r.object->key))
                                    .arg(BullUnit::Batch);
                 batchRun(call, BullUnit::Batch, QStringLiteral("Promoted %1 jobs."));
             }
@@ -340,10 +340,10 @@ PatternAction removeAction()
                  BullUnit::Completed, BullUnit::Failed, BullUnit::Priority});
             addKey(call, r.object, "limiter:index", "hash");
             const QByteArray id = r.input(QStringLiteral("job"));
-            call.args = {r.object.key + ':', id};
+            call.args = {r.object->key + ':', id};
             call.summary = QStringLiteral("Remove Bull job %1 of \"%2\" and its keys, unless a "
                                           "worker holds its lock, as Bull's Job#remove does.")
-                               .arg(printableBytes(id, 80), printableBytes(r.object.key));
+                               .arg(printableBytes(id, 80), printableBytes(r.object->key));
             call.meaning = BullFamilyUnit::jobReply(id, QStringLiteral("was removed"),
                                                     QStringLiteral("in the queue"));
             return call;
@@ -360,7 +360,7 @@ PatternAction cleanFinishedAction()
         addKey(call, r.object, "limiter:index", "hash");
         const bool count = r.has(QStringLiteral("count-only"));
         call.args
-            = {r.object.key + ':', QByteArray::number(r.integer(QStringLiteral("older-than"))),
+            = {r.object->key + ':', QByteArray::number(r.integer(QStringLiteral("older-than"))),
                batchArg(), count ? QByteArray("count") : QByteArray()};
         finishClean(call, r, QStringLiteral("Bull"), QStringLiteral("as Bull's Queue#clean does"),
                     BullUnit::Batch);
@@ -376,15 +376,15 @@ PatternAction pausing(bool pause)
             r.object, pause ? QStringLiteral("queue.pause") : QStringLiteral("queue.resume"),
             QStringLiteral("bull_pause"), {BullUnit::Wait, BullUnit::Paused, BullUnit::MetaPaused});
         addKey(call, r.object, "meta", "hash");
-        call.args = {pause ? "paused" : "resumed", r.object.key + ':'};
+        call.args = {pause ? "paused" : "resumed", r.object->key + ':'};
         call.summary = pause ? QStringLiteral("Pause Bull queue \"%1\" globally: its wait "
                                               "list becomes paused and workers take no new "
                                               "job until it is resumed, as Bull's "
                                               "Queue#pause does.")
-                                   .arg(printableBytes(r.object.key))
+                                   .arg(printableBytes(r.object->key))
                              : QStringLiteral("Resume Bull queue \"%1\", as Bull's "
                                               "Queue#resume does.")
-                                   .arg(printableBytes(r.object.key));
+                                   .arg(printableBytes(r.object->key));
         const auto meaning = pauseMeaning(pause);
         call.meaning = [meaning](const RedisValue &v) {
             if (v.toInteger() == -3)

@@ -324,12 +324,12 @@ RequeueSpec requeueSpec()
             {BullMqUnit::Meta, BullMqUnit::Wait, BullMqUnit::Active, BullMqUnit::Paused,
              BullMqUnit::Marker, BullMqUnit::Events});
         const QByteArray job = r.input(QStringLiteral("job"));
-        call.args = {r.object.key + ':', job, batchArg(), cutArg()};
+        call.args = {r.object->key + ':', job, batchArg(), cutArg()};
         if (!job.isEmpty()) {
             call.summary = QStringLiteral("Move BullMQ job %1 of \"%2\" from active back to wait, "
                                           "only if its lock is gone (stalled), as BullMQ's stall "
                                           "check does.")
-                               .arg(printableBytes(job, 80), printableBytes(r.object.key));
+                               .arg(printableBytes(job, 80), printableBytes(r.object->key));
             call.meaning = BullFamilyUnit::jobReply(job, QStringLiteral("was requeued to wait"),
                                                     QStringLiteral("active"));
         } else {
@@ -337,7 +337,7 @@ RequeueSpec requeueSpec()
             call.summary = QStringLiteral("Move every stalled BullMQ job of \"%1\" (active without "
                                           "a lock) back to wait, up to %2 per run, as BullMQ's "
                                           "stall check does.")
-                               .arg(printableBytes(r.object.key))
+                               .arg(printableBytes(r.object->key))
                                .arg(BullMqUnit::Batch);
             batchRun(call, BullMqUnit::Batch, QStringLiteral("Requeued %1 stalled jobs."));
         }
@@ -361,18 +361,18 @@ PatternAction retryAction()
                  BullMqUnit::PriorityCounter,
                  completed ? BullMqUnit::Completed : BullMqUnit::Failed});
             const QByteArray job = r.input(QStringLiteral("job"));
-            call.args = {r.object.key + ':', job, batchArg(), state.toUtf8(), cutArg()};
+            call.args = {r.object->key + ':', job, batchArg(), state.toUtf8(), cutArg()};
             if (!job.isEmpty()) {
                 call.summary
                     = QStringLiteral("Retry BullMQ job %1 of \"%2\": from %3 back to "
                                      "wait, as BullMQ's Job.retry does.")
-                          .arg(printableBytes(job, 80), printableBytes(r.object.key), state);
+                          .arg(printableBytes(job, 80), printableBytes(r.object->key), state);
                 call.meaning = BullFamilyUnit::jobReply(
                     job, QStringLiteral("was moved back to wait"), state);
             } else {
                 call.summary = QStringLiteral("Retry every %1 BullMQ job of \"%2\", oldest first, "
                                               "up to %3 per run, as BullMQ's retryJobs does.")
-                                   .arg(state, printableBytes(r.object.key))
+                                   .arg(state, printableBytes(r.object->key))
                                    .arg(BullMqUnit::Batch);
                 batchRun(call, BullMqUnit::Batch, QStringLiteral("Retried %1 jobs."));
             }
@@ -395,17 +395,17 @@ PatternAction promoteAction()
                  BullMqUnit::Marker, BullMqUnit::Events, BullMqUnit::Prioritized,
                  BullMqUnit::PriorityCounter, BullMqUnit::Delayed});
             const QByteArray job = r.input(QStringLiteral("job"));
-            call.args = {r.object.key + ':', job, batchArg(), cutArg()};
+            call.args = {r.object->key + ':', job, batchArg(), cutArg()};
             if (!job.isEmpty()) {
                 call.summary = QStringLiteral("Run delayed BullMQ job %1 of \"%2\" now, as "
                                               "BullMQ's promote does.")
-                                   .arg(printableBytes(job, 80), printableBytes(r.object.key));
+                                   .arg(printableBytes(job, 80), printableBytes(r.object->key));
                 call.meaning = BullFamilyUnit::jobReply(job, QStringLiteral("was promoted to wait"),
                                                         QStringLiteral("delayed"));
             } else {
                 call.summary = QStringLiteral("Run every delayed BullMQ job of \"%1\" now, soonest "
                                               "first, up to %2 per run.")
-                                   .arg(printableBytes(r.object.key))
+                                   .arg(printableBytes(r.object->key))
                                    .arg(BullMqUnit::Batch);
                 batchRun(call, BullMqUnit::Batch, QStringLiteral("Promoted %1 jobs."));
             }
@@ -424,10 +424,10 @@ PatternAction removeAction()
             call.keys << keyOf(r.object, BullMqUnit::Failed);
             call.keyRoles << QStringLiteral("failed zset");
             const QByteArray job = r.input(QStringLiteral("job"));
-            call.args = {r.object.key + ':', job, "0", "0", ""};
+            call.args = {r.object->key + ':', job, "0", "0", ""};
             call.summary = QStringLiteral("Remove BullMQ job %1 of \"%2\" and its keys, unless a "
                                           "worker holds its lock, as BullMQ's removeJob does.")
-                               .arg(printableBytes(job, 80), printableBytes(r.object.key));
+                               .arg(printableBytes(job, 80), printableBytes(r.object->key));
             call.meaning = BullFamilyUnit::jobReply(job, QStringLiteral("was removed"),
                                                     QStringLiteral("in the queue"));
             return call;
@@ -444,7 +444,7 @@ PatternAction cleanFinishedAction()
                            cleansCompleted(r) ? BullMqUnit::Completed : BullMqUnit::Failed);
         call.keyRoles << QStringLiteral("cleaned zset");
         const bool count = r.has(QStringLiteral("count-only"));
-        call.args = {r.object.key + ':', QByteArray(),
+        call.args = {r.object->key + ':', QByteArray(),
                      QByteArray::number(r.integer(QStringLiteral("older-than"))), batchArg(),
                      count ? QByteArray("count") : QByteArray()};
         finishClean(call, r, QStringLiteral("BullMQ"), QStringLiteral("as BullMQ's clean does"),
@@ -463,12 +463,11 @@ PatternAction pausing(bool pause)
             {BullMqUnit::Meta, BullMqUnit::Wait, BullMqUnit::Paused, BullMqUnit::Prioritized,
              BullMqUnit::Delayed, BullMqUnit::Marker, BullMqUnit::Events});
         call.args = {pause ? "paused" : "resumed"};
-        call.summary
-            = pause
-                  ? QStringLiteral("Pause BullMQ queue \"%1\": workers take no new "
-                                   "job until it is resumed.")
-                        .arg(printableBytes(r.object.key))
-                  : QStringLiteral("Resume BullMQ queue \"%1\".").arg(printableBytes(r.object.key));
+        call.summary = pause ? QStringLiteral("Pause BullMQ queue \"%1\": workers take no new "
+                                              "job until it is resumed.")
+                                   .arg(printableBytes(r.object->key))
+                             : QStringLiteral("Resume BullMQ queue \"%1\".")
+                                   .arg(printableBytes(r.object->key));
         call.meaning = pauseMeaning(pause);
         return call;
     });

@@ -144,7 +144,7 @@ QList<PatternAction> CeleryUnit::actions() const
                                                          QString::fromLatin1(Types[s]));
         }
         const QByteArray tag = r.input(QStringLiteral("job"));
-        const qint64 visibility = r.object.params.stuckAfterMs;
+        const qint64 visibility = r.object->params.stuckAfterMs;
         const QByteArray exchange = exchangeOf(r.object);
         if (r.has(QStringLiteral("older-than"))) {
             // Before kombu would: unacked longer than MS. Nothing in Redis
@@ -154,14 +154,14 @@ QList<PatternAction> CeleryUnit::actions() const
             const qint64 ms
                 = std::max<qint64>(0, r.input(QStringLiteral("older-than")).toLongLong());
             call.action = QStringLiteral("queue.requeue-stuck");
-            call.args = {r.object.key, exchange, QByteArray(), secondsArg(double(ms) / 1000.0),
-                         batch,        cut};
+            call.args = {r.object->key, exchange, QByteArray(), secondsArg(double(ms) / 1000.0),
+                         batch,         cut};
             call.summary
                 = QStringLiteral("Put every Celery message of \"%1\" unacked for longer than %2 "
                                  "back on the queue now, up to %3, as kombu's restore_by_tag does "
                                  "after the visibility timeout (%4). A worker that is still alive "
                                  "and running one of them will run it a second time.")
-                      .arg(printableBytes(r.object.key), formatMs(ms))
+                      .arg(printableBytes(r.object->key), formatMs(ms))
                       .arg(Batch)
                       .arg(formatMs(visibility));
             call.refusal
@@ -170,21 +170,21 @@ QList<PatternAction> CeleryUnit::actions() const
                                  "worker took them), which would run them twice.")
                       .arg(formatMs(visibility));
             call.forceable = true;
-            const QByteArray queue = r.object.key;
+            const QByteArray queue = r.object->key;
             call.meaning = [queue, visibility, ms](const RedisValue &v) {
                 return restoredMeaning(v, queue, visibility, ms);
             };
             return call;
         }
         call.args
-            = {r.object.key, exchange, tag, secondsArg(double(visibility) / 1000.0), batch, cut};
+            = {r.object->key, exchange, tag, secondsArg(double(visibility) / 1000.0), batch, cut};
         if (!tag.isEmpty()) {
             call.summary = QStringLiteral("Put Celery message %1 back on queue \"%2\" if it is "
                                           "unacked past the visibility timeout (%3), as kombu's "
                                           "restore_by_tag does.")
-                               .arg(printableBytes(tag, 80), printableBytes(r.object.key),
+                               .arg(printableBytes(tag, 80), printableBytes(r.object->key),
                                     formatMs(visibility));
-            const QByteArray queue = r.object.key;
+            const QByteArray queue = r.object->key;
             call.meaning = [tag, queue](const RedisValue &v) {
                 return oneTag(v.toInteger(), tag, queue);
             };
@@ -194,11 +194,11 @@ QList<PatternAction> CeleryUnit::actions() const
                                           "visibility timeout (%2) back on the queue, up to %3 per "
                                           "run, as kombu's restore_visible does (not while "
                                           "unacked_mutex is held).")
-                               .arg(printableBytes(r.object.key), formatMs(visibility))
+                               .arg(printableBytes(r.object->key), formatMs(visibility))
                                .arg(Batch);
             call.batch = Batch;
             call.batchSummary = QStringLiteral("Requeued %1 stuck messages.");
-            const QByteArray queue = r.object.key;
+            const QByteArray queue = r.object->key;
             call.meaning = [queue, visibility](const RedisValue &v) {
                 return restoredMeaning(v, queue, visibility, -1);
             };

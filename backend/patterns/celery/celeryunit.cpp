@@ -445,13 +445,13 @@ qint64 CeleryUnit::restoreInMs(const ObjectState &s, qint64 nowMs)
     if (r.inFlight <= 0 || r.oldestInFlightAgeMs < 0)
         return -1;
     return std::max<qint64>(
-        0, saturatingSub(s.object.params.stuckAfterMs, r.ageAt(r.oldestInFlightAgeMs, nowMs)));
+        0, saturatingSub(s.object->params.stuckAfterMs, r.ageAt(r.oldestInFlightAgeMs, nowMs)));
 }
 
 void CeleryUnit::writeLibraryJson(const ObjectState &s, const Reading &, qint64 nowMs,
                                   QJsonObject &j) const
 {
-    j.insert(QStringLiteral("visibilityTimeoutMs"), double(s.object.params.stuckAfterMs));
+    j.insert(QStringLiteral("visibilityTimeoutMs"), double(s.object->params.stuckAfterMs));
     // This queue's unacked messages by priority sub-queue (kombu's steps).
     QJsonObject byPriority;
     for (const LibraryPart &p : s.reading.library().parts) {

@@ -64,7 +64,7 @@ QList<PatternAction> DramatiqUnit::actions() const
                                    QStringLiteral("dramatiq_requeue"),
                                    {Queue, Msgs, Delayed, DelayedMsgs, Heartbeats});
         const QByteArray id = r.input(QStringLiteral("job"));
-        const QByteArray timeout = QByteArray::number(r.object.params.stuckAfterMs);
+        const QByteArray timeout = QByteArray::number(r.object->params.stuckAfterMs);
         call.args = {AcksPrefix, queueName(r.object), timeout, id, batch, cut};
         if (!id.isEmpty()) {
             call.summary = QStringLiteral("Put orphaned Dramatiq message %1 of \"%2\" (unacked "

@@ -39,13 +39,13 @@ QList<PatternAction> LaravelHorizonUnit::actions() const
         const QByteArray list = r.input(QStringLiteral("queue"));
         const QByteArray name = list.mid(list.indexOf(QueuesSegment) + QueuesSegment.size());
         const QByteArray fresh = QUuid::createUuid().toByteArray(QUuid::WithoutBraces);
-        const QByteArray &h = r.object.key;
+        const QByteArray &h = r.object->key;
         ScriptCall call;
         call.action = QStringLiteral("queue.retry");
         call.script = QStringLiteral("horizon_retry_failed");
         call.keys
-            = {h + id,           r.object.related.value(Failed), list,
-               list + ":notify", r.object.related.value(Recent), r.object.related.value(Pending),
+            = {h + id,           r.object->related.value(Failed), list,
+               list + ":notify", r.object->related.value(Recent), r.object->related.value(Pending),
                h + fresh};
         call.keyRoles = {QStringLiteral("failed job hash"),  QStringLiteral("failed_jobs zset"),
                          QStringLiteral("queue list"),       QStringLiteral("notify list"),

@@ -62,7 +62,7 @@ QList<PatternAction> LaravelQueueUnit::actions() const
             call.summary = QStringLiteral("Put reserved Laravel job %1 of \"%2\" back on its queue "
                                           "(only if its reservation has expired), as "
                                           "RedisQueue::migrateExpiredJobs does.")
-                               .arg(printableBytes(job, 80), printableBytes(r.object.key));
+                               .arg(printableBytes(job, 80), printableBytes(r.object->key));
             call.meaning = [job](const RedisValue &v) {
                 return libraryqueue::jobMeaning(
                     v.toInteger(), job, QStringLiteral("was put back on its queue"),
@@ -76,7 +76,7 @@ QList<PatternAction> LaravelQueueUnit::actions() const
             call.summary = QStringLiteral("Put every expired reservation of \"%1\" (reserved past "
                                           "retry_after) back on its queue, up to %2 per run, as "
                                           "RedisQueue::migrateExpiredJobs does.")
-                               .arg(printableBytes(r.object.key))
+                               .arg(printableBytes(r.object->key))
                                .arg(Batch);
             libraryqueue::batchRun(call, Batch,
                                    QStringLiteral("Put %1 expired reservations back on the "
@@ -97,7 +97,7 @@ QList<PatternAction> LaravelQueueUnit::actions() const
                                           "from the reserved or delayed set or the queue's list "
                                           "(its first %3 entries); refused while its reservation "
                                           "has not expired.")
-                               .arg(printableBytes(job, 80), printableBytes(r.object.key))
+                               .arg(printableBytes(job, 80), printableBytes(r.object->key))
                                .arg(ListSearch);
             call.meaning = [job](const RedisValue &v) {
                 return libraryqueue::jobMeaning(

@@ -188,13 +188,13 @@ void finishClean(ScriptCall &call, const ActionRequest &r, const QString &librar
         call.action = QStringLiteral("queue.clean-count");
         call.summary = QStringLiteral("Count the %1 %2 jobs of \"%3\" finished more than %4 ago "
                                       "(nothing is written).")
-                           .arg(st, library, printableBytes(r.object.key), formatMs(olderThan));
+                           .arg(st, library, printableBytes(r.object->key), formatMs(olderThan));
         call.meaning = cleanCountMeaning(st);
         return;
     }
     call.summary = QStringLiteral("Remove the %1 %2 jobs of \"%3\" finished more than %4 ago "
                                   "(not locked ones), up to %5 per run, %6.")
-                       .arg(st, library, printableBytes(r.object.key), formatMs(olderThan))
+                       .arg(st, library, printableBytes(r.object->key), formatMs(olderThan))
                        .arg(batch)
                        .arg(itsVerb);
     batchRun(call, batch, QStringLiteral("Removed %1 jobs."));

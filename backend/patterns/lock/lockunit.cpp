@@ -391,11 +391,11 @@ QString LockUnit::attentionText(const ObjectState &state, qint64 nowMs) const
     // A lock whose pattern judges it expired (a SETNX lock's expiry passed)
     // says so, not how long it has been "held".
     if (const ObjectHealth h = objectHealth(state, nowMs); h.id == states::ExpiredPresent)
-        return QStringLiteral("Lock %1 %2").arg(printableBytes(state.object.key), h.words);
+        return QStringLiteral("Lock %1 %2").arg(printableBytes(state.object->key), h.words);
     const bool known = state.heldSinceMs >= 0;
     const qint64 held = saturatingSub(nowMs, known ? state.heldSinceMs : state.firstSeenMs);
     return QStringLiteral("Lock %1 held for %2")
-        .arg(printableBytes(state.object.key),
+        .arg(printableBytes(state.object->key),
              known ? formatMs(held) : formatAgeSinceWatching(held));
 }
 

@@ -232,14 +232,14 @@ QList<PatternAction> PythonLimitsUnit::actions() const
     QList<PatternAction> out = LimiterUnit::actions();
     for (PatternAction &a : out) {
         a.check = [](const ActionRequest &r) -> QString {
-            if (!parseKey(r.object.key))
+            if (!parseKey(r.object->key))
                 return QStringLiteral("\"%1\" is not a Python limits key (LIMITER/.../amount/"
                                       "multiples/granularity): shown read-only.")
-                    .arg(printableBytes(r.object.key));
+                    .arg(printableBytes(r.object->key));
             if (r.shown && !r.shown->reading.library().layoutKnown)
                 return QStringLiteral("\"%1\" does not hold what Python limits writes: shown "
                                       "read-only.")
-                    .arg(printableBytes(r.object.key));
+                    .arg(printableBytes(r.object->key));
             return QString();
         };
         a.build = [](const ActionRequest &r) {

@@ -323,7 +323,7 @@ QString RedisSemaphoreUnit::attentionText(const ObjectState &state, qint64 nowMs
     const Reading &r = state.reading;
     if (r.stuck > 0)
         return QStringLiteral("Semaphore %1: %2 stale holder(s) past the %3 lock timeout")
-            .arg(printableBytes(state.object.key))
+            .arg(printableBytes(state.object->key))
             .arg(r.stuck)
             .arg(formatMs(LimiterData::of(r).windowMs));
     return SemaphoreUnit().attentionText(state, nowMs);
@@ -342,7 +342,7 @@ QList<PatternAction> RedisSemaphoreUnit::actions() const
             if (r.shown && !r.shown->reading.library().layoutKnown)
                 return QStringLiteral("\"%1\" is not a redis-semaphore layout Gatehouse knows: "
                                       "shown read-only.")
-                    .arg(printableBytes(r.object.key));
+                    .arg(printableBytes(r.object->key));
             return QString();
         };
         a.build = [](const ActionRequest &r) {
@@ -353,7 +353,7 @@ QList<PatternAction> RedisSemaphoreUnit::actions() const
                 = QStringLiteral("Remove holder \"%1\" (all its permits) from "
                                  "redis-semaphore \"%2\" only if it still holds them "
                                  "with the acquire time %3 ms, as its release() does.")
-                      .arg(printableBytes(call.args.value(0), 80), printableBytes(r.object.key))
+                      .arg(printableBytes(call.args.value(0), 80), printableBytes(r.object->key))
                       .arg(r.integer(QStringLiteral("score")));
             return call;
         };

@@ -265,7 +265,7 @@ QList<Column> RedissonDelayedQueueUnit::columns() const
 void RedissonDelayedQueueUnit::writeJson(const ObjectState &s, const Reading &r, qint64,
                                          QJsonObject &j) const
 {
-    j.insert(QStringLiteral("keys"), keysToJson(s.object.related));
+    j.insert(QStringLiteral("keys"), keysToJson(s.object->related));
     j.insert(QStringLiteral("redissonType"), QStringLiteral("RDelayedQueue"));
     j.insert(QStringLiteral("length"), double(r.length));
     j.insert(QStringLiteral("delayed"), double(r.inFlight));
@@ -308,7 +308,7 @@ QString RedissonDelayedQueueUnit::attentionText(const ObjectState &state, qint64
     const Reading &r = state.reading;
     return QStringLiteral("Redisson delayed queue %1: %2 items due, the oldest for %3 (no "
                           "client moves them)")
-        .arg(printableBytes(state.object.key))
+        .arg(printableBytes(state.object->key))
         .arg(r.stuck)
         .arg(formatMs(r.ageAt(r.oldestInFlightAgeMs, nowMs)));
 }

@@ -431,7 +431,7 @@ QList<Column> RedissonLockUnit::columns() const
 void RedissonLockUnit::writeJson(const ObjectState &s, const Reading &r, qint64 nowMs,
                                  QJsonObject &j) const
 {
-    j.insert(QStringLiteral("keys"), keysToJson(s.object.related));
+    j.insert(QStringLiteral("keys"), keysToJson(s.object->related));
     j.insert(QStringLiteral("redissonType"), redissonType(r));
     j.insert(QStringLiteral("redissonTypeText"), redissonTypeText(r));
     const QString mode = modeOf(r);
@@ -520,7 +520,7 @@ QString RedissonLockUnit::attentionText(const ObjectState &state, qint64 nowMs) 
     const bool known = state.heldSinceMs >= 0;
     const qint64 held = saturatingSub(nowMs, known ? state.heldSinceMs : state.firstSeenMs);
     return QStringLiteral("%1 %2 held for %3 (%4 waiting)")
-        .arg(redissonTypeText(state.reading), printableBytes(state.object.key),
+        .arg(redissonTypeText(state.reading), printableBytes(state.object->key),
              known ? formatMs(held) : formatAgeSinceWatching(held))
         .arg(state.reading.length);
 }

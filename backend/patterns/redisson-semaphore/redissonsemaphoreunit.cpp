@@ -339,7 +339,7 @@ QList<Column> RedissonSemaphoreUnit::columns() const
 void RedissonSemaphoreUnit::writeJson(const ObjectState &s, const Reading &r, qint64 nowMs,
                                       QJsonObject &j) const
 {
-    j.insert(QStringLiteral("keys"), keysToJson(s.object.related));
+    j.insert(QStringLiteral("keys"), keysToJson(s.object->related));
     j.insert(QStringLiteral("redissonType"), r.inFlight > 0
                                                  ? QStringLiteral("RPermitExpirableSemaphore")
                                                  : QStringLiteral("RSemaphore"));
@@ -402,7 +402,7 @@ std::optional<Attention> RedissonSemaphoreUnit::attention(const ObjectState &sta
 QString RedissonSemaphoreUnit::attentionText(const ObjectState &state, qint64) const
 {
     return QStringLiteral("Redisson semaphore %1: %2 permits expired, %3 available")
-        .arg(printableBytes(state.object.key))
+        .arg(printableBytes(state.object->key))
         .arg(state.reading.stuck)
         .arg(available(state.reading));
 }

@@ -434,7 +434,7 @@ QList<Column> ReliableQueueUnit::columns() const
 void ReliableQueueUnit::writeJson(const ObjectState &s, const Reading &r, qint64,
                                   QJsonObject &j) const
 {
-    j.insert(QStringLiteral("keys"), keysToJson(s.object.keys()));
+    j.insert(QStringLiteral("keys"), keysToJson(s.object->keys()));
     j.insert(QStringLiteral("length"), double(r.length));
     j.insert(QStringLiteral("inFlight"), double(r.inFlight));
     j.insert(QStringLiteral("deadLength"), double(r.deadLength));
@@ -447,7 +447,7 @@ void ReliableQueueUnit::writeJson(const ObjectState &s, const Reading &r, qint64
              s.throughputPerS < 0 ? QJsonValue() : QJsonValue(s.throughputPerS));
     QJsonArray stuck;
     for (const InFlightItem &item : r.items) {
-        if (item.ageMs < s.object.params.stuckAfterMs)
+        if (item.ageMs < s.object->params.stuckAfterMs)
             continue;
         stuck.append(QJsonObject{{QStringLiteral("job"), keyToJson(item.job)},
                                  {QStringLiteral("ageMs"), double(item.ageMs)},
@@ -533,17 +533,17 @@ QList<PatternAction> ReliableQueueUnit::actions() const
         if (!r.has(QStringLiteral("stuck")))
             return requeue(r.object, r.input(QStringLiteral("job")));
         const qint64 olderThan = r.integer(QStringLiteral("older-than"));
-        if (r.object.relatedKey(1).isEmpty()) {
+        if (r.object->relatedKey(1).isEmpty()) {
             ScriptCall none;
             none.refusal
                 = QStringLiteral("Queue \"%1\" has no claims set in the profile, so a single "
                                  "command cannot tell how long its jobs have been in flight; "
                                  "requeue them with --job, or from the console, which ages "
                                  "them from first sight.")
-                      .arg(printableBytes(r.object.key, 80));
+                      .arg(printableBytes(r.object->key, 80));
             return none;
         }
-        return requeueStuck(r.object, olderThan >= 0 ? olderThan : r.object.params.stuckAfterMs,
+        return requeueStuck(r.object, olderThan >= 0 ? olderThan : r.object->params.stuckAfterMs,
                             StuckBatch);
     };
 
@@ -572,19 +572,19 @@ QList<PatternAction> ReliableQueueUnit::actions() const
     stuckAction.objectName = QStringLiteral("requeueStuckButton");
     stuckAction.consoleOnly = true;
     stuckAction.build = [](const ActionRequest &r) {
-        if (!r.object.relatedKey(1).isEmpty())
-            return requeueStuck(r.object, r.object.params.stuckAfterMs, StuckBatch);
+        if (!r.object->relatedKey(1).isEmpty())
+            return requeueStuck(r.object, r.object->params.stuckAfterMs, StuckBatch);
         if (r.shown) {
             const Reading &reading = r.shown->reading;
             const qint64 now = reading.atMs;
             for (const InFlightItem &item : reading.items) {
-                if (reading.ageAt(item.ageMs, now) >= r.object.params.stuckAfterMs)
+                if (reading.ageAt(item.ageMs, now) >= r.object->params.stuckAfterMs)
                     return requeue(r.object, item.job);
             }
         }
         ScriptCall none;
         none.refusal
-            = QStringLiteral("No job in \"%1\" is stuck.").arg(printableBytes(r.object.key, 80));
+            = QStringLiteral("No job in \"%1\" is stuck.").arg(printableBytes(r.object->key, 80));
         return none;
     };
     return {requeueAction, dead, stuckAction};

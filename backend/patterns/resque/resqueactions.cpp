@@ -48,10 +48,10 @@ PatternAction failedAction(bool retry)
                 = retry ? QStringLiteral("Put failed Resque job %1 of \"%2\" back on its queue and "
                                          "remove the failure, as Resque's Failure::Redis requeue "
                                          "and remove and node-resque's retryAndRemoveFailed do.")
-                              .arg(printableBytes(job, 80), printableBytes(r.object.key))
+                              .arg(printableBytes(job, 80), printableBytes(r.object->key))
                         : QStringLiteral("Remove failed Resque job %1 of \"%2\", as Resque's "
                                          "Failure::Redis.remove does.")
-                              .arg(printableBytes(job, 80), printableBytes(r.object.key));
+                              .arg(printableBytes(job, 80), printableBytes(r.object->key));
             call.meaning = [job, retry](const RedisValue &v) {
                 return libraryqueue::jobMeaning(
                     v.toInteger(), job,
@@ -88,15 +88,15 @@ QList<PatternAction> ResqueUnit::actions() const
                                    QStringLiteral("resque_requeue_worker"),
                                    {Workers, Queues, FailedStat, Heartbeat});
         const QByteArray worker = r.input(QStringLiteral("job"));
-        call.args = {nsOf(r.object), worker, QByteArray::number(r.object.params.stuckAfterMs),
+        call.args = {nsOf(r.object), worker, QByteArray::number(r.object->params.stuckAfterMs),
                      QByteArray::number(Batch)};
         if (!worker.isEmpty()) {
             call.summary = QStringLiteral("Put the job Resque worker %1 of \"%2\" holds back on "
                                           "its queue and unregister the worker (only if its job "
                                           "started %3 or more ago), as node-resque's "
                                           "forceCleanWorker and retryStuckJobs do.")
-                               .arg(printableBytes(worker, 80), printableBytes(r.object.key),
-                                    formatMs(r.object.params.stuckAfterMs));
+                               .arg(printableBytes(worker, 80), printableBytes(r.object->key),
+                                    formatMs(r.object->params.stuckAfterMs));
             call.meaning = [worker](const RedisValue &v) {
                 return libraryqueue::jobMeaning(
                     v.toInteger(), worker, QStringLiteral("was unregistered, its job requeued"),
@@ -118,7 +118,7 @@ QList<PatternAction> ResqueUnit::actions() const
                                  "(working %2 or more) back on its queue, up to %3 per "
                                  "run, as node-resque's cleanOldWorkers and "
                                  "retryStuckJobs do.")
-                      .arg(printableBytes(r.object.key), formatMs(r.object.params.stuckAfterMs))
+                      .arg(printableBytes(r.object->key), formatMs(r.object->params.stuckAfterMs))
                       .arg(Batch);
             libraryqueue::batchRun(call, Batch,
                                    QStringLiteral("Requeued the jobs of %1 stuck workers."));

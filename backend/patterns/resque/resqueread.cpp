@@ -400,7 +400,7 @@ void ResqueUnit::writeLibraryJson(const ObjectState &s, const Reading &, qint64 
     // Of them, alive and listening to a queue with jobs waiting; null unknown.
     j.insert(QStringLiteral("workersAlive"),
              read.library().workersAlive < 0 ? QJsonValue() : double(read.library().workersAlive));
-    j.insert(QStringLiteral("stuckAfterMs"), double(s.object.params.stuckAfterMs));
+    j.insert(QStringLiteral("stuckAfterMs"), double(s.object->params.stuckAfterMs));
 }
 
 QStringList ResqueUnit::itemHeaders() const

@@ -85,8 +85,8 @@ QList<PatternAction> RqUnit::actions() const
             call.summary = QStringLiteral("Put abandoned RQ job %1 of \"%2\" back on its queue "
                                           "(only if its started-registry expiry has passed), as "
                                           "RQ's StartedJobRegistry.requeue does.")
-                               .arg(printableBytes(job, 80), printableBytes(r.object.key));
-            const QString queue = printableBytes(r.object.key);
+                               .arg(printableBytes(job, 80), printableBytes(r.object->key));
+            const QString queue = printableBytes(r.object->key);
             call.meaning = [job, queue](const RedisValue &v) {
                 return oneJob(v.toInteger(), job,
                               QStringLiteral("was requeued at the back of \"%1\"").arg(queue),
@@ -97,7 +97,7 @@ QList<PatternAction> RqUnit::actions() const
             call.summary = QStringLiteral("Put every abandoned RQ job of \"%1\" (started, past its "
                                           "expiry) back on its queue, up to %2 per run, as RQ's "
                                           "StartedJobRegistry.requeue does.")
-                               .arg(printableBytes(r.object.key))
+                               .arg(printableBytes(r.object->key))
                                .arg(Batch);
             libraryqueue::batchRun(call, Batch, QStringLiteral("Requeued %1 abandoned jobs."));
         }
@@ -116,7 +116,7 @@ QList<PatternAction> RqUnit::actions() const
             if (!job.isEmpty()) {
                 call.summary = QStringLiteral("Requeue failed RQ job %1 of \"%2\", as RQ's "
                                               "FailedJobRegistry.requeue does.")
-                                   .arg(printableBytes(job, 80), printableBytes(r.object.key));
+                                   .arg(printableBytes(job, 80), printableBytes(r.object->key));
                 call.meaning = [job](const RedisValue &v) {
                     return oneJob(v.toInteger(), job, QStringLiteral("was requeued"),
                                   QStringLiteral("the failed registry"));
@@ -124,7 +124,7 @@ QList<PatternAction> RqUnit::actions() const
             } else {
                 call.summary = QStringLiteral("Requeue every failed RQ job of \"%1\", up to %2 per "
                                               "run, as `rq requeue --all` does.")
-                                   .arg(printableBytes(r.object.key))
+                                   .arg(printableBytes(r.object->key))
                                    .arg(Batch);
                 libraryqueue::batchRun(call, Batch, QStringLiteral("Requeued %1 failed jobs."));
             }
@@ -159,11 +159,11 @@ QList<PatternAction> RqUnit::actions() const
                                           "registries, status canceled, into the canceled "
                                           "registry, as RQ's Job.cancel does; refused while a "
                                           "live worker holds it.")
-                               .arg(printableBytes(job, 80), printableBytes(r.object.key))
+                               .arg(printableBytes(job, 80), printableBytes(r.object->key))
                          : QStringLiteral("Delete RQ job %1 of \"%2\": off its queue and "
                                           "registries, and its hash, as RQ's Job.delete does; "
                                           "refused while a live worker holds it.")
-                               .arg(printableBytes(job, 80), printableBytes(r.object.key));
+                               .arg(printableBytes(job, 80), printableBytes(r.object->key));
             call.meaning = [job, cancel](const RedisValue &v) {
                 return oneJob(v.toInteger(), job,
                               cancel ? QStringLiteral("was canceled")

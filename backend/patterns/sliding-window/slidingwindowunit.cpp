@@ -243,7 +243,7 @@ QList<PatternAction> SlidingWindowUnit::actions() const
         ScriptCall call = clearRetrySlots(r.object);
         if (!call.isValid())
             call.refusal = QStringLiteral("Limiter \"%1\" has no retry set in the profile.")
-                               .arg(printableBytes(r.object.key, 80));
+                               .arg(printableBytes(r.object->key, 80));
         return call;
     };
     all.append(clear);

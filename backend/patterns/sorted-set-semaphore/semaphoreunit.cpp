@@ -321,7 +321,7 @@ QString SemaphoreUnit::attentionText(const ObjectState &state, qint64 nowMs) con
 {
     const Reading &r = state.reading;
     return QStringLiteral("Semaphore %1: %2 of %3 held (oldest holder %4)")
-        .arg(printableBytes(state.object.key))
+        .arg(printableBytes(state.object->key))
         .arg(r.inWindow)
         .arg(r.limit.value_or(0))
         .arg(formatMs(r.ageAt(LimiterData::of(r).oldestAgeMs, nowMs)));

@@ -114,7 +114,7 @@ PatternAction claimAction()
     };
     a.build = [](const ActionRequest &r) {
         return StreamGroupUnit::claim(r.object, r.input(Group), r.input(To),
-                                      orDefault(r, Idle, r.object.params.stuckAfterMs),
+                                      orDefault(r, Idle, r.object->params.stuckAfterMs),
                                       int(orDefault(r, Most, 100)), r.input(From), r.input(Job));
     };
     return a;

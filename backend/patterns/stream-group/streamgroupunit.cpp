@@ -303,10 +303,10 @@ QList<Column> StreamGroupUnit::columns() const
 void StreamGroupUnit::writeJson(const ObjectState &s, const Reading &r, qint64 nowMs,
                                 QJsonObject &j) const
 {
-    libraryqueue::writeJson(r, QJsonArray{keyToJson(s.object.key), keyToJson(deadKey(s.object))},
+    libraryqueue::writeJson(r, QJsonArray{keyToJson(s.object->key), keyToJson(deadKey(s.object))},
                             j);
     const StreamInfo info = unpack(r);
-    j.insert(QStringLiteral("stuckAfterMs"), double(s.object.params.stuckAfterMs));
+    j.insert(QStringLiteral("stuckAfterMs"), double(s.object->params.stuckAfterMs));
     j.insert(
         QStringLiteral("stream"),
         QJsonObject{{QStringLiteral("length"), double(info.length)},
@@ -328,7 +328,7 @@ void StreamGroupUnit::writeJson(const ObjectState &s, const Reading &r, qint64 n
                 {QStringLiteral("inactiveMs"),
                  orNull(c.inactiveMs < 0 ? -1 : c.inactiveMs + elapsed)},
                 {QStringLiteral("quiet"),
-                 c.idleMs < 0 || c.idleMs + elapsed >= s.object.params.stuckAfterMs}});
+                 c.idleMs < 0 || c.idleMs + elapsed >= s.object->params.stuckAfterMs}});
         groups.append(QJsonObject{
             {QStringLiteral("name"), keyToJson(g.name)},
             {QStringLiteral("consumerCount"), double(g.consumers)},
@@ -365,14 +365,14 @@ QStringList StreamGroupUnit::itemHeaders() const
 QList<QStringList> StreamGroupUnit::items(const ObjectState &s, qint64 nowMs) const
 {
     QList<QStringList> out;
-    for (const Row &row : rowsOf(s.reading, s.object.params.stuckAfterMs, nowMs))
+    for (const Row &row : rowsOf(s.reading, s.object->params.stuckAfterMs, nowMs))
         out.append(row.text);
     return out;
 }
 
 QHash<QString, QByteArray> StreamGroupUnit::itemInputs(const ObjectState &s, int i) const
 {
-    const QList<Row> rows = rowsOf(s.reading, s.object.params.stuckAfterMs, s.reading.atMs);
+    const QList<Row> rows = rowsOf(s.reading, s.object->params.stuckAfterMs, s.reading.atMs);
     if (i < 0 || i >= rows.size())
         return {};
     const Row &row = rows.at(i);

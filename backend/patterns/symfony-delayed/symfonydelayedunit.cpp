@@ -210,7 +210,7 @@ libraryqueue::JsonOptions SymfonyDelayedUnit::jsonOptions() const
 void SymfonyDelayedUnit::writeLibraryJson(const ObjectState &state, const Reading &r, qint64,
                                           QJsonObject &j) const
 {
-    j.insert(QStringLiteral("stream"), QString::fromUtf8(state.object.related.value(0)));
+    j.insert(QStringLiteral("stream"), QString::fromUtf8(state.object->related.value(0)));
     j.insert(QStringLiteral("dueCount"), double(r.stuck));
 }
 
@@ -223,7 +223,7 @@ QList<PatternAction> SymfonyDelayedUnit::actions() const
             ScriptCall call;
             call.action = QStringLiteral("queue.release");
             call.script = QStringLiteral("symfony_release_delayed");
-            call.keys = {r.object.key, r.object.related.value(0)};
+            call.keys = {r.object->key, r.object->related.value(0)};
             call.keyRoles = {QStringLiteral("delayed zset"), QStringLiteral("stream stream")};
             const QByteArray message = messageIdOf(r.input(QStringLiteral("job")));
             call.args = {message, QByteArray::number(Batch), cut, "php"};
@@ -231,7 +231,7 @@ QList<PatternAction> SymfonyDelayedUnit::actions() const
                 call.summary = QStringLiteral("Move delayed Symfony Messenger message %1 of \"%2\" "
                                               "into its stream now, as the transport's get() "
                                               "moves a due one.")
-                                   .arg(printableBytes(message, 80), printableBytes(r.object.key));
+                                   .arg(printableBytes(message, 80), printableBytes(r.object->key));
                 call.meaning = [message](const RedisValue &v) {
                     return libraryqueue::jobMeaning(
                         v.toInteger(), message, QStringLiteral("was moved into the stream"),
@@ -242,7 +242,7 @@ QList<PatternAction> SymfonyDelayedUnit::actions() const
                 call.summary = QStringLiteral("Move every delayed Symfony Messenger message of "
                                               "\"%1\" into its stream now, up to %2 per run, as "
                                               "the transport's get() moves the due ones.")
-                                   .arg(printableBytes(r.object.key))
+                                   .arg(printableBytes(r.object->key))
                                    .arg(Batch);
                 libraryqueue::batchRun(call, Batch,
                                        QStringLiteral("Moved %1 delayed messages into the "

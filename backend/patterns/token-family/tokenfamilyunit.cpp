@@ -406,8 +406,8 @@ void TokenFamilyUnit::writeJson(const ObjectState &s, const Reading &r, qint64,
     j.insert(QStringLiteral("withoutTtl"), double(TokenData::of(r).withoutTtl));
     j.insert(QStringLiteral("minTtlMs"), double(TokenData::of(r).minTtlMs));
     j.insert(QStringLiteral("maxTtlMs"), double(TokenData::of(r).maxTtlMs));
-    j.insert(QStringLiteral("counted"), s.object.countedTokens);
-    if (s.object.countedTokens)
+    j.insert(QStringLiteral("counted"), s.object->countedTokens);
+    if (s.object->countedTokens)
         j.insert(QStringLiteral("used"), double(TokenData::of(r).used));
 }
 

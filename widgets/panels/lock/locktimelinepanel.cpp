@@ -75,7 +75,7 @@ void LockTimelinePanel::setSnapshot(const std::shared_ptr<const Snapshot> &snaps
         if (last && i < last->size() && last->ptr(i) == objects.ptr(i))
             continue;
         const ObjectState &s = objects.at(i);
-        if (!m_kinds.contains(s.object.kind))
+        if (!m_kinds.contains(s.object->kind))
             continue;
         follow(s);
     }
@@ -86,7 +86,7 @@ void LockTimelinePanel::setSnapshot(const std::shared_ptr<const Snapshot> &snaps
 
 void LockTimelinePanel::follow(const ObjectState &s)
 {
-    const QByteArray &key = s.object.key;
+    const QByteArray &key = s.object->key;
     auto it = m_holders.find(key);
     bool recorded = false; // its holder's "held" is in the history file already
     if (it == m_holders.end()) {
@@ -169,15 +169,15 @@ void LockTimelinePanel::forget(const QByteArray &key)
 
 void LockTimelinePanel::setObject(const ObjectState *state)
 {
-    const bool lock = state && m_kinds.contains(state->object.kind);
+    const bool lock = state && m_kinds.contains(state->object->kind);
     if (!lock) {
         m_key.clear();
         m_table->setRowCount(0);
         hide();
         return;
     }
-    if (m_key != state->object.key) {
-        m_key = state->object.key;
+    if (m_key != state->object->key) {
+        m_key = state->object->key;
         follow(*state); // a lock selected before the first snapshot reached the panel
         readHistory(m_key);
     }

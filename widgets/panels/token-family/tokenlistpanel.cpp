@@ -153,7 +153,7 @@ void TokenListPanel::setSnapshot(const std::shared_ptr<const Snapshot> &snapshot
         // A state the monitor did not change is the same shared one.
         if (last && i < last->objects.size() && last->objects.ptr(i) == objects.ptr(i))
             continue;
-        if (objects.at(i).object.kind == TokenFamilyUnit::Kind)
+        if (objects.at(i).object->kind == TokenFamilyUnit::Kind)
             follow(objects.at(i), snapshot->server.timeMs, snapshot->discovering);
     }
     if (m_family && isVisible())
@@ -162,8 +162,8 @@ void TokenListPanel::setSnapshot(const std::shared_ptr<const Snapshot> &snapshot
 
 void TokenListPanel::follow(const ObjectState &family, qint64 atMs, bool discovering)
 {
-    Followed &f = m_flows[family.object.key];
-    const QList<QByteArray> &members = family.object.members;
+    Followed &f = m_flows[family.object->key];
+    const QList<QByteArray> &members = family.object->members;
     if (members.size() > MaxDiffedMembers) {
         f.diffed = false;
         f.members.clear();
@@ -187,7 +187,7 @@ void TokenListPanel::follow(const ObjectState &family, qint64 atMs, bool discove
             // flow moves past it.
             const qint64 start = atMs - atMs % BucketMs;
             if (f.bucket.atMs > 0 && f.bucket.atMs != start)
-                record(family.object.key, std::exchange(f.bucket, Flow{}));
+                record(family.object->key, std::exchange(f.bucket, Flow{}));
             f.bucket.atMs = start;
             f.bucket.issued += flow.issued;
             f.bucket.gone += flow.gone;
@@ -226,7 +226,7 @@ void TokenListPanel::readHistory()
 {
     if (!historyMode() || !m_family || m_readingHistory)
         return;
-    const QByteArray key = m_family->object.key;
+    const QByteArray key = m_family->object->key;
     const qint64 now = m_snapshot ? m_snapshot->server.timeMs : QDateTime::currentMSecsSinceEpoch();
     const bool custom = m_rangeBar->mode() == HistoryRangeBar::Mode::Custom;
     const qint64 from = custom ? m_rangeBar->customFromMs() : now - m_rangeBar->spanMs();
@@ -243,7 +243,7 @@ void TokenListPanel::readHistory()
                     return readHistory(); // the range or family changed meanwhile
                 m_fileFlow = watcher->result();
                 m_fileFamily = key;
-                if (m_family && m_family->object.key == key)
+                if (m_family && m_family->object->key == key)
                     drawFlow();
                 else
                     readHistory();
@@ -268,12 +268,12 @@ void TokenListPanel::readHistory()
 
 void TokenListPanel::drawFlow()
 {
-    const Followed f = m_flows.value(m_family->object.key);
+    const Followed f = m_flows.value(m_family->object->key);
     const qint64 now = m_snapshot ? m_snapshot->server.timeMs : 0;
     QVector<double> keys, issued, gone;
     double top = 1;
     const bool fromFile = historyMode();
-    if (fromFile && m_fileFamily != m_family->object.key) {
+    if (fromFile && m_fileFamily != m_family->object->key) {
         m_fileFlow.clear();
         readHistory();
     }
@@ -347,18 +347,18 @@ void TokenListPanel::drawFlow()
 
 void TokenListPanel::setObject(const ObjectState *state)
 {
-    const bool family = state && state->object.kind == TokenFamilyUnit::Kind;
+    const bool family = state && state->object->kind == TokenFamilyUnit::Kind;
     if (!family) {
         m_family.reset();
         m_tokens->setRowCount(0);
         hide();
         return;
     }
-    const bool same = m_family && m_family->object.key == state->object.key;
+    const bool same = m_family && m_family->object->key == state->object->key;
     m_family = *state;
     setVisible(true);
     m_title->setText(
-        tr("Live tokens of <b>%1</b>").arg(printableBytes(state->object.key, 60).toHtmlEscaped()));
+        tr("Live tokens of <b>%1</b>").arg(printableBytes(state->object->key, 60).toHtmlEscaped()));
     if (!same) {
         m_tokens->setRowCount(0);
         reload();
@@ -390,14 +390,14 @@ void TokenListPanel::reload()
 
 void TokenListPanel::showListing(const TokenListing &listing)
 {
-    if (!m_family || listing.family != m_family->object.key)
+    if (!m_family || listing.family != m_family->object->key)
         return;
     m_loading = false;
     // The tokens chosen before stay chosen while they are listed.
     const QList<QByteArray> before = selectedKeys();
     m_tokens->clearSelection();
     m_tokens->setRowCount(int(listing.rows.size()));
-    const bool counted = m_family->object.countedTokens;
+    const bool counted = m_family->object->countedTokens;
     for (int r = 0; r < listing.rows.size(); ++r) {
         const TokenRow &row = listing.rows.at(r);
         auto *key = new QTableWidgetItem(TokenLister::masked(row.key, listing.family));
@@ -487,7 +487,7 @@ void TokenListPanel::revokeSelected()
     }
     // The family's own revoke action: the same checks and script as the
     // Revoke button and "gatehouse-cli token revoke".
-    const PatternUnit &unit = PatternUnit::of(m_family->object.kind);
+    const PatternUnit &unit = PatternUnit::of(m_family->object->kind);
     std::optional<PatternAction> revoke;
     for (const PatternAction &a : unit.actions()) {
         if (a.id == QLatin1String("token.revoke"))
@@ -500,12 +500,12 @@ void TokenListPanel::revokeSelected()
     QList<QByteArray> families;
     if (m_snapshot) {
         for (const ObjectState &o : m_snapshot->objects) {
-            if (o.object.kind == m_family->object.kind)
-                families << o.object.key;
+            if (o.object->kind == m_family->object->kind)
+                families << o.object->key;
         }
     }
-    if (!families.contains(m_family->object.key))
-        families << m_family->object.key;
+    if (!families.contains(m_family->object->key))
+        families << m_family->object->key;
     const QString title
         = revoke->label.endsWith(QStringLiteral("…")) ? revoke->label.chopped(1) : revoke->label;
     QList<ScriptCall> calls;
@@ -519,7 +519,7 @@ void TokenListPanel::revokeSelected()
         ScriptCall call = why.isEmpty() ? revoke->build(request) : ScriptCall();
         if (!why.isEmpty() || !call.isValid()) {
             Q_EMIT message(tr("Token %1: %2 Nothing was sent.")
-                               .arg(TokenLister::masked(key, m_family->object.key),
+                               .arg(TokenLister::masked(key, m_family->object->key),
                                     why.isEmpty() ? call.refusal : why));
             return;
         }

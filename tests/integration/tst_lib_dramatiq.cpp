@@ -10,6 +10,7 @@
 
 #include "libraryplanting.h"
 #include "librarytest.h"
+#include "otherlibraries.h"
 #include "redisserver.h"
 
 #include <QJsonArray>
@@ -154,6 +155,43 @@ private slots:
         QCOMPARE(run.exitCode, 3);
         QCOMPARE(s.call({"ZCARD", "dramatiq:default.XQ"}).toInteger(), 1);
         QCOMPARE(s.list("dramatiq:default"), QList<QByteArray>{"m1"});
+    }
+
+    // Every other library's real state beside Dramatiq's queue, some of it
+    // in Dramatiq's own namespace: node-resque under "dramatiq" (its
+    // "dramatiq:failed" is a list named as a Dramatiq queue, with Dramatiq's
+    // heartbeats there), BullMQ under the prefix "dramatiq", a Celery queue
+    // named "dramatiq:reports". Dramatiq's queue alone is Dramatiq's; each
+    // other library's is shown as its own, with a known layout.
+    void notTakenForOtherLibraries()
+    {
+        DramatiqState s;
+        QVERIFY2(s.start(), qPrintable(s.server.errorString()));
+        s.populate();
+        gatehouse::test::OtherLibraries others(s.server, *s.client);
+        others.resque(QStringLiteral("dramatiq"));
+        others.bullmq(QStringLiteral("dramatiq"), QStringLiteral("mail"));
+        others.celery(QStringLiteral("dramatiq:reports"));
+        others.bull(QStringLiteral("images"));
+        others.beeQueue(QStringLiteral("mail"));
+        others.sidekiq();
+        others.rq(QStringLiteral("reports"));
+        others.laravel(QStringLiteral("laravel_database_"), QStringLiteral("emails"));
+        others.symfony();
+        others.streams("orders");
+        others.asynq("billing");
+        others.horizon("laravel_horizon:");
+        others.semaphore(QStringLiteral("exports"));
+        QVERIFY2(others.failures().isEmpty(), qPrintable(others.failures().join(u'\n')));
+        QCOMPARE(s.call({"TYPE", "dramatiq:failed"}).bytes(), QByteArray("list"));
+        QCOMPARE(s.call({"TYPE", "dramatiq:reports"}).bytes(), QByteArray("list"));
+
+        const QJsonObject snap = gatehouse::test::snapshotOf(s.cli({"snapshot", "--json"}));
+        QCOMPARE(gatehouse::test::keysShownAs(snap, QStringLiteral("dramatiq")).join(u' '),
+                 QStringLiteral("dramatiq:default"));
+        QCOMPARE(s.queue()[QStringLiteral("library")][QStringLiteral("layoutKnown")].toBool(),
+                 true);
+        QCOMPARE(gatehouse::test::notShownAsTheirs(snap, others.planted()).join(u'\n'), QString());
     }
 };
 

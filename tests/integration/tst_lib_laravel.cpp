@@ -15,6 +15,7 @@
 
 #include "librarytest.h"
 #include "matchnow.h"
+#include "otherlibraries.h"
 #include "phpapp.h"
 #include "redisserver.h"
 
@@ -469,6 +470,48 @@ private slots:
         QCOMPARE(call(*c, {"EXISTS", QueueKey.toUtf8()}).toInteger(), qint64(0));
         QCOMPARE(call(*c, {"ZCARD", h + "recent_jobs"}).toInteger(), qint64(2));
         QCOMPARE(call(*c, {"HEXISTS", h + "b", "retried_by"}).toInteger(), qint64(0));
+    }
+
+    // Every other library's real state beside Horizon's bookkeeping and its
+    // Laravel queue, among it two RQ queues named "recent_jobs" and
+    // "failed_jobs": RQ's registries of them are sorted sets under one
+    // prefix ("rq:finished:") with Horizon's set names, scored by expiry
+    // time where Horizon scores by minus the time, and redis-semaphores
+    // named "failed_jobs" and "recent_jobs" (sorted sets of Horizon's names
+    // under "semaphore:", with the TTL every acquire sets). Horizon's prefix
+    // alone is Horizon's; each other library's is shown as its own.
+    void horizonNotTakenForOtherLibraries()
+    {
+        RedisServer server;
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        std::unique_ptr<RedisClient> c = gatehouse::test::connectedClient(server);
+        QVERIFY(c);
+        gatehouse::test::OtherLibraries libraries(server, *c);
+        libraries.laravel(QString::fromLatin1(Prefix), QStringLiteral("emails"));
+        libraries.horizon("laravel_horizon:");
+        libraries.rq(QStringLiteral("recent_jobs"));
+        libraries.rq(QStringLiteral("failed_jobs"));
+        libraries.semaphore(QStringLiteral("failed_jobs"));
+        libraries.semaphore(QStringLiteral("recent_jobs"));
+        libraries.bullmq(QStringLiteral("bull"), QStringLiteral("mail"));
+        libraries.bull(QStringLiteral("images"));
+        libraries.beeQueue(QStringLiteral("mail"));
+        libraries.resque(QStringLiteral("resque"));
+        libraries.sidekiq();
+        libraries.celery(QStringLiteral("celery"));
+        libraries.symfony();
+        libraries.streams("orders");
+        libraries.asynq("billing");
+        libraries.dramatiq("mail");
+        QVERIFY2(libraries.failures().isEmpty(), qPrintable(libraries.failures().join(u'\n')));
+        for (const char *registry : {"rq:finished:recent_jobs", "rq:finished:failed_jobs"})
+            QCOMPARE(call(*c, {"ZCARD", registry}).toInteger(), qint64(1));
+
+        const QJsonObject snap = snapshot(server);
+        QCOMPARE(gatehouse::test::keysShownAs(snap, QStringLiteral("laravel-horizon")).join(u' '),
+                 QStringLiteral("laravel_horizon:"));
+        QCOMPARE(gatehouse::test::notShownAsTheirs(snap, libraries.planted()).join(u'\n'),
+                 QString());
     }
 
     // Layouts that resemble Laravel's: a bare "queues:" list is not a

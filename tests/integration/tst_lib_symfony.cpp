@@ -12,6 +12,7 @@
 #include <redis/redisclient.h>
 
 #include "librarytest.h"
+#include "otherlibraries.h"
 #include "phpapp.h"
 #include "redisserver.h"
 
@@ -242,6 +243,60 @@ private slots:
         QCOMPARE(call(*c, {"ZCARD", "orders__queue"}).toInteger(), qint64(1));
         QCOMPARE(call(*c, {"EXISTS", "jobs"}).toInteger(), qint64(0));
         QCOMPARE(call(*c, {"TYPE", "orders"}).bytes(), QByteArray("hash"));
+    }
+
+    // Every other library's real state beside the transport's stream and
+    // delayed set, among it sorted sets named as the transport names its
+    // delayed set: an RQ queue "reports__queue" (its registries
+    // "rq:finished:reports__queue" and "rq:failed:reports__queue", scored in
+    // epoch seconds, with no stream of their name), a Laravel queue
+    // "emails__queue", and a redis-semaphore "exports__queue" (its holders
+    // scored in epoch ms as the transport scores, but with the TTL every
+    // acquire sets); and streams with consumer groups that carry no
+    // Symfony messages. Only the transport's set is Symfony's, only its
+    // stream is named Symfony Messenger's, and each other library's is shown
+    // as its own.
+    void notTakenForOtherLibraries()
+    {
+        RedisServer server;
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        std::unique_ptr<RedisClient> c = gatehouse::test::connectedClient(server);
+        QVERIFY(c);
+        gatehouse::test::OtherLibraries libraries(server, *c);
+        libraries.symfony();
+        libraries.rq(QStringLiteral("reports__queue"));
+        libraries.laravel(QStringLiteral("laravel_database_"), QStringLiteral("emails__queue"));
+        libraries.semaphore(QStringLiteral("exports__queue"));
+        libraries.streams("orders");
+        libraries.bullmq(QStringLiteral("bull"), QStringLiteral("mail"));
+        libraries.bull(QStringLiteral("images"));
+        libraries.beeQueue(QStringLiteral("mail"));
+        libraries.resque(QStringLiteral("resque"));
+        libraries.sidekiq();
+        libraries.celery(QStringLiteral("celery"));
+        libraries.asynq("billing");
+        libraries.dramatiq("mail");
+        libraries.horizon("laravel_horizon:");
+        QVERIFY2(libraries.failures().isEmpty(), qPrintable(libraries.failures().join(u'\n')));
+        for (const char *registry : {"rq:finished:reports__queue", "rq:failed:reports__queue"})
+            QCOMPARE(call(*c, {"TYPE", registry}).bytes(), QByteArray("zset"));
+        QCOMPARE(call(*c, {"TYPE", "laravel_database_queues:emails__queue"}).bytes(),
+                 QByteArray("list"));
+
+        const QJsonObject snap = gatehouse::test::snapshotOf(
+            cli(server, {QStringLiteral("snapshot"), QStringLiteral("--json")}));
+        QCOMPARE(gatehouse::test::keysShownAs(snap, QStringLiteral("symfony-delayed")).join(u' '),
+                 QStringLiteral("messages__queue"));
+        QStringList named;
+        for (const QString &key :
+             gatehouse::test::keysShownAs(snap, QStringLiteral("stream-group"))) {
+            if (objectOf(snap, key)[QStringLiteral("library")][QStringLiteral("layout")].toString()
+                == QLatin1String("symfony-messenger"))
+                named << key;
+        }
+        QCOMPARE(named.join(u' '), QStringLiteral("messages"));
+        QCOMPARE(gatehouse::test::notShownAsTheirs(snap, libraries.planted()).join(u'\n'),
+                 QString());
     }
 };
 

@@ -209,8 +209,11 @@ PatternObject LaravelHorizonUnit::conventionalObject(const QByteArray &key) cons
 std::optional<KeyClaim> LaravelHorizonUnit::claimKey(const KeyShape &shape, qint64) const
 {
     // Horizon's set names, ZSETs; its recent_jobs by their negative scores.
+    // Horizon trims its sets by score and expires only its hashes: a set of
+    // one of its names with a TTL is another's (a redis-semaphore named
+    // "failed_jobs", PEXPIREd on every acquire), which this claim would hide.
     const int s = stateOfName(shape.key);
-    if (s < 0 || shape.type != "zset")
+    if (s < 0 || shape.type != "zset" || shape.pttlMs > 0)
         return std::nullopt;
     if (s == Recent)
         return shape.size > 0 && shape.firstScore < 0 && shape.lastScore < 0

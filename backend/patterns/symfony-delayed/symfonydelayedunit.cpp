@@ -93,7 +93,10 @@ PatternObject SymfonyDelayedUnit::conventionalObject(const QByteArray &key) cons
 
 std::optional<KeyClaim> SymfonyDelayedUnit::claimKey(const KeyShape &shape, qint64) const
 {
-    if (shape.type != "zset" || streamOf(shape.key).isEmpty())
+    // The transport never expires its delayed set (Connection::add ZADDs,
+    // get ZPOPMINs, cleanup DELs): one with a TTL is another's (a
+    // redis-semaphore named "<x>__queue" is PEXPIREd on every acquire).
+    if (shape.type != "zset" || streamOf(shape.key).isEmpty() || shape.pttlMs > 0)
         return std::nullopt;
     return KeyClaim{QStringLiteral("delayed"), 30};
 }

@@ -190,7 +190,7 @@ private slots:
         QVERIFY(console.select(section, key));
         const int row = window.model(section)->rowOf(key);
         const ObjectState *shown = window.model(section)->stateAt(row);
-        QCOMPARE(shown->object.kind.id(), kind);
+        QCOMPARE(shown->object->kind.id(), kind);
         QVERIFY(!shown->reading.library().layoutKnown);
 
         // Marked in the table: the Library column says so.

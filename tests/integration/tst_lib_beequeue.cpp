@@ -27,6 +27,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QSet>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTest>
@@ -208,6 +209,7 @@ private slots:
     void notTakenForBull_data() { versions(); }
     void notTakenForBull();
     void resemblingLayoutReadOnly();
+    void largeSucceededSetPagedInSteps();
 };
 
 // A worker killed mid-job: not stalled until bee-queue's rule says so, then
@@ -490,4 +492,55 @@ void tst_LibBeeQueue::resemblingLayoutReadOnly()
 }
 
 QTEST_GUILESS_MAIN(tst_LibBeeQueue)
+// bee-queue keeps every succeeded job id in a plain set unless told
+// otherwise: the job browser pages it in bounded SSCAN steps, never with a
+// SORT that reads and sorts the whole set in one command, and its pages
+// hold every member once.
+void tst_LibBeeQueue::largeSucceededSetPagedInSteps()
+{
+    RedisClient &client = *m_client;
+    const int jobs = 2500;
+    for (int b = 0; b < jobs; b += 500) {
+        QList<QByteArray> add{"SADD", "bq:big:succeeded"};
+        for (int i = b + 1; i <= b + 500; ++i)
+            add << QByteArray::number(i);
+        QCOMPARE(call(client, add).toInteger(), 500);
+    }
+    // Redis moves a set to a larger table a step per lookup: looked up
+    // until it has, every walk below sees one table (one that meets a set
+    // mid-move may see a member twice, and counts it once).
+    QList<QByteArray> lookup{"SMISMEMBER", "bq:big:succeeded"};
+    for (int i = 1; i <= 3 * jobs; ++i)
+        lookup << QByteArray::number(i);
+    QCOMPARE(call(client, lookup).size(), 3 * jobs);
+    call(client, {"CONFIG", "RESETSTAT"});
+    JobBrowser browser(&client);
+    QSignalSpy listed(&browser, &JobBrowser::listed);
+    const PatternObject object = BeeQueueUnit::objectForBase("bq:big");
+    QSet<QByteArray> seen;
+    for (qint64 offset = 0; offset < jobs; offset += 500) {
+        listed.clear();
+        QVERIFY(browser.listJobs(object, QStringLiteral("succeeded"), offset, 500));
+        QVERIFY(listed.wait(10000));
+        const JobListing page = listed.first().first().value<JobListing>();
+        QVERIFY2(page.ok, qPrintable(page.message));
+        QCOMPARE(page.total, jobs);
+        QCOMPARE(page.rows.size(), 500);
+        for (qsizetype i = 0; i < page.rows.size(); ++i) {
+            seen.insert(page.rows.at(i).id);
+            if (i > 0) // in id order within the page
+                QVERIFY(page.rows.at(i - 1).id.toInt() < page.rows.at(i).id.toInt());
+        }
+    }
+    QCOMPARE(seen.size(), jobs);
+    // The last page is cut where the set ends.
+    listed.clear();
+    QVERIFY(browser.listJobs(object, QStringLiteral("succeeded"), jobs - 20, 50));
+    QVERIFY(listed.wait(10000));
+    QCOMPARE(listed.first().first().value<JobListing>().rows.size(), 20);
+    const QByteArray stats = call(client, {"INFO", "commandstats"}).bytes();
+    QVERIFY2(stats.contains("cmdstat_sscan"), stats.constData());
+    QVERIFY2(!stats.contains("cmdstat_sort"), stats.constData());
+}
+
 #include "tst_lib_beequeue.moc"

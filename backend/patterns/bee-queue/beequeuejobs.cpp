@@ -6,6 +6,10 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QSet>
+
+#include <algorithm>
+#include <memory>
 
 namespace gatehouse {
 
@@ -66,6 +70,66 @@ JobRead rowsOf(const QByteArray &jobs, JobListing page, const QList<QByteArray> 
     return read;
 }
 
+// A plain set's members are walked ScanStep at a time (SSCAN: a bounded
+// step on the server per call). Not SORT ... LIMIT, which reads and sorts
+// the whole set in one command: a succeeded set of millions of jobs (bee-queue
+// keeps them unless removeOnSuccess) would stall the server for seconds.
+constexpr int ScanStep = 1000;
+
+// SSCAN may return a member twice (the set rehashing meanwhile): the members
+// passed are remembered, up to this many, so that each counts once.
+constexpr int DedupeMembers = 100000;
+
+// A walk of a plain set to the page [page.offset, page.offset + count).
+struct SetWalk
+{
+    QString state;
+    QByteArray key;
+    QByteArray jobs;
+    JobListing page;
+    int count = 0;
+    qint64 passed = 0; // members before the page, or in it, seen so far
+    QSet<QByteArray> seen;
+    QList<QByteArray> ids; // the page's
+};
+
+// The walk's next SSCAN step from cursor.
+JobRead scanToPage(const std::shared_ptr<SetWalk> &w, const QByteArray &cursor)
+{
+    JobRead read;
+    read.commands = {{"SSCAN", w->key, cursor, "COUNT", QByteArray::number(ScanStep)}};
+    read.next = [w](const QList<RedisValue> &r) {
+        const RedisValue &reply = r.value(0);
+        if (r.size() != 1 || reply.isError() || reply.size() != 2)
+            return JobRead::done(libraryqueue::failedListing(
+                w->state, w->page.offset,
+                reply.isError() ? reply.errorMessage()
+                                : QStringLiteral("Unexpected reply to SSCAN of %1.")
+                                      .arg(printableBytes(w->key, 80))));
+        for (const RedisValue &m : reply.at(1).elements()) {
+            const QByteArray member = m.bytes();
+            if (w->seen.contains(member) || w->ids.contains(member))
+                continue;
+            if (w->seen.size() < DedupeMembers)
+                w->seen.insert(member);
+            if (w->passed >= w->page.offset && w->ids.size() < w->count)
+                w->ids.append(member);
+            ++w->passed;
+        }
+        const QByteArray next = reply.at(0).bytes();
+        if (next != "0" && w->ids.size() < w->count)
+            return scanToPage(w, next);
+        // In id order within the page (bee-queue's ids are counters).
+        std::sort(w->ids.begin(), w->ids.end(), [](const QByteArray &a, const QByteArray &b) {
+            bool aNumber = false, bNumber = false;
+            const qlonglong x = a.toLongLong(&aNumber), y = b.toLongLong(&bNumber);
+            return aNumber && bNumber ? x < y : a < b;
+        });
+        return rowsOf(w->jobs, w->page, w->ids);
+    };
+    return read;
+}
+
 } // namespace
 
 JobRead BeeQueueUnit::jobPage(const PatternObject &o, const QString &state, qint64 offset,
@@ -86,25 +150,23 @@ JobRead BeeQueueUnit::jobPage(const PatternObject &o, const QString &state, qint
         return libraryqueue::pageOfLists(state, {key}, offset, count, next);
     if (s == Delayed)
         return libraryqueue::pageOfSet(state, key, false, offset, count, next);
-    // succeeded and failed are plain sets: a page in SORT's order (by id,
-    // bee-queue's ids are counters), bounded by LIMIT.
+    // succeeded and failed are plain sets: a page in SSCAN's order (a set
+    // changed while it is walked may shift the page by a member).
     JobRead read;
-    read.commands = {
-        {"SCARD", key},
-        {"SORT_RO", key, "LIMIT", QByteArray::number(offset), QByteArray::number(count), "ALPHA"}};
-    read.next = [state, offset, jobs](const QList<RedisValue> &r) {
-        if (r.size() != 2 || r.at(0).isError() || r.at(1).isError())
-            return JobRead::done(libraryqueue::failedListing(
-                state, offset,
-                r.value(1).isError() ? r.value(1).errorMessage() : r.value(0).errorMessage()));
+    read.commands = {{"SCARD", key}};
+    read.next = [state, offset, count, key, jobs](const QList<RedisValue> &r) {
+        if (r.size() != 1 || r.at(0).isError())
+            return JobRead::done(
+                libraryqueue::failedListing(state, offset, r.value(0).errorMessage()));
         JobListing page;
         page.state = state;
         page.offset = offset;
         page.total = r.at(0).toInteger();
-        QList<QByteArray> ids;
-        for (const RedisValue &v : r.at(1).elements())
-            ids << v.bytes();
-        return rowsOf(jobs, page, ids);
+        if (offset >= page.total)
+            return JobRead::done(page);
+        auto walk = std::make_shared<SetWalk>();
+        *walk = {state, key, jobs, page, count};
+        return scanToPage(walk, "0");
     };
     return read;
 }

@@ -6,6 +6,7 @@
 #include <actions/matchcount.h>
 
 #include <patterns/countedsentence.h>
+#include <patterns/objectread.h>
 #include <patterns/patternregistry.h>
 #include <redis/serverinfo.h>
 
@@ -251,13 +252,10 @@ void ActionCommand::actAfterReading(const PatternUnit &unit, const ActionRequest
                      ExitFailure);
                 return;
             }
-            context.firstSeenMs = [](const QByteArray &) {
-                return qint64(-1);
-            };
-            const QList<RedisClient::Command> probe = unit.probe(request.object, context);
-            client().pipeline(
-                probe, this,
-                [this, &unit, request, call, context](const QList<RedisValue> &replies) {
+            readObjects(
+                client(), this, {{&unit, request.object, context}},
+                [this, &unit, request, call, context](const ObjectReplies &read) {
+                    const QList<RedisValue> &replies = read.at(0);
                     if (const auto bad
                         = std::find_if(replies.cbegin(), replies.cend(),
                                        [](const RedisValue &v) { return v.isFailed(); });

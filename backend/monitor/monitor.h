@@ -325,6 +325,9 @@ private:
     void sendBatch(const std::shared_ptr<ProbeRun> &run);
     void receiveBatch(const std::shared_ptr<ProbeRun> &run, const SentBatch &sent,
                       const QList<RedisValue> &replies);
+    // The replies of a batch, each object's probe's and follow-up's, read.
+    void absorbBatch(const std::shared_ptr<ProbeRun> &run, const SentBatch &sent,
+                     const QList<QList<RedisValue>> &parts, qint64 arrivedMs);
     // The run's next batch (paced: at its slot), or finishRun once none is left.
     void continueRun(const std::shared_ptr<ProbeRun> &run);
     void finishRun(const ProbeRun &run);

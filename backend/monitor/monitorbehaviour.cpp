@@ -6,6 +6,7 @@
 #include "monitor.h"
 
 #include <patterns/behaviourreadings.h>
+#include <patterns/objectread.h>
 #include <patterns/patternregistry.h>
 
 #include <algorithm>
@@ -181,88 +182,78 @@ void Monitor::probeCandidates()
     m_watchedCandidates.removeIf([now](const WatchedCandidate &w) { return now > w.untilMs; });
     if (m_watchedCandidates.isEmpty() || m_candidateProbeInFlight)
         return;
-    QList<RedisClient::Command> commands;
-    QList<QByteArray> keys;
-    QList<int> counts;
+    QList<ObjectProbe> probes;
     ProbeContext ctx;
     ctx.nowMs = now;
-    ctx.firstSeenMs = [](const QByteArray &) {
-        return qint64(-1);
-    };
     for (WatchedCandidate &w : m_watchedCandidates) {
         readingSent(w.behaviour, !w.read);
-        const auto cmds = PatternUnit::of(w.object->kind).probe(w.object, ctx);
-        commands.append(cmds);
-        keys.append(w.object->key);
-        counts.append(int(cmds.size()));
+        probes.append({&PatternUnit::of(w.object->kind), w.object, ctx});
     }
     m_candidateProbeInFlight = true;
-    m_client->pipeline(
-        commands, &m_context, [this, keys, counts, ctx](const QList<RedisValue> &replies) {
-            m_candidateProbeInFlight = false;
-            qsizetype at = 0;
-            for (qsizetype b = 0; b < keys.size(); ++b) {
-                const QList<RedisValue> part = replies.mid(at, counts.at(b));
-                at += counts.at(b);
-                const auto w = std::find_if(
-                    m_watchedCandidates.begin(), m_watchedCandidates.end(),
-                    [&](const WatchedCandidate &x) { return x.object->key == keys.at(b); });
-                if (w == m_watchedCandidates.end()
-                    || std::any_of(part.cbegin(), part.cend(),
-                                   [](const RedisValue &v) { return v.isFailed(); }))
-                    continue;
-                const PatternUnit &unit = PatternUnit::of(w->object->kind);
-                Reading reading = unit.read(w->object, part, ctx);
-                if (w->read) {
-                    w->behaviour.eventsLive = eventsHeardSince(w->last.atMs);
-                    unit.observeBehaviour(w->behaviour, w->object, w->last, reading, part);
-                    ++w->behaviour.steps;
-                }
-                readingTaken(w->behaviour, !w->read);
-                w->last = std::move(reading);
-                w->read = true;
-                const std::optional<Evidence> verdict = w->behaviour.verdict(unit.title());
-                if (!verdict)
-                    continue;
-                PatternObject o = w->object;
-                o.evidence = withBehaviour(o.evidence, verdict);
-                if (evidenceScore(o.evidence) < AutoDetector::Threshold) {
-                    // Shown with the candidate: why it is still unconfirmed.
-                    QList<Candidate> candidates = m_candidates ? *m_candidates : QList<Candidate>();
-                    for (Candidate &c : candidates) {
-                        if (c.count == 1 && c.example.key == o.key && c.kind == o.kind) {
-                            c.example = o;
-                            c.evidence = o.evidence;
-                            c.score = evidenceScore(o.evidence);
-                        }
-                    }
-                    m_candidates = std::make_shared<const QList<Candidate>>(std::move(candidates));
-                    publish();
-                    continue;
-                }
-                // Confirmed: shown, and watched on as a shown object.
-                m_promotedKeys.insert(o.key);
-                const BehaviourTrack behaviour = w->behaviour;
-                const qint64 until = w->untilMs;
-                m_watchedCandidates.erase(w);
-                QList<Candidate> candidates = m_candidates ? *m_candidates : QList<Candidate>();
-                QList<OtherFamily> other = m_other ? *m_other : QList<OtherFamily>();
-                applyVerdicts(candidates, other);
-                m_candidates = std::make_shared<const QList<Candidate>>(std::move(candidates));
-                m_other = std::make_shared<const QList<OtherFamily>>(std::move(other));
-                const qsizetype before = m_tracked.size();
-                addObjects({o}, true);
-                if (m_tracked.size() > before) {
-                    Tracked &t = m_tracked.last();
-                    t.behaviour = std::make_shared<BehaviourTrack>(behaviour);
-                    t.observeUntilMs = until;
-                    t.hotUntilMs = until;
-                }
-                Q_EMIT objectsFound({o});
-                if (!m_eventTimer.isActive())
-                    m_eventTimer.start();
+    readObjects(*m_client, &m_context, probes, [this, probes, ctx](const ObjectReplies &replies) {
+        m_candidateProbeInFlight = false;
+        for (qsizetype b = 0; b < probes.size(); ++b) {
+            const QList<RedisValue> &part = replies.at(b);
+            const QByteArray &key = probes.at(b).object->key;
+            const auto w
+                = std::find_if(m_watchedCandidates.begin(), m_watchedCandidates.end(),
+                               [&](const WatchedCandidate &x) { return x.object->key == key; });
+            if (w == m_watchedCandidates.end()
+                || std::any_of(part.cbegin(), part.cend(),
+                               [](const RedisValue &v) { return v.isFailed(); }))
+                continue;
+            const PatternUnit &unit = PatternUnit::of(w->object->kind);
+            Reading reading = unit.read(probes.at(b).object, part, ctx);
+            if (w->read) {
+                w->behaviour.eventsLive = eventsHeardSince(w->last.atMs);
+                unit.observeBehaviour(w->behaviour, w->object, w->last, reading, part);
+                ++w->behaviour.steps;
             }
-        });
+            readingTaken(w->behaviour, !w->read);
+            w->last = std::move(reading);
+            w->read = true;
+            const std::optional<Evidence> verdict = w->behaviour.verdict(unit.title());
+            if (!verdict)
+                continue;
+            PatternObject o = w->object;
+            o.evidence = withBehaviour(o.evidence, verdict);
+            if (evidenceScore(o.evidence) < AutoDetector::Threshold) {
+                // Shown with the candidate: why it is still unconfirmed.
+                QList<Candidate> candidates = m_candidates ? *m_candidates : QList<Candidate>();
+                for (Candidate &c : candidates) {
+                    if (c.count == 1 && c.example.key == o.key && c.kind == o.kind) {
+                        c.example = o;
+                        c.evidence = o.evidence;
+                        c.score = evidenceScore(o.evidence);
+                    }
+                }
+                m_candidates = std::make_shared<const QList<Candidate>>(std::move(candidates));
+                publish();
+                continue;
+            }
+            // Confirmed: shown, and watched on as a shown object.
+            m_promotedKeys.insert(o.key);
+            const BehaviourTrack behaviour = w->behaviour;
+            const qint64 until = w->untilMs;
+            m_watchedCandidates.erase(w);
+            QList<Candidate> candidates = m_candidates ? *m_candidates : QList<Candidate>();
+            QList<OtherFamily> other = m_other ? *m_other : QList<OtherFamily>();
+            applyVerdicts(candidates, other);
+            m_candidates = std::make_shared<const QList<Candidate>>(std::move(candidates));
+            m_other = std::make_shared<const QList<OtherFamily>>(std::move(other));
+            const qsizetype before = m_tracked.size();
+            addObjects({o}, true);
+            if (m_tracked.size() > before) {
+                Tracked &t = m_tracked.last();
+                t.behaviour = std::make_shared<BehaviourTrack>(behaviour);
+                t.observeUntilMs = until;
+                t.hotUntilMs = until;
+            }
+            Q_EMIT objectsFound({o});
+            if (!m_eventTimer.isActive())
+                m_eventTimer.start();
+        }
+    });
 }
 
 } // namespace gatehouse

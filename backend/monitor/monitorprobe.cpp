@@ -4,6 +4,7 @@
 #include "monitor.h"
 
 #include <patterns/behaviourreadings.h>
+#include <patterns/objectread.h>
 #include <redis/serverinfo.h>
 
 #include <QDateTime>
@@ -73,9 +74,7 @@ void Monitor::sendBatch(const std::shared_ptr<ProbeRun> &run)
         ProbeContext ctx;
         ctx.nowMs = now;
         ctx.detail = !m_detailKey.isEmpty() && object.key == m_detailKey;
-        ctx.firstSeenMs = [this, i](const QByteArray &item) {
-            return m_tracked.at(i).track.itemFirstSeen.value(item, -1);
-        };
+        ctx.track = t.track.ownPart();
         const auto cmds = t.unit->probe(object, ctx);
         sent.probed.append(m_states.at(i));
         commands.append(cmds);
@@ -116,9 +115,43 @@ void Monitor::receiveBatch(const std::shared_ptr<ProbeRun> &run, const SentBatch
             setServerClock(serverMs, sent.sentAt, QDateTime::currentMSecsSinceEpoch());
         at = 1;
     }
+    ObjectReplies parts;
+    parts.reserve(sent.indices.size());
     for (qsizetype b = 0; b < sent.indices.size(); ++b) {
-        const QList<RedisValue> part = replies.mid(at, sent.counts.at(b));
+        parts.append(replies.mid(at, sent.counts.at(b)));
         at += sent.counts.at(b);
+    }
+    // The follow-ups the replies call for (a page's members' fields), in a
+    // second round trip of their own; none for a world already gone.
+    FollowUps more;
+    if (run->world == m_server.world.generation) {
+        QList<ObjectProbe> probes;
+        probes.reserve(sent.indices.size());
+        for (qsizetype b = 0; b < sent.indices.size(); ++b)
+            probes.append({m_tracked.at(sent.indices.at(b)).unit, sent.probed.at(b)->object,
+                           sent.contexts.at(b)});
+        more = followUpsOf(probes, parts);
+    }
+    if (more.isEmpty()) {
+        absorbBatch(run, sent, parts, arrived);
+        return;
+    }
+    if (run->fullTick) {
+        ++m_lastRoundTrips;
+        m_lastCommands += more.commands.size();
+    }
+    m_client->pipeline(more.commands, &m_context,
+                       [this, run, sent, parts, more](const QList<RedisValue> &replies) mutable {
+                           appendFollowUps(parts, more, replies);
+                           absorbBatch(run, sent, parts, m_clock.elapsed());
+                       });
+}
+
+void Monitor::absorbBatch(const std::shared_ptr<ProbeRun> &run, const SentBatch &sent,
+                          const ObjectReplies &parts, qint64 arrived)
+{
+    for (qsizetype b = 0; b < sent.indices.size(); ++b) {
+        const QList<RedisValue> &part = parts.at(b);
         // No reply (connection lost): the last reading stays. Sent
         // before a new world began: it may be the old server's.
         if (run->world != m_server.world.generation

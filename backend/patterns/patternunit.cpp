@@ -49,11 +49,19 @@ PatternObject PatternUnit::conventionalObject(const QByteArray &key) const
     return o;
 }
 
+PatternTrack::~PatternTrack() = default;
+
 void PatternUnit::track(TrackState &, const Reading &, qint64) const {}
 
 bool PatternUnit::merge(PatternObject &, const PatternObject &) const
 {
     return false;
+}
+
+QList<PatternUnit::Command> PatternUnit::followUp(const PatternObject &, const QList<RedisValue> &,
+                                                  const ProbeContext &) const
+{
+    return {};
 }
 
 std::optional<PatternObject> PatternUnit::afterRead(const PatternObject &, const PatternObject &,

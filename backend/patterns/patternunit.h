@@ -20,34 +20,65 @@
 #include <QJsonObject>
 
 #include <functional>
+#include <memory>
 
 namespace gatehouse {
 
+// What a unit keeps for one object across its readings beyond TrackState's
+// common part (a lock's holder token, the items a queue's processing list
+// held): derived, made, read and written only by the pattern's own unit
+// (PatternUnit::track), which reaches it as TrackState::own<T>().
+struct PatternTrack
+{
+    virtual ~PatternTrack();
+};
+
 // What a probe needs besides the object: the server's time (never the
 // desktop's), whether the object is shown in detail (the window strip, the
-// in-flight items), and for queues without a claims set, when Gatehouse first
-// saw an item in the processing list.
+// in-flight items), and what the unit tracked of the object so far (null
+// before its first reading, and for a reader without a history: an action's
+// check, a candidate watched).
 struct ProbeContext
 {
     qint64 nowMs = 0;
     bool detail = false;
-    std::function<qint64(const QByteArray &job)> firstSeenMs; // -1 when never seen
+    std::shared_ptr<const PatternTrack> track;
+    // The unit's track as T, or null.
+    template<class T>
+    const T *trackAs() const
+    {
+        return dynamic_cast<const T *>(track.get());
+    }
 };
 
 // What the monitor keeps for one object across its readings; the pattern's
-// unit updates it (PatternUnit::track) and the published ObjectState shows it.
+// unit updates it (PatternUnit::track) and the published ObjectState shows
+// its common part.
 struct TrackState
 {
     bool everRead = false;
     qint64 heldSinceMs = -1; // locks: since when the current holder holds it; -1 unknown
-    QByteArray heldToken;
-    QHash<QByteArray, qint64> itemFirstSeen; // items without a recorded time; bounded by a page
-    qint64 completions = 0; // items finished (keyspace events, PatternUnit::isCompletion)
+    qint64 completions = 0;  // items finished (keyspace events, PatternUnit::isCompletion)
     // Without keyspace events: items in flight at one reading and gone at
-    // the next (finished, requeued or dead-lettered), the last reading's
-    // items (bounded by a page) to compare the next one with.
+    // the next (finished, requeued or dead-lettered), as the unit counts them.
     qint64 leftInFlight = 0;
-    QList<QByteArray> lastInFlight;
+    // The unit's own part, made on first use. A probe in flight holds it
+    // (ProbeContext::track) and reads it as it is when its replies arrive.
+    template<class T>
+    T &own()
+    {
+        auto *mine = dynamic_cast<T *>(m_own.get());
+        if (!mine) {
+            auto made = std::make_shared<T>();
+            mine = made.get();
+            m_own = std::move(made);
+        }
+        return *mine;
+    }
+    std::shared_ptr<const PatternTrack> ownPart() const { return m_own; }
+
+private:
+    std::shared_ptr<PatternTrack> m_own;
 };
 
 // Why an object needs an operator now (the Overview's list, highest score
@@ -254,7 +285,14 @@ public:
     // Only bounded commands: counts, single members, pages of pageSize.
     virtual QList<Command> probe(const PatternObject &object,
                                  const ProbeContext &context) const = 0;
-    // replies answer probe(object, context), in order.
+    // A second round trip for this object, once the probe's replies are in
+    // (none by default): what only they name, as the fields of each member of
+    // a sorted set's page (libraryqueue::pageProbe). read() then gets the
+    // probe's replies followed by these; a reader that sends none (an action's
+    // check) gets a reading without what they would have said.
+    virtual QList<Command> followUp(const PatternObject &object, const QList<RedisValue> &replies,
+                                    const ProbeContext &context) const;
+    // replies answer probe(object, context), in order, then followUp's.
     virtual Reading read(const PatternObject &object, const QList<RedisValue> &replies,
                          const ProbeContext &context) const = 0;
     // Until when (server time) reading.at(t) is exact, if no write touches

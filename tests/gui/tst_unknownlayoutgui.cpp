@@ -39,9 +39,9 @@ Q_DECLARE_METATYPE(Commands)
 
 namespace {
 
-// Every key with its type and what it holds, sorted: equal before and after
-// when nothing was written. (Not DUMP: a SORT of a small sorted set, which
-// Horizon's reading sends, re-encodes it on the server without changing it.)
+// Every key with its type, its encoding and what it holds, sorted: equal
+// before and after when nothing was written, and nothing was re-encoded (a
+// SORT of a small sorted set would turn its listpack into a skiplist).
 QStringList contents(RedisClient &redis)
 {
     QStringList out;
@@ -64,7 +64,9 @@ QStringList contents(RedisClient &redis)
             items << QString::fromLatin1(v.bytes().toHex());
         if (type == "hash" || type == "set")
             items.sort();
-        out << QString::fromUtf8(key + ' ' + type + ' ' + value.bytes().toHex() + ' ')
+        const QByteArray encoding = call(redis, {"OBJECT", "ENCODING", key}).bytes();
+        out << QString::fromUtf8(key + ' ' + type + ' ' + encoding + ' ' + value.bytes().toHex()
+                                 + ' ')
                    + items.join(QLatin1Char(','));
     }
     out.sort();

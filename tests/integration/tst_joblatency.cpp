@@ -37,6 +37,16 @@ qint64 nearestRank(QList<qint64> values, double q)
     return values.at(std::clamp<qsizetype>(rank - 1, 0, values.size() - 1));
 }
 
+// The encodings of keys, as Redis keeps them.
+QList<QByteArray> encodingsOf(const RedisServer &server, const QList<QByteArray> &keys)
+{
+    const auto client = connectedClient(server);
+    QList<QByteArray> out;
+    for (const QByteArray &key : keys)
+        out << key + ' ' + call(*client, {"OBJECT", "ENCODING", key}).bytes();
+    return out;
+}
+
 // The queue of the snapshot with that key.
 QJsonObject queueOf(const RedisServer &server, const QString &key)
 {
@@ -134,7 +144,13 @@ private Q_SLOTS:
         QCOMPARE(app.run(QStringLiteral("produce"), QStringLiteral("3")), QString());
         QTest::qWait(700);
 
+        // Reading the finished jobs' times leaves their small sorted sets as
+        // Redis keeps them (a SORT of one would make it a skiplist).
+        const QList<QByteArray> finishedSets{"bull:orders:completed", "bull:orders:failed"};
+        const QList<QByteArray> encodings = encodingsOf(server, finishedSets);
+        QVERIFY2(!encodings.first().endsWith("skiplist"), encodings.first().constData());
         const QJsonObject q = queueOf(server, QStringLiteral("bull:orders"));
+        QCOMPARE(encodingsOf(server, finishedSets), encodings);
         const qint64 waitedAtMost = waiting.elapsed() + 1000;
         const QJsonObject latency = q.value(QLatin1String("latency")).toObject();
         QVERIFY2(!latency.isEmpty(), qPrintable(QJsonDocument(q).toJson()));
@@ -186,7 +202,11 @@ private Q_SLOTS:
         QCOMPARE(pythonRun(server.url(), {QStringLiteral("produce"), QStringLiteral("late")}),
                  QString());
 
+        const QList<QByteArray> registries{"rq:finished:mail", "rq:failed:mail", "rq:wip:mail"};
+        const QList<QByteArray> encodings = encodingsOf(server, registries);
+        QVERIFY2(!encodings.first().endsWith("skiplist"), encodings.first().constData());
         const QJsonObject q = queueOf(server, QStringLiteral("rq:queue:mail"));
+        QCOMPARE(encodingsOf(server, registries), encodings);
         const QJsonObject latency = q.value(QLatin1String("latency")).toObject();
         QVERIFY2(!latency.isEmpty(), qPrintable(QJsonDocument(q).toJson()));
         const QJsonObject times

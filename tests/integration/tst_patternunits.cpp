@@ -6,6 +6,7 @@
 #include <patterns/limiterdata.h>
 #include <patterns/lock/lockdata.h>
 #include <patterns/lock/lockunit.h>
+#include <patterns/objectread.h>
 #include <patterns/patternregistry.h>
 #include <patterns/patternunit.h>
 #include <patterns/redisson-limiter/redissonlimiterunit.h>
@@ -84,8 +85,8 @@ private:
         QObject context;
         QList<RedisValue> replies;
         bool done = false;
-        m_client->pipeline(cmds, &context, [&](const QList<RedisValue> &r) {
-            replies = r;
+        readObjects(*m_client, &context, {{&unit, o, ctx}}, [&](const ObjectReplies &r) {
+            replies = r.value(0);
             done = true;
         });
         (void)test::waitUntil([&] { return done; }, 20000);
@@ -482,26 +483,35 @@ private slots:
         QCOMPARE(call(*m_client, {"LINDEX", "jobs:mail", "-1"}).bytes(), QByteArray("j2"));
     }
 
-    // Written with RPOPLPUSH and no claims set: ages from first sight.
+    // Written with RPOPLPUSH and no claims set: ages from first sight, as
+    // the unit's track of the readings before says (a at the first, b at the
+    // second).
     void queueFirstSeen()
     {
         for (const char *job : {"a", "b", "c"})
             call(*m_client, {"LPUSH", "q", job});
         call(*m_client, {"RPOPLPUSH", "q", "q:processing"}); // a
-        call(*m_client, {"RPOPLPUSH", "q", "q:processing"}); // b
         const qint64 now = serverNow();
-        const QHash<QByteArray, qint64> seen{{"a", now - 300000}, {"b", now - 2000}};
         PatternObject o;
         o.kind = PatternKind("reliable-queue");
         o.key = "q";
         o.related = {"q:processing"};
         o.params.stuckAfterMs = 60000;
+        const PatternUnit &unit = PatternUnit::of(o.kind);
+        TrackState track;
         ProbeContext ctx;
+        ctx.nowMs = now - 300000;
+        Reading r = probe(o, ctx);
+        QCOMPARE(r.items.size(), 1);
+        QCOMPARE(r.items.at(0).ageMs, 0); // first sight: its age is not known
+        unit.track(track, r, ctx.nowMs);
+        track.everRead = true;
+        call(*m_client, {"RPOPLPUSH", "q", "q:processing"}); // b
+        ctx.nowMs = now - 2000;
+        ctx.track = track.ownPart();
+        unit.track(track, probe(o, ctx), ctx.nowMs);
         ctx.nowMs = now;
-        ctx.firstSeenMs = [&](const QByteArray &job) {
-            return seen.value(job, -1);
-        };
-        const Reading r = probe(o, ctx);
+        r = probe(o, ctx);
         QCOMPARE(r.length, 1);
         QCOMPARE(r.inFlight, 2);
         QCOMPARE(r.stuck, 1);
@@ -509,6 +519,8 @@ private slots:
         QCOMPARE(r.items.at(0).job, QByteArray("a"));
         QCOMPARE(r.items.at(0).ageMs, 300000);
         QCOMPARE(r.items.at(0).source, AgeSource::FirstSeen);
+        QCOMPARE(r.items.at(1).job, QByteArray("b"));
+        QCOMPARE(r.items.at(1).ageMs, 2000);
         QVERIFY(!ReliableQueueUnit::requeueStuck(o, 60000, 10).isValid());
     }
 

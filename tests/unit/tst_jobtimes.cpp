@@ -99,6 +99,37 @@ private Q_SLOTS:
                  (PatternUnit::Command{"SORT_RO", "bull:q:completed", "BY", "nosort", "LIMIT", "0",
                                        "10", "DESC", "GET", "#", "GET", "bull:q:*->timestamp"}));
     }
+
+    // A sorted set's page in two steps: ZRANGE, then one HMGET per member.
+    void pageThenFields()
+    {
+        QCOMPARE(pageProbe("q:done", 100, true),
+                 (PatternUnit::Command{"ZRANGE", "q:done", "0", "99", "REV"}));
+        QCOMPARE(pageProbe("q:lease", 0, false, true),
+                 (PatternUnit::Command{"ZRANGE", "q:lease", "0", "0", "WITHSCORES"}));
+        const RedisValue scored = RedisValue::array({RedisValue::bulk("a"), RedisValue::bulk("1"),
+                                                     RedisValue::bulk("b"), RedisValue::bulk("2")});
+        QCOMPARE(pageMembers(scored, true), (QList<QByteArray>{"a", "b"}));
+        QCOMPARE(pageMembers(scored), (QList<QByteArray>{"a", "1", "b", "2"}));
+        QVERIFY(pageMembers(RedisValue::error("WRONGTYPE x")).isEmpty());
+        const QList<QByteArray> members{"a", "b"};
+        QCOMPARE(
+            fieldsFollowUp(members, "q:", {"t", "u"}),
+            (QList<PatternUnit::Command>{{"HMGET", "q:a", "t", "u"}, {"HMGET", "q:b", "t", "u"}}));
+        const QList<RedisValue> replies{
+            RedisValue::integer(7), // the probe's own reply before
+            RedisValue::array({RedisValue::bulk("1"), RedisValue::nil()}),
+            RedisValue::array({RedisValue::bulk("2"), RedisValue::bulk("3")})};
+        const auto rows = fieldRows(members, replies, 1, 2);
+        QVERIFY(rows);
+        QCOMPARE(rows->at(0), (QList<QByteArray>{"a", "1", ""}));
+        QCOMPARE(rows->at(1), (QList<QByteArray>{"b", "2", "3"}));
+        // Not followed up (replies stop short), or a reply of another shape.
+        QVERIFY(!fieldRows(members, replies.mid(0, 2), 1, 2));
+        QVERIFY(!fieldRows(members, replies, 1, 3));
+        QVERIFY(!fieldRows(members, {RedisValue::error("WRONGTYPE"), replies.at(1)}, 0, 2));
+        QVERIFY(fieldRows({}, {}, 0, 2)->isEmpty());
+    }
 };
 
 QTEST_GUILESS_MAIN(tst_JobTimes)

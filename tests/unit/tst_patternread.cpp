@@ -95,15 +95,17 @@ private slots:
             ProbeContext context;
             context.nowMs = s_now;
             context.detail = detail;
-            context.firstSeenMs = [](const QByteArray &) {
-                return s_now - 1000;
-            };
             const qsizetype asked = unit.probe(o, context).size();
+            TrackState track;
             for (int rotate = 0; rotate < 8; ++rotate) {
                 const Reading reading = unit.read(o, oddReplies(asked, rotate), context);
                 QCOMPARE(reading.atMs, s_now);
                 (void)unit.validUntilMs(o, reading);
                 (void)reading.at(s_now + 5000);
+                // The next shape read with what the unit tracked of this one.
+                unit.track(track, reading, s_now);
+                track.everRead = true;
+                context.track = track.ownPart();
             }
         }
     }

@@ -25,6 +25,11 @@ using namespace AsynqInternal;
 
 namespace {
 
+// Where the probe's replies hold the lease's page, and how many it has: the
+// follow-up's replies come after them.
+constexpr qsizetype LeasePage = 14;
+constexpr qsizetype ProbedReplies = 20;
+
 // asynq's keys that belong to no one queue (internal/base/base.go): each
 // server's info and workers, the schedulers' entries and history.
 constexpr const char *GlobalPrefixes[]
@@ -275,12 +280,9 @@ QList<PatternUnit::Command> AsynqUnit::probe(const PatternObject &o, const Probe
         {"GET", keyOf(o, Processed)},
         {"GET", keyOf(o, Failed)},
         {"SISMEMBER", keyOf(o, Queues), nameOf(o.key)},
-        // The lease's first page, the earliest expiry first, and the same
-        // page's task states (SORT of a sorted set BY nosort keeps its order;
-        // the pattern's hash tag keeps it in the queue's slot).
-        {"ZRANGE", keyOf(o, Lease), "0", number(page - 1), "WITHSCORES"},
-        {"SORT_RO", keyOf(o, Lease), "BY", "nosort", "LIMIT", "0", number(page), "GET", "#", "GET",
-         base + "t:*->state"},
+        // The lease's first page, the earliest expiry first (the follow-up
+        // reads each task's state).
+        libraryqueue::pageProbe(keyOf(o, Lease), page, false, true),
         // The newest pending task's state (the list's left end: LPUSH).
         {"SORT_RO", keyOf(o, Pending), "BY", "nosort", "LIMIT", "0", "1", "GET", "#", "GET",
          base + "t:*->state"},
@@ -295,18 +297,26 @@ QList<PatternUnit::Command> AsynqUnit::probe(const PatternObject &o, const Probe
     };
 }
 
+QList<PatternUnit::Command> AsynqUnit::followUp(const PatternObject &o, const QList<RedisValue> &r,
+                                                const ProbeContext &) const
+{
+    if (r.size() < ProbedReplies)
+        return {};
+    return libraryqueue::fieldsFollowUp(libraryqueue::pageMembers(r.at(LeasePage), true),
+                                        prefixOf(nameOf(o.key)) + "t:", {"state"});
+}
+
 Reading AsynqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
                         const ProbeContext &c) const
 {
     const QByteArray base = prefixOf(nameOf(o.key));
-    const QList<QByteArray> replyKeys{keyOf(o, Pending),   keyOf(o, Active),   keyOf(o, Scheduled),
-                                      keyOf(o, Retry),     keyOf(o, Archived), keyOf(o, Completed),
-                                      keyOf(o, Lease),     keyOf(o, Lease),    keyOf(o, Paused),
-                                      base + "processed:", base + "failed:",   keyOf(o, Processed),
-                                      keyOf(o, Failed),    keyOf(o, Queues),   keyOf(o, Lease),
-                                      keyOf(o, Lease),     keyOf(o, Pending),  keyOf(o, Servers),
-                                      keyOf(o, Servers),   keyOf(o, Workers),  keyOf(o, Pending)};
-    if (auto f = failure(o, r, replyKeys, c.nowMs))
+    const QList<QByteArray> replyKeys{
+        keyOf(o, Pending),  keyOf(o, Active),    keyOf(o, Scheduled), keyOf(o, Retry),
+        keyOf(o, Archived), keyOf(o, Completed), keyOf(o, Lease),     keyOf(o, Lease),
+        keyOf(o, Paused),   base + "processed:", base + "failed:",    keyOf(o, Processed),
+        keyOf(o, Failed),   keyOf(o, Queues),    keyOf(o, Lease),     keyOf(o, Pending),
+        keyOf(o, Servers),  keyOf(o, Servers),   keyOf(o, Workers),   keyOf(o, Pending)};
+    if (auto f = failure(o, r.mid(0, replyKeys.size()), replyKeys, c.nowMs))
         return *f;
     Reading reading;
     reading.atMs = c.nowMs;
@@ -327,10 +337,10 @@ Reading AsynqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
     reading.deadLength = r.at(4).toInteger();
     reading.stuck = r.at(7).toInteger();
     reading.editLibrary().paused = r.at(8).toInteger() == 1;
-    reading.editLibrary().workers = r.at(18).toInteger();      // servers
-    reading.editLibrary().workersAlive = r.at(17).toInteger(); // servers whose info has not expired
+    reading.editLibrary().workers = r.at(17).toInteger();      // servers
+    reading.editLibrary().workersAlive = r.at(16).toInteger(); // servers whose info has not expired
     reading.editLibrary().parts.append(
-        {QStringLiteral("process"), "asynq:workers", r.at(19).toInteger(), -1, -1, true, false});
+        {QStringLiteral("process"), "asynq:workers", r.at(18).toInteger(), -1, -1, true, false});
 
     if (total == 0 && r.at(6).toInteger() == 0 && r.at(13).toInteger() == 0) {
         reading.status = Reading::Status::Missing;
@@ -339,26 +349,27 @@ Reading AsynqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
         return reading;
     }
 
-    // The lease page: members and expiries, and each task's state.
+    // The lease page: members and expiries, and each task's state (the
+    // follow-up's; not known without it).
     QHash<QByteArray, QByteArray> stateOf;
-    const auto &sorted = r.at(15).elements();
-    for (qsizetype i = 0; i + 1 < sorted.size(); i += 2)
-        stateOf.insert(sorted.at(i).bytes(),
-                       sorted.at(i + 1).isNil() ? QByteArray("<none>") : sorted.at(i + 1).bytes());
+    const auto states = libraryqueue::fieldRows(libraryqueue::pageMembers(r.at(LeasePage), true), r,
+                                                ProbedReplies, 1);
+    for (const QList<QByteArray> &row : states.value_or(QList<QList<QByteArray>>()))
+        stateOf.insert(row.at(0), row.at(1).isEmpty() ? QByteArray("<none>") : row.at(1));
     QByteArray foreign;
-    const auto &pendingHead = r.at(16).elements();
+    const auto &pendingHead = r.at(15).elements();
     if (pendingHead.size() == 2 && pendingHead.at(1).bytes() != "pending")
         foreign = "pending task " + pendingHead.at(0).bytes().left(64) + " in state \""
                   + (pendingHead.at(1).isNil() ? "none" : pendingHead.at(1).bytes().left(32))
                   + "\"";
     const qint64 nowSec = c.nowMs / 1000;
-    const auto &scored = r.at(14).elements();
+    const auto &scored = r.at(LeasePage).elements();
     for (qsizetype i = 0; i + 1 < scored.size(); i += 2) {
         const QByteArray id = scored.at(i).bytes();
         bool ok = false;
         const qint64 expiry = scored.at(i + 1).bytes().toLongLong(&ok);
         const QByteArray state = stateOf.value(id, "<none>");
-        if (state != "active" && foreign.isEmpty())
+        if (states && state != "active" && foreign.isEmpty())
             foreign = "leased task " + id.left(64) + " in state \"" + state.left(32) + "\"";
         InFlightItem item;
         item.job = id;
@@ -381,7 +392,7 @@ Reading AsynqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
     reading.truncated = r.at(6).toInteger() > reading.items.size();
     // asynq records when a task began to wait, and drops it when the task
     // is taken: the oldest waiting task's age, no wait of finished ones.
-    const auto &oldest = r.at(20).elements();
+    const auto &oldest = r.at(19).elements();
     bool nsOk = false;
     const qint64 sinceNs = oldest.size() == 2 ? oldest.at(1).bytes().toLongLong(&nsOk) : -1;
     libraryqueue::setOldestWaiting(reading, nsOk && sinceNs > 0 ? sinceNs / 1'000'000 : -1, c.nowMs,

@@ -77,6 +77,9 @@ public:
     QList<PatternObject> groupClaims(ClaimPool &pool) const override;
 
     QList<Command> probe(const PatternObject &object, const ProbeContext &context) const override;
+    // Each leased task's state.
+    QList<Command> followUp(const PatternObject &object, const QList<RedisValue> &replies,
+                            const ProbeContext &context) const override;
     Reading read(const PatternObject &object, const QList<RedisValue> &replies,
                  const ProbeContext &context) const override;
 

@@ -188,8 +188,8 @@ Reading BullUnit::read(const PatternObject &o, const QList<RedisValue> &r,
         reading.stuckIsLowerBound = true;
     }
     if (sorts && r.size() >= CountedStates + 6)
-        readJobTimes(reading, r.mid(CountedStates + 3, 3), reading.library().countOf(u"wait"),
-                     c.nowMs);
+        readJobTimes(reading, r, CountedStates + 3, CountedStates + 6,
+                     reading.library().countOf(u"wait"), c.nowMs);
     return reading;
 }
 

@@ -201,7 +201,7 @@ Reading BullMqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
                                          "not read.");
     }
     if (r.size() >= 14)
-        readJobTimes(reading, r.mid(11, 3), wait, c.nowMs);
+        readJobTimes(reading, r, 11, 14, wait, c.nowMs);
     if (!reading.editLibrary().layoutKnown)
         reading.message = QStringLiteral("Layout %1 is not one Gatehouse knows (BullMQ 5-6): shown "
                                          "read-only.")

@@ -31,6 +31,19 @@ constexpr qint64 MasterFreshSec = 14;
 // Recent jobs whose status says whose layout it is (LaravelHorizonUnit::read).
 constexpr int SampledJobs = 10;
 
+// Where the probe's replies hold the supervisors' page, the recent jobs'
+// and the job times' pages, and how many it has: the follow-up's replies
+// come after them.
+constexpr qsizetype SupervisorPage = 10;
+constexpr qsizetype RecentHighest = 11;
+constexpr qsizetype RecentPage = 12;
+constexpr qsizetype JobTimesAt = 13;
+constexpr qsizetype ProbedReplies = 16;
+
+const QList<QByteArray> CompletedFields{"created_at", "reserved_at", "completed_at"};
+const QList<QByteArray> FailedFields{"created_at", "reserved_at", "failed_at"};
+const QList<QByteArray> PendingFields{"status", "created_at"};
+
 const char *QuietReason = "supervisor gone quiet: no heartbeat for 29 s, so Horizon no longer "
                           "lists it; its processes are not taking jobs";
 
@@ -65,15 +78,15 @@ qint64 processesOf(const QByteArray &json)
 // (storeJobReference), and its job hashes' status is one its repository
 // writes (pushed, reserved, released: pending/reserved; completed; failed).
 // A hash gone (trimmed before the set) or without a status says nothing.
-QString foreignPart(const RedisValue &highest, const RedisValue &statuses)
+QString foreignPart(const RedisValue &highest, const QList<QList<QByteArray>> &statuses)
 {
     const auto &scored = highest.elements();
     if (scored.size() == 2 && scored.at(1).bytes().toDouble() >= 0)
         return QStringLiteral("recent_jobs entry scored %1 (Horizon scores by minus the time)")
             .arg(printableBytes(scored.at(1).bytes(), 24));
-    for (const RedisValue &v : statuses.elements()) {
-        const QByteArray status = v.bytes();
-        if (v.isNil() || status.isEmpty())
+    for (const QList<QByteArray> &row : statuses) {
+        const QByteArray status = row.value(1);
+        if (status.isEmpty())
             continue;
         if (status != "pending" && status != "reserved" && status != "completed"
             && status != "failed")
@@ -96,49 +109,73 @@ qint64 horizonTimeMs(const QByteArray &field)
 // reserved_at, completed() completed_at, failed() failed_at). Its sets score
 // a job by minus the time it entered, so a set's start is its newest: a page
 // of the newest completed and failed jobs, and pending_jobs' oldest (its
-// end) with their status (it holds reserved jobs too, until they finish).
-// Nothing when the prefix holds SORT's pattern syntax.
+// end); the follow-up reads their times, and the pending jobs' status (it
+// holds reserved jobs too, until they finish).
 QList<PatternUnit::Command> jobTimesProbe(const PatternObject &o)
 {
-    using libraryqueue::jobFieldsProbe;
-    const QByteArray &prefix = o.key;
-    const auto completed = jobFieldsProbe(o.related.value(LaravelHorizonUnit::Completed), prefix,
-                                          {"created_at", "reserved_at", "completed_at"},
-                                          libraryqueue::FinishedPage, false);
-    const auto failed = jobFieldsProbe(o.related.value(LaravelHorizonUnit::Failed), prefix,
-                                       {"created_at", "reserved_at", "failed_at"},
-                                       libraryqueue::FinishedPage / 4, false);
-    const auto pending = jobFieldsProbe(o.related.value(LaravelHorizonUnit::Pending), prefix,
-                                        {"status", "created_at"}, SampledJobs, true);
-    if (!completed || !failed || !pending)
-        return {};
-    return {*completed, *failed, *pending};
+    using libraryqueue::pageProbe;
+    return {pageProbe(o.related.value(LaravelHorizonUnit::Completed), libraryqueue::FinishedPage,
+                      false),
+            pageProbe(o.related.value(LaravelHorizonUnit::Failed), libraryqueue::FinishedPage / 4,
+                      false),
+            pageProbe(o.related.value(LaravelHorizonUnit::Pending), SampledJobs, true)};
 }
 
-// The three replies of jobTimesProbe into the reading's job times. A
+// The pages the follow-up reads, in its order: the supervisors, the recent
+// jobs, then the job times' completed, failed and pending jobs.
+struct FollowedPages
+{
+    QList<QByteArray> pages[5];
+    qsizetype at(int page) const
+    {
+        qsizetype n = ProbedReplies;
+        for (int i = 0; i < page; ++i)
+            n += pages[i].size();
+        return n;
+    }
+};
+
+FollowedPages followedPages(const QList<RedisValue> &r)
+{
+    FollowedPages f;
+    if (r.size() < ProbedReplies)
+        return f;
+    f.pages[0] = libraryqueue::pageMembers(r.at(SupervisorPage), true);
+    f.pages[1] = libraryqueue::pageMembers(r.at(RecentPage));
+    for (int i = 0; i < 3; ++i)
+        f.pages[2 + i] = libraryqueue::pageMembers(r.at(JobTimesAt + i));
+    return f;
+}
+
+// The job times' pages and their follow-up into the reading's job times. A
 // delayed job's wait counts its delay: Horizon records when it was pushed,
 // not when it became due.
-void readJobTimes(Reading &reading, const QList<RedisValue> &r, qint64 nowMs)
+void readJobTimes(Reading &reading, const QList<RedisValue> &r, const FollowedPages &f,
+                  qint64 nowMs)
 {
-    if (r.size() != 3 || r.at(0).isError() || r.at(1).isError())
-        return; // unknown, not none (a Cluster refusing SORT's patterns)
+    if (r.size() < ProbedReplies || r.at(JobTimesAt).isError() || r.at(JobTimesAt + 1).isError())
+        return; // unknown, not none
+    const auto completed = libraryqueue::fieldRows(f.pages[2], r, f.at(2), 3);
+    const auto failed = libraryqueue::fieldRows(f.pages[3], r, f.at(3), 3);
+    const auto pending = libraryqueue::fieldRows(f.pages[4], r, f.at(4), 2);
+    if (!completed || !failed || !pending)
+        return; // not followed up: unknown
     QList<libraryqueue::JobTiming> finished;
-    for (int i = 0; i < 2; ++i) {
-        for (const QList<QByteArray> &row : libraryqueue::jobFieldRows(r.at(i), 3))
-            finished.append(
-                {horizonTimeMs(row.at(1)), horizonTimeMs(row.at(2)), horizonTimeMs(row.at(3))});
-    }
+    const QList<QList<QByteArray>> rows = *completed + *failed;
+    for (const QList<QByteArray> &row : rows)
+        finished.append(
+            {horizonTimeMs(row.at(1)), horizonTimeMs(row.at(2)), horizonTimeMs(row.at(3))});
     libraryqueue::setFinishedTimes(reading, finished, nowMs);
     qint64 oldest = -1;
-    const QList<QList<QByteArray>> page = libraryqueue::jobFieldRows(r.at(2), 2);
-    for (const QList<QByteArray> &row : page) {
+    for (const QList<QByteArray> &row : *pending) {
         const qint64 at = horizonTimeMs(row.at(2));
         if (row.at(1) == "pending" && at >= 0 && (oldest < 0 || at < oldest))
             oldest = at;
     }
     // Nothing waits when the page held all of pending_jobs and none of it
     // was pending (reserved, or its hash already trimmed).
-    const bool none = oldest < 0 && !r.at(2).isError() && page.size() >= reading.length;
+    const bool none
+        = oldest < 0 && !r.at(JobTimesAt + 2).isError() && pending->size() >= reading.length;
     libraryqueue::setOldestWaiting(reading, oldest, nowMs, none);
 }
 
@@ -253,7 +290,6 @@ QList<PatternObject> LaravelHorizonUnit::groupClaims(ClaimPool &pool) const
 QList<PatternUnit::Command> LaravelHorizonUnit::probe(const PatternObject &o,
                                                       const ProbeContext &c) const
 {
-    const QByteArray page = number(std::max(1, o.params.pageSize));
     const qint64 nowSec = c.nowMs / 1000;
     const QByteArray supervisors = o.related.value(Supervisors);
     QList<Command> commands;
@@ -263,20 +299,31 @@ QList<PatternUnit::Command> LaravelHorizonUnit::probe(const PatternObject &o,
     commands.append({"ZCOUNT", supervisors, number(nowSec - SupervisorFreshSec), "+inf"});
     commands.append({"ZCARD", o.related.value(Masters)});
     commands.append({"ZCOUNT", o.related.value(Masters), number(nowSec - MasterFreshSec), "+inf"});
-    // The supervisors, the longest quiet first, with their heartbeats; and
-    // the same page's status and processes (SORT of a sorted set BY nosort
-    // keeps its order and reads only the page).
-    commands.append(
-        {"ZRANGE", supervisors, "0", number(std::max(1, o.params.pageSize) - 1), "WITHSCORES"});
-    commands.append({"SORT_RO", supervisors, "BY", "nosort", "LIMIT", "0", page, "GET", "#", "GET",
-                     o.key + "supervisor:*->status", "GET", o.key + "supervisor:*->processes"});
-    // Whether the layout is Horizon's (layoutOf): the highest score in
-    // recent_jobs, and the newest recent jobs' statuses (a page).
+    // The supervisors, the longest quiet first, with their heartbeats (the
+    // follow-up reads each one's status and processes).
+    commands.append(libraryqueue::pageProbe(supervisors, o.params.pageSize, false, true));
+    // Whether the layout is Horizon's (foreignPart): the highest score in
+    // recent_jobs, and the newest recent jobs (the follow-up reads their
+    // statuses).
     const QByteArray recent = o.related.value(Recent);
     commands.append({"ZRANGE", recent, "-1", "-1", "WITHSCORES"});
-    commands.append({"SORT_RO", recent, "BY", "nosort", "LIMIT", "0", number(SampledJobs), "GET",
-                     o.key + "*->status"});
+    commands.append(libraryqueue::pageProbe(recent, SampledJobs, false));
     return commands + jobTimesProbe(o);
+}
+
+QList<PatternUnit::Command> LaravelHorizonUnit::followUp(const PatternObject &o,
+                                                         const QList<RedisValue> &r,
+                                                         const ProbeContext &) const
+{
+    if (r.size() < ProbedReplies)
+        return {};
+    using libraryqueue::fieldsFollowUp;
+    const FollowedPages f = followedPages(r);
+    return fieldsFollowUp(f.pages[0], o.key + "supervisor:", {"status", "processes"})
+           + fieldsFollowUp(f.pages[1], o.key, {"status"})
+           + fieldsFollowUp(f.pages[2], o.key, CompletedFields)
+           + fieldsFollowUp(f.pages[3], o.key, FailedFields)
+           + fieldsFollowUp(f.pages[4], o.key, PendingFields);
 }
 
 Reading LaravelHorizonUnit::read(const PatternObject &o, const QList<RedisValue> &r,
@@ -287,15 +334,12 @@ Reading LaravelHorizonUnit::read(const PatternObject &o, const QList<RedisValue>
         replyKeys << o.related.value(s);
     replyKeys << o.related.value(Supervisors) << o.related.value(Supervisors)
               << o.related.value(Masters) << o.related.value(Masters)
-              << o.related.value(Supervisors) << o.related.value(Supervisors)
-              << o.related.value(Recent) << o.related.value(Recent);
+              << o.related.value(Supervisors) << o.related.value(Recent) << o.related.value(Recent);
     // Fewer replies than commands: an error (the job times' included).
     if (const QList<QByteArray> allKeys
         = replyKeys
-          + (!libraryqueue::sortPatternSafe(o.key)
-                 ? QList<QByteArray>()
-                 : QList<QByteArray>{o.related.value(Completed), o.related.value(Failed),
-                                     o.related.value(Pending)});
+          + QList<QByteArray>{o.related.value(Completed), o.related.value(Failed),
+                              o.related.value(Pending)};
         r.size() < allKeys.size()) {
         if (auto f = failure(o, r, allKeys, c.nowMs))
             return *f;
@@ -325,12 +369,13 @@ Reading LaravelHorizonUnit::read(const PatternObject &o, const QList<RedisValue>
         return reading;
     }
     const qint64 nowSec = c.nowMs / 1000;
+    const FollowedPages followed = followedPages(r);
     QHash<QByteArray, std::pair<QByteArray, qint64>> detail; // name -> status, processes
-    const auto &sorted = r.at(11).elements();
-    for (qsizetype i = 0; i + 2 < sorted.size(); i += 3)
-        detail.insert(sorted.at(i).bytes(),
-                      {sorted.at(i + 1).bytes().left(32), processesOf(sorted.at(i + 2).bytes())});
-    const auto &page = r.at(10).elements();
+    if (const auto rows = libraryqueue::fieldRows(followed.pages[0], r, followed.at(0), 2)) {
+        for (const QList<QByteArray> &row : *rows)
+            detail.insert(row.at(0), {row.at(1).left(32), processesOf(row.at(2))});
+    }
+    const auto &page = r.at(SupervisorPage).elements();
     for (qsizetype i = 0; i + 1 < page.size(); i += 2) {
         const QByteArray name = page.at(i).bytes();
         const qint64 beat = qint64(page.at(i + 1).bytes().toDouble());
@@ -348,8 +393,10 @@ Reading LaravelHorizonUnit::read(const PatternObject &o, const QList<RedisValue>
                 {name, QString::fromLatin1(QuietReason), secondsToMs(double(beat)).value_or(-1)});
     }
     reading.truncated = reading.editLibrary().workers > reading.editLibrary().parts.size();
-    readJobTimes(reading, r.mid(replyKeys.size(), 3), c.nowMs);
-    const QString foreign = foreignPart(r.at(12), r.at(13));
+    readJobTimes(reading, r, followed, c.nowMs);
+    const QString foreign = foreignPart(
+        r.at(RecentHighest), libraryqueue::fieldRows(followed.pages[1], r, followed.at(1), 1)
+                                 .value_or(QList<QList<QByteArray>>()));
     reading.editLibrary().layoutKnown = foreign.isEmpty();
     if (!foreign.isEmpty())
         reading.message = QStringLiteral("Layout with a %1 is not Horizon's (5): shown read-only.")

@@ -68,6 +68,10 @@ public:
     QList<PatternObject> groupClaims(ClaimPool &pool) const override;
 
     QList<Command> probe(const PatternObject &object, const ProbeContext &context) const override;
+    // Each paged supervisor's status and processes, each sampled recent
+    // job's status, the paged jobs' times.
+    QList<Command> followUp(const PatternObject &object, const QList<RedisValue> &replies,
+                            const ProbeContext &context) const override;
     Reading read(const PatternObject &object, const QList<RedisValue> &replies,
                  const ProbeContext &context) const override;
 

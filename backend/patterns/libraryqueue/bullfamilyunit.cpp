@@ -119,32 +119,47 @@ std::optional<PatternUnit::Command> BullFamilyUnit::activeJobsProbe(const Patter
                    o.key + ":*->" + attemptsField()};
 }
 
+namespace {
+
+// Both libraries write a job's times into its hash: timestamp (added),
+// delay, processedOn (taken by a worker), finishedOn.
+const QList<QByteArray> TimeFields{"timestamp", "delay", "processedOn", "finishedOn"};
+
+} // namespace
+
 QList<PatternUnit::Command> BullFamilyUnit::jobTimesProbe(const PatternObject &o, int completed,
                                                           int failed, int wait) const
 {
-    // Both libraries write a job's times into its hash: timestamp (added),
-    // delay, processedOn (taken by a worker), finishedOn.
-    static const QList<QByteArray> Fields{"timestamp", "delay", "processedOn", "finishedOn"};
-    QList<Command> cmds;
-    const QByteArray prefix = o.key + ':';
-    for (const auto &[state, count, fromEnd] :
-         {std::tuple{completed, libraryqueue::FinishedPage, true},
-          std::tuple{failed, libraryqueue::FinishedPage / 4, true}, std::tuple{wait, 1, true}}) {
-        auto cmd = libraryqueue::jobFieldsProbe(m_layout.keyOf(o, state), prefix,
-                                                state == wait ? Fields.mid(0, 2) : Fields, count,
-                                                fromEnd);
-        if (!cmd)
-            return {};
-        cmds.append(*cmd);
-    }
-    return cmds;
+    auto oldest = libraryqueue::jobFieldsProbe(m_layout.keyOf(o, wait), o.key + ':',
+                                               TimeFields.mid(0, 2), 1, true);
+    if (!oldest)
+        return {};
+    return {
+        libraryqueue::pageProbe(m_layout.keyOf(o, completed), libraryqueue::FinishedPage, true),
+        libraryqueue::pageProbe(m_layout.keyOf(o, failed), libraryqueue::FinishedPage / 4, true),
+        *oldest};
 }
 
-void BullFamilyUnit::readJobTimes(Reading &reading, const QList<RedisValue> &r, qint64 waiting,
-                                  qint64 nowMs)
+QList<PatternUnit::Command> BullFamilyUnit::followUp(const PatternObject &o,
+                                                     const QList<RedisValue> &r,
+                                                     const ProbeContext &c) const
 {
-    if (r.size() != 3)
+    if (!libraryqueue::sortPatternSafe(o.key + ':') || r.size() < 3
+        || r.size() != probe(o, c).size())
+        return {};
+    const qsizetype at = r.size() - 3;
+    return libraryqueue::fieldsFollowUp(libraryqueue::pageMembers(r.at(at))
+                                            + libraryqueue::pageMembers(r.at(at + 1)),
+                                        o.key + ':', TimeFields);
+}
+
+void BullFamilyUnit::readJobTimes(Reading &reading, const QList<RedisValue> &r, qsizetype at,
+                                  qsizetype probed, qint64 waiting, qint64 nowMs)
+{
+    if (at < 0 || r.size() < at + 3 || probed < at + 3)
         return;
+    if (r.at(at).isError() || r.at(at + 1).isError())
+        return; // unknown, not none
     const auto ms = [](const QByteArray &v) {
         bool ok = false;
         const qint64 n = v.toLongLong(&ok);
@@ -155,17 +170,18 @@ void BullFamilyUnit::readJobTimes(Reading &reading, const QList<RedisValue> &r, 
         const qint64 at = ms(row.at(1));
         return at < 0 ? at : saturatingAdd(at, std::max<qint64>(0, ms(row.at(2))));
     };
-    QList<libraryqueue::JobTiming> finished;
-    for (int i = 0; i < 2; ++i) {
-        for (const QList<QByteArray> &row : libraryqueue::jobFieldRows(r.at(i), 4))
-            finished.append({queued(row), ms(row.at(3)), ms(row.at(4))});
-    }
-    if (r.at(0).isError() || r.at(1).isError())
-        return; // unknown, not none (a Cluster refusing SORT's patterns)
-    libraryqueue::setFinishedTimes(reading, finished, nowMs);
-    const auto oldest = libraryqueue::jobFieldRows(r.at(2), 2);
+    const auto rows = libraryqueue::fieldRows(libraryqueue::pageMembers(r.at(at))
+                                                  + libraryqueue::pageMembers(r.at(at + 1)),
+                                              r, probed, int(TimeFields.size()));
+    const auto oldest = libraryqueue::jobFieldRows(r.at(at + 2), 2);
     libraryqueue::setOldestWaiting(reading, oldest.isEmpty() ? -1 : queued(oldest.first()), nowMs,
                                    waiting == 0);
+    if (!rows)
+        return; // not followed up: the finished jobs' times are unknown
+    QList<libraryqueue::JobTiming> finished;
+    for (const QList<QByteArray> &row : *rows)
+        finished.append({queued(row), ms(row.at(3)), ms(row.at(4))});
+    libraryqueue::setFinishedTimes(reading, finished, nowMs);
 }
 
 void BullFamilyUnit::readActiveJobs(Reading &reading, const RedisValue &reply,

@@ -104,15 +104,19 @@ protected:
                                const PatternObject &object, qint64 active, qint64 nowMs);
 
     // The job times (Reading::jobTimes): a page of the newest completed
-    // and failed jobs with their timestamp, delay, processedOn and
-    // finishedOn, and the oldest waiting job's timestamp and delay (three
-    // SORT_RO reads of a page, appended to the probe); none when the base
-    // holds '*' or "->".
+    // and failed jobs (their ids, ZRANGE), and the oldest waiting job's
+    // timestamp and delay (SORT_RO of a list's page), appended to the probe;
+    // none when the base holds '*' or "->". The follow-up reads the paged
+    // jobs' timestamp, delay, processedOn and finishedOn.
     QList<Command> jobTimesProbe(const PatternObject &object, int completed, int failed,
                                  int wait) const;
-    // Their replies (from jobTimesProbe, in order) into reading's job times.
-    static void readJobTimes(Reading &reading, const QList<RedisValue> &replies, qint64 waiting,
-                             qint64 nowMs);
+    // Both libraries' probes end with jobTimesProbe's commands.
+    QList<Command> followUp(const PatternObject &object, const QList<RedisValue> &replies,
+                            const ProbeContext &context) const override;
+    // The replies from at (jobTimesProbe's three) and the follow-up's (from
+    // probed, the probe's reply count) into reading's job times.
+    static void readJobTimes(Reading &reading, const QList<RedisValue> &replies, qsizetype at,
+                             qsizetype probed, qint64 waiting, qint64 nowMs);
 
 private:
     const Layout &m_layout; // static storage: the unit's own layout()

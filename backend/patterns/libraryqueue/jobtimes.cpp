@@ -37,6 +37,60 @@ QJsonObject quantilesJson(const qint64 (&q)[3])
 
 } // namespace
 
+PatternUnit::Command pageProbe(const QByteArray &key, int count, bool fromEnd, bool withScores)
+{
+    PatternUnit::Command cmd{"ZRANGE", key, "0", QByteArray::number(std::max(1, count) - 1)};
+    if (fromEnd)
+        cmd << "REV";
+    if (withScores)
+        cmd << "WITHSCORES";
+    return cmd;
+}
+
+QList<QByteArray> pageMembers(const RedisValue &page, bool withScores)
+{
+    QList<QByteArray> out;
+    if (page.type() != RedisValue::Type::Array)
+        return out;
+    const auto &e = page.elements();
+    const qsizetype step = withScores ? 2 : 1;
+    out.reserve(e.size() / step);
+    for (qsizetype i = 0; i + step <= e.size(); i += step)
+        out.append(e.at(i).bytes());
+    return out;
+}
+
+QList<PatternUnit::Command> fieldsFollowUp(const QList<QByteArray> &members,
+                                           const QByteArray &hashPrefix,
+                                           const QList<QByteArray> &fields)
+{
+    QList<PatternUnit::Command> out;
+    out.reserve(members.size());
+    for (const QByteArray &m : members)
+        out.append(PatternUnit::Command{"HMGET", hashPrefix + m} + fields);
+    return out;
+}
+
+std::optional<QList<QList<QByteArray>>> fieldRows(const QList<QByteArray> &members,
+                                                  const QList<RedisValue> &replies, qsizetype at,
+                                                  int fields)
+{
+    if (at < 0 || replies.size() - at < members.size())
+        return std::nullopt;
+    QList<QList<QByteArray>> rows;
+    rows.reserve(members.size());
+    for (qsizetype i = 0; i < members.size(); ++i) {
+        const RedisValue &v = replies.at(at + i);
+        if (v.type() != RedisValue::Type::Array || v.size() != fields)
+            return std::nullopt;
+        QList<QByteArray> row{members.at(i)};
+        for (const RedisValue &f : v.elements())
+            row.append(f.isNil() ? QByteArray() : f.bytes());
+        rows.append(row);
+    }
+    return rows;
+}
+
 bool sortPatternSafe(const QByteArray &hashPrefix)
 {
     return !hashPrefix.contains('*') && !hashPrefix.contains("->");

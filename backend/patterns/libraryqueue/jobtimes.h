@@ -24,11 +24,34 @@ struct JobTiming
 // The jobs finished longest ago count as samples no more.
 constexpr int FinishedPage = 100;
 
-// A page of count job ids of a list or sorted set, from its end (the newest
-// of a finished set scored by time, the oldest of a list pushed on the left)
-// or its start, with fields of each job's hash (hashPrefix + id) in one
-// SORT_RO that reads only the page. Its reply: per job, the id and then the
-// fields. nullopt when the prefix holds '*' or "->", SORT's pattern syntax.
+// A page of count members of a sorted set, from its end (fromEnd: the
+// highest scores first) or its start, withScores as ZRANGE gives them: the
+// first of two steps that read each member's hash fields (fieldsFollowUp, in
+// PatternUnit::followUp). Not SORT ... GET, which reads both at once but
+// converts a small sorted set from its compact encoding to a skiplist in
+// place (Redis src/sort.c), several times its size, on every read.
+PatternUnit::Command pageProbe(const QByteArray &key, int count, bool fromEnd,
+                               bool withScores = false);
+// The members of pageProbe's reply, one per member or member and score
+// (none when it is not a page).
+QList<QByteArray> pageMembers(const RedisValue &page, bool withScores = false);
+// The second step: one HMGET of hashPrefix + member per member.
+QList<PatternUnit::Command> fieldsFollowUp(const QList<QByteArray> &members,
+                                           const QByteArray &hashPrefix,
+                                           const QList<QByteArray> &fields);
+// Rows of the member and its fields (nil as empty) from the follow-up's
+// replies from at: as jobFieldRows gives them. nullopt when the replies
+// stop short (no follow-up was sent) or one is not a reply of that many
+// fields.
+std::optional<QList<QList<QByteArray>>> fieldRows(const QList<QByteArray> &members,
+                                                  const QList<RedisValue> &replies, qsizetype at,
+                                                  int fields);
+
+// A page of count job ids of a list, from its end or its start, with fields
+// of each job's hash (hashPrefix + id) in one SORT_RO that reads only the
+// page (a list keeps its encoding; a sorted set would not: pageProbe). Its
+// reply: per job, the id and then the fields. nullopt when the prefix holds
+// '*' or "->", SORT's pattern syntax.
 bool sortPatternSafe(const QByteArray &hashPrefix);
 std::optional<PatternUnit::Command> jobFieldsProbe(const QByteArray &key,
                                                    const QByteArray &hashPrefix,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <patterns/patternunit.h>
 #include <patterns/reading.h>
 
 #include <QByteArray>
@@ -22,5 +23,11 @@ struct LockData : PatternData
     static const LockData &of(const Reading &r) { return r.data<LockData>(); }
     static LockData &in(Reading &r) { return r.edit<LockData>(); }
 };
+
+// A lock's holder across its readings (PatternUnit::track): a new token is
+// held since this reading, known only when Gatehouse saw the lock taken (a
+// lock already held at the first reading has an unknown start); no token
+// (not held, not read) is no holder.
+void trackHolder(TrackState &t, const QByteArray &token, qint64 nowMs);
 
 } // namespace gatehouse

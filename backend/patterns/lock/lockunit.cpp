@@ -209,15 +209,7 @@ Section LockUnit::section() const
 
 void LockUnit::track(TrackState &t, const Reading &reading, qint64 nowMs) const
 {
-    if (!reading.isOk()) {
-        t.heldToken.clear();
-        t.heldSinceMs = -1;
-    } else if (LockData::of(reading).token != t.heldToken) {
-        // Held-for is known only when Gatehouse saw the lock taken: a lock
-        // already held at the first reading has an unknown start.
-        t.heldToken = LockData::of(reading).token;
-        t.heldSinceMs = t.everRead ? nowMs : -1;
-    }
+    trackHolder(t, reading.isOk() ? LockData::of(reading).token : QByteArray(), nowMs);
 }
 
 QList<Figure> LockUnit::figures() const

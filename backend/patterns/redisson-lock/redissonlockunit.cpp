@@ -348,13 +348,7 @@ qint64 RedissonLockUnit::validUntilMs(const PatternObject &, const Reading &r) c
 
 void RedissonLockUnit::track(TrackState &t, const Reading &reading, qint64 nowMs) const
 {
-    if (!reading.isOk() || LockData::of(reading).token.isEmpty()) {
-        t.heldToken.clear();
-        t.heldSinceMs = -1;
-    } else if (LockData::of(reading).token != t.heldToken) {
-        t.heldToken = LockData::of(reading).token;
-        t.heldSinceMs = t.everRead ? nowMs : -1;
-    }
+    trackHolder(t, reading.isOk() ? LockData::of(reading).token : QByteArray(), nowMs);
 }
 
 QList<AlertFigure> RedissonLockUnit::alertFigures() const

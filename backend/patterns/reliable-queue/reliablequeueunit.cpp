@@ -17,9 +17,15 @@ namespace gatehouse {
 
 namespace {
 
-// Where track() keeps the time this console first read the processing list,
-// beside the jobs' first sightings (a name no job of a list is given).
-const QByteArray WatchBegan = QByteArrayLiteral("\0gatehouse:watch-began");
+// What track() keeps of a queue without a claims set: when this console
+// first read its processing list and first saw each job in it (bounded by a
+// page), and the jobs the last reading held, to tell which left.
+struct ProcessingTrack : PatternTrack
+{
+    qint64 watchBeganMs = -1;
+    QHash<QByteArray, qint64> firstSeen;
+    QList<QByteArray> lastInFlight;
+};
 
 // The oldest job's age, a lower bound when it counts from first sight.
 QString oldestText(const Reading &r, qint64 nowMs)
@@ -126,11 +132,12 @@ Reading ReliableQueueUnit::read(const PatternObject &o, const QList<RedisValue> 
     } else {
         // When this console first read the list (track() keeps it): a job
         // seen then was in flight already, so its age is a lower bound.
-        const qint64 began = c.firstSeenMs ? c.firstSeenMs(WatchBegan) : -1;
+        const ProcessingTrack *track = c.trackAs<ProcessingTrack>();
+        const qint64 began = track ? track->watchBeganMs : -1;
         qint64 oldestSeen = -1;
         for (qsizetype i = page.size() - 1; i >= 0; --i) {
             const QByteArray &job = page.at(i).bytes();
-            const qint64 seen = c.firstSeenMs ? c.firstSeenMs(job) : -1;
+            const qint64 seen = track ? track->firstSeen.value(job, -1) : -1;
             if (i == page.size() - 1)
                 oldestSeen = seen;
             const qint64 age = seen < 0 ? 0 : std::max<qint64>(0, saturatingSub(c.nowMs, seen));
@@ -331,12 +338,14 @@ PatternObject ReliableQueueUnit::conventionalObject(const QByteArray &key) const
 
 void ReliableQueueUnit::track(TrackState &t, const Reading &reading, qint64 nowMs) const
 {
+    ProcessingTrack &mine = t.own<ProcessingTrack>();
     QHash<QByteArray, qint64> seen;
     for (const InFlightItem &item : reading.items) {
         if (item.source == AgeSource::FirstSeen)
-            seen.insert(item.job, t.itemFirstSeen.value(item.job, nowMs));
+            seen.insert(item.job, mine.firstSeen.value(item.job, nowMs));
     }
-    seen.insert(WatchBegan, t.itemFirstSeen.value(WatchBegan, nowMs));
+    if (mine.watchBeganMs < 0)
+        mine.watchBeganMs = nowMs;
     // A job of the last reading that is gone now left the list (the page
     // holds the oldest jobs, and a job only gets older): polling's count of
     // what LREM events count live.
@@ -344,13 +353,13 @@ void ReliableQueueUnit::track(TrackState &t, const Reading &reading, qint64 nowM
         QSet<QByteArray> now;
         for (const InFlightItem &item : reading.items)
             now.insert(item.job);
-        for (const QByteArray &job : std::as_const(t.lastInFlight))
+        for (const QByteArray &job : std::as_const(mine.lastInFlight))
             t.leftInFlight += now.contains(job) ? 0 : 1;
-        t.lastInFlight.clear();
+        mine.lastInFlight.clear();
         for (const InFlightItem &item : reading.items)
-            t.lastInFlight.append(item.job);
+            mine.lastInFlight.append(item.job);
     }
-    t.itemFirstSeen = std::move(seen); // bounded by the page size
+    mine.firstSeen = std::move(seen); // bounded by the page size
 }
 
 bool ReliableQueueUnit::isCompletion(const PatternObject &o, const QByteArray &key,

@@ -24,6 +24,12 @@ using namespace RqInternal;
 
 namespace {
 
+// Where the probe's replies hold the started page and the job times' pages,
+// and how many it has: the follow-up's replies come after them.
+constexpr qsizetype StartedPage = 8;
+constexpr qsizetype JobTimesAt = 13;
+constexpr qsizetype ProbedReplies = 16;
+
 // RQ's own keys that belong to no one queue: job hashes (and their
 // dependents, dependencies, RQ 1.12+ results streams, RQ 2 executions),
 // worker hashes, the scheduler's; RQ 2's groups (rq/group.py: "rq:group:<id>",
@@ -259,17 +265,8 @@ QList<PatternUnit::Command> RqUnit::probe(const PatternObject &o, const ProbeCon
                {"ZCARD", keyOf(o, Canceled)},
                {"ZCOUNT", keyOf(o, Started), "-inf", nowSec},
                // The started registry's first page by score, the most overdue
-               // first, with scores; and the same page's started_at (SORT of a
-               // sorted set BY nosort keeps its order and reads only the page): an
-               // RQ 1 member's job hash's, or an RQ 2 member's execution hash's
-               // created_at (epoch seconds; that hash expires with the execution's
-               // heartbeat, so an abandoned RQ 2 job's start is unknown here); and the
-               // member's own job hash's origin (set: the member is an RQ 1 id).
-               {"ZRANGE", keyOf(o, Started), "0", number(std::max(1, o.params.pageSize) - 1),
-                "WITHSCORES"},
-               {"SORT_RO", keyOf(o, Started), "BY", "nosort", "LIMIT", "0", page, "GET", "#", "GET",
-                JobPrefix + "*->started_at", "GET", ExecutionPrefix + "*->created_at", "GET",
-                JobPrefix + "*->origin"},
+               // first, with scores; the follow-up reads when each started.
+               libraryqueue::pageProbe(keyOf(o, Started), o.params.pageSize, false, true),
                {"SCARD", keyOf(o, Workers)},
                // The workers' hashes expire unless they heartbeat: a page of them,
                // with their last heartbeat and RQ version (members are the hashes'
@@ -282,36 +279,61 @@ QList<PatternUnit::Command> RqUnit::probe(const PatternObject &o, const ProbeCon
            + jobTimesProbe(o);
 }
 
+namespace {
+
+const QList<QByteArray> TimeFields{"enqueued_at", "started_at", "ended_at"};
+
+} // namespace
+
 QList<PatternUnit::Command> RqUnit::jobTimesProbe(const PatternObject &o)
 {
     // The finished and failed registries score a job by when its record
     // expires (result_ttl, failure_ttl after it ended): the highest are the
     // newest. The queue is pushed on the right and popped on the left.
-    static const QList<QByteArray> Fields{"enqueued_at", "started_at", "ended_at"};
-    QList<Command> cmds;
-    for (const auto &[key, fields, count, fromEnd] :
-         {std::tuple{keyOf(o, Finished), Fields, libraryqueue::FinishedPage, true},
-          std::tuple{keyOf(o, Failed), Fields, libraryqueue::FinishedPage / 4, true},
-          std::tuple{keyOf(o, Queue), Fields.mid(0, 1), 1, false}}) {
-        if (auto cmd = libraryqueue::jobFieldsProbe(key, JobPrefix, fields, count, fromEnd))
-            cmds.append(*cmd);
-    }
+    QList<Command> cmds{
+        libraryqueue::pageProbe(keyOf(o, Finished), libraryqueue::FinishedPage, true),
+        libraryqueue::pageProbe(keyOf(o, Failed), libraryqueue::FinishedPage / 4, true)};
+    if (auto oldest
+        = libraryqueue::jobFieldsProbe(keyOf(o, Queue), JobPrefix, TimeFields.mid(0, 1), 1, false))
+        cmds.append(*oldest);
     return cmds;
 }
 
-void RqUnit::readJobTimes(Reading &reading, const QList<RedisValue> &r, qint64 nowMs)
+QList<PatternUnit::Command> RqUnit::followUp(const PatternObject &, const QList<RedisValue> &r,
+                                             const ProbeContext &) const
 {
-    if (r.size() != 3 || r.at(0).isError() || r.at(1).isError())
-        return; // unknown, not none (a Cluster refusing SORT's patterns)
-    QList<libraryqueue::JobTiming> finished;
-    for (int i = 0; i < 2; ++i) {
-        for (const QList<QByteArray> &row : libraryqueue::jobFieldRows(r.at(i), 3))
-            finished.append({rqTimeMs(row.at(1)), rqTimeMs(row.at(2)), rqTimeMs(row.at(3))});
-    }
-    libraryqueue::setFinishedTimes(reading, finished, nowMs);
-    const auto oldest = libraryqueue::jobFieldRows(r.at(2), 1);
+    if (r.size() < ProbedReplies)
+        return {};
+    // When each started job began: an RQ 1 member's job hash's started_at,
+    // or an RQ 2 member's execution hash's created_at (epoch seconds; that
+    // hash expires with the execution's heartbeat, so an abandoned RQ 2
+    // job's start is unknown here); and the member's own job hash's origin
+    // (set: the member is an RQ 1 id). Then the finished jobs' times.
+    const QList<QByteArray> started = libraryqueue::pageMembers(r.at(StartedPage), true);
+    return libraryqueue::fieldsFollowUp(started, JobPrefix, {"started_at", "origin"})
+           + libraryqueue::fieldsFollowUp(started, ExecutionPrefix, {"created_at"})
+           + libraryqueue::fieldsFollowUp(libraryqueue::pageMembers(r.at(JobTimesAt))
+                                              + libraryqueue::pageMembers(r.at(JobTimesAt + 1)),
+                                          JobPrefix, TimeFields);
+}
+
+void RqUnit::readJobTimes(Reading &reading, const QList<RedisValue> &r, qsizetype followAt,
+                          qint64 nowMs)
+{
+    if (r.size() < ProbedReplies || r.at(JobTimesAt).isError() || r.at(JobTimesAt + 1).isError())
+        return; // unknown, not none
+    const auto oldest = libraryqueue::jobFieldRows(r.at(JobTimesAt + 2), 1);
     libraryqueue::setOldestWaiting(reading, oldest.isEmpty() ? -1 : rqTimeMs(oldest.first().at(1)),
                                    nowMs, reading.length == 0);
+    const auto rows = libraryqueue::fieldRows(libraryqueue::pageMembers(r.at(JobTimesAt))
+                                                  + libraryqueue::pageMembers(r.at(JobTimesAt + 1)),
+                                              r, followAt, int(TimeFields.size()));
+    if (!rows)
+        return; // not followed up: the finished jobs' times are unknown
+    QList<libraryqueue::JobTiming> finished;
+    for (const QList<QByteArray> &row : *rows)
+        finished.append({rqTimeMs(row.at(1)), rqTimeMs(row.at(2)), rqTimeMs(row.at(3))});
+    libraryqueue::setFinishedTimes(reading, finished, nowMs);
 }
 
 namespace {
@@ -339,28 +361,31 @@ QByteArray readWorkers(Reading &reading, const RedisValue &page)
     return version;
 }
 
-// The started page: members and scores (ZRANGE), and the same page's
-// started_at (SORT: #, started_at, the execution's created_at, origin).
+// The started page: members and scores (ZRANGE), and the follow-up's
+// started_at and origin of each member's job hash (from at), then created_at
+// of each member's execution hash.
 StartedMembers readStarted(Reading &reading, const PatternObject &o, const RedisValue &scoredPage,
-                           const RedisValue &sortedPage, qint64 nowMs)
+                           const QList<RedisValue> &r, qsizetype at, qint64 nowMs)
 {
     const auto &scored = scoredPage.elements();
+    const QList<QByteArray> members = libraryqueue::pageMembers(scoredPage, true);
+    const auto jobs = libraryqueue::fieldRows(members, r, at, 2);
+    const auto executions = libraryqueue::fieldRows(members, r, at + members.size(), 1);
     QHash<QByteArray, qint64> startedAt;
     // Members with a job hash of their own name are RQ 1 job ids, ':' or not
     // (RQ 1 takes any id): "report:42" is its own job, not an execution of
     // "report" (as rq_requeue.lua reads them).
     QSet<QByteArray> ownJobs;
-    const auto &sorted = sortedPage.elements();
-    for (qsizetype i = 0; i + 3 < sorted.size(); i += 4) {
-        if (!sorted.at(i + 3).isNil())
-            ownJobs.insert(sorted.at(i).bytes());
-        qint64 at = rqTimeMs(sorted.at(i + 1).bytes());
-        if (at < 0 && !sorted.at(i + 2).isNil()) {
+    for (qsizetype i = 0; jobs && i < members.size(); ++i) {
+        if (!jobs->at(i).at(2).isEmpty())
+            ownJobs.insert(members.at(i));
+        qint64 at = rqTimeMs(jobs->at(i).at(1));
+        if (at < 0 && executions && !executions->at(i).at(1).isEmpty()) {
             bool ok = false;
-            const double sec = sorted.at(i + 2).bytes().toDouble(&ok);
+            const double sec = executions->at(i).at(1).toDouble(&ok);
             at = ok && sec > 0 && sec < 1e11 ? qint64(sec * 1000) : -1;
         }
-        startedAt.insert(sorted.at(i).bytes(), at);
+        startedAt.insert(members.at(i), at);
     }
     const qint64 nowSec = nowMs / 1000;
     StartedMembers m;
@@ -423,8 +448,8 @@ Reading RqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
     const QList<QByteArray> replyKeys{keyOf(o, Queue),    keyOf(o, Started),   keyOf(o, Finished),
                                       keyOf(o, Failed),   keyOf(o, Scheduled), keyOf(o, Deferred),
                                       keyOf(o, Canceled), keyOf(o, Started),   keyOf(o, Started),
-                                      keyOf(o, Started),  keyOf(o, Workers),   keyOf(o, Workers),
-                                      keyOf(o, Queues),   keyOf(o, Suspended)};
+                                      keyOf(o, Workers),  keyOf(o, Workers),   keyOf(o, Queues),
+                                      keyOf(o, Suspended)};
     if (const QList<QByteArray> allKeys
         = replyKeys + QList<QByteArray>{keyOf(o, Finished), keyOf(o, Failed), keyOf(o, Queue)};
         r.size() < allKeys.size()) {
@@ -453,21 +478,23 @@ Reading RqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
     reading.deadLength = r.at(3).toInteger();
     reading.stuck = r.at(7).toInteger();
     reading.editLibrary().paused
-        = r.at(13).toInteger() == 1; // rq suspend: every worker stops taking jobs
-    reading.editLibrary().workers = r.at(10).toInteger();
-    const QByteArray version = readWorkers(reading, r.at(11));
+        = r.at(12).toInteger() == 1; // rq suspend: every worker stops taking jobs
+    reading.editLibrary().workers = r.at(9).toInteger();
+    const QByteArray version = readWorkers(reading, r.at(10));
 
-    if (total == 0 && r.at(12).toInteger() == 0 && reading.editLibrary().workers == 0) {
+    if (total == 0 && r.at(11).toInteger() == 0 && reading.editLibrary().workers == 0) {
         reading.status = Reading::Status::Missing;
         reading.message = QStringLiteral("No RQ keys for queue \"%1\".").arg(printableBytes(o.key));
         return reading;
     }
 
-    const StartedMembers members = readStarted(reading, o, r.at(8), r.at(9), c.nowMs);
+    const StartedMembers members
+        = readStarted(reading, o, r.at(StartedPage), r, ProbedReplies, c.nowMs);
     std::sort(reading.items.begin(), reading.items.end(),
               [](const InFlightItem &a, const InFlightItem &b) { return a.ageMs > b.ageMs; });
     reading.truncated = reading.inFlight > reading.items.size();
-    readJobTimes(reading, r.mid(replyKeys.size(), 3), c.nowMs);
+    const qsizetype started = libraryqueue::pageMembers(r.at(StartedPage), true).size();
+    readJobTimes(reading, r, ProbedReplies + 2 * started, c.nowMs);
     setLayout(reading, version, members);
     return reading;
 }

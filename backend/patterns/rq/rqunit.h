@@ -82,7 +82,11 @@ public:
     // ended_at, and the oldest queued job's enqueued_at (appended to the
     // probe), and their replies into the reading's job times.
     static QList<Command> jobTimesProbe(const PatternObject &object);
-    static void readJobTimes(Reading &reading, const QList<RedisValue> &replies, qint64 nowMs);
+    static void readJobTimes(Reading &reading, const QList<RedisValue> &replies, qsizetype followAt,
+                             qint64 nowMs);
+    // The started page's and the finished pages' jobs' times.
+    QList<Command> followUp(const PatternObject &object, const QList<RedisValue> &replies,
+                            const ProbeContext &context) const override;
     Reading read(const PatternObject &object, const QList<RedisValue> &replies,
                  const ProbeContext &context) const override;
 

@@ -88,7 +88,11 @@ std::optional<RedisEndpoint> RedisEndpoint::fromUrl(const QString &text, QString
         if (!url.host().isEmpty())
             return fail(error, text,
                         QStringLiteral("a unix URL has no host (use three slashes: unix:///path)"));
-        ep.socketPath = url.path(QUrl::FullyDecoded);
+        // Decoded byte by byte: QUrl's FullyDecoded keeps some sequences
+        // (noncharacters such as %EF%BF%BF) encoded, so a path would not
+        // survive its own URL form.
+        ep.socketPath = QString::fromUtf8(
+            QByteArray::fromPercentEncoding(url.path(QUrl::FullyEncoded).toLatin1()));
         if (ep.socketPath.isEmpty() || ep.socketPath == QLatin1String("/"))
             return fail(error, text, QStringLiteral("the socket path is missing"));
         if (!ep.socketPath.startsWith(QLatin1Char('/')))

@@ -126,6 +126,9 @@ private slots:
         QTest::newRow("ipv6 zone") << "redis://[fe80::1%25eth0]:7000/3";
         QTest::newRow("socket path with spaces") << "unix:///tmp/my%20redis%3F.sock?db=2";
         QTest::newRow("user") << "rediss://al%40ice:pw@host:6380";
+        // A noncharacter (U+FFFF) QUrl's decoding keeps escaped.
+        QTest::newRow("socket path with a noncharacter") << QString::fromUtf8("unix:/\xef\xbf\xbf");
+        QTest::newRow("socket path with it escaped") << "unix:///run/a%EF%BF%BF.sock";
     }
 
     void displayUrlParsesAgain()

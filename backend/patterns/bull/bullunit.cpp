@@ -15,6 +15,10 @@ namespace gatehouse {
 namespace {
 
 constexpr int CountedStates = 7; // wait .. failed: Bull's own state names
+// The probe's replies: the counts, two flags, the active jobs, then
+// jobTimesProbe's three.
+constexpr qsizetype JobTimesAt = CountedStates + 3;
+constexpr qsizetype ProbedReplies = JobTimesAt + 3;
 
 QByteArray keyOf(const PatternObject &o, BullUnit::State s)
 {
@@ -131,6 +135,11 @@ QList<PatternObject> BullUnit::groupClaims(ClaimPool &pool) const
     return out;
 }
 
+qsizetype BullUnit::probedReplies() const
+{
+    return ProbedReplies;
+}
+
 QList<PatternUnit::Command> BullUnit::probe(const PatternObject &o, const ProbeContext &) const
 {
     QList<Command> cmds;
@@ -187,9 +196,9 @@ Reading BullUnit::read(const PatternObject &o, const QList<RedisValue> &r,
     } else {
         reading.stuckIsLowerBound = true;
     }
-    if (sorts && r.size() >= CountedStates + 6)
-        readJobTimes(reading, r, CountedStates + 3, CountedStates + 6,
-                     reading.library().countOf(u"wait"), c.nowMs);
+    if (sorts && r.size() >= ProbedReplies)
+        readJobTimes(reading, r, JobTimesAt, ProbedReplies, reading.library().countOf(u"wait"),
+                     c.nowMs);
     return reading;
 }
 

@@ -58,6 +58,7 @@ public:
     QList<PatternObject> groupClaims(ClaimPool &pool) const override;
 
     QList<Command> probe(const PatternObject &object, const ProbeContext &context) const override;
+    qsizetype probedReplies() const override;
     Reading read(const PatternObject &object, const QList<RedisValue> &replies,
                  const ProbeContext &context) const override;
 

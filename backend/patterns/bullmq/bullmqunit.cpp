@@ -23,6 +23,12 @@ bool isAnchor(int s)
     return s == BullMqUnit::Meta || s == BullMqUnit::Events || s == BullMqUnit::Marker;
 }
 
+// The probe's replies: ten counts and flags, the active jobs, then
+// jobTimesProbe's three.
+constexpr qsizetype CountsRead = 10;
+constexpr qsizetype JobTimesAt = CountsRead + 1;
+constexpr qsizetype ProbedReplies = JobTimesAt + 3;
+
 QByteArray keyOf(const PatternObject &o, BullMqUnit::State s)
 {
     return BullMqUnit::keys().keyOf(o, s);
@@ -117,6 +123,11 @@ QList<PatternObject> BullMqUnit::groupClaims(ClaimPool &pool) const
     return out;
 }
 
+qsizetype BullMqUnit::probedReplies() const
+{
+    return ProbedReplies;
+}
+
 QList<PatternUnit::Command> BullMqUnit::probe(const PatternObject &o, const ProbeContext &) const
 {
     QList<Command> cmds{
@@ -188,20 +199,20 @@ Reading BullMqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
         return reading;
     }
 
-    if (r.size() > 10 && r.at(10).isError()) {
+    if (r.size() > CountsRead && r.at(CountsRead).isError()) {
         reading.stuckIsLowerBound = true;
         reading.message = QStringLiteral("Cannot read the active jobs' locks (%1): stalled jobs "
                                          "are not known.")
-                              .arg(r.at(10).errorMessage());
-    } else if (r.size() > 10) {
-        readActiveJobs(reading, r.at(10), o, active, c.nowMs);
+                              .arg(r.at(CountsRead).errorMessage());
+    } else if (r.size() > CountsRead) {
+        readActiveJobs(reading, r.at(CountsRead), o, active, c.nowMs);
     } else {
         reading.stuckIsLowerBound = true;
         reading.message = QStringLiteral("The queue's name holds '*' or \"->\": stalled jobs are "
                                          "not read.");
     }
-    if (r.size() >= 14)
-        readJobTimes(reading, r, 11, 14, wait, c.nowMs);
+    if (r.size() >= ProbedReplies)
+        readJobTimes(reading, r, JobTimesAt, ProbedReplies, wait, c.nowMs);
     if (!reading.editLibrary().layoutKnown)
         reading.message = QStringLiteral("Layout %1 is not one Gatehouse knows (BullMQ 5-6): shown "
                                          "read-only.")

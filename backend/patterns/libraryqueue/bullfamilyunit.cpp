@@ -142,10 +142,9 @@ QList<PatternUnit::Command> BullFamilyUnit::jobTimesProbe(const PatternObject &o
 
 QList<PatternUnit::Command> BullFamilyUnit::followUp(const PatternObject &o,
                                                      const QList<RedisValue> &r,
-                                                     const ProbeContext &c) const
+                                                     const ProbeContext &) const
 {
-    if (!libraryqueue::sortPatternSafe(o.key + ':') || r.size() < 3
-        || r.size() != probe(o, c).size())
+    if (!libraryqueue::sortPatternSafe(o.key + ':') || r.size() < 3 || r.size() != probedReplies())
         return {};
     const qsizetype at = r.size() - 3;
     return libraryqueue::fieldsFollowUp(libraryqueue::pageMembers(r.at(at))

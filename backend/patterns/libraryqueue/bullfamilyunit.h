@@ -110,7 +110,9 @@ protected:
     // jobs' timestamp, delay, processedOn and finishedOn.
     QList<Command> jobTimesProbe(const PatternObject &object, int completed, int failed,
                                  int wait) const;
-    // Both libraries' probes end with jobTimesProbe's commands.
+    // Both libraries' probes end with jobTimesProbe's commands; the probe's
+    // reply count then is probedReplies().
+    virtual qsizetype probedReplies() const = 0;
     QList<Command> followUp(const PatternObject &object, const QList<RedisValue> &replies,
                             const ProbeContext &context) const override;
     // The replies from at (jobTimesProbe's three) and the follow-up's (from

@@ -115,7 +115,7 @@ public:
         qint64 fullResolutionMs = 24LL * 3600 * 1000;
         qint64 bucketRetentionMs = 30LL * 24 * 3600 * 1000;
         qint64 capBytes = 1024LL * 1024 * 1024; // the file, WAL included
-        int commitIntervalMs = 500;
+        int commitIntervalMs = 2000;
         int maxPendingTicks = 120; // a slow disk drops the oldest beyond this
 
         // The options an operator sets (--history-full, --history-keep,

@@ -52,7 +52,8 @@ int main(int argc, char *argv[])
         QStringLiteral("overhead-features"),
         QStringLiteral("overhead: which figures to run, 1-based and comma-separated (1: serve "
                        "with history and metrics every 15 s, 2: metrics every 15 s, 3: metrics "
-                       "every second, 4: the desktop console); default all."),
+                       "every second, 4: the desktop console, 5: the instrument check, two "
+                       "baselines); default all."),
         QStringLiteral("list"));
     // The million group's console side runs in a child: its memory is its own.
     QCommandLineOption millionGui(QStringLiteral("million-gui"),

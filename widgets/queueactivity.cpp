@@ -84,8 +84,8 @@ QueueActivity::Sums QueueActivity::sum(const Snapshot &snapshot)
             continue;
         sums.queues.append({o.object->key, o.object->kind});
         const Reading r = o.reading.at(at);
-        sums.stuck += double(std::max<qint64>(0, r.stuck));
-        sums.inFlight += double(std::max<qint64>(0, r.inFlight));
+        sums.stuck += double(std::max<qint64>(0, r.queue().stuck));
+        sums.inFlight += double(std::max<qint64>(0, r.queue().inFlight));
         auto f = figuresOf.find(o.object->kind);
         if (f == figuresOf.end())
             f = figuresOf.insert(o.object->kind, doneFigures(o.object->kind));

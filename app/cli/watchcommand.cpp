@@ -223,9 +223,9 @@ void WatchCommand::printWatchLine(const Snapshot &s)
             if (!std::isnan(v))
                 totals[at] += qint64(v);
         }
-        length += o.reading.length;
-        inFlight += o.reading.inFlight;
-        stuck += o.reading.stuck;
+        length += o.reading.queue().length;
+        inFlight += o.reading.queue().inFlight;
+        stuck += o.reading.queue().stuck;
     }
     // The reading's server time; while stale, the time of this line (server
     // clock estimated from the local one), so the lines do not repeat a time.

@@ -82,11 +82,11 @@ ObjectHealth defaultHealth(const ObjectState &s, qint64 nowMs)
     case Reading::Status::Error:
         return {states::Error, QStringLiteral("error"), Severity::Critical};
     }
-    if (r.stuck > 0)
+    if (r.queue().stuck > 0)
         return {states::Stuck,
                 QStringLiteral("%1%2 stuck")
-                    .arg(r.stuck)
-                    .arg(r.stuckIsLowerBound ? QStringLiteral("+") : QString()),
+                    .arg(r.queue().stuck)
+                    .arg(r.queue().stuckIsLowerBound ? QStringLiteral("+") : QString()),
                 Severity::Critical};
     if (const std::optional<double> o = r.occupancy()) {
         // 75 / 50 is over the limit (a limit lowered since), never "ok".

@@ -148,6 +148,19 @@ Column Column::count(const QString &header, qint64 Reading::*field)
     return c;
 }
 
+Column Column::count(const QString &header, qint64 Reading::Queue::*field)
+{
+    Column c;
+    c.header = header;
+    c.text = [field](const ObjectState &s, qint64) -> QString {
+        return QString::number(s.reading.queue().*field);
+    };
+    c.sort = [field](const ObjectState &s, qint64) {
+        return QVariant(double(s.reading.queue().*field));
+    };
+    return c;
+}
+
 Column Column::usedOfLimit(const QString &header)
 {
     Column c = count(header, &Reading::inWindow);
@@ -199,6 +212,20 @@ Column Column::age(const QString &header, qint64 Reading::*field)
     };
     c.sort = [field](const ObjectState &s, qint64 now) {
         return QVariant(double(s.reading.ageAt(s.reading.*field, now)));
+    };
+    return c;
+}
+
+Column Column::age(const QString &header, qint64 Reading::Queue::*field)
+{
+    Column c;
+    c.header = header;
+    c.movesWithTime = true;
+    c.text = [field](const ObjectState &s, qint64 now) -> QString {
+        return formatMs(s.reading.ageAt(s.reading.queue().*field, now));
+    };
+    c.sort = [field](const ObjectState &s, qint64 now) {
+        return QVariant(double(s.reading.ageAt(s.reading.queue().*field, now)));
     };
     return c;
 }

@@ -55,6 +55,8 @@ struct Column
     // over the limit ("12 / 20"), occupancy ("60 %"), a countdown and an age
     // projected to now ("1.2 s").
     static Column count(const QString &header, qint64 Reading::*field);
+    // A count of what a queue, semaphore or lock holds (Reading::queue()).
+    static Column count(const QString &header, qint64 Reading::Queue::*field);
     // A count of the pattern's own data (PatternData: Reading::data<T>()).
     template<class T, std::enable_if_t<std::is_base_of_v<PatternData, T>, int> = 0>
     static Column count(const QString &header, qint64 T::*field)
@@ -73,6 +75,7 @@ struct Column
     static Column occupancy();
     static Column countdown(const QString &header, qint64 Reading::*field);
     static Column age(const QString &header, qint64 Reading::*field);
+    static Column age(const QString &header, qint64 Reading::Queue::*field);
 };
 
 // A figure kept per tick in an object's history and charted (one float per

@@ -37,9 +37,12 @@ Reading Reading::at(qint64 nowMs) const
         return r;
     r.atMs = nowMs;
     r.pttlMs = countdownAt(pttlMs, nowMs);
-    r.oldestInFlightAgeMs = ageAt(oldestInFlightAgeMs, nowMs);
-    for (InFlightItem &item : r.items)
-        item.ageMs = ageAt(item.ageMs, nowMs);
+    if (m_queue && (m_queue->oldestInFlightAgeMs >= 0 || !m_queue->items.isEmpty())) {
+        Queue &q = r.editQueue();
+        q.oldestInFlightAgeMs = ageAt(q.oldestInFlightAgeMs, nowMs);
+        for (InFlightItem &item : q.items)
+            item.ageMs = ageAt(item.ageMs, nowMs);
+    }
     if (const JobTimes *t = jobTimes(); t && t->oldestWaitingAgeMs > 0) // 0: none waits
         r.latency().oldestWaitingAgeMs = ageAt(t->oldestWaitingAgeMs, nowMs);
     if (m_data) {
@@ -62,6 +65,19 @@ QString readingStatusId(Reading::Status status)
         return QStringLiteral("error");
     }
     return {};
+}
+
+const Reading::Queue &Reading::queue() const
+{
+    static const Queue none;
+    return m_queue ? *m_queue : none;
+}
+
+Reading::Queue &Reading::editQueue()
+{
+    if (!m_queue)
+        m_queue = new Queue;
+    return *m_queue; // detached by QSharedDataPointer when another reading shares it
 }
 
 const Reading::Library &Reading::library() const

@@ -136,12 +136,6 @@ struct Reading
     };
 
     Status status = Status::Ok;
-    // The flags sit with the status, not beside their fields: no padding.
-    bool stuckIsLowerBound = false; // queue: ages known only for the page read
-    bool truncated = false;         // queue: more in flight than the page holds
-    // queue: the oldest age counts from when the console began watching (the
-    // job was in flight already): a lower bound, said as such.
-    bool oldestSinceWatching = false;
     QString message; // for Missing/WrongType/Error, and notes (truncated, unknown limit)
     qint64 atMs = 0; // server time of the reading
 
@@ -160,13 +154,26 @@ struct Reading
     // The key's TTL (a lock's lease, a limiter's or token's expiry).
     qint64 pttlMs = -2; // -1: no TTL, -2: gone
 
-    // Reliable queues.
-    qint64 length = 0;
-    qint64 inFlight = 0;
-    qint64 deadLength = 0;
-    qint64 stuck = 0; // in flight for longer than the stuck threshold
-    qint64 oldestInFlightAgeMs = -1;
-    QList<InFlightItem> items; // oldest first, at most the page size
+    // What a queue, a semaphore or a lock holds: jobs waiting and in flight,
+    // permits held, waiters. Out of line, as most readings (limiters, tokens,
+    // plain locks) have none of it: queue() reads it (the defaults when there
+    // is none), editQueue() makes it on first use and writes it.
+    struct Queue : QSharedData
+    {
+        qint64 length = 0;   // waiting
+        qint64 inFlight = 0; // taken by a worker, or held (permits, holders)
+        qint64 deadLength = 0;
+        qint64 stuck = 0; // in flight for longer than the stuck threshold
+        qint64 oldestInFlightAgeMs = -1;
+        QList<InFlightItem> items;      // oldest first, at most the page size
+        bool stuckIsLowerBound = false; // ages known only for the page read
+        bool truncated = false;         // more in flight than the page holds
+        // The oldest age counts from when the console began watching (the
+        // job was in flight already): a lower bound, said as such.
+        bool oldestSinceWatching = false;
+    };
+    const Queue &queue() const;
+    Queue &editQueue();
 
     // Library objects (PatternUnit::library(): every job library's queue,
     // Redisson's objects, redis-semaphore, Python limits): their layout,
@@ -249,6 +256,7 @@ struct Reading
     static constexpr qint64 Forever = std::numeric_limits<qint64>::max();
 
 private:
+    QSharedDataPointer<Queue> m_queue;
     QSharedDataPointer<Library> m_library;
     QExplicitlySharedDataPointer<PatternData> m_data;
 };

@@ -438,7 +438,7 @@ private slots:
         const auto stuck = [&]() -> qint64 {
             ObjectTableModel *model = window.model(QueueSection);
             const int row = model->rowOf(key);
-            return row < 0 ? -1 : model->stateAt(row)->reading.stuck;
+            return row < 0 ? -1 : model->stateAt(row)->reading.queue().stuck;
         };
         auto *overview = qobject_cast<OverviewPage *>(window.page(0));
         QVERIFY(overview);

@@ -334,7 +334,7 @@ private slots:
         const QByteArray key = "bull:" + queue.toUtf8();
         const auto stuck = [&]() -> qint64 {
             const int row = window.model(section)->rowOf(key);
-            return row < 0 ? -1 : window.model(section)->stateAt(row)->reading.stuck;
+            return row < 0 ? -1 : window.model(section)->stateAt(row)->reading.queue().stuck;
         };
         QTRY_COMPARE_WITH_TIMEOUT(stuck(), qint64(1), 20000);
         QVERIFY(console.select(section, key));

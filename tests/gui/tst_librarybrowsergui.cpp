@@ -693,7 +693,7 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(model->rowOf(queue) >= 0, 5000);
         const ObjectState *created = model->stateAt(model->rowOf(queue));
         QCOMPARE(created->object->kind.id(), QStringLiteral("laravel-queue"));
-        QTRY_COMPARE(model->stateAt(model->rowOf(queue))->reading.length, qint64(1));
+        QTRY_COMPARE(model->stateAt(model->rowOf(queue))->reading.queue().length, qint64(1));
     }
 
     // Symfony Messenger: a message sent now and two delayed (10 and 15 min),

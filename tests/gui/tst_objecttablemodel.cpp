@@ -173,8 +173,8 @@ private slots:
         q.object.edit().kind = PatternKind("reliable-queue");
         q.object.edit().key = "jobs:mail";
         q.reading.atMs = 1000;
-        q.reading.inFlight = 1;
-        q.reading.oldestInFlightAgeMs = 500;
+        q.reading.editQueue().inFlight = 1;
+        q.reading.editQueue().oldestInFlightAgeMs = 500;
         Snapshot s;
         s.server.timeMs = 1000;
         s.objects = {q};
@@ -244,8 +244,8 @@ private slots:
         InFlightItem holder;
         holder.job = LockData::of(rl.reading).token;
         holder.attempts = 2;
-        rl.reading.items = {holder};
-        rl.reading.inFlight = 1;
+        rl.reading.editQueue().items = {holder};
+        rl.reading.editQueue().inFlight = 1;
         rl.reading.editLibrary().counts = {{QStringLiteral("holders"), 1},
                                            {QStringLiteral("holdCount"), 2},
                                            {QStringLiteral("waiters"), 0}};
@@ -282,11 +282,11 @@ private slots:
         q.object.edit().kind = PatternKind("reliable-queue");
         q.object.edit().key = "jobs:mail";
         q.reading.atMs = 1000;
-        q.reading.length = 11;
-        q.reading.inFlight = 4;
-        q.reading.oldestInFlightAgeMs = 700;
-        q.reading.stuck = 2;
-        q.reading.deadLength = 5;
+        q.reading.editQueue().length = 11;
+        q.reading.editQueue().inFlight = 4;
+        q.reading.editQueue().oldestInFlightAgeMs = 700;
+        q.reading.editQueue().stuck = 2;
+        q.reading.editQueue().deadLength = 5;
         q.reading.status = Reading::Status::WrongType;
         q.throughputPerS = 12.5;
         QTest::newRow("queue") << QStringLiteral("queue") << q
@@ -309,11 +309,11 @@ private slots:
         b.object.edit().kind = PatternKind("bullmq");
         b.object.edit().key = "bull:emails";
         b.reading.atMs = 1000;
-        b.reading.length = 3;
-        b.reading.inFlight = 1;
-        b.reading.oldestInFlightAgeMs = 2500;
-        b.reading.stuck = 1;
-        b.reading.deadLength = 2;
+        b.reading.editQueue().length = 3;
+        b.reading.editQueue().inFlight = 1;
+        b.reading.editQueue().oldestInFlightAgeMs = 2500;
+        b.reading.editQueue().stuck = 1;
+        b.reading.editQueue().deadLength = 2;
         b.reading.editLibrary().layoutVersion = QStringLiteral("bullmq:6.7.0");
         b.reading.editLibrary().paused = true;
         b.reading.editLibrary().counts = {{QStringLiteral("wait"), 3},
@@ -340,7 +340,7 @@ private slots:
         cel.object.edit().kind = PatternKind("celery");
         cel.object.edit().key = "celery";
         cel.reading.atMs = 1000;
-        cel.reading.length = 4;
+        cel.reading.editQueue().length = 4;
         cel.throughputPerS = -1;
         QTest::newRow("celery")
             << QStringLiteral("queue") << cel
@@ -355,8 +355,8 @@ private slots:
         // row says when kombu puts it back by itself.
         ObjectState unacked = cel;
         unacked.object.edit().params.stuckAfterMs = 3600 * 1000;
-        unacked.reading.inFlight = 1;
-        unacked.reading.oldestInFlightAgeMs = 60000;
+        unacked.reading.editQueue().inFlight = 1;
+        unacked.reading.editQueue().oldestInFlightAgeMs = 60000;
         QTest::newRow("celery unacked")
             << QStringLiteral("queue") << unacked
             << QStringList{QStringLiteral("Queue=celery"),

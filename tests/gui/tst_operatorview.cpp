@@ -217,7 +217,7 @@ private slots:
         QVERIFY2(cell().startsWith(QStringLiteral("≥ ")), qPrintable(cell()));
         const ObjectState *s = model->stateAt(model->rowOf("sim:legacyq:mail"));
         QVERIFY(s);
-        QVERIFY(s->reading.oldestSinceWatching);
+        QVERIFY(s->reading.queue().oldestSinceWatching);
         QJsonObject json;
         PatternUnit::of(s->object->kind).writeJson(*s, s->reading, s->reading.atMs, json);
         QCOMPARE(json.value(QStringLiteral("oldestSinceWatching")).toBool(), true);

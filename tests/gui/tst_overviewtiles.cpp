@@ -214,7 +214,7 @@ private slots:
         ObjectState q;
         q.object.edit().kind = PatternKind("reliable-queue");
         q.object.edit().key = "sim:jobs:mail";
-        q.reading.length = 3;
+        q.reading.editQueue().length = 3;
         q.throughputPerS = 2.0;
         ObjectState idle = q;
         idle.object.edit().key = "sim:jobs:idle";

@@ -129,8 +129,8 @@ private slots:
             << noTtl << states::Orphaned
             << QStringLiteral("no TTL: held forever if its holder crashed") << Severity::Warning;
         ObjectState queue = make("reliable-queue", "jobs");
-        queue.reading.inFlight = 5;
-        queue.reading.stuck = 3;
+        queue.reading.editQueue().inFlight = 5;
+        queue.reading.editQueue().stuck = 3;
         QTest::newRow("queue stuck")
             << queue << states::Stuck << QStringLiteral("3 stuck") << Severity::Critical;
         // A library's queue with jobs waiting and none of the library's
@@ -140,7 +140,7 @@ private slots:
         // stuck job says more.
         const auto waiting = [](const char *kind, qint64 alive) {
             ObjectState s = make(kind, "q:mail");
-            s.reading.length = 4;
+            s.reading.editQueue().length = 4;
             s.reading.editLibrary().workers = std::max<qint64>(alive, 0);
             s.reading.editLibrary().workersAlive = alive;
             return s;
@@ -161,8 +161,8 @@ private slots:
         QTest::newRow("stream group, no consumer")
             << waiting("stream-group", 0) << states::Ok << QStringLiteral("ok") << Severity::Ok;
         ObjectState stuckNoWorker = waiting("celery", 0);
-        stuckNoWorker.reading.inFlight = 1;
-        stuckNoWorker.reading.stuck = 1;
+        stuckNoWorker.reading.editQueue().inFlight = 1;
+        stuckNoWorker.reading.editQueue().stuck = 1;
         QTest::newRow("celery stuck, no worker")
             << stuckNoWorker << states::Stuck << QStringLiteral("1 stuck") << Severity::Critical;
         ObjectState family = make("token-family", "tok:");
@@ -345,11 +345,11 @@ private slots:
         held.reading.pttlMs = 25'000;
         held.heldSinceMs = Now - 125'000;
         ObjectState queue = make("reliable-queue", "sim:queue:emails");
-        queue.reading.length = 1234;
-        queue.reading.inFlight = 37;
-        queue.reading.stuck = 3;
-        queue.reading.deadLength = 12;
-        queue.reading.oldestInFlightAgeMs = 562'800;
+        queue.reading.editQueue().length = 1234;
+        queue.reading.editQueue().inFlight = 37;
+        queue.reading.editQueue().stuck = 3;
+        queue.reading.editQueue().deadLength = 12;
+        queue.reading.editQueue().oldestInFlightAgeMs = 562'800;
         queue.throughputPerS = 118.4;
         ObjectState family = make("token-family", "sim:token:invite:");
         TokenData::in(family.reading).count = 380;

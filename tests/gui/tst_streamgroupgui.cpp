@@ -92,9 +92,9 @@ private slots:
         const ObjectState *s
             = window.model(section)->stateAt(window.model(section)->rowOf("orders"));
         QCOMPARE(s->object->kind.id(), QStringLiteral("stream-group"));
-        QCOMPARE(s->reading.stuck, qint64(2));
-        QCOMPARE(s->reading.inFlight, qint64(2));
-        QCOMPARE(s->reading.length, qint64(3));
+        QCOMPARE(s->reading.queue().stuck, qint64(2));
+        QCOMPARE(s->reading.queue().inFlight, qint64(2));
+        QCOMPARE(s->reading.queue().length, qint64(3));
 
         window.showPage(window.pageOf(section));
         SectionPage *page = window.sectionPage(section);

@@ -323,7 +323,8 @@ private slots:
             [&] {
                 rig.current = rig.monitor->snapshot();
                 const ObjectState *q = rig.queue();
-                return q && q->reading.length == 0 && q->reading.inFlight == 0 && !q->stale;
+                return q && q->reading.queue().length == 0 && q->reading.queue().inFlight == 0
+                       && !q->stale;
             },
             3000));
         QSignalSpy ticks(rig.monitor.get(), &Monitor::tickFinished);

@@ -228,10 +228,10 @@ private slots:
 
         const ObjectState *queue = find(s, "sim:jobs:mail");
         QVERIFY(queue);
-        QCOMPARE(queue->reading.length, 2);
-        QCOMPARE(queue->reading.inFlight, 1);
-        QCOMPARE(queue->reading.stuck, 1); // demo profile: stuck after 30 s
-        QVERIFY(qAbs(queue->reading.items.first().ageMs - (45000 + elapsed)) <= 50);
+        QCOMPARE(queue->reading.queue().length, 2);
+        QCOMPARE(queue->reading.queue().inFlight, 1);
+        QCOMPARE(queue->reading.queue().stuck, 1); // demo profile: stuck after 30 s
+        QVERIFY(qAbs(queue->reading.queue().items.first().ageMs - (45000 + elapsed)) <= 50);
 
         // History: one sample per tick for each figure.
         monitor.refreshNow();
@@ -459,7 +459,7 @@ private slots:
         const Snapshot first = monitor.snapshot();
         QCOMPARE(first.objects.size(), 42);
         QCOMPARE(find(first, "sim:rl:api:a")->reading.inWindow, 3);
-        QCOMPARE(find(first, "sim:jobs:mail")->reading.stuck, 0);
+        QCOMPARE(find(first, "sim:jobs:mail")->reading.queue().stuck, 0);
 
         // Quiet ticks read the sweep's slice and little else.
         ticks.clear();
@@ -497,7 +497,7 @@ private slots:
             [&] {
                 const Snapshot s = monitor.snapshot();
                 return find(s, "sim:rl:api:a")->reading.inWindow == 1
-                       && find(s, "sim:jobs:mail")->reading.stuck == 1;
+                       && find(s, "sim:jobs:mail")->reading.queue().stuck == 1;
             },
             4000));
         const qint64 at = serverTimeMs(call(*m_client, {"TIME"}));

@@ -193,13 +193,13 @@ private slots:
         const Reading q0 = probe(q, now);
         QCOMPARE(queue.validUntilMs(q, q0), now + 10000);
         const Reading projected = q0.at(now + 9000), read = probe(q, now + 9000);
-        QCOMPARE(projected.stuck, read.stuck);
-        QCOMPARE(projected.oldestInFlightAgeMs, read.oldestInFlightAgeMs);
-        QCOMPARE(projected.items.size(), read.items.size());
-        for (int i = 0; i < read.items.size(); ++i)
-            QCOMPARE(projected.items.at(i).ageMs, read.items.at(i).ageMs);
-        QCOMPARE(q0.stuck, 0);
-        QCOMPARE(probe(q, now + 10000).stuck, 1); // past it, "old" is stuck
+        QCOMPARE(projected.queue().stuck, read.queue().stuck);
+        QCOMPARE(projected.queue().oldestInFlightAgeMs, read.queue().oldestInFlightAgeMs);
+        QCOMPARE(projected.queue().items.size(), read.queue().items.size());
+        for (int i = 0; i < read.queue().items.size(); ++i)
+            QCOMPARE(projected.queue().items.at(i).ageMs, read.queue().items.at(i).ageMs);
+        QCOMPARE(q0.queue().stuck, 0);
+        QCOMPARE(probe(q, now + 10000).queue().stuck, 1); // past it, "old" is stuck
         call(*m_client, {"DEL", "q:p:processing", "q:p:claims"});
         QCOMPARE(queue.validUntilMs(q, probe(q, now)), Reading::Forever); // nothing in flight
 
@@ -456,14 +456,14 @@ private slots:
         o.params.stuckAfterMs = 60000;
         Reading r = probe(o, now);
         QVERIFY2(r.isOk(), qPrintable(r.message));
-        QCOMPARE(r.length, 2);
-        QCOMPARE(r.inFlight, 3);
-        QCOMPARE(r.stuck, 2);
-        QCOMPARE(r.items.size(), 3);
-        QCOMPARE(r.items.at(0).job, QByteArray("j1"));
-        QCOMPARE(r.items.at(0).ageMs, 120000);
-        QCOMPARE(r.items.at(0).source, AgeSource::ClaimsSet);
-        QCOMPARE(r.oldestInFlightAgeMs, 120000);
+        QCOMPARE(r.queue().length, 2);
+        QCOMPARE(r.queue().inFlight, 3);
+        QCOMPARE(r.queue().stuck, 2);
+        QCOMPARE(r.queue().items.size(), 3);
+        QCOMPARE(r.queue().items.at(0).job, QByteArray("j1"));
+        QCOMPARE(r.queue().items.at(0).ageMs, 120000);
+        QCOMPARE(r.queue().items.at(0).source, AgeSource::ClaimsSet);
+        QCOMPARE(r.queue().oldestInFlightAgeMs, 120000);
 
         // Requeue, dead-letter and requeue-stuck through the unit's calls.
         QCOMPARE(runScript(*m_client, ReliableQueueUnit::requeue(o, "j1")).toInteger(), 1);
@@ -475,10 +475,10 @@ private slots:
         QCOMPARE(stuck.at(2).size(), 1);
         QCOMPARE(stuck.at(2).at(0).bytes(), QByteArray("j2"));
         r = probe(o, serverNow());
-        QCOMPARE(r.length, 4);
-        QCOMPARE(r.inFlight, 0);
-        QCOMPARE(r.deadLength, 1);
-        QCOMPARE(r.stuck, 0);
+        QCOMPARE(r.queue().length, 4);
+        QCOMPARE(r.queue().inFlight, 0);
+        QCOMPARE(r.queue().deadLength, 1);
+        QCOMPARE(r.queue().stuck, 0);
         // The requeued job is the next one taken (the right end).
         QCOMPARE(call(*m_client, {"LINDEX", "jobs:mail", "-1"}).bytes(), QByteArray("j2"));
     }
@@ -502,8 +502,8 @@ private slots:
         ProbeContext ctx;
         ctx.nowMs = now - 300000;
         Reading r = probe(o, ctx);
-        QCOMPARE(r.items.size(), 1);
-        QCOMPARE(r.items.at(0).ageMs, 0); // first sight: its age is not known
+        QCOMPARE(r.queue().items.size(), 1);
+        QCOMPARE(r.queue().items.at(0).ageMs, 0); // first sight: its age is not known
         unit.track(track, r, ctx.nowMs);
         track.everRead = true;
         call(*m_client, {"RPOPLPUSH", "q", "q:processing"}); // b
@@ -512,15 +512,15 @@ private slots:
         unit.track(track, probe(o, ctx), ctx.nowMs);
         ctx.nowMs = now;
         r = probe(o, ctx);
-        QCOMPARE(r.length, 1);
-        QCOMPARE(r.inFlight, 2);
-        QCOMPARE(r.stuck, 1);
-        QCOMPARE(r.items.size(), 2);
-        QCOMPARE(r.items.at(0).job, QByteArray("a"));
-        QCOMPARE(r.items.at(0).ageMs, 300000);
-        QCOMPARE(r.items.at(0).source, AgeSource::FirstSeen);
-        QCOMPARE(r.items.at(1).job, QByteArray("b"));
-        QCOMPARE(r.items.at(1).ageMs, 2000);
+        QCOMPARE(r.queue().length, 1);
+        QCOMPARE(r.queue().inFlight, 2);
+        QCOMPARE(r.queue().stuck, 1);
+        QCOMPARE(r.queue().items.size(), 2);
+        QCOMPARE(r.queue().items.at(0).job, QByteArray("a"));
+        QCOMPARE(r.queue().items.at(0).ageMs, 300000);
+        QCOMPARE(r.queue().items.at(0).source, AgeSource::FirstSeen);
+        QCOMPARE(r.queue().items.at(1).job, QByteArray("b"));
+        QCOMPARE(r.queue().items.at(1).ageMs, 2000);
         QVERIFY(!ReliableQueueUnit::requeueStuck(o, 60000, 10).isValid());
     }
 
@@ -544,11 +544,11 @@ private slots:
         o.related = {"big:processing"};
         const Reading r = probe(o, serverNow());
         QVERIFY(r.isOk());
-        QCOMPARE(r.inFlight, 1000000);
-        QCOMPARE(r.items.size(), o.params.pageSize);
-        QCOMPARE(r.items.first().job, QByteArray("999999")); // the oldest: right end
-        QVERIFY(r.truncated);
-        QVERIFY(r.stuckIsLowerBound);
+        QCOMPARE(r.queue().inFlight, 1000000);
+        QCOMPARE(r.queue().items.size(), o.params.pageSize);
+        QCOMPARE(r.queue().items.first().job, QByteArray("999999")); // the oldest: right end
+        QVERIFY(r.queue().truncated);
+        QVERIFY(r.queue().stuckIsLowerBound);
         QVERIFY(r.message.contains(QLatin1String("1000000")));
     }
 

@@ -295,7 +295,7 @@ private slots:
         o.object.edit().kind = *patternFromId(QStringLiteral("sidekiq"));
         o.object.edit().key = "queues";
         o.reading.atMs = s.server.timeMs;
-        o.reading.oldestInFlightAgeMs = 95000;
+        o.reading.editQueue().oldestInFlightAgeMs = 95000;
         s.objects.append(o);
         engine.evaluate(s);
         QCOMPARE(transitions.size(), 1);

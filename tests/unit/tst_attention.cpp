@@ -52,9 +52,9 @@ ObjectState queue(const QByteArray &key, qint64 stuck, qint64 oldestMs)
     s.object.edit().kind = kindOf("reliable-queue");
     s.object.edit().key = key;
     s.reading.atMs = s_now - 1000;
-    s.reading.stuck = stuck;
-    s.reading.inFlight = stuck;
-    s.reading.oldestInFlightAgeMs = oldestMs;
+    s.reading.editQueue().stuck = stuck;
+    s.reading.editQueue().inFlight = stuck;
+    s.reading.editQueue().oldestInFlightAgeMs = oldestMs;
     return s;
 }
 

@@ -45,7 +45,7 @@ private Q_SLOTS:
             s.object.edit().kind = bullmq;
             s.object.edit().key = "bull:mail";
             s.reading.atMs = T0 + (tick == 2 ? 1000 : tick * 1000); // tick 2: not re-read
-            s.reading.length = 3;
+            s.reading.editQueue().length = 3;
             JobTimes &t = s.reading.latency();
             t.waitSamples = t.runSamples = 10;
             t.wait[1] = 2500 + tick;

@@ -193,10 +193,10 @@ void tst_MetricsExposition::figuresInBaseUnits()
     lock.heldSinceMs = 990'000; // Gatehouse saw this holder take it
     snap.objects.append(lock);
     ObjectState queue = object("reliable-queue", "q:mail");
-    queue.reading.length = 7;
-    queue.reading.inFlight = 3;
-    queue.reading.stuck = 2;
-    queue.reading.oldestInFlightAgeMs = 61000;
+    queue.reading.editQueue().length = 7;
+    queue.reading.editQueue().inFlight = 3;
+    queue.reading.editQueue().stuck = 2;
+    queue.reading.editQueue().oldestInFlightAgeMs = 61000;
     snap.objects.append(queue);
     ObjectState failed = object("reliable-queue", "q:broken");
     failed.reading.status = Reading::Status::Error;
@@ -286,7 +286,7 @@ void tst_MetricsExposition::everyPatternLints()
         s.object.edit().key = unit->kind().id().toUtf8() + ":1";
         s.reading.atMs = snap.server.timeMs;
         s.reading.limit = 10;
-        s.reading.oldestInFlightAgeMs = 5;
+        s.reading.editQueue().oldestInFlightAgeMs = 5;
         LimiterData::in(s.reading).retryHorizonMs = 5;
         s.reading.pttlMs = 5;
         TokenData::in(s.reading).minTtlMs = 5;
@@ -338,8 +338,8 @@ void tst_MetricsExposition::cardinalityCapAggregates()
     snap.server.timeMs = 1'000'000;
     for (int i = 9; i >= 0; --i) { // not in key order
         ObjectState s = object("reliable-queue", "q:" + QByteArray::number(i));
-        s.reading.length = i;
-        s.reading.stuck = 1;
+        s.reading.editQueue().length = i;
+        s.reading.editQueue().stuck = 1;
         snap.objects.append(s);
     }
     ObjectState limiter = object("sliding-window", "rl:1");
@@ -537,7 +537,7 @@ void tst_MetricsExposition::layoutKeptWhileTheObjectsAre()
         lock.reading.pttlMs = 30000 + i;
         first.objects.append(lock);
         ObjectState queue = object("reliable-queue", "q:" + QByteArray::number(i));
-        queue.reading.length = i;
+        queue.reading.editQueue().length = i;
         first.objects.append(queue);
     }
     // The next snapshot: the same states shared but for two read again
@@ -570,7 +570,7 @@ void tst_MetricsExposition::layoutKeptWhileTheObjectsAre()
     freed.reading.pttlMs = -2;
     const Snapshot second = next(first, 0, freed);
     ObjectState grown = second.objects.at(1); // q:0, one of the 10 lowest
-    grown.reading.length = 1234;
+    grown.reading.editQueue().length = 1234;
     const Snapshot third = next(second, 1, grown);
     for (const Snapshot *s : {&second, &third}) {
         const QByteArray text = exposition.render(*s);

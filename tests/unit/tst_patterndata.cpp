@@ -76,6 +76,43 @@ private slots:
         QCOMPARE(&queue.at(queue.atMs + 5000).library(), &queue.library());
     }
 
+    // What a queue, semaphore or lock holds: none in a reading never given
+    // it (a limiter's, a token's), shared by copies, copied before a write,
+    // and aged by a projection without touching the reading it came from.
+    void queuePartOnlyWhereWritten()
+    {
+        const Reading limiter;
+        const Reading token;
+        QCOMPARE(&limiter.queue(), &token.queue()); // the defaults, not a part each
+        QCOMPARE(limiter.queue().oldestInFlightAgeMs, qint64(-1));
+        QVERIFY(limiter.queue().items.isEmpty());
+        // Unchanged by time, it is shared by the projection too.
+        QCOMPARE(&limiter.at(limiter.atMs + 5000).queue(), &limiter.queue());
+
+        Reading queue;
+        queue.atMs = 1000;
+        queue.editQueue().length = 7;
+        queue.editQueue().inFlight = 2;
+        queue.editQueue().items = {{"job-1", 400}, {"job-2", 100}};
+        queue.editQueue().oldestInFlightAgeMs = 400;
+        const Reading shown = queue;
+        QCOMPARE(&shown.queue(), &queue.queue());
+        Reading later = queue;
+        later.editQueue().stuck = 1;
+        QCOMPARE(queue.queue().stuck, qint64(0));
+        QCOMPARE(shown.queue().stuck, qint64(0));
+        QCOMPARE(later.queue().stuck, qint64(1));
+        QCOMPARE(later.queue().length, qint64(7));
+
+        const Reading projected = queue.at(3500);
+        QCOMPARE(projected.queue().oldestInFlightAgeMs, qint64(2900));
+        QCOMPARE(projected.queue().items.at(0).ageMs, qint64(2900));
+        QCOMPARE(projected.queue().items.at(1).ageMs, qint64(2600));
+        QCOMPARE(projected.queue().length, qint64(7));
+        QCOMPARE(queue.queue().oldestInFlightAgeMs, qint64(400));
+        QCOMPARE(queue.queue().items.at(0).ageMs, qint64(400));
+    }
+
     // Another pattern's reading answers with defaults, and asking writes
     // nothing into it.
     void anotherPatternsDataReadsAsDefaults()

@@ -332,10 +332,10 @@ Reading AsynqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
         if (const qint64 n = counter(r.at(9 + i)); n >= 0)
             reading.editLibrary().counts.append({QString::fromLatin1(counters[i]), n});
     }
-    reading.length = r.at(0).toInteger();
-    reading.inFlight = r.at(1).toInteger();
-    reading.deadLength = r.at(4).toInteger();
-    reading.stuck = r.at(7).toInteger();
+    reading.editQueue().length = r.at(0).toInteger();
+    reading.editQueue().inFlight = r.at(1).toInteger();
+    reading.editQueue().deadLength = r.at(4).toInteger();
+    reading.editQueue().stuck = r.at(7).toInteger();
     reading.editLibrary().paused = r.at(8).toInteger() == 1;
     reading.editLibrary().workers = r.at(17).toInteger();      // servers
     reading.editLibrary().workersAlive = r.at(16).toInteger(); // servers whose info has not expired
@@ -384,29 +384,30 @@ Reading AsynqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
         if (!item.locked && reading.editLibrary().stuckJobs.size() < o.params.pageSize)
             reading.editLibrary().stuckJobs.append(
                 {id, QString::fromLatin1(StuckReason), lastAliveMs});
-        reading.oldestInFlightAgeMs = std::max(reading.oldestInFlightAgeMs, item.ageMs);
-        reading.items.append(item);
+        reading.editQueue().oldestInFlightAgeMs
+            = std::max(reading.queue().oldestInFlightAgeMs, item.ageMs);
+        reading.editQueue().items.append(item);
     }
-    std::sort(reading.items.begin(), reading.items.end(),
+    std::sort(reading.editQueue().items.begin(), reading.editQueue().items.end(),
               [](const InFlightItem &a, const InFlightItem &b) { return a.ageMs > b.ageMs; });
-    reading.truncated = r.at(6).toInteger() > reading.items.size();
+    reading.editQueue().truncated = r.at(6).toInteger() > reading.queue().items.size();
     // asynq records when a task began to wait, and drops it when the task
     // is taken: the oldest waiting task's age, no wait of finished ones.
     const auto &oldest = r.at(19).elements();
     bool nsOk = false;
     const qint64 sinceNs = oldest.size() == 2 ? oldest.at(1).bytes().toLongLong(&nsOk) : -1;
     libraryqueue::setOldestWaiting(reading, nsOk && sinceNs > 0 ? sinceNs / 1'000'000 : -1, c.nowMs,
-                                   reading.length == 0);
+                                   reading.queue().length == 0);
 
     reading.editLibrary().layoutKnown = foreign.isEmpty();
     if (!reading.editLibrary().layoutKnown)
         reading.message = QStringLiteral("Layout with a %1 is not asynq's (0.2x): shown "
                                          "read-only.")
                               .arg(printableBytes(foreign));
-    else if (reading.truncated)
+    else if (reading.queue().truncated)
         reading.message = QStringLiteral("%1 tasks leased; %2 were read.")
                               .arg(r.at(6).toInteger())
-                              .arg(reading.items.size());
+                              .arg(reading.queue().items.size());
     return reading;
 }
 
@@ -489,7 +490,7 @@ QStringList AsynqUnit::itemHeaders() const
 QList<QStringList> AsynqUnit::items(const ObjectState &s, qint64 nowMs) const
 {
     QList<QStringList> rows;
-    for (const InFlightItem &item : s.reading.items) {
+    for (const InFlightItem &item : s.reading.queue().items) {
         rows.append({printableBytes(item.job, 120), formatMs(s.reading.ageAt(item.ageMs, nowMs)),
                      item.locked ? QStringLiteral("held") : QStringLiteral("expired: stuck")});
     }

@@ -245,17 +245,18 @@ void readActive(Reading &reading, const PatternObject &o, const QList<RedisValue
         item.source = AgeSource::Library;
         item.locked = !(blockGone && stalling.contains(item.job));
         if (!item.locked) {
-            ++reading.stuck;
+            ++reading.editQueue().stuck;
             if (reading.editLibrary().stuckJobs.size() < o.params.pageSize)
                 reading.editLibrary().stuckJobs.append(
                     {item.job, QString::fromLatin1(StalledReason), -1});
         }
-        reading.items.append(item);
+        reading.editQueue().items.append(item);
     }
-    reading.truncated = reading.inFlight > reading.items.size();
+    reading.editQueue().truncated = reading.queue().inFlight > reading.queue().items.size();
     // Beyond the page (more active jobs, or a stalling set larger than the
     // sample) a stalled job may not have been seen.
-    reading.stuckIsLowerBound = blockGone && (reading.truncated || stallingCount > stalling.size());
+    reading.editQueue().stuckIsLowerBound
+        = blockGone && (reading.queue().truncated || stallingCount > stalling.size());
 }
 
 } // namespace
@@ -314,9 +315,9 @@ Reading BeeQueueUnit::read(const PatternObject &o, const QList<RedisValue> &r,
             = QStringLiteral("No bee-queue keys under \"%1\".").arg(printableBytes(o.key));
         return reading;
     }
-    reading.length = reading.library().countOf(u"waiting");
-    reading.inFlight = reading.library().countOf(u"active");
-    reading.deadLength = reading.library().countOf(u"failed");
+    reading.editQueue().length = reading.library().countOf(u"waiting");
+    reading.editQueue().inFlight = reading.library().countOf(u"active");
+    reading.editQueue().deadLength = reading.library().countOf(u"failed");
     reading.editLibrary().parts.append({QStringLiteral("counter"), "id", idOk ? newest : 0});
     LibraryPart check{QStringLiteral("stall-check"), "stallBlock", count(5)};
     check.expiresInMs = blockPttl;
@@ -336,10 +337,10 @@ Reading BeeQueueUnit::read(const PatternObject &o, const QList<RedisValue> &r,
         return reading;
     }
     readActive(reading, o, r, blockPttl == -2);
-    if (reading.truncated)
+    if (reading.queue().truncated)
         reading.message = QStringLiteral("%1 jobs active; %2 were read.")
-                              .arg(reading.inFlight)
-                              .arg(reading.items.size());
+                              .arg(reading.queue().inFlight)
+                              .arg(reading.queue().items.size());
     return reading;
 }
 
@@ -413,7 +414,7 @@ QStringList BeeQueueUnit::itemHeaders() const
 QList<QStringList> BeeQueueUnit::items(const ObjectState &s, qint64) const
 {
     QList<QStringList> rows;
-    for (const InFlightItem &item : s.reading.items) {
+    for (const InFlightItem &item : s.reading.queue().items) {
         rows.append({printableBytes(item.job, 120),
                      item.locked ? QStringLiteral("renewed or not yet checked")
                                  : QStringLiteral("not renewed: stalled")});

@@ -186,15 +186,15 @@ Reading BullUnit::read(const PatternObject &o, const QList<RedisValue> &r,
         return reading;
     }
     // Bull keeps a prioritised job's id in wait too: queued is wait + paused.
-    reading.length
+    reading.editQueue().length
         = saturatingAdd(reading.library().countOf(u"wait"), reading.library().countOf(u"paused"));
-    reading.inFlight = reading.library().countOf(u"active");
-    reading.deadLength = reading.library().countOf(u"failed");
+    reading.editQueue().inFlight = reading.library().countOf(u"active");
+    reading.editQueue().deadLength = reading.library().countOf(u"failed");
     reading.editLibrary().paused = metaPaused;
     if (sorts && r.size() > CountedStates + 2 && !r.at(CountedStates + 2).isError()) {
-        readActiveJobs(reading, r.at(CountedStates + 2), o, reading.inFlight, c.nowMs);
+        readActiveJobs(reading, r.at(CountedStates + 2), o, reading.queue().inFlight, c.nowMs);
     } else {
-        reading.stuckIsLowerBound = true;
+        reading.editQueue().stuckIsLowerBound = true;
     }
     if (sorts && r.size() >= ProbedReplies)
         readJobTimes(reading, r, JobTimesAt, ProbedReplies, reading.library().countOf(u"wait"),
@@ -442,11 +442,11 @@ QList<Figure> BullUnit::figures() const
 {
     return QList<Figure>{{QStringLiteral("length"), QStringLiteral("Waiting"), false,
                           [](const Reading &r, qint64) {
-                              return double(r.length);
+                              return double(r.queue().length);
                           }},
                          {QStringLiteral("inFlight"), QStringLiteral("Active"), false,
                           [](const Reading &r, qint64) {
-                              return double(r.inFlight);
+                              return double(r.queue().inFlight);
                           }},
                          stuckFigure(QStringLiteral("Stalled")),
                          countFigure(QStringLiteral("completed"), QStringLiteral("Completed"),

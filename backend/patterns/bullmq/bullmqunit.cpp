@@ -187,9 +187,9 @@ Reading BullMqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
         reading.editLibrary().counts.append({names.at(i), r.at(1 + i).toInteger()});
     const qint64 wait = r.at(1).toInteger(), active = r.at(2).toInteger(),
                  paused = r.at(3).toInteger(), prioritized = r.at(4).toInteger();
-    reading.length = saturatingAdd(saturatingAdd(wait, paused), prioritized);
-    reading.inFlight = active;
-    reading.deadLength = r.at(7).toInteger();
+    reading.editQueue().length = saturatingAdd(saturatingAdd(wait, paused), prioritized);
+    reading.editQueue().inFlight = active;
+    reading.editQueue().deadLength = r.at(7).toInteger();
     qint64 total = 0;
     for (const StateCount &n : std::as_const(reading.editLibrary().counts))
         total = saturatingAdd(total, n.count); // sizes from replies (fuzz_patternread)
@@ -200,14 +200,14 @@ Reading BullMqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
     }
 
     if (r.size() > CountsRead && r.at(CountsRead).isError()) {
-        reading.stuckIsLowerBound = true;
+        reading.editQueue().stuckIsLowerBound = true;
         reading.message = QStringLiteral("Cannot read the active jobs' locks (%1): stalled jobs "
                                          "are not known.")
                               .arg(r.at(CountsRead).errorMessage());
     } else if (r.size() > CountsRead) {
         readActiveJobs(reading, r.at(CountsRead), o, active, c.nowMs);
     } else {
-        reading.stuckIsLowerBound = true;
+        reading.editQueue().stuckIsLowerBound = true;
         reading.message = QStringLiteral("The queue's name holds '*' or \"->\": stalled jobs are "
                                          "not read.");
     }
@@ -217,9 +217,10 @@ Reading BullMqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
         reading.message = QStringLiteral("Layout %1 is not one Gatehouse knows (BullMQ 5-6): shown "
                                          "read-only.")
                               .arg(reading.editLibrary().layoutVersion);
-    else if (reading.truncated)
-        reading.message
-            = QStringLiteral("%1 jobs active; %2 were read.").arg(active).arg(reading.items.size());
+    else if (reading.queue().truncated)
+        reading.message = QStringLiteral("%1 jobs active; %2 were read.")
+                              .arg(active)
+                              .arg(reading.queue().items.size());
     return reading;
 }
 

@@ -237,7 +237,7 @@ void addStuck(Reading &reading, const QByteArray &tag, const QByteArray &deliver
     item.source = AgeSource::Library;
     item.ageMs = ok ? std::max<qint64>(0, saturatingSub(nowMs, deliveredMs)) : 0;
     item.locked = false;
-    reading.items.append(item);
+    reading.editQueue().items.append(item);
 }
 
 // The oldest delivery (epoch seconds): how long the oldest unacked message
@@ -247,7 +247,7 @@ void setOldestAge(Reading &reading, const QByteArray &delivered, qint64 nowMs)
     bool ok = false;
     const double seconds = delivered.toDouble(&ok);
     if (ok)
-        reading.oldestInFlightAgeMs
+        reading.editQueue().oldestInFlightAgeMs
             = std::max<qint64>(0, saturatingSub(nowMs, qint64(seconds * 1000.0)));
 }
 
@@ -267,14 +267,14 @@ QString readCounted(Reading &reading, const RedisValue &mine, qint64 unacked, co
         part.count = n;
         reading.editLibrary().parts.append(part);
     }
-    reading.inFlight = here;
-    reading.stuck = mine.at(8).toInteger();
+    reading.editQueue().inFlight = here;
+    reading.editQueue().stuck = mine.at(8).toInteger();
     if (!mine.at(6).bytes().isEmpty())
         setOldestAge(reading, mine.at(6).bytes(), nowMs);
     for (qsizetype i = 9; i + 1 < mine.size(); i += 2)
         addStuck(reading, mine.at(i).bytes(), mine.at(i + 1).bytes(), reason, nowMs);
     if (mine.at(1).toInteger() != 1) {
-        reading.stuckIsLowerBound = true;
+        reading.editQueue().stuckIsLowerBound = true;
         return QStringLiteral("unacked counted in the first %1 of its %2 entries (the broker's).")
             .arg(mine.at(0).toInteger())
             .arg(unacked);
@@ -287,8 +287,8 @@ QString readCounted(Reading &reading, const RedisValue &mine, qint64 unacked, co
 QString readBroker(Reading &reading, const QList<RedisValue> &r, const RedisValue &mine,
                    qint64 unacked, const QString &reason, qint64 nowMs)
 {
-    reading.inFlight = unacked;
-    reading.stuck = r.at(5).toInteger();
+    reading.editQueue().inFlight = unacked;
+    reading.editQueue().stuck = r.at(5).toInteger();
     const QList<RedisValue> &stuck = r.at(6).elements();
     for (qsizetype i = 0; i + 1 < stuck.size(); i += 2)
         addStuck(reading, stuck.at(i).bytes(), stuck.at(i + 1).bytes(), reason, nowMs);
@@ -349,7 +349,7 @@ Reading CeleryUnit::read(const PatternObject &o, const QList<RedisValue> &r,
         reading.status = Reading::Status::Missing;
         return reading;
     }
-    reading.length = queued;
+    reading.editQueue().length = queued;
     const QString reason = QStringLiteral("unacked for longer than the visibility timeout (%1): "
                                           "its worker died or never acknowledged it")
                                .arg(formatMs(o.params.stuckAfterMs));
@@ -358,9 +358,9 @@ Reading CeleryUnit::read(const PatternObject &o, const QList<RedisValue> &r,
     const QString note = mine.isArray() && mine.size() >= 9
                              ? readCounted(reading, mine, unacked, reason, c.nowMs)
                              : readBroker(reading, r, mine, unacked, reason, c.nowMs);
-    reading.editLibrary().counts
-        = {{QStringLiteral("queued"), queued}, {QStringLiteral("unacked"), reading.inFlight}};
-    reading.truncated = reading.stuck > reading.items.size();
+    reading.editLibrary().counts = {{QStringLiteral("queued"), queued},
+                                    {QStringLiteral("unacked"), reading.queue().inFlight}};
+    reading.editQueue().truncated = reading.queue().stuck > reading.queue().items.size();
     const qint64 mutexMs = r.at(8).toInteger();
     const QStringList bound = boundQueues(r.at(10));
     if (!bound.isEmpty() && !bound.contains(printableBytes(o.key, 80)))
@@ -370,10 +370,10 @@ Reading CeleryUnit::read(const PatternObject &o, const QList<RedisValue> &r,
         reading.message = QStringLiteral("unacked_mutex held: a kombu worker is restoring "
                                          "unacked messages (expires in %1).")
                               .arg(formatMs(mutexMs));
-    else if (reading.truncated)
+    else if (reading.queue().truncated)
         reading.message = QStringLiteral("%1 messages past the visibility timeout; %2 were read.")
-                              .arg(reading.stuck)
-                              .arg(reading.items.size());
+                              .arg(reading.queue().stuck)
+                              .arg(reading.queue().items.size());
     else if (!note.isEmpty())
         reading.message = note;
     return reading;
@@ -442,10 +442,10 @@ QList<Column> CeleryUnit::columns() const
 qint64 CeleryUnit::restoreInMs(const ObjectState &s, qint64 nowMs)
 {
     const Reading &r = s.reading;
-    if (r.inFlight <= 0 || r.oldestInFlightAgeMs < 0)
+    if (r.queue().inFlight <= 0 || r.queue().oldestInFlightAgeMs < 0)
         return -1;
-    return std::max<qint64>(
-        0, saturatingSub(s.object->params.stuckAfterMs, r.ageAt(r.oldestInFlightAgeMs, nowMs)));
+    return std::max<qint64>(0, saturatingSub(s.object->params.stuckAfterMs,
+                                             r.ageAt(r.queue().oldestInFlightAgeMs, nowMs)));
 }
 
 void CeleryUnit::writeLibraryJson(const ObjectState &s, const Reading &, qint64 nowMs,
@@ -477,7 +477,7 @@ QStringList CeleryUnit::itemHeaders() const
 QList<QStringList> CeleryUnit::items(const ObjectState &s, qint64 nowMs) const
 {
     QList<QStringList> rows;
-    for (const InFlightItem &item : s.reading.items)
+    for (const InFlightItem &item : s.reading.queue().items)
         rows.append({printableBytes(item.job, 120), formatMs(s.reading.ageAt(item.ageMs, nowMs))});
     return rows;
 }

@@ -336,7 +336,7 @@ Reading DramatiqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
         // listed, not counted as orphaned.
         if (p.alive || n == 0 || !ok)
             continue;
-        reading.stuck = saturatingAdd(reading.stuck, n);
+        reading.editQueue().stuck = saturatingAdd(reading.queue().stuck, n);
         const QString why = QString::fromLatin1(OrphanReason)
                                 .arg(printableBytes(worker, 64),
                                      formatMs(saturatingSub(c.nowMs, beat)), formatMs(timeoutMs));
@@ -350,7 +350,7 @@ Reading DramatiqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
         QByteArray queue;
         parseAcks(o.related.at(i), &worker, &queue);
         for (const RedisValue &m : r.at(at + 2).elements()) {
-            if (reading.items.size() >= o.params.pageSize)
+            if (reading.queue().items.size() >= o.params.pageSize)
                 break;
             InFlightItem item;
             item.job = m.bytes();
@@ -359,7 +359,7 @@ Reading DramatiqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
             item.source = AgeSource::Library;
             item.locked = workers.value(worker).alive;
             item.ageMs = std::max<qint64>(0, workers.value(worker).ageMs);
-            reading.items.append(item);
+            reading.editQueue().items.append(item);
         }
     }
     reading.editLibrary().parts = workers.values();
@@ -372,11 +372,11 @@ Reading DramatiqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
                                     {QStringLiteral("delayed"), r.at(2).toInteger()},
                                     {QStringLiteral("unacked"), unacked},
                                     {QStringLiteral("dead"), r.at(4).toInteger()},
-                                    {QStringLiteral("orphaned"), reading.stuck}};
-    reading.length = r.at(0).toInteger();
-    reading.inFlight = unacked;
-    reading.deadLength = r.at(4).toInteger();
-    reading.truncated = unacked > reading.items.size();
+                                    {QStringLiteral("orphaned"), reading.queue().stuck}};
+    reading.editQueue().length = r.at(0).toInteger();
+    reading.editQueue().inFlight = unacked;
+    reading.editQueue().deadLength = r.at(4).toInteger();
+    reading.editQueue().truncated = unacked > reading.queue().items.size();
 
     const bool none = unacked == 0
                       && std::all_of(r.cbegin(), r.cbegin() + 5,
@@ -397,10 +397,10 @@ Reading DramatiqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
         reading.message = QStringLiteral("Layout with a %1 is not Dramatiq's (1.x): shown "
                                          "read-only.")
                               .arg(printableBytes(foreign));
-    else if (reading.truncated)
+    else if (reading.queue().truncated)
         reading.message = QStringLiteral("%1 messages unacked; %2 were read.")
                               .arg(unacked)
-                              .arg(reading.items.size());
+                              .arg(reading.queue().items.size());
     return reading;
 }
 
@@ -484,7 +484,7 @@ QStringList DramatiqUnit::itemHeaders() const
 QList<QStringList> DramatiqUnit::items(const ObjectState &s, qint64 nowMs) const
 {
     QList<QStringList> rows;
-    for (const InFlightItem &item : s.reading.items) {
+    for (const InFlightItem &item : s.reading.queue().items) {
         rows.append({printableBytes(item.job, 120), printableText(item.holder, 64),
                      item.locked
                          ? formatMs(s.reading.ageAt(item.ageMs, nowMs)) + QStringLiteral(" ago")

@@ -174,8 +174,8 @@ void readJobTimes(Reading &reading, const QList<RedisValue> &r, const FollowedPa
     }
     // Nothing waits when the page held all of pending_jobs and none of it
     // was pending (reserved, or its hash already trimmed).
-    const bool none
-        = oldest < 0 && !r.at(JobTimesAt + 2).isError() && pending->size() >= reading.length;
+    const bool none = oldest < 0 && !r.at(JobTimesAt + 2).isError()
+                      && pending->size() >= reading.queue().length;
     libraryqueue::setOldestWaiting(reading, oldest, nowMs, none);
 }
 
@@ -355,12 +355,12 @@ Reading LaravelHorizonUnit::read(const PatternObject &o, const QList<RedisValue>
         reading.editLibrary().counts.append({names.at(s), r.at(s).toInteger()});
         total = saturatingAdd(total, r.at(s).toInteger());
     }
-    reading.length = r.at(Pending).toInteger();
-    reading.inFlight = 0; // Horizon marks a reserved job in its hash only
-    reading.deadLength = r.at(Failed).toInteger();
+    reading.editQueue().length = r.at(Pending).toInteger();
+    reading.editQueue().inFlight = 0; // Horizon marks a reserved job in its hash only
+    reading.editQueue().deadLength = r.at(Failed).toInteger();
     reading.editLibrary().workers = r.at(6).toInteger();
     reading.editLibrary().workersAlive = r.at(7).toInteger();
-    reading.stuck = std::max<qint64>(
+    reading.editQueue().stuck = std::max<qint64>(
         0, saturatingSub(reading.editLibrary().workers, reading.editLibrary().workersAlive));
     if (total == 0 && reading.editLibrary().workers == 0 && r.at(8).toInteger() == 0) {
         reading.status = Reading::Status::Missing;
@@ -392,7 +392,8 @@ Reading LaravelHorizonUnit::read(const PatternObject &o, const QList<RedisValue>
             reading.editLibrary().stuckJobs.append(
                 {name, QString::fromLatin1(QuietReason), secondsToMs(double(beat)).value_or(-1)});
     }
-    reading.truncated = reading.editLibrary().workers > reading.editLibrary().parts.size();
+    reading.editQueue().truncated
+        = reading.editLibrary().workers > reading.editLibrary().parts.size();
     readJobTimes(reading, r, followed, c.nowMs);
     const QString foreign = foreignPart(
         r.at(RecentHighest), libraryqueue::fieldRows(followed.pages[1], r, followed.at(1), 1)

@@ -264,10 +264,10 @@ Reading LaravelQueueUnit::read(const PatternObject &o, const QList<RedisValue> &
     reading.editLibrary().counts = {{QStringLiteral("pending"), pending},
                                     {QStringLiteral("delayed"), delayed},
                                     {QStringLiteral("reserved"), reserved}};
-    reading.length = pending;
-    reading.inFlight = reserved;
-    reading.deadLength = 0; // Laravel keeps failed jobs in its database, not in Redis
-    reading.stuck = r.at(7).toInteger();
+    reading.editQueue().length = pending;
+    reading.editQueue().inFlight = reserved;
+    reading.editQueue().deadLength = 0; // Laravel keeps failed jobs in its database, not in Redis
+    reading.editQueue().stuck = r.at(7).toInteger();
 
     // The reserved page: each job's id, name, attempts and expiry.
     bool foreignMember = false;
@@ -293,9 +293,9 @@ Reading LaravelQueueUnit::read(const PatternObject &o, const QList<RedisValue> &
         if (!item.locked && reading.editLibrary().stuckJobs.size() < o.params.pageSize)
             reading.editLibrary().stuckJobs.append(
                 {item.job, QString::fromLatin1(StuckReason), -1});
-        reading.items.append(item);
+        reading.editQueue().items.append(item);
     }
-    reading.truncated = reading.inFlight > reading.items.size();
+    reading.editQueue().truncated = reading.queue().inFlight > reading.queue().items.size();
 
     // The oldest pending job's wait, when its payload says when it was pushed.
     LibraryPart part;
@@ -317,10 +317,10 @@ Reading LaravelQueueUnit::read(const PatternObject &o, const QList<RedisValue> &
         reading.message = QStringLiteral("Entries of \"%1\" are not Laravel job payloads (JSON "
                                          "with job, id and attempts): shown read-only.")
                               .arg(printableBytes(o.key));
-    else if (reading.truncated)
+    else if (reading.queue().truncated)
         reading.message = QStringLiteral("%1 jobs reserved; %2 were read.")
-                              .arg(reading.inFlight)
-                              .arg(reading.items.size());
+                              .arg(reading.queue().inFlight)
+                              .arg(reading.queue().items.size());
     return reading;
 }
 
@@ -388,7 +388,7 @@ void LaravelQueueUnit::writeLibraryJson(const ObjectState &, const Reading &r, q
     const qint64 wait = r.library().parts.isEmpty() ? -1 : r.library().parts.first().ageMs;
     j.insert(QStringLiteral("oldestPendingWaitMs"),
              wait >= 0 ? QJsonValue(double(wait)) : QJsonValue());
-    j.insert(QStringLiteral("reservedExpired"), double(r.stuck));
+    j.insert(QStringLiteral("reservedExpired"), double(r.queue().stuck));
 }
 
 QStringList LaravelQueueUnit::itemHeaders() const
@@ -400,7 +400,7 @@ QStringList LaravelQueueUnit::itemHeaders() const
 QList<QStringList> LaravelQueueUnit::items(const ObjectState &s, qint64 nowMs) const
 {
     QList<QStringList> rows;
-    for (const InFlightItem &item : s.reading.items) {
+    for (const InFlightItem &item : s.reading.queue().items) {
         const qint64 past
             = saturatingAdd(item.ageMs, std::max<qint64>(0, saturatingSub(nowMs, s.reading.atMs)));
         rows.append({printableBytes(item.job, 120), printableText(item.name, 120),

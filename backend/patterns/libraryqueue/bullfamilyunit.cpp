@@ -202,18 +202,19 @@ void BullFamilyUnit::readActiveJobs(Reading &reading, const RedisValue &reply,
         item.name = e.at(i + 3).bytes().left(120);
         item.attempts = e.at(i + 4).isNil() ? 0 : e.at(i + 4).toInteger();
         if (!item.locked) {
-            ++reading.stuck;
+            ++reading.editQueue().stuck;
             if (reading.editLibrary().stuckJobs.size() < o.params.pageSize)
                 reading.editLibrary().stuckJobs.append(
                     {item.job, stuckReason, ok ? processedOn : -1});
         }
-        reading.oldestInFlightAgeMs = std::max(reading.oldestInFlightAgeMs, item.ageMs);
-        reading.items.append(item);
+        reading.editQueue().oldestInFlightAgeMs
+            = std::max(reading.queue().oldestInFlightAgeMs, item.ageMs);
+        reading.editQueue().items.append(item);
     }
-    std::sort(reading.items.begin(), reading.items.end(),
+    std::sort(reading.editQueue().items.begin(), reading.editQueue().items.end(),
               [](const InFlightItem &a, const InFlightItem &b) { return a.ageMs > b.ageMs; });
-    reading.truncated = active > reading.items.size();
-    reading.stuckIsLowerBound = reading.truncated;
+    reading.editQueue().truncated = active > reading.queue().items.size();
+    reading.editQueue().stuckIsLowerBound = reading.queue().truncated;
 }
 
 QStringList BullFamilyUnit::itemHeaders() const

@@ -243,22 +243,22 @@ bool mergeMembers(PatternObject &current, const PatternObject &found)
 
 QList<Column> columns(const QString &library, ColumnOptions options)
 {
-    Column stuck = Column::count(QStringLiteral("Stuck"), &Reading::stuck);
+    Column stuck = Column::count(QStringLiteral("Stuck"), &Reading::Queue::stuck);
     if (options.stuckMayBeMore) {
         stuck.text = [](const ObjectState &s, qint64) -> QString {
-            return QString::number(s.reading.stuck)
-                   + (s.reading.stuckIsLowerBound ? QStringLiteral("+") : QString());
+            return QString::number(s.reading.queue().stuck)
+                   + (s.reading.queue().stuckIsLowerBound ? QStringLiteral("+") : QString());
         };
     }
     QList<Column> out{
         Column::key(QStringLiteral("Queue")),
         Column::library(library),
-        Column::count(QStringLiteral("Length"), &Reading::length),
-        Column::count(QStringLiteral("In flight"), &Reading::inFlight),
-        Column::age(QStringLiteral("Oldest in flight"), &Reading::oldestInFlightAgeMs),
+        Column::count(QStringLiteral("Length"), &Reading::Queue::length),
+        Column::count(QStringLiteral("In flight"), &Reading::Queue::inFlight),
+        Column::age(QStringLiteral("Oldest in flight"), &Reading::Queue::oldestInFlightAgeMs),
         stuck};
     if (options.dead)
-        out << Column::count(QStringLiteral("Dead"), &Reading::deadLength);
+        out << Column::count(QStringLiteral("Dead"), &Reading::Queue::deadLength);
     // The monitor's figure (ObjectState::throughputPerS) from the rise of the
     // library's finished counts over the last minute; per minute, as the
     // throughput chart shows it. "—" until a minute's readings, or for a
@@ -288,16 +288,16 @@ QList<Column> columns(const QString &library, ColumnOptions options)
 void writeJson(const Reading &r, const QJsonArray &keys, QJsonObject &j, JsonOptions options)
 {
     j.insert(QStringLiteral("keys"), keys);
-    j.insert(QStringLiteral("length"), double(r.length));
-    j.insert(QStringLiteral("inFlight"), double(r.inFlight));
+    j.insert(QStringLiteral("length"), double(r.queue().length));
+    j.insert(QStringLiteral("inFlight"), double(r.queue().inFlight));
     if (options.dead)
-        j.insert(QStringLiteral("deadLength"), double(r.deadLength));
-    j.insert(QStringLiteral("stuckCount"), double(r.stuck));
+        j.insert(QStringLiteral("deadLength"), double(r.queue().deadLength));
+    j.insert(QStringLiteral("stuckCount"), double(r.queue().stuck));
     if (options.stuckLowerBound != LowerBound::Omitted)
         j.insert(QStringLiteral("stuckIsLowerBound"),
-                 options.stuckLowerBound == LowerBound::FromReading && r.stuckIsLowerBound);
-    j.insert(QStringLiteral("oldestInFlightAgeMs"), double(r.oldestInFlightAgeMs));
-    j.insert(QStringLiteral("truncated"), r.truncated);
+                 options.stuckLowerBound == LowerBound::FromReading && r.queue().stuckIsLowerBound);
+    j.insert(QStringLiteral("oldestInFlightAgeMs"), double(r.queue().oldestInFlightAgeMs));
+    j.insert(QStringLiteral("truncated"), r.queue().truncated);
 }
 
 QStringList activeJobHeaders()
@@ -309,7 +309,7 @@ QStringList activeJobHeaders()
 QList<QStringList> activeJobRows(const ObjectState &s, qint64 nowMs)
 {
     QList<QStringList> rows;
-    for (const InFlightItem &item : s.reading.items) {
+    for (const InFlightItem &item : s.reading.queue().items) {
         rows.append({printableBytes(item.job, 120), printableText(item.name, 80),
                      formatMs(s.reading.ageAt(item.ageMs, nowMs)), QString::number(item.attempts),
                      item.locked ? QStringLiteral("held") : QStringLiteral("none: stalled")});
@@ -319,16 +319,16 @@ QList<QStringList> activeJobRows(const ObjectState &s, qint64 nowMs)
 
 QHash<QString, QByteArray> itemJob(const ObjectState &s, int i)
 {
-    if (i < 0 || i >= s.reading.items.size())
+    if (i < 0 || i >= s.reading.queue().items.size())
         return {};
-    return {{QStringLiteral("job"), s.reading.items.at(i).job}};
+    return {{QStringLiteral("job"), s.reading.queue().items.at(i).job}};
 }
 
 std::optional<Attention> stuckAttention(const ObjectState &state, const QString &figure)
 {
-    if (state.gone || state.reading.stuck <= 0)
+    if (state.gone || state.reading.queue().stuck <= 0)
         return std::nullopt;
-    return Attention{2.0 + double(state.reading.stuck), figure};
+    return Attention{2.0 + double(state.reading.queue().stuck), figure};
 }
 
 std::function<double(const Reading &, qint64)> countFigure(const QString &state)

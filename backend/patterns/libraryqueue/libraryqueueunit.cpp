@@ -61,7 +61,7 @@ namespace {
 // Jobs wait and the library's record of its workers names none alive.
 bool noWorkerSeen(const Reading &r)
 {
-    return r.isOk() && r.library().workersAlive == 0 && r.length > 0 && !r.library().paused;
+    return r.isOk() && r.library().workersAlive == 0 && r.queue().length > 0 && !r.library().paused;
 }
 
 } // namespace
@@ -113,9 +113,9 @@ QString LibraryQueueUnit::attentionSubject(const PatternObject &object) const
 QString LibraryQueueUnit::attentionText(const ObjectState &state, qint64 nowMs) const
 {
     const Reading &r = state.reading;
-    if (r.stuck == 0 && noWorkerSeen(r)) {
+    if (r.queue().stuck == 0 && noWorkerSeen(r)) {
         QString text = attentionSubject(state.object) + QStringLiteral(": no worker seen, ")
-                       + countedSentence(QStringLiteral("%1 jobs waiting"), r.length);
+                       + countedSentence(QStringLiteral("%1 jobs waiting"), r.queue().length);
         if (const qint64 oldest = libraryqueue::oldestWaitingAt(r, nowMs); oldest >= 0)
             text += QStringLiteral(", oldest %1").arg(formatMs(oldest));
         return text;
@@ -123,10 +123,10 @@ QString LibraryQueueUnit::attentionText(const ObjectState &state, qint64 nowMs) 
     const StuckRule rule = stuckRule();
     // "1 job stalled", not "1 jobs".
     QString text = attentionSubject(state.object) + QStringLiteral(": ")
-                   + countedSentence(QStringLiteral("%1 ") + rule.phrase, r.stuck);
+                   + countedSentence(QStringLiteral("%1 ") + rule.phrase, r.queue().stuck);
     if (!rule.oldest.isEmpty())
-        text += QStringLiteral(", %1 %2").arg(rule.oldest,
-                                              formatMs(r.ageAt(r.oldestInFlightAgeMs, nowMs)));
+        text += QStringLiteral(", %1 %2").arg(
+            rule.oldest, formatMs(r.ageAt(r.queue().oldestInFlightAgeMs, nowMs)));
     return text;
 }
 
@@ -138,14 +138,14 @@ Figure LibraryQueueUnit::countFigure(const QString &id, const QString &title, co
 Figure LibraryQueueUnit::stuckFigure(const QString &title)
 {
     return {QStringLiteral("stuck"), title, false, [](const Reading &r, qint64) {
-                return double(r.stuck);
+                return double(r.queue().stuck);
             }};
 }
 
 Figure LibraryQueueUnit::oldestFigure(const QString &title)
 {
     return {QStringLiteral("oldestInFlightAgeMs"), title, true, [](const Reading &r, qint64 at) {
-                return double(r.ageAt(r.oldestInFlightAgeMs, at));
+                return double(r.ageAt(r.queue().oldestInFlightAgeMs, at));
             }};
 }
 

@@ -159,29 +159,31 @@ Reading RedisSemaphoreUnit::read(const PatternObject &o, const QList<RedisValue>
                                ? saturatingSub(c.nowMs, qint64(std::llround(score)))
                                : 0;
         ++membersInPage;
-        if (permit >= 0 && !reading.items.isEmpty() && reading.items.last().job == identifier) {
-            ++reading.items.last().attempts;
+        if (permit >= 0 && !reading.queue().items.isEmpty()
+            && reading.queue().items.last().job == identifier) {
+            ++reading.editQueue().items.last().attempts;
         } else {
             InFlightItem h;
             h.job = identifier;
             h.ageMs = age;
             h.attempts = permit >= 0 ? 1 : 0;
-            reading.items.append(h);
+            reading.editQueue().items.append(h);
         }
-        InFlightItem &h = reading.items.last();
+        InFlightItem &h = reading.editQueue().items.last();
         h.locked = !isStale(reading, h);
         if (!h.locked)
             ++staleInPage;
     }
-    reading.truncated = lim.stored > membersInPage;
-    if (r.at(2).isArray() && !reading.truncated)
+    reading.editQueue().truncated = lim.stored > membersInPage;
+    if (r.at(2).isArray() && !reading.queue().truncated)
         lim.stored = membersInPage; // the page is the whole set, read after ZCARD
     // Oldest first: the stale members are the page's first ones.
-    reading.stuckIsLowerBound = reading.truncated && staleInPage == membersInPage;
-    reading.stuck = staleInPage;
+    reading.editQueue().stuckIsLowerBound
+        = reading.queue().truncated && staleInPage == membersInPage;
+    reading.editQueue().stuck = staleInPage;
     reading.inWindow = std::max<qint64>(0, saturatingSub(lim.stored, staleInPage));
     lim.oldestAgeMs = -1;
-    for (const InFlightItem &h : std::as_const(reading.items)) {
+    for (const InFlightItem &h : std::as_const(reading.queue().items)) {
         if (h.locked) {
             lim.oldestAgeMs = std::max<qint64>(0, h.ageMs);
             break;
@@ -190,7 +192,7 @@ Reading RedisSemaphoreUnit::read(const PatternObject &o, const QList<RedisValue>
             {h.job, staleReason(reading, h), saturatingSub(c.nowMs, h.ageMs)});
     }
     reading.editLibrary().counts = {{QStringLiteral("permits held"), reading.inWindow},
-                                    {QStringLiteral("stale"), reading.stuck}};
+                                    {QStringLiteral("stale"), reading.queue().stuck}};
     reading.editLibrary().layoutKnown = known;
     reading.editLibrary().layoutVersion = QStringLiteral("redis-semaphore");
     if (!known)
@@ -239,7 +241,7 @@ QList<Chart> RedisSemaphoreUnit::charts() const
 QList<Column> RedisSemaphoreUnit::columns() const
 {
     // The section's headers in the sorted-set and Redisson semaphores' order.
-    Column stale = Column::count(QStringLiteral("Expired"), &Reading::stuck);
+    Column stale = Column::count(QStringLiteral("Expired"), &Reading::Queue::stuck);
     stale.toolTip = QStringLiteral("Stale holders, older than the lock timeout: their process "
                                    "stopped refreshing; redis-semaphore prunes them at the next "
                                    "acquire or refresh of any holder.");
@@ -261,9 +263,9 @@ void RedisSemaphoreUnit::writeJson(const ObjectState &s, const Reading &r, qint6
     // library's: its stale holders and each holder's permits.
     SemaphoreUnit().writeJson(s, r, nowMs, j);
     j.insert(QStringLiteral("pttlMs"), double(r.pttlMs));
-    j.insert(QStringLiteral("staleHolders"), double(r.stuck));
+    j.insert(QStringLiteral("staleHolders"), double(r.queue().stuck));
     QJsonArray list;
-    for (const InFlightItem &h : r.items) {
+    for (const InFlightItem &h : r.queue().items) {
         list.append(
             QJsonObject{{QStringLiteral("holder"), keyToJson(h.job)},
                         {QStringLiteral("permits"), double(std::max<qint64>(1, h.attempts))},
@@ -285,7 +287,7 @@ QList<QStringList> RedisSemaphoreUnit::items(const ObjectState &s, qint64 nowMs)
 {
     const Reading r = s.reading.at(nowMs);
     QList<QStringList> rows;
-    for (const InFlightItem &h : r.items) {
+    for (const InFlightItem &h : r.queue().items) {
         rows.append({printableBytes(h.job, 120), QString::number(std::max<qint64>(1, h.attempts)),
                      formatMs(h.ageMs),
                      QDateTime::fromMSecsSinceEpoch(saturatingSub(r.atMs, h.ageMs))
@@ -306,7 +308,7 @@ std::optional<Attention> RedisSemaphoreUnit::attention(const ObjectState &state,
     const Reading &r = state.reading;
     if (state.gone)
         return std::nullopt;
-    if (r.stuck > 0)
+    if (r.queue().stuck > 0)
         return Attention{
             1.0
                 + double(LimiterData::of(r).oldestAgeMs < 0 ? 0 : LimiterData::of(r).oldestAgeMs)
@@ -321,10 +323,10 @@ std::optional<Attention> RedisSemaphoreUnit::attention(const ObjectState &state,
 QString RedisSemaphoreUnit::attentionText(const ObjectState &state, qint64 nowMs) const
 {
     const Reading &r = state.reading;
-    if (r.stuck > 0)
+    if (r.queue().stuck > 0)
         return QStringLiteral("Semaphore %1: %2 stale holder(s) past the %3 lock timeout")
             .arg(printableBytes(state.object->key))
-            .arg(r.stuck)
+            .arg(r.queue().stuck)
             .arg(formatMs(LimiterData::of(r).windowMs));
     return SemaphoreUnit().attentionText(state, nowMs);
 }

@@ -172,11 +172,11 @@ Reading RedissonDelayedQueueUnit::read(const PatternObject &o, const QList<Redis
         return *f;
     Reading reading;
     reading.atMs = c.nowMs;
-    reading.inFlight = r.at(0).toInteger();
-    reading.stuck = r.at(1).toInteger();
+    reading.editQueue().inFlight = r.at(0).toInteger();
+    reading.editQueue().stuck = r.at(1).toInteger();
     const qint64 listed = r.at(3).toInteger();
-    reading.length = r.at(4).toInteger();
-    if (reading.inFlight == 0 && listed == 0) {
+    reading.editQueue().length = r.at(4).toInteger();
+    if (reading.queue().inFlight == 0 && listed == 0) {
         reading.status = Reading::Status::Missing;
         reading.message = QStringLiteral("Nothing is delayed.");
         return reading;
@@ -185,7 +185,7 @@ Reading RedissonDelayedQueueUnit::read(const PatternObject &o, const QList<Redis
         const qint64 next = redisson::scoreMs(r.at(2).at(1).bytes());
         reading.edit<NextDue>().inMs = std::max<qint64>(0, saturatingSub(next, c.nowMs));
         if (next <= c.nowMs)
-            reading.oldestInFlightAgeMs = saturatingSub(c.nowMs, next);
+            reading.editQueue().oldestInFlightAgeMs = saturatingSub(c.nowMs, next);
     }
     const RedisValue &due = r.at(5);
     for (qsizetype i = 0; i + 1 < due.size(); i += 2) {
@@ -200,17 +200,17 @@ Reading RedissonDelayedQueueUnit::read(const PatternObject &o, const QList<Redis
         item.ageMs = std::max<qint64>(0, saturatingSub(c.nowMs, at));
         item.source = AgeSource::Library;
         item.locked = false;
-        reading.items.append(item);
+        reading.editQueue().items.append(item);
     }
-    reading.truncated = reading.stuck > reading.items.size();
-    reading.editLibrary().counts = {{QStringLiteral("delayed"), reading.inFlight},
-                                    {QStringLiteral("due"), reading.stuck},
-                                    {QStringLiteral("queued"), reading.length}};
-    if (listed != reading.inFlight)
+    reading.editQueue().truncated = reading.queue().stuck > reading.queue().items.size();
+    reading.editLibrary().counts = {{QStringLiteral("delayed"), reading.queue().inFlight},
+                                    {QStringLiteral("due"), reading.queue().stuck},
+                                    {QStringLiteral("queued"), reading.queue().length}};
+    if (listed != reading.queue().inFlight)
         reading.message = QStringLiteral("The delay list holds %1 items, the timeout set %2: "
                                          "a transfer is under way or was cut short.")
                               .arg(listed)
-                              .arg(reading.inFlight);
+                              .arg(reading.queue().inFlight);
     return reading;
 }
 
@@ -229,14 +229,14 @@ QList<Figure> RedissonDelayedQueueUnit::figures() const
     return {
         {QStringLiteral("delayed"), QStringLiteral("Delayed"), false,
          [](const Reading &r, qint64) {
-             return double(r.inFlight);
+             return double(r.queue().inFlight);
          }},
         {QStringLiteral("stuck"), QStringLiteral("Due"), false,
          [](const Reading &r, qint64) {
-             return double(r.stuck);
+             return double(r.queue().stuck);
          }},
         {QStringLiteral("length"), QStringLiteral("Queued"), false, [](const Reading &r, qint64) {
-             return double(r.length);
+             return double(r.queue().length);
          }}};
 }
 
@@ -246,17 +246,18 @@ QList<Column> RedissonDelayedQueueUnit::columns() const
     next.header = QStringLiteral("Next due in");
     next.movesWithTime = true;
     next.text = [](const ObjectState &s, qint64 now) -> QString {
-        return s.reading.inFlight > 0 ? formatMs(s.reading.countdownAt(NextDue::of(s.reading), now))
-                                      : QStringLiteral("–");
+        return s.reading.queue().inFlight > 0
+                   ? formatMs(s.reading.countdownAt(NextDue::of(s.reading), now))
+                   : QStringLiteral("–");
     };
     next.sort = [](const ObjectState &s, qint64 now) {
         return QVariant(double(s.reading.countdownAt(NextDue::of(s.reading), now)));
     };
     return {Column::key(QStringLiteral("Queue")),
             Column::library(QStringLiteral("redisson")),
-            Column::count(QStringLiteral("Length"), &Reading::length),
-            Column::count(QStringLiteral("Delayed"), &Reading::inFlight),
-            Column::count(QStringLiteral("Stuck"), &Reading::stuck),
+            Column::count(QStringLiteral("Length"), &Reading::Queue::length),
+            Column::count(QStringLiteral("Delayed"), &Reading::Queue::inFlight),
+            Column::count(QStringLiteral("Stuck"), &Reading::Queue::stuck),
             next,
             Column::counts(),
             Column::status()};
@@ -267,14 +268,14 @@ void RedissonDelayedQueueUnit::writeJson(const ObjectState &s, const Reading &r,
 {
     j.insert(QStringLiteral("keys"), keysToJson(s.object->related));
     j.insert(QStringLiteral("redissonType"), QStringLiteral("RDelayedQueue"));
-    j.insert(QStringLiteral("length"), double(r.length));
-    j.insert(QStringLiteral("delayed"), double(r.inFlight));
-    j.insert(QStringLiteral("due"), double(r.stuck));
-    j.insert(QStringLiteral("stuckCount"), double(r.stuck));
+    j.insert(QStringLiteral("length"), double(r.queue().length));
+    j.insert(QStringLiteral("delayed"), double(r.queue().inFlight));
+    j.insert(QStringLiteral("due"), double(r.queue().stuck));
+    j.insert(QStringLiteral("stuckCount"), double(r.queue().stuck));
     j.insert(QStringLiteral("nextDueInMs"),
-             r.inFlight > 0 ? QJsonValue(double(NextDue::of(r))) : QJsonValue());
-    j.insert(QStringLiteral("oldestDueAgeMs"), double(r.oldestInFlightAgeMs));
-    j.insert(QStringLiteral("truncated"), r.truncated);
+             r.queue().inFlight > 0 ? QJsonValue(double(NextDue::of(r))) : QJsonValue());
+    j.insert(QStringLiteral("oldestDueAgeMs"), double(r.queue().oldestInFlightAgeMs));
+    j.insert(QStringLiteral("truncated"), r.queue().truncated);
 }
 
 QStringList RedissonDelayedQueueUnit::itemHeaders() const
@@ -285,7 +286,7 @@ QStringList RedissonDelayedQueueUnit::itemHeaders() const
 QList<QStringList> RedissonDelayedQueueUnit::items(const ObjectState &s, qint64 nowMs) const
 {
     QList<QStringList> rows;
-    for (const InFlightItem &item : s.reading.items)
+    for (const InFlightItem &item : s.reading.queue().items)
         rows.append({printableBytes(item.job, 120),
                      formatMs(s.reading.ageAt(item.ageMs, nowMs)) + QStringLiteral(" overdue"),
                      QStringLiteral("its due time")});
@@ -298,9 +299,9 @@ std::optional<Attention> RedissonDelayedQueueUnit::attention(const ObjectState &
     // The transfer task moves due items within a second while any Redisson
     // client runs; due for longer, none does.
     const Reading &r = state.reading;
-    if (state.gone || r.stuck <= 0 || r.ageAt(r.oldestInFlightAgeMs, nowMs) < 5000)
+    if (state.gone || r.queue().stuck <= 0 || r.ageAt(r.queue().oldestInFlightAgeMs, nowMs) < 5000)
         return std::nullopt;
-    return Attention{2.0 + double(r.stuck), QStringLiteral("stuck")};
+    return Attention{2.0 + double(r.queue().stuck), QStringLiteral("stuck")};
 }
 
 QString RedissonDelayedQueueUnit::attentionText(const ObjectState &state, qint64 nowMs) const
@@ -309,8 +310,8 @@ QString RedissonDelayedQueueUnit::attentionText(const ObjectState &state, qint64
     return QStringLiteral("Redisson delayed queue %1: %2 items due, the oldest for %3 (no "
                           "client moves them)")
         .arg(printableBytes(state.object->key))
-        .arg(r.stuck)
-        .arg(formatMs(r.ageAt(r.oldestInFlightAgeMs, nowMs)));
+        .arg(r.queue().stuck)
+        .arg(formatMs(r.ageAt(r.queue().oldestInFlightAgeMs, nowMs)));
 }
 
 ScriptCall RedissonDelayedQueueUnit::transferDue(const PatternObject &o)

@@ -236,10 +236,10 @@ Reading RedissonLockUnit::read(const PatternObject &o, const QList<RedisValue> &
     reading.pttlMs = r.at(0).toInteger();
     const qint64 fields = r.at(1).toInteger();
     const QByteArray mode = r.at(2).bytes();
-    reading.length = r.at(4).toInteger(); // waiters
+    reading.editQueue().length = r.at(4).toInteger(); // waiters
     if (const qint64 timed = r.at(6).toInteger(); timed > 0)
         LockData::in(reading).waitersWithTimeout = timed;
-    if (reading.pttlMs == -2 && reading.length == 0
+    if (reading.pttlMs == -2 && reading.queue().length == 0
         && LockData::of(reading).waitersWithTimeout == 0) {
         reading.status = Reading::Status::Missing;
         reading.message = QStringLiteral("Free: nobody holds the lock.");
@@ -271,18 +271,18 @@ Reading RedissonLockUnit::read(const PatternObject &o, const QList<RedisValue> &
                                                  : QByteArray("reader");
         holdCount = saturatingAdd(holdCount, std::max<qint64>(0, holder.attempts));
         (holder.name == "writer" ? writers : readers) += 1;
-        reading.items.append(holder);
+        reading.editQueue().items.append(holder);
     }
     // The writer first, then by field: the same holder is shown first each time.
-    std::stable_sort(reading.items.begin(), reading.items.end(),
+    std::stable_sort(reading.editQueue().items.begin(), reading.editQueue().items.end(),
                      [](const InFlightItem &a, const InFlightItem &b) {
                          return a.name != b.name ? a.name == "writer" : a.job < b.job;
                      });
     const qint64 holders = std::max<qint64>(0, fields - (rw ? 1 : 0));
-    reading.truncated = holders > reading.items.size();
-    reading.inFlight = holders;
-    if (!reading.items.isEmpty())
-        LockData::in(reading).token = reading.items.first().job;
+    reading.editQueue().truncated = holders > reading.queue().items.size();
+    reading.editQueue().inFlight = holders;
+    if (!reading.queue().items.isEmpty())
+        LockData::in(reading).token = reading.queue().items.first().job;
     // Waiters in queue order, each with its timeout from the page read.
     QHash<QByteArray, qint64> timeouts;
     const RedisValue &scored = r.at(7);
@@ -300,7 +300,7 @@ Reading RedissonLockUnit::read(const PatternObject &o, const QList<RedisValue> &
     }
     reading.editLibrary().counts = {{QStringLiteral("holders"), holders},
                                     {QStringLiteral("holdCount"), holdCount},
-                                    {QStringLiteral("waiters"), reading.length}};
+                                    {QStringLiteral("waiters"), reading.queue().length}};
     if (rw) {
         reading.editLibrary().counts.append({QStringLiteral("readers"), readers});
         reading.editLibrary().counts.append({QStringLiteral("writers"), writers});
@@ -308,10 +308,10 @@ Reading RedissonLockUnit::read(const PatternObject &o, const QList<RedisValue> &
     if (reading.pttlMs == -1 && fields > 0)
         reading.message = QStringLiteral("The lock has no lease (no TTL): if its holder "
                                          "crashed it is held until forceUnlock.");
-    else if (reading.truncated)
+    else if (reading.queue().truncated)
         reading.message = QStringLiteral("%1 holders; the first %2 are listed.")
                               .arg(holders)
-                              .arg(reading.items.size());
+                              .arg(reading.queue().items.size());
     return reading;
 }
 
@@ -319,8 +319,9 @@ QString RedissonLockUnit::redissonType(const Reading &r)
 {
     if (isReadWrite(r))
         return QStringLiteral("RReadWriteLock");
-    return r.length > 0 || LockData::of(r).waitersWithTimeout > 0 ? QStringLiteral("RFairLock")
-                                                                  : QStringLiteral("RLock");
+    return r.queue().length > 0 || LockData::of(r).waitersWithTimeout > 0
+               ? QStringLiteral("RFairLock")
+               : QStringLiteral("RLock");
 }
 
 QString RedissonLockUnit::redissonTypeText(const Reading &r)
@@ -368,7 +369,7 @@ QList<Figure> RedissonLockUnit::figures() const
              return double(r.library().countOf(u"holdCount"));
          }},
         {QStringLiteral("waiters"), QStringLiteral("Waiters"), false, [](const Reading &r, qint64) {
-             return double(r.length);
+             return double(r.queue().length);
          }}};
 }
 
@@ -379,10 +380,10 @@ QList<Column> RedissonLockUnit::columns() const
     holder.text = [](const ObjectState &s, qint64) -> QString {
         const Reading &r = s.reading;
         QString text = printableBytes(LockData::of(r).token, 64);
-        if (!r.items.isEmpty() && r.items.first().attempts > 1)
-            text += QStringLiteral(" (×%1)").arg(r.items.first().attempts);
-        if (r.inFlight > 1)
-            text += QStringLiteral(" +%1 more").arg(r.inFlight - 1);
+        if (!r.queue().items.isEmpty() && r.queue().items.first().attempts > 1)
+            text += QStringLiteral(" (×%1)").arg(r.queue().items.first().attempts);
+        if (r.queue().inFlight > 1)
+            text += QStringLiteral(" +%1 more").arg(r.queue().inFlight - 1);
         return text;
     };
     Column ttl;
@@ -435,13 +436,13 @@ void RedissonLockUnit::writeJson(const ObjectState &s, const Reading &r, qint64 
     j.insert(QStringLiteral("heldForMs"),
              s.heldSinceMs >= 0 ? QJsonValue(double(nowMs - s.heldSinceMs)) : QJsonValue());
     QJsonArray holders;
-    for (const InFlightItem &h : r.items) {
+    for (const InFlightItem &h : r.queue().items) {
         holders.append(QJsonObject{{QStringLiteral("holder"), keyToJson(h.job)},
                                    {QStringLiteral("holdCount"), double(h.attempts)},
                                    {QStringLiteral("role"), QString::fromLatin1(h.name)}});
     }
     j.insert(QStringLiteral("holders"), holders);
-    j.insert(QStringLiteral("holdersTruncated"), r.truncated);
+    j.insert(QStringLiteral("holdersTruncated"), r.queue().truncated);
     QJsonArray waiters;
     for (const LibraryPart &w : r.library().parts) {
         waiters.append(QJsonObject{
@@ -465,7 +466,7 @@ QStringList RedissonLockUnit::itemHeaders() const
 QList<QStringList> RedissonLockUnit::items(const ObjectState &s, qint64 nowMs) const
 {
     QList<QStringList> rows;
-    for (const InFlightItem &h : s.reading.items)
+    for (const InFlightItem &h : s.reading.queue().items)
         rows.append({printableBytes(h.job, 120), QString::fromLatin1(h.name),
                      QString::number(h.attempts), QStringLiteral("–")});
     for (const LibraryPart &w : s.reading.library().parts) {
@@ -493,9 +494,9 @@ QByteArray RedissonLockUnit::holderToken(const ObjectState &s) const
 
 QHash<QString, QByteArray> RedissonLockUnit::itemInputs(const ObjectState &s, int i) const
 {
-    if (i < 0 || i >= s.reading.items.size())
+    if (i < 0 || i >= s.reading.queue().items.size())
         return shownInputs(s);
-    return {{QStringLiteral("token"), s.reading.items.at(i).job}};
+    return {{QStringLiteral("token"), s.reading.queue().items.at(i).job}};
 }
 
 std::optional<Attention> RedissonLockUnit::attention(const ObjectState &state, qint64 nowMs) const
@@ -516,7 +517,7 @@ QString RedissonLockUnit::attentionText(const ObjectState &state, qint64 nowMs) 
     return QStringLiteral("%1 %2 held for %3 (%4 waiting)")
         .arg(redissonTypeText(state.reading), printableBytes(state.object->key),
              known ? formatMs(held) : formatAgeSinceWatching(held))
-        .arg(state.reading.length);
+        .arg(state.reading.queue().length);
 }
 
 ScriptCall RedissonLockUnit::forceUnlock(const PatternObject &o, const QByteArray &holder)

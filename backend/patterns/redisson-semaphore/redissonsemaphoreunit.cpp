@@ -237,9 +237,9 @@ Reading RedissonSemaphoreUnit::read(const PatternObject &o, const QList<RedisVal
     Reading reading;
     reading.atMs = c.nowMs;
     reading.pttlMs = r.at(1).toInteger();
-    reading.inFlight = r.at(2).toInteger();
-    reading.stuck = r.at(3).toInteger();
-    if (reading.pttlMs == -2 && reading.inFlight == 0) {
+    reading.editQueue().inFlight = r.at(2).toInteger();
+    reading.editQueue().stuck = r.at(3).toInteger();
+    if (reading.pttlMs == -2 && reading.queue().inFlight == 0) {
         reading.status = Reading::Status::Missing;
         reading.message = QStringLiteral("No permits set (trySetPermits was never called, or "
                                          "the semaphore was deleted).");
@@ -270,15 +270,15 @@ Reading RedissonSemaphoreUnit::read(const PatternObject &o, const QList<RedisVal
                  QStringLiteral("lease ended; Redisson gives the permit "
                                 "back at the next acquire"),
                  permit.attempts});
-        reading.items.append(permit);
+        reading.editQueue().items.append(permit);
     }
-    reading.truncated = reading.inFlight > reading.items.size();
-    reading.inWindow = reading.inFlight;
+    reading.editQueue().truncated = reading.queue().inFlight > reading.queue().items.size();
+    reading.inWindow = reading.queue().inFlight;
     reading.edit<PermitData>().available = permits;
-    reading.limit = saturatingAdd(permits, reading.inFlight);
+    reading.limit = saturatingAdd(permits, reading.queue().inFlight);
     reading.editLibrary().counts = {{QStringLiteral("available"), permits},
-                                    {QStringLiteral("acquired"), reading.inFlight},
-                                    {QStringLiteral("expired"), reading.stuck}};
+                                    {QStringLiteral("acquired"), reading.queue().inFlight},
+                                    {QStringLiteral("expired"), reading.queue().stuck}};
     if (permits < 0)
         reading.message = QStringLiteral("Fewer than zero permits: more were acquired than set.");
     return reading;
@@ -292,11 +292,11 @@ qint64 RedissonSemaphoreUnit::validUntilMs(const PatternObject &, const Reading 
         return r.atMs;
     // The next lease to end turns a permit expired.
     qint64 until = r.pttlMs > 0 ? saturatingAdd(r.atMs, r.pttlMs) : Reading::Forever;
-    for (const InFlightItem &p : r.items) {
+    for (const InFlightItem &p : r.queue().items) {
         if (p.attempts > r.atMs)
             until = std::min(until, p.attempts);
     }
-    return r.truncated ? r.atMs : until;
+    return r.queue().truncated ? r.atMs : until;
 }
 
 QList<Figure> RedissonSemaphoreUnit::figures() const
@@ -308,10 +308,10 @@ QList<Figure> RedissonSemaphoreUnit::figures() const
          }},
         {QStringLiteral("acquired"), QStringLiteral("Acquired"), false,
          [](const Reading &r, qint64) {
-             return double(r.inFlight);
+             return double(r.queue().inFlight);
          }},
         {QStringLiteral("expired"), QStringLiteral("Expired"), false, [](const Reading &r, qint64) {
-             return double(r.stuck);
+             return double(r.queue().stuck);
          }}};
 }
 
@@ -322,10 +322,10 @@ QList<Column> RedissonSemaphoreUnit::columns() const
     expired.toolTip = QStringLiteral("Permits whose lease ended: Redisson gives them back at "
                                      "the next acquire.");
     expired.text = [](const ObjectState &s, qint64) -> QString {
-        return QString::number(s.reading.stuck);
+        return QString::number(s.reading.queue().stuck);
     };
     expired.sort = [](const ObjectState &s, qint64) {
-        return QVariant(double(s.reading.stuck));
+        return QVariant(double(s.reading.queue().stuck));
     };
     return {Column::key(QStringLiteral("Key")),
             Column::usedOfLimit(QStringLiteral("Holders / limit")),
@@ -340,16 +340,16 @@ void RedissonSemaphoreUnit::writeJson(const ObjectState &s, const Reading &r, qi
                                       QJsonObject &j) const
 {
     j.insert(QStringLiteral("keys"), keysToJson(s.object->related));
-    j.insert(QStringLiteral("redissonType"), r.inFlight > 0
+    j.insert(QStringLiteral("redissonType"), r.queue().inFlight > 0
                                                  ? QStringLiteral("RPermitExpirableSemaphore")
                                                  : QStringLiteral("RSemaphore"));
     j.insert(QStringLiteral("available"), double(available(r)));
-    j.insert(QStringLiteral("acquired"), double(r.inFlight));
-    j.insert(QStringLiteral("expired"), double(r.stuck));
+    j.insert(QStringLiteral("acquired"), double(r.queue().inFlight));
+    j.insert(QStringLiteral("expired"), double(r.queue().stuck));
     j.insert(QStringLiteral("pttlMs"), double(r.pttlMs));
-    j.insert(QStringLiteral("truncated"), r.truncated);
+    j.insert(QStringLiteral("truncated"), r.queue().truncated);
     QJsonArray permits;
-    for (const InFlightItem &p : r.items) {
+    for (const InFlightItem &p : r.queue().items) {
         permits.append(QJsonObject{
             {QStringLiteral("permit"), QString::fromLatin1(p.job)},
             {QStringLiteral("leaseEndsAtMs"),
@@ -374,7 +374,7 @@ QStringList RedissonSemaphoreUnit::itemHeaders() const
 QList<QStringList> RedissonSemaphoreUnit::items(const ObjectState &s, qint64 nowMs) const
 {
     QList<QStringList> rows;
-    for (const InFlightItem &p : s.reading.items) {
+    for (const InFlightItem &p : s.reading.queue().items) {
         const bool expired = p.attempts >= 0 && p.attempts <= nowMs;
         rows.append({QString::fromLatin1(p.job), QStringLiteral("–"),
                      QStringLiteral("lease ends %1").arg(leaseText(p.attempts)),
@@ -385,17 +385,17 @@ QList<QStringList> RedissonSemaphoreUnit::items(const ObjectState &s, qint64 now
 
 QHash<QString, QByteArray> RedissonSemaphoreUnit::itemInputs(const ObjectState &s, int i) const
 {
-    if (i < 0 || i >= s.reading.items.size())
+    if (i < 0 || i >= s.reading.queue().items.size())
         return {};
-    return {{QStringLiteral("holder"), s.reading.items.at(i).job}};
+    return {{QStringLiteral("holder"), s.reading.queue().items.at(i).job}};
 }
 
 std::optional<Attention> RedissonSemaphoreUnit::attention(const ObjectState &state, qint64) const
 {
-    if (state.gone || !state.reading.isOk() || state.reading.stuck <= 0)
+    if (state.gone || !state.reading.isOk() || state.reading.queue().stuck <= 0)
         return std::nullopt;
     // Expired permits are capacity nobody can use until a client acquires.
-    return Attention{1.0 + double(std::min<qint64>(state.reading.stuck, 999)) / 1000.0,
+    return Attention{1.0 + double(std::min<qint64>(state.reading.queue().stuck, 999)) / 1000.0,
                      QStringLiteral("expired")};
 }
 
@@ -403,7 +403,7 @@ QString RedissonSemaphoreUnit::attentionText(const ObjectState &state, qint64) c
 {
     return QStringLiteral("Redisson semaphore %1: %2 permits expired, %3 available")
         .arg(printableBytes(state.object->key))
-        .arg(state.reading.stuck)
+        .arg(state.reading.queue().stuck)
         .arg(available(state.reading));
 }
 

@@ -30,8 +30,8 @@ struct ProcessingTrack : PatternTrack
 // The oldest job's age, a lower bound when it counts from first sight.
 QString oldestText(const Reading &r, qint64 nowMs)
 {
-    const qint64 age = r.ageAt(r.oldestInFlightAgeMs, nowMs);
-    return r.oldestSinceWatching ? formatAgeSinceWatching(age) : formatMs(age);
+    const qint64 age = r.ageAt(r.queue().oldestInFlightAgeMs, nowMs);
+    return r.queue().oldestSinceWatching ? formatAgeSinceWatching(age) : formatMs(age);
 }
 
 // queue_requeue / queue_dead_letter: 1 when the job moved, 0 when it was no
@@ -105,8 +105,8 @@ Reading ReliableQueueUnit::read(const PatternObject &o, const QList<RedisValue> 
 
     Reading reading;
     reading.atMs = c.nowMs;
-    reading.length = r.at(0).toInteger();
-    reading.inFlight = r.at(1).toInteger();
+    reading.editQueue().length = r.at(0).toInteger();
+    reading.editQueue().inFlight = r.at(1).toInteger();
     const auto &page = r.at(2).elements(); // oldest at the end
     int next = 3;
     qint64 claimedStuck = 0;
@@ -116,7 +116,7 @@ Reading ReliableQueueUnit::read(const PatternObject &o, const QList<RedisValue> 
         claims = &r.at(next++);
     }
     if (!o.relatedKey(2).isEmpty())
-        reading.deadLength = r.at(next++).toInteger();
+        reading.editQueue().deadLength = r.at(next++).toInteger();
 
     if (claims && !claims->elements().isEmpty()) {
         const auto &e = claims->elements();
@@ -126,9 +126,9 @@ Reading ReliableQueueUnit::read(const PatternObject &o, const QList<RedisValue> 
             item.job = e.at(i).bytes();
             item.ageMs = std::max<qint64>(0, saturatingSub(c.nowMs, at));
             item.source = AgeSource::ClaimsSet;
-            reading.items.append(item);
+            reading.editQueue().items.append(item);
         }
-        reading.stuck = claimedStuck;
+        reading.editQueue().stuck = claimedStuck;
     } else {
         // When this console first read the list (track() keeps it): a job
         // seen then was in flight already, so its age is a lower bound.
@@ -145,26 +145,28 @@ Reading ReliableQueueUnit::read(const PatternObject &o, const QList<RedisValue> 
             item.job = job;
             item.ageMs = age;
             item.source = AgeSource::FirstSeen;
-            reading.items.append(item);
+            reading.editQueue().items.append(item);
             if (age >= o.params.stuckAfterMs)
-                ++reading.stuck;
+                ++reading.editQueue().stuck;
         }
-        reading.stuckIsLowerBound = reading.inFlight > page.size();
+        reading.editQueue().stuckIsLowerBound = reading.queue().inFlight > page.size();
         // began < 0: the list's first reading, every job in it was there before.
-        reading.oldestSinceWatching
+        reading.editQueue().oldestSinceWatching
             = !page.isEmpty() && (began < 0 || (oldestSeen >= 0 && oldestSeen <= began));
     }
-    for (const InFlightItem &item : std::as_const(reading.items))
-        reading.oldestInFlightAgeMs = std::max(reading.oldestInFlightAgeMs, item.ageMs);
-    reading.truncated = reading.inFlight > reading.items.size();
-    if (reading.truncated && reading.inFlight > o.params.pageSize)
+    for (const InFlightItem &item : std::as_const(reading.queue().items))
+        reading.editQueue().oldestInFlightAgeMs
+            = std::max(reading.queue().oldestInFlightAgeMs, item.ageMs);
+    reading.editQueue().truncated = reading.queue().inFlight > reading.queue().items.size();
+    if (reading.queue().truncated && reading.queue().inFlight > o.params.pageSize)
         reading.message = QStringLiteral("%1 jobs in flight; the oldest %2 were read.")
-                              .arg(reading.inFlight)
-                              .arg(reading.items.size());
-    else if (reading.length == 0 && reading.inFlight == 0)
+                              .arg(reading.queue().inFlight)
+                              .arg(reading.queue().items.size());
+    else if (reading.queue().length == 0 && reading.queue().inFlight == 0)
         reading.message = QStringLiteral("Empty: nothing queued, nothing in flight.");
-    if (reading.length == 0 && reading.inFlight == 0 && reading.deadLength <= 0
-        && reading.items.isEmpty() && claimedStuck == 0) {
+    if (reading.queue().length == 0 && reading.queue().inFlight == 0
+        && reading.queue().deadLength <= 0 && reading.queue().items.isEmpty()
+        && claimedStuck == 0) {
         // Redis removes an empty list: none of the queue's keys exists.
         reading.status = Reading::Status::Missing;
         reading.message = QStringLiteral("Empty, and none of its keys exists.");
@@ -176,22 +178,22 @@ qint64 ReliableQueueUnit::validUntilMs(const PatternObject &o, const Reading &r)
 {
     if (!r.isOk())
         return r.status == Reading::Status::Missing ? Reading::Forever : r.atMs;
-    if (r.items.isEmpty() && r.inFlight == 0)
+    if (r.queue().items.isEmpty() && r.queue().inFlight == 0)
         return Reading::Forever; // ages and the stuck count need jobs in flight
-    if (r.items.isEmpty() || r.stuckIsLowerBound)
+    if (r.queue().items.isEmpty() || r.queue().stuckIsLowerBound)
         return r.atMs;
     // A job turns stuck when its age reaches the threshold. Jobs beyond the
     // page read are younger than the youngest read: once that one is stuck,
     // they may turn stuck at any time.
     const qint64 stuckAfter = o.params.stuckAfterMs;
     qint64 until = Reading::Forever;
-    qint64 youngest = r.items.first().ageMs;
-    for (const InFlightItem &item : r.items) {
+    qint64 youngest = r.queue().items.first().ageMs;
+    for (const InFlightItem &item : r.queue().items) {
         youngest = std::min(youngest, item.ageMs);
         if (item.ageMs < stuckAfter)
             until = std::min(until, saturatingAdd(r.atMs, stuckAfter - item.ageMs));
     }
-    if (r.truncated)
+    if (r.queue().truncated)
         until = std::min(until, saturatingAdd(r.atMs, std::max<qint64>(0, stuckAfter - youngest)));
     return until;
 }
@@ -340,7 +342,7 @@ void ReliableQueueUnit::track(TrackState &t, const Reading &reading, qint64 nowM
 {
     ProcessingTrack &mine = t.own<ProcessingTrack>();
     QHash<QByteArray, qint64> seen;
-    for (const InFlightItem &item : reading.items) {
+    for (const InFlightItem &item : reading.queue().items) {
         if (item.source == AgeSource::FirstSeen)
             seen.insert(item.job, mine.firstSeen.value(item.job, nowMs));
     }
@@ -351,12 +353,12 @@ void ReliableQueueUnit::track(TrackState &t, const Reading &reading, qint64 nowM
     // what LREM events count live.
     if (reading.isOk() || reading.status == Reading::Status::Missing) {
         QSet<QByteArray> now;
-        for (const InFlightItem &item : reading.items)
+        for (const InFlightItem &item : reading.queue().items)
             now.insert(item.job);
         for (const QByteArray &job : std::as_const(mine.lastInFlight))
             t.leftInFlight += now.contains(job) ? 0 : 1;
         mine.lastInFlight.clear();
-        for (const InFlightItem &item : reading.items)
+        for (const InFlightItem &item : reading.queue().items)
             mine.lastInFlight.append(item.job);
     }
     mine.firstSeen = std::move(seen); // bounded by the page size
@@ -373,19 +375,19 @@ QList<Figure> ReliableQueueUnit::figures() const
     return {
         {QStringLiteral("length"), QStringLiteral("Length"), false,
          [](const Reading &r, qint64) {
-             return double(r.length);
+             return double(r.queue().length);
          }},
         {QStringLiteral("inFlight"), QStringLiteral("In flight"), false,
          [](const Reading &r, qint64) {
-             return double(r.inFlight);
+             return double(r.queue().inFlight);
          }},
         {QStringLiteral("oldestInFlightAgeMs"), QStringLiteral("Oldest in flight"), true,
          [](const Reading &r, qint64 at) {
-             return double(r.ageAt(r.oldestInFlightAgeMs, at));
+             return double(r.ageAt(r.queue().oldestInFlightAgeMs, at));
          }},
         {QStringLiteral("stuck"), QStringLiteral("Stuck"), false,
          [](const Reading &r, qint64) {
-             return double(r.stuck);
+             return double(r.queue().stuck);
          }},
     };
 }
@@ -403,13 +405,14 @@ QList<Chart> ReliableQueueUnit::charts() const
 
 QList<Column> ReliableQueueUnit::columns() const
 {
-    Column stuck = Column::count(QStringLiteral("Stuck"), &Reading::stuck);
+    Column stuck = Column::count(QStringLiteral("Stuck"), &Reading::Queue::stuck);
     stuck.text = [](const ObjectState &s, qint64) -> QString {
-        return QString::number(s.reading.stuck)
-               + (s.reading.stuckIsLowerBound ? QStringLiteral("+") : QString());
+        return QString::number(s.reading.queue().stuck)
+               + (s.reading.queue().stuckIsLowerBound ? QStringLiteral("+") : QString());
     };
     // Ages from first sight say so ("≥ 54 s, since watching began").
-    Column oldest = Column::age(QStringLiteral("Oldest in flight"), &Reading::oldestInFlightAgeMs);
+    Column oldest
+        = Column::age(QStringLiteral("Oldest in flight"), &Reading::Queue::oldestInFlightAgeMs);
     oldest.text = [](const ObjectState &s, qint64 now) -> QString {
         return oldestText(s.reading, now);
     };
@@ -431,11 +434,11 @@ QList<Column> ReliableQueueUnit::columns() const
         return QVariant(s.throughputPerS);
     };
     return {Column::key(QStringLiteral("Queue")),
-            Column::count(QStringLiteral("Length"), &Reading::length),
-            Column::count(QStringLiteral("In flight"), &Reading::inFlight),
+            Column::count(QStringLiteral("Length"), &Reading::Queue::length),
+            Column::count(QStringLiteral("In flight"), &Reading::Queue::inFlight),
             oldest,
             stuck,
-            Column::count(QStringLiteral("Dead"), &Reading::deadLength),
+            Column::count(QStringLiteral("Dead"), &Reading::Queue::deadLength),
             throughput,
             Column::status()};
 }
@@ -444,18 +447,18 @@ void ReliableQueueUnit::writeJson(const ObjectState &s, const Reading &r, qint64
                                   QJsonObject &j) const
 {
     j.insert(QStringLiteral("keys"), keysToJson(s.object->keys()));
-    j.insert(QStringLiteral("length"), double(r.length));
-    j.insert(QStringLiteral("inFlight"), double(r.inFlight));
-    j.insert(QStringLiteral("deadLength"), double(r.deadLength));
-    j.insert(QStringLiteral("stuckCount"), double(r.stuck));
-    j.insert(QStringLiteral("stuckIsLowerBound"), r.stuckIsLowerBound);
-    j.insert(QStringLiteral("oldestInFlightAgeMs"), double(r.oldestInFlightAgeMs));
-    j.insert(QStringLiteral("oldestSinceWatching"), r.oldestSinceWatching);
-    j.insert(QStringLiteral("truncated"), r.truncated);
+    j.insert(QStringLiteral("length"), double(r.queue().length));
+    j.insert(QStringLiteral("inFlight"), double(r.queue().inFlight));
+    j.insert(QStringLiteral("deadLength"), double(r.queue().deadLength));
+    j.insert(QStringLiteral("stuckCount"), double(r.queue().stuck));
+    j.insert(QStringLiteral("stuckIsLowerBound"), r.queue().stuckIsLowerBound);
+    j.insert(QStringLiteral("oldestInFlightAgeMs"), double(r.queue().oldestInFlightAgeMs));
+    j.insert(QStringLiteral("oldestSinceWatching"), r.queue().oldestSinceWatching);
+    j.insert(QStringLiteral("truncated"), r.queue().truncated);
     j.insert(QStringLiteral("throughputPerS"),
              s.throughputPerS < 0 ? QJsonValue() : QJsonValue(s.throughputPerS));
     QJsonArray stuck;
-    for (const InFlightItem &item : r.items) {
+    for (const InFlightItem &item : r.queue().items) {
         if (item.ageMs < s.object->params.stuckAfterMs)
             continue;
         stuck.append(QJsonObject{{QStringLiteral("job"), keyToJson(item.job)},
@@ -495,10 +498,10 @@ QString jobText(const QByteArray &job)
 QList<QStringList> ReliableQueueUnit::items(const ObjectState &s, qint64 nowMs) const
 {
     QList<QStringList> rows;
-    for (const InFlightItem &item : s.reading.items) {
+    for (const InFlightItem &item : s.reading.queue().items) {
         const qint64 age = s.reading.ageAt(item.ageMs, nowMs);
-        const bool lowerBound
-            = s.reading.oldestSinceWatching && item.ageMs == s.reading.oldestInFlightAgeMs;
+        const bool lowerBound = s.reading.queue().oldestSinceWatching
+                                && item.ageMs == s.reading.queue().oldestInFlightAgeMs;
         rows.append({jobText(item.job), lowerBound ? formatAgeSinceWatching(age) : formatMs(age),
                      ageSourceId(item.source)});
     }
@@ -507,9 +510,9 @@ QList<QStringList> ReliableQueueUnit::items(const ObjectState &s, qint64 nowMs) 
 
 QHash<QString, QByteArray> ReliableQueueUnit::itemInputs(const ObjectState &s, int i) const
 {
-    if (i < 0 || i >= s.reading.items.size())
+    if (i < 0 || i >= s.reading.queue().items.size())
         return {};
-    return {{QStringLiteral("job"), s.reading.items.at(i).job}};
+    return {{QStringLiteral("job"), s.reading.queue().items.at(i).job}};
 }
 
 QList<PatternAction> ReliableQueueUnit::actions() const
@@ -586,7 +589,7 @@ QList<PatternAction> ReliableQueueUnit::actions() const
         if (r.shown) {
             const Reading &reading = r.shown->reading;
             const qint64 now = reading.atMs;
-            for (const InFlightItem &item : reading.items) {
+            for (const InFlightItem &item : reading.queue().items) {
                 if (reading.ageAt(item.ageMs, now) >= r.object->params.stuckAfterMs)
                     return requeue(r.object, item.job);
             }
@@ -601,9 +604,9 @@ QList<PatternAction> ReliableQueueUnit::actions() const
 
 std::optional<Attention> ReliableQueueUnit::attention(const ObjectState &state, qint64) const
 {
-    if (state.gone || state.reading.stuck <= 0)
+    if (state.gone || state.reading.queue().stuck <= 0)
         return std::nullopt;
-    return Attention{2.0 + double(state.reading.stuck), QStringLiteral("inFlight")};
+    return Attention{2.0 + double(state.reading.queue().stuck), QStringLiteral("inFlight")};
 }
 
 QString ReliableQueueUnit::attentionText(const ObjectState &state, qint64 nowMs) const
@@ -611,7 +614,7 @@ QString ReliableQueueUnit::attentionText(const ObjectState &state, qint64 nowMs)
     const Reading &r = state.reading;
     return QStringLiteral("Queue %1: %2 stuck, oldest in flight %3")
         .arg(displayName(state.object))
-        .arg(r.stuck)
+        .arg(r.queue().stuck)
         .arg(oldestText(r, nowMs));
 }
 

@@ -131,18 +131,19 @@ void readWorkers(const PatternObject &o, const QList<RedisValue> &r, qint64 nowM
             item.locked = runAt < 0 || item.ageMs < o.params.stuckAfterMs;
             part.count = 1;
             part.alive = item.locked;
-            ++reading.inFlight;
-            reading.oldestInFlightAgeMs = std::max(reading.oldestInFlightAgeMs, item.ageMs);
+            ++reading.editQueue().inFlight;
+            reading.editQueue().oldestInFlightAgeMs
+                = std::max(reading.queue().oldestInFlightAgeMs, item.ageMs);
             if (!item.locked) {
-                ++reading.stuck;
+                ++reading.editQueue().stuck;
                 reading.editLibrary().stuckJobs.append(
                     {id, QString::fromLatin1(StuckReason), runAt});
             }
-            reading.items.append(item);
+            reading.editQueue().items.append(item);
         }
         reading.editLibrary().parts.append(part);
     }
-    reading.truncated = r.at(3).toInteger() > w.size() / 3;
+    reading.editQueue().truncated = r.at(3).toInteger() > w.size() / 3;
 }
 
 // Resque's own threshold for a dead worker: prune_dead_workers unregisters
@@ -193,7 +194,7 @@ void countAlive(Reading &reading)
             waiting << p.name;
     }
     qint64 alive = 0;
-    bool unknown = reading.truncated;
+    bool unknown = reading.queue().truncated;
     for (const LibraryPart &p : reading.library().parts) {
         if (p.kind != QLatin1String("worker") || !listensTo(p.name, waiting))
             continue;
@@ -252,12 +253,12 @@ Reading ResqueUnit::read(const PatternObject &o, const QList<RedisValue> &r,
     readWorkers(o, r, c.nowMs, reading, foreign, node);
     countAlive(reading);
 
-    reading.length = queued;
-    reading.deadLength = r.at(2).toInteger();
+    reading.editQueue().length = queued;
+    reading.editQueue().deadLength = r.at(2).toInteger();
     reading.editLibrary().workers = r.at(3).toInteger();
     reading.editLibrary().counts = {{QStringLiteral("queued"), queued},
-                                    {QStringLiteral("working"), reading.inFlight},
-                                    {QStringLiteral("failed"), reading.deadLength},
+                                    {QStringLiteral("working"), reading.queue().inFlight},
+                                    {QStringLiteral("failed"), reading.queue().deadLength},
                                     {QStringLiteral("delayed timestamps"), r.at(6).toInteger()}};
     const auto &stats = r.at(8).elements();
     for (int i = 0; i < 2 && i < stats.size(); ++i) {
@@ -277,9 +278,9 @@ Reading ResqueUnit::read(const PatternObject &o, const QList<RedisValue> &r,
                 {QStringLiteral("delayed"), next.at(0).bytes().left(32), r.at(6).toInteger(), -1,
                  -1, true, false, std::max<qint64>(0, qint64(due * 1000) - c.nowMs)});
     }
-    std::sort(reading.items.begin(), reading.items.end(),
+    std::sort(reading.editQueue().items.begin(), reading.editQueue().items.end(),
               [](const InFlightItem &a, const InFlightItem &b) { return a.ageMs > b.ageMs; });
-    reading.stuckIsLowerBound = reading.truncated;
+    reading.editQueue().stuckIsLowerBound = reading.queue().truncated;
     if (node)
         reading.editLibrary().layoutVersion = QStringLiteral("node-resque");
 
@@ -384,7 +385,7 @@ void ResqueUnit::writeLibraryJson(const ObjectState &s, const Reading &, qint64 
                            {QStringLiteral("heartbeatAgeMs"),
                             p.ageMs < 0 ? QJsonValue() : double(read.ageAt(p.ageMs, nowMs))}};
         QJsonValue job;
-        for (const InFlightItem &item : read.items) {
+        for (const InFlightItem &item : read.queue().items) {
             if (item.holder != p.name)
                 continue;
             job = QJsonObject{{QStringLiteral("class"), keyToJson(item.name)},
@@ -412,7 +413,7 @@ QStringList ResqueUnit::itemHeaders() const
 QList<QStringList> ResqueUnit::items(const ObjectState &s, qint64 nowMs) const
 {
     QList<QStringList> rows;
-    for (const InFlightItem &item : s.reading.items) {
+    for (const InFlightItem &item : s.reading.queue().items) {
         QString worker = printableText(item.holder, 120);
         if (!item.locked)
             worker += QStringLiteral(" (stuck)");
@@ -424,9 +425,9 @@ QList<QStringList> ResqueUnit::items(const ObjectState &s, qint64 nowMs) const
 
 QHash<QString, QByteArray> ResqueUnit::itemInputs(const ObjectState &s, int i) const
 {
-    if (i < 0 || i >= s.reading.items.size())
+    if (i < 0 || i >= s.reading.queue().items.size())
         return {};
-    return {{QStringLiteral("job"), s.reading.items.at(i).holder}};
+    return {{QStringLiteral("job"), s.reading.queue().items.at(i).holder}};
 }
 
 } // namespace gatehouse

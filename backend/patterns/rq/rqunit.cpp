@@ -324,7 +324,7 @@ void RqUnit::readJobTimes(Reading &reading, const QList<RedisValue> &r, qsizetyp
         return; // unknown, not none
     const auto oldest = libraryqueue::jobFieldRows(r.at(JobTimesAt + 2), 1);
     libraryqueue::setOldestWaiting(reading, oldest.isEmpty() ? -1 : rqTimeMs(oldest.first().at(1)),
-                                   nowMs, reading.length == 0);
+                                   nowMs, reading.queue().length == 0);
     const auto rows = libraryqueue::fieldRows(libraryqueue::pageMembers(r.at(JobTimesAt))
                                                   + libraryqueue::pageMembers(r.at(JobTimesAt + 1)),
                                               r, followAt, int(TimeFields.size()));
@@ -411,8 +411,9 @@ StartedMembers readStarted(Reading &reading, const PatternObject &o, const Redis
                             [&](const auto &s) { return s.job == item.job; }))
             reading.editLibrary().stuckJobs.append(
                 {item.job, QString::fromLatin1(StuckReason), since});
-        reading.oldestInFlightAgeMs = std::max(reading.oldestInFlightAgeMs, item.ageMs);
-        reading.items.append(item);
+        reading.editQueue().oldestInFlightAgeMs
+            = std::max(reading.queue().oldestInFlightAgeMs, item.ageMs);
+        reading.editQueue().items.append(item);
     }
     return m;
 }
@@ -434,10 +435,10 @@ void setLayout(Reading &reading, const QByteArray &version, const StartedMembers
                               .arg(m.unknownMember ? QStringLiteral("of started-registry members "
                                                                     "with several ':'")
                                                    : reading.editLibrary().layoutVersion);
-    else if (reading.truncated)
+    else if (reading.queue().truncated)
         reading.message = QStringLiteral("%1 jobs started; %2 were read.")
-                              .arg(reading.inFlight)
-                              .arg(reading.items.size());
+                              .arg(reading.queue().inFlight)
+                              .arg(reading.queue().items.size());
 }
 
 } // namespace
@@ -473,10 +474,10 @@ Reading RqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
         reading.editLibrary().counts.append({names.at(i), r.at(i).toInteger()});
         total = saturatingAdd(total, r.at(i).toInteger()); // sizes from replies (fuzz_patternread)
     }
-    reading.length = r.at(0).toInteger();
-    reading.inFlight = r.at(1).toInteger();
-    reading.deadLength = r.at(3).toInteger();
-    reading.stuck = r.at(7).toInteger();
+    reading.editQueue().length = r.at(0).toInteger();
+    reading.editQueue().inFlight = r.at(1).toInteger();
+    reading.editQueue().deadLength = r.at(3).toInteger();
+    reading.editQueue().stuck = r.at(7).toInteger();
     reading.editLibrary().paused
         = r.at(12).toInteger() == 1; // rq suspend: every worker stops taking jobs
     reading.editLibrary().workers = r.at(9).toInteger();
@@ -490,9 +491,9 @@ Reading RqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
 
     const StartedMembers members
         = readStarted(reading, o, r.at(StartedPage), r, ProbedReplies, c.nowMs);
-    std::sort(reading.items.begin(), reading.items.end(),
+    std::sort(reading.editQueue().items.begin(), reading.editQueue().items.end(),
               [](const InFlightItem &a, const InFlightItem &b) { return a.ageMs > b.ageMs; });
-    reading.truncated = reading.inFlight > reading.items.size();
+    reading.editQueue().truncated = reading.queue().inFlight > reading.queue().items.size();
     const qsizetype started = libraryqueue::pageMembers(r.at(StartedPage), true).size();
     readJobTimes(reading, r, ProbedReplies + 2 * started, c.nowMs);
     setLayout(reading, version, members);
@@ -574,7 +575,7 @@ QStringList RqUnit::itemHeaders() const
 QList<QStringList> RqUnit::items(const ObjectState &s, qint64 nowMs) const
 {
     QList<QStringList> rows;
-    for (const InFlightItem &item : s.reading.items) {
+    for (const InFlightItem &item : s.reading.queue().items) {
         rows.append({printableBytes(item.job, 120), formatMs(s.reading.ageAt(item.ageMs, nowMs)),
                      item.locked ? QStringLiteral("ahead") : QStringLiteral("past: abandoned")});
     }

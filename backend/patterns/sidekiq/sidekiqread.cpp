@@ -35,7 +35,7 @@ qint64 lostInMs(const Reading &r, const LibraryPart &p, qint64 nowMs)
 {
     if (p.kind != QLatin1String("process") || p.alive || p.expiresInMs <= 0)
         return -1;
-    for (const InFlightItem &item : r.items) {
+    for (const InFlightItem &item : r.queue().items) {
         if (item.holder == p.name)
             return r.countdownAt(p.expiresInMs, nowMs);
     }
@@ -153,18 +153,19 @@ void readWork(Reading &reading, Tally &t, const RedisValue &work, const LibraryP
         item.ageMs = since(nowMs, runAtMs);
         if (runAtMs >= 0 && f.enqueuedAtMs >= 0)
             t.runningWaits.append(saturatingSub(runAtMs, f.enqueuedAtMs));
-        ++reading.inFlight;
-        reading.oldestInFlightAgeMs = std::max(reading.oldestInFlightAgeMs, item.ageMs);
+        ++reading.editQueue().inFlight;
+        reading.editQueue().oldestInFlightAgeMs
+            = std::max(reading.queue().oldestInFlightAgeMs, item.ageMs);
         if (!part.alive) {
-            ++reading.stuck;
+            ++reading.editQueue().stuck;
             if (reading.editLibrary().stuckJobs.size() < page)
                 reading.editLibrary().stuckJobs.append(
                     {item.job, QString::fromLatin1(StuckReason), runAtMs});
         }
-        if (reading.items.size() < page)
-            reading.items.append(item);
+        if (reading.queue().items.size() < page)
+            reading.editQueue().items.append(item);
         else
-            reading.truncated = true;
+            reading.editQueue().truncated = true;
     }
 }
 
@@ -234,11 +235,11 @@ void readTimes(Reading &reading, const Tally &t, qint64 nowMs)
 // The sets' sizes and busy, then the lifetime counters (the last reply).
 void readCounts(Reading &reading, const Tally &t, const QList<RedisValue> &r)
 {
-    reading.deadLength = r.at(4).toInteger();
+    reading.editQueue().deadLength = r.at(4).toInteger();
     reading.editLibrary().counts = {{QStringLiteral("enqueued"), t.enqueued},
                                     {QStringLiteral("scheduled"), r.at(2).toInteger()},
                                     {QStringLiteral("retry"), r.at(3).toInteger()},
-                                    {QStringLiteral("dead"), reading.deadLength},
+                                    {QStringLiteral("dead"), reading.queue().deadLength},
                                     {QStringLiteral("busy"), t.busy}};
     // Sidekiq's own lifetime counters, as its dashboard shows them beside
     // the sets (absent until a process first flushes them: 0). A counter
@@ -292,17 +293,17 @@ Reading SidekiqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
     Tally t;
     readQueues(reading, t, r, queues, ns, page, c.nowMs);
     readProcesses(reading, t, r, processes, ns, page, c.nowMs);
-    std::sort(reading.items.begin(), reading.items.end(),
+    std::sort(reading.editQueue().items.begin(), reading.editQueue().items.end(),
               [](const InFlightItem &a, const InFlightItem &b) { return a.ageMs > b.ageMs; });
     if (reading.editLibrary().workers < 0 && !r.at(5).isError() && r.at(5).elements().isEmpty())
         reading.editLibrary().workers = reading.editLibrary().workersAlive
             = 0; // no process ever started, or all pruned
 
     const qint64 queueCount = r.at(0).toInteger();
-    reading.length = t.enqueued;
+    reading.editQueue().length = t.enqueued;
     readTimes(reading, t, c.nowMs);
     readCounts(reading, t, r);
-    reading.stuckIsLowerBound = reading.truncated;
+    reading.editQueue().stuckIsLowerBound = reading.queue().truncated;
     reading.editLibrary().layoutKnown
         = reading.editLibrary().layoutVersion.isEmpty()
           || reading.editLibrary().layoutVersion.startsWith(QLatin1String("sidekiq:6."))
@@ -310,7 +311,7 @@ Reading SidekiqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
           || reading.editLibrary().layoutVersion.startsWith(QLatin1String("sidekiq:8."));
     reading.editLibrary().layoutKnown
         = reading.editLibrary().layoutKnown && t.foreignQueue.isEmpty();
-    if (queueCount == 0 && r.at(6).toInteger() == 0 && reading.inFlight == 0) {
+    if (queueCount == 0 && r.at(6).toInteger() == 0 && reading.queue().inFlight == 0) {
         reading.status = Reading::Status::Missing;
         reading.message = QStringLiteral("No Sidekiq keys at \"%1\".").arg(printableBytes(o.key));
         return reading;
@@ -352,7 +353,7 @@ void SidekiqUnit::writeLibraryJson(const ObjectState &s, const Reading &, qint64
             continue;
         }
         QJsonArray work;
-        for (const InFlightItem &item : read.items) {
+        for (const InFlightItem &item : read.queue().items) {
             if (item.holder != p.name)
                 continue;
             work.append(
@@ -394,7 +395,7 @@ QStringList SidekiqUnit::itemHeaders() const
 QList<QStringList> SidekiqUnit::items(const ObjectState &s, qint64 nowMs) const
 {
     QList<QStringList> rows;
-    for (const InFlightItem &item : s.reading.items) {
+    for (const InFlightItem &item : s.reading.queue().items) {
         QString holder = printableText(item.holder, 120);
         if (!item.locked) {
             const LibraryPart *p = processPart(s.reading, item.holder);
@@ -411,9 +412,9 @@ QList<QStringList> SidekiqUnit::items(const ObjectState &s, qint64 nowMs) const
 
 bool SidekiqUnit::itemUrgent(const ObjectState &s, int i, qint64 nowMs) const
 {
-    if (i < 0 || i >= s.reading.items.size() || s.reading.items.at(i).locked)
+    if (i < 0 || i >= s.reading.queue().items.size() || s.reading.queue().items.at(i).locked)
         return false;
-    const LibraryPart *p = processPart(s.reading, s.reading.items.at(i).holder);
+    const LibraryPart *p = processPart(s.reading, s.reading.queue().items.at(i).holder);
     return p && lostInMs(s.reading, *p, nowMs) >= 0;
 }
 

@@ -96,27 +96,27 @@ Reading SemaphoreUnit::read(const PatternObject &o, const QList<RedisValue> &r,
         holder.ageMs = std::isfinite(score) && std::abs(score) < 9e15
                            ? saturatingSub(c.nowMs, qint64(std::llround(score)))
                            : 0;
-        reading.items.append(holder);
+        reading.editQueue().items.append(holder);
     }
     // The four replies are four commands, and another client may acquire or
     // release between them (a pipeline is not atomic): when the page holds
     // every member, the counts and the oldest age come from it, so what the
     // row says and the holders listed agree.
-    if (r.at(3).isArray() && reading.items.size() < pageOf(o)) {
-        lim.stored = reading.items.size();
+    if (r.at(3).isArray() && reading.queue().items.size() < pageOf(o)) {
+        lim.stored = reading.queue().items.size();
         reading.inWindow = 0;
         lim.oldestAgeMs = -1;
-        for (const InFlightItem &h : std::as_const(reading.items)) {
+        for (const InFlightItem &h : std::as_const(reading.queue().items)) {
             if (o.params.windowMs > 0 && h.ageMs >= o.params.windowMs)
                 continue; // past the timeout: trimmed at the next acquire
             ++reading.inWindow;
             lim.oldestAgeMs = std::max(lim.oldestAgeMs, std::max<qint64>(0, h.ageMs));
         }
     }
-    reading.truncated = lim.stored > reading.items.size();
+    reading.editQueue().truncated = lim.stored > reading.queue().items.size();
     if (!reading.limit)
         reading.message = QStringLiteral("The profile gives no limit for this semaphore.");
-    if (lim.stored == 0 && reading.items.isEmpty()) {
+    if (lim.stored == 0 && reading.queue().items.isEmpty()) {
         // Redis removes an empty sorted set: no holder and no key.
         reading.status = Reading::Status::Missing;
         reading.message = QStringLiteral("No holder: the key does not exist.");
@@ -203,9 +203,9 @@ void SemaphoreUnit::writeJson(const ObjectState &, const Reading &r, qint64, QJs
     j.insert(QStringLiteral("expired"),
              double(std::max<qint64>(0, LimiterData::of(r).stored - r.inWindow)));
     j.insert(QStringLiteral("oldestHolderAgeMs"), double(LimiterData::of(r).oldestAgeMs));
-    j.insert(QStringLiteral("truncated"), r.truncated);
+    j.insert(QStringLiteral("truncated"), r.queue().truncated);
     QJsonArray list;
-    for (const InFlightItem &h : r.items) {
+    for (const InFlightItem &h : r.queue().items) {
         list.append(QJsonObject{{QStringLiteral("holder"), keyToJson(h.job)},
                                 {QStringLiteral("acquiredAtMs"), double(acquiredAtMs(r, h))},
                                 {QStringLiteral("ageMs"), double(h.ageMs)},
@@ -224,7 +224,7 @@ QList<QStringList> SemaphoreUnit::items(const ObjectState &s, qint64 nowMs) cons
 {
     const Reading r = s.reading.at(nowMs);
     QList<QStringList> rows;
-    for (const InFlightItem &h : r.items) {
+    for (const InFlightItem &h : r.queue().items) {
         rows.append({printableBytes(h.job, 120), formatMs(h.ageMs),
                      QDateTime::fromMSecsSinceEpoch(acquiredAtMs(r, h))
                          .toUTC()
@@ -236,9 +236,9 @@ QList<QStringList> SemaphoreUnit::items(const ObjectState &s, qint64 nowMs) cons
 
 QHash<QString, QByteArray> SemaphoreUnit::itemInputs(const ObjectState &s, int i) const
 {
-    if (i < 0 || i >= s.reading.items.size())
+    if (i < 0 || i >= s.reading.queue().items.size())
         return {};
-    const InFlightItem &h = s.reading.items.at(i);
+    const InFlightItem &h = s.reading.queue().items.at(i);
     return {{QStringLiteral("holder"), h.job},
             {QStringLiteral("score"), QByteArray::number(acquiredAtMs(s.reading, h))}};
 }

@@ -154,7 +154,7 @@ bool readReply(const RedisValue &reply, qint64 stuckAfterMs, int pageSize, Readi
     qint64 consumers = 0;
     qint64 lag = 0;
     bool lagKnown = true;
-    r.oldestInFlightAgeMs = -1;
+    r.editQueue().oldestInFlightAgeMs = -1;
     r.editLibrary().workersAlive = 0;
     for (qsizetype i = 6; i < e.size(); ++i) {
         const RedisValue &raw = e.at(i);
@@ -163,7 +163,7 @@ bool readReply(const RedisValue &reply, qint64 stuckAfterMs, int pageSize, Readi
         const Group g = groupOf(raw);
         info.groups.append(g);
         consumers = saturatingAdd(consumers, g.consumers);
-        r.inFlight = saturatingAdd(r.inFlight, g.pending);
+        r.editQueue().inFlight = saturatingAdd(r.queue().inFlight, g.pending);
         lagKnown = lagKnown && g.lag >= 0;
         lag = saturatingAdd(lag, std::max<qint64>(0, g.lag));
         qint64 quietPending = 0;
@@ -175,8 +175,8 @@ bool readReply(const RedisValue &reply, qint64 stuckAfterMs, int pageSize, Readi
         }
         const QList<PendingEntry> oldest = entriesOf(raw.at(8));
         for (const PendingEntry &p : oldest) {
-            r.oldestInFlightAgeMs = std::max(r.oldestInFlightAgeMs, p.idleMs);
-            if (r.items.size() >= page)
+            r.editQueue().oldestInFlightAgeMs = std::max(r.queue().oldestInFlightAgeMs, p.idleMs);
+            if (r.queue().items.size() >= page)
                 break;
             InFlightItem item;
             item.job = p.id;
@@ -188,29 +188,32 @@ bool readReply(const RedisValue &reply, qint64 stuckAfterMs, int pageSize, Readi
             const auto c = std::find_if(g.consumerList.cbegin(), g.consumerList.cend(),
                                         [&p](const Consumer &c) { return c.name == p.consumer; });
             item.locked = c != g.consumerList.cend() && c->idleMs >= 0 && c->idleMs < stuckAfterMs;
-            r.items.append(item);
+            r.editQueue().items.append(item);
         }
         const QList<PendingEntry> stuck = entriesOf(raw.at(9));
         for (const PendingEntry &p : stuck) {
-            r.oldestInFlightAgeMs = std::max(r.oldestInFlightAgeMs, p.idleMs);
+            r.editQueue().oldestInFlightAgeMs = std::max(r.queue().oldestInFlightAgeMs, p.idleMs);
             if (r.library().stuckJobs.size() < page)
                 r.editLibrary().stuckJobs.append(
                     {p.id, stuckReason(g, p, stuckAfterMs), saturatingSub(r.atMs, p.idleMs)});
         }
         // Entries idle past the threshold, or held by a consumer gone quiet
         // that long (their idle times are at least its own).
-        r.stuck = saturatingAdd(r.stuck, std::max<qint64>(stuck.size(), quietPending));
-        r.stuckIsLowerBound
-            = r.stuckIsLowerBound || stuck.size() >= page || g.consumerList.size() < g.consumers;
+        r.editQueue().stuck
+            = saturatingAdd(r.queue().stuck, std::max<qint64>(stuck.size(), quietPending));
+        r.editQueue().stuckIsLowerBound = r.queue().stuckIsLowerBound || stuck.size() >= page
+                                          || g.consumerList.size() < g.consumers;
     }
-    r.truncated = info.groups.size() < info.groupsTotal || r.inFlight > r.items.size();
-    r.stuckIsLowerBound = r.stuckIsLowerBound || info.groups.size() < info.groupsTotal;
-    r.length = info.length;
+    r.editQueue().truncated
+        = info.groups.size() < info.groupsTotal || r.queue().inFlight > r.queue().items.size();
+    r.editQueue().stuckIsLowerBound
+        = r.queue().stuckIsLowerBound || info.groups.size() < info.groupsTotal;
+    r.editQueue().length = info.length;
     r.editLibrary().workers = consumers;
     r.editLibrary().counts = {{QStringLiteral("entries"), info.length},
                               {QStringLiteral("groups"), info.groupsTotal},
                               {QStringLiteral("consumers"), consumers},
-                              {QStringLiteral("pending"), r.inFlight}};
+                              {QStringLiteral("pending"), r.queue().inFlight}};
     if (lagKnown)
         r.editLibrary().counts.append({QStringLiteral("lag"), lag});
     if (info.groups.size() < info.groupsTotal)

@@ -90,7 +90,7 @@ QList<Row> rowsOf(const Reading &r, qint64 stuckAfterMs, qint64 nowMs)
                           quiet ? QStringLiteral("quiet past %1").arg(formatMs(stuckAfterMs))
                                 : QStringLiteral("active")}});
         }
-        for (const InFlightItem &e : r.items) {
+        for (const InFlightItem &e : r.queue().items) {
             if (e.queue != g.name)
                 continue;
             const qint64 idle = r.ageAt(e.ageMs, nowMs);
@@ -255,7 +255,7 @@ Reading StreamGroupUnit::read(const PatternObject &o, const QList<RedisValue> &r
         reading.message = QStringLiteral("No stream \"%1\".").arg(printableBytes(o.key));
         return reading;
     }
-    reading.deadLength = std::max<qint64>(0, r.at(1).toInteger());
+    reading.editQueue().deadLength = std::max<qint64>(0, r.at(1).toInteger());
     if (isSymfonyMessenger(r.at(2)))
         reading.editLibrary().layoutVersion = QStringLiteral("symfony-messenger");
     return reading;
@@ -266,15 +266,15 @@ QList<Figure> StreamGroupUnit::figures() const
     return {
         {QStringLiteral("length"), QStringLiteral("Entries"), false,
          [](const Reading &r, qint64) {
-             return double(r.length);
+             return double(r.queue().length);
          }},
         {QStringLiteral("pending"), QStringLiteral("Pending"), false,
          [](const Reading &r, qint64) {
-             return double(r.inFlight);
+             return double(r.queue().inFlight);
          }},
         {QStringLiteral("stuck"), QStringLiteral("Stuck"), false,
          [](const Reading &r, qint64) {
-             return double(r.stuck);
+             return double(r.queue().stuck);
          }},
         {QStringLiteral("lag"), QStringLiteral("Lag"), false,
          [](const Reading &r, qint64) {
@@ -286,7 +286,7 @@ QList<Figure> StreamGroupUnit::figures() const
          }},
         {QStringLiteral("oldestPendingIdleMs"), QStringLiteral("Oldest pending idle"), true,
          [](const Reading &r, qint64 at) {
-             return double(r.ageAt(r.oldestInFlightAgeMs, at));
+             return double(r.ageAt(r.queue().oldestInFlightAgeMs, at));
          }},
     };
 }
@@ -343,7 +343,7 @@ void StreamGroupUnit::writeJson(const ObjectState &s, const Reading &r, qint64 n
     }
     j.insert(QStringLiteral("groups"), groups);
     QJsonArray pending;
-    for (const InFlightItem &e : r.items)
+    for (const InFlightItem &e : r.queue().items)
         pending.append(QJsonObject{{QStringLiteral("id"), QString::fromLatin1(e.job)},
                                    {QStringLiteral("group"), keyToJson(e.queue)},
                                    {QStringLiteral("consumer"), keyToJson(e.holder)},
@@ -394,9 +394,9 @@ QString StreamGroupUnit::attentionText(const ObjectState &state, qint64 nowMs) c
     const Reading &r = state.reading;
     return QStringLiteral("Stream %1: %2%3 pending entries stuck, oldest idle %4")
         .arg(displayName(state.object))
-        .arg(r.stuck)
-        .arg(r.stuckIsLowerBound ? QStringLiteral("+") : QString())
-        .arg(formatMs(r.ageAt(r.oldestInFlightAgeMs, nowMs)));
+        .arg(r.queue().stuck)
+        .arg(r.queue().stuckIsLowerBound ? QStringLiteral("+") : QString())
+        .arg(formatMs(r.ageAt(r.queue().oldestInFlightAgeMs, nowMs)));
 }
 
 } // namespace gatehouse

@@ -158,10 +158,10 @@ Reading SymfonyDelayedUnit::read(const PatternObject &o, const QList<RedisValue>
     }
     if (auto f = failure(o, r, replyKeys, c.nowMs))
         return *f;
-    reading.length = r.at(2).toInteger();
-    reading.editLibrary().counts = {{QStringLiteral("delayed"), reading.length}};
-    reading.stuck = r.at(3).toInteger();
-    reading.inFlight = 0;
+    reading.editQueue().length = r.at(2).toInteger();
+    reading.editLibrary().counts = {{QStringLiteral("delayed"), reading.queue().length}};
+    reading.editQueue().stuck = r.at(3).toInteger();
+    reading.editQueue().inFlight = 0;
     const auto &first = r.at(4).elements();
     if (first.size() >= 2) {
         const QByteArray member = first.at(0).bytes();
@@ -214,7 +214,7 @@ void SymfonyDelayedUnit::writeLibraryJson(const ObjectState &state, const Readin
                                           QJsonObject &j) const
 {
     j.insert(QStringLiteral("stream"), QString::fromUtf8(state.object->related.value(0)));
-    j.insert(QStringLiteral("dueCount"), double(r.stuck));
+    j.insert(QStringLiteral("dueCount"), double(r.queue().stuck));
 }
 
 QList<PatternAction> SymfonyDelayedUnit::actions() const

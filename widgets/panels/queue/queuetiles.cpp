@@ -12,9 +12,9 @@ PanelRegistry::Tile stuck()
         QCoreApplication::translate("OverviewTiles",
                                     "Jobs no worker will finish without an operator."),
         [](const ObjectState &o, qint64) -> std::optional<PanelRegistry::TileAdd> {
-            if (o.reading.stuck <= 0)
+            if (o.reading.queue().stuck <= 0)
                 return std::nullopt;
-            return PanelRegistry::TileAdd{o.reading.stuck, o.reading.stuck};
+            return PanelRegistry::TileAdd{o.reading.queue().stuck, o.reading.queue().stuck};
         }};
     // A dead worker's work, lost when its key expires, counts down here.
     tile.countdown = true;
@@ -27,9 +27,10 @@ PanelRegistry::Tile dead()
         QStringLiteral("tileDead"), QCoreApplication::translate("OverviewTiles", "Dead jobs"),
         QCoreApplication::translate("OverviewTiles", "Jobs in dead-letter lists (dead, failed)."),
         [](const ObjectState &o, qint64) -> std::optional<PanelRegistry::TileAdd> {
-            if (o.reading.deadLength <= 0)
+            if (o.reading.queue().deadLength <= 0)
                 return std::nullopt;
-            return PanelRegistry::TileAdd{o.reading.deadLength, o.reading.deadLength};
+            return PanelRegistry::TileAdd{o.reading.queue().deadLength,
+                                          o.reading.queue().deadLength};
         }};
 }
 

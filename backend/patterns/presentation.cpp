@@ -135,30 +135,48 @@ Column Column::counts()
     return c;
 }
 
-Column Column::count(const QString &header, qint64 Reading::*field)
+namespace {
+
+// A count, or an age projected to now, of the figure value(reading) gives.
+template<class Value>
+Column countColumn(const QString &header, Value value)
 {
     Column c;
     c.header = header;
-    c.text = [field](const ObjectState &s, qint64) -> QString {
-        return QString::number(s.reading.*field);
+    c.text = [value](const ObjectState &s, qint64) -> QString {
+        return QString::number(value(s.reading));
     };
-    c.sort = [field](const ObjectState &s, qint64) {
-        return QVariant(double(s.reading.*field));
+    c.sort = [value](const ObjectState &s, qint64) {
+        return QVariant(double(value(s.reading)));
     };
     return c;
 }
 
-Column Column::count(const QString &header, qint64 Reading::Queue::*field)
+template<class Value>
+Column ageColumn(const QString &header, Value value)
 {
     Column c;
     c.header = header;
-    c.text = [field](const ObjectState &s, qint64) -> QString {
-        return QString::number(s.reading.queue().*field);
+    c.movesWithTime = true;
+    c.text = [value](const ObjectState &s, qint64 now) -> QString {
+        return formatMs(s.reading.ageAt(value(s.reading), now));
     };
-    c.sort = [field](const ObjectState &s, qint64) {
-        return QVariant(double(s.reading.queue().*field));
+    c.sort = [value](const ObjectState &s, qint64 now) {
+        return QVariant(double(s.reading.ageAt(value(s.reading), now)));
     };
     return c;
+}
+
+} // namespace
+
+Column Column::count(const QString &header, qint64 Reading::*field)
+{
+    return countColumn(header, [field](const Reading &r) { return r.*field; });
+}
+
+Column Column::count(const QString &header, qint64 Reading::Queue::*field)
+{
+    return countColumn(header, [field](const Reading &r) { return r.queue().*field; });
 }
 
 Column Column::usedOfLimit(const QString &header)
@@ -204,30 +222,12 @@ Column Column::countdown(const QString &header, qint64 Reading::*field)
 
 Column Column::age(const QString &header, qint64 Reading::*field)
 {
-    Column c;
-    c.header = header;
-    c.movesWithTime = true;
-    c.text = [field](const ObjectState &s, qint64 now) -> QString {
-        return formatMs(s.reading.ageAt(s.reading.*field, now));
-    };
-    c.sort = [field](const ObjectState &s, qint64 now) {
-        return QVariant(double(s.reading.ageAt(s.reading.*field, now)));
-    };
-    return c;
+    return ageColumn(header, [field](const Reading &r) { return r.*field; });
 }
 
 Column Column::age(const QString &header, qint64 Reading::Queue::*field)
 {
-    Column c;
-    c.header = header;
-    c.movesWithTime = true;
-    c.text = [field](const ObjectState &s, qint64 now) -> QString {
-        return formatMs(s.reading.ageAt(s.reading.queue().*field, now));
-    };
-    c.sort = [field](const ObjectState &s, qint64 now) {
-        return QVariant(double(s.reading.ageAt(s.reading.queue().*field, now)));
-    };
-    return c;
+    return ageColumn(header, [field](const Reading &r) { return r.queue().*field; });
 }
 
 } // namespace gatehouse

@@ -701,7 +701,8 @@ void readFormat2(QSqlQuery &q, const ReadConnection &connection, quint32 id, qin
         }
         if (!state.present || t < sinceMs || t > untilMs)
             continue;
-        addSample(range, t, [&](qsizetype f) { return state.valueAt(int(f), t); });
+        const qint64 at = t; // a structured binding is not captured before C++20
+        addSample(range, at, [&state, at](qsizetype f) { return state.valueAt(int(f), at); });
     }
 }
 

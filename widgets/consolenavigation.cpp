@@ -418,9 +418,10 @@ void ConsoleNavigation::addPaletteMenu(QMenu *view)
         a->setCheckable(true);
         a->setChecked(scheme == current);
         group->addAction(a);
-        connect(a, &QAction::triggered, this, [scheme, name] {
-            theme::apply(scheme);
-            QSettings().setValue(theme::SettingsKey, name);
+        // Copies: a structured binding is not captured before C++20.
+        connect(a, &QAction::triggered, this, [s = scheme, id = name] {
+            theme::apply(s);
+            QSettings().setValue(theme::SettingsKey, id);
         });
     }
 }

@@ -28,7 +28,7 @@
 
 #include <actions/actionengine.h>
 #include <deployment/consolereads.h>
-#include <history/historyfeed.h>
+#include <history/historystore.h>
 #include <monitor/monitor.h>
 #include <patterns/patternregistry.h>
 #include <redis/redisclient.h>
@@ -85,8 +85,8 @@ MainWindow::MainWindow(RedisClient *client, Monitor *monitor, ActionEngine *acti
     });
     connect(m_workflow, &ActionWorkflow::finished, this, &MainWindow::actionFinished);
     connect(m_monitor, &Monitor::snapshotReady, this, &MainWindow::onSnapshot);
-    if (!m_options.historyFile.isEmpty())
-        recordHistory();
+    if (m_options.history)
+        showHistory();
     m_status->follow(m_monitor);
     connect(m_actions, &ActionEngine::audited, m_audit, &AuditPage::reload);
     // Until the first snapshot: the connection as the client last reported it.
@@ -197,21 +197,20 @@ void MainWindow::buildLayout()
     setCentralWidget(central);
 }
 
-void MainWindow::recordHistory()
+void MainWindow::showHistory()
 {
-    m_history = std::make_shared<HistoryStore>(m_options.historyFile, m_options.historyOptions);
-    feedHistoryFrom(m_monitor, m_history);
-    connect(m_history.get(), &HistoryStore::problem, this,
+    const std::shared_ptr<HistoryStore> &store = m_options.history;
+    const QString file = store->path();
+    connect(store.get(), &HistoryStore::problem, this,
             [this](const QString &message) { showMessage(message); });
-    m_history->open();
     for (SectionPage *page : std::as_const(m_sectionPages)) {
         if (ChartPanel *chart = page->chart())
-            chart->setHistoryFile(m_options.historyFile);
+            chart->setHistoryFile(file);
         for (ObjectPanel *panel : page->panels())
-            panel->setHistory(m_history, m_options.historyFile);
+            panel->setHistory(store, file);
     }
-    m_overview->setHistoryFile(m_options.historyFile);
-    m_timeline->setHistory(m_history, m_options.historyFile);
+    m_overview->setHistoryFile(file);
+    m_timeline->setHistoryFile(file);
 }
 
 void MainWindow::addPage(QWidget *page, const QString &title)
@@ -228,7 +227,7 @@ void MainWindow::setAlerts(AlertEngine *engine, const Profile &profile)
     m_alertsPage->setProfile(profile);
     addPage(m_alertsPage, tr("Alerts"));
     connect(m_alertsPage, &AlertsPage::openRequested, m_navigation, &ConsoleNavigation::openObject);
-    auto *presenter = new AlertPresenter(engine, m_monitor, m_history, this);
+    auto *presenter = new AlertPresenter(engine, m_monitor, m_options.history, this);
     presenter->showFiringIn(m_pages->item(m_pages->count() - 1), m_overview);
     connect(presenter, &AlertPresenter::alertsWanted, this,
             [this] { showPage(m_stack->indexOf(m_alertsPage)); });

@@ -59,11 +59,11 @@ public:
     {
         bool readOnly = false;
         bool demo = false;
-        // The connection's history file (HistoryStore::fileFor): every tick
-        // is written to it and the charts read their longer ranges from it.
-        // Empty: no history kept (--no-history).
-        QString historyFile;
-        HistoryStore::Options historyOptions; // horizons and cap (--history-full, ...)
+        // The connection's history file, open and fed every tick by its
+        // owner (Deployment): the charts read their longer ranges from it,
+        // the panels and the Timeline page what earlier runs recorded. Null:
+        // no history kept (--no-history).
+        std::shared_ptr<HistoryStore> history;
         // The connection's environment (--environment, or the Connect
         // dialog's): first in the title, a badge in the status bar, and in
         // every action's confirmation. Unset: none.
@@ -122,8 +122,8 @@ Q_SIGNALS:
 private:
     void buildPages();
     void buildLayout();
-    // Every tick into the history file; the charts read their longer ranges from it.
-    void recordHistory();
+    // The charts', panels' and Timeline's longer ranges from the history file.
+    void showHistory();
     void addPage(QWidget *page, const QString &title);
     void onSnapshot(const Snapshot &snapshot);
     void onTimer();
@@ -144,9 +144,6 @@ private:
     Options m_options;
     std::shared_ptr<const Snapshot> m_snapshot;
     SectionTallier m_tallier; // the side list's counts, snapshot to snapshot
-    // Writes on its own thread; shared with the monitor thread's tick
-    // handler (a weak reference), so closing never races a tick.
-    std::shared_ptr<HistoryStore> m_history;
     QString m_lastOutcome;
 
     PageList *m_pages;

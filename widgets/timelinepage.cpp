@@ -49,18 +49,12 @@ void TimelinePage::setSnapshot(const Snapshot &snapshot)
 {
     const QList<ConnectionTimeline::Entry> added
         = m_timeline.observe(snapshot, QDateTime::currentMSecsSinceEpoch());
-    if (added.isEmpty())
-        return;
-    if (const std::shared_ptr<HistoryStore> store = m_store.lock()) {
-        for (const ConnectionTimeline::Entry &e : added)
-            store->recordEvent(e.atMs, QByteArray(), e.historyKind(), e.text);
-    }
-    fill();
+    if (!added.isEmpty())
+        fill();
 }
 
-void TimelinePage::setHistory(const std::weak_ptr<HistoryStore> &store, const QString &file)
+void TimelinePage::setHistoryFile(const QString &file)
 {
-    m_store = store;
     if (file.isEmpty())
         return;
     const qint64 until = QDateTime::currentMSecsSinceEpoch();

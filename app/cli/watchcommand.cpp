@@ -4,6 +4,7 @@
 #include "exitcodes.h"
 #include "interrupt.h"
 
+#include <monitor/connectiontimeline.h>
 #include <patterns/patternregistry.h>
 #include <patterns/presentation.h>
 

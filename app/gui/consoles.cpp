@@ -1,17 +1,15 @@
 // SPDX-License-Identifier: MIT
 #include "consoles.h"
 
-#include <actions/actionengine.h>
 #include <alerts/alertengine.h>
 #include <alerts/builtinalerts.h>
 #include <alertspage.h>
 #include <connectiondialog.h>
+#include <deployment/deployment.h>
 #include <deploymentsoverview.h>
 #include <mainwindow.h>
 #include <monitor/monitor.h>
-#include <redis/redisclient.h>
 #include <sim/demoserver.h>
-#include <sim/simulator.h>
 #include <statusdetails.h>
 #include <unconfirmedpage.h>
 
@@ -66,49 +64,28 @@ void reportFatal(const QString &message)
         QMessageBox::critical(nullptr, QStringLiteral("Gatehouse"), message);
 }
 
-// One connection's console. The monitor (with its client, and the demo's
-// simulator) runs on a thread of its own, so a tick of tens of thousands of
-// objects never stalls the window; actions use a second client on the GUI
-// thread, where their outcomes are shown.
+// One connection's console: its deployment (the monitor, with its client and
+// the demo's traffic, on the monitor thread, so a tick of tens of thousands
+// of objects never stalls the window; the actions on the GUI thread, where
+// their outcomes are shown), its alerts and its window.
 struct Consoles::Console
 {
-    explicit Console(QThread *thread)
-        : monitorThread(thread)
-    {
-        anchor.moveToThread(thread);
-    }
     ~Console() { teardown(); }
 
+    // The window first: it shows what the deployment reads.
     void teardown()
     {
         window.reset();
         alerts.reset();
-        actions.reset();
-        actionsClient.reset();
-        if (!monitor && !client)
-            return;
-        // Deleted on their own thread, before the server they watch goes away.
-        QMetaObject::invokeMethod(
-            &anchor,
-            [this] {
-                simulator.reset();
-                monitor.reset();
-                client.reset();
-            },
-            Qt::BlockingQueuedConnection);
+        deployment.reset();
     }
+    Monitor *monitor() const { return deployment ? deployment->monitor() : nullptr; }
 
-    QThread *monitorThread;
-    ConnectionSettings settings;          // what the Connect dialog opens with
-    QString name;                         // --deployment NAME, or the URL
-    bool named = false;                   // opened by --deployment NAME=URL
-    int overviewId = 0;                   // its row in All Deployments; 0: none yet
-    QObject anchor;                       // lives on the monitor thread: the context for teardown
-    std::unique_ptr<RedisClient> client;  // monitor thread
-    std::unique_ptr<Monitor> monitor;     // monitor thread
-    std::unique_ptr<Simulator> simulator; // monitor thread
-    std::unique_ptr<RedisClient> actionsClient; // GUI thread
-    std::unique_ptr<ActionEngine> actions;
+    ConnectionSettings settings; // what the Connect dialog opens with
+    QString name;                // --deployment NAME, or the URL
+    bool named = false;          // opened by --deployment NAME=URL
+    int overviewId = 0;          // its row in All Deployments; 0: none yet
+    std::unique_ptr<Deployment> deployment;
     std::unique_ptr<AlertEngine> alerts; // GUI thread
     std::unique_ptr<MainWindow> window;
 };
@@ -167,20 +144,17 @@ Consoles::Console &Consoles::startConsole(const RedisEndpoint &ep, bool demoCons
                                           const QString &name)
 {
     if (!into) {
-        m_consoles.push_back(std::make_unique<Console>(m_monitorThread));
+        m_consoles.push_back(std::make_unique<Console>());
         into = m_consoles.back().get();
     }
     Console &console = *into;
-    m_metrics->remove(console.monitor.get());
+    m_metrics->remove(console.monitor());
     console.teardown();
     describeConsole(console, ep, name);
-    // The monitor's connection lives on the monitor thread with it: no
-    // hop per round trip.
-    console.client = std::make_unique<RedisClient>(ep, m_monitorThread);
     QString ownProblem;
     const QString ownProfile = loadOwnProfile(ep, &ownProblem);
-    buildMonitor(console, demoConsole);
-    buildWindow(console, ep, demoConsole);
+    buildDeployment(console, ep, demoConsole);
+    buildWindow(console, demoConsole);
     connectWindow(console);
     addToMetrics(console);
     setUpAlerts(console, ownProfile);
@@ -226,42 +200,42 @@ QString Consoles::loadOwnProfile(const RedisEndpoint &ep, QString *ownProblem)
     return ownProfile;
 }
 
-void Consoles::buildMonitor(Console &console, bool demoConsole)
+void Consoles::buildDeployment(Console &console, const RedisEndpoint &ep, bool demoConsole)
 {
-    Monitor::Options options;
-    options.profile = m_options.profile;
-    options.intervalMs = m_options.intervalMs;
-    options.budgetPercent = m_options.budgetPercent;
-    console.monitor = std::make_unique<Monitor>(console.client.get(), options);
+    Deployment::Options options;
+    options.endpoint = ep;
+    options.monitor.profile = m_options.profile;
+    options.monitor.intervalMs = m_options.intervalMs;
+    options.monitor.budgetPercent = m_options.budgetPercent;
+    // The demo's server is new each time: nothing to keep.
+    if (!demoConsole && m_options.keepHistory)
+        options.historyFile = HistoryStore::fileFor(ep, m_options.historyDir);
+    options.historyOptions = m_options.historyOptions;
+    // The window opens at once and says why while the first connection
+    // is retried (a server still starting, a typo to fix in File > Connect).
+    options.retryFirstConnection = true;
+    options.thread = m_monitorThread;
     if (demoConsole) {
         Simulator::Options sim;
         sim.scale = std::max(1, m_options.demoScale);
         sim.seconds = 0; // until quit
-        console.simulator = std::make_unique<Simulator>(console.client.get(), sim);
-        console.simulator->moveToThread(m_monitorThread);
+        options.demoTraffic = sim;
     }
-    console.client->moveToThread(m_monitorThread);
-    console.monitor->moveToThread(m_monitorThread);
+    options.actions = true;
+    options.readOnly = m_options.readOnly;
+    console.deployment = std::make_unique<Deployment>(std::move(options));
 }
 
-void Consoles::buildWindow(Console &console, const RedisEndpoint &ep, bool demoConsole)
+void Consoles::buildWindow(Console &console, bool demoConsole)
 {
-    // Actions always run on the master, whatever --read-from says.
-    RedisEndpoint actionsEndpoint = ep;
-    actionsEndpoint.readFromReplicas = false;
-    console.actionsClient = std::make_unique<RedisClient>(actionsEndpoint);
-    console.actions = std::make_unique<ActionEngine>(console.actionsClient.get());
-    console.actions->setReadOnly(m_options.readOnly);
     MainWindow::Options windowOptions;
     windowOptions.readOnly = m_options.readOnly;
     windowOptions.demo = demoConsole;
-    // The demo's server is new each time: nothing to keep.
-    if (!demoConsole && m_options.keepHistory)
-        windowOptions.historyFile = HistoryStore::fileFor(ep, m_options.historyDir);
-    windowOptions.historyOptions = m_options.historyOptions;
+    windowOptions.history = console.deployment->history();
     windowOptions.environment = m_options.environment;
-    console.window = std::make_unique<MainWindow>(
-        console.actionsClient.get(), console.monitor.get(), console.actions.get(), windowOptions);
+    const Deployment &d = *console.deployment;
+    console.window
+        = std::make_unique<MainWindow>(d.actionsClient(), d.monitor(), d.actions(), windowOptions);
 }
 
 void Consoles::connectWindow(Console &console)
@@ -274,7 +248,7 @@ void Consoles::connectWindow(Console &console)
     // Its row in All Deployments, fed every snapshot its window gets.
     m_overview->removeDeployment(console.overviewId);
     console.overviewId = m_overview->addDeployment(console.name, m_options.environment);
-    QObject::connect(console.monitor.get(), &Monitor::snapshotReady, m_overview,
+    QObject::connect(console.monitor(), &Monitor::snapshotReady, m_overview,
                      [overview = m_overview, id = console.overviewId](const Snapshot &s) {
                          overview->setSnapshot(id, s);
                      });
@@ -291,7 +265,7 @@ void Consoles::connectWindow(Console &console)
         if (!open || m_consoles.size() < 2 || !into->window || into->window->isVisible())
             return;
         m_overview->removeDeployment(into->overviewId);
-        m_metrics->remove(into->monitor.get());
+        m_metrics->remove(into->monitor());
         into->teardown();
         m_consoles.erase(std::remove_if(m_consoles.begin(), m_consoles.end(),
                                         [into](const auto &c) { return c.get() == into; }),
@@ -302,7 +276,7 @@ void Consoles::connectWindow(Console &console)
 void Consoles::addToMetrics(Console &console)
 {
     // The metrics endpoint serves every open deployment.
-    m_metrics->add(console.monitor.get(), console.name, console.named);
+    m_metrics->add(console.monitor(), console.name, console.named);
     console.window->viewMenu()->addAction(m_metrics->toggleAction());
     new StatusDetails(console.window->statusBar()); // owned by the status bar
     QMainWindow *window = console.window.get();
@@ -338,11 +312,7 @@ void Consoles::openConsole(Console &console, const QString &ownProblem)
     console.window->show();
     if (!ownProblem.isEmpty())
         console.window->statusBar()->showMessage(ownProblem);
-    console.actionsClient->open();
-    QMetaObject::invokeMethod(console.client.get(), &RedisClient::open);
-    QMetaObject::invokeMethod(console.monitor.get(), &Monitor::start);
-    if (console.simulator)
-        QMetaObject::invokeMethod(console.simulator.get(), &Simulator::start);
+    console.deployment->start();
     if (m_options.quitAfterS >= 0 && !m_quitTimerSet) {
         m_quitTimerSet = true;
         QTimer::singleShot(m_options.quitAfterS * 1000, QCoreApplication::instance(),

@@ -26,8 +26,8 @@ class MetricsEndpoint;
 void reportFatal(const QString &message);
 
 // Every deployment the console has open, a window each, and what runs each
-// one: its client and monitor on the monitor thread, its actions, alerts and
-// history. Opens one from the command line (start) or the Connect dialog
+// one: its Deployment (client and monitor on the monitor thread, actions,
+// history) and its alerts. Opens one from the command line (start) or the Connect dialog
 // (askForConnection), replaces one when its window connects elsewhere, and
 // lets one go when its window closes while others are open. Each is fed to
 // All Deployments and the metrics endpoint.
@@ -76,9 +76,9 @@ private:
     // reading it in *ownProblem); returns the file ep's own is kept in,
     // empty when a profile was in use.
     QString loadOwnProfile(const RedisEndpoint &ep, QString *ownProblem);
-    void buildMonitor(Console &console, bool demoConsole); // with the demo's simulator
-    // The actions' client and engine (GUI thread), and the window.
-    void buildWindow(Console &console, const RedisEndpoint &ep, bool demoConsole);
+    // Its connection, monitor, history, actions and the demo's traffic.
+    void buildDeployment(Console &console, const RedisEndpoint &ep, bool demoConsole);
+    void buildWindow(Console &console, bool demoConsole);
     // The window's requests, its row in All Deployments, and its closing.
     void connectWindow(Console &console);
     void addToMetrics(Console &console);

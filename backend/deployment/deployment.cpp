@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "deployment.h"
 
-#include <history/historyfeed.h>
+#include "historyfeed.h"
 
-#include <QDateTime>
+#include <actions/actionengine.h>
+#include <redis/connectionwatch.h>
+
 #include <QThread>
 
 namespace gatehouse {
@@ -11,32 +13,78 @@ namespace gatehouse {
 Deployment::Deployment(Options options, QObject *parent)
     : QObject(parent)
     , m_options(std::move(options))
-    // The caller's thread: serve's few deployments cost one thread no more
-    // than a hop per round trip would.
-    , m_client(m_options.endpoint, QThread::currentThread())
-    , m_watch(&m_client)
 {
-    m_watch.setReconnecting(true);
-    connect(&m_watch, &ConnectionWatch::firstReady, this, &Deployment::onFirstReady);
-    connect(&m_watch, &ConnectionWatch::lost, this, &Deployment::connectionLost);
-    connect(&m_watch, &ConnectionWatch::back, this, &Deployment::reconnected);
-    connect(&m_watch, &ConnectionWatch::closed, this, [this](const QString &why) {
-        if (!m_failed) {
-            m_failed = true;
-            Q_EMIT failed(why);
-        }
+    QThread *thread = m_options.thread ? m_options.thread : QThread::currentThread();
+    m_anchor.moveToThread(thread);
+    // The monitor's connection lives on the monitor's thread: no hop per
+    // round trip.
+    m_client = std::make_unique<RedisClient>(m_options.endpoint, thread);
+    if (!m_options.retryFirstConnection) {
+        m_watch = std::make_unique<ConnectionWatch>(m_client.get());
+        m_watch->setReconnecting(true);
+        connect(m_watch.get(), &ConnectionWatch::firstReady, this, [this] {
+            makeMonitor();
+            m_monitor->start();
+            Q_EMIT started();
+        });
+        connect(m_watch.get(), &ConnectionWatch::lost, this, &Deployment::connectionLost);
+        connect(m_watch.get(), &ConnectionWatch::back, this, &Deployment::reconnected);
+        connect(m_watch.get(), &ConnectionWatch::closed, this, &Deployment::fail);
+    } else {
+        makeMonitor();
+        connect(m_client.get(), &RedisClient::ready, this, &Deployment::started,
+                Qt::SingleShotConnection);
+    }
+    if (m_options.demoTraffic)
+        m_simulator = std::make_unique<Simulator>(m_client.get(), *m_options.demoTraffic);
+    if (m_options.actions) {
+        RedisEndpoint master = m_options.endpoint;
+        master.readFromReplicas = false;
+        m_actionsClient = std::make_unique<RedisClient>(master);
+        m_actions = std::make_unique<ActionEngine>(m_actionsClient.get());
+        m_actions->setReadOnly(m_options.readOnly);
+    }
+    if (m_options.thread) {
+        m_client->moveToThread(thread);
+        if (m_monitor)
+            m_monitor->moveToThread(thread);
+        if (m_simulator)
+            m_simulator->moveToThread(thread);
+    }
+}
+
+// The traffic and the monitor go first (its last tick may still feed the
+// history store), then their connection: all on their own thread, before the
+// server they watch may go away.
+Deployment::~Deployment()
+{
+    m_actions.reset();
+    m_actionsClient.reset();
+    onThread([this] {
+        m_simulator.reset();
+        m_monitor.reset();
+        m_watch.reset();
+        m_client.reset();
     });
 }
 
-// The monitor goes first: its last tick may still feed the history store.
-Deployment::~Deployment()
+void Deployment::onThread(const std::function<void()> &job)
 {
-    m_monitor.reset();
+    if (m_anchor.thread() == QThread::currentThread())
+        job();
+    else
+        QMetaObject::invokeMethod(&m_anchor, job, Qt::BlockingQueuedConnection);
 }
 
 void Deployment::start()
 {
-    m_client.open();
+    if (m_actionsClient)
+        m_actionsClient->open();
+    QMetaObject::invokeMethod(m_client.get(), &RedisClient::open);
+    if (m_options.retryFirstConnection)
+        QMetaObject::invokeMethod(m_monitor.get(), &Monitor::start);
+    if (m_simulator)
+        QMetaObject::invokeMethod(m_simulator.get(), &Simulator::start);
 }
 
 void Deployment::recordEvent(qint64 atMs, const QByteArray &key, const QString &kind,
@@ -52,54 +100,45 @@ QString Deployment::sentencePrefix() const
                                     : QStringLiteral("deployment %1: ").arg(m_options.name);
 }
 
-void Deployment::onFirstReady()
+void Deployment::fail(const QString &why)
 {
-    m_monitor = std::make_unique<Monitor>(&m_client, m_options.monitor);
+    if (m_failed)
+        return;
+    m_failed = true;
+    Q_EMIT failed(why);
+}
+
+void Deployment::makeMonitor()
+{
+    m_monitor = std::make_unique<Monitor>(m_client.get(), m_options.monitor);
     Monitor *monitor = m_monitor.get();
-    connect(monitor, &Monitor::failed, this, [this](const QString &why) {
-        if (!m_failed) {
-            m_failed = true;
-            Q_EMIT failed(why);
-        }
-    });
+    connect(monitor, &Monitor::failed, this, &Deployment::fail);
     // A scan cut by a node that did not answer is made again (Monitor);
     // the figures are whole after the first scan that was not.
-    connect(monitor, &Monitor::discoveryFinished, this, [this](bool cancelled) {
-        if (cancelled)
-            return;
-        m_discovered = true;
-        m_monitor->refreshNow();
-    });
+    connect(
+        monitor, &Monitor::discoveryFinished, monitor,
+        [this, monitor](bool cancelled) {
+            if (cancelled)
+                return;
+            m_discovered = true;
+            monitor->refreshNow();
+        },
+        Qt::DirectConnection);
     connect(monitor, &Monitor::snapshotReady, this, &Deployment::snapshotReady);
     connect(monitor, &Monitor::tickOverdue, this, &Deployment::snapshotReady);
     connect(monitor, &Monitor::tickOverdue, this, &Deployment::tickOverdue);
-    if (!m_options.historyFile.isEmpty()) {
-        // What the console would chart, written on the store's own thread.
-        m_history = std::make_unique<HistoryStore>(m_options.historyFile, m_options.historyOptions);
-        connect(m_history.get(), &HistoryStore::problem, this, &Deployment::historyProblem);
-        m_history->open();
-        // Only what the monitor replaced since the last tick is compared:
-        // an idle object costs this thread nothing (feedHistory).
-        connect(monitor, &Monitor::tickFinished, this, [this](const Snapshot &s) {
-            feedHistory(*m_monitor, *m_history, s, m_discovered);
-        });
-        // The objects get their ids in the file as discovery finds them
-        // (HistoryStore::registerObjects): the first tick after it writes
-        // their records only.
-        connect(monitor, &Monitor::objectsFound, this, [this](const QList<PatternObject> &objects) {
-            if (!m_discovered)
-                m_history->registerObjects(objects);
-        });
-        // The connection's timeline (gatehouse-cli timeline reads it back).
-        connect(monitor, &Monitor::snapshotReady, this, [this](const Snapshot &s) {
-            for (const ConnectionTimeline::Entry &e :
-                 m_timeline.observe(s, QDateTime::currentMSecsSinceEpoch()))
-                m_history->recordEvent(e.atMs, QByteArray(), e.historyKind(), e.text);
-        });
-    }
+    if (!m_options.historyFile.isEmpty())
+        writeHistory();
     connect(monitor, &Monitor::tickFinished, this, &Deployment::tickFinished);
-    m_monitor->start();
-    Q_EMIT started();
+}
+
+void Deployment::writeHistory()
+{
+    // What the console would chart, written on the store's own thread.
+    m_history = std::make_shared<HistoryStore>(m_options.historyFile, m_options.historyOptions);
+    connect(m_history.get(), &HistoryStore::problem, this, &Deployment::historyProblem);
+    m_history->open();
+    feedHistoryFrom(m_monitor.get(), m_history);
 }
 
 } // namespace gatehouse

@@ -2,24 +2,37 @@
 #pragma once
 
 #include <history/historystore.h>
-#include <monitor/connectiontimeline.h>
 #include <monitor/monitor.h>
-#include <redis/connectionwatch.h>
 #include <redis/redisclient.h>
+#include <sim/simulator.h>
 
 #include <QObject>
 #include <QString>
 
+#include <atomic>
 #include <memory>
+#include <optional>
+
+class QThread;
 
 namespace gatehouse {
 
-// One Redis deployment watched for as long as the process runs: its
-// connection, its monitor and, when asked, its history file. The first
-// handshake fails fast (a wrong URL or password is said at once); after it
-// a lost connection is retried and the monitor re-reads what it shows (see
-// Monitor on reconnects and failovers). What `serve` makes once per
+class ActionEngine;
+class ConnectionWatch;
+
+// One Redis deployment watched for as long as the process runs or its window
+// is open: its connection and monitor, the history file every tick goes
+// into, and, for the console, the actions' connection and engine and the
+// demo's traffic. What the console makes once per window, `serve` once per
 // deployment it watches, and `watch` once.
+//
+// Two ways to start. By default the first handshake fails fast (a wrong URL
+// or password is said at once, failed()) and the monitor is made once it
+// succeeds. With retryFirstConnection (the console) the monitor exists from
+// the start and the first connection is retried as a lost one is: the window
+// says why behind its banner meanwhile. Either way a lost connection is
+// retried after the first handshake and the monitor re-reads what it shows
+// (see Monitor on reconnects and failovers).
 class Deployment : public QObject
 {
     Q_OBJECT
@@ -31,9 +44,24 @@ public:
         Monitor::Options monitor;
         QString historyFile; // not empty: every tick also goes into this history file
         HistoryStore::Options historyOptions;
+        bool retryFirstConnection = false;
+        // Not null: the connection, the monitor and the demo's traffic run on
+        // this thread (running, and outliving the deployment), so that a tick
+        // of tens of thousands of objects never stalls the creating thread.
+        // Null: the creating thread's (serve's few deployments cost one
+        // thread no more than a hop per round trip would).
+        QThread *thread = nullptr;
+        // The demo's traffic into the deployment, from start() on.
+        std::optional<Simulator::Options> demoTraffic;
+        // The actions' own connection (always to the master, whatever
+        // readFromReplicas says) and engine, on the creating thread where
+        // their outcomes are shown.
+        bool actions = false;
+        bool readOnly = false; // the action engine refuses every write
     };
 
     explicit Deployment(Options options, QObject *parent = nullptr);
+    // Stops the monitor and the traffic, on their thread, before returning.
     ~Deployment() override;
 
     // Connects; started() or failed() follows.
@@ -42,8 +70,15 @@ public:
     const RedisEndpoint &endpoint() const { return m_options.endpoint; }
     // "deployment eu: " before a sentence about it; empty without a name.
     QString sentencePrefix() const;
-    // Null until started().
+    // Null until started(), unless retryFirstConnection. It lives on the
+    // deployment's thread: from another, ask it with QMetaObject::invokeMethod.
     Monitor *monitor() const { return m_monitor.get(); }
+    // The actions' connection and engine; null unless Options::actions.
+    RedisClient *actionsClient() const { return m_actionsClient.get(); }
+    ActionEngine *actions() const { return m_actions.get(); }
+    // The history file's store, open; null without one. Its figures come
+    // from the monitor's thread, its writes go on a thread of its own.
+    const std::shared_ptr<HistoryStore> &history() const { return m_history; }
     // The first scan has finished: every tick from here on is whole.
     bool isDiscovered() const { return m_discovered; }
     // Writes an event into the history file beside the figures (an alert's
@@ -57,6 +92,7 @@ Q_SIGNALS:
     // The first connection failed, or the monitor cannot go on (a scan
     // refused): the deployment stops; why is a sentence.
     void failed(const QString &why);
+    // Not with retryFirstConnection (the monitor's snapshots say it).
     void connectionLost(const QString &why);
     void reconnected(qint64 gapMs);
     // The monitor's snapshots: published (at most ten a second), overdue
@@ -70,15 +106,24 @@ Q_SIGNALS:
     void historyProblem(const QString &message);
 
 private:
-    void onFirstReady();
+    void makeMonitor();
+    void fail(const QString &why);
+    // Every tick into the history file (feedHistoryFrom).
+    void writeHistory();
+    // Calls job on the deployment's thread (now, when it is this one) and
+    // waits for it.
+    void onThread(const std::function<void()> &job);
 
     Options m_options;
-    RedisClient m_client;
-    ConnectionWatch m_watch;
+    QObject m_anchor; // on the deployment's thread: the context of onThread
+    std::unique_ptr<RedisClient> m_client;
+    std::unique_ptr<ConnectionWatch> m_watch; // not with retryFirstConnection
     std::unique_ptr<Monitor> m_monitor;
-    std::unique_ptr<HistoryStore> m_history;
-    ConnectionTimeline m_timeline; // with a history file: written into it
-    bool m_discovered = false;
+    std::unique_ptr<Simulator> m_simulator;
+    std::unique_ptr<RedisClient> m_actionsClient;
+    std::unique_ptr<ActionEngine> m_actions;
+    std::shared_ptr<HistoryStore> m_history;
+    std::atomic<bool> m_discovered = false;
     bool m_failed = false;
 };
 

@@ -22,6 +22,7 @@
 
 #include "chartprobe.h"
 #include "redisserver.h"
+#include "testconsole.h"
 
 #include <QApplication>
 #include <QComboBox>
@@ -208,7 +209,8 @@ struct QueueConsole
         actions = std::make_unique<ActionEngine>(client.get());
         actions->setAuditLogPath(dir + QStringLiteral("/audit.jsonl"));
         MainWindow::Options windowOptions;
-        windowOptions.historyFile = dir + QStringLiteral("/history.sqlite");
+        windowOptions.history
+            = test::historyFor(monitor.get(), dir + QStringLiteral("/history.sqlite"));
         window = std::make_unique<MainWindow>(client.get(), monitor.get(), actions.get(),
                                               windowOptions);
         window->resize(1400, 1000);
@@ -247,7 +249,8 @@ private slots:
         QTemporaryDir dir;
         actions.setAuditLogPath(dir.filePath(QStringLiteral("audit.jsonl")));
         MainWindow::Options windowOptions;
-        windowOptions.historyFile = dir.filePath(QStringLiteral("history.sqlite"));
+        windowOptions.history
+            = test::historyFor(&monitor, dir.filePath(QStringLiteral("history.sqlite")));
         MainWindow window(&client, &monitor, &actions, windowOptions);
         window.resize(1400, 1000);
         window.show();

@@ -8,6 +8,7 @@
 #include "redisserver.h"
 
 #include <actions/actionengine.h>
+#include <deployment/historyfeed.h>
 #include <mainwindow.h>
 #include <monitor/monitor.h>
 #include <monitor/profile.h>
@@ -108,6 +109,18 @@ inline QString sideListCount(const MainWindow &window, const QString &title)
     return {};
 }
 
+// The history file of a test's console, open and fed every tick of monitor
+// as the console's Deployment feeds it; null for an empty file name.
+inline std::shared_ptr<HistoryStore> historyFor(Monitor *monitor, const QString &file)
+{
+    if (file.isEmpty())
+        return nullptr;
+    auto store = std::make_shared<HistoryStore>(file);
+    store->open();
+    feedHistoryFrom(monitor, store);
+    return store;
+}
+
 struct TestConsole
 {
     using Options = TestConsoleOptions;
@@ -129,7 +142,7 @@ struct TestConsole
         actions->setAuditLogPath(auditPath);
         MainWindow::Options windowOptions;
         windowOptions.readOnly = o.readOnly;
-        windowOptions.historyFile = o.historyFile;
+        windowOptions.history = historyFor(monitor.get(), o.historyFile);
         windowOptions.environment = o.environment;
         window = std::make_unique<MainWindow>(&client, monitor.get(), actions.get(), windowOptions);
         if (!o.size.isEmpty())

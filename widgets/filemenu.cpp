@@ -31,8 +31,9 @@ FileMenu::FileMenu(MainWindow *window, Monitor *monitor, RedisClient *client)
                                        &MainWindow::connectAnotherRequested);
     another->setObjectName(QStringLiteral("openAnotherDeployment"));
     another->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    // Both connections: the monitor's (and the demo's traffic on it) and the actions'.
     QAction *disconnectAction = file->addAction(tr("&Disconnect"), this, [monitor, client] {
-        QMetaObject::invokeMethod(monitor, &Monitor::stop);
+        QMetaObject::invokeMethod(monitor, &Monitor::close);
         client->close();
     });
     disconnectAction->setObjectName(QStringLiteral("disconnect"));

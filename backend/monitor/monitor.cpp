@@ -139,6 +139,12 @@ void Monitor::stop()
     m_fullPassDue = true;
 }
 
+void Monitor::close()
+{
+    stop();
+    m_client->close();
+}
+
 void Monitor::setPaused(bool paused)
 {
     if (m_paused == paused)

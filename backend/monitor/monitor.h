@@ -118,6 +118,10 @@ public:
 
     void start(); // when the client is ready: server facts, discovery, then ticks
     void stop();
+    // Stops and closes its connection, which is not retried (File >
+    // Disconnect): nothing is read, and what shares the connection (the
+    // demo's traffic) writes nothing more.
+    void close();
     // Paused: no reads (no ticks, no re-reads after keyspace events, no
     // rescans, no persistence reads) until resumed; the connections stay
     // open and idle, the readings keep their age, and what keyspace events

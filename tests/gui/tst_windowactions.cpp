@@ -6,8 +6,10 @@
 // when read-only.
 #include <actioninputdialog.h>
 #include <actions/actionengine.h>
+#include <deployment/deployment.h>
 #include <mainwindow.h>
 #include <monitor/monitor.h>
+#include <monitor/profile.h>
 #include <objecttablemodel.h>
 #include <patterns/patternregistry.h>
 #include <redis/redisclient.h>
@@ -18,6 +20,7 @@
 #include "testconsole.h"
 #include "windowtest.h"
 
+#include <QAction>
 #include <QApplication>
 #include <QClipboard>
 #include <QDialogButtonBox>
@@ -28,6 +31,7 @@
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QScopeGuard>
 #include <QSignalSpy>
 #include <QStatusBar>
 #include <redis/redisscript.h>
@@ -36,6 +40,7 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QThread>
 #include <QTimer>
 
 using namespace gatehouse;
@@ -195,6 +200,71 @@ private slots:
         QVERIFY(offered >= 25);
         QVERIFY(c.window->statusBar()->findChildren<QLabel *>().last()->text().contains(
             QLatin1String("READ-ONLY")));
+    }
+
+    // File > Disconnect on a window as the console makes it (its deployment
+    // on a thread of its own, the demo's traffic on the monitor's
+    // connection, the actions on theirs): every connection closes at the
+    // server, the window says so, and nothing writes any more.
+    void disconnectClosesEveryConnection()
+    {
+        RedisServer server;
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        auto admin = gatehouse::test::connectedClient(server);
+        QVERIFY(admin);
+        QThread thread;
+        thread.start();
+        const auto stopThread = qScopeGuard([&thread] {
+            thread.quit();
+            thread.wait();
+        });
+        // A figure of INFO (the server's own count).
+        const auto info = [&](const QByteArray &section, const QByteArray &field) {
+            const QByteArray text = call(*admin, {"INFO", section}).bytes();
+            const qsizetype at = text.indexOf(QByteArray("\r\n" + field + ':')) + field.size() + 3;
+            return text.mid(at, text.indexOf('\r', at) - at).toLongLong();
+        };
+        const auto clients = [&] {
+            return info("clients", "connected_clients");
+        };
+        const auto commands = [&] {
+            return info("stats", "total_commands_processed");
+        };
+        {
+            Deployment::Options o;
+            o.endpoint = server.endpoint();
+            QString error;
+            o.monitor.profile = Profile::load(QStringLiteral("demo"), &error);
+            o.monitor.intervalMs = 200;
+            o.retryFirstConnection = true;
+            o.thread = &thread;
+            o.actions = true;
+            o.demoTraffic = Simulator::Options();
+            Deployment deployment(o);
+            deployment.actions()->setAuditLogPath(audit());
+            MainWindow window(deployment.actionsClient(), deployment.monitor(),
+                              deployment.actions(), MainWindow::Options());
+            window.show();
+            deployment.start();
+            const auto state = [&] {
+                return window.statusBar()->findChildren<QLabel *>().first()->text();
+            };
+            QTRY_COMPARE_WITH_TIMEOUT(state(), QStringLiteral("Connected"), 10000);
+            QTRY_VERIFY_WITH_TIMEOUT(call(*admin, {"DBSIZE"}).toInteger() > 10, 10000);
+            QVERIFY(clients() >= 3); // this test's, the monitor's, the actions'
+
+            auto *disconnect = window.findChild<QAction *>(QStringLiteral("disconnect"));
+            QVERIFY(disconnect);
+            disconnect->trigger();
+            QTRY_COMPARE_WITH_TIMEOUT(state(), QStringLiteral("Disconnected"), 5000);
+            QTRY_COMPARE_WITH_TIMEOUT(clients(), 1, 5000);
+            // Nothing is sent any more: the server counts this test's INFO
+            // and nothing else.
+            const qint64 before = commands();
+            QTest::qWait(1500);
+            QVERIFY2(commands() - before <= 2, qPrintable(QString::number(commands() - before)));
+            QCOMPARE(clients(), 1);
+        }
     }
 
     void forceReleaseCancelThenAccept()

@@ -49,7 +49,9 @@ public:
         // this thread (running, and outliving the deployment), so that a tick
         // of tens of thousands of objects never stalls the creating thread.
         // Null: the creating thread's (serve's few deployments cost one
-        // thread no more than a hop per round trip would).
+        // thread no more than a hop per round trip would). Only with
+        // retryFirstConnection: the monitor a first handshake makes would be
+        // made on the creating thread.
         QThread *thread = nullptr;
         // The demo's traffic into the deployment, from start() on.
         std::optional<Simulator::Options> demoTraffic;

@@ -5,29 +5,17 @@
 #include "overviewpage.h"
 
 #include <alerts/alertengine.h>
-#include <history/historystore.h>
-#include <monitor/monitor.h>
 
 #include <QListWidgetItem>
 #include <QWidget>
 
 namespace gatehouse {
 
-AlertPresenter::AlertPresenter(AlertEngine *engine, Monitor *monitor,
-                               std::weak_ptr<HistoryStore> history, QWidget *window)
+AlertPresenter::AlertPresenter(AlertEngine *engine, QWidget *window)
     : QObject(window)
     , m_engine(engine)
     , m_window(window)
 {
-    connect(monitor, &Monitor::tickFinished, engine, &AlertEngine::evaluate);
-    connect(monitor, &Monitor::tickOverdue, engine, &AlertEngine::evaluate);
-    if (!history.expired()) {
-        connect(engine, &AlertEngine::transition, this, [history](const AlertEvent &e) {
-            if (const auto store = history.lock())
-                store->recordEvent(e.atMs, e.key, QStringLiteral("alert.") + e.stateId(),
-                                   e.sentence());
-        });
-    }
     auto *notifier = new DesktopNotifier(window);
     connect(engine, &AlertEngine::transition, notifier, &DesktopNotifier::notify);
     connect(notifier, &DesktopNotifier::trayActivated, this, &AlertPresenter::raiseWindow);

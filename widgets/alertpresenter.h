@@ -3,34 +3,27 @@
 
 #include <QObject>
 
-#include <memory>
-
 class QListWidgetItem;
 class QWidget;
 
 namespace gatehouse {
 
 class AlertEngine;
-class HistoryStore;
-class Monitor;
 class OverviewPage;
 
 // The alert engine in a console window: how many fire on the Alerts page's
 // side-list entry ("Alerts (2)") and on the Overview (how many and the worst
-// of them); evaluated at every tick of the
-// monitor (queued: the monitor ticks on its own thread; evaluating is a
-// figure per object per rule, cheap enough for the GUI thread), every firing
-// and resolution written into the history file beside the figures, and
-// shown as a desktop notification (the operator who saw a firing knows it is
-// over without opening the console). A click on the tray icon or on a
-// notification raises the window.
+// of them), and every firing and resolution shown as a desktop notification
+// (the operator who saw a firing knows it is over without opening the
+// console). A click on the tray icon or on a notification raises the window.
+// The engine is the deployment's (Deployment::alerts()): it evaluates every
+// tick and writes each transition into the history file.
 class AlertPresenter : public QObject
 {
     Q_OBJECT
 public:
-    // history: may be null (no history kept); window: raised on a click.
-    AlertPresenter(AlertEngine *engine, Monitor *monitor, std::weak_ptr<HistoryStore> history,
-                   QWidget *window);
+    // window: raised on a click.
+    AlertPresenter(AlertEngine *engine, QWidget *window);
     // Where the firing alerts are counted: the side list's entry, the Overview.
     void showFiringIn(QListWidgetItem *entry, OverviewPage *overview);
 

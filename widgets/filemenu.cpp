@@ -7,8 +7,8 @@
 #include "sectionpage.h"
 #include "unconfirmedpage.h"
 
+#include <deployment/deployment.h>
 #include <monitor/monitor.h>
-#include <redis/redisclient.h>
 
 #include <QAction>
 #include <QApplication>
@@ -18,11 +18,12 @@
 
 namespace gatehouse {
 
-FileMenu::FileMenu(MainWindow *window, Monitor *monitor, RedisClient *client)
+FileMenu::FileMenu(MainWindow *window, Deployment *deployment)
     : QObject(window)
     , m_window(window)
-    , m_monitor(monitor)
+    , m_monitor(deployment->monitor())
 {
+    Monitor *monitor = m_monitor;
     QMenu *file = window->menuBar()->addMenu(tr("&File"));
     QAction *connectAction
         = file->addAction(tr("&Connect…"), window, &MainWindow::connectRequested);
@@ -32,10 +33,7 @@ FileMenu::FileMenu(MainWindow *window, Monitor *monitor, RedisClient *client)
     another->setObjectName(QStringLiteral("openAnotherDeployment"));
     another->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
     // Both connections: the monitor's (and the demo's traffic on it) and the actions'.
-    QAction *disconnectAction = file->addAction(tr("&Disconnect"), this, [monitor, client] {
-        QMetaObject::invokeMethod(monitor, &Monitor::close);
-        client->close();
-    });
+    QAction *disconnectAction = file->addAction(tr("&Disconnect"), deployment, &Deployment::close);
     disconnectAction->setObjectName(QStringLiteral("disconnect"));
     QAction *refresh = file->addAction(tr("&Refresh now"), this, [monitor] {
         QMetaObject::invokeMethod(monitor, &Monitor::refreshNow);

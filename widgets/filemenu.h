@@ -5,9 +5,9 @@
 
 namespace gatehouse {
 
+class Deployment;
 class MainWindow;
 class Monitor;
-class RedisClient;
 
 // The window's File menu: Connect…, Disconnect, Refresh now (F5), Pause
 // refresh, Dismiss gone objects, Find… (the current page's filter), Export
@@ -18,7 +18,7 @@ class FileMenu : public QObject
 {
     Q_OBJECT
 public:
-    FileMenu(MainWindow *window, Monitor *monitor, RedisClient *client);
+    FileMenu(MainWindow *window, Deployment *deployment);
 
 private:
     void find();

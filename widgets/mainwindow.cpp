@@ -27,11 +27,12 @@
 #include <monitor/jobbrowser.h>
 
 #include <actions/actionengine.h>
+#include <alerts/alertengine.h>
 #include <deployment/consolereads.h>
+#include <deployment/deployment.h>
 #include <history/historystore.h>
 #include <monitor/monitor.h>
 #include <patterns/patternregistry.h>
-#include <redis/redisclient.h>
 
 #include <QAction>
 #include <QDateTime>
@@ -43,25 +44,26 @@
 
 namespace gatehouse {
 
-MainWindow::MainWindow(RedisClient *client, Monitor *monitor, ActionEngine *actions,
-                       Options options, QWidget *parent)
+MainWindow::MainWindow(Deployment *deployment, Options options, QWidget *parent)
     : QMainWindow(parent)
-    , m_client(client)
-    , m_monitor(monitor)
-    , m_actions(actions)
-    , m_rights(new ActionRightsGate(actions, this))
-    , m_jobBrowser(new JobBrowser(client, this))
-    , m_reads(new ConsoleReads(client, this))
+    , m_deployment(deployment)
+    , m_monitor(deployment->monitor())
+    , m_actions(deployment->actions())
+    , m_rights(new ActionRightsGate(m_actions, this))
+    , m_jobBrowser(deployment->jobs())
+    , m_reads(deployment->reads())
     , m_options(options)
+    , m_history(deployment->history())
     , m_snapshot(std::make_shared<const Snapshot>())
     , m_pages(new PageList(this))
     , m_stack(new QStackedWidget(this))
     , m_banner(new FaultBanner(this))
     , m_status(
           new StatusPresenter(statusBar(), options.readOnly, options.demo, options.environment))
-    , m_workflow(new ActionWorkflow(m_reads, actions, options.readOnly, this))
+    , m_workflow(new ActionWorkflow(m_reads, m_actions, options.readOnly, this))
 {
-    const QString url = client->endpoint().displayUrl();
+    Q_ASSERT(m_monitor && m_actions);
+    const QString url = deployment->endpoint().displayUrl();
     setWindowTitle(m_options.environment.titled(
         QStringLiteral("Gatehouse%1 — %2")
             .arg(m_options.demo ? QStringLiteral(" — DEMO") : QString(), url)));
@@ -70,7 +72,7 @@ MainWindow::MainWindow(RedisClient *client, Monitor *monitor, ActionEngine *acti
     setWindowIcon(QIcon(QStringLiteral(":/resources/gatehouse.svg")));
     buildPages();
     buildLayout();
-    new FileMenu(this, m_monitor, m_client);
+    new FileMenu(this, deployment);
 
     connect(m_banner, &FaultBanner::connectRequested, this, &MainWindow::connectRequested);
     connect(m_workflow, &ActionWorkflow::message, this, &MainWindow::showMessage);
@@ -84,14 +86,13 @@ MainWindow::MainWindow(RedisClient *client, Monitor *monitor, ActionEngine *acti
             page->reloadJobs(); // the job lists show where the jobs went
     });
     connect(m_workflow, &ActionWorkflow::finished, this, &MainWindow::actionFinished);
-    connect(m_monitor, &Monitor::snapshotReady, this, &MainWindow::onSnapshot);
-    if (m_options.history)
+    connect(deployment, &Deployment::snapshotReady, this, &MainWindow::onSnapshot);
+    if (m_history)
         showHistory();
     m_status->follow(m_monitor);
     connect(m_actions, &ActionEngine::audited, m_audit, &AuditPage::reload);
     // Until the first snapshot: the connection as the client last reported it.
-    showConnection(
-        {client->state(), client->errorString(), client->nextAttemptAtMs(), client->errorKind()});
+    showConnection(deployment->actionsConnection());
 
     m_timer.setInterval(500);
     connect(&m_timer, &QTimer::timeout, this, &MainWindow::onTimer);
@@ -199,7 +200,7 @@ void MainWindow::buildLayout()
 
 void MainWindow::showHistory()
 {
-    const std::shared_ptr<HistoryStore> &store = m_options.history;
+    const std::shared_ptr<HistoryStore> &store = m_history;
     const QString file = store->path();
     connect(store.get(), &HistoryStore::problem, this,
             [this](const QString &message) { showMessage(message); });
@@ -219,15 +220,16 @@ void MainWindow::addPage(QWidget *page, const QString &title)
     m_pages->addPage(title);
 }
 
-void MainWindow::setAlerts(AlertEngine *engine, const Profile &profile)
+void MainWindow::setAlerts(const Profile &profile)
 {
-    if (m_alertsPage)
+    AlertEngine *engine = m_deployment->alerts();
+    if (m_alertsPage || !engine)
         return;
     m_alertsPage = new AlertsPage(engine, this);
     m_alertsPage->setProfile(profile);
     addPage(m_alertsPage, tr("Alerts"));
     connect(m_alertsPage, &AlertsPage::openRequested, m_navigation, &ConsoleNavigation::openObject);
-    auto *presenter = new AlertPresenter(engine, m_monitor, m_options.history, this);
+    auto *presenter = new AlertPresenter(engine, this);
     presenter->showFiringIn(m_pages->item(m_pages->count() - 1), m_overview);
     connect(presenter, &AlertPresenter::alertsWanted, this,
             [this] { showPage(m_stack->indexOf(m_alertsPage)); });

@@ -30,6 +30,7 @@ class TimelinePage;
 class ChartPanel;
 class ConsoleReads;
 class ConsoleNavigation;
+class Deployment;
 class FaultBanner;
 class Monitor;
 class ObjectTableModel;
@@ -39,7 +40,6 @@ class OtherKeysPage;
 class PageList;
 class StatusPresenter;
 class UnconfirmedPage;
-class RedisClient;
 class SectionPage;
 
 // The console's main window hosts pages: the Overview, one SectionPage per
@@ -49,8 +49,10 @@ class SectionPage;
 // the watched objects). An action a page builds goes to the ActionWorkflow
 // (confirmed, run, reported); faults that must not pass by go to the
 // FaultBanner, the connection and the readings' figures to the status bar
-// (StatusPresenter). The backend objects are injected; the window never
-// opens a socket.
+// (StatusPresenter). It shows one Deployment, given, made with its actions
+// and its monitor from the start (Deployment::Options::actions,
+// retryFirstConnection): the window never opens a socket, and every read it
+// asks goes through the deployment (ConsoleReads, JobBrowser).
 class MainWindow : public QMainWindow
 {
     Q_OBJECT
@@ -59,19 +61,16 @@ public:
     {
         bool readOnly = false;
         bool demo = false;
-        // The connection's history file, open and fed every tick by its
-        // owner (Deployment): the charts read their longer ranges from it,
-        // the panels and the Timeline page what earlier runs recorded. Null:
-        // no history kept (--no-history).
-        std::shared_ptr<HistoryStore> history;
         // The connection's environment (--environment, or the Connect
         // dialog's): first in the title, a badge in the status bar, and in
         // every action's confirmation. Unset: none.
         Environment environment;
     };
 
-    MainWindow(RedisClient *client, Monitor *monitor, ActionEngine *actions, Options options,
-               QWidget *parent = nullptr);
+    // The deployment's history file, when it keeps one, gives the charts
+    // their longer ranges, the panels and the Timeline page what earlier
+    // runs recorded. deployment outlives the window.
+    MainWindow(Deployment *deployment, Options options, QWidget *parent = nullptr);
     ~MainWindow() override;
 
     // For tests and the screenshot run.
@@ -84,11 +83,11 @@ public:
     int pageOf(const QString &section) const;
     QWidget *page(int index) const;
     SectionPage *sectionPage(const QString &section) const;
-    // The Alerts page, its badge on the side list ("Alerts (2)") and desktop
-    // notifications of firings and resolutions (DesktopNotifier); the
-    // engine evaluates every tick of the monitor. Its rules are saved with
-    // profile.
-    void setAlerts(AlertEngine *engine, const Profile &profile);
+    // The Alerts page of the deployment's rules (Deployment::alerts(); none
+    // without them), its badge on the side list ("Alerts (2)") and desktop
+    // notifications of firings and resolutions (DesktopNotifier). Its rules
+    // are saved with profile.
+    void setAlerts(const Profile &profile);
     AlertsPage *alertsPage() const { return m_alertsPage; }
     // Autodetection's pages: the candidates with Accept/Reject (their
     // verdicts go to the monitor as a new profile), and the ordinary keys.
@@ -133,15 +132,17 @@ private:
     // detail and publishes their history.
     void watchSelection(const QByteArray &latest);
 
-    RedisClient *m_client;
+    Deployment *m_deployment;
     Monitor *m_monitor;
     ActionEngine *m_actions;
     ActionRightsGate *m_rights; // what the user's ACL allows, for every page's buttons
-    // Library queues' job lists, read on demand over the window's connection.
+    // Library queues' job lists, read on demand over the deployment's
+    // actions' connection.
     JobBrowser *m_jobBrowser;
     // The server panel's and the panels' reads, over the same connection.
     ConsoleReads *m_reads;
     Options m_options;
+    std::shared_ptr<HistoryStore> m_history; // null: no history kept (--no-history)
     std::shared_ptr<const Snapshot> m_snapshot;
     SectionTallier m_tallier; // the side list's counts, snapshot to snapshot
     QString m_lastOutcome;

@@ -48,13 +48,10 @@ void WatchCommand::start()
     connect(d, &Deployment::tickFinished, this, &WatchCommand::printTick);
     // A line per tick even when the server does not answer.
     connect(d, &Deployment::tickOverdue, this, &WatchCommand::printTick);
-    // watch --alerts --history: firings and resolutions go in the file too.
-    if (m_alerts) {
-        connect(m_alerts.get(), &AlertEngine::transition, this, [this](const AlertEvent &e) {
-            m_deployment->recordEvent(e.atMs, e.key, QStringLiteral("alert.") + e.stateId(),
-                                      e.sentence());
-        });
-    }
+    // watch --alerts: the deployment evaluates every tick before it is
+    // printed here (and with --history writes each transition in the file).
+    if (AlertEngine *alerts = d->alerts())
+        connect(alerts, &AlertEngine::transition, this, &WatchCommand::printAlert);
     d->start();
 }
 
@@ -65,8 +62,7 @@ void WatchCommand::printTick(const Snapshot &s)
     if (m_lost)
         ++m_missed;
     printWorldEvents(s);
-    if (m_alerts) {
-        m_alerts->evaluate(s); // its transitions print themselves (printAlert)
+    if (m_options.alerts) { // the transitions have printed themselves (printAlert)
         if (m_count > 0 && ++m_printed >= m_count)
             done(endCode());
         return;
@@ -83,10 +79,8 @@ void WatchCommand::printTick(const Snapshot &s)
 
 void WatchCommand::setAlerts(const QList<AlertRule> &rules, bool failOnAlert)
 {
-    m_alerts = std::make_unique<AlertEngine>();
-    m_alerts->setRules(rules);
+    m_options.alerts = rules;
     m_failOnAlert = failOnAlert;
-    connect(m_alerts.get(), &AlertEngine::transition, this, &WatchCommand::printAlert);
     // Interrupted: the run ends with its verdict, not the shell's 130.
     auto *interrupt = new Interrupt(this);
     connect(interrupt, &Interrupt::interrupted, this, [this] { done(endCode()); });
@@ -94,7 +88,8 @@ void WatchCommand::setAlerts(const QList<AlertRule> &rules, bool failOnAlert)
 
 int WatchCommand::endCode() const
 {
-    return m_failOnAlert && m_alerts && m_alerts->everFired() ? ExitAlertFired : ExitOk;
+    const AlertEngine *alerts = m_deployment ? m_deployment->alerts() : nullptr;
+    return m_failOnAlert && alerts && alerts->everFired() ? ExitAlertFired : ExitOk;
 }
 
 void WatchCommand::printAlert(const AlertEvent &e)

@@ -43,7 +43,6 @@ private:
 
     Deployment::Options m_options;
     std::unique_ptr<Deployment> m_deployment;
-    std::unique_ptr<AlertEngine> m_alerts; // --alerts only
     bool m_failOnAlert = false;
     bool m_json = false;
     int m_count = 0; // ticks to print, 0 = until interrupted

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "consoles.h"
 
-#include <alerts/alertengine.h>
 #include <alerts/builtinalerts.h>
 #include <alertspage.h>
 #include <connectiondialog.h>
@@ -66,8 +65,9 @@ void reportFatal(const QString &message)
 
 // One connection's console: its deployment (the monitor, with its client and
 // the demo's traffic, on the monitor thread, so a tick of tens of thousands
-// of objects never stalls the window; the actions on the GUI thread, where
-// their outcomes are shown), its alerts and its window.
+// of objects never stalls the window; the actions, the window's reads and
+// the alerts on the GUI thread, where their outcomes are shown) and its
+// window.
 struct Consoles::Console
 {
     ~Console() { teardown(); }
@@ -76,7 +76,6 @@ struct Consoles::Console
     void teardown()
     {
         window.reset();
-        alerts.reset();
         deployment.reset();
     }
     Monitor *monitor() const { return deployment ? deployment->monitor() : nullptr; }
@@ -86,7 +85,6 @@ struct Consoles::Console
     bool named = false;          // opened by --deployment NAME=URL
     int overviewId = 0;          // its row in All Deployments; 0: none yet
     std::unique_ptr<Deployment> deployment;
-    std::unique_ptr<AlertEngine> alerts; // GUI thread
     std::unique_ptr<MainWindow> window;
 };
 
@@ -223,6 +221,7 @@ void Consoles::buildDeployment(Console &console, const RedisEndpoint &ep, bool d
     }
     options.actions = true;
     options.readOnly = m_options.readOnly;
+    options.alerts = m_alertRules;
     console.deployment = std::make_unique<Deployment>(std::move(options));
 }
 
@@ -231,11 +230,8 @@ void Consoles::buildWindow(Console &console, bool demoConsole)
     MainWindow::Options windowOptions;
     windowOptions.readOnly = m_options.readOnly;
     windowOptions.demo = demoConsole;
-    windowOptions.history = console.deployment->history();
     windowOptions.environment = m_options.environment;
-    const Deployment &d = *console.deployment;
-    console.window
-        = std::make_unique<MainWindow>(d.actionsClient(), d.monitor(), d.actions(), windowOptions);
+    console.window = std::make_unique<MainWindow>(console.deployment.get(), windowOptions);
 }
 
 void Consoles::connectWindow(Console &console)
@@ -248,7 +244,7 @@ void Consoles::connectWindow(Console &console)
     // Its row in All Deployments, fed every snapshot its window gets.
     m_overview->removeDeployment(console.overviewId);
     console.overviewId = m_overview->addDeployment(console.name, m_options.environment);
-    QObject::connect(console.monitor(), &Monitor::snapshotReady, m_overview,
+    QObject::connect(console.deployment.get(), &Deployment::snapshotReady, m_overview,
                      [overview = m_overview, id = console.overviewId](const Snapshot &s) {
                          overview->setSnapshot(id, s);
                      });
@@ -295,9 +291,7 @@ void Consoles::setUpAlerts(Console &console, const QString &ownProfile)
     if (!m_options.profile && !ownProfile.isEmpty()) // what is saved goes to this connection's file
         alertProfile.fileName = ownProfile;
     alertProfile.alerts = m_alertRules;
-    console.alerts = std::make_unique<AlertEngine>();
-    console.alerts->setRules(m_alertRules);
-    console.window->setAlerts(console.alerts.get(), alertProfile);
+    console.window->setAlerts(alertProfile);
     connect(console.window->alertsPage(), &AlertsPage::rulesEdited, this,
             [this](const QList<AlertRule> &rules) { m_alertRules = rules; });
     // Verdicts on autodetection's candidates outlive a reconnection too.

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "deployment.h"
 
+#include "consolereads.h"
 #include "historyfeed.h"
 
 #include <actions/actionengine.h>
+#include <alerts/alertengine.h>
+#include <monitor/jobbrowser.h>
 #include <redis/connectionwatch.h>
 
 #include <QThread>
@@ -16,6 +19,14 @@ Deployment::Deployment(Options options, QObject *parent)
 {
     QThread *thread = m_options.thread ? m_options.thread : QThread::currentThread();
     m_anchor.moveToThread(thread);
+    if (m_options.alerts) {
+        m_alerts = std::make_unique<AlertEngine>();
+        m_alerts->setRules(*m_options.alerts);
+        // Firings and resolutions beside the figures.
+        connect(m_alerts.get(), &AlertEngine::transition, this, [this](const AlertEvent &e) {
+            recordEvent(e.atMs, e.key, QStringLiteral("alert.") + e.stateId(), e.sentence());
+        });
+    }
     // The monitor's connection lives on the monitor's thread: no hop per
     // round trip.
     m_client = std::make_unique<RedisClient>(m_options.endpoint, thread);
@@ -43,6 +54,10 @@ Deployment::Deployment(Options options, QObject *parent)
         m_actionsClient = std::make_unique<RedisClient>(master);
         m_actions = std::make_unique<ActionEngine>(m_actionsClient.get());
         m_actions->setReadOnly(m_options.readOnly);
+        if (!m_options.auditLogPath.isEmpty())
+            m_actions->setAuditLogPath(m_options.auditLogPath);
+        m_reads = std::make_unique<ConsoleReads>(m_actionsClient.get());
+        m_jobs = std::make_unique<JobBrowser>(m_actionsClient.get());
     }
     if (m_options.thread) {
         m_client->moveToThread(thread);
@@ -58,6 +73,8 @@ Deployment::Deployment(Options options, QObject *parent)
 // server they watch may go away.
 Deployment::~Deployment()
 {
+    m_jobs.reset();
+    m_reads.reset();
     m_actions.reset();
     m_actionsClient.reset();
     onThread([this] {
@@ -85,6 +102,32 @@ void Deployment::start()
         QMetaObject::invokeMethod(m_monitor.get(), &Monitor::start);
     if (m_simulator)
         QMetaObject::invokeMethod(m_simulator.get(), &Simulator::start);
+}
+
+void Deployment::close()
+{
+    QMetaObject::invokeMethod(m_client.get(), [this] {
+        if (m_monitor)
+            m_monitor->close();
+        else
+            m_client->close();
+    });
+    if (m_actionsClient)
+        m_actionsClient->close();
+}
+
+ConnectionStatus Deployment::actionsConnection() const
+{
+    if (!m_actionsClient)
+        return {};
+    const RedisClient &c = *m_actionsClient;
+    return {c.state(), c.errorString(), c.nextAttemptAtMs(), c.errorKind()};
+}
+
+void Deployment::evaluateAlerts(const Snapshot &snapshot)
+{
+    if (m_alerts && m_discovered)
+        m_alerts->evaluate(snapshot);
 }
 
 void Deployment::recordEvent(qint64 atMs, const QByteArray &key, const QString &kind,
@@ -126,10 +169,18 @@ void Deployment::makeMonitor()
         Qt::DirectConnection);
     connect(monitor, &Monitor::snapshotReady, this, &Deployment::snapshotReady);
     connect(monitor, &Monitor::tickOverdue, this, &Deployment::snapshotReady);
-    connect(monitor, &Monitor::tickOverdue, this, &Deployment::tickOverdue);
+    // The rules see a tick before whoever follows the deployment does (watch
+    // --alerts prints the transitions, then counts the tick).
+    connect(monitor, &Monitor::tickOverdue, this, [this](const Snapshot &s) {
+        evaluateAlerts(s);
+        Q_EMIT tickOverdue(s);
+    });
     if (!m_options.historyFile.isEmpty())
         writeHistory();
-    connect(monitor, &Monitor::tickFinished, this, &Deployment::tickFinished);
+    connect(monitor, &Monitor::tickFinished, this, [this](const Snapshot &s) {
+        evaluateAlerts(s);
+        Q_EMIT tickFinished(s);
+    });
 }
 
 void Deployment::writeHistory()

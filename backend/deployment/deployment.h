@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <alerts/alertrule.h>
 #include <history/historystore.h>
 #include <monitor/monitor.h>
 #include <redis/redisclient.h>
@@ -18,12 +19,16 @@ class QThread;
 namespace gatehouse {
 
 class ActionEngine;
+class AlertEngine;
 class ConnectionWatch;
+class ConsoleReads;
+class JobBrowser;
 
 // One Redis deployment watched for as long as the process runs or its window
 // is open: its connection and monitor, the history file every tick goes
-// into, and, for the console, the actions' connection and engine and the
-// demo's traffic. What the console makes once per window, `serve` once per
+// into, its alert rules, and, for the console, the actions' connection with
+// their engine and the console's reads (server panel, tokens, job pages) and
+// the demo's traffic. What the console makes once per window, `serve` once per
 // deployment it watches, and `watch` once.
 //
 // Two ways to start. By default the first handshake fails fast (a wrong URL
@@ -60,6 +65,11 @@ public:
         // their outcomes are shown.
         bool actions = false;
         bool readOnly = false; // the action engine refuses every write
+        QString auditLogPath;  // with actions: where they are audited; empty: the default
+        // Set: these rules are evaluated on every tick once the first scan
+        // has finished (alerts()), and with a history file each firing and
+        // resolution goes into it.
+        std::optional<QList<AlertRule>> alerts;
     };
 
     explicit Deployment(Options options, QObject *parent = nullptr);
@@ -68,6 +78,10 @@ public:
 
     // Connects; started() or failed() follows.
     void start();
+    // Closes every connection: the monitor's (its ticks and the demo's
+    // traffic stop with it) and the actions'. Nothing is read or written
+    // until the deployment is made again (File > Disconnect).
+    void close();
     const QString &name() const { return m_options.name; }
     const RedisEndpoint &endpoint() const { return m_options.endpoint; }
     // "deployment eu: " before a sentence about it; empty without a name.
@@ -75,9 +89,21 @@ public:
     // Null until started(), unless retryFirstConnection. It lives on the
     // deployment's thread: from another, ask it with QMetaObject::invokeMethod.
     Monitor *monitor() const { return m_monitor.get(); }
-    // The actions' connection and engine; null unless Options::actions.
+    // The actions' connection and engine, and the console's reads over that
+    // connection (ConsoleReads, JobBrowser), on the creating thread; null
+    // unless Options::actions.
     RedisClient *actionsClient() const { return m_actionsClient.get(); }
     ActionEngine *actions() const { return m_actions.get(); }
+    ConsoleReads *reads() const { return m_reads.get(); }
+    JobBrowser *jobs() const { return m_jobs.get(); }
+    // The actions' connection as its client reports it now (the console's
+    // banner until the first snapshot); Disconnected without actions.
+    ConnectionStatus actionsConnection() const;
+    // The demo's traffic, on the deployment's thread; null unless
+    // Options::demoTraffic.
+    Simulator *simulator() const { return m_simulator.get(); }
+    // The rules' engine, on the creating thread; null unless Options::alerts.
+    AlertEngine *alerts() const { return m_alerts.get(); }
     // The history file's store, open; null without one. Its figures come
     // from the monitor's thread, its writes go on a thread of its own.
     const std::shared_ptr<HistoryStore> &history() const { return m_history; }
@@ -109,6 +135,9 @@ Q_SIGNALS:
 
 private:
     void makeMonitor();
+    // The alert rules on a tick the monitor finished (or overdue), once the
+    // first scan has.
+    void evaluateAlerts(const Snapshot &snapshot);
     void fail(const QString &why);
     // Every tick into the history file (feedHistoryFrom).
     void writeHistory();
@@ -124,6 +153,9 @@ private:
     std::unique_ptr<Simulator> m_simulator;
     std::unique_ptr<RedisClient> m_actionsClient;
     std::unique_ptr<ActionEngine> m_actions;
+    std::unique_ptr<ConsoleReads> m_reads;
+    std::unique_ptr<JobBrowser> m_jobs;
+    std::unique_ptr<AlertEngine> m_alerts;
     std::shared_ptr<HistoryStore> m_history;
     std::atomic<bool> m_discovered = false;
     bool m_failed = false;

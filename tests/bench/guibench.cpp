@@ -3,7 +3,7 @@
 
 #include "redisserver.h"
 
-#include <actions/actionengine.h>
+#include <deployment/deployment.h>
 #include <mainwindow.h>
 #include <monitor/monitor.h>
 #include <objecttablemodel.h>
@@ -32,23 +32,23 @@ QList<Figure> runGuiBench(const RedisEndpoint &endpoint, const MonitorBenchSizes
     populateTracked(client, sizes);
 
     // As the application does it: the monitor and its client on a thread of
-    // their own, actions on a client of the GUI thread.
+    // their own, the actions' client and the window's reads on the GUI thread.
     QThread thread;
     thread.start();
-    auto monitorClient = std::make_unique<RedisClient>(endpoint);
-    Monitor::Options options;
-    options.profile = benchProfile();
-    options.intervalMs = 1000;
-    auto monitor = std::make_unique<Monitor>(monitorClient.get(), options);
-    monitorClient->moveToThread(&thread);
-    monitor->moveToThread(&thread);
-    ActionEngine actions(&client);
-    MainWindow window(&client, monitor.get(), &actions, {});
+    Deployment::Options options;
+    options.endpoint = endpoint;
+    options.monitor.profile = benchProfile();
+    options.monitor.intervalMs = 1000;
+    options.retryFirstConnection = true;
+    options.thread = &thread;
+    options.actions = true;
+    auto deployment = std::make_unique<Deployment>(std::move(options));
+    auto ownedWindow = std::make_unique<MainWindow>(deployment.get(), MainWindow::Options());
+    MainWindow &window = *ownedWindow;
     window.show();
     QEventLoop wait;
-    QObject::connect(monitor.get(), &Monitor::discoveryFinished, &wait, &QEventLoop::quit);
-    QMetaObject::invokeMethod(monitorClient.get(), &RedisClient::open);
-    QMetaObject::invokeMethod(monitor.get(), &Monitor::start);
+    QObject::connect(deployment->monitor(), &Monitor::discoveryFinished, &wait, &QEventLoop::quit);
+    deployment->start();
     wait.exec();
     // The limiters, with charts for one of them: 10,000 windows of one name
     // family are one row, expanded to select a member (as an operator does).
@@ -91,15 +91,8 @@ QList<Figure> runGuiBench(const RedisEndpoint &endpoint, const MonitorBenchSizes
     const int rows = window.model(QStringLiteral("limiter"))->rowCount()
                      + window.model(QStringLiteral("lock"))->rowCount()
                      + window.model(QStringLiteral("queue"))->rowCount();
-    QObject anchor;
-    anchor.moveToThread(&thread);
-    QMetaObject::invokeMethod(
-        &anchor,
-        [&] {
-            monitor.reset();
-            monitorClient.reset();
-        },
-        Qt::BlockingQueuedConnection);
+    ownedWindow.reset();
+    deployment.reset(); // the monitor and its client go on their thread
     thread.quit();
     thread.wait();
     const QString note

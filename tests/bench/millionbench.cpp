@@ -5,7 +5,7 @@
 
 #include "redisserver.h"
 
-#include <actions/actionengine.h>
+#include <deployment/deployment.h>
 #include <mainwindow.h>
 #include <monitor/monitor.h>
 #include <redis/redisclient.h>
@@ -253,15 +253,15 @@ int runMillionGuiChild(const QString &url)
     // their own, no profile (autodetection), no history file.
     QThread thread;
     thread.start();
-    auto monitorClient = std::make_unique<RedisClient>(*endpoint);
-    RedisClient client(*endpoint);
-    client.open();
-    Monitor::Options options;
-    auto monitor = std::make_unique<Monitor>(monitorClient.get(), options);
-    monitorClient->moveToThread(&thread);
-    monitor->moveToThread(&thread);
-    ActionEngine actions(&client);
-    MainWindow window(&client, monitor.get(), &actions, {});
+    Deployment::Options options;
+    options.endpoint = *endpoint;
+    options.retryFirstConnection = true;
+    options.thread = &thread;
+    options.actions = true;
+    auto deployment = std::make_unique<Deployment>(std::move(options));
+    Monitor *monitor = deployment->monitor();
+    auto ownedWindow = std::make_unique<MainWindow>(deployment.get(), MainWindow::Options());
+    MainWindow &window = *ownedWindow;
     window.show();
     QCoreApplication::processEvents();
     const qint64 beforeKb = statusKb("VmRSS:");
@@ -270,16 +270,15 @@ int runMillionGuiChild(const QString &url)
     QEventLoop wait;
     bool discovered = false;
     qint64 shown = -1;
-    QObject::connect(monitor.get(), &Monitor::discoveryFinished, &wait, [&] { discovered = true; });
+    QObject::connect(monitor, &Monitor::discoveryFinished, &wait, [&] { discovered = true; });
     // The console has what discovery found once a snapshot after it arrived.
-    QObject::connect(monitor.get(), &Monitor::snapshotReady, &wait, [&](const Snapshot &s) {
+    QObject::connect(monitor, &Monitor::snapshotReady, &wait, [&](const Snapshot &s) {
         if (discovered && !s.discovering) {
             shown = s.objects.size();
             wait.quit();
         }
     });
-    QMetaObject::invokeMethod(monitorClient.get(), &RedisClient::open);
-    QMetaObject::invokeMethod(monitor.get(), &Monitor::start);
+    deployment->start();
     QTimer::singleShot(600000, &wait, &QEventLoop::quit);
     wait.exec();
     const double wallMs = clock.nsecsElapsed() / 1e6;
@@ -292,15 +291,8 @@ int runMillionGuiChild(const QString &url)
     // What is live, without what the allocator keeps free (M4's note).
     malloc_trim(0);
     const qint64 trimmedKb = statusKb("VmRSS:");
-    QObject anchor;
-    anchor.moveToThread(&thread);
-    QMetaObject::invokeMethod(
-        &anchor,
-        [&] {
-            monitor.reset();
-            monitorClient.reset();
-        },
-        Qt::BlockingQueuedConnection);
+    ownedWindow.reset();
+    deployment.reset(); // the monitor and its client go on their thread
     thread.quit();
     thread.wait();
     QTextStream(stdout) << QJsonDocument(

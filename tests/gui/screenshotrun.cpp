@@ -13,6 +13,7 @@
 #include <confirmactiondialog.h>
 #include <connectiondialog.h>
 #include <consolenavigation.h>
+#include <deployment/deployment.h>
 #include <englishplurals.h>
 #include <mainwindow.h>
 #include <monitor/monitor.h>
@@ -198,47 +199,34 @@ void captureAll(MainWindow *window, const QString &dir, int look, int page,
 struct DemoConsole
 {
     DemoConsole(const RedisEndpoint &endpoint, int scale)
-        : client(endpoint)
-        , actionsClient(endpoint)
-        , actions(&actionsClient)
     {
         QString error;
         profile = Profile::load(QStringLiteral("demo"), &error).value_or(Profile());
-        Monitor::Options options;
-        options.profile = profile;
-        monitor = std::make_unique<Monitor>(&client, options);
+        Deployment::Options options;
+        options.endpoint = endpoint;
+        options.monitor.profile = profile;
+        options.retryFirstConnection = true;
         Simulator::Options sim;
         sim.scale = scale;
-        simulator = std::make_unique<Simulator>(&client, sim);
+        options.demoTraffic = sim;
+        options.actions = true;
+        options.alerts = profile.alerts;
+        deployment = std::make_unique<Deployment>(std::move(options));
         MainWindow::Options windowOptions;
         windowOptions.demo = true;
-        window
-            = std::make_unique<MainWindow>(&actionsClient, monitor.get(), &actions, windowOptions);
+        window = std::make_unique<MainWindow>(deployment.get(), windowOptions);
         new StatusDetails(window->statusBar()); // owned by the status bar
-        alerts.setRules(profile.alerts);
-        window->setAlerts(&alerts, profile);
+        window->setAlerts(profile);
         window->unconfirmedPage()->setProfile(profile, profile.autodetect);
         window->show();
-        actionsClient.open();
-        client.open();
-        monitor->start();
-        simulator->start();
-    }
-    ~DemoConsole()
-    {
-        window.reset();
-        simulator.reset();
-        monitor.reset();
+        deployment->start();
     }
 
+    Monitor *monitor() const { return deployment->monitor(); }
+
     Profile profile;
-    RedisClient client;
-    RedisClient actionsClient;
-    ActionEngine actions;
-    AlertEngine alerts;
-    std::unique_ptr<Monitor> monitor;
-    std::unique_ptr<Simulator> simulator;
-    std::unique_ptr<MainWindow> window;
+    std::unique_ptr<Deployment> deployment;
+    std::unique_ptr<MainWindow> window; // before the deployment it shows goes
 };
 
 } // namespace

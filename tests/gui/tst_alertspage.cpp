@@ -14,6 +14,7 @@
 #include <sectionpage.h>
 
 #include "redisserver.h"
+#include "testconsole.h"
 
 #include <QApplication>
 #include <QComboBox>
@@ -34,6 +35,8 @@
 using namespace gatehouse;
 using gatehouse::test::call;
 using gatehouse::test::RedisServer;
+using gatehouse::test::TestConsole;
+using gatehouse::test::TestConsoleOptions;
 
 class tst_AlertsPage : public QObject
 {
@@ -75,24 +78,15 @@ private slots:
         QString error;
         std::optional<Profile> profile = Profile::load(QStringLiteral("demo"), &error);
         QVERIFY2(profile, qPrintable(error));
-        RedisClient client(m_server.endpoint());
-        Monitor::Options options;
-        options.profile = profile;
-        options.intervalMs = 200;
-        Monitor monitor(&client, options);
-        ActionEngine actions(&client);
-        actions.setAuditLogPath(m_dir.filePath(QStringLiteral("audit.jsonl")));
-        MainWindow window(&client, &monitor, &actions, {});
-        AlertEngine engine;
         const auto rule = AlertRule::parseExpression(
             QStringLiteral("occupancy >= 80% on limiter:sim:rl:api:* as api-full"), &error);
         QVERIFY2(rule, qPrintable(error));
-        engine.setRules({*rule});
-        window.setAlerts(&engine, *profile);
+        TestConsoleOptions o; // the demo's profile
+        o.alerts = QList<AlertRule>{*rule};
+        TestConsole console(m_server, m_dir.filePath(QStringLiteral("audit.jsonl")), o);
+        MainWindow &window = *console.window;
+        window.setAlerts(*profile);
         QVERIFY(window.pageNames().contains(QStringLiteral("Alerts")));
-        window.show();
-        client.open();
-        monitor.start();
 
         // The demo profile's api limiters allow 20 in 10 s: 20 requests fill one.
         const qint64 now = QDateTime::currentMSecsSinceEpoch();
@@ -137,8 +131,7 @@ private slots:
         QCOMPARE(page->recentTable()->rowCount(), 2);
         QCOMPARE(page->recentTable()->item(0, 1)->text(), QStringLiteral("resolved"));
         QCOMPARE(page->recentTable()->item(0, 4)->text(), QStringLiteral("10 %"));
-        monitor.stop();
-        client.close();
+        console.monitor()->stop();
     }
 
     // A node's alert (its own server stopped): a click opens the Nodes page
@@ -147,23 +140,16 @@ private slots:
     {
         RedisServer server;
         QVERIFY2(server.start(), qPrintable(server.errorString()));
-        RedisClient client(server.endpoint());
-        Monitor::Options options;
-        options.intervalMs = 200;
-        Monitor monitor(&client, options);
-        ActionEngine actions(&client);
-        actions.setAuditLogPath(m_dir.filePath(QStringLiteral("audit-node.jsonl")));
-        MainWindow window(&client, &monitor, &actions, {});
-        AlertEngine engine;
         QString error;
         const auto rule
             = AlertRule::parseExpression(QStringLiteral("down > 0 on node as node-down"), &error);
         QVERIFY2(rule, qPrintable(error));
-        engine.setRules({*rule});
-        window.setAlerts(&engine, Profile());
-        window.show();
-        client.open();
-        monitor.start();
+        TestConsoleOptions o;
+        o.autodetect = true; // no profile
+        o.alerts = QList<AlertRule>{*rule};
+        TestConsole console(server, m_dir.filePath(QStringLiteral("audit-node.jsonl")), o);
+        MainWindow &window = *console.window;
+        window.setAlerts(Profile());
         QTest::qWait(600); // a reading or two while it is up
         server.stop();
         AlertsPage *page = window.alertsPage();
@@ -185,8 +171,7 @@ private slots:
         QVERIFY(table);
         QVERIFY(table->selectionModel()->hasSelection());
         QCOMPARE(table->item(table->currentRow(), 0)->text(), address);
-        monitor.stop();
-        client.close();
+        console.monitor()->stop();
     }
 
     void ruleEditor()

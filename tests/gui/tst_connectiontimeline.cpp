@@ -229,7 +229,7 @@ private slots:
         TestConsole c(server, dir.filePath(QStringLiteral("audit.jsonl")), options);
         AlertEngine alerts;
         alerts.setRules(builtInAlertRules()); // nothing configured
-        connect(c.monitor.get(), &Monitor::snapshotReady, &alerts, &AlertEngine::evaluate);
+        connect(c.monitor(), &Monitor::snapshotReady, &alerts, &AlertEngine::evaluate);
         QVERIFY(QTest::qWaitForWindowExposed(c.window.get()));
         c.window->showPage(0);
         auto *tiles = c.window->findChild<OverviewTiles *>();

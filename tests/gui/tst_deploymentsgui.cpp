@@ -117,9 +117,9 @@ private slots:
             = overview.addDeployment(m_eu.endpoint().displayUrl(), euOptions.environment);
         const int usId
             = overview.addDeployment(m_us.endpoint().displayUrl(), usOptions.environment);
-        connect(eu.monitor.get(), &Monitor::snapshotReady, &overview,
+        connect(eu.monitor(), &Monitor::snapshotReady, &overview,
                 [&](const Snapshot &s) { overview.setSnapshot(euId, s); });
-        connect(us.monitor.get(), &Monitor::snapshotReady, &overview,
+        connect(us.monitor(), &Monitor::snapshotReady, &overview,
                 [&](const Snapshot &s) { overview.setSnapshot(usId, s); });
         // Every window offers it: View > All Deployments (Ctrl+Shift+D), and
         // File > Open Another Deployment (Ctrl+Shift+O) asks for one more.

@@ -512,7 +512,7 @@ private slots:
         QTRY_VERIFY(requeue->isEnabled());
         QString outcome;
         int ticks = 0; // monitor ticks finished since the outcome
-        connect(console.monitor.get(), &Monitor::tickFinished, requeue, [&] { ++ticks; });
+        connect(console.monitor(), &Monitor::tickFinished, requeue, [&] { ++ticks; });
         connect(&window, &MainWindow::actionFinished, requeue, [&](const QString &m) {
             outcome = m;
             ticks = 0;
@@ -591,11 +591,12 @@ private slots:
         const std::optional<Profile> demo = Profile::load(QStringLiteral("demo"), &error);
         QVERIFY2(demo, qPrintable(error));
         QTemporaryDir dir;
-        AlertEngine alerts; // outlives the window, which is told of it
         TestConsoleOptions o;
         o.size = QSize(1280, 800);
+        o.alerts = QList<AlertRule>(); // none yet, as in the app
         TestConsole console(server, dir.filePath(QStringLiteral("audit.jsonl")), o);
-        console.window->setAlerts(&alerts, *demo);
+        const AlertEngine &alerts = *console.deployment->alerts();
+        console.window->setAlerts(*demo);
         AlertsPage *page = console.window->alertsPage();
         QVERIFY(page);
         QSignalSpy saved(page, &AlertsPage::saved);

@@ -108,7 +108,7 @@ private slots:
         {
             Console c(m_server.endpoint(), file, audit);
             QVERIFY(select(c, section, key));
-            QSignalSpy ticks(c.monitor.get(), &Monitor::tickFinished);
+            QSignalSpy ticks(c.monitor(), &Monitor::tickFinished);
             for (int round = 0; round < 3; ++round) {
                 QTRY_VERIFY_WITH_TIMEOUT(ticks.size() >= 4 * (round + 1), 20000);
                 plant(2);

@@ -185,18 +185,13 @@ private slots:
         QCOMPARE(node(server, QStringLiteral("rq"), QStringLiteral("produce"), QStringLiteral("2")),
                  QString());
 
-        RedisClient client(server.endpoint());
-        Monitor::Options options;
-        options.intervalMs = 200;
-        Monitor monitor(&client, options);
-        ActionEngine actions(&client);
         QTemporaryDir dir;
-        actions.setAuditLogPath(dir.filePath(QStringLiteral("audit.jsonl")));
-        MainWindow window(&client, &monitor, &actions, MainWindow::Options());
-        window.resize(size);
-        window.show();
-        client.open();
-        monitor.start();
+        gatehouse::test::TestConsoleOptions consoleOptions;
+        consoleOptions.autodetect = true; // no profile
+        consoleOptions.size = size;
+        gatehouse::test::TestConsole console(server, dir.filePath(QStringLiteral("audit.jsonl")),
+                                             consoleOptions);
+        MainWindow &window = *console.window;
         const QString section = QStringLiteral("queue");
         const QByteArray key = "bull:" + queue.toUtf8();
         QVERIFY(QTest::qWaitFor(
@@ -290,8 +285,7 @@ private slots:
         QVERIFY(sizes.size() >= 2);
         Q_EMIT splitter->splitterMoved(10, 1);
         QVERIFY(!QSettings().value(QStringLiteral("splitters/queuePageSplitter")).isNull());
-        monitor.stop();
-        client.close();
+        console.monitor()->stop();
     }
 
     // A job whose worker was killed mid-job (npm bullmq's own worker, a

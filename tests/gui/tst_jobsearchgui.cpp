@@ -21,6 +21,7 @@
 #include "librarytest.h"
 #include "nodeapp.h"
 #include "redisserver.h"
+#include "testconsole.h"
 
 #include <QAction>
 #include <QApplication>
@@ -143,18 +144,13 @@ private slots:
             gatehouse::test::stopProcess(worker);
         }
 
-        RedisClient client(server.endpoint());
-        Monitor::Options options; // no profile: autodetected
-        options.intervalMs = 200;
-        Monitor monitor(&client, options);
-        ActionEngine actions(&client);
         QTemporaryDir dir;
-        actions.setAuditLogPath(dir.filePath(QStringLiteral("audit.jsonl")));
-        MainWindow window(&client, &monitor, &actions, MainWindow::Options());
-        window.resize(1400, 900);
-        window.show();
-        client.open();
-        monitor.start();
+        gatehouse::test::TestConsoleOptions consoleOptions;
+        consoleOptions.autodetect = true; // no profile
+        consoleOptions.size = QSize(1400, 900);
+        gatehouse::test::TestConsole console(server, dir.filePath(QStringLiteral("audit.jsonl")),
+                                             consoleOptions);
+        MainWindow &window = *console.window;
 
         const QString section = QStringLiteral("queue");
         QVERIFY(QTest::qWaitFor(
@@ -402,7 +398,7 @@ private slots:
         QVERIFY(!panel->showsResults());
         QCOMPARE(stages->count(), listTabs); // its results' tab gone with them
 
-        monitor.stop();
+        console.monitor()->stop();
     }
 };
 

@@ -7,6 +7,7 @@
 #include <actions/actionengine.h>
 #include <chartpanel.h>
 #include <connectiondialog.h>
+#include <deployment/deployment.h>
 #include <mainwindow.h>
 #include <monitor/monitor.h>
 #include <monitor/profile.h>
@@ -66,34 +67,30 @@ struct DemoConsole
 {
     DemoConsole(const RedisEndpoint &endpoint, const DemoServer::Console &plan,
                 const QString &auditPath)
-        : client(endpoint)
     {
-        Monitor::Options options;
+        Deployment::Options options;
+        options.endpoint = endpoint;
         QString error;
         if (!plan.profile.isEmpty())
-            options.profile = Profile::load(plan.profile, &error);
-        options.intervalMs = 200;
-        monitor = std::make_unique<Monitor>(&client, options);
-        actions = std::make_unique<ActionEngine>(&client);
-        actions->setAuditLogPath(auditPath);
+            options.monitor.profile = Profile::load(plan.profile, &error);
+        options.monitor.intervalMs = 200;
+        options.retryFirstConnection = true;
+        options.actions = true;
+        options.auditLogPath = auditPath;
+        if (plan.demo)
+            options.demoTraffic = Simulator::Options();
+        deployment = std::make_unique<Deployment>(std::move(options));
         MainWindow::Options windowOptions;
         windowOptions.demo = plan.demo;
-        window = std::make_unique<MainWindow>(&client, monitor.get(), actions.get(), windowOptions);
-        if (plan.demo)
-            simulator = std::make_unique<Simulator>(&client, Simulator::Options());
+        window = std::make_unique<MainWindow>(deployment.get(), windowOptions);
         window->show();
-        client.open();
-        monitor->start();
-        if (simulator)
-            simulator->start();
+        deployment->start();
     }
-    ~DemoConsole() { monitor->stop(); }
 
-    RedisClient client;
-    std::unique_ptr<Monitor> monitor;
-    std::unique_ptr<ActionEngine> actions;
-    std::unique_ptr<MainWindow> window;
-    std::unique_ptr<Simulator> simulator; // first to go, before the client it writes through
+    Monitor *monitor() const { return deployment->monitor(); }
+
+    std::unique_ptr<Deployment> deployment;
+    std::unique_ptr<MainWindow> window; // before the deployment it shows goes
 };
 
 } // namespace
@@ -366,9 +363,8 @@ private slots:
         // Wait for the published snapshot (coalesced, <= 10 Hz), not the
         // monitor's state: the window sees only what is published.
         Snapshot published;
-        QMetaObject::Connection seen
-            = connect(c.monitor.get(), &Monitor::snapshotReady, c.window.get(),
-                      [&](const Snapshot &s) { published = s; });
+        QMetaObject::Connection seen = connect(c.monitor(), &Monitor::snapshotReady, c.window.get(),
+                                               [&](const Snapshot &s) { published = s; });
         QVERIFY(QTest::qWaitFor(
             [&] {
                 for (const ObjectState &o : published.objects) {
@@ -380,7 +376,7 @@ private slots:
             5000));
         disconnect(seen);
         QCoreApplication::processEvents(); // the window receives that snapshot
-        c.monitor->stop();                 // no further snapshot may help
+        c.monitor()->stop();               // no further snapshot may help
         QCoreApplication::processEvents();
         c.window->showPage(2);
         QTableView *view = c.window->table(QStringLiteral("lock"));
@@ -713,7 +709,7 @@ private slots:
         auto console = std::make_unique<DemoConsole>(
             demo.endpoint(), DemoServer::Console{true, QStringLiteral("demo")},
             m_dir.filePath(QStringLiteral("demo.jsonl")));
-        limiters = console->simulator->slidingWindowKeys();
+        limiters = console->deployment->simulator()->slidingWindowKeys();
         QVERIFY(!limiters.isEmpty());
         double before = newest();
         QTRY_VERIFY_WITH_TIMEOUT(newest() > before, 10000);
@@ -780,8 +776,8 @@ private slots:
             QTRY_VERIFY2_WITH_TIMEOUT(cell().endsWith(QLatin1String(" / 20")), qPrintable(cell()),
                                       10000);
         }
-        QVERIFY(console->monitor->options().profile);
-        QCOMPARE(console->monitor->options().profile->name, inUse);
+        QVERIFY(console->monitor()->options().profile);
+        QCOMPARE(console->monitor()->options().profile->name, inUse);
         console.reset();
         admin.reset();
     }

@@ -90,6 +90,13 @@ private:
     QTemporaryDir m_dir;
 
     QString audit() const { return m_dir.filePath(QStringLiteral("audit.jsonl")); }
+    // The demo's profile, and alert rules (none yet) as the app has them.
+    static gatehouse::test::TestConsoleOptions withAlerts()
+    {
+        gatehouse::test::TestConsoleOptions o;
+        o.alerts = QList<AlertRule>();
+        return o;
+    }
 
     // The key's row, read at least once, on its page, selected.
     bool select(Console &c, const QString &section, const QByteArray &key)
@@ -150,10 +157,9 @@ private slots:
     // View > Pages entry name its shortcut.
     void ctrlDigitReachesEveryPage()
     {
-        Console c(m_server, audit());
         // As the app does: the Alerts page too.
-        AlertEngine alerts;
-        c.window->setAlerts(&alerts, Profile());
+        Console c(m_server, audit(), withAlerts());
+        c.window->setAlerts(Profile());
         QVERIFY(QTest::qWaitForWindowActive(c.window.get()));
         const int pages = int(c.window->pageNames().size());
         // Overview, the sections, Unconfirmed, Other keys, Nodes, Audit log
@@ -224,9 +230,9 @@ private slots:
     // same list, read from the menus.
     void shortcutsAreDocumented()
     {
-        Console c(m_server, audit());
-        AlertEngine alerts; // the console the app starts has the Alerts page
-        c.window->setAlerts(&alerts, Profile());
+        // The console the app starts has the Alerts page.
+        Console c(m_server, audit(), withAlerts());
+        c.window->setAlerts(Profile());
         QSet<QString> app;
         for (const ConsoleNavigation::Shortcut &s : c.navigation()->shortcuts())
             app.insert(s.keys);

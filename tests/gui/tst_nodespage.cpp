@@ -297,7 +297,7 @@ private slots:
                 QStringLiteral("held by %1 (master)").arg(sentinel.nodeAddress(1))),
             10000);
         c.window.reset();
-        c.monitor.reset();
+        c.deployment.reset();
     }
 };
 

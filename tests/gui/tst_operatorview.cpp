@@ -36,6 +36,7 @@ using namespace gatehouse;
 using gatehouse::test::call;
 using gatehouse::test::RedisServer;
 using gatehouse::test::TestConsole;
+using gatehouse::test::TestConsoleOptions;
 
 class tst_OperatorView : public QObject
 {
@@ -80,14 +81,14 @@ private slots:
             call(*client, {"SET", "sim:lock:a", "holder-1", "PX", "600000"});
         }
         QTemporaryDir dir;
-        TestConsole c(server, dir.filePath(QStringLiteral("audit.jsonl")));
-        AlertEngine engine;
         QString error;
         const std::optional<AlertRule> rule = AlertRule::parseExpression(
             QStringLiteral("pttlMs > 0 on lock severity critical"), &error);
         QVERIFY2(rule, qPrintable(error));
-        engine.setRules({*rule});
-        c.window->setAlerts(&engine, Profile());
+        TestConsoleOptions o;
+        o.alerts = QList<AlertRule>{*rule};
+        TestConsole c(server, dir.filePath(QStringLiteral("audit.jsonl")), o);
+        c.window->setAlerts(Profile());
         auto *overview = qobject_cast<OverviewPage *>(c.window->page(0));
         QVERIFY(overview);
         QLabel *firing = overview->firingLabel();

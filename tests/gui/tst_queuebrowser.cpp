@@ -198,32 +198,19 @@ bool selectQueue(MainWindow &window, const QByteArray &key)
 }
 
 // A console on server with its history in dir, the queues autodetected.
-struct QueueConsole
+struct QueueConsole : test::TestConsole
 {
     QueueConsole(const RedisServer &server, const QString &dir)
+        : test::TestConsole(server, dir + QStringLiteral("/audit.jsonl"), options(dir))
+    {}
+    static test::TestConsoleOptions options(const QString &dir)
     {
-        client = std::make_unique<RedisClient>(server.endpoint());
-        Monitor::Options options; // no profile: autodetected
-        options.intervalMs = 200;
-        monitor = std::make_unique<Monitor>(client.get(), options);
-        actions = std::make_unique<ActionEngine>(client.get());
-        actions->setAuditLogPath(dir + QStringLiteral("/audit.jsonl"));
-        MainWindow::Options windowOptions;
-        windowOptions.history
-            = test::historyFor(monitor.get(), dir + QStringLiteral("/history.sqlite"));
-        window = std::make_unique<MainWindow>(client.get(), monitor.get(), actions.get(),
-                                              windowOptions);
-        window->resize(1400, 1000);
-        window->show();
-        client->open();
-        monitor->start();
+        test::TestConsoleOptions o;
+        o.autodetect = true; // no profile
+        o.historyFile = dir + QStringLiteral("/history.sqlite");
+        o.size = QSize(1400, 1000);
+        return o;
     }
-    ~QueueConsole() { monitor->stop(); }
-
-    std::unique_ptr<RedisClient> client;
-    std::unique_ptr<Monitor> monitor;
-    std::unique_ptr<ActionEngine> actions;
-    std::unique_ptr<MainWindow> window;
 };
 
 } // namespace
@@ -241,21 +228,9 @@ private slots:
         QVERIFY2(server.start(), qPrintable(server.errorString()));
         QCOMPARE(node(server, {QStringLiteral("produce"), QStringLiteral("4")}), QString());
 
-        RedisClient client(server.endpoint());
-        Monitor::Options options; // no profile: autodetected
-        options.intervalMs = 200;
-        Monitor monitor(&client, options);
-        ActionEngine actions(&client);
         QTemporaryDir dir;
-        actions.setAuditLogPath(dir.filePath(QStringLiteral("audit.jsonl")));
-        MainWindow::Options windowOptions;
-        windowOptions.history
-            = test::historyFor(&monitor, dir.filePath(QStringLiteral("history.sqlite")));
-        MainWindow window(&client, &monitor, &actions, windowOptions);
-        window.resize(1400, 1000);
-        window.show();
-        client.open();
-        monitor.start();
+        QueueConsole console(server, dir.path());
+        MainWindow &window = *console.window;
 
         const QString section = QStringLiteral("queue");
         QVERIFY(QTest::qWaitFor(
@@ -480,7 +455,7 @@ private slots:
                      },
                      15000),
                  "the Overview's throughput got nothing from the history file");
-        monitor.stop();
+        console.monitor()->stop();
     }
 
     // A console started again on a history file: the queue's throughput
@@ -558,18 +533,13 @@ private slots:
             QVERIFY(worker.waitForFinished(10000));
         }
 
-        RedisClient client(server.endpoint());
-        Monitor::Options options;
-        options.intervalMs = 200;
-        Monitor monitor(&client, options);
-        ActionEngine actions(&client);
         QTemporaryDir dir;
-        actions.setAuditLogPath(dir.filePath(QStringLiteral("audit.jsonl")));
-        MainWindow window(&client, &monitor, &actions, MainWindow::Options());
-        window.resize(1400, 1000);
-        window.show();
-        client.open();
-        monitor.start();
+        gatehouse::test::TestConsoleOptions consoleOptions;
+        consoleOptions.autodetect = true; // no profile
+        consoleOptions.size = QSize(1400, 1000);
+        gatehouse::test::TestConsole console(server, dir.filePath(QStringLiteral("audit.jsonl")),
+                                             consoleOptions);
+        MainWindow &window = *console.window;
         const QString section = QStringLiteral("queue");
         QByteArray key;
         QVERIFY(QTest::qWaitFor(
@@ -725,7 +695,7 @@ private slots:
         QVERIFY(worker.waitForFinished(15000));
         if (const QString shots = qEnvironmentVariable("GATEHOUSE_SHOTS"); !shots.isEmpty())
             window.grab().save(shots + QStringLiteral("/queues-sidekiq-throughput.png"));
-        monitor.stop();
+        console.monitor()->stop();
     }
 };
 

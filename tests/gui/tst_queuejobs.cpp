@@ -67,18 +67,13 @@ private slots:
         QCOMPARE(node(server, QStringLiteral("produce"), QStringLiteral("120")), QString());
         QCOMPARE(node(server, QStringLiteral("produce-delayed"), QStringLiteral("3")), QString());
 
-        RedisClient client(server.endpoint());
-        Monitor::Options options; // no profile: autodetected
-        options.intervalMs = 200;
-        Monitor monitor(&client, options);
-        ActionEngine actions(&client);
         QTemporaryDir dir;
-        actions.setAuditLogPath(dir.filePath(QStringLiteral("audit.jsonl")));
-        MainWindow window(&client, &monitor, &actions, MainWindow::Options());
-        window.resize(1400, 900);
-        window.show();
-        client.open();
-        monitor.start();
+        gatehouse::test::TestConsoleOptions consoleOptions;
+        consoleOptions.autodetect = true; // no profile
+        consoleOptions.size = QSize(1400, 900);
+        gatehouse::test::TestConsole console(server, dir.filePath(QStringLiteral("audit.jsonl")),
+                                             consoleOptions);
+        MainWindow &window = *console.window;
 
         const QString section = QStringLiteral("queue");
         QVERIFY(QTest::qWaitFor(
@@ -258,7 +253,7 @@ private slots:
 
         const QString shot = QStringLiteral(GATEHOUSE_SCREENSHOT_DIR "/queue-jobs.png");
         window.grab().save(shot);
-        monitor.stop();
+        console.monitor()->stop();
     }
 };
 

@@ -196,7 +196,7 @@ private slots:
                      QStringLiteral("0"));
         // The library agrees: the one permit freed is acquired at once.
         QCOMPARE(tryAcquire(), QStringLiteral("acquired"));
-        c.monitor->stop();
+        c.monitor()->stop();
     }
 
     // limits' fixed and moving windows: each under its strategy with the
@@ -266,7 +266,7 @@ private slots:
                  fixedStats[QStringLiteral("remaining")].toInt());
         QTRY_COMPARE(cell(*c.window, section, movingKey, QStringLiteral("In window / limit")),
                      QStringLiteral("0 / 5"));
-        c.monitor->stop();
+        c.monitor()->stop();
     }
 };
 

@@ -12,6 +12,7 @@
 #include <sectionpage.h>
 
 #include "redisserver.h"
+#include "testconsole.h"
 
 #include <QApplication>
 #include <QMessageBox>
@@ -69,18 +70,13 @@ private slots:
         call(*redis, {"XCLAIM", "orders", "billing", "worker-1", "0", ids.at(0), ids.at(1), "IDLE",
                       "600000", "JUSTID"});
 
-        RedisClient client(server.endpoint());
-        Monitor::Options options; // no profile: autodetected
-        options.intervalMs = 200;
-        Monitor monitor(&client, options);
-        ActionEngine actions(&client);
         QTemporaryDir dir;
-        actions.setAuditLogPath(dir.filePath(QStringLiteral("audit.jsonl")));
-        MainWindow window(&client, &monitor, &actions, MainWindow::Options());
-        window.resize(1400, 900);
-        window.show();
-        client.open();
-        monitor.start();
+        gatehouse::test::TestConsoleOptions consoleOptions;
+        consoleOptions.autodetect = true; // no profile
+        consoleOptions.size = QSize(1400, 900);
+        gatehouse::test::TestConsole console(server, dir.filePath(QStringLiteral("audit.jsonl")),
+                                             consoleOptions);
+        MainWindow &window = *console.window;
 
         const QString section = QStringLiteral("queue");
         QVERIFY(QTest::qWaitFor(
@@ -135,7 +131,7 @@ private slots:
         QCOMPARE(pel.at(0).at(0).bytes(), ids.at(1));
         // The list follows: one entry left.
         QTRY_COMPARE(items->rowCount(), 3);
-        monitor.stop();
+        console.monitor()->stop();
     }
 };
 

@@ -24,6 +24,7 @@
 #include <unconfirmedpage.h>
 
 #include "redisserver.h"
+#include "testconsole.h"
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
@@ -148,31 +149,24 @@ private:
         return run(cmds);
     }
 
-    struct Console
+    // The console with no profile, its verdicts saved to profileFile.
+    struct Console : test::TestConsole
     {
         explicit Console(const RedisServer &server, const QString &profileFile,
                          const QString &audit)
-            : client(server.endpoint())
-            , actions(&client)
+            : test::TestConsole(server, audit, autodetected())
         {
-            Monitor::Options options;
-            options.intervalMs = 200;
-            monitor = std::make_unique<Monitor>(&client, options);
-            actions.setAuditLogPath(audit);
-            window = std::make_unique<MainWindow>(&client, monitor.get(), &actions,
-                                                  MainWindow::Options());
             Profile verdicts;
             verdicts.fileName = profileFile;
             verdicts.name = QFileInfo(profileFile).completeBaseName();
             window->unconfirmedPage()->setProfile(verdicts, true);
-            window->show();
-            client.open();
-            monitor->start();
         }
-        RedisClient client;
-        std::unique_ptr<Monitor> monitor;
-        ActionEngine actions;
-        std::unique_ptr<MainWindow> window;
+        static test::TestConsoleOptions autodetected()
+        {
+            test::TestConsoleOptions o;
+            o.autodetect = true;
+            return o;
+        }
     };
 
     static bool selectFamily(UnconfirmedPage *page, const QByteArray &family)
@@ -513,22 +507,19 @@ private slots:
             cmds.append({"SET", "app:cache:item:" + num(i), "{\"id\":1}", "EX", "3600"});
         QVERIFY(run(cmds));
         // As the console runs it: the monitor and its client on a thread of
-        // their own, made and deleted there (through anchor).
+        // their own (the deployment makes and deletes them there).
         QThread thread;
         thread.start();
-        QObject anchor;
-        anchor.moveToThread(&thread);
-        auto *monitorClient = new RedisClient(m_server.endpoint(), &thread);
-        Monitor::Options options;
-        options.intervalMs = 500;
-        auto *monitor = new Monitor(monitorClient, options);
-        monitorClient->moveToThread(&thread);
-        monitor->moveToThread(&thread);
-        RedisClient windowClient(m_server.endpoint());
-        ActionEngine actions(&windowClient);
-        actions.setAuditLogPath(m_dir.filePath(QStringLiteral("audit3.jsonl")));
         {
-            MainWindow w(&windowClient, monitor, &actions, {});
+            Deployment::Options options;
+            options.endpoint = m_server.endpoint();
+            options.monitor.intervalMs = 500;
+            options.retryFirstConnection = true;
+            options.thread = &thread;
+            options.actions = true;
+            options.auditLogPath = m_dir.filePath(QStringLiteral("audit3.jsonl"));
+            Deployment deployment(options);
+            MainWindow w(&deployment, {});
             auto *bar = w.findChild<QProgressBar *>(QStringLiteral("discoveryProgress"));
             QVERIFY(bar);
             w.show();
@@ -548,9 +539,7 @@ private slots:
                 }
             });
             sampler.start();
-            windowClient.open();
-            QMetaObject::invokeMethod(monitorClient, &RedisClient::open);
-            QMetaObject::invokeMethod(monitor, &Monitor::start);
+            deployment.start();
             QTRY_VERIFY_WITH_TIMEOUT(w.otherKeysPage()->count() == 1, 60000);
             sampler.stop();
             qInfo("progress values seen: %lld, longest GUI-thread gap %lld ms",
@@ -565,13 +554,6 @@ private slots:
             // were scanned and judged (a loaded machine: a generous bound).
             QVERIFY2(longestGapMs < 1000, qPrintable(QString::number(longestGapMs)));
         }
-        QMetaObject::invokeMethod(
-            &anchor,
-            [monitor, monitorClient] {
-                delete monitor;
-                delete monitorClient;
-            },
-            Qt::BlockingQueuedConnection);
         thread.quit();
         thread.wait();
     }

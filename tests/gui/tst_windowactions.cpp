@@ -134,7 +134,7 @@ private slots:
         auto *stuck = c.window->page(4)->findChild<QTableWidget *>();
         QTRY_COMPARE(stuck->rowCount(), 1);
         stuck->selectRow(0);
-        QSignalSpy ready(&c.client, &RedisClient::ready);
+        QSignalSpy ready(&c.client(), &RedisClient::ready);
         proxy.cutOnReplyTo(job, "EVAL_RO"); // the action's reply, not its rights check's
         const QString outcome = runAction(c, "requeueButton", true);
         QVERIFY2(outcome.contains(QLatin1String("may or may not have run")), qPrintable(outcome));
@@ -240,10 +240,9 @@ private slots:
             o.thread = &thread;
             o.actions = true;
             o.demoTraffic = Simulator::Options();
+            o.auditLogPath = audit();
             Deployment deployment(o);
-            deployment.actions()->setAuditLogPath(audit());
-            MainWindow window(deployment.actionsClient(), deployment.monitor(),
-                              deployment.actions(), MainWindow::Options());
+            MainWindow window(&deployment, MainWindow::Options());
             window.show();
             deployment.start();
             const auto state = [&] {

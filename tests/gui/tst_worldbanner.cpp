@@ -23,6 +23,7 @@ using namespace gatehouse;
 using gatehouse::test::call;
 using gatehouse::test::RedisServer;
 using gatehouse::test::TestConsole;
+using gatehouse::test::TestConsoleOptions;
 
 class tst_WorldBanner : public QObject
 {
@@ -112,14 +113,15 @@ private slots:
             call(*client, {"LPUSH", "sim:jobs:mail:processing", "job-0"});
         }
         QTemporaryDir dir;
-        AlertEngine alerts; // outlives the window, which is told of it
         QString error;
         const auto rule
             = AlertRule::parseExpression(QStringLiteral("pttlMs > 0 on lock as lock-held"), &error);
         QVERIFY2(rule, qPrintable(error));
-        alerts.setRules({*rule});
-        TestConsole c(server, dir.filePath(QStringLiteral("audit.jsonl")));
-        c.window->setAlerts(&alerts, Profile());
+        TestConsoleOptions o;
+        o.alerts = QList<AlertRule>{*rule};
+        TestConsole c(server, dir.filePath(QStringLiteral("audit.jsonl")), o);
+        const AlertEngine &alerts = *c.deployment->alerts();
+        c.window->setAlerts(Profile());
         QVERIFY(QTest::qWaitForWindowExposed(c.window.get()));
         QTRY_COMPARE_WITH_TIMEOUT(alerts.firingCount(), 3, 10000);
         const auto present = [&](const QByteArray &key) {

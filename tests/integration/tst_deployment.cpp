@@ -7,6 +7,7 @@
 #include "redisserver.h"
 
 #include <actions/actionengine.h>
+#include <alerts/alertengine.h>
 #include <deployment/deployment.h>
 #include <history/historystore.h>
 #include <monitor/connectiontimeline.h>
@@ -171,6 +172,63 @@ private slots:
         QCOMPARE(started.count(), 0);
         QVERIFY(!deployment.monitor());
         QVERIFY(!deployment.actions());
+    }
+
+    // The console's alerts: the deployment evaluates its rules on the ticks
+    // of a monitor on another thread, reports each transition on the thread
+    // that made it (where the window shows it), and writes it into the
+    // history file beside the figures.
+    void alertsOnTheCreatingThread()
+    {
+        RedisServer server;
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        auto client = connectedClient(server);
+        QVERIFY(client);
+        call(*client, {"SET", "sim:lock:a", "holder-1", "PX", "600000"});
+        QTemporaryDir dir;
+        const QString file = dir.filePath(QStringLiteral("history.sqlite"));
+        QString error;
+        const auto rule
+            = AlertRule::parseExpression(QStringLiteral("pttlMs > 0 on lock as held"), &error);
+        QVERIFY2(rule, qPrintable(error));
+        RunningThread thread;
+        Deployment::Options options;
+        options.endpoint = server.endpoint();
+        options.monitor = demoMonitor();
+        options.retryFirstConnection = true;
+        options.thread = &thread;
+        options.historyFile = file;
+        options.alerts = QList<AlertRule>{*rule};
+        auto deployment = std::make_unique<Deployment>(options);
+        AlertEngine *alerts = deployment->alerts();
+        QVERIFY(alerts);
+        QCOMPARE(alerts->thread(), QThread::currentThread());
+        QList<AlertEvent> seen;
+        bool onThisThread = true;
+        connect(alerts, &AlertEngine::transition, this, [&](const AlertEvent &e) {
+            seen << e;
+            onThisThread = onThisThread && QThread::currentThread() == this->thread();
+        });
+        deployment->start();
+        QTRY_COMPARE_WITH_TIMEOUT(alerts->firingCount(), 1, 10000);
+        QCOMPARE(seen.size(), 1);
+        QVERIFY(onThisThread);
+        QCOMPARE(seen.first().state, AlertEvent::State::Fired);
+        QCOMPARE(seen.first().key, QByteArray("sim:lock:a"));
+        // Released: the rule resolves on the next reading.
+        call(*client, {"PERSIST", "sim:lock:a"});
+        QTRY_COMPARE_WITH_TIMEOUT(alerts->firingCount(), 0, 10000);
+        QCOMPARE(seen.size(), 2);
+        deployment.reset(); // the history file is closed, every event in it
+        const auto events = HistoryStore::readEvents(file, 0, std::numeric_limits<qint64>::max(),
+                                                     "sim:lock:a", 100, &error);
+        QVERIFY2(events, qPrintable(error));
+        QStringList kinds;
+        for (const HistoryEvent &e : *events)
+            kinds << e.kind;
+        QVERIFY2(kinds.contains(QStringLiteral("alert.firing"))
+                     && kinds.contains(QStringLiteral("alert.resolved")),
+                 qPrintable(kinds.join(QLatin1String(", "))));
     }
 
     // The demo's traffic runs on the deployment's thread and writes only

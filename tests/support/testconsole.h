@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The console as the GUI tests drive it: a real client, monitor, action engine
-// and main window (shown offscreen) on a real server, with the demo profile
-// and a fast tick. Header-only: only the GUI tests link the widgets.
+// The console as the GUI tests drive it: a real Deployment (its connections,
+// monitor, action engine and reads, made as the console makes them) and main
+// window (shown offscreen) on a real server, with the demo profile and a fast
+// tick. Header-only: only the GUI tests link the widgets.
 
 #include "redisserver.h"
 
 #include <actions/actionengine.h>
-#include <deployment/historyfeed.h>
+#include <deployment/deployment.h>
 #include <mainwindow.h>
 #include <monitor/monitor.h>
 #include <monitor/profile.h>
@@ -42,6 +43,11 @@ struct TestConsoleOptions
     QString profile;         // a profile's file; empty: the demo's
     bool autodetect = false; // no profile at all: what autodetection finds
     Environment environment; // the window's; unset: none
+    // The deployment's alert rules (Deployment::Options::alerts; the window's
+    // Alerts page comes with MainWindow::setAlerts); unset: none.
+    std::optional<QList<AlertRule>> alerts;
+    // Not null: the monitor and its connection run there, as in the console.
+    QThread *thread = nullptr;
 };
 
 // Accepts the next confirmation box (an action's: its inputs come from what
@@ -109,16 +115,31 @@ inline QString sideListCount(const MainWindow &window, const QString &title)
     return {};
 }
 
-// The history file of a test's console, open and fed every tick of monitor
-// as the console's Deployment feeds it; null for an empty file name.
-inline std::shared_ptr<HistoryStore> historyFor(Monitor *monitor, const QString &file)
+// The deployment a test's window shows, as the console makes it (its
+// monitor from the start, the first connection retried, the actions and the
+// window's reads) on endpoint with the demo profile (or o.profile, or none
+// with o.autodetect) and a 200 ms tick; not started.
+inline std::unique_ptr<Deployment> testDeployment(const RedisEndpoint &endpoint,
+                                                  const QString &auditPath,
+                                                  const TestConsoleOptions &o = {})
 {
-    if (file.isEmpty())
-        return nullptr;
-    auto store = std::make_shared<HistoryStore>(file);
-    store->open();
-    feedHistoryFrom(monitor, store);
-    return store;
+    Deployment::Options options;
+    options.endpoint = endpoint;
+    QString error;
+    if (!o.autodetect)
+        options.monitor.profile
+            = Profile::load(o.profile.isEmpty() ? QStringLiteral("demo") : o.profile, &error);
+    options.monitor.intervalMs = 200;
+    if (o.rescanMs >= 0)
+        options.monitor.rescanMs = o.rescanMs;
+    options.historyFile = o.historyFile;
+    options.retryFirstConnection = true;
+    options.thread = o.thread;
+    options.actions = true;
+    options.readOnly = o.readOnly;
+    options.auditLogPath = auditPath;
+    options.alerts = o.alerts;
+    return std::make_unique<Deployment>(std::move(options));
 }
 
 struct TestConsole
@@ -126,39 +147,25 @@ struct TestConsole
     using Options = TestConsoleOptions;
 
     TestConsole(const RedisEndpoint &endpoint, const QString &auditPath, const Options &o = {})
-        : client(endpoint)
+        : deployment(testDeployment(endpoint, auditPath, o))
     {
-        Monitor::Options options;
-        QString error;
-        if (!o.autodetect)
-            options.profile
-                = Profile::load(o.profile.isEmpty() ? QStringLiteral("demo") : o.profile, &error);
-        options.intervalMs = 200;
-        if (o.rescanMs >= 0)
-            options.rescanMs = o.rescanMs;
-        monitor = std::make_unique<Monitor>(&client, options);
-        actions = std::make_unique<ActionEngine>(&client);
-        actions->setReadOnly(o.readOnly);
-        actions->setAuditLogPath(auditPath);
         MainWindow::Options windowOptions;
         windowOptions.readOnly = o.readOnly;
-        windowOptions.history = historyFor(monitor.get(), o.historyFile);
         windowOptions.environment = o.environment;
-        window = std::make_unique<MainWindow>(&client, monitor.get(), actions.get(), windowOptions);
+        window = std::make_unique<MainWindow>(deployment.get(), windowOptions);
         if (!o.size.isEmpty())
             window->resize(o.size);
         window->show();
-        client.open();
-        monitor->start();
+        deployment->start();
     }
     TestConsole(const RedisServer &server, const QString &auditPath, const Options &o = {})
         : TestConsole(server.endpoint(), auditPath, o)
     {}
-    ~TestConsole()
-    {
-        if (monitor) // a test may have let it go first
-            monitor->stop();
-    }
+
+    // The deployment's monitor (on its thread when Options::thread is set).
+    Monitor *monitor() const { return deployment->monitor(); }
+    // The actions' connection: what the window's actions and reads use.
+    RedisClient &client() const { return *deployment->actionsClient(); }
 
     // The page named name ("Nodes"), as its class.
     template<typename Page>
@@ -188,10 +195,8 @@ struct TestConsole
         return false;
     }
 
-    RedisClient client;
-    std::unique_ptr<Monitor> monitor;
-    std::unique_ptr<ActionEngine> actions;
-    std::unique_ptr<MainWindow> window;
+    std::unique_ptr<Deployment> deployment;
+    std::unique_ptr<MainWindow> window; // before the deployment it shows goes
 };
 
 } // namespace gatehouse::test

@@ -145,10 +145,6 @@ private Q_SLOTS:
     {
         const QStringList stillReading = {
             QStringLiteral("widgets/connectiondialog.cpp"),
-            QStringLiteral("widgets/filemenu.cpp"),
-            QStringLiteral("widgets/filemenu.h"),
-            QStringLiteral("widgets/mainwindow.cpp"),
-            QStringLiteral("widgets/mainwindow.h"),
         };
         const QRegularExpression wire(QStringLiteral(
             "#include\\s*[<\"]redis/"

@@ -41,6 +41,13 @@ public:
         = std::function<QString(const QString &actionId, const QHash<QString, QByteArray> &inputs)>;
     Check checkFor(const ObjectState &state, const ServerIdentity &server);
     void forget() { m_answers.clear(); }
+    // The actions' connection made a new handshake (a changed ACL, or
+    // another user, answers from now on): every answer is asked again.
+    void renew()
+    {
+        m_answers.clear();
+        Q_EMIT changed();
+    }
 
     static constexpr qint64 KeptMs = 60000;
     static constexpr int MaxAnswers = 512;

@@ -91,6 +91,9 @@ MainWindow::MainWindow(Deployment *deployment, Options options, QWidget *parent)
         showHistory();
     m_status->follow(m_monitor);
     connect(m_actions, &ActionEngine::audited, m_audit, &AuditPage::reload);
+    // The rights are the actions' connection's: its own reconnect (which the
+    // monitor's connection may not share) asks them again.
+    connect(m_reads, &ConsoleReads::ready, m_rights, &ActionRightsGate::renew);
     // Until the first snapshot: the connection as the client last reported it.
     showConnection(deployment->actionsConnection());
 

@@ -57,25 +57,24 @@ QString shown(const QByteArray &item)
            + printableBytes(item.right(ShownEndBytes), ShownEndBytes);
 }
 
+// A freshly issued token (or token field) is a secret: wherever it appears,
+// the confirmation and the audit log show a recognisable stub of it, its
+// first four bytes.
+QByteArray redacted(QByteArray bytes, const QByteArray &secret)
+{
+    if (!secret.isEmpty())
+        bytes.replace(secret, QByteArray(secret.left(4) + "..."));
+    return bytes;
+}
+
 // secret: a token the call creates, shown to the operator once after it
 // ran and never before (its first four bytes stand for it here).
 QString list(const QList<QByteArray> &items, const QByteArray &secret = {})
 {
     QStringList out;
-    for (QByteArray i : items) {
-        if (!secret.isEmpty())
-            i.replace(secret, QByteArray(secret.left(4) + "..."));
-        out << QLatin1Char('"') + shown(i) + QLatin1Char('"');
-    }
+    for (const QByteArray &i : items)
+        out << QLatin1Char('"') + shown(redacted(i, secret)) + QLatin1Char('"');
     return out.join(QLatin1String(", "));
-}
-
-// A freshly issued token is a secret: the audit log keeps a recognisable stub.
-QByteArray redactedTokenKey(const QByteArray &key)
-{
-    const qsizetype colon = key.lastIndexOf(':');
-    const QByteArray prefix = key.left(colon + 1);
-    return prefix + key.mid(colon + 1, 4) + "...";
 }
 
 } // namespace
@@ -460,11 +459,12 @@ void ActionEngine::send(const ScriptCall &call, bool dryRun, const QObject *cont
 QJsonObject ActionEngine::auditEntry(const ScriptCall &call, const ActionOutcome &outcome) const
 {
     QJsonArray keys, args;
-    const bool secret = call.action == QLatin1String("token.issue");
     for (const QByteArray &k : call.keys)
-        keys.append(keyToJson(secret ? redactedTokenKey(k) : k));
-    for (const QByteArray &a : call.args)
+        keys.append(keyToJson(redacted(k, call.issued)));
+    for (const QByteArray &arg : call.args) {
+        const QByteArray a = redacted(arg, call.issued);
         args.append(keyToJson(a.size() > 512 ? a.left(512) + "..." : a));
+    }
     const qint64 now = QDateTime::currentMSecsSinceEpoch();
     return QJsonObject{
         {QStringLiteral("time"),
@@ -479,11 +479,10 @@ QJsonObject ActionEngine::auditEntry(const ScriptCall &call, const ActionOutcome
         {QStringLiteral("force"), call.force},
         {QStringLiteral("outcome"), resultId(outcome.result)},
         {QStringLiteral("message"),
-         secret && !call.keys.isEmpty()
-             ? QString(outcome.message)
-                   .replace(printableBytes(call.keys.first()),
-                            printableBytes(redactedTokenKey(call.keys.first())))
-             : outcome.message},
+         call.issued.isEmpty() ? outcome.message
+                               : QString(outcome.message)
+                                     .replace(printableBytes(call.issued),
+                                              printableBytes(redacted(call.issued, call.issued)))},
     };
 }
 

@@ -185,12 +185,9 @@ private slots:
         QCOMPARE(node(server, QStringLiteral("rq"), QStringLiteral("produce"), QStringLiteral("2")),
                  QString());
 
-        QTemporaryDir dir;
-        gatehouse::test::TestConsoleOptions consoleOptions;
-        consoleOptions.autodetect = true; // no profile
-        consoleOptions.size = size;
+        QTemporaryDir dir; // no profile: autodetected
         gatehouse::test::TestConsole console(server, dir.filePath(QStringLiteral("audit.jsonl")),
-                                             consoleOptions);
+                                             gatehouse::test::autodetected(size));
         MainWindow &window = *console.window;
         const QString section = QStringLiteral("queue");
         const QByteArray key = "bull:" + queue.toUtf8();

@@ -205,10 +205,8 @@ struct QueueConsole : test::TestConsole
     {}
     static test::TestConsoleOptions options(const QString &dir)
     {
-        test::TestConsoleOptions o;
-        o.autodetect = true; // no profile
+        test::TestConsoleOptions o = test::autodetected(QSize(1400, 1000));
         o.historyFile = dir + QStringLiteral("/history.sqlite");
-        o.size = QSize(1400, 1000);
         return o;
     }
 };
@@ -533,12 +531,9 @@ private slots:
             QVERIFY(worker.waitForFinished(10000));
         }
 
-        QTemporaryDir dir;
-        gatehouse::test::TestConsoleOptions consoleOptions;
-        consoleOptions.autodetect = true; // no profile
-        consoleOptions.size = QSize(1400, 1000);
+        QTemporaryDir dir; // no profile: autodetected
         gatehouse::test::TestConsole console(server, dir.filePath(QStringLiteral("audit.jsonl")),
-                                             consoleOptions);
+                                             gatehouse::test::autodetected(QSize(1400, 1000)));
         MainWindow &window = *console.window;
         const QString section = QStringLiteral("queue");
         QByteArray key;

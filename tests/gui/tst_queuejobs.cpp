@@ -67,12 +67,9 @@ private slots:
         QCOMPARE(node(server, QStringLiteral("produce"), QStringLiteral("120")), QString());
         QCOMPARE(node(server, QStringLiteral("produce-delayed"), QStringLiteral("3")), QString());
 
-        QTemporaryDir dir;
-        gatehouse::test::TestConsoleOptions consoleOptions;
-        consoleOptions.autodetect = true; // no profile
-        consoleOptions.size = QSize(1400, 900);
+        QTemporaryDir dir; // no profile: autodetected
         gatehouse::test::TestConsole console(server, dir.filePath(QStringLiteral("audit.jsonl")),
-                                             consoleOptions);
+                                             gatehouse::test::autodetected(QSize(1400, 900)));
         MainWindow &window = *console.window;
 
         const QString section = QStringLiteral("queue");

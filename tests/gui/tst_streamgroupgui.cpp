@@ -70,12 +70,9 @@ private slots:
         call(*redis, {"XCLAIM", "orders", "billing", "worker-1", "0", ids.at(0), ids.at(1), "IDLE",
                       "600000", "JUSTID"});
 
-        QTemporaryDir dir;
-        gatehouse::test::TestConsoleOptions consoleOptions;
-        consoleOptions.autodetect = true; // no profile
-        consoleOptions.size = QSize(1400, 900);
+        QTemporaryDir dir; // no profile: autodetected
         gatehouse::test::TestConsole console(server, dir.filePath(QStringLiteral("audit.jsonl")),
-                                             consoleOptions);
+                                             gatehouse::test::autodetected(QSize(1400, 900)));
         MainWindow &window = *console.window;
 
         const QString section = QStringLiteral("queue");

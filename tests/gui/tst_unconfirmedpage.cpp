@@ -154,18 +154,12 @@ private:
     {
         explicit Console(const RedisServer &server, const QString &profileFile,
                          const QString &audit)
-            : test::TestConsole(server, audit, autodetected())
+            : test::TestConsole(server, audit, test::autodetected())
         {
             Profile verdicts;
             verdicts.fileName = profileFile;
             verdicts.name = QFileInfo(profileFile).completeBaseName();
             window->unconfirmedPage()->setProfile(verdicts, true);
-        }
-        static test::TestConsoleOptions autodetected()
-        {
-            test::TestConsoleOptions o;
-            o.autodetect = true;
-            return o;
         }
     };
 

@@ -115,6 +115,16 @@ inline QString sideListCount(const MainWindow &window, const QString &title)
     return {};
 }
 
+// A console with no profile (what autodetection finds), its window at size
+// (empty: the window's default).
+inline TestConsoleOptions autodetected(QSize size = {})
+{
+    TestConsoleOptions o;
+    o.autodetect = true;
+    o.size = size;
+    return o;
+}
+
 // The deployment a test's window shows, as the console makes it (its
 // monitor from the start, the first connection retried, the actions and the
 // window's reads) on endpoint with the demo profile (or o.profile, or none

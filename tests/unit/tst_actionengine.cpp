@@ -12,8 +12,11 @@
 #include <redis/redisclient.h>
 #include <redis/redisendpoint.h>
 #include <redis/redisscript.h>
+#include <redis/serveridentity.h>
+#include <redis/serverinfo.h>
 
 #include <QCryptographicHash>
+#include <QFile>
 #include <QJsonArray>
 #include <QSignalSpy>
 #include <QTcpServer>
@@ -650,6 +653,49 @@ private slots:
                  key);
         QCOMPARE(e.value(QLatin1String("connection")).toString(), endpoint.displayUrl());
         QVERIFY(e.value(QLatin1String("timeMs")).toDouble() > 1.7e12);
+    }
+
+    // A token (or token field) that an action issues is shown to the operator
+    // once and written nowhere: its audit entry, keys, arguments and message,
+    // holds only its first four bytes. A token field was audited whole.
+    void issuedSecretIsNeverAudited_data()
+    {
+        QTest::addColumn<QString>("action");
+        QTest::newRow("token.issue") << QStringLiteral("token.issue");
+        QTest::newRow("token.issue-field") << QStringLiteral("token.issue-field");
+    }
+
+    void issuedSecretIsNeverAudited()
+    {
+        QFETCH(QString, action);
+        ScriptCall call;
+        if (action == QLatin1String("token.issue")) {
+            call = callFor(action);
+        } else {
+            ActionRequest r = requestFor(
+                "token-hash", "otp:pending",
+                {{QStringLiteral("ttl"), "120"}, {QStringLiteral("value"), "user:42"}});
+            r.server = ServerIdentity::fromInfo(parseInfo("redis_version:7.4.1\r\n"));
+            call = build(action, r);
+        }
+        QVERIFY2(call.isValid(), qPrintable(call.refusal));
+        QVERIFY(call.issued.size() > 8);
+        RedisEndpoint endpoint;
+        endpoint.port = closedPort();
+        RedisClient client(endpoint); // never opened: refused before anything is sent
+        ActionEngine engine(&client);
+        engine.setReadOnly(true);
+        const QString path = m_dir.filePath(action + QStringLiteral(".jsonl"));
+        engine.setAuditLogPath(path);
+        std::optional<ActionOutcome> outcome;
+        engine.run(call, false, this, [&](const ActionOutcome &o) { outcome = o; });
+        QVERIFY(outcome);
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QByteArray written = file.readAll();
+        QVERIFY(!written.isEmpty());
+        QVERIFY2(!written.contains(call.issued), written.constData());
+        QVERIFY2(written.contains(QByteArray(call.issued.left(4) + "...")), written.constData());
     }
 
     // With no connection, a run fails saying it was not sent and why, and

@@ -319,38 +319,24 @@ private slots:
     }
 
     // Every pattern that claims keys groups them into instances its own
-    // profile rule accepts.
+    // profile rule accepts, in one keyspace holding every pattern's sample
+    // (each registered beside its pattern, tests/patterns/<pattern>/): a new
+    // pattern is checked here without this test naming it.
     void everyClaimingPatternGroups()
     {
-        const double now = double(s_now);
-        KeyShape config;
-        config.key = "api";
-        config.type = "hash";
-        config.hashFields = {{"rate", "10"}, {"interval", "1000"}, {"type", "0"}};
-        const QList<KeyShape> shapes{
-            zset("rl:api:1", now - 4000, now - 10, 8000),
-            zset("z:rl:r:1{1}", now / 1000 - 5, now / 1000, 1000),
-            zset("z:rl:r:1{1}:consumer:0", now / 1000 - 3, now / 1000, 1000),
-            str("throttle:user:1", "17", 25000),
-            config,
-            str("lock:orders", "3f9a1c2e-77b1-4c1d", 30000),
-            str("lock.report", QByteArray::number(s_now / 1000 + 30), -1),
-            str("code:x7Kp2mQ9zA", "{}", 60000),
-            list("jobs:mail:processing"),
-            zset("sim:sem:gpu", now - 4000, now - 100),
-            test::tokenHashShape("otp:pending")};
-        const auto sample = [](const char *id) {
-            return test::sampleOf(QString::fromLatin1(id));
-        };
-        const QList<PatternObject> found = detect(
-            shapes + test::bullMqQueueShapes("bull:q", now) + test::bullQueueShapes("bull:old", now)
-            + test::rqQueueShapes("q", now) + test::beeQueueShapes("bq:q", now)
-            + test::celeryShapes(now) + test::sidekiqShapes("", now) + sample("redisson-lock")
-            + sample("redisson-semaphore") + sample("redisson-delayed-queue")
-            + sample("stream-group") + test::resqueShapes("resque:", false, now)
-            + sample("laravel-queue") + sample("laravel-horizon") + sample("symfony-delayed")
-            + sample("redis-semaphore") + sample("python-limits") + sample("asynq")
-            + sample("dramatiq"));
+        QList<KeyShape> shapes;
+        QSet<QByteArray> keys;
+        for (const QString &pattern : test::shapePatterns()) {
+            for (const KeyShape &shape : test::sampleOf(pattern)) {
+                // Two samples writing one key would make a keyspace no
+                // application has.
+                QVERIFY2(!keys.contains(shape.key),
+                         qPrintable(pattern + QStringLiteral(": ") + QString::fromUtf8(shape.key)));
+                keys.insert(shape.key);
+                shapes.append(shape);
+            }
+        }
+        const QList<PatternObject> found = detect(shapes);
         QSet<QString> kinds;
         for (const PatternObject &o : found)
             kinds.insert(o.kind.id());

@@ -60,6 +60,18 @@ Monitor::Options demoMonitor()
     return options;
 }
 
+// A deployment as the console makes it: the demo's monitor on thread, the
+// first connection retried.
+Deployment::Options consoleShaped(const RedisServer &server, QThread *thread)
+{
+    Deployment::Options options;
+    options.endpoint = server.endpoint();
+    options.monitor = demoMonitor();
+    options.retryFirstConnection = true;
+    options.thread = thread;
+    return options;
+}
+
 } // namespace
 
 class tst_Deployment : public QObject
@@ -81,12 +93,8 @@ private slots:
 
         RunningThread thread;
         QTemporaryDir dir;
-        Deployment::Options options;
-        options.endpoint = server.endpoint();
-        options.monitor = demoMonitor();
+        Deployment::Options options = consoleShaped(server, &thread);
         options.historyFile = dir.filePath(QStringLiteral("history.sqlite"));
-        options.retryFirstConnection = true;
-        options.thread = &thread;
         options.actions = true;
         options.readOnly = true;
         auto deployment = std::make_unique<Deployment>(options);
@@ -192,11 +200,7 @@ private slots:
             = AlertRule::parseExpression(QStringLiteral("pttlMs > 0 on lock as held"), &error);
         QVERIFY2(rule, qPrintable(error));
         RunningThread thread;
-        Deployment::Options options;
-        options.endpoint = server.endpoint();
-        options.monitor = demoMonitor();
-        options.retryFirstConnection = true;
-        options.thread = &thread;
+        Deployment::Options options = consoleShaped(server, &thread);
         options.historyFile = file;
         options.alerts = QList<AlertRule>{*rule};
         auto deployment = std::make_unique<Deployment>(options);
@@ -240,11 +244,7 @@ private slots:
         auto client = connectedClient(server);
         QVERIFY(client);
         RunningThread thread;
-        Deployment::Options options;
-        options.endpoint = server.endpoint();
-        options.monitor = demoMonitor();
-        options.retryFirstConnection = true;
-        options.thread = &thread;
+        Deployment::Options options = consoleShaped(server, &thread);
         Simulator::Options sim;
         sim.seconds = 0;
         options.demoTraffic = sim;

@@ -1,20 +1,29 @@
 // SPDX-License-Identifier: MIT
 #include "builtinalerts.h"
 
+#include <patterns/patternregistry.h>
+#include <patterns/patternunit.h>
+
 namespace gatehouse {
 
 QList<AlertRule> builtInAlertRules()
 {
-    AlertRule workLost;
-    workLost.name = QStringLiteral("sidekiq-work-lost");
-    workLost.target = QStringLiteral("sidekiq");
-    workLost.figure = QStringLiteral("workLostInMs");
-    workLost.comparison = AlertRule::Comparison::Below;
-    // A process's work hash expires 60 s after its last beat: below 61 s
-    // means a process holding work has died.
-    workLost.threshold = 61000;
-    workLost.severity = AlertRule::Severity::Critical;
-    return {workLost};
+    QList<AlertRule> rules;
+    for (const PatternUnit *unit : PatternRegistry::instance().units()) {
+        for (const BuiltInAlert &alert : unit->builtInAlerts()) {
+            AlertRule rule;
+            rule.name = alert.name;
+            rule.target = unit->kind().id();
+            rule.figure = alert.figure;
+            rule.comparison
+                = alert.below ? AlertRule::Comparison::Below : AlertRule::Comparison::Above;
+            rule.threshold = alert.threshold;
+            rule.severity
+                = alert.critical ? AlertRule::Severity::Critical : AlertRule::Severity::Warning;
+            rules.append(rule);
+        }
+    }
+    return rules;
 }
 
 } // namespace gatehouse

@@ -3,7 +3,6 @@
 
 #include "jobbrowser.h"
 
-#include <patterns/libraryqueue/libraryqueue.h>
 #include <patterns/patternunit.h>
 #include <redis/redisclient.h>
 
@@ -230,11 +229,12 @@ void JobSearch::nextPage()
             JobListing none;
             none.ok = false;
             const bool settled = m_query.rowSettles(row, nowMs);
-            const bool onPage = !settled && !row.record.isEmpty();
-            JobRead read = settled  ? JobRead::done(none)
-                           : onPage ? JobRead::done(
-                                 libraryqueue::jsonDetail(row.refOrId(), row.record, QString()))
-                                    : unit.jobDetail(m_object, row.refOrId());
+            JobRead read = settled ? JobRead::done(none) : JobRead();
+            if (!settled && !row.record.isEmpty())
+                read = unit.recordDetail(row);
+            const bool onPage = read.isValid() && !settled;
+            if (!settled && !onPage)
+                read = unit.jobDetail(m_object, row.refOrId());
             fetched.append(!settled && !onPage);
             reads.append(read.isValid() ? std::move(read) : JobRead::done(none));
         }

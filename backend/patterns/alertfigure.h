@@ -32,4 +32,16 @@ struct AlertFigure
     static AlertFigure heldFor();
 };
 
+// A rule on one of a pattern's alert figures that an operator has without
+// configuring any (PatternUnit::builtInAlerts; backend/alerts makes the rule,
+// targeting the pattern): the figure below (or above) the threshold fires.
+struct BuiltInAlert
+{
+    QString name;   // "sidekiq-work-lost"
+    QString figure; // an AlertFigure id of the pattern
+    bool below = true;
+    double threshold = 0; // in the figure's unit
+    bool critical = false;
+};
+
 } // namespace gatehouse

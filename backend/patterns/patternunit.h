@@ -165,6 +165,14 @@ public:
         Q_UNUSED(job)
         return {};
     }
+    // A job whose whole record its page read (JobRow::record): its detail
+    // from that record, with no second read; invalid when the pattern has
+    // none to give.
+    virtual JobRead recordDetail(const JobRow &row) const
+    {
+        Q_UNUSED(row)
+        return {};
+    }
     // Which tab of the job browser a state of jobStates() is in.
     virtual JobStage jobStage(const QString &state) const
     {
@@ -330,6 +338,9 @@ public:
     // The figures an alert rule may watch (backend/alerts): by default its
     // history figures, a duration's in ms and a NaN unknown.
     virtual QList<AlertFigure> alertFigures() const;
+    // The rules on them an operator has without configuring any (a
+    // profile's own "alerts" list replaces them).
+    virtual QList<BuiltInAlert> builtInAlerts() const { return {}; }
     // Its charts; by default its figures over time, counts on one chart and
     // durations (in s) on another.
     virtual QList<Chart> charts() const;

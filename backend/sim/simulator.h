@@ -6,7 +6,6 @@
 
 #include <QMap>
 #include <QObject>
-#include <QRandomGenerator>
 #include <QStringList>
 #include <QTimer>
 
@@ -30,14 +29,12 @@ struct SimulatorCensus
     QByteArray toJson() const;
 };
 
-// Deterministic traffic that exercises every pattern with Gatehouse's own
-// scripts: limiter clients below and above their limits, resource/consumer
-// pairs, fixed-window counters, a Redisson-layout limiter, lock holders of
-// which some crash (their locks expire), legacy SETNX locks, token issuers
-// and consumers, queue producers and workers of which some crash (their jobs
-// stay in the processing list), and every pattern's own demo traffic
-// (PatternUnit::demoTraffic, which this class drives as its DemoDriver). The
-// same seed makes the same decisions.
+// Deterministic traffic that exercises every pattern: each pattern's own demo
+// traffic (PatternUnit::demoTraffic: limiter clients below and above their
+// limits, lock holders and queue workers of which some crash, token issuers
+// and consumers, ...), which this class drives as its DemoDriver, each on its
+// own random stream from the run's seed. The same seed makes the same
+// decisions.
 //
 // Runs on the caller's thread through a RedisClient (which does the I/O on
 // its worker); a tick every 100 ms sends one burst, and a tick is skipped
@@ -70,8 +67,9 @@ public:
     void stop();
     bool isRunning() const { return m_timer.isActive(); }
 
-    // Names of every instance, for profiles and benchmarks.
-    QList<QByteArray> slidingWindowKeys() const;
+    // The keys of a pattern's objects in this run (its demo's instances),
+    // for profiles and benchmarks.
+    QList<QByteArray> instanceKeys(const QString &pattern) const;
 
 Q_SIGNALS:
     void finished(const gatehouse::SimulatorCensus &census);
@@ -84,6 +82,8 @@ private:
     void send(const QString &script, QList<QByteArray> keys, QList<QByteArray> args,
               std::function<void(const RedisValue &)> onReply = {}) override;
     void sendCommands(QList<QList<QByteArray>> commands) override;
+    void sendCommand(QList<QByteArray> command,
+                     std::function<void(const RedisValue &)> onReply) override;
     void schedule(qint64 afterTicks, std::function<void()> action) override;
     qint64 tick() const override { return m_tick; }
     int tickMs() const override { return m_options.tickMs; }
@@ -91,29 +91,15 @@ private:
     double rate() const override { return m_options.rate; }
     const QByteArray &prefix() const override { return m_options.prefix; }
     bool stopping() const override { return m_stopping; }
-    static double uniform(QRandomGenerator &rng) { return rng.generateDouble(); }
-    int ticksFor(qint64 ms) const { return int(std::max<qint64>(1, ms / m_options.tickMs)); }
+    bool hashTags() const override { return m_options.hashTags; }
     void census();
-    void countTokens(int family, int node, const QByteArray &cursor,
-                     std::shared_ptr<SimulatorCensus> result);
+    void countFamilies(int family, int node, const QByteArray &cursor,
+                       std::shared_ptr<SimulatorCensus> result);
     // Every reply passes here: errors and failures are counted.
     void noteReply(const RedisValue &v);
-    // The key of instance id of a structure: base + id, or base + {id}.
-    QByteArray tagged(const QByteArray &base, const QByteArray &id) const;
-
-    void tickLimiters();
-    void tickLocks();
-    void tickTokens();
-    void tickQueues();
 
     RedisClient *m_client;
     Options m_options;
-    // One stream per area, so an area's decisions depend only on the seed
-    // and the tick, not on how fast another area's replies came back.
-    QRandomGenerator m_limiterRng;
-    QRandomGenerator m_lockRng;
-    QRandomGenerator m_tokenRng;
-    QRandomGenerator m_queueRng;
     // The patterns' own traffic, by pattern id.
     std::vector<std::pair<QString, std::unique_ptr<DemoTraffic>>> m_demos;
     QTimer m_timer{this}; // a child: moves with the simulator
@@ -125,16 +111,6 @@ private:
     QStringList m_scanNodes; // a Cluster's masters: the census scans each
     bool m_stopping = false;
     std::multimap<qint64, std::function<void()>> m_events; // by tick
-    QList<double> m_accumulators; // fractional requests carried per instance
-
-    struct LockState
-    {
-        QByteArray token;
-        bool held = false;
-        bool crashed = false;
-    };
-    QList<LockState> m_locks;
-    QList<bool> m_firstClaimCrashes; // per queue: its first claimed job is left stuck
 };
 
 } // namespace gatehouse

@@ -709,7 +709,7 @@ private slots:
         auto console = std::make_unique<DemoConsole>(
             demo.endpoint(), DemoServer::Console{true, QStringLiteral("demo")},
             m_dir.filePath(QStringLiteral("demo.jsonl")));
-        limiters = console->deployment->simulator()->slidingWindowKeys();
+        limiters = console->deployment->simulator()->instanceKeys(QStringLiteral("sliding-window"));
         QVERIFY(!limiters.isEmpty());
         double before = newest();
         QTRY_VERIFY_WITH_TIMEOUT(newest() > before, 10000);

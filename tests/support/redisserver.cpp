@@ -355,21 +355,30 @@ bool waitUntil(const std::function<bool()> &done, int timeoutMs)
 {
     if (done())
         return true;
+    // done() may wait itself (a call() runs an event loop): the check timer
+    // is stopped while it runs, so it is never asked inside itself, and the
+    // answer is the one it gave (a condition that held once is not asked
+    // again after the loop, when it may have moved on).
+    bool held = false;
     QEventLoop loop;
     QTimer check;
     check.setTimerType(Qt::PreciseTimer);
+    check.setSingleShot(true);
     check.setInterval(1);
-    QObject::connect(&check, &QTimer::timeout, &loop, [&] {
-        if (done())
-            loop.quit();
-    });
     QTimer deadline;
     deadline.setSingleShot(true);
+    QObject::connect(&check, &QTimer::timeout, &loop, [&] {
+        held = done();
+        if (held)
+            loop.quit();
+        else if (deadline.isActive())
+            check.start();
+    });
     QObject::connect(&deadline, &QTimer::timeout, &loop, &QEventLoop::quit);
     check.start();
     deadline.start(timeoutMs);
     loop.exec();
-    return done();
+    return held || done();
 }
 
 bool ReplyWait::wait(int timeoutMs)

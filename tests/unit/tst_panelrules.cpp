@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The console's side of the patterns: the panel registry gives each page the
-// panels of its patterns, and no file of widgets/ or app/ outside a pattern's
-// panels folder names a pattern or a section to compare it; widgets do not
-// touch the wire.
+// panels of its patterns, and no file of widgets/, app/ or backend/ outside a
+// pattern's own folders names a pattern or a section to compare it; widgets
+// do not touch the wire.
 #include <panels/panelregistry.h>
 #include <patterns/patternregistry.h>
 #include <patterns/patternunit.h>
@@ -29,11 +29,12 @@ QStringList registeredIds()
     return ids;
 }
 
-// The C++ files of widgets/ and app/, relative to the source tree.
+// The C++ files of widgets/, app/ and backend/, relative to the source tree.
 QStringList consoleFiles()
 {
     QStringList files;
-    for (const QString &dir : {QStringLiteral("widgets"), QStringLiteral("app")}) {
+    for (const QString &dir :
+         {QStringLiteral("widgets"), QStringLiteral("app"), QStringLiteral("backend")}) {
         QDirIterator it(Source + QLatin1Char('/') + dir,
                         {QStringLiteral("*.cpp"), QStringLiteral("*.h")}, QDir::Files,
                         QDirIterator::Subdirectories);
@@ -67,14 +68,17 @@ QStringList matches(const QString &file, const QString &text, const QRegularExpr
     return out;
 }
 
-// A pattern's or a shared section's own panels folder, and the one file
-// that registers them, may name it.
+// A pattern's own folder, a pattern's or a shared section's own panels
+// folder, and the two files that register them, may name it. A pattern's
+// folder may use another's (a unit built on another's, like Bull on BullMQ's).
 bool mayName(const QString &file, const QStringList &ids)
 {
-    if (file == QLatin1String("widgets/panels/builtinpanels.cpp"))
+    if (file == QLatin1String("widgets/panels/builtinpanels.cpp")
+        || file == QLatin1String("backend/patterns/builtinpatterns.cpp"))
         return true;
     for (const QString &id : ids) {
-        if (file.startsWith(QLatin1String("widgets/panels/") + id + QLatin1Char('/')))
+        if (file.startsWith(QLatin1String("widgets/panels/") + id + QLatin1Char('/'))
+            || file.startsWith(QLatin1String("backend/patterns/") + id + QLatin1Char('/')))
             return true;
     }
     return false;

@@ -2,6 +2,7 @@
 #include "fixedwindowunit.h"
 
 #include <patterns/limiterdata.h>
+#include <patterns/limiterdemo.h>
 
 namespace gatehouse {
 
@@ -156,6 +157,22 @@ QList<Evidence> FixedWindowUnit::structureEvidence(const PatternObject &o,
                     QStringLiteral("it lives %1 h: longer than a rate-limit window")
                         .arg(double(s.pttlMs) / 3600000.0, 0, 'f', 0)});
     return out;
+}
+
+std::unique_ptr<DemoTraffic> FixedWindowUnit::demoTraffic(quint32 seed) const
+{
+    // Two counters per scale ("<prefix>throttle:user:0") of 50 per 30 s, one
+    // client at 1 request a second (below) and one at 2.5 (above).
+    LimiterDemo::Limiters counters;
+    counters.perScale = 2;
+    counters.rates = {1.0, 2.5};
+    counters.key = [](const DemoDriver &d, int i) -> QByteArray {
+        return d.prefix() + "throttle:user:" + QByteArray::number(i);
+    };
+    counters.request = [](DemoDriver &d, const QByteArray &key, QRandomGenerator &) {
+        d.send(QStringLiteral("fixed_window"), {key}, {"50", "30000"});
+    };
+    return std::make_unique<LimiterDemo>(seed, std::move(counters));
 }
 
 } // namespace gatehouse

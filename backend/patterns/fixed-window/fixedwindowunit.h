@@ -33,6 +33,7 @@ public:
     ScriptCall reset(const PatternObject &object) const override { return resetCounter(object); }
 
     static ScriptCall resetCounter(const PatternObject &object);
+    std::unique_ptr<DemoTraffic> demoTraffic(quint32 seed) const override;
 };
 
 } // namespace gatehouse

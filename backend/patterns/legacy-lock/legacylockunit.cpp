@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "legacylockunit.h"
+#include "legacylockdemo.h"
 #include <patterns/lock/lockdata.h>
 #include <patterns/objecthealth.h>
 
@@ -114,6 +115,12 @@ std::optional<KeyClaim> LegacyLockUnit::claimKey(const KeyShape &s, qint64 now) 
     if (expiry > 0 && std::fabs(double(expiry) - double(now)) < 24.0 * 3600 * 1000)
         return KeyClaim{QStringLiteral("expiry"), 30};
     return std::nullopt;
+}
+
+std::unique_ptr<DemoTraffic> LegacyLockUnit::demoTraffic(quint32 seed) const
+{
+    Q_UNUSED(seed) // the same every run
+    return std::make_unique<LegacyLockDemo>();
 }
 
 } // namespace gatehouse

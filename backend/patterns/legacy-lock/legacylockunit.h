@@ -36,6 +36,8 @@ public:
     // The expiry in ms since the epoch written in a value, or -1.
     static qint64 expiryFromValue(const QByteArray &value);
 
+    std::unique_ptr<DemoTraffic> demoTraffic(quint32 seed) const override;
+
 protected:
     QString ttlText(const ObjectState &state, qint64 nowMs) const override;
 };

@@ -20,6 +20,11 @@ QStringList LibraryQueueUnit::jobStates() const
     return names;
 }
 
+JobRead LibraryQueueUnit::recordDetail(const JobRow &row) const
+{
+    return JobRead::done(libraryqueue::jsonDetail(row.refOrId(), row.record, QString()));
+}
+
 JobStage LibraryQueueUnit::jobStage(const QString &state) const
 {
     for (const JobState &s : states()) {

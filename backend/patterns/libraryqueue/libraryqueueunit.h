@@ -24,6 +24,8 @@ public:
 
     QStringList jobStates() const override;
     JobStage jobStage(const QString &state) const override;
+    // The JSON record, indented (libraryqueue::jsonDetail).
+    JobRead recordDetail(const JobRow &row) const override;
 
     // libraryqueue::columns for library(), with columnOptions().
     QList<Column> columns() const override;

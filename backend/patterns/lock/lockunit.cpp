@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "lockunit.h"
+#include "lockdemo.h"
 #include <patterns/lock/lockdata.h>
 #include <patterns/objecthealth.h>
 
@@ -588,6 +589,11 @@ QList<Evidence> LockUnit::familyEvidence(const PatternObject &o, const ClaimPool
             out.append(e); // groupClaims' note on the family's values
     }
     return out;
+}
+
+std::unique_ptr<DemoTraffic> LockUnit::demoTraffic(quint32 seed) const
+{
+    return std::make_unique<LockDemo>(seed);
 }
 
 } // namespace gatehouse

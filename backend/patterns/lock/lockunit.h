@@ -73,6 +73,8 @@ public:
     static ScriptCall extend(const PatternObject &object, const QByteArray &shownToken,
                              qint64 ttlMs);
 
+    std::unique_ptr<DemoTraffic> demoTraffic(quint32 seed) const override;
+
 protected:
     // The TTL column's text (the legacy lock's comes from its value).
     virtual QString ttlText(const ObjectState &state, qint64 nowMs) const;

@@ -2,6 +2,7 @@
 #include "redissonlimiterunit.h"
 
 #include <patterns/limiterdata.h>
+#include <patterns/limiterdemo.h>
 #include <patterns/objecthealth.h>
 
 #include <patterns/globmatch.h>
@@ -192,6 +193,24 @@ QList<PatternObject> RedissonLimiterUnit::groupClaims(ClaimPool &pool) const
         out.append(o);
     }
     return out;
+}
+
+std::unique_ptr<DemoTraffic> RedissonLimiterUnit::demoTraffic(quint32 seed) const
+{
+    // One per scale ("<prefix>redisson:0" with "{<prefix>redisson:0}:value"
+    // and ":permits"), a client taking a permit 0.8 times a second from 10
+    // per 20 s with sim_redisson_acquire.lua (Redisson's acquire, its layout).
+    LimiterDemo::Limiters limiters;
+    limiters.rates = {0.8};
+    limiters.key = [](const DemoDriver &d, int i) -> QByteArray {
+        return d.prefix() + "redisson:" + QByteArray::number(i);
+    };
+    limiters.request = [](DemoDriver &d, const QByteArray &name, QRandomGenerator &rng) {
+        d.send(QStringLiteral("sim_redisson_acquire"),
+               {name, '{' + name + "}:value", '{' + name + "}:permits"},
+               {"10", "20000", "1", QByteArray::number(rng.generateDouble(), 'f', 6)});
+    };
+    return std::make_unique<LimiterDemo>(seed, std::move(limiters));
 }
 
 } // namespace gatehouse

@@ -44,6 +44,7 @@ public:
     static QByteArray suffixed(const QByteArray &name, const char *suffix);
     static QByteArray valueKey(const QByteArray &name) { return suffixed(name, "value"); }
     static QByteArray permitsKey(const QByteArray &name) { return suffixed(name, "permits"); }
+    std::unique_ptr<DemoTraffic> demoTraffic(quint32 seed) const override;
 };
 
 } // namespace gatehouse

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "reliablequeueunit.h"
+#include "reliablequeuedemo.h"
 
 #include <patterns/countedsentence.h>
 #include <patterns/familyfold.h>
@@ -682,6 +683,11 @@ ProfileRule ReliableQueueUnit::suggestRule(const PatternObject &o) const
 QList<QByteArray> ReliableQueueUnit::wordsFor() const
 {
     return {"queue", "queues", "jobs", "job", "tasks", "task", "work", "worker", "outbox"};
+}
+
+std::unique_ptr<DemoTraffic> ReliableQueueUnit::demoTraffic(quint32 seed) const
+{
+    return std::make_unique<ReliableQueueDemo>(seed);
 }
 
 } // namespace gatehouse

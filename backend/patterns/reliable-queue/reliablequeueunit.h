@@ -78,6 +78,7 @@ public:
     static ScriptCall deadLetter(const PatternObject &object, const QByteArray &job);
     // Needs a claims set; invalid otherwise (then requeue the stuck items one by one).
     static ScriptCall requeueStuck(const PatternObject &object, qint64 olderThanMs, int most);
+    std::unique_ptr<DemoTraffic> demoTraffic(quint32 seed) const override;
 };
 
 } // namespace gatehouse

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "resourceconsumerunit.h"
+#include "resourceconsumerdemo.h"
 #include <QSet>
 
 namespace gatehouse {
@@ -112,6 +113,11 @@ QList<Evidence> ResourceConsumerUnit::structureEvidence(const PatternObject &o,
                    .arg(printableBytes(o.key, 60), QLatin1String(s_consumerMarker))
              : QStringLiteral("a consumer's window of %1").arg(printableBytes(o.parent, 60))});
     return out;
+}
+
+std::unique_ptr<DemoTraffic> ResourceConsumerUnit::demoTraffic(quint32 seed) const
+{
+    return std::make_unique<ResourceConsumerDemo>(seed);
 }
 
 } // namespace gatehouse

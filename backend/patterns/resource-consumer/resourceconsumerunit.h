@@ -29,6 +29,7 @@ public:
     std::optional<PatternObject> objectFor(const ProfileRule &rule,
                                            const QByteArray &key) const override;
     PatternObject conventionalObject(const QByteArray &key) const override;
+    std::unique_ptr<DemoTraffic> demoTraffic(quint32 seed) const override;
 };
 
 } // namespace gatehouse

@@ -340,6 +340,20 @@ QList<AlertFigure> SidekiqUnit::alertFigures() const
                }};
 }
 
+QList<BuiltInAlert> SidekiqUnit::builtInAlerts() const
+{
+    // A process's work hash expires 60 s after its last beat: below 61 s
+    // means a process holding work has died, and its work is lost for good
+    // when the hash expires.
+    BuiltInAlert workLost;
+    workLost.name = QStringLiteral("sidekiq-work-lost");
+    workLost.figure = QStringLiteral("workLostInMs");
+    workLost.below = true;
+    workLost.threshold = 61000;
+    workLost.critical = true;
+    return {workLost};
+}
+
 QList<Chart> SidekiqUnit::charts() const
 {
     return QList<Chart>{{QStringLiteral("Jobs by state"),

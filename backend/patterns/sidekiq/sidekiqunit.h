@@ -83,6 +83,8 @@ public:
     // Besides the figures: "workLostInMs", the soonest a dead process's work
     // expires (a rule "workLostInMs < 61s" fires as soon as one dies).
     QList<AlertFigure> alertFigures() const override;
+    // "sidekiq-work-lost": workLostInMs below 61 s, critical.
+    QList<BuiltInAlert> builtInAlerts() const override;
     QList<Chart> charts() const override;
     QStringList itemHeaders() const override;
     QList<QStringList> items(const ObjectState &state, qint64 nowMs) const override;

@@ -2,6 +2,7 @@
 #include "slidingwindowunit.h"
 
 #include <patterns/limiterdata.h>
+#include <patterns/limiterdemo.h>
 
 #include <patterns/globmatch.h>
 
@@ -340,6 +341,27 @@ QList<Evidence> SlidingWindowUnit::structureEvidence(const PatternObject &o,
                     QStringLiteral("%1 holds future retry slots (a limiter's retry horizon)")
                         .arg(printableBytes(retry, 60))});
     return out;
+}
+
+std::unique_ptr<DemoTraffic> SlidingWindowUnit::demoTraffic(quint32 seed) const
+{
+    // Four windows per scale ("<prefix>rl:api:0", its ":retry" beside it), of
+    // 20 requests per 10 s, whose clients send 1, 1.8, 4 and 12 a second:
+    // below, near, above and far above, so some are told a retry horizon.
+    LimiterDemo::Limiters windows;
+    windows.perScale = 4;
+    windows.rates = {1.0, 1.8, 4.0, 12.0};
+    windows.key = [](const DemoDriver &d, int i) -> QByteArray {
+        return d.tagged(d.prefix() + "rl:api:", QByteArray::number(i));
+    };
+    windows.keys = [](const QByteArray &key) {
+        return QList<QByteArray>{key, key + ":retry"};
+    };
+    windows.request = [](DemoDriver &d, const QByteArray &key, QRandomGenerator &) {
+        d.send(QStringLiteral("sliding_window"), {key, key + ":retry"},
+               {"20", "10000", QByteArray(), "100"});
+    };
+    return std::make_unique<LimiterDemo>(seed, std::move(windows));
 }
 
 } // namespace gatehouse

@@ -46,6 +46,8 @@ public:
     static ScriptCall resetWindow(const PatternObject &object);
     static ScriptCall clearRetrySlots(const PatternObject &object);
 
+    std::unique_ptr<DemoTraffic> demoTraffic(quint32 seed) const override;
+
 protected:
     explicit SlidingWindowUnit(PatternKind kind)
         : m_kind(kind)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "tokenfamilyunit.h"
+#include "tokenfamilydemo.h"
 
 #include <patterns/keyclassifier.h>
 #include <patterns/matchcounter.h>
@@ -605,6 +606,11 @@ QList<Evidence> TokenFamilyUnit::familyEvidence(const PatternObject &o, const Cl
     return {
         {Evidence::Kind::Family, 0,
          QStringLiteral("%1 members in %2 name shapes").arg(o.members.size()).arg(shapes.size())}};
+}
+
+std::unique_ptr<DemoTraffic> TokenFamilyUnit::demoTraffic(quint32 seed) const
+{
+    return std::make_unique<TokenFamilyDemo>(seed);
 }
 
 } // namespace gatehouse

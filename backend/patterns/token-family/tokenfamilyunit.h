@@ -92,6 +92,8 @@ public:
     // family, a key whose last segment looks generated is accepted).
     static ScriptCall revoke(const QByteArray &tokenKey, const QList<QByteArray> &families);
 
+    std::unique_ptr<DemoTraffic> demoTraffic(quint32 seed) const override;
+
 private:
     // Whether a family prefix's words name a token ("otp", "code", ...).
     bool prefixNamedLikeToken(const QByteArray &prefix) const;

@@ -12,7 +12,10 @@
 --   XPENDING key group [IDLE ms] - + count: the oldest pending entries by id,
 --     each {id, consumer, idle ms since last delivery, deliveries}; IDLE
 --     (6.2+) keeps those idle at least ms. O(log N + count).
--- Only the ids of the first and last entries leave the server, never fields.
+--   XRANGE key last-delivered-id + COUNT 2: the group's next entry, the
+--     oldest one no consumer of it has been given. O(log N).
+-- Only the ids of the first, last and next entries leave the server, never
+-- fields.
 --
 -- KEYS[1]  the stream
 -- ARGV[1]  most groups read (the rest counted only)
@@ -27,7 +30,8 @@
 --           (-1 unknown), lag (-1 unknown), smallest pending id ("" none),
 --           {consumer, pending, idle, inactive (-1 unknown), ...},
 --           {id, consumer, idle, deliveries, ...} (oldest pending),
---           {id, consumer, idle, deliveries, ...} (idle >= ARGV[4])};
+--           {id, consumer, idle, deliveries, ...} (idle >= ARGV[4]),
+--           the id of the next entry to deliver ("" none)};
 --          error "WRONGTYPE ..." when the key is not a stream
 -- Cost     O(G * (C + P + log N)) for G <= ARGV[1], C <= ARGV[2], P <= ARGV[3];
 --          writes nothing
@@ -102,10 +106,18 @@ for gi = 1, math.min(#groups, maxGroups) do
             end
         end
     end
+    local delivered = g['last-delivered-id'] or '0-0'
+    local nextId = ''
+    for _, e in ipairs(redis.call('XRANGE', KEYS[1], delivered, '+', 'COUNT', 2)) do
+        if e[1] ~= delivered then
+            nextId = e[1]
+            break
+        end
+    end
     reply[#reply + 1] = {name, num(g['consumers']), num(g['pending']),
                          g['last-delivered-id'] or '',
                          g['entries-read'] and num(g['entries-read']) or -1,
                          g['lag'] and num(g['lag']) or -1,
-                         summary[2] or '', consumers, entries(oldest), entries(stuck)}
+                         summary[2] or '', consumers, entries(oldest), entries(stuck), nextId}
 end
 return reply

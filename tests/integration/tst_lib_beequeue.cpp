@@ -210,6 +210,8 @@ private slots:
     void notTakenForBull();
     void resemblingLayoutReadOnly();
     void largeSucceededSetPagedInSteps();
+    void oldestWaitingAsTheLibraryRecordsIt_data() { versions(); }
+    void oldestWaitingAsTheLibraryRecordsIt();
 };
 
 // A worker killed mid-job: not stalled until bee-queue's rule says so, then
@@ -491,7 +493,6 @@ void tst_LibBeeQueue::resemblingLayoutReadOnly()
     QCOMPARE(call(client, {"LLEN", "bq:foreign:waiting"}).toInteger(), 1);
 }
 
-QTEST_GUILESS_MAIN(tst_LibBeeQueue)
 // bee-queue keeps every succeeded job id in a plain set unless told
 // otherwise: the job browser pages it in bounded SSCAN steps, never with a
 // SORT that reads and sorts the whole set in one command, and its pages
@@ -543,4 +544,44 @@ void tst_LibBeeQueue::largeSucceededSetPagedInSteps()
     QVERIFY2(!stats.contains("cmdstat_sort"), stats.constData());
 }
 
+// bee-queue records when a job was created (Job#options.timestamp) and no time
+// a worker took it: the queue's oldest waiting age is its oldest waiting
+// job's, as the library's own getJob reads that time; 0 once none waits.
+void tst_LibBeeQueue::oldestWaitingAsTheLibraryRecordsIt()
+{
+    const BeeApp bee = app(m_server->url());
+    QCOMPARE(bee.run({QStringLiteral("produce"), QStringLiteral("3")}), QString());
+    bool ok = false;
+    const qint64 created
+        = bee.run({QStringLiteral("created"), QStringLiteral("job-1")}).toLongLong(&ok);
+    QVERIFY(ok);
+    QTest::qWait(1500);
+
+    const QJsonObject snap = snapshot(*m_server);
+    const QJsonObject q = queueOf(snap, Queue);
+    const qint64 shown
+        = q[QStringLiteral("latency")][QStringLiteral("oldestWaitingAgeMs")].toInteger(-2);
+    const qint64 want
+        = snap[QStringLiteral("server")][QStringLiteral("timeMs")].toInteger() - created;
+    QVERIFY2(want >= 1500, qPrintable(QString::number(want)));
+    // The snapshot's server time and the reading's differ by the reading's
+    // round trips at most.
+    QVERIFY2(std::abs(shown - want) <= 1000,
+             qPrintable(QStringLiteral("shown %1 ms, job-1 was created %2 ms before the "
+                                       "snapshot")
+                            .arg(shown)
+                            .arg(want)));
+    // No wait or run quantiles: bee-queue records neither.
+    QCOMPARE(q[QStringLiteral("latency")][QStringLiteral("waitSamples")].toInt(-1), 0);
+
+    auto worker = bee.start({QStringLiteral("work"), QStringLiteral("ran")}, "working");
+    QVERIFY(waitFor([&] { return call(*m_client, {"LLEN", "ran"}).toInteger() == 3; }));
+    const QJsonObject after = queueOf(snapshot(*m_server), Queue);
+    QCOMPARE(after[QStringLiteral("counts")][QStringLiteral("waiting")].toInt(-1), 0);
+    QCOMPARE(after[QStringLiteral("latency")][QStringLiteral("oldestWaitingAgeMs")].toInteger(-2),
+             0);
+    gatehouse::test::stopProcess(worker);
+}
+
+QTEST_GUILESS_MAIN(tst_LibBeeQueue)
 #include "tst_lib_beequeue.moc"

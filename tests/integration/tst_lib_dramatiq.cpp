@@ -133,6 +133,42 @@ private slots:
         QCOMPARE(s.call({"HEXISTS", "dramatiq:default.msgs", "m4"}).toInteger(), 1);
     }
 
+    // Dramatiq records when a message was sent (message_timestamp) and no
+    // time a worker fetched it: the queue's oldest waiting age is its head's,
+    // the message fetch takes next; 0 once none is enqueued.
+    void oldestEnqueuedMessageAge()
+    {
+        DramatiqState s;
+        QVERIFY2(s.start(), qPrintable(s.server.errorString()));
+        const qint64 sentAt = s.nowMs - 90000;
+        s.enqueue("old", false, sentAt);
+        s.enqueue("new");
+        s.enqueue("later", true, sentAt - 60000); // delay queue: not waiting on the queue
+
+        const QJsonObject snap = gatehouse::test::snapshotOf(s.cli({"snapshot", "--json"}));
+        QJsonObject q;
+        for (const QJsonValue &v : snap[QStringLiteral("queues")].toArray()) {
+            if (v[QStringLiteral("key")].toString() == QLatin1String("dramatiq:default"))
+                q = v.toObject();
+        }
+        const QJsonObject latency = q[QStringLiteral("latency")].toObject();
+        const qint64 want
+            = snap[QStringLiteral("server")][QStringLiteral("timeMs")].toInteger() - sentAt;
+        const qint64 shown = latency[QStringLiteral("oldestWaitingAgeMs")].toInteger(-2);
+        QVERIFY2(std::abs(shown - want) <= 1000,
+                 qPrintable(QStringLiteral("shown %1 ms, the head was sent %2 ms before")
+                                .arg(shown)
+                                .arg(want)));
+        QCOMPARE(latency[QStringLiteral("waitSamples")].toInt(-1), 0);
+
+        // Fetched by a live worker: nothing waits.
+        QCOMPARE(s.fetch("worker-a", "default", 2, s.nowMs).size(), 2);
+        QCOMPARE(
+            s.queue()[QStringLiteral("latency")][QStringLiteral("oldestWaitingAgeMs")].toInteger(
+                -2),
+            0);
+    }
+
     // A resembling layout: a "dramatiq:" messages hash whose values are not
     // Dramatiq's messages is read-only and refused; a lone "dramatiq:" list
     // without messages or heartbeats is an application's.

@@ -255,6 +255,54 @@ private slots:
         QCOMPARE(left, (QStringList{"a", "c"}));
     }
 
+    // The oldest pending job's age is what Laravel's own
+    // creationTimeOfOldestPendingJob reads (the head's createdAt, which
+    // Laravel 11 and later write in every payload); unknown for a payload
+    // without it (Debian's Laravel 8), and 0 once nothing is pending.
+    void oldestPendingAge()
+    {
+        RedisServer server;
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        std::unique_ptr<RedisClient> client = gatehouse::test::connectedClient(server);
+        QVERIFY(client);
+        const gatehouse::test::PhpApp app = laravelApp(server.url());
+        QCOMPARE(app.run({QStringLiteral("produce-stamped"), QStringLiteral("a")}), QString());
+        QCOMPARE(app.run({QStringLiteral("produce")}), QString()); // Laravel 8's: no createdAt
+        bool ok = false;
+        const qint64 created = app.run({QStringLiteral("oldest-created")}).toLongLong(&ok);
+        QVERIFY(ok);
+        QTest::qWait(1200);
+
+        QJsonObject snap = snapshot(server);
+        QJsonObject q = queuesOf(snap, QStringLiteral("laravel-queue")).at(0).toObject();
+        const qint64 want
+            = snap[QStringLiteral("server")][QStringLiteral("timeMs")].toInteger() - created * 1000;
+        const qint64 shown
+            = q[QStringLiteral("latency")][QStringLiteral("oldestWaitingAgeMs")].toInteger(-2);
+        QVERIFY2(want >= 1200 && std::abs(shown - want) <= 1000,
+                 qPrintable(QStringLiteral("shown %1 ms, Laravel's creation time gives %2 ms")
+                                .arg(shown)
+                                .arg(want)));
+
+        // The stamped job gone, the head is Laravel 8's, which says no time.
+        call(*client, {"LPOP", QueueKey.toUtf8()});
+        q = queuesOf(snapshot(server), QStringLiteral("laravel-queue")).at(0).toObject();
+        QCOMPARE(q[QStringLiteral("counts")][QStringLiteral("pending")].toInt(), 1);
+        QCOMPARE(q[QStringLiteral("latency")][QStringLiteral("oldestWaitingAgeMs")].toInteger(-2),
+                 -1);
+
+        // A delayed job keeps the queue there once the pending one ran.
+        QCOMPARE(app.run({QStringLiteral("later"), QStringLiteral("3600"), QStringLiteral("b")}),
+                 QString());
+        auto worker = app.start({QStringLiteral("work"), QStringLiteral("60")});
+        QVERIFY(waitFor([&] { return call(*client, {"LLEN", Prefix + "ran"}).toInteger() == 1; }));
+        q = queuesOf(snapshot(server), QStringLiteral("laravel-queue")).at(0).toObject();
+        QCOMPARE(q[QStringLiteral("counts")][QStringLiteral("pending")].toInt(-1), 0);
+        QCOMPARE(q[QStringLiteral("latency")][QStringLiteral("oldestWaitingAgeMs")].toInteger(-2),
+                 0);
+        gatehouse::test::stopProcess(worker);
+    }
+
     // The job browser's reads through the CLI: `queue search` finds a job by
     // a word of its payload (its pending list or delayed set, read a page at
     // a time), and `queue job` shows a job named by its payload's id, its

@@ -471,6 +471,56 @@ private slots:
         QCOMPARE(call(*m_client, {"XLEN", "orders"}).toInteger(), 2);
     }
 
+    // The oldest waiting entry is the earliest of the groups' next entries
+    // (the first no consumer of the group was given), by the time its "*" id
+    // holds: audit has been given nothing, so the stream's first entry waits;
+    // once every group has been given every entry nothing waits; an id the
+    // application chose says no time.
+    void oldestEntryNoConsumerWasGiven()
+    {
+        produceAndDie();
+        QJsonObject snap;
+        QJsonObject q = queueJson(QStringLiteral("orders"), true, &snap);
+        const qint64 serverMs
+            = snap[QStringLiteral("server")][QStringLiteral("timeMs")].toInteger();
+        const auto shownAge = [](const QJsonObject &q) {
+            return q[QStringLiteral("latency")][QStringLiteral("oldestWaitingAgeMs")].toInteger(-2);
+        };
+        const auto idMs = [](const QByteArray &id) {
+            return id.split('-').at(0).toLongLong();
+        };
+        QVERIFY2(std::abs(shownAge(q) - (serverMs - idMs(m_ids.at(0)))) <= 1000,
+                 qPrintable(QStringLiteral("shown %1 ms, the first entry was added %2 ms before")
+                                .arg(shownAge(q))
+                                .arg(serverMs - idMs(m_ids.at(0)))));
+        QVERIFY(shownAge(q) >= StuckAfterMs); // produceAndDie waited that long
+
+        // audit takes two: its next entry is the third.
+        consumer({QStringLiteral("XREADGROUP"), QStringLiteral("GROUP"), QStringLiteral("audit"),
+                  QStringLiteral("a-1"), QStringLiteral("COUNT"), QStringLiteral("2"),
+                  QStringLiteral("STREAMS"), QStringLiteral("orders"), QStringLiteral(">")});
+        q = queueJson(QStringLiteral("orders"), true, &snap);
+        const qint64 third = snap[QStringLiteral("server")][QStringLiteral("timeMs")].toInteger()
+                             - idMs(m_ids.at(2));
+        QVERIFY2(std::abs(shownAge(q) - third) <= 1000,
+                 qPrintable(QStringLiteral("shown %1 ms, the third entry was added %2 ms before")
+                                .arg(shownAge(q))
+                                .arg(third)));
+
+        // Every entry given to both groups: none waits.
+        consumer({QStringLiteral("XREADGROUP"), QStringLiteral("GROUP"), QStringLiteral("audit"),
+                  QStringLiteral("a-1"), QStringLiteral("COUNT"), QStringLiteral("10"),
+                  QStringLiteral("STREAMS"), QStringLiteral("orders"), QStringLiteral(">")});
+        QCOMPARE(shownAge(queueJson(QStringLiteral("orders"))), 0);
+
+        // An entry whose id the application chose: no time to tell.
+        QCOMPARE(call(*m_client, {"XADD", "orders-numbered", "1-1", "order", "1"}).bytes(),
+                 QByteArray("1-1"));
+        QCOMPARE(call(*m_client, {"XGROUP", "CREATE", "orders-numbered", "billing", "0"}),
+                 RedisValue::status("OK"));
+        QCOMPARE(shownAge(queueJson(QStringLiteral("orders-numbered"))), -1);
+    }
+
     void wrongTypeIsRefused()
     {
         call(*m_client, {"RPUSH", "orders", "not-a-stream"});

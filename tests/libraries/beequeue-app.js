@@ -12,6 +12,8 @@
 //   check-stalled [MS] run bee-queue's own stall check once (stall interval MS); print how
 //                      many it requeued
 //   exists ID          print whether Queue#getJob finds the job
+//   created ID         print the job's creation time (Job#options.timestamp, ms) as Queue#getJob
+//                      reads it
 //
 // BEE_QUEUE_MODULE names the package: bee-queue (2.x, the default) or
 // bee-queue1 (1.x, package.json's alias).
@@ -59,6 +61,9 @@ async function main() {
       break;
     case 'exists':
       console.log(String((await queue.getJob(arg)) !== null));
+      break;
+    case 'created':
+      console.log(String((await queue.getJob(arg)).options.timestamp));
       break;
     case 'hang':
       queue.process(1, (job) => {

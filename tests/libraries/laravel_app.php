@@ -18,6 +18,12 @@
 //                           RPUSH the name to "<prefix>ran", delete the job; a
 //                           blocking job's first attempt RPUSHes "<prefix>taken"
 //                           and hangs
+//   produce-stamped NAME    push a job whose payload carries its creation time as
+//                           Laravel 11 and later write it ("createdAt", epoch
+//                           seconds), here through Laravel 8's own payload hook
+//   oldest-created          the head's createdAt, as Laravel's later
+//                           RedisQueue::creationTimeOfOldestPendingJob reads it
+//                           (empty when the head has none or nothing waits)
 //   size                    RedisQueue::size (ready + delayed + reserved)
 //   counts                  {"ready", "delayed", "reserved"} as RedisQueue keeps them
 
@@ -75,6 +81,14 @@ switch ($command) {
     case 'produce-blocking':
         $job = $command === 'produce' ? 'App\\Jobs\\Run' : 'App\\Jobs\\Block';
         $queue->push($job, ['name' => $arg]);
+        break;
+    case 'produce-stamped':
+        \Illuminate\Queue\Queue::createPayloadUsing(fn () => ['createdAt' => time()]);
+        $queue->push('App\\Jobs\\Run', ['name' => $arg]);
+        break;
+    case 'oldest-created':
+        $head = $redis->lIndex('queues:' . $queueName, 0);
+        echo $head === false ? '' : (json_decode($head, true)['createdAt'] ?? ''), "\n";
         break;
     case 'later':
         $name = $argv[6];

@@ -250,7 +250,9 @@ struct DramatiqState
     {
         call({"ZADD", "dramatiq:__heartbeats__", QByteArray::number(atMs), worker});
     }
-    static QByteArray message(const QByteArray &rid, const QByteArray &queue, qint64 eta = -1)
+    // sentAtMs: when the message was made (Message.message_timestamp).
+    static QByteArray message(const QByteArray &rid, const QByteArray &queue, qint64 eta,
+                              qint64 sentAtMs)
     {
         QJsonObject options{{QStringLiteral("redis_message_id"), QString::fromUtf8(rid)}};
         if (eta >= 0)
@@ -263,15 +265,17 @@ struct DramatiqState
         m.insert(QStringLiteral("options"), options);
         m.insert(QStringLiteral("message_id"),
                  QString(QStringLiteral("msg-") + QString::fromUtf8(rid)));
-        m.insert(QStringLiteral("message_timestamp"), 1700000000000.0);
+        m.insert(QStringLiteral("message_timestamp"), double(sentAtMs));
         return QJsonDocument(m).toJson(QJsonDocument::Compact);
     }
-    void enqueue(const QByteArray &rid, bool delayed = false)
+    // A message sent at sentAtMs (now by default).
+    void enqueue(const QByteArray &rid, bool delayed = false, qint64 sentAtMs = -1)
     {
         const QByteArray queue = delayed ? "default.DQ" : "default";
         beat("producer-1", nowMs);
         call({"HSET", "dramatiq:" + queue + ".msgs", rid,
-              message(rid, queue, delayed ? nowMs + 3600000 : -1)});
+              message(rid, queue, delayed ? nowMs + 3600000 : -1,
+                      sentAtMs >= 0 ? sentAtMs : nowMs)});
         call({"RPUSH", "dramatiq:" + queue, rid});
     }
     QList<QByteArray> fetch(const QByteArray &worker, const QByteArray &queue, int n, qint64 atMs)

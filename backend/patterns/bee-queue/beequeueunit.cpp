@@ -2,7 +2,11 @@
 #include "beequeueunit.h"
 
 #include <patterns/globmatch.h>
+#include <patterns/libraryqueue/jobtimes.h>
 #include <patterns/libraryqueue/libraryqueue.h>
+
+#include <QJsonDocument>
+#include <QJsonObject>
 
 #include <QSet>
 
@@ -190,6 +194,16 @@ QList<Evidence> BeeQueueUnit::structureEvidence(const PatternObject &o, const Cl
                  .arg(own.join(QStringLiteral(", ")))}};
 }
 
+namespace {
+
+constexpr int TypeReplies = 8;                                   // the TYPE replies' first
+constexpr int ActivePage = TypeReplies + BeeQueueUnit::KeyCount; // LRANGE active
+constexpr int StallingPage = ActivePage + 1;                     // SRANDMEMBER stalling
+constexpr int OldestWaiting = StallingPage + 1;                  // LINDEX waiting -1
+constexpr int ProbedReplies = OldestWaiting + 1;                 // then the follow-up's HGET
+
+} // namespace
+
 QList<PatternUnit::Command> BeeQueueUnit::probe(const PatternObject &o, const ProbeContext &) const
 {
     const QByteArray page = number(std::max(1, o.params.pageSize));
@@ -206,14 +220,41 @@ QList<PatternUnit::Command> BeeQueueUnit::probe(const PatternObject &o, const Pr
     // set holds what was active at the last check: a worker's concurrency).
     cmds.append({"LRANGE", keyOf(o, Active), "0", number(std::max(1, o.params.pageSize) - 1)});
     cmds.append({"SRANDMEMBER", keyOf(o, Stalling), page});
+    // The oldest waiting job (addJob.lua LPUSHes; a worker takes the right
+    // end with BRPOPLPUSH).
+    cmds.append({"LINDEX", keyOf(o, Waiting), "-1"});
     return cmds;
+}
+
+QList<PatternUnit::Command> BeeQueueUnit::followUp(const PatternObject &o,
+                                                   const QList<RedisValue> &r,
+                                                   const ProbeContext &) const
+{
+    if (r.size() != ProbedReplies || !r.at(OldestWaiting).isBulk())
+        return {};
+    return {{"HGET", keyOf(o, Jobs), r.at(OldestWaiting).bytes()}};
 }
 
 namespace {
 
-constexpr int TypeReplies = 8;                                   // the TYPE replies' first
-constexpr int ActivePage = TypeReplies + BeeQueueUnit::KeyCount; // LRANGE active
-constexpr int StallingPage = ActivePage + 1;                     // SRANDMEMBER stalling
+// When a job (Job#toData's JSON) became ready to run: created
+// (options.timestamp, ms), or later when it was delayed until
+// options.delay; -1 when its record says neither.
+qint64 readyAtMs(const RedisValue &record)
+{
+    if (!record.isBulk())
+        return -1;
+    const QJsonObject options = QJsonDocument::fromJson(record.bytes())
+                                    .object()
+                                    .value(QStringLiteral("options"))
+                                    .toObject();
+    const QJsonValue created = options.value(QStringLiteral("timestamp"));
+    const qint64 createdMs = created.isDouble() ? libraryqueue::epochMs(created) : -1;
+    if (createdMs <= 0)
+        return -1;
+    const QJsonValue delay = options.value(QStringLiteral("delay"));
+    return std::max(createdMs, delay.isDouble() ? libraryqueue::epochMs(delay) : -1);
+}
 
 // The keys of bee-queue's names holding another type: "succeeded is a zset
 // (bee-queue keeps a set)".
@@ -269,7 +310,7 @@ Reading BeeQueueUnit::read(const PatternObject &o, const QList<RedisValue> &r,
         replyKeys << keyOf(o, s);
     for (int s = 0; s < KeyCount; ++s)
         replyKeys << keyOf(o, State(s));
-    replyKeys << keyOf(o, Active) << keyOf(o, Stalling);
+    replyKeys << keyOf(o, Active) << keyOf(o, Stalling) << keyOf(o, Waiting);
     Reading reading;
     reading.atMs = c.nowMs;
     if (r.size() < replyKeys.size()) {
@@ -337,6 +378,11 @@ Reading BeeQueueUnit::read(const PatternObject &o, const QList<RedisValue> &r,
         return reading;
     }
     readActive(reading, o, r, blockPttl == -2);
+    // bee-queue records no time a worker took a job: only the oldest
+    // waiting job's age (the follow-up's reply, none when it was not sent).
+    libraryqueue::setOldestWaiting(reading,
+                                   r.size() > ProbedReplies ? readyAtMs(r.at(ProbedReplies)) : -1,
+                                   c.nowMs, reading.queue().length == 0);
     if (reading.queue().truncated)
         reading.message = QStringLiteral("%1 jobs active; %2 were read.")
                               .arg(reading.queue().inFlight)
@@ -356,6 +402,7 @@ QList<Figure> BeeQueueUnit::figures() const
         countFigure(QStringLiteral("delayed"), QStringLiteral("Delayed"),
                     QStringLiteral("delayed")),
         stuckFigure(QStringLiteral("Stalled")),
+        libraryqueue::oldestWaitingFigure(),
     };
 }
 
@@ -368,7 +415,8 @@ QList<Chart> BeeQueueUnit::charts() const
               {QStringLiteral("delayed"), QStringLiteral("delayed")},
               {QStringLiteral("failed"), QStringLiteral("failed")},
               {QStringLiteral("stuck"), QStringLiteral("stalled")}}},
-            libraryqueue::throughputChart(QStringLiteral("succeeded"), QStringLiteral("failed"))};
+            libraryqueue::throughputChart(QStringLiteral("succeeded"), QStringLiteral("failed")),
+            libraryqueue::oldestWaitingChart()};
 }
 
 QList<LibraryQueueUnit::JobState> BeeQueueUnit::states() const

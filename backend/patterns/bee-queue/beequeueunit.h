@@ -76,6 +76,9 @@ public:
                                       const ClaimPool &pool) const override;
 
     QList<Command> probe(const PatternObject &object, const ProbeContext &context) const override;
+    // The oldest waiting job's record, for when it was created or is due.
+    QList<Command> followUp(const PatternObject &object, const QList<RedisValue> &replies,
+                            const ProbeContext &context) const override;
     Reading read(const PatternObject &object, const QList<RedisValue> &replies,
                  const ProbeContext &context) const override;
 

@@ -2,6 +2,7 @@
 #include "dramatiqunit.h"
 
 #include <patterns/globmatch.h>
+#include <patterns/libraryqueue/jobtimes.h>
 #include <patterns/libraryqueue/libraryqueue.h>
 #include <redis/printabletext.h>
 
@@ -252,7 +253,7 @@ std::optional<PatternObject> DramatiqUnit::afterRead(const PatternObject &probed
                                                      const QList<RedisValue> &r) const
 {
     QList<QByteArray> empty;
-    for (qsizetype i = KeyCount, at = 11; i < probed.related.size() && at < r.size();
+    for (qsizetype i = KeyCount, at = AckReplies; i < probed.related.size() && at < r.size();
          ++i, at += 3) {
         if (at + 1 < r.size() && !r.at(at).isError() && r.at(at).toInteger() == 0
             && r.at(at + 1).isNil())
@@ -285,6 +286,8 @@ QList<PatternUnit::Command> DramatiqUnit::probe(const PatternObject &o, const Pr
         {"HRANDFIELD", keyOf(o, DeadMsgs), "1", "WITHVALUES"},
         {"ZRANGE", keyOf(o, Dead), "0", "0", "WITHSCORES"},
         {"ZCARD", keyOf(o, Heartbeats)},
+        // The oldest enqueued message's id (fetch LPOPs the head).
+        {"LINDEX", keyOf(o, Queue), "0"},
     };
     // Each ack set discovery found: its size, its worker's heartbeat (ms)
     // and a page of its messages.
@@ -299,13 +302,39 @@ QList<PatternUnit::Command> DramatiqUnit::probe(const PatternObject &o, const Pr
     return cmds;
 }
 
+QList<PatternUnit::Command> DramatiqUnit::followUp(const PatternObject &o,
+                                                   const QList<RedisValue> &r,
+                                                   const ProbeContext &) const
+{
+    // The head's message, for when it was sent (message_timestamp).
+    if (r.size() <= OldestReply || !r.at(OldestReply).isBulk())
+        return {};
+    return {{"HGET", keyOf(o, Msgs), r.at(OldestReply).bytes()}};
+}
+
+namespace {
+
+// When the message (Message.encode's JSON) was sent: message_timestamp, ms;
+// -1 when it says none.
+qint64 sentAtMs(const RedisValue &message)
+{
+    if (!message.isBulk())
+        return -1;
+    const QJsonValue at = QJsonDocument::fromJson(message.bytes())
+                              .object()
+                              .value(QStringLiteral("message_timestamp"));
+    return at.isDouble() ? libraryqueue::epochMs(at) : -1;
+}
+
+} // namespace
+
 Reading DramatiqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
                            const ProbeContext &c) const
 {
     QList<QByteArray> replyKeys{keyOf(o, Queue),       keyOf(o, Msgs),        keyOf(o, Delayed),
                                 keyOf(o, DelayedMsgs), keyOf(o, Dead),        keyOf(o, DeadMsgs),
                                 keyOf(o, Msgs),        keyOf(o, DelayedMsgs), keyOf(o, DeadMsgs),
-                                keyOf(o, Dead),        keyOf(o, Heartbeats)};
+                                keyOf(o, Dead),        keyOf(o, Heartbeats),  keyOf(o, Queue)};
     for (qsizetype i = KeyCount; i < o.related.size(); ++i)
         replyKeys << o.related.at(i) << keyOf(o, Heartbeats) << o.related.at(i);
     if (auto f = failure(o, r, replyKeys, c.nowMs))
@@ -317,7 +346,7 @@ Reading DramatiqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
 
     QMap<QByteArray, LibraryPart> workers;
     qint64 unacked = 0;
-    for (qsizetype i = KeyCount, at = 11; i < o.related.size(); ++i, at += 3) {
+    for (qsizetype i = KeyCount, at = AckReplies; i < o.related.size(); ++i, at += 3) {
         QByteArray worker;
         QByteArray queue;
         parseAcks(o.related.at(i), &worker, &queue);
@@ -345,7 +374,7 @@ Reading DramatiqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
                 reading.editLibrary().stuckJobs.append({m.bytes(), why, beat});
         }
     }
-    for (qsizetype i = KeyCount, at = 11; i < o.related.size(); ++i, at += 3) {
+    for (qsizetype i = KeyCount, at = AckReplies; i < o.related.size(); ++i, at += 3) {
         QByteArray worker;
         QByteArray queue;
         parseAcks(o.related.at(i), &worker, &queue);
@@ -377,6 +406,12 @@ Reading DramatiqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
     reading.editQueue().inFlight = unacked;
     reading.editQueue().deadLength = r.at(4).toInteger();
     reading.editQueue().truncated = unacked > reading.queue().items.size();
+    // The oldest enqueued message's age since it was sent, as Dramatiq
+    // records no time a message was fetched: the follow-up's reply after the
+    // ack sets' (none when no follow-up was sent).
+    const qsizetype oldestAt = AckReplies + 3 * (o.related.size() - KeyCount);
+    libraryqueue::setOldestWaiting(reading, r.size() > oldestAt ? sentAtMs(r.at(oldestAt)) : -1,
+                                   c.nowMs, r.at(0).toInteger() == 0);
 
     const bool none = unacked == 0
                       && std::all_of(r.cbegin(), r.cbegin() + 5,
@@ -419,6 +454,7 @@ QList<Figure> DramatiqUnit::figures() const
          [](const Reading &r, qint64) {
              return double(std::max<qint64>(0, r.library().workersAlive));
          }},
+        libraryqueue::oldestWaitingFigure(),
     };
 }
 
@@ -430,7 +466,8 @@ QList<Chart> DramatiqUnit::charts() const
               {QStringLiteral("delayed"), QStringLiteral("delayed")},
               {QStringLiteral("inFlight"), QStringLiteral("unacked")},
               {QStringLiteral("dead"), QStringLiteral("dead letters")},
-              {QStringLiteral("stuck"), QStringLiteral("orphaned")}}}};
+              {QStringLiteral("stuck"), QStringLiteral("orphaned")}}},
+            libraryqueue::oldestWaitingChart()};
 }
 
 QList<LibraryQueueUnit::JobState> DramatiqUnit::states() const

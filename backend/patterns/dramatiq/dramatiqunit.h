@@ -63,7 +63,14 @@ public:
                                            const PatternObject &current,
                                            const QList<RedisValue> &replies) const override;
 
+    // The probe's replies: the queue's counts and samples (replies before
+    // OldestReply), the queue's head (OldestReply), then three per ack set
+    // from AckReplies; the follow-up reads the head's message.
+    static constexpr int OldestReply = 11;
+    static constexpr int AckReplies = 12;
     QList<Command> probe(const PatternObject &object, const ProbeContext &context) const override;
+    QList<Command> followUp(const PatternObject &object, const QList<RedisValue> &replies,
+                            const ProbeContext &context) const override;
     Reading read(const PatternObject &object, const QList<RedisValue> &replies,
                  const ProbeContext &context) const override;
 

@@ -4,6 +4,7 @@
 #include <patterns/timemath.h>
 
 #include <patterns/globmatch.h>
+#include <patterns/libraryqueue/jobtimes.h>
 #include <patterns/libraryqueue/libraryqueue.h>
 #include <redis/printabletext.h>
 
@@ -302,12 +303,16 @@ Reading LaravelQueueUnit::read(const PatternObject &o, const QList<RedisValue> &
     part.kind = QStringLiteral("queue");
     part.name = o.key;
     part.count = pending;
+    qint64 headAt = -1;
     if (!r.at(9).isNil()) {
         const auto head = payloadOf(r.at(9).bytes());
         foreignMember = foreignMember || !head;
-        const qint64 at = head ? pushedAtMs(*head) : -1;
-        part.ageMs = at > 0 ? std::max<qint64>(0, saturatingSub(c.nowMs, at)) : -1;
+        headAt = head ? pushedAtMs(*head) : -1;
+        part.ageMs = headAt > 0 ? std::max<qint64>(0, saturatingSub(c.nowMs, headAt)) : -1;
     }
+    // As Laravel's own RedisQueue::creationTimeOfOldestPendingJob: the
+    // head's createdAt (or Horizon's pushedAt), unknown when it has none.
+    libraryqueue::setOldestWaiting(reading, headAt > 0 ? headAt : -1, c.nowMs, pending == 0);
     if (!r.at(10).elements().isEmpty())
         foreignMember = foreignMember || !payloadOf(r.at(10).elements().first().bytes());
     reading.editLibrary().parts.append(part);
@@ -334,12 +339,7 @@ QList<Figure> LaravelQueueUnit::figures() const
         countFigure(QStringLiteral("inFlight"), QStringLiteral("Reserved"),
                     QStringLiteral("reserved")),
         stuckFigure(QStringLiteral("Reserved past retry_after")),
-        {QStringLiteral("waitMs"), QStringLiteral("Oldest pending wait"), false,
-         [](const Reading &r, qint64) {
-             return r.library().parts.isEmpty()
-                        ? 0.0
-                        : double(std::max<qint64>(0, r.library().parts.first().ageMs));
-         }},
+        libraryqueue::oldestWaitingFigure(),
     };
 }
 
@@ -350,7 +350,8 @@ QList<Chart> LaravelQueueUnit::charts() const
              {{QStringLiteral("pending"), QStringLiteral("pending")},
               {QStringLiteral("delayed"), QStringLiteral("delayed")},
               {QStringLiteral("inFlight"), QStringLiteral("reserved")},
-              {QStringLiteral("stuck"), QStringLiteral("reserved past retry_after")}}}};
+              {QStringLiteral("stuck"), QStringLiteral("reserved past retry_after")}}},
+            libraryqueue::oldestWaitingChart()};
 }
 
 QList<LibraryQueueUnit::JobState> LaravelQueueUnit::states() const

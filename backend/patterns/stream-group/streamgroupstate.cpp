@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "streamgroupstate.h"
 
+#include <patterns/libraryqueue/jobtimes.h>
 #include <patterns/presentation.h>
 
 #include <algorithm>
@@ -45,6 +46,8 @@ Group groupOf(const RedisValue &g)
     group.entriesRead = g.at(4).toInteger();
     group.lag = g.at(5).toInteger();
     group.oldestPendingId = g.at(6).bytes();
+    if (g.size() > 10)
+        group.nextId = g.at(10).bytes();
     const auto &c = g.at(7).elements();
     for (qsizetype i = 0; i + 3 < c.size(); i += 4)
         group.consumerList.append({c.at(i).bytes(), std::max<qint64>(0, c.at(i + 1).toInteger()),
@@ -82,6 +85,35 @@ qint64 idMs(const QByteArray &id)
     const qint64 ms = id.left(id.indexOf('-')).toLongLong(&ok);
     return ok && !id.isEmpty() ? ms : -1;
 }
+
+namespace {
+
+// An id XADD made with "*" holds the server's time in ms; one an application
+// chose ("1-0", an order number) says nothing of when it was added.
+constexpr qint64 TimeIdsFromMs = 946684800000; // 2000-01-01
+
+// The oldest entry no consumer has been given: the earliest of each read
+// group's next entry, by the time its id holds. None when every group has
+// been given every entry; unknown when one's id is not a time.
+void setOldestWaiting(const StreamInfo &info, Reading &r)
+{
+    if (info.groups.isEmpty())
+        return;
+    qint64 oldest = -1;
+    bool unknown = false;
+    for (const Group &g : info.groups) {
+        if (g.nextId.isEmpty())
+            continue;
+        const qint64 ms = idMs(g.nextId);
+        if (ms < TimeIdsFromMs || ms > r.atMs + 60000)
+            unknown = true;
+        else
+            oldest = oldest < 0 ? ms : std::min(oldest, ms);
+    }
+    libraryqueue::setOldestWaiting(r, unknown ? -1 : oldest, r.atMs, oldest < 0 && !unknown);
+}
+
+} // namespace
 
 void pack(const StreamInfo &info, qint64 stuckAfterMs, Reading &r)
 {
@@ -204,6 +236,7 @@ bool readReply(const RedisValue &reply, qint64 stuckAfterMs, int pageSize, Readi
         r.editQueue().stuckIsLowerBound = r.queue().stuckIsLowerBound || stuck.size() >= page
                                           || g.consumerList.size() < g.consumers;
     }
+    setOldestWaiting(info, r);
     r.editQueue().truncated
         = info.groups.size() < info.groupsTotal || r.queue().inFlight > r.queue().items.size();
     r.editQueue().stuckIsLowerBound

@@ -30,6 +30,7 @@ struct Group
     qint64 lag = -1;         // Redis 7.0+; -1 unknown (Redis cannot tell after some deletions)
     QByteArray lastDeliveredId;
     QByteArray oldestPendingId; // empty: nothing pending
+    QByteArray nextId;          // the next entry to deliver; empty: none waits
     QList<Consumer> consumerList;
 };
 

@@ -4,6 +4,7 @@
 #include "streamgroupstate.h"
 
 #include <patterns/globmatch.h>
+#include <patterns/libraryqueue/jobtimes.h>
 #include <patterns/libraryqueue/libraryqueue.h>
 #include <patterns/sections.h>
 #include <redis/redisscript.h>
@@ -288,6 +289,7 @@ QList<Figure> StreamGroupUnit::figures() const
          [](const Reading &r, qint64 at) {
              return double(r.ageAt(r.queue().oldestInFlightAgeMs, at));
          }},
+        libraryqueue::oldestWaitingFigure(),
     };
 }
 
@@ -305,6 +307,7 @@ void StreamGroupUnit::writeJson(const ObjectState &s, const Reading &r, qint64 n
 {
     libraryqueue::writeJson(r, QJsonArray{keyToJson(s.object->key), keyToJson(deadKey(s.object))},
                             j);
+    libraryqueue::writeLatencyJson(r, nowMs, j);
     const StreamInfo info = unpack(r);
     j.insert(QStringLiteral("stuckAfterMs"), double(s.object->params.stuckAfterMs));
     j.insert(

@@ -20,6 +20,7 @@
 
 #include "librarytest.h"
 #include "matchnow.h"
+#include "otherlibraries.h"
 #include "redisserver.h"
 
 #include <QFile>
@@ -210,6 +211,7 @@ private slots:
     void notTakenForBull();
     void resemblingLayoutReadOnly();
     void largeSucceededSetPagedInSteps();
+    void notTakenForOtherLibraries();
     void oldestWaitingAsTheLibraryRecordsIt_data() { versions(); }
     void oldestWaitingAsTheLibraryRecordsIt();
 };
@@ -581,6 +583,36 @@ void tst_LibBeeQueue::oldestWaitingAsTheLibraryRecordsIt()
     QCOMPARE(after[QStringLiteral("latency")][QStringLiteral("oldestWaitingAgeMs")].toInteger(-2),
              0);
     gatehouse::test::stopProcess(worker);
+}
+
+// bee-queue's state beside every other library's, some of it under bee-queue's
+// prefix: BullMQ under "bq" (its own id counter, wait list and job hashes of
+// another queue), node-resque in the namespace "bq", a Celery queue named
+// "bq:reports:waiting" (a list named as a bee-queue state). Only bee-queue's
+// queue is bee-queue's; each other library's is shown as its own.
+void tst_LibBeeQueue::notTakenForOtherLibraries()
+{
+    gatehouse::test::OtherLibraries libraries(*m_server, *m_client);
+    libraries.beeQueue(QStringLiteral("emails"));
+    libraries.bullmq(QStringLiteral("bq"), QStringLiteral("images"));
+    libraries.resque(QStringLiteral("bq"));
+    libraries.celery(QStringLiteral("bq:reports:waiting"));
+    libraries.bull(QStringLiteral("images"));
+    libraries.sidekiq();
+    libraries.rq(QStringLiteral("reports"));
+    libraries.laravel(QStringLiteral("laravel_database_"), QStringLiteral("emails"));
+    libraries.symfony();
+    libraries.streams("orders");
+    libraries.asynq("billing");
+    libraries.dramatiq("mail");
+    libraries.horizon("laravel_horizon:");
+    libraries.semaphore(QStringLiteral("exports"));
+    QVERIFY2(libraries.failures().isEmpty(), qPrintable(libraries.failures().join(u'\n')));
+    QCOMPARE(call(*m_client, {"TYPE", "bq:images:id"}).bytes(), QByteArray("string"));
+
+    const QJsonObject snap = snapshot(*m_server);
+    QCOMPARE(gatehouse::test::keysShownAs(snap, QStringLiteral("bee-queue")).join(u' '), Queue);
+    QCOMPARE(gatehouse::test::notShownAsTheirs(snap, libraries.planted()).join(u'\n'), QString());
 }
 
 QTEST_GUILESS_MAIN(tst_LibBeeQueue)

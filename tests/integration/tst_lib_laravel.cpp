@@ -303,6 +303,42 @@ private slots:
         gatehouse::test::stopProcess(worker);
     }
 
+    // Laravel's queue beside every other library's, BullMQ's under Laravel's
+    // own "queues:" prefix (its wait list is a list named as a Laravel queue,
+    // holding job ids, not payloads): only Laravel's queue is Laravel's, and
+    // each other library's is shown as its own.
+    void queueNotTakenForOtherLibraries()
+    {
+        RedisServer server;
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        std::unique_ptr<RedisClient> c = gatehouse::test::connectedClient(server);
+        QVERIFY(c);
+        gatehouse::test::OtherLibraries libraries(server, *c);
+        libraries.laravel(QString::fromLatin1(Prefix), QStringLiteral("emails"));
+        libraries.bullmq(QStringLiteral("laravel_database_queues"), QStringLiteral("mail"));
+        libraries.bull(QStringLiteral("images"));
+        libraries.beeQueue(QStringLiteral("mail"));
+        libraries.resque(QStringLiteral("resque"));
+        libraries.sidekiq();
+        libraries.celery(QStringLiteral("celery"));
+        libraries.rq(QStringLiteral("reports"));
+        libraries.symfony();
+        libraries.streams("orders");
+        libraries.asynq("billing");
+        libraries.dramatiq("mail");
+        libraries.horizon("laravel_horizon:");
+        libraries.semaphore(QStringLiteral("exports"));
+        QVERIFY2(libraries.failures().isEmpty(), qPrintable(libraries.failures().join(u'\n')));
+        QCOMPARE(call(*c, {"TYPE", "laravel_database_queues:mail:wait"}).bytes(),
+                 QByteArray("list"));
+
+        const QJsonObject snap = snapshot(server);
+        QCOMPARE(gatehouse::test::keysShownAs(snap, QStringLiteral("laravel-queue")).join(u' '),
+                 QueueKey);
+        QCOMPARE(gatehouse::test::notShownAsTheirs(snap, libraries.planted()).join(u'\n'),
+                 QString());
+    }
+
     // The job browser's reads through the CLI: `queue search` finds a job by
     // a word of its payload (its pending list or delayed set, read a page at
     // a time), and `queue job` shows a job named by its payload's id, its

@@ -18,6 +18,7 @@
 #include <redis/redisclient.h>
 
 #include "librarytest.h"
+#include "otherlibraries.h"
 #include "redisserver.h"
 
 #include <QDateTime>
@@ -655,6 +656,45 @@ private slots:
         QCOMPARE(bare[QStringLiteral("library")][QStringLiteral("layoutKnown")].toBool(), false);
         const QJsonObject sidekiq = resqueOf(snap, QStringLiteral("queues"));
         QCOMPARE(sidekiq[QStringLiteral("library")][QStringLiteral("layoutKnown")].toBool(), true);
+    }
+
+    // node-resque's state beside every other library's, some of it in
+    // Resque's own shape or namespace: Sidekiq's "queues" set and
+    // "queue:default" list (Resque's layout without a namespace), BullMQ
+    // under the prefix "resque", a Celery queue named "resque:queue:reports"
+    // (a list named as a Resque queue that resque:queues does not list).
+    // Only the namespace's deployment is Resque's; each other library's is
+    // shown as its own.
+    void notTakenForOtherLibraries()
+    {
+        RedisServer server;
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        std::unique_ptr<RedisClient> c = gatehouse::test::connectedClient(server);
+        QVERIFY(c);
+        gatehouse::test::OtherLibraries libraries(server, *c);
+        libraries.resque(QStringLiteral("resque"));
+        libraries.sidekiq();
+        libraries.bullmq(QStringLiteral("resque"), QStringLiteral("mail"));
+        libraries.celery(QStringLiteral("resque:queue:reports"));
+        libraries.bull(QStringLiteral("images"));
+        libraries.beeQueue(QStringLiteral("mail"));
+        libraries.rq(QStringLiteral("reports"));
+        libraries.laravel(QStringLiteral("laravel_database_"), QStringLiteral("emails"));
+        libraries.symfony();
+        libraries.streams("orders");
+        libraries.asynq("billing");
+        libraries.dramatiq("mail");
+        libraries.horizon("laravel_horizon:");
+        libraries.semaphore(QStringLiteral("exports"));
+        QVERIFY2(libraries.failures().isEmpty(), qPrintable(libraries.failures().join(u'\n')));
+        QCOMPARE(call(*c, {"TYPE", "resque:queue:reports"}).bytes(), QByteArray("list"));
+        QCOMPARE(call(*c, {"TYPE", "queue:default"}).bytes(), QByteArray("list"));
+
+        const QJsonObject snap = snapshot(server);
+        QCOMPARE(gatehouse::test::keysShownAs(snap, QStringLiteral("resque")).join(u' '),
+                 QStringLiteral("resque:queues"));
+        QCOMPARE(gatehouse::test::notShownAsTheirs(snap, libraries.planted()).join(u'\n'),
+                 QString());
     }
 };
 

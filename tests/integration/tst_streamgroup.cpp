@@ -10,6 +10,7 @@
 #include <redis/redisclient.h>
 
 #include "librarytest.h"
+#include "otherlibraries.h"
 #include "redisserver.h"
 
 #include <QFile>
@@ -557,6 +558,38 @@ private slots:
         queues.sort();
         QCOMPARE(queues, (QStringList{QStringLiteral("bull:emails bullmq"),
                                       QStringLiteral("orders stream-group")}));
+    }
+
+    // A stream read by consumer groups beside every other library's state,
+    // streams among it (Symfony Messenger's, BullMQ's events stream without
+    // a group): the streams with groups are stream-group queues, Symfony's
+    // named as its own, and each other library's is shown as its own.
+    void notTakenForOtherLibraries()
+    {
+        gatehouse::test::OtherLibraries libraries(m_server, *m_client);
+        libraries.streams("orders");
+        libraries.symfony();
+        libraries.bullmq(QStringLiteral("bull"), QStringLiteral("mail"));
+        libraries.bull(QStringLiteral("images"));
+        libraries.beeQueue(QStringLiteral("mail"));
+        libraries.resque(QStringLiteral("resque"));
+        libraries.sidekiq();
+        libraries.celery(QStringLiteral("celery"));
+        libraries.rq(QStringLiteral("reports"));
+        libraries.laravel(QStringLiteral("laravel_database_"), QStringLiteral("emails"));
+        libraries.asynq("billing");
+        libraries.dramatiq("mail");
+        libraries.horizon("laravel_horizon:");
+        libraries.semaphore(QStringLiteral("exports"));
+        QVERIFY2(libraries.failures().isEmpty(), qPrintable(libraries.failures().join(u'\n')));
+        QCOMPARE(call(*m_client, {"TYPE", "bull:mail:events"}).bytes(), QByteArray("stream"));
+
+        QJsonObject snap;
+        queueJson(QStringLiteral("orders"), false, &snap);
+        QCOMPARE(gatehouse::test::keysShownAs(snap, QStringLiteral("stream-group")).join(u' '),
+                 QStringLiteral("messages orders"));
+        QCOMPARE(gatehouse::test::notShownAsTheirs(snap, libraries.planted()).join(u'\n'),
+                 QString());
     }
 
     void usage()

@@ -409,7 +409,7 @@ Reading DramatiqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
     // The oldest enqueued message's age since it was sent, as Dramatiq
     // records no time a message was fetched: the follow-up's reply after the
     // ack sets' (none when no follow-up was sent).
-    const qsizetype oldestAt = AckReplies + 3 * (o.related.size() - KeyCount);
+    const qsizetype oldestAt = AckReplies + 3 * std::max<qsizetype>(0, o.related.size() - KeyCount);
     libraryqueue::setOldestWaiting(reading, r.size() > oldestAt ? sentAtMs(r.at(oldestAt)) : -1,
                                    c.nowMs, r.at(0).toInteger() == 0);
 

@@ -23,7 +23,7 @@ inline constexpr const char *SharedTypes[]
 // SORT_RO workers (id, worker:<id>, worker:<id>:started), HSCAN heartbeat,
 // ZCARD schedule, ZRANGE schedule (the next), MGET stats, EXISTS.
 inline constexpr int FixedReplies = 10;
-inline constexpr int QueueReplies = 2; // per queue: LLEN, LINDEX 0
+inline constexpr int QueueReplies = 3; // per queue: LLEN, LINDEX 0, SISMEMBER queues
 
 inline constexpr const char *StuckReason
     = "its worker took it longer ago than the stuck threshold and still holds it "

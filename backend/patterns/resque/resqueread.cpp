@@ -233,7 +233,11 @@ Reading ResqueUnit::read(const PatternObject &o, const QList<RedisValue> &r,
     bool node = false;
     qint64 queued = 0;
     for (qsizetype i = 0; i < queues.size(); ++i) {
-        const RedisValue &len = r.at(FixedReplies + 2 * i), &next = r.at(FixedReplies + 2 * i + 1);
+        const qsizetype at = FixedReplies + QueueReplies * i;
+        const RedisValue &len = r.at(at), &next = r.at(at + 1);
+        // Not listed in "queues": not one of this deployment's queues.
+        if (r.at(at + 2).isInteger() && r.at(at + 2).toInteger() == 0)
+            continue;
         const QByteArray name = queues.at(i).mid(nsOf(o).size() + 6);
         if (len.isError()) {
             foreign.note(QStringLiteral("queue \"%1\" (%2)")

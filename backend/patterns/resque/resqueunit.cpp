@@ -243,10 +243,13 @@ QList<PatternUnit::Command> ResqueUnit::probe(const PatternObject &o, const Prob
         {"MGET", keyOf(o, Processed), keyOf(o, FailedStat)},
         {"EXISTS", keyOf(o, Failed), keyOf(o, Workers), keyOf(o, Schedule), keyOf(o, Heartbeat)},
     };
-    // The next job of each queue: Resque pushes right and reserves left.
+    // The next job of each queue: Resque pushes right and reserves left;
+    // and whether "queues" lists it (push SADDs it before the RPUSH): a
+    // list of that name it does not list is not a Resque queue.
     for (const QByteArray &q : queueMembers(o)) {
         cmds.append({"LLEN", q});
         cmds.append({"LINDEX", q, "0"});
+        cmds.append({"SISMEMBER", keyOf(o, Queues), q.mid(ns.size() + 6)});
     }
     return cmds;
 }
@@ -269,9 +272,16 @@ std::optional<PatternObject> ResqueUnit::afterRead(const PatternObject &probed,
     for (const RedisValue &v : r.at(1).elements())
         found.members << ns + "queue:" + v.bytes();
     PatternObject next = current;
-    if (!merge(next, found))
-        return std::nullopt;
-    return next;
+    bool changed = merge(next, found);
+    // Lists "queues" does not list leave (another library's list of a
+    // resembling name; a queue Resque.remove_queue is removing).
+    const QList<QByteArray> probedQueues = queueMembers(probed);
+    for (qsizetype i = 0; i < probedQueues.size(); ++i) {
+        const qsizetype at = FixedReplies + QueueReplies * i + 2;
+        if (at < r.size() && r.at(at).isInteger() && r.at(at).toInteger() == 0)
+            changed = next.members.removeAll(probedQueues.at(i)) > 0 || changed;
+    }
+    return changed ? std::optional<PatternObject>(next) : std::nullopt;
 }
 
 } // namespace gatehouse

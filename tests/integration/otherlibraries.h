@@ -19,6 +19,7 @@
 #include <redis/redisclient.h>
 
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
 #include <QProcessEnvironment>
@@ -281,6 +282,35 @@ public:
         m_holders.push_back(std::move(p));
         m_planted.append(
             {QStringLiteral("semaphore:") + name, QStringLiteral("redis-semaphore"), {}});
+    }
+
+    // Python limits 2 (Debian's, tests/libraries/limits_app.py): three hits
+    // of "5/minute" on NAME in a fixed window and in a moving window.
+    void limits(const QString &name)
+    {
+        const QStringList app{dir() + QStringLiteral("/limits_app.py"), m_server.url()};
+        for (const QString &strategy : {QStringLiteral("fixed"), QStringLiteral("moving")}) {
+            const QStringList item{strategy, QStringLiteral("5/minute"), name, strategy};
+            run(QStringLiteral("/usr/bin/python3"),
+                app
+                    + QStringList{QStringLiteral("hit"), item.at(0), item.at(1),
+                                  QStringLiteral("3"), item.at(2), item.at(3)},
+                python());
+            QProcess stats;
+            stats.setProcessEnvironment(python());
+            stats.start(QStringLiteral("/usr/bin/python3"),
+                        app + QStringList{QStringLiteral("stats")} + item);
+            if (!stats.waitForFinished(60000) || stats.exitCode() != 0) {
+                m_failures << QStringLiteral("limits_app.py stats failed: ")
+                                  + QString::fromUtf8(stats.readAllStandardError().right(500));
+                continue;
+            }
+            const QString key = QJsonDocument::fromJson(stats.readAllStandardOutput())
+                                    .object()
+                                    .value(QStringLiteral("key"))
+                                    .toString();
+            m_planted.append({key, QStringLiteral("python-limits"), {}});
+        }
     }
 
     // Laravel Horizon 5 under PREFIX (plantHorizon: one job pending, one

@@ -16,6 +16,7 @@
 
 #include "librarytest.h"
 #include "limiterapps.h"
+#include "otherlibraries.h"
 #include "redisserver.h"
 
 #include <QFile>
@@ -301,6 +302,42 @@ private slots:
 
     // Layouts that resemble these libraries without matching them are shown
     // read-only and refused; the hand-written patterns keep their units.
+    // redis-semaphore's and Python limits' state beside every job library's
+    // (whose sorted sets, counters and TTL'd keys look like holders and
+    // windows), BullMQ's under the prefix "semaphore" (its ZSETs
+    // "semaphore:mail:completed" and "semaphore:mail:delayed" named as
+    // semaphores), node-resque's under "LIMITER": only the libraries' own
+    // semaphore and windows are theirs, and each other library's is shown as
+    // its own.
+    void notTakenForOtherLibraries()
+    {
+        gatehouse::test::OtherLibraries libraries(m_server, *m_client);
+        libraries.semaphore(QStringLiteral("exports"));
+        libraries.limits(QStringLiteral("api"));
+        libraries.bullmq(QStringLiteral("semaphore"), QStringLiteral("mail"));
+        libraries.resque(QStringLiteral("LIMITER"));
+        libraries.bull(QStringLiteral("images"));
+        libraries.beeQueue(QStringLiteral("mail"));
+        libraries.sidekiq();
+        libraries.celery(QStringLiteral("celery"));
+        libraries.rq(QStringLiteral("reports"));
+        libraries.laravel(QStringLiteral("laravel_database_"), QStringLiteral("emails"));
+        libraries.symfony();
+        libraries.streams("orders");
+        libraries.asynq("billing");
+        libraries.dramatiq("mail");
+        libraries.horizon("laravel_horizon:");
+        QVERIFY2(libraries.failures().isEmpty(), qPrintable(libraries.failures().join(u'\n')));
+        QCOMPARE(call({"TYPE", "semaphore:mail:completed"}).bytes(), QByteArray("zset"));
+
+        const QJsonObject snap = snapshot();
+        QCOMPARE(gatehouse::test::keysShownAs(snap, QStringLiteral("redis-semaphore")).join(u' '),
+                 QStringLiteral("semaphore:exports"));
+        QCOMPARE(gatehouse::test::keysShownAs(snap, QStringLiteral("python-limits")).size(), 2);
+        QCOMPARE(gatehouse::test::notShownAsTheirs(snap, libraries.planted()).join(u'\n'),
+                 QString());
+    }
+
     void resemblance()
     {
         const QByteArray now = QByteArray::number(serverNowMs());

@@ -10,6 +10,7 @@
 
 #include "libraryplanting.h"
 #include "librarytest.h"
+#include "otherlibraries.h"
 #include "redisserver.h"
 
 #include <QDateTime>
@@ -205,6 +206,55 @@ private slots:
         QCOMPARE(run.exitCode, 3);
         QCOMPARE(s.call({"LLEN", "asynq:{default}:active"}).toInteger(), 1);
         QCOMPARE(s.call({"LLEN", "asynq:{default}:pending"}).toInteger(), 1);
+    }
+
+    // asynq's state beside every other library's real state, BullMQ's under
+    // the prefix "asynq" and a Celery queue named "asynq:{mail}:pending" (a
+    // list named as an asynq queue, with no task hash or asynq:queues entry):
+    // asynq's queues are asynq's, each other library's is shown as its own,
+    // and the Celery queue, a resembling layout, is shown by asynq only as
+    // an unknown layout (read-only, no verbs) beside Celery's own.
+    void notTakenForOtherLibraries()
+    {
+        AsynqState s;
+        QVERIFY2(s.start(), qPrintable(s.server.errorString()));
+        s.populate();
+        if (QTest::currentTestFailed())
+            return;
+        gatehouse::test::OtherLibraries libraries(s.server, *s.client);
+        libraries.bullmq(QStringLiteral("asynq"), QStringLiteral("mail"));
+        libraries.celery(QStringLiteral("asynq:{mail}:pending"));
+        libraries.bull(QStringLiteral("images"));
+        libraries.beeQueue(QStringLiteral("mail"));
+        libraries.resque(QStringLiteral("resque"));
+        libraries.sidekiq();
+        libraries.rq(QStringLiteral("reports"));
+        libraries.laravel(QStringLiteral("laravel_database_"), QStringLiteral("emails"));
+        libraries.symfony();
+        libraries.streams("orders");
+        libraries.dramatiq("mail");
+        libraries.horizon("laravel_horizon:");
+        libraries.semaphore(QStringLiteral("exports"));
+        QVERIFY2(libraries.failures().isEmpty(), qPrintable(libraries.failures().join(u'\n')));
+        QCOMPARE(s.call({"TYPE", "asynq:{mail}:pending"}).bytes(), QByteArray("list"));
+
+        const QJsonObject snap = s.snapshot();
+        QCOMPARE(gatehouse::test::keysShownAs(snap, QStringLiteral("asynq")).join(u' '),
+                 QStringLiteral(
+                     "asynq:{critical}:pending asynq:{default}:pending asynq:{mail}:pending"));
+        QStringList resembling;
+        for (const QJsonValue &q : snap[QStringLiteral("queues")].toArray()) {
+            if (q[QStringLiteral("key")].toString() == QLatin1String("asynq:{mail}:pending"))
+                resembling
+                    << q[QStringLiteral("pattern")].toString()
+                           + (q[QStringLiteral("library")][QStringLiteral("layoutKnown")].toBool()
+                                  ? QStringLiteral(" known")
+                                  : QStringLiteral(" unknown"));
+        }
+        resembling.sort();
+        QCOMPARE(resembling.join(u','), QStringLiteral("asynq unknown,celery known"));
+        QCOMPARE(gatehouse::test::notShownAsTheirs(snap, libraries.planted()).join(u'\n'),
+                 QStringLiteral("celery asynq:{mail}:pending: shown as asynq, unknown layout"));
     }
 
     // Other libraries' layouts are not taken for asynq, and asynq's keys

@@ -214,65 +214,68 @@ void Simulator::census()
         cmd.append(c.keys);
         cmds.append(cmd);
     }
+    auto families = std::make_shared<QList<std::pair<QString, QByteArray>>>();
+    for (const auto &[id, demo] : m_demos) {
+        for (const QByteArray &f : demo->families(*this))
+            families->append({id, f});
+    }
     auto result = std::make_shared<SimulatorCensus>();
     result->commands = m_commands;
-    m_client->pipeline(cmds, this, [this, candidates, result](const QList<RedisValue> &replies) {
-        for (qsizetype i = 0; i < replies.size() && i < candidates.size(); ++i) {
-            noteReply(replies.at(i));
-            if (replies.at(i).toInteger() > 0)
-                result->objects[candidates.at(i).pattern].append(candidates.at(i).key);
-        }
-        countFamilies(0, 0, "0", result);
-    });
+    m_client->pipeline(
+        cmds, this,
+        [this, candidates, result,
+         families = Families(std::move(families))](const QList<RedisValue> &replies) {
+            for (qsizetype i = 0; i < replies.size() && i < candidates.size(); ++i) {
+                noteReply(replies.at(i));
+                if (replies.at(i).toInteger() > 0)
+                    result->objects[candidates.at(i).pattern].append(candidates.at(i).key);
+            }
+            countFamilies(families, 0, 0, "0", result);
+        });
 }
 
-void Simulator::countFamilies(int family, int node, const QByteArray &cursor,
-                              std::shared_ptr<SimulatorCensus> result)
+void Simulator::countFamilies(const Families &families, int family, int node,
+                              const QByteArray &cursor, std::shared_ptr<SimulatorCensus> result)
 {
     result->failedCommands = m_failedCommands;
     result->firstError = m_firstError;
     // Families (token prefixes): live members counted with a cursor-bounded
     // SCAN each; one with members is an object of its pattern.
-    QList<std::pair<QString, QByteArray>> families;
-    for (const auto &[id, demo] : m_demos) {
-        for (const QByteArray &f : demo->families(*this))
-            families.append({id, f});
-    }
-    if (family >= families.size()) {
-        for (const auto &[id, f] : std::as_const(families)) {
+    if (family >= families->size()) {
+        for (const auto &[id, f] : *families) {
             if (result->tokenCounts.value(QString::fromUtf8(f)) > 0)
                 result->objects[id].append(f);
         }
         Q_EMIT finished(*result);
         return;
     }
-    const QByteArray match = families.at(family).second + '*';
+    const QByteArray f = families->at(family).second;
+    const QByteArray match = f + '*';
     // A Cluster: SCAN is per node, so the census scans every master in turn.
-    const auto onPage
-        = [this, family, node, result, f = families.at(family).second](const RedisValue &v) {
-              const bool lastNode = node + 1 >= m_scanNodes.size();
-              if (v.isError() || v.size() != 2) {
-                  if (m_scanNodes.isEmpty()) {
-                      Q_EMIT failed(v.errorMessage());
-                      Q_EMIT finished(*result);
-                      return;
-                  }
-                  noteReply(v.isError() ? v : RedisValue::error("ERR SCAN gave no page"));
-                  if (lastNode)
-                      countFamilies(family + 1, 0, "0", result);
-                  else
-                      countFamilies(family, node + 1, "0", result);
-                  return;
-              }
-              result->tokenCounts[QString::fromUtf8(f)] += v.at(1).size();
-              const QByteArray next = v.at(0).bytes();
-              if (next != "0")
-                  countFamilies(family, node, next, result);
-              else if (!lastNode)
-                  countFamilies(family, node + 1, "0", result);
-              else
-                  countFamilies(family + 1, 0, "0", result);
-          };
+    const auto onPage = [this, families, family, node, result, f](const RedisValue &v) {
+        const bool lastNode = node + 1 >= m_scanNodes.size();
+        if (v.isError() || v.size() != 2) {
+            if (m_scanNodes.isEmpty()) {
+                Q_EMIT failed(v.errorMessage());
+                Q_EMIT finished(*result);
+                return;
+            }
+            noteReply(v.isError() ? v : RedisValue::error("ERR SCAN gave no page"));
+            if (lastNode)
+                countFamilies(families, family + 1, 0, "0", result);
+            else
+                countFamilies(families, family, node + 1, "0", result);
+            return;
+        }
+        result->tokenCounts[QString::fromUtf8(f)] += v.at(1).size();
+        const QByteArray next = v.at(0).bytes();
+        if (next != "0")
+            countFamilies(families, family, node, next, result);
+        else if (!lastNode)
+            countFamilies(families, family, node + 1, "0", result);
+        else
+            countFamilies(families, family + 1, 0, "0", result);
+    };
     const QList<QByteArray> scan{"SCAN", cursor, "MATCH", match, "COUNT", "1000"};
     if (m_scanNodes.isEmpty())
         m_client->command(scan, this, onPage);

@@ -93,7 +93,9 @@ private:
     bool stopping() const override { return m_stopping; }
     bool hashTags() const override { return m_options.hashTags; }
     void census();
-    void countFamilies(int family, int node, const QByteArray &cursor,
+    // The demos' families (pattern id, key prefix), listed once per census.
+    using Families = std::shared_ptr<const QList<std::pair<QString, QByteArray>>>;
+    void countFamilies(const Families &families, int family, int node, const QByteArray &cursor,
                        std::shared_ptr<SimulatorCensus> result);
     // Every reply passes here: errors and failures are counted.
     void noteReply(const RedisValue &v);

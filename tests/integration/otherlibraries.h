@@ -23,7 +23,10 @@
 #include <QJsonObject>
 #include <QProcess>
 #include <QProcessEnvironment>
+#include <QSet>
 #include <QStringList>
+
+#include <functional>
 
 #include <memory>
 #include <vector>
@@ -54,6 +57,7 @@ public:
     // worker, one waiting, one delayed.
     void bullmq(const QString &prefix, const QString &queue)
     {
+        m_done.insert(QStringLiteral("bullmq"));
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert(QStringLiteral("BULL_PREFIX"), prefix);
         const QStringList app{dir() + QStringLiteral("/bullmq-app.js"), QStringLiteral("bullmq"),
@@ -89,6 +93,7 @@ public:
     // Bull 4: two waiting, one delayed.
     void bull(const QString &queue)
     {
+        m_done.insert(QStringLiteral("bull"));
         const QStringList app{dir() + QStringLiteral("/bull-app.js"), QStringLiteral("bull"),
                               m_server.url(), queue};
         run(QStringLiteral("node"),
@@ -101,6 +106,7 @@ public:
     // bee-queue 2: two waiting, one delayed (its delayed set scored in epoch ms).
     void beeQueue(const QString &queue)
     {
+        m_done.insert(QStringLiteral("bee-queue"));
         const QStringList app{dir() + QStringLiteral("/beequeue-app.js"), m_server.url(), queue};
         run(QStringLiteral("node"),
             app + QStringList{QStringLiteral("produce"), QStringLiteral("2")});
@@ -113,6 +119,7 @@ public:
     // queued, one delayed (resque-scheduler's schedule).
     void resque(const QString &ns)
     {
+        m_done.insert(QStringLiteral("resque"));
         const QStringList app{dir() + QStringLiteral("/resque-app.js"), m_server.url(), ns};
         const QString mail = QStringLiteral("mail");
         run(QStringLiteral("node"),
@@ -127,6 +134,7 @@ public:
     // Sidekiq 6 (Debian's): two jobs pushed by Sidekiq::Client.
     void sidekiq()
     {
+        m_done.insert(QStringLiteral("sidekiq"));
         const QStringList app{dir() + QStringLiteral("/sidekiq_app.rb"), m_server.url()};
         for (const char *tag : {"waiting-1", "waiting-2"})
             run(QStringLiteral("/usr/bin/ruby"),
@@ -137,6 +145,7 @@ public:
     // Celery 5 (kombu's Redis transport): two tasks sent to QUEUE.
     void celery(const QString &queue)
     {
+        m_done.insert(QStringLiteral("celery"));
         QProcessEnvironment env = python();
         env.insert(QStringLiteral("GATEHOUSE_CELERY_URL"),
                    QStringLiteral("redis://127.0.0.1:%1/0").arg(m_server.port()));
@@ -153,6 +162,7 @@ public:
     // jobs' ids are the queue's name and a number (RQ's ids are global).
     void rq(const QString &queue)
     {
+        m_done.insert(QStringLiteral("rq"));
         const QStringList app{dir() + QStringLiteral("/rq_app.py"), m_server.url(), queue};
         for (const QStringList &c :
              {QStringList{QStringLiteral("produce"), queue + QStringLiteral("-1")},
@@ -167,6 +177,7 @@ public:
     // delayed ten minutes.
     void laravel(const QString &prefix, const QString &queue)
     {
+        m_done.insert(QStringLiteral("laravel"));
         const QStringList app{dir() + QStringLiteral("/laravel_app.php"), m_server.url(), prefix,
                               queue};
         run(QStringLiteral("/usr/bin/php"), app + QStringList{QStringLiteral("produce"), "a"});
@@ -184,6 +195,7 @@ public:
     // the delayed set "messages__queue".
     void symfony()
     {
+        m_done.insert(QStringLiteral("symfony"));
         const QStringList app{dir() + QStringLiteral("/symfony_app.php"), m_server.url()};
         run(QStringLiteral("/usr/bin/php"), app + QStringList{QStringLiteral("produce"), "s-1"});
         run(QStringLiteral("/usr/bin/php"),
@@ -202,6 +214,7 @@ public:
     // presents it, and an event stream without a group beside it.
     void streams(const QByteArray &stream)
     {
+        m_done.insert(QStringLiteral("streams"));
         for (int n = 1; n <= 3; ++n)
             write({"XADD", stream, "*", "order", QByteArray::number(n)});
         write({"XGROUP", "CREATE", stream, "billing", "0"});
@@ -218,6 +231,7 @@ public:
     // lease, one pending, one retried.
     void asynq(const QByteArray &queue)
     {
+        m_done.insert(QStringLiteral("asynq"));
         const qint64 now = serverMs(m_client) / 1000;
         const QByteArray a = "asynq:{" + queue + "}:";
         const auto msg = [&](const QByteArray &id) -> QByteArray {
@@ -245,6 +259,7 @@ public:
     // message fetched by a live worker, one enqueued, one delayed, one dead.
     void dramatiq(const QByteArray &queue)
     {
+        m_done.insert(QStringLiteral("dramatiq"));
         const qint64 nowMs = serverMs(m_client);
         const auto m = [&](const QByteArray &id, const QByteArray &q) -> QByteArray {
             return R"({"queue_name":")" + q
@@ -270,6 +285,7 @@ public:
     // a live holder, which refreshes it until this object ends.
     void semaphore(const QString &name)
     {
+        m_done.insert(QStringLiteral("semaphore"));
         auto p = std::make_unique<QProcess>();
         p->setWorkingDirectory(dir());
         p->start(QStringLiteral("node"),
@@ -288,6 +304,7 @@ public:
     // of "5/minute" on NAME in a fixed window and in a moving window.
     void limits(const QString &name)
     {
+        m_done.insert(QStringLiteral("limits"));
         const QStringList app{dir() + QStringLiteral("/limits_app.py"), m_server.url()};
         for (const QString &strategy : {QStringLiteral("fixed"), QStringLiteral("moving")}) {
             const QStringList item{strategy, QStringLiteral("5/minute"), name, strategy};
@@ -317,12 +334,86 @@ public:
     // completed, one failed, a supervisor and its master beating).
     void horizon(const QByteArray &prefix)
     {
+        m_done.insert(QStringLiteral("horizon"));
         QList<LibraryObject> made;
         const QString failed = plantHorizon(m_client, prefix, "emails",
                                             "0b6e2c4a-1f7e-4a8b-9c3d-5e6f7a8b9c01", true, made);
         if (!failed.isEmpty())
             m_failures << failed;
         m_planted.append(made);
+    }
+
+    // Every library not planted yet (and not named in except: a test's own,
+    // planted its own way), under its usual names.
+    void rest(const QStringList &except = {})
+    {
+        const std::pair<const char *, std::function<void()>> all[] = {
+            {"bullmq",
+             [this] {
+                 bullmq(QStringLiteral("bull"), QStringLiteral("mail"));
+             }},
+            {"bull",
+             [this] {
+                 bull(QStringLiteral("images"));
+             }},
+            {"bee-queue",
+             [this] {
+                 beeQueue(QStringLiteral("mail"));
+             }},
+            {"resque",
+             [this] {
+                 resque(QStringLiteral("resque"));
+             }},
+            {"sidekiq",
+             [this] {
+                 sidekiq();
+             }},
+            {"celery",
+             [this] {
+                 celery(QStringLiteral("celery"));
+             }},
+            {"rq",
+             [this] {
+                 rq(QStringLiteral("reports"));
+             }},
+            {"laravel",
+             [this] {
+                 laravel(QStringLiteral("laravel_database_"), QStringLiteral("emails"));
+             }},
+            {"symfony",
+             [this] {
+                 symfony();
+             }},
+            {"streams",
+             [this] {
+                 streams("orders");
+             }},
+            {"asynq",
+             [this] {
+                 asynq("billing");
+             }},
+            {"dramatiq",
+             [this] {
+                 dramatiq("mail");
+             }},
+            {"horizon",
+             [this] {
+                 horizon("laravel_horizon:");
+             }},
+            {"semaphore",
+             [this] {
+                 semaphore(QStringLiteral("exports"));
+             }},
+            {"limits",
+             [this] {
+                 limits(QStringLiteral("api"));
+             }},
+        };
+        for (const auto &[name, plant] : all) {
+            const QString n = QString::fromLatin1(name);
+            if (!m_done.contains(n) && !except.contains(n))
+                plant();
+        }
     }
 
 private:
@@ -355,6 +446,7 @@ private:
     const RedisServer &m_server;
     RedisClient &m_client;
     QList<LibraryObject> m_planted;
+    QSet<QString> m_done; // the planters that ran
     QStringList m_failures;
     std::vector<std::unique_ptr<QProcess>> m_holders; // redis-semaphore's holders
 };

@@ -224,17 +224,7 @@ private slots:
         gatehouse::test::OtherLibraries libraries(s.server, *s.client);
         libraries.bullmq(QStringLiteral("asynq"), QStringLiteral("mail"));
         libraries.celery(QStringLiteral("asynq:{mail}:pending"));
-        libraries.bull(QStringLiteral("images"));
-        libraries.beeQueue(QStringLiteral("mail"));
-        libraries.resque(QStringLiteral("resque"));
-        libraries.sidekiq();
-        libraries.rq(QStringLiteral("reports"));
-        libraries.laravel(QStringLiteral("laravel_database_"), QStringLiteral("emails"));
-        libraries.symfony();
-        libraries.streams("orders");
-        libraries.dramatiq("mail");
-        libraries.horizon("laravel_horizon:");
-        libraries.semaphore(QStringLiteral("exports"));
+        libraries.rest({QStringLiteral("asynq")});
         QVERIFY2(libraries.failures().isEmpty(), qPrintable(libraries.failures().join(u'\n')));
         QCOMPARE(s.call({"TYPE", "asynq:{mail}:pending"}).bytes(), QByteArray("list"));
 

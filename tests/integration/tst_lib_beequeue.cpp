@@ -597,16 +597,7 @@ void tst_LibBeeQueue::notTakenForOtherLibraries()
     libraries.bullmq(QStringLiteral("bq"), QStringLiteral("images"));
     libraries.resque(QStringLiteral("bq"));
     libraries.celery(QStringLiteral("bq:reports:waiting"));
-    libraries.bull(QStringLiteral("images"));
-    libraries.sidekiq();
-    libraries.rq(QStringLiteral("reports"));
-    libraries.laravel(QStringLiteral("laravel_database_"), QStringLiteral("emails"));
-    libraries.symfony();
-    libraries.streams("orders");
-    libraries.asynq("billing");
-    libraries.dramatiq("mail");
-    libraries.horizon("laravel_horizon:");
-    libraries.semaphore(QStringLiteral("exports"));
+    libraries.rest();
     QVERIFY2(libraries.failures().isEmpty(), qPrintable(libraries.failures().join(u'\n')));
     QCOMPARE(call(*m_client, {"TYPE", "bq:images:id"}).bytes(), QByteArray("string"));
 

@@ -208,16 +208,7 @@ private slots:
         others.resque(QStringLiteral("dramatiq"));
         others.bullmq(QStringLiteral("dramatiq"), QStringLiteral("mail"));
         others.celery(QStringLiteral("dramatiq:reports"));
-        others.bull(QStringLiteral("images"));
-        others.beeQueue(QStringLiteral("mail"));
-        others.sidekiq();
-        others.rq(QStringLiteral("reports"));
-        others.laravel(QStringLiteral("laravel_database_"), QStringLiteral("emails"));
-        others.symfony();
-        others.streams("orders");
-        others.asynq("billing");
-        others.horizon("laravel_horizon:");
-        others.semaphore(QStringLiteral("exports"));
+        others.rest({QStringLiteral("dramatiq")});
         QVERIFY2(others.failures().isEmpty(), qPrintable(others.failures().join(u'\n')));
         QCOMPARE(s.call({"TYPE", "dramatiq:failed"}).bytes(), QByteArray("list"));
         QCOMPARE(s.call({"TYPE", "dramatiq:reports"}).bytes(), QByteArray("list"));

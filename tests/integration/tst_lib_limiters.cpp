@@ -313,20 +313,9 @@ private slots:
     {
         gatehouse::test::OtherLibraries libraries(m_server, *m_client);
         libraries.semaphore(QStringLiteral("exports"));
-        libraries.limits(QStringLiteral("api"));
         libraries.bullmq(QStringLiteral("semaphore"), QStringLiteral("mail"));
         libraries.resque(QStringLiteral("LIMITER"));
-        libraries.bull(QStringLiteral("images"));
-        libraries.beeQueue(QStringLiteral("mail"));
-        libraries.sidekiq();
-        libraries.celery(QStringLiteral("celery"));
-        libraries.rq(QStringLiteral("reports"));
-        libraries.laravel(QStringLiteral("laravel_database_"), QStringLiteral("emails"));
-        libraries.symfony();
-        libraries.streams("orders");
-        libraries.asynq("billing");
-        libraries.dramatiq("mail");
-        libraries.horizon("laravel_horizon:");
+        libraries.rest();
         QVERIFY2(libraries.failures().isEmpty(), qPrintable(libraries.failures().join(u'\n')));
         QCOMPARE(call({"TYPE", "semaphore:mail:completed"}).bytes(), QByteArray("zset"));
 

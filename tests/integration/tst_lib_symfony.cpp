@@ -267,16 +267,7 @@ private slots:
         libraries.rq(QStringLiteral("reports__queue"));
         libraries.laravel(QStringLiteral("laravel_database_"), QStringLiteral("emails__queue"));
         libraries.semaphore(QStringLiteral("exports__queue"));
-        libraries.streams("orders");
-        libraries.bullmq(QStringLiteral("bull"), QStringLiteral("mail"));
-        libraries.bull(QStringLiteral("images"));
-        libraries.beeQueue(QStringLiteral("mail"));
-        libraries.resque(QStringLiteral("resque"));
-        libraries.sidekiq();
-        libraries.celery(QStringLiteral("celery"));
-        libraries.asynq("billing");
-        libraries.dramatiq("mail");
-        libraries.horizon("laravel_horizon:");
+        libraries.rest();
         QVERIFY2(libraries.failures().isEmpty(), qPrintable(libraries.failures().join(u'\n')));
         for (const char *registry : {"rq:finished:reports__queue", "rq:failed:reports__queue"})
             QCOMPARE(call(*c, {"TYPE", registry}).bytes(), QByteArray("zset"));

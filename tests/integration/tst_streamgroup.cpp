@@ -568,19 +568,7 @@ private slots:
     {
         gatehouse::test::OtherLibraries libraries(m_server, *m_client);
         libraries.streams("orders");
-        libraries.symfony();
-        libraries.bullmq(QStringLiteral("bull"), QStringLiteral("mail"));
-        libraries.bull(QStringLiteral("images"));
-        libraries.beeQueue(QStringLiteral("mail"));
-        libraries.resque(QStringLiteral("resque"));
-        libraries.sidekiq();
-        libraries.celery(QStringLiteral("celery"));
-        libraries.rq(QStringLiteral("reports"));
-        libraries.laravel(QStringLiteral("laravel_database_"), QStringLiteral("emails"));
-        libraries.asynq("billing");
-        libraries.dramatiq("mail");
-        libraries.horizon("laravel_horizon:");
-        libraries.semaphore(QStringLiteral("exports"));
+        libraries.rest();
         QVERIFY2(libraries.failures().isEmpty(), qPrintable(libraries.failures().join(u'\n')));
         QCOMPARE(call(*m_client, {"TYPE", "bull:mail:events"}).bytes(), QByteArray("stream"));
 

@@ -57,17 +57,7 @@ ServeCommand::ServeCommand(const QList<Deployment::Options> &deployments, Option
         connect(w, &Deployment::historyProblem, this, [prefix](const QString &message) {
             QTextStream(stderr) << prefix << message << Qt::endl;
         });
-        // Every snapshot the monitor publishes (at most ten a second)
-        // replaces the one served; a scrape renders the latest once.
-        connect(w, &Deployment::snapshotReady, this,
-                [this, source](const Snapshot &s) { m_server.setSnapshotOf(source, s); });
-        // The tick's cost, complete when it finished (the counters restart
-        // with the next tick).
-        connect(w, &Deployment::tickFinished, this, [this, source, w] {
-            const Monitor *m = w->monitor();
-            m_server.setTickCostOf(source, {m->lastTickWallMs(), m->lastTickCommands(),
-                                            m->lastTickRoundTrips(), m->lastTickObjectsRead()});
-        });
+        m_feeds.push_back(std::make_unique<MetricsFeed>(w, &m_server, source));
         m_deployments.push_back(std::move(deployment));
     }
     if (::socketpair(AF_UNIX, SOCK_STREAM, 0, s_signalFds) == 0) {

@@ -4,6 +4,7 @@
 #include "command.h"
 
 #include <deployment/deployment.h>
+#include <metrics/metricsfeed.h>
 #include <metrics/metricsserver.h>
 
 #include <QSocketNotifier>
@@ -45,6 +46,7 @@ private:
     Options m_options;
     MetricsServer m_server;
     std::vector<std::unique_ptr<Deployment>> m_deployments;
+    std::vector<std::unique_ptr<MetricsFeed>> m_feeds; // before the deployments go
     QTimer m_stopTimer;
     std::unique_ptr<QSocketNotifier> m_signals;
 };

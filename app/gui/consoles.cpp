@@ -146,7 +146,7 @@ Consoles::Console &Consoles::startConsole(const RedisEndpoint &ep, bool demoCons
         into = m_consoles.back().get();
     }
     Console &console = *into;
-    m_metrics->remove(console.monitor());
+    m_metrics->remove(console.deployment.get());
     console.teardown();
     describeConsole(console, ep, name);
     QString ownProblem;
@@ -261,7 +261,7 @@ void Consoles::connectWindow(Console &console)
         if (!open || m_consoles.size() < 2 || !into->window || into->window->isVisible())
             return;
         m_overview->removeDeployment(into->overviewId);
-        m_metrics->remove(into->monitor());
+        m_metrics->remove(into->deployment.get());
         into->teardown();
         m_consoles.erase(std::remove_if(m_consoles.begin(), m_consoles.end(),
                                         [into](const auto &c) { return c.get() == into; }),
@@ -272,7 +272,7 @@ void Consoles::connectWindow(Console &console)
 void Consoles::addToMetrics(Console &console)
 {
     // The metrics endpoint serves every open deployment.
-    m_metrics->add(console.monitor(), console.name, console.named);
+    m_metrics->add(console.deployment.get(), console.name, console.named);
     console.window->viewMenu()->addAction(m_metrics->toggleAction());
     new StatusDetails(console.window->statusBar()); // owned by the status bar
     QMainWindow *window = console.window.get();

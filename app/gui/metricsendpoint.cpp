@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "metricsendpoint.h"
 
+#include <metrics/metricsfeed.h>
 #include <metrics/metricsserver.h>
-#include <monitor/monitor.h>
 
 #include <QHash>
 #include <QSettings>
@@ -56,43 +56,28 @@ bool MetricsEndpoint::setAddress(const QString &address, QString *error)
     return true;
 }
 
-void MetricsEndpoint::add(Monitor *monitor, const QString &name, bool named)
+void MetricsEndpoint::add(Deployment *deployment, const QString &name, bool named)
 {
-    Feed f;
-    f.monitor = monitor;
-    f.source = m_sources++;
-    f.name = name;
-    f.named = named;
+    if (!deployment)
+        return;
+    const int source = m_sources++;
     MetricsServer *server = m_server;
     // Queued, in order, to the server's thread: the source exists before
     // the first snapshot reaches it.
     QMetaObject::invokeMethod(server, [server] { server->addSource(QString()); });
-    f.snapshots = connect(
-        monitor, &Monitor::snapshotReady, server,
-        [server, source = f.source](const Snapshot &s) { server->setSnapshotOf(source, s); });
-    // The tick's cost is read on the monitor's thread when the tick ends,
-    // then handed over by value.
-    f.cost
-        = connect(monitor, &Monitor::tickFinished, monitor, [monitor, server, source = f.source] {
-              const TickCost cost{monitor->lastTickWallMs(), monitor->lastTickCommands(),
-                                  monitor->lastTickRoundTrips(), monitor->lastTickObjectsRead()};
-              QMetaObject::invokeMethod(
-                  server, [server, source, cost] { server->setTickCostOf(source, cost); });
-          });
-    m_feeds.push_back(f);
+    m_feeds.push_back({std::make_unique<MetricsFeed>(deployment, server, source), name, named});
     relabel();
 }
 
-void MetricsEndpoint::remove(Monitor *monitor)
+void MetricsEndpoint::remove(Deployment *deployment)
 {
     for (auto it = m_feeds.begin(); it != m_feeds.end(); ++it) {
-        if (it->monitor != monitor)
+        if (it->feed->deployment() != deployment)
             continue;
-        disconnect(it->snapshots);
-        disconnect(it->cost);
-        QMetaObject::invokeMethod(
-            m_server, [server = m_server, source = it->source] { server->removeSource(source); });
-        m_feeds.erase(it);
+        QMetaObject::invokeMethod(m_server, [server = m_server, source = it->feed->source()] {
+            server->removeSource(source);
+        });
+        m_feeds.erase(it); // disconnects
         relabel();
         return;
     }
@@ -106,7 +91,7 @@ void MetricsEndpoint::relabel()
         QString label = several || f.named ? f.name : QString();
         if (const int n = ++seen[label]; n > 1)
             label += QStringLiteral("#%1").arg(n);
-        QMetaObject::invokeMethod(m_server, [server = m_server, source = f.source, label] {
+        QMetaObject::invokeMethod(m_server, [server = m_server, source = f.feed->source(), label] {
             server->setSourceName(source, label);
         });
     }

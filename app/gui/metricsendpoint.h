@@ -5,16 +5,19 @@
 #include <QObject>
 #include <QThread>
 
+#include <memory>
 #include <vector>
 
 namespace gatehouse {
 
-class Monitor;
+class Deployment;
+class MetricsFeed;
 class MetricsServer;
 
 // The console's Prometheus endpoint (View > Serve metrics for Prometheus,
 // or --metrics ADDR): the MetricsServer on a thread of its own, so a scrape
-// never takes time from the GUI; fed every snapshot the monitor publishes.
+// never takes time from the GUI; fed every snapshot each deployment
+// publishes (MetricsFeed, as `serve` is).
 // Its address and whether it is on are kept in QSettings ("metrics/address",
 // "metrics/enabled"); lives as long as the application, across reconnections.
 class MetricsEndpoint : public QObject
@@ -31,13 +34,13 @@ public:
     QString address() const { return m_address; }
     // The checkable menu item; toggling it starts or stops the endpoint.
     QAction *toggleAction() { return &m_toggle; }
-    // Feeds the endpoint from monitor, one per open deployment. Its samples
+    // Feeds the endpoint from deployment, one per open window. Its samples
     // carry deployment="<name>" when more than one deployment is fed, or
     // when named (the command line's --deployment NAME=URL); with a single
     // unnamed deployment they carry no such label.
-    void add(Monitor *monitor, const QString &name, bool named);
+    void add(Deployment *deployment, const QString &name, bool named);
     // The deployment closed: its samples go from the next scrape on.
-    void remove(Monitor *monitor);
+    void remove(Deployment *deployment);
     // Starts serving if it is on (settings or --metrics); a failure (the
     // port taken) turns it off and is reported through failed().
     void startIfEnabled();
@@ -58,12 +61,9 @@ private:
     QString m_address;
     struct Feed
     {
-        Monitor *monitor = nullptr;
-        int source = 0; // the server's source index
+        std::unique_ptr<MetricsFeed> feed; // its deployment and source
         QString name;
         bool named = false;
-        QMetaObject::Connection snapshots;
-        QMetaObject::Connection cost;
     };
     std::vector<Feed> m_feeds;
     int m_sources = 0; // sources added to the server, in order: the next one's index

@@ -167,8 +167,12 @@ void Deployment::makeMonitor()
             monitor->refreshNow();
         },
         Qt::DirectConnection);
-    connect(monitor, &Monitor::snapshotReady, this, &Deployment::snapshotReady);
-    connect(monitor, &Monitor::tickOverdue, this, &Deployment::snapshotReady);
+    // Emitted on the monitor's thread: each follower's own queued connection
+    // takes it to its thread (the metrics endpoint's never waits for the
+    // GUI's).
+    connect(monitor, &Monitor::snapshotReady, this, &Deployment::snapshotReady,
+            Qt::DirectConnection);
+    connect(monitor, &Monitor::tickOverdue, this, &Deployment::snapshotReady, Qt::DirectConnection);
     // The rules see a tick before whoever follows the deployment does (watch
     // --alerts prints the transitions, then counts the tick).
     connect(monitor, &Monitor::tickOverdue, this, [this](const Snapshot &s) {
@@ -177,6 +181,9 @@ void Deployment::makeMonitor()
     });
     if (!m_options.historyFile.isEmpty())
         writeHistory();
+    connect(
+        monitor, &Monitor::tickFinished, monitor,
+        [this, monitor] { Q_EMIT tickCost(monitor->lastTickCost()); }, Qt::DirectConnection);
     connect(monitor, &Monitor::tickFinished, this, [this](const Snapshot &s) {
         evaluateAlerts(s);
         Q_EMIT tickFinished(s);

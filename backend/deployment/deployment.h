@@ -126,10 +126,16 @@ Q_SIGNALS:
     // The monitor's snapshots: published (at most ten a second), overdue
     // (a tick that has not finished in time, marked stale), and each full
     // tick's, after which monitor()->lastTick*() describe it.
+    // snapshotReady and tickCost are emitted on the monitor's thread:
+    // connect them with a context object.
     void snapshotReady(const gatehouse::Snapshot &snapshot);
     void tickFinished(const gatehouse::Snapshot &snapshot);
     // A tick that has not finished in time (also in snapshotReady).
     void tickOverdue(const gatehouse::Snapshot &snapshot);
+    // What each full tick cost, read when it finished (before tickFinished
+    // reaches another thread, where monitor()->lastTick*() may already
+    // describe the next one).
+    void tickCost(const gatehouse::TickCost &cost);
     // The history file could not be written as asked (a sentence).
     void historyProblem(const QString &message);
 

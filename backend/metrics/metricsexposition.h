@@ -10,16 +10,6 @@
 
 namespace gatehouse {
 
-// What the monitor's last full tick cost (Monitor::lastTick*() as
-// tickFinished leaves them); -1 before the first tick.
-struct TickCost
-{
-    qint64 wallMs = -1; // from sending the first probe to the last reply
-    qint64 commands = -1;
-    int roundTrips = -1;
-    int objectsRead = -1;
-};
-
 // What the console itself costs and how old its reading is: measured by
 // whoever serves the metrics, at scrape time. Negative: unknown, not exposed.
 struct ConsoleFigures

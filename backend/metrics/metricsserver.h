@@ -109,5 +109,3 @@ double processCpuSeconds();
 qint64 processResidentBytes();
 
 } // namespace gatehouse
-
-Q_DECLARE_METATYPE(gatehouse::TickCost)

@@ -3,6 +3,7 @@
 
 #include "discovery.h"
 #include "history.h"
+#include "probecost.h"
 #include "profile.h"
 #include "snapshot.h"
 
@@ -104,8 +105,6 @@ public:
     // Passes replacing at least this many states (and discoveries handing
     // over as many objects) are followed by one malloc_trim (armTrim).
     static constexpr qsizetype TrimAfterObjects = 1000;
-    // Round trips of fewer objects do not update the cost per object.
-    static constexpr qsizetype MinTimedObjects = 10;
     // Budgeted polling: an object that changed or needs attention is read
     // every tick for this many ticks after.
     static constexpr int HotTicks = 30;
@@ -182,6 +181,10 @@ public:
     qint64 lastTickCommands() const { return m_lastCommands; }
     qint64 lastTickWallMs() const { return m_lastTickMs; }
     int lastTickObjectsRead() const { return m_lastObjectsRead; }
+    TickCost lastTickCost() const
+    {
+        return {m_lastTickMs, m_lastCommands, m_lastRoundTrips, m_lastObjectsRead};
+    }
 
     // The tracked objects whose published state was replaced (read again,
     // marked stale or gone) between the snapshot of the last call
@@ -304,9 +307,8 @@ private:
         int batchesSent = 0;
         qint64 spacingMs = 0;
         qint64 busyNs = 0; // round-trip time of its batches (paced: one in flight)
-        // Per object, the round trip of each batch of at least
-        // MinTimedObjects objects (us).
-        QList<double> timedUsPerObject;
+        // Each batch's objects and round trip (us).
+        QList<std::pair<qsizetype, double>> trips;
     };
     // One batch of a run in flight: what its replies answer.
     struct SentBatch
@@ -468,12 +470,10 @@ private:
     qint64 m_lastReplyAtMs = -1; // m_clock ms of the last probe reply that arrived
     QList<qint64> m_tickTimes;   // server time of each full tick kept in history
     qint64 m_lastTickAtMs = 0;
-    // Budgeted polling: the server time one object's probes cost, measured
-    // from round trips (an upper bound: it includes the loopback), and what
-    // the last tick spent. m_costPaced: measured by a paced tick (before the
-    // first one, the full pass's wall time per object stands in).
-    double m_costPerObjectUs = -1;
-    bool m_costPaced = false;
+    // Budgeted polling: the server time the probes cost, measured from round
+    // trips (an upper bound: it includes the loopback), and what the last
+    // tick spent.
+    ProbeCost m_cost;
     double m_lastSharePercent = -1;
     qsizetype m_hotNext = 0; // budgeted polling: where the hot objects' turn starts
     QList<std::pair<qint64, qint64>> m_bounds; // (server ms, age bound) of recent ticks

@@ -102,10 +102,7 @@ void Monitor::receiveBatch(const std::shared_ptr<ProbeRun> &run, const SentBatch
     if (run->paced) {
         const qint64 rttNs = m_clock.nsecsElapsed() - sent.sentNs;
         run->busyNs += rttNs;
-        // A round trip of a few objects is mostly the
-        // loopback, not the server's work.
-        if (sent.indices.size() >= MinTimedObjects)
-            run->timedUsPerObject.append(double(rttNs) / 1000.0 / double(sent.indices.size()));
+        run->trips.append({sent.indices.size(), double(rttNs) / 1000.0});
     }
     if (sent.withTime) {
         if (replies.value(0).isFailed())

@@ -93,7 +93,7 @@ bool Monitor::budgeted() const
 {
     // The first pass reads every object (and measures what one costs).
     return m_options.adaptive && m_options.budgetPercent > 0 && !m_server.eventsLive
-           && m_costPerObjectUs > 0;
+           && m_cost.known();
 }
 
 QList<int> Monitor::budgetedSelection()
@@ -117,9 +117,10 @@ QList<int> Monitor::budgetedSelection()
     }
     // More hot objects than the budget buys (a thousand queues with stuck
     // jobs): they take turns too, ahead of the idle ones.
-    const double budgetObjects
-        = m_options.intervalMs * 1000.0 * m_options.budgetPercent / 100.0 / m_costPerObjectUs;
-    const qsizetype hotRoom = std::max<qsizetype>(1, qsizetype(budgetObjects) - read.size());
+    const double budgetUs = m_options.intervalMs * 1000.0 * m_options.budgetPercent / 100.0;
+    const qsizetype budgetObjects = m_cost.affordable(
+        budgetUs, std::min<qsizetype>(PacedBatchObjects, std::max(1, m_options.batchObjects)));
+    const qsizetype hotRoom = std::max<qsizetype>(1, budgetObjects - read.size());
     qint64 hotBound = m_options.intervalMs;
     if (hot.size() <= hotRoom) {
         read.append(hot);
@@ -134,13 +135,11 @@ QList<int> Monitor::budgetedSelection()
     }
     // What is left of the budget after the hot objects, in objects; at
     // least enough that every idle object is read within sweepMs.
-    const double budgetUs = m_options.intervalMs * 1000.0 * m_options.budgetPercent / 100.0;
     const qsizetype n = idle.size();
     const qsizetype floorShare
         = (n * m_options.intervalMs + m_options.sweepMs - 1) / std::max(1, m_options.sweepMs);
-    const double left = budgetUs - double(read.size()) * m_costPerObjectUs;
-    const qsizetype share = std::clamp<qsizetype>(
-        std::max<qsizetype>(floorShare, qsizetype(std::max(0.0, left / m_costPerObjectUs))), 0, n);
+    const qsizetype share
+        = std::clamp<qsizetype>(std::max<qsizetype>(floorShare, budgetObjects - read.size()), 0, n);
     // In turn, from where the last tick stopped (an object index, so the
     // rotation survives objects turning hot or idle).
     const auto from = std::lower_bound(idle.cbegin(), idle.cend(), int(m_sweepNext));
@@ -231,38 +230,23 @@ void Monitor::finishRun(const ProbeRun &run)
 
 void Monitor::measureCost(const ProbeRun &run, bool failed)
 {
-    // What one object's probes cost the server: a paced tick's round
-    // trips (one batch in flight), or an unpaced tick's wall time (the
-    // pipe kept full). Upper bounds, so the budget errs on the quiet side.
-    // Paced: the median batch's, so that a few replies held up by this
-    // process's own work (a history write, a paint, a page fault) do not
-    // shrink the budget; they say nothing of the server. An unpaced pass
-    // (the first, the one after a restart or a re-scan) measures how fast
-    // a full pipe drains, not what a paced batch costs: it seeds the
-    // estimate, never moves a paced one.
-    double sample = -1;
+    // What the probes cost the server: a paced tick's round trips (one
+    // batch in flight), or an unpaced tick's wall time (the pipe kept full).
+    // Upper bounds, so the budget errs on the quiet side. An unpaced pass
+    // (the first, the one after a restart or a re-scan) measures how fast a
+    // full pipe drains, not what a paced batch costs: it seeds the estimate,
+    // never moves a paced one (ProbeCost).
     double spentUs = -1;
     if (run.paced) {
         spentUs = double(run.busyNs) / 1000.0;
-        if (!run.timedUsPerObject.isEmpty()) {
-            QList<double> perObject = run.timedUsPerObject;
-            const auto mid = perObject.begin() + perObject.size() / 2;
-            std::nth_element(perObject.begin(), mid, perObject.end());
-            sample = *mid;
-        }
+        if (!failed)
+            m_cost.addTick(run.trips);
     } else if (run.indices.size() >= MinBudgetedObjects) {
         // A tick of a few objects is mostly its round trips: a handful
         // of objects cost the server nothing worth budgeting.
         spentUs = double(m_tickClock.nsecsElapsed()) / 1000.0;
-        if (!m_costPaced)
-            sample = spentUs / double(run.indices.size());
-    }
-    if (!failed && sample > 0) {
-        // The first paced sample replaces the pass's seed outright.
-        m_costPerObjectUs = m_costPerObjectUs <= 0 || (run.paced && !m_costPaced)
-                                ? sample
-                                : 0.7 * m_costPerObjectUs + 0.3 * sample;
-        m_costPaced = m_costPaced || run.paced;
+        if (!failed)
+            m_cost.seed(spentUs / double(run.indices.size()));
     }
     if (!failed && spentUs >= 0)
         m_lastSharePercent = spentUs / (10.0 * m_options.intervalMs);

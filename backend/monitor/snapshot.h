@@ -225,6 +225,16 @@ private:
 // With keyspace events live a tick re-reads only what may have changed, so
 // each reading is as of its own atMs: reading.at(server.timeMs) gives its
 // figures at the snapshot's time, exact (PatternUnit::validUntilMs).
+// What the monitor's last full tick cost (Monitor::lastTickCost() as
+// tickFinished leaves it); -1 before the first tick.
+struct TickCost
+{
+    qint64 wallMs = -1; // from sending the first probe to the last reply
+    qint64 commands = -1;
+    int roundTrips = -1;
+    int objectsRead = -1;
+};
+
 struct Snapshot
 {
     quint64 sequence = 0;
@@ -267,3 +277,4 @@ struct Snapshot
 } // namespace gatehouse
 
 Q_DECLARE_METATYPE(gatehouse::Snapshot)
+Q_DECLARE_METATYPE(gatehouse::TickCost)

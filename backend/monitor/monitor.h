@@ -3,8 +3,8 @@
 
 #include "discovery.h"
 #include "history.h"
-#include "probecost.h"
 #include "profile.h"
+#include "refreshbudget.h"
 #include "snapshot.h"
 
 #include <patterns/patternunit.h>
@@ -470,13 +470,11 @@ private:
     qint64 m_lastReplyAtMs = -1; // m_clock ms of the last probe reply that arrived
     QList<qint64> m_tickTimes;   // server time of each full tick kept in history
     qint64 m_lastTickAtMs = 0;
-    // Budgeted polling: the server time the probes cost, measured from round
-    // trips (an upper bound: it includes the loopback), and what the last
-    // tick spent.
-    ProbeCost m_cost;
+    // Budgeted polling: its plan and the server time the probes cost,
+    // measured from round trips (an upper bound: it includes the loopback),
+    // and what the last tick spent.
+    RefreshBudget m_budget;
     double m_lastSharePercent = -1;
-    qsizetype m_hotNext = 0; // budgeted polling: where the hot objects' turn starts
-    QList<std::pair<qint64, qint64>> m_bounds; // (server ms, age bound) of recent ticks
     // Behaviour: probe runs not finished (their indices must stay valid);
     // tracked objects to drop once none is; what was demoted and promoted
     // (a rescan finds them as before); the candidates read.

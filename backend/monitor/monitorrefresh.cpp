@@ -93,81 +93,36 @@ bool Monitor::budgeted() const
 {
     // The first pass reads every object (and measures what one costs).
     return m_options.adaptive && m_options.budgetPercent > 0 && !m_server.eventsLive
-           && m_cost.known();
+           && m_budget.known();
 }
 
 QList<int> Monitor::budgetedSelection()
 {
-    const qint64 now = serverNow();
     const int detail = m_detailKey.isEmpty() ? -1 : m_byPrimaryKey.value(m_detailKey, -1);
     QSet<int> watched;
     for (const QByteArray &key : std::as_const(m_watched)) {
         if (const auto it = m_byPrimaryKey.constFind(key); it != m_byPrimaryKey.cend())
             watched.insert(*it);
     }
-    QList<int> read, hot, idle;
+    const qint64 now = serverNow();
+    QList<int> always, hot, idle;
     for (qsizetype i = 0; i < m_tracked.size(); ++i) {
         const Tracked &t = m_tracked.at(i);
         if (!t.track.everRead || t.dirty || i == detail || watched.contains(int(i)))
-            read.append(int(i)); // always
+            always.append(int(i));
         else if (now < t.hotUntilMs || now >= t.validUntilMs)
             hot.append(int(i));
         else
             idle.append(int(i));
     }
-    // More hot objects than the budget buys (a thousand queues with stuck
-    // jobs): they take turns too, ahead of the idle ones.
-    const double budgetUs = m_options.intervalMs * 1000.0 * m_options.budgetPercent / 100.0;
-    const qsizetype budgetObjects = m_cost.affordable(
-        budgetUs, std::min<qsizetype>(PacedBatchObjects, std::max(1, m_options.batchObjects)));
-    const qsizetype hotRoom = std::max<qsizetype>(1, budgetObjects - read.size());
-    qint64 hotBound = m_options.intervalMs;
-    if (hot.size() <= hotRoom) {
-        read.append(hot);
-    } else {
-        const auto hotFrom = std::lower_bound(hot.cbegin(), hot.cend(), int(m_hotNext));
-        qsizetype h = hotFrom - hot.cbegin();
-        for (qsizetype k = 0; k < hotRoom; ++k, ++h)
-            read.append(hot.at(h % hot.size()));
-        m_hotNext = hot.at(h % hot.size());
-        hotBound = ((hot.size() + hotRoom - 1) / hotRoom) * qint64(m_options.intervalMs)
-                   + m_options.intervalMs;
-    }
-    // What is left of the budget after the hot objects, in objects; at
-    // least enough that every idle object is read within sweepMs.
-    const qsizetype n = idle.size();
-    const qsizetype floorShare
-        = (n * m_options.intervalMs + m_options.sweepMs - 1) / std::max(1, m_options.sweepMs);
-    const qsizetype share
-        = std::clamp<qsizetype>(std::max<qsizetype>(floorShare, budgetObjects - read.size()), 0, n);
-    // In turn, from where the last tick stopped (an object index, so the
-    // rotation survives objects turning hot or idle).
-    const auto from = std::lower_bound(idle.cbegin(), idle.cend(), int(m_sweepNext));
-    qsizetype at = from - idle.cbegin();
-    for (qsizetype k = 0; k < share; ++k, ++at)
-        read.append(idle.at(at % n));
-    if (n > 0 && share > 0)
-        m_sweepNext = idle.at(at % n);
-    std::sort(read.begin(), read.end());
+    const RefreshBudget::Settings settings{
+        m_options.intervalMs, m_options.budgetPercent, m_options.sweepMs,
+        std::min<qsizetype>(PacedBatchObjects, std::max(1, m_options.batchObjects))};
+    RefreshBudget::Plan plan
+        = m_budget.plan(settings, std::move(always), hot, idle, m_sweepNext, now);
     m_server.budgetPercent = m_options.budgetPercent;
-    // An idle object waits at most ceil(n / share) ticks for its turn, and
-    // its reading arrives within the tick after. The share moves with the
-    // measured cost and the hot set: the bound stated is the largest of the
-    // last bound's length, so a reading taken under a smaller share is
-    // still within it.
-    const qint64 bound = std::max(
-        hotBound, n == 0 || share == 0 ? qint64(m_options.intervalMs) * 2
-                                       : ((n + share - 1) / share) * qint64(m_options.intervalMs)
-                                             + m_options.intervalMs);
-    // Once a whole rotation at the current share has passed since an
-    // earlier bound, every object has been read under the current one.
-    m_bounds.removeIf([&](const std::pair<qint64, qint64> &e) { return now - e.first > bound; });
-    m_bounds.append({now, bound});
-    qint64 stated = 0;
-    for (const auto &[at, b] : std::as_const(m_bounds))
-        stated = std::max(stated, b);
-    m_server.ageBoundMs = stated;
-    return read;
+    m_server.ageBoundMs = plan.ageBoundMs;
+    return std::move(plan.read);
 }
 
 void Monitor::finishRun(const ProbeRun &run)
@@ -240,13 +195,13 @@ void Monitor::measureCost(const ProbeRun &run, bool failed)
     if (run.paced) {
         spentUs = double(run.busyNs) / 1000.0;
         if (!failed)
-            m_cost.addTick(run.trips);
+            m_budget.cost().addTick(run.trips);
     } else if (run.indices.size() >= MinBudgetedObjects) {
         // A tick of a few objects is mostly its round trips: a handful
         // of objects cost the server nothing worth budgeting.
         spentUs = double(m_tickClock.nsecsElapsed()) / 1000.0;
         if (!failed)
-            m_cost.seed(spentUs / double(run.indices.size()));
+            m_budget.cost().seed(spentUs / double(run.indices.size()));
     }
     if (!failed && spentUs >= 0)
         m_lastSharePercent = spentUs / (10.0 * m_options.intervalMs);

@@ -143,6 +143,57 @@ private slots:
         }
     }
 
+    // A server that stops answering: the window's objects turn stale, and
+    // the console's endpoint serves them stale too (never the last reading
+    // as current), then ok again once the server answers.
+    void overdueTickIsServedStale()
+    {
+        const quint16 port = freePort();
+        QVERIFY(port);
+        QProcess gui;
+        gui.setProcessEnvironment(environment());
+        gui.start(QStringLiteral(GATEHOUSE_GUI),
+                  {QStringLiteral("--url"), m_eu.url(), QStringLiteral("--metrics"),
+                   QStringLiteral("127.0.0.1:%1").arg(port)});
+        QVERIFY(gui.waitForStarted(10000));
+        const QUrl url(QStringLiteral("http://127.0.0.1:%1/metrics").arg(port));
+        static const QRegularExpression stale(QStringLiteral(
+            R"(\ngatehouse_objects\{[^}]*pattern="lock"[^}]*state="stale"[^}]*\} [1-9])"));
+        static const QRegularExpression ok(QStringLiteral(
+            R"(\ngatehouse_objects\{[^}]*pattern="lock"[^}]*state="ok"[^}]*\} 2\b)"));
+        QByteArray body;
+        QTest::qWaitFor(
+            [&] {
+                body = scrape(url);
+                return ok.match(QString::fromUtf8(body)).hasMatch();
+            },
+            30000);
+        QVERIFY2(ok.match(QString::fromUtf8(body)).hasMatch(), body.left(3000).constData());
+        QVERIFY2(!stale.match(QString::fromUtf8(body)).hasMatch(), body.left(3000).constData());
+        // The server answers no one for 6 s: the tick in flight is overdue.
+        auto admin = gatehouse::test::connectedClient(m_eu);
+        QVERIFY(admin);
+        QCOMPARE(call(*admin, {"CLIENT", "PAUSE", "6000", "ALL"}).bytes(), QByteArray("OK"));
+        QTest::qWaitFor(
+            [&] {
+                body = scrape(url);
+                return stale.match(QString::fromUtf8(body)).hasMatch();
+            },
+            5500);
+        const bool servedStale = stale.match(QString::fromUtf8(body)).hasMatch();
+        call(*admin, {"CLIENT", "UNPAUSE"});
+        // Read again once the server answers: ok again.
+        QTest::qWaitFor(
+            [&] {
+                body = scrape(url);
+                return ok.match(QString::fromUtf8(body)).hasMatch();
+            },
+            15000);
+        stop(gui);
+        QVERIFY2(servedStale, body.left(3000).constData());
+        QVERIFY2(ok.match(QString::fromUtf8(body)).hasMatch(), body.left(3000).constData());
+    }
+
     void badDeploymentsAreRefused_data()
     {
         QTest::addColumn<QStringList>("args");

@@ -12,6 +12,19 @@ namespace gatehouse {
 
 namespace {
 
+// The probes of a script call, in this order: with the call's keys (EVALSHA,
+// EVAL), then without any (EVALSHA, EVAL).
+enum ScriptCallProbe { ShaWithKeys, EvalWithKeys, ShaAlone, EvalAlone, ScriptCallProbes };
+
+// Which script-call probe the verdict names, or -1: the call passes when
+// EVALSHA or, failing it, EVAL (the engine falls back to it) passes.
+qsizetype scriptCallDenied(const QSet<qsizetype> &refused)
+{
+    if (!refused.contains(ShaWithKeys) || !refused.contains(EvalWithKeys))
+        return -1;
+    return refused.contains(ShaAlone) && refused.contains(EvalAlone) ? ShaAlone : ShaWithKeys;
+}
+
 QByteArray upper(const QByteArray &s)
 {
     return s.toUpper();
@@ -182,9 +195,10 @@ void ActionRights::probeAll(const ScriptCall &call, const QObject *context, cons
     for (const Probe &p : std::as_const(probes))
         evalRo << QByteArray::number(p.args.size()) << p.args;
     QPointer<const QObject> guard(context);
+    QPointer<ActionRights> self(this);
     m_client->pipeline(
         {{"ACL", "WHOAMI"}, evalRo}, this,
-        [call, probes, guard, handler](const QList<RedisValue> &replies) {
+        [self, call, probes, guard, handler](const QList<RedisValue> &replies) {
             if (!guard)
                 return;
             Verdict verdict;
@@ -209,21 +223,23 @@ void ActionRights::probeAll(const ScriptCall &call, const QObject *context, cons
             }
             if (!reply.isArray()) {
                 // Before Redis 7.0 (no EVAL_RO, no redis.acl_check_cmd), or
-                // EVAL_RO refused: the server's own reply will say.
-                verdict.sentence = QStringLiteral("The server did not say whether the user may "
-                                                  "run %1: %2")
-                                       .arg(call.action, reply.errorMessage());
-                handler(verdict);
+                // EVAL_RO refused: the script call is what can still be asked
+                // without running anything.
+                if (!self || !call.command.isEmpty()) {
+                    verdict.sentence = QStringLiteral("The server did not say whether the user "
+                                                      "may run %1: %2")
+                                           .arg(call.action, reply.errorMessage());
+                    handler(verdict);
+                    return;
+                }
+                self->probeScriptCall(call, user, reply.errorMessage(), guard, handler);
                 return;
             }
             QSet<qsizetype> refused;
             for (const RedisValue &index : reply.elements())
                 refused.insert(index.toInteger() - 1);
-            // EVALSHA, or EVAL when it is refused: the engine falls back to it.
             const bool scripted = call.command.isEmpty();
-            qsizetype denied = -1;
-            if (scripted && refused.contains(0) && refused.contains(1))
-                denied = refused.contains(2) && refused.contains(3) ? 2 : 0;
+            qsizetype denied = scripted ? scriptCallDenied(refused) : -1;
             for (qsizetype i = scripted ? 4 : 0; denied < 0 && i < probes.size(); ++i) {
                 if (refused.contains(i))
                     denied = i;
@@ -233,6 +249,65 @@ void ActionRights::probeAll(const ScriptCall &call, const QObject *context, cons
             } else {
                 verdict.kind = Verdict::Kind::Denied;
                 verdict.sentence = denial(call, user, probes.at(denied));
+            }
+            handler(verdict);
+        });
+}
+
+void ActionRights::probeScriptCall(const ScriptCall &call, const QByteArray &user,
+                                   const QString &why, const QPointer<const QObject> &guard,
+                                   const Handler &handler)
+{
+    // Each probe passes the server's ACL check (command and keys) and then
+    // fails before anything runs: EVALSHA of a digest that cannot exist (the
+    // server answers NOSCRIPT to any digest not 40 characters long, without
+    // looking it up), EVAL of a source that does not compile (nothing is run
+    // or cached). A refusal is NOPERM, before either.
+    static const QByteArray noDigest("gatehouse-rights-probe");
+    static const QByteArray noSource("gatehouse rights probe: not a script");
+    const QByteArray numKeys = QByteArray::number(call.keys.size());
+    QList<Probe> probes(ScriptCallProbes);
+    probes[ShaWithKeys] = {QList<QByteArray>{"EVALSHA", noDigest, numKeys} + call.keys, "EVALSHA",
+                           call.keys.value(0), true};
+    probes[EvalWithKeys] = {QList<QByteArray>{"EVAL", noSource, numKeys} + call.keys, "EVAL",
+                            call.keys.value(0), true};
+    probes[ShaAlone] = {{"EVALSHA", noDigest, "0"}, "EVALSHA", {}, true};
+    probes[EvalAlone] = {{"EVAL", noSource, "0"}, "EVAL", {}, true};
+    QList<QList<QByteArray>> commands;
+    for (const Probe &p : std::as_const(probes))
+        commands << p.args;
+    m_client->pipeline(
+        commands, this,
+        [call, user, why, probes, guard, handler](const QList<RedisValue> &replies) {
+            if (!guard)
+                return;
+            Verdict verdict;
+            QSet<qsizetype> refused;
+            for (qsizetype i = 0; i < replies.size(); ++i) {
+                if (replies.at(i).isFailed()) {
+                    verdict.kind = Verdict::Kind::Lost;
+                    verdict.sentence = QStringLiteral("%1 was not sent, so nothing ran: the "
+                                                      "connection was lost while asking whether "
+                                                      "the user may run it. Try again once the "
+                                                      "connection is back.")
+                                           .arg(call.action);
+                    handler(verdict);
+                    return;
+                }
+                if (replies.at(i).errorCode() == "NOPERM")
+                    refused.insert(i);
+            }
+            const qsizetype denied
+                = replies.size() == ScriptCallProbes ? scriptCallDenied(refused) : -1;
+            if (denied >= 0) {
+                verdict.kind = Verdict::Kind::Denied;
+                verdict.sentence = denial(call, user, probes.at(denied));
+            } else {
+                verdict.sentence
+                    = QStringLiteral("The server could check only that the user may call the "
+                                     "script of %1 on its keys, not each command the script "
+                                     "runs (%2): its own reply will say if it refuses one.")
+                          .arg(call.action, why);
             }
             handler(verdict);
         });

@@ -6,6 +6,7 @@
 
 #include <QHash>
 #include <QObject>
+#include <QPointer>
 
 #include <functional>
 
@@ -16,10 +17,13 @@ namespace gatehouse {
 // engine falls back to) and every command the script calls, on every key it
 // is given, are checked by redis.acl_check_cmd inside a read-only script
 // (lua/rights/acl_check.lua, EVAL_RO), which runs none of them and needs no
-// ACL administration rights. Redis 7.0 and later; before that the server's
-// own reply is the answer. A script stopped half-way by NOPERM keeps the
-// writes it made before it: refusing first keeps every job, token and lock
-// where it was.
+// ACL administration rights. Before Redis 7.0 (or with EVAL_RO refused) only
+// the script call on its keys can be asked without running anything: by
+// probes that the ACL checks and that then fail before anything runs
+// (probeScriptCall); a refusal there is a verdict, a pass leaves the commands
+// inside the script to the server's own reply. A script stopped half-way by
+// NOPERM keeps the writes it made before it: refusing first keeps every job,
+// token and lock where it was.
 class ActionRights : public QObject
 {
     Q_OBJECT
@@ -29,7 +33,7 @@ public:
         enum class Kind {
             Allowed, // every probe was queued
             Denied,  // the server refused one: sentence says which and what to grant
-            Unknown, // the server could not say (before 7.0, EVAL_RO refused)
+            Unknown, // the server could not say it all (before 7.0, EVAL_RO refused)
             Lost,    // the connection failed before it answered: send nothing now
         };
         Kind kind = Kind::Unknown;
@@ -59,6 +63,11 @@ public:
 
 private:
     void probeAll(const ScriptCall &call, const QObject *context, const Handler &handler);
+    // The script call alone (EVALSHA and EVAL, with the call's keys and
+    // without), where the server cannot check what the script calls; why:
+    // the server's answer to the full check.
+    void probeScriptCall(const ScriptCall &call, const QByteArray &user, const QString &why,
+                         const QPointer<const QObject> &guard, const Handler &handler);
 
     RedisClient *m_client;
     QHash<QByteArray, Shape> m_shapes; // COMMAND INFO, kept: a server's commands do not change

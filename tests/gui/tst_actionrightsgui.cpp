@@ -2,11 +2,12 @@
 // The console knows the connected user's rights before a click: against a
 // real redis-server with ACL users, a lock's release and extend buttons are
 // disabled for a user whose ACL lets it read the lock's key but not write
-// it, with a tooltip that names the user and what to grant; a user with the
-// rights, or one whose server cannot say (EVAL_RO refused), keeps them
-// enabled; a grant takes effect after a reconnect; and asking acts on nothing.
-// The job browser's verbs are asked the same way: on a real BullMQ queue
-// (npm bullmq) a user who may only read it sees Purge disabled with why.
+// it, with a tooltip that names the user and what to grant (where EVAL_RO is
+// refused, as before Redis 7.0, for the script call on its keys); a user with
+// the rights, or one whose server cannot say, keeps them enabled; a grant
+// takes effect after a reconnect; and asking acts on nothing. The job
+// browser's verbs are asked the same way: on a real BullMQ queue (npm
+// bullmq) a user who may only read it sees Purge disabled with why.
 #include <actions/actionengine.h>
 #include <mainwindow.h>
 #include <sectionpage.h>
@@ -66,6 +67,8 @@ private slots:
                        << QStringLiteral("user lockreader on >pw %R~sim:lock:* ~sim:other:* &* "
                                          "+@all")
                        << QStringLiteral("user noevalro on >pw ~* &* +@all -eval_ro")
+                       << QStringLiteral("user noevalroreader on >pw %R~sim:lock:* ~sim:other:* "
+                                         "&* +@all -eval_ro")
                        << QStringLiteral("user queuereader on >pw %R~bull:* &* +@all");
         m_server = std::make_unique<RedisServer>(options);
         QVERIFY2(m_server->start(), qPrintable(m_server->errorString()));
@@ -120,6 +123,31 @@ private slots:
         QTRY_VERIFY2_WITH_TIMEOUT(button(c, "forceReleaseButton")->isEnabled(),
                                   qPrintable(button(c, "forceReleaseButton")->toolTip()), 15000);
         QVERIFY(button(c, "extendButton")->isEnabled());
+        QCOMPARE(call(*m_admin, {"GET", LockKey}).bytes(), QByteArray("holder-A"));
+    }
+
+    // A server that cannot check the commands inside a script (EVAL_RO
+    // refused, as before Redis 7.0) still answers for the script call on
+    // the lock's key: refused there, the buttons are disabled with why.
+    void scriptCallRefusedWithoutAclCheck()
+    {
+        const qint64 refusedBefore
+            = gatehouse::test::commandStat(*m_admin, "eval_ro", "rejected_calls");
+        const QString audit = m_dir.filePath(QStringLiteral("noevalro.jsonl"));
+        TestConsole c(as(QStringLiteral("noevalroreader")), audit);
+        QVERIFY(c.select(QStringLiteral("lock"), LockKey));
+        QPushButton *b = button(c, "forceReleaseButton");
+        QVERIFY(b);
+        QTRY_VERIFY2_WITH_TIMEOUT(!b->isEnabled(), qPrintable(b->toolTip()), 10000);
+        const QString tip = b->toolTip();
+        QVERIFY2(tip.startsWith(QLatin1String("Your Redis user may not run this.")),
+                 qPrintable(tip));
+        QVERIFY2(tip.contains(QLatin1String("may run neither EVALSHA nor EVAL with the keys")),
+                 qPrintable(tip));
+        QVERIFY2(tip.contains(QLatin1String("ACL SETUSER noevalroreader")), qPrintable(tip));
+        QVERIFY(gatehouse::test::commandStat(*m_admin, "eval_ro", "rejected_calls")
+                > refusedBefore);
+        QVERIFY(ActionEngine::readAudit(audit).isEmpty());
         QCOMPARE(call(*m_admin, {"GET", LockKey}).bytes(), QByteArray("holder-A"));
     }
 

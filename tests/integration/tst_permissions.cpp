@@ -9,6 +9,7 @@
 #include "commandstats.h"
 #include "redisserver.h"
 
+#include <QCryptographicHash>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -54,6 +55,10 @@ private slots:
                        << QStringLiteral("user norpush on nopass ~* &* +@all -rpush")
                        << QStringLiteral("user readqueue on nopass %R~* ~qa ~qa:claims &* +@all")
                        << QStringLiteral("user noevalro on nopass ~* &* +@all -eval_ro")
+                       << QStringLiteral("user noevalroscripts on nopass ~* &* +@all -eval_ro "
+                                         "-evalsha -eval")
+                       << QStringLiteral("user noevalroqueue on nopass %R~* ~qa:claims &* +@all "
+                                         "-eval_ro")
                        << QStringLiteral("user nodelconsumer on nopass ~* &* +@all "
                                          "-xgroup|delconsumer");
         m_server = std::make_unique<RedisServer>(options);
@@ -224,26 +229,51 @@ private slots:
     // would stop half-way, keeping what it wrote before the refused one: the
     // requeue's LREM without its RPUSH loses the job. The rights are asked
     // first (redis.acl_check_cmd in a read-only script), and nothing is sent.
+    // Where the server cannot check the commands inside a script (EVAL_RO
+    // refused, as before Redis 7.0), the script call itself is still asked,
+    // by probes the ACL checks and that then run nothing: a user refused the
+    // call is refused the same way.
     void actionRefusedBeforeAnythingIsSent_data()
     {
         QTest::addColumn<QString>("user");
+        QTest::addColumn<bool>("withoutAclCheck");
         QTest::addColumn<QString>("says");
         QTest::newRow("a command the script calls")
-            << "norpush"
+            << "norpush" << false
             << "Refused: the Redis user \"norpush\" may not run RPUSH on \"qa\" (which "
                "queue.requeue calls)";
         QTest::newRow("a key the script is given, read-only")
-            << "readqueue"
+            << "readqueue" << false
             << "Refused: the Redis user \"readqueue\" may run neither EVALSHA nor EVAL with the "
                "keys of queue.requeue (\"qa\", \"qa:processing\", \"qa:claims\")";
+        QTest::newRow("EVAL_RO refused: neither EVALSHA nor EVAL")
+            << "noevalroscripts" << true
+            << "Refused: the Redis user \"noevalroscripts\" may run neither EVALSHA nor EVAL, "
+               "which every action script needs (queue.requeue)";
+        QTest::newRow("EVAL_RO refused: a key the script is given, read-only")
+            << "noevalroqueue" << true
+            << "Refused: the Redis user \"noevalroqueue\" may run neither EVALSHA nor EVAL with "
+               "the keys of queue.requeue (\"qa\", \"qa:processing\", \"qa:claims\")";
     }
     void actionRefusedBeforeAnythingIsSent()
     {
         QFETCH(QString, user);
+        QFETCH(bool, withoutAclCheck);
         QFETCH(QString, says);
         call(*m_client, {"RPUSH", "qa:processing", "jobA"});
-        const qint64 scriptsBefore
-            = test::commandStat(*m_client, "evalsha") + test::commandStat(*m_client, "eval");
+        // Scripts sent, and those that ran to their end: the probes without
+        // the ACL check fail (NOSCRIPT, a script that does not compile) or
+        // are refused (NOPERM).
+        const auto scriptsSent = [this] {
+            return test::commandStat(*m_client, "evalsha") + test::commandStat(*m_client, "eval");
+        };
+        const auto scriptsRun = [this, &scriptsSent] {
+            return scriptsSent() - test::commandStat(*m_client, "evalsha", "failed_calls")
+                   - test::commandStat(*m_client, "eval", "failed_calls");
+        };
+        const qint64 sentBefore = scriptsSent();
+        const qint64 runBefore = scriptsRun();
+        const qint64 refusedBefore = test::commandStat(*m_client, "eval_ro", "rejected_calls");
         const CliRun run
             = cli(user, {QStringLiteral("queue"), QStringLiteral("requeue"), QStringLiteral("qa"),
                          QStringLiteral("--job"), QStringLiteral("jobA")});
@@ -253,16 +283,28 @@ private slots:
         QVERIFY2(run.err.contains(QLatin1String("ACL SETUSER ") + user), qPrintable(run.err));
         QCOMPARE(call(*m_client, {"LRANGE", "qa:processing", "0", "-1"}).size(), 1);
         QCOMPARE(call(*m_client, {"EXISTS", "qa"}).toInteger(), 0);
-        // No action script ran (the rights check is an EVAL_RO of its own).
-        QCOMPARE(test::commandStat(*m_client, "evalsha") + test::commandStat(*m_client, "eval"),
-                 scriptsBefore);
+        if (withoutAclCheck) {
+            // The full check was tried first and refused; no script ran,
+            // and the EVAL probe's source (it does not compile) is not in
+            // the server's script cache.
+            QVERIFY(test::commandStat(*m_client, "eval_ro", "rejected_calls") > refusedBefore);
+            QCOMPARE(scriptsRun(), runBefore);
+            const QByteArray probeSha
+                = QCryptographicHash::hash("gatehouse rights probe: not a script",
+                                           QCryptographicHash::Sha1)
+                      .toHex();
+            QCOMPARE(call(*m_client, {"SCRIPT", "EXISTS", probeSha}).at(0).toInteger(), 0);
+        } else {
+            // No script was sent (the rights check is an EVAL_RO of its own).
+            QCOMPARE(scriptsSent(), sentBefore);
+        }
         // The same action's dry run says it would be refused.
         const CliRun dry = cli(user, {QStringLiteral("--dry-run"), QStringLiteral("queue"),
                                       QStringLiteral("requeue"), QStringLiteral("qa"),
                                       QStringLiteral("--job"), QStringLiteral("jobA")});
-        QVERIFY2(dry.err.contains(QLatin1String("it would be refused"))
-                     || dry.out.contains(QLatin1String("it would be refused")),
+        QVERIFY2(QString(dry.err + dry.out).contains(QLatin1String("it would be refused")),
                  qPrintable(dry.out + dry.err));
+        QCOMPARE(call(*m_client, {"LRANGE", "qa:processing", "0", "-1"}).size(), 1);
     }
 
     // With every right, the same requeue moves the job; where the server

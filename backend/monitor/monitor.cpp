@@ -5,8 +5,10 @@
 // facts, nodes), monitorevents.cpp (keyspace events), monitorrefresh.cpp
 // (what each tick reads, what it cost), monitorprobe.cpp (reading objects),
 // monitorhistory.cpp (figures kept per tick), monitorpublish.cpp
-// (snapshots), monitortrim.cpp (memory), monitorbehaviour.cpp (the behaviour
-// watch) and monitorworld.cpp (new worlds, keys judged on events).
+// (snapshots), monitorbehaviour.cpp (the behaviour watch) and
+// monitorworld.cpp (new worlds, keys judged on events); its plans and
+// rules in classes of their own: RefreshBudget (what a budgeted tick
+// reads) and MemoryTrim (when memory goes back to the OS).
 #include "monitor.h"
 
 #include "durabilityreader.h"
@@ -263,8 +265,17 @@ void Monitor::onDiscoveryFinished(bool cancelled)
     if (!cancelled)
         adoptScan();
     m_discovery->releaseObjects(); // the monitor holds every object itself
-    if (!cancelled)
-        armTrimAfterDiscovery();
+    if (!cancelled && m_tracked.size() >= MemoryTrim::AfterObjects) {
+        // Discovery's garbage and the unread states go back once the
+        // objects were read; the behaviour watch's ticks re-read every
+        // object: each may trim what the one before it replaced.
+        qsizetype unread = m_tracked.size() - 1;
+        while (unread >= 0 && m_tracked.at(unread).track.everRead)
+            --unread;
+        m_trim.armAfterDiscovery(m_tracked.size(),
+                                 unread >= 0 ? m_states.at(unread) : ObjectList::Ptr(),
+                                 m_options.behaviourTicks + 2);
+    }
     // A scan cut by a node that did not answer (a Cluster master killed
     // before the topology says so, a connection lost) is made again soon,
     // then less often while it stays cut: 2 s, 4 s, ... up to the rescan

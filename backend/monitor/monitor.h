@@ -3,6 +3,7 @@
 
 #include "discovery.h"
 #include "history.h"
+#include "memorytrim.h"
 #include "profile.h"
 #include "refreshbudget.h"
 #include "snapshot.h"
@@ -102,9 +103,6 @@ public:
     static constexpr qsizetype MaxWatchedCandidates = 64;
     // Fewer objects are read every tick: they cost the server next to nothing.
     static constexpr qsizetype MinBudgetedObjects = 100;
-    // Passes replacing at least this many states (and discoveries handing
-    // over as many objects) are followed by one malloc_trim (armTrim).
-    static constexpr qsizetype TrimAfterObjects = 1000;
     // Budgeted polling: an object that changed or needs attention is read
     // every tick for this many ticks after.
     static constexpr int HotTicks = 30;
@@ -487,33 +485,8 @@ private:
     QList<WatchedCandidate> m_watchedCandidates;
     QSet<QByteArray> m_candidatesSeen; // watched once: not again after a rescan
     bool m_candidateProbeInFlight = false;
-    // Memory (glibc), one rule: a large discovery (its garbage, and the
-    // unread states its first readings replace) and, refreshing adaptively
-    // (keyspace events live or budgeted polling), a tick reading at least
-    // TrimAfterObjects objects (a full pass; the ticks of the behaviour
-    // watch after a discovery) leave several hundred bytes per object in the
-    // allocator's free lists, interleaved with what lives on. They go back
-    // to the OS once every object was read and the states replaced were let
-    // go by everyone (the console swapped in the snapshot with the new
-    // ones): checked at the end of every full tick and every TrimCheckMs
-    // after it, TrimChecks times. Once per arming, on the monitor's thread
-    // (1-4 ms at 30,000 objects).
-    static constexpr int TrimCheckMs = 100;
-    static constexpr int TrimChecks = 30;
-    // A large tick arms a trim at most this often (a thousand objects hot
-    // for good would otherwise trim every tick), except the ticks of the
-    // behaviour watch after a discovery (m_trimFreeTicks), which re-read
-    // every object.
-    static constexpr qint64 TrimTickEveryMs = 60000;
-    QElapsedTimer m_lastTrim; // since the last malloc_trim; invalid: none yet
-    int m_trimFreeTicks = 0;
-    bool m_trimPending = false;
-    bool m_trimCheckScheduled = false;
-    std::weak_ptr<const ObjectState> m_trimWatch; // a state replaced; empty: none to wait for
-    void armTrim(const ObjectList::Ptr &replaced);
-    void armTrimAfterDiscovery();
-    void armTrimForPass(const QList<int> &indices);
-    void trimWhenReleased(int checksLeft);
+    // When memory goes back to the OS (malloc_trim), after large passes.
+    MemoryTrim m_trim{&m_context};
 
     // A new world (monitorworld.cpp). The server behind the connection is
     // not the one read before: a Sentinel switched master, a Cluster master

@@ -26,7 +26,12 @@ void Monitor::probe(const QList<int> &indices, bool fullTick, bool paced)
         m_lastRoundTrips = 0;
         m_lastCommands = 0;
         m_lastObjectsRead = int(indices.size());
-        armTrimForPass(indices);
+        // A large pass replaces as many states; refreshing adaptively, the
+        // ticks after it read few (MemoryTrim).
+        m_trim.armForPass(indices.size(),
+                          m_options.adaptive
+                              && (m_server.eventsLive || m_options.budgetPercent > 0),
+                          indices.isEmpty() ? ObjectList::Ptr() : m_states.at(indices.first()));
     }
     ++m_runsInFlight; // until finishRun: the run holds indices into m_tracked
     auto run = std::make_shared<ProbeRun>();

@@ -171,7 +171,10 @@ void Monitor::finishRun(const ProbeRun &run)
         publish();
     }
     if (run.fullTick)
-        trimWhenReleased(TrimChecks);
+        m_trim.check([this] {
+            return std::all_of(m_tracked.cbegin(), m_tracked.cend(),
+                               [](const Tracked &t) { return t.track.everRead; });
+        });
     if (run.fullTick && !failed)
         noteVanished();
     if (run.fullTick)

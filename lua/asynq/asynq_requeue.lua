@@ -16,12 +16,7 @@
 --         all: {ARGV[4] when a whole batch was requeued else 0, requeued, id...}
 --         errors "GHTYPE <i> <type> <expected>", "GHSHAPE <i> <what>" (nothing written)
 -- Cost    O(N) in active per task (LPOS, LREM), at most ARGV[4] tasks
-local function wrongType(i, want)
-    local t = redis.call('TYPE', KEYS[i])['ok']
-    if t ~= 'none' and t ~= want then
-        return redis.error_reply('GHTYPE ' .. i .. ' ' .. t .. ' ' .. want)
-    end
-end
+--#include shared/key_types.part.lua
 local bad = wrongType(1, 'list') or wrongType(2, 'zset') or wrongType(3, 'list')
 if bad then
     return bad

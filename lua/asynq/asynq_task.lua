@@ -28,12 +28,7 @@
 --         -3 aggregating
 --         errors "GHTYPE <i> <type> <expected>", "GHSHAPE <i> <what>" (nothing written)
 -- Cost    O(N) in pending for a pending task (LPOS, LREM); else O(log N)
-local function wrongType(i, want)
-    local t = redis.call('TYPE', KEYS[i])['ok']
-    if t ~= 'none' and t ~= want then
-        return redis.error_reply('GHTYPE ' .. i .. ' ' .. t .. ' ' .. want)
-    end
-end
+--#include shared/key_types.part.lua
 local bad = wrongType(1, 'hash') or wrongType(2, 'list') or wrongType(3, 'zset')
     or wrongType(4, 'zset') or wrongType(5, 'zset') or wrongType(6, 'zset')
 if bad then

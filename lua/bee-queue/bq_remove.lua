@@ -12,12 +12,7 @@
 -- Reply   1 removed, -1 active and not stalled, -2 no such job
 --         errors "GHTYPE <i> <type> <expected>", "GHSHAPE <i> <what>" (nothing written)
 -- Cost    O(N) in the waiting and active lists' lengths (LPOS, LREM)
-local function wrongType(i, want)
-    local t = redis.call('TYPE', KEYS[i])['ok']
-    if t ~= 'none' and t ~= want then
-        return redis.error_reply('GHTYPE ' .. i .. ' ' .. t .. ' ' .. want)
-    end
-end
+--#include shared/key_types.part.lua
 local bad = wrongType(1, 'set') or wrongType(2, 'set') or wrongType(3, 'list')
     or wrongType(4, 'list') or wrongType(5, 'set') or wrongType(6, 'hash')
     or wrongType(7, 'zset') or wrongType(8, 'string')

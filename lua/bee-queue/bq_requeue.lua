@@ -18,12 +18,7 @@
 --         all: {examined, requeued, id...}
 --         errors "GHTYPE <i> <type> <expected>", "GHSHAPE <i> <what>" (nothing written)
 -- Cost    O(batch * N) in the active list's length (LREM), as the library's check
-local function wrongType(i, want)
-    local t = redis.call('TYPE', KEYS[i])['ok']
-    if t ~= 'none' and t ~= want then
-        return redis.error_reply('GHTYPE ' .. i .. ' ' .. t .. ' ' .. want)
-    end
-end
+--#include shared/key_types.part.lua
 local bad = wrongType(1, 'list') or wrongType(2, 'list') or wrongType(3, 'set')
     or wrongType(4, 'string') or wrongType(5, 'hash')
 if bad then

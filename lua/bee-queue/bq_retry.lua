@@ -10,12 +10,7 @@
 --         all: {examined, retried, id...}
 --         errors "GHTYPE <i> <type> <expected>", "GHSHAPE <i> <what>" (nothing written)
 -- Cost    O(1) per job
-local function wrongType(i, want)
-    local t = redis.call('TYPE', KEYS[i])['ok']
-    if t ~= 'none' and t ~= want then
-        return redis.error_reply('GHTYPE ' .. i .. ' ' .. t .. ' ' .. want)
-    end
-end
+--#include shared/key_types.part.lua
 local bad = wrongType(1, 'list') or wrongType(2, 'set') or wrongType(3, 'hash')
 if bad then
     return bad

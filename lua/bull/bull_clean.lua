@@ -14,12 +14,7 @@
 -- Reply   {removed, removed}, or {count} when counting
 --         errors "GHTYPE <i> <type> <expected>" (nothing written)
 -- Cost    O(log N + batch)
-local function wrongType(i, want)
-    local t = redis.call('TYPE', KEYS[i])['ok']
-    if t ~= 'none' and t ~= want then
-        return redis.error_reply('GHTYPE ' .. i .. ' ' .. t .. ' ' .. want)
-    end
-end
+--#include shared/key_types.part.lua
 local bad = wrongType(1, 'zset') or wrongType(2, 'zset') or wrongType(3, 'hash')
 if bad then
     return bad

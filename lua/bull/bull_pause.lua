@@ -12,12 +12,7 @@
 -- Reply   1 done, 0 already paused (resumed), -3 both lists hold jobs
 --         errors "GHTYPE <i> <type> <expected>" (nothing written)
 -- Cost    O(1)
-local function wrongType(i, want)
-    local t = redis.call('TYPE', KEYS[i])['ok']
-    if t ~= 'none' and t ~= want then
-        return redis.error_reply('GHTYPE ' .. i .. ' ' .. t .. ' ' .. want)
-    end
-end
+--#include shared/key_types.part.lua
 local bad = wrongType(1, 'list') or wrongType(2, 'list') or wrongType(3, 'string')
     or wrongType(4, 'hash')
 if bad then

@@ -14,12 +14,8 @@
 --         all: {promoted, promoted, id...}
 --         errors "GHTYPE <i> <type> <expected>" (nothing written)
 -- Cost    O(N) in the target list's length per prioritised job (LINSERT)
-local function wrongType(i, want)
-    local t = redis.call('TYPE', KEYS[i])['ok']
-    if t ~= 'none' and t ~= want then
-        return redis.error_reply('GHTYPE ' .. i .. ' ' .. t .. ' ' .. want)
-    end
-end
+--#include shared/key_types.part.lua
+--#include shared/job_batch.part.lua
 local bad = wrongType(1, 'zset') or wrongType(2, 'list') or wrongType(3, 'list')
     or wrongType(4, 'string') or wrongType(5, 'zset')
 if bad then
@@ -65,14 +61,5 @@ end
 if ARGV[2] ~= '' then
     return promote(ARGV[2])
 end
-local ids = redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[3]) - 1)
-local cut = tonumber(ARGV[4])
-local reply = {0, 0}
-for _, id in ipairs(ids) do
-    if promote(id) == 1 then
-        reply[#reply + 1] = string.sub(id, 1, cut)
-    end
-end
-reply[1] = #reply - 2
-reply[2] = #reply - 2
-return reply
+return batchReply(redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[3]) - 1), promote,
+    tonumber(ARGV[4]))

@@ -13,12 +13,7 @@
 -- Reply   1 removed, -1 locked, -2 no such job
 --         errors "GHTYPE <i> <type> <expected>" (nothing written)
 -- Cost    O(N) in the lists' lengths (LREM)
-local function wrongType(i, want)
-    local t = redis.call('TYPE', KEYS[i])['ok']
-    if t ~= 'none' and t ~= want then
-        return redis.error_reply('GHTYPE ' .. i .. ' ' .. t .. ' ' .. want)
-    end
-end
+--#include shared/key_types.part.lua
 local bad = wrongType(1, 'list') or wrongType(2, 'list') or wrongType(3, 'zset')
     or wrongType(4, 'list') or wrongType(5, 'zset') or wrongType(6, 'zset')
     or wrongType(7, 'zset') or wrongType(8, 'hash')

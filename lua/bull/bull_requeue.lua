@@ -14,12 +14,8 @@
 --         all: {requeued, requeued, id...}
 --         errors "GHTYPE <i> <type> <expected>" (nothing written)
 -- Cost    O(N) in active's length per job (LREM), N <= batch
-local function wrongType(i, want)
-    local t = redis.call('TYPE', KEYS[i])['ok']
-    if t ~= 'none' and t ~= want then
-        return redis.error_reply('GHTYPE ' .. i .. ' ' .. t .. ' ' .. want)
-    end
-end
+--#include shared/key_types.part.lua
+--#include shared/job_batch.part.lua
 local bad = wrongType(1, 'list') or wrongType(2, 'list') or wrongType(3, 'list')
     or wrongType(4, 'string') or wrongType(5, 'set')
 if bad then
@@ -52,13 +48,8 @@ if ARGV[2] ~= '' then
     return requeue(ARGV[2])
 end
 local ids = redis.call('LRANGE', KEYS[2], -tonumber(ARGV[3]), -1)
-local cut = tonumber(ARGV[4])
-local reply = {0, 0}
-for i = #ids, 1, -1 do -- oldest first
-    if requeue(ids[i]) == 1 then
-        reply[#reply + 1] = string.sub(ids[i], 1, cut)
-    end
+local oldestFirst = {}
+for i = #ids, 1, -1 do
+    oldestFirst[#oldestFirst + 1] = ids[i]
 end
-reply[1] = #reply - 2
-reply[2] = #reply - 2
-return reply
+return batchReply(oldestFirst, requeue, tonumber(ARGV[4]))

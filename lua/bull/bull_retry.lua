@@ -13,12 +13,8 @@
 --         all: {retried, retried, id...}
 --         errors "GHTYPE <i> <type> <expected>" (nothing written)
 -- Cost    O(log N) per job
-local function wrongType(i, want)
-    local t = redis.call('TYPE', KEYS[i])['ok']
-    if t ~= 'none' and t ~= want then
-        return redis.error_reply('GHTYPE ' .. i .. ' ' .. t .. ' ' .. want)
-    end
-end
+--#include shared/key_types.part.lua
+--#include shared/job_batch.part.lua
 local bad = wrongType(1, 'list') or wrongType(2, 'list') or wrongType(3, 'string')
     or wrongType(4, 'zset')
 if bad then
@@ -52,14 +48,5 @@ end
 if ARGV[2] ~= '' then
     return retry(ARGV[2])
 end
-local ids = redis.call('ZRANGE', KEYS[4], 0, tonumber(ARGV[3]) - 1)
-local cut = tonumber(ARGV[4])
-local reply = {0, 0}
-for _, id in ipairs(ids) do
-    if retry(id) == 1 then
-        reply[#reply + 1] = string.sub(id, 1, cut)
-    end
-end
-reply[1] = #reply - 2
-reply[2] = #reply - 2
-return reply
+return batchReply(redis.call('ZRANGE', KEYS[4], 0, tonumber(ARGV[3]) - 1), retry,
+    tonumber(ARGV[4]))

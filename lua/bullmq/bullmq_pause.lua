@@ -11,12 +11,7 @@
 -- ARGV[1] "paused" or "resumed"
 -- Reply   1 changed, 0 already so
 -- Cost    O(1), O(N) moving a BullMQ 5 list onto a non-empty one
-local function wrongType(i, want)
-    local t = redis.call('TYPE', KEYS[i])['ok']
-    if t ~= 'none' and t ~= want then
-        return redis.error_reply('GHTYPE ' .. i .. ' ' .. t .. ' ' .. want)
-    end
-end
+--#include shared/key_types.part.lua
 local bad = wrongType(1, 'hash') or wrongType(2, 'list') or wrongType(3, 'list')
     or wrongType(4, 'zset') or wrongType(5, 'zset') or wrongType(6, 'zset')
     or wrongType(7, 'stream')

@@ -16,12 +16,7 @@
 -- Reply   one job: 1 removed, -1 locked, -2 no such job, -4 has a parent or
 --         children; clean: {removed, removed} or {count} when counting
 -- Cost    O(N) in the lists' lengths per job (LREM)
-local function wrongType(i, want)
-    local t = redis.call('TYPE', KEYS[i])['ok']
-    if t ~= 'none' and t ~= want then
-        return redis.error_reply('GHTYPE ' .. i .. ' ' .. t .. ' ' .. want)
-    end
-end
+--#include shared/key_types.part.lua
 local bad = wrongType(1, 'hash') or wrongType(2, 'list') or wrongType(3, 'list')
     or wrongType(4, 'list') or wrongType(5, 'zset') or wrongType(6, 'zset')
     or wrongType(7, 'zset') or wrongType(8, 'zset') or wrongType(9, 'zset')

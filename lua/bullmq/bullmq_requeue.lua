@@ -19,41 +19,13 @@
 --         while a whole batch was requeued: locked jobs are examined again)
 --         errors "GHTYPE <i> <type> <expected>", "GHSHAPE <i> <what>" (nothing written)
 -- Cost    O(N) in active's length per job (LREM), N <= batch
-local function wrongType(i, want)
-    local t = redis.call('TYPE', KEYS[i])['ok']
-    if t ~= 'none' and t ~= want then
-        return redis.error_reply('GHTYPE ' .. i .. ' ' .. t .. ' ' .. want)
-    end
-end
-local bad = wrongType(1, 'hash') or wrongType(2, 'list') or wrongType(3, 'list')
-    or wrongType(4, 'list') or wrongType(5, 'zset') or wrongType(6, 'stream')
+--#include shared/key_types.part.lua
+--#include bullmq/bullmq_queue.part.lua
+local bad = queueTypesBad() or readQueue()
 if bad then
     return bad
 end
-local meta = redis.call('HMGET', KEYS[1], 'paused', 'concurrency', 'version', 'opts.maxLenEvents')
-local version = meta[3]
-if redis.call('EXISTS', KEYS[1]) == 0 then
-    return redis.error_reply('GHSHAPE 1 no BullMQ meta hash: not a BullMQ 5 or 6 queue')
-end
-if version and not (string.match(version, '^bullmq:5%.') or string.match(version, '^bullmq:6%.')) then
-    return redis.error_reply('GHSHAPE 1 its layout is ' .. version .. ', not BullMQ 5 or 6')
-end
 local prefix = ARGV[1]
-local target = KEYS[2]
-if meta[1] and version and string.match(version, '^bullmq:5%.') then
-    target = KEYS[4] -- BullMQ 5 keeps a paused queue's jobs in "paused"
-end
-local maxEvents = tonumber(meta[4]) or 10000
-
-local function blocked()
-    if meta[1] then
-        return true
-    end
-    if meta[2] then
-        return redis.call('LLEN', KEYS[3]) >= tonumber(meta[2])
-    end
-    return false
-end
 
 local function requeue(id)
     local jobKey = prefix .. id

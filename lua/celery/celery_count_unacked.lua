@@ -25,12 +25,7 @@
 --          tag, delivery, tag, delivery, ... (the oldest first, at most ARGV[5])}
 --         errors "GHTYPE <i> <type> <expected>"
 -- Cost    O(ARGV[4] * entry size + bound binding members); writes nothing
-local function wrongType(i, want)
-    local t = redis.call('TYPE', KEYS[i])['ok']
-    if t ~= 'none' and t ~= want then
-        return redis.error_reply('GHTYPE ' .. i .. ' ' .. t .. ' ' .. want)
-    end
-end
+--#include shared/key_types.part.lua
 local bad = wrongType(1, 'hash') or wrongType(2, 'zset') or wrongType(3, 'set')
 if bad then
     return bad

@@ -46,12 +46,7 @@
 --         (seconds); -3 when the mutex is held
 --         errors "GHTYPE <i> <type> <expected>", "GHSHAPE <i> <what>" (nothing written)
 -- Cost    O((batch + 1000) * (message size) + bound binding members)
-local function wrongType(i, want)
-    local t = redis.call('TYPE', KEYS[i])['ok']
-    if t ~= 'none' and t ~= want then
-        return redis.error_reply('GHTYPE ' .. i .. ' ' .. t .. ' ' .. want)
-    end
-end
+--#include shared/key_types.part.lua
 local bad = wrongType(1, 'hash') or wrongType(2, 'zset') or wrongType(3, 'string')
     or wrongType(4, 'list') or wrongType(5, 'set')
 if bad then

@@ -23,12 +23,7 @@
 --         all: {ARGV[5] when as many dead workers had orphans else 0, requeued, id...}
 --         errors "GHTYPE <i> <type> <expected>", "GHSHAPE <i> <what>" (nothing written)
 -- Cost    O(dead workers (<= ARGV[5]) + their unacked messages of this queue)
-local function wrongType(i, want)
-    local t = redis.call('TYPE', KEYS[i])['ok']
-    if t ~= 'none' and t ~= want then
-        return redis.error_reply('GHTYPE ' .. i .. ' ' .. t .. ' ' .. want)
-    end
-end
+--#include shared/key_types.part.lua
 local bad = wrongType(1, 'list') or wrongType(2, 'hash') or wrongType(3, 'list')
     or wrongType(4, 'hash') or wrongType(5, 'zset')
 if bad then

@@ -18,12 +18,7 @@
 --         all: {ARGV[3] when a whole batch was retried else 0, retried, id...}
 --         errors "GHTYPE <i> <type> <expected>", "GHSHAPE <i> <what>" (nothing written)
 -- Cost    O(log N) per message, at most ARGV[3] messages
-local function wrongType(i, want)
-    local t = redis.call('TYPE', KEYS[i])['ok']
-    if t ~= 'none' and t ~= want then
-        return redis.error_reply('GHTYPE ' .. i .. ' ' .. t .. ' ' .. want)
-    end
-end
+--#include shared/key_types.part.lua
 local bad = wrongType(1, 'zset') or wrongType(2, 'hash') or wrongType(3, 'list')
     or wrongType(4, 'hash') or wrongType(5, 'list') or wrongType(6, 'hash')
 if bad then

@@ -17,12 +17,7 @@
 --         "GHTYPE <i> <type> <expected>", "GHSHAPE 2 <what>" (nothing written)
 -- Cost    O(log N + M) for M items moved (LREM scans the delay list from its
 --         head, where the oldest items are)
-local function wrongType(i, want)
-    local t = redis.call('TYPE', KEYS[i])['ok']
-    if t ~= 'none' and t ~= want then
-        return redis.error_reply('GHTYPE ' .. i .. ' ' .. t .. ' ' .. want)
-    end
-end
+--#include shared/key_types.part.lua
 local bad = wrongType(1, 'list') or wrongType(2, 'zset') or wrongType(3, 'list')
 if bad then
     return bad

@@ -23,12 +23,7 @@
 --         holds it (nothing written); errors "GHTYPE <i> <type> <expected>",
 --         "GHSHAPE 1 <what>" (nothing written)
 -- Cost    O(1) plus the stale waiters dropped, at most 1000 per run
-local function wrongType(i, want)
-    local t = redis.call('TYPE', KEYS[i])['ok']
-    if t ~= 'none' and t ~= want then
-        return redis.error_reply('GHTYPE ' .. i .. ' ' .. t .. ' ' .. want)
-    end
-end
+--#include shared/key_types.part.lua
 local bad = wrongType(1, 'hash') or wrongType(3, 'list') or wrongType(4, 'zset')
 if bad then
     return bad

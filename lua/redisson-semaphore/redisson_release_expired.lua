@@ -17,12 +17,7 @@
 --         {0, 0, "gone"} not acquired; errors "GHTYPE <i> <type> <expected>",
 --         "GHSHAPE 1 <what>" (nothing written)
 -- Cost    O(log N) per permit, at most ARGV[2] permits
-local function wrongType(i, want)
-    local t = redis.call('TYPE', KEYS[i])['ok']
-    if t ~= 'none' and t ~= want then
-        return redis.error_reply('GHTYPE ' .. i .. ' ' .. t .. ' ' .. want)
-    end
-end
+--#include shared/key_types.part.lua
 local bad = wrongType(1, 'string') or wrongType(2, 'zset')
 if bad then
     return bad

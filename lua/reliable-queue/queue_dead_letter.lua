@@ -10,12 +10,7 @@
 -- Reply    1 if moved; 0 if it was no longer in processing;
 --          error "GHTYPE <i> <type> <expected>" (nothing written)
 -- Cost     O(N) in the processing list's length (LPOS, LREM)
-local function wrongType(i, want)
-    local t = redis.call('TYPE', KEYS[i])['ok']
-    if t ~= 'none' and t ~= want then
-        return redis.error_reply('GHTYPE ' .. i .. ' ' .. t .. ' ' .. want)
-    end
-end
+--#include shared/key_types.part.lua
 local bad = wrongType(1, 'list') or wrongType(2, 'list') or wrongType(3, 'zset')
 if bad then
     return bad

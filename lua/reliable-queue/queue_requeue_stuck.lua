@@ -21,12 +21,7 @@ local cut = tonumber(ARGV[4]) or 0
 if not threshold or not most or most <= 0 then
     return redis.error_reply('ERR queue_requeue_stuck: threshold and count must be numbers')
 end
-local function wrongType(i, want)
-    local t = redis.call('TYPE', KEYS[i])['ok']
-    if t ~= 'none' and t ~= want then
-        return redis.error_reply('GHTYPE ' .. i .. ' ' .. t .. ' ' .. want)
-    end
-end
+--#include shared/key_types.part.lua
 local bad = wrongType(1, 'list') or wrongType(2, 'list') or wrongType(3, 'zset')
 if bad then
     return bad

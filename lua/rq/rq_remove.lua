@@ -26,12 +26,7 @@
 --         errors "GHTYPE <i> <type> <expected>", "GHSHAPE <i> <what>" (nothing written)
 -- Cost    O(N) in the queue's length (LREM) and in the started registry (a
 --         ZSCAN for RQ 2's members) plus O(log N) per registry
-local function wrongType(i, want)
-    local t = redis.call('TYPE', KEYS[i])['ok']
-    if t ~= 'none' and t ~= want then
-        return redis.error_reply('GHTYPE ' .. i .. ' ' .. t .. ' ' .. want)
-    end
-end
+--#include shared/key_types.part.lua
 local bad = wrongType(1, 'list')
 for i = 2, 7 do
     bad = bad or wrongType(i, 'zset')

@@ -40,12 +40,7 @@
 --         members; N is the jobs running now); all: O(log N) per member plus
 --         O(executions) per job, batch <= ARGV[4] members, and O(N) when the
 --         page is full and holds RQ 2 members (their jobs' other members)
-local function wrongType(i, want)
-    local t = redis.call('TYPE', KEYS[i])['ok']
-    if t ~= 'none' and t ~= want then
-        return redis.error_reply('GHTYPE ' .. i .. ' ' .. t .. ' ' .. want)
-    end
-end
+--#include shared/key_types.part.lua
 local bad = wrongType(1, 'list') or wrongType(2, 'zset') or wrongType(3, 'set')
 if bad then
     return bad

@@ -26,13 +26,8 @@
 --          error "GHTYPE <i> <type> stream", or "NOPERM ..." when the
 --          user's ACL refuses the XADD or the XACK (nothing written)
 -- Cost     O(log N + entry size)
-local function wrongType(i)
-    local t = redis.call('TYPE', KEYS[i])['ok']
-    if t ~= 'none' and t ~= 'stream' then
-        return redis.error_reply('GHTYPE ' .. i .. ' ' .. t .. ' stream')
-    end
-end
-local bad = wrongType(1) or wrongType(2)
+--#include shared/key_types.part.lua
+local bad = wrongType(1, 'stream') or wrongType(2, 'stream')
 if bad then
     return bad
 end

@@ -39,6 +39,19 @@ private:
         return reply.status == 200 ? reply.body : QByteArray();
     }
 
+    // Scrapes url until a body matches pattern or ms have passed; the last
+    // body, and whether it matched.
+    bool scrapeUntil(const QUrl &url, const QRegularExpression &pattern, int ms, QByteArray *body)
+    {
+        QTest::qWaitFor(
+            [&] {
+                *body = scrape(url);
+                return pattern.match(QString::fromUtf8(*body)).hasMatch();
+            },
+            ms);
+        return pattern.match(QString::fromUtf8(*body)).hasMatch();
+    }
+
     QProcessEnvironment environment() const
     {
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
@@ -162,36 +175,19 @@ private slots:
         static const QRegularExpression ok(QStringLiteral(
             R"(\ngatehouse_objects\{[^}]*pattern="lock"[^}]*state="ok"[^}]*\} 2\b)"));
         QByteArray body;
-        QTest::qWaitFor(
-            [&] {
-                body = scrape(url);
-                return ok.match(QString::fromUtf8(body)).hasMatch();
-            },
-            30000);
-        QVERIFY2(ok.match(QString::fromUtf8(body)).hasMatch(), body.left(3000).constData());
+        QVERIFY2(scrapeUntil(url, ok, 30000, &body), body.left(3000).constData());
         QVERIFY2(!stale.match(QString::fromUtf8(body)).hasMatch(), body.left(3000).constData());
         // The server answers no one for 6 s: the tick in flight is overdue.
         auto admin = gatehouse::test::connectedClient(m_eu);
         QVERIFY(admin);
         QCOMPARE(call(*admin, {"CLIENT", "PAUSE", "6000", "ALL"}).bytes(), QByteArray("OK"));
-        QTest::qWaitFor(
-            [&] {
-                body = scrape(url);
-                return stale.match(QString::fromUtf8(body)).hasMatch();
-            },
-            5500);
-        const bool servedStale = stale.match(QString::fromUtf8(body)).hasMatch();
+        const bool servedStale = scrapeUntil(url, stale, 5500, &body);
         call(*admin, {"CLIENT", "UNPAUSE"});
         // Read again once the server answers: ok again.
-        QTest::qWaitFor(
-            [&] {
-                body = scrape(url);
-                return ok.match(QString::fromUtf8(body)).hasMatch();
-            },
-            15000);
+        const bool okAgain = scrapeUntil(url, ok, 15000, &body);
         stop(gui);
         QVERIFY2(servedStale, body.left(3000).constData());
-        QVERIFY2(ok.match(QString::fromUtf8(body)).hasMatch(), body.left(3000).constData());
+        QVERIFY2(okAgain, body.left(3000).constData());
     }
 
     void badDeploymentsAreRefused_data()

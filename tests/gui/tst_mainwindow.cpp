@@ -769,9 +769,15 @@ private slots:
                     column = col;
             }
             QVERIFY(column >= 0);
+            // The page's model as of the latest snapshot: a hidden page
+            // applies snapshots when its model is asked for.
             const auto cell = [&] {
-                const int row = model->rowOf(limiters.first());
-                return row < 0 ? QString() : model->index(row, column).data().toString();
+                ObjectTableModel *latest = console->window->model(QStringLiteral("limiter"));
+                const int row = latest->rowOf(limiters.first());
+                return row < 0 ? QStringLiteral("no row for %1 among %2 rows")
+                                     .arg(QString::fromUtf8(limiters.first()))
+                                     .arg(latest->rowCount())
+                               : latest->index(row, column).data().toString();
             };
             QTRY_VERIFY2_WITH_TIMEOUT(cell().endsWith(QLatin1String(" / 20")), qPrintable(cell()),
                                       10000);

@@ -195,10 +195,10 @@ void ActionRights::probeAll(const ScriptCall &call, const QObject *context, cons
     for (const Probe &p : std::as_const(probes))
         evalRo << QByteArray::number(p.args.size()) << p.args;
     QPointer<const QObject> guard(context);
-    QPointer<ActionRights> self(this);
+    // The reply comes only while this lives (it is the pipeline's context).
     m_client->pipeline(
         {{"ACL", "WHOAMI"}, evalRo}, this,
-        [self, call, probes, guard, handler](const QList<RedisValue> &replies) {
+        [this, call, probes, guard, handler](const QList<RedisValue> &replies) {
             if (!guard)
                 return;
             Verdict verdict;
@@ -225,14 +225,14 @@ void ActionRights::probeAll(const ScriptCall &call, const QObject *context, cons
                 // Before Redis 7.0 (no EVAL_RO, no redis.acl_check_cmd), or
                 // EVAL_RO refused: the script call is what can still be asked
                 // without running anything.
-                if (!self || !call.command.isEmpty()) {
+                if (!call.command.isEmpty()) {
                     verdict.sentence = QStringLiteral("The server did not say whether the user "
                                                       "may run %1: %2")
                                            .arg(call.action, reply.errorMessage());
                     handler(verdict);
                     return;
                 }
-                self->probeScriptCall(call, user, reply.errorMessage(), guard, handler);
+                probeScriptCall(call, user, reply.errorMessage(), guard, handler);
                 return;
             }
             QSet<qsizetype> refused;

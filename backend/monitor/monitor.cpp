@@ -38,6 +38,7 @@ Monitor::Monitor(RedisClient *client, Options options, QObject *parent)
     , m_client(client)
     , m_options(std::move(options))
     , m_monitorId(nextMonitorId())
+    , m_eventKeys(&m_context, eventKeyHost())
 {
     NodeStatus node;
     node.address = m_client->endpoint().displayUrl();
@@ -133,10 +134,7 @@ void Monitor::stop()
     m_subscriber.reset();
     m_moreSubscribers.clear();
     m_eventClient.reset();
-    m_keyDiscovery.reset();
-    m_unknownKeys.clear();
-    m_unknownKeySet.clear();
-    m_judgingKeys.clear();
+    m_eventKeys.stop();
     setEventsLive(false);
     m_fullPassDue = true;
 }
@@ -307,15 +305,13 @@ void Monitor::adoptScan()
     m_complete = m_discovery->complete();
     m_worldRescanned = true;
     noteKeyCount(m_snapshot.total);
-    // Keys written from now on are judged afresh (noteUnknownKey).
-    m_judgedKeys.clear();
-    m_familyTries.clear();
-    m_unreadTries.clear();
-    m_ordinaryFamilies.clear();
+    // Keys written from now on are judged afresh.
+    QSet<QByteArray> ordinary;
     if (m_other) {
         for (const OtherFamily &f : *m_other)
-            m_ordinaryFamilies.insert(f.family);
+            ordinary.insert(f.family);
     }
+    m_eventKeys.scanned(std::move(ordinary));
 }
 
 void Monitor::addObjects(const QList<PatternObject> &objects, bool dirty)

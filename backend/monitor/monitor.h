@@ -2,6 +2,7 @@
 #pragma once
 
 #include "discovery.h"
+#include "eventkeyjudge.h"
 #include "history.h"
 #include "memorytrim.h"
 #include "profile.h"
@@ -536,30 +537,10 @@ private:
     bool m_worldRescanned = true; // the rescan of the current world finished
     bool m_tickAgain = false;     // a new world began while a tick was in flight
 
-    // Autodetecting, keyspace events name keys no object holds: a key
-    // written since the last scan is judged at once (a Discovery of just
-    // those keys) instead of at the next rescan. At most EventKeysBatch keys
-    // every EventKeysEveryMs; a family whose keys were judged ordinary
-    // EventKeysFamilyTries times (a library's job hashes, a cache) and the
-    // families the last scan judged ordinary are not asked about again until
-    // the next scan.
-    static constexpr int EventKeysBatch = 64;
-    static constexpr int EventKeysEveryMs = 200;
-    static constexpr int EventKeysFamilyTries = 3;
-    static constexpr int EventKeysUnreadTries = 5; // a key whose TYPE failed, asked again
-    QHash<QByteArray, int> m_unreadTries;          // cleared with each scan
-    static constexpr qsizetype MaxPendingEventKeys = 4096;
-    void noteUnknownKey(const QByteArray &key, const QByteArray &event);
-    void discoverEventKeys();
-    std::unique_ptr<Discovery> m_keyDiscovery;
-    QList<QByteArray> m_unknownKeys;       // pending, in arrival order
-    QSet<QByteArray> m_unknownKeySet;      // the same, for lookups
-    QSet<QByteArray> m_judgedKeys;         // judged since the last scan
-    QHash<QByteArray, bool> m_judgingKeys; // being judged -> written since (judge again)
-    QHash<QByteArray, int> m_familyTries;  // family -> keys judged ordinary since the last scan
-    QSet<QByteArray> m_ordinaryFamilies;   // the last scan's ordinary families
-    QElapsedTimer m_lastKeyDiscovery;
-    bool m_keyDiscoveryScheduled = false;
+    // Keys written since the last scan that no object holds, judged as
+    // their keyspace events arrive (autodetecting); what it finds is added.
+    EventKeyJudge::Host eventKeyHost();
+    EventKeyJudge m_eventKeys;
 };
 
 } // namespace gatehouse

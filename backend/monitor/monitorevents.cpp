@@ -224,7 +224,7 @@ void Monitor::onEvent(const QByteArray &, const QByteArray &channel, const QByte
                = m_options.profile ? m_options.profile->objectFor(key) : std::nullopt) {
         addObjects({*o}, true);
     } else if (!m_options.profile || m_options.profile->autodetect) {
-        noteUnknownKey(key, event); // judged at once, not at the next rescan
+        m_eventKeys.note(key, event); // judged at once, not at the next rescan
     }
     for (WatchedCandidate &w : m_watchedCandidates) {
         if (w.object->key == key || w.object->related.contains(key)

@@ -153,10 +153,7 @@ void Monitor::beginNewWorld(const QString &reason, bool restart, qint64 keysAfte
     m_fullPassDue = true;
     // Keys that exist only now, and the candidates: the keyspace again.
     m_worldRescanned = false;
-    m_judgedKeys.clear();
-    m_judgingKeys.clear();
-    m_familyTries.clear();
-    m_unreadTries.clear();
+    m_eventKeys.newWorld();
     if (m_awaited.address.isEmpty()) {
         resumeReading();
     } else {
@@ -289,156 +286,30 @@ void Monitor::judgeWritten(const QList<QByteArray> &keys)
             = m_options.profile ? m_options.profile->objectFor(key) : std::nullopt)
             addObjects({*o}, true);
         else if (!m_options.profile || m_options.profile->autodetect)
-            noteUnknownKey(key, "written");
+            m_eventKeys.note(key, "written");
     }
 }
 
-void Monitor::noteUnknownKey(const QByteArray &key, const QByteArray &event)
+EventKeyJudge::Host Monitor::eventKeyHost()
 {
-    const bool gone = event == "del" || event == "expired" || event == "evicted"
-                      || event == "rename_from" || event == "move_from";
-    // Written or deleted while being judged: what the judge saw may be
-    // neither the key before nor after (discoverEventKeys judges it again).
-    if (m_judgingKeys.contains(key)) {
-        m_judgingKeys[key] |= !gone;
-        m_judgedKeys.remove(key);
-        return;
-    }
-    if (gone) {
-        // Gone or moved away: nothing to find. A key created again is new:
-        // judged again at its next write (its deletion may also have come
-        // while it was judged, its event arriving after the judge's reply).
-        m_judgedKeys.remove(key);
-        return;
-    }
-    if (m_unknownKeySet.contains(key) || m_judgedKeys.contains(key)
-        || m_unknownKeys.size() >= MaxPendingEventKeys)
-        return;
-    QByteArray family;
-    appendFamilyOf(family, key);
-    if (m_ordinaryFamilies.contains(family) || m_familyTries.value(family) >= EventKeysFamilyTries)
-        return;
-    m_unknownKeys.append(key);
-    m_unknownKeySet.insert(key);
-    if (m_keyDiscoveryScheduled || (m_keyDiscovery && m_keyDiscovery->isRunning()))
-        return; // the running one schedules the next batch when it ends
-    m_keyDiscoveryScheduled = true;
-    const qint64 wait = m_lastKeyDiscovery.isValid()
-                            ? std::max<qint64>(0, EventKeysEveryMs - m_lastKeyDiscovery.elapsed())
-                            : 0;
-    QTimer::singleShot(wait, &m_context, [this] {
-        m_keyDiscoveryScheduled = false;
-        discoverEventKeys();
-    });
-}
-
-void Monitor::discoverEventKeys()
-{
-    if (m_unknownKeys.isEmpty() || !m_started || m_paused
-        || m_client->state() != RedisConnection::State::Ready)
-        return;
-    if (m_keyDiscovery && m_keyDiscovery->isRunning())
-        return;
-    QList<QByteArray> keys = m_unknownKeys.mid(0, EventKeysBatch);
-    m_unknownKeys.remove(0, keys.size());
-    for (const QByteArray &k : std::as_const(keys))
-        m_unknownKeySet.remove(k);
-    keys.removeIf([this](const QByteArray &k) { return m_byKey.contains(k); });
-    if (keys.isEmpty())
-        return;
-    for (const QByteArray &k : std::as_const(keys)) {
-        m_judgedKeys.insert(k);
-        m_judgingKeys.insert(k, false);
-    }
-    m_lastKeyDiscovery.start();
-    auto discovery = std::make_unique<Discovery>(m_client, m_options.profile);
-    Discovery *d = discovery.get();
-    d->setKeys(keys);
-    connect(d, &Discovery::finished, this, [this, d, keys](bool cancelled) {
-        // Touched while judged (true: written since): not judged.
-        QHash<QByteArray, bool> touched;
-        QList<PatternObject> found;
-        for (const QByteArray &k : keys) {
-            const auto it = m_judgingKeys.constFind(k);
-            if (it == m_judgingKeys.cend())
-                continue; // a new world or a stop cleared it
-            if (it.value() || cancelled)
-                touched.insert(k, it.value());
-            m_judgingKeys.erase(it);
-        }
-        if (cancelled) {
-            for (const QByteArray &k : keys)
-                m_judgedKeys.remove(k);
-        } else {
-            found = d->objects();
-            QSet<QByteArray> taken;
-            for (const PatternObject &o : found) {
-                taken.insert(o.key);
-                for (const QByteArray &k : o.related)
-                    taken.insert(k);
-                for (const QByteArray &k : o.members)
-                    taken.insert(k);
-            }
-            const QList<QByteArray> &missing = d->missingKeys();
-            for (const QByteArray &k : keys) {
-                // Tracked now: if it is ever dropped, its next write is judged
-                // again. Its family holds structures, whatever its other keys
-                // were judged: their next keys are judged too.
-                if (taken.contains(k)) {
-                    m_judgedKeys.remove(k);
-                    QByteArray family;
-                    appendFamilyOf(family, k);
-                    m_familyTries.remove(family);
-                    continue;
-                }
-                // Deleted before it was judged (a lock released at once),
-                // or changed meanwhile: no evidence about its family, and
-                // its next write is judged.
-                if (missing.contains(k) || !m_judgedKeys.contains(k)) {
-                    m_judgedKeys.remove(k);
-                    continue;
-                }
-                QByteArray family;
-                appendFamilyOf(family, k);
-                ++m_familyTries[family];
-            }
-        }
-        // Unread (TYPE failed while a slot moved or a node failed over): asked
-        // again with the next batch, a few times, not left to the rescan.
-        if (!cancelled) {
-            for (const QByteArray &k : d->unreadKeys()) {
-                if (m_byKey.contains(k) || m_unknownKeySet.contains(k)
-                    || ++m_unreadTries[k] > EventKeysUnreadTries)
-                    continue;
-                m_unknownKeys.append(k);
-                m_unknownKeySet.insert(k);
-            }
-        }
-        // Written while judged: judged again with what it holds now.
-        for (auto it = touched.cbegin(); it != touched.cend(); ++it) {
-            if (it.value() && !m_byKey.contains(it.key()) && !m_unknownKeySet.contains(it.key())) {
-                m_judgedKeys.remove(it.key());
-                m_unknownKeys.append(it.key());
-                m_unknownKeySet.insert(it.key());
-            }
-        }
-        if (!found.isEmpty()) {
-            addObjects(found, true);
-            Q_EMIT objectsFound(found);
-            if (!m_eventTimer.isActive())
-                m_eventTimer.start();
-            publish();
-        }
-        if (!m_unknownKeys.isEmpty() && !m_keyDiscoveryScheduled) {
-            m_keyDiscoveryScheduled = true;
-            QTimer::singleShot(EventKeysEveryMs, &m_context, [this] {
-                m_keyDiscoveryScheduled = false;
-                discoverEventKeys();
-            });
-        }
-    });
-    m_keyDiscovery = std::move(discovery);
-    d->start();
+    EventKeyJudge::Host host;
+    host.tracked = [this](const QByteArray &key) {
+        return m_byKey.contains(key);
+    };
+    host.canRead = [this] {
+        return m_started && !m_paused && m_client->state() == RedisConnection::State::Ready;
+    };
+    host.discovery = [this] {
+        return std::make_unique<Discovery>(m_client, m_options.profile);
+    };
+    host.found = [this](const QList<PatternObject> &found) {
+        addObjects(found, true);
+        Q_EMIT objectsFound(found);
+        if (!m_eventTimer.isActive())
+            m_eventTimer.start();
+        publish();
+    };
+    return host;
 }
 
 } // namespace gatehouse

@@ -179,7 +179,7 @@ private slots:
         QVERIFY(gatehouse::test::waitUntil([&] { return monitor.snapshot().server.eventsLive; },
                                            20000));
         // A value no lock holds, judged from its write event (after at most
-        // EventKeysEveryMs), and not shown.
+        // EventKeyJudge::EveryMs), and not shown.
         const QByteArray key = "orders:lock:7f3a";
         QCOMPARE(call(*writer, {"SET", key, "hello"}), RedisValue::status("OK"));
         QTest::qWait(1000);

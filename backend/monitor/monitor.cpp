@@ -38,6 +38,7 @@ Monitor::Monitor(RedisClient *client, Options options, QObject *parent)
     , m_client(client)
     , m_options(std::move(options))
     , m_monitorId(nextMonitorId())
+    , m_watch(client, &m_context, behaviourHost())
     , m_eventKeys(&m_context, eventKeyHost())
 {
     NodeStatus node;
@@ -69,8 +70,6 @@ Monitor::Monitor(RedisClient *client, Options options, QObject *parent)
         if (!dirty.isEmpty())
             probe(dirty, false);
     });
-    m_publishTimer.setSingleShot(true);
-    connect(&m_publishTimer, &QTimer::timeout, this, &Monitor::emitSnapshot);
     // The connection's state travels in the snapshot: the console shows it
     // from there, as a structure (never parsed out of a sentence).
     connect(m_client, &RedisClient::stateChanged, this,
@@ -295,7 +294,7 @@ void Monitor::adoptScan()
     if (!m_options.profile || m_options.profile->autodetect) {
         QList<Candidate> candidates = m_discovery->candidates();
         QList<OtherFamily> other = m_discovery->otherFamilies();
-        applyVerdicts(candidates, other); // what behaviour showed stays so
+        m_watch.applyVerdicts(candidates, other); // what behaviour showed stays so
         m_candidates = std::make_shared<const QList<Candidate>>(std::move(candidates));
         m_other = std::make_shared<const QList<OtherFamily>>(std::move(other));
         watchCandidates();
@@ -343,7 +342,7 @@ void Monitor::addObjects(const QList<PatternObject> &objects, bool dirty)
             continue;
         }
         const bool autodetected = o.autodetected();
-        if (autodetected && m_demotedKeys.contains(o.key))
+        if (autodetected && m_watch.isDemoted(o.key))
             continue; // its behaviour argued against it: a candidate now
         Tracked t;
         t.kind = o.kind;

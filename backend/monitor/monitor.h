@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "behaviourwatch.h"
 #include "discovery.h"
 #include "eventkeyjudge.h"
 #include "history.h"
 #include "memorytrim.h"
 #include "profile.h"
 #include "refreshbudget.h"
+#include "replacedlog.h"
 #include "snapshot.h"
+#include "snapshotpacer.h"
 
 #include <patterns/patternunit.h>
 
@@ -77,7 +80,7 @@ public:
         // taken again, a value overwritten in place) is evidence
         // (PatternUnit::observeBehaviour) that can demote a shown object to a
         // candidate (or an ordinary key) or promote a candidate (the first
-        // MaxWatchedCandidates single-instance candidates are read for as
+        // BehaviourWatch::MaxWatched single-instance candidates are read for as
         // long). Read every tick meanwhile. 0: not watched.
         int behaviourTicks = 20;
         // Each master's persistence and replicas (DurabilityReader: INFO
@@ -100,8 +103,6 @@ public:
     // second, more than their size (bench figure 5, events off: 1.08x with
     // 25 objects a trip, nine trips a tick).
     static constexpr qsizetype PacedBatchObjects = 100;
-    // Candidates read for their behaviour, at most (Options::behaviourTicks).
-    static constexpr qsizetype MaxWatchedCandidates = 64;
     // Fewer objects are read every tick: they cost the server next to nothing.
     static constexpr qsizetype MinBudgetedObjects = 100;
     // Budgeted polling: an object that changed or needs attention is read
@@ -194,14 +195,7 @@ public:
     // compare every one. For one consumer calling it at each tickFinished
     // (the history writer: HistoryStore::append); monitor tells monitors
     // apart (a reconnect makes a new one).
-    struct Replaced
-    {
-        quint64 monitor = 0;
-        quint64 sinceSequence = 0;
-        quint64 sequence = 0;
-        bool all = true;
-        QList<int> indices;
-    };
+    using Replaced = ReplacedLog::Taken;
     Replaced takeReplaced();
 
 Q_SIGNALS:
@@ -245,14 +239,6 @@ private:
         bool stale = false;
     };
     // A candidate read for its behaviour (Options::behaviourTicks).
-    struct WatchedCandidate
-    {
-        SharedObject object; // the candidate's example, its evidence as judged
-        BehaviourTrack behaviour;
-        Reading last;
-        bool read = false;
-        qint64 untilMs = 0; // server ms
-    };
     // Figures kept per sample at most (PatternUnit::figures()).
     static constexpr int MaxFigures = HistoryRing::MaxFigures;
 
@@ -347,15 +333,13 @@ private:
                 const ProbeContext &context);
     // Asks for a snapshot: the state changed. Emissions of snapshotReady
     // are coalesced to at most one per PublishIntervalMs, each with the
-    // latest state: the first after a quiet period at once, the others
-    // within PublishIntervalMs (m_publishTimer).
+    // latest state (m_pacer).
     void publish();
-    void requestEmit();
     // A routine snapshot (a tick's readings with keyspace events live, the
     // server's figures read in the background): with the next change, or
     // after RoutineIntervalMs without any publication.
     void publishRoutine();
-    void requestRoutineEmit();
+    // The pacer's emission: the snapshot made afresh if the state changed.
     void emitSnapshot();
     // Makes m_snapshot from the current state (a new sequence number).
     void refreshSnapshot();
@@ -374,17 +358,17 @@ private:
     // Behaviour (Options::behaviourTicks): the verdict of tracked object
     // index's notes into its evidence; one that falls under the threshold
     // is dropped (dropDemoted, once no reply is outstanding: runs hold
-    // indices) into the candidates or the ordinary keys.
+    // indices) into the candidates or the ordinary keys (m_watch).
     void applyBehaviour(int index);
     void dropDemoted();
     // Stops tracking the objects at these indices (no probe run in flight).
     void removeTracked(QList<int> indices);
-    // The demoted objects into candidates or other (a rescan's lists too),
-    // without the promoted candidates.
-    void applyVerdicts(QList<Candidate> &candidates, QList<OtherFamily> &other) const;
+    // The candidates and ordinary keys published, as the behaviour watch
+    // left them (BehaviourWatch::applyVerdicts).
+    void applyVerdicts();
+    // The scan's candidates, watched for their behaviour.
     void watchCandidates();
-    void probeCandidates();
-    void noteEvent(BehaviourTrack &behaviour, const QByteArray &event) const;
+    BehaviourWatch::Host behaviourHost();
     // Keyspace events live or not (m_server.eventsLive), and since when.
     void setEventsLive(bool live);
     // Events were live without a break since server time atMs (an earlier
@@ -413,9 +397,11 @@ private:
     QTimer m_tickTimer{this};
     QTimer m_rescanTimer{this};
     QTimer m_eventTimer{this};
-    // DESIGN.md: snapshots reach the GUI at most ten times a second.
-    QTimer m_publishTimer{this}; // single shot: the next coalesced snapshotReady
     QObject m_context{this};
+    // DESIGN.md: snapshots reach the GUI at most ten times a second.
+    SnapshotPacer m_pacer{&m_context, PublishIntervalMs, RoutineIntervalMs, [this] {
+                              emitSnapshot();
+                          }};
 
     QHash<PatternKind, QList<Figure>> m_figures; // per kind, built once
     QList<Tracked> m_tracked;
@@ -436,20 +422,9 @@ private:
     std::shared_ptr<const QList<Candidate>> m_candidates;
     std::shared_ptr<const QList<OtherFamily>> m_other;
     Snapshot m_snapshot;
-    // takeReplaced(): indices restated since the last snapshot was made,
-    // and in the snapshots made since the last call; *All: objects came,
-    // went or moved, or the list outgrew the objects.
     const quint64 m_monitorId;
-    QList<int> m_replacedPending;
-    QList<int> m_replacedMade;
-    bool m_replacedPendingAll = true;
-    bool m_replacedMadeAll = true;
-    quint64 m_replacedSince = 0;
-    bool m_snapshotFresh = false;     // m_snapshot reflects every change so far
-    bool m_emitPending = false;       // a snapshotReady is due (m_publishTimer)
-    bool m_emitCarriesChange = false; // ... and it carries a change (requestEmit)
-    QElapsedTimer m_lastEmit;         // since the last snapshotReady
-    QElapsedTimer m_lastChangeEmit;   // since the last one carrying a change
+    ReplacedLog m_replaced;       // takeReplaced()
+    bool m_snapshotFresh = false; // m_snapshot reflects every change so far
     quint64 m_sequence = 0;
     qint64 m_offsetMs = 0; // server clock - local clock
     bool m_tickInFlight = false;
@@ -475,17 +450,12 @@ private:
     RefreshBudget m_budget;
     double m_lastSharePercent = -1;
     // Behaviour: probe runs not finished (their indices must stay valid);
-    // tracked objects to drop once none is; what was demoted and promoted
-    // (a rescan finds them as before); the candidates read.
+    // tracked objects to drop once none is; the candidates watched and what
+    // the watch decided (a rescan finds them as it left them).
     int m_runsInFlight = 0;
     bool m_dismissGone = false; // dismissGone() asked for while runs were in flight
     QSet<int> m_demote;
-    QList<PatternObject> m_demoted;
-    QSet<QByteArray> m_demotedKeys;
-    QSet<QByteArray> m_promotedKeys;
-    QList<WatchedCandidate> m_watchedCandidates;
-    QSet<QByteArray> m_candidatesSeen; // watched once: not again after a rescan
-    bool m_candidateProbeInFlight = false;
+    BehaviourWatch m_watch;
     // When memory goes back to the OS (malloc_trim), after large passes.
     MemoryTrim m_trim{&m_context};
 

@@ -215,7 +215,7 @@ void Monitor::onEvent(const QByteArray &, const QByteArray &channel, const QByte
         Tracked &t = m_tracked[*it];
         t.dirty = t.unit->rereadOnEvent(); // a busy token family: by the tick
         if (t.observeUntilMs > 0 && t.behaviour)
-            noteEvent(*t.behaviour, event);
+            BehaviourWatch::note(*t.behaviour, event);
         // A job leaves the processing list when a worker is done (LREM), or
         // when it is requeued or dead-lettered: the queue's throughput.
         if (t.unit->isCompletion(objectAt(*it), key, event))
@@ -226,11 +226,7 @@ void Monitor::onEvent(const QByteArray &, const QByteArray &channel, const QByte
     } else if (!m_options.profile || m_options.profile->autodetect) {
         m_eventKeys.note(key, event); // judged at once, not at the next rescan
     }
-    for (WatchedCandidate &w : m_watchedCandidates) {
-        if (w.object->key == key || w.object->related.contains(key)
-            || w.object->members.contains(key))
-            noteEvent(w.behaviour, event);
-    }
+    m_watch.noteEvent(key, event);
     if (!m_eventTimer.isActive())
         m_eventTimer.start();
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The monitor's snapshots: each object's published state, rebuilt when it
-// changed, and snapshotReady coalesced to at most ten a second.
+// changed, and snapshotReady (paced by SnapshotPacer: at most ten a second).
 #include "monitor.h"
 
 #include "attention.h"
@@ -34,84 +34,34 @@ void Monitor::restate(int index, std::optional<Reading> reading,
                              : o->reading.atMs;
     if (index < m_states.size()) {
         m_states[index] = std::move(o);
-        // Bounded whether or not anyone takes it (takeReplaced()).
-        if (!m_replacedPendingAll && m_replacedPending.size() < m_states.size())
-            m_replacedPending.append(index);
-        else
-            m_replacedPendingAll = true;
+        m_replaced.replaced(index, m_states.size());
     } else {
         m_states.append(std::move(o));
-        m_replacedPendingAll = true;
+        m_replaced.moved();
     }
 }
 
 Monitor::Replaced Monitor::takeReplaced()
 {
-    Replaced r;
-    r.monitor = m_monitorId;
-    r.sinceSequence = m_replacedSince;
-    r.sequence = m_snapshot.sequence;
-    r.all = m_replacedMadeAll;
-    r.indices = std::exchange(m_replacedMade, {});
-    m_replacedMadeAll = false;
-    m_replacedSince = m_snapshot.sequence;
-    return r;
+    return m_replaced.take(m_monitorId, m_snapshot.sequence);
 }
 
 void Monitor::publish()
 {
     m_snapshotFresh = false;
-    requestEmit();
+    m_pacer.changed();
 }
 
 void Monitor::publishRoutine()
 {
     m_snapshotFresh = false;
-    requestRoutineEmit();
-}
-
-void Monitor::requestEmit()
-{
-    m_emitPending = true;
-    m_emitCarriesChange = true;
-    // Only emissions carrying a change count: a routine one just before
-    // (a heartbeat, the server's figures) does not delay a write's.
-    const qint64 since
-        = m_lastChangeEmit.isValid() ? m_lastChangeEmit.elapsed() : PublishIntervalMs;
-    const qint64 wait = std::max<qint64>(0, PublishIntervalMs - since);
-    if (m_publishTimer.isActive() && m_publishTimer.remainingTime() <= wait)
-        return; // the timer's emission will carry this change
-    if (wait == 0) {
-        m_publishTimer.stop();
-        emitSnapshot();
-    } else {
-        m_publishTimer.start(int(wait)); // sooner than a routine heartbeat's
-    }
-}
-
-void Monitor::requestRoutineEmit()
-{
-    m_emitPending = true;
-    if (m_publishTimer.isActive())
-        return; // an emission already due carries it
-    const qint64 since = m_lastEmit.isValid() ? m_lastEmit.elapsed() : RoutineIntervalMs;
-    if (since >= RoutineIntervalMs)
-        emitSnapshot();
-    else
-        m_publishTimer.start(int(RoutineIntervalMs - since));
+    m_pacer.routine();
 }
 
 void Monitor::emitSnapshot()
 {
-    if (!m_emitPending)
-        return;
-    m_emitPending = false;
     if (!m_snapshotFresh)
         refreshSnapshot();
-    m_lastEmit.start();
-    if (m_emitCarriesChange)
-        m_lastChangeEmit.start();
-    m_emitCarriesChange = false;
     Q_EMIT snapshotReady(m_snapshot);
 }
 
@@ -119,16 +69,7 @@ void Monitor::refreshSnapshot()
 {
     Snapshot s;
     s.sequence = ++m_sequence;
-    // What this snapshot replaced joins what the ones since the last
-    // takeReplaced() did.
-    m_replacedMadeAll = m_replacedMadeAll || m_replacedPendingAll
-                        || m_replacedMade.size() + m_replacedPending.size() > m_states.size();
-    if (m_replacedMadeAll)
-        m_replacedMade.clear();
-    else
-        m_replacedMade.append(m_replacedPending);
-    m_replacedPending.clear();
-    m_replacedPendingAll = false;
+    m_replaced.made(m_states.size());
     s.server = m_server;
     s.server.lastReadingAgeMs = replyAgeMs();
     s.server.nodes[0].lastReadingAgeMs = s.server.lastReadingAgeMs;

@@ -23,7 +23,7 @@ void Monitor::tick()
         checkAwaitedMaster();
         updateStaleness();
         refreshSnapshot();
-        requestEmit();
+        m_pacer.changed();
         Q_EMIT tickOverdue(m_snapshot);
         return;
     }
@@ -32,14 +32,14 @@ void Monitor::tick()
         // never pile up, but say how old the readings are.
         updateStaleness();
         refreshSnapshot();
-        requestEmit();
+        m_pacer.changed();
         Q_EMIT tickOverdue(m_snapshot);
         return;
     }
     if (m_subscriber && m_eventsChecked.isValid()
         && m_eventsChecked.elapsed() >= m_options.eventsCheckMs)
         checkEventsConfig();
-    probeCandidates();
+    m_watch.read();
     // Sentinel: a master and a few replicas, read as often as the sentinels.
     const qint64 nodeInfoMs = m_server.mode == QLatin1String("sentinel") ? SentinelWatch::RefreshMs
                                                                          : RedisRouter::RefreshMs;
@@ -164,9 +164,9 @@ void Monitor::finishRun(const ProbeRun &run)
         // takes the publication slot a write would need next.
         if (m_server.eventsLive && m_options.adaptive && !staleChanged && !failed
             && !run.carriesWrites)
-            requestRoutineEmit();
+            m_pacer.routine();
         else
-            requestEmit();
+            m_pacer.changed();
     } else {
         publish();
     }

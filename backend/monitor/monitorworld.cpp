@@ -136,10 +136,7 @@ void Monitor::beginNewWorld(const QString &reason, bool restart, qint64 keysAfte
         if (t.behaviour)
             *t.behaviour = {};
     }
-    for (WatchedCandidate &w : m_watchedCandidates) {
-        w.behaviour = {};
-        w.read = false; // its last reading is another server's
-    }
+    m_watch.newWorld();
     updateStaleness();
     // Events come from the master there is now: a new subscription, live
     // once that master counts it (verifyEvents); polling until then.

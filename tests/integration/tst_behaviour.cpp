@@ -14,6 +14,7 @@
 #include <monitor/monitor.h>
 #include <redis/redisclient.h>
 
+#include "monitortest.h"
 #include "redisserver.h"
 
 #include <QFile>
@@ -28,6 +29,7 @@
 using namespace gatehouse;
 using gatehouse::test::call;
 using gatehouse::test::RedisServer;
+using gatehouse::test::monitortest::behaviourWeight;
 
 namespace {
 
@@ -95,16 +97,6 @@ const Candidate *candidate(const Snapshot &s, const QByteArray &key)
             return &c;
     }
     return nullptr;
-}
-
-// The behaviour evidence's weight: > 0 confirms, < 0 argues against, 0 none.
-int behaviourWeight(const QList<Evidence> &evidence)
-{
-    for (const Evidence &e : evidence) {
-        if (e.kind == Evidence::Kind::Behaviour)
-            return e.weight;
-    }
-    return 0;
 }
 
 } // namespace

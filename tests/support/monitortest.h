@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // What the monitor's tests share: finding an object in a snapshot, waiting
-// for keyspace events and a first lock, the demo profile, many locks written.
+// for keyspace events and a first lock, the demo profile, many locks written,
+// the behaviour watch's verdict in an object's evidence.
 
 #include <monitor/monitor.h>
 #include <monitor/profile.h>
@@ -11,6 +12,16 @@
 #include <QTest>
 
 namespace gatehouse::test::monitortest {
+
+// The behaviour evidence's weight: > 0 confirms, < 0 argues against, 0 none.
+inline int behaviourWeight(const QList<Evidence> &evidence)
+{
+    for (const Evidence &e : evidence) {
+        if (e.kind == Evidence::Kind::Behaviour)
+            return e.weight;
+    }
+    return 0;
+}
 
 inline const ObjectState *find(const Snapshot &s, const QByteArray &key)
 {

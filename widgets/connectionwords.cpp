@@ -35,26 +35,26 @@ QString ConnectionWords::reconnecting(qint64 leftMs)
         .arg(left >= 1000 ? QStringLiteral("%1 s").arg((left + 999) / 1000) : formatMs(left));
 }
 
-QString ConnectionWords::offline(RedisConnection::State state, const ServerStatus &server)
+QString ConnectionWords::offline(ConnectionState state, const ServerStatus &server)
 {
     return offline(state, server.timeMs > 0 ? server.timeMs - server.clockOffsetMs : -1);
 }
 
-QString ConnectionWords::offline(RedisConnection::State state, qint64 lastMs)
+QString ConnectionWords::offline(ConnectionState state, qint64 lastMs)
 {
     QString text;
     switch (state) {
-    case RedisConnection::State::Disconnected:
+    case ConnectionState::Disconnected:
         text = tr("Disconnected.");
         break;
-    case RedisConnection::State::Reconnecting:
+    case ConnectionState::Reconnecting:
         text = tr("Connection lost: reconnecting.");
         break;
-    case RedisConnection::State::Failed:
+    case ConnectionState::Failed:
         text = tr("Not connected.");
         break;
-    case RedisConnection::State::Connecting:
-    case RedisConnection::State::Ready:
+    case ConnectionState::Connecting:
+    case ConnectionState::Ready:
         text = tr("Connecting.");
         break;
     }

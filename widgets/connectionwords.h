@@ -21,9 +21,9 @@ public:
     // The banner's title while not connected: "Connection lost:
     // reconnecting: showing data from 12:04:33." (lastMs: local epoch ms of
     // the last reading; <= 0: none).
-    static QString offline(RedisConnection::State state, qint64 lastMs);
+    static QString offline(ConnectionState state, qint64 lastMs);
     // The same, with the last reading of server (none before its first).
-    static QString offline(RedisConnection::State state, const ServerStatus &server);
+    static QString offline(ConnectionState state, const ServerStatus &server);
     // "Scanning 12,000 of ~90,000 keys" (total is DBSIZE at the start: an
     // estimate, keys come and go while SCAN runs).
     static QString scanning(qint64 scanned, qint64 total);

@@ -197,9 +197,9 @@ void DeploymentsOverview::showRow(int row, const Snapshot *snapshot)
         return;
     }
     const ServerStatus &server = snapshot->server;
-    const RedisConnection::State state = server.nodes.isEmpty() ? RedisConnection::State::Connecting
-                                                                : server.primary().connection.state;
-    const bool connected = state == RedisConnection::State::Ready;
+    const ConnectionState state
+        = server.nodes.isEmpty() ? ConnectionState::Connecting : server.primary().connection.state;
+    const bool connected = state == ConnectionState::Ready;
     r.haveSnapshot = true;
     // Not connected, or the server behind it changed and it is not read
     // again yet: the figures are of before, and said so.
@@ -218,17 +218,17 @@ void DeploymentsOverview::showRow(int row, const Snapshot *snapshot)
     QString connection;
     if (!connected) {
         switch (state) {
-        case RedisConnection::State::Connecting:
+        case ConnectionState::Connecting:
             connection = lastRead.isEmpty() ? tr("Connecting") : ofLastRead(tr("Connection lost"));
             break;
-        case RedisConnection::State::Reconnecting:
+        case ConnectionState::Reconnecting:
             connection = ofLastRead(tr("Connection lost"));
             break;
-        case RedisConnection::State::Disconnected:
+        case ConnectionState::Disconnected:
             connection = ofLastRead(tr("Disconnected"));
             break;
-        case RedisConnection::State::Failed:
-        case RedisConnection::State::Ready:
+        case ConnectionState::Failed:
+        case ConnectionState::Ready:
             connection = ofLastRead(tr("Not connected"));
             break;
         }
@@ -258,7 +258,7 @@ void DeploymentsOverview::showRow(int row, const Snapshot *snapshot)
     }
     int down = 0;
     for (const NodeStatus &n : server.nodes)
-        down += n.connection.state != RedisConnection::State::Ready ? 1 : 0;
+        down += n.connection.state != ConnectionState::Ready ? 1 : 0;
     set(columnOf(tr("Nodes down")), QString::number(down), QString());
     const int attention = snapshot->attention ? int(snapshot->attention->size()) : 0;
     QTableWidgetItem *item = set(columnOf(tr("Attention")), QString::number(attention),

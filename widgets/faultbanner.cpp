@@ -66,8 +66,8 @@ void FaultBanner::display(Kind kind, const QString &title, const QString &messag
 void FaultBanner::showConnection(const ConnectionStatus &status, const QString &message,
                                  const QString &offline, bool everReady)
 {
-    using State = RedisConnection::State;
-    using Error = RedisConnection::ErrorKind;
+    using State = ConnectionState;
+    using Error = ConnectionErrorKind;
     if (status.state == State::Failed && status.errorKind == Error::Authentication) {
         display(Kind::Connection, tr("Not connected: the server refused the credentials."), message,
                 tr("Check the user name and password in File › Connect… (or --user/--pass, "

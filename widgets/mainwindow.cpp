@@ -338,10 +338,10 @@ void MainWindow::showConnection(const ConnectionStatus &status)
     m_connection = status;
     // The sentence without its attempt countdown (the state label counts down).
     const QString message = ConnectionWords::withoutAttempt(status.message);
-    const bool ready = status.state == RedisConnection::State::Ready;
+    const bool ready = status.state == ConnectionState::Ready;
     if (QAction *disconnect = findChild<QAction *>(QStringLiteral("disconnect")))
-        disconnect->setEnabled(status.state != RedisConnection::State::Disconnected
-                               && status.state != RedisConnection::State::Failed);
+        disconnect->setEnabled(status.state != ConnectionState::Disconnected
+                               && status.state != ConnectionState::Failed);
     if (!ready)
         m_rights->forget(); // another server, or another user, may answer next
     if (ready && !m_everReady) {

@@ -33,7 +33,7 @@ QString memory(qint64 bytes)
 
 QString link(const NodeStatus &n)
 {
-    using State = RedisConnection::State;
+    using State = ConnectionState;
     switch (n.connection.state) {
     case State::Ready:
         break;
@@ -285,7 +285,7 @@ void NodesPage::chartNodes(const Snapshot &snapshot)
     QList<NodeCharts::Sample> samples;
     for (const NodeStatus &n : nodes) {
         // Not read now: a gap, never the last figures again.
-        const bool fresh = n.connection.state == RedisConnection::State::Ready;
+        const bool fresh = n.connection.state == ConnectionState::Ready;
         NodeCharts::Sample s;
         s.node = n.address;
         if (fresh) {
@@ -430,7 +430,7 @@ void NodesPage::fillRow(int row, const ServerStatus &server,
                 : n.serverName + QLatin1Char(' ') + n.version);
     if (row == 0 && nodes.size() == 1 && standalone()) {
         m_standaloneNode = n;
-        showFigures(n.opsPerSec >= 0 && n.connection.state == RedisConnection::State::Ready);
+        showFigures(n.opsPerSec >= 0 && n.connection.state == ConnectionState::Ready);
     } else {
         setCell(row, Memory, memory(n.usedMemoryBytes));
         setCell(row, Clients, figure(n.connectedClients));

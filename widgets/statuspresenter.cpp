@@ -95,7 +95,7 @@ void StatusPresenter::discoveryFinished()
 void StatusPresenter::showConnection(const ConnectionStatus &status, const QString &message)
 {
     m_connection = status;
-    using State = RedisConnection::State;
+    using State = ConnectionState;
     QString text;
     switch (status.state) {
     case State::Disconnected:
@@ -113,9 +113,9 @@ void StatusPresenter::showConnection(const ConnectionStatus &status, const QStri
     case State::Failed:
         // What a final failure is, by the connection's error kind:
         // authentication and TLS need the operator.
-        if (status.errorKind == RedisConnection::ErrorKind::Authentication)
+        if (status.errorKind == ConnectionErrorKind::Authentication)
             text = tr("Authentication failed");
-        else if (status.errorKind == RedisConnection::ErrorKind::Tls)
+        else if (status.errorKind == ConnectionErrorKind::Tls)
             text = tr("TLS failed");
         else
             text = tr("Failed");
@@ -139,8 +139,7 @@ void StatusPresenter::showConnection(const ConnectionStatus &status, const QStri
 
 void StatusPresenter::tick(const ServerStatus &server, bool offline)
 {
-    if (m_connection.state == RedisConnection::State::Reconnecting
-        && m_connection.nextAttemptAtMs > 0) {
+    if (m_connection.state == ConnectionState::Reconnecting && m_connection.nextAttemptAtMs > 0) {
         m_stateLabel->setText(ConnectionWords::reconnecting(m_connection.nextAttemptAtMs
                                                             - QDateTime::currentMSecsSinceEpoch()));
     }

@@ -3,6 +3,7 @@
 #include "actionrights.h"
 
 #include <patterns/patternregistry.h>
+#include <redis/redisclient.h>
 #include <redis/redisscript.h>
 
 #include <QDateTime>

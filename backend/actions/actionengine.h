@@ -3,7 +3,7 @@
 
 #include <actions/auditlog.h>
 #include <patterns/scriptcall.h>
-#include <redis/redisclient.h>
+#include <redis/redisvalue.h>
 
 #include <QJsonObject>
 #include <QObject>
@@ -11,6 +11,8 @@
 #include <functional>
 
 namespace gatehouse {
+
+class RedisClient;
 
 class ActionRights;
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "actionrights.h"
 
+#include <redis/redisclient.h>
 #include <redis/redisscript.h>
 
 #include <QCryptographicHash>

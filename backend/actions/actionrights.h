@@ -2,7 +2,6 @@
 #pragma once
 
 #include <patterns/scriptcall.h>
-#include <redis/redisclient.h>
 
 #include <QHash>
 #include <QObject>
@@ -11,6 +10,8 @@
 #include <functional>
 
 namespace gatehouse {
+
+class RedisClient;
 
 // Whether the connected Redis user may run an action, asked of the server
 // before anything is sent: the script's call (EVALSHA, or EVAL that the

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "auditlog.h"
 
+#include <redis/redisclient.h>
+
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>

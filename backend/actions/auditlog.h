@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include <redis/redisclient.h>
-
 #include <QJsonObject>
 #include <QList>
 #include <QObject>
@@ -10,6 +8,8 @@
 #include <functional>
 
 namespace gatehouse {
+
+class RedisClient;
 
 // The audit trail of operator actions: a file of JSON lines (one entry per
 // line, appended and closed before anyone is told) and, optionally, a stream

@@ -18,8 +18,7 @@ const QString s_node = QStringLiteral("node");
 
 bool nodeDown(const NodeStatus &n)
 {
-    return n.connection.state != RedisConnection::State::Ready
-           || n.health.contains(QLatin1String("fail"));
+    return n.connection.state != ConnectionState::Ready || n.health.contains(QLatin1String("fail"));
 }
 
 std::optional<double> nodeValue(const QString &figure, const NodeStatus &n,
@@ -233,7 +232,7 @@ void AlertEngine::evaluate(const Snapshot &s)
         for (Track &t : byKey)
             t.seen = false;
     }
-    const bool connected = s.server.primary().connection.state == RedisConnection::State::Ready;
+    const bool connected = s.server.primary().connection.state == ConnectionState::Ready;
     const qint64 serverNow = s.server.timeMs;
     for (int i = 0; i < m_rules.size(); ++i) {
         const AlertRule &rule = m_rules.at(i);

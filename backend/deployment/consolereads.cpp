@@ -2,6 +2,7 @@
 #include "consolereads.h"
 
 #include <monitor/tokenlister.h>
+#include <redis/redisclient.h>
 
 namespace gatehouse {
 

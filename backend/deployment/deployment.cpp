@@ -8,6 +8,7 @@
 #include <alerts/alertengine.h>
 #include <monitor/jobbrowser.h>
 #include <redis/connectionwatch.h>
+#include <redis/redisclient.h>
 
 #include <QThread>
 

@@ -4,7 +4,7 @@
 #include <alerts/alertrule.h>
 #include <history/historystore.h>
 #include <monitor/monitor.h>
-#include <redis/redisclient.h>
+#include <redis/redisendpoint.h>
 #include <sim/simulator.h>
 
 #include <QObject>
@@ -17,6 +17,8 @@
 class QThread;
 
 namespace gatehouse {
+
+class RedisClient;
 
 class ActionEngine;
 class AlertEngine;

@@ -374,7 +374,7 @@ void addNodes(Families &out, const ServerStatus &server)
         const QByteArray node = label("node", n.address.toUtf8());
         out.add("gatehouse_node_up",
                 "1 when Gatehouse's connection to the node is ready, 0 otherwise.", "gauge", node,
-                n.connection.state == RedisConnection::State::Ready ? 1 : 0);
+                n.connection.state == ConnectionState::Ready ? 1 : 0);
         out.add("gatehouse_node_info",
                 "Always 1: the node's role (master, replica), version and the deployment's "
                 "mode as labels.",

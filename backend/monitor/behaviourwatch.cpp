@@ -5,6 +5,7 @@
 #include <patterns/keyclassifier.h>
 #include <patterns/objectread.h>
 #include <patterns/patternregistry.h>
+#include <redis/redisclient.h>
 
 #include <algorithm>
 

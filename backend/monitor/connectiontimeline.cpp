@@ -140,7 +140,7 @@ void ConnectionTimeline::observeNodes(const Snapshot &s, qint64 nowMs, QList<Ent
 {
     for (const NodeStatus &n : s.server.nodes) {
         NodeTrack &t = m_nodes[n.address];
-        const bool ready = n.connection.state == RedisConnection::State::Ready;
+        const bool ready = n.connection.state == ConnectionState::Ready;
         if (ready == t.ready)
             continue;
         t.ready = ready;

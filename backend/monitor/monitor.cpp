@@ -11,8 +11,10 @@
 // reads) and MemoryTrim (when memory goes back to the OS).
 #include "monitor.h"
 
+#include "discovery.h"
 #include "durabilityreader.h"
 
+#include <redis/redisclient.h>
 #include <redis/redissubscriber.h>
 
 #include <QDateTime>

@@ -2,7 +2,6 @@
 #pragma once
 
 #include "behaviourwatch.h"
-#include "discovery.h"
 #include "eventkeyjudge.h"
 #include "history.h"
 #include "memorytrim.h"
@@ -14,7 +13,7 @@
 
 #include <patterns/patternunit.h>
 
-#include <redis/redisclient.h>
+#include <redis/redisvalue.h>
 
 #include <QElapsedTimer>
 #include <QHash>
@@ -27,6 +26,9 @@
 #include <vector>
 
 namespace gatehouse {
+
+class Discovery;
+class RedisClient;
 
 class DurabilityReader;
 class RedisSubscriber;

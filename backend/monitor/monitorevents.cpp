@@ -2,8 +2,10 @@
 // The monitor's keyspace events: subscribing on every master (again after a
 // failover), what an event marks for re-reading, and notify-keyspace-events
 // read again while subscribed.
+#include "discovery.h"
 #include "monitor.h"
 
+#include <redis/redisclient.h>
 #include <redis/redissubscriber.h>
 
 #include <QSet>

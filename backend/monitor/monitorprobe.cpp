@@ -5,6 +5,7 @@
 
 #include <patterns/behaviourreadings.h>
 #include <patterns/objectread.h>
+#include <redis/redisclient.h>
 #include <redis/serverinfo.h>
 
 #include <QDateTime>

@@ -4,6 +4,9 @@
 #include "monitor.h"
 
 #include "attention.h"
+#include "discovery.h"
+
+#include <redis/redisclient.h>
 
 #include <algorithm>
 

@@ -5,6 +5,7 @@
 // what a finished tick cost the server, and which readings turned stale.
 #include "monitor.h"
 
+#include <redis/redisclient.h>
 #include <redis/redisrouter.h>
 #include <redis/redissubscriber.h>
 #include <redis/sentinelwatch.h>

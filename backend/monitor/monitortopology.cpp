@@ -4,9 +4,11 @@
 // Sentinel set's nodes from the client's topology and each node's INFO.
 #include "monitor.h"
 
+#include "discovery.h"
 #include "durabilityreader.h"
 
 #include <redis/nodeorder.h>
+#include <redis/redisclient.h>
 #include <redis/serveridentity.h>
 #include <redis/serverinfo.h>
 

@@ -2,9 +2,11 @@
 // The monitor's account of which server it reads: a master switch or a
 // restart begins a new world (nothing read before is trusted), and keys
 // written since the last scan are judged as their keyspace events arrive.
+#include "discovery.h"
 #include "monitor.h"
 
 #include <patterns/familyof.h>
+#include <redis/redisclient.h>
 #include <redis/redissubscriber.h>
 #include <redis/serverinfo.h>
 

@@ -80,18 +80,18 @@ QList<QPointF> ObjectHistory::points(const QString &figure, int maxPoints) const
 
 namespace {
 
-QString connectionStateId(RedisConnection::State state)
+QString connectionStateId(ConnectionState state)
 {
     switch (state) {
-    case RedisConnection::State::Disconnected:
+    case ConnectionState::Disconnected:
         return QStringLiteral("disconnected");
-    case RedisConnection::State::Connecting:
+    case ConnectionState::Connecting:
         return QStringLiteral("connecting");
-    case RedisConnection::State::Ready:
+    case ConnectionState::Ready:
         return QStringLiteral("ready");
-    case RedisConnection::State::Reconnecting:
+    case ConnectionState::Reconnecting:
         return QStringLiteral("reconnecting");
-    case RedisConnection::State::Failed:
+    case ConnectionState::Failed:
         return QStringLiteral("failed");
     }
     return QString();

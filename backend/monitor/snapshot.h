@@ -5,7 +5,7 @@
 #include "durability.h"
 
 #include <patterns/objectstate.h>
-#include <redis/redisconnection.h>
+#include <redis/connectionstate.h>
 #include <redis/topology.h>
 
 #include <QHash>
@@ -26,10 +26,10 @@ namespace gatehouse {
 // sentence is about (authentication, TLS, the network...).
 struct ConnectionStatus
 {
-    RedisConnection::State state = RedisConnection::State::Disconnected;
+    ConnectionState state = ConnectionState::Disconnected;
     QString message;
     qint64 nextAttemptAtMs = -1;
-    RedisConnection::ErrorKind errorKind = RedisConnection::ErrorKind::None;
+    ConnectionErrorKind errorKind = ConnectionErrorKind::None;
 
     bool operator==(const ConnectionStatus &o) const
     {

@@ -5,6 +5,7 @@
 #include "redisendpoint.h"
 #include "redisscript.h"
 #include "redisvalue.h"
+#include "requesthandle.h"
 #include "topology.h"
 
 #include <QObject>
@@ -20,23 +21,6 @@ namespace Internal {
 struct RequestState;
 struct ClientRelay;
 } // namespace Internal
-
-// Refers to one request made through RedisClient. Cancelling drops the
-// handler; a command already written to the socket still runs on the server.
-class RequestHandle
-{
-public:
-    RequestHandle() = default;
-    void cancel();
-    bool isActive() const; // neither answered nor cancelled
-
-private:
-    friend class RedisClient;
-    explicit RequestHandle(std::weak_ptr<Internal::RequestState> state)
-        : m_state(std::move(state))
-    {}
-    std::weak_ptr<Internal::RequestState> m_state;
-};
 
 // The thread-safe front of a Redis connection. Callers name commands and keys,
 // never sockets: the connection lives on a worker thread, and replies come

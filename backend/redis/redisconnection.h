@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "connectionstate.h"
 #include "redisendpoint.h"
 #include "redisvalue.h"
 #include "respreader.h"
@@ -38,15 +39,8 @@ class RedisConnection : public QObject
 {
     Q_OBJECT
 public:
-    enum class State { Disconnected, Connecting, Ready, Reconnecting, Failed };
-    Q_ENUM(State)
-    // What the last error was about, so a console can say what to try without
-    // reading the sentence: Network heals by waiting (refused, lost, no
-    // answer); Authentication and Tls need the operator (credentials,
-    // certificates, a TLS port spoken in plain text or the reverse); Setup is
-    // any other final refusal (no such database, no master named).
-    enum class ErrorKind { None, Network, Authentication, Tls, Setup };
-    Q_ENUM(ErrorKind)
+    using State = ConnectionState;
+    using ErrorKind = ConnectionErrorKind;
 
     // Subscriber: after the handshake every reply is a push (pub/sub message
     // or subscription confirmation) delivered by pushReceived().

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "serverfigures.h"
 
+#include "redisclient.h"
 #include "serverinfo.h"
 
 namespace gatehouse {

@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "redisclient.h"
+#include "requesthandle.h"
 
 #include <QHash>
 #include <QString>
 
 #include <functional>
 
+class QObject;
+
 namespace gatehouse {
+
+class RedisClient;
 
 // The figures of a server an operator checks first (Sidekiq's dashboard and
 // Grafana's Redis boards show these), from one INFO reply. Numbers are -1

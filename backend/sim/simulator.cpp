@@ -2,6 +2,7 @@
 #include "simulator.h"
 
 #include <patterns/patternregistry.h>
+#include <redis/redisclient.h>
 #include <redis/redisscript.h>
 
 #include <QDateTime>

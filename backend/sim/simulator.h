@@ -2,7 +2,7 @@
 #pragma once
 
 #include <patterns/demotraffic.h>
-#include <redis/redisclient.h>
+#include <redis/redisvalue.h>
 
 #include <QMap>
 #include <QObject>
@@ -14,6 +14,8 @@
 #include <vector>
 
 namespace gatehouse {
+
+class RedisClient;
 
 // What the simulator left in Redis when it stopped: per pattern id, the
 // objects (their primary key; for token families the prefix) that exist.

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "simulatorpreflight.h"
 
+#include <redis/redisclient.h>
+
 namespace gatehouse {
 
 QString SimulatorPreflight::Verdict::refusal(const QString &url, int db,

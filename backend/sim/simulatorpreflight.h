@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include <redis/redisclient.h>
+#include <redis/redisvalue.h>
 
 #include <QObject>
 #include <QStringList>
 
 namespace gatehouse {
+
+class RedisClient;
 
 // Before `simulate` writes anything: is the database its own? It is when it
 // holds no key other than the simulator's (prefix). Each master (a Cluster's

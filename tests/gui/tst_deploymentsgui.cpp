@@ -248,23 +248,23 @@ private slots:
     // figures being those of the last reading (its local time shown).
     void connectionInWords_data()
     {
-        QTest::addColumn<RedisConnection::State>("state");
+        QTest::addColumn<ConnectionState>("state");
         QTest::addColumn<QString>("words");
         QTest::addColumn<bool>("stale");
-        QTest::newRow("ready") << RedisConnection::State::Ready << QStringLiteral("Live") << false;
-        QTest::newRow("between attempts") << RedisConnection::State::Reconnecting
+        QTest::newRow("ready") << ConnectionState::Ready << QStringLiteral("Live") << false;
+        QTest::newRow("between attempts") << ConnectionState::Reconnecting
                                           << QStringLiteral("Connection lost: figures of ") << true;
         QTest::newRow("during an attempt")
-            << RedisConnection::State::Connecting << QStringLiteral("Connection lost: figures of ")
+            << ConnectionState::Connecting << QStringLiteral("Connection lost: figures of ")
             << true;
-        QTest::newRow("disconnected") << RedisConnection::State::Disconnected
-                                      << QStringLiteral("Disconnected: figures of ") << true;
-        QTest::newRow("given up") << RedisConnection::State::Failed
+        QTest::newRow("disconnected")
+            << ConnectionState::Disconnected << QStringLiteral("Disconnected: figures of ") << true;
+        QTest::newRow("given up") << ConnectionState::Failed
                                   << QStringLiteral("Not connected: figures of ") << true;
     }
     void connectionInWords()
     {
-        QFETCH(RedisConnection::State, state);
+        QFETCH(ConnectionState, state);
         QFETCH(QString, words);
         QFETCH(bool, stale);
         DeploymentsOverview overview;

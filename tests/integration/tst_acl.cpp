@@ -12,7 +12,7 @@ using namespace gatehouse;
 using gatehouse::test::call;
 using gatehouse::test::RedisServer;
 using gatehouse::test::waitReady;
-using State = RedisConnection::State;
+using State = ConnectionState;
 
 class tst_Acl : public QObject
 {

@@ -26,9 +26,9 @@ using namespace gatehouse::test;
 namespace {
 
 // The connection of a snapshot's first node, as the console shows it.
-RedisConnection::State stateOf(const Snapshot &s)
+ConnectionState stateOf(const Snapshot &s)
 {
-    return s.server.nodes.isEmpty() ? RedisConnection::State::Disconnected
+    return s.server.nodes.isEmpty() ? ConnectionState::Disconnected
                                     : s.server.nodes.first().connection.state;
 }
 
@@ -113,7 +113,7 @@ private slots:
         deployment->start();
         // Not there: said, and retried rather than given up.
         QTRY_VERIFY_WITH_TIMEOUT(last.sequence > 0, 5000);
-        QVERIFY(stateOf(last) != RedisConnection::State::Ready);
+        QVERIFY(stateOf(last) != ConnectionState::Ready);
         QTest::qWait(1500);
         QCOMPARE(started.count(), 0);
         QCOMPARE(failed.count(), 0);
@@ -126,7 +126,7 @@ private slots:
                            "holder-" + QByteArray::number(i * 7919), "PX", "600000"});
         QTRY_COMPARE_WITH_TIMEOUT(started.count(), 1, 15000);
         QTRY_COMPARE_WITH_TIMEOUT(last.objects.size(), 3, 10000);
-        QCOMPARE(stateOf(last), RedisConnection::State::Ready);
+        QCOMPARE(stateOf(last), ConnectionState::Ready);
         QVERIFY(deployment->isDiscovered());
         QCOMPARE(failed.count(), 0);
         // The monitor's and the actions' connections.

@@ -225,7 +225,7 @@ private slots:
                  qPrintable(out.message));
         // Down for 3 s: the retries back off to their 1 s cap before it is back.
         waitUntil([] { return false; }, int(std::max<qint64>(0, 3000 - down.elapsed())));
-        QVERIFY(rig.client.state() != RedisConnection::State::Ready);
+        QVERIFY(rig.client.state() != ConnectionState::Ready);
         QVERIFY(m_server.start());
         QElapsedTimer back;
         back.start();

@@ -496,18 +496,18 @@ private slots:
         const auto state = [&] {
             return published.server.primary().connection.state;
         };
-        QTRY_COMPARE(state(), RedisConnection::State::Ready);
+        QTRY_COMPARE(state(), ConnectionState::Ready);
         QCOMPARE(published.server.nodes.size(), 1);
         QCOMPARE(published.server.primary().address, client.endpoint().displayUrl());
         server.kill();
-        QTRY_COMPARE(state(), RedisConnection::State::Reconnecting);
+        QTRY_COMPARE(state(), ConnectionState::Reconnecting);
         const ConnectionStatus c = published.server.primary().connection;
         const qint64 local = QDateTime::currentMSecsSinceEpoch();
         QVERIFY2(c.nextAttemptAtMs > local - 2000 && c.nextAttemptAtMs <= local + 2000,
                  qPrintable(QString::number(c.nextAttemptAtMs - local)));
         QVERIFY2(c.message.contains(QLatin1String("Next attempt in")), qPrintable(c.message));
         QVERIFY(server.start());
-        QTRY_COMPARE_WITH_TIMEOUT(state(), RedisConnection::State::Ready, 5000);
+        QTRY_COMPARE_WITH_TIMEOUT(state(), ConnectionState::Ready, 5000);
         QCOMPARE(published.server.primary().connection.nextAttemptAtMs, -1);
     }
 

@@ -16,7 +16,7 @@ using namespace gatehouse;
 using gatehouse::test::call;
 using gatehouse::test::RedisServer;
 using gatehouse::test::waitReady;
-using State = RedisConnection::State;
+using State = ConnectionState;
 
 namespace {
 // A handler whose context is deleted before the reply never runs.

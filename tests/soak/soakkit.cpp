@@ -121,7 +121,7 @@ void Writer::done(const RedisValue &v)
 
 void Writer::step()
 {
-    if (m_paused || m_inFlight > 0 || m_client->state() != RedisConnection::State::Ready)
+    if (m_paused || m_inFlight > 0 || m_client->state() != ConnectionState::Ready)
         return;
     const QByteArray key = "lock:soak:" + QByteArray::number(m_rng.bounded(LockKeys));
     const QByteArray token = newToken(m_rng);

@@ -411,10 +411,10 @@ bool waitReady(RedisClient &client, int timeoutMs)
     (void)QTest::qWaitFor(
         [&] {
             const auto s = client.state();
-            return s == RedisConnection::State::Ready || s == RedisConnection::State::Failed;
+            return s == ConnectionState::Ready || s == ConnectionState::Failed;
         },
         timeoutMs);
-    return client.state() == RedisConnection::State::Ready;
+    return client.state() == ConnectionState::Ready;
 }
 
 std::unique_ptr<RedisClient> connectedClient(const RedisServer &server)

@@ -633,7 +633,7 @@ private slots:
         QVERIFY2(outcome->message.contains(QLatin1String("lock.force-release was not run")),
                  qPrintable(outcome->message));
         QVERIFY(!outcome->forceable);
-        QCOMPARE(client.state(), RedisConnection::State::Disconnected);
+        QCOMPARE(client.state(), ConnectionState::Disconnected);
 
         QCOMPARE(audited.size(), 1);
         const QList<QJsonObject> entries = ActionEngine::readAudit(path);

@@ -40,8 +40,7 @@ private:
         s.server.timeMs = atMs;
         NodeStatus node;
         node.address = QStringLiteral("127.0.0.1:6379");
-        node.connection.state
-            = stale ? RedisConnection::State::Reconnecting : RedisConnection::State::Ready;
+        node.connection.state = stale ? ConnectionState::Reconnecting : ConnectionState::Ready;
         s.server.nodes << node;
         ObjectState o;
         o.object.edit().kind = *patternFromId(QStringLiteral("sliding-window"));

@@ -388,7 +388,7 @@ void tst_MetricsExposition::nodesAndConsole()
     n.usedMemoryBytes = 1048576;
     n.connectedClients = 4;
     n.opsPerSec = 17;
-    n.connection.state = RedisConnection::State::Ready;
+    n.connection.state = ConnectionState::Ready;
     snap.server.nodes = {n};
     ConsoleFigures console;
     console.lastTick = {42, 1200, 3, 400};

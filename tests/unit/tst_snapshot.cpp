@@ -29,10 +29,10 @@ void tst_Snapshot::nodesAndConnectionInJson()
     a.version = QStringLiteral("7.0.15");
     a.role = QStringLiteral("master");
     a.lastReadingAgeMs = 120;
-    a.connection = {RedisConnection::State::Ready, QString(), -1};
+    a.connection = {ConnectionState::Ready, QString(), -1};
     NodeStatus b;
     b.address = QStringLiteral("redis://10.0.0.2:6379");
-    b.connection = {RedisConnection::State::Reconnecting,
+    b.connection = {ConnectionState::Reconnecting,
                     QStringLiteral("Connection refused. Next attempt in 400 ms."), 1234};
     snap.server.nodes = {a, b};
     const QJsonObject server = snap.toJson().value(QStringLiteral("server")).toObject();

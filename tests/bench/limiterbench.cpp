@@ -68,7 +68,8 @@ double decisionRate(RedisClient &client, const RedisScript &script, int decision
 // Requests admitted but not recorded in the window, in one burst of 10x the
 // limit all carrying the same millisecond.
 qint64 lostInBurst(RedisClient &client, const RedisScript &script, const QByteArray &key,
-                   const ArgsFor &argsFor, qint64 *admitted)
+                   const ArgsFor &argsFor, const std::function<bool(qint64)> &admits,
+                   qint64 *admitted)
 {
     QObject context;
     int answered = 0;
@@ -79,8 +80,7 @@ qint64 lostInBurst(RedisClient &client, const RedisScript &script, const QByteAr
         QList<QByteArray> args;
         argsFor(i, keys, args);
         client.script(script, keys, args, &context, [&](const RedisValue &v) {
-            // Seed: 0 = admitted; Gatehouse: {1, ...} = admitted.
-            if ((v.isInteger() && v.toInteger() == 0) || (v.isArray() && v.at(0).toInteger() == 1))
+            if (v.isInteger() && admits(v.toInteger()))
                 ++*admitted;
             if (++answered == 10 * s_limit)
                 loop.quit();
@@ -153,6 +153,7 @@ QList<Figure> runLimiterBench(const RedisEndpoint &endpoint, int decisions, int 
             keys = {"burst:seed", "burst:seed:retry"};
             args = {ms};
         },
+        [](qint64 reply) { return reply == 0; }, // else the ms to wait
         &seedAdmitted);
     const qint64 ourLost = lostInBurst(
         client, ours, "burst:gh",
@@ -160,6 +161,7 @@ QList<Figure> runLimiterBench(const RedisEndpoint &endpoint, int decisions, int 
             keys = {"burst:gh", "burst:gh:retry"};
             args = {QByteArray::number(s_limit), "1000", ms, "1000"};
         },
+        [](qint64 reply) { return reply >= 0; }, // the room left; below 0: -ms to wait
         &ourAdmitted);
 
     Figure rate;

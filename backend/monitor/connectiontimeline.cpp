@@ -189,17 +189,34 @@ void ConnectionTimeline::observeWorld(const Snapshot &s, QList<Entry> &added)
 
 void ConnectionTimeline::observeStale(const Snapshot &s, qint64 nowMs, QList<Entry> &added)
 {
+    const auto counts = [](const ObjectState &o) {
+        return o.stale && !o.gone ? 1 : 0;
+    };
+    // A snapshot shares the states it did not replace with the last one: a
+    // pointer compared per object, an object read only where it changed
+    // (every snapshot, ten a second at most, on the thread that shows it).
+    const ObjectList &now = s.objects;
     int stale = 0;
-    qint64 since = -1;
-    for (const ObjectState &o : s.objects) {
-        if (!o.stale || o.gone)
-            continue;
-        ++stale;
-        if (o.staleSinceMs >= 0 && (since < 0 || o.staleSinceMs < since))
-            since = o.staleSinceMs;
+    if (m_seen.size() == now.size() && !now.isEmpty()) {
+        stale = m_stale;
+        for (qsizetype i = 0; i < now.size(); ++i) {
+            const ObjectState *was = m_seen.ptr(i).get();
+            const ObjectState *is = now.ptr(i).get();
+            if (was != is)
+                stale += counts(*is) - counts(*was);
+        }
+    } else {
+        for (const ObjectState &o : now)
+            stale += counts(o);
     }
+    m_seen = now;
     const int before = std::exchange(m_stale, stale);
     if (before == 0 && stale > 0) {
+        qint64 since = -1; // the oldest reading they keep
+        for (const ObjectState &o : now) {
+            if (counts(o) && o.staleSinceMs >= 0 && (since < 0 || o.staleSinceMs < since))
+                since = o.staleSinceMs;
+        }
         add(added, {nowMs, QStringLiteral("readingsStale"), QString(),
                     since >= 0 ? countedSentence(QStringLiteral("Stale: %1 objects, nothing read "
                                                                 "since %2; their figures are the "

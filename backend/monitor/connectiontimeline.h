@@ -79,6 +79,9 @@ private:
     int m_worldGeneration = 0;
     bool m_worldWhole = true;
     int m_stale = 0; // objects stale in the last snapshot
+    // That snapshot's objects (shared with it): the next one is counted by
+    // what it replaced, not by reading every object again.
+    ObjectList m_seen;
     QList<Entry> m_entries;
 };
 

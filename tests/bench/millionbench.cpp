@@ -365,8 +365,6 @@ QList<Figure> runMillionBench(const RedisEndpoint &endpoint, int keys)
     freeReplyObject(redisCommand(c.get(), "CONFIG SET slowlog-log-slower-than 10000"));
     const qint64 peakBefore = childrenPeakKb();
     qint64 refKeys = 0;
-    double refS = 0;
-    double cliS = 0;
     QList<double> refRuns;
     QList<double> cliRuns;
     int cliExit = 0;
@@ -381,7 +379,6 @@ QList<Figure> runMillionBench(const RedisEndpoint &endpoint, int keys)
         loopSlowest = std::max(loopSlowest, slowestMs(c.get(), &loopRunEntries));
         loopEntries += loopRunEntries;
         refRuns.append(loopS);
-        refS = run == 0 ? loopS : std::min(refS, loopS);
         freeReplyObject(redisCommand(c.get(), "SLOWLOG RESET"));
         QProcess cli;
         cli.setStandardOutputFile(QProcess::nullDevice());
@@ -394,13 +391,14 @@ QList<Figure> runMillionBench(const RedisEndpoint &endpoint, int keys)
         cli.waitForFinished(-1);
         const double runS = cliClock.nsecsElapsed() / 1e9;
         cliRuns.append(runS);
-        cliS = run == 0 ? runS : std::min(cliS, runS);
         cliExit = std::max(cliExit, cli.exitCode());
         qint64 entries = 0;
         slowest = std::max(slowest, slowestMs(c.get(), &entries)); // this run's alone
         slowEntries += entries;
     }
     const qint64 cliPeakKb = childrenPeakKb(); // the largest of the runs
+    const double refS = *std::min_element(refRuns.cbegin(), refRuns.cend());
+    const double cliS = *std::min_element(cliRuns.cbegin(), cliRuns.cend());
 
     // The console, in a process of its own.
     QProcess gui;

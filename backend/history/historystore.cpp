@@ -14,7 +14,6 @@
 #include <QHash>
 #include <QMetaObject>
 #include <QRegularExpression>
-#include <QSet>
 #include <QSqlDatabase>
 #include <QSqlError>
 #include <QSqlQuery>
@@ -361,7 +360,7 @@ void HistoryStore::feed(const Snapshot &snapshot, const Replaced *replaced)
         const ObjectList &current = snapshot.objects;
         const qint64 at = tick.atMs;
         FigureCache cache;
-        QList<std::pair<qint32, const ObjectState *>> moving;
+        QList<qint32> moving; // ascending
         qsizetype compared = 0;
         bool full
             = m_needFull.exchange(false) || !m_previous || m_previous->size() != current.size();
@@ -375,8 +374,7 @@ void HistoryStore::feed(const Snapshot &snapshot, const Replaced *replaced)
         if (listed) {
             places.reserve(replaced->indices.size() + m_moving.size());
             places += replaced->indices;
-            for (const auto &[place, state] : std::as_const(m_moving))
-                places.append(place);
+            places += m_moving;
             std::sort(places.begin(), places.end());
             places.erase(std::unique(places.begin(), places.end()), places.end());
             if (!places.isEmpty() && (places.first() < 0 || places.last() >= current.size()))
@@ -391,35 +389,40 @@ void HistoryStore::feed(const Snapshot &snapshot, const Replaced *replaced)
             const ObjectList &previous = *m_previous;
             if (!m_lastFeed.full) // about as many as last time
                 tick.entries.reserve(m_lastFeed.entries);
-            QSet<const ObjectState *> movingBefore;
-            if (!m_moving.isEmpty()) {
-                movingBefore.reserve(m_moving.size());
-                for (const auto &[place, state] : std::as_const(m_moving))
-                    movingBefore.insert(state);
-            }
+            // The places re-sent every tick, in ascending order as both
+            // loops made them: walked along with the places compared.
+            qsizetype nextMoving = 0;
             const qsizetype n = listed ? places.size() : current.size();
             for (qsizetype k = 0; k < n; ++k) {
                 const qsizetype i = listed ? places.at(k) : k;
                 ++compared;
+                while (nextMoving < m_moving.size() && m_moving.at(nextMoving) < i)
+                    ++nextMoving;
+                const bool wasMoving = nextMoving < m_moving.size() && m_moving.at(nextMoving) == i;
                 const ObjectList::Ptr &state = current.ptr(i);
-                if (state == previous.ptr(i)
-                    && (movingBefore.isEmpty() || !movingBefore.contains(state.get())))
+                const bool replacedHere = state != previous.ptr(i);
+                if (!replacedHere && !wasMoving)
                     continue;
-                const ObjectState &was = previous.at(i);
-                // A state read again shares its key's bytes with the last one.
-                if (state != previous.ptr(i)
-                    && ((was.object->key.constData() != state->object->key.constData()
+                // Walking every place, a replaced state may be another
+                // object's (objects came or went); a listed place is the same
+                // object's (the monitor lists every place when objects move),
+                // so its last state is not read.
+                if (replacedHere && !listed) {
+                    const ObjectState &was = previous.at(i);
+                    // A state read again shares its key's bytes with the last one.
+                    if ((was.object->key.constData() != state->object->key.constData()
                          && was.object->key != state->object->key)
-                        || !(was.object->kind == state->object->kind))) {
-                    full = true; // objects came or went: a full tick, the writer compares
-                    break;
+                        || !(was.object->kind == state->object->kind)) {
+                        full = true; // a full tick: the writer compares
+                        break;
+                    }
                 }
                 HistoryTick::Entry e;
                 bool moves = false;
                 fillEntry(*state, cache.of(state->object->kind), at, &e, &moves);
                 e.at = qint32(i);
                 if (moves)
-                    moving.append({qint32(i), state.get()});
+                    moving.append(qint32(i));
                 tick.entries.append(std::move(e));
             }
         }
@@ -437,7 +440,7 @@ void HistoryStore::feed(const Snapshot &snapshot, const Replaced *replaced)
                 fillEntry(state, cache.of(state.object->kind), at, &e, &moves);
                 e.at = qint32(i);
                 if (moves)
-                    moving.append({qint32(i), &state});
+                    moving.append(qint32(i));
                 tick.entries.append(std::move(e));
             }
         }

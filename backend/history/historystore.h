@@ -210,9 +210,9 @@ private:
     std::unique_ptr<ObjectList> m_previous; // the last snapshot's objects (shared states)
     quint64 m_previousSource = 0;           // Replaced::source of the last append; 0: none
     quint64 m_previousSequence = 0;         // its snapshot's sequence
-    // States whose figures do not move as motions (sent every tick), by
-    // place in the last snapshot.
-    QList<std::pair<qint32, const ObjectState *>> m_moving;
+    // The places of states whose figures do not move as motions (sent every
+    // tick) in the last snapshot, ascending.
+    QList<qint32> m_moving;
     FeedStats m_lastFeed;
     QThread *m_thread = nullptr;
     Internal::HistoryWriter *m_writer = nullptr; // lives on m_thread

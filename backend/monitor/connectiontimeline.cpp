@@ -200,14 +200,21 @@ void ConnectionTimeline::observeStale(const Snapshot &s, qint64 nowMs, QList<Ent
     if (m_seen.size() == now.size() && !now.isEmpty()) {
         stale = m_stale;
         for (qsizetype i = 0; i < now.size(); ++i) {
-            const ObjectState *was = m_seen.ptr(i).get();
             const ObjectState *is = now.ptr(i).get();
-            if (was != is)
-                stale += counts(*is) - counts(*was);
+            if (m_seen.ptr(i).get() == is)
+                continue;
+            // The replaced state's count is kept, not read again.
+            const char c = char(counts(*is));
+            stale += c - m_seenStale[size_t(i)];
+            m_seenStale[size_t(i)] = c;
         }
     } else {
-        for (const ObjectState &o : now)
-            stale += counts(o);
+        m_seenStale.assign(size_t(now.size()), 0);
+        for (qsizetype i = 0; i < now.size(); ++i) {
+            const char c = char(counts(now.at(i)));
+            m_seenStale[size_t(i)] = c;
+            stale += c;
+        }
     }
     m_seen = now;
     const int before = std::exchange(m_stale, stale);

@@ -9,6 +9,7 @@
 #include <QString>
 
 #include <optional>
+#include <vector>
 
 namespace gatehouse {
 
@@ -82,6 +83,7 @@ private:
     // That snapshot's objects (shared with it): the next one is counted by
     // what it replaced, not by reading every object again.
     ObjectList m_seen;
+    std::vector<char> m_seenStale; // per place of m_seen: 1 when it counts as stale
     QList<Entry> m_entries;
 };
 

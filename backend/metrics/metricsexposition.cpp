@@ -535,7 +535,7 @@ QByteArray MetricsExposition::formatValue(double v)
 }
 
 // Which objects go where, made by make() and reused by render() while the
-// snapshot's objects are the same keys in the same places (sameObjects()).
+// snapshot's objects are the same keys in the same places (fits()).
 struct MetricsExposition::Layout
 {
     enum Place : qint8 { Gone, Individual, Other };
@@ -546,34 +546,44 @@ struct MetricsExposition::Layout
         QList<qsizetype> all; // its objects, gone ones too, in snapshot order
         qsizetype present = 0;
     };
-    ObjectList objects; // what it was made for (shares the snapshot's list)
+    // What each place held when it was made: the object (shared by every
+    // state of it, so the same one is the same pointer) and its goneness.
+    // Not the states themselves: a layout kept for hours would keep every
+    // state it was made from alive.
+    struct Held
+    {
+        SharedObject object;
+        bool gone = false;
+    };
+    std::vector<Held> held;
     int cap = -1;
     QList<Pattern> patterns;  // in the order of their ids
     std::vector<Place> place; // per object of the snapshot
     int made = 0;
 
-    bool fits(const ObjectList &now, int capNow) const
+    // Made for this many objects and this cap; each object then checked by
+    // holds() as render() reads it (one read of each state, not two).
+    bool sized(const ObjectList &now, int capNow) const
     {
-        if (cap != capNow || objects.size() != now.size())
+        return cap == capNow && qsizetype(held.size()) == now.size();
+    }
+    bool holds(qsizetype i, const ObjectState &o) const
+    {
+        const Held &a = held[size_t(i)];
+        if (a.gone != o.gone)
             return false;
-        for (qsizetype i = 0; i < now.size(); ++i) {
-            if (objects.ptr(i) == now.ptr(i))
-                continue; // the same state: the same key, kind and goneness
-            const ObjectState &a = objects.at(i);
-            const ObjectState &b = now.at(i);
-            // A state read again shares its key's bytes with the last one.
-            if (a.gone != b.gone || !(a.object->kind == b.object->kind)
-                || (a.object->key.constData() != b.object->key.constData()
-                    && a.object->key != b.object->key))
-                return false;
-        }
-        return true;
+        if (&a.object.get() == &o.object.get())
+            return true; // the same object: its key and kind
+        return a.object->kind == o.object->kind && a.object->key == o.object->key;
     }
 
     void make(const ObjectList &list, int capNow)
     {
         ++made;
-        objects = list;
+        held.clear();
+        held.reserve(size_t(list.size()));
+        for (const ObjectState &o : list)
+            held.push_back({o.object, o.gone});
         cap = capNow;
         patterns.clear();
         place.assign(size_t(list.size()), Gone);
@@ -632,45 +642,56 @@ QByteArray MetricsExposition::deploymentLabels(const QString &deployment)
 
 QByteArray MetricsExposition::render(const Snapshot &s) const
 {
-    Families out(deploymentLabels(deployment));
-    const qint64 now = s.server.timeMs;
     Layout &layout = *m_layout;
     const int cap = std::max(0, maxObjectsPerPattern);
-    if (!layout.fits(s.objects, cap))
+    if (!layout.sized(s.objects, cap))
         layout.make(s.objects, cap);
-
-    static const QByteArray objectsName = "gatehouse_objects";
-    static const QByteArray objectsHelp
-        = "Objects found, by pattern and state (ok, stale, gone, wrong-type, error).";
-    out.declare(objectsName, objectsHelp, "gauge");
-    ObjectSamples samples(now);
-    for (const Layout::Pattern &p : std::as_const(layout.patterns)) {
-        const QByteArray &pattern = p.id;
-        const QByteArray sectionId = PatternUnit::of(p.kind).section().id.toUtf8();
-        // One pass over the pattern's objects: their states counted, the
-        // individual ones written, the rest folded per slot (and per state
-        // label for the counts).
-        const Kind &k = samples.kindOf(p.kind);
-        PatternTally tally(k);
-        for (qsizetype i : p.all) {
-            const ObjectState &o = s.objects.at(i);
-            ++tally.states[size_t(objectState(o))];
-            const Layout::Place where = layout.place[size_t(i)];
-            if (where == Layout::Gone)
-                continue;
-            const std::vector<Sample> &of = samples.of(o, k);
-            if (where == Layout::Individual) {
-                const QByteArray keyLabels
-                    = label("key", keyLabel(o.object->key)) + ',' + label("pattern", pattern);
-                addIndividual(out, k, of, keyLabels);
-                continue;
+    const qint64 now = s.server.timeMs;
+    // The objects' families, as the layout places them; false (out half
+    // written) when an object is not the one the layout has in its place.
+    const auto addObjects = [&](Families &out) {
+        static const QByteArray objectsName = "gatehouse_objects";
+        static const QByteArray objectsHelp
+            = "Objects found, by pattern and state (ok, stale, gone, wrong-type, error).";
+        out.declare(objectsName, objectsHelp, "gauge");
+        ObjectSamples samples(now);
+        for (const Layout::Pattern &p : std::as_const(layout.patterns)) {
+            const QByteArray &pattern = p.id;
+            const QByteArray sectionId = PatternUnit::of(p.kind).section().id.toUtf8();
+            // One pass over the pattern's objects: their states counted, the
+            // individual ones written, the rest folded per slot (and per state
+            // label for the counts).
+            const Kind &k = samples.kindOf(p.kind);
+            PatternTally tally(k);
+            for (qsizetype i : p.all) {
+                const ObjectState &o = s.objects.at(i);
+                if (!layout.holds(i, o))
+                    return false;
+                ++tally.states[size_t(objectState(o))];
+                const Layout::Place where = layout.place[size_t(i)];
+                if (where == Layout::Gone)
+                    continue;
+                const std::vector<Sample> &of = samples.of(o, k);
+                if (where == Layout::Individual) {
+                    const QByteArray keyLabels
+                        = label("key", keyLabel(o.object->key)) + ',' + label("pattern", pattern);
+                    addIndividual(out, k, of, keyLabels);
+                    continue;
+                }
+                tally.fold(k, of);
             }
-            tally.fold(k, of);
+            addPatternTotals(out, objectsName, objectsHelp, sectionId, pattern, k, tally,
+                             std::max<qsizetype>(0, p.present - cap));
         }
-        addPatternTotals(out, objectsName, objectsHelp, sectionId, pattern, k, tally,
-                         std::max<qsizetype>(0, p.present - cap));
+        return true;
+    };
+    Families out(deploymentLabels(deployment));
+    if (!addObjects(out)) {
+        // An object not where the layout has it: made again, written again.
+        layout.make(s.objects, cap);
+        out = Families(deploymentLabels(deployment));
+        addObjects(out);
     }
-
     // The deployment: each node as read, and the monitor's own state.
     addNodes(out, s.server);
     addMonitor(out, s);

@@ -33,6 +33,7 @@ private slots:
     void deploymentsMergeIntoOneExposition();
     void sourcesComeAndGo();
     void layoutKeptWhileTheObjectsAre();
+    void layoutKeepsNoReadingAlive();
 
 private:
     static ObjectState object(const char *pattern, const QByteArray &key);
@@ -603,6 +604,45 @@ void tst_MetricsExposition::layoutKeptWhileTheObjectsAre()
     exposition.maxObjectsPerPattern = 3;
     QCOMPARE(exposition.render(more), fresh(more, 3));
     QCOMPARE(exposition.layoutsMade(), 5);
+}
+
+void tst_MetricsExposition::layoutKeepsNoReadingAlive()
+{
+    // A console scraped for hours keeps its layout as long as the objects
+    // are the same keys: the states it was made from must not live as long
+    // (every one of them replaced since, each a reading's worth of memory).
+    MetricsExposition exposition;
+    exposition.maxObjectsPerPattern = 5;
+    std::vector<std::weak_ptr<const ObjectState>> firstStates;
+    Snapshot second;
+    {
+        Snapshot first;
+        first.server.timeMs = 1'000'000;
+        for (int i = 0; i < 20; ++i) {
+            ObjectState lock = object("lock", "lock:" + QByteArray::number(i));
+            LockData::in(lock.reading).token = "t" + QByteArray::number(i);
+            lock.reading.pttlMs = 30000;
+            first.objects.append(lock);
+        }
+        exposition.render(first);
+        for (qsizetype i = 0; i < first.objects.size(); ++i)
+            firstStates.push_back(first.objects.ptr(i));
+        // Every object read again: new states, the same keys (their bytes
+        // shared, as the monitor's are).
+        second.server.timeMs = first.server.timeMs + 1000;
+        for (const ObjectState &was : first.objects) {
+            ObjectState again = was;
+            again.reading.atMs = second.server.timeMs;
+            again.reading.pttlMs = 29000;
+            second.objects.append(again);
+        }
+    }
+    const QByteArray text = exposition.render(second);
+    QCOMPARE(exposition.layoutsMade(), 1); // the same keys in the same places: kept
+    QCOMPARE(samples(text).value("gatehouse_lock_pttl_seconds{key=\"lock:0\",pattern=\"lock\"}"),
+             29.0);
+    for (const auto &state : firstStates)
+        QVERIFY(state.expired());
 }
 
 QTEST_GUILESS_MAIN(tst_MetricsExposition)

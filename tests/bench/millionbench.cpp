@@ -18,6 +18,7 @@
 #include <QJsonObject>
 #include <QProcess>
 #include <QRandomGenerator>
+#include <QSet>
 #include <QTextStream>
 #include <QThread>
 #include <QTimer>
@@ -25,6 +26,7 @@
 #include <hiredis/hiredis.h>
 #include <malloc.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <memory>
@@ -211,8 +213,85 @@ double scanTypeSeconds(const RedisEndpoint &ep, qint64 *keys)
     return clock.nsecsElapsed() / 1e9;
 }
 
-// The slowest command in SLOWLOG (ms) and how many there are.
-double slowestMs(redisContext *c, qint64 *entries)
+// What the server process went through during a run, from /proc: page
+// faults, times the kernel took its core away, and the time the host took
+// from this machine's CPUs (steal). A command logged slower than its work
+// explains itself by these: the server was not running.
+struct ServerPauses
+{
+    qint64 minorFaults = 0;
+    qint64 majorFaults = 0;
+    qint64 involuntarySwitches = 0;
+    double stealMs = 0;
+
+    static ServerPauses read(qint64 pid)
+    {
+        ServerPauses p;
+        QFile stat(QStringLiteral("/proc/%1/stat").arg(pid));
+        if (stat.open(QIODevice::ReadOnly)) {
+            const QByteArray line = stat.readAll();
+            const QList<QByteArray> f = line.mid(line.lastIndexOf(')') + 2).split(' ');
+            if (f.size() > 9) {
+                p.minorFaults = f.at(7).toLongLong(); // minflt (field 10)
+                p.majorFaults = f.at(9).toLongLong(); // majflt (field 12)
+            }
+        }
+        QFile status(QStringLiteral("/proc/%1/status").arg(pid));
+        if (status.open(QIODevice::ReadOnly)) {
+            for (const QByteArray &line : status.readAll().split('\n')) {
+                if (line.startsWith("nonvoluntary_ctxt_switches:"))
+                    p.involuntarySwitches = line.mid(27).trimmed().toLongLong();
+            }
+        }
+        QFile all(QStringLiteral("/proc/stat"));
+        if (all.open(QIODevice::ReadOnly)) {
+            const QList<QByteArray> f = all.readLine().simplified().split(' ');
+            if (f.size() > 8) // "cpu user nice system idle iowait irq softirq steal"
+                p.stealMs = f.at(8).toDouble() * 1000.0 / double(sysconf(_SC_CLK_TCK));
+        }
+        return p;
+    }
+    ServerPauses since(const ServerPauses &before) const
+    {
+        return {minorFaults - before.minorFaults, majorFaults - before.majorFaults,
+                involuntarySwitches - before.involuntarySwitches, stealMs - before.stealMs};
+    }
+    QString text() const
+    {
+        return QStringLiteral("%1 minor/%2 major faults, %3 preemptions, %4 ms stolen")
+            .arg(minorFaults)
+            .arg(majorFaults)
+            .arg(involuntarySwitches)
+            .arg(stealMs, 0, 'f', 0);
+    }
+};
+
+// The server's process id (INFO server), 0 when it does not say.
+qint64 serverPid(redisContext *c)
+{
+    auto *reply = static_cast<redisReply *>(redisCommand(c, "INFO server"));
+    qint64 pid = 0;
+    if (reply && reply->type == REDIS_REPLY_STRING) {
+        for (const QByteArray &line : QByteArray(reply->str, qsizetype(reply->len)).split('\n')) {
+            if (line.startsWith("process_id:"))
+                pid = line.mid(11).trimmed().toLongLong();
+        }
+    }
+    if (reply)
+        freeReplyObject(reply);
+    return pid;
+}
+
+// A command SLOWLOG kept: its time on the server and its arguments.
+struct SlowEntry
+{
+    double ms = 0;
+    QList<QByteArray> args;
+};
+
+// The slowest command in SLOWLOG (ms) and how many there are; the entries
+// themselves into *kept when given.
+double slowestMs(redisContext *c, qint64 *entries, QList<SlowEntry> *kept = nullptr)
 {
     auto *reply = static_cast<redisReply *>(redisCommand(c, "SLOWLOG GET 128"));
     double worst = 0;
@@ -221,13 +300,61 @@ double slowestMs(redisContext *c, qint64 *entries)
         *entries = qint64(reply->elements);
         for (size_t i = 0; i < reply->elements; ++i) {
             const redisReply *e = reply->element[i];
-            if (e->type == REDIS_REPLY_ARRAY && e->elements >= 3)
-                worst = std::max(worst, double(e->element[2]->integer) / 1000.0);
+            if (e->type != REDIS_REPLY_ARRAY || e->elements < 4)
+                continue;
+            SlowEntry entry;
+            entry.ms = double(e->element[2]->integer) / 1000.0;
+            const redisReply *args = e->element[3];
+            for (size_t a = 0; args->type == REDIS_REPLY_ARRAY && a < args->elements; ++a)
+                entry.args.append(
+                    QByteArray(args->element[a]->str, qsizetype(args->element[a]->len)));
+            worst = std::max(worst, entry.ms);
+            if (kept)
+                kept->append(std::move(entry));
         }
     }
     if (reply)
         freeReplyObject(reply);
     return worst;
+}
+
+// What a logged command costs the server when run again at once, five
+// times: the median of SLOWLOG's own times (its threshold 0 meanwhile). Only
+// the reads discovery sends are run again; -1 for anything else (or a
+// command SLOWLOG cut short).
+double rerunMs(redisContext *c, const QList<QByteArray> &args)
+{
+    static const QSet<QByteArray> reads{"SCAN",  "TYPE", "PTTL", "MEMORY", "OBJECT", "EXISTS",
+                                        "ZCARD", "LLEN", "HLEN", "SCARD",  "XLEN",   "STRLEN"};
+    if (args.isEmpty() || !reads.contains(args.first().toUpper())
+        || std::any_of(args.cbegin(), args.cend(), [](const QByteArray &a) {
+               return a.contains("more bytes") || a.contains("more arguments");
+           }))
+        return -1;
+    std::vector<const char *> argv;
+    std::vector<size_t> lens;
+    for (const QByteArray &a : args) {
+        argv.push_back(a.constData());
+        lens.push_back(size_t(a.size()));
+    }
+    freeReplyObject(redisCommand(c, "CONFIG SET slowlog-log-slower-than 0"));
+    freeReplyObject(redisCommand(c, "SLOWLOG RESET"));
+    for (int run = 0; run < 5; ++run)
+        freeReplyObject(redisCommandArgv(c, int(argv.size()), argv.data(), lens.data()));
+    qint64 entries = 0;
+    QList<SlowEntry> logged;
+    slowestMs(c, &entries, &logged);
+    freeReplyObject(redisCommand(c, "CONFIG SET slowlog-log-slower-than 10000"));
+    freeReplyObject(redisCommand(c, "SLOWLOG RESET"));
+    QList<double> times;
+    for (const SlowEntry &e : std::as_const(logged)) {
+        if (e.args == args)
+            times.append(e.ms);
+    }
+    if (times.isEmpty())
+        return -1;
+    std::sort(times.begin(), times.end());
+    return times.at(times.size() / 2);
 }
 
 qint64 statusKb(const char *field)
@@ -372,11 +499,18 @@ QList<Figure> runMillionBench(const RedisEndpoint &endpoint, int keys)
     double slowest = 0;
     qint64 loopEntries = 0;
     double loopSlowest = 0; // the same SCAN COUNT 1000, the peer's: the server's own pauses
+    const qint64 pid = serverPid(c.get());
+    QStringList runNotes;      // per run: each side's slowest command and the server's pauses
+    QList<SlowEntry> cliSlow;  // the CLI's commands over 10 ms
+    QList<QString> cliSlowRun; // the run's pauses beside each
     for (int run = 0; run < s_millionRuns; ++run) {
         freeReplyObject(redisCommand(c.get(), "SLOWLOG RESET"));
+        ServerPauses before = ServerPauses::read(pid);
         const double loopS = scanTypeSeconds(endpoint, &refKeys);
+        const ServerPauses loopPauses = ServerPauses::read(pid).since(before);
         qint64 loopRunEntries = 0;
-        loopSlowest = std::max(loopSlowest, slowestMs(c.get(), &loopRunEntries));
+        const double loopRunSlowest = slowestMs(c.get(), &loopRunEntries);
+        loopSlowest = std::max(loopSlowest, loopRunSlowest);
         loopEntries += loopRunEntries;
         refRuns.append(loopS);
         freeReplyObject(redisCommand(c.get(), "SLOWLOG RESET"));
@@ -384,17 +518,44 @@ QList<Figure> runMillionBench(const RedisEndpoint &endpoint, int keys)
         cli.setStandardOutputFile(QProcess::nullDevice());
         cli.setStandardErrorFile(QProcess::nullDevice());
         QElapsedTimer cliClock;
+        before = ServerPauses::read(pid);
         cliClock.start();
         cli.start(QStringLiteral(GATEHOUSE_CLI),
                   {QStringLiteral("--url"), urlOf(endpoint), QStringLiteral("snapshot"),
                    QStringLiteral("--json"), QStringLiteral("--limit"), QStringLiteral("100")});
         cli.waitForFinished(-1);
         const double runS = cliClock.nsecsElapsed() / 1e9;
+        const ServerPauses cliPauses = ServerPauses::read(pid).since(before);
         cliRuns.append(runS);
         cliExit = std::max(cliExit, cli.exitCode());
         qint64 entries = 0;
-        slowest = std::max(slowest, slowestMs(c.get(), &entries)); // this run's alone
+        QList<SlowEntry> logged;
+        const double runSlowest = slowestMs(c.get(), &entries, &logged); // this run's alone
+        slowest = std::max(slowest, runSlowest);
         slowEntries += entries;
+        for (SlowEntry &e : logged) {
+            cliSlow.append(std::move(e));
+            cliSlowRun.append(cliPauses.text());
+        }
+        runNotes.append(QStringLiteral("run %1: loop slowest %2 ms (%3); CLI slowest %4 ms (%5)")
+                            .arg(run + 1)
+                            .arg(loopRunSlowest, 0, 'f', 1)
+                            .arg(loopPauses.text())
+                            .arg(runSlowest, 0, 'f', 1)
+                            .arg(cliPauses.text()));
+    }
+    // Each of the CLI's slow commands run again at once: what it costs the
+    // server by itself, beside what the log says it took.
+    QStringList reruns;
+    for (qsizetype i = 0; i < cliSlow.size(); ++i) {
+        const SlowEntry &e = cliSlow.at(i);
+        const double again = rerunMs(c.get(), e.args);
+        reruns.append(QStringLiteral("%1 logged %2 ms, %3 run again (server: %4)")
+                          .arg(QString::fromLatin1(e.args.mid(0, 4).join(' ')))
+                          .arg(e.ms, 0, 'f', 1)
+                          .arg(again < 0 ? QStringLiteral("not")
+                                         : QStringLiteral("%1 ms").arg(again, 0, 'f', 2))
+                          .arg(cliSlowRun.at(i)));
     }
     const qint64 cliPeakKb = childrenPeakKb(); // the largest of the runs
     const double refS = *std::min_element(refRuns.cbegin(), refRuns.cend());
@@ -465,10 +626,14 @@ QList<Figure> runMillionBench(const RedisEndpoint &endpoint, int keys)
                      slowest, 10,
                      QStringLiteral("SLOWLOG (slowlog-log-slower-than 10000) over the CLI's "
                                     "runs: %1 entries; over the loop's: %2 entries, the slowest "
-                                    "%3 ms.")
+                                    "%3 ms. The server during each run (/proc): %4.%5")
                          .arg(slowEntries)
                          .arg(loopEntries)
-                         .arg(loopSlowest, 0, 'f', 1))};
+                         .arg(loopSlowest, 0, 'f', 1)
+                         .arg(runNotes.join(QStringLiteral("; ")))
+                         .arg(reruns.isEmpty() ? QString()
+                                               : QStringLiteral(" The CLI's entries: ")
+                                                     + reruns.join(QStringLiteral("; ")) + '.'))};
 }
 
 } // namespace gatehouse::bench

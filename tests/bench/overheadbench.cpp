@@ -70,6 +70,8 @@ QList<OverheadFeature> overheadFeatures()
 
 namespace {
 
+constexpr int s_fillSettlesMs = 12000; // populateTracked's longest window, and then some
+
 // utime + stime of a process, in seconds; -1 when it is gone.
 double processCpu(qint64 pid)
 {
@@ -407,6 +409,11 @@ QList<Figure> runOverheadBench(const RedisEndpoint &endpoint, const MonitorBench
         return {};
     test::call(*client, {"FLUSHALL"});
     populateTracked(*client, sizes);
+    // Every round watches the same settled data: the limiters' windows
+    // (10 s) and retry horizons (5 s) of the fill over before the first, as
+    // they are for the later ones (the first would otherwise watch its
+    // windows drain and record their falls, work the others never see).
+    spin(s_fillSettlesMs);
     QTemporaryDir dir;
     const QString profile = dir.filePath(QStringLiteral("bench-profile.json"));
     QFile file(profile);

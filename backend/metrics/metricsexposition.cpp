@@ -535,7 +535,7 @@ QByteArray MetricsExposition::formatValue(double v)
 }
 
 // Which objects go where, made by make() and reused by render() while the
-// snapshot's objects are the same keys in the same places (fits()).
+// snapshot's objects are the same keys in the same places (sized(), holds()).
 struct MetricsExposition::Layout
 {
     enum Place : qint8 { Gone, Individual, Other };

@@ -2,6 +2,7 @@
 #include "millionbench.h"
 
 #include "benchloader.h"
+#include "procstat.h"
 
 #include "redisserver.h"
 
@@ -229,8 +230,7 @@ struct ServerPauses
         ServerPauses p;
         QFile stat(QStringLiteral("/proc/%1/stat").arg(pid));
         if (stat.open(QIODevice::ReadOnly)) {
-            const QByteArray line = stat.readAll();
-            const QList<QByteArray> f = line.mid(line.lastIndexOf(')') + 2).split(' ');
+            const QList<QByteArray> f = procStatFields(stat.readAll());
             if (f.size() > 9) {
                 p.minorFaults = f.at(7).toLongLong(); // minflt (field 10)
                 p.majorFaults = f.at(9).toLongLong(); // majflt (field 12)

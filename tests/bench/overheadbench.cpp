@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "overheadbench.h"
 
+#include "procstat.h"
 #include "redisserver.h"
 
 #include <redis/redisclient.h>
@@ -78,9 +79,7 @@ double processCpu(qint64 pid)
     QFile stat(QStringLiteral("/proc/%1/stat").arg(pid));
     if (!stat.open(QIODevice::ReadOnly))
         return -1;
-    const QByteArray line = stat.readAll();
-    // Fields after the command name (which may hold spaces) in parentheses.
-    const QList<QByteArray> f = line.mid(line.lastIndexOf(')') + 2).split(' ');
+    const QList<QByteArray> f = procStatFields(stat.readAll());
     if (f.size() < 13)
         return -1;
     const double ticks = double(sysconf(_SC_CLK_TCK));
@@ -107,7 +106,7 @@ QHash<qint64, ThreadCpu> threadsCpu(qint64 pid)
         const QByteArray line = stat.readAll();
         const qsizetype open = line.indexOf('(');
         const qsizetype close = line.lastIndexOf(')');
-        const QList<QByteArray> f = line.mid(close + 2).split(' ');
+        const QList<QByteArray> f = procStatFields(line);
         if (open < 0 || close < open || f.size() < 13)
             continue;
         out.insert(tid.toLongLong(), {line.mid(open + 1, close - open - 1),

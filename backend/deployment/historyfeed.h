@@ -14,7 +14,8 @@ class Monitor;
 // full comparison, and the first record of every object found would go
 // through the minute's rows as well as the keyframe after it). Only what the
 // monitor replaced since the last tick is compared (Monitor::takeReplaced):
-// an idle object costs nothing. Also the objects' ids as discovery finds them
+// an idle object costs nothing, nor does its re-read under budgeted polling
+// when it only confirms its last reading. Also the objects' ids as discovery finds them
 // (HistoryStore::registerObjects) and the connection's timeline
 // (ConnectionTimeline: `gatehouse-cli timeline` and the Timeline page read
 // it back). Direct: the figures are computed on the monitor's thread and

@@ -400,15 +400,15 @@ void HistoryStore::feed(const Snapshot &snapshot, const Replaced *replaced)
                     ++nextMoving;
                 const bool wasMoving = nextMoving < m_moving.size() && m_moving.at(nextMoving) == i;
                 const ObjectList::Ptr &state = current.ptr(i);
-                const bool replacedHere = state != previous.ptr(i);
-                if (!replacedHere && !wasMoving)
-                    continue;
-                // Walking every place, a replaced state may be another
-                // object's (objects came or went); a listed place is the same
-                // object's (the monitor lists every place when objects move),
-                // so its last state is not read.
-                if (replacedHere && !listed) {
+                // A listed place was replaced or is re-sent: an entry either
+                // way, and the same object's (the monitor lists every place
+                // when objects move), so its last state is not read. Walking
+                // every place, a replaced state may be another object's
+                // (objects came or went).
+                if (!listed) {
                     const ObjectState &was = previous.at(i);
+                    if (state.get() == &was && !wasMoving)
+                        continue;
                     // A state read again shares its key's bytes with the last one.
                     if ((was.object->key.constData() != state->object->key.constData()
                          && was.object->key != state->object->key)

@@ -149,7 +149,9 @@ public:
     // or every object when the writer asks for it or objects came or went.
     void append(const Snapshot &snapshot);
     // What the monitor replaced since the snapshot of the last append
-    // (Monitor::takeReplaced): the objects not listed are not even compared.
+    // (Monitor::takeReplaced): the objects not listed are not even compared
+    // (their states are the same, or read again with the same figures
+    // moving the same way: the file would not change).
     // Used when it follows on from that append (the same source, its
     // sinceSequence the last snapshot's sequence, its sequence this one's,
     // not `all`); otherwise every object is compared, as append(snapshot).

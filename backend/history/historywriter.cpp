@@ -295,6 +295,21 @@ bool HistoryWriter::writeTick(const HistoryTick &tick)
     return true;
 }
 
+namespace {
+
+// The record of a present series' motions carried on to time t.
+void carryOn(const SeriesState &s, qint64 t, ChangeRecord *r)
+{
+    r->absent = false;
+    r->figures = s.figures;
+    for (int f = 0; f < HistoryFigures; ++f) {
+        r->values[f] = f < s.figures ? projectMotion(s.values[f], s.slopes[f], t - s.atMs) : 0.0;
+        r->slopes[f] = s.slopes[f];
+    }
+}
+
+} // namespace
+
 void HistoryWriter::recordEntries(const HistoryTick &tick, bool fullRecord, QByteArray &blob,
                                   QList<ChangeRecord> &keyframe)
 {
@@ -323,11 +338,18 @@ void HistoryWriter::recordEntries(const HistoryTick &tick, bool fullRecord, QByt
         if (!changed && !(fullRecord && s.present))
             continue; // an idle object: nothing written
         r.head = id;
-        r.absent = e.absent;
-        r.figures = e.absent ? 0 : figures;
-        for (int f = 0; f < HistoryFigures; ++f) {
-            r.values[f] = f < figures ? e.values[f] : 0.0;
-            r.slopes[f] = f < figures ? e.slopes[f] : 0;
+        if (!changed) {
+            // A full record of an object read again within the slack of its
+            // motions: the motions carried on, as for one not listed (the
+            // monitor lists no such re-read), not the reading's few ms off.
+            carryOn(s, t, &r);
+        } else {
+            r.absent = e.absent;
+            r.figures = e.absent ? 0 : figures;
+            for (int f = 0; f < HistoryFigures; ++f) {
+                r.values[f] = f < figures ? e.values[f] : 0.0;
+                r.slopes[f] = f < figures ? e.slopes[f] : 0;
+            }
         }
         if (fullRecord) {
             if (!e.absent) // a full tick's reader starts with nothing present
@@ -357,13 +379,7 @@ void HistoryWriter::recordUnlisted(qint64 t, bool tickFull, bool fullRecord, QBy
             if (!fullRecord)
                 putRecord(blob, r);
         } else {
-            r.absent = false;
-            r.figures = s.figures;
-            for (int f = 0; f < HistoryFigures; ++f) {
-                r.values[f]
-                    = f < s.figures ? projectMotion(s.values[f], s.slopes[f], t - s.atMs) : 0.0;
-                r.slopes[f] = s.slopes[f];
-            }
+            carryOn(s, t, &r);
             keyframe.append(r); // (fullRecord: a partial tick's hour begins)
         }
         s.apply(r, t);

@@ -192,7 +192,11 @@ public:
     // marked stale or gone) between the snapshot of the last call
     // (sinceSequence; 0 before the first) and the latest one (sequence):
     // their indices in the latest snapshot's objects, perhaps repeated.
-    // Every other object has there the very state (pointer) it had then.
+    // Every other object has there the very state (pointer) it had then,
+    // or a state read again whose figures are where the earlier one's
+    // motions put them (budgeted polling's re-read of an idle object: the
+    // same values, durations within DurationSlackMs, moving the same way;
+    // checked only once someone has taken the list).
     // all: objects came, went or moved, or more were replaced than listed:
     // compare every one. For one consumer calling it at each tickFinished
     // (the history writer: HistoryStore::append); monitor tells monitors
@@ -354,8 +358,10 @@ private:
     // any changed.
     bool updateStaleness();
     // The published state of tracked object i, rebuilt after it changed.
+    // listed false: not in takeReplaced()'s list (a re-read that confirms
+    // the last state's figures).
     void restate(int index, std::optional<Reading> reading = std::nullopt,
-                 std::optional<PatternObject> object = std::nullopt);
+                 std::optional<PatternObject> object = std::nullopt, bool listed = true);
     const PatternObject &objectAt(int index) const { return m_states.at(index)->object; }
     // Behaviour (Options::behaviourTicks): the verdict of tracked object
     // index's notes into its evidence; one that falls under the threshold

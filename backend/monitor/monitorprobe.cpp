@@ -2,6 +2,7 @@
 // The monitor's probes: a run's objects sent in pipelined batches (paced
 // with budgeted polling), their replies read by each object's unit.
 #include "monitor.h"
+#include "rereadcheck.h"
 
 #include <patterns/behaviourreadings.h>
 #include <patterns/objectread.h>
@@ -237,24 +238,20 @@ void Monitor::absorb(int index, const PatternObject &object, const QList<RedisVa
     // for HotTicks ticks.
     const bool budgetOn = m_options.adaptive && m_options.budgetPercent > 0 && !m_server.eventsLive;
     bool hot = false;
+    // Left out of takeReplaced()'s list: a re-read that only confirms the
+    // last state (checked once someone takes the list).
+    bool confirms = false;
     if (budgetOn && t.track.everRead) {
-        const Reading &last = m_states.at(index)->reading;
-        const Reading projected = last.at(reading.atMs);
+        const Reading projected = m_states.at(index)->reading.at(reading.atMs);
         const QList<Figure> &figures = m_figures.value(t.kind);
-        hot = projected.status != reading.status
-              || std::any_of(figures.cbegin(), figures.cend(), [&](const Figure &f) {
-                     const double a = f.value(projected, reading.atMs);
-                     const double b = f.value(reading, reading.atMs);
-                     // A TTL read again differs from its projection by the
-                     // ms between the probe's send and Redis' clock.
-                     const double slack = f.isDuration ? DurationSlackMs : 0.0;
-                     return std::abs(a - b) > slack && !(std::isnan(a) && std::isnan(b));
-                 });
+        hot = rereadWritten(figures, projected, reading, DurationSlackMs);
+        confirms = !hot && !changed && m_replaced.taken()
+                   && rereadConfirms(figures, projected, reading, DurationSlackMs);
     }
     t.unit->track(t.track, reading, ctx.nowMs);
     t.track.everRead = true;
     t.validUntilMs = t.unit->validUntilMs(object, reading);
-    restate(index, std::move(reading), std::move(changed));
+    restate(index, std::move(reading), std::move(changed), !confirms);
     if (observed)
         applyBehaviour(index);
     if (t.observeUntilMs > 0 && ctx.nowMs > t.observeUntilMs) {

@@ -13,7 +13,7 @@
 namespace gatehouse {
 
 void Monitor::restate(int index, std::optional<Reading> reading,
-                      std::optional<PatternObject> object)
+                      std::optional<PatternObject> object, bool listed)
 {
     const Tracked &t = m_tracked.at(index);
     auto o = std::make_shared<ObjectState>();
@@ -37,7 +37,8 @@ void Monitor::restate(int index, std::optional<Reading> reading,
                              : o->reading.atMs;
     if (index < m_states.size()) {
         m_states[index] = std::move(o);
-        m_replaced.replaced(index, m_states.size());
+        if (listed)
+            m_replaced.replaced(index, m_states.size());
     } else {
         m_states.append(std::move(o));
         m_replaced.moved();

@@ -33,6 +33,9 @@ public:
     // What the snapshots made since the last take replaced, up to the one of
     // sequence (the latest).
     Taken take(quint64 monitor, quint64 sequence);
+    // Whether anyone took the list since the first snapshot (a monitor
+    // nobody takes it from need not judge which re-reads to leave out).
+    bool taken() const { return m_since != 0; }
 
 private:
     QList<int> m_pending; // since the last snapshot was made

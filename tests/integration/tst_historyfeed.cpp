@@ -3,12 +3,15 @@
 // HistoryStore::Replaced), against a real redis-server under budgeted
 // polling with writes going on: the store compares only the objects listed
 // (an idle object costs the monitor's thread nothing), every object whose
-// state changed is listed, and the file holds exactly the rows a store
-// comparing every object writes.
+// state changed is listed unless it was read again and says what its last
+// state's motions say (an idle object's re-read), and the file holds exactly
+// the rows a store comparing every object writes.
+#include <history/historychanges.h>
 #include <history/historystore.h>
 #include <monitor/monitor.h>
 #include <monitor/profile.h>
 #include <patterns/lock/lockdata.h>
+#include <patterns/patternunit.h>
 #include <redis/redisclient.h>
 
 #include "redisserver.h"
@@ -71,6 +74,25 @@ QStringList tableRows(const QString &path, QString *error)
     }
     QSqlDatabase::removeDatabase(name);
     return out;
+}
+
+// Whether the history sees state now as the same motions as state was, at
+// the tick's time atMs: what a store comparing every object would find.
+bool sameForHistory(const ObjectState &was, const ObjectState &now, qint64 atMs)
+{
+    HistoryTick::Entry a, b;
+    bool aMoves = false, bMoves = false;
+    HistoryTick::entryOf(was, atMs, &a, &aMoves);
+    HistoryTick::entryOf(now, atMs, &b, &bMoves);
+    if (aMoves || bMoves || a.absent != b.absent || a.figures != b.figures)
+        return false;
+    const QList<Figure> figures = PatternUnit::of(now.object->kind).figures();
+    for (int f = 0; f < a.figures; ++f) {
+        if (!Internal::sameMotion(a.values[f], a.slopes[f], b.values[f], b.slopes[f],
+                                  figures.at(f).isDuration))
+            return false;
+    }
+    return true;
 }
 
 } // namespace
@@ -146,7 +168,8 @@ private slots:
 
         bool discovered = false;
         int ticks = 0, listedTicks = 0;
-        qsizetype walkedCompared = 0, listedCompared = 0, changedStates = 0;
+        qsizetype walkedCompared = 0, listedCompared = 0, changedStates = 0, confirmedStates = 0;
+        qsizetype walkedEntries = 0, listedEntries = 0;
         QString missed;
         ObjectList previous;
         connect(&monitor, &Monitor::discoveryFinished, this, [&] { discovered = true; });
@@ -155,7 +178,8 @@ private slots:
             if (!discovered)
                 return;
             // Every state that is not the one of the last tick's snapshot
-            // is listed (the monitor's list is complete).
+            // is listed, or is a re-read the history sees as the same
+            // motions (the monitor's list leaves out nothing it would write).
             const bool follows = !taken.all && previous.size() == s.objects.size() && ticks > 0;
             if (follows) {
                 const QSet<int> places(taken.indices.cbegin(), taken.indices.cend());
@@ -163,7 +187,11 @@ private slots:
                     if (s.objects.ptr(i) == previous.ptr(i))
                         continue;
                     ++changedStates;
-                    if (!places.contains(int(i)) && missed.isEmpty())
+                    if (places.contains(int(i)))
+                        continue;
+                    ++confirmedStates;
+                    if (!sameForHistory(previous.at(i), s.objects.at(i), s.server.timeMs)
+                        && missed.isEmpty())
                         missed = QString::fromLatin1(s.objects.at(i).object->key);
                 }
             }
@@ -179,7 +207,9 @@ private slots:
             const HistoryStore::FeedStats w = walked.lastFeed();
             const HistoryStore::FeedStats l = listed.lastFeed();
             QCOMPARE(l.full, w.full);
-            QCOMPARE(l.entries, w.entries);
+            QVERIFY(l.entries <= w.entries);
+            walkedEntries += w.entries;
+            listedEntries += l.entries;
             if (follows && !l.full) {
                 ++listedTicks;
                 walkedCompared += w.compared;
@@ -226,7 +256,20 @@ private slots:
         QVERIFY2(listedProblems.isEmpty(), qPrintable(listedProblems.value(0).value(0).toString()));
 
         QVERIFY2(missed.isEmpty(),
-                 qPrintable(QStringLiteral("%1's state was replaced but not listed").arg(missed)));
+                 qPrintable(QStringLiteral("%1's state was replaced, changed for the history, "
+                                           "and not listed")
+                                .arg(missed)));
+        qInfo("%lld states replaced, %lld of them re-reads left out; %lld entries listed, "
+              "%lld walked",
+              qlonglong(changedStates), qlonglong(confirmedStates), qlonglong(listedEntries),
+              qlonglong(walkedEntries));
+        // Idle objects were read again and left out: fewer entries than a
+        // store comparing every object makes.
+        QVERIFY2(confirmedStates > 0 && listedEntries < walkedEntries,
+                 qPrintable(QStringLiteral("%1 re-reads left out; %2 entries listed, %3 walked")
+                                .arg(confirmedStates)
+                                .arg(listedEntries)
+                                .arg(walkedEntries)));
         // The list was used, and it spared most of the comparisons: the
         // objects read each tick, not all 601.
         QVERIFY2(listedTicks >= 30, qPrintable(QString::number(listedTicks)));
@@ -235,7 +278,7 @@ private slots:
                  qPrintable(QStringLiteral("%1 compared with the list, %2 without")
                                 .arg(listedCompared)
                                 .arg(walkedCompared)));
-        QVERIFY(listedCompared >= changedStates);
+        QVERIFY(listedCompared >= changedStates - confirmedStates);
 
         // The same file: every row of every table.
         QString walkedError, listedError;

@@ -389,16 +389,13 @@ void HistoryStore::feed(const Snapshot &snapshot, const Replaced *replaced)
             const ObjectList &previous = *m_previous;
             if (!m_lastFeed.full) // about as many as last time
                 tick.entries.reserve(m_lastFeed.entries);
-            // The places re-sent every tick, in ascending order as both
-            // loops made them: walked along with the places compared.
+            // Walking every place, the places re-sent every tick (ascending,
+            // as the loops made them) are walked along with it.
             qsizetype nextMoving = 0;
             const qsizetype n = listed ? places.size() : current.size();
             for (qsizetype k = 0; k < n; ++k) {
                 const qsizetype i = listed ? places.at(k) : k;
                 ++compared;
-                while (nextMoving < m_moving.size() && m_moving.at(nextMoving) < i)
-                    ++nextMoving;
-                const bool wasMoving = nextMoving < m_moving.size() && m_moving.at(nextMoving) == i;
                 const ObjectList::Ptr &state = current.ptr(i);
                 // A listed place was replaced or is re-sent: an entry either
                 // way, and the same object's (the monitor lists every place
@@ -406,6 +403,10 @@ void HistoryStore::feed(const Snapshot &snapshot, const Replaced *replaced)
                 // every place, a replaced state may be another object's
                 // (objects came or went).
                 if (!listed) {
+                    while (nextMoving < m_moving.size() && m_moving.at(nextMoving) < i)
+                        ++nextMoving;
+                    const bool wasMoving
+                        = nextMoving < m_moving.size() && m_moving.at(nextMoving) == i;
                     const ObjectState &was = previous.at(i);
                     if (state.get() == &was && !wasMoving)
                         continue;

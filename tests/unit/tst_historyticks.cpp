@@ -6,6 +6,7 @@
 #include <monitor/snapshot.h>
 #include <patterns/limiterdata.h>
 #include <patterns/lock/lockdata.h>
+#include <patterns/lock/lockunit.h>
 #include <patterns/patternregistry.h>
 
 #include "historytestdata.h"
@@ -26,6 +27,27 @@ namespace {
 
 const PatternKind &s_limiter = historytest::limiter;
 
+// A lock whose one figure is not a straight line in time: the tens of
+// seconds its TTL has left (6, 6, ..., 5, ..., 0). No registered pattern has
+// such a figure yet; the history must still record it as the snapshot shows
+// it at every tick, although nothing reads the object again.
+class SteppingLockUnit : public LockUnit
+{
+public:
+    static constexpr PatternKind Kind{"test-stepping-lock"};
+    PatternKind kind() const override { return Kind; }
+    QList<Figure> figures() const override
+    {
+        Figure f;
+        f.id = QStringLiteral("tensLeft");
+        f.title = QStringLiteral("Tens of seconds left");
+        f.value = [](const Reading &r, qint64 atMs) {
+            return std::ceil(double(r.countdownAt(r.pttlMs, atMs)) / 10000.0);
+        };
+        return {f};
+    }
+};
+
 } // namespace
 
 class tst_HistoryTicks : public QObject
@@ -38,6 +60,11 @@ private slots:
         QVERIFY2(QSqlDatabase::isDriverAvailable(QStringLiteral("QSQLITE")),
                  "Qt's SQLite driver is missing: run .ci/install-deps (Debian libqt6sql6-sqlite).");
         QVERIFY(PatternRegistry::instance().find(s_limiter) != nullptr);
+        // The registry is built once and read-only after; a test adds its
+        // own pattern before anything reads it from another thread.
+        const_cast<PatternRegistry &>(PatternRegistry::instance())
+            .add(std::make_unique<SteppingLockUnit>());
+        QVERIFY(PatternRegistry::instance().find(SteppingLockUnit::Kind) != nullptr);
     }
 
     // An entry's place in the snapshot (Entry::at) finds the id the writer
@@ -335,6 +362,91 @@ private slots:
                                         .arg(want)));
             }
         }
+    }
+
+    // A figure that is not a straight line (a staircase) cannot be carried
+    // on by its motion: its state is sent again every tick while it steps,
+    // whether the store is fed the monitor's list of replaced states (which
+    // does not name it: nothing read it again) or walks every object, and
+    // the file reads what the snapshot showed at each tick. Once flat (the
+    // TTL ran out) it is sent no more.
+    void steppingFiguresEveryTick()
+    {
+        QTemporaryDir dir;
+        HistoryStore::Options options;
+        options.maxPendingTicks = 100000;
+        const QString listedPath = dir.filePath(QStringLiteral("listed.sqlite"));
+        const QString walkedPath = dir.filePath(QStringLiteral("walked.sqlite"));
+        HistoryStore listed(listedPath, options);
+        HistoryStore walked(walkedPath, options);
+        QSignalSpy listedProblems(&listed, &HistoryStore::problem);
+        QSignalSpy walkedProblems(&walked, &HistoryStore::problem);
+        listed.open();
+        walked.open();
+        Snapshot snapshot;
+        ObjectState stepping;
+        stepping.object.edit().kind = SteppingLockUnit::Kind;
+        stepping.object.edit().key = "lock:stepping";
+        stepping.reading.atMs = T0 - 500;
+        LockData::in(stepping.reading).token = "holder";
+        stepping.reading.pttlMs = 45000; // 44.5 s left at T0: 5; 0 from tick 45 on
+        snapshot.objects.append(stepping);
+        ObjectState plain;
+        plain.object.edit().kind = LockUnit::Kind;
+        plain.object.edit().key = "lock:plain";
+        plain.reading.atMs = T0 - 500;
+        LockData::in(plain.reading).token = "holder";
+        plain.reading.pttlMs = 600000;
+        snapshot.objects.append(plain);
+        constexpr int Ticks = 70;
+        QList<float> expected;
+        QList<qsizetype> listedEntries, walkedEntries;
+        for (int k = 0; k < Ticks; ++k) {
+            const qint64 t = T0 + 1000LL * k;
+            snapshot.server.timeMs = t;
+            HistoryStore::Replaced replaced; // the monitor read nothing again
+            replaced.source = 1;
+            replaced.sinceSequence = snapshot.sequence;
+            replaced.sequence = ++snapshot.sequence;
+            replaced.all = false;
+            listed.append(snapshot, replaced);
+            walked.append(snapshot);
+            QCOMPARE(listed.lastFeed().full, k == 0);
+            QCOMPARE(walked.lastFeed().full, k == 0);
+            listedEntries.append(listed.lastFeed().entries);
+            walkedEntries.append(walked.lastFeed().entries);
+            expected.append(float(std::ceil((45000.0 - 500 - 1000.0 * k) / 10000.0)));
+            expected.last() = std::max(0.0f, expected.last());
+        }
+        listed.flush();
+        walked.flush();
+        QVERIFY2(listedProblems.isEmpty(), qPrintable(listedProblems.value(0).value(0).toString()));
+        QVERIFY2(walkedProblems.isEmpty(), qPrintable(walkedProblems.value(0).value(0).toString()));
+        // Sent while it steps (its hour-on value differs from its second-on
+        // one), never the plain lock's countdown; and not once it is flat.
+        for (int k = 1; k < Ticks; ++k) {
+            const qsizetype want = k <= 44 ? 1 : 0;
+            QVERIFY2(listedEntries.at(k) == want && walkedEntries.at(k) == want,
+                     qPrintable(QStringLiteral("tick %1: %2 entries listed, %3 walked, not %4")
+                                    .arg(k)
+                                    .arg(listedEntries.at(k))
+                                    .arg(walkedEntries.at(k))
+                                    .arg(want)));
+        }
+        for (const QString &path : {listedPath, walkedPath}) {
+            QString error;
+            const auto r = HistoryStore::read(path, "lock:stepping", T0, T0 + Ticks * 1000, &error);
+            QVERIFY2(r, qPrintable(error));
+            QCOMPARE(r->times.size(), Ticks);
+            QCOMPARE(r->values.at(0), expected);
+            const auto p = HistoryStore::read(path, "lock:plain", T0, T0 + Ticks * 1000, &error);
+            QVERIFY2(p, qPrintable(error));
+            QCOMPARE(p->values.at(0).last(), float(600000 - 500 - 1000 * (Ticks - 1)));
+        }
+        QCOMPARE(expected.at(0), 5.0f); // 44.5 s left
+        QCOMPARE(expected.at(5), 4.0f);
+        QCOMPARE(expected.at(44), 1.0f);
+        QCOMPARE(expected.at(45), 0.0f);
     }
 
     // Objects registered as discovery finds them are in the file before the

@@ -2,6 +2,7 @@
 #include "actioncommand.h"
 
 #include "exitcodes.h"
+#include "targetidentity.h"
 
 #include <actions/matchcount.h>
 
@@ -216,8 +217,10 @@ void ActionCommand::act(const PatternUnit &unit, const PatternAction &action)
         }
     }
     ScriptCall call = action.build(request);
-    if (!call.isValid()) { // the target's layout does not allow it (no claims set)
-        fail(call.refusal);
+    if (!call.isValid()) {
+        // The target's layout does not allow it (no claims set; a layout
+        // shown read-only): refused, and the refusal audited.
+        m_engine->run(call, m_request.dryRun, this, [this](const ActionOutcome &o) { report(o); });
         return;
     }
     if (!mismatch.isEmpty() && call.refusal.isEmpty())
@@ -252,38 +255,75 @@ void ActionCommand::actAfterReading(const PatternUnit &unit, const ActionRequest
                      ExitFailure);
                 return;
             }
-            readObjects(
-                client(), this, {{&unit, request.object, context}},
-                [this, &unit, request, call, context](const ObjectReplies &read) {
-                    const QList<RedisValue> &replies = read.at(0);
-                    if (const auto bad
-                        = std::find_if(replies.cbegin(), replies.cend(),
-                                       [](const RedisValue &v) { return v.isFailed(); });
-                        bad != replies.cend()) {
-                        fail(QStringLiteral("Cannot read \"%1\" before acting on it: %2 "
+            // Named by a profile rule, the key is what the rule says;
+            // otherwise what discovery would say it is, first.
+            if (m_request.profile && m_request.profile->objectFor(request.target)) {
+                readToCheck(unit, request, call, context, 2);
+                return;
+            }
+            checkTargetIdentity(
+                client(), this, unit, request.target, context.nowMs,
+                [this, &unit, request, call, context](const QString &refusal,
+                                                      const QString &error) {
+                    if (!error.isEmpty()) {
+                        fail(QStringLiteral("Cannot tell what \"%1\" is before acting on it: %2 "
                                             "Nothing was sent.")
-                                 .arg(printableBytes(request.target, 80), bad->errorMessage()),
+                                 .arg(printableBytes(request.target, 80), error),
                              ExitFailure);
                         return;
                     }
-                    const Reading reading = unit.read(request.object, replies, context);
-                    if (reading.status != Reading::Status::Missing
-                        && !reading.library().layoutKnown) {
-                        fail(QStringLiteral("\"%1\" is not a %2 layout Gatehouse knows, so "
-                                            "nothing acts on it (the console shows it "
-                                            "read-only). %3")
-                                 .arg(printableBytes(request.target, 80), unit.title(),
-                                      reading.message)
-                                 .trimmed(),
-                             ExitNothingDone);
+                    if (!refusal.isEmpty()) {
+                        ScriptCall refused = call;
+                        refused.refusal = refusal;
+                        runCall(refused);
                         return;
                     }
-                    if (call.batch > 0 && !m_request.dryRun && !m_request.readOnly) {
-                        batchLoop(call, 0);
-                        return;
-                    }
-                    runCall(call);
+                    readToCheck(unit, request, call, context, 2);
                 });
+        });
+}
+
+void ActionCommand::readToCheck(const PatternUnit &unit, const ActionRequest &request,
+                                const ScriptCall &call, const ProbeContext &context, int passes)
+{
+    readObjects(
+        client(), this, {{&unit, request.object, context}},
+        [this, &unit, request, call, context, passes](const ObjectReplies &read) {
+            const QList<RedisValue> &replies = read.at(0);
+            if (const auto bad = std::find_if(replies.cbegin(), replies.cend(),
+                                              [](const RedisValue &v) { return v.isFailed(); });
+                bad != replies.cend()) {
+                fail(QStringLiteral("Cannot read \"%1\" before acting on it: %2 "
+                                    "Nothing was sent.")
+                         .arg(printableBytes(request.target, 80), bad->errorMessage()),
+                     ExitFailure);
+                return;
+            }
+            if (passes > 1) {
+                if (std::optional<PatternObject> more
+                    = unit.afterRead(request.object, request.object, replies)) {
+                    ActionRequest again = request;
+                    again.object = *more;
+                    readToCheck(unit, again, call, context, passes - 1);
+                    return;
+                }
+            }
+            const Reading reading = unit.read(request.object, replies, context);
+            if (reading.status != Reading::Status::Missing && !reading.library().layoutKnown) {
+                ScriptCall refused = call;
+                refused.refusal
+                    = QStringLiteral("\"%1\" is not a %2 layout Gatehouse knows "
+                                     "(the console shows it read-only). %3")
+                          .arg(printableBytes(request.target, 80), unit.title(), reading.message)
+                          .trimmed();
+                runCall(refused);
+                return;
+            }
+            if (call.batch > 0 && !m_request.dryRun && !m_request.readOnly) {
+                batchLoop(call, 0);
+                return;
+            }
+            runCall(call);
         });
 }
 

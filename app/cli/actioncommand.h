@@ -59,6 +59,12 @@ private:
     // pattern knows, as the console shows them read-only; then runs call.
     void actAfterReading(const PatternUnit &unit, const ActionRequest &request,
                          const ScriptCall &call);
+    // One read of object; when its replies name parts the object did not
+    // have (a deployment's queues listed in its SET: PatternUnit::afterRead),
+    // read again with them, as the monitor does on its next tick, so the
+    // check judges what the console shows. passes: reads left.
+    void readToCheck(const PatternUnit &unit, const ActionRequest &request,
+                     const ScriptCall &call, const ProbeContext &context, int passes);
     void runCall(const ScriptCall &call);
     void runDry(const ScriptCall &call);
     void batchLoop(const ScriptCall &call, qint64 total);

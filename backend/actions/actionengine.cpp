@@ -324,8 +324,11 @@ void ActionEngine::run(const ScriptCall &call, bool dryRun, const QObject *conte
 {
     ActionOutcome out;
     if (!call.isValid()) {
-        out.result = ActionOutcome::Result::Failed;
-        // The pattern says why in refusal (a queue without a claims set).
+        // The pattern says why in refusal (a queue without a claims set, a
+        // layout shown read-only): refused, nothing sent; without a reason
+        // the action cannot be made at all.
+        out.result = call.refusal.isEmpty() ? ActionOutcome::Result::Failed
+                                            : ActionOutcome::Result::Refused;
         out.message = !call.refusal.isEmpty()
                           ? call.refusal
                           : QStringLiteral("%1 is not possible for this object.").arg(call.action);

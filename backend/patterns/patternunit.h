@@ -201,6 +201,21 @@ public:
         Q_UNUSED(target)
         return !replies.isEmpty() && replies.first().bytes() == keyType();
     }
+    // Without a profile rule naming it, an action acts on a key only when
+    // discovery would show it as one of this section's: the strongest claim
+    // on its shape (claimKey) is a pattern of this section. For patterns
+    // whose keys are single values any application writes (a lock's string,
+    // a window's counter).
+    virtual bool actsOnlyOnClaimedKeys() const { return false; }
+    // The objects of this pattern a key may be a part of, by its name alone
+    // (a Bull job's lock "<base>:<id>:lock": "<base>"). The CLI asks
+    // identifies() of each and refuses another pattern's action on a key
+    // that belongs to one, as the console never shows it as anything else.
+    virtual QList<QByteArray> ownerCandidates(const QByteArray &key) const
+    {
+        Q_UNUSED(key)
+        return {};
+    }
 
     // --- Profile rules ---------------------------------------------------
     // The rule's pattern-specific fields, read into rule (the registry and

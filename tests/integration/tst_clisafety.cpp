@@ -220,15 +220,138 @@ private slots:
         QCOMPARE(run.exitCode, 0);
     }
 
-    // Was: 234 MB resident, the whole value echoed.
+    // Was: 234 MB resident, the whole value echoed. Named a lock by a
+    // profile rule, the release script answers; without one, what the key
+    // looks like refuses it first. Either way a bounded sentence.
     void lockReleaseOnAHugeValueAnswersBounded()
     {
         call(*m_client, {"SET", "lock:big", QByteArray(20 * 1024 * 1024, 'v')});
-        const CliRun run = cli({"lock", "release", "lock:big", "--token", "wrong"});
+        const QString p = profile(R"({"pattern": "lock", "match": "lock:*"})");
+        CliRun run = cli({"--profile", p, "lock", "release", "lock:big", "--token", "wrong"});
         QCOMPARE(run.exitCode, 3);
         QVERIFY2(run.err.size() < 1024, qPrintable(run.err.left(300)));
-        QVERIFY(run.err.contains(QLatin1String("20971520 bytes")));
+        QVERIFY2(run.err.contains(QLatin1String("20971520 bytes")), qPrintable(run.err));
+        run = cli({"lock", "release", "lock:big", "--token", "wrong"});
+        QCOMPARE(run.exitCode, 3);
+        QVERIFY2(run.err.size() < 1024, qPrintable(run.err.left(300)));
+        QVERIFY2(run.err.contains(QLatin1String("with no TTL")), qPrintable(run.err));
         QCOMPARE(call(*m_client, {"STRLEN", "lock:big"}).toInteger(), 20 * 1024 * 1024);
+    }
+
+    // Was: a counter with no TTL reset, a user record released and given a
+    // TTL, a cached value and a settings hash deleted as locks: without a
+    // profile rule a key is acted on as what discovery would show it as,
+    // each refusal audited; --force and a rule stay the operator's ways.
+    void actionsActOnlyOnWhatDiscoveryShows()
+    {
+        call(*m_client, {"SET", "pageviews:1", "42"});
+        call(*m_client, {"SET", "user:1", "alice"});
+        call(*m_client, {"SET", "cache:user:6", R"({"id":6,"name":"x"})", "EX", "300"});
+        call(*m_client, {"HSET", "lock_settings", "timeout_ms", "30000", "retry", "3"});
+        call(*m_client, {"SET", "lock:x", "5", "PX", "60000"});
+        const struct
+        {
+            QStringList args;
+            QString says;
+        } refused[] = {
+            {{"limiter", "reset", "pageviews:1"}, "with no TTL holding \"42\""},
+            {{"lock", "release", "user:1", "--token", "alice"}, "not a lock"},
+            {{"lock", "extend", "user:1", "--token", "alice", "--ttl", "1000"}, "not a lock"},
+            {{"lock", "release", "cache:user:6", "--token", R"({"id":6,"name":"x"})"},
+             "would show it as no structure"},
+            {{"lock", "release", "lock_settings", "--token", "x"}, "is not a Redisson lock"},
+            {{"limiter", "reset", "lock:x"}, "would show it as a lock"},
+        };
+        for (const auto &r : refused) {
+            const CliRun run = cli(r.args);
+            QVERIFY2(run.exitCode == 3, qPrintable(r.args.join(u' ') + u": " + run.err));
+            QVERIFY2(run.err.contains(r.says), qPrintable(r.args.join(u' ') + u": " + run.err));
+            QCOMPARE(lastAudit().value(QLatin1String("outcome")).toString(),
+                     QStringLiteral("refused"));
+        }
+        QCOMPARE(call(*m_client, {"GET", "pageviews:1"}).bytes(), QByteArray("42"));
+        QCOMPARE(call(*m_client, {"PTTL", "user:1"}).toInteger(), -1);
+        QCOMPARE(call(*m_client, {"EXISTS", "cache:user:6", "lock_settings", "lock:x"}).toInteger(),
+                 3);
+        // A dry run says it would be refused.
+        CliRun run = cli({"--dry-run", "limiter", "reset", "pageviews:1"});
+        QCOMPARE(run.exitCode, 3);
+        QVERIFY2(run.out.contains(QLatin1String("would be refused")), qPrintable(run.out));
+
+        // What discovery shows as a lock or a window is acted on: a holder's
+        // process identity under a lock's name, a counter that expires.
+        call(*m_client, {"SET", "lock:job:7", "worker-3:4242", "PX", "60000"});
+        run = cli({"lock", "release", "lock:job:7", "--token", "worker-3:4242"});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        call(*m_client, {"SET", "rl:fixed:2", "3", "PX", "60000"});
+        run = cli({"limiter", "reset", "rl:fixed:2"});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        QCOMPARE(call(*m_client, {"EXISTS", "lock:job:7", "rl:fixed:2"}).toInteger(), 0);
+        // The operator's ways past it: a rule naming the key, or --force.
+        const QString p = profile(R"({"pattern": "fixed-window", "match": "pageviews:*"})");
+        run = cli({"--profile", p, "limiter", "reset", "pageviews:1"});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        run = cli({"--force", "lock", "release", "user:1", "--token", "alice"});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        QCOMPARE(call(*m_client, {"EXISTS", "pageviews:1", "user:1"}).toInteger(), 0);
+    }
+
+    // Was: a BullMQ job's lock released while its worker held it (the job
+    // then looked stalled). The job's keys are its queue's.
+    void jobLockBelongsToItsQueue()
+    {
+        call(*m_client, {"HSET", "bull:reports:meta", "opts.maxLenEvents", "10000"});
+        call(*m_client, {"XADD", "bull:reports:events", "*", "event", "added", "jobId", "rep-1"});
+        call(*m_client, {"HSET", "bull:reports:rep-1", "name", "r", "data", "{}", "timestamp",
+                         "1795970000000"});
+        call(*m_client, {"LPUSH", "bull:reports:active", "rep-1"});
+        const QByteArray token = "3f2a9c1e-8b7d-4e21-9a0f-6c5d4b3a2e1f";
+        call(*m_client, {"SET", "bull:reports:rep-1:lock", token, "PX", "30000"});
+        const CliRun run = cli({"lock", "release", "bull:reports:rep-1:lock", "--token", token});
+        QCOMPARE(run.exitCode, 3);
+        QVERIFY2(run.err.contains(QLatin1String("is a key of BullMQ queue \"bull:reports\"")),
+                 qPrintable(run.err));
+        QCOMPARE(call(*m_client, {"GET", "bull:reports:rep-1:lock"}).bytes(), token);
+        QCOMPARE(lastAudit().value(QLatin1String("outcome")).toString(), QStringLiteral("refused"));
+    }
+
+    // Was: a Resque deployment and a Sidekiq one the console showed
+    // read-only (a queue's next job another library's) had jobs removed
+    // and retried by the CLI: the CLI reads the queues the deployment lists,
+    // as the console does, before judging its layout.
+    void unknownLayoutsAreNotActedOn()
+    {
+        call(*m_client, {"SADD", "legacy:queues", "a"});
+        call(*m_client, {"RPUSH", "legacy:queue:a",
+                         R"({"class":"HardWorker","args":[1],"jid":"0123456789abcdef01234567"})"});
+        call(
+            *m_client,
+            {"RPUSH", "legacy:failed",
+             R"({"failed_at":"2026/11/29 16:00:00 UTC","payload":{"class":"X","args":[1]},"exception":"E","error":"boom","queue":"a","worker":"w"})"});
+        call(*m_client, {"SADD", "queues", "default"});
+        call(*m_client, {"RPUSH", "queue:default", R"({"class":"Mailer","args":[1]})"});
+        call(
+            *m_client,
+            {"ZADD", "retry", "1795990000.5",
+             R"({"class":"Mailer","args":[2],"jid":"aaaaaaaaaaaaaaaaaaaaaaaa","queue":"default","retry_count":1,"error_message":"x"})"});
+        const QStringList attempts[] = {
+            {"queue", "remove", "legacy:queues", "--job", "0"},
+            {"queue", "retry", "legacy:queues", "--job", "0"},
+            {"queue", "retry", "queues", "--job", "aaaaaaaaaaaaaaaaaaaaaaaa"},
+            {"queue", "kill", "queues", "--job", "aaaaaaaaaaaaaaaaaaaaaaaa"},
+        };
+        for (const QStringList &args : attempts) {
+            const CliRun run = cli(args);
+            QVERIFY2(run.exitCode == 3, qPrintable(args.join(u' ') + u": " + run.err));
+            QVERIFY2(run.err.contains(QLatin1String("layout Gatehouse knows")),
+                     qPrintable(run.err));
+            QCOMPARE(lastAudit().value(QLatin1String("outcome")).toString(),
+                     QStringLiteral("refused"));
+        }
+        QCOMPARE(call(*m_client, {"LLEN", "legacy:failed"}).toInteger(), 1);
+        QCOMPARE(call(*m_client, {"LLEN", "legacy:queue:a"}).toInteger(), 1);
+        QCOMPARE(call(*m_client, {"ZCARD", "retry"}).toInteger(), 1);
+        QCOMPARE(call(*m_client, {"EXISTS", "dead"}).toInteger(), 0);
     }
 
     void tokenIssueInputs_data()

@@ -750,9 +750,16 @@ private slots:
         std::optional<ActionOutcome> outcome;
         engine.run(call, false, this, [&](const ActionOutcome &o) { outcome = o; });
         QVERIFY(outcome);
-        QCOMPARE(outcome->result, R::Failed);
+        // A refusal (the layout does not allow it: nothing sent), exit 3 in
+        // the CLI; without a reason it could not be made at all.
+        QCOMPARE(outcome->result, R::Refused);
         QVERIFY2(outcome->message.contains(call.refusal), qPrintable(outcome->message));
         QCOMPARE(ActionEngine::readAudit(path).size(), 1);
+        QCOMPARE(ActionEngine::readAudit(path).first().value(QLatin1String("outcome")).toString(),
+                 QStringLiteral("refused"));
+        ScriptCall nothing;
+        engine.run(nothing, false, this, [&](const ActionOutcome &o) { outcome = o; });
+        QCOMPARE(outcome->result, R::Failed);
     }
 };
 

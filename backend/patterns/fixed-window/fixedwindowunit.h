@@ -15,6 +15,7 @@ public:
     PatternKind kind() const override { return Kind; }
     QString title() const override { return QStringLiteral("fixed-window counter"); }
     QByteArray keyType() const override { return "string"; }
+    bool actsOnlyOnClaimedKeys() const override { return true; }
     // Autodetection (PatternUnit): its evidence and grouping.
     std::optional<KeyClaim> claimKey(const KeyShape &shape, qint64 serverNowMs) const override;
     QList<PatternObject> groupClaims(ClaimPool &pool) const override;

@@ -84,6 +84,23 @@ bool BullFamilyUnit::ownsKey(const PatternObject &o, const QByteArray &key) cons
            || PatternUnit::ownsKey(o, key);
 }
 
+QList<QByteArray> BullFamilyUnit::ownerCandidates(const QByteArray &key) const
+{
+    // "<prefix>:<queue>:<id>" and "<prefix>:<queue>:<id>:<part>": the base
+    // one or two segments up, itself "<prefix>:<queue>" at least.
+    QList<QByteArray> out;
+    QByteArray base = key;
+    for (int up = 0; up < 2; ++up) {
+        const qsizetype colon = base.lastIndexOf(':');
+        if (colon <= 0)
+            break;
+        base.truncate(colon);
+        if (base.contains(':'))
+            out << base;
+    }
+    return out;
+}
+
 std::optional<KeyClaim> BullFamilyUnit::claimKey(const KeyShape &shape, qint64) const
 {
     const int s = m_layout.stateOf(shape.key, shape.type);

@@ -62,6 +62,8 @@ public:
     // Only the queue's own names; the jobs' hashes, locks and logs under its
     // base are taken when the queue groups (pool.under), whoever claimed them.
     std::optional<KeyClaim> claimKey(const KeyShape &shape, qint64 serverNowMs) const override;
+    // A job's hash "<base>:<id>" and its keys "<base>:<id>:lock", ":logs", …
+    QList<QByteArray> ownerCandidates(const QByteArray &key) const override;
 
     QStringList itemHeaders() const override;
     QList<QStringList> items(const ObjectState &state, qint64 nowMs) const override;

@@ -20,6 +20,7 @@ public:
     PatternKind kind() const override { return Kind; }
     Section section() const override;
     QByteArray keyType() const override { return "string"; }
+    bool actsOnlyOnClaimedKeys() const override { return true; }
     // Autodetection (PatternUnit): its evidence and grouping. A key is a
     // lock's by a random token that expires ("holder-token"), or by a lock's
     // word in its name, a TTL of at most MaxNamedTtlMs and any value a holder

@@ -261,6 +261,20 @@ Reading RedissonLockUnit::read(const PatternObject &o, const QList<RedisValue> &
         const QByteArray field = page.at(i).bytes();
         if (field == "mode" && rw)
             continue;
+        // Every field of a Redisson lock is a holder ("<client uuid>:<thread
+        // id>", ":write" for a writer) with its hold count: a hash with any
+        // other field (an application's settings or session) is not one,
+        // and nothing acts on it as one.
+        bool counted = false;
+        if (!redisson::isLockHolder(field) || page.at(i + 1).bytes().toLongLong(&counted) < 1
+            || !counted) {
+            reading.editLibrary().layoutKnown = false;
+            reading.message = QStringLiteral("Hash \"%1\" is not a Redisson lock: its field "
+                                             "\"%2\" is not a holder (\"<client uuid>:<thread "
+                                             "id>\" with a hold count).")
+                                  .arg(printableBytes(o.key, 80), printableBytes(field, 40));
+            return reading;
+        }
         InFlightItem holder;
         holder.job = field.left(256);
         holder.attempts = page.at(i + 1).toInteger();

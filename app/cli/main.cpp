@@ -686,8 +686,13 @@ int main(int argc, char *argv[])
         + QLatin1String(s_commands) + actionUsage() + QLatin1String(s_commandsAfter));
     const cli::CliOptions options(parser);
 
-    if (!parser.parse(QCoreApplication::arguments()))
-        return usageError(echoed(parser.errorText()) + QLatin1Char('.'));
+    if (!parser.parse(QCoreApplication::arguments())) {
+        // Qt's sentence may end with its own full stop ("Unknown option 'x'.").
+        QString said = echoed(parser.errorText());
+        if (!said.endsWith(QLatin1Char('.')))
+            said += QLatin1Char('.');
+        return usageError(said);
+    }
     if (parser.isSet(options.help)) {
         QTextStream(stdout) << parser.helpText();
         return cli::ExitOk;

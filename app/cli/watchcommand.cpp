@@ -239,14 +239,22 @@ void WatchCommand::printWatchLine(const Snapshot &s)
     if (!s.server.eventsLive && s.server.budgetPercent > 0)
         line << " budget=" << s.server.budgetPercent << "% read=" << s.server.objectsRead
              << " ageBound=" << formatMs(s.server.ageBoundMs);
+    // One stream for the whole line: a second one on stdout would write
+    // before this one's buffer, the marker landing on the line before.
     if (stale > 0) {
-        QTextStream(stdout) << " STALE objects=" << stale << " since="
-                            << QDateTime::fromMSecsSinceEpoch(staleSince)
-                                   .toUTC()
-                                   .toString(QStringLiteral("HH:mm:ss.zzz'Z'"))
-                            << " lastReadingAge=" << formatMs(s.server.lastReadingAgeMs);
+        line << " STALE objects=" << stale << " since="
+             << QDateTime::fromMSecsSinceEpoch(staleSince)
+                    .toUTC()
+                    .toString(QStringLiteral("HH:mm:ss.zzz'Z'"))
+             << " lastReadingAge=" << formatMs(s.server.lastReadingAgeMs);
     }
-    QTextStream(stdout) << '\n';
+    // After a restart or a master switch, until every object was read
+    // again: the counts are of what was read so far.
+    const ServerStatus::World &w = s.server.world;
+    if ((w.kind == QLatin1String("restart") || w.kind == QLatin1String("master"))
+        && w.wholeAtMs < 0)
+        line << " INCOMPLETE rereading=" << w.kind;
+    line << '\n';
 }
 
 } // namespace gatehouse::cli

@@ -7,10 +7,13 @@
 
 #include "redisserver.h"
 
+#include <QElapsedTimer>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -581,6 +584,59 @@ private slots:
             ++snapshots;
         }
         QCOMPARE(snapshots, 2);
+    }
+
+    // Was: a line's STALE marker written ahead of the line itself (two
+    // streams on stdout), so the old server's figures read as current and
+    // each notice stuck to the line before. Every line starts with its
+    // time, and those after the server died carry the marker.
+    void watchMarksStaleLinesThemselves()
+    {
+        RedisServer gone;
+        QVERIFY2(gone.start(), qPrintable(gone.errorString()));
+        {
+            const auto client = gatehouse::test::connectedClient(gone);
+            QVERIFY(client);
+            call(*client, {"SET", "lock:w", "t0k3n1abcd", "PX", "600000"});
+        }
+        QProcess watch;
+        watch.start(QStringLiteral(GATEHOUSE_CLI),
+                    {QStringLiteral("--url"), gone.url(), QStringLiteral("watch"),
+                     QStringLiteral("--interval"), QStringLiteral("200")});
+        QVERIFY(watch.waitForStarted(10000));
+        QByteArray out;
+        const auto waitFor = [&](const QByteArray &what) {
+            QElapsedTimer waited;
+            waited.start();
+            while (!out.contains(what) && waited.elapsed() < 20000
+                   && watch.state() == QProcess::Running) {
+                watch.waitForReadyRead(200);
+                out += watch.readAllStandardOutput();
+            }
+            return out.contains(what);
+        };
+        QVERIFY2(waitFor("locks=1"), QByteArray(out + watch.readAllStandardError()).constData());
+        gone.kill();
+        QVERIFY2(waitFor(" STALE "), QByteArray(out + watch.readAllStandardError()).constData());
+        QTest::qWait(1000);
+        out += watch.readAllStandardOutput();
+        watch.terminate();
+        QVERIFY(watch.waitForFinished(10000));
+        out += watch.readAllStandardOutput();
+        static const QRegularExpression timed(
+            QStringLiteral("^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z "));
+        int staleLines = 0;
+        for (const QByteArray &line : out.split('\n')) {
+            if (line.isEmpty())
+                continue;
+            QVERIFY2(timed.match(QString::fromUtf8(line)).hasMatch(), line.constData());
+            if (line.contains(" STALE objects=1 "))
+                ++staleLines;
+            // A line of figures after the loss says they are stale.
+            if (line.contains(" locks=") && !line.contains(" STALE "))
+                QVERIFY2(staleLines == 0, line.constData());
+        }
+        QVERIFY2(staleLines > 0, out.constData());
     }
 };
 

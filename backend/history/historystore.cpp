@@ -2,6 +2,7 @@
 #include "historystore.h"
 
 #include "historychanges.h"
+#include "historyreadconnection.h"
 #include "historytime.h"
 #include "historywriter.h"
 
@@ -19,7 +20,6 @@
 #include <QSqlQuery>
 #include <QStandardPaths>
 #include <QThread>
-#include <QUuid>
 
 #include <algorithm>
 #include <cmath>
@@ -29,38 +29,6 @@ namespace gatehouse {
 using namespace Internal;
 
 namespace {
-
-// A read-only connection for the calling thread's one read, removed after.
-class ReadConnection
-{
-public:
-    explicit ReadConnection(const QString &path)
-        : m_name(QStringLiteral("gatehouse-history-read-") + QUuid::createUuid().toString())
-    {
-        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), m_name);
-        db.setDatabaseName(path);
-        db.setConnectOptions(QStringLiteral("QSQLITE_OPEN_READONLY;QSQLITE_BUSY_TIMEOUT=2000"));
-        m_open = db.open();
-        if (!m_open)
-            m_error = db.lastError().text();
-    }
-    ~ReadConnection()
-    {
-        {
-            QSqlDatabase db = QSqlDatabase::database(m_name, false);
-            db.close();
-        }
-        QSqlDatabase::removeDatabase(m_name);
-    }
-    QSqlDatabase db() const { return QSqlDatabase::database(m_name, false); }
-    bool isOpen() const { return m_open; }
-    QString error() const { return m_error; }
-
-private:
-    QString m_name;
-    bool m_open = false;
-    QString m_error;
-};
 
 QString cannotRead(const QString &path, const QString &why)
 {
@@ -728,8 +696,13 @@ std::optional<HistoryRange> HistoryStore::read(const QString &path, const QByteA
     q.setForwardOnly(true);
     HistoryRange range;
     range.key = key;
-    q.prepare(QStringLiteral("SELECT id, pattern, figures FROM objects WHERE key = ? ORDER BY id "
-                             "DESC LIMIT 1"));
+    // A statement that cannot be prepared says why here, not at exec()
+    // ("Parameter count mismatch").
+    if (!q.prepare(QStringLiteral("SELECT id, pattern, figures FROM objects WHERE key = ? ORDER "
+                                  "BY id DESC LIMIT 1"))) {
+        *error = cannotRead(path, q.lastError().text());
+        return std::nullopt;
+    }
     q.addBindValue(key);
     if (!q.exec()) {
         *error = cannotRead(path, q.lastError().text());
@@ -777,8 +750,11 @@ std::optional<QList<HistoryEvent>> HistoryStore::readEvents(const QString &path,
     }
     QSqlQuery q(connection.db());
     q.setForwardOnly(true);
-    q.prepare(QStringLiteral("SELECT at, key, kind, text FROM events WHERE at >= ? AND at <= ? "
-                             "AND (? OR key = ?) ORDER BY at, id LIMIT ?"));
+    if (!q.prepare(QStringLiteral("SELECT at, key, kind, text FROM events WHERE at >= ? AND at <= "
+                                  "? AND (? OR key = ?) ORDER BY at, id LIMIT ?"))) {
+        *error = cannotRead(path, q.lastError().text());
+        return std::nullopt;
+    }
     q.addBindValue(sinceMs);
     q.addBindValue(untilMs);
     q.addBindValue(key.isEmpty());

@@ -142,7 +142,9 @@ public:
 
     QString path() const { return m_path; }
     // Opens (or makes) the file on the store's thread; a corrupt or locked
-    // file is renamed aside (problem() says so) and a fresh one used.
+    // file is renamed aside (problem() says so) and a fresh one used. A file
+    // this user cannot write is left as it is: problem() says so, and
+    // nothing is kept this session.
     void open();
     // A snapshot's tick: only the objects whose state the monitor replaced
     // since the last snapshot appended (a pointer comparison for the rest),
@@ -177,7 +179,8 @@ public:
     // thread in normal running.
     void flush();
 
-    // Reads (any thread; each call opens its own read-only connection).
+    // Reads (any thread; each call opens its own read-only connection, which
+    // needs no write access to the file or its directory).
     // nullopt with *error set when the file cannot be read; an empty range
     // when the key has no history there.
     static std::optional<HistoryRange> read(const QString &path, const QByteArray &key,

@@ -7,6 +7,7 @@
 
 #include <QHash>
 #include <QObject>
+#include <QSqlError>
 #include <QSqlQuery>
 #include <QStringList>
 #include <QTimer>
@@ -40,12 +41,25 @@ public:
     void flushAll();
     void close();
 
+    // What opening the file found. Only Corrupt, Locked and OldFormat files
+    // are renamed aside for a new one; NotWritable and Failed leave the file
+    // as it is and keep no history this session.
+    enum class Verdict { Ok, Corrupt, Locked, NotWritable, Failed, OldFormat };
+    // A statement that failed while opening, by SQLite's result code
+    // (QSqlError::nativeErrorCode, extended codes included): Corrupt only
+    // when SQLite says the file is damaged or not a database, so a good file
+    // this user cannot write, or a full disk, is never set aside.
+    static Verdict verdictOf(const QSqlError &error);
+    // Why this user cannot write the history file at path (a read-only file
+    // system, the file or its -wal/-shm files not writable, or a directory
+    // where they cannot be made), or empty when nothing stands in the way.
+    static QString unwritable(const QString &path);
+
 Q_SIGNALS:
     void problem(const QString &message);
     void opened(const QString &path);
 
 private:
-    enum class Verdict { Ok, Corrupt, Locked, Failed, OldFormat };
     Verdict tryOpen(QString *detail);
     void setAside(Verdict verdict, const QString &detail);
     void writePending();

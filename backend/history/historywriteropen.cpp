@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Opening the history file (HistoryWriter, on the store's thread): its
 // checks and schema, and a file that cannot be used (corrupt, locked by
-// another process, an older format) renamed aside for a new one.
+// another process, an older format) renamed aside for a new one. A file this
+// user cannot write is left as it is: nothing is wrong with it.
 #include "historywriter.h"
 
 #include "historytime.h"
@@ -13,6 +14,7 @@
 #include <QSqlDatabase>
 #include <QSqlError>
 #include <QSqlQuery>
+#include <QStorageInfo>
 
 #include <patterns/patternregistry.h>
 #include <patterns/patternunit.h>
@@ -23,15 +25,76 @@ namespace gatehouse::Internal {
 
 namespace {
 
-// SQLite's result codes as Qt SQL reports them (QSqlError::nativeErrorCode).
-bool isBusy(const QSqlError &e)
+// "owner root, mode 644": what to change, or whom to ask.
+QString ownerAndMode(const QFileInfo &info)
 {
-    const QString code = e.nativeErrorCode();
-    return code == QLatin1String("5") || code == QLatin1String("6")
-           || e.text().contains(QLatin1String("locked"), Qt::CaseInsensitive);
+    const QFile::Permissions p = info.permissions();
+    const QString owner = info.owner().isEmpty() ? QString::number(info.ownerId()) : info.owner();
+    return QStringLiteral("owner %1, mode %2%3%4")
+        .arg(owner)
+        .arg((p.toInt() >> 12) & 7)
+        .arg((p.toInt() >> 4) & 7)
+        .arg(p.toInt() & 7);
 }
 
 } // namespace
+
+HistoryWriter::Verdict HistoryWriter::verdictOf(const QSqlError &error)
+{
+    bool coded = false;
+    // Qt's driver turns on SQLite's extended codes: the primary code is the
+    // low byte (SQLITE_READONLY_DIRECTORY is 1544, SQLITE_READONLY 8).
+    const int code = error.nativeErrorCode().toInt(&coded) & 0xff;
+    if (!coded)
+        return error.text().contains(QLatin1String("locked"), Qt::CaseInsensitive)
+                   ? Verdict::Locked
+                   : Verdict::Failed;
+    switch (code) {
+    case 11: // SQLITE_CORRUPT, "database disk image is malformed"
+    case 26: // SQLITE_NOTADB, "file is not a database"
+        return Verdict::Corrupt;
+    case 5: // SQLITE_BUSY
+    case 6: // SQLITE_LOCKED
+        return Verdict::Locked;
+    case 3:  // SQLITE_PERM
+    case 8:  // SQLITE_READONLY, "attempt to write a readonly database"
+    case 23: // SQLITE_AUTH
+        return Verdict::NotWritable;
+    default: // a full disk, an I/O error, ...: nothing says the file is bad
+        return Verdict::Failed;
+    }
+}
+
+QString HistoryWriter::unwritable(const QString &path)
+{
+    const QFileInfo file(path);
+    const QFileInfo dir(file.absolutePath());
+    if (!dir.exists())
+        return {}; // could not be made: opening says why
+    if (QStorageInfo(dir.absoluteFilePath()).isReadOnly())
+        return QStringLiteral("it is on a read-only file system");
+    // SQLite opens a file it may not write read-only without a word: the
+    // first write would fail as if the file were bad.
+    if (file.exists() && !file.isWritable())
+        return ownerAndMode(file);
+    // A writer in WAL mode writes the -wal and -shm files beside the file
+    // too, and makes them (in the directory) when they are not there.
+    bool sidesThere = true;
+    for (const char *suffix : {"-wal", "-shm"}) {
+        const QFileInfo side(path + QLatin1String(suffix));
+        if (!side.exists())
+            sidesThere = false;
+        else if (!side.isWritable())
+            return QStringLiteral("%1 beside it: %2").arg(side.fileName(), ownerAndMode(side));
+    }
+    if ((!file.exists() || !sidesThere) && !dir.isWritable())
+        return QStringLiteral("its directory %1, where %2: %3")
+            .arg(dir.absoluteFilePath(),
+                 file.exists() ? QStringLiteral("SQLite makes its -wal and -shm files")
+                               : QStringLiteral("it would be made"),
+                 ownerAndMode(dir));
+    return {};
+}
 
 qint64 HistoryWriter::walLimitBytes(qint64 capBytes)
 {
@@ -45,6 +108,10 @@ HistoryWriter::Verdict HistoryWriter::tryOpen(QString *detail)
                                  "libqt6sql6-sqlite, or run .ci/install-deps");
         return Verdict::Failed;
     }
+    if (const QString why = unwritable(m_path); !why.isEmpty()) {
+        *detail = why;
+        return Verdict::NotWritable;
+    }
     QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), m_connection);
     db.setDatabaseName(m_path);
     // A lock held by another process is waited for this long, then the
@@ -57,7 +124,7 @@ HistoryWriter::Verdict HistoryWriter::tryOpen(QString *detail)
     QSqlQuery q(db);
     if (!q.exec(QStringLiteral("PRAGMA quick_check"))) {
         *detail = q.lastError().text();
-        return isBusy(q.lastError()) ? Verdict::Locked : Verdict::Corrupt;
+        return verdictOf(q.lastError());
     }
     if (!q.next() || q.value(0).toString() != QLatin1String("ok")) {
         *detail = QStringLiteral("quick_check: ") + q.value(0).toString();
@@ -77,14 +144,14 @@ HistoryWriter::Verdict HistoryWriter::tryOpen(QString *detail)
     for (const QString &p : pragmas) {
         if (!q.exec(p)) {
             *detail = q.lastError().text();
-            return isBusy(q.lastError()) ? Verdict::Locked : Verdict::Corrupt;
+            return verdictOf(q.lastError());
         }
         q.finish();
     }
     // A write lock proves no other process holds the file.
     if (!q.exec(QStringLiteral("BEGIN IMMEDIATE"))) {
         *detail = q.lastError().text();
-        return isBusy(q.lastError()) ? Verdict::Locked : Verdict::Corrupt;
+        return verdictOf(q.lastError());
     }
     const QStringList schema = {
         QStringLiteral("CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT)"),
@@ -112,8 +179,9 @@ HistoryWriter::Verdict HistoryWriter::tryOpen(QString *detail)
     for (const QString &s : schema) {
         if (!q.exec(s)) {
             *detail = q.lastError().text();
+            const Verdict verdict = verdictOf(q.lastError());
             exec(QStringLiteral("ROLLBACK"));
-            return isBusy(q.lastError()) ? Verdict::Locked : Verdict::Corrupt;
+            return verdict;
         }
     }
     if (!q.exec(QStringLiteral("SELECT value FROM meta WHERE name = 'format'")) || !q.next()
@@ -126,7 +194,7 @@ HistoryWriter::Verdict HistoryWriter::tryOpen(QString *detail)
     }
     if (!q.exec(QStringLiteral("COMMIT"))) {
         *detail = q.lastError().text();
-        return isBusy(q.lastError()) ? Verdict::Locked : Verdict::Corrupt;
+        return verdictOf(q.lastError());
     }
     return Verdict::Ok;
 }
@@ -186,10 +254,20 @@ void HistoryWriter::open()
         verdict = tryOpen(&detail);
     }
     if (verdict != Verdict::Ok) {
-        Q_EMIT problem(QStringLiteral("The history file %1 could not be opened (%2); history is "
-                                      "not kept this session. Check the directory's permissions "
-                                      "or pass --history-dir.")
-                           .arg(m_path, detail));
+        if (verdict == Verdict::NotWritable)
+            Q_EMIT problem(QStringLiteral("The history file %1 is not writable by this user (%2); "
+                                          "%3history is not kept this session. Pass "
+                                          "--history-dir with a directory this user can write, "
+                                          "or fix the permissions.")
+                               .arg(m_path, detail,
+                                    QFileInfo::exists(m_path)
+                                        ? QStringLiteral("it is left as it is and ")
+                                        : QString()));
+        else
+            Q_EMIT problem(QStringLiteral("The history file %1 could not be opened (%2); history "
+                                          "is not kept this session. Check the directory's "
+                                          "permissions or pass --history-dir.")
+                               .arg(m_path, detail));
         {
             QSqlDatabase db = QSqlDatabase::database(m_connection, false);
             db.close();

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 // The history file itself: its options and name, a file of an older format,
-// events, a writer killed mid-write, and a damaged or locked file set aside.
+// events, a writer killed mid-write, a damaged or locked file set aside, and
+// a file or directory this user cannot write left as it is (and still read).
+#include <history/historyreadconnection.h>
 #include <history/historystore.h>
+#include <history/historywriter.h>
 #include <patterns/patternregistry.h>
 #include <redis/redisendpoint.h>
 
@@ -9,12 +12,15 @@
 
 #include <QCoreApplication>
 #include <QDateTime>
+#include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QProcess>
 #include <QRandomGenerator>
+#include <QScopeGuard>
 #include <QSignalSpy>
 #include <QSqlDatabase>
+#include <QSqlError>
 #include <QSqlQuery>
 #include <QTemporaryDir>
 #include <QTest>
@@ -24,12 +30,25 @@
 #include <csignal>
 #include <cstdio>
 
+#include <grp.h>
+#include <pwd.h>
+#include <unistd.h>
+
 using namespace gatehouse;
 using namespace gatehouse::historytest;
 
 namespace {
 
 const PatternKind &s_limiter = historytest::limiter;
+
+using Verdict = Internal::HistoryWriter::Verdict;
+
+constexpr QFileDevice::Permissions ReadOnly = QFileDevice::ReadOwner | QFileDevice::ReadUser
+                                              | QFileDevice::ReadGroup | QFileDevice::ReadOther;
+constexpr QFileDevice::Permissions Search
+    = QFileDevice::ExeOwner | QFileDevice::ExeUser | QFileDevice::ExeGroup | QFileDevice::ExeOther;
+constexpr QFileDevice::Permissions Writable = QFileDevice::WriteOwner | QFileDevice::WriteUser
+                                              | QFileDevice::WriteGroup | QFileDevice::WriteOther;
 
 } // namespace
 
@@ -308,7 +327,204 @@ private slots:
         QVERIFY(locker.waitForFinished(10000));
     }
 
+    // Only SQLite's word that the file is damaged (SQLITE_CORRUPT,
+    // SQLITE_NOTADB) sets it aside; a file SQLite may not write, or a full
+    // disk, is left as it is. Extended codes count by their primary code.
+    void openErrorsClassified()
+    {
+        const auto verdict = [](const char *code, const char *text = "") {
+            return Internal::HistoryWriter::verdictOf(QSqlError(
+                QString(), QLatin1String(text), QSqlError::StatementError, QLatin1String(code)));
+        };
+        QCOMPARE(verdict("26"), Verdict::Corrupt);       // SQLITE_NOTADB
+        QCOMPARE(verdict("11"), Verdict::Corrupt);       // SQLITE_CORRUPT
+        QCOMPARE(verdict("267"), Verdict::Corrupt);      // SQLITE_CORRUPT_VTAB
+        QCOMPARE(verdict("8"), Verdict::NotWritable);    // SQLITE_READONLY
+        QCOMPARE(verdict("1544"), Verdict::NotWritable); // SQLITE_READONLY_DIRECTORY
+        QCOMPARE(verdict("264"), Verdict::NotWritable);  // SQLITE_READONLY_RECOVERY
+        QCOMPARE(verdict("3"), Verdict::NotWritable);    // SQLITE_PERM
+        QCOMPARE(verdict("5"), Verdict::Locked);         // SQLITE_BUSY
+        QCOMPARE(verdict("517"), Verdict::Locked);       // SQLITE_BUSY_SNAPSHOT
+        QCOMPARE(verdict("6"), Verdict::Locked);         // SQLITE_LOCKED
+        QCOMPARE(verdict("13"), Verdict::Failed);        // SQLITE_FULL
+        QCOMPARE(verdict("522"), Verdict::Failed);       // SQLITE_IOERR_SHORT_READ
+        QCOMPARE(verdict("14"), Verdict::Failed);        // SQLITE_CANTOPEN
+        QCOMPARE(verdict("1"), Verdict::Failed);         // SQLITE_ERROR
+        QCOMPARE(verdict("", "database is locked"), Verdict::Locked);
+        QCOMPARE(verdict("", "attempt to write a readonly database"), Verdict::Failed);
+
+        // The errors SQLite itself gives, which permission bits cannot fake
+        // for root: a write through a read-only connection, and a file of
+        // random bytes.
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("good.sqlite"));
+        writeOneTick(path, "rl:good");
+        const QString garbagePath = dir.filePath(QStringLiteral("garbage.sqlite"));
+        {
+            QFile f(garbagePath);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            QRandomGenerator rng(5);
+            for (int i = 0; i < 8192; ++i)
+                f.putChar(char(rng.bounded(256)));
+        }
+        const QString name = QUuid::createUuid().toString();
+        {
+            QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), name);
+            db.setDatabaseName(path);
+            db.setConnectOptions(QStringLiteral("QSQLITE_OPEN_READONLY"));
+            QVERIFY(db.open());
+            {
+                QSqlQuery q(db);
+                QVERIFY(!q.exec(QStringLiteral("CREATE TABLE IF NOT EXISTS extra (a)")));
+                QCOMPARE(Internal::HistoryWriter::verdictOf(q.lastError()), Verdict::NotWritable);
+            }
+            db.close();
+            db.setDatabaseName(garbagePath);
+            QVERIFY(db.open());
+            QSqlQuery g(db);
+            QVERIFY(!g.exec(QStringLiteral("PRAGMA quick_check")));
+            QCOMPARE(Internal::HistoryWriter::verdictOf(g.lastError()), Verdict::Corrupt);
+        }
+        QSqlDatabase::removeDatabase(name);
+    }
+
+    // A good file this user cannot write is left as it is, with a sentence
+    // saying what to do, and no history is kept: not renamed aside as
+    // corrupt, whether or not the directory would let it be renamed.
+    // Permission bits do not stop root: run as root, the opening is done
+    // by a child running as "nobody".
+    void unwritableFileLeftAsItIs()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("shared.sqlite"));
+        writeOneTick(path, "rl:kept");
+        const QByteArray before = contentOf(path);
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files), QStringList{"shared.sqlite"});
+        QVERIFY(QFile::setPermissions(path, ReadOnly));
+        const auto restore = qScopeGuard([&] {
+            QFile::setPermissions(dir.path(), ReadOnly | Search | QFileDevice::WriteOwner);
+            QFile::setPermissions(path, ReadOnly | QFileDevice::WriteOwner);
+        });
+        for (const bool dirWritable : {true, false}) {
+            QVERIFY(QFile::setPermissions(
+                dir.path(),
+                ReadOnly | Search | (dirWritable ? Writable : QFileDevice::Permissions())));
+            QString skip;
+            const QStringList lines = asUnprivileged({QStringLiteral("--open-child"), path}, &skip);
+            if (!skip.isEmpty())
+                QSKIP(qPrintable(skip));
+            const QStringList problems = lines.filter(QStringLiteral("problem: "));
+            QVERIFY2(problems.size() == 1, qPrintable(lines.join(QLatin1Char('\n'))));
+            const QString sentence = problems.first();
+            QVERIFY2(sentence.contains(path)
+                         && sentence.contains(QStringLiteral("is not writable by this user"))
+                         && sentence.contains(QStringLiteral("left as it is"))
+                         && sentence.contains(QStringLiteral("--history-dir"))
+                         && sentence.contains(QStringLiteral("fix the permissions"))
+                         && !sentence.contains(QStringLiteral("renamed"))
+                         && !sentence.contains(QStringLiteral("Move the file away")),
+                     qPrintable(sentence));
+            QVERIFY2(!lines.contains(QStringLiteral("opened")),
+                     qPrintable(lines.join(QLatin1Char(' '))));
+            QCOMPARE(QDir(dir.path()).entryList(QDir::Files), QStringList{"shared.sqlite"});
+            QCOMPARE(contentOf(path), before);
+        }
+        // Its owner still reads what it held.
+        QVERIFY(QFile::setPermissions(dir.path(), ReadOnly | Search | QFileDevice::WriteOwner));
+        QString error;
+        const auto r = HistoryStore::read(path, "rl:kept", 0, T0 + 1000, &error);
+        QVERIFY2(r, qPrintable(error));
+        QCOMPARE(r->times, QList<qint64>{T0});
+    }
+
+    // A reader in a directory it cannot write reads the file (SQLite cannot
+    // make the -shm index of a WAL file there), as root does; run as root,
+    // the reading is done by a child running as "nobody".
+    void readInDirectoryNotWritable()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("kept.sqlite"));
+        writeOneTick(path, "rl:ro");
+        QVERIFY(!QFileInfo::exists(path + QStringLiteral("-shm")));
+        QVERIFY(QFile::setPermissions(dir.path(), ReadOnly | Search));
+        const auto restore = qScopeGuard([&] {
+            QFile::setPermissions(dir.path(), ReadOnly | Search | QFileDevice::WriteOwner);
+        });
+        QString skip;
+        const QStringList lines = asUnprivileged(
+            {QStringLiteral("--read-child"), path, QStringLiteral("rl:ro")}, &skip);
+        if (!skip.isEmpty())
+            QSKIP(qPrintable(skip));
+        QCOMPARE(lines, QStringList{"read: 1 samples at 1763942400000, 1 events"});
+    }
+
+    // The read-only open of that reader: a URI, so a '#', '?' or '%' in the
+    // path is not taken for its query; nothing made beside the file, and
+    // nothing written.
+    void immutableReadTakesThePathAsItIs()
+    {
+        QTemporaryDir dir;
+        QVERIFY(QDir(dir.path()).mkdir(QStringLiteral("odd #1?")));
+        const QString path = dir.filePath(QStringLiteral("odd #1?/h 100%.sqlite"));
+        writeOneTick(path, "rl:odd");
+        const QString name = QUuid::createUuid().toString();
+        {
+            QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), name);
+            Internal::ReadConnection::configure(db, path, true);
+            QVERIFY2(db.open(), qPrintable(db.lastError().text()));
+            QSqlQuery q(db);
+            QVERIFY2(q.exec(QStringLiteral("SELECT key FROM objects")) && q.next(),
+                     qPrintable(q.lastError().text()));
+            QCOMPARE(q.value(0).toByteArray(), QByteArray("rl:odd"));
+            q.finish();
+            QVERIFY(!q.exec(QStringLiteral("CREATE TABLE extra (a)")));
+        }
+        QSqlDatabase::removeDatabase(name);
+        QCOMPARE(QDir(QFileInfo(path).absolutePath()).entryList(QDir::Files),
+                 QStringList{"h 100%.sqlite"});
+        QVERIFY(!Internal::ReadConnection::readsImmutable(path)); // its directory is writable
+    }
+
 private:
+    // A file holding one tick of key at T0 and one event, closed.
+    void writeOneTick(const QString &path, const QByteArray &key)
+    {
+        HistoryStore store(path);
+        store.open();
+        HistoryTick tick;
+        tick.atMs = T0;
+        tick.entries.append({key, s_limiter, 3, {1, 2, 3}});
+        store.append(tick);
+        store.recordEvent(T0, key, QStringLiteral("fired"), QStringLiteral("over 80 %"));
+        store.flush();
+    }
+
+    static QByteArray contentOf(const QString &path)
+    {
+        QFile f(path);
+        return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+    }
+
+    // This test again as a child (--open-child, --read-child), as the user
+    // "nobody" when the test runs as root. Its lines; *skip says why it
+    // could not run so.
+    static QStringList asUnprivileged(QStringList args, QString *skip)
+    {
+        if (::geteuid() == 0)
+            args << QStringLiteral("--as-nobody");
+        QProcess child;
+        child.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+        child.start(QCoreApplication::applicationFilePath(), args);
+        if (!child.waitForFinished(30000))
+            return {QStringLiteral("the child did not finish")};
+        const QString out = QString::fromLocal8Bit(child.readAllStandardOutput()).trimmed();
+        if (child.exitStatus() == QProcess::NormalExit && child.exitCode() == 77) {
+            *skip = out;
+            return {};
+        }
+        return out.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    }
+
     void checkSetAside(const QString &path, const QByteArray &content, const QString &why)
     {
         HistoryStore store(path);
@@ -366,10 +582,71 @@ static int writerChild(int argc, char **argv)
     timer.start();
     return app.exec();
 }
+
+// --open-child PATH / --read-child PATH KEY, then --as-nobody when run as
+// root: opens the history file for writing and prints the problems said
+// ("problem: ...") and "opened" if it was; or reads KEY and the events.
+// Exit 77: it cannot run as such a user here.
+static int unprivilegedChild(int argc, char **argv)
+{
+    if (qstrcmp(argv[argc - 1], "--as-nobody") == 0) {
+        const passwd *pw = ::getpwnam("nobody");
+        if (!pw || ::setgroups(0, nullptr) != 0 || ::setgid(pw->pw_gid) != 0
+            || ::setuid(pw->pw_uid) != 0) {
+            std::printf("Running as root, and cannot become the user nobody, whom permission "
+                        "bits stop.\n");
+            return 77;
+        }
+    }
+    QCoreApplication app(argc, argv);
+    const QString path = QString::fromLocal8Bit(argv[2]);
+    if (!QFileInfo::exists(path)) {
+        std::printf("The user nobody cannot reach %s (a temporary directory under a private "
+                    "one?).\n",
+                    qPrintable(path));
+        return 77;
+    }
+    if (!QSqlDatabase::isDriverAvailable(QStringLiteral("QSQLITE"))) {
+        std::printf("Qt's SQLite driver cannot be loaded as the user nobody.\n");
+        return 77;
+    }
+    if (qstrcmp(argv[1], "--read-child") == 0) {
+        QString error;
+        const auto range = HistoryStore::read(path, QByteArray(argv[3]), 0, T0 + HourMs, &error);
+        const auto events = range ? HistoryStore::readEvents(path, 0, T0 + HourMs, {}, 100, &error)
+                                  : std::nullopt;
+        if (!events)
+            std::printf("read error: %s\n", qPrintable(error));
+        else
+            std::printf("read: %lld samples at %s, %lld events\n", qint64(range->times.size()),
+                        qPrintable(range->times.isEmpty() ? QString()
+                                                          : QString::number(range->times.first())),
+                        qint64(events->size()));
+        return 0;
+    }
+    HistoryStore store(path);
+    QStringList problems;
+    bool opened = false;
+    QObject::connect(&store, &HistoryStore::problem, &store,
+                     [&problems](const QString &m) { problems << m; });
+    QObject::connect(&store, &HistoryStore::opened, &store, [&opened] { opened = true; });
+    store.open();
+    store.flush(); // open() has run on the store's thread, its signals are queued here
+    QCoreApplication::processEvents();
+    for (const QString &m : std::as_const(problems))
+        std::printf("problem: %s\n", qPrintable(m));
+    if (opened)
+        std::printf("opened\n");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc >= 3 && qstrcmp(argv[1], "--writer-child") == 0)
         return writerChild(argc, argv);
+    if ((argc >= 3 && qstrcmp(argv[1], "--open-child") == 0)
+        || (argc >= 4 && qstrcmp(argv[1], "--read-child") == 0))
+        return unprivilegedChild(argc, argv);
     QCoreApplication app(argc, argv);
     tst_HistoryFiles tc;
     QTEST_SET_MAIN_SOURCE_PATH

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "alertengine.h"
 
+#include <monitor/nodehealth.h>
 #include <patterns/globmatch.h>
 #include <patterns/patternregistry.h>
 
@@ -16,17 +17,17 @@ namespace {
 
 const QString s_node = QStringLiteral("node");
 
-bool nodeDown(const NodeStatus &n)
+bool nodeDown(const NodeStatus &n, const ServerStatus &server)
 {
-    return n.connection.state != ConnectionState::Ready || n.health.contains(QLatin1String("fail"));
+    return !nodeAnswers(n, server.intervalMs) || n.health.contains(QLatin1String("fail"));
 }
 
 std::optional<double> nodeValue(const QString &figure, const NodeStatus &n,
                                 const ServerStatus &server)
 {
     if (figure == QLatin1String("down"))
-        return nodeDown(n) ? 1.0 : 0.0;
-    if (nodeDown(n))
+        return nodeDown(n, server) ? 1.0 : 0.0;
+    if (nodeDown(n, server))
         return std::nullopt; // what it last said is stale
     if (figure == QLatin1String("readingAgeMs"))
         return n.lastReadingAgeMs >= 0 ? std::optional<double>(n.lastReadingAgeMs) : std::nullopt;
@@ -34,7 +35,7 @@ std::optional<double> nodeValue(const QString &figure, const NodeStatus &n,
         if (n.masterAddress.isEmpty() || n.replicationOffset < 0)
             return std::nullopt;
         for (const NodeStatus &m : server.nodes) {
-            if (m.address == n.masterAddress && m.replicationOffset >= 0 && !nodeDown(m))
+            if (m.address == n.masterAddress && m.replicationOffset >= 0 && !nodeDown(m, server))
                 return double(std::max<qint64>(0, m.replicationOffset - n.replicationOffset));
         }
     }

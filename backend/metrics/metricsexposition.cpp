@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "metricsexposition.h"
 
+#include <monitor/nodehealth.h>
 #include <patterns/patternregistry.h>
 
 #include <QHash>
@@ -137,6 +138,11 @@ public:
         // no figures: its fields are defaults, not zeros that happened.
         if (r.status == Reading::Status::Error || r.status == Reading::Status::WrongType)
             return m_out;
+        // A stale reading (its node silent or lost) is not exported as if
+        // current: its series stop, and Prometheus marks them stale;
+        // gatehouse_objects{state="stale"} counts it.
+        if (s.stale)
+            return m_out;
         const auto add = [&](int slot, double value, QByteArray extra = {}) {
             m_out.push_back({slot, &k.names.at(slot), &k.helps.at(slot), std::move(extra), value});
         };
@@ -224,8 +230,8 @@ public:
         extra("_workers", "Workers registered for each " + noun + '.');
         extra("_workers_alive",
               "Workers of each " + noun + " whose heartbeat is fresh (of the page read).");
-        extra("_state_count", "Jobs (or entries) of each " + noun
-                                  + " by the library's own state names (label state).");
+        extra("_in_state", "Jobs (or entries) of each " + noun
+                               + " by the library's own state names (label state).");
         return *m_kinds.emplace(kind, std::move(k)).first->second;
     }
 
@@ -373,8 +379,9 @@ void addNodes(Families &out, const ServerStatus &server)
     for (const NodeStatus &n : server.nodes) {
         const QByteArray node = label("node", n.address.toUtf8());
         out.add("gatehouse_node_up",
-                "1 when Gatehouse's connection to the node is ready, 0 otherwise.", "gauge", node,
-                n.connection.state == ConnectionState::Ready ? 1 : 0);
+                "1 when the node answers (connection ready, a reply within three ticks), 0 "
+                "otherwise.",
+                "gauge", node, nodeAnswers(n, server.intervalMs) ? 1 : 0);
         out.add("gatehouse_node_info",
                 "Always 1: the node's role (master, replica), version and the deployment's "
                 "mode as labels.",

@@ -265,7 +265,7 @@ void tst_Metrics::prometheusScrapesEveryFigure()
             // A library queue's counts by state.
             for (auto c = counts.constBegin(); c != counts.constEnd(); ++c) {
                 const QString series
-                    = QStringLiteral("gatehouse_%1_state_count{%2,pattern=\"%3\","
+                    = QStringLiteral("gatehouse_%1_in_state{%2,pattern=\"%3\","
                                      "state=\"%4\"}")
                           .arg(section.id, labelMatch(o.value(QStringLiteral("key"))), pattern,
                                c.key());
@@ -286,7 +286,7 @@ void tst_Metrics::prometheusScrapesEveryFigure()
     QCOMPARE(valueOf(QStringLiteral(
                  "gatehouse_queue_job_run_seconds{key=\"bull:emails\",quantile=\"0.5\"}")),
              1.0);
-    QCOMPARE(valueOf(QStringLiteral("gatehouse_queue_state_count{key=\"bull:emails\",state="
+    QCOMPARE(valueOf(QStringLiteral("gatehouse_queue_in_state{key=\"bull:emails\",state="
                                     "\"failed\"}")),
              2.0);
     // The key with a quote, a backslash and a newline came through whole.

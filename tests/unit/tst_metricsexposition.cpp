@@ -30,6 +30,7 @@ private slots:
     void everyPatternLints();
     void cardinalityCapAggregates();
     void nodesAndConsole();
+    void silentNodeAndStaleReadings();
     void deploymentsMergeIntoOneExposition();
     void sourcesComeAndGo();
     void layoutKeptWhileTheObjectsAre();
@@ -324,7 +325,7 @@ void tst_MetricsExposition::everyPatternLints()
                      QByteArray(name + labels + quantile).constData());
         }
         if (!unit->library().isEmpty()) {
-            const QByteArray name = "gatehouse_" + unit->section().id.toUtf8() + "_state_count";
+            const QByteArray name = "gatehouse_" + unit->section().id.toUtf8() + "_in_state";
             QCOMPARE(all.value(name + labels + ",state=\"wait\"}"), 3.0);
         }
     }
@@ -414,6 +415,47 @@ void tst_MetricsExposition::nodesAndConsole()
     QCOMPARE(all.value("gatehouse_console_scrapes_total"), 9.0);
     QCOMPARE(all.value("gatehouse_server_time_seconds"), 1'700'000'000.123);
     QVERIFY(text.contains("# TYPE gatehouse_console_cpu_seconds_total counter\n"));
+}
+
+// A server stopped or asleep keeps its socket open: the connection is
+// ready, yet nothing answers. Its node is down once its last reply is three
+// ticks old, and the readings it can no longer confirm (stale) are not
+// exported as current: their series stop, only their count says so.
+void tst_MetricsExposition::silentNodeAndStaleReadings()
+{
+    Snapshot snap;
+    snap.server.timeMs = 1'700'000'000'000;
+    snap.server.intervalMs = 1000;
+    NodeStatus n;
+    n.address = QStringLiteral("127.0.0.1:6379");
+    n.connection.state = ConnectionState::Ready;
+    n.lastReadingAgeMs = 2500;
+    snap.server.nodes = {n};
+    ObjectState fresh = object("lock", "lock:fresh");
+    LockData::in(fresh.reading).token = "abc";
+    fresh.reading.pttlMs = 30000;
+    snap.objects.append(fresh);
+    ObjectState stale = object("lock", "lock:stale");
+    LockData::in(stale.reading).token = "def";
+    stale.reading.pttlMs = 30000;
+    stale.stale = true;
+    snap.objects.append(stale);
+    auto all = samples(MetricsExposition().render(snap));
+    QCOMPARE(all.value("gatehouse_node_up{node=\"127.0.0.1:6379\"}", -1), 1.0);
+    const QByteArray ttl = "gatehouse_lock_pttl_seconds{key=\"lock:%1\",pattern=\"lock\"}";
+    QVERIFY(all.contains(QByteArray(ttl).replace("%1", "fresh")));
+    QVERIFY2(!all.contains(QByteArray(ttl).replace("%1", "stale")),
+             "a stale reading exported as current");
+    QCOMPARE(all.value("gatehouse_objects{section=\"lock\",pattern=\"lock\",state=\"stale\"}", -1),
+             1.0);
+    // Silent for more than three ticks: down, and the alert figure agrees.
+    snap.server.nodes[0].lastReadingAgeMs = 3500;
+    all = samples(MetricsExposition().render(snap));
+    QCOMPARE(all.value("gatehouse_node_up{node=\"127.0.0.1:6379\"}", -1), 0.0);
+    snap.server.nodes[0].lastReadingAgeMs = 2500;
+    snap.server.nodes[0].connection.state = ConnectionState::Reconnecting;
+    all = samples(MetricsExposition().render(snap));
+    QCOMPARE(all.value("gatehouse_node_up{node=\"127.0.0.1:6379\"}", -1), 0.0);
 }
 
 // Two deployments in one scrape (serve --deployment): every sample of each

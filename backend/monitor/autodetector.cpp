@@ -377,10 +377,14 @@ public:
         if (m_hints) {
             rejected = m_hints->rejects(o.key) || m_hints->rejects(named);
             const std::optional<PatternObject> rule = m_hints->objectFor(named);
-            if (!rejected && rule && rule->kind == o.kind)
+            if (!rejected && rule && rule->kind == o.kind) {
+                // The rule's figures (a limit, when a job is stuck) over what
+                // discovery guessed: the console shows what the actions use.
+                o.params = rule->params;
                 o.evidence.append(
                     {Evidence::Kind::Profile, AutoDetector::Threshold,
                      QStringLiteral("accepted in profile \"%1\"").arg(m_hints->name)});
+            }
         }
         const int score = rejected ? 0 : evidenceScore(o.evidence);
         if (score >= AutoDetector::Threshold) {

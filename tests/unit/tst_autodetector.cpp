@@ -520,6 +520,8 @@ private slots:
         ProfileRule rule;
         rule.kind = *patternFromId(QStringLiteral("fixed-window"));
         rule.match = "tries:*";
+        rule.params.limit = 5; // the operator's figures, not discovery's guesses
+        rule.params.windowMs = 90000;
         verdicts.rules << rule;
         verdicts.rejected << "lock:order:*";
         AutoDetector detector;
@@ -530,6 +532,10 @@ private slots:
         QCOMPARE(describeAll(d.objects),
                  (QStringList{"fixed-window tries:7 []", "fixed-window tries:8 []"}));
         QCOMPARE(d.objects.first().evidence.last().kind, Evidence::Kind::Profile);
+        for (const PatternObject &o : d.objects) {
+            QCOMPARE(o.params.limit, std::optional<qint64>(5));
+            QCOMPARE(o.params.windowMs, qint64(90000));
+        }
         QVERIFY(d.candidates.isEmpty());
         QCOMPARE(d.other.size(), 1);
         QCOMPARE(d.other.first().family, QByteArray("lock:order:{int}"));

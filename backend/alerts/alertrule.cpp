@@ -9,6 +9,7 @@
 #include <QJsonDocument>
 #include <QRegularExpression>
 
+#include <algorithm>
 #include <cmath>
 
 namespace gatehouse {
@@ -79,6 +80,38 @@ void splitTarget(const QString &text, QString *target, QByteArray *match)
     }
     target->clear();
     *match = text.toUtf8();
+}
+
+// The known target a bare word was likely meant as ("queues", "bulmq"):
+// within two edits of one; empty when none is that close.
+QString nearTarget(const QString &word)
+{
+    const QString w = word.toLower();
+    QString best;
+    qsizetype bestDistance = 3;
+    for (const QString &t : AlertRule::targets()) {
+        // Levenshtein distance, one row at a time.
+        QList<qsizetype> row(t.size() + 1);
+        for (qsizetype j = 0; j <= t.size(); ++j)
+            row[j] = j;
+        for (qsizetype i = 1; i <= w.size(); ++i) {
+            qsizetype diagonal = row[0];
+            row[0] = i;
+            for (qsizetype j = 1; j <= t.size(); ++j) {
+                const qsizetype up = row[j];
+                row[j] = std::min(
+                    {row[j] + 1, row[j - 1] + 1, diagonal + (w.at(i - 1) == t.at(j - 1) ? 0 : 1)});
+                diagonal = up;
+            }
+        }
+        // One edit away, or two for longer words ("bulmq", "sempahore").
+        const qsizetype allowed = std::min(w.size(), t.size()) >= 5 ? 2 : 1;
+        if (row[t.size()] <= allowed && row[t.size()] < bestDistance) {
+            bestDistance = row[t.size()];
+            best = t;
+        }
+    }
+    return best;
 }
 
 } // namespace
@@ -536,6 +569,18 @@ std::optional<AlertRule> AlertRule::parseExpression(const QString &text, QString
             QString target;
             QByteArray match;
             splitTarget(value, &target, &match);
+            // A bare word a letter or two off a target is a typo, not the
+            // name of a key: a rule on it would never fire.
+            static const QRegularExpression globOrPart(QStringLiteral("[:*?\\[{]"));
+            if (target.isEmpty() && !value.contains(globOrPart)) {
+                if (const QString near = nearTarget(value); !near.isEmpty()) {
+                    *error = QStringLiteral("--alert \"%1\": \"%2\" is not a target; did you mean "
+                                            "\"%3\"? (To watch a key of that name, write "
+                                            "\"on %3:%2\".)")
+                                 .arg(echoed(text), echoed(value), near);
+                    return std::nullopt;
+                }
+            }
             if (!target.isEmpty())
                 o.insert(QStringLiteral("target"), target);
             if (!match.isEmpty())

@@ -265,6 +265,11 @@ private slots:
                                       << "unexpected \"when\"";
         QTest::newRow("unknown figure") << "lenght > 3 on queue"
                                         << "\"lenght\"";
+        // A target misspelt would be a key glob that never matches.
+        QTest::newRow("plural target") << "stuck > 0 on queues"
+                                       << "did you mean \"queue\"";
+        QTest::newRow("misspelt pattern") << "stuck > 0 on bulmq"
+                                          << "did you mean \"bullmq\"";
     }
     void badExpressions()
     {

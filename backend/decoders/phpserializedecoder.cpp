@@ -66,7 +66,10 @@ public:
             return true;
         }
         case 'a':
-            return members(out, PayloadValue::map(), depth, false);
+            if (!members(out, PayloadValue::map(), depth, false))
+                return false;
+            asListIfSequential(out);
+            return true;
         case 'O': {
             QByteArray name;
             if (!lengthQuoted(&name) || !expect(':'))
@@ -185,6 +188,21 @@ private:
         return PayloadValue::note(owner == QLatin1String("*")
                                       ? QStringLiteral("%1 (protected)").arg(name)
                                       : QStringLiteral("%1 (private %2)").arg(name, owner));
+    }
+
+    // A PHP array keyed 0, 1, ... n-1 in order is a list (what json_encode
+    // writes as [..]; what a search's JSON path "data.tags" expects).
+    static void asListIfSequential(PayloadValue *map)
+    {
+        const std::vector<PayloadValue> &c = map->children;
+        for (size_t i = 0; i < c.size(); i += 2) {
+            if (c[i].kind != PayloadValue::Kind::Number || c[i].text != QString::number(i / 2))
+                return;
+        }
+        PayloadValue list = PayloadValue::list(map->tag);
+        for (size_t i = 1; i < c.size(); i += 2)
+            list.children.push_back(c[i]);
+        *map = std::move(list);
     }
 
     // N:{key;value;...}

@@ -122,6 +122,22 @@ private slots:
         QVERIFY(d.text.contains("tries: 3"));
     }
 
+    // A PHP array keyed 0..n-1 is a list, as json_encode writes it, so a
+    // search's JSON path reads it as it reads the same data in JSON; any
+    // other keys keep it a map.
+    void phpListsAreLists()
+    {
+        const DecodedPayload list
+            = decodePayload(R"(a:2:{s:4:"tags";a:2:{i:0;s:1:"a";i:1;s:1:"b";}s:2:"id";i:7;})");
+        QCOMPARE(list.chainText(), QStringLiteral("PHP serialize"));
+        QCOMPARE(list.json.toObject().value(QLatin1String("tags")).toArray(),
+                 (QJsonArray{QStringLiteral("a"), QStringLiteral("b")}));
+        const DecodedPayload map = decodePayload(R"(a:2:{i:1;s:1:"a";i:0;s:1:"b";})");
+        QVERIFY2(map.json.isObject(), qPrintable(map.text));
+        QCOMPARE(map.json.toObject().value(QLatin1String("1")).toString(), QStringLiteral("a"));
+        QVERIFY(decodePayload("a:0:{}").json.isArray());
+    }
+
     void asynqTaskIsProtobuf()
     {
         const DecodedPayload d = decodePayload(fixture("asynq_task.pb"));

@@ -46,9 +46,14 @@ void judgeClaims(RedisClient &client, const QObject *context, const PatternUnit 
     }
     client.pipeline(
         commands, context, [&unit, key, shape, nowMs, done](const QList<RedisValue> &r) {
-            if (const QString error = firstError(r); !error.isEmpty()) {
-                done({}, error);
-                return;
+            // A command the server lacks (HRANDFIELD before 6.2) answers an
+            // error: the shape has no sample, as discovery reads it then.
+            // Only a lost connection stops the check.
+            for (const RedisValue &v : r) {
+                if (v.isFailed()) {
+                    done({}, v.errorMessage());
+                    return;
+                }
             }
             KeyShape s = shape;
             AutoDetector::readShape(s, r);

@@ -155,8 +155,11 @@ void ActionCommand::resolve()
             }
         }
     }
-    // One pattern offers it, or the action does not act on an existing key.
-    if (found.size() == 1 || found.first().second.targetIsPrefix) {
+    // The action does not act on an existing key, or one pattern that is no
+    // library's offers it. One library offering it still asks whether the
+    // target is its own (below): another library's queue is said to be.
+    if (found.first().second.targetIsPrefix
+        || (found.size() == 1 && found.first().first->library().isEmpty())) {
         act(*found.first().first, found.first().second);
         return;
     }
@@ -201,7 +204,56 @@ void ActionCommand::resolve()
                 return;
             }
         }
-        act(*found.first().first, found.first().second); // refused by the script's type check
+        actOrSayWhose(key, found);
+    });
+}
+
+void ActionCommand::actOrSayWhose(const QByteArray &key, const Candidates &found)
+{
+    // No pattern offering the verb says the target is its own. A library's
+    // queue that does not offer it may (a bee-queue queue named with RQ's
+    // "delete"): that is said, with the verbs it has; otherwise the first
+    // candidate's script refuses it by its type checks.
+    QList<const PatternUnit *> others;
+    QList<RedisClient::Command> probes;
+    QList<int> counts;
+    for (const PatternUnit *unit : PatternRegistry::instance().unitsIn(m_request.words.value(0))) {
+        const bool offers = std::any_of(found.cbegin(), found.cend(),
+                                        [unit](const auto &c) { return c.first == unit; });
+        if (offers || unit->library().isEmpty())
+            continue;
+        const QList<RedisClient::Command> mine = unit->identifyProbe(key);
+        others.append(unit);
+        counts.append(int(mine.size()));
+        probes += mine;
+    }
+    if (others.isEmpty()) {
+        act(*found.first().first, found.first().second);
+        return;
+    }
+    client().pipeline(probes, this, [this, key, found, others, counts](const QList<RedisValue> &r) {
+        qsizetype at = 0;
+        for (qsizetype i = 0; i < others.size(); ++i) {
+            const QList<RedisValue> mine = r.mid(at, counts.at(i));
+            at += counts.at(i);
+            const bool answered = std::none_of(mine.cbegin(), mine.cend(),
+                                               [](const RedisValue &v) { return v.isError(); });
+            if (!answered || !others.at(i)->identifies(key, mine))
+                continue;
+            QStringList verbs;
+            for (const PatternAction &a : others.at(i)->actions()) {
+                if (!a.consoleOnly && !verbs.contains(a.verb))
+                    verbs << a.verb;
+            }
+            fail(QStringLiteral("\"%1\" is a %2, which has no \"%3\"; its verbs: %4. Nothing "
+                                "was sent.")
+                     .arg(printableBytes(key, 80), others.at(i)->title(), m_request.words.value(1),
+                          verbs.isEmpty() ? QStringLiteral("none")
+                                          : verbs.join(QStringLiteral(", "))),
+                 ExitUsage);
+            return;
+        }
+        act(*found.first().first, found.first().second);
     });
 }
 

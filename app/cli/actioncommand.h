@@ -53,6 +53,11 @@ private:
     // the key is of another section, mismatch gets a sentence.
     ActionRequest requestFor(const PatternUnit &unit, const QByteArray &key,
                              QString *mismatch) const;
+    using Candidates = QList<std::pair<const PatternUnit *, PatternAction>>;
+    // No candidate identified key: says which library's object it is when
+    // one that does not offer the verb identifies it (exit 2), else acts
+    // with the first candidate, whose script's type checks refuse it.
+    void actOrSayWhose(const QByteArray &key, const Candidates &found);
     void act(const PatternUnit &unit, const PatternAction &action);
     // Reads the target with its pattern's own probe (bounded, read-only) and
     // refuses with the reading's reason when its keys are not a layout the
@@ -63,8 +68,8 @@ private:
     // have (a deployment's queues listed in its SET: PatternUnit::afterRead),
     // read again with them, as the monitor does on its next tick, so the
     // check judges what the console shows. passes: reads left.
-    void readToCheck(const PatternUnit &unit, const ActionRequest &request,
-                     const ScriptCall &call, const ProbeContext &context, int passes);
+    void readToCheck(const PatternUnit &unit, const ActionRequest &request, const ScriptCall &call,
+                     const ProbeContext &context, int passes);
     void runCall(const ScriptCall &call);
     void runDry(const ScriptCall &call);
     void batchLoop(const ScriptCall &call, qint64 total);

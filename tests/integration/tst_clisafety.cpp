@@ -315,6 +315,28 @@ private slots:
         QCOMPARE(lastAudit().value(QLatin1String("outcome")).toString(), QStringLiteral("refused"));
     }
 
+    // Was: another library's verb on a recognised queue ran that library's
+    // script and said "There is no job 17 (rq:job:17)" of a job waiting
+    // there. The CLI says which library's queue it is and its verbs.
+    void anotherLibrarysVerbNamesTheQueue()
+    {
+        call(*m_client, {"SET", "bq:thumbs:id", "17"});
+        call(*m_client, {"HSET", "bq:thumbs:jobs", "17", R"({"data":{},"options":{}})"});
+        call(*m_client, {"LPUSH", "bq:thumbs:waiting", "17"});
+        call(*m_client, {"SET", "bq:thumbs:stallBlock", "1"});
+        for (const char *verb : {"delete", "cancel"}) {
+            const CliRun run = cli({"queue", verb, "bq:thumbs", "--job", "17"});
+            QCOMPARE(run.exitCode, 2);
+            QVERIFY2(run.err.contains(QLatin1String("\"bq:thumbs\" is a bee-queue queue, which "
+                                                    "has no \"%1\"")
+                                          .arg(QLatin1String(verb))),
+                     qPrintable(run.err));
+            QVERIFY2(run.err.contains(QLatin1String("remove")), qPrintable(run.err));
+        }
+        QCOMPARE(call(*m_client, {"HLEN", "bq:thumbs:jobs"}).toInteger(), 1);
+        QCOMPARE(call(*m_client, {"LLEN", "bq:thumbs:waiting"}).toInteger(), 1);
+    }
+
     // Was: a Resque deployment and a Sidekiq one the console showed
     // read-only (a queue's next job another library's) had jobs removed
     // and retried by the CLI: the CLI reads the queues the deployment lists,

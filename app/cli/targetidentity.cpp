@@ -6,8 +6,6 @@
 #include <patterns/patternregistry.h>
 #include <redis/redisclient.h>
 
-#include <memory>
-
 namespace gatehouse::cli {
 
 namespace {
@@ -26,7 +24,7 @@ QString shapeText(const KeyShape &s)
 QString firstError(const QList<RedisValue> &replies)
 {
     for (const RedisValue &v : replies) {
-        if (v.isFailed() || v.isError())
+        if (v.isError()) // a failed request too
             return v.errorMessage();
     }
     return {};

@@ -5,6 +5,7 @@
 #include "environmentbadge.h"
 #include "panels/panelregistry.h"
 #include "theme.h"
+#include "worldnotice.h"
 
 #include <QDateTime>
 #include <QHeaderView>
@@ -233,7 +234,7 @@ void DeploymentsOverview::showRow(int row, const Snapshot *snapshot)
             break;
         }
     } else if (rereading)
-        connection = tr("Reading again after a %1").arg(server.world.kind);
+        connection = WorldNotice::rereadingWords(server.world);
     else if (snapshot->discovering)
         connection = ConnectionWords::scanning(snapshot->scanned, snapshot->total);
     else

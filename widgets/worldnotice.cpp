@@ -32,6 +32,15 @@ bool WorldNotice::update(const ServerStatus &server)
     return true;
 }
 
+QString WorldNotice::rereadingWords(const ServerStatus::World &world)
+{
+    if (world.restart)
+        return tr("Reading again after a restart");
+    if (world.kind == QLatin1String("flush"))
+        return tr("Reading again after a flush");
+    return tr("Reading again after a master switch");
+}
+
 std::optional<WorldNotice::Text> WorldNotice::current() const
 {
     if (m_generation == 0 || m_dismissed == m_generation)
@@ -49,6 +58,12 @@ std::optional<WorldNotice::Text> WorldNotice::current() const
             t.title += tr(": %1 keys → %2").arg(w.keysBefore).arg(w.keysAfter);
         if (w.keysBefore > 0 && w.keysAfter >= 0 && w.keysAfter < w.keysBefore / 2)
             t.title += tr(" (what it held was not persisted)");
+    } else if (w.kind == QLatin1String("flush")) {
+        t.title = w.keysBefore >= 0 && w.keysAfter >= 0
+                      ? tr("Keyspace emptied or swapped: %1 → %2 keys")
+                            .arg(w.keysBefore)
+                            .arg(w.keysAfter)
+                      : tr("Keyspace emptied or swapped");
     } else if (w.kind == QLatin1String("keys")) {
         t.title = tr("Keys vanished: %1 → %2").arg(w.keysBefore).arg(w.keysAfter);
     } else if (w.kind == QLatin1String("objects")) {
@@ -61,7 +76,7 @@ std::optional<WorldNotice::Text> WorldNotice::current() const
         t.message += QLatin1Char(' ') + tr("Persistence now: %1.").arg(m_persistence);
     const QString when
         = QDateTime::fromMSecsSinceEpoch(w.sinceMs).toString(QStringLiteral("HH:mm:ss"));
-    if (w.kind == QLatin1String("keys") || w.kind == QLatin1String("objects")) {
+    if (!w.reread) {
         t.advice = tr("Seen at %1. What vanished shows as gone, with when, until it is back or "
                       "you dismiss it (File > Dismiss gone objects).")
                        .arg(when);

@@ -10,7 +10,8 @@
 namespace gatehouse {
 
 // What the window says about a new world (ServerStatus::World): a restart
-// ("Server restarted at 14:02:17: 151 keys → 0") or a master switch, first
+// ("Server restarted at 14:02:17: 151 keys → 0"), a master switch or a flush
+// ("Keyspace emptied or swapped: 30 keys → 0"), first
 // while every object is being read again, then once the readings are whole.
 // One notice per world, shown until the operator dismisses it; a later world
 // replaces it. The main window shows it in its banner.
@@ -29,6 +30,9 @@ public:
     // The notice to show now; none before any new world or once dismissed.
     std::optional<Text> current() const;
     void dismiss() { m_dismissed = m_generation; }
+    // A connection column's words while every object is read again
+    // ("Reading again after a restart").
+    static QString rereadingWords(const ServerStatus::World &world);
 
 private:
     int m_generation = 0;

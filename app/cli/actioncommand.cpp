@@ -41,8 +41,24 @@ QString ActionCommand::validate(const Request &r)
         return r.words.size() == 2 ? QString()
                                    : QStringLiteral("events enable takes no arguments.");
     const auto found = candidates(r);
-    if (found.isEmpty())
-        return QStringLiteral("Unknown action \"%1\".").arg(r.words.join(QLatin1Char(' ')));
+    if (found.isEmpty()) {
+        // A section named without a verb, or with one it does not have: its verbs.
+        QStringList verbs;
+        for (const PatternUnit *unit : PatternRegistry::instance().unitsIn(r.words.value(0))) {
+            for (const PatternAction &a : unit->actions()) {
+                if (!a.consoleOnly && !verbs.contains(a.verb))
+                    verbs << a.verb;
+            }
+        }
+        if (verbs.isEmpty())
+            return QStringLiteral("Unknown action \"%1\".").arg(r.words.join(QLatin1Char(' ')));
+        verbs.sort();
+        return r.words.size() < 2
+                   ? QStringLiteral("%1 needs a verb: %2.")
+                         .arg(r.words.value(0), verbs.join(QStringLiteral(", ")))
+                   : QStringLiteral("%1 has no verb \"%2\"; its verbs: %3.")
+                         .arg(r.words.value(0), r.words.value(1), verbs.join(QStringLiteral(", ")));
+    }
     const PatternAction &action = found.first().second;
     if (r.words.size() != 3)
         return QStringLiteral("%1 takes one %2.")
@@ -301,9 +317,21 @@ void ActionCommand::actAfterReading(const PatternUnit &unit, const ActionRequest
             ProbeContext context;
             context.nowMs = serverTimeMs(t.value(0));
             if (context.nowMs < 0) {
+                QString why = t.value(0).errorMessage().trimmed();
+                if (!why.endsWith(QLatin1Char('.')))
+                    why += QLatin1Char('.');
+                // Refused by an ACL: what the user needs for an action.
+                if (t.value(0).errorCode() == "NOPERM") {
+                    const QString user = client().endpoint().user.isEmpty()
+                                             ? QStringLiteral("default")
+                                             : client().endpoint().user;
+                    why += QStringLiteral(" Actions need TIME, EVAL and EVALSHA: ACL SETUSER %1 "
+                                          "+time +eval +evalsha (docs/safety.md, \"ACL users\").")
+                               .arg(user);
+                }
                 fail(QStringLiteral("Cannot read the server's clock before acting on \"%1\": %2 "
                                     "Nothing was sent.")
-                         .arg(printableBytes(request.target, 80), t.value(0).errorMessage()),
+                         .arg(printableBytes(request.target, 80), why),
                      ExitFailure);
                 return;
             }

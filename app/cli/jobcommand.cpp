@@ -83,7 +83,11 @@ void JobCommand::print(const JobListing &detail)
             out << "\n== " << p.field << " (" << p.decoder << ")\n";
             if (!p.note.isEmpty())
                 out << p.note << '\n';
-            out << (p.decoded.isEmpty() ? hexDump(p.bytes) : p.decoded).trimmed() << '\n';
+            if (!p.decoded.isEmpty())
+                out << p.decoded.trimmed() << '\n';
+            // The bytes as stored, as the console's Raw (hex) tab shows them.
+            out << "-- raw (hex, " << p.bytes.size() << " bytes)\n"
+                << hexDump(p.bytes).trimmed() << '\n';
         }
     }
     out.flush();

@@ -498,6 +498,8 @@ int runServe(const Invocation &run, const HistoryFiles &history)
     const auto address = MetricsServer::parseAddress(parser.value(o.metrics), &error);
     if (!address)
         return usageError(error);
+    if (!MetricsServer::isLoopback(address->host) && !parser.isSet(o.metricsRemote))
+        return usageError(MetricsServer::remoteRefusal(*address));
     const auto ms = intOption(parser, o.interval, 50, 3600 * 1000, 1000, &error);
     const auto secs = intOption(parser, o.seconds, 1, 365 * 24 * 3600, 0, &error);
     const auto most = intOption(parser, o.metricsMax, 0, 1000000, 500, &error);

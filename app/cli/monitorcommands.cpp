@@ -187,6 +187,12 @@ void SnapshotCommand::printText(const Snapshot &s)
             out << ' ';
             for (int c = 0; c < columns.count(); ++c)
                 out << ' ' << cell(cells.at(r).at(c), widths.at(c) + 1);
+            // Shown by a name that is not its key ("Sidekiq"): the key,
+            // which commands take.
+            const PatternObject &object = *rows.at(r)->object;
+            const QString key = printableBytes(object.key, 80);
+            if (PatternUnit::of(object.kind).displayName(object) != key)
+                out << "  key " << key;
             if (!rows.at(r)->reading.isOk())
                 out << "  " << rows.at(r)->reading.message;
             out << '\n';

@@ -5,6 +5,7 @@
 
 #include <monitor/durabilityreader.h>
 #include <redis/nodeorder.h>
+#include <redis/sentinelhint.h>
 #include <redis/serveridentity.h>
 #include <redis/serverinfo.h>
 #include <redis/userinput.h>
@@ -82,7 +83,8 @@ void PingCommand::onReady()
     m_client.pipeline(
         {{QByteArrayLiteral("PING")},
          {QByteArrayLiteral("TIME")},
-         {QByteArrayLiteral("INFO"), QByteArrayLiteral("server")}},
+         {QByteArrayLiteral("INFO"), QByteArrayLiteral("server")},
+         {QByteArrayLiteral("ROLE")}},
         this, [this](const QList<RedisValue> &replies) {
             const qint64 receivedAtMs = QDateTime::currentMSecsSinceEpoch();
             const RedisValue &pong = replies.at(0);
@@ -96,6 +98,13 @@ void PingCommand::onReady()
                 fail(QStringLiteral("PING to %1 failed: %2")
                          .arg(echoed(m_client.endpoint().address()), why));
                 return;
+            }
+            // A sentinel answers PING and INFO, but is no data server.
+            if (!m_client.endpoint().isSentinel()) {
+                if (const auto masters = SentinelHint::monitoredMasters(replies.value(3))) {
+                    fail(SentinelHint::sentence(m_client.endpoint(), masters));
+                    return;
+                }
             }
             if (m_done)
                 return;

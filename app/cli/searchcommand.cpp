@@ -161,7 +161,10 @@ void SearchCommand::report(const JobSearchResult &result)
         QString end;
         switch (result.end) {
         case JobSearchResult::End::Complete:
-            end = QStringLiteral("every state read");
+            end = m_request.states.isEmpty()
+                      ? QStringLiteral("every state read")
+                      : QStringLiteral("every job in %1 read")
+                            .arg(m_request.states.join(QStringLiteral(", ")));
             break;
         case JobSearchResult::End::Limit:
             end = QStringLiteral("stopped at --limit %1; raise it to see more")

@@ -142,11 +142,12 @@ void WatchCommand::onReconnected(qint64 gapMs)
 
 void WatchCommand::printWorldEvents(const Snapshot &s)
 {
-    // A master switch or a restart (ServerStatus::World): said once when it
+    // A new world (ServerStatus::World: a master switch, a restart, a
+    // flush): said once when it
     // is seen, and once when every object was read again.
     const ServerStatus::World &w = s.server.world;
     const bool began = w.generation != m_worldGeneration;
-    const bool reread = w.kind == QLatin1String("restart") || w.kind == QLatin1String("master");
+    const bool reread = w.reread;
     const bool whole = reread && w.wholeAtMs >= 0 && (began || !m_worldWhole);
     m_worldGeneration = w.generation;
     m_worldWhole = w.wholeAtMs >= 0;
@@ -248,11 +249,10 @@ void WatchCommand::printWatchLine(const Snapshot &s)
                     .toString(QStringLiteral("HH:mm:ss.zzz'Z'"))
              << " lastReadingAge=" << formatMs(s.server.lastReadingAgeMs);
     }
-    // After a restart or a master switch, until every object was read
+    // After a restart, a master switch or a flush, until every object was read
     // again: the counts are of what was read so far.
     const ServerStatus::World &w = s.server.world;
-    if ((w.kind == QLatin1String("restart") || w.kind == QLatin1String("master"))
-        && w.wholeAtMs < 0)
+    if (w.reread && w.wholeAtMs < 0)
         line << " INCOMPLETE rereading=" << w.kind;
     line << '\n';
 }

@@ -204,12 +204,12 @@ public:
                 continue;
             }
             k->names.append(MetricsExposition::figureMetricName(section.id, f.id, f.isDuration));
+            k->types.append(MetricsExposition::figureMetricType(k->names.last()));
             QString help = f.title + QStringLiteral(" of each ") + section.singular
                            + QStringLiteral(" (figure \"") + f.id + QLatin1Char('"');
             if (f.isDuration)
                 help += QStringLiteral(", in seconds");
             k->helps.append((help + QStringLiteral(").")).toUtf8());
-            k->types.append("gauge");
             k->figureLabels.append(QByteArray());
         }
         const QByteArray prefix = "gatehouse_" + MetricsExposition::snakeCase(section.id);
@@ -362,8 +362,9 @@ void addPatternTotals(Families &out, const QByteArray &objectsName, const QByteA
         if (a.count == 0)
             return;
         const QByteArray labels = extra.isEmpty() ? otherLabels : otherLabels + ',' + extra;
-        out.add(k.names.at(slot), k.helps.at(slot), "gauge", labels + ",aggregate=\"sum\"", a.sum);
-        out.add(k.names.at(slot), k.helps.at(slot), "gauge", labels + ",aggregate=\"max\"", a.max);
+        const char *type = k.types.at(slot).constData();
+        out.add(k.names.at(slot), k.helps.at(slot), type, labels + ",aggregate=\"sum\"", a.sum);
+        out.add(k.names.at(slot), k.helps.at(slot), type, labels + ",aggregate=\"max\"", a.max);
     };
     for (size_t slot = 0; slot < tally.perSlot.size(); ++slot) {
         if (int(slot) != k.slot(Kind::StateCount))
@@ -527,7 +528,20 @@ QByteArray MetricsExposition::figureMetricName(const QString &section, const QSt
             name.clear();
         name += name.isEmpty() ? "seconds" : "_seconds";
     }
-    return "gatehouse_" + snakeCase(section) + '_' + name;
+    QByteArray metric = "gatehouse_" + snakeCase(section) + '_' + name;
+    // "_count" is a histogram's or a summary's: a gauge counting things is
+    // named by them, in the plural.
+    if (metric.endsWith("_count")) {
+        metric.chop(6);
+        metric += metric.endsWith('s') ? "" : "s";
+    }
+    return metric;
+}
+
+QByteArray MetricsExposition::figureMetricType(const QByteArray &metricName)
+{
+    return metricName.endsWith("_total") ? QByteArrayLiteral("counter")
+                                         : QByteArrayLiteral("gauge");
 }
 
 QByteArray MetricsExposition::formatValue(double v)

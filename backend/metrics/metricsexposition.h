@@ -82,9 +82,16 @@ struct MetricsExposition
     // becomes '_'.
     static QByteArray snakeCase(const QString &id);
     // The metric name of a figure of a section ("limiter", "retryHorizonMs",
-    // duration) -> "gatehouse_limiter_retry_horizon_seconds".
+    // duration) -> "gatehouse_limiter_retry_horizon_seconds". Suffixes
+    // Prometheus reserves for other types are not a gauge's: a count of
+    // things is named by the things ("token", "count" -> "gatehouse_tokens";
+    // "lock", "holdCount" -> "gatehouse_lock_holds").
     static QByteArray figureMetricName(const QString &section, const QString &figure,
                                        bool isDuration);
+    // "counter" for a figure named a running total ("failedTotal": a
+    // library's own statistic, which only grows until it is reset), else
+    // "gauge".
+    static QByteArray figureMetricType(const QByteArray &metricName);
     // A sample value: integers without a fraction, NaN and +Inf/-Inf as the
     // format spells them.
     static QByteArray formatValue(double v);

@@ -63,20 +63,34 @@ MetricsServer::MetricsServer(QObject *parent)
 
 MetricsServer::~MetricsServer() = default;
 
+namespace {
+
+// "127.0.0.1:9187", "[::1]:9187".
+QString shown(const MetricsServer::Address &address)
+{
+    const QString host = address.host.toString();
+    return (address.host.protocol() == QAbstractSocket::IPv6Protocol
+                ? QLatin1Char('[') + host + QLatin1Char(']')
+                : host)
+           + QLatin1Char(':') + QString::number(address.port);
+}
+
+} // namespace
+
+QString MetricsServer::remoteRefusal(const Address &address)
+{
+    return QStringLiteral("The metrics endpoint %1 is not a loopback address: its figures name "
+                          "keys, and anyone who reaches it reads them. Use 127.0.0.1:PORT, or "
+                          "pass --metrics-remote to serve it there anyway.")
+        .arg(shown(address));
+}
+
 bool MetricsServer::listen(const Address &address, bool allowRemote, QString *error)
 {
     close();
-    const QString host = address.host.toString();
-    const QString where = (address.host.protocol() == QAbstractSocket::IPv6Protocol
-                               ? QLatin1Char('[') + host + QLatin1Char(']')
-                               : host)
-                          + QLatin1Char(':') + QString::number(address.port);
+    const QString where = shown(address);
     if (!isLoopback(address.host) && !allowRemote) {
-        *error = QStringLiteral("The metrics endpoint %1 is not a loopback address: its figures "
-                                "name keys, and anyone who reaches it reads them. Use "
-                                "127.0.0.1:PORT, or pass --metrics-remote to serve it there "
-                                "anyway.")
-                     .arg(where);
+        *error = remoteRefusal(address);
         return false;
     }
     auto http = std::make_unique<QHttpServer>();

@@ -42,6 +42,9 @@ public:
     // the figures name keys, which may say more than an operator wants to
     // publish).
     static bool isLoopback(const QHostAddress &host);
+    // Why an address that is not loopback is refused without allowRemote
+    // (listen()'s sentence, for a command line to refuse it up front).
+    static QString remoteRefusal(const Address &address);
 
     explicit MetricsServer(QObject *parent = nullptr);
     ~MetricsServer() override;

@@ -25,6 +25,7 @@ constexpr EventName s_events[] = {
     {"reconnected", "Reconnected", false},
     {"serverRestarted", "Server restarted", true},
     {"masterChanged", "Master changed", true},
+    {"keyspaceReplaced", "Keyspace emptied or swapped", true},
     {"keysVanished", "Keys vanished", true},
     {"objectsVanished", "Objects vanished", true},
     {"readingsStale", "Readings stale", true},
@@ -60,6 +61,8 @@ QString ConnectionTimeline::worldEvent(const QString &kind)
         return QStringLiteral("serverRestarted");
     if (kind == QLatin1String("master"))
         return QStringLiteral("masterChanged");
+    if (kind == QLatin1String("flush"))
+        return QStringLiteral("keyspaceReplaced");
     if (kind == QLatin1String("keys"))
         return QStringLiteral("keysVanished");
     return QStringLiteral("objectsVanished");
@@ -175,7 +178,7 @@ void ConnectionTimeline::observeWorld(const Snapshot &s, QList<Entry> &added)
     m_worldGeneration = w.generation;
     if (began && w.generation > 0)
         add(added, {w.sinceMs, worldEvent(w.kind), QString(), w.reason});
-    const bool reread = w.kind == QLatin1String("restart") || w.kind == QLatin1String("master");
+    const bool reread = w.reread;
     const bool whole = w.wholeAtMs >= 0;
     if (reread && whole && (began || !m_worldWhole))
         add(added, {w.wholeAtMs, QStringLiteral("readingsWhole"), QString(),

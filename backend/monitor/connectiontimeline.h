@@ -30,7 +30,8 @@ public:
         // answer the local clock corrected by the last known offset.
         qint64 atMs = 0;
         // "connected", "connectionLost", "reconnected", "serverRestarted",
-        // "masterChanged", "keysVanished", "objectsVanished", "readingsStale",
+        // "masterChanged", "keyspaceReplaced", "keysVanished",
+        // "objectsVanished", "readingsStale",
         // "readingsCurrent", "readingsWhole".
         QString event;
         QString node; // the address it is about; empty: the deployment
@@ -50,7 +51,8 @@ public:
     };
 
     // The event a ServerStatus::World kind begins ("restart": "serverRestarted",
-    // "master": "masterChanged", "keys": "keysVanished", else "objectsVanished").
+    // "master": "masterChanged", "flush": "keyspaceReplaced", "keys":
+    // "keysVanished", else "objectsVanished").
     static QString worldEvent(const QString &kind);
 
     static constexpr int MaxEntries = 500;

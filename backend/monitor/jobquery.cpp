@@ -340,6 +340,42 @@ bool anywhere(const Term &t, const JobListing &detail)
     return false;
 }
 
+// What is wrong with the term at token i, before it is read: "or" or
+// "not" (terms are joined by "and" only: taken as a word to find, it would
+// match something else than meant, silently), an operator with no field
+// before it, two operators in a row, or no value after one.
+QString misplaced(const QList<Token> &tokens, qsizetype i)
+{
+    const Token &tok = tokens.at(i);
+    if (!tok.quoted && !tok.op
+        && (tok.text.compare(QLatin1String("or"), Qt::CaseInsensitive) == 0
+            || tok.text.compare(QLatin1String("not"), Qt::CaseInsensitive) == 0))
+        return QStringLiteral("\"%1\" at character %2: terms are joined by \"and\" only (every "
+                              "term must hold). Search once per alternative, or quote \"%1\" to "
+                              "find the word itself.")
+            .arg(tok.text)
+            .arg(tok.at);
+    if (tok.op)
+        return QStringLiteral("\"%1\" at character %2 has no field before it: write "
+                              "FIELD%1VALUE, for example error~timeout.")
+            .arg(tok.text)
+            .arg(tok.at);
+    if (i + 1 >= tokens.size() || !tokens.at(i + 1).op)
+        return {}; // a bare word
+    const Token &opTok = tokens.at(i + 1);
+    if (i + 2 < tokens.size() && tokens.at(i + 2).op)
+        return QStringLiteral("\"%1%2%3\" at character %4: one operator between a field and "
+                              "its value, for example %1%2VALUE.")
+            .arg(tok.text, opTok.text, tokens.at(i + 2).text)
+            .arg(tok.at);
+    if (i + 2 >= tokens.size())
+        return QStringLiteral("\"%1%2\" at character %3 has no value after it: write %1%2VALUE "
+                              "(quote a value with spaces).")
+            .arg(tok.text, opTok.text)
+            .arg(tok.at);
+    return {};
+}
+
 } // namespace
 
 std::optional<JobQuery> JobQuery::parse(const QString &expression, QString *error)
@@ -359,11 +395,8 @@ std::optional<JobQuery> JobQuery::parse(const QString &expression, QString *erro
         if (!tok.quoted && !tok.op
             && tok.text.compare(QLatin1String("and"), Qt::CaseInsensitive) == 0)
             continue;
-        if (tok.op) {
-            *error = QStringLiteral("\"%1\" at character %2 has no field before it: write "
-                                    "FIELD%1VALUE, for example error~timeout.")
-                         .arg(tok.text)
-                         .arg(tok.at);
+        if (const QString why = misplaced(*tokens, i); !why.isEmpty()) {
+            *error = why;
             return std::nullopt;
         }
         Term t;
@@ -378,13 +411,6 @@ std::optional<JobQuery> JobQuery::parse(const QString &expression, QString *erro
             continue;
         }
         const Token &opTok = tokens->at(i + 1);
-        if (i + 2 >= tokens->size() || tokens->at(i + 2).op) {
-            *error = QStringLiteral("\"%1%2\" at character %3 has no value after it: write "
-                                    "%1%2VALUE (quote a value with spaces).")
-                         .arg(tok.text, opTok.text)
-                         .arg(tok.at);
-            return std::nullopt;
-        }
         const Token &valueTok = tokens->at(i + 2);
         i += 2;
         t.op = *opOf(opTok.text);

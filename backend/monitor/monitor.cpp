@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <limits>
 #include <numeric>
 
 namespace gatehouse {
@@ -78,11 +79,24 @@ Monitor::Monitor(RedisClient *client, Options options, QObject *parent)
             [this](RedisConnection::State state, const QString &message, qint64 nextAttemptAtMs,
                    RedisConnection::ErrorKind kind) {
                 m_server.nodes[0].connection = {state, message, nextAttemptAtMs, kind};
+                // A Cluster's seed is one node of many: each node's loss is
+                // followed by the topology and the per-master subscriptions.
+                if (state != RedisConnection::State::Ready && m_started
+                    && !m_client->topology().isCluster())
+                    distrustWhileLost();
                 publish();
             });
     connect(m_client, &RedisClient::ready, this, [this] {
-        if (m_started)
-            readServerFacts(); // after a reconnect: version or role may have changed
+        ++m_readyEpoch;    // a key count read before may be another server's
+        m_clockRttMs = -1; // and its clock: the next TIME sets the offset
+        if (!m_started)
+            return;
+        readServerFacts(); // after a reconnect: version or role may have changed
+        // A subscription that outlived the loss (a stopped server, a killed
+        // client) counts once the server counts it again.
+        if (m_subscriber && m_subscriber->state() == RedisConnection::State::Ready
+            && !m_client->topology().isCluster())
+            verifyEvents();
     });
     connect(m_client, &RedisClient::topologyChanged, this, &Monitor::applyTopology);
     m_durability = new DurabilityReader(m_client, this);
@@ -103,6 +117,20 @@ Monitor::Monitor(RedisClient *client, Options options, QObject *parent)
 
 Monitor::~Monitor() = default;
 
+void Monitor::distrustWhileLost()
+{
+    // The connection the readings come by is lost: nothing shown is current
+    // from now on, not only two ticks later, and what the events say cannot
+    // be checked (a subscription on its own connection may outlive the loss,
+    // or miss what happened in it). Every object is read again once back.
+    for (Tracked &t : m_tracked)
+        t.freshAtMs = std::min(t.freshAtMs, std::numeric_limits<qint64>::min() / 4);
+    updateStaleness();
+    m_fullPassDue = true;
+    if (m_server.eventsLive)
+        setEventsLive(false);
+}
+
 qint64 Monitor::serverNow() const
 {
     return QDateTime::currentMSecsSinceEpoch() + m_offsetMs;
@@ -110,6 +138,18 @@ qint64 Monitor::serverNow() const
 
 void Monitor::setServerClock(qint64 serverMs, qint64 sentAt, qint64 receivedAt)
 {
+    m_server.timeMs = serverMs;
+    // The server ran TIME somewhere in the round trip: the midpoint is off
+    // by at most half of it. A round trip far longer than the one the
+    // offset stands on (a stall, a slow link for a moment) would move the
+    // clock by half a stall; it is not taken, and the bar it must meet
+    // doubles, so a link that stays slow is followed within a few ticks.
+    const qint64 rtt = std::max<qint64>(0, receivedAt - sentAt);
+    if (m_clockRttMs >= 0 && rtt > std::max<qint64>(ClockRttSlackMs, 2 * m_clockRttMs)) {
+        m_clockRttMs = std::max<qint64>(ClockRttSlackMs, 2 * m_clockRttMs);
+        return;
+    }
+    m_clockRttMs = rtt;
     m_offsetMs = serverMs - (sentAt + receivedAt) / 2;
     m_server.clockOffsetMs = m_offsetMs;
     m_server.nodes[0].clockOffsetMs = m_offsetMs;

@@ -59,7 +59,9 @@ public:
         // only Redis knows (past PatternUnit::validUntilMs), the detailed
         // one, and a rolling sweep that reads every object at least every
         // sweepMs. The others keep their reading, exact when projected with
-        // Reading::at(). Off, or events not live: every object every tick.
+        // Reading::at(). FLUSHALL, FLUSHDB and SWAPDB publish no event: the
+        // tick's DBSIZE and INFO commandstats catch them (noteKeyspace).
+        // Off, or events not live: every object every tick.
         bool adaptive = true;
         int sweepMs = 120000;
         // notify-keyspace-events is read again (on every master) this often
@@ -311,8 +313,13 @@ private:
         QList<int> counts; // commands per object
         QList<ProbeContext> contexts;
         bool withTime = false; // TIME first
-        qint64 sentAt = 0;     // local ms since the epoch
-        qint64 sentNs = 0;     // m_clock ns
+        // After TIME: DBSIZE and INFO commandstats (noteKeyspace), taken
+        // only if no reconnect came between (m_readyEpoch).
+        bool withDbSize = false;
+        bool withCommandStats = false;
+        int readyEpoch = 0;
+        qint64 sentAt = 0; // local ms since the epoch
+        qint64 sentNs = 0; // m_clock ns
     };
     // Probes (monitorprobe.cpp).
     void probe(const QList<int> &indices, bool fullTick, bool paced = false);
@@ -357,6 +364,12 @@ private:
     // Marks objects not refreshed for two ticks stale (and back); true when
     // any changed.
     bool updateStaleness();
+    // The server is a Redis Sentinel, though the endpoint names a data
+    // server: failed, with the URL that reaches its master.
+    void sayWrongServer();
+    // The reading connection lost: every object stale at once, events not
+    // live, a full pass once back.
+    void distrustWhileLost();
     // The published state of tracked object i, rebuilt after it changed.
     // listed false: not in takeReplaced()'s list (a re-read that confirms
     // the last state's figures).
@@ -435,6 +448,16 @@ private:
     bool m_snapshotFresh = false; // m_snapshot reflects every change so far
     quint64 m_sequence = 0;
     qint64 m_offsetMs = 0; // server clock - local clock
+    // The round trip of the TIME the offset was taken from; -1 none yet.
+    // A TIME answered late (a stalled server answers everything at once
+    // when it wakes) puts the midpoint far from when it ran: its offset is
+    // not taken while a much quicker one stands (setServerClock).
+    qint64 m_clockRttMs = -1;
+    static constexpr qint64 ClockRttSlackMs = 50;
+    // A batch answered this much later than its tick planned (by the
+    // server's own TIME, run just before its probes: a stalled server) is
+    // not taken; its objects are read again at once (receiveBatch).
+    static constexpr qint64 LateReplyMs = 100;
     bool m_tickInFlight = false;
     bool m_started = false;
     bool m_paused = false;
@@ -480,6 +503,11 @@ private:
                             qint64 keys);
     void beginNewWorld(const QString &reason, bool restart, qint64 keysAfter = -1,
                        qint64 uptimeS = -1);
+    // What every new world does, a master switch's or a keyspace's (below):
+    // its ServerStatus::World, and every object stale until read again
+    // (dirty, its behaviour forgotten), a full pass and a rescan due.
+    void distrustReadings(const QString &kind, const QString &reason, qint64 keysBefore,
+                          qint64 keysAfter, qint64 uptimeS);
     // Sentinel: the sentinels name a new master before the connection has
     // reached it. The new world begins at once (everything stale, events not
     // live), but nothing is read until INFO on the connection shows the
@@ -498,10 +526,49 @@ private:
     } m_awaited;
     static constexpr int AwaitCheckMs = 500;
     void checkWorldWhole();
+    // The same server, another keyspace: FLUSHALL, FLUSHDB and SWAPDB empty
+    // or replace the database without one keyspace event, so with events
+    // live every reading projected until PatternUnit::validUntilMs would go
+    // on showing keys that are gone (the sweep finds them one by one). Every
+    // full tick reads, with its TIME, the node's DBSIZE and INFO
+    // commandstats (Cluster: each master's; together a few tens of us of
+    // the server's time, no key touched) and begins a new world of kind
+    // "flush" (every object stale, read again at once, the keyspace scanned
+    // again; the subscription stays) when FLUSHALL, SWAPDB, or a FLUSHDB
+    // that emptied this database ran since the tick before, or, where INFO
+    // is refused and events cover every key, when the key count fell by half
+    // or more (at least MinKeysForFall keys before) beyond the deletions
+    // keyspace events announced. While such a world is read again, further
+    // counts are only recorded (a Cluster's masters each see one FLUSHALL).
+    struct KeyspaceMark
+    {
+        qint64 keys = -1;          // DBSIZE; -1 unknown
+        qint64 deletionsHeard = 0; // m_deletionsHeard when keys was read
+        // Calls since the server started (INFO commandstats); -1 unknown.
+        qint64 flushAll = -1;
+        qint64 flushDb = -1;
+        qint64 swapDb = -1;
+    };
+    static constexpr qint64 MinKeysForFall = 20;
+    // Read in the tick's first batch, after TIME (standalone; Sentinel
+    // reading the master); else each master's (Cluster), or where its keys
+    // are read (--read-from replicas), with the tick's TIME.
+    bool keyspaceInTick() const;
+    void readNodeKeyspaces();
+    void noteKeyspace(const QString &node, const RedisValue &dbSize,
+                      const RedisValue &commandStats);
+    QHash<QString, KeyspaceMark> m_keyspace; // per node read; "": the connection's server
+    qint64 m_deletionsHeard = 0;             // del, expired, evicted, move_from, rename_from events
+    // Reconnects seen (RedisClient::ready). A count sent before the last one
+    // (held while connecting, sent ahead of the server's facts) may be a
+    // restarted server's: not compared, and not its keysBefore.
+    int m_readyEpoch = 0;
+    bool m_dbSizeRefused = false; // refused (ACL): not asked again (ACL LOG would fill)
+    bool m_commandStatsRefused = false;
     // Not a new server, but a world that changed under the console: the key
-    // count fell by more than half between two scans (FLUSHALL, eviction,
-    // mass expiry), or most objects vanished in one tick. Announced as a
-    // world (kind "keys" or "objects"), with nothing to distrust.
+    // count fell by more than half between two scans (eviction, mass
+    // expiry), or most objects vanished in one tick. Announced as a world
+    // (kind "keys" or "objects"), with nothing to distrust.
     void noteKeyCount(qint64 keys);
     void noteVanished();
     void announceWorld(const QString &kind, const QString &reason, qint64 keysBefore,
@@ -511,7 +578,7 @@ private:
     QByteArray m_runId;           // of the server read last (INFO server)
     QString m_runAddress;         // its address
     QStringList m_knownMasters;   // the masters holding slots (Sentinel: the one) as last seen
-    qint64 m_lastDbSize = -1;     // DBSIZE of the last discovery or server facts
+    qint64 m_lastDbSize = -1;     // DBSIZE of the last discovery, server facts or tick
     bool m_worldRescanned = true; // the rescan of the current world finished
     bool m_tickAgain = false;     // a new world began while a tick was in flight
 

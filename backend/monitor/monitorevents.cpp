@@ -212,6 +212,11 @@ void Monitor::onEvent(const QByteArray &, const QByteArray &channel, const QByte
     if (colon < 0)
         return;
     const QByteArray key = channel.mid(colon + 3);
+    // The deletions announced, against which a falling key count is
+    // measured (noteKeyspace).
+    if (event == "del" || event == "expired" || event == "evicted" || event == "move_from"
+        || event == "rename_from")
+        ++m_deletionsHeard;
     auto it = m_byKey.constFind(key);
     if (it != m_byKey.cend()) {
         Tracked &t = m_tracked[*it];

@@ -69,8 +69,25 @@ void Monitor::sendBatch(const std::shared_ptr<ProbeRun> &run)
     const qint64 now = sent.sentAt + m_offsetMs;
     QList<RedisClient::Command> commands;
     sent.probed.reserve(sent.indices.size());
-    if (sent.withTime)
+    if (sent.withTime) {
         commands.append({"TIME"});
+        sent.readyEpoch = m_readyEpoch;
+        // FLUSHALL, FLUSHDB and SWAPDB publish no keyspace event: the key
+        // count and the command counts tell (noteKeyspace), read ahead of
+        // the tick's probes on the same connection.
+        if (m_options.singleReading) {
+            // One reading: nothing to compare it with.
+        } else if (keyspaceInTick()) {
+            sent.withDbSize = !m_dbSizeRefused;
+            sent.withCommandStats = !m_commandStatsRefused;
+            if (sent.withDbSize)
+                commands.append({"DBSIZE"});
+            if (sent.withCommandStats)
+                commands.append(RedisClient::Command{"INFO", "commandstats"});
+        } else {
+            readNodeKeyspaces();
+        }
+    }
     for (int i : std::as_const(sent.indices)) {
         Tracked &t = m_tracked[i];
         run->carriesWrites |= t.dirty; // a keyspace event said it was written
@@ -111,33 +128,68 @@ void Monitor::receiveBatch(const std::shared_ptr<ProbeRun> &run, const SentBatch
         run->busyNs += rttNs;
         run->trips.append({sent.indices.size(), double(rttNs) / 1000.0});
     }
+    // Answered far later than planned (below): not taken.
+    bool late = false;
     if (sent.withTime) {
         if (replies.value(0).isFailed())
             run->failed = true;
         const qint64 serverMs = serverTimeMs(replies.value(0));
-        if (serverMs > 0)
+        // Sent before the last reconnect (held while connecting): its round
+        // trip spans the outage, and may reach another server.
+        if (serverMs > 0 && sent.readyEpoch != m_readyEpoch) {
+            late = true;
+        } else if (serverMs > 0) {
             setServerClock(serverMs, sent.sentAt, QDateTime::currentMSecsSinceEpoch());
+            late = !sent.contexts.isEmpty() && serverMs - sent.contexts.first().nowMs > LateReplyMs;
+        } else if (!replies.value(0).isFailed()) {
+            m_server.timeMs = serverNow(); // TIME refused: the local clock, as the notes say
+        }
         at = 1;
+        const RedisValue dbSize = sent.withDbSize ? replies.value(at++) : RedisValue();
+        const RedisValue commandStats = sent.withCommandStats ? replies.value(at++) : RedisValue();
+        // A FLUSHALL seen here begins a new world: this run's readings are
+        // then discarded (ProbeRun::world) and every object is read again.
+        if ((sent.withDbSize || sent.withCommandStats) && run->world == m_server.world.generation
+            && sent.readyEpoch == m_readyEpoch)
+            noteKeyspace(QString(), dbSize, commandStats);
     }
+    // Answered late (a stalled or sleeping server runs what waited when it
+    // wakes; a batch held while reconnecting): the replies are as of when
+    // it ran them, by its TIME just before, but the probes were planned for
+    // the tick's time (a window counted as of then, a TTL read long after):
+    // not taken. Those objects stay as they were, stale, and are read again
+    // at once, on time; the tick leaves no history sample (ProbeRun::failed).
+    if (late) {
+        for (int i : sent.indices)
+            m_tracked[i].dirty = true;
+        m_fullPassDue = true;
+        run->failed = true;
+        if (!m_eventTimer.isActive())
+            m_eventTimer.start();
+        --run->outstanding;
+        continueRun(run);
+        return;
+    }
+    const SentBatch &batch = sent;
     ObjectReplies parts;
-    parts.reserve(sent.indices.size());
-    for (qsizetype b = 0; b < sent.indices.size(); ++b) {
-        parts.append(replies.mid(at, sent.counts.at(b)));
-        at += sent.counts.at(b);
+    parts.reserve(batch.indices.size());
+    for (qsizetype b = 0; b < batch.indices.size(); ++b) {
+        parts.append(replies.mid(at, batch.counts.at(b)));
+        at += batch.counts.at(b);
     }
     // The follow-ups the replies call for (a page's members' fields), in a
     // second round trip of their own; none for a world already gone.
     FollowUps more;
     if (run->world == m_server.world.generation) {
         QList<ObjectProbe> probes;
-        probes.reserve(sent.indices.size());
-        for (qsizetype b = 0; b < sent.indices.size(); ++b)
-            probes.append({m_tracked.at(sent.indices.at(b)).unit, sent.probed.at(b)->object,
-                           sent.contexts.at(b)});
+        probes.reserve(batch.indices.size());
+        for (qsizetype b = 0; b < batch.indices.size(); ++b)
+            probes.append({m_tracked.at(batch.indices.at(b)).unit, batch.probed.at(b)->object,
+                           batch.contexts.at(b)});
         more = followUpsOf(probes, parts);
     }
     if (more.isEmpty()) {
-        absorbBatch(run, sent, parts, arrived);
+        absorbBatch(run, batch, parts, arrived);
         return;
     }
     if (run->fullTick) {
@@ -145,9 +197,9 @@ void Monitor::receiveBatch(const std::shared_ptr<ProbeRun> &run, const SentBatch
         m_lastCommands += more.commands.size();
     }
     m_client->pipeline(more.commands, &m_context,
-                       [this, run, sent, parts, more](const QList<RedisValue> &replies) mutable {
+                       [this, run, batch, parts, more](const QList<RedisValue> &replies) mutable {
                            appendFollowUps(parts, more, replies);
-                           absorbBatch(run, sent, parts, m_clock.elapsed());
+                           absorbBatch(run, batch, parts, m_clock.elapsed());
                        });
 }
 
@@ -176,6 +228,12 @@ void Monitor::absorbBatch(const std::shared_ptr<ProbeRun> &run, const SentBatch 
 
 void Monitor::continueRun(const std::shared_ptr<ProbeRun> &run)
 {
+    if (run->next < run->indices.size() && run->world != m_server.world.generation) {
+        // A new world began: the rest would be read in vain (its replies are
+        // not taken), and the new world's full pass waits for this run.
+        run->next = run->indices.size();
+        run->failed = true;
+    }
     if (run->next < run->indices.size() && run->paced) {
         // The next batch at its slot; stopped meanwhile:
         // the rest of the tick is not sent.

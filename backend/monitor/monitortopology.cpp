@@ -9,6 +9,7 @@
 
 #include <redis/nodeorder.h>
 #include <redis/redisclient.h>
+#include <redis/sentinelhint.h>
 #include <redis/serveridentity.h>
 #include <redis/serverinfo.h>
 
@@ -169,12 +170,19 @@ void Monitor::readServerFacts()
                         {"DBSIZE"}},
                        &m_context, [this, sentAt](const QList<RedisValue> &r) {
                            const qint64 receivedAt = QDateTime::currentMSecsSinceEpoch();
+                           if (!r.at(0).isError() && !m_client->endpoint().isSentinel()
+                               && ServerIdentity::fromInfo(parseInfo(r.at(0).bytes())).mode
+                                      == QLatin1String("sentinel")) {
+                               sayWrongServer();
+                               return;
+                           }
                            m_server.notes.clear();
                            applyServerInfo(r.at(0), r.at(1), r.value(4));
                            const qint64 serverMs = serverTimeMs(r.at(3));
                            if (serverMs > 0) {
                                setServerClock(serverMs, sentAt, receivedAt);
                            } else {
+                               m_server.timeMs = serverNow();
                                m_server.notes
                                    << QStringLiteral("TIME is not permitted; window maths use the "
                                                      "local clock (%1).")
@@ -183,6 +191,20 @@ void Monitor::readServerFacts()
                            followEventsConfig(r.at(2));
                            startReading();
                        });
+}
+
+void Monitor::sayWrongServer()
+{
+    // A sentinel holds no keys: its DBSIZE and SCAN are unknown commands.
+    // Said once, with the URL that reaches its master; nothing is read.
+    m_client->command({"ROLE"}, &m_context, [this](const RedisValue &role) {
+        const QString why
+            = SentinelHint::sentence(m_client->endpoint(), SentinelHint::monitoredMasters(role));
+        m_server.notes = {why};
+        stop();
+        publish();
+        Q_EMIT failed(why);
+    });
 }
 
 void Monitor::applyServerInfo(const RedisValue &server, const RedisValue &replication,

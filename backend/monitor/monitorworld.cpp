@@ -116,16 +116,18 @@ void Monitor::checkAwaitedMaster()
                        });
 }
 
-void Monitor::beginNewWorld(const QString &reason, bool restart, qint64 keysAfter, qint64 uptimeS)
+void Monitor::distrustReadings(const QString &kind, const QString &reason, qint64 keysBefore,
+                               qint64 keysAfter, qint64 uptimeS)
 {
     ServerStatus::World &w = m_server.world;
     ++w.generation;
-    w.kind = restart ? QStringLiteral("restart") : QStringLiteral("master");
+    w.kind = kind;
     w.reason = reason;
-    w.restart = restart;
+    w.restart = kind == QLatin1String("restart");
+    w.reread = true;
     w.sinceMs = serverNow();
     w.wholeAtMs = -1;
-    w.keysBefore = m_lastDbSize;
+    w.keysBefore = keysBefore;
     w.keysAfter = keysAfter;
     w.uptimeS = uptimeS;
     // Nothing read before is current: stale until read again (a run sent
@@ -140,6 +142,18 @@ void Monitor::beginNewWorld(const QString &reason, bool restart, qint64 keysAfte
     }
     m_watch.newWorld();
     updateStaleness();
+    m_fullPassDue = true;
+    // Keys that exist only now, and the candidates: the keyspace again.
+    m_worldRescanned = false;
+    m_eventKeys.newWorld();
+}
+
+void Monitor::beginNewWorld(const QString &reason, bool restart, qint64 keysAfter, qint64 uptimeS)
+{
+    distrustReadings(restart ? QStringLiteral("restart") : QStringLiteral("master"), reason,
+                     m_lastDbSize, keysAfter, uptimeS);
+    // Another server: its key count and command counts are its own.
+    m_keyspace.clear();
     // Events come from the master there is now: a new subscription, live
     // once that master counts it (verifyEvents); polling until then.
     if (m_subscriber) {
@@ -149,10 +163,6 @@ void Monitor::beginNewWorld(const QString &reason, bool restart, qint64 keysAfte
         setEventsLive(false);
         m_awaited.subscribe = true;
     }
-    m_fullPassDue = true;
-    // Keys that exist only now, and the candidates: the keyspace again.
-    m_worldRescanned = false;
-    m_eventKeys.newWorld();
     if (m_awaited.address.isEmpty()) {
         resumeReading();
     } else {
@@ -190,6 +200,7 @@ void Monitor::announceWorld(const QString &kind, const QString &reason, qint64 k
     w.kind = kind;
     w.reason = reason;
     w.restart = false;
+    w.reread = false;
     w.sinceMs = serverNow();
     w.wholeAtMs = w.sinceMs; // the readings are the server's: nothing to read again
     w.keysBefore = keysBefore;
@@ -197,6 +208,176 @@ void Monitor::announceWorld(const QString &kind, const QString &reason, qint64 k
     w.uptimeS = -1;
     m_snapshotFresh = false;
     publish();
+}
+
+bool Monitor::keyspaceInTick() const
+{
+    // In the tick's first batch, ahead of its probes on their connection;
+    // not where that batch goes to a replica (Sentinel, --read-from
+    // replicas: INFO in it would send it to the master instead) nor in a
+    // Cluster (the batch reaches one node): there readNodeKeyspaces().
+    const Topology &topology = m_client->topology();
+    return !topology.isCluster()
+           && !(topology.isSentinel() && m_client->endpoint().readFromReplicas);
+}
+
+void Monitor::readNodeKeyspaces()
+{
+    if (m_dbSizeRefused && m_commandStatsRefused)
+        return;
+    struct Replies
+    {
+        RedisValue dbSize;
+        RedisValue commandStats;
+        int pending = 0;
+    };
+    // Each master's counts where its keys are read: its replica's with
+    // --read-from replicas (a replica counts the FLUSHALL it replays once
+    // its data is flushed), keyed by that node (another replica's counts
+    // are its own).
+    const Topology &topology = m_client->topology();
+    const bool replicas = m_client->endpoint().readFromReplicas;
+    QSet<QString> nodes;
+    for (const QString &master : std::as_const(m_knownMasters)) {
+        const int i = topology.indexOf(master);
+        nodes.insert(replicas && i >= 0 && !topology.nodes.at(i).readsFrom.isEmpty()
+                         ? topology.nodes.at(i).readsFrom
+                         : master);
+    }
+    m_keyspace.removeIf([&nodes](const QHash<QString, KeyspaceMark>::iterator &it) {
+        return !nodes.contains(it.key());
+    });
+    const int world = m_server.world.generation;
+    const int epoch = m_readyEpoch;
+    for (const QString &node : std::as_const(nodes)) {
+        auto replies = std::make_shared<Replies>();
+        replies->pending = (m_dbSizeRefused ? 0 : 1) + (m_commandStatsRefused ? 0 : 1);
+        const auto done = [this, node, world, epoch, replies] {
+            // Read before a reconnect or a master switch: that server's
+            // counts are not this one's. A flush world begun meanwhile
+            // (another master's reply to the same FLUSHALL) has the same
+            // servers: recorded.
+            if (--replies->pending == 0 && epoch == m_readyEpoch
+                && (world == m_server.world.generation
+                    || m_server.world.kind == QLatin1String("flush")))
+                noteKeyspace(node, replies->dbSize, replies->commandStats);
+        };
+        if (!m_dbSizeRefused)
+            m_client->commandOn(node, {"DBSIZE"}, &m_context, [replies, done](const RedisValue &v) {
+                replies->dbSize = v;
+                done();
+            });
+        if (!m_commandStatsRefused)
+            m_client->commandOn(node, {"INFO", "commandstats"}, &m_context,
+                                [replies, done](const RedisValue &v) {
+                                    replies->commandStats = v;
+                                    done();
+                                });
+    }
+}
+
+namespace {
+
+// calls= of one command in an INFO commandstats reply: how often the server
+// ran it since it started (or CONFIG RESETSTAT); 0 when it never did.
+qint64 commandCalls(const QHash<QByteArray, QByteArray> &stats, const QByteArray &command)
+{
+    for (const QByteArray &part : stats.value("cmdstat_" + command).split(',')) {
+        if (part.startsWith("calls="))
+            return part.mid(6).toLongLong();
+    }
+    return 0;
+}
+
+} // namespace
+
+void Monitor::noteKeyspace(const QString &node, const RedisValue &dbSize,
+                           const RedisValue &commandStats)
+{
+    // Refused (ACL, or a server without the command): not asked again, or
+    // ACL LOG would note it every tick. Another error (LOADING after a
+    // restart, BUSY, MASTERDOWN) passes; no reply (connection lost): the
+    // marks stay as they were.
+    const auto refused = [](const RedisValue &v) {
+        return v.isError() && !v.isFailed()
+               && (v.errorCode() == "NOPERM"
+                   || v.errorMessage().contains(QLatin1String("unknown command")));
+    };
+    if (refused(dbSize))
+        m_dbSizeRefused = true;
+    if (refused(commandStats))
+        m_commandStatsRefused = true;
+    KeyspaceMark &mark = m_keyspace[node];
+    const KeyspaceMark before = mark;
+    const bool counted = dbSize.isInteger();
+    if (counted) {
+        mark.keys = dbSize.toInteger();
+        mark.deletionsHeard = m_deletionsHeard;
+    }
+    if (!commandStats.isError() && !commandStats.isNil()) {
+        const QHash<QByteArray, QByteArray> stats = parseInfo(commandStats.bytes());
+        mark.flushAll = commandCalls(stats, "flushall");
+        mark.flushDb = commandCalls(stats, "flushdb");
+        mark.swapDb = commandCalls(stats, "swapdb");
+    }
+    // A master switch under way, or a new world being read again (a
+    // Cluster's other masters report the same FLUSHALL): everything is read
+    // again anyway; the counts above are the baseline for the next tick.
+    if (!m_awaited.address.isEmpty() || (m_server.world.reread && m_server.world.wholeAtMs < 0))
+        return;
+    const auto ran = [](qint64 was, qint64 now) {
+        return was >= 0 && now > was; // lower: CONFIG RESETSTAT, nothing ran
+    };
+    // The keys gone since the last count that no keyspace event announced
+    // (del, expired, evicted, moved or renamed away).
+    const bool compared = counted && before.keys >= 0;
+    const qint64 unheard
+        = compared ? before.keys - mark.keys - (m_deletionsHeard - before.deletionsHeard) : 0;
+    QStringList commands;
+    // FLUSHALL empties every database (this one had keys, or an unknown
+    // count); a FLUSHDB is another database's unless this one's count fell
+    // with it; SWAPDB may have swapped this one (counts cannot tell).
+    // Deletions are weighed against the events only where events are live
+    // and cover every key (no profile narrows the subscription).
+    const bool heardAll
+        = m_server.eventsLive && (!m_options.profile || m_options.profile->autodetect);
+    if (ran(before.flushAll, mark.flushAll) && (before.keys != 0 || !m_tracked.isEmpty()))
+        commands << QStringLiteral("FLUSHALL");
+    if (ran(before.flushDb, mark.flushDb)
+        && (!compared || (mark.keys == 0 && before.keys > 0) || (heardAll && unheard > 0)))
+        commands << QStringLiteral("FLUSHDB");
+    if (ran(before.swapDb, mark.swapDb) && (!compared || before.keys > 0 || mark.keys > 0))
+        commands << QStringLiteral("SWAPDB");
+    // Without the command counts (INFO refused), a fall of the key count
+    // that the events did not announce stands in for them. Polling reads
+    // what it shows, and has no deletions heard to weigh a fall against.
+    const bool fell = m_commandStatsRefused && heardAll && compared && before.keys >= MinKeysForFall
+                      && unheard > 0 && 2 * unheard >= before.keys;
+    if (commands.isEmpty() && !fell)
+        return;
+    const QString where = !node.isEmpty()           ? node
+                          : !m_runAddress.isEmpty() ? m_runAddress
+                                                    : m_client->endpoint().address();
+    const QString counts
+        = compared ? QStringLiteral(": %1 keys before, %2 now").arg(before.keys).arg(mark.keys)
+                   : QString();
+    const QString reason
+        = !commands.isEmpty()
+              ? QStringLiteral("%1 ran on %2%3. Keyspace events do not announce it, so every "
+                               "object is read again and the keyspace scanned again.")
+                    .arg(commands.join(QStringLiteral(", ")), where, counts)
+              : QStringLiteral("The key count on %1 fell from %2 to %3 in one tick, and keyspace "
+                               "events announced %4 deletions: a FLUSHALL, FLUSHDB or SWAPDB (or a "
+                               "replica's full resync) announces none, so every object is read "
+                               "again and the keyspace scanned again.")
+                    .arg(where)
+                    .arg(before.keys)
+                    .arg(mark.keys)
+                    .arg(m_deletionsHeard - before.deletionsHeard);
+    // The same server and subscription: only the readings are not trusted.
+    distrustReadings(QStringLiteral("flush"), reason, compared ? before.keys : -1,
+                     counted ? mark.keys : -1, -1);
+    resumeReading();
 }
 
 void Monitor::noteKeyCount(qint64 keys)
@@ -265,6 +446,8 @@ void Monitor::verifyEvents()
                       [this, subscriber, live](const RedisValue &v) {
                           if (m_subscriber.get() != subscriber)
                               return; // replaced meanwhile: its own check follows
+                          if (v.isFailed())
+                              return; // lost again: the next ready() asks again
                           if (!v.isError() && v.toInteger() < 1) {
                               QTimer::singleShot(1000, &m_context, [this, subscriber] {
                                   if (m_subscriber.get() == subscriber)

@@ -182,6 +182,7 @@ QJsonValue worldJson(const ServerStatus::World &w)
                        {QStringLiteral("kind"), w.kind},
                        {QStringLiteral("reason"), w.reason},
                        {QStringLiteral("restart"), w.restart},
+                       {QStringLiteral("reread"), w.reread},
                        {QStringLiteral("sinceMs"), msOrNull(w.sinceMs)},
                        {QStringLiteral("whole"), w.wholeAtMs >= 0},
                        {QStringLiteral("wholeAtMs"), msOrNull(w.wholeAtMs)},

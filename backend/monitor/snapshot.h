@@ -108,7 +108,8 @@ struct ServerStatus
     int objectsRead = 0;
     qint64 ageBoundMs = -1;
     // The world the readings belong to (Monitor::beginNewWorld): 0 until the
-    // server behind the connection changed (a master switch, a restart);
+    // server behind the connection changed (a master switch, a restart) or
+    // its keyspace did (FLUSHALL, SWAPDB: Monitor::noteKeyspace);
     // then what happened, when (server ms), and when every object had been
     // read again and the keyspace scanned again (-1 while not yet: until
     // then objects read before are marked stale).
@@ -116,12 +117,18 @@ struct ServerStatus
     {
         int generation = 0;
         // "restart" (the same address, another run_id), "master" (another
-        // server is the master now), "keys" (the key count fell by more than
-        // half between two scans), "objects" (most objects vanished at once).
-        // Only "restart" and "master" make the readings before untrusted.
+        // server is the master now), "flush" (FLUSHALL, FLUSHDB or SWAPDB
+        // ran, or the key count fell by half or more in one tick beyond the
+        // deletions keyspace events announced), "keys" (the key count fell
+        // by more than half between two scans), "objects" (most objects
+        // vanished at once).
         QString kind;
         QString reason;
         bool restart = false; // kind == "restart"
+        // The readings before are not trusted ("restart", "master",
+        // "flush"): wholeAtMs -1 until every object was read again. The
+        // others are the server's readings: whole at once.
+        bool reread = false;
         qint64 sinceMs = -1;
         qint64 wholeAtMs = -1;
         qint64 keysBefore = -1; // DBSIZE before and after (a restart: what was lost)
@@ -258,7 +265,7 @@ struct Snapshot
     // The version of the snapshot --json document (docs/json-schema.md): raised
     // when a field is renamed, removed or changes meaning, or a consumer must
     // know of new fields. 2: server.world, nodes[].serverName, goneSinceMs.
-    static constexpr int SchemaVersion = 2;
+    static constexpr int SchemaVersion = 3;
 
     // The snapshot --json contract (docs/json-schema.md).
     QJsonObject toJson() const;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "connectionwatch.h"
 
+#include "sentinelhint.h"
 #include "userinput.h"
 
 namespace gatehouse {
@@ -45,10 +46,35 @@ ConnectionWatch::ConnectionWatch(RedisClient *client, QObject *parent)
             }
             return;
         }
-        m_started = true;
-        if (m_reconnecting)
-            m_client->setAutoReconnect(true);
-        Q_EMIT firstReady();
+        const auto begin = [this] {
+            m_started = true;
+            if (m_reconnecting)
+                m_client->setAutoReconnect(true);
+            Q_EMIT firstReady();
+        };
+        if (m_client->endpoint().isSentinel()) {
+            begin(); // the connection checked its ROLE: a master
+            return;
+        }
+        // Meant for a data server: a sentinel there is the wrong address.
+        m_client->command({"ROLE"}, this, [this, begin](const RedisValue &role) {
+            if (m_closed || m_started)
+                return;
+            if (role.isFailed()) { // lost before the first handshake was done
+                m_closed = true;
+                Q_EMIT closed(role.errorMessage());
+                return;
+            }
+            const std::optional<QStringList> masters = SentinelHint::monitoredMasters(role);
+            if (!masters) {
+                begin();
+                return;
+            }
+            m_closed = true;
+            const QString why = SentinelHint::sentence(m_client->endpoint(), *masters);
+            m_client->close();
+            Q_EMIT closed(why);
+        });
     });
 }
 

@@ -569,6 +569,14 @@ QString RedisConnection::describeSocketError() const
     }
     switch (m_tcp->error()) {
     case QAbstractSocket::ConnectionRefusedError:
+        // The sentinels named it: they have not yet seen it down, and
+        // every attempt asks them again.
+        if (m_endpoint.isSentinel())
+            return QStringLiteral("Cannot connect to %1, the master the sentinels name for "
+                                  "\"%2\": connection refused. If it is down, a failover may "
+                                  "be under way (the sentinels have not named another master "
+                                  "yet): try again in a few seconds.")
+                .arg(where, m_endpoint.sentinelMaster);
         return QStringLiteral("Cannot connect to %1: connection refused (is redis-server "
                               "running and listening on that port?).")
             .arg(where);

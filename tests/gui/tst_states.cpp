@@ -150,6 +150,13 @@ private slots:
         QTest::newRow("sidekiq, no worker")
             << waiting("sidekiq", 0) << QStringLiteral("no-worker")
             << QStringLiteral("no worker seen") << Severity::Warning;
+        // Keys that resemble the library's, in no layout it writes: shown
+        // read-only, and said so (it read "ok").
+        ObjectState unknown = waiting("resque", 0);
+        unknown.reading.editLibrary().layoutKnown = false;
+        QTest::newRow("resque, unknown layout")
+            << unknown << QStringLiteral("unknown-layout")
+            << QStringLiteral("unknown layout, read-only") << Severity::Warning;
         QTest::newRow("rq, a worker alive")
             << waiting("rq", 1) << states::Ok << QStringLiteral("ok") << Severity::Ok;
         ObjectState paused = waiting("rq", 0);

@@ -4,7 +4,8 @@
 // banner, with the keys before and after, until the operator dismisses it;
 // what was shown is read again and the locks it held show as gone, their
 // alerts ending as vanished, never resolved. So do a semaphore and a queue
-// emptied to no key at all, until the operator dismisses what is gone.
+// emptied to no key at all, until the operator dismisses what is gone, and
+// a FLUSHALL, which no keyspace event announces.
 #include "testconsole.h"
 #include "testshots.h"
 
@@ -94,6 +95,53 @@ private slots:
         QCOMPARE(c.window->bannerText(), QString());
         QTest::qWait(600);
         QCOMPARE(c.window->bannerText(), QString());
+    }
+
+    // FLUSHALL publishes no keyspace event, and with events live nothing
+    // unwritten is read again: the window said nothing while the locks it
+    // showed held were gone. Now the banner says what happened, with the
+    // counts, and every lock reads gone once read again.
+    void flushSaysSoAndShowsGone()
+    {
+        RedisServer server([] {
+            RedisServer::Options o;
+            o.config << QStringLiteral("notify-keyspace-events KEA");
+            return o;
+        }());
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        auto client = gatehouse::test::connectedClient(server);
+        QVERIFY(client);
+        for (int i = 0; i < 5; ++i)
+            call(*client, {"SET", "sim:lock:" + QByteArray::number(i),
+                           "holder-" + QByteArray::number(i * 7919), "PX", "600000"});
+        QTemporaryDir dir;
+        TestConsole c(server, dir.filePath(QStringLiteral("audit.jsonl")));
+        QVERIFY(QTest::qWaitForWindowExposed(c.window.get()));
+        const auto locks = [&](bool gone) {
+            int n = 0;
+            if (const auto s = c.window->snapshot()) {
+                for (const ObjectState &o : s->objects)
+                    n += o.object->key.startsWith("sim:lock:") && o.gone == gone && !o.stale ? 1
+                                                                                             : 0;
+            }
+            return n;
+        };
+        QTRY_COMPARE_WITH_TIMEOUT(locks(false), 5, 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(c.window->snapshot() && c.window->snapshot()->server.eventsLive,
+                                 10000);
+        QCOMPARE(c.window->bannerText(), QString());
+        call(*client, {"FLUSHALL"});
+        QTRY_VERIFY2_WITH_TIMEOUT(c.window->bannerText().contains(
+                                      QStringLiteral("Keyspace emptied or swapped: 5 → 0 keys")),
+                                  qPrintable(c.window->bannerText()), 5000);
+        QVERIFY2(c.window->bannerText().contains(QLatin1String("FLUSHALL ran on")),
+                 qPrintable(c.window->bannerText()));
+        QTRY_COMPARE_WITH_TIMEOUT(locks(true), 5, 5000);
+        QCOMPARE(locks(false), 0);
+        QTRY_VERIFY_WITH_TIMEOUT(c.window->bannerText().contains(QLatin1String("read again")),
+                                 5000);
+        if (gatehouse::test::shotsWanted())
+            saveShots(c, QStringLiteral("flush"));
     }
 
     // The same restart seen from the alerts and every section: the alert of

@@ -107,7 +107,7 @@ private slots:
              {QStringList{}, QStringList{QStringLiteral("--profile"), QStringLiteral("demo")}}) {
             const QJsonObject s = snapshotJson(extra);
             // docs/json-schema.md: raising it is a documented change.
-            QCOMPARE(s.value(QLatin1String("schemaVersion")).toInteger(), 2);
+            QCOMPARE(s.value(QLatin1String("schemaVersion")).toInteger(), 3);
             const QJsonObject server = s.value(QLatin1String("server")).toObject();
             QCOMPARE(server.value(QLatin1String("version")).toString(),
                      RedisServer::serverVersion());
@@ -506,7 +506,23 @@ private slots:
         QTest::newRow("issue bad json")
             << QStringList{"token", "issue", "code:", "--ttl", "5", "--value", "{oops"}
             << "not valid JSON";
-        QTest::newRow("unknown verb") << QStringList{"lock", "steal", "lock:a"} << "Unknown action";
+        QTest::newRow("unknown verb") << QStringList{"lock", "steal", "lock:a"}
+                                      << "lock has no verb \"steal\"; its verbs: extend, release.";
+        QTest::newRow("no verb") << QStringList{"lock"} << "lock needs a verb: extend, release.";
+        QTest::newRow("unknown section")
+            << QStringList{"mutex", "release", "m"} << "Unknown command \"mutex\".";
+    }
+
+    // A reliable queue whose every job is in flight has no main list: it is
+    // still a queue (no other pattern offering requeue takes it), and its
+    // job is requeued.
+    void requeueWithEveryJobInFlight()
+    {
+        QCOMPARE(call(*m_client, {"RPUSH", "allbusy:processing", "j3"}).toInteger(), 1);
+        const CliRun requeued = cli({"queue", "requeue", "allbusy", "--job", "j3"});
+        QVERIFY2(requeued.exitCode == 0, qPrintable(requeued.err + requeued.out));
+        QCOMPARE(call(*m_client, {"LRANGE", "allbusy", "0", "-1"}).elements().size(), 1);
+        QCOMPARE(call(*m_client, {"LLEN", "allbusy:processing"}).toInteger(), 0);
     }
 
     void actionUsageErrors()
@@ -579,7 +595,7 @@ private slots:
             const QJsonObject s = QJsonDocument::fromJson(line.toUtf8()).object();
             if (s.contains(QLatin1String("event")))
                 continue; // a world event (docs/failover.md), not a snapshot
-            QCOMPARE(s.value(QLatin1String("schemaVersion")).toInteger(), 2);
+            QCOMPARE(s.value(QLatin1String("schemaVersion")).toInteger(), 3);
             QCOMPARE(s.value(QLatin1String("locks")).toArray().size(), 1);
             ++snapshots;
         }

@@ -50,14 +50,14 @@ struct Resume
 // has it, auto-reconnect on) and a polling monitor on the test thread.
 struct Rig
 {
-    Rig(const RedisEndpoint &endpoint, const QString &auditPath)
+    Rig(const RedisEndpoint &endpoint, const QString &auditPath, bool events = false)
         : client(endpoint)
     {
         Monitor::Options o;
         QString error;
         o.profile = Profile::load(QStringLiteral("demo"), &error);
         o.intervalMs = s_intervalMs;
-        o.useEvents = false;
+        o.useEvents = events;
         o.rescanMs = 1000;
         monitor = std::make_unique<Monitor>(&client, o);
         engine.setAuditLogPath(auditPath);
@@ -207,6 +207,66 @@ private slots:
         qInfo("SIGCONT: fresh again after %lld ms", back.elapsed());
         // The script was sent: it ran once the server woke up, or not; never twice.
         checkJobOnce();
+    }
+
+    // A stopped server answers the tick that waited when it wakes: the
+    // reading is as of then (the server's TIME before the probes), not of
+    // when the tick was planned, so a lock's TTL is what the server holds,
+    // not short by the stall; and the clock offset, measured over a round
+    // trip as long as the stall, is not moved by half of it (the history
+    // file's times, every deadline shown, stand on it).
+    void sigstopTtlsStayTrue()
+    {
+        QVERIFY(call(*m_admin, {"SET", "sim:lock:stall", "tok", "PX", "600000"}).isStatus());
+        const qint64 expiresAtMs
+            = call(*m_admin, {"PEXPIRETIME", "sim:lock:stall"}).toInteger(); // Redis 7
+        QVERIFY(expiresAtMs > 0);
+        Rig rig(m_server.endpoint(), audit());
+        waitFresh(rig);
+        const auto lock = [&rig]() -> const ObjectState * {
+            for (const ObjectState &o : rig.current.objects) {
+                if (o.object->key == "sim:lock:stall")
+                    return &o;
+            }
+            return nullptr;
+        };
+        QVERIFY(waitUntil(
+            [&] {
+                rig.current = rig.monitor->snapshot();
+                return lock() && !lock()->stale && lock()->reading.pttlMs > 0;
+            },
+            5000));
+        const qint64 offsetBefore = rig.current.server.clockOffsetMs;
+        // Every reading's TTL against the truth: expiresAt - its time.
+        qint64 worstMs = 0;
+        qint64 offsetMovedMs = 0;
+        int readings = 0;
+        const auto look = [&](const Snapshot &s) {
+            offsetMovedMs
+                = std::max(offsetMovedMs, std::abs(s.server.clockOffsetMs - offsetBefore));
+            for (const ObjectState &o : s.objects) {
+                if (o.object->key != "sim:lock:stall" || o.stale || o.reading.pttlMs <= 0)
+                    continue;
+                const qint64 err = o.reading.pttlMs - (expiresAtMs - o.reading.atMs);
+                worstMs = std::max(worstMs, std::abs(err));
+                ++readings;
+            }
+        };
+        connect(rig.monitor.get(), &Monitor::tickFinished, this, look);
+        const qint64 pid = m_server.pid();
+        {
+            Resume resume{pid};
+            ::kill(pid_t(pid), SIGSTOP);
+            waitUntil([] { return false; }, 3000);
+        }
+        QVERIFY2(waitUntil([&] { return rig.queueIs(false) && readings >= 5; }, 5000),
+                 "not fresh again after SIGCONT");
+        disconnect(rig.monitor.get(), nullptr, this, nullptr);
+        qInfo("after a 3 s stall: worst TTL error %lld ms over %d readings; clock offset moved "
+              "at most %lld ms",
+              worstMs, readings, offsetMovedMs);
+        QVERIFY2(worstMs <= 100, qPrintable(QString::number(worstMs)));
+        QVERIFY2(offsetMovedMs <= 100, qPrintable(QString::number(offsetMovedMs)));
     }
 
     void killAndRestart()
@@ -396,6 +456,66 @@ private slots:
         checkJobOnce();
     }
 
+    // The reading connection lost while the keyspace-event subscription
+    // outlives it (CLIENT KILL TYPE normal: the subscriber is a pubsub
+    // client), and kept from coming back (the proxy refuses): no snapshot
+    // made while it is lost shows an object as current or events as live
+    // (it was shown so for up to two ticks, and "events live" throughout).
+    // Once back, every object is read again and the events are live again
+    // once the server counts the subscription.
+    void connectionLostIsStaleAtOnce()
+    {
+        QCOMPARE(call(*m_admin, {"CONFIG", "SET", "notify-keyspace-events", "KEA"}),
+                 RedisValue::status("OK"));
+        test::TcpProxy proxy(m_server.port());
+        QVERIFY(proxy.start());
+        RedisEndpoint endpoint = m_server.endpoint();
+        endpoint.port = proxy.port();
+        Rig rig(endpoint, audit(), true);
+        waitFresh(rig);
+        QVERIFY2(waitUntil([&] { return rig.monitor->snapshot().server.eventsLive; }, 5000),
+                 "keyspace events never live");
+        struct Seen
+        {
+            int lost = 0;
+            int shownCurrent = 0; // objects shown current while lost
+            int eventsLive = 0;
+        } seen;
+        const auto look = [&seen](const Snapshot &s) {
+            if (s.server.nodes.value(0).connection.state == ConnectionState::Ready)
+                return;
+            ++seen.lost;
+            for (const ObjectState &o : s.objects)
+                seen.shownCurrent += !o.gone && !o.stale ? 1 : 0;
+            seen.eventsLive += s.server.eventsLive ? 1 : 0;
+        };
+        Monitor *monitor = rig.monitor.get();
+        connect(monitor, &Monitor::snapshotReady, this, look);
+        connect(monitor, &Monitor::tickFinished, this, look);
+        connect(monitor, &Monitor::tickOverdue, this, look);
+        QSignalSpy ready(&rig.client, &RedisClient::ready);
+        proxy.setRefusing(true);
+        QVERIFY(call(*m_admin, {"CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes"}).toInteger()
+                >= 1);
+        QVERIFY(waitUntil([&] { return rig.client.state() != ConnectionState::Ready; }, 2000));
+        waitUntil([] { return false; }, 5 * s_intervalMs);
+        QVERIFY(seen.lost >= 2);
+        QCOMPARE(seen.shownCurrent, 0);
+        QCOMPARE(seen.eventsLive, 0);
+        // The subscription outlived the loss: the server still counts it.
+        QVERIFY(call(*m_admin, {"PUBSUB", "NUMPAT"}).toInteger() >= 1);
+        proxy.setRefusing(false);
+        QVERIFY(ready.wait(3000) || !ready.isEmpty());
+        // Fresh means read since: nothing read before the loss is fresh.
+        QVERIFY2(
+            waitUntil([&] { return rig.queueIs(false) && rig.current.server.eventsLive; }, 5000),
+            "not read again, or events never live again");
+        disconnect(monitor, nullptr, this, nullptr);
+        QCOMPARE(call(*m_admin, {"CONFIG", "SET", "notify-keyspace-events", ""}),
+                 RedisValue::status("OK"));
+        checkJobOnce();
+    }
+
     void cliWatchThroughRestart_data()
     {
         QTest::addColumn<bool>("json");
@@ -441,6 +561,23 @@ private slots:
         const QString text = QString::fromUtf8(out);
         QVERIFY2(cli.exitStatus() == QProcess::NormalExit && cli.exitCode() == 0,
                  qPrintable(text + QString::fromUtf8(cli.readAllStandardError())));
+        // The first tick line after the loss is stale already (it showed
+        // the last reading as current for up to two ticks), and so is every
+        // one until the server is back.
+        const QList<QByteArray> lines = out.split('\n');
+        qsizetype at = 0;
+        while (at < lines.size() && !lines.at(at).contains(lost))
+            ++at;
+        int tickLines = 0;
+        for (++at; at < lines.size() && !lines.at(at).contains(back); ++at) {
+            const bool tick
+                = json ? !lines.at(at).contains("\"event\"") : lines.at(at).contains(" locks=");
+            if (!tick)
+                continue;
+            ++tickLines;
+            QVERIFY2(lines.at(at).contains(stale), lines.at(at).constData());
+        }
+        QVERIFY(tickLines >= 2);
         if (json) {
             for (const QByteArray &line : out.trimmed().split('\n')) {
                 QJsonParseError error;

@@ -465,6 +465,9 @@ void tst_LibBeeQueue::resemblingLayoutReadOnly()
         const QJsonObject q = queueOf(snap, key);
         QCOMPARE(q[QStringLiteral("pattern")].toString(), QStringLiteral("bee-queue"));
         QCOMPARE(q[QStringLiteral("library")][QStringLiteral("layoutKnown")].toBool(), false);
+        // Its state says so, not "ok".
+        QCOMPARE(q[QStringLiteral("state")][QStringLiteral("id")].toString(),
+                 QStringLiteral("unknown-layout"));
         QVERIFY2(q[QStringLiteral("message")].toString().contains(QLatin1String("read-only")),
                  qPrintable(q[QStringLiteral("message")].toString()));
         QVERIFY(!q[QStringLiteral("keys")].toArray().isEmpty());

@@ -370,6 +370,13 @@ private slots:
         QVERIFY2(job.out.contains(QLatin1String("== data.command (PHP serialize)")),
                  qPrintable(job.out));
         QVERIFY2(job.out.contains(QLatin1String("weekly-digest")), qPrintable(job.out));
+        // The bytes as stored follow what was decoded of them (a PHP
+        // serialize of an object begins "O:").
+        const qsizetype raw = job.out.indexOf(QLatin1String("-- raw (hex, "),
+                                              job.out.indexOf(QLatin1String("== data.command")));
+        QVERIFY2(raw > 0, qPrintable(job.out));
+        QVERIFY2(job.out.indexOf(QLatin1String("00000000  4f 3a "), raw) > raw,
+                 qPrintable(job.out));
         const CliRun missing = cli(server, {QStringLiteral("queue"), QStringLiteral("job"),
                                             QueueKey, QStringLiteral("no-such-id")});
         QCOMPARE(missing.exitCode, 3);

@@ -276,6 +276,17 @@ private slots:
         QCOMPARE(d[QStringLiteral("pattern")].toString(), QStringLiteral("sidekiq"));
         QCOMPARE(d[QStringLiteral("inFlight")].toInt(), 1);
         QCOMPARE(d[QStringLiteral("stuck")].toArray().size(), 0);
+        // The text snapshot names the deployment "Sidekiq", and its key,
+        // which commands take, beside it.
+        const CliRun text = cli(server, {QStringLiteral("snapshot")});
+        QVERIFY2(text.exitCode == 0, qPrintable(text.err));
+        const QStringList lines = text.out.split(QLatin1Char('\n'));
+        QVERIFY2(std::any_of(lines.cbegin(), lines.cend(),
+                             [](const QString &l) {
+                                 return l.trimmed().startsWith(QLatin1String("Sidekiq"))
+                                        && l.contains(QLatin1String("  key queues"));
+                             }),
+                 qPrintable(text.out));
         // "Requeue all stuck"'s confirmation: nothing on a live process counts.
         const auto stuckNow = [&] {
             return gatehouse::test::matchNow(

@@ -10,6 +10,7 @@
 #include "redisserver.h"
 
 #include <QCryptographicHash>
+#include <QDateTime>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -60,7 +61,8 @@ private slots:
                        << QStringLiteral("user noevalroqueue on nopass %R~* ~qa:claims &* +@all "
                                          "-eval_ro")
                        << QStringLiteral("user nodelconsumer on nopass ~* &* +@all "
-                                         "-xgroup|delconsumer");
+                                         "-xgroup|delconsumer")
+                       << QStringLiteral("user notime on nopass ~* &* +@all -time");
         m_server = std::make_unique<RedisServer>(options);
         QVERIFY2(m_server->start(), qPrintable(m_server->errorString()));
         m_client = gatehouse::test::connectedClient(*m_server);
@@ -210,6 +212,46 @@ private slots:
         QCOMPARE(call(*m_client, {"EXISTS", "lock:orders"}).toInteger(), 0);
         QVERIFY(test::commandStat(*m_client, "eval") > evalsBefore);
         QVERIFY(test::commandStat(*m_client, "evalsha", "rejected_calls") > refusedBefore);
+    }
+
+    // A user without TIME: the snapshot's time is the local clock (as its
+    // note says), not 1970, and a lock's TTL is what the server holds; an
+    // action is refused before anything is sent, saying what to grant.
+    void withoutTime()
+    {
+        const qint64 before = QDateTime::currentMSecsSinceEpoch();
+        const CliRun snap
+            = cli(QStringLiteral("notime"), {QStringLiteral("snapshot"), QStringLiteral("--json")});
+        QVERIFY2(snap.exitCode == 0, qPrintable(snap.err));
+        const QJsonObject o = QJsonDocument::fromJson(snap.out.toUtf8()).object();
+        const QJsonObject server = o.value(QLatin1String("server")).toObject();
+        const qint64 timeMs = qint64(server.value(QLatin1String("timeMs")).toDouble());
+        QVERIFY2(timeMs >= before - 1000 && timeMs <= QDateTime::currentMSecsSinceEpoch() + 1000,
+                 qPrintable(QString::number(timeMs)));
+        QVERIFY2(snap.out.contains(QLatin1String("TIME is not permitted")), qPrintable(snap.out));
+        bool found = false;
+        for (const QJsonValue &v : o.value(QLatin1String("locks")).toArray()) {
+            const QJsonObject lock = v.toObject();
+            if (lock.value(QLatin1String("key")).toString() != QLatin1String("lock:orders"))
+                continue;
+            found = true;
+            const double pttl = lock.value(QLatin1String("pttlMs")).toDouble();
+            const qint64 truth = call(*m_client, {"PTTL", "lock:orders"}).toInteger();
+            QVERIFY2(pttl > 0 && std::abs(pttl - double(truth)) < 5000,
+                     qPrintable(QStringLiteral("%1 vs %2").arg(pttl).arg(truth)));
+        }
+        QVERIFY(found);
+        const CliRun run
+            = cli(QStringLiteral("notime"),
+                  {QStringLiteral("lock"), QStringLiteral("release"), QStringLiteral("lock:orders"),
+                   QStringLiteral("--token"), QStringLiteral("a1b2c3d4e5f6")});
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(run.err.contains(QLatin1String("no permissions to run the 'time' command. "
+                                                "Actions need TIME, EVAL and EVALSHA: ACL "
+                                                "SETUSER notime +time +eval +evalsha")),
+                 qPrintable(run.err));
+        QVERIFY2(run.err.contains(QLatin1String("Nothing was sent.")), qPrintable(run.err));
+        QCOMPARE(call(*m_client, {"EXISTS", "lock:orders"}).toInteger(), 1);
     }
 
     // Neither EVALSHA nor EVAL: the refusal names EVAL, not "write access".

@@ -6,7 +6,8 @@
 // marks readings stale in the gap, has every planted lock back once on the
 // new master, and acts there; an action in the gap says it did not run, a
 // command whose reply the crash lost says it may or may not have run. Bad
-// Sentinel URLs get sentences.
+// Sentinel URLs, and a data server's URL at a sentinel, get sentences.
+#include <monitor/monitor.h>
 #include <redis/redisclient.h>
 #include <redis/sentinelwatch.h>
 
@@ -17,6 +18,7 @@
 #include <QJsonObject>
 #include <QProcess>
 #include <QSet>
+#include <QSignalSpy>
 #include <QTcpServer>
 #include <QTest>
 
@@ -313,6 +315,60 @@ private slots:
         QVERIFY2(run.err.contains(sentence), qPrintable(run.err));
     }
 
+    // A data server's URL at a sentinel's port: a Sentinel answers PING,
+    // CLIENT and INFO as a server does, and ping said "mode: standalone",
+    // exit 0, while every read or action failed later with "unknown command".
+    // Now every command stops at once, exit 1, with the URL that reaches
+    // the master; the console's monitor says the same and reads nothing.
+    void dataUrlAtSentinel_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::newRow("ping") << QStringList{QStringLiteral("ping")};
+        QTest::newRow("snapshot") << QStringList{QStringLiteral("snapshot"),
+                                                 QStringLiteral("--json")};
+        QTest::newRow("lock release") << QStringList{
+            QStringLiteral("lock"), QStringLiteral("release"), QStringLiteral("lock:s:1"),
+            QStringLiteral("--token"), QStringLiteral("t")};
+    }
+
+    void dataUrlAtSentinel()
+    {
+        QFETCH(QStringList, args);
+        const QString at = m_sentinel.sentinelAddress(0);
+        const QString expected
+            = QStringLiteral("%1 is a Redis Sentinel, not a data server: it holds no keys. Connect "
+                             "through it with redis-sentinel://%1#%2.")
+                  .arg(at, m_sentinel.masterName());
+        const CliRun run = gatehouse::test::runCli(
+            QStringLiteral(GATEHOUSE_CLI),
+            QStringList{QStringLiteral("--url"), QStringLiteral("redis://") + at} + args);
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(run.err.contains(expected), qPrintable(run.err + run.out));
+        QVERIFY2(!run.out.contains(QLatin1String("standalone")), qPrintable(run.out));
+    }
+
+    void monitorAtSentinel()
+    {
+        RedisEndpoint ep;
+        ep.host = QStringLiteral("127.0.0.1");
+        ep.port = quint16(m_sentinel.sentinelAddress(0).section(QLatin1Char(':'), 1).toUInt());
+        RedisClient client(ep);
+        client.open();
+        QVERIFY(gatehouse::test::waitReady(client));
+        Monitor monitor(&client, Monitor::Options());
+        QSignalSpy failed(&monitor, &Monitor::failed);
+        monitor.start();
+        QVERIFY(failed.wait(5000));
+        QVERIFY2(failed.at(0).at(0).toString().contains(
+                     QStringLiteral("redis-sentinel://%1#%2")
+                         .arg(m_sentinel.sentinelAddress(0), m_sentinel.masterName())),
+                 qPrintable(failed.at(0).at(0).toString()));
+        QVERIFY(monitor.snapshot().objects.isEmpty());
+        // Said once, and nothing more is read (a tick would fail again).
+        QTest::qWait(1500);
+        QCOMPARE(failed.size(), 1);
+    }
+
     // Real sentinels that monitor no master of that name: a sentence naming
     // each sentinel and what to check, and a non-zero exit.
     void unknownMaster()
@@ -427,6 +483,14 @@ private slots:
                  qPrintable(lost.errorMessage()));
         QVERIFY(inGap.exitCode != 0);
         QVERIFY2(inGap.err.contains(m_sentinel.nodeAddress(killed)), qPrintable(inGap.err));
+        // Refused by the master the sentinels still name: said to be that,
+        // with what to expect.
+        if (inGap.err.contains(QLatin1String("connection refused")))
+            QVERIFY2(inGap.err.contains(QStringLiteral("the master the sentinels name for \"%1\": "
+                                                       "connection refused. If it is down, a "
+                                                       "failover may be under way")
+                                            .arg(m_sentinel.masterName())),
+                     qPrintable(inGap.err));
         // The action in the gap did nothing: the lock is there on the new master.
         const int master = m_sentinel.currentMaster();
         QVERIFY(clientOnMaster(master));

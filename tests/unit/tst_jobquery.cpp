@@ -155,6 +155,17 @@ private Q_SLOTS:
         QVERIFY(refusal(QStringLiteral("data.x=1 \"bad field\"=2"))
                     .contains(QLatin1String("character 10")));
         QVERIFY(refusal(QStringLiteral("a/b=1")).contains(QLatin1String("not a field")));
+        // "or" is not an operator here: said, not searched for as a word.
+        QCOMPARE(refusal(QStringLiteral("id=1 or id=2")),
+                 QStringLiteral("\"or\" at character 6: terms are joined by \"and\" only (every "
+                                "term must hold). Search once per alternative, or quote \"or\" "
+                                "to find the word itself."));
+        QVERIFY(refusal(QStringLiteral("not name=x")).contains(QLatin1String("\"and\" only")));
+        QVERIFY(refusal(QStringLiteral("\"or\"")).isEmpty());
+        // A doubled operator points at itself, not at a missing value.
+        QVERIFY2(refusal(QStringLiteral("data.customerId ==4411"))
+                     .contains(QLatin1String("\"data.customerId==\" at character 1: one operator")),
+                 qPrintable(refusal(QStringLiteral("data.customerId ==4411"))));
     }
 
     // Whatever is typed: an answer, never a crash (a seeded sweep of the

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The Prometheus text exposition of a snapshot: names, units, escaping and
 // the cap on label cardinality; every rendering is checked by Prometheus'
-// own linter (promtool check metrics, Debian 'prometheus').
+// own linter (promtool check metrics, Debian 'prometheus'): it parses, and
+// no name breaks Prometheus' naming rules.
 #include <metrics/metricsexposition.h>
 #include <metrics/metricsserver.h>
 #include <patterns/limiterdata.h>
@@ -40,8 +41,7 @@ private:
     static ObjectState object(const char *pattern, const QByteArray &key);
     // name{labels} -> value of every sample line; fails on a malformed line.
     static QHash<QByteArray, double> samples(const QByteArray &text);
-    // promtool's verdict: empty when the text parses (lint findings about
-    // naming style are printed, not failed on: the names follow the figures).
+    // promtool's verdict: empty when the text parses and lints clean.
     static QByteArray promtoolErrors(const QByteArray &text);
     QString m_promtool;
 };
@@ -105,10 +105,11 @@ QByteArray tst_MetricsExposition::promtoolErrors(const QByteArray &text)
     if (!p.waitForFinished(30000))
         return "promtool did not finish";
     const QByteArray out = p.readAllStandardOutput() + p.readAllStandardError();
-    // Exit 1 with only lint findings ("... should have ...") is style;
-    // a parse error says "error while linting" or names the line.
-    if (out.contains("error while linting") || out.contains("text format parsing error"))
-        return out;
+    // A parse error, or a lint finding ("counter metrics should have
+    // \"_total\" suffix", a gauge named "_count"): what a Prometheus user's
+    // own `promtool check metrics` would report.
+    if (p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0)
+        return out.isEmpty() ? QByteArray("promtool failed, saying nothing") : out;
     return {};
 }
 
@@ -130,6 +131,14 @@ void tst_MetricsExposition::names_data()
                            << "stuck" << false << QByteArray("gatehouse_queue_stuck");
     QTest::newRow("ttl") << "lock"
                          << "pttlMs" << true << QByteArray("gatehouse_lock_pttl_seconds");
+    QTest::newRow("a count of things") << "token"
+                                       << "count" << false << QByteArray("gatehouse_tokens");
+    QTest::newRow("a count, camel case")
+        << "lock"
+        << "holdCount" << false << QByteArray("gatehouse_lock_holds");
+    QTest::newRow("a running total")
+        << "queue"
+        << "failedTotal" << false << QByteArray("gatehouse_queue_failed_total");
     QTest::newRow("odd characters") << "my-section"
                                     << "a.b c" << false << QByteArray("gatehouse_my_section_a_b_c");
 }
@@ -141,6 +150,9 @@ void tst_MetricsExposition::names()
     QFETCH(bool, duration);
     QFETCH(QByteArray, name);
     QCOMPARE(MetricsExposition::figureMetricName(section, figure, duration), name);
+    QCOMPARE(
+        MetricsExposition::figureMetricType(name),
+        QByteArray(QTest::currentDataTag() == QByteArray("a running total") ? "counter" : "gauge"));
 }
 
 void tst_MetricsExposition::escaping()

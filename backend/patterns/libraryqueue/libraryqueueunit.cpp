@@ -88,21 +88,42 @@ const QString &LibraryQueueUnit::noWorkerState()
     return id;
 }
 
+namespace {
+
+// Keys that resemble the library's but differ from every layout Gatehouse
+// knows: shown read-only, its counts the library's own words for them.
+const QString &unknownLayoutState()
+{
+    static const QString id = QStringLiteral("unknown-layout");
+    return id;
+}
+
+} // namespace
+
 ObjectHealth LibraryQueueUnit::health(const ObjectState &state, qint64 nowMs)
 {
     ObjectHealth h = defaultHealth(state, nowMs);
-    if (h.id == states::Ok && !state.gone && !state.stale && noWorkerSeen(state.reading))
+    if (h.id != states::Ok || state.gone || state.stale)
+        return h;
+    if (!state.reading.library().layoutKnown)
+        return {unknownLayoutState(), QStringLiteral("unknown layout, read-only"),
+                Severity::Warning};
+    if (noWorkerSeen(state.reading))
         return {noWorkerState(), QStringLiteral("no worker seen"), Severity::Warning};
     return h;
 }
 
 QList<StateInfo> LibraryQueueUnit::healthStates()
 {
-    return defaultStates() << StateInfo{
-               noWorkerState(), Severity::Warning,
-               QStringLiteral("Jobs wait, the queue is not paused, and the library's "
-                              "record of its workers names none alive: nothing will "
-                              "run them until a worker starts.")};
+    return defaultStates()
+           << StateInfo{noWorkerState(), Severity::Warning,
+                        QStringLiteral("Jobs wait, the queue is not paused, and the library's "
+                                       "record of its workers names none alive: nothing will "
+                                       "run them until a worker starts.")}
+           << StateInfo{unknownLayoutState(), Severity::Warning,
+                        QStringLiteral("The keys resemble the library's but differ from every "
+                                       "layout Gatehouse knows: shown read-only, and no action "
+                                       "is offered on them.")};
 }
 
 Judgement LibraryQueueUnit::judgement()

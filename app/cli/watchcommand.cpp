@@ -147,8 +147,7 @@ void WatchCommand::printWorldEvents(const Snapshot &s)
     // is seen, and once when every object was read again.
     const ServerStatus::World &w = s.server.world;
     const bool began = w.generation != m_worldGeneration;
-    const bool reread = w.reread;
-    const bool whole = reread && w.wholeAtMs >= 0 && (began || !m_worldWhole);
+    const bool whole = w.reread && w.wholeAtMs >= 0 && (began || !m_worldWhole);
     m_worldGeneration = w.generation;
     m_worldWhole = w.wholeAtMs >= 0;
     QTextStream out(stdout);
@@ -162,7 +161,7 @@ void WatchCommand::printWorldEvents(const Snapshot &s)
                 << '\n';
         else
             out << QDateTime::fromMSecsSinceEpoch(w.sinceMs, Qt::UTC).toString(Qt::ISODateWithMs)
-                << ' ' << w.reason << (reread ? " Every object is read again.\n" : "\n");
+                << ' ' << w.reason << (w.reread ? " Every object is read again.\n" : "\n");
     }
     if (whole) {
         if (m_json)

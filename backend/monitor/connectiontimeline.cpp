@@ -178,16 +178,15 @@ void ConnectionTimeline::observeWorld(const Snapshot &s, QList<Entry> &added)
     m_worldGeneration = w.generation;
     if (began && w.generation > 0)
         add(added, {w.sinceMs, worldEvent(w.kind), QString(), w.reason});
-    const bool reread = w.reread;
     const bool whole = w.wholeAtMs >= 0;
-    if (reread && whole && (began || !m_worldWhole))
+    if (w.reread && whole && (began || !m_worldWhole))
         add(added, {w.wholeAtMs, QStringLiteral("readingsWhole"), QString(),
                     QStringLiteral("Every object was read again and the keyspace rescanned, "
                                    "%1 after the change.")
                         .arg(w.wholeAtMs - w.sinceMs < 10000
                                  ? QStringLiteral("%1 ms").arg(w.wholeAtMs - w.sinceMs)
                                  : seconds(w.wholeAtMs - w.sinceMs) + QStringLiteral(" s"))});
-    m_worldWhole = !reread || whole;
+    m_worldWhole = !w.reread || whole;
 }
 
 void ConnectionTimeline::observeStale(const Snapshot &s, qint64 nowMs, QList<Entry> &added)

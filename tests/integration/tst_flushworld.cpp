@@ -144,6 +144,17 @@ void showsOnlyTheTruth(Monitor &monitor, const QHash<QByteArray, QByteArray> &tr
     QCOMPARE(shown.gone, s_locks - int(truth.size()));
 }
 
+// Runs command (its reply OK) and checks that the monitor then shows only
+// truth (showsOnlyTheTruth), timed from the command.
+void afterCommand(Monitor &monitor, RedisClient &writer, const QList<QByteArray> &command,
+                  const QHash<QByteArray, QByteArray> &truth)
+{
+    QElapsedTimer since;
+    since.start();
+    QCOMPARE(call(writer, command), RedisValue::status("OK"));
+    showsOnlyTheTruth(monitor, truth, since);
+}
+
 std::unique_ptr<Monitor> startMonitor(RedisClient *client)
 {
     Monitor::Options options; // no profile: the watch
@@ -200,10 +211,7 @@ private slots:
         auto monitor = startMonitor(client.get());
         QVERIFY(settled(*monitor, truth));
 
-        QElapsedTimer since;
-        since.start();
-        QCOMPARE(call(*writer, {"FLUSHALL"}), RedisValue::status("OK"));
-        showsOnlyTheTruth(*monitor, {}, since);
+        afterCommand(*monitor, *writer, {"FLUSHALL"}, {});
         if (QTest::currentTestFailed())
             return;
         announced(*monitor, QStringLiteral("FLUSHALL"), s_locks, 0);
@@ -237,13 +245,10 @@ private slots:
         auto monitor = startMonitor(client.get());
         QVERIFY(settled(*monitor, before));
 
-        QElapsedTimer since;
-        since.start();
-        QCOMPARE(call(*writer, {"SWAPDB", "0", "1"}), RedisValue::status("OK"));
-        QCOMPARE(call(*writer, {"DBSIZE"}).toInteger(), s_locks); // no count fell
-        showsOnlyTheTruth(*monitor, after, since);
+        afterCommand(*monitor, *writer, {"SWAPDB", "0", "1"}, after);
         if (QTest::currentTestFailed())
             return;
+        QCOMPARE(call(*writer, {"DBSIZE"}).toInteger(), s_locks); // no count fell
         announced(*monitor, QStringLiteral("SWAPDB"), s_locks, s_locks);
         monitor.reset();
     }
@@ -269,10 +274,7 @@ private slots:
         auto monitor = startMonitor(client.get());
         QVERIFY(settled(*monitor, truth));
 
-        QElapsedTimer since;
-        since.start();
-        QCOMPARE(call(*writer, {"FLUSHALL"}), RedisValue::status("OK"));
-        showsOnlyTheTruth(*monitor, {}, since);
+        afterCommand(*monitor, *writer, {"FLUSHALL"}, {});
         if (QTest::currentTestFailed())
             return;
         announced(*monitor, QStringLiteral("fell from 30 to 0"), s_locks, 0);

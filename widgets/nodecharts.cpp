@@ -133,6 +133,9 @@ void NodeCharts::redraw()
         while (plot->graphCount() < charted.size())
             plot->addGraph();
         QList<double> shown;
+        // Three addresses a row: six in one row were cut to "127.0".
+        plot->legend->setWrap(LegendColumns);
+        plot->legend->setFillOrder(QCPLegend::foColumnsFirst, true);
         for (int g = 0; g < charted.size(); ++g) {
             QCPGraph *graph = plot->graph(g);
             graph->setName(charted.at(g));

@@ -41,6 +41,7 @@ public:
     static constexpr int MaxSamples = int(SpanMs / EveryMs) + 1;
     static constexpr int MaxNodes = 64;
     static constexpr int MaxCharted = 16;
+    static constexpr int LegendColumns = 3; // addresses a legend row holds
 
     explicit NodeCharts(QWidget *parent = nullptr);
 

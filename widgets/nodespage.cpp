@@ -162,6 +162,10 @@ NodesPage::NodesPage(QWidget *parent)
     m_table->setTextElideMode(Qt::ElideRight);
     m_table->verticalHeader()->setMinimumSectionSize(m_table->fontMetrics().height() + 8);
     m_table->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    // A Cluster's six nodes over four charts: the table keeps three rows.
+    m_table->setMinimumHeight(header->sizeHint().height()
+                              + 3 * m_table->verticalHeader()->minimumSectionSize()
+                              + 2 * m_table->frameWidth());
     connect(header, &QHeaderView::sectionResized, this, [this](int column) {
         if (wraps(column))
             m_table->resizeRowsToContents(); // the wrapped cells' new heights

@@ -17,6 +17,7 @@
 #include "theme.h"
 
 #include <monitor/jobbrowser.h>
+#include <patterns/article.h>
 #include <patterns/objecthealth.h>
 
 #include <QDateTime>
@@ -556,10 +557,10 @@ void SectionPage::updateActions(const ObjectState *s)
     // no script of the pattern's may misread them.
     const QString unknownLayout
         = s && !s->gone && !s->reading.library().layoutKnown
-              ? tr("%1 is not a %2 layout Gatehouse knows, so it is shown read-only and "
+              ? tr("%1 is not %2 layout Gatehouse knows, so it is shown read-only and "
                    "nothing acts on it. %3")
                     .arg(printableBytes(s->object->key, 60),
-                         PatternUnit::of(s->object->kind).title(), s->reading.message)
+                         withArticle(PatternUnit::of(s->object->kind).title()), s->reading.message)
                     .trimmed()
               : QString();
     if (s) {

@@ -6,7 +6,9 @@
 
 #include <actions/matchcount.h>
 
+#include <patterns/article.h>
 #include <patterns/countedsentence.h>
+#include <patterns/matchcounter.h>
 #include <patterns/objectread.h>
 #include <patterns/patternregistry.h>
 #include <redis/serverinfo.h>
@@ -261,9 +263,10 @@ void ActionCommand::actOrSayWhose(const QByteArray &key, const Candidates &found
                 if (!a.consoleOnly && !verbs.contains(a.verb))
                     verbs << a.verb;
             }
-            fail(QStringLiteral("\"%1\" is a %2, which has no \"%3\"; its verbs: %4. Nothing "
+            fail(QStringLiteral("\"%1\" is %2, which has no \"%3\"; its verbs: %4. Nothing "
                                 "was sent.")
-                     .arg(printableBytes(key, 80), others.at(i)->title(), m_request.words.value(1),
+                     .arg(printableBytes(key, 80), withArticle(others.at(i)->title()),
+                          m_request.words.value(1),
                           verbs.isEmpty() ? QStringLiteral("none")
                                           : verbs.join(QStringLiteral(", "))),
                  ExitUsage);
@@ -278,9 +281,24 @@ void ActionCommand::act(const PatternUnit &unit, const PatternAction &action)
     const QByteArray key = m_request.words.value(2).toUtf8();
     QString mismatch;
     const ActionRequest request = requestFor(unit, key, &mismatch);
+    // An option another library's verb takes (Sidekiq's --from) is not
+    // silently dropped by this one.
+    for (auto it = m_request.inputs.cbegin(); it != m_request.inputs.cend(); ++it) {
+        const auto takes = [&](const ActionInput &in) {
+            return in.id == it.key();
+        };
+        if (std::none_of(action.inputs.cbegin(), action.inputs.cend(), takes)) {
+            fail(QStringLiteral("\"%1\" is %2, whose %3 takes no --%4 (usage: %5). Nothing "
+                                "was sent.")
+                     .arg(printableBytes(key, 80), withArticle(unit.title()), what(m_request),
+                          it.key(), action.usage),
+                 ExitUsage);
+            return;
+        }
+    }
     if (action.check) {
         if (const QString problem = action.check(request); !problem.isEmpty()) {
-            fail(problem);
+            fail(problem, ExitUsage); // a usage problem for this target's pattern
             return;
         }
     }
@@ -294,8 +312,15 @@ void ActionCommand::act(const PatternUnit &unit, const PatternAction &action)
     if (!mismatch.isEmpty() && call.refusal.isEmpty())
         call.refusal = mismatch;
     // An action that creates its target (a prefix) has nothing to read; one
-    // forced past its checks is told by the operator what the key is.
-    if (action.targetIsPrefix || m_request.force || !call.refusal.isEmpty()) {
+    // forced past its checks is told by the operator what the key is. A
+    // refusal by design (a Redisson limiter is read-only) is said of a key
+    // that is what it names: read it first, as for any other action.
+    const bool designRefusal = !call.refusal.isEmpty() && mismatch.isEmpty();
+    if (m_request.force && !action.targetIsPrefix) {
+        forceUnlessOwned(unit, request, call);
+        return;
+    }
+    if (action.targetIsPrefix || m_request.force || (!call.refusal.isEmpty() && !designRefusal)) {
         if (call.batch > 0 && !m_request.dryRun && !m_request.readOnly && !m_request.force) {
             batchLoop(call, 0);
             return;
@@ -304,6 +329,41 @@ void ActionCommand::act(const PatternUnit &unit, const PatternAction &action)
         return;
     }
     actAfterReading(unit, request, call);
+}
+
+void ActionCommand::failUnidentified(const QByteArray &target, const QString &error)
+{
+    fail(QStringLiteral("Cannot tell what \"%1\" is before acting on it: %2 Nothing was sent.")
+             .arg(printableBytes(target, 80), error),
+         ExitFailure);
+}
+
+void ActionCommand::forceUnlessOwned(const PatternUnit &unit, const ActionRequest &request,
+                                     const ScriptCall &call)
+{
+    // --force skips the checks that the key is what the action expects, not
+    // the one that it is no other object's part (a BullMQ queue's meta hash
+    // is never a lock to delete).
+    checkTargetIdentity(
+        client(), this, unit, request.target, 0,
+        [this, request, call](const QString &refusal, const QString &error) {
+            if (!error.isEmpty()) {
+                failUnidentified(request.target, error);
+                return;
+            }
+            if (refusal.isEmpty()) {
+                runCall(call);
+                return;
+            }
+            ScriptCall refused = call;
+            refused.refusal = refusal
+                              + QStringLiteral(" --force does not reach a key another "
+                                               "object owns.");
+            refused.forceable = false;
+            m_engine->run(refused, m_request.dryRun, this,
+                          [this](const ActionOutcome &o) { report(o); });
+        },
+        true);
 }
 
 void ActionCommand::actAfterReading(const PatternUnit &unit, const ActionRequest &request,
@@ -341,25 +401,21 @@ void ActionCommand::actAfterReading(const PatternUnit &unit, const ActionRequest
                 readToCheck(unit, request, call, context, 2);
                 return;
             }
-            checkTargetIdentity(
-                client(), this, unit, request.target, context.nowMs,
-                [this, &unit, request, call, context](const QString &refusal,
-                                                      const QString &error) {
-                    if (!error.isEmpty()) {
-                        fail(QStringLiteral("Cannot tell what \"%1\" is before acting on it: %2 "
-                                            "Nothing was sent.")
-                                 .arg(printableBytes(request.target, 80), error),
-                             ExitFailure);
-                        return;
-                    }
-                    if (!refusal.isEmpty()) {
-                        ScriptCall refused = call;
-                        refused.refusal = refusal;
-                        runCall(refused);
-                        return;
-                    }
-                    readToCheck(unit, request, call, context, 2);
-                });
+            checkTargetIdentity(client(), this, unit, request.target, context.nowMs,
+                                [this, &unit, request, call, context](const QString &refusal,
+                                                                      const QString &error) {
+                                    if (!error.isEmpty()) {
+                                        failUnidentified(request.target, error);
+                                        return;
+                                    }
+                                    if (!refusal.isEmpty()) {
+                                        ScriptCall refused = call;
+                                        refused.refusal = refusal;
+                                        runCall(refused);
+                                        return;
+                                    }
+                                    readToCheck(unit, request, call, context, 2);
+                                });
         });
 }
 
@@ -389,17 +445,35 @@ void ActionCommand::readToCheck(const PatternUnit &unit, const ActionRequest &re
                 }
             }
             const Reading reading = unit.read(request.object, replies, context);
-            if (reading.status != Reading::Status::Missing && !reading.library().layoutKnown) {
+            if (!call.refusal.isEmpty()
+                && (reading.status == Reading::Status::WrongType
+                    || reading.status == Reading::Status::Missing)) {
                 ScriptCall refused = call;
-                refused.refusal
-                    = QStringLiteral("\"%1\" is not a %2 layout Gatehouse knows "
-                                     "(the console shows it read-only). %3")
-                          .arg(printableBytes(request.target, 80), unit.title(), reading.message)
-                          .trimmed();
+                refused.refusal = QStringLiteral("\"%1\" is not %2: %3")
+                                      .arg(printableBytes(request.target, 80),
+                                           withArticle(unit.title()), reading.message);
                 runCall(refused);
                 return;
             }
-            if (call.batch > 0 && !m_request.dryRun && !m_request.readOnly) {
+            if (reading.status != Reading::Status::Missing && !reading.library().layoutKnown) {
+                ScriptCall refused = call;
+                refused.refusal = QStringLiteral("\"%1\" is not %2 layout Gatehouse knows "
+                                                 "(the console shows it read-only). %3")
+                                      .arg(printableBytes(request.target, 80),
+                                           withArticle(unit.title()), reading.message)
+                                      .trimmed();
+                runCall(refused);
+                return;
+            }
+            if (m_request.dryRun && request.has(QStringLiteral("stuck")) && !MatchCounter::of(call))
+                m_stuckNow
+                    = QStringLiteral("%1%2 stuck as just read; the run acts on those its "
+                                     "script finds stuck then.")
+                          .arg(reading.queue().stuckIsLowerBound ? QStringLiteral("At least ")
+                                                                 : QString())
+                          .arg(reading.queue().stuck);
+            if (call.batch > 0 && !m_request.dryRun && !m_request.readOnly
+                && call.refusal.isEmpty()) {
                 batchLoop(call, 0);
                 return;
             }
@@ -421,6 +495,8 @@ void ActionCommand::runCall(const ScriptCall &plain)
         m_issuedToken = call.issued;
     if (m_request.dryRun)
         QTextStream(stdout) << ActionEngine::describe(call) << Qt::endl;
+    if (m_request.dryRun && !m_stuckNow.isEmpty())
+        QTextStream(stdout) << m_stuckNow << Qt::endl;
     if (m_request.dryRun && MatchCount::counts({call})) {
         // A batch verb's dry run says how many match now, as the console's
         // confirmation does: counted at the server's clock (TIME), bounded.

@@ -70,6 +70,11 @@ private:
     // check judges what the console shows. passes: reads left.
     void readToCheck(const PatternUnit &unit, const ActionRequest &request, const ScriptCall &call,
                      const ProbeContext &context, int passes);
+    // The reads that tell what the target is failed: nothing was sent.
+    void failUnidentified(const QByteArray &target, const QString &error);
+    // A forced call, unless the key is a part of another pattern's object.
+    void forceUnlessOwned(const PatternUnit &unit, const ActionRequest &request,
+                          const ScriptCall &call);
     void runCall(const ScriptCall &call);
     void runDry(const ScriptCall &call);
     void batchLoop(const ScriptCall &call, qint64 total);
@@ -78,6 +83,9 @@ private:
     Request m_request;
     std::unique_ptr<ActionEngine> m_engine;
     QByteArray m_issuedToken;
+    // A dry run of a verb on every stuck job its script finds, where nothing
+    // counts them ahead (MatchCounter): how many the check's reading found.
+    QString m_stuckNow;
     ServerIdentity m_server; // INFO server; no version when refused
 };
 

@@ -8,6 +8,8 @@
 #include <QMap>
 #include <QStringList>
 
+#include <algorithm>
+
 namespace gatehouse::cli {
 
 namespace {
@@ -31,10 +33,13 @@ EndpointOptions addEndpointOptions(QCommandLineParser &parser)
     return options;
 }
 
-// The actions' inputs (PatternRegistry): --token, --ttl, --job, ...
+// The actions' inputs (PatternRegistry): --token, --ttl, --job, ... Each
+// option says what it is for every verb taking it, grouped by its meaning
+// ("lock extend: Time to live (ms); token issue: Time to live (s)").
 ActionInputOptions actionInputOptions(QCommandLineParser &parser)
 {
-    QMap<QString, QStringList> inputUse;
+    // Per option: its labels in order of first use, each with its verbs.
+    QMap<QString, QList<std::pair<QString, QStringList>>> inputUse;
     QHash<QString, ActionInput> inputs;
     for (const PatternUnit *unit : PatternRegistry::instance().units()) {
         for (const PatternAction &a : unit->actions()) {
@@ -43,16 +48,23 @@ ActionInputOptions actionInputOptions(QCommandLineParser &parser)
             for (const ActionInput &in : a.inputs) {
                 inputs.insert(in.id, in);
                 const QString use = unit->section().id + QLatin1Char(' ') + a.verb;
-                if (!inputUse[in.id].contains(use))
-                    inputUse[in.id] << use;
+                auto &labels = inputUse[in.id];
+                auto same = std::find_if(labels.begin(), labels.end(),
+                                         [&in](const auto &l) { return l.first == in.label; });
+                if (same == labels.end())
+                    labels.append({in.label, {use}});
+                else if (!same->second.contains(use))
+                    same->second << use;
             }
         }
     }
     QHash<QString, QCommandLineOption> inputOptions;
     for (auto it = inputUse.cbegin(); it != inputUse.cend(); ++it) {
         const ActionInput &in = inputs.value(it.key());
-        QCommandLineOption o{it.key(), QStringLiteral("%1: %2.").arg(
-                                           it.value().join(QLatin1String(", ")), in.label)};
+        QStringList meanings;
+        for (const auto &[label, uses] : it.value())
+            meanings << QStringLiteral("%1: %2").arg(uses.join(QLatin1String(", ")), label);
+        QCommandLineOption o{it.key(), meanings.join(QLatin1String("; ")) + QLatin1Char('.')};
         if (in.source != ActionInput::Source::Flag)
             o.setValueName(in.integer ? QStringLiteral("N") : QStringLiteral("VALUE"));
         parser.addOption(o);

@@ -4,6 +4,7 @@
 #include <actions/environment.h>
 
 #include <QString>
+#include <QStringList>
 
 class QCommandLineParser;
 
@@ -19,9 +20,15 @@ Environment cliEnvironment(const QCommandLineParser &parser, const CliOptions &o
 // on production (Environment::isProduction) only with its name typed back
 // with --confirm-environment (typed); a name typed that is not env's is
 // refused on any environment. Empty when it may run; else the sentence,
-// which says what to type. what: the command as the operator gave it; where:
-// the connection as displayed.
+// which says what to type (an action's refusal, audited, carries it). what: the command as the
+// operator gave it; where: the connection as displayed.
 QString environmentRefusal(const Environment &env, const QString &typed, const QString &what,
                            const QString &where);
+
+// An action refused by the environment, in the audit log (auditLog, or the
+// default) without connecting: its words ("lock release KEY"), its key, the
+// sentence. Empty, or why the log could not be written.
+QString auditEnvironmentRefusal(const QString &auditLog, const QString &connection,
+                                const QStringList &words, bool force, const QString &message);
 
 } // namespace gatehouse::cli

@@ -259,15 +259,42 @@ int runProfileVerdict(const Invocation &run)
 
 // A write on a connection marked production, without its name typed back:
 // said, and nothing sent.
+QString environmentRefusal(const Invocation &run, const QString &what)
+{
+    return cli::environmentRefusal(cli::cliEnvironment(run.parser, run.options),
+                                   run.parser.value(run.options.confirmEnvironment), what,
+                                   run.master.displayUrl());
+}
+
 bool refusedByEnvironment(const Invocation &run)
 {
-    const QString why
-        = cli::environmentRefusal(cli::cliEnvironment(run.parser, run.options),
-                                  run.parser.value(run.options.confirmEnvironment),
-                                  run.args.join(QLatin1Char(' ')), run.master.displayUrl());
+    const QString why = environmentRefusal(run, run.args.join(QLatin1Char(' ')));
     if (why.isEmpty())
         return false;
-    QTextStream(stderr) << "gatehouse-cli: " << why << Qt::endl;
+    QTextStream(stderr) << "gatehouse-cli: Refused: " << why << " Nothing was sent." << Qt::endl;
+    return true;
+}
+
+// An action the connection's environment refuses: said with its options as
+// typed, and audited as refused, without connecting to the server at all.
+bool refusedByEnvironment(const Invocation &run, const cli::ActionCommand::Request &request)
+{
+    QStringList what = run.args;
+    for (auto it = request.inputs.cbegin(); it != request.inputs.cend(); ++it) {
+        what << QStringLiteral("--") + it.key();
+        if (run.options.actionInputs.inputs.value(it.key()).source != ActionInput::Source::Flag)
+            what << QString::fromUtf8(it.value());
+    }
+    const QString why = environmentRefusal(run, what.join(QLatin1Char(' ')));
+    if (why.isEmpty())
+        return false;
+    const QString message = QStringLiteral("Refused: %1 Nothing was sent.").arg(why);
+    QTextStream(stderr) << "gatehouse-cli: " << message << Qt::endl;
+    if (const QString error
+        = cli::auditEnvironmentRefusal(request.auditLog, run.master.displayUrl(), run.args,
+                                       run.parser.isSet(run.options.force), message);
+        !error.isEmpty())
+        QTextStream(stderr) << "gatehouse-cli: " << error << Qt::endl;
     return true;
 }
 
@@ -586,9 +613,14 @@ int runAction(const Invocation &run)
             continue;
         const ActionInput &in = o.actionInputs.inputs.value(it.key());
         if (in.integer) {
-            const auto v = intOption(parser, it.value(), 0, qint64(1) << 53, 0, &error);
-            if (!v)
-                return usageError(error);
+            // Whether it is a count or a duration; the action's own check
+            // then says its range ("lock extend --ttl is at most 7 days").
+            bool ok = false;
+            const qint64 v = parser.value(it.value()).toLongLong(&ok);
+            if (!ok || v < 0 || v > (qint64(1) << 53))
+                return usageError(QStringLiteral("--%1 takes a whole number of 0 or more, not "
+                                                 "\"%2\".")
+                                      .arg(it.key(), echoed(parser.value(it.value()))));
         }
         request.inputs.insert(it.key(), parser.value(it.value()).toUtf8());
     }
@@ -599,7 +631,7 @@ int runAction(const Invocation &run)
     request.auditLog = parser.value(o.auditLog);
     if (const QString problem = cli::ActionCommand::validate(request); !problem.isEmpty())
         return usageError(problem);
-    if (!request.dryRun && !request.readOnly && refusedByEnvironment(run))
+    if (!request.dryRun && !request.readOnly && refusedByEnvironment(run, request))
         return cli::ExitNothingDone;
     cli::ActionCommand action(run.master, request);
     return runSession(run.app, action);
@@ -618,6 +650,14 @@ int runCommand(Invocation &run)
                                          "take one server, with --url."));
     if (parser.isSet(o.busy) && args.value(1) != QLatin1String("search"))
         return usageError(QStringLiteral("--busy applies to queue search only."));
+    // Only an action has a dry run: simulate and profile accept/reject would
+    // write as if it were not there.
+    if (parser.isSet(o.dryRun) && !PatternRegistry::instance().section(command)
+        && command != QLatin1String("events"))
+        return usageError(QStringLiteral("--dry-run applies to actions (lock release, queue "
+                                         "requeue, ..., events enable); \"%1\" has none: it "
+                                         "would run as if it were not given.")
+                              .arg(echoed(command)));
     if (command == QLatin1String("info"))
         return runInfo(run);
     if (command == QLatin1String("profile")

@@ -78,7 +78,7 @@ void judgeClaims(RedisClient &client, const QObject *context, const PatternUnit 
 } // namespace
 
 void checkTargetIdentity(RedisClient &client, const QObject *context, const PatternUnit &unit,
-                         const QByteArray &key, qint64 serverNowMs, Done done)
+                         const QByteArray &key, qint64 serverNowMs, Done done, bool ownersOnly)
 {
     // The objects of other patterns the key may belong to, each asked
     // whether it is one (its identifyProbe), with the key's TYPE and PTTL.
@@ -102,7 +102,8 @@ void checkTargetIdentity(RedisClient &client, const QObject *context, const Patt
     }
     client.pipeline(
         commands, context,
-        [&client, context, &unit, key, serverNowMs, owners, done](const QList<RedisValue> &r) {
+        [&client, context, &unit, key, serverNowMs, owners, done,
+         ownersOnly](const QList<RedisValue> &r) {
             if (const QString error = firstError(r); !error.isEmpty()) {
                 done({}, error);
                 return;
@@ -122,7 +123,7 @@ void checkTargetIdentity(RedisClient &client, const QObject *context, const Patt
             shape.type = r.at(0).bytes();
             shape.pttlMs = r.at(1).toInteger();
             // A key that does not exist is the action's to report.
-            if (!unit.actsOnlyOnClaimedKeys() || shape.type == "none") {
+            if (ownersOnly || !unit.actsOnlyOnClaimedKeys() || shape.type == "none") {
                 done({}, {});
                 return;
             }

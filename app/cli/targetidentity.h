@@ -23,9 +23,11 @@ namespace gatehouse::cli {
 // TTL is no window's; a cached JSON value is no lock's). Read-only and
 // bounded: TYPE, PTTL, the shape discovery reads, the owners' probes.
 // done gets a sentence saying what the key is when the action must not act
-// on it, empty when it may, or error when the reads failed.
+// on it, empty when it may, or error when the reads failed. ownersOnly: only
+// whether another pattern's object owns the key (what --force never passes).
 void checkTargetIdentity(RedisClient &client, const QObject *context, const PatternUnit &unit,
                          const QByteArray &key, qint64 serverNowMs,
-                         std::function<void(const QString &refusal, const QString &error)> done);
+                         std::function<void(const QString &refusal, const QString &error)> done,
+                         bool ownersOnly = false);
 
 } // namespace gatehouse::cli

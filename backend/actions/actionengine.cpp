@@ -68,6 +68,14 @@ QByteArray redacted(QByteArray bytes, const QByteArray &secret)
     return bytes;
 }
 
+// text with a secret's printable form masked as redacted() masks it.
+QString maskedText(QString text, const QByteArray &secret)
+{
+    if (secret.isEmpty())
+        return text;
+    return text.replace(printableBytes(secret), printableBytes(redacted(secret, secret)));
+}
+
 // secret: a token the call creates, shown to the operator once after it
 // ran and never before (its first four bytes stand for it here).
 QString list(const QList<QByteArray> &items, const QByteArray &secret = {})
@@ -360,6 +368,19 @@ void ActionEngine::run(const ScriptCall &call, bool dryRun, const QObject *conte
         finish(call, out, context, handler);
         return;
     }
+    // Every attempt is audited: nothing is sent that could not be.
+    if (!dryRun) {
+        if (const QString why = m_audit->unwritable(); !why.isEmpty()) {
+            out.result = ActionOutcome::Result::Failed;
+            out.message = QStringLiteral("%1 was not sent: %2 Every action is written to the "
+                                         "audit log; give one that can be written (--audit-log, "
+                                         "GATEHOUSE_AUDIT_LOG).")
+                              .arg(call.action, why);
+            if (handler && context)
+                handler(out);
+            return;
+        }
+    }
     // Nothing is sent that the user may not run: a script stopped half-way by
     // NOPERM would keep what it wrote before the refused command.
     QPointer<const QObject> guard(context);
@@ -463,10 +484,13 @@ void ActionEngine::send(const ScriptCall &call, bool dryRun, const QObject *cont
 QJsonObject ActionEngine::auditEntry(const ScriptCall &call, const ActionOutcome &outcome) const
 {
     QJsonArray keys, args;
+    const auto masked = [&call](const QByteArray &bytes) {
+        return redacted(redacted(bytes, call.issued), call.secret);
+    };
     for (const QByteArray &k : call.keys)
-        keys.append(keyToJson(redacted(k, call.issued)));
+        keys.append(keyToJson(masked(k)));
     for (const QByteArray &arg : call.args) {
-        const QByteArray a = redacted(arg, call.issued);
+        const QByteArray a = masked(arg);
         args.append(keyToJson(a.size() > 512 ? a.left(512) + "..." : a));
     }
     const qint64 now = QDateTime::currentMSecsSinceEpoch();
@@ -483,10 +507,7 @@ QJsonObject ActionEngine::auditEntry(const ScriptCall &call, const ActionOutcome
         {QStringLiteral("force"), call.force},
         {QStringLiteral("outcome"), resultId(outcome.result)},
         {QStringLiteral("message"),
-         call.issued.isEmpty() ? outcome.message
-                               : QString(outcome.message)
-                                     .replace(printableBytes(call.issued),
-                                              printableBytes(redacted(call.issued, call.issued)))},
+         maskedText(maskedText(outcome.message, call.issued), call.secret)},
     };
 }
 

@@ -204,7 +204,12 @@ void ActionRights::probeAll(const ScriptCall &call, const QObject *context, cons
                 return;
             Verdict verdict;
             const RedisValue &who = replies.value(0);
-            const QByteArray user = who.isError() ? QByteArray() : who.bytes();
+            // A user refused ACL WHOAMI is the one the connection logged in
+            // as: the URL's, or "default" without one.
+            const QByteArray user = !who.isError() ? who.bytes()
+                                    : !m_client->endpoint().user.isEmpty()
+                                        ? m_client->endpoint().user.toUtf8()
+                                        : QByteArrayLiteral("default");
             const RedisValue &reply = replies.value(1);
             if (replies.size() != 2 || reply.isFailed()) {
                 verdict.kind = Verdict::Kind::Lost;

@@ -38,6 +38,22 @@ void AuditLog::setStream(const QByteArray &key, int maxLength)
     m_streamMaxLength = std::max(1, maxLength);
 }
 
+QString AuditLog::unwritable() const
+{
+    const QFileInfo info(m_path);
+    if (info.isDir())
+        return tr("The audit log %1 is a folder, not a file.")
+            .arg(QDir::toNativeSeparators(m_path));
+    if (!QDir().mkpath(info.absolutePath()))
+        return tr("Cannot make the audit log's folder %1.")
+            .arg(QDir::toNativeSeparators(info.absolutePath()));
+    QFile log(m_path);
+    if (!log.open(QIODevice::WriteOnly | QIODevice::Append))
+        return tr("Cannot write the audit log %1: %2.")
+            .arg(QDir::toNativeSeparators(m_path), log.errorString());
+    return QString();
+}
+
 QString AuditLog::append(const QJsonObject &entry, bool dryRun)
 {
     QString error;

@@ -29,6 +29,9 @@ public:
     void setStream(const QByteArray &key, int maxLength);
     QByteArray stream() const { return m_stream; }
 
+    // Empty when the file can be appended to (its folder made, the file
+    // opened, nothing written); otherwise one sentence saying why not.
+    QString unwritable() const;
     // Appends the entry to the file and, unless dryRun, to the stream.
     // Returns an empty string, or one sentence saying why the file was not written.
     QString append(const QJsonObject &entry, bool dryRun);

@@ -42,6 +42,19 @@ std::optional<double> nodeValue(const QString &figure, const NodeStatus &n,
     return std::nullopt;
 }
 
+// The figure's value for the rule; where only a lower bound is known, that
+// bound where it decides the rule, otherwise unknown.
+std::optional<double> figureValue(const AlertRule &rule, const AlertFigure &figure,
+                                  const ObjectState &o, qint64 nowMs)
+{
+    if (const std::optional<double> v = figure.value(o, nowMs))
+        return v;
+    if (!figure.atLeast)
+        return std::nullopt;
+    const std::optional<double> bound = figure.atLeast(o, nowMs);
+    return bound && rule.decidedByLowerBound(*bound) ? bound : std::nullopt;
+}
+
 } // namespace
 
 QString AlertEvent::stateId() const
@@ -269,7 +282,8 @@ void AlertEngine::evaluate(const Snapshot &s)
             // A stale or failed reading is not news about the object.
             if (!o.stale && !(o.reading.status == Reading::Status::Error)
                 && !(o.reading.status == Reading::Status::WrongType))
-                value = o.gone ? std::optional<double>() : f.value()->value(o, serverNow);
+                value = o.gone ? std::optional<double>()
+                               : figureValue(rule, *f.value(), o, serverNow);
             if (o.gone && !o.stale) {
                 // Gone (expired, deleted, lost): it vanished, which is not
                 // a resolution.

@@ -203,6 +203,19 @@ bool AlertRule::holds(double value) const
     return false;
 }
 
+bool AlertRule::decidedByLowerBound(double lowerBound) const
+{
+    switch (comparison) {
+    case Comparison::Above:
+    case Comparison::AtLeast:
+        return holds(lowerBound);
+    case Comparison::Below:
+    case Comparison::AtMost:
+        return !holds(lowerBound);
+    }
+    return false;
+}
+
 bool AlertRule::targets(PatternKind kind, const QByteArray &key) const
 {
     if (targetsNodes())

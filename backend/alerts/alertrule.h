@@ -41,6 +41,9 @@ struct AlertRule
     // The targeted figure's unit, for showing the threshold ("80 %", "5 s").
     AlertFigure::Unit unit() const;
     bool holds(double value) const;
+    // Whether a figure known only to be at least lowerBound decides the rule:
+    // an above rule it already meets, or a below rule it already fails.
+    bool decidedByLowerBound(double lowerBound) const;
     // Whether the rule watches objects of kind (its section or pattern) and key.
     bool targets(PatternKind kind, const QByteArray &key) const;
     bool targetsNodes() const { return target == QLatin1String("node"); }

@@ -93,6 +93,8 @@ void Discovery::start()
     m_complete = true;
     m_typeRefused = false;
     m_keysRefused = 0;
+    m_keysUnread = 0;
+    m_unreadError.clear();
     m_permissionNotes.clear();
     m_missing.clear();
     const QByteArray probeSha
@@ -181,6 +183,22 @@ void Discovery::refused(const QString &id, const QString &note, bool incomplete)
         m_complete = false;
 }
 
+bool Discovery::notThere(const RedisValue &type, const QByteArray &key)
+{
+    if (!type.isError() && type.bytes() != "none")
+        return false;
+    if (m_keysOnly) { // gone, or unread (a slot moving): not judged
+        m_missingKeys.append(key);
+        if (type.isError())
+            m_unreadKeys.append(key);
+    } else if (type.isError()) { // a node that lists its keys but cannot read them
+        ++m_keysUnread;
+        if (m_unreadError.isEmpty())
+            m_unreadError = type.errorMessage();
+    }
+    return true; // or expired since SCAN listed it
+}
+
 void Discovery::noteUnreadableKeys()
 {
     if (m_typeRefused) {
@@ -192,6 +210,13 @@ void Discovery::noteUnreadableKeys()
                                                                   : QStringLiteral(" are")),
                          userName()),
                 true);
+    }
+    if (m_keysUnread > 0) { // not a permission: said, and the pass is not whole
+        m_permissionNotes << QStringLiteral("%1 listed by SCAN could not be read (%2): what "
+                                            "they are is not known, and structures among them "
+                                            "are not shown.")
+                                 .arg(keysText(m_keysUnread), m_unreadError);
+        m_complete = false;
     }
     if (m_keysRefused == 0)
         return;
@@ -426,14 +451,8 @@ void Discovery::detect(const QList<QByteArray> &keys, int node, bool readWhole)
                     m_typeRefused = true;
                     continue;
                 }
-                if (type.isError() || type.bytes() == "none") {
-                    if (m_keysOnly) { // gone, or unread (a slot moving): not judged
-                        m_missingKeys.append(keys.at(i));
-                        if (type.isError())
-                            m_unreadKeys.append(keys.at(i));
-                    }
-                    continue; // expired since SCAN listed it
-                }
+                if (notThere(type, keys.at(i)))
+                    continue;
                 // Most keys: a settled family's, counted (no shape built).
                 if (!read && m_detector.countAt(indices.at(i), type.bytes(), keys.at(i)))
                     continue;

@@ -113,6 +113,9 @@ private:
     static constexpr int MaxPagesInFlight = 8;
     void finish(bool cancelled);
     void refused(const QString &id, const QString &note, bool incomplete);
+    // TYPE said "none" (expired since SCAN listed it) or failed (CLUSTERDOWN):
+    // noted, and true: the key is not judged.
+    bool notThere(const RedisValue &type, const QByteArray &key);
     void noteUnreadableKeys();
     QString userName() const;
     // The client of the node being scanned (standalone nodes), or the one
@@ -152,6 +155,10 @@ private:
     bool m_complete = true;
     bool m_typeRefused = false;
     qint64 m_keysRefused = 0; // keys whose TYPE or shape read hit NOPERM on the key
+    // Keys whose TYPE answered another error (CLUSTERDOWN, LOADING): not
+    // judged, so the pass is not whole; the first such error, said.
+    qint64 m_keysUnread = 0;
+    QString m_unreadError;
     QStringList m_permissionNotes;
     QStringList m_missing;
     QList<Candidate> m_candidates; // autodetect mode, after finished()

@@ -111,7 +111,8 @@ bool isOrdering(Term::Op op)
 // "90s", "5m", "2h", "1d", "250ms"; a bare number is seconds.
 std::optional<double> ageMs(const QString &text)
 {
-    static const QRegularExpression re(QStringLiteral("^(\\d+(?:\\.\\d+)?)(ms|s|m|h|d)?$"));
+    // The unit is required: "age<10" could mean 10 ms or 10 s.
+    static const QRegularExpression re(QStringLiteral("^(\\d+(?:\\.\\d+)?)(ms|s|m|h|d)$"));
     const QRegularExpressionMatch m = re.match(text.trimmed().toLower());
     if (!m.hasMatch())
         return std::nullopt;
@@ -125,7 +126,7 @@ std::optional<double> ageMs(const QString &text)
         return n * 3'600'000;
     if (unit == QLatin1String("d"))
         return n * 86'400'000;
-    return n * 1000;
+    return n * 1000; // s
 }
 
 bool compareNumber(double a, Term::Op op, double b)
@@ -440,7 +441,8 @@ std::optional<JobQuery> JobQuery::parse(const QString &expression, QString *erro
             t.number = ageMs(t.value);
             if (!t.number || !isOrdering(t.op)) {
                 *error = QStringLiteral("\"%1%2%3\" at character %4: an age is compared with > or "
-                                        "<, as in age>30s, age<5m, age>2h or age>1d.")
+                                        "< and has a unit (ms, s, m, h, d), as in age>30s, "
+                                        "age<5m, age>2h or age>1d.")
                              .arg(tok.text, opTok.text, t.value)
                              .arg(tok.at);
                 return std::nullopt;

@@ -3,6 +3,7 @@
 
 #include "jobbrowser.h"
 
+#include <patterns/article.h>
 #include <patterns/patternunit.h>
 #include <redis/redisclient.h>
 
@@ -49,8 +50,8 @@ bool JobSearch::start(QString *error)
     if (!error)
         error = &ignored;
     if (own.isEmpty()) {
-        *error = QStringLiteral("%1 is a %2, which lists no jobs.")
-                     .arg(printableBytes(m_object.key, 80), unit.title());
+        *error = QStringLiteral("%1 is %2, which lists no jobs.")
+                     .arg(printableBytes(m_object.key, 80), withArticle(unit.title()));
         return false;
     }
     m_states = m_options.states.isEmpty() ? own : m_options.states;

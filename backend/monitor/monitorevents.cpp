@@ -9,6 +9,7 @@
 #include <redis/redissubscriber.h>
 
 #include <QSet>
+#include <QTimer>
 
 #include <algorithm>
 #include <memory>
@@ -275,6 +276,50 @@ void Monitor::checkEventsConfig()
     for (const QString &address : std::as_const(masters))
         m_client->commandOn(address, {"CONFIG", "GET", "notify-keyspace-events"}, &m_context,
                             handler);
+}
+
+void Monitor::verifyEvents()
+{
+    if (!m_subscriber || !m_eventsCovered)
+        return;
+    const auto live = [this] {
+        if (!m_server.eventsLive) {
+            setEventsLive(true);
+            publish();
+        }
+    };
+    // A Cluster: one subscriber per master, each confirmed by its master.
+    if (m_client->topology().isCluster()) {
+        live();
+        return;
+    }
+    // The subscription must be on the master the readings come from (after
+    // a switch, a subscriber may still reach the old one), and that master
+    // must publish: a restarted server has its configured flags again, not
+    // those set at run time.
+    RedisSubscriber *subscriber = m_subscriber.get();
+    m_client->pipeline({{"CONFIG", "GET", "notify-keyspace-events"}, {"PUBSUB", "NUMPAT"}},
+                       &m_context, [this, subscriber, live](const QList<RedisValue> &r) {
+                           if (m_subscriber.get() != subscriber)
+                               return; // replaced meanwhile: its own check follows
+                           const RedisValue config = r.value(0);
+                           const RedisValue v = r.value(1);
+                           if (r.size() != 2 || v.isFailed())
+                               return; // lost again: the next ready() asks again
+                           if (!config.isError() && config.size() == 2
+                               && !eventsCover(config.at(1).bytes())) {
+                               applyEventsConfig(false, config.at(1).bytes());
+                               return; // polling; the config check follows them back on
+                           }
+                           if (!v.isError() && v.toInteger() < 1) {
+                               QTimer::singleShot(1000, &m_context, [this, subscriber] {
+                                   if (m_subscriber.get() == subscriber)
+                                       verifyEvents();
+                               });
+                               return; // polling meanwhile
+                           }
+                           live(); // counted, or PUBSUB refused: the server's confirmation stands
+                       });
 }
 
 void Monitor::applyEventsConfig(bool covered, const QByteArray &flags)

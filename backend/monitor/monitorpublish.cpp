@@ -8,6 +8,8 @@
 
 #include <redis/redisclient.h>
 
+#include <QDateTime>
+
 #include <algorithm>
 
 namespace gatehouse {
@@ -143,7 +145,12 @@ std::shared_ptr<const QList<AttentionItem>> Monitor::attention(const Snapshot &s
     if (m_attention && m_attentionAtMs >= 0 && m_clock.elapsed() - m_attentionAtMs < 500)
         return m_attention;
     m_attentionAtMs = m_clock.elapsed();
-    QList<AttentionItem> items = rankAttention(s.objects, s.server.timeMs);
+    // Now on the server's clock as this process keeps it: while the server
+    // does not answer, its last TIME is the last reading's own ("as last read
+    // 1 ms ago" of a server frozen for 20 s).
+    const qint64 now
+        = std::max(s.server.timeMs, QDateTime::currentMSecsSinceEpoch() + s.server.clockOffsetMs);
+    QList<AttentionItem> items = rankAttention(s.objects, now);
     for (AttentionItem &item : items)
         item.sparkline = history(item.key, item.figure, AttentionSparkPoints);
     m_attention = std::make_shared<const QList<AttentionItem>>(std::move(items));

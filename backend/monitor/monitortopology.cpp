@@ -221,8 +221,12 @@ void Monitor::applyServerInfo(const RedisValue &server, const RedisValue &replic
         m_server.nodes[0].version = id.version;
         m_server.nodes[0].serverName = id.name;
     }
-    if (!replication.isError())
-        m_server.nodes[0].role = QString::fromUtf8(parseInfo(replication.bytes()).value("role"));
+    if (!replication.isError()) {
+        // INFO says "slave"; the snapshot, metrics and topology say "replica".
+        const QByteArray role = parseInfo(replication.bytes()).value("role");
+        m_server.nodes[0].role
+            = role == "slave" ? QStringLiteral("replica") : QString::fromUtf8(role);
+    }
     // Is it the server read before? (a switch, a restart)
     noteServerIdentity(m_client->endpoint().address(), info.value("run_id"),
                        info.value("uptime_in_seconds", "-1").toLongLong(),

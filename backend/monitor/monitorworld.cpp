@@ -424,41 +424,6 @@ void Monitor::checkWorldWhole()
     publish();
 }
 
-void Monitor::verifyEvents()
-{
-    if (!m_subscriber || !m_eventsCovered)
-        return;
-    const auto live = [this] {
-        if (!m_server.eventsLive) {
-            setEventsLive(true);
-            publish();
-        }
-    };
-    // A Cluster: one subscriber per master, each confirmed by its master.
-    if (m_client->topology().isCluster()) {
-        live();
-        return;
-    }
-    // The subscription must be on the master the readings come from (after
-    // a switch, a subscriber may still reach the old one).
-    RedisSubscriber *subscriber = m_subscriber.get();
-    m_client->command({"PUBSUB", "NUMPAT"}, &m_context,
-                      [this, subscriber, live](const RedisValue &v) {
-                          if (m_subscriber.get() != subscriber)
-                              return; // replaced meanwhile: its own check follows
-                          if (v.isFailed())
-                              return; // lost again: the next ready() asks again
-                          if (!v.isError() && v.toInteger() < 1) {
-                              QTimer::singleShot(1000, &m_context, [this, subscriber] {
-                                  if (m_subscriber.get() == subscriber)
-                                      verifyEvents();
-                              });
-                              return; // polling meanwhile
-                          }
-                          live(); // counted, or PUBSUB refused: the server's confirmation stands
-                      });
-}
-
 void Monitor::judgeWritten(const QList<QByteArray> &keys)
 {
     for (const QByteArray &key : keys) {

@@ -27,9 +27,16 @@ struct AlertFigure
     // a known limit, a lock never seen taken): such a reading neither fires
     // nor resolves.
     std::function<std::optional<double>(const ObjectState &state, qint64 nowMs)> value;
+    // Where value is unknown, a figure may know a lower bound (a lock already
+    // held when Gatehouse first saw it has been held at least since then).
+    // It decides a rule only where a bound can: "above" rules it reaches,
+    // "below" rules it has passed (AlertRule::decidedByLowerBound).
+    std::function<std::optional<double>(const ObjectState &state, qint64 nowMs)> atLeast;
 
-    // A lock's "held for": since the current holder took it (heldSinceMs), in ms.
-    static AlertFigure heldFor();
+    // A lock's "held for": since the current holder took it (heldSinceMs), in
+    // ms; for a holder already there when first seen, at least since then
+    // (held says whether the reading has a holder).
+    static AlertFigure heldFor(std::function<bool(const ObjectState &state)> held);
 };
 
 // A rule on one of a pattern's alert figures that an operator has without

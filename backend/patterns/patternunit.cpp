@@ -4,6 +4,7 @@
 #include "globmatch.h"
 #include "patternregistry.h"
 
+#include "article.h"
 #include <QHash>
 #include <QSet>
 
@@ -284,10 +285,11 @@ QList<Evidence> PatternUnit::structureEvidence(const PatternObject &o, const Cla
                 continue;
             const int weight = claim.strength >= 25 ? 4 : claim.strength >= 12 ? 3 : 2;
             if (!best || weight > best->weight)
-                best = Evidence{Evidence::Kind::Structure, weight,
-                                QStringLiteral("%1 is a %2 shaped like a %3's %4")
-                                    .arg(printableBytes(key, 60),
-                                         QString::fromLatin1(e->shape.type), title(), claim.role)};
+                best
+                    = Evidence{Evidence::Kind::Structure, weight,
+                               QStringLiteral("%1 is a %2 shaped like %3's %4")
+                                   .arg(printableBytes(key, 60), QString::fromLatin1(e->shape.type),
+                                        withArticle(title()), claim.role)};
         }
     }
     return best ? QList<Evidence>{*best} : QList<Evidence>();
@@ -305,17 +307,17 @@ QList<Evidence> PatternUnit::familyEvidence(const PatternObject &o, const ClaimP
     const QString name = printableBytes(family, 60);
     if (f->keys >= 4 && alike * 2 < f->keys)
         return {{Evidence::Kind::Family, -2,
-                 QStringLiteral("only %1 of the %2 keys named %3 look like a %4: data that "
+                 QStringLiteral("only %1 of the %2 keys named %3 look like %4: data that "
                                 "happens to fit")
                      .arg(alike)
                      .arg(f->keys)
-                     .arg(name, title())}};
+                     .arg(name, withArticle(title()))}};
     if (f->keys >= 50 && matchWord(familyWords(family), wordsFor()).isEmpty())
         return {{Evidence::Kind::Family, -1,
-                 QStringLiteral("one of %1 siblings named %2, none with a word of a %3 in "
+                 QStringLiteral("one of %1 siblings named %2, none with a word of %3 in "
                                 "its name: application data more likely")
                      .arg(f->keys)
-                     .arg(name, title())}};
+                     .arg(name, withArticle(title()))}};
     return {{Evidence::Kind::Family, 0,
              QStringLiteral("%1 of the %2 keys named %3 look alike")
                  .arg(alike)
@@ -330,8 +332,8 @@ QList<Evidence> PatternUnit::judge(const PatternObject &o, const ClaimPool &pool
     const QList<QByteArray> words = familyWords(family);
     if (const QByteArray w = matchWord(words, wordsFor()); !w.isEmpty())
         all.append({Evidence::Kind::Name, 2,
-                    QStringLiteral("\"%1\" in its name argues for a %2")
-                        .arg(QString::fromLatin1(w), title())});
+                    QStringLiteral("\"%1\" in its name argues for %2")
+                        .arg(QString::fromLatin1(w), withArticle(title()))});
     if (const QByteArray w = matchWord(words, wordsAgainst()); !w.isEmpty())
         all.append({Evidence::Kind::Name, -3,
                     QStringLiteral("\"%1\" in its name says ordinary application data")
@@ -409,14 +411,23 @@ QList<AlertFigure> PatternUnit::alertFigures() const
     return out;
 }
 
-AlertFigure AlertFigure::heldFor()
+AlertFigure AlertFigure::heldFor(std::function<bool(const ObjectState &)> held)
 {
-    return {QStringLiteral("heldForMs"), QStringLiteral("Held for"), Unit::Duration,
-            [](const ObjectState &s, qint64 nowMs) -> std::optional<double> {
-                if (s.heldSinceMs < 0 || s.gone)
-                    return std::nullopt; // not held, or since when unknown
-                return double(std::max<qint64>(0, saturatingSub(nowMs, s.heldSinceMs)));
-            }};
+    AlertFigure f{QStringLiteral("heldForMs"),
+                  QStringLiteral("Held for"),
+                  Unit::Duration,
+                  [](const ObjectState &s, qint64 nowMs) -> std::optional<double> {
+                      if (s.heldSinceMs < 0 || s.gone)
+                          return std::nullopt; // not held, or since when unknown
+                      return double(std::max<qint64>(0, saturatingSub(nowMs, s.heldSinceMs)));
+                  },
+                  {}};
+    f.atLeast = [held](const ObjectState &s, qint64 nowMs) -> std::optional<double> {
+        if (s.heldSinceMs >= 0 || s.gone || !held(s))
+            return std::nullopt;
+        return double(std::max<qint64>(0, saturatingSub(nowMs, s.firstSeenMs)));
+    };
+    return f;
 }
 
 } // namespace gatehouse

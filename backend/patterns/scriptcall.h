@@ -45,6 +45,9 @@ struct ScriptCall
     // A secret the call creates (an issued token): shown once to the operator,
     // never written to the audit log.
     QByteArray issued;
+    // A secret the call names without creating it (the code in a revoked
+    // token's key): never written to the audit log either.
+    QByteArray secret;
     // Run again while a run examined this many (the reply's first element):
     // bounded batches, so no single script blocks the server (requeue stuck).
     int batch = 0;

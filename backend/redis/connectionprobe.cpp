@@ -73,8 +73,11 @@ private:
                     if (id.mode == QLatin1String("sentinel"))
                         r.role = QStringLiteral("sentinel");
                 }
-                if (r.role.isEmpty() && !replies.at(1).isError())
-                    r.role = QString::fromLatin1(parseInfo(replies.at(1).bytes()).value("role"));
+                if (r.role.isEmpty() && !replies.at(1).isError()) {
+                    const QByteArray role = parseInfo(replies.at(1).bytes()).value("role");
+                    r.role
+                        = role == "slave" ? QStringLiteral("replica") : QString::fromLatin1(role);
+                }
                 if (replies.at(2).isError())
                     missing << QStringLiteral("ACL user (%1)").arg(replies.at(2).errorMessage());
                 else

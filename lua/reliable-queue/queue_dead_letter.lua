@@ -7,7 +7,8 @@
 -- KEYS[2]  dead-letter LIST (newest at the left)
 -- KEYS[3]  claims ZSET (may not exist)
 -- ARGV[1]  the job
--- Reply    1 if moved; 0 if it was no longer in processing;
+-- Reply    1 if moved; 0 if it was no longer in processing; -1 if the
+--          processing list does not exist (nothing in flight at all);
 --          error "GHTYPE <i> <type> <expected>" (nothing written)
 -- Cost     O(N) in the processing list's length (LPOS, LREM)
 --#include shared/key_types.part.lua
@@ -16,6 +17,9 @@ if bad then
     return bad
 end
 if not redis.call('LPOS', KEYS[1], ARGV[1]) then
+    if redis.call('EXISTS', KEYS[1]) == 0 then
+        return -1
+    end
     return 0
 end
 redis.call('LREM', KEYS[1], 1, ARGV[1])

@@ -9,7 +9,8 @@
 -- KEYS[2]  processing LIST
 -- KEYS[3]  claims ZSET (may not exist)
 -- ARGV[1]  the job
--- Reply    1 if requeued; 0 if it was no longer in processing;
+-- Reply    1 if requeued; 0 if it was no longer in processing; -1 if
+--          neither list exists (no such queue, nothing in flight);
 --          error "GHTYPE <i> <type> <expected>" if KEYS[i] has another type
 --          (nothing written)
 -- Cost     O(N) in the processing list's length (LPOS, LREM)
@@ -19,6 +20,9 @@ if bad then
     return bad
 end
 if not redis.call('LPOS', KEYS[2], ARGV[1]) then
+    if redis.call('EXISTS', KEYS[1], KEYS[2]) == 0 then
+        return -1
+    end
     return 0
 end
 redis.call('LREM', KEYS[2], 1, ARGV[1])

@@ -353,6 +353,16 @@ private slots:
         QVERIFY2(urgentLine()->text().contains(QLatin1String(", as last read ")),
                  qPrintable(urgentLine()->text()));
         QVERIFY(urgentLine()->foreground().color() != theme::limit(attention->palette()));
+        // The age of that reading grows while the server is silent (a frozen
+        // server's line read "as last read 1 ms ago" for 20 s).
+        const auto lastReadS = [&] {
+            static const QRegularExpression age(
+                QStringLiteral(", as last read (\\d+(?:\\.\\d+)?) s ago"));
+            const QRegularExpressionMatch m
+                = urgentLine() ? age.match(urgentLine()->text()) : QRegularExpressionMatch();
+            return m.hasMatch() ? m.captured(1).toDouble() : -1.0;
+        };
+        QTRY_VERIFY2_WITH_TIMEOUT(lastReadS() >= 3.0, qPrintable(attentionLines()), 10000);
     }
 };
 

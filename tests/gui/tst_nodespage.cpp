@@ -19,6 +19,7 @@
 #include "testconsole.h"
 
 #include <QApplication>
+#include <QFontMetrics>
 #include <QHeaderView>
 #include <QLocale>
 #include <QScrollBar>
@@ -153,6 +154,23 @@ private slots:
         }
         QVERIFY(charts->plot(NodeCharts::Lag)->isVisible());
         QVERIFY(charts->note().isEmpty()); // all six charted
+        // Every address whole in the legends of a window 1040 px wide (six
+        // in one row were cut to "127.0"), and the table three rows high.
+        c.window->resize(1040, 720);
+        const auto legendWhole = [memory] {
+            memory->replot();
+            for (int g = 0; g < memory->graphCount(); ++g) {
+                QCPAbstractLegendItem *item = memory->legend->itemWithPlottable(memory->graph(g));
+                if (!item
+                    || item->rect().width()
+                           < QFontMetrics(item->font()).horizontalAdvance(memory->graph(g)->name()))
+                    return false;
+            }
+            return true;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(legendWhole(), 5000);
+        QVERIFY(page->table()->height()
+                >= 3 * page->table()->verticalHeader()->minimumSectionSize());
         // Each master says what a failover and a crash would lose now.
         QTRY_VERIFY_WITH_TIMEOUT(
             [&] {

@@ -165,6 +165,21 @@ private slots:
             << paused << states::Ok << QStringLiteral("ok") << Severity::Ok;
         QTest::newRow("bullmq, no worker record")
             << waiting("bullmq", -1) << states::Ok << QStringLiteral("ok") << Severity::Ok;
+        // Active jobs whose locks could not be read (a Cluster refuses SORT
+        // ... GET): stalled jobs are not known, never "ok".
+        ObjectState unread = waiting("bullmq", -1);
+        unread.reading.editQueue().inFlight = 2;
+        unread.reading.editQueue().stuckIsLowerBound = true;
+        unread.reading.message = QStringLiteral("Cannot read the active jobs' locks (ERR GET "
+                                                "option of SORT denied in Cluster mode.)");
+        QTest::newRow("bullmq, locks unread")
+            << unread << QStringLiteral("stalled-unknown")
+            << QStringLiteral("stalled jobs not known") << Severity::Warning;
+        ObjectState read = waiting("bullmq", -1);
+        read.reading.editQueue().inFlight = 1;
+        read.reading.editQueue().items.append(InFlightItem{});
+        QTest::newRow("bullmq, locks read")
+            << read << states::Ok << QStringLiteral("ok") << Severity::Ok;
         QTest::newRow("stream group, no consumer")
             << waiting("stream-group", 0) << states::Ok << QStringLiteral("ok") << Severity::Ok;
         ObjectState stuckNoWorker = waiting("celery", 0);

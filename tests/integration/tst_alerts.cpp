@@ -210,6 +210,39 @@ private slots:
         QCOMPARE(line.value(QLatin1String("threshold")).toDouble(), 0.9);
     }
 
+    // A lock already held when watching starts: since when is unknown, but
+    // it has been held at least since first seen, so "held for > 1 s" fires
+    // once that long has passed; "held for < 1 h" is not decided by it (it may
+    // have been held for days), and a lock taken while watching is exact.
+    void heldForFiresOnLockHeldBeforeStart()
+    {
+        call(*m_client, {"SET", "cl:lock:old", "token-old", "PX", "600000"});
+        const QString profile = m_dir.filePath(QStringLiteral("locks.json"));
+        QFile f(profile);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(R"({"name": "locks", "rules": [{"pattern": "lock", "match": "cl:lock:*"}]})");
+        f.close();
+        const QStringList watch{QStringLiteral("--profile"), profile,
+                                QStringLiteral("watch"),     QStringLiteral("--interval"),
+                                QStringLiteral("250"),       QStringLiteral("--count"),
+                                QStringLiteral("10")};
+        CliRun run = cli(
+            watch
+            + QStringList{QStringLiteral("--alert"), QStringLiteral("heldForMs > 1s on lock")});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        QCOMPARE(run.out.count(QStringLiteral("FIRING")), 1);
+        QVERIFY2(run.out.contains(QStringLiteral("FIRING lock cl:lock:old: Held for")),
+                 qPrintable(run.out));
+
+        // A below rule: the lower bound passes 1 s, so the rule is known not
+        // to hold; below 1 h is never known, so never fires either.
+        run = cli(watch
+                  + QStringList{QStringLiteral("--alert"), QStringLiteral("heldForMs < 1h on lock"),
+                                QStringLiteral("--fail-on-alert")});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
+        QCOMPARE(run.out, QString());
+    }
+
     // Run until interrupted (cron's timeout, Ctrl-C): the verdict is the exit.
     // watch --alerts --history: the firing is in the connection's history
     // file beside the figures, as the console's Alerts page records it.

@@ -9,6 +9,7 @@
 
 #include <QElapsedTimer>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -443,6 +444,9 @@ private slots:
             QCOMPARE(call(*m_client, {"LINDEX", "q", "-1"}).bytes(), QByteArray("j1"));
         if (action == QLatin1String("queue.dead-letter"))
             QCOMPARE(call(*m_client, {"LINDEX", "q:dead", "0"}).bytes(), QByteArray("j1"));
+        if (action == QLatin1String("token.revoke")) // the code is the token's secret
+            QVERIFY2(!QJsonDocument(audit).toJson().contains("x1y2z3w4"),
+                     QJsonDocument(audit).toJson().constData());
         if (action == QLatin1String("token.issue")) {
             const QByteArray token = run.out.trimmed().toUtf8();
             QCOMPARE(token.size(), 32);
@@ -462,6 +466,25 @@ private slots:
                      QStringLiteral("nothing-done"));
         }
         call(*m_client, {"CONFIG", "SET", "notify-keyspace-events", ""});
+    }
+
+    // An action whose attempt cannot be audited is not sent: a folder, or a
+    // file under a path whose folder cannot be made (a file is in the way).
+    void auditLogUnwritableSendsNothing()
+    {
+        call(*m_client, {"SET", "lock:a", "t0k3n1", "PX", "30000"});
+        QFile blocker(m_dir.filePath(QStringLiteral("no")));
+        QVERIFY(blocker.open(QIODevice::WriteOnly));
+        blocker.close();
+        const QString missing = m_dir.filePath(QStringLiteral("no/such/dir/audit.jsonl"));
+        for (const QString &log : {m_dir.path(), missing}) {
+            const CliRun run
+                = cli({"--audit-log", log, "lock", "release", "lock:a", "--token", "t0k3n1"});
+            QCOMPARE(run.exitCode, 1);
+            QVERIFY2(run.err.contains(QLatin1String("was not sent")), qPrintable(run.err));
+            QCOMPARE(call(*m_client, {"GET", "lock:a"}).bytes(), QByteArray("t0k3n1"));
+        }
+        QVERIFY(QFileInfo(m_dir.filePath(QStringLiteral("no"))).isFile());
     }
 
     // The audit trail can also go to a capped stream in the watched Redis.
@@ -511,6 +534,41 @@ private slots:
         QTest::newRow("no verb") << QStringList{"lock"} << "lock needs a verb: extend, release.";
         QTest::newRow("unknown section")
             << QStringList{"mutex", "release", "m"} << "Unknown command \"mutex\".";
+        QTest::newRow("dry run of simulate")
+            << QStringList{"--dry-run", "simulate", "--seconds", "1"}
+            << "--dry-run applies to actions";
+        QTest::newRow("negative ttl")
+            << QStringList{"lock", "extend", "lock:a", "--token", "t", "--ttl", "-5"}
+            << "--ttl takes a whole number of 0 or more, not \"-5\".";
+        QTest::newRow("zero ttl")
+            << QStringList{"lock", "extend", "lock:a", "--token", "t", "--ttl", "0"}
+            << "lock extend --ttl is the new time to live in ms, more than 0 and at most "
+               "604800000 (7 days); got 0.";
+        // Sidekiq's option on a reliable queue is said, not dropped.
+        QTest::newRow("another library's option")
+            << QStringList{"queue", "retry", "q", "--from", "dead", "--all"} << "takes no --from";
+    }
+
+    // A queue that is not there at all is named as such, not as a job no
+    // longer in flight; the attempt is audited, and nothing is written.
+    void requeueOnNoSuchQueue()
+    {
+        const QString audit = m_dir.filePath(QStringLiteral("nosuch-audit.jsonl"));
+        for (const QString &verb : {QStringLiteral("requeue"), QStringLiteral("dead-letter")}) {
+            const CliRun run = cli({"--audit-log", audit, "queue", verb, "nosuchq", "--job", "j3"});
+            QCOMPARE(run.exitCode, 3);
+            QVERIFY2(
+                run.err.contains(QLatin1String("\"nosuchq:processing\""))
+                    && (run.err.contains(QLatin1String("There is no queue \"nosuchq\""))
+                        || run.err.contains(QLatin1String("Nothing is in flight on \"nosuchq\""))),
+                qPrintable(run.err));
+        }
+        QCOMPARE(call(*m_client, {"EXISTS", "nosuchq", "nosuchq:processing", "nosuchq:dead"})
+                     .toInteger(),
+                 0);
+        QFile f(audit);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QCOMPARE(f.readAll().count('\n'), 2);
     }
 
     // A reliable queue whose every job is in flight has no main list: it is

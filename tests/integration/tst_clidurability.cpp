@@ -237,6 +237,23 @@ private slots:
         QCOMPARE(replicaNode.value(QLatin1String("role")).toString(), QStringLiteral("replica"));
         QCOMPARE(replicaNode.value(QLatin1String("masterAddress")).toString(), masterAddress);
         QVERIFY(!replicaNode.contains(QLatin1String("durability")));
+
+        // The replica named directly: a "replica", as INFO's "slave" is
+        // called everywhere else (the snapshot's nodes, the metrics' labels).
+        const CliRun direct = gatehouse::test::runCli(
+            QStringLiteral(GATEHOUSE_CLI),
+            {QStringLiteral("--url"), QStringLiteral("redis://") + replicaAddress,
+             QStringLiteral("snapshot"), QStringLiteral("--json")});
+        QVERIFY2(direct.exitCode == 0, qPrintable(direct.err));
+        const QJsonArray nodes = QJsonDocument::fromJson(direct.out.toUtf8())
+                                     .object()
+                                     .value(QLatin1String("server"))
+                                     .toObject()
+                                     .value(QLatin1String("nodes"))
+                                     .toArray();
+        QVERIFY(!nodes.isEmpty());
+        QCOMPARE(nodes.first().toObject().value(QLatin1String("role")).toString(),
+                 QStringLiteral("replica"));
     }
 
     // A Cluster: one sentence per master, each naming its own replica; the

@@ -171,6 +171,12 @@ private slots:
         for (const char *flag :
              {"--url", "--user", "--pass", "--cacert", "--cert", "--key", "--sni", "ping"})
             QVERIFY2(r.out.contains(QLatin1String(flag)), flag);
+        // An option several verbs take says what it is for each: a lock's
+        // --ttl is in ms, a token's in s (it read "(s)" for both).
+        const QString text = r.out.simplified();
+        QVERIFY2(text.contains(QLatin1String("lock extend: Time to live (ms)")), qPrintable(text));
+        QVERIFY2(text.contains(QLatin1String("token issue")), qPrintable(text));
+        QVERIFY2(text.contains(QLatin1String(": Time to live (s)")), qPrintable(text));
     }
 };
 

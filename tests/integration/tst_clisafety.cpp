@@ -313,6 +313,21 @@ private slots:
                  qPrintable(run.err));
         QCOMPARE(call(*m_client, {"GET", "bull:reports:rep-1:lock"}).bytes(), token);
         QCOMPARE(lastAudit().value(QLatin1String("outcome")).toString(), QStringLiteral("refused"));
+
+        // --force does not reach it either, nor the queue's own meta hash (a
+        // forced release deleted it, with a token that is nothing in it).
+        for (const QByteArray &key :
+             {QByteArray("bull:reports:rep-1:lock"), QByteArray("bull:reports:meta")}) {
+            const CliRun forced = cli({"--force", "lock", "release", key, "--token", "x"});
+            QCOMPARE(forced.exitCode, 3);
+            QVERIFY2(forced.err.contains(QLatin1String("--force does not reach a key another "
+                                                       "object owns"))
+                         && !forced.err.contains(QLatin1String("Only a forced")),
+                     qPrintable(forced.err));
+            QCOMPARE(call(*m_client, {"EXISTS", key}).toInteger(), 1);
+            QCOMPARE(lastAudit().value(QLatin1String("outcome")).toString(),
+                     QStringLiteral("refused"));
+        }
     }
 
     // Was: another library's verb on a recognised queue ran that library's
@@ -445,6 +460,7 @@ private slots:
             {"--environment", "production", "lock", "release", "lock:pay", "--token", "tok-1"});
         QCOMPARE(run.exitCode, 3);
         QVERIFY2(run.err.contains(QLatin1String("is marked PRODUCTION"))
+                     && run.err.contains(QLatin1String("\"lock release lock:pay --token tok-1\""))
                      && run.err.contains(QLatin1String("--confirm-environment production"))
                      && run.err.contains(QLatin1String("Nothing was sent")),
                  qPrintable(run.err));
@@ -461,8 +477,17 @@ private slots:
         // simulate writes too.
         run = cli({"--environment", "production", "simulate", "--seconds", "1"});
         QCOMPARE(run.exitCode, 3);
-        // None of them connected; the lock is where it was.
+        // None of them connected; the lock is where it was; the actions'
+        // refusals are audited (simulate is no action).
         QCOMPARE(connectionsReceived(), before);
+        QCOMPARE(lastAudit().value(QStringLiteral("outcome")).toString(),
+                 QStringLiteral("refused"));
+        QCOMPARE(lastAudit().value(QStringLiteral("action")).toString(),
+                 QStringLiteral("lock.release"));
+        QVERIFY(lastAudit()
+                    .value(QStringLiteral("message"))
+                    .toString()
+                    .contains(QLatin1String("is not this connection's environment")));
         QCOMPARE(call(*m_client, {"GET", "lock:pay"}).bytes(), QByteArray("tok-1"));
         QCOMPARE(call(*m_client, {"DBSIZE"}).toInteger(), 1);
 

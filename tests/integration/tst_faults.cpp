@@ -516,6 +516,50 @@ private slots:
         checkJobOnce();
     }
 
+    // Events turned on at run time are off again after a restart (the
+    // server starts with its configured flags): the subscription comes back,
+    // but no line may say events are live while the server publishes none.
+    void eventsOffAfterRestartAreNotLive()
+    {
+        QCOMPARE(call(*m_admin, {"CONFIG", "SET", "notify-keyspace-events", "KEA"}),
+                 RedisValue::status("OK"));
+        QProcess cli;
+        QByteArray out;
+        connect(&cli, &QProcess::readyReadStandardOutput, this,
+                [&] { out += cli.readAllStandardOutput(); });
+        cli.start(QStringLiteral(GATEHOUSE_CLI),
+                  {QStringLiteral("--url"), m_server.url(), QStringLiteral("--profile"),
+                   QStringLiteral("demo"), QStringLiteral("watch"), QStringLiteral("--json"),
+                   QStringLiteral("--interval"), QString::number(s_intervalMs),
+                   QStringLiteral("--count"), QStringLiteral("40")});
+        QVERIFY(cli.waitForStarted());
+        QVERIFY2(waitUntil([&] { return out.contains("\"events\":\"live\""); }, 10000),
+                 out.constData());
+        m_server.kill();
+        QVERIFY(waitUntil([&] { return out.contains("\"event\":\"connectionLost\""); }, 3000));
+        QVERIFY(m_server.start());
+        QCOMPARE(call(*test::connectedClient(m_server), {"CONFIG", "GET", "notify-keyspace-events"})
+                     .at(1),
+                 RedisValue::bulk(""));
+        QVERIFY(waitUntil([&] { return out.contains("\"event\":\"reconnected\""); }, 3000));
+        QVERIFY(waitUntil([&] { return cli.state() == QProcess::NotRunning; }, 30000));
+        out += cli.readAllStandardOutput();
+        const QList<QByteArray> lines = out.split('\n');
+        qsizetype at = 0;
+        while (at < lines.size() && !lines.at(at).contains("\"event\":\"reconnected\""))
+            ++at;
+        int after = 0;
+        for (++at; at < lines.size(); ++at) {
+            if (lines.at(at).isEmpty() || lines.at(at).contains("\"event\""))
+                continue;
+            ++after;
+            QVERIFY2(!lines.at(at).contains("\"events\":\"live\""), lines.at(at).constData());
+        }
+        QVERIFY2(after >= 3, out.constData());
+        m_admin = test::connectedClient(m_server);
+        QVERIFY(m_admin);
+    }
+
     void cliWatchThroughRestart_data()
     {
         QTest::addColumn<bool>("json");

@@ -182,6 +182,8 @@ private slots:
         QCOMPARE(stuck.first()[QStringLiteral("job")].toString(), job1);
         QVERIFY(stuck.first()[QStringLiteral("reason")].toString().contains(
             QLatin1String("retry_after")));
+        // Stuck since its reservation expired (Laravel's own score, in s).
+        QCOMPARE(stuck.first()[QStringLiteral("sinceMs")].toDouble(), expiry * 1000.0);
         QCOMPARE(q[QStringLiteral("reservedExpired")].toInt(), 1);
 
         const gatehouse::test::MatchNow counted = gatehouse::test::matchNow(

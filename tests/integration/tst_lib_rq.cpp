@@ -525,7 +525,7 @@ private slots:
         run = cli(server, {QStringLiteral("queue"), QStringLiteral("requeue"), queue,
                            QStringLiteral("--stuck")});
         QCOMPARE(run.exitCode, 3); // read first: refused before any script is sent
-        QVERIFY2(run.err.contains(QLatin1String("is not a RQ queue layout")),
+        QVERIFY2(run.err.contains(QLatin1String("is not an RQ queue layout")),
                  qPrintable(run.err + run.out));
         QVERIFY2(run.err.contains(QLatin1String("several ':'")), qPrintable(run.err));
         QCOMPARE(call(client, {"ZCARD", "rq:wip:emails"}).toInteger(), 1);

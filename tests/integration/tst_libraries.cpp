@@ -156,9 +156,18 @@ private slots:
         QVERIFY(stuck.first()[QStringLiteral("sinceMs")].toDouble() > 0);
         QCOMPARE(others(snap, queue), QStringList());
 
+        // A dry run says how many are stalled now (nothing counts them
+        // ahead of the script) and moves nothing.
+        CliRun run = cli(server, {QStringLiteral("--dry-run"), QStringLiteral("queue"),
+                                  QStringLiteral("requeue"), queue, QStringLiteral("--stuck")});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        QVERIFY2(run.out.contains(QLatin1String("\n1 stuck as just read")), qPrintable(run.out));
+        QCOMPARE(app.run(QStringLiteral("state"), QStringLiteral("job-1")),
+                 QStringLiteral("active"));
+
         // Requeued through the CLI; the library sees it waiting.
-        CliRun run = cli(server, {QStringLiteral("queue"), QStringLiteral("requeue"), queue,
-                                  QStringLiteral("--stuck")});
+        run = cli(server, {QStringLiteral("queue"), QStringLiteral("requeue"), queue,
+                           QStringLiteral("--stuck")});
         QVERIFY2(run.exitCode == 0, qPrintable(run.err));
         QVERIFY2(run.out.contains(QLatin1String("Requeued 1 stalled job.")), qPrintable(run.out));
         QCOMPARE(app.run(QStringLiteral("state"), QStringLiteral("job-1")),

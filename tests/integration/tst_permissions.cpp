@@ -54,6 +54,8 @@ private slots:
                        << QStringLiteral("user noevalsha on nopass ~* &* +@all -evalsha")
                        << QStringLiteral("user noscripts on nopass ~* &* +@all -evalsha -eval")
                        << QStringLiteral("user norpush on nopass ~* &* +@all -rpush")
+                       << QStringLiteral("user nowhoami on nopass ~* &* +@all -rpush "
+                                         "-acl|whoami")
                        << QStringLiteral("user readqueue on nopass %R~* ~qa ~qa:claims &* +@all")
                        << QStringLiteral("user noevalro on nopass ~* &* +@all -eval_ro")
                        << QStringLiteral("user noevalroscripts on nopass ~* &* +@all -eval_ro "
@@ -283,6 +285,11 @@ private slots:
         QTest::newRow("a command the script calls")
             << "norpush" << false
             << "Refused: the Redis user \"norpush\" may not run RPUSH on \"qa\" (which "
+               "queue.requeue calls)";
+        // ACL WHOAMI refused too: the user is the one the URL names.
+        QTest::newRow("a command the script calls, WHOAMI refused")
+            << "nowhoami" << false
+            << "Refused: the Redis user \"nowhoami\" may not run RPUSH on \"qa\" (which "
                "queue.requeue calls)";
         QTest::newRow("a key the script is given, read-only")
             << "readqueue" << false

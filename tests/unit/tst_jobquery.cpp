@@ -148,6 +148,8 @@ private Q_SLOTS:
         QVERIFY(refusal(QStringLiteral("=5")).contains(QLatin1String("no field before it")));
         QVERIFY(refusal(QStringLiteral("error~")).contains(QLatin1String("no value after it")));
         QVERIFY(refusal(QStringLiteral("age>soon")).contains(QLatin1String("age>30s")));
+        // A bare number could be ms or s: the unit is asked for.
+        QVERIFY(refusal(QStringLiteral("age<10")).contains(QLatin1String("has a unit")));
         QVERIFY(refusal(QStringLiteral("age=5m")).contains(QLatin1String("compared with")));
         QVERIFY(refusal(QStringLiteral("name>5")).contains(QLatin1String("compares numbers")));
         QVERIFY(refusal(QStringLiteral("attempts=many")).contains(QLatin1String("a number")));

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include <patterns/article.h>
 #include <patterns/patternregistry.h>
 
 #include <QSet>
@@ -16,6 +17,7 @@ private slots:
     void columnsKeyFirstStatusLast();
     void figuresUnique();
     void actionsComplete();
+    void titlesTakeTheirArticle();
 };
 
 void tst_Registry::idsUniqueAndNonEmpty()
@@ -111,4 +113,21 @@ void tst_Registry::actionsComplete()
 }
 
 QTEST_GUILESS_MAIN(tst_Registry)
+// Sentences name a pattern by its title after an article ("is not an asynq
+// queue layout"): every registered title gets the one it is read with.
+void tst_Registry::titlesTakeTheirArticle()
+{
+    QCOMPARE(withArticle(QStringLiteral("asynq queue")), QStringLiteral("an asynq queue"));
+    QCOMPARE(withArticle(QStringLiteral("RQ queue")), QStringLiteral("an RQ queue"));
+    QCOMPARE(withArticle(QStringLiteral("SETNX lock")), QStringLiteral("a SETNX lock"));
+    QCOMPARE(withArticle(QStringLiteral("unique token")), QStringLiteral("a unique token"));
+    QCOMPARE(withArticle(QStringLiteral("Redisson lock")), QStringLiteral("a Redisson lock"));
+    for (const PatternUnit *unit : PatternRegistry::instance().units()) {
+        const QString t = unit->title();
+        const bool an = withArticle(t).startsWith(QLatin1String("an "));
+        const bool vowel = QStringLiteral("aeiou").contains(t.at(0).toLower());
+        QVERIFY2(an == (vowel || t.startsWith(QLatin1String("RQ"))), qPrintable(withArticle(t)));
+    }
+}
+
 #include "tst_registry.moc"

@@ -10,7 +10,7 @@ namespace gatehouse {
 
 // "no worker seen" in the Status column: the library-queue kit's judgement.
 [[maybe_unused]] static const bool s_judged
-    = registerJudgement(BullMqUnit::Kind, LibraryQueueUnit::judgement());
+    = registerJudgement(BullMqUnit::Kind, BullFamilyUnit::judgement());
 
 namespace {
 

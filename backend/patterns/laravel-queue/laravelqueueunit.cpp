@@ -12,6 +12,7 @@
 #include <QJsonObject>
 
 #include <algorithm>
+#include <cmath>
 
 namespace gatehouse {
 
@@ -291,9 +292,11 @@ Reading LaravelQueueUnit::read(const PatternObject &o, const QList<RedisValue> &
         // Laravel records no reservation time, only its expiry: the age
         // shown is how far past (negative: before) the expiry it is.
         item.ageMs = ok ? secondsToMs(double(nowSec) - expiry).value_or(0) : 0;
+        // Stuck since its reservation expired: the last moment its worker
+        // was known to hold it (when it was taken is not recorded).
         if (!item.locked && reading.editLibrary().stuckJobs.size() < o.params.pageSize)
-            reading.editLibrary().stuckJobs.append(
-                {item.job, QString::fromLatin1(StuckReason), -1});
+            reading.editLibrary().stuckJobs.append({item.job, QString::fromLatin1(StuckReason),
+                                                    qint64(std::llround(expiry * 1000.0))});
         reading.editQueue().items.append(item);
     }
     reading.editQueue().truncated = reading.queue().inFlight > reading.queue().items.size();

@@ -109,6 +109,40 @@ std::optional<KeyClaim> BullFamilyUnit::claimKey(const KeyShape &shape, qint64) 
     return KeyClaim{QString::fromLatin1(m_layout.suffix(s)), claimStrength(s)};
 }
 
+namespace {
+
+const QString &stalledUnknownState()
+{
+    static const QString id = QStringLiteral("stalled-unknown");
+    return id;
+}
+
+ObjectHealth bullHealth(const ObjectState &state, qint64 nowMs)
+{
+    ObjectHealth h = LibraryQueueUnit::health(state, nowMs);
+    const Reading &r = state.reading;
+    if (h.id == states::Ok && r.queue().inFlight > 0 && r.queue().items.isEmpty()
+        && r.queue().stuckIsLowerBound && !r.message.isEmpty())
+        return {stalledUnknownState(), QStringLiteral("stalled jobs not known"), Severity::Warning};
+    return h;
+}
+
+QList<StateInfo> bullStates()
+{
+    return LibraryQueueUnit::healthStates()
+           << StateInfo{stalledUnknownState(), Severity::Warning,
+                        QStringLiteral("Jobs are active but their locks could not be read (a "
+                                       "Cluster refuses SORT ... GET): whether any is stalled is "
+                                       "not known. queue requeue --stuck still finds them.")};
+}
+
+} // namespace
+
+Judgement BullFamilyUnit::judgement()
+{
+    return {&bullHealth, &bullStates, {}, {}};
+}
+
 std::optional<PatternUnit::Command> BullFamilyUnit::activeJobsProbe(const PatternObject &o,
                                                                     int activeState) const
 {

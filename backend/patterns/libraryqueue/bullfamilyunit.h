@@ -16,6 +16,10 @@ namespace gatehouse {
 class BullFamilyUnit : public LibraryQueueUnit
 {
 public:
+    // LibraryQueueUnit's judgement, and "stalled-unknown": jobs are active but
+    // their locks could not be read (SORT ... GET, refused in a Cluster), so
+    // whether any is stalled is not known: never shown as "ok".
+    static Judgement judgement();
     // One of the library's keys: "<base>:<suffix>", of a Redis type.
     struct Key
     {

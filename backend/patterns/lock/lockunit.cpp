@@ -223,7 +223,8 @@ QList<Figure> LockUnit::figures() const
 
 QList<AlertFigure> LockUnit::alertFigures() const
 {
-    return PatternUnit::alertFigures() << AlertFigure::heldFor();
+    return PatternUnit::alertFigures() << AlertFigure::heldFor(
+               [this](const ObjectState &s) { return !holderToken(s).isEmpty(); });
 }
 
 QString LockUnit::ttlText(const ObjectState &s, qint64 now) const
@@ -314,8 +315,13 @@ QList<PatternAction> LockUnit::actions() const
     extendAction.inputs = {token, ttl};
     extendAction.check = [](const ActionRequest &r) -> QString {
         const qint64 ms = r.integer(QStringLiteral("ttl"));
-        if (r.input(QStringLiteral("token")).isEmpty() || ms <= 0)
+        if (r.input(QStringLiteral("token")).isEmpty() || !r.has(QStringLiteral("ttl")))
             return QStringLiteral("lock extend needs --token T and --ttl MS (> 0).");
+        if (ms <= 0)
+            return QStringLiteral("lock extend --ttl is the new time to live in ms, more than 0 "
+                                  "and at most %1 (7 days); got %2.")
+                .arg(MaxExtendMs)
+                .arg(ms);
         if (ms > MaxExtendMs)
             return QStringLiteral("lock extend --ttl is at most %1 ms (7 days); got %2.")
                 .arg(MaxExtendMs)

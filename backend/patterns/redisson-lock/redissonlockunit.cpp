@@ -368,7 +368,8 @@ void RedissonLockUnit::track(TrackState &t, const Reading &reading, qint64 nowMs
 
 QList<AlertFigure> RedissonLockUnit::alertFigures() const
 {
-    return PatternUnit::alertFigures() << AlertFigure::heldFor();
+    return PatternUnit::alertFigures() << AlertFigure::heldFor(
+               [this](const ObjectState &s) { return !holderToken(s).isEmpty(); });
 }
 
 QList<Figure> RedissonLockUnit::figures() const

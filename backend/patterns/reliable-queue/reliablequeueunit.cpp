@@ -36,18 +36,31 @@ QString oldestText(const Reading &r, qint64 nowMs)
 }
 
 // queue_requeue / queue_dead_letter: 1 when the job moved, 0 when it was no
-// longer in flight.
-std::function<ReplyMeaning(const RedisValue &)> jobMoved(const QByteArray &job, const QString &to)
+// longer in flight, -1 when no key it reads from exists: the queue and its
+// processing list (queueToo), or the processing list.
+std::function<ReplyMeaning(const RedisValue &)>
+jobMoved(const PatternObject &o, const QByteArray &job, const QString &to, bool queueToo)
 {
     const QString name = printableBytes(job, 80);
-    return [name, to](const RedisValue &reply) {
-        return reply.toInteger() == 1
-                   ? ReplyMeaning{true, QStringLiteral("Moved job \"%1\" %2.").arg(name, to)}
-                   : ReplyMeaning{false, QStringLiteral("Job \"%1\" is no longer in flight "
-                                                        "(finished or moved); nothing changed.")
-                                             .arg(name)};
+    const QString absent
+        = (queueToo ? QStringLiteral("There is no queue \"%1\": neither it nor its processing "
+                                     "list \"%2\" exists")
+                    : QStringLiteral("Nothing is in flight on \"%1\": its processing list "
+                                     "\"%2\" does not exist"))
+              .arg(printableBytes(o.key), printableBytes(ReliableQueueUnit::processingKey(o)))
+          + QStringLiteral("; nothing changed. Check the name (gatehouse-cli snapshot lists the "
+                           "queues).");
+    return [name, to, absent](const RedisValue &reply) {
+        if (reply.toInteger() == 1)
+            return ReplyMeaning{true, QStringLiteral("Moved job \"%1\" %2.").arg(name, to)};
+        if (reply.toInteger() < 0)
+            return ReplyMeaning{false, absent};
+        return ReplyMeaning{false, QStringLiteral("Job \"%1\" is no longer in flight "
+                                                  "(finished or moved); nothing changed.")
+                                       .arg(name)};
     };
 }
+
 // A family row of queues: their lengths, jobs in flight, stuck and dead add up.
 [[maybe_unused]] const bool s_folds = registerFamilyFolds(
     QStringLiteral("queue"), {{QStringLiteral("Length"), FamilyFold::SumAndMax},
@@ -212,7 +225,7 @@ ScriptCall ReliableQueueUnit::requeue(const PatternObject &o, const QByteArray &
                                   "only if it is still in flight.")
                        .arg(printableBytes(job, 80), printableBytes(processingKey(o)),
                             printableBytes(o.key));
-    call.meaning = jobMoved(job, QStringLiteral("back to the queue"));
+    call.meaning = jobMoved(o, job, QStringLiteral("back to the queue"), true);
     return call;
 }
 
@@ -230,7 +243,7 @@ ScriptCall ReliableQueueUnit::deadLetter(const PatternObject &o, const QByteArra
                                   "if it is still in flight.")
                        .arg(printableBytes(job, 80), printableBytes(processingKey(o)),
                             printableBytes(deadKey(o)));
-    call.meaning = jobMoved(job, QStringLiteral("to the dead-letter list"));
+    call.meaning = jobMoved(o, job, QStringLiteral("to the dead-letter list"), false);
     return call;
 }
 

@@ -253,10 +253,19 @@ ScriptCall TokenFamilyUnit::revoke(const QByteArray &tokenKey, const QList<QByte
     call.forceable = true;
     call.forceArg = 0;
     bool member = false;
-    for (const QByteArray &f : families)
-        member |= tokenKey.size() > f.size() && tokenKey.startsWith(f);
-    if (families.isEmpty())
-        member = !tokenPrefix(tokenKey).isEmpty();
+    QByteArray family;
+    for (const QByteArray &f : families) {
+        if (tokenKey.size() > f.size() && tokenKey.startsWith(f) && f.size() > family.size())
+            family = f;
+    }
+    member = !family.isEmpty();
+    if (families.isEmpty()) {
+        family = tokenPrefix(tokenKey);
+        member = !family.isEmpty();
+    }
+    // The code after the family's prefix is the token's secret.
+    if (member && tokenKey.size() - family.size() >= 6)
+        call.secret = tokenKey.mid(family.size());
     if (!member) {
         QStringList known;
         for (const QByteArray &f : families.mid(0, 5))

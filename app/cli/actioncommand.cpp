@@ -37,6 +37,22 @@ ActionCommand::candidates(const Request &request)
     return found;
 }
 
+ScriptCall ActionCommand::callFor(const Request &request)
+{
+    ScriptCall call;
+    const auto found = candidates(request);
+    if (!found.isEmpty() && found.first().second.build) {
+        ActionRequest r;
+        r.target = request.words.value(2).toUtf8();
+        r.inputs = request.inputs;
+        r.object = found.first().first->conventionalObject(r.target);
+        call = found.first().second.build(r);
+    }
+    if (call.action.isEmpty())
+        call.action = request.words.mid(0, 2).join(QLatin1Char('.')); // events.enable
+    return call;
+}
+
 QString ActionCommand::validate(const Request &r)
 {
     if (what(r) == QLatin1String("events enable"))
@@ -288,8 +304,8 @@ void ActionCommand::act(const PatternUnit &unit, const PatternAction &action)
             return in.id == it.key();
         };
         if (std::none_of(action.inputs.cbegin(), action.inputs.cend(), takes)) {
-            fail(QStringLiteral("\"%1\" is %2, whose %3 takes no --%4 (usage: %5). Nothing "
-                                "was sent.")
+            fail(QStringLiteral("\"%1\" is taken for %2 here, whose %3 takes no --%4 (usage: "
+                                "%5). Nothing was sent.")
                      .arg(printableBytes(key, 80), withArticle(unit.title()), what(m_request),
                           it.key(), action.usage),
                  ExitUsage);
@@ -316,16 +332,14 @@ void ActionCommand::act(const PatternUnit &unit, const PatternAction &action)
     // refusal by design (a Redisson limiter is read-only) is said of a key
     // that is what it names: read it first, as for any other action.
     const bool designRefusal = !call.refusal.isEmpty() && mismatch.isEmpty();
-    if (m_request.force && !action.targetIsPrefix) {
-        forceUnlessOwned(unit, request, call);
+    if (!call.refusal.isEmpty() && !designRefusal && !m_request.force) {
+        runCall(call);
         return;
     }
-    if (action.targetIsPrefix || m_request.force || (!call.refusal.isEmpty() && !designRefusal)) {
-        if (call.batch > 0 && !m_request.dryRun && !m_request.readOnly && !m_request.force) {
-            batchLoop(call, 0);
-            return;
-        }
-        runCall(call);
+    // Forced, or a key named that is not a discovered object (a token to
+    // revoke): never a part of another structure.
+    if (action.targetIsPrefix || m_request.force) {
+        actUnlessOwned(unit, request, call);
         return;
     }
     actAfterReading(unit, request, call);
@@ -338,12 +352,12 @@ void ActionCommand::failUnidentified(const QByteArray &target, const QString &er
          ExitFailure);
 }
 
-void ActionCommand::forceUnlessOwned(const PatternUnit &unit, const ActionRequest &request,
-                                     const ScriptCall &call)
+void ActionCommand::actUnlessOwned(const PatternUnit &unit, const ActionRequest &request,
+                                   const ScriptCall &call)
 {
     // --force skips the checks that the key is what the action expects, not
     // the one that it is no other object's part (a BullMQ queue's meta hash
-    // is never a lock to delete).
+    // is never a lock to delete, a job's hash never a token to revoke).
     checkTargetIdentity(
         client(), this, unit, request.target, 0,
         [this, request, call](const QString &refusal, const QString &error) {
@@ -352,13 +366,19 @@ void ActionCommand::forceUnlessOwned(const PatternUnit &unit, const ActionReques
                 return;
             }
             if (refusal.isEmpty()) {
+                if (call.batch > 0 && !m_request.dryRun && !m_request.readOnly
+                    && !m_request.force) {
+                    batchLoop(call, 0);
+                    return;
+                }
                 runCall(call);
                 return;
             }
             ScriptCall refused = call;
-            refused.refusal = refusal
-                              + QStringLiteral(" --force does not reach a key another "
-                                               "object owns.");
+            refused.refusal = refusal;
+            if (m_request.force)
+                refused.refusal += QStringLiteral(" --force does not reach a key another object "
+                                                  "owns.");
             refused.forceable = false;
             m_engine->run(refused, m_request.dryRun, this,
                           [this](const ActionOutcome &o) { report(o); });
@@ -467,11 +487,15 @@ void ActionCommand::readToCheck(const PatternUnit &unit, const ActionRequest &re
             }
             if (m_request.dryRun && request.has(QStringLiteral("stuck")) && !MatchCounter::of(call))
                 m_stuckNow
-                    = QStringLiteral("%1%2 stuck as just read; the run acts on those its "
-                                     "script finds stuck then.")
-                          .arg(reading.queue().stuckIsLowerBound ? QStringLiteral("At least ")
-                                                                 : QString())
-                          .arg(reading.queue().stuck);
+                    = reading.queue().stuckIsLowerBound && reading.queue().stuck == 0
+                          ? QStringLiteral("How many are stuck is not known from the reading "
+                                           "(%1); the run's script finds them.")
+                                .arg(reading.message)
+                          : QStringLiteral("%1%2 stuck as just read; the run moves those its "
+                                           "script finds stuck when it runs.")
+                                .arg(reading.queue().stuckIsLowerBound ? QStringLiteral("At least ")
+                                                                       : QString())
+                                .arg(reading.queue().stuck);
             if (call.batch > 0 && !m_request.dryRun && !m_request.readOnly
                 && call.refusal.isEmpty()) {
                 batchLoop(call, 0);

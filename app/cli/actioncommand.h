@@ -36,6 +36,10 @@ public:
 
     // Checks the words and options; on a usage problem returns a sentence.
     static QString validate(const Request &request);
+    // The call the request would make on its target as the first pattern
+    // offering the verb lays it out, without reading it: what an audit entry
+    // of a refusal made before connecting names (action id, keys, secrets).
+    static ScriptCall callFor(const Request &request);
 
     ActionCommand(const RedisEndpoint &endpoint, Request request, QObject *parent = nullptr);
 
@@ -72,9 +76,10 @@ private:
                      const ProbeContext &context, int passes);
     // The reads that tell what the target is failed: nothing was sent.
     void failUnidentified(const QByteArray &target, const QString &error);
-    // A forced call, unless the key is a part of another pattern's object.
-    void forceUnlessOwned(const PatternUnit &unit, const ActionRequest &request,
-                          const ScriptCall &call);
+    // A forced call, or one on a key no discovery names (a token to revoke),
+    // unless the key is a part of another pattern's object.
+    void actUnlessOwned(const PatternUnit &unit, const ActionRequest &request,
+                        const ScriptCall &call);
     void runCall(const ScriptCall &call);
     void runDry(const ScriptCall &call);
     void batchLoop(const ScriptCall &call, qint64 total);

@@ -5,11 +5,8 @@
 
 #include <actions/actionengine.h>
 #include <actions/auditlog.h>
-#include <redis/redisvalue.h>
 
 #include <QCommandLineParser>
-#include <QDateTime>
-#include <QJsonArray>
 #include <QJsonObject>
 
 namespace gatehouse::cli {
@@ -39,27 +36,17 @@ QString environmentRefusal(const Environment &env, const QString &typed, const Q
 }
 
 QString auditEnvironmentRefusal(const QString &auditLog, const QString &connection,
-                                const QStringList &words, bool force, const QString &message)
+                                const ScriptCall &call, bool force, const QString &message)
 {
-    const qint64 now = QDateTime::currentMSecsSinceEpoch();
-    QJsonArray keys;
-    if (words.size() > 2)
-        keys.append(keyToJson(words.at(2).toUtf8()));
+    ActionOutcome refused;
+    refused.result = ActionOutcome::Result::Refused;
+    refused.message = message;
+    QJsonObject entry = ActionEngine::auditEntry(call, refused, connection);
+    entry.insert(QStringLiteral("force"), force);
     AuditLog audit(nullptr);
     if (!auditLog.isEmpty())
         audit.setPath(auditLog);
-    return audit.append(
-        QJsonObject{{QStringLiteral("time"),
-                     QDateTime::fromMSecsSinceEpoch(now).toUTC().toString(Qt::ISODateWithMs)},
-                    {QStringLiteral("timeMs"), double(now)},
-                    {QStringLiteral("connection"), connection},
-                    {QStringLiteral("user"), ActionEngine::osUser()},
-                    {QStringLiteral("action"), words.mid(0, 2).join(QLatin1Char('.'))},
-                    {QStringLiteral("keys"), keys},
-                    {QStringLiteral("force"), force},
-                    {QStringLiteral("outcome"), QStringLiteral("refused")},
-                    {QStringLiteral("message"), message}},
-        false);
+    return audit.append(entry, false);
 }
 
 } // namespace gatehouse::cli

@@ -2,9 +2,9 @@
 #pragma once
 
 #include <actions/environment.h>
+#include <patterns/scriptcall.h>
 
 #include <QString>
-#include <QStringList>
 
 class QCommandLineParser;
 
@@ -26,9 +26,10 @@ QString environmentRefusal(const Environment &env, const QString &typed, const Q
                            const QString &where);
 
 // An action refused by the environment, in the audit log (auditLog, or the
-// default) without connecting: its words ("lock release KEY"), its key, the
-// sentence. Empty, or why the log could not be written.
+// default) without connecting: the call it would have made (its action id,
+// keys and arguments, secrets masked), force, the sentence. Empty, or why
+// the log could not be written.
 QString auditEnvironmentRefusal(const QString &auditLog, const QString &connection,
-                                const QStringList &words, bool force, const QString &message);
+                                const ScriptCall &call, bool force, const QString &message);
 
 } // namespace gatehouse::cli

@@ -280,19 +280,23 @@ bool refusedByEnvironment(const Invocation &run)
 bool refusedByEnvironment(const Invocation &run, const cli::ActionCommand::Request &request)
 {
     QStringList what = run.args;
-    for (auto it = request.inputs.cbegin(); it != request.inputs.cend(); ++it) {
-        what << QStringLiteral("--") + it.key();
-        if (run.options.actionInputs.inputs.value(it.key()).source != ActionInput::Source::Flag)
-            what << QString::fromUtf8(it.value());
+    QStringList inputs = request.inputs.keys();
+    inputs.sort();
+    for (const QString &id : std::as_const(inputs)) {
+        what << QStringLiteral("--") + id;
+        if (run.options.actionInputs.inputs.value(id).source != ActionInput::Source::Flag)
+            what << QString::fromUtf8(request.inputs.value(id));
     }
+    if (request.force)
+        what << QStringLiteral("--force");
     const QString why = environmentRefusal(run, what.join(QLatin1Char(' ')));
     if (why.isEmpty())
         return false;
     const QString message = QStringLiteral("Refused: %1 Nothing was sent.").arg(why);
     QTextStream(stderr) << "gatehouse-cli: " << message << Qt::endl;
-    if (const QString error
-        = cli::auditEnvironmentRefusal(request.auditLog, run.master.displayUrl(), run.args,
-                                       run.parser.isSet(run.options.force), message);
+    if (const QString error = cli::auditEnvironmentRefusal(
+            request.auditLog, run.master.displayUrl(), cli::ActionCommand::callFor(request),
+            request.force, message);
         !error.isEmpty())
         QTextStream(stderr) << "gatehouse-cli: " << error << Qt::endl;
     return true;
@@ -618,9 +622,11 @@ int runAction(const Invocation &run)
             bool ok = false;
             const qint64 v = parser.value(it.value()).toLongLong(&ok);
             if (!ok || v < 0 || v > (qint64(1) << 53))
-                return usageError(QStringLiteral("--%1 takes a whole number of 0 or more, not "
-                                                 "\"%2\".")
-                                      .arg(it.key(), echoed(parser.value(it.value()))));
+                return usageError(QStringLiteral("--%1 takes a whole number from 0 to %2, not "
+                                                 "\"%3\".")
+                                      .arg(it.key())
+                                      .arg(qint64(1) << 53)
+                                      .arg(echoed(parser.value(it.value()))));
         }
         request.inputs.insert(it.key(), parser.value(it.value()).toUtf8());
     }
@@ -654,9 +660,10 @@ int runCommand(Invocation &run)
     // write as if it were not there.
     if (parser.isSet(o.dryRun) && !PatternRegistry::instance().section(command)
         && command != QLatin1String("events"))
-        return usageError(QStringLiteral("--dry-run applies to actions (lock release, queue "
-                                         "requeue, ..., events enable); \"%1\" has none: it "
-                                         "would run as if it were not given.")
+        return usageError(QStringLiteral("\"%1\" is not an action and has no dry run: it "
+                                         "would run as if --dry-run were not given. --dry-run "
+                                         "applies to actions (lock release, queue requeue, ..., "
+                                         "events enable); leave it out.")
                               .arg(echoed(command)));
     if (command == QLatin1String("info"))
         return runInfo(run);

@@ -63,8 +63,10 @@ QString shown(const QByteArray &item)
 // first four bytes.
 QByteArray redacted(QByteArray bytes, const QByteArray &secret)
 {
+    // Four bytes stand for a long secret; a short code (a 6-digit OTP) is
+    // not given away in part.
     if (!secret.isEmpty())
-        bytes.replace(secret, QByteArray(secret.left(4) + "..."));
+        bytes.replace(secret, QByteArray(secret.left(secret.size() >= 16 ? 4 : 0) + "..."));
     return bytes;
 }
 
@@ -373,9 +375,9 @@ void ActionEngine::run(const ScriptCall &call, bool dryRun, const QObject *conte
         if (const QString why = m_audit->unwritable(); !why.isEmpty()) {
             out.result = ActionOutcome::Result::Failed;
             out.message = QStringLiteral("%1 was not sent: %2 Every action is written to the "
-                                         "audit log; give one that can be written (--audit-log, "
-                                         "GATEHOUSE_AUDIT_LOG).")
-                              .arg(call.action, why);
+                                         "audit log first; name a file that can be written "
+                                         "(--audit-log FILE, or GATEHOUSE_AUDIT_LOG).")
+                              .arg(call.title.isEmpty() ? call.action : call.title, why);
             if (handler && context)
                 handler(out);
             return;
@@ -483,6 +485,12 @@ void ActionEngine::send(const ScriptCall &call, bool dryRun, const QObject *cont
 
 QJsonObject ActionEngine::auditEntry(const ScriptCall &call, const ActionOutcome &outcome) const
 {
+    return auditEntry(call, outcome, m_client->endpoint().displayUrl());
+}
+
+QJsonObject ActionEngine::auditEntry(const ScriptCall &call, const ActionOutcome &outcome,
+                                     const QString &connection)
+{
     QJsonArray keys, args;
     const auto masked = [&call](const QByteArray &bytes) {
         return redacted(redacted(bytes, call.issued), call.secret);
@@ -498,7 +506,7 @@ QJsonObject ActionEngine::auditEntry(const ScriptCall &call, const ActionOutcome
         {QStringLiteral("time"),
          QDateTime::fromMSecsSinceEpoch(now).toUTC().toString(Qt::ISODateWithMs)},
         {QStringLiteral("timeMs"), double(now)},
-        {QStringLiteral("connection"), m_client->endpoint().displayUrl()},
+        {QStringLiteral("connection"), connection},
         {QStringLiteral("user"), osUser()},
         {QStringLiteral("action"), call.action},
         {QStringLiteral("script"), call.script},

@@ -77,6 +77,10 @@ public:
     static ActionOutcome interpretDryRun(const ScriptCall &call, const RedisValue &reply);
     // CONFIG SET notify-keyspace-events: the current flags plus K and A.
     static ScriptCall enableKeyspaceEvents(const QByteArray &currentFlags);
+    // The audit log's entry for an attempt on connection (its display URL),
+    // secrets masked: also for a refusal made before connecting.
+    static QJsonObject auditEntry(const ScriptCall &call, const ActionOutcome &outcome,
+                                  const QString &connection);
 
     using Handler = std::function<void(const ActionOutcome &)>;
     void run(const ScriptCall &call, bool dryRun, const QObject *context, Handler handler);

@@ -108,7 +108,7 @@ bool isOrdering(Term::Op op)
            || op == Term::Op::LessEqual;
 }
 
-// "90s", "5m", "2h", "1d", "250ms"; a bare number is seconds.
+// "90s", "5m", "2h", "1d", "250ms": the unit is required.
 std::optional<double> ageMs(const QString &text)
 {
     // The unit is required: "age<10" could mean 10 ms or 10 s.

@@ -19,8 +19,9 @@ inline QString withArticle(const QString &phrase)
         an = QStringLiteral("AEFHILMNORSX").contains(first); // "an RQ", "an ACL"
     else
         an = QStringLiteral("aeioAEIO").contains(first)
-             || (first.toLower() == QLatin1Char('u') && !word.startsWith(QLatin1String("uni"))
-                 && !word.startsWith(QLatin1String("us")));
+             || (first.toLower() == QLatin1Char('u')
+                 && !word.startsWith(QLatin1String("uni"), Qt::CaseInsensitive)
+                 && !word.startsWith(QLatin1String("us"), Qt::CaseInsensitive));
     return (an ? QStringLiteral("an ") : QStringLiteral("a ")) + phrase;
 }
 

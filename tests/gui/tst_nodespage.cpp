@@ -161,9 +161,12 @@ private slots:
             memory->replot();
             for (int g = 0; g < memory->graphCount(); ++g) {
                 QCPAbstractLegendItem *item = memory->legend->itemWithPlottable(memory->graph(g));
+                // As wide as its address, and drawn inside the plot (an item
+                // past its edge is clipped there).
                 if (!item
                     || item->rect().width()
-                           < QFontMetrics(item->font()).horizontalAdvance(memory->graph(g)->name()))
+                           < QFontMetrics(item->font()).horizontalAdvance(memory->graph(g)->name())
+                    || !memory->viewport().contains(item->rect()))
                     return false;
             }
             return true;

@@ -167,14 +167,23 @@ private slots:
             << waiting("bullmq", -1) << states::Ok << QStringLiteral("ok") << Severity::Ok;
         // Active jobs whose locks could not be read (a Cluster refuses SORT
         // ... GET): stalled jobs are not known, never "ok".
-        ObjectState unread = waiting("bullmq", -1);
-        unread.reading.editQueue().inFlight = 2;
-        unread.reading.editQueue().stuckIsLowerBound = true;
-        unread.reading.message = QStringLiteral("Cannot read the active jobs' locks (ERR GET "
-                                                "option of SORT denied in Cluster mode.)");
+        const auto locksUnread = [&waiting](const char *kind, const char *why) {
+            ObjectState s = waiting(kind, -1);
+            s.reading.editQueue().inFlight = 2;
+            s.reading.editQueue().stuckIsLowerBound = true;
+            s.reading.message = QString::fromLatin1(why);
+            return s;
+        };
         QTest::newRow("bullmq, locks unread")
-            << unread << QStringLiteral("stalled-unknown")
-            << QStringLiteral("stalled jobs not known") << Severity::Warning;
+            << locksUnread("bullmq", "Cannot read the active jobs' locks (ERR GET option of "
+                                     "SORT denied in Cluster mode.)")
+            << QStringLiteral("stalled-unknown") << QStringLiteral("stalled jobs not known")
+            << Severity::Warning;
+        QTest::newRow("bull, locks unread")
+            << locksUnread("bull", "The queue's name holds '*' or \"->\": stalled jobs are not "
+                                   "read.")
+            << QStringLiteral("stalled-unknown") << QStringLiteral("stalled jobs not known")
+            << Severity::Warning;
         ObjectState read = waiting("bullmq", -1);
         read.reading.editQueue().inFlight = 1;
         read.reading.editQueue().items.append(InFlightItem{});

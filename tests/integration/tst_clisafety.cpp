@@ -328,6 +328,20 @@ private slots:
             QCOMPARE(lastAudit().value(QLatin1String("outcome")).toString(),
                      QStringLiteral("refused"));
         }
+        // Nor does token revoke, which reads no object first: a job whose id
+        // looks generated is its queue's, not a token; forced or not.
+        const QByteArray uuidJob = "bull:reports:9b1c7e2a-4f3d-4a8b-b6e5-1d2c3b4a5f60";
+        call(*m_client, {"HSET", uuidJob, "name", "r", "data", "{}", "timestamp", "1795970000000"});
+        for (const QStringList &args :
+             {QStringList{"token", "revoke", QString::fromLatin1(uuidJob)},
+              QStringList{"--force", "token", "revoke", QString::fromLatin1(uuidJob)},
+              QStringList{"--force", "token", "revoke", "bull:reports:meta"}}) {
+            const CliRun revoked = cli(args);
+            QCOMPARE(revoked.exitCode, 3);
+            QVERIFY2(revoked.err.contains(QLatin1String("is a key of BullMQ queue")),
+                     qPrintable(revoked.err));
+        }
+        QCOMPARE(call(*m_client, {"EXISTS", uuidJob, "bull:reports:meta"}).toInteger(), 2);
     }
 
     // Was: another library's verb on a recognised queue ran that library's
@@ -483,11 +497,18 @@ private slots:
         QCOMPARE(lastAudit().value(QStringLiteral("outcome")).toString(),
                  QStringLiteral("refused"));
         QCOMPARE(lastAudit().value(QStringLiteral("action")).toString(),
-                 QStringLiteral("lock.release"));
+                 QStringLiteral("lock.force-release")); // as the engine names it
         QVERIFY(lastAudit()
                     .value(QStringLiteral("message"))
                     .toString()
                     .contains(QLatin1String("is not this connection's environment")));
+        // A token's code is its secret: masked in that entry too.
+        run = cli({"--environment", "production", "token", "revoke", "code:q7w8e9r0t1y2"});
+        QCOMPARE(run.exitCode, 3);
+        QCOMPARE(lastAudit().value(QStringLiteral("action")).toString(),
+                 QStringLiteral("token.revoke"));
+        QVERIFY2(!QJsonDocument(lastAudit()).toJson().contains("q7w8e9r0t1y2"),
+                 QJsonDocument(lastAudit()).toJson().constData());
         QCOMPARE(call(*m_client, {"GET", "lock:pay"}).bytes(), QByteArray("tok-1"));
         QCOMPARE(call(*m_client, {"DBSIZE"}).toInteger(), 1);
 

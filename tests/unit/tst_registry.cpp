@@ -112,7 +112,6 @@ void tst_Registry::actionsComplete()
     }
 }
 
-QTEST_GUILESS_MAIN(tst_Registry)
 // Sentences name a pattern by its title after an article ("is not an asynq
 // queue layout"): every registered title gets the one it is read with.
 void tst_Registry::titlesTakeTheirArticle()
@@ -121,6 +120,7 @@ void tst_Registry::titlesTakeTheirArticle()
     QCOMPARE(withArticle(QStringLiteral("RQ queue")), QStringLiteral("an RQ queue"));
     QCOMPARE(withArticle(QStringLiteral("SETNX lock")), QStringLiteral("a SETNX lock"));
     QCOMPARE(withArticle(QStringLiteral("unique token")), QStringLiteral("a unique token"));
+    QCOMPARE(withArticle(QStringLiteral("Unique token")), QStringLiteral("a Unique token"));
     QCOMPARE(withArticle(QStringLiteral("Redisson lock")), QStringLiteral("a Redisson lock"));
     for (const PatternUnit *unit : PatternRegistry::instance().units()) {
         const QString t = unit->title();
@@ -130,4 +130,5 @@ void tst_Registry::titlesTakeTheirArticle()
     }
 }
 
+QTEST_GUILESS_MAIN(tst_Registry)
 #include "tst_registry.moc"

@@ -195,6 +195,13 @@ Reading BullUnit::read(const PatternObject &o, const QList<RedisValue> &r,
         readActiveJobs(reading, r.at(CountedStates + 2), o, reading.queue().inFlight, c.nowMs);
     } else {
         reading.editQueue().stuckIsLowerBound = true;
+        reading.message
+            = sorts && r.size() > CountedStates + 2
+                  ? QStringLiteral("Cannot read the active jobs' locks (%1): stalled jobs are "
+                                   "not known.")
+                        .arg(r.at(CountedStates + 2).errorMessage())
+                  : QStringLiteral("The queue's name holds '*' or \"->\": stalled jobs are not "
+                                   "read.");
     }
     if (sorts && r.size() >= ProbedReplies)
         readJobTimes(reading, r, JobTimesAt, ProbedReplies, reading.library().countOf(u"wait"),

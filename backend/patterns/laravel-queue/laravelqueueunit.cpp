@@ -12,7 +12,6 @@
 #include <QJsonObject>
 
 #include <algorithm>
-#include <cmath>
 
 namespace gatehouse {
 
@@ -295,8 +294,8 @@ Reading LaravelQueueUnit::read(const PatternObject &o, const QList<RedisValue> &
         // Stuck since its reservation expired: the last moment its worker
         // was known to hold it (when it was taken is not recorded).
         if (!item.locked && reading.editLibrary().stuckJobs.size() < o.params.pageSize)
-            reading.editLibrary().stuckJobs.append({item.job, QString::fromLatin1(StuckReason),
-                                                    qint64(std::llround(expiry * 1000.0))});
+            reading.editLibrary().stuckJobs.append(
+                {item.job, QString::fromLatin1(StuckReason), secondsToMs(expiry).value_or(-1)});
         reading.editQueue().items.append(item);
     }
     reading.editQueue().truncated = reading.queue().inFlight > reading.queue().items.size();

@@ -42,14 +42,15 @@ std::function<ReplyMeaning(const RedisValue &)>
 jobMoved(const PatternObject &o, const QByteArray &job, const QString &to, bool queueToo)
 {
     const QString name = printableBytes(job, 80);
+    // Redis deletes an empty list: an idle queue looks like a missing one.
     const QString absent
-        = (queueToo ? QStringLiteral("There is no queue \"%1\": neither it nor its processing "
-                                     "list \"%2\" exists")
-                    : QStringLiteral("Nothing is in flight on \"%1\": its processing list "
-                                     "\"%2\" does not exist"))
+        = (queueToo ? QStringLiteral("Neither \"%1\" nor its processing list \"%2\" exists: the "
+                                     "queue is empty and idle, or its name is wrong")
+                    : QStringLiteral("Nothing is in flight on \"%1\" (its processing list "
+                                     "\"%2\" does not exist): the job finished, or the name is "
+                                     "wrong"))
               .arg(printableBytes(o.key), printableBytes(ReliableQueueUnit::processingKey(o)))
-          + QStringLiteral("; nothing changed. Check the name (gatehouse-cli snapshot lists the "
-                           "queues).");
+          + QStringLiteral("; nothing changed.");
     return [name, to, absent](const RedisValue &reply) {
         if (reply.toInteger() == 1)
             return ReplyMeaning{true, QStringLiteral("Moved job \"%1\" %2.").arg(name, to)};

@@ -176,7 +176,7 @@ void AlertsPage::onTransition(const AlertEvent &e)
     m_recent->insertRow(0);
     setRow(m_recent, 0, e,
            {timeText(e.atMs), e.stateId(), // firing, resolved, vanished
-            e.rule.shownName(), objectText(e), AlertRule::formatValue(e.value, e.rule.unit())});
+            e.rule.shownName(), objectText(e), e.valueText()});
     if (m_recent->rowCount() > MaxRecent)
         m_recent->setRowCount(MaxRecent);
     refreshFiring();
@@ -189,8 +189,7 @@ void AlertsPage::refreshFiring()
     for (int i = 0; i < firing.size(); ++i) {
         const AlertEvent &e = firing.at(i);
         setRow(m_firing, i, e,
-               {timeText(e.atMs), e.rule.shownName(), objectText(e),
-                AlertRule::formatValue(e.value, e.rule.unit()),
+               {timeText(e.atMs), e.rule.shownName(), objectText(e), e.valueText(),
                 AlertRule::severityId(e.rule.severity)});
     }
     m_summary->setText(

@@ -283,6 +283,11 @@ void JobSearchBar::showEnd(const JobSearchResult &result)
         say(tr("%1 %n job(s) found before it stopped.", nullptr, found).arg(result.message), true);
         break;
     }
+    if (p.unsearched > 0 && result.end != JobSearchResult::End::Failed)
+        say(m_status->text()
+            + tr(" %n job(s) not searched: a field over %1 KiB, which a search does not read.",
+                 nullptr, int(p.unsearched))
+                  .arg(JobFieldCutBytes / 1024));
     // The cost, for the operator who wonders what the search did to the server.
     m_status->setToolTip(tr("%1 job records read for payload terms; %2 s, of which %3 s waiting "
                             "for the server (paced to wait on it at most %4 % of the time).")

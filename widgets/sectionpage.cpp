@@ -7,6 +7,7 @@
 #include "csvwriter.h"
 #include "evidencetext.h"
 #include "familyproxymodel.h"
+#include "flowlayout.h"
 #include "itemrows.h"
 #include "objectpanel.h"
 #include "objecttablemodel.h"
@@ -40,20 +41,17 @@
 
 namespace gatehouse {
 
-namespace {
-
 // The server as a snapshot names it (its commands: ServerIdentity::has).
-ServerIdentity serverOf(const Snapshot *snapshot)
+ServerIdentity SectionPage::server() const
 {
     ServerIdentity server;
+    const Snapshot *snapshot = m_snapshot.get();
     if (snapshot && !snapshot->server.nodes.isEmpty()) {
         server.name = snapshot->server.nodes.first().serverName;
         server.version = snapshot->server.nodes.first().version;
     }
     return server;
 }
-
-} // namespace
 
 SectionPage::SectionPage(const Section &section, bool readOnly, QWidget *parent)
     : QWidget(parent)
@@ -66,12 +64,21 @@ SectionPage::SectionPage(const Section &section, bool readOnly, QWidget *parent)
 {
     setObjectName(section.id + QStringLiteral("Page"));
     auto *layout = new QVBoxLayout(this);
-    auto *bar = new QHBoxLayout;
+    // The filter, then the actions: wrapped onto more lines at a narrow
+    // window, never clipped.
+    auto *bar = new FlowLayout;
     m_filter->setObjectName(section.id + QStringLiteral("Filter"));
     m_filter->setPlaceholderText(tr("Filter by key"));
     m_filter->setClearButtonEnabled(true);
-    bar->addWidget(m_filter, 1);
+    m_filter->setFixedWidth(m_filter->fontMetrics().averageCharWidth() * 32);
+    bar->addWidget(m_filter);
     addActionButtons(bar);
+    m_actionsHint = new QLabel(tr("Select a row to see what can be done to it."), this);
+    m_actionsHint->setObjectName(section.id + QStringLiteral("ActionsHint"));
+    m_actionsHint->setForegroundRole(QPalette::PlaceholderText);
+    m_actionsHint->setWordWrap(true); // a family's hint is long: never wider than the page
+    m_actionsHint->setMinimumHeight(m_filter->sizeHint().height());
+    bar->addWidget(m_actionsHint);
     layout->addLayout(bar);
     buildTable();
     buildPanes();
@@ -95,28 +102,6 @@ SectionPage::SectionPage(const Section &section, bool readOnly, QWidget *parent)
     connect(m_table->horizontalScrollBar(), &QScrollBar::rangeChanged, this, refit,
             Qt::QueuedConnection); // once the view's geometry has settled
     updateActions(nullptr);
-}
-
-// Every action the section's patterns offer, once each; a click acts on the
-// selected object if its pattern offers it.
-void SectionPage::addActionButtons(QHBoxLayout *bar)
-{
-    QStringList ids;
-    for (const PatternUnit *unit : PatternRegistry::instance().unitsIn(m_section.id)) {
-        for (const PatternAction &action : unit->actions()) {
-            if (ids.contains(action.id))
-                continue;
-            ids << action.id;
-            auto *button = new QPushButton(action.label, this);
-            button->setObjectName(action.objectName);
-            button->setProperty("sectionLabel", action.label); // with no selection
-            button->setProperty("patternAction", action.id);   // an action, not navigation
-            button->setProperty("targetIsPrefix", action.targetIsPrefix);
-            bar->addWidget(button);
-            m_actionButtons << button;
-            connect(button, &QPushButton::clicked, this, [this, id = action.id] { actOn(id); });
-        }
-    }
 }
 
 void SectionPage::buildTable()
@@ -546,74 +531,6 @@ void SectionPage::updateParts()
 // has no Promote); with nothing selected, every action of the section.
 // An action is enabled only for a target it can act on, and a disabled one
 // says why: read-only, not connected, or nothing selected.
-void SectionPage::updateActions(const ObjectState *s)
-{
-    // An action that cannot apply to the selected object is disabled and
-    // its tooltip says why (a SETNX
-    // lock has no token to check, a vanished lock nothing to release, a
-    // Redisson limiter refuses a reset).
-    QHash<QString, PatternAction> offered;
-    // Keys that resemble a pattern without matching it are shown read-only:
-    // no script of the pattern's may misread them.
-    const QString unknownLayout
-        = s && !s->gone && !s->reading.library().layoutKnown
-              ? tr("%1 is not %2 layout Gatehouse knows, so it is shown read-only and "
-                   "nothing acts on it. %3")
-                    .arg(printableBytes(s->object->key, 60),
-                         withArticle(PatternUnit::of(s->object->kind).title()), s->reading.message)
-                    .trimmed()
-              : QString();
-    if (s) {
-        for (const PatternAction &a : PatternUnit::of(s->object->kind).actions())
-            offered.insert(a.id, a);
-    }
-    for (QPushButton *button : std::as_const(m_actionButtons)) {
-        const QString id = button->property("patternAction").toString();
-        const bool prefix = button->property("targetIsPrefix").toBool();
-        // The selected pattern's own actions, in its words (Resque's retry is
-        // "Retry failed job…"); a pattern offering none of the section's (a
-        // SETNX lock) shows them all, disabled with the reason.
-        button->setVisible(!s || offered.isEmpty() || offered.contains(id));
-        const auto own = s ? offered.constFind(id) : offered.cend();
-        button->setText(own != offered.cend() ? own->label
-                                              : button->property("sectionLabel").toString());
-        QString why;
-        if (m_readOnly) {
-            why = tr("Read-only mode: actions are disabled (started with --read-only).");
-        } else if (!m_offline.isEmpty()) {
-            why = m_offline + QLatin1Char(' ') + tr("Actions are disabled until it is back.");
-        } else if (!s && !prefix) {
-            const QString family = familyHint();
-            why = family.isEmpty() ? tr("Select one in the table first.") : family;
-        } else if (s && !prefix) {
-            const auto a = offered.constFind(id);
-            if (a == offered.cend())
-                why = whyNotOffered(s->object->kind, PatternUnit::of(s->object->kind).title(),
-                                    button->text());
-            else if (s->gone)
-                why = tr("%1 is gone (its keys expired or were deleted): nothing to act on.")
-                          .arg(printableBytes(s->object->key, 60));
-            else if (!unknownLayout.isEmpty())
-                why = unknownLayout;
-            else
-                why = actionUnavailable(id, *s);
-            if (why.isEmpty() && m_rights && a != offered.cend())
-                why = m_rights->denied(*a, *s, serverOf(m_snapshot.get()));
-        }
-        button->setEnabled(why.isEmpty());
-        button->setToolTip(why);
-    }
-    if (!m_jobsPanel)
-        return;
-    m_jobsPanel->setRightsCheck(s && m_rights ? m_rights->checkFor(*s, serverOf(m_snapshot.get()))
-                                              : nullptr);
-    m_jobsPanel->setBlocked(
-        m_readOnly ? tr("Read-only mode: actions are disabled (started with --read-only).")
-        : !m_offline.isEmpty()
-            ? m_offline + QLatin1Char(' ') + tr("Actions are disabled until it is back.")
-            : unknownLayout);
-}
-
 void SectionPage::setOffline(const QString &why)
 {
     if (why == m_offline)
@@ -720,7 +637,7 @@ void SectionPage::actOn(const QString &actionId, const QHash<QString, QByteArray
         Q_EMIT message(problem.isEmpty() ? tr("Cancelled: nothing was sent.") : problem);
         return;
     }
-    request->server = serverOf(m_snapshot.get()); // as the last snapshot named it
+    request->server = server(); // as the last snapshot named it
     // Several jobs chosen for an action on a job: the same request for each.
     // Every call is built and checked before anything is sent; one that
     // cannot be built stops them all.

@@ -6,13 +6,14 @@
 #include <monitor/snapshot.h>
 #include <patterns/patternregistry.h>
 #include <patterns/scriptcall.h>
+#include <redis/serveridentity.h>
 
 #include <QWidget>
 
 #include <memory>
 
 class QComboBox;
-class QHBoxLayout;
+class QLayout;
 class QLabel;
 class QLineEdit;
 class QListWidget;
@@ -114,7 +115,8 @@ protected:
     bool eventFilter(QObject *watched, QEvent *event) override;
 
 private:
-    void addActionButtons(QHBoxLayout *bar);
+    void addActionButtons(QLayout *bar);
+    ServerIdentity server() const; // as the last snapshot names it
     void buildTable();
     void buildPanes();
     void buildItems(const QStringList &headers);
@@ -151,6 +153,7 @@ private:
     QueueJobsPanel *m_jobsPanel = nullptr; // when the section's patterns list jobs
     ActionRightsGate *m_rights = nullptr;
     QList<QPushButton *> m_actionButtons; // every pattern action of the section
+    QLabel *m_actionsHint = nullptr;      // with no selection: where the actions are
     QString m_offline;                    // why the connection is not there; empty when it is
     bool m_jobChosenLast = false;         // an action's job: from the jobs panel, not the items
     // What the operator typed in an action's form, by action id and object

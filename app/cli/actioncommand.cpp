@@ -475,6 +475,22 @@ void ActionCommand::readToCheck(const PatternUnit &unit, const ActionRequest &re
                 runCall(refused);
                 return;
             }
+            // A library's object, or a queue asked for its stuck jobs, with
+            // none of its keys: a name mistyped, or one gone or idle; its
+            // scripts would only find "nothing to do".
+            if (call.refusal.isEmpty() && reading.status == Reading::Status::Missing
+                && (!unit.library().isEmpty() || request.has(QStringLiteral("stuck")))) {
+                QString why = reading.message;
+                while (why.endsWith(QLatin1Char('.')))
+                    why.chop(1);
+                ScriptCall refused = call;
+                refused.refusal = QStringLiteral("\"%1\" has none of its keys (%2): its name is "
+                                                 "wrong, or it is gone or idle. Check the name "
+                                                 "(gatehouse-cli snapshot lists what there is).")
+                                      .arg(printableBytes(request.target, 80), why);
+                runCall(refused);
+                return;
+            }
             if (reading.status != Reading::Status::Missing && !reading.library().layoutKnown) {
                 ScriptCall refused = call;
                 refused.refusal = QStringLiteral("\"%1\" is not %2 layout Gatehouse knows "

@@ -639,6 +639,20 @@ int runAction(const Invocation &run)
         return usageError(problem);
     if (!request.dryRun && !request.readOnly && refusedByEnvironment(run, request))
         return cli::ExitNothingDone;
+    // A dry run needs nothing typed, but says what the run would meet at
+    // the environment's gate: a name typed wrong refuses it as the run would.
+    if (request.dryRun && !request.readOnly) {
+        if (const QString why = environmentRefusal(run, run.args.join(QLatin1Char(' ')));
+            !why.isEmpty()) {
+            if (!parser.value(o.confirmEnvironment).isEmpty()) {
+                QTextStream(stdout) << "Dry run: it would be refused. Refused: " << why
+                                    << " Nothing was sent." << Qt::endl;
+                return cli::ExitNothingDone;
+            }
+            QTextStream(stdout) << "Note: " << why << " (A dry run needs nothing typed.)"
+                                << Qt::endl;
+        }
+    }
     cli::ActionCommand action(run.master, request);
     return runSession(run.app, action);
 }

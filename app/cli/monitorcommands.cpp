@@ -171,9 +171,11 @@ void SnapshotCommand::printText(const Snapshot &s)
         for (const ObjectState *o : std::as_const(rows)) {
             QStringList row;
             for (int c = 0; c < columns.count(); ++c) {
+                // Whole up to 100 characters (a library's counts: "wait 9 ·
+                // active 1 · paused 0 · prioritized 2 · delayed 5 · …").
                 QString text = columns.text(c, *o, s.server.timeMs);
-                if (text.size() > 40)
-                    text = text.left(39) + QStringLiteral("…");
+                if (text.size() > 100)
+                    text = text.left(99) + QStringLiteral("…");
                 widths[c] = std::max(widths.at(c), int(text.size()));
                 row << text;
             }

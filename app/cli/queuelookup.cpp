@@ -1,18 +1,21 @@
 // SPDX-License-Identifier: MIT
 #include "queuelookup.h"
 
+#include "exitcodes.h"
+
 #include <patterns/patternregistry.h>
 #include <redis/redisclient.h>
 
 namespace gatehouse::cli {
 
-void findQueue(RedisClient &client, const QObject *context, const QByteArray &queue,
-               const std::optional<Profile> &profile,
-               std::function<void(std::optional<PatternObject>, const QString &error)> done)
+void findQueue(
+    RedisClient &client, const QObject *context, const QByteArray &queue,
+    const std::optional<Profile> &profile,
+    std::function<void(std::optional<PatternObject>, const QString &error, int exitCode)> done)
 {
     if (profile) {
         if (std::optional<PatternObject> o = profile->objectFor(queue)) {
-            done(o, {});
+            done(o, {}, ExitOk);
             return;
         }
     }
@@ -36,14 +39,27 @@ void findQueue(RedisClient &client, const QObject *context, const QByteArray &qu
                 const QList<RedisValue> mine = r.mid(at, counts.at(i));
                 at += counts.at(i);
                 if (libraries.at(i)->identifies(queue, mine)) {
-                    done(libraries.at(i)->conventionalObject(queue), {});
+                    done(libraries.at(i)->conventionalObject(queue), {}, ExitOk);
+                    return;
+                }
+            }
+            // Not known because its keys could not be read: said as such.
+            for (const RedisValue &v : r) {
+                if (v.isError() && v.errorCode() == "NOPERM") {
+                    done(std::nullopt,
+                         QStringLiteral("Cannot tell what \"%1\" is: this Redis user may not "
+                                        "read its keys (%2). Grant read access to them (ACL "
+                                        "SETUSER <user> %R~%1*), or connect as a user who may.")
+                             .arg(printableBytes(queue, 80), v.errorMessage()),
+                         ExitFailure);
                     return;
                 }
             }
             done(std::nullopt,
                  QStringLiteral("\"%1\" is not a queue whose jobs Gatehouse lists "
                                 "(%2); name it as `snapshot` shows it.")
-                     .arg(printableBytes(queue, 80), titles.join(QStringLiteral(", "))));
+                     .arg(printableBytes(queue, 80), titles.join(QStringLiteral(", "))),
+                 ExitNothingDone);
         });
 }
 

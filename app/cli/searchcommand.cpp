@@ -68,11 +68,11 @@ void SearchCommand::onReady()
         return;
     }
     findQueue(client(), this, m_request.queue, m_request.profile,
-              [this](const std::optional<PatternObject> &o, const QString &why) {
+              [this](const std::optional<PatternObject> &o, const QString &why, int exitCode) {
                   if (o)
                       search(*o);
                   else
-                      fail(why, ExitNothingDone);
+                      fail(why, exitCode);
               });
 }
 
@@ -137,6 +137,7 @@ void SearchCommand::report(const JobSearchResult &result)
             {QStringLiteral("scanned"), p.scanned},
             {QStringLiteral("total"), p.total},
             {QStringLiteral("recordsRead"), p.detailsRead},
+            {QStringLiteral("unsearched"), p.unsearched},
             {QStringLiteral("elapsedMs"), p.elapsedMs},
             {QStringLiteral("busyMs"), p.busyMs},
             {QStringLiteral("hits"), rows},
@@ -183,13 +184,22 @@ void SearchCommand::report(const JobSearchResult &result)
                         QString::fromUtf8(m_object.key), library, searched, end,
                         QString::number(double(p.elapsedMs) / 1000.0, 'f', 1),
                         QLocale().toString(p.detailsRead));
+        if (p.unsearched > 0)
+            out << QStringLiteral("%1 not searched: %2 a field over %3 KiB, which a search does "
+                                  "not read (queue job ID shows what can be read of one).\n")
+                       .arg(p.unsearched == 1 ? QStringLiteral("1 job")
+                                              : QStringLiteral("%1 jobs").arg(p.unsearched),
+                            p.unsearched == 1 ? QStringLiteral("its record holds")
+                                              : QStringLiteral("their records hold"))
+                       .arg(JobFieldCutBytes / 1024);
     }
     out.flush();
     if (result.end == JobSearchResult::End::Failed) {
         fail(result.message, ExitFailure);
         return;
     }
-    done(hits.isEmpty() ? ExitNothingDone : ExitOk);
+    // Nothing found where some jobs could not be searched: not "none".
+    done(!hits.isEmpty() ? ExitOk : p.unsearched > 0 ? ExitFailure : ExitNothingDone);
 }
 
 } // namespace gatehouse::cli

@@ -35,31 +35,15 @@ ServeCommand::ServeCommand(const QList<Deployment::Options> &deployments, Option
     MetricsExposition exposition;
     exposition.maxObjectsPerPattern = m_options.maxObjectsPerPattern;
     m_server.setExposition(exposition);
+    m_deploymentOptions = deployments;
     for (const Deployment::Options &d : deployments) {
-        const int source = m_server.addSource(d.name);
-        auto deployment = std::make_unique<Deployment>(d);
-        Deployment *w = deployment.get();
-        const QString prefix = QStringLiteral("gatehouse-cli: ") + w->sentencePrefix();
-        connect(w, &Deployment::failed, this,
-                [this, w](const QString &why) { fail(w->sentencePrefix() + why); });
-        connect(w, &Deployment::connectionLost, this, [prefix](const QString &why) {
-            QTextStream(stderr) << prefix << QDateTime::currentDateTimeUtc().toString(Qt::ISODate)
-                                << " connection lost: " << why
-                                << " Reconnecting; the metrics keep the last reading "
-                                   "(gatehouse_reading_age_seconds grows)."
-                                << Qt::endl;
-        });
-        connect(w, &Deployment::reconnected, this, [prefix](qint64 gapMs) {
-            QTextStream(stderr) << prefix << "reconnected after "
-                                << QString::number(double(gapMs) / 1000.0, 'f', 1) << " s"
-                                << Qt::endl;
-        });
-        connect(w, &Deployment::historyProblem, this, [prefix](const QString &message) {
-            QTextStream(stderr) << prefix << message << Qt::endl;
-        });
-        m_feeds.push_back(std::make_unique<MetricsFeed>(w, &m_server, source));
-        m_deployments.push_back(std::move(deployment));
+        m_sources << m_server.addSource(d.name);
+        m_lastFailure << QString();
+        m_deployments.emplace_back();
+        m_feeds.emplace_back();
     }
+    for (int i = 0; i < int(deployments.size()); ++i)
+        make(i);
     if (::socketpair(AF_UNIX, SOCK_STREAM, 0, s_signalFds) == 0) {
         m_signals = std::make_unique<QSocketNotifier>(s_signalFds[1], QSocketNotifier::Read);
         connect(m_signals.get(), &QSocketNotifier::activated, this, &ServeCommand::onSignal);
@@ -72,6 +56,57 @@ ServeCommand::ServeCommand(const QList<Deployment::Options> &deployments, Option
     }
     m_stopTimer.setSingleShot(true);
     connect(&m_stopTimer, &QTimer::timeout, this, [this] { done(ExitOk); });
+}
+
+void ServeCommand::make(int i)
+{
+    m_feeds[i].reset(); // before the deployment it follows
+    m_deployments[i] = std::make_unique<Deployment>(m_deploymentOptions.at(i));
+    Deployment *w = m_deployments[i].get();
+    const QString prefix = QStringLiteral("gatehouse-cli: ") + w->sentencePrefix();
+    connect(w, &Deployment::failed, this, [this, i](const QString &why) { failed(i, why); });
+    connect(w, &Deployment::started, this, [this, i, prefix] {
+        if (!m_lastFailure.at(i).isEmpty())
+            QTextStream(stderr) << prefix << "connected" << Qt::endl;
+        m_lastFailure[i].clear();
+    });
+    connect(w, &Deployment::connectionLost, this, [prefix](const QString &why) {
+        QTextStream(stderr) << prefix << QDateTime::currentDateTimeUtc().toString(Qt::ISODate)
+                            << " connection lost: " << why
+                            << " Reconnecting; the metrics keep the last reading "
+                               "(gatehouse_reading_age_seconds grows)."
+                            << Qt::endl;
+    });
+    connect(w, &Deployment::reconnected, this, [prefix](qint64 gapMs) {
+        QTextStream(stderr) << prefix << "reconnected after "
+                            << QString::number(double(gapMs) / 1000.0, 'f', 1) << " s" << Qt::endl;
+    });
+    connect(w, &Deployment::historyProblem, this, [prefix](const QString &message) {
+        QTextStream(stderr) << prefix << message << Qt::endl;
+    });
+    m_feeds[i] = std::make_unique<MetricsFeed>(w, &m_server, m_sources.at(i));
+}
+
+void ServeCommand::failed(int i, const QString &why)
+{
+    Deployment *w = m_deployments.at(i).get();
+    if (m_deployments.size() == 1) {
+        fail(w->sentencePrefix() + why);
+        return;
+    }
+    // One of several: the others are served; this one is made again, and
+    // its samples appear once it is read (absent until then).
+    if (why != m_lastFailure.at(i))
+        QTextStream(stderr) << "gatehouse-cli: " << w->sentencePrefix() << why
+                            << " Trying again every " << RetryMs / 1000
+                            << " s; the other deployments are served meanwhile." << Qt::endl;
+    m_lastFailure[i] = why;
+    QTimer::singleShot(RetryMs, this, [this, i] {
+        if (isDone())
+            return;
+        make(i);
+        m_deployments.at(i)->start();
+    });
 }
 
 ServeCommand::~ServeCommand()

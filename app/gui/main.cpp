@@ -19,6 +19,7 @@
 #include <QCommandLineParser>
 #include <QSettings>
 #include <QSocketNotifier>
+#include <QTextStream>
 #include <QThread>
 #include <QTimer>
 
@@ -399,7 +400,13 @@ int main(int argc, char *argv[])
     setUpApplication(&app);
 
     CommandLine commandLine;
-    commandLine.parser.process(app);
+    // A usage error exits 2, as every other one here (process() alone exits 1).
+    if (!commandLine.parser.parse(app.arguments())) {
+        QTextStream(stderr) << "gatehouse: " << commandLine.parser.errorText()
+                            << " (gatehouse --help lists the options)" << Qt::endl;
+        return 2;
+    }
+    commandLine.parser.process(app); // --help and --version
     if (!applyPalette(commandLine))
         return 2;
     Launch launch;

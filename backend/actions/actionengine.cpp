@@ -100,6 +100,20 @@ QString typeName(const QByteArray &type)
     return name.replace(QLatin1Char('|'), QLatin1String(" or "));
 }
 
+// Redis 7.0 answers a refused redis.call() inside a script with ERR.
+bool scriptStoppedByAcl(const RedisValue &reply)
+{
+    // Redis 7.0: "... can't run this command or subcommand" / "can't access
+    // at least one of the keys mentioned"; 7.2 and later: "ACL failure in
+    // script: ...".
+    if (!reply.isError())
+        return false;
+    const QString m = reply.errorMessage();
+    return m.contains(QLatin1String("can't run this command or subcommand"))
+           || m.contains(QLatin1String("can't access at least one of the keys"))
+           || m.contains(QLatin1String("ACL failure in script"));
+}
+
 // An ACL refusal, naming what was refused: the script command (EVAL when
 // EVALSHA was refused too, see RedisConnection::sendScript), the keys, or a
 // command inside the script. Empty when the reply is no ACL refusal.
@@ -125,10 +139,13 @@ QString aclRefusal(const QString &action, const QList<QByteArray> &keys, const R
                               "<user> ~<pattern>).")
             .arg(action, list(keys));
     // Redis 7.0 answers a refused redis.call() inside a script with ERR.
-    if (reply.errorMessage().contains(QLatin1String("can't run this command or subcommand")))
-        return QStringLiteral("%1 was refused by the server: this Redis user may run the script "
-                              "but not a command inside it (%2); grant the commands of the "
-                              "script (see --dry-run).")
+    // A script is not undone: what it wrote before that command stays.
+    if (scriptStoppedByAcl(reply))
+        return QStringLiteral("%1 stopped part-way: this Redis user may run the script but not "
+                              "a command inside it (%2). What the script wrote before that "
+                              "command stays (a script is not undone): re-read the object to "
+                              "see where things are now. Grant the script's commands (see "
+                              "--dry-run, which asks the server before anything is sent).")
             .arg(action, reply.errorMessage().section(QLatin1String(" script: "), 0, 0));
     if (reply.errorCode() == "NOPERM")
         return QStringLiteral("%1 was refused by the server: %2").arg(action, reply.errorMessage());
@@ -253,7 +270,8 @@ ActionOutcome ActionEngine::interpret(const ScriptCall &call, const RedisValue &
         return out;
     }
     if (reply.isError()) {
-        out.result = R::Failed;
+        // Stopped part-way by the ACL: what it did is not known.
+        out.result = scriptStoppedByAcl(reply) ? R::Unknown : R::Failed;
         if (const QString acl = aclRefusal(call.action, call.keys, reply); !acl.isEmpty()) {
             out.message = acl;
         } else {

@@ -82,6 +82,56 @@ QString denial(const ScriptCall &call, const QByteArray &user, const Probe &prob
         .arg(who, what, call.action, grant);
 }
 
+// The probe a verdict names: the script call's, else the first command
+// refused; a command refused whatever the key (on each of several, or on
+// keys the script may be called with) is named alone (key empty). nullopt
+// when none was refused.
+std::optional<Probe> deniedProbe(const QList<Probe> &probes, const QSet<qsizetype> &refused,
+                                 bool scripted)
+{
+    qsizetype denied = scripted ? scriptCallDenied(refused) : -1;
+    for (qsizetype i = scripted ? ScriptCallProbes : 0; denied < 0 && i < probes.size(); ++i) {
+        if (refused.contains(i))
+            denied = i;
+    }
+    if (denied < 0)
+        return std::nullopt;
+    Probe named = probes.at(denied);
+    // Refused with each of several keys (a script's): the command is.
+    int asked = 0;
+    bool everyKey = !named.scriptCall && !named.key.isEmpty();
+    for (qsizetype i = 0; everyKey && i < probes.size(); ++i) {
+        if (probes.at(i).command == named.command && !probes.at(i).scriptCall) {
+            everyKey = refused.contains(i);
+            ++asked;
+        }
+    }
+    // Or the script may be called with its keys (EVALSHA or EVAL with them
+    // passed: the keys are the user's to read and write): the command is.
+    const bool keysAllowed
+        = scripted && !(refused.contains(ShaWithKeys) && refused.contains(EvalWithKeys));
+    if (everyKey && (asked > 1 || keysAllowed))
+        named.key.clear();
+    return named;
+}
+
+// The engine's own words for a request never sent (interpret): why, without
+// the connection's retry noise, and what to do.
+ActionRights::Verdict lostVerdict(const QString &action, const RedisValue &reply)
+{
+    static const QRegularExpression noise(
+        QStringLiteral("^(Not sent: |Not connected to [^ ]+: )|\\s*Next attempt in \\d+ ms\\.$"));
+    QString why = reply.errorMessage().remove(noise);
+    if (why.contains(QLatin1String("may or may not have run")))
+        why = QStringLiteral("the connection was lost while asking whether the user may run it.");
+    ActionRights::Verdict verdict;
+    verdict.kind = ActionRights::Verdict::Kind::Lost;
+    verdict.sentence = QStringLiteral("%1 was not sent, so nothing ran: %2 Try again once the "
+                                      "connection is back.")
+                           .arg(action, why);
+    return verdict;
+}
+
 } // namespace
 
 ActionRights::ActionRights(RedisClient *client, QObject *parent)
@@ -196,68 +246,71 @@ void ActionRights::probeAll(const ScriptCall &call, const QObject *context, cons
     for (const Probe &p : std::as_const(probes))
         evalRo << QByteArray::number(p.args.size()) << p.args;
     QPointer<const QObject> guard(context);
+    // The verdict from the check's reply, for the user the server named.
+    auto decide
+        = [this, call, probes, guard, handler](const QByteArray &user, const RedisValue &reply) {
+              if (!guard)
+                  return;
+              if (reply.isFailed()) {
+                  handler(lostVerdict(call.action, reply));
+                  return;
+              }
+              Verdict verdict;
+              if (!reply.isArray()) {
+                  // Before Redis 7.0 (no EVAL_RO, no redis.acl_check_cmd), or the
+                  // check refused: the script call is what can still be asked
+                  // without running anything.
+                  if (!call.command.isEmpty()) {
+                      verdict.sentence = QStringLiteral("The server did not say whether the user "
+                                                        "may run %1: %2")
+                                             .arg(call.action, reply.errorMessage());
+                      handler(verdict);
+                      return;
+                  }
+                  probeScriptCall(call, user, reply.errorMessage(), guard, handler);
+                  return;
+              }
+              QSet<qsizetype> refused;
+              for (const RedisValue &index : reply.elements())
+                  refused.insert(index.toInteger() - 1);
+              if (const std::optional<Probe> named
+                  = deniedProbe(probes, refused, call.command.isEmpty())) {
+                  verdict.kind = Verdict::Kind::Denied;
+                  verdict.sentence = denial(call, user, *named);
+              } else {
+                  verdict.kind = Verdict::Kind::Allowed;
+              }
+              handler(verdict);
+          };
     // The reply comes only while this lives (it is the pipeline's context).
-    m_client->pipeline(
-        {{"ACL", "WHOAMI"}, evalRo}, this,
-        [this, call, probes, guard, handler](const QList<RedisValue> &replies) {
-            if (!guard)
-                return;
-            Verdict verdict;
-            const RedisValue &who = replies.value(0);
-            // A user refused ACL WHOAMI is the one the connection logged in
-            // as: the URL's, or "default" without one.
-            const QByteArray user = !who.isError() ? who.bytes()
-                                    : !m_client->endpoint().user.isEmpty()
-                                        ? m_client->endpoint().user.toUtf8()
-                                        : QByteArrayLiteral("default");
-            const RedisValue &reply = replies.value(1);
-            if (replies.size() != 2 || reply.isFailed()) {
-                verdict.kind = Verdict::Kind::Lost;
-                // The engine's own words for a request never sent (interpret):
-                // why, without the connection's retry noise, and what to do.
-                static const QRegularExpression noise(QStringLiteral(
-                    "^(Not sent: |Not connected to [^ ]+: )|\\s*Next attempt in \\d+ ms\\.$"));
-                QString why = reply.errorMessage().remove(noise);
-                if (why.contains(QLatin1String("may or may not have run")))
-                    why = QStringLiteral("the connection was lost while asking whether the user "
-                                         "may run it.");
-                verdict.sentence = QStringLiteral("%1 was not sent, so nothing ran: %2 Try again "
-                                                  "once the connection is back.")
-                                       .arg(call.action, why);
-                handler(verdict);
-                return;
-            }
-            if (!reply.isArray()) {
-                // Before Redis 7.0 (no EVAL_RO, no redis.acl_check_cmd), or
-                // EVAL_RO refused: the script call is what can still be asked
-                // without running anything.
-                if (!call.command.isEmpty()) {
-                    verdict.sentence = QStringLiteral("The server did not say whether the user "
-                                                      "may run %1: %2")
-                                           .arg(call.action, reply.errorMessage());
-                    handler(verdict);
-                    return;
-                }
-                probeScriptCall(call, user, reply.errorMessage(), guard, handler);
-                return;
-            }
-            QSet<qsizetype> refused;
-            for (const RedisValue &index : reply.elements())
-                refused.insert(index.toInteger() - 1);
-            const bool scripted = call.command.isEmpty();
-            qsizetype denied = scripted ? scriptCallDenied(refused) : -1;
-            for (qsizetype i = scripted ? 4 : 0; denied < 0 && i < probes.size(); ++i) {
-                if (refused.contains(i))
-                    denied = i;
-            }
-            if (denied < 0) {
-                verdict.kind = Verdict::Kind::Allowed;
-            } else {
-                verdict.kind = Verdict::Kind::Denied;
-                verdict.sentence = denial(call, user, probes.at(denied));
-            }
-            handler(verdict);
-        });
+    m_client->pipeline({{"ACL", "WHOAMI"}, evalRo}, this,
+                       [this, evalRo, decide, guard](const QList<RedisValue> &replies) {
+                           if (!guard)
+                               return;
+                           const RedisValue &who = replies.value(0);
+                           // A user refused ACL WHOAMI is the one the connection logged in
+                           // as: the URL's, or "default" without one.
+                           const QByteArray user = !who.isError() ? who.bytes()
+                                                   : !m_client->endpoint().user.isEmpty()
+                                                       ? m_client->endpoint().user.toUtf8()
+                                                       : QByteArrayLiteral("default");
+                           const RedisValue reply
+                               = replies.size() == 2
+                                     ? replies.at(1)
+                                     : RedisValue::failed(QStringLiteral("no reply"));
+                           // A user refused EVAL_RO (an ACL granting +eval but not
+                           // +eval_ro) is asked with EVAL: the same script, which runs no
+                           // command, only redis.acl_check_cmd.
+                           if (reply.errorCode() == "NOPERM") {
+                               QList<QByteArray> eval = evalRo;
+                               eval[0] = "EVAL";
+                               m_client->command(eval, this, [decide, user](const RedisValue &r) {
+                                   decide(user, r);
+                               });
+                               return;
+                           }
+                           decide(user, reply);
+                       });
 }
 
 void ActionRights::probeScriptCall(const ScriptCall &call, const QByteArray &user,

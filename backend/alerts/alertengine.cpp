@@ -44,15 +44,17 @@ std::optional<double> nodeValue(const QString &figure, const NodeStatus &n,
 
 // The figure's value for the rule; where only a lower bound is known, that
 // bound where it decides the rule, otherwise unknown.
-std::optional<double> figureValue(const AlertRule &rule, const AlertFigure &figure,
-                                  const ObjectState &o, qint64 nowMs)
+std::optional<std::pair<double, bool>> figureValue(const AlertRule &rule, const AlertFigure &figure,
+                                                   const ObjectState &o, qint64 nowMs)
 {
     if (const std::optional<double> v = figure.value(o, nowMs))
-        return v;
+        return std::pair{*v, false};
     if (!figure.atLeast)
         return std::nullopt;
     const std::optional<double> bound = figure.atLeast(o, nowMs);
-    return bound && rule.decidedByLowerBound(*bound) ? bound : std::nullopt;
+    if (!bound || !rule.decidedByLowerBound(*bound))
+        return std::nullopt;
+    return std::pair{*bound, true};
 }
 
 } // namespace
@@ -92,10 +94,17 @@ std::pair<QString, QString> valueAndThreshold(double value, double threshold,
 
 } // namespace
 
+QString AlertEvent::valueText() const
+{
+    const QString shown = AlertRule::formatValue(value, rule.unit());
+    return lowerBound ? QStringLiteral("at least ") + shown : shown;
+}
+
 QString AlertEvent::sentence() const
 {
     const AlertFigure::Unit unit = rule.unit();
-    const auto [value, threshold] = valueAndThreshold(this->value, rule.threshold, unit);
+    const auto [shown, threshold] = valueAndThreshold(this->value, rule.threshold, unit);
+    const QString value = lowerBound ? QStringLiteral("at least ") + shown : shown;
     const QString object
         = section + QLatin1Char(' ') + (name.isEmpty() ? QString::fromUtf8(key) : name);
     const QString figure = figureTitle.isEmpty() ? rule.figureTitle() : figureTitle;
@@ -127,6 +136,7 @@ QJsonObject AlertEvent::toJson() const
             {QStringLiteral("figure"), rule.figure},
             {QStringLiteral("op"), AlertRule::comparisonText(rule.comparison)},
             {QStringLiteral("value"), value},
+            {QStringLiteral("lowerBound"), lowerBound},
             {QStringLiteral("threshold"), rule.threshold},
             {QStringLiteral("atMs"), double(atMs)},
             {QStringLiteral("sinceMs"), double(sinceMs)},
@@ -180,7 +190,7 @@ void AlertEngine::setFiringCount(int count)
     Q_EMIT firingCountChanged(count);
 }
 
-void AlertEngine::observe(int rule, const Subject &subject, std::optional<double> value,
+void AlertEngine::observe(int rule, const Subject &subject, std::optional<Value> value,
                           qint64 nowMs)
 {
     Track &t = m_tracks[rule][subject.key];
@@ -188,7 +198,7 @@ void AlertEngine::observe(int rule, const Subject &subject, std::optional<double
     if (!value)
         return; // unknown: neither fires nor resolves
     const AlertRule &r = m_rules.at(rule);
-    if (r.holds(*value)) {
+    if (r.holds(value->value)) {
         if (t.sinceMs < 0)
             t.sinceMs = nowMs;
         if (!t.firing && nowMs - t.sinceMs >= r.forMs) {
@@ -202,7 +212,8 @@ void AlertEngine::observe(int rule, const Subject &subject, std::optional<double
                 subject.object ? PatternUnit::of(subject.object->kind).displayName(*subject.object)
                                : QString::fromUtf8(subject.key),
                 subject.figureTitle,
-                *value,
+                value->value,
+                value->lowerBound,
                 nowMs,
                 t.sinceMs,
                 nowMs};
@@ -216,12 +227,13 @@ void AlertEngine::observe(int rule, const Subject &subject, std::optional<double
         resolve(t, nowMs, *value);
 }
 
-void AlertEngine::resolve(Track &t, qint64 nowMs, double value)
+void AlertEngine::resolve(Track &t, qint64 nowMs, Value value)
 {
     t.firing = false;
     AlertEvent resolved = t.fired;
     resolved.state = AlertEvent::State::Resolved;
-    resolved.value = value;
+    resolved.value = value.value;
+    resolved.lowerBound = value.lowerBound;
     resolved.atMs = nowMs;
     setFiringCount(m_firingCount - 1);
     Q_EMIT transition(resolved);
@@ -258,8 +270,9 @@ void AlertEngine::evaluate(const Snapshot &s)
                 const QByteArray address = n.address.toUtf8();
                 if (!rule.match.isEmpty() && !globMatch(rule.match, address))
                     continue;
-                observe(i, {s_node, address, nullptr, {}}, nodeValue(rule.figure, n, s.server),
-                        now);
+                const std::optional<double> v = nodeValue(rule.figure, n, s.server);
+                observe(i, {s_node, address, nullptr, {}},
+                        v ? std::optional<Value>(Value{*v, false}) : std::nullopt, now);
             }
             continue;
         }
@@ -278,12 +291,13 @@ void AlertEngine::evaluate(const Snapshot &s)
             }
             if (!f.value())
                 continue;
-            std::optional<double> value;
+            std::optional<Value> value;
             // A stale or failed reading is not news about the object.
             if (!o.stale && !(o.reading.status == Reading::Status::Error)
-                && !(o.reading.status == Reading::Status::WrongType))
-                value = o.gone ? std::optional<double>()
-                               : figureValue(rule, *f.value(), o, serverNow);
+                && !(o.reading.status == Reading::Status::WrongType) && !o.gone) {
+                if (const auto v = figureValue(rule, *f.value(), o, serverNow))
+                    value = Value{v->first, v->second};
+            }
             if (o.gone && !o.stale) {
                 // Gone (expired, deleted, lost): it vanished, which is not
                 // a resolution.

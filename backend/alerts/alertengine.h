@@ -26,6 +26,9 @@ struct AlertEvent
     QString name;        // as the console names it ("Sidekiq", a limiter's key); empty: the key
     QString figureTitle; // the object's own title of rule.figure; empty: the rule's
     double value = 0;
+    // The figure is only known to be at least value (a lock held since
+    // before the console first saw it): said "at least" wherever shown.
+    bool lowerBound = false;
     qint64 atMs = 0;      // server time of the reading that changed it
     qint64 sinceMs = 0;   // server time the condition started holding
     qint64 firedAtMs = 0; // Resolved: when it fired
@@ -33,6 +36,8 @@ struct AlertEvent
     // the figure by its title
     QString sentence() const;
     QString stateId() const; // "firing" | "resolved" | "vanished"
+    // The value as read: "35 s"; "at least 35 s" for a lower bound.
+    QString valueText() const;
     QJsonObject toJson() const;
 };
 
@@ -85,8 +90,14 @@ private:
         const PatternObject *object = nullptr; // named only when it fires; none: a node
         QString figureTitle;
     };
-    void observe(int rule, const Subject &subject, std::optional<double> value, qint64 nowMs);
-    void resolve(Track &t, qint64 nowMs, double value);
+    // A figure's value, or a lower bound of it that decides the rule.
+    struct Value
+    {
+        double value = 0;
+        bool lowerBound = false;
+    };
+    void observe(int rule, const Subject &subject, std::optional<Value> value, qint64 nowMs);
+    void resolve(Track &t, qint64 nowMs, Value value);
     void vanish(Track &t, qint64 nowMs);
     void setFiringCount(int count);
 

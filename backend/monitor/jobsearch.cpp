@@ -84,6 +84,7 @@ JobSearchProgress JobSearch::progress() const
     p.total = m_totalBefore + m_stateTotal;
     p.matched = m_hits.size();
     p.detailsRead = m_detailsRead;
+    p.unsearched = m_unsearched;
     p.elapsedMs = m_clock.isValid() ? m_clock.elapsed() : 0;
     p.busyMs = m_busyNs / 1'000'000;
     return p;
@@ -273,43 +274,58 @@ void JobSearch::judge(JobListing page, QList<JobRow> rows, QList<JobListing> det
     QPointer<JobSearch> self(this);
     const quint64 generation = m_generation;
     const JobQuery query = m_query;
-    QThreadPool::globalInstance()->start([self, generation, query, page, rows, details, advance] {
-        QList<JobHit> hits;
-        const qint64 nowMs = QDateTime::currentMSecsSinceEpoch();
-        for (qsizetype i = 0; i < rows.size(); ++i) {
-            JobListing detail = details.value(i);
-            if (detail.ok)
-                detail = JobBrowser::decoded(std::move(detail));
-            if (query.matches(rows.at(i), detail, nowMs))
-                hits.append({page.state, rows.at(i), detail});
-        }
-        // Delivered on the application's thread, where the search lives.
-        QMetaObject::invokeMethod(
-            qApp,
-            [self, generation, hits = std::move(hits), advance] {
-                if (!self || generation != self->m_generation || !self->m_running)
-                    return;
-                QList<JobHit> fresh;
-                for (const JobHit &h : hits) {
-                    if (self->m_hits.size() >= self->m_options.limit)
-                        break;
-                    const QByteArray id = h.state.toUtf8() + '\n' + h.row.id;
-                    if (self->m_hitIds.contains(id))
-                        continue; // met again after moving in its list
-                    self->m_hitIds.insert(id);
-                    self->m_hits.append(h);
-                    fresh.append(h);
+    const bool negated
+        = std::any_of(query.terms.cbegin(), query.terms.cend(),
+                      [](const JobQuery::Term &t) { return t.op == JobQuery::Term::Op::NotEqual; });
+    QThreadPool::globalInstance()->start(
+        [self, generation, query, negated, page, rows, details, advance] {
+            QList<JobHit> hits;
+            qint64 unsearched = 0;
+            const qint64 nowMs = QDateTime::currentMSecsSinceEpoch();
+            for (qsizetype i = 0; i < rows.size(); ++i) {
+                JobListing detail = details.value(i);
+                if (detail.ok)
+                    detail = JobBrowser::decoded(std::move(detail));
+                const bool matched = query.matches(rows.at(i), detail, nowMs);
+                // A record with a field over the cut: a match of what was read
+                // holds (every term is one that data can only satisfy); no match,
+                // or a negated term, may be decided by what was not read: neither
+                // a hit nor ruled out.
+                if (detail.ok && !detail.notRead.isEmpty() && (!matched || negated)) {
+                    ++unsearched;
+                    continue;
                 }
-                if (!fresh.isEmpty())
-                    Q_EMIT self->found(fresh);
-                if (self->m_hits.size() >= self->m_options.limit) {
-                    self->finish(JobSearchResult::End::Limit);
-                    return;
-                }
-                advance();
-            },
-            Qt::QueuedConnection);
-    });
+                if (matched)
+                    hits.append({page.state, rows.at(i), detail});
+            }
+            // Delivered on the application's thread, where the search lives.
+            QMetaObject::invokeMethod(
+                qApp,
+                [self, generation, hits = std::move(hits), unsearched, advance] {
+                    if (!self || generation != self->m_generation || !self->m_running)
+                        return;
+                    self->m_unsearched += unsearched;
+                    QList<JobHit> fresh;
+                    for (const JobHit &h : hits) {
+                        if (self->m_hits.size() >= self->m_options.limit)
+                            break;
+                        const QByteArray id = h.state.toUtf8() + '\n' + h.row.id;
+                        if (self->m_hitIds.contains(id))
+                            continue; // met again after moving in its list
+                        self->m_hitIds.insert(id);
+                        self->m_hits.append(h);
+                        fresh.append(h);
+                    }
+                    if (!fresh.isEmpty())
+                        Q_EMIT self->found(fresh);
+                    if (self->m_hits.size() >= self->m_options.limit) {
+                        self->finish(JobSearchResult::End::Limit);
+                        return;
+                    }
+                    advance();
+                },
+                Qt::QueuedConnection);
+        });
 }
 
 } // namespace gatehouse

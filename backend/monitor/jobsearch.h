@@ -33,6 +33,9 @@ struct JobSearchProgress
     qint64 total = 0;       // jobs in the states read or being read, as counted then
     qint64 matched = 0;     // hits so far
     qint64 detailsRead = 0; // records read for payload terms
+    // Jobs whose record holds a field over the cut the query needed: not
+    // judged (neither found nor ruled out).
+    qint64 unsearched = 0;
     qint64 elapsedMs = 0;
     qint64 busyMs = 0; // of which waiting for the server
 };
@@ -106,6 +109,7 @@ private:
     qint64 m_totalBefore = 0; // the states done
     qint64 m_stateTotal = 0;
     qint64 m_detailsRead = 0;
+    qint64 m_unsearched = 0;
     qint64 m_busyNs = 0;
     qint64 m_lastBusyNs = 0;
     QElapsedTimer m_clock;

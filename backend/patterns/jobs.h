@@ -9,6 +9,7 @@
 #include <QList>
 #include <QMetaType>
 #include <QString>
+#include <QStringList>
 
 #include <functional>
 #include <optional>
@@ -62,6 +63,8 @@ struct JobListing
     QByteArray job;  // detail: which job
     QString detail;  // detail: JSON, indented
     QString message; // what went wrong or was cut; empty when nothing
+    // detail: the fields over the cut, not read (so not searched either)
+    QStringList notRead;
     bool ok = true;
     QList<JobPayload> payloads; // detail: its payload fields, decoded
 };

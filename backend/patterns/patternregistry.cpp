@@ -142,6 +142,8 @@ const Column *SectionColumns::column(int i, PatternKind kind) const
 QString SectionColumns::text(int i, const ObjectState &s, qint64 nowMs) const
 {
     const Column *c = column(i, s.object->kind);
+    if (c && c->fromReading && s.reading.status == Reading::Status::Error)
+        return QStringLiteral("–"); // no figure was read
     return c ? c->text(s, nowMs) : QString();
 }
 

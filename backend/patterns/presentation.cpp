@@ -68,6 +68,7 @@ Column Column::key(const QString &header)
     c.sort = [](const ObjectState &s, qint64) {
         return QVariant(PatternUnit::of(s.object->kind).displayName(s.object));
     };
+    c.fromReading = false;
     return c;
 }
 
@@ -78,6 +79,7 @@ Column Column::pattern()
     c.text = [](const ObjectState &s, qint64) -> QString {
         return s.object->kind.id();
     };
+    c.fromReading = false;
     return c;
 }
 
@@ -94,6 +96,7 @@ Column Column::status()
     c.sort = [](const ObjectState &s, qint64 nowMs) {
         return QVariant(int(objectHealth(s, nowMs).severity));
     };
+    c.fromReading = false;
     return c;
 }
 

@@ -38,6 +38,10 @@ struct Column
     // readings (every projected value moves alike, so the sort order holds).
     bool movesWithTime = false;
     QString toolTip; // what the figure is, when the header does not say
+    // Read from the reading (a figure): "–" where the reading failed (a
+    // refused or lost read), never its empty figures; not the key, the
+    // pattern or the status.
+    bool fromReading = true;
 
     QVariant sortValue(const ObjectState &s, qint64 nowMs) const
     {

@@ -274,11 +274,27 @@ void RedisConnection::onTransportConnected()
             }});
     }
     if (m_endpoint.db != 0) {
+        const QString what = QStringLiteral("Cannot select database %1 on %2")
+                                 .arg(m_endpoint.db)
+                                 .arg(shown(m_endpoint));
         writeCommand({QByteArrayLiteral("SELECT"), QByteArray::number(m_endpoint.db)},
-                     {step(QStringLiteral("Cannot select database %1 on %2")
-                               .arg(m_endpoint.db)
-                               .arg(shown(m_endpoint)),
-                           true)});
+                     {[this, generation, what, failed = step(what, true)](const RedisValue &reply) {
+                         if (generation != m_generation || !reply.isError())
+                             return;
+                         // Redis's "ERR DB index is out of range" says less than this.
+                         if (reply.errorMessage().contains(QLatin1String("out of range"))) {
+                             handshakeFailed(
+                                 what
+                                     + QStringLiteral(": the server has fewer databases "
+                                                      "(its \"databases\" setting, 16 "
+                                                      "by default; a Cluster has only "
+                                                      "0). Give a number it has, as "
+                                                      "the URL's path: redis://host:port/0."),
+                                 ErrorKind::Setup);
+                             return;
+                         }
+                         failed(reply);
+                     }});
     }
     // A Cluster replica read from (--read-from replicas). Refused (a master
     // of an older server, an ACL), the node redirects reads as it would anyway.

@@ -212,6 +212,9 @@ private slots:
         QTest::newRow("bad URL") << QStringList{QStringLiteral("--deployment"),
                                                 QStringLiteral("eu=http://127.0.0.1:1")}
                                  << QStringLiteral("http://127.0.0.1:1");
+        // An option the console does not have: a usage error, as the others.
+        QTest::newRow("unknown option")
+            << QStringList{QStringLiteral("--bogus")} << QStringLiteral("Unknown option 'bogus'");
     }
     void badDeploymentsAreRefused()
     {

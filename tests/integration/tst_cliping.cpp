@@ -83,6 +83,19 @@ private slots:
                       QStringLiteral("connection refused"));
     }
 
+    // A database the server does not have: what to give instead, not
+    // Redis's "DB index is out of range".
+    void databaseOutOfRange()
+    {
+        RedisServer server;
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        const Run r = cli({QStringLiteral("--url"), server.url() + QStringLiteral("/99"),
+                           QStringLiteral("ping")});
+        verifyFailure(r, 1, QStringLiteral("Cannot select database 99"));
+        QVERIFY2(r.err.contains(QLatin1String("fewer databases")), qPrintable(r.err));
+        QVERIFY2(r.err.contains(QLatin1String("redis://host:port/0")), qPrintable(r.err));
+    }
+
     void tls()
     {
         RedisServer::Options options;

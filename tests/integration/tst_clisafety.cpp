@@ -512,10 +512,19 @@ private slots:
         QCOMPARE(call(*m_client, {"GET", "lock:pay"}).bytes(), QByteArray("tok-1"));
         QCOMPARE(call(*m_client, {"DBSIZE"}).toInteger(), 1);
 
-        // A dry run writes nothing and needs nothing typed.
+        // A dry run writes nothing and needs nothing typed, but says what
+        // the run will need; a name typed wrong is refused as the run is.
         run = cli({"--environment", "production", "--dry-run", "lock", "release", "lock:pay",
                    "--token", "tok-1"});
         QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
+        QVERIFY2(run.out.contains(QLatin1String("--confirm-environment production")),
+                 qPrintable(run.out));
+        run = cli({"--environment", "staging", "--confirm-environment", "production", "--dry-run",
+                   "lock", "release", "lock:pay", "--token", "tok-1"});
+        QCOMPARE(run.exitCode, 3);
+        QVERIFY2(run.out.contains(QLatin1String("it would be refused"))
+                     && run.out.contains(QLatin1String("is not this connection's environment")),
+                 qPrintable(run.out));
         QCOMPARE(call(*m_client, {"GET", "lock:pay"}).bytes(), QByteArray("tok-1"));
         // Typed back, in any case: it runs, and is audited.
         run = cli({"--environment", "production", "--confirm-environment", "PRODUCTION", "lock",

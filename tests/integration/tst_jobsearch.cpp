@@ -165,6 +165,25 @@ private Q_SLOTS:
         QCOMPARE(run.exitCode, 3);
         QVERIFY2(run.out.contains(QLatin1String("0 jobs found")), qPrintable(run.out));
 
+        // A job whose payload is over the 64 KiB a search reads: neither
+        // found nor ruled out, but counted and said, and nothing found is
+        // not "none" (exit 1). A negated term does not find it either.
+        QCOMPARE(app.run(QStringLiteral("produce-big"), QStringLiteral("70000")), QString());
+        run = search(server,
+                     {QStringLiteral("bull:orders"), QStringLiteral("data.customerId=4411")});
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(run.out.contains(QLatin1String("1 job not searched: its record holds a field "
+                                                "over 64 KiB")),
+                 qPrintable(run.out));
+        run = search(server,
+                     {QStringLiteral("bull:orders"), QStringLiteral("data.customerId!=4411"),
+                      QStringLiteral("--state"), QStringLiteral("wait"), QStringLiteral("--json")});
+        QCOMPARE(hitIds(run), QStringList());
+        QCOMPARE(QJsonDocument::fromJson(run.out.toUtf8())[QStringLiteral("unsearched")].toInt(),
+                 1);
+        QCOMPARE(call(client, {"DEL", "bull:orders:big-1"}).toInteger(), 1);
+        QCOMPARE(call(client, {"LREM", "bull:orders:wait", "0", "big-1"}).toInteger(), 1);
+
         // What is wrong, said: the expression, the state, the queue.
         run = search(server, {QStringLiteral("bull:orders"), QStringLiteral("age>soon")});
         QCOMPARE(run.exitCode, 2);

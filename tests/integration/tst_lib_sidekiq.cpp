@@ -403,6 +403,26 @@ private slots:
             QVERIFY2(shown.ok, qPrintable(shown.message));
             QVERIFY2(shown.detail.contains(QString::fromUtf8(row.id)), qPrintable(shown.detail));
         }
+        // By the jid alone, as queue search prints it: found in its queue.
+        const QString enqueuedJid = QString::fromUtf8(jobs.rows.first().id);
+        const CliRun byId = cli(server, {QStringLiteral("queue"), QStringLiteral("job"),
+                                         QStringLiteral("queues"), enqueuedJid});
+        QVERIFY2(byId.exitCode == 0, qPrintable(byId.err + byId.out));
+        QVERIFY2(byId.out.contains(enqueuedJid), qPrintable(byId.out));
+        const CliRun noSuch
+            = cli(server, {QStringLiteral("queue"), QStringLiteral("job"), QStringLiteral("queues"),
+                           QStringLiteral("0123456789abcdef01234567")});
+        QCOMPARE(noSuch.exitCode, 3);
+        QVERIFY2(noSuch.err.contains(QLatin1String("No job with that id in any state")),
+                 qPrintable(noSuch.err));
+        // A verb on a set not named: where else to look is said.
+        const CliRun notInRetry = cli(server, {QStringLiteral("queue"), QStringLiteral("delete"),
+                                               QStringLiteral("queues"), QStringLiteral("--job"),
+                                               QStringLiteral("0123456789abcdef01234567")});
+        QCOMPARE(notInRetry.exitCode, 3);
+        QVERIFY2(QString(notInRetry.err + notInRetry.out)
+                     .contains(QLatin1String("name it with --from schedule|dead")),
+                 qPrintable(notInRetry.err + notInRetry.out));
 
         // The confirmation counts it by the server's clock, as the script
         // will judge it.
@@ -515,7 +535,39 @@ private slots:
         // Its processed and failed counters are flushed with each heartbeat.
         QVERIFY2(waitFor([&] { return stats(url)[QStringLiteral("failed")].toInt() == 3; }),
                  "Sidekiq did not count 3 failures");
-        stopProcess(worker);
+
+        // Stopped cleanly (TERM): Sidekiq takes the process out of
+        // "processes" and leaves its hash to expire. It is not listed, not
+        // alive, and a job pushed now has no worker.
+        const QStringList running = strings(call(client, {"SMEMBERS", "processes"}));
+        worker->terminate();
+        QVERIFY2(worker->waitForFinished(30000), "Sidekiq did not stop on TERM");
+        worker.reset();
+        QStringList stopped = running;
+        for (const QString &p : strings(call(client, {"SMEMBERS", "processes"})))
+            stopped.removeAll(p);
+        QCOMPARE(stopped.size(), 1); // it took itself out; the killed one is still listed
+        QCOMPARE(call(client, {"EXISTS", stopped.first().toUtf8()}).toInteger(), 1);
+        QVERIFY(!push("HangJob", "after-stop").isEmpty());
+        d = deployment(snapshot(server));
+        for (const QJsonValue &p : d[QStringLiteral("processes")].toArray()) {
+            QVERIFY2(p[QStringLiteral("identity")].toString() != stopped.first()
+                         && !p[QStringLiteral("alive")].toBool(),
+                     qPrintable(QJsonDocument(d).toJson()));
+        }
+        QCOMPARE(d[QStringLiteral("state")][QStringLiteral("id")].toString(),
+                 QStringLiteral("no-worker"));
+        QCOMPARE(call(client, {"LPOP", "queue:default"}).isNil(), false);
+        // Its queue is empty now (no list key; "queues" still names it): one
+        // snapshot reads it as Sidekiq::Queue does, size 0.
+        QCOMPARE(call(client, {"EXISTS", "queue:default"}).toInteger(), 0);
+        d = deployment(snapshot(server));
+        const QJsonArray emptied = d[QStringLiteral("queues")].toArray();
+        QVERIFY2(emptied.size() == 1 && emptied.first()[QStringLiteral("size")] == QJsonValue(0)
+                     && emptied.first()[QStringLiteral("latencyMs")] == QJsonValue(0),
+                 qPrintable(QJsonDocument(d).toJson()));
+        QVERIFY2(!d[QStringLiteral("message")].toString().contains(QLatin1String("were read")),
+                 qPrintable(QJsonDocument(d).toJson()));
 
         // Still one deployment, nothing mistaken for anything else.
         snap = snapshot(server);

@@ -344,6 +344,13 @@ private slots:
                                    QStringLiteral("bull:emails"), QStringLiteral("--stuck")});
         QVERIFY2(done.exitCode == 0, qPrintable(done.err));
         QVERIFY2(done.out.contains(QLatin1String("Requeued 1 stalled job.")), qPrintable(done.out));
+        // A queue name with no keys (mistyped): said, not "nothing was stuck".
+        const CliRun nope = cli(server, {QStringLiteral("queue"), QStringLiteral("requeue"),
+                                         QStringLiteral("bull:nope"), QStringLiteral("--stuck")});
+        QVERIFY2(nope.exitCode == 3, qPrintable(nope.err + nope.out));
+        QVERIFY2(QString(nope.out + nope.err)
+                     .contains(QLatin1String("\"bull:nope\" has none of its keys")),
+                 qPrintable(nope.err + nope.out));
         QCOMPARE(run({QStringLiteral("produce-failing"), QStringLiteral("1")}), QString());
 
         auto worker = std::make_unique<QProcess>();

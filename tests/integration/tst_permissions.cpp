@@ -58,13 +58,16 @@ private slots:
                                          "-acl|whoami")
                        << QStringLiteral("user readqueue on nopass %R~* ~qa ~qa:claims &* +@all")
                        << QStringLiteral("user noevalro on nopass ~* &* +@all -eval_ro")
+                       << QStringLiteral("user noevalronorpush on nopass ~* &* +@all -eval_ro "
+                                         "-rpush")
                        << QStringLiteral("user noevalroscripts on nopass ~* &* +@all -eval_ro "
                                          "-evalsha -eval")
                        << QStringLiteral("user noevalroqueue on nopass %R~* ~qa:claims &* +@all "
                                          "-eval_ro")
                        << QStringLiteral("user nodelconsumer on nopass ~* &* +@all "
                                          "-xgroup|delconsumer")
-                       << QStringLiteral("user notime on nopass ~* &* +@all -time");
+                       << QStringLiteral("user notime on nopass ~* &* +@all -time")
+                       << QStringLiteral("user nohmget on nopass ~* &* +@all -hmget");
         m_server = std::make_unique<RedisServer>(options);
         QVERIFY2(m_server->start(), qPrintable(m_server->errorString()));
         m_client = gatehouse::test::connectedClient(*m_server);
@@ -216,6 +219,32 @@ private slots:
         QVERIFY(test::commandStat(*m_client, "evalsha", "rejected_calls") > refusedBefore);
     }
 
+    // A job whose record this user may not read is not shown as an empty
+    // job: the refusal is said, and the exit is not 0.
+    void jobRecordRefused()
+    {
+        call(*m_client, {"HSET", "bull:orders:meta", "version", "bullmq:5.0.0"});
+        call(*m_client, {"RPUSH", "bull:orders:wait", "23"});
+        call(*m_client, {"HSET", "bull:orders:23", "name", "send", "data", "{\"n\":1}", "timestamp",
+                         "1700000000000"});
+        const CliRun run
+            = cli(QStringLiteral("nohmget"), {QStringLiteral("queue"), QStringLiteral("job"),
+                                              QStringLiteral("bull:orders"), QStringLiteral("23")});
+        QVERIFY2(run.exitCode == 1, qPrintable(run.out + run.err));
+        QVERIFY2(run.err.contains(QLatin1String("Cannot read job 23"))
+                     && run.err.contains(QLatin1String("NOPERM")),
+                 qPrintable(run.err));
+        // A queue whose keys the user may not read at all: that is said
+        // (exit 1), not "is not a queue".
+        const CliRun search = cli(QStringLiteral("somekeys"),
+                                  {QStringLiteral("queue"), QStringLiteral("search"),
+                                   QStringLiteral("bull:orders"), QStringLiteral("send")});
+        QCOMPARE(search.exitCode, 1);
+        QVERIFY2(search.err.contains(QLatin1String("Cannot tell what \"bull:orders\" is: this "
+                                                   "Redis user may not read its keys")),
+                 qPrintable(search.err));
+    }
+
     // A user without TIME: the snapshot's time is the local clock (as its
     // note says), not 1970, and a lock's TTL is what the server holds; an
     // action is refused before anything is sent, saying what to grant.
@@ -284,12 +313,18 @@ private slots:
         QTest::addColumn<QString>("says");
         QTest::newRow("a command the script calls")
             << "norpush" << false
-            << "Refused: the Redis user \"norpush\" may not run RPUSH on \"qa\" (which "
-               "queue.requeue calls)";
+            << "Refused: the Redis user \"norpush\" may not run RPUSH (which queue.requeue "
+               "calls)";
         // ACL WHOAMI refused too: the user is the one the URL names.
         QTest::newRow("a command the script calls, WHOAMI refused")
             << "nowhoami" << false
-            << "Refused: the Redis user \"nowhoami\" may not run RPUSH on \"qa\" (which "
+            << "Refused: the Redis user \"nowhoami\" may not run RPUSH (which queue.requeue "
+               "calls)";
+        // EVAL_RO refused (an ACL that grants EVAL but not EVAL_RO, as an
+        // operator's often does): asked with EVAL, and refused the same.
+        QTest::newRow("EVAL_RO refused: a command the script calls")
+            << "noevalronorpush" << false
+            << "Refused: the Redis user \"noevalronorpush\" may not run RPUSH (which "
                "queue.requeue calls)";
         QTest::newRow("a key the script is given, read-only")
             << "readqueue" << false
@@ -343,6 +378,10 @@ private slots:
                                            QCryptographicHash::Sha1)
                       .toHex();
             QCOMPARE(call(*m_client, {"SCRIPT", "EXISTS", probeSha}).at(0).toInteger(), 0);
+        } else if (user.startsWith(QLatin1String("noevalro"))) {
+            // The check itself, and nothing else: one EVAL, of the check's
+            // script, which calls no command.
+            QCOMPARE(scriptsSent(), sentBefore + 1);
         } else {
             // No script was sent (the rights check is an EVAL_RO of its own).
             QCOMPARE(scriptsSent(), sentBefore);
@@ -393,8 +432,10 @@ private slots:
                    QStringLiteral("orders:stream"), QStringLiteral("--group"),
                    QStringLiteral("workers"), QStringLiteral("--consumer"), QStringLiteral("w1")});
         QCOMPARE(run.exitCode, 1);
-        QVERIFY2(run.err.contains(QLatin1String("may not run XGROUP|DELCONSUMER on "
-                                                "\"orders:stream\"")),
+        // Refused whatever the key: the grant is the subcommand alone.
+        QVERIFY2(run.err.contains(QLatin1String("may not run XGROUP|DELCONSUMER (which")),
+                 qPrintable(run.err));
+        QVERIFY2(run.err.contains(QLatin1String("ACL SETUSER nodelconsumer +xgroup|delconsumer)")),
                  qPrintable(run.err));
         QCOMPARE(call(*m_client, {"XINFO", "CONSUMERS", "orders:stream", "workers"}).size(), 1);
     }

@@ -323,13 +323,34 @@ void tst_ServeDeployments::badDeploymentsRefused()
     QVERIFY2(ping.err.contains(QLatin1String("--deployment applies to serve only")),
              qPrintable(ping.err));
 
-    // A deployment nobody listens for: serve ends, naming it.
+    // One deployment nobody listens for, of two: said once, naming it, and
+    // tried again while the other is served (serve runs its 8 s, exit 0).
     const quint16 nobody = test::freeLoopbackPort();
-    const CliRun down = serve({QStringLiteral("--deployment"), eu, QStringLiteral("--deployment"),
-                               QStringLiteral("gone=redis://127.0.0.1:%1").arg(nobody)});
-    QCOMPARE(down.exitCode, 1);
-    QVERIFY2(down.err.contains(QLatin1String("gatehouse-cli: deployment gone: ")),
-             qPrintable(down.err));
+    QProcess down;
+    down.start(QStringLiteral(GATEHOUSE_CLI),
+               {QStringLiteral("--deployment"), eu, QStringLiteral("--deployment"),
+                QStringLiteral("gone=redis://127.0.0.1:%1").arg(nobody), QStringLiteral("serve"),
+                QStringLiteral("--metrics"), QStringLiteral("127.0.0.1:0"),
+                QStringLiteral("--seconds"), QStringLiteral("8")});
+    QVERIFY(down.waitForStarted(10000));
+    QVERIFY(down.waitForReadyRead(10000));
+    const QString url = QString::fromUtf8(down.readLine()).trimmed().section(QLatin1Char(' '), -1);
+    QVERIFY2(url.startsWith(QLatin1String("http://127.0.0.1:")), qPrintable(url));
+    QByteArray served;
+    QTRY_VERIFY_WITH_TIMEOUT((served = test::httpRequest(m_net, "GET", QUrl(url)).body)
+                                 .contains(R"(gatehouse_lock_pttl_seconds{deployment="eu")"),
+                             6000);
+    QVERIFY2(!served.contains(R"(deployment="gone")"), served.constData());
+    QVERIFY(down.waitForFinished(20000));
+    const QString err = QString::fromUtf8(down.readAllStandardError());
+    QCOMPARE(down.exitCode(), 0);
+    QVERIFY2(err.contains(QLatin1String("gatehouse-cli: deployment gone: ")), qPrintable(err));
+    QVERIFY2(err.contains(QLatin1String("Trying again every 5 s")), qPrintable(err));
+    QCOMPARE(err.count(QLatin1String("deployment gone: ")), 1); // said once, not each try
+    // Alone, it ends serve: nothing would be served.
+    const CliRun alone
+        = serve({QStringLiteral("--url"), QStringLiteral("redis://127.0.0.1:%1").arg(nobody)});
+    QCOMPARE(alone.exitCode, 1);
 }
 
 QTEST_GUILESS_MAIN(tst_ServeDeployments)

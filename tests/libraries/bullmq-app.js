@@ -4,11 +4,14 @@
 //
 //   node bullmq-app.js MODULE REDIS_URL QUEUE COMMAND [ARG]
 //   MODULE   bullmq (6) or bullmq5
+//   BULL_PREFIX (env) the prefix, "bull" by default; BULL_CLUSTER=1 (env) the
+//   server is a Cluster node
 //   produce N          add jobs "job-1".."job-N" (name "work", data {n})
-//   produce-delayed N  add N jobs delayed by an hour
+//   produce-delayed N  add N jobs delayed by an hour (DELAY_MS: by that)
 //   produce-failing N  add N jobs a worker fails on their first attempt
 //                      (ids from JOB_ID_BASE+1 when that is set)
 //   produce-one ID     add one job with that id
+//   produce-big BYTES  add job "big-1", data {customerId: 4411, blob of BYTES}
 //   produce-timed N MS add jobs "timed-1".."timed-N" that run for MS ms each
 //   paused             print whether the library sees the queue paused
 //   work LOG           run jobs: each run appends "<id>" to the Redis list LOG
@@ -25,8 +28,15 @@
 'use strict';
 const [, , moduleName, url, queueName, command, arg] = process.argv;
 const { Queue, Worker } = require(moduleName === 'bullmq5' ? 'bullmq5' : 'bullmq');
+const IORedis = require('ioredis');
 const parsed = new URL(url);
-const connection = { host: parsed.hostname, port: Number(parsed.port), maxRetriesPerRequest: null };
+const node = { host: parsed.hostname, port: Number(parsed.port) };
+// BULL_CLUSTER=1: the server is a node of a Cluster, reached as BullMQ's
+// documentation says (an ioredis Cluster; the prefix in braces, {bull}).
+const clustered = process.env.BULL_CLUSTER === '1';
+const connection = clustered
+  ? new IORedis.Cluster([node], { redisOptions: { maxRetriesPerRequest: null } })
+  : { ...node, maxRetriesPerRequest: null };
 const prefix = process.env.BULL_PREFIX || 'bull';
 
 async function main() {
@@ -40,7 +50,7 @@ async function main() {
       const base = Number(process.env.JOB_ID_BASE || 0);
       for (let n = base + 1; n <= base + Number(arg); ++n) {
         const opts = { jobId: `${command === 'produce' ? 'job' : command.slice(8)}-${n}` };
-        if (command === 'produce-delayed') opts.delay = 3600 * 1000;
+        if (command === 'produce-delayed') opts.delay = Number(process.env.DELAY_MS || 3600 * 1000);
         if (command === 'produce-failing') opts.attempts = 1;
         await queue.add(command === 'produce-failing' ? 'fail-once' : 'work', { n }, opts);
       }
@@ -48,12 +58,18 @@ async function main() {
     case 'produce-one':
       await queue.add('work', { n: 0 }, { jobId: arg });
       break;
+    case 'produce-big': // job "big-1": data {customerId: 4411, blob} of ARG bytes and more
+      await queue.add('big', { customerId: 4411, blob: 'x'.repeat(Number(arg)) }, { jobId: 'big-1' });
+      break;
     case 'produce-timed':
       for (let n = 1; n <= Number(arg); ++n)
         await queue.add('timed', { n, sleepMs: Number(process.argv[7]) }, { jobId: `timed-${n}` });
       break;
     case 'times': {
-      const pick = (job) => ({ id: job.id, timestamp: job.timestamp, delay: job.delay || 0,
+      // The delay it was added with: BullMQ sets the hash's to 0 when it
+      // promotes the job; its options keep it.
+      const pick = (job) => ({ id: job.id, timestamp: job.timestamp,
+                               delay: Math.max(job.delay || 0, (job.opts && job.opts.delay) || 0),
                                processedOn: job.processedOn, finishedOn: job.finishedOn });
       const finished = (await queue.getJobs(['completed', 'failed'], 0, -1)).filter(Boolean);
       const waiting = (await queue.getJobs(['wait'], 0, -1)).filter(Boolean);
@@ -89,8 +105,7 @@ async function main() {
     case 'hang': {
       // A short lock so a killed worker's job stalls within the test; a long
       // stall interval so only Gatehouse, not BullMQ's own check, recovers it.
-      const IORedis = require('ioredis');
-      const client = new IORedis({ host: parsed.hostname, port: Number(parsed.port) });
+      const client = clustered ? new IORedis.Cluster([node]) : new IORedis(node);
       const worker = new Worker(queueName, async (job) => {
         if (command === 'hang') {
           console.log(`taken ${job.id}`);
@@ -109,5 +124,6 @@ async function main() {
       throw new Error(`unknown command ${command}`);
   }
   await queue.close();
+  if (clustered) await connection.quit(); // shared, so not closed with the queue
 }
 main().catch((e) => { console.error(e.message); process.exit(1); });

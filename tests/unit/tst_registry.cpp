@@ -15,6 +15,7 @@ private slots:
     void idsUniqueAndNonEmpty();
     void sectionsDeclared();
     void columnsKeyFirstStatusLast();
+    void failedReadingShowsNoFigures();
     void figuresUnique();
     void actionsComplete();
     void titlesTakeTheirArticle();
@@ -79,6 +80,34 @@ void tst_Registry::columnsKeyFirstStatusLast()
         QCOMPARE(sc.headers().first(),
                  PatternRegistry::instance().unitsIn(s.id).first()->columns().first().header);
         QCOMPARE(sc.headers().last(), QStringLiteral("Status"));
+    }
+}
+
+// A failed reading (a refused or lost read) has no figures: every cell read
+// from it says "–", never a 0 the server did not say; the object is still
+// named, and its status says what failed.
+void tst_Registry::failedReadingShowsNoFigures()
+{
+    for (const Section &s : PatternRegistry::instance().sections()) {
+        const SectionColumns sc(s.id);
+        for (const PatternUnit *unit : PatternRegistry::instance().unitsIn(s.id)) {
+            ObjectState state;
+            state.object.edit().kind = unit->kind();
+            state.object.edit().key = "probe:key:42";
+            state.reading.status = Reading::Status::Error;
+            state.reading.message = QStringLiteral("Reading failed: NOPERM");
+            const QString where = unit->kind().id() + QLatin1Char('/');
+            QVERIFY2(sc.text(0, state, 1000).contains(unit->displayName(state.object)),
+                     qPrintable(where + sc.headers().first()));
+            QVERIFY2(sc.text(sc.count() - 1, state, 1000) != QStringLiteral("–"),
+                     qPrintable(where + QStringLiteral("Status")));
+            for (int c = 1; c < sc.count() - 1; ++c) {
+                const QString text = sc.text(c, state, 1000);
+                QVERIFY2(text.isEmpty() || text == QStringLiteral("–")
+                             || sc.headers().at(c) == QStringLiteral("Pattern"),
+                         qPrintable(where + sc.headers().at(c) + QStringLiteral(": ") + text));
+            }
+        }
     }
 }
 

@@ -140,29 +140,31 @@ qsizetype BullUnit::probedReplies() const
     return ProbedReplies;
 }
 
-QList<PatternUnit::Command> BullUnit::probe(const PatternObject &o, const ProbeContext &) const
+QList<PatternUnit::Command> BullUnit::probe(const PatternObject &o, const ProbeContext &c) const
 {
     QList<Command> cmds;
     for (int s = 0; s < CountedStates; ++s)
         cmds.append({keys().type(s) == "list" ? "LLEN" : "ZCARD", keyOf(o, State(s))});
     cmds.append({"EXISTS", keyOf(o, MetaPaused)});
     cmds.append({"EXISTS", keyOf(o, Id)});
-    if (auto active = activeJobsProbe(o, Active)) {
+    if (auto active = activeJobsProbe(o, Active, c)) {
         cmds.append(*active);
-        cmds.append(jobTimesProbe(o, Completed, Failed, Wait));
+        cmds.append(jobTimesProbe(o, Completed, Failed, Wait, c));
     }
     return cmds;
 }
 
-Reading BullUnit::read(const PatternObject &o, const QList<RedisValue> &r,
+Reading BullUnit::read(const PatternObject &o, const QList<RedisValue> &replies,
                        const ProbeContext &c) const
 {
+    // Read by id, the replies as SORT would have given them.
+    const QList<RedisValue> r = asSorted(o, replies, c);
     QList<QByteArray> replyKeys;
     for (int s = 0; s < CountedStates; ++s)
         replyKeys << keyOf(o, State(s));
     replyKeys << keyOf(o, MetaPaused) << keyOf(o, Id);
     QList<QByteArray> allKeys = replyKeys;
-    const bool sorts = activeJobsProbe(o, Active).has_value();
+    const bool sorts = activeJobsProbe(o, Active, c).has_value();
     if (sorts) // and the job times' reads
         allKeys << keyOf(o, Active) << keyOf(o, Completed) << keyOf(o, Failed) << keyOf(o, Wait);
     if (r.size() < allKeys.size()) {
@@ -194,6 +196,8 @@ Reading BullUnit::read(const PatternObject &o, const QList<RedisValue> &r,
     if (sorts && r.size() > CountedStates + 2 && !r.at(CountedStates + 2).isError()) {
         readActiveJobs(reading, r.at(CountedStates + 2), o, reading.queue().inFlight, c.nowMs);
     } else {
+        if (sorts && r.size() > CountedStates + 2)
+            noteSortRefused(reading, r.at(CountedStates + 2));
         reading.editQueue().stuckIsLowerBound = true;
         reading.message
             = sorts && r.size() > CountedStates + 2

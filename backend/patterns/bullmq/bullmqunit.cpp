@@ -128,7 +128,7 @@ qsizetype BullMqUnit::probedReplies() const
     return ProbedReplies;
 }
 
-QList<PatternUnit::Command> BullMqUnit::probe(const PatternObject &o, const ProbeContext &) const
+QList<PatternUnit::Command> BullMqUnit::probe(const PatternObject &o, const ProbeContext &c) const
 {
     QList<Command> cmds{
         {"HMGET", keyOf(o, Meta), "paused", "concurrency", "max", "duration", "version"},
@@ -142,23 +142,25 @@ QList<PatternUnit::Command> BullMqUnit::probe(const PatternObject &o, const Prob
         {"ZCARD", keyOf(o, WaitingChildren)},
         {"EXISTS", keyOf(o, Id), keyOf(o, Events)},
     };
-    if (auto active = activeJobsProbe(o, Active)) {
+    if (auto active = activeJobsProbe(o, Active, c)) {
         cmds.append(*active);
-        cmds.append(jobTimesProbe(o, Completed, Failed, Wait));
+        cmds.append(jobTimesProbe(o, Completed, Failed, Wait, c));
     }
     return cmds;
 }
 
-Reading BullMqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
+Reading BullMqUnit::read(const PatternObject &o, const QList<RedisValue> &replies,
                          const ProbeContext &c) const
 {
+    // Read by id, the replies as SORT would have given them.
+    const QList<RedisValue> r = asSorted(o, replies, c);
     const QList<QByteArray> replyKeys{
         keyOf(o, Meta),      keyOf(o, Wait),        keyOf(o, Active),
         keyOf(o, Paused),    keyOf(o, Prioritized), keyOf(o, Delayed),
         keyOf(o, Completed), keyOf(o, Failed),      keyOf(o, WaitingChildren),
         keyOf(o, Id)};
     QList<QByteArray> allKeys = replyKeys;
-    if (activeJobsProbe(o, Active)) // and the job times' reads
+    if (activeJobsProbe(o, Active, c)) // and the job times' reads
         allKeys << keyOf(o, Active) << keyOf(o, Completed) << keyOf(o, Failed) << keyOf(o, Wait);
     if (r.size() < allKeys.size()) {
         if (auto f = failure(o, r, allKeys, c.nowMs))
@@ -200,6 +202,7 @@ Reading BullMqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
     }
 
     if (r.size() > CountsRead && r.at(CountsRead).isError()) {
+        noteSortRefused(reading, r.at(CountsRead));
         reading.editQueue().stuckIsLowerBound = true;
         reading.message = QStringLiteral("Cannot read the active jobs' locks (%1): stalled jobs "
                                          "are not known.")

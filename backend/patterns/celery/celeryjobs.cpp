@@ -175,6 +175,7 @@ JobRead messageDetail(const PatternObject &o, const QByteArray &job)
             detail.message = QStringLiteral("Not read (over %1 KiB): the message is %2 bytes.")
                                  .arg(JobFieldCutBytes / 1024)
                                  .arg(n);
+            detail.notRead = QStringList{QStringLiteral("message")};
             return JobRead::done(detail);
         }
         JobRead message;

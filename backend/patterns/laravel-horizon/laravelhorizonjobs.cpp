@@ -192,6 +192,7 @@ JobRead LaravelHorizonUnit::jobDetail(const PatternObject &o, const QByteArray &
             for (qsizetype i = 0; i < readable.size() && i < values.size(); ++i)
                 json.insert(QString::fromLatin1(readable.at(i)), fieldValue(values.at(i).bytes()));
             detail.detail = QString::fromUtf8(QJsonDocument(json).toJson(QJsonDocument::Indented));
+            detail.notRead = cut;
             detail.message = cut.isEmpty() ? QStringLiteral("Horizon's record of the job.")
                                            : QStringLiteral("Not read (over %1 KiB): %2.")
                                                  .arg(JobFieldCutBytes / 1024)

@@ -144,13 +144,17 @@ Judgement BullFamilyUnit::judgement()
 }
 
 std::optional<PatternUnit::Command> BullFamilyUnit::activeJobsProbe(const PatternObject &o,
-                                                                    int activeState) const
+                                                                    int activeState,
+                                                                    const ProbeContext &c) const
 {
     // SORT's GET pattern substitutes the first '*' and splits a hash field
     // at "->": a base containing either cannot be read that way.
     if (o.key.contains('*') || o.key.contains("->"))
         return std::nullopt;
     const QByteArray page = number(std::max(1, o.params.pageSize));
+    if (readsById(o, c))
+        return Command{"LRANGE", m_layout.keyOf(o, activeState), "0",
+                       number(std::max(1, o.params.pageSize) - 1)};
     return Command{"SORT_RO",
                    m_layout.keyOf(o, activeState),
                    "BY",
@@ -173,16 +177,39 @@ std::optional<PatternUnit::Command> BullFamilyUnit::activeJobsProbe(const Patter
 namespace {
 
 // Both libraries write a job's times into its hash: timestamp (added),
-// delay, processedOn (taken by a worker), finishedOn.
-const QList<QByteArray> TimeFields{"timestamp", "delay", "processedOn", "finishedOn"};
+// delay, processedOn (taken by a worker), finishedOn; and its options
+// (opts, JSON), whose delay outlives the field's: a delayed job's "delay"
+// is set to 0 when it is promoted (BullMQ 6.7 promoteDelayedJobs.lua,
+// Bull 4.16 updateDelaySet-6.lua).
+const QList<QByteArray> TimeFields{"timestamp", "delay", "processedOn", "finishedOn", "opts"};
+const QList<QByteArray> WaitingFields{"timestamp", "delay", "opts"};
+
+// The delay a job was added with: its field, else its options'.
+qint64 addedDelayMs(const QByteArray &field, const QByteArray &opts)
+{
+    bool ok = false;
+    const qint64 delay = field.toLongLong(&ok);
+    if (ok && delay > 0)
+        return delay;
+    if (opts.isEmpty() || opts.size() > 64 * 1024 || !opts.contains("\"delay\""))
+        return 0;
+    const double fromOpts
+        = QJsonDocument::fromJson(opts).object().value(QLatin1String("delay")).toDouble();
+    return fromOpts > 0 && fromOpts < 1e15 ? qint64(fromOpts) : 0;
+}
 
 } // namespace
 
 QList<PatternUnit::Command> BullFamilyUnit::jobTimesProbe(const PatternObject &o, int completed,
-                                                          int failed, int wait) const
+                                                          int failed, int wait,
+                                                          const ProbeContext &c) const
 {
-    auto oldest = libraryqueue::jobFieldsProbe(m_layout.keyOf(o, wait), o.key + ':',
-                                               TimeFields.mid(0, 2), 1, true);
+    // The oldest waiting job is the list's tail (jobs are pushed at its head).
+    auto oldest
+        = readsById(o, c) && libraryqueue::sortPatternSafe(o.key + ':')
+              ? std::optional<Command>(Command{"LRANGE", m_layout.keyOf(o, wait), "-1", "-1"})
+              : libraryqueue::jobFieldsProbe(m_layout.keyOf(o, wait), o.key + ':', WaitingFields, 1,
+                                             true);
     if (!oldest)
         return {};
     return {
@@ -193,14 +220,15 @@ QList<PatternUnit::Command> BullFamilyUnit::jobTimesProbe(const PatternObject &o
 
 QList<PatternUnit::Command> BullFamilyUnit::followUp(const PatternObject &o,
                                                      const QList<RedisValue> &r,
-                                                     const ProbeContext &) const
+                                                     const ProbeContext &c) const
 {
-    if (!libraryqueue::sortPatternSafe(o.key + ':') || r.size() < 3 || r.size() != probedReplies())
+    if (!libraryqueue::sortPatternSafe(o.key + ':') || r.size() < 4 || r.size() != probedReplies())
         return {};
     const qsizetype at = r.size() - 3;
-    return libraryqueue::fieldsFollowUp(libraryqueue::pageMembers(r.at(at))
-                                            + libraryqueue::pageMembers(r.at(at + 1)),
-                                        o.key + ':', TimeFields);
+    return (readsById(o, c) ? idFollowUp(o, r) : QList<Command>())
+           + libraryqueue::fieldsFollowUp(libraryqueue::pageMembers(r.at(at))
+                                              + libraryqueue::pageMembers(r.at(at + 1)),
+                                          o.key + ':', TimeFields);
 }
 
 void BullFamilyUnit::readJobTimes(Reading &reading, const QList<RedisValue> &r, qsizetype at,
@@ -215,22 +243,28 @@ void BullFamilyUnit::readJobTimes(Reading &reading, const QList<RedisValue> &r, 
         const qint64 n = v.toLongLong(&ok);
         return ok && n >= 0 ? n : qint64(-1);
     };
-    // Ready to run when added, or when its delay ended.
-    const auto queued = [&](const QList<QByteArray> &row) {
+    // Ready to run when added, or when its delay ended (opts at optsAt).
+    const auto queued = [&](const QList<QByteArray> &row, int optsAt) {
         const qint64 at = ms(row.at(1));
-        return at < 0 ? at : saturatingAdd(at, std::max<qint64>(0, ms(row.at(2))));
+        return at < 0 ? at : saturatingAdd(at, addedDelayMs(row.at(2), row.value(optsAt)));
     };
     const auto rows = libraryqueue::fieldRows(libraryqueue::pageMembers(r.at(at))
                                                   + libraryqueue::pageMembers(r.at(at + 1)),
                                               r, probed, int(TimeFields.size()));
-    const auto oldest = libraryqueue::jobFieldRows(r.at(at + 2), 2);
-    libraryqueue::setOldestWaiting(reading, oldest.isEmpty() ? -1 : queued(oldest.first()), nowMs,
-                                   waiting == 0);
+    const auto oldest = libraryqueue::jobFieldRows(r.at(at + 2), int(WaitingFields.size()));
+    libraryqueue::setOldestWaiting(reading, oldest.isEmpty() ? -1 : queued(oldest.first(), 3),
+                                   nowMs, waiting == 0);
     if (!rows)
         return; // not followed up: the finished jobs' times are unknown
     QList<libraryqueue::JobTiming> finished;
-    for (const QList<QByteArray> &row : *rows)
-        finished.append({queued(row), ms(row.at(3)), ms(row.at(4))});
+    for (const QList<QByteArray> &row : *rows) {
+        // Taken before its delay ended (promoted by hand): no wait.
+        const qint64 started = ms(row.at(3));
+        qint64 ready = queued(row, 5);
+        if (started >= 0 && ready > started)
+            ready = started;
+        finished.append({ready, started, ms(row.at(4))});
+    }
     libraryqueue::setFinishedTimes(reading, finished, nowMs);
 }
 
@@ -440,6 +474,15 @@ JobRead BullFamilyUnit::jobDetail(const PatternObject &o, const QByteArray &job)
                                        .arg(printableBytes(job, 80));
             return JobRead::done(detail);
         }
+        // A read refused (NOPERM) or failed: not an empty job.
+        for (const RedisValue &v : r) {
+            if (v.isError()) {
+                detail.ok = false;
+                detail.message = QStringLiteral("Cannot read job %1: %2")
+                                     .arg(printableBytes(job, 80), v.errorMessage());
+                return JobRead::done(detail);
+            }
+        }
         QJsonObject json{{QStringLiteral("id"), keyToJson(job)}};
         const RedisValue &f = r.at(1);
         for (qsizetype i = 0; i < small.size() && i < f.size(); ++i) {
@@ -483,6 +526,7 @@ JobRead BullFamilyUnit::jobDetail(const PatternObject &o, const QByteArray &job)
                 }
             }
             detail.detail = QString::fromUtf8(QJsonDocument(json).toJson(QJsonDocument::Indented));
+            detail.notRead = cut;
             if (!cut.isEmpty())
                 detail.message = QStringLiteral("Not read (over %1 KiB): %2.")
                                      .arg(JobFieldCutBytes / 1024)
@@ -493,7 +537,15 @@ JobRead BullFamilyUnit::jobDetail(const PatternObject &o, const QByteArray &job)
             return finish({}, {});
         JobRead values;
         values.commands.append(QList<QByteArray>{"HMGET", key} + readable);
-        values.next = [finish, readable](const QList<RedisValue> &v) mutable {
+        values.next = [finish, readable, job](const QList<RedisValue> &v) mutable {
+            if (v.value(0).isError()) {
+                JobListing failed;
+                failed.job = job;
+                failed.ok = false;
+                failed.message = QStringLiteral("Cannot read job %1: %2")
+                                     .arg(printableBytes(job, 80), v.value(0).errorMessage());
+                return JobRead::done(failed);
+            }
             return finish(readable, v.value(0).elements());
         };
         return values;

@@ -102,8 +102,28 @@ protected:
     const Layout &layout() const { return m_layout; }
     // Every active job with its lock, processedOn, name and attempts, in one
     // bounded read (SORT_RO BY nosort, a page); nullopt when the base holds
-    // '*' or "->", which SORT's GET patterns would read as theirs.
-    std::optional<Command> activeJobsProbe(const PatternObject &object, int activeState) const;
+    // '*' or "->", which SORT's GET patterns would read as theirs. Read by
+    // id (readsById) it is the page's ids (LRANGE), and the follow-up reads
+    // each job's lock and fields.
+    std::optional<Command> activeJobsProbe(const PatternObject &object, int activeState,
+                                           const ProbeContext &context) const;
+    // Whether this queue's active and oldest waiting jobs are read by id, in
+    // the follow-up: when its base has a hash tag ("{bull}:emails", both
+    // libraries' rule on a Cluster, where Redis 7.0 refuses SORT ... GET
+    // whatever the slots), and once a server refused SORT ... GET for it (a
+    // server without SORT_RO), every later reading (bullbyid.cpp).
+    static bool readsById(const PatternObject &object, const ProbeContext &context);
+    // A reading's replies read by id, as SORT would have given them: the
+    // follow-up's reads of each job folded into the active page and the
+    // oldest waiting job (the probe's fourth-last and last replies), so the
+    // follow-up of the job times starts at probedReplies(). Read by SORT, the
+    // replies as they are.
+    QList<RedisValue> asSorted(const PatternObject &object, const QList<RedisValue> &replies,
+                               const ProbeContext &context) const;
+    // The SORT of the active page was refused (reply): the reading says so,
+    // and track() reads by id from then on.
+    static void noteSortRefused(Reading &reading, const RedisValue &reply);
+    void track(TrackState &state, const Reading &reading, qint64 nowMs) const override;
     // That read's reply into the reading's items, oldest first, and its
     // stalled jobs (active without a lock); truncated when active held more.
     static void readActiveJobs(Reading &reading, const RedisValue &reply,
@@ -114,8 +134,8 @@ protected:
     // timestamp and delay (SORT_RO of a list's page), appended to the probe;
     // none when the base holds '*' or "->". The follow-up reads the paged
     // jobs' timestamp, delay, processedOn and finishedOn.
-    QList<Command> jobTimesProbe(const PatternObject &object, int completed, int failed,
-                                 int wait) const;
+    QList<Command> jobTimesProbe(const PatternObject &object, int completed, int failed, int wait,
+                                 const ProbeContext &context) const;
     // Both libraries' probes end with jobTimesProbe's commands; the probe's
     // reply count then is probedReplies().
     virtual qsizetype probedReplies() const = 0;
@@ -127,6 +147,10 @@ protected:
                              qsizetype probed, qint64 waiting, qint64 nowMs);
 
 private:
+    // Read by id: each active job's lock and fields, and the oldest waiting
+    // job's times (replies: the probe's).
+    QList<Command> idFollowUp(const PatternObject &object, const QList<RedisValue> &replies) const;
+
     const Layout &m_layout; // static storage: the unit's own layout()
 };
 

@@ -186,12 +186,25 @@ JobRead RqUnit::jobDetail(const PatternObject &, const QByteArray &job) const
             const qint64 n = r.at(i).toInteger();
             if (n > 0)
                 json.insert(i == 3 ? QStringLiteral("data") : QStringLiteral("result"),
-                            QStringLiteral("(pickled, %1 bytes)").arg(n));
+                            i == 3 && n > JobFieldCutBytes
+                                ? QStringLiteral("(%1 bytes, not read)").arg(n)
+                                : QStringLiteral("(%1 bytes, as decoded below)").arg(n));
         }
         const qint64 dataLen = r.at(3).toInteger();
         const qint64 excLen = r.at(2).toInteger();
-        auto finish = [json, detail, dataLen](const QByteArray &exc, const QString &message,
-                                              const QByteArray &data) mutable {
+        auto finish = [json, detail, dataLen, excLen](const QByteArray &exc, QString message,
+                                                      const QByteArray &data) mutable {
+            // data over the cut is not read (exc_info's is said by message).
+            if (dataLen > JobFieldCutBytes) {
+                detail.notRead << QStringLiteral("data");
+                message = QStringLiteral("Not read (over %1 KiB): data (%2 bytes). %3")
+                              .arg(JobFieldCutBytes / 1024)
+                              .arg(dataLen)
+                              .arg(message)
+                              .trimmed();
+            }
+            if (excLen > JobFieldCutBytes)
+                detail.notRead << QStringLiteral("exc_info");
             if (!data.isEmpty()) {
                 JobPayload payload;
                 payload.field = QStringLiteral("data");

@@ -19,12 +19,14 @@ QString deployment(const PatternObject &object)
     return PatternUnit::of(object.kind).displayName(object);
 }
 
-ReplyMeaning oneJob(qint64 reply, const QByteArray &jid, const QString &did, const QString &where)
+// elsewhere: where else it may be, when the set was not named.
+ReplyMeaning oneJob(qint64 reply, const QByteArray &jid, const QString &did, const QString &where,
+                    const QString &elsewhere = {})
 {
     return libraryqueue::jobMeaning(
         reply, jid, did,
-        {{0, QStringLiteral("No job %1 %2 (it moved on); nothing changed.")
-                 .arg(QStringLiteral("%1"), where)},
+        {{0, QStringLiteral("No job %1 %2 (it moved on, or is in another set%3); nothing changed.")
+                 .arg(QStringLiteral("%1"), where, elsewhere)},
          {-1, QStringLiteral("Job %1 is in flight on a live Sidekiq process; nothing changed.")},
          {-2, QStringLiteral("Job %1's record is not a Sidekiq job Gatehouse can move; nothing "
                              "changed.")}});
@@ -173,10 +175,16 @@ QList<PatternAction> SidekiqUnit::actions() const
                     .arg(verb, QString::fromLatin1(allowed.join('|')));
             return {};
         };
-        a.build = [verb, defaultFrom, batch](const ActionRequest &r) {
+        a.build = [verb, defaultFrom, allowed, batch](const ActionRequest &r) {
             QByteArray from = r.input(QStringLiteral("from"));
-            if (from.isEmpty())
+            QString elsewhere;
+            if (from.isEmpty()) {
                 from = defaultFrom;
+                QList<QByteArray> others = allowed;
+                others.removeAll(from);
+                elsewhere = QStringLiteral(": name it with --from %1; queue search finds it")
+                                .arg(QString::fromLatin1(others.join('|')));
+            }
             const Shared set = from == "schedule" ? Schedule : from == "dead" ? Dead : Retry;
             ScriptCall call;
             call.action = QStringLiteral("queue.") + verb;
@@ -213,8 +221,8 @@ QList<PatternAction> SidekiqUnit::actions() const
             }
             call.summary
                 = call.summary.arg(jobName, QString::fromLatin1(from), deployment(r.object));
-            call.meaning = [job, did, where](const RedisValue &v) {
-                return oneJob(v.toInteger(), job, did, where);
+            call.meaning = [job, did, where, elsewhere](const RedisValue &v) {
+                return oneJob(v.toInteger(), job, did, where, elsewhere);
             };
             return call;
         };

@@ -63,48 +63,64 @@ struct Tally
     int at = FixedReplies; // the next reply to read
     qint64 enqueued = 0, busy = 0;
     qint64 unread = 0;          // queues "queues" lists that were not read
+    qint64 followed = 0;        // of those, read by the follow-up
+    qsizetype followAt = 0;     // the next follow-up reply (after the probe's)
     QByteArray foreignQueue;    // a queue whose next job is not Sidekiq's
     QList<qint64> runningWaits; // of the jobs in flight: run_at - enqueued_at
 };
 
+// One queue's size and latency from its LLEN and LINDEX -1.
+void readQueue(Reading &reading, Tally &t, const QByteArray &name, const RedisValue &len,
+               const RedisValue &last, qint64 page, qint64 nowMs)
+{
+    if (len.isError())
+        return;
+    LibraryPart part;
+    part.kind = QStringLiteral("queue");
+    part.name = name;
+    part.count = len.toInteger();
+    t.enqueued = saturatingAdd(t.enqueued, part.count);
+    if (!last.isError() && !last.isNil()) {
+        const JobFields f = jobFields(last.bytes());
+        part.ageMs = since(nowMs, f.enqueuedAtMs);
+        // Every Sidekiq job carries a jid (Sidekiq::Client#normalize_item);
+        // Resque's {class, args} does not.
+        if (f.jid.isEmpty() && t.foreignQueue.isEmpty())
+            t.foreignQueue = part.name;
+    } else {
+        part.ageMs = 0; // Sidekiq's latency of an empty queue
+    }
+    if (reading.editLibrary().parts.size() < page)
+        reading.editLibrary().parts.append(part);
+}
+
 // Each queue's size and latency (LLEN, LINDEX -1), then the queues "queues"
-// lists that were not read.
+// lists that the object does not read yet, from the follow-up's replies
+// (from followAt) when it was sent.
 void readQueues(Reading &reading, Tally &t, const QList<RedisValue> &r,
-                const QList<QByteArray> &queues, const QByteArray &ns, qint64 page, qint64 nowMs)
+                const QList<QByteArray> &queues, const QByteArray &ns, qint64 page, qint64 nowMs,
+                qsizetype followAt)
 {
     for (const QByteArray &q : queues) {
-        const RedisValue &len = r.at(t.at), &last = r.at(t.at + 1);
+        readQueue(reading, t, q.mid(ns.size() + 6), r.at(t.at), r.at(t.at + 1), page, nowMs);
         t.at += QueueReplies;
-        if (len.isError())
-            continue;
-        LibraryPart part;
-        part.kind = QStringLiteral("queue");
-        part.name = q.mid(ns.size() + 6);
-        part.count = len.toInteger();
-        t.enqueued = saturatingAdd(t.enqueued, part.count);
-        if (!last.isError() && !last.isNil()) {
-            const JobFields f = jobFields(last.bytes());
-            part.ageMs = since(nowMs, f.enqueuedAtMs);
-            // Every Sidekiq job carries a jid (Sidekiq::Client#normalize_item);
-            // Resque's {class, args} does not.
-            if (f.jid.isEmpty() && t.foreignQueue.isEmpty())
-                t.foreignQueue = part.name;
-        } else {
-            part.ageMs = 0; // Sidekiq's latency of an empty queue
-        }
-        if (reading.editLibrary().parts.size() < page)
-            reading.editLibrary().parts.append(part);
     }
-
-    // Queues "queues" lists whose list did not exist at the scan (an empty
-    // queue has no key): read from the next reading on (afterRead).
+    qsizetype &at = t.followAt;
+    at = followAt;
     for (const RedisValue &v : r.at(1).elements()) {
-        if (!queues.contains(ns + "queue:" + v.bytes())
-            && reading.editLibrary().parts.size() < page) {
+        if (queues.contains(ns + "queue:" + v.bytes()))
+            continue;
+        if (at + 1 < r.size()) {
+            readQueue(reading, t, v.bytes(), r.at(at), r.at(at + 1), page, nowMs);
+            ++t.followed;
+        } else if (reading.editLibrary().parts.size() < page) {
+            // Not followed up (an action's check): read from the next
+            // reading on (afterRead).
             ++t.unread;
             reading.editLibrary().parts.append(
                 {QStringLiteral("queue"), v.bytes(), -1, -1, -1, true, false});
         }
+        at += QueueReplies;
     }
 }
 
@@ -175,13 +191,17 @@ void readProcesses(Reading &reading, Tally &t, const QList<RedisValue> &r,
                    const QList<QByteArray> &processes, const QByteArray &ns, qint64 page,
                    qint64 nowMs)
 {
-    QSet<QByteArray> listed;
-    for (const RedisValue &v : r.at(5).elements())
-        listed.insert(v.bytes());
+    // "processes" read: the workers Sidekiq lists are counted from none (a
+    // deployment none of whose processes runs has no worker, not an unknown).
+    if (!r.at(5).isError()) {
+        reading.editLibrary().workers = std::max<qint64>(0, reading.library().workers);
+        reading.editLibrary().workersAlive = std::max<qint64>(0, reading.library().workersAlive);
+    }
     for (const QByteArray &p : processes) {
         const RedisValue &fields = r.at(t.at);
         const RedisValue &v6 = r.at(t.at + 1), &v7 = r.at(t.at + 2);
         const bool inSet = r.at(t.at + 3).toInteger() == 1;
+        const bool setRead = !r.at(t.at + 3).isError();
         const qint64 hashTtl = r.at(t.at + 4).toInteger();
         const qint64 workTtl = std::max(r.at(t.at + 5).toInteger(), r.at(t.at + 6).toInteger());
         t.at += ProcessReplies;
@@ -193,7 +213,10 @@ void readProcesses(Reading &reading, Tally &t, const QList<RedisValue> &r,
                               || (fields.at(0).isNil() && fields.at(2).isNil());
         if (!hashGone)
             readHeartbeat(reading, part, fields, nowMs);
-        part.alive = !hashGone && part.ageMs <= SidekiqUnit::DeadAfterMs;
+        // A running process is in "processes" (each beat adds it); one
+        // stopped cleanly took itself out (Launcher#clear_heartbeat: SREM, and
+        // its work hash unlinked), leaving its hash to expire.
+        part.alive = (inSet || !setRead) && !hashGone && part.ageMs <= SidekiqUnit::DeadAfterMs;
         // The processes Sidekiq lists (its Busy page), and of those the
         // ones beating: none alive with jobs enqueued is "no worker seen".
         if (inSet) {
@@ -208,14 +231,35 @@ void readProcesses(Reading &reading, Tally &t, const QList<RedisValue> &r,
             t.busy = saturatingAdd(t.busy, std::max<qint64>(0, part.count));
         // When its work is lost (work hash, else heartbeat hash: PTTL > 0).
         part.expiresInMs = workTtl > 0 ? workTtl : hashTtl > 0 ? hashTtl : -1;
-        if (hashGone && !listed.contains(identity) && v6.size() == 2 && v7.size() == 2
-            && v6.at(1).size() == 0 && v7.at(1).size() == 0)
-            continue; // gone and pruned, nothing in flight: Sidekiq forgot it too
+        if (!inSet && setRead && v6.size() == 2 && v7.size() == 2 && v6.at(1).size() == 0
+            && v7.at(1).size() == 0)
+            continue; // stopped, or gone and pruned, nothing in flight: Sidekiq lists it no more
         for (const RedisValue *work : {&v6, &v7})
             readWork(reading, t, *work, part, page, nowMs);
         if (reading.editLibrary().parts.size() < 2 * page)
             reading.editLibrary().parts.append(part);
     }
+    // "processes" lists ones the object reads in full from the next reading
+    // on (started since the scan): their beat, read by the follow-up, says
+    // whether they are alive; not followed up, none alive is not "none".
+    bool unknown = false;
+    for (const RedisValue &v : r.at(5).elements()) {
+        if (processes.contains(ns + v.bytes()))
+            continue;
+        const RedisValue beat = t.followAt < r.size() ? r.at(t.followAt) : RedisValue::failed({});
+        ++t.followAt;
+        if (beat.isError()) {
+            unknown = true;
+            continue;
+        }
+        const auto at = beat.isNil() ? std::nullopt : numberOf(beat);
+        const bool alive = at && since(nowMs, epochMs(*at)) <= SidekiqUnit::DeadAfterMs;
+        reading.editLibrary().workers = std::max<qint64>(0, reading.library().workers) + 1;
+        reading.editLibrary().workersAlive
+            = std::max<qint64>(0, reading.library().workersAlive) + (alive ? 1 : 0);
+    }
+    if (unknown && reading.library().workersAlive == 0)
+        reading.editLibrary().workers = reading.editLibrary().workersAlive = -1;
 }
 
 // Sidekiq keeps no finished job: the waits known are the running jobs';
@@ -232,8 +276,9 @@ void readTimes(Reading &reading, const Tally &t, qint64 nowMs)
                                    nowMs, t.enqueued == 0);
 }
 
-// The sets' sizes and busy, then the lifetime counters (the last reply).
-void readCounts(Reading &reading, const Tally &t, const QList<RedisValue> &r)
+// The sets' sizes and busy, then the lifetime counters (the probe's last
+// reply, before the follow-up's from probed).
+void readCounts(Reading &reading, const Tally &t, const QList<RedisValue> &r, qsizetype probed)
 {
     reading.editQueue().deadLength = r.at(4).toInteger();
     reading.editLibrary().counts = {{QStringLiteral("enqueued"), t.enqueued},
@@ -244,7 +289,8 @@ void readCounts(Reading &reading, const Tally &t, const QList<RedisValue> &r)
     // Sidekiq's own lifetime counters, as its dashboard shows them beside
     // the sets (absent until a process first flushes them: 0). A counter
     // that is not a number (not Sidekiq's) is left out, not shown as 0.
-    if (const qsizetype statAt = r.size() - StatReplies; statAt >= t.at && statAt >= 0) {
+    if (const qsizetype statAt = probed - StatReplies;
+        statAt >= t.at && statAt >= 0 && statAt < r.size()) {
         const RedisValue &stats = r.at(statAt);
         if (!stats.isError() && stats.size() == 2) {
             for (int i = 0; i < 2; ++i) {
@@ -291,7 +337,7 @@ Reading SidekiqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
     reading.atMs = c.nowMs;
     const qint64 page = std::max(1, o.params.pageSize);
     Tally t;
-    readQueues(reading, t, r, queues, ns, page, c.nowMs);
+    readQueues(reading, t, r, queues, ns, page, c.nowMs, expected);
     readProcesses(reading, t, r, processes, ns, page, c.nowMs);
     std::sort(reading.editQueue().items.begin(), reading.editQueue().items.end(),
               [](const InFlightItem &a, const InFlightItem &b) { return a.ageMs > b.ageMs; });
@@ -302,7 +348,7 @@ Reading SidekiqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
     const qint64 queueCount = r.at(0).toInteger();
     reading.editQueue().length = t.enqueued;
     readTimes(reading, t, c.nowMs);
-    readCounts(reading, t, r);
+    readCounts(reading, t, r, expected);
     reading.editQueue().stuckIsLowerBound = reading.queue().truncated;
     reading.editLibrary().layoutKnown
         = reading.editLibrary().layoutVersion.isEmpty()
@@ -324,11 +370,11 @@ Reading SidekiqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
         reading.message = QStringLiteral("Layout %1 is not one Gatehouse knows (Sidekiq 6-8): "
                                          "shown read-only.")
                               .arg(reading.editLibrary().layoutVersion);
-    else if (t.unread > 0 || queueCount > queues.size() + t.unread)
+    else if (t.unread > 0 || queueCount > queues.size() + t.followed + t.unread)
         reading.message = QStringLiteral("%1 queues listed; %2 were read (the others from the next "
                                          "reading on).")
                               .arg(queueCount)
-                              .arg(queues.size());
+                              .arg(queues.size() + t.followed);
     return reading;
 }
 

@@ -223,6 +223,33 @@ QList<PatternUnit::Command> SidekiqUnit::probe(const PatternObject &o, const Pro
     return cmds;
 }
 
+QList<PatternUnit::Command> SidekiqUnit::followUp(const PatternObject &o,
+                                                  const QList<RedisValue> &r,
+                                                  const ProbeContext &) const
+{
+    QList<Command> out;
+    const QByteArray ns = nsOf(o);
+    const QList<QByteArray> queues = queueMembers(o, ns);
+    for (const RedisValue &v :
+         r.size() > 1 && !r.at(1).isError() ? r.at(1).elements() : QList<RedisValue>()) {
+        const QByteArray q = ns + "queue:" + v.bytes();
+        if (queues.contains(q))
+            continue;
+        out.append({"LLEN", q});
+        out.append({"LINDEX", q, "-1"});
+    }
+    // And the processes "processes" lists that it does not know yet (started
+    // since the scan): their last beat, whether any is alive.
+    const QList<QByteArray> processes = processMembers(o, ns);
+    if (r.size() > 5 && !r.at(5).isError()) {
+        for (const RedisValue &v : r.at(5).elements()) {
+            if (!processes.contains(ns + v.bytes()))
+                out.append({"HGET", ns + v.bytes(), "beat"});
+        }
+    }
+    return out;
+}
+
 bool SidekiqUnit::merge(PatternObject &current, const PatternObject &found) const
 {
     return libraryqueue::mergeMembers(current, found);

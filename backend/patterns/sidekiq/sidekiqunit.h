@@ -72,6 +72,12 @@ public:
     QList<PatternObject> groupClaims(ClaimPool &pool) const override;
 
     QList<Command> probe(const PatternObject &object, const ProbeContext &context) const override;
+    // The queues "queues" lists that the object does not read yet (an empty
+    // queue has no key for the scan to find): their size and next job, in
+    // the same reading (LLEN, LINDEX -1 each); and the processes "processes"
+    // lists that it does not read yet: their last beat (HGET).
+    QList<Command> followUp(const PatternObject &object, const QList<RedisValue> &replies,
+                            const ProbeContext &context) const override;
     Reading read(const PatternObject &object, const QList<RedisValue> &replies,
                  const ProbeContext &context) const override;
     bool merge(PatternObject &current, const PatternObject &found) const override;

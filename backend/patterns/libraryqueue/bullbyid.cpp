@@ -5,6 +5,8 @@
 // lists and the follow-up reads each job with single-key commands.
 #include "bullfamilyunit.h"
 
+#include <algorithm>
+
 namespace gatehouse {
 
 namespace {
@@ -82,11 +84,13 @@ QList<PatternUnit::Command> BullFamilyUnit::idFollowUp(const PatternObject &o,
     QList<Command> out;
     // A job that finished between the page and its lock's read has no lock
     // either: still in the active list after the lock was read (LPOS, sent
-    // after it) tells a stalled job from one that moved on.
+    // after it) tells a stalled job from one that moved on. Bounded: the
+    // page, and as many jobs again taken since (pushed at the list's head).
+    const QByteArray within = QByteArray::number(2 * std::max(1, o.params.pageSize) + 1000);
     for (const QByteArray &id : idsOf(r.at(probed - 4))) {
         out.append({"GET", prefix + id + ":lock"});
         out.append({"HMGET", prefix + id, "processedOn", "name", attemptsField()});
-        out.append({"LPOS", active, id});
+        out.append({"LPOS", active, id, "MAXLEN", within});
     }
     for (const QByteArray &id : idsOf(r.at(probed - 1)))
         out.append({"HMGET", prefix + id, "timestamp", "delay", "opts"});

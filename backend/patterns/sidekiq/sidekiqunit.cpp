@@ -230,6 +230,12 @@ QList<PatternUnit::Command> SidekiqUnit::followUp(const PatternObject &o,
     QList<Command> out;
     const QByteArray ns = nsOf(o);
     const QList<QByteArray> queues = queueMembers(o, ns);
+    const QList<QByteArray> processes = processMembers(o, ns);
+    // Only after a whole probe: its replies are what the follow-up reads.
+    if (r.size()
+        != FixedReplies + QueueReplies * queues.size() + ProcessReplies * processes.size()
+               + StatReplies)
+        return out;
     for (const RedisValue &v :
          r.size() > 1 && !r.at(1).isError() ? r.at(1).elements() : QList<RedisValue>()) {
         const QByteArray q = ns + "queue:" + v.bytes();
@@ -240,8 +246,7 @@ QList<PatternUnit::Command> SidekiqUnit::followUp(const PatternObject &o,
     }
     // And the processes "processes" lists that it does not know yet (started
     // since the scan): their last beat, whether any is alive.
-    const QList<QByteArray> processes = processMembers(o, ns);
-    if (r.size() > 5 && !r.at(5).isError()) {
+    if (!r.at(5).isError()) {
         for (const RedisValue &v : r.at(5).elements()) {
             if (!processes.contains(ns + v.bytes()))
                 out.append({"HGET", ns + v.bytes(), "beat"});

@@ -50,12 +50,11 @@ void JobCommand::show(const PatternObject &object)
 
 bool JobCommand::lookFor(const QString &notThere)
 {
-    // A ref (fields joined by \x1e) names exactly where; a refusal is no
-    // "not there"; an id that would not read as one value is not looked for.
+    // A ref (fields joined by \x1e) names exactly where; an id that would
+    // not read as one value is not looked for.
     const QString id = QString::fromUtf8(m_job);
     static const QRegularExpression plain(QStringLiteral("^[^\\s\"<>=!~]+$"));
-    if (m_search || m_job.contains('\x1e') || !plain.match(id).hasMatch()
-        || notThere.contains(QLatin1String("NOPERM")))
+    if (m_search || m_job.contains('\x1e') || !plain.match(id).hasMatch())
         return false;
     QString error;
     const std::optional<JobQuery> query = JobQuery::parse(QStringLiteral("id=") + id, &error);
@@ -100,10 +99,10 @@ bool JobCommand::lookFor(const QString &notThere)
 void JobCommand::print(const JobListing &detail)
 {
     if (!detail.ok) {
-        // Refused by the ACL: a failure (1), not a job gone (3).
-        if (!lookFor(detail.message))
-            fail(detail.message,
-                 detail.message.contains(QLatin1String("NOPERM")) ? ExitFailure : ExitNothingDone);
+        // Refused by the ACL: a failure (1), not a job gone (3) to look for.
+        const bool refused = detail.message.contains(QLatin1String("NOPERM"));
+        if (refused || !lookFor(detail.message))
+            fail(detail.message, refused ? ExitFailure : ExitNothingDone);
         return;
     }
     QTextStream out(stdout);

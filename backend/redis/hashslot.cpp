@@ -18,15 +18,18 @@ quint16 crc16(const char *data, qsizetype len)
 
 } // namespace
 
-quint16 keyHashSlot(const QByteArray &key)
+QByteArray keyHashTag(const QByteArray &key)
 {
     const qsizetype open = key.indexOf('{');
-    if (open >= 0) {
-        const qsizetype close = key.indexOf('}', open + 1);
-        if (close > open + 1)
-            return crc16(key.constData() + open + 1, close - open - 1) & 0x3fff;
-    }
-    return crc16(key.constData(), key.size()) & 0x3fff;
+    const qsizetype close = open < 0 ? -1 : key.indexOf('}', open + 1);
+    return close > open + 1 ? key.mid(open + 1, close - open - 1) : QByteArray();
+}
+
+quint16 keyHashSlot(const QByteArray &key)
+{
+    const QByteArray tag = keyHashTag(key);
+    const QByteArray &hashed = tag.isEmpty() ? key : tag;
+    return crc16(hashed.constData(), hashed.size()) & 0x3fff;
 }
 
 } // namespace gatehouse

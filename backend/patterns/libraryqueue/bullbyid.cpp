@@ -5,6 +5,8 @@
 // lists and the follow-up reads each job with single-key commands.
 #include "bullfamilyunit.h"
 
+#include <redis/hashslot.h>
+
 #include <algorithm>
 
 namespace gatehouse {
@@ -52,10 +54,7 @@ QList<RedisValue> fieldsOf(const RedisValue &hmget, qsizetype count)
 
 bool BullFamilyUnit::readsById(const PatternObject &o, const ProbeContext &c)
 {
-    // A hash tag: the first '{' and the next '}' with something between.
-    const qsizetype open = o.key.indexOf('{');
-    const qsizetype close = open < 0 ? -1 : o.key.indexOf('}', open + 1);
-    if (close > open + 1)
+    if (!keyHashTag(o.key).isEmpty())
         return true;
     const BullTrack *track = c.trackAs<BullTrack>();
     return track && track->readsById;

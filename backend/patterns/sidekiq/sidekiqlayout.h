@@ -112,6 +112,30 @@ inline QList<QByteArray> processMembers(const PatternObject &o, const QByteArray
     return out;
 }
 
+// What probe() asks for: the shared keys', each member queue's and
+// process's, then the counters' replies.
+inline qsizetype probeReplies(const QList<QByteArray> &queues, const QList<QByteArray> &processes)
+{
+    return FixedReplies + QueueReplies * queues.size() + ProcessReplies * processes.size()
+           + StatReplies;
+}
+
+// The names a page of "queues" or "processes" lists (listed) whose keys
+// (prefix + name) are not the object's members (keys): what the follow-up
+// reads, in this order, and the reading reads back in the same order.
+inline QList<QByteArray> notMembers(const RedisValue &listed, const QByteArray &prefix,
+                                    const QList<QByteArray> &keys)
+{
+    QList<QByteArray> out;
+    if (listed.isError())
+        return out;
+    for (const RedisValue &v : listed.elements()) {
+        if (!keys.contains(prefix + v.bytes()))
+            out << v.bytes();
+    }
+    return out;
+}
+
 inline QByteArray nsOf(const PatternObject &o)
 {
     return SidekiqUnit::namespaceOf(o.key).value_or(QByteArray());

@@ -107,18 +107,16 @@ void readQueues(Reading &reading, Tally &t, const QList<RedisValue> &r,
     }
     qsizetype &at = t.followAt;
     at = followAt;
-    for (const RedisValue &v : r.at(1).elements()) {
-        if (queues.contains(ns + "queue:" + v.bytes()))
-            continue;
+    for (const QByteArray &name : notMembers(r.at(1), ns + "queue:", queues)) {
         if (at + 1 < r.size()) {
-            readQueue(reading, t, v.bytes(), r.at(at), r.at(at + 1), page, nowMs);
+            readQueue(reading, t, name, r.at(at), r.at(at + 1), page, nowMs);
             ++t.followed;
         } else if (reading.editLibrary().parts.size() < page) {
             // Not followed up (an action's check): read from the next
             // reading on (afterRead).
             ++t.unread;
             reading.editLibrary().parts.append(
-                {QStringLiteral("queue"), v.bytes(), -1, -1, -1, true, false});
+                {QStringLiteral("queue"), name, -1, -1, -1, true, false});
         }
         at += QueueReplies;
     }
@@ -243,9 +241,7 @@ void readProcesses(Reading &reading, Tally &t, const QList<RedisValue> &r,
     // on (started since the scan): their beat, read by the follow-up, says
     // whether they are alive; not followed up, none alive is not "none".
     bool unknown = false;
-    for (const RedisValue &v : r.at(5).elements()) {
-        if (processes.contains(ns + v.bytes()))
-            continue;
+    for (qsizetype i = notMembers(r.at(5), ns, processes).size(); i > 0; --i) {
         const RedisValue beat = t.followAt < r.size() ? r.at(t.followAt) : RedisValue::failed({});
         ++t.followAt;
         if (beat.isError()) {
@@ -316,8 +312,7 @@ Reading SidekiqUnit::read(const PatternObject &o, const QList<RedisValue> &r,
     QList<QByteArray> replyKeys{keyOf(o, Queues),   keyOf(o, Queues), keyOf(o, Schedule),
                                 keyOf(o, Retry),    keyOf(o, Dead),   keyOf(o, Processes),
                                 keyOf(o, Processes)};
-    const qsizetype expected = FixedReplies + QueueReplies * queues.size()
-                               + ProcessReplies * processes.size() + StatReplies;
+    const qsizetype expected = probeReplies(queues, processes);
     if (r.size() < expected) {
         if (auto f = failure(o, r, replyKeys, c.nowMs))
             return *f;

@@ -232,26 +232,16 @@ QList<PatternUnit::Command> SidekiqUnit::followUp(const PatternObject &o,
     const QList<QByteArray> queues = queueMembers(o, ns);
     const QList<QByteArray> processes = processMembers(o, ns);
     // Only after a whole probe: its replies are what the follow-up reads.
-    if (r.size()
-        != FixedReplies + QueueReplies * queues.size() + ProcessReplies * processes.size()
-               + StatReplies)
+    if (r.size() != probeReplies(queues, processes))
         return out;
-    for (const RedisValue &v :
-         r.size() > 1 && !r.at(1).isError() ? r.at(1).elements() : QList<RedisValue>()) {
-        const QByteArray q = ns + "queue:" + v.bytes();
-        if (queues.contains(q))
-            continue;
-        out.append({"LLEN", q});
-        out.append({"LINDEX", q, "-1"});
+    for (const QByteArray &name : notMembers(r.at(1), ns + "queue:", queues)) {
+        out.append({"LLEN", ns + "queue:" + name});
+        out.append({"LINDEX", ns + "queue:" + name, "-1"});
     }
     // And the processes "processes" lists that it does not know yet (started
     // since the scan): their last beat, whether any is alive.
-    if (!r.at(5).isError()) {
-        for (const RedisValue &v : r.at(5).elements()) {
-            if (!processes.contains(ns + v.bytes()))
-                out.append({"HGET", ns + v.bytes(), "beat"});
-        }
-    }
+    for (const QByteArray &identity : notMembers(r.at(5), ns, processes))
+        out.append({"HGET", ns + identity, "beat"});
     return out;
 }
 

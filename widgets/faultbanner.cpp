@@ -81,8 +81,19 @@ void FaultBanner::showConnection(const ConnectionStatus &status, const QString &
                    "certificate (--cacert), the name the certificate is for (--sni), and "
                    "the client certificate and key if the server asks for one (--cert, "
                    "--key), in File › Connect…."));
-    } else if ((status.state == State::Ready || status.state == State::Connecting)
-               && m_kind == Kind::Connection) {
+    } else if (!everReady && status.state != State::Ready && status.state != State::Disconnected
+               && status.errorKind == Error::Network && !status.message.isEmpty()) {
+        // Never reached yet (refused, no answer, a name that does not
+        // resolve): said where the figures would be, while it tries again.
+        display(Kind::Connection, tr("Not connected: the server cannot be reached."), message,
+                tr("Gatehouse tries again by itself. Check the host and port, that the server "
+                   "runs and that nothing in between drops the connection (File › Connect… "
+                   "to change them). Nothing below is a reading until it connects."));
+    } else if (m_kind == Kind::Connection
+               && (status.state == State::Ready
+                   || (status.state == State::Connecting && everReady))) {
+        // Kept through the next attempt while never connected: not a banner
+        // that blinks off at each try.
         clear();
     }
     // Not connected: said where the figures are, once they were figures.

@@ -63,10 +63,12 @@ MainWindow::MainWindow(Deployment *deployment, Options options, QWidget *parent)
     , m_workflow(new ActionWorkflow(m_reads, m_actions, options.readOnly, this))
 {
     Q_ASSERT(m_monitor && m_actions);
+    m_actions->setEnvironment(m_options.environment.label); // in every audit entry
     const QString url = deployment->endpoint().displayUrl();
-    setWindowTitle(m_options.environment.titled(
-        QStringLiteral("Gatehouse%1 — %2")
-            .arg(m_options.demo ? QStringLiteral(" — DEMO") : QString(), url)));
+    // The application's name follows ("… — Gatehouse": Qt adds the display
+    // name), as in any document window.
+    setWindowTitle(
+        m_options.environment.titled(m_options.demo ? QStringLiteral("%1 — DEMO").arg(url) : url));
     // What the confirmations read from their parent window.
     markWindow(this, m_options.environment, url);
     setWindowIcon(QIcon(QStringLiteral(":/resources/gatehouse.svg")));

@@ -593,8 +593,10 @@ void QueueJobsPanel::setResults(bool on)
     forgetDetail();
     m_detail->clear();
     m_jobs->setColumnHidden(StateColumn, !on);
+    // The list's state and paging are not the hits': hidden, not left
+    // showing another tab's state beside them.
     for (QWidget *w : std::initializer_list<QWidget *>{m_state, m_prev, m_next})
-        w->setEnabled(!on);
+        w->setVisible(!on);
     // The hits are a tab of their own while shown, the only one enabled; the
     // list's tab is current again after them.
     {

@@ -152,6 +152,7 @@ void ActionCommand::onReady()
     m_engine->setReadOnly(m_request.readOnly);
     if (!m_request.auditLog.isEmpty())
         m_engine->setAuditLogPath(m_request.auditLog);
+    m_engine->setEnvironment(m_request.environment);
 
     if (what(m_request) == QLatin1String("events enable")) {
         client().command({"CONFIG", "GET", "notify-keyspace-events"}, this,

@@ -31,7 +31,8 @@ public:
         bool dryRun = false;
         bool force = false; // --force: past the checks that the target is what it is said to be
         std::optional<Profile> profile;
-        QString auditLog; // --audit-log
+        QString auditLog;    // --audit-log
+        QString environment; // --environment (or $GATEHOUSE_ENVIRONMENT): in its audit entries
     };
 
     // Checks the words and options; on a usage problem returns a sentence.

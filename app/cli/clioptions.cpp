@@ -175,4 +175,47 @@ CliOptions::CliOptions(QCommandLineParser &parser)
                                  QStringLiteral("What to do (see Commands)."));
 }
 
+QString CliOptions::notApplying(const QCommandLineParser &parser, const QString &command,
+                                bool section) const
+{
+    static const QStringList commands{QStringLiteral("info"),     QStringLiteral("profile"),
+                                      QStringLiteral("ping"),     QStringLiteral("simulate"),
+                                      QStringLiteral("history"),  QStringLiteral("timeline"),
+                                      QStringLiteral("snapshot"), QStringLiteral("watch"),
+                                      QStringLiteral("serve"),    QStringLiteral("events")};
+    if (!section && !commands.contains(command))
+        return {};
+    // The options one command or a few read; any other command would run
+    // as if they were not there.
+    struct Scope
+    {
+        const QCommandLineOption *option;
+        QStringList commands;
+    };
+    const QStringList historyCommands{QStringLiteral("history"), QStringLiteral("timeline")};
+    const QList<Scope> scopes{
+        {&since, historyCommands},
+        {&until, historyCommands},
+        {&figure, {QStringLiteral("history")}},
+        {&csv, {QStringLiteral("history")}},
+        {&count, {QStringLiteral("watch")}},
+        {&seed, {QStringLiteral("simulate")}},
+        {&scale, {QStringLiteral("simulate")}},
+        {&rate, {QStringLiteral("simulate")}},
+        {&seconds, {QStringLiteral("simulate"), QStringLiteral("serve")}},
+        {&metrics, {QStringLiteral("serve")}},
+        {&metricsRemote, {QStringLiteral("serve")}},
+        {&metricsMax, {QStringLiteral("serve")}},
+    };
+    for (const Scope &s : scopes) {
+        if (!parser.isSet(*s.option) || s.commands.contains(command))
+            continue;
+        return QStringLiteral("--%1 applies to %2 only: \"%3\" would run as if it were not "
+                              "given; leave it out.")
+            .arg(s.option->names().constFirst(), s.commands.join(QStringLiteral(" and ")),
+                 command.left(40));
+    }
+    return {};
+}
+
 } // namespace gatehouse::cli

@@ -28,6 +28,13 @@ struct CliOptions
 {
     explicit CliOptions(QCommandLineParser &parser);
 
+    // A sentence naming an option given that command does not take (it would
+    // be ignored: "--csv applies to history only"), or empty; empty too for
+    // a command that is not one (its own sentence says so). section: the
+    // command is a section's (lock, queue, ...).
+    QString notApplying(const QCommandLineParser &parser, const QString &command,
+                        bool section) const;
+
     QCommandLineOption help;
     QCommandLineOption version;
     EndpointOptions endpointOptions; // --url, --host, ... (the connection)

@@ -36,12 +36,13 @@ QString environmentRefusal(const Environment &env, const QString &typed, const Q
 }
 
 QString auditEnvironmentRefusal(const QString &auditLog, const QString &connection,
-                                const ScriptCall &call, bool force, const QString &message)
+                                const QString &environment, const ScriptCall &call, bool force,
+                                const QString &message)
 {
     ActionOutcome refused;
     refused.result = ActionOutcome::Result::Refused;
     refused.message = message;
-    QJsonObject entry = ActionEngine::auditEntry(call, refused, connection);
+    QJsonObject entry = ActionEngine::auditEntry(call, refused, connection, environment);
     entry.insert(QStringLiteral("force"), force);
     AuditLog audit(nullptr);
     if (!auditLog.isEmpty())

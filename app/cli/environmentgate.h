@@ -30,6 +30,7 @@ QString environmentRefusal(const Environment &env, const QString &typed, const Q
 // keys and arguments, secrets masked), force, the sentence. Empty, or why
 // the log could not be written.
 QString auditEnvironmentRefusal(const QString &auditLog, const QString &connection,
-                                const ScriptCall &call, bool force, const QString &message);
+                                const QString &environment, const ScriptCall &call, bool force,
+                                const QString &message);
 
 } // namespace gatehouse::cli

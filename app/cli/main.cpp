@@ -295,8 +295,8 @@ bool refusedByEnvironment(const Invocation &run, const cli::ActionCommand::Reque
     const QString message = QStringLiteral("Refused: %1 Nothing was sent.").arg(why);
     QTextStream(stderr) << "gatehouse-cli: " << message << Qt::endl;
     if (const QString error = cli::auditEnvironmentRefusal(
-            request.auditLog, run.master.displayUrl(), cli::ActionCommand::callFor(request),
-            request.force, message);
+            request.auditLog, run.master.displayUrl(), request.environment,
+            cli::ActionCommand::callFor(request), request.force, message);
         !error.isEmpty())
         QTextStream(stderr) << "gatehouse-cli: " << error << Qt::endl;
     return true;
@@ -635,6 +635,7 @@ int runAction(const Invocation &run)
     request.force = parser.isSet(o.force);
     request.profile = run.profile;
     request.auditLog = parser.value(o.auditLog);
+    request.environment = cli::cliEnvironment(parser, o).label;
     if (const QString problem = cli::ActionCommand::validate(request); !problem.isEmpty())
         return usageError(problem);
     if (!request.dryRun && !request.readOnly && refusedByEnvironment(run, request))
@@ -670,6 +671,10 @@ int runCommand(Invocation &run)
                                          "take one server, with --url."));
     if (parser.isSet(o.busy) && args.value(1) != QLatin1String("search"))
         return usageError(QStringLiteral("--busy applies to queue search only."));
+    if (const QString misplaced
+        = o.notApplying(parser, command, PatternRegistry::instance().section(command).has_value());
+        !misplaced.isEmpty())
+        return usageError(misplaced);
     // Only an action has a dry run: simulate and profile accept/reject would
     // write as if it were not there.
     if (parser.isSet(o.dryRun) && !PatternRegistry::instance().section(command)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "monitorcommands.h"
 
+#include <monitor/discovery.h>
 #include <monitor/profileverdict.h>
 #include <patterns/patternregistry.h>
 
@@ -50,6 +51,29 @@ void SnapshotCommand::onReady()
     m_monitor = std::make_unique<Monitor>(&client(), m_options);
     connect(m_monitor.get(), &Monitor::failed, this, [this](const QString &m) { fail(m); });
     connect(m_monitor.get(), &Monitor::discoveryFinished, this, [this](bool cancelled) {
+        // Refused for now (a script running long, data loading): the
+        // monitor scans again each second; said once, given up after 60 s.
+        if (const QString why = cancelled ? m_monitor->discovery()->cutReason() : QString();
+            !why.isEmpty()) {
+            constexpr qint64 patienceMs = 60000;
+            if (!m_refused.isValid()) {
+                m_refused.start();
+                QTextStream(stderr) << "gatehouse-cli: the server refuses to list its keys for "
+                                       "now (\""
+                                    << why.left(200) << "\"); trying again every second for up to "
+                                    << patienceMs / 1000 << " s." << Qt::endl;
+            } else if (m_refused.elapsed() >= patienceMs) {
+                fail(QStringLiteral("The server refused to list its keys for %1 s (\"%2\"): a "
+                                    "script still running (SCRIPT KILL stops one that wrote "
+                                    "nothing), or data still loading. No snapshot was printed; "
+                                    "run it again later.")
+                         .arg(patienceMs / 1000)
+                         .arg(why.left(200)));
+                return;
+            }
+            m_progress.start(); // it answers: not silent
+            return;
+        }
         // A scan cut by a node that did not answer: one snapshot is not
         // printed from part of the keyspace.
         if (cancelled) {

@@ -38,6 +38,7 @@ private:
     QTimer m_silenceCheck;        // every second
     QElapsedTimer m_progress;     // since the last scan progress
     QElapsedTimer m_progressLine; // since the last progress line on stderr
+    QElapsedTimer m_refused;      // since the scan was first refused for now (BUSY, LOADING)
     bool m_progressShown = false;
     qsizetype m_limit = -1;
     std::unique_ptr<Monitor> m_monitor;

@@ -14,6 +14,8 @@
 #include <QLocale>
 #include <QTextStream>
 
+#include <algorithm>
+
 #include <unistd.h>
 
 namespace gatehouse::cli {
@@ -144,12 +146,18 @@ void SearchCommand::report(const JobSearchResult &result)
         };
         out << QJsonDocument(json).toJson(QJsonDocument::Indented);
     } else {
-        const auto line = [&out](const QString &state, const QString &job, const QString &name,
-                                 const QString &age, const QString &error) {
-            out << state.leftJustified(10) << ' ' << job.leftJustified(26) << ' '
-                << name.left(24).leftJustified(24) << ' ' << age.leftJustified(7) << ' '
-                << error.left(80).simplified() << '\n';
-        };
+        // The JOB column as wide as its widest id (a UUID's 36 characters),
+        // within reason: an id is printed whole, the columns after it move.
+        qsizetype jobWidth = 26;
+        for (const JobHit &h : hits)
+            jobWidth = std::max(jobWidth, std::min<qsizetype>(h.row.id.size(), 64));
+        const auto line
+            = [&out, jobWidth](const QString &state, const QString &job, const QString &name,
+                               const QString &age, const QString &error) {
+                  out << state.leftJustified(10) << ' ' << job.leftJustified(jobWidth) << ' '
+                      << name.left(24).leftJustified(24) << ' ' << age.leftJustified(7) << ' '
+                      << error.left(80).simplified() << '\n';
+              };
         if (!hits.isEmpty())
             line(QStringLiteral("STATE"), QStringLiteral("JOB"), QStringLiteral("NAME"),
                  QStringLiteral("AGE"), QStringLiteral("ERROR"));

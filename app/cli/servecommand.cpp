@@ -95,11 +95,16 @@ void ServeCommand::failed(int i, const QString &why)
         return;
     }
     // One of several: the others are served; this one is made again, and
-    // its samples appear once it is read (absent until then).
+    // its samples appear once it is read (absent until then: a deployment
+    // that failed after it served does not keep its last reading).
+    m_feeds[i].reset();
+    m_server.clearSnapshotOf(m_sources.at(i));
     if (why != m_lastFailure.at(i))
         QTextStream(stderr) << "gatehouse-cli: " << w->sentencePrefix() << why
                             << " Trying again every " << RetryMs / 1000
-                            << " s; the other deployments are served meanwhile." << Qt::endl;
+                            << " s; its samples are absent until it is read; the other "
+                               "deployments are served meanwhile."
+                            << Qt::endl;
     m_lastFailure[i] = why;
     QTimer::singleShot(RetryMs, this, [this, i] {
         if (isDone())

@@ -41,6 +41,22 @@ QString ActionEngine::osUser()
 
 namespace {
 
+// What the operator calls the call: its title (the console's button), else
+// the label of the pattern action that builds it ("Force release"), else
+// its id.
+QString operatorWords(const ScriptCall &call)
+{
+    if (!call.title.isEmpty())
+        return call.title;
+    for (const PatternUnit *unit : PatternRegistry::instance().units()) {
+        for (const PatternAction &a : unit->actions()) {
+            if (a.id == call.action && !a.label.isEmpty())
+                return a.label.endsWith(QStringLiteral("…")) ? a.label.chopped(1) : a.label;
+        }
+    }
+    return call.action;
+}
+
 // One KEY or ARGV as the operator confirms it: whole up to ShownWholeBytes
 // (a key's tail tells apart ":wait" from ":active"); a longer one by its head
 // and its tail, and how many bytes are not shown between them.
@@ -365,9 +381,14 @@ void ActionEngine::run(const ScriptCall &call, bool dryRun, const QObject *conte
     }
     if (m_readOnly) {
         out.result = ActionOutcome::Result::Refused;
-        out.message = QStringLiteral("Read-only mode: %1 was not run. Reconnect without "
-                                     "read-only to act.")
-                          .arg(call.action);
+        // In the operator's words ("Force release of lock:a"), not the id.
+        const QString what = operatorWords(call);
+        out.message
+            = QStringLiteral("Read-only mode: %1%2 was not run; nothing was sent. "
+                             "Connect again without read-only (--read-only) to act.")
+                  .arg(what, call.keys.isEmpty() ? QString()
+                                                 : QStringLiteral(" of %1").arg(
+                                                     printableBytes(call.keys.first(), 80)));
         finish(call, out, context, handler);
         return;
     }
@@ -503,11 +524,11 @@ void ActionEngine::send(const ScriptCall &call, bool dryRun, const QObject *cont
 
 QJsonObject ActionEngine::auditEntry(const ScriptCall &call, const ActionOutcome &outcome) const
 {
-    return auditEntry(call, outcome, m_client->endpoint().displayUrl());
+    return auditEntry(call, outcome, m_client->endpoint().displayUrl(), m_environment);
 }
 
 QJsonObject ActionEngine::auditEntry(const ScriptCall &call, const ActionOutcome &outcome,
-                                     const QString &connection)
+                                     const QString &connection, const QString &environment)
 {
     QJsonArray keys, args;
     const auto masked = [&call](const QByteArray &bytes) {
@@ -520,7 +541,7 @@ QJsonObject ActionEngine::auditEntry(const ScriptCall &call, const ActionOutcome
         args.append(keyToJson(a.size() > 512 ? a.left(512) + "..." : a));
     }
     const qint64 now = QDateTime::currentMSecsSinceEpoch();
-    return QJsonObject{
+    QJsonObject entry{
         {QStringLiteral("time"),
          QDateTime::fromMSecsSinceEpoch(now).toUTC().toString(Qt::ISODateWithMs)},
         {QStringLiteral("timeMs"), double(now)},
@@ -535,6 +556,9 @@ QJsonObject ActionEngine::auditEntry(const ScriptCall &call, const ActionOutcome
         {QStringLiteral("message"),
          maskedText(maskedText(outcome.message, call.issued), call.secret)},
     };
+    if (!environment.trimmed().isEmpty())
+        entry.insert(QStringLiteral("environment"), environment.trimmed());
+    return entry;
 }
 
 void ActionEngine::finish(const ScriptCall &call, const ActionOutcome &outcome,

@@ -52,6 +52,9 @@ public:
     explicit ActionEngine(RedisClient *client, QObject *parent = nullptr);
 
     void setReadOnly(bool readOnly) { m_readOnly = readOnly; }
+    // The connection's environment as the operator named it ("production"):
+    // recorded in every audit entry.
+    void setEnvironment(const QString &label) { m_environment = label.trimmed(); }
     bool isReadOnly() const { return m_readOnly; }
     // Default: <AppDataLocation>/audit.jsonl, or $GATEHOUSE_AUDIT_LOG.
     void setAuditLogPath(const QString &path) { m_audit->setPath(path); }
@@ -77,10 +80,11 @@ public:
     static ActionOutcome interpretDryRun(const ScriptCall &call, const RedisValue &reply);
     // CONFIG SET notify-keyspace-events: the current flags plus K and A.
     static ScriptCall enableKeyspaceEvents(const QByteArray &currentFlags);
-    // The audit log's entry for an attempt on connection (its display URL),
-    // secrets masked: also for a refusal made before connecting.
+    // The audit log's entry for an attempt on connection (its display URL)
+    // of environment (its label; none when empty), secrets masked: also for
+    // a refusal made before connecting.
     static QJsonObject auditEntry(const ScriptCall &call, const ActionOutcome &outcome,
-                                  const QString &connection);
+                                  const QString &connection, const QString &environment = {});
 
     using Handler = std::function<void(const ActionOutcome &)>;
     void run(const ScriptCall &call, bool dryRun, const QObject *context, Handler handler);
@@ -109,6 +113,7 @@ private:
 
     RedisClient *m_client;
     bool m_readOnly = false;
+    QString m_environment;
     AuditLog *m_audit;      // owned (child)
     ActionRights *m_rights; // owned (child)
     int m_replyTimeoutMs = 10000;

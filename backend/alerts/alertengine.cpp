@@ -19,7 +19,7 @@ const QString s_node = QStringLiteral("node");
 
 bool nodeDown(const NodeStatus &n, const ServerStatus &server)
 {
-    return !nodeAnswers(n, server.intervalMs) || n.health.contains(QLatin1String("fail"));
+    return !nodeUp(n, server.intervalMs);
 }
 
 std::optional<double> nodeValue(const QString &figure, const NodeStatus &n,

@@ -181,7 +181,9 @@ DecodedPayload decodePayload(const QByteArray &bytes, const DecodeHints &hints,
     DecodeBudget budget(limits);
     const bool base64 = hints.encoding.compare(QLatin1String("base64"), Qt::CaseInsensitive) == 0;
     QByteArray data = unwrap(bytes.left(limits.maxInput), base64, limits, &out.chain, &notes);
+    const qsizetype asTextFrom = notes.size();
     bool done = structured(data, hints.contentType, budget, &out, &notes);
+    const qsizetype asTextTo = notes.size();
     // Unannounced base64 (a body stored without its envelope): decoded when
     // what it holds is a format of its own.
     if (!done && !base64 && !budget.exhausted() && BodyEncoding::looksBase64(data)) {
@@ -191,6 +193,8 @@ DecodedPayload decodePayload(const QByteArray &bytes, const DecodeHints &hints,
         decoded = unwrap(decoded, false, limits, &inner, &notes);
         DecodedPayload nested;
         if (structured(decoded, hints.contentType, budget, &nested, &notes)) {
+            // What the base64 text itself is not: beside the point now.
+            notes.remove(asTextFrom, asTextTo - asTextFrom);
             out.chain << inner << nested.chain;
             out.text = nested.text;
             out.json = nested.json;
@@ -208,6 +212,7 @@ DecodedPayload decodePayload(const QByteArray &bytes, const DecodeHints &hints,
             notes << QStringLiteral("No decoder reads it: see the raw bytes (hex).");
         }
     }
+    notes.removeDuplicates(); // one sentence once, whichever layer said it
     out.note = notes.join(QLatin1Char(' '));
     return out;
 }

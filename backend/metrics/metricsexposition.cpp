@@ -380,9 +380,9 @@ void addNodes(Families &out, const ServerStatus &server)
     for (const NodeStatus &n : server.nodes) {
         const QByteArray node = label("node", n.address.toUtf8());
         out.add("gatehouse_node_up",
-                "1 when the node answers (connection ready, a reply within three ticks), 0 "
-                "otherwise.",
-                "gauge", node, nodeAnswers(n, server.intervalMs) ? 1 : 0);
+                "1 when the node answers (connection ready, a reply within three ticks) and its "
+                "Cluster does not mark it failed, 0 otherwise.",
+                "gauge", node, nodeUp(n, server.intervalMs) ? 1 : 0);
         out.add("gatehouse_node_info",
                 "Always 1: the node's role (master, replica), version and the deployment's "
                 "mode as labels.",
@@ -722,10 +722,10 @@ QByteArray MetricsExposition::render(const Snapshot &s) const
 QByteArray MetricsExposition::renderConsole(const ConsoleFigures &f, const QString &deployment)
 {
     Families out(deploymentLabels(deployment));
-    if (f.lastTick.wallMs >= 0) {
+    if (const TickCost &t = f.lastTick; t.wallMs >= 0) {
         out.add("gatehouse_console_tick_duration_seconds",
                 "Wall time of the monitor's last full refresh, first probe to last reply.", "gauge",
-                {}, seconds(f.lastTick.wallMs));
+                {}, t.wallUs >= 0 ? double(t.wallUs) / 1e6 : seconds(t.wallMs));
         out.add("gatehouse_console_tick_commands", "Commands the last full refresh sent.", "gauge",
                 {}, double(f.lastTick.commands));
         out.add("gatehouse_console_tick_round_trips", "Round trips of the last full refresh.",

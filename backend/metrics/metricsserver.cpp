@@ -205,6 +205,17 @@ void MetricsServer::setSnapshotOf(int index, const Snapshot &snapshot)
     s.snapshotAge.start();
 }
 
+void MetricsServer::clearSnapshotOf(int index)
+{
+    if (index < 0 || index >= m_sources.size() || m_sources.at(index).removed)
+        return;
+    Source &s = m_sources[index];
+    s.snapshot = Snapshot();
+    s.haveSnapshot = false;
+    s.rendered.clear();
+    s.tickCost = TickCost();
+}
+
 void MetricsServer::setTickCostOf(int index, const TickCost &cost)
 {
     source(index).tickCost = cost;

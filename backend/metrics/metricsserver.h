@@ -74,6 +74,10 @@ public:
     // The snapshot the next scrape serves (of the source given).
     void setSnapshot(const gatehouse::Snapshot &snapshot) { setSnapshotOf(0, snapshot); }
     void setSnapshotOf(int source, const gatehouse::Snapshot &snapshot);
+    // The source's deployment stopped (it failed): none of its samples from
+    // the next scrape on, until a snapshot is set again (Prometheus marks
+    // its series stale rather than keep the last reading as if current).
+    void clearSnapshotOf(int source);
     // The monitor's last full tick (after its tickFinished).
     void setTickCost(const gatehouse::TickCost &cost) { setTickCostOf(0, cost); }
     void setTickCostOf(int source, const gatehouse::TickCost &cost);

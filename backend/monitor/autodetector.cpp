@@ -498,7 +498,7 @@ OtherFamily otherFamily(const QByteArray &family, const FamilyStats &f, qint64 l
             o.type = t.key();
         }
     }
-    o.kind = AutoDetector::ordinaryKind(family, f);
+    o.kind = AutoDetector::ordinaryKind(family, f, &o.reason);
     // Over the keys read whole; a settled family's rest is estimated from them.
     o.keysRead = std::min(f.keysRead, left);
     o.withTtl
@@ -577,11 +577,15 @@ Detection AutoDetector::detectFrom(ClaimPool &pool, const std::optional<Profile>
     return d;
 }
 
-QString AutoDetector::ordinaryKind(const QByteArray &family, const FamilyStats &f)
+QString AutoDetector::ordinaryKind(const QByteArray &family, const FamilyStats &f, QString *reason)
 {
     const QList<QByteArray> words = familyWords(family);
-    const auto has = [&words](const QList<QByteArray> &list) {
-        return !matchWord(words, list).isEmpty();
+    QString why;
+    const auto has = [&words, &why](const QList<QByteArray> &list) {
+        const QByteArray w = matchWord(words, list);
+        if (!w.isEmpty())
+            why = QStringLiteral("\"%1\" in its name").arg(QString::fromLatin1(w));
+        return !w.isEmpty();
     };
     QByteArray type;
     qint64 most = 0;
@@ -591,31 +595,49 @@ QString AutoDetector::ordinaryKind(const QByteArray &family, const FamilyStats &
             type = t.key();
         }
     }
-    if (has({"page", "pages", "html", "fragment", "render"}) || f.sampleHead.startsWith('<'))
-        return QStringLiteral("page-cache");
+    const bool integers = type == "string" && f.integerValues * 2 >= f.keysRead;
+    const auto kind = [&](const QString &k, const QString &because) {
+        if (reason)
+            *reason = because;
+        return k;
+    };
+    // Integers under a name that counts ("counter:pageviews") are counted
+    // pages, not cached ones.
+    const bool counts = integers
+                        && has({"counter", "counters", "count", "views", "pageviews", "visits",
+                                "hits", "clicks"});
+    const QString counted = why + QStringLiteral(", integer values");
+    if (!counts && has({"page", "pages", "html", "fragment", "render"}))
+        return kind(QStringLiteral("page-cache"), why);
+    if (!counts && f.sampleHead.startsWith('<'))
+        return kind(QStringLiteral("page-cache"), QStringLiteral("values that start as HTML"));
     if (has({"session", "sessions", "sess", "sid", "csrf"}))
-        return QStringLiteral("session");
+        return kind(QStringLiteral("session"), why);
     if (has({"cache", "cached", "etag", "avatar"}))
-        return QStringLiteral("cache");
+        return kind(QStringLiteral("cache"), why);
     if (has({"leaderboard", "ranking", "rank", "scores", "top", "board", "highscores"}))
-        return QStringLiteral("leaderboard");
+        return kind(QStringLiteral("leaderboard"), why);
     if (has({"feed", "timeline", "activity", "inbox", "notifications", "history", "recent"}))
-        return QStringLiteral("timeline");
+        return kind(QStringLiteral("timeline"), why);
     if (has({"flag", "flags", "feature", "features", "toggle", "toggles"}))
-        return QStringLiteral("flag");
+        return kind(QStringLiteral("flag"), why);
     if (has({"log", "logs", "audit", "events", "journal"}))
-        return QStringLiteral("log");
+        return kind(QStringLiteral("log"), why);
     if (familyHasDate(family) && (type == "string" || type == "hash"))
-        return QStringLiteral("dated-counter");
+        return kind(QStringLiteral("dated-counter"), QStringLiteral("a date in its name"));
+    if (counts)
+        return kind(QStringLiteral("counter"), counted);
     if (has({"stats", "stat", "views", "pageviews", "visits", "hits", "clicks", "metrics",
-             "analytics", "counter", "counters", "count"})
-        || (type == "string" && f.integerValues * 2 >= f.keysRead))
-        return QStringLiteral("counter");
+             "analytics", "counter", "counters", "count"}))
+        return kind(QStringLiteral("counter"), why);
+    if (integers)
+        return kind(QStringLiteral("counter"), QStringLiteral("integer values"));
     if (type == "zset")
-        return QStringLiteral("sorted-set");
+        return kind(QStringLiteral("sorted-set"),
+                    QStringLiteral("sorted sets whose scores no pattern reads"));
     if (type == "string" && f.withTtl * 2 >= f.keysRead)
-        return QStringLiteral("cache");
-    return QStringLiteral("data");
+        return kind(QStringLiteral("cache"), QStringLiteral("strings that expire"));
+    return kind(QStringLiteral("data"), QStringLiteral("none of the patterns' names or shapes"));
 }
 
 Profile AutoDetector::suggestedProfile(const QList<PatternObject> &objects)

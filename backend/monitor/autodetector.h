@@ -33,6 +33,7 @@ struct OtherFamily
     QByteArray family;
     QString kind;    // "cache", "page-cache", "session", "dated-counter", "counter",
                      // "timeline", "leaderboard", "flag", "log", "sorted-set", "data"
+    QString reason;  // why it is that kind ("\"page\" in its name"): no pattern claimed it
     QByteArray type; // the most common TYPE
     qint64 keys = 0;
     qint64 withTtl = 0;
@@ -159,7 +160,8 @@ public:
     qsizetype claimedKeys() const { return m_pool.size(); }
 
     // What an ordinary family is, by its name's words and its keys' shape.
-    static QString ordinaryKind(const QByteArray &family, const FamilyStats &stats);
+    static QString ordinaryKind(const QByteArray &family, const FamilyStats &stats,
+                                QString *reason = nullptr);
 
 private:
     static Detection detectFrom(ClaimPool &pool, const std::optional<Profile> &hints);

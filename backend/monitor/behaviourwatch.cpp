@@ -159,7 +159,7 @@ void BehaviourWatch::applyVerdicts(QList<Candidate> &candidates, QList<OtherFami
         if (f == other.end()) {
             OtherFamily x;
             x.family = family;
-            x.kind = AutoDetector::ordinaryKind(family, FamilyStats());
+            x.kind = AutoDetector::ordinaryKind(family, FamilyStats(), &x.reason);
             x.type = PatternUnit::of(o.kind).keyType();
             other.append(x);
             f = other.end() - 1;

@@ -24,6 +24,18 @@ bool isNoPerm(const RedisValue &v)
     return v.isError() && v.errorCode() == "NOPERM";
 }
 
+// A refusal that passes by itself (a script running past its time, a
+// server loading its data, a Cluster without a slot's master): the scan is
+// cut and made again, not a reason to stop watching.
+bool isTransient(const RedisValue &v)
+{
+    if (!v.isError())
+        return false;
+    const QByteArray code = v.errorCode();
+    return code == "BUSY" || code == "LOADING" || code == "TRYAGAIN" || code == "CLUSTERDOWN"
+           || code == "MASTERDOWN";
+}
+
 // NOPERM on the keys ("no permissions to access one of the keys") rather
 // than on the command ("no permissions to run the 'type' command").
 bool isKeyNoPerm(const RedisValue &v)
@@ -76,6 +88,7 @@ void Discovery::start()
 {
     m_running = true;
     m_cancelled = false;
+    m_cutReason.clear();
     m_firstStep = true;
     m_cursor = "0";
     m_pagesInFlight = 0;
@@ -119,7 +132,9 @@ void Discovery::start()
     m_nodes.first()->pipeline(
         {{"DBSIZE"}, {"TIME"}, {"EVALSHA", probeSha, "0"}, {"INFO", "server"}}, &m_context,
         [this](const QList<RedisValue> &r) {
-            if (r.at(0).isFailed()) { // no reply: cut, scanned again (see SCAN below)
+            if (r.at(0).isFailed() || isTransient(r.at(0))) { // cut, scanned again (see SCAN)
+                if (isTransient(r.at(0)))
+                    m_cutReason = r.at(0).errorMessage();
                 finish(true);
                 return;
             }
@@ -313,10 +328,13 @@ void Discovery::scan(int node)
             finish(false);
             return;
         }
-        if (v.isFailed()) {
-            // No reply at all (a node killed or its connection lost): the
-            // scan is cut, not refused. What it found so far is not the
-            // keyspace; the monitor scans again once the node answers.
+        if (v.isFailed() || isTransient(v)) {
+            // No reply at all (a node killed or its connection lost), or a
+            // refusal that passes (BUSY, LOADING): the scan is cut, not
+            // refused. What it found so far is not the keyspace; the monitor
+            // scans again once the node answers.
+            if (isTransient(v))
+                m_cutReason = v.errorMessage();
             finish(true);
             return;
         }

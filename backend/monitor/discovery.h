@@ -59,6 +59,11 @@ public:
     void start();
     void cancel();
     bool isRunning() const { return m_running; }
+    // After finished(true): the server's refusal that cut the scan and passes
+    // by itself (BUSY: a script running long; LOADING; TRYAGAIN;
+    // CLUSTERDOWN; MASTERDOWN), as it said it; empty when a node did not
+    // answer at all.
+    QString cutReason() const { return m_cutReason; }
 
     // After finished(): every instance found; token families carry all members.
     QList<PatternObject> objects() const;
@@ -148,6 +153,7 @@ private:
     qint64 m_serverNowMs = 0;
     ServerIdentity m_server; // INFO server at start(): which commands shape reads may use
     bool m_running = false;
+    QString m_cutReason;
     bool m_cancelled = false;
     bool m_firstStep = true;
     int m_pagesInFlight = 0;

@@ -427,7 +427,19 @@ std::optional<JobQuery> JobQuery::parse(const QString &expression, QString *erro
             t.field = Term::Field::Age;
         else if (field == QLatin1String("attempts"))
             t.field = Term::Field::Attempts;
-        else if (!tok.quoted && pathRe.match(tok.text).hasMatch()) {
+        else if (field == QLatin1String("state") && !tok.quoted) {
+            // The state is where a search reads, not a term it matches (the
+            // listing's state, whatever a record's own field says).
+            *error = QStringLiteral("\"%1\" at character %2 is not a term of the search: choose "
+                                    "the states to read with --state %3 (in the console, the "
+                                    "search bar's list of states).")
+                         .arg(tok.text)
+                         .arg(tok.at)
+                         .arg(t.op == Term::Op::Equal && !valueTok.text.isEmpty()
+                                  ? valueTok.text
+                                  : QStringLiteral("STATE[,STATE…]"));
+            return std::nullopt;
+        } else if (!tok.quoted && pathRe.match(tok.text).hasMatch()) {
             t.field = Term::Field::Path;
             t.path = tok.text.split(QLatin1Char('.'));
         } else {

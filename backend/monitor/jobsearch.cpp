@@ -277,55 +277,75 @@ void JobSearch::judge(JobListing page, QList<JobRow> rows, QList<JobListing> det
     const bool negated
         = std::any_of(query.terms.cbegin(), query.terms.cend(),
                       [](const JobQuery::Term &t) { return t.op == JobQuery::Term::Op::NotEqual; });
-    QThreadPool::globalInstance()->start(
-        [self, generation, query, negated, page, rows, details, advance] {
-            QList<JobHit> hits;
-            qint64 unsearched = 0;
-            const qint64 nowMs = QDateTime::currentMSecsSinceEpoch();
-            for (qsizetype i = 0; i < rows.size(); ++i) {
-                JobListing detail = details.value(i);
-                if (detail.ok)
-                    detail = JobBrowser::decoded(std::move(detail));
-                const bool matched = query.matches(rows.at(i), detail, nowMs);
-                // A record with a field over the cut: a match of what was read
-                // holds (every term is one that data can only satisfy); no match,
-                // or a negated term, may be decided by what was not read: neither
-                // a hit nor ruled out.
-                if (detail.ok && !detail.notRead.isEmpty() && (!matched || negated)) {
-                    ++unsearched;
-                    continue;
-                }
-                if (matched)
-                    hits.append({page.state, rows.at(i), detail});
+    QThreadPool::globalInstance()->start([self, generation, query, negated, page, rows, details,
+                                          advance] {
+        QList<JobHit> hits;
+        QList<qsizetype> hitRows;        // each hit's row on the page
+        QList<qsizetype> unsearchedRows; // rows neither found nor ruled out
+        const qint64 nowMs = QDateTime::currentMSecsSinceEpoch();
+        qsizetype onPage = -1; // rows.at(i)'s place among the page's rows (same order)
+        for (qsizetype i = 0; i < rows.size(); ++i) {
+            do
+                ++onPage;
+            while (onPage + 1 < page.rows.size()
+                   && (page.rows.at(onPage).id != rows.at(i).id
+                       || page.rows.at(onPage).ref != rows.at(i).ref));
+            onPage = std::min<qsizetype>(onPage, page.rows.size() - 1);
+            JobListing detail = details.value(i);
+            if (detail.ok)
+                detail = JobBrowser::decoded(std::move(detail));
+            const bool matched = query.matches(rows.at(i), detail, nowMs);
+            // A record with a field over the cut: a match of what was read
+            // holds (every term is one that data can only satisfy); no match,
+            // or a negated term, may be decided by what was not read: neither
+            // a hit nor ruled out.
+            if (detail.ok && !detail.notRead.isEmpty() && (!matched || negated)) {
+                unsearchedRows.append(onPage);
+                continue;
             }
-            // Delivered on the application's thread, where the search lives.
-            QMetaObject::invokeMethod(
-                qApp,
-                [self, generation, hits = std::move(hits), unsearched, advance] {
-                    if (!self || generation != self->m_generation || !self->m_running)
-                        return;
-                    self->m_unsearched += unsearched;
-                    QList<JobHit> fresh;
-                    for (const JobHit &h : hits) {
-                        if (self->m_hits.size() >= self->m_options.limit)
-                            break;
-                        const QByteArray id = h.state.toUtf8() + '\n' + h.row.id;
-                        if (self->m_hitIds.contains(id))
-                            continue; // met again after moving in its list
-                        self->m_hitIds.insert(id);
-                        self->m_hits.append(h);
-                        fresh.append(h);
-                    }
-                    if (!fresh.isEmpty())
-                        Q_EMIT self->found(fresh);
+            if (matched) {
+                hits.append({page.state, rows.at(i), detail});
+                hitRows.append(onPage);
+            }
+        }
+        const qsizetype pageRows = page.rows.size();
+        // Delivered on the application's thread, where the search lives.
+        QMetaObject::invokeMethod(
+            qApp,
+            [self, generation, hits = std::move(hits), hitRows, unsearchedRows, pageRows, advance] {
+                if (!self || generation != self->m_generation || !self->m_running)
+                    return;
+                QList<JobHit> fresh;
+                // The page's last row looked at: the one that reached the
+                // limit, when one did (what follows it was not searched).
+                qsizetype lastRow = pageRows - 1;
+                for (qsizetype i = 0; i < hits.size(); ++i) {
+                    const JobHit &h = hits.at(i);
+                    const QByteArray id = h.state.toUtf8() + '\n' + h.row.id;
+                    if (self->m_hitIds.contains(id))
+                        continue; // met again after moving in its list
+                    self->m_hitIds.insert(id);
+                    self->m_hits.append(h);
+                    fresh.append(h);
                     if (self->m_hits.size() >= self->m_options.limit) {
-                        self->finish(JobSearchResult::End::Limit);
-                        return;
+                        lastRow = hitRows.at(i);
+                        break;
                     }
-                    advance();
-                },
-                Qt::QueuedConnection);
-        });
+                }
+                for (const qsizetype row : unsearchedRows)
+                    self->m_unsearched += row <= lastRow ? 1 : 0;
+                if (!fresh.isEmpty())
+                    Q_EMIT self->found(fresh);
+                if (self->m_hits.size() >= self->m_options.limit) {
+                    // "2 of 6 searched" when the second of six was the limit's.
+                    self->m_scanned -= pageRows - 1 - lastRow;
+                    self->finish(JobSearchResult::End::Limit);
+                    return;
+                }
+                advance();
+            },
+            Qt::QueuedConnection);
+    });
 }
 
 } // namespace gatehouse

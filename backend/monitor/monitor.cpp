@@ -320,7 +320,15 @@ void Monitor::onDiscoveryFinished(bool cancelled)
     // then less often while it stays cut: 2 s, 4 s, ... up to the rescan
     // interval, to which a whole scan sets it back.
     const int full = std::max(1000, m_options.rescanMs);
-    if (cancelled && m_started && !m_paused && m_options.rescanMs > 0)
+    // A refusal that passes (BUSY, LOADING): scanned again in a second, even
+    // by a monitor that never rescans (one snapshot waits for it).
+    const bool refusedForNow = cancelled && m_discovery && !m_discovery->cutReason().isEmpty();
+    if (refusedForNow && m_started && !m_paused && m_options.rescanMs <= 0)
+        QTimer::singleShot(1000, this, [this] {
+            if (!m_paused && (!m_discovery || !m_discovery->isRunning()))
+                startDiscovery();
+        });
+    else if (cancelled && m_started && !m_paused && m_options.rescanMs > 0)
         m_rescanTimer.start(m_rescanTimer.interval() >= full
                                 ? std::min(2000, full)
                                 : std::min(full, m_rescanTimer.interval() * 2));

@@ -187,7 +187,7 @@ public:
     int lastTickObjectsRead() const { return m_lastObjectsRead; }
     TickCost lastTickCost() const
     {
-        return {m_lastTickMs, m_lastCommands, m_lastRoundTrips, m_lastObjectsRead};
+        return {m_lastTickMs, m_lastCommands, m_lastRoundTrips, m_lastObjectsRead, m_lastTickUs};
     }
 
     // The tracked objects whose published state was replaced (read again,
@@ -470,6 +470,14 @@ private:
     QElapsedTimer m_eventsChecked;
     qint64 m_lastCommands = 0;
     qint64 m_lastTickMs = 0;
+    qint64 m_lastTickUs = 0;
+    // A Cluster's nodes read every tick (the keyspace counts): when each one
+    // last answered (m_clock), and since when one has not answered what it
+    // was asked. A node asleep (SIGSTOP) keeps its socket open: its reading
+    // age grows, and it stops counting as up; one that answered all it was
+    // asked is not aged by another node's stall.
+    QHash<QString, qint64> m_nodeAnsweredAtMs;
+    QHash<QString, qint64> m_nodeAskedAtMs;
     QElapsedTimer m_tickClock;
     QElapsedTimer m_clock;       // local monotonic time for staleness
     qint64 m_lastReplyAtMs = -1; // m_clock ms of the last probe reply that arrived

@@ -150,7 +150,8 @@ void Monitor::finishRun(const ProbeRun &run)
     const bool staleChanged = run.fullTick && updateStaleness();
     if (run.fullTick) {
         m_tickInFlight = false;
-        m_lastTickMs = m_tickClock.elapsed();
+        m_lastTickUs = m_tickClock.nsecsElapsed() / 1000;
+        m_lastTickMs = m_lastTickUs / 1000;
         measureCost(run, failed);
         m_server.objectsRead = int(run.indices.size());
         m_server.sharePercent = run.paced ? m_lastSharePercent : -1;

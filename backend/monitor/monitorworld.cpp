@@ -249,7 +249,17 @@ void Monitor::readNodeKeyspaces()
     });
     const int world = m_server.world.generation;
     const int epoch = m_readyEpoch;
+    // Only the nodes read now are aged: one no longer read (failed over, it
+    // left) is up or down by its connection and its Cluster's verdict.
+    for (QHash<QString, qint64> *times : {&m_nodeAnsweredAtMs, &m_nodeAskedAtMs}) {
+        times->removeIf([&nodes](const QHash<QString, qint64>::iterator &it) {
+            return !nodes.contains(it.key());
+        });
+    }
+    const qint64 asked = m_clock.elapsed();
     for (const QString &node : std::as_const(nodes)) {
+        if (!m_nodeAskedAtMs.contains(node))
+            m_nodeAskedAtMs.insert(node, asked); // the oldest ask not answered
         auto replies = std::make_shared<Replies>();
         replies->pending = (m_dbSizeRefused ? 0 : 1) + (m_commandStatsRefused ? 0 : 1);
         const auto done = [this, node, world, epoch, replies] {
@@ -262,14 +272,24 @@ void Monitor::readNodeKeyspaces()
                     || m_server.world.kind == QLatin1String("flush")))
                 noteKeyspace(node, replies->dbSize, replies->commandStats);
         };
+        const auto answered = [this, node](const RedisValue &v) {
+            if (v.isFailed())
+                return;
+            // Any reply, a refusal too: the node answers.
+            m_nodeAnsweredAtMs.insert(node, m_clock.elapsed());
+            m_nodeAskedAtMs.remove(node);
+        };
         if (!m_dbSizeRefused)
-            m_client->commandOn(node, {"DBSIZE"}, &m_context, [replies, done](const RedisValue &v) {
-                replies->dbSize = v;
-                done();
-            });
+            m_client->commandOn(node, {"DBSIZE"}, &m_context,
+                                [replies, done, answered](const RedisValue &v) {
+                                    answered(v);
+                                    replies->dbSize = v;
+                                    done();
+                                });
         if (!m_commandStatsRefused)
             m_client->commandOn(node, {"INFO", "commandstats"}, &m_context,
-                                [replies, done](const RedisValue &v) {
+                                [replies, done, answered](const RedisValue &v) {
+                                    answered(v);
                                     replies->commandStats = v;
                                     done();
                                 });

@@ -19,4 +19,15 @@ inline bool nodeAnswers(const NodeStatus &n, qint64 intervalMs)
            && (n.lastReadingAgeMs < 0 || n.lastReadingAgeMs <= silentAfterMs);
 }
 
+// Whether a node is up to an operator: it answers, and neither its Cluster
+// marks it failed ("fail", "fail?" while the others decide, "failed") nor its
+// sentinels down. A Sentinel's "failing over" (the promoted node) is up.
+inline bool nodeUp(const NodeStatus &n, qint64 intervalMs)
+{
+    const bool markedDown = n.health == QLatin1String("down")
+                            || (n.health.startsWith(QLatin1String("fail"))
+                                && n.health != QLatin1String("failing over"));
+    return nodeAnswers(n, intervalMs) && !markedDown;
+}
+
 } // namespace gatehouse

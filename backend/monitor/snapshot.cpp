@@ -262,6 +262,7 @@ QJsonObject Snapshot::otherJson(const OtherFamily &o)
     return QJsonObject{{QStringLiteral("family"), keyToJson(o.family)},
                        {QStringLiteral("glob"), keyToJson(familyGlob(o.family))},
                        {QStringLiteral("kind"), o.kind},
+                       {QStringLiteral("reason"), o.reason},
                        {QStringLiteral("type"), QString::fromLatin1(o.type)},
                        {QStringLiteral("keys"), double(o.keys)},
                        {QStringLiteral("withTtl"), double(o.withTtl)},

@@ -240,6 +240,7 @@ struct TickCost
     qint64 commands = -1;
     int roundTrips = -1;
     int objectsRead = -1;
+    qint64 wallUs = -1; // wallMs in µs (a tick of a few objects takes less than 1 ms)
 };
 
 struct Snapshot

@@ -21,6 +21,8 @@
 -- ARGV[6]  only this entry id ("" the oldest idle ones)
 -- Reply    {examined, claimed, claimed id, ...}: claimed may be less than
 --          examined (entries deleted from the stream, dropped from the PEL);
+--          {examined, -1, id, ...} run read-only (a dry run): the ids it would
+--          claim, nothing written;
 --          {-1} the stream does not exist; {-2} it has no such group;
 --          error "GHTYPE 1 <type> stream" (nothing written)
 -- Cost     O(log N + ARGV[4]) (XPENDING, XCLAIM of at most ARGV[4] ids)
@@ -63,7 +65,14 @@ local ids = {}
 for _, e in ipairs(pending) do
     ids[#ids + 1] = e[1]
 end
-local claimed = redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], idle, unpack(ids))
+local claimed = redis.pcall('XCLAIM', KEYS[1], ARGV[1], ARGV[2], idle, unpack(ids))
+if type(claimed) == 'table' and claimed.err then
+    -- A dry run (EVAL_RO refuses the write): what it would give, nothing written.
+    if string.find(claimed.err, 'read%-only script') then
+        return {#ids, -1, unpack(ids)}
+    end
+    return claimed
+end
 local reply = {#ids, #claimed}
 for _, e in ipairs(claimed) do
     reply[#reply + 1] = e[1]

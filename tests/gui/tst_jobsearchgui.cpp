@@ -222,6 +222,8 @@ private slots:
         QCOMPARE(jobs->horizontalHeader()->visualIndex(stateColumn), 1); // beside the job
         QCOMPARE(jobs->horizontalHeaderItem(stateColumn)->text(), QStringLiteral("State"));
         QVERIFY(back->isVisible());
+        // No state of the list's tabs shown beside the hits, no paging.
+        QVERIFY(!panel->findChild<QComboBox *>(QStringLiteral("queueJobState"))->isVisible());
         // The hits are a tab of their own, current; the list's tabs wait for Back.
         QCOMPARE(stages->tabText(stages->currentIndex()), QStringLiteral("Search results (1)"));
         for (int t = 0; t < stages->count(); ++t)
@@ -355,6 +357,7 @@ private slots:
             QVERIFY(!stages->tabText(t).startsWith(QLatin1String("Search results")));
         }
         QVERIFY(!status->isVisible());
+        QVERIFY(panel->findChild<QComboBox *>(QStringLiteral("queueJobState"))->isVisible());
 
         // Stop: a search of 2,036 jobs, each record read (a payload term
         // that matches none), stopped part way; nothing arrives after.

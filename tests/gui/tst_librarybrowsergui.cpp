@@ -109,13 +109,15 @@ QStringList changedKeys(const QMap<QByteArray, QByteArray> &before,
 // What a library's queue should show in the job browser.
 struct Expected
 {
-    QByteArray key;                           // the queue's row
-    QString kind;                             // its pattern kind id
-    QList<std::pair<QString, qint64>> counts; // every state, the library's count
-    QString deadState;                        // the state listed and chosen
-    QString deadId;                           // the job planted there, as its list names it
-    QStringList detail;                       // what the job's record holds (planted)
-    QString shot;                             // the screenshot's library name
+    QByteArray key; // the queue's row
+    QString kind;   // its pattern kind id
+    // Every state, the library's count; -1: a state the reading does not
+    // count (its name alone until its list is read).
+    QList<std::pair<QString, qint64>> counts;
+    QString deadState;  // the state listed and chosen
+    QString deadId;     // the job planted there, as its list names it
+    QStringList detail; // what the job's record holds (planted)
+    QString shot;       // the screenshot's library name
 };
 
 } // namespace
@@ -191,7 +193,7 @@ private:
         expectedNames.sort();
         QCOMPARE(names, expectedNames);
         for (const auto &[s, n] : e.counts)
-            QTRY_COMPARE(label(s), QStringLiteral("%1 (%2)").arg(s).arg(n));
+            QTRY_COMPARE(label(s), n < 0 ? s : QStringLiteral("%1 (%2)").arg(s).arg(n));
 
         // The dead state's list shows the planted job; chosen, its record.
         QVERIFY(show(e.deadState));
@@ -289,13 +291,14 @@ private slots:
         e.key = "resque:queues";
         e.kind = QStringLiteral("resque");
         // node-resque's own figures: queue.length, allWorkingOn, failedCount;
-        // its one delayed job is at one timestamp (queue.timestamps()).
-        e.counts = {
-            {QStringLiteral("queued"),
-             counts[QStringLiteral("length")][QStringLiteral("mail")].toInteger()},
-            {QStringLiteral("working"), counts[QStringLiteral("workingOn")].toObject().size()},
-            {QStringLiteral("failed"), counts[QStringLiteral("failedCount")].toInteger()},
-            {QStringLiteral("delayed timestamps"), counts[QStringLiteral("delayed")].toInteger()}};
+        // its schedule counts due times, not jobs: the delayed state's
+        // count is its list's.
+        e.counts
+            = {{QStringLiteral("queued"),
+                counts[QStringLiteral("length")][QStringLiteral("mail")].toInteger()},
+               {QStringLiteral("working"), counts[QStringLiteral("workingOn")].toObject().size()},
+               {QStringLiteral("failed"), counts[QStringLiteral("failedCount")].toInteger()},
+               {QStringLiteral("delayed"), -1}};
         e.deadState = QStringLiteral("failed");
         e.deadId = id;
         e.detail = {failed[QStringLiteral("error")].toString(),

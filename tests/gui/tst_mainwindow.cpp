@@ -21,6 +21,7 @@
 
 #include <qcustomplot.h>
 
+#include "loopback.h"
 #include "redisserver.h"
 #include "testconsole.h"
 #include "windowtest.h"
@@ -321,6 +322,21 @@ private slots:
                  qPrintable(c.window->bannerText()));
         auto labels = c.window->statusBar()->findChildren<QLabel *>();
         QCOMPARE(labels.first()->text(), QStringLiteral("TLS failed"));
+    }
+
+    // Nobody listens where the console was pointed: a banner says so where
+    // the figures would be, not "measuring…" with the fault in the status bar.
+    void unreachableServerShowsBanner()
+    {
+        RedisEndpoint endpoint;
+        endpoint.host = QStringLiteral("127.0.0.1");
+        endpoint.port = gatehouse::test::freeLoopbackPort();
+        Console c(endpoint, false, audit());
+        QVERIFY(QTest::qWaitForWindowExposed(c.window.get()));
+        QTRY_VERIFY(!c.window->bannerText().isEmpty());
+        QVERIFY2(c.window->bannerText().contains(QLatin1String("Not connected"))
+                     && c.window->bannerText().contains(QLatin1String("connection refused")),
+                 qPrintable(c.window->bannerText()));
     }
 
     // Switching queues never pre-selects a job: an action then would target

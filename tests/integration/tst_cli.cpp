@@ -537,6 +537,15 @@ private slots:
         QTest::newRow("dry run of simulate")
             << QStringList{"--dry-run", "simulate", "--seconds", "1"}
             << "\"simulate\" is not an action and has no dry run";
+        // An option the command does not read is refused, not ignored.
+        QTest::newRow("csv of snapshot")
+            << QStringList{"snapshot", "--csv"}
+            << "--csv applies to history only: \"snapshot\" would run as if it were not given";
+        QTest::newRow("since of snapshot") << QStringList{"snapshot", "--json", "--since", "1h"}
+                                           << "--since applies to history and timeline only";
+        QTest::newRow("seconds of a lock release")
+            << QStringList{"lock", "release", "lock:a", "--token", "t", "--seconds", "5"}
+            << "--seconds applies to simulate and serve only";
         QTest::newRow("negative ttl")
             << QStringList{"lock", "extend", "lock:a", "--token", "t", "--ttl", "-5"}
             << "--ttl takes a whole number from 0 to 9007199254740992, not \"-5\".";

@@ -498,6 +498,9 @@ private slots:
                  QStringLiteral("refused"));
         QCOMPARE(lastAudit().value(QStringLiteral("action")).toString(),
                  QStringLiteral("lock.force-release")); // as the engine names it
+        // The entry says on which environment it was refused (as named).
+        QCOMPARE(lastAudit().value(QStringLiteral("environment")).toString(),
+                 QStringLiteral("prod-eu"));
         QVERIFY(lastAudit()
                     .value(QStringLiteral("message"))
                     .toString()
@@ -532,11 +535,15 @@ private slots:
         QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
         QCOMPARE(call(*m_client, {"EXISTS", "lock:pay"}).toInteger(), 0);
         QCOMPARE(lastAudit().value(QStringLiteral("outcome")).toString(), QStringLiteral("done"));
-        // Staging asks for nothing.
+        QCOMPARE(lastAudit().value(QStringLiteral("environment")).toString(),
+                 QStringLiteral("production"));
+        // Staging asks for nothing; its entries say staging.
         call(*m_client, {"SET", "lock:stage", "tok-2", "PX", "600000"});
         run = cli({"lock", "release", "lock:stage", "--token", "tok-2"}, QStringLiteral("staging"));
         QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
         QCOMPARE(call(*m_client, {"EXISTS", "lock:stage"}).toInteger(), 0);
+        QCOMPARE(lastAudit().value(QStringLiteral("environment")).toString(),
+                 QStringLiteral("staging"));
     }
 
     void wrongTypeLockShowsItsTtl()

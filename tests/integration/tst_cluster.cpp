@@ -8,17 +8,22 @@
 #include <redis/redisclient.h>
 #include <redis/redisrouter.h>
 
+#include "loopback.h"
 #include "nodeapp.h"
 #include "rediscluster.h"
 
+#include <QElapsedTimer>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QNetworkAccessManager>
 #include <QProcess>
 #include <QSet>
 #include <QStandardPaths>
 #include <QTest>
 #include <QUuid>
+
+#include <csignal>
 
 using namespace gatehouse;
 using gatehouse::test::call;
@@ -506,6 +511,31 @@ private slots:
         QCOMPARE(after, before);
     }
 
+    // A sliding-window limiter named by its key alone (its retry set
+    // "KEY:retry" by convention, in another slot): the window is reset, and
+    // the retry set is left where it is and said to be, not the whole reset
+    // refused for a key one script cannot reach.
+    void limiterResetAcrossSlots()
+    {
+        const QByteArray window = "rl:cluster:reset";
+        const QByteArray retry = window + ":retry";
+        QVERIFY(keyHashSlot(window) != keyHashSlot(retry));
+        const qint64 now = call(*m_client, {"TIME"}).at(0).toInteger() * 1000;
+        for (int i = 0; i < 3; ++i)
+            call(*m_client,
+                 {"ZADD", window, QByteArray::number(now - i * 1000), "r" + QByteArray::number(i)});
+        call(*m_client, {"ZADD", retry, QByteArray::number(now + 60000), "slot"});
+        const CliRun run = cli(
+            0, {QStringLiteral("limiter"), QStringLiteral("reset"), QString::fromUtf8(window)});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
+        QCOMPARE(call(*m_client, {"EXISTS", window}).toInteger(), 0);
+        QCOMPARE(call(*m_client, {"ZCARD", retry}).toInteger(), 1);
+        QVERIFY2(run.out.contains(QLatin1String("is in another slot of the Cluster"))
+                     && run.out.contains(QLatin1String("limiter clear-retry rl:cluster:reset")),
+                 qPrintable(run.out));
+        call(*m_client, {"DEL", retry});
+    }
+
     // A slot moved by hand (CLUSTER SETSLOT, MIGRATE): while it migrates a
     // read of its key follows ASK; once it has moved, MOVED updates the slot
     // map and the read follows it.
@@ -763,6 +793,55 @@ private slots:
             queue.value(QLatin1String("latency"))[QLatin1String("oldestWaitingAgeMs")].toDouble()
                 > 0,
             QJsonDocument(queue).toJson().constData());
+    }
+
+    // One master asleep (SIGSTOP: its socket stays open, it answers
+    // nothing): gatehouse_node_up says 0 for it within a few ticks, while
+    // the masters that answer stay 1. Last: the Cluster fails it over.
+    void frozenMasterIsDown()
+    {
+        int frozen = -1, awake = -1;
+        for (const int m : m_cluster.masters()) {
+            if (m == 0)
+                continue;
+            (frozen < 0 ? frozen : awake) = m;
+        }
+        QVERIFY(frozen > 0 && awake > 0);
+        QProcess serve;
+        serve.start(QStringLiteral(GATEHOUSE_CLI),
+                    {QStringLiteral("--url"), m_cluster.url(0), QStringLiteral("--interval"),
+                     QStringLiteral("200"), QStringLiteral("serve"), QStringLiteral("--metrics"),
+                     QStringLiteral("127.0.0.1:0"), QStringLiteral("--seconds"),
+                     QStringLiteral("60")});
+        QVERIFY(serve.waitForStarted(10000));
+        QVERIFY(serve.waitForReadyRead(15000));
+        const QUrl url(QString::fromUtf8(serve.readLine()).trimmed().section(QLatin1Char(' '), -1));
+        QNetworkAccessManager net;
+        const auto up = [&](int node) {
+            const QByteArray suffix = ':' + QByteArray::number(m_cluster.node(node).port()) + "\"}";
+            for (const QByteArray &line :
+                 gatehouse::test::httpRequest(net, "GET", url).body.split('\n')) {
+                if (line.startsWith("gatehouse_node_up{") && line.contains(suffix))
+                    return line.endsWith(" 1") ? 1 : 0;
+            }
+            return -1;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(up(frozen) == 1 && up(awake) == 1, 20000);
+        const qint64 pid = m_cluster.node(frozen).pid();
+        QVERIFY(pid > 0);
+        ::kill(pid_t(pid), SIGSTOP);
+        QElapsedTimer asleep;
+        asleep.start();
+        const bool down = QTest::qWaitFor([&] { return up(frozen) == 0; }, 10000);
+        const int awakeThen = up(awake);
+        ::kill(pid_t(pid), SIGCONT);
+        QVERIFY2(down, "the frozen master was still up after 10 s");
+        qInfo("a master frozen: up 0 after %lld ms", asleep.elapsed());
+        QCOMPARE(awakeThen, 1);
+        // Awake again (a replica now, or still the master): up again.
+        QTRY_VERIFY_WITH_TIMEOUT(up(frozen) == 1, 30000);
+        serve.terminate();
+        serve.waitForFinished(10000);
     }
 };
 

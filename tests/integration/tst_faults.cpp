@@ -701,6 +701,44 @@ private slots:
         QVERIFY(took.elapsed() < 15000);
     }
 
+    // A script running past busy-reply-threshold when the snapshot starts:
+    // the server answers BUSY to DBSIZE and SCAN until the script ends. The
+    // scan is made again each second, and the snapshot printed once it is
+    // whole (it ended "DBSIZE failed: BUSY", exit 1, before).
+    void cliSnapshotWaitsOutABusyScript()
+    {
+        QCOMPARE(call(*m_admin, {"CONFIG", "SET", "busy-reply-threshold", "50"}),
+                 RedisValue::status("OK"));
+        RedisClient runner(m_server.endpoint());
+        runner.open();
+        QVERIFY(test::waitReady(runner));
+        bool ended = false;
+        runner.command({"EVAL",
+                        "local s = tonumber(redis.call('TIME')[1]) "
+                        "while tonumber(redis.call('TIME')[1]) < s + 3 do end return 1",
+                        "0"},
+                       this, [&](const RedisValue &) { ended = true; });
+        QTest::qWait(300);
+        QElapsedTimer took;
+        took.start();
+        const test::CliRun run
+            = test::runCli(QStringLiteral(GATEHOUSE_CLI),
+                           {QStringLiteral("--url"), m_server.url(), QStringLiteral("snapshot"),
+                            QStringLiteral("--json")},
+                           {}, 30000);
+        QTRY_VERIFY(ended);
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        // Said once, with the server's own word, while it waited.
+        QVERIFY2(run.err.contains(QLatin1String("the server refuses to list its keys for now "
+                                                "(\"BUSY")),
+                 qPrintable(run.err));
+        QCOMPARE(run.err.count(QLatin1String("refuses to list")), 1);
+        const QJsonObject snap = QJsonDocument::fromJson(run.out.toUtf8()).object();
+        QVERIFY2(snap.contains(QLatin1String("server")), qPrintable(run.out.left(400)));
+        QVERIFY(took.elapsed() >= 1500); // it waited for the script, not a reading of nothing
+        call(*m_admin, {"CONFIG", "SET", "busy-reply-threshold", "5000"});
+    }
+
     // gatehouse-cli queue requeue whose reply is lost after the script ran:
     // "may or may not have run", exit 1, audited as unknown; the job was
     // requeued once (the script ran), never lost or duplicated.

@@ -238,6 +238,32 @@ private slots:
         QVERIFY2(due > 3500 * 1000 && due <= 3600 * 1000 + 500, qPrintable(QString::number(due)));
         QCOMPARE(c[QStringLiteral("stat:failed")].toInteger(),
                  counts[QStringLiteral("stats")][QStringLiteral("failed")].toString().toLongLong());
+        // A search of the delayed state reads the jobs each due time holds
+        // (node-resque's own count: 3), not the due times; each one opens.
+        {
+            const CliRun found = cli(server, {QStringLiteral("queue"), QStringLiteral("search"),
+                                              QStringLiteral("resque:queues"),
+                                              QStringLiteral("add"), QStringLiteral("--state"),
+                                              QStringLiteral("delayed"), QStringLiteral("--json")});
+            QVERIFY2(found.exitCode == 0, qPrintable(found.err + found.out));
+            const QJsonObject o = QJsonDocument::fromJson(found.out.toUtf8()).object();
+            QCOMPARE(o[QStringLiteral("total")].toInt(), counts[QStringLiteral("delayed")].toInt());
+            QCOMPARE(o[QStringLiteral("scanned")].toInt(), 3);
+            const QJsonArray hits = o[QStringLiteral("hits")].toArray();
+            QCOMPARE(hits.size(), 3);
+            for (const QJsonValue &h : hits) {
+                QCOMPARE(h[QStringLiteral("name")].toString(), QStringLiteral("add"));
+                // Due in about an hour.
+                QVERIFY(h[QStringLiteral("atMs")].toInteger()
+                        > QDateTime::currentMSecsSinceEpoch() + 3500 * 1000);
+            }
+            const CliRun job = cli(server, {QStringLiteral("queue"), QStringLiteral("job"),
+                                            QStringLiteral("Resque resque"),
+                                            hits.first()[QStringLiteral("ref")].toString()});
+            QVERIFY2(job.exitCode == 0, qPrintable(job.err + job.out));
+            QVERIFY2(job.out.contains(QLatin1String("Delayed job")), qPrintable(job.out));
+            QVERIFY2(job.out.contains(QLatin1String("\"class\": \"add\"")), qPrintable(job.out));
+        }
 
         // A real worker takes a mail job and is killed with SIGKILL: it stays
         // registered, working on the job.

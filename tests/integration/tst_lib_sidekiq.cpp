@@ -409,6 +409,12 @@ private slots:
                                          QStringLiteral("queues"), enqueuedJid});
         QVERIFY2(byId.exitCode == 0, qPrintable(byId.err + byId.out));
         QVERIFY2(byId.out.contains(enqueuedJid), qPrintable(byId.out));
+        // Named as the snapshot shows the deployment ("Sidekiq"): the same.
+        const CliRun byName = cli(server, {QStringLiteral("queue"), QStringLiteral("search"),
+                                           QStringLiteral("Sidekiq"), enqueuedJid});
+        QVERIFY2(byName.exitCode == 0, qPrintable(byName.err + byName.out));
+        QVERIFY2(byName.out.contains(QLatin1String("1 job found in queues (Sidekiq deployment)")),
+                 qPrintable(byName.out));
         const CliRun noSuch
             = cli(server, {QStringLiteral("queue"), QStringLiteral("job"), QStringLiteral("queues"),
                            QStringLiteral("0123456789abcdef01234567")});

@@ -329,6 +329,7 @@ private slots:
         QCOMPARE(queues.size(), 1);
         const QJsonObject q = queues.first().toObject();
         QCOMPARE(q[QStringLiteral("pattern")].toString(), QStringLiteral("bull"));
+
         QCOMPARE(q[QStringLiteral("key")].toString(), QStringLiteral("bull:emails"));
         const QJsonObject counts = q[QStringLiteral("counts")].toObject();
         const QJsonObject own
@@ -405,6 +406,22 @@ private slots:
         QVERIFY2(detail.detail.contains(QLatin1String("\"n\": 2")), qPrintable(detail.detail));
         QVERIFY2(detail.detail.contains(QLatin1String("\"returnvalue\": \"ok\"")),
                  qPrintable(detail.detail));
+
+        // Two prioritised jobs: Bull keeps them in wait and indexes them in
+        // its priority set; waiting jobs, counted once, as getJobCounts does.
+        QCOMPARE(run({QStringLiteral("produce-priority"), QStringLiteral("2")}), QString());
+        const QJsonObject own2
+            = QJsonDocument::fromJson(run({QStringLiteral("counts")}).toUtf8()).object();
+        const QJsonObject prioritised
+            = snapshot(server)[QStringLiteral("queues")][0][QStringLiteral("counts")].toObject();
+        QCOMPARE(prioritised[QStringLiteral("wait")].toInt(),
+                 own2[QStringLiteral("waiting")].toInt());
+        QCOMPARE(prioritised[QStringLiteral("wait")].toInt(), 2);
+        QVERIFY2(!prioritised.contains(QLatin1String("priority")),
+                 qPrintable(QJsonDocument(prioritised).toJson()));
+        QCOMPARE(prioritised[QStringLiteral("prioritised")].toInt(), 2);
+        // Not a state of its own in the job browser either.
+        QVERIFY(!PatternUnit::of(object.kind).jobStates().contains(QLatin1String("priority")));
     }
 
     void bullVerbs_data() { bullMajors(); }

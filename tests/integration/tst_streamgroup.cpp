@@ -286,6 +286,20 @@ private slots:
     void claimMovesWhatTheReplySays()
     {
         produceAndDie();
+        // A dry run says how many and which, and moves nothing.
+        const auto before = pel("billing");
+        const CliRun dry
+            = cli({QStringLiteral("--dry-run"), QStringLiteral("queue"), QStringLiteral("claim"),
+                   QStringLiteral("orders"), QStringLiteral("--group"), QStringLiteral("billing"),
+                   QStringLiteral("--to"), QStringLiteral("rescuer"), QStringLiteral("--idle"),
+                   QString::number(StuckAfterMs)});
+        QVERIFY2(dry.exitCode == 0, qPrintable(dry.err + dry.out));
+        QVERIFY2(dry.out.contains(
+                     QStringLiteral("it would do: give 2 entries of group "
+                                    "\"billing\" to consumer \"rescuer\": %1, %2.")
+                         .arg(QString::fromLatin1(m_ids.at(1)), QString::fromLatin1(m_ids.at(2)))),
+                 qPrintable(dry.out));
+        QCOMPARE(pel("billing"), before);
         const CliRun run = cli(
             {QStringLiteral("queue"), QStringLiteral("claim"), QStringLiteral("orders"),
              QStringLiteral("--group"), QStringLiteral("billing"), QStringLiteral("--to"),

@@ -7,6 +7,7 @@
 //   produce-failing N  add "failing-1".."failing-N", failed on their first attempt
 //   produce-delayed N  add "delayed-1".."delayed-N", delayed by an hour
 //   produce-one ID     add one job "work" with that id
+//   produce-priority N add "prio-1".."prio-N" with priority 2
 //   hang         take one job and never finish it (the test kills us)
 //   work LOG     run jobs: each run appends its id to the Redis list LOG
 //   counts       print Bull's own job counts as JSON
@@ -34,6 +35,11 @@ async function main() {
     case 'produce-delayed':
       for (let n = 1; n <= Number(arg); ++n) {
         await queue.add('work', { n }, { jobId: `delayed-${n}`, delay: 3600 * 1000 });
+      }
+      break;
+    case 'produce-priority':
+      for (let n = 1; n <= Number(arg); ++n) {
+        await queue.add('work', { n }, { jobId: `prio-${n}`, priority: 2 });
       }
       break;
     case 'produce-one':

@@ -66,7 +66,7 @@ inline KeyShape streamShape(const QByteArray &key, const QList<QByteArray> &grou
 // shapes a bounded look shows; i varies the ids. Kinds: "cache",
 // "hash-cache", "page-cache", "session", "session-id", "dated-counter",
 // "hourly-counter", "timeline", "activity", "leaderboard", "flag", "log",
-// "profile-hash", "counter".
+// "profile-hash", "counter", "pageview-counter".
 inline QList<KeyShape> ordinaryShapes(const QByteArray &kind, const QByteArray &prefix, int n,
                                       double nowMs)
 {
@@ -120,6 +120,8 @@ inline QList<KeyShape> ordinaryShapes(const QByteArray &kind, const QByteArray &
             out << sizedShape(prefix + "user:" + id, "hash", 8);
         } else if (kind == "counter") {
             out << stringShape(prefix + "counter:" + id, QByteArray::number(i * 3), -1);
+        } else if (kind == "pageview-counter") { // a counter whose name says "page"
+            out << stringShape(prefix + "counter:pageviews:" + id, QByteArray::number(i * 11), -1);
         } else if (kind == "integer-cache") { // a cached count: a small integer that expires
             out << stringShape(prefix + "cache:uid:" + id, QByteArray::number(i % 40 + 1),
                                300000 + i * 10);

@@ -630,7 +630,12 @@ private slots:
         QCOMPARE(outcome->result, R::Refused);
         QVERIFY2(outcome->message.contains(QLatin1String("Read-only mode")),
                  qPrintable(outcome->message));
-        QVERIFY2(outcome->message.contains(QLatin1String("lock.force-release was not run")),
+        // In the console's words (the action's label), with its key: not the
+        // action's id.
+        QVERIFY2(outcome->message.contains(QLatin1String("Force release of lock:"))
+                     && outcome->message.contains(QLatin1String(" was not run; nothing was sent")),
+                 qPrintable(outcome->message));
+        QVERIFY2(!outcome->message.contains(QLatin1String("lock.force")),
                  qPrintable(outcome->message));
         QVERIFY(!outcome->forceable);
         QCOMPARE(client.state(), ConnectionState::Disconnected);

@@ -430,6 +430,9 @@ private slots:
                                   << QByteArray("app:user:{int}");
         QTest::newRow("counters") << QByteArray("counter") << "counter"
                                   << QByteArray("app:counter:{int}");
+        // "pageviews" counts pages: a counter, not a cached page.
+        QTest::newRow("page view counters") << QByteArray("pageview-counter") << "counter"
+                                            << QByteArray("app:counter:pageviews:{int}");
         // What looks most like a lock whose holder writes no random token:
         // small integers and JSON with UUIDs, with TTLs, but no lock's name.
         QTest::newRow("cached counts (integers with a TTL)")
@@ -456,6 +459,13 @@ private slots:
         QCOMPARE(d.other.first().family, family);
         QCOMPARE(d.other.first().kind, summary);
         QCOMPARE(d.other.first().keys, 120);
+        // Why it is that kind, in words (snapshot --json's "reason").
+        const QString reason = d.other.first().reason;
+        QVERIFY2(!reason.isEmpty(), qPrintable(summary));
+        if (kind == "pageview-counter")
+            QCOMPARE(reason, QStringLiteral("\"counter\" in its name, integer values"));
+        if (kind == "page-cache")
+            QCOMPARE(reason, QStringLiteral("\"page\" in its name"));
     }
 
     // The members of a family mostly say the same (20,000 locks holding

@@ -157,6 +157,8 @@ private slots:
         d = decodePayload(fixture("gzip_json.b64"));
         QCOMPARE(d.chainText(), QStringLiteral("base64 → gzip → JSON"));
         QVERIFY(d.text.contains("[\"a\", \"b\"]"));
+        // Read through its base64: no note of what the text itself is not.
+        QVERIFY2(d.note.isEmpty(), qPrintable(d.note));
     }
 
     void jsonFoldsLongValues()
@@ -241,6 +243,12 @@ private slots:
         DecodedPayload d = decodePayload(QByteArray(200, '[') + QByteArray(200, ']'));
         QCOMPARE(d.chainText(), QStringLiteral("JSON"));
         QVERIFY(d.text.contains("nested deeper than 64"));
+        // Deeper than a JSON reader goes (10,000): shown as text, and why.
+        d = decodePayload(QByteArray(10000, '[') + QByteArray(10000, ']'));
+        QCOMPARE(d.chainText(), QStringLiteral("text"));
+        QVERIFY2(d.note.contains(QLatin1String("JSON")) && d.note.contains(QLatin1String("nested")),
+                 qPrintable(d.note));
+        QCOMPARE(d.note.count(QLatin1String("JSON")), 1);
         d = decodePayload(QByteArray(5000, '\x91') + QByteArray(1, '\xc0'));
         QVERIFY(!d.structured);
         // A zlib bomb: 10 MiB of zeros inflates to the cap and no further.

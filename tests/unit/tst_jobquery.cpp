@@ -157,6 +157,12 @@ private Q_SLOTS:
         QVERIFY(refusal(QStringLiteral("data.x=1 \"bad field\"=2"))
                     .contains(QLatin1String("character 10")));
         QVERIFY(refusal(QStringLiteral("a/b=1")).contains(QLatin1String("not a field")));
+        // The state is where a search reads: said, not looked for in the record.
+        QCOMPARE(refusal(QStringLiteral("name=x state=failed")),
+                 QStringLiteral("\"state\" at character 8 is not a term of the search: choose "
+                                "the states to read with --state failed (in the console, the "
+                                "search bar's list of states)."));
+        QVERIFY(refusal(QStringLiteral("data.state=failed")).isEmpty());
         // "or" is not an operator here: said, not searched for as a word.
         QCOMPARE(refusal(QStringLiteral("id=1 or id=2")),
                  QStringLiteral("\"or\" at character 6: terms are joined by \"and\" only (every "

@@ -422,6 +422,12 @@ void tst_MetricsExposition::nodesAndConsole()
              1.0);
     QCOMPARE(all.value("gatehouse_reading_age_seconds"), 0.25);
     QCOMPARE(all.value("gatehouse_console_tick_duration_seconds"), 0.042);
+    // A tick under a millisecond is measured in µs, not shown as 0.
+    ConsoleFigures quick;
+    quick.lastTick = {0, 14, 1, 3, 420};
+    QCOMPARE(samples(MetricsExposition::renderConsole(quick))
+                 .value("gatehouse_console_tick_duration_seconds"),
+             0.00042);
     QCOMPARE(all.value("gatehouse_console_tick_commands"), 1200.0);
     QCOMPARE(all.value("gatehouse_console_cpu_seconds_total"), 1.5);
     QCOMPARE(all.value("gatehouse_console_scrapes_total"), 9.0);
@@ -576,6 +582,17 @@ void tst_MetricsExposition::sourcesComeAndGo()
     QVERIFY(text.contains("{deployment=\"us\",key=\"lock:us\""));
     QVERIFY(text.contains("{deployment=\"staging\",key=\"lock:staging\""));
     QCOMPARE(text.count("# TYPE gatehouse_lock_pttl_seconds "), 1);
+
+    // staging's deployment stopped (serve makes it again): none of its
+    // samples, not its last reading as if current; read again, back.
+    server.setTickCostOf(third, {3, 10, 1, 1, 3000});
+    server.clearSnapshotOf(third);
+    text = server.body();
+    QVERIFY2(promtoolErrors(text).isEmpty(), promtoolErrors(text).constData());
+    QVERIFY2(!text.contains("deployment=\"staging\""), text.constData());
+    QVERIFY(text.contains("{deployment=\"us\",key=\"lock:us\""));
+    server.setSnapshotOf(third, snapshotWith("lock:staging"));
+    QVERIFY(server.body().contains("{deployment=\"staging\",key=\"lock:staging\""));
 }
 
 // A scrape of a snapshot like the last one (the same keys in the same

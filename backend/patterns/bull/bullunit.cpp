@@ -177,8 +177,11 @@ Reading BullUnit::read(const PatternObject &o, const QList<RedisValue> &replies,
     reading.atMs = c.nowMs;
     qint64 total = 0;
     for (int s = 0; s < CountedStates; ++s) {
+        // The priority set indexes jobs that wait (or are paused): not a
+        // state of its own, and not added to them (getJobCounts has none).
         reading.editLibrary().counts.append(
-            {QString::fromLatin1(keys().suffix(s)), r.at(s).toInteger()});
+            {s == Priority ? QStringLiteral("prioritised") : QString::fromLatin1(keys().suffix(s)),
+             r.at(s).toInteger()});
         total = saturatingAdd(total, r.at(s).toInteger()); // sizes from replies (fuzz_patternread)
     }
     const bool metaPaused = r.at(CountedStates).toInteger() == 1;
@@ -432,7 +435,6 @@ QList<LibraryQueueUnit::JobState> BullUnit::states() const
     return {{QStringLiteral("wait")},
             {QStringLiteral("active"), JobStage::InFlight},
             {QStringLiteral("paused")},
-            {QStringLiteral("priority")},
             {QStringLiteral("delayed")},
             {QStringLiteral("completed"), JobStage::Finished},
             {QStringLiteral("failed"), JobStage::Dead}};

@@ -139,6 +139,52 @@ JobRead workingDetail(const PatternObject &o, const QByteArray &job, const QByte
     return read;
 }
 
+// resque-scheduler's delayed jobs: each due timestamp of the schedule
+// (seconds) holds its jobs in delayed:<ts>, read one after the other from
+// the soonest; the first DelayedTimestampsRead timestamps, and a listing
+// of more says so.
+constexpr int DelayedTimestampsRead = 1000;
+
+JobRead delayedPage(const PatternObject &o, const QString &state, qint64 offset, int count)
+{
+    if (count <= 0 || offset < 0)
+        return {};
+    JobRead read;
+    const QByteArray schedule = ResqueUnit::keyOf(o, ResqueUnit::Schedule);
+    read.commands = {{"ZCARD", schedule},
+                     {"ZRANGE", schedule, "0", QByteArray::number(DelayedTimestampsRead - 1)}};
+    read.next = [state, offset, count, ns = nsOf(o)](const QList<RedisValue> &r) {
+        for (const RedisValue &v : r) {
+            if (v.isError())
+                return JobRead::done(libraryqueue::failedListing(state, offset, v.errorMessage()));
+        }
+        const qint64 timestamps = r.value(0).toInteger();
+        QList<QByteArray> lists;
+        for (const RedisValue &v : r.value(1).elements())
+            lists << ns + "delayed:" + v.bytes();
+        return libraryqueue::pageOfLists(
+            state, lists, offset, count,
+            [timestamps, read = qint64(lists.size())](JobListing page,
+                                                      QList<libraryqueue::PageEntry> e) {
+                for (const auto &entry : e) {
+                    JobRow row = queuedRow(entry);
+                    const QByteArray due = entry.key.mid(entry.key.lastIndexOf(':') + 1);
+                    row.id = due + '.' + QByteArray::number(entry.index);
+                    row.ref = libraryqueue::entryRef(entry, entry.value.left(64));
+                    row.atMs = secondsToMs(due.toDouble()).value_or(-1);
+                    page.rows.append(row);
+                }
+                if (timestamps > read)
+                    page.message = QStringLiteral("The jobs of the first %1 of %2 due times "
+                                                  "(the soonest): the later ones are not listed.")
+                                       .arg(read)
+                                       .arg(timestamps);
+                return JobRead::done(page);
+            });
+    };
+    return read;
+}
+
 } // namespace
 
 JobRead ResqueUnit::jobPage(const PatternObject &o, const QString &state, qint64 offset,
@@ -180,20 +226,8 @@ JobRead ResqueUnit::jobPage(const PatternObject &o, const QString &state, qint64
                                              return JobRead::done(page);
                                          });
     }
-    if (state == QLatin1String("delayed timestamps")) {
-        return libraryqueue::pageOfSet(
-            state, keyOf(o, Schedule), false, offset, count,
-            [](JobListing page, QList<libraryqueue::PageEntry> e) {
-                for (const auto &entry : e) {
-                    JobRow row;
-                    row.id = entry.value;
-                    row.name = QStringLiteral("delayed:%1").arg(QString::fromUtf8(entry.value));
-                    row.atMs = secondsToMs(entry.score.toDouble()).value_or(-1);
-                    page.rows.append(row);
-                }
-                return JobRead::done(page);
-            });
-    }
+    if (state == QLatin1String("delayed"))
+        return delayedPage(o, state, offset, count);
     if (state == QLatin1String("working"))
         return workingPage(o, state, offset, count);
     return {};
@@ -202,7 +236,10 @@ JobRead ResqueUnit::jobPage(const PatternObject &o, const QString &state, qint64
 JobRead ResqueUnit::jobDetail(const PatternObject &o, const QByteArray &job) const
 {
     if (const auto entry = libraryqueue::parseEntryRef(job))
-        return libraryqueue::entryDetail(job, *entry, QStringLiteral("Queued job"));
+        return libraryqueue::entryDetail(job, *entry,
+                                         entry->key.contains(":delayed:")
+                                             ? QStringLiteral("Delayed job")
+                                             : QStringLiteral("Queued job"));
     if (job.startsWith(WorkingRef))
         return workingDetail(o, job, job.mid(qsizetype(sizeof(WorkingRef)) - 1));
     // A failed job: "<index>:<sha1>", shown while the entry is still that one.

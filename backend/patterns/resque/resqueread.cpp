@@ -341,11 +341,12 @@ QList<Chart> ResqueUnit::charts() const
 QList<LibraryQueueUnit::JobState> ResqueUnit::states() const
 {
     // Resque's own words: Resque.info's pending (queued), working, the
-    // Failure backend's failed, resque-scheduler's delayed schedule.
+    // Failure backend's failed, resque-scheduler's delayed jobs (its
+    // schedule counts due times, not jobs: "delayed timestamps").
     return {{QStringLiteral("queued")},
             {QStringLiteral("working"), JobStage::InFlight},
             {QStringLiteral("failed"), JobStage::Dead},
-            {QStringLiteral("delayed timestamps")}};
+            {QStringLiteral("delayed")}};
 }
 
 LibraryQueueUnit::StuckRule ResqueUnit::stuckRule() const

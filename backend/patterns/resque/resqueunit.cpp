@@ -105,8 +105,23 @@ PatternObject ResqueUnit::objectForKey(const QByteArray &queuesKey)
     return o;
 }
 
-QList<PatternUnit::Command> ResqueUnit::identifyProbe(const QByteArray &target) const
+namespace {
+
+// The deployment's "<ns>:queues" key for the name the snapshot shows it by
+// ("Resque resque": displayName), so a command takes either; any other
+// target as it is.
+QByteArray queuesKeyOf(const QByteArray &target)
 {
+    if (target.startsWith("Resque ") && target.size() > 7)
+        return target.mid(7) + ":queues";
+    return target;
+}
+
+} // namespace
+
+QList<PatternUnit::Command> ResqueUnit::identifyProbe(const QByteArray &named) const
+{
+    const QByteArray target = queuesKeyOf(named);
     const QByteArray ns = namespaceOf(target).value_or(QByteArray("\x01"));
     return {{"TYPE", target},
             {"TYPE", ns + "failed"},
@@ -116,8 +131,9 @@ QList<PatternUnit::Command> ResqueUnit::identifyProbe(const QByteArray &target) 
             {"TYPE", ns + "processes"}};
 }
 
-bool ResqueUnit::identifies(const QByteArray &target, const QList<RedisValue> &r) const
+bool ResqueUnit::identifies(const QByteArray &named, const QList<RedisValue> &r) const
 {
+    const QByteArray target = queuesKeyOf(named);
     // "<ns>:queues" beside a part only Resque writes, and none of Sidekiq's.
     if (!namespaceOf(target) || r.size() != 6 || r.at(0).bytes() != "set")
         return false;
@@ -166,8 +182,9 @@ std::optional<PatternObject> ResqueUnit::objectFor(const ProfileRule &rule,
     return o;
 }
 
-PatternObject ResqueUnit::conventionalObject(const QByteArray &key) const
+PatternObject ResqueUnit::conventionalObject(const QByteArray &named) const
 {
+    const QByteArray key = queuesKeyOf(named);
     return objectForKey(namespaceOf(key) ? key : QByteArray("resque:queues"));
 }
 

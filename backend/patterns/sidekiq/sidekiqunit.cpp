@@ -45,8 +45,25 @@ PatternObject SidekiqUnit::objectForKey(const QByteArray &queuesKey)
     return o;
 }
 
-QList<PatternUnit::Command> SidekiqUnit::identifyProbe(const QByteArray &target) const
+namespace {
+
+// The deployment's "queues" key for the name the snapshot shows it by
+// ("Sidekiq", "Sidekiq myapp": displayName), so a command takes either;
+// any other target as it is.
+QByteArray queuesKeyOf(const QByteArray &target)
 {
+    if (target == "Sidekiq")
+        return "queues";
+    if (target.startsWith("Sidekiq ") && target.size() > 8)
+        return target.mid(8) + ":queues";
+    return target;
+}
+
+} // namespace
+
+QList<PatternUnit::Command> SidekiqUnit::identifyProbe(const QByteArray &named) const
+{
+    const QByteArray target = queuesKeyOf(named);
     const QByteArray ns = namespaceOf(target).value_or(QByteArray("\x01"));
     return {{"TYPE", target},
             {"TYPE", ns + "processes"},
@@ -55,8 +72,9 @@ QList<PatternUnit::Command> SidekiqUnit::identifyProbe(const QByteArray &target)
             {"TYPE", ns + "workers"}};
 }
 
-bool SidekiqUnit::identifies(const QByteArray &target, const QList<RedisValue> &r) const
+bool SidekiqUnit::identifies(const QByteArray &named, const QList<RedisValue> &r) const
 {
+    const QByteArray target = queuesKeyOf(named);
     // "queues" is a plain name: a SET of that name is Sidekiq's when its
     // processes or retry set sits beside it (or nothing else says otherwise:
     // a "failed" LIST or "workers" SET beside it is Resque's, never Sidekiq 6-8's).
@@ -93,7 +111,7 @@ std::optional<PatternObject> SidekiqUnit::objectFor(const ProfileRule &rule,
 
 PatternObject SidekiqUnit::conventionalObject(const QByteArray &key) const
 {
-    return objectForKey(key);
+    return objectForKey(queuesKeyOf(key));
 }
 
 std::optional<KeyClaim> SidekiqUnit::claimKey(const KeyShape &shape, qint64) const

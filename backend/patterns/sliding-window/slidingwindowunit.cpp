@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "slidingwindowunit.h"
 
+#include <redis/hashslot.h>
+
 #include <patterns/limiterdata.h>
 #include <patterns/limiterdemo.h>
 
@@ -231,9 +233,51 @@ PatternObject SlidingWindowUnit::conventionalObject(const QByteArray &key) const
     return o;
 }
 
+namespace {
+
+// A reset on a Cluster whose retry set hashes to another slot than the
+// window (no shared hash tag: "rl:x" and "rl:x:retry"): one script reaches
+// one slot, so the window alone is reset, and the call says where its retry
+// slots went (left, for limiter clear-retry) rather than be refused whole.
+ScriptCall withinOneSlot(ScriptCall call, const ActionRequest &r)
+{
+    if (r.server.mode != QLatin1String("cluster") || call.keys.size() != 2
+        || keyHashSlot(call.keys.at(0)) == keyHashSlot(call.keys.at(1)))
+        return call;
+    const QByteArray window = call.keys.at(0), retry = call.keys.at(1);
+    call.keys.removeLast();
+    call.keyRoles.removeLast();
+    call.args.removeLast();
+    const QString apart
+        = QStringLiteral(" Its retry set \"%1\" is in another slot of the "
+                         "Cluster (%2, the window's %3), which one script cannot "
+                         "reach: it is left as it is (Clear retry slots, limiter "
+                         "clear-retry %4, deletes it).")
+              .arg(printableBytes(retry, 80), QString::number(keyHashSlot(retry)),
+                   QString::number(keyHashSlot(window)), printableBytes(window, 80));
+    call.summary = QStringLiteral("Delete the window of limiter \"%1\": every client starts "
+                                  "with a full allowance.%2")
+                       .arg(printableBytes(window), apart);
+    call.meaning = [window, apart](const RedisValue &reply) {
+        ReplyMeaning m = limiterKeysDeleted(window, reply);
+        m.message += apart;
+        return m;
+    };
+    return call;
+}
+
+} // namespace
+
 QList<PatternAction> SlidingWindowUnit::actions() const
 {
     QList<PatternAction> all = LimiterUnit::actions();
+    for (PatternAction &a : all) {
+        if (a.id != QLatin1String("limiter.reset"))
+            continue;
+        a.build = [build = a.build](const ActionRequest &r) {
+            return withinOneSlot(build(r), r);
+        };
+    }
     PatternAction clear;
     clear.id = QStringLiteral("limiter.clear-retry");
     clear.verb = QStringLiteral("clear-retry");

@@ -250,6 +250,18 @@ ScriptCall StreamGroupUnit::claim(const PatternObject &o, const QByteArray &grou
             return *m;
         const qint64 examined = reply.size() >= 2 ? reply.at(0).toInteger() : 0;
         const qint64 claimed = reply.size() >= 2 ? reply.at(1).toInteger() : 0;
+        QStringList ids;
+        for (qsizetype i = 2; i < reply.size() && ids.size() < 10; ++i)
+            ids << QString::fromLatin1(reply.at(i).bytes().left(ScriptCall::ReplyCutBytes));
+        // More given (or to give) than named here.
+        const QString more
+            = (claimed == -1 ? examined : claimed) > ids.size() ? QStringLiteral(", …") : QString();
+        if (claimed == -1) // run read-only (a dry run): what it would give
+            return ReplyMeaning{true,
+                                countedSentence(QStringLiteral("give %1 entries of group \"%2\" "
+                                                               "to consumer \"%3\": %4%5."),
+                                                examined)
+                                    .arg(g, target, ids.join(QStringLiteral(", ")), more)};
         if (claimed <= 0)
             return ReplyMeaning{
                 false, examined > 0 ? countedSentence(QStringLiteral("No longer in stream \"%2\" "
@@ -261,15 +273,10 @@ ScriptCall StreamGroupUnit::claim(const PatternObject &o, const QByteArray &grou
                                     : QStringLiteral("No pending entry of group \"%1\" "
                                                      "matched; nothing changed.")
                                           .arg(g)};
-        QStringList ids;
-        for (qsizetype i = 2; i < reply.size() && ids.size() < 10; ++i)
-            ids << QString::fromLatin1(reply.at(i).bytes().left(ScriptCall::ReplyCutBytes));
-        return ReplyMeaning{true,
-                            countedSentence(QStringLiteral("Gave %1 entries of group \"%2\" "
-                                                           "to consumer \"%3\": %4%5."),
-                                            claimed)
-                                .arg(g, target, ids.join(QStringLiteral(", ")),
-                                     claimed > ids.size() ? QStringLiteral(", …") : QString())};
+        return ReplyMeaning{true, countedSentence(QStringLiteral("Gave %1 entries of group \"%2\" "
+                                                                 "to consumer \"%3\": %4%5."),
+                                                  claimed)
+                                      .arg(g, target, ids.join(QStringLiteral(", ")), more)};
     };
     return call;
 }

@@ -133,8 +133,12 @@ QString ActionWorkflow::itemsOf(const QList<ScriptCall> &calls)
 void ActionWorkflow::finishEach(const QList<ScriptCall> &calls, const QStringList &done,
                                 const QStringList &notDone, const QString &stopped)
 {
-    QString text
-        = tr("%1: %2 of %3 done.").arg(calls.first().action).arg(done.size()).arg(itemsOf(calls));
+    // In the button's words ("Retry"), not the action's id.
+    const ScriptCall &first = calls.first();
+    QString text = tr("%1: %2 of %3 done.")
+                       .arg(first.title.isEmpty() ? first.action : first.title)
+                       .arg(done.size())
+                       .arg(itemsOf(calls));
     if (!notDone.isEmpty())
         text += QLatin1Char(' ') + tr("Not done: %1").arg(notDone.join(QStringLiteral("; ")));
     if (!stopped.isEmpty())

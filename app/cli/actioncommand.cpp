@@ -50,6 +50,8 @@ ScriptCall ActionCommand::callFor(const Request &request)
     }
     if (call.action.isEmpty())
         call.action = request.words.mid(0, 2).join(QLatin1Char('.')); // events.enable
+    if (call.title.isEmpty())
+        call.title = what(request);
     return call;
 }
 
@@ -320,6 +322,8 @@ void ActionCommand::act(const PatternUnit &unit, const PatternAction &action)
         }
     }
     ScriptCall call = action.build(request);
+    if (call.title.isEmpty())
+        call.title = what(m_request); // the operator's words: "lock release"
     if (!call.isValid()) {
         // The target's layout does not allow it (no claims set; a layout
         // shown read-only): refused, and the refusal audited.

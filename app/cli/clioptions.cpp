@@ -193,7 +193,11 @@ QString CliOptions::notApplying(const QCommandLineParser &parser, const QString 
         QStringList commands;
     };
     const QStringList historyCommands{QStringLiteral("history"), QStringLiteral("timeline")};
+    const QStringList watching{QStringLiteral("watch"), QStringLiteral("serve")};
     const QList<Scope> scopes{
+        {&interval, watching},
+        {&history, watching},
+        {&budget, {QStringLiteral("snapshot"), QStringLiteral("watch"), QStringLiteral("serve")}},
         {&since, historyCommands},
         {&until, historyCommands},
         {&figure, {QStringLiteral("history")}},
@@ -210,10 +214,26 @@ QString CliOptions::notApplying(const QCommandLineParser &parser, const QString 
     for (const Scope &s : scopes) {
         if (!parser.isSet(*s.option) || s.commands.contains(command))
             continue;
+        QString which = s.commands.constLast(); // "snapshot, watch and serve"
+        if (s.commands.size() > 1)
+            which = s.commands.mid(0, s.commands.size() - 1).join(QStringLiteral(", "))
+                    + QStringLiteral(" and ") + which;
         return QStringLiteral("--%1 applies to %2 only: \"%3\" would run as if it were not "
                               "given; leave it out.")
-            .arg(s.option->names().constFirst(), s.commands.join(QStringLiteral(" and ")),
-                 command.left(40));
+            .arg(s.option->names().constFirst(), which, command.left(40));
+    }
+    // An action's inputs (--token, --job, ...) and --force belong to actions.
+    if (!section && command != QLatin1String("events")) {
+        QList<const QCommandLineOption *> inputs{&force};
+        for (const QCommandLineOption &o : actionInputs.options)
+            inputs << &o;
+        for (const QCommandLineOption *o : std::as_const(inputs)) {
+            if (parser.isSet(*o))
+                return QStringLiteral("--%1 applies to actions (lock release, queue requeue, "
+                                      "...) only: \"%2\" would run as if it were not given; "
+                                      "leave it out.")
+                    .arg(o->names().constFirst(), command.left(40));
+        }
     }
     return {};
 }

@@ -474,7 +474,7 @@ int runMonitor(const Invocation &run, const HistoryFiles &history)
         return usageError(QStringLiteral("%1 takes no arguments.").arg(run.command));
     QString error;
     const auto ms = intOption(parser, o.interval, 50, 3600 * 1000, 1000, &error);
-    const auto n = intOption(parser, o.count, 0, 1000000000, 0, &error);
+    const auto n = intOption(parser, o.count, 1, 1000000000, 0, &error); // unset: no end
     if (!ms || !n)
         return usageError(error);
     const std::optional<Monitor::Options> watching = monitorOptions(run, *ms, &error);

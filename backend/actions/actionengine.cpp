@@ -179,11 +179,9 @@ QString checkRefusal(const ScriptCall &call, const RedisValue &reply)
     const int i = words.value(1).toInt() - 1;
     const QString key = printableBytes(call.keys.value(i), 120);
     const QString role = call.keyRoles.value(i, QStringLiteral("key"));
-    const QString verb = call.action.section(QLatin1Char('.'), 1);
     const QString force = call.forceArg >= 0 && !call.force
-                              ? QStringLiteral(" Only a forced %1 (--force, confirmed and audited) "
-                                               "acts on it anyway.")
-                                    .arg(verb)
+                              ? QStringLiteral(" Only a forced run (--force, confirmed and "
+                                               "audited) acts on it anyway.")
                               : QString();
     if (code == "GHTYPE")
         return QStringLiteral("Refused: \"%1\" (the %2) is a %3, not a %4; nothing was "
@@ -226,11 +224,16 @@ QString ActionEngine::describe(const ScriptCall &call)
 {
     if (!call.command.isEmpty())
         return QStringLiteral("%1\n  command: %2").arg(call.summary, list(call.command));
-    return QStringLiteral("%1\n  script: %2 (EVALSHA %3)\n  KEYS: [%4]\n  ARGV: [%5]")
+    // What each key is to the script ("wait list", ...), when the call says.
+    const QString roles
+        = call.keyRoles.size() == call.keys.size() && !call.keys.isEmpty()
+              ? QStringLiteral("\n  KEYS are: %1").arg(call.keyRoles.join(QStringLiteral("; ")))
+              : QString();
+    return QStringLiteral("%1\n  script: %2 (EVALSHA %3)\n  KEYS: [%4]%6\n  ARGV: [%5]")
         .arg(call.summary,
              RedisScript::resourcePath(call.script).mid(2), // ":/lua/..." -> "lua/..."
              QString::fromLatin1(RedisScript::fromResource(call.script).sha1()),
-             list(call.keys, call.issued), list(call.args, call.issued));
+             list(call.keys, call.issued), list(call.args, call.issued), roles);
 }
 
 ActionOutcome ActionEngine::interpret(const ScriptCall &call, const RedisValue &reply)
@@ -397,9 +400,8 @@ void ActionEngine::run(const ScriptCall &call, bool dryRun, const QObject *conte
         out.forceable = call.isForceable();
         out.message = QStringLiteral("Refused: %1 Nothing was sent.%2")
                           .arg(call.refusal,
-                               out.forceable ? QStringLiteral(" Only a forced %1 (--force, "
+                               out.forceable ? QStringLiteral(" Only a forced run (--force, "
                                                               "confirmed and audited) acts on it.")
-                                                   .arg(call.action.section(QLatin1Char('.'), 1))
                                              : QString());
         if (dryRun) {
             out.wouldBe = out.result;

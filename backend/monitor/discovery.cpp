@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "discovery.h"
+#include "transientreply.h"
 
 #include <redis/serverinfo.h>
 
@@ -24,16 +25,11 @@ bool isNoPerm(const RedisValue &v)
     return v.isError() && v.errorCode() == "NOPERM";
 }
 
-// A refusal that passes by itself (a script running past its time, a
-// server loading its data, a Cluster without a slot's master): the scan is
-// cut and made again, not a reason to stop watching.
+// A refusal that passes by itself: the scan is cut and made again, not a
+// reason to stop watching.
 bool isTransient(const RedisValue &v)
 {
-    if (!v.isError())
-        return false;
-    const QByteArray code = v.errorCode();
-    return code == "BUSY" || code == "LOADING" || code == "TRYAGAIN" || code == "CLUSTERDOWN"
-           || code == "MASTERDOWN";
+    return isTransientRefusal(v);
 }
 
 // NOPERM on the keys ("no permissions to access one of the keys") rather

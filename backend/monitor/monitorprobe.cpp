@@ -3,6 +3,7 @@
 // with budgeted polling), their replies read by each object's unit.
 #include "monitor.h"
 #include "rereadcheck.h"
+#include "transientreply.h"
 
 #include <patterns/behaviourreadings.h>
 #include <patterns/objectread.h>
@@ -208,11 +209,13 @@ void Monitor::absorbBatch(const std::shared_ptr<ProbeRun> &run, const SentBatch 
 {
     for (qsizetype b = 0; b < sent.indices.size(); ++b) {
         const QList<RedisValue> &part = parts.at(b);
-        // No reply (connection lost): the last reading stays. Sent
-        // before a new world began: it may be the old server's.
+        // No reply (connection lost), or a refusal that passes (BUSY: a
+        // script running long; LOADING): the last reading stays, ageing.
+        // Sent before a new world began: it may be the old server's.
         if (run->world != m_server.world.generation
-            || std::any_of(part.cbegin(), part.cend(),
-                           [](const RedisValue &v) { return v.isFailed(); })) {
+            || std::any_of(part.cbegin(), part.cend(), [](const RedisValue &v) {
+                   return v.isFailed() || isTransientRefusal(v);
+               })) {
             run->failed = true;
             continue;
         }

@@ -79,16 +79,18 @@ void Monitor::refreshSnapshot()
     s.server = m_server;
     s.server.lastReadingAgeMs = replyAgeMs();
     s.server.nodes[0].lastReadingAgeMs = s.server.lastReadingAgeMs;
-    // A Cluster's other nodes: one that has not answered its tick's read is
-    // as old as its last answer (or the ask); the others are not measured.
-    if (m_server.mode == QLatin1String("cluster")) {
+    // A Cluster's nodes, the one its URL named too: one that has not
+    // answered its tick's read is as old as its last answer (or the ask);
+    // one that answered all it was asked is not measured (another node's
+    // stall, which holds the tick, does not make it silent).
+    if (m_server.mode == QLatin1String("cluster") && !m_nodeAnsweredAtMs.isEmpty()) {
         const qint64 now = m_clock.elapsed();
-        for (qsizetype i = 1; i < s.server.nodes.size() && i < m_nodeAddresses.size(); ++i) {
+        for (qsizetype i = 0; i < s.server.nodes.size() && i < m_nodeAddresses.size(); ++i) {
             const QString &address = m_nodeAddresses.at(i);
             const auto asked = m_nodeAskedAtMs.constFind(address);
-            if (asked != m_nodeAskedAtMs.cend())
-                s.server.nodes[i].lastReadingAgeMs
-                    = now - m_nodeAnsweredAtMs.value(address, *asked);
+            s.server.nodes[i].lastReadingAgeMs
+                = asked != m_nodeAskedAtMs.cend() ? now - m_nodeAnsweredAtMs.value(address, *asked)
+                                                  : -1;
         }
     }
     s.server.notes << m_permissionNotes;

@@ -3,6 +3,7 @@
 // role, clock, keyspace events) on every (re)connect, a Cluster's or
 // Sentinel set's nodes from the client's topology and each node's INFO.
 #include "monitor.h"
+#include "transientreply.h"
 
 #include "discovery.h"
 #include "durabilityreader.h"
@@ -169,6 +170,16 @@ void Monitor::readServerFacts()
                         {"TIME"},
                         {"DBSIZE"}},
                        &m_context, [this, sentAt](const QList<RedisValue> &r) {
+                           // Refused for now (BUSY: a script running long;
+                           // LOADING): asked again in a second, not taken for
+                           // a user who may not run INFO, TIME or CONFIG.
+                           if (std::any_of(r.cbegin(), r.cend(), isTransientRefusal)) {
+                               QTimer::singleShot(1000, this, [this] {
+                                   if (m_started)
+                                       readServerFacts();
+                               });
+                               return;
+                           }
                            const qint64 receivedAt = QDateTime::currentMSecsSinceEpoch();
                            if (!r.at(0).isError() && !m_client->endpoint().isSentinel()
                                && ServerIdentity::fromInfo(parseInfo(r.at(0).bytes())).mode

@@ -35,6 +35,7 @@
 #include <QMessageBox>
 #include <QProcess>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QTabBar>
 #include <QTableView>
 #include <QTableWidget>
@@ -371,6 +372,11 @@ private slots:
                      qPrintable(answer.seen.first()));
         }
         QVERIFY2(outcome.contains(QLatin1String("2 of 2 jobs done")), qPrintable(outcome));
+        // Said in the button's words, not the action's id.
+        QVERIFY2(QRegularExpression(QStringLiteral("^[A-Z][a-z ]*: 2 of 2 jobs done"))
+                     .match(outcome)
+                     .hasMatch(),
+                 qPrintable(outcome));
         for (const char *job : {"failing-2", "failing-5"})
             QCOMPARE(stateOf(server, QLatin1String(job)), QStringLiteral("waiting"));
         for (const char *job : {"failing-1", "failing-3", "failing-4", "failing-6"})

@@ -543,6 +543,20 @@ private slots:
             << "--csv applies to history only: \"snapshot\" would run as if it were not given";
         QTest::newRow("since of snapshot") << QStringList{"snapshot", "--json", "--since", "1h"}
                                            << "--since applies to history and timeline only";
+        QTest::newRow("interval of snapshot") << QStringList{"snapshot", "--interval", "500"}
+                                              << "--interval applies to watch and serve only";
+        QTest::newRow("history of ping")
+            << QStringList{"ping", "--history"} << "--history applies to watch and serve only";
+        QTest::newRow("budget of ping")
+            << QStringList{"ping", "--refresh-budget", "5"}
+            << "--refresh-budget applies to snapshot, watch and serve only";
+        QTest::newRow("token of watch")
+            << QStringList{"watch", "--count", "1", "--token", "abc"}
+            << "--token applies to actions (lock release, queue requeue, ...) only";
+        QTest::newRow("force of watch")
+            << QStringList{"watch", "--count", "1", "--force"} << "--force applies to actions";
+        QTest::newRow("watch without end")
+            << QStringList{"watch", "--count", "0"} << "--count must be a whole number from 1";
         QTest::newRow("seconds of a lock release")
             << QStringList{"lock", "release", "lock:a", "--token", "t", "--seconds", "5"}
             << "--seconds applies to simulate and serve only";

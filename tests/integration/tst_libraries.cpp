@@ -215,6 +215,15 @@ private slots:
         stopProcess(worker);
         QCOMPARE(app.run(QStringLiteral("produce-one"), QStringLiteral("held-1")), QString());
         hung = app.start(QStringLiteral("hang"), {}, "taken held-1");
+        // Its dry run names what each key is to the script: the failed set
+        // it passes is not where the job is.
+        run = cli(server,
+                  {QStringLiteral("--dry-run"), QStringLiteral("queue"), QStringLiteral("remove"),
+                   queue, QStringLiteral("--job"), QStringLiteral("held-1")});
+        QVERIFY2(
+            run.out.contains(QLatin1String("KEYS are: meta hash; wait list; active list"))
+                && run.out.contains(QLatin1String("failed zset, which a removal does not read")),
+            qPrintable(run.out + run.err));
         run = cli(server, {QStringLiteral("queue"), QStringLiteral("remove"), queue,
                            QStringLiteral("--job"), QStringLiteral("held-1")});
         QCOMPARE(run.exitCode, 3);

@@ -250,12 +250,17 @@ private slots:
         const ScriptCall call = build(action, requestFor(kind, key, inputs));
         QVERIFY2(call.isValid(), qPrintable(call.refusal));
         const QStringList lines = ActionEngine::describe(call).split(QLatin1Char('\n'));
-        QCOMPARE(lines.size(), 4);
+        // What each key is, on its own line, when the call names them all.
+        const bool roles = !call.keyRoles.isEmpty();
+        QCOMPARE(lines.size(), roles ? 5 : 4);
         QCOMPARE(lines.at(0), call.summary);
         QCOMPARE(lines.at(1).trimmed(),
                  QStringLiteral("script: %1 (EVALSHA %2)").arg(script, scriptSha1(call.script)));
         QCOMPARE(lines.at(2).trimmed(), keysLine);
-        QCOMPARE(lines.at(3).trimmed(), argsLine);
+        if (roles)
+            QCOMPARE(lines.at(3).trimmed(),
+                     QStringLiteral("KEYS are: ") + call.keyRoles.join(QStringLiteral("; ")));
+        QCOMPARE(lines.last().trimmed(), argsLine);
     }
 
     // Every pattern action's call shows each of its keys and arguments.

@@ -197,7 +197,7 @@ QString CliOptions::notApplying(const QCommandLineParser &parser, const QString 
     const QList<Scope> scopes{
         {&interval, watching},
         {&history, watching},
-        {&budget, {QStringLiteral("snapshot"), QStringLiteral("watch"), QStringLiteral("serve")}},
+        {&budget, watching},
         {&since, historyCommands},
         {&until, historyCommands},
         {&figure, {QStringLiteral("history")}},

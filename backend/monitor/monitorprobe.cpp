@@ -207,19 +207,29 @@ void Monitor::receiveBatch(const std::shared_ptr<ProbeRun> &run, const SentBatch
 void Monitor::absorbBatch(const std::shared_ptr<ProbeRun> &run, const SentBatch &sent,
                           const ObjectReplies &parts, qint64 arrived)
 {
+    const bool refusedWhole
+        = !parts.isEmpty() && std::all_of(parts.cbegin(), parts.cend(), [](const auto &part) {
+              return !part.isEmpty() && std::all_of(part.cbegin(), part.cend(), isTransientRefusal);
+          });
     for (qsizetype b = 0; b < sent.indices.size(); ++b) {
         const QList<RedisValue> &part = parts.at(b);
-        // No reply (connection lost), or a refusal that passes (BUSY: a
-        // script running long; LOADING): the last reading stays, ageing.
-        // Sent before a new world began: it may be the old server's.
+        // No reply (connection lost): the last reading stays. Sent
+        // before a new world began: it may be the old server's.
         if (run->world != m_server.world.generation
-            || std::any_of(part.cbegin(), part.cend(), [](const RedisValue &v) {
-                   return v.isFailed() || isTransientRefusal(v);
-               })) {
+            || std::any_of(part.cbegin(), part.cend(),
+                           [](const RedisValue &v) { return v.isFailed(); })) {
             run->failed = true;
             continue;
         }
         Tracked &t = m_tracked[sent.indices.at(b)];
+        // The whole batch refused for now (BUSY: a script running long;
+        // LOADING): an object read before keeps that reading, ageing into
+        // stale, as after a lost reply. One refused alone (a slot moving) is
+        // read as the error it is; so is an object never read.
+        if (refusedWhole && t.track.everRead) {
+            run->failed = true;
+            continue;
+        }
         t.freshAtMs = arrived;
         t.readAtServerMs = sent.contexts.at(b).nowMs;
         m_lastReplyAtMs = arrived;

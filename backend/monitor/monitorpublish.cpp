@@ -83,7 +83,8 @@ void Monitor::refreshSnapshot()
     // answered its tick's read is as old as its last answer (or the ask);
     // one that answered all it was asked is not measured (another node's
     // stall, which holds the tick, does not make it silent).
-    if (m_server.mode == QLatin1String("cluster") && !m_nodeAnsweredAtMs.isEmpty()) {
+    if (m_server.mode == QLatin1String("cluster") && !m_nodeAnsweredAtMs.isEmpty()
+        && !(m_dbSizeRefused && m_commandStatsRefused)) {
         const qint64 now = m_clock.elapsed();
         for (qsizetype i = 0; i < s.server.nodes.size() && i < m_nodeAddresses.size(); ++i) {
             const QString &address = m_nodeAddresses.at(i);

@@ -164,44 +164,64 @@ void Monitor::readNodeInfo()
 void Monitor::readServerFacts()
 {
     const qint64 sentAt = QDateTime::currentMSecsSinceEpoch();
-    m_client->pipeline({{"INFO", "server"},
-                        {"INFO", "replication"},
-                        {"CONFIG", "GET", "notify-keyspace-events"},
-                        {"TIME"},
-                        {"DBSIZE"}},
-                       &m_context, [this, sentAt](const QList<RedisValue> &r) {
-                           // Refused for now (BUSY: a script running long;
-                           // LOADING): asked again in a second, not taken for
-                           // a user who may not run INFO, TIME or CONFIG.
-                           if (std::any_of(r.cbegin(), r.cend(), isTransientRefusal)) {
-                               QTimer::singleShot(1000, this, [this] {
-                                   if (m_started)
-                                       readServerFacts();
-                               });
-                               return;
-                           }
-                           const qint64 receivedAt = QDateTime::currentMSecsSinceEpoch();
-                           if (!r.at(0).isError() && !m_client->endpoint().isSentinel()
-                               && ServerIdentity::fromInfo(parseInfo(r.at(0).bytes())).mode
-                                      == QLatin1String("sentinel")) {
-                               sayWrongServer();
-                               return;
-                           }
-                           m_server.notes.clear();
-                           applyServerInfo(r.at(0), r.at(1), r.value(4));
-                           const qint64 serverMs = serverTimeMs(r.at(3));
-                           if (serverMs > 0) {
-                               setServerClock(serverMs, sentAt, receivedAt);
-                           } else {
-                               m_server.timeMs = serverNow();
-                               m_server.notes
-                                   << QStringLiteral("TIME is not permitted; window maths use the "
-                                                     "local clock (%1).")
+    m_client->pipeline(
+        {{"INFO", "server"},
+         {"INFO", "replication"},
+         {"CONFIG", "GET", "notify-keyspace-events"},
+         {"TIME"},
+         {"DBSIZE"}},
+        &m_context, [this, sentAt](const QList<RedisValue> &r) {
+            if (!m_started)
+                return;
+            const qint64 receivedAt = QDateTime::currentMSecsSinceEpoch();
+            if (!r.at(0).isError() && !m_client->endpoint().isSentinel()
+                && ServerIdentity::fromInfo(parseInfo(r.at(0).bytes())).mode
+                       == QLatin1String("sentinel")) {
+                sayWrongServer();
+                return;
+            }
+            m_server.notes.clear();
+            // Refused for now (BUSY: a script running long;
+            // LOADING): not a permission the user lacks. What
+            // answered is applied; the rest asked again.
+            const bool later = isTransientRefusal(r.at(0)) || isTransientRefusal(r.at(2))
+                               || isTransientRefusal(r.at(3));
+            if (!isTransientRefusal(r.at(0)))
+                applyServerInfo(r.at(0), r.at(1), r.value(4));
+            const qint64 serverMs = serverTimeMs(r.at(3));
+            if (serverMs > 0) {
+                setServerClock(serverMs, sentAt, receivedAt);
+            } else {
+                m_server.timeMs = serverNow();
+                if (!isTransientRefusal(r.at(3)))
+                    m_server.notes << QStringLiteral("TIME is not permitted; window maths "
+                                                     "use the local clock (%1).")
                                           .arg(r.at(3).errorMessage());
-                           }
-                           followEventsConfig(r.at(2));
-                           startReading();
-                       });
+            }
+            if (!isTransientRefusal(r.at(2)))
+                followEventsConfig(r.at(2));
+            if (later) {
+                m_server.notes << QStringLiteral("The server refuses for now (%1): its "
+                                                 "version, clock and events are asked "
+                                                 "again each second.")
+                                      .arg(std::find_if(r.cbegin(), r.cend(), isTransientRefusal)
+                                               ->errorMessage());
+                const int epoch = m_readyEpoch;
+                QTimer::singleShot(1000, &m_context, [this, epoch] {
+                    // Not after a reconnect (its ready reads
+                    // them) nor on a connection not ready.
+                    if (m_started && epoch == m_readyEpoch
+                        && m_client->state() == RedisConnection::State::Ready)
+                        readServerFacts();
+                });
+                // Not begun yet: it begins once the server
+                // answers (what it reads then, it reads with
+                // the server's clock and identity).
+                if (!m_tickTimer.isActive())
+                    return;
+            }
+            startReading();
+        });
 }
 
 void Monitor::sayWrongServer()

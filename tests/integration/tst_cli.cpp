@@ -547,9 +547,8 @@ private slots:
                                               << "--interval applies to watch and serve only";
         QTest::newRow("history of ping")
             << QStringList{"ping", "--history"} << "--history applies to watch and serve only";
-        QTest::newRow("budget of ping")
-            << QStringList{"ping", "--refresh-budget", "5"}
-            << "--refresh-budget applies to snapshot, watch and serve only";
+        QTest::newRow("budget of ping") << QStringList{"ping", "--refresh-budget", "5"}
+                                        << "--refresh-budget applies to watch and serve only";
         QTest::newRow("token of watch")
             << QStringList{"watch", "--count", "1", "--token", "abc"}
             << "--token applies to actions (lock release, queue requeue, ...) only";

@@ -533,7 +533,21 @@ private slots:
         QVERIFY2(run.out.contains(QLatin1String("is in another slot of the Cluster"))
                      && run.out.contains(QLatin1String("limiter clear-retry rl:cluster:reset")),
                  qPrintable(run.out));
-        call(*m_client, {"DEL", retry});
+        // The way it names: the retry slots go, said of the limiter.
+        const QStringList clear{QStringLiteral("limiter"), QStringLiteral("clear-retry"),
+                                QString::fromUtf8(window)};
+        CliRun cleared = cli(0, clear);
+        QVERIFY2(cleared.exitCode == 0, qPrintable(cleared.err + cleared.out));
+        QVERIFY2(
+            cleared.out.contains(QLatin1String("Deleted the retry slots of limiter "
+                                               "\"rl:cluster:reset\" (rl:cluster:reset:retry).")),
+            qPrintable(cleared.out));
+        QCOMPARE(call(*m_client, {"EXISTS", retry}).toInteger(), 0);
+        cleared = cli(0, clear);
+        QCOMPARE(cleared.exitCode, 3);
+        QVERIFY2(QString(cleared.out + cleared.err)
+                     .contains(QLatin1String("Limiter \"rl:cluster:reset\" has no retry slots")),
+                 qPrintable(cleared.out + cleared.err));
     }
 
     // A slot moved by hand (CLUSTER SETSLOT, MIGRATE): while it migrates a

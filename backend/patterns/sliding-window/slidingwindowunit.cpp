@@ -188,9 +188,17 @@ ScriptCall SlidingWindowUnit::clearRetrySlots(const PatternObject &o)
     call.summary = QStringLiteral("Delete the retry slots of limiter \"%1\"; the window keeps "
                                   "its entries.")
                        .arg(printableBytes(o.key));
-    const QByteArray key = call.keys.value(0);
-    call.meaning = [key](const RedisValue &reply) {
-        return limiterKeysDeleted(key, reply);
+    // Said of the limiter, naming its retry set's key.
+    const QString limiter = printableBytes(o.key), retry = printableBytes(o.relatedKey(0));
+    call.meaning = [limiter, retry](const RedisValue &reply) {
+        return reply.toInteger() > 0
+                   ? ReplyMeaning{true, QStringLiteral("Deleted the retry slots of limiter "
+                                                       "\"%1\" (%2).")
+                                            .arg(limiter, retry)}
+                   : ReplyMeaning{false, QStringLiteral("Limiter \"%1\" has no retry slots "
+                                                        "(\"%2\" does not exist); nothing "
+                                                        "changed.")
+                                             .arg(limiter, retry)};
     };
     return call;
 }

@@ -13,6 +13,9 @@
 #include <patterns/patternregistry.h>
 #include <redis/serverinfo.h>
 
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTextStream>
 
 namespace gatehouse::cli {
@@ -539,9 +542,9 @@ void ActionCommand::runCall(const ScriptCall &plain)
     if (!call.issued.isEmpty())
         m_issuedToken = call.issued;
     if (m_request.dryRun)
-        QTextStream(stdout) << ActionEngine::describe(call) << Qt::endl;
+        say(ActionEngine::describe(call));
     if (m_request.dryRun && !m_stuckNow.isEmpty())
-        QTextStream(stdout) << m_stuckNow << Qt::endl;
+        say(m_stuckNow);
     if (m_request.dryRun && MatchCount::counts({call})) {
         // A batch verb's dry run says how many match now, as the console's
         // confirmation does: counted at the server's clock (TIME), bounded.
@@ -553,7 +556,7 @@ void ActionCommand::runCall(const ScriptCall &plain)
                 MatchCount::read(
                     &client(), {call}, nowMs, this, [this, call](const MatchCount::Result &m) {
                         if (const QString said = MatchCount::sentence(m, {call}); !said.isEmpty())
-                            QTextStream(stdout) << said << Qt::endl;
+                            say(said);
                         runDry(call);
                     });
             });
@@ -592,9 +595,37 @@ void ActionCommand::batchLoop(const ScriptCall &call, qint64 total)
     });
 }
 
+void ActionCommand::say(const QString &text)
+{
+    if (m_request.json)
+        m_said << text; // in the outcome's object
+    else
+        QTextStream(stdout) << text << Qt::endl;
+}
+
 void ActionCommand::report(const ActionOutcome &o)
 {
     using R = ActionOutcome::Result;
+    if (m_request.json) {
+        // One object, whatever the outcome (scripts read it; the exit code
+        // is the same as in text).
+        QJsonObject out{{QStringLiteral("command"), what(m_request)},
+                        {QStringLiteral("target"), m_request.words.value(2)},
+                        {QStringLiteral("outcome"), resultId(o.result)},
+                        {QStringLiteral("message"), o.message}};
+        if (o.result == R::DryRun)
+            out.insert(QStringLiteral("wouldBe"), resultId(o.wouldBe));
+        if (!m_issuedToken.isEmpty() && o.result == R::Done)
+            out.insert(QStringLiteral("token"), QString::fromUtf8(m_issuedToken));
+        if (!m_said.isEmpty()) // a dry run's description and counts
+            out.insert(QStringLiteral("said"), QJsonArray::fromStringList(m_said));
+        QTextStream(stdout) << QJsonDocument(out).toJson(QJsonDocument::Compact) << Qt::endl;
+        const bool ok = o.result == R::Done || (o.result == R::DryRun && o.wouldBe == R::Done);
+        done(ok                                                ? ExitOk
+             : o.result == R::Failed || o.result == R::Unknown ? ExitFailure
+                                                               : ExitNothingDone);
+        return;
+    }
     switch (o.result) {
     case R::Done:
         if (!m_issuedToken.isEmpty()) {

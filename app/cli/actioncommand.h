@@ -30,6 +30,7 @@ public:
         bool readOnly = false;
         bool dryRun = false;
         bool force = false; // --force: past the checks that the target is what it is said to be
+        bool json = false;  // --json: the outcome as one JSON object on stdout
         std::optional<Profile> profile;
         QString auditLog;    // --audit-log
         QString environment; // --environment (or $GATEHOUSE_ENVIRONMENT): in its audit entries
@@ -84,11 +85,15 @@ private:
     void runCall(const ScriptCall &call);
     void runDry(const ScriptCall &call);
     void batchLoop(const ScriptCall &call, qint64 total);
+    // A line of what the command says before its outcome (stdout; with
+    // --json, kept for the outcome's object).
+    void say(const QString &text);
     void report(const ActionOutcome &outcome);
 
     Request m_request;
     std::unique_ptr<ActionEngine> m_engine;
     QByteArray m_issuedToken;
+    QStringList m_said; // --json: what a dry run said before its outcome
     // A dry run of a verb on every stuck job its script finds, where nothing
     // counts them ahead (MatchCounter): how many the check's reading found.
     QString m_stuckNow;

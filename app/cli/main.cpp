@@ -633,6 +633,7 @@ int runAction(const Invocation &run)
     request.readOnly = parser.isSet(o.readOnly);
     request.dryRun = parser.isSet(o.dryRun);
     request.force = parser.isSet(o.force);
+    request.json = parser.isSet(o.json);
     request.profile = run.profile;
     request.auditLog = parser.value(o.auditLog);
     request.environment = cli::cliEnvironment(parser, o).label;

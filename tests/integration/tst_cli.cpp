@@ -573,6 +573,40 @@ private slots:
 
     // A queue that is not there at all is said to be (or idle), not a job
     // no longer in flight; the attempt is audited, and nothing is written.
+    void actionOutcomeAsJson()
+    {
+        // --json: one object on stdout, whatever the outcome; the exit code
+        // as in text.
+        call(*m_client, {"SET", "lock:json", "tok-j", "PX", "600000"});
+        CliRun run
+            = cli({"--dry-run", "lock", "release", "lock:json", "--token", "tok-j", "--json"});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
+        QJsonObject o = QJsonDocument::fromJson(run.out.toUtf8()).object();
+        QCOMPARE(o.value(QLatin1String("outcome")).toString(), QStringLiteral("dry-run"));
+        QCOMPARE(o.value(QLatin1String("wouldBe")).toString(), QStringLiteral("done"));
+        QVERIFY2(o.value(QLatin1String("said"))
+                     .toArray()
+                     .first()
+                     .toString()
+                     .contains(QLatin1String("KEYS: [\"lock:json\"]")),
+                 qPrintable(run.out));
+        QCOMPARE(call(*m_client, {"GET", "lock:json"}).bytes(), QByteArray("tok-j"));
+        run = cli({"lock", "release", "lock:json", "--token", "tok-j", "--json"});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
+        o = QJsonDocument::fromJson(run.out.toUtf8()).object();
+        QCOMPARE(o.value(QLatin1String("command")).toString(), QStringLiteral("lock release"));
+        QCOMPARE(o.value(QLatin1String("target")).toString(), QStringLiteral("lock:json"));
+        QCOMPARE(o.value(QLatin1String("outcome")).toString(), QStringLiteral("done"));
+        QCOMPARE(call(*m_client, {"EXISTS", "lock:json"}).toInteger(), 0);
+        run = cli({"lock", "release", "lock:json", "--token", "tok-j", "--json"});
+        QCOMPARE(run.exitCode, 3);
+        o = QJsonDocument::fromJson(run.out.toUtf8()).object();
+        QVERIFY2(QStringList({QStringLiteral("nothing-done"), QStringLiteral("refused")})
+                     .contains(o.value(QLatin1String("outcome")).toString()),
+                 qPrintable(run.out));
+        QVERIFY(!o.value(QLatin1String("message")).toString().isEmpty());
+    }
+
     void requeueOnNoSuchQueue()
     {
         const QString audit = m_dir.filePath(QStringLiteral("nosuch-audit.jsonl"));

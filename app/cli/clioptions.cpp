@@ -104,7 +104,7 @@ CliOptions::CliOptions(QCommandLineParser &parser)
     , interval(option(parser, "interval", "watch: ms between readings (default 1000).", "MS"))
     , count(option(parser, "count", "watch: stop after N readings.", "N"))
     , budget(option(parser, "refresh-budget",
-                    "snapshot, watch: without keyspace events, refresh within PCT % of one "
+                    "watch, serve: without keyspace events, refresh within PCT % of one "
                     "server core (default 2; 0 reads every object every interval).",
                     "PCT"))
     , alerts(option(parser, "alerts",

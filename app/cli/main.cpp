@@ -646,13 +646,14 @@ int runAction(const Invocation &run)
     if (request.dryRun && !request.readOnly) {
         if (const QString why = environmentRefusal(run, run.args.join(QLatin1Char(' ')));
             !why.isEmpty()) {
+            // With --json, stdout is the outcome's object alone: said on stderr.
+            QTextStream said(request.json ? stderr : stdout);
             if (!parser.value(o.confirmEnvironment).isEmpty()) {
-                QTextStream(stdout) << "Dry run: it would be refused. Refused: " << why
-                                    << " Nothing was sent." << Qt::endl;
+                said << "Dry run: it would be refused. Refused: " << why << " Nothing was sent."
+                     << Qt::endl;
                 return cli::ExitNothingDone;
             }
-            QTextStream(stdout) << "Note: " << why << " (A dry run needs nothing typed.)"
-                                << Qt::endl;
+            said << "Note: " << why << " (A dry run needs nothing typed.)" << Qt::endl;
         }
     }
     cli::ActionCommand action(run.master, request);

@@ -207,10 +207,12 @@ void Monitor::receiveBatch(const std::shared_ptr<ProbeRun> &run, const SentBatch
 void Monitor::absorbBatch(const std::shared_ptr<ProbeRun> &run, const SentBatch &sent,
                           const ObjectReplies &parts, qint64 arrived)
 {
-    const bool refusedWhole
-        = !parts.isEmpty() && std::all_of(parts.cbegin(), parts.cend(), [](const auto &part) {
-              return !part.isEmpty() && std::all_of(part.cbegin(), part.cend(), isTransientRefusal);
-          });
+    // A server busy with a script (BUSY) or loading its data (LOADING): a
+    // state of the whole node that passes, unlike a slot moving (TRYAGAIN)
+    // or a replica without its master (MASTERDOWN), which may last.
+    const auto busy = [](const RedisValue &v) {
+        return isTransientRefusal(v) && (v.errorCode() == "BUSY" || v.errorCode() == "LOADING");
+    };
     for (qsizetype b = 0; b < sent.indices.size(); ++b) {
         const QList<RedisValue> &part = parts.at(b);
         // No reply (connection lost): the last reading stays. Sent
@@ -222,11 +224,11 @@ void Monitor::absorbBatch(const std::shared_ptr<ProbeRun> &run, const SentBatch 
             continue;
         }
         Tracked &t = m_tracked[sent.indices.at(b)];
-        // The whole batch refused for now (BUSY: a script running long;
-        // LOADING): an object read before keeps that reading, ageing into
-        // stale, as after a lost reply. One refused alone (a slot moving) is
-        // read as the error it is; so is an object never read.
-        if (refusedWhole && t.track.everRead) {
+        // Its node busy or loading: an object read before keeps that
+        // reading, ageing into stale, as after a lost reply (the tick is not
+        // whole). Any other refusal is read as the error it says; so is
+        // one of an object never read.
+        if (t.track.everRead && std::any_of(part.cbegin(), part.cend(), busy)) {
             run->failed = true;
             continue;
         }

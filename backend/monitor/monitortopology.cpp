@@ -201,9 +201,9 @@ void Monitor::readServerFacts()
             if (!isTransientRefusal(r.at(2)))
                 followEventsConfig(r.at(2));
             if (later) {
-                m_server.notes << QStringLiteral("The server refuses for now (%1): its "
-                                                 "version, clock and events are asked "
-                                                 "again each second.")
+                m_server.notes << QStringLiteral("The server refuses for now (%1): its facts "
+                                                 "are asked again each second, and reading "
+                                                 "waits for them.")
                                       .arg(std::find_if(r.cbegin(), r.cend(), isTransientRefusal)
                                                ->errorMessage());
                 const int epoch = m_readyEpoch;
@@ -214,11 +214,11 @@ void Monitor::readServerFacts()
                         && m_client->state() == RedisConnection::State::Ready)
                         readServerFacts();
                 });
-                // Not begun yet: it begins once the server
-                // answers (what it reads then, it reads with
-                // the server's clock and identity).
-                if (!m_tickTimer.isActive())
-                    return;
+                // Reading begins (or goes on) once the server answers: with
+                // its clock and identity. Ticks meanwhile meet the same
+                // refusal and keep their last readings, ageing.
+                publish();
+                return;
             }
             startReading();
         });

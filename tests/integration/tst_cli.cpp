@@ -571,12 +571,10 @@ private slots:
             << QStringList{"queue", "retry", "q", "--from", "dead", "--all"} << "takes no --from";
     }
 
-    // A queue that is not there at all is said to be (or idle), not a job
-    // no longer in flight; the attempt is audited, and nothing is written.
+    // --json: an action's outcome as one object on stdout, whatever it is;
+    // the exit code as in text.
     void actionOutcomeAsJson()
     {
-        // --json: one object on stdout, whatever the outcome; the exit code
-        // as in text.
         call(*m_client, {"SET", "lock:json", "tok-j", "PX", "600000"});
         CliRun run
             = cli({"--dry-run", "lock", "release", "lock:json", "--token", "tok-j", "--json"});
@@ -607,6 +605,8 @@ private slots:
         QVERIFY(!o.value(QLatin1String("message")).toString().isEmpty());
     }
 
+    // A queue that is not there at all is said to be (or idle), not a job
+    // no longer in flight; the attempt is audited, and nothing is written.
     void requeueOnNoSuchQueue()
     {
         const QString audit = m_dir.filePath(QStringLiteral("nosuch-audit.jsonl"));

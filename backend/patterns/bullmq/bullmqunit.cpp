@@ -439,7 +439,7 @@ PatternAction removeAction()
             // KEYS[11] is the set a clean reads; a removal reads none of it
             // (it looks for the job in every state above).
             call.keys << keyOf(r.object, BullMqUnit::Failed);
-            call.keyRoles << QStringLiteral("failed zset, which a removal does not read");
+            call.keyRoles << QStringLiteral("failed (which a removal does not read) zset");
             const QByteArray job = r.input(QStringLiteral("job"));
             call.args = {r.object->key + ':', job, "0", "0", ""};
             call.summary = QStringLiteral("Remove BullMQ job %1 of \"%2\" and its keys, unless a "
